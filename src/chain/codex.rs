@@ -1,0 +1,313 @@
+//! The history Codex resumes from a rollout.
+//!
+//! Current Codex (0.171, checked with the real client) reconstructs history by a reverse
+//! scan (research note §10.2): records are grouped into turn segments closed by
+//! `task_started`; a pending `thread_rolled_back` discards whole segments — a compaction
+//! inside a discarded turn goes with it — and only surviving records are replayed, from
+//! the newest surviving `compacted` that has a `replacement_history`. (The §10.6 quirk of
+//! the older source, replaying from a discarded compaction, is *not* what 0.171 does.)
+//!
+//! `--replay legacy` is the pre-2026-02-27 forward fold: every record in order, a rollback
+//! cutting the rebuilt history at the Nth-last user turn (§10.5). The two differ only when
+//! a rollback crosses a compaction.
+
+use crate::formats::codex::{Compacted, Era, Event, Item, ItemSrc, Record, Rollout, SUMMARY_PREFIX};
+
+/// Which replay semantics to use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Replay {
+    /// Current Codex: reverse-scan turn segments, rolled-back turns discarded whole.
+    #[default]
+    Current,
+    /// Codex before 2026-02-27: forward replay, rollbacks cut the rebuilt history.
+    Legacy,
+}
+
+/// `COMPACT_USER_MESSAGE_MAX_TOKENS`: budget of user messages kept by a legacy rebuild.
+pub const USER_MESSAGE_BUDGET_TOKENS: usize = 20_000;
+
+/// The reconstructed history.
+#[derive(Clone, Debug, Default)]
+pub struct History {
+    pub items: Vec<Item>,
+    /// Line of the `compacted` record the history starts from, if any.
+    pub base_line: Option<u64>,
+    /// Segments discarded by rollbacks (current replay).
+    pub discarded_turns: usize,
+    /// Records of discarded segments.
+    pub discarded_records: usize,
+}
+
+/// Token estimate used by Codex: ceil(bytes / 4).
+pub fn approx_tokens(bytes: usize) -> usize {
+    bytes.div_ceil(4)
+}
+
+/// Current Codex's reconstruction.
+pub fn reconstruct(rollout: &Rollout) -> History {
+    if rollout.era != Era::Envelope {
+        // Formats Codex no longer reads are replayed forward (they have no turns).
+        return replay_forward(rollout);
+    }
+    let recs = &rollout.records;
+    let mut survives = vec![true; recs.len()];
+    let mut pending: u64 = 0;
+    let mut discarded_turns = 0;
+    // The open segment: its record indices, turn id, and whether it holds a user turn.
+    let mut seg: Vec<usize> = Vec::new();
+    let mut seg_open = false;
+    let mut seg_turn: Option<&str> = None;
+    let mut seg_user = false;
+
+    let compatible = |a: Option<&str>, b: Option<&str>| match (a, b) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    };
+
+    let finalize =
+        |seg: &mut Vec<usize>, seg_user: bool, pending: &mut u64, survives: &mut Vec<bool>, discarded: &mut usize| {
+            if *pending > 0 {
+                if seg_user {
+                    *pending -= 1;
+                    *discarded += 1;
+                }
+                for &i in seg.iter() {
+                    survives[i] = false;
+                }
+            }
+            seg.clear();
+        };
+
+    for i in (0..recs.len()).rev() {
+        let rec = &recs[i].1;
+        if let Record::Event(Event::RolledBack(n)) = rec {
+            pending = pending.saturating_add(*n);
+            survives[i] = false; // applied here; never replayed
+            continue;
+        }
+        if !seg_open {
+            seg_open = true;
+            seg_turn = None;
+            seg_user = false;
+        }
+        seg.push(i);
+        match rec {
+            Record::Event(Event::TaskComplete(id) | Event::TurnAborted(id)) if seg_turn.is_none() => {
+                seg_turn = id.as_deref();
+            }
+            Record::Event(Event::UserMessage) => seg_user = true,
+            Record::Response(item) | Record::InterAgent(item) if item.user_turn => seg_user = true,
+            Record::TurnContext { turn_id, .. } if seg_turn.is_none() => seg_turn = turn_id.as_deref(),
+            Record::Event(Event::TaskStarted(id)) if compatible(seg_turn, id.as_deref()) => {
+                finalize(&mut seg, seg_user, &mut pending, &mut survives, &mut discarded_turns);
+                seg_open = false;
+            }
+            _ => {}
+        }
+    }
+    if seg_open {
+        finalize(&mut seg, seg_user, &mut pending, &mut survives, &mut discarded_turns);
+    }
+
+    let discarded_records = survives
+        .iter()
+        .zip(recs)
+        .filter(|(s, r)| !**s && !matches!(r.1, Record::Event(Event::RolledBack(_))))
+        .count();
+    let base = (0..recs.len())
+        .rev()
+        .find(|&i| survives[i] && matches!(&recs[i].1, Record::Compacted(c) if c.replacement_history.is_some()));
+    let mut history = History {
+        discarded_turns,
+        discarded_records,
+        ..History::default()
+    };
+    let start = match base {
+        Some(b) => {
+            if let Record::Compacted(c) = &recs[b].1 {
+                history.items = c.replacement_history.clone().unwrap_or_default();
+                history.base_line = Some(c.line);
+            }
+            b + 1
+        }
+        None => 0,
+    };
+    for i in start..recs.len() {
+        if survives[i] {
+            apply(&mut history, &recs[i].1, false);
+        }
+    }
+    history
+}
+
+/// The pre-2026-02-27 forward fold (`--replay legacy`), also used for the eras current
+/// Codex cannot read.
+pub fn replay_forward(rollout: &Rollout) -> History {
+    let mut history = History::default();
+    for (_, rec) in &rollout.records {
+        apply(&mut history, rec, true);
+    }
+    history
+}
+
+fn apply(h: &mut History, rec: &Record, rollbacks: bool) {
+    match rec {
+        Record::Response(item) | Record::InterAgent(item) if item.api => h.items.push(item.clone()),
+        Record::Compacted(c) => {
+            h.base_line = Some(c.line);
+            h.items = match &c.replacement_history {
+                Some(rh) => rh.clone(),
+                None => rebuild_legacy(&h.items, c),
+            };
+        }
+        Record::Event(Event::RolledBack(n)) if rollbacks => drop_last_user_turns(&mut h.items, *n),
+        _ => {}
+    }
+}
+
+/// `build_compacted_history` for a `compacted` without `replacement_history`: the real user
+/// messages, newest first within 20,000 tokens (the first that does not fit is cut in the
+/// middle), in chronological order, then the summary as a user message.
+pub fn rebuild_legacy(history: &[Item], c: &Compacted) -> Vec<Item> {
+    let texts: Vec<&str> = history.iter().filter_map(|i| i.user_text.as_deref()).collect();
+    let mut kept: Vec<String> = Vec::new();
+    let mut remaining = USER_MESSAGE_BUDGET_TOKENS;
+    for text in texts.iter().rev() {
+        if remaining == 0 {
+            break;
+        }
+        let tokens = approx_tokens(text.len());
+        if tokens <= remaining {
+            kept.push((*text).to_string());
+            remaining -= tokens;
+        } else {
+            kept.push(truncate_middle(text, remaining));
+            break;
+        }
+    }
+    kept.reverse();
+    let mut out: Vec<Item> = kept.into_iter().map(|t| synth_user(&t, false)).collect();
+    let summary = if c.message.is_empty() {
+        "(no summary available)".to_string()
+    } else {
+        c.message.clone()
+    };
+    out.push(synth_user(&summary, true));
+    out
+}
+
+/// Keeps the head and tail of `text` within `tokens` (4 bytes each), on char boundaries,
+/// with Codex's marker in between.
+fn truncate_middle(text: &str, tokens: usize) -> String {
+    let budget = tokens * 4;
+    if text.len() <= budget {
+        return text.to_string();
+    }
+    let removed = approx_tokens(text.len() - budget);
+    let mut head_end = budget / 2;
+    while !text.is_char_boundary(head_end) {
+        head_end -= 1;
+    }
+    let mut tail_start = text.len() - (budget - budget / 2);
+    while !text.is_char_boundary(tail_start) {
+        tail_start += 1;
+    }
+    format!(
+        "{}…{removed} tokens truncated…{}",
+        &text[..head_end],
+        &text[tail_start..]
+    )
+}
+
+fn synth_user(text: &str, is_summary: bool) -> Item {
+    let json = serde_json::json!({
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": text}],
+    });
+    Item {
+        src: ItemSrc::Synth(json.to_string()),
+        ty: "message".into(),
+        role: Some("user".into()),
+        api: true,
+        user_turn: true,
+        context: false,
+        user_text: (!is_summary && !text.starts_with(&format!("{SUMMARY_PREFIX}\n"))).then(|| text.to_string()),
+        summary: is_summary,
+        remote_compaction: false,
+    }
+}
+
+/// `drop_last_n_user_turns`: cut at the Nth-last user turn (the first if N exceeds them),
+/// together with the contextual messages just above the cut.
+pub fn drop_last_user_turns(items: &mut Vec<Item>, n: u64) {
+    if n == 0 {
+        return;
+    }
+    let turns: Vec<usize> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.user_turn)
+        .map(|(k, _)| k)
+        .collect();
+    if turns.is_empty() {
+        return;
+    }
+    let mut cut = if (n as usize) < turns.len() {
+        turns[turns.len() - n as usize]
+    } else {
+        turns[0]
+    };
+    while cut > 0 && items[cut - 1].context {
+        cut -= 1;
+    }
+    items.truncate(cut);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(text: &str) -> Item {
+        synth_user(text, false)
+    }
+
+    #[test]
+    fn rollback_cuts_at_nth_last_user_turn() {
+        let mut items = vec![user("a"), user("b"), user("c")];
+        drop_last_user_turns(&mut items, 2);
+        assert_eq!(items.len(), 1);
+        let mut items = vec![user("a"), user("b")];
+        drop_last_user_turns(&mut items, 9);
+        assert!(items.is_empty());
+        let mut items = vec![user("a")];
+        drop_last_user_turns(&mut items, 0);
+        assert_eq!(items.len(), 1);
+    }
+
+    #[test]
+    fn legacy_rebuild_keeps_newest_user_messages_within_budget() {
+        let big = "x".repeat(USER_MESSAGE_BUDGET_TOKENS * 4);
+        let history = vec![user("oldest"), user(&big), user("newest")];
+        let c = Compacted {
+            line: 1,
+            message: "S".into(),
+            replacement_history: None,
+            timestamp: None,
+        };
+        let out = rebuild_legacy(&history, &c);
+        // "newest" (2 tokens) fits, the big one is cut to the remaining budget, "oldest" is dropped.
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[1].user_text.as_deref(), Some("newest"));
+        let cut = out[0].user_text.as_deref().unwrap();
+        assert!(cut.contains("tokens truncated"));
+        assert!(out[2].summary);
+    }
+
+    #[test]
+    fn truncation_respects_char_boundaries() {
+        let s = "é".repeat(100);
+        let t = truncate_middle(&s, 10);
+        assert!(t.contains("tokens truncated"));
+    }
+}

@@ -1,0 +1,109 @@
+//! Interning uuids and message ids as dense `u32`s.
+//!
+//! A multi-GB transcript has hundreds of thousands of uuids; keeping them as strings in
+//! every node and map would cost more than the rest of the index together. Canonical
+//! lowercase uuids are packed into a `u128`; anything else (hand-edited files, other tools)
+//! is kept as a string so that no value is ever confused with another.
+
+use rustc_hash::FxHashMap;
+
+#[derive(Clone, Debug)]
+enum Key {
+    Uuid(u128),
+    Text(Box<str>),
+}
+
+#[derive(Default, Debug)]
+pub struct Interner {
+    uuids: FxHashMap<u128, u32>,
+    others: FxHashMap<Box<str>, u32>,
+    rev: Vec<Key>,
+}
+
+fn pack(s: &str) -> Option<u128> {
+    let b = s.as_bytes();
+    if b.len() != 36 {
+        return None;
+    }
+    let mut v: u128 = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            if c != b'-' {
+                return None;
+            }
+            continue;
+        }
+        let d = match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            _ => return None,
+        };
+        v = (v << 4) | u128::from(d);
+    }
+    Some(v)
+}
+
+impl Interner {
+    pub fn intern(&mut self, s: &str) -> u32 {
+        let next = self.rev.len() as u32;
+        match pack(s) {
+            Some(v) => *self.uuids.entry(v).or_insert_with(|| {
+                self.rev.push(Key::Uuid(v));
+                next
+            }),
+            None => {
+                if let Some(&id) = self.others.get(s) {
+                    return id;
+                }
+                self.others.insert(s.into(), next);
+                self.rev.push(Key::Text(s.into()));
+                next
+            }
+        }
+    }
+
+    pub fn get(&self, s: &str) -> Option<u32> {
+        match pack(s) {
+            Some(v) => self.uuids.get(&v).copied(),
+            None => self.others.get(s).copied(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.rev.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rev.is_empty()
+    }
+
+    /// The original text of an id.
+    pub fn text(&self, id: u32) -> String {
+        match &self.rev[id as usize] {
+            Key::Text(s) => s.to_string(),
+            Key::Uuid(v) => {
+                let h = format!("{v:032x}");
+                format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_both_kinds() {
+        let mut i = Interner::default();
+        let a = i.intern("0a1b2c3d-0000-4000-8000-00000000abcd");
+        let b = i.intern("not-a-uuid");
+        let c = i.intern("0A1B2C3D-0000-4000-8000-00000000ABCD");
+        assert_eq!(i.intern("0a1b2c3d-0000-4000-8000-00000000abcd"), a);
+        assert_ne!(a, c, "uuids differing in case are different strings to JavaScript");
+        assert_eq!(i.text(a), "0a1b2c3d-0000-4000-8000-00000000abcd");
+        assert_eq!(i.text(b), "not-a-uuid");
+        assert_eq!(i.text(c), "0A1B2C3D-0000-4000-8000-00000000ABCD");
+        assert_eq!(i.get("missing"), None);
+    }
+}

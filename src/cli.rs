@@ -1,0 +1,154 @@
+//! The command-line interface: clap definitions only. Man pages and completions are
+//! generated from these, so the help text here *is* the documentation.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::chain::claude::Loader;
+use crate::chain::codex::Replay;
+use crate::io::MmapChoice;
+use crate::model::Format;
+use crate::output::ColorChoice;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cctool",
+    version,
+    about = "Transcript forensics and conversion for Claude Code and Codex sessions",
+    long_about = "cctool reads Claude Code transcripts, Codex rollouts and cctool session files, \
+offline and fast, and answers what a session really holds after compaction: the exact \
+conversation a resume loads, the summaries the agent was given, and the integrity problems \
+of a file.\n\nData goes to stdout (JSON Lines by default where records are produced); \
+diagnostics and progress go to stderr.\n\nExit status: 0 success; 1 a negative answer; \
+2 usage or input error; 130 interrupted.",
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// Print diagnostics and summaries as JSON Lines records (each with a "kind" field) on
+    /// stdout instead of text on stderr.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// When to use colour (NO_COLOR is honoured by "auto").
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    /// Whether large files may be memory-mapped ("auto" maps files of 4 MiB or more that have
+    /// not changed for a minute; everything else is read).
+    #[arg(long, global = true, value_enum, default_value_t = MmapChoice::Auto, value_name = "WHEN")]
+    pub mmap: MmapChoice,
+
+    /// Read inputs as this format instead of detecting it from their content.
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<Format>,
+
+    /// Print no diagnostics on stderr (errors that stop the command are still printed).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    RebuildChain(RebuildChainArgs),
+    Completions(CompletionsArgs),
+    /// Write the man pages (cctool.1 and one page per subcommand) into a directory.
+    #[command(hide = true)]
+    GenerateMan {
+        /// Directory to write the pages into.
+        dir: PathBuf,
+    },
+}
+
+/// How rebuild-chain prints the conversation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ChainFormat {
+    /// One record per line, as written in the file (Claude Code) or as the history item (Codex).
+    #[default]
+    Jsonl,
+    /// Readable text.
+    Text,
+    /// Markdown.
+    Markdown,
+}
+
+/// The exact conversation the agent would load when this session is resumed.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Print the conversation exactly as the agent would load it on resume, root first.\n\n\
+Claude Code: the load algorithm of Claude Code 2.1.332 (the current client): progress rows \
+bridged, duplicate uuids keeping their first position and last content, preserved-segment \
+relinks and prunes, gap bridging (5 s rule), parallel tool calls recovered in file order, \
+trailing system rows, and the tip chosen from the last row written. --loader 2.1.88 gives the \
+older rules (newest leaf as tip, no gap bridging). Each output line is the original record, \
+byte for byte, so `cctool rebuild-chain f.jsonl | jq -r .uuid` lists the uuids in order.\n\n\
+Codex: the history current Codex (0.171) resumes: the newest surviving `compacted` \
+replacement_history plus the records after it, with rolled-back turns discarded whole \
+(compactions inside them included). Legacy compactions without replacement_history are \
+rebuilt from the user messages (20,000-token budget) plus the summary. Each output line is a \
+history item's JSON as written. --replay legacy gives the pre-2026-02-27 forward replay; a \
+warning says when the two differ.\n\n\
+cctool session files: the messages in order, one per line.",
+    after_long_help = "DIAGNOSTICS\n\
+On stderr (or, with --json, as {\"kind\":\"diagnostic\",\"file\",\"line\",\"code\",\"severity\",\"message\"} \
+records on stdout after the chain), then a summary. Codes:\n  \
+truncated-last-line, unterminated-last-line, two-records-on-one-line, invalid-json, \
+invalid-utf8, lone-surrogate, too-deep, not-an-object, unknown-record-type, missing-uuid, \
+duplicate-uuid, dangling-parent, cycle, gap-bridged, preserved-segment-broken, \
+stale-preserved-segment, chain-misses-last-boundary, no-conversation, bad-rollback, \
+unusable-compacted, replay-differs.\n\n\
+With --json, the last record is {\"kind\":\"chain\",\"file\",\"format\",\"loader\",\"replay\",\
+\"messages\",\"end\",\"tip\",\"root\",\"unreachable\",\"duplicate_uuids\",\"bad_lines\",\
+\"recovered\",\"appended\",\"pruned\",\"bridged\",\"earlier_parts\"}; end is one of root, \
+boundary, dangling:<uuid>, cycle, empty.\n\n\
+EXAMPLES\n  \
+cctool rebuild-chain ~/.claude/projects/-home-me-app/SESSION.jsonl | jq -r .uuid\n  \
+cctool rebuild-chain --format text SESSION.jsonl | less -R\n  \
+cctool rebuild-chain --full --format markdown SESSION.jsonl > history.md\n  \
+cctool rebuild-chain ~/.codex/sessions/2026/03/01/rollout-….jsonl | jq -c '{type, role}'"
+)]
+pub struct RebuildChainArgs {
+    /// The session file (`-` reads standard input).
+    pub file: PathBuf,
+
+    /// Claude Code loading rules to follow.
+    #[arg(long, value_enum, default_value_t = Loader::V2_1_332)]
+    pub loader: Loader,
+
+    /// Walk from this message uuid instead of the loader's tip (Claude Code).
+    #[arg(long, value_name = "UUID")]
+    pub tip: Option<String>,
+
+    /// Follow compactions back through the earlier history (via logicalParentUuid where it
+    /// resolves, file order where it does not), marking each boundary (Claude Code).
+    #[arg(long)]
+    pub full: bool,
+
+    /// Codex replay semantics.
+    #[arg(long, value_enum, default_value_t = Replay::Current)]
+    pub replay: Replay,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ChainFormat::Jsonl)]
+    pub format: ChainFormat,
+}
+
+/// Print a shell completion script.
+#[derive(Args, Debug)]
+#[command(
+    after_long_help = "EXAMPLES\n  cctool completions bash > ~/.local/share/bash-completion/completions/cctool\n  cctool completions zsh > ~/.zfunc/_cctool\n  cctool completions fish > ~/.config/fish/completions/cctool.fish"
+)]
+pub struct CompletionsArgs {
+    /// The shell to generate for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}

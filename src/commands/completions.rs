@@ -1,0 +1,17 @@
+//! `cctool completions SHELL`: a completion script generated from the clap definitions.
+
+use clap::CommandFactory;
+
+use crate::ExitStatus;
+use crate::cli::{Cli, CompletionsArgs};
+
+pub fn run(args: &CompletionsArgs) -> anyhow::Result<ExitStatus> {
+    let mut cmd = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "cctool", &mut out);
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(&out)?;
+    stdout.flush()?;
+    Ok(ExitStatus::Success)
+}

@@ -1,0 +1,538 @@
+//! Codex rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`), every era.
+//!
+//! Eras (research note §2): the 2025 TypeScript CLI wrote one JSON document
+//! `{"session":…,"items":[…]}`; the early Rust CLI wrote a bare header line and bare
+//! ResponseItems (with `{"record_type":"state"}` lines from July 2025); since 2025-09-09 every
+//! line is an envelope `{"timestamp","type","payload"}` (plus `ordinal` in paginated threads).
+//! [`read_records`] turns all of them into one list of [`Record`]s in file order. History
+//! items are kept as byte ranges of the file, so output can reproduce them exactly and
+//! memory stays proportional to the number of items, not their size.
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+use crate::io::json::{self, LNum, LStr};
+use crate::io::{Line, Source};
+use crate::model::diag::{Diagnostic, Severity};
+
+/// The fixed first line of a local compaction summary (Codex ≥ 2025-11-14).
+pub const SUMMARY_PREFIX: &str = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:";
+
+/// Text starts of user messages that Codex injects as context rather than as a prompt.
+const CONTEXTUAL_MARKERS: &[&str] = &[
+    "# AGENTS.md instructions for ",
+    "<environment_context>",
+    "<user_instructions>",
+    "<skill>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+    "<subagent_notification>",
+    "<codex_internal_context",
+    "<goal_context>",
+    "<external_",
+    "<hook_prompt",
+];
+
+/// Rollout-line `type`s of the envelope era.
+pub fn is_rollout_type(ty: &str) -> bool {
+    matches!(
+        ty,
+        "session_meta"
+            | "response_item"
+            | "event_msg"
+            | "compacted"
+            | "turn_context"
+            | "inter_agent_communication"
+            | "inter_agent_communication_metadata"
+            | "world_state"
+    )
+}
+
+/// ResponseItem `type`s (payloads of `response_item`, items of `replacement_history`).
+pub fn is_response_item_type(ty: &str) -> bool {
+    is_api_item_type(ty) || matches!(ty, "ghost_snapshot" | "compaction_trigger")
+}
+
+/// Items Codex sends to the model; everything else deserialises to `Other` and is dropped.
+fn is_api_item_type(ty: &str) -> bool {
+    matches!(
+        ty,
+        "message"
+            | "agent_message"
+            | "reasoning"
+            | "local_shell_call"
+            | "function_call"
+            | "function_call_output"
+            | "custom_tool_call"
+            | "custom_tool_call_output"
+            | "tool_search_call"
+            | "tool_search_output"
+            | "web_search_call"
+            | "image_generation_call"
+            | "compaction"
+            | "compaction_summary"
+            | "context_compaction"
+            | "mcp_tool_call"
+            | "mcp_tool_call_output"
+    )
+}
+
+/// Where a history item's JSON is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ItemSrc {
+    /// A byte range of the file, exactly as written.
+    Raw { offset: u64, len: u32, line: u64 },
+    /// JSON made by the reconstruction itself (legacy compaction rebuilds).
+    Synth(String),
+}
+
+/// One ResponseItem with what reconstruction needs to know about it.
+#[derive(Clone, Debug)]
+pub struct Item {
+    pub src: ItemSrc,
+    pub ty: String,
+    pub role: Option<String>,
+    /// Sent to the model (not `Other`, not a system message, not a trigger).
+    pub api: bool,
+    /// Opens a user turn: a real user prompt, a summary, an agent message.
+    pub user_turn: bool,
+    /// A developer message or a contextual user message (trimmed above a rollback cut).
+    pub context: bool,
+    /// Text of a real user prompt (not contextual, not a summary), for legacy rebuilds.
+    pub user_text: Option<String>,
+    /// A user message holding a local compaction summary.
+    pub summary: bool,
+    /// A remote compaction item (`compaction`, `compaction_summary`, `context_compaction`).
+    pub remote_compaction: bool,
+}
+
+/// Turn-lifecycle and history events of `event_msg` lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    TaskStarted(Option<String>),
+    TaskComplete(Option<String>),
+    TurnAborted(Option<String>),
+    UserMessage,
+    RolledBack(u64),
+    Other,
+}
+
+/// One rollout record, in file order.
+#[derive(Clone, Debug)]
+pub enum Record {
+    SessionMeta {
+        id: Option<String>,
+        cli_version: Option<String>,
+    },
+    Response(Item),
+    Compacted(Compacted),
+    TurnContext {
+        turn_id: Option<String>,
+        model: Option<String>,
+    },
+    Event(Event),
+    /// Inter-agent input (paginated era): replayed as a model-visible item.
+    InterAgent(Item),
+    Other,
+}
+
+#[derive(Clone, Debug)]
+pub struct Compacted {
+    pub line: u64,
+    pub message: String,
+    pub replacement_history: Option<Vec<Item>>,
+    pub timestamp: Option<String>,
+}
+
+/// All records of a rollout, with the era it was written in.
+#[derive(Debug, Default)]
+pub struct Rollout {
+    pub file: String,
+    pub records: Vec<(u64, Record)>,
+    pub era: Era,
+    pub diagnostics: Vec<Diagnostic>,
+    pub bad_lines: u64,
+    pub ghost_snapshots: u64,
+    pub unknown_items: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Era {
+    /// `{"timestamp","type","payload"}` lines (2025-09-09 on).
+    #[default]
+    Envelope,
+    /// Bare header and bare ResponseItems (2025-05 to 2025-09); real Codex no longer reads them.
+    Bare,
+    /// One JSON document from the 2025 TypeScript CLI.
+    Document,
+}
+
+#[derive(Deserialize)]
+struct EnvelopeLine<'a> {
+    #[serde(borrow, default)]
+    timestamp: LStr<'a>,
+    #[serde(borrow, default, rename = "type")]
+    ty: LStr<'a>,
+    #[serde(borrow, default)]
+    payload: Option<&'a RawValue>,
+    #[serde(default)]
+    record_type: Option<IgnoredAny>,
+    #[serde(default)]
+    id: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct ItemHead<'a> {
+    #[serde(borrow, default, rename = "type")]
+    ty: LStr<'a>,
+    #[serde(borrow, default)]
+    role: LStr<'a>,
+}
+
+#[derive(Deserialize)]
+struct MessageBody {
+    #[serde(default)]
+    content: serde_json::Value,
+}
+
+#[derive(Deserialize)]
+struct EventBody<'a> {
+    #[serde(borrow, default, rename = "type")]
+    ty: LStr<'a>,
+    #[serde(borrow, default)]
+    turn_id: LStr<'a>,
+    #[serde(default)]
+    num_turns: LNum,
+}
+
+#[derive(Deserialize)]
+struct CompactedBody<'a> {
+    #[serde(borrow, default)]
+    message: LStr<'a>,
+    #[serde(borrow, default)]
+    replacement_history: Option<Vec<&'a RawValue>>,
+}
+
+#[derive(Deserialize)]
+struct MetaBody<'a> {
+    #[serde(borrow, default)]
+    id: LStr<'a>,
+    #[serde(borrow, default)]
+    cli_version: LStr<'a>,
+}
+
+#[derive(Deserialize)]
+struct TurnContextBody<'a> {
+    #[serde(borrow, default)]
+    turn_id: LStr<'a>,
+    #[serde(borrow, default)]
+    model: LStr<'a>,
+}
+
+#[derive(Deserialize)]
+struct Document<'a> {
+    #[serde(borrow)]
+    items: Vec<&'a RawValue>,
+    #[serde(default)]
+    session: serde_json::Value,
+}
+
+/// Concatenated text of a message's content items.
+pub fn message_texts(content: &serde_json::Value) -> Vec<&str> {
+    match content {
+        serde_json::Value::String(s) => vec![s.as_str()],
+        serde_json::Value::Array(items) => items
+            .iter()
+            .filter_map(|c| c.get("text").and_then(|t| t.as_str()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Classifies one ResponseItem given as raw JSON at `offset` of the file.
+pub fn classify_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
+    let head: ItemHead<'_> = serde_json::from_str(raw).ok()?;
+    let ty = head.ty.as_str()?.to_string();
+    let role = head.role.as_str().map(str::to_string);
+    let mut item = Item {
+        src: ItemSrc::Raw {
+            offset,
+            len: u32::try_from(raw.len()).ok()?,
+            line,
+        },
+        api: is_api_item_type(&ty),
+        user_turn: ty == "agent_message",
+        context: false,
+        user_text: None,
+        summary: false,
+        remote_compaction: matches!(ty.as_str(), "compaction" | "compaction_summary" | "context_compaction"),
+        ty,
+        role,
+    };
+    if item.ty == "message" {
+        match item.role.as_deref() {
+            Some("system") => item.api = false,
+            Some("developer") => item.context = true,
+            Some("user") => {
+                let body: MessageBody = serde_json::from_str(raw).unwrap_or(MessageBody {
+                    content: serde_json::Value::Null,
+                });
+                let texts = message_texts(&body.content);
+                let contextual = texts.iter().any(|t| {
+                    let t = t.trim_start();
+                    CONTEXTUAL_MARKERS.iter().any(|m| t.starts_with(m))
+                });
+                if contextual {
+                    item.context = true;
+                } else {
+                    item.user_turn = true;
+                    let text: String = texts.concat();
+                    if text.starts_with(&format!("{SUMMARY_PREFIX}\n")) {
+                        item.summary = true;
+                    } else {
+                        item.user_text = Some(text);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(item)
+}
+
+fn opt(s: &LStr<'_>) -> Option<String> {
+    s.as_str().map(str::to_string)
+}
+
+fn offset_in(line: &Line<'_>, part: &str) -> u64 {
+    line.offset + (part.as_ptr() as usize - line.bytes.as_ptr() as usize) as u64
+}
+
+/// Reads every record of a rollout.
+pub fn read_records(src: &Source) -> std::io::Result<Rollout> {
+    let name = src.name().to_string();
+    let mut out = Rollout {
+        file: name.clone(),
+        ..Rollout::default()
+    };
+    // The 2025 TypeScript CLI wrote one (pretty-printed) JSON document.
+    if let Some(doc) = read_document(src, &mut out)? {
+        return Ok(doc);
+    }
+    let mut first = true;
+    let stats = crate::io::for_each_line(src, |line| {
+        let is_first = std::mem::replace(&mut first, false);
+        let parsed = json::with_parsed_borrowed::<EnvelopeLineFamily, _>(line.bytes, line.terminated, |env| {
+            read_line(&line, &env, is_first, &mut out)
+        });
+        match parsed {
+            Ok(((), repaired)) => {
+                if repaired {
+                    out.diagnostics.push(Diagnostic::new(
+                        &name,
+                        Some(line.no),
+                        "lone-surrogate",
+                        Severity::Info,
+                        "lone UTF-16 surrogate escape; read as U+FFFD",
+                    ));
+                }
+            }
+            Err(bad) => {
+                out.bad_lines += 1;
+                out.diagnostics.push(Diagnostic::new(
+                    &name,
+                    Some(line.no),
+                    bad.code,
+                    bad.severity,
+                    bad.message,
+                ));
+            }
+        }
+    })?;
+    let _ = stats;
+    Ok(out)
+}
+
+struct EnvelopeLineFamily;
+impl json::BorrowedParse for EnvelopeLineFamily {
+    type Out<'x> = EnvelopeLine<'x>;
+}
+
+fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rollout) {
+    let no = line.no;
+    if env.record_type.is_some() {
+        out.era = Era::Bare;
+        out.records.push((no, Record::Other));
+        return;
+    }
+    let Some(payload) = env.payload else {
+        // Pre-envelope: a bare header first, then bare ResponseItems.
+        if first && env.ty.as_str().is_none() && env.id.is_some() {
+            out.era = Era::Bare;
+            let meta: Option<MetaBody<'_>> = serde_json::from_slice(line.bytes).ok();
+            out.records.push((
+                no,
+                Record::SessionMeta {
+                    id: meta.as_ref().and_then(|m| opt(&m.id)),
+                    cli_version: None,
+                },
+            ));
+            return;
+        }
+        if env.ty.as_str().is_some_and(is_response_item_type) {
+            out.era = Era::Bare;
+            let raw = std::str::from_utf8(line.bytes).unwrap_or("");
+            push_item(out, raw, line.offset, no);
+            return;
+        }
+        out.records.push((no, Record::Other));
+        return;
+    };
+    let raw = payload.get();
+    let ty = env.ty.as_str().unwrap_or("");
+    let record = match ty {
+        "session_meta" => {
+            let m: Option<MetaBody<'_>> = serde_json::from_str(raw).ok();
+            Record::SessionMeta {
+                id: m.as_ref().and_then(|m| opt(&m.id)),
+                cli_version: m.as_ref().and_then(|m| opt(&m.cli_version)),
+            }
+        }
+        "response_item" => {
+            push_item(out, raw, offset_in(line, raw), no);
+            return;
+        }
+        "inter_agent_communication" => match classify_item(raw, offset_in(line, raw), no) {
+            Some(mut item) => {
+                item.api = true;
+                item.user_turn = true;
+                Record::InterAgent(item)
+            }
+            None => Record::Other,
+        },
+        "event_msg" => match serde_json::from_str::<EventBody<'_>>(raw) {
+            Ok(ev) => Record::Event(match ev.ty.as_str() {
+                Some("task_started" | "turn_started") => Event::TaskStarted(opt(&ev.turn_id)),
+                Some("task_complete" | "turn_complete") => Event::TaskComplete(opt(&ev.turn_id)),
+                Some("turn_aborted") => Event::TurnAborted(opt(&ev.turn_id)),
+                Some("user_message") => Event::UserMessage,
+                Some("thread_rolled_back") => match ev.num_turns.as_i64() {
+                    Some(n) if n >= 0 => Event::RolledBack(n as u64),
+                    _ => {
+                        out.diagnostics.push(Diagnostic::new(
+                            out.file.clone(),
+                            Some(no),
+                            "bad-rollback",
+                            Severity::Warning,
+                            "thread_rolled_back without a usable num_turns; Codex skips this line",
+                        ));
+                        Event::Other
+                    }
+                },
+                _ => Event::Other,
+            }),
+            Err(_) => Record::Other,
+        },
+        "compacted" => match serde_json::from_str::<CompactedBody<'_>>(raw) {
+            Ok(body) if matches!(body.message, LStr::Str(_)) => {
+                let replacement_history = body.replacement_history.map(|items| {
+                    items
+                        .into_iter()
+                        .filter_map(|it| {
+                            let r = it.get();
+                            let item = classify_item(r, offset_in(line, r), no)?;
+                            if item.ty == "ghost_snapshot" {
+                                out.ghost_snapshots += 1;
+                                return None;
+                            }
+                            Some(item)
+                        })
+                        .collect()
+                });
+                Record::Compacted(Compacted {
+                    line: no,
+                    message: body.message.as_str().unwrap_or("").to_string(),
+                    replacement_history,
+                    timestamp: opt(&env.timestamp),
+                })
+            }
+            _ => {
+                out.diagnostics.push(Diagnostic::new(
+                    out.file.clone(),
+                    Some(no),
+                    "unusable-compacted",
+                    Severity::Warning,
+                    "compacted record whose message is not a string or whose replacement_history is not a list; Codex skips this line",
+                ));
+                Record::Other
+            }
+        },
+        "turn_context" => {
+            let t: Option<TurnContextBody<'_>> = serde_json::from_str(raw).ok();
+            Record::TurnContext {
+                turn_id: t.as_ref().and_then(|t| opt(&t.turn_id)),
+                model: t.as_ref().and_then(|t| opt(&t.model)),
+            }
+        }
+        _ => Record::Other,
+    };
+    out.records.push((no, record));
+}
+
+fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
+    match classify_item(raw, offset, no) {
+        Some(item) if item.ty == "ghost_snapshot" => {
+            out.ghost_snapshots += 1;
+            out.records.push((no, Record::Other));
+        }
+        Some(item) => {
+            if !item.api && item.ty != "message" && item.ty != "compaction_trigger" {
+                out.unknown_items += 1;
+            }
+            out.records.push((no, Record::Response(item)));
+        }
+        None => out.records.push((no, Record::Other)),
+    }
+}
+
+fn read_document(src: &Source, out: &mut Rollout) -> std::io::Result<Option<Rollout>> {
+    let owned;
+    let bytes = match src.as_slice() {
+        Some(b) => b,
+        None => {
+            owned = src.read_range(0, src.len() as usize)?.into_owned();
+            &owned[..]
+        }
+    };
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let trimmed = body.trim_ascii_start();
+    // JSONL files parse their first line and then fail at the second record: cheap to try.
+    if !trimmed.starts_with(b"{") {
+        return Ok(None);
+    }
+    let Ok(doc) = serde_json::from_slice::<Document<'_>>(body) else {
+        return Ok(None);
+    };
+    let base = bytes.as_ptr() as usize;
+    let mut rollout = Rollout {
+        era: Era::Document,
+        file: out.file.clone(),
+        diagnostics: std::mem::take(&mut out.diagnostics),
+        ..Rollout::default()
+    };
+    rollout.records.push((
+        1,
+        Record::SessionMeta {
+            id: doc.session.get("id").and_then(|v| v.as_str()).map(str::to_string),
+            cli_version: None,
+        },
+    ));
+    for raw in doc.items {
+        let r = raw.get();
+        let offset = (r.as_ptr() as usize - base) as u64;
+        let line = 1 + bytes[..offset as usize].iter().filter(|&&b| b == b'\n').count() as u64;
+        push_item(&mut rollout, r, offset, line);
+    }
+    Ok(Some(rollout))
+}

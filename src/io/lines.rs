@@ -1,0 +1,154 @@
+//! Splitting a session file into physical lines.
+//!
+//! Agents write one JSON record per `\n`-terminated line, but real files also carry a
+//! leading BOM, CRLF endings (files edited or copied on Windows), blank lines, a final line
+//! without its newline (the agent is still writing, or crashed mid-append) and lines of many
+//! megabytes (tool results, base64 images). The splitter handles all of these and leaves the
+//! JSON to the caller; nothing here allocates per line.
+
+use std::io;
+
+use super::source::Source;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// One physical line, without its terminator (`\n` or `\r\n`) and without a leading BOM.
+#[derive(Clone, Copy, Debug)]
+pub struct Line<'a> {
+    /// 1-based physical line number.
+    pub no: u64,
+    /// Byte offset of `bytes[0]` in the file.
+    pub offset: u64,
+    pub bytes: &'a [u8],
+    /// False only for a last line that has no newline after it.
+    pub terminated: bool,
+}
+
+/// What the splitter saw besides the lines it handed over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LineStats {
+    /// Physical lines, blank ones included.
+    pub lines: u64,
+    pub blank: u64,
+    pub had_bom: bool,
+    pub crlf: u64,
+    /// The file does not end with a newline (and its last line is not blank).
+    pub unterminated_tail: bool,
+}
+
+/// Calls `f` for every non-blank line of `src`, in order.
+pub fn for_each_line(src: &Source, mut f: impl FnMut(Line<'_>)) -> io::Result<LineStats> {
+    let mut stats = LineStats::default();
+    src.for_each_chunk(|offset, chunk, last| split_chunk(offset, chunk, last, &mut stats, &mut f))?;
+    Ok(stats)
+}
+
+/// Splits one chunk. Chunks always end on a line boundary except the last one.
+pub fn split_chunk<'a>(offset: u64, chunk: &'a [u8], last: bool, stats: &mut LineStats, f: &mut impl FnMut(Line<'a>)) {
+    let mut start = 0usize;
+    if offset == 0 && chunk.starts_with(BOM) {
+        stats.had_bom = true;
+        start = BOM.len();
+    }
+    while start < chunk.len() {
+        let (end, next, terminated) = match memchr::memchr(b'\n', &chunk[start..]) {
+            Some(i) => (start + i, start + i + 1, true),
+            None => (chunk.len(), chunk.len(), !last),
+        };
+        let mut bytes = &chunk[start..end];
+        if let Some(stripped) = bytes.strip_suffix(b"\r") {
+            if terminated {
+                stats.crlf += 1;
+            }
+            bytes = stripped;
+        }
+        stats.lines += 1;
+        if is_blank(bytes) {
+            stats.blank += 1;
+        } else {
+            if !terminated {
+                stats.unterminated_tail = true;
+            }
+            f(Line {
+                no: stats.lines,
+                offset: offset + start as u64,
+                bytes,
+                terminated,
+            });
+        }
+        start = next;
+    }
+}
+
+fn is_blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+}
+
+/// Splits a byte slice held in memory (tests, benches, one-off helpers).
+pub fn lines_of(bytes: &[u8]) -> (Vec<Line<'_>>, LineStats) {
+    let mut stats = LineStats::default();
+    let mut out = Vec::new();
+    split_chunk(0, bytes, true, &mut stats, &mut |l| out.push(l));
+    (out, stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(input: &[u8]) -> (Vec<(u64, String, bool)>, LineStats) {
+        let (lines, stats) = lines_of(input);
+        (
+            lines
+                .iter()
+                .map(|l| (l.no, String::from_utf8_lossy(l.bytes).into_owned(), l.terminated))
+                .collect(),
+            stats,
+        )
+    }
+
+    #[test]
+    fn crlf_bom_blank_and_unterminated_tail() {
+        let (lines, stats) = texts(b"\xEF\xBB\xBF{\"a\":1}\r\n\r\n  \n{\"b\":2}\n{\"c\"");
+        assert_eq!(
+            lines,
+            vec![
+                (1, "{\"a\":1}".into(), true),
+                (4, "{\"b\":2}".into(), true),
+                (5, "{\"c\"".into(), false)
+            ]
+        );
+        assert!(stats.had_bom && stats.unterminated_tail);
+        assert_eq!((stats.lines, stats.blank, stats.crlf), (5, 2, 2));
+    }
+
+    #[test]
+    fn offsets_point_at_line_starts() {
+        let input = b"ab\ncd\r\nef";
+        let (lines, _) = lines_of(input);
+        for l in &lines {
+            assert_eq!(&input[l.offset as usize..l.offset as usize + l.bytes.len()], l.bytes);
+        }
+    }
+
+    #[test]
+    fn empty_and_newline_only_inputs() {
+        assert!(lines_of(b"").0.is_empty());
+        let (l, s) = lines_of(b"\n\n\n");
+        assert!(l.is_empty());
+        assert_eq!((s.lines, s.blank, s.unterminated_tail), (3, 3, false));
+    }
+
+    #[test]
+    fn chunked_reading_matches_whole_reading() {
+        // The stream reader hands over chunks ending on newlines; a chunk boundary must not
+        // change numbering or offsets.
+        let input = b"{\"a\":1}\n{\"b\":2}\n{\"c\":3}";
+        let mut stats = LineStats::default();
+        let mut got = Vec::new();
+        split_chunk(0, &input[..8], false, &mut stats, &mut |l| got.push((l.no, l.offset)));
+        split_chunk(8, &input[8..], true, &mut stats, &mut |l| got.push((l.no, l.offset)));
+        let whole: Vec<_> = lines_of(input).0.iter().map(|l| (l.no, l.offset)).collect();
+        assert_eq!(got, whole);
+    }
+}

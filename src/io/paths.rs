@@ -1,0 +1,123 @@
+//! Turning PATH arguments into the list of session files to read.
+//!
+//! Files named explicitly are always taken, whatever their name (format detection looks at
+//! content). Directories are walked recursively for `*.jsonl` and `*.json`; symlinks are
+//! followed, with loop protection, because `~/.claude/projects` is often a symlink itself.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use super::source::Input;
+use crate::model::diag::{Diagnostic, Severity};
+
+/// The expanded inputs, in a stable order, plus what could not be used.
+#[derive(Debug, Default)]
+pub struct Expanded {
+    pub inputs: Vec<Input>,
+    pub problems: Vec<Diagnostic>,
+}
+
+/// Whether a file found while walking a directory is a session-file candidate.
+pub fn is_candidate(path: &Path) -> bool {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    name.ends_with(".jsonl") || name.ends_with(".json")
+}
+
+pub fn expand(args: &[PathBuf]) -> Expanded {
+    let mut out = Expanded::default();
+    let mut seen_files = HashSet::new();
+    for arg in args {
+        if arg.as_os_str() == "-" {
+            out.inputs.push(Input::Stdin);
+            continue;
+        }
+        match std::fs::metadata(arg) {
+            Ok(m) if m.is_dir() => {
+                let mut found = Vec::new();
+                let mut visited = HashSet::new();
+                walk(arg, &mut found, &mut visited, &mut out.problems);
+                found.sort();
+                for f in found {
+                    if seen_files.insert(f.clone()) {
+                        out.inputs.push(Input::Path(f));
+                    }
+                }
+            }
+            Ok(_) => {
+                if seen_files.insert(arg.clone()) {
+                    out.inputs.push(Input::Path(arg.clone()));
+                }
+            }
+            Err(e) => out.problems.push(Diagnostic::new(
+                arg.display().to_string(),
+                None,
+                "unreadable-path",
+                Severity::Error,
+                format!("cannot read: {e}"),
+            )),
+        }
+    }
+    out
+}
+
+#[cfg(unix)]
+fn dir_key(m: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (m.dev(), m.ino())
+}
+
+#[cfg(not(unix))]
+fn dir_key(_m: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
+fn walk(dir: &Path, found: &mut Vec<PathBuf>, visited: &mut HashSet<(u64, u64)>, problems: &mut Vec<Diagnostic>) {
+    let meta = match std::fs::metadata(dir) {
+        Ok(m) => m,
+        Err(e) => {
+            problems.push(Diagnostic::new(
+                dir.display().to_string(),
+                None,
+                "unreadable-path",
+                Severity::Warning,
+                format!("cannot read directory: {e}"),
+            ));
+            return;
+        }
+    };
+    if cfg!(unix) && !visited.insert(dir_key(&meta)) {
+        problems.push(Diagnostic::new(
+            dir.display().to_string(),
+            None,
+            "symlink-loop",
+            Severity::Info,
+            "directory already visited (symlink loop); skipped".to_string(),
+        ));
+        return;
+    }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            problems.push(Diagnostic::new(
+                dir.display().to_string(),
+                None,
+                "unreadable-path",
+                Severity::Warning,
+                format!("cannot list directory: {e}"),
+            ));
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        // Follow symlinks: metadata() resolves them; a dangling link is skipped quietly.
+        let Ok(m) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if m.is_dir() {
+            walk(&path, found, visited, problems);
+        } else if m.is_file() && is_candidate(&path) {
+            found.push(path);
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! Where a file's bytes come from: a memory map, an owned buffer, or a stream.
+//!
+//! Mapping is only safe while nobody truncates the file: a truncated mapping raises SIGBUS.
+//! Session files are append-only while an agent writes them, and are rewritten only by tools
+//! like cctool itself (which rename a new inode into place, leaving our mapping intact), so
+//! the policy is: map only files that are large enough for mapping to pay off *and* have not
+//! been modified for [`COLD_AFTER`]. Everything else is read with plain `read` calls: small
+//! files into one buffer, large live files in chunks, so memory stays bounded either way.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use memmap2::Mmap;
+
+/// Files below this size are read into memory: `read` beats `mmap` set-up for them.
+pub const MMAP_MIN: u64 = 4 * 1024 * 1024;
+/// A file modified more recently than this may still be written by its agent.
+pub const COLD_AFTER: Duration = Duration::from_secs(60);
+/// Chunk size of the streaming reader.
+const CHUNK: usize = 8 * 1024 * 1024;
+/// How much of a mapping is scanned before its pages are released again.
+const RELEASE_EVERY: usize = 64 * 1024 * 1024;
+
+/// How to choose between mapping and reading.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum MmapChoice {
+    /// Map large files that have not changed for a minute.
+    #[default]
+    Auto,
+    /// Never map; always read.
+    Never,
+}
+
+/// What the user named: a path, or standard input.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Input {
+    Path(PathBuf),
+    Stdin,
+}
+
+impl Input {
+    /// The name used in every message about this input.
+    pub fn display_name(&self) -> String {
+        match self {
+            Input::Path(p) => p.display().to_string(),
+            Input::Stdin => "<stdin>".to_string(),
+        }
+    }
+}
+
+enum Backing {
+    Mapped(Mmap),
+    Owned(Vec<u8>),
+    /// A large file that may still grow: read in chunks, bodies fetched with `pread`.
+    Stream(File),
+}
+
+/// An opened input. `len` is fixed at open time: bytes appended later are not seen, so
+/// every reader sees one consistent prefix of a file that is still being written.
+pub struct Source {
+    name: String,
+    backing: Backing,
+    len: u64,
+    modified: Option<SystemTime>,
+}
+
+impl Source {
+    pub fn open(input: &Input, mmap: MmapChoice) -> io::Result<Source> {
+        match input {
+            Input::Stdin => {
+                let mut buf = Vec::new();
+                io::stdin().lock().read_to_end(&mut buf)?;
+                Ok(Source::from_bytes("<stdin>", buf))
+            }
+            Input::Path(path) => Source::open_path(path, mmap),
+        }
+    }
+
+    pub fn open_path(path: &Path, mmap: MmapChoice) -> io::Result<Source> {
+        let name = path.display().to_string();
+        let file = File::open(path)?;
+        let meta = file.metadata()?;
+        if meta.is_dir() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"));
+        }
+        let len = meta.len();
+        let modified = meta.modified().ok();
+        let cold = modified
+            .and_then(|m| SystemTime::now().duration_since(m).ok())
+            .is_some_and(|age| age >= COLD_AFTER);
+        let backing = if len < MMAP_MIN {
+            let mut buf = Vec::with_capacity(len as usize);
+            file.take(len).read_to_end(&mut buf)?;
+            return Ok(Source {
+                name,
+                len: buf.len() as u64,
+                backing: Backing::Owned(buf),
+                modified,
+            });
+        } else if cold && mmap == MmapChoice::Auto {
+            match map(&file) {
+                Ok(m) => Backing::Mapped(m),
+                Err(_) => Backing::Stream(file),
+            }
+        } else {
+            Backing::Stream(file)
+        };
+        let len = match &backing {
+            Backing::Mapped(m) => m.len() as u64,
+            _ => len,
+        };
+        Ok(Source {
+            name,
+            backing,
+            len,
+            modified,
+        })
+    }
+
+    /// A source over bytes already in memory (standard input, tests, benches).
+    pub fn from_bytes(name: &str, bytes: Vec<u8>) -> Source {
+        Source {
+            name: name.to_string(),
+            len: bytes.len() as u64,
+            backing: Backing::Owned(bytes),
+            modified: None,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn modified(&self) -> Option<SystemTime> {
+        self.modified
+    }
+
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.backing, Backing::Mapped(_))
+    }
+
+    /// The whole content, when it is addressable as one slice (mapped or owned).
+    pub fn as_slice(&self) -> Option<&[u8]> {
+        match &self.backing {
+            Backing::Mapped(m) => Some(&m[..]),
+            Backing::Owned(v) => Some(v),
+            Backing::Stream(_) => None,
+        }
+    }
+
+    /// Bytes `[offset, offset+len)`, borrowed where possible. A file truncated since it was
+    /// opened gives a short read, reported as an error rather than a crash.
+    pub fn read_range(&self, offset: u64, len: usize) -> io::Result<std::borrow::Cow<'_, [u8]>> {
+        let end = offset
+            .checked_add(len as u64)
+            .filter(|&e| e <= self.len)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "range past end of file"))?;
+        match &self.backing {
+            Backing::Mapped(m) => Ok(std::borrow::Cow::Borrowed(&m[offset as usize..end as usize])),
+            Backing::Owned(v) => Ok(std::borrow::Cow::Borrowed(&v[offset as usize..end as usize])),
+            Backing::Stream(f) => {
+                let mut buf = vec![0u8; len];
+                read_exact_at(f, &mut buf, offset)?;
+                Ok(std::borrow::Cow::Owned(buf))
+            }
+        }
+    }
+
+    /// Feeds the content to `sink` in order, as slices that never split a line unless the
+    /// line is longer than a chunk (the splitter stitches those). Mapped pages are released
+    /// behind the reader so a multi-GB scan keeps a small resident set.
+    pub fn for_each_chunk(&self, mut sink: impl FnMut(u64, &[u8], bool)) -> io::Result<()> {
+        match &self.backing {
+            Backing::Owned(v) => {
+                sink(0, v, true);
+                Ok(())
+            }
+            Backing::Mapped(m) => {
+                let _ = m.advise(memmap2::Advice::Sequential);
+                let total = m.len();
+                let mut start = 0usize;
+                while start < total {
+                    let mut end = (start + RELEASE_EVERY).min(total);
+                    if end < total {
+                        // End the window on a line boundary so lines stay borrowed.
+                        match memchr::memchr(b'\n', &m[end..]) {
+                            Some(i) => end += i + 1,
+                            None => end = total,
+                        }
+                    }
+                    sink(start as u64, &m[start..end], end == total);
+                    release(m, start, end - start);
+                    start = end;
+                }
+                if total == 0 {
+                    sink(0, &[], true);
+                }
+                Ok(())
+            }
+            Backing::Stream(f) => {
+                let mut buf: Vec<u8> = Vec::with_capacity(CHUNK);
+                let mut pos: u64 = 0; // file offset of buf[0]
+                let mut read_to: u64 = 0;
+                loop {
+                    let want = (self.len - read_to).min(CHUNK as u64) as usize;
+                    let old = buf.len();
+                    buf.resize(old + want, 0);
+                    let got = read_at_most(f, &mut buf[old..], read_to)?;
+                    buf.truncate(old + got);
+                    read_to += got as u64;
+                    let last = got == 0 || read_to >= self.len;
+                    if last {
+                        sink(pos, &buf, true);
+                        return Ok(());
+                    }
+                    // Hand over complete lines only; keep the tail for the next round.
+                    // A line longer than the buffer has no newline yet: keep growing.
+                    if let Some(i) = memchr::memrchr(b'\n', &buf) {
+                        sink(pos, &buf[..=i], false);
+                        buf.drain(..=i);
+                        pos += (i + 1) as u64;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[allow(unsafe_code)]
+fn map(file: &File) -> io::Result<Mmap> {
+    // SAFETY: the mapping is read-only and only made for files that have not been modified
+    // for COLD_AFTER (see the module docs); agents append to their files and never truncate
+    // them, and cctool's own rewrites replace the inode by rename, which leaves this
+    // mapping valid. A concurrent truncation remains possible in theory; --mmap never
+    // removes that risk for users who want it gone.
+    unsafe { Mmap::map(file) }
+}
+
+#[allow(unsafe_code)]
+fn release(m: &Mmap, offset: usize, len: usize) {
+    // SAFETY: the mapping is a read-only, shared file mapping. MADV_DONTNEED only drops
+    // this process's page-table entries; a later access faults the page back in from the
+    // page cache, so no data can be lost or changed.
+    unsafe {
+        let _ = m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, len);
+    }
+}
+
+#[cfg(unix)]
+fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0;
+    while done < buf.len() {
+        match f.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+#[cfg(not(unix))]
+fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = f;
+    f.seek(SeekFrom::Start(offset))?;
+    let mut done = 0;
+    while done < buf.len() {
+        match f.read(&mut buf[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+fn read_exact_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    let got = read_at_most(f, buf, offset)?;
+    if got < buf.len() {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            "file became shorter while it was read",
+        ));
+    }
+    Ok(())
+}

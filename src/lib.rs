@@ -1,0 +1,84 @@
+//! cctool: transcript forensics and conversion for Claude Code and Codex sessions.
+//!
+//! The binary is a thin wrapper around [`run`]; everything else is a library so that tests,
+//! benches and fuzz targets can call the same code. Layout: `io` (bytes, lines, inputs),
+//! `formats` (one module per native format), `model` (shared vocabulary), `chain` (what an
+//! agent loads on resume), `output` (printing), `commands` (one module per subcommand).
+
+pub mod chain;
+pub mod cli;
+pub mod commands;
+pub mod formats;
+pub mod io;
+pub mod model;
+pub mod output;
+
+use std::ffi::OsString;
+
+use clap::Parser;
+
+/// The process exit status, as `shared/spec/cli.md` defines it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ExitStatus {
+    /// The command did what was asked.
+    Success,
+    /// The command ran, and the answer is negative (findings, work to do, nothing found).
+    Negative,
+    /// Bad usage or unusable input.
+    Error,
+    /// Interrupted by the user.
+    Interrupted,
+}
+
+impl From<ExitStatus> for std::process::ExitCode {
+    fn from(s: ExitStatus) -> Self {
+        std::process::ExitCode::from(match s {
+            ExitStatus::Success => 0,
+            ExitStatus::Negative => 1,
+            ExitStatus::Error => 2,
+            ExitStatus::Interrupted => 130,
+        })
+    }
+}
+
+/// An error that stops a command: printed as `cctool: <message>`, exit status 2.
+#[derive(Debug)]
+pub struct Fatal(pub String);
+
+impl std::fmt::Display for Fatal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Fatal {}
+
+/// Runs cctool with these arguments (the first is the program name).
+pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitStatus::Error
+            } else {
+                ExitStatus::Success
+            };
+        }
+    };
+    match commands::dispatch(&cli) {
+        Ok(status) => status,
+        Err(e) if is_broken_pipe(&e) => ExitStatus::Success,
+        Err(e) => {
+            eprintln!("cctool: {}", output::sanitize::escape_str(&format!("{e:#}")));
+            ExitStatus::Error
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

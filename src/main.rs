@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    cctool::run(std::env::args_os()).into()
+}

@@ -1,0 +1,141 @@
+//! Timestamps as the agents write them: ISO-8601, UTC, usually with milliseconds.
+//!
+//! Claude Code picks tips and bridges gaps with `Date.parse`, so a timestamp that JavaScript
+//! cannot parse must never win a comparison; [`parse_ms`] returns `None` for those. Only the
+//! forms agents actually write are accepted (date, `T` or space, seconds, any fraction, `Z`
+//! or a numeric offset); a missing offset is read as UTC rather than local time, so that
+//! results do not depend on the machine running cctool.
+
+/// Milliseconds since the Unix epoch, or `None` when the text is not a timestamp.
+pub fn parse_ms(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let part = b.get(r)?;
+        if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        Some(part.iter().fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')))
+    };
+    let year = num(0..4)?;
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
+        return None;
+    }
+    let month = num(5..7)?;
+    let day = num(8..10)?;
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return None;
+    }
+    let mut ms = days_from_civil(year, month, day) * 86_400_000;
+    if b.len() == 10 {
+        return Some(ms);
+    }
+    if !matches!(b.get(10), Some(b'T' | b't' | b' ')) {
+        return None;
+    }
+    let hour = num(11..13)?;
+    if b.get(13) != Some(&b':') {
+        return None;
+    }
+    let minute = num(14..16)?;
+    let mut i = 16;
+    let mut second = 0;
+    let mut millis = 0;
+    if b.get(i) == Some(&b':') {
+        second = num(17..19)?;
+        i = 19;
+        if b.get(i) == Some(&b'.') {
+            let start = i + 1;
+            let mut end = start;
+            while end < b.len() && b[end].is_ascii_digit() {
+                end += 1;
+            }
+            if end == start {
+                return None;
+            }
+            // Milliseconds are the first three digits; JavaScript truncates the rest.
+            let digits = &b[start..end.min(start + 3)];
+            millis = digits.iter().fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0'));
+            for _ in digits.len()..3 {
+                millis *= 10;
+            }
+            i = end;
+        }
+    }
+    if hour > 24 || minute > 59 || second > 59 || (hour == 24 && (minute, second, millis) != (0, 0, 0)) {
+        return None;
+    }
+    ms += ((hour * 60 + minute) * 60 + second) * 1000 + millis;
+    match b.get(i) {
+        None => Some(ms),
+        Some(b'Z' | b'z') if i + 1 == b.len() => Some(ms),
+        Some(&sign @ (b'+' | b'-')) => {
+            let oh = num(i + 1..i + 3)?;
+            let om = match b.get(i + 3) {
+                Some(b':') if b.len() == i + 6 => num(i + 4..i + 6)?,
+                Some(_) if b.len() == i + 5 => num(i + 3..i + 5)?,
+                None => 0,
+                _ => return None,
+            };
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let off = (oh * 60 + om) * 60_000;
+            Some(if sign == b'+' { ms - off } else { ms + off })
+        }
+        _ => None,
+    }
+}
+
+fn is_leap(y: i64) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if is_leap(y) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_ms;
+
+    #[test]
+    fn agent_timestamps() {
+        assert_eq!(parse_ms("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(parse_ms("2026-01-12T09:42:24.261Z"), Some(1_768_210_944_261));
+        assert_eq!(parse_ms("2026-01-12T09:42:24.2619Z"), Some(1_768_210_944_261));
+        assert_eq!(parse_ms("2026-01-12T10:42:24.261+01:00"), Some(1_768_210_944_261));
+        assert_eq!(parse_ms("2026-01-12T09:42:24Z"), Some(1_768_210_944_000));
+        assert_eq!(parse_ms("2024-02-29"), Some(1_709_164_800_000));
+    }
+
+    #[test]
+    fn garbage_never_parses() {
+        for s in [
+            "",
+            "yesterday",
+            "2026-13-01T00:00:00Z",
+            "2026-02-30T00:00:00Z",
+            "2026-01-01T25:00:00Z",
+            "2026-01-01T00:00:00.Z",
+            "2026-01-01T00:00:00Zjunk",
+        ] {
+            assert_eq!(parse_ms(s), None, "{s}");
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Everything cctool prints: stdout carries data only (records, rendered transcripts),
+//! stderr carries diagnostics and progress. A closed stdout pipe ends the program quietly
+//! (see `crate::run`).
+
+pub mod render;
+pub mod sanitize;
+
+use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
+
+use crate::model::diag::Diagnostic;
+
+/// When to colour.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether stderr-or-stdout output may carry ANSI colour, honouring `NO_COLOR`.
+    pub fn enabled(self, terminal: bool) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                terminal
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::env::var("TERM").map_or(true, |t| t != "dumb")
+            }
+        }
+    }
+}
+
+/// Buffered stdout plus what is known about it.
+pub struct Out {
+    w: BufWriter<Stdout>,
+    pub terminal: bool,
+    pub color: bool,
+}
+
+impl Out {
+    pub fn new(color: ColorChoice) -> Out {
+        let terminal = io::stdout().is_terminal();
+        Out {
+            w: BufWriter::with_capacity(256 * 1024, io::stdout()),
+            terminal,
+            color: color.enabled(terminal),
+        }
+    }
+
+    /// Writes one JSON Lines record (the bytes must be one line of JSON).
+    pub fn record(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.terminal {
+            self.w.write_all(&sanitize::escape_c1_in_json(bytes))?;
+        } else {
+            self.w.write_all(bytes)?;
+        }
+        self.w.write_all(b"\n")
+    }
+
+    /// Serialises `value` as one JSON Lines record.
+    pub fn json<T: serde::Serialize>(&mut self, value: &T) -> io::Result<()> {
+        let bytes = serde_json::to_vec(value).map_err(io::Error::other)?;
+        self.record(&bytes)
+    }
+
+    pub fn text(&mut self, s: &str) -> io::Result<()> {
+        self.w.write_all(s.as_bytes())
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+}
+
+/// Prints diagnostics on stderr, at most `limit` of each code, then a count of the rest.
+pub fn eprint_diagnostics(diags: &[Diagnostic], limit: usize) {
+    let mut shown: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut hidden: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let stderr = io::stderr();
+    let mut e = stderr.lock();
+    for d in diags {
+        let n = shown.entry(d.code).or_default();
+        *n += 1;
+        if *n <= limit {
+            let _ = writeln!(e, "cctool: {}", sanitize::escape_str(&d.to_string()));
+        } else {
+            *hidden.entry(d.code).or_default() += 1;
+        }
+    }
+    for (code, n) in hidden {
+        let _ = writeln!(e, "cctool: … and {n} more [{code}] (use --json to list all)");
+    }
+}
