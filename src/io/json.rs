@@ -52,7 +52,8 @@ pub trait BorrowedParse {
 
 fn is_surrogate_error(e: &serde_json::Error) -> bool {
     let m = e.to_string();
-    m.contains("surrogate") || m.contains("invalid unicode code point")
+    // A lone high surrogate followed by other text reads as "unexpected end of hex escape".
+    m.contains("surrogate") || m.contains("invalid unicode code point") || m.contains("end of hex escape")
 }
 
 /// Explains a parse failure in the words a user needs.

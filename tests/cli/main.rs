@@ -1,0 +1,8 @@
+//! Integration tests: they run the `cctool` binary on the project's fixtures and on the
+//! shared samples (`../shared/samples`, read in place, never copied) and assert exact output.
+
+mod docs;
+mod input;
+mod props;
+mod rebuild_chain;
+mod util;

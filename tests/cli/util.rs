@@ -1,0 +1,71 @@
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+/// The binary under test, isolated from the user's own stores and colour settings.
+pub fn cctool() -> Command {
+    let mut cmd = Command::cargo_bin("cctool").expect("binary");
+    cmd.env("NO_COLOR", "1")
+        .env("HOME", "/nonexistent-home")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME");
+    cmd
+}
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixture(rel: &str) -> PathBuf {
+    root().join("fixtures").join(rel)
+}
+
+/// A file of the shared samples (present in the workplace and in CI beside the project).
+pub fn sample(rel: &str) -> PathBuf {
+    let p = root().join("../shared/samples").join(rel);
+    assert!(p.exists(), "missing shared sample {}", p.display());
+    p
+}
+
+/// Runs cctool with `args`, asserts success, returns stdout.
+pub fn stdout_of(args: &[&str]) -> String {
+    let out = cctool().args(args).output().expect("run");
+    assert!(
+        out.status.success(),
+        "cctool {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8 stdout")
+}
+
+/// Every stdout line as JSON.
+pub fn records(stdout: &str) -> Vec<serde_json::Value> {
+    stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+/// The `uuid` of every record, shortened to its last `n` characters.
+pub fn uuid_tails(stdout: &str, n: usize) -> Vec<String> {
+    records(stdout)
+        .iter()
+        .map(|r| {
+            let u = r["uuid"].as_str().expect("uuid");
+            u[u.len() - n..].to_string()
+        })
+        .collect()
+}
+
+/// Runs rebuild-chain on `path` with extra args and returns the uuid tails.
+pub fn chain(path: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let p = path.to_str().unwrap();
+    let mut args = vec!["-q", "rebuild-chain"];
+    args.extend_from_slice(extra);
+    args.push(p);
+    uuid_tails(&stdout_of(&args), 2)
+}
+
+pub fn split(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_string).collect()
+}
