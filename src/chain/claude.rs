@@ -51,6 +51,8 @@ impl Loader {
 pub const GAP_BRIDGE_MS: i64 = 5000;
 
 const NO_TS: i64 = i64::MIN;
+/// How often (in bytes read) progress is reported.
+const PROGRESS_STEP: u64 = 4 * 1024 * 1024;
 const ROOT: u32 = u32::MAX;
 /// A `parentUuid` that is neither a string nor null: it can never resolve.
 const INVALID: u32 = u32::MAX - 1;
@@ -212,6 +214,11 @@ impl Transcript {
 
 /// Reads the message map of a transcript (the loader's parse-and-index step, §5.3).
 pub fn read(src: &Source) -> io::Result<Transcript> {
+    read_with_progress(src, &mut |_| {})
+}
+
+/// [`read`], reporting the byte offset reached now and then.
+pub fn read_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -> io::Result<Transcript> {
     let mut t = Transcript {
         file: src.name().to_string(),
         ..Transcript::default()
@@ -219,7 +226,12 @@ pub fn read(src: &Source) -> io::Result<Transcript> {
     let mut bridge: FxHashMap<u32, u32> = FxHashMap::default();
     let mut unknown: FxHashMap<String, (u64, u64)> = FxHashMap::default();
     let mut last_written_line = 0u64;
+    let mut reported = 0u64;
     let stats = for_each_line(src, |line| {
+        if line.offset >= reported + PROGRESS_STEP {
+            reported = line.offset;
+            progress(reported);
+        }
         let r = with_parsed_borrowed::<Envelope<'_>, _>(line.bytes, line.terminated, |env| {
             index_line(&mut t, &mut bridge, &mut unknown, &mut last_written_line, &line, &env);
         });

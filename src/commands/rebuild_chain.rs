@@ -12,6 +12,7 @@ use crate::formats::{self, session};
 use crate::io::{Input, Source};
 use crate::model::Format;
 use crate::model::diag::{Diagnostic, Severity};
+use crate::output::progress::file_bar;
 use crate::output::render::{self, Style};
 use crate::output::{Out, eprint_diagnostics};
 use crate::{ExitStatus, Fatal};
@@ -111,9 +112,10 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
     };
     let mut out = Out::new(g.color);
     let st = style(a.format);
+    let bar = file_bar(src.name(), src.len(), g.quiet);
     let (diags, summary) = match format {
-        Format::ClaudeCode => claude_chain(&src, a, st, &mut out)?,
-        Format::Codex => codex_chain(&src, a, st, &mut out)?,
+        Format::ClaudeCode => claude_chain(&src, a, st, &mut out, &bar)?,
+        Format::Codex => codex_chain(&src, a, st, &mut out, &bar)?,
         Format::CctoolSession => session_chain(&src, st, &mut out)?,
     };
     if g.json {
@@ -140,8 +142,11 @@ fn claude_chain(
     a: &RebuildChainArgs,
     st: Option<Style>,
     out: &mut Out,
+    bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<(Vec<Diagnostic>, ChainSummary)> {
-    let t = claude::read(src).map_err(|e| Fatal(format!("{}: cannot read: {e}", src.name())))?;
+    let t = claude::read_with_progress(src, &mut |at| bar.set_position(at))
+        .map_err(|e| Fatal(format!("{}: cannot read: {e}", src.name())))?;
+    bar.finish_and_clear();
     let opts = Options {
         loader: a.loader,
         tip: a.tip.clone(),
@@ -198,9 +203,11 @@ fn codex_chain(
     a: &RebuildChainArgs,
     st: Option<Style>,
     out: &mut Out,
+    bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<(Vec<Diagnostic>, ChainSummary)> {
-    let rollout =
-        crate::formats::codex::read_records(src).map_err(|e| Fatal(format!("{}: cannot read: {e}", src.name())))?;
+    let rollout = crate::formats::codex::read_records_with_progress(src, &mut |at| bar.set_position(at))
+        .map_err(|e| Fatal(format!("{}: cannot read: {e}", src.name())))?;
+    bar.finish_and_clear();
     let (history, other) = match a.replay {
         Replay::Current => (codex::reconstruct(&rollout), codex::replay_forward(&rollout)),
         Replay::Legacy => (codex::replay_forward(&rollout), codex::reconstruct(&rollout)),

@@ -311,6 +311,11 @@ fn offset_in(line: &Line<'_>, part: &str) -> u64 {
 
 /// Reads every record of a rollout.
 pub fn read_records(src: &Source) -> std::io::Result<Rollout> {
+    read_records_with_progress(src, &mut |_| {})
+}
+
+/// [`read_records`], reporting the byte offset reached now and then.
+pub fn read_records_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -> std::io::Result<Rollout> {
     let name = src.name().to_string();
     let mut out = Rollout {
         file: name.clone(),
@@ -321,7 +326,12 @@ pub fn read_records(src: &Source) -> std::io::Result<Rollout> {
         return Ok(doc);
     }
     let mut first = true;
+    let mut reported = 0u64;
     let stats = crate::io::for_each_line(src, |line| {
+        if line.offset >= reported + 4 * 1024 * 1024 {
+            reported = line.offset;
+            progress(reported);
+        }
         let is_first = std::mem::replace(&mut first, false);
         let parsed = json::with_parsed_borrowed::<EnvelopeLineFamily, _>(line.bytes, line.terminated, |env| {
             read_line(&line, &env, is_first, &mut out)

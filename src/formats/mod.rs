@@ -145,3 +145,60 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
         _ => format!("none of the first {seen} records looks like Claude Code, Codex or a cctool session"),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn detect_bytes(b: &[u8]) -> Result<Format, Undetected> {
+        detect(&Source::from_bytes("t", b.to_vec()))
+    }
+
+    #[test]
+    fn every_codex_era() {
+        // 2025 TypeScript CLI: one pretty-printed document.
+        let ts = b"{\n  \"session\": {\"id\": \"x\", \"timestamp\": \"2025-05-01\"},\n  \"items\": []\n}\n";
+        assert_eq!(detect_bytes(ts).unwrap(), Format::Codex);
+        // 2025 Rust CLI: bare header, then state lines and bare items.
+        let bare = b"{\"id\":\"x\",\"timestamp\":\"2025-08-20T13:20:47.060Z\",\"instructions\":null}\n{\"record_type\":\"state\"}\n";
+        assert_eq!(detect_bytes(bare).unwrap(), Format::Codex);
+        let bare_item = b"{\"type\":\"message\",\"role\":\"user\",\"content\":[]}\n";
+        assert_eq!(detect_bytes(bare_item).unwrap(), Format::Codex);
+        // Envelope, with and without ordinal.
+        let env = b"{\"timestamp\":\"t\",\"type\":\"session_meta\",\"payload\":{\"id\":\"x\"}}\n";
+        assert_eq!(detect_bytes(env).unwrap(), Format::Codex);
+        let pag =
+            b"{\"timestamp\":\"t\",\"ordinal\":0,\"type\":\"event_msg\",\"payload\":{\"type\":\"task_started\"}}\n";
+        assert_eq!(detect_bytes(pag).unwrap(), Format::Codex);
+    }
+
+    #[test]
+    fn claude_code_in_any_key_order_and_after_titles() {
+        let cc = b"{\"type\":\"summary\",\"summary\":\"t\",\"leafUuid\":\"u\"}\n{\"type\":\"user\",\"uuid\":\"u\"}\n";
+        assert_eq!(detect_bytes(cc).unwrap(), Format::ClaudeCode);
+        let meta_first = b"{\"type\":\"file-history-snapshot\",\"messageId\":\"m\"}\n";
+        assert_eq!(detect_bytes(meta_first).unwrap(), Format::ClaudeCode);
+        let queue = b"\xEF\xBB\xBF{\"type\":\"queue-operation\",\"operation\":\"enqueue\",\"sessionId\":\"s\"}\r\n";
+        assert_eq!(detect_bytes(queue).unwrap(), Format::ClaudeCode);
+    }
+
+    #[test]
+    fn cctool_sessions_of_every_version() {
+        let v1 = b"{\"version\": 1, \"id\": \"s\", \"messages\": []}";
+        assert_eq!(detect_bytes(v1).unwrap(), Format::CctoolSession);
+        let v5 = b"{\n  \"schema_version\": 5,\n  \"session_id\": \"s\",\n  \"messages\": []\n}\n";
+        assert_eq!(detect_bytes(v5).unwrap(), Format::CctoolSession);
+    }
+
+    #[test]
+    fn undetectable_inputs_say_why() {
+        assert!(detect_bytes(b"").unwrap_err().0.contains("empty"));
+        assert!(detect_bytes(b"hello\n").unwrap_err().0.contains("not JSON"));
+        assert!(
+            detect_bytes(b"{\"a\":1}\n{\"b\":2}\n")
+                .unwrap_err()
+                .0
+                .contains("none of the first 2")
+        );
+    }
+}

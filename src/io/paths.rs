@@ -121,3 +121,47 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, visited: &mut HashSet<(u64, u64)>,
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walks_directories_sorted_and_survives_symlink_loops() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("p/sub")).unwrap();
+        std::fs::write(root.join("p/b.jsonl"), "{}").unwrap();
+        std::fs::write(root.join("p/sub/a.jsonl"), "{}").unwrap();
+        std::fs::write(root.join("p/s.json"), "{}").unwrap();
+        std::fs::write(root.join("p/notes.txt"), "x").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(root.join("p"), root.join("p/sub/loop")).unwrap();
+        let e = expand(&[root.join("p"), PathBuf::from("-"), root.join("missing")]);
+        let names: Vec<String> = e
+            .inputs
+            .iter()
+            .map(|i| match i {
+                Input::Path(p) => p.strip_prefix(root).unwrap().display().to_string(),
+                Input::Stdin => "-".into(),
+            })
+            .collect();
+        assert_eq!(names, ["p/b.jsonl", "p/s.json", "p/sub/a.jsonl", "-"]);
+        assert!(
+            e.problems
+                .iter()
+                .any(|d| d.code == "unreadable-path" && d.file.ends_with("missing"))
+        );
+        #[cfg(unix)]
+        assert!(e.problems.iter().any(|d| d.code == "symlink-loop"));
+    }
+
+    #[test]
+    fn explicit_files_are_taken_whatever_their_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("session.log");
+        std::fs::write(&f, "{}").unwrap();
+        let e = expand(std::slice::from_ref(&f));
+        assert_eq!(e.inputs, vec![Input::Path(f)]);
+    }
+}
