@@ -137,6 +137,16 @@ pub struct RebuildChainArgs {
     #[arg(long, value_enum, default_value_t = Replay::Current)]
     pub replay: Replay,
 
+    /// Print the `messages` Claude Code 2.1.332 sends to the model on resume instead of the
+    /// records: one {"role","content"} message per line, from the last compact boundary.
+    #[arg(long)]
+    pub api_view: bool,
+
+    /// With --api-view: the prompt of the resumed turn (adds the sentinel reply when the client
+    /// would, and the prompt, merged or separate as the client does).
+    #[arg(long, value_name = "TEXT", requires = "api_view")]
+    pub prompt: Option<String>,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = ChainFormat::Jsonl)]
     pub format: ChainFormat,

@@ -2,5 +2,6 @@
 //! Codex history reconstruction.
 
 pub mod claude;
+pub mod claude_api;
 pub mod codex;
 pub mod intern;

@@ -5,6 +5,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use crate::chain::claude::{self, Options};
+use crate::chain::claude_api::{self, api_view};
 use crate::chain::codex::{self, Replay};
 use crate::cli::{ChainFormat, GlobalArgs, RebuildChainArgs};
 use crate::formats::codex::{Era, ItemSrc};
@@ -16,6 +17,57 @@ use crate::output::progress::file_bar;
 use crate::output::render::{self, Style};
 use crate::output::{Out, eprint_diagnostics};
 use crate::{ExitStatus, Fatal};
+
+/// The closing `--json` record of `--api-view`.
+#[derive(Serialize, Debug)]
+pub struct ApiViewSummary {
+    pub kind: &'static str,
+    pub file: String,
+    pub loader: &'static str,
+    pub model: Option<String>,
+    pub messages: usize,
+    pub tokens: usize,
+    pub prompt: bool,
+    pub rules: Vec<serde_json::Value>,
+}
+
+impl ApiViewSummary {
+    fn describe(&self) -> String {
+        let rules: Vec<String> = self
+            .rules
+            .iter()
+            .map(|r| format!("{} x{}", r["rule"].as_str().unwrap_or("?"), r["count"]))
+            .collect();
+        format!(
+            "{}: {} messages sent, about {} tokens, model {}; rules: {}",
+            self.file,
+            self.messages,
+            self.tokens,
+            self.model.as_deref().unwrap_or("unknown"),
+            if rules.is_empty() {
+                "none".to_string()
+            } else {
+                rules.join(", ")
+            }
+        )
+    }
+}
+
+/// What a rebuild reports at the end.
+#[derive(Debug)]
+pub enum Report {
+    Chain(ChainSummary),
+    ApiView(ApiViewSummary),
+}
+
+impl Report {
+    fn describe(&self) -> String {
+        match self {
+            Report::Chain(c) => c.describe(),
+            Report::ApiView(a) => a.describe(),
+        }
+    }
+}
 
 /// The closing `--json` record.
 #[derive(Serialize, Debug, Default)]
@@ -110,6 +162,13 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
             ))
         })?,
     };
+    if (a.api_view || a.tip.is_some() || a.full) && format != Format::ClaudeCode {
+        return Err(Fatal(format!(
+            "{name}: --api-view, --tip and --full apply to Claude Code transcripts; this file is {}",
+            format.name()
+        ))
+        .into());
+    }
     let mut out = Out::new(g.color);
     let st = style(a.format);
     let bar = file_bar(src.name(), src.len(), g.quiet);
@@ -122,7 +181,10 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
         for d in &diags {
             out.json(d)?;
         }
-        out.json(&summary)?;
+        match &summary {
+            Report::Chain(c) => out.json(c)?,
+            Report::ApiView(v) => out.json(v)?,
+        }
     }
     out.flush()?;
     if !g.json && !g.quiet {
@@ -143,7 +205,7 @@ fn claude_chain(
     st: Option<Style>,
     out: &mut Out,
     bar: &indicatif::ProgressBar,
-) -> anyhow::Result<(Vec<Diagnostic>, ChainSummary)> {
+) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
     let t = claude::read_with_progress(src, &mut |at| bar.set_position(at))
         .map_err(|e| Fatal(format!("{}: cannot read: {e}", src.name())))?;
     bar.finish_and_clear();
@@ -153,6 +215,41 @@ fn claude_chain(
         full: a.full,
     };
     let chain = t.rebuild(&opts).map_err(|e| Fatal(format!("{}: {e}", src.name())))?;
+    let mut diags = t.diagnostics.clone();
+    diags.extend(chain.diagnostics.iter().cloned());
+    if a.api_view {
+        let view = api_view(&t, &chain, src, a.prompt.as_deref())?;
+        for (i, m) in view.messages.iter().enumerate() {
+            match st {
+                None => out.json(m)?,
+                Some(s) => out.text(&render::render(s, &render::api_block(m, i, s)))?,
+            }
+        }
+        let mut fired = view.fired.clone();
+        for (rule, n) in [("B1", chain.bridges.len()), ("B3", chain.appended)] {
+            if n > 0 {
+                fired.insert(rule, n);
+            }
+        }
+        if a.loader == claude::Loader::V2_1_332 && chain.recovered > 0 {
+            fired.insert("B2", chain.recovered);
+        }
+        let record = ApiViewSummary {
+            kind: "api_view",
+            file: t.file.clone(),
+            loader: a.loader.name(),
+            model: view.model.clone(),
+            messages: view.messages.len(),
+            tokens: view.tokens(),
+            prompt: a.prompt.is_some(),
+            rules: claude_api::ApiView {
+                fired,
+                ..Default::default()
+            }
+            .rules(),
+        };
+        return Ok((diags, Report::ApiView(record)));
+    }
     for (i, &pos) in chain.positions.iter().enumerate() {
         if let Some(s) = st {
             if chain.earlier_parts.contains(&i) {
@@ -174,8 +271,6 @@ fn claude_chain(
             ))?,
         }
     }
-    let mut diags = t.diagnostics.clone();
-    diags.extend(chain.diagnostics.iter().cloned());
     let summary = ChainSummary {
         kind: "chain",
         file: t.file.clone(),
@@ -195,7 +290,7 @@ fn claude_chain(
         earlier_parts: a.full.then(|| chain.earlier_parts.clone()),
         replay: None,
     };
-    Ok((diags, summary))
+    Ok((diags, Report::Chain(summary)))
 }
 
 fn codex_chain(
@@ -204,7 +299,7 @@ fn codex_chain(
     st: Option<Style>,
     out: &mut Out,
     bar: &indicatif::ProgressBar,
-) -> anyhow::Result<(Vec<Diagnostic>, ChainSummary)> {
+) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
     let rollout = crate::formats::codex::read_records_with_progress(src, &mut |at| bar.set_position(at))
         .map_err(|e| Fatal(format!("{}: cannot read: {e}", src.name())))?;
     bar.finish_and_clear();
@@ -278,10 +373,10 @@ fn codex_chain(
         bad_lines: rollout.bad_lines,
         ..ChainSummary::default()
     };
-    Ok((diags, summary))
+    Ok((diags, Report::Chain(summary)))
 }
 
-fn session_chain(src: &Source, st: Option<Style>, out: &mut Out) -> anyhow::Result<(Vec<Diagnostic>, ChainSummary)> {
+fn session_chain(src: &Source, st: Option<Style>, out: &mut Out) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
     let s = session::read_messages(src).map_err(|e| Fatal(format!("{}: {}", src.name(), e.0)))?;
     for (i, m) in s.messages.iter().enumerate() {
         match st {
@@ -297,5 +392,5 @@ fn session_chain(src: &Source, st: Option<Style>, out: &mut Out) -> anyhow::Resu
         end: Some("start".into()),
         ..ChainSummary::default()
     };
-    Ok((Vec::new(), summary))
+    Ok((Vec::new(), Report::Chain(summary)))
 }

@@ -183,6 +183,17 @@ pub fn claude_block(v: &Value, line: u64, style: Style) -> Block {
     }
 }
 
+/// A message of the API view (`{"role","content"}`).
+pub fn api_block(v: &Value, index: usize, style: Style) -> Block {
+    Block {
+        role: s(v, "role").unwrap_or_default(),
+        line: None,
+        timestamp: None,
+        id: Some(format!("message {}", index + 1)),
+        body: anthropic_content(v.get("content").unwrap_or(&Value::Null), style),
+    }
+}
+
 /// A Codex ResponseItem.
 pub fn codex_block(v: &Value, line: Option<u64>, style: Style) -> Block {
     let ty = s(v, "type").unwrap_or_default();

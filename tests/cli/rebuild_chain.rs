@@ -495,25 +495,25 @@ fn json_summary_record_has_stable_fields() {
     ]);
     let summary = records(&out).pop().unwrap();
     let keys: Vec<_> = summary.as_object().unwrap().keys().cloned().collect();
-    // serde_json without preserve_order sorts keys; the set is what is stable.
+    // Field order is part of the contract (cli.md: "Field order is stable").
     let want = [
-        "appended",
-        "bad_lines",
-        "bridged",
-        "duplicate_uuids",
-        "earlier_parts",
-        "end",
+        "kind",
         "file",
         "format",
-        "kind",
         "loader",
-        "messages",
-        "pruned",
-        "recovered",
         "replay",
-        "root",
+        "messages",
+        "end",
         "tip",
+        "root",
         "unreachable",
+        "duplicate_uuids",
+        "bad_lines",
+        "recovered",
+        "appended",
+        "pruned",
+        "bridged",
+        "earlier_parts",
     ];
     assert_eq!(keys, want);
     assert_eq!(summary["messages"], 7);

@@ -1,0 +1,724 @@
+//! The request Claude Code 2.1.332 sends after a resume: the send-time pipeline of
+//! `claude-code-2.1.332-resume.md` §2 applied to the loaded chain.
+//!
+//! The chain on disk is not what the model receives. From the last compact boundary on, the
+//! client keeps user and assistant rows (and `local_command` system rows, as user text),
+//! drops synthetic API-error rows, strips thinking written by another model, filters
+//! thinking-only and whitespace-only assistant rows, merges consecutive user rows with a
+//! newline seam (tool results first), regroups an assistant message split over several
+//! rows, reorders tool uses after text, removes empty text, repairs tool-result pairing,
+//! closes unanswered tool calls, and adds "No response requested." before a new prompt
+//! unless the history ends in a local command. Every rule that changes the request is
+//! counted, so a user can see why the request differs from the file.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::claude::{Chain, Kind, Sub, Transcript};
+use crate::io::Source;
+
+/// The reply the client inserts when the history ends with a user message.
+pub const SENTINEL: &str = "No response requested.";
+/// What replaces tool results that lost their call when they start the request.
+pub const ORPHANED: &str = "[Orphaned tool result removed due to conversation resume]";
+/// The result given to a tool call left unanswered in the last message.
+pub const INTERRUPTED: &str = "[Tool call interrupted: the session ended before this call's result was recorded, so its outcome is unknown. Check whether it took effect before relying on it or running it again.]";
+const NO_CONTENT: &str = "(no content)";
+const EMPTY_REMOVED: &str = "[Empty text removed]";
+
+/// Rule identifiers and what each one does, in report order.
+pub const RULES: &[(&str, &str)] = &[
+    ("A1", "whitespace-only assistant text dropped"),
+    ("A2", "local-command system rows sent as user text"),
+    ("A4", "synthetic API-error assistant rows dropped"),
+    ("A5", "thinking of another model's assistant rows stripped"),
+    ("A6", "orphaned thinking-only assistant rows dropped"),
+    ("A7", "no sentinel reply after a trailing local command"),
+    ("A8", "tool_result blocks hoisted to the front of a merged user message"),
+    ("A9", "tool_use blocks moved after the text of their message"),
+    ("A10", "empty text blocks removed or replaced"),
+    ("A11", "tool results without their call removed"),
+    ("F1", "an assistant message split over several rows regrouped"),
+    ("F2", "tool names canonicalised (Task becomes Agent)"),
+    ("F3", "thinking-only assistant message dropped"),
+    ("F4", "unanswered tool calls closed or removed"),
+    ("F5", "sentinel reply added before the prompt"),
+    ("merge", "consecutive user rows merged with a newline seam"),
+    (
+        "B1",
+        "loader: a broken parent link bridged to an entry at most 5 s older",
+    ),
+    ("B2", "loader: parallel tool calls recovered in file order"),
+    ("B3", "loader: system rows under the tip appended"),
+];
+
+/// The emulated request.
+#[derive(Debug, Default)]
+pub struct ApiView {
+    pub messages: Vec<Value>,
+    /// How often each rule changed something (the loader's B rules are added by the caller).
+    pub fired: BTreeMap<&'static str, usize>,
+    /// `message.model` of the last non-synthetic assistant row: the model the request names.
+    pub model: Option<String>,
+}
+
+impl ApiView {
+    /// ceil(bytes / 4) of the `messages` JSON sent.
+    pub fn tokens(&self) -> usize {
+        serde_json::to_vec(&self.messages).map_or(0, |b| b.len().div_ceil(4))
+    }
+
+    /// The fired rules in report order, with counts and descriptions.
+    pub fn rules(&self) -> Vec<Value> {
+        RULES
+            .iter()
+            .filter_map(|(id, what)| {
+                self.fired
+                    .get(id)
+                    .map(|n| json!({"rule": id, "count": n, "what": what}))
+            })
+            .collect()
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    User,
+    Assistant,
+}
+
+#[derive(Clone, Debug)]
+struct Row {
+    role: Role,
+    /// `Value::String` or `Value::Array` of blocks.
+    content: Value,
+    msg_id: Option<String>,
+    model: Option<String>,
+    is_meta: bool,
+    /// `isApiErrorMessage` (A4 drops it when the model is `<synthetic>`).
+    api_error: bool,
+    local_command: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Msg {
+    role: Role,
+    content: Value,
+    msg_id: Option<String>,
+}
+
+fn block_type(b: &Value) -> &str {
+    b.get("type").and_then(Value::as_str).unwrap_or("")
+}
+
+fn is_thinking(b: &Value) -> bool {
+    matches!(block_type(b), "thinking" | "redacted_thinking")
+}
+
+fn text_of(b: &Value) -> Option<&str> {
+    (block_type(b) == "text").then(|| b.get("text").and_then(Value::as_str).unwrap_or(""))
+}
+
+/// Text the client treats as no content at all (`KJe`).
+fn is_blank_text(b: &Value) -> bool {
+    text_of(b).is_some_and(|t| matches!(t.trim(), "" | NO_CONTENT | EMPTY_REMOVED))
+}
+
+fn blocks(content: &Value) -> Vec<Value> {
+    match content {
+        Value::String(s) => vec![json!({"type": "text", "text": s})],
+        Value::Array(a) => a.clone(),
+        _ => Vec::new(),
+    }
+}
+
+/// Removes what the API does not take from a block as written to the file.
+fn clean_block(mut b: Value) -> Value {
+    if let Some(o) = b.as_object_mut() {
+        o.remove("cache_control");
+        if o.get("is_error") == Some(&Value::Bool(false)) {
+            o.remove("is_error");
+        }
+    }
+    b
+}
+
+struct Pipeline {
+    fired: BTreeMap<&'static str, usize>,
+}
+
+impl Pipeline {
+    fn fire(&mut self, rule: &'static str) {
+        *self.fired.entry(rule).or_default() += 1;
+    }
+}
+
+/// Builds the request for the loaded `chain` of `t`; `prompt` adds what a resume with that
+/// prompt adds.
+pub fn api_view(t: &Transcript, chain: &Chain, src: &Source, prompt: Option<&str>) -> std::io::Result<ApiView> {
+    let mut p = Pipeline { fired: BTreeMap::new() };
+    let start = chain
+        .positions
+        .iter()
+        .rposition(|&pos| t.node(pos).is_boundary())
+        .map_or(0, |i| i + 1);
+    let mut rows = Vec::new();
+    for &pos in &chain.positions[start..] {
+        let node = t.node(pos);
+        let sendable = matches!(node.kind, Kind::User | Kind::Assistant)
+            || (node.kind == Kind::System && node.sub == Sub::LocalCommand);
+        if !sendable {
+            continue;
+        }
+        let bytes = src.read_range(node.offset, node.len as usize)?;
+        let Some(v) = parse(&bytes) else { continue };
+        if let Some(row) = row_of(&v, node.kind, &mut p) {
+            rows.push(row);
+        }
+    }
+    let model = drop_api_errors_and_find_model(&mut rows, &mut p);
+    strip_other_models_thinking(&mut rows, model.as_deref(), &mut p);
+    filter_rows(&mut rows, &mut p);
+    let sentinel = needs_sentinel(&rows, &mut p);
+    let mut msgs = merge(rows, &mut p);
+    remove_empty_text(&mut msgs, &mut p);
+    pair_tool_results(&mut msgs, &mut p);
+    // A history that now ends in an interrupted call's result gets the sentinel as well.
+    let closed = close_tool_calls(&mut msgs, &mut p);
+    if let Some(prompt) = prompt {
+        add_prompt(&mut msgs, prompt, sentinel || closed, &mut p);
+    }
+    Ok(ApiView {
+        messages: msgs
+            .into_iter()
+            .map(|m| {
+                json!({"role": match m.role { Role::User => "user", Role::Assistant => "assistant" }, "content": m.content})
+            })
+            .collect(),
+        fired: p.fired,
+        model,
+    })
+}
+
+fn parse(bytes: &[u8]) -> Option<Value> {
+    serde_json::from_slice(bytes)
+        .ok()
+        .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
+}
+
+/// Item 1: the rows sent, as (role, content).
+fn row_of(v: &Value, kind: Kind, p: &mut Pipeline) -> Option<Row> {
+    let msg = v.get("message");
+    let s = |o: Option<&Value>, k: &str| o.and_then(|o| o.get(k)).and_then(Value::as_str).map(str::to_string);
+    match kind {
+        Kind::System => {
+            p.fire("A2");
+            Some(Row {
+                role: Role::User,
+                content: Value::String(s(Some(v), "content").unwrap_or_default()),
+                msg_id: None,
+                model: None,
+                is_meta: false,
+                api_error: false,
+                local_command: true,
+            })
+        }
+        Kind::User => {
+            let content = msg?.get("content")?.clone();
+            let content = match content {
+                Value::Array(a) => Value::Array(a.into_iter().map(clean_block).collect()),
+                s @ Value::String(_) => s,
+                _ => return None,
+            };
+            Some(Row {
+                role: Role::User,
+                content,
+                msg_id: None,
+                model: None,
+                is_meta: v.get("isMeta").and_then(Value::as_bool) == Some(true),
+                api_error: false,
+                local_command: false,
+            })
+        }
+        Kind::Assistant => {
+            let content = blocks(msg?.get("content")?).into_iter().map(clean_block).collect();
+            Some(Row {
+                role: Role::Assistant,
+                content: Value::Array(content),
+                msg_id: s(msg, "id"),
+                model: s(msg, "model"),
+                is_meta: false,
+                api_error: v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true),
+                local_command: false,
+            })
+        }
+        Kind::Attachment => None,
+    }
+}
+
+/// Items 2 and 3: A4 drops synthetic API-error rows; the request model is the model of the
+/// last non-synthetic assistant row.
+fn drop_api_errors_and_find_model(rows: &mut Vec<Row>, p: &mut Pipeline) -> Option<String> {
+    let before = rows.len();
+    rows.retain(|r| !(r.role == Role::Assistant && r.api_error && r.model.as_deref() == Some("<synthetic>")));
+    for _ in rows.len()..before {
+        p.fire("A4");
+    }
+    rows.iter()
+        .rev()
+        .filter(|r| r.role == Role::Assistant)
+        .find_map(|r| r.model.clone().filter(|m| m != "<synthetic>"))
+}
+
+/// A5: assistant rows of another model lose their thinking; a row emptied so vanishes.
+fn strip_other_models_thinking(rows: &mut Vec<Row>, model: Option<&str>, p: &mut Pipeline) {
+    let Some(model) = model else { return };
+    for r in rows.iter_mut() {
+        let other = r.role == Role::Assistant && r.model.as_deref().is_some_and(|m| m != model && m != "<synthetic>");
+        if !other {
+            continue;
+        }
+        if let Value::Array(a) = &mut r.content {
+            let before = a.len();
+            a.retain(|b| !is_thinking(b));
+            if a.len() != before {
+                p.fire("A5");
+            }
+        }
+    }
+    rows.retain(|r| r.role != Role::Assistant || r.content.as_array().is_some_and(|a| !a.is_empty()));
+}
+
+/// Item 4: A6 and A1a, repeated until nothing changes.
+fn filter_rows(rows: &mut Vec<Row>, p: &mut Pipeline) {
+    loop {
+        let mut drop = vec![false; rows.len()];
+        let group_has = |id: &Option<String>, pred: &dyn Fn(&Value) -> bool| {
+            id.as_ref().is_some_and(|id| {
+                rows.iter().any(|r| {
+                    r.role == Role::Assistant
+                        && r.msg_id.as_ref() == Some(id)
+                        && r.content.as_array().is_some_and(|a| a.iter().any(pred))
+                })
+            })
+        };
+        for (i, r) in rows.iter().enumerate() {
+            if r.role != Role::Assistant {
+                continue;
+            }
+            let a = r.content.as_array().map(Vec::as_slice).unwrap_or(&[]);
+            if a.is_empty() {
+                continue;
+            }
+            if a.iter().all(is_thinking) {
+                if !group_has(&r.msg_id, &|b| !is_thinking(b)) {
+                    drop[i] = true;
+                    p.fire("A6");
+                }
+                continue;
+            }
+            let lead = a.iter().take_while(|b| is_thinking(b)).count();
+            let rest = &a[lead..];
+            if !rest.is_empty()
+                && rest.iter().all(is_blank_text)
+                && !group_has(&r.msg_id, &|b| !is_thinking(b) && !is_blank_text(b))
+            {
+                drop[i] = true;
+                p.fire("A1");
+            }
+        }
+        if !drop.contains(&true) {
+            return;
+        }
+        let mut i = 0;
+        rows.retain(|_| {
+            i += 1;
+            !drop[i - 1]
+        });
+    }
+}
+
+/// How `E6` classifies a user row by the start of its last text.
+#[derive(PartialEq, Eq)]
+enum Local {
+    Record,
+    Output,
+    Caveat,
+    Other,
+}
+
+fn classify_local(r: &Row) -> Local {
+    let last = match &r.content {
+        Value::String(s) => Some(s.as_str()),
+        Value::Array(a) => a.iter().rev().find_map(text_of),
+        _ => None,
+    };
+    let Some(t) = last else { return Local::Other };
+    if t.starts_with("<command-name>") {
+        Local::Record
+    } else if t.starts_with("<local-command-stdout>") || t.starts_with("<local-command-stderr>") {
+        Local::Output
+    } else if t.starts_with("<local-command-caveat>") && r.is_meta {
+        Local::Caveat
+    } else if t.starts_with('/') && !r.is_meta {
+        Local::Record
+    } else {
+        Local::Other
+    }
+}
+
+/// Item 5 (A7): the sentinel is added when the last conversation row is a user row, unless
+/// the history ends in a local command written as [caveat (meta), command, output].
+fn needs_sentinel(rows: &[Row], p: &mut Pipeline) -> bool {
+    let convo: Vec<&Row> = rows.iter().filter(|r| !r.local_command).collect();
+    let Some(last) = convo.last() else { return false };
+    if last.role != Role::User {
+        return false;
+    }
+    let mut passed = false;
+    for r in convo.iter().rev() {
+        if r.role != Role::User {
+            break;
+        }
+        match classify_local(r) {
+            Local::Output | Local::Record => passed = true,
+            Local::Caveat if passed => {
+                p.fire("A7");
+                return false;
+            }
+            _ => break,
+        }
+    }
+    true
+}
+
+/// Item 6: user rows merge into a directly preceding user message (newline seam, tool
+/// results first); assistant rows merge into the latest assistant message with their
+/// `message.id`, looking back over assistant messages and tool-result user messages.
+fn merge(rows: Vec<Row>, p: &mut Pipeline) -> Vec<Msg> {
+    let mut msgs: Vec<Msg> = Vec::new();
+    for r in rows {
+        match r.role {
+            Role::User => match msgs.last_mut() {
+                Some(last) if last.role == Role::User => {
+                    p.fire("merge");
+                    merge_user(last, &r.content, p);
+                }
+                _ => msgs.push(Msg {
+                    role: Role::User,
+                    content: r.content,
+                    msg_id: None,
+                }),
+            },
+            Role::Assistant => {
+                let mut content = blocks(&r.content);
+                canonical_tool_names(&mut content, p);
+                let target = r.msg_id.as_ref().and_then(|id| {
+                    for (j, m) in msgs.iter().enumerate().rev() {
+                        match m.role {
+                            Role::Assistant if m.msg_id.as_ref() == Some(id) => return Some(j),
+                            Role::Assistant => {}
+                            Role::User if has_tool_result(&m.content) => {}
+                            Role::User => return None,
+                        }
+                    }
+                    None
+                });
+                match target {
+                    Some(j) => {
+                        if j + 1 != msgs.len() {
+                            p.fire("F1");
+                        }
+                        let mut merged = blocks(&msgs[j].content);
+                        merged.extend(content);
+                        let merged = drop_inner_whitespace(merged, p);
+                        msgs[j].content = Value::Array(tool_uses_last(merged, p));
+                    }
+                    None => msgs.push(Msg {
+                        role: Role::Assistant,
+                        content: Value::Array(tool_uses_last(content, p)),
+                        msg_id: r.msg_id,
+                    }),
+                }
+            }
+        }
+    }
+    msgs
+}
+
+fn has_tool_result(content: &Value) -> bool {
+    content
+        .as_array()
+        .is_some_and(|a| a.iter().any(|b| block_type(b) == "tool_result"))
+}
+
+fn merge_user(last: &mut Msg, next: &Value, p: &mut Pipeline) {
+    let mut merged = blocks(&last.content);
+    let add = blocks(next);
+    if let (Some(prev), Some(first)) = (merged.last_mut(), add.first())
+        && block_type(prev) == "text"
+        && block_type(first) == "text"
+        && let Some(Value::String(t)) = prev.get_mut("text")
+    {
+        t.push('\n');
+    }
+    merged.extend(add);
+    // A8: tool results first, each group in its order.
+    let (mut hoisted, others): (Vec<Value>, Vec<Value>) =
+        merged.iter().cloned().partition(|b| block_type(b) == "tool_result");
+    hoisted.extend(others);
+    if hoisted != merged {
+        p.fire("A8");
+    }
+    last.content = Value::Array(hoisted);
+}
+
+/// A1b: whitespace-only text inside a regrouped message goes, unless it sits between two
+/// thinking blocks; if nothing but thinking would remain, the list is kept as it was.
+fn drop_inner_whitespace(blocks: Vec<Value>, p: &mut Pipeline) -> Vec<Value> {
+    let keep: Vec<bool> = (0..blocks.len())
+        .map(|i| {
+            let b = &blocks[i];
+            let ws = text_of(b).is_some_and(|t| !t.is_empty() && t.trim().is_empty());
+            if !ws {
+                return true;
+            }
+            let before = i > 0 && is_thinking(&blocks[i - 1]);
+            let after = blocks.get(i + 1).is_some_and(is_thinking);
+            before && after
+        })
+        .collect();
+    if keep.iter().all(|&k| k) {
+        return blocks;
+    }
+    let filtered: Vec<Value> = blocks
+        .iter()
+        .zip(&keep)
+        .filter(|(_, k)| **k)
+        .map(|(b, _)| b.clone())
+        .collect();
+    if !filtered.iter().any(|b| !is_thinking(b)) {
+        return blocks;
+    }
+    p.fire("A1");
+    filtered
+}
+
+/// A9 (`Ter`): when anything but a tool use follows a tool use, all tool uses move to the
+/// end in their order — except a thinking block that follows [thinking, tool_use…].
+fn tool_uses_last(blocks: Vec<Value>, p: &mut Pipeline) -> Vec<Value> {
+    let is_tu = |b: &Value| block_type(b) == "tool_use";
+    let mut seen_tu = false;
+    let mut trigger = false;
+    for (j, b) in blocks.iter().enumerate() {
+        if is_tu(b) {
+            seen_tu = true;
+            continue;
+        }
+        if !seen_tu {
+            continue;
+        }
+        if is_thinking(b) {
+            let run = blocks[..j].iter().rev().take_while(|x| is_tu(x)).count();
+            if run > 0 && j > run && is_thinking(&blocks[j - run - 1]) {
+                continue;
+            }
+        }
+        trigger = true;
+        break;
+    }
+    if !trigger {
+        return blocks;
+    }
+    p.fire("A9");
+    let (tus, others): (Vec<Value>, Vec<Value>) = blocks.into_iter().partition(|b| is_tu(b));
+    let mut out = others;
+    out.extend(tus);
+    out
+}
+
+/// F2: legacy tool names as the current tool list spells them.
+fn canonical_tool_names(blocks: &mut [Value], p: &mut Pipeline) {
+    for b in blocks.iter_mut() {
+        if block_type(b) == "tool_use" && b.get("name").and_then(Value::as_str) == Some("Task") {
+            b["name"] = Value::String("Agent".into());
+            p.fire("F2");
+        }
+    }
+}
+
+/// Item 7 (A10): empty text blocks leave assistant messages; between two thinking blocks one
+/// becomes a marker; an emptied message that is not last says "(no content)".
+fn remove_empty_text(msgs: &mut [Msg], p: &mut Pipeline) {
+    let n = msgs.len();
+    for (i, m) in msgs.iter_mut().enumerate() {
+        if m.role != Role::Assistant {
+            continue;
+        }
+        let Value::Array(a) = &m.content else { continue };
+        let mut out = Vec::with_capacity(a.len());
+        let mut changed = false;
+        for (k, b) in a.iter().enumerate() {
+            if text_of(b) == Some("") {
+                changed = true;
+                let between = k > 0 && is_thinking(&a[k - 1]) && a.get(k + 1).is_some_and(is_thinking);
+                if between {
+                    out.push(json!({"type": "text", "text": EMPTY_REMOVED}));
+                }
+                continue;
+            }
+            out.push(b.clone());
+        }
+        if out.is_empty() && i + 1 != n {
+            out.push(json!({"type": "text", "text": NO_CONTENT}));
+            changed = true;
+        }
+        if changed {
+            p.fire("A10");
+            m.content = Value::Array(out);
+        }
+    }
+}
+
+fn tool_use_ids(m: &Msg) -> Vec<String> {
+    m.content
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|b| block_type(b) == "tool_use")
+                .filter_map(|b| b.get("id").and_then(Value::as_str).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Item 8 (A11, `ensureToolResultPairing`).
+fn pair_tool_results(msgs: &mut Vec<Msg>, p: &mut Pipeline) {
+    let mut out: Vec<Msg> = Vec::with_capacity(msgs.len());
+    for (i, mut m) in std::mem::take(msgs).into_iter().enumerate() {
+        if m.role == Role::User
+            && let Value::Array(a) = &m.content
+            && a.iter().any(|b| block_type(b) == "tool_result")
+        {
+            let allowed: Vec<String> = match out.last() {
+                Some(prev) if prev.role == Role::Assistant => tool_use_ids(prev),
+                _ => Vec::new(),
+            };
+            let kept: Vec<Value> = a
+                .iter()
+                .filter(|b| {
+                    block_type(b) != "tool_result"
+                        || b.get("tool_use_id")
+                            .and_then(Value::as_str)
+                            .is_some_and(|id| allowed.iter().any(|x| x == id))
+                })
+                .cloned()
+                .collect();
+            if kept.len() != a.len() {
+                p.fire("A11");
+                if kept.is_empty() {
+                    if i == 0 {
+                        m.content = json!([{"type": "text", "text": ORPHANED}]);
+                        out.push(m);
+                    }
+                    continue;
+                }
+                m.content = Value::Array(kept);
+            }
+        }
+        out.push(m);
+    }
+    *msgs = out;
+}
+
+/// Item 9 (F4): a tool call without its result is closed with an error result when it is in
+/// the last message, and removed elsewhere (with its message, if nothing else is left).
+/// Returns whether the history now ends in such a closing result.
+fn close_tool_calls(msgs: &mut Vec<Msg>, p: &mut Pipeline) -> bool {
+    let n = msgs.len();
+    let mut drop = vec![false; n];
+    let mut closing: Option<Vec<String>> = None;
+    for i in 0..n {
+        if msgs[i].role != Role::Assistant {
+            continue;
+        }
+        let answered: Vec<String> = msgs
+            .get(i + 1)
+            .filter(|m| m.role == Role::User)
+            .and_then(|m| m.content.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter(|b| block_type(b) == "tool_result")
+                    .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str).map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let open: Vec<String> = tool_use_ids(&msgs[i])
+            .into_iter()
+            .filter(|id| !answered.contains(id))
+            .collect();
+        if open.is_empty() {
+            continue;
+        }
+        p.fire("F4");
+        if i + 1 == n {
+            closing = Some(open);
+            continue;
+        }
+        if let Value::Array(a) = &mut msgs[i].content {
+            a.retain(|b| {
+                !(block_type(b) == "tool_use"
+                    && b.get("id")
+                        .and_then(Value::as_str)
+                        .is_some_and(|id| open.iter().any(|x| x == id)))
+            });
+            if a.iter().all(is_thinking) {
+                drop[i] = true;
+            }
+        }
+    }
+    if drop.contains(&true) {
+        let mut k = 0;
+        msgs.retain(|_| {
+            k += 1;
+            !drop[k - 1]
+        });
+    }
+    let Some(open) = closing else { return false };
+    {
+        let results: Vec<Value> = open
+            .iter()
+            .map(|id| json!({"type": "tool_result", "content": INTERRUPTED, "is_error": true, "tool_use_id": id}))
+            .collect();
+        msgs.push(Msg {
+            role: Role::User,
+            content: Value::Array(results),
+            msg_id: None,
+        });
+    }
+    true
+}
+
+/// Item 9, end (F5 as refined by A7): the sentinel reply, then the prompt — merged into a
+/// final user message when there is no sentinel.
+fn add_prompt(msgs: &mut Vec<Msg>, prompt: &str, sentinel: bool, p: &mut Pipeline) {
+    let ends_with_user = msgs.last().is_some_and(|m| m.role == Role::User);
+    let prompt_block = json!([{"type": "text", "text": prompt}]);
+    if ends_with_user && sentinel {
+        p.fire("F5");
+        msgs.push(Msg {
+            role: Role::Assistant,
+            content: json!([{"type": "text", "text": SENTINEL}]),
+            msg_id: None,
+        });
+    } else if ends_with_user && let Some(last) = msgs.last_mut() {
+        merge_user(last, &prompt_block, p);
+        return;
+    }
+    msgs.push(Msg {
+        role: Role::User,
+        content: prompt_block,
+        msg_id: None,
+    });
+}
