@@ -186,6 +186,7 @@ pub fn api_view(t: &Transcript, chain: &Chain, src: &Source, prompt: Option<&str
     pair_tool_results(&mut msgs, &mut p);
     // A history that now ends in an interrupted call's result gets the sentinel as well.
     let closed = close_tool_calls(&mut msgs, &mut p);
+    merge_adjacent(&mut msgs, &mut p);
     if let Some(prompt) = prompt {
         add_prompt(&mut msgs, prompt, sentinel || closed, &mut p);
     }
@@ -427,9 +428,7 @@ fn merge(rows: Vec<Row>, p: &mut Pipeline) -> Vec<Msg> {
                 });
                 match target {
                     Some(j) => {
-                        if j + 1 != msgs.len() {
-                            p.fire("F1");
-                        }
+                        p.fire("F1");
                         let mut merged = blocks(&msgs[j].content);
                         merged.extend(content);
                         let merged = drop_inner_whitespace(merged, p);
@@ -564,7 +563,8 @@ fn remove_empty_text(msgs: &mut [Msg], p: &mut Pipeline) {
                 changed = true;
                 let between = k > 0 && is_thinking(&a[k - 1]) && a.get(k + 1).is_some_and(is_thinking);
                 if between {
-                    out.push(json!({"type": "text", "text": EMPTY_REMOVED}));
+                    // The client builds this block fresh, with an empty citation list.
+                    out.push(json!({"type": "text", "text": EMPTY_REMOVED, "citations": []}));
                 }
                 continue;
             }
@@ -698,6 +698,28 @@ fn close_tool_calls(msgs: &mut Vec<Msg>, p: &mut Pipeline) -> bool {
         });
     }
     true
+}
+
+/// Messages left next to one of the same role, after A11 or F4 removed what stood between
+/// them, are merged as rows are: user messages with the newline seam and tool results first,
+/// assistant messages by concatenation.
+fn merge_adjacent(msgs: &mut Vec<Msg>, p: &mut Pipeline) {
+    let mut out: Vec<Msg> = Vec::with_capacity(msgs.len());
+    for m in std::mem::take(msgs) {
+        match out.last_mut() {
+            Some(last) if last.role == m.role && m.role == Role::User => {
+                p.fire("merge");
+                merge_user(last, &m.content, p);
+            }
+            Some(last) if last.role == m.role => {
+                let mut merged = blocks(&last.content);
+                merged.extend(blocks(&m.content));
+                last.content = Value::Array(merged);
+            }
+            _ => out.push(m),
+        }
+    }
+    *msgs = out;
 }
 
 /// Item 9, end (F5 as refined by A7): the sentinel reply, then the prompt — merged into a

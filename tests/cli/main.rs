@@ -1,6 +1,7 @@
 //! Integration tests: they run the `cctool` binary on the project's fixtures and on the
 //! shared samples (`../shared/samples`, read in place, never copied) and assert exact output.
 
+mod api_view;
 mod docs;
 mod input;
 mod props;

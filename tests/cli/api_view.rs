@@ -1,0 +1,281 @@
+#![allow(non_snake_case)] // test names are the sample names
+//! `cctool rebuild-chain --api-view`: the request Claude Code 2.1.332 sends on resume.
+//! Every expected request here is what the real client sent (`NAME.sent.json`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::{cctool, fixture, records, root, sample, stdout_of};
+
+fn view(path: &Path) -> Vec<Value> {
+    records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        "--prompt",
+        "say ok",
+        path.to_str().unwrap(),
+    ]))
+}
+
+fn expected(path: &Path) -> Vec<Value> {
+    let sent = path.with_extension("sent.json");
+    let v: Value = serde_json::from_slice(&std::fs::read(&sent).unwrap()).unwrap();
+    v.as_array().unwrap().clone()
+}
+
+fn assert_same(path: &Path) {
+    let got = view(path);
+    let want = expected(path);
+    assert_eq!(got.len(), want.len(), "{}: message count", path.display());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g, w, "{}: message {i}", path.display());
+    }
+}
+
+macro_rules! resume_cases {
+    ($($name:ident),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            assert_same(&sample(&format!("claude-code/resume-2.1.332/{}.jsonl", stringify!($name))));
+        }
+    )*};
+}
+
+resume_cases!(
+    A10_empty_text_block,
+    A11_orphan_tool_result_first,
+    A1_whitespace_entry,
+    A2_local_command_system,
+    A4_api_error,
+    A5_other_model_thinking,
+    A6_orphan_thinking_entry,
+    A7_exit_caveat_not_meta,
+    A7_exit_with_caveat,
+    A7_exit_without_caveat,
+    A7_plain_prompt_last,
+    A8_hoist_tool_results,
+    A9_split_tool_use_then_text,
+    A9_tool_use_before_text,
+    B1_cycle,
+    B1_future_not_target,
+    B1_gap_3s,
+    B1_gap_5000ms,
+    B1_gap_5001ms,
+    B1_gap_6s,
+    B1_newest_by_timestamp,
+    B1_newest_by_timestamp_fileorder,
+    B1_progress_not_target,
+    B1_self_parent,
+    B1_side_absent_vs_false,
+    B1_sidechain_not_target,
+    B1_tie_earliest_in_file,
+    B1_two_hops,
+    B2_parallel_file_order,
+    B4_last_row_newer_descendant,
+    B4_last_row_not_newest_leaf,
+    B4_last_row_system_above_leaf,
+);
+
+#[test]
+fn every_resume_sample_has_a_test() {
+    let dir = sample("claude-code/resume-2.1.332");
+    let n = std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().to_string_lossy().ends_with(".sent.json"))
+        .count();
+    assert_eq!(n, 32, "a new resume sample needs its own test above");
+}
+
+/// The project's own combinations, each request captured from the real client.
+const OWN: &[(&str, &[&str])] = &[
+    ("a1_a8_one_merged_message", &["A1", "A8", "F1", "merge"]),
+    ("a5_split_rows_other_model", &["A5", "A9", "F1", "F2", "merge"]),
+    ("a11_after_compaction", &["A8", "A11", "merge"]),
+    ("a2_a4_a6_a10_exit", &["A2", "A4", "A6", "A7", "A10", "merge"]),
+    ("f4_middle_and_last", &["F1", "F4", "F5", "merge"]),
+];
+
+#[test]
+fn own_fixtures_match_the_real_client_and_fire_their_rules() {
+    for (name, rules) in OWN {
+        let path = fixture(&format!("claude/api/{name}.jsonl"));
+        assert_same(&path);
+        let out = stdout_of(&[
+            "rebuild-chain",
+            "--api-view",
+            "--prompt",
+            "say ok",
+            "--json",
+            path.to_str().unwrap(),
+        ]);
+        let last = records(&out).pop().unwrap();
+        assert_eq!(last["kind"], "api_view");
+        let fired: Vec<&str> = last["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["rule"].as_str().unwrap())
+            .collect();
+        assert_eq!(&fired, rules, "{name}");
+    }
+}
+
+#[test]
+fn json_record_reports_model_tokens_and_loader_rules() {
+    let path = sample("claude-code/resume-2.1.332/B2_parallel_file_order.jsonl");
+    let out = stdout_of(&[
+        "rebuild-chain",
+        "--api-view",
+        "--prompt",
+        "say ok",
+        "--json",
+        path.to_str().unwrap(),
+    ]);
+    let recs = records(&out);
+    let last = recs.last().unwrap();
+    let keys: Vec<&str> = last.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "kind", "file", "loader", "model", "messages", "tokens", "prompt", "rules"
+        ]
+    );
+    assert_eq!(last["model"], "claude-opus-4-5-20251101");
+    let messages: Vec<&Value> = recs.iter().filter(|r| r.get("role").is_some()).collect();
+    assert_eq!(last["messages"], messages.len());
+    let sent = serde_json::to_vec(&messages).unwrap();
+    assert_eq!(last["tokens"], sent.len().div_ceil(4));
+    assert!(
+        last["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["rule"] == "B2" && r["count"] == 4)
+    );
+}
+
+#[test]
+fn without_a_prompt_there_is_no_sentinel_and_no_prompt() {
+    let path = sample("claude-code/resume-2.1.332/A7_plain_prompt_last.jsonl");
+    let recs = records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        path.to_str().unwrap(),
+    ]));
+    assert_eq!(recs.len(), 3);
+    assert_eq!(recs[2], serde_json::json!({"role": "user", "content": "unanswered"}));
+}
+
+#[test]
+fn api_view_renders_for_reading_and_refuses_other_formats() {
+    let path = fixture("claude/api/f4_middle_and_last.jsonl");
+    let text = stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        "--prompt",
+        "say ok",
+        "--format",
+        "text",
+        path.to_str().unwrap(),
+    ]);
+    assert!(
+        text.contains("── assistant · message 4\nNo response requested."),
+        "{text}"
+    );
+    let codex = sample("codex/synthetic/synthetic_remote_compaction.jsonl");
+    let out = cctool()
+        .args(["rebuild-chain", "--api-view", codex.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = cctool()
+        .args(["rebuild-chain", "--prompt", "x", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "--prompt needs --api-view");
+}
+
+// ---- the real client, when installed --------------------------------------------------------
+
+fn realclient() -> Option<PathBuf> {
+    let script = root().join("../shared/tools/realclient/cc-resume-view.sh");
+    let home = std::env::var_os("CCTOOL_REALCLIENTS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cctool-realclients")))?;
+    let bin = home.join("cc/node_modules/@anthropic-ai/claude-code/bin/claude.exe");
+    (script.exists() && bin.exists()).then_some(script)
+}
+
+/// Removes what the client adds by itself (realclient README): system-role messages,
+/// `<system-reminder>` blocks of the last user message, `cache_control`, `is_error: false`.
+fn normalise(sent: &Value) -> Vec<Value> {
+    fn clean(v: &mut Value) {
+        match v {
+            Value::Object(o) => {
+                o.remove("cache_control");
+                if o.get("is_error") == Some(&Value::Bool(false)) {
+                    o.remove("is_error");
+                }
+                o.values_mut().for_each(clean);
+            }
+            Value::Array(a) => a.iter_mut().for_each(clean),
+            _ => {}
+        }
+    }
+    let mut msgs: Vec<Value> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .cloned()
+        .collect();
+    if let Some(Value::Array(blocks)) = msgs.last_mut().and_then(|m| m.get_mut("content")) {
+        blocks.retain(|b| !b["text"].as_str().is_some_and(|t| t.starts_with("<system-reminder>")));
+    }
+    msgs.iter_mut().for_each(clean);
+    msgs
+}
+
+#[test]
+fn real_samples_match_the_installed_real_client() {
+    let Some(script) = realclient() else {
+        eprintln!("SKIPPED: Claude Code 2.1.332 is not installed (run ../shared/tools/realclient/install.sh)");
+        return;
+    };
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in ["claude-code/real", "claude-code/real-excerpts"] {
+        for e in std::fs::read_dir(sample(dir)).unwrap() {
+            files.push(e.unwrap().path());
+        }
+    }
+    files.sort();
+    let mut compared = 0;
+    for f in &files {
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .arg(f)
+            .arg("say ok")
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            eprintln!(
+                "SKIPPED {}: the client sent no request ({})",
+                f.display(),
+                String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
+            );
+            continue;
+        }
+        let sent: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(view(f), normalise(&sent), "{}", f.display());
+        compared += 1;
+    }
+    eprintln!(
+        "compared {compared} of {} real transcripts with the real client",
+        files.len()
+    );
+    assert!(compared > 0);
+}
