@@ -12,6 +12,7 @@ pub mod formats;
 pub mod io;
 pub mod model;
 pub mod output;
+pub mod summary;
 
 use std::ffi::OsString;
 

@@ -129,6 +129,11 @@ impl Node {
         self.side == Side::True
     }
 
+    /// The interned `parentUuid` as written (after progress bridging), if it is a uuid.
+    pub fn parent_id(&self) -> Option<u32> {
+        (self.parent < INVALID).then_some(self.parent)
+    }
+
     pub fn is_boundary(&self) -> bool {
         self.kind == Kind::System && self.sub == Sub::CompactBoundary
     }

@@ -291,6 +291,8 @@ mod tests {
         let history = vec![user("oldest"), user(&big), user("newest")];
         let c = Compacted {
             line: 1,
+            offset: 0,
+            len: 0,
             message: "S".into(),
             replacement_history: None,
             timestamp: None,

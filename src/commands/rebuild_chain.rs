@@ -9,7 +9,7 @@ use crate::chain::claude_api::{self, api_view};
 use crate::chain::codex::{self, Replay};
 use crate::cli::{ChainFormat, GlobalArgs, RebuildChainArgs};
 use crate::formats::codex::{Era, ItemSrc};
-use crate::formats::{self, session};
+use crate::formats::session;
 use crate::io::{Input, Source};
 use crate::model::Format;
 use crate::model::diag::{Diagnostic, Severity};
@@ -152,16 +152,7 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
         Input::Path(a.file.clone())
     };
     let name = input.display_name();
-    let src = Source::open(&input, g.mmap).map_err(|e| Fatal(format!("{name}: cannot read: {e}")))?;
-    let format = match g.input_format {
-        Some(f) => f,
-        None => formats::detect(&src).map_err(|u| {
-            Fatal(format!(
-                "{name}: not a Claude Code transcript, Codex rollout or cctool session ({}); use --input-format to say which it is",
-                u.0
-            ))
-        })?,
-    };
+    let (src, format) = super::open_session(&input, g).map_err(Fatal)?;
     if (a.api_view || a.tip.is_some() || a.full) && format != Format::ClaudeCode {
         return Err(Fatal(format!(
             "{name}: --api-view, --tip and --full apply to Claude Code transcripts; this file is {}",

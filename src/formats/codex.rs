@@ -140,6 +140,9 @@ pub enum Record {
 #[derive(Clone, Debug)]
 pub struct Compacted {
     pub line: u64,
+    /// The payload's byte range in the file (window fields, item bodies are read from it).
+    pub offset: u64,
+    pub len: u64,
     pub message: String,
     pub replacement_history: Option<Vec<Item>>,
     pub timestamp: Option<String>,
@@ -462,6 +465,8 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
                 });
                 Record::Compacted(Compacted {
                     line: no,
+                    offset: offset_in(line, raw),
+                    len: raw.len() as u64,
                     message: body.message.as_str().unwrap_or("").to_string(),
                     replacement_history,
                     timestamp: opt(&env.timestamp),

@@ -17,6 +17,10 @@ struct Doc<'a> {
     version: Option<LNum>,
     #[serde(default)]
     schema_version: Option<LNum>,
+    #[serde(default)]
+    session_id: Option<serde_json::Value>,
+    #[serde(default)]
+    id: Option<serde_json::Value>,
     #[serde(borrow)]
     messages: Option<&'a RawValue>,
 }
@@ -25,6 +29,7 @@ struct Doc<'a> {
 #[derive(Debug)]
 pub struct SessionMessages {
     pub version: Option<i64>,
+    pub session_id: Option<String>,
     pub messages: Vec<Vec<u8>>,
 }
 
@@ -52,8 +57,10 @@ pub fn read_messages(src: &Source) -> Result<SessionMessages, SessionError> {
         .ok_or_else(|| SessionError("`messages` is missing".into()))?;
     let items: Vec<&RawValue> =
         serde_json::from_str(raw.get()).map_err(|_| SessionError("`messages` is not an array".into()))?;
+    let session_id = doc.session_id.or(doc.id).and_then(|v| v.as_str().map(str::to_string));
     Ok(SessionMessages {
         version,
+        session_id,
         messages: items.iter().map(|m| minify(m.get().as_bytes())).collect(),
     })
 }

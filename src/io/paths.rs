@@ -60,6 +60,37 @@ pub fn expand(args: &[PathBuf]) -> Expanded {
     out
 }
 
+/// The user's own session stores: `$CLAUDE_CONFIG_DIR/projects` (default
+/// `~/.claude/projects`), `$CODEX_HOME/sessions` and `$CODEX_HOME/archived_sessions` (default
+/// `~/.codex`). Returns those that exist, and a note for each that does not.
+pub fn default_stores() -> (Vec<PathBuf>, Vec<String>) {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let env_dir = |var: &str, fallback: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(fallback)))
+    };
+    let mut candidates = Vec::new();
+    if let Some(c) = env_dir("CLAUDE_CONFIG_DIR", ".claude") {
+        candidates.push(("Claude Code", c.join("projects")));
+    }
+    if let Some(c) = env_dir("CODEX_HOME", ".codex") {
+        candidates.push(("Codex", c.join("sessions")));
+        candidates.push(("Codex", c.join("archived_sessions")));
+    }
+    let mut found = Vec::new();
+    let mut notes = Vec::new();
+    for (agent, dir) in candidates {
+        if dir.is_dir() {
+            found.push(dir);
+        } else {
+            notes.push(format!("no {agent} store at {}", dir.display()));
+        }
+    }
+    (found, notes)
+}
+
 #[cfg(unix)]
 fn dir_key(m: &std::fs::Metadata) -> (u64, u64) {
     use std::os::unix::fs::MetadataExt;

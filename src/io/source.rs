@@ -34,7 +34,7 @@ pub enum MmapChoice {
 }
 
 /// What the user named: a path, or standard input.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Input {
     Path(PathBuf),
     Stdin,
@@ -174,6 +174,19 @@ impl Source {
                 Ok(std::borrow::Cow::Owned(buf))
             }
         }
+    }
+
+    /// Whether any of `needles` occurs in the file. Chunks end on line boundaries and no needle
+    /// holds a newline, so a match can never straddle two chunks.
+    pub fn contains_any(&self, needles: &[&[u8]]) -> io::Result<bool> {
+        let finders: Vec<memchr::memmem::Finder<'_>> = needles.iter().map(|n| memchr::memmem::Finder::new(n)).collect();
+        let mut found = false;
+        self.for_each_chunk(|_, chunk, _| {
+            if !found {
+                found = finders.iter().any(|f| f.find(chunk).is_some());
+            }
+        })?;
+        Ok(found)
     }
 
     /// Feeds the content to `sink` in order, as slices that never split a line unless the

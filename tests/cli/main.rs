@@ -3,6 +3,7 @@
 
 mod api_view;
 mod docs;
+mod extract_summary;
 mod input;
 mod props;
 mod rebuild_chain;

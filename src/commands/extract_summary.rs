@@ -1,0 +1,293 @@
+//! `cctool extract-summary [PATH...]`: every compaction summary, in parallel over files.
+
+use std::io::{IsTerminal, Write};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::chain::{claude, codex};
+use crate::cli::{ExtractSummaryArgs, GlobalArgs};
+use crate::formats::{self, session};
+use crate::io::paths::{default_stores, expand};
+use crate::io::{Input, Source};
+use crate::model::Format;
+use crate::model::diag::{Diagnostic, Severity};
+use crate::output::Out;
+use crate::output::sanitize::escape_str;
+use crate::summary::{self, Options, SummaryRecord};
+use crate::{ExitStatus, Fatal};
+
+/// Markers at least one of which a file with any compaction holds. Files without them are
+/// never parsed: most sessions never compact.
+const MARKERS: &[&[u8]] = &[
+    b"compact_boundary",
+    b"\"compacted\"",
+    b"isCompactSummary",
+    b"\"summary\"",
+];
+
+/// What one file gave.
+enum Outcome {
+    Records(Vec<SummaryRecord>, u64),
+    /// Found while walking a directory, and not a session (sidecar metadata, indexes).
+    NotSession(String),
+    Error(String),
+}
+
+#[derive(Serialize)]
+struct Total {
+    kind: &'static str,
+    files: usize,
+    summaries: usize,
+    current: usize,
+    without_current: usize,
+    skipped: usize,
+    errors: usize,
+    bad_lines: u64,
+}
+
+pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus> {
+    let mut diags = Vec::new();
+    let paths = if a.paths.is_empty() {
+        let (found, notes) = default_stores();
+        for n in notes {
+            if !g.quiet {
+                eprintln!("cctool: {}", escape_str(&n));
+            }
+        }
+        if found.is_empty() {
+            return Err(Fatal("no session stores found; name files or directories to read".into()).into());
+        }
+        found
+    } else {
+        a.paths.clone()
+    };
+    let named: std::collections::HashSet<Input> = a
+        .paths
+        .iter()
+        .filter(|p| p.as_os_str() == "-" || p.is_file())
+        .map(|p| {
+            if p.as_os_str() == "-" {
+                Input::Stdin
+            } else {
+                Input::Path(p.clone())
+            }
+        })
+        .collect();
+    let expanded = expand(&paths);
+    diags.extend(expanded.problems.iter().cloned());
+    let inputs = expanded.inputs;
+    let bar = files_bar(inputs.len(), g.quiet);
+    let opts = Options {
+        strip_template: a.strip_template,
+        all_events: a.all_events,
+    };
+    let outcomes: Vec<Outcome> = inputs
+        .par_iter()
+        .map(|input| {
+            let o = one_file(input, g, a, opts, named.contains(input));
+            bar.inc(1);
+            o
+        })
+        .collect();
+    bar.finish_and_clear();
+
+    let mut out = Out::new(g.color);
+    let mut total = Total {
+        kind: "total",
+        files: 0,
+        summaries: 0,
+        current: 0,
+        without_current: 0,
+        skipped: 0,
+        errors: expanded
+            .problems
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count(),
+        bad_lines: 0,
+    };
+    for (input, outcome) in inputs.iter().zip(outcomes) {
+        match outcome {
+            Outcome::Records(records, bad) => {
+                total.files += 1;
+                total.bad_lines += bad;
+                let has_current = records.iter().any(|r| r.current);
+                if !has_current {
+                    total.without_current += 1;
+                }
+                for r in records.iter().filter(|r| !a.current || r.current) {
+                    if r.kind == "summary" {
+                        total.summaries += 1;
+                        total.current += usize::from(r.current);
+                    }
+                    if g.json {
+                        out.json(r)?;
+                    } else {
+                        out.text(&render(r))?;
+                    }
+                }
+            }
+            Outcome::NotSession(why) => {
+                total.skipped += 1;
+                diags.push(Diagnostic::new(
+                    input.display_name(),
+                    None,
+                    "not-a-session",
+                    Severity::Info,
+                    why,
+                ));
+            }
+            Outcome::Error(msg) => {
+                total.errors += 1;
+                diags.push(Diagnostic::new(
+                    input.display_name(),
+                    None,
+                    "unreadable",
+                    Severity::Error,
+                    msg,
+                ));
+            }
+        }
+    }
+    if g.json {
+        for d in &diags {
+            out.json(d)?;
+        }
+        out.json(&total)?;
+    }
+    out.flush()?;
+    if !g.json && !g.quiet {
+        let mut e = std::io::stderr().lock();
+        for d in diags.iter().filter(|d| d.severity > Severity::Info) {
+            let _ = writeln!(e, "cctool: {}", escape_str(&d.to_string()));
+        }
+        let mut line = format!(
+            "cctool: {} files, {} summaries ({} current)",
+            total.files, total.summaries, total.current
+        );
+        if total.skipped > 0 {
+            line.push_str(&format!(", {} files skipped as not sessions", total.skipped));
+        }
+        if total.bad_lines > 0 {
+            line.push_str(&format!(
+                ", {} unreadable lines (see `cctool rebuild-chain --json`)",
+                total.bad_lines
+            ));
+        }
+        let _ = writeln!(e, "{line}");
+    }
+    Ok(if total.errors > 0 {
+        ExitStatus::Error
+    } else if a.current && total.without_current > 0 {
+        ExitStatus::Negative
+    } else {
+        ExitStatus::Success
+    })
+}
+
+fn files_bar(n: usize, quiet: bool) -> ProgressBar {
+    if quiet || n < 50 || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("extract-summary {wide_bar} {pos}/{len} files ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+fn one_file(input: &Input, g: &GlobalArgs, a: &ExtractSummaryArgs, opts: Options, named: bool) -> Outcome {
+    let (src, format) = match super::open_session(input, g) {
+        Ok(x) => x,
+        Err(msg) if named => return Outcome::Error(msg),
+        Err(msg) => return Outcome::NotSession(msg),
+    };
+    match extract(&src, format, a, opts) {
+        Ok(o) => o,
+        Err(e) => Outcome::Error(format!("{}: {e}", src.name())),
+    }
+}
+
+fn extract(src: &Source, format: Format, a: &ExtractSummaryArgs, opts: Options) -> std::io::Result<Outcome> {
+    if format != Format::CctoolSession && !src.contains_any(MARKERS)? {
+        return Ok(Outcome::Records(Vec::new(), 0));
+    }
+    Ok(match format {
+        Format::ClaudeCode => {
+            let t = claude::read(src)?;
+            let chain = t
+                .rebuild(&claude::Options {
+                    loader: a.loader,
+                    ..claude::Options::default()
+                })
+                .unwrap_or_default();
+            Outcome::Records(summary::claude(src, &t, &chain, opts)?, t.bad_lines)
+        }
+        Format::Codex => {
+            let rollout = formats::codex::read_records(src)?;
+            let history = codex::reconstruct(&rollout);
+            Outcome::Records(summary::codex(src, &rollout, &history)?, rollout.bad_lines)
+        }
+        Format::CctoolSession => match session::read_messages(src) {
+            Ok(s) => Outcome::Records(summary::session(src, &s.messages, s.session_id), 0),
+            Err(e) => Outcome::Error(format!("{}: {}", src.name(), e.0)),
+        },
+    })
+}
+
+/// The text form: a header line, then the summary.
+fn render(r: &SummaryRecord) -> String {
+    let mut head = vec![r.file.clone()];
+    if r.kind == "summary" {
+        head.push(format!("#{}", r.index));
+    } else {
+        head.push(r.event.to_string());
+    }
+    if let Some(t) = &r.timestamp {
+        head.push(t.clone());
+    }
+    if let Some(l) = r.line {
+        head.push(format!("line {l}"));
+    }
+    if let Some(t) = &r.trigger {
+        head.push(t.clone());
+    }
+    if let Some(p) = r.pre_tokens {
+        head.push(format!("{p} tokens before"));
+    }
+    if let Some(o) = r.origin {
+        head.push(o.to_string());
+    }
+    if r.current {
+        head.push("current".into());
+    }
+    let mut s = format!("== {}\n", escape_str(&head.join(" · ")));
+    if let Some(w) = &r.warning {
+        s.push_str(&format!("warning: {}\n", escape_str(w)));
+    }
+    if r.encrypted {
+        s.push_str(&format!(
+            "[the summary is encrypted by the server ({} bytes) and cannot be read offline]\n",
+            r.encrypted_len.unwrap_or(0)
+        ));
+    }
+    if let Some(text) = &r.summary {
+        s.push_str(&escape_str(text));
+        s.push('\n');
+    }
+    if let Some(kept) = &r.retained_messages {
+        s.push_str(&format!("kept in plaintext ({} messages):\n", kept.len()));
+        for m in kept {
+            s.push_str(&format!(
+                "  {}: {}\n",
+                escape_str(&m.role),
+                escape_str(&crate::output::render::shorten(&m.text.replace('\n', " "), 200))
+            ));
+        }
+    }
+    s.push('\n');
+    s
+}
