@@ -179,7 +179,7 @@ impl Source {
     /// Whether any of `needles` occurs in the file. Chunks end on line boundaries and no needle
     /// holds a newline, so a match can never straddle two chunks.
     pub fn contains_any(&self, needles: &[&[u8]]) -> io::Result<bool> {
-        let finders: Vec<memchr::memmem::Finder<'_>> = needles.iter().map(|n| memchr::memmem::Finder::new(n)).collect();
+        let finders: Vec<memchr::memmem::Finder<'_>> = needles.iter().map(memchr::memmem::Finder::new).collect();
         let mut found = false;
         self.for_each_chunk(|_, chunk, _| {
             if !found {

@@ -159,10 +159,10 @@ pub fn claude(src: &Source, t: &Transcript, chain: &Chain, opts: Options) -> std
                 .collect();
             rec.metadata = Some(Value::Object(rest));
         }
-        rec.logical_parent_resolves = match v.get("logicalParentUuid").and_then(Value::as_str) {
-            Some(lp) => Some(t.find(lp).is_some()),
-            None => None,
-        };
+        rec.logical_parent_resolves = v
+            .get("logicalParentUuid")
+            .and_then(Value::as_str)
+            .map(|lp| t.find(lp).is_some());
         let next_boundary = boundaries.iter().copied().find(|&b| b > pos).unwrap_or(u32::MAX);
         let by_parent = summaries
             .iter()

@@ -40,10 +40,10 @@ pub fn strip(text: &str) -> String {
         s = &s[..i];
     }
     let trimmed = s.trim_start();
-    if trimmed.starts_with("Analysis:") || trimmed.starts_with("<analysis>") {
-        if let Some(i) = line_start(s, "Summary:").or_else(|| s.find("<summary>")) {
-            s = &s[i..];
-        }
+    if (trimmed.starts_with("Analysis:") || trimmed.starts_with("<analysis>"))
+        && let Some(i) = line_start(s, "Summary:").or_else(|| s.find("<summary>"))
+    {
+        s = &s[i..];
     }
     let t = s.trim_start();
     let t = t
