@@ -108,16 +108,12 @@ pub struct Node {
     pub offset: u64,
     pub len: u64,
     pub line: u64,
-    /// Line of the first occurrence: the map position.
-    pub first_line: u64,
     pub ts: i64,
     pub msg_id: u32,
-    pub model: u32,
     pub kind: Kind,
     pub sub: Sub,
     pub side: Side,
     pub flags: u16,
-    alive: bool,
 }
 
 impl Node {
@@ -167,6 +163,8 @@ pub struct BoundaryInfo {
 pub struct Transcript {
     pub file: String,
     pub ids: Interner,
+    /// `message.id` of assistant rows → dense id (text not kept).
+    msg_ids: FxHashMap<Box<str>, u32>,
     pub nodes: Vec<Node>,
     /// Interned id → position in `nodes`.
     pos_of: Vec<u32>,
@@ -179,6 +177,8 @@ pub struct Transcript {
     pub duplicate_uuids: u64,
     pub progress_bridged: u64,
     pub titles: u64,
+    /// Line of the first occurrence of each duplicated uuid (its map position).
+    pub first_lines: FxHashMap<u32, u64>,
     pub session_ids: Vec<String>,
     pub versions: Vec<String>,
     /// Position of the last-written main-chain row (B4), by physical line.
@@ -392,13 +392,17 @@ fn index_line(
         env.message.model.as_str() == Some("<synthetic>"),
         flag::SYNTHETIC,
     );
+    // Message ids only group split rows; their text is never needed again.
     let msg_id = match (kind, env.message.id.as_str()) {
-        (Kind::Assistant, Some(m)) => t.ids.intern(m),
+        (Kind::Assistant, Some(m)) => match t.msg_ids.get(m) {
+            Some(&id) => id,
+            None => {
+                let id = t.msg_ids.len() as u32;
+                t.msg_ids.insert(m.into(), id);
+                id
+            }
+        },
         _ => NONE,
-    };
-    let model = match env.message.model.as_str() {
-        Some(m) => t.ids.intern(m),
-        None => NONE,
     };
     let ts = env.timestamp.as_str().and_then(parse_ms).unwrap_or(NO_TS);
     if t.pos_of.len() < t.ids.len() {
@@ -410,15 +414,12 @@ fn index_line(
         offset: line.offset,
         len: line.bytes.len() as u64,
         line: line.no,
-        first_line: line.no,
         ts,
         msg_id,
-        model,
         kind,
         sub,
         side,
         flags,
-        alive: true,
     };
     let pos = match t.pos_of[id as usize] {
         NONE => {
@@ -430,7 +431,7 @@ fn index_line(
         pos => {
             // Map.set on an existing key: the content is replaced, the position is kept.
             t.duplicate_uuids += 1;
-            let first_line = t.nodes[pos as usize].first_line;
+            let first_line = *t.first_lines.entry(pos).or_insert(t.nodes[pos as usize].line);
             t.diagnostics.push(Diagnostic::new(
                 &t.file,
                 Some(line.no),
@@ -438,7 +439,7 @@ fn index_line(
                 Severity::Warning,
                 format!("uuid {uuid} first written at line {first_line}; this later copy's content is used at the first position, as Claude Code does"),
             ));
-            t.nodes[pos as usize] = Node { first_line, ..node };
+            t.nodes[pos as usize] = node;
             t.segments.retain(|s| s.pos != pos);
             t.snips.retain(|s| s.0 != pos);
             t.boundaries.retain(|b| b.pos != pos);
@@ -578,7 +579,7 @@ impl<'t> View<'t> {
         View {
             t,
             parent: t.nodes.iter().map(|n| n.parent).collect(),
-            alive: t.nodes.iter().map(|n| n.alive).collect(),
+            alive: vec![true; t.nodes.len()],
             children_start: Vec::new(),
             children: Vec::new(),
         }
@@ -968,14 +969,15 @@ impl Transcript {
         (siblings, results)
     }
 
-    fn groups(&self, v: &View<'_>) -> FxHashMap<u32, Vec<u32>> {
-        let mut g: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-        for (i, n) in self.nodes.iter().enumerate() {
-            if v.alive[i] && n.kind == Kind::Assistant && n.msg_id != NONE {
-                g.entry(n.msg_id).or_default().push(i as u32);
-            }
-        }
-        g
+    /// Live assistant rows grouped by `message.id`, by sorting (a map of vectors would cost
+    /// an allocation per message on multi-GB files).
+    fn groups(&self, v: &View<'_>) -> Groups {
+        let mut rows: Vec<(u32, u32)> = (0..self.nodes.len())
+            .filter(|&i| v.alive[i] && self.nodes[i].kind == Kind::Assistant && self.nodes[i].msg_id != NONE)
+            .map(|i| (self.nodes[i].msg_id, i as u32))
+            .collect();
+        rows.sort_unstable();
+        Groups { rows }
     }
 
     /// 2.1.88 `recoverOrphanedParallelToolResults`: orphans sorted by timestamp, inserted
@@ -1000,8 +1002,11 @@ impl Transcript {
             if n.kind != Kind::Assistant || n.msg_id == NONE || !done.insert(n.msg_id) {
                 continue;
             }
-            let Some(members) = groups.get(&n.msg_id) else { continue };
-            let (mut sib, mut res) = self.orphans_of(v, members, &on_chain);
+            let members = groups.get(n.msg_id);
+            if members.is_empty() {
+                continue;
+            }
+            let (mut sib, mut res) = self.orphans_of(v, &members, &on_chain);
             let by_ts = |a: &u32, b: &u32| self.nodes[*a as usize].ts.cmp(&self.nodes[*b as usize].ts);
             sib.sort_by(by_ts);
             res.sort_by(by_ts);
@@ -1048,8 +1053,11 @@ impl Transcript {
         }
         let mut spans: Vec<(usize, usize, Vec<u32>)> = Vec::new();
         for id in order {
-            let Some(members) = groups.get(&id) else { continue };
-            let (sib, res) = self.orphans_of(v, members, &on_chain);
+            let members = groups.get(id);
+            if members.is_empty() {
+                continue;
+            }
+            let (sib, res) = self.orphans_of(v, &members, &on_chain);
             if sib.is_empty() && res.is_empty() {
                 continue;
             }
@@ -1246,6 +1254,20 @@ impl Transcript {
             .enumerate()
             .filter(|(i, n)| n.is_conversation() && !n.is_sidechain() && !on.contains(&(*i as u32)))
             .count()
+    }
+}
+
+/// Assistant rows sorted by message id, then position.
+struct Groups {
+    rows: Vec<(u32, u32)>,
+}
+
+impl Groups {
+    /// The positions of the rows with this message id, in map order.
+    fn get(&self, id: u32) -> Vec<u32> {
+        let lo = self.rows.partition_point(|r| r.0 < id);
+        let hi = self.rows.partition_point(|r| r.0 <= id);
+        self.rows[lo..hi].iter().map(|r| r.1).collect()
     }
 }
 

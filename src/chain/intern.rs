@@ -5,22 +5,29 @@
 //! lowercase uuids are packed into a `u128`; anything else (hand-edited files, other tools)
 //! is kept as a string so that no value is ever confused with another.
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
+
+/// A packed uuid as two words: 8-byte alignment keeps a map slot at 24 bytes (a `u128` key
+/// would pad it to 32).
+type Packed = [u64; 2];
 
 #[derive(Clone, Debug)]
 enum Key {
-    Uuid(u128),
-    Text(Box<str>),
+    Uuid(Packed),
+    /// Shared with the map key, so each text is stored once.
+    Text(Arc<str>),
 }
 
 #[derive(Default, Debug)]
 pub struct Interner {
-    uuids: FxHashMap<u128, u32>,
-    others: FxHashMap<Box<str>, u32>,
+    uuids: FxHashMap<Packed, u32>,
+    others: FxHashMap<Arc<str>, u32>,
     rev: Vec<Key>,
 }
 
-fn pack(s: &str) -> Option<u128> {
+fn pack(s: &str) -> Option<Packed> {
     let b = s.as_bytes();
     if b.len() != 36 {
         return None;
@@ -40,7 +47,7 @@ fn pack(s: &str) -> Option<u128> {
         };
         v = (v << 4) | u128::from(d);
     }
-    Some(v)
+    Some([(v >> 64) as u64, v as u64])
 }
 
 impl Interner {
@@ -55,8 +62,9 @@ impl Interner {
                 if let Some(&id) = self.others.get(s) {
                     return id;
                 }
-                self.others.insert(s.into(), next);
-                self.rev.push(Key::Text(s.into()));
+                let text: Arc<str> = Arc::from(s);
+                self.others.insert(Arc::clone(&text), next);
+                self.rev.push(Key::Text(text));
                 next
             }
         }
@@ -81,8 +89,8 @@ impl Interner {
     pub fn text(&self, id: u32) -> String {
         match &self.rev[id as usize] {
             Key::Text(s) => s.to_string(),
-            Key::Uuid(v) => {
-                let h = format!("{v:032x}");
+            Key::Uuid([hi, lo]) => {
+                let h = format!("{hi:016x}{lo:016x}");
                 format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
             }
         }

@@ -241,6 +241,7 @@ fn claude_chain(
         };
         return Ok((diags, Report::ApiView(record)));
     }
+    let mut released = src.releaser();
     for (i, &pos) in chain.positions.iter().enumerate() {
         if let Some(s) = st {
             if chain.earlier_parts.contains(&i) {
@@ -261,6 +262,7 @@ fn claude_chain(
                 &render::claude_block(&value_of(&bytes), node.line, s),
             ))?,
         }
+        released.touch(node.offset, node.len);
     }
     let summary = ChainSummary {
         kind: "chain",
@@ -338,9 +340,14 @@ fn codex_chain(
             ),
         ));
     }
+    let mut released = src.releaser();
     for item in &history.items {
         let (bytes, line) = match &item.src {
-            ItemSrc::Raw { offset, len, line } => (src.read_range(*offset, *len as usize)?.into_owned(), Some(*line)),
+            ItemSrc::Raw { offset, len, line } => {
+                let bytes = src.read_range(*offset, *len as usize)?.into_owned();
+                released.touch(*offset, u64::from(*len));
+                (bytes, Some(*line))
+            }
             ItemSrc::Synth(s) => (s.clone().into_bytes(), None),
         };
         match st {

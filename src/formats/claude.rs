@@ -120,7 +120,7 @@ macro_rules! lenient_map_visitor {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut $map: A) -> Result<Self::Value, A::Error> {
                 let mut $out = $target::default();
-                while let Some($key) = $map.next_key::<Cow<'de, str>>()? {
+                while let Some($key) = $map.next_key::<crate::io::json::Key<'de>>()? {
                     $body
                 }
                 Ok(Some($out))
@@ -392,7 +392,7 @@ impl<'de> Deserialize<'de> for BlockType {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<BlockType, A::Error> {
                 let mut kind = None;
-                while let Some(k) = a.next_key::<Cow<'de, str>>()? {
+                while let Some(k) = a.next_key::<crate::io::json::Key<'de>>()? {
                     if k == "type" {
                         kind = match a.next_value::<LStr<'de>>()?.as_str() {
                             Some("tool_result") => Some(BlockKind::ToolResult),

@@ -21,7 +21,7 @@ pub const COLD_AFTER: Duration = Duration::from_secs(60);
 /// Chunk size of the streaming reader.
 const CHUNK: usize = 8 * 1024 * 1024;
 /// How much of a mapping is scanned before its pages are released again.
-const RELEASE_EVERY: usize = 64 * 1024 * 1024;
+const RELEASE_EVERY: usize = 8 * 1024 * 1024;
 
 /// How to choose between mapping and reading.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -189,6 +189,29 @@ impl Source {
         Ok(found)
     }
 
+    /// Tells the kernel this process is done with `[offset, offset+len)` for now: mapped pages
+    /// leave the resident set (they stay in the page cache). A no-op for other backings.
+    pub fn done_with(&self, offset: u64, len: u64) {
+        if let Backing::Mapped(m) = &self.backing {
+            const PAGE: u64 = 4096;
+            let start = offset / PAGE * PAGE;
+            let end = (offset + len).div_ceil(PAGE) * PAGE;
+            let end = end.min(m.len() as u64);
+            if end > start {
+                release(m, start as usize, (end - start) as usize);
+            }
+        }
+    }
+
+    /// A tracker that releases mapped pages behind a reader of records (see [`Releaser`]).
+    pub fn releaser(&self) -> Releaser<'_> {
+        Releaser {
+            src: self,
+            lo: 0,
+            hi: 0,
+        }
+    }
+
     /// Feeds the content to `sink` in order, as slices that never split a line unless the
     /// line is longer than a chunk (the splitter stitches those). Mapped pages are released
     /// behind the reader so a multi-GB scan keeps a small resident set.
@@ -225,7 +248,8 @@ impl Source {
                 let mut pos: u64 = 0; // file offset of buf[0]
                 let mut read_to: u64 = 0;
                 loop {
-                    let want = (self.len - read_to).min(CHUNK as u64) as usize;
+                    // Top the buffer up to one chunk; it only grows past that for a longer line.
+                    let want = (self.len - read_to).min(CHUNK.saturating_sub(buf.len()).max(64 * 1024) as u64) as usize;
                     let old = buf.len();
                     buf.resize(old + want, 0);
                     let got = read_at_most(f, &mut buf[old..], read_to)?;
@@ -246,6 +270,50 @@ impl Source {
                 }
             }
         }
+    }
+}
+
+/// Releases mapped pages behind a reader that fetches records mostly in file order.
+///
+/// Releasing each record's own pages is not enough: a page fault maps a whole window of
+/// neighbouring cached pages ("fault-around"), which would stay resident. So the span of
+/// everything read is tracked and released as a whole every [`RELEASE_EVERY`] bytes.
+pub struct Releaser<'a> {
+    src: &'a Source,
+    lo: u64,
+    hi: u64,
+}
+
+impl Releaser<'_> {
+    /// Notes that `[offset, offset+len)` was read.
+    pub fn touch(&mut self, offset: u64, len: u64) {
+        if !self.src.is_mapped() {
+            return;
+        }
+        if self.lo == self.hi {
+            (self.lo, self.hi) = (offset, offset + len);
+        } else {
+            self.lo = self.lo.min(offset);
+            self.hi = self.hi.max(offset + len);
+        }
+        if self.hi - self.lo >= RELEASE_EVERY as u64 {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.hi > self.lo {
+            // Widen to the fault-around window on both sides.
+            let lo = self.lo.saturating_sub(64 * 1024);
+            self.src.done_with(lo, self.hi + 64 * 1024 - lo);
+        }
+        (self.lo, self.hi) = (0, 0);
+    }
+}
+
+impl Drop for Releaser<'_> {
+    fn drop(&mut self) {
+        self.flush();
     }
 }
 
