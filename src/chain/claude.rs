@@ -22,7 +22,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::intern::Interner;
 use crate::formats::claude::{Envelope, is_known_type};
 use crate::io::json::{LBool, LStr, with_parsed_borrowed};
-use crate::io::{Line, Source, for_each_line};
+use crate::io::{Line, Source};
 use crate::model::diag::{Diagnostic, Severity};
 use crate::model::time::parse_ms;
 
@@ -224,6 +224,12 @@ pub fn read(src: &Source) -> io::Result<Transcript> {
 
 /// [`read`], reporting the byte offset reached now and then.
 pub fn read_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -> io::Result<Transcript> {
+    read_from(src, 0, 1, progress)
+}
+
+/// Reads only the lines from byte `offset` (line `first_line`) on: what a loader sees of a
+/// file whose earlier part it may ignore (see `summary::claude_current`).
+pub fn read_from(src: &Source, offset: u64, first_line: u64, progress: &mut dyn FnMut(u64)) -> io::Result<Transcript> {
     let mut t = Transcript {
         file: src.name().to_string(),
         ..Transcript::default()
@@ -231,8 +237,8 @@ pub fn read_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -> io::Re
     let mut bridge: FxHashMap<u32, u32> = FxHashMap::default();
     let mut unknown: FxHashMap<String, (u64, u64)> = FxHashMap::default();
     let mut last_written_line = 0u64;
-    let mut reported = 0u64;
-    let stats = for_each_line(src, |line| {
+    let mut reported = offset;
+    let stats = crate::io::lines::for_each_line_from(src, offset, first_line, |line| {
         if line.offset >= reported + PROGRESS_STEP {
             reported = line.offset;
             progress(reported);
@@ -544,6 +550,8 @@ pub struct Chain {
     pub earlier_parts: Vec<usize>,
     /// Index of the first message a resume loads, when `--full` added earlier parts.
     pub loaded_from: Option<usize>,
+    /// The 2.1.332 tip choice did not depend on rows other than those loaded.
+    pub tip_local: bool,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -650,7 +658,11 @@ impl Transcript {
             }
             None => match opts.loader {
                 Loader::V2_1_88 => self.tip_newest_leaf(&v),
-                Loader::V2_1_332 => self.tip_last_written(&v),
+                Loader::V2_1_332 => {
+                    let (tip, local) = self.tip_last_written(&v);
+                    chain.tip_local = local;
+                    tip
+                }
             },
         };
         let Some(tip) = tip else {
@@ -839,21 +851,27 @@ impl Transcript {
     /// 2.1.332 (B4): start from the last main-chain row written; if it is not the newest
     /// row, move to its newest descendant (ties to the later row); then up to the first
     /// user or assistant row.
-    fn tip_last_written(&self, v: &View<'_>) -> Option<u32> {
+    /// The second value says whether the choice holds for any rows written before the ones
+    /// loaded: true when the start row has no descendants or was already not the newest.
+    fn tip_last_written(&self, v: &View<'_>) -> (Option<u32>, bool) {
         let eligible = |p: u32| {
             let n = &self.nodes[p as usize];
             v.alive[p as usize] && !n.is_sidechain() && !matches!(n.sub, Sub::FileSnapshot | Sub::ForkBriefing)
         };
-        let mut start = self.last_written.filter(|&p| eligible(p)).or_else(|| {
+        let Some(mut start) = self.last_written.filter(|&p| eligible(p)).or_else(|| {
             // The last row written was pruned; fall back to the last live row in map order.
             (0..self.nodes.len() as u32).rev().find(|&p| eligible(p))
-        })?;
+        }) else {
+            return (None, true);
+        };
+        let mut local = v.children(start).is_empty();
         let newest = (0..self.nodes.len() as u32)
             .filter(|&p| eligible(p))
             .map(|p| self.nodes[p as usize].ts)
             .max()
             .unwrap_or(NO_TS);
         if self.nodes[start as usize].ts < newest {
+            local = true;
             let mut best: Option<u32> = None;
             let mut seen = FxHashSet::default();
             let mut queue = VecDeque::from([start]);
@@ -890,11 +908,11 @@ impl Transcript {
                 break;
             }
             if self.nodes[p as usize].is_conversation() {
-                return Some(p);
+                return (Some(p), local);
             }
             cur = v.parent_pos(p);
         }
-        None
+        (None, local)
     }
 
     /// §5.8 parent walk from the tip, root first. With `bridge` (B1), a parent that is

@@ -6,8 +6,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::chain::{claude, codex};
+use crate::chain::codex;
 use crate::cli::{ExtractSummaryArgs, GlobalArgs};
+use crate::formats::codex::{Event, Record};
 use crate::formats::{self, session};
 use crate::io::paths::{default_stores, expand};
 use crate::io::{Input, Source};
@@ -17,15 +18,6 @@ use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::summary::{self, Options, SummaryRecord};
 use crate::{ExitStatus, Fatal};
-
-/// Markers at least one of which a file with any compaction holds. Files without them are
-/// never parsed: most sessions never compact.
-const MARKERS: &[&[u8]] = &[
-    b"compact_boundary",
-    b"\"compacted\"",
-    b"isCompactSummary",
-    b"\"summary\"",
-];
 
 /// What one file gave.
 enum Outcome {
@@ -212,21 +204,39 @@ fn one_file(input: &Input, g: &GlobalArgs, a: &ExtractSummaryArgs, opts: Options
 }
 
 fn extract(src: &Source, format: Format, a: &ExtractSummaryArgs, opts: Options) -> std::io::Result<Outcome> {
-    if format != Format::CctoolSession && !src.contains_any(MARKERS)? {
-        return Ok(Outcome::Records(Vec::new(), 0));
-    }
     Ok(match format {
         Format::ClaudeCode => {
-            let t = claude::read(src)?;
-            let chain = t
-                .rebuild(&claude::Options {
-                    loader: a.loader,
-                    ..claude::Options::default()
-                })
-                .unwrap_or_default();
-            Outcome::Records(summary::claude(src, &t, &chain, opts)?, t.bad_lines)
+            let (markers, bad) = summary::claude_markers(src)?;
+            if markers.is_empty() {
+                return Ok(Outcome::Records(Vec::new(), bad));
+            }
+            let current = summary::claude_current(src, &markers, a.loader)?;
+            let bad = current.transcript.as_ref().map_or(bad, |t| t.bad_lines);
+            Outcome::Records(summary::claude(src, &markers, &current, opts)?, bad)
         }
         Format::Codex => {
+            // Without a rollback every compaction survives and the resume starts from the
+            // last one, so reading the compaction records is enough — unless a summary can
+            // only be found in the item written just before its record.
+            let fast = formats::codex::read_compaction_records(src)?;
+            let rolled_back = fast
+                .records
+                .iter()
+                .any(|(_, r)| matches!(r, Record::Event(Event::RolledBack(_))));
+            if !rolled_back {
+                let last = fast.records.iter().rev().find_map(|(_, r)| match r {
+                    Record::Compacted(c) => Some(c.line),
+                    _ => None,
+                });
+                let history = codex::History {
+                    base_line: last,
+                    ..codex::History::default()
+                };
+                let records = summary::codex(src, &fast, &history)?;
+                if records.iter().all(|r| r.encrypted || r.summary.is_some()) {
+                    return Ok(Outcome::Records(records, fast.bad_lines));
+                }
+            }
             let rollout = formats::codex::read_records(src)?;
             let history = codex::reconstruct(&rollout);
             Outcome::Records(summary::codex(src, &rollout, &history)?, rollout.bad_lines)

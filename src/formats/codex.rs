@@ -330,41 +330,62 @@ pub fn read_records_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -
     }
     let mut first = true;
     let mut reported = 0u64;
-    let stats = crate::io::for_each_line(src, |line| {
+    crate::io::for_each_line(src, |line| {
         if line.offset >= reported + 4 * 1024 * 1024 {
             reported = line.offset;
             progress(reported);
         }
         let is_first = std::mem::replace(&mut first, false);
-        let parsed = json::with_parsed_borrowed::<EnvelopeLineFamily, _>(line.bytes, line.terminated, |env| {
-            read_line(&line, &env, is_first, &mut out)
-        });
-        match parsed {
-            Ok(((), repaired)) => {
-                if repaired {
-                    out.diagnostics.push(Diagnostic::new(
-                        &name,
-                        Some(line.no),
-                        "lone-surrogate",
-                        Severity::Info,
-                        "lone UTF-16 surrogate escape; read as U+FFFD",
-                    ));
-                }
-            }
-            Err(bad) => {
-                out.bad_lines += 1;
-                out.diagnostics.push(Diagnostic::new(
-                    &name,
-                    Some(line.no),
-                    bad.code,
-                    bad.severity,
-                    bad.message,
-                ));
-            }
-        }
+        ingest(&mut out, &line, is_first);
     })?;
-    let _ = stats;
+
     Ok(out)
+}
+
+/// Only the records that name compactions — `session_meta`, `compacted` and rollbacks —
+/// found by substring search; every other line is skipped unparsed. Enough to list the
+/// compactions of an envelope-era rollout and, when it has no rollback, to know which one a
+/// resume starts from (the last).
+pub fn read_compaction_records(src: &Source) -> std::io::Result<Rollout> {
+    let mut out = Rollout {
+        file: src.name().to_string(),
+        ..Rollout::default()
+    };
+    crate::io::lines::for_each_marker_line(
+        src,
+        &[b"\"session_meta\"", b"\"compacted\"", b"\"thread_rolled_back\""],
+        |line| {
+            ingest(&mut out, &line, false);
+        },
+    )?;
+    Ok(out)
+}
+
+/// Parses one line into `out`, or records why it could not be.
+fn ingest(out: &mut Rollout, line: &Line<'_>, first: bool) {
+    let parsed = json::with_parsed_borrowed::<EnvelopeLineFamily, _>(line.bytes, line.terminated, |env| {
+        read_line(line, &env, first, out)
+    });
+    match parsed {
+        Ok(((), true)) => out.diagnostics.push(Diagnostic::new(
+            out.file.clone(),
+            Some(line.no),
+            "lone-surrogate",
+            Severity::Info,
+            "lone UTF-16 surrogate escape; read as U+FFFD",
+        )),
+        Ok(((), false)) => {}
+        Err(bad) => {
+            out.bad_lines += 1;
+            out.diagnostics.push(Diagnostic::new(
+                out.file.clone(),
+                Some(line.no),
+                bad.code,
+                bad.severity,
+                bad.message,
+            ));
+        }
+    }
 }
 
 struct EnvelopeLineFamily;

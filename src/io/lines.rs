@@ -43,6 +43,63 @@ pub fn for_each_line(src: &Source, mut f: impl FnMut(Line<'_>)) -> io::Result<Li
     Ok(stats)
 }
 
+/// Calls `f` for every non-blank line from byte `offset` on, which starts line `first_line`.
+pub fn for_each_line_from(
+    src: &Source,
+    offset: u64,
+    first_line: u64,
+    mut f: impl FnMut(Line<'_>),
+) -> io::Result<LineStats> {
+    let mut stats = LineStats {
+        lines: first_line.saturating_sub(1),
+        ..LineStats::default()
+    };
+    src.for_each_chunk_from(offset, |at, chunk, last| {
+        split_chunk(at, chunk, last, &mut stats, &mut f)
+    })?;
+    Ok(stats)
+}
+
+/// Calls `f` for every line holding one of `needles`, found with a SIMD substring search;
+/// no other line is looked at beyond counting newlines for line numbers. The cheap way to
+/// read the few records a command needs from a large file.
+pub fn for_each_marker_line(src: &Source, needles: &[&[u8]], mut f: impl FnMut(Line<'_>)) -> io::Result<()> {
+    let finders: Vec<memchr::memmem::Finder<'_>> = needles.iter().map(memchr::memmem::Finder::new).collect();
+    let mut line_no = 1u64; // line number at `cursor` of the current chunk
+    src.for_each_chunk(|base, chunk, last| {
+        let mut hits: Vec<usize> = finders
+            .iter()
+            .flat_map(|fi| fi.find_iter(chunk).collect::<Vec<_>>())
+            .collect();
+        hits.sort_unstable();
+        let mut cursor = 0usize;
+        let mut last_start = usize::MAX;
+        for hit in hits {
+            let start = memchr::memrchr(b'\n', &chunk[..hit]).map_or(0, |i| i + 1);
+            if start == last_start {
+                continue;
+            }
+            last_start = start;
+            line_no += memchr::memchr_iter(b'\n', &chunk[cursor..start]).count() as u64;
+            cursor = start;
+            let nl = memchr::memchr(b'\n', &chunk[hit..]).map(|i| hit + i);
+            let end = nl.unwrap_or(chunk.len());
+            let mut bytes = &chunk[start..end];
+            bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+            if base == 0 && start == 0 {
+                bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+            }
+            f(Line {
+                no: line_no,
+                offset: base + start as u64,
+                bytes,
+                terminated: nl.is_some() || !last,
+            });
+        }
+        line_no += memchr::memchr_iter(b'\n', &chunk[cursor..]).count() as u64;
+    })
+}
+
 /// Splits one chunk. Chunks always end on a line boundary except the last one.
 pub fn split_chunk<'a>(offset: u64, chunk: &'a [u8], last: bool, stats: &mut LineStats, f: &mut impl FnMut(Line<'a>)) {
     let mut start = 0usize;

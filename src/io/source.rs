@@ -215,16 +215,22 @@ impl Source {
     /// Feeds the content to `sink` in order, as slices that never split a line unless the
     /// line is longer than a chunk (the splitter stitches those). Mapped pages are released
     /// behind the reader so a multi-GB scan keeps a small resident set.
-    pub fn for_each_chunk(&self, mut sink: impl FnMut(u64, &[u8], bool)) -> io::Result<()> {
+    pub fn for_each_chunk(&self, sink: impl FnMut(u64, &[u8], bool)) -> io::Result<()> {
+        self.for_each_chunk_from(0, sink)
+    }
+
+    /// [`for_each_chunk`](Self::for_each_chunk) from byte `from`, which must start a line.
+    pub fn for_each_chunk_from(&self, from: u64, mut sink: impl FnMut(u64, &[u8], bool)) -> io::Result<()> {
+        let from = from.min(self.len);
         match &self.backing {
             Backing::Owned(v) => {
-                sink(0, v, true);
+                sink(from, &v[from as usize..], true);
                 Ok(())
             }
             Backing::Mapped(m) => {
                 let _ = m.advise(memmap2::Advice::Sequential);
                 let total = m.len();
-                let mut start = 0usize;
+                let mut start = from as usize;
                 while start < total {
                     let mut end = (start + RELEASE_EVERY).min(total);
                     if end < total {
@@ -238,33 +244,34 @@ impl Source {
                     release(m, start, end - start);
                     start = end;
                 }
-                if total == 0 {
-                    sink(0, &[], true);
+                if start >= total && from as usize >= total {
+                    sink(from, &[], true);
                 }
                 Ok(())
             }
             Backing::Stream(f) => {
-                let mut buf: Vec<u8> = Vec::with_capacity(CHUNK);
-                let mut pos: u64 = 0; // file offset of buf[0]
-                let mut read_to: u64 = 0;
+                // One buffer, zeroed once: the unfinished last line moves to the front after
+                // each round, and the buffer grows only for a line longer than itself.
+                let mut buf = vec![0u8; CHUNK];
+                let mut filled = 0usize;
+                let mut pos: u64 = from; // file offset of buf[0]
+                let mut read_to: u64 = from;
                 loop {
-                    // Top the buffer up to one chunk; it only grows past that for a longer line.
-                    let want = (self.len - read_to).min(CHUNK.saturating_sub(buf.len()).max(64 * 1024) as u64) as usize;
-                    let old = buf.len();
-                    buf.resize(old + want, 0);
-                    let got = read_at_most(f, &mut buf[old..], read_to)?;
-                    buf.truncate(old + got);
+                    if filled == buf.len() {
+                        buf.resize(buf.len() * 2, 0);
+                    }
+                    let want = ((self.len - read_to) as usize).min(buf.len() - filled);
+                    let got = read_at_most(f, &mut buf[filled..filled + want], read_to)?;
+                    filled += got;
                     read_to += got as u64;
-                    let last = got == 0 || read_to >= self.len;
-                    if last {
-                        sink(pos, &buf, true);
+                    if got == 0 || read_to >= self.len {
+                        sink(pos, &buf[..filled], true);
                         return Ok(());
                     }
-                    // Hand over complete lines only; keep the tail for the next round.
-                    // A line longer than the buffer has no newline yet: keep growing.
-                    if let Some(i) = memchr::memrchr(b'\n', &buf) {
+                    if let Some(i) = memchr::memrchr(b'\n', &buf[..filled]) {
                         sink(pos, &buf[..=i], false);
-                        buf.drain(..=i);
+                        buf.copy_within(i + 1..filled, 0);
+                        filled -= i + 1;
                         pos += (i + 1) as u64;
                     }
                 }

@@ -13,7 +13,7 @@ pub mod template;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::chain::claude::{Chain, Kind, Sub, Transcript, WalkEnd};
+use crate::chain::claude::{Loader, Options as LoadOptions, Transcript, WalkEnd, read_from};
 use crate::chain::codex::History;
 use crate::formats::codex::{Record, Rollout, SUMMARY_PREFIX};
 use crate::io::Source;
@@ -93,48 +93,206 @@ fn content_text(content: &Value) -> Option<String> {
     }
 }
 
-/// Claude Code: every compact boundary with its summary, in file order.
-pub fn claude(src: &Source, t: &Transcript, chain: &Chain, opts: Options) -> std::io::Result<Vec<SummaryRecord>> {
-    let boundaries: Vec<u32> = (0..t.nodes.len() as u32).filter(|&p| t.node(p).is_boundary()).collect();
-    let summaries: Vec<u32> = (0..t.nodes.len() as u32)
-        .filter(|&p| {
-            let n = t.node(p);
-            n.kind == Kind::User && n.has(crate::chain::claude::flag::COMPACT_SUMMARY)
-        })
-        .collect();
-    let current = chain
-        .positions
-        .first()
-        .copied()
-        .filter(|&p| t.node(p).is_boundary())
-        .or_else(|| boundaries.last().copied());
-    let reached = chain.positions.first().is_some_and(|&p| t.node(p).is_boundary());
-    let session_id = t.session_ids.first().cloned();
+/// A line that can hold a Claude Code boundary or summary, parsed.
+#[derive(Clone, Debug)]
+pub struct Marker {
+    pub line: u64,
+    pub offset: u64,
+    pub value: Value,
+}
+
+impl Marker {
+    fn uuid(&self) -> Option<&str> {
+        self.value.get("uuid").and_then(Value::as_str)
+    }
+
+    fn subtype(&self) -> Option<&str> {
+        self.value.get("subtype").and_then(Value::as_str)
+    }
+
+    fn is_boundary(&self) -> bool {
+        self.value.get("type").and_then(Value::as_str) == Some("system") && self.subtype() == Some("compact_boundary")
+    }
+
+    fn is_micro(&self) -> bool {
+        self.value.get("type").and_then(Value::as_str) == Some("system")
+            && self.subtype() == Some("microcompact_boundary")
+    }
+
+    fn is_summary(&self) -> bool {
+        self.value.get("type").and_then(Value::as_str) == Some("user")
+            && self.value.get("isCompactSummary").and_then(Value::as_bool) == Some(true)
+    }
+}
+
+/// Byte strings one of which every boundary or summary line holds.
+const CLAUDE_NEEDLES: &[&[u8]] = &[b"compact_boundary", b"isCompactSummary"];
+
+/// Parses only the lines that hold a marker. Returns those that are boundaries or summaries,
+/// and the count of marker lines that could not be parsed.
+pub fn claude_markers(src: &Source) -> std::io::Result<(Vec<Marker>, u64)> {
     let mut out = Vec::new();
-    let mut index = 0;
-    let micro: Vec<u32> = if opts.all_events {
-        (0..t.nodes.len() as u32)
-            .filter(|&p| t.node(p).kind == Kind::System && t.node(p).sub == Sub::MicrocompactBoundary)
-            .collect()
-    } else {
-        Vec::new()
+    let mut bad = 0u64;
+    crate::io::lines::for_each_marker_line(src, CLAUDE_NEEDLES, |line| match parse_line(line.bytes) {
+        Some(value) => {
+            let m = Marker {
+                line: line.no,
+                offset: line.offset,
+                value,
+            };
+            if m.is_boundary() || m.is_micro() || m.is_summary() {
+                out.push(m);
+            }
+        }
+        None => bad += 1,
+    })?;
+    Ok((out, bad))
+}
+
+fn parse_line(bytes: &[u8]) -> Option<Value> {
+    serde_json::from_slice::<Value>(bytes)
+        .ok()
+        .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
+}
+
+/// Which boundary the next resume starts from.
+#[derive(Debug, Default)]
+pub struct Current {
+    pub boundary_uuid: Option<String>,
+    /// The rebuilt chain starts at that boundary (else it is only the last one in the file).
+    pub reached: bool,
+    pub end: Option<WalkEnd>,
+    /// The whole transcript, when it had to be loaded.
+    pub transcript: Option<Transcript>,
+    /// Loaded only from the last boundary on (see [`claude_current`]).
+    pub from_tail: bool,
+}
+
+/// Boundaries deduplicated as the loader's map does: first position, last content.
+fn dedup_boundaries(markers: &[Marker]) -> Vec<Marker> {
+    let mut out: Vec<Marker> = Vec::new();
+    for m in markers.iter().filter(|m| m.is_boundary()) {
+        match out.iter_mut().find(|b| b.uuid().is_some() && b.uuid() == m.uuid()) {
+            Some(b) => b.value = m.value.clone(),
+            None => out.push(m.clone()),
+        }
+    }
+    out
+}
+
+/// Decides the current boundary. With the current loader and no preserved segment anywhere,
+/// the lines from the last boundary on are loaded first: if that chain starts at this
+/// boundary without bridging a gap, and its tip choice did not depend on older rows, nothing
+/// written before the boundary can change the answer (the boundary's null parent ends every
+/// walk through it). Otherwise the whole file is loaded.
+pub fn claude_current(src: &Source, markers: &[Marker], loader: Loader) -> std::io::Result<Current> {
+    let boundaries = dedup_boundaries(markers);
+    let Some(last) = boundaries.last() else {
+        return Ok(Current::default());
     };
-    let mut events: Vec<u32> = boundaries.iter().chain(micro.iter()).copied().collect();
-    events.sort_unstable();
-    for pos in events {
-        let node = t.node(pos);
-        let v = parse(&src.read_range(node.offset, node.len as usize)?);
+    let segment = boundaries.iter().any(|b| {
+        b.value
+            .get("compactMetadata")
+            .and_then(|m| m.get("preservedSegment"))
+            .is_some()
+    });
+    if loader == Loader::V2_1_332 && !segment {
+        let t = read_from(src, last.offset, last.line, &mut |_| {})?;
+        let chain = t.rebuild(&LoadOptions::default()).unwrap_or_default();
+        let starts_here = chain
+            .positions
+            .first()
+            .is_some_and(|&p| t.node(p).is_boundary() && Some(t.uuid_text(p).as_str()) == last.uuid());
+        if starts_here && chain.end == Some(WalkEnd::Boundary) && chain.bridges.is_empty() && chain.tip_local {
+            return Ok(Current {
+                boundary_uuid: last.uuid().map(str::to_string),
+                reached: true,
+                end: chain.end,
+                transcript: None,
+                from_tail: true,
+            });
+        }
+    }
+    let t = crate::chain::claude::read(src)?;
+    let chain = t
+        .rebuild(&LoadOptions {
+            loader,
+            ..LoadOptions::default()
+        })
+        .unwrap_or_default();
+    let first = chain.positions.first().copied().filter(|&p| t.node(p).is_boundary());
+    Ok(Current {
+        boundary_uuid: first
+            .map(|p| t.uuid_text(p))
+            .or_else(|| last.uuid().map(str::to_string)),
+        reached: first.is_some(),
+        end: chain.end,
+        transcript: Some(t),
+        from_tail: false,
+    })
+}
+
+/// Whether a transcript message with this uuid is in the file: from the loaded map when there
+/// is one, else by searching the file for the uuid and checking the lines that hold it.
+fn uuid_in_file(src: &Source, current: &Current, uuid: &str) -> std::io::Result<bool> {
+    if let Some(t) = &current.transcript {
+        return Ok(t.find(uuid).is_some());
+    }
+    let needle = format!("\"{uuid}\"");
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let mut found = false;
+    src.for_each_chunk(|_, chunk, _| {
+        if found {
+            return;
+        }
+        for hit in finder.find_iter(chunk) {
+            let start = memchr::memrchr(b'\n', &chunk[..hit]).map_or(0, |i| i + 1);
+            let end = memchr::memchr(b'\n', &chunk[hit..]).map_or(chunk.len(), |i| hit + i);
+            if let Ok(v) = serde_json::from_slice::<Value>(&chunk[start..end])
+                && v.get("uuid").and_then(Value::as_str) == Some(uuid)
+                && v.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(crate::formats::claude::is_transcript_type)
+            {
+                found = true;
+                return;
+            }
+        }
+    })?;
+    Ok(found)
+}
+
+/// Claude Code: every compact boundary with its summary, in file order.
+pub fn claude(
+    src: &Source,
+    markers: &[Marker],
+    current: &Current,
+    opts: Options,
+) -> std::io::Result<Vec<SummaryRecord>> {
+    let boundaries = dedup_boundaries(markers);
+    let summaries: Vec<&Marker> = markers.iter().filter(|m| m.is_summary()).collect();
+    let session_id = markers.iter().find_map(|m| str_of(&m.value, "sessionId"));
+    let file = src.name().to_string();
+    let mut out = Vec::new();
+    let mut events: Vec<&Marker> = boundaries.iter().collect();
+    if opts.all_events {
+        events.extend(markers.iter().filter(|m| m.is_micro()));
+        events.sort_by_key(|m| m.line);
+    }
+    let mut index = 0;
+    for m in events {
+        let v = &m.value;
         let mut rec = SummaryRecord {
             kind: "summary",
-            file: t.file.clone(),
+            file: file.clone(),
             format: "claude-code",
             session_id: session_id.clone(),
-            line: Some(node.line),
-            timestamp: str_of(&v, "timestamp"),
-            boundary_uuid: Some(t.uuid_text(pos)),
+            line: Some(m.line),
+            timestamp: str_of(v, "timestamp"),
+            boundary_uuid: m.uuid().map(str::to_string),
             ..SummaryRecord::default()
         };
-        if node.sub == Sub::MicrocompactBoundary {
+        if m.is_micro() {
             rec.kind = "event";
             rec.event = "microcompact_boundary";
             let meta = v.get("microcompactMetadata").cloned();
@@ -148,7 +306,7 @@ pub fn claude(src: &Source, t: &Transcript, chain: &Chain, opts: Options) -> std
         rec.index = index;
         index += 1;
         rec.origin = Some("local");
-        rec.current = Some(pos) == current;
+        rec.current = rec.boundary_uuid.is_some() && rec.boundary_uuid == current.boundary_uuid;
         if let Some(Value::Object(meta)) = v.get("compactMetadata") {
             rec.trigger = meta.get("trigger").and_then(Value::as_str).map(str::to_string);
             rec.pre_tokens = meta.get("preTokens").and_then(Value::as_i64);
@@ -159,37 +317,43 @@ pub fn claude(src: &Source, t: &Transcript, chain: &Chain, opts: Options) -> std
                 .collect();
             rec.metadata = Some(Value::Object(rest));
         }
-        rec.logical_parent_resolves = v
-            .get("logicalParentUuid")
-            .and_then(Value::as_str)
-            .map(|lp| t.find(lp).is_some());
-        let next_boundary = boundaries.iter().copied().find(|&b| b > pos).unwrap_or(u32::MAX);
-        let by_parent = summaries
+        rec.logical_parent_resolves = match v.get("logicalParentUuid").and_then(Value::as_str) {
+            Some(lp) if !lp.is_empty() => Some(uuid_in_file(src, current, lp)?),
+            _ => None,
+        };
+        let next_line = boundaries
             .iter()
-            .copied()
-            .find(|&s| t.node(s).parent_id() == Some(node.uuid));
-        let found = by_parent.map(|s| (s, "parent")).or_else(|| {
+            .map(|b| b.line)
+            .filter(|&l| l > m.line)
+            .min()
+            .unwrap_or(u64::MAX);
+        let by_parent = summaries.iter().find(|s| {
+            s.value
+                .get("parentUuid")
+                .and_then(Value::as_str)
+                .is_some_and(|p| Some(p) == m.uuid())
+        });
+        let found = by_parent.map(|s| (*s, "parent")).or_else(|| {
             summaries
                 .iter()
-                .copied()
-                .find(|&s| s > pos && s < next_boundary)
-                .map(|s| (s, "fallback"))
+                .find(|s| s.line > m.line && s.line < next_line)
+                .map(|s| (*s, "fallback"))
         });
         match found {
             Some((s, source)) => {
-                let sn = t.node(s);
-                let sv = parse(&src.read_range(sn.offset, sn.len as usize)?);
-                let text = sv.get("message").and_then(|m| m.get("content")).and_then(content_text);
+                let text = s
+                    .value
+                    .get("message")
+                    .and_then(|msg| msg.get("content"))
+                    .and_then(content_text);
                 rec.summary = text.map(|x| if opts.strip_template { template::strip(&x) } else { x });
-                rec.summary_line = Some(sn.line);
+                rec.summary_line = Some(s.line);
                 rec.summary_source = Some(source);
             }
-            None => {
-                rec.warning = Some("no summary message follows this boundary".into());
-            }
+            None => rec.warning = Some("no summary message follows this boundary".into()),
         }
-        if rec.current && !reached {
-            let why = match &chain.end {
+        if rec.current && !current.reached {
+            let why = match &current.end {
                 Some(WalkEnd::Dangling(u)) => format!("the walk stopped at a missing parent ({u})"),
                 Some(WalkEnd::Cycle) => "the walk stopped at a parent cycle".to_string(),
                 Some(WalkEnd::Empty) => "there is no message to resume from".to_string(),

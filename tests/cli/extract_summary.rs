@@ -424,3 +424,65 @@ fn default_stores_and_non_session_files() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn current_from_the_tail_agrees_with_the_full_load_everywhere() {
+    // extract-summary decides `current` from the lines after the last boundary when that is
+    // provably enough; rebuild-chain always loads the whole file. They must agree.
+    let mut files = Vec::new();
+    for dir in [
+        "claude-code/real",
+        "claude-code/real-excerpts",
+        "claude-code/synthetic",
+        "claude-code/resume-2.1.332",
+    ] {
+        for e in std::fs::read_dir(sample(dir)).unwrap() {
+            files.push(e.unwrap().path());
+        }
+    }
+    for dir in ["claude", "claude/summaries", "claude/api"] {
+        for e in std::fs::read_dir(fixture(dir)).unwrap() {
+            files.push(e.unwrap().path());
+        }
+    }
+    let mut checked = 0;
+    for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "jsonl")) {
+        let s = summaries(&[f.to_str().unwrap()]);
+        let Some(cur) = s.iter().find(|r| r["current"] == true) else {
+            continue;
+        };
+        let chain = records(&stdout_of(&["-q", "rebuild-chain", f.to_str().unwrap()]));
+        let reached = chain.first().is_some_and(|r| r["subtype"] == "compact_boundary");
+        if reached {
+            assert_eq!(chain[0]["uuid"], cur["boundary_uuid"], "{}", f.display());
+            assert!(
+                !cur["warning"].as_str().unwrap_or("").contains("does not reach"),
+                "{}",
+                f.display()
+            );
+        } else {
+            assert!(
+                cur["warning"].as_str().unwrap().contains("does not reach"),
+                "{}",
+                f.display()
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 8, "checked {checked}");
+}
+
+#[test]
+fn text_that_only_mentions_the_markers_is_not_a_summary() {
+    // A tool result quoting "compact_boundary" or "isCompactSummary" must not count.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let body = std::fs::read_to_string(fixture("claude/tips_differ.jsonl"))
+        .unwrap()
+        .replace(
+            "go on",
+            r#"grep for \"subtype\":\"compact_boundary\" and isCompactSummary"#,
+        );
+    std::fs::write(&path, body).unwrap();
+    assert!(summaries(&[path.to_str().unwrap()]).is_empty());
+}

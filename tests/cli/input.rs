@@ -221,3 +221,18 @@ fn control_characters_are_escaped_in_text_output() {
     let mut f = std::io::sink();
     let _ = f.write_all(b"");
 }
+
+#[test]
+fn a_line_longer_than_the_read_buffer_is_read_whole() {
+    // 9 MiB in one record: longer than the 8 MiB buffer of the streaming reader.
+    let text = std::fs::read_to_string(fixture("claude/tips_differ.jsonl")).unwrap();
+    let huge = "y".repeat(9 * 1024 * 1024);
+    let text = text.replace("go on", &huge);
+    let (_d, path) = temp_with("huge.jsonl", text.as_bytes());
+    for mmap in ["auto", "never"] {
+        let out = stdout_of(&["-q", "--mmap", mmap, "rebuild-chain", path.to_str().unwrap()]);
+        let recs = records(&out);
+        assert_eq!(recs.len(), 5, "--mmap {mmap}");
+        assert_eq!(recs[2]["message"]["content"].as_str().unwrap().len(), huge.len());
+    }
+}
