@@ -59,6 +59,7 @@ pub struct GlobalArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    Doctor(DoctorArgs),
     ExtractSummary(ExtractSummaryArgs),
     RebuildChain(RebuildChainArgs),
     Completions(CompletionsArgs),
@@ -151,6 +152,47 @@ pub struct RebuildChainArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ChainFormat::Jsonl)]
     pub format: ChainFormat,
+}
+
+/// Integrity findings of session files, one per problem, with file, line and a stable code.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Check session files and report every integrity problem, one finding per problem, \
+with the file, the line and a stable code. Read-only: doctor never changes a file. With no PATH, \
+the user's own stores are checked.",
+    after_long_help = "CODES (severity)\n  \
+truncated-last-line (warning)        last line incomplete: still being written, or a crash mid-append\n  \
+unterminated-last-line (info)        the file does not end with a newline\n  \
+two-records-on-one-line (error)      a record lost its newline; the agent loses both\n  \
+invalid-json (error)                 a line that is not JSON\n  \
+invalid-utf8 (error)                 a line that is not UTF-8\n  \
+lone-surrogate (warning)             a lone UTF-16 surrogate escape: text is damaged\n  \
+not-an-object (error)                a JSON line that is not an object\n  \
+unknown-record-type (info)           a record type no loader knows\n  \
+missing-uuid (warning)               a message without a uuid cannot be linked\n  \
+dangling-parent (error)              a parentUuid that names nothing in the file: the chain breaks\n  \
+cycle (error)                        parent links that loop\n  \
+duplicate-uuid (warning)             a uuid written twice\n  \
+preserved-segment-broken (warning)   the last boundary's preserved segment cannot be walked\n  \
+stale-preserved-segment (info)       a preserved segment made stale by a later boundary\n  \
+boundary-without-summary (warning)   a compact boundary with no summary message\n  \
+logical-parent-unresolved (info)     a boundary's logicalParentUuid names nothing in the file\n  \
+tool-call-without-result (warning)   a tool call never answered\n  \
+tool-result-without-call (warning)   a tool result whose call is not in the file\n  \
+chain-misses-last-boundary (error)   the resumed chain does not reach the last compact boundary\n  \
+rollback-crosses-checkpoint (warning) Codex: current and pre-2026-02-27 replay disagree\n  \
+unusable-compacted (error)           Codex: a compacted record Codex cannot read\n  \
+bad-rollback (warning)               Codex: a rollback without a usable turn count\n  \
+invalid-session (error)              cctool session: not a valid session document\n\n\
+JSON RECORDS\n  {\"kind\":\"finding\",\"file\",\"line\",\"code\",\"severity\",\"message\"}, then \
+{\"kind\":\"total\",\"files\",\"errors\",\"warnings\",\"infos\",\"files_with_errors\",\"skipped\"}.\n\n\
+EXIT STATUS\n  0 no error-level finding; 1 an error-level finding; 2 a named file cannot be read.\n\n\
+EXAMPLES\n  cctool doctor ~/.claude/projects\n  \
+cctool doctor --json | jq -r 'select(.severity==\"error\") | \"\\(.file):\\(.line) \\(.code)\"'"
+)]
+pub struct DoctorArgs {
+    /// Session files or directories (searched recursively); `-` reads standard input.
+    pub paths: Vec<PathBuf>,
 }
 
 /// Every compaction summary in each session file, oldest first.

@@ -181,6 +181,10 @@ pub struct Transcript {
     pub first_lines: FxHashMap<u32, u64>,
     pub session_ids: Vec<String>,
     pub versions: Vec<String>,
+    /// With [`read_for_audit`]: every `parentUuid` as written, by line (progress rows too).
+    pub links: Option<Vec<Link>>,
+    /// With [`read_for_audit`]: the uuids of legacy progress rows.
+    pub progress_ids: FxHashSet<u32>,
     /// Position of the last-written main-chain row (B4), by physical line.
     last_written: Option<u32>,
     unterminated: bool,
@@ -230,8 +234,25 @@ pub fn read_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -> io::Re
 /// Reads only the lines from byte `offset` (line `first_line`) on: what a loader sees of a
 /// file whose earlier part it may ignore (see `summary::claude_current`).
 pub fn read_from(src: &Source, offset: u64, first_line: u64, progress: &mut dyn FnMut(u64)) -> io::Result<Transcript> {
+    read_inner(src, offset, first_line, progress, false)
+}
+
+/// [`read`], also keeping every parent reference as written (progress rows included), for
+/// integrity checks that the loader itself does not need.
+pub fn read_for_audit(src: &Source) -> io::Result<Transcript> {
+    read_inner(src, 0, 1, &mut |_| {}, true)
+}
+
+fn read_inner(
+    src: &Source,
+    offset: u64,
+    first_line: u64,
+    progress: &mut dyn FnMut(u64),
+    audit: bool,
+) -> io::Result<Transcript> {
     let mut t = Transcript {
         file: src.name().to_string(),
+        links: audit.then(Vec::new),
         ..Transcript::default()
     };
     let mut bridge: FxHashMap<u32, u32> = FxHashMap::default();
@@ -323,11 +344,21 @@ fn index_line(
                 let p = match env.parent_uuid.truthy_str() {
                     Some(p) => {
                         let pid = t.ids.intern(p);
+                        if let Some(links) = &mut t.links {
+                            links.push(Link {
+                                line: line.no,
+                                uuid: id,
+                                parent: pid,
+                            });
+                        }
                         bridge.get(&pid).copied().unwrap_or(pid)
                     }
                     None => ROOT,
                 };
                 bridge.insert(id, p);
+                if t.links.is_some() {
+                    t.progress_ids.insert(id);
+                }
             }
             return;
         }
@@ -359,6 +390,15 @@ fn index_line(
         LStr::Other => INVALID,
         _ => ROOT,
     };
+    if parent < INVALID
+        && let Some(links) = &mut t.links
+    {
+        links.push(Link {
+            line: line.no,
+            uuid: id,
+            parent,
+        });
+    }
     if let Some(&b) = bridge.get(&parent) {
         parent = b;
         t.progress_bridged += 1;
@@ -485,6 +525,32 @@ fn index_line(
     }
     if t.pos_of.len() < t.ids.len() {
         t.pos_of.resize(t.ids.len(), NONE);
+    }
+}
+
+/// A parent reference as written in the file.
+#[derive(Clone, Copy, Debug)]
+pub struct Link {
+    pub line: u64,
+    /// The line's own uuid (interned).
+    pub uuid: u32,
+    /// The referenced parent (interned).
+    pub parent: u32,
+}
+
+impl Transcript {
+    /// Whether an interned uuid names a message or a progress row of this file.
+    pub fn knows(&self, id: u32) -> bool {
+        self.pos(id).is_some() || self.progress_ids.contains(&id)
+    }
+
+    /// Parent of every message as the loader sees it (after progress bridging), for graph
+    /// checks; `None` for a root or a parent that is not a uuid.
+    pub fn parents(&self) -> Vec<Option<u32>> {
+        self.nodes
+            .iter()
+            .map(|n| n.parent_id().and_then(|p| self.pos(p)))
+            .collect()
     }
 }
 

@@ -1,23 +1,21 @@
 //! `cctool extract-summary [PATH...]`: every compaction summary, in parallel over files.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::ExitStatus;
 use crate::chain::codex;
 use crate::cli::{ExtractSummaryArgs, GlobalArgs};
 use crate::formats::codex::{Event, Record};
 use crate::formats::{self, session};
-use crate::io::paths::{default_stores, expand};
 use crate::io::{Input, Source};
 use crate::model::Format;
 use crate::model::diag::{Diagnostic, Severity};
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::summary::{self, Options, SummaryRecord};
-use crate::{ExitStatus, Fatal};
 
 /// What one file gave.
 enum Outcome {
@@ -41,36 +39,10 @@ struct Total {
 
 pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus> {
     let mut diags = Vec::new();
-    let paths = if a.paths.is_empty() {
-        let (found, notes) = default_stores();
-        for n in notes {
-            if !g.quiet {
-                eprintln!("cctool: {}", escape_str(&n));
-            }
-        }
-        if found.is_empty() {
-            return Err(Fatal("no session stores found; name files or directories to read".into()).into());
-        }
-        found
-    } else {
-        a.paths.clone()
-    };
-    let named: std::collections::HashSet<Input> = a
-        .paths
-        .iter()
-        .filter(|p| p.as_os_str() == "-" || p.is_file())
-        .map(|p| {
-            if p.as_os_str() == "-" {
-                Input::Stdin
-            } else {
-                Input::Path(p.clone())
-            }
-        })
-        .collect();
-    let expanded = expand(&paths);
+    let (expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
     diags.extend(expanded.problems.iter().cloned());
-    let inputs = expanded.inputs;
-    let bar = files_bar(inputs.len(), g.quiet);
+    let inputs = &expanded.inputs;
+    let bar = super::files_bar("extract-summary", inputs.len(), g.quiet);
     let opts = Options {
         strip_template: a.strip_template,
         all_events: a.all_events,
@@ -177,18 +149,6 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     } else {
         ExitStatus::Success
     })
-}
-
-fn files_bar(n: usize, quiet: bool) -> ProgressBar {
-    if quiet || n < 50 || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(n as u64), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("extract-summary {wide_bar} {pos}/{len} files ({eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    bar
 }
 
 fn one_file(input: &Input, g: &GlobalArgs, a: &ExtractSummaryArgs, opts: Options, named: bool) -> Outcome {

@@ -1,6 +1,7 @@
 //! One module per subcommand. Each takes its parsed arguments and returns the exit status.
 
 pub mod completions;
+pub mod doctor;
 pub mod extract_summary;
 pub mod man;
 pub mod rebuild_chain;
@@ -10,11 +11,64 @@ use crate::cli::{Cli, Command};
 
 pub fn dispatch(cli: &Cli) -> anyhow::Result<ExitStatus> {
     match &cli.command {
+        Command::Doctor(args) => doctor::run(&cli.global, args),
         Command::ExtractSummary(args) => extract_summary::run(&cli.global, args),
         Command::RebuildChain(args) => rebuild_chain::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateMan { dir } => man::run(dir),
     }
+}
+
+/// The inputs of a batch command: PATH arguments expanded, or the user's own stores when
+/// there are none (saying on stderr which are absent). Also returns the inputs named
+/// directly, whose problems are errors rather than files skipped while walking.
+pub fn batch_inputs(
+    paths: &[std::path::PathBuf],
+    quiet: bool,
+) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
+    use crate::io::Input;
+    let roots = if paths.is_empty() {
+        let (found, notes) = crate::io::paths::default_stores();
+        if !quiet {
+            for n in notes {
+                eprintln!("cctool: {}", crate::output::sanitize::escape_str(&n));
+            }
+        }
+        if found.is_empty() {
+            return Err(crate::Fatal(
+                "no session stores found; name files or directories to read".into(),
+            ));
+        }
+        found
+    } else {
+        paths.to_vec()
+    };
+    let named = paths
+        .iter()
+        .filter(|p| p.as_os_str() == "-" || p.is_file())
+        .map(|p| {
+            if p.as_os_str() == "-" {
+                Input::Stdin
+            } else {
+                Input::Path(p.clone())
+            }
+        })
+        .collect();
+    Ok((crate::io::paths::expand(&roots), named))
+}
+
+/// A progress bar counting files, shown only on a terminal for runs long enough to need it.
+pub fn files_bar(what: &str, n: usize, quiet: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if quiet || n < 50 || !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(Some(n as u64), indicatif::ProgressDrawTarget::stderr());
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!("{what} {{wide_bar}} {{pos}}/{{len}} files ({{eta}})"))
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
 }
 
 /// Opens an input and decides its format (`--input-format` wins over detection). The error

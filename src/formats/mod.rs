@@ -106,10 +106,16 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
             return;
         }
         seen += 1;
-        match serde_json::from_slice::<Probe<'_>>(line.bytes) {
-            Ok(p) => verdict = classify_object(&p, first),
-            Err(_) if first_unparsed.is_none() => first_unparsed = Some(line.no),
-            Err(_) => {}
+        // Only objects: a derived struct would also accept an array, field by position.
+        let probe = if line.bytes.trim_ascii_start().starts_with(b"{") {
+            serde_json::from_slice::<Probe<'_>>(line.bytes).ok()
+        } else {
+            None
+        };
+        match probe {
+            Some(p) => verdict = classify_object(&p, first),
+            None if first_unparsed.is_none() => first_unparsed = Some(line.no),
+            None => {}
         }
         first = false;
     };
@@ -134,7 +140,8 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
     // A pretty-printed single document (cctool session, 2025 TypeScript rollout).
     if let Some(bytes) = src.as_slice() {
         let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        if let Ok(p) = serde_json::from_slice::<Probe<'_>>(body)
+        if body.trim_ascii_start().starts_with(b"{")
+            && let Ok(p) = serde_json::from_slice::<Probe<'_>>(body)
             && let Some(f) = classify_object(&p, true)
         {
             return Ok(f);
@@ -188,6 +195,14 @@ mod tests {
         assert_eq!(detect_bytes(v1).unwrap(), Format::CctoolSession);
         let v5 = b"{\n  \"schema_version\": 5,\n  \"session_id\": \"s\",\n  \"messages\": []\n}\n";
         assert_eq!(detect_bytes(v5).unwrap(), Format::CctoolSession);
+    }
+
+    #[test]
+    fn arrays_are_never_sessions() {
+        // serde fills a derived struct from an array by position: must not be mistaken.
+        let pretty = b"[\n {\n  \"role\": \"user\",\n  \"content\": \"A\"\n }\n]\n";
+        assert!(detect_bytes(pretty).is_err());
+        assert!(detect_bytes(b"[{\"uuid\":1},{\"type\":\"user\"},2,3,4,5,6,7,8,9,10,11,12,13,14,15]\n").is_err());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 mod api_view;
 mod docs;
+mod doctor;
 mod extract_summary;
 mod input;
 mod props;

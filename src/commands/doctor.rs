@@ -1,0 +1,164 @@
+//! `cctool doctor [PATH...]`: integrity findings, read-only, in parallel over files.
+
+use std::io::Write;
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::cli::{DoctorArgs, GlobalArgs};
+use crate::io::Input;
+use crate::model::Format;
+use crate::model::diag::{Diagnostic, Severity};
+use crate::output::Out;
+use crate::output::sanitize::escape_str;
+use crate::{ExitStatus, doctor};
+
+#[derive(Serialize, Default)]
+struct Total {
+    kind: &'static str,
+    files: usize,
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+    files_with_errors: usize,
+    skipped: usize,
+}
+
+enum Outcome {
+    Findings(Vec<Diagnostic>),
+    NotSession(String),
+    Error(String),
+}
+
+pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
+    let (expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
+    let bar = super::files_bar("doctor", expanded.inputs.len(), g.quiet);
+    let outcomes: Vec<Outcome> = expanded
+        .inputs
+        .par_iter()
+        .map(|input| {
+            let o = check(input, g, named.contains(input));
+            bar.inc(1);
+            o
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut out = Out::new(g.color);
+    let mut total = Total {
+        kind: "total",
+        ..Total::default()
+    };
+    let mut input_errors = expanded
+        .problems
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    for d in &expanded.problems {
+        if !g.quiet && !g.json {
+            eprintln!("cctool: {}", escape_str(&d.to_string()));
+        }
+    }
+    for (input, outcome) in expanded.inputs.iter().zip(outcomes) {
+        match outcome {
+            Outcome::Findings(findings) => {
+                total.files += 1;
+                let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
+                total.errors += errors;
+                total.warnings += findings.iter().filter(|f| f.severity == Severity::Warning).count();
+                total.infos += findings.iter().filter(|f| f.severity == Severity::Info).count();
+                total.files_with_errors += usize::from(errors > 0);
+                if g.json {
+                    for f in &findings {
+                        out.json(f)?;
+                    }
+                } else if !findings.is_empty() {
+                    out.text(&render(&input.display_name(), &findings))?;
+                }
+            }
+            Outcome::NotSession(why) => {
+                total.skipped += 1;
+                if g.json {
+                    out.json(&Diagnostic::new(
+                        input.display_name(),
+                        None,
+                        "not-a-session",
+                        Severity::Info,
+                        why,
+                    ))?;
+                }
+            }
+            Outcome::Error(msg) => {
+                input_errors += 1;
+                if !g.quiet && !g.json {
+                    eprintln!("cctool: {}", escape_str(&msg));
+                } else if g.json {
+                    out.json(&Diagnostic::new(
+                        input.display_name(),
+                        None,
+                        "unreadable",
+                        Severity::Error,
+                        msg,
+                    ))?;
+                }
+            }
+        }
+    }
+    if g.json {
+        out.json(&total)?;
+    }
+    out.flush()?;
+    if !g.json && !g.quiet {
+        let mut e = std::io::stderr().lock();
+        let mut line = format!(
+            "cctool: {} files checked: {} errors, {} warnings, {} infos",
+            total.files, total.errors, total.warnings, total.infos
+        );
+        if total.files_with_errors > 0 {
+            line.push_str(&format!(" ({} files with errors)", total.files_with_errors));
+        }
+        if total.skipped > 0 {
+            line.push_str(&format!("; {} files skipped as not sessions", total.skipped));
+        }
+        let _ = writeln!(e, "{line}");
+    }
+    Ok(if input_errors > 0 {
+        ExitStatus::Error
+    } else if total.errors > 0 {
+        ExitStatus::Negative
+    } else {
+        ExitStatus::Success
+    })
+}
+
+fn check(input: &Input, g: &GlobalArgs, named: bool) -> Outcome {
+    let (src, format) = match super::open_session(input, g) {
+        Ok(x) => x,
+        Err(msg) if named => return Outcome::Error(msg),
+        Err(msg) => return Outcome::NotSession(msg),
+    };
+    let found = match format {
+        Format::ClaudeCode => doctor::check_claude(&src),
+        Format::Codex => crate::formats::codex::read_records(&src).and_then(|r| doctor::codex(&src, &r)),
+        Format::CctoolSession => Ok(doctor::session(&src)),
+    };
+    match found {
+        Ok(f) => Outcome::Findings(f),
+        Err(e) => Outcome::Error(format!("{}: {e}", src.name())),
+    }
+}
+
+/// Findings of one file, grouped under its name.
+fn render(file: &str, findings: &[Diagnostic]) -> String {
+    let mut s = format!("{}\n", escape_str(file));
+    for f in findings {
+        let at = f.line.map_or_else(|| "-".to_string(), |l| format!("line {l}"));
+        s.push_str(&format!(
+            "  {at}: {} [{}] {}\n",
+            f.severity,
+            f.code,
+            escape_str(&f.message)
+        ));
+    }
+    s.push('\n');
+    s
+}

@@ -1,0 +1,164 @@
+//! `cctool doctor`: one finding per problem, with stable codes; read-only.
+
+use serde_json::Value;
+
+use crate::util::{cctool, fixture, records, sample};
+
+fn findings(path: &std::path::Path) -> (Vec<Value>, Option<i32>) {
+    let out = cctool()
+        .args(["doctor", "--json", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let recs = records(&String::from_utf8(out.stdout).unwrap());
+    (
+        recs.into_iter().filter(|r| r["kind"] == "finding").collect(),
+        out.status.code(),
+    )
+}
+
+fn has(f: &[Value], code: &str, line: u64) -> bool {
+    f.iter().any(|r| r["code"] == code && r["line"] == line)
+}
+
+#[test]
+fn concatenated_lines_excerpt_gives_two_records_on_line_4() {
+    let (f, status) = findings(&sample(
+        "claude-code/real-excerpts/entire_37995ebed6e4_concatenated-lines_v2.1.x.excerpt.jsonl",
+    ));
+    assert!(has(&f, "two-records-on-one-line", 4), "{f:?}");
+    assert_eq!(status, Some(1));
+}
+
+#[test]
+fn dangling_parent_excerpt_gives_the_break_on_line_10() {
+    // Line 10 is a progress row whose parent was never written; the chain walk only notices
+    // it at line 12, where the bridged child points into the void.
+    let (f, _) = findings(&sample(
+        "claude-code/real-excerpts/entire_38346dbfe2e0_dangling-parent-chain-break_v2.1.29.excerpt.jsonl",
+    ));
+    let d = f
+        .iter()
+        .find(|r| r["code"] == "dangling-parent" && r["line"] == 10)
+        .unwrap();
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("627198fe-9ee1-4657-be67-4d8cfe112921")
+    );
+    assert_eq!(d["severity"], "error");
+}
+
+#[test]
+fn every_broken_fixture_gives_its_code_and_none_crashes() {
+    let dir = fixture("broken");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let path = e.unwrap().path();
+        let code = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let (f, status) = findings(&path);
+        assert!(matches!(status, Some(0 | 1)), "{code}: exit {status:?}");
+        assert!(f.iter().any(|r| r["code"] == code.as_str()), "{code}: {f:?}");
+        let errors = f.iter().any(|r| r["severity"] == "error");
+        assert_eq!(
+            status,
+            Some(i32::from(errors)),
+            "{code}: exit 1 exactly when an error is found"
+        );
+        n += 1;
+    }
+    assert!(n >= 18, "{n} fixtures");
+}
+
+#[test]
+fn severities_of_the_main_codes() {
+    let sev = |file: &str, code: &str| -> String {
+        let (f, _) = findings(&fixture(&format!("broken/{file}.jsonl")));
+        f.iter().find(|r| r["code"] == code).unwrap()["severity"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(sev("truncated-last-line", "truncated-last-line"), "warning");
+    assert_eq!(sev("stale-preserved-segment", "stale-preserved-segment"), "info");
+    assert_eq!(sev("logical-parent-unresolved", "logical-parent-unresolved"), "info");
+    assert_eq!(sev("unknown-record-type", "unknown-record-type"), "info");
+    assert_eq!(sev("cycle", "cycle"), "error");
+    assert_eq!(sev("chain-misses-last-boundary", "chain-misses-last-boundary"), "error");
+    assert_eq!(sev("unusable-compacted", "unusable-compacted"), "error");
+}
+
+#[test]
+fn clean_files_exit_0_and_records_have_stable_fields() {
+    let out = cctool()
+        .args([
+            "doctor",
+            "--json",
+            fixture("claude/parallel_tool_calls.jsonl").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let recs = records(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0]["kind"], "total");
+    let (f, _) = findings(&fixture("broken/cycle.jsonl"));
+    let keys: Vec<&str> = f[0].as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["kind", "file", "line", "code", "severity", "message"]);
+}
+
+#[test]
+fn text_output_groups_findings_by_file() {
+    let out = cctool()
+        .args([
+            "doctor",
+            fixture("broken/cycle.jsonl").to_str().unwrap(),
+            fixture("broken/duplicate-uuid.jsonl").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let cycle = fixture("broken/cycle.jsonl").display().to_string();
+    assert!(
+        text.starts_with(&format!(
+            "{cycle}\n  line 2: error [cycle] the parent links of the messages on lines 2, 3, 4 form a cycle\n"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("duplicate-uuid.jsonl\n  line 3: warning [duplicate-uuid]"),
+        "{text}"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2 files checked: 1 errors, 1 warnings"));
+}
+
+#[test]
+fn doctor_never_changes_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(fixture("broken")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.path().join(p.file_name().unwrap())).unwrap();
+    }
+    let snapshot = |d: &std::path::Path| {
+        let mut v: Vec<(String, Vec<u8>, std::time::SystemTime)> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                let m = std::fs::metadata(&p).unwrap();
+                (
+                    p.display().to_string(),
+                    std::fs::read(&p).unwrap(),
+                    m.modified().unwrap(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = snapshot(dir.path());
+    let _ = cctool()
+        .args(["doctor", dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(before, snapshot(dir.path()));
+}
