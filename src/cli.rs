@@ -62,6 +62,7 @@ pub enum Command {
     Doctor(DoctorArgs),
     ExtractSummary(ExtractSummaryArgs),
     RebuildChain(RebuildChainArgs),
+    Scan(ScanArgs),
     Completions(CompletionsArgs),
     /// Write the man pages (cctool.1 and one page per subcommand) into a directory.
     #[command(hide = true)]
@@ -248,6 +249,53 @@ pub struct ExtractSummaryArgs {
     /// Claude Code loading rules used to decide which summary is current.
     #[arg(long, value_enum, default_value_t = Loader::V2_1_332)]
     pub loader: Loader,
+}
+
+/// Sort order of the scan table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ScanSort {
+    /// Last activity, newest first.
+    #[default]
+    Activity,
+    /// File size, largest first.
+    Size,
+    /// Estimated tokens of what a resume sends, largest first.
+    Tokens,
+    /// Messages on the resumed chain, most first.
+    Messages,
+    /// Compactions, most first.
+    Compactions,
+    /// Path.
+    Path,
+}
+
+/// Every session at a glance: one row per session file, then totals.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Scan session files: one row per file with its format, agent versions, size, \
+messages on the chain a resume loads, compactions and the estimated tokens of what a resume \
+sends (ceil(bytes / 4) of the request), bad lines, dangling parents and duplicates; then totals. \
+Subagent transcripts beside a Claude Code session (<session>/subagents/, legacy agent-*.jsonl) \
+are scanned too and linked to it. With no PATH, the user's own stores are scanned. Prints a \
+table; --json prints JSON Lines records instead.",
+    after_long_help = "JSON RECORDS\n  \
+{\"kind\":\"session\",\"path\",\"format\",\"agent_versions\",\"session_id\",\"bytes\",\"lines\",\"bad_lines\",\
+\"chain_messages\",\"chain_end\",\"leaves\",\"compactions\",\"last_compaction_trigger\",\
+\"last_compaction_pre_tokens\",\"compaction_origins\":{\"local\"|\"remote\"|\"legacy\":N},\"resume_tokens\",\
+\"dangling_parents\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\"role\":\"session\"|\"subagent\",\
+\"parent_session\",\"subagents\":[paths]} per file, then \
+{\"kind\":\"total\",\"files\",\"sessions\",\"subagents\",\"bytes\",\"lines\",\"bad_lines\",\"chain_messages\",\
+\"compactions\",\"resume_tokens\",\"by_format\",\"skipped\",\"errors\"}.\n\n\
+EXAMPLES\n  cctool scan\n  cctool scan --sort tokens ~/.claude/projects | head -20\n  \
+cctool scan --json | jq -r 'select(.kind==\"session\" and .resume_tokens > 150000) | .path'"
+)]
+pub struct ScanArgs {
+    /// Session files or directories (searched recursively); `-` reads standard input.
+    pub paths: Vec<PathBuf>,
+
+    /// Table order.
+    #[arg(long, value_enum, default_value_t = ScanSort::Activity)]
+    pub sort: ScanSort,
 }
 
 /// Print a shell completion script.

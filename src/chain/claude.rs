@@ -181,6 +181,8 @@ pub struct Transcript {
     pub first_lines: FxHashMap<u32, u64>,
     pub session_ids: Vec<String>,
     pub versions: Vec<String>,
+    /// Earliest and latest timestamps of any record.
+    span: Option<(i64, i64)>,
     /// With [`read_for_audit`]: every `parentUuid` as written, by line (progress rows too).
     pub links: Option<Vec<Link>>,
     /// With [`read_for_audit`]: the uuids of legacy progress rows.
@@ -324,6 +326,9 @@ fn index_line(
     line: &Line<'_>,
     env: &Envelope<'_>,
 ) {
+    if let Some(ts) = env.timestamp.as_str().and_then(parse_ms) {
+        t.span = Some(t.span.map_or((ts, ts), |(lo, hi)| (lo.min(ts), hi.max(ts))));
+    }
     let Some(ty) = env.ty.as_str() else {
         let e = unknown.entry("<no type>".into()).or_insert((line.no, 0));
         e.1 += 1;
@@ -618,6 +623,8 @@ pub struct Chain {
     pub loaded_from: Option<usize>,
     /// The 2.1.332 tip choice did not depend on rows other than those loaded.
     pub tip_local: bool,
+    /// Leaves of the message graph (§5.6): the conversations a picker could offer.
+    pub leaves: usize,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -713,6 +720,7 @@ impl Transcript {
         self.apply_preserved_segments(&mut v, &mut chain);
         self.apply_snips(&mut v);
         v.build_children();
+        chain.leaves = self.leaves(&v).len();
 
         let tip = match &opts.tip {
             Some(u) => {
@@ -1328,6 +1336,19 @@ impl Transcript {
                 "the file does not end with a newline: possibly still being written",
             ));
         }
+    }
+
+    /// Earliest and latest parseable timestamps of any record, in milliseconds.
+    pub fn time_span(&self) -> Option<(i64, i64)> {
+        self.span
+    }
+
+    /// Messages whose parent (after progress bridging) is not in the file.
+    pub fn dangling_parents(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| n.parent_id().is_some_and(|p| self.pos(p).is_none()))
+            .count()
     }
 
     /// User and assistant messages of the main chain that the chain does not include.

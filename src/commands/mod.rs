@@ -5,6 +5,7 @@ pub mod doctor;
 pub mod extract_summary;
 pub mod man;
 pub mod rebuild_chain;
+pub mod scan;
 
 use crate::ExitStatus;
 use crate::cli::{Cli, Command};
@@ -14,6 +15,7 @@ pub fn dispatch(cli: &Cli) -> anyhow::Result<ExitStatus> {
         Command::Doctor(args) => doctor::run(&cli.global, args),
         Command::ExtractSummary(args) => extract_summary::run(&cli.global, args),
         Command::RebuildChain(args) => rebuild_chain::run(&cli.global, args),
+        Command::Scan(args) => scan::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateMan { dir } => man::run(dir),
     }

@@ -158,6 +158,10 @@ pub struct Rollout {
     pub bad_lines: u64,
     pub ghost_snapshots: u64,
     pub unknown_items: u64,
+    /// Earliest and latest line timestamps, in milliseconds.
+    pub time_span: Option<(i64, i64)>,
+    /// Physical lines.
+    pub lines: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -330,7 +334,7 @@ pub fn read_records_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -
     }
     let mut first = true;
     let mut reported = 0u64;
-    crate::io::for_each_line(src, |line| {
+    let stats = crate::io::for_each_line(src, |line| {
         if line.offset >= reported + 4 * 1024 * 1024 {
             reported = line.offset;
             progress(reported);
@@ -338,6 +342,7 @@ pub fn read_records_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -
         let is_first = std::mem::replace(&mut first, false);
         ingest(&mut out, &line, is_first);
     })?;
+    out.lines = stats.lines;
 
     Ok(out)
 }
@@ -395,6 +400,9 @@ impl json::BorrowedParse for EnvelopeLineFamily {
 
 fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rollout) {
     let no = line.no;
+    if let Some(ts) = env.timestamp.as_str().and_then(crate::model::time::parse_ms) {
+        out.time_span = Some(out.time_span.map_or((ts, ts), |(lo, hi)| (lo.min(ts), hi.max(ts))));
+    }
     if env.record_type.is_some() {
         out.era = Era::Bare;
         out.records.push((no, Record::Other));
@@ -553,6 +561,7 @@ fn read_document(src: &Source, out: &mut Rollout) -> std::io::Result<Option<Roll
     let base = bytes.as_ptr() as usize;
     let mut rollout = Rollout {
         era: Era::Document,
+        lines: memchr::memchr_iter(b'\n', bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n")),
         file: out.file.clone(),
         diagnostics: std::mem::take(&mut out.diagnostics),
         ..Rollout::default()

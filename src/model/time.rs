@@ -86,6 +86,34 @@ pub fn parse_ms(s: &str) -> Option<i64> {
     }
 }
 
+/// Milliseconds since the epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`, the form agents write.
+pub fn format_ms(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let rem = ms.rem_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000
+    )
+}
+
+/// The inverse of [`days_from_civil`] (Howard Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
 fn is_leap(y: i64) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
 }
@@ -112,7 +140,7 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_ms;
+    use super::{format_ms, parse_ms};
 
     #[test]
     fn agent_timestamps() {
@@ -122,6 +150,18 @@ mod tests {
         assert_eq!(parse_ms("2026-01-12T10:42:24.261+01:00"), Some(1_768_210_944_261));
         assert_eq!(parse_ms("2026-01-12T09:42:24Z"), Some(1_768_210_944_000));
         assert_eq!(parse_ms("2024-02-29"), Some(1_709_164_800_000));
+    }
+
+    #[test]
+    fn formats_back_what_it_parses() {
+        for s in [
+            "2026-01-12T09:42:24.261Z",
+            "1970-01-01T00:00:00.000Z",
+            "2024-02-29T23:59:59.999Z",
+            "1969-12-31T23:59:59.999Z",
+        ] {
+            assert_eq!(format_ms(parse_ms(s).unwrap()), s);
+        }
     }
 
     #[test]

@@ -8,4 +8,5 @@ mod extract_summary;
 mod input;
 mod props;
 mod rebuild_chain;
+mod scan;
 mod util;

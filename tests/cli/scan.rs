@@ -1,0 +1,185 @@
+//! `cctool scan`: one record per session, counts checked by hand (with jq) on the samples.
+
+use serde_json::{Value, json};
+
+use crate::util::{fixture, records, sample, stdout_of};
+
+fn sessions(args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["scan", "--json"];
+    all.extend_from_slice(args);
+    records(&stdout_of(&all))
+}
+
+#[test]
+fn samples_match_hand_checked_counts() {
+    let recs = sessions(&[
+        sample("claude-code/real").to_str().unwrap(),
+        sample("codex/real").to_str().unwrap(),
+    ]);
+    let by_name = |part: &str| {
+        recs.iter()
+            .find(|r| r["path"].as_str().is_some_and(|p| p.contains(part)))
+            .unwrap()
+            .clone()
+    };
+
+    // jq: 294,251 bytes, 54 lines, one auto boundary (155250), one line whose parent is missing,
+    // timestamps 11:47:31.774 to 12:38:42.261, version 2.0.76; SOURCES.md: chain of 24.
+    let auto = by_name("a6e4c2a0fbd1");
+    assert_eq!(auto["format"], "claude-code");
+    assert_eq!(auto["bytes"], 294_251);
+    assert_eq!(auto["lines"], 54);
+    assert_eq!(auto["bad_lines"], 0);
+    assert_eq!(auto["chain_messages"], 24);
+    assert_eq!(auto["chain_end"], "boundary");
+    assert_eq!(auto["compactions"], 1);
+    assert_eq!(auto["last_compaction_trigger"], "auto");
+    assert_eq!(auto["last_compaction_pre_tokens"], 155_250);
+    assert_eq!(auto["compaction_origins"], json!({"local": 1}));
+    assert_eq!(auto["dangling_parents"], 1);
+    assert_eq!(auto["duplicate_uuids"], 0);
+    assert_eq!(auto["agent_versions"], json!(["2.0.76"]));
+    assert_eq!(auto["first_timestamp"], "2026-01-07T11:47:31.774Z");
+    assert_eq!(auto["last_timestamp"], "2026-01-07T12:38:42.261Z");
+    // resume_tokens is the size of the api-view request.
+    let view = stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        sample("claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl")
+            .to_str()
+            .unwrap(),
+    ]);
+    let msgs: Vec<Value> = records(&view);
+    assert_eq!(
+        auto["resume_tokens"],
+        serde_json::to_vec(&msgs).unwrap().len().div_ceil(4)
+    );
+
+    let manual = by_name("4b7d5121b42a");
+    assert_eq!(
+        (manual["bytes"].as_u64(), manual["lines"].as_u64()),
+        (Some(512_972), Some(219))
+    );
+    assert_eq!(manual["chain_messages"], 107);
+    assert_eq!(manual["last_compaction_trigger"], "manual");
+    assert_eq!(manual["last_compaction_pre_tokens"], 153_739);
+    assert_eq!(
+        manual["last_timestamp"], "2026-01-22T02:10:30.001Z",
+        "metadata rows count as activity"
+    );
+
+    // jq: six compacted lines; 118 lines.
+    let codex = by_name("stage0_codex_small");
+    assert_eq!(codex["format"], "codex");
+    assert_eq!(codex["lines"], 118);
+    assert_eq!(codex["compactions"], 6);
+    assert_eq!(codex["compaction_origins"], json!({"local": 1, "remote": 5}));
+    assert_eq!(codex["chain_messages"], 16);
+    assert_eq!(codex["leaves"], Value::Null);
+
+    let total = recs.last().unwrap();
+    assert_eq!(total["kind"], "total");
+    assert_eq!(total["files"], 3);
+    assert_eq!(total["bytes"], 294_251 + 512_972 + 145_596);
+    assert_eq!(total["compactions"], 8);
+}
+
+#[test]
+fn excerpts_counts() {
+    let recs = sessions(&[sample("claude-code/real-excerpts").to_str().unwrap()]);
+    let get = |part: &str| {
+        recs.iter()
+            .find(|r| r["path"].as_str().is_some_and(|p| p.contains(part)))
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(get("concatenated-lines")["bad_lines"], 1);
+    assert_eq!(get("three-compactions")["compactions"], 3);
+    assert_eq!(
+        get("microcompact-and-compact")["compactions"],
+        2,
+        "microcompactions do not count"
+    );
+    assert_eq!(
+        get("dangling-parent")["chain_end"],
+        "dangling:627198fe-9ee1-4657-be67-4d8cfe112921"
+    );
+}
+
+#[test]
+fn whole_samples_tree_skips_what_is_not_a_session() {
+    let recs = sessions(&[sample("").to_str().unwrap()]);
+    let total = recs.last().unwrap();
+    assert_eq!(total["files"], 51);
+    assert_eq!(total["skipped"], 32, "the 32 sent.json request captures");
+    // claude-code: 2 real + 6 excerpts + 4 synthetic + 32 resume cases; codex: 1 real + 6 synthetic.
+    assert_eq!(total["by_format"], json!({"claude-code": 44, "codex": 7}));
+}
+
+#[test]
+fn subagents_are_found_beside_their_session_and_linked() {
+    let dir = tempfile::tempdir().unwrap();
+    let proj = dir.path().join("-home-dev-app");
+    let sid = "5e551000-0000-4000-8000-000000000000";
+    std::fs::create_dir_all(proj.join(sid).join("subagents")).unwrap();
+    std::fs::copy(fixture("claude/tips_differ.jsonl"), proj.join(format!("{sid}.jsonl"))).unwrap();
+    let side = std::fs::read_to_string(fixture("claude/sidechain_newer.jsonl")).unwrap();
+    std::fs::write(proj.join(sid).join("subagents/agent-a1.jsonl"), &side).unwrap();
+    std::fs::write(proj.join("agent-legacy.jsonl"), &side).unwrap();
+    std::fs::write(
+        proj.join("agent-other.jsonl"),
+        side.replace(sid, "5e551000-0000-4000-8000-00000000ffff"),
+    )
+    .unwrap();
+    // Naming only the session file finds both of its subagents, not the other session's.
+    let recs = sessions(&[proj.join(format!("{sid}.jsonl")).to_str().unwrap()]);
+    let files: Vec<&Value> = recs.iter().filter(|r| r["kind"] == "session").collect();
+    assert_eq!(files.len(), 3);
+    let main = files.iter().find(|r| r["role"] == "session").unwrap();
+    assert_eq!(main["subagents"].as_array().unwrap().len(), 2);
+    for s in files.iter().filter(|r| r["role"] == "subagent") {
+        assert_eq!(s["parent_session"], sid);
+    }
+    assert_eq!(recs.last().unwrap()["subagents"], 2);
+}
+
+#[test]
+fn piped_output_is_a_plain_table_and_json_only_when_asked() {
+    let path = sample("claude-code/real");
+    let out = stdout_of(&["scan", "--sort", "size", path.to_str().unwrap()]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with(" last activity"), "{out}");
+    assert!(
+        lines[1].contains("500.9 KiB") && lines[1].contains("1 (manual)"),
+        "{out}"
+    );
+    assert!(lines[3].starts_with(" total"), "{out}");
+    assert!(!out.contains('{') && !out.contains('│'));
+    assert!(out.lines().all(|l| !l.ends_with(' ')));
+}
+
+#[test]
+fn a_terminal_gets_a_framed_table() {
+    // Under a real pseudo-terminal (util-linux `script`), when available.
+    let Ok(status) = std::process::Command::new("script").arg("--version").output() else {
+        eprintln!("SKIPPED: `script` is not installed");
+        return;
+    };
+    if !status.status.success() {
+        eprintln!("SKIPPED: `script` does not work here");
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("cctool");
+    let cmd = format!("{} scan {}", bin.display(), sample("claude-code/real").display());
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("┌") && text.contains("│ last activity") && text.contains("…/real/entire_"),
+        "{text}"
+    );
+}
