@@ -13,10 +13,16 @@
 
 use std::collections::BTreeMap;
 
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::claude::{Chain, Kind, Sub, Transcript};
 use crate::io::Source;
+use crate::io::json::LStr;
 
 /// The reply the client inserts when the history ends with a user message.
 pub const SENTINEL: &str = "No response requested.";
@@ -53,10 +59,18 @@ pub const RULES: &[(&str, &str)] = &[
     ("B3", "loader: system rows under the tip appended"),
 ];
 
+/// Rules with counts, in report order, with what each does.
+pub fn rules_of(fired: &BTreeMap<&'static str, usize>) -> Vec<Value> {
+    RULES
+        .iter()
+        .filter_map(|(id, what)| fired.get(id).map(|n| json!({"rule": id, "count": n, "what": what})))
+        .collect()
+}
+
 /// The emulated request.
 #[derive(Debug, Default)]
 pub struct ApiView {
-    pub messages: Vec<Value>,
+    msgs: Vec<Msg>,
     /// How often each rule changed something (the loader's B rules are added by the caller).
     pub fired: BTreeMap<&'static str, usize>,
     /// `message.model` of the last non-synthetic assistant row: the model the request names.
@@ -66,19 +80,27 @@ pub struct ApiView {
 impl ApiView {
     /// ceil(bytes / 4) of the `messages` JSON sent.
     pub fn tokens(&self) -> usize {
-        serde_json::to_vec(&self.messages).map_or(0, |b| b.len().div_ceil(4))
+        let body: usize = self.msgs.iter().map(msg_json_len).sum();
+        (body + 2 + self.msgs.len().saturating_sub(1)).div_ceil(4)
+    }
+
+    /// How many messages the request holds.
+    pub fn len(&self) -> usize {
+        self.msgs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.msgs.is_empty()
+    }
+
+    /// Each message as the JSON text the client sends.
+    pub fn messages(&self) -> impl Iterator<Item = String> + '_ {
+        self.msgs.iter().map(msg_json)
     }
 
     /// The fired rules in report order, with counts and descriptions.
     pub fn rules(&self) -> Vec<Value> {
-        RULES
-            .iter()
-            .filter_map(|(id, what)| {
-                self.fired
-                    .get(id)
-                    .map(|n| json!({"rule": id, "count": n, "what": what}))
-            })
-            .collect()
+        rules_of(&self.fired)
     }
 }
 
@@ -91,8 +113,7 @@ enum Role {
 #[derive(Clone, Debug)]
 struct Row {
     role: Role,
-    /// `Value::String` or `Value::Array` of blocks.
-    content: Value,
+    content: Content,
     msg_id: Option<String>,
     model: Option<String>,
     is_meta: bool,
@@ -104,44 +125,244 @@ struct Row {
 #[derive(Clone, Debug)]
 struct Msg {
     role: Role,
-    content: Value,
+    content: Content,
     msg_id: Option<String>,
 }
 
-fn block_type(b: &Value) -> &str {
-    b.get("type").and_then(Value::as_str).unwrap_or("")
+/// A message's content: a plain string, or blocks.
+#[derive(Clone, Debug)]
+enum Content {
+    Str(String),
+    Blocks(Vec<Block>),
 }
 
-fn is_thinking(b: &Value) -> bool {
+impl Content {
+    fn as_array(&self) -> Option<&Vec<Block>> {
+        match self {
+            Content::Blocks(b) => Some(b),
+            Content::Str(_) => None,
+        }
+    }
+}
+
+/// One content block: its JSON as written (shared, so copies are cheap), the few fields the
+/// pipeline reads, and a rewritten form once a rule changes it. Building and re-serialising a
+/// JSON tree for every block cost more than loading the whole transcript.
+#[derive(Clone, Debug)]
+struct Block {
+    raw: Option<Arc<RawValue>>,
+    value: Option<Value>,
+    ty: String,
+    text: Option<String>,
+    id: Option<String>,
+    name: Option<String>,
+    tool_use_id: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct Peek<'a> {
+    #[serde(default, borrow, rename = "type")]
+    ty: LStr<'a>,
+    #[serde(default, borrow)]
+    text: LStr<'a>,
+    #[serde(default, borrow)]
+    id: LStr<'a>,
+    #[serde(default, borrow)]
+    name: LStr<'a>,
+    #[serde(default, borrow)]
+    tool_use_id: LStr<'a>,
+}
+
+fn peek_str(v: LStr<'_>) -> Option<String> {
+    v.as_str().map(str::to_string)
+}
+
+impl Block {
+    fn from_raw(raw: Arc<RawValue>) -> Block {
+        // The client sends compact JSON; a block written with spaces (hand-made files, other
+        // tools) is minified so that sizes and output match what is sent.
+        let r = raw.get();
+        // Spacing shows at the first key (`{"type": …`); escaped JSON inside strings further on
+        // would give false alarms.
+        let head = &r.as_bytes()[..r.len().min(24)];
+        let spaced = r.starts_with("{ ") || memchr::memmem::find(head, b"\": ").is_some();
+        let raw = if spaced {
+            let min = crate::io::json::minify(r.as_bytes());
+            std::str::from_utf8(&min)
+                .ok()
+                .and_then(|m| RawValue::from_string(m.to_string()).ok())
+                .map_or(raw, Arc::from)
+        } else {
+            raw
+        };
+        let peek: Peek<'_> = serde_json::from_str(raw.get()).unwrap_or_default();
+        let mut b = Block {
+            ty: peek_str(peek.ty).unwrap_or_default(),
+            text: peek_str(peek.text),
+            id: peek_str(peek.id),
+            name: peek_str(peek.name),
+            tool_use_id: peek_str(peek.tool_use_id),
+            raw: Some(raw),
+            value: None,
+        };
+        // What the API does not take is removed (the client never sends it).
+        let r = b.raw.as_ref().map(|r| r.get()).unwrap_or("");
+        if r.contains("\"cache_control\"") || r.contains("\"is_error\":false") || r.contains("\"is_error\": false") {
+            let v = b.value_mut();
+            if let Some(o) = v.as_object_mut() {
+                o.remove("cache_control");
+                if o.get("is_error") == Some(&Value::Bool(false)) {
+                    o.remove("is_error");
+                }
+            }
+        }
+        b
+    }
+
+    fn from_value(v: Value) -> Block {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        Block {
+            ty: s("type").unwrap_or_default(),
+            text: s("text"),
+            id: s("id"),
+            name: s("name"),
+            tool_use_id: s("tool_use_id"),
+            raw: None,
+            value: Some(v),
+        }
+    }
+
+    fn text_block(t: &str) -> Block {
+        Block::from_value(json!({"type": "text", "text": t}))
+    }
+
+    fn value_mut(&mut self) -> &mut Value {
+        if self.value.is_none() {
+            let parsed = self
+                .raw
+                .as_ref()
+                .and_then(|r| serde_json::from_str(r.get()).ok())
+                .unwrap_or(Value::Null);
+            self.value = Some(parsed);
+        }
+        self.value.get_or_insert(Value::Null)
+    }
+
+    fn set_text(&mut self, t: String) {
+        self.value_mut()["text"] = Value::String(t.clone());
+        self.text = Some(t);
+    }
+
+    fn set_name(&mut self, n: &str) {
+        self.value_mut()["name"] = Value::String(n.to_string());
+        self.name = Some(n.to_string());
+    }
+
+    fn write_json(&self, out: &mut String) {
+        match (&self.value, &self.raw) {
+            (Some(v), _) => out.push_str(&v.to_string()),
+            (None, Some(r)) => out.push_str(r.get()),
+            (None, None) => out.push_str("null"),
+        }
+    }
+}
+
+impl PartialEq for Block {
+    fn eq(&self, other: &Block) -> bool {
+        let (mut a, mut b) = (String::new(), String::new());
+        self.write_json(&mut a);
+        other.write_json(&mut b);
+        a == b
+    }
+}
+
+fn block_type(b: &Block) -> &str {
+    &b.ty
+}
+
+fn is_thinking(b: &Block) -> bool {
     matches!(block_type(b), "thinking" | "redacted_thinking")
 }
 
-fn text_of(b: &Value) -> Option<&str> {
-    (block_type(b) == "text").then(|| b.get("text").and_then(Value::as_str).unwrap_or(""))
+fn text_of(b: &Block) -> Option<&str> {
+    (block_type(b) == "text").then(|| b.text.as_deref().unwrap_or(""))
 }
 
 /// Text the client treats as no content at all (`KJe`).
-fn is_blank_text(b: &Value) -> bool {
+fn is_blank_text(b: &Block) -> bool {
     text_of(b).is_some_and(|t| matches!(t.trim(), "" | NO_CONTENT | EMPTY_REMOVED))
 }
 
-fn blocks(content: &Value) -> Vec<Value> {
+fn blocks(content: &Content) -> Vec<Block> {
     match content {
-        Value::String(s) => vec![json!({"type": "text", "text": s})],
-        Value::Array(a) => a.clone(),
-        _ => Vec::new(),
+        Content::Str(s) => vec![Block::text_block(s)],
+        Content::Blocks(a) => a.clone(),
     }
 }
 
-/// Removes what the API does not take from a block as written to the file.
-fn clean_block(mut b: Value) -> Value {
-    if let Some(o) = b.as_object_mut() {
-        o.remove("cache_control");
-        if o.get("is_error") == Some(&Value::Bool(false)) {
-            o.remove("is_error");
+/// Counts bytes written.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn json_len<T: serde::Serialize>(v: &T) -> usize {
+    let mut c = Counter(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
+}
+
+/// The length of [`msg_json`] without building it.
+fn msg_json_len(m: &Msg) -> usize {
+    let head = match m.role {
+        Role::User => r#"{"role":"user","content":"#.len(),
+        Role::Assistant => r#"{"role":"assistant","content":"#.len(),
+    };
+    let body = match &m.content {
+        Content::Str(s) => json_len(s),
+        Content::Blocks(b) => {
+            2 + b.len().saturating_sub(1)
+                + b.iter()
+                    .map(|x| match (&x.value, &x.raw) {
+                        (Some(v), _) => json_len(v),
+                        (None, Some(r)) => r.get().len(),
+                        (None, None) => 4,
+                    })
+                    .sum::<usize>()
+        }
+    };
+    head + body + 1
+}
+
+/// A message as the JSON the client sends.
+fn msg_json(m: &Msg) -> String {
+    let mut out = String::from(match m.role {
+        Role::User => r#"{"role":"user","content":"#,
+        Role::Assistant => r#"{"role":"assistant","content":"#,
+    });
+    match &m.content {
+        Content::Str(s) => out.push_str(&serde_json::to_string(s).unwrap_or_default()),
+        Content::Blocks(b) => {
+            out.push('[');
+            for (i, block) in b.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                block.write_json(&mut out);
+            }
+            out.push(']');
         }
     }
-    b
+    out.push('}');
+    out
 }
 
 struct Pipeline {
@@ -172,8 +393,8 @@ pub fn api_view(t: &Transcript, chain: &Chain, src: &Source, prompt: Option<&str
             continue;
         }
         let bytes = src.read_range(node.offset, node.len as usize)?;
-        let Some(v) = parse(&bytes) else { continue };
-        if let Some(row) = row_of(&v, node.kind, &mut p) {
+        let Some(rec) = parse(&bytes) else { continue };
+        if let Some(row) = row_of(rec, node.kind, &mut p) {
             rows.push(row);
         }
     }
@@ -191,33 +412,112 @@ pub fn api_view(t: &Transcript, chain: &Chain, src: &Source, prompt: Option<&str
         add_prompt(&mut msgs, prompt, sentinel || closed, &mut p);
     }
     Ok(ApiView {
-        messages: msgs
-            .into_iter()
-            .map(|m| {
-                json!({"role": match m.role { Role::User => "user", Role::Assistant => "assistant" }, "content": m.content})
-            })
-            .collect(),
+        msgs,
         fired: p.fired,
         model,
     })
 }
 
-fn parse(bytes: &[u8]) -> Option<Value> {
+/// The parts of a record the pipeline reads; everything else (tool results' structured
+/// copies, usage, snapshots) is skipped unparsed.
+#[derive(Deserialize)]
+struct RecPeek {
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default, rename = "isMeta")]
+    is_meta: Option<Value>,
+    #[serde(default, rename = "isApiErrorMessage")]
+    api_error: Option<Value>,
+    #[serde(default)]
+    message: Option<MsgPeek>,
+}
+
+#[derive(Deserialize)]
+struct MsgPeek {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    model: Option<Value>,
+    #[serde(default)]
+    content: RawContent,
+}
+
+/// `message.content` with each block kept as written.
+#[derive(Default)]
+enum RawContent {
+    Str(String),
+    Blocks(Vec<Arc<RawValue>>),
+    #[default]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for RawContent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawContent;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("message content")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawContent, E> {
+                Ok(RawContent::Str(v.to_string()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<RawContent, E> {
+                Ok(RawContent::Str(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<RawContent, A::Error> {
+                let mut out = Vec::new();
+                while let Some(b) = a.next_element::<Box<RawValue>>()? {
+                    out.push(Arc::from(b));
+                }
+                Ok(RawContent::Blocks(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<RawContent, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(RawContent::Other)
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<RawContent, E> {
+                Ok(RawContent::Other)
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<RawContent, E> {
+                Ok(RawContent::Other)
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<RawContent, E> {
+                Ok(RawContent::Other)
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<RawContent, E> {
+                Ok(RawContent::Other)
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<RawContent, E> {
+                Ok(RawContent::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn parse(bytes: &[u8]) -> Option<RecPeek> {
     serde_json::from_slice(bytes)
         .ok()
         .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
 }
 
+fn vstr(v: Option<Value>) -> Option<String> {
+    match v {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
 /// Item 1: the rows sent, as (role, content).
-fn row_of(v: &Value, kind: Kind, p: &mut Pipeline) -> Option<Row> {
-    let msg = v.get("message");
-    let s = |o: Option<&Value>, k: &str| o.and_then(|o| o.get(k)).and_then(Value::as_str).map(str::to_string);
+fn row_of(rec: RecPeek, kind: Kind, p: &mut Pipeline) -> Option<Row> {
+    let is_true = |v: &Option<Value>| v.as_ref().and_then(Value::as_bool) == Some(true);
     match kind {
         Kind::System => {
             p.fire("A2");
             Some(Row {
                 role: Role::User,
-                content: Value::String(s(Some(v), "content").unwrap_or_default()),
+                content: Content::Str(vstr(rec.content).unwrap_or_default()),
                 msg_id: None,
                 model: None,
                 is_meta: false,
@@ -226,31 +526,35 @@ fn row_of(v: &Value, kind: Kind, p: &mut Pipeline) -> Option<Row> {
             })
         }
         Kind::User => {
-            let content = msg?.get("content")?.clone();
-            let content = match content {
-                Value::Array(a) => Value::Array(a.into_iter().map(clean_block).collect()),
-                s @ Value::String(_) => s,
-                _ => return None,
+            let content = match rec.message?.content {
+                RawContent::Str(s) => Content::Str(s),
+                RawContent::Blocks(b) => Content::Blocks(b.into_iter().map(Block::from_raw).collect()),
+                RawContent::Other => return None,
             };
             Some(Row {
                 role: Role::User,
                 content,
                 msg_id: None,
                 model: None,
-                is_meta: v.get("isMeta").and_then(Value::as_bool) == Some(true),
+                is_meta: is_true(&rec.is_meta),
                 api_error: false,
                 local_command: false,
             })
         }
         Kind::Assistant => {
-            let content = blocks(msg?.get("content")?).into_iter().map(clean_block).collect();
+            let msg = rec.message?;
+            let content = match msg.content {
+                RawContent::Str(s) => vec![Block::text_block(&s)],
+                RawContent::Blocks(b) => b.into_iter().map(Block::from_raw).collect(),
+                RawContent::Other => return None,
+            };
             Some(Row {
                 role: Role::Assistant,
-                content: Value::Array(content),
-                msg_id: s(msg, "id"),
-                model: s(msg, "model"),
+                content: Content::Blocks(content),
+                msg_id: vstr(msg.id),
+                model: vstr(msg.model),
                 is_meta: false,
-                api_error: v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true),
+                api_error: is_true(&rec.api_error),
                 local_command: false,
             })
         }
@@ -280,7 +584,7 @@ fn strip_other_models_thinking(rows: &mut Vec<Row>, model: Option<&str>, p: &mut
         if !other {
             continue;
         }
-        if let Value::Array(a) = &mut r.content {
+        if let Content::Blocks(a) = &mut r.content {
             let before = a.len();
             a.retain(|b| !is_thinking(b));
             if a.len() != before {
@@ -295,7 +599,7 @@ fn strip_other_models_thinking(rows: &mut Vec<Row>, model: Option<&str>, p: &mut
 fn filter_rows(rows: &mut Vec<Row>, p: &mut Pipeline) {
     loop {
         let mut drop = vec![false; rows.len()];
-        let group_has = |id: &Option<String>, pred: &dyn Fn(&Value) -> bool| {
+        let group_has = |id: &Option<String>, pred: &dyn Fn(&Block) -> bool| {
             id.as_ref().is_some_and(|id| {
                 rows.iter().any(|r| {
                     r.role == Role::Assistant
@@ -351,9 +655,8 @@ enum Local {
 
 fn classify_local(r: &Row) -> Local {
     let last = match &r.content {
-        Value::String(s) => Some(s.as_str()),
-        Value::Array(a) => a.iter().rev().find_map(text_of),
-        _ => None,
+        Content::Str(s) => Some(s.as_str()),
+        Content::Blocks(a) => a.iter().rev().find_map(text_of),
     };
     let Some(t) = last else { return Local::Other };
     if t.starts_with("<command-name>") {
@@ -432,11 +735,11 @@ fn merge(rows: Vec<Row>, p: &mut Pipeline) -> Vec<Msg> {
                         let mut merged = blocks(&msgs[j].content);
                         merged.extend(content);
                         let merged = drop_inner_whitespace(merged, p);
-                        msgs[j].content = Value::Array(tool_uses_last(merged, p));
+                        msgs[j].content = Content::Blocks(tool_uses_last(merged, p));
                     }
                     None => msgs.push(Msg {
                         role: Role::Assistant,
-                        content: Value::Array(tool_uses_last(content, p)),
+                        content: Content::Blocks(tool_uses_last(content, p)),
                         msg_id: r.msg_id,
                     }),
                 }
@@ -446,36 +749,40 @@ fn merge(rows: Vec<Row>, p: &mut Pipeline) -> Vec<Msg> {
     msgs
 }
 
-fn has_tool_result(content: &Value) -> bool {
+fn has_tool_result(content: &Content) -> bool {
     content
         .as_array()
         .is_some_and(|a| a.iter().any(|b| block_type(b) == "tool_result"))
 }
 
-fn merge_user(last: &mut Msg, next: &Value, p: &mut Pipeline) {
+fn merge_user(last: &mut Msg, next: &Content, p: &mut Pipeline) {
     let mut merged = blocks(&last.content);
     let add = blocks(next);
     if let (Some(prev), Some(first)) = (merged.last_mut(), add.first())
         && block_type(prev) == "text"
         && block_type(first) == "text"
-        && let Some(Value::String(t)) = prev.get_mut("text")
     {
-        t.push('\n');
+        let t = format!("{}\n", prev.text.as_deref().unwrap_or(""));
+        prev.set_text(t);
     }
     merged.extend(add);
     // A8: tool results first, each group in its order.
-    let (mut hoisted, others): (Vec<Value>, Vec<Value>) =
-        merged.iter().cloned().partition(|b| block_type(b) == "tool_result");
-    hoisted.extend(others);
-    if hoisted != merged {
+    let moved = merged
+        .iter()
+        .skip_while(|b| block_type(b) == "tool_result")
+        .any(|b| block_type(b) == "tool_result");
+    if moved {
         p.fire("A8");
     }
-    last.content = Value::Array(hoisted);
+    let (mut hoisted, others): (Vec<Block>, Vec<Block>) =
+        merged.into_iter().partition(|b| block_type(b) == "tool_result");
+    hoisted.extend(others);
+    last.content = Content::Blocks(hoisted);
 }
 
 /// A1b: whitespace-only text inside a regrouped message goes, unless it sits between two
 /// thinking blocks; if nothing but thinking would remain, the list is kept as it was.
-fn drop_inner_whitespace(blocks: Vec<Value>, p: &mut Pipeline) -> Vec<Value> {
+fn drop_inner_whitespace(blocks: Vec<Block>, p: &mut Pipeline) -> Vec<Block> {
     let keep: Vec<bool> = (0..blocks.len())
         .map(|i| {
             let b = &blocks[i];
@@ -491,7 +798,7 @@ fn drop_inner_whitespace(blocks: Vec<Value>, p: &mut Pipeline) -> Vec<Value> {
     if keep.iter().all(|&k| k) {
         return blocks;
     }
-    let filtered: Vec<Value> = blocks
+    let filtered: Vec<Block> = blocks
         .iter()
         .zip(&keep)
         .filter(|(_, k)| **k)
@@ -506,8 +813,8 @@ fn drop_inner_whitespace(blocks: Vec<Value>, p: &mut Pipeline) -> Vec<Value> {
 
 /// A9 (`Ter`): when anything but a tool use follows a tool use, all tool uses move to the
 /// end in their order — except a thinking block that follows [thinking, tool_use…].
-fn tool_uses_last(blocks: Vec<Value>, p: &mut Pipeline) -> Vec<Value> {
-    let is_tu = |b: &Value| block_type(b) == "tool_use";
+fn tool_uses_last(blocks: Vec<Block>, p: &mut Pipeline) -> Vec<Block> {
+    let is_tu = |b: &Block| block_type(b) == "tool_use";
     let mut seen_tu = false;
     let mut trigger = false;
     for (j, b) in blocks.iter().enumerate() {
@@ -531,17 +838,17 @@ fn tool_uses_last(blocks: Vec<Value>, p: &mut Pipeline) -> Vec<Value> {
         return blocks;
     }
     p.fire("A9");
-    let (tus, others): (Vec<Value>, Vec<Value>) = blocks.into_iter().partition(|b| is_tu(b));
+    let (tus, others): (Vec<Block>, Vec<Block>) = blocks.into_iter().partition(|b| is_tu(b));
     let mut out = others;
     out.extend(tus);
     out
 }
 
 /// F2: legacy tool names as the current tool list spells them.
-fn canonical_tool_names(blocks: &mut [Value], p: &mut Pipeline) {
+fn canonical_tool_names(blocks: &mut [Block], p: &mut Pipeline) {
     for b in blocks.iter_mut() {
-        if block_type(b) == "tool_use" && b.get("name").and_then(Value::as_str) == Some("Task") {
-            b["name"] = Value::String("Agent".into());
+        if block_type(b) == "tool_use" && b.name.as_deref() == Some("Task") {
+            b.set_name("Agent");
             p.fire("F2");
         }
     }
@@ -555,7 +862,7 @@ fn remove_empty_text(msgs: &mut [Msg], p: &mut Pipeline) {
         if m.role != Role::Assistant {
             continue;
         }
-        let Value::Array(a) = &m.content else { continue };
+        let Content::Blocks(a) = &m.content else { continue };
         let mut out = Vec::with_capacity(a.len());
         let mut changed = false;
         for (k, b) in a.iter().enumerate() {
@@ -564,19 +871,21 @@ fn remove_empty_text(msgs: &mut [Msg], p: &mut Pipeline) {
                 let between = k > 0 && is_thinking(&a[k - 1]) && a.get(k + 1).is_some_and(is_thinking);
                 if between {
                     // The client builds this block fresh, with an empty citation list.
-                    out.push(json!({"type": "text", "text": EMPTY_REMOVED, "citations": []}));
+                    out.push(Block::from_value(
+                        json!({"type": "text", "text": EMPTY_REMOVED, "citations": []}),
+                    ));
                 }
                 continue;
             }
             out.push(b.clone());
         }
         if out.is_empty() && i + 1 != n {
-            out.push(json!({"type": "text", "text": NO_CONTENT}));
+            out.push(Block::text_block(NO_CONTENT));
             changed = true;
         }
         if changed {
             p.fire("A10");
-            m.content = Value::Array(out);
+            m.content = Content::Blocks(out);
         }
     }
 }
@@ -587,7 +896,7 @@ fn tool_use_ids(m: &Msg) -> Vec<String> {
         .map(|a| {
             a.iter()
                 .filter(|b| block_type(b) == "tool_use")
-                .filter_map(|b| b.get("id").and_then(Value::as_str).map(str::to_string))
+                .filter_map(|b| b.id.clone())
                 .collect()
         })
         .unwrap_or_default()
@@ -598,19 +907,19 @@ fn pair_tool_results(msgs: &mut Vec<Msg>, p: &mut Pipeline) {
     let mut out: Vec<Msg> = Vec::with_capacity(msgs.len());
     for (i, mut m) in std::mem::take(msgs).into_iter().enumerate() {
         if m.role == Role::User
-            && let Value::Array(a) = &m.content
+            && let Content::Blocks(a) = &m.content
             && a.iter().any(|b| block_type(b) == "tool_result")
         {
             let allowed: Vec<String> = match out.last() {
                 Some(prev) if prev.role == Role::Assistant => tool_use_ids(prev),
                 _ => Vec::new(),
             };
-            let kept: Vec<Value> = a
+            let kept: Vec<Block> = a
                 .iter()
                 .filter(|b| {
                     block_type(b) != "tool_result"
-                        || b.get("tool_use_id")
-                            .and_then(Value::as_str)
+                        || b.tool_use_id
+                            .as_deref()
                             .is_some_and(|id| allowed.iter().any(|x| x == id))
                 })
                 .cloned()
@@ -619,12 +928,12 @@ fn pair_tool_results(msgs: &mut Vec<Msg>, p: &mut Pipeline) {
                 p.fire("A11");
                 if kept.is_empty() {
                     if i == 0 {
-                        m.content = json!([{"type": "text", "text": ORPHANED}]);
+                        m.content = Content::Blocks(vec![Block::text_block(ORPHANED)]);
                         out.push(m);
                     }
                     continue;
                 }
-                m.content = Value::Array(kept);
+                m.content = Content::Blocks(kept);
             }
         }
         out.push(m);
@@ -650,7 +959,7 @@ fn close_tool_calls(msgs: &mut Vec<Msg>, p: &mut Pipeline) -> bool {
             .map(|a| {
                 a.iter()
                     .filter(|b| block_type(b) == "tool_result")
-                    .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str).map(str::to_string))
+                    .filter_map(|b| b.tool_use_id.clone())
                     .collect()
             })
             .unwrap_or_default();
@@ -666,12 +975,9 @@ fn close_tool_calls(msgs: &mut Vec<Msg>, p: &mut Pipeline) -> bool {
             closing = Some(open);
             continue;
         }
-        if let Value::Array(a) = &mut msgs[i].content {
+        if let Content::Blocks(a) = &mut msgs[i].content {
             a.retain(|b| {
-                !(block_type(b) == "tool_use"
-                    && b.get("id")
-                        .and_then(Value::as_str)
-                        .is_some_and(|id| open.iter().any(|x| x == id)))
+                !(block_type(b) == "tool_use" && b.id.as_deref().is_some_and(|id| open.iter().any(|x| x == id)))
             });
             if a.iter().all(is_thinking) {
                 drop[i] = true;
@@ -687,13 +993,17 @@ fn close_tool_calls(msgs: &mut Vec<Msg>, p: &mut Pipeline) -> bool {
     }
     let Some(open) = closing else { return false };
     {
-        let results: Vec<Value> = open
+        let results: Vec<Block> = open
             .iter()
-            .map(|id| json!({"type": "tool_result", "content": INTERRUPTED, "is_error": true, "tool_use_id": id}))
+            .map(|id| {
+                Block::from_value(
+                    json!({"type": "tool_result", "content": INTERRUPTED, "is_error": true, "tool_use_id": id}),
+                )
+            })
             .collect();
         msgs.push(Msg {
             role: Role::User,
-            content: Value::Array(results),
+            content: Content::Blocks(results),
             msg_id: None,
         });
     }
@@ -714,7 +1024,7 @@ fn merge_adjacent(msgs: &mut Vec<Msg>, p: &mut Pipeline) {
             Some(last) if last.role == m.role => {
                 let mut merged = blocks(&last.content);
                 merged.extend(blocks(&m.content));
-                last.content = Value::Array(merged);
+                last.content = Content::Blocks(merged);
             }
             _ => out.push(m),
         }
@@ -726,12 +1036,12 @@ fn merge_adjacent(msgs: &mut Vec<Msg>, p: &mut Pipeline) {
 /// final user message when there is no sentinel.
 fn add_prompt(msgs: &mut Vec<Msg>, prompt: &str, sentinel: bool, p: &mut Pipeline) {
     let ends_with_user = msgs.last().is_some_and(|m| m.role == Role::User);
-    let prompt_block = json!([{"type": "text", "text": prompt}]);
+    let prompt_block = Content::Blocks(vec![Block::text_block(prompt)]);
     if ends_with_user && sentinel {
         p.fire("F5");
         msgs.push(Msg {
             role: Role::Assistant,
-            content: json!([{"type": "text", "text": SENTINEL}]),
+            content: Content::Blocks(vec![Block::text_block(SENTINEL)]),
             msg_id: None,
         });
     } else if ends_with_user && let Some(last) = msgs.last_mut() {

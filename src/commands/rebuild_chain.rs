@@ -210,10 +210,10 @@ fn claude_chain(
     diags.extend(chain.diagnostics.iter().cloned());
     if a.api_view {
         let view = api_view(&t, &chain, src, a.prompt.as_deref())?;
-        for (i, m) in view.messages.iter().enumerate() {
+        for (i, m) in view.messages().enumerate() {
             match st {
-                None => out.json(m)?,
-                Some(s) => out.text(&render::render(s, &render::api_block(m, i, s)))?,
+                None => out.record(m.as_bytes())?,
+                Some(s) => out.text(&render::render(s, &render::api_block(&value_of(m.as_bytes()), i, s)))?,
             }
         }
         let mut fired = view.fired.clone();
@@ -230,14 +230,10 @@ fn claude_chain(
             file: t.file.clone(),
             loader: a.loader.name(),
             model: view.model.clone(),
-            messages: view.messages.len(),
+            messages: view.len(),
             tokens: view.tokens(),
             prompt: a.prompt.is_some(),
-            rules: claude_api::ApiView {
-                fired,
-                ..Default::default()
-            }
-            .rules(),
+            rules: claude_api::rules_of(&fired),
         };
         return Ok((diags, Report::ApiView(record)));
     }

@@ -143,10 +143,17 @@ fn json_record_reports_model_tokens_and_loader_rules() {
         ]
     );
     assert_eq!(last["model"], "claude-opus-4-5-20251101");
-    let messages: Vec<&Value> = recs.iter().filter(|r| r.get("role").is_some()).collect();
-    assert_eq!(last["messages"], messages.len());
-    let sent = serde_json::to_vec(&messages).unwrap();
+    let lines: Vec<&str> = out.lines().filter(|l| l.starts_with(r#"{"role""#)).collect();
+    assert_eq!(last["messages"], lines.len());
+    // The request is the JSON array of those messages, exactly as printed.
+    let sent = format!("[{}]", lines.join(","));
     assert_eq!(last["tokens"], sent.len().div_ceil(4));
+    let compact: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(
+        serde_json::to_string(&compact).unwrap().len(),
+        sent.len(),
+        "printed compactly"
+    );
     assert!(
         last["rules"]
             .as_array()
