@@ -61,6 +61,7 @@ pub struct GlobalArgs {
 pub enum Command {
     Doctor(DoctorArgs),
     ExtractSummary(ExtractSummaryArgs),
+    Migrate(MigrateArgs),
     RebuildChain(RebuildChainArgs),
     Scan(ScanArgs),
     Completions(CompletionsArgs),
@@ -249,6 +250,54 @@ pub struct ExtractSummaryArgs {
     /// Claude Code loading rules used to decide which summary is current.
     #[arg(long, value_enum, default_value_t = Loader::V2_1_332)]
     pub loader: Loader,
+}
+
+fn parse_version(s: &str) -> Result<u32, String> {
+    let n = s.strip_prefix('v').unwrap_or(s);
+    match n.parse::<u32>() {
+        Ok(v @ 1..=5) => Ok(v),
+        _ => Err(format!("unknown schema version {s}: use v1 to v5")),
+    }
+}
+
+/// Migrate cctool session files to a schema version, or import Claude Code and Codex files.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Migrate cctool session files to schema version N (default and maximum 5) through the \
+chain v1 -> v2 -> v3 -> v4 -> v5, in place and safely: a backup beside the file (FILE.v<old>.bak, \
+never overwriting an existing one), a temporary file in the same folder, fsync, rename, fsync of \
+the folder. A file already at the target is left byte-identical. Migration is deterministic and \
+idempotent; output is two-space pretty JSON with keys in the order of the spec.\n\n\
+Claude Code transcripts and Codex rollouts are imported into a new v5 file (-o OUT, default \
+<name>.v5.json beside the input; never over the native file): the full history in chain order \
+with each compaction as a summary item at its place, or with --effective only what a resume \
+loads. Records without a v5 equivalent are kept as native items.",
+    after_long_help = "JSON RECORDS\n  {\"kind\":\"migration\",\"file\",\"from\",\"to\",\"changed\",\"backup\",\"output\",\"error\"} per file.\n\n\
+EXIT STATUS\n  0 done; 1 with --check/--dry-run when something would change; 2 when a file failed \
+(the others are still processed).\n\n\
+EXAMPLES\n  cctool migrate sessions/*.json\n  cctool migrate --check sessions/   # in CI: exit 1 if any file is old\n  \
+cctool migrate --to v5 ~/.claude/projects/-home-me-app/SESSION.jsonl -o session.v5.json"
+)]
+pub struct MigrateArgs {
+    /// Session files or directories (searched recursively).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// Target schema version (v1 to v5).
+    #[arg(long, value_name = "vN", default_value = "v5", value_parser = parse_version)]
+    pub to: u32,
+
+    /// Report what would change and write nothing; exit 1 when anything would.
+    #[arg(long, alias = "check")]
+    pub dry_run: bool,
+
+    /// Imports: only what a resume would load, instead of the full history.
+    #[arg(long)]
+    pub effective: bool,
+
+    /// Imports: where to write the v5 file (one input only).
+    #[arg(short = 'o', long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
 }
 
 /// Sort order of the scan table.

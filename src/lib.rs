@@ -11,6 +11,7 @@ pub mod commands;
 pub mod doctor;
 pub mod formats;
 pub mod io;
+pub mod migrate;
 pub mod model;
 pub mod output;
 pub mod summary;

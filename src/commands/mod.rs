@@ -4,6 +4,7 @@ pub mod completions;
 pub mod doctor;
 pub mod extract_summary;
 pub mod man;
+pub mod migrate;
 pub mod rebuild_chain;
 pub mod scan;
 
@@ -14,6 +15,7 @@ pub fn dispatch(cli: &Cli) -> anyhow::Result<ExitStatus> {
     match &cli.command {
         Command::Doctor(args) => doctor::run(&cli.global, args),
         Command::ExtractSummary(args) => extract_summary::run(&cli.global, args),
+        Command::Migrate(args) => migrate::run(&cli.global, args),
         Command::RebuildChain(args) => rebuild_chain::run(&cli.global, args),
         Command::Scan(args) => scan::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),

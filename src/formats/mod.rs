@@ -88,6 +88,95 @@ fn classify_object(p: &Probe<'_>, first: bool) -> Option<Format> {
     None
 }
 
+/// The top-level keys of a whole-file JSON object, read without keeping any value. The
+/// visitor stops as soon as the verdict is known (a session's `messages` can be gigabytes);
+/// stopping makes the parse end in an error, which is ignored: the flags are what counts.
+#[derive(Default)]
+struct DocProbe {
+    messages: bool,
+    version: bool,
+    session: bool,
+    items: bool,
+}
+
+impl DocProbe {
+    fn decided(&self) -> bool {
+        (self.messages && self.version) || (self.session && self.items)
+    }
+
+    fn run<'de, D: serde::Deserializer<'de>>(d: D) -> DocProbe {
+        struct V<'p>(&'p mut DocProbe);
+        impl<'de> serde::de::Visitor<'de> for V<'_> {
+            type Value = ();
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+                while let Some(k) = a.next_key::<crate::io::json::Key<'de>>()? {
+                    match k.as_ref() {
+                        "messages" => self.0.messages = true,
+                        "version" | "schema_version" => self.0.version = true,
+                        "session" => self.0.session = true,
+                        "items" => self.0.items = true,
+                        _ => {}
+                    }
+                    if self.0.decided() {
+                        return Err(serde::de::Error::custom("decided"));
+                    }
+                    a.next_value::<serde::de::IgnoredAny>()?;
+                }
+                Ok(())
+            }
+        }
+        let mut p = DocProbe::default();
+        let _ = d.deserialize_map(V(&mut p));
+        p
+    }
+}
+
+fn probe_document(src: &Source) -> Option<Format> {
+    // In memory when it is (mapped or small), else through a buffered reader.
+    if let Some(bytes) = src.as_slice() {
+        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        if !body.trim_ascii_start().starts_with(b"{") {
+            return None;
+        }
+        return DocProbe::run(&mut serde_json::Deserializer::from_slice(body)).verdict();
+    }
+    let mut r = src.reader().ok()?;
+    // Skip a BOM and whitespace, and require an object: a derived struct would also accept an
+    // array, field by position.
+    let mut first = [0u8; 1];
+    let mut head = Vec::new();
+    loop {
+        if std::io::Read::read(&mut r, &mut first).ok()? == 0 {
+            return None;
+        }
+        match first[0] {
+            b' ' | b'\t' | b'\r' | b'\n' | 0xEF | 0xBB | 0xBF => continue,
+            b'{' => {
+                head.push(b'{');
+                break;
+            }
+            _ => return None,
+        }
+    }
+    let chained = std::io::Read::chain(&head[..], r);
+    DocProbe::run(&mut serde_json::Deserializer::from_reader(chained)).verdict()
+}
+
+impl DocProbe {
+    fn verdict(&self) -> Option<Format> {
+        if self.messages && self.version {
+            Some(Format::CctoolSession)
+        } else if self.session && self.items {
+            Some(Format::Codex)
+        } else {
+            None
+        }
+    }
+}
+
 /// Why a file could not be classified.
 #[derive(Debug)]
 pub struct Undetected(pub String);
@@ -106,8 +195,9 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
             return;
         }
         seen += 1;
-        // Only objects: a derived struct would also accept an array, field by position.
-        let probe = if line.bytes.trim_ascii_start().starts_with(b"{") {
+        // Only objects: a derived struct would also accept an array, field by position. A first
+        // line cut off by the end of the head cannot parse: the document probe takes it.
+        let probe = if line.terminated && line.bytes.trim_ascii_start().starts_with(b"{") {
             serde_json::from_slice::<Probe<'_>>(line.bytes).ok()
         } else {
             None
@@ -123,29 +213,36 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
     match src.as_slice() {
         Some(bytes) => {
             let head = &bytes[..bytes.len().min(64 * 1024 * 1024)];
+            // A head cut inside a line ends with a piece of it, which cannot parse: leave it out.
+            let head = if head.len() < bytes.len() {
+                memchr::memrchr(b'\n', head).map_or(&head[..0], |i| &head[..=i])
+            } else {
+                head
+            };
             let mut stats = crate::io::LineStats::default();
-            crate::io::lines::split_chunk(0, head, head.len() == bytes.len(), &mut stats, &mut probe_line);
+            crate::io::lines::split_chunk(0, head, true, &mut stats, &mut probe_line);
         }
         None => {
             let head = src
                 .read_range(0, src.len().min(16 * 1024 * 1024) as usize)
                 .map_err(|e| Undetected(format!("cannot read: {e}")))?;
+            let cut = (head.len() as u64) < src.len();
+            let head = if cut {
+                memchr::memrchr(b'\n', &head).map_or(&head[..0], |i| &head[..=i])
+            } else {
+                &head[..]
+            };
             let mut stats = crate::io::LineStats::default();
-            crate::io::lines::split_chunk(0, &head, false, &mut stats, &mut probe_line);
+            crate::io::lines::split_chunk(0, head, true, &mut stats, &mut probe_line);
         }
     }
     if let Some(f) = verdict {
         return Ok(f);
     }
-    // A pretty-printed single document (cctool session, 2025 TypeScript rollout).
-    if let Some(bytes) = src.as_slice() {
-        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-        if body.trim_ascii_start().starts_with(b"{")
-            && let Ok(p) = serde_json::from_slice::<Probe<'_>>(body)
-            && let Some(f) = classify_object(&p, true)
-        {
-            return Ok(f);
-        }
+    // A single JSON document (cctool session, 2025 TypeScript rollout), pretty-printed or on
+    // one long line: probed with a streaming reader, so its size does not matter.
+    if let Some(f) = probe_document(src) {
+        return Ok(f);
     }
     Err(Undetected(match first_unparsed {
         Some(n) if seen == 1 => format!("line {n} is not JSON, and the file is not one JSON document"),

@@ -2,6 +2,7 @@
 //! arguments, splitting lines, and lenient per-line JSON parsing. Nothing here knows about
 //! Claude Code or Codex.
 
+pub mod atomic;
 pub mod json;
 pub mod lines;
 pub mod paths;

@@ -176,6 +176,21 @@ impl Source {
         }
     }
 
+    /// The content as a reader from the start, for streaming parsers.
+    pub fn reader(&self) -> io::Result<Box<dyn Read + '_>> {
+        match &self.backing {
+            Backing::Mapped(m) => Ok(Box::new(&m[..])),
+            Backing::Owned(v) => Ok(Box::new(&v[..])),
+            Backing::Stream(f) => {
+                let mut f = f.try_clone()?;
+                use std::io::Seek;
+                f.seek(io::SeekFrom::Start(0))?;
+                // serde_json reads a byte at a time: a large buffer matters.
+                Ok(Box::new(io::BufReader::with_capacity(1 << 20, f.take(self.len))))
+            }
+        }
+    }
+
     /// Whether any of `needles` occurs in the file. Chunks end on line boundaries and no needle
     /// holds a newline, so a match can never straddle two chunks.
     pub fn contains_any(&self, needles: &[&[u8]]) -> io::Result<bool> {

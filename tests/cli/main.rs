@@ -6,6 +6,7 @@ mod docs;
 mod doctor;
 mod extract_summary;
 mod input;
+mod migrate;
 mod props;
 mod rebuild_chain;
 mod scan;

@@ -59,3 +59,98 @@ proptest! {
         prop_assert!(full.positions.len() >= chain.positions.len());
     }
 }
+
+mod migrate_props {
+    use cctool::migrate::{self, Session};
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    fn message() -> impl Strategy<Value = Value> {
+        let text = "[a-zé😀 {}\":,\\\\\n]{0,12}";
+        (
+            0u8..4,
+            text,
+            proptest::option::of(text),
+            proptest::option::of(0i64..4_000_000_000),
+            proptest::collection::vec((text, text), 0..3),
+        )
+            .prop_map(|(role, content, thinking, ts, calls)| {
+                let mut m = serde_json::Map::new();
+                m.insert(
+                    "role".into(),
+                    json!(["user", "assistant", "tool", "system"][role as usize]),
+                );
+                m.insert("content".into(), json!(content));
+                if role == 2 {
+                    m.insert("tool_call_id".into(), json!("call_x"));
+                }
+                if let Some(t) = thinking {
+                    m.insert("thinking".into(), json!(t));
+                }
+                if let Some(ts) = ts {
+                    m.insert("ts".into(), json!(ts));
+                }
+                if role == 1 && !calls.is_empty() {
+                    let calls: Vec<Value> = calls
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (name, args))| json!({"id": format!("call_{i}"), "name": name, "arguments": args}))
+                        .collect();
+                    m.insert("tool_calls".into(), Value::Array(calls));
+                }
+                Value::Object(m)
+            })
+    }
+
+    fn session() -> impl Strategy<Value = Value> {
+        proptest::collection::vec(message(), 0..8).prop_map(|msgs| json!({"version": 1, "id": "s", "messages": msgs}))
+    }
+
+    /// JSON text with every non-ASCII character written as `\uXXXX` (surrogate pairs above
+    /// the BMP), as Python's `json.dumps` does by default.
+    fn ascii_escaped(json: &str) -> String {
+        let mut out = String::new();
+        for c in json.chars() {
+            if c.is_ascii() {
+                out.push(c);
+            } else {
+                let mut buf = [0u16; 2];
+                for unit in c.encode_utf16(&mut buf) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn step_by_step_equals_at_once_and_v5_is_a_fixed_point(doc in session()) {
+            let at_once = migrate::to_bytes(&migrate::migrate(migrate::parse(doc.clone()).unwrap(), 5));
+            // One step at a time, through the file format each time.
+            let mut bytes = serde_json::to_vec(&doc).unwrap();
+            for to in 2..=5 {
+                let s = migrate::parse(serde_json::from_slice(&bytes).unwrap()).unwrap();
+                bytes = migrate::to_bytes(&migrate::migrate(s, to));
+            }
+            prop_assert_eq!(&bytes, &at_once);
+            // The output re-parses and validates as v5, and migrating it again is the identity.
+            let v5: Session = migrate::parse(serde_json::from_slice(&at_once).unwrap()).unwrap();
+            prop_assert_eq!(v5.version(), 5);
+            prop_assert_eq!(migrate::to_bytes(&migrate::migrate(v5, 5)), at_once.clone());
+            // The streaming path writes exactly what the general path writes.
+            let input = serde_json::to_vec(&doc).unwrap();
+            let fast = migrate::fast::read(&input);
+            prop_assert!(fast.is_some(), "serde's own output always takes the fast path");
+            let mut out = Vec::new();
+            migrate::fast::write_v5(&fast.unwrap(), &mut out).unwrap();
+            prop_assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(at_once.clone()).unwrap());
+            // Written as Python writes by default (non-ASCII as \u escapes): the same result.
+            let ascii = ascii_escaped(&String::from_utf8(input).unwrap());
+            let fast = migrate::fast::read(ascii.as_bytes()).expect("escaped files take the fast path too");
+            let mut out = Vec::new();
+            migrate::fast::write_v5(&fast, &mut out).unwrap();
+            prop_assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(at_once).unwrap());
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! `cctool migrate --to vN PATH...`: the schema chain in place, and imports into v5.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::cli::{GlobalArgs, MigrateArgs};
+use crate::io::Input;
+use crate::io::atomic::{replace_with_backup_by, write_new_file};
+use crate::migrate::{self, import};
+use crate::model::Format;
+use crate::output::Out;
+use crate::output::sanitize::escape_str;
+use crate::{ExitStatus, Fatal};
+
+/// What happened to one file.
+#[derive(Serialize, Debug, Default)]
+pub struct Migration {
+    pub kind: &'static str,
+    pub file: String,
+    /// The schema version it had, or the native format it was imported from.
+    pub from: Option<String>,
+    pub to: u32,
+    pub changed: bool,
+    pub backup: Option<String>,
+    pub output: Option<String>,
+    pub error: Option<String>,
+}
+
+pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
+    let (expanded, _) = super::batch_inputs(&a.paths, g.quiet)?;
+    // Backups and our own outputs found while walking a folder are not inputs.
+    let inputs: Vec<Input> = expanded
+        .inputs
+        .into_iter()
+        .filter(|i| match i {
+            Input::Path(p) => {
+                let n = p.to_string_lossy();
+                !n.ends_with(".bak") && !n.ends_with(".v5.json") || a.paths.contains(p)
+            }
+            Input::Stdin => true,
+        })
+        .collect();
+    if a.output.is_some() && inputs.len() != 1 {
+        return Err(Fatal("-o names one output file: give exactly one input".into()).into());
+    }
+    let bar = super::files_bar("migrate", inputs.len(), g.quiet);
+    let results: Vec<Migration> = inputs
+        .par_iter()
+        .map(|i| {
+            let r = one(i, g, a);
+            bar.inc(1);
+            r
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut out = Out::new(g.color);
+    let mut failed = expanded
+        .problems
+        .iter()
+        .any(|d| d.severity == crate::model::diag::Severity::Error);
+    for d in &expanded.problems {
+        if !g.quiet {
+            eprintln!("cctool: {}", escape_str(&d.to_string()));
+        }
+    }
+    let mut would_change = false;
+    for r in &results {
+        failed |= r.error.is_some();
+        would_change |= r.changed && a.dry_run;
+        if g.json {
+            out.json(r)?;
+        } else if let Some(e) = &r.error {
+            if !g.quiet {
+                eprintln!("cctool: {}: {}", escape_str(&r.file), escape_str(e));
+            }
+        } else {
+            out.text(&format!("{}\n", escape_str(&describe(r, a.dry_run))))?;
+        }
+    }
+    out.flush()?;
+    Ok(if failed {
+        ExitStatus::Error
+    } else if would_change {
+        ExitStatus::Negative
+    } else {
+        ExitStatus::Success
+    })
+}
+
+fn describe(r: &Migration, dry_run: bool) -> String {
+    let from = r.from.as_deref().unwrap_or("?");
+    match (&r.output, r.changed, dry_run) {
+        (Some(o), _, true) => format!("{}: would import {from} into v{} at {o}", r.file, r.to),
+        (Some(o), _, false) => format!("{}: imported {from} into v{} at {o}", r.file, r.to),
+        (None, false, _) => format!("{}: already v{}", r.file, r.to),
+        (None, true, true) => format!("{}: would migrate {from} -> v{}", r.file, r.to),
+        (None, true, false) => format!(
+            "{}: migrated {from} -> v{} (backup {})",
+            r.file,
+            r.to,
+            r.backup.as_deref().unwrap_or("?")
+        ),
+    }
+}
+
+fn one(input: &Input, g: &GlobalArgs, a: &MigrateArgs) -> Migration {
+    let mut m = Migration {
+        kind: "migration",
+        file: input.display_name(),
+        to: a.to,
+        ..Migration::default()
+    };
+    if let Err(e) = migrate_one(input, g, a, &mut m) {
+        m.error = Some(e);
+        m.changed = false;
+    }
+    m
+}
+
+fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration) -> Result<(), String> {
+    let (src, format) = super::open_session(input, g)?;
+    match format {
+        Format::CctoolSession => {
+            let Input::Path(path) = input else {
+                return Err("a session file is migrated in place: name the file, not standard input".into());
+            };
+            let bytes = src
+                .read_range(0, src.len() as usize)
+                .map_err(|e| format!("cannot read: {e}"))?;
+            // Large v1/v2 files: the streaming path, when it takes the file.
+            if a.to == migrate::LATEST
+                && let Some(doc) = migrate::fast::read(&bytes)
+            {
+                m.from = Some(format!("v{}", doc.version()));
+                m.changed = true;
+                if !a.dry_run {
+                    let tag = format!("v{}", doc.version());
+                    let backup = replace_with_backup_by(path, &tag, |w| migrate::fast::write_v5(&doc, w))
+                        .map_err(|e| format!("not migrated: {e}"))?;
+                    m.backup = Some(backup.display().to_string());
+                }
+                return Ok(());
+            }
+            let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+            let doc: serde_json::Value = serde_json::from_slice(body).map_err(|e| format!("not valid JSON: {e}"))?;
+            let version = migrate::version_of(&doc).map_err(|e| e.to_string())?;
+            m.from = Some(format!("v{version}"));
+            if version > a.to {
+                return Err(format!(
+                    "is v{version}; migrating to v{} would be a downgrade, which cctool does not do",
+                    a.to
+                ));
+            }
+            // Validate every version, the current one too: an invalid file is reported.
+            let session = migrate::parse(doc).map_err(|e| e.to_string())?;
+            if version == a.to {
+                return Ok(());
+            }
+            let migrated = migrate::migrate(session, a.to);
+            m.changed = true;
+            if a.dry_run {
+                return Ok(());
+            }
+            let backup = replace_with_backup_by(path, &format!("v{version}"), |w| migrate::write_to(migrated, w))
+                .map_err(|e| format!("not migrated: {e}"))?;
+            m.backup = Some(backup.display().to_string());
+            Ok(())
+        }
+        Format::ClaudeCode | Format::Codex => {
+            m.from = Some(format.name().to_string());
+            if a.to != migrate::LATEST {
+                return Err(format!(
+                    "imports are written as v{}; --to v{} applies to cctool session files",
+                    migrate::LATEST,
+                    a.to
+                ));
+            }
+            let target = match (&a.output, input) {
+                (Some(o), _) => o.clone(),
+                (None, Input::Path(p)) => default_output(p),
+                (None, Input::Stdin) => return Err("importing standard input needs -o OUT".into()),
+            };
+            if let Input::Path(p) = input
+                && same_file(p, &target)
+            {
+                return Err("the output would replace the native file; choose another -o".into());
+            }
+            let session = match format {
+                Format::ClaudeCode => import::claude(&src, a.effective),
+                _ => import::codex(&src, a.effective),
+            }
+            .map_err(|e| format!("cannot read: {e}"))?;
+            m.changed = true;
+            m.output = Some(target.display().to_string());
+            if a.dry_run {
+                return Ok(());
+            }
+            write_new_file(&target, &migrate::to_bytes(&session), true)
+                .map_err(|e| format!("{}: {e}", target.display()))
+        }
+    }
+}
+
+/// `<name>.v5.json` beside the input (`rollout-x.jsonl` → `rollout-x.v5.json`).
+fn default_output(p: &Path) -> PathBuf {
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    p.with_file_name(format!("{stem}.v5.json"))
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}

@@ -1,0 +1,164 @@
+//! Replacing a file without ever losing it.
+//!
+//! The order is: copy the original to a backup beside it (never over an existing backup),
+//! write the new content to a temporary file in the same folder, fsync it, rename it over the
+//! original, fsync the folder. A crash at any instant leaves the original or the new file
+//! whole, and the backup. `CCTOOL_FAIL_AT` (a step name) makes the rewrite fail at that step,
+//! so tests can check exactly that.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The steps of a rewrite, as `CCTOOL_FAIL_AT` names them.
+pub const STEPS: &[&str] = &[
+    "before-backup",
+    "after-backup",
+    "after-temp",
+    "before-rename",
+    "after-rename",
+];
+
+fn fail_at(step: &str) -> io::Result<()> {
+    match std::env::var("CCTOOL_FAIL_AT") {
+        Ok(s) if s == step => Err(io::Error::other(format!("injected failure at {step}"))),
+        _ => Ok(()),
+    }
+}
+
+/// The first free backup name: `FILE.<tag>.bak`, then `FILE.<tag>.1.bak`, `FILE.<tag>.2.bak`…
+pub fn backup_path(path: &Path, tag: &str) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let first = dir.join(format!("{name}.{tag}.bak"));
+    if !first.exists() {
+        return first;
+    }
+    (1..)
+        .map(|n| dir.join(format!("{name}.{tag}.{n}.bak")))
+        .find(|p| !p.exists())
+        .unwrap_or(first)
+}
+
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
+    }
+}
+
+/// Writes `bytes` to a new file that must not exist yet, and fsyncs it.
+fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = OpenOptions::new().write(true).create_new(true).open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// Replaces `path` with `bytes`, keeping a backup tagged `tag`. Returns the backup's path.
+pub fn replace_with_backup(path: &Path, bytes: &[u8], tag: &str) -> io::Result<PathBuf> {
+    replace_with_backup_by(path, tag, |w| w.write_all(bytes))
+}
+
+/// [`replace_with_backup`] with the new content written by `write` straight into the
+/// temporary file, so a large document is never held twice in memory.
+pub fn replace_with_backup_by(
+    path: &Path,
+    tag: &str,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<PathBuf> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fail_at("before-backup")?;
+    let backup = backup_path(path, tag);
+    // The kernel copies (copy_file_range, or a reflink where the filesystem has them).
+    let copied = (|| {
+        OpenOptions::new().write(true).create_new(true).open(&backup)?;
+        fs::copy(path, &backup)?;
+        File::open(&backup)?.sync_all()
+    })();
+    if let Err(e) = copied {
+        let _ = fs::remove_file(&backup);
+        return Err(e);
+    }
+    sync_dir(dir)?;
+    fail_at("after-backup")?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.cctool-{}.tmp", std::process::id()));
+    let _ = fs::remove_file(&temp);
+    let result = (|| {
+        let f = OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        let mut w = io::BufWriter::with_capacity(1 << 20, f);
+        write(&mut w)?;
+        w.into_inner().map_err(io::IntoInnerError::into_error)?.sync_all()?;
+        if let Ok(meta) = fs::metadata(path) {
+            fs::set_permissions(&temp, meta.permissions())?;
+        }
+        fail_at("after-temp")?;
+        fail_at("before-rename")?;
+        fs::rename(&temp, path)?;
+        sync_dir(dir)?;
+        fail_at("after-rename")
+    })();
+    if result.is_err() && temp.exists() {
+        let _ = fs::remove_file(&temp);
+    }
+    result.map(|()| backup)
+}
+
+/// Writes a new file (`-o`, imports): temporary file, fsync, rename; refuses to replace an
+/// existing file unless `overwrite`.
+pub fn write_new_file(path: &Path, bytes: &[u8], overwrite: bool) -> io::Result<()> {
+    if !overwrite && path.exists() {
+        return Err(io::Error::new(io::ErrorKind::AlreadyExists, "exists; not overwritten"));
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.cctool-{}.tmp", std::process::id()));
+    let _ = fs::remove_file(&temp);
+    write_new(&temp, bytes)?;
+    fs::rename(&temp, path)?;
+    sync_dir(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backups_are_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.json");
+        fs::write(&f, "one").unwrap();
+        let b1 = replace_with_backup(&f, b"two", "v1").unwrap();
+        let b2 = replace_with_backup(&f, b"three", "v1").unwrap();
+        assert_eq!(b1.file_name().unwrap(), "s.json.v1.bak");
+        assert_eq!(b2.file_name().unwrap(), "s.json.v1.1.bak");
+        assert_eq!(fs::read_to_string(&b1).unwrap(), "one");
+        assert_eq!(fs::read_to_string(&b2).unwrap(), "two");
+        assert_eq!(fs::read_to_string(&f).unwrap(), "three");
+        let leftovers: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+}

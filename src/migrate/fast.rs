@@ -1,0 +1,491 @@
+//! A streaming v1/v2 → v5 migration for large files.
+//!
+//! The general path builds a JSON tree of the whole document, converts it and serialises it
+//! again: on a 100 MB session that is mostly allocation. Here every string is kept as the
+//! token written in the file (a borrowed `RawValue`), only the few values the steps decide on
+//! are decoded, and the v5 document is written directly, in the same layout serde_json's
+//! pretty printer gives. Anything unusual (a null, a repeated key, a value of an unexpected
+//! type, an escape serde would write differently) makes it decline, and the general path —
+//! which also explains every error with its JSON path — takes the file. A property test checks
+//! that both paths write the same bytes.
+
+use std::fmt;
+use std::io::{self, Write};
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::{parse_arguments, rfc3339_seconds};
+use crate::io::json::Key;
+
+struct Call<'a> {
+    id: &'a RawValue,
+    name: &'a RawValue,
+    arguments: &'a RawValue,
+    extra: Vec<(String, &'a RawValue)>,
+}
+
+struct Message<'a> {
+    role: &'a RawValue,
+    content: Option<&'a RawValue>,
+    thinking: Option<&'a RawValue>,
+    tool_call_id: Option<&'a RawValue>,
+    ts: Option<i64>,
+    tool_calls: Vec<Call<'a>>,
+    extra: Vec<(String, &'a RawValue)>,
+}
+
+/// A v1 or v2 document, every string as written.
+pub struct Doc<'a> {
+    version: u32,
+    id: Option<&'a RawValue>,
+    created_at: Option<&'a RawValue>,
+    messages: Vec<Message<'a>>,
+    extra: Vec<(String, &'a RawValue)>,
+}
+
+/// A string token that serde would write back unchanged (no `\u` or `\/` escapes).
+fn plain_string(r: &RawValue) -> bool {
+    let b = r.get().as_bytes();
+    b.first() == Some(&b'"') && escapes(b).all(|e| !matches!(e, b'u' | b'/'))
+}
+
+/// The character after each escaping backslash of a JSON string token, found with SIMD
+/// `memchr` (an escaped backslash is skipped with its escape).
+fn escapes(b: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    let mut at = 0usize;
+    std::iter::from_fn(move || {
+        let i = at + memchr::memchr(b'\\', b.get(at..)?)?;
+        at = i + 2;
+        b.get(i + 1).copied()
+    })
+}
+
+fn decline<E: serde::de::Error>() -> E {
+    E::custom("not for the fast path")
+}
+
+/// Reads an object's entries; a key seen twice declines (the tree keeps the last).
+fn entries<'de, A: MapAccess<'de>>(mut a: A) -> Result<Vec<(Key<'de>, &'de RawValue)>, A::Error> {
+    let mut out: Vec<(Key<'de>, &'de RawValue)> = Vec::new();
+    while let Some(k) = a.next_key::<Key<'de>>()? {
+        if out.iter().any(|(x, _)| x.as_ref() == k.as_ref()) {
+            return Err(decline());
+        }
+        let v = a.next_value::<&'de RawValue>()?;
+        out.push((k, v));
+    }
+    Ok(out)
+}
+
+fn string_field<E: serde::de::Error>(v: &RawValue) -> Result<&RawValue, E> {
+    if v.get().starts_with('"') {
+        Ok(v)
+    } else {
+        Err(decline())
+    }
+}
+
+/// A string token as serde writes it: as written when that is the same, else decoded and
+/// encoded again (`\u00e9` becomes `é`, `\/` becomes `/`).
+fn token(v: &RawValue) -> std::borrow::Cow<'_, str> {
+    if plain_string(v) {
+        return std::borrow::Cow::Borrowed(v.get());
+    }
+    let decoded: String = serde_json::from_str(v.get()).unwrap_or_default();
+    std::borrow::Cow::Owned(serde_json::to_string(&decoded).unwrap_or_default())
+}
+
+impl<'de> Deserialize<'de> for Message<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Message<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a v1 message")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Message<'de>, A::Error> {
+                let (mut role, mut content, mut thinking, mut tool_call_id, mut ts) = (None, None, None, None, None);
+                let (mut tool_calls, mut extra) = (Vec::new(), Vec::new());
+                for (k, v) in entries(a)? {
+                    match k.as_ref() {
+                        "role" => role = Some(string_field(v)?),
+                        "content" => content = Some(string_field(v)?),
+                        "thinking" => thinking = Some(string_field(v)?),
+                        "tool_call_id" => tool_call_id = Some(string_field(v)?),
+                        "ts" => ts = Some(serde_json::from_str::<i64>(v.get()).map_err(|_| decline::<A::Error>())?),
+                        "tool_calls" => {
+                            tool_calls = serde_json::from_str::<CallList<'de>>(v.get())
+                                .map_err(|_| decline::<A::Error>())?
+                                .0;
+                        }
+                        _ => extra.push((k.as_ref().to_string(), v)),
+                    }
+                }
+                let role = role.ok_or_else(decline)?;
+                if token(role) == "\"tool\"" && tool_call_id.is_none() {
+                    return Err(decline());
+                }
+                Ok(Message {
+                    role,
+                    content,
+                    thinking,
+                    tool_call_id,
+                    ts,
+                    tool_calls,
+                    extra,
+                })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+struct CallList<'a>(Vec<Call<'a>>);
+
+impl<'de> Deserialize<'de> for CallList<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CallList<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("tool calls")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<CallList<'de>, A::Error> {
+                let mut out = Vec::new();
+                while let Some(c) = a.next_element::<CallMap<'de>>()? {
+                    out.push(c.0);
+                }
+                Ok(CallList(out))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+struct CallMap<'a>(Call<'a>);
+
+impl<'de> Deserialize<'de> for CallMap<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CallMap<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a tool call")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<CallMap<'de>, A::Error> {
+                let (mut id, mut name, mut arguments, mut extra) = (None, None, None, Vec::new());
+                for (k, v) in entries(a)? {
+                    match k.as_ref() {
+                        "id" => id = Some(string_field(v)?),
+                        "name" => name = Some(string_field(v)?),
+                        "arguments" => arguments = Some(string_field(v)?),
+                        _ => extra.push((k.as_ref().to_string(), v)),
+                    }
+                }
+                Ok(CallMap(Call {
+                    id: id.ok_or_else(decline)?,
+                    name: name.ok_or_else(decline)?,
+                    arguments: arguments.ok_or_else(decline)?,
+                    extra,
+                }))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Reads a v1 or v2 document for the fast path, or `None` to leave it to the general path.
+pub fn read(bytes: &[u8]) -> Option<Doc<'_>> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = (Vec<(String, &'de RawValue)>, Option<Vec<Message<'de>>>);
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a session")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+            let mut fields: Vec<(String, &'de RawValue)> = Vec::new();
+            let mut messages = None;
+            while let Some(k) = a.next_key::<Key<'de>>()? {
+                let key = k.as_ref().to_string();
+                if fields.iter().any(|(x, _)| *x == key) || (key == "messages" && messages.is_some()) {
+                    return Err(decline());
+                }
+                if key == "messages" {
+                    messages = Some(a.next_value::<Vec<Message<'de>>>()?);
+                } else {
+                    fields.push((key, a.next_value::<&'de RawValue>()?));
+                }
+            }
+            Ok((fields, messages))
+        }
+    }
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let (fields, messages) = de.deserialize_map(V).ok()?;
+    de.end().ok()?;
+    let get = |k: &str| fields.iter().find(|(x, _)| x == k).map(|(_, v)| *v);
+    // The same version rule as the general path: `schema_version`, else `version`.
+    let version: u32 = match (get("schema_version"), get("version")) {
+        (Some(v), _) => serde_json::from_str(v.get()).ok()?,
+        (None, Some(v)) => serde_json::from_str(v.get()).ok()?,
+        _ => return None,
+    };
+    let (id_key, keep): (&str, &[&str]) = match version {
+        1 => ("id", &["version", "schema_version", "id"]),
+        2 => ("session_id", &["version", "schema_version", "session_id", "created_at"]),
+        _ => return None,
+    };
+    let created_at = if version == 2 {
+        match get("created_at") {
+            Some(c) if c.get().starts_with('"') => Some(c),
+            Some(_) => return None,
+            None => None,
+        }
+    } else {
+        None
+    };
+    Some(Doc {
+        version,
+        id: get(id_key),
+        created_at,
+        messages: messages?,
+        extra: fields
+            .into_iter()
+            .filter(|(k, _)| !keep.contains(&k.as_str()))
+            .collect(),
+    })
+}
+
+impl Doc<'_> {
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+}
+
+/// UTF-8 length of the string a JSON string token decodes to.
+fn decoded_len(raw: &RawValue) -> u64 {
+    if !plain_string(raw) {
+        return serde_json::from_str::<String>(raw.get()).map_or(0, |s| s.len() as u64);
+    }
+    // Without `\u`, every escape is two bytes for one.
+    let b = raw.get().as_bytes();
+    (b.len() - 2 - escapes(b).count()) as u64
+}
+
+fn indent(w: &mut dyn Write, depth: usize) -> io::Result<()> {
+    for _ in 0..depth {
+        w.write_all(b"  ")?;
+    }
+    Ok(())
+}
+
+/// Writes an object's key and value at `depth`; the value is a token or, for structured
+/// values, re-printed the way serde's pretty printer does at that depth.
+fn field(
+    w: &mut dyn Write,
+    depth: usize,
+    first: &mut bool,
+    key: &str,
+    value: &str,
+    structured: bool,
+) -> io::Result<()> {
+    if !std::mem::replace(first, false) {
+        w.write_all(b",\n")?;
+    }
+    indent(w, depth)?;
+    serde_json::to_writer(&mut *w, key)?;
+    w.write_all(b": ")?;
+    if structured {
+        let v: Value = serde_json::from_str(value).map_err(io::Error::other)?;
+        write_pretty(w, depth, &v)
+    } else {
+        w.write_all(value.as_bytes())
+    }
+}
+
+fn write_pretty(w: &mut dyn Write, depth: usize, v: &Value) -> io::Result<()> {
+    let text = serde_json::to_string_pretty(v).map_err(io::Error::other)?;
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            w.write_all(b"\n")?;
+            indent(w, depth)?;
+        }
+        w.write_all(line.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Whether a token must go through serde to be written as the general path writes it:
+/// everything but plain strings, literals and integers.
+fn is_structured(v: &RawValue) -> bool {
+    let s = v.get();
+    if s.starts_with('"') {
+        return !plain_string(v);
+    }
+    let integer = s.strip_prefix('-').unwrap_or(s);
+    !(matches!(s, "true" | "false" | "null") || (!integer.is_empty() && integer.bytes().all(|b| b.is_ascii_digit())))
+}
+
+/// Writes the v5 document of `doc` in serde_json's pretty layout.
+pub fn write_v5(doc: &Doc<'_>, w: &mut dyn Write) -> io::Result<()> {
+    w.write_all(b"{\n")?;
+    let mut first = true;
+    field(w, 1, &mut first, "schema_version", "5", false)?;
+    let id = doc.id.map_or("null", RawValue::get);
+    field(w, 1, &mut first, "session_id", id, doc.id.is_some_and(is_structured))?;
+    let created = match (doc.version, doc.created_at) {
+        (1, _) => doc
+            .messages
+            .iter()
+            .filter_map(|m| m.ts)
+            .min()
+            .map(|ts| format!("\"{}\"", rfc3339_seconds(ts))),
+        (_, Some(c)) => Some(token(c).into_owned()),
+        _ => None,
+    };
+    field(
+        w,
+        1,
+        &mut first,
+        "created_at",
+        created.as_deref().unwrap_or("null"),
+        false,
+    )?;
+    if !std::mem::replace(&mut first, false) {
+        w.write_all(b",\n")?;
+    }
+    indent(w, 1)?;
+    if doc.messages.is_empty() {
+        w.write_all(b"\"messages\": []")?;
+    } else {
+        w.write_all(b"\"messages\": [\n")?;
+        for (i, m) in doc.messages.iter().enumerate() {
+            if i > 0 {
+                w.write_all(b",\n")?;
+            }
+            message(w, m, i as u64 + 1)?;
+        }
+        w.write_all(b"\n")?;
+        indent(w, 1)?;
+        w.write_all(b"]")?;
+    }
+    for (k, v) in &doc.extra {
+        field(w, 1, &mut first, k, v.get(), is_structured(v))?;
+    }
+    w.write_all(b"\n}\n")
+}
+
+fn message(w: &mut dyn Write, m: &Message<'_>, id: u64) -> io::Result<()> {
+    indent(w, 2)?;
+    w.write_all(b"{\n")?;
+    let mut first = true;
+    let role = token(m.role);
+    field(w, 3, &mut first, "role", &role, false)?;
+    if let Some(t) = m.tool_call_id {
+        field(w, 3, &mut first, "tool_call_id", &token(t), false)?;
+    }
+    // Items, in the v2 → v3 order: reasoning, text or tool result, tool calls.
+    let mut items: Vec<Vec<(String, String, bool)>> = Vec::new();
+    if let Some(t) = m.thinking.filter(|t| t.get() != "\"\"") {
+        items.push(vec![
+            ("type".into(), "\"reasoning\"".into(), false),
+            ("text".into(), token(t).into_owned(), false),
+        ]);
+    }
+    let content = m.content.map_or(std::borrow::Cow::Borrowed("\"\""), token);
+    if role == "\"tool\"" {
+        let size = m.content.map_or(0, decoded_len);
+        items.push(vec![
+            ("type".into(), "\"tool_result\"".into(), false),
+            ("content".into(), content.into_owned(), false),
+            ("original_size".into(), size.to_string(), false),
+        ]);
+    } else if content != "\"\"" {
+        items.push(vec![
+            ("type".into(), "\"text\"".into(), false),
+            ("text".into(), content.into_owned(), false),
+        ]);
+    }
+    for c in &m.tool_calls {
+        let text: String = serde_json::from_str(c.arguments.get()).unwrap_or_default();
+        let args = serde_json::to_string(&parse_arguments(&text)).unwrap_or_default();
+        let mut it = vec![
+            ("type".into(), "\"tool_call\"".into(), false),
+            ("id".into(), token(c.id).into_owned(), false),
+            ("name".into(), token(c.name).into_owned(), false),
+            ("args".into(), args, true),
+        ];
+        for (k, v) in &c.extra {
+            it.push((k.clone(), v.get().into(), is_structured(v)));
+        }
+        items.push(it);
+    }
+    if !std::mem::replace(&mut first, false) {
+        w.write_all(b",\n")?;
+    }
+    indent(w, 3)?;
+    if items.is_empty() {
+        w.write_all(b"\"items\": []")?;
+    } else {
+        w.write_all(b"\"items\": [\n")?;
+        for (i, it) in items.iter().enumerate() {
+            if i > 0 {
+                w.write_all(b",\n")?;
+            }
+            indent(w, 4)?;
+            w.write_all(b"{\n")?;
+            let mut f = true;
+            for (k, v, structured) in it {
+                field(w, 5, &mut f, k, v, *structured)?;
+            }
+            w.write_all(b"\n")?;
+            indent(w, 4)?;
+            w.write_all(b"}")?;
+        }
+        w.write_all(b"\n")?;
+        indent(w, 3)?;
+        w.write_all(b"]")?;
+    }
+    field(w, 3, &mut first, "id", &id.to_string(), false)?;
+    if let Some(ts) = m.ts {
+        field(
+            w,
+            3,
+            &mut first,
+            "timestamp",
+            &format!("\"{}\"", rfc3339_seconds(ts)),
+            false,
+        )?;
+    }
+    for (k, v) in &m.extra {
+        field(w, 3, &mut first, k, v.get(), is_structured(v))?;
+    }
+    w.write_all(b"\n")?;
+    indent(w, 2)?;
+    w.write_all(b"}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn takes_a_plain_v1_file() {
+        let doc = br#"{"version":1,"id":"s","messages":[{"role":"user","content":"hi","ts":5}]}"#;
+        assert!(read(doc).is_some());
+        // An escaped backslash before a `u` is not a \u escape.
+        assert!(read(br#"{"version":1,"id":"s","messages":[{"role":"user","content":"a\\u"}]}"#).is_some());
+        let doc =
+            read(br#"{"version":1,"id":"s","messages":[{"role":"tool","tool_call_id":"c","content":"caf\u00e9\/"}]}"#)
+                .unwrap();
+        let mut out = Vec::new();
+        write_v5(&doc, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(r#""content": "café/""#) && text.contains(r#""original_size": 6"#),
+            "{text}"
+        );
+    }
+}

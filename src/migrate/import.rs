@@ -1,0 +1,476 @@
+//! Importing Claude Code transcripts and Codex rollouts into a v5 session
+//! (`session-schema.md`, "Importing Claude Code and Codex files").
+//!
+//! The full history comes in chain order — for Claude Code the `--full` chain, for Codex every
+//! record in file order — with each compaction as a `summary` item at its place; `effective`
+//! keeps only what a resume loads. Anything that has no v5 equivalent is kept as a `native`
+//! item holding the original record, so no information is lost.
+
+use serde_json::{Map, Value, json};
+
+use super::{Item, MessageV3, Session, content_size, parse_arguments, rfc3339_seconds};
+use crate::chain::claude::{self, Kind, Options, Sub, flag};
+use crate::chain::codex as codex_chain;
+use crate::formats::codex::{self, ItemSrc, Record, SUMMARY_PREFIX};
+use crate::io::Source;
+
+fn parse(bytes: &[u8]) -> Value {
+    serde_json::from_slice(bytes)
+        .ok()
+        .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
+        .unwrap_or(Value::Null)
+}
+
+fn native(format: &str, record: Value, line: Option<u64>) -> Item {
+    let mut m = Map::from_iter([
+        ("type".into(), json!("native")),
+        ("format".into(), json!(format)),
+        ("record".into(), record),
+    ]);
+    if let Some(l) = line {
+        m.insert("line".into(), json!(l));
+    }
+    Item::Other(Value::Object(m))
+}
+
+fn text(t: &str) -> Item {
+    Item::Text {
+        text: t.to_string(),
+        extra: Map::new(),
+    }
+}
+
+fn message(role: &str, items: Vec<Item>, source: Value, timestamp: Option<String>) -> MessageV3 {
+    MessageV3 {
+        role: role.to_string(),
+        tool_call_id: None,
+        items,
+        id: None,
+        ts: None,
+        timestamp,
+        extra: Map::from_iter([("source".into(), source)]),
+    }
+}
+
+fn tool_message(call_id: &str, content: Value, source: Value, timestamp: Option<String>) -> MessageV3 {
+    let size = content_size(&content);
+    MessageV3 {
+        role: "tool".into(),
+        tool_call_id: Some(call_id.to_string()),
+        items: vec![Item::ToolResult {
+            content,
+            original_size: Some(size),
+            extra: Map::new(),
+        }],
+        id: None,
+        ts: None,
+        timestamp,
+        extra: Map::from_iter([("source".into(), source)]),
+    }
+}
+
+fn is_native_only(m: &MessageV3) -> bool {
+    m.role == "system"
+        && m.items
+            .iter()
+            .all(|i| matches!(i, Item::Other(v) if v.get("type") == Some(&json!("native"))))
+}
+
+fn finish(messages: Vec<MessageV3>, session_id: Option<String>, first_ms: Option<i64>, source: Value) -> Session {
+    // Runs of records kept only as native items (events, metadata) share one message.
+    let mut grouped: Vec<MessageV3> = Vec::with_capacity(messages.len());
+    for m in messages {
+        match grouped.last_mut() {
+            Some(last) if is_native_only(last) && is_native_only(&m) => last.items.extend(m.items),
+            _ => grouped.push(m),
+        }
+    }
+    let mut messages = grouped;
+    for (i, m) in messages.iter_mut().enumerate() {
+        m.id = Some(i as u64 + 1);
+    }
+    Session::V3Plus {
+        version: 5,
+        session_id: session_id.map_or(Value::Null, Value::String),
+        created_at: first_ms.map(|ms| rfc3339_seconds(ms.div_euclid(1000))),
+        messages,
+        extra: Map::from_iter([("source".into(), source)]),
+    }
+}
+
+/// A Claude Code transcript as a v5 session.
+pub fn claude(src: &Source, effective: bool) -> std::io::Result<Session> {
+    let t = claude::read(src)?;
+    let chain = t
+        .rebuild(&Options {
+            full: !effective,
+            ..Options::default()
+        })
+        .unwrap_or_default();
+    let mut positions = chain.positions.clone();
+    if effective && let Some(b) = positions.iter().rposition(|&p| t.node(p).is_boundary()) {
+        positions.drain(..b);
+    }
+    let chain_lines: std::collections::HashSet<u64> = positions.iter().map(|&p| t.node(p).line).collect();
+    let mut messages: Vec<MessageV3> = Vec::new();
+    let mut last_assistant_id: Option<String> = None;
+    let mut i = 0;
+    while i < positions.len() {
+        let node = t.node(positions[i]);
+        let rec = parse(&src.read_range(node.offset, node.len as usize)?);
+        let uuid = rec.get("uuid").cloned().unwrap_or(Value::Null);
+        let source = json!({"uuid": uuid, "line": node.line});
+        let timestamp = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
+        i += 1;
+        match node.kind {
+            Kind::System if node.sub == Sub::CompactBoundary => {
+                // The boundary and its summary message become one summary item.
+                let mut summary = Map::from_iter([("type".into(), json!("summary"))]);
+                let next = positions.get(i).map(|&p| t.node(p));
+                let text = match next {
+                    Some(n) if n.kind == Kind::User && n.has(flag::COMPACT_SUMMARY) => {
+                        let srec = parse(&src.read_range(n.offset, n.len as usize)?);
+                        i += 1;
+                        srec.pointer("/message/content").map(content_text)
+                    }
+                    _ => None,
+                };
+                summary.insert("text".into(), text.map_or(Value::Null, Value::String));
+                if let Some(meta) = rec.get("compactMetadata") {
+                    summary.insert("trigger".into(), meta.get("trigger").cloned().unwrap_or(Value::Null));
+                    summary.insert(
+                        "pre_tokens".into(),
+                        meta.get("preTokens").cloned().unwrap_or(Value::Null),
+                    );
+                }
+                messages.push(message(
+                    "user",
+                    vec![Item::Other(Value::Object(summary))],
+                    source,
+                    timestamp,
+                ));
+                last_assistant_id = None;
+            }
+            Kind::User => {
+                let content = rec.pointer("/message/content").cloned().unwrap_or(Value::Null);
+                let mut items = Vec::new();
+                match &content {
+                    Value::String(s) => items.push(text(s)),
+                    Value::Array(blocks) => {
+                        for b in blocks {
+                            match b.get("type").and_then(Value::as_str) {
+                                Some("text") => items.push(text(b.get("text").and_then(Value::as_str).unwrap_or(""))),
+                                Some("tool_result") => {
+                                    let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+                                    let c = b.get("content").cloned().unwrap_or(Value::String(String::new()));
+                                    messages.push(tool_message(id, c, source.clone(), timestamp.clone()));
+                                }
+                                Some("image") => items.push(Item::Other(json!({
+                                    "type": "image",
+                                    "media_type": b.pointer("/source/media_type").cloned().unwrap_or(Value::Null),
+                                    "data": b.pointer("/source/data").cloned().unwrap_or(Value::Null),
+                                }))),
+                                _ => items.push(native("claude-code", b.clone(), None)),
+                            }
+                        }
+                    }
+                    _ => items.push(native("claude-code", rec.clone(), Some(node.line))),
+                }
+                if !items.is_empty() {
+                    messages.push(message("user", items, source, timestamp));
+                }
+                last_assistant_id = None;
+            }
+            Kind::Assistant => {
+                let msg_id = rec.pointer("/message/id").and_then(Value::as_str).map(str::to_string);
+                let mut items = Vec::new();
+                for b in rec
+                    .pointer("/message/content")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("text") => items.push(text(b.get("text").and_then(Value::as_str).unwrap_or(""))),
+                        Some("thinking") => items.push(Item::Reasoning {
+                            text: b.get("thinking").and_then(Value::as_str).unwrap_or("").to_string(),
+                            extra: Map::new(),
+                        }),
+                        Some("tool_use") => items.push(Item::ToolCall {
+                            id: b.get("id").and_then(Value::as_str).unwrap_or("").to_string(),
+                            name: b.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+                            args: b.get("input").cloned().unwrap_or(Value::Null),
+                            extra: Map::new(),
+                        }),
+                        _ => items.push(native("claude-code", b.clone(), None)),
+                    }
+                }
+                // Rows of one API message (split one block per row) become one message.
+                let same = msg_id.is_some() && msg_id == last_assistant_id;
+                match messages.last_mut() {
+                    Some(last) if same && last.role == "assistant" => last.items.extend(items),
+                    _ => messages.push(message("assistant", items, source, timestamp)),
+                }
+                last_assistant_id = msg_id;
+            }
+            Kind::System | Kind::Attachment => {
+                messages.push(message(
+                    "system",
+                    vec![native("claude-code", rec, Some(node.line))],
+                    source,
+                    timestamp,
+                ));
+                last_assistant_id = None;
+            }
+        }
+    }
+    if !effective {
+        // Everything the chain does not hold (other branches, metadata, progress rows, titles).
+        let mut rest = Vec::new();
+        crate::io::for_each_line(src, |line| {
+            if !chain_lines.contains(&line.no) {
+                rest.push(native("claude-code", parse(line.bytes), Some(line.no)));
+            }
+        })?;
+        if !rest.is_empty() {
+            messages.push(message("system", rest, json!({"off_chain": true}), None));
+        }
+    }
+    let source = json!({
+        "format": "claude-code",
+        "path": src.name(),
+        "native_session_id": t.session_ids.first(),
+        "agent_version": t.versions.last(),
+    });
+    Ok(finish(
+        messages,
+        t.session_ids.first().cloned(),
+        t.time_span().map(|s| s.0),
+        source,
+    ))
+}
+
+/// `message.content` as text: the string, or the text blocks joined.
+fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn codex_texts(item: &Value) -> String {
+    codex::message_texts(item.get("content").unwrap_or(&Value::Null)).concat()
+}
+
+/// Maps Codex items to messages; assistant-side items in a row share one message.
+struct CodexBuilder {
+    messages: Vec<MessageV3>,
+}
+
+impl CodexBuilder {
+    fn assistant(&mut self, item: Item, source: Value, timestamp: Option<String>) {
+        match self.messages.last_mut() {
+            Some(last) if last.role == "assistant" => last.items.push(item),
+            _ => self.messages.push(message("assistant", vec![item], source, timestamp)),
+        }
+    }
+
+    fn add(&mut self, v: &Value, line: Option<u64>, timestamp: Option<String>) {
+        let source = json!({"line": line});
+        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        match v.get("type").and_then(Value::as_str).unwrap_or("") {
+            "message" => {
+                let role = match s("role").as_str() {
+                    "developer" | "system" => "system".to_string(),
+                    r => r.to_string(),
+                };
+                let body = codex_texts(v);
+                if let Some(rest) = body.strip_prefix(SUMMARY_PREFIX).and_then(|r| r.strip_prefix('\n')) {
+                    let summary = Item::Other(json!({"type": "summary", "text": rest}));
+                    self.messages.push(message("user", vec![summary], source, timestamp));
+                    return;
+                }
+                let mut items = vec![text(&body)];
+                for part in v.get("content").and_then(Value::as_array).into_iter().flatten() {
+                    if part.get("type").and_then(Value::as_str) == Some("input_image") {
+                        items.push(Item::Other(
+                            json!({"type": "image", "media_type": Value::Null, "data": part.get("image_url")}),
+                        ));
+                    }
+                }
+                if role == "assistant" {
+                    for it in items {
+                        self.assistant(it, source.clone(), timestamp.clone());
+                    }
+                } else {
+                    self.messages.push(message(&role, items, source, timestamp));
+                }
+            }
+            "reasoning" => {
+                let text: Vec<&str> = v
+                    .get("summary")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect();
+                let mut extra = Map::new();
+                if let Some(e) = v.get("encrypted_content").and_then(Value::as_str) {
+                    extra.insert("encrypted_len".into(), json!(e.len()));
+                }
+                self.assistant(
+                    Item::Reasoning {
+                        text: text.join("\n"),
+                        extra,
+                    },
+                    source,
+                    timestamp,
+                );
+            }
+            "function_call" => {
+                let call = Item::ToolCall {
+                    id: s("call_id"),
+                    name: s("name"),
+                    args: parse_arguments(&s("arguments")),
+                    extra: Map::new(),
+                };
+                self.assistant(call, source, timestamp);
+            }
+            "custom_tool_call" => {
+                let call = Item::ToolCall {
+                    id: s("call_id"),
+                    name: s("name"),
+                    args: json!({"input": s("input")}),
+                    extra: Map::new(),
+                };
+                self.assistant(call, source, timestamp);
+            }
+            "local_shell_call" => {
+                let call = Item::ToolCall {
+                    id: s("call_id"),
+                    name: "local_shell".into(),
+                    args: v.get("action").cloned().unwrap_or(Value::Null),
+                    extra: Map::new(),
+                };
+                self.assistant(call, source, timestamp);
+            }
+            "function_call_output" | "custom_tool_call_output" => {
+                let out = v.get("output").cloned().unwrap_or(Value::String(String::new()));
+                self.messages.push(tool_message(&s("call_id"), out, source, timestamp));
+            }
+            "compaction" | "compaction_summary" | "context_compaction" => {
+                let n = v.get("encrypted_content").and_then(Value::as_str).map_or(0, str::len);
+                let summary =
+                    Item::Other(json!({"type": "summary", "text": Value::Null, "encrypted": true, "encrypted_len": n}));
+                self.messages.push(message("user", vec![summary], source, timestamp));
+            }
+            _ => self.messages.push(message(
+                "system",
+                vec![native("codex", v.clone(), line)],
+                source,
+                timestamp,
+            )),
+        }
+    }
+}
+
+/// A Codex rollout as a v5 session.
+pub fn codex(src: &Source, effective: bool) -> std::io::Result<Session> {
+    let rollout = codex::read_records(src)?;
+    let mut b = CodexBuilder { messages: Vec::new() };
+    let item_json = |item: &codex::Item| -> std::io::Result<Value> {
+        Ok(match &item.src {
+            ItemSrc::Raw { offset, len, .. } => parse(&src.read_range(*offset, *len as usize)?),
+            ItemSrc::Synth(s) => parse(s.as_bytes()),
+        })
+    };
+    let mut session_id = None;
+    let mut version = None;
+    for (_, r) in &rollout.records {
+        if let Record::SessionMeta { id, cli_version } = r {
+            session_id = session_id.or_else(|| id.clone());
+            version = cli_version.clone().or(version);
+        }
+    }
+    if effective {
+        let history = codex_chain::reconstruct(&rollout);
+        for item in &history.items {
+            let line = match &item.src {
+                ItemSrc::Raw { line, .. } => Some(*line),
+                ItemSrc::Synth(_) => None,
+            };
+            b.add(&item_json(item)?, line, None);
+        }
+    } else {
+        // Every line in order: items mapped, compactions as summaries, the rest kept native.
+        crate::io::for_each_line(src, |line| {
+            let v = parse(line.bytes);
+            let ts = v.get("timestamp").and_then(Value::as_str).map(str::to_string);
+            match (v.get("type").and_then(Value::as_str), v.get("payload")) {
+                (Some("response_item"), Some(p)) => b.add(p, Some(line.no), ts),
+                (Some("compacted"), Some(p)) => {
+                    let msg = p.get("message").and_then(Value::as_str).unwrap_or("");
+                    let rh = p.get("replacement_history").and_then(Value::as_array);
+                    let remote = rh.and_then(|items| {
+                        items.iter().find(|i| {
+                            matches!(
+                                i.get("type").and_then(Value::as_str),
+                                Some("compaction" | "compaction_summary" | "context_compaction")
+                            )
+                        })
+                    });
+                    let mut summary = Map::from_iter([("type".into(), json!("summary"))]);
+                    match remote {
+                        Some(item) => {
+                            summary.insert("text".into(), if msg.is_empty() { Value::Null } else { json!(msg) });
+                            summary.insert("encrypted".into(), json!(true));
+                            let n = item
+                                .get("encrypted_content")
+                                .and_then(Value::as_str)
+                                .map_or(0, str::len);
+                            summary.insert("encrypted_len".into(), json!(n));
+                        }
+                        None => {
+                            let text = msg
+                                .strip_prefix(SUMMARY_PREFIX)
+                                .and_then(|r| r.strip_prefix('\n'))
+                                .unwrap_or(msg);
+                            summary.insert("text".into(), json!(text));
+                        }
+                    }
+                    summary.insert("native".into(), json!({"line": line.no}));
+                    b.messages.push(message(
+                        "user",
+                        vec![Item::Other(Value::Object(summary))],
+                        json!({"line": line.no}),
+                        ts,
+                    ));
+                }
+                (Some(ty), _) if ty != "response_item" && v.get("payload").is_some() => {
+                    b.messages.push(message(
+                        "system",
+                        vec![native("codex", v.clone(), Some(line.no))],
+                        json!({"line": line.no}),
+                        ts,
+                    ));
+                }
+                // Pre-envelope eras: bare items.
+                (Some(_), None) => b.add(&v, Some(line.no), None),
+                _ => b.messages.push(message(
+                    "system",
+                    vec![native("codex", v.clone(), Some(line.no))],
+                    json!({"line": line.no}),
+                    None,
+                )),
+            }
+        })?;
+    }
+    let source =
+        json!({"format": "codex", "path": src.name(), "native_session_id": session_id, "agent_version": version});
+    Ok(finish(b.messages, session_id, rollout.time_span.map(|s| s.0), source))
+}

@@ -1,0 +1,376 @@
+//! `cctool migrate`: the v1→v5 chain in place, safely; imports of native files.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::{cctool, fixture, sample};
+
+fn copy_to(dir: &Path, from: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::copy(from, &p).unwrap();
+    p
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn golden_files_of_every_version_migrate_to_their_exact_v5() {
+    // The expected files were computed from the spec by an independent script, not by cctool.
+    for v in ["v1", "v2", "v3", "v4", "spec_example.v1"] {
+        let dir = tempfile::tempdir().unwrap();
+        let input = fixture(&format!("migrate/{v}.json"));
+        let f = copy_to(dir.path(), &input, "s.json");
+        let out = cctool()
+            .args(["migrate", "--json", f.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{v}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let old = if v.contains("spec") { "v1" } else { v };
+        assert_eq!(rec["from"], old);
+        assert_eq!(rec["to"], 5);
+        assert_eq!(rec["changed"], true);
+        let expected = fixture(&format!("migrate/{}.expected.v5.json", v.trim_end_matches(".v1")));
+        assert_eq!(
+            std::fs::read_to_string(&f).unwrap(),
+            std::fs::read_to_string(expected).unwrap(),
+            "{v}"
+        );
+        // The backup holds the original bytes.
+        let backup = dir.path().join(format!("s.json.{old}.bak"));
+        assert_eq!(rec["backup"], backup.display().to_string());
+        assert_eq!(std::fs::read(&backup).unwrap(), std::fs::read(&input).unwrap());
+        // Idempotent: a second run changes nothing, not even a byte.
+        let before = std::fs::read(&f).unwrap();
+        let out = cctool().args(["migrate", f.to_str().unwrap()]).output().unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            format!("{}: already v5\n", f.display())
+        );
+        assert_eq!(std::fs::read(&f).unwrap(), before);
+        assert_eq!(files_in(dir.path()), ["s.json", &format!("s.json.{old}.bak")]);
+    }
+}
+
+#[test]
+fn intermediate_targets_and_no_downgrades() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = copy_to(dir.path(), &fixture("migrate/v1.json"), "s.json");
+    cctool()
+        .args(["migrate", "--to", "v3", f.to_str().unwrap()])
+        .assert()
+        .success();
+    let got: Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+    let want: Value = serde_json::from_slice(&std::fs::read(fixture("migrate/v3.json")).unwrap()).unwrap();
+    assert_eq!(got, want);
+    let v5 = copy_to(dir.path(), &fixture("migrate/v5.json"), "v5.json");
+    let out = cctool()
+        .args(["migrate", "--to", "3", v5.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is v5; migrating to v3 would be a downgrade"));
+    let out = cctool()
+        .args(["migrate", "--to", "v9", v5.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "clap rejects unknown targets");
+}
+
+#[test]
+fn every_error_names_the_file_and_the_path_and_writes_nothing() {
+    let cases: &[(&str, &str)] = &[
+        ("{\"version\": 1, \"id\": \"x\", \"messages\": [", "not valid JSON"),
+        ("{\"version\": 1, \"id\": \"x\"}", "messages: missing"),
+        (
+            "{\"version\": 1, \"id\": \"x\", \"messages\": {}}",
+            "messages: expected an array",
+        ),
+        (
+            "{\"version\": 1, \"id\": \"x\", \"messages\": [{\"content\": \"hi\"}]}",
+            "messages[0].role: missing",
+        ),
+        (
+            "{\"version\": 1, \"id\": \"x\", \"messages\": [{\"role\": \"user\", \"content\": \"\"}, {\"role\": \"tool\", \"content\": \"x\"}]}",
+            "messages[1].tool_call_id: missing",
+        ),
+        ("{\"messages\": []}", "unknown schema version (missing)"),
+        ("{\"schema_version\": 0, \"messages\": []}", "unknown schema version 0"),
+        ("{\"schema_version\": 9, \"messages\": []}", "unknown schema version 9"),
+        (
+            "{\"schema_version\": 2.5, \"messages\": []}",
+            "unknown schema version 2.5",
+        ),
+    ];
+    for (body, msg) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("bad.json");
+        std::fs::write(&f, body).unwrap();
+        let out = cctool()
+            .args(["--input-format", "cctool-session", "migrate", f.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{body}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("{}: ", f.display())) && stderr.contains(msg),
+            "{body}: {stderr}"
+        );
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), *body, "nothing written");
+        assert_eq!(files_in(dir.path()), ["bad.json"], "no backup, no temporary file");
+    }
+}
+
+#[test]
+fn invalid_arguments_are_kept_raw_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = copy_to(dir.path(), &fixture("migrate/v1.json"), "s.json");
+    cctool().args(["migrate", f.to_str().unwrap()]).assert().success();
+    let v: Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+    assert_eq!(
+        v["messages"][2]["items"][2]["args"],
+        serde_json::json!({"_raw": "{not json"})
+    );
+    assert_eq!(
+        v["messages"][4]["items"][0],
+        serde_json::json!({"type": "tool_result", "content": "", "original_size": 0})
+    );
+}
+
+#[test]
+fn check_reports_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = copy_to(dir.path(), &fixture("migrate/v2.json"), "old.json");
+    copy_to(dir.path(), &fixture("migrate/v5.json"), "new.json");
+    let out = cctool()
+        .args(["migrate", "--check", dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("new.json: already v5") && text.contains("old.json: would migrate v2 -> v5"),
+        "{text}"
+    );
+    assert_eq!(
+        std::fs::read(&old).unwrap(),
+        std::fs::read(fixture("migrate/v2.json")).unwrap()
+    );
+    assert_eq!(files_in(dir.path()), ["new.json", "old.json"]);
+    std::fs::remove_file(&old).unwrap();
+    cctool()
+        .args(["migrate", "--dry-run", dir.path().to_str().unwrap()])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn a_failed_file_does_not_stop_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_to(dir.path(), &fixture("migrate/v1.json"), "a.json");
+    std::fs::write(dir.path().join("b.json"), "{\"schema_version\": 9, \"messages\": []}").unwrap();
+    copy_to(dir.path(), &fixture("migrate/v3.json"), "c.json");
+    let out = cctool()
+        .args(["migrate", "--json", dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let recs: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let changed: Vec<bool> = recs.iter().map(|r| r["changed"].as_bool().unwrap()).collect();
+    assert_eq!(changed, [true, false, true]);
+    assert_eq!(recs[1]["error"], "unknown schema version 9");
+}
+
+#[test]
+fn a_failure_at_any_step_leaves_a_whole_file_and_the_backup() {
+    let input = fixture("migrate/v1.json");
+    let original = std::fs::read(&input).unwrap();
+    let migrated = std::fs::read(fixture("migrate/v1.expected.v5.json")).unwrap();
+    for step in [
+        "before-backup",
+        "after-backup",
+        "after-temp",
+        "before-rename",
+        "after-rename",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let f = copy_to(dir.path(), &input, "s.json");
+        let out = cctool()
+            .env("CCTOOL_FAIL_AT", step)
+            .args(["migrate", f.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{step}");
+        let now = std::fs::read(&f).unwrap();
+        assert!(
+            now == original || now == migrated,
+            "{step}: the file is neither old nor new"
+        );
+        let backup = dir.path().join("s.json.v1.bak");
+        if step == "before-backup" {
+            assert_eq!(now, original);
+            assert!(!backup.exists());
+        } else {
+            assert_eq!(std::fs::read(&backup).unwrap(), original, "{step}: backup");
+        }
+        let temps = files_in(dir.path()).into_iter().filter(|n| n.ends_with(".tmp")).count();
+        assert_eq!(temps, 0, "{step}: no temporary file left behind");
+    }
+}
+
+#[test]
+fn claude_import_keeps_every_text_and_tool_call_in_order() {
+    let transcript = sample("claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s.v5.json");
+    cctool()
+        .args(["migrate", transcript.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let v5: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(v5["schema_version"], 5);
+    assert_eq!(v5["source"]["format"], "claude-code");
+    assert_eq!(
+        v5["source"]["native_session_id"],
+        "0cf3db51-1c73-43bb-8d05-dc02739514a5"
+    );
+    // What the full chain holds, in order: user texts, assistant texts, tool call ids.
+    let chain = crate::util::stdout_of(&["-q", "rebuild-chain", "--full", transcript.to_str().unwrap()]);
+    let mut want: Vec<String> = Vec::new();
+    for line in chain.lines() {
+        let r: Value = serde_json::from_str(line).unwrap();
+        if r["isCompactSummary"] == true {
+            continue;
+        }
+        let content = &r["message"]["content"];
+        match (r["type"].as_str(), content) {
+            (Some("user"), Value::String(s)) => want.push(format!("text:{s}")),
+            (Some("user" | "assistant"), Value::Array(blocks)) => {
+                for b in blocks {
+                    match b["type"].as_str() {
+                        Some("text") => want.push(format!("text:{}", b["text"].as_str().unwrap())),
+                        Some("tool_use") => want.push(format!("call:{}", b["id"].as_str().unwrap())),
+                        Some("tool_result") => want.push(format!("result:{}", b["tool_use_id"].as_str().unwrap())),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut got: Vec<String> = Vec::new();
+    for m in v5["messages"].as_array().unwrap() {
+        if m["role"] == "tool" {
+            got.push(format!("result:{}", m["tool_call_id"].as_str().unwrap()));
+            continue;
+        }
+        for it in m["items"].as_array().unwrap() {
+            match it["type"].as_str() {
+                Some("text") => got.push(format!("text:{}", it["text"].as_str().unwrap())),
+                Some("tool_call") => got.push(format!("call:{}", it["id"].as_str().unwrap())),
+                _ => {}
+            }
+        }
+    }
+    assert!(want.len() > 50, "{}", want.len());
+    assert_eq!(got, want);
+    // The compaction is a summary item at its place, with the summary's text.
+    let summaries: Vec<&Value> = v5["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["items"].as_array().unwrap())
+        .filter(|i| i["type"] == "summary")
+        .collect();
+    assert_eq!(summaries.len(), 1);
+    assert!(
+        summaries[0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("This session is being continued")
+    );
+    assert_eq!(summaries[0]["trigger"], "manual");
+    // Nothing is lost: every line of the file is on the chain or kept as a native item.
+    let natives = v5["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["items"].as_array().unwrap())
+        .filter(|i| i["type"] == "native")
+        .count();
+    assert!(natives > 0);
+}
+
+#[test]
+fn codex_remote_compaction_becomes_an_encrypted_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = copy_to(
+        dir.path(),
+        &sample("codex/synthetic/synthetic_remote_compaction.jsonl"),
+        "rollout.jsonl",
+    );
+    cctool().args(["migrate", f.to_str().unwrap()]).assert().success();
+    let v5: Value = serde_json::from_slice(&std::fs::read(dir.path().join("rollout.v5.json")).unwrap()).unwrap();
+    let items: Vec<&Value> = v5["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["items"].as_array().unwrap())
+        .collect();
+    let s = items.iter().find(|i| i["type"] == "summary").unwrap();
+    assert_eq!(s["encrypted"], true);
+    assert_eq!(s["text"], Value::Null);
+    assert_eq!(s["encrypted_len"], 40);
+    // --effective: only what a resume loads.
+    let eff = dir.path().join("eff.json");
+    cctool()
+        .args([
+            "migrate",
+            "--effective",
+            f.to_str().unwrap(),
+            "-o",
+            eff.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let e: Value = serde_json::from_slice(&std::fs::read(&eff).unwrap()).unwrap();
+    let kinds: Vec<String> = e["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            format!(
+                "{}:{}",
+                m["role"].as_str().unwrap(),
+                m["items"][0]["type"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["user:text", "user:text", "user:summary", "user:text", "assistant:text"]
+    );
+    // Never over the native file.
+    let out = cctool()
+        .args(["migrate", f.to_str().unwrap(), "-o", f.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
