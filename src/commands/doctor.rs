@@ -54,7 +54,9 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         .filter(|d| d.severity == Severity::Error)
         .count();
     for d in &expanded.problems {
-        if !g.quiet && !g.json {
+        if g.json {
+            out.json(d)?;
+        } else if !g.quiet {
             eprintln!("cctool: {}", escape_str(&d.to_string()));
         }
     }

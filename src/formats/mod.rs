@@ -177,6 +177,35 @@ impl DocProbe {
     }
 }
 
+/// The bytes of the first `n` lines (all of them if the file has fewer).
+fn head_lines(src: &Source, n: usize) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
+    if let Some(bytes) = src.as_slice() {
+        let end = memchr::memchr_iter(b'\n', bytes)
+            .nth(n.saturating_sub(1))
+            .map_or(bytes.len(), |i| i + 1);
+        return Ok(std::borrow::Cow::Borrowed(&bytes[..end]));
+    }
+    // A stream: read blocks until n newlines or the end of the file.
+    let mut buf = Vec::new();
+    let mut seen = 0usize;
+    let mut at = 0u64;
+    const BLOCK: u64 = 1024 * 1024;
+    while at < src.len() {
+        let want = (src.len() - at).min(BLOCK) as usize;
+        let block = src.read_range(at, want)?;
+        for i in memchr::memchr_iter(b'\n', &block) {
+            seen += 1;
+            if seen == n {
+                buf.extend_from_slice(&block[..=i]);
+                return Ok(std::borrow::Cow::Owned(buf));
+            }
+        }
+        buf.extend_from_slice(&block);
+        at += want as u64;
+    }
+    Ok(std::borrow::Cow::Owned(buf))
+}
+
 /// Why a file could not be classified.
 #[derive(Debug)]
 pub struct Undetected(pub String);
@@ -195,9 +224,8 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
             return;
         }
         seen += 1;
-        // Only objects: a derived struct would also accept an array, field by position. A first
-        // line cut off by the end of the head cannot parse: the document probe takes it.
-        let probe = if line.terminated && line.bytes.trim_ascii_start().starts_with(b"{") {
+        // Only objects: a derived struct would also accept an array, field by position.
+        let probe = if line.bytes.trim_ascii_start().starts_with(b"{") {
             serde_json::from_slice::<Probe<'_>>(line.bytes).ok()
         } else {
             None
@@ -209,33 +237,11 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
         }
         first = false;
     };
-    // Only the head of the file is needed; a slice avoids reading a whole stream.
-    match src.as_slice() {
-        Some(bytes) => {
-            let head = &bytes[..bytes.len().min(64 * 1024 * 1024)];
-            // A head cut inside a line ends with a piece of it, which cannot parse: leave it out.
-            let head = if head.len() < bytes.len() {
-                memchr::memrchr(b'\n', head).map_or(&head[..0], |i| &head[..=i])
-            } else {
-                head
-            };
-            let mut stats = crate::io::LineStats::default();
-            crate::io::lines::split_chunk(0, head, true, &mut stats, &mut probe_line);
-        }
-        None => {
-            let head = src
-                .read_range(0, src.len().min(16 * 1024 * 1024) as usize)
-                .map_err(|e| Undetected(format!("cannot read: {e}")))?;
-            let cut = (head.len() as u64) < src.len();
-            let head = if cut {
-                memchr::memrchr(b'\n', &head).map_or(&head[..0], |i| &head[..=i])
-            } else {
-                &head[..]
-            };
-            let mut stats = crate::io::LineStats::default();
-            crate::io::lines::split_chunk(0, head, true, &mut stats, &mut probe_line);
-        }
-    }
+    // The first PROBE_LINES whole lines, however long: a first record can hold a large tool
+    // result. Only what is probed is read.
+    let head = head_lines(src, PROBE_LINES).map_err(|e| Undetected(format!("cannot read: {e}")))?;
+    let mut stats = crate::io::LineStats::default();
+    crate::io::lines::split_chunk(0, &head, true, &mut stats, &mut probe_line);
     if let Some(f) = verdict {
         return Ok(f);
     }

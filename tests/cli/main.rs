@@ -5,6 +5,7 @@ mod api_view;
 mod docs;
 mod doctor;
 mod extract_summary;
+mod hostile;
 mod input;
 mod migrate;
 mod props;
