@@ -2,6 +2,8 @@
 //! shared samples (`../shared/samples`, read in place, never copied) and assert exact output.
 
 mod api_view;
+mod concurrency;
+mod crash;
 mod docs;
 mod doctor;
 mod extract_summary;

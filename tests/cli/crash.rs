@@ -1,0 +1,69 @@
+//! A rewrite killed (SIGKILL) at random points leaves the original or the new file whole,
+//! and the backup whenever the new file is in place. CI runs a short loop; `tests/kill-loop.sh`
+//! runs a long one by hand.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::util::cctool;
+
+fn big_v1_session() -> Vec<u8> {
+    let messages: Vec<serde_json::Value> = (0..20_000)
+        .map(|i| match i % 3 {
+            0 => serde_json::json!({"role": "user", "content": format!("request {i} — módulo ✓"), "ts": 1_752_573_600 + i}),
+            1 => serde_json::json!({"role": "assistant", "content": "Reading.", "thinking": "plan",
+                "tool_calls": [{"id": format!("call_{i}"), "name": "read_file", "arguments": format!("{{\"path\":\"src/m{i}.rs\"}}")}]}),
+            _ => serde_json::json!({"role": "tool", "tool_call_id": format!("call_{}", i - 1), "content": "fn main() {}\n".repeat(60)}),
+        })
+        .collect();
+    serde_json::to_vec(&serde_json::json!({"version": 1, "id": "big", "messages": messages})).unwrap()
+}
+
+#[test]
+fn sigkill_during_migrate_never_loses_the_file() {
+    let original = big_v1_session();
+    let dir = tempfile::tempdir().unwrap();
+    // The expected result, and how long a clean run takes.
+    let clean = dir.path().join("clean.json");
+    std::fs::write(&clean, &original).unwrap();
+    let t0 = Instant::now();
+    cctool().args(["migrate"]).arg(&clean).assert().success();
+    let took = t0.elapsed().as_micros().max(1000) as u64;
+    let migrated = std::fs::read(&clean).unwrap();
+    let mut seed = u64::from(std::process::id()) ^ (t0.elapsed().as_nanos() as u64);
+    let bin = assert_cmd::cargo::cargo_bin("cctool");
+    let (mut old, mut new) = (0, 0);
+    for round in 0..12 {
+        let f = dir.path().join(format!("s{round}.json"));
+        std::fs::write(&f, &original).unwrap();
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let delay = Duration::from_micros((seed >> 33) % (took * 3 / 2));
+        let mut child = Command::new(&bin)
+            .arg("migrate")
+            .arg(&f)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        let _ = child.kill(); // SIGKILL
+        let _ = child.wait();
+        let now = std::fs::read(&f).unwrap();
+        let backup = dir.path().join(format!("s{round}.json.v1.bak"));
+        if now == original {
+            old += 1;
+        } else if now == migrated {
+            new += 1;
+            assert_eq!(
+                std::fs::read(&backup).unwrap(),
+                original,
+                "round {round}: the new file without its backup"
+            );
+        } else {
+            panic!("round {round} (killed after {delay:?}): the file is neither the original nor the migration");
+        }
+    }
+    eprintln!("12 kills: {old} left the original, {new} the migrated file");
+}
