@@ -15,7 +15,7 @@ fn record(i: usize, pad: &str) -> String {
     } else {
         Value::String(format!("00000000-0000-4000-8000-{:012}", i - 1))
     };
-    serde_json::json!({"parentUuid": parent, "type": if i % 2 == 0 { "user" } else { "assistant" },
+    serde_json::json!({"parentUuid": parent, "type": if i.is_multiple_of(2) { "user" } else { "assistant" },
         "uuid": format!("00000000-0000-4000-8000-{i:012}"), "timestamp": "2026-01-01T00:00:00.000Z", "sessionId": "s",
         "message": {"id": format!("msg_{i}"), "role": "user", "content": pad}})
     .to_string()
