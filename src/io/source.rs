@@ -51,7 +51,8 @@ impl Input {
 }
 
 enum Backing {
-    Mapped(Mmap),
+    /// The map, and the file, whose size is checked before each window is touched.
+    Mapped(Mmap, File),
     Owned(Vec<u8>),
     /// A large file that may still grow: read in chunks, bodies fetched with `pread`.
     Stream(File),
@@ -101,14 +102,14 @@ impl Source {
             });
         } else if cold && mmap == MmapChoice::Auto {
             match map(&file) {
-                Ok(m) => Backing::Mapped(m),
+                Ok(m) => Backing::Mapped(m, file),
                 Err(_) => Backing::Stream(file),
             }
         } else {
             Backing::Stream(file)
         };
         let len = match &backing {
-            Backing::Mapped(m) => m.len() as u64,
+            Backing::Mapped(m, _) => m.len() as u64,
             _ => len,
         };
         Ok(Source {
@@ -146,13 +147,13 @@ impl Source {
     }
 
     pub fn is_mapped(&self) -> bool {
-        matches!(self.backing, Backing::Mapped(_))
+        matches!(self.backing, Backing::Mapped(..))
     }
 
     /// The whole content, when it is addressable as one slice (mapped or owned).
     pub fn as_slice(&self) -> Option<&[u8]> {
         match &self.backing {
-            Backing::Mapped(m) => Some(&m[..]),
+            Backing::Mapped(m, _) => Some(&m[..]),
             Backing::Owned(v) => Some(v),
             Backing::Stream(_) => None,
         }
@@ -166,7 +167,7 @@ impl Source {
             .filter(|&e| e <= self.len)
             .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "range past end of file"))?;
         match &self.backing {
-            Backing::Mapped(m) => Ok(std::borrow::Cow::Borrowed(&m[offset as usize..end as usize])),
+            Backing::Mapped(m, _) => Ok(std::borrow::Cow::Borrowed(&m[offset as usize..end as usize])),
             Backing::Owned(v) => Ok(std::borrow::Cow::Borrowed(&v[offset as usize..end as usize])),
             Backing::Stream(f) => {
                 let mut buf = vec![0u8; len];
@@ -179,7 +180,7 @@ impl Source {
     /// The content as a reader from the start, for streaming parsers.
     pub fn reader(&self) -> io::Result<Box<dyn Read + '_>> {
         match &self.backing {
-            Backing::Mapped(m) => Ok(Box::new(&m[..])),
+            Backing::Mapped(m, _) => Ok(Box::new(&m[..])),
             Backing::Owned(v) => Ok(Box::new(&v[..])),
             Backing::Stream(f) => {
                 let mut f = f.try_clone()?;
@@ -207,7 +208,7 @@ impl Source {
     /// Tells the kernel this process is done with `[offset, offset+len)` for now: mapped pages
     /// leave the resident set (they stay in the page cache). A no-op for other backings.
     pub fn done_with(&self, offset: u64, len: u64) {
-        if let Backing::Mapped(m) = &self.backing {
+        if let Backing::Mapped(m, _) = &self.backing {
             const PAGE: u64 = 4096;
             let start = offset / PAGE * PAGE;
             let end = (offset + len).div_ceil(PAGE) * PAGE;
@@ -242,11 +243,20 @@ impl Source {
                 sink(from, &v[from as usize..], true);
                 Ok(())
             }
-            Backing::Mapped(m) => {
+            Backing::Mapped(m, file) => {
                 let _ = m.advise(memmap2::Advice::Sequential);
                 let total = m.len();
                 let mut start = from as usize;
                 while start < total {
+                    // Touching a page past a truncation raises SIGBUS: a file that shrank is an
+                    // error instead (only cold files are mapped; this closes most of the rest).
+                    let now = file.metadata()?.len();
+                    if now < total as u64 {
+                        return Err(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            format!("the file shrank from {total} to {now} bytes while it was read"),
+                        ));
+                    }
                     let mut end = (start + RELEASE_EVERY).min(total);
                     if end < total {
                         // End the window on a line boundary so lines stay borrowed.
