@@ -2,11 +2,10 @@
 
 use std::io::Write;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
+use super::FileOutcome;
 use crate::cli::{DoctorArgs, GlobalArgs};
-use crate::io::Input;
 use crate::model::Format;
 use crate::model::diag::{Diagnostic, Severity};
 use crate::output::Out;
@@ -24,25 +23,16 @@ struct Total {
     skipped: usize,
 }
 
-enum Outcome {
-    Findings(Vec<Diagnostic>),
-    NotSession(String),
-    Error(String),
-}
-
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     let (expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
-    let bar = super::files_bar("doctor", expanded.inputs.len(), g.quiet);
-    let outcomes: Vec<Outcome> = expanded
-        .inputs
-        .par_iter()
-        .map(|input| {
-            let o = check(input, g, named.contains(input));
-            bar.inc(1);
-            o
-        })
-        .collect();
-    bar.finish_and_clear();
+    let outcomes = super::each_session(&expanded.inputs, &named, g, "doctor", |src, format| {
+        match format {
+            Format::ClaudeCode => doctor::check_claude(src),
+            Format::Codex => crate::formats::codex::read_records(src).and_then(|r| doctor::codex(src, &r)),
+            Format::CctoolSession => Ok(doctor::session(src)),
+        }
+        .map_err(|e| e.to_string())
+    });
     let mut out = Out::new(g.color);
     let mut total = Total {
         kind: "total",
@@ -62,7 +52,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     }
     for (input, outcome) in expanded.inputs.iter().zip(outcomes) {
         match outcome {
-            Outcome::Findings(findings) => {
+            FileOutcome::Done(findings) => {
                 total.files += 1;
                 let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
                 total.errors += errors;
@@ -77,30 +67,17 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
                     out.text(&render(&input.display_name(), &findings))?;
                 }
             }
-            Outcome::NotSession(why) => {
-                total.skipped += 1;
-                if g.json {
-                    out.json(&Diagnostic::new(
-                        input.display_name(),
-                        None,
-                        "not-a-session",
-                        Severity::Info,
-                        why,
-                    ))?;
+            other => {
+                let Some(d) = other.problem(input) else { continue };
+                if d.severity == Severity::Error {
+                    input_errors += 1;
+                } else {
+                    total.skipped += 1;
                 }
-            }
-            Outcome::Error(msg) => {
-                input_errors += 1;
-                if !g.quiet && !g.json {
-                    eprintln!("cctool: {}", escape_str(&msg));
-                } else if g.json {
-                    out.json(&Diagnostic::new(
-                        input.display_name(),
-                        None,
-                        "unreadable",
-                        Severity::Error,
-                        msg,
-                    ))?;
+                if g.json {
+                    out.json(&d)?;
+                } else if d.severity == Severity::Error && !g.quiet {
+                    eprintln!("cctool: {}", escape_str(&d.message));
                 }
             }
         }
@@ -130,23 +107,6 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     } else {
         ExitStatus::Success
     })
-}
-
-fn check(input: &Input, g: &GlobalArgs, named: bool) -> Outcome {
-    let (src, format) = match super::open_session(input, g) {
-        Ok(x) => x,
-        Err(msg) if named => return Outcome::Error(msg),
-        Err(msg) => return Outcome::NotSession(msg),
-    };
-    let found = match format {
-        Format::ClaudeCode => doctor::check_claude(&src),
-        Format::Codex => crate::formats::codex::read_records(&src).and_then(|r| doctor::codex(&src, &r)),
-        Format::CctoolSession => Ok(doctor::session(&src)),
-    };
-    match found {
-        Ok(f) => Outcome::Findings(f),
-        Err(e) => Outcome::Error(format!("{}: {e}", src.name())),
-    }
 }
 
 /// Findings of one file, grouped under its name.

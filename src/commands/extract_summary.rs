@@ -2,28 +2,20 @@
 
 use std::io::Write;
 
-use rayon::prelude::*;
 use serde::Serialize;
 
+use super::FileOutcome;
 use crate::ExitStatus;
 use crate::chain::codex;
 use crate::cli::{ExtractSummaryArgs, GlobalArgs};
 use crate::formats::codex::{Event, Record};
 use crate::formats::{self, session};
-use crate::io::{Input, Source};
+use crate::io::Source;
 use crate::model::Format;
-use crate::model::diag::{Diagnostic, Severity};
+use crate::model::diag::Severity;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::summary::{self, Options, SummaryRecord};
-
-/// What one file gave.
-enum Outcome {
-    Records(Vec<SummaryRecord>, u64),
-    /// Found while walking a directory, and not a session (sidecar metadata, indexes).
-    NotSession(String),
-    Error(String),
-}
 
 #[derive(Serialize)]
 struct Total {
@@ -42,21 +34,13 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     let (expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
     diags.extend(expanded.problems.iter().cloned());
     let inputs = &expanded.inputs;
-    let bar = super::files_bar("extract-summary", inputs.len(), g.quiet);
     let opts = Options {
         strip_template: a.strip_template,
         all_events: a.all_events,
     };
-    let outcomes: Vec<Outcome> = inputs
-        .par_iter()
-        .map(|input| {
-            let o = one_file(input, g, a, opts, named.contains(input));
-            bar.inc(1);
-            o
-        })
-        .collect();
-    bar.finish_and_clear();
-
+    let outcomes = super::each_session(inputs, &named, g, "extract-summary", |src, format| {
+        extract(src, format, a, opts)
+    });
     let mut out = Out::new(g.color);
     let mut total = Total {
         kind: "total",
@@ -74,7 +58,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     };
     for (input, outcome) in inputs.iter().zip(outcomes) {
         match outcome {
-            Outcome::Records(records, bad) => {
+            FileOutcome::Done((records, bad)) => {
                 total.files += 1;
                 total.bad_lines += bad;
                 let has_current = records.iter().any(|r| r.current);
@@ -93,25 +77,14 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
                     }
                 }
             }
-            Outcome::NotSession(why) => {
-                total.skipped += 1;
-                diags.push(Diagnostic::new(
-                    input.display_name(),
-                    None,
-                    "not-a-session",
-                    Severity::Info,
-                    why,
-                ));
-            }
-            Outcome::Error(msg) => {
-                total.errors += 1;
-                diags.push(Diagnostic::new(
-                    input.display_name(),
-                    None,
-                    "unreadable",
-                    Severity::Error,
-                    msg,
-                ));
+            other => {
+                let Some(d) = other.problem(input) else { continue };
+                if d.severity == Severity::Error {
+                    total.errors += 1;
+                } else {
+                    total.skipped += 1;
+                }
+                diags.push(d);
             }
         }
     }
@@ -151,34 +124,29 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     })
 }
 
-fn one_file(input: &Input, g: &GlobalArgs, a: &ExtractSummaryArgs, opts: Options, named: bool) -> Outcome {
-    let (src, format) = match super::open_session(input, g) {
-        Ok(x) => x,
-        Err(msg) if named => return Outcome::Error(msg),
-        Err(msg) => return Outcome::NotSession(msg),
-    };
-    match extract(&src, format, a, opts) {
-        Ok(o) => o,
-        Err(e) => Outcome::Error(format!("{}: {e}", src.name())),
-    }
-}
-
-fn extract(src: &Source, format: Format, a: &ExtractSummaryArgs, opts: Options) -> std::io::Result<Outcome> {
-    Ok(match format {
+/// The summaries of one file, and its count of unreadable lines.
+fn extract(
+    src: &Source,
+    format: Format,
+    a: &ExtractSummaryArgs,
+    opts: Options,
+) -> Result<(Vec<SummaryRecord>, u64), String> {
+    let io = |e: std::io::Error| e.to_string();
+    match format {
         Format::ClaudeCode => {
-            let (markers, bad) = summary::claude_markers(src)?;
+            let (markers, bad) = summary::claude_markers(src).map_err(io)?;
             if markers.is_empty() {
-                return Ok(Outcome::Records(Vec::new(), bad));
+                return Ok((Vec::new(), bad));
             }
-            let current = summary::claude_current(src, &markers, a.loader)?;
+            let current = summary::claude_current(src, &markers, a.loader).map_err(io)?;
             let bad = current.transcript.as_ref().map_or(bad, |t| t.bad_lines);
-            Outcome::Records(summary::claude(src, &markers, &current, opts)?, bad)
+            Ok((summary::claude(src, &markers, &current, opts).map_err(io)?, bad))
         }
         Format::Codex => {
             // Without a rollback every compaction survives and the resume starts from the
             // last one, so reading the compaction records is enough — unless a summary can
             // only be found in the item written just before its record.
-            let fast = formats::codex::read_compaction_records(src)?;
+            let fast = formats::codex::read_compaction_records(src).map_err(io)?;
             let rolled_back = fast
                 .records
                 .iter()
@@ -192,20 +160,20 @@ fn extract(src: &Source, format: Format, a: &ExtractSummaryArgs, opts: Options) 
                     base_line: last,
                     ..codex::History::default()
                 };
-                let records = summary::codex(src, &fast, &history)?;
+                let records = summary::codex(src, &fast, &history).map_err(io)?;
                 if records.iter().all(|r| r.encrypted || r.summary.is_some()) {
-                    return Ok(Outcome::Records(records, fast.bad_lines));
+                    return Ok((records, fast.bad_lines));
                 }
             }
-            let rollout = formats::codex::read_records(src)?;
+            let rollout = formats::codex::read_records(src).map_err(io)?;
             let history = codex::reconstruct(&rollout);
-            Outcome::Records(summary::codex(src, &rollout, &history)?, rollout.bad_lines)
+            Ok((summary::codex(src, &rollout, &history).map_err(io)?, rollout.bad_lines))
         }
-        Format::CctoolSession => match session::read_messages(src) {
-            Ok(s) => Outcome::Records(summary::session(src, &s.messages, s.session_id), 0),
-            Err(e) => Outcome::Error(format!("{}: {}", src.name(), e.0)),
-        },
-    })
+        Format::CctoolSession => {
+            let s = session::read_messages(src).map_err(|e| e.0)?;
+            Ok((summary::session(src, &s.messages, s.session_id), 0))
+        }
+    }
 }
 
 /// The text form: a header line, then the summary.

@@ -61,6 +61,69 @@ pub fn batch_inputs(
     Ok((crate::io::paths::expand(&roots), named))
 }
 
+/// What a batch command got from one input.
+pub enum FileOutcome<T> {
+    Done(T),
+    /// Found while walking a folder, and not a session (sidecars, indexes): skipped.
+    NotSession(String),
+    /// Unreadable, or not a session although named directly: an input error.
+    Error(String),
+}
+
+impl<T> FileOutcome<T> {
+    /// The diagnostic of an input that gave no result.
+    pub fn problem(&self, input: &crate::io::Input) -> Option<crate::model::diag::Diagnostic> {
+        use crate::model::diag::{Diagnostic, Severity};
+        match self {
+            FileOutcome::Done(_) => None,
+            FileOutcome::NotSession(why) => Some(Diagnostic::new(
+                input.display_name(),
+                None,
+                "not-a-session",
+                Severity::Info,
+                why.clone(),
+            )),
+            FileOutcome::Error(msg) => Some(Diagnostic::new(
+                input.display_name(),
+                None,
+                "unreadable",
+                Severity::Error,
+                msg.clone(),
+            )),
+        }
+    }
+}
+
+/// Opens every input, decides its format and runs `work` on it, in parallel over files with
+/// a progress bar; results come back in input order. A failure names the file.
+pub fn each_session<T: Send>(
+    inputs: &[crate::io::Input],
+    named: &std::collections::HashSet<crate::io::Input>,
+    g: &crate::cli::GlobalArgs,
+    what: &str,
+    work: impl Fn(&crate::io::Source, crate::model::Format) -> Result<T, String> + Sync,
+) -> Vec<FileOutcome<T>> {
+    use rayon::prelude::*;
+    let bar = files_bar(what, inputs.len(), g.quiet);
+    let out = inputs
+        .par_iter()
+        .map(|input| {
+            let o = match open_session(input, g) {
+                Ok((src, format)) => match work(&src, format) {
+                    Ok(v) => FileOutcome::Done(v),
+                    Err(e) => FileOutcome::Error(format!("{}: {e}", src.name())),
+                },
+                Err(msg) if named.contains(input) => FileOutcome::Error(msg),
+                Err(msg) => FileOutcome::NotSession(msg),
+            };
+            bar.inc(1);
+            o
+        })
+        .collect();
+    bar.finish_and_clear();
+    out
+}
+
 /// A progress bar counting files, shown only on a terminal for runs long enough to need it.
 pub fn files_bar(what: &str, n: usize, quiet: bool) -> indicatif::ProgressBar {
     use std::io::IsTerminal;

@@ -10,9 +10,9 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
-use rayon::prelude::*;
 use serde::Serialize;
 
+use super::FileOutcome;
 use crate::chain::claude::{self, Options};
 use crate::chain::claude_api::api_view;
 use crate::chain::codex;
@@ -74,27 +74,17 @@ struct Total {
     errors: usize,
 }
 
-enum Outcome {
-    Session(Box<SessionRecord>),
-    NotSession(String),
-    Error(String),
-}
-
 pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     let (mut expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
     add_subagent_files(&mut expanded.inputs);
-    let bar = super::files_bar("scan", expanded.inputs.len(), g.quiet);
-    let outcomes: Vec<Outcome> = expanded
-        .inputs
-        .par_iter()
-        .map(|input| {
-            let o = scan_one(input, g, named.contains(input));
-            bar.inc(1);
-            o
-        })
-        .collect();
-    bar.finish_and_clear();
-
+    let outcomes = super::each_session(&expanded.inputs, &named, g, "scan", |src, format| {
+        match format {
+            Format::ClaudeCode => scan_claude(src),
+            Format::Codex => scan_codex(src),
+            Format::CctoolSession => Ok(scan_session(src)),
+        }
+        .map_err(|e| e.to_string())
+    });
     let mut diags: Vec<Diagnostic> = expanded.problems.clone();
     let mut records = Vec::new();
     let mut total = Total {
@@ -104,26 +94,15 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     };
     for (input, o) in expanded.inputs.iter().zip(outcomes) {
         match o {
-            Outcome::Session(r) => records.push(*r),
-            Outcome::NotSession(why) => {
-                total.skipped += 1;
-                diags.push(Diagnostic::new(
-                    input.display_name(),
-                    None,
-                    "not-a-session",
-                    Severity::Info,
-                    why,
-                ));
-            }
-            Outcome::Error(msg) => {
-                total.errors += 1;
-                diags.push(Diagnostic::new(
-                    input.display_name(),
-                    None,
-                    "unreadable",
-                    Severity::Error,
-                    msg,
-                ));
+            FileOutcome::Done(r) => records.push(r),
+            other => {
+                let Some(d) = other.problem(input) else { continue };
+                if d.severity == Severity::Error {
+                    total.errors += 1;
+                } else {
+                    total.skipped += 1;
+                }
+                diags.push(d);
             }
         }
     }
@@ -270,23 +249,6 @@ fn link_subagents(records: &mut [SessionRecord]) {
     for (p, i) in links {
         let path = records[i].path.clone();
         records[p].subagents.push(path);
-    }
-}
-
-fn scan_one(input: &Input, g: &GlobalArgs, named: bool) -> Outcome {
-    let (src, format) = match super::open_session(input, g) {
-        Ok(x) => x,
-        Err(msg) if named => return Outcome::Error(msg),
-        Err(msg) => return Outcome::NotSession(msg),
-    };
-    let r = match format {
-        Format::ClaudeCode => scan_claude(&src),
-        Format::Codex => scan_codex(&src),
-        Format::CctoolSession => Ok(scan_session(&src)),
-    };
-    match r {
-        Ok(r) => Outcome::Session(Box::new(r)),
-        Err(e) => Outcome::Error(format!("{}: {e}", src.name())),
     }
 }
 
