@@ -266,8 +266,9 @@ fn parse_version(s: &str) -> Result<u32, String> {
     long_about = "Migrate cctool session files to schema version N (default and maximum 5) through the \
 chain v1 -> v2 -> v3 -> v4 -> v5, in place and safely: a backup beside the file (FILE.v<old>.bak, \
 never overwriting an existing one), a temporary file in the same folder, fsync, rename, fsync of \
-the folder. A file already at the target is left byte-identical. Migration is deterministic and \
-idempotent; output is two-space pretty JSON with keys in the order of the spec.\n\n\
+the folder. A file modified in the last 60 s may still be written by its harness and is refused \
+unless --force. A file already at the target is left byte-identical. Migration is deterministic \
+and idempotent; output is two-space pretty JSON with keys in the order of the spec.\n\n\
 Claude Code transcripts and Codex rollouts are imported into a new v5 file (-o OUT, default \
 <name>.v5.json beside the input; never over the native file): the full history in chain order \
 with each compaction as a summary item at its place, or with --effective only what a resume \
@@ -298,6 +299,10 @@ pub struct MigrateArgs {
     /// Imports: where to write the v5 file (one input only).
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: Option<PathBuf>,
+
+    /// Rewrite session files even if they were modified in the last 60 s.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Sort order of the scan table.

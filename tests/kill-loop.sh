@@ -19,7 +19,8 @@ for i in range(60000):
     else: msgs.append({"role": "tool", "tool_call_id": f"call_{i-1}", "content": "fn main() {}\n" * 60})
 open(sys.argv[1], "w").write(json.dumps({"version": 1, "id": "big", "messages": msgs}))
 PY
-cp "$work/orig.json" "$work/clean.json"
+touch -d "10 minutes ago" "$work/orig.json"  # an old session: migrate refuses live files
+cp -p "$work/orig.json" "$work/clean.json"
 start=$(date +%s%N)
 "$bin" migrate "$work/clean.json" > /dev/null
 took_us=$(( ( $(date +%s%N) - start ) / 1000 ))
@@ -27,7 +28,7 @@ echo "file $(stat -c %s "$work/orig.json") bytes, a clean migrate takes ${took_u
 old=0; new=0
 for r in $(seq 1 "$rounds"); do
   f="$work/s.json"; rm -f "$work"/s.json*
-  cp "$work/orig.json" "$f"
+  cp -p "$work/orig.json" "$f"
   "$bin" migrate "$f" > /dev/null 2>&1 &
   pid=$!
   delay=$(( RANDOM * 32768 + RANDOM )); delay=$(( delay % (took_us * 3 / 2) ))

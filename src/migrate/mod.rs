@@ -145,7 +145,7 @@ pub fn version_of(doc: &Value) -> Result<u32, SchemaError> {
 }
 
 fn take_str(m: &mut Map<String, Value>, key: &str, path: &str, required: bool) -> Result<Option<String>, SchemaError> {
-    match m.remove(key) {
+    match m.shift_remove(key) {
         None | Some(Value::Null) if !required => Ok(None),
         None | Some(Value::Null) => Err(err(format!("{path}.{key}"), "missing")),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -157,7 +157,7 @@ fn take_str(m: &mut Map<String, Value>, key: &str, path: &str, required: bool) -
 }
 
 fn take_int(m: &mut Map<String, Value>, key: &str, path: &str) -> Result<Option<i64>, SchemaError> {
-    match m.remove(key) {
+    match m.shift_remove(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) if n.as_i64().is_some() => Ok(n.as_i64()),
         Some(other) => Err(err(
@@ -179,7 +179,7 @@ fn kind(v: &Value) -> &'static str {
 }
 
 fn messages_of(doc: &mut Map<String, Value>) -> Result<Vec<Value>, SchemaError> {
-    match doc.remove("messages") {
+    match doc.shift_remove("messages") {
         Some(Value::Array(a)) => Ok(a),
         None => Err(err("messages", "missing: a session needs a messages array")),
         Some(other) => Err(err("messages", format!("expected an array, found {}", kind(&other)))),
@@ -208,7 +208,7 @@ fn parse_v1_message(v: Value, i: usize) -> Result<MessageV1, SchemaError> {
     }
     let ts = take_int(&mut m, "ts", &path)?;
     let mut tool_calls = Vec::new();
-    match m.remove("tool_calls") {
+    match m.shift_remove("tool_calls") {
         None | Some(Value::Null) => {}
         Some(Value::Array(calls)) => {
             for (k, c) in calls.into_iter().enumerate() {
@@ -216,7 +216,7 @@ fn parse_v1_message(v: Value, i: usize) -> Result<MessageV1, SchemaError> {
                 let mut c = message_object(c, &cpath)?;
                 let id = take_str(&mut c, "id", &cpath, true)?.unwrap_or_default();
                 let name = take_str(&mut c, "name", &cpath, true)?.unwrap_or_default();
-                let arguments = match c.remove("arguments") {
+                let arguments = match c.shift_remove("arguments") {
                     None | Some(Value::Null) => String::new(),
                     Some(Value::String(s)) => s,
                     // Arguments already written as JSON rather than JSON text: keep them.
@@ -255,7 +255,7 @@ fn parse_item(v: Value, path: &str) -> Result<Item, SchemaError> {
     let ty = m.get("type").and_then(Value::as_str).unwrap_or("").to_string();
     Ok(match ty.as_str() {
         "text" | "reasoning" => {
-            m.remove("type");
+            m.shift_remove("type");
             let text = take_str(&mut m, "text", path, false)?.unwrap_or_default();
             if ty == "text" {
                 Item::Text { text, extra: m }
@@ -264,10 +264,10 @@ fn parse_item(v: Value, path: &str) -> Result<Item, SchemaError> {
             }
         }
         "tool_call" => {
-            m.remove("type");
+            m.shift_remove("type");
             let id = take_str(&mut m, "id", path, true)?.unwrap_or_default();
             let name = take_str(&mut m, "name", path, true)?.unwrap_or_default();
-            let args = m.remove("args").unwrap_or(Value::Null);
+            let args = m.shift_remove("args").unwrap_or(Value::Null);
             Item::ToolCall {
                 id,
                 name,
@@ -276,9 +276,9 @@ fn parse_item(v: Value, path: &str) -> Result<Item, SchemaError> {
             }
         }
         "tool_result" => {
-            m.remove("type");
-            let content = m.remove("content").unwrap_or(Value::String(String::new()));
-            let original_size = m.remove("original_size").and_then(|v| v.as_u64());
+            m.shift_remove("type");
+            let content = m.shift_remove("content").unwrap_or(Value::String(String::new()));
+            let original_size = m.shift_remove("original_size").and_then(|v| v.as_u64());
             Item::ToolResult {
                 content,
                 original_size,
@@ -300,7 +300,7 @@ fn parse_v3_message(v: Value, i: usize, version: u32) -> Result<MessageV3, Schem
             "missing: a tool message needs the id of its call",
         ));
     }
-    let items = match m.remove("items") {
+    let items = match m.shift_remove("items") {
         Some(Value::Array(a)) => a
             .into_iter()
             .enumerate()
@@ -321,7 +321,7 @@ fn parse_v3_message(v: Value, i: usize, version: u32) -> Result<MessageV3, Schem
         None
     };
     let id = if version >= 4 {
-        match m.remove("id") {
+        match m.shift_remove("id") {
             Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64(),
             None => None,
             Some(other) => {
@@ -356,8 +356,8 @@ pub fn parse(doc: Value) -> Result<Session, SchemaError> {
     let Value::Object(mut m) = doc else {
         return Err(err("", "not a JSON object"));
     };
-    m.remove("version");
-    m.remove("schema_version");
+    m.shift_remove("version");
+    m.shift_remove("schema_version");
     let messages = messages_of(&mut m)?;
     match version {
         1 | 2 => {
@@ -367,14 +367,14 @@ pub fn parse(doc: Value) -> Result<Session, SchemaError> {
                 .map(|(i, v)| parse_v1_message(v, i))
                 .collect::<Result<Vec<_>, _>>()?;
             if version == 1 {
-                let id = m.remove("id").unwrap_or(Value::Null);
+                let id = m.shift_remove("id").unwrap_or(Value::Null);
                 Ok(Session::V1 {
                     id,
                     messages: msgs,
                     extra: m,
                 })
             } else {
-                let session_id = m.remove("session_id").unwrap_or(Value::Null);
+                let session_id = m.shift_remove("session_id").unwrap_or(Value::Null);
                 let created_at = take_str(&mut m, "created_at", "", false)?;
                 Ok(Session::V2 {
                     session_id,
@@ -390,7 +390,7 @@ pub fn parse(doc: Value) -> Result<Session, SchemaError> {
                 .enumerate()
                 .map(|(i, v)| parse_v3_message(v, i, version))
                 .collect::<Result<Vec<_>, _>>()?;
-            let session_id = m.remove("session_id").unwrap_or(Value::Null);
+            let session_id = m.shift_remove("session_id").unwrap_or(Value::Null);
             let created_at = take_str(&mut m, "created_at", "", false)?;
             Ok(Session::V3Plus {
                 version,

@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::util::cctool;
+use crate::util::{cctool, write_aged};
 
 fn big_v1_session() -> Vec<u8> {
     let messages: Vec<serde_json::Value> = (0..20_000)
@@ -25,7 +25,7 @@ fn sigkill_during_migrate_never_loses_the_file() {
     let dir = tempfile::tempdir().unwrap();
     // The expected result, and how long a clean run takes.
     let clean = dir.path().join("clean.json");
-    std::fs::write(&clean, &original).unwrap();
+    write_aged(&clean, &original);
     let t0 = Instant::now();
     cctool().args(["migrate"]).arg(&clean).assert().success();
     let took = t0.elapsed().as_micros().max(1000) as u64;
@@ -35,7 +35,7 @@ fn sigkill_during_migrate_never_loses_the_file() {
     let (mut old, mut new) = (0, 0);
     for round in 0..12 {
         let f = dir.path().join(format!("s{round}.json"));
-        std::fs::write(&f, &original).unwrap();
+        write_aged(&f, &original);
         seed = seed
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1_442_695_040_888_963_407);

@@ -4,11 +4,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{cctool, fixture, sample};
+use crate::util::{age, cctool, fixture, sample, write_aged};
 
 fn copy_to(dir: &Path, from: &Path, name: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::copy(from, &p).unwrap();
+    age(&p);
     p
 }
 
@@ -118,7 +119,7 @@ fn every_error_names_the_file_and_the_path_and_writes_nothing() {
     for (body, msg) in cases {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("bad.json");
-        std::fs::write(&f, body).unwrap();
+        write_aged(&f, body.as_ref());
         let out = cctool()
             .args(["--input-format", "cctool-session", "migrate", f.to_str().unwrap()])
             .output()
@@ -373,4 +374,36 @@ fn codex_remote_compaction_becomes_an_encrypted_summary() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_file_modified_in_the_last_minute_is_refused_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("live.json");
+    let original = std::fs::read(fixture("migrate/v1.json")).unwrap();
+    std::fs::write(&f, &original).unwrap();
+    let out = cctool().args(["migrate", f.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "live.json: not migrated: modified 0 s ago, so it may still be written; retry in a minute, or pass --force"
+        ),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&f).unwrap(), original, "untouched");
+    assert_eq!(files_in(dir.path()), ["live.json"], "no backup, no temp");
+    // A dry run writes nothing, so it does not care.
+    cctool()
+        .args(["migrate", "--check", f.to_str().unwrap()])
+        .assert()
+        .code(1);
+    cctool()
+        .args(["migrate", "--force", f.to_str().unwrap()])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read(&f).unwrap(),
+        std::fs::read(fixture("migrate/v1.expected.v5.json")).unwrap()
+    );
 }

@@ -1,0 +1,75 @@
+//! The fuzz targets' bodies (`fuzz/targets_common.rs`, shared with the cargo-fuzz workspace)
+//! run on stable over every fixture (`fixtures/**`, minimized fuzzer findings in
+//! `fixtures/fuzz/` included) and every shared sample, so a regression is caught without
+//! nightly. Each target gets every file: a transcript is also junk input for the migration,
+//! and the other way round.
+
+use std::path::{Path, PathBuf};
+
+mod bodies {
+    include!("../../fuzz/targets_common.rs");
+}
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files_under(&p, out);
+        } else if p.is_file() {
+            out.push(p);
+        }
+    }
+}
+
+/// Every fixture and shared sample, in a stable order.
+fn inputs() -> Vec<(PathBuf, Vec<u8>)> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    files_under(&root.join("fixtures"), &mut paths);
+    let fixtures = paths.len();
+    files_under(&root.join("../shared/samples"), &mut paths);
+    assert!(fixtures > 0, "no fixtures found");
+    assert!(paths.len() > fixtures, "no shared samples found beside the project");
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (p, bytes)
+        })
+        .collect()
+}
+
+/// Runs `body` on every input, naming the file that made it panic.
+fn run_all(target: &str, body: fn(&[u8])) {
+    let mut failed = Vec::new();
+    for (path, bytes) in inputs() {
+        if std::panic::catch_unwind(|| body(&bytes)).is_err() {
+            failed.push(path.display().to_string());
+        }
+    }
+    assert!(failed.is_empty(), "{target} panicked on: {failed:#?}");
+}
+
+#[test]
+fn claude_chain_on_every_fixture() {
+    run_all("claude_chain", bodies::claude_chain);
+}
+
+#[test]
+fn codex_reconstruct_on_every_fixture() {
+    run_all("codex_reconstruct", bodies::codex_reconstruct);
+}
+
+#[test]
+fn session_migrate_on_every_fixture() {
+    run_all("session_migrate", bodies::session_migrate);
+}
+
+#[test]
+fn lines_and_detect_on_every_fixture() {
+    run_all("lines_and_detect", bodies::lines_and_detect);
+}
