@@ -265,7 +265,7 @@ fn parse_version(s: &str) -> Result<u32, String> {
 #[command(
     long_about = "Migrate cctool session files to schema version N (default and maximum 5) through the \
 chain v1 -> v2 -> v3 -> v4 -> v5, in place and safely: a backup beside the file (FILE.v<old>.bak, \
-never overwriting an existing one), a temporary file in the same folder, fsync, rename, fsync of \
+never overwriting an existing one; a hard link to the original where the filesystem allows), a temporary file in the same folder, fsync, rename, fsync of \
 the folder. A file modified in the last 60 s may still be written by its harness and is refused \
 unless --force. A file already at the target is left byte-identical. Migration is deterministic \
 and idempotent; output is two-space pretty JSON with keys in the order of the spec.\n\n\

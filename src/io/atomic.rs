@@ -1,9 +1,14 @@
 //! Replacing a file without ever losing it.
 //!
-//! The order is: copy the original to a backup beside it (never over an existing backup),
+//! The order is: keep the original as a backup beside it (never over an existing backup),
 //! write the new content to a temporary file in the same folder, fsync it, rename it over the
 //! original, fsync the folder. A crash at any instant leaves the original or the new file
-//! whole, and the backup. `CCTOOL_FAIL_AT` (a step name) makes the rewrite fail at that step,
+//! whole, and the backup.
+//!
+//! The backup is a hard link to the original's inode where the filesystem allows it: the
+//! original is never written in place (the new content arrives by rename), so the link keeps
+//! exactly the old bytes, and a gigabyte file is backed up without copying a byte. Where links
+//! are refused (FAT, some network and FUSE filesystems) the original is copied and fsynced. `CCTOOL_FAIL_AT` (a step name) makes the rewrite fail at that step,
 //! so tests can check exactly that.
 
 use std::fs::{self, File, OpenOptions};
@@ -80,16 +85,7 @@ pub fn replace_with_backup_by(
         .unwrap_or(Path::new("."));
     fail_at("before-backup")?;
     let backup = backup_path(path, tag);
-    // The kernel copies (copy_file_range, or a reflink where the filesystem has them).
-    let copied = (|| {
-        OpenOptions::new().write(true).create_new(true).open(&backup)?;
-        fs::copy(path, &backup)?;
-        File::open(&backup)?.sync_all()
-    })();
-    if let Err(e) = copied {
-        let _ = fs::remove_file(&backup);
-        return Err(e);
-    }
+    keep_backup(path, &backup)?;
     sync_dir(dir)?;
     fail_at("after-backup")?;
     let name = path
@@ -116,6 +112,30 @@ pub fn replace_with_backup_by(
         let _ = fs::remove_file(&temp);
     }
     result.map(|()| backup)
+}
+
+/// Makes `backup` a second name of `path`'s inode, or else a fsynced copy of it.
+fn keep_backup(path: &Path, backup: &Path) -> io::Result<()> {
+    // CCTOOL_BACKUP=copy forces the fallback, so tests exercise it where links work.
+    if std::env::var_os("CCTOOL_BACKUP").is_none_or(|v| v != "copy") {
+        match fs::hard_link(path, backup) {
+            Ok(()) => return Ok(()),
+            // A name that appeared since `backup_path` looked is someone else's file; a
+            // vanished original has nothing to back up: both stop the rewrite.
+            Err(e) if matches!(e.kind(), io::ErrorKind::AlreadyExists | io::ErrorKind::NotFound) => return Err(e),
+            Err(_) => {}
+        }
+    }
+    // The kernel copies (copy_file_range, or a reflink where the filesystem has them).
+    let copied = (|| {
+        OpenOptions::new().write(true).create_new(true).open(backup)?;
+        fs::copy(path, backup)?;
+        File::open(backup)?.sync_all()
+    })();
+    if copied.is_err() {
+        let _ = fs::remove_file(backup);
+    }
+    copied
 }
 
 /// Writes a new file (`-o`, imports): temporary file, fsync, rename; refuses to replace an

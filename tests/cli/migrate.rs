@@ -204,17 +204,22 @@ fn a_failure_at_any_step_leaves_a_whole_file_and_the_backup() {
     let input = fixture("migrate/v1.json");
     let original = std::fs::read(&input).unwrap();
     let migrated = std::fs::read(fixture("migrate/v1.expected.v5.json")).unwrap();
-    for step in [
+    // The backup is a hard link, or a copy where links are refused (forced here).
+    for (step, backup_mode) in [
         "before-backup",
         "after-backup",
         "after-temp",
         "before-rename",
         "after-rename",
-    ] {
+    ]
+    .into_iter()
+    .flat_map(|s| [(s, "link"), (s, "copy")])
+    {
         let dir = tempfile::tempdir().unwrap();
         let f = copy_to(dir.path(), &input, "s.json");
         let out = cctool()
             .env("CCTOOL_FAIL_AT", step)
+            .env("CCTOOL_BACKUP", backup_mode)
             .args(["migrate", f.to_str().unwrap()])
             .output()
             .unwrap();
@@ -230,6 +235,11 @@ fn a_failure_at_any_step_leaves_a_whole_file_and_the_backup() {
             assert!(!backup.exists());
         } else {
             assert_eq!(std::fs::read(&backup).unwrap(), original, "{step}: backup");
+        }
+        if step == "after-backup" {
+            use std::os::unix::fs::MetadataExt;
+            let same_inode = std::fs::metadata(&f).unwrap().ino() == std::fs::metadata(&backup).unwrap().ino();
+            assert_eq!(same_inode, backup_mode == "link", "{backup_mode}");
         }
         let temps = files_in(dir.path()).into_iter().filter(|n| n.ends_with(".tmp")).count();
         assert_eq!(temps, 0, "{step}: no temporary file left behind");
