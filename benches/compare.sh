@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# Times whole cctool commands side by side with baselines on the same generated files, warm
+# cache, with hyperfine, and prints each cctool time as a ratio of its baseline, beside the
+# project's target for that ratio.
+#
+#   benches/compare.sh [OUT_DIR]          (default /tmp/cctool-bench; needs about 3.5 GiB there)
+#
+# The corpus comes from the project's own generator (examples/gen-corpus.rs): 400 MiB of
+# Claude Code and Codex sessions, one 1 GiB Claude Code session, and cctool v1 sessions of
+# 1 GiB and 100 MB. hyperfine and rg are installed from crates.io into OUT_DIR/tools when
+# absent; jq, python3 and ccusage are used when installed and skipped, with a note, when not.
+# Results: OUT_DIR/results.md. RUNS=N changes the number of timed runs (default 5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-/tmp/cctool-bench}
+runs=${RUNS:-5}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+export PATH="$out/tools/bin:$PATH"
+note() { echo "compare.sh: $*" >&2; echo "- $*" >> "$out/notes.md"; }
+: > "$out/notes.md"
+
+for pair in hyperfine:hyperfine rg:ripgrep; do
+  tool=${pair%%:*}
+  if ! command -v "$tool" > /dev/null; then
+    echo "compare.sh: installing $tool from crates.io into $out/tools" >&2
+    cargo install -q --locked --root "$out/tools" "${pair#*:}"
+  fi
+done
+have() { command -v "$1" > /dev/null; }
+
+cargo build --release -q
+cargo build --release -q --example gen-corpus
+bin=$PWD/target/release/cctool
+corpus=$out/corpus
+if [ ! -f "$corpus/single/claude.jsonl" ]; then
+  target/release/examples/gen-corpus "$corpus" --claude-mib 240 --codex-mib 160 --single-claude-mib 1024 --seed 11
+fi
+single=$corpus/single/claude.jsonl
+files=$out/files.txt
+find "$corpus/claude" "$corpus/codex" -name '*.jsonl' | sort > "$files"
+
+# A v1 session of N MiB, streamed out so the generator's memory stays small; every third
+# message is a large tool output, with non-ASCII text as real harnesses write it.
+v1_session() {
+  local mib=$1 path=$2
+  [ -f "$path" ] && return
+  awk -v limit=$((mib * 1024 * 1024)) 'BEGIN {
+    pad = ""; for (k = 0; k < 40; k++) pad = pad "fn main() {\\n    println!(\\\"héllo {}\\\", 42);\\n}\\n";
+    plan = ""; for (k = 0; k < 20; k++) plan = plan "plan ";
+    printf "{\"version\": 1, \"id\": \"big\", \"messages\": ["; size = 0
+    for (i = 0; size < limit; i++) {
+      r = i % 3; ts = 1752573600 + i
+      if (r == 0) m = sprintf("{\"role\": \"user\", \"content\": \"request %d — please look at módulo %d\", \"ts\": %d}", i, i, ts)
+      else if (r == 1) m = sprintf("{\"role\": \"assistant\", \"content\": \"Reading.\", \"thinking\": \"%s\", \"tool_calls\": [{\"id\": \"call_%d\", \"name\": \"read_file\", \"arguments\": \"{\\\"path\\\": \\\"src/m%d.rs\\\"}\"}], \"ts\": %d}", plan, i, i, ts)
+      else m = sprintf("{\"role\": \"tool\", \"tool_call_id\": \"call_%d\", \"content\": \"%s\", \"ts\": %d}", i - 1, pad, ts)
+      printf "%s%s", (i ? ", " : ""), m; size += length(m) + 2
+    }
+    print "]}"
+  }' > "$path.part"
+  mv "$path.part" "$path"
+}
+v1_big=$out/v1-1gib.json
+v1_small=$out/v1-100mb.json
+v1_session 1024 "$v1_big"
+v1_session 100 "$v1_small"
+# Files not modified for a minute are memory-mapped, as users' old sessions are, and only
+# those may be migrated in place.
+find "$corpus" "$v1_big" "$v1_small" -type f -exec touch -d '10 minutes ago' {} +
+
+{
+  echo "| case | baseline | baseline (s) | cctool (s) | cctool / baseline | target |"
+  echo "|---|---|---:|---:|---:|---|"
+} > "$out/results.md"
+
+# run CASE TARGET_NOTE CCTOOL_CMD [NAME CMD]... (each command may be "PREPARE ;; CMD")
+run() {
+  local case=$1 target=$2; shift 2
+  local args=(--warmup 1 --runs "$runs" --style basic --export-csv "$out/$case.csv")
+  local spec=("cctool" "$1"); shift
+  spec+=("$@")
+  local i
+  for ((i = 0; i < ${#spec[@]}; i += 2)); do
+    local cmd=${spec[i + 1]} prep=true
+    if [[ $cmd == *" ;; "* ]]; then prep=${cmd%% ;; *}; cmd=${cmd#* ;; }; fi
+    args+=(--prepare "$prep" -n "${spec[i]}" "$cmd")
+  done
+  echo "compare.sh: $case" >&2
+  hyperfine "${args[@]}" > "$out/$case.txt"
+  awk -F, -v case="$case" -v target="$target" 'NR == 1 { next }
+    NR == 2 { tool = $2; next }
+    { printf "| %s | %s | %.3f | %.3f | %.2fx | %s |\n", case, $1, $2, tool, tool / $2, target }' \
+    "$out/$case.csv" >> "$out/results.md"
+}
+
+# extract-summary: every compaction summary in 400 MiB of sessions.
+es=("rg -c -F compact_boundary" "rg -c -F compact_boundary $corpus > /dev/null || true")
+if have jq; then
+  es+=("jq" "xargs -a $files jq -c 'select((.type==\"system\" and .subtype==\"compact_boundary\") or .isCompactSummary==true or .type==\"compacted\")' > /dev/null 2>&1 || true")
+else note "jq not installed: the jq baselines are skipped"; fi
+if have python3; then
+  es+=("python3 json.loads loop" "xargs -a $files python3 -c 'import json,sys
+for p in sys.argv[1:]:
+    for l in open(p, encoding=\"utf-8\", errors=\"replace\"):
+        try: d = json.loads(l)
+        except Exception: continue
+        if d.get(\"subtype\") == \"compact_boundary\" or d.get(\"isCompactSummary\") or d.get(\"type\") == \"compacted\": print(l[:80])' > /dev/null")
+else note "python3 not installed: the json.loads baseline is skipped"; fi
+run extract-summary "≤ 2x rg; ≤ 0.05x jq" "$bin -q extract-summary --json $corpus > /dev/null" "${es[@]}"
+
+# scan: full parse and chain rebuild of every file.
+run scan "≤ 4x cat" "$bin -q scan --json $corpus > /dev/null" "cat" "xargs -a $files cat > /dev/null"
+if have ccusage; then
+  run scan-claude "faster than ccusage" "$bin -q scan --json $corpus/claude > /dev/null" \
+    "ccusage daily" "CLAUDE_CONFIG_DIR=$corpus/claude ccusage daily --json > /dev/null"
+else note "ccusage not installed: scan is not compared with it"; fi
+
+# rebuild-chain on one 1 GiB session.
+run rebuild-chain-1gib "≤ 3x wc -l" "$bin -q rebuild-chain $single > /dev/null" "wc -l" "wc -l $single > /dev/null"
+if [ -x /usr/bin/time ]; then
+  /usr/bin/time -f "%M" "$bin" -q rebuild-chain "$single" > /dev/null 2> "$out/rss.txt"
+  kb=$(tail -n 1 "$out/rss.txt")
+  size=$(stat -c %s "$single")
+  echo "| rebuild-chain-1gib | peak RSS | | $((kb / 1024)) MiB | $(awk -v k="$kb" -v s="$size" 'BEGIN { printf "%.1f%% of the file", k * 102400 / s }') | < 25% |" >> "$out/results.md"
+else note "/usr/bin/time not installed: peak RSS is not measured"; fi
+
+# migrate a v1 session in place (backup, temporary file, fsync, rename) against copying it.
+run migrate-1gib "≤ 3x cp" \
+  "rm -f $out/m.json*; cp -p $v1_big $out/m.json ;; $bin -q migrate $out/m.json > /dev/null" \
+  "cp" "rm -f $out/c.json ;; cp $v1_big $out/c.json"
+if have jq; then
+  run migrate-100mb "≤ 0.1x jq" \
+    "rm -f $out/m.json*; cp -p $v1_small $out/m.json ;; $bin -q migrate $out/m.json > /dev/null" \
+    "jq -c ." "jq -c . $v1_small > /dev/null"
+fi
+rm -f "$out"/m.json* "$out/c.json"
+
+{
+  echo
+  echo "$(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -sr); warm cache, mean of $runs runs."
+  cat "$out/notes.md"
+} >> "$out/results.md"
+cat "$out/results.md"
