@@ -9,6 +9,7 @@
 //! which also explains every error with its JSON path — takes the file. A property test checks
 //! that both paths write the same bytes.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Write};
 
@@ -47,8 +48,24 @@ pub struct Doc<'a> {
 
 /// A string token that serde would write back unchanged (no `\u` or `\/` escapes).
 fn plain_string(r: &RawValue) -> bool {
+    plain_escapes(r).is_some()
+}
+
+/// For a string token serde would write back unchanged, how many escapes it has; `None` for
+/// any other token. One pass, so large strings are scanned once.
+fn plain_escapes(r: &RawValue) -> Option<usize> {
     let b = r.get().as_bytes();
-    b.first() == Some(&b'"') && escapes(b).all(|e| !matches!(e, b'u' | b'/'))
+    if b.first() != Some(&b'"') {
+        return None;
+    }
+    let mut n = 0;
+    for e in escapes(b) {
+        if matches!(e, b'u' | b'/') {
+            return None;
+        }
+        n += 1;
+    }
+    Some(n)
 }
 
 /// The character after each escaping backslash of a JSON string token, found with SIMD
@@ -89,12 +106,19 @@ fn string_field<E: serde::de::Error>(v: &RawValue) -> Result<&RawValue, E> {
 
 /// A string token as serde writes it: as written when that is the same, else decoded and
 /// encoded again (`\u00e9` becomes `é`, `\/` becomes `/`).
-fn token(v: &RawValue) -> std::borrow::Cow<'_, str> {
-    if plain_string(v) {
-        return std::borrow::Cow::Borrowed(v.get());
+fn token(v: &RawValue) -> Cow<'_, str> {
+    token_and_len(v).0
+}
+
+/// [`token`], and the UTF-8 length of the string it decodes to.
+fn token_and_len(v: &RawValue) -> (Cow<'_, str>, u64) {
+    if let Some(escapes) = plain_escapes(v) {
+        // Without `\u`, every escape is two bytes for one.
+        return (Cow::Borrowed(v.get()), (v.get().len() - 2 - escapes) as u64);
     }
     let decoded: String = serde_json::from_str(v.get()).unwrap_or_default();
-    std::borrow::Cow::Owned(serde_json::to_string(&decoded).unwrap_or_default())
+    let len = decoded.len() as u64;
+    (Cow::Owned(serde_json::to_string(&decoded).unwrap_or_default()), len)
 }
 
 impl<'de> Deserialize<'de> for Message<'de> {
@@ -264,16 +288,6 @@ impl Doc<'_> {
     }
 }
 
-/// UTF-8 length of the string a JSON string token decodes to.
-fn decoded_len(raw: &RawValue) -> u64 {
-    if !plain_string(raw) {
-        return serde_json::from_str::<String>(raw.get()).map_or(0, |s| s.len() as u64);
-    }
-    // Without `\u`, every escape is two bytes for one.
-    let b = raw.get().as_bytes();
-    (b.len() - 2 - escapes(b).count()) as u64
-}
-
 fn indent(w: &mut dyn Write, depth: usize) -> io::Result<()> {
     for _ in 0..depth {
         w.write_all(b"  ")?;
@@ -386,39 +400,43 @@ fn message(w: &mut dyn Write, m: &Message<'_>, id: u64) -> io::Result<()> {
     if let Some(t) = m.tool_call_id {
         field(w, 3, &mut first, "tool_call_id", &token(t), false)?;
     }
-    // Items, in the v2 → v3 order: reasoning, text or tool result, tool calls.
-    let mut items: Vec<Vec<(String, String, bool)>> = Vec::new();
+    // Items, in the v2 → v3 order: reasoning, text or tool result, tool calls. Values are the
+    // file's own tokens, borrowed: a tool output is copied once, into the output buffer.
+    type Entry<'x> = (Cow<'x, str>, Cow<'x, str>, bool);
+    let mut items: Vec<Vec<Entry<'_>>> = Vec::new();
     if let Some(t) = m.thinking.filter(|t| t.get() != "\"\"") {
         items.push(vec![
             ("type".into(), "\"reasoning\"".into(), false),
-            ("text".into(), token(t).into_owned(), false),
+            ("text".into(), token(t), false),
         ]);
     }
-    let content = m.content.map_or(std::borrow::Cow::Borrowed("\"\""), token);
     if role == "\"tool\"" {
-        let size = m.content.map_or(0, decoded_len);
+        let (content, size) = m.content.map_or((Cow::Borrowed("\"\""), 0), token_and_len);
         items.push(vec![
             ("type".into(), "\"tool_result\"".into(), false),
-            ("content".into(), content.into_owned(), false),
-            ("original_size".into(), size.to_string(), false),
+            ("content".into(), content, false),
+            ("original_size".into(), size.to_string().into(), false),
         ]);
-    } else if content != "\"\"" {
-        items.push(vec![
-            ("type".into(), "\"text\"".into(), false),
-            ("text".into(), content.into_owned(), false),
-        ]);
+    } else {
+        let content = m.content.map_or(Cow::Borrowed("\"\""), token);
+        if content != "\"\"" {
+            items.push(vec![
+                ("type".into(), "\"text\"".into(), false),
+                ("text".into(), content, false),
+            ]);
+        }
     }
     for c in &m.tool_calls {
         let text: String = serde_json::from_str(c.arguments.get()).unwrap_or_default();
         let args = serde_json::to_string(&parse_arguments(&text)).unwrap_or_default();
-        let mut it = vec![
+        let mut it: Vec<Entry<'_>> = vec![
             ("type".into(), "\"tool_call\"".into(), false),
-            ("id".into(), token(c.id).into_owned(), false),
-            ("name".into(), token(c.name).into_owned(), false),
-            ("args".into(), args, true),
+            ("id".into(), token(c.id), false),
+            ("name".into(), token(c.name), false),
+            ("args".into(), args.into(), true),
         ];
         for (k, v) in &c.extra {
-            it.push((k.clone(), v.get().into(), is_structured(v)));
+            it.push((k.as_str().into(), v.get().into(), is_structured(v)));
         }
         items.push(it);
     }
