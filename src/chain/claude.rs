@@ -236,13 +236,13 @@ pub fn read_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -> io::Re
 /// Reads only the lines from byte `offset` (line `first_line`) on: what a loader sees of a
 /// file whose earlier part it may ignore (see `summary::claude_current`).
 pub fn read_from(src: &Source, offset: u64, first_line: u64, progress: &mut dyn FnMut(u64)) -> io::Result<Transcript> {
-    read_inner(src, offset, first_line, progress, false)
+    read_inner(src, offset, first_line, progress, false, PARALLEL_MIN)
 }
 
 /// [`read`], also keeping every parent reference as written (progress rows included), for
 /// integrity checks that the loader itself does not need.
 pub fn read_for_audit(src: &Source) -> io::Result<Transcript> {
-    read_inner(src, 0, 1, &mut |_| {}, true)
+    read_inner(src, 0, 1, &mut |_| {}, true, PARALLEL_MIN)
 }
 
 fn read_inner(
@@ -251,51 +251,54 @@ fn read_inner(
     first_line: u64,
     progress: &mut dyn FnMut(u64),
     audit: bool,
+    parallel_min: u64,
 ) -> io::Result<Transcript> {
-    let mut t = Transcript {
-        file: src.name().to_string(),
-        links: audit.then(Vec::new),
-        ..Transcript::default()
+    let mut ix = Indexer {
+        t: Transcript {
+            file: src.name().to_string(),
+            links: audit.then(Vec::new),
+            ..Transcript::default()
+        },
+        bridge: FxHashMap::default(),
+        unknown: FxHashMap::default(),
+        last_written_line: 0,
+        reported: offset,
+        progress,
     };
-    let mut bridge: FxHashMap<u32, u32> = FxHashMap::default();
-    let mut unknown: FxHashMap<String, (u64, u64)> = FxHashMap::default();
-    let mut last_written_line = 0u64;
-    let mut reported = offset;
-    let stats = crate::io::lines::for_each_line_from(src, offset, first_line, |line| {
-        if line.offset >= reported + PROGRESS_STEP {
-            reported = line.offset;
-            progress(reported);
-        }
-        let r = with_parsed_borrowed::<Envelope<'_>, _>(line.bytes, line.terminated, |env| {
-            index_line(&mut t, &mut bridge, &mut unknown, &mut last_written_line, &line, &env);
+    // A large file held as one slice is parsed a batch at a time on every core, and indexed in
+    // file order: parsing is nearly all of the work, and each line parses on its own.
+    let whole = src
+        .as_slice()
+        .filter(|_| src.len() >= parallel_min && rayon::current_num_threads() > 1);
+    let mut batch: Vec<Line<'_>> = Vec::new();
+    let mut batch_bytes = 0usize;
+    let stats = crate::io::lines::for_each_line_windowed(src, offset, first_line, |line| {
+        let Some(line) = line else {
+            // The window's pages are released next: finish its lines first.
+            batch_bytes = 0;
+            return ix.batch(&mut batch);
+        };
+        let Some(whole) = whole else {
+            return ix.line(&line);
+        };
+        // The line's bytes are part of the whole slice: re-borrow them from it, so they can
+        // outlive this call (until the end of the window).
+        let at = line.offset as usize;
+        batch.push(Line {
+            bytes: &whole[at..at + line.bytes.len()],
+            ..line
         });
-        match r {
-            Ok(((), repaired)) => {
-                if repaired {
-                    t.diagnostics.push(Diagnostic::new(
-                        &t.file,
-                        Some(line.no),
-                        "lone-surrogate",
-                        Severity::Info,
-                        "lone UTF-16 surrogate escape; read as U+FFFD, as Claude Code does",
-                    ));
-                }
-            }
-            Err(bad) => {
-                t.bad_lines += 1;
-                t.diagnostics.push(Diagnostic::new(
-                    &t.file,
-                    Some(line.no),
-                    bad.code,
-                    bad.severity,
-                    bad.message,
-                ));
-            }
+        batch_bytes += line.bytes.len();
+        if batch_bytes >= BATCH_BYTES {
+            ix.batch(&mut batch);
+            batch_bytes = 0;
         }
     })?;
+    ix.batch(&mut batch);
+    let mut t = ix.t;
     t.lines = stats.lines;
     t.unterminated = stats.unterminated_tail;
-    let mut unknown: Vec<_> = unknown.into_iter().collect();
+    let mut unknown: Vec<_> = ix.unknown.into_iter().collect();
     unknown.sort_by_key(|(_, (first, _))| *first);
     for (ty, (first, count)) in unknown {
         t.diagnostics.push(Diagnostic::new(
@@ -307,6 +310,100 @@ fn read_inner(
         ));
     }
     Ok(t)
+}
+
+/// Files at least this large are parsed in parallel batches.
+const PARALLEL_MIN: u64 = 32 * 1024 * 1024;
+/// Bytes of lines per parallel batch: small enough to stay within the pages a mapped read has
+/// not released yet, large enough to keep every core busy.
+const BATCH_BYTES: usize = 4 * 1024 * 1024;
+
+/// The state of a read: the transcript so far and what is needed to extend it line by line.
+struct Indexer<'p> {
+    t: Transcript,
+    bridge: FxHashMap<u32, u32>,
+    unknown: FxHashMap<String, (u64, u64)>,
+    last_written_line: u64,
+    reported: u64,
+    progress: &'p mut dyn FnMut(u64),
+}
+
+impl Indexer<'_> {
+    fn report(&mut self, line: &Line<'_>) {
+        if line.offset >= self.reported + PROGRESS_STEP {
+            self.reported = line.offset;
+            (self.progress)(self.reported);
+        }
+    }
+
+    /// Parses and indexes one line.
+    fn line(&mut self, line: &Line<'_>) {
+        self.report(line);
+        let r = with_parsed_borrowed::<Envelope<'_>, _>(line.bytes, line.terminated, |env| {
+            index_line(
+                &mut self.t,
+                &mut self.bridge,
+                &mut self.unknown,
+                &mut self.last_written_line,
+                line,
+                &env,
+            );
+        });
+        match r {
+            Ok(((), repaired)) => {
+                if repaired {
+                    self.t.diagnostics.push(Diagnostic::new(
+                        &self.t.file,
+                        Some(line.no),
+                        "lone-surrogate",
+                        Severity::Info,
+                        "lone UTF-16 surrogate escape; read as U+FFFD, as Claude Code does",
+                    ));
+                }
+            }
+            Err(bad) => {
+                self.t.bad_lines += 1;
+                self.t.diagnostics.push(Diagnostic::new(
+                    &self.t.file,
+                    Some(line.no),
+                    bad.code,
+                    bad.severity,
+                    bad.message,
+                ));
+            }
+        }
+    }
+
+    /// Parses the lines of `batch` in parallel, then indexes them in order; a line that does not
+    /// parse as it is (a lone surrogate, bad JSON) goes through [`Indexer::line`], which repairs
+    /// or reports it exactly as a sequential read would.
+    fn batch<'s>(&mut self, batch: &mut Vec<Line<'s>>) {
+        use rayon::prelude::*;
+        if batch.is_empty() {
+            return;
+        }
+        let parsed: Vec<Option<Envelope<'s>>> = batch
+            .par_iter()
+            .with_min_len(64)
+            .map(|l| serde_json::from_slice::<Envelope<'s>>(l.bytes).ok())
+            .collect();
+        for (line, env) in batch.drain(..).zip(parsed) {
+            match env {
+                Some(env) => {
+                    self.report(&line);
+                    index_line(
+                        &mut self.t,
+                        &mut self.bridge,
+                        &mut self.unknown,
+                        &mut self.last_written_line,
+                        &line,
+                        &env,
+                    );
+                }
+                None => self.line(&line),
+            }
+        }
+    }
 }
 
 /// Records a value the first time it is seen (session ids, agent versions: a handful).
@@ -1413,5 +1510,41 @@ impl Candidates {
             .take_while(|&&(ts, _)| ts == newest)
             .find(|&&(_, p)| !on_chain[p as usize])
             .map(|&(_, p)| p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                files_under(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The parallel batches must index exactly what a sequential read indexes: same nodes,
+    /// same order, same diagnostics, bad and repaired lines included.
+    #[test]
+    fn parallel_batches_read_exactly_like_a_sequential_read() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        files_under(&root.join("fixtures"), &mut files);
+        files_under(&root.join("../shared/samples/claude-code"), &mut files);
+        assert!(files.len() > 20, "fixtures found: {}", files.len());
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        for f in files {
+            let src = Source::from_bytes(&f.display().to_string(), std::fs::read(&f).unwrap());
+            for audit in [false, true] {
+                let one = read_inner(&src, 0, 1, &mut |_| {}, audit, u64::MAX).unwrap();
+                let par = pool.install(|| read_inner(&src, 0, 1, &mut |_| {}, audit, 0)).unwrap();
+                assert_eq!(format!("{one:?}"), format!("{par:?}"), "{}", f.display());
+            }
+        }
     }
 }

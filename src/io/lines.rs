@@ -60,6 +60,26 @@ pub fn for_each_line_from(
     Ok(stats)
 }
 
+/// [`for_each_line_from`], also calling `f(None)` at the end of each window the file is read
+/// in, before a mapped window's pages are released: where a caller that holds on to lines
+/// (a mapped file's lines can be re-borrowed from [`Source::as_slice`]) finishes with them.
+pub fn for_each_line_windowed(
+    src: &Source,
+    offset: u64,
+    first_line: u64,
+    mut f: impl FnMut(Option<Line<'_>>),
+) -> io::Result<LineStats> {
+    let mut stats = LineStats {
+        lines: first_line.saturating_sub(1),
+        ..LineStats::default()
+    };
+    src.for_each_chunk_from(offset, |at, chunk, last| {
+        split_chunk(at, chunk, last, &mut stats, &mut |l| f(Some(l)));
+        f(None);
+    })?;
+    Ok(stats)
+}
+
 /// Calls `f` for every line holding one of `needles`, found with a SIMD substring search;
 /// no other line is looked at beyond counting newlines for line numbers. The cheap way to
 /// read the few records a command needs from a large file.
@@ -86,12 +106,14 @@ pub fn for_each_marker_line(src: &Source, needles: &[&[u8]], mut f: impl FnMut(L
             let end = nl.unwrap_or(chunk.len());
             let mut bytes = &chunk[start..end];
             bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-            if base == 0 && start == 0 {
-                bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
+            let mut at = start;
+            if base == 0 && start == 0 && bytes.starts_with(BOM) {
+                bytes = &bytes[BOM.len()..];
+                at = BOM.len();
             }
             f(Line {
                 no: line_no,
-                offset: base + start as u64,
+                offset: base + at as u64,
                 bytes,
                 terminated: nl.is_some() || !last,
             });
