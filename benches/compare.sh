@@ -37,8 +37,10 @@ if [ ! -f "$corpus/single/claude.jsonl" ]; then
   target/release/examples/gen-corpus "$corpus" --claude-mib 240 --codex-mib 160 --single-claude-mib 1024 --seed 11
 fi
 single=$corpus/single/claude.jsonl
+# The many-files cases run on these two trees; the single sessions are for the single-file cases.
+trees="$corpus/claude $corpus/codex"
 files=$out/files.txt
-find "$corpus/claude" "$corpus/codex" -name '*.jsonl' | sort > "$files"
+find $trees -name '*.jsonl' | sort > "$files"
 
 # A v1 session of N MiB, streamed out so the generator's memory stays small; every third
 # message is a large tool output, with non-ASCII text as real harnesses write it.
@@ -94,7 +96,7 @@ run() {
 }
 
 # extract-summary: every compaction summary in 400 MiB of sessions.
-es=("rg -c -F compact_boundary" "rg -c -F compact_boundary $corpus > /dev/null || true")
+es=("rg -c -F compact_boundary" "rg -c -F compact_boundary $trees > /dev/null || true")
 if have jq; then
   es+=("jq" "xargs -a $files jq -c 'select((.type==\"system\" and .subtype==\"compact_boundary\") or .isCompactSummary==true or .type==\"compacted\")' > /dev/null 2>&1 || true")
 else note "jq not installed: the jq baselines are skipped"; fi
@@ -106,10 +108,10 @@ for p in sys.argv[1:]:
         except Exception: continue
         if d.get(\"subtype\") == \"compact_boundary\" or d.get(\"isCompactSummary\") or d.get(\"type\") == \"compacted\": print(l[:80])' > /dev/null")
 else note "python3 not installed: the json.loads baseline is skipped"; fi
-run extract-summary "≤ 2x rg; ≤ 0.05x jq" "$bin -q extract-summary --json $corpus > /dev/null" "${es[@]}"
+run extract-summary "≤ 2x rg; ≤ 0.05x jq" "$bin -q extract-summary --json $trees > /dev/null" "${es[@]}"
 
 # scan: full parse and chain rebuild of every file.
-run scan "≤ 4x cat" "$bin -q scan --json $corpus > /dev/null" "cat" "xargs -a $files cat > /dev/null"
+run scan "≤ 4x cat" "$bin -q scan --json $trees > /dev/null" "cat" "xargs -a $files cat > /dev/null"
 if have ccusage; then
   run scan-claude "faster than ccusage" "$bin -q scan --json $corpus/claude > /dev/null" \
     "ccusage daily" "CLAUDE_CONFIG_DIR=$corpus/claude ccusage daily --json > /dev/null"
