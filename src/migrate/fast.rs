@@ -270,7 +270,7 @@ pub fn read(bytes: &[u8]) -> Option<Doc<'_>> {
     } else {
         None
     };
-    Some(Doc {
+    let doc = Doc {
         version,
         id: get(id_key),
         created_at,
@@ -279,7 +279,29 @@ pub fn read(bytes: &[u8]) -> Option<Doc<'_>> {
             .into_iter()
             .filter(|(k, _)| !keep.contains(&k.as_str()))
             .collect(),
-    })
+    };
+    // Decline what the general path would not write the same: an unknown field named like one
+    // v5 writes beside it (a v1 message's own `id`: written twice; there the field as written
+    // wins), or a token serde cannot decode (a lone surrogate escape or a number out of range,
+    // which the raw scanner lets through: `token` would write "", `field` fail; the general path
+    // rejects the file).
+    let bad = |v: &RawValue| is_structured(v) && serde_json::from_str::<Value>(v.get()).is_err();
+    let extra_ok = |extra: &[(String, &RawValue)], written: &[&str]| {
+        extra.iter().all(|(k, v)| !written.contains(&k.as_str()) && !bad(v))
+    };
+    let ok = doc.id.into_iter().chain(doc.created_at).all(|v| !bad(v))
+        && extra_ok(&doc.extra, &["schema_version", "session_id", "created_at"])
+        && doc.messages.iter().all(|m| {
+            [Some(m.role), m.content, m.thinking, m.tool_call_id]
+                .into_iter()
+                .flatten()
+                .all(|v| !bad(v))
+                && extra_ok(&m.extra, &["items", "id", "timestamp"])
+                && m.tool_calls.iter().all(|c| {
+                    [c.id, c.name, c.arguments].into_iter().all(|v| !bad(v)) && extra_ok(&c.extra, &["type", "args"])
+                })
+        });
+    ok.then_some(doc)
 }
 
 impl Doc<'_> {
@@ -338,8 +360,10 @@ fn is_structured(v: &RawValue) -> bool {
     if s.starts_with('"') {
         return !plain_string(v);
     }
-    let integer = s.strip_prefix('-').unwrap_or(s);
-    !(matches!(s, "true" | "false" | "null") || (!integer.is_empty() && integer.bytes().all(|b| b.is_ascii_digit())))
+    // An integer serde holds as i64 or u64 is written back as is; a larger one becomes a float.
+    !(matches!(s, "true" | "false" | "null")
+        || s.parse::<i64>().is_ok_and(|n| n.to_string() == s)
+        || s.parse::<u64>().is_ok_and(|n| n.to_string() == s))
 }
 
 /// Writes the v5 document of `doc` in serde_json's pretty layout.

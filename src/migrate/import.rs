@@ -287,6 +287,11 @@ impl CodexBuilder {
             "message" => {
                 let role = match s("role").as_str() {
                     "developer" | "system" => "system".to_string(),
+                    // A v5 tool message needs a call id, which a Codex message has not: kept native.
+                    "tool" => {
+                        let item = native("codex", v.clone(), line);
+                        return self.messages.push(message("system", vec![item], source, timestamp));
+                    }
                     r => r.to_string(),
                 };
                 let body = codex_texts(v);

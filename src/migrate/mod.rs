@@ -412,9 +412,17 @@ pub fn rfc3339_seconds(ts: i64) -> String {
 /// v1 → v2: `version` → `schema_version`, `id` → `session_id`, `created_at` from the
 /// smallest message `ts`.
 pub fn v1_to_v2(s: Session) -> Session {
-    let Session::V1 { id, messages, extra } = s else {
+    let Session::V1 {
+        id,
+        messages,
+        mut extra,
+    } = s
+    else {
         return s;
     };
+    // A field a step introduces replaces an unknown field of the same name (in every step).
+    extra.shift_remove("session_id");
+    extra.shift_remove("created_at");
     let created_at = messages.iter().filter_map(|m| m.ts).min().map(rfc3339_seconds);
     Session::V2 {
         session_id: id,
@@ -442,7 +450,8 @@ pub fn v2_to_v3(s: Session) -> Session {
     };
     let messages = messages
         .into_iter()
-        .map(|m| {
+        .map(|mut m| {
+            m.extra.shift_remove("items");
             let mut items = Vec::new();
             if let Some(t) = m.thinking.filter(|t| !t.is_empty()) {
                 items.push(Item::Reasoning {
@@ -462,7 +471,9 @@ pub fn v2_to_v3(s: Session) -> Session {
                     extra: Map::new(),
                 });
             }
-            for c in m.tool_calls {
+            for mut c in m.tool_calls {
+                c.extra.shift_remove("type");
+                c.extra.shift_remove("args");
                 items.push(Item::ToolCall {
                     id: c.id,
                     name: c.name,
@@ -505,11 +516,15 @@ pub fn v3_to_v4(s: Session) -> Session {
     let messages = messages
         .into_iter()
         .enumerate()
-        .map(|(i, m)| MessageV3 {
-            id: Some(i as u64 + 1),
-            timestamp: m.ts.map(rfc3339_seconds),
-            ts: None,
-            ..m
+        .map(|(i, mut m)| {
+            m.extra.shift_remove("id");
+            m.extra.shift_remove("timestamp");
+            MessageV3 {
+                id: Some(i as u64 + 1),
+                timestamp: m.ts.map(rfc3339_seconds),
+                ts: None,
+                ..m
+            }
         })
         .collect();
     Session::V3Plus {

@@ -7,6 +7,7 @@ mod crash;
 mod docs;
 mod doctor;
 mod extract_summary;
+mod fuzz_targets;
 mod hostile;
 mod input;
 mod migrate;

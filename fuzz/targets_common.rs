@@ -1,0 +1,275 @@
+// The bodies of the fuzz targets, shared by the cargo-fuzz workspace (`fuzz/src/lib.rs`) and
+// the stable regression test (`tests/cli/fuzz_targets.rs`), which both `include!` this file.
+// Only cctool's public API is used. Each body must not panic on any input: a panic is a crash
+// (or a broken invariant, asserted below) that the fuzzer reports.
+//
+// Plain `//` comments only: an included file cannot carry inner doc comments.
+
+use cctool::chain::claude::{self as claude_chain_mod, Loader, Options as ChainOptions, Transcript};
+use cctool::io::Source;
+use cctool::migrate::{self as cctool_migrate, Session};
+use serde_json::Value;
+
+const FUZZ_NAME: &str = "fuzz";
+
+fn fuzz_source(data: &[u8]) -> Source {
+    Source::from_bytes(FUZZ_NAME, data.to_vec())
+}
+
+/// Claude Code transcripts: the loader's map and walk under both loaders, with and without
+/// `--full` and `--tip`, the API view, doctor, summaries and the import to v5.
+pub fn claude_chain(data: &[u8]) {
+    let src = fuzz_source(data);
+    let t = claude_chain_mod::read(&src).expect("reading bytes in memory cannot fail");
+    for loader in [Loader::V2_1_332, Loader::V2_1_88] {
+        let opts = ChainOptions {
+            loader,
+            ..ChainOptions::default()
+        };
+        let chain = t.rebuild(&opts).expect("a rebuild without --tip cannot fail");
+        assert_chain_ok(&t, &chain);
+        let full = t
+            .rebuild(&ChainOptions {
+                loader,
+                full: true,
+                tip: None,
+            })
+            .expect("a rebuild without --tip cannot fail");
+        assert_chain_ok(&t, &full);
+        assert!(
+            full.positions.len() >= chain.positions.len(),
+            "--full loaded fewer messages than a plain rebuild"
+        );
+        let view = cctool::chain::claude_api::api_view(&t, &chain, &src, Some("hi")).expect("api view");
+        let mut body = 0usize;
+        let mut n = 0usize;
+        for m in view.messages() {
+            // JSON, where a lone surrogate escape of the transcript is passed on as written.
+            let ok = serde_json::from_str::<Value>(&m).is_ok()
+                || cctool::io::json::repair_surrogates(m.as_bytes())
+                    .is_some_and(|b| serde_json::from_slice::<Value>(&b).is_ok());
+            assert!(ok, "an API view message is not JSON: {m}");
+            body += m.len();
+            n += 1;
+        }
+        assert_eq!(n, view.len());
+        assert_eq!(
+            view.tokens(),
+            (body + 2 + n.saturating_sub(1)).div_ceil(4),
+            "tokens() disagrees with the messages written"
+        );
+        let _ = view.rules();
+        // --tip on the first and the last message of the file.
+        let tips = match t.nodes.len() {
+            0 => Vec::new(),
+            n => vec![0, n as u32 - 1],
+        };
+        for pos in tips {
+            let tip = t.uuid_text(pos);
+            for full in [false, true] {
+                if let Ok(c) = t.rebuild(&ChainOptions {
+                    loader,
+                    full,
+                    tip: Some(tip.clone()),
+                }) {
+                    assert_chain_ok(&t, &c);
+                }
+            }
+        }
+    }
+    cctool::doctor::check_claude(&src).expect("doctor");
+
+    let (markers, _bad) = cctool::summary::claude_markers(&src).expect("markers");
+    for loader in [Loader::V2_1_332, Loader::V2_1_88] {
+        let current = cctool::summary::claude_current(&src, &markers, loader).expect("current summary");
+        for (strip_template, all_events) in [(false, false), (true, true)] {
+            let opts = cctool::summary::Options {
+                strip_template,
+                all_events,
+            };
+            cctool::summary::claude(&src, &markers, &current, opts).expect("summaries");
+        }
+    }
+
+    for effective in [false, true] {
+        let s = cctool_migrate::import::claude(&src, effective).expect("import");
+        assert_v5_output(&cctool_migrate::to_bytes(&s));
+    }
+}
+
+/// A chain holds each message at most once, and only messages of the file.
+fn assert_chain_ok(t: &Transcript, chain: &claude_chain_mod::Chain) {
+    let mut seen = std::collections::HashSet::new();
+    for &p in &chain.positions {
+        assert!((p as usize) < t.nodes.len(), "position {p} out of range");
+        assert!(seen.insert(p), "position {p} twice on the chain");
+    }
+}
+
+/// Codex rollouts: both reconstructions, doctor, summaries (both ways extract-summary reads
+/// them) and the import to v5.
+pub fn codex_reconstruct(data: &[u8]) {
+    use cctool::chain::codex as cx;
+    use cctool::formats::codex::{self as fx, Record};
+
+    let src = fuzz_source(data);
+    let rollout = fx::read_records(&src).expect("reading bytes in memory cannot fail");
+    let history = cx::reconstruct(&rollout);
+    let _ = cx::replay_forward(&rollout);
+    cctool::doctor::codex(&src, &rollout).expect("doctor");
+    cctool::summary::codex(&src, &rollout, &history).expect("summaries");
+
+    let fast = fx::read_compaction_records(&src).expect("compaction records");
+    let last = fast.records.iter().rev().find_map(|(_, r)| match r {
+        Record::Compacted(c) => Some(c.line),
+        _ => None,
+    });
+    let history = cx::History {
+        base_line: last,
+        ..cx::History::default()
+    };
+    cctool::summary::codex(&src, &fast, &history).expect("summaries from compaction records");
+
+    for effective in [false, true] {
+        let s = cctool_migrate::import::codex(&src, effective).expect("import");
+        assert_v5_output(&cctool_migrate::to_bytes(&s));
+    }
+}
+
+/// cctool session files: the general migration (whole, and one step at a time), the
+/// streaming fast path, and the readers doctor and extract-summary use.
+pub fn session_migrate(data: &[u8]) {
+    let src = fuzz_source(data);
+    let _ = cctool::formats::detect(&src);
+    let _ = cctool::doctor::session(&src);
+    if let Ok(s) = cctool::formats::session::read_messages(&src) {
+        let _ = cctool::summary::session(&src, &s.messages, s.session_id);
+    }
+
+    // The general path, as `cctool migrate` runs it (a leading BOM is skipped).
+    let body = data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data);
+    let general = serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|doc| cctool_migrate::parse(doc).ok())
+        .map(|s| {
+            let from = s.version();
+            let at_once = cctool_migrate::to_bytes(&cctool_migrate::migrate(s, 5));
+            assert_v5_output(&at_once);
+            // One step at a time, through the file format each time: the same bytes.
+            let mut bytes = body.to_vec();
+            for to in from + 1..=5 {
+                let doc = serde_json::from_slice::<Value>(&bytes).expect("a step's output is JSON");
+                let s = cctool_migrate::parse(doc).expect("a step's output validates");
+                assert_eq!(s.version(), to - 1);
+                bytes = cctool_migrate::to_bytes(&cctool_migrate::migrate(s, to));
+            }
+            if from < 5 {
+                assert_eq!(
+                    String::from_utf8_lossy(&bytes),
+                    String::from_utf8_lossy(&at_once),
+                    "step by step differs from at once"
+                );
+            }
+            at_once
+        });
+
+    // The streaming path writes exactly what the general path writes.
+    if let Some(doc) = cctool_migrate::fast::read(data) {
+        assert!(matches!(doc.version(), 1 | 2));
+        let mut out = Vec::new();
+        cctool_migrate::fast::write_v5(&doc, &mut out).expect("writing to memory cannot fail");
+        // It takes only documents the general path takes: `migrate` does not validate them again.
+        let Some(general) = &general else {
+            panic!("the fast path took a document the general path rejects");
+        };
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            String::from_utf8_lossy(general),
+            "fast path and general path disagree"
+        );
+    }
+}
+
+/// What every migration writes re-parses as valid v5, and migrating it again is the identity.
+fn assert_v5_output(bytes: &[u8]) {
+    let doc: Value = serde_json::from_slice(bytes).expect("the v5 output is JSON");
+    let v5: Session = cctool_migrate::parse(doc).expect("the v5 output validates");
+    assert_eq!(v5.version(), 5);
+    let again = cctool_migrate::to_bytes(&cctool_migrate::migrate(v5, 5));
+    assert_eq!(
+        String::from_utf8_lossy(&again),
+        String::from_utf8_lossy(bytes),
+        "migrating v5 again changed it"
+    );
+}
+
+/// The line splitter (whole, chunked, through a `Source`, by marker search), surrogate
+/// repair and format detection.
+pub fn lines_and_detect(data: &[u8]) {
+    use cctool::io::lines::{LineStats, for_each_line, for_each_marker_line, lines_of, split_chunk};
+
+    type Owned = (u64, u64, Vec<u8>, bool);
+    let owned = |l: &cctool::io::Line<'_>| -> Owned { (l.no, l.offset, l.bytes.to_vec(), l.terminated) };
+
+    let (lines, stats) = lines_of(data);
+    let whole: Vec<Owned> = lines.iter().map(owned).collect();
+    for l in &lines {
+        let at = l.offset as usize;
+        assert_eq!(
+            &data[at..at + l.bytes.len()],
+            l.bytes,
+            "offset does not point at the line"
+        );
+        assert!(!l.bytes.ends_with(b"\r\n"));
+    }
+    assert!(stats.blank <= stats.lines && whole.len() as u64 == stats.lines - stats.blank);
+
+    // Chunks end on a newline, as the readers guarantee: cut after some of the newlines.
+    let newlines: Vec<usize> = memchr_all(data);
+    let step = newlines.len().div_ceil(16).max(1);
+    let mut cuts: Vec<usize> = newlines.iter().step_by(step).map(|&i| i + 1).collect();
+    cuts.push(0);
+    for cut in cuts {
+        let mut st = LineStats::default();
+        let mut parts: Vec<Owned> = Vec::new();
+        split_chunk(0, &data[..cut], false, &mut st, &mut |l| parts.push(owned(&l)));
+        split_chunk(cut as u64, &data[cut..], true, &mut st, &mut |l| parts.push(owned(&l)));
+        assert_eq!(whole, parts, "a chunk boundary after byte {cut} changed the lines");
+        assert_eq!(stats, st, "a chunk boundary after byte {cut} changed the stats");
+    }
+
+    let src = fuzz_source(data);
+    let mut via_source: Vec<Owned> = Vec::new();
+    let st = for_each_line(&src, |l| via_source.push(owned(&l))).expect("in memory");
+    assert_eq!(whole, via_source);
+    assert_eq!(stats, st);
+
+    // The marker search finds exactly the lines that hold a needle.
+    let needles: &[&[u8]] = &[b"compact_boundary", b"isCompactSummary"];
+    let mut marked: Vec<Owned> = Vec::new();
+    for_each_marker_line(&src, needles, |l| marked.push(owned(&l))).expect("in memory");
+    let expected: Vec<Owned> = whole
+        .iter()
+        .filter(|l| needles.iter().any(|n| l.2.windows(n.len()).any(|w| w == *n)))
+        .cloned()
+        .collect();
+    assert_eq!(marked, expected, "the marker search disagrees with the splitter");
+
+    // Surrogate repair keeps lengths, and valid JSON has nothing to repair.
+    for bytes in std::iter::once(data).chain(lines.iter().map(|l| l.bytes)) {
+        if let Some(fixed) = cctool::io::json::repair_surrogates(bytes) {
+            assert_eq!(fixed.len(), bytes.len(), "repair changed the length");
+            assert!(serde_json::from_slice::<Value>(bytes).is_err(), "repaired valid JSON");
+        }
+    }
+
+    let _ = cctool::formats::detect(&src);
+}
+
+fn memchr_all(data: &[u8]) -> Vec<usize> {
+    data.iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .map(|(i, _)| i)
+        .collect()
+}
