@@ -20,18 +20,26 @@ use serde_json::value::RawValue;
 use super::{parse_arguments, rfc3339_seconds};
 use crate::io::json::Key;
 
+/// A string token as written, with what the one scan of it found: how many escapes it has
+/// when serde would write it back unchanged, `None` when it must be decoded and encoded again.
+#[derive(Clone, Copy)]
+struct Str<'a> {
+    raw: &'a RawValue,
+    plain_escapes: Option<usize>,
+}
+
 struct Call<'a> {
-    id: &'a RawValue,
-    name: &'a RawValue,
-    arguments: &'a RawValue,
+    id: Str<'a>,
+    name: Str<'a>,
+    arguments: Str<'a>,
     extra: Vec<(String, &'a RawValue)>,
 }
 
 struct Message<'a> {
-    role: &'a RawValue,
-    content: Option<&'a RawValue>,
-    thinking: Option<&'a RawValue>,
-    tool_call_id: Option<&'a RawValue>,
+    role: Str<'a>,
+    content: Option<Str<'a>>,
+    thinking: Option<Str<'a>>,
+    tool_call_id: Option<Str<'a>>,
     ts: Option<i64>,
     tool_calls: Vec<Call<'a>>,
     extra: Vec<(String, &'a RawValue)>,
@@ -41,7 +49,7 @@ struct Message<'a> {
 pub struct Doc<'a> {
     version: u32,
     id: Option<&'a RawValue>,
-    created_at: Option<&'a RawValue>,
+    created_at: Option<Str<'a>>,
     messages: Vec<Message<'a>>,
     extra: Vec<(String, &'a RawValue)>,
 }
@@ -96,27 +104,53 @@ fn entries<'de, A: MapAccess<'de>>(mut a: A) -> Result<Vec<(Key<'de>, &'de RawVa
     Ok(out)
 }
 
-fn string_field<E: serde::de::Error>(v: &RawValue) -> Result<&RawValue, E> {
-    if v.get().starts_with('"') {
-        Ok(v)
-    } else {
-        Err(decline())
+/// A string field, scanned once. A string serde cannot decode (a lone surrogate escape, which
+/// the raw scanner lets through) declines: the general path rejects the file.
+fn string_field<E: serde::de::Error>(v: &RawValue) -> Result<Str<'_>, E> {
+    if !v.get().starts_with('"') {
+        return Err(decline());
     }
+    let plain_escapes = plain_escapes(v);
+    if plain_escapes.is_none() && serde_json::from_str::<String>(v.get()).is_err() {
+        return Err(decline());
+    }
+    Ok(Str { raw: v, plain_escapes })
+}
+
+/// An unknown field, kept as written. It declines when it is named like a field v5 writes at
+/// the same level (`written`: the general path lets the new field replace it) or holds a value
+/// serde cannot decode (a lone surrogate, a number out of range).
+fn extra_field<'a, E: serde::de::Error>(
+    key: &str,
+    v: &'a RawValue,
+    written: &[&str],
+) -> Result<(String, &'a RawValue), E> {
+    if written.contains(&key) || !decodable(v) {
+        return Err(decline());
+    }
+    Ok((key.to_string(), v))
+}
+
+/// Whether serde can read the token (the raw scanner lets a lone surrogate or `1e600` through).
+fn decodable(v: &RawValue) -> bool {
+    !is_structured(v) || serde_json::from_str::<Value>(v.get()).is_ok()
 }
 
 /// A string token as serde writes it: as written when that is the same, else decoded and
 /// encoded again (`\u00e9` becomes `é`, `\/` becomes `/`).
-fn token(v: &RawValue) -> Cow<'_, str> {
+fn token(v: Str<'_>) -> Cow<'_, str> {
     token_and_len(v).0
 }
 
 /// [`token`], and the UTF-8 length of the string it decodes to.
-fn token_and_len(v: &RawValue) -> (Cow<'_, str>, u64) {
-    if let Some(escapes) = plain_escapes(v) {
+fn token_and_len(v: Str<'_>) -> (Cow<'_, str>, u64) {
+    let raw = v.raw.get();
+    if let Some(escapes) = v.plain_escapes {
         // Without `\u`, every escape is two bytes for one.
-        return (Cow::Borrowed(v.get()), (v.get().len() - 2 - escapes) as u64);
+        return (Cow::Borrowed(raw), (raw.len() - 2 - escapes) as u64);
     }
-    let decoded: String = serde_json::from_str(v.get()).unwrap_or_default();
+    // `string_field` checked that it decodes.
+    let decoded: String = serde_json::from_str(raw).unwrap_or_default();
     let len = decoded.len() as u64;
     (Cow::Owned(serde_json::to_string(&decoded).unwrap_or_default()), len)
 }
@@ -144,7 +178,7 @@ impl<'de> Deserialize<'de> for Message<'de> {
                                 .map_err(|_| decline::<A::Error>())?
                                 .0;
                         }
-                        _ => extra.push((k.as_ref().to_string(), v)),
+                        key => extra.push(extra_field(key, v, &["items", "id", "timestamp"])?),
                     }
                 }
                 let role = role.ok_or_else(decline)?;
@@ -205,7 +239,7 @@ impl<'de> Deserialize<'de> for CallMap<'de> {
                         "id" => id = Some(string_field(v)?),
                         "name" => name = Some(string_field(v)?),
                         "arguments" => arguments = Some(string_field(v)?),
-                        _ => extra.push((k.as_ref().to_string(), v)),
+                        key => extra.push(extra_field(key, v, &["type", "args"])?),
                     }
                 }
                 Ok(CallMap(Call {
@@ -261,47 +295,27 @@ pub fn read(bytes: &[u8]) -> Option<Doc<'_>> {
         2 => ("session_id", &["version", "schema_version", "session_id", "created_at"]),
         _ => return None,
     };
-    let created_at = if version == 2 {
-        match get("created_at") {
-            Some(c) if c.get().starts_with('"') => Some(c),
-            Some(_) => return None,
-            None => None,
-        }
-    } else {
-        None
+    let created_at = match get("created_at").filter(|_| version == 2) {
+        Some(c) => Some(string_field::<serde_json::Error>(c).ok()?),
+        None => None,
     };
-    let doc = Doc {
+    let id = get(id_key);
+    if !id.is_none_or(decodable) {
+        return None;
+    }
+    let mut extra = Vec::new();
+    for (k, v) in fields {
+        if !keep.contains(&k.as_str()) {
+            extra.push(extra_field::<serde_json::Error>(&k, v, &["schema_version", "session_id", "created_at"]).ok()?);
+        }
+    }
+    Some(Doc {
         version,
-        id: get(id_key),
+        id,
         created_at,
         messages: messages?,
-        extra: fields
-            .into_iter()
-            .filter(|(k, _)| !keep.contains(&k.as_str()))
-            .collect(),
-    };
-    // Decline what the general path would not write the same: an unknown field named like one
-    // v5 writes beside it (a v1 message's own `id`: written twice; there the field as written
-    // wins), or a token serde cannot decode (a lone surrogate escape or a number out of range,
-    // which the raw scanner lets through: `token` would write "", `field` fail; the general path
-    // rejects the file).
-    let bad = |v: &RawValue| is_structured(v) && serde_json::from_str::<Value>(v.get()).is_err();
-    let extra_ok = |extra: &[(String, &RawValue)], written: &[&str]| {
-        extra.iter().all(|(k, v)| !written.contains(&k.as_str()) && !bad(v))
-    };
-    let ok = doc.id.into_iter().chain(doc.created_at).all(|v| !bad(v))
-        && extra_ok(&doc.extra, &["schema_version", "session_id", "created_at"])
-        && doc.messages.iter().all(|m| {
-            [Some(m.role), m.content, m.thinking, m.tool_call_id]
-                .into_iter()
-                .flatten()
-                .all(|v| !bad(v))
-                && extra_ok(&m.extra, &["items", "id", "timestamp"])
-                && m.tool_calls.iter().all(|c| {
-                    [c.id, c.name, c.arguments].into_iter().all(|v| !bad(v)) && extra_ok(&c.extra, &["type", "args"])
-                })
-        });
-    ok.then_some(doc)
+        extra,
+    })
 }
 
 impl Doc<'_> {
@@ -428,7 +442,7 @@ fn message(w: &mut dyn Write, m: &Message<'_>, id: u64) -> io::Result<()> {
     // file's own tokens, borrowed: a tool output is copied once, into the output buffer.
     type Entry<'x> = (Cow<'x, str>, Cow<'x, str>, bool);
     let mut items: Vec<Vec<Entry<'_>>> = Vec::new();
-    if let Some(t) = m.thinking.filter(|t| t.get() != "\"\"") {
+    if let Some(t) = m.thinking.filter(|t| t.raw.get() != "\"\"") {
         items.push(vec![
             ("type".into(), "\"reasoning\"".into(), false),
             ("text".into(), token(t), false),
@@ -451,7 +465,7 @@ fn message(w: &mut dyn Write, m: &Message<'_>, id: u64) -> io::Result<()> {
         }
     }
     for c in &m.tool_calls {
-        let text: String = serde_json::from_str(c.arguments.get()).unwrap_or_default();
+        let text: String = serde_json::from_str(c.arguments.raw.get()).unwrap_or_default();
         let args = serde_json::to_string(&parse_arguments(&text)).unwrap_or_default();
         let mut it: Vec<Entry<'_>> = vec![
             ("type".into(), "\"tool_call\"".into(), false),
