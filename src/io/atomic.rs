@@ -37,7 +37,7 @@ pub fn backup_path(path: &Path, tag: &str) -> PathBuf {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = folder_of(path);
     let first = dir.join(format!("{name}.{tag}.bak"));
     if !first.exists() {
         return first;
@@ -60,11 +60,47 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
     }
 }
 
-/// Writes `bytes` to a new file that must not exist yet, and fsyncs it.
-fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut f = OpenOptions::new().write(true).create_new(true).open(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
+/// The folder of `path` ("." for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// Puts new content at `path` without a moment where it is partial: written by `write` into a
+/// temporary file in the same folder, fsynced, renamed over `path`, the folder fsynced. The
+/// temporary file does not outlive a failure. `keep_mode`: give it the permissions of the file
+/// it replaces.
+fn write_via_temp(
+    path: &Path,
+    keep_mode: bool,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let dir = folder_of(path);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.cctool-{}.tmp", std::process::id()));
+    let _ = fs::remove_file(&temp);
+    let result = (|| {
+        let f = OpenOptions::new().write(true).create_new(true).open(&temp)?;
+        let mut w = io::BufWriter::with_capacity(1 << 20, f);
+        write(&mut w)?;
+        w.into_inner().map_err(io::IntoInnerError::into_error)?.sync_all()?;
+        if keep_mode && let Ok(meta) = fs::metadata(path) {
+            fs::set_permissions(&temp, meta.permissions())?;
+        }
+        fail_at("after-temp")?;
+        fail_at("before-rename")?;
+        fs::rename(&temp, path)?;
+        sync_dir(dir)?;
+        fail_at("after-rename")
+    })();
+    if result.is_err() && temp.exists() {
+        let _ = fs::remove_file(&temp);
+    }
+    result
 }
 
 /// Replaces `path` with `bytes`, keeping a backup tagged `tag`. Returns the backup's path.
@@ -79,39 +115,13 @@ pub fn replace_with_backup_by(
     tag: &str,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<PathBuf> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
     fail_at("before-backup")?;
     let backup = backup_path(path, tag);
     keep_backup(path, &backup)?;
-    sync_dir(dir)?;
+    sync_dir(folder_of(path))?;
     fail_at("after-backup")?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.cctool-{}.tmp", std::process::id()));
-    let _ = fs::remove_file(&temp);
-    let result = (|| {
-        let f = OpenOptions::new().write(true).create_new(true).open(&temp)?;
-        let mut w = io::BufWriter::with_capacity(1 << 20, f);
-        write(&mut w)?;
-        w.into_inner().map_err(io::IntoInnerError::into_error)?.sync_all()?;
-        if let Ok(meta) = fs::metadata(path) {
-            fs::set_permissions(&temp, meta.permissions())?;
-        }
-        fail_at("after-temp")?;
-        fail_at("before-rename")?;
-        fs::rename(&temp, path)?;
-        sync_dir(dir)?;
-        fail_at("after-rename")
-    })();
-    if result.is_err() && temp.exists() {
-        let _ = fs::remove_file(&temp);
-    }
-    result.map(|()| backup)
+    write_via_temp(path, true, write)?;
+    Ok(backup)
 }
 
 /// Makes `backup` a second name of `path`'s inode, or else a fsynced copy of it.
@@ -144,19 +154,7 @@ pub fn write_new_file(path: &Path, bytes: &[u8], overwrite: bool) -> io::Result<
     if !overwrite && path.exists() {
         return Err(io::Error::new(io::ErrorKind::AlreadyExists, "exists; not overwritten"));
     }
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.cctool-{}.tmp", std::process::id()));
-    let _ = fs::remove_file(&temp);
-    write_new(&temp, bytes)?;
-    fs::rename(&temp, path)?;
-    sync_dir(dir)
+    write_via_temp(path, false, |w| w.write_all(bytes))
 }
 
 #[cfg(test)]
