@@ -336,19 +336,21 @@ impl Indexer<'_> {
         }
     }
 
+    fn index(&mut self, line: &Line<'_>, env: &Envelope<'_>) {
+        index_line(
+            &mut self.t,
+            &mut self.bridge,
+            &mut self.unknown,
+            &mut self.last_written_line,
+            line,
+            env,
+        );
+    }
+
     /// Parses and indexes one line.
     fn line(&mut self, line: &Line<'_>) {
         self.report(line);
-        let r = with_parsed_borrowed::<Envelope<'_>, _>(line.bytes, line.terminated, |env| {
-            index_line(
-                &mut self.t,
-                &mut self.bridge,
-                &mut self.unknown,
-                &mut self.last_written_line,
-                line,
-                &env,
-            );
-        });
+        let r = with_parsed_borrowed::<Envelope<'_>, _>(line.bytes, line.terminated, |env| self.index(line, &env));
         match r {
             Ok(((), repaired)) => {
                 if repaired {
@@ -391,14 +393,7 @@ impl Indexer<'_> {
             match env {
                 Some(env) => {
                     self.report(&line);
-                    index_line(
-                        &mut self.t,
-                        &mut self.bridge,
-                        &mut self.unknown,
-                        &mut self.last_written_line,
-                        &line,
-                        &env,
-                    );
+                    self.index(&line, &env);
                 }
                 None => self.line(&line),
             }

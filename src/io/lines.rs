@@ -50,14 +50,11 @@ pub fn for_each_line_from(
     first_line: u64,
     mut f: impl FnMut(Line<'_>),
 ) -> io::Result<LineStats> {
-    let mut stats = LineStats {
-        lines: first_line.saturating_sub(1),
-        ..LineStats::default()
-    };
-    src.for_each_chunk_from(offset, |at, chunk, last| {
-        split_chunk(at, chunk, last, &mut stats, &mut f)
-    })?;
-    Ok(stats)
+    for_each_line_windowed(src, offset, first_line, |l| {
+        if let Some(l) = l {
+            f(l);
+        }
+    })
 }
 
 /// [`for_each_line_from`], also calling `f(None)` at the end of each window the file is read
