@@ -1,15 +1,15 @@
 //! `cctool migrate --to vN PATH...`: the schema chain in place, and imports into v5.
 
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{GlobalArgs, MigrateArgs};
 use crate::io::Input;
+use crate::io::Source;
 use crate::io::atomic::{replace_with_backup_by, write_new_file};
-use crate::io::source::COLD_AFTER;
+use crate::io::source::{COLD_AFTER, age};
 use crate::migrate::{self, import};
 use crate::model::Format;
 use crate::output::Out;
@@ -138,7 +138,7 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
                 m.from = Some(format!("v{}", doc.version()));
                 m.changed = true;
                 if !a.dry_run {
-                    refuse_live(path, a.force)?;
+                    refuse_live(&src, a.force)?;
                     let tag = format!("v{}", doc.version());
                     let backup = replace_with_backup_by(path, &tag, |w| migrate::fast::write_v5(&doc, w))
                         .map_err(|e| format!("not migrated: {e}"))?;
@@ -166,7 +166,7 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
             if a.dry_run {
                 return Ok(());
             }
-            refuse_live(path, a.force)?;
+            refuse_live(&src, a.force)?;
             let backup = replace_with_backup_by(path, &format!("v{version}"), |w| migrate::write_to(migrated, w))
                 .map_err(|e| format!("not migrated: {e}"))?;
             m.backup = Some(backup.display().to_string());
@@ -209,22 +209,13 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
 
 /// A session file that changed within [`COLD_AFTER`] may be mid-write by its harness: rewriting
 /// it now would race that writer and lose whichever write lands second.
-fn refuse_live(path: &Path, force: bool) -> Result<(), String> {
-    if force {
-        return Ok(());
-    }
-    let age = std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| SystemTime::now().duration_since(t).ok());
-    match age {
-        Some(age) if age >= COLD_AFTER => Ok(()),
-        Some(age) => Err(format!(
+fn refuse_live(src: &Source, force: bool) -> Result<(), String> {
+    match age(src.modified()) {
+        Some(age) if age < COLD_AFTER && !force => Err(format!(
             "not migrated: modified {} s ago, so it may still be written; retry in a minute, or pass --force",
             age.as_secs()
         )),
-        // A modification time in the future (clock skew) says nothing about liveness.
-        None => Ok(()),
+        _ => Ok(()),
     }
 }
 

@@ -18,6 +18,12 @@ use memmap2::Mmap;
 pub const MMAP_MIN: u64 = 4 * 1024 * 1024;
 /// A file modified more recently than this may still be written by its agent.
 pub const COLD_AFTER: Duration = Duration::from_secs(60);
+/// How long ago a file was modified; `None` when unknown or in the future (clock skew), which
+/// says nothing either way.
+pub fn age(modified: Option<SystemTime>) -> Option<Duration> {
+    modified.and_then(|m| SystemTime::now().duration_since(m).ok())
+}
+
 /// Chunk size of the streaming reader.
 const CHUNK: usize = 8 * 1024 * 1024;
 /// How much of a mapping is scanned before its pages are released again.
@@ -88,9 +94,7 @@ impl Source {
         }
         let len = meta.len();
         let modified = meta.modified().ok();
-        let cold = modified
-            .and_then(|m| SystemTime::now().duration_since(m).ok())
-            .is_some_and(|age| age >= COLD_AFTER);
+        let cold = age(modified).is_some_and(|age| age >= COLD_AFTER);
         let backing = if len < MMAP_MIN {
             let mut buf = Vec::with_capacity(len as usize);
             file.take(len).read_to_end(&mut buf)?;
