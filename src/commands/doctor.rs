@@ -68,12 +68,9 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
                 }
             }
             other => {
-                let Some(d) = other.problem(input) else { continue };
-                if d.severity == Severity::Error {
-                    input_errors += 1;
-                } else {
-                    total.skipped += 1;
-                }
+                let Some(d) = other.problem_counted(input, &mut input_errors, &mut total.skipped) else {
+                    continue;
+                };
                 if g.json {
                     out.json(&d)?;
                 } else if d.severity == Severity::Error && !g.quiet {

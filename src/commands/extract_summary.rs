@@ -78,12 +78,9 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
                 }
             }
             other => {
-                let Some(d) = other.problem(input) else { continue };
-                if d.severity == Severity::Error {
-                    total.errors += 1;
-                } else {
-                    total.skipped += 1;
-                }
+                let Some(d) = other.problem_counted(input, &mut total.errors, &mut total.skipped) else {
+                    continue;
+                };
                 diags.push(d);
             }
         }

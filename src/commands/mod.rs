@@ -92,6 +92,23 @@ impl<T> FileOutcome<T> {
             )),
         }
     }
+
+    /// [`problem`](Self::problem), counted: an error (an unreadable file) in `errors`,
+    /// anything else (not a session) in `skipped`.
+    pub fn problem_counted(
+        &self,
+        input: &crate::io::Input,
+        errors: &mut usize,
+        skipped: &mut usize,
+    ) -> Option<crate::model::diag::Diagnostic> {
+        let d = self.problem(input)?;
+        if d.severity == crate::model::diag::Severity::Error {
+            *errors += 1;
+        } else {
+            *skipped += 1;
+        }
+        Some(d)
+    }
 }
 
 /// Opens every input, decides its format and runs `work` on it, in parallel over files with

@@ -96,12 +96,9 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
         match o {
             FileOutcome::Done(r) => records.push(r),
             other => {
-                let Some(d) = other.problem(input) else { continue };
-                if d.severity == Severity::Error {
-                    total.errors += 1;
-                } else {
-                    total.skipped += 1;
-                }
+                let Some(d) = other.problem_counted(input, &mut total.errors, &mut total.skipped) else {
+                    continue;
+                };
                 diags.push(d);
             }
         }
