@@ -151,10 +151,19 @@ fn keep_backup(path: &Path, backup: &Path) -> io::Result<()> {
 /// Writes a new file (`-o`, imports): temporary file, fsync, rename; refuses to replace an
 /// existing file unless `overwrite`.
 pub fn write_new_file(path: &Path, bytes: &[u8], overwrite: bool) -> io::Result<()> {
+    write_new_file_by(path, overwrite, |w| w.write_all(bytes))
+}
+
+/// [`write_new_file`] with the content written by `write` straight into the temporary file.
+pub fn write_new_file_by(
+    path: &Path,
+    overwrite: bool,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     if !overwrite && path.exists() {
         return Err(io::Error::new(io::ErrorKind::AlreadyExists, "exists; not overwritten"));
     }
-    write_via_temp(path, false, |w| w.write_all(bytes))
+    write_via_temp(path, false, write)
 }
 
 #[cfg(test)]

@@ -14,7 +14,8 @@ use crate::chain::codex as codex_chain;
 use crate::formats::codex::{self, ItemSrc, Record, SUMMARY_PREFIX};
 use crate::io::Source;
 
-fn parse(bytes: &[u8]) -> Value {
+/// A record as JSON, lone surrogates repaired; `null` when it is not JSON at all.
+pub fn parse(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes)
         .ok()
         .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
@@ -151,60 +152,12 @@ pub fn claude(src: &Source, effective: bool) -> std::io::Result<Session> {
                 ));
                 last_assistant_id = None;
             }
-            Kind::User => {
-                let content = rec.pointer("/message/content").cloned().unwrap_or(Value::Null);
-                let mut items = Vec::new();
-                match &content {
-                    Value::String(s) => items.push(text(s)),
-                    Value::Array(blocks) => {
-                        for b in blocks {
-                            match b.get("type").and_then(Value::as_str) {
-                                Some("text") => items.push(text(b.get("text").and_then(Value::as_str).unwrap_or(""))),
-                                Some("tool_result") => {
-                                    let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
-                                    let c = b.get("content").cloned().unwrap_or(Value::String(String::new()));
-                                    messages.push(tool_message(id, c, source.clone(), timestamp.clone()));
-                                }
-                                Some("image") => items.push(Item::Other(json!({
-                                    "type": "image",
-                                    "media_type": b.pointer("/source/media_type").cloned().unwrap_or(Value::Null),
-                                    "data": b.pointer("/source/data").cloned().unwrap_or(Value::Null),
-                                }))),
-                                _ => items.push(native("claude-code", b.clone(), None)),
-                            }
-                        }
-                    }
-                    _ => items.push(native("claude-code", rec.clone(), Some(node.line))),
-                }
-                if !items.is_empty() {
-                    messages.push(message("user", items, source, timestamp));
-                }
-                last_assistant_id = None;
-            }
             Kind::Assistant => {
                 let msg_id = rec.pointer("/message/id").and_then(Value::as_str).map(str::to_string);
-                let mut items = Vec::new();
-                for b in rec
-                    .pointer("/message/content")
-                    .and_then(Value::as_array)
+                let items = claude_record(&rec, node.kind, node.line, &source, &timestamp)
                     .into_iter()
-                    .flatten()
-                {
-                    match b.get("type").and_then(Value::as_str) {
-                        Some("text") => items.push(text(b.get("text").and_then(Value::as_str).unwrap_or(""))),
-                        Some("thinking") => items.push(Item::Reasoning {
-                            text: b.get("thinking").and_then(Value::as_str).unwrap_or("").to_string(),
-                            extra: Map::new(),
-                        }),
-                        Some("tool_use") => items.push(Item::ToolCall {
-                            id: b.get("id").and_then(Value::as_str).unwrap_or("").to_string(),
-                            name: b.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
-                            args: b.get("input").cloned().unwrap_or(Value::Null),
-                            extra: Map::new(),
-                        }),
-                        _ => items.push(native("claude-code", b.clone(), None)),
-                    }
-                }
+                    .flat_map(|m| m.items)
+                    .collect::<Vec<_>>();
                 // Rows of one API message (split one block per row) become one message.
                 let same = msg_id.is_some() && msg_id == last_assistant_id;
                 match messages.last_mut() {
@@ -213,13 +166,8 @@ pub fn claude(src: &Source, effective: bool) -> std::io::Result<Session> {
                 }
                 last_assistant_id = msg_id;
             }
-            Kind::System | Kind::Attachment => {
-                messages.push(message(
-                    "system",
-                    vec![native("claude-code", rec, Some(node.line))],
-                    source,
-                    timestamp,
-                ));
+            kind => {
+                messages.extend(claude_record(&rec, kind, node.line, &source, &timestamp));
                 last_assistant_id = None;
             }
         }
@@ -250,8 +198,78 @@ pub fn claude(src: &Source, effective: bool) -> std::io::Result<Session> {
     ))
 }
 
+/// The v5 messages of one Claude Code chain record (not a compact boundary): a user row gives a
+/// `tool` message per tool result and a `user` message for the rest, an assistant row one
+/// `assistant` message, anything else a `system` message holding the record.
+pub fn claude_record(rec: &Value, kind: Kind, line: u64, source: &Value, timestamp: &Option<String>) -> Vec<MessageV3> {
+    let mut messages = Vec::new();
+    match kind {
+        Kind::User => {
+            let content = rec.pointer("/message/content").cloned().unwrap_or(Value::Null);
+            let mut items = Vec::new();
+            match &content {
+                Value::String(s) => items.push(text(s)),
+                Value::Array(blocks) => {
+                    for b in blocks {
+                        match b.get("type").and_then(Value::as_str) {
+                            Some("text") => items.push(text(b.get("text").and_then(Value::as_str).unwrap_or(""))),
+                            Some("tool_result") => {
+                                let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+                                let c = b.get("content").cloned().unwrap_or(Value::String(String::new()));
+                                messages.push(tool_message(id, c, source.clone(), timestamp.clone()));
+                            }
+                            Some("image") => items.push(Item::Other(json!({
+                                "type": "image",
+                                "media_type": b.pointer("/source/media_type").cloned().unwrap_or(Value::Null),
+                                "data": b.pointer("/source/data").cloned().unwrap_or(Value::Null),
+                            }))),
+                            _ => items.push(native("claude-code", b.clone(), None)),
+                        }
+                    }
+                }
+                _ => items.push(native("claude-code", rec.clone(), Some(line))),
+            }
+            if !items.is_empty() {
+                messages.push(message("user", items, source.clone(), timestamp.clone()));
+            }
+        }
+        Kind::Assistant => {
+            let mut items = Vec::new();
+            for b in rec
+                .pointer("/message/content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") => items.push(text(b.get("text").and_then(Value::as_str).unwrap_or(""))),
+                    Some("thinking") => items.push(Item::Reasoning {
+                        text: b.get("thinking").and_then(Value::as_str).unwrap_or("").to_string(),
+                        extra: Map::new(),
+                    }),
+                    Some("tool_use") => items.push(Item::ToolCall {
+                        id: b.get("id").and_then(Value::as_str).unwrap_or("").to_string(),
+                        name: b.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+                        args: b.get("input").cloned().unwrap_or(Value::Null),
+                        extra: Map::new(),
+                    }),
+                    _ => items.push(native("claude-code", b.clone(), None)),
+                }
+            }
+            messages.push(message("assistant", items, source.clone(), timestamp.clone()));
+        }
+        Kind::System | Kind::Attachment => messages.push(message(
+            "system",
+            vec![native("claude-code", rec.clone(), Some(line))],
+            source.clone(),
+            timestamp.clone(),
+        )),
+    }
+    messages
+}
+
 /// `message.content` as text: the string, or the text blocks joined.
-fn content_text(content: &Value) -> String {
+pub fn content_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(blocks) => blocks
@@ -382,6 +400,13 @@ impl CodexBuilder {
             )),
         }
     }
+}
+
+/// The v5 messages of one Codex history item.
+pub fn codex_item(v: &Value, line: Option<u64>) -> Vec<MessageV3> {
+    let mut b = CodexBuilder { messages: Vec::new() };
+    b.add(v, line, None);
+    b.messages
 }
 
 /// A Codex rollout as a v5 session.
