@@ -59,6 +59,8 @@ pub struct GlobalArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    Compact(CompactArgs),
+    Decompress(DecompressArgs),
     Doctor(DoctorArgs),
     ExtractSummary(ExtractSummaryArgs),
     Migrate(MigrateArgs),
@@ -301,6 +303,127 @@ pub struct MigrateArgs {
     pub output: Option<PathBuf>,
 
     /// Rewrite session files even if they were modified in the last 60 s.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Compact a session offline so that the agent can resume it.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Compact a Claude Code transcript, a Codex rollout or a cctool session file offline. \
+The most recent --keep-recent tokens (ceil(UTF-8 bytes / 4)) stay verbatim; everything older (or, \
+with --budget, the smallest older span that brings the resumed conversation under the budget) is \
+replaced by a structured, literal recap: Goal, Constraints, Progress, Key Decisions, Next Steps, then \
+the files read and modified, taken from the tool calls. The cut falls between complete turns where \
+it can, and never between a tool call and its result. A recap left by an earlier compaction is \
+merged, not rewritten.\n\n\
+The output keeps the input's format. Claude Code: the transcript followed by a compact_boundary row, \
+the summary row and copies of the kept tail, so Claude Code resumes boundary, summary, tail. Codex: the \
+rollout followed by a compacted record (the kept user messages, the prefixed summary, the tail) and a \
+context_compacted event. cctool v5: tier 1 (reasoning dropped, older tool results replaced by \
+placeholders that decompress restores) and tier 2 (the recap) in place, logged in `compactions`. \
+Native files are compacted by a summary (tier 2); --tier 1 applies to v5 sessions.\n\n\
+The input is never changed, except by --in-place, which keeps a backup (FILE.precompact.bak) and \
+replaces the file atomically. Files modified in the last 60 s or not ending in a newline look live \
+and are refused unless --force.",
+    after_long_help = "JSON RECORD (--json)\n  \
+{\"kind\":\"compaction\",\"file\",\"format\",\"tier\",\"changed\",\"output\",\"backup\",\"tokens_before\",\
+\"tokens_after\",\"kept_tokens\",\"compacted_units\",\"kept_units\",\"cut_at\",\"on_prompt\",\"tail_reduced\",\
+\"budget_met\",\"recap_method\",\"summarizer_fallback\",\"placeholders\",\"reasoning_removed\",\"recap\",\"note\",\
+\"error\"}\n\n\
+EXAMPLES\n  \
+cctool compact --dry-run ~/.claude/projects/-home-me-app/0b1c….jsonl\n  \
+cctool compact --budget 60000 -o resumable.jsonl rollout-2026-11-02T10-00-00-….jsonl\n  \
+cctool compact --summarizer 'llm -m local-model' --in-place session.json\n\n\
+EXIT STATUS\n  0 compacted (or nothing to compact); 1 --dry-run found something to compact, or the \
+budget could not be reached; 2 unusable input or a write failed."
+)]
+pub struct CompactArgs {
+    /// The session to compact.
+    pub file: PathBuf,
+
+    /// Tokens at the end kept verbatim.
+    #[arg(long, value_name = "TOKENS", default_value_t = 20_000)]
+    pub keep_recent: usize,
+
+    /// Tokens the resumed conversation should fit in: the smallest older span that reaches
+    /// it is compacted (the tail shrinks below --keep-recent only if it must).
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<usize>,
+
+    /// 1: drop reasoning and replace older tool results with placeholders (v5 only); 2: a
+    /// recap of the oldest span; auto: tier 1 and, when still over --budget (or with no
+    /// budget), tier 2.
+    #[arg(long, value_enum, default_value_t = crate::compact::Tier::Auto)]
+    pub tier: crate::compact::Tier,
+
+    /// Tier 1: the number of most recent tool results kept whole.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub keep_results: usize,
+
+    /// Write the recap with this command instead: it gets a prompt on stdin (the span as text,
+    /// large tool results elided) and prints the five fields; on failure the extractive recap
+    /// is used and the report says why.
+    #[arg(long, value_name = "CMD")]
+    pub summarizer: Option<String>,
+
+    /// Seconds the summarizer may take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub summarizer_timeout: u64,
+
+    /// Show the cut, the tokens before and after, and the recap; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Where to write the compacted session (default: <name>.compacted.jsonl or .json beside
+    /// the input).
+    #[arg(short = 'o', long, value_name = "OUT", conflicts_with = "in_place")]
+    pub output: Option<PathBuf>,
+
+    /// Replace the input, after keeping a backup of it beside it.
+    #[arg(long)]
+    pub in_place: bool,
+
+    /// Compact files that look live (modified in the last 60 s, or no final newline), and
+    /// replace an existing output.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Restore tier-1 placeholders of a compacted v5 session from the full record.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Restore what tier-1 compaction removed from a cctool v5 session: every placeholder \
+tool result whose tool call id is in the full record gets its content back, and messages whose \
+reasoning was dropped get it back when the full record has the same message. The full record is a \
+v5 session, or the Claude Code transcript or Codex rollout it was imported from. Placeholders that \
+cannot be restored are listed (exit status 1).",
+    after_long_help = "JSON RECORD (--json)\n  \
+{\"kind\":\"decompression\",\"file\",\"from\",\"output\",\"backup\",\"messages\",\"placeholders\",\"reasoning\",\
+\"unrestored\":[{\"message_id\",\"tool_call_id\"}]}\n\n\
+EXIT STATUS\n  0 everything restored; 1 some placeholders could not be restored; 2 unusable input."
+)]
+pub struct DecompressArgs {
+    /// The compacted v5 session.
+    pub file: PathBuf,
+
+    /// The full record: a v5 session, or the native file it was imported from.
+    #[arg(long, value_name = "FULL", required = true)]
+    pub from: PathBuf,
+
+    /// Where to write the result (default: <name>.decompressed.json beside the input).
+    #[arg(short = 'o', long, value_name = "OUT", conflicts_with = "in_place")]
+    pub output: Option<PathBuf>,
+
+    /// Replace the input, after keeping a backup of it beside it.
+    #[arg(long)]
+    pub in_place: bool,
+
+    /// Show what would be restored; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Replace an existing output, or rewrite a file modified in the last 60 s.
     #[arg(long)]
     pub force: bool,
 }

@@ -8,6 +8,7 @@
 pub mod chain;
 pub mod cli;
 pub mod commands;
+pub mod compact;
 pub mod doctor;
 pub mod formats;
 pub mod io;

@@ -1,6 +1,8 @@
 //! One module per subcommand. Each takes its parsed arguments and returns the exit status.
 
+pub mod compact;
 pub mod completions;
+pub mod decompress;
 pub mod doctor;
 pub mod extract_summary;
 pub mod man;
@@ -13,6 +15,8 @@ use crate::cli::{Cli, Command};
 
 pub fn dispatch(cli: &Cli) -> anyhow::Result<ExitStatus> {
     match &cli.command {
+        Command::Compact(args) => compact::run(&cli.global, args),
+        Command::Decompress(args) => decompress::run(&cli.global, args),
         Command::Doctor(args) => doctor::run(&cli.global, args),
         Command::ExtractSummary(args) => extract_summary::run(&cli.global, args),
         Command::Migrate(args) => migrate::run(&cli.global, args),

@@ -1,0 +1,460 @@
+//! `cctool compact FILE`: offline re-compaction that the agent can resume.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::ExitStatus;
+use crate::cli::{CompactArgs, GlobalArgs};
+use crate::compact::{self, Cut, Made, Options, Report, Tier, Unit, claude, codex, ids, session};
+use crate::io::atomic::{replace_with_backup_by, write_new_file_by};
+use crate::io::source::{COLD_AFTER, age};
+use crate::io::{Input, Source};
+use crate::migrate;
+use crate::model::Format;
+use crate::output::Out;
+use crate::output::sanitize::escape_str;
+
+pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
+    let mut report = Report {
+        kind: "compaction",
+        file: a.file.display().to_string(),
+        ..Report::default()
+    };
+    let status = match compact_file(g, a, &mut report) {
+        Ok(s) => s,
+        Err(e) => {
+            report.error = Some(e);
+            ExitStatus::Error
+        }
+    };
+    let mut out = Out::new(g.color);
+    if g.json {
+        out.json(&report)?;
+    } else if let Some(e) = &report.error {
+        eprintln!("cctool: {}: {}", escape_str(&report.file), escape_str(e));
+    } else {
+        out.text(&format!("{}\n", escape_str(&describe(&report, a.dry_run))))?;
+        if a.dry_run
+            && let Some(r) = &report.recap
+        {
+            out.text(&format!("\n{}\n", escape_str(r)))?;
+        }
+    }
+    if !g.quiet && !g.json {
+        if let Some(f) = &report.summarizer_fallback {
+            eprintln!(
+                "cctool: the summarizer was not used ({}); the recap is extractive",
+                escape_str(f)
+            );
+        }
+        if report.budget_met == Some(false) {
+            eprintln!(
+                "cctool: the budget of {} tokens cannot be reached: the smallest resumable conversation is {} tokens",
+                a.budget.unwrap_or(0),
+                report.tokens_after
+            );
+        }
+    }
+    out.flush()?;
+    Ok(status)
+}
+
+fn describe(r: &Report, dry_run: bool) -> String {
+    if !r.changed {
+        return format!(
+            "{}: nothing to compact ({} tokens{})",
+            r.file,
+            r.tokens_before,
+            r.note.as_deref().map(|n| format!("; {n}")).unwrap_or_default()
+        );
+    }
+    let verb = if dry_run { "would compact" } else { "compacted" };
+    let mut s = format!(
+        "{}: {verb} ({}, tier {}): {} -> {} tokens",
+        r.file,
+        r.format,
+        r.tier.unwrap_or(2),
+        r.tokens_before,
+        r.tokens_after
+    );
+    if r.compacted_units > 0 {
+        s.push_str(&format!(
+            "; {} records summarised, {} kept verbatim ({} tokens)",
+            r.compacted_units, r.kept_units, r.kept_tokens
+        ));
+    }
+    if let Some(c) = &r.cut_at {
+        s.push_str(&format!(
+            "; tail starts at {}",
+            c.as_str().map_or_else(|| c.to_string(), str::to_string)
+        ));
+    }
+    if r.placeholders + r.reasoning_removed > 0 {
+        s.push_str(&format!(
+            "; {} tool results placeholdered, {} reasoning items dropped",
+            r.placeholders, r.reasoning_removed
+        ));
+    }
+    if let Some(m) = r.recap_method {
+        s.push_str(&format!("; recap {m}"));
+    }
+    match (&r.output, &r.backup) {
+        (Some(o), Some(b)) => s.push_str(&format!("; written to {o} (backup {b})")),
+        (Some(o), None) if !dry_run => s.push_str(&format!("; written to {o}")),
+        (Some(o), None) => s.push_str(&format!("; would write {o}")),
+        _ => {}
+    }
+    s
+}
+
+fn options(a: &CompactArgs, path: &Path) -> Options {
+    Options {
+        keep_recent: a.keep_recent,
+        budget: a.budget,
+        tier: a.tier,
+        keep_results: a.keep_results,
+        summarizer: a.summarizer.clone(),
+        summarizer_timeout: Duration::from_secs(a.summarizer_timeout),
+        transcript_path: Some(
+            std::fs::canonicalize(path)
+                .unwrap_or_else(|_| path.to_path_buf())
+                .display()
+                .to_string(),
+        ),
+    }
+}
+
+/// A file being written by its agent must not be snapshotted: the agent's next line would be
+/// lost from the copy, or (in place) race the rename.
+fn refuse_live(src: &Source, format: Format, force: bool) -> Result<(), String> {
+    if force {
+        return Ok(());
+    }
+    if let Some(age) = age(src.modified())
+        && age < COLD_AFTER
+    {
+        return Err(format!(
+            "modified {} s ago, so its agent may still be writing it; retry in a minute, or pass --force",
+            age.as_secs()
+        ));
+    }
+    // JSON Lines are written a line at a time: a missing final newline is a line in progress.
+    let len = src.len();
+    if format != Format::CctoolSession && len > 0 {
+        let last = src.read_range(len - 1, 1).map_err(|e| format!("cannot read: {e}"))?;
+        if last.first() != Some(&b'\n') {
+            return Err(
+                "does not end with a newline, so its last line may be half-written; pass --force to compact it anyway"
+                    .into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+fn default_output(p: &Path, format: Format) -> PathBuf {
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ext = if format == Format::CctoolSession {
+        "json"
+    } else {
+        "jsonl"
+    };
+    p.with_file_name(format!("{stem}.compacted.{ext}"))
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// Where the result goes.
+enum Target {
+    New(PathBuf),
+    InPlace(PathBuf),
+}
+
+fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitStatus, String> {
+    if a.file.as_os_str() == "-" {
+        return Err("compact reads a file, not standard input: name the session file".into());
+    }
+    let input = Input::Path(a.file.clone());
+    let (src, format) = super::open_session(&input, g)?;
+    r.format = format.name().to_string();
+    let target = if a.in_place {
+        Target::InPlace(a.file.clone())
+    } else {
+        let out = a.output.clone().unwrap_or_else(|| default_output(&a.file, format));
+        if same_file(&out, &a.file) {
+            return Err("the output would replace the input; use --in-place to replace it with a backup".into());
+        }
+        if !a.dry_run && !a.force && out.exists() {
+            return Err(format!(
+                "{} exists; choose another -o, or pass --force to replace it",
+                out.display()
+            ));
+        }
+        Target::New(out)
+    };
+    if !a.dry_run {
+        refuse_live(&src, format, a.force)?;
+    }
+    let opts = options(a, &a.file);
+    let status = match format {
+        Format::ClaudeCode => native_claude(&src, a, &opts, &target, r)?,
+        Format::Codex => native_codex(&src, a, &opts, &target, r)?,
+        Format::CctoolSession => v5(&src, a, &opts, &target, r)?,
+    };
+    if let Some(b) = r.budget_met
+        && !b
+    {
+        return Ok(ExitStatus::Negative);
+    }
+    Ok(if a.dry_run && r.changed {
+        ExitStatus::Negative
+    } else {
+        status
+    })
+}
+
+/// The recap size used while searching for the cut: the recap of the largest span is an upper
+/// bound in practice (its item lists are capped), and is computed once rather than per candidate.
+fn recap_estimate(units: &[Unit], opts: &Options) -> impl FnMut(usize) -> usize {
+    let full = compact::make_recap(units, opts, false).tokens();
+    move |_| full
+}
+
+fn check_tier_native(tier: Tier, format: Format) -> Result<(), String> {
+    if tier == Tier::One {
+        return Err(format!(
+            "--tier 1 applies to cctool v5 sessions; a {} file is compacted by a summary (tier 2): \
+             import it with `cctool migrate --to v5` to use tier 1",
+            format.name()
+        ));
+    }
+    Ok(())
+}
+
+fn fill(r: &mut Report, cut: &Cut, units: usize, made: &Made, after: usize, budget: Option<usize>) {
+    r.changed = true;
+    r.tier = Some(2);
+    r.tokens_before = cut.tokens_before;
+    r.tokens_after = after;
+    r.kept_tokens = cut.tail_tokens;
+    r.compacted_units = cut.at;
+    r.kept_units = units - cut.at;
+    r.on_prompt = Some(cut.on_prompt);
+    r.tail_reduced = cut.tail_reduced;
+    r.budget_met = budget.map(|b| after <= b);
+    r.recap_method = Some(made.method);
+    r.summarizer_fallback = made.fallback.clone();
+}
+
+fn write_target(
+    target: &Target,
+    dry_run: bool,
+    r: &mut Report,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), String> {
+    match target {
+        Target::New(p) => {
+            r.output = Some(p.display().to_string());
+            if !dry_run {
+                write_new_file_by(p, true, write).map_err(|e| format!("{}: not written: {e}", p.display()))?;
+            }
+        }
+        Target::InPlace(p) => {
+            r.output = Some(p.display().to_string());
+            if !dry_run {
+                let b = replace_with_backup_by(p, "precompact", write).map_err(|e| format!("not compacted: {e}"))?;
+                r.backup = Some(b.display().to_string());
+            }
+        }
+    }
+    Ok(())
+}
+
+fn nothing(r: &mut Report, total: usize, opts: &Options) {
+    r.tokens_before = total;
+    r.tokens_after = total;
+    r.note = Some(match opts.budget {
+        Some(b) if total <= b => format!("already within the budget of {b}"),
+        _ => format!(
+            "everything is within the {} most recent tokens kept verbatim",
+            opts.keep_recent
+        ),
+    });
+}
+
+/// A recap at least as large as what it replaces would make the session bigger: not done.
+fn not_smaller(r: &mut Report, total: usize) -> ExitStatus {
+    r.tokens_before = total;
+    r.tokens_after = total;
+    r.note =
+        Some("the recap would not be smaller than the span it replaces; lower --keep-recent to compact more".into());
+    ExitStatus::Success
+}
+
+fn native_claude(
+    src: &Source,
+    a: &CompactArgs,
+    opts: &Options,
+    target: &Target,
+    r: &mut Report,
+) -> Result<ExitStatus, String> {
+    check_tier_native(a.tier, Format::ClaudeCode)?;
+    let loaded = claude::load(src).map_err(|e| format!("cannot read: {e}"))?;
+    let units = &loaded.units;
+    let total: usize = units.iter().map(|u| u.tokens).sum();
+    let Some(cut) = compact::plan(units, opts, recap_estimate(units, opts)) else {
+        nothing(r, total, opts);
+        return Ok(ExitStatus::Success);
+    };
+    let made = compact::make_recap(&units[..cut.at], opts, !a.dry_run);
+    let text = claude::summary_text(&made, opts.transcript_path.as_deref());
+    let after = compact::tokens_of_bytes(text.len()) + cut.tail_tokens;
+    if after >= total {
+        return Ok(not_smaller(r, total));
+    }
+    fill(r, &cut, units.len(), &made, after, opts.budget);
+    r.cut_at = loaded
+        .positions
+        .get(cut.at)
+        .map(|&p| Value::String(loaded.t.uuid_text(p)));
+    r.recap = Some(text);
+    write_target(target, a.dry_run, r, |w| {
+        claude::write(src, &loaded, cut.at, &made, total, opts.transcript_path.as_deref(), w).map(|_| ())
+    })?;
+    Ok(ExitStatus::Success)
+}
+
+fn native_codex(
+    src: &Source,
+    a: &CompactArgs,
+    opts: &Options,
+    target: &Target,
+    r: &mut Report,
+) -> Result<ExitStatus, String> {
+    check_tier_native(a.tier, Format::Codex)?;
+    let loaded = codex::load(src).map_err(|e| format!("cannot read: {e}"))?;
+    let units = &loaded.units;
+    let total: usize = units.iter().map(|u| u.tokens).sum();
+    let mut recap = recap_estimate(units, opts);
+    // What replaces the span: the recap, the kept user messages and any carried remote summary.
+    let fixed = |at: usize| {
+        let users: usize = loaded.user_text[..at]
+            .iter()
+            .flatten()
+            .map(|t| compact::tokens_of_bytes(t.len()))
+            .sum();
+        let carried: usize = units[..at].iter().filter(|u| u.carry).map(|u| u.tokens).sum();
+        recap(at) + users.min(crate::chain::codex::USER_MESSAGE_BUDGET_TOKENS) + carried
+    };
+    let Some(cut) = compact::plan(units, opts, fixed) else {
+        nothing(r, total, opts);
+        return Ok(ExitStatus::Success);
+    };
+    let made = compact::make_recap(&units[..cut.at], opts, !a.dry_run);
+    let recap_tokens = compact::tokens_of_bytes(codex::summary_text(&made).len());
+    let user_budget = codex::user_budget(opts.budget, recap_tokens, cut.tail_tokens);
+    let (history, replaced) = codex::replacement(&loaded, cut.at, &made, user_budget);
+    let after = replaced + cut.tail_tokens;
+    if after >= total {
+        return Ok(not_smaller(r, total));
+    }
+    fill(r, &cut, units.len(), &made, after, opts.budget);
+    r.cut_at = loaded.lines.get(cut.at).copied().flatten().map(|l| json!(l));
+    r.recap = Some(codex::summary_text(&made));
+    write_target(target, a.dry_run, r, |w| codex::write(src, history, &made, w))?;
+    Ok(ExitStatus::Success)
+}
+
+fn v5(src: &Source, a: &CompactArgs, opts: &Options, target: &Target, r: &mut Report) -> Result<ExitStatus, String> {
+    let bytes = src
+        .read_range(0, src.len() as usize)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let doc: Value = serde_json::from_slice(body).map_err(|e| format!("not valid JSON: {e}"))?;
+    migrate::version_of(&doc).map_err(|e| e.to_string())?;
+    let parsed = migrate::parse(doc).map_err(|e| e.to_string())?;
+    let mut s = migrate::migrate(parsed, migrate::LATEST);
+    let before = session::tokens(&s);
+    r.tokens_before = before;
+    r.tokens_after = before;
+    let now = ids::now_ms();
+    let keep_only = Options {
+        budget: None,
+        ..opts.clone()
+    };
+    let over_budget = |s: &migrate::Session| opts.budget.is_none_or(|b| session::tokens(s) > b);
+    let run_tier1 = match a.tier {
+        Tier::One => true,
+        Tier::Two => false,
+        Tier::Auto => opts.budget.is_some() && over_budget(&s),
+    };
+    let mut tiers = Vec::new();
+    if run_tier1 {
+        let units = session::units(&s);
+        if let Some(keep) = compact::plan(&units, &keep_only, |_| 0) {
+            let t1 = session::tier1(&mut s, keep.at, opts.keep_results);
+            if let Some(span) = t1.span {
+                let after = session::tokens(&s);
+                session::log(&mut s, 1, now, span, r.tokens_after, after);
+                r.tokens_after = after;
+                r.placeholders = t1.placeholders;
+                r.reasoning_removed = t1.reasoning_removed;
+                tiers.push(1u8);
+            }
+        }
+    }
+    let run_tier2 = match a.tier {
+        Tier::One => false,
+        Tier::Two => true,
+        Tier::Auto => over_budget(&s),
+    };
+    if run_tier2 {
+        let units = session::units(&s);
+        if let Some(cut) = compact::plan(&units, opts, recap_estimate(&units, opts)) {
+            let made = compact::make_recap(&units[..cut.at], opts, !a.dry_run);
+            let first_kept = session::messages(&s).get(cut.at).and_then(|m| m.id);
+            let tier_before = session::tokens(&s);
+            if made.tokens() >= cut.span_tokens {
+                if tiers.is_empty() {
+                    return Ok(not_smaller(r, before));
+                }
+            } else if let Some(span) = session::tier2(&mut s, cut.at, &made) {
+                let after = session::tokens(&s);
+                session::log(&mut s, 2, now, span, tier_before, after);
+                r.tokens_after = after;
+                r.kept_tokens = cut.tail_tokens;
+                r.compacted_units = cut.at;
+                r.kept_units = units.len() - cut.at;
+                r.on_prompt = Some(cut.on_prompt);
+                r.tail_reduced = cut.tail_reduced;
+                r.recap_method = Some(made.method);
+                r.summarizer_fallback = made.fallback.clone();
+                r.recap = Some(made.text());
+                r.cut_at = first_kept.map(|id| json!(id));
+                tiers.push(2);
+            }
+        }
+    }
+    r.budget_met = opts.budget.map(|b| r.tokens_after <= b);
+    if tiers.is_empty() {
+        nothing(r, before, opts);
+        if r.budget_met == Some(false) {
+            r.note = Some("no span can be compacted: the kept tail alone is over the budget".into());
+        }
+        return Ok(ExitStatus::Success);
+    }
+    r.changed = true;
+    r.tier = tiers.last().copied();
+    write_target(target, a.dry_run, r, |w| migrate::write_to(s, w))?;
+    Ok(ExitStatus::Success)
+}

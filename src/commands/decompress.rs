@@ -1,0 +1,161 @@
+//! `cctool decompress COMPACTED --from FULL`: undo tier-1 compaction of a v5 session.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::ExitStatus;
+use crate::cli::{DecompressArgs, GlobalArgs};
+use crate::compact::session::{self, Unrestored};
+use crate::io::atomic::{replace_with_backup_by, write_new_file_by};
+use crate::io::source::{COLD_AFTER, age};
+use crate::io::{Input, Source};
+use crate::migrate::{self, MessageV3, Session, import};
+use crate::model::Format;
+use crate::output::Out;
+use crate::output::sanitize::escape_str;
+
+#[derive(Serialize, Debug, Default)]
+pub struct Decompression {
+    pub kind: &'static str,
+    pub file: String,
+    pub from: String,
+    pub output: Option<String>,
+    pub backup: Option<String>,
+    pub messages: usize,
+    pub placeholders: usize,
+    pub reasoning: usize,
+    pub unrestored: Vec<Unrestored>,
+    pub error: Option<String>,
+}
+
+pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
+    let mut d = Decompression {
+        kind: "decompression",
+        file: a.file.display().to_string(),
+        from: a.from.display().to_string(),
+        ..Decompression::default()
+    };
+    let result = decompress(g, a, &mut d);
+    let mut out = Out::new(g.color);
+    if let Err(e) = &result {
+        d.error = Some(e.clone());
+    }
+    if g.json {
+        out.json(&d)?;
+    } else if let Some(e) = &d.error {
+        eprintln!("cctool: {}: {}", escape_str(&d.file), escape_str(e));
+    } else {
+        let verb = if a.dry_run { "would restore" } else { "restored" };
+        let mut s = format!(
+            "{}: {verb} {} placeholders and {} reasoning items in {} messages from {}",
+            d.file, d.placeholders, d.reasoning, d.messages, d.from
+        );
+        if let Some(o) = &d.output {
+            s.push_str(&format!(
+                "; {} {o}",
+                if a.dry_run { "would write" } else { "written to" }
+            ));
+        }
+        if let Some(b) = &d.backup {
+            s.push_str(&format!(" (backup {b})"));
+        }
+        out.text(&format!("{}\n", escape_str(&s)))?;
+        for u in &d.unrestored {
+            out.text(&format!(
+                "  not restored: message {} (tool call {})\n",
+                u.message_id.map_or_else(|| "?".into(), |i| i.to_string()),
+                escape_str(u.tool_call_id.as_deref().unwrap_or("?"))
+            ))?;
+        }
+    }
+    out.flush()?;
+    Ok(match result {
+        Err(_) => ExitStatus::Error,
+        Ok(()) if !d.unrestored.is_empty() => ExitStatus::Negative,
+        Ok(()) => ExitStatus::Success,
+    })
+}
+
+/// A v5 session from a cctool session file of any version (migrated in memory).
+fn read_session(src: &Source) -> Result<Session, String> {
+    let bytes = src
+        .read_range(0, src.len() as usize)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let doc: Value = serde_json::from_slice(body).map_err(|e| format!("not valid JSON: {e}"))?;
+    migrate::version_of(&doc).map_err(|e| e.to_string())?;
+    let s = migrate::parse(doc).map_err(|e| e.to_string())?;
+    Ok(migrate::migrate(s, migrate::LATEST))
+}
+
+/// The full record's messages: a session file, or a native file imported with its full history.
+fn full_messages(g: &GlobalArgs, path: &Path) -> Result<Vec<MessageV3>, String> {
+    let (src, format) = super::open_session(&Input::Path(path.to_path_buf()), g)?;
+    let s = match format {
+        Format::CctoolSession => read_session(&src),
+        Format::ClaudeCode => import::claude(&src, false).map_err(|e| format!("cannot read: {e}")),
+        Format::Codex => import::codex(&src, false).map_err(|e| format!("cannot read: {e}")),
+    }
+    .map_err(|e| format!("--from {}: {e}", path.display()))?;
+    Ok(session::messages(&s).to_vec())
+}
+
+fn default_output(p: &Path) -> PathBuf {
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    p.with_file_name(format!("{stem}.decompressed.json"))
+}
+
+fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Result<(), String> {
+    let (src, format) = super::open_session(&Input::Path(a.file.clone()), g)?;
+    if format != Format::CctoolSession {
+        return Err(format!(
+            "is a {} file; decompress restores tier-1 placeholders of cctool v5 sessions",
+            format.name()
+        ));
+    }
+    let mut s = read_session(&src)?;
+    let full = full_messages(g, &a.from)?;
+    let r = session::decompress(&mut s, &full);
+    d.messages = r.messages;
+    d.placeholders = r.placeholders;
+    d.reasoning = r.reasoning;
+    d.unrestored = r.unrestored;
+    let target = if a.in_place {
+        a.file.clone()
+    } else {
+        a.output.clone().unwrap_or_else(|| default_output(&a.file))
+    };
+    d.output = Some(target.display().to_string());
+    if a.dry_run {
+        return Ok(());
+    }
+    if a.in_place {
+        if let Some(age) = age(src.modified())
+            && age < COLD_AFTER
+            && !a.force
+        {
+            return Err(format!(
+                "modified {} s ago, so it may still be written; retry in a minute, or pass --force",
+                age.as_secs()
+            ));
+        }
+        let b = replace_with_backup_by(&a.file, "predecompress", |w| migrate::write_to(s, w))
+            .map_err(|e| format!("not decompressed: {e}"))?;
+        d.backup = Some(b.display().to_string());
+    } else {
+        if !a.force && target.exists() {
+            return Err(format!(
+                "{} exists; choose another -o, or pass --force to replace it",
+                target.display()
+            ));
+        }
+        write_new_file_by(&target, true, |w| migrate::write_to(s, w))
+            .map_err(|e| format!("{}: not written: {e}", target.display()))?;
+    }
+    Ok(())
+}

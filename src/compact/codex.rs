@@ -1,0 +1,206 @@
+//! Compacting a Codex rollout: the file is kept as written and a `compacted` record is
+//! appended the way Codex's local compaction writes one (`codex-rollout-format.md` §9.2):
+//! `message` is `SUMMARY_PREFIX` + newline + recap, and `replacement_history` is the real user
+//! messages of the compacted span (newest first within 20,000 tokens, the first that does not
+//! fit middle-truncated, then put back in order), the prefixed summary as a user message, then
+//! the kept tail items exactly as written. An `event_msg` `context_compacted` follows. Codex
+//! resumes from the newest `compacted` with a `replacement_history`, so the resumed history is
+//! exactly that list followed by whatever is written later.
+
+use std::io::{self, Write};
+
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+use super::{Earlier, Made, Unit, copy_all, ids, tokens_of_bytes};
+use crate::chain::codex::{USER_MESSAGE_BUDGET_TOKENS, reconstruct};
+use crate::formats::codex::{self as fmt, ItemSrc, SUMMARY_PREFIX};
+use crate::io::Source;
+use crate::migrate::import::{codex_item, parse};
+use crate::model::time::format_ms;
+
+/// The history a resume loads, as units (one per item), with each item's JSON text.
+pub struct Loaded {
+    pub items: Vec<String>,
+    pub units: Vec<Unit>,
+    /// The real user prompts' texts, per unit.
+    pub user_text: Vec<Option<String>>,
+    pub lines: Vec<Option<u64>>,
+}
+
+pub fn load(src: &Source) -> io::Result<Loaded> {
+    let rollout = fmt::read_records(src)?;
+    let history = reconstruct(&rollout);
+    let mut out = Loaded {
+        items: Vec::new(),
+        units: Vec::new(),
+        user_text: Vec::new(),
+        lines: Vec::new(),
+    };
+    for item in &history.items {
+        let (raw, line) = match &item.src {
+            ItemSrc::Raw { offset, len, line } => (
+                String::from_utf8_lossy(&src.read_range(*offset, *len as usize)?).into_owned(),
+                Some(*line),
+            ),
+            ItemSrc::Synth(s) => (s.clone(), None),
+        };
+        let v = parse(raw.as_bytes());
+        let mut messages = codex_item(&v, line);
+        if item.context {
+            for m in &mut messages {
+                m.role = "system".into();
+            }
+        }
+        let mut u = Unit::new(messages);
+        if item.summary {
+            let text = fmt::message_texts(v.get("content").unwrap_or(&Value::Null)).concat();
+            let body = text
+                .strip_prefix(SUMMARY_PREFIX)
+                .map(|r| r.strip_prefix('\n').unwrap_or(r))
+                .unwrap_or(&text);
+            u.earlier = Earlier::from_text(body);
+        }
+        u.carry = item.remote_compaction;
+        u.prompt = item.user_text.is_some();
+        out.user_text.push(item.user_text.clone());
+        out.items.push(raw);
+        out.lines.push(line);
+        out.units.push(u);
+    }
+    Ok(out)
+}
+
+/// Keeps the start and end of `text` within `max_tokens`, marking what was cut as Codex does.
+pub fn truncate_middle(text: &str, max_tokens: usize) -> String {
+    if tokens_of_bytes(text.len()) <= max_tokens {
+        return text.to_string();
+    }
+    let keep = max_tokens * 4;
+    let mut head = keep / 2;
+    while !text.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = text.len() - (keep - keep / 2);
+    while !text.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let removed = tokens_of_bytes(tail - head);
+    format!("{}…{removed} tokens truncated…{}", &text[..head], &text[tail..])
+}
+
+fn user_message(text: &str) -> Box<RawValue> {
+    raw_of(&json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}))
+}
+
+fn raw_of(v: &Value) -> Box<RawValue> {
+    // Serialising a Value cannot fail: its keys are strings.
+    serde_json::value::to_raw_value(v).unwrap_or_else(|_| RawValue::from_string("null".into()).unwrap_or_default())
+}
+
+/// An item exactly as written, or re-serialised when its text is not strict JSON (a lone
+/// surrogate escape), which is the only case where the bytes cannot be kept.
+fn verbatim(raw: &str) -> Box<RawValue> {
+    RawValue::from_string(raw.trim().to_string()).unwrap_or_else(|_| raw_of(&parse(raw.as_bytes())))
+}
+
+/// The user messages Codex keeps: newest first while they fit, the first that does not fit
+/// shortened to what is left, then back in chronological order.
+pub fn kept_user_messages(texts: &[&str], budget_tokens: usize) -> Vec<String> {
+    let mut left = budget_tokens;
+    let mut kept = Vec::new();
+    for t in texts.iter().rev() {
+        let n = tokens_of_bytes(t.len());
+        if n <= left {
+            kept.push((*t).to_string());
+            left -= n;
+        } else {
+            if left > 0 {
+                kept.push(truncate_middle(t, left));
+            }
+            break;
+        }
+    }
+    kept.reverse();
+    kept
+}
+
+/// The prefixed summary, as Codex writes it in `message` and in the history.
+pub fn summary_text(made: &Made) -> String {
+    format!("{SUMMARY_PREFIX}\n{}", made.text())
+}
+
+/// The `replacement_history` items for a cut at `at`, and their estimated tokens.
+pub fn replacement(loaded: &Loaded, at: usize, made: &Made, user_budget: usize) -> (Vec<Box<RawValue>>, usize) {
+    let texts: Vec<&str> = loaded.user_text[..at].iter().flatten().map(String::as_str).collect();
+    let mut items = Vec::new();
+    let mut tokens = 0;
+    for t in kept_user_messages(&texts, user_budget) {
+        tokens += tokens_of_bytes(t.len());
+        items.push(user_message(&t));
+    }
+    // Remote compactions are opaque: carried as written, before the new summary.
+    for (i, u) in loaded.units[..at].iter().enumerate() {
+        if u.carry {
+            tokens += u.tokens;
+            items.push(verbatim(&loaded.items[i]));
+        }
+    }
+    let summary = summary_text(made);
+    tokens += tokens_of_bytes(summary.len());
+    items.push(user_message(&summary));
+    for raw in &loaded.items[at..] {
+        items.push(verbatim(raw));
+    }
+    (items, tokens)
+}
+
+/// The budget for kept user messages: Codex's own, or less when `--budget` needs the room.
+pub fn user_budget(budget: Option<usize>, recap_tokens: usize, tail_tokens: usize) -> usize {
+    match budget {
+        Some(b) => USER_MESSAGE_BUDGET_TOKENS.min(b.saturating_sub(recap_tokens + tail_tokens)),
+        None => USER_MESSAGE_BUDGET_TOKENS,
+    }
+}
+
+/// Writes the input unchanged, then the `compacted` record and the `context_compacted` event.
+pub fn write(src: &Source, history: Vec<Box<RawValue>>, made: &Made, w: &mut dyn Write) -> io::Result<()> {
+    copy_all(src, w)?;
+    let ts = ids::now_ms();
+    let compacted = json!({
+        "timestamp": format_ms(ts),
+        "type": "compacted",
+        "payload": {"message": summary_text(made), "replacement_history": history},
+    });
+    serde_json::to_writer(&mut *w, &compacted)?;
+    w.write_all(b"\n")?;
+    let event = json!({"timestamp": format_ms(ts + 1), "type": "event_msg", "payload": {"type": "context_compacted"}});
+    serde_json::to_writer(&mut *w, &event)?;
+    w.write_all(b"\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn user_messages_newest_first_within_budget() {
+        let a = "a".repeat(400);
+        let b = "b".repeat(400);
+        let c = "c".repeat(40);
+        // 100 + 100 + 10 tokens, budget 150: c and b whole would be 110, a is cut to 40.
+        let kept = kept_user_messages(&[&a, &b, &c], 150);
+        assert_eq!(kept.len(), 3);
+        assert!(kept[0].contains("tokens truncated"));
+        assert_eq!(kept[1], b);
+        assert_eq!(kept[2], c);
+    }
+
+    #[test]
+    fn truncation_respects_char_boundaries() {
+        let s = "é".repeat(1000);
+        let t = truncate_middle(&s, 10);
+        assert!(t.len() < 100, "{t}");
+        assert!(t.starts_with('é') && t.ends_with('é'));
+    }
+}

@@ -1,0 +1,537 @@
+//! Offline compaction (`cctool compact`) and its inverse for tier 1 (`cctool decompress`).
+//!
+//! Every format goes through the same steps: the conversation a resume loads is cut into
+//! [`Unit`]s (one native record, history item or v5 message each) measured in estimated
+//! tokens; [`plan`] picks the cut (a verbatim tail of at least `--keep-recent` tokens, never
+//! between a tool call and its result, preferably before a user prompt, the smallest span that
+//! reaches `--budget`); the span becomes a [`recap::Recap`], merged into any earlier one; and a
+//! writer per format appends or rewrites what the agent will load (`claude`, `codex`,
+//! `session`).
+
+pub mod claude;
+pub mod codex;
+pub mod ids;
+pub mod recap;
+pub mod session;
+pub mod summarizer;
+
+use std::time::Duration;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::migrate::{Item, MessageV3};
+use recap::Recap;
+
+/// `--tier`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Tier {
+    /// Drop reasoning and replace older tool results with placeholders (reversible).
+    #[value(name = "1")]
+    One,
+    /// Replace the oldest span with a structured recap.
+    #[value(name = "2")]
+    Two,
+    /// Tier 1, then tier 2 if the session is still over the budget.
+    #[default]
+    Auto,
+}
+
+/// What `compact` was asked for.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub keep_recent: usize,
+    pub budget: Option<usize>,
+    pub tier: Tier,
+    pub keep_results: usize,
+    pub summarizer: Option<String>,
+    pub summarizer_timeout: Duration,
+    /// Where the full record lives, for the "read the full transcript at" hint.
+    pub transcript_path: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            keep_recent: 20_000,
+            budget: None,
+            tier: Tier::Auto,
+            keep_results: 10,
+            summarizer: None,
+            summarizer_timeout: Duration::from_secs(120),
+            transcript_path: None,
+        }
+    }
+}
+
+/// Estimated tokens of some text: ceil(UTF-8 bytes / 4), as Codex and the spec count them.
+pub fn tokens_of_bytes(bytes: usize) -> usize {
+    bytes.div_ceil(4)
+}
+
+fn value_bytes(v: &Value) -> usize {
+    match v {
+        Value::String(s) => s.len(),
+        other => serde_json::to_string(other).map_or(0, |s| s.len()),
+    }
+}
+
+/// Bytes a message puts into the model's context: texts as text, structures as compact JSON.
+pub fn message_bytes(m: &MessageV3) -> usize {
+    m.items
+        .iter()
+        .map(|it| match it {
+            Item::Text { text, .. } | Item::Reasoning { text, .. } => text.len(),
+            Item::ToolCall { name, args, .. } => name.len() + value_bytes(args),
+            Item::ToolResult { content, .. } => value_bytes(content),
+            Item::Other(v) => match v.get("type").and_then(Value::as_str) {
+                Some("summary") => v.get("text").map_or(0, value_bytes),
+                _ => value_bytes(v),
+            },
+        })
+        .sum()
+}
+
+/// Estimated tokens of one message.
+pub fn message_tokens(m: &MessageV3) -> usize {
+    tokens_of_bytes(message_bytes(m))
+}
+
+/// One indivisible piece of the loaded conversation.
+#[derive(Clone, Debug, Default)]
+pub struct Unit {
+    /// Its v5 view (for the recap and for counting).
+    pub messages: Vec<MessageV3>,
+    pub tokens: usize,
+    /// It opens a user turn: a real prompt, not a tool result or injected context.
+    pub prompt: bool,
+    /// Recaps of earlier compactions, to be merged rather than summarised again.
+    pub earlier: Vec<Earlier>,
+    /// It must not be summarised (e.g. an encrypted remote compaction): carried over as is.
+    pub carry: bool,
+}
+
+/// A recap written by an earlier compaction.
+#[derive(Clone, Debug)]
+pub enum Earlier {
+    /// Written by cctool: parsed back into its fields.
+    Structured(Recap),
+    /// Written by the agent itself: kept as text.
+    Text(String),
+}
+
+const EARLIER_HEADING: &str = "[Earlier Summary]\n";
+
+impl Earlier {
+    /// The recaps in a summary's text: agent-written summaries that an earlier cctool
+    /// compaction kept under `[Earlier Summary]`, then cctool's own `[Summary]` block.
+    pub fn from_text(text: &str) -> Vec<Earlier> {
+        let (before, recap) = match text.rfind("[Summary]\n") {
+            Some(i) => match Recap::parse(&text[i..]) {
+                Some(r) => (&text[..i], Some(r)),
+                None => (text, None),
+            },
+            None => (text, None),
+        };
+        let mut out: Vec<Earlier> = Vec::new();
+        if recap.is_some() && before.trim_start().starts_with(EARLIER_HEADING.trim_end()) {
+            out.extend(
+                before
+                    .split(EARLIER_HEADING)
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(|t| Earlier::Text(t.to_string())),
+            );
+        } else if !before.trim().is_empty() {
+            out.push(Earlier::Text(before.trim().to_string()));
+        }
+        out.extend(recap.map(Earlier::Structured));
+        out
+    }
+}
+
+impl Unit {
+    pub fn new(messages: Vec<MessageV3>) -> Unit {
+        let tokens = messages.iter().map(message_tokens).sum();
+        Unit {
+            messages,
+            tokens,
+            ..Unit::default()
+        }
+    }
+}
+
+/// Where to cut, and why.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Cut {
+    /// Units `[0, at)` are summarised; `[at, n)` are kept verbatim.
+    pub at: usize,
+    pub tokens_before: usize,
+    pub span_tokens: usize,
+    pub tail_tokens: usize,
+    /// The cut is before a user prompt (else between complete tool exchanges).
+    pub on_prompt: bool,
+    /// The tail is smaller than `--keep-recent` because the budget asked for it.
+    pub tail_reduced: bool,
+}
+
+/// Cut positions where no tool call before the cut has its result after it.
+pub fn safe_cuts(units: &[Unit]) -> Vec<bool> {
+    let n = units.len();
+    let mut opened: FxHashMap<&str, usize> = FxHashMap::default();
+    // +1 where an open interval starts, -1 past its end: a prefix sum > 0 means "inside a pair".
+    let mut diff = vec![0i64; n + 2];
+    for (i, u) in units.iter().enumerate() {
+        for m in &u.messages {
+            for it in &m.items {
+                if let Item::ToolCall { id, .. } = it
+                    && !id.is_empty()
+                {
+                    opened.entry(id.as_str()).or_insert(i);
+                }
+            }
+            if let Some(id) = m.tool_call_id.as_deref()
+                && let Some(&o) = opened.get(id)
+                && o < i
+            {
+                diff[o + 1] += 1;
+                diff[i + 1] -= 1;
+            }
+        }
+    }
+    let mut safe = vec![false; n + 1];
+    let mut depth = 0i64;
+    for (i, s) in safe.iter_mut().enumerate() {
+        depth += diff[i];
+        *s = depth == 0;
+    }
+    safe
+}
+
+/// Chooses the cut. `fixed(at)` is the size of what replaces the span `[0, at)` (the recap and
+/// anything carried over); it is asked only for candidate cuts. None: nothing to compact.
+pub fn plan(units: &[Unit], opts: &Options, mut fixed: impl FnMut(usize) -> usize) -> Option<Cut> {
+    let n = units.len();
+    let total: usize = units.iter().map(|u| u.tokens).sum();
+    if opts.budget.is_some_and(|b| total <= b) {
+        return None;
+    }
+    let safe = safe_cuts(units);
+    // tail[i] = tokens of units[i..].
+    let mut tail = vec![0usize; n + 1];
+    for i in (0..n).rev() {
+        tail[i] = tail[i + 1] + units[i].tokens;
+    }
+    // A span must hold something new: not only earlier recaps and carried items.
+    let first_new = units.iter().position(|u| u.earlier.is_empty() && !u.carry)?;
+    // Every earlier recap goes into the new one: none may stay in the verbatim tail.
+    let after_earlier = units.iter().rposition(|u| !u.earlier.is_empty()).map_or(0, |i| i + 1);
+    let allowed = |i: usize, prompts_only: bool| -> bool {
+        i > first_new && i >= after_earlier && safe[i] && (!prompts_only || i == n || units[i].prompt)
+    };
+    let cut = |at: usize, tail_reduced: bool| Cut {
+        at,
+        tokens_before: total,
+        span_tokens: total - tail[at],
+        tail_tokens: tail[at],
+        on_prompt: at < n && units[at].prompt,
+        tail_reduced,
+    };
+    // Latest cut keeping at least keep_recent tokens: prompt boundaries first.
+    let keep = |prompts_only: bool| {
+        (first_new + 1..=n)
+            .rev()
+            .find(|&i| allowed(i, prompts_only) && tail[i] >= opts.keep_recent)
+    };
+    let keep_at = keep(true).or_else(|| keep(false));
+    let Some(budget) = opts.budget else {
+        return keep_at.map(|at| cut(at, false));
+    };
+    // The smallest span that fits the budget, within the keep_recent limit first.
+    for prompts_only in [true, false] {
+        if let Some(limit) = keep_at {
+            let found = (first_new + 1..=limit).find(|&i| allowed(i, prompts_only) && fixed(i) + tail[i] <= budget);
+            if let Some(at) = found {
+                return Some(cut(at, false));
+            }
+        }
+    }
+    // The budget wins over keep_recent: a shorter tail, still cut between whole exchanges.
+    let start = keep_at.map_or(first_new + 1, |k| k + 1);
+    for prompts_only in [true, false] {
+        if let Some(at) = (start..=n).find(|&i| allowed(i, prompts_only) && fixed(i) + tail[i] <= budget) {
+            return Some(cut(at, true));
+        }
+    }
+    // Unreachable: compact as much as can be cut, and let the caller report the overshoot.
+    (first_new + 1..=n)
+        .rev()
+        .find(|&i| allowed(i, false))
+        .map(|at| cut(at, at > keep_at.unwrap_or(0)))
+}
+
+/// The recap of a span, and how it was made.
+#[derive(Clone, Debug)]
+pub struct Made {
+    pub recap: Recap,
+    /// Agent-written summaries of earlier compactions, kept verbatim in front of the recap.
+    pub earlier_text: Vec<String>,
+    /// "extractive", or "summarizer".
+    pub method: &'static str,
+    /// Why the summarizer was not used, when one was asked for.
+    pub fallback: Option<String>,
+}
+
+impl Made {
+    /// The text the agent reads.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        for t in &self.earlier_text {
+            s.push_str(EARLIER_HEADING);
+            s.push_str(t);
+            s.push_str("\n\n");
+        }
+        s.push_str(&self.recap.render());
+        s
+    }
+
+    pub fn tokens(&self) -> usize {
+        tokens_of_bytes(self.text().len())
+    }
+}
+
+/// Builds the recap of `span`: earlier recaps merged (spec merge rules), the rest extracted, or
+/// summarised by `--summarizer` with the extractive recap as the fallback.
+pub fn make_recap(span: &[Unit], opts: &Options, use_summarizer: bool) -> Made {
+    let mut old: Option<Recap> = None;
+    let mut earlier_text = Vec::new();
+    let mut fresh: Vec<MessageV3> = Vec::new();
+    for u in span {
+        for e in &u.earlier {
+            match e {
+                Earlier::Structured(r) => {
+                    old = Some(match old {
+                        Some(o) => Recap::merge(&o, r),
+                        None => r.clone(),
+                    })
+                }
+                Earlier::Text(t) => earlier_text.push(t.clone()),
+            }
+        }
+        if u.earlier.is_empty() && !u.carry {
+            fresh.extend(u.messages.iter().cloned());
+        }
+    }
+    let extracted = Recap::extract(&fresh);
+    let mut method = "extractive";
+    let mut fallback = None;
+    let mut new = extracted.clone();
+    if use_summarizer && let Some(cmd) = &opts.summarizer {
+        let prompt = summarizer::prompt(&fresh, old.as_ref());
+        match summarizer::run(cmd, &prompt, opts.summarizer_timeout) {
+            Ok(out) => match summarizer::parse_fields(&out) {
+                Some(mut r) => {
+                    // Files come from the tool calls, never from a model's memory.
+                    r.files = extracted.files.clone();
+                    new = r;
+                    method = "summarizer";
+                }
+                None => {
+                    fallback = Some(
+                        "its output has none of the fields Goal, Constraints, Progress, Key Decisions, Next Steps"
+                            .into(),
+                    )
+                }
+            },
+            Err(e) => fallback = Some(e),
+        }
+    }
+    let recap = match old {
+        Some(o) => Recap::merge(&o, &new),
+        None => new,
+    };
+    Made {
+        recap,
+        earlier_text,
+        method,
+        fallback,
+    }
+}
+
+/// Copies the input to `w` as it is, adding a final newline when it lacks one, so that appended
+/// records start on their own line.
+pub fn copy_all(src: &crate::io::Source, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut last = b'\n';
+    let mut err = None;
+    src.for_each_chunk(|_, chunk, _| {
+        if let Some(&b) = chunk.last() {
+            last = b;
+        }
+        if err.is_none()
+            && let Err(e) = w.write_all(chunk)
+        {
+            err = Some(e);
+        }
+    })?;
+    if let Some(e) = err {
+        return Err(e);
+    }
+    if last != b'\n' && !src.is_empty() {
+        w.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// What a compaction did, for the report and `--json`.
+#[derive(Clone, Debug, Serialize, Default)]
+pub struct Report {
+    pub kind: &'static str,
+    pub file: String,
+    pub format: String,
+    pub tier: Option<u8>,
+    pub changed: bool,
+    pub output: Option<String>,
+    pub backup: Option<String>,
+    pub tokens_before: usize,
+    pub tokens_after: usize,
+    pub kept_tokens: usize,
+    pub compacted_units: usize,
+    pub kept_units: usize,
+    /// Where the kept tail starts: a uuid (Claude Code), a line (Codex), a message id (v5).
+    pub cut_at: Option<Value>,
+    pub on_prompt: Option<bool>,
+    pub tail_reduced: bool,
+    pub budget_met: Option<bool>,
+    pub recap_method: Option<&'static str>,
+    pub summarizer_fallback: Option<String>,
+    pub placeholders: usize,
+    pub reasoning_removed: usize,
+    pub recap: Option<String>,
+    pub note: Option<String>,
+    pub error: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Map;
+
+    fn msg(role: &str, items: Vec<Item>, call: Option<&str>) -> MessageV3 {
+        MessageV3 {
+            role: role.into(),
+            tool_call_id: call.map(str::to_string),
+            items,
+            id: None,
+            ts: None,
+            timestamp: None,
+            extra: Map::new(),
+        }
+    }
+
+    fn prompt(tokens: usize) -> Unit {
+        let mut u = Unit::new(vec![msg(
+            "user",
+            vec![Item::Text {
+                text: "x".repeat(tokens * 4),
+                extra: Map::new(),
+            }],
+            None,
+        )]);
+        u.prompt = true;
+        u
+    }
+
+    fn call(id: &str, tokens: usize) -> Unit {
+        Unit::new(vec![msg(
+            "assistant",
+            vec![Item::ToolCall {
+                id: id.into(),
+                name: "x".repeat(tokens * 4),
+                args: Value::String(String::new()),
+                extra: Map::new(),
+            }],
+            None,
+        )])
+    }
+
+    fn result(id: &str, tokens: usize) -> Unit {
+        Unit::new(vec![msg(
+            "tool",
+            vec![Item::ToolResult {
+                content: Value::String("r".repeat(tokens * 4)),
+                original_size: None,
+                extra: Map::new(),
+            }],
+            Some(id),
+        )])
+    }
+
+    #[test]
+    fn a_call_and_its_result_stay_on_one_side() {
+        let units = vec![
+            prompt(10),
+            call("a", 10),
+            result("a", 10),
+            call("b", 10),
+            result("b", 10),
+        ];
+        assert_eq!(safe_cuts(&units), vec![true, true, false, true, false, true]);
+    }
+
+    #[test]
+    fn keeps_at_least_keep_recent_and_prefers_prompts() {
+        let units = vec![
+            prompt(100),
+            call("a", 100),
+            result("a", 100),
+            prompt(100),
+            call("b", 100),
+            result("b", 100),
+        ];
+        let opts = Options {
+            keep_recent: 150,
+            ..Options::default()
+        };
+        let c = plan(&units, &opts, |_| 10).unwrap();
+        assert_eq!(c.at, 3);
+        assert!(c.on_prompt);
+        // Between exchanges when no prompt boundary keeps enough.
+        let opts = Options {
+            keep_recent: 350,
+            ..Options::default()
+        };
+        assert_eq!(plan(&units, &opts, |_| 10).unwrap().at, 1);
+    }
+
+    #[test]
+    fn budget_takes_the_smallest_span_and_can_shorten_the_tail() {
+        let units = vec![prompt(100), prompt(100), prompt(100), prompt(100), prompt(100)];
+        let opts = Options {
+            keep_recent: 100,
+            budget: Some(350),
+            ..Options::default()
+        };
+        let c = plan(&units, &opts, |_| 10).unwrap();
+        assert_eq!((c.at, c.tail_reduced), (2, false));
+        let opts = Options {
+            keep_recent: 400,
+            budget: Some(250),
+            ..Options::default()
+        };
+        let c = plan(&units, &opts, |_| 10).unwrap();
+        assert_eq!((c.at, c.tail_reduced), (3, true));
+        // Already under budget: nothing to do.
+        let opts = Options {
+            budget: Some(10_000),
+            ..Options::default()
+        };
+        assert!(plan(&units, &opts, |_| 10).is_none());
+    }
+
+    #[test]
+    fn nothing_to_compact_when_everything_is_recent() {
+        let units = vec![prompt(10), prompt(10)];
+        assert!(plan(&units, &Options::default(), |_| 0).is_none());
+    }
+}
