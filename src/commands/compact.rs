@@ -194,7 +194,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
         if same_file(&out, &a.file) {
             return Err("the output would replace the input; use --in-place to replace it with a backup".into());
         }
-        if !a.dry_run && !a.force && out.exists() {
+        if !a.dry_run && !a.force && out.exists() && !is_special(&out) {
             return Err(format!(
                 "{} exists; choose another -o, or pass --force to replace it",
                 out.display()
@@ -266,7 +266,18 @@ fn write_target(
         Target::New(p) => {
             r.output = Some(p.display().to_string());
             if !dry_run {
-                write_new_file_by(p, true, write).map_err(|e| format!("{}: not written: {e}", p.display()))?;
+                let result = if is_special(p) {
+                    // A device or a pipe (/dev/null, a FIFO) is written as it is: there is no
+                    // file to replace atomically.
+                    std::fs::OpenOptions::new().write(true).open(p).and_then(|f| {
+                        let mut w = std::io::BufWriter::new(f);
+                        write(&mut w)?;
+                        std::io::Write::flush(&mut w)
+                    })
+                } else {
+                    write_new_file_by(p, true, write)
+                };
+                result.map_err(|e| format!("{}: not written: {e}", p.display()))?;
             }
         }
         Target::InPlace(p) => {
@@ -278,6 +289,11 @@ fn write_target(
         }
     }
     Ok(())
+}
+
+/// An existing output that is not a regular file or a folder: a device or a pipe.
+fn is_special(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 fn nothing(r: &mut Report, total: usize, opts: &Options) {

@@ -83,11 +83,14 @@ fn is_command_output(rec: &Value) -> bool {
 /// Claude Code's header and trailer around a summary, removed before parsing it back.
 pub const HEADER: &str = "This session is being continued from a previous conversation that ran out of context. \
 The summary below covers the earlier portion of the conversation.";
+/// Claude Code's own line for a compaction that keeps recent messages (2.1.88 session memory).
+const PRESERVED: &str = "Recent messages are preserved verbatim.";
 const TRAILER: &str = "If you need specific details from before compaction (like exact code snippets, error \
 messages, or content you generated), read the full transcript at: ";
 
 fn strip_header(text: &str) -> String {
     let body = text.strip_prefix(HEADER).unwrap_or(text).trim_start();
+    let body = body.strip_prefix(PRESERVED).unwrap_or(body).trim_start();
     let body = match body.rfind(TRAILER) {
         Some(i) => &body[..i],
         None => body,
@@ -97,7 +100,7 @@ fn strip_header(text: &str) -> String {
 
 /// The summary row's text: Claude Code's own header, the recap, where the full record is.
 pub fn summary_text(made: &Made, transcript: Option<&str>) -> String {
-    let mut s = format!("{HEADER}\n\nRecent messages are preserved verbatim.\n\n{}", made.text());
+    let mut s = format!("{HEADER}\n\n{PRESERVED}\n\n{}", made.text());
     if let Some(p) = transcript {
         s.push_str("\n\n");
         s.push_str(TRAILER);

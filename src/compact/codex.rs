@@ -60,6 +60,8 @@ pub fn load(src: &Source) -> io::Result<Loaded> {
                 .map(|r| r.strip_prefix('\n').unwrap_or(r))
                 .unwrap_or(&text);
             u.earlier = Earlier::from_text(body);
+            // The agent reads the prefix too.
+            u.tokens = tokens_of_bytes(text.len());
         }
         u.carry = item.remote_compaction;
         u.prompt = item.user_text.is_some();

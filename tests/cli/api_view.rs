@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::util::{cctool, fixture, records, root, sample, stdout_of};
 
-fn view(path: &Path) -> Vec<Value> {
+pub(crate) fn view(path: &Path) -> Vec<Value> {
     records(&stdout_of(&[
         "-q",
         "rebuild-chain",
@@ -208,7 +208,7 @@ fn api_view_renders_for_reading_and_refuses_other_formats() {
 
 // ---- the real client, when installed --------------------------------------------------------
 
-fn realclient() -> Option<PathBuf> {
+pub(crate) fn realclient() -> Option<PathBuf> {
     let script = root().join("../shared/tools/realclient/cc-resume-view.sh");
     let home = std::env::var_os("CCTOOL_REALCLIENTS")
         .map(PathBuf::from)
@@ -219,7 +219,7 @@ fn realclient() -> Option<PathBuf> {
 
 /// Removes what the client adds by itself (realclient README): system-role messages,
 /// `<system-reminder>` blocks of the last user message, `cache_control`, `is_error: false`.
-fn normalise(sent: &Value) -> Vec<Value> {
+pub(crate) fn normalise(sent: &Value) -> Vec<Value> {
     fn clean(v: &mut Value) {
         match v {
             Value::Object(o) => {

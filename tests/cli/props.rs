@@ -154,3 +154,79 @@ mod migrate_props {
         }
     }
 }
+
+mod compact_props {
+    use cctool::compact::session;
+    use cctool::migrate;
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    /// A v5 message of a generated session: assistants with reasoning and tool calls, tool
+    /// messages with string or block contents (with and without `original_size`).
+    fn message() -> impl Strategy<Value = (u8, String, bool, u8, bool)> {
+        (
+            0u8..3,
+            "[a-zé😀 \n\\[\\]:]{0,300}",
+            any::<bool>(),
+            0u8..3,
+            any::<bool>(),
+        )
+    }
+
+    fn session() -> impl Strategy<Value = Value> {
+        proptest::collection::vec(message(), 0..24).prop_map(|parts| {
+            let mut msgs = Vec::new();
+            let mut open: Vec<String> = Vec::new();
+            for (i, (role, text, flag, shape, sized)) in parts.into_iter().enumerate() {
+                let id = i + 1;
+                let m = match role {
+                    0 => json!({"role": "user", "items": [{"type": "text", "text": text}], "id": id}),
+                    1 => {
+                        let call = format!("call_{id}");
+                        open.push(call.clone());
+                        let mut items = vec![json!({"type": "reasoning", "text": text.clone()})];
+                        if flag {
+                            items.push(json!({"type": "text", "text": "ok"}));
+                        }
+                        items.push(json!({"type": "tool_call", "id": call, "name": "read_file", "args": {"path": text}}));
+                        json!({"role": "assistant", "items": items, "id": id})
+                    }
+                    _ => {
+                        let call = open.pop().unwrap_or_else(|| "call_missing".into());
+                        let content = match shape {
+                            0 => json!(text),
+                            1 => json!([{"type": "text", "text": text}, {"type": "text", "text": "more"}]),
+                            _ => json!([{"type": "image", "media_type": "image/png", "data": "AAAA"}, {"type": "text", "text": text}]),
+                        };
+                        let mut r = json!({"type": "tool_result", "content": content});
+                        if sized {
+                            r["original_size"] = json!(migrate::content_size(&r["content"]));
+                        }
+                        json!({"role": "tool", "tool_call_id": call, "items": [r], "id": id})
+                    }
+                };
+                msgs.push(m);
+            }
+            json!({"schema_version": 5, "session_id": "p", "messages": msgs})
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn tier1_then_decompress_gives_the_original_messages(doc in session(), tail in 0usize..30, keep in 0usize..4) {
+            let original = migrate::parse(doc).unwrap();
+            let mut compacted = original.clone();
+            let tail = tail.min(session::messages(&original).len());
+            session::tier1(&mut compacted, tail, keep);
+            session::log(&mut compacted, 1, 0, (1, 1), 0, 0);
+            // Through the file format, as decompress reads it.
+            let bytes = migrate::to_bytes(&compacted);
+            let mut back = migrate::parse(serde_json::from_slice(&bytes).unwrap()).unwrap();
+            let r = session::decompress(&mut back, session::messages(&original));
+            prop_assert!(r.unrestored.is_empty(), "{:?}", r.unrestored);
+            prop_assert_eq!(session::messages(&back), session::messages(&original));
+            prop_assert_eq!(migrate::to_bytes(&back), migrate::to_bytes(&original));
+        }
+    }
+}

@@ -1,0 +1,775 @@
+//! `cctool compact` and `cctool decompress`: what the agent resumes from the output, the recap,
+//! the cut, the budget, the writing rules, and the real clients when they are installed.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::api_view::{normalise, realclient, view};
+use crate::util::{cctool, fixture, records, sample, stdout_of, write_aged};
+
+const PREFIX: &str = "Another language model started to solve this problem";
+
+/// An old (not live) copy of `src` in `dir`, named `name`.
+fn aged_copy(src: &Path, dir: &Path, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    write_aged(&p, &std::fs::read(src).unwrap());
+    p
+}
+
+/// Runs `cctool --json compact ARGS FILE`, returns the report (asserting the exit status).
+fn compact(file: &Path, args: &[&str], code: i32) -> Value {
+    let out = cctool()
+        .arg("--json")
+        .arg("compact")
+        .args(args)
+        .arg(file)
+        .env("SOURCE_DATE_EPOCH", "1764000000")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "compact {args:?} {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The loaded chain as records.
+fn chain(path: &Path) -> Vec<Value> {
+    records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--format",
+        "jsonl",
+        path.to_str().unwrap(),
+    ]))
+}
+
+/// A record without the fields a copy is allowed to change.
+fn content_of(r: &Value) -> Value {
+    let mut r = r.clone();
+    if let Some(o) = r.as_object_mut() {
+        for k in [
+            "uuid",
+            "parentUuid",
+            "timestamp",
+            "sourceToolAssistantUUID",
+            "logicalParentUuid",
+        ] {
+            o.remove(k);
+        }
+        if let Some(m) = o.get_mut("message").and_then(Value::as_object_mut) {
+            m.remove("id");
+        }
+    }
+    r
+}
+
+fn blocks(r: &Value) -> Vec<Value> {
+    r.pointer("/message/content")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Checks a compacted Claude Code output against its input: the input bytes come first
+/// unchanged; the chain is the new boundary, the summary, then copies of exactly the kept tail.
+fn check_claude(input: &Path, output: &Path, report: &Value) -> Vec<Value> {
+    let before = std::fs::read(input).unwrap();
+    let after = std::fs::read(output).unwrap();
+    assert!(after.starts_with(&before), "the input bytes are kept as written");
+    let orig = chain(input);
+    let got = chain(output);
+    let kept = report["kept_units"].as_u64().unwrap() as usize;
+    let boundary = &got[0];
+    assert_eq!(boundary["subtype"], "compact_boundary");
+    assert_eq!(boundary["parentUuid"], Value::Null);
+    assert_eq!(boundary["logicalParentUuid"], orig.last().unwrap()["uuid"]);
+    assert_eq!(boundary["compactMetadata"]["trigger"], "manual");
+    assert_eq!(boundary["compactMetadata"]["preTokens"], report["tokens_before"]);
+    assert_eq!(boundary["sessionId"], orig.last().unwrap()["sessionId"]);
+    let summary = &got[1];
+    assert_eq!(summary["isCompactSummary"], true);
+    assert_eq!(summary["parentUuid"], boundary["uuid"]);
+    let text = summary["message"]["content"].as_str().unwrap();
+    assert!(text.starts_with("This session is being continued"), "{text}");
+    assert!(text.contains("[Summary]\nGoal: "), "{text}");
+    assert_eq!(Some(text), report["recap"].as_str());
+    // Exactly the kept tail, as copies (boundaries are never copied).
+    let tail: Vec<&Value> = orig[orig.len() - kept..]
+        .iter()
+        .filter(|r| r["subtype"] != "compact_boundary")
+        .collect();
+    assert_eq!(got.len() - 2, tail.len(), "{}", output.display());
+    let old_uuids: std::collections::HashSet<&str> = orig.iter().filter_map(|r| r["uuid"].as_str()).collect();
+    let mut ids = std::collections::HashMap::new();
+    for (copy, orig) in got[2..].iter().zip(&tail) {
+        assert_eq!(content_of(copy), content_of(orig));
+        assert!(
+            !old_uuids.contains(copy["uuid"].as_str().unwrap()),
+            "copies get new uuids"
+        );
+        if let (Some(o), Some(c)) = (orig.pointer("/message/id"), copy.pointer("/message/id")) {
+            assert_ne!(o, c, "copies get new message ids");
+            // Split rows of one message keep sharing one id.
+            assert_eq!(ids.entry(o.clone()).or_insert_with(|| c.clone()), c);
+        }
+    }
+    // No tool call is separated from its result.
+    let copies = &got[2..];
+    let uses: Vec<String> = copies
+        .iter()
+        .flat_map(blocks)
+        .filter(|b| b["type"] == "tool_use")
+        .map(|b| b["id"].as_str().unwrap().to_string())
+        .collect();
+    for b in copies.iter().flat_map(blocks).filter(|b| b["type"] == "tool_result") {
+        assert!(uses.contains(&b["tool_use_id"].as_str().unwrap().to_string()), "{b}");
+    }
+    got
+}
+
+#[test]
+fn claude_code_output_resumes_boundary_summary_then_exactly_the_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/claude-work.jsonl"), dir.path(), "s.jsonl");
+    let out = dir.path().join("out.jsonl");
+    let r = compact(&input, &["--keep-recent", "3000", "-o", out.to_str().unwrap()], 0);
+    assert_eq!(r["changed"], true);
+    assert_eq!(r["on_prompt"], true, "the cut falls before a user prompt");
+    assert!(r["kept_tokens"].as_u64().unwrap() >= 3000);
+    let got = check_claude(&input, &out, &r);
+    assert_eq!(
+        got[2]["message"]["content"],
+        "Good. Don't add new dependencies. Continue with the evaluator."
+    );
+}
+
+#[test]
+fn claude_code_samples_compact_with_the_same_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, rel) in [
+        "claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl",
+        "claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl",
+        "claude-code/real-excerpts/entire_cd95adddad32_three-compactions_v2.1.7.excerpt.jsonl",
+        "claude-code/real-excerpts/entire_25730c662552_microcompact-and-compact_v2.1.20.excerpt.jsonl",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let input = aged_copy(&sample(rel), dir.path(), &format!("in{n}.jsonl"));
+        let out = dir.path().join(format!("out{n}.jsonl"));
+        // Some real files end without a newline: --force accepts them.
+        let r = compact(
+            &input,
+            &["--force", "--keep-recent", "500", "-o", out.to_str().unwrap()],
+            0,
+        );
+        if r["changed"] == true {
+            check_claude(&input, &out, &r);
+            // The agent's own summary of the earlier compaction is kept, not re-summarised.
+            let text = r["recap"].as_str().unwrap();
+            assert!(text.contains("[Earlier Summary]\n"), "{rel}");
+        }
+    }
+}
+
+/// The history items Codex resumes, as rebuild-chain prints them.
+fn codex_history(path: &Path) -> Vec<Value> {
+    chain(path)
+}
+
+fn item_text(item: &Value) -> String {
+    item["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["text"].as_str())
+        .collect()
+}
+
+fn check_codex(input: &Path, output: &Path, report: &Value) {
+    let before = std::fs::read(input).unwrap();
+    let after = std::fs::read(output).unwrap();
+    assert!(after.starts_with(&before));
+    let appended: Vec<Value> = records(std::str::from_utf8(&after[before.len()..]).unwrap());
+    assert_eq!(appended.len(), 2);
+    assert_eq!(appended[0]["type"], "compacted");
+    assert_eq!(appended[1]["payload"]["type"], "context_compacted");
+    let message = appended[0]["payload"]["message"].as_str().unwrap();
+    assert!(message.starts_with(PREFIX));
+    let orig = codex_history(input);
+    let got = codex_history(output);
+    let kept = report["kept_units"].as_u64().unwrap() as usize;
+    assert_eq!(
+        &got[got.len() - kept..],
+        &orig[orig.len() - kept..],
+        "the tail, verbatim"
+    );
+    let head = &got[..got.len() - kept];
+    let summary = head.last().unwrap();
+    assert_eq!(summary["role"], "user");
+    assert_eq!(item_text(summary), message);
+    // Before the summary: the real user prompts of the span, in order.
+    for item in &head[..head.len() - 1] {
+        assert_eq!(item["role"], "user");
+        let t = item_text(item);
+        assert!(
+            orig[..orig.len() - kept].iter().any(|o| item_text(o) == t),
+            "{t} is a user message of the span"
+        );
+    }
+    // The replacement history is what rebuild-chain resumes.
+    assert_eq!(appended[0]["payload"]["replacement_history"].as_array().unwrap(), &got);
+}
+
+#[test]
+fn codex_output_resumes_user_messages_summary_then_exactly_the_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/codex-work.jsonl"), dir.path(), "rollout.jsonl");
+    let out = dir.path().join("out.jsonl");
+    let r = compact(&input, &["--keep-recent", "3000", "-o", out.to_str().unwrap()], 0);
+    assert_eq!(r["changed"], true);
+    check_codex(&input, &out, &r);
+    let got = codex_history(&out);
+    assert_eq!(
+        item_text(&got[0]),
+        "Refactor src/lib.rs so that parsing and evaluation are separate modules. You must keep the public API unchanged."
+    );
+    // Both shapes of a tool's outcome stay paired in the tail.
+    let calls: Vec<&str> = got.iter().filter_map(|i| i["call_id"].as_str()).collect();
+    for id in &calls {
+        assert_eq!(
+            calls.iter().filter(|c| *c == id).count(),
+            2,
+            "{id}: call and output together"
+        );
+    }
+}
+
+#[test]
+fn codex_samples_compact_or_say_why_not() {
+    let dir = tempfile::tempdir().unwrap();
+    for (n, rel) in [
+        "codex/synthetic/synthetic_local_compaction_2026.jsonl",
+        "codex/synthetic/synthetic_remote_compaction.jsonl",
+        "codex/synthetic/synthetic_paginated_2026-08.jsonl",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let input = aged_copy(&sample(rel), dir.path(), &format!("r{n}.jsonl"));
+        let out = dir.path().join(format!("o{n}.jsonl"));
+        let r = compact(
+            &input,
+            &["--force", "--keep-recent", "1", "-o", out.to_str().unwrap()],
+            0,
+        );
+        if r["changed"] == true {
+            check_codex(&input, &out, &r);
+        } else {
+            assert!(r["note"].as_str().unwrap().contains("not be smaller"), "{rel}: {r}");
+            assert!(!out.exists());
+        }
+    }
+}
+
+fn tokens_of_resume(path: &Path) -> usize {
+    use cctool::compact::{claude, codex, session};
+    let src = cctool::io::Source::open_path(path, cctool::io::MmapChoice::Never).unwrap();
+    match cctool::formats::detect(&src).unwrap() {
+        cctool::model::Format::ClaudeCode => claude::load(&src).unwrap().units.iter().map(|u| u.tokens).sum(),
+        cctool::model::Format::Codex => codex::load(&src).unwrap().units.iter().map(|u| u.tokens).sum(),
+        cctool::model::Format::CctoolSession => {
+            let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+            session::tokens(&cctool::migrate::parse(doc).unwrap())
+        }
+    }
+}
+
+#[test]
+fn the_resumed_conversation_fits_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, budget) in [
+        ("claude-work.jsonl", 6000),
+        ("codex-work.jsonl", 6000),
+        ("session-v5.json", 9000),
+    ] {
+        let input = aged_copy(&fixture(&format!("compact/{name}")), dir.path(), name);
+        let out = dir.path().join(format!("budget-{name}"));
+        let before = tokens_of_resume(&input);
+        assert!(before > budget, "{name}: {before}");
+        let r = compact(
+            &input,
+            &[
+                "--keep-recent",
+                "1000",
+                "--budget",
+                &budget.to_string(),
+                "-o",
+                out.to_str().unwrap(),
+            ],
+            0,
+        );
+        assert_eq!(r["budget_met"], true, "{name}: {r}");
+        let after = tokens_of_resume(&out);
+        assert!(after <= budget, "{name}: {after} > {budget}");
+        assert_eq!(after, r["tokens_after"].as_u64().unwrap() as usize, "{name}");
+        // The smallest span: the tail is longer than --keep-recent asked for.
+        assert!(r["kept_tokens"].as_u64().unwrap() > 1000, "{name}: {r}");
+    }
+}
+
+#[test]
+fn a_budget_that_cannot_be_met_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/claude-work.jsonl"), dir.path(), "s.jsonl");
+    let out = dir.path().join("o.jsonl");
+    let r = compact(&input, &["--budget", "10", "-o", out.to_str().unwrap()], 1);
+    assert_eq!(r["budget_met"], false);
+    assert_eq!(r["tail_reduced"], true);
+}
+
+fn recap_line<'a>(recap: &'a str, field: &str) -> &'a str {
+    recap
+        .lines()
+        .find(|l| l.starts_with(field))
+        .unwrap_or_else(|| panic!("no {field} in {recap}"))
+}
+
+#[test]
+fn files_read_then_edited_then_read_are_listed_as_modified() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/claude-work.jsonl"), dir.path(), "s.jsonl");
+    let r = compact(&input, &["--dry-run", "--keep-recent", "100"], 1);
+    let recap = r["recap"].as_str().unwrap();
+    assert_eq!(
+        recap_line(recap, "Modified: "),
+        "Modified: /home/dev/app/src/parse.rs, /home/dev/app/src/lib.rs, /home/dev/app/src/eval.rs"
+    );
+    let read = recap_line(recap, "Read: ");
+    assert!(!read.contains("lib.rs"), "{read}");
+    assert!(read.contains("/home/dev/app/src"), "{read}");
+    assert!(recap.contains("- Ran `cargo test --quiet` (exit 101)"), "{recap}");
+    assert!(recap.contains("- Ran `cargo test --quiet` (exit 0)"), "{recap}");
+    assert!(recap.contains("\"You must keep the public API unchanged, and never touch tests/golden/.\""));
+    assert!(recap.contains("- Completed: Split parser into src/parse.rs"), "{recap}");
+    // Codex: shell reads and apply_patch headers.
+    let input = aged_copy(&fixture("compact/codex-work.jsonl"), dir.path(), "r.jsonl");
+    let r = compact(&input, &["--dry-run", "--keep-recent", "100"], 1);
+    let recap = r["recap"].as_str().unwrap();
+    assert_eq!(recap_line(recap, "Read: "), "Read: src/main.rs");
+    assert_eq!(recap_line(recap, "Modified: "), "Modified: src/lib.rs, src/eval.rs");
+}
+
+#[test]
+fn compacting_twice_merges_the_recaps() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/claude-work.jsonl"), dir.path(), "s.jsonl");
+    let once = dir.path().join("once.jsonl");
+    compact(&input, &["--keep-recent", "8000", "-o", once.to_str().unwrap()], 0);
+    crate::util::age(&once);
+    let twice = dir.path().join("twice.jsonl");
+    let r = compact(&once, &["--keep-recent", "1500", "-o", twice.to_str().unwrap()], 0);
+    check_claude(&once, &twice, &r);
+    let recap = r["recap"].as_str().unwrap();
+    assert_eq!(recap.matches("[Summary]").count(), 1, "{recap}");
+    assert!(
+        !recap.contains("[Earlier Summary]"),
+        "our own recap is merged, not nested: {recap}"
+    );
+    // Constraints of both spans, the first one's first.
+    let constraints = &recap[recap.find("Constraints:").unwrap()..recap.find("Progress:").unwrap()];
+    let first = constraints
+        .find("never touch tests/golden/")
+        .expect("old constraint kept");
+    let second = constraints.find("Don't add new dependencies.").expect("new constraint");
+    assert!(first < second);
+    assert!(recap.contains("/home/dev/app/src/parse.rs"), "old files kept: {recap}");
+    // The resumed chain starts at the newest boundary.
+    assert_eq!(chain(&twice)[0]["uuid"], chain(&twice)[0]["uuid"]);
+    assert_ne!(chain(&twice)[0]["uuid"], chain(&once)[0]["uuid"]);
+}
+
+#[test]
+fn v5_tier2_replaces_the_oldest_span_and_logs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/session-v5.json"), dir.path(), "s.json");
+    let out = dir.path().join("o.json");
+    let r = compact(
+        &input,
+        &["--tier", "2", "--keep-recent", "3000", "-o", out.to_str().unwrap()],
+        0,
+    );
+    let orig: Value = serde_json::from_slice(&std::fs::read(&input).unwrap()).unwrap();
+    let got: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let (om, gm) = (
+        orig["messages"].as_array().unwrap(),
+        got["messages"].as_array().unwrap(),
+    );
+    let kept = r["kept_units"].as_u64().unwrap() as usize;
+    assert_eq!(gm.len(), kept + 1);
+    assert_eq!(&gm[1..], &om[om.len() - kept..]);
+    let s = &gm[0];
+    assert_eq!((s["role"].as_str(), s["id"].as_u64()), (Some("user"), Some(1)));
+    let item = &s["items"][0];
+    let keys: Vec<&str> = item.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "type",
+            "goal",
+            "constraints",
+            "progress",
+            "key_decisions",
+            "next_steps",
+            "files",
+            "text"
+        ]
+    );
+    assert_eq!(
+        item["goal"],
+        "\"Step 0: refactor module 0; never change the public API.\""
+    );
+    let log = &got["compactions"][0];
+    assert_eq!(log["tier"], 2);
+    assert_eq!(log["span"][0], 1);
+    assert_eq!(log["span"][1], om[om.len() - kept - 1]["id"]);
+    assert_eq!(log["tokens_after"], r["tokens_after"]);
+    // Re-parses and validates as v5.
+    stdout_of(&["migrate", "--dry-run", out.to_str().unwrap()]);
+}
+
+#[test]
+fn v5_tier1_then_decompress_gives_the_original_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/session-v5.json"), dir.path(), "s.json");
+    let out = dir.path().join("t1.json");
+    let r = compact(
+        &input,
+        &[
+            "--tier",
+            "1",
+            "--keep-recent",
+            "2000",
+            "--keep-results",
+            "2",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        0,
+    );
+    assert!(r["placeholders"].as_u64().unwrap() > 0);
+    assert!(r["reasoning_removed"].as_u64().unwrap() > 0);
+    let t1: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let placeholder = t1["messages"][2]["items"][0]["content"].as_str().unwrap();
+    assert!(placeholder.starts_with("[TRUNCATED: "), "{placeholder}");
+    assert_eq!(t1["compactions"][0]["tier"], 1);
+    crate::util::age(&out);
+    let back = dir.path().join("back.json");
+    let out2 = cctool()
+        .args(["--json", "decompress"])
+        .arg(&out)
+        .arg("--from")
+        .arg(&input)
+        .arg("-o")
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert_eq!(out2.status.code(), Some(0), "{}", String::from_utf8_lossy(&out2.stderr));
+    let orig: Value = serde_json::from_slice(&std::fs::read(&input).unwrap()).unwrap();
+    let got: Value = serde_json::from_slice(&std::fs::read(&back).unwrap()).unwrap();
+    assert_eq!(got["messages"], orig["messages"]);
+    assert!(got.get("compactions").is_none());
+}
+
+#[test]
+fn decompress_lists_what_it_cannot_restore() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/session-v5.json"), dir.path(), "s.json");
+    let out = dir.path().join("t1.json");
+    compact(
+        &input,
+        &["--tier", "1", "--keep-recent", "2000", "-o", out.to_str().unwrap()],
+        0,
+    );
+    // A full record that knows none of these calls.
+    let other = dir.path().join("other.json");
+    write_aged(
+        &other,
+        br#"{"schema_version":5,"session_id":"x","messages":[{"role":"user","items":[{"type":"text","text":"hi"}],"id":1}]}"#,
+    );
+    let o = cctool()
+        .args(["--json", "decompress", "--dry-run"])
+        .arg(&out)
+        .arg("--from")
+        .arg(&other)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let un = r["unrestored"].as_array().unwrap();
+    assert!(!un.is_empty());
+    assert_eq!(un[0]["tool_call_id"], "call_0_0");
+    assert!(!dir.path().join("t1.decompressed.json").exists());
+}
+
+#[test]
+fn dry_run_writes_nothing_and_shows_the_recap() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/claude-work.jsonl"), dir.path(), "s.jsonl");
+    let o = cctool()
+        .args(["compact", "--dry-run", "--keep-recent", "3000"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        text.contains(": would compact (claude-code, tier 2): 16574 -> "),
+        "{text}"
+    );
+    assert!(text.contains("[File Tracking]"), "{text}");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["s.jsonl"]);
+}
+
+#[test]
+fn default_output_is_beside_the_input_and_in_place_keeps_a_backup() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/codex-work.jsonl"), dir.path(), "r.jsonl");
+    let original = std::fs::read(&input).unwrap();
+    let r = compact(&input, &["--keep-recent", "3000"], 0);
+    let beside = dir.path().join("r.compacted.jsonl");
+    assert_eq!(r["output"], beside.to_str().unwrap());
+    assert_eq!(std::fs::read(&input).unwrap(), original, "the input is never changed");
+    // An existing output is not replaced without --force.
+    compact(&input, &["--keep-recent", "3000"], 2);
+    compact(&input, &["--keep-recent", "3000", "--force"], 0);
+    let r = compact(&input, &["--keep-recent", "3000", "--in-place"], 0);
+    let backup = dir.path().join("r.jsonl.precompact.bak");
+    assert_eq!(r["backup"], backup.to_str().unwrap());
+    assert_eq!(std::fs::read(&backup).unwrap(), original);
+    assert_eq!(std::fs::read(&input).unwrap(), std::fs::read(&beside).unwrap());
+}
+
+#[test]
+fn live_looking_files_are_refused_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("fresh.jsonl");
+    std::fs::copy(fixture("compact/claude-work.jsonl"), &fresh).unwrap();
+    let o = cctool()
+        .args(["compact", "--keep-recent", "3000"])
+        .arg(&fresh)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("s ago, so its agent may still be writing it"));
+    let mut bytes = std::fs::read(fixture("compact/claude-work.jsonl")).unwrap();
+    bytes.pop();
+    let torn = dir.path().join("torn.jsonl");
+    write_aged(&torn, &bytes);
+    let o = cctool()
+        .args(["compact", "--keep-recent", "3000"])
+        .arg(&torn)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("does not end with a newline"));
+    compact(&torn, &["--keep-recent", "3000", "--force"], 0);
+    // The appended records start on a line of their own.
+    let out = std::fs::read_to_string(dir.path().join("torn.compacted.jsonl")).unwrap();
+    assert!(out.lines().all(|l| serde_json::from_str::<Value>(l).is_ok()));
+}
+
+#[test]
+fn native_files_refuse_tier_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/claude-work.jsonl"), dir.path(), "s.jsonl");
+    let o = cctool().args(["compact", "--tier", "1"]).arg(&input).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--tier 1 applies to cctool v5 sessions"));
+}
+
+#[test]
+fn a_summarizer_writes_the_recap_and_a_failing_one_falls_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/claude-work.jsonl"), dir.path(), "s.jsonl");
+    let prompt_file = dir.path().join("prompt.txt");
+    let cmd = format!(
+        "cat > '{}'; printf 'Goal: split the crate\\nProgress:\\n- parse.rs written\\nNext Steps: README\\n'",
+        prompt_file.display()
+    );
+    let r = compact(
+        &input,
+        &["--keep-recent", "3000", "--summarizer", &cmd, "-o", "/dev/null"],
+        0,
+    );
+    assert_eq!(r["recap_method"], "summarizer");
+    let recap = r["recap"].as_str().unwrap();
+    assert!(recap.contains("Goal: split the crate"), "{recap}");
+    // Files still come from the tool calls.
+    assert!(recap.contains("Modified: /home/dev/app/src/parse.rs"), "{recap}");
+    let prompt = std::fs::read_to_string(&prompt_file).unwrap();
+    assert!(prompt.contains("Goal") && prompt.contains("Next Steps"), "{prompt}");
+    assert!(prompt.contains("elided"), "large tool results are elided: {prompt}");
+    let out = cctool()
+        .args([
+            "compact",
+            "--keep-recent",
+            "3000",
+            "--summarizer",
+            "exit 3",
+            "-o",
+            "/dev/null",
+        ])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the summarizer was not used"), "{err}");
+    assert!(err.contains("the recap is extractive"), "{err}");
+    let r = compact(
+        &input,
+        &[
+            "--keep-recent",
+            "3000",
+            "--summarizer",
+            "sleep 5",
+            "--summarizer-timeout",
+            "1",
+            "-o",
+            "/dev/null",
+        ],
+        0,
+    );
+    assert_eq!(r["recap_method"], "extractive");
+    assert!(r["summarizer_fallback"].as_str().unwrap().contains("timed out"), "{r}");
+}
+
+// ---- the real clients, when installed ----------------------------------------------------------
+
+fn codex_client() -> Option<PathBuf> {
+    let script = crate::util::root().join("../shared/tools/realclient/codex-resume-view.sh");
+    let home = std::env::var_os("CCTOOL_REALCLIENTS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cctool-realclients")))?;
+    (script.exists() && home.join("codex/node_modules/@openai/codex-linux-x64").exists()).then_some(script)
+}
+
+fn resume(script: &Path, file: &Path) -> Value {
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .arg(file)
+        .arg("say ok")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{} sent nothing: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn real_claude_code_resumes_the_compacted_files() {
+    let Some(script) = realclient() else {
+        eprintln!("SKIPPED: Claude Code 2.1.332 is not installed (run ../shared/tools/realclient/install.sh)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut inputs = vec![fixture("compact/claude-work.jsonl")];
+    for rel in [
+        "claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl",
+        "claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl",
+    ] {
+        inputs.push(sample(rel));
+    }
+    for (n, f) in inputs.iter().enumerate() {
+        let input = aged_copy(f, dir.path(), &format!("in{n}.jsonl"));
+        let out = dir.path().join(format!("out{n}.jsonl"));
+        let r = compact(
+            &input,
+            &["--force", "--keep-recent", "1500", "-o", out.to_str().unwrap()],
+            0,
+        );
+        assert_eq!(r["changed"], true, "{}", f.display());
+        let sent = normalise(&resume(&script, &out));
+        assert_eq!(sent, view(&out), "{}", f.display());
+        // The first message the client sends opens with the summary.
+        let first = &sent[0]["content"];
+        let text = first
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| first[0]["text"].as_str().unwrap().to_string());
+        assert!(text.starts_with("This session is being continued"), "{}", f.display());
+        assert!(text.contains("[Summary]"), "{}", f.display());
+        eprintln!(
+            "real Claude Code resumed {} as summary + {} kept records",
+            f.display(),
+            r["kept_units"]
+        );
+    }
+}
+
+/// Drops what Codex adds on its own (realclient README): the base instructions, the context
+/// messages and the prompt after the history, item ids and metadata.
+fn normalise_codex(sent: &Value, history_len: usize) -> Vec<Value> {
+    let mut items: Vec<Value> = sent.as_array().unwrap()[1..].to_vec();
+    items.truncate(history_len);
+    for i in &mut items {
+        if let Some(o) = i.as_object_mut() {
+            o.remove("id");
+            o.remove("internal_chat_message_metadata_passthrough");
+        }
+    }
+    items
+}
+
+#[test]
+fn real_codex_resumes_the_compacted_files() {
+    let Some(script) = codex_client() else {
+        eprintln!("SKIPPED: Codex 0.171 is not installed (run ../shared/tools/realclient/install.sh)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for (n, f) in [
+        fixture("compact/codex-work.jsonl"),
+        sample("codex/synthetic/synthetic_remote_compaction.jsonl"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let input = aged_copy(f, dir.path(), &format!("in{n}.jsonl"));
+        let out = dir.path().join(format!("out{n}.jsonl"));
+        let r = compact(
+            &input,
+            &["--force", "--keep-recent", "1", "-o", out.to_str().unwrap()],
+            0,
+        );
+        if r["changed"] != true {
+            eprintln!("{}: nothing to compact ({})", f.display(), r["note"]);
+            continue;
+        }
+        let history = codex_history(&out);
+        let sent = normalise_codex(&resume(&script, &out), history.len());
+        assert_eq!(sent, history, "{}", f.display());
+        let summary = history.iter().rposition(|i| item_text(i).starts_with(PREFIX)).unwrap();
+        assert_eq!(history.len() - summary - 1, r["kept_units"].as_u64().unwrap() as usize);
+        eprintln!(
+            "real Codex resumed {} as {} user messages, the summary and {} kept items",
+            f.display(),
+            summary,
+            r["kept_units"]
+        );
+    }
+}
