@@ -20,7 +20,8 @@ export PATH="$out/tools/bin:$PATH"
 note() { echo "compare.sh: $*" >&2; echo "- $*" >> "$out/notes.md"; }
 : > "$out/notes.md"
 
-for pair in hyperfine:hyperfine rg:ripgrep; do
+# Versions pinned where the newest release needs a newer rustc than this project's.
+for pair in hyperfine:hyperfine@1.20.0 rg:ripgrep; do
   tool=${pair%%:*}
   if ! command -v "$tool" > /dev/null; then
     echo "compare.sh: installing $tool from crates.io into $out/tools" >&2
@@ -125,6 +126,15 @@ if [ -x /usr/bin/time ]; then
   size=$(stat -c %s "$single")
   echo "| rebuild-chain-1gib | peak RSS | | $((kb / 1024)) MiB | $(awk -v k="$kb" -v s="$size" 'BEGIN { printf "%.1f%% of the file", k * 102400 / s }') | < 25% |" >> "$out/results.md"
 else note "/usr/bin/time not installed: peak RSS is not measured"; fi
+
+# compact one 1 GiB session: to a new file, and in place (backup, temporary file, fsync, rename).
+run compact-1gib "≤ 3x cp" \
+  "rm -f $out/k.jsonl ;; $bin -q compact $single -o $out/k.jsonl" \
+  "cp" "rm -f $out/c.json ;; cp $single $out/c.json"
+run compact-1gib-in-place "≤ 3x cp" \
+  "rm -f $out/k.jsonl*; cp -p $single $out/k.jsonl ;; $bin -q compact --in-place $out/k.jsonl" \
+  "cp" "rm -f $out/c.json ;; cp $single $out/c.json"
+rm -f "$out"/k.jsonl*
 
 # migrate a v1 session in place (backup, temporary file, fsync, rename) against copying it.
 run migrate-1gib "≤ 3x cp" \

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::ExitStatus;
 use crate::cli::{CompactArgs, GlobalArgs};
 use crate::compact::{self, Cut, Made, Options, Report, Tier, Unit, claude, codex, ids, session};
-use crate::io::atomic::{replace_with_backup_by, write_new_file_by};
+use crate::io::atomic::{Output, replace_with_backup_by, write_new_file_by};
 use crate::io::source::{COLD_AFTER, age};
 use crate::io::{Input, Source};
 use crate::migrate;
@@ -223,11 +223,47 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
     })
 }
 
-/// The recap size used while searching for the cut: the recap of the largest span is an upper
-/// bound in practice (its item lists are capped), and is computed once rather than per candidate.
-fn recap_estimate(units: &[Unit], opts: &Options) -> impl FnMut(usize) -> usize {
-    let full = compact::make_recap(units, opts, false).tokens();
-    move |_| full
+/// Plans the cut and makes the recap. Without a budget that is one pass over the span. With
+/// one, the cut depends on the recap's size, which depends on the cut: the plan starts from an
+/// estimate and is redone with the size of the recap it produced until that fits (a recap
+/// grows little with its span, so this settles in two or three passes).
+fn plan_and_recap(
+    units: &[Unit],
+    opts: &Options,
+    use_summarizer: bool,
+    feed: &mut compact::Feed<'_>,
+    overhead: impl Fn(usize) -> usize,
+    recap_tokens: impl Fn(&Made) -> usize,
+) -> Result<Option<(Cut, Made)>, String> {
+    let read = |e: std::io::Error| format!("cannot read: {e}");
+    if opts.budget.is_none() {
+        let Some(cut) = compact::plan(units, opts, |_| 0) else {
+            return Ok(None);
+        };
+        let made = compact::make_recap(units, cut.at, opts, use_summarizer, feed).map_err(read)?;
+        return Ok(Some((cut, made)));
+    }
+    let mut estimate = 500;
+    let mut planned = None;
+    for _ in 0..4 {
+        let Some(cut) = compact::plan(units, opts, |at| estimate + overhead(at)) else {
+            return Ok(None);
+        };
+        let made = compact::make_recap(units, cut.at, opts, false, feed).map_err(read)?;
+        let real = recap_tokens(&made);
+        let settled = real <= estimate;
+        estimate = estimate.max(real);
+        planned = Some((cut, made));
+        if settled {
+            break;
+        }
+    }
+    let Some((cut, made)) = planned else { return Ok(None) };
+    if use_summarizer && opts.summarizer.is_some() {
+        let made = compact::make_recap(units, cut.at, opts, true, feed).map_err(read)?;
+        return Ok(Some((cut, made)));
+    }
+    Ok(Some((cut, made)))
 }
 
 fn check_tier_native(tier: Tier, format: Format) -> Result<(), String> {
@@ -260,7 +296,7 @@ fn write_target(
     target: &Target,
     dry_run: bool,
     r: &mut Report,
-    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    write: impl FnOnce(&mut Output) -> std::io::Result<()>,
 ) -> Result<(), String> {
     match target {
         Target::New(p) => {
@@ -270,7 +306,7 @@ fn write_target(
                     // A device or a pipe (/dev/null, a FIFO) is written as it is: there is no
                     // file to replace atomically.
                     std::fs::OpenOptions::new().write(true).open(p).and_then(|f| {
-                        let mut w = std::io::BufWriter::new(f);
+                        let mut w = Output::new(f);
                         write(&mut w)?;
                         std::io::Write::flush(&mut w)
                     })
@@ -328,12 +364,20 @@ fn native_claude(
     let loaded = claude::load(src).map_err(|e| format!("cannot read: {e}"))?;
     let units = &loaded.units;
     let total: usize = units.iter().map(|u| u.tokens).sum();
-    let Some(cut) = compact::plan(units, opts, recap_estimate(units, opts)) else {
+    let transcript = opts.transcript_path.as_deref();
+    let planned = plan_and_recap(
+        units,
+        opts,
+        !a.dry_run,
+        &mut |at, f| loaded.feed(src, at, f),
+        |_| 0,
+        |m| compact::tokens_of_bytes(claude::summary_text(m, transcript).len()),
+    )?;
+    let Some((cut, made)) = planned else {
         nothing(r, total, opts);
         return Ok(ExitStatus::Success);
     };
-    let made = compact::make_recap(&units[..cut.at], opts, !a.dry_run);
-    let text = claude::summary_text(&made, opts.transcript_path.as_deref());
+    let text = claude::summary_text(&made, transcript);
     let after = compact::tokens_of_bytes(text.len()) + cut.tail_tokens;
     if after >= total {
         return Ok(not_smaller(r, total));
@@ -361,25 +405,33 @@ fn native_codex(
     let loaded = codex::load(src).map_err(|e| format!("cannot read: {e}"))?;
     let units = &loaded.units;
     let total: usize = units.iter().map(|u| u.tokens).sum();
-    let mut recap = recap_estimate(units, opts);
-    // What replaces the span: the recap, the kept user messages and any carried remote summary.
-    let fixed = |at: usize| {
-        let users: usize = loaded.user_text[..at]
+    // What replaces the span besides the recap: the kept user messages and any carried remote
+    // summary.
+    let overhead = |at: usize| {
+        let users: usize = loaded.items[..at]
             .iter()
-            .flatten()
+            .filter_map(|i| i.user_text.as_deref())
             .map(|t| compact::tokens_of_bytes(t.len()))
             .sum();
         let carried: usize = units[..at].iter().filter(|u| u.carry).map(|u| u.tokens).sum();
-        recap(at) + users.min(crate::chain::codex::USER_MESSAGE_BUDGET_TOKENS) + carried
+        users.min(crate::chain::codex::USER_MESSAGE_BUDGET_TOKENS) + carried
     };
-    let Some(cut) = compact::plan(units, opts, fixed) else {
+    let planned = plan_and_recap(
+        units,
+        opts,
+        !a.dry_run,
+        &mut |at, f| loaded.feed(src, at, f),
+        overhead,
+        |m| compact::tokens_of_bytes(codex::summary_text(m).len()),
+    )?;
+    let Some((cut, made)) = planned else {
         nothing(r, total, opts);
         return Ok(ExitStatus::Success);
     };
-    let made = compact::make_recap(&units[..cut.at], opts, !a.dry_run);
     let recap_tokens = compact::tokens_of_bytes(codex::summary_text(&made).len());
     let user_budget = codex::user_budget(opts.budget, recap_tokens, cut.tail_tokens);
-    let (history, replaced) = codex::replacement(&loaded, cut.at, &made, user_budget);
+    let (history, replaced) =
+        codex::replacement(src, &loaded, cut.at, &made, user_budget).map_err(|e| format!("cannot read: {e}"))?;
     let after = replaced + cut.tail_tokens;
     if after >= total {
         return Ok(not_smaller(r, total));
@@ -436,8 +488,18 @@ fn v5(src: &Source, a: &CompactArgs, opts: &Options, target: &Target, r: &mut Re
     };
     if run_tier2 {
         let units = session::units(&s);
-        if let Some(cut) = compact::plan(&units, opts, recap_estimate(&units, opts)) {
-            let made = compact::make_recap(&units[..cut.at], opts, !a.dry_run);
+        let planned = plan_and_recap(
+            &units,
+            opts,
+            !a.dry_run,
+            &mut |at, f| {
+                session::feed(&s, &units, at, f);
+                Ok(())
+            },
+            |_| 0,
+            Made::tokens,
+        )?;
+        if let Some((cut, made)) = planned {
             let first_kept = session::messages(&s).get(cut.at).and_then(|m| m.id);
             let tier_before = session::tokens(&s);
             if made.tokens() >= cut.span_tokens {

@@ -13,14 +13,21 @@
 
 use std::io::{self, Write};
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
 use super::{Made, Unit, copy_all, ids};
 use crate::chain::claude::{self, Kind, Options as ChainOptions, Transcript, flag};
 use crate::io::Source;
+use crate::io::atomic::Output;
+use crate::migrate::MessageV3 as MigrateMessage;
 use crate::migrate::import::{claude_record, content_text, parse};
 use crate::model::time::format_ms;
+use serde_json::value::RawValue;
+
+/// Records parsed between two releases of mapped pages.
+const BATCH: usize = 4096;
 
 /// The conversation a resume loads, as units (one per chain record).
 pub struct Loaded {
@@ -29,55 +36,169 @@ pub struct Loaded {
     pub units: Vec<Unit>,
 }
 
+/// Runs `f` over the chain records at `positions`, parsed on every core a batch at a time, in
+/// order; each batch's mapped pages leave the resident set behind it.
+fn batched<T: Send>(
+    src: &Source,
+    t: &Transcript,
+    positions: &[u32],
+    parse_one: impl Fn(u32, &[u8]) -> T + Sync,
+    mut f: impl FnMut(T),
+) -> io::Result<()> {
+    for batch in positions.chunks(BATCH) {
+        let done = batch
+            .par_iter()
+            .map(|&p| {
+                let n = t.node(p);
+                Ok(parse_one(p, &src.read_range(n.offset, n.len as usize)?))
+            })
+            .collect::<io::Result<Vec<T>>>()?;
+        done.into_iter().for_each(&mut f);
+        let lo = batch.iter().map(|&p| t.node(p).offset).min().unwrap_or(0);
+        let hi = batch
+            .iter()
+            .map(|&p| t.node(p).offset + t.node(p).len)
+            .max()
+            .unwrap_or(0);
+        src.done_with(lo, hi.saturating_sub(lo));
+    }
+    Ok(())
+}
+
 pub fn load(src: &Source) -> io::Result<Loaded> {
     let t = claude::read(src)?;
     let positions = t.rebuild(&ChainOptions::default()).unwrap_or_default().positions;
     let mut units = Vec::with_capacity(positions.len());
-    for &p in &positions {
-        let node = t.node(p);
-        let rec = parse(&src.read_range(node.offset, node.len as usize)?);
-        let source = json!({"uuid": rec.get("uuid").cloned().unwrap_or(Value::Null), "line": node.line});
-        let ts = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
-        let unit = if node.is_boundary() {
-            Unit {
-                carry: true,
-                ..Unit::default()
-            }
-        } else if node.kind == Kind::User && node.has(flag::COMPACT_SUMMARY) {
-            let text = rec.pointer("/message/content").map(content_text).unwrap_or_default();
-            let mut u = Unit::new(Vec::new());
-            u.tokens = super::tokens_of_bytes(text.len());
-            u.earlier = super::Earlier::from_text(&strip_header(&text));
-            u
-        } else {
-            let mut messages = claude_record(&rec, node.kind, node.line, &source, &ts);
-            // Injected rows (reminders, command caveats, hook output) are context, not requests.
-            if node.has(flag::META) {
-                for m in &mut messages {
-                    if m.role == "user" {
-                        m.role = "system".into();
-                    }
-                }
-            }
-            let mut u = Unit::new(messages);
-            u.prompt = node.kind == Kind::User
-                && !node.has(flag::META)
-                && !node.has(flag::TOOL_RESULT)
-                && (node.has(flag::TEXT) || node.has(flag::STRING_CONTENT))
-                && !is_command_output(&rec);
-            u
-        };
-        units.push(unit);
-    }
+    batched(
+        src,
+        &t,
+        &positions,
+        |p, bytes| unit(t.node(p), bytes),
+        |u| units.push(u),
+    )?;
     Ok(Loaded { t, positions, units })
 }
 
-/// Rows a slash command writes (`<command-name>`, `<local-command-stdout>`) are user rows
-/// without being requests.
-fn is_command_output(rec: &Value) -> bool {
-    let text = rec.pointer("/message/content").map(content_text).unwrap_or_default();
-    let t = text.trim_start();
-    t.starts_with("<command-") || t.starts_with("<local-command-") || t.starts_with("<bash-")
+impl Loaded {
+    /// Streams the messages of the span `[0, at)` (see [`super::Feed`]).
+    pub fn feed(&self, src: &Source, at: usize, f: &mut dyn FnMut(&MigrateMessage)) -> io::Result<()> {
+        let t = &self.t;
+        let span: Vec<u32> = self.positions[..at]
+            .iter()
+            .zip(&self.units)
+            .filter(|(_, u)| u.earlier.is_empty() && !u.carry)
+            .map(|(&p, _)| p)
+            .collect();
+        batched(
+            src,
+            t,
+            &span,
+            |p, bytes| messages(t.node(p), bytes),
+            |ms| ms.iter().for_each(&mut *f),
+        )
+    }
+}
+
+/// The v5 view of a chain record.
+fn messages(node: &claude::Node, bytes: &[u8]) -> Vec<MigrateMessage> {
+    let rec = parse(bytes);
+    let source = json!({"uuid": rec.get("uuid").cloned().unwrap_or(Value::Null), "line": node.line});
+    let ts = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
+    let mut messages = claude_record(&rec, node.kind, node.line, &source, &ts);
+    // Injected rows (reminders, command caveats, hook output) are context, not requests.
+    if node.has(flag::META) {
+        for m in &mut messages {
+            if m.role == "user" {
+                m.role = "system".into();
+            }
+        }
+    }
+    messages
+}
+
+#[derive(serde::Deserialize)]
+struct Head<'a> {
+    #[serde(borrow, default)]
+    message: Option<MessageHead<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct MessageHead<'a> {
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
+}
+
+#[derive(serde::Deserialize)]
+struct BlockHead<'a> {
+    #[serde(borrow, default, rename = "type")]
+    ty: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<&'a RawValue>,
+}
+
+/// The unit of one chain record, read without copying its bodies: tokens are a quarter of the
+/// bytes of `message.content` as written (JSON, as the agent sends it), and only the block
+/// types and tool ids are decoded.
+fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
+    if node.is_boundary() {
+        return Unit {
+            carry: true,
+            ..Unit::default()
+        };
+    }
+    if node.kind == Kind::User && node.has(flag::COMPACT_SUMMARY) {
+        let rec = parse(bytes);
+        let text = rec.pointer("/message/content").map(content_text).unwrap_or_default();
+        return Unit {
+            tokens: super::tokens_of_bytes(text.len()),
+            earlier: super::Earlier::from_text(&strip_header(&text)),
+            ..Unit::default()
+        };
+    }
+    if !matches!(node.kind, Kind::User | Kind::Assistant) {
+        // System and attachment rows are context the agent may be sent: counted whole.
+        return Unit {
+            tokens: super::tokens_of_bytes(bytes.len()),
+            ..Unit::default()
+        };
+    }
+    let head: Option<Head<'_>> = serde_json::from_slice(bytes).ok();
+    let Some(content) = head.and_then(|h| h.message).and_then(|m| m.content) else {
+        // Not strict JSON (a lone surrogate): the general parse, which repairs it.
+        return Unit::of_messages(&messages(node, bytes));
+    };
+    let raw = content.get();
+    let mut u = Unit {
+        tokens: super::tokens_of_bytes(raw.len()),
+        ..Unit::default()
+    };
+    let mut first_text: Option<&str> = raw.starts_with('"').then_some(raw);
+    if raw.starts_with('[') {
+        let blocks: Vec<BlockHead<'_>> = serde_json::from_str(raw).unwrap_or_default();
+        for b in &blocks {
+            match b.ty.as_deref() {
+                Some("tool_use") => u.calls.extend(b.id.as_deref().map(Into::into)),
+                Some("tool_result") => u.results.extend(b.tool_use_id.as_deref().map(Into::into)),
+                Some("text") if first_text.is_none() => first_text = b.text.map(RawValue::get),
+                _ => {}
+            }
+        }
+    }
+    // Slash-command rows (`<command-name>`, `<local-command-stdout>`) are not requests.
+    let command = first_text.is_some_and(|t| {
+        let t = t.trim_start_matches('"').trim_start();
+        t.starts_with("<command-") || t.starts_with("<local-command-") || t.starts_with("<bash-")
+    });
+    u.prompt = node.kind == Kind::User
+        && !node.has(flag::META)
+        && !node.has(flag::TOOL_RESULT)
+        && (node.has(flag::TEXT) || node.has(flag::STRING_CONTENT))
+        && !command;
+    u
 }
 
 /// Claude Code's header and trailer around a summary, removed before parsing it back.
@@ -134,7 +255,7 @@ pub fn write(
     made: &Made,
     pre_tokens: usize,
     transcript: Option<&str>,
-    w: &mut dyn Write,
+    w: &mut Output,
 ) -> io::Result<Appended> {
     let t = &loaded.t;
     let tail: Vec<u32> = loaded.positions[at..]

@@ -9,6 +9,7 @@
 
 use std::io::{self, Write};
 
+use rayon::prelude::*;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -16,61 +17,132 @@ use super::{Earlier, Made, Unit, copy_all, ids, tokens_of_bytes};
 use crate::chain::codex::{USER_MESSAGE_BUDGET_TOKENS, reconstruct};
 use crate::formats::codex::{self as fmt, ItemSrc, SUMMARY_PREFIX};
 use crate::io::Source;
+use crate::io::atomic::Output;
+use crate::migrate::MessageV3;
 use crate::migrate::import::{codex_item, parse};
 use crate::model::time::format_ms;
 
-/// The history a resume loads, as units (one per item), with each item's JSON text.
+/// The history a resume loads, as units (one per item), with where each item is.
 pub struct Loaded {
-    pub items: Vec<String>,
+    pub items: Vec<fmt::Item>,
     pub units: Vec<Unit>,
-    /// The real user prompts' texts, per unit.
-    pub user_text: Vec<Option<String>>,
     pub lines: Vec<Option<u64>>,
+}
+
+/// An item's JSON text as written.
+fn raw_of_item<'s>(src: &'s Source, item: &fmt::Item) -> io::Result<std::borrow::Cow<'s, [u8]>> {
+    match &item.src {
+        ItemSrc::Raw { offset, len, .. } => src.read_range(*offset, *len as usize),
+        ItemSrc::Synth(s) => Ok(std::borrow::Cow::Owned(s.clone().into_bytes())),
+    }
+}
+
+/// Runs `f` over `items`, each parsed by `parse_one` on every core a batch at a time, in order;
+/// each batch's mapped pages leave the resident set behind it.
+fn batched<'i, T: Send>(
+    src: &Source,
+    items: impl Iterator<Item = &'i fmt::Item>,
+    parse_one: impl Fn(&fmt::Item, &[u8]) -> T + Sync,
+    mut f: impl FnMut(T),
+) -> io::Result<()> {
+    let items: Vec<&fmt::Item> = items.collect();
+    for batch in items.chunks(4096) {
+        let done = batch
+            .par_iter()
+            .map(|item| Ok(parse_one(item, &raw_of_item(src, item)?)))
+            .collect::<io::Result<Vec<T>>>()?;
+        done.into_iter().for_each(&mut f);
+        let ranges = batch.iter().filter_map(|i| match i.src {
+            ItemSrc::Raw { offset, len, .. } => Some((offset, offset + u64::from(len))),
+            ItemSrc::Synth(_) => None,
+        });
+        let (lo, hi) = ranges.fold((u64::MAX, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
+        if lo < hi {
+            src.done_with(lo, hi - lo);
+        }
+    }
+    Ok(())
 }
 
 pub fn load(src: &Source) -> io::Result<Loaded> {
     let rollout = fmt::read_records(src)?;
-    let history = reconstruct(&rollout);
-    let mut out = Loaded {
-        items: Vec::new(),
-        units: Vec::new(),
-        user_text: Vec::new(),
-        lines: Vec::new(),
-    };
-    for item in &history.items {
-        let (raw, line) = match &item.src {
-            ItemSrc::Raw { offset, len, line } => (
-                String::from_utf8_lossy(&src.read_range(*offset, *len as usize)?).into_owned(),
-                Some(*line),
-            ),
-            ItemSrc::Synth(s) => (s.clone(), None),
-        };
-        let v = parse(raw.as_bytes());
-        let mut messages = codex_item(&v, line);
-        if item.context {
-            for m in &mut messages {
-                m.role = "system".into();
-            }
-        }
-        let mut u = Unit::new(messages);
-        if item.summary {
-            let text = fmt::message_texts(v.get("content").unwrap_or(&Value::Null)).concat();
-            let body = text
-                .strip_prefix(SUMMARY_PREFIX)
-                .map(|r| r.strip_prefix('\n').unwrap_or(r))
-                .unwrap_or(&text);
-            u.earlier = Earlier::from_text(body);
-            // The agent reads the prefix too.
-            u.tokens = tokens_of_bytes(text.len());
-        }
-        u.carry = item.remote_compaction;
-        u.prompt = item.user_text.is_some();
-        out.user_text.push(item.user_text.clone());
-        out.items.push(raw);
-        out.lines.push(line);
-        out.units.push(u);
+    let items = reconstruct(&rollout).items;
+    let mut units = Vec::with_capacity(items.len());
+    batched(src, items.iter(), unit, |u| units.push(u))?;
+    let lines = items
+        .iter()
+        .map(|i| match i.src {
+            ItemSrc::Raw { line, .. } => Some(line),
+            ItemSrc::Synth(_) => None,
+        })
+        .collect();
+    Ok(Loaded { items, units, lines })
+}
+
+impl Loaded {
+    /// Streams the messages of the span `[0, at)` (see [`super::Feed`]).
+    pub fn feed(&self, src: &Source, at: usize, f: &mut dyn FnMut(&MessageV3)) -> io::Result<()> {
+        let span = self.items[..at]
+            .iter()
+            .zip(&self.units)
+            .filter(|(_, u)| u.earlier.is_empty() && !u.carry)
+            .map(|(i, _)| i);
+        batched(src, span, messages, |ms| ms.iter().for_each(&mut *f))
     }
-    Ok(out)
+}
+
+/// The v5 view of a history item; injected context is a system message.
+fn messages(item: &fmt::Item, raw: &[u8]) -> Vec<MessageV3> {
+    let line = match item.src {
+        ItemSrc::Raw { line, .. } => Some(line),
+        ItemSrc::Synth(_) => None,
+    };
+    let mut messages = codex_item(&parse(raw), line);
+    if item.context {
+        for m in &mut messages {
+            m.role = "system".into();
+        }
+    }
+    messages
+}
+
+#[derive(serde::Deserialize)]
+struct Head<'a> {
+    #[serde(borrow, default, rename = "type")]
+    ty: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    call_id: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// The unit of one history item: a quarter of its JSON bytes (Codex's own estimate), and
+/// the call it makes or answers.
+fn unit(item: &fmt::Item, raw: &[u8]) -> Unit {
+    let mut u = Unit {
+        tokens: tokens_of_bytes(raw.len()),
+        carry: item.remote_compaction,
+        prompt: item.user_text.is_some(),
+        ..Unit::default()
+    };
+    if item.summary {
+        let v = parse(raw);
+        let text = fmt::message_texts(v.get("content").unwrap_or(&Value::Null)).concat();
+        let body = text
+            .strip_prefix(SUMMARY_PREFIX)
+            .map(|r| r.strip_prefix('\n').unwrap_or(r))
+            .unwrap_or(&text);
+        u.earlier = Earlier::from_text(body);
+        return u;
+    }
+    if let Ok(h) = serde_json::from_slice::<Head<'_>>(raw)
+        && let (Some(ty), Some(id)) = (h.ty.as_deref(), h.call_id.as_deref())
+    {
+        if ty.ends_with("_output") {
+            u.results.push(id.into());
+        } else if ty.ends_with("_call") {
+            u.calls.push(id.into());
+        }
+    }
+    u
 }
 
 /// Keeps the start and end of `text` within `max_tokens`, marking what was cut as Codex does.
@@ -133,28 +205,34 @@ pub fn summary_text(made: &Made) -> String {
 }
 
 /// The `replacement_history` items for a cut at `at`, and their estimated tokens.
-pub fn replacement(loaded: &Loaded, at: usize, made: &Made, user_budget: usize) -> (Vec<Box<RawValue>>, usize) {
-    let texts: Vec<&str> = loaded.user_text[..at].iter().flatten().map(String::as_str).collect();
+pub fn replacement(
+    src: &Source,
+    loaded: &Loaded,
+    at: usize,
+    made: &Made,
+    user_budget: usize,
+) -> io::Result<(Vec<Box<RawValue>>, usize)> {
+    let texts: Vec<&str> = loaded.items[..at]
+        .iter()
+        .filter_map(|i| i.user_text.as_deref())
+        .collect();
     let mut items = Vec::new();
-    let mut tokens = 0;
     for t in kept_user_messages(&texts, user_budget) {
-        tokens += tokens_of_bytes(t.len());
         items.push(user_message(&t));
     }
     // Remote compactions are opaque: carried as written, before the new summary.
     for (i, u) in loaded.units[..at].iter().enumerate() {
         if u.carry {
-            tokens += u.tokens;
-            items.push(verbatim(&loaded.items[i]));
+            items.push(verbatim(&String::from_utf8_lossy(&raw_of_item(src, &loaded.items[i])?)));
         }
     }
-    let summary = summary_text(made);
-    tokens += tokens_of_bytes(summary.len());
-    items.push(user_message(&summary));
-    for raw in &loaded.items[at..] {
-        items.push(verbatim(raw));
+    items.push(user_message(&summary_text(made)));
+    // Measured as the units of a loaded rollout are: a quarter of each item's JSON.
+    let tokens = items.iter().map(|i| tokens_of_bytes(i.get().len())).sum();
+    for item in &loaded.items[at..] {
+        items.push(verbatim(&String::from_utf8_lossy(&raw_of_item(src, item)?)));
     }
-    (items, tokens)
+    Ok((items, tokens))
 }
 
 /// The budget for kept user messages: Codex's own, or less when `--budget` needs the room.
@@ -166,7 +244,7 @@ pub fn user_budget(budget: Option<usize>, recap_tokens: usize, tail_tokens: usiz
 }
 
 /// Writes the input unchanged, then the `compacted` record and the `context_compacted` event.
-pub fn write(src: &Source, history: Vec<Box<RawValue>>, made: &Made, w: &mut dyn Write) -> io::Result<()> {
+pub fn write(src: &Source, history: Vec<Box<RawValue>>, made: &Made, w: &mut Output) -> io::Result<()> {
     copy_all(src, w)?;
     let ts = ids::now_ms();
     let compacted = json!({

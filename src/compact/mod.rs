@@ -98,11 +98,11 @@ pub fn message_tokens(m: &MessageV3) -> usize {
     tokens_of_bytes(message_bytes(m))
 }
 
-/// One indivisible piece of the loaded conversation.
+/// One indivisible piece of the loaded conversation, as little as the cut needs: a span of
+/// gigabytes is planned from these alone, and its messages are read again, streamed, only
+/// for the recap.
 #[derive(Clone, Debug, Default)]
 pub struct Unit {
-    /// Its v5 view (for the recap and for counting).
-    pub messages: Vec<MessageV3>,
     pub tokens: usize,
     /// It opens a user turn: a real prompt, not a tool result or injected context.
     pub prompt: bool,
@@ -110,6 +110,9 @@ pub struct Unit {
     pub earlier: Vec<Earlier>,
     /// It must not be summarised (e.g. an encrypted remote compaction): carried over as is.
     pub carry: bool,
+    /// Ids of the tool calls it makes, and of the calls whose results it holds.
+    pub calls: Vec<Box<str>>,
+    pub results: Vec<Box<str>>,
 }
 
 /// A recap written by an earlier compaction.
@@ -152,15 +155,31 @@ impl Earlier {
 }
 
 impl Unit {
-    pub fn new(messages: Vec<MessageV3>) -> Unit {
-        let tokens = messages.iter().map(message_tokens).sum();
-        Unit {
-            messages,
-            tokens,
+    /// The unit of these messages, measured with [`message_tokens`].
+    pub fn of_messages(messages: &[MessageV3]) -> Unit {
+        let mut u = Unit {
+            tokens: messages.iter().map(message_tokens).sum(),
             ..Unit::default()
+        };
+        for m in messages {
+            for it in &m.items {
+                if let Item::ToolCall { id, .. } = it
+                    && !id.is_empty()
+                {
+                    u.calls.push(id.as_str().into());
+                }
+            }
+            if let Some(id) = m.tool_call_id.as_deref() {
+                u.results.push(id.into());
+            }
         }
+        u
     }
 }
+
+/// Streams the messages of the units `[0, at)` that are neither earlier recaps nor carried, in
+/// order: the span a recap is made of.
+pub type Feed<'a> = dyn FnMut(usize, &mut dyn FnMut(&MessageV3)) -> std::io::Result<()> + 'a;
 
 /// Where to cut, and why.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -183,16 +202,11 @@ pub fn safe_cuts(units: &[Unit]) -> Vec<bool> {
     // +1 where an open interval starts, -1 past its end: a prefix sum > 0 means "inside a pair".
     let mut diff = vec![0i64; n + 2];
     for (i, u) in units.iter().enumerate() {
-        for m in &u.messages {
-            for it in &m.items {
-                if let Item::ToolCall { id, .. } = it
-                    && !id.is_empty()
-                {
-                    opened.entry(id.as_str()).or_insert(i);
-                }
-            }
-            if let Some(id) = m.tool_call_id.as_deref()
-                && let Some(&o) = opened.get(id)
+        for id in &u.calls {
+            opened.entry(id).or_insert(i);
+        }
+        for id in &u.results {
+            if let Some(&o) = opened.get(&**id)
                 && o < i
             {
                 diff[o + 1] += 1;
@@ -301,13 +315,19 @@ impl Made {
     }
 }
 
-/// Builds the recap of `span`: earlier recaps merged (spec merge rules), the rest extracted, or
-/// summarised by `--summarizer` with the extractive recap as the fallback.
-pub fn make_recap(span: &[Unit], opts: &Options, use_summarizer: bool) -> Made {
+/// Builds the recap of the span `units[..at]`: earlier recaps merged (spec merge rules), the
+/// rest extracted from the messages `feed` streams, or summarised by `--summarizer` with the
+/// extractive recap as the fallback.
+pub fn make_recap(
+    units: &[Unit],
+    at: usize,
+    opts: &Options,
+    use_summarizer: bool,
+    feed: &mut Feed<'_>,
+) -> std::io::Result<Made> {
     let mut old: Option<Recap> = None;
     let mut earlier_text = Vec::new();
-    let mut fresh: Vec<MessageV3> = Vec::new();
-    for u in span {
+    for u in &units[..at] {
         for e in &u.earlier {
             match e {
                 Earlier::Structured(r) => {
@@ -319,17 +339,22 @@ pub fn make_recap(span: &[Unit], opts: &Options, use_summarizer: bool) -> Made {
                 Earlier::Text(t) => earlier_text.push(t.clone()),
             }
         }
-        if u.earlier.is_empty() && !u.carry {
-            fresh.extend(u.messages.iter().cloned());
-        }
     }
-    let extracted = Recap::extract(&fresh);
+    let summarizer = opts.summarizer.as_deref().filter(|_| use_summarizer);
+    let mut x = recap::Extractor::default();
+    let mut prompt = summarizer.map(|_| summarizer::Prompt::default());
+    feed(at, &mut |m| {
+        if let Some(p) = &mut prompt {
+            p.push(m);
+        }
+        x.push(m);
+    })?;
+    let extracted = x.finish();
     let mut method = "extractive";
     let mut fallback = None;
     let mut new = extracted.clone();
-    if use_summarizer && let Some(cmd) = &opts.summarizer {
-        let prompt = summarizer::prompt(&fresh, old.as_ref());
-        match summarizer::run(cmd, &prompt, opts.summarizer_timeout) {
+    if let (Some(cmd), Some(p)) = (summarizer, prompt) {
+        match summarizer::run(cmd, &p.finish(old.as_ref()), opts.summarizer_timeout) {
             Ok(out) => match summarizer::parse_fields(&out) {
                 Some(mut r) => {
                     // Files come from the tool calls, never from a model's memory.
@@ -351,17 +376,26 @@ pub fn make_recap(span: &[Unit], opts: &Options, use_summarizer: bool) -> Made {
         Some(o) => Recap::merge(&o, &new),
         None => new,
     };
-    Made {
+    Ok(Made {
         recap,
         earlier_text,
         method,
         fallback,
-    }
+    })
 }
 
 /// Copies the input to `w` as it is, adding a final newline when it lacks one, so that appended
 /// records start on their own line.
-pub fn copy_all(src: &crate::io::Source, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+pub fn copy_all(src: &crate::io::Source, w: &mut crate::io::atomic::Output) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(f) = src.file() {
+        w.copy_from(f, src.len())?;
+        let ends_line = src.is_empty() || src.read_range(src.len() - 1, 1)?.first() == Some(&b'\n');
+        if !ends_line {
+            w.write_all(b"\n")?;
+        }
+        return Ok(());
+    }
     let mut last = b'\n';
     let mut err = None;
     src.for_each_chunk(|_, chunk, _| {
@@ -430,7 +464,7 @@ mod tests {
     }
 
     fn prompt(tokens: usize) -> Unit {
-        let mut u = Unit::new(vec![msg(
+        let mut u = Unit::of_messages(&[msg(
             "user",
             vec![Item::Text {
                 text: "x".repeat(tokens * 4),
@@ -443,7 +477,7 @@ mod tests {
     }
 
     fn call(id: &str, tokens: usize) -> Unit {
-        Unit::new(vec![msg(
+        Unit::of_messages(&[msg(
             "assistant",
             vec![Item::ToolCall {
                 id: id.into(),
@@ -456,7 +490,7 @@ mod tests {
     }
 
     fn result(id: &str, tokens: usize) -> Unit {
-        Unit::new(vec![msg(
+        Unit::of_messages(&[msg(
             "tool",
             vec![Item::ToolResult {
                 content: Value::String("r".repeat(tokens * 4)),

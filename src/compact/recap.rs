@@ -7,7 +7,7 @@
 //! back the same way as an extracted one. Every value is one line without surrounding spaces;
 //! empty values and the `(none)` marker are not values.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
@@ -86,20 +86,16 @@ impl Recap {
     /// it, so an existing recap is updated rather than lost; merging the same recap again
     /// afterwards changes nothing.
     pub fn extract(span: &[MessageV3]) -> Recap {
-        let mut acc = Recap::default();
-        let mut start = 0;
-        for (i, m) in span.iter().enumerate() {
-            let earlier = m.items.iter().rev().find_map(|it| match it {
-                Item::Other(v) => Recap::from_item(v),
-                _ => None,
-            });
-            if let Some(earlier) = earlier {
-                acc = merge_nonempty(acc, extract_plain(&span[start..i]));
-                acc = merge_nonempty(acc, earlier);
-                start = i + 1;
-            }
+        Recap::extract_refs(&span.iter().collect::<Vec<_>>())
+    }
+
+    /// [`Recap::extract`] over messages held elsewhere (the units of a cut), not copied.
+    pub fn extract_refs(span: &[&MessageV3]) -> Recap {
+        let mut x = Extractor::default();
+        for m in span {
+            x.push(m);
         }
-        merge_nonempty(acc, extract_plain(span.get(start..).unwrap_or_default()))
+        x.finish()
     }
 
     /// True when the recap says nothing at all.
@@ -443,16 +439,58 @@ struct Outcome {
     failed: bool,
 }
 
-fn extract_plain(span: &[MessageV3]) -> Recap {
-    let outcomes = outcomes(span);
-    let mut user_requests: Vec<String> = Vec::new();
-    let mut constraints = Vec::new();
-    let mut decisions = Vec::new();
-    let mut files = Files::default();
-    let mut progress: Vec<Step> = Vec::new();
-    let mut todos: Option<Vec<(String, String)>> = None;
+/// Calls kept waiting for their results before being taken without one: a result arrives
+/// right after its call, or after a few parallel ones; an unanswered call must not hold the
+/// whole rest of a span in memory.
+const MAX_PENDING: usize = 256;
 
-    for m in span {
+/// The extractive recap, built one message at a time so that a span of any length needs
+/// memory only for what the recap keeps. A tool call is taken when its result has arrived
+/// (its outcome decides whether a file was really read or written, and the exit status), in
+/// the order the calls were made.
+#[derive(Default)]
+pub struct Extractor {
+    /// Earlier recaps and finished segments, merged.
+    acc: Recap,
+    segment: Segment,
+}
+
+#[derive(Default)]
+struct Segment {
+    first_request: Option<String>,
+    last_request: Option<String>,
+    constraints: Vec<String>,
+    decisions: Vec<String>,
+    files: Files,
+    progress: Vec<Step>,
+    todos: Option<Vec<(String, String)>>,
+    /// Calls in the order made, with the outcome once their result is in.
+    pending: std::collections::VecDeque<(String, String, Value, Option<Outcome>)>,
+}
+
+impl Extractor {
+    pub fn push(&mut self, m: &MessageV3) {
+        // A structured summary (an earlier recap) closes the segment before it.
+        let earlier = m.items.iter().rev().find_map(|it| match it {
+            Item::Other(v) => Recap::from_item(v),
+            _ => None,
+        });
+        if let Some(earlier) = earlier {
+            let seg = std::mem::take(&mut self.segment).finish();
+            let acc = std::mem::take(&mut self.acc);
+            self.acc = merge_nonempty(merge_nonempty(acc, seg), earlier);
+            return;
+        }
+        self.segment.push(m);
+    }
+
+    pub fn finish(self) -> Recap {
+        merge_nonempty(self.acc, self.segment.finish())
+    }
+}
+
+impl Segment {
+    fn push(&mut self, m: &MessageV3) {
         match m.role.as_str() {
             "user" => {
                 let texts: Vec<&str> = m
@@ -465,17 +503,19 @@ fn extract_plain(span: &[MessageV3]) -> Recap {
                     .collect();
                 let request = texts.join("\n");
                 if !request.trim().is_empty() {
-                    constraints.extend(matching_sentences(&request, CONSTRAINT_WORDS));
-                    user_requests.push(request);
+                    self.constraints.extend(matching_sentences(&request, CONSTRAINT_WORDS));
+                    if self.first_request.is_none() {
+                        self.first_request = Some(request.clone());
+                    }
+                    self.last_request = Some(request);
                 }
             }
             "assistant" => {
                 for item in &m.items {
                     match item {
-                        Item::Text { text, .. } => decisions.extend(matching_sentences(text, DECISION_WORDS)),
+                        Item::Text { text, .. } => self.decisions.extend(matching_sentences(text, DECISION_WORDS)),
                         Item::ToolCall { id, name, args, .. } => {
-                            let outcome = outcomes.get(id.as_str());
-                            tool_call(name, args, outcome, &mut files, &mut progress, &mut todos);
+                            self.pending.push_back((id.clone(), name.clone(), args.clone(), None));
                         }
                         _ => {}
                     }
@@ -483,32 +523,75 @@ fn extract_plain(span: &[MessageV3]) -> Recap {
             }
             _ => {}
         }
+        if let Some(id) = m.tool_call_id.as_deref() {
+            for item in &m.items {
+                if let Item::ToolResult { content, extra, .. } = item {
+                    let is_error = extra
+                        .get("is_error")
+                        .or_else(|| m.extra.get("is_error"))
+                        .and_then(Value::as_bool);
+                    // The last result of a call counts, as a map by id would have it.
+                    if let Some(slot) = self.pending.iter_mut().rev().find(|p| p.0 == id) {
+                        slot.3 = Some(outcome_of(content, is_error));
+                    }
+                }
+            }
+        }
+        self.drain(false);
     }
 
-    let mut progress = finish_progress(progress);
-    let mut next_steps = Vec::new();
-    for (status, content) in todos.unwrap_or_default() {
-        match status.as_str() {
-            "completed" => progress.push(format!("Completed: {content}")),
-            "in_progress" => next_steps.push(format!("In progress: {content}")),
-            "pending" => next_steps.push(format!("Pending: {content}")),
-            _ => {}
+    /// Takes the calls at the front whose results are in (all of them at the end, or when
+    /// too many wait).
+    fn drain(&mut self, all: bool) {
+        while let Some(front) = self.pending.front() {
+            if front.3.is_none() && !all && self.pending.len() <= MAX_PENDING {
+                break;
+            }
+            let Some((_, name, args, outcome)) = self.pending.pop_front() else {
+                break;
+            };
+            tool_call(
+                &name,
+                &args,
+                outcome.as_ref(),
+                &mut self.files,
+                &mut self.progress,
+                &mut self.todos,
+            );
         }
     }
-    if let Some(last) = user_requests.last() {
-        next_steps.push(format!("Last request: {}", quote(last, GOAL_CAP)));
+
+    fn finish(mut self) -> Recap {
+        self.drain(true);
+        let mut progress = finish_progress(self.progress);
+        let mut next_steps = Vec::new();
+        for (status, content) in self.todos.unwrap_or_default() {
+            match status.as_str() {
+                "completed" => progress.push(format!("Completed: {content}")),
+                "in_progress" => next_steps.push(format!("In progress: {content}")),
+                "pending" => next_steps.push(format!("Pending: {content}")),
+                _ => {}
+            }
+        }
+        if let Some(last) = &self.last_request {
+            next_steps.push(format!("Last request: {}", quote(last, GOAL_CAP)));
+        }
+        let modified = self.files.modified;
+        let read = self.files.read.into_iter().filter(|f| !modified.contains(f)).collect();
+        Recap {
+            goal: self
+                .first_request
+                .as_deref()
+                .map(|g| quote(g, GOAL_CAP))
+                .unwrap_or_default(),
+            constraints: recent_unique(self.constraints, MAX_QUOTES),
+            progress: recent_unique_keep_order(progress),
+            key_decisions: recent_unique(self.decisions, MAX_QUOTES),
+            next_steps: recent_unique_keep_order(next_steps),
+            files: FileTracking { read, modified },
+        }
+        .normalized()
     }
-    let modified = files.modified;
-    let read = files.read.into_iter().filter(|f| !modified.contains(f)).collect();
-    Recap {
-        goal: user_requests.first().map(|g| quote(g, GOAL_CAP)).unwrap_or_default(),
-        constraints: recent_unique(constraints, MAX_QUOTES),
-        progress: recent_unique_keep_order(progress),
-        key_decisions: recent_unique(decisions, MAX_QUOTES),
-        next_steps: recent_unique_keep_order(next_steps),
-        files: FileTracking { read, modified },
-    }
-    .normalized()
 }
 
 fn recent_unique_keep_order(items: Vec<String>) -> Vec<String> {
@@ -519,24 +602,6 @@ fn recent_unique_keep_order(items: Vec<String>) -> Vec<String> {
 fn is_injected(text: &str) -> bool {
     let t = text.trim_start();
     INJECTED_PREFIXES.iter().any(|p| t.starts_with(p))
-}
-
-/// Results by the id of the call they answer.
-fn outcomes(span: &[MessageV3]) -> HashMap<&str, Outcome> {
-    let mut out = HashMap::new();
-    for m in span {
-        let Some(id) = m.tool_call_id.as_deref() else { continue };
-        for item in &m.items {
-            if let Item::ToolResult { content, extra, .. } = item {
-                let is_error = extra
-                    .get("is_error")
-                    .or_else(|| m.extra.get("is_error"))
-                    .and_then(Value::as_bool);
-                out.insert(id, outcome_of(content, is_error));
-            }
-        }
-    }
-    out
 }
 
 fn outcome_of(content: &Value, is_error: Option<bool>) -> Outcome {
@@ -760,15 +825,16 @@ fn tool_call(
     }
 }
 
+/// Interrupted, timed-out and background commands have no status yet.
+const UNFINISHED: [&str; 3] = [
+    "[Request interrupted",
+    "Command timed out",
+    "Command running in background",
+];
+
 /// Claude Code reports a failing command as `Exit code N` and a successful one by its output
 /// alone: a result without that line, and not an error, is a success.
 fn claude_bash_success(name: &str, o: &Outcome) -> Option<i64> {
-    // Interrupted, timed-out and background commands have no status yet.
-    const UNFINISHED: [&str; 3] = [
-        "[Request interrupted",
-        "Command timed out",
-        "Command running in background",
-    ];
     let finished = !UNFINISHED.iter().any(|u| o.text.contains(u));
     (name == "Bash" && !o.failed && finished).then_some(0)
 }

@@ -42,7 +42,7 @@ pub fn units(s: &Session) -> Vec<Unit> {
     messages(s)
         .iter()
         .map(|m| {
-            let mut u = Unit::new(vec![m.clone()]);
+            let mut u = Unit::of_messages(std::slice::from_ref(m));
             for item in summary_items(m) {
                 match item.get("text").and_then(Value::as_str) {
                     Some(t) => u.earlier.extend(Earlier::from_text(t)),
@@ -58,6 +58,15 @@ pub fn units(s: &Session) -> Vec<Unit> {
             u
         })
         .collect()
+}
+
+/// Streams the messages of the span `[0, at)` that are not recaps (see [`super::Feed`]).
+pub fn feed(s: &Session, units: &[Unit], at: usize, f: &mut dyn FnMut(&MessageV3)) {
+    for (m, u) in messages(s)[..at].iter().zip(units) {
+        if u.earlier.is_empty() && !u.carry {
+            f(m);
+        }
+    }
 }
 
 /// `[TRUNCATED: <original_size> bytes] <first 200 characters of the original>`.

@@ -41,20 +41,38 @@ resolved. Do not list the files read or modified; they are tracked separately.
 
 /// The prompt for the summarizer: the earlier recap if any, the span as role-prefixed turns
 /// with tool calls and (possibly elided) results, then the instructions.
-pub fn prompt(span: &[MessageV3], earlier: Option<&Recap>) -> String {
-    let mut out = String::new();
-    if let Some(r) = earlier.filter(|r| !r.is_empty()) {
-        out.push_str("Earlier summary of the conversation before this part:\n\n");
-        out.push_str(&r.render());
-        out.push('\n');
-    }
-    out.push_str("Conversation:\n\n");
+pub fn prompt(span: &[&MessageV3], earlier: Option<&Recap>) -> String {
+    let mut p = Prompt::default();
     for m in span {
-        render_message(&mut out, m);
+        p.push(m);
     }
-    out.push('\n');
-    out.push_str(INSTRUCTIONS);
-    out
+    p.finish(earlier)
+}
+
+/// [`prompt`] built one message at a time, for spans streamed from disk.
+#[derive(Default)]
+pub struct Prompt {
+    conversation: String,
+}
+
+impl Prompt {
+    pub fn push(&mut self, m: &MessageV3) {
+        render_message(&mut self.conversation, m);
+    }
+
+    pub fn finish(self, earlier: Option<&Recap>) -> String {
+        let mut out = String::new();
+        if let Some(r) = earlier.filter(|r| !r.is_empty()) {
+            out.push_str("Earlier summary of the conversation before this part:\n\n");
+            out.push_str(&r.render());
+            out.push('\n');
+        }
+        out.push_str("Conversation:\n\n");
+        out.push_str(&self.conversation);
+        out.push('\n');
+        out.push_str(INSTRUCTIONS);
+        out
+    }
 }
 
 fn render_message(out: &mut String, m: &MessageV3) {
@@ -68,11 +86,16 @@ fn render_message(out: &mut String, m: &MessageV3) {
                 let shown = serde_json::to_string(&args).unwrap_or_default();
                 turn(out, &m.role, &format!("[tool call {name} (id {id})] {shown}"));
             }
-            Item::ToolResult { content, .. } => {
+            Item::ToolResult { content, extra, .. } => {
                 let text = content_text(content);
                 let id = m.tool_call_id.as_deref().unwrap_or("?");
-                let body = if text.len() > ELIDE_ABOVE {
-                    format!("[tool result elided: {} bytes]", text.len())
+                // A result already shortened by `recap::slim` remembers its size.
+                let size = extra
+                    .get("elided_bytes")
+                    .and_then(Value::as_u64)
+                    .map_or(text.len(), |n| n as usize);
+                let body = if size > ELIDE_ABOVE {
+                    format!("[tool result elided: {size} bytes]")
                 } else {
                     text
                 };
@@ -408,7 +431,7 @@ mod tests {
     #[test]
     fn prompt_elides_large_results_and_keeps_small_ones() {
         let big = "x".repeat(48213);
-        let span = vec![
+        let span = [
             msg("user", vec![text("Fix the parser")], None),
             msg(
                 "assistant",
@@ -443,7 +466,7 @@ mod tests {
             goal: "\"Start\"".into(),
             ..Recap::default()
         };
-        let p = prompt(&span, Some(&earlier));
+        let p = prompt(&span.iter().collect::<Vec<_>>(), Some(&earlier));
         assert!(p.contains("[tool result elided: 48213 bytes]"));
         assert!(!p.contains(&big[..3000]));
         assert!(p.contains("small output"));

@@ -12,7 +12,7 @@
 //! so tests can check exactly that.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// The steps of a rewrite, as `CCTOOL_FAIL_AT` names them.
@@ -28,6 +28,56 @@ fn fail_at(step: &str) -> io::Result<()> {
     match std::env::var("CCTOOL_FAIL_AT") {
         Ok(s) if s == step => Err(io::Error::other(format!("injected failure at {step}"))),
         _ => Ok(()),
+    }
+}
+
+/// Where new content is written: a buffered file that can also take a range of another file
+/// copied by the kernel (`copy_file_range`, or a reflink), so that an output which starts with
+/// its input (an appended compaction) costs what `cp` costs, not a pass through user space.
+pub struct Output {
+    w: io::BufWriter<File>,
+}
+
+impl Output {
+    pub fn new(f: File) -> Output {
+        Output {
+            w: io::BufWriter::with_capacity(1 << 20, f),
+        }
+    }
+
+    /// Appends bytes `[0, len)` of `from`.
+    pub fn copy_from(&mut self, from: &File, len: u64) -> io::Result<()> {
+        use std::io::Seek;
+        self.w.flush()?;
+        let mut from = from;
+        from.seek(io::SeekFrom::Start(0))?;
+        let copied = io::copy(&mut from.take(len), self.w.get_mut())?;
+        if copied != len {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("the input shrank while it was copied ({copied} of {len} bytes)"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The file, everything written.
+    pub fn into_file(self) -> io::Result<File> {
+        self.w.into_inner().map_err(io::IntoInnerError::into_error)
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.w.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.w.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
     }
 }
 
@@ -71,11 +121,7 @@ fn folder_of(path: &Path) -> &Path {
 /// temporary file in the same folder, fsynced, renamed over `path`, the folder fsynced. The
 /// temporary file does not outlive a failure. `keep_mode`: give it the permissions of the file
 /// it replaces.
-fn write_via_temp(
-    path: &Path,
-    keep_mode: bool,
-    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> io::Result<()> {
+fn write_via_temp(path: &Path, keep_mode: bool, write: impl FnOnce(&mut Output) -> io::Result<()>) -> io::Result<()> {
     let dir = folder_of(path);
     let name = path
         .file_name()
@@ -85,9 +131,9 @@ fn write_via_temp(
     let _ = fs::remove_file(&temp);
     let result = (|| {
         let f = OpenOptions::new().write(true).create_new(true).open(&temp)?;
-        let mut w = io::BufWriter::with_capacity(1 << 20, f);
+        let mut w = Output::new(f);
         write(&mut w)?;
-        w.into_inner().map_err(io::IntoInnerError::into_error)?.sync_all()?;
+        w.into_file()?.sync_all()?;
         if keep_mode && let Ok(meta) = fs::metadata(path) {
             fs::set_permissions(&temp, meta.permissions())?;
         }
@@ -113,7 +159,7 @@ pub fn replace_with_backup(path: &Path, bytes: &[u8], tag: &str) -> io::Result<P
 pub fn replace_with_backup_by(
     path: &Path,
     tag: &str,
-    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    write: impl FnOnce(&mut Output) -> io::Result<()>,
 ) -> io::Result<PathBuf> {
     fail_at("before-backup")?;
     let backup = backup_path(path, tag);
@@ -158,7 +204,7 @@ pub fn write_new_file(path: &Path, bytes: &[u8], overwrite: bool) -> io::Result<
 pub fn write_new_file_by(
     path: &Path,
     overwrite: bool,
-    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    write: impl FnOnce(&mut Output) -> io::Result<()>,
 ) -> io::Result<()> {
     if !overwrite && path.exists() {
         return Err(io::Error::new(io::ErrorKind::AlreadyExists, "exists; not overwritten"));

@@ -181,6 +181,15 @@ impl Source {
         }
     }
 
+    /// The open file behind a source read from disk (not standard input, not a small file
+    /// read whole): what a kernel copy of its bytes reads from.
+    pub fn file(&self) -> Option<&File> {
+        match &self.backing {
+            Backing::Mapped(_, f) | Backing::Stream(f) => Some(f),
+            Backing::Owned(_) => None,
+        }
+    }
+
     /// The content as a reader from the start, for streaming parsers.
     pub fn reader(&self) -> io::Result<Box<dyn Read + '_>> {
         match &self.backing {

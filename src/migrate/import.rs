@@ -216,7 +216,14 @@ pub fn claude_record(rec: &Value, kind: Kind, line: u64, source: &Value, timesta
                             Some("tool_result") => {
                                 let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
                                 let c = b.get("content").cloned().unwrap_or(Value::String(String::new()));
-                                messages.push(tool_message(id, c, source.clone(), timestamp.clone()));
+                                let mut m = tool_message(id, c, source.clone(), timestamp.clone());
+                                // A failed call is only marked so; the recap needs to know.
+                                if b.get("is_error") == Some(&Value::Bool(true))
+                                    && let Some(Item::ToolResult { extra, .. }) = m.items.first_mut()
+                                {
+                                    extra.insert("is_error".into(), Value::Bool(true));
+                                }
+                                messages.push(m);
                             }
                             Some("image") => items.push(Item::Other(json!({
                                 "type": "image",

@@ -529,7 +529,7 @@ fn dry_run_writes_nothing_and_shows_the_recap() {
     assert_eq!(o.status.code(), Some(1));
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(
-        text.contains(": would compact (claude-code, tier 2): 16574 -> "),
+        text.contains(": would compact (claude-code, tier 2): 17190 -> "),
         "{text}"
     );
     assert!(text.contains("[File Tracking]"), "{text}");
