@@ -66,8 +66,27 @@ fn batched<T: Send>(
 }
 
 pub fn load(src: &Source) -> io::Result<Loaded> {
-    let t = claude::read(src)?;
-    let positions = t.rebuild(&ChainOptions::default()).unwrap_or_default().positions;
+    load_with(src, true)
+}
+
+/// [`load`]; `from_tail`: after a compaction, what a resume loads is usually decided by the
+/// rows from the last boundary on, and those alone are indexed when that provably changes
+/// nothing (`summary::resume_tail`). Without it the whole file is indexed.
+pub fn load_with(src: &Source, from_tail: bool) -> io::Result<Loaded> {
+    let tail = if from_tail {
+        let (markers, _) = crate::summary::claude_markers(src)?;
+        crate::summary::resume_tail(src, &markers)?
+    } else {
+        None
+    };
+    let (t, positions) = match tail {
+        Some((t, chain)) => (t, chain.positions),
+        None => {
+            let t = claude::read(src)?;
+            let positions = t.rebuild(&ChainOptions::default()).unwrap_or_default().positions;
+            (t, positions)
+        }
+    };
     let mut units = Vec::with_capacity(positions.len());
     batched(
         src,

@@ -13,7 +13,7 @@ pub mod template;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::chain::claude::{Loader, Options as LoadOptions, Transcript, WalkEnd, read_from};
+use crate::chain::claude::{Chain, Loader, Options as LoadOptions, Transcript, WalkEnd, read_from};
 use crate::chain::codex::History;
 use crate::formats::codex::{Record, Rollout, SUMMARY_PREFIX};
 use crate::io::Source;
@@ -180,6 +180,35 @@ fn dedup_boundaries(markers: &[Marker]) -> Vec<Marker> {
     out
 }
 
+/// The transcript from the last boundary on, and the chain the current loader (2.1.332)
+/// rebuilds from it, when that is provably the chain of the whole file: no preserved segment
+/// anywhere, and the chain starts at that boundary without bridging a gap, its tip chosen
+/// among these rows — the boundary's null parent ends every walk through it, so nothing
+/// written before it can change the answer. None: the whole file must be read.
+pub fn resume_tail(src: &Source, markers: &[Marker]) -> std::io::Result<Option<(Transcript, Chain)>> {
+    let boundaries = dedup_boundaries(markers);
+    let Some(last) = boundaries.last() else {
+        return Ok(None);
+    };
+    let segment = boundaries.iter().any(|b| {
+        b.value
+            .get("compactMetadata")
+            .and_then(|m| m.get("preservedSegment"))
+            .is_some()
+    });
+    if segment {
+        return Ok(None);
+    }
+    let t = read_from(src, last.offset, last.line, &mut |_| {})?;
+    let chain = t.rebuild(&LoadOptions::default()).unwrap_or_default();
+    let starts_here = chain
+        .positions
+        .first()
+        .is_some_and(|&p| t.node(p).is_boundary() && Some(t.uuid_text(p).as_str()) == last.uuid());
+    let sound = starts_here && chain.end == Some(WalkEnd::Boundary) && chain.bridges.is_empty() && chain.tip_local;
+    Ok(sound.then_some((t, chain)))
+}
+
 /// Decides the current boundary. With the current loader and no preserved segment anywhere,
 /// the lines from the last boundary on are loaded first: if that chain starts at this
 /// boundary without bridging a gap, and its tip choice did not depend on older rows, nothing
@@ -190,28 +219,16 @@ pub fn claude_current(src: &Source, markers: &[Marker], loader: Loader) -> std::
     let Some(last) = boundaries.last() else {
         return Ok(Current::default());
     };
-    let segment = boundaries.iter().any(|b| {
-        b.value
-            .get("compactMetadata")
-            .and_then(|m| m.get("preservedSegment"))
-            .is_some()
-    });
-    if loader == Loader::V2_1_332 && !segment {
-        let t = read_from(src, last.offset, last.line, &mut |_| {})?;
-        let chain = t.rebuild(&LoadOptions::default()).unwrap_or_default();
-        let starts_here = chain
-            .positions
-            .first()
-            .is_some_and(|&p| t.node(p).is_boundary() && Some(t.uuid_text(p).as_str()) == last.uuid());
-        if starts_here && chain.end == Some(WalkEnd::Boundary) && chain.bridges.is_empty() && chain.tip_local {
-            return Ok(Current {
-                boundary_uuid: last.uuid().map(str::to_string),
-                reached: true,
-                end: chain.end,
-                transcript: None,
-                from_tail: true,
-            });
-        }
+    if loader == Loader::V2_1_332
+        && let Some((_, chain)) = resume_tail(src, markers)?
+    {
+        return Ok(Current {
+            boundary_uuid: last.uuid().map(str::to_string),
+            reached: true,
+            end: chain.end,
+            transcript: None,
+            from_tail: true,
+        });
     }
     let t = crate::chain::claude::read(src)?;
     let chain = t

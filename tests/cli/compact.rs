@@ -177,6 +177,38 @@ fn claude_code_samples_compact_with_the_same_shape() {
     }
 }
 
+#[test]
+fn loading_from_the_last_boundary_gives_what_the_whole_file_gives() {
+    use cctool::compact::claude::load_with;
+    let mut files = vec![fixture("compact/claude-work.jsonl")];
+    for dir in [
+        "claude-code/real",
+        "claude-code/real-excerpts",
+        "claude-code/synthetic",
+        "claude-code/resume-2.1.332",
+    ] {
+        for e in std::fs::read_dir(sample(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    let mut from_tail = 0;
+    for f in &files {
+        let src = cctool::io::Source::open_path(f, cctool::io::MmapChoice::Never).unwrap();
+        let (fast, full) = (load_with(&src, true).unwrap(), load_with(&src, false).unwrap());
+        let uuids = |l: &cctool::compact::claude::Loaded| -> Vec<String> {
+            l.positions.iter().map(|&p| l.t.uuid_text(p)).collect()
+        };
+        assert_eq!(uuids(&fast), uuids(&full), "{}", f.display());
+        let tokens = |l: &cctool::compact::claude::Loaded| -> Vec<usize> { l.units.iter().map(|u| u.tokens).collect() };
+        assert_eq!(tokens(&fast), tokens(&full), "{}", f.display());
+        from_tail += usize::from(fast.t.nodes.len() < full.t.nodes.len());
+    }
+    assert!(from_tail >= 3, "the tail path was taken for {from_tail} files");
+}
+
 /// The history items Codex resumes, as rebuild-chain prints them.
 fn codex_history(path: &Path) -> Vec<Value> {
     chain(path)
