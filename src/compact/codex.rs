@@ -3,7 +3,8 @@
 //! `message` is `SUMMARY_PREFIX` + newline + recap, and `replacement_history` is the real user
 //! messages of the compacted span (newest first within 20,000 tokens, the first that does not
 //! fit middle-truncated, then put back in order), the prefixed summary as a user message, then
-//! the kept tail items exactly as written. An `event_msg` `context_compacted` follows. Codex
+//! the kept tail items exactly as written. An `event_msg` `context_compacted` follows, and the
+//! two are wrapped in `task_started`/`task_complete`, a turn of their own as `/compact` is. Codex
 //! resumes from the newest `compacted` with a `replacement_history`, so the resumed history is
 //! exactly that list followed by whatever is written later.
 
@@ -243,20 +244,38 @@ pub fn user_budget(budget: Option<usize>, recap_tokens: usize, tail_tokens: usiz
     }
 }
 
-/// Writes the input unchanged, then the `compacted` record and the `context_compacted` event.
+/// Writes the input unchanged, then a turn of its own as a manual `/compact` writes it (§9.6):
+/// `task_started`, the `compacted` record, the `context_compacted` event, `task_complete`.
+///
+/// The turn matters: the reverse scan Codex resumes with groups records into turns by their
+/// `task_started`, and a `compacted` record without one joins the last turn of the input. When
+/// the input ends with a `thread_rolled_back`, that rollback (already applied) would then
+/// discard the turn and the new `compacted` record with it, and Codex would resume the
+/// history from before the compaction.
 pub fn write(src: &Source, history: Vec<Box<RawValue>>, made: &Made, w: &mut Output) -> io::Result<()> {
     copy_all(src, w)?;
     let ts = ids::now_ms();
-    let compacted = json!({
-        "timestamp": format_ms(ts),
-        "type": "compacted",
-        "payload": {"message": summary_text(made), "replacement_history": history},
-    });
-    serde_json::to_writer(&mut *w, &compacted)?;
-    w.write_all(b"\n")?;
-    let event = json!({"timestamp": format_ms(ts + 1), "type": "event_msg", "payload": {"type": "context_compacted"}});
-    serde_json::to_writer(&mut *w, &event)?;
-    w.write_all(b"\n")
+    let summary = summary_text(made);
+    let turn = ids::uuid(&["codex_compact_turn", &summary, &ts.to_string()]);
+    let records = [
+        json!({"timestamp": format_ms(ts), "type": "event_msg", "payload": {"type": "task_started", "turn_id": turn}}),
+        json!({
+            "timestamp": format_ms(ts),
+            "type": "compacted",
+            "payload": {"message": summary, "replacement_history": history},
+        }),
+        json!({"timestamp": format_ms(ts + 1), "type": "event_msg", "payload": {"type": "context_compacted"}}),
+        json!({
+            "timestamp": format_ms(ts + 1),
+            "type": "event_msg",
+            "payload": {"type": "task_complete", "turn_id": turn, "last_agent_message": null},
+        }),
+    ];
+    for r in &records {
+        serde_json::to_writer(&mut *w, r)?;
+        w.write_all(b"\n")?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
