@@ -273,3 +273,212 @@ fn memchr_all(data: &[u8]) -> Vec<usize> {
         .map(|(i, _)| i)
         .collect()
 }
+
+/// The options a compaction fuzz input asks for: the first byte picks the format (`% 3`: Claude
+/// Code, Codex, v5) and, with its higher bits, small `keep_recent` and `budget` values, so that
+/// cuts land anywhere in a small input.
+fn compaction_options(selector: u8) -> cctool::compact::Options {
+    const KEEP: [usize; 8] = [0, 1, 3, 10, 40, 150, 600, 3000];
+    const BUDGET: [Option<usize>; 4] = [None, Some(0), Some(60), Some(800)];
+    let rest = usize::from(selector / 3);
+    cctool::compact::Options {
+        keep_recent: KEEP[rest % 8],
+        budget: BUDGET[(rest / 8) % 4],
+        keep_results: rest % 3,
+        transcript_path: Some("/fuzz/transcript.jsonl".into()),
+        ..cctool::compact::Options::default()
+    }
+}
+
+/// A plan's cut is within the units, adds up, keeps `keep_recent` unless it says it did not, and
+/// no tool call made before it has its result at or after it (checked here directly, not
+/// through `safe_cuts`' interval counting).
+fn assert_cut_ok(units: &[cctool::compact::Unit], cut: &cctool::compact::Cut, opts: &cctool::compact::Options) {
+    use cctool::migrate::Item;
+    let at = cut.at;
+    assert!(at > 0 && at <= units.len(), "cut at {at} of {} units", units.len());
+    let total: usize = units.iter().map(|u| u.tokens).sum();
+    let tail: usize = units[at..].iter().map(|u| u.tokens).sum();
+    assert_eq!((cut.tokens_before, cut.tail_tokens), (total, tail));
+    assert_eq!(cut.span_tokens + cut.tail_tokens, total);
+    assert!(
+        cut.tail_reduced || tail >= opts.keep_recent,
+        "a tail of {tail} tokens, under keep_recent {}, not marked as reduced",
+        opts.keep_recent
+    );
+    assert!(
+        units[at..].iter().all(|u| u.earlier.is_empty()),
+        "an earlier recap left in the verbatim tail"
+    );
+    let mut opened = std::collections::HashSet::new();
+    for m in units[..at].iter().flat_map(|u| &u.messages) {
+        for it in &m.items {
+            if let Item::ToolCall { id, .. } = it
+                && !id.is_empty()
+            {
+                opened.insert(id.as_str());
+            }
+        }
+    }
+    for m in units[at..].iter().flat_map(|u| &u.messages) {
+        if let Some(id) = m.tool_call_id.as_deref() {
+            assert!(!opened.contains(id), "the cut at {at} separates tool call {id:?} from its result");
+        }
+    }
+    assert!(cctool::compact::safe_cuts(units)[at], "plan chose a cut safe_cuts rejects");
+}
+
+/// The lines `out` has after the input (copied first, with a final newline added if missing).
+fn appended_lines<'a>(input: &[u8], out: &'a [u8]) -> Vec<&'a [u8]> {
+    let mut prefix = input.to_vec();
+    if !prefix.is_empty() && !prefix.ends_with(b"\n") {
+        prefix.push(b'\n');
+    }
+    assert!(out.starts_with(&prefix), "the output does not start with the input as it was");
+    let rest = &out[prefix.len()..];
+    assert!(rest.ends_with(b"\n"), "the appended records do not end with a newline");
+    let lines: Vec<&[u8]> = rest[..rest.len() - 1].split(|&b| b == b'\n').collect();
+    for l in &lines {
+        assert!(
+            serde_json::from_slice::<Value>(l).is_ok(),
+            "an appended line is not JSON: {}",
+            String::from_utf8_lossy(l)
+        );
+    }
+    lines
+}
+
+/// Compaction (`cctool compact`) of a Claude Code transcript, a Codex rollout or a v5 session,
+/// as the first byte chooses: the cut, the recap, the writer, and what the agent (or
+/// `decompress`) reads back from the result.
+pub fn compaction_cut(data: &[u8]) {
+    let Some((&selector, file)) = data.split_first() else {
+        return;
+    };
+    let opts = compaction_options(selector);
+    match selector % 3 {
+        0 => compaction_claude(file, &opts),
+        1 => compaction_codex(file, &opts),
+        _ => compaction_v5(file, &opts),
+    }
+}
+
+fn compaction_claude(file: &[u8], opts: &cctool::compact::Options) {
+    use cctool::compact::{self as cp, claude as cc};
+    let src = fuzz_source(file);
+    let loaded = cc::load(&src).expect("reading bytes in memory cannot fail");
+    let units = &loaded.units;
+    let full = cp::make_recap(units, opts, false).tokens();
+    let Some(cut) = cp::plan(units, opts, |_| full) else {
+        return;
+    };
+    assert_cut_ok(units, &cut, opts);
+    let made = cp::make_recap(&units[..cut.at], opts, false);
+    let mut out = Vec::new();
+    let appended = cc::write(
+        &src,
+        &loaded,
+        cut.at,
+        &made,
+        cut.tokens_before,
+        opts.transcript_path.as_deref(),
+        &mut out,
+    )
+    .expect("writing to memory cannot fail");
+    let lines = appended_lines(file, &out);
+    assert_eq!(lines.len(), 2 + appended.copies, "boundary, summary and the tail copies");
+
+    // What the agent resumes: the new boundary, the summary, then the tail copies.
+    let t = claude_chain_mod::read(&fuzz_source(&out)).expect("in memory");
+    let chain = t.rebuild(&ChainOptions::default()).expect("a rebuild without --tip cannot fail");
+    let first = chain.positions.first().map(|&p| t.uuid_text(p));
+    assert_eq!(
+        first.as_deref(),
+        Some(appended.boundary_uuid.as_str()),
+        "the resumed chain does not start at the new boundary"
+    );
+}
+
+fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
+    use cctool::compact::{self as cp, codex as cx};
+    let src = fuzz_source(file);
+    let loaded = cx::load(&src).expect("reading bytes in memory cannot fail");
+    let units = &loaded.units;
+    let full = cp::make_recap(units, opts, false).tokens();
+    let fixed = |at: usize| {
+        let users: usize = loaded.user_text[..at].iter().flatten().map(|t| cp::tokens_of_bytes(t.len())).sum();
+        let carried: usize = units[..at].iter().filter(|u| u.carry).map(|u| u.tokens).sum();
+        full + users.min(cctool::chain::codex::USER_MESSAGE_BUDGET_TOKENS) + carried
+    };
+    let Some(cut) = cp::plan(units, opts, fixed) else {
+        return;
+    };
+    assert_cut_ok(units, &cut, opts);
+    let made = cp::make_recap(&units[..cut.at], opts, false);
+    let recap_tokens = cp::tokens_of_bytes(cx::summary_text(&made).len());
+    let user_budget = cx::user_budget(opts.budget, recap_tokens, cut.tail_tokens);
+    let (history, _) = cx::replacement(&loaded, cut.at, &made, user_budget);
+    let expected = history.len();
+    let mut out = Vec::new();
+    cx::write(&src, history, &made, &mut out).expect("writing to memory cannot fail");
+    let lines = appended_lines(file, &out);
+    assert_eq!(lines.len(), 4, "a turn: task_started, compacted, context_compacted, task_complete");
+
+    // What Codex resumes: exactly the replacement history.
+    let rollout = cctool::formats::codex::read_records(&fuzz_source(&out)).expect("in memory");
+    let resumed = cctool::chain::codex::reconstruct(&rollout);
+    assert_eq!(
+        resumed.items.len(),
+        expected,
+        "the resumed history is not the replacement history"
+    );
+}
+
+fn compaction_v5(file: &[u8], opts: &cctool::compact::Options) {
+    use cctool::compact::{self as cp, session as cs};
+    let body = file.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(file);
+    let Ok(doc) = serde_json::from_slice::<Value>(body) else {
+        return;
+    };
+    if cctool_migrate::version_of(&doc).is_err() {
+        return;
+    }
+    let Ok(parsed) = cctool_migrate::parse(doc) else {
+        return;
+    };
+    let original = cctool_migrate::migrate(parsed, cctool_migrate::LATEST);
+
+    // Tier 1, undone by decompress against the original.
+    let units = cs::units(&original);
+    let keep_only = cctool::compact::Options {
+        budget: None,
+        ..opts.clone()
+    };
+    if let Some(keep) = cp::plan(&units, &keep_only, |_| 0) {
+        assert_cut_ok(&units, &keep, &keep_only);
+        let mut s = original.clone();
+        let t1 = cs::tier1(&mut s, keep.at, opts.keep_results);
+        assert_v5_output(&cctool_migrate::to_bytes(&s));
+        cs::decompress(&mut s, cs::messages(&original));
+        if t1.span.is_some() {
+            assert!(
+                cs::messages(&s) == cs::messages(&original),
+                "decompress did not restore what tier 1 changed"
+            );
+        }
+    }
+
+    // Tier 2: the recap replaces the span, and the result is a valid v5 session.
+    let full = cp::make_recap(&units, opts, false).tokens();
+    if let Some(cut) = cp::plan(&units, opts, |_| full) {
+        assert_cut_ok(&units, &cut, opts);
+        let made = cp::make_recap(&units[..cut.at], opts, false);
+        let mut s = original.clone();
+        let n = cs::messages(&s).len();
+        assert!(cs::tier2(&mut s, cut.at, &made).is_some(), "tier 2 refused the plan's cut");
+        assert_eq!(cs::messages(&s).len(), n - cut.at + 1);
+        let mut out = Vec::new();
+        cctool_migrate::write_to(s, &mut out).expect("writing to memory cannot fail");
+        assert_v5_output(&out);
+    }
+}

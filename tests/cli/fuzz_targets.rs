@@ -73,3 +73,23 @@ fn session_migrate_on_every_fixture() {
 fn lines_and_detect_on_every_fixture() {
     run_all("lines_and_detect", bodies::lines_and_detect);
 }
+
+/// The compaction target reads its first byte as the format and the options: every file is
+/// compacted as each format, with no budget and with budgets, a tail of 0 tokens up to 3000.
+#[test]
+fn compaction_cut_on_every_fixture() {
+    let mut failed = Vec::new();
+    for (path, bytes) in inputs() {
+        for rest in [0u8, 2, 5, 7, 8 + 3, 16 + 4, 24 + 6, 24 + 1] {
+            for format in 0..3u8 {
+                let selector = rest * 3 + format;
+                let mut data = vec![selector];
+                data.extend_from_slice(&bytes);
+                if std::panic::catch_unwind(|| bodies::compaction_cut(&data)).is_err() {
+                    failed.push(format!("{} (selector {selector})", path.display()));
+                }
+            }
+        }
+    }
+    assert!(failed.is_empty(), "compaction_cut panicked on: {failed:#?}");
+}
