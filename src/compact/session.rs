@@ -256,11 +256,12 @@ fn derives(m: &MessageV3, f: &MessageV3) -> bool {
 /// has the same message (by id) that tier 1 derived it from, else each placeholder from the
 /// tool result with the same tool call id (the one whose placeholder it is, if several).
 pub fn decompress(compacted: &mut Session, full: &[MessageV3]) -> Restored {
-    let mut by_id: rustc_hash::FxHashMap<u64, &MessageV3> = rustc_hash::FxHashMap::default();
+    // All messages of an id: a session can repeat one, and only the one tier 1 derived from counts.
+    let mut by_id: rustc_hash::FxHashMap<u64, Vec<&MessageV3>> = rustc_hash::FxHashMap::default();
     let mut by_call: rustc_hash::FxHashMap<&str, Vec<(&Value, Option<u64>)>> = rustc_hash::FxHashMap::default();
     for f in full {
         if let Some(id) = f.id {
-            by_id.entry(id).or_insert(f);
+            by_id.entry(id).or_default().push(f);
         }
         if let Some(call) = f.tool_call_id.as_deref() {
             for it in &f.items {
@@ -283,9 +284,9 @@ pub fn decompress(compacted: &mut Session, full: &[MessageV3]) -> Restored {
             .items
             .iter()
             .any(|i| matches!(i, Item::ToolResult { content, .. } if is_placeholder(content)));
-        if let Some(f) = m.id.and_then(|id| by_id.get(&id))
-            && *f != m
-            && derives(m, f)
+        if let Some(f) =
+            m.id.and_then(|id| by_id.get(&id))
+                .and_then(|fs| fs.iter().find(|f| **f != m && derives(m, f)))
         {
             out.reasoning += f.items.iter().filter(|i| matches!(i, Item::Reasoning { .. })).count();
             out.placeholders += m
@@ -320,8 +321,9 @@ pub fn decompress(compacted: &mut Session, full: &[MessageV3]) -> Restored {
             });
             match pick {
                 Some((c, sz)) => {
+                    // As the full record has it: tier 1 only set the size for its placeholder.
                     *content = (*c).clone();
-                    *original_size = Some(sz.unwrap_or_else(|| content_size(c)));
+                    *original_size = *sz;
                     out.placeholders += 1;
                     touched = true;
                 }
