@@ -116,6 +116,10 @@ pub fn tier1(s: &mut Session, tail_from: usize, keep_results: usize) -> Tier1 {
     let mut out = Tier1::default();
     for (i, m) in messages.iter_mut().enumerate() {
         let mut changed = false;
+        // decompress finds the original by message id, or a result by its tool call id: what it
+        // could not find again is left as it is, so that tier 1 stays reversible.
+        let by_id = m.id.is_some();
+        let by_call = by_id || m.tool_call_id.is_some();
         for item in &mut m.items {
             if let Item::ToolResult {
                 content, original_size, ..
@@ -123,7 +127,7 @@ pub fn tier1(s: &mut Session, tail_from: usize, keep_results: usize) -> Tier1 {
             {
                 let old_enough = seen < keep_from;
                 seen += 1;
-                if i < tail_from && old_enough && !is_placeholder(content) {
+                if i < tail_from && old_enough && by_call && !is_placeholder(content) {
                     let size = original_size.unwrap_or_else(|| content_size(content));
                     *original_size = Some(size);
                     *content = Value::String(placeholder(content, size));
@@ -132,7 +136,7 @@ pub fn tier1(s: &mut Session, tail_from: usize, keep_results: usize) -> Tier1 {
                 }
             }
         }
-        if i < tail_from {
+        if i < tail_from && by_id {
             let before = m.items.len();
             m.items.retain(|it| !matches!(it, Item::Reasoning { .. }));
             let removed = before - m.items.len();
