@@ -190,23 +190,63 @@ pub fn resume_tail(src: &Source, markers: &[Marker]) -> std::io::Result<Option<(
     let Some(last) = boundaries.last() else {
         return Ok(None);
     };
-    let segment = boundaries.iter().any(|b| {
-        b.value
-            .get("compactMetadata")
-            .and_then(|m| m.get("preservedSegment"))
-            .is_some()
-    });
-    if segment {
-        return Ok(None);
-    }
-    let t = read_from(src, last.offset, last.line, &mut |_| {})?;
+    let segment_of = |b: &Marker| b.value.pointer("/compactMetadata/preservedSegment").cloned();
+    let any_segment = boundaries.iter().any(|b| segment_of(b).is_some());
+    // A live segment's messages were written before its boundary: start at the first of them.
+    let live = segment_of(last);
+    let (offset, line) = match &live {
+        None => (last.offset, last.line),
+        Some(seg) => {
+            let Some(start) = seg
+                .get("headUuid")
+                .and_then(Value::as_str)
+                .and_then(|head| record_start(src, head, last.offset))
+            else {
+                return Ok(None);
+            };
+            start
+        }
+    };
+    let t = read_from(src, offset, line, &mut |_| {})?;
     let chain = t.rebuild(&LoadOptions::default()).unwrap_or_default();
     let starts_here = chain
         .positions
         .first()
         .is_some_and(|&p| t.node(p).is_boundary() && Some(t.uuid_text(p).as_str()) == last.uuid());
-    let sound = starts_here && chain.end == Some(WalkEnd::Boundary) && chain.bridges.is_empty() && chain.tip_local;
+    let mut sound = starts_here
+        && chain.end == Some(WalkEnd::Boundary)
+        && chain.bridges.is_empty()
+        && chain.tip_local
+        && (live.is_none() || chain.relinked);
+    // A segment anywhere prunes what precedes the last boundary by first position: a uuid
+    // written again after `offset` would be pruned there, so none may have been written before.
+    if sound && any_segment {
+        sound = !uuids_before(src, &t, offset);
+    }
     Ok(sound.then_some((t, chain)))
+}
+
+/// Byte offset and line number of the record with `uuid`, searched backwards from `before`
+/// (only in a file held as one slice).
+fn record_start(src: &Source, uuid: &str, before: u64) -> Option<(u64, u64)> {
+    let bytes = src.as_slice()?;
+    let key = format!("\"uuid\":\"{uuid}\"");
+    let end = (before as usize).min(bytes.len());
+    let at = memchr::memmem::rfind(&bytes[..end], key.as_bytes())?;
+    let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    let line = memchr::memchr_iter(b'\n', &bytes[..start]).count() as u64 + 1;
+    Some((start as u64, line))
+}
+
+/// Whether any uuid of `t` is written as a `"uuid"` before byte `offset` (true when that
+/// cannot be checked).
+fn uuids_before(src: &Source, t: &Transcript, offset: u64) -> bool {
+    let Some(bytes) = src.as_slice() else {
+        return true;
+    };
+    let ours: rustc_hash::FxHashSet<String> = (0..t.nodes.len() as u32).map(|p| t.uuid_text(p)).collect();
+    let prefix = &bytes[..(offset as usize).min(bytes.len())];
+    uuid_fields(prefix).any(|(_, u)| ours.contains(u))
 }
 
 /// Decides the current boundary. With the current loader and no preserved segment anywhere,
@@ -249,20 +289,51 @@ pub fn claude_current(src: &Source, markers: &[Marker], loader: Loader) -> std::
     })
 }
 
-/// Whether a transcript message with this uuid is in the file: from the loaded map when there
-/// is one, else by searching the file for the uuid and checking the lines that hold it.
-fn uuid_in_file(src: &Source, current: &Current, uuid: &str) -> std::io::Result<bool> {
-    if let Some(t) = &current.transcript {
-        return Ok(t.find(uuid).is_some());
-    }
-    let needle = format!("\"{uuid}\"");
-    let finder = memchr::memmem::Finder::new(needle.as_bytes());
-    let mut found = false;
-    src.for_each_chunk(|_, chunk, _| {
-        if found {
-            return;
+/// The `"uuid"` values written in `bytes`, with where each is: the key, optional spaces, a
+/// colon, optional spaces, then the string (written by any JSON encoder, spaced or not).
+fn uuid_fields(bytes: &[u8]) -> impl Iterator<Item = (usize, &str)> {
+    memchr::memmem::find_iter(bytes, b"\"uuid\"").filter_map(move |at| {
+        let mut i = at + 6;
+        while bytes.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+            i += 1;
         }
-        for hit in finder.find_iter(chunk) {
+        if bytes.get(i) != Some(&b':') {
+            return None;
+        }
+        i += 1;
+        while bytes.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+            i += 1;
+        }
+        if bytes.get(i) != Some(&b'"') {
+            return None;
+        }
+        let rest = &bytes[i + 1..];
+        let end = memchr::memchr(b'"', rest)?;
+        std::str::from_utf8(&rest[..end]).ok().map(|u| (at, u))
+    })
+}
+
+/// Which of `wanted` are uuids of transcript messages in the file: from the loaded map when
+/// there is one, else in one pass over the file (the lines holding a wanted `"uuid"` are
+/// parsed to check they are transcript messages).
+fn uuids_in_file(src: &Source, current: &Current, wanted: &[&str]) -> std::io::Result<rustc_hash::FxHashSet<String>> {
+    if let Some(t) = &current.transcript {
+        return Ok(wanted
+            .iter()
+            .filter(|u| t.find(u).is_some())
+            .map(|u| u.to_string())
+            .collect());
+    }
+    let mut found = rustc_hash::FxHashSet::default();
+    if wanted.is_empty() {
+        return Ok(found);
+    }
+    let wanted: rustc_hash::FxHashSet<&str> = wanted.iter().copied().collect();
+    src.for_each_chunk(|_, chunk, _| {
+        for (hit, uuid) in uuid_fields(chunk) {
+            if !wanted.contains(uuid) || found.contains(uuid) {
+                continue;
+            }
             let start = memchr::memrchr(b'\n', &chunk[..hit]).map_or(0, |i| i + 1);
             let end = memchr::memchr(b'\n', &chunk[hit..]).map_or(chunk.len(), |i| hit + i);
             if let Ok(v) = serde_json::from_slice::<Value>(&chunk[start..end])
@@ -271,8 +342,7 @@ fn uuid_in_file(src: &Source, current: &Current, uuid: &str) -> std::io::Result<
                     .and_then(Value::as_str)
                     .is_some_and(crate::formats::claude::is_transcript_type)
             {
-                found = true;
-                return;
+                found.insert(uuid.to_string());
             }
         }
     })?;
@@ -296,6 +366,12 @@ pub fn claude(
         events.extend(markers.iter().filter(|m| m.is_micro()));
         events.sort_by_key(|m| m.line);
     }
+    let logical: Vec<&str> = boundaries
+        .iter()
+        .filter_map(|b| b.value.get("logicalParentUuid").and_then(Value::as_str))
+        .filter(|u| !u.is_empty())
+        .collect();
+    let resolved = uuids_in_file(src, current, &logical)?;
     let mut index = 0;
     for m in events {
         let v = &m.value;
@@ -335,7 +411,7 @@ pub fn claude(
             rec.metadata = Some(Value::Object(rest));
         }
         rec.logical_parent_resolves = match v.get("logicalParentUuid").and_then(Value::as_str) {
-            Some(lp) if !lp.is_empty() => Some(uuid_in_file(src, current, lp)?),
+            Some(lp) if !lp.is_empty() => Some(resolved.contains(lp)),
             _ => None,
         };
         let next_line = boundaries
