@@ -312,6 +312,9 @@ fn read_inner(
     Ok(t)
 }
 
+/// The least work, in bytes of lines, worth a parallel task.
+const MIN_TASK_BYTES: usize = 64 * 1024;
+
 /// Files at least this large are parsed in parallel batches.
 const PARALLEL_MIN: u64 = 32 * 1024 * 1024;
 /// Bytes of lines per parallel batch: small enough to stay within the pages a mapped read has
@@ -384,9 +387,13 @@ impl Indexer<'_> {
         if batch.is_empty() {
             return;
         }
+        // Split by bytes, not by lines: a batch of a few huge lines (images, long tool results)
+        // must still be shared between cores.
+        let bytes: usize = batch.iter().map(|l| l.bytes.len()).sum();
+        let min_len = (batch.len() * MIN_TASK_BYTES / bytes.max(1)).clamp(1, 64);
         let parsed: Vec<Option<Envelope<'s>>> = batch
             .par_iter()
-            .with_min_len(64)
+            .with_min_len(min_len)
             .map(|l| serde_json::from_slice::<Envelope<'s>>(l.bytes).ok())
             .collect();
         for (line, env) in batch.drain(..).zip(parsed) {
