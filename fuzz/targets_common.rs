@@ -294,7 +294,6 @@ fn compaction_options(selector: u8) -> cctool::compact::Options {
 /// no tool call made before it has its result at or after it (checked here directly, not
 /// through `safe_cuts`' interval counting).
 fn assert_cut_ok(units: &[cctool::compact::Unit], cut: &cctool::compact::Cut, opts: &cctool::compact::Options) {
-    use cctool::migrate::Item;
     let at = cut.at;
     assert!(at > 0 && at <= units.len(), "cut at {at} of {} units", units.len());
     let total: usize = units.iter().map(|u| u.tokens).sum();
@@ -310,20 +309,9 @@ fn assert_cut_ok(units: &[cctool::compact::Unit], cut: &cctool::compact::Cut, op
         units[at..].iter().all(|u| u.earlier.is_empty()),
         "an earlier recap left in the verbatim tail"
     );
-    let mut opened = std::collections::HashSet::new();
-    for m in units[..at].iter().flat_map(|u| &u.messages) {
-        for it in &m.items {
-            if let Item::ToolCall { id, .. } = it
-                && !id.is_empty()
-            {
-                opened.insert(id.as_str());
-            }
-        }
-    }
-    for m in units[at..].iter().flat_map(|u| &u.messages) {
-        if let Some(id) = m.tool_call_id.as_deref() {
-            assert!(!opened.contains(id), "the cut at {at} separates tool call {id:?} from its result");
-        }
+    let opened: std::collections::HashSet<&str> = units[..at].iter().flat_map(|u| u.calls.iter().map(|c| &**c)).collect();
+    for id in units[at..].iter().flat_map(|u| u.results.iter()) {
+        assert!(!opened.contains(&**id), "the cut at {at} separates tool call {id:?} from its result");
     }
     assert!(cctool::compact::safe_cuts(units)[at], "plan chose a cut safe_cuts rejects");
 }
@@ -368,13 +356,14 @@ fn compaction_claude(file: &[u8], opts: &cctool::compact::Options) {
     let src = fuzz_source(file);
     let loaded = cc::load(&src).expect("reading bytes in memory cannot fail");
     let units = &loaded.units;
-    let full = cp::make_recap(units, opts, false).tokens();
+    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::migrate::MessageV3)| loaded.feed(&src, at, f);
+    let full = cp::make_recap(units, units.len(), opts, false, &mut feed).expect("in memory").tokens();
     let Some(cut) = cp::plan(units, opts, |_| full) else {
         return;
     };
     assert_cut_ok(units, &cut, opts);
-    let made = cp::make_recap(&units[..cut.at], opts, false);
-    let mut out = Vec::new();
+    let made = cp::make_recap(units, cut.at, opts, false, &mut feed).expect("in memory");
+    let mut out = cctool::io::atomic::Output::memory();
     let appended = cc::write(
         &src,
         &loaded,
@@ -385,6 +374,7 @@ fn compaction_claude(file: &[u8], opts: &cctool::compact::Options) {
         &mut out,
     )
     .expect("writing to memory cannot fail");
+    let out = out.into_bytes();
     let lines = appended_lines(file, &out);
     assert_eq!(lines.len(), 2 + appended.copies, "boundary, summary and the tail copies");
 
@@ -404,9 +394,14 @@ fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
     let src = fuzz_source(file);
     let loaded = cx::load(&src).expect("reading bytes in memory cannot fail");
     let units = &loaded.units;
-    let full = cp::make_recap(units, opts, false).tokens();
+    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::migrate::MessageV3)| loaded.feed(&src, at, f);
+    let full = cp::make_recap(units, units.len(), opts, false, &mut feed).expect("in memory").tokens();
     let fixed = |at: usize| {
-        let users: usize = loaded.user_text[..at].iter().flatten().map(|t| cp::tokens_of_bytes(t.len())).sum();
+        let users: usize = loaded.items[..at]
+            .iter()
+            .filter_map(|i| i.user_text.as_deref())
+            .map(|t| cp::tokens_of_bytes(t.len()))
+            .sum();
         let carried: usize = units[..at].iter().filter(|u| u.carry).map(|u| u.tokens).sum();
         full + users.min(cctool::chain::codex::USER_MESSAGE_BUDGET_TOKENS) + carried
     };
@@ -414,13 +409,14 @@ fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
         return;
     };
     assert_cut_ok(units, &cut, opts);
-    let made = cp::make_recap(&units[..cut.at], opts, false);
+    let made = cp::make_recap(units, cut.at, opts, false, &mut feed).expect("in memory");
     let recap_tokens = cp::tokens_of_bytes(cx::summary_text(&made).len());
     let user_budget = cx::user_budget(opts.budget, recap_tokens, cut.tail_tokens);
-    let (history, _) = cx::replacement(&loaded, cut.at, &made, user_budget);
+    let (history, _) = cx::replacement(&src, &loaded, cut.at, &made, user_budget).expect("in memory");
     let expected = history.len();
-    let mut out = Vec::new();
+    let mut out = cctool::io::atomic::Output::memory();
     cx::write(&src, history, &made, &mut out).expect("writing to memory cannot fail");
+    let out = out.into_bytes();
     let lines = appended_lines(file, &out);
     assert_eq!(lines.len(), 4, "a turn: task_started, compacted, context_compacted, task_complete");
 
@@ -469,10 +465,14 @@ fn compaction_v5(file: &[u8], opts: &cctool::compact::Options) {
     }
 
     // Tier 2: the recap replaces the span, and the result is a valid v5 session.
-    let full = cp::make_recap(&units, opts, false).tokens();
+    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::migrate::MessageV3)| {
+        cs::feed(&original, &units, at, f);
+        Ok(())
+    };
+    let full = cp::make_recap(&units, units.len(), opts, false, &mut feed).expect("in memory").tokens();
     if let Some(cut) = cp::plan(&units, opts, |_| full) {
         assert_cut_ok(&units, &cut, opts);
-        let made = cp::make_recap(&units[..cut.at], opts, false);
+        let made = cp::make_recap(&units, cut.at, opts, false, &mut feed).expect("in memory");
         let mut s = original.clone();
         let n = cs::messages(&s).len();
         assert!(cs::tier2(&mut s, cut.at, &made).is_some(), "tier 2 refused the plan's cut");

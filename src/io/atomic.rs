@@ -35,23 +35,41 @@ fn fail_at(step: &str) -> io::Result<()> {
 /// copied by the kernel (`copy_file_range`, or a reflink), so that an output which starts with
 /// its input (an appended compaction) costs what `cp` costs, not a pass through user space.
 pub struct Output {
-    w: io::BufWriter<File>,
+    inner: Inner,
+}
+
+enum Inner {
+    File(io::BufWriter<File>),
+    /// For tests and fuzzing: the same writers, into memory.
+    Memory(Vec<u8>),
 }
 
 impl Output {
     pub fn new(f: File) -> Output {
         Output {
-            w: io::BufWriter::with_capacity(1 << 20, f),
+            inner: Inner::File(io::BufWriter::with_capacity(1 << 20, f)),
+        }
+    }
+
+    /// An output held in memory ([`Output::into_bytes`]).
+    pub fn memory() -> Output {
+        Output {
+            inner: Inner::Memory(Vec::new()),
         }
     }
 
     /// Appends bytes `[0, len)` of `from`.
     pub fn copy_from(&mut self, from: &File, len: u64) -> io::Result<()> {
         use std::io::Seek;
-        self.w.flush()?;
         let mut from = from;
         from.seek(io::SeekFrom::Start(0))?;
-        let copied = io::copy(&mut from.take(len), self.w.get_mut())?;
+        let copied = match &mut self.inner {
+            Inner::File(w) => {
+                w.flush()?;
+                io::copy(&mut from.take(len), w.get_mut())?
+            }
+            Inner::Memory(v) => io::copy(&mut from.take(len), v)?,
+        };
         if copied != len {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -61,23 +79,43 @@ impl Output {
         Ok(())
     }
 
-    /// The file, everything written.
-    pub fn into_file(self) -> io::Result<File> {
-        self.w.into_inner().map_err(io::IntoInnerError::into_error)
+    /// The file, everything written (None for a memory output).
+    pub fn into_file(self) -> io::Result<Option<File>> {
+        match self.inner {
+            Inner::File(w) => w.into_inner().map(Some).map_err(io::IntoInnerError::into_error),
+            Inner::Memory(_) => Ok(None),
+        }
+    }
+
+    /// What a memory output holds (empty for a file).
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self.inner {
+            Inner::Memory(v) => v,
+            Inner::File(_) => Vec::new(),
+        }
     }
 }
 
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.w.write(buf)
+        match &mut self.inner {
+            Inner::File(w) => w.write(buf),
+            Inner::Memory(v) => v.write(buf),
+        }
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.w.write_all(buf)
+        match &mut self.inner {
+            Inner::File(w) => w.write_all(buf),
+            Inner::Memory(v) => v.write_all(buf),
+        }
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.w.flush()
+        match &mut self.inner {
+            Inner::File(w) => w.flush(),
+            Inner::Memory(_) => Ok(()),
+        }
     }
 }
 
@@ -133,7 +171,9 @@ fn write_via_temp(path: &Path, keep_mode: bool, write: impl FnOnce(&mut Output) 
         let f = OpenOptions::new().write(true).create_new(true).open(&temp)?;
         let mut w = Output::new(f);
         write(&mut w)?;
-        w.into_file()?.sync_all()?;
+        if let Some(f) = w.into_file()? {
+            f.sync_all()?;
+        }
         if keep_mode && let Ok(meta) = fs::metadata(path) {
             fs::set_permissions(&temp, meta.permissions())?;
         }

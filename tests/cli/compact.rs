@@ -228,10 +228,14 @@ fn check_codex(input: &Path, output: &Path, report: &Value) {
     let after = std::fs::read(output).unwrap();
     assert!(after.starts_with(&before));
     let appended: Vec<Value> = records(std::str::from_utf8(&after[before.len()..]).unwrap());
-    assert_eq!(appended.len(), 2);
-    assert_eq!(appended[0]["type"], "compacted");
-    assert_eq!(appended[1]["payload"]["type"], "context_compacted");
-    let message = appended[0]["payload"]["message"].as_str().unwrap();
+    // A turn of its own, as a manual /compact writes it.
+    assert_eq!(appended.len(), 4);
+    assert_eq!(appended[0]["payload"]["type"], "task_started");
+    assert_eq!(appended[1]["type"], "compacted");
+    assert_eq!(appended[2]["payload"]["type"], "context_compacted");
+    assert_eq!(appended[3]["payload"]["type"], "task_complete");
+    assert_eq!(appended[0]["payload"]["turn_id"], appended[3]["payload"]["turn_id"]);
+    let message = appended[1]["payload"]["message"].as_str().unwrap();
     assert!(message.starts_with(PREFIX));
     let orig = codex_history(input);
     let got = codex_history(output);
@@ -255,7 +259,7 @@ fn check_codex(input: &Path, output: &Path, report: &Value) {
         );
     }
     // The replacement history is what rebuild-chain resumes.
-    assert_eq!(appended[0]["payload"]["replacement_history"].as_array().unwrap(), &got);
+    assert_eq!(appended[1]["payload"]["replacement_history"].as_array().unwrap(), &got);
 }
 
 #[test]
