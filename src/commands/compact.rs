@@ -319,7 +319,9 @@ fn write_target(
         Target::InPlace(p) => {
             r.output = Some(p.display().to_string());
             if !dry_run {
-                let b = replace_with_backup_by(p, "precompact", write).map_err(|e| format!("not compacted: {e}"))?;
+                let b = replace_with_backup_by(p, "precompact", write).map_err(|e| {
+                    format!("the rewrite did not finish ({e}); the file is whole, the original or the compacted one, and a backup beside it holds the original if one was made")
+                })?;
                 r.backup = Some(b.display().to_string());
             }
         }
