@@ -82,41 +82,77 @@ pub fn for_each_line_windowed(
 /// read the few records a command needs from a large file.
 pub fn for_each_marker_line(src: &Source, needles: &[&[u8]], mut f: impl FnMut(Line<'_>)) -> io::Result<()> {
     let finders: Vec<memchr::memmem::Finder<'_>> = needles.iter().map(memchr::memmem::Finder::new).collect();
-    let mut line_no = 1u64; // line number at `cursor` of the current chunk
-    src.for_each_chunk(|base, chunk, last| {
-        let mut hits: Vec<usize> = finders
-            .iter()
-            .flat_map(|fi| fi.find_iter(chunk).collect::<Vec<_>>())
-            .collect();
-        hits.sort_unstable();
-        let mut cursor = 0usize;
-        let mut last_start = usize::MAX;
-        for hit in hits {
-            let start = memchr::memrchr(b'\n', &chunk[..hit]).map_or(0, |i| i + 1);
-            if start == last_start {
-                continue;
+    // A large file held as one slice is searched on every core, a window each; the lines found
+    // are then numbered and handed over in order.
+    if src.len() >= PARALLEL_SCAN_MIN
+        && let Some(windows) = src.par_windows(|base, chunk, last| {
+            let mut found = Vec::new();
+            let mut line_no = 0u64;
+            scan_markers(&finders, base, chunk, last, &mut line_no, &mut |l| found.push(l));
+            (found, line_no)
+        })
+    {
+        let mut first_line = 1u64;
+        for (found, newlines) in windows? {
+            for l in found {
+                f(Line {
+                    no: first_line + l.no,
+                    ..l
+                });
             }
-            last_start = start;
-            line_no += memchr::memchr_iter(b'\n', &chunk[cursor..start]).count() as u64;
-            cursor = start;
-            let nl = memchr::memchr(b'\n', &chunk[hit..]).map(|i| hit + i);
-            let end = nl.unwrap_or(chunk.len());
-            let mut bytes = &chunk[start..end];
-            bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-            let mut at = start;
-            if base == 0 && start == 0 && bytes.starts_with(BOM) {
-                bytes = &bytes[BOM.len()..];
-                at = BOM.len();
-            }
-            f(Line {
-                no: line_no,
-                offset: base + at as u64,
-                bytes,
-                terminated: nl.is_some() || !last,
-            });
+            first_line += newlines;
         }
-        line_no += memchr::memchr_iter(b'\n', &chunk[cursor..]).count() as u64;
-    })
+        return Ok(());
+    }
+    let mut line_no = 1u64;
+    src.for_each_chunk(|base, chunk, last| scan_markers(&finders, base, chunk, last, &mut line_no, &mut f))
+}
+
+/// Files at least this large are searched for markers on every core.
+const PARALLEL_SCAN_MIN: u64 = 32 * 1024 * 1024;
+
+/// The marker lines of one chunk that starts a line; `line_no` is the number of the chunk's
+/// first line on entry and of the next chunk's on return.
+fn scan_markers<'a>(
+    finders: &[memchr::memmem::Finder<'_>],
+    base: u64,
+    chunk: &'a [u8],
+    last: bool,
+    line_no: &mut u64,
+    f: &mut impl FnMut(Line<'a>),
+) {
+    let mut hits: Vec<usize> = finders
+        .iter()
+        .flat_map(|fi| fi.find_iter(chunk).collect::<Vec<_>>())
+        .collect();
+    hits.sort_unstable();
+    let mut cursor = 0usize;
+    let mut last_start = usize::MAX;
+    for hit in hits {
+        let start = memchr::memrchr(b'\n', &chunk[..hit]).map_or(0, |i| i + 1);
+        if start == last_start {
+            continue;
+        }
+        last_start = start;
+        *line_no += memchr::memchr_iter(b'\n', &chunk[cursor..start]).count() as u64;
+        cursor = start;
+        let nl = memchr::memchr(b'\n', &chunk[hit..]).map(|i| hit + i);
+        let end = nl.unwrap_or(chunk.len());
+        let mut bytes = &chunk[start..end];
+        bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        let mut at = start;
+        if base == 0 && start == 0 && bytes.starts_with(BOM) {
+            bytes = &bytes[BOM.len()..];
+            at = BOM.len();
+        }
+        f(Line {
+            no: *line_no,
+            offset: base + at as u64,
+            bytes,
+            terminated: nl.is_some() || !last,
+        });
+    }
+    *line_no += memchr::memchr_iter(b'\n', &chunk[cursor..]).count() as u64;
 }
 
 /// Splits one chunk. Chunks always end on a line boundary except the last one.
@@ -171,6 +207,45 @@ pub fn lines_of(bytes: &[u8]) -> (Vec<Line<'_>>, LineStats) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marker_lines_of_a_large_file_are_numbered_as_read_in_order() {
+        // Over PARALLEL_SCAN_MIN, so the windows are searched on every core; lines of many
+        // sizes so that markers fall at window edges too.
+        let mut bytes = b"\xEF\xBB\xBFfirst MARK line\r\n".to_vec();
+        let mut i = 0u64;
+        while (bytes.len() as u64) < PARALLEL_SCAN_MIN + 3 * 1024 * 1024 {
+            let pad = "x".repeat((i as usize * 7919) % 20_000);
+            let mark = if i.is_multiple_of(97) {
+                "MARK"
+            } else if i.is_multiple_of(89) {
+                "OTHER"
+            } else {
+                ""
+            };
+            bytes.extend_from_slice(format!("{{\"i\":{i},\"p\":\"{pad}{mark}\"}}\n").as_bytes());
+            i += 1;
+        }
+        bytes.extend_from_slice(b"last MARK without newline");
+        let expected: Vec<(u64, u64, bool)> = {
+            let mut out = Vec::new();
+            let mut offset = 0u64;
+            for (n, l) in bytes.split(|&b| b == b'\n').enumerate() {
+                if memchr::memmem::find(l, b"MARK").is_some() || memchr::memmem::find(l, b"OTHER").is_some() {
+                    let skip = if offset == 0 { 3 } else { 0 };
+                    let terminated = offset + (l.len() as u64) < bytes.len() as u64;
+                    out.push((n as u64 + 1, offset + skip, terminated));
+                }
+                offset += l.len() as u64 + 1;
+            }
+            out
+        };
+        let src = Source::from_bytes("big", bytes);
+        let mut got = Vec::new();
+        for_each_marker_line(&src, &[b"MARK", b"OTHER"], |l| got.push((l.no, l.offset, l.terminated))).unwrap();
+        assert_eq!(got.len(), expected.len());
+        assert_eq!(got, expected);
+    }
 
     fn texts(input: &[u8]) -> (Vec<(u64, String, bool)>, LineStats) {
         let (lines, stats) = lines_of(input);

@@ -232,6 +232,53 @@ impl Source {
         }
     }
 
+    /// Maps `f` over the content cut into windows that end on line boundaries, the windows
+    /// spread over every core, results in file order: for scans that keep little per window
+    /// (a substring search). Only a file held as one slice (mapped, or small and read) is
+    /// split; the file's size is checked before each mapped window is touched and the window
+    /// is released after, as [`for_each_chunk`](Self::for_each_chunk) does. None for other
+    /// sources: the caller scans them in order.
+    pub fn par_windows<'s, T: Send>(
+        &'s self,
+        f: impl Fn(u64, &'s [u8], bool) -> T + Sync,
+    ) -> Option<io::Result<Vec<T>>> {
+        use rayon::prelude::*;
+        let bytes = self.as_slice()?;
+        let total = bytes.len();
+        let mut bounds = vec![0usize];
+        while let Some(&start) = bounds.last() {
+            if start >= total {
+                break;
+            }
+            let mut end = (start + RELEASE_EVERY).min(total);
+            if end < total {
+                end = memchr::memchr(b'\n', &bytes[end..]).map_or(total, |i| end + i + 1);
+            }
+            bounds.push(end);
+        }
+        if bounds.len() == 1 {
+            bounds.push(0);
+        }
+        let out = bounds
+            .par_windows(2)
+            .map(|w| {
+                if let Backing::Mapped(_, file) = &self.backing {
+                    let now = file.metadata()?.len();
+                    if now < total as u64 {
+                        return Err(io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            format!("the file shrank from {total} to {now} bytes while it was read"),
+                        ));
+                    }
+                }
+                let r = f(w[0] as u64, &bytes[w[0]..w[1]], w[1] == total);
+                self.done_with(w[0] as u64, (w[1] - w[0]) as u64);
+                Ok(r)
+            })
+            .collect();
+        Some(out)
+    }
+
     /// A tracker that releases mapped pages behind a reader of records (see [`Releaser`]).
     pub fn releaser(&self) -> Releaser<'_> {
         Releaser {

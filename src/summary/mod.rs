@@ -241,12 +241,15 @@ fn record_start(src: &Source, uuid: &str, before: u64) -> Option<(u64, u64)> {
 /// Whether any uuid of `t` is written as a `"uuid"` before byte `offset` (true when that
 /// cannot be checked).
 fn uuids_before(src: &Source, t: &Transcript, offset: u64) -> bool {
-    let Some(bytes) = src.as_slice() else {
-        return true;
-    };
     let ours: rustc_hash::FxHashSet<String> = (0..t.nodes.len() as u32).map(|p| t.uuid_text(p)).collect();
-    let prefix = &bytes[..(offset as usize).min(bytes.len())];
-    uuid_fields(prefix).any(|(_, u)| ours.contains(u))
+    let found = src.par_windows(|base, chunk, _| {
+        let before = (offset.saturating_sub(base) as usize).min(chunk.len());
+        uuid_fields(&chunk[..before]).any(|(_, u)| ours.contains(u))
+    });
+    match found {
+        Some(Ok(windows)) => windows.into_iter().any(|w| w),
+        _ => true,
+    }
 }
 
 /// Decides the current boundary. With the current loader and no preserved segment anywhere,
