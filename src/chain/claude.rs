@@ -22,6 +22,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::intern::Interner;
 use crate::formats::claude::{Envelope, is_known_type};
 use crate::io::json::{LBool, LStr, with_parsed_borrowed};
+use crate::io::lines::{LineStats, split_chunk};
 use crate::io::{Line, Source};
 use crate::model::diag::{Diagnostic, Severity};
 use crate::model::time::parse_ms;
@@ -265,36 +266,53 @@ fn read_inner(
         reported: offset,
         progress,
     };
-    // A large file held as one slice is parsed a batch at a time on every core, and indexed in
-    // file order: parsing is nearly all of the work, and each line parses on its own.
-    let whole = src
-        .as_slice()
-        .filter(|_| src.len() >= parallel_min && rayon::current_num_threads() > 1);
-    let mut batch: Vec<Line<'_>> = Vec::new();
-    let mut batch_bytes = 0usize;
-    let stats = crate::io::lines::for_each_line_windowed(src, offset, first_line, |line| {
-        let Some(line) = line else {
-            // The window's pages are released next: finish its lines first.
-            batch_bytes = 0;
-            return ix.batch(&mut batch);
-        };
-        let Some(whole) = whole else {
-            return ix.line(&line);
-        };
-        // The line's bytes are part of the whole slice: re-borrow them from it, so they can
-        // outlive this call (until the end of the window).
-        let at = line.offset as usize;
-        batch.push(Line {
-            bytes: &whole[at..at + line.bytes.len()],
-            ..line
-        });
-        batch_bytes += line.bytes.len();
-        if batch_bytes >= BATCH_BYTES {
-            ix.batch(&mut batch);
-            batch_bytes = 0;
-        }
-    })?;
-    ix.batch(&mut batch);
+    // A large file held as one slice is split and parsed on every core, a window each, and
+    // indexed in file order: everything but the indexing (splitting, parsing, the page faults
+    // of a mapping) happens in parallel, and each line parses on its own.
+    let threads = rayon::current_num_threads();
+    let mut stats = LineStats {
+        lines: first_line.saturating_sub(1),
+        ..LineStats::default()
+    };
+    let parallel = (src.len().saturating_sub(offset) >= parallel_min && threads > 1)
+        .then(|| {
+            src.par_rounds(
+                offset,
+                threads * 2,
+                |at, chunk, last| {
+                    let mut local = LineStats::default();
+                    let mut parsed = Vec::new();
+                    split_chunk(at, chunk, last, &mut local, &mut |l| {
+                        parsed.push((l, serde_json::from_slice::<Envelope<'_>>(l.bytes).ok()));
+                    });
+                    (parsed, local)
+                },
+                |(parsed, local)| {
+                    let base = stats.lines;
+                    stats.lines += local.lines;
+                    stats.blank += local.blank;
+                    stats.crlf += local.crlf;
+                    stats.had_bom |= local.had_bom;
+                    stats.unterminated_tail |= local.unterminated_tail;
+                    for (mut line, env) in parsed {
+                        line.no += base;
+                        match env {
+                            Some(env) => {
+                                ix.report(&line);
+                                ix.index(&line, &env);
+                            }
+                            // Repaired or reported exactly as a sequential read would.
+                            None => ix.line(&line),
+                        }
+                    }
+                },
+            )
+        })
+        .flatten();
+    match parallel {
+        Some(r) => r?,
+        None => stats = crate::io::lines::for_each_line_from(src, offset, first_line, |line| ix.line(&line))?,
+    }
     let mut t = ix.t;
     t.lines = stats.lines;
     t.unterminated = stats.unterminated_tail;
@@ -312,14 +330,8 @@ fn read_inner(
     Ok(t)
 }
 
-/// The least work, in bytes of lines, worth a parallel task.
-const MIN_TASK_BYTES: usize = 64 * 1024;
-
-/// Files at least this large are parsed in parallel batches.
+/// Files at least this large are split and parsed on every core.
 const PARALLEL_MIN: u64 = 32 * 1024 * 1024;
-/// Bytes of lines per parallel batch: small enough to stay within the pages a mapped read has
-/// not released yet, large enough to keep every core busy.
-const BATCH_BYTES: usize = 4 * 1024 * 1024;
 
 /// The state of a read: the transcript so far and what is needed to extend it line by line.
 struct Indexer<'p> {
@@ -375,34 +387,6 @@ impl Indexer<'_> {
                     bad.severity,
                     bad.message,
                 ));
-            }
-        }
-    }
-
-    /// Parses the lines of `batch` in parallel, then indexes them in order; a line that does not
-    /// parse as it is (a lone surrogate, bad JSON) goes through [`Indexer::line`], which repairs
-    /// or reports it exactly as a sequential read would.
-    fn batch<'s>(&mut self, batch: &mut Vec<Line<'s>>) {
-        use rayon::prelude::*;
-        if batch.is_empty() {
-            return;
-        }
-        // Split by bytes, not by lines: a batch of a few huge lines (images, long tool results)
-        // must still be shared between cores.
-        let bytes: usize = batch.iter().map(|l| l.bytes.len()).sum();
-        let min_len = (batch.len() * MIN_TASK_BYTES / bytes.max(1)).clamp(1, 64);
-        let parsed: Vec<Option<Envelope<'s>>> = batch
-            .par_iter()
-            .with_min_len(min_len)
-            .map(|l| serde_json::from_slice::<Envelope<'s>>(l.bytes).ok())
-            .collect();
-        for (line, env) in batch.drain(..).zip(parsed) {
-            match env {
-                Some(env) => {
-                    self.report(&line);
-                    self.index(&line, &env);
-                }
-                None => self.line(&line),
             }
         }
     }
@@ -1547,6 +1531,37 @@ mod tests {
                 let par = pool.install(|| read_inner(&src, 0, 1, &mut |_| {}, audit, 0)).unwrap();
                 assert_eq!(format!("{one:?}"), format!("{par:?}"), "{}", f.display());
             }
+        }
+    }
+
+    /// Many windows and rounds (each mapped over while the previous one is indexed), from the
+    /// start and from an offset: still exactly the sequential read.
+    #[test]
+    fn parallel_rounds_over_a_large_input_read_like_a_sequential_read() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let one_file = std::fs::read(root.join("fixtures/compact/claude-work.jsonl")).unwrap();
+        let mut bytes = Vec::new();
+        let mut copies = 0;
+        while bytes.len() < 80 * 1024 * 1024 {
+            bytes.extend_from_slice(&one_file);
+            if copies % 50 == 7 {
+                bytes.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"broken\n\n\r\n");
+            }
+            copies += 1;
+        }
+        bytes.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"unterminated\"");
+        let src = Source::from_bytes("big.jsonl", bytes);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let mid = src.as_slice().unwrap().len() / 3;
+        let from = mid + memchr::memchr(b'\n', &src.as_slice().unwrap()[mid..]).unwrap() + 1;
+        let from_line = memchr::memchr_iter(b'\n', &src.as_slice().unwrap()[..from]).count() as u64 + 1;
+        for (offset, line) in [(0u64, 1u64), (from as u64, from_line)] {
+            let one = read_inner(&src, offset, line, &mut |_| {}, false, u64::MAX).unwrap();
+            let par = pool
+                .install(|| read_inner(&src, offset, line, &mut |_| {}, false, 0))
+                .unwrap();
+            assert_eq!(one.nodes.len(), par.nodes.len());
+            assert_eq!(format!("{one:?}"), format!("{par:?}"), "from {offset}");
         }
     }
 }

@@ -234,18 +234,34 @@ impl Source {
 
     /// Maps `f` over the content cut into windows that end on line boundaries, the windows
     /// spread over every core, results in file order: for scans that keep little per window
-    /// (a substring search). Only a file held as one slice (mapped, or small and read) is
-    /// split; the file's size is checked before each mapped window is touched and the window
-    /// is released after, as [`for_each_chunk`](Self::for_each_chunk) does. None for other
-    /// sources: the caller scans them in order.
+    /// (a substring search). See [`par_rounds`](Self::par_rounds); None for sources that are
+    /// not one slice (the caller scans them in order).
     pub fn par_windows<'s, T: Send>(
         &'s self,
         f: impl Fn(u64, &'s [u8], bool) -> T + Sync,
     ) -> Option<io::Result<Vec<T>>> {
+        let mut out = Vec::new();
+        self.par_rounds(0, rayon::current_num_threads() * 2, f, |t| out.push(t))
+            .map(|r| r.map(|()| out))
+    }
+
+    /// From byte `from` (a line start) on, cuts the content into windows that end on line
+    /// boundaries and maps `f` over them on every core, `per_round` windows at a time; `sink`
+    /// gets each round's results in file order before the round's mapped pages are released,
+    /// so results may borrow the windows until then. The file's size is checked before each
+    /// round touches a mapped window, as [`for_each_chunk`](Self::for_each_chunk) does. Only a
+    /// source held as one slice (mapped, or small and read) is split: None for the others.
+    pub fn par_rounds<'s, T: Send>(
+        &'s self,
+        from: u64,
+        per_round: usize,
+        f: impl Fn(u64, &'s [u8], bool) -> T + Sync,
+        mut sink: impl FnMut(T),
+    ) -> Option<io::Result<()>> {
         use rayon::prelude::*;
         let bytes = self.as_slice()?;
         let total = bytes.len();
-        let mut bounds = vec![0usize];
+        let mut bounds = vec![(from as usize).min(total)];
         while let Some(&start) = bounds.last() {
             if start >= total {
                 break;
@@ -257,26 +273,53 @@ impl Source {
             bounds.push(end);
         }
         if bounds.len() == 1 {
-            bounds.push(0);
+            bounds.push(bounds[0]);
         }
-        let out = bounds
-            .par_windows(2)
-            .map(|w| {
-                if let Backing::Mapped(_, file) = &self.backing {
-                    let now = file.metadata()?.len();
-                    if now < total as u64 {
-                        return Err(io::Error::new(
-                            io::ErrorKind::UnexpectedEof,
-                            format!("the file shrank from {total} to {now} bytes while it was read"),
-                        ));
-                    }
+        let windows: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
+        let rounds: Vec<&[(usize, usize)]> = windows.chunks(per_round.max(1)).collect();
+        let check = || -> io::Result<()> {
+            if let Backing::Mapped(_, file) = &self.backing {
+                let now = file.metadata()?.len();
+                if now < total as u64 {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        format!("the file shrank from {total} to {now} bytes while it was read"),
+                    ));
                 }
-                let r = f(w[0] as u64, &bytes[w[0]..w[1]], w[1] == total);
-                self.done_with(w[0] as u64, (w[1] - w[0]) as u64);
-                Ok(r)
-            })
-            .collect();
-        Some(out)
+            }
+            Ok(())
+        };
+        let compute = |round: &[(usize, usize)]| -> Vec<T> {
+            round
+                .par_iter()
+                .map(|&(a, b)| f(a as u64, &bytes[a..b], b == total))
+                .collect()
+        };
+        // The next round is mapped over while `sink` takes this one: the caller's serial work
+        // overlaps the parallel part instead of leaving the cores idle.
+        let result = std::thread::scope(|scope| -> io::Result<()> {
+            let mut ahead: Option<std::thread::ScopedJoinHandle<'_, Vec<T>>> = None;
+            for (i, round) in rounds.iter().enumerate() {
+                let results = match ahead.take() {
+                    Some(h) => h.join().map_err(|_| io::Error::other("a parallel scan panicked"))?,
+                    None => {
+                        check()?;
+                        compute(round)
+                    }
+                };
+                if let Some(next) = rounds.get(i + 1) {
+                    check()?;
+                    let compute = &compute;
+                    ahead = Some(scope.spawn(move || compute(next)));
+                }
+                results.into_iter().for_each(&mut sink);
+                if let (Some(first), Some(last)) = (round.first(), round.last()) {
+                    self.done_with(first.0 as u64, (last.1 - first.0) as u64);
+                }
+            }
+            Ok(())
+        });
+        Some(result)
     }
 
     /// A tracker that releases mapped pages behind a reader of records (see [`Releaser`]).
