@@ -232,10 +232,22 @@ fn record_start(src: &Source, uuid: &str, before: u64) -> Option<(u64, u64)> {
     let bytes = src.as_slice()?;
     let key = format!("\"uuid\":\"{uuid}\"");
     let end = (before as usize).min(bytes.len());
-    let at = memchr::memmem::rfind(&bytes[..end], key.as_bytes())?;
+    let found = memchr::memmem::rfind(&bytes[..end], key.as_bytes());
+    // The backward search touched everything from the match (or the start) to `before`.
+    let touched = found.unwrap_or(0);
+    src.done_with(touched as u64, (end - touched) as u64);
+    let at = found?;
     let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
-    let line = memchr::memchr_iter(b'\n', &bytes[..start]).count() as u64 + 1;
-    Some((start as u64, line))
+    // Counted on every core, window by window, releasing the pages behind.
+    let lines: u64 = src
+        .par_windows(|base, chunk, _| {
+            let upto = (start as u64).saturating_sub(base).min(chunk.len() as u64) as usize;
+            memchr::memchr_iter(b'\n', &chunk[..upto]).count() as u64
+        })?
+        .ok()?
+        .iter()
+        .sum();
+    Some((start as u64, lines + 1))
 }
 
 /// Whether any uuid of `t` is written as a `"uuid"` before byte `offset` (true when that
