@@ -106,6 +106,7 @@ fn a_file_truncated_while_read_does_not_crash() {
             &["scan", "--json"],
             &["doctor", "--json"],
             &["extract-summary"],
+            &["compact", "--dry-run", "--keep-recent", "100"],
         ] {
             let out = cctool()
                 .args(args)

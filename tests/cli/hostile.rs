@@ -52,6 +52,9 @@ const COMMANDS: &[&[&str]] = &[
     &["doctor"],
     &["doctor", "--json"],
     &["migrate", "--check"],
+    &["compact", "--dry-run", "--keep-recent", "0"],
+    &["compact", "--dry-run", "--budget", "1", "--tier", "2"],
+    &["decompress", "--dry-run", "--from", "fixtures/compact/session-v5.json"],
 ];
 
 #[test]
