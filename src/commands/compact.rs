@@ -49,6 +49,12 @@ pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
                 escape_str(f)
             );
         }
+        if report.tail_reduced && report.budget_met == Some(true) {
+            eprintln!(
+                "cctool: to fit the budget, the tail kept verbatim is {} tokens, less than --keep-recent {}",
+                report.kept_tokens, a.keep_recent
+            );
+        }
         if report.budget_met == Some(false) {
             eprintln!(
                 "cctool: the budget of {} tokens cannot be reached: the smallest resumable conversation is {} tokens",
