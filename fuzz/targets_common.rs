@@ -400,7 +400,7 @@ fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
         let users: usize = loaded.items[..at]
             .iter()
             .filter_map(|i| i.user_text.as_deref())
-            .map(|t| cp::tokens_of_bytes(t.len()))
+            .map(|t| cctool::model::approx_tokens(t.len()))
             .sum();
         let carried: usize = units[..at].iter().filter(|u| u.carry).map(|u| u.tokens).sum();
         full + users.min(cctool::chain::codex::USER_MESSAGE_BUDGET_TOKENS) + carried
@@ -410,7 +410,7 @@ fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
     };
     assert_cut_ok(units, &cut, opts);
     let made = cp::make_recap(units, cut.at, opts, false, &mut feed).expect("in memory");
-    let recap_tokens = cp::tokens_of_bytes(cx::summary_text(&made).len());
+    let recap_tokens = cctool::model::approx_tokens(cx::summary_text(&made).len());
     let user_budget = cx::user_budget(opts.budget, recap_tokens, cut.tail_tokens);
     let (history, _) = cx::replacement(&src, &loaded, cut.at, &made, user_budget).expect("in memory");
     let expected = history.len();

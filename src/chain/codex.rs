@@ -12,6 +12,7 @@
 //! a rollback crosses a compaction.
 
 use crate::formats::codex::{Compacted, Era, Event, Item, ItemSrc, Record, Rollout, SUMMARY_PREFIX};
+use crate::model::approx_tokens;
 
 /// Which replay semantics to use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -36,11 +37,6 @@ pub struct History {
     pub discarded_turns: usize,
     /// Records of discarded segments.
     pub discarded_records: usize,
-}
-
-/// Token estimate used by Codex: ceil(bytes / 4).
-pub fn approx_tokens(bytes: usize) -> usize {
-    bytes.div_ceil(4)
 }
 
 /// Current Codex's reconstruction.
@@ -170,8 +166,23 @@ fn apply(h: &mut History, rec: &Record, rollbacks: bool) {
 /// middle), in chronological order, then the summary as a user message.
 pub fn rebuild_legacy(history: &[Item], c: &Compacted) -> Vec<Item> {
     let texts: Vec<&str> = history.iter().filter_map(|i| i.user_text.as_deref()).collect();
+    let kept = kept_user_messages(&texts, USER_MESSAGE_BUDGET_TOKENS);
+    let mut out: Vec<Item> = kept.into_iter().map(|t| synth_user(&t, false)).collect();
+    let summary = if c.message.is_empty() {
+        "(no summary available)".to_string()
+    } else {
+        c.message.clone()
+    };
+    out.push(synth_user(&summary, true));
+    out
+}
+
+/// The user messages `build_compacted_history` keeps of `texts` (oldest first): newest first
+/// while they fit `budget` tokens, the first that does not fit cut in the middle to what is
+/// left, then put back in chronological order.
+pub fn kept_user_messages(texts: &[&str], budget: usize) -> Vec<String> {
     let mut kept: Vec<String> = Vec::new();
-    let mut remaining = USER_MESSAGE_BUDGET_TOKENS;
+    let mut remaining = budget;
     for text in texts.iter().rev() {
         if remaining == 0 {
             break;
@@ -186,14 +197,7 @@ pub fn rebuild_legacy(history: &[Item], c: &Compacted) -> Vec<Item> {
         }
     }
     kept.reverse();
-    let mut out: Vec<Item> = kept.into_iter().map(|t| synth_user(&t, false)).collect();
-    let summary = if c.message.is_empty() {
-        "(no summary available)".to_string()
-    } else {
-        c.message.clone()
-    };
-    out.push(synth_user(&summary, true));
-    out
+    kept
 }
 
 /// Keeps the head and tail of `text` within `tokens` (4 bytes each), on char boundaries,
@@ -220,13 +224,8 @@ fn truncate_middle(text: &str, tokens: usize) -> String {
 }
 
 fn synth_user(text: &str, is_summary: bool) -> Item {
-    let json = serde_json::json!({
-        "type": "message",
-        "role": "user",
-        "content": [{"type": "input_text", "text": text}],
-    });
     Item {
-        src: ItemSrc::Synth(json.to_string()),
+        src: ItemSrc::Synth(crate::formats::codex::user_message(text).to_string()),
         ty: "message".into(),
         role: Some("user".into()),
         api: true,
@@ -286,6 +285,29 @@ mod tests {
     }
 
     #[test]
+    fn user_messages_newest_first_within_budget() {
+        let a = "a".repeat(400);
+        let b = "b".repeat(400);
+        let c = "c".repeat(40);
+        // 100 + 100 + 10 tokens, budget 150: c and b whole would be 110, a is cut to 40.
+        let kept = kept_user_messages(&[&a, &b, &c], 150);
+        assert_eq!(kept.len(), 3);
+        assert!(kept[0].contains("tokens truncated"));
+        assert_eq!(kept[1], b);
+        assert_eq!(kept[2], c);
+    }
+
+    #[test]
+    fn truncation_respects_char_boundaries() {
+        let t = truncate_middle(&"é".repeat(100), 10);
+        assert!(t.contains("tokens truncated"));
+        let s = "é".repeat(1000);
+        let t = truncate_middle(&s, 10);
+        assert!(t.len() < 100, "{t}");
+        assert!(t.starts_with('é') && t.ends_with('é'));
+    }
+
+    #[test]
     fn legacy_rebuild_keeps_newest_user_messages_within_budget() {
         let big = "x".repeat(USER_MESSAGE_BUDGET_TOKENS * 4);
         let history = vec![user("oldest"), user(&big), user("newest")];
@@ -304,12 +326,5 @@ mod tests {
         let cut = out[0].user_text.as_deref().unwrap();
         assert!(cut.contains("tokens truncated"));
         assert!(out[2].summary);
-    }
-
-    #[test]
-    fn truncation_respects_char_boundaries() {
-        let s = "é".repeat(100);
-        let t = truncate_middle(&s, 10);
-        assert!(t.contains("tokens truncated"));
     }
 }

@@ -379,14 +379,14 @@ fn native_claude(
         !a.dry_run,
         &mut |at, f| loaded.feed(src, at, f),
         |_| 0,
-        |m| compact::tokens_of_bytes(claude::summary_text(m, transcript).len()),
+        |m| crate::model::approx_tokens(claude::summary_text(m, transcript).len()),
     )?;
     let Some((cut, made)) = planned else {
         nothing(r, total, opts);
         return Ok(ExitStatus::Success);
     };
     let text = claude::summary_text(&made, transcript);
-    let after = compact::tokens_of_bytes(text.len()) + cut.tail_tokens;
+    let after = crate::model::approx_tokens(text.len()) + cut.tail_tokens;
     if after >= total {
         return Ok(not_smaller(r, total));
     }
@@ -419,7 +419,7 @@ fn native_codex(
         let users: usize = loaded.items[..at]
             .iter()
             .filter_map(|i| i.user_text.as_deref())
-            .map(|t| compact::tokens_of_bytes(t.len()))
+            .map(|t| crate::model::approx_tokens(t.len()))
             .sum();
         let carried: usize = units[..at].iter().filter(|u| u.carry).map(|u| u.tokens).sum();
         users.min(crate::chain::codex::USER_MESSAGE_BUDGET_TOKENS) + carried
@@ -430,13 +430,13 @@ fn native_codex(
         !a.dry_run,
         &mut |at, f| loaded.feed(src, at, f),
         overhead,
-        |m| compact::tokens_of_bytes(codex::summary_text(m).len()),
+        |m| crate::model::approx_tokens(codex::summary_text(m).len()),
     )?;
     let Some((cut, made)) = planned else {
         nothing(r, total, opts);
         return Ok(ExitStatus::Success);
     };
-    let recap_tokens = compact::tokens_of_bytes(codex::summary_text(&made).len());
+    let recap_tokens = crate::model::approx_tokens(codex::summary_text(&made).len());
     let user_budget = codex::user_budget(opts.budget, recap_tokens, cut.tail_tokens);
     let (history, replaced) =
         codex::replacement(src, &loaded, cut.at, &made, user_budget).map_err(|e| format!("cannot read: {e}"))?;

@@ -173,7 +173,7 @@ fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
         let rec = parse(bytes);
         let text = rec.pointer("/message/content").map(content_text).unwrap_or_default();
         return Unit {
-            tokens: super::tokens_of_bytes(text.len()),
+            tokens: crate::model::approx_tokens(text.len()),
             earlier: super::Earlier::from_text(&strip_header(&text)),
             ..Unit::default()
         };
@@ -181,7 +181,7 @@ fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
     if !matches!(node.kind, Kind::User | Kind::Assistant) {
         // System and attachment rows are context the agent may be sent: counted whole.
         return Unit {
-            tokens: super::tokens_of_bytes(bytes.len()),
+            tokens: crate::model::approx_tokens(bytes.len()),
             ..Unit::default()
         };
     }
@@ -192,7 +192,7 @@ fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
     };
     let raw = content.get();
     let mut u = Unit {
-        tokens: super::tokens_of_bytes(raw.len()),
+        tokens: crate::model::approx_tokens(raw.len()),
         ..Unit::default()
     };
     let mut first_text: Option<&str> = raw.starts_with('"').then_some(raw);

@@ -14,13 +14,14 @@ use rayon::prelude::*;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::{Earlier, Made, Unit, copy_all, ids, tokens_of_bytes};
-use crate::chain::codex::{USER_MESSAGE_BUDGET_TOKENS, reconstruct};
+use super::{Earlier, Made, Unit, copy_all, ids};
+use crate::chain::codex::{USER_MESSAGE_BUDGET_TOKENS, kept_user_messages, reconstruct};
 use crate::formats::codex::{self as fmt, ItemSrc, SUMMARY_PREFIX};
 use crate::io::Source;
 use crate::io::atomic::Output;
 use crate::migrate::MessageV3;
 use crate::migrate::import::{codex_item, parse};
+use crate::model::approx_tokens;
 use crate::model::time::format_ms;
 
 /// The history a resume loads, as units (one per item), with where each item is.
@@ -119,7 +120,7 @@ struct Head<'a> {
 /// the call it makes or answers.
 fn unit(item: &fmt::Item, raw: &[u8]) -> Unit {
     let mut u = Unit {
-        tokens: tokens_of_bytes(raw.len()),
+        tokens: approx_tokens(raw.len()),
         carry: item.remote_compaction,
         prompt: item.user_text.is_some(),
         ..Unit::default()
@@ -146,26 +147,8 @@ fn unit(item: &fmt::Item, raw: &[u8]) -> Unit {
     u
 }
 
-/// Keeps the start and end of `text` within `max_tokens`, marking what was cut as Codex does.
-pub fn truncate_middle(text: &str, max_tokens: usize) -> String {
-    if tokens_of_bytes(text.len()) <= max_tokens {
-        return text.to_string();
-    }
-    let keep = max_tokens * 4;
-    let mut head = keep / 2;
-    while !text.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = text.len() - (keep - keep / 2);
-    while !text.is_char_boundary(tail) {
-        tail += 1;
-    }
-    let removed = tokens_of_bytes(tail - head);
-    format!("{}…{removed} tokens truncated…{}", &text[..head], &text[tail..])
-}
-
 fn user_message(text: &str) -> Box<RawValue> {
-    raw_of(&json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}))
+    raw_of(&fmt::user_message(text))
 }
 
 fn raw_of(v: &Value) -> Box<RawValue> {
@@ -177,27 +160,6 @@ fn raw_of(v: &Value) -> Box<RawValue> {
 /// surrogate escape), which is the only case where the bytes cannot be kept.
 fn verbatim(raw: &str) -> Box<RawValue> {
     RawValue::from_string(raw.trim().to_string()).unwrap_or_else(|_| raw_of(&parse(raw.as_bytes())))
-}
-
-/// The user messages Codex keeps: newest first while they fit, the first that does not fit
-/// shortened to what is left, then back in chronological order.
-pub fn kept_user_messages(texts: &[&str], budget_tokens: usize) -> Vec<String> {
-    let mut left = budget_tokens;
-    let mut kept = Vec::new();
-    for t in texts.iter().rev() {
-        let n = tokens_of_bytes(t.len());
-        if n <= left {
-            kept.push((*t).to_string());
-            left -= n;
-        } else {
-            if left > 0 {
-                kept.push(truncate_middle(t, left));
-            }
-            break;
-        }
-    }
-    kept.reverse();
-    kept
 }
 
 /// The prefixed summary, as Codex writes it in `message` and in the history.
@@ -229,7 +191,7 @@ pub fn replacement(
     }
     items.push(user_message(&summary_text(made)));
     // Measured as the units of a loaded rollout are: a quarter of each item's JSON.
-    let tokens = items.iter().map(|i| tokens_of_bytes(i.get().len())).sum();
+    let tokens = items.iter().map(|i| approx_tokens(i.get().len())).sum();
     for item in &loaded.items[at..] {
         items.push(verbatim(&String::from_utf8_lossy(&raw_of_item(src, item)?)));
     }
@@ -276,30 +238,4 @@ pub fn write(src: &Source, history: Vec<Box<RawValue>>, made: &Made, w: &mut Out
         w.write_all(b"\n")?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn user_messages_newest_first_within_budget() {
-        let a = "a".repeat(400);
-        let b = "b".repeat(400);
-        let c = "c".repeat(40);
-        // 100 + 100 + 10 tokens, budget 150: c and b whole would be 110, a is cut to 40.
-        let kept = kept_user_messages(&[&a, &b, &c], 150);
-        assert_eq!(kept.len(), 3);
-        assert!(kept[0].contains("tokens truncated"));
-        assert_eq!(kept[1], b);
-        assert_eq!(kept[2], c);
-    }
-
-    #[test]
-    fn truncation_respects_char_boundaries() {
-        let s = "é".repeat(1000);
-        let t = truncate_middle(&s, 10);
-        assert!(t.len() < 100, "{t}");
-        assert!(t.starts_with('é') && t.ends_with('é'));
-    }
 }

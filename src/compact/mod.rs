@@ -22,6 +22,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::migrate::{Item, MessageV3};
+use crate::model::approx_tokens;
 use recap::Recap;
 
 /// `--tier`.
@@ -65,11 +66,6 @@ impl Default for Options {
     }
 }
 
-/// Estimated tokens of some text: ceil(UTF-8 bytes / 4), as Codex and the spec count them.
-pub fn tokens_of_bytes(bytes: usize) -> usize {
-    bytes.div_ceil(4)
-}
-
 fn value_bytes(v: &Value) -> usize {
     match v {
         Value::String(s) => s.len(),
@@ -95,7 +91,7 @@ pub fn message_bytes(m: &MessageV3) -> usize {
 
 /// Estimated tokens of one message.
 pub fn message_tokens(m: &MessageV3) -> usize {
-    tokens_of_bytes(message_bytes(m))
+    approx_tokens(message_bytes(m))
 }
 
 /// One indivisible piece of the loaded conversation, as little as the cut needs: a span of
@@ -311,7 +307,7 @@ impl Made {
     }
 
     pub fn tokens(&self) -> usize {
-        tokens_of_bytes(self.text().len())
+        approx_tokens(self.text().len())
     }
 }
 

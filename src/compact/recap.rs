@@ -31,11 +31,6 @@ pub struct Recap {
     pub files: FileTracking,
 }
 
-/// Estimated tokens of a text of this many UTF-8 bytes (`shared/spec/cli.md`, `compact`).
-pub fn estimate_tokens(bytes: usize) -> usize {
-    bytes.div_ceil(4)
-}
-
 const NONE: &str = "(none)";
 const GOAL_CAP: usize = 1000;
 const SENTENCE_CAP: usize = 500;
@@ -1818,13 +1813,5 @@ mod tests {
         // A span holding only the earlier recap gives it back unchanged.
         assert_eq!(Recap::extract(&span[..1]), earlier);
         assert!(Recap::extract(&[]).is_empty());
-    }
-
-    #[test]
-    fn tokens_are_a_quarter_of_the_bytes_rounded_up() {
-        assert_eq!(estimate_tokens(0), 0);
-        assert_eq!(estimate_tokens(1), 1);
-        assert_eq!(estimate_tokens(8), 2);
-        assert_eq!(estimate_tokens(9), 3);
     }
 }

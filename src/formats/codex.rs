@@ -245,6 +245,16 @@ struct Document<'a> {
     session: serde_json::Value,
 }
 
+/// A `user` message item holding `text`, as Codex writes those it makes itself (kept user
+/// messages and summaries of a compaction).
+pub fn user_message(text: &str) -> serde_json::Value {
+    serde_json::json!({
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": text}],
+    })
+}
+
 /// Concatenated text of a message's content items.
 pub fn message_texts(content: &serde_json::Value) -> Vec<&str> {
     match content {

@@ -5,6 +5,11 @@ pub mod time;
 
 use serde::Serialize;
 
+/// Estimated tokens of some bytes, as Codex and the spec count them: ceil(UTF-8 bytes / 4).
+pub fn approx_tokens(bytes: usize) -> usize {
+    bytes.div_ceil(4)
+}
+
 /// What a file is, decided from its content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -24,5 +29,17 @@ impl Format {
             Format::Codex => "codex",
             Format::CctoolSession => "cctool-session",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tokens_are_a_quarter_of_the_bytes_rounded_up() {
+        use super::approx_tokens;
+        assert_eq!(approx_tokens(0), 0);
+        assert_eq!(approx_tokens(1), 1);
+        assert_eq!(approx_tokens(8), 2);
+        assert_eq!(approx_tokens(9), 3);
     }
 }
