@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use crate::ExitStatus;
 use crate::cli::{CompactArgs, GlobalArgs};
 use crate::compact::{self, Cut, Made, Options, Report, Tier, Unit, claude, codex, ids, session};
-use crate::io::atomic::{Output, replace_with_backup_by, write_new_file_by};
-use crate::io::source::{COLD_AFTER, age};
+use crate::io::atomic::{Output, occupied, replace_with_backup_by, write_new_file_by};
+use crate::io::paths::{beside, same_file};
 use crate::io::{Input, Source};
 use crate::migrate;
 use crate::model::Format;
@@ -138,9 +138,7 @@ fn refuse_live(src: &Source, format: Format, force: bool) -> Result<(), String> 
     if force {
         return Ok(());
     }
-    if let Some(age) = age(src.modified())
-        && age < COLD_AFTER
-    {
+    if let Some(age) = src.recently_modified() {
         return Err(format!(
             "modified {} s ago, so its agent may still be writing it; retry in a minute, or pass --force",
             age.as_secs()
@@ -160,26 +158,6 @@ fn refuse_live(src: &Source, format: Format, force: bool) -> Result<(), String> 
     Ok(())
 }
 
-fn default_output(p: &Path, format: Format) -> PathBuf {
-    let stem = p
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let ext = if format == Format::CctoolSession {
-        "json"
-    } else {
-        "jsonl"
-    };
-    p.with_file_name(format!("{stem}.compacted.{ext}"))
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
-}
-
 /// Where the result goes.
 enum Target {
     New(PathBuf),
@@ -196,11 +174,16 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
     let target = if a.in_place {
         Target::InPlace(a.file.clone())
     } else {
-        let out = a.output.clone().unwrap_or_else(|| default_output(&a.file, format));
+        let suffix = if format == Format::CctoolSession {
+            "compacted.json"
+        } else {
+            "compacted.jsonl"
+        };
+        let out = a.output.clone().unwrap_or_else(|| beside(&a.file, suffix));
         if same_file(&out, &a.file) {
             return Err("the output would replace the input; use --in-place to replace it with a backup".into());
         }
-        if !a.dry_run && !a.force && out.exists() && !is_special(&out) {
+        if !a.dry_run && !a.force && occupied(&out) {
             return Err(format!(
                 "{} exists; choose another -o, or pass --force to replace it",
                 out.display()
@@ -308,36 +291,18 @@ fn write_target(
         Target::New(p) => {
             r.output = Some(p.display().to_string());
             if !dry_run {
-                let result = if is_special(p) {
-                    // A device or a pipe (/dev/null, a FIFO) is written as it is: there is no
-                    // file to replace atomically.
-                    std::fs::OpenOptions::new().write(true).open(p).and_then(|f| {
-                        let mut w = Output::new(f);
-                        write(&mut w)?;
-                        std::io::Write::flush(&mut w)
-                    })
-                } else {
-                    write_new_file_by(p, true, write)
-                };
-                result.map_err(|e| format!("{}: not written: {e}", p.display()))?;
+                write_new_file_by(p, true, write).map_err(|e| format!("{}: not written: {e}", p.display()))?;
             }
         }
         Target::InPlace(p) => {
             r.output = Some(p.display().to_string());
             if !dry_run {
-                let b = replace_with_backup_by(p, "precompact", write).map_err(|e| {
-                    format!("the rewrite did not finish ({e}); the file is whole, the original or the compacted one, and a backup beside it holds the original if one was made")
-                })?;
+                let b = replace_with_backup_by(p, "precompact", write).map_err(|e| super::rewrite_failed(&e))?;
                 r.backup = Some(b.display().to_string());
             }
         }
     }
     Ok(())
-}
-
-/// An existing output that is not a regular file or a folder: a device or a pipe.
-fn is_special(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 fn nothing(r: &mut Report, total: usize, opts: &Options) {
@@ -452,14 +417,7 @@ fn native_codex(
 }
 
 fn v5(src: &Source, a: &CompactArgs, opts: &Options, target: &Target, r: &mut Report) -> Result<ExitStatus, String> {
-    let bytes = src
-        .read_range(0, src.len() as usize)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let doc: Value = serde_json::from_slice(body).map_err(|e| format!("not valid JSON: {e}"))?;
-    migrate::version_of(&doc).map_err(|e| e.to_string())?;
-    let parsed = migrate::parse(doc).map_err(|e| e.to_string())?;
-    let mut s = migrate::migrate(parsed, migrate::LATEST);
+    let mut s = super::read_session(src)?;
     let before = session::tokens(&s);
     r.tokens_before = before;
     r.tokens_after = before;

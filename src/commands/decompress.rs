@@ -1,17 +1,16 @@
 //! `cctool decompress COMPACTED --from FULL`: undo tier-1 compaction of a v5 session.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::ExitStatus;
 use crate::cli::{DecompressArgs, GlobalArgs};
 use crate::compact::session::{self, Unrestored};
+use crate::io::Input;
 use crate::io::atomic::{replace_with_backup_by, write_new_file_by};
-use crate::io::source::{COLD_AFTER, age};
-use crate::io::{Input, Source};
-use crate::migrate::{self, MessageV3, Session, import};
+use crate::io::paths::beside;
+use crate::migrate::{self, MessageV3, import};
 use crate::model::Format;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
@@ -78,36 +77,16 @@ pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
     })
 }
 
-/// A v5 session from a cctool session file of any version (migrated in memory).
-fn read_session(src: &Source) -> Result<Session, String> {
-    let bytes = src
-        .read_range(0, src.len() as usize)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-    let doc: Value = serde_json::from_slice(body).map_err(|e| format!("not valid JSON: {e}"))?;
-    migrate::version_of(&doc).map_err(|e| e.to_string())?;
-    let s = migrate::parse(doc).map_err(|e| e.to_string())?;
-    Ok(migrate::migrate(s, migrate::LATEST))
-}
-
 /// The full record's messages: a session file, or a native file imported with its full history.
 fn full_messages(g: &GlobalArgs, path: &Path) -> Result<Vec<MessageV3>, String> {
     let (src, format) = super::open_session(&Input::Path(path.to_path_buf()), g)?;
     let s = match format {
-        Format::CctoolSession => read_session(&src),
+        Format::CctoolSession => super::read_session(&src),
         Format::ClaudeCode => import::claude(&src, false).map_err(|e| format!("cannot read: {e}")),
         Format::Codex => import::codex(&src, false).map_err(|e| format!("cannot read: {e}")),
     }
     .map_err(|e| format!("--from {}: {e}", path.display()))?;
     Ok(session::messages(&s).to_vec())
-}
-
-fn default_output(p: &Path) -> PathBuf {
-    let stem = p
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    p.with_file_name(format!("{stem}.decompressed.json"))
 }
 
 fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Result<(), String> {
@@ -118,7 +97,7 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Resu
             format.name()
         ));
     }
-    let mut s = read_session(&src)?;
+    let mut s = super::read_session(&src)?;
     let full = full_messages(g, &a.from)?;
     let r = session::decompress(&mut s, &full);
     d.messages = r.messages;
@@ -128,34 +107,30 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Resu
     let target = if a.in_place {
         a.file.clone()
     } else {
-        a.output.clone().unwrap_or_else(|| default_output(&a.file))
+        a.output.clone().unwrap_or_else(|| beside(&a.file, "decompressed.json"))
     };
     d.output = Some(target.display().to_string());
     if a.dry_run {
         return Ok(());
     }
     if a.in_place {
-        if let Some(age) = age(src.modified())
-            && age < COLD_AFTER
-            && !a.force
-        {
+        if let Some(age) = src.recently_modified().filter(|_| !a.force) {
             return Err(format!(
                 "modified {} s ago, so it may still be written; retry in a minute, or pass --force",
                 age.as_secs()
             ));
         }
         let b = replace_with_backup_by(&a.file, "predecompress", |w| migrate::write_to(s, w))
-            .map_err(|e| format!("not decompressed: {e}"))?;
+            .map_err(|e| super::rewrite_failed(&e))?;
         d.backup = Some(b.display().to_string());
     } else {
-        if !a.force && target.exists() {
-            return Err(format!(
+        write_new_file_by(&target, a.force, |w| migrate::write_to(s, w)).map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => format!(
                 "{} exists; choose another -o, or pass --force to replace it",
                 target.display()
-            ));
-        }
-        write_new_file_by(&target, true, |w| migrate::write_to(s, w))
-            .map_err(|e| format!("{}: not written: {e}", target.display()))?;
+            ),
+            _ => format!("{}: not written: {e}", target.display()),
+        })?;
     }
     Ok(())
 }

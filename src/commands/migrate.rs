@@ -1,7 +1,5 @@
 //! `cctool migrate --to vN PATH...`: the schema chain in place, and imports into v5.
 
-use std::path::{Path, PathBuf};
-
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -9,7 +7,7 @@ use crate::cli::{GlobalArgs, MigrateArgs};
 use crate::io::Input;
 use crate::io::Source;
 use crate::io::atomic::{replace_with_backup_by, write_new_file};
-use crate::io::source::{COLD_AFTER, age};
+use crate::io::paths::{beside, same_file};
 use crate::migrate::{self, import};
 use crate::model::Format;
 use crate::output::Out;
@@ -141,13 +139,12 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
                     refuse_live(&src, a.force)?;
                     let tag = format!("v{}", doc.version());
                     let backup = replace_with_backup_by(path, &tag, |w| migrate::fast::write_v5(&doc, w))
-                        .map_err(|e| format!("not migrated: {e}"))?;
+                        .map_err(|e| super::rewrite_failed(&e))?;
                     m.backup = Some(backup.display().to_string());
                 }
                 return Ok(());
             }
-            let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-            let doc: serde_json::Value = serde_json::from_slice(body).map_err(|e| format!("not valid JSON: {e}"))?;
+            let doc = migrate::read_json(&bytes)?;
             let version = migrate::version_of(&doc).map_err(|e| e.to_string())?;
             m.from = Some(format!("v{version}"));
             if version > a.to {
@@ -168,7 +165,7 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
             }
             refuse_live(&src, a.force)?;
             let backup = replace_with_backup_by(path, &format!("v{version}"), |w| migrate::write_to(migrated, w))
-                .map_err(|e| format!("not migrated: {e}"))?;
+                .map_err(|e| super::rewrite_failed(&e))?;
             m.backup = Some(backup.display().to_string());
             Ok(())
         }
@@ -183,7 +180,7 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
             }
             let target = match (&a.output, input) {
                 (Some(o), _) => o.clone(),
-                (None, Input::Path(p)) => default_output(p),
+                (None, Input::Path(p)) => beside(p, "v5.json"),
                 (None, Input::Stdin) => return Err("importing standard input needs -o OUT".into()),
             };
             if let Input::Path(p) = input
@@ -207,30 +204,14 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
     }
 }
 
-/// A session file that changed within [`COLD_AFTER`] may be mid-write by its harness: rewriting
+/// A session file that changed within [`COLD_AFTER`](crate::io::source::COLD_AFTER) may be mid-write by its harness: rewriting
 /// it now would race that writer and lose whichever write lands second.
 fn refuse_live(src: &Source, force: bool) -> Result<(), String> {
-    match age(src.modified()) {
-        Some(age) if age < COLD_AFTER && !force => Err(format!(
+    match src.recently_modified() {
+        Some(age) if !force => Err(format!(
             "not migrated: modified {} s ago, so it may still be written; retry in a minute, or pass --force",
             age.as_secs()
         )),
         _ => Ok(()),
-    }
-}
-
-/// `<name>.v5.json` beside the input (`rollout-x.jsonl` → `rollout-x.v5.json`).
-fn default_output(p: &Path) -> PathBuf {
-    let stem = p
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    p.with_file_name(format!("{stem}.v5.json"))
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
     }
 }

@@ -159,6 +159,22 @@ pub fn files_bar(what: &str, n: usize, quiet: bool) -> indicatif::ProgressBar {
     bar
 }
 
+/// A cctool session file read whole, validated and migrated to the latest version in memory.
+pub fn read_session(src: &crate::io::Source) -> Result<crate::migrate::Session, String> {
+    let bytes = src
+        .read_range(0, src.len() as usize)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    crate::migrate::read_latest(&bytes)
+}
+
+/// Why a rewrite in place failed. At every step the file is whole — the original, or the new
+/// content once it was renamed into place — and the backup, once made, holds the original.
+pub fn rewrite_failed(e: &std::io::Error) -> String {
+    format!(
+        "the rewrite did not finish ({e}); the file is whole, the original or the new one, and a backup beside it holds the original if one was made"
+    )
+}
+
 /// Opens an input and decides its format (`--input-format` wins over detection). The error
 /// is a sentence naming the file and what to do.
 pub fn open_session(

@@ -246,10 +246,23 @@ pub fn write_new_file_by(
     overwrite: bool,
     write: impl FnOnce(&mut Output) -> io::Result<()>,
 ) -> io::Result<()> {
-    if !overwrite && path.exists() {
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        // A device or a pipe (/dev/null, a FIFO) is written as it is: there is no file to
+        // replace atomically, and nothing to lose.
+        let mut w = Output::new(OpenOptions::new().write(true).open(path)?);
+        write(&mut w)?;
+        return w.flush();
+    }
+    if !overwrite && occupied(path) {
         return Err(io::Error::new(io::ErrorKind::AlreadyExists, "exists; not overwritten"));
     }
     write_via_temp(path, false, write)
+}
+
+/// Whether a new file at `path` would replace something: a file or a folder is there (a
+/// device or a pipe is written to instead).
+pub fn occupied(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file() || m.is_dir())
 }
 
 #[cfg(test)]

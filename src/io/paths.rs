@@ -17,6 +17,24 @@ pub struct Expanded {
     pub problems: Vec<Diagnostic>,
 }
 
+/// `<stem>.<suffix>` beside `p` (`rollout-x.jsonl`, `v5.json` → `rollout-x.v5.json`): where a
+/// command writes what it makes from `p` when no `-o` is given.
+pub fn beside(p: &Path, suffix: &str) -> PathBuf {
+    let stem = p
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    p.with_file_name(format!("{stem}.{suffix}"))
+}
+
+/// Whether two paths name the same file (by their canonical forms when both exist).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 /// Whether a file found while walking a directory is a session-file candidate.
 pub fn is_candidate(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");

@@ -150,6 +150,12 @@ impl Source {
         self.modified
     }
 
+    /// How long ago the file was modified, when that is within [`COLD_AFTER`]: its harness may
+    /// still be writing it, so it must not be rewritten or snapshotted.
+    pub fn recently_modified(&self) -> Option<Duration> {
+        age(self.modified).filter(|a| *a < COLD_AFTER)
+    }
+
     pub fn is_mapped(&self) -> bool {
         matches!(self.backing, Backing::Mapped(..))
     }

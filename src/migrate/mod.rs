@@ -131,6 +131,20 @@ impl Session {
     }
 }
 
+/// A session file's bytes as JSON (a leading BOM allowed).
+pub fn read_json(bytes: &[u8]) -> Result<Value, String> {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    serde_json::from_slice(body).map_err(|e| format!("not valid JSON: {e}"))
+}
+
+/// A session file of any version, validated and migrated to the latest in memory.
+pub fn read_latest(bytes: &[u8]) -> Result<Session, String> {
+    let doc = read_json(bytes)?;
+    version_of(&doc).map_err(|e| e.to_string())?;
+    let s = parse(doc).map_err(|e| e.to_string())?;
+    Ok(migrate(s, LATEST))
+}
+
 /// The version field of a document: `schema_version` (v2+), else `version` (v1).
 pub fn version_of(doc: &Value) -> Result<u32, SchemaError> {
     let v = doc.get("schema_version").or_else(|| doc.get("version"));
