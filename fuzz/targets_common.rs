@@ -396,15 +396,8 @@ fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
     let units = &loaded.units;
     let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::migrate::MessageV3)| loaded.feed(&src, at, f);
     let full = cp::make_recap(units, units.len(), opts, false, &mut feed).expect("in memory").tokens();
-    let fixed = |at: usize| {
-        let users: usize = loaded.items[..at]
-            .iter()
-            .filter_map(|i| i.user_text.as_deref())
-            .map(|t| cctool::model::approx_tokens(t.len()))
-            .sum();
-        let carried: usize = units[..at].iter().filter(|u| u.carry).map(|u| u.tokens).sum();
-        full + users.min(cctool::chain::codex::USER_MESSAGE_BUDGET_TOKENS) + carried
-    };
+    let overhead = loaded.overhead();
+    let fixed = |at: usize| full + overhead(at);
     let Some(cut) = cp::plan(units, opts, fixed) else {
         return;
     };

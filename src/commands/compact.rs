@@ -378,17 +378,7 @@ fn native_codex(
     let loaded = codex::load(src).map_err(|e| format!("cannot read: {e}"))?;
     let units = &loaded.units;
     let total: usize = units.iter().map(|u| u.tokens).sum();
-    // What replaces the span besides the recap: the kept user messages and any carried remote
-    // summary.
-    let overhead = |at: usize| {
-        let users: usize = loaded.items[..at]
-            .iter()
-            .filter_map(|i| i.user_text.as_deref())
-            .map(|t| crate::model::approx_tokens(t.len()))
-            .sum();
-        let carried: usize = units[..at].iter().filter(|u| u.carry).map(|u| u.tokens).sum();
-        users.min(crate::chain::codex::USER_MESSAGE_BUDGET_TOKENS) + carried
-    };
+    let overhead = loaded.overhead();
     let planned = plan_and_recap(
         units,
         opts,

@@ -82,6 +82,19 @@ pub fn load(src: &Source) -> io::Result<Loaded> {
 }
 
 impl Loaded {
+    /// Tokens that replace the span `[0, at)` besides the recap, as a function of `at`: the
+    /// user messages Codex keeps (at most its 20,000-token budget) and any carried remote
+    /// summary. Summed once as prefixes, since a plan asks for many cuts.
+    pub fn overhead(&self) -> impl Fn(usize) -> usize + '_ {
+        let mut before = vec![(0usize, 0usize); self.units.len() + 1];
+        for (i, (item, u)) in self.items.iter().zip(&self.units).enumerate() {
+            let users = item.user_text.as_deref().map_or(0, |t| approx_tokens(t.len()));
+            let carried = if u.carry { u.tokens } else { 0 };
+            before[i + 1] = (before[i].0 + users, before[i].1 + carried);
+        }
+        move |at| before[at].0.min(USER_MESSAGE_BUDGET_TOKENS) + before[at].1
+    }
+
     /// Streams the messages of the span `[0, at)` (see [`super::Feed`]).
     pub fn feed(&self, src: &Source, at: usize, f: &mut dyn FnMut(&MessageV3)) -> io::Result<()> {
         let span = self.items[..at]
