@@ -13,7 +13,6 @@
 
 use std::io::{self, Write};
 
-use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
@@ -26,9 +25,6 @@ use crate::migrate::import::{claude_record, content_text, parse};
 use crate::model::time::format_ms;
 use serde_json::value::RawValue;
 
-/// Records parsed between two releases of mapped pages.
-const BATCH: usize = 4096;
-
 /// The conversation a resume loads, as units (one per chain record).
 pub struct Loaded {
     pub t: Transcript,
@@ -36,33 +32,23 @@ pub struct Loaded {
     pub units: Vec<Unit>,
 }
 
-/// Runs `f` over the chain records at `positions`, parsed on every core a batch at a time, in
-/// order; each batch's mapped pages leave the resident set behind it.
+/// Runs `f` over the chain records at `positions`, in order, parsed on every core (see
+/// [`super::batched`]).
 fn batched<T: Send>(
     src: &Source,
     t: &Transcript,
     positions: &[u32],
     parse_one: impl Fn(u32, &[u8]) -> T + Sync,
-    mut f: impl FnMut(T),
+    f: impl FnMut(T),
 ) -> io::Result<()> {
-    for batch in positions.chunks(BATCH) {
-        let done = batch
-            .par_iter()
-            .map(|&p| {
-                let n = t.node(p);
-                Ok(parse_one(p, &src.read_range(n.offset, n.len as usize)?))
-            })
-            .collect::<io::Result<Vec<T>>>()?;
-        done.into_iter().for_each(&mut f);
-        let lo = batch.iter().map(|&p| t.node(p).offset).min().unwrap_or(0);
-        let hi = batch
-            .iter()
-            .map(|&p| t.node(p).offset + t.node(p).len)
-            .max()
-            .unwrap_or(0);
-        src.done_with(lo, hi.saturating_sub(lo));
-    }
-    Ok(())
+    super::batched(
+        src,
+        positions,
+        |&p| src.read_range(t.node(p).offset, t.node(p).len as usize),
+        |&p| Some((t.node(p).offset, t.node(p).offset + t.node(p).len)),
+        |&p, bytes| parse_one(p, bytes),
+        f,
+    )
 }
 
 pub fn load(src: &Source) -> io::Result<Loaded> {

@@ -10,7 +10,6 @@
 
 use std::io::{self, Write};
 
-use rayon::prelude::*;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -39,38 +38,31 @@ fn raw_of_item<'s>(src: &'s Source, item: &fmt::Item) -> io::Result<std::borrow:
     }
 }
 
-/// Runs `f` over `items`, each parsed by `parse_one` on every core a batch at a time, in order;
-/// each batch's mapped pages leave the resident set behind it.
-fn batched<'i, T: Send>(
+/// Runs `f` over `items`, in order, parsed on every core (see [`super::batched`]).
+fn batched<T: Send>(
     src: &Source,
-    items: impl Iterator<Item = &'i fmt::Item>,
+    items: &[&fmt::Item],
     parse_one: impl Fn(&fmt::Item, &[u8]) -> T + Sync,
-    mut f: impl FnMut(T),
+    f: impl FnMut(T),
 ) -> io::Result<()> {
-    let items: Vec<&fmt::Item> = items.collect();
-    for batch in items.chunks(4096) {
-        let done = batch
-            .par_iter()
-            .map(|item| Ok(parse_one(item, &raw_of_item(src, item)?)))
-            .collect::<io::Result<Vec<T>>>()?;
-        done.into_iter().for_each(&mut f);
-        let ranges = batch.iter().filter_map(|i| match i.src {
+    super::batched(
+        src,
+        items,
+        |i| raw_of_item(src, i),
+        |i| match i.src {
             ItemSrc::Raw { offset, len, .. } => Some((offset, offset + u64::from(len))),
             ItemSrc::Synth(_) => None,
-        });
-        let (lo, hi) = ranges.fold((u64::MAX, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
-        if lo < hi {
-            src.done_with(lo, hi - lo);
-        }
-    }
-    Ok(())
+        },
+        |i, bytes| parse_one(i, bytes),
+        f,
+    )
 }
 
 pub fn load(src: &Source) -> io::Result<Loaded> {
     let rollout = fmt::read_records(src)?;
     let items = reconstruct(&rollout).items;
     let mut units = Vec::with_capacity(items.len());
-    batched(src, items.iter(), unit, |u| units.push(u))?;
+    batched(src, &items.iter().collect::<Vec<_>>(), unit, |u| units.push(u))?;
     let lines = items
         .iter()
         .map(|i| match i.src {
@@ -97,12 +89,13 @@ impl Loaded {
 
     /// Streams the messages of the span `[0, at)` (see [`super::Feed`]).
     pub fn feed(&self, src: &Source, at: usize, f: &mut dyn FnMut(&MessageV3)) -> io::Result<()> {
-        let span = self.items[..at]
+        let span: Vec<&fmt::Item> = self.items[..at]
             .iter()
             .zip(&self.units)
             .filter(|(_, u)| u.earlier.is_empty() && !u.carry)
-            .map(|(i, _)| i);
-        batched(src, span, messages, |ms| ms.iter().for_each(&mut *f))
+            .map(|(i, _)| i)
+            .collect();
+        batched(src, &span, messages, |ms| ms.iter().for_each(&mut *f))
     }
 }
 

@@ -380,6 +380,37 @@ pub fn make_recap(
     })
 }
 
+/// Runs `f` over `items` in order, each read (`read`) and parsed (`parse_one`) on every core a
+/// batch at a time; after each batch, the file range its items span (`span`: start and end
+/// offsets, None for an item not read from the file) leaves the resident set, so a scan of a
+/// mapped file of gigabytes keeps a few megabytes resident.
+pub(crate) fn batched<'s, I: Sync, T: Send>(
+    src: &'s crate::io::Source,
+    items: &[I],
+    read: impl Fn(&I) -> std::io::Result<std::borrow::Cow<'s, [u8]>> + Sync,
+    span: impl Fn(&I) -> Option<(u64, u64)>,
+    parse_one: impl Fn(&I, &[u8]) -> T + Sync,
+    mut f: impl FnMut(T),
+) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    const BATCH: usize = 4096;
+    for batch in items.chunks(BATCH) {
+        let done = batch
+            .par_iter()
+            .map(|i| Ok(parse_one(i, &read(i)?)))
+            .collect::<std::io::Result<Vec<T>>>()?;
+        done.into_iter().for_each(&mut f);
+        let (lo, hi) = batch
+            .iter()
+            .filter_map(&span)
+            .fold((u64::MAX, 0), |(lo, hi), (a, b)| (lo.min(a), hi.max(b)));
+        if lo < hi {
+            src.done_with(lo, hi - lo);
+        }
+    }
+    Ok(())
+}
+
 /// Copies the input to `w` as it is, adding a final newline when it lacks one, so that appended
 /// records start on their own line.
 pub fn copy_all(src: &crate::io::Source, w: &mut crate::io::atomic::Output) -> std::io::Result<()> {
