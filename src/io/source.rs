@@ -272,11 +272,7 @@ impl Source {
             if start >= total {
                 break;
             }
-            let mut end = (start + RELEASE_EVERY).min(total);
-            if end < total {
-                end = memchr::memchr(b'\n', &bytes[end..]).map_or(total, |i| end + i + 1);
-            }
-            bounds.push(end);
+            bounds.push(window_end(bytes, start));
         }
         if bounds.len() == 1 {
             bounds.push(bounds[0]);
@@ -284,16 +280,10 @@ impl Source {
         let windows: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
         let rounds: Vec<&[(usize, usize)]> = windows.chunks(per_round.max(1)).collect();
         let check = || -> io::Result<()> {
-            if let Backing::Mapped(_, file) = &self.backing {
-                let now = file.metadata()?.len();
-                if now < total as u64 {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        format!("the file shrank from {total} to {now} bytes while it was read"),
-                    ));
-                }
+            match &self.backing {
+                Backing::Mapped(_, file) => still_whole(file, total),
+                _ => Ok(()),
             }
-            Ok(())
         };
         let compute = |round: &[(usize, usize)]| -> Vec<T> {
             round
@@ -357,23 +347,8 @@ impl Source {
                 let total = m.len();
                 let mut start = from as usize;
                 while start < total {
-                    // Touching a page past a truncation raises SIGBUS: a file that shrank is an
-                    // error instead (only cold files are mapped; this closes most of the rest).
-                    let now = file.metadata()?.len();
-                    if now < total as u64 {
-                        return Err(io::Error::new(
-                            io::ErrorKind::UnexpectedEof,
-                            format!("the file shrank from {total} to {now} bytes while it was read"),
-                        ));
-                    }
-                    let mut end = (start + RELEASE_EVERY).min(total);
-                    if end < total {
-                        // End the window on a line boundary so lines stay borrowed.
-                        match memchr::memchr(b'\n', &m[end..]) {
-                            Some(i) => end += i + 1,
-                            None => end = total,
-                        }
-                    }
+                    still_whole(file, total)?;
+                    let end = window_end(m, start);
                     sink(start as u64, &m[start..end], end == total);
                     release(m, start, end - start);
                     start = end;
@@ -411,6 +386,32 @@ impl Source {
                 }
             }
         }
+    }
+}
+
+/// Touching a page of a mapping past a truncation raises SIGBUS: a file that shrank since it
+/// was mapped is an error instead, checked before each window is touched (only cold files
+/// are mapped; this closes most of the rest).
+fn still_whole(file: &File, total: usize) -> io::Result<()> {
+    let now = file.metadata()?.len();
+    if now < total as u64 {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("the file shrank from {total} to {now} bytes while it was read"),
+        ));
+    }
+    Ok(())
+}
+
+/// The end of the window that starts at `start`: [`RELEASE_EVERY`] bytes on, moved to the end
+/// of the line there, so that lines are never split between windows and stay borrowed.
+fn window_end(bytes: &[u8], start: usize) -> usize {
+    let total = bytes.len();
+    let end = (start + RELEASE_EVERY).min(total);
+    if end < total {
+        memchr::memchr(b'\n', &bytes[end..]).map_or(total, |i| end + i + 1)
+    } else {
+        end
     }
 }
 
