@@ -476,56 +476,21 @@ pub struct Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Map;
-
-    fn msg(role: &str, items: Vec<Item>, call: Option<&str>) -> MessageV3 {
-        MessageV3 {
-            role: role.into(),
-            tool_call_id: call.map(str::to_string),
-            items,
-            id: None,
-            ts: None,
-            timestamp: None,
-            extra: Map::new(),
-        }
-    }
 
     fn prompt(tokens: usize) -> Unit {
-        let mut u = Unit::of_messages(&[msg(
-            "user",
-            vec![Item::Text {
-                text: "x".repeat(tokens * 4),
-                extra: Map::new(),
-            }],
-            None,
-        )]);
+        let mut u = Unit::of_messages(&[MessageV3::new("user", vec![Item::text("x".repeat(tokens * 4))])]);
         u.prompt = true;
         u
     }
 
     fn call(id: &str, tokens: usize) -> Unit {
-        Unit::of_messages(&[msg(
-            "assistant",
-            vec![Item::ToolCall {
-                id: id.into(),
-                name: "x".repeat(tokens * 4),
-                args: Value::String(String::new()),
-                extra: Map::new(),
-            }],
-            None,
-        )])
+        let call = Item::tool_call(id, "x".repeat(tokens * 4), Value::String(String::new()));
+        Unit::of_messages(&[MessageV3::new("assistant", vec![call])])
     }
 
     fn result(id: &str, tokens: usize) -> Unit {
-        Unit::of_messages(&[msg(
-            "tool",
-            vec![Item::ToolResult {
-                content: Value::String("r".repeat(tokens * 4)),
-                original_size: None,
-                extra: Map::new(),
-            }],
-            Some(id),
-        )])
+        let content = Value::String("r".repeat(tokens * 4));
+        Unit::of_messages(&[MessageV3::tool(id, vec![Item::tool_result(content)])])
     }
 
     #[test]

@@ -1257,25 +1257,13 @@ fn has_word(sentence: &str, words: &[&str]) -> bool {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use serde_json::Map;
 
     fn msg(role: &str, items: Vec<Item>) -> MessageV3 {
-        MessageV3 {
-            role: role.into(),
-            tool_call_id: None,
-            items,
-            id: None,
-            ts: None,
-            timestamp: None,
-            extra: Map::new(),
-        }
+        MessageV3::new(role, items)
     }
 
     fn text(t: &str) -> Item {
-        Item::Text {
-            text: t.into(),
-            extra: Map::new(),
-        }
+        Item::text(t)
     }
 
     fn user(t: &str) -> MessageV3 {
@@ -1283,12 +1271,7 @@ mod tests {
     }
 
     fn call(id: &str, name: &str, args: Value) -> Item {
-        Item::ToolCall {
-            id: id.into(),
-            name: name.into(),
-            args,
-            extra: Map::new(),
-        }
+        Item::tool_call(id, name, args)
     }
 
     fn calls(items: Vec<Item>) -> MessageV3 {
@@ -1296,17 +1279,7 @@ mod tests {
     }
 
     fn result(id: &str, content: Value) -> MessageV3 {
-        MessageV3 {
-            tool_call_id: Some(id.into()),
-            ..msg(
-                "tool",
-                vec![Item::ToolResult {
-                    content,
-                    original_size: None,
-                    extra: Map::new(),
-                }],
-            )
-        }
+        MessageV3::tool(id, vec![Item::tool_result(content)])
     }
 
     fn strings(items: &[&str]) -> Vec<String> {

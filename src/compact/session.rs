@@ -178,13 +178,8 @@ pub fn tier2(s: &mut Session, at: usize, made: &Made) -> Option<(u64, u64)> {
     }
     carried.push(Item::Other(item));
     let summary = MessageV3 {
-        role: "user".into(),
-        tool_call_id: None,
-        items: carried,
         id: Some(first),
-        ts: None,
-        timestamp: None,
-        extra: Map::new(),
+        ..MessageV3::new("user", carried)
     };
     messages.splice(..at, [summary]);
     Some((first, last))

@@ -411,21 +411,13 @@ mod tests {
 
     fn msg(role: &str, items: Vec<Item>, tool_call_id: Option<&str>) -> MessageV3 {
         MessageV3 {
-            role: role.into(),
             tool_call_id: tool_call_id.map(str::to_string),
-            items,
-            id: None,
-            ts: None,
-            timestamp: None,
-            extra: Map::new(),
+            ..MessageV3::new(role, items)
         }
     }
 
     fn text(t: &str) -> Item {
-        Item::Text {
-            text: t.into(),
-            extra: Map::new(),
-        }
+        Item::text(t)
     }
 
     #[test]

@@ -35,38 +35,31 @@ fn native(format: &str, record: Value, line: Option<u64>) -> Item {
 }
 
 fn text(t: &str) -> Item {
-    Item::Text {
-        text: t.to_string(),
-        extra: Map::new(),
-    }
+    Item::text(t)
 }
 
+/// A message pointing back at the native record it comes from.
 fn message(role: &str, items: Vec<Item>, source: Value, timestamp: Option<String>) -> MessageV3 {
     MessageV3 {
-        role: role.to_string(),
-        tool_call_id: None,
-        items,
-        id: None,
-        ts: None,
         timestamp,
         extra: Map::from_iter([("source".into(), source)]),
+        ..MessageV3::new(role, items)
     }
 }
 
 fn tool_message(call_id: &str, content: Value, source: Value, timestamp: Option<String>) -> MessageV3 {
     let size = content_size(&content);
     MessageV3 {
-        role: "tool".into(),
-        tool_call_id: Some(call_id.to_string()),
-        items: vec![Item::ToolResult {
-            content,
-            original_size: Some(size),
-            extra: Map::new(),
-        }],
-        id: None,
-        ts: None,
         timestamp,
         extra: Map::from_iter([("source".into(), source)]),
+        ..MessageV3::tool(
+            call_id,
+            vec![Item::ToolResult {
+                content,
+                original_size: Some(size),
+                extra: Map::new(),
+            }],
+        )
     }
 }
 

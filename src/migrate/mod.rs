@@ -121,6 +121,58 @@ pub enum Session {
     },
 }
 
+impl Item {
+    /// A `text` item.
+    pub fn text(t: impl Into<String>) -> Item {
+        Item::Text {
+            text: t.into(),
+            extra: Map::new(),
+        }
+    }
+
+    /// A `tool_call` item.
+    pub fn tool_call(id: impl Into<String>, name: impl Into<String>, args: Value) -> Item {
+        Item::ToolCall {
+            id: id.into(),
+            name: name.into(),
+            args,
+            extra: Map::new(),
+        }
+    }
+
+    /// A `tool_result` item; `original_size` is left for v4 → v5 or the caller to set.
+    pub fn tool_result(content: Value) -> Item {
+        Item::ToolResult {
+            content,
+            original_size: None,
+            extra: Map::new(),
+        }
+    }
+}
+
+impl MessageV3 {
+    /// A message of `role` holding `items`, with no id, time or other field.
+    pub fn new(role: impl Into<String>, items: Vec<Item>) -> MessageV3 {
+        MessageV3 {
+            role: role.into(),
+            tool_call_id: None,
+            items,
+            id: None,
+            ts: None,
+            timestamp: None,
+            extra: Map::new(),
+        }
+    }
+
+    /// A `tool` message answering the call `call_id`.
+    pub fn tool(call_id: impl Into<String>, items: Vec<Item>) -> MessageV3 {
+        MessageV3 {
+            tool_call_id: Some(call_id.into()),
+            ..MessageV3::new("tool", items)
+        }
+    }
+}
+
 impl Session {
     pub fn version(&self) -> u32 {
         match self {
