@@ -326,6 +326,42 @@ fn not_smaller(r: &mut Report, total: usize) -> ExitStatus {
     ExitStatus::Success
 }
 
+/// A native compaction planned: what the report says of it.
+struct Native<'a> {
+    cut: &'a Cut,
+    made: &'a Made,
+    units: usize,
+    total: usize,
+    /// Tokens of the resumed conversation after it.
+    after: usize,
+    /// Where the kept tail starts, as the format names records.
+    cut_at: Option<Value>,
+    /// The recap as the agent reads it.
+    recap: String,
+}
+
+impl Native<'_> {
+    /// Reports the compaction and writes it with `write`, unless it would not make the
+    /// session smaller.
+    fn finish(
+        self,
+        a: &CompactArgs,
+        opts: &Options,
+        target: &Target,
+        r: &mut Report,
+        write: impl FnOnce(&mut Output) -> std::io::Result<()>,
+    ) -> Result<ExitStatus, String> {
+        if self.after >= self.total {
+            return Ok(not_smaller(r, self.total));
+        }
+        fill(r, self.cut, self.units, self.made, self.after, opts.budget);
+        r.cut_at = self.cut_at;
+        r.recap = Some(self.recap);
+        write_target(target, a.dry_run, r, write)?;
+        Ok(ExitStatus::Success)
+    }
+}
+
 fn native_claude(
     src: &Source,
     a: &CompactArgs,
@@ -352,19 +388,22 @@ fn native_claude(
     };
     let text = claude::summary_text(&made, transcript);
     let after = crate::model::approx_tokens(text.len()) + cut.tail_tokens;
-    if after >= total {
-        return Ok(not_smaller(r, total));
-    }
-    fill(r, &cut, units.len(), &made, after, opts.budget);
-    r.cut_at = loaded
+    let cut_at = loaded
         .positions
         .get(cut.at)
         .map(|&p| Value::String(loaded.t.uuid_text(p)));
-    r.recap = Some(text);
-    write_target(target, a.dry_run, r, |w| {
-        claude::write(src, &loaded, cut.at, &made, total, opts.transcript_path.as_deref(), w).map(|_| ())
-    })?;
-    Ok(ExitStatus::Success)
+    let done = Native {
+        cut: &cut,
+        made: &made,
+        units: units.len(),
+        total,
+        after,
+        cut_at,
+        recap: text,
+    };
+    done.finish(a, opts, target, r, |w| {
+        claude::write(src, &loaded, cut.at, &made, total, transcript, w).map(|_| ())
+    })
 }
 
 fn native_codex(
@@ -395,15 +434,16 @@ fn native_codex(
     let user_budget = codex::user_budget(opts.budget, recap_tokens, cut.tail_tokens);
     let (history, replaced) =
         codex::replacement(src, &loaded, cut.at, &made, user_budget).map_err(|e| format!("cannot read: {e}"))?;
-    let after = replaced + cut.tail_tokens;
-    if after >= total {
-        return Ok(not_smaller(r, total));
-    }
-    fill(r, &cut, units.len(), &made, after, opts.budget);
-    r.cut_at = loaded.lines.get(cut.at).copied().flatten().map(|l| json!(l));
-    r.recap = Some(codex::summary_text(&made));
-    write_target(target, a.dry_run, r, |w| codex::write(src, history, &made, w))?;
-    Ok(ExitStatus::Success)
+    let done = Native {
+        cut: &cut,
+        made: &made,
+        units: units.len(),
+        total,
+        after: replaced + cut.tail_tokens,
+        cut_at: loaded.lines.get(cut.at).copied().flatten().map(|l| json!(l)),
+        recap: codex::summary_text(&made),
+    };
+    done.finish(a, opts, target, r, |w| codex::write(src, history, &made, w))
 }
 
 fn v5(src: &Source, a: &CompactArgs, opts: &Options, target: &Target, r: &mut Report) -> Result<ExitStatus, String> {
