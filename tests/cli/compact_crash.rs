@@ -5,10 +5,10 @@
 //! loop for long, by hand.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::util::{age, cctool, fixture, write_aged};
+use crate::util::{age, cctool, fixture, kill_after, next_random, write_aged};
 
 /// Compaction writes timestamps from the clock: fixed, so two runs write the same bytes.
 const EPOCH: &str = "1700000000";
@@ -331,27 +331,20 @@ fn sigkill_during_compact_never_loses_the_file() {
     let rounds = 5;
     for round in 0..rounds {
         fresh_copy(dir.path(), "s.jsonl", &original);
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
         // Stratified: each round is killed somewhere in its own slice of [0, 1.2 × a clean run),
         // so few rounds still reach every phase (reading, writing the temporary file, rename).
         let slice = took * 6 / 5 / rounds;
-        let delay = Duration::from_micros(round * slice + (seed >> 33) % slice);
-        let mut child = Command::new(&bin)
-            .args(["compact"])
-            .args(keep)
-            .arg(&f)
-            .env("SOURCE_DATE_EPOCH", EPOCH)
-            .env("HOME", "/nonexistent-home")
-            .env_remove("CCTOOL_FAIL_AT")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(delay);
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
+        let delay = Duration::from_micros(round * slice + next_random(&mut seed) % slice);
+        kill_after(
+            Command::new(&bin)
+                .args(["compact"])
+                .args(keep)
+                .arg(&f)
+                .env("SOURCE_DATE_EPOCH", EPOCH)
+                .env("HOME", "/nonexistent-home")
+                .env_remove("CCTOOL_FAIL_AT"),
+            delay,
+        );
         let now = std::fs::read(&f).unwrap();
         if now == original {
             old += 1;

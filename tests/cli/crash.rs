@@ -2,10 +2,10 @@
 //! and the backup whenever the new file is in place. CI runs a short loop; `tests/kill-loop.sh`
 //! runs a long one by hand.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::util::{cctool, write_aged};
+use crate::util::{cctool, kill_after, next_random, write_aged};
 
 fn big_v1_session() -> Vec<u8> {
     let messages: Vec<serde_json::Value> = (0..20_000)
@@ -36,20 +36,8 @@ fn sigkill_during_migrate_never_loses_the_file() {
     for round in 0..12 {
         let f = dir.path().join(format!("s{round}.json"));
         write_aged(&f, &original);
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        let delay = Duration::from_micros((seed >> 33) % (took * 3 / 2));
-        let mut child = Command::new(&bin)
-            .arg("migrate")
-            .arg(&f)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(delay);
-        let _ = child.kill(); // SIGKILL
-        let _ = child.wait();
+        let delay = Duration::from_micros(next_random(&mut seed) % (took * 3 / 2));
+        kill_after(Command::new(&bin).arg("migrate").arg(&f), delay);
         let now = std::fs::read(&f).unwrap();
         let backup = dir.path().join(format!("s{round}.json.v1.bak"));
         if now == original {

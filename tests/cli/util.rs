@@ -86,3 +86,24 @@ pub fn write_aged(path: &std::path::Path, bytes: &[u8]) {
     std::fs::write(path, bytes).expect("write");
     age(path);
 }
+
+/// The next number of a seeded linear congruential sequence (Knuth's MMIX constants): random
+/// enough for kill points, and the same for the same seed.
+pub fn next_random(seed: &mut u64) -> u64 {
+    *seed = seed
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    *seed >> 33
+}
+
+/// Runs `cmd` (its output discarded), kills it with SIGKILL after `delay`, and waits for it.
+pub fn kill_after(cmd: &mut std::process::Command, delay: std::time::Duration) {
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(delay);
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+}
