@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{cctool, fixture, records, root, sample, stdout_of};
+use crate::util::{cctool, fixture, records, root, sample, sample_files, stdout_of};
 
 pub(crate) fn view(path: &Path) -> Vec<Value> {
     records(&stdout_of(&[
@@ -253,13 +253,7 @@ fn real_samples_match_the_installed_real_client() {
         eprintln!("SKIPPED: Claude Code 2.1.332 is not installed (run ../shared/tools/realclient/install.sh)");
         return;
     };
-    let mut files: Vec<PathBuf> = Vec::new();
-    for dir in ["claude-code/real", "claude-code/real-excerpts"] {
-        for e in std::fs::read_dir(sample(dir)).unwrap() {
-            files.push(e.unwrap().path());
-        }
-    }
-    files.sort();
+    let files = sample_files(&["claude-code/real", "claude-code/real-excerpts"]);
     let mut compared = 0;
     for f in &files {
         let out = std::process::Command::new("bash")

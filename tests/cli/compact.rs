@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::api_view::{normalise, realclient, view};
-use crate::util::{cctool, fixture, records, sample, stdout_of, write_aged};
+use crate::util::{CLAUDE_SAMPLE_DIRS, cctool, fixture, records, sample, sample_files, stdout_of, write_aged};
 
 const PREFIX: &str = "Another language model started to solve this problem";
 
@@ -181,19 +181,11 @@ fn claude_code_samples_compact_with_the_same_shape() {
 fn loading_from_the_last_boundary_gives_what_the_whole_file_gives() {
     use cctool::compact::claude::load_with;
     let mut files = vec![fixture("compact/claude-work.jsonl")];
-    for dir in [
-        "claude-code/real",
-        "claude-code/real-excerpts",
-        "claude-code/synthetic",
-        "claude-code/resume-2.1.332",
-    ] {
-        for e in std::fs::read_dir(sample(dir)).unwrap() {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|x| x == "jsonl") {
-                files.push(p);
-            }
-        }
-    }
+    files.extend(
+        sample_files(CLAUDE_SAMPLE_DIRS)
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl")),
+    );
     let mut from_tail = 0;
     for f in &files {
         let src = cctool::io::Source::open_path(f, cctool::io::MmapChoice::Never).unwrap();

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::util::{cctool, fixture, records, sample, stdout_of};
+use crate::util::{CLAUDE_SAMPLE_DIRS, cctool, fixture, records, sample, sample_files, stdout_of};
 
 fn summaries(args: &[&str]) -> Vec<Value> {
     let mut all = vec!["extract-summary", "--json"];
@@ -429,17 +429,7 @@ fn default_stores_and_non_session_files() {
 fn current_from_the_tail_agrees_with_the_full_load_everywhere() {
     // extract-summary decides `current` from the lines after the last boundary when that is
     // provably enough; rebuild-chain always loads the whole file. They must agree.
-    let mut files = Vec::new();
-    for dir in [
-        "claude-code/real",
-        "claude-code/real-excerpts",
-        "claude-code/synthetic",
-        "claude-code/resume-2.1.332",
-    ] {
-        for e in std::fs::read_dir(sample(dir)).unwrap() {
-            files.push(e.unwrap().path());
-        }
-    }
+    let mut files = sample_files(CLAUDE_SAMPLE_DIRS);
     for dir in ["claude", "claude/summaries", "claude/api"] {
         for e in std::fs::read_dir(fixture(dir)).unwrap() {
             files.push(e.unwrap().path());

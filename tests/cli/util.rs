@@ -27,6 +27,25 @@ pub fn sample(rel: &str) -> PathBuf {
     p
 }
 
+/// Every file in these folders of the shared samples, sorted.
+pub fn sample_files(dirs: &[&str]) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = dirs
+        .iter()
+        .flat_map(|d| std::fs::read_dir(sample(d)).expect("sample folder"))
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    files
+}
+
+/// The folders of Claude Code samples (real files, excerpts, hand-written cases, resume cases).
+pub const CLAUDE_SAMPLE_DIRS: &[&str] = &[
+    "claude-code/real",
+    "claude-code/real-excerpts",
+    "claude-code/synthetic",
+    "claude-code/resume-2.1.332",
+];
+
 /// Runs cctool with `args`, asserts success, returns stdout.
 pub fn stdout_of(args: &[&str]) -> String {
     let out = cctool().args(args).output().expect("run");
