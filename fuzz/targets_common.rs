@@ -357,12 +357,13 @@ fn compaction_claude(file: &[u8], opts: &cctool::compact::Options) {
     let loaded = cc::load(&src).expect("reading bytes in memory cannot fail");
     let units = &loaded.units;
     let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::migrate::MessageV3)| loaded.feed(&src, at, f);
-    let full = cp::make_recap(units, units.len(), opts, false, &mut feed).expect("in memory").tokens();
-    let Some(cut) = cp::plan(units, opts, |_| full) else {
+    let transcript = opts.transcript_path.as_deref();
+    let recap_tokens = |m: &cp::Made| cctool::model::approx_tokens(cc::summary_text(m, transcript).len());
+    let planned = cp::plan_and_recap(units, opts, false, &mut feed, |_| 0, recap_tokens).expect("in memory");
+    let Some((cut, made)) = planned else {
         return;
     };
     assert_cut_ok(units, &cut, opts);
-    let made = cp::make_recap(units, cut.at, opts, false, &mut feed).expect("in memory");
     let mut out = cctool::io::atomic::Output::memory();
     let appended = cc::write(
         &src,
@@ -395,14 +396,13 @@ fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
     let loaded = cx::load(&src).expect("reading bytes in memory cannot fail");
     let units = &loaded.units;
     let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::migrate::MessageV3)| loaded.feed(&src, at, f);
-    let full = cp::make_recap(units, units.len(), opts, false, &mut feed).expect("in memory").tokens();
-    let overhead = loaded.overhead();
-    let fixed = |at: usize| full + overhead(at);
-    let Some(cut) = cp::plan(units, opts, fixed) else {
+    let recap_tokens = |m: &cp::Made| cctool::model::approx_tokens(cx::summary_text(m).len());
+    let planned =
+        cp::plan_and_recap(units, opts, false, &mut feed, loaded.overhead(), recap_tokens).expect("in memory");
+    let Some((cut, made)) = planned else {
         return;
     };
     assert_cut_ok(units, &cut, opts);
-    let made = cp::make_recap(units, cut.at, opts, false, &mut feed).expect("in memory");
     let recap_tokens = cctool::model::approx_tokens(cx::summary_text(&made).len());
     let user_budget = cx::user_budget(opts.budget, recap_tokens, cut.tail_tokens);
     let (history, _) = cx::replacement(&src, &loaded, cut.at, &made, user_budget).expect("in memory");
@@ -462,10 +462,9 @@ fn compaction_v5(file: &[u8], opts: &cctool::compact::Options) {
         cs::feed(&original, &units, at, f);
         Ok(())
     };
-    let full = cp::make_recap(&units, units.len(), opts, false, &mut feed).expect("in memory").tokens();
-    if let Some(cut) = cp::plan(&units, opts, |_| full) {
+    let planned = cp::plan_and_recap(&units, opts, false, &mut feed, |_| 0, cp::Made::tokens).expect("in memory");
+    if let Some((cut, made)) = planned {
         assert_cut_ok(&units, &cut, opts);
-        let made = cp::make_recap(&units, cut.at, opts, false, &mut feed).expect("in memory");
         let mut s = original.clone();
         let n = cs::messages(&s).len();
         assert!(cs::tier2(&mut s, cut.at, &made).is_some(), "tier 2 refused the plan's cut");

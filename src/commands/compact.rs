@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::ExitStatus;
 use crate::cli::{CompactArgs, GlobalArgs};
-use crate::compact::{self, Cut, Made, Options, Report, Tier, Unit, claude, codex, ids, session};
+use crate::compact::{self, Cut, Made, Options, Report, Tier, claude, codex, ids, session};
 use crate::io::atomic::{Output, occupied, replace_with_backup_by, write_new_file_by};
 use crate::io::paths::{beside, same_file};
 use crate::io::{Input, Source};
@@ -212,49 +212,6 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
     })
 }
 
-/// Plans the cut and makes the recap. Without a budget that is one pass over the span. With
-/// one, the cut depends on the recap's size, which depends on the cut: the plan starts from an
-/// estimate and is redone with the size of the recap it produced until that fits (a recap
-/// grows little with its span, so this settles in two or three passes).
-fn plan_and_recap(
-    units: &[Unit],
-    opts: &Options,
-    use_summarizer: bool,
-    feed: &mut compact::Feed<'_>,
-    overhead: impl Fn(usize) -> usize,
-    recap_tokens: impl Fn(&Made) -> usize,
-) -> Result<Option<(Cut, Made)>, String> {
-    let read = |e: std::io::Error| format!("cannot read: {e}");
-    if opts.budget.is_none() {
-        let Some(cut) = compact::plan(units, opts, |_| 0) else {
-            return Ok(None);
-        };
-        let made = compact::make_recap(units, cut.at, opts, use_summarizer, feed).map_err(read)?;
-        return Ok(Some((cut, made)));
-    }
-    let mut estimate = 500;
-    let mut planned = None;
-    for _ in 0..4 {
-        let Some(cut) = compact::plan(units, opts, |at| estimate + overhead(at)) else {
-            return Ok(None);
-        };
-        let made = compact::make_recap(units, cut.at, opts, false, feed).map_err(read)?;
-        let real = recap_tokens(&made);
-        let settled = real <= estimate;
-        estimate = estimate.max(real);
-        planned = Some((cut, made));
-        if settled {
-            break;
-        }
-    }
-    let Some((cut, made)) = planned else { return Ok(None) };
-    if use_summarizer && opts.summarizer.is_some() {
-        let made = compact::make_recap(units, cut.at, opts, true, feed).map_err(read)?;
-        return Ok(Some((cut, made)));
-    }
-    Ok(Some((cut, made)))
-}
-
 fn check_tier_native(tier: Tier, format: Format) -> Result<(), String> {
     if tier == Tier::One {
         return Err(format!(
@@ -374,14 +331,15 @@ fn native_claude(
     let units = &loaded.units;
     let total: usize = units.iter().map(|u| u.tokens).sum();
     let transcript = opts.transcript_path.as_deref();
-    let planned = plan_and_recap(
+    let planned = compact::plan_and_recap(
         units,
         opts,
         !a.dry_run,
         &mut |at, f| loaded.feed(src, at, f),
         |_| 0,
         |m| crate::model::approx_tokens(claude::summary_text(m, transcript).len()),
-    )?;
+    )
+    .map_err(|e| format!("cannot read: {e}"))?;
     let Some((cut, made)) = planned else {
         nothing(r, total, opts);
         return Ok(ExitStatus::Success);
@@ -418,14 +376,15 @@ fn native_codex(
     let units = &loaded.units;
     let total: usize = units.iter().map(|u| u.tokens).sum();
     let overhead = loaded.overhead();
-    let planned = plan_and_recap(
+    let planned = compact::plan_and_recap(
         units,
         opts,
         !a.dry_run,
         &mut |at, f| loaded.feed(src, at, f),
         overhead,
         |m| crate::model::approx_tokens(codex::summary_text(m).len()),
-    )?;
+    )
+    .map_err(|e| format!("cannot read: {e}"))?;
     let Some((cut, made)) = planned else {
         nothing(r, total, opts);
         return Ok(ExitStatus::Success);
@@ -484,7 +443,7 @@ fn v5(src: &Source, a: &CompactArgs, opts: &Options, target: &Target, r: &mut Re
     };
     if run_tier2 {
         let units = session::units(&s);
-        let planned = plan_and_recap(
+        let planned = compact::plan_and_recap(
             &units,
             opts,
             !a.dry_run,
@@ -494,7 +453,8 @@ fn v5(src: &Source, a: &CompactArgs, opts: &Options, target: &Target, r: &mut Re
             },
             |_| 0,
             Made::tokens,
-        )?;
+        )
+        .map_err(|e| format!("cannot read: {e}"))?;
         if let Some((cut, made)) = planned {
             let first_kept = session::messages(&s).get(cut.at).and_then(|m| m.id);
             let tier_before = session::tokens(&s);

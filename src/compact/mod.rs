@@ -444,6 +444,49 @@ pub fn copy_all(src: &crate::io::Source, w: &mut crate::io::atomic::Output) -> s
     Ok(())
 }
 
+/// Plans the cut and makes the recap. Without a budget that is one pass over the span. With
+/// one, the cut depends on the recap's size, which depends on the cut: the plan starts from an
+/// estimate and is redone with the size of the recap it produced until that fits (a recap
+/// grows little with its span, so this settles in two or three passes). `overhead(at)`: what
+/// else replaces the span `[0, at)`; `recap_tokens`: the recap's size as the agent reads it.
+pub fn plan_and_recap(
+    units: &[Unit],
+    opts: &Options,
+    use_summarizer: bool,
+    feed: &mut Feed<'_>,
+    overhead: impl Fn(usize) -> usize,
+    recap_tokens: impl Fn(&Made) -> usize,
+) -> std::io::Result<Option<(Cut, Made)>> {
+    if opts.budget.is_none() {
+        let Some(cut) = plan(units, opts, |_| 0) else {
+            return Ok(None);
+        };
+        let made = make_recap(units, cut.at, opts, use_summarizer, feed)?;
+        return Ok(Some((cut, made)));
+    }
+    let mut estimate = 500;
+    let mut planned = None;
+    for _ in 0..4 {
+        let Some(cut) = plan(units, opts, |at| estimate + overhead(at)) else {
+            return Ok(None);
+        };
+        let made = make_recap(units, cut.at, opts, false, feed)?;
+        let real = recap_tokens(&made);
+        let settled = real <= estimate;
+        estimate = estimate.max(real);
+        planned = Some((cut, made));
+        if settled {
+            break;
+        }
+    }
+    let Some((cut, made)) = planned else { return Ok(None) };
+    if use_summarizer && opts.summarizer.is_some() {
+        let made = make_recap(units, cut.at, opts, true, feed)?;
+        return Ok(Some((cut, made)));
+    }
+    Ok(Some((cut, made)))
+}
+
 /// What a compaction did, for the report and `--json`.
 #[derive(Clone, Debug, Serialize, Default)]
 pub struct Report {
