@@ -160,7 +160,7 @@ fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
         let text = rec.pointer("/message/content").map(content_text).unwrap_or_default();
         return Unit {
             tokens: crate::model::approx_tokens(text.len()),
-            earlier: super::Earlier::from_text(&strip_header(&text)),
+            earlier: super::Earlier::from_text(&crate::summary::template::strip(&text)),
             ..Unit::default()
         };
     }
@@ -206,27 +206,19 @@ fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
     u
 }
 
-/// Claude Code's header and trailer around a summary, removed before parsing it back.
+/// Claude Code's header, its line for a compaction that keeps recent messages (2.1.88 session
+/// memory) and its trailer, around the recap as Claude Code lays them out; the summary
+/// template of `extract-summary` (`summary::template::strip`) removes them again.
 pub const HEADER: &str = "This session is being continued from a previous conversation that ran out of context. \
 The summary below covers the earlier portion of the conversation.";
-/// Claude Code's own line for a compaction that keeps recent messages (2.1.88 session memory).
 const PRESERVED: &str = "Recent messages are preserved verbatim.";
 const TRAILER: &str = "If you need specific details from before compaction (like exact code snippets, error \
 messages, or content you generated), read the full transcript at: ";
 
-fn strip_header(text: &str) -> String {
-    let body = text.strip_prefix(HEADER).unwrap_or(text).trim_start();
-    let body = body.strip_prefix(PRESERVED).unwrap_or(body).trim_start();
-    let body = match body.rfind(TRAILER) {
-        Some(i) => &body[..i],
-        None => body,
-    };
-    body.trim().to_string()
-}
-
-/// The summary row's text: Claude Code's own header, the recap, where the full record is.
+/// The summary row's text: Claude Code's own header, the recap, the preserved-messages line,
+/// where the full record is.
 pub fn summary_text(made: &Made, transcript: Option<&str>) -> String {
-    let mut s = format!("{HEADER}\n\n{PRESERVED}\n\n{}", made.text());
+    let mut s = format!("{HEADER}\n\n{}\n\n{PRESERVED}", made.text());
     if let Some(p) = transcript {
         s.push_str("\n\n");
         s.push_str(TRAILER);

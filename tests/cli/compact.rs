@@ -149,6 +149,31 @@ fn claude_code_output_resumes_boundary_summary_then_exactly_the_tail() {
 }
 
 #[test]
+fn extract_summary_reads_the_recap_back_without_the_template() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = aged_copy(&fixture("compact/claude-work.jsonl"), dir.path(), "s.jsonl");
+    let out = dir.path().join("out.jsonl");
+    compact(&input, &["--keep-recent", "3000", "-o", out.to_str().unwrap()], 0);
+    let summaries = records(&stdout_of(&[
+        "-q",
+        "extract-summary",
+        "--json",
+        "--strip-template",
+        out.to_str().unwrap(),
+    ]));
+    let current = summaries
+        .iter()
+        .find(|r| r["current"] == true)
+        .expect("the new boundary is current");
+    let text = current["summary"].as_str().unwrap();
+    assert!(text.starts_with("[Summary]\nGoal: \"Refactor src/lib.rs"), "{text}");
+    assert!(
+        text.ends_with("Modified: /home/dev/app/src/parse.rs, /home/dev/app/src/lib.rs"),
+        "{text}"
+    );
+}
+
+#[test]
 fn claude_code_samples_compact_with_the_same_shape() {
     let dir = tempfile::tempdir().unwrap();
     for (n, rel) in [
