@@ -11,7 +11,7 @@
 //! cutting the rebuilt history at the Nth-last user turn (§10.5). The two differ only when
 //! a rollback crosses a compaction.
 
-use crate::formats::codex::{Compacted, Era, Event, Item, ItemSrc, Record, Rollout, SUMMARY_PREFIX};
+use crate::formats::codex::{Compacted, Era, Event, Item, ItemSrc, Record, Rollout};
 use crate::model::approx_tokens;
 
 /// Which replay semantics to use.
@@ -231,7 +231,7 @@ fn synth_user(text: &str, is_summary: bool) -> Item {
         api: true,
         user_turn: true,
         context: false,
-        user_text: (!is_summary && !text.starts_with(&format!("{SUMMARY_PREFIX}\n"))).then(|| text.to_string()),
+        user_text: (!is_summary && crate::formats::codex::summary_body(text).is_none()).then(|| text.to_string()),
         summary: is_summary,
         remote_compaction: false,
     }

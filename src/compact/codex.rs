@@ -134,10 +134,7 @@ fn unit(item: &fmt::Item, raw: &[u8]) -> Unit {
     if item.summary {
         let v = parse(raw);
         let text = fmt::message_texts(v.get("content").unwrap_or(&Value::Null)).concat();
-        let body = text
-            .strip_prefix(SUMMARY_PREFIX)
-            .map(|r| r.strip_prefix('\n').unwrap_or(r))
-            .unwrap_or(&text);
+        let body = fmt::summary_body(&text).unwrap_or(&text);
         u.earlier = Earlier::from_text(body);
         return u;
     }

@@ -245,6 +245,12 @@ struct Document<'a> {
     session: serde_json::Value,
 }
 
+/// The summary in a text Codex wrote as `SUMMARY_PREFIX`, a newline and the summary (the test
+/// of Codex's `is_summary_message`); None for any other text.
+pub fn summary_body(text: &str) -> Option<&str> {
+    text.strip_prefix(SUMMARY_PREFIX)?.strip_prefix('\n')
+}
+
 /// A `user` message item holding `text`, as Codex writes those it makes itself (kept user
 /// messages and summaries of a compaction).
 pub fn user_message(text: &str) -> serde_json::Value {
@@ -305,7 +311,7 @@ pub fn classify_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
                 } else {
                     item.user_turn = true;
                     let text: String = texts.concat();
-                    if text.starts_with(&format!("{SUMMARY_PREFIX}\n")) {
+                    if summary_body(&text).is_some() {
                         item.summary = true;
                     } else {
                         item.user_text = Some(text);

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::{Item, MessageV3, Session, content_size, parse_arguments, rfc3339_seconds};
 use crate::chain::claude::{self, Kind, Options, Sub, flag};
 use crate::chain::codex as codex_chain;
-use crate::formats::codex::{self, ItemSrc, Record, SUMMARY_PREFIX};
+use crate::formats::codex::{self, ItemSrc, Record};
 use crate::io::Source;
 
 /// A record as JSON, lone surrogates repaired; `null` when it is not JSON at all.
@@ -313,7 +313,7 @@ impl CodexBuilder {
                     r => r.to_string(),
                 };
                 let body = codex_texts(v);
-                if let Some(rest) = body.strip_prefix(SUMMARY_PREFIX).and_then(|r| r.strip_prefix('\n')) {
+                if let Some(rest) = codex::summary_body(&body) {
                     let summary = Item::Other(json!({"type": "summary", "text": rest}));
                     self.messages.push(message("user", vec![summary], source, timestamp));
                     return;
@@ -466,10 +466,7 @@ pub fn codex(src: &Source, effective: bool) -> std::io::Result<Session> {
                             summary.insert("encrypted_len".into(), json!(n));
                         }
                         None => {
-                            let text = msg
-                                .strip_prefix(SUMMARY_PREFIX)
-                                .and_then(|r| r.strip_prefix('\n'))
-                                .unwrap_or(msg);
+                            let text = codex::summary_body(msg).unwrap_or(msg);
                             summary.insert("text".into(), json!(text));
                         }
                     }

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::chain::claude::{Chain, Loader, Options as LoadOptions, Transcript, WalkEnd, read_from};
 use crate::chain::codex::History;
-use crate::formats::codex::{Record, Rollout, SUMMARY_PREFIX};
+use crate::formats::codex::{Record, Rollout};
 use crate::io::Source;
 
 /// One summary (or, with `--all-events`, one microcompaction), as `cli.md` names the fields;
@@ -488,9 +488,7 @@ fn message_text(item: &Value) -> String {
 }
 
 fn strip_prefix(s: &str) -> &str {
-    s.strip_prefix(SUMMARY_PREFIX)
-        .and_then(|r| r.strip_prefix('\n'))
-        .unwrap_or(s)
+    crate::formats::codex::summary_body(s).unwrap_or(s)
 }
 
 const REMOTE_ITEMS: &[&str] = &["compaction", "compaction_summary", "context_compaction"];
@@ -558,7 +556,7 @@ pub fn codex(src: &Source, rollout: &Rollout, history: &History) -> std::io::Res
                 items.iter().rev().find_map(|it| {
                     let is_user = it.get("role").and_then(Value::as_str) == Some("user");
                     let text = message_text(it);
-                    (is_user && text.starts_with(&format!("{SUMMARY_PREFIX}\n")))
+                    (is_user && crate::formats::codex::summary_body(&text).is_some())
                         .then(|| strip_prefix(&text).to_string())
                 })
             }) {
