@@ -1194,7 +1194,7 @@ fn matching_sentences(text: &str, words: &[&str]) -> Vec<String> {
         if in_fence {
             continue;
         }
-        for sentence in sentences(strip_marker(trimmed)) {
+        for sentence in sentences(strip_marker(trimmed.trim_start_matches('#').trim_start())) {
             if has_word(sentence, words) {
                 out.push(quote(sentence, SENTENCE_CAP));
             }
@@ -1203,9 +1203,8 @@ fn matching_sentences(text: &str, words: &[&str]) -> Vec<String> {
     out
 }
 
-/// A line without its list marker (`- `, `* `, `+ `, `1. `, `2) `) or heading marks.
-fn strip_marker(line: &str) -> &str {
-    let t = line.trim_start_matches('#').trim_start();
+/// A line without its list marker (`- `, `* `, `+ `, `• `, `1. `, `2) `).
+pub(crate) fn strip_marker(t: &str) -> &str {
     for m in ["- ", "* ", "+ ", "• "] {
         if let Some(r) = t.strip_prefix(m) {
             return r.trim_start();

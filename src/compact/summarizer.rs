@@ -315,7 +315,7 @@ pub fn parse_fields(stdout: &str) -> Option<Recap> {
             continue;
         }
         let Some(field) = current else { continue };
-        let item = strip_bullet(line);
+        let item = super::recap::strip_marker(line);
         if !is_none(item) {
             push(&mut r, &mut goal_lines, field, item);
         }
@@ -357,22 +357,6 @@ fn is_files_line(line: &str) -> bool {
     ["read:", "modified:", "files read", "files modified"]
         .iter()
         .any(|p| l.starts_with(p))
-}
-
-fn strip_bullet(line: &str) -> &str {
-    for m in ["- ", "* ", "+ ", "• "] {
-        if let Some(r) = line.strip_prefix(m) {
-            return r.trim();
-        }
-    }
-    let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    if digits > 0 {
-        let after = &line[digits..];
-        if let Some(r) = after.strip_prefix(". ").or_else(|| after.strip_prefix(") ")) {
-            return r.trim();
-        }
-    }
-    line
 }
 
 /// The field a line opens and the inline text after its label, if it is a label line.
