@@ -215,6 +215,14 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
     if src.is_empty() {
         return Err(Undetected("empty file".into()));
     }
+    // A whole-file document on one line (a cctool session written compactly) would be parsed
+    // to its end by the line probe; the document probe stops at `messages`. It decides only
+    // what the line probe would decide too.
+    if src.as_slice().is_some()
+        && let Some(f) = probe_document(src)
+    {
+        return Ok(f);
+    }
     let mut verdict = None;
     let mut seen = 0usize;
     let mut first_unparsed = None;
