@@ -2,12 +2,14 @@
 //!
 //! The general path builds a JSON tree of the whole document, converts it and serialises it
 //! again: on a 100 MB session that is mostly allocation. Here every string is kept as the
-//! token written in the file (a borrowed `RawValue`), only the few values the steps decide on
-//! are decoded, and the v5 document is written directly, in the same layout serde_json's
-//! pretty printer gives. Anything unusual (a null, a repeated key, a value of an unexpected
-//! type, an escape serde would write differently) makes it decline, and the general path —
-//! which also explains every error with its JSON path — takes the file. A property test checks
-//! that both paths write the same bytes.
+//! token written in the file (borrowed), only the few values the steps decide on are decoded,
+//! and the v5 document is written directly, in the same layout serde_json's pretty printer
+//! gives. The `messages` array is read in parts on all cores (each part starts at a guessed
+//! element start, checked when the parts are joined) and rendered in windows on all cores
+//! while the window before is written. Anything unusual (a null, a repeated key, a value of
+//! an unexpected type, an escape serde would write differently) makes it decline, and the
+//! general path — which also explains every error with its JSON path — takes the file. A
+//! property test checks that both paths write the same bytes, with parts of a few bytes.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -24,7 +26,7 @@ use crate::io::json::Key;
 /// when serde would write it back unchanged, `None` when it must be decoded and encoded again.
 #[derive(Clone, Copy)]
 struct Str<'a> {
-    raw: &'a RawValue,
+    raw: &'a str,
     plain_escapes: Option<usize>,
 }
 
@@ -50,7 +52,8 @@ pub struct Doc<'a> {
     version: u32,
     id: Option<&'a RawValue>,
     created_at: Option<Str<'a>>,
-    messages: Vec<Message<'a>>,
+    /// In the parts they were read in, which are also the render batches.
+    messages: Vec<Vec<Message<'a>>>,
     extra: Vec<(String, &'a RawValue)>,
 }
 
@@ -114,7 +117,10 @@ fn string_field<E: serde::de::Error>(v: &RawValue) -> Result<Str<'_>, E> {
     if plain_escapes.is_none() && serde_json::from_str::<String>(v.get()).is_err() {
         return Err(decline());
     }
-    Ok(Str { raw: v, plain_escapes })
+    Ok(Str {
+        raw: v.get(),
+        plain_escapes,
+    })
 }
 
 /// An unknown field, kept as written. It declines when it is named like a field v5 writes at
@@ -144,7 +150,7 @@ fn token(v: Str<'_>) -> Cow<'_, str> {
 
 /// [`token`], and the UTF-8 length of the string it decodes to.
 fn token_and_len(v: Str<'_>) -> (Cow<'_, str>, u64) {
-    let raw = v.raw.get();
+    let raw = v.raw;
     if let Some(escapes) = v.plain_escapes {
         // Without `\u`, every escape is two bytes for one.
         return (Cow::Borrowed(raw), (raw.len() - 2 - escapes) as u64);
@@ -155,49 +161,143 @@ fn token_and_len(v: Str<'_>) -> (Cow<'_, str>, u64) {
     (Cow::Owned(serde_json::to_string(&decoded).unwrap_or_default()), len)
 }
 
-impl<'de> Deserialize<'de> for Message<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Message<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a v1 message")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Message<'de>, A::Error> {
-                let (mut role, mut content, mut thinking, mut tool_call_id, mut ts) = (None, None, None, None, None);
-                let (mut tool_calls, mut extra) = (Vec::new(), Vec::new());
-                for (k, v) in entries(a)? {
-                    match k.as_ref() {
-                        "role" => role = Some(string_field(v)?),
-                        "content" => content = Some(string_field(v)?),
-                        "thinking" => thinking = Some(string_field(v)?),
-                        "tool_call_id" => tool_call_id = Some(string_field(v)?),
-                        "ts" => ts = Some(serde_json::from_str::<i64>(v.get()).map_err(|_| decline::<A::Error>())?),
-                        "tool_calls" => {
-                            tool_calls = serde_json::from_str::<CallList<'de>>(v.get())
-                                .map_err(|_| decline::<A::Error>())?
-                                .0;
-                        }
-                        key => extra.push(extra_field(key, v, &["items", "id", "timestamp"])?),
-                    }
-                }
-                let role = role.ok_or_else(decline)?;
-                if token(role) == "\"tool\"" && tool_call_id.is_none() {
-                    return Err(decline());
-                }
-                Ok(Message {
-                    role,
-                    content,
-                    thinking,
-                    tool_call_id,
-                    ts,
-                    tool_calls,
-                    extra,
-                })
-            }
-        }
-        d.deserialize_map(V)
+/// The end (just past the closing quote) of the JSON string token at `p`, and how many escapes
+/// it has when serde would write it back unchanged (`None` when it holds `\u` or `\/`); `None`
+/// for what is not a valid string token (a control character, an unknown escape, no end).
+/// UTF-8 is checked once for the whole document, not here. Messages are mostly long strings,
+/// so this one pass replaces serde's scan, its UTF-8 check and a search for escapes.
+fn scan_string(b: &[u8], p: usize) -> Option<(usize, Option<usize>)> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    if b.get(p) != Some(&b'"') {
+        return None;
     }
+    let (mut i, mut escapes, mut plain) = (p + 1, 0usize, true);
+    loop {
+        // Eight bytes at a time, to the first quote, backslash or control character. The
+        // "has a zero byte" test can flag bytes above a flagged one, never below: the lowest
+        // flag is exact.
+        while let Some(w) = b.get(i..i + 8) {
+            let x = u64::from_le_bytes(w.try_into().unwrap_or_default());
+            let quote = x ^ (ONES * u64::from(b'"'));
+            let slash = x ^ (ONES * u64::from(b'\\'));
+            let found = (quote.wrapping_sub(ONES) & !quote)
+                | (slash.wrapping_sub(ONES) & !slash)
+                | (x.wrapping_sub(ONES * 0x20) & !x);
+            let found = found & HIGH;
+            if found != 0 {
+                i += (found.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        match *b.get(i)? {
+            b'"' => return Some((i + 1, plain.then_some(escapes))),
+            b'\\' => {
+                match *b.get(i + 1)? {
+                    b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                    b'/' | b'u' => plain = false,
+                    _ => return None,
+                }
+                escapes += 1;
+                i += 2;
+            }
+            0..0x20 => return None,
+            _ => i += 1,
+        }
+    }
+}
+
+/// A string value at `p`: scanned by [`scan_string`]; one with `\u` escapes must also decode
+/// (a lone surrogate does not, and the general path rejects the file).
+fn string_at(text: &str, p: usize) -> Option<(Str<'_>, usize)> {
+    let (end, plain_escapes) = scan_string(text.as_bytes(), p)?;
+    let raw = text.get(p..end)?;
+    if plain_escapes.is_none() {
+        serde_json::from_str::<String>(raw).ok()?;
+    }
+    Some((Str { raw, plain_escapes }, end))
+}
+
+/// The v1 message object at `p`, and the offset just past it. The keys and string values are
+/// read here; other values go through serde. `None` declines, as the serde reader of a call
+/// does: a repeated key, a value of another type, a tool message without `tool_call_id`.
+fn message_at(text: &str, mut p: usize) -> Option<(Message<'_>, usize)> {
+    let b = text.as_bytes();
+    if b.get(p) != Some(&b'{') {
+        return None;
+    }
+    let (mut role, mut content, mut thinking, mut tool_call_id, mut ts) = (None, None, None, None, None);
+    let (mut tool_calls, mut extra) = (Vec::new(), Vec::new());
+    let mut seen: Vec<Cow<'_, str>> = Vec::new();
+    p = skip_ws(b, p + 1);
+    if b.get(p) == Some(&b'}') {
+        return None; // no role
+    }
+    loop {
+        let (k, end) = string_at(text, p)?;
+        let key = if k.plain_escapes == Some(0) {
+            Cow::Borrowed(&k.raw[1..k.raw.len() - 1])
+        } else {
+            Cow::Owned(serde_json::from_str::<String>(k.raw).ok()?)
+        };
+        if seen.contains(&key) {
+            return None;
+        }
+        p = skip_ws(b, end);
+        if b.get(p) != Some(&b':') {
+            return None;
+        }
+        p = skip_ws(b, p + 1);
+        let end = match key.as_ref() {
+            "role" | "content" | "thinking" | "tool_call_id" => {
+                let (v, end) = string_at(text, p)?;
+                *match key.as_ref() {
+                    "role" => &mut role,
+                    "content" => &mut content,
+                    "thinking" => &mut thinking,
+                    _ => &mut tool_call_id,
+                } = Some(v);
+                end
+            }
+            "ts" => {
+                let (v, end) = value_at::<i64>(b, p)?;
+                ts = Some(v);
+                end
+            }
+            "tool_calls" => {
+                let (v, end) = value_at::<&RawValue>(b, p)?;
+                tool_calls = serde_json::from_str::<CallList<'_>>(v.get()).ok()?.0;
+                end
+            }
+            other => {
+                let (v, end) = value_at::<&RawValue>(b, p)?;
+                extra.push(extra_field::<serde_json::Error>(other, v, &["items", "id", "timestamp"]).ok()?);
+                end
+            }
+        };
+        seen.push(key);
+        p = skip_ws(b, end);
+        match b.get(p)? {
+            b',' => p = skip_ws(b, p + 1),
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    let role = role?;
+    if token(role) == "\"tool\"" && tool_call_id.is_none() {
+        return None;
+    }
+    let m = Message {
+        role,
+        content,
+        thinking,
+        tool_call_id,
+        ts,
+        tool_calls,
+        extra,
+    };
+    Some((m, p + 1))
 }
 
 struct CallList<'a>(Vec<Call<'a>>);
@@ -254,35 +354,170 @@ impl<'de> Deserialize<'de> for CallMap<'de> {
     }
 }
 
-/// Reads a v1 or v2 document for the fast path, or `None` to leave it to the general path.
-pub fn read(bytes: &[u8]) -> Option<Doc<'_>> {
-    struct V;
-    impl<'de> Visitor<'de> for V {
-        type Value = (Vec<(String, &'de RawValue)>, Option<Vec<Message<'de>>>);
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a session")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
-            let mut fields: Vec<(String, &'de RawValue)> = Vec::new();
-            let mut messages = None;
-            while let Some(k) = a.next_key::<Key<'de>>()? {
-                let key = k.as_ref().to_string();
-                if fields.iter().any(|(x, _)| *x == key) || (key == "messages" && messages.is_some()) {
-                    return Err(decline());
-                }
-                if key == "messages" {
-                    messages = Some(a.next_value::<Vec<Message<'de>>>()?);
-                } else {
-                    fields.push((key, a.next_value::<&'de RawValue>()?));
+/// Source bytes per parse part and per render batch: large enough that a part costs far more
+/// than its scheduling, small enough that both cores stay busy and a render window stays small.
+const PART: usize = 2 << 20;
+
+fn skip_ws(b: &[u8], mut p: usize) -> usize {
+    while let Some(b' ' | b'\n' | b'\r' | b'\t') = b.get(p) {
+        p += 1;
+    }
+    p
+}
+
+/// The JSON value at `p` (after any whitespace), and the offset just past it.
+fn value_at<'a, T: Deserialize<'a>>(b: &'a [u8], p: usize) -> Option<(T, usize)> {
+    let mut it = serde_json::Deserializer::from_slice(b.get(p..)?).into_iter::<T>();
+    let v = it.next()?.ok()?;
+    Some((v, p + it.byte_offset()))
+}
+
+/// Where a run of array elements stopped: at the first element at or after the limit, or
+/// just past the closing `]`.
+#[derive(Clone, Copy)]
+enum Stop {
+    Next(usize),
+    End(usize),
+}
+
+/// Messages from the element at `p` on, until one starts at or after `limit` or the array
+/// closes; `None` where the bytes are not such elements.
+fn messages_from(text: &str, mut p: usize, limit: usize) -> Option<(Vec<Message<'_>>, Stop)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    loop {
+        let (m, end) = message_at(text, p)?;
+        out.push(m);
+        p = skip_ws(b, end);
+        match b.get(p)? {
+            b',' => {
+                p = skip_ws(b, p + 1);
+                if p >= limit {
+                    return Some((out, Stop::Next(p)));
                 }
             }
-            Ok((fields, messages))
+            b']' => return Some((out, Stop::End(p + 1))),
+            _ => return None,
         }
     }
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let mut de = serde_json::Deserializer::from_slice(body);
-    let (fields, messages) = de.deserialize_map(V).ok()?;
-    de.end().ok()?;
+}
+
+/// The first `{` at or after `from` that looks like the start of an array element: after a
+/// `,` that follows a `}`. Only a guess (a string can hold `},{`): the stitching checks it.
+fn element_start_after(b: &[u8], from: usize) -> Option<usize> {
+    let mut q = from;
+    while let Some(i) = memchr::memchr(b'{', b.get(q..)?) {
+        let at = q + i;
+        let before = b[..at].trim_ascii_end();
+        if let Some(rest) = before.strip_suffix(b",")
+            && rest.trim_ascii_end().ends_with(b"}")
+        {
+            return Some(at);
+        }
+        q = at + 1;
+    }
+    None
+}
+
+/// The `messages` array whose first element is at `first`, read in parts on all cores, and the
+/// offset just past its `]`. Each part after the first starts at a guessed element start; a
+/// part is used only when the part before it ended exactly there. Parsing is deterministic, so
+/// a part that starts where an element really starts reads what a sequential parse would; a
+/// wrong guess is read again sequentially from where the previous part really ended.
+fn messages_parallel(text: &str, first: usize, part: usize) -> Option<(Vec<Vec<Message<'_>>>, usize)> {
+    let b = text.as_bytes();
+    let n = ((b.len() - first) / part.max(1)).max(1);
+    let mut starts = vec![first];
+    for k in 1..n {
+        let target = first + k * ((b.len() - first) / n);
+        match element_start_after(b, target.max(starts[starts.len() - 1] + 1)) {
+            Some(s) => starts.push(s),
+            None => break,
+        }
+    }
+    let limit = |i: usize| starts.get(i).copied().unwrap_or(usize::MAX);
+    let mut parts: Vec<Option<(Vec<Message<'_>>, Stop)>> = {
+        use rayon::prelude::*;
+        (0..starts.len())
+            .into_par_iter()
+            .map(|i| messages_from(text, starts[i], limit(i + 1)))
+            .collect()
+    };
+    let mut out = Vec::new();
+    let (mut at, mut i) = (first, 0);
+    loop {
+        let (msgs, stop) = match parts.get_mut(i).and_then(Option::take) {
+            Some(r) if starts[i] == at => r,
+            _ => messages_from(text, at, limit(i + 1))?,
+        };
+        out.push(msgs);
+        match stop {
+            Stop::End(end) => return Some((out, end)),
+            Stop::Next(p) => (at, i) = (p, i + 1),
+        }
+    }
+}
+
+/// Reads a v1 or v2 document for the fast path, or `None` to leave it to the general path.
+/// The top level is read key by key, so the `messages` array can be split across the cores.
+pub fn read(bytes: &[u8]) -> Option<Doc<'_>> {
+    read_in_parts(bytes, PART)
+}
+
+/// [`read`] with the `messages` array split in parts of about `part` bytes; tests make them
+/// tiny, so that every element boundary, and every wrong guess of one, is exercised.
+#[doc(hidden)]
+pub fn read_in_parts(bytes: &[u8], part: usize) -> Option<Doc<'_>> {
+    let text = simdutf8::basic::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).ok()?;
+    let body = text.as_bytes();
+    let mut p = skip_ws(body, 0);
+    if body.get(p) != Some(&b'{') {
+        return None;
+    }
+    let mut fields: Vec<(String, &RawValue)> = Vec::new();
+    let mut messages = None;
+    p = skip_ws(body, p + 1);
+    if body.get(p) != Some(&b'}') {
+        loop {
+            let (k, end) = value_at::<Key<'_>>(body, p)?;
+            let key = k.as_ref().to_string();
+            p = skip_ws(body, end);
+            if body.get(p) != Some(&b':') {
+                return None;
+            }
+            p = skip_ws(body, p + 1);
+            if fields.iter().any(|(x, _)| *x == key) || (key == "messages" && messages.is_some()) {
+                return None;
+            }
+            if key == "messages" {
+                if body.get(p) != Some(&b'[') {
+                    return None;
+                }
+                let first = skip_ws(body, p + 1);
+                let (parts, end) = if body.get(first) == Some(&b']') {
+                    (Vec::new(), first + 1)
+                } else {
+                    messages_parallel(text, first, part)?
+                };
+                messages = Some(parts);
+                p = end;
+            } else {
+                let (v, end) = value_at::<&RawValue>(body, p)?;
+                fields.push((key, v));
+                p = end;
+            }
+            p = skip_ws(body, p);
+            match body.get(p)? {
+                b',' => p = skip_ws(body, p + 1),
+                b'}' => break,
+                _ => return None,
+            }
+        }
+    }
+    // Only whitespace may follow the document, as for serde's `end()`.
+    if skip_ws(body, p + 1) != body.len() {
+        return None;
+    }
     let get = |k: &str| fields.iter().find(|(x, _)| x == k).map(|(_, v)| *v);
     // The same version rule as the general path: `schema_version`, else `version`.
     let version: u32 = match (get("schema_version"), get("version")) {
@@ -391,6 +626,7 @@ pub fn write_v5(doc: &Doc<'_>, w: &mut dyn Write) -> io::Result<()> {
         (1, _) => doc
             .messages
             .iter()
+            .flatten()
             .filter_map(|m| m.ts)
             .min()
             .map(|ts| format!("\"{}\"", rfc3339_seconds(ts))),
@@ -413,12 +649,7 @@ pub fn write_v5(doc: &Doc<'_>, w: &mut dyn Write) -> io::Result<()> {
         w.write_all(b"\"messages\": []")?;
     } else {
         w.write_all(b"\"messages\": [\n")?;
-        for (i, m) in doc.messages.iter().enumerate() {
-            if i > 0 {
-                w.write_all(b",\n")?;
-            }
-            message(w, m, i as u64 + 1)?;
-        }
+        write_messages(&doc.messages, w)?;
         w.write_all(b"\n")?;
         indent(w, 1)?;
         w.write_all(b"]")?;
@@ -429,103 +660,201 @@ pub fn write_v5(doc: &Doc<'_>, w: &mut dyn Write) -> io::Result<()> {
     w.write_all(b"\n}\n")
 }
 
-fn message(w: &mut dyn Write, m: &Message<'_>, id: u64) -> io::Result<()> {
-    indent(w, 2)?;
-    w.write_all(b"{\n")?;
+/// The messages, rendered a window of parts at a time on all cores while this thread writes
+/// the window before: output order and bytes are those of a sequential render, and memory
+/// holds two windows, not the document.
+fn write_messages(parts: &[Vec<Message<'_>>], w: &mut dyn Write) -> io::Result<()> {
+    use rayon::prelude::*;
+    // The id of each part's first message.
+    let firsts: Vec<u64> = parts
+        .iter()
+        .scan(1u64, |next, p| {
+            let id = *next;
+            *next += p.len() as u64;
+            Some(id)
+        })
+        .collect();
+    let render = |i: usize, mut buf: Vec<u8>| -> io::Result<Vec<u8>> {
+        buf.clear();
+        for (k, m) in parts[i].iter().enumerate() {
+            let id = firsts[i] + k as u64;
+            if id > 1 {
+                buf.extend_from_slice(b",\n");
+            }
+            message(&mut buf, m, id)?;
+        }
+        Ok(buf)
+    };
+    let window = 2 * rayon::current_num_threads();
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Vec<Vec<u8>>>>(1);
+        // Written buffers come back to be filled again: their pages are already mapped.
+        let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        scope.spawn(move || {
+            for lo in (0..parts.len()).step_by(window) {
+                let hi = (lo + window).min(parts.len());
+                let mut spare: Vec<Vec<u8>> = spare_rx.try_iter().collect();
+                let bufs: Vec<Vec<u8>> = (lo..hi).map(|_| spare.pop().unwrap_or_default()).collect();
+                let rendered = (lo..hi)
+                    .into_par_iter()
+                    .zip(bufs)
+                    .map(|(i, buf)| render(i, buf))
+                    .collect::<io::Result<Vec<_>>>();
+                // A closed channel: the writer failed and has its error.
+                if tx.send(rendered).is_err() {
+                    return;
+                }
+            }
+        });
+        for bufs in rx {
+            for buf in bufs? {
+                w.write_all(&buf)?;
+                let _ = spare_tx.send(buf);
+            }
+        }
+        Ok(())
+    })
+}
+
+fn open_key(buf: &mut Vec<u8>, depth: usize, first: &mut bool, key: &[u8]) {
+    if !std::mem::replace(first, false) {
+        buf.extend_from_slice(b",\n");
+    }
+    buf.resize(buf.len() + 2 * depth, b' ');
+    buf.push(b'"');
+    buf.extend_from_slice(key);
+    buf.extend_from_slice(b"\": ");
+}
+
+/// Starts the next element of the `items` array (depth 3) and opens it.
+fn open_item(buf: &mut Vec<u8>, count: &mut usize) {
+    buf.extend_from_slice(if *count == 0 { b"[\n" } else { b",\n" });
+    *count += 1;
+    buf.extend_from_slice(b"        {\n");
+}
+
+fn close_item(buf: &mut Vec<u8>) {
+    buf.extend_from_slice(b"\n        }");
+}
+
+fn decimal(buf: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[at..]);
+}
+
+/// One v5 message at depth 2: its items in the v2 → v3 order (reasoning, text or tool result,
+/// tool calls), then the id and timestamp the later steps add. Values are the file's own
+/// tokens, borrowed: a tool output is copied once, into the buffer.
+fn message(buf: &mut Vec<u8>, m: &Message<'_>, id: u64) -> io::Result<()> {
+    buf.extend_from_slice(b"    {\n");
     let mut first = true;
     let role = token(m.role);
-    field(w, 3, &mut first, "role", &role, false)?;
+    open_key(buf, 3, &mut first, b"role");
+    buf.extend_from_slice(role.as_bytes());
     if let Some(t) = m.tool_call_id {
-        field(w, 3, &mut first, "tool_call_id", &token(t), false)?;
+        open_key(buf, 3, &mut first, b"tool_call_id");
+        buf.extend_from_slice(token(t).as_bytes());
     }
-    // Items, in the v2 → v3 order: reasoning, text or tool result, tool calls. Values are the
-    // file's own tokens, borrowed: a tool output is copied once, into the output buffer.
-    type Entry<'x> = (Cow<'x, str>, Cow<'x, str>, bool);
-    let mut items: Vec<Vec<Entry<'_>>> = Vec::new();
-    if let Some(t) = m.thinking.filter(|t| t.raw.get() != "\"\"") {
-        items.push(vec![
-            ("type".into(), "\"reasoning\"".into(), false),
-            ("text".into(), token(t), false),
-        ]);
+    open_key(buf, 3, &mut first, b"items");
+    let mut items = 0;
+    if let Some(t) = m.thinking.filter(|t| t.raw != "\"\"") {
+        open_item(buf, &mut items);
+        let mut f = true;
+        open_key(buf, 5, &mut f, b"type");
+        buf.extend_from_slice(b"\"reasoning\"");
+        open_key(buf, 5, &mut f, b"text");
+        buf.extend_from_slice(token(t).as_bytes());
+        close_item(buf);
     }
     if role == "\"tool\"" {
         let (content, size) = m.content.map_or((Cow::Borrowed("\"\""), 0), token_and_len);
-        items.push(vec![
-            ("type".into(), "\"tool_result\"".into(), false),
-            ("content".into(), content, false),
-            ("original_size".into(), size.to_string().into(), false),
-        ]);
-    } else {
-        let content = m.content.map_or(Cow::Borrowed("\"\""), token);
-        if content != "\"\"" {
-            items.push(vec![
-                ("type".into(), "\"text\"".into(), false),
-                ("text".into(), content, false),
-            ]);
-        }
+        open_item(buf, &mut items);
+        let mut f = true;
+        open_key(buf, 5, &mut f, b"type");
+        buf.extend_from_slice(b"\"tool_result\"");
+        open_key(buf, 5, &mut f, b"content");
+        buf.extend_from_slice(content.as_bytes());
+        open_key(buf, 5, &mut f, b"original_size");
+        decimal(buf, size);
+        close_item(buf);
+    } else if let Some(content) = m.content.map(token).filter(|c| c != "\"\"") {
+        open_item(buf, &mut items);
+        let mut f = true;
+        open_key(buf, 5, &mut f, b"type");
+        buf.extend_from_slice(b"\"text\"");
+        open_key(buf, 5, &mut f, b"text");
+        buf.extend_from_slice(content.as_bytes());
+        close_item(buf);
     }
     for c in &m.tool_calls {
-        let text: String = serde_json::from_str(c.arguments.raw.get()).unwrap_or_default();
-        let args = serde_json::to_string(&parse_arguments(&text)).unwrap_or_default();
-        let mut it: Vec<Entry<'_>> = vec![
-            ("type".into(), "\"tool_call\"".into(), false),
-            ("id".into(), token(c.id), false),
-            ("name".into(), token(c.name), false),
-            ("args".into(), args.into(), true),
-        ];
+        open_item(buf, &mut items);
+        let mut f = true;
+        open_key(buf, 5, &mut f, b"type");
+        buf.extend_from_slice(b"\"tool_call\"");
+        open_key(buf, 5, &mut f, b"id");
+        buf.extend_from_slice(token(c.id).as_bytes());
+        open_key(buf, 5, &mut f, b"name");
+        buf.extend_from_slice(token(c.name).as_bytes());
+        open_key(buf, 5, &mut f, b"args");
+        let text: String = serde_json::from_str(c.arguments.raw).unwrap_or_default();
+        write_pretty(buf, 5, &parse_arguments(&text))?;
         for (k, v) in &c.extra {
-            it.push((k.as_str().into(), v.get().into(), is_structured(v)));
+            field(buf, 5, &mut f, k, v.get(), is_structured(v))?;
         }
-        items.push(it);
+        close_item(buf);
     }
-    if !std::mem::replace(&mut first, false) {
-        w.write_all(b",\n")?;
-    }
-    indent(w, 3)?;
-    if items.is_empty() {
-        w.write_all(b"\"items\": []")?;
-    } else {
-        w.write_all(b"\"items\": [\n")?;
-        for (i, it) in items.iter().enumerate() {
-            if i > 0 {
-                w.write_all(b",\n")?;
-            }
-            indent(w, 4)?;
-            w.write_all(b"{\n")?;
-            let mut f = true;
-            for (k, v, structured) in it {
-                field(w, 5, &mut f, k, v, *structured)?;
-            }
-            w.write_all(b"\n")?;
-            indent(w, 4)?;
-            w.write_all(b"}")?;
-        }
-        w.write_all(b"\n")?;
-        indent(w, 3)?;
-        w.write_all(b"]")?;
-    }
-    field(w, 3, &mut first, "id", &id.to_string(), false)?;
+    buf.extend_from_slice(if items == 0 { b"[]" } else { b"\n      ]" });
+    open_key(buf, 3, &mut first, b"id");
+    decimal(buf, id);
     if let Some(ts) = m.ts {
-        field(
-            w,
-            3,
-            &mut first,
-            "timestamp",
-            &format!("\"{}\"", rfc3339_seconds(ts)),
-            false,
-        )?;
+        open_key(buf, 3, &mut first, b"timestamp");
+        match crate::model::time::seconds_text(ts) {
+            Some(text) => {
+                buf.push(b'"');
+                buf.extend_from_slice(&text);
+                buf.push(b'"');
+            }
+            None => serde_json::to_writer(&mut *buf, &rfc3339_seconds(ts))?,
+        }
     }
     for (k, v) in &m.extra {
-        field(w, 3, &mut first, k, v.get(), is_structured(v))?;
+        field(buf, 3, &mut first, k, v.get(), is_structured(v))?;
     }
-    w.write_all(b"\n")?;
-    indent(w, 2)?;
-    w.write_all(b"}")
+    buf.extend_from_slice(b"\n    }");
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The one-pass string scanner accepts exactly the string tokens serde accepts, ends
+        /// them where serde does, and counts escapes right (the decoded length follows).
+        #[test]
+        fn scan_string_agrees_with_serde(body in "[a\"\\\\u/nt0-9A-Fé\u{1}\u{1f}\u{7f}]{0,24}", rest in "[ ,}\"]{0,3}") {
+            let text = format!("\"{body}{rest}");
+            let mut it = serde_json::Deserializer::from_str(&text).into_iter::<String>();
+            let serde = it.next().and_then(Result::ok).map(|v| (v, it.byte_offset()));
+            let ours = string_at(&text, 0);
+            prop_assert_eq!(ours.is_some(), serde.is_some(), "{:?}", text);
+            if let (Some((s, end)), Some((v, off))) = (ours, serde) {
+                prop_assert_eq!(end, off);
+                prop_assert_eq!(token_and_len(s).1, v.len() as u64);
+                prop_assert_eq!(serde_json::from_str::<String>(&token(s)).unwrap(), v);
+            }
+        }
+    }
 
     #[test]
     fn takes_a_plain_v1_file() {

@@ -100,6 +100,33 @@ pub fn format_ms(ms: i64) -> String {
     )
 }
 
+/// Seconds since the epoch as `YYYY-MM-DDTHH:MM:SSZ`, the text of [`format_ms`] without the
+/// milliseconds, made without allocating (it is written once per message of a large session);
+/// `None` outside the years 0 to 9999, where that text is not of this fixed width.
+pub fn seconds_text(secs: i64) -> Option<[u8; 20]> {
+    let ms = secs.saturating_mul(1000);
+    let rem = ms.rem_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(ms.div_euclid(86_400_000));
+    if !(0..=9999).contains(&y) {
+        return None;
+    }
+    let mut out = *b"0000-00-00T00:00:00Z";
+    for (at, width, mut v) in [
+        (0, 4, y),
+        (5, 2, m),
+        (8, 2, d),
+        (11, 2, rem / 3_600_000),
+        (14, 2, rem / 60_000 % 60),
+        (17, 2, rem / 1000 % 60),
+    ] {
+        for k in (at..at + width).rev() {
+            out[k] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    }
+    Some(out)
+}
+
 /// The inverse of [`days_from_civil`] (Howard Hinnant's algorithm).
 fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
@@ -140,7 +167,33 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{format_ms, parse_ms};
+    use super::{format_ms, parse_ms, seconds_text};
+
+    #[test]
+    fn seconds_text_is_format_ms_to_the_second() {
+        let edges = [
+            0,
+            -1,
+            59,
+            86_399,
+            951_782_400,
+            1_752_573_600,
+            -62_167_219_200,
+            253_402_300_799,
+        ];
+        let spread = (0..2000).map(|k: i64| k * 126_398_717 - 62_000_000_000);
+        for s in edges.into_iter().chain(spread) {
+            let full = format_ms(s * 1000);
+            assert_eq!(
+                seconds_text(s).map(|t| t.to_vec()),
+                Some(format!("{}Z", &full[..19]).into_bytes()),
+                "{s}"
+            );
+        }
+        // Outside 0 to 9999 the text is not of the fixed width.
+        assert_eq!(seconds_text(-62_167_219_201), None);
+        assert_eq!(seconds_text(253_402_300_800), None);
+    }
 
     #[test]
     fn agent_timestamps() {

@@ -103,7 +103,7 @@ mod migrate_props {
     }
 
     fn session() -> impl Strategy<Value = Value> {
-        proptest::collection::vec(message(), 0..8).prop_map(|msgs| json!({"version": 1, "id": "s", "messages": msgs}))
+        proptest::collection::vec(message(), 0..16).prop_map(|msgs| json!({"version": 1, "id": "s", "messages": msgs}))
     }
 
     /// JSON text with every non-ASCII character written as `\uXXXX` (surrogate pairs above
@@ -125,7 +125,7 @@ mod migrate_props {
 
     proptest! {
         #[test]
-        fn step_by_step_equals_at_once_and_v5_is_a_fixed_point(doc in session()) {
+        fn step_by_step_equals_at_once_and_v5_is_a_fixed_point(doc in session(), part in 1usize..200) {
             let at_once = migrate::to_bytes(&migrate::migrate(migrate::parse(doc.clone()).unwrap(), 5));
             // One step at a time, through the file format each time.
             let mut bytes = serde_json::to_vec(&doc).unwrap();
@@ -145,6 +145,15 @@ mod migrate_props {
             let mut out = Vec::new();
             migrate::fast::write_v5(&fast.unwrap(), &mut out).unwrap();
             prop_assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(at_once.clone()).unwrap());
+            // Read in parts of a few bytes, compact and pretty-printed: every guessed element
+            // start, right or wrong (strings hold `},{`), gives the same document.
+            for input in [input.clone(), serde_json::to_vec_pretty(&doc).unwrap()] {
+                let fast = migrate::fast::read_in_parts(&input, part);
+                prop_assert!(fast.is_some());
+                let mut out = Vec::new();
+                migrate::fast::write_v5(&fast.unwrap(), &mut out).unwrap();
+                prop_assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(at_once.clone()).unwrap());
+            }
             // Written as Python writes by default (non-ASCII as \u escapes): the same result.
             let ascii = ascii_escaped(&String::from_utf8(input).unwrap());
             let fast = migrate::fast::read(ascii.as_bytes()).expect("escaped files take the fast path too");
