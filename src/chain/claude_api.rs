@@ -171,6 +171,52 @@ struct Peek<'a> {
     name: LStr<'a>,
     #[serde(default, borrow)]
     tool_use_id: LStr<'a>,
+    /// Top-level members the API does not take, found by the same parse.
+    #[serde(default, deserialize_with = "present")]
+    cache_control: bool,
+    #[serde(default, deserialize_with = "is_false")]
+    is_error: bool,
+}
+
+/// A member that is there, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    IgnoredAny::deserialize(d).map(|_| true)
+}
+
+fn is_false<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Value::deserialize(d).map(|v| v == Value::Bool(false))
+}
+
+/// The object `raw` without its top-level members named in `drop`, the other members kept as
+/// written: a large tool result loses `"is_error":false` without being decoded and encoded
+/// again. `None` when `raw` is not an object.
+fn without_members(raw: &str, drop: &[&str]) -> Option<String> {
+    struct V<'x>(&'x [&'x str]);
+    impl<'de> Visitor<'de> for V<'_> {
+        type Value = String;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<String, A::Error> {
+            let mut out = String::from("{");
+            while let Some(k) = a.next_key::<crate::io::json::Key<'de>>()? {
+                let v = a.next_value::<&'de RawValue>()?;
+                if self.0.contains(&k.as_ref()) {
+                    continue;
+                }
+                if out.len() > 1 {
+                    out.push(',');
+                }
+                out.push_str(&serde_json::to_string(k.as_ref()).map_err(serde::de::Error::custom)?);
+                out.push(':');
+                out.push_str(v.get());
+            }
+            out.push('}');
+            Ok(out)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(raw);
+    serde::Deserializer::deserialize_map(&mut de, V(drop)).ok()
 }
 
 fn peek_str(v: LStr<'_>) -> Option<String> {
@@ -196,6 +242,7 @@ impl Block {
             raw
         };
         let peek: Peek<'_> = serde_json::from_str(raw.get()).unwrap_or_default();
+        let unsent = (peek.cache_control, peek.is_error);
         let mut b = Block {
             ty: peek_str(peek.ty).unwrap_or_default(),
             text: peek_str(peek.text),
@@ -206,15 +253,20 @@ impl Block {
             value: None,
         };
         // What the API does not take is removed (the client never sends it).
-        let r = b.raw.as_ref().map(|r| r.get()).unwrap_or("");
-        if r.contains("\"cache_control\"") || r.contains("\"is_error\":false") || r.contains("\"is_error\": false") {
-            let v = b.value_mut();
-            if let Some(o) = v.as_object_mut() {
-                o.remove("cache_control");
-                if o.get("is_error") == Some(&Value::Bool(false)) {
-                    o.remove("is_error");
-                }
-            }
+        let drop: &[&str] = match unsent {
+            (true, true) => &["cache_control", "is_error"],
+            (true, false) => &["cache_control"],
+            (false, true) => &["is_error"],
+            (false, false) => &[],
+        };
+        if let Some(kept) = b
+            .raw
+            .as_ref()
+            .filter(|_| !drop.is_empty())
+            .and_then(|r| without_members(r.get(), drop))
+            .and_then(|kept| RawValue::from_string(kept).ok())
+        {
+            b.raw = Some(Arc::from(kept));
         }
         b
     }
@@ -1053,4 +1105,30 @@ fn add_prompt(msgs: &mut Vec<Msg>, prompt: &str, sentinel: bool, p: &mut Pipelin
         content: prompt_block,
         msg_id: None,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unsent_members_are_cut_from_the_block_as_written() {
+        let raw = |s: &str| Arc::from(RawValue::from_string(s.to_string()).unwrap());
+        let b = Block::from_raw(raw(
+            r#"{"type":"tool_result","tool_use_id":"t","content":"caf\u00e9 {\"is_error\":false}","is_error":false,"cache_control":null}"#,
+        ));
+        // Only the top-level members go; everything else keeps its bytes (escapes included).
+        assert_eq!(
+            b.raw.as_ref().unwrap().get(),
+            r#"{"type":"tool_result","tool_use_id":"t","content":"caf\u00e9 {\"is_error\":false}"}"#
+        );
+        assert!(b.value.is_none(), "no JSON tree is built");
+        let failed = Block::from_raw(raw(
+            r#"{"type":"tool_result","tool_use_id":"t","content":"x","is_error":true}"#,
+        ));
+        assert_eq!(
+            failed.raw.as_ref().unwrap().get(),
+            r#"{"type":"tool_result","tool_use_id":"t","content":"x","is_error":true}"#
+        );
+    }
 }
