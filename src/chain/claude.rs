@@ -283,7 +283,10 @@ fn read_inner(
                     let mut local = LineStats::default();
                     let mut parsed = Vec::new();
                     split_chunk(at, chunk, last, &mut local, &mut |l| {
-                        parsed.push((l, serde_json::from_slice::<Envelope<'_>>(l.bytes).ok()));
+                        // The timestamp is parsed here too, off the serial indexer.
+                        let env = serde_json::from_slice::<Envelope<'_>>(l.bytes).ok();
+                        let ts = env.as_ref().and_then(|e| e.timestamp.as_str().and_then(parse_ms));
+                        parsed.push((l, env.map(|e| (e, ts))));
                     });
                     (parsed, local)
                 },
@@ -297,9 +300,9 @@ fn read_inner(
                     for (mut line, env) in parsed {
                         line.no += base;
                         match env {
-                            Some(env) => {
+                            Some((env, ts)) => {
                                 ix.report(&line);
-                                ix.index(&line, &env);
+                                ix.index(&line, &env, ts);
                             }
                             // Repaired or reported exactly as a sequential read would.
                             None => ix.line(&line),
@@ -351,7 +354,8 @@ impl Indexer<'_> {
         }
     }
 
-    fn index(&mut self, line: &Line<'_>, env: &Envelope<'_>) {
+    /// `ts`: the record's timestamp in milliseconds, parsed by the caller.
+    fn index(&mut self, line: &Line<'_>, env: &Envelope<'_>, ts: Option<i64>) {
         index_line(
             &mut self.t,
             &mut self.bridge,
@@ -359,13 +363,17 @@ impl Indexer<'_> {
             &mut self.last_written_line,
             line,
             env,
+            ts,
         );
     }
 
     /// Parses and indexes one line.
     fn line(&mut self, line: &Line<'_>) {
         self.report(line);
-        let r = with_parsed_borrowed::<Envelope<'_>, _>(line.bytes, line.terminated, |env| self.index(line, &env));
+        let r = with_parsed_borrowed::<Envelope<'_>, _>(line.bytes, line.terminated, |env| {
+            let ts = env.timestamp.as_str().and_then(parse_ms);
+            self.index(line, &env, ts)
+        });
         match r {
             Ok(((), repaired)) => {
                 if repaired {
@@ -408,8 +416,9 @@ fn index_line(
     last_written_line: &mut u64,
     line: &Line<'_>,
     env: &Envelope<'_>,
+    ts: Option<i64>,
 ) {
-    if let Some(ts) = env.timestamp.as_str().and_then(parse_ms) {
+    if let Some(ts) = ts {
         t.span = Some(t.span.map_or((ts, ts), |(lo, hi)| (lo.min(ts), hi.max(ts))));
     }
     let Some(ty) = env.ty.as_str() else {

@@ -252,11 +252,12 @@ impl Source {
     }
 
     /// From byte `from` (a line start) on, cuts the content into windows that end on line
-    /// boundaries and maps `f` over them on every core, `per_round` windows at a time; `sink`
-    /// gets each round's results in file order before the round's mapped pages are released,
-    /// so results may borrow the windows until then. The file's size is checked before each
-    /// round touches a mapped window, as [`for_each_chunk`](Self::for_each_chunk) does. Only a
-    /// source held as one slice (mapped, or small and read) is split: None for the others.
+    /// boundaries and maps `f` over them on every core, at most `per_round` windows ahead of
+    /// the one `sink` waits for; `sink` gets the results in file order before each window's
+    /// mapped pages are released, so results may borrow the windows until then. The file's
+    /// size is checked before each window is touched, as
+    /// [`for_each_chunk`](Self::for_each_chunk) does. Only a source held as one slice (mapped,
+    /// or small and read) is split: None for the others.
     pub fn par_rounds<'s, T: Send>(
         &'s self,
         from: u64,
@@ -264,7 +265,6 @@ impl Source {
         f: impl Fn(u64, &'s [u8], bool) -> T + Sync,
         mut sink: impl FnMut(T),
     ) -> Option<io::Result<()>> {
-        use rayon::prelude::*;
         let bytes = self.as_slice()?;
         let total = bytes.len();
         let mut bounds = vec![(from as usize).min(total)];
@@ -278,43 +278,23 @@ impl Source {
             bounds.push(bounds[0]);
         }
         let windows: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-        let rounds: Vec<&[(usize, usize)]> = windows.chunks(per_round.max(1)).collect();
         let check = || -> io::Result<()> {
             match &self.backing {
                 Backing::Mapped(_, file) => still_whole(file, total),
                 _ => Ok(()),
             }
         };
-        let compute = |round: &[(usize, usize)]| -> Vec<T> {
-            round
-                .par_iter()
-                .map(|&(a, b)| f(a as u64, &bytes[a..b], b == total))
-                .collect()
+        // On a pool thread (many files at once), nested parallel rounds share the pool by work
+        // stealing; threads of its own would oversubscribe the cores and block a pool thread.
+        let result = if rayon::current_thread_index().is_some() {
+            rounds_in_pool(bytes, &windows, per_round, &f, &check, &mut sink, |a, b| {
+                self.done_with(a, b)
+            })
+        } else {
+            stream_windows(bytes, &windows, per_round, &f, &check, &mut sink, |a, b| {
+                self.done_with(a, b)
+            })
         };
-        // The next round is mapped over while `sink` takes this one: the caller's serial work
-        // overlaps the parallel part instead of leaving the cores idle.
-        let result = std::thread::scope(|scope| -> io::Result<()> {
-            let mut ahead: Option<std::thread::ScopedJoinHandle<'_, Vec<T>>> = None;
-            for (i, round) in rounds.iter().enumerate() {
-                let results = match ahead.take() {
-                    Some(h) => h.join().map_err(|_| io::Error::other("a parallel scan panicked"))?,
-                    None => {
-                        check()?;
-                        compute(round)
-                    }
-                };
-                if let Some(next) = rounds.get(i + 1) {
-                    check()?;
-                    let compute = &compute;
-                    ahead = Some(scope.spawn(move || compute(next)));
-                }
-                results.into_iter().for_each(&mut sink);
-                if let (Some(first), Some(last)) = (round.first(), round.last()) {
-                    self.done_with(first.0 as u64, (last.1 - first.0) as u64);
-                }
-            }
-            Ok(())
-        });
         Some(result)
     }
 
@@ -401,6 +381,133 @@ fn still_whole(file: &File, total: usize) -> io::Result<()> {
         ));
     }
     Ok(())
+}
+
+/// [`Source::par_rounds`] on a pool thread: rounds of `per_round` windows, the next round
+/// mapped over while `sink` takes this one.
+fn rounds_in_pool<'s, T: Send>(
+    bytes: &'s [u8],
+    windows: &[(usize, usize)],
+    per_round: usize,
+    f: &(impl Fn(u64, &'s [u8], bool) -> T + Sync),
+    check: &(impl Fn() -> io::Result<()> + Sync),
+    sink: &mut impl FnMut(T),
+    done_with: impl Fn(u64, u64),
+) -> io::Result<()> {
+    use rayon::prelude::*;
+    let total = bytes.len();
+    let rounds: Vec<&[(usize, usize)]> = windows.chunks(per_round.max(1)).collect();
+    let compute = |round: &[(usize, usize)]| -> Vec<T> {
+        round
+            .par_iter()
+            .map(|&(a, b)| f(a as u64, &bytes[a..b], b == total))
+            .collect()
+    };
+    // The next round is mapped over while `sink` takes this one: the caller's serial work
+    // overlaps the parallel part instead of leaving the cores idle.
+    std::thread::scope(|scope| -> io::Result<()> {
+        let mut ahead: Option<std::thread::ScopedJoinHandle<'_, Vec<T>>> = None;
+        for (i, round) in rounds.iter().enumerate() {
+            let results = match ahead.take() {
+                Some(h) => h.join().map_err(|_| io::Error::other("a parallel scan panicked"))?,
+                None => {
+                    check()?;
+                    compute(round)
+                }
+            };
+            if let Some(next) = rounds.get(i + 1) {
+                check()?;
+                let compute = &compute;
+                ahead = Some(scope.spawn(move || compute(next)));
+            }
+            results.into_iter().for_each(&mut *sink);
+            if let (Some(first), Some(last)) = (round.first(), round.last()) {
+                done_with(first.0 as u64, (last.1 - first.0) as u64);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// [`Source::par_rounds`] from outside the pool: a worker thread per core streams windows.
+fn stream_windows<'s, T: Send>(
+    bytes: &'s [u8],
+    windows: &[(usize, usize)],
+    per_round: usize,
+    f: &(impl Fn(u64, &'s [u8], bool) -> T + Sync),
+    check: &(impl Fn() -> io::Result<()> + Sync),
+    sink: &mut impl FnMut(T),
+    done_with: impl Fn(u64, u64),
+) -> io::Result<()> {
+    let total = bytes.len();
+    // Workers take windows in file order, up to `ahead` past the one `sink` waits for;
+    // `sink` takes results in order as they come. Nothing waits for a round's slowest
+    // window, and the caller's serial work overlaps the parsing throughout. (Further ahead
+    // measured slower: the windows in flight no longer fit the caches.)
+    let ahead = per_round.max(1);
+    let workers = rayon::current_num_threads().clamp(1, windows.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // The index of the window `sink` takes next, and whether to stop.
+    let gate = (std::sync::Mutex::new((0usize, false)), std::sync::Condvar::new());
+    let stop_all = || {
+        if let Ok(mut g) = gate.0.lock() {
+            g.1 = true;
+        }
+        gate.1.notify_all();
+    };
+    std::thread::scope(|scope| -> io::Result<()> {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, io::Result<T>)>();
+        for _ in 0..workers {
+            let (tx, next, gate, windows, f, check) = (tx.clone(), &next, &gate, &windows, &f, &check);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(&(a, b)) = windows.get(i) else { return };
+                    {
+                        let Ok(mut g) = gate.0.lock() else { return };
+                        while !g.1 && i >= g.0 + ahead {
+                            let Ok(w) = gate.1.wait(g) else { return };
+                            g = w;
+                        }
+                        if g.1 {
+                            return;
+                        }
+                    }
+                    let r = check().map(|()| f(a as u64, &bytes[a..b], b == total));
+                    if tx.send((i, r)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut pending = std::collections::BTreeMap::new();
+        let mut want = 0usize;
+        let outcome = (|| -> io::Result<()> {
+            for (i, r) in &rx {
+                pending.insert(i, r);
+                while let Some(r) = pending.remove(&want) {
+                    sink(r?);
+                    let (a, b) = windows[want];
+                    done_with(a as u64, (b - a) as u64);
+                    want += 1;
+                    if let Ok(mut g) = gate.0.lock() {
+                        g.0 = want;
+                    }
+                    gate.1.notify_all();
+                }
+            }
+            // Workers only stop early when something failed; a window must never go missing.
+            if want < windows.len() {
+                return Err(io::Error::other("a parallel read stopped before the end of the file"));
+            }
+            Ok(())
+        })();
+        // On an error the workers still waiting at the gate are let go.
+        stop_all();
+        drop(rx);
+        outcome
+    })
 }
 
 /// The end of the window that starts at `start`: [`RELEASE_EVERY`] bytes on, moved to the end
