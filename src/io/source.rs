@@ -628,3 +628,65 @@ fn read_exact_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Windows of a few bytes each, so that many are in flight at once.
+    fn windows(bytes: &[u8], size: usize) -> Vec<(usize, usize)> {
+        (0..bytes.len())
+            .step_by(size)
+            .map(|a| (a, (a + size).min(bytes.len())))
+            .collect()
+    }
+
+    #[test]
+    fn both_parallel_readers_give_every_window_in_order() {
+        let bytes: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+        let w = windows(&bytes, 7);
+        let f = |at: u64, chunk: &[u8], last: bool| (at, chunk.len(), last);
+        for in_pool in [false, true] {
+            let (mut got, released) = (Vec::new(), std::cell::RefCell::new(Vec::new()));
+            let mut sink = |t| got.push(t);
+            let done = |a: u64, n: u64| released.borrow_mut().push((a, n));
+            let ok = || Ok(());
+            let r = if in_pool {
+                rounds_in_pool(&bytes, &w, 3, &f, &ok, &mut sink, done)
+            } else {
+                stream_windows(&bytes, &w, 3, &f, &ok, &mut sink, done)
+            };
+            r.unwrap();
+            let want: Vec<_> = w.iter().map(|&(a, b)| (a as u64, b - a, b == bytes.len())).collect();
+            assert_eq!(got, want, "in pool: {in_pool}");
+            // Pages are released in file order, all of them, each after its results.
+            let covered: u64 = released.borrow().iter().map(|&(_, n)| n).sum();
+            assert_eq!(covered, bytes.len() as u64);
+            assert!(released.borrow().windows(2).all(|p| p[0].0 < p[1].0));
+        }
+    }
+
+    #[test]
+    fn a_failed_size_check_stops_the_streaming_reader() {
+        let bytes = vec![b'x'; 1000];
+        let w = windows(&bytes, 10);
+        let calls = std::sync::atomic::AtomicUsize::new(0);
+        // The file "shrinks" after a few windows.
+        let check = || match calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) {
+            0..5 => Ok(()),
+            _ => Err(io::Error::other("shrank")),
+        };
+        let mut got = 0;
+        let r = stream_windows(
+            &bytes,
+            &w,
+            2,
+            &|_, c: &[u8], _| c.len(),
+            &check,
+            &mut |_| got += 1,
+            |_, _| {},
+        );
+        assert_eq!(r.unwrap_err().to_string(), "shrank");
+        assert!(got < w.len());
+    }
+}
