@@ -273,9 +273,63 @@ pub fn message_texts(content: &serde_json::Value) -> Vec<&str> {
     }
 }
 
-/// Classifies one ResponseItem given as raw JSON at `offset` of the file.
+/// `type` and `role` of an item whose JSON is already known to be valid (it was read as a
+/// raw value): the parse stops once they are known, instead of scanning a large tool output
+/// to its end a second time. A key seen twice before that fails, as the derived reader does.
+fn item_head(raw: &str) -> Option<ItemHead<'_>> {
+    if !raw.trim_start().starts_with('{') {
+        return serde_json::from_str(raw).ok();
+    }
+    struct V<'h, 'a>(&'h mut Option<LStr<'a>>, &'h mut Option<LStr<'a>>);
+    impl<'de> serde::de::Visitor<'de> for V<'_, 'de> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a response item")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+            while let Some(k) = a.next_key::<json::Key<'de>>()? {
+                let slot = match k.as_ref() {
+                    "type" => &mut *self.0,
+                    "role" => &mut *self.1,
+                    _ => {
+                        a.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                };
+                if slot.is_some() {
+                    return Err(serde::de::Error::custom("duplicate field"));
+                }
+                *slot = Some(a.next_value::<LStr<'de>>()?);
+                // Only a message's role is read.
+                let done = match self.0 {
+                    Some(LStr::Str(t)) if t == "message" => self.1.is_some(),
+                    Some(_) => true,
+                    None => false,
+                };
+                if done {
+                    return Err(serde::de::Error::custom("head read"));
+                }
+            }
+            Ok(())
+        }
+    }
+    let (mut ty, mut role) = (None, None);
+    let mut de = serde_json::Deserializer::from_str(raw);
+    match serde::Deserializer::deserialize_map(&mut de, V(&mut ty, &mut role)) {
+        Err(e) if e.to_string().starts_with("head read") => {}
+        Err(_) => return None,
+        Ok(()) => {}
+    }
+    Some(ItemHead {
+        ty: ty.unwrap_or_default(),
+        role: role.unwrap_or_default(),
+    })
+}
+
+/// Classifies one ResponseItem given as raw JSON at `offset` of the file; `raw` is valid JSON
+/// (see [`item_head`]).
 pub fn classify_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
-    let head: ItemHead<'_> = serde_json::from_str(raw).ok()?;
+    let head = item_head(raw)?;
     let ty = head.ty.as_str()?.to_string();
     let role = head.role.as_str().map(str::to_string);
     let mut item = Item {
@@ -596,4 +650,32 @@ fn read_document(src: &Source, out: &mut Rollout) -> std::io::Result<Option<Roll
         push_item(&mut rollout, r, offset, line);
     }
     Ok(Some(rollout))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item_head_reads_type_and_a_messages_role_in_any_order() {
+        let head =
+            |raw: &str| item_head(raw).map(|h| (h.ty.as_str().map(String::from), h.role.as_str().map(String::from)));
+        let s = |v: &str| Some(v.to_string());
+        assert_eq!(
+            head(r#"{"type":"function_call_output","call_id":"c","output":"x"}"#),
+            Some((s("function_call_output"), None))
+        );
+        assert_eq!(
+            head(r#"{"content":[],"role":"user","type":"message"}"#),
+            Some((s("message"), s("user")))
+        );
+        assert_eq!(
+            head(r#"{"type":"message","id":"m","role":"assistant"}"#),
+            Some((s("message"), s("assistant")))
+        );
+        // As the derived reader: a repeated key fails, a missing one is empty.
+        assert_eq!(head(r#"{"type":"message","type":"reasoning"}"#), None);
+        assert_eq!(head(r#"{"role":"user"}"#), Some((None, s("user"))));
+        assert_eq!(head(r#"["message","user"]"#), Some((s("message"), s("user"))));
+    }
 }
