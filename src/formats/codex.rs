@@ -280,7 +280,7 @@ fn item_head(raw: &str) -> Option<ItemHead<'_>> {
     if !raw.trim_start().starts_with('{') {
         return serde_json::from_str(raw).ok();
     }
-    struct V<'h, 'a>(&'h mut Option<LStr<'a>>, &'h mut Option<LStr<'a>>);
+    struct V<'h, 'a>(&'h mut Option<LStr<'a>>, &'h mut Option<LStr<'a>>, &'h mut bool);
     impl<'de> serde::de::Visitor<'de> for V<'_, 'de> {
         type Value = ();
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -307,18 +307,18 @@ fn item_head(raw: &str) -> Option<ItemHead<'_>> {
                     None => false,
                 };
                 if done {
+                    *self.2 = true;
                     return Err(serde::de::Error::custom("head read"));
                 }
             }
             Ok(())
         }
     }
-    let (mut ty, mut role) = (None, None);
+    let (mut ty, mut role, mut stopped) = (None, None, false);
     let mut de = serde_json::Deserializer::from_str(raw);
-    match serde::Deserializer::deserialize_map(&mut de, V(&mut ty, &mut role)) {
-        Err(e) if e.to_string().starts_with("head read") => {}
-        Err(_) => return None,
-        Ok(()) => {}
+    let read = serde::Deserializer::deserialize_map(&mut de, V(&mut ty, &mut role, &mut stopped));
+    if read.is_err() && !stopped {
+        return None;
     }
     Some(ItemHead {
         ty: ty.unwrap_or_default(),
