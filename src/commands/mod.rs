@@ -126,9 +126,20 @@ pub fn each_session<T: Send>(
 ) -> Vec<FileOutcome<T>> {
     use rayon::prelude::*;
     let bar = files_bar(what, inputs.len(), g.quiet);
-    let out = inputs
-        .par_iter()
-        .map(|input| {
+    // Largest files first, each taken by the next free core: a large file started last would
+    // leave the other cores idle at the end. Results come back in the order of `inputs`.
+    let size = |input: &crate::io::Input| match input {
+        crate::io::Input::Path(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+        crate::io::Input::Stdin => 0,
+    };
+    let sizes: Vec<u64> = inputs.par_iter().map(size).collect();
+    let mut order: Vec<usize> = (0..inputs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sizes[i]));
+    let mut done: Vec<(usize, FileOutcome<T>)> = order
+        .into_iter()
+        .par_bridge()
+        .map(|i| {
+            let input = &inputs[i];
             let o = match open_session(input, g) {
                 Ok((src, format)) => match work(&src, format) {
                     Ok(v) => FileOutcome::Done(v),
@@ -138,11 +149,12 @@ pub fn each_session<T: Send>(
                 Err(msg) => FileOutcome::NotSession(msg),
             };
             bar.inc(1);
-            o
+            (i, o)
         })
         .collect();
     bar.finish_and_clear();
-    out
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, o)| o).collect()
 }
 
 /// A progress bar counting files, shown only on a terminal for runs long enough to need it.
