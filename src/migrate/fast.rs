@@ -155,10 +155,69 @@ fn token_and_len(v: Str<'_>) -> (Cow<'_, str>, u64) {
         // Without `\u`, every escape is two bytes for one.
         return (Cow::Borrowed(raw), (raw.len() - 2 - escapes) as u64);
     }
+    if let Some((token, len)) = reencode(raw) {
+        return (Cow::Owned(token), len);
+    }
     // `string_field` checked that it decodes.
     let decoded: String = serde_json::from_str(raw).unwrap_or_default();
     let len = decoded.len() as u64;
     (Cow::Owned(serde_json::to_string(&decoded).unwrap_or_default()), len)
+}
+
+/// The token serde writes for the valid string token `raw`, made in one pass instead of a
+/// decode and an encode (files written by Python hold every non-ASCII character as `\u`
+/// escapes): `\uXXXX` becomes the character, or serde's own escape for a quote, a backslash
+/// or a control character; `\/` becomes `/`; everything else is copied. Also the UTF-8 length
+/// of the decoded string. `None` for a lone surrogate.
+fn reencode(raw: &str) -> Option<(String, u64)> {
+    let mut rest = raw.get(1..raw.len().checked_sub(1)?)?;
+    let mut out = String::with_capacity(raw.len());
+    let mut len = 0u64;
+    out.push('"');
+    let hex = |s: Option<&str>| s.and_then(|s| u32::from_str_radix(s, 16).ok());
+    while let Some(i) = memchr::memchr(b'\\', rest.as_bytes()) {
+        out.push_str(&rest[..i]);
+        len += i as u64;
+        let (c, used) = match rest.as_bytes().get(i + 1)? {
+            b'u' => {
+                let hi = hex(rest.get(i + 2..i + 6))?;
+                if (0xD800..0xDC00).contains(&hi) {
+                    if rest.get(i + 6..i + 8)? != "\\u" {
+                        return None;
+                    }
+                    let lo = hex(rest.get(i + 8..i + 12)).filter(|lo| (0xDC00..0xE000).contains(lo))?;
+                    (char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?, 12)
+                } else {
+                    (char::from_u32(hi)?, 6)
+                }
+            }
+            b'/' => ('/', 2),
+            _ => {
+                // An escape serde writes the same way.
+                out.push_str(rest.get(i..i + 2)?);
+                len += 1;
+                rest = &rest[i + 2..];
+                continue;
+            }
+        };
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+        len += c.len_utf8() as u64;
+        rest = &rest[i + used..];
+    }
+    out.push_str(rest);
+    len += rest.len() as u64;
+    out.push('"');
+    Some((out, len))
 }
 
 /// The end (just past the closing quote) of the JSON string token at `p`, and how many escapes
@@ -839,6 +898,22 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// Every character written as a `\u` escape (surrogate pairs above the BMP) comes back
+        /// as the token serde writes for the string.
+        #[test]
+        fn reencode_writes_what_serde_writes(text in "(?s).{0,40}") {
+            let mut raw = String::from("\"");
+            for c in text.chars() {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    raw.push_str(&format!("\\u{u:04X}"));
+                }
+            }
+            raw.push('"');
+            let (s, _) = string_at(&raw, 0).unwrap();
+            prop_assert_eq!(token_and_len(s), (Cow::Owned(serde_json::to_string(&text).unwrap()), text.len() as u64));
+        }
+
         /// The one-pass string scanner accepts exactly the string tokens serde accepts, ends
         /// them where serde does, and counts escapes right (the decoded length follows).
         #[test]
@@ -851,7 +926,8 @@ mod tests {
             if let (Some((s, end)), Some((v, off))) = (ours, serde) {
                 prop_assert_eq!(end, off);
                 prop_assert_eq!(token_and_len(s).1, v.len() as u64);
-                prop_assert_eq!(serde_json::from_str::<String>(&token(s)).unwrap(), v);
+                // Exactly the token serde writes for the decoded string.
+                prop_assert_eq!(token(s).into_owned(), serde_json::to_string(&v).unwrap());
             }
         }
     }
