@@ -210,15 +210,21 @@ fn head_lines(src: &Source, n: usize) -> std::io::Result<std::borrow::Cow<'_, [u
 #[derive(Debug)]
 pub struct Undetected(pub String);
 
+/// A first line at least this long is probed as a whole-file document first.
+const LONG_FIRST_LINE: usize = 1 << 16;
+
 /// Decides the format of `src` from its first records.
 pub fn detect(src: &Source) -> Result<Format, Undetected> {
     if src.is_empty() {
         return Err(Undetected("empty file".into()));
     }
-    // A whole-file document on one line (a cctool session written compactly) would be parsed
-    // to its end by the line probe; the document probe stops at `messages`. It decides only
-    // what the line probe would decide too.
-    if src.as_slice().is_some()
+    // A whole-file document on one long line (a cctool session written compactly) would be
+    // parsed to its end by the line probe; the document probe stops at `messages`. It decides
+    // only what the line probe would decide too. Files whose first line ends early (every
+    // JSONL transcript) are not probed twice.
+    if src
+        .as_slice()
+        .is_some_and(|b| memchr::memchr(b'\n', &b[..b.len().min(LONG_FIRST_LINE)]).is_none())
         && let Some(f) = probe_document(src)
     {
         return Ok(f);
