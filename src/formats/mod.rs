@@ -307,6 +307,17 @@ mod tests {
     }
 
     #[test]
+    fn long_first_lines_of_either_kind() {
+        let big = "x".repeat(100_000);
+        let session = format!(r#"{{"version": 1, "id": "s", "messages": [{{"role": "user", "content": "{big}"}}]}}"#);
+        assert_eq!(detect_bytes(session.as_bytes()).unwrap(), Format::CctoolSession);
+        let transcript = format!(
+            "{{\"type\":\"user\",\"uuid\":\"u\",\"message\":{{\"role\":\"user\",\"content\":\"{big}\"}}}}\n{{\"type\":\"assistant\",\"uuid\":\"v\"}}\n"
+        );
+        assert_eq!(detect_bytes(transcript.as_bytes()).unwrap(), Format::ClaudeCode);
+    }
+
+    #[test]
     fn cctool_sessions_of_every_version() {
         let v1 = b"{\"version\": 1, \"id\": \"s\", \"messages\": []}";
         assert_eq!(detect_bytes(v1).unwrap(), Format::CctoolSession);
