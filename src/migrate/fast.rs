@@ -796,6 +796,17 @@ fn close_item(buf: &mut Vec<u8>) {
     buf.extend_from_slice(b"\n        }");
 }
 
+/// An item whose values are all tokens written as they are.
+fn item(buf: &mut Vec<u8>, count: &mut usize, fields: &[(&[u8], &[u8])]) {
+    open_item(buf, count);
+    let mut first = true;
+    for (key, value) in fields {
+        open_key(buf, 5, &mut first, key);
+        buf.extend_from_slice(value);
+    }
+    close_item(buf);
+}
+
 fn decimal(buf: &mut Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
     let mut at = digits.len();
@@ -826,33 +837,27 @@ fn message(buf: &mut Vec<u8>, m: &Message<'_>, id: u64) -> io::Result<()> {
     open_key(buf, 3, &mut first, b"items");
     let mut items = 0;
     if let Some(t) = m.thinking.filter(|t| t.raw != "\"\"") {
-        open_item(buf, &mut items);
-        let mut f = true;
-        open_key(buf, 5, &mut f, b"type");
-        buf.extend_from_slice(b"\"reasoning\"");
-        open_key(buf, 5, &mut f, b"text");
-        buf.extend_from_slice(token(t).as_bytes());
-        close_item(buf);
+        item(
+            buf,
+            &mut items,
+            &[(b"type", b"\"reasoning\""), (b"text", token(t).as_bytes())],
+        );
     }
     if role == "\"tool\"" {
         let (content, size) = m.content.map_or((Cow::Borrowed("\"\""), 0), token_and_len);
-        open_item(buf, &mut items);
-        let mut f = true;
-        open_key(buf, 5, &mut f, b"type");
-        buf.extend_from_slice(b"\"tool_result\"");
-        open_key(buf, 5, &mut f, b"content");
-        buf.extend_from_slice(content.as_bytes());
-        open_key(buf, 5, &mut f, b"original_size");
-        decimal(buf, size);
-        close_item(buf);
+        let size = size.to_string();
+        let fields: [(&[u8], &[u8]); 3] = [
+            (b"type", b"\"tool_result\""),
+            (b"content", content.as_bytes()),
+            (b"original_size", size.as_bytes()),
+        ];
+        item(buf, &mut items, &fields);
     } else if let Some(content) = m.content.map(token).filter(|c| c != "\"\"") {
-        open_item(buf, &mut items);
-        let mut f = true;
-        open_key(buf, 5, &mut f, b"type");
-        buf.extend_from_slice(b"\"text\"");
-        open_key(buf, 5, &mut f, b"text");
-        buf.extend_from_slice(content.as_bytes());
-        close_item(buf);
+        item(
+            buf,
+            &mut items,
+            &[(b"type", b"\"text\""), (b"text", content.as_bytes())],
+        );
     }
     for c in &m.tool_calls {
         open_item(buf, &mut items);
