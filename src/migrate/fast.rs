@@ -59,35 +59,8 @@ pub struct Doc<'a> {
 
 /// A string token that serde would write back unchanged (no `\u` or `\/` escapes).
 fn plain_string(r: &RawValue) -> bool {
-    plain_escapes(r).is_some()
-}
-
-/// For a string token serde would write back unchanged, how many escapes it has; `None` for
-/// any other token. One pass, so large strings are scanned once.
-fn plain_escapes(r: &RawValue) -> Option<usize> {
-    let b = r.get().as_bytes();
-    if b.first() != Some(&b'"') {
-        return None;
-    }
-    let mut n = 0;
-    for e in escapes(b) {
-        if matches!(e, b'u' | b'/') {
-            return None;
-        }
-        n += 1;
-    }
-    Some(n)
-}
-
-/// The character after each escaping backslash of a JSON string token, found with SIMD
-/// `memchr` (an escaped backslash is skipped with its escape).
-fn escapes(b: &[u8]) -> impl Iterator<Item = u8> + '_ {
-    let mut at = 0usize;
-    std::iter::from_fn(move || {
-        let i = at + memchr::memchr(b'\\', b.get(at..)?)?;
-        at = i + 2;
-        b.get(i + 1).copied()
-    })
+    let raw = r.get();
+    scan_string(raw.as_bytes(), 0).is_some_and(|(end, plain)| end == raw.len() && plain.is_some())
 }
 
 fn decline<E: serde::de::Error>() -> E {
@@ -107,20 +80,12 @@ fn entries<'de, A: MapAccess<'de>>(mut a: A) -> Result<Vec<(Key<'de>, &'de RawVa
     Ok(out)
 }
 
-/// A string field, scanned once. A string serde cannot decode (a lone surrogate escape, which
-/// the raw scanner lets through) declines: the general path rejects the file.
+/// A string field read by serde as a raw value: scanned as [`string_at`] scans the others.
 fn string_field<E: serde::de::Error>(v: &RawValue) -> Result<Str<'_>, E> {
-    if !v.get().starts_with('"') {
-        return Err(decline());
+    match string_at(v.get(), 0) {
+        Some((s, end)) if end == v.get().len() => Ok(s),
+        _ => Err(decline()),
     }
-    let plain_escapes = plain_escapes(v);
-    if plain_escapes.is_none() && serde_json::from_str::<String>(v.get()).is_err() {
-        return Err(decline());
-    }
-    Ok(Str {
-        raw: v.get(),
-        plain_escapes,
-    })
 }
 
 /// An unknown field, kept as written. It declines when it is named like a field v5 writes at
