@@ -243,20 +243,21 @@ fn string_at(text: &str, p: usize) -> Option<(Str<'_>, usize)> {
     Some((Str { raw, plain_escapes }, end))
 }
 
-/// The v1 message object at `p`, and the offset just past it. The keys and string values are
-/// read here; other values go through serde. `None` declines, as the serde reader of a call
-/// does: a repeated key, a value of another type, a tool message without `tool_call_id`.
-fn message_at(text: &str, mut p: usize) -> Option<(Message<'_>, usize)> {
+/// Walks the members of the object at `p`: `value` gets each key and the offset of its value,
+/// and returns the offset just past that value. Gives the offset just past the object; `None`
+/// where the bytes are not an object or `value` declines.
+fn object_at<'a>(
+    text: &'a str,
+    p: usize,
+    mut value: impl FnMut(Cow<'a, str>, usize) -> Option<usize>,
+) -> Option<usize> {
     let b = text.as_bytes();
     if b.get(p) != Some(&b'{') {
         return None;
     }
-    let (mut role, mut content, mut thinking, mut tool_call_id, mut ts) = (None, None, None, None, None);
-    let (mut tool_calls, mut extra) = (Vec::new(), Vec::new());
-    let mut seen: Vec<Cow<'_, str>> = Vec::new();
-    p = skip_ws(b, p + 1);
+    let mut p = skip_ws(b, p + 1);
     if b.get(p) == Some(&b'}') {
-        return None; // no role
+        return Some(p + 1);
     }
     loop {
         let (k, end) = string_at(text, p)?;
@@ -265,14 +266,31 @@ fn message_at(text: &str, mut p: usize) -> Option<(Message<'_>, usize)> {
         } else {
             Cow::Owned(serde_json::from_str::<String>(k.raw).ok()?)
         };
-        if seen.contains(&key) {
-            return None;
-        }
         p = skip_ws(b, end);
         if b.get(p) != Some(&b':') {
             return None;
         }
-        p = skip_ws(b, p + 1);
+        p = skip_ws(b, value(key, skip_ws(b, p + 1))?);
+        match b.get(p)? {
+            b',' => p = skip_ws(b, p + 1),
+            b'}' => return Some(p + 1),
+            _ => return None,
+        }
+    }
+}
+
+/// The v1 message object at `p`, and the offset just past it. The keys and string values are
+/// read here; other values go through serde. `None` declines, as the serde reader of a call
+/// does: a repeated key, a value of another type, a tool message without `tool_call_id`.
+fn message_at(text: &str, p: usize) -> Option<(Message<'_>, usize)> {
+    let b = text.as_bytes();
+    let (mut role, mut content, mut thinking, mut tool_call_id, mut ts) = (None, None, None, None, None);
+    let (mut tool_calls, mut extra) = (Vec::new(), Vec::new());
+    let mut seen: Vec<Cow<'_, str>> = Vec::new();
+    let end = object_at(text, p, |key, p| {
+        if seen.contains(&key) {
+            return None;
+        }
         let end = match key.as_ref() {
             "role" | "content" | "thinking" | "tool_call_id" => {
                 let (v, end) = string_at(text, p)?;
@@ -301,13 +319,8 @@ fn message_at(text: &str, mut p: usize) -> Option<(Message<'_>, usize)> {
             }
         };
         seen.push(key);
-        p = skip_ws(b, end);
-        match b.get(p)? {
-            b',' => p = skip_ws(b, p + 1),
-            b'}' => break,
-            _ => return None,
-        }
-    }
+        Some(end)
+    })?;
     let role = role?;
     if token(role) == "\"tool\"" && tool_call_id.is_none() {
         return None;
@@ -321,7 +334,7 @@ fn message_at(text: &str, mut p: usize) -> Option<(Message<'_>, usize)> {
         tool_calls,
         extra,
     };
-    Some((m, p + 1))
+    Some((m, end))
 }
 
 struct CallList<'a>(Vec<Call<'a>>);
@@ -494,52 +507,32 @@ pub fn read(bytes: &[u8]) -> Option<Doc<'_>> {
 pub fn read_in_parts(bytes: &[u8], part: usize) -> Option<Doc<'_>> {
     let text = simdutf8::basic::from_utf8(bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)).ok()?;
     let body = text.as_bytes();
-    let mut p = skip_ws(body, 0);
-    if body.get(p) != Some(&b'{') {
-        return None;
-    }
     let mut fields: Vec<(String, &RawValue)> = Vec::new();
     let mut messages = None;
-    p = skip_ws(body, p + 1);
-    if body.get(p) != Some(&b'}') {
-        loop {
-            let (k, end) = value_at::<Key<'_>>(body, p)?;
-            let key = k.as_ref().to_string();
-            p = skip_ws(body, end);
-            if body.get(p) != Some(&b':') {
-                return None;
-            }
-            p = skip_ws(body, p + 1);
-            if fields.iter().any(|(x, _)| *x == key) || (key == "messages" && messages.is_some()) {
-                return None;
-            }
-            if key == "messages" {
-                if body.get(p) != Some(&b'[') {
-                    return None;
-                }
-                let first = skip_ws(body, p + 1);
-                let (parts, end) = if body.get(first) == Some(&b']') {
-                    (Vec::new(), first + 1)
-                } else {
-                    messages_parallel(text, first, part)?
-                };
-                messages = Some(parts);
-                p = end;
-            } else {
-                let (v, end) = value_at::<&RawValue>(body, p)?;
-                fields.push((key, v));
-                p = end;
-            }
-            p = skip_ws(body, p);
-            match body.get(p)? {
-                b',' => p = skip_ws(body, p + 1),
-                b'}' => break,
-                _ => return None,
-            }
+    let end = object_at(text, skip_ws(body, 0), |key, p| {
+        if fields.iter().any(|(x, _)| *x == key) || (key == "messages" && messages.is_some()) {
+            return None;
         }
-    }
+        if key == "messages" {
+            if body.get(p) != Some(&b'[') {
+                return None;
+            }
+            let first = skip_ws(body, p + 1);
+            let (parts, end) = if body.get(first) == Some(&b']') {
+                (Vec::new(), first + 1)
+            } else {
+                messages_parallel(text, first, part)?
+            };
+            messages = Some(parts);
+            Some(end)
+        } else {
+            let (v, end) = value_at::<&RawValue>(body, p)?;
+            fields.push((key.into_owned(), v));
+            Some(end)
+        }
+    })?;
     // Only whitespace may follow the document, as for serde's `end()`.
-    if skip_ws(body, p + 1) != body.len() {
+    if skip_ws(body, end) != body.len() {
         return None;
     }
     let get = |k: &str| fields.iter().find(|(x, _)| x == k).map(|(_, v)| *v);
