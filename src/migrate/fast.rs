@@ -765,20 +765,6 @@ fn item(buf: &mut Vec<u8>, count: &mut usize, fields: &[(&[u8], &[u8])]) {
     close_item(buf);
 }
 
-fn decimal(buf: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    buf.extend_from_slice(&digits[at..]);
-}
-
 /// One v5 message at depth 2: its items in the v2 → v3 order (reasoning, text or tool result,
 /// tool calls), then the id and timestamp the later steps add. Values are the file's own
 /// tokens, borrowed: a tool output is copied once, into the buffer.
@@ -836,7 +822,7 @@ fn message(buf: &mut Vec<u8>, m: &Message<'_>, id: u64) -> io::Result<()> {
     }
     buf.extend_from_slice(if items == 0 { b"[]" } else { b"\n      ]" });
     open_key(buf, 3, &mut first, b"id");
-    decimal(buf, id);
+    write!(buf, "{id}")?;
     if let Some(ts) = m.ts {
         open_key(buf, 3, &mut first, b"timestamp");
         match crate::model::time::seconds_text(ts) {
