@@ -120,28 +120,40 @@ fn token_and_len(v: Str<'_>) -> (Cow<'_, str>, u64) {
         // Without `\u`, every escape is two bytes for one.
         return (Cow::Borrowed(raw), (raw.len() - 2 - escapes) as u64);
     }
-    if let Some((token, len)) = reencode(raw) {
-        return (Cow::Owned(token), len);
-    }
-    // `string_field` checked that it decodes.
-    let decoded: String = serde_json::from_str(raw).unwrap_or_default();
-    let len = decoded.len() as u64;
-    (Cow::Owned(serde_json::to_string(&decoded).unwrap_or_default()), len)
+    // `string_at` checked that it decodes, with the same walk.
+    let (token, len) = reencode(raw).unwrap_or_default();
+    (Cow::Owned(token), len)
 }
 
-/// The token serde writes for the valid string token `raw`, made in one pass instead of a
-/// decode and an encode (files written by Python hold every non-ASCII character as `\u`
-/// escapes): `\uXXXX` becomes the character, or serde's own escape for a quote, a backslash
-/// or a control character; `\/` becomes `/`; everything else is copied. Also the UTF-8 length
-/// of the decoded string. `None` for a lone surrogate.
+/// The token serde writes for the string token `raw`, made in one pass instead of a decode and
+/// an encode (files written by Python hold every non-ASCII character as `\u` escapes), and
+/// the UTF-8 length of the decoded string. See [`reencode_into`].
 fn reencode(raw: &str) -> Option<(String, u64)> {
-    let mut rest = raw.get(1..raw.len().checked_sub(1)?)?;
     let mut out = String::with_capacity(raw.len());
+    let len = reencode_into(raw, Some(&mut out))?;
+    Some((out, len))
+}
+
+/// Walks the escapes of a token [`scan_string`] accepted, as serde decodes them: `\uXXXX`
+/// becomes the character, or serde's own escape for a quote, a backslash or a control
+/// character; `\/` becomes `/`; everything else is copied. The token goes to `out` when there
+/// is one; without, this only checks that serde would decode it. `None` where it would not:
+/// a `\u` without four hex digits, a lone surrogate.
+fn reencode_into(raw: &str, mut out: Option<&mut String>) -> Option<u64> {
+    let mut rest = raw.get(1..raw.len().checked_sub(1)?)?;
+    let mut push = |s: &str| {
+        if let Some(o) = out.as_deref_mut() {
+            o.push_str(s);
+        }
+    };
     let mut len = 0u64;
-    out.push('"');
-    let hex = |s: Option<&str>| s.and_then(|s| u32::from_str_radix(s, 16).ok());
+    push("\"");
+    let hex = |s: Option<&str>| {
+        s.filter(|s| s.bytes().all(|c| c.is_ascii_hexdigit()))
+            .and_then(|s| u32::from_str_radix(s, 16).ok())
+    };
     while let Some(i) = memchr::memchr(b'\\', rest.as_bytes()) {
-        out.push_str(&rest[..i]);
+        push(&rest[..i]);
         len += i as u64;
         let (c, used) = match rest.as_bytes().get(i + 1)? {
             b'u' => {
@@ -159,30 +171,30 @@ fn reencode(raw: &str) -> Option<(String, u64)> {
             b'/' => ('/', 2),
             _ => {
                 // An escape serde writes the same way.
-                out.push_str(rest.get(i..i + 2)?);
+                push(rest.get(i..i + 2)?);
                 len += 1;
                 rest = &rest[i + 2..];
                 continue;
             }
         };
         match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push(c),
+            '"' => push("\\\""),
+            '\\' => push("\\\\"),
+            '\u{8}' => push("\\b"),
+            '\u{c}' => push("\\f"),
+            '\n' => push("\\n"),
+            '\r' => push("\\r"),
+            '\t' => push("\\t"),
+            c if u32::from(c) < 0x20 => push(&format!("\\u{:04x}", u32::from(c))),
+            c => push(c.encode_utf8(&mut [0u8; 4])),
         }
         len += c.len_utf8() as u64;
         rest = &rest[i + used..];
     }
-    out.push_str(rest);
+    push(rest);
     len += rest.len() as u64;
-    out.push('"');
-    Some((out, len))
+    push("\"");
+    Some(len)
 }
 
 /// The end (just past the closing quote) of the JSON string token at `p`, and how many escapes
@@ -233,12 +245,13 @@ fn scan_string(b: &[u8], p: usize) -> Option<(usize, Option<usize>)> {
 }
 
 /// A string value at `p`: scanned by [`scan_string`]; one with `\u` escapes must also decode
-/// (a lone surrogate does not, and the general path rejects the file).
+/// (a lone surrogate does not, and the general path rejects the file), which
+/// [`reencode_into`] checks without building the string.
 fn string_at(text: &str, p: usize) -> Option<(Str<'_>, usize)> {
     let (end, plain_escapes) = scan_string(text.as_bytes(), p)?;
     let raw = text.get(p..end)?;
     if plain_escapes.is_none() {
-        serde_json::from_str::<String>(raw).ok()?;
+        reencode_into(raw, None)?;
     }
     Some((Str { raw, plain_escapes }, end))
 }
