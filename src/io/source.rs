@@ -286,14 +286,18 @@ impl Source {
         };
         // On a pool thread (many files at once), nested parallel rounds share the pool by work
         // stealing; threads of its own would oversubscribe the cores and block a pool thread.
+        let job = Windows {
+            bytes,
+            windows: &windows,
+            per_round,
+            f: &f,
+            check: &check,
+        };
+        let done_with = |a, b| self.done_with(a, b);
         let result = if rayon::current_thread_index().is_some() {
-            rounds_in_pool(bytes, &windows, per_round, &f, &check, &mut sink, |a, b| {
-                self.done_with(a, b)
-            })
+            job.rounds_in_pool(&mut sink, done_with)
         } else {
-            stream_windows(bytes, &windows, per_round, &f, &check, &mut sink, |a, b| {
-                self.done_with(a, b)
-            })
+            job.stream(&mut sink, done_with)
         };
         Some(result)
     }
@@ -383,131 +387,132 @@ fn still_whole(file: &File, total: usize) -> io::Result<()> {
     Ok(())
 }
 
-/// [`Source::par_rounds`] on a pool thread: rounds of `per_round` windows, the next round
-/// mapped over while `sink` takes this one.
-fn rounds_in_pool<'s, T: Send>(
+/// What the two parallel readers of [`Source::par_rounds`] work on: the content, its windows,
+/// how far ahead of `sink` they may map, the function mapped and the size check.
+struct Windows<'s, 'w, F, C> {
     bytes: &'s [u8],
-    windows: &[(usize, usize)],
+    windows: &'w [(usize, usize)],
     per_round: usize,
-    f: &(impl Fn(u64, &'s [u8], bool) -> T + Sync),
-    check: &(impl Fn() -> io::Result<()> + Sync),
-    sink: &mut impl FnMut(T),
-    done_with: impl Fn(u64, u64),
-) -> io::Result<()> {
-    use rayon::prelude::*;
-    let total = bytes.len();
-    let rounds: Vec<&[(usize, usize)]> = windows.chunks(per_round.max(1)).collect();
-    let compute = |round: &[(usize, usize)]| -> Vec<T> {
-        round
-            .par_iter()
-            .map(|&(a, b)| f(a as u64, &bytes[a..b], b == total))
-            .collect()
-    };
-    // The next round is mapped over while `sink` takes this one: the caller's serial work
-    // overlaps the parallel part instead of leaving the cores idle.
-    std::thread::scope(|scope| -> io::Result<()> {
-        let mut ahead: Option<std::thread::ScopedJoinHandle<'_, Vec<T>>> = None;
-        for (i, round) in rounds.iter().enumerate() {
-            let results = match ahead.take() {
-                Some(h) => h.join().map_err(|_| io::Error::other("a parallel scan panicked"))?,
-                None => {
-                    check()?;
-                    compute(round)
-                }
-            };
-            if let Some(next) = rounds.get(i + 1) {
-                check()?;
-                let compute = &compute;
-                ahead = Some(scope.spawn(move || compute(next)));
-            }
-            results.into_iter().for_each(&mut *sink);
-            if let (Some(first), Some(last)) = (round.first(), round.last()) {
-                done_with(first.0 as u64, (last.1 - first.0) as u64);
-            }
-        }
-        Ok(())
-    })
+    f: &'w F,
+    check: &'w C,
 }
 
-/// [`Source::par_rounds`] from outside the pool: a worker thread per core streams windows.
-fn stream_windows<'s, T: Send>(
-    bytes: &'s [u8],
-    windows: &[(usize, usize)],
-    per_round: usize,
-    f: &(impl Fn(u64, &'s [u8], bool) -> T + Sync),
-    check: &(impl Fn() -> io::Result<()> + Sync),
-    sink: &mut impl FnMut(T),
-    done_with: impl Fn(u64, u64),
-) -> io::Result<()> {
-    let total = bytes.len();
-    // Workers take windows in file order, up to `ahead` past the one `sink` waits for;
-    // `sink` takes results in order as they come. Nothing waits for a round's slowest
-    // window, and the caller's serial work overlaps the parsing throughout. (Further ahead
-    // measured slower: the windows in flight no longer fit the caches.)
-    let ahead = per_round.max(1);
-    let workers = rayon::current_num_threads().clamp(1, windows.len().max(1));
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    // The index of the window `sink` takes next, and whether to stop.
-    let gate = (std::sync::Mutex::new((0usize, false)), std::sync::Condvar::new());
-    let stop_all = || {
-        if let Ok(mut g) = gate.0.lock() {
-            g.1 = true;
-        }
-        gate.1.notify_all();
-    };
-    std::thread::scope(|scope| -> io::Result<()> {
-        let (tx, rx) = std::sync::mpsc::channel::<(usize, io::Result<T>)>();
-        for _ in 0..workers {
-            let (tx, next, gate, windows, f, check) = (tx.clone(), &next, &gate, &windows, &f, &check);
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(&(a, b)) = windows.get(i) else { return };
-                    {
-                        let Ok(mut g) = gate.0.lock() else { return };
-                        while !g.1 && i >= g.0 + ahead {
-                            let Ok(w) = gate.1.wait(g) else { return };
-                            g = w;
+impl<'s, F, C, T> Windows<'s, '_, F, C>
+where
+    F: Fn(u64, &'s [u8], bool) -> T + Sync,
+    C: Fn() -> io::Result<()> + Sync,
+    T: Send,
+{
+    /// `f` over the window `(a, b)`.
+    fn map(&self, (a, b): (usize, usize)) -> T {
+        (self.f)(a as u64, &self.bytes[a..b], b == self.bytes.len())
+    }
+
+    /// On a pool thread: rounds of `per_round` windows, the next round mapped over while `sink`
+    /// takes this one.
+    fn rounds_in_pool(&self, sink: &mut impl FnMut(T), done_with: impl Fn(u64, u64)) -> io::Result<()> {
+        use rayon::prelude::*;
+        let check = self.check;
+        let rounds: Vec<&[(usize, usize)]> = self.windows.chunks(self.per_round.max(1)).collect();
+        let compute = |round: &[(usize, usize)]| -> Vec<T> { round.par_iter().map(|&w| self.map(w)).collect() };
+        // The next round is mapped over while `sink` takes this one: the caller's serial work
+        // overlaps the parallel part instead of leaving the cores idle.
+        std::thread::scope(|scope| -> io::Result<()> {
+            let mut ahead: Option<std::thread::ScopedJoinHandle<'_, Vec<T>>> = None;
+            for (i, round) in rounds.iter().enumerate() {
+                let results = match ahead.take() {
+                    Some(h) => h.join().map_err(|_| io::Error::other("a parallel scan panicked"))?,
+                    None => {
+                        check()?;
+                        compute(round)
+                    }
+                };
+                if let Some(next) = rounds.get(i + 1) {
+                    check()?;
+                    let compute = &compute;
+                    ahead = Some(scope.spawn(move || compute(next)));
+                }
+                results.into_iter().for_each(&mut *sink);
+                if let (Some(first), Some(last)) = (round.first(), round.last()) {
+                    done_with(first.0 as u64, (last.1 - first.0) as u64);
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// From outside the pool: a worker thread per core streams windows.
+    fn stream(&self, sink: &mut impl FnMut(T), done_with: impl Fn(u64, u64)) -> io::Result<()> {
+        let (windows, check) = (self.windows, self.check);
+        // Workers take windows in file order, up to `ahead` past the one `sink` waits for;
+        // `sink` takes results in order as they come. Nothing waits for a round's slowest
+        // window, and the caller's serial work overlaps the parsing throughout. (Further ahead
+        // measured slower: the windows in flight no longer fit the caches.)
+        let ahead = self.per_round.max(1);
+        let workers = rayon::current_num_threads().clamp(1, windows.len().max(1));
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        // The index of the window `sink` takes next, and whether to stop.
+        let gate = (std::sync::Mutex::new((0usize, false)), std::sync::Condvar::new());
+        let stop_all = || {
+            if let Ok(mut g) = gate.0.lock() {
+                g.1 = true;
+            }
+            gate.1.notify_all();
+        };
+        std::thread::scope(|scope| -> io::Result<()> {
+            let (tx, rx) = std::sync::mpsc::channel::<(usize, io::Result<T>)>();
+            for _ in 0..workers {
+                let (tx, next, gate) = (tx.clone(), &next, &gate);
+                scope.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&(a, b)) = windows.get(i) else { return };
+                        {
+                            let Ok(mut g) = gate.0.lock() else { return };
+                            while !g.1 && i >= g.0 + ahead {
+                                let Ok(w) = gate.1.wait(g) else { return };
+                                g = w;
+                            }
+                            if g.1 {
+                                return;
+                            }
                         }
-                        if g.1 {
+                        let r = check().map(|()| self.map((a, b)));
+                        if tx.send((i, r)).is_err() {
                             return;
                         }
                     }
-                    let r = check().map(|()| f(a as u64, &bytes[a..b], b == total));
-                    if tx.send((i, r)).is_err() {
-                        return;
+                });
+            }
+            drop(tx);
+            let mut pending = std::collections::BTreeMap::new();
+            let mut want = 0usize;
+            let outcome = (|| -> io::Result<()> {
+                for (i, r) in &rx {
+                    pending.insert(i, r);
+                    while let Some(r) = pending.remove(&want) {
+                        sink(r?);
+                        let (a, b) = windows[want];
+                        done_with(a as u64, (b - a) as u64);
+                        want += 1;
+                        if let Ok(mut g) = gate.0.lock() {
+                            g.0 = want;
+                        }
+                        gate.1.notify_all();
                     }
                 }
-            });
-        }
-        drop(tx);
-        let mut pending = std::collections::BTreeMap::new();
-        let mut want = 0usize;
-        let outcome = (|| -> io::Result<()> {
-            for (i, r) in &rx {
-                pending.insert(i, r);
-                while let Some(r) = pending.remove(&want) {
-                    sink(r?);
-                    let (a, b) = windows[want];
-                    done_with(a as u64, (b - a) as u64);
-                    want += 1;
-                    if let Ok(mut g) = gate.0.lock() {
-                        g.0 = want;
-                    }
-                    gate.1.notify_all();
+                // Workers only stop early when something failed; a window must never go missing.
+                if want < windows.len() {
+                    return Err(io::Error::other("a parallel read stopped before the end of the file"));
                 }
-            }
-            // Workers only stop early when something failed; a window must never go missing.
-            if want < windows.len() {
-                return Err(io::Error::other("a parallel read stopped before the end of the file"));
-            }
-            Ok(())
-        })();
-        // On an error the workers still waiting at the gate are let go.
-        stop_all();
-        drop(rx);
-        outcome
-    })
+                Ok(())
+            })();
+            // On an error the workers still waiting at the gate are let go.
+            stop_all();
+            drop(rx);
+            outcome
+        })
+    }
 }
 
 /// The end of the window that starts at `start`: [`RELEASE_EVERY`] bytes on, moved to the end
@@ -651,10 +656,17 @@ mod tests {
             let mut sink = |t| got.push(t);
             let done = |a: u64, n: u64| released.borrow_mut().push((a, n));
             let ok = || Ok(());
+            let job = Windows {
+                bytes: &bytes,
+                windows: &w,
+                per_round: 3,
+                f: &f,
+                check: &ok,
+            };
             let r = if in_pool {
-                rounds_in_pool(&bytes, &w, 3, &f, &ok, &mut sink, done)
+                job.rounds_in_pool(&mut sink, done)
             } else {
-                stream_windows(&bytes, &w, 3, &f, &ok, &mut sink, done)
+                job.stream(&mut sink, done)
             };
             r.unwrap();
             let want: Vec<_> = w.iter().map(|&(a, b)| (a as u64, b - a, b == bytes.len())).collect();
@@ -677,15 +689,14 @@ mod tests {
             _ => Err(io::Error::other("shrank")),
         };
         let mut got = 0;
-        let r = stream_windows(
-            &bytes,
-            &w,
-            2,
-            &|_, c: &[u8], _| c.len(),
-            &check,
-            &mut |_| got += 1,
-            |_, _| {},
-        );
+        let job = Windows {
+            bytes: &bytes,
+            windows: &w,
+            per_round: 2,
+            f: &|_, c: &[u8], _| c.len(),
+            check: &check,
+        };
+        let r = job.stream(&mut |_| got += 1, |_, _| {});
         assert_eq!(r.unwrap_err().to_string(), "shrank");
         assert!(got < w.len());
     }
