@@ -319,6 +319,27 @@ impl Native<'_> {
     }
 }
 
+/// The tokens of a native session's units, its cut and its recap; `None` when there is
+/// nothing to compact, which is reported in `r`.
+fn plan_native(
+    units: &[compact::Unit],
+    a: &CompactArgs,
+    opts: &Options,
+    r: &mut Report,
+    feed: &mut compact::Feed<'_>,
+    overhead: impl Fn(usize) -> usize,
+    recap_tokens: impl Fn(&Made) -> usize,
+) -> Result<Option<(usize, Cut, Made)>, String> {
+    let total: usize = units.iter().map(|u| u.tokens).sum();
+    let planned = compact::plan_and_recap(units, opts, !a.dry_run, feed, overhead, recap_tokens)
+        .map_err(|e| format!("cannot read: {e}"))?;
+    let Some((cut, made)) = planned else {
+        nothing(r, total, opts);
+        return Ok(None);
+    };
+    Ok(Some((total, cut, made)))
+}
+
 fn native_claude(
     src: &Source,
     a: &CompactArgs,
@@ -329,19 +350,17 @@ fn native_claude(
     check_tier_native(a.tier, Format::ClaudeCode)?;
     let loaded = claude::load(src).map_err(|e| format!("cannot read: {e}"))?;
     let units = &loaded.units;
-    let total: usize = units.iter().map(|u| u.tokens).sum();
     let transcript = opts.transcript_path.as_deref();
-    let planned = compact::plan_and_recap(
+    let Some((total, cut, made)) = plan_native(
         units,
+        a,
         opts,
-        !a.dry_run,
+        r,
         &mut |at, f| loaded.feed(src, at, f),
         |_| 0,
         |m| crate::model::approx_tokens(claude::summary_text(m, transcript).len()),
-    )
-    .map_err(|e| format!("cannot read: {e}"))?;
-    let Some((cut, made)) = planned else {
-        nothing(r, total, opts);
+    )?
+    else {
         return Ok(ExitStatus::Success);
     };
     let text = claude::summary_text(&made, transcript);
@@ -374,19 +393,16 @@ fn native_codex(
     check_tier_native(a.tier, Format::Codex)?;
     let loaded = codex::load(src).map_err(|e| format!("cannot read: {e}"))?;
     let units = &loaded.units;
-    let total: usize = units.iter().map(|u| u.tokens).sum();
-    let overhead = loaded.overhead();
-    let planned = compact::plan_and_recap(
+    let Some((total, cut, made)) = plan_native(
         units,
+        a,
         opts,
-        !a.dry_run,
+        r,
         &mut |at, f| loaded.feed(src, at, f),
-        overhead,
+        loaded.overhead(),
         |m| crate::model::approx_tokens(codex::summary_text(m).len()),
-    )
-    .map_err(|e| format!("cannot read: {e}"))?;
-    let Some((cut, made)) = planned else {
-        nothing(r, total, opts);
+    )?
+    else {
         return Ok(ExitStatus::Success);
     };
     let recap_tokens = crate::model::approx_tokens(codex::summary_text(&made).len());
