@@ -416,29 +416,35 @@ where
         let rounds: Vec<&[(usize, usize)]> = self.windows.chunks(self.per_round.max(1)).collect();
         let compute = |round: &[(usize, usize)]| -> Vec<T> { round.par_iter().map(|&w| self.map(w)).collect() };
         // The next round is mapped over while `sink` takes this one: the caller's serial work
-        // overlaps the parallel part instead of leaving the cores idle.
-        std::thread::scope(|scope| -> io::Result<()> {
-            let mut ahead: Option<std::thread::ScopedJoinHandle<'_, Vec<T>>> = None;
-            for (i, round) in rounds.iter().enumerate() {
-                let results = match ahead.take() {
-                    Some(h) => h.join().map_err(|_| io::Error::other("a parallel scan panicked"))?,
-                    None => {
-                        check()?;
-                        compute(round)
-                    }
-                };
-                if let Some(next) = rounds.get(i + 1) {
-                    check()?;
-                    let compute = &compute;
-                    ahead = Some(scope.spawn(move || compute(next)));
-                }
-                results.into_iter().for_each(&mut *sink);
-                if let (Some(first), Some(last)) = (round.first(), round.last()) {
-                    done_with(first.0 as u64, (last.1 - first.0) as u64);
-                }
+        // overlaps the parallel part instead of leaving the cores idle. The next round is a job
+        // of the pool, never a thread of its own: a pool thread that blocked on such a thread
+        // while it waited for the pool would deadlock once every pool thread did the same (one
+        // core, or two large files on two).
+        let mut results = match rounds.first() {
+            Some(round) => {
+                check()?;
+                compute(round)
             }
-            Ok(())
-        })
+            None => return Ok(()),
+        };
+        for (i, round) in rounds.iter().enumerate() {
+            let mut next: Option<io::Result<Vec<T>>> = None;
+            rayon::in_place_scope(|scope| {
+                if let Some(following) = rounds.get(i + 1) {
+                    let (compute, slot) = (&compute, &mut next);
+                    scope.spawn(move |_| *slot = Some(check().map(|()| compute(following))));
+                }
+                std::mem::take(&mut results).into_iter().for_each(&mut *sink);
+            });
+            if let (Some(first), Some(last)) = (round.first(), round.last()) {
+                done_with(first.0 as u64, (last.1 - first.0) as u64);
+            }
+            match next {
+                Some(r) => results = r?,
+                None => break,
+            }
+        }
+        Ok(())
     }
 
     /// From outside the pool: a worker thread per core streams windows.

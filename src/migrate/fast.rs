@@ -716,22 +716,71 @@ fn write_messages(parts: &[Vec<Message<'_>>], w: &mut dyn Write) -> io::Result<(
         Ok(buf)
     };
     let window = 2 * rayon::current_num_threads();
+    // A window of parts rendered on all cores, into buffers already written once when there
+    // are some (their pages are mapped).
+    let render_window = |lo: usize, mut spare: Vec<Vec<u8>>| -> io::Result<Vec<Vec<u8>>> {
+        let hi = (lo + window).min(parts.len());
+        spare.resize_with(hi - lo, Vec::new);
+        (lo..hi)
+            .into_par_iter()
+            .zip(spare)
+            .map(|(i, buf)| render(i, buf))
+            .collect()
+    };
+    if rayon::current_thread_index().is_some() {
+        in_pool(parts.len(), window, &render_window, w)
+    } else {
+        streamed(parts.len(), window, &render_window, w)
+    }
+}
+
+/// The windows rendered by a job of the pool while this pool thread (one of many files at
+/// once) writes the window before. Never a thread of its own: a pool thread that blocked on
+/// such a thread while it waited for the pool would deadlock once every pool thread did the
+/// same (one core, or two large files on two).
+fn in_pool(
+    parts: usize,
+    window: usize,
+    render_window: &(impl Fn(usize, Vec<Vec<u8>>) -> io::Result<Vec<Vec<u8>>> + Sync),
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    let mut current = render_window(0, Vec::new())?;
+    let mut spare = Vec::new();
+    let mut lo = 0;
+    loop {
+        lo += window;
+        let mut next = None;
+        rayon::in_place_scope(|scope| -> io::Result<()> {
+            if lo < parts {
+                let (bufs, slot) = (std::mem::take(&mut spare), &mut next);
+                scope.spawn(move |_| *slot = Some(render_window(lo, bufs)));
+            }
+            current.iter().try_for_each(|buf| w.write_all(buf))
+        })?;
+        spare = std::mem::take(&mut current);
+        match next {
+            Some(rendered) => current = rendered?,
+            None => return Ok(()),
+        }
+    }
+}
+
+/// From outside the pool (one file): a thread of its own asks the pool for window after window
+/// while this thread writes, up to two windows ahead. Writing and rendering each go at their
+/// own pace, which measured faster than taking turns window by window.
+fn streamed(
+    parts: usize,
+    window: usize,
+    render_window: &(impl Fn(usize, Vec<Vec<u8>>) -> io::Result<Vec<Vec<u8>>> + Sync),
+    w: &mut dyn Write,
+) -> io::Result<()> {
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<io::Result<Vec<Vec<u8>>>>(1);
-        // Written buffers come back to be filled again: their pages are already mapped.
         let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
         scope.spawn(move || {
-            for lo in (0..parts.len()).step_by(window) {
-                let hi = (lo + window).min(parts.len());
-                let mut spare: Vec<Vec<u8>> = spare_rx.try_iter().collect();
-                let bufs: Vec<Vec<u8>> = (lo..hi).map(|_| spare.pop().unwrap_or_default()).collect();
-                let rendered = (lo..hi)
-                    .into_par_iter()
-                    .zip(bufs)
-                    .map(|(i, buf)| render(i, buf))
-                    .collect::<io::Result<Vec<_>>>();
+            for lo in (0..parts).step_by(window) {
                 // A closed channel: the writer failed and has its error.
-                if tx.send(rendered).is_err() {
+                if tx.send(render_window(lo, spare_rx.try_iter().collect())).is_err() {
                     return;
                 }
             }

@@ -16,4 +16,5 @@ mod migrate;
 mod props;
 mod rebuild_chain;
 mod scan;
+mod threads;
 mod util;
