@@ -112,7 +112,7 @@ pub fn for_each_marker_line(src: &Source, needles: &[&[u8]], mut f: impl FnMut(L
 const PARALLEL_SCAN_MIN: u64 = 32 * 1024 * 1024;
 
 /// The marker lines of one chunk that starts a line; `line_no` is the number of the chunk's
-/// first line on entry and of the next chunk's on return.
+/// first line on entry and of the next chunk's on return (the last chunk leaves it where its last marker is).
 fn scan_markers<'a>(
     finders: &[memchr::memmem::Finder<'_>],
     base: u64,
@@ -152,7 +152,11 @@ fn scan_markers<'a>(
             terminated: nl.is_some() || !last,
         });
     }
-    *line_no += memchr::memchr_iter(b'\n', &chunk[cursor..]).count() as u64;
+    // Nothing is numbered after the last chunk: most files hold no marker at all, and counting
+    // their newlines would be a second pass over the whole file.
+    if !last {
+        *line_no += memchr::memchr_iter(b'\n', &chunk[cursor..]).count() as u64;
+    }
 }
 
 /// Splits one chunk. Chunks always end on a line boundary except the last one.
