@@ -81,7 +81,7 @@ pub fn for_each_line_windowed(
 /// no other line is looked at beyond counting newlines for line numbers. The cheap way to
 /// read the few records a command needs from a large file.
 pub fn for_each_marker_line(src: &Source, needles: &[&[u8]], mut f: impl FnMut(Line<'_>)) -> io::Result<()> {
-    let finders: Vec<memchr::memmem::Finder<'_>> = needles.iter().map(memchr::memmem::Finder::new).collect();
+    let finders = super::needles::Needles::new(needles);
     // A large file held as one slice is searched on every core, a window each; the lines found
     // are then numbered and handed over in order.
     if src.len() >= PARALLEL_SCAN_MIN
@@ -114,18 +114,14 @@ const PARALLEL_SCAN_MIN: u64 = 32 * 1024 * 1024;
 /// The marker lines of one chunk that starts a line; `line_no` is the number of the chunk's
 /// first line on entry and of the next chunk's on return (the last chunk leaves it where its last marker is).
 fn scan_markers<'a>(
-    finders: &[memchr::memmem::Finder<'_>],
+    finders: &super::needles::Needles<'_>,
     base: u64,
     chunk: &'a [u8],
     last: bool,
     line_no: &mut u64,
     f: &mut impl FnMut(Line<'a>),
 ) {
-    let mut hits: Vec<usize> = finders
-        .iter()
-        .flat_map(|fi| fi.find_iter(chunk).collect::<Vec<_>>())
-        .collect();
-    hits.sort_unstable();
+    let hits = finders.find_all(chunk);
     let mut cursor = 0usize;
     let mut last_start = usize::MAX;
     for hit in hits {

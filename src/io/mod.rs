@@ -5,6 +5,7 @@
 pub mod atomic;
 pub mod json;
 pub mod lines;
+pub mod needles;
 pub mod paths;
 pub mod source;
 
