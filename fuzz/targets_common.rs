@@ -197,12 +197,15 @@ pub fn session_migrate(data: &[u8]) {
         cctool_migrate::fast::write_v5(&doc, &mut out).expect("writing to memory cannot fail");
         out
     });
-    let in_parts = cctool_migrate::fast::read_in_parts(data, part).map(|doc| {
-        let mut out = Vec::new();
-        cctool_migrate::fast::write_v5(&doc, &mut out).expect("writing to memory cannot fail");
-        out
-    });
-    assert_eq!(whole, in_parts, "reading in parts of {part} bytes changes the result");
+    // Held, or only spanned and read again when written: the same document.
+    for spans in [false, true] {
+        let in_parts = cctool_migrate::fast::read_in_parts(data, part, spans).map(|doc| {
+            let mut out = Vec::new();
+            cctool_migrate::fast::write_v5(&doc, &mut out).expect("writing to memory cannot fail");
+            out
+        });
+        assert_eq!(whole, in_parts, "reading in parts of {part} bytes (spans: {spans}) changes the result");
+    }
 }
 
 /// What every migration writes re-parses as valid v5, and migrating it again is the identity.

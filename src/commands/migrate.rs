@@ -130,8 +130,9 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
                 .read_range(0, src.len() as usize)
                 .map_err(|e| format!("cannot read: {e}"))?;
             // Large v1/v2 files: the streaming path, when it takes the file.
+            let release = |offset, len| src.done_with(offset, len);
             if a.to == migrate::LATEST
-                && let Some(doc) = migrate::fast::read(&bytes)
+                && let Some(doc) = migrate::fast::read_releasing(&bytes, &release)
             {
                 m.from = Some(format!("v{}", doc.version()));
                 m.changed = true;

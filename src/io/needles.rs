@@ -131,12 +131,20 @@ mod tests {
                 for k in 0..len / 40 + 2 {
                     let n = needles[k % needles.len()];
                     if n.len() <= hay.len() {
-                        let at = if k == 0 { hay.len() - n.len() } else { (seed as usize >> 3) % (hay.len() - n.len() + 1) };
+                        let at = if k == 0 {
+                            hay.len() - n.len()
+                        } else {
+                            (seed as usize >> 3) % (hay.len() - n.len() + 1)
+                        };
                         hay[at..at + n.len()].copy_from_slice(n);
                         seed = seed.rotate_left(17).wrapping_mul(31);
                     }
                 }
-                assert_eq!(search.find_all(&hay), naive(needles, &hay), "{needles:?} in {len} bytes");
+                assert_eq!(
+                    search.find_all(&hay),
+                    naive(needles, &hay),
+                    "{needles:?} in {len} bytes"
+                );
             }
         }
     }
