@@ -120,14 +120,22 @@ if have ccusage; then
     "ccusage daily" "CLAUDE_CONFIG_DIR=$corpus/claude ccusage daily --json > /dev/null"
 else note "ccusage not installed: scan is not compared with it"; fi
 
+# A row with the peak RSS of one run of a command on FILE (after PREPARE, untimed).
+peak_rss() {
+  local case=$1 file=$2 target=$3 prepare=$4; shift 4
+  [ -x /usr/bin/time ] || return 0
+  eval "$prepare"
+  /usr/bin/time -f "%M" "$@" > /dev/null 2> "$out/rss.txt"
+  local kb size
+  kb=$(tail -n 1 "$out/rss.txt")
+  size=$(stat -c %s "$file")
+  echo "| $case | peak RSS | | $((kb / 1024)) MiB | $(awk -v k="$kb" -v s="$size" 'BEGIN { printf "%.1f%% of the file", k * 102400 / s }') | $target |" >> "$out/results.md"
+}
+[ -x /usr/bin/time ] || note "/usr/bin/time not installed: peak RSS is not measured"
+
 # rebuild-chain on one 1 GiB session.
 run rebuild-chain-1gib "≤ 3x wc -l" "$bin -q rebuild-chain $single > /dev/null" "wc -l" "wc -l $single > /dev/null"
-if [ -x /usr/bin/time ]; then
-  /usr/bin/time -f "%M" "$bin" -q rebuild-chain "$single" > /dev/null 2> "$out/rss.txt"
-  kb=$(tail -n 1 "$out/rss.txt")
-  size=$(stat -c %s "$single")
-  echo "| rebuild-chain-1gib | peak RSS | | $((kb / 1024)) MiB | $(awk -v k="$kb" -v s="$size" 'BEGIN { printf "%.1f%% of the file", k * 102400 / s }') | < 25% |" >> "$out/results.md"
-else note "/usr/bin/time not installed: peak RSS is not measured"; fi
+peak_rss rebuild-chain-1gib "$single" "< 25%" ":" "$bin" -q rebuild-chain "$single"
 
 # compact one 1 GiB session: to a new file, and in place (backup, temporary file, fsync, rename).
 run compact-1gib "≤ 3x cp" \
@@ -142,6 +150,7 @@ rm -f "$out"/k.jsonl*
 run migrate-1gib "≤ 3x cp" \
   "rm -f $out/m.json*; cp -p $v1_big $out/m.json ;; $bin -q migrate $out/m.json > /dev/null" \
   "cp" "rm -f $out/c.json ;; cp $v1_big $out/c.json"
+peak_rss migrate-1gib "$v1_big" "bounded" "rm -f $out/m.json*; cp -p $v1_big $out/m.json" "$bin" -q migrate "$out/m.json"
 if have jq; then
   run migrate-100mb "≤ 0.1x jq" \
     "rm -f $out/m.json*; cp -p $v1_small $out/m.json ;; $bin -q migrate $out/m.json > /dev/null" \
