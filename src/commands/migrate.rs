@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::cli::{GlobalArgs, MigrateArgs};
 use crate::io::Input;
 use crate::io::Source;
-use crate::io::atomic::{replace_with_backup_by, write_new_file};
+use crate::io::atomic::{replace_with_backup_by, write_new_file_by};
 use crate::io::paths::{beside, same_file};
 use crate::migrate::{self, import};
 use crate::model::Format;
@@ -189,19 +189,53 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
             {
                 return Err("the output would replace the native file; choose another -o".into());
             }
-            let session = match format {
-                Format::ClaudeCode => import::claude(&src, a.effective),
-                _ => import::codex(&src, a.effective),
-            }
-            .map_err(|e| format!("cannot read: {e}"))?;
+            // Written message by message as the transcript is read: a multi-GB import holds
+            // one message, not the session and its document.
+            let import_to = |w: &mut dyn std::io::Write| match format {
+                Format::ClaudeCode => import::claude_to(&src, a.effective, w),
+                _ => import::codex_to(&src, a.effective, w),
+            };
             m.changed = true;
             m.output = Some(target.display().to_string());
             if a.dry_run {
-                return Ok(());
+                return import_to(&mut std::io::sink()).map_err(|e| format!("cannot read: {e}"));
             }
-            write_new_file(&target, &migrate::to_bytes(&session), true)
-                .map_err(|e| format!("{}: {e}", target.display()))
+            let mut read_failed = false;
+            write_new_file_by(&target, true, |w| {
+                let mut write_failed = false;
+                let r = import_to(&mut Watched {
+                    w,
+                    failed: &mut write_failed,
+                });
+                read_failed = r.is_err() && !write_failed;
+                r
+            })
+            .map_err(|e| match read_failed {
+                true => format!("cannot read: {e}"),
+                false => format!("{}: {e}", target.display()),
+            })
         }
+    }
+}
+
+/// A writer that notes when writing failed, so that an error of the import it is given to
+/// can be told apart: the output's, or the input's.
+struct Watched<'a, W: std::io::Write> {
+    w: W,
+    failed: &'a mut bool,
+}
+
+impl<W: std::io::Write> std::io::Write for Watched<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.w.write(buf);
+        *self.failed |= r.is_err();
+        r
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.w.flush();
+        *self.failed |= r.is_err();
+        r
     }
 }
 

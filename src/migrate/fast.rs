@@ -19,6 +19,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::write::{indent, write_pretty};
 use super::{parse_arguments, rfc3339_seconds};
 use crate::io::json::Key;
 
@@ -770,13 +771,6 @@ impl Doc<'_> {
     }
 }
 
-fn indent(w: &mut dyn Write, depth: usize) -> io::Result<()> {
-    for _ in 0..depth {
-        w.write_all(b"  ")?;
-    }
-    Ok(())
-}
-
 /// Writes an object's key and value at `depth`; the value is a token or, for structured
 /// values, re-printed the way serde's pretty printer does at that depth.
 fn field(
@@ -799,18 +793,6 @@ fn field(
     } else {
         w.write_all(value.as_bytes())
     }
-}
-
-fn write_pretty(w: &mut dyn Write, depth: usize, v: &Value) -> io::Result<()> {
-    let text = serde_json::to_string_pretty(v).map_err(io::Error::other)?;
-    for (i, line) in text.split('\n').enumerate() {
-        if i > 0 {
-            w.write_all(b"\n")?;
-            indent(w, depth)?;
-        }
-        w.write_all(line.as_bytes())?;
-    }
-    Ok(())
 }
 
 /// Whether a token must go through serde to be written as the general path writes it:

@@ -6,8 +6,11 @@
 //! keeps only what a resume loads. Anything that has no v5 equivalent is kept as a `native`
 //! item holding the original record, so no information is lost.
 
+use std::io::{self, Write};
+
 use serde_json::{Map, Value, json};
 
+use super::write::{OpenMessage, V5Writer};
 use super::{Item, MessageV3, Session, content_size, parse_arguments, rfc3339_seconds};
 use crate::chain::claude::{self, Kind, Options, Sub, flag};
 use crate::chain::codex as codex_chain;
@@ -70,30 +73,166 @@ fn is_native_only(m: &MessageV3) -> bool {
             .all(|i| matches!(i, Item::Other(v) if v.get("type") == Some(&json!("native"))))
 }
 
-fn finish(messages: Vec<MessageV3>, session_id: Option<String>, first_ms: Option<i64>, source: Value) -> Session {
-    // Runs of records kept only as native items (events, metadata) share one message.
-    let mut grouped: Vec<MessageV3> = Vec::with_capacity(messages.len());
-    for m in messages {
-        match grouped.last_mut() {
-            Some(last) if is_native_only(last) && is_native_only(&m) => last.items.extend(m.items),
-            _ => grouped.push(m),
+/// The fields of an imported session that are known before its messages.
+struct Head {
+    session_id: Option<String>,
+    first_ms: Option<i64>,
+    source: Value,
+}
+
+/// Where an import's messages go once nothing can change them: runs of records kept only as
+/// native items (events, metadata) share one message, each message is numbered, then held (a
+/// session) or written (a file, one message at a time).
+struct Sink<'w> {
+    pending: Option<MessageV3>,
+    count: u64,
+    to: To<'w>,
+    /// The last message, when it is given its items one by one (see [`Sink::tail_item`]).
+    tail: Option<Tail>,
+}
+
+enum Tail {
+    Held(MessageV3),
+    Written(OpenMessage),
+}
+
+enum To<'w> {
+    Held(Vec<MessageV3>),
+    Written(V5Writer<'w>),
+}
+
+impl<'w> Sink<'w> {
+    fn new(head: &Head, w: Option<&'w mut dyn Write>) -> io::Result<Sink<'w>> {
+        let to = match w {
+            None => To::Held(Vec::new()),
+            Some(w) => {
+                let id = head.session_id.clone().map_or(Value::Null, Value::String);
+                To::Written(V5Writer::begin(w, &id, created_at(head).as_deref())?)
+            }
+        };
+        Ok(Sink {
+            pending: None,
+            count: 0,
+            to,
+            tail: None,
+        })
+    }
+
+    /// Adds `item` to a last system message of native items (`source` its source) as `push`
+    /// would add that message whole (joining a native-only message before it), written as it
+    /// comes: the off-chain records of a transcript can be most of it.
+    fn tail_item(&mut self, item: Item, source: &Value) -> io::Result<()> {
+        if self.tail.is_none() {
+            let base = match self.pending.take() {
+                Some(last) if is_native_only(&last) => last,
+                done => {
+                    if let Some(done) = done {
+                        self.emit(done)?;
+                    }
+                    message("system", Vec::new(), source.clone(), None)
+                }
+            };
+            self.count += 1;
+            let base = MessageV3 {
+                id: Some(self.count),
+                ..base
+            };
+            self.tail = Some(match &mut self.to {
+                To::Held(_) => Tail::Held(base),
+                To::Written(w) => Tail::Written(w.open(base)?),
+            });
+        }
+        match (&mut self.tail, &mut self.to) {
+            (Some(Tail::Held(m)), _) => m.items.push(item),
+            (Some(Tail::Written(open)), To::Written(w)) => w.item(open, item)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, m: MessageV3) -> io::Result<()> {
+        if let Some(last) = &mut self.pending
+            && is_native_only(last)
+            && is_native_only(&m)
+        {
+            last.items.extend(m.items);
+            return Ok(());
+        }
+        match self.pending.replace(m) {
+            Some(done) => self.emit(done),
+            None => Ok(()),
         }
     }
-    let mut messages = grouped;
-    for (i, m) in messages.iter_mut().enumerate() {
-        m.id = Some(i as u64 + 1);
+
+    fn emit(&mut self, mut m: MessageV3) -> io::Result<()> {
+        self.count += 1;
+        m.id = Some(self.count);
+        match &mut self.to {
+            To::Held(v) => {
+                v.push(m);
+                Ok(())
+            }
+            To::Written(w) => w.message(m),
+        }
     }
-    Session::V3Plus {
-        version: 5,
-        session_id: session_id.map_or(Value::Null, Value::String),
-        created_at: first_ms.map(|ms| rfc3339_seconds(ms.div_euclid(1000))),
-        messages,
-        extra: Map::from_iter([("source".into(), source)]),
+
+    /// Pushes all of `raw` but its last message, the only one a builder may still extend.
+    fn take_final(&mut self, raw: &mut Vec<MessageV3>) -> io::Result<()> {
+        if raw.len() > 1 {
+            for m in raw.drain(..raw.len() - 1) {
+                self.push(m)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Pushes the rest of `raw` and ends: the session when held.
+    fn finish(mut self, raw: Vec<MessageV3>, head: Head) -> io::Result<Option<Session>> {
+        for m in raw {
+            self.push(m)?;
+        }
+        if let Some(m) = self.pending.take() {
+            self.emit(m)?;
+        }
+        match (self.tail.take(), &mut self.to) {
+            (Some(Tail::Held(m)), To::Held(v)) => v.push(m),
+            (Some(Tail::Written(open)), To::Written(w)) => w.close(open)?,
+            _ => {}
+        }
+        let extra = Map::from_iter([("source".into(), head.source.clone())]);
+        match self.to {
+            To::Held(messages) => Ok(Some(Session::V3Plus {
+                version: 5,
+                session_id: head.session_id.clone().map_or(Value::Null, Value::String),
+                created_at: created_at(&head),
+                messages,
+                extra,
+            })),
+            To::Written(w) => w.end(extra).map(|()| None),
+        }
     }
 }
 
+fn created_at(head: &Head) -> Option<String> {
+    head.first_ms.map(|ms| rfc3339_seconds(ms.div_euclid(1000)))
+}
+
+/// The session an import held.
+fn held(s: Option<Session>) -> io::Result<Session> {
+    s.ok_or_else(|| io::Error::other("the import was written, not held"))
+}
+
 /// A Claude Code transcript as a v5 session.
-pub fn claude(src: &Source, effective: bool) -> std::io::Result<Session> {
+pub fn claude(src: &Source, effective: bool) -> io::Result<Session> {
+    held(claude_into(src, effective, None)?)
+}
+
+/// [`claude`], written to `w` as a v5 file message by message.
+pub fn claude_to(src: &Source, effective: bool, w: &mut dyn Write) -> io::Result<()> {
+    claude_into(src, effective, Some(w)).map(drop)
+}
+
+fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Result<Option<Session>> {
     let t = claude::read(src)?;
     let chain = t
         .rebuild(&Options {
@@ -106,6 +245,17 @@ pub fn claude(src: &Source, effective: bool) -> std::io::Result<Session> {
         positions.drain(..b);
     }
     let chain_lines: std::collections::HashSet<u64> = positions.iter().map(|&p| t.node(p).line).collect();
+    let head = Head {
+        session_id: t.session_ids.first().cloned(),
+        first_ms: t.time_span().map(|s| s.0),
+        source: json!({
+            "format": "claude-code",
+            "path": src.name(),
+            "native_session_id": t.session_ids.first(),
+            "agent_version": t.versions.last(),
+        }),
+    };
+    let mut sink = Sink::new(&head, w)?;
     let mut messages: Vec<MessageV3> = Vec::new();
     let mut last_assistant_id: Option<String> = None;
     let mut i = 0;
@@ -164,31 +314,27 @@ pub fn claude(src: &Source, effective: bool) -> std::io::Result<Session> {
                 last_assistant_id = None;
             }
         }
+        sink.take_final(&mut messages)?;
     }
     if !effective {
-        // Everything the chain does not hold (other branches, metadata, progress rows, titles).
-        let mut rest = Vec::new();
+        // Everything the chain does not hold (other branches, metadata, progress rows,
+        // titles), in one last message.
+        for m in messages.drain(..) {
+            sink.push(m)?;
+        }
+        let source = json!({"off_chain": true});
+        let mut failed = None;
         crate::io::for_each_line(src, |line| {
-            if !chain_lines.contains(&line.no) {
-                rest.push(native("claude-code", parse(line.bytes), Some(line.no)));
+            if failed.is_none() && !chain_lines.contains(&line.no) {
+                let item = native("claude-code", parse(line.bytes), Some(line.no));
+                failed = sink.tail_item(item, &source).err();
             }
         })?;
-        if !rest.is_empty() {
-            messages.push(message("system", rest, json!({"off_chain": true}), None));
+        if let Some(e) = failed {
+            return Err(e);
         }
     }
-    let source = json!({
-        "format": "claude-code",
-        "path": src.name(),
-        "native_session_id": t.session_ids.first(),
-        "agent_version": t.versions.last(),
-    });
-    Ok(finish(
-        messages,
-        t.session_ids.first().cloned(),
-        t.time_span().map(|s| s.0),
-        source,
-    ))
+    sink.finish(messages, head)
 }
 
 /// The v5 messages of one Claude Code chain record (not a compact boundary): a user row gives a
@@ -410,7 +556,16 @@ pub fn codex_item(v: &Value, line: Option<u64>) -> Vec<MessageV3> {
 }
 
 /// A Codex rollout as a v5 session.
-pub fn codex(src: &Source, effective: bool) -> std::io::Result<Session> {
+pub fn codex(src: &Source, effective: bool) -> io::Result<Session> {
+    held(codex_into(src, effective, None)?)
+}
+
+/// [`codex`], written to `w` as a v5 file message by message.
+pub fn codex_to(src: &Source, effective: bool, w: &mut dyn Write) -> io::Result<()> {
+    codex_into(src, effective, Some(w)).map(drop)
+}
+
+fn codex_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Result<Option<Session>> {
     let rollout = codex::read_records(src)?;
     let mut b = CodexBuilder { messages: Vec::new() };
     let item_json = |item: &codex::Item| -> std::io::Result<Value> {
@@ -427,6 +582,12 @@ pub fn codex(src: &Source, effective: bool) -> std::io::Result<Session> {
             version = cli_version.clone().or(version);
         }
     }
+    let head = Head {
+        session_id: session_id.clone(),
+        first_ms: rollout.time_span.map(|s| s.0),
+        source: json!({"format": "codex", "path": src.name(), "native_session_id": session_id, "agent_version": version}),
+    };
+    let mut sink = Sink::new(&head, w)?;
     if effective {
         let history = codex_chain::reconstruct(&rollout);
         for item in &history.items {
@@ -435,10 +596,16 @@ pub fn codex(src: &Source, effective: bool) -> std::io::Result<Session> {
                 ItemSrc::Synth(_) => None,
             };
             b.add(&item_json(item)?, line, None);
+            sink.take_final(&mut b.messages)?;
         }
     } else {
+        // The first failure to write ends the work; the line reader cannot stop early.
+        let mut failed = None;
         // Every line in order: items mapped, compactions as summaries, the rest kept native.
         crate::io::for_each_line(src, |line| {
+            if failed.is_some() {
+                return;
+            }
             let v = parse(line.bytes);
             let ts = v.get("timestamp").and_then(Value::as_str).map(str::to_string);
             match (v.get("type").and_then(Value::as_str), v.get("payload")) {
@@ -495,9 +662,13 @@ pub fn codex(src: &Source, effective: bool) -> std::io::Result<Session> {
                     None,
                 )),
             }
+            if let Err(e) = sink.take_final(&mut b.messages) {
+                failed = Some(e);
+            }
         })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
     }
-    let source =
-        json!({"format": "codex", "path": src.name(), "native_session_id": session_id, "agent_version": version});
-    Ok(finish(b.messages, session_id, rollout.time_span.map(|s| s.0), source))
+    sink.finish(b.messages, head)
 }

@@ -8,6 +8,7 @@
 
 pub mod fast;
 pub mod import;
+pub mod write;
 
 use serde_json::{Map, Value, json};
 

@@ -417,3 +417,92 @@ fn a_file_modified_in_the_last_minute_is_refused_unless_forced() {
         std::fs::read(fixture("migrate/v1.expected.v5.json")).unwrap()
     );
 }
+
+#[test]
+fn imports_written_message_by_message_are_the_held_session_written_whole() {
+    use cctool::io::{MmapChoice, Source};
+    use cctool::migrate::{self, import};
+    let mut files = crate::util::sample_files(crate::util::CLAUDE_SAMPLE_DIRS);
+    files.extend(crate::util::sample_files(&["codex/real", "codex/synthetic"]));
+    files.retain(|f| f.extension().is_some_and(|e| e == "jsonl"));
+    assert!(files.len() > 20);
+    for f in &files {
+        let src = Source::open_path(f, MmapChoice::Auto).unwrap();
+        let codex = f.to_string_lossy().contains("/codex/");
+        for effective in [false, true] {
+            let (held, written) = if codex {
+                let mut w = Vec::new();
+                (
+                    import::codex(&src, effective),
+                    import::codex_to(&src, effective, &mut w).map(|()| w),
+                )
+            } else {
+                let mut w = Vec::new();
+                (
+                    import::claude(&src, effective),
+                    import::claude_to(&src, effective, &mut w).map(|()| w),
+                )
+            };
+            let whole = migrate::to_bytes(&held.unwrap());
+            assert_eq!(
+                String::from_utf8(written.unwrap()).unwrap(),
+                String::from_utf8(whole).unwrap(),
+                "{} (effective: {effective})",
+                f.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn off_chain_records_join_a_native_only_message_that_ends_the_chain() {
+    // The chain ends with a system record kept as a native item; the progress row and the
+    // snapshot are off the chain. Runs of native-only messages share one message, so all
+    // three are items of message 3, which keeps the chain record's source.
+    let lines = [
+        r#"{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"hi"},"uuid":"00000000-0000-4000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s"}"#,
+        r#"{"parentUuid":"00000000-0000-4000-8000-000000000001","isSidechain":false,"type":"assistant","message":{"id":"m1","role":"assistant","model":"x","content":[{"type":"text","text":"hello"}]},"uuid":"00000000-0000-4000-8000-000000000002","timestamp":"2026-01-01T00:00:01.000Z","sessionId":"s"}"#,
+        r#"{"parentUuid":"00000000-0000-4000-8000-000000000002","isSidechain":false,"type":"system","subtype":"informational","content":"note","uuid":"00000000-0000-4000-8000-000000000003","timestamp":"2026-01-01T00:00:02.000Z","sessionId":"s"}"#,
+        r#"{"type":"progress","parentUuid":"00000000-0000-4000-8000-000000000003","data":{"type":"hook_progress"},"uuid":"00000000-0000-4000-8000-000000000004","timestamp":"2026-01-01T00:00:03.000Z","sessionId":"s"}"#,
+        r#"{"type":"file-history-snapshot","messageId":"x","snapshot":{}}"#,
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("t.jsonl");
+    write_aged(&input, format!("{}\n", lines.join("\n")).as_bytes());
+    let out = dir.path().join("t.v5.json");
+    cctool()
+        .args(["-q", "migrate"])
+        .arg(&input)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let doc: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let shape: Vec<(u64, String, Vec<Option<u64>>)> = doc["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let items = m["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["line"].as_u64())
+                .collect();
+            (
+                m["id"].as_u64().unwrap(),
+                m["role"].as_str().unwrap().to_string(),
+                items,
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            (1, "user".to_string(), vec![None]),
+            (2, "assistant".to_string(), vec![None]),
+            (3, "system".to_string(), vec![Some(3), Some(4), Some(5)]),
+        ]
+    );
+    assert_eq!(doc["messages"][2]["source"]["line"], 3);
+}
