@@ -79,7 +79,8 @@ pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
 
 /// The full record's messages: a session file, or a native file imported with its full history.
 fn full_messages(g: &GlobalArgs, path: &Path) -> Result<Vec<MessageV3>, String> {
-    let (src, format) = super::open_session(&Input::Path(path.to_path_buf()), g)?;
+    let (src, format) = super::open_session(&Input::Path(path.to_path_buf()), g)
+        .map_err(|e| format!("--from {}: {e}", path.display()))?;
     let s = match format {
         Format::CctoolSession => super::read_session(&src),
         Format::ClaudeCode => import::claude(&src, false).map_err(|e| format!("cannot read: {e}")),

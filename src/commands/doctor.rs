@@ -74,7 +74,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
                 if g.json {
                     out.json(&d)?;
                 } else if d.severity == Severity::Error && !g.quiet {
-                    eprintln!("cctool: {}", escape_str(&d.message));
+                    eprintln!("cctool: {}: {}", escape_str(&d.file), escape_str(&d.message));
                 }
             }
         }

@@ -143,7 +143,7 @@ pub fn each_session<T: Send>(
             let o = match open_session(input, g) {
                 Ok((src, format)) => match work(&src, format) {
                     Ok(v) => FileOutcome::Done(v),
-                    Err(e) => FileOutcome::Error(format!("{}: {e}", src.name())),
+                    Err(e) => FileOutcome::Error(e),
                 },
                 Err(msg) if named.contains(input) => FileOutcome::Error(msg),
                 Err(msg) => FileOutcome::NotSession(msg),
@@ -193,13 +193,12 @@ pub fn open_session(
     input: &crate::io::Input,
     g: &crate::cli::GlobalArgs,
 ) -> Result<(crate::io::Source, crate::model::Format), String> {
-    let name = input.display_name();
-    let src = crate::io::Source::open(input, g.mmap).map_err(|e| format!("{name}: cannot read: {e}"))?;
+    let src = crate::io::Source::open(input, g.mmap).map_err(|e| format!("cannot read: {e}"))?;
     let format = match g.input_format {
         Some(f) => f,
         None => crate::formats::detect(&src).map_err(|u| {
             format!(
-                "{name}: not a Claude Code transcript, Codex rollout or cctool session ({}); use --input-format to say which it is",
+                "not a Claude Code transcript, Codex rollout or cctool session ({}); use --input-format to say which it is",
                 u.0
             )
         })?,

@@ -152,7 +152,7 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
         Input::Path(a.file.clone())
     };
     let name = input.display_name();
-    let (src, format) = super::open_session(&input, g).map_err(Fatal)?;
+    let (src, format) = super::open_session(&input, g).map_err(|e| Fatal(format!("{name}: {e}")))?;
     if (a.api_view || a.tip.is_some() || a.full) && format != Format::ClaudeCode {
         return Err(Fatal(format!(
             "{name}: --api-view, --tip and --full apply to Claude Code transcripts; this file is {}",

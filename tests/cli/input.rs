@@ -236,3 +236,31 @@ fn a_line_longer_than_the_read_buffer_is_read_whole() {
         assert_eq!(recs[2]["message"]["content"].as_str().unwrap().len(), huge.len());
     }
 }
+
+#[test]
+fn an_input_error_names_the_file_once() {
+    let f = fixture("broken/empty.jsonl");
+    let path = f.to_str().unwrap();
+    for cmd in [
+        "migrate",
+        "compact",
+        "rebuild-chain",
+        "scan",
+        "extract-summary",
+        "doctor",
+    ] {
+        let out = cctool().args([cmd, path]).output().unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        let first = err.lines().next().unwrap_or_default();
+        assert_eq!(first.matches(path).count(), 1, "{cmd}: {err}");
+        assert!(first.contains("not a Claude Code transcript"), "{cmd}: {err}");
+    }
+    // In JSON the file is a field of its own, not part of the message.
+    let out = cctool().args(["scan", "--json", path]).output().unwrap();
+    let diag = records(&String::from_utf8(out.stdout).unwrap())
+        .into_iter()
+        .find(|r| r["kind"] == "diagnostic")
+        .unwrap();
+    assert_eq!(diag["file"], path);
+    assert!(!diag["message"].as_str().unwrap().contains(path));
+}
