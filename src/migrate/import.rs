@@ -80,25 +80,20 @@ struct Head {
     source: Value,
 }
 
-/// Where an import's messages go once nothing can change them: runs of records kept only as
-/// native items (events, metadata) share one message, each message is numbered, then held (a
-/// session) or written (a file, one message at a time).
+/// Where an import's messages go once nothing can change them, numbered, then held (a
+/// session) or written (a file, one message at a time). Runs of records kept only as native
+/// items (events, metadata, off-chain records) share one message, which is written item by
+/// item: a run can be most of a transcript.
 struct Sink<'w> {
-    pending: Option<MessageV3>,
     count: u64,
     to: To<'w>,
-    /// The last message, when it is given its items one by one (see [`Sink::tail_item`]).
-    tail: Option<Tail>,
-}
-
-enum Tail {
-    Held(MessageV3),
-    Written(OpenMessage),
+    /// Whether the last message is native-only, and so still takes the items of the next.
+    native_open: bool,
 }
 
 enum To<'w> {
     Held(Vec<MessageV3>),
-    Written(V5Writer<'w>),
+    Written(V5Writer<'w>, Option<OpenMessage>),
 }
 
 impl<'w> Sink<'w> {
@@ -107,72 +102,56 @@ impl<'w> Sink<'w> {
             None => To::Held(Vec::new()),
             Some(w) => {
                 let id = head.session_id.clone().map_or(Value::Null, Value::String);
-                To::Written(V5Writer::begin(w, &id, created_at(head).as_deref())?)
+                To::Written(V5Writer::begin(w, &id, created_at(head).as_deref())?, None)
             }
         };
         Ok(Sink {
-            pending: None,
             count: 0,
             to,
-            tail: None,
+            native_open: false,
         })
     }
 
-    /// Adds `item` to a last system message of native items (`source` its source) as `push`
-    /// would add that message whole (joining a native-only message before it), written as it
-    /// comes: the off-chain records of a transcript can be most of it.
-    fn tail_item(&mut self, item: Item, source: &Value) -> io::Result<()> {
-        if self.tail.is_none() {
-            let base = match self.pending.take() {
-                Some(last) if is_native_only(&last) => last,
-                done => {
-                    if let Some(done) = done {
-                        self.emit(done)?;
+    fn push(&mut self, mut m: MessageV3) -> io::Result<()> {
+        let native = is_native_only(&m);
+        if native && self.native_open {
+            return match &mut self.to {
+                To::Held(v) => {
+                    if let Some(last) = v.last_mut() {
+                        last.items.extend(m.items);
                     }
-                    message("system", Vec::new(), source.clone(), None)
+                    Ok(())
                 }
+                To::Written(w, Some(open)) => m.items.into_iter().try_for_each(|it| w.item(open, it)),
+                To::Written(..) => Ok(()),
             };
-            self.count += 1;
-            let base = MessageV3 {
-                id: Some(self.count),
-                ..base
-            };
-            self.tail = Some(match &mut self.to {
-                To::Held(_) => Tail::Held(base),
-                To::Written(w) => Tail::Written(w.open(base)?),
-            });
         }
-        match (&mut self.tail, &mut self.to) {
-            (Some(Tail::Held(m)), _) => m.items.push(item),
-            (Some(Tail::Written(open)), To::Written(w)) => w.item(open, item)?,
-            _ => {}
+        self.close()?;
+        self.count += 1;
+        m.id = Some(self.count);
+        self.native_open = native;
+        match &mut self.to {
+            To::Held(v) => v.push(m),
+            To::Written(w, open) if native => *open = Some(w.open(m)?),
+            To::Written(w, _) => w.message(m)?,
         }
         Ok(())
     }
 
-    fn push(&mut self, m: MessageV3) -> io::Result<()> {
-        if let Some(last) = &mut self.pending
-            && is_native_only(last)
-            && is_native_only(&m)
-        {
-            last.items.extend(m.items);
-            return Ok(());
-        }
-        match self.pending.replace(m) {
-            Some(done) => self.emit(done),
-            None => Ok(()),
-        }
+    /// Adds `item` as a system message of native items (`source` its source) would add it.
+    fn tail_item(&mut self, item: Item, source: &Value) -> io::Result<()> {
+        self.push(message("system", vec![item], source.clone(), None))
     }
 
-    fn emit(&mut self, mut m: MessageV3) -> io::Result<()> {
-        self.count += 1;
-        m.id = Some(self.count);
+    /// Ends a native-only message being written.
+    fn close(&mut self) -> io::Result<()> {
+        self.native_open = false;
         match &mut self.to {
-            To::Held(v) => {
-                v.push(m);
-                Ok(())
-            }
-            To::Written(w) => w.message(m),
+            To::Written(w, open) => match open.take() {
+                Some(open) => w.close(open),
+                None => Ok(()),
+            },
+            To::Held(_) => Ok(()),
         }
     }
 
@@ -191,14 +170,7 @@ impl<'w> Sink<'w> {
         for m in raw {
             self.push(m)?;
         }
-        if let Some(m) = self.pending.take() {
-            self.emit(m)?;
-        }
-        match (self.tail.take(), &mut self.to) {
-            (Some(Tail::Held(m)), To::Held(v)) => v.push(m),
-            (Some(Tail::Written(open)), To::Written(w)) => w.close(open)?,
-            _ => {}
-        }
+        self.close()?;
         let extra = Map::from_iter([("source".into(), head.source.clone())]);
         match self.to {
             To::Held(messages) => Ok(Some(Session::V3Plus {
@@ -208,7 +180,7 @@ impl<'w> Sink<'w> {
                 messages,
                 extra,
             })),
-            To::Written(w) => w.end(extra).map(|()| None),
+            To::Written(w, _) => w.end(extra).map(|()| None),
         }
     }
 }
