@@ -6,7 +6,8 @@
 //! and the v5 document is written directly, in the same layout serde_json's pretty printer
 //! gives. The `messages` array is read in parts on all cores (each part starts at a guessed
 //! element start, checked when the parts are joined) and rendered in windows on all cores
-//! while the window before is written. Anything unusual (a null, a repeated key, a value of
+//! while the window before is written; a file of 256 MiB or more keeps only where each part
+//! is and reads it again when rendering it, so memory stays bounded. Anything unusual (a null, a repeated key, a value of
 //! an unexpected type, an escape serde would write differently) makes it decline, and the
 //! general path — which also explains every error with its JSON path — takes the file. A
 //! property test checks that both paths write the same bytes, with parts of a few bytes.

@@ -4,7 +4,8 @@
 //! The full history comes in chain order — for Claude Code the `--full` chain, for Codex every
 //! record in file order — with each compaction as a `summary` item at its place; `effective`
 //! keeps only what a resume loads. Anything that has no v5 equivalent is kept as a `native`
-//! item holding the original record, so no information is lost.
+//! item holding the original record, so no information is lost. Written to a file
+//! ([`claude_to`], [`codex_to`]), each message goes out as soon as nothing can change it.
 
 use std::io::{self, Write};
 
