@@ -327,7 +327,7 @@ fn item_head(raw: &str) -> Option<ItemHead<'_>> {
 }
 
 /// Classifies one ResponseItem given as raw JSON at `offset` of the file; `raw` is valid JSON
-/// (see [`item_head`]).
+/// (see `item_head`).
 pub fn classify_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
     let head = item_head(raw)?;
     let ty = head.ty.as_str()?.to_string();

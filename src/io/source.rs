@@ -537,7 +537,7 @@ fn window_end(bytes: &[u8], start: usize) -> usize {
 ///
 /// Releasing each record's own pages is not enough: a page fault maps a whole window of
 /// neighbouring cached pages ("fault-around"), which would stay resident. So the span of
-/// everything read is tracked and released as a whole every [`RELEASE_EVERY`] bytes.
+/// everything read is tracked and released as a whole every `RELEASE_EVERY` bytes (8 MiB).
 pub struct Releaser<'a> {
     src: &'a Source,
     lo: u64,

@@ -200,7 +200,7 @@ pub fn claude(src: &Source, effective: bool) -> io::Result<Session> {
     held(claude_into(src, effective, None)?)
 }
 
-/// [`claude`], written to `w` as a v5 file message by message.
+/// [`claude()`], written to `w` as a v5 file message by message.
 pub fn claude_to(src: &Source, effective: bool, w: &mut dyn Write) -> io::Result<()> {
     claude_into(src, effective, Some(w)).map(drop)
 }
@@ -533,7 +533,7 @@ pub fn codex(src: &Source, effective: bool) -> io::Result<Session> {
     held(codex_into(src, effective, None)?)
 }
 
-/// [`codex`], written to `w` as a v5 file message by message.
+/// [`codex()`], written to `w` as a v5 file message by message.
 pub fn codex_to(src: &Source, effective: bool, w: &mut dyn Write) -> io::Result<()> {
     codex_into(src, effective, Some(w)).map(drop)
 }

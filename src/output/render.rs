@@ -3,7 +3,7 @@
 //! One block per message: a header naming the role, the file line and the time, then the
 //! readable content — text in full, tool calls as name plus compact input, tool results and
 //! thinking shortened. Everything taken from the transcript is passed through
-//! [`escape_str`](super::sanitize::escape_str).
+//! [`super::sanitize::escape_str`].
 
 use serde_json::Value;
 
