@@ -71,7 +71,7 @@ fn is_native_only(m: &MessageV3) -> bool {
     m.role == "system"
         && m.items
             .iter()
-            .all(|i| matches!(i, Item::Other(v) if v.get("type") == Some(&json!("native"))))
+            .all(|i| matches!(i, Item::Other(v) if v.get("type").and_then(Value::as_str) == Some("native")))
 }
 
 /// The fields of an imported session that are known before its messages.
@@ -101,10 +101,10 @@ impl<'w> Sink<'w> {
     fn new(head: &Head, w: Option<&'w mut dyn Write>) -> io::Result<Sink<'w>> {
         let to = match w {
             None => To::Held(Vec::new()),
-            Some(w) => {
-                let id = head.session_id.clone().map_or(Value::Null, Value::String);
-                To::Written(V5Writer::begin(w, &id, created_at(head).as_deref())?, None)
-            }
+            Some(w) => To::Written(
+                V5Writer::begin(w, &head.session_id(), head.created_at().as_deref())?,
+                None,
+            ),
         };
         Ok(Sink {
             count: 0,
@@ -113,20 +113,39 @@ impl<'w> Sink<'w> {
         })
     }
 
-    fn push(&mut self, mut m: MessageV3) -> io::Result<()> {
+    fn push(&mut self, m: MessageV3) -> io::Result<()> {
         let native = is_native_only(&m);
         if native && self.native_open {
-            return match &mut self.to {
-                To::Held(v) => {
-                    if let Some(last) = v.last_mut() {
-                        last.items.extend(m.items);
-                    }
-                    Ok(())
-                }
-                To::Written(w, Some(open)) => m.items.into_iter().try_for_each(|it| w.item(open, it)),
-                To::Written(..) => Ok(()),
-            };
+            return self.append(m.items);
         }
+        self.start(m, native)
+    }
+
+    /// Adds `item` as a system message of native items (`source` its source) would add it,
+    /// without making that message when it only joins the one before.
+    fn native_item(&mut self, item: Item, source: &Value) -> io::Result<()> {
+        if self.native_open {
+            return self.append(vec![item]);
+        }
+        self.start(message("system", vec![item], source.clone(), None), true)
+    }
+
+    /// Items for the native-only message last started.
+    fn append(&mut self, items: Vec<Item>) -> io::Result<()> {
+        match &mut self.to {
+            To::Held(v) => {
+                if let Some(last) = v.last_mut() {
+                    last.items.extend(items);
+                }
+                Ok(())
+            }
+            To::Written(w, Some(open)) => items.into_iter().try_for_each(|it| w.item(open, it)),
+            To::Written(..) => Ok(()),
+        }
+    }
+
+    /// Numbers `m` and holds or writes it; a native-only message stays open for more items.
+    fn start(&mut self, mut m: MessageV3, native: bool) -> io::Result<()> {
         self.close()?;
         self.count += 1;
         m.id = Some(self.count);
@@ -137,11 +156,6 @@ impl<'w> Sink<'w> {
             To::Written(w, _) => w.message(m)?,
         }
         Ok(())
-    }
-
-    /// Adds `item` as a system message of native items (`source` its source) would add it.
-    fn tail_item(&mut self, item: Item, source: &Value) -> io::Result<()> {
-        self.push(message("system", vec![item], source.clone(), None))
     }
 
     /// Ends a native-only message being written.
@@ -172,12 +186,13 @@ impl<'w> Sink<'w> {
             self.push(m)?;
         }
         self.close()?;
-        let extra = Map::from_iter([("source".into(), head.source.clone())]);
+        let (session_id, created_at) = (head.session_id(), head.created_at());
+        let extra = Map::from_iter([("source".into(), head.source)]);
         match self.to {
             To::Held(messages) => Ok(Some(Session::V3Plus {
                 version: 5,
-                session_id: head.session_id.clone().map_or(Value::Null, Value::String),
-                created_at: created_at(&head),
+                session_id,
+                created_at,
                 messages,
                 extra,
             })),
@@ -186,8 +201,14 @@ impl<'w> Sink<'w> {
     }
 }
 
-fn created_at(head: &Head) -> Option<String> {
-    head.first_ms.map(|ms| rfc3339_seconds(ms.div_euclid(1000)))
+impl Head {
+    fn session_id(&self) -> Value {
+        self.session_id.clone().map_or(Value::Null, Value::String)
+    }
+
+    fn created_at(&self) -> Option<String> {
+        self.first_ms.map(|ms| rfc3339_seconds(ms.div_euclid(1000)))
+    }
 }
 
 /// The session an import held.
@@ -300,7 +321,7 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
         crate::io::for_each_line(src, |line| {
             if failed.is_none() && !chain_lines.contains(&line.no) {
                 let item = native("claude-code", parse(line.bytes), Some(line.no));
-                failed = sink.tail_item(item, &source).err();
+                failed = sink.native_item(item, &source).err();
             }
         })?;
         if let Some(e) = failed {
