@@ -134,17 +134,19 @@ impl Messages<'_> {
                 base,
             } => {
                 let span = &parts[i];
-                let done = match messages_from(text, span.start, span.limit) {
-                    Some((msgs, stop)) if msgs.len() == span.count => Ok((f(&msgs), stop)),
-                    _ => Err(io::Error::other(
+                let Some((msgs, stop)) =
+                    messages_from(text, span.start, span.limit).filter(|(m, _)| m.len() == span.count)
+                else {
+                    return Err(io::Error::other(
                         "the file changed while it was migrated; nothing was replaced, run migrate again",
-                    )),
+                    ));
                 };
-                let (r, stop) = done?;
+                let rendered = f(&msgs);
+                // Released once rendered: the messages borrow these pages.
                 if let Some(release) = release {
                     release_part(*release, *base, span.start, stop);
                 }
-                Ok(r)
+                Ok(rendered)
             }
         }
     }
