@@ -112,7 +112,8 @@ pub fn for_each_marker_line(src: &Source, needles: &[&[u8]], mut f: impl FnMut(L
 const PARALLEL_SCAN_MIN: u64 = 32 * 1024 * 1024;
 
 /// The marker lines of one chunk that starts a line; `line_no` is the number of the chunk's
-/// first line on entry and of the next chunk's on return (the last chunk leaves it where its last marker is).
+/// first line on entry and of the next chunk's on return (after the last chunk, of its last
+/// marker line).
 fn scan_markers<'a>(
     finders: &super::needles::Needles<'_>,
     base: u64,

@@ -554,10 +554,10 @@ pub fn codex(src: &Source, rollout: &Rollout, history: &History) -> std::io::Res
                 r.summary_source = Some("message");
             } else if let Some(text) = rh.and_then(|items| {
                 items.iter().rev().find_map(|it| {
-                    let is_user = it.get("role").and_then(Value::as_str) == Some("user");
-                    let text = message_text(it);
-                    (is_user && crate::formats::codex::summary_body(&text).is_some())
-                        .then(|| strip_prefix(&text).to_string())
+                    if it.get("role").and_then(Value::as_str) != Some("user") {
+                        return None;
+                    }
+                    crate::formats::codex::summary_body(&message_text(it)).map(str::to_string)
                 })
             }) {
                 r.summary = Some(text);
