@@ -5,19 +5,7 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::util::{cctool, kill_after, next_random, write_aged};
-
-fn big_v1_session() -> Vec<u8> {
-    let messages: Vec<serde_json::Value> = (0..20_000)
-        .map(|i| match i % 3 {
-            0 => serde_json::json!({"role": "user", "content": format!("request {i} — módulo ✓"), "ts": 1_752_573_600 + i}),
-            1 => serde_json::json!({"role": "assistant", "content": "Reading.", "thinking": "plan",
-                "tool_calls": [{"id": format!("call_{i}"), "name": "read_file", "arguments": format!("{{\"path\":\"src/m{i}.rs\"}}")}]}),
-            _ => serde_json::json!({"role": "tool", "tool_call_id": format!("call_{}", i - 1), "content": "fn main() {}\n".repeat(60)}),
-        })
-        .collect();
-    serde_json::to_vec(&serde_json::json!({"version": 1, "id": "big", "messages": messages})).unwrap()
-}
+use crate::util::{big_v1_session, cctool, kill_after, next_random, write_aged};
 
 #[test]
 fn sigkill_during_migrate_never_loses_the_file() {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::util::{cctool, write_aged};
+use crate::util::{big_v1_session, cctool, write_aged};
 
 /// Far longer than any run below takes; a hang fails instead of stalling the suite.
 const LIMIT: Duration = Duration::from_secs(120);
@@ -38,17 +38,6 @@ fn big_compacted_transcript(tag: &str) -> Vec<u8> {
         parent = serde_json::Value::String(uuid);
     }
     out
-}
-
-/// A v1 session of about 6 MiB: more than one window of parts for the parallel migrate.
-fn big_v1_session(tag: &str) -> Vec<u8> {
-    let messages: Vec<serde_json::Value> = (0..24_000)
-        .map(|i| match i % 2 {
-            0 => serde_json::json!({"role": "user", "content": format!("{tag} {i}"), "ts": 1_752_573_600 + i}),
-            _ => serde_json::json!({"role": "assistant", "content": "x".repeat(500)}),
-        })
-        .collect();
-    serde_json::to_vec(&serde_json::json!({"version": 1, "id": tag, "messages": messages})).unwrap()
 }
 
 fn run(threads: &str, args: &[&str], files: &[PathBuf]) -> Vec<u8> {
@@ -104,7 +93,7 @@ fn migrate_finishes_on_a_pool_of_one_or_two_threads() {
     for threads in ["1", "2"] {
         let sub = dir.path().join(threads);
         std::fs::create_dir(&sub).unwrap();
-        let v1 = files(&sub, big_v1_session, "json");
+        let v1 = files(&sub, |_| big_v1_session(), "json");
         run(threads, &["-q", "migrate"], &v1);
         migrated.push(v1.iter().map(|p| std::fs::read(p).unwrap()).collect::<Vec<_>>());
     }

@@ -126,3 +126,17 @@ pub fn kill_after(cmd: &mut std::process::Command, delay: std::time::Duration) {
     let _ = child.kill(); // SIGKILL
     let _ = child.wait();
 }
+
+/// A v1 session of about 6 MB (20,000 messages: requests with non-ASCII text, tool calls and
+/// large tool outputs): more than one part and one render window of the parallel migrate.
+pub fn big_v1_session() -> Vec<u8> {
+    let messages: Vec<serde_json::Value> = (0..20_000)
+        .map(|i| match i % 3 {
+            0 => serde_json::json!({"role": "user", "content": format!("request {i} — módulo ✓"), "ts": 1_752_573_600 + i}),
+            1 => serde_json::json!({"role": "assistant", "content": "Reading.", "thinking": "plan",
+                "tool_calls": [{"id": format!("call_{i}"), "name": "read_file", "arguments": format!("{{\"path\":\"src/m{i}.rs\"}}")}]}),
+            _ => serde_json::json!({"role": "tool", "tool_call_id": format!("call_{}", i - 1), "content": "fn main() {}\n".repeat(60)}),
+        })
+        .collect();
+    serde_json::to_vec(&serde_json::json!({"version": 1, "id": "big", "messages": messages})).unwrap()
+}
