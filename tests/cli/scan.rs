@@ -111,10 +111,11 @@ fn excerpts_counts() {
 fn whole_samples_tree_skips_what_is_not_a_session() {
     let recs = sessions(&[sample("").to_str().unwrap()]);
     let total = recs.last().unwrap();
-    assert_eq!(total["files"], 51);
+    assert_eq!(total["files"], 85);
     assert_eq!(total["skipped"], 32, "the 32 sent.json request captures");
-    // claude-code: 2 real + 6 excerpts + 4 synthetic + 32 resume cases; codex: 1 real + 6 synthetic.
-    assert_eq!(total["by_format"], json!({"claude-code": 44, "codex": 7}));
+    // claude-code: 2 real + 6 excerpts + 4 synthetic + 32 resume cases + 18 of 2026;
+    // codex: 1 real + 6 synthetic + 16 of 2026.
+    assert_eq!(total["by_format"], json!({"claude-code": 62, "codex": 23}));
 }
 
 #[test]
