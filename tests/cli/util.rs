@@ -20,6 +20,43 @@ pub fn fixture(rel: &str) -> PathBuf {
     root().join("fixtures").join(rel)
 }
 
+/// The shared samples folder beside the project, when this checkout has one. A clean clone
+/// has none: tests that compare against it then skip (see [`shared`]).
+pub fn shared_dir() -> Option<PathBuf> {
+    let p = root().join("../shared/samples");
+    p.is_dir().then_some(p)
+}
+
+/// A file of the shared samples, or `None` after a one-line notice on stderr when the folder
+/// is absent (a clean clone): the caller returns early, so the test is reported as skipped
+/// rather than failed. A file missing from a folder that is present is still a failure.
+///
+/// ```ignore
+/// let Some(path) = shared("claude-code/real/x.jsonl") else { return };
+/// ```
+pub fn shared(rel: &str) -> Option<PathBuf> {
+    let Some(dir) = shared_dir() else {
+        skip_notice("../shared/samples not present");
+        return None;
+    };
+    let p = dir.join(rel);
+    assert!(p.exists(), "missing shared sample {}", p.display());
+    Some(p)
+}
+
+/// Every file in these folders of the shared samples, sorted; `None` as for [`shared`].
+#[allow(dead_code)] // used as the tests move off `sample`
+pub fn shared_files(dirs: &[&str]) -> Option<Vec<PathBuf>> {
+    shared("")?;
+    Some(sample_files(dirs))
+}
+
+/// Says once per test, on stderr, that a check was skipped and why.
+pub fn skip_notice(why: &str) {
+    let test = std::thread::current().name().unwrap_or("?").to_string();
+    eprintln!("skipped: {why} ({test})");
+}
+
 /// A file of the shared samples (present in the workplace and in CI beside the project).
 pub fn sample(rel: &str) -> PathBuf {
     let p = root().join("../shared/samples").join(rel);
