@@ -1512,6 +1512,10 @@ impl Candidates {
 mod tests {
     use super::*;
 
+    mod samples {
+        include!("../../tests/cli/shared_lookup.rs");
+    }
+
     fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let p = e.path();
@@ -1530,8 +1534,14 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files = Vec::new();
         files_under(&root.join("fixtures"), &mut files);
-        files_under(&root.join("../shared/samples/claude-code"), &mut files);
         assert!(files.len() > 20, "fixtures found: {}", files.len());
+        // The optional samples beside a checkout, when present (the same lookup as the
+        // integration tests: a clean clone reads the fixtures alone).
+        if let Some(dir) = samples::shared("claude-code") {
+            let before = files.len();
+            files_under(&dir, &mut files);
+            assert!(files.len() > before, "no transcripts in {}", dir.display());
+        }
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         for f in files {
             let src = Source::from_bytes(&f.display().to_string(), std::fs::read(&f).unwrap());

