@@ -5,6 +5,7 @@
 //! not installed (`util::realclient`, `scripts/realclient/`).
 
 mod api_view;
+mod chain_fixtures;
 mod compact;
 mod compact_crash;
 mod concurrency;

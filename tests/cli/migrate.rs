@@ -425,12 +425,17 @@ fn imports_written_message_by_message_are_the_held_session_written_whole() {
     use cctool::migrate::{self, import};
     let mut dirs = crate::util::CLAUDE_SAMPLE_DIRS.to_vec();
     dirs.extend(["codex/real", "codex/synthetic"]);
-    let mut files = crate::util::shared_files(&dirs).unwrap_or_default();
+    let jsonl = |f: &PathBuf| f.extension().is_some_and(|e| e == "jsonl");
+    let mut files: Vec<PathBuf> = crate::util::shared_files(&dirs).unwrap_or_default();
+    files.retain(jsonl);
     let samples = files.len();
-    files.extend(fixture_files(crate::util::TRANSCRIPT_FIXTURE_DIRS));
-    files.retain(|f| f.extension().is_some_and(|e| e == "jsonl"));
+    files.extend(
+        fixture_files(crate::util::TRANSCRIPT_FIXTURE_DIRS)
+            .into_iter()
+            .filter(jsonl),
+    );
     assert!(samples == 0 || samples > 20, "{samples} samples");
-    assert!(files.len() - samples > 20, "{} fixtures", files.len() - samples);
+    assert!(files.len() - samples > 40, "{} fixtures", files.len() - samples);
     for f in &files {
         let src = Source::open_path(f, MmapChoice::Auto).unwrap();
         let codex = cctool::formats::detect(&src).unwrap() == cctool::model::Format::Codex;
