@@ -347,7 +347,7 @@ fn codex_chain(
             ItemSrc::Synth(s) => (s.clone().into_bytes(), None),
         };
         match st {
-            None => out.record(&bytes)?,
+            None => out.record(&crate::formats::codex::one_line(&bytes))?,
             Some(s) => out.text(&render::render(s, &render::codex_block(&value_of(&bytes), line, s)))?,
         }
     }

@@ -16,8 +16,14 @@ fn claude(name: &str) -> PathBuf {
     fixture(&format!("claude/chain/{name}.jsonl"))
 }
 
+/// A rollout fixture: `.jsonl`, or `.json` for the 2025 TypeScript CLI's single document.
 fn codex(name: &str) -> PathBuf {
-    fixture(&format!("codex/chain/{name}.jsonl"))
+    let lines = fixture(&format!("codex/chain/{name}.jsonl"));
+    if lines.exists() {
+        lines
+    } else {
+        fixture(&format!("codex/chain/{name}.json"))
+    }
 }
 
 fn p(path: &Path) -> &str {
@@ -32,12 +38,14 @@ fn sent(path: &Path) -> Vec<Value> {
     v.as_array().unwrap().clone()
 }
 
-/// Every fixture of a folder, by name, so that a new one cannot go untested.
+/// Every session fixture of a folder (not the recorded requests), by name, so that a new one
+/// cannot go untested.
 fn names(dir: &str) -> Vec<String> {
     fixture_files(&[dir])
         .iter()
-        .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
-        .map(|f| f.file_stem().unwrap().to_string_lossy().into_owned())
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .filter(|f| !f.ends_with(".sent.json"))
+        .map(|f| f.rsplit_once('.').unwrap().0.to_string())
         .collect()
 }
 
@@ -221,8 +229,9 @@ fn codex_history_of_every_era_and_the_recorded_requests() {
                 "assistant:Renamed in Cargo.toml and the docs.".into(),
             ],
         ),
-        // Current Codex no longer reads the 2025 format (it says the rollout is empty, so there
-        // is no recorded request); cctool replays it forward as the Codex of its time did.
+        // Current Codex no longer reads the 2025 formats, bare lines or the TypeScript CLI's
+        // document (it says the rollout is empty, so there is no recorded request); cctool
+        // replays them forward as the Codex of their time did, one item per line.
         (
             "pre_envelope_2025_08",
             vec![
@@ -233,6 +242,15 @@ fn codex_history_of_every_era_and_the_recorded_requests() {
                 "assistant:45 tests: 14 unit tests and 31 CLI tests.".into(),
             ],
         ),
+        (
+            "typescript_document_2025_05",
+            vec![
+                "user:what does main.py do?".into(),
+                "function_call".into(),
+                "function_call_output".into(),
+                "assistant:It prints hello.".into(),
+            ],
+        ),
     ];
     let mut listed: Vec<String> = cases.iter().map(|c| c.0.to_string()).collect();
     listed.sort();
@@ -240,7 +258,7 @@ fn codex_history_of_every_era_and_the_recorded_requests() {
     for (name, want) in &cases {
         let path = codex(name);
         assert_eq!(&items(&path, &[]), want, "{name}");
-        if *name == "pre_envelope_2025_08" {
+        if name.ends_with("_2025_08") || name.ends_with("_2025_05") {
             assert!(!path.with_extension("sent.json").exists());
             continue;
         }
