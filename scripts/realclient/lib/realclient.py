@@ -332,7 +332,8 @@ def normalise_claude(messages):
 def normalise_codex(items):
     """The history part of `input`: without the base instructions before it, what the client
     puts after it for the new turn (the context messages, developer and `<environment_context>`,
-    and the prompt), the ids the client gives new items, and its metadata."""
+    and the prompt), and the metadata it adds to every message. Item ids stay: the client makes
+    up ids only for the messages removed here, and sends the ones written in the file."""
     out = list(items)
     if out and isinstance(out[0], dict) and out[0].get("role") == "developer":
         out = out[1:]
@@ -345,7 +346,6 @@ def normalise_codex(items):
             out.pop()
     for m in out:
         if isinstance(m, dict):
-            m.pop("id", None)
             m.pop("internal_chat_message_metadata_passthrough", None)
     return out
 
