@@ -810,7 +810,11 @@ impl Transcript {
         let mut chain = Chain::default();
         let mut v = View::new(self);
         self.apply_preserved_segments(&mut v, &mut chain);
-        self.apply_snips(&mut v);
+        // Snip removals are part of the 2.1.88 load path; the public 2.1.332 leaves the rows a
+        // snip names in place (docs/claude-code.md#snip-removals).
+        if opts.loader == Loader::V2_1_88 {
+            self.apply_snips(&mut v);
+        }
         v.build_children();
         chain.leaves = self.leaves(&v).len();
 

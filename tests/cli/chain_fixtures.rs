@@ -81,6 +81,8 @@ const CLAUDE_CHAINS: &[(&str, &str, &str)] = &[
     ),
     ("stale_segment_then_plain_boundary", "09 10 11 12", "09 10 11 12"),
     ("legacy_progress_bridge", "01 02 05 06 07", "01 02 05 06 07"),
+    // 2.1.88 removes the rows a snip names; the public 2.1.332 sends them.
+    ("snip_removal", "01 02 03 04 05 06 07", "01 02 05 06 07"),
     ("dangling_parent_write_gap", "08 09 10", "08 09 10"),
     ("concatenated_lines", "01 02 03 04 06 07", "01 02 03 04 06 07"),
     ("legacy_summary_titles", "04 05 06 07", "04 05 06 07"),
