@@ -122,6 +122,28 @@ fn claude_code_chains_for_both_loaders_and_the_recorded_requests() {
     }
 }
 
+#[test]
+fn the_older_loader_fixtures_match_the_recorded_requests_too() {
+    // fixtures/claude/*.jsonl: duplicates, parallel recovery, cycles, tips and sidechains
+    // (their chains are asserted in rebuild_chain.rs).
+    let files: Vec<PathBuf> = fixture_files(&["claude"])
+        .into_iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert_eq!(files.len(), 5);
+    for path in files {
+        let view = records(&stdout_of(&[
+            "-q",
+            "rebuild-chain",
+            "--api-view",
+            "--prompt",
+            "say ok",
+            p(&path),
+        ]));
+        assert_eq!(view, sent(&path), "{}", path.display());
+    }
+}
+
 /// One description per Codex history item: `role:text` for messages (a summary as
 /// `<summary>`), else the type.
 fn items(path: &Path, extra: &[&str]) -> Vec<String> {
