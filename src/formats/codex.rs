@@ -247,34 +247,6 @@ struct Document<'a> {
 
 /// The summary in a text Codex wrote as `SUMMARY_PREFIX`, a newline and the summary (the test
 /// of Codex's `is_summary_message`); None for any other text.
-/// An item as one line: the 2025 TypeScript CLI's document is pretty-printed, so its items
-/// span lines. JSON strings cannot hold a raw line break or tab, so every whitespace byte
-/// outside a string is layout and is dropped; everything else is kept byte for byte (key
-/// order, number spelling, escapes), as for items of the line-based eras.
-pub fn one_line(raw: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-    if !raw.iter().any(|&b| b == b'\n' || b == b'\r') {
-        return std::borrow::Cow::Borrowed(raw);
-    }
-    let mut out = Vec::with_capacity(raw.len());
-    let (mut in_string, mut escaped) = (false, false);
-    for &b in raw {
-        if in_string {
-            out.push(b);
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-        } else if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
-            in_string = b == b'"';
-            out.push(b);
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
 pub fn summary_body(text: &str) -> Option<&str> {
     text.strip_prefix(SUMMARY_PREFIX)?.strip_prefix('\n')
 }
@@ -683,20 +655,6 @@ fn read_document(src: &Source, out: &mut Rollout) -> std::io::Result<Option<Roll
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn one_line_drops_layout_and_nothing_else() {
-        let pretty = "{\n  \"type\": \"message\",\r\n\t\"text\": \"a \\\" b\\n {  }\",\n  \"n\": 1.50e3\n}";
-        let flat = one_line(pretty.as_bytes());
-        assert_eq!(
-            std::str::from_utf8(&flat).unwrap(),
-            r#"{"type":"message","text":"a \" b\n {  }","n":1.50e3}"#
-        );
-        let v: serde_json::Value = serde_json::from_slice(&flat).unwrap();
-        assert_eq!(v, serde_json::from_str::<serde_json::Value>(pretty).unwrap());
-        // A one-line item is returned as it is, spaces included.
-        assert!(matches!(one_line(b"{\"a\": 1}"), std::borrow::Cow::Borrowed(_)));
-    }
 
     #[test]
     fn item_head_reads_type_and_a_messages_role_in_any_order() {
