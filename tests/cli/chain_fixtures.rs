@@ -124,8 +124,9 @@ fn claude_code_chains_for_both_loaders_and_the_recorded_requests() {
 
 #[test]
 fn the_older_loader_fixtures_match_the_recorded_requests_too() {
-    // fixtures/claude/*.jsonl: duplicates, parallel recovery, cycles, tips and sidechains
-    // (their chains are asserted in rebuild_chain.rs).
+    // fixtures/claude/*.jsonl: duplicates, parallel recovery, cycles, tips and sidechains, and
+    // a Codex rollback across a manual compaction turn (their chains are asserted in
+    // rebuild_chain.rs).
     let files: Vec<PathBuf> = fixture_files(&["claude"])
         .into_iter()
         .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
@@ -142,6 +143,9 @@ fn the_older_loader_fixtures_match_the_recorded_requests_too() {
         ]));
         assert_eq!(view, sent(&path), "{}", path.display());
     }
+    let rollback = fixture("codex/rollback_across_replacement_history.jsonl");
+    let history = records(&stdout_of(&["-q", "rebuild-chain", p(&rollback)]));
+    assert_eq!(history, sent(&rollback));
 }
 
 /// One description per Codex history item: `role:text` for messages (a summary as
