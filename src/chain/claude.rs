@@ -1,14 +1,15 @@
 //! The conversation Claude Code loads from a transcript.
 //!
-//! Two loaders are emulated, both from `shared/research`:
-//! - 2.1.88 (`claude-code-format.md` §5): progress bridging, first-position/last-content
-//!   duplicates, preserved-segment relinks and prunes, snip removals, leaves, the
-//!   newest-leaf tip, the parent walk with cycle protection, and parallel tool-result
-//!   recovery placed after the group's last chain member;
-//! - 2.1.332 (`claude-code-2.1.332-resume.md` §3), the current client: the same, with B1
-//!   (a broken or cyclic parent link is bridged to the newest earlier entry at most 5 s
-//!   older), B2 (recovered parallel calls merged in file order), B3 (system and attachment
-//!   rows under the tip appended) and B4 (the tip starts from the last row written).
+//! Two loaders are emulated (`docs/claude-code.md`):
+//! - 2.1.88 (`docs/claude-code.md#the-2188-load-algorithm`): progress bridging,
+//!   first-position/last-content duplicates, preserved-segment relinks and prunes, snip
+//!   removals, leaves, the newest-leaf tip, the parent walk with cycle protection, and
+//!   parallel tool-result recovery placed after the group's last chain member;
+//! - 2.1.332 (`docs/claude-code.md#what-21332-changes`), the current client: the same
+//!   without snip removals, with B1 (a broken or cyclic parent link is bridged to the newest
+//!   earlier entry at most 5 s older), B2 (recovered parallel calls merged in file order), B3
+//!   (system and attachment rows under the tip appended) and B4 (the tip starts from the
+//!   last row written).
 //!
 //! The index keeps offsets and a few flags per record, never bodies, so a multi-GB file
 //! needs memory in proportion to its number of records. The >5 MiB pre-compact skip of the
@@ -30,7 +31,7 @@ use crate::model::time::parse_ms;
 /// Which client's loading rules to follow.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Loader {
-    /// Claude Code 2.1.88 (the source-level reference of the research notes).
+    /// Claude Code 2.1.88: the load rules before the four changes of 2.1.332.
     #[value(name = "2.1.88")]
     V2_1_88,
     /// Claude Code 2.1.332, the current client.
@@ -224,7 +225,8 @@ impl Transcript {
     }
 }
 
-/// Reads the message map of a transcript (the loader's parse-and-index step, §5.3).
+/// Reads the message map of a transcript (the loader's parse-and-index step,
+/// `docs/claude-code.md#parse-and-index`).
 pub fn read(src: &Source) -> io::Result<Transcript> {
     read_with_progress(src, &mut |_| {})
 }
@@ -715,7 +717,8 @@ pub struct Chain {
     pub loaded_from: Option<usize>,
     /// The 2.1.332 tip choice did not depend on rows other than those loaded.
     pub tip_local: bool,
-    /// Leaves of the message graph (§5.6): the conversations a picker could offer.
+    /// Leaves of the message graph (`docs/claude-code.md#leaves`): the conversations a picker
+    /// could offer.
     pub leaves: usize,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -869,7 +872,8 @@ impl Transcript {
         Ok(chain)
     }
 
-    /// §5.4 `applyPreservedSegmentRelinks`: only the last boundary's segment is honoured; a
+    /// `docs/claude-code.md#preserved-segment-relink-and-prune` (the client's
+    /// `applyPreservedSegmentRelinks`): only the last boundary's segment is honoured; a
     /// segment on any boundary prunes everything physically before the last boundary
     /// (except a live segment's messages); no segment anywhere means no prune at all.
     fn apply_preserved_segments(&self, v: &mut View<'_>, chain: &mut Chain) {
@@ -931,7 +935,7 @@ impl Transcript {
         }
     }
 
-    /// §5.5 `applySnipRemovals`.
+    /// `docs/claude-code.md#snip-removals` (the client's `applySnipRemovals`).
     fn apply_snips(&self, v: &mut View<'_>) {
         if self.snips.is_empty() {
             return;
@@ -974,7 +978,8 @@ impl Transcript {
         }
     }
 
-    /// §5.6 leaves: for each terminal message, its nearest user/assistant ancestor.
+    /// `docs/claude-code.md#leaves`: for each terminal message, its nearest user/assistant
+    /// ancestor.
     fn leaves(&self, v: &View<'_>) -> Vec<u32> {
         let mut leaves = Vec::new();
         let mut is_leaf = vec![false; self.nodes.len()];
@@ -1085,7 +1090,8 @@ impl Transcript {
         (None, local)
     }
 
-    /// §5.8 parent walk from the tip, root first. With `bridge` (B1), a parent that is
+    /// `docs/claude-code.md#the-parent-walk` from the tip, root first. With `bridge`
+    /// (`docs/claude-code.md#b1-gap-bridging`), a parent that is
     /// missing or already on the chain is replaced by the newest same-sidechain-group
     /// entry not on the chain whose timestamp is at most the child's and at most 5 s older.
     fn walk(&self, v: &View<'_>, tip: u32, bridge: bool) -> (Vec<u32>, WalkEnd, Vec<Bridge>) {

@@ -217,7 +217,7 @@ fn api_view_renders_for_reading_and_refuses_other_formats() {
 
 // ---- the real client, when installed --------------------------------------------------------
 
-/// Removes what the client adds by itself (realclient README): system-role messages,
+/// Removes what the client adds by itself (`scripts/realclient/README.md`): system-role messages,
 /// `<system-reminder>` blocks of the last user message, `cache_control`, `is_error: false`.
 pub(crate) fn normalise(sent: &Value) -> Vec<Value> {
     fn clean(v: &mut Value) {

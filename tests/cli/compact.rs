@@ -806,7 +806,7 @@ fn real_claude_code_resumes_the_compacted_files() {
     }
 }
 
-/// Drops what Codex adds on its own (realclient README): the base instructions, the context
+/// Drops what Codex adds on its own (`scripts/realclient/README.md`): the base instructions, the context
 /// messages and the prompt after the history, item ids and metadata.
 fn normalise_codex(sent: &Value, history_len: usize) -> Vec<Value> {
     let mut items: Vec<Value> = sent.as_array().unwrap()[1..].to_vec();

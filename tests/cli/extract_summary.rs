@@ -42,7 +42,7 @@ fn real_auto_compaction_byte_exact() {
     assert_eq!(r["summary_line"], 32);
     assert_eq!(r["logical_parent_resolves"], true);
     assert_eq!(r["summary"], summary_text_at(&path, 32));
-    // Record fields in the order cli.md gives them.
+    // Record fields in the order the man page gives them.
     let keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
         &keys[..16],

@@ -1,6 +1,6 @@
 //! `cctool rebuild-chain`: every expected chain of the shared samples, and the project's own
 //! fixtures for what the samples do not cover. Expectations marked "real client" were
-//! checked with `shared/tools/realclient` (Claude Code 2.1.332, Codex 0.171).
+//! checked with the real clients (Claude Code 2.1.332, Codex 0.171).
 
 use crate::util::{cctool, chain, fixture, records, shared, split, stdout_of};
 
@@ -520,7 +520,7 @@ fn json_summary_record_has_stable_fields() {
     ]);
     let summary = records(&out).pop().unwrap();
     let keys: Vec<_> = summary.as_object().unwrap().keys().cloned().collect();
-    // Field order is part of the contract (cli.md: "Field order is stable").
+    // Field order is part of the contract: JSON records keep a stable field order.
     let want = [
         "kind",
         "file",
