@@ -152,15 +152,15 @@ fn subagents_are_found_beside_their_session_and_linked() {
 
 #[test]
 fn piped_output_is_a_plain_table_and_json_only_when_asked() {
-    let Some(path) = shared("claude-code/real") else { return };
+    let path = fixture("claude/summaries");
     let out = stdout_of(&["scan", "--sort", "size", path.to_str().unwrap()]);
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with(" last activity"), "{out}");
     assert!(
-        lines[1].contains("500.9 KiB") && lines[1].contains("1 (manual)"),
+        lines[1].contains("6.1 KiB") && lines[1].contains("3 (auto)") && lines[1].ends_with("template_eras.jsonl"),
         "{out}"
     );
-    assert!(lines[3].starts_with(" total"), "{out}");
+    assert!(lines[4].starts_with(" total") && lines[4].contains("3 files"), "{out}");
     assert!(!out.contains('{') && !out.contains('│'));
     assert!(out.lines().all(|l| !l.ends_with(' ')));
 }
@@ -176,9 +176,8 @@ fn a_terminal_gets_a_framed_table() {
         crate::util::skip_notice("`script` (util-linux) does not work here");
         return;
     }
-    let Some(dir) = shared("claude-code/real") else { return };
     let bin = assert_cmd::cargo::cargo_bin("cctool");
-    let cmd = format!("{} scan {}", bin.display(), dir.display());
+    let cmd = format!("{} scan {}", bin.display(), fixture("claude/chain").display());
     let out = std::process::Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
         .env("NO_COLOR", "1")
@@ -186,7 +185,7 @@ fn a_terminal_gets_a_framed_table() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("┌") && text.contains("│ last activity") && text.contains("…/real/entire_"),
+        text.contains("┌") && text.contains("│ last activity") && text.contains("…/chain/snip_removal.jsonl"),
         "{text}"
     );
 }
