@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::util::{cctool, chain, fixture, fixture_files, records, split, stdout_of};
+use crate::extract_summary::{summaries, summary_text_at};
+use crate::util::{cctool, chain, codex_items, fixture, fixture_files, records, split, stdout_of};
 
 fn claude(name: &str) -> PathBuf {
     fixture(&format!("claude/chain/{name}.jsonl"))
@@ -148,34 +149,6 @@ fn the_older_loader_fixtures_match_the_recorded_requests_too() {
     assert_eq!(history, sent(&rollback));
 }
 
-/// One description per Codex history item: `role:text` for messages (a summary as
-/// `<summary>`), else the type.
-fn items(path: &Path, extra: &[&str]) -> Vec<String> {
-    let mut args = vec!["-q", "rebuild-chain"];
-    args.extend_from_slice(extra);
-    args.push(p(path));
-    records(&stdout_of(&args))
-        .iter()
-        .map(|r| match r["type"].as_str().unwrap() {
-            "message" => {
-                let text: String = r["content"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter_map(|c| c["text"].as_str())
-                    .collect();
-                let text = if text.starts_with("Another language model") {
-                    "<summary>".into()
-                } else {
-                    text
-                };
-                format!("{}:{}", r["role"].as_str().unwrap(), text)
-            }
-            other => other.to_string(),
-        })
-        .collect()
-}
-
 const TAIL: &[&str] = &["function_call", "function_call_output"];
 
 #[test]
@@ -285,7 +258,7 @@ fn codex_history_of_every_era_and_the_recorded_requests() {
     assert_eq!(listed, names("codex/chain"), "every fixture has its history here");
     for (name, want) in &cases {
         let path = codex(name);
-        assert_eq!(&items(&path, &[]), want, "{name}");
+        assert_eq!(&codex_items(&path, &[]), want, "{name}");
         if name.ends_with("_2025_08") || name.ends_with("_2025_05") {
             assert!(!path.with_extension("sent.json").exists());
             continue;
@@ -297,7 +270,7 @@ fn codex_history_of_every_era_and_the_recorded_requests() {
     // last user turn; it differs here only, and says so.
     let rollback = codex("rollback_over_compaction");
     assert_eq!(
-        items(&rollback, &["--replay", "legacy"]),
+        codex_items(&rollback, &["--replay", "legacy"]),
         ["user:first: scaffold the crate", "user:second: add the config loader"]
     );
     let out = cctool().args(["rebuild-chain", p(&rollback)]).output().unwrap();
@@ -311,8 +284,8 @@ fn codex_history_of_every_era_and_the_recorded_requests() {
     assert!(String::from_utf8_lossy(&out.stderr).contains(":9: warning: last line is incomplete"));
     for name in names("codex/chain").iter().filter(|n| *n != "rollback_over_compaction") {
         assert_eq!(
-            items(&codex(name), &["--replay", "legacy"]),
-            items(&codex(name), &[]),
+            codex_items(&codex(name), &["--replay", "legacy"]),
+            codex_items(&codex(name), &[]),
             "{name}"
         );
     }
@@ -511,23 +484,6 @@ fn the_api_view_record_counts_the_loader_rules() {
 }
 
 // ---- extract-summary --------------------------------------------------------------------------
-
-fn summaries(args: &[&str]) -> Vec<Value> {
-    let mut all = vec!["extract-summary", "--json"];
-    all.extend_from_slice(args);
-    records(&stdout_of(&all))
-        .into_iter()
-        .filter(|r| r["kind"] == "summary")
-        .collect()
-}
-
-/// The text of the `isCompactSummary` message on `line` (1-based) of a transcript.
-fn summary_text_at(path: &Path, line: usize) -> String {
-    let file = std::fs::read_to_string(path).unwrap();
-    let rec: Value = serde_json::from_str(file.lines().nth(line - 1).unwrap()).unwrap();
-    assert_eq!(rec["isCompactSummary"], true);
-    rec["message"]["content"].as_str().unwrap().to_string()
-}
 
 #[test]
 fn an_auto_compaction_is_reported_field_by_field() {
@@ -891,72 +847,6 @@ fn doctor_names_the_glued_line_and_the_write_gap() {
 }
 
 // ---- migrate ----------------------------------------------------------------------------------
-
-#[test]
-fn claude_import_keeps_every_text_and_tool_call_in_order() {
-    let transcript = claude("microcompact_then_compact_2_1_20");
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("s.v5.json");
-    cctool()
-        .args(["migrate", p(&transcript), "-o", p(&out)])
-        .assert()
-        .success();
-    let v5: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-    assert_eq!(v5["schema_version"], 5);
-    assert_eq!(v5["source"]["format"], "claude-code");
-    assert_eq!(
-        v5["source"]["native_session_id"],
-        "5e551000-0000-4000-8000-000000001004"
-    );
-    // What the full chain holds, in order: user texts, assistant texts, tool calls and results.
-    let chain = stdout_of(&["-q", "rebuild-chain", "--full", p(&transcript)]);
-    let mut want: Vec<String> = Vec::new();
-    for r in records(&chain).iter().filter(|r| r["isCompactSummary"] != true) {
-        match (r["type"].as_str(), &r["message"]["content"]) {
-            (Some("user"), Value::String(s)) => want.push(format!("text:{s}")),
-            (Some("user" | "assistant"), Value::Array(blocks)) => {
-                for b in blocks {
-                    match b["type"].as_str() {
-                        Some("text") => want.push(format!("text:{}", b["text"].as_str().unwrap())),
-                        Some("tool_use") => want.push(format!("call:{}", b["id"].as_str().unwrap())),
-                        Some("tool_result") => want.push(format!("result:{}", b["tool_use_id"].as_str().unwrap())),
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut got: Vec<String> = Vec::new();
-    for m in v5["messages"].as_array().unwrap() {
-        if m["role"] == "tool" {
-            got.push(format!("result:{}", m["tool_call_id"].as_str().unwrap()));
-            continue;
-        }
-        for it in m["items"].as_array().unwrap() {
-            match it["type"].as_str() {
-                Some("text") => got.push(format!("text:{}", it["text"].as_str().unwrap())),
-                Some("tool_call") => got.push(format!("call:{}", it["id"].as_str().unwrap())),
-                _ => {}
-            }
-        }
-    }
-    assert_eq!(want.len(), 11, "{want:#?}");
-    assert_eq!(got, want);
-    // Each compaction is a summary item at its place, with the summary's text.
-    let items: Vec<&Value> = v5["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["items"].as_array().unwrap())
-        .collect();
-    let summaries: Vec<&&Value> = items.iter().filter(|i| i["type"] == "summary").collect();
-    assert_eq!(summaries.len(), 2);
-    assert_eq!(summaries[1]["text"], summary_text_at(&transcript, 13));
-    assert_eq!(summaries[1]["trigger"], "auto");
-    // Nothing is lost: the microcompactions and the progress row are kept as native items.
-    assert_eq!(items.iter().filter(|i| i["type"] == "native").count(), 3);
-}
 
 #[test]
 fn codex_remote_compaction_imports_as_an_encrypted_summary() {

@@ -246,11 +246,10 @@ fn a_failure_at_any_step_leaves_a_whole_file_and_the_backup() {
     }
 }
 
-#[test]
-fn claude_import_keeps_every_text_and_tool_call_in_order() {
-    let Some(transcript) = shared("claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl") else {
-        return;
-    };
+/// Imports a Claude Code transcript and checks that the v5 file holds every text, tool call
+/// and tool result of the full chain, in order, with the session id; returns how many there
+/// were, and the summary and native items.
+fn claude_import(transcript: &Path, session_id: &str) -> (usize, Vec<Value>, usize) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s.v5.json");
     cctool()
@@ -260,10 +259,7 @@ fn claude_import_keeps_every_text_and_tool_call_in_order() {
     let v5: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v5["schema_version"], 5);
     assert_eq!(v5["source"]["format"], "claude-code");
-    assert_eq!(
-        v5["source"]["native_session_id"],
-        "0cf3db51-1c73-43bb-8d05-dc02739514a5"
-    );
+    assert_eq!(v5["source"]["native_session_id"], session_id);
     // What the full chain holds, in order: user texts, assistant texts, tool call ids.
     let chain = crate::util::stdout_of(&["-q", "rebuild-chain", "--full", transcript.to_str().unwrap()]);
     let mut want: Vec<String> = Vec::new();
@@ -302,16 +298,44 @@ fn claude_import_keeps_every_text_and_tool_call_in_order() {
             }
         }
     }
-    assert!(want.len() > 50, "{}", want.len());
     assert_eq!(got, want);
-    // The compaction is a summary item at its place, with the summary's text.
-    let summaries: Vec<&Value> = v5["messages"]
+    let items: Vec<&Value> = v5["messages"]
         .as_array()
         .unwrap()
         .iter()
         .flat_map(|m| m["items"].as_array().unwrap())
-        .filter(|i| i["type"] == "summary")
         .collect();
+    let summaries = items
+        .iter()
+        .filter(|i| i["type"] == "summary")
+        .map(|i| (*i).clone())
+        .collect();
+    let natives = items.iter().filter(|i| i["type"] == "native").count();
+    (want.len(), summaries, natives)
+}
+
+#[test]
+fn claude_import_keeps_every_text_and_tool_call_in_order() {
+    let transcript = fixture("claude/chain/microcompact_then_compact_2_1_20.jsonl");
+    let (events, summaries, natives) = claude_import(&transcript, "5e551000-0000-4000-8000-000000001004");
+    assert_eq!(events, 11);
+    // Each compaction is a summary item at its place, with the summary's text.
+    assert_eq!(summaries.len(), 2);
+    let file = std::fs::read_to_string(&transcript).unwrap();
+    let row: Value = serde_json::from_str(file.lines().nth(12).unwrap()).unwrap();
+    assert_eq!(summaries[1]["text"], row["message"]["content"]);
+    assert_eq!(summaries[1]["trigger"], "auto");
+    // Nothing is lost: the two microcompactions and the progress row are native items.
+    assert_eq!(natives, 3);
+}
+
+#[test]
+fn claude_import_of_a_real_transcript() {
+    let Some(transcript) = shared("claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl") else {
+        return;
+    };
+    let (events, summaries, natives) = claude_import(&transcript, "0cf3db51-1c73-43bb-8d05-dc02739514a5");
+    assert!(events > 50, "{events}");
     assert_eq!(summaries.len(), 1);
     assert!(
         summaries[0]["text"]
@@ -320,14 +344,6 @@ fn claude_import_keeps_every_text_and_tool_call_in_order() {
             .starts_with("This session is being continued")
     );
     assert_eq!(summaries[0]["trigger"], "manual");
-    // Nothing is lost: every line of the file is on the chain or kept as a native item.
-    let natives = v5["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["items"].as_array().unwrap())
-        .filter(|i| i["type"] == "native")
-        .count();
     assert!(natives > 0);
 }
 

@@ -2,7 +2,7 @@
 //! fixtures for what the samples do not cover. Expectations marked "real client" were
 //! checked with the real clients (Claude Code 2.1.332, Codex 0.171).
 
-use crate::util::{cctool, chain, fixture, records, shared, split, stdout_of};
+use crate::util::{cctool, chain, codex_items, fixture, records, shared, split, stdout_of};
 
 const REAL_AUTO: &str = "claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl";
 const REAL_MANUAL: &str = "claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl";
@@ -253,33 +253,6 @@ fn excerpt_inline_sidechains_and_summary_titles_are_not_resumed() {
     let recs = records(&stdout_of(&["-q", "rebuild-chain", path.to_str().unwrap()]));
     assert!(recs.iter().all(|r| r["type"] != "summary"));
     assert!(recs[0]["parentUuid"].is_null());
-}
-
-/// One compact description per Codex history item: `role:text` for messages, else the type.
-fn codex_items(path: &std::path::Path, extra: &[&str]) -> Vec<String> {
-    let mut args = vec!["-q", "rebuild-chain"];
-    args.extend_from_slice(extra);
-    args.push(path.to_str().unwrap());
-    records(&stdout_of(&args))
-        .iter()
-        .map(|r| match r["type"].as_str().unwrap() {
-            "message" => {
-                let text: String = r["content"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter_map(|c| c["text"].as_str())
-                    .collect();
-                let text = if text.starts_with("Another language model") {
-                    "<summary>".into()
-                } else {
-                    text
-                };
-                format!("{}:{}", r["role"].as_str().unwrap(), text)
-            }
-            other => other.to_string(),
-        })
-        .collect()
 }
 
 #[test]

@@ -162,6 +162,34 @@ pub fn chain(path: &std::path::Path, extra: &[&str]) -> Vec<String> {
     uuid_tails(&stdout_of(&args), 2)
 }
 
+/// One compact description per Codex history item that `rebuild-chain` prints: `role:text`
+/// for messages (a local compaction summary as `<summary>`), else the type.
+pub fn codex_items(path: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let mut args = vec!["-q", "rebuild-chain"];
+    args.extend_from_slice(extra);
+    args.push(path.to_str().unwrap());
+    records(&stdout_of(&args))
+        .iter()
+        .map(|r| match r["type"].as_str().unwrap() {
+            "message" => {
+                let text: String = r["content"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(|c| c["text"].as_str())
+                    .collect();
+                let text = if text.starts_with("Another language model") {
+                    "<summary>".into()
+                } else {
+                    text
+                };
+                format!("{}:{}", r["role"].as_str().unwrap(), text)
+            }
+            other => other.to_string(),
+        })
+        .collect()
+}
+
 pub fn split(s: &str) -> Vec<String> {
     s.split_whitespace().map(str::to_string).collect()
 }
