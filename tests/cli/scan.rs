@@ -12,7 +12,9 @@ fn sessions(args: &[&str]) -> Vec<Value> {
 
 #[test]
 fn samples_match_hand_checked_counts() {
-    let (Some(claude), Some(codex)) = (shared("claude-code/real"), shared("codex/real")) else {
+    let Some([claude, codex]) =
+        crate::util::shared_all(&["claude-code/real", "codex/real"]).map(|d| <[_; 2]>::try_from(d).unwrap())
+    else {
         return;
     };
     let recs = sessions(&[claude.to_str().unwrap(), codex.to_str().unwrap()]);
