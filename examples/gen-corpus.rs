@@ -14,14 +14,14 @@
 //! The same seed always gives the same bytes. Everything is synthetic: no real transcript
 //! text is used.
 //!
-//! Shapes follow `shared/research/claude-code-format.md` §2–§4 and
-//! `codex-rollout-format.md` §3, §6–§9: the parentUuid chain, assistant messages split one
-//! content block per line, parallel tool calls whose results hang off their own tool_use
-//! line, legacy progress rows in the chain, file-history snapshots, compact boundaries with
-//! their summary (some with a preserved segment); Codex session_meta with ~13 KB base
-//! instructions, turns with reasoning, function calls and big outputs, local and remote
-//! compactions. Lines are written by hand in the real key order (serde_json's map does not
-//! keep insertion order in this crate); serde_json escapes every string.
+//! Shapes follow `docs/claude-code.md#records` and `docs/codex.md#envelope-lines`: the
+//! parentUuid chain, assistant messages split one content block per line, parallel tool
+//! calls whose results hang off their own tool_use line, legacy progress rows in the chain,
+//! file-history snapshots, compact boundaries with their summary (some with a preserved
+//! segment); Codex session_meta with ~13 KB base instructions, turns with reasoning, function
+//! calls and big outputs, local and remote compactions. Lines are written by hand in the real
+//! key order (serde_json's map does not keep insertion order in this crate); serde_json
+//! escapes every string.
 
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};

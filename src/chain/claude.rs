@@ -1,14 +1,15 @@
 //! The conversation Claude Code loads from a transcript.
 //!
-//! Two loaders are emulated, both from `shared/research`:
-//! - 2.1.88 (`claude-code-format.md` §5): progress bridging, first-position/last-content
-//!   duplicates, preserved-segment relinks and prunes, snip removals, leaves, the
-//!   newest-leaf tip, the parent walk with cycle protection, and parallel tool-result
-//!   recovery placed after the group's last chain member;
-//! - 2.1.332 (`claude-code-2.1.332-resume.md` §3), the current client: the same, with B1
-//!   (a broken or cyclic parent link is bridged to the newest earlier entry at most 5 s
-//!   older), B2 (recovered parallel calls merged in file order), B3 (system and attachment
-//!   rows under the tip appended) and B4 (the tip starts from the last row written).
+//! Two loaders are emulated (`docs/claude-code.md`):
+//! - 2.1.88 (`docs/claude-code.md#the-2188-load-algorithm`): progress bridging,
+//!   first-position/last-content duplicates, preserved-segment relinks and prunes, snip
+//!   removals, leaves, the newest-leaf tip, the parent walk with cycle protection, and
+//!   parallel tool-result recovery placed after the group's last chain member;
+//! - 2.1.332 (`docs/claude-code.md#what-21332-changes`), the current client: the same
+//!   without snip removals, with B1 (a broken or cyclic parent link is bridged to the newest
+//!   earlier entry at most 5 s older), B2 (recovered parallel calls merged in file order), B3
+//!   (system and attachment rows under the tip appended) and B4 (the tip starts from the
+//!   last row written).
 //!
 //! The index keeps offsets and a few flags per record, never bodies, so a multi-GB file
 //! needs memory in proportion to its number of records. The >5 MiB pre-compact skip of the
@@ -30,7 +31,7 @@ use crate::model::time::parse_ms;
 /// Which client's loading rules to follow.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Loader {
-    /// Claude Code 2.1.88 (the source-level reference of the research notes).
+    /// Claude Code 2.1.88: the load rules before the four changes of 2.1.332.
     #[value(name = "2.1.88")]
     V2_1_88,
     /// Claude Code 2.1.332, the current client.
@@ -224,7 +225,8 @@ impl Transcript {
     }
 }
 
-/// Reads the message map of a transcript (the loader's parse-and-index step, §5.3).
+/// Reads the message map of a transcript (the loader's parse-and-index step,
+/// `docs/claude-code.md#parse-and-index`).
 pub fn read(src: &Source) -> io::Result<Transcript> {
     read_with_progress(src, &mut |_| {})
 }
@@ -715,7 +717,8 @@ pub struct Chain {
     pub loaded_from: Option<usize>,
     /// The 2.1.332 tip choice did not depend on rows other than those loaded.
     pub tip_local: bool,
-    /// Leaves of the message graph (§5.6): the conversations a picker could offer.
+    /// Leaves of the message graph (`docs/claude-code.md#leaves`): the conversations a picker
+    /// could offer.
     pub leaves: usize,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -810,7 +813,11 @@ impl Transcript {
         let mut chain = Chain::default();
         let mut v = View::new(self);
         self.apply_preserved_segments(&mut v, &mut chain);
-        self.apply_snips(&mut v);
+        // Snip removals are part of the 2.1.88 load path; the public 2.1.332 leaves the rows a
+        // snip names in place (docs/claude-code.md#snip-removals).
+        if opts.loader == Loader::V2_1_88 {
+            self.apply_snips(&mut v);
+        }
         v.build_children();
         chain.leaves = self.leaves(&v).len();
 
@@ -865,7 +872,8 @@ impl Transcript {
         Ok(chain)
     }
 
-    /// §5.4 `applyPreservedSegmentRelinks`: only the last boundary's segment is honoured; a
+    /// `docs/claude-code.md#preserved-segment-relink-and-prune` (the client's
+    /// `applyPreservedSegmentRelinks`): only the last boundary's segment is honoured; a
     /// segment on any boundary prunes everything physically before the last boundary
     /// (except a live segment's messages); no segment anywhere means no prune at all.
     fn apply_preserved_segments(&self, v: &mut View<'_>, chain: &mut Chain) {
@@ -927,7 +935,7 @@ impl Transcript {
         }
     }
 
-    /// §5.5 `applySnipRemovals`.
+    /// `docs/claude-code.md#snip-removals` (the client's `applySnipRemovals`).
     fn apply_snips(&self, v: &mut View<'_>) {
         if self.snips.is_empty() {
             return;
@@ -970,7 +978,8 @@ impl Transcript {
         }
     }
 
-    /// §5.6 leaves: for each terminal message, its nearest user/assistant ancestor.
+    /// `docs/claude-code.md#leaves`: for each terminal message, its nearest user/assistant
+    /// ancestor.
     fn leaves(&self, v: &View<'_>) -> Vec<u32> {
         let mut leaves = Vec::new();
         let mut is_leaf = vec![false; self.nodes.len()];
@@ -1081,7 +1090,8 @@ impl Transcript {
         (None, local)
     }
 
-    /// §5.8 parent walk from the tip, root first. With `bridge` (B1), a parent that is
+    /// `docs/claude-code.md#the-parent-walk` from the tip, root first. With `bridge`
+    /// (`docs/claude-code.md#b1-gap-bridging`), a parent that is
     /// missing or already on the chain is replaced by the newest same-sidechain-group
     /// entry not on the chain whose timestamp is at most the child's and at most 5 s older.
     fn walk(&self, v: &View<'_>, tip: u32, bridge: bool) -> (Vec<u32>, WalkEnd, Vec<Bridge>) {
@@ -1512,6 +1522,10 @@ impl Candidates {
 mod tests {
     use super::*;
 
+    mod samples {
+        include!("../../tests/cli/shared_lookup.rs");
+    }
+
     fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
             let p = e.path();
@@ -1530,8 +1544,14 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut files = Vec::new();
         files_under(&root.join("fixtures"), &mut files);
-        files_under(&root.join("../shared/samples/claude-code"), &mut files);
         assert!(files.len() > 20, "fixtures found: {}", files.len());
+        // The optional samples beside a checkout, when present (the same lookup as the
+        // integration tests: a clean clone reads the fixtures alone).
+        if let Some(dir) = samples::shared("claude-code") {
+            let before = files.len();
+            files_under(&dir, &mut files);
+            assert!(files.len() > before, "no transcripts in {}", dir.display());
+        }
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         for f in files {
             let src = Source::from_bytes(&f.display().to_string(), std::fs::read(&f).unwrap());

@@ -1,5 +1,5 @@
-//! The request Claude Code 2.1.332 sends after a resume: the send-time pipeline of
-//! `claude-code-2.1.332-resume.md` §2 applied to the loaded chain.
+//! The request Claude Code 2.1.332 sends after a resume: the send-time pipeline
+//! (`docs/claude-code-request.md`) applied to the loaded chain.
 //!
 //! The chain on disk is not what the model receives. From the last compact boundary on, the
 //! client keeps user and assistant rows (and `local_command` system rows, as user text),

@@ -1,15 +1,17 @@
 //! The history Codex resumes from a rollout.
 //!
 //! Current Codex (0.171, checked with the real client) reconstructs history by a reverse
-//! scan (research note §10.2): records are grouped into turn segments closed by
-//! `task_started`; a pending `thread_rolled_back` discards whole segments — a compaction
-//! inside a discarded turn goes with it — and only surviving records are replayed, from
-//! the newest surviving `compacted` that has a `replacement_history`. (The §10.6 quirk of
-//! the older source, replaying from a discarded compaction, is *not* what 0.171 does.)
+//! scan (`docs/codex.md#the-resume-reconstruction`): records are grouped into turn segments
+//! closed by `task_started`; a pending `thread_rolled_back` discards whole segments — a
+//! compaction inside a discarded turn goes with it — and only surviving records are
+//! replayed, from the newest surviving `compacted` that has a `replacement_history`. (The
+//! quirk the older source suggested, replaying from a discarded compaction, is *not* what
+//! 0.171 does: `docs/codex.md#what-cctool-does-not-emulate`.)
 //!
 //! `--replay legacy` is the pre-2026-02-27 forward fold: every record in order, a rollback
-//! cutting the rebuilt history at the Nth-last user turn (§10.5). The two differ only when
-//! a rollback crosses a compaction.
+//! cutting the rebuilt history at the Nth-last user turn
+//! (`docs/codex.md#the-older-forward-replay`). The two differ only when a rollback crosses a
+//! compaction.
 
 use crate::formats::codex::{Compacted, Era, Event, Item, ItemSrc, Record, Rollout};
 use crate::model::approx_tokens;

@@ -347,6 +347,8 @@ fn codex_chain(
             ItemSrc::Synth(s) => (s.clone().into_bytes(), None),
         };
         match st {
+            // The 2025 TypeScript CLI's document is pretty-printed: its items span lines.
+            None if rollout.era == Era::Document => out.record(&crate::io::json::minify(&bytes))?,
             None => out.record(&bytes)?,
             Some(s) => out.text(&render::render(s, &render::codex_block(&value_of(&bytes), line, s)))?,
         }

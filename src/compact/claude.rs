@@ -1,5 +1,5 @@
 //! Compacting a Claude Code transcript: the file is kept as written and three things are
-//! appended, as Claude Code's own compaction writes them (`claude-code-format.md` §4.1):
+//! appended, as Claude Code's own compaction writes them (`docs/compaction.md#claude-code`):
 //! a `compact_boundary` system row (`parentUuid: null`, so the loader's walk stops there),
 //! the `isCompactSummary` user row holding the recap, and the kept tail.
 //!

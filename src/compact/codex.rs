@@ -1,5 +1,5 @@
 //! Compacting a Codex rollout: the file is kept as written and a `compacted` record is
-//! appended the way Codex's local compaction writes one (`codex-rollout-format.md` §9.2):
+//! appended the way Codex's local compaction writes one (`docs/compaction.md#codex`):
 //! `message` is `SUMMARY_PREFIX` + newline + recap, and `replacement_history` is the real user
 //! messages of the compacted span (newest first within 20,000 tokens, the first that does not
 //! fit middle-truncated, then put back in order), the prefixed summary as a user message, then
@@ -209,7 +209,8 @@ pub fn user_budget(budget: Option<usize>, recap_tokens: usize, tail_tokens: usiz
     }
 }
 
-/// Writes the input unchanged, then a turn of its own as a manual `/compact` writes it (§9.6):
+/// Writes the input unchanged, then a turn of its own as a manual `/compact` writes it
+/// (`docs/codex.md#local-compaction`):
 /// `task_started`, the `compacted` record, the `context_compacted` event, `task_complete`.
 ///
 /// The turn matters: the reverse scan Codex resumes with groups records into turns by their

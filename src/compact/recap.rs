@@ -1,6 +1,6 @@
-//! The recap that replaces a compacted span (`shared/spec/session-schema.md`, "Offline compaction
-//! of a v5 session"): Goal, Constraints, Progress, Key Decisions, Next Steps, and the files read and
-//! modified, taken literally from the span.
+//! The recap that replaces a compacted span (`docs/compaction.md#the-recap`): Goal,
+//! Constraints, Progress, Key Decisions, Next Steps, and the files read and modified, taken
+//! literally from the span.
 //!
 //! Field values hold the text exactly as it is rendered, quotes included (`"never touch B"`), so
 //! that a recap written by an external summarizer, whose items are not quotes, renders and parses
@@ -171,7 +171,7 @@ impl Recap {
         Some(r.normalized())
     }
 
-    /// Updates `old` with the recap of a later span (seed 000 §13.5): the new goal if there is
+    /// Updates `old` with the recap of a later span (`docs/compaction.md#the-recap`): the new goal if there is
     /// one, old items then new ones without duplicates, the new next steps only, files merged
     /// with a file in both lists kept only as modified.
     pub fn merge(old: &Recap, new: &Recap) -> Recap {

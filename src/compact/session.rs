@@ -1,5 +1,5 @@
-//! Compaction of a cctool v5 session in place (`session-schema.md`, "Offline compaction"), and
-//! `decompress`, which undoes tier 1 from a full record (seed 000 §13.7).
+//! Compaction of a cctool v5 session in place, and `decompress`, which undoes tier 1 from a
+//! full record (`docs/compaction.md#cctool-sessions`).
 //!
 //! Tier 1 is reversible by construction: it only removes `reasoning` items and replaces tool
 //! result contents with placeholders that keep the size and the first 200 characters, and

@@ -2,8 +2,8 @@
 //! given, running it safely, and reading its answer back into a [`Recap`].
 //!
 //! The summarizer only writes the five prose fields. Files read and modified always come from
-//! the tool calls themselves (seed 003: asking a model to remember paths is how they get
-//! paraphrased away), so the caller fills them from [`Recap::extract`].
+//! the tool calls themselves (a model asked to remember paths paraphrases them), so the
+//! caller fills them from [`Recap::extract`].
 
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};

@@ -1,6 +1,6 @@
 //! Codex rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`), every era.
 //!
-//! Eras (research note §2): the 2025 TypeScript CLI wrote one JSON document
+//! Eras (`docs/codex.md#eras`): the 2025 TypeScript CLI wrote one JSON document
 //! `{"session":…,"items":[…]}`; the early Rust CLI wrote a bare header line and bare
 //! ResponseItems (with `{"record_type":"state"}` lines from July 2025); since 2025-09-09 every
 //! line is an envelope `{"timestamp","type","payload"}` (plus `ordinal` in paginated threads).

@@ -1,4 +1,4 @@
-//! cctool's own session files (`shared/spec/session-schema.md`): one JSON document with a
+//! cctool's own session files (`docs/cctool-session.md`): one JSON document with a
 //! version (`version` in v1, `schema_version` from v2) and a `messages` array.
 //!
 //! This module reads what every command needs to know about such a file — its version and

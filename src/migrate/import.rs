@@ -1,5 +1,5 @@
 //! Importing Claude Code transcripts and Codex rollouts into a v5 session
-//! (`session-schema.md`, "Importing Claude Code and Codex files").
+//! (`docs/cctool-session.md#imports`).
 //!
 //! The full history comes in chain order — for Claude Code the `--full` chain, for Codex every
 //! record in file order — with each compaction as a `summary` item at its place; `effective`

@@ -1,4 +1,4 @@
-//! cctool session files, versions 1 to 5 (`shared/spec/session-schema.md`), and the migration
+//! cctool session files, versions 1 to 5 (`docs/cctool-session.md`), and the migration
 //! chain v1 → v2 → v3 → v4 → v5: one pure function per step.
 //!
 //! Reading validates the whole document first and names the JSON path of any problem, so an

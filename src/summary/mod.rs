@@ -18,8 +18,8 @@ use crate::chain::codex::History;
 use crate::formats::codex::{Record, Rollout};
 use crate::io::Source;
 
-/// One summary (or, with `--all-events`, one microcompaction), as `cli.md` names the fields;
-/// the fields after `boundary_uuid` are additions documented in the man page.
+/// One summary (or, with `--all-events`, one microcompaction), with the fields the man page
+/// documents (`docs/summaries.md` says where each comes from).
 #[derive(Serialize, Clone, Debug, Default)]
 pub struct SummaryRecord {
     pub kind: &'static str,

@@ -1,5 +1,5 @@
-//! The wrapper text Claude Code puts around a compaction summary, per era (research note
-//! §4.2), and how `--strip-template` removes it to leave the summary body.
+//! The wrapper text Claude Code puts around a compaction summary, per era, and how
+//! `--strip-template` removes it to leave the summary body (`docs/summaries.md#template-eras`).
 //!
 //! - ≤ 2.1.0: "This session is being continued … The conversation is summarized below:\n",
 //!   an `Analysis:` section, `Summary:`, then "Please continue the conversation from where

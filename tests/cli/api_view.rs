@@ -2,11 +2,11 @@
 //! `cctool rebuild-chain --api-view`: the request Claude Code 2.1.332 sends on resume.
 //! Every expected request here is what the real client sent (`NAME.sent.json`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{cctool, fixture, records, root, sample, sample_files, stdout_of};
+use crate::util::{Client, cctool, fixture, realclient, records, shared, shared_files, stdout_of};
 
 pub(crate) fn view(path: &Path) -> Vec<Value> {
     records(&stdout_of(&[
@@ -38,7 +38,10 @@ macro_rules! resume_cases {
     ($($name:ident),* $(,)?) => {$(
         #[test]
         fn $name() {
-            assert_same(&sample(&format!("claude-code/resume-2.1.332/{}.jsonl", stringify!($name))));
+            let Some(path) = shared(&format!("claude-code/resume-2.1.332/{}.jsonl", stringify!($name))) else {
+                return;
+            };
+            assert_same(&path);
         }
     )*};
 }
@@ -80,7 +83,9 @@ resume_cases!(
 
 #[test]
 fn every_resume_sample_has_a_test() {
-    let dir = sample("claude-code/resume-2.1.332");
+    let Some(dir) = shared("claude-code/resume-2.1.332") else {
+        return;
+    };
     let n = std::fs::read_dir(dir)
         .unwrap()
         .filter(|e| e.as_ref().unwrap().path().to_string_lossy().ends_with(".sent.json"))
@@ -124,7 +129,9 @@ fn own_fixtures_match_the_real_client_and_fire_their_rules() {
 
 #[test]
 fn json_record_reports_model_tokens_and_loader_rules() {
-    let path = sample("claude-code/resume-2.1.332/B2_parallel_file_order.jsonl");
+    let Some(path) = shared("claude-code/resume-2.1.332/B2_parallel_file_order.jsonl") else {
+        return;
+    };
     let out = stdout_of(&[
         "rebuild-chain",
         "--api-view",
@@ -165,7 +172,9 @@ fn json_record_reports_model_tokens_and_loader_rules() {
 
 #[test]
 fn without_a_prompt_there_is_no_sentinel_and_no_prompt() {
-    let path = sample("claude-code/resume-2.1.332/A7_plain_prompt_last.jsonl");
+    let Some(path) = shared("claude-code/resume-2.1.332/A7_plain_prompt_last.jsonl") else {
+        return;
+    };
     let recs = records(&stdout_of(&[
         "-q",
         "rebuild-chain",
@@ -193,7 +202,7 @@ fn api_view_renders_for_reading_and_refuses_other_formats() {
         text.contains("── assistant · message 4\nNo response requested."),
         "{text}"
     );
-    let codex = sample("codex/synthetic/synthetic_remote_compaction.jsonl");
+    let codex = fixture("codex/rollback_across_replacement_history.jsonl");
     let out = cctool()
         .args(["rebuild-chain", "--api-view", codex.to_str().unwrap()])
         .output()
@@ -208,16 +217,7 @@ fn api_view_renders_for_reading_and_refuses_other_formats() {
 
 // ---- the real client, when installed --------------------------------------------------------
 
-pub(crate) fn realclient() -> Option<PathBuf> {
-    let script = root().join("../shared/tools/realclient/cc-resume-view.sh");
-    let home = std::env::var_os("CCTOOL_REALCLIENTS")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cctool-realclients")))?;
-    let bin = home.join("cc/node_modules/@anthropic-ai/claude-code/bin/claude.exe");
-    (script.exists() && bin.exists()).then_some(script)
-}
-
-/// Removes what the client adds by itself (realclient README): system-role messages,
+/// Removes what the client adds by itself (`scripts/realclient/README.md`): system-role messages,
 /// `<system-reminder>` blocks of the last user message, `cache_control`, `is_error: false`.
 pub(crate) fn normalise(sent: &Value) -> Vec<Value> {
     fn clean(v: &mut Value) {
@@ -249,11 +249,12 @@ pub(crate) fn normalise(sent: &Value) -> Vec<Value> {
 
 #[test]
 fn real_samples_match_the_installed_real_client() {
-    let Some(script) = realclient() else {
-        eprintln!("SKIPPED: Claude Code 2.1.332 is not installed (run ../shared/tools/realclient/install.sh)");
+    let Some(script) = realclient(Client::ClaudeCode) else {
         return;
     };
-    let files = sample_files(&["claude-code/real", "claude-code/real-excerpts"]);
+    let Some(files) = shared_files(&["claude-code/real", "claude-code/real-excerpts"]) else {
+        return;
+    };
     let mut compared = 0;
     for f in &files {
         let out = std::process::Command::new("bash")

@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::api_view::{normalise, realclient, view};
-use crate::util::{CLAUDE_SAMPLE_DIRS, cctool, fixture, records, sample, sample_files, stdout_of, write_aged};
+use crate::api_view::{normalise, view};
+use crate::util::{
+    CLAUDE_SAMPLE_DIRS, Client, cctool, fixture, realclient, records, resume_with, shared, shared_all, shared_files,
+    stdout_of, write_aged,
+};
 
 const PREFIX: &str = "Another language model started to solve this problem";
 
@@ -174,43 +177,63 @@ fn extract_summary_reads_the_recap_back_without_the_template() {
 }
 
 #[test]
-fn claude_code_samples_compact_with_the_same_shape() {
+fn claude_code_files_with_compactions_compact_with_the_same_shape() {
     let dir = tempfile::tempdir().unwrap();
-    for (n, rel) in [
-        "claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl",
-        "claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl",
-        "claude-code/real-excerpts/entire_cd95adddad32_three-compactions_v2.1.7.excerpt.jsonl",
-        "claude-code/real-excerpts/entire_25730c662552_microcompact-and-compact_v2.1.20.excerpt.jsonl",
+    let mut inputs: Vec<PathBuf> = [
+        "claude/chain/auto_compaction_2_0_76.jsonl",
+        "claude/chain/manual_compaction_progress_2_1_14.jsonl",
+        "claude/chain/three_compactions_2_1_7.jsonl",
+        "claude/chain/microcompact_then_compact_2_1_20.jsonl",
     ]
     .iter()
-    .enumerate()
-    {
-        let input = aged_copy(&sample(rel), dir.path(), &format!("in{n}.jsonl"));
+    .map(|f| fixture(f))
+    .collect();
+    let fixtures = inputs.len();
+    inputs.extend(
+        shared_all(&[
+            "claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl",
+            "claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl",
+            "claude-code/real-excerpts/entire_cd95adddad32_three-compactions_v2.1.7.excerpt.jsonl",
+            "claude-code/real-excerpts/entire_25730c662552_microcompact-and-compact_v2.1.20.excerpt.jsonl",
+        ])
+        .into_iter()
+        .flatten(),
+    );
+    for (n, path) in inputs.iter().enumerate() {
+        let input = aged_copy(path, dir.path(), &format!("in{n}.jsonl"));
         let out = dir.path().join(format!("out{n}.jsonl"));
         // Some real files end without a newline: --force accepts them.
         let r = compact(
             &input,
-            &["--force", "--keep-recent", "500", "-o", out.to_str().unwrap()],
+            &["--force", "--keep-recent", "10", "-o", out.to_str().unwrap()],
             0,
         );
+        // The fixtures are made to have something to compact; a sample may not.
+        assert!(n >= fixtures || r["changed"] == true, "{}: {r}", path.display());
         if r["changed"] == true {
             check_claude(&input, &out, &r);
             // The agent's own summary of the earlier compaction is kept, not re-summarised.
             let text = r["recap"].as_str().unwrap();
-            assert!(text.contains("[Earlier Summary]\n"), "{rel}");
+            assert!(text.contains("[Earlier Summary]\n"), "{}", path.display());
         }
     }
 }
 
 #[test]
 fn loading_from_the_last_boundary_gives_what_the_whole_file_gives() {
+    /// Fixtures whose load can start at the last boundary (the tail path): counted, so the
+    /// check cannot pass by taking the full path everywhere.
+    const FIXTURES_FROM_TAIL: usize = 8;
     use cctool::compact::claude::load_with;
-    let mut files = vec![fixture("compact/claude-work.jsonl")];
-    files.extend(
-        sample_files(CLAUDE_SAMPLE_DIRS)
-            .into_iter()
-            .filter(|p| p.extension().is_some_and(|x| x == "jsonl")),
-    );
+    let mut files = shared_files(CLAUDE_SAMPLE_DIRS).unwrap_or_default();
+    let samples = !files.is_empty();
+    files.extend(crate::util::fixture_files(&[
+        "compact",
+        "claude",
+        "claude/chain",
+        "claude/summaries",
+    ]));
+    files.retain(|p| p.extension().is_some_and(|x| x == "jsonl") && !p.to_string_lossy().contains("codex"));
     let mut from_tail = 0;
     for f in &files {
         let src = cctool::io::Source::open_path(f, cctool::io::MmapChoice::Never).unwrap();
@@ -223,7 +246,12 @@ fn loading_from_the_last_boundary_gives_what_the_whole_file_gives() {
         assert_eq!(tokens(&fast), tokens(&full), "{}", f.display());
         from_tail += usize::from(fast.t.nodes.len() < full.t.nodes.len());
     }
-    assert!(from_tail >= 3, "the tail path was taken for {from_tail} files");
+    let least = if samples {
+        3 + FIXTURES_FROM_TAIL
+    } else {
+        FIXTURES_FROM_TAIL
+    };
+    assert!(from_tail >= least, "the tail path was taken for {from_tail} files");
 }
 
 /// The history items Codex resumes, as rebuild-chain prints them.
@@ -266,8 +294,13 @@ fn check_codex(input: &Path, output: &Path, report: &Value) {
     let summary = head.last().unwrap();
     assert_eq!(summary["role"], "user");
     assert_eq!(item_text(summary), message);
-    // Before the summary: the real user prompts of the span, in order.
+    // Before the summary: the real user prompts of the span, in order, and the encrypted
+    // summary of an earlier remote compaction, which stays (real Codex 0.171 resumes it so).
     for item in &head[..head.len() - 1] {
+        if item["type"] == "compaction" {
+            assert!(orig.contains(item), "{item}: an earlier compaction item");
+            continue;
+        }
         assert_eq!(item["role"], "user");
         let t = item_text(item);
         assert!(
@@ -304,17 +337,30 @@ fn codex_output_resumes_user_messages_summary_then_exactly_the_tail() {
 }
 
 #[test]
-fn codex_samples_compact_or_say_why_not() {
+fn codex_rollouts_of_every_shape_compact_or_say_why_not() {
     let dir = tempfile::tempdir().unwrap();
-    for (n, rel) in [
-        "codex/synthetic/synthetic_local_compaction_2026.jsonl",
-        "codex/synthetic/synthetic_remote_compaction.jsonl",
-        "codex/synthetic/synthetic_paginated_2026-08.jsonl",
+    let mut inputs: Vec<PathBuf> = [
+        "codex/chain/local_compaction_2026.jsonl",
+        "codex/chain/remote_compaction.jsonl",
+        "codex/chain/legacy_compaction_2025_12.jsonl",
+        "codex/chain/ghost_snapshots_and_windows.jsonl",
+        "codex/chain/paginated_2026_08.jsonl",
     ]
     .iter()
-    .enumerate()
-    {
-        let input = aged_copy(&sample(rel), dir.path(), &format!("r{n}.jsonl"));
+    .map(|f| fixture(f))
+    .collect();
+    inputs.extend(
+        shared_all(&[
+            "codex/synthetic/synthetic_local_compaction_2026.jsonl",
+            "codex/synthetic/synthetic_remote_compaction.jsonl",
+            "codex/synthetic/synthetic_paginated_2026-08.jsonl",
+        ])
+        .into_iter()
+        .flatten(),
+    );
+    let mut changed = 0;
+    for (n, path) in inputs.iter().enumerate() {
+        let input = aged_copy(path, dir.path(), &format!("r{n}.jsonl"));
         let out = dir.path().join(format!("o{n}.jsonl"));
         let r = compact(
             &input,
@@ -323,11 +369,19 @@ fn codex_samples_compact_or_say_why_not() {
         );
         if r["changed"] == true {
             check_codex(&input, &out, &r);
+            changed += 1;
         } else {
-            assert!(r["note"].as_str().unwrap().contains("not be smaller"), "{rel}: {r}");
+            assert!(
+                r["note"].as_str().unwrap().contains("not be smaller"),
+                "{}: {r}",
+                path.display()
+            );
             assert!(!out.exists());
         }
     }
+    // The fixtures but the paginated one (a single short turn) are made to have something to
+    // compact.
+    assert!(changed >= 4, "{changed} of the rollouts were compacted");
 }
 
 fn tokens_of_resume(path: &Path) -> usize {
@@ -709,44 +763,22 @@ fn a_summarizer_writes_the_recap_and_a_failing_one_falls_back() {
 
 // ---- the real clients, when installed ----------------------------------------------------------
 
-fn codex_client() -> Option<PathBuf> {
-    let script = crate::util::root().join("../shared/tools/realclient/codex-resume-view.sh");
-    let home = std::env::var_os("CCTOOL_REALCLIENTS")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cctool-realclients")))?;
-    (script.exists() && home.join("codex/node_modules/@openai/codex-linux-x64").exists()).then_some(script)
-}
-
-fn resume(script: &Path, file: &Path) -> Value {
-    let out = std::process::Command::new("bash")
-        .arg(script)
-        .arg(file)
-        .arg("say ok")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{} sent nothing: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
 #[test]
 fn real_claude_code_resumes_the_compacted_files() {
-    let Some(script) = realclient() else {
-        eprintln!("SKIPPED: Claude Code 2.1.332 is not installed (run ../shared/tools/realclient/install.sh)");
+    let Some(script) = realclient(Client::ClaudeCode) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let mut inputs = vec![fixture("compact/claude-work.jsonl")];
-    for rel in [
-        "claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl",
-        "claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl",
-    ] {
-        inputs.push(sample(rel));
-    }
+    // The fixture alone where the samples are absent.
+    inputs.extend(
+        shared_all(&[
+            "claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl",
+            "claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl",
+        ])
+        .into_iter()
+        .flatten(),
+    );
     for (n, f) in inputs.iter().enumerate() {
         let input = aged_copy(f, dir.path(), &format!("in{n}.jsonl"));
         let out = dir.path().join(format!("out{n}.jsonl"));
@@ -756,7 +788,7 @@ fn real_claude_code_resumes_the_compacted_files() {
             0,
         );
         assert_eq!(r["changed"], true, "{}", f.display());
-        let sent = normalise(&resume(&script, &out));
+        let sent = normalise(&resume_with(&script, &out));
         assert_eq!(sent, view(&out), "{}", f.display());
         // The first message the client sends opens with the summary.
         let first = &sent[0]["content"];
@@ -774,7 +806,7 @@ fn real_claude_code_resumes_the_compacted_files() {
     }
 }
 
-/// Drops what Codex adds on its own (realclient README): the base instructions, the context
+/// Drops what Codex adds on its own (`scripts/realclient/README.md`): the base instructions, the context
 /// messages and the prompt after the history, item ids and metadata.
 fn normalise_codex(sent: &Value, history_len: usize) -> Vec<Value> {
     let mut items: Vec<Value> = sent.as_array().unwrap()[1..].to_vec();
@@ -790,18 +822,17 @@ fn normalise_codex(sent: &Value, history_len: usize) -> Vec<Value> {
 
 #[test]
 fn real_codex_resumes_the_compacted_files() {
-    let Some(script) = codex_client() else {
-        eprintln!("SKIPPED: Codex 0.171 is not installed (run ../shared/tools/realclient/install.sh)");
+    let Some(script) = realclient(Client::Codex) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    for (n, f) in [
+    let mut inputs = vec![
         fixture("compact/codex-work.jsonl"),
-        sample("codex/synthetic/synthetic_remote_compaction.jsonl"),
-    ]
-    .iter()
-    .enumerate()
-    {
+        fixture("codex/chain/remote_compaction.jsonl"),
+        fixture("codex/chain/local_compaction_2026.jsonl"),
+    ];
+    inputs.extend(shared("codex/synthetic/synthetic_remote_compaction.jsonl"));
+    for (n, f) in inputs.iter().enumerate() {
         let input = aged_copy(f, dir.path(), &format!("in{n}.jsonl"));
         let out = dir.path().join(format!("out{n}.jsonl"));
         let r = compact(
@@ -814,7 +845,7 @@ fn real_codex_resumes_the_compacted_files() {
             continue;
         }
         let history = codex_history(&out);
-        let sent = normalise_codex(&resume(&script, &out), history.len());
+        let sent = normalise_codex(&resume_with(&script, &out), history.len());
         assert_eq!(sent, history, "{}", f.display());
         let summary = history.iter().rposition(|i| item_text(i).starts_with(PREFIX)).unwrap();
         assert_eq!(history.len() - summary - 1, r["kept_units"].as_u64().unwrap() as usize);

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::util::{cctool, fixture, records, sample};
+use crate::util::{cctool, fixture, records, shared};
 
 fn findings(path: &std::path::Path) -> (Vec<Value>, Option<i32>) {
     let out = cctool()
@@ -22,9 +22,11 @@ fn has(f: &[Value], code: &str, line: u64) -> bool {
 
 #[test]
 fn concatenated_lines_excerpt_gives_two_records_on_line_4() {
-    let (f, status) = findings(&sample(
-        "claude-code/real-excerpts/entire_37995ebed6e4_concatenated-lines_v2.1.x.excerpt.jsonl",
-    ));
+    let Some(path) = shared("claude-code/real-excerpts/entire_37995ebed6e4_concatenated-lines_v2.1.x.excerpt.jsonl")
+    else {
+        return;
+    };
+    let (f, status) = findings(&path);
     assert!(has(&f, "two-records-on-one-line", 4), "{f:?}");
     assert_eq!(status, Some(1));
 }
@@ -33,9 +35,12 @@ fn concatenated_lines_excerpt_gives_two_records_on_line_4() {
 fn dangling_parent_excerpt_gives_the_break_on_line_10() {
     // Line 10 is a progress row whose parent was never written; the chain walk only notices
     // it at line 12, where the bridged child points into the void.
-    let (f, _) = findings(&sample(
-        "claude-code/real-excerpts/entire_38346dbfe2e0_dangling-parent-chain-break_v2.1.29.excerpt.jsonl",
-    ));
+    let Some(path) =
+        shared("claude-code/real-excerpts/entire_38346dbfe2e0_dangling-parent-chain-break_v2.1.29.excerpt.jsonl")
+    else {
+        return;
+    };
+    let (f, _) = findings(&path);
     let d = f
         .iter()
         .find(|r| r["code"] == "dangling-parent" && r["line"] == 10)

@@ -1,7 +1,7 @@
 //! The fuzz targets' bodies (`fuzz/targets_common.rs`, shared with the cargo-fuzz workspace)
 //! run on stable over every fixture (`fixtures/**`, minimized fuzzer findings in
-//! `fixtures/fuzz/` included) and every shared sample, so a regression is caught without
-//! nightly. Each target gets every file: a transcript is also junk input for the migration,
+//! `fixtures/fuzz/` included), and over every shared sample where those are present, so a
+//! regression is caught without nightly. Each target gets every file: a transcript is also junk input for the migration,
 //! and the other way round.
 
 use std::path::{Path, PathBuf};
@@ -24,15 +24,18 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every fixture and shared sample, in a stable order.
+/// Every fixture, and every shared sample when present, in a stable order.
 fn inputs() -> Vec<(PathBuf, Vec<u8>)> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let mut paths = Vec::new();
     files_under(&root.join("fixtures"), &mut paths);
     let fixtures = paths.len();
-    files_under(&root.join("../shared/samples"), &mut paths);
     assert!(fixtures > 0, "no fixtures found");
-    assert!(paths.len() > fixtures, "no shared samples found beside the project");
+    // The samples beside the checkout too, where there are any.
+    if let Some(dir) = crate::util::shared("") {
+        files_under(&dir, &mut paths);
+        assert!(paths.len() > fixtures, "no files in {}", dir.display());
+    }
     paths.sort();
     paths
         .into_iter()

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{age, cctool, fixture, sample, write_aged};
+use crate::util::{age, cctool, fixture, fixture_files, shared, write_aged};
 
 fn copy_to(dir: &Path, from: &Path, name: &str) -> PathBuf {
     let p = dir.join(name);
@@ -246,9 +246,10 @@ fn a_failure_at_any_step_leaves_a_whole_file_and_the_backup() {
     }
 }
 
-#[test]
-fn claude_import_keeps_every_text_and_tool_call_in_order() {
-    let transcript = sample("claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl");
+/// Imports a Claude Code transcript and checks that the v5 file holds every text, tool call
+/// and tool result of the full chain, in order, with the session id; returns how many there
+/// were, and the summary and native items.
+fn claude_import(transcript: &Path, session_id: &str) -> (usize, Vec<Value>, usize) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("s.v5.json");
     cctool()
@@ -258,10 +259,7 @@ fn claude_import_keeps_every_text_and_tool_call_in_order() {
     let v5: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(v5["schema_version"], 5);
     assert_eq!(v5["source"]["format"], "claude-code");
-    assert_eq!(
-        v5["source"]["native_session_id"],
-        "0cf3db51-1c73-43bb-8d05-dc02739514a5"
-    );
+    assert_eq!(v5["source"]["native_session_id"], session_id);
     // What the full chain holds, in order: user texts, assistant texts, tool call ids.
     let chain = crate::util::stdout_of(&["-q", "rebuild-chain", "--full", transcript.to_str().unwrap()]);
     let mut want: Vec<String> = Vec::new();
@@ -300,16 +298,44 @@ fn claude_import_keeps_every_text_and_tool_call_in_order() {
             }
         }
     }
-    assert!(want.len() > 50, "{}", want.len());
     assert_eq!(got, want);
-    // The compaction is a summary item at its place, with the summary's text.
-    let summaries: Vec<&Value> = v5["messages"]
+    let items: Vec<&Value> = v5["messages"]
         .as_array()
         .unwrap()
         .iter()
         .flat_map(|m| m["items"].as_array().unwrap())
-        .filter(|i| i["type"] == "summary")
         .collect();
+    let summaries = items
+        .iter()
+        .filter(|i| i["type"] == "summary")
+        .map(|i| (*i).clone())
+        .collect();
+    let natives = items.iter().filter(|i| i["type"] == "native").count();
+    (want.len(), summaries, natives)
+}
+
+#[test]
+fn claude_import_keeps_every_text_and_tool_call_in_order() {
+    let transcript = fixture("claude/chain/microcompact_then_compact_2_1_20.jsonl");
+    let (events, summaries, natives) = claude_import(&transcript, "5e551000-0000-4000-8000-000000001004");
+    assert_eq!(events, 11);
+    // Each compaction is a summary item at its place, with the summary's text.
+    assert_eq!(summaries.len(), 2);
+    let file = std::fs::read_to_string(&transcript).unwrap();
+    let row: Value = serde_json::from_str(file.lines().nth(12).unwrap()).unwrap();
+    assert_eq!(summaries[1]["text"], row["message"]["content"]);
+    assert_eq!(summaries[1]["trigger"], "auto");
+    // Nothing is lost: the two microcompactions and the progress row are native items.
+    assert_eq!(natives, 3);
+}
+
+#[test]
+fn claude_import_of_a_real_transcript() {
+    let Some(transcript) = shared("claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl") else {
+        return;
+    };
+    let (events, summaries, natives) = claude_import(&transcript, "0cf3db51-1c73-43bb-8d05-dc02739514a5");
+    assert!(events > 50, "{events}");
     assert_eq!(summaries.len(), 1);
     assert!(
         summaries[0]["text"]
@@ -318,25 +344,16 @@ fn claude_import_keeps_every_text_and_tool_call_in_order() {
             .starts_with("This session is being continued")
     );
     assert_eq!(summaries[0]["trigger"], "manual");
-    // Nothing is lost: every line of the file is on the chain or kept as a native item.
-    let natives = v5["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|m| m["items"].as_array().unwrap())
-        .filter(|i| i["type"] == "native")
-        .count();
     assert!(natives > 0);
 }
 
 #[test]
 fn codex_remote_compaction_becomes_an_encrypted_summary() {
+    let Some(remote) = shared("codex/synthetic/synthetic_remote_compaction.jsonl") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
-    let f = copy_to(
-        dir.path(),
-        &sample("codex/synthetic/synthetic_remote_compaction.jsonl"),
-        "rollout.jsonl",
-    );
+    let f = copy_to(dir.path(), &remote, "rollout.jsonl");
     cctool().args(["migrate", f.to_str().unwrap()]).assert().success();
     let v5: Value = serde_json::from_slice(&std::fs::read(dir.path().join("rollout.v5.json")).unwrap()).unwrap();
     let items: Vec<&Value> = v5["messages"]
@@ -422,13 +439,22 @@ fn a_file_modified_in_the_last_minute_is_refused_unless_forced() {
 fn imports_written_message_by_message_are_the_held_session_written_whole() {
     use cctool::io::{MmapChoice, Source};
     use cctool::migrate::{self, import};
-    let mut files = crate::util::sample_files(crate::util::CLAUDE_SAMPLE_DIRS);
-    files.extend(crate::util::sample_files(&["codex/real", "codex/synthetic"]));
-    files.retain(|f| f.extension().is_some_and(|e| e == "jsonl"));
-    assert!(files.len() > 20);
+    let mut dirs = crate::util::CLAUDE_SAMPLE_DIRS.to_vec();
+    dirs.extend(["codex/real", "codex/synthetic"]);
+    let jsonl = |f: &PathBuf| f.extension().is_some_and(|e| e == "jsonl");
+    let mut files: Vec<PathBuf> = crate::util::shared_files(&dirs).unwrap_or_default();
+    files.retain(jsonl);
+    let samples = files.len();
+    files.extend(
+        fixture_files(crate::util::TRANSCRIPT_FIXTURE_DIRS)
+            .into_iter()
+            .filter(jsonl),
+    );
+    assert!(samples == 0 || samples > 20, "{samples} samples");
+    assert!(files.len() - samples > 40, "{} fixtures", files.len() - samples);
     for f in &files {
         let src = Source::open_path(f, MmapChoice::Auto).unwrap();
-        let codex = f.to_string_lossy().contains("/codex/");
+        let codex = cctool::formats::detect(&src).unwrap() == cctool::model::Format::Codex;
         for effective in [false, true] {
             let (held, written) = if codex {
                 let mut w = Vec::new();

@@ -1,8 +1,8 @@
 //! `cctool rebuild-chain`: every expected chain of the shared samples, and the project's own
 //! fixtures for what the samples do not cover. Expectations marked "real client" were
-//! checked with `shared/tools/realclient` (Claude Code 2.1.332, Codex 0.171).
+//! checked with the real clients (Claude Code 2.1.332, Codex 0.171).
 
-use crate::util::{cctool, chain, fixture, records, sample, split, stdout_of};
+use crate::util::{cctool, chain, codex_items, fixture, records, shared, split, stdout_of};
 
 const REAL_AUTO: &str = "claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl";
 const REAL_MANUAL: &str = "claude-code/real/entire_4b7d5121b42a_manual-compact_progress_v2.1.14.jsonl";
@@ -21,8 +21,9 @@ fn full_uuids(path: &std::path::Path, extra: &[&str]) -> Vec<String> {
 #[test]
 fn real_auto_compaction_v2_0_76() {
     // SOURCES.md: leaf ac88b9af-…, chain length 24, root = boundary 2698f93f-… (line 31).
+    let Some(path) = shared(REAL_AUTO) else { return };
     for loader in ["2.1.88", "2.1.332"] {
-        let u = full_uuids(&sample(REAL_AUTO), &["--loader", loader]);
+        let u = full_uuids(&path, &["--loader", loader]);
         assert_eq!(u.len(), 24, "loader {loader}");
         assert_eq!(u[0], "2698f93f-93a5-40da-819d-287f5b38e7c1");
         assert_eq!(u[23], "ac88b9af-de83-4401-84a3-d8063b6c64f8");
@@ -33,14 +34,9 @@ fn real_auto_compaction_v2_0_76() {
 fn real_manual_compaction_with_progress_v2_1_14() {
     // SOURCES.md: leaf 8e40910a-…, chain length 107, root = boundary 28e7ab65-…; the
     // SessionStart hook progress rows after the summary are bridged.
+    let Some(path) = shared(REAL_MANUAL) else { return };
     for loader in ["2.1.88", "2.1.332"] {
-        let out = stdout_of(&[
-            "-q",
-            "rebuild-chain",
-            "--loader",
-            loader,
-            sample(REAL_MANUAL).to_str().unwrap(),
-        ]);
+        let out = stdout_of(&["-q", "rebuild-chain", "--loader", loader, path.to_str().unwrap()]);
         let recs = records(&out);
         assert_eq!(recs.len(), 107, "loader {loader}");
         assert_eq!(recs[0]["uuid"], "28e7ab65-6e19-4be6-93e5-80d77d365cd7");
@@ -53,7 +49,7 @@ fn real_manual_compaction_with_progress_v2_1_14() {
 
 #[test]
 fn output_is_the_original_records_byte_for_byte() {
-    let path = sample(REAL_AUTO);
+    let Some(path) = shared(REAL_AUTO) else { return };
     let file = std::fs::read_to_string(&path).unwrap();
     let lines: std::collections::HashSet<&str> = file.lines().collect();
     let out = stdout_of(&["-q", "rebuild-chain", path.to_str().unwrap()]);
@@ -72,8 +68,11 @@ fn synthetic_preserved_segments_stale_segment_and_progress_bridge() {
         ("syn_legacy_progress_bridge.jsonl", "01 02 23 03 04"),
     ];
     for (file, want) in cases {
+        let Some(path) = shared(&format!("claude-code/synthetic/{file}")) else {
+            return;
+        };
         for loader in ["2.1.88", "2.1.332"] {
-            let got = chain(&sample(&format!("claude-code/synthetic/{file}")), &["--loader", loader]);
+            let got = chain(&path, &["--loader", loader]);
             assert_eq!(got, split(want), "{file} with loader {loader}");
         }
     }
@@ -81,13 +80,10 @@ fn synthetic_preserved_segments_stale_segment_and_progress_bridge() {
 
 #[test]
 fn stale_segment_and_broken_walk_are_reported() {
-    let out = stdout_of(&[
-        "rebuild-chain",
-        "--json",
-        sample("claude-code/synthetic/syn_stale_segment_then_plain_boundary.jsonl")
-            .to_str()
-            .unwrap(),
-    ]);
+    let Some(path) = shared("claude-code/synthetic/syn_stale_segment_then_plain_boundary.jsonl") else {
+        return;
+    };
+    let out = stdout_of(&["rebuild-chain", "--json", path.to_str().unwrap()]);
     let recs = records(&out);
     assert!(recs.iter().any(|r| r["code"] == "stale-preserved-segment"));
     let summary = recs.last().unwrap();
@@ -142,7 +138,9 @@ const RESUME_CASES: &[(&str, &str, &str)] = &[
 #[test]
 fn resume_2_1_332_cases_for_both_loaders() {
     for (name, current, old) in RESUME_CASES {
-        let path = sample(&format!("claude-code/resume-2.1.332/{name}.jsonl"));
+        let Some(path) = shared(&format!("claude-code/resume-2.1.332/{name}.jsonl")) else {
+            return;
+        };
         assert_eq!(chain(&path, &[]), split(current), "{name} (2.1.332)");
         assert_eq!(chain(&path, &["--loader", "2.1.88"]), split(old), "{name} (2.1.88)");
     }
@@ -150,11 +148,10 @@ fn resume_2_1_332_cases_for_both_loaders() {
 
 #[test]
 fn gap_bridging_is_reported() {
-    let out = stdout_of(&[
-        "rebuild-chain",
-        "--json",
-        sample("claude-code/resume-2.1.332/B1_two_hops.jsonl").to_str().unwrap(),
-    ]);
+    let Some(path) = shared("claude-code/resume-2.1.332/B1_two_hops.jsonl") else {
+        return;
+    };
+    let out = stdout_of(&["rebuild-chain", "--json", path.to_str().unwrap()]);
     let recs = records(&out);
     let bridged: Vec<_> = recs.iter().filter(|r| r["code"] == "gap-bridged").collect();
     assert_eq!(bridged.len(), 2);
@@ -166,8 +163,11 @@ fn excerpt_dangling_parent_stops_the_walk_at_line_12() {
     // SOURCES.md: line 10's parent 627198fe-… is never written; the walk from the newest leaf
     // stops at line 12 and loses everything before it. The gap is 6.9 s: 2.1.332 does not
     // bridge it either.
-    let path =
-        sample("claude-code/real-excerpts/entire_38346dbfe2e0_dangling-parent-chain-break_v2.1.29.excerpt.jsonl");
+    let Some(path) =
+        shared("claude-code/real-excerpts/entire_38346dbfe2e0_dangling-parent-chain-break_v2.1.29.excerpt.jsonl")
+    else {
+        return;
+    };
     for loader in ["2.1.88", "2.1.332"] {
         let out = stdout_of(&["rebuild-chain", "--json", "--loader", loader, path.to_str().unwrap()]);
         let recs = records(&out);
@@ -181,7 +181,10 @@ fn excerpt_dangling_parent_stops_the_walk_at_line_12() {
 
 #[test]
 fn excerpt_two_records_on_one_line_are_both_lost_and_reported() {
-    let path = sample("claude-code/real-excerpts/entire_37995ebed6e4_concatenated-lines_v2.1.x.excerpt.jsonl");
+    let Some(path) = shared("claude-code/real-excerpts/entire_37995ebed6e4_concatenated-lines_v2.1.x.excerpt.jsonl")
+    else {
+        return;
+    };
     let out = cctool()
         .args(["rebuild-chain", path.to_str().unwrap()])
         .output()
@@ -210,7 +213,10 @@ fn excerpt_two_records_on_one_line_are_both_lost_and_reported() {
 
 #[test]
 fn excerpt_three_compactions_start_at_the_last_boundary() {
-    let path = sample("claude-code/real-excerpts/entire_cd95adddad32_three-compactions_v2.1.7.excerpt.jsonl");
+    let Some(path) = shared("claude-code/real-excerpts/entire_cd95adddad32_three-compactions_v2.1.7.excerpt.jsonl")
+    else {
+        return;
+    };
     let file = std::fs::read_to_string(&path).unwrap();
     let line18: serde_json::Value = serde_json::from_str(file.lines().nth(17).unwrap()).unwrap();
     assert_eq!(line18["subtype"], "compact_boundary");
@@ -220,7 +226,11 @@ fn excerpt_three_compactions_start_at_the_last_boundary() {
 
 #[test]
 fn excerpt_microcompact_is_not_a_chain_break() {
-    let path = sample("claude-code/real-excerpts/entire_25730c662552_microcompact-and-compact_v2.1.20.excerpt.jsonl");
+    let Some(path) =
+        shared("claude-code/real-excerpts/entire_25730c662552_microcompact-and-compact_v2.1.20.excerpt.jsonl")
+    else {
+        return;
+    };
     let recs = records(&stdout_of(&["-q", "rebuild-chain", path.to_str().unwrap()]));
     assert_eq!(recs[0]["subtype"], "compact_boundary");
     assert_eq!(recs[1]["isCompactSummary"], true);
@@ -228,42 +238,21 @@ fn excerpt_microcompact_is_not_a_chain_break() {
 
 #[test]
 fn excerpt_inline_sidechains_and_summary_titles_are_not_resumed() {
-    let path =
-        sample("claude-code/real-excerpts/dkimuson_fe5e1c67_v1.0.98_top-summary_inline-sidechains.excerpt.jsonl");
+    let Some(path) =
+        shared("claude-code/real-excerpts/dkimuson_fe5e1c67_v1.0.98_top-summary_inline-sidechains.excerpt.jsonl")
+    else {
+        return;
+    };
     let recs = records(&stdout_of(&["-q", "rebuild-chain", path.to_str().unwrap()]));
     assert!(!recs.is_empty());
     assert!(recs.iter().all(|r| r["isSidechain"] != true && r["type"] != "summary"));
-    let path = sample("claude-code/real-excerpts/entire_013118c3a750_top-summaries-foreign-leafs.excerpt.jsonl");
+    let Some(path) = shared("claude-code/real-excerpts/entire_013118c3a750_top-summaries-foreign-leafs.excerpt.jsonl")
+    else {
+        return;
+    };
     let recs = records(&stdout_of(&["-q", "rebuild-chain", path.to_str().unwrap()]));
     assert!(recs.iter().all(|r| r["type"] != "summary"));
     assert!(recs[0]["parentUuid"].is_null());
-}
-
-/// One compact description per Codex history item: `role:text` for messages, else the type.
-fn codex_items(path: &std::path::Path, extra: &[&str]) -> Vec<String> {
-    let mut args = vec!["-q", "rebuild-chain"];
-    args.extend_from_slice(extra);
-    args.push(path.to_str().unwrap());
-    records(&stdout_of(&args))
-        .iter()
-        .map(|r| match r["type"].as_str().unwrap() {
-            "message" => {
-                let text: String = r["content"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter_map(|c| c["text"].as_str())
-                    .collect();
-                let text = if text.starts_with("Another language model") {
-                    "<summary>".into()
-                } else {
-                    text
-                };
-                format!("{}:{}", r["role"].as_str().unwrap(), text)
-            }
-            other => other.to_string(),
-        })
-        .collect()
 }
 
 #[test]
@@ -311,7 +300,10 @@ fn codex_synthetic_samples() {
         ("synthetic_paginated_2026-08.jsonl", &["user:hello", "assistant:hi!"]),
     ];
     for (file, want) in cases {
-        let got = codex_items(&sample(&format!("codex/synthetic/{file}")), &[]);
+        let Some(path) = shared(&format!("codex/synthetic/{file}")) else {
+            return;
+        };
+        let got = codex_items(&path, &[]);
         assert_eq!(got, *want, "{file}");
     }
 }
@@ -320,7 +312,9 @@ fn codex_synthetic_samples() {
 fn codex_rollback_over_midturn_compaction_matches_the_real_client() {
     // Real Codex 0.171 discards the rolled-back turn with the compaction inside it and
     // replays the surviving items; the legacy forward replay cuts the rebuilt history.
-    let path = sample("codex/synthetic/synthetic_rollback_over_midturn_compaction.jsonl");
+    let Some(path) = shared("codex/synthetic/synthetic_rollback_over_midturn_compaction.jsonl") else {
+        return;
+    };
     assert_eq!(
         codex_items(&path, &[]),
         [
@@ -344,7 +338,9 @@ fn codex_rollback_over_midturn_compaction_matches_the_real_client() {
 
 #[test]
 fn codex_torn_last_line_is_reported_not_fatal() {
-    let path = sample("codex/synthetic/synthetic_paginated_2026-08.jsonl");
+    let Some(path) = shared("codex/synthetic/synthetic_paginated_2026-08.jsonl") else {
+        return;
+    };
     let out = cctool()
         .args(["rebuild-chain", path.to_str().unwrap()])
         .output()
@@ -356,7 +352,9 @@ fn codex_torn_last_line_is_reported_not_fatal() {
 
 #[test]
 fn codex_real_union_fixture_drops_ghost_snapshots() {
-    let path = sample("codex/real/agent-sessions__stage0_codex_small.jsonl");
+    let Some(path) = shared("codex/real/agent-sessions__stage0_codex_small.jsonl") else {
+        return;
+    };
     let items = codex_items(&path, &[]);
     assert_eq!(items.len(), 16);
     assert!(items.iter().all(|i| i != "ghost_snapshot"));
@@ -461,7 +459,7 @@ fn tip_override_walks_from_the_given_uuid() {
 
 #[test]
 fn full_follows_compactions_back_and_marks_them() {
-    let path = sample(REAL_AUTO);
+    let Some(path) = shared(REAL_AUTO) else { return };
     let out = stdout_of(&["rebuild-chain", "--full", "--json", path.to_str().unwrap()]);
     let recs = records(&out);
     let summary = recs.last().unwrap();
@@ -495,7 +493,7 @@ fn json_summary_record_has_stable_fields() {
     ]);
     let summary = records(&out).pop().unwrap();
     let keys: Vec<_> = summary.as_object().unwrap().keys().cloned().collect();
-    // Field order is part of the contract (cli.md: "Field order is stable").
+    // Field order is part of the contract: JSON records keep a stable field order.
     let want = [
         "kind",
         "file",

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::util::{fixture, records, sample, stdout_of};
+use crate::util::{fixture, records, shared, stdout_of};
 
 fn sessions(args: &[&str]) -> Vec<Value> {
     let mut all = vec!["scan", "--json"];
@@ -12,10 +12,12 @@ fn sessions(args: &[&str]) -> Vec<Value> {
 
 #[test]
 fn samples_match_hand_checked_counts() {
-    let recs = sessions(&[
-        sample("claude-code/real").to_str().unwrap(),
-        sample("codex/real").to_str().unwrap(),
-    ]);
+    let Some([claude, codex]) =
+        crate::util::shared_all(&["claude-code/real", "codex/real"]).map(|d| <[_; 2]>::try_from(d).unwrap())
+    else {
+        return;
+    };
+    let recs = sessions(&[claude.to_str().unwrap(), codex.to_str().unwrap()]);
     let by_name = |part: &str| {
         recs.iter()
             .find(|r| r["path"].as_str().is_some_and(|p| p.contains(part)))
@@ -46,7 +48,8 @@ fn samples_match_hand_checked_counts() {
         "-q",
         "rebuild-chain",
         "--api-view",
-        sample("claude-code/real/entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl")
+        claude
+            .join("entire_a6e4c2a0fbd1_auto-compact_v2.0.76.jsonl")
             .to_str()
             .unwrap(),
     ]);
@@ -87,7 +90,10 @@ fn samples_match_hand_checked_counts() {
 
 #[test]
 fn excerpts_counts() {
-    let recs = sessions(&[sample("claude-code/real-excerpts").to_str().unwrap()]);
+    let Some(dir) = shared("claude-code/real-excerpts") else {
+        return;
+    };
+    let recs = sessions(&[dir.to_str().unwrap()]);
     let get = |part: &str| {
         recs.iter()
             .find(|r| r["path"].as_str().is_some_and(|p| p.contains(part)))
@@ -148,15 +154,15 @@ fn subagents_are_found_beside_their_session_and_linked() {
 
 #[test]
 fn piped_output_is_a_plain_table_and_json_only_when_asked() {
-    let path = sample("claude-code/real");
+    let path = fixture("claude/summaries");
     let out = stdout_of(&["scan", "--sort", "size", path.to_str().unwrap()]);
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with(" last activity"), "{out}");
     assert!(
-        lines[1].contains("500.9 KiB") && lines[1].contains("1 (manual)"),
+        lines[1].contains("6.1 KiB") && lines[1].contains("3 (auto)") && lines[1].ends_with("template_eras.jsonl"),
         "{out}"
     );
-    assert!(lines[3].starts_with(" total"), "{out}");
+    assert!(lines[4].starts_with(" total") && lines[4].contains("3 files"), "{out}");
     assert!(!out.contains('{') && !out.contains('│'));
     assert!(out.lines().all(|l| !l.ends_with(' ')));
 }
@@ -165,23 +171,27 @@ fn piped_output_is_a_plain_table_and_json_only_when_asked() {
 fn a_terminal_gets_a_framed_table() {
     // Under a real pseudo-terminal (util-linux `script`), when available.
     let Ok(status) = std::process::Command::new("script").arg("--version").output() else {
-        eprintln!("SKIPPED: `script` is not installed");
+        crate::util::skip_notice("`script` (util-linux) not installed");
         return;
     };
     if !status.status.success() {
-        eprintln!("SKIPPED: `script` does not work here");
+        crate::util::skip_notice("`script` (util-linux) does not work here");
         return;
     }
     let bin = assert_cmd::cargo::cargo_bin("cctool");
-    let cmd = format!("{} scan {}", bin.display(), sample("claude-code/real").display());
+    let cmd = format!("{} scan {}", bin.display(), fixture("claude/chain").display());
     let out = std::process::Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("┌") && text.contains("│ last activity") && text.contains("…/real/entire_"),
-        "{text}"
-    );
+    assert!(text.contains("┌") && text.contains("│ last activity"), "{text}");
+    // One framed row per session (a long path wraps onto more lines, which start blank).
+    let rows = text.lines().filter(|l| l.starts_with("│ 20")).count();
+    let sessions = crate::util::fixture_files(&["claude/chain"])
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
+        .count();
+    assert_eq!(rows, sessions, "{text}");
 }

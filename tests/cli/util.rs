@@ -20,59 +20,99 @@ pub fn fixture(rel: &str) -> PathBuf {
     root().join("fixtures").join(rel)
 }
 
-/// The shared samples folder beside the project, when this checkout has one. A clean clone
-/// has none: tests that compare against it then skip (see [`shared`]).
-pub fn shared_dir() -> Option<PathBuf> {
-    let p = root().join("../shared/samples");
-    p.is_dir().then_some(p)
-}
+include!("shared_lookup.rs");
 
-/// A file of the shared samples, or `None` after a one-line notice on stderr when the folder
-/// is absent (a clean clone): the caller returns early, so the test is reported as skipped
-/// rather than failed. A file missing from a folder that is present is still a failure.
-///
-/// ```ignore
-/// let Some(path) = shared("claude-code/real/x.jsonl") else { return };
-/// ```
-pub fn shared(rel: &str) -> Option<PathBuf> {
-    let Some(dir) = shared_dir() else {
-        skip_notice("../shared/samples not present");
-        return None;
-    };
-    let p = dir.join(rel);
-    assert!(p.exists(), "missing shared sample {}", p.display());
-    Some(p)
-}
+/// The fixture folders that hold well-formed Claude Code transcripts and Codex rollouts.
+pub const TRANSCRIPT_FIXTURE_DIRS: &[&str] = &[
+    "claude",
+    "claude/api",
+    "claude/chain",
+    "claude/summaries",
+    "codex",
+    "codex/chain",
+    "codex/summaries",
+    "compact",
+];
 
-/// Every file in these folders of the shared samples, sorted; `None` as for [`shared`].
-#[allow(dead_code)] // used as the tests move off `sample`
-pub fn shared_files(dirs: &[&str]) -> Option<Vec<PathBuf>> {
-    shared("")?;
-    Some(sample_files(dirs))
-}
-
-/// Says once per test, on stderr, that a check was skipped and why.
-pub fn skip_notice(why: &str) {
-    let test = std::thread::current().name().unwrap_or("?").to_string();
-    eprintln!("skipped: {why} ({test})");
-}
-
-/// A file of the shared samples (present in the workplace and in CI beside the project).
-pub fn sample(rel: &str) -> PathBuf {
-    let p = root().join("../shared/samples").join(rel);
-    assert!(p.exists(), "missing shared sample {}", p.display());
-    p
-}
-
-/// Every file in these folders of the shared samples, sorted.
-pub fn sample_files(dirs: &[&str]) -> Vec<PathBuf> {
+/// Every file directly in these fixture folders, sorted.
+pub fn fixture_files(dirs: &[&str]) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = dirs
         .iter()
-        .flat_map(|d| std::fs::read_dir(sample(d)).expect("sample folder"))
+        .flat_map(|d| std::fs::read_dir(fixture(d)).unwrap_or_else(|e| panic!("fixtures/{d}: {e}")))
         .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_file())
         .collect();
     files.sort();
     files
+}
+
+/// Every file in these folders of the shared samples, sorted; `None` as for [`shared`] (one
+/// notice, however many folders).
+pub fn shared_files(dirs: &[&str]) -> Option<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = shared_all(dirs)?
+        .into_iter()
+        .flat_map(|d| std::fs::read_dir(d).expect("sample folder"))
+        .map(|e| e.expect("entry").path())
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+/// The two real clients the harness in `scripts/realclient/` runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Client {
+    ClaudeCode,
+    Codex,
+}
+
+/// The harness script that resumes a file with `client`, or `None` after a one-line notice
+/// when the client is not installed (`scripts/realclient/install.sh`). `CCTOOL_HARNESS` names
+/// another harness folder with the same interface; `CCTOOL_REALCLIENTS` the install root.
+pub fn realclient(client: Client) -> Option<PathBuf> {
+    let harness = std::env::var_os("CCTOOL_HARNESS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("scripts/realclient"));
+    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cctool-realclients")));
+    let (script, name) = match client {
+        Client::ClaudeCode => ("cc-resume-view.sh", "Claude Code 2.1.332"),
+        Client::Codex => ("codex-resume-view.sh", "Codex 0.171"),
+    };
+    let installed = installs.is_some_and(|home| match client {
+        Client::ClaudeCode => home
+            .join("cc/node_modules/@anthropic-ai/claude-code/bin/claude.exe")
+            .is_file(),
+        Client::Codex => std::fs::read_dir(home.join("codex/node_modules/@openai"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().starts_with("codex-linux-")),
+    });
+    if !installed {
+        skip_notice(&format!("{name} not installed (scripts/realclient/install.sh)"));
+        return None;
+    }
+    let script = harness.join(script);
+    assert!(script.is_file(), "missing harness script {}", script.display());
+    Some(script)
+}
+
+/// Resumes `file` with the harness `script` and returns what the client sent, raw.
+pub fn resume_with(script: &std::path::Path, file: &std::path::Path) -> serde_json::Value {
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .arg(file)
+        .arg("say ok")
+        .output()
+        .expect("run the harness");
+    assert!(
+        out.status.success(),
+        "{} sent nothing: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the harness prints JSON")
 }
 
 /// The folders of Claude Code samples (real files, excerpts, hand-written cases, resume cases).
@@ -120,6 +160,34 @@ pub fn chain(path: &std::path::Path, extra: &[&str]) -> Vec<String> {
     args.extend_from_slice(extra);
     args.push(p);
     uuid_tails(&stdout_of(&args), 2)
+}
+
+/// One compact description per Codex history item that `rebuild-chain` prints: `role:text`
+/// for messages (a local compaction summary as `<summary>`), else the type.
+pub fn codex_items(path: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let mut args = vec!["-q", "rebuild-chain"];
+    args.extend_from_slice(extra);
+    args.push(path.to_str().unwrap());
+    records(&stdout_of(&args))
+        .iter()
+        .map(|r| match r["type"].as_str().unwrap() {
+            "message" => {
+                let text: String = r["content"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(|c| c["text"].as_str())
+                    .collect();
+                let text = if text.starts_with("Another language model") {
+                    "<summary>".into()
+                } else {
+                    text
+                };
+                format!("{}:{}", r["role"].as_str().unwrap(), text)
+            }
+            other => other.to_string(),
+        })
+        .collect()
 }
 
 pub fn split(s: &str) -> Vec<String> {

@@ -1,0 +1,95 @@
+# Sourced by cc-resume-view.sh and codex-resume-view.sh: the parts both clients share.
+# Expects NAME (the script's name for messages) to be set by the caller.
+
+LIB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+PY=$LIB/realclient.py
+
+fail() {  # CODE MESSAGE
+  echo "$NAME: $2" >&2
+  exit "$1"
+}
+
+# Reads FILE [PROMPT], checks them, makes the run directory RUN under the install root and
+# arranges for its removal (VIEW_KEEP=1 keeps it).
+setup() {  # FILE [PROMPT]
+  [ $# -ge 1 ] && [ -n "$1" ] || fail 2 "usage: $NAME FILE.jsonl [PROMPT]"
+  command -v python3 >/dev/null || fail 2 "python3 is needed"
+  INPUT=$1
+  PROMPT=${2:-${VIEW_PROMPT:-say ok}}
+  [ -f "$INPUT" ] && [ -r "$INPUT" ] || fail 2 "cannot read $INPUT"
+  INPUT=$(cd "$(dirname "$INPUT")" && pwd)/$(basename "$INPUT")
+  LIMIT=${VIEW_TIMEOUT:-120}
+  ROOT=${CCTOOL_REALCLIENTS:-$HOME/.cache/cctool-realclients}
+  mkdir -p "$ROOT/runs" 2>/dev/null || fail 2 "cannot create $ROOT/runs"
+  ROOT=$(cd "$ROOT" && pwd)
+}
+
+new_run() {  # PREFIX
+  RUN=$(mktemp -d "$ROOT/runs/$1.XXXXXX") || fail 2 "cannot create a run directory under $ROOT/runs"
+  trap 'finish' EXIT
+  mkdir -p "$RUN/home" "$RUN/work" "$RUN/dump" "$RUN/tmp"
+}
+
+finish() {
+  if [ "${VIEW_KEEP:-0}" = 1 ]; then
+    echo "$NAME: run directory kept: $RUN" >&2
+  else
+    rm -rf "$RUN"
+  fi
+}
+
+# Writes RUN/go.sh, which runs PREPARE, starts the client in the background under `timeout`,
+# waits for it, clears what is left of its process group and stores its exit status.
+# CLIENT_CMD and PREPARE are command lines quoted for bash; the mock's port is known only
+# inside the namespace, so they refer to it as \$MOCK_PORT.
+write_launcher() {  # CLIENT_CMD [PREPARE]
+  cat > "$RUN/go.sh" <<EOF
+cd "$RUN/work" || exit 90
+${2:-}
+timeout -k 5 $LIMIT $1 > "$RUN/client.out" 2> "$RUN/client.err" < /dev/null &
+pid=\$!
+wait \$pid
+echo \$? > "$RUN/client.status"
+kill -- -\$pid 2>/dev/null
+exit 0
+EOF
+}
+
+# Runs RUN/go.sh beside the mock model API, inside a network namespace that has only a
+# loopback interface when one can be made (`unshare -n` as root, `unshare -rn` otherwise), so
+# nothing the client tries can leave the machine.
+run_isolated() {
+  local how=
+  if [ "${VIEW_NETNS:-1}" = 1 ]; then
+    if unshare -n true 2>/dev/null; then how="unshare -n"
+    elif unshare -rn true 2>/dev/null; then how="unshare -rn"
+    else echo "$NAME: warning: no network namespace (unshare -n failed); the client runs with the host's network" >&2
+    fi
+  fi
+  VIEW_NEW_NETNS=${how:+1} $how bash "$LIB/beside-mock.sh" "$RUN" "$RUN/go.sh"
+}
+
+# Prints the request the client sent (or the whole body with VIEW_BODY=1; normalised with
+# VIEW_NORMALISE=1), or explains on stderr and exits 1 when it sent none.
+print_request() {  # claude|codex WHAT
+  local status body=
+  status=$(cat "$RUN/client.status" 2>/dev/null || echo "?")
+  [ "${VIEW_BODY:-0}" = 1 ] && body=--body
+  if ! python3 "$PY" pick "$1" "$RUN/dump" "$PROMPT" $body > "$RUN/request.json"; then
+    {
+      echo "$NAME: the client sent no $2 request (its exit status: $status)"
+      echo "--- end of the client's stdout"
+      tail -c 2000 "$RUN/client.out" 2>/dev/null
+      echo "--- end of the client's stderr"
+      grep -v 'could not create PATH aliases' "$RUN/client.err" 2>/dev/null | tail -c 3000
+    } >&2
+    exit 1
+  fi
+  if [ "${VIEW_NORMALISE:-0}" = 1 ]; then
+    python3 "$PY" normalise "$1" "$RUN/request.json" || exit 1
+  else
+    cat "$RUN/request.json"
+  fi
+  [ "$status" = 0 ] || echo "$NAME: note: the client exited with status $status" >&2
+  exit 0
+}

@@ -1,0 +1,389 @@
+#!/usr/bin/env python3
+"""Helpers of the real-client harness (Python standard library only).
+
+    realclient.py mock DUMP_DIR PORT_FILE [REPLY]   serve the loopback model API
+    realclient.py claude-session FILE               session id to install a transcript under
+    realclient.py codex-install FILE                JSON: thread id, rollout path, provider, model
+    realclient.py pick claude|codex DUMP_DIR PROMPT [--body]
+                                                    print the model request the client sent
+    realclient.py normalise claude|codex [FILE]     drop what the client adds by itself
+
+`pick` exits 3 when no model request was recorded. Nothing here reaches beyond 127.0.0.1.
+"""
+import gzip
+import json
+import os
+import re
+import sys
+import threading
+import time
+import uuid
+import zlib
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+# ---- reading session files ---------------------------------------------------------------------
+
+def json_lines(path):
+    """Every line of FILE that parses as JSON (a BOM, blank and broken lines are passed over, as
+    the clients pass them over)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    for line in data.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            yield json.loads(line)
+        except ValueError:
+            pass
+
+
+def claude_session(path):
+    """Claude Code finds a transcript by its file name, which is the session id: keep the name
+    when it is one, else use the first sessionId written in the file, else a new id."""
+    name = os.path.basename(path)
+    stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else name
+    if re.fullmatch(UUID, stem):
+        return stem
+    for rec in json_lines(path):
+        sid = rec.get("sessionId") if isinstance(rec, dict) else None
+        if isinstance(sid, str) and re.fullmatch(UUID, sid):
+            return sid
+    return str(uuid.uuid4())
+
+
+def codex_install(path):
+    """Codex resumes a thread by id, found by scanning sessions/YYYY/MM/DD/rollout-STAMP-ID.jsonl:
+    the id and start time come from the file's header (session_meta, or the bare header object
+    of the 2025 format), the model from its last turn context."""
+    thread = started = provider = model = None
+    for n, rec in enumerate(json_lines(path)):
+        if not isinstance(rec, dict):
+            continue
+        kind = rec.get("type")
+        payload = rec.get("payload") if isinstance(rec.get("payload"), dict) else {}
+        if kind == "session_meta" and thread is None:
+            thread = payload.get("id") or payload.get("session_id")
+            started = payload.get("timestamp") or rec.get("timestamp")
+            provider = payload.get("model_provider")
+        elif n == 0 and kind is None and "id" in rec:
+            thread, started = rec.get("id"), rec.get("timestamp")
+        elif kind == "turn_context" and payload.get("model"):
+            model = payload["model"]
+    named = re.search(r"rollout-(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d)-(" + UUID + r")\.jsonl$", os.path.basename(path))
+    if thread is None and named:
+        thread = named.group(2)
+    thread = thread or str(uuid.uuid4())
+    if named and named.group(2) == thread:
+        stamp = named.group(1)
+    else:
+        try:
+            when = datetime.fromisoformat(str(started).replace("Z", "+00:00"))
+        except ValueError:
+            when = datetime.now(timezone.utc)
+        stamp = when.strftime("%Y-%m-%dT%H-%M-%S")
+    rel = "sessions/{}/{}/{}/rollout-{}-{}.jsonl".format(stamp[:4], stamp[5:7], stamp[8:10], stamp, thread)
+    return {"id": thread, "relpath": rel, "provider": provider or "openai", "model": model}
+
+
+# ---- the loopback model API --------------------------------------------------------------------
+
+def event(name, data):
+    return "event: {}\ndata: {}\n\n".format(name, json.dumps(data)).encode()
+
+
+class ModelApi(BaseHTTPRequestHandler):
+    """Records every request as DUMP/NNNN.json and answers like the two model APIs would, with a
+    one-word reply that ends the turn."""
+
+    protocol_version = "HTTP/1.1"
+    dump = "."
+    reply = "ok"
+    counter = [0]
+    lock = threading.Lock()
+
+    def log_message(self, fmt, *args):
+        sys.stderr.write("mock: {} {}\n".format(self.command, self.path))
+
+    def body_bytes(self):
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            out = bytearray()
+            while True:
+                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return bytes(out)
+                out += self.rfile.read(size)
+                self.rfile.readline()
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length else b""
+
+    def save(self, raw):
+        with self.lock:
+            self.counter[0] += 1
+            n = self.counter[0]
+        encoding = (self.headers.get("Content-Encoding") or "").lower()
+        try:
+            if encoding == "gzip":
+                raw = gzip.decompress(raw)
+            elif encoding == "deflate":
+                raw = zlib.decompress(raw)
+            elif encoding == "zstd":
+                import zstandard  # not in the standard library: used when installed
+
+                raw = zstandard.ZstdDecompressor().decompressobj().decompress(raw)
+        except Exception:
+            pass
+        entry = {"n": n, "t": time.time(), "method": self.command, "path": self.path,
+                 "headers": dict(self.headers.items()), "body": None}
+        if raw:
+            try:
+                entry["body"] = json.loads(raw)
+            except ValueError:
+                entry["raw"] = raw[:200000].decode("utf-8", "replace")
+        tmp = os.path.join(self.dump, "{:04d}.json.part".format(n))
+        with open(tmp, "w") as f:
+            json.dump(entry, f)
+        os.replace(tmp, tmp[: -len(".part")])
+        return entry["body"] if isinstance(entry["body"], dict) else {}
+
+    def answer(self, status, payload, content_type="application/json", headers=()):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def stream(self, chunks, headers=()):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        for c in chunks:
+            self.wfile.write(c)
+            self.wfile.flush()
+        self.close_connection = True
+
+    def anthropic_messages(self, body):
+        usage = {"input_tokens": 10, "output_tokens": 1, "cache_creation_input_tokens": 0,
+                 "cache_read_input_tokens": 0}
+        message = {"id": "msg_mock_" + uuid.uuid4().hex[:20], "type": "message", "role": "assistant",
+                   "model": body.get("model", "claude-mock"), "content": [], "stop_reason": None,
+                   "stop_sequence": None, "usage": usage}
+        headers = [("request-id", "req_mock_" + uuid.uuid4().hex[:16]),
+                   ("anthropic-ratelimit-unified-status", "allowed")]
+        if not body.get("stream"):
+            done = dict(message, content=[{"type": "text", "text": self.reply}], stop_reason="end_turn")
+            return self.answer(200, json.dumps(done).encode(), headers=headers)
+        self.stream([
+            event("message_start", {"type": "message_start", "message": message}),
+            event("content_block_start", {"type": "content_block_start", "index": 0,
+                                          "content_block": {"type": "text", "text": ""}}),
+            event("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                          "delta": {"type": "text_delta", "text": self.reply}}),
+            event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            event("message_delta", {"type": "message_delta", "usage": {"output_tokens": 1},
+                                    "delta": {"stop_reason": "end_turn", "stop_sequence": None}}),
+            event("message_stop", {"type": "message_stop"}),
+        ], headers)
+
+    def openai_responses(self, body):
+        item_id = "msg_mock_" + uuid.uuid4().hex[:20]
+        response = {"id": "resp_mock_" + uuid.uuid4().hex[:20], "object": "response",
+                    "created_at": int(time.time()), "model": body.get("model", "gpt-mock"),
+                    "status": "in_progress", "output": []}
+        part = {"type": "output_text", "text": self.reply, "annotations": []}
+        item = {"type": "message", "id": item_id, "status": "completed", "role": "assistant", "content": [part]}
+        usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 1,
+                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 11}
+        at = {"item_id": item_id, "output_index": 0, "content_index": 0}
+        steps = [
+            ("response.created", {"response": response}),
+            ("response.in_progress", {"response": response}),
+            ("response.output_item.added", {"output_index": 0,
+                                            "item": dict(item, status="in_progress", content=[])}),
+            ("response.content_part.added", dict(at, part=dict(part, text=""))),
+            ("response.output_text.delta", dict(at, delta=self.reply)),
+            ("response.output_text.done", dict(at, text=self.reply)),
+            ("response.content_part.done", dict(at, part=part)),
+            ("response.output_item.done", {"output_index": 0, "item": item}),
+            ("response.completed", {"response": dict(response, status="completed", output=[item], usage=usage)}),
+        ]
+        self.stream([event(name, dict(data, type=name, sequence_number=i)) for i, (name, data) in enumerate(steps)],
+                    [("x-request-id", "req_mock_" + uuid.uuid4().hex[:16])])
+
+    def do_POST(self):
+        body = self.save(self.body_bytes())
+        route = self.path.split("?")[0].rstrip("/")
+        if route.endswith("/v1/messages/count_tokens"):
+            return self.answer(200, b'{"input_tokens": 1000}')
+        if route.endswith("/v1/messages"):
+            return self.anthropic_messages(body)
+        if route.endswith("/responses"):
+            return self.openai_responses(body)
+        self.answer(200, b"{}")
+
+    def do_GET(self):
+        self.save(b"")
+        if (self.headers.get("Upgrade") or "").lower() == "websocket":
+            # Codex tries a WebSocket first; a 426 sends it to plain HTTP at once (a 200 or a
+            # dropped connection costs seconds of retries).
+            return self.answer(426, b'{"error":{"message":"no websocket here"}}')
+        if self.path.split("?")[0].rstrip("/").endswith("/models"):
+            listing = {"object": "list", "models": [],
+                       "data": [{"id": "gpt-mock", "object": "model", "created": 0, "owned_by": "mock"}]}
+            return self.answer(200, json.dumps(listing).encode())
+        self.answer(200, b"{}")
+
+    def do_HEAD(self):
+        self.save(b"")
+        self.answer(200, b"")
+
+    do_PUT = do_PATCH = do_DELETE = do_POST
+
+
+def serve(dump, port_file, reply):
+    os.makedirs(dump, exist_ok=True)
+    ModelApi.dump, ModelApi.reply = dump, reply
+    server = ThreadingHTTPServer(("127.0.0.1", 0), ModelApi)
+    server.daemon_threads = True
+    with open(port_file + ".part", "w") as f:
+        f.write(str(server.server_address[1]))
+    os.replace(port_file + ".part", port_file)  # the port appears whole, once listening
+    server.serve_forever()
+
+
+# ---- picking and normalising the request -------------------------------------------------------
+
+def text_of(value):
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(text_of(v) for v in value)
+    if isinstance(value, dict):
+        return "\n".join(text_of(value[k]) for k in ("text", "content") if isinstance(value.get(k), (str, list)))
+    return ""
+
+
+def pick(client, dump, prompt):
+    """The request of the resumed turn: the first model request whose last user message holds the
+    prompt (a client may send side requests first), else the largest. Returns (chosen, count)."""
+    key = "messages" if client == "claude" else "input"
+    requests = []
+    for name in sorted(os.listdir(dump)):
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(dump, name)) as f:
+                entry = json.load(f)
+        except ValueError:
+            continue
+        route = entry.get("path", "").split("?")[0]
+        model_call = (route.endswith("/v1/messages") if client == "claude" else route.endswith("/responses"))
+        if entry.get("method") == "POST" and model_call and isinstance((entry.get("body") or {}).get(key), list):
+            requests.append(entry)
+    if not requests:
+        return None, 0
+
+    def last_user(entry):
+        users = [m for m in entry["body"][key] if isinstance(m, dict) and m.get("role") == "user"]
+        return users[-1] if users else None
+
+    for entry in requests:
+        if last_user(entry) is not None and prompt in text_of(last_user(entry)):
+            return entry, len(requests)
+    return max(requests, key=lambda e: len(e["body"][key])), len(requests)
+
+
+def normalise_claude(messages):
+    """What the client adds to every request whatever the transcript: `role: system` messages
+    (newer models), the `<system-reminder>` blocks of the last user message, prompt-caching
+    markers and `is_error: false`."""
+    def clean(v):
+        if isinstance(v, dict):
+            v.pop("cache_control", None)
+            if v.get("is_error") is False:
+                del v["is_error"]
+            for x in v.values():
+                clean(x)
+        elif isinstance(v, list):
+            for x in v:
+                clean(x)
+
+    out = [m for m in messages if not (isinstance(m, dict) and m.get("role") == "system")]
+    if out and isinstance(out[-1].get("content"), list):
+        out[-1]["content"] = [b for b in out[-1]["content"]
+                              if not (isinstance(b, dict) and str(b.get("text", "")).startswith("<system-reminder>"))]
+    clean(out)
+    return out
+
+
+def normalise_codex(items):
+    """The history part of `input`: without the base instructions before it, what the client
+    puts after it for the new turn (the context messages, developer and `<environment_context>`,
+    and the prompt), and the metadata it adds to every message. Item ids stay: the client makes
+    up ids only for the messages removed here, and sends the ones written in the file."""
+    out = list(items)
+    if out and isinstance(out[0], dict) and out[0].get("role") == "developer":
+        out = out[1:]
+    if out and isinstance(out[-1], dict) and out[-1].get("role") == "user":
+        out.pop()  # the prompt
+        while out and isinstance(out[-1], dict) and (
+            out[-1].get("role") == "developer"
+            or (out[-1].get("role") == "user" and text_of(out[-1].get("content")).startswith("<environment_context>"))
+        ):
+            out.pop()
+    for m in out:
+        if isinstance(m, dict):
+            m.pop("internal_chat_message_metadata_passthrough", None)
+    return out
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    cmd, args = argv[1], argv[2:]
+    if cmd == "mock":
+        serve(args[0], args[1], args[2] if len(args) > 2 else "ok")
+    elif cmd == "claude-session":
+        print(claude_session(args[0]))
+    elif cmd == "codex-install":
+        print(json.dumps(codex_install(args[0])))
+    elif cmd == "pick":
+        client, dump, prompt = args[0], args[1], args[2]
+        chosen, count = pick(client, dump, prompt)
+        if chosen is None:
+            seen = sorted(os.listdir(dump))
+            sys.stderr.write("realclient: no model request among the {} requests recorded\n".format(len(seen)))
+            sys.exit(3)
+        if count > 1:
+            sys.stderr.write("realclient: note: {} model requests; printing request #{}\n".format(count, chosen["n"]))
+        body = chosen["body"]
+        out = body if "--body" in args else body["messages" if client == "claude" else "input"]
+        json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
+    elif cmd == "normalise":
+        client = args[0]
+        data = json.load(open(args[1]) if len(args) > 1 else sys.stdin)
+        if isinstance(data, dict):  # a whole body (VIEW_BODY=1)
+            data = data["messages" if client == "claude" else "input"]
+        out = normalise_claude(data) if client == "claude" else normalise_codex(data)
+        json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        sys.exit("realclient.py: unknown command {!r}\n{}".format(cmd, __doc__))
+
+
+if __name__ == "__main__":
+    main(sys.argv)
