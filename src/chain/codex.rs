@@ -112,7 +112,10 @@ pub fn reconstruct(rollout: &Rollout) -> History {
         .count();
     let base = (0..recs.len())
         .rev()
-        .find(|&i| survives[i] && matches!(&recs[i].1, Record::Compacted(c) if c.replacement_history.is_some()));
+        .find(|&i| {
+            survives[i]
+                && matches!(&recs[i].1, Record::Compacted(c) if c.replacement_history.is_some() && !c.skipped_by_codex)
+        });
     let mut history = History {
         discarded_turns,
         discarded_records,
@@ -148,8 +151,11 @@ pub fn replay_forward(rollout: &Rollout) -> History {
 
 fn apply(h: &mut History, rec: &Record, rollbacks: bool) {
     match rec {
-        Record::Response(item) | Record::InterAgent(item) if item.api => h.items.push(item.clone()),
-        Record::Compacted(c) => {
+        Record::Response(item) | Record::InterAgent(item) if item.api => h.items.push(Item {
+            recorded: true,
+            ..item.clone()
+        }),
+        Record::Compacted(c) if !c.skipped_by_codex => {
             h.base_line = Some(c.line);
             h.items = match &c.replacement_history {
                 Some(rh) => rh.clone(),
@@ -234,6 +240,8 @@ fn synth_user(text: &str, is_summary: bool) -> Item {
         user_text: (!is_summary && crate::formats::codex::summary_body(text).is_none()).then(|| text.to_string()),
         summary: is_summary,
         remote_compaction: false,
+        recorded: false,
+        inter_agent: false,
     }
 }
 
@@ -318,6 +326,7 @@ mod tests {
             message: "S".into(),
             replacement_history: None,
             timestamp: None,
+            skipped_by_codex: false,
         };
         let out = rebuild_legacy(&history, &c);
         // "newest" (2 tokens) fits, the big one is cut to the remaining budget, "oldest" is dropped.
