@@ -143,15 +143,23 @@ pub struct RebuildChainArgs {
     #[arg(long, value_enum, default_value_t = Replay::Current)]
     pub replay: Replay,
 
-    /// Print the `messages` Claude Code 2.1.332 sends to the model on resume instead of the
-    /// records: one {"role","content"} message per line, from the last compact boundary.
+    /// Print what the agent sends to the model on resume instead of the records: for Claude
+    /// Code 2.1.332 one {"role","content"} message per line, from the last compact boundary;
+    /// for Codex 0.171 one `input` item per line, as Codex writes it, with its send-time rules
+    /// applied.
     #[arg(long)]
     pub api_view: bool,
 
-    /// With --api-view: the prompt of the resumed turn (adds the sentinel reply when the client
-    /// would, and the prompt, merged or separate as the client does).
+    /// With --api-view: the prompt of the resumed turn (Claude Code: adds the sentinel reply when
+    /// the client would, and the prompt, merged or separate as the client does; Codex: the
+    /// prompt as the last user message).
     #[arg(long, value_name = "TEXT", requires = "api_view")]
     pub prompt: Option<String>,
+
+    /// With --api-view on a Codex rollout: the model the resumed Codex runs with (default: the
+    /// rollout's last turn_context model). It decides how much of a tool output is kept.
+    #[arg(long, value_name = "MODEL", requires = "api_view")]
+    pub codex_model: Option<String>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = ChainFormat::Jsonl)]

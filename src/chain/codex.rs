@@ -110,12 +110,10 @@ pub fn reconstruct(rollout: &Rollout) -> History {
         .zip(recs)
         .filter(|(s, r)| !**s && !matches!(r.1, Record::Event(Event::RolledBack(_))))
         .count();
-    let base = (0..recs.len())
-        .rev()
-        .find(|&i| {
-            survives[i]
-                && matches!(&recs[i].1, Record::Compacted(c) if c.replacement_history.is_some() && !c.skipped_by_codex)
-        });
+    let base = (0..recs.len()).rev().find(|&i| {
+        survives[i]
+            && matches!(&recs[i].1, Record::Compacted(c) if c.replacement_history.is_some() && !c.skipped_by_codex)
+    });
     let mut history = History {
         discarded_turns,
         discarded_records,
@@ -198,35 +196,12 @@ pub fn kept_user_messages(texts: &[&str], budget: usize) -> Vec<String> {
             kept.push((*text).to_string());
             remaining -= tokens;
         } else {
-            kept.push(truncate_middle(text, remaining));
+            kept.push(super::codex_api::truncate_tokens(text, remaining));
             break;
         }
     }
     kept.reverse();
     kept
-}
-
-/// Keeps the head and tail of `text` within `tokens` (4 bytes each), on char boundaries,
-/// with Codex's marker in between.
-fn truncate_middle(text: &str, tokens: usize) -> String {
-    let budget = tokens * 4;
-    if text.len() <= budget {
-        return text.to_string();
-    }
-    let removed = approx_tokens(text.len() - budget);
-    let mut head_end = budget / 2;
-    while !text.is_char_boundary(head_end) {
-        head_end -= 1;
-    }
-    let mut tail_start = text.len() - (budget - budget / 2);
-    while !text.is_char_boundary(tail_start) {
-        tail_start += 1;
-    }
-    format!(
-        "{}…{removed} tokens truncated…{}",
-        &text[..head_end],
-        &text[tail_start..]
-    )
 }
 
 fn synth_user(text: &str, is_summary: bool) -> Item {
@@ -307,10 +282,10 @@ mod tests {
 
     #[test]
     fn truncation_respects_char_boundaries() {
-        let t = truncate_middle(&"é".repeat(100), 10);
+        let t = super::super::codex_api::truncate_tokens(&"é".repeat(100), 10);
         assert!(t.contains("tokens truncated"));
         let s = "é".repeat(1000);
-        let t = truncate_middle(&s, 10);
+        let t = super::super::codex_api::truncate_tokens(&s, 10);
         assert!(t.len() < 100, "{t}");
         assert!(t.starts_with('é') && t.ends_with('é'));
     }

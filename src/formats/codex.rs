@@ -175,6 +175,8 @@ pub struct Rollout {
     pub unresumable: Option<String>,
     /// A `session_meta` line was read (the first one is the one Codex checks).
     meta_seen: bool,
+    /// `response_item` lines Codex cannot read into its types, so skips.
+    pub unreadable_items: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -555,9 +557,8 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
                         ));
                     }
                     LStr::Other => {
-                        out.unresumable = Some(
-                            "its session_meta history_mode is not a string, and Codex refuses the file".into(),
-                        );
+                        out.unresumable =
+                            Some("its session_meta history_mode is not a string, and Codex refuses the file".into());
                     }
                 }
             }
@@ -673,7 +674,18 @@ fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
             }
             out.records.push((no, Record::Response(item)));
         }
-        None => out.records.push((no, Record::Other)),
+        None => {
+            out.unreadable_items += 1;
+            let why = codex_items::parse_item(raw).err().unwrap_or_else(|| "no type".into());
+            out.diagnostics.push(Diagnostic::new(
+                out.file.clone(),
+                Some(no),
+                "unreadable-item",
+                Severity::Warning,
+                format!("history item Codex cannot read ({why}); Codex skips this line"),
+            ));
+            out.records.push((no, Record::Other));
+        }
     }
 }
 

@@ -400,7 +400,8 @@ fn is_agent_path(p: &str) -> bool {
     names.split('/').all(|n| {
         !n.is_empty()
             && !matches!(n, "root" | "." | "..")
-            && n.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && n.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
     })
 }
 
@@ -500,7 +501,7 @@ impl Wire {
 }
 
 /// Which output answers a call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CallKind {
     /// `function_call_output` (function calls and local shell calls).
     Function,
@@ -566,7 +567,10 @@ mod tests {
             ("__a", false),
             ("", false),
         ] {
-            let raw = format!(r#"{{"type":"message","role":"user","content":[],"id":{}}}"#, serde_json::json!(id));
+            let raw = format!(
+                r#"{{"type":"message","role":"user","content":[],"id":{}}}"#,
+                serde_json::json!(id)
+            );
             assert_eq!(parse_item(&raw).unwrap().id().is_some(), kept, "{id:?}");
         }
         assert!(parse_item(r#"{"type":"message","role":"user","content":[],"id":5}"#).is_err());
@@ -595,7 +599,9 @@ mod tests {
     #[test]
     fn a_key_written_twice_takes_its_last_value() {
         assert_eq!(
-            sent(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"1"}],"content":[{"type":"input_text","text":"2"}]}"#),
+            sent(
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"1"}],"content":[{"type":"input_text","text":"2"}]}"#
+            ),
             r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"2"}]}"#
         );
     }
