@@ -741,6 +741,8 @@ pub struct CodexView {
     pub model: ModelInfo,
     /// Lines of items kept as written although the client would change them (C11).
     pub not_reproduced: Vec<u64>,
+    /// History items Codex cannot read, with why (C1): their lines are skipped.
+    pub unreadable: Vec<(Option<u64>, String)>,
 }
 
 impl CodexView {
@@ -810,9 +812,17 @@ pub fn api_view(
     }
     let model = ModelInfo::for_slug(model.map(str::to_string).or_else(|| rollout_model(rollout)).as_deref());
     let mut fired = BTreeMap::new();
-    if rollout.unreadable_items > 0 {
-        fired.insert("C1", rollout.unreadable_items as usize);
+    // User messages Codex cannot read were left out when the file was read; those after the
+    // history's base would otherwise be in it.
+    let skipped_early = rollout
+        .unreadable_lines
+        .iter()
+        .filter(|&&l| history.base_line.is_none_or(|b| l > b))
+        .count();
+    if skipped_early > 0 {
+        fired.insert("C1", skipped_early);
     }
+    let mut unreadable = Vec::new();
     let mut items: Vec<Wire> = Vec::with_capacity(history.items.len());
     let mut lines: Vec<Option<u64>> = Vec::with_capacity(history.items.len());
     let mut released = src.releaser();
@@ -830,10 +840,13 @@ pub fn api_view(
         } else {
             w::parse_item(&raw)
         };
-        let Ok(mut wire) = parsed else {
-            // The reader keeps only items Codex reads; a file changed since is read as it is now.
-            bump(&mut fired, "C1");
-            continue;
+        let mut wire = match parsed {
+            Ok(w) => w,
+            Err(why) => {
+                bump(&mut fired, "C1");
+                unreadable.push((line, why));
+                continue;
+            }
         };
         if item.inter_agent {
             bump(&mut fired, "C10");
@@ -877,6 +890,7 @@ pub fn api_view(
         fired,
         model,
         not_reproduced,
+        unreadable,
     }))
 }
 

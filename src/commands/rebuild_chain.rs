@@ -472,6 +472,15 @@ fn codex_api_view(
             return Ok(record);
         }
     };
+    for (line, why) in &view.unreadable {
+        diags.push(Diagnostic::new(
+            src.name(),
+            *line,
+            "unreadable-item",
+            Severity::Warning,
+            format!("history item Codex cannot read ({why}); Codex skips this line"),
+        ));
+    }
     for line in &view.not_reproduced {
         diags.push(Diagnostic::new(
             src.name(),

@@ -52,10 +52,15 @@ pub fn is_rollout_type(ty: &str) -> bool {
 
 /// ResponseItem `type`s (payloads of `response_item`, items of `replacement_history`).
 pub fn is_response_item_type(ty: &str) -> bool {
-    is_api_item_type(ty) || matches!(ty, "ghost_snapshot" | "compaction_trigger")
+    is_api_item_type(ty)
+        || matches!(
+            ty,
+            "ghost_snapshot" | "compaction_trigger" | "mcp_tool_call" | "mcp_tool_call_output"
+        )
 }
 
-/// Items Codex sends to the model; everything else deserialises to `Other` and is dropped.
+/// Items Codex 0.171 records and sends (`is_api_message`); everything else reads as `Other` and
+/// is dropped from a `response_item` line.
 fn is_api_item_type(ty: &str) -> bool {
     matches!(
         ty,
@@ -74,8 +79,7 @@ fn is_api_item_type(ty: &str) -> bool {
             | "compaction"
             | "compaction_summary"
             | "context_compaction"
-            | "mcp_tool_call"
-            | "mcp_tool_call_output"
+            | "additional_tools"
     )
 }
 
@@ -175,8 +179,9 @@ pub struct Rollout {
     pub unresumable: Option<String>,
     /// A `session_meta` line was read (the first one is the one Codex checks).
     meta_seen: bool,
-    /// `response_item` lines Codex cannot read into its types, so skips.
-    pub unreadable_items: u64,
+    /// Lines of `response_item` user messages Codex cannot read into its types, so skips
+    /// (other items are checked when a request is built).
+    pub unreadable_lines: Vec<u64>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -338,10 +343,17 @@ fn item_head(raw: &str) -> Option<ItemHead<'_>> {
 }
 
 /// Classifies one ResponseItem given as raw JSON at `offset` of the file; `raw` is valid JSON
-/// (see `item_head`). `None` for an item Codex cannot read into its types: it skips the line
-/// (or, inside a `replacement_history`, the whole `compacted` line).
-pub fn classify_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
-    let wire = codex_items::parse_item(raw).ok()?;
+/// (see `item_head`). `None` for an item that Codex cannot read and that matters to the
+/// reconstruction: a user message (it opens a turn), or with `strict` any item (a
+/// `replacement_history` item, whose failure makes Codex skip the whole `compacted` line).
+/// Other items are checked when their request is built (`--api-view`): reading every tool
+/// output into Codex's types here would double the cost of reading a rollout.
+pub fn classify_item(raw: &str, offset: u64, line: u64, strict: bool) -> Option<Item> {
+    let wire = if strict {
+        Some(codex_items::parse_item(raw).ok()?)
+    } else {
+        None
+    };
     let (ty, role) = match item_head(raw) {
         Some(head) => (head.ty.as_str()?.to_string(), head.role.as_str().map(str::to_string)),
         // A key written twice: Codex takes its last value, as a JSON value does.
@@ -357,7 +369,7 @@ pub fn classify_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
             len: u32::try_from(raw.len()).ok()?,
             line,
         },
-        api: wire.is_api(),
+        api: is_api_item_type(&ty),
         user_turn: ty == "agent_message",
         context: false,
         user_text: None,
@@ -368,29 +380,38 @@ pub fn classify_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
         ty,
         role,
     };
-    if let codex_items::Wire::Message { role, content, .. } = &wire {
-        match role.as_str() {
-            "developer" => item.context = true,
-            "user" => {
-                let texts: Vec<&str> = content.iter().filter_map(codex_items::Part::text).collect();
-                let contextual = texts.iter().any(|t| {
-                    let t = t.trim_start();
-                    CONTEXTUAL_MARKERS.iter().any(|m| t.starts_with(m))
-                });
-                if contextual {
-                    item.context = true;
+    if item.ty != "message" {
+        return Some(item);
+    }
+    match item.role.as_deref() {
+        Some("system") => item.api = false,
+        Some("developer") => item.context = true,
+        Some("user") => {
+            let wire = match wire {
+                Some(w) => w,
+                None => codex_items::parse_item(raw).ok()?,
+            };
+            let codex_items::Wire::Message { content, .. } = &wire else {
+                return None;
+            };
+            let texts: Vec<&str> = content.iter().filter_map(codex_items::Part::text).collect();
+            let contextual = texts.iter().any(|t| {
+                let t = t.trim_start();
+                CONTEXTUAL_MARKERS.iter().any(|m| t.starts_with(m))
+            });
+            if contextual {
+                item.context = true;
+            } else {
+                item.user_turn = true;
+                let text: String = texts.concat();
+                if summary_body(&text).is_some() {
+                    item.summary = true;
                 } else {
-                    item.user_turn = true;
-                    let text: String = texts.concat();
-                    if summary_body(&text).is_some() {
-                        item.summary = true;
-                    } else {
-                        item.user_text = Some(text);
-                    }
+                    item.user_text = Some(text);
                 }
             }
-            _ => {}
         }
+        _ => {}
     }
     Some(item)
 }
@@ -608,7 +629,7 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
                         .into_iter()
                         .filter_map(|it| {
                             let r = it.get();
-                            let Some(item) = classify_item(r, offset_in(line, r), no) else {
+                            let Some(item) = classify_item(r, offset_in(line, r), no, true) else {
                                 unreadable = true;
                                 return None;
                             };
@@ -663,7 +684,7 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
 }
 
 fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
-    match classify_item(raw, offset, no) {
+    match classify_item(raw, offset, no, false) {
         Some(item) if item.ty == "ghost_snapshot" => {
             out.ghost_snapshots += 1;
             out.records.push((no, Record::Other));
@@ -675,7 +696,7 @@ fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
             out.records.push((no, Record::Response(item)));
         }
         None => {
-            out.unreadable_items += 1;
+            out.unreadable_lines.push(no);
             let why = codex_items::parse_item(raw).err().unwrap_or_else(|| "no type".into());
             out.diagnostics.push(Diagnostic::new(
                 out.file.clone(),

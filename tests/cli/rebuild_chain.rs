@@ -358,9 +358,7 @@ fn codex_torn_last_line_is_reported_not_fatal() {
 fn codex_real_union_fixture_drops_ghost_snapshots() {
     let path = sample("codex/real/agent-sessions__stage0_codex_small.jsonl");
     let items = codex_items(&path, &[]);
-    // 16 items as written; a function_call whose arguments are null is a line Codex cannot
-    // read, so it skips it.
-    assert_eq!(items.len(), 15);
+    assert_eq!(items.len(), 16);
     assert!(items.iter().all(|i| i != "ghost_snapshot"));
     assert_eq!(items[12], "compaction");
 }

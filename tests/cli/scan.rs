@@ -75,8 +75,7 @@ fn samples_match_hand_checked_counts() {
     assert_eq!(codex["lines"], 118);
     assert_eq!(codex["compactions"], 6);
     assert_eq!(codex["compaction_origins"], json!({"local": 1, "remote": 5}));
-    // One function_call has null arguments: Codex cannot read that line and skips it.
-    assert_eq!(codex["chain_messages"], 15);
+    assert_eq!(codex["chain_messages"], 16);
     assert_eq!(codex["leaves"], Value::Null);
 
     let total = recs.last().unwrap();
