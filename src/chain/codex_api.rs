@@ -179,8 +179,14 @@ fn longest_prefix(s: &str) -> Option<&'static str> {
 /// Codex's middle cut: the first and last halves of `max_bytes` (on character boundaries)
 /// around `…N chars truncated…` or `…N tokens truncated…`. Unchanged when it fits.
 fn cut_middle(s: &str, max_bytes: usize, tokens: bool) -> String {
+    let (head, marker, tail) = cut_middle_parts(s, max_bytes, tokens);
+    format!("{head}{marker}{tail}")
+}
+
+/// [`cut_middle`] as its three pieces: head, marker (empty when nothing is cut) and tail.
+pub fn cut_middle_parts(s: &str, max_bytes: usize, tokens: bool) -> (&str, String, &str) {
     if s.is_empty() {
-        return String::new();
+        return ("", String::new(), "");
     }
     if max_bytes == 0 {
         let removed = if tokens {
@@ -188,10 +194,10 @@ fn cut_middle(s: &str, max_bytes: usize, tokens: bool) -> String {
         } else {
             s.chars().count()
         };
-        return marker(tokens, removed);
+        return ("", marker(tokens, removed), "");
     }
     if s.len() <= max_bytes {
-        return s.to_string();
+        return (s, String::new(), "");
     }
     let left = max_bytes / 2;
     let tail_target = s.len() - (max_bytes - left);
@@ -218,7 +224,7 @@ fn cut_middle(s: &str, max_bytes: usize, tokens: bool) -> String {
     } else {
         removed_chars
     };
-    format!("{}{}{}", &s[..prefix_end], marker(tokens, removed), &s[suffix_start..])
+    (&s[..prefix_end], marker(tokens, removed), &s[suffix_start..])
 }
 
 fn marker(tokens: bool, n: usize) -> String {
@@ -918,7 +924,7 @@ mod tests {
         );
         // "é" straddles the head's end: it is cut, and counted as one char.
         let s = format!("{}é{}", "a".repeat(4), "z".repeat(10));
-        assert_eq!(truncate_text(&s, Budget::Bytes(10)), "aaaa…2 chars truncated…zzzzz");
+        assert_eq!(truncate_text(&s, Budget::Bytes(10)), "aaaa…6 chars truncated…zzzzz");
     }
 
     #[test]
