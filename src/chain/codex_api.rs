@@ -61,6 +61,7 @@ pub const RULES: &[(&str, &str)] = &[
         "C11",
         "images the client resizes or converts kept as written (cctool does not re-encode images)",
     ),
+    ("C12", "image detail left out for models served through Responses Lite"),
 ];
 
 /// Rules with counts, in report order, with what each does.
@@ -106,23 +107,23 @@ impl Budget {
     }
 }
 
-/// Models of the catalog Codex 0.171 ships: each keeps 10,000 tokens of a tool output and can
-/// take images at `original` detail.
-const CATALOG: &[&str] = &[
-    "gpt-6.2-sol",
-    "gpt-6.2-astra",
-    "gpt-6-astra",
-    "gpt-6.1-sol",
-    "gpt-6.1-terra",
-    "gpt-6-sol",
-    "gpt-6-luna",
-    "gpt-5.6-sol",
-    "gpt-5.6-terra",
-    "gpt-5.6-luna",
-    "gpt-daybreak-blue-latest",
-    "gpt-daybreak-red-latest",
-    "gpt-5.5",
-    "codex-auto-review",
+/// Models of the catalog Codex 0.171 ships, and whether each is served through Responses Lite.
+/// Each keeps 10,000 tokens of a tool output and can take images at `original` detail.
+const CATALOG: &[(&str, bool)] = &[
+    ("gpt-6.2-sol", true),
+    ("gpt-6.2-astra", true),
+    ("gpt-6-astra", true),
+    ("gpt-6.1-sol", true),
+    ("gpt-6.1-terra", true),
+    ("gpt-6-sol", true),
+    ("gpt-6-luna", true),
+    ("gpt-5.6-sol", true),
+    ("gpt-5.6-terra", true),
+    ("gpt-5.6-luna", true),
+    ("gpt-daybreak-blue-latest", true),
+    ("gpt-daybreak-red-latest", true),
+    ("gpt-5.5", false),
+    ("codex-auto-review", true),
 ];
 
 /// What the send-time rules need to know of the model a resume runs with.
@@ -135,6 +136,8 @@ pub struct ModelInfo {
     /// The recording budget, already multiplied by 1.2 as Codex does.
     pub budget: Budget,
     pub original_detail: bool,
+    /// Requests go through Responses Lite, which takes no image `detail`.
+    pub responses_lite: bool,
 }
 
 impl ModelInfo {
@@ -159,19 +162,20 @@ impl ModelInfo {
         };
         ModelInfo {
             slug: slug.map(str::to_string),
-            entry,
+            entry: entry.map(|(name, _)| name),
             budget,
             original_detail: entry.is_some(),
+            responses_lite: entry.is_some_and(|(_, lite)| lite),
         }
     }
 }
 
-fn longest_prefix(s: &str) -> Option<&'static str> {
+fn longest_prefix(s: &str) -> Option<(&'static str, bool)> {
     CATALOG
         .iter()
         .copied()
-        .filter(|c| s.starts_with(c))
-        .max_by_key(|c| c.len())
+        .filter(|(c, _)| s.starts_with(c))
+        .max_by_key(|(c, _)| c.len())
 }
 
 // ---- truncation ----------------------------------------------------------------------------
@@ -647,6 +651,33 @@ fn prepare_media(item: &mut Wire, model: &ModelInfo) -> MediaFix {
     f
 }
 
+/// Responses Lite takes no image detail: it is left out of every image (C12). Whether any was.
+fn strip_image_details(item: &mut Wire) -> bool {
+    let mut any = false;
+    let mut clear = |d: &mut Option<Detail>| any |= d.take().is_some();
+    match item {
+        Wire::Message { content, .. } => content.iter_mut().for_each(|p| {
+            if let Part::InputImage { detail, .. } = p {
+                clear(detail);
+            }
+        }),
+        Wire::FunctionCallOutput {
+            output: Output::Parts(parts),
+            ..
+        }
+        | Wire::CustomToolCallOutput {
+            output: Output::Parts(parts),
+            ..
+        } => parts.iter_mut().for_each(|p| {
+            if let OutPart::InputImage { detail, .. } = p {
+                clear(detail);
+            }
+        }),
+        _ => {}
+    }
+    any
+}
+
 // ---- calls and outputs ---------------------------------------------------------------------
 
 /// Namespace of the ids Codex derives for the outputs it adds (a UUIDv5 of `prefix:call-id`).
@@ -886,6 +917,12 @@ pub fn api_view(
     let dropped = drop_orphans(&mut items);
     if dropped > 0 {
         fired.insert("C9", dropped);
+    }
+    if model.responses_lite {
+        let stripped = items.iter_mut().map(strip_image_details).filter(|&s| s).count();
+        if stripped > 0 {
+            fired.insert("C12", stripped);
+        }
     }
     let mut out: Vec<String> = items.iter().map(Wire::to_json).collect();
     if let Some(p) = prompt {
