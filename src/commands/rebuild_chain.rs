@@ -411,8 +411,12 @@ fn codex_chain(
     for item in &history.items {
         let (bytes, line) = match &item.src {
             ItemSrc::Raw { offset, len, line } => {
-                let bytes = src.read_range(*offset, *len as usize)?.into_owned();
+                let mut bytes = src.read_range(*offset, *len as usize)?.into_owned();
                 released.touch(*offset, u64::from(*len));
+                if rollout.era == Era::Document {
+                    // Items of a pretty-printed 2025 document: one line each, as JSON Lines.
+                    bytes = crate::io::json::minify(&bytes);
+                }
                 (bytes, Some(*line))
             }
             ItemSrc::Synth(s) => (s.clone().into_bytes(), None),
@@ -495,10 +499,8 @@ fn codex_api_view(
             None => out.record(item.as_bytes())?,
             Some(s) => {
                 let mut block = render::codex_block(&value_of(item.as_bytes()), None, s);
-                block.id = Some(match block.id {
-                    Some(call) => format!("item {} · {call}", i + 1),
-                    None => format!("item {}", i + 1),
-                });
+                // A call's id is in the heading already (`function_call_output call_…`).
+                block.id = Some(format!("item {}", i + 1));
                 out.text(&render::render(s, &block))?;
             }
         }

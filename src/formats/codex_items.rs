@@ -23,7 +23,7 @@ use serde_json::Value;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Wire {
     AdditionalTools {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         role: String,
         tools: Vec<Value>,
@@ -31,7 +31,7 @@ pub enum Wire {
     Message {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         encrypted_content: Option<String>,
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         role: String,
         content: Vec<Part>,
@@ -39,14 +39,14 @@ pub enum Wire {
         phase: Option<Phase>,
     },
     AgentMessage {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         author: String,
         recipient: String,
         content: Vec<AgentPart>,
     },
     Reasoning {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         summary: Vec<SummaryPart>,
         /// Sent as `null` when absent, left out when it holds no `reasoning_text`.
@@ -56,7 +56,7 @@ pub enum Wire {
         encrypted_content: Option<String>,
     },
     LocalShellCall {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         #[serde(default)]
         call_id: Option<String>,
@@ -66,7 +66,7 @@ pub enum Wire {
     FunctionCall {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         status: Option<String>,
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         name: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,7 +77,7 @@ pub enum Wire {
         call_id: String,
     },
     ToolSearchCall {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         #[serde(default)]
         call_id: Option<String>,
@@ -87,13 +87,13 @@ pub enum Wire {
         arguments: Value,
     },
     FunctionCallOutput {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         call_id: String,
         output: Output,
     },
     CustomToolCall {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         status: Option<String>,
@@ -104,7 +104,7 @@ pub enum Wire {
         input: String,
     },
     CustomToolCallOutput {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         call_id: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,7 +112,7 @@ pub enum Wire {
         output: Output,
     },
     ToolSearchOutput {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         #[serde(default)]
         call_id: Option<String>,
@@ -121,7 +121,7 @@ pub enum Wire {
         tools: Vec<Value>,
     },
     WebSearchCall {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         status: Option<String>,
@@ -129,7 +129,7 @@ pub enum Wire {
         action: Option<WebSearchAction>,
     },
     ImageGenerationCall {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         status: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,13 +138,13 @@ pub enum Wire {
     },
     #[serde(alias = "compaction_summary")]
     Compaction {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         encrypted_content: String,
     },
     CompactionTrigger {},
     ContextCompaction {
-        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "Option::is_none")]
+        #[serde(default, deserialize_with = "item_id", skip_serializing_if = "not_sent_id")]
         id: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         encrypted_content: Option<String>,
@@ -347,10 +347,15 @@ pub fn is_item_id(id: &str) -> bool {
     matches!(id.split_once('_'), Some((a, b)) if !a.is_empty() && !b.is_empty())
 }
 
-/// An id must be a string (anything else fails the line); one Codex does not accept is dropped.
+/// An id must be a string (anything else fails the line). It is kept as written: Codex derives
+/// the ids of the outputs it adds from it, whatever its form.
 fn item_id<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let id: Option<String> = Option::deserialize(d)?;
-    Ok(id.filter(|s| is_item_id(s)))
+    Option::deserialize(d)
+}
+
+/// Codex leaves out of a request every id that is not `prefix_suffix`.
+fn not_sent_id(id: &Option<String>) -> bool {
+    id.as_deref().is_none_or(|s| !is_item_id(s))
 }
 
 /// A message from another agent (`inter_agent_communication` line), before Codex turns it into
@@ -571,7 +576,9 @@ mod tests {
                 r#"{{"type":"message","role":"user","content":[],"id":{}}}"#,
                 serde_json::json!(id)
             );
-            assert_eq!(parse_item(&raw).unwrap().id().is_some(), kept, "{id:?}");
+            let w = parse_item(&raw).unwrap();
+            assert_eq!(w.id(), Some(id), "kept as written");
+            assert_eq!(w.to_json().contains(r#""id""#), kept, "{id:?}");
         }
         assert!(parse_item(r#"{"type":"message","role":"user","content":[],"id":5}"#).is_err());
     }

@@ -2,6 +2,7 @@
 //! shared samples (`../shared/samples`, read in place, never copied) and assert exact output.
 
 mod api_view;
+mod codex_api;
 mod compact;
 mod compact_crash;
 mod concurrency;
