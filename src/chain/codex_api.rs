@@ -2,10 +2,10 @@
 //! history that [`super::codex`] rebuilds.
 //!
 //! Codex does not send its history as written. It reads every item into its own types and
-//! writes them out again (C2); it cuts the tool outputs it records after the base of the
-//! history to the model's budget (C3–C5); when it resumes it checks the images and audio of
-//! every item (C6, C7, C11); and each request closes tool calls that have no output and drops
-//! outputs that have no call (C8, C9). `docs/codex-request.md` states each rule with the
+//! writes them out again (X2); it cuts the tool outputs it records after the base of the
+//! history to the model's budget (X3–X5); when it resumes it checks the images and audio of
+//! every item (X6, X7, X11); and each request closes tool calls that have no output and drops
+//! outputs that have no call (X8, X9). `docs/codex-request.md` states each rule with the
 //! evidence and the fixture of `fixtures/codex/api/` that shows it; [`RULES`] is the table for
 //! Codex 0.171, in report order.
 //!
@@ -29,39 +29,39 @@ pub const CLIENT: &str = "0.171";
 
 /// The send-time rules of Codex 0.171, in report order, with what each does.
 pub const RULES: &[(&str, &str)] = &[
-    ("C1", "items Codex cannot read into its types skipped with their line"),
+    ("X1", "items Codex cannot read into its types skipped with their line"),
     (
-        "C2",
+        "X2",
         "items sent in Codex's own form: unknown fields left out, absent optional fields sent as null, ids that are not prefix_suffix dropped, compaction_summary sent as compaction, unknown kinds sent as {\"type\":\"other\"}",
     ),
     (
-        "C3",
+        "X3",
         "tool outputs recorded after the history's base cut to the model's budget, head and tail around Codex's marker",
     ),
     (
-        "C4",
+        "X4",
         "text parts of list tool outputs past the budget omitted ([omitted N text items ...])",
     ),
-    ("C5", "empty text parts of list tool outputs dropped"),
+    ("X5", "empty text parts of list tool outputs dropped"),
     (
-        "C6",
+        "X6",
         "images checked: remote URLs, detail low and unreadable data replaced by a note, data URLs written with the image's own type, detail original sent as high to models that cannot take it",
     ),
-    ("C7", "audio replaced by a note (no model takes audio)"),
+    ("X7", "audio replaced by a note (no model takes audio)"),
     (
-        "C8",
+        "X8",
         "tool calls without an output closed by an \"aborted\" output right after the call",
     ),
-    ("C9", "tool outputs without their call removed"),
+    ("X9", "tool outputs without their call removed"),
     (
-        "C10",
+        "X10",
         "messages from other agents (inter_agent_communication) sent as agent_message",
     ),
     (
-        "C11",
+        "X11",
         "images the client resizes or converts kept as written (cctool does not re-encode images)",
     ),
-    ("C12", "image detail left out for models served through Responses Lite"),
+    ("X12", "image detail left out for models served through Responses Lite"),
 ];
 
 /// Rules with counts, in report order, with what each does.
@@ -326,7 +326,7 @@ fn truncate_parts(parts: Vec<OutPart>, budget: Budget) -> (Vec<OutPart>, ListCut
     (out, r)
 }
 
-/// Recording: a tool output cut to the budget (C3–C5).
+/// Recording: a tool output cut to the budget (X3–X5).
 fn record(item: &mut Wire, budget: Budget, fired: &mut BTreeMap<&'static str, usize>) {
     let output = match item {
         Wire::FunctionCallOutput { output, .. } | Wire::CustomToolCallOutput { output, .. } => output,
@@ -336,20 +336,20 @@ fn record(item: &mut Wire, budget: Budget, fired: &mut BTreeMap<&'static str, us
         Output::Text(t) => {
             let cut = truncate_text(&t, budget);
             if cut != t {
-                bump(fired, "C3");
+                bump(fired, "X3");
             }
             *output = Output::Text(cut);
         }
         Output::Parts(parts) => {
             let (parts, r) = truncate_parts(parts, budget);
             if r.cut {
-                bump(fired, "C3");
+                bump(fired, "X3");
             }
             if r.omitted > 0 {
-                bump(fired, "C4");
+                bump(fired, "X4");
             }
             if r.empty > 0 {
-                bump(fired, "C5");
+                bump(fired, "X5");
             }
             *output = Output::Parts(parts);
         }
@@ -605,7 +605,7 @@ fn fix_image(
     }
 }
 
-/// Resuming: images and audio of messages and tool outputs checked (C6, C7, C11).
+/// Resuming: images and audio of messages and tool outputs checked (X6, X7, X11).
 fn prepare_media(item: &mut Wire, model: &ModelInfo) -> MediaFix {
     let mut f = MediaFix::default();
     match item {
@@ -651,7 +651,7 @@ fn prepare_media(item: &mut Wire, model: &ModelInfo) -> MediaFix {
     f
 }
 
-/// Responses Lite takes no image detail: it is left out of every image (C12). Whether any was.
+/// Responses Lite takes no image detail: it is left out of every image (X12). Whether any was.
 fn strip_image_details(item: &mut Wire) -> bool {
     let mut any = false;
     let mut clear = |d: &mut Option<Detail>| any |= d.take().is_some();
@@ -689,7 +689,7 @@ fn synthetic_id(prefix: &str, call_item_id: Option<&str>) -> Option<String> {
     Some(format!("{prefix}_{u}"))
 }
 
-/// Every call that expects an output and has none gets an `aborted` one right after it (C8).
+/// Every call that expects an output and has none gets an `aborted` one right after it (X8).
 fn close_calls(items: &mut Vec<Wire>) -> usize {
     let mut answered: HashSet<(CallKind, String)> = HashSet::new();
     for it in items.iter() {
@@ -744,7 +744,7 @@ fn close_calls(items: &mut Vec<Wire>) -> usize {
     n
 }
 
-/// Outputs whose call is not in the history are dropped (C9). Server-side tool searches and
+/// Outputs whose call is not in the history are dropped (X9). Server-side tool searches and
 /// tool search outputs without a call id stay.
 fn drop_orphans(items: &mut Vec<Wire>) -> usize {
     let mut calls: HashSet<(CallKind, String)> = HashSet::new();
@@ -776,9 +776,9 @@ pub struct CodexView {
     /// How often each rule changed something.
     pub fired: BTreeMap<&'static str, usize>,
     pub model: ModelInfo,
-    /// Lines of items kept as written although the client would change them (C11).
+    /// Lines of items kept as written although the client would change them (X11).
     pub not_reproduced: Vec<u64>,
-    /// History items Codex cannot read, with why (C1): their lines are skipped.
+    /// History items Codex cannot read, with why (X1): their lines are skipped.
     pub unreadable: Vec<(Option<u64>, String)>,
 }
 
@@ -857,7 +857,7 @@ pub fn api_view(
         .filter(|&&l| history.base_line.is_none_or(|b| l > b))
         .count();
     if skipped_early > 0 {
-        fired.insert("C1", skipped_early);
+        fired.insert("X1", skipped_early);
     }
     let mut unreadable = Vec::new();
     let mut items: Vec<Wire> = Vec::with_capacity(history.items.len());
@@ -880,15 +880,15 @@ pub fn api_view(
         let mut wire = match parsed {
             Ok(w) => w,
             Err(why) => {
-                bump(&mut fired, "C1");
+                bump(&mut fired, "X1");
                 unreadable.push((line, why));
                 continue;
             }
         };
         if item.inter_agent {
-            bump(&mut fired, "C10");
+            bump(&mut fired, "X10");
         } else if rewritten(&raw, &wire) {
-            bump(&mut fired, "C2");
+            bump(&mut fired, "X2");
         }
         if item.recorded {
             record(&mut wire, model.budget, &mut fired);
@@ -900,28 +900,28 @@ pub fn api_view(
     for (wire, line) in items.iter_mut().zip(&lines) {
         let f = prepare_media(wire, &model);
         if f.images {
-            bump(&mut fired, "C6");
+            bump(&mut fired, "X6");
         }
         if f.audio {
-            bump(&mut fired, "C7");
+            bump(&mut fired, "X7");
         }
         if f.not_reproduced > 0 {
-            *fired.entry("C11").or_default() += f.not_reproduced;
+            *fired.entry("X11").or_default() += f.not_reproduced;
             not_reproduced.extend(*line);
         }
     }
     let closed = close_calls(&mut items);
     if closed > 0 {
-        fired.insert("C8", closed);
+        fired.insert("X8", closed);
     }
     let dropped = drop_orphans(&mut items);
     if dropped > 0 {
-        fired.insert("C9", dropped);
+        fired.insert("X9", dropped);
     }
     if model.responses_lite {
         let stripped = items.iter_mut().map(strip_image_details).filter(|&s| s).count();
         if stripped > 0 {
-            fired.insert("C12", stripped);
+            fired.insert("X12", stripped);
         }
     }
     let mut out: Vec<String> = items.iter().map(Wire::to_json).collect();

@@ -120,28 +120,28 @@ macro_rules! fixtures {
 }
 
 fixtures!(
-    era_compaction_summary_2025_11 => ["C2"],
+    era_compaction_summary_2025_11 => ["X2"],
     era_document_2025_05 => [],
     era_legacy_no_replacement_history => [],
     era_legacy_raw_summary_2025 => [],
     era_local_compaction_2026 => [],
-    era_paginated_2026_08 => ["C2"],
+    era_paginated_2026_08 => ["X2"],
     era_pre_envelope_2025_08 => [],
-    era_remote_empty_message => ["C2"],
+    era_remote_empty_message => ["X2"],
     era_rollback_after_compaction => [],
     era_rollback_over_compaction => [],
     era_unknown_history_mode => [],
-    c1_unreadable_lines => ["C1", "C8", "C9"],
-    c2_codex_form => ["C2"],
-    c3_tool_output_bytes => ["C3"],
-    c3_tool_output_tokens => ["C3"],
-    c4_c5_list_outputs => ["C3", "C4", "C5"],
-    c6_images => ["C6"],
-    c6_images_original_detail => ["C12"],
-    c7_audio => ["C7"],
-    c8_unanswered_calls => ["C2", "C8"],
-    c9_orphan_outputs => ["C2", "C9"],
-    c10_inter_agent => ["C10"],
+    c1_unreadable_lines => ["X1", "X8", "X9"],
+    c2_codex_form => ["X2"],
+    c3_tool_output_bytes => ["X3"],
+    c3_tool_output_tokens => ["X3"],
+    c4_c5_list_outputs => ["X3", "X4", "X5"],
+    c6_images => ["X6"],
+    c6_images_original_detail => ["X12"],
+    c7_audio => ["X7"],
+    c8_unanswered_calls => ["X2", "X8"],
+    c9_orphan_outputs => ["X2", "X9"],
+    c10_inter_agent => ["X10"],
     knob_codex_model => [],
     knob_prompt => [],
 );
@@ -186,7 +186,7 @@ fn c11_image_resized() {
             assert_eq!(g, w, "item {i}");
         }
     }
-    assert_eq!(fired(&got.record), ["C11"]);
+    assert_eq!(fired(&got.record), ["X11"]);
     let diag = stdout_of(&["--json", "rebuild-chain", "--api-view", input.to_str().unwrap()]);
     assert!(diag.contains(r#""code":"image-not-reproduced""#), "{diag}");
 }
@@ -247,7 +247,7 @@ fn json_record_counts_items_and_tokens_of_what_is_printed() {
     assert_eq!(record["tokens"], sent.len().div_ceil(4));
     assert_eq!(
         record["rules"][1],
-        serde_json::json!({"rule": "C8", "count": 7, "what": "tool calls without an output closed by an \"aborted\" output right after the call"})
+        serde_json::json!({"rule": "X8", "count": 7, "what": "tool calls without an output closed by an \"aborted\" output right after the call"})
     );
 }
 
