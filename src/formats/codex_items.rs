@@ -440,6 +440,17 @@ pub fn parse_inter_agent(raw: &str) -> Result<Wire, String> {
     })
 }
 
+/// An item of a history as it must be written into a `replacement_history` for Codex to read
+/// the compaction: as written when Codex reads it, as the `agent_message` Codex records for a
+/// message from another agent, and `None` for an item Codex cannot read (it would skip the
+/// whole `compacted` line).
+pub fn replacement_item(raw: &str, inter_agent: bool) -> Option<std::borrow::Cow<'_, str>> {
+    if inter_agent {
+        return parse_inter_agent(raw).ok().map(|w| w.to_json().into());
+    }
+    parse_item(raw).ok().map(|_| raw.into())
+}
+
 /// Parses `raw` into `T`. Codex reads a line into a JSON value first, so a key written twice
 /// takes its last value; the typed reader refuses duplicates, so that case goes through a value.
 fn parse_lenient<T: serde::de::DeserializeOwned>(raw: &str) -> Result<T, String> {
