@@ -605,25 +605,48 @@ fn fix_image(
     }
 }
 
-/// Resuming: images and audio of messages and tool outputs checked (X6, X7, X11).
-fn prepare_media(item: &mut Wire, model: &ModelInfo) -> MediaFix {
-    let mut f = MediaFix::default();
-    match item {
-        Wire::Message { content, .. } => {
-            for p in content.iter_mut() {
-                let note = match p {
-                    Part::InputImage { image_url, detail } => fix_image(image_url, detail, model, &mut f),
-                    Part::InputAudio { audio_url } => {
-                        f.audio = true;
-                        Some(prepare_audio(audio_url))
-                    }
-                    _ => None,
-                };
-                if let Some(text) = note {
-                    *p = Part::InputText { text: text.into() };
-                }
-            }
+/// An image or audio part, in a message or in a list tool output.
+enum Media<'a> {
+    Image(&'a mut String, &'a mut Option<Detail>),
+    Audio(&'a str),
+}
+
+/// What messages and list outputs share: parts that may be media, and a text part.
+trait MediaPart: Sized {
+    fn media(&mut self) -> Option<Media<'_>>;
+    fn note(text: &str) -> Self;
+}
+
+impl MediaPart for Part {
+    fn media(&mut self) -> Option<Media<'_>> {
+        match self {
+            Part::InputImage { image_url, detail } => Some(Media::Image(image_url, detail)),
+            Part::InputAudio { audio_url } => Some(Media::Audio(audio_url)),
+            _ => None,
         }
+    }
+    fn note(text: &str) -> Self {
+        Part::InputText { text: text.into() }
+    }
+}
+
+impl MediaPart for OutPart {
+    fn media(&mut self) -> Option<Media<'_>> {
+        match self {
+            OutPart::InputImage { image_url, detail } => Some(Media::Image(image_url, detail)),
+            OutPart::InputAudio { audio_url } => Some(Media::Audio(audio_url)),
+            _ => None,
+        }
+    }
+    fn note(text: &str) -> Self {
+        OutPart::InputText { text: text.into() }
+    }
+}
+
+/// Applies `f` to the parts of a message or of a list tool output.
+fn with_parts<R: Default>(item: &mut Wire, f: impl FnOnce(&mut dyn PartsMut) -> R) -> R {
+    match item {
+        Wire::Message { content, .. } => f(content),
         Wire::FunctionCallOutput {
             output: Output::Parts(parts),
             ..
@@ -631,50 +654,53 @@ fn prepare_media(item: &mut Wire, model: &ModelInfo) -> MediaFix {
         | Wire::CustomToolCallOutput {
             output: Output::Parts(parts),
             ..
-        } => {
-            for p in parts.iter_mut() {
-                let note = match p {
-                    OutPart::InputImage { image_url, detail } => fix_image(image_url, detail, model, &mut f),
-                    OutPart::InputAudio { audio_url } => {
-                        f.audio = true;
-                        Some(prepare_audio(audio_url))
-                    }
-                    _ => None,
-                };
-                if let Some(text) = note {
-                    *p = OutPart::InputText { text: text.into() };
-                }
+        } => f(parts),
+        _ => R::default(),
+    }
+}
+
+/// The parts of one item, whichever kind they are.
+trait PartsMut {
+    /// Calls `f` on each media part; a text it returns replaces the part.
+    fn each_media(&mut self, f: &mut dyn FnMut(Media<'_>) -> Option<&'static str>);
+}
+
+impl<P: MediaPart> PartsMut for Vec<P> {
+    fn each_media(&mut self, f: &mut dyn FnMut(Media<'_>) -> Option<&'static str>) {
+        for p in self.iter_mut() {
+            if let Some(text) = p.media().and_then(&mut *f) {
+                *p = P::note(text);
             }
         }
-        _ => {}
     }
+}
+
+/// Resuming: images and audio of messages and tool outputs checked (X6, X7, X11).
+fn prepare_media(item: &mut Wire, model: &ModelInfo) -> MediaFix {
+    let mut f = MediaFix::default();
+    with_parts(item, |parts| {
+        parts.each_media(&mut |m| match m {
+            Media::Image(url, detail) => fix_image(url, detail, model, &mut f),
+            Media::Audio(url) => {
+                f.audio = true;
+                Some(prepare_audio(url))
+            }
+        })
+    });
     f
 }
 
 /// Responses Lite takes no image detail: it is left out of every image (X12). Whether any was.
 fn strip_image_details(item: &mut Wire) -> bool {
     let mut any = false;
-    let mut clear = |d: &mut Option<Detail>| any |= d.take().is_some();
-    match item {
-        Wire::Message { content, .. } => content.iter_mut().for_each(|p| {
-            if let Part::InputImage { detail, .. } = p {
-                clear(detail);
+    with_parts(item, |parts| {
+        parts.each_media(&mut |m| {
+            if let Media::Image(_, detail) = m {
+                any |= detail.take().is_some();
             }
-        }),
-        Wire::FunctionCallOutput {
-            output: Output::Parts(parts),
-            ..
-        }
-        | Wire::CustomToolCallOutput {
-            output: Output::Parts(parts),
-            ..
-        } => parts.iter_mut().for_each(|p| {
-            if let OutPart::InputImage { detail, .. } = p {
-                clear(detail);
-            }
-        }),
-        _ => {}
-    }
+            None
+        })
+    });
     any
 }
 

@@ -34,23 +34,27 @@ pub struct ApiViewSummary {
 
 impl ApiViewSummary {
     fn describe(&self) -> String {
-        let rules: Vec<String> = self
-            .rules
-            .iter()
-            .map(|r| format!("{} x{}", r["rule"].as_str().unwrap_or("?"), r["count"]))
-            .collect();
         format!(
             "{}: {} messages sent, about {} tokens, model {}; rules: {}",
             self.file,
             self.messages,
             self.tokens,
             self.model.as_deref().unwrap_or("unknown"),
-            if rules.is_empty() {
-                "none".to_string()
-            } else {
-                rules.join(", ")
-            }
+            rules_text(&self.rules)
         )
+    }
+}
+
+/// `A1 x3, F5 x1` for a record's rules, or `none`.
+fn rules_text(rules: &[serde_json::Value]) -> String {
+    let rules: Vec<String> = rules
+        .iter()
+        .map(|r| format!("{} x{}", r["rule"].as_str().unwrap_or("?"), r["count"]))
+        .collect();
+    if rules.is_empty() {
+        "none".to_string()
+    } else {
+        rules.join(", ")
     }
 }
 
@@ -77,11 +81,6 @@ impl CodexApiViewSummary {
         if let Some(r) = &self.refused {
             return format!("{}: {r}", self.file);
         }
-        let rules: Vec<String> = self
-            .rules
-            .iter()
-            .map(|r| format!("{} x{}", r["rule"].as_str().unwrap_or("?"), r["count"]))
-            .collect();
         format!(
             "{}: {} items sent by Codex {}, about {} tokens, model {}; rules: {}",
             self.file,
@@ -89,11 +88,7 @@ impl CodexApiViewSummary {
             self.client,
             self.tokens,
             self.model.as_deref().unwrap_or("unknown"),
-            if rules.is_empty() {
-                "none".to_string()
-            } else {
-                rules.join(", ")
-            }
+            rules_text(&self.rules)
         )
     }
 }
