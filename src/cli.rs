@@ -102,7 +102,10 @@ replacement_history plus the records after it, with rolled-back turns discarded 
 (compactions inside them included). Legacy compactions without replacement_history are \
 rebuilt from the user messages (20,000-token budget) plus the summary. Each output line is a \
 history item's JSON as written. --replay legacy gives the pre-2026-02-27 forward replay; a \
-warning says when the two differ.\n\n\
+warning says when the two differ. With --api-view, the `input` items Codex 0.171 sends after \
+the resume instead, as Codex writes them: its own form of each item, tool outputs cut to the \
+model's budget, images and audio checked, unanswered calls closed with \"aborted\", orphan \
+outputs removed (rules X1-X12, docs/codex-request.md); files Codex refuses exit 1.\n\n\
 cctool session files: the messages in order, one per line.",
     after_long_help = "DIAGNOSTICS\n\
 On stderr (or, with --json, as {\"kind\":\"diagnostic\",\"file\",\"line\",\"code\",\"severity\",\"message\"} \
@@ -111,16 +114,19 @@ truncated-last-line, unterminated-last-line, two-records-on-one-line, invalid-js
 invalid-utf8, lone-surrogate, too-deep, not-an-object, unknown-record-type, missing-uuid, \
 duplicate-uuid, dangling-parent, cycle, gap-bridged, preserved-segment-broken, \
 stale-preserved-segment, chain-misses-last-boundary, no-conversation, bad-rollback, \
-unusable-compacted, replay-differs.\n\n\
+unusable-compacted, replay-differs, unreadable-item, image-not-reproduced.\n\n\
 With --json, the last record is {\"kind\":\"chain\",\"file\",\"format\",\"loader\",\"replay\",\
 \"messages\",\"end\",\"tip\",\"root\",\"unreachable\",\"duplicate_uuids\",\"bad_lines\",\
 \"recovered\",\"appended\",\"pruned\",\"bridged\",\"earlier_parts\"}; end is one of root, \
-boundary, dangling:<uuid>, cycle, empty.\n\n\
+boundary, dangling:<uuid>, cycle, empty. With --api-view on a Codex rollout it is \
+{\"kind\":\"api_view\",\"file\",\"format\",\"client\",\"model\",\"model_entry\",\"items\",\"tokens\",\
+\"prompt\",\"rules\",\"refused\"}.\n\n\
 EXAMPLES\n  \
 cctool rebuild-chain ~/.claude/projects/-home-me-app/SESSION.jsonl | jq -r .uuid\n  \
 cctool rebuild-chain --format text SESSION.jsonl | less -R\n  \
 cctool rebuild-chain --full --format markdown SESSION.jsonl > history.md\n  \
-cctool rebuild-chain ~/.codex/sessions/2026/03/01/rollout-….jsonl | jq -c '{type, role}'"
+cctool rebuild-chain ~/.codex/sessions/2026/03/01/rollout-….jsonl | jq -c '{type, role}'\n  \
+cctool rebuild-chain --api-view --prompt 'go on' --json rollout-….jsonl | tail -1 | jq .rules"
 )]
 pub struct RebuildChainArgs {
     /// The session file (`-` reads standard input).
@@ -143,15 +149,23 @@ pub struct RebuildChainArgs {
     #[arg(long, value_enum, default_value_t = Replay::Current)]
     pub replay: Replay,
 
-    /// Print the `messages` Claude Code 2.1.332 sends to the model on resume instead of the
-    /// records: one {"role","content"} message per line, from the last compact boundary.
+    /// Print what the agent sends to the model on resume instead of the records: for Claude
+    /// Code 2.1.332 one {"role","content"} message per line, from the last compact boundary;
+    /// for Codex 0.171 one `input` item per line, as Codex writes it, with its send-time rules
+    /// applied.
     #[arg(long)]
     pub api_view: bool,
 
-    /// With --api-view: the prompt of the resumed turn (adds the sentinel reply when the client
-    /// would, and the prompt, merged or separate as the client does).
+    /// With --api-view: the prompt of the resumed turn (Claude Code: adds the sentinel reply when
+    /// the client would, and the prompt, merged or separate as the client does; Codex: the
+    /// prompt as the last user message).
     #[arg(long, value_name = "TEXT", requires = "api_view")]
     pub prompt: Option<String>,
+
+    /// With --api-view on a Codex rollout: the model the resumed Codex runs with (default: the
+    /// rollout's last turn_context model). It decides how much of a tool output is kept.
+    #[arg(long, value_name = "MODEL", requires = "api_view")]
+    pub codex_model: Option<String>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = ChainFormat::Jsonl)]

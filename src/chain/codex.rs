@@ -112,9 +112,10 @@ pub fn reconstruct(rollout: &Rollout) -> History {
         .zip(recs)
         .filter(|(s, r)| !**s && !matches!(r.1, Record::Event(Event::RolledBack(_))))
         .count();
-    let base = (0..recs.len())
-        .rev()
-        .find(|&i| survives[i] && matches!(&recs[i].1, Record::Compacted(c) if c.replacement_history.is_some()));
+    let base = (0..recs.len()).rev().find(|&i| {
+        survives[i]
+            && matches!(&recs[i].1, Record::Compacted(c) if c.replacement_history.is_some() && !c.skipped_by_codex)
+    });
     let mut history = History {
         discarded_turns,
         discarded_records,
@@ -150,8 +151,11 @@ pub fn replay_forward(rollout: &Rollout) -> History {
 
 fn apply(h: &mut History, rec: &Record, rollbacks: bool) {
     match rec {
-        Record::Response(item) | Record::InterAgent(item) if item.api => h.items.push(item.clone()),
-        Record::Compacted(c) => {
+        Record::Response(item) | Record::InterAgent(item) if item.api => h.items.push(Item {
+            recorded: true,
+            ..item.clone()
+        }),
+        Record::Compacted(c) if !c.skipped_by_codex => {
             h.base_line = Some(c.line);
             h.items = match &c.replacement_history {
                 Some(rh) => rh.clone(),
@@ -164,26 +168,28 @@ fn apply(h: &mut History, rec: &Record, rollbacks: bool) {
 }
 
 /// `build_compacted_history` for a `compacted` without `replacement_history`: the real user
-/// messages, newest first within 20,000 tokens (the first that does not fit is cut in the
-/// middle), in chronological order, then the summary as a user message.
+/// messages, newest first within 20,000 tokens (the first that does not fit is cut to its
+/// head), in chronological order, then the summary as a user message.
 pub fn rebuild_legacy(history: &[Item], c: &Compacted) -> Vec<Item> {
     let texts: Vec<&str> = history.iter().filter_map(|i| i.user_text.as_deref()).collect();
-    let kept = kept_user_messages(&texts, USER_MESSAGE_BUDGET_TOKENS);
-    let mut out: Vec<Item> = kept.into_iter().map(|t| synth_user(&t, false)).collect();
+    let kept = kept_user_message_parts(&texts, USER_MESSAGE_BUDGET_TOKENS);
+    let mut out: Vec<Item> = kept.iter().map(|parts| synth_user(parts, false)).collect();
     let summary = if c.message.is_empty() {
         "(no summary available)".to_string()
     } else {
         c.message.clone()
     };
-    out.push(synth_user(&summary, true));
+    out.push(synth_user(&[summary], true));
     out
 }
 
-/// The user messages `build_compacted_history` keeps of `texts` (oldest first): newest first
-/// while they fit `budget` tokens, the first that does not fit cut in the middle to what is
-/// left, then put back in chronological order.
-pub fn kept_user_messages(texts: &[&str], budget: usize) -> Vec<String> {
-    let mut kept: Vec<String> = Vec::new();
+/// The user messages `build_compacted_history` keeps of `texts` (oldest first), each as the
+/// text parts Codex 0.171 writes: newest first while they fit `budget` tokens; the first that
+/// does not fit is cut in the middle to what is left and written as three parts — head,
+/// `…N tokens truncated…`, tail, empty ones left out — and the walk stops; then put back in
+/// chronological order. See `docs/codex-request.md` (rebuilt legacy compactions).
+pub fn kept_user_message_parts(texts: &[&str], budget: usize) -> Vec<Vec<String>> {
+    let mut kept: Vec<Vec<String>> = Vec::new();
     let mut remaining = budget;
     for text in texts.iter().rev() {
         if remaining == 0 {
@@ -191,10 +197,17 @@ pub fn kept_user_messages(texts: &[&str], budget: usize) -> Vec<String> {
         }
         let tokens = approx_tokens(text.len());
         if tokens <= remaining {
-            kept.push((*text).to_string());
+            kept.push(vec![(*text).to_string()]);
             remaining -= tokens;
         } else {
-            kept.push(truncate_middle(text, remaining));
+            let (head, marker, tail) = super::codex_api::cut_middle_parts(text, remaining.saturating_mul(4), true);
+            kept.push(
+                [head, marker.as_str(), tail]
+                    .into_iter()
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string)
+                    .collect(),
+            );
             break;
         }
     }
@@ -202,40 +215,33 @@ pub fn kept_user_messages(texts: &[&str], budget: usize) -> Vec<String> {
     kept
 }
 
-/// Keeps the head and tail of `text` within `tokens` (4 bytes each), on char boundaries,
-/// with Codex's marker in between.
-fn truncate_middle(text: &str, tokens: usize) -> String {
-    let budget = tokens * 4;
-    if text.len() <= budget {
-        return text.to_string();
-    }
-    let removed = approx_tokens(text.len() - budget);
-    let mut head_end = budget / 2;
-    while !text.is_char_boundary(head_end) {
-        head_end -= 1;
-    }
-    let mut tail_start = text.len() - (budget - budget / 2);
-    while !text.is_char_boundary(tail_start) {
-        tail_start += 1;
-    }
-    format!(
-        "{}…{removed} tokens truncated…{}",
-        &text[..head_end],
-        &text[tail_start..]
-    )
+/// [`kept_user_message_parts`] with each message's parts joined: the single text the
+/// pre-0.171 clients wrote (head, marker and tail in one part).
+pub fn kept_user_messages(texts: &[&str], budget: usize) -> Vec<String> {
+    kept_user_message_parts(texts, budget)
+        .into_iter()
+        .map(|parts| parts.concat())
+        .collect()
 }
 
-fn synth_user(text: &str, is_summary: bool) -> Item {
+fn synth_user(parts: &[String], is_summary: bool) -> Item {
+    let text = parts.concat();
+    let content: Vec<serde_json::Value> = parts
+        .iter()
+        .map(|p| serde_json::json!({"type": "input_text", "text": p}))
+        .collect();
     Item {
-        src: ItemSrc::Synth(crate::formats::codex::user_message(text).to_string()),
+        src: ItemSrc::Synth(serde_json::json!({"type": "message", "role": "user", "content": content}).to_string()),
         ty: "message".into(),
         role: Some("user".into()),
         api: true,
         user_turn: true,
         context: false,
-        user_text: (!is_summary && crate::formats::codex::summary_body(text).is_none()).then(|| text.to_string()),
+        user_text: (!is_summary && crate::formats::codex::summary_body(&text).is_none()).then_some(text),
         summary: is_summary,
         remote_compaction: false,
+        recorded: false,
+        inter_agent: false,
     }
 }
 
@@ -270,7 +276,7 @@ mod tests {
     use super::*;
 
     fn user(text: &str) -> Item {
-        synth_user(text, false)
+        synth_user(&[text.to_string()], false)
     }
 
     #[test]
@@ -291,22 +297,28 @@ mod tests {
         let a = "a".repeat(400);
         let b = "b".repeat(400);
         let c = "c".repeat(40);
-        // 100 + 100 + 10 tokens, budget 150: c and b whole would be 110, a is cut to 40.
-        let kept = kept_user_messages(&[&a, &b, &c], 150);
+        // 100 + 100 + 10 tokens, budget 150: c and b whole are 110, a is cut to 40 tokens:
+        // 80 bytes of head and of tail around the marker, as three parts.
+        let kept = kept_user_message_parts(&[&a, &b, &c], 150);
         assert_eq!(kept.len(), 3);
-        assert!(kept[0].contains("tokens truncated"));
-        assert_eq!(kept[1], b);
-        assert_eq!(kept[2], c);
+        assert_eq!(
+            kept[0],
+            ["a".repeat(80), "…60 tokens truncated…".into(), "a".repeat(80)]
+        );
+        assert_eq!(kept[1], [b]);
+        assert_eq!(kept[2], [c]);
     }
 
     #[test]
-    fn truncation_respects_char_boundaries() {
-        let t = truncate_middle(&"é".repeat(100), 10);
-        assert!(t.contains("tokens truncated"));
-        let s = "é".repeat(1000);
-        let t = truncate_middle(&s, 10);
-        assert!(t.len() < 100, "{t}");
-        assert!(t.starts_with('é') && t.ends_with('é'));
+    fn a_cut_user_message_keeps_char_boundaries_and_drops_empty_parts() {
+        let s = format!("{}é{}", "x".repeat(39_999), "y".repeat(60_000));
+        let kept = kept_user_message_parts(&[&s], 20_000);
+        assert_eq!(kept[0][0], "x".repeat(39_999));
+        assert_eq!(kept[0][1], "…5001 tokens truncated…");
+        // A budget of one token leaves 2 bytes each side: no whole emoji fits, only the marker.
+        let s = "😀".repeat(30_000);
+        let kept = kept_user_message_parts(&[&s, &"q".repeat(79_996)], 20_000);
+        assert_eq!(kept[0], ["…29999 tokens truncated…"]);
     }
 
     #[test]
@@ -320,13 +332,17 @@ mod tests {
             message: "S".into(),
             replacement_history: None,
             timestamp: None,
+            skipped_by_codex: false,
         };
         let out = rebuild_legacy(&history, &c);
-        // "newest" (2 tokens) fits, the big one is cut to the remaining budget, "oldest" is dropped.
+        // "newest" (2 tokens) fits, the big one is cut to the head of what is left, "oldest" is
+        // dropped.
         assert_eq!(out.len(), 3);
         assert_eq!(out[1].user_text.as_deref(), Some("newest"));
         let cut = out[0].user_text.as_deref().unwrap();
-        assert!(cut.contains("tokens truncated"));
+        // 19,998 tokens are left: 39,996 bytes each side of the marker.
+        assert_eq!(cut, format!("{0}…2 tokens truncated…{0}", "x".repeat(39_996)));
+        assert!(matches!(&out[0].src, ItemSrc::Synth(s) if s.matches("input_text").count() == 3));
         assert!(out[2].summary);
     }
 }

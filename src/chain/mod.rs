@@ -4,4 +4,5 @@
 pub mod claude;
 pub mod claude_api;
 pub mod codex;
+pub mod codex_api;
 pub mod intern;

@@ -7,6 +7,7 @@ use serde::Serialize;
 use crate::chain::claude::{self, Options};
 use crate::chain::claude_api::{self, api_view};
 use crate::chain::codex::{self, Replay};
+use crate::chain::codex_api;
 use crate::cli::{ChainFormat, GlobalArgs, RebuildChainArgs};
 use crate::formats::codex::{Era, ItemSrc};
 use crate::formats::session;
@@ -33,22 +34,61 @@ pub struct ApiViewSummary {
 
 impl ApiViewSummary {
     fn describe(&self) -> String {
-        let rules: Vec<String> = self
-            .rules
-            .iter()
-            .map(|r| format!("{} x{}", r["rule"].as_str().unwrap_or("?"), r["count"]))
-            .collect();
         format!(
             "{}: {} messages sent, about {} tokens, model {}; rules: {}",
             self.file,
             self.messages,
             self.tokens,
             self.model.as_deref().unwrap_or("unknown"),
-            if rules.is_empty() {
-                "none".to_string()
-            } else {
-                rules.join(", ")
-            }
+            rules_text(&self.rules)
+        )
+    }
+}
+
+/// `A1 x3, F5 x1` for a record's rules, or `none`.
+fn rules_text(rules: &[serde_json::Value]) -> String {
+    let rules: Vec<String> = rules
+        .iter()
+        .map(|r| format!("{} x{}", r["rule"].as_str().unwrap_or("?"), r["count"]))
+        .collect();
+    if rules.is_empty() {
+        "none".to_string()
+    } else {
+        rules.join(", ")
+    }
+}
+
+/// The closing `--json` record of `--api-view` on a Codex rollout.
+#[derive(Serialize, Debug)]
+pub struct CodexApiViewSummary {
+    pub kind: &'static str,
+    pub file: String,
+    pub format: &'static str,
+    pub client: &'static str,
+    pub model: Option<String>,
+    /// The catalog entry the model resolves to; null for Codex's fallback metadata.
+    pub model_entry: Option<&'static str>,
+    pub items: usize,
+    pub tokens: usize,
+    pub prompt: bool,
+    pub rules: Vec<serde_json::Value>,
+    /// Why Codex cannot resume the file, when it cannot (then nothing else is printed).
+    pub refused: Option<String>,
+}
+
+impl CodexApiViewSummary {
+    fn describe(&self) -> String {
+        if let Some(r) = &self.refused {
+            return format!("{}: {r}", self.file);
+        }
+        format!(
+            "{}: {} items sent by Codex {}, about {} tokens, model {}; rules: {}",
+            self.file,
+            self.items,
+            self.client,
+            self.tokens,
+            self.model.as_deref().unwrap_or("unknown"),
+            rules_text(&self.rules)
         )
     }
 }
@@ -58,6 +98,7 @@ impl ApiViewSummary {
 pub enum Report {
     Chain(ChainSummary),
     ApiView(ApiViewSummary),
+    CodexApiView(CodexApiViewSummary),
 }
 
 impl Report {
@@ -65,6 +106,7 @@ impl Report {
         match self {
             Report::Chain(c) => c.describe(),
             Report::ApiView(a) => a.describe(),
+            Report::CodexApiView(a) => a.describe(),
         }
     }
 }
@@ -153,9 +195,23 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
     };
     let name = input.display_name();
     let (src, format) = super::open_session(&input, g).map_err(|e| Fatal(format!("{name}: {e}")))?;
-    if (a.api_view || a.tip.is_some() || a.full) && format != Format::ClaudeCode {
+    if (a.tip.is_some() || a.full) && format != Format::ClaudeCode {
         return Err(Fatal(format!(
-            "{name}: --api-view, --tip and --full apply to Claude Code transcripts; this file is {}",
+            "{name}: --tip and --full apply to Claude Code transcripts; this file is {}",
+            format.name()
+        ))
+        .into());
+    }
+    if a.api_view && format == Format::CctoolSession {
+        return Err(Fatal(format!(
+            "{name}: --api-view applies to Claude Code transcripts and Codex rollouts; this file is {}",
+            format.name()
+        ))
+        .into());
+    }
+    if a.codex_model.is_some() && format != Format::Codex {
+        return Err(Fatal(format!(
+            "{name}: --codex-model applies to Codex rollouts; this file is {}",
             format.name()
         ))
         .into());
@@ -175,9 +231,11 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
         match &summary {
             Report::Chain(c) => out.json(c)?,
             Report::ApiView(v) => out.json(v)?,
+            Report::CodexApiView(v) => out.json(v)?,
         }
     }
     out.flush()?;
+    let refused = matches!(&summary, Report::CodexApiView(v) if v.refused.is_some());
     if !g.json && !g.quiet {
         eprint_diagnostics(&diags, 20);
         let mut e = std::io::stderr().lock();
@@ -187,7 +245,11 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
             crate::output::sanitize::escape_str(&summary.describe())
         );
     }
-    Ok(ExitStatus::Success)
+    Ok(if refused {
+        ExitStatus::Negative
+    } else {
+        ExitStatus::Success
+    })
 }
 
 fn claude_chain(
@@ -336,12 +398,20 @@ fn codex_chain(
             ),
         ));
     }
+    if a.api_view {
+        let report = codex_api_view(src, a, st, out, &rollout, &history, &mut diags)?;
+        return Ok((diags, Report::CodexApiView(report)));
+    }
     let mut released = src.releaser();
     for item in &history.items {
         let (bytes, line) = match &item.src {
             ItemSrc::Raw { offset, len, line } => {
-                let bytes = src.read_range(*offset, *len as usize)?.into_owned();
+                let mut bytes = src.read_range(*offset, *len as usize)?.into_owned();
                 released.touch(*offset, u64::from(*len));
+                if rollout.era == Era::Document {
+                    // Items of a pretty-printed 2025 document: one line each, as JSON Lines.
+                    bytes = crate::io::json::minify(&bytes);
+                }
                 (bytes, Some(*line))
             }
             ItemSrc::Synth(s) => (s.clone().into_bytes(), None),
@@ -370,6 +440,74 @@ fn codex_chain(
         ..ChainSummary::default()
     };
     Ok((diags, Report::Chain(summary)))
+}
+
+/// `--api-view` on a Codex rollout: the `input` items Codex 0.171 sends, one per line.
+fn codex_api_view(
+    src: &Source,
+    a: &RebuildChainArgs,
+    st: Option<Style>,
+    out: &mut Out,
+    rollout: &crate::formats::codex::Rollout,
+    history: &codex::History,
+    diags: &mut Vec<Diagnostic>,
+) -> anyhow::Result<CodexApiViewSummary> {
+    let view = codex_api::api_view(rollout, history, src, a.codex_model.as_deref(), a.prompt.as_deref())?;
+    let mut record = CodexApiViewSummary {
+        kind: "api_view",
+        file: src.name().to_string(),
+        format: Format::Codex.name(),
+        client: codex_api::CLIENT,
+        model: None,
+        model_entry: None,
+        items: 0,
+        tokens: 0,
+        prompt: a.prompt.is_some(),
+        rules: Vec::new(),
+        refused: None,
+    };
+    let view = match view {
+        Ok(v) => v,
+        Err(refusal) => {
+            record.refused = Some(refusal.0);
+            return Ok(record);
+        }
+    };
+    for (line, why) in &view.unreadable {
+        diags.push(Diagnostic::new(
+            src.name(),
+            *line,
+            "unreadable-item",
+            Severity::Warning,
+            format!("history item Codex cannot read ({why}); Codex skips this line"),
+        ));
+    }
+    for line in &view.not_reproduced {
+        diags.push(Diagnostic::new(
+            src.name(),
+            Some(*line),
+            "image-not-reproduced",
+            Severity::Warning,
+            "Codex resizes or converts this image before sending it; the view shows it as written",
+        ));
+    }
+    for (i, item) in view.items.iter().enumerate() {
+        match st {
+            None => out.record(item.as_bytes())?,
+            Some(s) => {
+                let mut block = render::codex_block(&value_of(item.as_bytes()), None, s);
+                // A call's id is in the heading already (`function_call_output call_…`).
+                block.id = Some(format!("item {}", i + 1));
+                out.text(&render::render(s, &block))?;
+            }
+        }
+    }
+    record.model = view.model.slug.clone();
+    record.model_entry = view.model.entry;
+    record.items = view.items.len();
+    record.tokens = view.tokens();
+    record.rules = view.rules();
+    Ok(record)
 }
 
 fn session_chain(src: &Source, st: Option<Style>, out: &mut Out) -> anyhow::Result<(Vec<Diagnostic>, Report)> {

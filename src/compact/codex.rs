@@ -196,7 +196,11 @@ pub fn replacement(
     // Measured as the units of a loaded rollout are: a quarter of each item's JSON.
     let tokens = items.iter().map(|i| approx_tokens(i.get().len())).sum();
     for item in &loaded.items[at..] {
-        items.push(verbatim(&String::from_utf8_lossy(&raw_of_item(src, item)?)));
+        let raw = String::from_utf8_lossy(&raw_of_item(src, item)?).into_owned();
+        // One item Codex cannot read makes it skip the whole compacted line.
+        if let Some(json) = crate::formats::codex_items::replacement_item(&raw, item.inter_agent) {
+            items.push(verbatim(&json));
+        }
     }
     Ok((items, tokens))
 }

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
+use super::codex_items;
 use crate::io::json::{self, LNum, LStr};
 use crate::io::{Line, Source};
 use crate::model::diag::{Diagnostic, Severity};
@@ -51,10 +52,15 @@ pub fn is_rollout_type(ty: &str) -> bool {
 
 /// ResponseItem `type`s (payloads of `response_item`, items of `replacement_history`).
 pub fn is_response_item_type(ty: &str) -> bool {
-    is_api_item_type(ty) || matches!(ty, "ghost_snapshot" | "compaction_trigger")
+    is_api_item_type(ty)
+        || matches!(
+            ty,
+            "ghost_snapshot" | "compaction_trigger" | "mcp_tool_call" | "mcp_tool_call_output"
+        )
 }
 
-/// Items Codex sends to the model; everything else deserialises to `Other` and is dropped.
+/// Items Codex 0.171 records and sends (`is_api_message`); everything else reads as `Other` and
+/// is dropped from a `response_item` line.
 fn is_api_item_type(ty: &str) -> bool {
     matches!(
         ty,
@@ -73,8 +79,7 @@ fn is_api_item_type(ty: &str) -> bool {
             | "compaction"
             | "compaction_summary"
             | "context_compaction"
-            | "mcp_tool_call"
-            | "mcp_tool_call_output"
+            | "additional_tools"
     )
 }
 
@@ -105,6 +110,11 @@ pub struct Item {
     pub summary: bool,
     /// A remote compaction item (`compaction`, `compaction_summary`, `context_compaction`).
     pub remote_compaction: bool,
+    /// Recorded from a line after the history's base (not taken from a `replacement_history` or
+    /// rebuilt by a legacy compaction): Codex cuts such tool outputs to its budget.
+    pub recorded: bool,
+    /// An `inter_agent_communication` payload, which Codex records as an `agent_message`.
+    pub inter_agent: bool,
 }
 
 /// Turn-lifecycle and history events of `event_msg` lines.
@@ -146,6 +156,9 @@ pub struct Compacted {
     pub message: String,
     pub replacement_history: Option<Vec<Item>>,
     pub timestamp: Option<String>,
+    /// An item of the replacement history cannot be read into Codex's types, so Codex skips
+    /// the whole line: it is listed, never resumed from.
+    pub skipped_by_codex: bool,
 }
 
 /// All records of a rollout, with the era it was written in.
@@ -162,6 +175,13 @@ pub struct Rollout {
     pub time_span: Option<(i64, i64)>,
     /// Physical lines.
     pub lines: u64,
+    /// Why Codex 0.171 refuses to resume this file, when it does (besides the 2025 eras).
+    pub unresumable: Option<String>,
+    /// A `session_meta` line was read (the first one is the one Codex checks).
+    meta_seen: bool,
+    /// Lines of `response_item` user messages Codex cannot read into its types, so skips
+    /// (other items are checked when a request is built).
+    pub unreadable_lines: Vec<u64>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -198,12 +218,6 @@ struct ItemHead<'a> {
 }
 
 #[derive(Deserialize)]
-struct MessageBody {
-    #[serde(default)]
-    content: serde_json::Value,
-}
-
-#[derive(Deserialize)]
 struct EventBody<'a> {
     #[serde(borrow, default, rename = "type")]
     ty: LStr<'a>,
@@ -227,6 +241,8 @@ struct MetaBody<'a> {
     id: LStr<'a>,
     #[serde(borrow, default)]
     cli_version: LStr<'a>,
+    #[serde(borrow, default)]
+    history_mode: LStr<'a>,
 }
 
 #[derive(Deserialize)]
@@ -327,11 +343,26 @@ fn item_head(raw: &str) -> Option<ItemHead<'_>> {
 }
 
 /// Classifies one ResponseItem given as raw JSON at `offset` of the file; `raw` is valid JSON
-/// (see `item_head`).
-pub fn classify_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
-    let head = item_head(raw)?;
-    let ty = head.ty.as_str()?.to_string();
-    let role = head.role.as_str().map(str::to_string);
+/// (see `item_head`). `None` for an item that Codex cannot read and that matters to the
+/// reconstruction: a user message (it opens a turn), or with `strict` any item (a
+/// `replacement_history` item, whose failure makes Codex skip the whole `compacted` line).
+/// Other items are checked when their request is built (`--api-view`): reading every tool
+/// output into Codex's types here would double the cost of reading a rollout.
+pub fn classify_item(raw: &str, offset: u64, line: u64, strict: bool) -> Option<Item> {
+    let wire = if strict {
+        Some(codex_items::parse_item(raw).ok()?)
+    } else {
+        None
+    };
+    let (ty, role) = match item_head(raw) {
+        Some(head) => (head.ty.as_str()?.to_string(), head.role.as_str().map(str::to_string)),
+        // A key written twice: Codex takes its last value, as a JSON value does.
+        None => {
+            let v: serde_json::Value = serde_json::from_str(raw).ok()?;
+            let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+            (field("type")?, field("role"))
+        }
+    };
     let mut item = Item {
         src: ItemSrc::Raw {
             offset,
@@ -344,38 +375,68 @@ pub fn classify_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
         user_text: None,
         summary: false,
         remote_compaction: matches!(ty.as_str(), "compaction" | "compaction_summary" | "context_compaction"),
+        recorded: false,
+        inter_agent: false,
         ty,
         role,
     };
-    if item.ty == "message" {
-        match item.role.as_deref() {
-            Some("system") => item.api = false,
-            Some("developer") => item.context = true,
-            Some("user") => {
-                let body: MessageBody = serde_json::from_str(raw).unwrap_or(MessageBody {
-                    content: serde_json::Value::Null,
-                });
-                let texts = message_texts(&body.content);
-                let contextual = texts.iter().any(|t| {
-                    let t = t.trim_start();
-                    CONTEXTUAL_MARKERS.iter().any(|m| t.starts_with(m))
-                });
-                if contextual {
-                    item.context = true;
+    if item.ty != "message" {
+        return Some(item);
+    }
+    match item.role.as_deref() {
+        Some("system") => item.api = false,
+        Some("developer") => item.context = true,
+        Some("user") => {
+            let wire = match wire {
+                Some(w) => w,
+                None => codex_items::parse_item(raw).ok()?,
+            };
+            let codex_items::Wire::Message { content, .. } = &wire else {
+                return None;
+            };
+            let texts: Vec<&str> = content.iter().filter_map(codex_items::Part::text).collect();
+            let contextual = texts.iter().any(|t| {
+                let t = t.trim_start();
+                CONTEXTUAL_MARKERS.iter().any(|m| t.starts_with(m))
+            });
+            if contextual {
+                item.context = true;
+            } else {
+                item.user_turn = true;
+                let text: String = texts.concat();
+                if summary_body(&text).is_some() {
+                    item.summary = true;
                 } else {
-                    item.user_turn = true;
-                    let text: String = texts.concat();
-                    if summary_body(&text).is_some() {
-                        item.summary = true;
-                    } else {
-                        item.user_text = Some(text);
-                    }
+                    item.user_text = Some(text);
                 }
             }
-            _ => {}
         }
+        _ => {}
     }
     Some(item)
+}
+
+/// An `inter_agent_communication` payload: a user turn, recorded as an `agent_message`.
+/// `None` when Codex cannot read it (a bad agent path, a missing field).
+fn inter_agent_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
+    codex_items::parse_inter_agent(raw).ok()?;
+    Some(Item {
+        src: ItemSrc::Raw {
+            offset,
+            len: u32::try_from(raw.len()).ok()?,
+            line,
+        },
+        ty: "agent_message".into(),
+        role: None,
+        api: true,
+        user_turn: true,
+        context: false,
+        user_text: None,
+        summary: false,
+        remote_compaction: false,
+        recorded: false,
+        inter_agent: true,
+    })
 }
 
 fn opt(s: &LStr<'_>) -> Option<String> {
@@ -506,6 +567,22 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
     let record = match ty {
         "session_meta" => {
             let m: Option<MetaBody<'_>> = serde_json::from_str(raw).ok();
+            let first = !std::mem::replace(&mut out.meta_seen, true);
+            if first && let Some(m) = &m {
+                match &m.history_mode {
+                    LStr::Absent | LStr::Null => {}
+                    LStr::Str(mode) if mode == "legacy" || mode == "paginated" => {}
+                    LStr::Str(mode) => {
+                        out.unresumable = Some(format!(
+                            "its session_meta names history_mode `{mode}`, which Codex does not know (legacy or paginated), and Codex refuses the file"
+                        ));
+                    }
+                    LStr::Other => {
+                        out.unresumable =
+                            Some("its session_meta history_mode is not a string, and Codex refuses the file".into());
+                    }
+                }
+            }
             Record::SessionMeta {
                 id: m.as_ref().and_then(|m| opt(&m.id)),
                 cli_version: m.as_ref().and_then(|m| opt(&m.cli_version)),
@@ -515,12 +592,8 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
             push_item(out, raw, offset_in(line, raw), no);
             return;
         }
-        "inter_agent_communication" => match classify_item(raw, offset_in(line, raw), no) {
-            Some(mut item) => {
-                item.api = true;
-                item.user_turn = true;
-                Record::InterAgent(item)
-            }
+        "inter_agent_communication" => match inter_agent_item(raw, offset_in(line, raw), no) {
+            Some(item) => Record::InterAgent(item),
             None => Record::Other,
         },
         "event_msg" => match serde_json::from_str::<EventBody<'_>>(raw) {
@@ -548,12 +621,18 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
         },
         "compacted" => match serde_json::from_str::<CompactedBody<'_>>(raw) {
             Ok(body) if matches!(body.message, LStr::Str(_)) => {
+                // Every item of a replacement history must read into Codex's types, or Codex
+                // skips the whole line.
+                let mut unreadable = false;
                 let replacement_history = body.replacement_history.map(|items| {
                     items
                         .into_iter()
                         .filter_map(|it| {
                             let r = it.get();
-                            let item = classify_item(r, offset_in(line, r), no)?;
+                            let Some(item) = classify_item(r, offset_in(line, r), no, true) else {
+                                unreadable = true;
+                                return None;
+                            };
                             if item.ty == "ghost_snapshot" {
                                 out.ghost_snapshots += 1;
                                 return None;
@@ -562,6 +641,15 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
                         })
                         .collect()
                 });
+                if unreadable {
+                    out.diagnostics.push(Diagnostic::new(
+                        out.file.clone(),
+                        Some(no),
+                        "unusable-compacted",
+                        Severity::Warning,
+                        "compacted record whose replacement_history holds an item Codex cannot read; Codex skips this line",
+                    ));
+                }
                 Record::Compacted(Compacted {
                     line: no,
                     offset: offset_in(line, raw),
@@ -569,6 +657,7 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
                     message: body.message.as_str().unwrap_or("").to_string(),
                     replacement_history,
                     timestamp: opt(&env.timestamp),
+                    skipped_by_codex: unreadable,
                 })
             }
             _ => {
@@ -595,7 +684,7 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
 }
 
 fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
-    match classify_item(raw, offset, no) {
+    match classify_item(raw, offset, no, false) {
         Some(item) if item.ty == "ghost_snapshot" => {
             out.ghost_snapshots += 1;
             out.records.push((no, Record::Other));
@@ -606,7 +695,18 @@ fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
             }
             out.records.push((no, Record::Response(item)));
         }
-        None => out.records.push((no, Record::Other)),
+        None => {
+            out.unreadable_lines.push(no);
+            let why = codex_items::parse_item(raw).err().unwrap_or_else(|| "no type".into());
+            out.diagnostics.push(Diagnostic::new(
+                out.file.clone(),
+                Some(no),
+                "unreadable-item",
+                Severity::Warning,
+                format!("history item Codex cannot read ({why}); Codex skips this line"),
+            ));
+            out.records.push((no, Record::Other));
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod codex_items;
 pub mod session;
 
 use serde::Deserialize;

@@ -202,9 +202,10 @@ fn api_view_renders_for_reading_and_refuses_other_formats() {
         text.contains("── assistant · message 4\nNo response requested."),
         "{text}"
     );
-    let codex = fixture("codex/rollback_across_replacement_history.jsonl");
+    // Codex rollouts have a view of their own (tests/cli/codex_api.rs); session files none.
+    let session = fixture("session/refactor.v5.json");
     let out = cctool()
-        .args(["rebuild-chain", "--api-view", codex.to_str().unwrap()])
+        .args(["rebuild-chain", "--api-view", session.to_str().unwrap()])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -6,6 +6,7 @@
 
 mod api_view;
 mod chain_fixtures;
+mod codex_api;
 mod compact;
 mod compact_crash;
 mod concurrency;
