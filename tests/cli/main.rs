@@ -11,6 +11,7 @@ mod doctor;
 mod extract_summary;
 mod fuzz_targets;
 mod hostile;
+mod imports;
 mod input;
 mod migrate;
 mod props;
