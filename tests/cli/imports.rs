@@ -262,3 +262,34 @@ fn a_remote_compaction_keeps_its_origin_encryption_and_plaintext() {
     assert_eq!(summary["encrypted"], true);
     assert_eq!(summary["encrypted_len"], 100);
 }
+
+#[test]
+fn a_codex_typescript_document_imports_item_by_item() {
+    // The 2025 TypeScript CLI wrote one pretty-printed document, not JSON Lines: its lines
+    // are no records, its items are.
+    let f = fixture("migrate/import/codex_typescript_2025.json");
+    let dir = tempfile::tempdir().unwrap();
+    let doc: Value = serde_json::from_slice(&std::fs::read(import(&f, dir.path(), &[])).unwrap()).unwrap();
+    let s = |r: &str, items: &[&str], line: u64| {
+        (
+            r.to_string(),
+            items.iter().map(|i| i.to_string()).collect::<Vec<_>>(),
+            Some(line),
+            false,
+            false,
+        )
+    };
+    assert_eq!(
+        shape(&doc),
+        vec![
+            s("system", &["native"], 1),
+            s("user", &["text"], 4),
+            s("assistant", &["tool_call"], 5),
+            s("tool", &["tool_result"], 6),
+            s("assistant", &["text"], 7),
+        ]
+    );
+    assert_eq!(doc["messages"][0]["items"][0]["record"]["session"]["id"], "ts-1");
+    assert_eq!(doc["messages"][2]["items"][0]["args"], json!({"command": ["ls"]}));
+    assert_eq!(doc["messages"][3]["tool_call_id"], "c1");
+}
