@@ -17,7 +17,8 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
 use super::{Made, Unit, copy_all, ids};
-use crate::chain::claude::{self, Kind, Options as ChainOptions, Transcript, flag};
+use crate::chain::claude::{self, Chain, Kind, Options as ChainOptions, Sub, Transcript, flag};
+use crate::chain::claude_api::api_view;
 use crate::io::Source;
 use crate::io::atomic::Output;
 use crate::migrate::MessageV3 as MigrateMessage;
@@ -145,9 +146,20 @@ struct BlockHead<'a> {
     text: Option<&'a RawValue>,
 }
 
-/// The unit of one chain record, read without copying its bodies: tokens are a quarter of the
-/// bytes of `message.content` as written (JSON, as the agent sends it), and only the block
-/// types and tool ids are decoded.
+/// `{"role":"assistant","content":` … `}` and the comma after it: what a message of the
+/// request adds to its content.
+const MESSAGE_FRAME: usize = 32;
+
+/// Bytes of `text` as a JSON string.
+fn json_len(text: &str) -> usize {
+    serde_json::to_string(text).map_or(text.len(), |s| s.len())
+}
+
+/// The unit of one chain record, read without copying its bodies. Its tokens estimate its
+/// share of the request a resume sends ([`request_tokens`]): a quarter of `message.content` as
+/// written (JSON, as the agent sends it) and of the message around it; rows a resume does not
+/// send (attachments, system rows other than local commands, boundaries) count nothing. Only
+/// the block types and tool ids are decoded.
 fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
     if node.is_boundary() {
         return Unit {
@@ -159,17 +171,23 @@ fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
         let rec = parse(bytes);
         let text = rec.pointer("/message/content").map(content_text).unwrap_or_default();
         return Unit {
-            tokens: crate::model::approx_tokens(text.len()),
+            tokens: crate::model::approx_tokens(json_len(&text) + MESSAGE_FRAME),
             earlier: super::Earlier::from_text(&crate::summary::template::strip(&text)),
             ..Unit::default()
         };
     }
-    if !matches!(node.kind, Kind::User | Kind::Assistant) {
-        // System and attachment rows are context the agent may be sent: counted whole.
+    if node.kind == Kind::System && node.sub == Sub::LocalCommand {
+        // Sent as the user's text.
+        let rec = parse(bytes);
+        let text = rec.get("content").and_then(Value::as_str).unwrap_or_default();
         return Unit {
-            tokens: crate::model::approx_tokens(bytes.len()),
+            tokens: crate::model::approx_tokens(json_len(text) + MESSAGE_FRAME),
             ..Unit::default()
         };
+    }
+    if !matches!(node.kind, Kind::User | Kind::Assistant) {
+        // Other system rows and attachments are not in the request a resume sends.
+        return Unit::default();
     }
     let head: Option<Head<'_>> = serde_json::from_slice(bytes).ok();
     let Some(content) = head.and_then(|h| h.message).and_then(|m| m.content) else {
@@ -178,7 +196,7 @@ fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
     };
     let raw = content.get();
     let mut u = Unit {
-        tokens: crate::model::approx_tokens(raw.len()),
+        tokens: crate::model::approx_tokens(raw.len() + MESSAGE_FRAME),
         ..Unit::default()
     };
     let mut first_text: Option<&str> = raw.starts_with('"').then_some(raw);
@@ -244,6 +262,44 @@ pub struct Appended {
     pub copies: usize,
 }
 
+/// Tokens of the request a resume of the chain `positions` sends: ceil(bytes / 4) of the
+/// `messages` of `rebuild-chain --api-view`, from the last boundary on. `scan` reports the
+/// same number as `resume_tokens`: one estimate everywhere.
+pub fn request_tokens(src: &Source, t: &Transcript, positions: &[u32]) -> io::Result<usize> {
+    let chain = Chain {
+        positions: positions.to_vec(),
+        ..Chain::default()
+    };
+    Ok(api_view(t, &chain, src, None)?.tokens())
+}
+
+impl Loaded {
+    /// [`request_tokens`] of the conversation a resume loads now.
+    pub fn tokens(&self, src: &Source) -> io::Result<usize> {
+        request_tokens(src, &self.t, &self.positions)
+    }
+
+    /// [`request_tokens`] of the tail kept from `at` on (0 for none).
+    pub fn tail_tokens(&self, src: &Source, at: usize) -> io::Result<usize> {
+        if at >= self.positions.len() {
+            return Ok(0);
+        }
+        request_tokens(src, &self.t, &self.positions[at..])
+    }
+
+    /// [`request_tokens`] of the compacted file: what [`append`] adds, read as the whole
+    /// output would be (the boundary's null parent ends every walk through it, and its last
+    /// row is the tip), so `scan` of the output says the same.
+    pub fn tokens_after(&self, src: &Source, at: usize, made: &Made, transcript: Option<&str>) -> io::Result<usize> {
+        let mut appended = Vec::new();
+        append(src, self, at, made, 0, transcript, &mut appended)?;
+        let out = Source::from_bytes(src.name(), appended);
+        let t = claude::read(&out)?;
+        let chain = t.rebuild(&ChainOptions::default()).unwrap_or_default();
+        Ok(api_view(&t, &chain, &out, None)?.tokens())
+    }
+}
+
 /// Writes the whole output: the input unchanged, then the boundary, the summary and the tail.
 pub fn write(
     src: &Source,
@@ -253,6 +309,21 @@ pub fn write(
     pre_tokens: usize,
     transcript: Option<&str>,
     w: &mut Output,
+) -> io::Result<Appended> {
+    // The input as it is; a last line without its newline gets one, so ours start on their own.
+    copy_all(src, w)?;
+    append(src, loaded, at, made, pre_tokens, transcript, w)
+}
+
+/// Writes what a compaction appends: the boundary, the summary and the tail's copies.
+fn append(
+    src: &Source,
+    loaded: &Loaded,
+    at: usize,
+    made: &Made,
+    pre_tokens: usize,
+    transcript: Option<&str>,
+    w: &mut dyn Write,
 ) -> io::Result<Appended> {
     let t = &loaded.t;
     let tail: Vec<u32> = loaded.positions[at..]
@@ -342,8 +413,6 @@ pub fn write(
     s.insert("uuid".into(), json!(summary_uuid));
     s.insert("timestamp".into(), json!(next_ts()));
 
-    // The input as it is; a last line without its newline gets one, so ours start on their own.
-    copy_all(src, w)?;
     writeln_json(w, &Value::Object(b))?;
     writeln_json(w, &Value::Object(s))?;
 

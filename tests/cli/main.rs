@@ -3,6 +3,7 @@
 
 mod api_view;
 mod compact;
+mod compact_budget;
 mod compact_crash;
 mod concurrency;
 mod crash;
