@@ -265,12 +265,74 @@ pub struct Appended {
 /// Tokens of the request a resume of the chain `positions` sends: ceil(bytes / 4) of the
 /// `messages` of `rebuild-chain --api-view`, from the last boundary on. `scan` reports the
 /// same number as `resume_tokens`: one estimate everywhere.
+///
+/// The request is built whole to be measured, which holds its content in memory; a chain of
+/// more than [`WINDOW_BYTES`] is measured window by window instead, each ending before a user
+/// prompt that follows an assistant row without tool calls, where no rule of the request
+/// looks across (no merge, no tool pairing). Only the model whose thinking is kept is then
+/// decided per window rather than for the whole request.
 pub fn request_tokens(src: &Source, t: &Transcript, positions: &[u32]) -> io::Result<usize> {
-    let chain = Chain {
-        positions: positions.to_vec(),
-        ..Chain::default()
-    };
-    Ok(api_view(t, &chain, src, None)?.tokens())
+    request_tokens_in(src, t, positions, WINDOW_BYTES)
+}
+
+fn request_tokens_in(src: &Source, t: &Transcript, positions: &[u32], window_bytes: u64) -> io::Result<usize> {
+    let start = positions
+        .iter()
+        .rposition(|&p| t.node(p).is_boundary())
+        .map_or(0, |i| i + 1);
+    let positions = &positions[start..];
+    let (mut bytes, mut messages) = (0usize, 0usize);
+    let (mut from, mut size) = (0usize, 0u64);
+    let mut last_sent: Option<&claude::Node> = None;
+    for i in 0..=positions.len() {
+        let node = positions.get(i).map(|&p| t.node(p));
+        let seam = node.is_some_and(|n| {
+            size >= window_bytes
+                && is_prompt_row(n)
+                && last_sent.is_some_and(|l| l.kind == Kind::Assistant && !l.has(flag::TOOL_USE))
+        });
+        if node.is_none() || seam {
+            let window = &positions[from..i];
+            let chain = Chain {
+                positions: window.to_vec(),
+                ..Chain::default()
+            };
+            for m in api_view(t, &chain, src, None)?.messages() {
+                bytes += m.len();
+                messages += 1;
+            }
+            let (lo, hi) = window.iter().fold((u64::MAX, 0), |(lo, hi), &p| {
+                let n = t.node(p);
+                (lo.min(n.offset), hi.max(n.offset + n.len))
+            });
+            if lo < hi {
+                src.done_with(lo, hi - lo);
+            }
+            (from, size) = (i, 0);
+        }
+        if let Some(n) = node {
+            size += n.len;
+            if matches!(n.kind, Kind::User | Kind::Assistant) || n.sub == Sub::LocalCommand {
+                last_sent = Some(n);
+            }
+        }
+    }
+    // `[`, the messages, a comma between each two, `]`: as `ApiView::tokens` counts them.
+    Ok((bytes + 2 + messages.saturating_sub(1)).div_ceil(4))
+}
+
+/// Records of a chain measured as one request at most; larger chains are measured in windows
+/// of about this size, so memory stays bounded.
+pub const WINDOW_BYTES: u64 = 32 << 20;
+
+/// A user row holding a prompt: text from the user, not a tool result, injected context or a
+/// summary.
+fn is_prompt_row(n: &claude::Node) -> bool {
+    n.kind == Kind::User
+        && !n.has(flag::META)
+        && !n.has(flag::TOOL_RESULT)
+        && !n.has(flag::COMPACT_SUMMARY)
+        && (n.has(flag::TEXT) || n.has(flag::STRING_CONTENT))
 }
 
 impl Loaded {
@@ -457,4 +519,88 @@ fn append(
 fn writeln_json(w: &mut dyn Write, v: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *w, v)?;
     w.write_all(b"\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_measured_in_windows_is_measured_whole() {
+        // Turns of a prompt, a tool exchange with split rows and an answer, some rows meta or
+        // attachments: every window ends before a prompt that follows a plain answer.
+        let mut rows = Vec::new();
+        let mut parent = serde_json::Value::Null;
+        let mut push = |rows: &mut Vec<String>, mut r: Value| {
+            let uuid = format!("00000000-0000-4000-8000-{:012}", rows.len() + 1);
+            r["parentUuid"] = parent.clone();
+            r["uuid"] = json!(uuid);
+            r["timestamp"] = json!(format!(
+                "2026-01-01T00:{:02}:{:02}.000Z",
+                rows.len() / 60 % 60,
+                rows.len() % 60
+            ));
+            rows.push(r.to_string());
+            parent = json!(uuid);
+        };
+        let assistant = |id: &str, content: Value| json!({"type": "assistant", "message": {"id": id, "role": "assistant", "model": "m", "content": content}});
+        for turn in 0..40 {
+            push(
+                &mut rows,
+                json!({"type": "user", "message": {"role": "user", "content": format!("prompt {turn} ").repeat(20)}}),
+            );
+            if turn % 3 == 0 {
+                push(&mut rows, json!({"type": "attachment", "attachment": {"type": "x"}}));
+                push(
+                    &mut rows,
+                    json!({"type": "user", "isMeta": true, "message": {"role": "user", "content": "<command-name>/x</command-name>"}}),
+                );
+            }
+            let id = format!("toolu_{turn}");
+            push(
+                &mut rows,
+                assistant(
+                    &format!("m{turn}"),
+                    json!([{"type": "thinking", "thinking": "hm", "signature": "s"}]),
+                ),
+            );
+            push(
+                &mut rows,
+                assistant(
+                    &format!("m{turn}"),
+                    json!([{"type": "tool_use", "id": id, "name": "Read", "input": {}}]),
+                ),
+            );
+            push(
+                &mut rows,
+                json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "r".repeat(300)}]}}),
+            );
+            push(
+                &mut rows,
+                assistant(&format!("e{turn}"), json!([{"type": "text", "text": "done"}])),
+            );
+        }
+        let src = Source::from_bytes("t.jsonl", rows.join("\n").into_bytes());
+        let t = claude::read(&src).unwrap();
+        let positions = t.rebuild(&ChainOptions::default()).unwrap().positions;
+        let whole = api_view(
+            &t,
+            &Chain {
+                positions: positions.clone(),
+                ..Chain::default()
+            },
+            &src,
+            None,
+        )
+        .unwrap()
+        .tokens();
+        assert!(whole > 3000, "{whole}");
+        for window in [1, 500, 2000, u64::MAX] {
+            assert_eq!(
+                request_tokens_in(&src, &t, &positions, window).unwrap(),
+                whole,
+                "windows of {window}"
+            );
+        }
+    }
 }

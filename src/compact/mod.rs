@@ -501,7 +501,12 @@ pub fn plan_and_recap_exact(
         }
         scaled = (budget as u128 * estimated as u128 / x.before.max(1) as u128) as usize;
     }
-    for _ in 0..4 {
+    // Each plan's exact size moves the budget the estimate plans with by what it missed, down
+    // when over and up when under (a cut the estimate put just over may fit), until a cut comes
+    // back; the fitting plan with the largest tail wins.
+    let mut tried = Vec::new();
+    let mut over_budget = None;
+    for _ in 0..6 {
         let o = Options {
             budget: Some(scaled),
             ..opts.clone()
@@ -509,17 +514,38 @@ pub fn plan_and_recap_exact(
         let Some((cut, made)) = settle(units, &o, feed, &overhead, &recap_tokens)? else {
             break;
         };
-        let over = match &exact {
-            Some(x) => (x.after)(cut.at, &made)?.saturating_sub(budget),
-            None => 0,
-        };
-        planned = Some((cut, made));
-        if over == 0 || scaled == 0 {
+        if tried.contains(&cut.at) {
             break;
         }
-        scaled = scaled.saturating_sub(over);
+        tried.push(cut.at);
+        let Some(x) = &exact else {
+            planned = Some((cut, made));
+            break;
+        };
+        let size = (x.after)(cut.at, &made)?;
+        if size <= budget {
+            let slack = budget - size;
+            if planned
+                .as_ref()
+                .is_none_or(|(p, _): &(Cut, Made)| cut.tail_tokens > p.tail_tokens)
+            {
+                planned = Some((cut, made));
+            }
+            if slack == 0 {
+                break;
+            }
+            scaled += slack;
+        } else {
+            over_budget = Some((cut, made));
+            if scaled == 0 {
+                break;
+            }
+            scaled = scaled.saturating_sub(size - budget);
+        }
     }
-    let Some((cut, made)) = planned else { return Ok(None) };
+    let Some((cut, made)) = planned.or(over_budget) else {
+        return Ok(None);
+    };
     if use_summarizer && opts.summarizer.is_some() {
         let made = make_recap(units, cut.at, opts, true, feed)?;
         return Ok(Some((cut, made)));

@@ -241,7 +241,7 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
         positions.drain(..b);
     }
     let order = claude_order(&t, &chain, &positions, effective);
-    let summaries = ClaudeSummaries::of(src, &t, &order)?;
+    let summaries = ClaudeSummaries::of(&t, &order);
     let head = Head {
         session_id: t.session_ids.first().cloned(),
         first_ms: t.time_span().map(|s| s.0),
@@ -257,9 +257,13 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
     let mut last_assistant_id: Option<String> = None;
     // The note of a record that becomes part of another message goes to the next one.
     let mut carried_note: Option<String> = None;
+    // The records' pages leave the resident set behind the reader (a mapping of gigabytes
+    // would otherwise stay in it).
+    let mut released = src.releaser();
     for placed in &order {
         let node = t.node(placed.pos);
         let rec = parse(&src.read_range(node.offset, node.len as usize)?);
+        released.touch(node.offset, node.len);
         let uuid = rec.get("uuid").cloned().unwrap_or(Value::Null);
         let mut source = Map::from_iter([("uuid".into(), uuid), ("line".into(), json!(node.line))]);
         if placed.off_chain {
@@ -276,11 +280,11 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
             Kind::System if node.sub == Sub::CompactBoundary => {
                 // The boundary and its summary message become one summary item.
                 let mut source = source;
-                let item = summaries.item(&rec, &mut source);
+                let item = summaries.item(src, &t, placed.pos, &rec, &mut source)?;
                 messages.push(message("user", vec![item], source, timestamp));
                 last_assistant_id = None;
             }
-            Kind::User if node.has(flag::COMPACT_SUMMARY) && summaries.is_used(&rec) => {
+            Kind::User if summaries.is_used(placed.pos) => {
                 // Already the text of its boundary's summary item.
                 carried_note = note;
                 continue;
@@ -323,9 +327,10 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
                 return;
             }
             let rec = parse(line.bytes);
-            let r = match summaries.unlinked(line.no, &rec) {
+            let r = match summaries.unlinked(src, &t, line.no, &rec) {
                 // A boundary without a uuid is no transcript message, but still a compaction.
-                Some(item) => {
+                Err(e) => Err(e),
+                Ok(Some(item)) => {
                     let mut source = source.clone();
                     if let Some(m) = source.as_object_mut() {
                         m.insert("line".into(), json!(line.no));
@@ -333,7 +338,7 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
                     let ts = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
                     sink.push(message("user", vec![item], source, ts))
                 }
-                None => sink.native_item(native("claude-code", rec, Some(line.no)), &source),
+                Ok(None) => sink.native_item(native("claude-code", rec, Some(line.no)), &source),
             };
             failed = r.err();
         })?;
@@ -431,71 +436,65 @@ fn claude_order(t: &claude::Transcript, chain: &claude::Chain, positions: &[u32]
     out
 }
 
-/// The compactions of a transcript exactly as `extract-summary` reads them: each boundary's
-/// summary text (from the summary message parented on it, else the first one after it), and
-/// which summary messages are so taken.
+/// The compactions of a transcript as `extract-summary` reads them, found from the transcript's
+/// own index (no marker pass, nothing held but positions): each boundary's summary message
+/// (the one parented on it, else the first after it), and which summary messages are so taken.
 struct ClaudeSummaries {
-    by_uuid: rustc_hash::FxHashMap<String, crate::summary::SummaryRecord>,
-    /// Boundaries without a uuid (no transcript message), by line.
-    by_line: rustc_hash::FxHashMap<u64, crate::summary::SummaryRecord>,
-    /// Uuids of the summary messages that are the text of an imported boundary.
-    used: rustc_hash::FxHashSet<String>,
+    /// Boundary position → its summary message's position.
+    of: rustc_hash::FxHashMap<u32, u32>,
+    /// Summary messages that are the text of an imported boundary.
+    used: rustc_hash::FxHashSet<u32>,
+    /// Summary messages by line, with their parent as written, for boundaries without a uuid.
+    summaries: Vec<(u64, u32)>,
 }
 
 impl ClaudeSummaries {
-    fn of(src: &Source, t: &claude::Transcript, order: &[Placed]) -> io::Result<ClaudeSummaries> {
-        let (markers, _) = crate::summary::claude_markers(src)?;
-        let mut out = ClaudeSummaries {
-            by_uuid: Default::default(),
-            by_line: Default::default(),
-            used: Default::default(),
-        };
-        if markers.is_empty() {
-            return Ok(out);
-        }
-        let current = crate::summary::Current::default();
-        let records = crate::summary::claude_in(src, &markers, &current, Some(t), crate::summary::Options::default())?;
+    fn of(t: &claude::Transcript, order: &[Placed]) -> ClaudeSummaries {
+        let mut boundaries: Vec<u32> = (0..t.nodes.len() as u32).filter(|&p| t.node(p).is_boundary()).collect();
+        boundaries.sort_by_key(|&p| t.node(p).line);
+        let mut summaries: Vec<(u64, u32)> = (0..t.nodes.len() as u32)
+            .filter(|&p| t.node(p).kind == Kind::User && t.node(p).has(flag::COMPACT_SUMMARY))
+            .map(|p| (t.node(p).line, p))
+            .collect();
+        summaries.sort_unstable();
+        let parents: Vec<Option<String>> = summaries
+            .iter()
+            .map(|&(_, p)| t.node(p).parent_id().map(|id| t.ids.text(id)))
+            .collect();
         let imported: rustc_hash::FxHashSet<u32> = order.iter().map(|p| p.pos).collect();
-        for r in records {
-            let summary_uuid = r
-                .summary_line
-                .and_then(|l| markers.iter().find(|m| m.line == l))
-                .and_then(|m| m.value.get("uuid").and_then(Value::as_str));
-            match &r.boundary_uuid {
-                Some(u) => {
-                    if let Some(s) = summary_uuid
-                        && t.find(u).is_some_and(|p| imported.contains(&p))
-                    {
-                        out.used.insert(s.to_string());
-                    }
-                    out.by_uuid.insert(u.clone(), r);
-                }
-                None => {
-                    if let Some(l) = r.line {
-                        out.by_line.insert(l, r);
-                    }
+        let mut out = ClaudeSummaries {
+            of: Default::default(),
+            used: Default::default(),
+            summaries,
+        };
+        for (i, &b) in boundaries.iter().enumerate() {
+            let next = boundaries.get(i + 1).map_or(u64::MAX, |&n| t.node(n).line);
+            let uuid = t.uuid_text(b);
+            let lines = out.summaries.iter().zip(&parents).map(|(s, p)| (s.0, p.as_deref()));
+            if let Some((k, _)) = crate::summary::summary_of_boundary(Some(&uuid), t.node(b).line, next, lines) {
+                let s = out.summaries[k].1;
+                out.of.insert(b, s);
+                if imported.contains(&b) {
+                    out.used.insert(s);
                 }
             }
         }
-        Ok(out)
+        out
     }
 
-    /// Whether summary message `rec` is the text of an imported boundary.
-    fn is_used(&self, rec: &Value) -> bool {
-        rec.get("uuid")
-            .and_then(Value::as_str)
-            .is_some_and(|u| self.used.contains(u))
-    }
-
-    /// The summary item of boundary `rec`; a note on `source` when its logical parent is not
-    /// in the file.
-    fn item(&self, rec: &Value, source: &mut Value) -> Item {
-        let found = rec
-            .get("uuid")
-            .and_then(Value::as_str)
-            .and_then(|u| self.by_uuid.get(u));
-        if let Some(r) = found
-            && r.logical_parent_resolves == Some(false)
+    /// The summary item of the boundary at `pos` (its record `rec`); a note on `source` when
+    /// its logical parent is not in the file.
+    fn item(
+        &self,
+        src: &Source,
+        t: &claude::Transcript,
+        pos: u32,
+        rec: &Value,
+        source: &mut Value,
+    ) -> io::Result<Item> {
+        let unresolved =
+            t.boundaries.iter().any(|b| b.pos == pos && b.logical_parent.is_some()) && t.logical_parent(pos).is_none();
+        if unresolved
             && let Some(m) = source.as_object_mut()
             && !m.contains_key("note")
         {
@@ -507,20 +506,53 @@ impl ClaudeSummaries {
                 )),
             );
         }
-        claude_summary_item(rec, found)
+        let text = match self.of.get(&pos) {
+            Some(&s) => Some(summary_text(src, t, s)?),
+            None => None,
+        };
+        Ok(claude_summary_item(rec, text))
     }
 
-    /// The summary item of a boundary at `line` that has no uuid.
-    fn unlinked(&self, line: u64, rec: &Value) -> Option<Item> {
-        self.by_line.get(&line).map(|r| claude_summary_item(rec, Some(r)))
+    /// The summary item of a boundary on `line` without a uuid (no transcript message): its
+    /// summary is the first written after it.
+    fn unlinked(&self, src: &Source, t: &claude::Transcript, line: u64, rec: &Value) -> io::Result<Option<Item>> {
+        let boundary = rec.get("type").and_then(Value::as_str) == Some("system")
+            && rec.get("subtype").and_then(Value::as_str) == Some("compact_boundary");
+        if !boundary {
+            return Ok(None);
+        }
+        let next = t
+            .nodes
+            .iter()
+            .filter(|n| n.is_boundary() && n.line > line)
+            .map(|n| n.line)
+            .min()
+            .unwrap_or(u64::MAX);
+        let lines = self.summaries.iter().map(|s| (s.0, None));
+        let text = match crate::summary::summary_of_boundary(None, line, next, lines) {
+            Some((k, _)) => Some(summary_text(src, t, self.summaries[k].1)?),
+            None => None,
+        };
+        Ok(Some(claude_summary_item(rec, text)))
     }
+
+    /// Whether the summary message at `pos` is the text of an imported boundary.
+    fn is_used(&self, pos: u32) -> bool {
+        self.used.contains(&pos)
+    }
+}
+
+/// The text of the summary message at `pos`.
+fn summary_text(src: &Source, t: &claude::Transcript, pos: u32) -> io::Result<String> {
+    let n = t.node(pos);
+    let rec = parse(&src.read_range(n.offset, n.len as usize)?);
+    Ok(crate::summary::claude_summary_text(&rec).unwrap_or_default())
 }
 
 /// A Claude Code compaction as a v5 `summary` item: the summary text as written, the
 /// boundary's trigger and tokens before.
-fn claude_summary_item(boundary: &Value, found: Option<&crate::summary::SummaryRecord>) -> Item {
+fn claude_summary_item(boundary: &Value, text: Option<String>) -> Item {
     let mut summary = Map::from_iter([("type".into(), json!("summary"))]);
-    let text = found.and_then(|r| r.summary.clone());
     summary.insert("text".into(), text.map_or(Value::Null, Value::String));
     summary.insert("origin".into(), json!("local"));
     if let Some(meta) = boundary.get("compactMetadata") {

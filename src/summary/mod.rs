@@ -93,6 +93,13 @@ fn content_text(content: &Value) -> Option<String> {
     }
 }
 
+/// The text of a Claude Code summary message (`message.content`), as `extract-summary` reports it.
+pub fn claude_summary_text(rec: &Value) -> Option<String> {
+    rec.get("message")
+        .and_then(|msg| msg.get("content"))
+        .and_then(content_text)
+}
+
 /// A line that can hold a Claude Code boundary or summary, parsed.
 #[derive(Clone, Debug)]
 pub struct Marker {
@@ -368,23 +375,33 @@ fn uuids_in_file(
     Ok(found)
 }
 
+/// Which summary message a compact boundary (`uuid`, on `line`, the next boundary on
+/// `next_line`) takes, of `summaries` (each its line and `parentUuid`, in file order): the first
+/// parented on it, else the first written after it and before the next boundary. The index,
+/// and `parent` or `fallback`.
+pub fn summary_of_boundary<'a>(
+    uuid: Option<&str>,
+    line: u64,
+    next_line: u64,
+    summaries: impl Iterator<Item = (u64, Option<&'a str>)> + Clone,
+) -> Option<(usize, &'static str)> {
+    let by_parent = summaries
+        .clone()
+        .position(|(_, parent)| parent.is_some() && parent == uuid)
+        .map(|i| (i, "parent"));
+    by_parent.or_else(|| {
+        summaries
+            .enumerate()
+            .find(|(_, (l, _))| *l > line && *l < next_line)
+            .map(|(i, _)| (i, "fallback"))
+    })
+}
+
 /// Claude Code: every compact boundary with its summary, in file order.
 pub fn claude(
     src: &Source,
     markers: &[Marker],
     current: &Current,
-    opts: Options,
-) -> std::io::Result<Vec<SummaryRecord>> {
-    claude_in(src, markers, current, current.transcript.as_ref(), opts)
-}
-
-/// [`claude()`] with the transcript already read (`t`), so that logical parents are looked up
-/// in it rather than in another pass over the file.
-pub fn claude_in(
-    src: &Source,
-    markers: &[Marker],
-    current: &Current,
-    t: Option<&Transcript>,
     opts: Options,
 ) -> std::io::Result<Vec<SummaryRecord>> {
     let boundaries = dedup_boundaries(markers);
@@ -402,7 +419,7 @@ pub fn claude_in(
         .filter_map(|b| b.value.get("logicalParentUuid").and_then(Value::as_str))
         .filter(|u| !u.is_empty())
         .collect();
-    let resolved = uuids_in_file(src, t, &logical)?;
+    let resolved = uuids_in_file(src, current.transcript.as_ref(), &logical)?;
     let mut index = 0;
     for m in events {
         let v = &m.value;
@@ -451,25 +468,18 @@ pub fn claude_in(
             .filter(|&l| l > m.line)
             .min()
             .unwrap_or(u64::MAX);
-        let by_parent = summaries.iter().find(|s| {
-            s.value
-                .get("parentUuid")
-                .and_then(Value::as_str)
-                .is_some_and(|p| Some(p) == m.uuid())
-        });
-        let found = by_parent.map(|s| (*s, "parent")).or_else(|| {
+        let found = summary_of_boundary(
+            m.uuid(),
+            m.line,
+            next_line,
             summaries
                 .iter()
-                .find(|s| s.line > m.line && s.line < next_line)
-                .map(|s| (*s, "fallback"))
-        });
+                .map(|s| (s.line, s.value.get("parentUuid").and_then(Value::as_str))),
+        )
+        .map(|(i, how)| (summaries[i], how));
         match found {
             Some((s, source)) => {
-                let text = s
-                    .value
-                    .get("message")
-                    .and_then(|msg| msg.get("content"))
-                    .and_then(content_text);
+                let text = claude_summary_text(&s.value);
                 rec.summary = text.map(|x| if opts.strip_template { template::strip(&x) } else { x });
                 rec.summary_line = Some(s.line);
                 rec.summary_source = Some(source);

@@ -192,8 +192,10 @@ proptest! {
             let kept = r["kept_tokens"].as_u64().unwrap();
             // What compact reports is what scan reads in the output.
             prop_assert_eq!(resume_tokens(&out), after);
+            // A cut fits when recap and tail do; the recap differs a little from cut to cut (its
+            // span, how the summary joins the tail's first message), hence a margin of 2%.
             let recap = after.saturating_sub(kept);
-            let fitting = tails.iter().copied().filter(|t| recap + t <= budget).max();
+            let fitting = tails.iter().copied().filter(|t| recap + t + budget / 50 <= budget).max();
             let Some(largest) = fitting else {
                 // Even the whole span summarised is over the budget: reported, not hidden.
                 prop_assert_eq!(&r["budget_met"], &json!(after <= budget));
