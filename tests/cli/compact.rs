@@ -758,7 +758,13 @@ fn real_claude_code_resumes_the_compacted_files() {
     }
     for (n, f) in inputs.iter().enumerate() {
         let input = aged_copy(f, dir.path(), &format!("in{n}.jsonl"));
-        let out = dir.path().join(format!("out{n}.jsonl"));
+        // The first is written under a new session id, as the README says to keep the original:
+        // the client resumes it by that file name (`claude --resume <new id>`).
+        let name = match n {
+            0 => "0a7c3e52-1b2d-4e8f-9a01-23456789abcd.jsonl".to_string(),
+            _ => format!("out{n}.jsonl"),
+        };
+        let out = dir.path().join(name);
         let r = compact(
             &input,
             &["--force", "--keep-recent", "1500", "-o", out.to_str().unwrap()],
