@@ -159,7 +159,7 @@ fn compact_report(path: &Path, args: &[&str]) -> Value {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 10, ..ProptestConfig::default() })]
 
     #[test]
     fn a_budget_keeps_the_largest_legal_tail_that_fits(turns in turns()) {
