@@ -325,12 +325,16 @@ pub struct MigrateArgs {
 #[derive(Args, Debug)]
 #[command(
     long_about = "Compact a Claude Code transcript, a Codex rollout or a cctool session file offline. \
-The most recent --keep-recent tokens (ceil(UTF-8 bytes / 4)) stay verbatim; everything older (or, \
-with --budget, the smallest older span that brings the resumed conversation under the budget) is \
-replaced by a structured, literal recap: Goal, Constraints, Progress, Key Decisions, Next Steps, then \
-the files read and modified, taken from the tool calls. The cut falls between complete turns where \
-it can, and never between a tool call and its result. A recap left by an earlier compaction is \
-merged, not rewritten.\n\n\
+The most recent --keep-recent tokens stay verbatim; everything older (or, with --budget, the \
+smallest older span that brings the resumed conversation under the budget) is replaced by a \
+structured, literal recap: Goal, Constraints, Progress, Key Decisions, Next Steps, then the files \
+read and modified, taken from the tool calls. The cut falls at the latest point that meets the \
+request, never between a tool call and its result: between complete tool exchanges when the last \
+user prompt is further back, before a prompt only within a twentieth of that tail. Tokens are what \
+scan reports as resume_tokens, for the input and the output: ceil(bytes / 4) of the request a resume \
+sends (Claude Code: the messages of rebuild-chain --api-view; Codex: the history items), or of a v5 \
+session's message content (tokens_of says which). A recap left by an earlier compaction is merged, \
+not rewritten.\n\n\
 The output keeps the input's format. Claude Code: the transcript followed by a compact_boundary row, \
 the summary row and copies of the kept tail, so Claude Code resumes boundary, summary, tail. Codex: the \
 rollout followed by a compacted record (the kept user messages, the prefixed summary, the tail) and a \
@@ -342,13 +346,19 @@ replaces the file atomically. Files modified in the last 60 s or not ending in a
 and are refused unless --force.",
     after_long_help = "JSON RECORD (--json)\n  \
 {\"kind\":\"compaction\",\"file\",\"format\",\"tier\",\"changed\",\"output\",\"backup\",\"tokens_before\",\
-\"tokens_after\",\"kept_tokens\",\"compacted_units\",\"kept_units\",\"cut_at\",\"on_prompt\",\"tail_reduced\",\
+\"tokens_after\",\"tokens_of\":\"request\"|\"history\"|\"content\",\"kept_tokens\",\"compacted_units\",\"kept_units\",\"cut_at\",\"on_prompt\",\"tail_reduced\",\
 \"budget_met\",\"recap_method\",\"summarizer_fallback\",\"placeholders\",\"reasoning_removed\",\"recap\",\"note\",\
 \"error\"}\n\n\
 EXAMPLES\n  \
 cctool compact --dry-run ~/.claude/projects/-home-me-app/0b1c….jsonl\n  \
 cctool compact --budget 60000 -o resumable.jsonl rollout-2026-11-02T10-00-00-….jsonl\n  \
 cctool compact --summarizer 'llm -m local-model' --in-place session.json\n\n\
+RESUMING THE OUTPUT\n  \
+The agents resume a session by its id, so a copy beside the original is not what they load. Claude \
+Code resumes ~/.claude/projects/<project>/<id>.jsonl: compact --in-place, then claude --resume <id>; \
+or -o into that folder as <new-uuid>.jsonl, then claude --resume <new-uuid>. Codex resumes the \
+rollout-*.jsonl under ~/.codex/sessions whose session_meta has the id, the original when there are \
+two: compact --in-place, then codex resume <id>.\n\n\
 EXIT STATUS\n  0 compacted (or nothing to compact); 1 --dry-run found something to compact, or the \
 budget could not be reached; 2 unusable input or a write failed."
 )]
@@ -360,8 +370,8 @@ pub struct CompactArgs {
     #[arg(long, value_name = "TOKENS", default_value_t = 20_000)]
     pub keep_recent: usize,
 
-    /// Tokens the resumed conversation should fit in: the smallest older span that reaches
-    /// it is compacted (the tail shrinks below --keep-recent only if it must).
+    /// Tokens the resumed conversation should fit in: the largest tail that fits is kept (it
+    /// shrinks below --keep-recent only if it must).
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
 

@@ -68,9 +68,10 @@ pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
 }
 
 fn describe(r: &Report, dry_run: bool) -> String {
+    let unit = r.tokens_of.map_or("tokens", compact::Measure::describe);
     if !r.changed {
         return format!(
-            "{}: nothing to compact ({} tokens{})",
+            "{}: nothing to compact ({} {unit}{})",
             r.file,
             r.tokens_before,
             r.note.as_deref().map(|n| format!("; {n}")).unwrap_or_default()
@@ -78,7 +79,7 @@ fn describe(r: &Report, dry_run: bool) -> String {
     }
     let verb = if dry_run { "would compact" } else { "compacted" };
     let mut s = format!(
-        "{}: {verb} ({}, tier {}): {} -> {} tokens",
+        "{}: {verb} ({}, tier {}): {} -> {} {unit}",
         r.file,
         r.format,
         r.tier.unwrap_or(2),
@@ -171,6 +172,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
     let input = Input::Path(a.file.clone());
     let (src, format) = super::open_session(&input, g)?;
     r.format = format.name().to_string();
+    r.tokens_of = Some(compact::Measure::of(format));
     let target = if a.in_place {
         Target::InPlace(a.file.clone())
     } else {
@@ -319,7 +321,7 @@ impl Native<'_> {
     }
 }
 
-/// The tokens of a native session's units, its cut and its recap; `None` when there is
+/// The cut and the recap of a native session, sized in `exact`'s measure; `None` when there is
 /// nothing to compact, which is reported in `r`.
 fn plan_native(
     units: &[compact::Unit],
@@ -328,10 +330,10 @@ fn plan_native(
     r: &mut Report,
     feed: &mut compact::Feed<'_>,
     overhead: impl Fn(usize) -> usize,
-    recap_tokens: impl Fn(&Made) -> usize,
+    (recap_tokens, exact): (impl Fn(&Made) -> usize, compact::Exact<'_>),
 ) -> Result<Option<(usize, Cut, Made)>, String> {
-    let total: usize = units.iter().map(|u| u.tokens).sum();
-    let planned = compact::plan_and_recap(units, opts, !a.dry_run, feed, overhead, recap_tokens)
+    let total = exact.before;
+    let planned = compact::plan_and_recap_exact(units, opts, !a.dry_run, feed, overhead, recap_tokens, Some(exact))
         .map_err(|e| format!("cannot read: {e}"))?;
     let Some((cut, made)) = planned else {
         nothing(r, total, opts);
@@ -348,23 +350,35 @@ fn native_claude(
     r: &mut Report,
 ) -> Result<ExitStatus, String> {
     check_tier_native(a.tier, Format::ClaudeCode)?;
-    let loaded = claude::load(src).map_err(|e| format!("cannot read: {e}"))?;
+    let io = |e: std::io::Error| format!("cannot read: {e}");
+    let loaded = claude::load(src).map_err(io)?;
     let units = &loaded.units;
     let transcript = opts.transcript_path.as_deref();
-    let Some((total, cut, made)) = plan_native(
+    // Sizes are what a resume sends, as `scan` and `--api-view` count it; the units estimate it.
+    let after = |at: usize, made: &Made| loaded.tokens_after(src, at, made, transcript);
+    let exact = compact::Exact {
+        before: loaded.tokens(src).map_err(io)?,
+        after: &after,
+    };
+    let Some((total, mut cut, made)) = plan_native(
         units,
         a,
         opts,
         r,
         &mut |at, f| loaded.feed(src, at, f),
         |_| 0,
-        |m| crate::model::approx_tokens(claude::summary_text(m, transcript).len()),
+        (
+            |m: &Made| crate::model::approx_tokens(claude::summary_text(m, transcript).len()),
+            exact,
+        ),
     )?
     else {
         return Ok(ExitStatus::Success);
     };
     let text = claude::summary_text(&made, transcript);
-    let after = crate::model::approx_tokens(text.len()) + cut.tail_tokens;
+    let after = after(cut.at, &made).map_err(io)?;
+    cut.tail_tokens = loaded.tail_tokens(src, cut.at).map_err(io)?;
+    cut.tokens_before = total;
     let cut_at = loaded
         .positions
         .get(cut.at)
@@ -391,30 +405,46 @@ fn native_codex(
     r: &mut Report,
 ) -> Result<ExitStatus, String> {
     check_tier_native(a.tier, Format::Codex)?;
-    let loaded = codex::load(src).map_err(|e| format!("cannot read: {e}"))?;
+    let io = |e: std::io::Error| format!("cannot read: {e}");
+    let loaded = codex::load(src).map_err(io)?;
     let units = &loaded.units;
-    let Some((total, cut, made)) = plan_native(
+    // Sizes are the history a resume sends, as `scan` counts it; the units estimate it.
+    let tail = |at: usize| -> usize { units[at..].iter().map(|u| u.tokens).sum() };
+    let history = |at: usize, made: &Made| {
+        let recap_tokens = crate::model::approx_tokens(codex::summary_text(made).len());
+        let user_budget = codex::user_budget(opts.budget, recap_tokens, tail(at));
+        codex::replacement(src, &loaded, at, made, user_budget).map(|(h, _)| h)
+    };
+    let after = |at: usize, made: &Made| history(at, made).map(|h| compact::codex_replacement_tokens(&h));
+    let exact = compact::Exact {
+        before: compact::codex_history_tokens(&loaded.items),
+        after: &after,
+    };
+    let Some((total, mut cut, made)) = plan_native(
         units,
         a,
         opts,
         r,
         &mut |at, f| loaded.feed(src, at, f),
-        loaded.overhead(),
-        |m| crate::model::approx_tokens(codex::summary_text(m).len()),
+        compact::carried(units),
+        (
+            |m: &Made| crate::model::approx_tokens(codex::summary_text(m).len()),
+            exact,
+        ),
     )?
     else {
         return Ok(ExitStatus::Success);
     };
-    let recap_tokens = crate::model::approx_tokens(codex::summary_text(&made).len());
-    let user_budget = codex::user_budget(opts.budget, recap_tokens, cut.tail_tokens);
-    let (history, replaced) =
-        codex::replacement(src, &loaded, cut.at, &made, user_budget).map_err(|e| format!("cannot read: {e}"))?;
+    let history = history(cut.at, &made).map_err(io)?;
+    let after = compact::codex_replacement_tokens(&history);
+    cut.tail_tokens = compact::codex_history_tokens(&loaded.items[cut.at..]);
+    cut.tokens_before = total;
     let done = Native {
         cut: &cut,
         made: &made,
         units: units.len(),
         total,
-        after: replaced + cut.tail_tokens,
+        after,
         cut_at: loaded.lines.get(cut.at).copied().flatten().map(|l| json!(l)),
         recap: codex::summary_text(&made),
     };

@@ -168,7 +168,7 @@ fn extract(
         }
         Format::CctoolSession => {
             let s = session::read_messages(src).map_err(|e| e.0)?;
-            Ok((summary::session(src, &s.messages, s.session_id), 0))
+            Ok((summary::session_with(src, &s.messages, s.session_id, opts), 0))
         }
     }
 }

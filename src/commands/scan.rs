@@ -296,17 +296,7 @@ fn scan_claude(src: &Source) -> std::io::Result<SessionRecord> {
 fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
     let rollout = formats::codex::read_records(src)?;
     let history = codex::reconstruct(&rollout);
-    let mut tokens = 0usize;
-    let mut bytes = 0usize;
-    for item in &history.items {
-        bytes += match &item.src {
-            formats::codex::ItemSrc::Raw { len, .. } => *len as usize,
-            formats::codex::ItemSrc::Synth(s) => s.len(),
-        } + 1;
-    }
-    if !history.items.is_empty() {
-        tokens = (bytes + 1).div_ceil(4); // the JSON array of the items
-    }
+    let tokens = crate::compact::codex_history_tokens(&history.items);
     let mut origins: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut compactions = 0;
     let mut versions: Vec<String> = Vec::new();

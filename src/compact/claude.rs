@@ -17,7 +17,8 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
 use super::{Made, Unit, copy_all, ids};
-use crate::chain::claude::{self, Kind, Options as ChainOptions, Transcript, flag};
+use crate::chain::claude::{self, Chain, Kind, Options as ChainOptions, Sub, Transcript, flag};
+use crate::chain::claude_api::api_view;
 use crate::io::Source;
 use crate::io::atomic::Output;
 use crate::migrate::MessageV3 as MigrateMessage;
@@ -145,9 +146,20 @@ struct BlockHead<'a> {
     text: Option<&'a RawValue>,
 }
 
-/// The unit of one chain record, read without copying its bodies: tokens are a quarter of the
-/// bytes of `message.content` as written (JSON, as the agent sends it), and only the block
-/// types and tool ids are decoded.
+/// `{"role":"assistant","content":` … `}` and the comma after it: what a message of the
+/// request adds to its content.
+const MESSAGE_FRAME: usize = 32;
+
+/// Bytes of `text` as a JSON string.
+fn json_len(text: &str) -> usize {
+    serde_json::to_string(text).map_or(text.len(), |s| s.len())
+}
+
+/// The unit of one chain record, read without copying its bodies. Its tokens estimate its
+/// share of the request a resume sends ([`request_tokens`]): a quarter of `message.content` as
+/// written (JSON, as the agent sends it) and of the message around it; rows a resume does not
+/// send (attachments, system rows other than local commands, boundaries) count nothing. Only
+/// the block types and tool ids are decoded.
 fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
     if node.is_boundary() {
         return Unit {
@@ -159,17 +171,23 @@ fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
         let rec = parse(bytes);
         let text = rec.pointer("/message/content").map(content_text).unwrap_or_default();
         return Unit {
-            tokens: crate::model::approx_tokens(text.len()),
+            tokens: crate::model::approx_tokens(json_len(&text) + MESSAGE_FRAME),
             earlier: super::Earlier::from_text(&crate::summary::template::strip(&text)),
             ..Unit::default()
         };
     }
-    if !matches!(node.kind, Kind::User | Kind::Assistant) {
-        // System and attachment rows are context the agent may be sent: counted whole.
+    if node.kind == Kind::System && node.sub == Sub::LocalCommand {
+        // Sent as the user's text.
+        let rec = parse(bytes);
+        let text = rec.get("content").and_then(Value::as_str).unwrap_or_default();
         return Unit {
-            tokens: crate::model::approx_tokens(bytes.len()),
+            tokens: crate::model::approx_tokens(json_len(text) + MESSAGE_FRAME),
             ..Unit::default()
         };
+    }
+    if !matches!(node.kind, Kind::User | Kind::Assistant) {
+        // Other system rows and attachments are not in the request a resume sends.
+        return Unit::default();
     }
     let head: Option<Head<'_>> = serde_json::from_slice(bytes).ok();
     let Some(content) = head.and_then(|h| h.message).and_then(|m| m.content) else {
@@ -178,7 +196,7 @@ fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
     };
     let raw = content.get();
     let mut u = Unit {
-        tokens: crate::model::approx_tokens(raw.len()),
+        tokens: crate::model::approx_tokens(raw.len() + MESSAGE_FRAME),
         ..Unit::default()
     };
     let mut first_text: Option<&str> = raw.starts_with('"').then_some(raw);
@@ -244,6 +262,106 @@ pub struct Appended {
     pub copies: usize,
 }
 
+/// Tokens of the request a resume of the chain `positions` sends: ceil(bytes / 4) of the
+/// `messages` of `rebuild-chain --api-view`, from the last boundary on. `scan` reports the
+/// same number as `resume_tokens`: one estimate everywhere.
+///
+/// The request is built whole to be measured, which holds its content in memory; a chain of
+/// more than [`WINDOW_BYTES`] is measured window by window instead, each ending before a user
+/// prompt that follows an assistant row without tool calls, where no rule of the request
+/// looks across (no merge, no tool pairing). Only the model whose thinking is kept is then
+/// decided per window rather than for the whole request.
+pub fn request_tokens(src: &Source, t: &Transcript, positions: &[u32]) -> io::Result<usize> {
+    request_tokens_in(src, t, positions, WINDOW_BYTES)
+}
+
+fn request_tokens_in(src: &Source, t: &Transcript, positions: &[u32], window_bytes: u64) -> io::Result<usize> {
+    let start = positions
+        .iter()
+        .rposition(|&p| t.node(p).is_boundary())
+        .map_or(0, |i| i + 1);
+    let positions = &positions[start..];
+    let (mut bytes, mut messages) = (0usize, 0usize);
+    let (mut from, mut size) = (0usize, 0u64);
+    let mut last_sent: Option<&claude::Node> = None;
+    for i in 0..=positions.len() {
+        let node = positions.get(i).map(|&p| t.node(p));
+        let seam = node.is_some_and(|n| {
+            size >= window_bytes
+                && is_prompt_row(n)
+                && last_sent.is_some_and(|l| l.kind == Kind::Assistant && !l.has(flag::TOOL_USE))
+        });
+        if node.is_none() || seam {
+            let window = &positions[from..i];
+            let chain = Chain {
+                positions: window.to_vec(),
+                ..Chain::default()
+            };
+            for m in api_view(t, &chain, src, None)?.messages() {
+                bytes += m.len();
+                messages += 1;
+            }
+            let (lo, hi) = window.iter().fold((u64::MAX, 0), |(lo, hi), &p| {
+                let n = t.node(p);
+                (lo.min(n.offset), hi.max(n.offset + n.len))
+            });
+            if lo < hi {
+                src.done_with(lo, hi - lo);
+            }
+            (from, size) = (i, 0);
+        }
+        if let Some(n) = node {
+            size += n.len;
+            if matches!(n.kind, Kind::User | Kind::Assistant) || n.sub == Sub::LocalCommand {
+                last_sent = Some(n);
+            }
+        }
+    }
+    // `[`, the messages, a comma between each two, `]`: as `ApiView::tokens` counts them.
+    Ok((bytes + 2 + messages.saturating_sub(1)).div_ceil(4))
+}
+
+/// Records of a chain measured as one request at most; larger chains are measured in windows
+/// of about this size, so memory stays bounded.
+pub const WINDOW_BYTES: u64 = 32 << 20;
+
+/// A user row holding a prompt: text from the user, not a tool result, injected context or a
+/// summary.
+fn is_prompt_row(n: &claude::Node) -> bool {
+    n.kind == Kind::User
+        && !n.has(flag::META)
+        && !n.has(flag::TOOL_RESULT)
+        && !n.has(flag::COMPACT_SUMMARY)
+        && (n.has(flag::TEXT) || n.has(flag::STRING_CONTENT))
+}
+
+impl Loaded {
+    /// [`request_tokens`] of the conversation a resume loads now.
+    pub fn tokens(&self, src: &Source) -> io::Result<usize> {
+        request_tokens(src, &self.t, &self.positions)
+    }
+
+    /// [`request_tokens`] of the tail kept from `at` on (0 for none).
+    pub fn tail_tokens(&self, src: &Source, at: usize) -> io::Result<usize> {
+        if at >= self.positions.len() {
+            return Ok(0);
+        }
+        request_tokens(src, &self.t, &self.positions[at..])
+    }
+
+    /// [`request_tokens`] of the compacted file: what [`append`] adds, read as the whole
+    /// output would be (the boundary's null parent ends every walk through it, and its last
+    /// row is the tip), so `scan` of the output says the same.
+    pub fn tokens_after(&self, src: &Source, at: usize, made: &Made, transcript: Option<&str>) -> io::Result<usize> {
+        let mut appended = Vec::new();
+        append(src, self, at, made, 0, transcript, &mut appended)?;
+        let out = Source::from_bytes(src.name(), appended);
+        let t = claude::read(&out)?;
+        let chain = t.rebuild(&ChainOptions::default()).unwrap_or_default();
+        Ok(api_view(&t, &chain, &out, None)?.tokens())
+    }
+}
+
 /// Writes the whole output: the input unchanged, then the boundary, the summary and the tail.
 pub fn write(
     src: &Source,
@@ -253,6 +371,21 @@ pub fn write(
     pre_tokens: usize,
     transcript: Option<&str>,
     w: &mut Output,
+) -> io::Result<Appended> {
+    // The input as it is; a last line without its newline gets one, so ours start on their own.
+    copy_all(src, w)?;
+    append(src, loaded, at, made, pre_tokens, transcript, w)
+}
+
+/// Writes what a compaction appends: the boundary, the summary and the tail's copies.
+fn append(
+    src: &Source,
+    loaded: &Loaded,
+    at: usize,
+    made: &Made,
+    pre_tokens: usize,
+    transcript: Option<&str>,
+    w: &mut dyn Write,
 ) -> io::Result<Appended> {
     let t = &loaded.t;
     let tail: Vec<u32> = loaded.positions[at..]
@@ -342,8 +475,6 @@ pub fn write(
     s.insert("uuid".into(), json!(summary_uuid));
     s.insert("timestamp".into(), json!(next_ts()));
 
-    // The input as it is; a last line without its newline gets one, so ours start on their own.
-    copy_all(src, w)?;
     writeln_json(w, &Value::Object(b))?;
     writeln_json(w, &Value::Object(s))?;
 
@@ -388,4 +519,88 @@ pub fn write(
 fn writeln_json(w: &mut dyn Write, v: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *w, v)?;
     w.write_all(b"\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_measured_in_windows_is_measured_whole() {
+        // Turns of a prompt, a tool exchange with split rows and an answer, some rows meta or
+        // attachments: every window ends before a prompt that follows a plain answer.
+        let mut rows = Vec::new();
+        let mut parent = serde_json::Value::Null;
+        let mut push = |rows: &mut Vec<String>, mut r: Value| {
+            let uuid = format!("00000000-0000-4000-8000-{:012}", rows.len() + 1);
+            r["parentUuid"] = parent.clone();
+            r["uuid"] = json!(uuid);
+            r["timestamp"] = json!(format!(
+                "2026-01-01T00:{:02}:{:02}.000Z",
+                rows.len() / 60 % 60,
+                rows.len() % 60
+            ));
+            rows.push(r.to_string());
+            parent = json!(uuid);
+        };
+        let assistant = |id: &str, content: Value| json!({"type": "assistant", "message": {"id": id, "role": "assistant", "model": "m", "content": content}});
+        for turn in 0..40 {
+            push(
+                &mut rows,
+                json!({"type": "user", "message": {"role": "user", "content": format!("prompt {turn} ").repeat(20)}}),
+            );
+            if turn % 3 == 0 {
+                push(&mut rows, json!({"type": "attachment", "attachment": {"type": "x"}}));
+                push(
+                    &mut rows,
+                    json!({"type": "user", "isMeta": true, "message": {"role": "user", "content": "<command-name>/x</command-name>"}}),
+                );
+            }
+            let id = format!("toolu_{turn}");
+            push(
+                &mut rows,
+                assistant(
+                    &format!("m{turn}"),
+                    json!([{"type": "thinking", "thinking": "hm", "signature": "s"}]),
+                ),
+            );
+            push(
+                &mut rows,
+                assistant(
+                    &format!("m{turn}"),
+                    json!([{"type": "tool_use", "id": id, "name": "Read", "input": {}}]),
+                ),
+            );
+            push(
+                &mut rows,
+                json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "r".repeat(300)}]}}),
+            );
+            push(
+                &mut rows,
+                assistant(&format!("e{turn}"), json!([{"type": "text", "text": "done"}])),
+            );
+        }
+        let src = Source::from_bytes("t.jsonl", rows.join("\n").into_bytes());
+        let t = claude::read(&src).unwrap();
+        let positions = t.rebuild(&ChainOptions::default()).unwrap().positions;
+        let whole = api_view(
+            &t,
+            &Chain {
+                positions: positions.clone(),
+                ..Chain::default()
+            },
+            &src,
+            None,
+        )
+        .unwrap()
+        .tokens();
+        assert!(whole > 3000, "{whole}");
+        for window in [1, 500, 2000, u64::MAX] {
+            assert_eq!(
+                request_tokens_in(&src, &t, &positions, window).unwrap(),
+                whole,
+                "windows of {window}"
+            );
+        }
+    }
 }

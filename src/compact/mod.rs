@@ -219,8 +219,21 @@ pub fn safe_cuts(units: &[Unit]) -> Vec<bool> {
     safe
 }
 
-/// Chooses the cut. `fixed(at)` is the size of what replaces the span `[0, at)` (the recap and
-/// anything carried over); it is asked only for candidate cuts. None: nothing to compact.
+/// How far a prompt boundary may move the cut from the latest legal one: a twentieth of that
+/// cut's tail. Further away, the cut falls between complete tool exchanges instead, so that a
+/// long agentic turn is not kept (or summarised) whole just to start the tail at a prompt.
+pub fn prompt_tolerance(tail_tokens: usize) -> usize {
+    tail_tokens / 20
+}
+
+/// Chooses the cut: the latest legal point that meets the request. Legal: never between a tool
+/// call and its result, after something new (not only earlier recaps), and with every earlier
+/// recap in the span. Without a budget, the tail keeps at least `--keep-recent` tokens; with
+/// one, it is the largest tail that fits (the smallest span), shorter than `--keep-recent` if
+/// the budget needs it. A cut before a user prompt is preferred when its tail is within
+/// [`prompt_tolerance`] of that. `fixed(at)` is the size of what replaces the span `[0, at)`
+/// (the recap and anything carried over); it is asked only for candidate cuts. None: nothing
+/// to compact.
 pub fn plan(units: &[Unit], opts: &Options, mut fixed: impl FnMut(usize) -> usize) -> Option<Cut> {
     let n = units.len();
     let total: usize = units.iter().map(|u| u.tokens).sum();
@@ -237,48 +250,40 @@ pub fn plan(units: &[Unit], opts: &Options, mut fixed: impl FnMut(usize) -> usiz
     let first_new = units.iter().position(|u| u.earlier.is_empty() && !u.carry)?;
     // Every earlier recap goes into the new one: none may stay in the verbatim tail.
     let after_earlier = units.iter().rposition(|u| !u.earlier.is_empty()).map_or(0, |i| i + 1);
-    let allowed = |i: usize, prompts_only: bool| -> bool {
-        i > first_new && i >= after_earlier && safe[i] && (!prompts_only || i == n || units[i].prompt)
-    };
-    let cut = |at: usize, tail_reduced: bool| Cut {
+    let legal = |i: usize| i > first_new && i >= after_earlier && safe[i];
+    // The end of the conversation is a turn boundary too.
+    let turn = |i: usize| i == n || units[i].prompt;
+    let cut = |at: usize| Cut {
         at,
         tokens_before: total,
         span_tokens: total - tail[at],
         tail_tokens: tail[at],
         on_prompt: at < n && units[at].prompt,
-        tail_reduced,
+        tail_reduced: tail[at] < opts.keep_recent,
     };
-    // Latest cut keeping at least keep_recent tokens: prompt boundaries first.
-    let keep = |prompts_only: bool| {
-        (first_new + 1..=n)
-            .rev()
-            .find(|&i| allowed(i, prompts_only) && tail[i] >= opts.keep_recent)
-    };
-    let keep_at = keep(true).or_else(|| keep(false));
+    let cuts = first_new + 1..=n;
     let Some(budget) = opts.budget else {
-        return keep_at.map(|at| cut(at, false));
+        // The smallest tail of at least keep_recent, or a prompt boundary keeping a little more.
+        let best = cuts.clone().rev().find(|&i| legal(i) && tail[i] >= opts.keep_recent)?;
+        let most = tail[best] + prompt_tolerance(tail[best]);
+        let at = (first_new + 1..=best)
+            .rev()
+            .take_while(|&i| tail[i] <= most)
+            .find(|&i| legal(i) && turn(i))
+            .unwrap_or(best);
+        return Some(cut(at));
     };
-    // The smallest span that fits the budget, within the keep_recent limit first.
-    for prompts_only in [true, false] {
-        if let Some(limit) = keep_at {
-            let found = (first_new + 1..=limit).find(|&i| allowed(i, prompts_only) && fixed(i) + tail[i] <= budget);
-            if let Some(at) = found {
-                return Some(cut(at, false));
-            }
-        }
-    }
-    // The budget wins over keep_recent: a shorter tail, still cut between whole exchanges.
-    let start = keep_at.map_or(first_new + 1, |k| k + 1);
-    for prompts_only in [true, false] {
-        if let Some(at) = (start..=n).find(|&i| allowed(i, prompts_only) && fixed(i) + tail[i] <= budget) {
-            return Some(cut(at, true));
-        }
-    }
-    // Unreachable: compact as much as can be cut, and let the caller report the overshoot.
-    (first_new + 1..=n)
-        .rev()
-        .find(|&i| allowed(i, false))
-        .map(|at| cut(at, at > keep_at.unwrap_or(0)))
+    let Some(best) = cuts.clone().find(|&i| legal(i) && fixed(i) + tail[i] <= budget) else {
+        // Unreachable: compact as much as can be cut, and let the caller report the overshoot.
+        return cuts.rev().find(|&i| legal(i)).map(cut);
+    };
+    // The largest tail that fits, or a prompt boundary keeping a little less.
+    let least = tail[best] - prompt_tolerance(tail[best]);
+    let at = (best..=n)
+        .take_while(|&i| tail[i] >= least)
+        .find(|&i| legal(i) && turn(i) && fixed(i) + tail[i] <= budget)
+        .unwrap_or(best);
+    Some(cut(at))
 }
 
 /// The recap of a span, and how it was made.
@@ -444,6 +449,14 @@ pub fn copy_all(src: &crate::io::Source, w: &mut crate::io::atomic::Output) -> s
     Ok(())
 }
 
+/// The exact size of a compacted session, where the units only estimate it: what a resume of
+/// the input sends (`before`) and of the output (`after(at, recap)`), in the one estimate
+/// `scan` reports.
+pub struct Exact<'a> {
+    pub before: usize,
+    pub after: &'a dyn Fn(usize, &Made) -> std::io::Result<usize>,
+}
+
 /// Plans the cut and makes the recap. Without a budget that is one pass over the span. With
 /// one, the cut depends on the recap's size, which depends on the cut: the plan starts from an
 /// estimate and is redone with the size of the recap it produced until that fits (a recap
@@ -457,34 +470,188 @@ pub fn plan_and_recap(
     overhead: impl Fn(usize) -> usize,
     recap_tokens: impl Fn(&Made) -> usize,
 ) -> std::io::Result<Option<(Cut, Made)>> {
-    if opts.budget.is_none() {
+    plan_and_recap_exact(units, opts, use_summarizer, feed, overhead, recap_tokens, None)
+}
+
+/// [`plan_and_recap`] for a budget in the `exact` measure: the budget is first scaled from the
+/// exact size to the units' estimate, then lowered by what the exact size of the result still
+/// exceeds it, until it fits.
+pub fn plan_and_recap_exact(
+    units: &[Unit],
+    opts: &Options,
+    use_summarizer: bool,
+    feed: &mut Feed<'_>,
+    overhead: impl Fn(usize) -> usize,
+    recap_tokens: impl Fn(&Made) -> usize,
+    exact: Option<Exact<'_>>,
+) -> std::io::Result<Option<(Cut, Made)>> {
+    let Some(budget) = opts.budget else {
         let Some(cut) = plan(units, opts, |_| 0) else {
             return Ok(None);
         };
         let made = make_recap(units, cut.at, opts, use_summarizer, feed)?;
         return Ok(Some((cut, made)));
-    }
-    let mut estimate = 500;
+    };
+    let estimated: usize = units.iter().map(|u| u.tokens).sum();
     let mut planned = None;
-    for _ in 0..4 {
-        let Some(cut) = plan(units, opts, |at| estimate + overhead(at)) else {
+    let mut scaled = budget;
+    if let Some(x) = &exact {
+        if x.before <= budget {
             return Ok(None);
+        }
+        scaled = (budget as u128 * estimated as u128 / x.before.max(1) as u128) as usize;
+    }
+    // Each plan's exact size moves the budget the estimate plans with by what it missed, down
+    // when over and up when under (a cut the estimate put just over may fit), until a cut comes
+    // back; the fitting plan with the largest tail wins.
+    let mut tried = Vec::new();
+    let mut over_budget = None;
+    for _ in 0..6 {
+        let o = Options {
+            budget: Some(scaled),
+            ..opts.clone()
         };
-        let made = make_recap(units, cut.at, opts, false, feed)?;
-        let real = recap_tokens(&made);
-        let settled = real <= estimate;
-        estimate = estimate.max(real);
-        planned = Some((cut, made));
-        if settled {
+        let Some((cut, made)) = settle(units, &o, feed, &overhead, &recap_tokens)? else {
+            break;
+        };
+        if tried.contains(&cut.at) {
             break;
         }
+        tried.push(cut.at);
+        let Some(x) = &exact else {
+            planned = Some((cut, made));
+            break;
+        };
+        let size = (x.after)(cut.at, &made)?;
+        if size <= budget {
+            let slack = budget - size;
+            if planned
+                .as_ref()
+                .is_none_or(|(p, _): &(Cut, Made)| cut.tail_tokens > p.tail_tokens)
+            {
+                planned = Some((cut, made));
+            }
+            if slack == 0 {
+                break;
+            }
+            scaled += slack;
+        } else {
+            over_budget = Some((cut, made));
+            if scaled == 0 {
+                break;
+            }
+            scaled = scaled.saturating_sub(size - budget);
+        }
     }
-    let Some((cut, made)) = planned else { return Ok(None) };
+    let Some((cut, made)) = planned.or(over_budget) else {
+        return Ok(None);
+    };
     if use_summarizer && opts.summarizer.is_some() {
         let made = make_recap(units, cut.at, opts, true, feed)?;
         return Ok(Some((cut, made)));
     }
     Ok(Some((cut, made)))
+}
+
+/// The cut and recap for a budget in the units' own estimate. The cut is planned with a guess
+/// of the recap's size, then again with the size of the recap it produced, until a cut comes
+/// back: of the plans that fit, the one keeping the largest tail (a recap smaller than the
+/// guess leaves room for more tail, a larger one for less).
+fn settle(
+    units: &[Unit],
+    opts: &Options,
+    feed: &mut Feed<'_>,
+    overhead: &impl Fn(usize) -> usize,
+    recap_tokens: &impl Fn(&Made) -> usize,
+) -> std::io::Result<Option<(Cut, Made)>> {
+    let budget = opts.budget.unwrap_or(usize::MAX);
+    let mut estimate = 500;
+    let mut tried = Vec::new();
+    let mut fitting: Option<(Cut, Made)> = None;
+    let mut last = None;
+    for _ in 0..8 {
+        let Some(cut) = plan(units, opts, |at| estimate + overhead(at)) else {
+            return Ok(None);
+        };
+        if tried.contains(&cut.at) {
+            break;
+        }
+        tried.push(cut.at);
+        let made = make_recap(units, cut.at, opts, false, feed)?;
+        let real = recap_tokens(&made);
+        estimate = real;
+        if real + overhead(cut.at) + cut.tail_tokens <= budget {
+            if fitting.as_ref().is_none_or(|(f, _)| cut.tail_tokens > f.tail_tokens) {
+                fitting = Some((cut, made));
+            }
+        } else {
+            last = Some((cut, made));
+        }
+    }
+    Ok(fitting.or(last))
+}
+
+/// What replaces the span `[0, at)` besides the recap, when only carried items are fixed: a
+/// prefix sum of their tokens. (Codex's kept user messages take what the recap and the tail
+/// leave of a budget, so they never decide whether a cut fits.)
+pub fn carried(units: &[Unit]) -> impl Fn(usize) -> usize + use<> {
+    let mut before = vec![0usize; units.len() + 1];
+    for (i, u) in units.iter().enumerate() {
+        before[i + 1] = before[i] + if u.carry { u.tokens } else { 0 };
+    }
+    move |at| before[at]
+}
+
+/// Tokens of the history a Codex resume sends: the items as a JSON array, as written. `scan`
+/// reports the same number as `resume_tokens`: one estimate everywhere.
+pub fn codex_history_tokens(items: &[crate::formats::codex::Item]) -> usize {
+    use crate::formats::codex::ItemSrc;
+    crate::model::json_array_tokens(items.iter().map(|i| match &i.src {
+        ItemSrc::Raw { len, .. } => *len as usize,
+        ItemSrc::Synth(s) => s.len(),
+    }))
+}
+
+/// [`codex_history_tokens`] of a replacement history as the compacted record writes it.
+pub fn codex_replacement_tokens(history: &[Box<serde_json::value::RawValue>]) -> usize {
+    crate::model::json_array_tokens(history.iter().map(|h| {
+        // Written as a value of the record, so re-encoded compactly.
+        serde_json::from_str::<Value>(h.get())
+            .and_then(|v| serde_json::to_string(&v))
+            .map_or(h.get().len(), |s| s.len())
+    }))
+}
+
+/// What a compaction's token counts measure, per format: ceil(bytes / 4) of what a resume
+/// of the session sends, as `scan` reports it (`resume_tokens`).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Measure {
+    /// Claude Code: the `messages` of the request (`rebuild-chain --api-view`).
+    Request,
+    /// Codex: the history items a resume loads, as a JSON array.
+    History,
+    /// cctool v5: the messages' texts and tool data (`session-schema.md`).
+    Content,
+}
+
+impl Measure {
+    pub fn of(format: crate::model::Format) -> Measure {
+        match format {
+            crate::model::Format::ClaudeCode => Measure::Request,
+            crate::model::Format::Codex => Measure::History,
+            crate::model::Format::CctoolSession => Measure::Content,
+        }
+    }
+
+    /// The counts' unit in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Measure::Request => "tokens of the request a resume sends",
+            Measure::History => "tokens of the history a resume sends",
+            Measure::Content => "tokens of message content",
+        }
+    }
 }
 
 /// What a compaction did, for the report and `--json`.
@@ -499,6 +666,8 @@ pub struct Report {
     pub backup: Option<String>,
     pub tokens_before: usize,
     pub tokens_after: usize,
+    /// What the token counts measure ([`Measure`]).
+    pub tokens_of: Option<Measure>,
     pub kept_tokens: usize,
     pub compacted_units: usize,
     pub kept_units: usize,
@@ -548,8 +717,16 @@ mod tests {
         assert_eq!(safe_cuts(&units), vec![true, true, false, true, false, true]);
     }
 
+    fn opts(keep_recent: usize, budget: Option<usize>) -> Options {
+        Options {
+            keep_recent,
+            budget,
+            ..Options::default()
+        }
+    }
+
     #[test]
-    fn keeps_at_least_keep_recent_and_prefers_prompts() {
+    fn keeps_at_least_keep_recent_between_exchanges_when_the_prompt_is_far_back() {
         let units = vec![
             prompt(100),
             call("a", 100),
@@ -558,19 +735,62 @@ mod tests {
             call("b", 100),
             result("b", 100),
         ];
-        let opts = Options {
-            keep_recent: 150,
-            ..Options::default()
+        // The prompt at 3 would keep 300 for a request of 150: the cut is before call b.
+        let c = plan(&units, &opts(150, None), |_| 10).unwrap();
+        assert_eq!((c.at, c.tail_tokens, c.on_prompt), (4, 200, false));
+        // Exactly a prompt boundary's tail: cut there.
+        let c = plan(&units, &opts(300, None), |_| 10).unwrap();
+        assert_eq!((c.at, c.on_prompt), (3, true));
+        // Never between a call and its result: 350 is kept as 400.
+        assert_eq!(plan(&units, &opts(350, None), |_| 10).unwrap().at, 1);
+    }
+
+    #[test]
+    fn a_prompt_boundary_wins_within_the_tolerance() {
+        let units = vec![
+            prompt(100),
+            call("a", 100),
+            result("a", 100),
+            prompt(4),
+            call("b", 100),
+            result("b", 100),
+        ];
+        // Latest legal cut keeping 200 is at 4 (200); the prompt at 3 keeps 204, within 10.
+        let c = plan(&units, &opts(200, None), |_| 10).unwrap();
+        assert_eq!((c.at, c.on_prompt), (3, true));
+        // With a budget, a prompt boundary may keep a little less than the largest tail that
+        // fits (a twentieth), and no more than that.
+        let units = |b: usize| {
+            vec![
+                prompt(100),
+                call("a", 100),
+                result("a", 100),
+                call("b", b),
+                result("b", b),
+                prompt(100),
+                call("c", 100),
+                result("c", 100),
+            ]
         };
-        let c = plan(&units, &opts, |_| 10).unwrap();
-        assert_eq!(c.at, 3);
-        assert!(c.on_prompt);
-        // Between exchanges when no prompt boundary keeps enough.
-        let opts = Options {
-            keep_recent: 350,
-            ..Options::default()
-        };
-        assert_eq!(plan(&units, &opts, |_| 10).unwrap().at, 1);
+        // Largest fitting tail 308 (at 3); the prompt at 5 keeps 300, within 15.
+        let c = plan(&units(4), &opts(0, Some(318)), |_| 10).unwrap();
+        assert_eq!((c.at, c.tail_tokens, c.on_prompt), (5, 300, true));
+        // Largest fitting tail 340 (at 3); the prompt at 5 keeps 300, 40 less than that.
+        let c = plan(&units(20), &opts(0, Some(350)), |_| 10).unwrap();
+        assert_eq!((c.at, c.tail_tokens, c.on_prompt), (3, 340, false));
+    }
+
+    #[test]
+    fn a_budget_keeps_the_tool_exchanges_that_fit_when_the_prompt_is_far_back() {
+        // One prompt, then a long agentic turn: the budget is met between exchanges, not by
+        // summarising the whole turn.
+        let mut units = vec![prompt(100)];
+        for id in ["a", "b", "c", "d"] {
+            units.push(call(id, 50));
+            units.push(result(id, 50));
+        }
+        let c = plan(&units, &opts(20_000, Some(350)), |_| 10).unwrap();
+        assert_eq!((c.at, c.tail_tokens, c.tail_reduced), (3, 300, true));
     }
 
     #[test]

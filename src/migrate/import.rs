@@ -115,7 +115,9 @@ impl<'w> Sink<'w> {
 
     fn push(&mut self, m: MessageV3) -> io::Result<()> {
         let native = is_native_only(&m);
-        if native && self.native_open {
+        // A message with a note starts a message of its own, so the note stays its own.
+        let noted = m.extra.get("source").and_then(|s| s.get("note")).is_some();
+        if native && self.native_open && !noted {
             return self.append(m.items);
         }
         self.start(m, native)
@@ -238,7 +240,8 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
     if effective && let Some(b) = positions.iter().rposition(|&p| t.node(p).is_boundary()) {
         positions.drain(..b);
     }
-    let chain_lines: std::collections::HashSet<u64> = positions.iter().map(|&p| t.node(p).line).collect();
+    let order = claude_order(&t, &chain, &positions, effective);
+    let summaries = ClaudeSummaries::of(&t, &order);
     let head = Head {
         session_id: t.session_ids.first().cloned(),
         first_ms: t.time_span().map(|s| s.0),
@@ -252,42 +255,39 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
     let mut sink = Sink::new(&head, w)?;
     let mut messages: Vec<MessageV3> = Vec::new();
     let mut last_assistant_id: Option<String> = None;
-    let mut i = 0;
-    while i < positions.len() {
-        let node = t.node(positions[i]);
+    // The note of a record that becomes part of another message goes to the next one.
+    let mut carried_note: Option<String> = None;
+    // The records' pages leave the resident set behind the reader (a mapping of gigabytes
+    // would otherwise stay in it).
+    let mut released = src.releaser();
+    for placed in &order {
+        let node = t.node(placed.pos);
         let rec = parse(&src.read_range(node.offset, node.len as usize)?);
+        released.touch(node.offset, node.len);
         let uuid = rec.get("uuid").cloned().unwrap_or(Value::Null);
-        let source = json!({"uuid": uuid, "line": node.line});
+        let mut source = Map::from_iter([("uuid".into(), uuid), ("line".into(), json!(node.line))]);
+        if placed.off_chain {
+            source.insert("off_chain".into(), json!(true));
+        }
+        let note = placed.note.clone().or_else(|| carried_note.take());
+        let noted = note.is_some();
+        if let Some(n) = note.clone() {
+            source.insert("note".into(), json!(n));
+        }
+        let source = Value::Object(source);
         let timestamp = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
-        i += 1;
         match node.kind {
             Kind::System if node.sub == Sub::CompactBoundary => {
                 // The boundary and its summary message become one summary item.
-                let mut summary = Map::from_iter([("type".into(), json!("summary"))]);
-                let next = positions.get(i).map(|&p| t.node(p));
-                let text = match next {
-                    Some(n) if n.kind == Kind::User && n.has(flag::COMPACT_SUMMARY) => {
-                        let srec = parse(&src.read_range(n.offset, n.len as usize)?);
-                        i += 1;
-                        srec.pointer("/message/content").map(content_text)
-                    }
-                    _ => None,
-                };
-                summary.insert("text".into(), text.map_or(Value::Null, Value::String));
-                if let Some(meta) = rec.get("compactMetadata") {
-                    summary.insert("trigger".into(), meta.get("trigger").cloned().unwrap_or(Value::Null));
-                    summary.insert(
-                        "pre_tokens".into(),
-                        meta.get("preTokens").cloned().unwrap_or(Value::Null),
-                    );
-                }
-                messages.push(message(
-                    "user",
-                    vec![Item::Other(Value::Object(summary))],
-                    source,
-                    timestamp,
-                ));
+                let mut source = source;
+                let item = summaries.item(src, &t, placed.pos, &rec, &mut source)?;
+                messages.push(message("user", vec![item], source, timestamp));
                 last_assistant_id = None;
+            }
+            Kind::User if summaries.is_used(placed.pos) => {
+                // Already the text of its boundary's summary item.
+                carried_note = note;
+                continue;
             }
             Kind::Assistant => {
                 let msg_id = rec.pointer("/message/id").and_then(Value::as_str).map(str::to_string);
@@ -296,7 +296,7 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
                     .flat_map(|m| m.items)
                     .collect::<Vec<_>>();
                 // Rows of one API message (split one block per row) become one message.
-                let same = msg_id.is_some() && msg_id == last_assistant_id;
+                let same = msg_id.is_some() && msg_id == last_assistant_id && !noted;
                 match messages.last_mut() {
                     Some(last) if same && last.role == "assistant" => last.items.extend(items),
                     _ => messages.push(message("assistant", items, source, timestamp)),
@@ -311,24 +311,258 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
         sink.take_final(&mut messages)?;
     }
     if !effective {
-        // Everything the chain does not hold (other branches, metadata, progress rows,
-        // titles), in one last message.
+        // Every line that is not a transcript message (metadata, progress rows, titles, bad
+        // lines, earlier copies of a uuid written twice), in file order at the end.
         for m in messages.drain(..) {
             sink.push(m)?;
         }
+        let mut message_lines: Vec<u64> = order.iter().map(|p| t.node(p.pos).line).collect();
+        message_lines.sort_unstable();
+        let mut next = message_lines.iter().peekable();
         let source = json!({"off_chain": true});
         let mut failed = None;
         crate::io::for_each_line(src, |line| {
-            if failed.is_none() && !chain_lines.contains(&line.no) {
-                let item = native("claude-code", parse(line.bytes), Some(line.no));
-                failed = sink.native_item(item, &source).err();
+            while next.next_if(|&&l| l < line.no).is_some() {}
+            if failed.is_some() || next.next_if_eq(&&line.no).is_some() {
+                return;
             }
+            let rec = parse(line.bytes);
+            let r = match summaries.unlinked(src, &t, line.no, &rec) {
+                // A boundary without a uuid is no transcript message, but still a compaction.
+                Err(e) => Err(e),
+                Ok(Some(item)) => {
+                    let mut source = source.clone();
+                    if let Some(m) = source.as_object_mut() {
+                        m.insert("line".into(), json!(line.no));
+                    }
+                    let ts = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
+                    sink.push(message("user", vec![item], source, ts))
+                }
+                Ok(None) => sink.native_item(native("claude-code", rec, Some(line.no)), &source),
+            };
+            failed = r.err();
         })?;
         if let Some(e) = failed {
             return Err(e);
         }
     }
     sink.finish(messages, head)
+}
+
+/// A transcript message to import, in the order it is written.
+struct Placed {
+    pos: u32,
+    /// Not on the chain a resume loads (with `--full`, its earlier history).
+    off_chain: bool,
+    /// Why it is where it is, when that is not the chain's own order.
+    note: Option<String>,
+}
+
+/// The order of an import: the chain a resume loads (with its earlier history unless
+/// `effective`), and, unless `effective`, every other transcript message — other branches,
+/// sidechains, parts a broken link cut off — in file order, each run of them before the first
+/// chain record written after it. A record whose link is broken, and the first of each run
+/// off the chain, carry a note saying so.
+fn claude_order(t: &claude::Transcript, chain: &claude::Chain, positions: &[u32], effective: bool) -> Vec<Placed> {
+    let parents = t.parents();
+    let mut on_chain = vec![false; t.nodes.len()];
+    for &p in positions {
+        on_chain[p as usize] = true;
+    }
+    let dangling = |p: u32| -> Option<String> {
+        let n = t.node(p);
+        let id = n.parent_id()?;
+        parents[p as usize].is_none().then(|| t.ids.text(id))
+    };
+    let chain_note = |p: u32, first: bool| -> Option<String> {
+        let missing = dangling(p)?;
+        Some(match chain.bridges.iter().find(|b| b.child == p) {
+            Some(b) => format!(
+                "parent {missing} is not in the file; linked to {} as Claude Code does",
+                t.uuid_text(b.to)
+            ),
+            None if first => format!("parent {missing} is not in the file: the conversation starts here"),
+            None => format!(
+                "parent {missing} is not in the file: the link to what came before is broken, and the messages before this one are in file order"
+            ),
+        })
+    };
+    let off_note = |p: u32| -> String {
+        let n = t.node(p);
+        if n.is_sidechain() {
+            return "off the chain a resume loads: a sidechain (subagent) message; in file order".into();
+        }
+        if let Some(missing) = dangling(p) {
+            return format!(
+                "off the chain a resume loads: parent {missing} is not in the file, so this part is not linked to the conversation; in file order"
+            );
+        }
+        match parents[p as usize] {
+            Some(q) if on_chain[q as usize] => format!(
+                "off the chain a resume loads: a branch from {} that the conversation does not continue; in file order",
+                t.uuid_text(q)
+            ),
+            _ => "off the chain a resume loads: not reached from its last message; in file order".into(),
+        }
+    };
+    let mut off: Vec<u32> = if effective {
+        Vec::new()
+    } else {
+        (0..t.nodes.len() as u32).filter(|&p| !on_chain[p as usize]).collect()
+    };
+    off.sort_by_key(|&p| t.node(p).line);
+    let mut out = Vec::with_capacity(positions.len() + off.len());
+    let mut off = off.into_iter().peekable();
+    let mut push_off = |out: &mut Vec<Placed>, upto: u64| {
+        let mut first = true;
+        while let Some(p) = off.next_if(|&p| t.node(p).line < upto) {
+            out.push(Placed {
+                pos: p,
+                off_chain: true,
+                note: std::mem::replace(&mut first, false).then(|| off_note(p)),
+            });
+        }
+    };
+    for &p in positions {
+        push_off(&mut out, t.node(p).line);
+        let first = out.is_empty();
+        out.push(Placed {
+            pos: p,
+            off_chain: false,
+            note: chain_note(p, first),
+        });
+    }
+    push_off(&mut out, u64::MAX);
+    out
+}
+
+/// The compactions of a transcript as `extract-summary` reads them, found from the transcript's
+/// own index (no marker pass, nothing held but positions): each boundary's summary message
+/// (the one parented on it, else the first after it), and which summary messages are so taken.
+struct ClaudeSummaries {
+    /// Boundary position → its summary message's position.
+    of: rustc_hash::FxHashMap<u32, u32>,
+    /// Summary messages that are the text of an imported boundary.
+    used: rustc_hash::FxHashSet<u32>,
+    /// Summary messages by line, with their parent as written, for boundaries without a uuid.
+    summaries: Vec<(u64, u32)>,
+}
+
+impl ClaudeSummaries {
+    fn of(t: &claude::Transcript, order: &[Placed]) -> ClaudeSummaries {
+        let mut boundaries: Vec<u32> = (0..t.nodes.len() as u32).filter(|&p| t.node(p).is_boundary()).collect();
+        boundaries.sort_by_key(|&p| t.node(p).line);
+        let mut summaries: Vec<(u64, u32)> = (0..t.nodes.len() as u32)
+            .filter(|&p| t.node(p).kind == Kind::User && t.node(p).has(flag::COMPACT_SUMMARY))
+            .map(|p| (t.node(p).line, p))
+            .collect();
+        summaries.sort_unstable();
+        let parents: Vec<Option<String>> = summaries
+            .iter()
+            .map(|&(_, p)| t.node(p).parent_id().map(|id| t.ids.text(id)))
+            .collect();
+        let imported: rustc_hash::FxHashSet<u32> = order.iter().map(|p| p.pos).collect();
+        let mut out = ClaudeSummaries {
+            of: Default::default(),
+            used: Default::default(),
+            summaries,
+        };
+        for (i, &b) in boundaries.iter().enumerate() {
+            let next = boundaries.get(i + 1).map_or(u64::MAX, |&n| t.node(n).line);
+            let uuid = t.uuid_text(b);
+            let lines = out.summaries.iter().zip(&parents).map(|(s, p)| (s.0, p.as_deref()));
+            if let Some((k, _)) = crate::summary::summary_of_boundary(Some(&uuid), t.node(b).line, next, lines) {
+                let s = out.summaries[k].1;
+                out.of.insert(b, s);
+                if imported.contains(&b) {
+                    out.used.insert(s);
+                }
+            }
+        }
+        out
+    }
+
+    /// The summary item of the boundary at `pos` (its record `rec`); a note on `source` when
+    /// its logical parent is not in the file.
+    fn item(
+        &self,
+        src: &Source,
+        t: &claude::Transcript,
+        pos: u32,
+        rec: &Value,
+        source: &mut Value,
+    ) -> io::Result<Item> {
+        let unresolved =
+            t.boundaries.iter().any(|b| b.pos == pos && b.logical_parent.is_some()) && t.logical_parent(pos).is_none();
+        if unresolved
+            && let Some(m) = source.as_object_mut()
+            && !m.contains_key("note")
+        {
+            let lp = rec.get("logicalParentUuid").and_then(Value::as_str).unwrap_or("");
+            m.insert(
+                "note".into(),
+                json!(format!(
+                    "logical parent {lp} of this compaction is not in the file: what came before it is in file order"
+                )),
+            );
+        }
+        let text = match self.of.get(&pos) {
+            Some(&s) => Some(summary_text(src, t, s)?),
+            None => None,
+        };
+        Ok(claude_summary_item(rec, text))
+    }
+
+    /// The summary item of a boundary on `line` without a uuid (no transcript message): its
+    /// summary is the first written after it.
+    fn unlinked(&self, src: &Source, t: &claude::Transcript, line: u64, rec: &Value) -> io::Result<Option<Item>> {
+        let boundary = rec.get("type").and_then(Value::as_str) == Some("system")
+            && rec.get("subtype").and_then(Value::as_str) == Some("compact_boundary");
+        if !boundary {
+            return Ok(None);
+        }
+        let next = t
+            .nodes
+            .iter()
+            .filter(|n| n.is_boundary() && n.line > line)
+            .map(|n| n.line)
+            .min()
+            .unwrap_or(u64::MAX);
+        let lines = self.summaries.iter().map(|s| (s.0, None));
+        let text = match crate::summary::summary_of_boundary(None, line, next, lines) {
+            Some((k, _)) => Some(summary_text(src, t, self.summaries[k].1)?),
+            None => None,
+        };
+        Ok(Some(claude_summary_item(rec, text)))
+    }
+
+    /// Whether the summary message at `pos` is the text of an imported boundary.
+    fn is_used(&self, pos: u32) -> bool {
+        self.used.contains(&pos)
+    }
+}
+
+/// The text of the summary message at `pos`.
+fn summary_text(src: &Source, t: &claude::Transcript, pos: u32) -> io::Result<String> {
+    let n = t.node(pos);
+    let rec = parse(&src.read_range(n.offset, n.len as usize)?);
+    Ok(crate::summary::claude_summary_text(&rec).unwrap_or_default())
+}
+
+/// A Claude Code compaction as a v5 `summary` item: the summary text as written, the
+/// boundary's trigger and tokens before.
+fn claude_summary_item(boundary: &Value, text: Option<String>) -> Item {
+    let mut summary = Map::from_iter([("type".into(), json!("summary"))]);
+    summary.insert("text".into(), text.map_or(Value::Null, Value::String));
+    summary.insert("origin".into(), json!("local"));
+    if let Some(meta) = boundary.get("compactMetadata") {
+        summary.insert("trigger".into(), meta.get("trigger").cloned().unwrap_or(Value::Null));
+        summary.insert(
+            "pre_tokens".into(),
+            meta.get("preTokens").cloned().unwrap_or(Value::Null),
+        );
+    }
+    Item::Other(Value::Object(summary))
 }
 
 /// The v5 messages of one Claude Code chain record (not a compact boundary): a user row gives a
@@ -454,7 +688,7 @@ impl CodexBuilder {
                 };
                 let body = codex_texts(v);
                 if let Some(rest) = codex::summary_body(&body) {
-                    let summary = Item::Other(json!({"type": "summary", "text": rest}));
+                    let summary = Item::Other(json!({"type": "summary", "text": rest, "origin": "local"}));
                     self.messages.push(message("user", vec![summary], source, timestamp));
                     return;
                 }
@@ -528,8 +762,13 @@ impl CodexBuilder {
             }
             "compaction" | "compaction_summary" | "context_compaction" => {
                 let n = v.get("encrypted_content").and_then(Value::as_str).map_or(0, str::len);
-                let summary =
-                    Item::Other(json!({"type": "summary", "text": Value::Null, "encrypted": true, "encrypted_len": n}));
+                let summary = Item::Other(json!({
+                    "type": "summary",
+                    "text": Value::Null,
+                    "origin": "remote",
+                    "encrypted": true,
+                    "encrypted_len": n,
+                }));
                 self.messages.push(message("user", vec![summary], source, timestamp));
             }
             _ => self.messages.push(message(
@@ -592,7 +831,28 @@ fn codex_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::R
             b.add(&item_json(item)?, line, None);
             sink.take_final(&mut b.messages)?;
         }
+    } else if rollout.era == codex::Era::Document {
+        // One JSON document: its items in order, the session header kept as it is.
+        let doc = parse(&src.read_range(0, src.len() as usize)?);
+        if let Some(session) = doc.get("session") {
+            let item = native("codex", json!({"session": session}), Some(1));
+            b.messages.push(message("system", vec![item], json!({"line": 1}), None));
+        }
+        for (line, r) in &rollout.records {
+            if let Record::Response(item) = r {
+                b.add(&item_json(item)?, Some(*line), None);
+                sink.take_final(&mut b.messages)?;
+            }
+        }
     } else {
+        // Each compaction as `extract-summary` reads it: origin, text, encryption, what the
+        // server kept in plaintext.
+        let history = codex_chain::History::default();
+        let compactions: rustc_hash::FxHashMap<u64, crate::summary::SummaryRecord> =
+            crate::summary::codex(src, &rollout, &history)?
+                .into_iter()
+                .filter_map(|r| Some((r.line?, r)))
+                .collect();
         // The first failure to write ends the work; the line reader cannot stop early.
         let mut failed = None;
         // Every line in order: items mapped, compactions as summaries, the rest kept native.
@@ -604,33 +864,8 @@ fn codex_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::R
             let ts = v.get("timestamp").and_then(Value::as_str).map(str::to_string);
             match (v.get("type").and_then(Value::as_str), v.get("payload")) {
                 (Some("response_item"), Some(p)) => b.add(p, Some(line.no), ts),
-                (Some("compacted"), Some(p)) => {
-                    let msg = p.get("message").and_then(Value::as_str).unwrap_or("");
-                    let rh = p.get("replacement_history").and_then(Value::as_array);
-                    let remote = rh.and_then(|items| {
-                        items.iter().find(|i| {
-                            matches!(
-                                i.get("type").and_then(Value::as_str),
-                                Some("compaction" | "compaction_summary" | "context_compaction")
-                            )
-                        })
-                    });
-                    let mut summary = Map::from_iter([("type".into(), json!("summary"))]);
-                    match remote {
-                        Some(item) => {
-                            summary.insert("text".into(), if msg.is_empty() { Value::Null } else { json!(msg) });
-                            summary.insert("encrypted".into(), json!(true));
-                            let n = item
-                                .get("encrypted_content")
-                                .and_then(Value::as_str)
-                                .map_or(0, str::len);
-                            summary.insert("encrypted_len".into(), json!(n));
-                        }
-                        None => {
-                            let text = codex::summary_body(msg).unwrap_or(msg);
-                            summary.insert("text".into(), json!(text));
-                        }
-                    }
+                (Some("compacted"), Some(_)) if compactions.contains_key(&line.no) => {
+                    let mut summary = codex_summary_item(&compactions[&line.no]);
                     summary.insert("native".into(), json!({"line": line.no}));
                     b.messages.push(message(
                         "user",
@@ -665,4 +900,22 @@ fn codex_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::R
         }
     }
     sink.finish(b.messages, head)
+}
+
+/// A Codex `compacted` record as a v5 `summary` item, with what `extract-summary` finds in
+/// it: the summary text (null when the server encrypted it), its origin (`local`, `remote`,
+/// `legacy`), and for a remote one the encrypted blob's length and the messages kept in
+/// plaintext.
+fn codex_summary_item(r: &crate::summary::SummaryRecord) -> Map<String, Value> {
+    let mut summary = Map::from_iter([("type".into(), json!("summary"))]);
+    summary.insert("text".into(), json!(r.summary));
+    summary.insert("origin".into(), json!(r.origin.unwrap_or("local")));
+    if r.encrypted {
+        summary.insert("encrypted".into(), json!(true));
+        summary.insert("encrypted_len".into(), json!(r.encrypted_len));
+    }
+    if let Some(kept) = &r.retained_messages {
+        summary.insert("retained_messages".into(), json!(kept));
+    }
+    summary
 }

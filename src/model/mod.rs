@@ -10,6 +10,13 @@ pub fn approx_tokens(bytes: usize) -> usize {
     bytes.div_ceil(4)
 }
 
+/// Estimated tokens of a JSON array of elements of these byte lengths (`[a,b,…]`): how the
+/// history a Codex resume sends is counted, by `scan` and `compact` alike; 0 for no element.
+pub fn json_array_tokens(lens: impl IntoIterator<Item = usize>) -> usize {
+    let (n, bytes) = lens.into_iter().fold((0, 0), |(n, b), l| (n + 1, b + l));
+    if n == 0 { 0 } else { approx_tokens(bytes + n + 1) }
+}
+
 /// What a file is, decided from its content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -41,5 +48,10 @@ mod tests {
         assert_eq!(approx_tokens(1), 1);
         assert_eq!(approx_tokens(8), 2);
         assert_eq!(approx_tokens(9), 3);
+        // `[]`, `["ab"]` (6 bytes), `["ab","c"]` (10 bytes).
+        use super::json_array_tokens;
+        assert_eq!(json_array_tokens([]), 0);
+        assert_eq!(json_array_tokens([4]), 2);
+        assert_eq!(json_array_tokens([4, 3]), 3);
     }
 }

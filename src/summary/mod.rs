@@ -93,6 +93,13 @@ fn content_text(content: &Value) -> Option<String> {
     }
 }
 
+/// The text of a Claude Code summary message (`message.content`), as `extract-summary` reports it.
+pub fn claude_summary_text(rec: &Value) -> Option<String> {
+    rec.get("message")
+        .and_then(|msg| msg.get("content"))
+        .and_then(content_text)
+}
+
 /// A line that can hold a Claude Code boundary or summary, parsed.
 #[derive(Clone, Debug)]
 pub struct Marker {
@@ -331,8 +338,12 @@ fn uuid_fields(bytes: &[u8]) -> impl Iterator<Item = (usize, &str)> {
 /// Which of `wanted` are uuids of transcript messages in the file: from the loaded map when
 /// there is one, else in one pass over the file (the lines holding a wanted `"uuid"` are
 /// parsed to check they are transcript messages).
-fn uuids_in_file(src: &Source, current: &Current, wanted: &[&str]) -> std::io::Result<rustc_hash::FxHashSet<String>> {
-    if let Some(t) = &current.transcript {
+fn uuids_in_file(
+    src: &Source,
+    transcript: Option<&Transcript>,
+    wanted: &[&str],
+) -> std::io::Result<rustc_hash::FxHashSet<String>> {
+    if let Some(t) = transcript {
         return Ok(wanted
             .iter()
             .filter(|u| t.find(u).is_some())
@@ -364,6 +375,28 @@ fn uuids_in_file(src: &Source, current: &Current, wanted: &[&str]) -> std::io::R
     Ok(found)
 }
 
+/// Which summary message a compact boundary (`uuid`, on `line`, the next boundary on
+/// `next_line`) takes, of `summaries` (each its line and `parentUuid`, in file order): the first
+/// parented on it, else the first written after it and before the next boundary. The index,
+/// and `parent` or `fallback`.
+pub fn summary_of_boundary<'a>(
+    uuid: Option<&str>,
+    line: u64,
+    next_line: u64,
+    summaries: impl Iterator<Item = (u64, Option<&'a str>)> + Clone,
+) -> Option<(usize, &'static str)> {
+    let by_parent = summaries
+        .clone()
+        .position(|(_, parent)| parent.is_some() && parent == uuid)
+        .map(|i| (i, "parent"));
+    by_parent.or_else(|| {
+        summaries
+            .enumerate()
+            .find(|(_, (l, _))| *l > line && *l < next_line)
+            .map(|(i, _)| (i, "fallback"))
+    })
+}
+
 /// Claude Code: every compact boundary with its summary, in file order.
 pub fn claude(
     src: &Source,
@@ -386,7 +419,7 @@ pub fn claude(
         .filter_map(|b| b.value.get("logicalParentUuid").and_then(Value::as_str))
         .filter(|u| !u.is_empty())
         .collect();
-    let resolved = uuids_in_file(src, current, &logical)?;
+    let resolved = uuids_in_file(src, current.transcript.as_ref(), &logical)?;
     let mut index = 0;
     for m in events {
         let v = &m.value;
@@ -435,25 +468,18 @@ pub fn claude(
             .filter(|&l| l > m.line)
             .min()
             .unwrap_or(u64::MAX);
-        let by_parent = summaries.iter().find(|s| {
-            s.value
-                .get("parentUuid")
-                .and_then(Value::as_str)
-                .is_some_and(|p| Some(p) == m.uuid())
-        });
-        let found = by_parent.map(|s| (*s, "parent")).or_else(|| {
+        let found = summary_of_boundary(
+            m.uuid(),
+            m.line,
+            next_line,
             summaries
                 .iter()
-                .find(|s| s.line > m.line && s.line < next_line)
-                .map(|s| (*s, "fallback"))
-        });
+                .map(|s| (s.line, s.value.get("parentUuid").and_then(Value::as_str))),
+        )
+        .map(|(i, how)| (summaries[i], how));
         match found {
             Some((s, source)) => {
-                let text = s
-                    .value
-                    .get("message")
-                    .and_then(|msg| msg.get("content"))
-                    .and_then(content_text);
+                let text = claude_summary_text(&s.value);
                 rec.summary = text.map(|x| if opts.strip_template { template::strip(&x) } else { x });
                 rec.summary_line = Some(s.line);
                 rec.summary_source = Some(source);
@@ -594,8 +620,34 @@ fn assistant_before(src: &Source, rollout: &Rollout, i: usize) -> std::io::Resul
     Ok(None)
 }
 
+/// Fields of a v5 `summary` item that map onto a record's own fields; the others (a
+/// structured recap's goal, constraints…) are reported under `metadata`.
+const ITEM_FIELDS: &[&str] = &[
+    "type",
+    "text",
+    "origin",
+    "encrypted",
+    "encrypted_len",
+    "retained_messages",
+    "trigger",
+    "pre_tokens",
+];
+
 /// cctool v5: every `summary` item; the last one is what a resume sees.
 pub fn session(src: &Source, messages: &[Vec<u8>], session_id: Option<String>) -> Vec<SummaryRecord> {
+    session_with(src, messages, session_id, Options::default())
+}
+
+/// [`session()`] with `--strip-template`. An imported compaction keeps what the native file
+/// said of it (`origin`, `encrypted`, `encrypted_len`, `retained_messages`, `trigger`,
+/// `pre_tokens`; see `docs/cctool-session.md`), so it reads back as it did there; an item
+/// without `origin` is cctool's own or a local one.
+pub fn session_with(
+    src: &Source,
+    messages: &[Vec<u8>],
+    session_id: Option<String>,
+    opts: Options,
+) -> Vec<SummaryRecord> {
     let mut out = Vec::new();
     for m in messages {
         let v = parse(m);
@@ -607,9 +659,23 @@ pub fn session(src: &Source, messages: &[Vec<u8>], session_id: Option<String>) -
                 .as_object()
                 .into_iter()
                 .flatten()
-                .filter(|(k, _)| *k != "type" && *k != "text")
+                .filter(|(k, _)| !ITEM_FIELDS.contains(&k.as_str()))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
+            let origin = match item.get("origin").and_then(Value::as_str) {
+                Some("remote") => "remote",
+                Some("legacy") => "legacy",
+                _ => "local",
+            };
+            let retained = item.get("retained_messages").and_then(Value::as_array).map(|kept| {
+                kept.iter()
+                    .map(|r| Retained {
+                        role: str_of(r, "role").unwrap_or_default(),
+                        text: str_of(r, "text").unwrap_or_default(),
+                    })
+                    .collect()
+            });
+            let text = str_of(item, "text").map(|t| if opts.strip_template { template::strip(&t) } else { t });
             out.push(SummaryRecord {
                 kind: "summary",
                 file: src.name().to_string(),
@@ -617,8 +683,13 @@ pub fn session(src: &Source, messages: &[Vec<u8>], session_id: Option<String>) -
                 session_id: session_id.clone(),
                 index: out.len(),
                 timestamp: str_of(&v, "timestamp"),
-                origin: Some("local"),
-                summary: str_of(item, "text"),
+                trigger: str_of(item, "trigger"),
+                pre_tokens: item.get("pre_tokens").and_then(Value::as_i64),
+                origin: Some(origin),
+                encrypted: item.get("encrypted").and_then(Value::as_bool) == Some(true),
+                encrypted_len: item.get("encrypted_len").and_then(Value::as_u64).map(|n| n as usize),
+                summary: text,
+                retained_messages: retained,
                 event: "summary_item",
                 summary_source: Some("item"),
                 metadata: (!structured.is_empty()).then_some(Value::Object(structured)),

@@ -285,7 +285,13 @@ fn claude_import(transcript: &Path, session_id: &str) -> (usize, Vec<Value>, usi
         }
     }
     let mut got: Vec<String> = Vec::new();
-    for m in v5["messages"].as_array().unwrap() {
+    // The records off that chain come in file order around it, marked.
+    for m in v5["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["source"]["off_chain"] != true)
+    {
         if m["role"] == "tool" {
             got.push(format!("result:{}", m["tool_call_id"].as_str().unwrap()));
             continue;
