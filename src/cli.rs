@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::chain::claude::Loader;
+use crate::chain::claude_config::ThinkingPolicy;
 use crate::chain::codex::Replay;
 use crate::io::MmapChoice;
 use crate::model::Format;
@@ -153,6 +154,15 @@ pub struct RebuildChainArgs {
     #[arg(long, value_name = "TEXT", requires = "api_view")]
     pub prompt: Option<String>,
 
+    /// With --api-view: print the whole request body as one JSON object (model, messages with
+    /// the system messages newer models take, max_tokens, thinking, context_management,
+    /// output_config) instead of one message per line.
+    #[arg(long, requires = "api_view")]
+    pub body: bool,
+
+    #[command(flatten)]
+    pub resume: ResumeArgs,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = ChainFormat::Jsonl)]
     pub format: ChainFormat,
@@ -197,6 +207,9 @@ cctool doctor --json | jq -r 'select(.severity==\"error\") | \"\\(.file):\\(.lin
 pub struct DoctorArgs {
     /// Session files or directories (searched recursively); `-` reads standard input.
     pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub resume: ResumeArgs,
 }
 
 /// Every compaction summary in each session file, oldest first.
@@ -473,6 +486,9 @@ pub struct ScanArgs {
     /// Table order.
     #[arg(long, value_enum, default_value_t = ScanSort::Activity)]
     pub sort: ScanSort,
+
+    #[command(flatten)]
+    pub resume: ResumeArgs,
 }
 
 /// Print a shell completion script.
@@ -484,4 +500,62 @@ pub struct CompletionsArgs {
     /// The shell to generate for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// How Claude Code would be configured when it resumes: by default the user's own settings
+/// files and environment, the local time zone and now; each part can be given instead.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ResumeArgs {
+    /// Claude Code: the time of the resume (default now): an RFC 3339 time
+    /// (2027-01-22T09:00:00Z), a local date and time (2027-01-22T09:00) or a date (local noon).
+    /// Which model a resume uses changes with the date, at local midnight (TZ is honoured).
+    #[arg(long, value_name = "DATETIME", help_heading = "Resume configuration (Claude Code)")]
+    pub as_of: Option<String>,
+
+    /// Claude Code: resume as `claude --model MODEL` would (the session's own model is then
+    /// not restored).
+    #[arg(long, value_name = "MODEL", help_heading = "Resume configuration (Claude Code)")]
+    pub model: Option<String>,
+
+    /// Claude Code: read this settings file (its model, availableModels and env) instead of
+    /// the user's, the project's, the local and the managed settings files.
+    #[arg(long, value_name = "FILE", help_heading = "Resume configuration (Claude Code)")]
+    pub settings: Option<PathBuf>,
+
+    /// Claude Code: the API base URL, as ANTHROPIC_BASE_URL. Behind a URL that is not
+    /// api.anthropic.com the client drops the thinking of other models.
+    #[arg(long, value_name = "URL", help_heading = "Resume configuration (Claude Code)")]
+    pub base_url: Option<String>,
+
+    /// Claude Code: which thinking blocks of other models the request keeps (default: as the
+    /// client decides from the base URL and CLAUDE_CODE_RUSTLING_PIXEL; a server flag can
+    /// change it).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "POLICY",
+        help_heading = "Resume configuration (Claude Code)"
+    )]
+    pub thinking_policy: Option<ThinkingPolicy>,
+}
+
+impl ResumeArgs {
+    pub fn overrides(&self) -> crate::chain::claude_config::Overrides {
+        crate::chain::claude_config::Overrides {
+            as_of: self.as_of.clone(),
+            model: self.model.clone(),
+            settings: self.settings.clone(),
+            base_url: self.base_url.clone(),
+            thinking_policy: self.thinking_policy,
+        }
+    }
+
+    /// Whether any part was given.
+    pub fn any(&self) -> bool {
+        self.as_of.is_some()
+            || self.model.is_some()
+            || self.settings.is_some()
+            || self.base_url.is_some()
+            || self.thinking_policy.is_some()
+    }
 }

@@ -3,5 +3,8 @@
 
 pub mod claude;
 pub mod claude_api;
+pub mod claude_client;
+pub mod claude_config;
+pub mod claude_model;
 pub mod codex;
 pub mod intern;
