@@ -98,7 +98,12 @@ pub fn claude_chain(data: &[u8]) {
             }
         }
     }
-    cctool::doctor::check_claude(&src).expect("doctor");
+    let resume = cctool::chain::claude_config::Overrides {
+        as_of: Some("2026-11-30T12:00:00Z".into()),
+        settings: Some("/dev/null".into()),
+        ..Default::default()
+    };
+    cctool::doctor::check_claude(&src, &resume).expect("doctor");
 
     let (markers, _bad) = cctool::summary::claude_markers(&src).expect("markers");
     for loader in [Loader::V2_1_332, Loader::V2_1_88] {

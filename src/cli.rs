@@ -117,8 +117,24 @@ With --json, the last record is {\"kind\":\"chain\",\"file\",\"format\",\"loader
 \"messages\",\"end\",\"tip\",\"root\",\"unreachable\",\"duplicate_uuids\",\"bad_lines\",\
 \"recovered\",\"appended\",\"pruned\",\"bridged\",\"earlier_parts\"}; end is one of root, \
 boundary, dangling:<uuid>, cycle, empty.\n\n\
+API VIEW\n\
+With --api-view the request depends on how Claude Code would be configured at the resume: the \
+model it sends to is the session's own (the last assistant entry's inPlaceOfModel or model) \
+unless the client's table says that model is unknown, not allowed or retired at that time (from \
+local midnight of the date; TZ is honoured), when the model setting or the default is used; \
+--model, ANTHROPIC_MODEL, ANTHROPIC_DEFAULT_*_MODEL or a provider other than Anthropic's disable \
+the restore. Thinking of other models is removed behind a base URL that is not \
+api.anthropic.com and kept otherwise (the client's default, which a server flag can change). \
+By default the user's own settings files (user, project, local, managed), ANTHROPIC_* and \
+CLAUDE_CODE_* variables, TZ and the current time are read; the options under Resume \
+configuration give each instead. With --json the last record is {\"kind\":\"api_view\",\"file\",\
+\"loader\",\"model\",\"model_choice\",\"session_model\",\"session_model_retires\",\"notice\",\
+\"thinking_policy\",\"messages\",\"tokens\",\"prompt\",\"rules\",\"assumptions\"}; model_choice is \
+restored, explicit, setting, or retired|unknown|not allowed|no session model → settings|default.\n\n\
 EXAMPLES\n  \
 cctool rebuild-chain ~/.claude/projects/-home-me-app/SESSION.jsonl | jq -r .uuid\n  \
+cctool rebuild-chain --api-view --json --as-of 2027-01-22 SESSION.jsonl | tail -1 | jq '{model, model_choice}'\n  \
+cctool rebuild-chain --api-view --body --prompt continue SESSION.jsonl | jq '{model, max_tokens, thinking}'\n  \
 cctool rebuild-chain --format text SESSION.jsonl | less -R\n  \
 cctool rebuild-chain --full --format markdown SESSION.jsonl > history.md\n  \
 cctool rebuild-chain ~/.codex/sessions/2026/03/01/rollout-….jsonl | jq -c '{type, role}'"
@@ -193,6 +209,8 @@ boundary-without-summary (warning)   a compact boundary with no summary message\
 logical-parent-unresolved (info)     a boundary's logicalParentUuid names nothing in the file\n  \
 tool-call-without-result (warning)   a tool call never answered\n  \
 tool-result-without-call (warning)   a tool result whose call is not in the file\n  \
+session-model-retired (warning)      the session's model is retired: a resume sends another model, and may drop thinking\n  \
+session-model-retiring (info)        the session's model retires within 30 days (the date is given)\n  \
 chain-misses-last-boundary (error)   the resumed chain does not reach the last compact boundary\n  \
 rollback-crosses-checkpoint (warning) Codex: current and pre-2026-02-27 replay disagree\n  \
 unusable-compacted (error)           Codex: a compacted record Codex cannot read\n  \
@@ -200,6 +218,8 @@ bad-rollback (warning)               Codex: a rollback without a usable turn cou
 invalid-session (error)              cctool session: not a valid session document\n\n\
 JSON RECORDS\n  {\"kind\":\"finding\",\"file\",\"line\",\"code\",\"severity\",\"message\"}, then \
 {\"kind\":\"total\",\"files\",\"errors\",\"warnings\",\"infos\",\"files_with_errors\",\"skipped\"}.\n\n\
+The two session-model codes depend on the date, the settings and the environment (the resume \
+configuration options below, as for rebuild-chain --api-view).\n\n\
 EXIT STATUS\n  0 no error-level finding; 1 an error-level finding; 2 a named file cannot be read.\n\n\
 EXAMPLES\n  cctool doctor ~/.claude/projects\n  \
 cctool doctor --json | jq -r 'select(.severity==\"error\") | \"\\(.file):\\(.line) \\(.code)\"'"
@@ -466,13 +486,15 @@ pub enum ScanSort {
 messages on the chain a resume loads, compactions and the estimated tokens of what a resume \
 sends (ceil(bytes / 4) of the request), bad lines, dangling parents and duplicates; then totals. \
 Subagent transcripts beside a Claude Code session (<session>/subagents/, legacy agent-*.jsonl) \
-are scanned too and linked to it. With no PATH, the user's own stores are scanned. Prints a \
+are scanned too and linked to it. For Claude Code the model column is the model a resume would \
+send the request to (resume_model, with resume_model_choice saying how the client chose it): \
+it depends on the date, the settings and the environment, as for rebuild-chain --api-view. With no PATH, the user's own stores are scanned. Prints a \
 table; --json prints JSON Lines records instead.",
     after_long_help = "JSON RECORDS\n  \
 {\"kind\":\"session\",\"path\",\"format\",\"agent_versions\",\"session_id\",\"bytes\",\"lines\",\"bad_lines\",\
 \"chain_messages\",\"chain_end\",\"leaves\",\"compactions\",\"last_compaction_trigger\",\
 \"last_compaction_pre_tokens\",\"compaction_origins\":{\"local\"|\"remote\"|\"legacy\":N},\"resume_tokens\",\
-\"dangling_parents\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\"role\":\"session\"|\"subagent\",\
+\"resume_model\",\"resume_model_choice\",\"dangling_parents\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\"role\":\"session\"|\"subagent\",\
 \"parent_session\",\"subagents\":[paths]} per file, then \
 {\"kind\":\"total\",\"files\",\"sessions\",\"subagents\",\"bytes\",\"lines\",\"bad_lines\",\"chain_messages\",\
 \"compactions\",\"resume_tokens\",\"by_format\",\"skipped\",\"errors\"}.\n\n\

@@ -489,7 +489,7 @@ fn table(records: &[SessionRecord], total: &Total, terminal: bool) -> String {
         "chain",
         "compactions",
         "resume tokens",
-        "resume model",
+        "model",
         "bad",
         "session",
     ]);
@@ -528,7 +528,9 @@ fn table(records: &[SessionRecord], total: &Total, terminal: bool) -> String {
             right(r.chain_messages.to_string()),
             right(compact),
             right(human_count(r.resume_tokens)),
-            Cell::new(escape_str(r.resume_model.as_deref().unwrap_or("-"))),
+            Cell::new(escape_str(
+                &r.resume_model.as_deref().map_or("-".into(), claude_model::short_name),
+            )),
             right(if r.bad_lines > 0 {
                 r.bad_lines.to_string()
             } else {

@@ -135,6 +135,10 @@ fn json_record_reports_model_tokens_and_loader_rules() {
         "--prompt",
         "say ok",
         "--json",
+        "--as-of",
+        "2026-11-29T12:00:00Z",
+        "--base-url",
+        "http://127.0.0.1:9",
         path.to_str().unwrap(),
     ]);
     let recs = records(&out);
