@@ -120,8 +120,6 @@ pub struct Retirement {
     pub name: &'static str,
     /// From which local midnight the model is retired, per provider in [`Provider`] order.
     pub dates: [Option<Date>; 8],
-    /// Whether the row belongs to the legacy models the client remaps to the latest Opus.
-    pub remapped: bool,
 }
 
 /// What one client release knows about models.
@@ -195,6 +193,28 @@ macro_rules! ids {
     ($($x:expr),* $(,)?) => { [$($x),*] };
 }
 
+/// A model of 2026 and later: one id everywhere but Bedrock's cross-region `us.anthropic.` and
+/// Mantle's `anthropic.` spellings; some are not offered on Mantle or through a gateway.
+macro_rules! current {
+    ($id:literal, $family:literal, mantle: $m:literal, gateway: $g:literal, $fields:expr) => {
+        Model {
+            id: $id,
+            family: $family,
+            provider_ids: [
+                Some($id),
+                Some(concat!("us.anthropic.", $id)),
+                Some($id),
+                Some($id),
+                Some($id),
+                Some($id),
+                if $m { Some(concat!("anthropic.", $id)) } else { None },
+                if $g { Some($id) } else { None },
+            ],
+            fields: $fields,
+        }
+    };
+}
+
 /// Claude Code 2.1.332: its baked-in model catalog, its retirement table (`MA`), its legacy
 /// remap list and its aliases, read from the client's bundle; the request fields as the
 /// client sent them for each model (`docs/claude-code-model.md` gives the evidence).
@@ -231,21 +251,7 @@ pub static CLIENT: Client = Client {
             ],
             fields: F_BUDGET,
         },
-        Model {
-            id: "claude-haiku-5-5",
-            family: "haiku",
-            provider_ids: ids![
-                Some("claude-haiku-5-5"),
-                Some("us.anthropic.claude-haiku-5-5"),
-                Some("claude-haiku-5-5"),
-                Some("claude-haiku-5-5"),
-                Some("claude-haiku-5-5"),
-                Some("claude-haiku-5-5"),
-                Some("anthropic.claude-haiku-5-5"),
-                None,
-            ],
-            fields: F_128K,
-        },
+        current!("claude-haiku-5-5", "haiku", mantle: true, gateway: false, F_128K),
         Model {
             id: "claude-3-5-sonnet",
             family: "sonnet",
@@ -306,57 +312,15 @@ pub static CLIENT: Client = Client {
             ],
             fields: F_BUDGET,
         },
-        Model {
-            id: "claude-sonnet-4-6",
-            family: "sonnet",
-            provider_ids: ids![
-                Some("claude-sonnet-4-6"),
-                Some("us.anthropic.claude-sonnet-4-6"),
-                Some("claude-sonnet-4-6"),
-                Some("claude-sonnet-4-6"),
-                Some("claude-sonnet-4-6"),
-                Some("claude-sonnet-4-6"),
-                None,
-                Some("claude-sonnet-4-6"),
-            ],
-            fields: Fields {
-                max_tokens: 32000,
-                ..F_ADAPTIVE_64K
-            },
-        },
-        Model {
-            id: "claude-sonnet-5",
-            family: "sonnet",
-            provider_ids: ids![
-                Some("claude-sonnet-5"),
-                Some("us.anthropic.claude-sonnet-5"),
-                Some("claude-sonnet-5"),
-                Some("claude-sonnet-5"),
-                Some("claude-sonnet-5"),
-                Some("claude-sonnet-5"),
-                Some("anthropic.claude-sonnet-5"),
-                Some("claude-sonnet-5"),
-            ],
-            fields: Fields {
-                system_turns: SystemTurns::TrailingReminder,
-                ..F_ADAPTIVE_64K
-            },
-        },
-        Model {
-            id: "claude-sonnet-5-5",
-            family: "sonnet",
-            provider_ids: ids![
-                Some("claude-sonnet-5-5"),
-                Some("us.anthropic.claude-sonnet-5-5"),
-                Some("claude-sonnet-5-5"),
-                Some("claude-sonnet-5-5"),
-                Some("claude-sonnet-5-5"),
-                Some("claude-sonnet-5-5"),
-                Some("anthropic.claude-sonnet-5-5"),
-                Some("claude-sonnet-5-5"),
-            ],
-            fields: F_128K,
-        },
+        current!("claude-sonnet-4-6", "sonnet", mantle: false, gateway: true, Fields {
+            max_tokens: 32000,
+            ..F_ADAPTIVE_64K
+        }),
+        current!("claude-sonnet-5", "sonnet", mantle: true, gateway: true, Fields {
+            system_turns: SystemTurns::TrailingReminder,
+            ..F_ADAPTIVE_64K
+        }),
+        current!("claude-sonnet-5-5", "sonnet", mantle: true, gateway: true, F_128K),
         Model {
             id: "claude-opus-4-0",
             family: "opus",
@@ -420,117 +384,19 @@ pub static CLIENT: Client = Client {
             ],
             fields: F_ADAPTIVE_64K,
         },
-        Model {
-            id: "claude-opus-4-7",
-            family: "opus",
-            provider_ids: ids![
-                Some("claude-opus-4-7"),
-                Some("us.anthropic.claude-opus-4-7"),
-                Some("claude-opus-4-7"),
-                Some("claude-opus-4-7"),
-                Some("claude-opus-4-7"),
-                Some("claude-opus-4-7"),
-                Some("anthropic.claude-opus-4-7"),
-                Some("claude-opus-4-7"),
-            ],
-            fields: Fields {
-                effort: Some("xhigh"),
-                ..F_ADAPTIVE_64K
-            },
-        },
-        Model {
-            id: "claude-opus-4-8",
-            family: "opus",
-            provider_ids: ids![
-                Some("claude-opus-4-8"),
-                Some("us.anthropic.claude-opus-4-8"),
-                Some("claude-opus-4-8"),
-                Some("claude-opus-4-8"),
-                Some("claude-opus-4-8"),
-                Some("claude-opus-4-8"),
-                Some("anthropic.claude-opus-4-8"),
-                Some("claude-opus-4-8"),
-            ],
-            fields: F_TRAILING_64K,
-        },
-        Model {
-            id: "claude-opus-5",
-            family: "opus",
-            provider_ids: ids![
-                Some("claude-opus-5"),
-                Some("us.anthropic.claude-opus-5"),
-                Some("claude-opus-5"),
-                Some("claude-opus-5"),
-                Some("claude-opus-5"),
-                Some("claude-opus-5"),
-                Some("anthropic.claude-opus-5"),
-                Some("claude-opus-5"),
-            ],
-            fields: F_TRAILING_64K,
-        },
-        Model {
-            id: "claude-opus-5-5",
-            family: "opus",
-            provider_ids: ids![
-                Some("claude-opus-5-5"),
-                Some("us.anthropic.claude-opus-5-5"),
-                Some("claude-opus-5-5"),
-                Some("claude-opus-5-5"),
-                Some("claude-opus-5-5"),
-                Some("claude-opus-5-5"),
-                Some("anthropic.claude-opus-5-5"),
-                Some("claude-opus-5-5"),
-            ],
-            fields: F_128K,
-        },
-        Model {
-            id: "claude-fable-5",
-            family: "fable",
-            provider_ids: ids![
-                Some("claude-fable-5"),
-                Some("us.anthropic.claude-fable-5"),
-                Some("claude-fable-5"),
-                Some("claude-fable-5"),
-                Some("claude-fable-5"),
-                Some("claude-fable-5"),
-                Some("anthropic.claude-fable-5"),
-                Some("claude-fable-5"),
-            ],
-            fields: F_TRAILING_64K,
-        },
-        Model {
-            id: "claude-fable-5-1",
-            family: "fable",
-            provider_ids: ids![
-                Some("claude-fable-5-1"),
-                Some("us.anthropic.claude-fable-5-1"),
-                Some("claude-fable-5-1"),
-                Some("claude-fable-5-1"),
-                Some("claude-fable-5-1"),
-                Some("claude-fable-5-1"),
-                Some("anthropic.claude-fable-5-1"),
-                Some("claude-fable-5-1"),
-            ],
-            fields: Fields {
-                system_turns: SystemTurns::EffortAndTrailing,
-                ..F_ADAPTIVE_64K
-            },
-        },
-        Model {
-            id: "claude-fable-5-2",
-            family: "fable",
-            provider_ids: ids![
-                Some("claude-fable-5-2"),
-                Some("us.anthropic.claude-fable-5-2"),
-                Some("claude-fable-5-2"),
-                Some("claude-fable-5-2"),
-                Some("claude-fable-5-2"),
-                Some("claude-fable-5-2"),
-                Some("anthropic.claude-fable-5-2"),
-                Some("claude-fable-5-2"),
-            ],
-            fields: F_128K,
-        },
+        current!("claude-opus-4-7", "opus", mantle: true, gateway: true, Fields {
+            effort: Some("xhigh"),
+            ..F_ADAPTIVE_64K
+        }),
+        current!("claude-opus-4-8", "opus", mantle: true, gateway: true, F_TRAILING_64K),
+        current!("claude-opus-5", "opus", mantle: true, gateway: true, F_TRAILING_64K),
+        current!("claude-opus-5-5", "opus", mantle: true, gateway: true, F_128K),
+        current!("claude-fable-5", "fable", mantle: true, gateway: true, F_TRAILING_64K),
+        current!("claude-fable-5-1", "fable", mantle: true, gateway: true, Fields {
+            system_turns: SystemTurns::EffortAndTrailing,
+            ..F_ADAPTIVE_64K
+        }),
+        current!("claude-fable-5-2", "fable", mantle: true, gateway: true, F_128K),
         Model {
             id: "claude-mythos-5",
             family: "mythos",
@@ -565,13 +431,11 @@ pub static CLIENT: Client = Client {
                 None,
                 None,
             ],
-            remapped: false,
         },
         Retirement {
             id: "claude-opus-4-1",
             name: "Claude Opus 4.1",
             dates: [None, None, None, d(2026, 8, 5), None, None, None, None],
-            remapped: true,
         },
         Retirement {
             id: "claude-opus-4-0",
@@ -586,7 +450,6 @@ pub static CLIENT: Client = Client {
                 None,
                 None,
             ],
-            remapped: true,
         },
         Retirement {
             id: "claude-sonnet-4-5",
@@ -601,7 +464,6 @@ pub static CLIENT: Client = Client {
                 None,
                 None,
             ],
-            remapped: false,
         },
         Retirement {
             id: "claude-sonnet-4-0",
@@ -616,7 +478,6 @@ pub static CLIENT: Client = Client {
                 None,
                 None,
             ],
-            remapped: false,
         },
         Retirement {
             id: "claude-3-opus",
@@ -631,7 +492,6 @@ pub static CLIENT: Client = Client {
                 None,
                 None,
             ],
-            remapped: false,
         },
         Retirement {
             id: "claude-3-7-sonnet",
@@ -646,19 +506,16 @@ pub static CLIENT: Client = Client {
                 None,
                 None,
             ],
-            remapped: false,
         },
         Retirement {
             id: "claude-3-5-sonnet",
             name: "Claude 3.5 Sonnet",
             dates: [d(2025, 10, 28), None, None, None, None, None, None, None],
-            remapped: false,
         },
         Retirement {
             id: "claude-3-5-haiku",
             name: "Claude 3.5 Haiku",
             dates: [d(2026, 2, 19), None, None, None, None, None, None, None],
-            remapped: false,
         },
     ],
     remap_spellings: &[

@@ -10,32 +10,10 @@ use serde_json::Value;
 
 use crate::util::{cctool, fixture, records, root, shared, skip_notice};
 
-/// The variables cctool reads to configure a resume; cleared so that the tests do not depend
-/// on the machine's environment.
-const CONFIG_VARS: &[&str] = &[
-    "ANTHROPIC_MODEL",
-    "ANTHROPIC_DEFAULT_MODEL",
-    "ANTHROPIC_DEFAULT_FABLE_MODEL",
-    "ANTHROPIC_DEFAULT_OPUS_MODEL",
-    "ANTHROPIC_DEFAULT_SONNET_MODEL",
-    "ANTHROPIC_DEFAULT_HAIKU_MODEL",
-    "ANTHROPIC_BASE_URL",
-    "CLAUDE_CODE_USE_BEDROCK",
-    "CLAUDE_CODE_USE_FOUNDRY",
-    "CLAUDE_CODE_USE_ANTHROPIC_AWS",
-    "CLAUDE_CODE_USE_ANTHROPIC_GOOGLE_CLOUD",
-    "CLAUDE_CODE_USE_MANTLE",
-    "CLAUDE_CODE_USE_VERTEX",
-    "CLAUDE_CODE_DISABLE_LEGACY_MODEL_REMAP",
-    "CLAUDE_CODE_RUSTLING_PIXEL",
-    "_CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL",
-    "TZ",
-];
-
 /// cctool in a clean configuration: none of the user's variables, UTC, no settings found.
 fn clean() -> assert_cmd::Command {
     let mut c = cctool();
-    for v in CONFIG_VARS {
+    for v in cctool::chain::claude_config::ENV_VARS {
         c.env_remove(v);
     }
     c.env("TZ", "UTC");
@@ -116,11 +94,9 @@ fn json_file(p: &Path) -> Value {
 #[test]
 fn every_model_fixture_equals_the_real_clients_request_and_body() {
     let views = views();
-    assert_eq!(
-        views.len(),
-        29,
-        "a new fixture needs its recording (scripts/record-model-fixtures.sh)"
-    );
+    // Each case of the model rule, of the thinking policy and of the request fields; a missing
+    // recording fails below (record it with scripts/record-model-fixtures.sh).
+    assert!(views.len() >= 30, "{} fixtures", views.len());
     for v in &views {
         let sent = json_file(&model_dir().join(format!("{}.sent.json", v.name)));
         let got = Value::Array(records(&run_view(v, &[])));
