@@ -191,8 +191,11 @@ pub fn session_model(t: &Transcript, chain: &Chain, src: &Source) -> std::io::Re
 /// The working directory of the session's last loaded entry: where the client is started to
 /// resume it, and so where it reads project settings.
 pub fn session_cwd(t: &Transcript, chain: &Chain, src: &Source) -> std::io::Result<Option<PathBuf>> {
-    for &pos in chain.positions.iter().rev().take(64) {
-        let node = t.node(pos);
+    // Every entry carries it: a small one among the last few is read rather than a huge one.
+    const SMALL: u64 = 1 << 20;
+    let last = || chain.positions.iter().rev().take(64).map(|&p| t.node(p));
+    let small = last().filter(|n| n.len <= SMALL);
+    for node in small.chain(last().filter(|n| n.len > SMALL).take(1)) {
         let bytes = src.read_range(node.offset, node.len as usize)?;
         if let Some(Value::String(c)) = peek(&bytes).and_then(|e| e.cwd)
             && !c.is_empty()

