@@ -3,7 +3,8 @@
 //!
 //! The chain on disk is not what the model receives. From the last compact boundary on, the
 //! client keeps user and assistant rows (and `local_command` system rows, as user text),
-//! drops synthetic API-error rows, strips thinking written by another model, filters
+//! drops synthetic API-error rows, removes the signed thinking of other models than the request
+//! model unless the thinking policy keeps it (`docs/claude-code-model.md`), filters
 //! thinking-only and whitespace-only assistant rows, merges consecutive user rows with a
 //! newline seam (tool results first), regroups an assistant message split over several
 //! rows, reorders tool uses after text, removes empty text, repairs tool-result pairing,
@@ -39,7 +40,7 @@ pub const RULES: &[(&str, &str)] = &[
     ("A1", "whitespace-only assistant text dropped"),
     ("A2", "local-command system rows sent as user text"),
     ("A4", "synthetic API-error assistant rows dropped"),
-    ("A5", "thinking of another model's assistant rows stripped"),
+    ("A5", "signed thinking of another model removed (thinking policy)"),
     ("A6", "orphaned thinking-only assistant rows dropped"),
     ("A7", "no sentinel reply after a trailing local command"),
     ("A8", "tool_result blocks hoisted to the front of a merged user message"),
