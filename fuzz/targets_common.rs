@@ -40,7 +40,28 @@ pub fn claude_chain(data: &[u8]) {
             full.positions.len() >= chain.positions.len(),
             "--full loaded fewer messages than a plain rebuild"
         );
-        let view = cctool::chain::claude_api::api_view(&t, &chain, &src, Some("hi")).expect("api view");
+        // A fixed configuration, so that the target does not depend on the machine or the day.
+        let cfg = cctool::chain::claude_config::Config::load(
+            &cctool::chain::claude_config::Overrides {
+                as_of: Some("2026-11-30T12:00:00Z".into()),
+                settings: Some("/dev/null".into()),
+                base_url: Some("http://127.0.0.1:9".into()),
+                ..Default::default()
+            },
+            None,
+            &|_| None,
+        )
+        .expect("a fixed configuration");
+        let rm = cctool::chain::claude_model::choose(&t, &chain, &src, &cfg).expect("request model");
+        let view = cctool::chain::claude_api::api_view(&t, &chain, &src, Some("hi"), &rm).expect("api view");
+        let messages: Vec<String> = view.messages().collect();
+        let body = rm.body(messages.iter().map(String::as_str));
+        assert!(
+            serde_json::from_str::<Value>(&body).is_ok()
+                || cctool::io::json::repair_surrogates(body.as_bytes())
+                    .is_some_and(|b| serde_json::from_slice::<Value>(&b).is_ok()),
+            "the request body is not JSON"
+        );
         let mut body = 0usize;
         let mut n = 0usize;
         for m in view.messages() {
@@ -77,7 +98,12 @@ pub fn claude_chain(data: &[u8]) {
             }
         }
     }
-    cctool::doctor::check_claude(&src).expect("doctor");
+    let resume = cctool::chain::claude_config::Overrides {
+        as_of: Some("2026-11-30T12:00:00Z".into()),
+        settings: Some("/dev/null".into()),
+        ..Default::default()
+    };
+    cctool::doctor::check_claude(&src, &resume).expect("doctor");
 
     let (markers, _bad) = cctool::summary::claude_markers(&src).expect("markers");
     for loader in [Loader::V2_1_332, Loader::V2_1_88] {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::chain::claude::Loader;
+use crate::chain::claude_config::ThinkingPolicy;
 use crate::chain::codex::Replay;
 use crate::io::MmapChoice;
 use crate::model::Format;
@@ -121,8 +122,24 @@ With --json, the last record is {\"kind\":\"chain\",\"file\",\"format\",\"loader
 boundary, dangling:<uuid>, cycle, empty. With --api-view on a Codex rollout it is \
 {\"kind\":\"api_view\",\"file\",\"format\",\"client\",\"model\",\"model_entry\",\"items\",\"tokens\",\
 \"prompt\",\"rules\",\"refused\"}.\n\n\
+API VIEW\n\
+With --api-view the request depends on how Claude Code would be configured at the resume: the \
+model it sends to is the session's own (the last assistant entry's inPlaceOfModel or model) \
+unless the client's table says that model is unknown, not allowed or retired at that time (from \
+local midnight of the date; TZ is honoured), when the model setting or the default is used; \
+--model, ANTHROPIC_MODEL, ANTHROPIC_DEFAULT_*_MODEL or a provider other than Anthropic's disable \
+the restore. Thinking of other models is removed behind a base URL that is not \
+api.anthropic.com and kept otherwise (the client's default, which a server flag can change). \
+By default the user's own settings files (user, project, local, managed), ANTHROPIC_* and \
+CLAUDE_CODE_* variables, TZ and the current time are read; the options under Resume \
+configuration give each instead. With --json the last record is {\"kind\":\"api_view\",\"file\",\
+\"loader\",\"model\",\"model_choice\",\"session_model\",\"session_model_retires\",\"notice\",\
+\"thinking_policy\",\"messages\",\"tokens\",\"prompt\",\"rules\",\"assumptions\"}; model_choice is \
+restored, explicit, setting, or retired|unknown|not allowed|no session model → settings|default.\n\n\
 EXAMPLES\n  \
 cctool rebuild-chain ~/.claude/projects/-home-me-app/SESSION.jsonl | jq -r .uuid\n  \
+cctool rebuild-chain --api-view --json --as-of 2027-01-22 SESSION.jsonl | tail -1 | jq '{model, model_choice}'\n  \
+cctool rebuild-chain --api-view --body --prompt continue SESSION.jsonl | jq '{model, max_tokens, thinking}'\n  \
 cctool rebuild-chain --format text SESSION.jsonl | less -R\n  \
 cctool rebuild-chain --full --format markdown SESSION.jsonl > history.md\n  \
 cctool rebuild-chain ~/.codex/sessions/2026/03/01/rollout-….jsonl | jq -c '{type, role}'\n  \
@@ -162,10 +179,14 @@ pub struct RebuildChainArgs {
     #[arg(long, value_name = "TEXT", requires = "api_view")]
     pub prompt: Option<String>,
 
-    /// With --api-view on a Codex rollout: the model the resumed Codex runs with (default: the
-    /// rollout's last turn_context model). It decides how much of a tool output is kept.
-    #[arg(long, value_name = "MODEL", requires = "api_view")]
-    pub codex_model: Option<String>,
+    /// With --api-view: print the whole request body as one JSON object (model, messages with
+    /// the system messages newer models take, max_tokens, thinking, context_management,
+    /// output_config) instead of one message per line.
+    #[arg(long, requires = "api_view")]
+    pub body: bool,
+
+    #[command(flatten)]
+    pub resume: ResumeArgs,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = ChainFormat::Jsonl)]
@@ -197,6 +218,8 @@ boundary-without-summary (warning)   a compact boundary with no summary message\
 logical-parent-unresolved (info)     a boundary's logicalParentUuid names nothing in the file\n  \
 tool-call-without-result (warning)   a tool call never answered\n  \
 tool-result-without-call (warning)   a tool result whose call is not in the file\n  \
+session-model-retired (warning)      the session's model is retired: a resume sends another model, and may drop thinking\n  \
+session-model-retiring (info)        the session's model retires within 30 days (the date is given)\n  \
 chain-misses-last-boundary (error)   the resumed chain does not reach the last compact boundary\n  \
 rollback-crosses-checkpoint (warning) Codex: current and pre-2026-02-27 replay disagree\n  \
 unusable-compacted (error)           Codex: a compacted record Codex cannot read\n  \
@@ -204,6 +227,8 @@ bad-rollback (warning)               Codex: a rollback without a usable turn cou
 invalid-session (error)              cctool session: not a valid session document\n\n\
 JSON RECORDS\n  {\"kind\":\"finding\",\"file\",\"line\",\"code\",\"severity\",\"message\"}, then \
 {\"kind\":\"total\",\"files\",\"errors\",\"warnings\",\"infos\",\"files_with_errors\",\"skipped\"}.\n\n\
+The two session-model codes depend on the date, the settings and the environment (the resume \
+configuration options below, as for rebuild-chain --api-view).\n\n\
 EXIT STATUS\n  0 no error-level finding; 1 an error-level finding; 2 a named file cannot be read.\n\n\
 EXAMPLES\n  cctool doctor ~/.claude/projects\n  \
 cctool doctor --json | jq -r 'select(.severity==\"error\") | \"\\(.file):\\(.line) \\(.code)\"'"
@@ -211,6 +236,9 @@ cctool doctor --json | jq -r 'select(.severity==\"error\") | \"\\(.file):\\(.lin
 pub struct DoctorArgs {
     /// Session files or directories (searched recursively); `-` reads standard input.
     pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub resume: ResumeArgs,
 }
 
 /// Every compaction summary in each session file, oldest first.
@@ -477,13 +505,15 @@ pub enum ScanSort {
 messages on the chain a resume loads, compactions and the estimated tokens of what a resume \
 sends (ceil(bytes / 4) of the request), bad lines, dangling parents and duplicates; then totals. \
 Subagent transcripts beside a Claude Code session (<session>/subagents/, legacy agent-*.jsonl) \
-are scanned too and linked to it. With no PATH, the user's own stores are scanned. Prints a \
+are scanned too and linked to it. For Claude Code the model column is the model a resume would \
+send the request to (resume_model, with resume_model_choice saying how the client chose it): \
+it depends on the date, the settings and the environment, as for rebuild-chain --api-view. With no PATH, the user's own stores are scanned. Prints a \
 table; --json prints JSON Lines records instead.",
     after_long_help = "JSON RECORDS\n  \
 {\"kind\":\"session\",\"path\",\"format\",\"agent_versions\",\"session_id\",\"bytes\",\"lines\",\"bad_lines\",\
 \"chain_messages\",\"chain_end\",\"leaves\",\"compactions\",\"last_compaction_trigger\",\
 \"last_compaction_pre_tokens\",\"compaction_origins\":{\"local\"|\"remote\"|\"legacy\":N},\"resume_tokens\",\
-\"dangling_parents\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\"role\":\"session\"|\"subagent\",\
+\"resume_model\",\"resume_model_choice\",\"dangling_parents\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\"role\":\"session\"|\"subagent\",\
 \"parent_session\",\"subagents\":[paths]} per file, then \
 {\"kind\":\"total\",\"files\",\"sessions\",\"subagents\",\"bytes\",\"lines\",\"bad_lines\",\"chain_messages\",\
 \"compactions\",\"resume_tokens\",\"by_format\",\"skipped\",\"errors\"}.\n\n\
@@ -497,6 +527,9 @@ pub struct ScanArgs {
     /// Table order.
     #[arg(long, value_enum, default_value_t = ScanSort::Activity)]
     pub sort: ScanSort,
+
+    #[command(flatten)]
+    pub resume: ResumeArgs,
 }
 
 /// Print a shell completion script.
@@ -508,4 +541,68 @@ pub struct CompletionsArgs {
     /// The shell to generate for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
+}
+
+/// How Claude Code would be configured when it resumes: by default the user's own settings
+/// files and environment, the local time zone and now; each part can be given instead.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ResumeArgs {
+    /// Claude Code: the time of the resume (default now): an RFC 3339 time
+    /// (2027-01-22T09:00:00Z), a local date and time (2027-01-22T09:00) or a date (local noon).
+    /// Which model a resume uses changes with the date, at local midnight (TZ is honoured).
+    #[arg(long, value_name = "DATETIME", help_heading = "Resume configuration (Claude Code)")]
+    pub as_of: Option<String>,
+
+    /// The model the resume runs with. Claude Code: as `claude --model MODEL` (the session's
+    /// own model is then not restored). Codex: as `codex -m MODEL` (default: the rollout's last
+    /// turn_context model); it decides how much of a tool output is kept.
+    #[arg(long, value_name = "MODEL", help_heading = "Resume configuration")]
+    pub model: Option<String>,
+
+    /// Claude Code: read this settings file (its model, availableModels and env) instead of
+    /// the user's, the project's, the local and the managed settings files.
+    #[arg(long, value_name = "FILE", help_heading = "Resume configuration (Claude Code)")]
+    pub settings: Option<PathBuf>,
+
+    /// Claude Code: the API base URL, as ANTHROPIC_BASE_URL. Behind a URL that is not
+    /// api.anthropic.com the client drops the thinking of other models.
+    #[arg(long, value_name = "URL", help_heading = "Resume configuration (Claude Code)")]
+    pub base_url: Option<String>,
+
+    /// Claude Code: which thinking blocks of other models the request keeps (default: as the
+    /// client decides from the base URL and CLAUDE_CODE_RUSTLING_PIXEL; a server flag can
+    /// change it).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "POLICY",
+        help_heading = "Resume configuration (Claude Code)"
+    )]
+    pub thinking_policy: Option<ThinkingPolicy>,
+}
+
+impl ResumeArgs {
+    pub fn overrides(&self) -> crate::chain::claude_config::Overrides {
+        crate::chain::claude_config::Overrides {
+            as_of: self.as_of.clone(),
+            model: self.model.clone(),
+            settings: self.settings.clone(),
+            base_url: self.base_url.clone(),
+            thinking_policy: self.thinking_policy,
+        }
+    }
+
+    /// Whether a part that only a Claude Code resume has was given.
+    pub fn any_claude_only(&self) -> bool {
+        self.as_of.is_some() || self.settings.is_some() || self.base_url.is_some() || self.thinking_policy.is_some()
+    }
+
+    /// Whether any part was given.
+    pub fn any(&self) -> bool {
+        self.as_of.is_some()
+            || self.model.is_some()
+            || self.settings.is_some()
+            || self.base_url.is_some()
+            || self.thinking_policy.is_some()
+    }
 }

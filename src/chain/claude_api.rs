@@ -3,7 +3,8 @@
 //!
 //! The chain on disk is not what the model receives. From the last compact boundary on, the
 //! client keeps user and assistant rows (and `local_command` system rows, as user text),
-//! drops synthetic API-error rows, strips thinking written by another model, filters
+//! drops synthetic API-error rows, removes the signed thinking of other models than the request
+//! model unless the thinking policy keeps it (`docs/claude-code-model.md`), filters
 //! thinking-only and whitespace-only assistant rows, merges consecutive user rows with a
 //! newline seam (tool results first), regroups an assistant message split over several
 //! rows, reorders tool uses after text, removes empty text, repairs tool-result pairing,
@@ -21,6 +22,7 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::claude::{Chain, Kind, Sub, Transcript};
+use super::claude_model::RequestModel;
 use crate::io::Source;
 use crate::io::json::LStr;
 
@@ -38,7 +40,7 @@ pub const RULES: &[(&str, &str)] = &[
     ("A1", "whitespace-only assistant text dropped"),
     ("A2", "local-command system rows sent as user text"),
     ("A4", "synthetic API-error assistant rows dropped"),
-    ("A5", "thinking of another model's assistant rows stripped"),
+    ("A5", "signed thinking of another model removed (thinking policy)"),
     ("A6", "orphaned thinking-only assistant rows dropped"),
     ("A7", "no sentinel reply after a trailing local command"),
     ("A8", "tool_result blocks hoisted to the front of a merged user message"),
@@ -73,7 +75,7 @@ pub struct ApiView {
     msgs: Vec<Msg>,
     /// How often each rule changed something (the loader's B rules are added by the caller).
     pub fired: BTreeMap<&'static str, usize>,
-    /// `message.model` of the last non-synthetic assistant row: the model the request names.
+    /// The model the request names (`claude_model::choose`).
     pub model: Option<String>,
 }
 
@@ -427,9 +429,15 @@ impl Pipeline {
     }
 }
 
-/// Builds the request for the loaded `chain` of `t`; `prompt` adds what a resume with that
-/// prompt adds.
-pub fn api_view(t: &Transcript, chain: &Chain, src: &Source, prompt: Option<&str>) -> std::io::Result<ApiView> {
+/// Builds the request for the loaded `chain` of `t` to the `request` model; `prompt` adds
+/// what a resume with that prompt adds.
+pub fn api_view(
+    t: &Transcript,
+    chain: &Chain,
+    src: &Source,
+    prompt: Option<&str>,
+    request: &RequestModel,
+) -> std::io::Result<ApiView> {
     let mut p = Pipeline { fired: BTreeMap::new() };
     let start = chain
         .positions
@@ -450,8 +458,8 @@ pub fn api_view(t: &Transcript, chain: &Chain, src: &Source, prompt: Option<&str
             rows.push(row);
         }
     }
-    let model = drop_api_errors_and_find_model(&mut rows, &mut p);
-    strip_other_models_thinking(&mut rows, model.as_deref(), &mut p);
+    drop_api_errors(&mut rows, &mut p);
+    strip_other_models_thinking(&mut rows, request, &mut p);
     filter_rows(&mut rows, &mut p);
     let sentinel = needs_sentinel(&rows, &mut p);
     let mut msgs = merge(rows, &mut p);
@@ -466,7 +474,7 @@ pub fn api_view(t: &Transcript, chain: &Chain, src: &Source, prompt: Option<&str
     Ok(ApiView {
         msgs,
         fired: p.fired,
-        model,
+        model: Some(request.model.clone()),
     })
 }
 
@@ -614,37 +622,60 @@ fn row_of(rec: RecPeek, kind: Kind, p: &mut Pipeline) -> Option<Row> {
     }
 }
 
-/// Items 2 and 3: A4 drops synthetic API-error rows; the request model is the model of the
-/// last non-synthetic assistant row.
-fn drop_api_errors_and_find_model(rows: &mut Vec<Row>, p: &mut Pipeline) -> Option<String> {
+/// Item 2: A4 drops synthetic API-error rows. (The request model is chosen before, by
+/// `claude_model::choose`.)
+fn drop_api_errors(rows: &mut Vec<Row>, p: &mut Pipeline) {
     let before = rows.len();
     rows.retain(|r| !(r.role == Role::Assistant && r.api_error && r.model.as_deref() == Some("<synthetic>")));
     for _ in rows.len()..before {
         p.fire("A4");
     }
-    rows.iter()
-        .rev()
-        .filter(|r| r.role == Role::Assistant)
-        .find_map(|r| r.model.clone().filter(|m| m != "<synthetic>"))
 }
 
-/// A5: assistant rows of another model lose their thinking; a row emptied so vanishes.
-fn strip_other_models_thinking(rows: &mut Vec<Row>, model: Option<&str>, p: &mut Pipeline) {
-    let Some(model) = model else { return };
+/// Item 3, A5: rows written by another model than the request's (or by none) lose their
+/// signed and redacted thinking unless the thinking policy keeps it
+/// (`RequestModel::strips_thinking_of`); unsigned thinking stays. A row emptied so vanishes.
+fn strip_other_models_thinking(rows: &mut Vec<Row>, request: &RequestModel, p: &mut Pipeline) {
     for r in rows.iter_mut() {
-        let other = r.role == Role::Assistant && r.model.as_deref().is_some_and(|m| m != model && m != "<synthetic>");
-        if !other {
+        if r.role != Role::Assistant || !request.strips_thinking_of(r.model.as_deref()) {
             continue;
         }
         if let Content::Blocks(a) = &mut r.content {
             let before = a.len();
-            a.retain(|b| !is_thinking(b));
+            a.retain(|b| !signed_thinking(b));
             if a.len() != before {
                 p.fire("A5");
             }
         }
     }
     rows.retain(|r| r.role != Role::Assistant || r.content.as_array().is_some_and(|a| !a.is_empty()));
+}
+
+/// A `redacted_thinking` block, or a `thinking` block with a non-empty `signature`: what
+/// another model's request cannot verify.
+fn signed_thinking(b: &Block) -> bool {
+    #[derive(Deserialize)]
+    struct Sig<'a> {
+        #[serde(default, borrow)]
+        signature: LStr<'a>,
+    }
+    match block_type(b) {
+        "redacted_thinking" => true,
+        "thinking" => {
+            let sig = |text: &str| {
+                serde_json::from_str::<Sig<'_>>(text).is_ok_and(|s| s.signature.as_str().is_some_and(|v| !v.is_empty()))
+            };
+            match (&b.value, &b.raw) {
+                (Some(v), _) => v
+                    .get("signature")
+                    .and_then(Value::as_str)
+                    .is_some_and(|v| !v.is_empty()),
+                (None, Some(r)) => sig(r.get()),
+                (None, None) => false,
+            }
+        }
+        _ => false,
+    }
 }
 
 /// Item 4: A6 and A1a, repeated until nothing changes.

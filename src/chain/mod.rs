@@ -3,6 +3,9 @@
 
 pub mod claude;
 pub mod claude_api;
+pub mod claude_client;
+pub mod claude_config;
+pub mod claude_model;
 pub mod codex;
 pub mod codex_api;
 pub mod intern;

@@ -6,6 +6,8 @@ use serde::Serialize;
 
 use crate::chain::claude::{self, Options};
 use crate::chain::claude_api::{self, api_view};
+use crate::chain::claude_config::Config;
+use crate::chain::claude_model;
 use crate::chain::codex::{self, Replay};
 use crate::chain::codex_api;
 use crate::cli::{ChainFormat, GlobalArgs, RebuildChainArgs};
@@ -25,21 +27,34 @@ pub struct ApiViewSummary {
     pub kind: &'static str,
     pub file: String,
     pub loader: &'static str,
+    /// The model the request names.
     pub model: Option<String>,
+    /// How it was chosen: `restored`, `retired → default`, `explicit`, …
+    pub model_choice: String,
+    /// The session's own model (the last qualifying assistant entry's).
+    pub session_model: Option<String>,
+    /// The day the session's model retires for the provider, when the table has one.
+    pub session_model_retires: Option<String>,
+    /// The notice the client writes when it does not restore the session's model.
+    pub notice: Option<String>,
+    pub thinking_policy: &'static str,
     pub messages: usize,
     pub tokens: usize,
     pub prompt: bool,
     pub rules: Vec<serde_json::Value>,
+    pub assumptions: Box<claude_model::Assumptions>,
 }
 
 impl ApiViewSummary {
     fn describe(&self) -> String {
         format!(
-            "{}: {} messages sent, about {} tokens, model {}; rules: {}",
+            "{}: {} messages sent, about {} tokens, model {} ({}), other models' thinking: {}; rules: {}",
             self.file,
             self.messages,
             self.tokens,
             self.model.as_deref().unwrap_or("unknown"),
+            self.model_choice,
+            self.thinking_policy,
             rules_text(&self.rules)
         )
     }
@@ -195,6 +210,19 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
     };
     let name = input.display_name();
     let (src, format) = super::open_session(&input, g).map_err(|e| Fatal(format!("{name}: {e}")))?;
+    if a.resume.any() && !a.api_view {
+        return Err(Fatal(
+            "--as-of, --model, --settings, --base-url and --thinking-policy describe a resume: use them with --api-view"
+                .to_string(),
+        )
+        .into());
+    }
+    if format == Format::Codex && a.resume.any_claude_only() {
+        return Err(Fatal(format!(
+            "{name}: --as-of, --settings, --base-url and --thinking-policy describe a Claude Code resume; for a Codex rollout only --model applies"
+        ))
+        .into());
+    }
     if (a.tip.is_some() || a.full) && format != Format::ClaudeCode {
         return Err(Fatal(format!(
             "{name}: --tip and --full apply to Claude Code transcripts; this file is {}",
@@ -205,13 +233,6 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
     if a.api_view && format == Format::CctoolSession {
         return Err(Fatal(format!(
             "{name}: --api-view applies to Claude Code transcripts and Codex rollouts; this file is {}",
-            format.name()
-        ))
-        .into());
-    }
-    if a.codex_model.is_some() && format != Format::Codex {
-        return Err(Fatal(format!(
-            "{name}: --codex-model applies to Codex rollouts; this file is {}",
             format.name()
         ))
         .into());
@@ -271,11 +292,40 @@ fn claude_chain(
     let mut diags = t.diagnostics.clone();
     diags.extend(chain.diagnostics.iter().cloned());
     if a.api_view {
-        let view = api_view(&t, &chain, src, a.prompt.as_deref())?;
-        for (i, m) in view.messages().enumerate() {
+        let cwd = claude_model::session_cwd(&t, &chain, src)?;
+        let cfg = Config::load(&a.resume.overrides(), cwd.as_deref(), &|k| std::env::var(k).ok())
+            .map_err(|e| Fatal(format!("{}: {e}", src.name())))?;
+        let rm = claude_model::choose(&t, &chain, src, &cfg)?;
+        let view = api_view(&t, &chain, src, a.prompt.as_deref(), &rm)?;
+        let messages: Vec<String> = view.messages().collect();
+        if let Some(s) = st {
+            let statement = render::Block {
+                role: "request".into(),
+                line: None,
+                timestamp: None,
+                id: Some(format!("Claude Code {}", claude_model::client_version())),
+                body: rm.statement(&cfg, a.body),
+            };
+            out.text(&render::render(s, &statement))?;
+        }
+        if a.body {
+            let body = rm.body(messages.iter().map(String::as_str));
             match st {
-                None => out.record(m.as_bytes())?,
-                Some(s) => out.text(&render::render(s, &render::api_block(&value_of(m.as_bytes()), i, s)))?,
+                None => out.record(body.as_bytes())?,
+                Some(s) => {
+                    let v = value_of(body.as_bytes());
+                    let sent = v["messages"].as_array().cloned().unwrap_or_default();
+                    for (i, m) in sent.iter().enumerate() {
+                        out.text(&render::render(s, &render::api_block(m, i, s)))?;
+                    }
+                }
+            }
+        } else {
+            for (i, m) in messages.iter().enumerate() {
+                match st {
+                    None => out.record(m.as_bytes())?,
+                    Some(s) => out.text(&render::render(s, &render::api_block(&value_of(m.as_bytes()), i, s)))?,
+                }
             }
         }
         let mut fired = view.fired.clone();
@@ -292,10 +342,16 @@ fn claude_chain(
             file: t.file.clone(),
             loader: a.loader.name(),
             model: view.model.clone(),
+            model_choice: rm.choice(),
+            session_model: rm.session_model.clone(),
+            session_model_retires: rm.session_retires.map(|d| d.to_string()),
+            notice: rm.notice.clone(),
+            thinking_policy: rm.policy.name(),
             messages: view.len(),
             tokens: view.tokens(),
             prompt: a.prompt.is_some(),
             rules: claude_api::rules_of(&fired),
+            assumptions: Box::new(rm.assumptions(&cfg)),
         };
         return Ok((diags, Report::ApiView(record)));
     }
@@ -452,7 +508,7 @@ fn codex_api_view(
     history: &codex::History,
     diags: &mut Vec<Diagnostic>,
 ) -> anyhow::Result<CodexApiViewSummary> {
-    let view = codex_api::api_view(rollout, history, src, a.codex_model.as_deref(), a.prompt.as_deref())?;
+    let view = codex_api::api_view(rollout, history, src, a.resume.model.as_deref(), a.prompt.as_deref())?;
     let mut record = CodexApiViewSummary {
         kind: "api_view",
         file: src.name().to_string(),

@@ -15,6 +15,8 @@ use serde::Serialize;
 use super::FileOutcome;
 use crate::chain::claude::{self, Options};
 use crate::chain::claude_api::api_view;
+use crate::chain::claude_config::{Config, Overrides};
+use crate::chain::claude_model;
 use crate::chain::codex;
 use crate::cli::{GlobalArgs, ScanArgs, ScanSort};
 use crate::formats::codex::Record;
@@ -45,6 +47,9 @@ pub struct SessionRecord {
     pub last_compaction_pre_tokens: Option<i64>,
     pub compaction_origins: BTreeMap<&'static str, usize>,
     pub resume_tokens: usize,
+    /// Claude Code: the model a resume would send the request to, and how it was chosen.
+    pub resume_model: Option<String>,
+    pub resume_model_choice: Option<String>,
     pub dangling_parents: Option<usize>,
     pub duplicate_uuids: Option<u64>,
     pub first_timestamp: Option<String>,
@@ -75,11 +80,14 @@ struct Total {
 }
 
 pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
+    let overrides = a.resume.overrides();
+    // A bad --as-of or --settings is a usage error, said once rather than per file.
+    Config::load(&overrides, None, &|k| std::env::var(k).ok()).map_err(crate::Fatal)?;
     let (mut expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
     add_subagent_files(&mut expanded.inputs);
     let outcomes = super::each_session(&expanded.inputs, &named, g, "scan", |src, format| {
         match format {
-            Format::ClaudeCode => scan_claude(src),
+            Format::ClaudeCode => scan_claude(src, &overrides),
             Format::Codex => scan_codex(src),
             Format::CctoolSession => Ok(scan_session(src)),
         }
@@ -249,10 +257,11 @@ fn link_subagents(records: &mut [SessionRecord]) {
     }
 }
 
-fn scan_claude(src: &Source) -> std::io::Result<SessionRecord> {
+fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<SessionRecord> {
     let t = claude::read(src)?;
     let chain = t.rebuild(&Options::default()).unwrap_or_default();
-    let view = api_view(&t, &chain, src, None)?;
+    let rm = claude_model::choose_for(&t, &chain, src, overrides)?;
+    let view = api_view(&t, &chain, src, None, &rm)?;
     let last = t.boundaries.iter().max_by_key(|b| b.pos);
     let span = t.time_span();
     let session_id = t.session_ids.first().cloned().or_else(|| {
@@ -280,6 +289,8 @@ fn scan_claude(src: &Source) -> std::io::Result<SessionRecord> {
             BTreeMap::from([("local", t.boundaries.len())])
         },
         resume_tokens: view.tokens(),
+        resume_model: Some(rm.model.clone()),
+        resume_model_choice: Some(rm.choice()),
         dangling_parents: Some(t.dangling_parents()),
         duplicate_uuids: Some(t.duplicate_uuids),
         first_timestamp: span.map(|s| format_ms(s.0)),
@@ -466,6 +477,7 @@ fn table(records: &[SessionRecord], total: &Total, terminal: bool) -> String {
         "chain",
         "compactions",
         "resume tokens",
+        "model",
         "bad",
         "session",
     ]);
@@ -504,6 +516,9 @@ fn table(records: &[SessionRecord], total: &Total, terminal: bool) -> String {
             right(r.chain_messages.to_string()),
             right(compact),
             right(human_count(r.resume_tokens)),
+            Cell::new(escape_str(
+                &r.resume_model.as_deref().map_or("-".into(), claude_model::short_name),
+            )),
             right(if r.bad_lines > 0 {
                 r.bad_lines.to_string()
             } else {
@@ -519,6 +534,7 @@ fn table(records: &[SessionRecord], total: &Total, terminal: bool) -> String {
         right(total.chain_messages.to_string()),
         right(total.compactions.to_string()),
         right(human_count(total.resume_tokens)),
+        Cell::new(""),
         right(total.bad_lines.to_string()),
         Cell::new(format!("{} sessions, {} subagents", total.sessions, total.subagents)),
     ]);

@@ -19,6 +19,8 @@ use serde_json::{Map, Value, json};
 use super::{Made, Unit, copy_all, ids};
 use crate::chain::claude::{self, Chain, Kind, Options as ChainOptions, Sub, Transcript, flag};
 use crate::chain::claude_api::api_view;
+use crate::chain::claude_config::Overrides;
+use crate::chain::claude_model;
 use crate::io::Source;
 use crate::io::atomic::Output;
 use crate::migrate::MessageV3 as MigrateMessage;
@@ -276,6 +278,12 @@ pub fn request_tokens(src: &Source, t: &Transcript, positions: &[u32]) -> io::Re
 }
 
 fn request_tokens_in(src: &Source, t: &Transcript, positions: &[u32], window_bytes: u64) -> io::Result<usize> {
+    // The model (and so whose thinking is kept) is decided once, for the whole request.
+    let whole = Chain {
+        positions: positions.to_vec(),
+        ..Chain::default()
+    };
+    let rm = claude_model::choose_for(t, &whole, src, &Overrides::default())?;
     let start = positions
         .iter()
         .rposition(|&p| t.node(p).is_boundary())
@@ -297,7 +305,7 @@ fn request_tokens_in(src: &Source, t: &Transcript, positions: &[u32], window_byt
                 positions: window.to_vec(),
                 ..Chain::default()
             };
-            for m in api_view(t, &chain, src, None)?.messages() {
+            for m in api_view(t, &chain, src, None, &rm)?.messages() {
                 bytes += m.len();
                 messages += 1;
             }
@@ -358,7 +366,8 @@ impl Loaded {
         let out = Source::from_bytes(src.name(), appended);
         let t = claude::read(&out)?;
         let chain = t.rebuild(&ChainOptions::default()).unwrap_or_default();
-        Ok(api_view(&t, &chain, &out, None)?.tokens())
+        let rm = claude_model::choose_for(&t, &chain, &out, &Overrides::default())?;
+        Ok(api_view(&t, &chain, &out, None, &rm)?.tokens())
     }
 }
 
@@ -591,6 +600,16 @@ mod tests {
             },
             &src,
             None,
+            &claude_model::choose_for(
+                &t,
+                &Chain {
+                    positions: positions.clone(),
+                    ..Chain::default()
+                },
+                &src,
+                &Overrides::default(),
+            )
+            .unwrap(),
         )
         .unwrap()
         .tokens();

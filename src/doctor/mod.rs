@@ -22,6 +22,8 @@
 //! | `logical-parent-unresolved` | info | a boundary's `logicalParentUuid` names nothing in the file |
 //! | `tool-call-without-result` | warning | a tool call never answered |
 //! | `tool-result-without-call` | warning | a tool result whose call is not in the file |
+//! | `session-model-retired` | warning | Claude Code: the session's model is retired at the resume time; a resume sends another model (`chain::claude_model`) |
+//! | `session-model-retiring` | info | Claude Code: the session's model retires within 30 days |
 //! | `chain-misses-last-boundary` | error | the resumed chain does not reach the last boundary |
 //! | `rollback-crosses-checkpoint` | warning | Codex: current and pre-2026-02-27 replay disagree |
 //! | `unusable-compacted` | error | Codex: a `compacted` record Codex cannot read |
@@ -373,9 +375,13 @@ pub fn session(src: &Source) -> Vec<Diagnostic> {
     }
 }
 
-/// Loads and checks one Claude Code transcript.
-pub fn check_claude(src: &Source) -> std::io::Result<Vec<Diagnostic>> {
+/// Loads and checks one Claude Code transcript; `resume` configures the model findings
+/// (`session-model-retired`, `session-model-retiring`, from `chain::claude_model`).
+pub fn check_claude(src: &Source, resume: &crate::chain::claude_config::Overrides) -> std::io::Result<Vec<Diagnostic>> {
     let t = claude::read_for_audit(src)?;
     let chain = t.rebuild(&claude::Options::default()).unwrap_or_default();
-    claude(src, &t, &chain)
+    let mut out = claude(src, &t, &chain)?;
+    out.extend(crate::chain::claude_model::doctor_findings(&t, &chain, src, resume)?);
+    sort(&mut out);
+    Ok(out)
 }

@@ -8,15 +8,15 @@ use serde_json::Value;
 
 use crate::util::{Client, cctool, fixture, realclient, records, shared, shared_files, stdout_of};
 
+/// The harness's conditions: a loopback base URL (another model's thinking is dropped) and a
+/// date before the 2026-11-30 retirement at which the requests were recorded.
+pub(crate) const HARNESS: &[&str] = &["--as-of", "2026-11-29T12:00:00Z", "--base-url", "http://127.0.0.1:9"];
+
 pub(crate) fn view(path: &Path) -> Vec<Value> {
-    records(&stdout_of(&[
-        "-q",
-        "rebuild-chain",
-        "--api-view",
-        "--prompt",
-        "say ok",
-        path.to_str().unwrap(),
-    ]))
+    let mut args = vec!["-q", "rebuild-chain", "--api-view", "--prompt", "say ok"];
+    args.extend_from_slice(HARNESS);
+    args.push(path.to_str().unwrap());
+    records(&stdout_of(&args))
 }
 
 fn expected(path: &Path) -> Vec<Value> {
@@ -113,6 +113,10 @@ fn own_fixtures_match_the_real_client_and_fire_their_rules() {
             "--prompt",
             "say ok",
             "--json",
+            "--as-of",
+            "2026-11-29T12:00:00Z",
+            "--base-url",
+            "http://127.0.0.1:9",
             path.to_str().unwrap(),
         ]);
         let last = records(&out).pop().unwrap();
@@ -138,6 +142,10 @@ fn json_record_reports_model_tokens_and_loader_rules() {
         "--prompt",
         "say ok",
         "--json",
+        "--as-of",
+        "2026-11-29T12:00:00Z",
+        "--base-url",
+        "http://127.0.0.1:9",
         path.to_str().unwrap(),
     ]);
     let recs = records(&out);
@@ -146,7 +154,20 @@ fn json_record_reports_model_tokens_and_loader_rules() {
     assert_eq!(
         keys,
         [
-            "kind", "file", "loader", "model", "messages", "tokens", "prompt", "rules"
+            "kind",
+            "file",
+            "loader",
+            "model",
+            "model_choice",
+            "session_model",
+            "session_model_retires",
+            "notice",
+            "thinking_policy",
+            "messages",
+            "tokens",
+            "prompt",
+            "rules",
+            "assumptions"
         ]
     );
     assert_eq!(last["model"], "claude-opus-4-5-20251101");
@@ -262,6 +283,7 @@ fn real_samples_match_the_installed_real_client() {
             .arg(&script)
             .arg(f)
             .arg("say ok")
+            .env("VIEW_DATE", "2026-11-29")
             .output()
             .unwrap();
         if !out.status.success() {

@@ -263,7 +263,7 @@ fn the_model_knob_decides_the_budget() {
         items[2]["output"].as_str().unwrap().len()
     };
     assert_eq!(output(&[]), 12_000 + "…8019 chars truncated…".len());
-    assert_eq!(output(&["--codex-model", "gpt-5.6-sol"]), 20_019);
+    assert_eq!(output(&["--model", "gpt-5.6-sol"]), 20_019);
 }
 
 #[test]
@@ -314,7 +314,7 @@ fn codex_options_are_refused_where_they_do_not_apply() {
         .args([
             "rebuild-chain",
             "--api-view",
-            "--codex-model",
+            "--model",
             "gpt-5.5",
             claude.to_str().unwrap(),
         ])
@@ -329,10 +329,10 @@ fn codex_options_are_refused_where_they_do_not_apply() {
     assert_eq!(out.status.code(), Some(2));
     let rollout = fixture(&format!("{DIR}/c2_codex_form.jsonl"));
     let out = cctool()
-        .args(["rebuild-chain", "--codex-model", "gpt-5.5", rollout.to_str().unwrap()])
+        .args(["rebuild-chain", "--model", "gpt-5.5", rollout.to_str().unwrap()])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2), "--codex-model needs --api-view");
+    assert_eq!(out.status.code(), Some(2), "--model needs --api-view");
 }
 
 // ---- the shared samples ----------------------------------------------------------------------

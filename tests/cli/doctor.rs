@@ -6,7 +6,14 @@ use crate::util::{cctool, fixture, records, shared};
 
 fn findings(path: &std::path::Path) -> (Vec<Value>, Option<i32>) {
     let out = cctool()
-        .args(["doctor", "--json", path.to_str().unwrap()])
+        // A fixed date: the model findings change as the client's models retire.
+        .args([
+            "doctor",
+            "--json",
+            "--as-of",
+            "2026-11-29T12:00:00Z",
+            path.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     let recs = records(&String::from_utf8(out.stdout).unwrap());
@@ -126,6 +133,8 @@ fn clean_files_exit_0_and_records_have_stable_fields() {
         .args([
             "doctor",
             "--json",
+            "--as-of",
+            "2026-11-29T12:00:00Z",
             fixture("claude/parallel_tool_calls.jsonl").to_str().unwrap(),
         ])
         .output()
@@ -144,6 +153,8 @@ fn text_output_groups_findings_by_file() {
     let out = cctool()
         .args([
             "doctor",
+            "--as-of",
+            "2026-11-29T12:00:00Z",
             fixture("broken/cycle.jsonl").to_str().unwrap(),
             fixture("broken/duplicate-uuid.jsonl").to_str().unwrap(),
         ])
