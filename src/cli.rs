@@ -9,6 +9,7 @@ use crate::chain::claude::Loader;
 use crate::chain::codex::Replay;
 use crate::io::MmapChoice;
 use crate::model::Format;
+use crate::model::diag::{Code, Severity};
 use crate::output::ColorChoice;
 
 #[derive(Parser, Debug)]
@@ -87,6 +88,25 @@ pub enum ChainFormat {
     Markdown,
 }
 
+/// The extra help of `rebuild-chain`: its diagnostic codes come from their one definition.
+fn rebuild_chain_help() -> String {
+    format!(
+        "DIAGNOSTICS\n\
+On stderr (or, with --json, as {{\"kind\":\"diagnostic\",\"file\",\"line\",\"code\",\"severity\",\"message\"}} \
+records on stdout after the chain), then a summary. Codes (severity):\n{}\n\
+With --json, the last record is {{\"kind\":\"chain\",\"file\",\"format\",\"loader\",\"replay\",\
+\"messages\",\"end\",\"tip\",\"root\",\"unreachable\",\"duplicate_uuids\",\"bad_lines\",\
+\"recovered\",\"appended\",\"pruned\",\"bridged\",\"earlier_parts\"}}; end is one of root, \
+boundary, dangling:<uuid>, cycle, empty.\n\n\
+EXAMPLES\n  \
+cctool rebuild-chain ~/.claude/projects/-home-me-app/SESSION.jsonl | jq -r .uuid\n  \
+cctool rebuild-chain --format text SESSION.jsonl | less -R\n  \
+cctool rebuild-chain --full --format markdown SESSION.jsonl > history.md\n  \
+cctool rebuild-chain ~/.codex/sessions/2026/03/01/rollout-….jsonl | jq -c '{{type, role}}'",
+        crate::model::diag::codes_help(|r| r.chain)
+    )
+}
+
 /// The exact conversation the agent would load when this session is resumed.
 #[derive(Args, Debug)]
 #[command(
@@ -104,23 +124,7 @@ rebuilt from the user messages (20,000-token budget) plus the summary. Each outp
 history item's JSON as written. --replay legacy gives the pre-2026-02-27 forward replay; a \
 warning says when the two differ.\n\n\
 cctool session files: the messages in order, one per line.",
-    after_long_help = "DIAGNOSTICS\n\
-On stderr (or, with --json, as {\"kind\":\"diagnostic\",\"file\",\"line\",\"code\",\"severity\",\"message\"} \
-records on stdout after the chain), then a summary. Codes:\n  \
-truncated-last-line, unterminated-last-line, two-records-on-one-line, invalid-json, \
-invalid-utf8, lone-surrogate, too-deep, not-an-object, unknown-record-type, missing-uuid, \
-duplicate-uuid, dangling-parent, cycle, gap-bridged, preserved-segment-broken, \
-stale-preserved-segment, chain-misses-last-boundary, no-conversation, bad-rollback, \
-unusable-compacted, replay-differs.\n\n\
-With --json, the last record is {\"kind\":\"chain\",\"file\",\"format\",\"loader\",\"replay\",\
-\"messages\",\"end\",\"tip\",\"root\",\"unreachable\",\"duplicate_uuids\",\"bad_lines\",\
-\"recovered\",\"appended\",\"pruned\",\"bridged\",\"earlier_parts\"}; end is one of root, \
-boundary, dangling:<uuid>, cycle, empty.\n\n\
-EXAMPLES\n  \
-cctool rebuild-chain ~/.claude/projects/-home-me-app/SESSION.jsonl | jq -r .uuid\n  \
-cctool rebuild-chain --format text SESSION.jsonl | less -R\n  \
-cctool rebuild-chain --full --format markdown SESSION.jsonl > history.md\n  \
-cctool rebuild-chain ~/.codex/sessions/2026/03/01/rollout-….jsonl | jq -c '{type, role}'"
+    after_long_help = rebuild_chain_help()
 )]
 pub struct RebuildChainArgs {
     /// The session file (`-` reads standard input).
@@ -158,45 +162,60 @@ pub struct RebuildChainArgs {
     pub format: ChainFormat,
 }
 
+/// The extra help of `doctor`: the codes come from their one definition.
+fn doctor_help() -> String {
+    format!(
+        "CODES (severity)\n{}\n\
+JSON RECORDS\n  {{\"kind\":\"finding\",\"file\",\"line\",\"code\",\"severity\",\"message\"}} per finding, \
+then {{\"kind\":\"code\",\"code\",\"findings\",\"errors\",\"warnings\",\"infos\"}} per code found, then \
+{{\"kind\":\"total\",\"files\",\"errors\",\"warnings\",\"infos\",\"files_with_errors\",\"skipped\",\"unreadable\"}}. \
+Inputs that could not be checked are {{\"kind\":\"diagnostic\",…}} records with the same fields as a finding.\n\n\
+EXIT STATUS\n  0 no error-level finding is reported; 1 an error-level finding is reported (after \
+--min-severity and --code); 2 a named file cannot be read.\n\n\
+EXAMPLES\n  cctool doctor ~/.claude/projects\n  \
+cctool doctor --min-severity warning --code dangling-parent --code cycle SESSION.jsonl\n  \
+cctool doctor --json | jq -r 'select(.kind==\"finding\" and .severity==\"error\") | \"\\(.file):\\(.line) \\(.code)\"'",
+        crate::model::diag::codes_help(|r| r.doctor)
+    )
+}
+
+/// Accepts the ids of the codes doctor reports.
+fn doctor_code_parser() -> impl clap::builder::TypedValueParser<Value = Code> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        Code::ALL
+            .iter()
+            .filter(|c| c.reported().doctor)
+            .map(|c| PossibleValue::new(c.id())),
+    )
+    .map(|id| Code::from_id(&id).unwrap_or(Code::InvalidJson))
+}
+
 /// Integrity findings of session files, one per problem, with file, line and a stable code.
 #[derive(Args, Debug)]
 #[command(
     long_about = "Check session files and report every integrity problem, one finding per problem, \
-with the file, the line and a stable code. Read-only: doctor never changes a file. With no PATH, \
-the user's own stores are checked.",
-    after_long_help = "CODES (severity)\n  \
-truncated-last-line (warning)        last line incomplete: still being written, or a crash mid-append\n  \
-unterminated-last-line (info)        the file does not end with a newline\n  \
-two-records-on-one-line (error)      a record lost its newline; the agent loses both\n  \
-invalid-json (error)                 a line that is not JSON\n  \
-invalid-utf8 (error)                 a line that is not UTF-8\n  \
-lone-surrogate (warning)             a lone UTF-16 surrogate escape: text is damaged\n  \
-not-an-object (error)                a JSON line that is not an object\n  \
-unknown-record-type (info)           a record type no loader knows\n  \
-missing-uuid (warning)               a message without a uuid cannot be linked\n  \
-dangling-parent (error)              a parentUuid that names nothing in the file: the chain breaks\n  \
-cycle (error)                        parent links that loop\n  \
-duplicate-uuid (warning)             a uuid written twice\n  \
-preserved-segment-broken (warning)   the last boundary's preserved segment cannot be walked\n  \
-stale-preserved-segment (info)       a preserved segment made stale by a later boundary\n  \
-boundary-without-summary (warning)   a compact boundary with no summary message\n  \
-logical-parent-unresolved (info)     a boundary's logicalParentUuid names nothing in the file\n  \
-tool-call-without-result (warning)   a tool call never answered\n  \
-tool-result-without-call (warning)   a tool result whose call is not in the file\n  \
-chain-misses-last-boundary (error)   the resumed chain does not reach the last compact boundary\n  \
-rollback-crosses-checkpoint (warning) Codex: current and pre-2026-02-27 replay disagree\n  \
-unusable-compacted (error)           Codex: a compacted record Codex cannot read\n  \
-bad-rollback (warning)               Codex: a rollback without a usable turn count\n  \
-invalid-session (error)              cctool session: not a valid session document\n\n\
-JSON RECORDS\n  {\"kind\":\"finding\",\"file\",\"line\",\"code\",\"severity\",\"message\"}, then \
-{\"kind\":\"total\",\"files\",\"errors\",\"warnings\",\"infos\",\"files_with_errors\",\"skipped\"}.\n\n\
-EXIT STATUS\n  0 no error-level finding; 1 an error-level finding; 2 a named file cannot be read.\n\n\
-EXAMPLES\n  cctool doctor ~/.claude/projects\n  \
-cctool doctor --json | jq -r 'select(.severity==\"error\") | \"\\(.file):\\(.line) \\(.code)\"'"
+with the file, the line and a stable code, grouped by file; then one line per code found and a \
+total on stderr. Read-only: doctor never changes a file. With no PATH, the user's own stores are \
+checked; the subagent transcripts of a named session are checked with it.\n\n\
+A finding's severity follows its effect on the conversation a resume loads: an error when the \
+agent loses or misreads data (a line it cannot parse, a chain that stops and leaves earlier \
+messages behind, a summary it never sees), a warning when something is damaged but nothing is \
+lost, info for what changes nothing on resume (a broken link off the resumed chain, before the \
+last compaction, or on a progress row).",
+    after_long_help = doctor_help()
 )]
 pub struct DoctorArgs {
     /// Session files or directories (searched recursively); `-` reads standard input.
     pub paths: Vec<PathBuf>,
+
+    /// Report only findings of this severity or higher.
+    #[arg(long, value_enum, default_value_t = Severity::Info, value_name = "LEVEL")]
+    pub min_severity: Severity,
+
+    /// Report only findings with this code (repeatable; the codes are listed below).
+    #[arg(long = "code", value_name = "CODE", value_parser = doctor_code_parser(), hide_possible_values = true)]
+    pub codes: Vec<Code>,
 }
 
 /// Every compaction summary in each session file, oldest first.

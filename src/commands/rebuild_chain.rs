@@ -12,7 +12,7 @@ use crate::formats::codex::{Era, ItemSrc};
 use crate::formats::session;
 use crate::io::{Input, Source};
 use crate::model::Format;
-use crate::model::diag::{Diagnostic, Severity};
+use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::output::progress::file_bar;
 use crate::output::render::{self, Style};
 use crate::output::{Out, eprint_diagnostics};
@@ -179,7 +179,7 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
     }
     out.flush()?;
     if !g.json && !g.quiet {
-        eprint_diagnostics(&diags, 20);
+        eprint_diagnostics(&diags, 20, crate::output::style::Paint::stderr(g.color));
         let mut e = std::io::stderr().lock();
         let _ = writeln!(
             e,
@@ -297,15 +297,11 @@ fn codex_chain(
         Replay::Legacy => (codex::replay_forward(&rollout), codex::reconstruct(&rollout)),
     };
     let mut diags = rollout.diagnostics.clone();
-    if rollout.era == Era::Bare || rollout.era == Era::Document {
-        diags.push(Diagnostic::new(
-            src.name(),
-            None,
-            "pre-envelope-format",
-            Severity::Info,
-            "written by a 2025 Codex that current Codex cannot resume; its history is read by plain forward replay",
-        ));
-    }
+    let current = match a.replay {
+        Replay::Current => &history,
+        Replay::Legacy => &other,
+    };
+    diags.extend(crate::doctor::codex_notes(&rollout, current));
     let srcs = |h: &codex::History| h.items.iter().map(|i| i.src.clone()).collect::<Vec<_>>();
     if rollout.era == Era::Envelope && srcs(&history) != srcs(&other) {
         let (cur, leg) = match a.replay {
@@ -315,24 +311,12 @@ fn codex_chain(
         diags.push(Diagnostic::new(
             src.name(),
             None,
-            "replay-differs",
+            Code::ReplayDiffers,
             Severity::Warning,
             format!(
                 "current Codex resumes {} items, the pre-2026-02-27 forward replay gives {}: a rollback crosses a compaction",
                 cur.items.len(),
                 leg.items.len()
-            ),
-        ));
-    }
-    if history.discarded_turns > 0 && a.replay == Replay::Current {
-        diags.push(Diagnostic::new(
-            src.name(),
-            None,
-            "rolled-back",
-            Severity::Info,
-            format!(
-                "{} turn(s) rolled back and discarded ({} records)",
-                history.discarded_turns, history.discarded_records
             ),
         ));
     }

@@ -6,8 +6,8 @@
 //! and legacy `agent-*.jsonl`) are scanned too and linked to their parent session.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 use serde::Serialize;
@@ -18,7 +18,8 @@ use crate::chain::claude_api::api_view;
 use crate::chain::codex;
 use crate::cli::{GlobalArgs, ScanArgs, ScanSort};
 use crate::formats::codex::Record;
-use crate::io::{Input, Source};
+use crate::formats::subagents::{is_subagent_path, is_uuid_stem};
+use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::{Diagnostic, Severity};
 use crate::model::time::format_ms;
@@ -75,8 +76,7 @@ struct Total {
 }
 
 pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
-    let (mut expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
-    add_subagent_files(&mut expanded.inputs);
+    let (expanded, named) = super::session_inputs(&a.paths, g.quiet)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "scan", |src, format| {
         match format {
             Format::ClaudeCode => scan_claude(src),
@@ -150,79 +150,6 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     })
 }
 
-fn is_uuid_stem(p: &Path) -> bool {
-    p.file_stem().and_then(|s| s.to_str()).is_some_and(|s| {
-        s.len() == 36
-            && s.bytes().enumerate().all(|(i, b)| {
-                if matches!(i, 8 | 13 | 18 | 23) {
-                    b == b'-'
-                } else {
-                    b.is_ascii_hexdigit()
-                }
-            })
-    })
-}
-
-/// Adds the subagent transcripts of every named Claude Code session that are not inputs yet:
-/// `<dir>/<session>/subagents/**.jsonl`, and legacy `<dir>/agent-*.jsonl` of that session.
-fn add_subagent_files(inputs: &mut Vec<Input>) {
-    let mut extra: Vec<PathBuf> = Vec::new();
-    for input in inputs.iter() {
-        let Input::Path(p) = input else { continue };
-        if !is_uuid_stem(p) || p.extension().is_none_or(|e| e != "jsonl") {
-            continue;
-        }
-        let (Some(dir), Some(stem)) = (p.parent(), p.file_stem().and_then(|s| s.to_str())) else {
-            continue;
-        };
-        let sub = dir.join(stem).join("subagents");
-        if sub.is_dir() {
-            extra.extend(
-                crate::io::paths::expand(&[sub])
-                    .inputs
-                    .into_iter()
-                    .filter_map(|i| match i {
-                        Input::Path(p) => Some(p),
-                        Input::Stdin => None,
-                    }),
-            );
-        }
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            let needle = format!("\"sessionId\":\"{stem}\"");
-            for e in entries.flatten() {
-                let ap = e.path();
-                let name = ap.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                if name.starts_with("agent-") && name.ends_with(".jsonl") && head_contains(&ap, needle.as_bytes()) {
-                    extra.push(ap);
-                }
-            }
-        }
-    }
-    for p in extra {
-        let i = Input::Path(p);
-        if !inputs.contains(&i) {
-            inputs.push(i);
-        }
-    }
-}
-
-/// Whether the first 64 KiB of a file hold `needle`.
-fn head_contains(path: &Path, needle: &[u8]) -> bool {
-    let mut buf = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(64 * 1024).read_to_end(&mut buf))
-        .is_ok()
-        && memchr::memmem::find(&buf, needle).is_some()
-}
-
-fn is_subagent_path(path: &str) -> bool {
-    let p = Path::new(path);
-    p.components().any(|c| c.as_os_str() == "subagents")
-        || p.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("agent-"))
-}
-
 /// Subagent transcripts keep their parent's session id: link both ways.
 fn link_subagents(records: &mut [SessionRecord]) {
     let mut parents: BTreeMap<String, usize> = BTreeMap::new();
@@ -250,7 +177,7 @@ fn link_subagents(records: &mut [SessionRecord]) {
 }
 
 fn scan_claude(src: &Source) -> std::io::Result<SessionRecord> {
-    let t = claude::read(src)?;
+    let t = claude::read_for_audit(src)?;
     let chain = t.rebuild(&Options::default()).unwrap_or_default();
     let view = api_view(&t, &chain, src, None)?;
     let last = t.boundaries.iter().max_by_key(|b| b.pos);
@@ -280,7 +207,7 @@ fn scan_claude(src: &Source) -> std::io::Result<SessionRecord> {
             BTreeMap::from([("local", t.boundaries.len())])
         },
         resume_tokens: view.tokens(),
-        dangling_parents: Some(t.dangling_parents()),
+        dangling_parents: Some(crate::doctor::links::dangling_links(&t, &chain).len()),
         duplicate_uuids: Some(t.duplicate_uuids),
         first_timestamp: span.map(|s| format_ms(s.0)),
         last_timestamp: span.map(|s| format_ms(s.1)),
@@ -545,13 +472,5 @@ mod tests {
         assert_eq!(human_bytes(105 * 1024), "105.0 KiB");
         assert_eq!(human_bytes(5_662_310), "5.4 MiB");
         assert_eq!(human_count(41_230), "41.2k");
-    }
-
-    #[test]
-    fn subagent_paths() {
-        assert!(is_subagent_path("/p/x/5e55/subagents/agent-a1.jsonl"));
-        assert!(is_subagent_path("/p/x/agent-a1.jsonl"));
-        assert!(!is_subagent_path("/p/x/5e551000-0000-4000-8000-000000000000.jsonl"));
-        assert!(is_uuid_stem(Path::new("/p/5e551000-0000-4000-8000-000000000000.jsonl")));
     }
 }

@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 
 use crate::io::json::{self, LNum, LStr};
 use crate::io::{Line, Source};
-use crate::model::diag::{Diagnostic, Severity};
+use crate::model::diag::{Code, Diagnostic, Severity};
 
 /// The fixed first line of a local compaction summary (Codex ≥ 2025-11-14).
 pub const SUMMARY_PREFIX: &str = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:";
@@ -445,7 +445,7 @@ fn ingest(out: &mut Rollout, line: &Line<'_>, first: bool) {
         Ok(((), true)) => out.diagnostics.push(Diagnostic::new(
             out.file.clone(),
             Some(line.no),
-            "lone-surrogate",
+            Code::LoneSurrogate,
             Severity::Info,
             "lone UTF-16 surrogate escape; read as U+FFFD",
         )),
@@ -535,7 +535,7 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
                         out.diagnostics.push(Diagnostic::new(
                             out.file.clone(),
                             Some(no),
-                            "bad-rollback",
+                            Code::BadRollback,
                             Severity::Warning,
                             "thread_rolled_back without a usable num_turns; Codex skips this line",
                         ));
@@ -575,8 +575,8 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
                 out.diagnostics.push(Diagnostic::new(
                     out.file.clone(),
                     Some(no),
-                    "unusable-compacted",
-                    Severity::Warning,
+                    Code::UnusableCompacted,
+                    Severity::Error,
                     "compacted record whose message is not a string or whose replacement_history is not a list; Codex skips this line",
                 ));
                 Record::Other

@@ -9,6 +9,7 @@
 pub mod claude;
 pub mod codex;
 pub mod session;
+pub mod subagents;
 
 use serde::Deserialize;
 

@@ -8,6 +8,7 @@ mod concurrency;
 mod crash;
 mod docs;
 mod doctor;
+mod doctor_effects;
 mod extract_summary;
 mod fuzz_targets;
 mod hostile;
