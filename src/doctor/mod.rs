@@ -17,7 +17,7 @@ use crate::chain::claude::{self, Chain, Kind, Transcript, flag};
 use crate::chain::codex as codex_chain;
 use crate::formats::codex::{Era, Event, ItemSrc, Record, Rollout};
 use crate::io::Source;
-use crate::io::lines::for_each_marker_line;
+use crate::io::lines::map_marker_lines;
 use crate::model::diag::{Code, Diagnostic, Severity};
 
 fn finding(file: &str, line: Option<u64>, code: Code, severity: Severity, message: String) -> Diagnostic {
@@ -86,49 +86,91 @@ pub fn claude(src: &Source, t: &Transcript, chain: &Chain) -> std::io::Result<Ve
         }
     }
 
-    out.extend(claude_tool_pairing(src, file)?);
-    lone_surrogates(src, file, &mut out)?;
+    claude_tool_pairing(src, file, &mut out)?;
     sort(&mut out);
     Ok(out)
 }
 
-/// Tool calls and results that do not pair up, found by reading only the lines that hold them.
-fn claude_tool_pairing(src: &Source, file: &str) -> std::io::Result<Vec<Diagnostic>> {
+/// What one line holds for the pairing and surrogate checks.
+#[derive(Default)]
+struct ToolLine {
+    calls: Vec<String>,
+    results: Vec<String>,
+    lone_surrogate: bool,
+}
+
+impl ToolLine {
+    fn is_empty(&self) -> bool {
+        self.calls.is_empty() && self.results.is_empty() && !self.lone_surrogate
+    }
+}
+
+/// Lines holding a lone surrogate escape: found with the repair scan, including fields the
+/// loaders skip (where no parser notices them).
+fn lone_surrogate(bytes: &[u8]) -> bool {
+    (memchr::memmem::find(bytes, b"\\ud").is_some() || memchr::memmem::find(bytes, b"\\uD").is_some())
+        && crate::io::json::repair_surrogates(bytes).is_some()
+}
+
+const SURROGATE_NEEDLES: [&[u8]; 2] = [b"\\ud", b"\\uD"];
+
+/// Tool calls and results that do not pair up, and lone surrogates, from one pass over the
+/// lines that can hold them (parsed on every core for a large file).
+fn claude_tool_pairing(src: &Source, file: &str, found: &mut Vec<Diagnostic>) -> std::io::Result<()> {
     let mut calls: BTreeMap<String, u64> = BTreeMap::new();
     let mut results: BTreeMap<String, u64> = BTreeMap::new();
-    // Most lines of a working session hold a tool call or result: their pages are released
-    // behind the reader, or the whole file would stay resident.
-    let mut released = src.releaser();
-    for_each_marker_line(src, &[b"\"tool_use\"", b"\"tool_result\""], |line| {
-        released.touch(line.offset, line.bytes.len() as u64);
-        let Ok(v) = serde_json::from_slice::<Value>(line.bytes) else {
-            return;
-        };
-        let ty = v.get("type").and_then(Value::as_str);
-        let Some(blocks) = v
-            .get("message")
-            .and_then(|m| m.get("content"))
-            .and_then(Value::as_array)
-        else {
-            return;
-        };
-        for b in blocks {
-            match (ty, b.get("type").and_then(Value::as_str)) {
-                (Some("assistant"), Some("tool_use")) => {
-                    if let Some(id) = b.get("id").and_then(Value::as_str) {
-                        calls.entry(id.to_string()).or_insert(line.no);
+    let mut surrogates = Vec::new();
+    let needles = [
+        &b"\"tool_use\""[..],
+        b"\"tool_result\"",
+        SURROGATE_NEEDLES[0],
+        SURROGATE_NEEDLES[1],
+    ];
+    map_marker_lines(
+        src,
+        &needles,
+        |line| {
+            let mut out = ToolLine {
+                lone_surrogate: lone_surrogate(line.bytes),
+                ..ToolLine::default()
+            };
+            if let Ok(v) = serde_json::from_slice::<Value>(line.bytes) {
+                let ty = v.get("type").and_then(Value::as_str);
+                let blocks = v
+                    .get("message")
+                    .and_then(|m| m.get("content"))
+                    .and_then(Value::as_array);
+                for b in blocks.into_iter().flatten() {
+                    match (ty, b.get("type").and_then(Value::as_str)) {
+                        (Some("assistant"), Some("tool_use")) => {
+                            out.calls
+                                .extend(b.get("id").and_then(Value::as_str).map(str::to_string));
+                        }
+                        (Some("user"), Some("tool_result")) => {
+                            out.results
+                                .extend(b.get("tool_use_id").and_then(Value::as_str).map(str::to_string));
+                        }
+                        _ => {}
                     }
                 }
-                (Some("user"), Some("tool_result")) => {
-                    if let Some(id) = b.get("tool_use_id").and_then(Value::as_str) {
-                        results.entry(id.to_string()).or_insert(line.no);
-                    }
-                }
-                _ => {}
             }
-        }
-    })?;
-    Ok(pairing(file, &calls, &results))
+            (!out.is_empty()).then_some(out)
+        },
+        |no, t| {
+            for id in t.calls {
+                calls.entry(id).or_insert(no);
+            }
+            for id in t.results {
+                results.entry(id).or_insert(no);
+            }
+            if t.lone_surrogate {
+                surrogates.push(no);
+            }
+        },
+    )?;
+    found.extend(pairing(file, &calls, &results));
+    lone_surrogates(file, surrogates, found);
+    Ok(())
 }
 
 fn pairing(file: &str, calls: &BTreeMap<String, u64>, results: &BTreeMap<String, u64>) -> Vec<Diagnostic> {
@@ -215,60 +257,72 @@ pub fn codex(src: &Source, rollout: &Rollout) -> std::io::Result<Vec<Diagnostic>
     }
     let mut calls = BTreeMap::new();
     let mut results = BTreeMap::new();
-    let mut released = src.releaser();
-    for_each_marker_line(src, &[b"\"call_id\""], |line| {
-        released.touch(line.offset, line.bytes.len() as u64);
-        let Ok(v) = serde_json::from_slice::<Value>(line.bytes) else {
-            return;
-        };
-        let item = if v.get("payload").is_some() {
-            if v.get("type").and_then(Value::as_str) != Some("response_item") {
-                return;
+    let mut surrogates = Vec::new();
+    let needles = [&b"\"call_id\""[..], SURROGATE_NEEDLES[0], SURROGATE_NEEDLES[1]];
+    map_marker_lines(
+        src,
+        &needles,
+        |line| {
+            let mut out = ToolLine {
+                lone_surrogate: lone_surrogate(line.bytes),
+                ..ToolLine::default()
+            };
+            if let Ok(v) = serde_json::from_slice::<Value>(line.bytes) {
+                let item = match v.get("payload") {
+                    Some(p) if v.get("type").and_then(Value::as_str) == Some("response_item") => Some(p),
+                    Some(_) => None,
+                    None => Some(&v),
+                };
+                let id = item
+                    .and_then(|i| i.get("call_id"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                match item.and_then(|i| i.get("type")).and_then(Value::as_str) {
+                    Some("function_call" | "custom_tool_call" | "local_shell_call" | "tool_search_call") => {
+                        out.calls.extend(id);
+                    }
+                    Some("function_call_output" | "custom_tool_call_output" | "tool_search_output") => {
+                        out.results.extend(id);
+                    }
+                    _ => {}
+                }
             }
-            &v["payload"]
-        } else {
-            &v
-        };
-        let Some(id) = item.get("call_id").and_then(Value::as_str) else {
-            return;
-        };
-        match item.get("type").and_then(Value::as_str) {
-            Some("function_call" | "custom_tool_call" | "local_shell_call" | "tool_search_call") => {
-                calls.entry(id.to_string()).or_insert(line.no);
+            (!out.is_empty()).then_some(out)
+        },
+        |no, t| {
+            for id in t.calls {
+                calls.entry(id).or_insert(no);
             }
-            Some("function_call_output" | "custom_tool_call_output" | "tool_search_output") => {
-                results.entry(id.to_string()).or_insert(line.no);
+            for id in t.results {
+                results.entry(id).or_insert(no);
             }
-            _ => {}
-        }
-    })?;
+            if t.lone_surrogate {
+                surrogates.push(no);
+            }
+        },
+    )?;
     out.extend(pairing(file, &calls, &results));
-    lone_surrogates(src, file, &mut out)?;
+    lone_surrogates(file, surrogates, &mut out);
     sort(&mut out);
     Ok(out)
 }
 
-/// Lone surrogate escapes anywhere in a line, including fields the loaders skip (where no
-/// parser notices them): lines holding `\ud`/`\uD` are checked with the repair scan.
-fn lone_surrogates(src: &Source, file: &str, found: &mut Vec<Diagnostic>) -> std::io::Result<()> {
+/// A finding for each line with a lone surrogate escape that the loader did not report.
+fn lone_surrogates(file: &str, lines: Vec<u64>, found: &mut Vec<Diagnostic>) {
     let known: std::collections::HashSet<u64> = found
         .iter()
         .filter(|d| d.code == Code::LoneSurrogate)
         .filter_map(|d| d.line)
         .collect();
-    let mut released = src.releaser();
-    for_each_marker_line(src, &[b"\\ud", b"\\uD"], |line| {
-        released.touch(line.offset, line.bytes.len() as u64);
-        if !known.contains(&line.no) && crate::io::json::repair_surrogates(line.bytes).is_some() {
-            found.push(finding(
-                file,
-                Some(line.no),
-                Code::LoneSurrogate,
-                Severity::Info,
-                "lone UTF-16 surrogate escape: the text around it was cut mid-character; read as U+FFFD".into(),
-            ));
-        }
-    })
+    for no in lines.into_iter().filter(|no| !known.contains(no)) {
+        found.push(finding(
+            file,
+            Some(no),
+            Code::LoneSurrogate,
+            Severity::Info,
+            "lone UTF-16 surrogate escape: the text around it was cut mid-character; read as U+FFFD".into(),
+        ));
+    }
 }
 
 fn sort(findings: &mut [Diagnostic]) {
