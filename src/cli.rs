@@ -465,24 +465,35 @@ pub enum ScanSort {
     Path,
 }
 
-/// Every session at a glance: one row per session file, then totals.
+/// Every session at a glance: one line per session, then totals.
 #[derive(Args, Debug)]
 #[command(
-    long_about = "Scan session files: one row per file with its format, agent versions, size, \
-messages on the chain a resume loads, compactions and the estimated tokens of what a resume \
-sends (ceil(bytes / 4) of the request), bad lines, dangling parents and duplicates; then totals. \
-Subagent transcripts beside a Claude Code session (<session>/subagents/, legacy agent-*.jsonl) \
-are scanned too and linked to it. With no PATH, the user's own stores are scanned. Prints a \
-table; --json prints JSON Lines records instead.",
+    long_about = "Scan session files: one line per session, named by its project (the folder it ran \
+in) and its title (set by the user or the agent, else its first prompt), with a short id, the \
+last activity in local time, the messages on the chain a resume loads, the estimated tokens of \
+what a resume sends (ceil(bytes / 4) of the request), compactions, size, agent version, \
+subagents and bad lines; then totals. The table fits the terminal (or COLUMNS): the least \
+important columns are dropped and titles cut before a line would wrap; in a pipe every column \
+is shown. --wide adds the path of each file and a line per subagent transcript. Subagent \
+transcripts beside a Claude Code session (<session>/subagents/, legacy agent-*.jsonl) are \
+scanned with it and counted on its line. With no PATH, the user's own stores are scanned. \
+--json prints JSON Lines records instead.",
     after_long_help = "JSON RECORDS\n  \
-{\"kind\":\"session\",\"path\",\"format\",\"agent_versions\",\"session_id\",\"bytes\",\"lines\",\"bad_lines\",\
+{\"kind\":\"session\",\"path\",\"format\",\"agent_versions\":[…],\"session_id\",\"cwd\",\"project\",\"title\",\
+\"title_source\":\"custom-title\"|\"ai-title\"|\"summary\"|\"first-prompt\",\"bytes\",\"lines\",\"bad_lines\",\
 \"chain_messages\",\"chain_end\",\"leaves\",\"compactions\",\"last_compaction_trigger\",\
 \"last_compaction_pre_tokens\",\"compaction_origins\":{\"local\"|\"remote\"|\"legacy\":N},\"resume_tokens\",\
-\"dangling_parents\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\"role\":\"session\"|\"subagent\",\
-\"parent_session\",\"subagents\":[paths]} per file, then \
-{\"kind\":\"total\",\"files\",\"sessions\",\"subagents\",\"bytes\",\"lines\",\"bad_lines\",\"chain_messages\",\
-\"compactions\",\"resume_tokens\",\"by_format\",\"skipped\",\"errors\"}.\n\n\
-EXAMPLES\n  cctool scan\n  cctool scan --sort tokens ~/.claude/projects | head -20\n  \
+\"dangling_parents\",\"chain_breaks\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\
+\"role\":\"session\"|\"subagent\",\"parent_session\",\"subagents\":[paths]} per file, then \
+{\"kind\":\"total\",\"files\",\"sessions\",\"subagent_files\",\"bytes\",\"lines\",\"bad_lines\",\"chain_messages\",\
+\"compactions\",\"resume_tokens\",\"dangling_parents\",\"chain_breaks\",\"by_format\",\"skipped\",\"errors\"}.\n\n\
+Each field keeps one type in every record: numbers are numbers, lists are lists (empty when \
+there is nothing), the other fields are strings or null where the format does not have them \
+(leaves, dangling_parents, chain_breaks and duplicate_uuids are Claude Code's; cwd is null \
+for cctool sessions). dangling_parents counts what doctor reports as dangling-parent, and \
+chain_breaks those that are errors.\n\n\
+EXAMPLES\n  cctool scan\n  COLUMNS=200 cctool scan --sort tokens ~/.claude/projects | head -20\n  \
+cctool scan --wide ~/.codex/sessions\n  \
 cctool scan --json | jq -r 'select(.kind==\"session\" and .resume_tokens > 150000) | .path'"
 )]
 pub struct ScanArgs {
@@ -492,6 +503,11 @@ pub struct ScanArgs {
     /// Table order.
     #[arg(long, value_enum, default_value_t = ScanSort::Activity)]
     pub sort: ScanSort,
+
+    /// Every column at full width, the path of each file, and a line per subagent
+    /// transcript under its session.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 /// Print a shell completion script.

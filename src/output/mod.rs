@@ -6,6 +6,7 @@ pub mod progress;
 pub mod render;
 pub mod sanitize;
 pub mod style;
+pub mod table;
 
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 

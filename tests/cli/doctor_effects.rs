@@ -202,8 +202,10 @@ fn scan_and_doctor_agree_on_the_shared_samples() {
     let (scan, doctor) = (run("scan"), run("doctor"));
     let scanned: u64 = records(&scan)
         .iter()
+        .filter(|r| r["kind"] == "session")
         .filter_map(|r| r["dangling_parents"].as_u64())
         .sum();
+    assert_eq!(last_total(&scan)["dangling_parents"], scanned);
     let findings: Vec<Value> = records(&doctor)
         .into_iter()
         .filter(|r| r["kind"] == "finding" && r["code"] == "dangling-parent")

@@ -17,5 +17,6 @@ mod migrate;
 mod props;
 mod rebuild_chain;
 mod scan;
+mod scan_table;
 mod threads;
 mod util;
