@@ -160,6 +160,11 @@ pub struct RebuildChainArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ChainFormat::Jsonl)]
     pub format: ChainFormat,
+
+    /// With --format text or markdown: show tool input, tool output and thinking whole
+    /// (by default each is cut after 600 bytes, with a note saying how much was left out).
+    #[arg(long)]
+    pub full_output: bool,
 }
 
 /// The extra help of `doctor`: the codes come from their one definition.

@@ -14,7 +14,7 @@ use crate::io::{Input, Source};
 use crate::model::Format;
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::output::progress::file_bar;
-use crate::output::render::{self, Style};
+use crate::output::render::{self, Render, Style};
 use crate::output::{Out, eprint_diagnostics};
 use crate::{ExitStatus, Fatal};
 
@@ -129,11 +129,11 @@ impl ChainSummary {
     }
 }
 
-fn style(f: ChainFormat) -> Option<Style> {
+fn style(f: ChainFormat, paint: crate::output::style::Paint, full: bool) -> Option<Render> {
     match f {
         ChainFormat::Jsonl => None,
-        ChainFormat::Text => Some(Style::Text),
-        ChainFormat::Markdown => Some(Style::Markdown),
+        ChainFormat::Text => Some(Render::new(Style::Text, paint, full)),
+        ChainFormat::Markdown => Some(Render::new(Style::Markdown, paint, full)),
     }
 }
 
@@ -161,7 +161,7 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
         .into());
     }
     let mut out = Out::new(g.color);
-    let st = style(a.format);
+    let st = style(a.format, out.paint(), a.full_output);
     let bar = file_bar(src.name(), src.len(), g.quiet);
     let (diags, summary) = match format {
         Format::ClaudeCode => claude_chain(&src, a, st, &mut out, &bar)?,
@@ -193,7 +193,7 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
 fn claude_chain(
     src: &Source,
     a: &RebuildChainArgs,
-    st: Option<Style>,
+    st: Option<Render>,
     out: &mut Out,
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
@@ -213,7 +213,7 @@ fn claude_chain(
         for (i, m) in view.messages().enumerate() {
             match st {
                 None => out.record(m.as_bytes())?,
-                Some(s) => out.text(&render::render(s, &render::api_block(&value_of(m.as_bytes()), i, s)))?,
+                Some(s) => out.text(&render::render(&s, &render::api_block(&value_of(m.as_bytes()), i, &s)))?,
             }
         }
         let mut fired = view.fired.clone();
@@ -242,11 +242,11 @@ fn claude_chain(
         if let Some(s) = st {
             if chain.earlier_parts.contains(&i) {
                 out.text(&render::separator(
-                    s,
+                    &s,
                     "earlier history, replaced by a compaction (not loaded on resume)",
                 ))?;
             } else if !chain.earlier_parts.is_empty() && chain.loaded_from == Some(i) {
-                out.text(&render::separator(s, "what a resume loads"))?;
+                out.text(&render::separator(&s, "what a resume loads"))?;
             }
         }
         let node = t.node(pos);
@@ -254,8 +254,8 @@ fn claude_chain(
         match st {
             None => out.record(&bytes)?,
             Some(s) => out.text(&render::render(
-                s,
-                &render::claude_block(&value_of(&bytes), node.line, s),
+                &s,
+                &render::claude_block(&value_of(&bytes), node.line, &s),
             ))?,
         }
         released.touch(node.offset, node.len);
@@ -285,7 +285,7 @@ fn claude_chain(
 fn codex_chain(
     src: &Source,
     a: &RebuildChainArgs,
-    st: Option<Style>,
+    st: Option<Render>,
     out: &mut Out,
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
@@ -332,7 +332,7 @@ fn codex_chain(
         };
         match st {
             None => out.record(&bytes)?,
-            Some(s) => out.text(&render::render(s, &render::codex_block(&value_of(&bytes), line, s)))?,
+            Some(s) => out.text(&render::render(&s, &render::codex_block(&value_of(&bytes), line, &s)))?,
         }
     }
     let summary = ChainSummary {
@@ -354,12 +354,12 @@ fn codex_chain(
     Ok((diags, Report::Chain(summary)))
 }
 
-fn session_chain(src: &Source, st: Option<Style>, out: &mut Out) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+fn session_chain(src: &Source, st: Option<Render>, out: &mut Out) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
     let s = session::read_messages(src).map_err(|e| Fatal(format!("{}: {}", src.name(), e.0)))?;
     for (i, m) in s.messages.iter().enumerate() {
         match st {
             None => out.record(m)?,
-            Some(style) => out.text(&render::render(style, &render::session_block(&value_of(m), i)))?,
+            Some(style) => out.text(&render::render(&style, &render::session_block(&value_of(m), i, &style)))?,
         }
     }
     let summary = ChainSummary {
