@@ -248,7 +248,8 @@ With no PATH, the user's own stores are read: $CLAUDE_CONFIG_DIR/projects (defau
 \"event\",\"summary_line\",\"summary_source\",\"logical_parent_resolves\",\"metadata\",\"warning\"}\n\
 metadata holds the other compactMetadata keys verbatim (Claude Code) or the window fields \
 (Codex). With --all-events, microcompactions are {\"kind\":\"event\",\"event\":\"microcompact_boundary\",…}. \
-The run ends with {\"kind\":\"total\",\"files\",\"summaries\",\"current\",\"without_current\",\"skipped\",\"errors\"}.\n\n\
+The run ends with {\"kind\":\"total\",\"files\",\"summaries\",\"with_current\",\"without_current\",\"skipped\",\"errors\",\"bad_lines\"}. \
+Each field keeps one type in every record; fields a format does not have are null.\n\n\
 EXIT STATUS\n  0 success; 1 with --current when a file has no current summary; 2 when a named file \
 cannot be read or is not a session.\n\n\
 EXAMPLES\n  \

@@ -23,7 +23,8 @@ struct Total {
     kind: &'static str,
     files: usize,
     summaries: usize,
-    current: usize,
+    /// Files with a current summary (not `current`: that is a boolean in summary records).
+    with_current: usize,
     without_current: usize,
     skipped: usize,
     errors: usize,
@@ -47,7 +48,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
         kind: "total",
         files: 0,
         summaries: 0,
-        current: 0,
+        with_current: 0,
         without_current: 0,
         skipped: 0,
         errors: expanded
@@ -69,7 +70,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
                 for r in records.iter().filter(|r| !a.current || r.current) {
                     if r.kind == "summary" {
                         total.summaries += 1;
-                        total.current += usize::from(r.current);
+                        total.with_current += usize::from(r.current);
                     }
                     if g.json {
                         out.json(r)?;
@@ -100,7 +101,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
         }
         let mut line = format!(
             "cctool: {} files, {} summaries ({} current)",
-            total.files, total.summaries, total.current
+            total.files, total.summaries, total.with_current
         );
         if total.skipped > 0 {
             line.push_str(&format!(", {} files skipped as not sessions", total.skipped));

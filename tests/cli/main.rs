@@ -14,6 +14,7 @@ mod extract_summary;
 mod fuzz_targets;
 mod hostile;
 mod input;
+mod json_types;
 mod migrate;
 mod props;
 mod rebuild_chain;
