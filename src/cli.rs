@@ -254,7 +254,7 @@ EXIT STATUS\n  0 success; 1 with --current when a file has no current summary; 2
 cannot be read or is not a session.\n\n\
 EXAMPLES\n  \
 cctool extract-summary --current SESSION.jsonl\n  \
-cctool extract-summary --json ~/.claude/projects | jq -r 'select(.current) | .summary'\n  \
+cctool extract-summary --json ~/.claude/projects | jq -r 'select(.current and .summary) | .summary'\n  \
 cctool extract-summary --json --strip-template | jq -r 'select(.kind==\"summary\") | \"\\(.file)\\t\\(.pre_tokens)\"'\n  \
 cctool extract-summary --json ~/.codex/sessions | jq -c 'select(.encrypted) | {file, encrypted_len, kept: (.retained_messages|length)}'"
 )]

@@ -17,6 +17,7 @@ mod input;
 mod json_types;
 mod migrate;
 mod props;
+mod readme;
 mod rebuild_chain;
 mod scan;
 mod scan_table;

@@ -27,36 +27,36 @@ const AT_80: &str = "\
 last activity     id            project   title                           tokens
 2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes          138
 2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every se…      33
-2026-04-06 14:03  019d2a2a      shop      Write a changelog entry for t…     148
+2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for t…     106
 2026-04-05 09:21  b2c3d4e5      shop      Translate the product page in…     163
 2026-04-03 14:12  019d2a29      api       Make the rate limiter window …     116
 2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor             112
-2026-04-01 09:02  d4e5f6a7      api       Pagination for the users endp…      37
-total                                     7 sessions, 1 subagent             783
+2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endp…      34
+total                                     7 sessions, 1 subagent             738
 ";
 
 const AT_120: &str = "\
-last activity     id            project   title                                          msgs  tokens  compact      size
-2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes                         3     138        1   1.1 KiB
-2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every second request         2      33        -   1.8 KiB
-2026-04-06 14:03  019d2a2a      shop      Write a changelog entry for the checkout spl…     5     148        -   1.3 KiB
-2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into Japanese: 製…     5     163        -   2.3 KiB
-2026-04-03 14:12  019d2a29      api       Make the rate limiter window configurable         3     116        1   2.1 KiB
-2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor                            4     112   1 auto   3.9 KiB
-2026-04-01 09:02  d4e5f6a7      api       Pagination for the users endpoint                 2      37        -   1.0 KiB
-total                                     7 sessions, 1 subagent                           26     783        3  14.4 KiB
+last activity     id            project   title                                         msgs  tokens   compact      size
+2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes                        3     138         1   1.1 KiB
+2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every second request        2      33         -   1.8 KiB
+2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for the checkout sp…     3     106  1 remote   2.0 KiB
+2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into Japanese: …      5     163         -   2.3 KiB
+2026-04-03 14:12  019d2a29      api       Make the rate limiter window configurable        3     116         1   2.1 KiB
+2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor                           4     112    1 auto   3.9 KiB
+2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpoint                3      34  1 manual   2.3 KiB
+total                                     7 sessions, 1 subagent                          25     738         5  16.4 KiB
 ";
 
 const AT_200: &str = "\
-last activity     id            project   title                                                                                               msgs  tokens  compact      size  agent           subs  bad
-2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes                                                                              3     138        1   1.1 KiB  cctool
-2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every second request                                                              2      33        -   1.8 KiB  claude 2.1.219          1
-2026-04-06 14:03  019d2a2a      shop      Write a changelog entry for the checkout split                                                         5     148        -   1.3 KiB  codex 0.171.0
-2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into Japanese: 製品ページを日本語に翻訳してください。 Keep the prices …     5     163        -   2.3 KiB  claude 2.1.217     1
-2026-04-03 14:12  019d2a29      api       Make the rate limiter window configurable                                                              3     116        1   2.1 KiB  codex 0.171.0
-2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor                                                                                 4     112   1 auto   3.9 KiB  claude 2.1.205
-2026-04-01 09:02  d4e5f6a7      api       Pagination for the users endpoint                                                                      2      37        -   1.0 KiB  claude 2.0.76
-total                                     7 sessions, 1 subagent                                                                                26     783        3  14.4 KiB                     1    1
+last activity     id            project   title                                                                                              msgs  tokens   compact      size  agent           subs  bad
+2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes                                                                             3     138         1   1.1 KiB  cctool
+2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every second request                                                             2      33         -   1.8 KiB  claude 2.1.219          1
+2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for the checkout split                                                        3     106  1 remote   2.0 KiB  codex 0.171.0
+2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into Japanese: 製品ページを日本語に翻訳してください。 Keep the prices…     5     163         -   2.3 KiB  claude 2.1.217     1
+2026-04-03 14:12  019d2a29      api       Make the rate limiter window configurable                                                             3     116         1   2.1 KiB  codex 0.171.0
+2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor                                                                                4     112    1 auto   3.9 KiB  claude 2.1.205
+2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpoint                                                                     3      34  1 manual   2.3 KiB  claude 2.0.76
+total                                     7 sessions, 1 subagent                                                                               25     738         5  16.4 KiB                     1    1
 ";
 
 #[test]
