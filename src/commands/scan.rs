@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::FileOutcome;
 use crate::ExitStatus;
 use crate::cli::{GlobalArgs, ScanArgs, ScanSort};
+use crate::formats::subagents::is_uuid;
 use crate::model::Format;
 use crate::model::diag::{Diagnostic, Severity};
 use crate::output::Out;
@@ -178,18 +179,6 @@ fn local_minute(tz: &jiff::tz::TimeZone, ms: i64) -> String {
         |_| "-".to_string(),
         |t| t.to_zoned(tz.clone()).strftime("%Y-%m-%d %H:%M").to_string(),
     )
-}
-
-/// Whether an id is a uuid (of any version): hex digits in groups of 8-4-4-4-12.
-fn is_uuid(id: &str) -> bool {
-    id.len() == 36
-        && id.bytes().enumerate().all(|(i, b)| {
-            if matches!(i, 8 | 13 | 18 | 23) {
-                b == b'-'
-            } else {
-                b.is_ascii_hexdigit()
-            }
-        })
 }
 
 /// For uuids, the shortest prefix of each, 8 characters at least, that no other id shares:

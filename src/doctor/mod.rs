@@ -115,44 +115,28 @@ fn lone_surrogate(bytes: &[u8]) -> bool {
 const SURROGATE_NEEDLES: [&[u8]; 2] = [b"\\ud", b"\\uD"];
 
 /// Tool calls and results that do not pair up, and lone surrogates, from one pass over the
-/// lines that can hold them (parsed on every core for a large file).
-fn claude_tool_pairing(src: &Source, file: &str, found: &mut Vec<Diagnostic>) -> std::io::Result<()> {
+/// lines that can hold them (parsed on every core for a large file): `ids` reads the call and
+/// result ids of one record.
+fn tool_pass(
+    src: &Source,
+    file: &str,
+    needle: &[u8],
+    ids: impl Fn(&Value, &mut ToolLine) + Sync,
+    found: &mut Vec<Diagnostic>,
+) -> std::io::Result<()> {
     let mut calls: BTreeMap<String, u64> = BTreeMap::new();
     let mut results: BTreeMap<String, u64> = BTreeMap::new();
     let mut surrogates = Vec::new();
-    let needles = [
-        &b"\"tool_use\""[..],
-        b"\"tool_result\"",
-        SURROGATE_NEEDLES[0],
-        SURROGATE_NEEDLES[1],
-    ];
     map_marker_lines(
         src,
-        &needles,
+        &[needle, SURROGATE_NEEDLES[0], SURROGATE_NEEDLES[1]],
         |line| {
             let mut out = ToolLine {
                 lone_surrogate: lone_surrogate(line.bytes),
                 ..ToolLine::default()
             };
             if let Ok(v) = serde_json::from_slice::<Value>(line.bytes) {
-                let ty = v.get("type").and_then(Value::as_str);
-                let blocks = v
-                    .get("message")
-                    .and_then(|m| m.get("content"))
-                    .and_then(Value::as_array);
-                for b in blocks.into_iter().flatten() {
-                    match (ty, b.get("type").and_then(Value::as_str)) {
-                        (Some("assistant"), Some("tool_use")) => {
-                            out.calls
-                                .extend(b.get("id").and_then(Value::as_str).map(str::to_string));
-                        }
-                        (Some("user"), Some("tool_result")) => {
-                            out.results
-                                .extend(b.get("tool_use_id").and_then(Value::as_str).map(str::to_string));
-                        }
-                        _ => {}
-                    }
-                }
+                ids(&v, &mut out);
             }
             (!out.is_empty()).then_some(out)
         },
@@ -171,6 +155,32 @@ fn claude_tool_pairing(src: &Source, file: &str, found: &mut Vec<Diagnostic>) ->
     found.extend(pairing(file, &calls, &results));
     lone_surrogates(file, surrogates, found);
     Ok(())
+}
+
+/// Claude Code: `tool_use` blocks of assistant rows, `tool_result` blocks of user rows. The
+/// needle finds both (`"tool_use"` and `"tool_use_id"`).
+fn claude_tool_pairing(src: &Source, file: &str, found: &mut Vec<Diagnostic>) -> std::io::Result<()> {
+    let ids = |v: &Value, out: &mut ToolLine| {
+        let ty = v.get("type").and_then(Value::as_str);
+        let blocks = v
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_array);
+        for b in blocks.into_iter().flatten() {
+            match (ty, b.get("type").and_then(Value::as_str)) {
+                (Some("assistant"), Some("tool_use")) => {
+                    out.calls
+                        .extend(b.get("id").and_then(Value::as_str).map(str::to_string));
+                }
+                (Some("user"), Some("tool_result")) => {
+                    out.results
+                        .extend(b.get("tool_use_id").and_then(Value::as_str).map(str::to_string));
+                }
+                _ => {}
+            }
+        }
+    };
+    tool_pass(src, file, b"\"tool_use", ids, found)
 }
 
 fn pairing(file: &str, calls: &BTreeMap<String, u64>, results: &BTreeMap<String, u64>) -> Vec<Diagnostic> {
@@ -255,54 +265,27 @@ pub fn codex(src: &Source, rollout: &Rollout) -> std::io::Result<Vec<Diagnostic>
             ),
         ));
     }
-    let mut calls = BTreeMap::new();
-    let mut results = BTreeMap::new();
-    let mut surrogates = Vec::new();
-    let needles = [&b"\"call_id\""[..], SURROGATE_NEEDLES[0], SURROGATE_NEEDLES[1]];
-    map_marker_lines(
-        src,
-        &needles,
-        |line| {
-            let mut out = ToolLine {
-                lone_surrogate: lone_surrogate(line.bytes),
-                ..ToolLine::default()
-            };
-            if let Ok(v) = serde_json::from_slice::<Value>(line.bytes) {
-                let item = match v.get("payload") {
-                    Some(p) if v.get("type").and_then(Value::as_str) == Some("response_item") => Some(p),
-                    Some(_) => None,
-                    None => Some(&v),
-                };
-                let id = item
-                    .and_then(|i| i.get("call_id"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string);
-                match item.and_then(|i| i.get("type")).and_then(Value::as_str) {
-                    Some("function_call" | "custom_tool_call" | "local_shell_call" | "tool_search_call") => {
-                        out.calls.extend(id);
-                    }
-                    Some("function_call_output" | "custom_tool_call_output" | "tool_search_output") => {
-                        out.results.extend(id);
-                    }
-                    _ => {}
-                }
+    let ids = |v: &Value, out: &mut ToolLine| {
+        let item = match v.get("payload") {
+            Some(p) if v.get("type").and_then(Value::as_str) == Some("response_item") => Some(p),
+            Some(_) => None,
+            None => Some(v),
+        };
+        let id = item
+            .and_then(|i| i.get("call_id"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        match item.and_then(|i| i.get("type")).and_then(Value::as_str) {
+            Some("function_call" | "custom_tool_call" | "local_shell_call" | "tool_search_call") => {
+                out.calls.extend(id);
             }
-            (!out.is_empty()).then_some(out)
-        },
-        |no, t| {
-            for id in t.calls {
-                calls.entry(id).or_insert(no);
+            Some("function_call_output" | "custom_tool_call_output" | "tool_search_output") => {
+                out.results.extend(id);
             }
-            for id in t.results {
-                results.entry(id).or_insert(no);
-            }
-            if t.lone_surrogate {
-                surrogates.push(no);
-            }
-        },
-    )?;
-    out.extend(pairing(file, &calls, &results));
-    lone_surrogates(file, surrogates, &mut out);
+            _ => {}
+        }
+    };
+    tool_pass(src, file, b"\"call_id\"", ids, &mut out)?;
     sort(&mut out);
     Ok(out)
 }

@@ -8,18 +8,21 @@ use std::path::{Path, PathBuf};
 
 use crate::io::Input;
 
+/// Whether `s` is a uuid (of any version): hex digits in groups of 8-4-4-4-12.
+pub fn is_uuid(s: &str) -> bool {
+    s.len() == 36
+        && s.bytes().enumerate().all(|(i, b)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                b == b'-'
+            } else {
+                b.is_ascii_hexdigit()
+            }
+        })
+}
+
 /// Whether a file's stem is a uuid, as Claude Code names session files.
 pub fn is_uuid_stem(p: &Path) -> bool {
-    p.file_stem().and_then(|s| s.to_str()).is_some_and(|s| {
-        s.len() == 36
-            && s.bytes().enumerate().all(|(i, b)| {
-                if matches!(i, 8 | 13 | 18 | 23) {
-                    b == b'-'
-                } else {
-                    b.is_ascii_hexdigit()
-                }
-            })
-    })
+    p.file_stem().and_then(|s| s.to_str()).is_some_and(is_uuid)
 }
 
 /// Whether a path names a subagent transcript.

@@ -173,12 +173,7 @@ fn piped_output_is_a_plain_table_and_json_only_when_asked() {
 #[test]
 fn a_terminal_gets_the_table_fitted_to_its_width() {
     // Under a real pseudo-terminal (util-linux `script`), when available.
-    let Ok(status) = std::process::Command::new("script").arg("--version").output() else {
-        eprintln!("SKIPPED: `script` is not installed");
-        return;
-    };
-    if !status.status.success() {
-        eprintln!("SKIPPED: `script` does not work here");
+    if !crate::views::pty_available() {
         return;
     }
     let bin = assert_cmd::cargo::cargo_bin("cctool");

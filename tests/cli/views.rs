@@ -17,6 +17,14 @@ fn run(args: &[&str], envs: &[(&str, &str)]) -> (String, String) {
     )
 }
 
+/// The render fixture in `format`, with `extra` options.
+fn rendered(format: &str, extra: &[&str]) -> String {
+    let mut args = vec!["-q", "rebuild-chain", "--format", format];
+    args.extend_from_slice(extra);
+    args.push("fixtures/claude/render.jsonl");
+    run(&args, &[]).0
+}
+
 #[test]
 fn markdown_and_text_views_exactly() {
     for (format, expected) in [("markdown", "render.expected.md"), ("text", "render.expected.txt")] {
@@ -37,16 +45,7 @@ fn markdown_and_text_views_exactly() {
 
 #[test]
 fn a_code_fence_in_a_tool_result_cannot_close_the_block() {
-    let (md, _) = run(
-        &[
-            "-q",
-            "rebuild-chain",
-            "--format",
-            "markdown",
-            "fixtures/claude/render.jsonl",
-        ],
-        &[],
-    );
+    let md = rendered("markdown", &[]);
     // The README's own ``` fence sits inside a four-backtick fence that closes after it.
     let block = md.split("[tool_result toolu_1]\n").nth(1).unwrap();
     assert!(block.starts_with("````\n# Demo\n"), "{block}");
@@ -58,16 +57,7 @@ fn a_code_fence_in_a_tool_result_cannot_close_the_block() {
 
 #[test]
 fn cuts_are_marked_and_full_output_keeps_everything() {
-    let (cut, _) = run(
-        &[
-            "-q",
-            "rebuild-chain",
-            "--format",
-            "markdown",
-            "fixtures/claude/render.jsonl",
-        ],
-        &[],
-    );
+    let cut = rendered("markdown", &[]);
     assert!(
         cut.contains("177\n```\n_[… 491 more bytes not shown; --full-output shows all]_\n"),
         "{cut}"
@@ -76,17 +66,7 @@ fn cuts_are_marked_and_full_output_keeps_everything() {
         cut.contains("The us… [390 more bytes not shown; --full-output shows all]\n"),
         "{cut}"
     );
-    let (full, _) = run(
-        &[
-            "-q",
-            "rebuild-chain",
-            "--format",
-            "markdown",
-            "--full-output",
-            "fixtures/claude/render.jsonl",
-        ],
-        &[],
-    );
+    let full = rendered("markdown", &["--full-output"]);
     assert!(!full.contains("not shown"), "{full}");
     assert!(full.contains("\n299\n300\n```\n"), "{full}");
 }
@@ -184,14 +164,20 @@ fn never_no_color_and_pipes_get_none() {
     assert!(!md.contains(ESC));
 }
 
+/// Whether util-linux `script` can run a command under a pseudo-terminal here; says why not.
+pub fn pty_available() -> bool {
+    match std::process::Command::new("script").arg("--version").output() {
+        Ok(o) if o.status.success() => true,
+        _ => {
+            crate::util::skip_notice("`script` (util-linux) cannot run a pseudo-terminal here");
+            false
+        }
+    }
+}
+
 #[test]
 fn a_terminal_gets_colour_unless_no_color() {
-    let Ok(status) = std::process::Command::new("script").arg("--version").output() else {
-        eprintln!("SKIPPED: `script` is not installed");
-        return;
-    };
-    if !status.status.success() {
-        eprintln!("SKIPPED: `script` does not work here");
+    if !pty_available() {
         return;
     }
     let bin = assert_cmd::cargo::cargo_bin("cctool");
