@@ -97,7 +97,8 @@ records on stdout after the chain), then a summary. Codes (severity):\n{}\n\
 With --json, the last record is {{\"kind\":\"chain\",\"file\",\"format\",\"loader\",\"replay\",\
 \"messages\",\"end\",\"tip\",\"root\",\"unreachable\",\"duplicate_uuids\",\"bad_lines\",\
 \"recovered\",\"appended\",\"pruned\",\"bridged\",\"earlier_parts\"}}; end is one of root, \
-boundary, dangling:<uuid>, cycle, empty.\n\n\
+boundary, dangling:<uuid>, cycle, empty. Each field keeps one type in every record; the fields a \
+format does not have are null (loader and the Claude Code counts for Codex, replay for Claude Code).\n\n\
 EXAMPLES\n  \
 cctool rebuild-chain ~/.claude/projects/-home-me-app/SESSION.jsonl | jq -r .uuid\n  \
 cctool rebuild-chain --format text SESSION.jsonl | less -R\n  \
@@ -174,7 +175,8 @@ fn doctor_help() -> String {
 JSON RECORDS\n  {{\"kind\":\"finding\",\"file\",\"line\",\"code\",\"severity\",\"message\"}} per finding, \
 then {{\"kind\":\"code\",\"code\",\"findings\",\"errors\",\"warnings\",\"infos\"}} per code found, then \
 {{\"kind\":\"total\",\"files\",\"errors\",\"warnings\",\"infos\",\"files_with_errors\",\"skipped\",\"unreadable\"}}. \
-Inputs that could not be checked are {{\"kind\":\"diagnostic\",…}} records with the same fields as a finding.\n\n\
+Inputs that could not be checked are {{\"kind\":\"diagnostic\",…}} records with the same fields as a finding. \
+Each field keeps one type in every record; line is null for a finding about a whole file.\n\n\
 EXIT STATUS\n  0 no error-level finding is reported; 1 an error-level finding is reported (after \
 --min-severity and --code); 2 a named file cannot be read.\n\n\
 EXAMPLES\n  cctool doctor ~/.claude/projects\n  \
