@@ -10,6 +10,7 @@ use crate::chain::claude_config::ThinkingPolicy;
 use crate::chain::codex::Replay;
 use crate::io::MmapChoice;
 use crate::model::Format;
+use crate::model::diag::{Code, Severity};
 use crate::output::ColorChoice;
 
 #[derive(Parser, Debug)]
@@ -88,6 +89,48 @@ pub enum ChainFormat {
     Markdown,
 }
 
+/// The extra help of `rebuild-chain`: its diagnostic codes come from their one definition.
+fn rebuild_chain_help() -> String {
+    format!(
+        "DIAGNOSTICS\n\
+On stderr (or, with --json, as {{\"kind\":\"diagnostic\",\"file\",\"line\",\"code\",\"severity\",\"message\"}} \
+records on stdout after the chain), then a summary. Codes (severity):\n{}\n\
+With --json, the last record is {{\"kind\":\"chain\",\"file\",\"format\",\"loader\",\"replay\",\
+\"messages\",\"end\",\"tip\",\"root\",\"unreachable\",\"duplicate_uuids\",\"bad_lines\",\
+\"recovered\",\"appended\",\"pruned\",\"bridged\",\"earlier_parts\"}}; end is one of root, \
+boundary, dangling:<uuid>, cycle, empty. Each field keeps one type in every record; the fields a \
+format does not have are null (loader and the Claude Code counts for Codex, replay for Claude Code). \
+\n\n\
+API VIEW\n\
+With --api-view the request depends on how Claude Code would be configured at the resume: the \
+model it sends to is the session's own (the last assistant entry's inPlaceOfModel or model) \
+unless the client's table says that model is unknown, not allowed or retired at that time (from \
+local midnight of the date; TZ is honoured), when the model setting or the default is used; \
+--model, ANTHROPIC_MODEL, ANTHROPIC_DEFAULT_*_MODEL or a provider other than Anthropic's disable \
+the restore. Thinking of other models is removed behind a base URL that is not \
+api.anthropic.com and kept otherwise (the client's default, which a server flag can change). \
+By default the user's own settings files (user, project, local, managed), ANTHROPIC_* and \
+CLAUDE_CODE_* variables, TZ and the current time are read; the options under Resume \
+configuration give each instead. With --json the last record is {{\"kind\":\"api_view\",\"file\",\
+\"format\",\"client\",\"loader\",\"model\",\"model_choice\",\"model_entry\",\"session_model\",\
+\"session_model_retires\",\"notice\",\"thinking_policy\",\"messages\",\"tokens\",\"prompt\",\"rules\",\
+\"assumptions\",\"refused\"}} for either agent, null where the agent has no such field (Codex: \
+loader, model_choice, the session model, thinking_policy and assumptions; Claude Code: \
+model_entry and refused); messages is the length of the request's messages or input array; \
+model_choice is restored, explicit, setting, or retired|unknown|not allowed|no session model → \
+settings|default.\n\n\
+EXAMPLES\n  \
+cctool rebuild-chain ~/.claude/projects/-home-me-app/SESSION.jsonl | jq -r .uuid\n  \
+cctool rebuild-chain --api-view --json --as-of 2027-01-22 SESSION.jsonl | tail -1 | jq '{{model, model_choice}}'\n  \
+cctool rebuild-chain --api-view --body --prompt continue SESSION.jsonl | jq '{{model, max_tokens, thinking}}'\n  \
+cctool rebuild-chain --format text SESSION.jsonl | less -R\n  \
+cctool rebuild-chain --full --format markdown SESSION.jsonl > history.md\n  \
+cctool rebuild-chain ~/.codex/sessions/2026/03/01/rollout-….jsonl | jq -c '{{type, role}}'\n  \
+cctool rebuild-chain --api-view --prompt 'go on' --json rollout-….jsonl | tail -1 | jq .rules",
+        crate::model::diag::codes_help(|r| r.chain)
+    )
+}
+
 /// The exact conversation the agent would load when this session is resumed.
 #[derive(Args, Debug)]
 #[command(
@@ -108,42 +151,7 @@ the resume instead, as Codex writes them: its own form of each item, tool output
 model's budget, images and audio checked, unanswered calls closed with \"aborted\", orphan \
 outputs removed (rules X1-X12, docs/codex-request.md); files Codex refuses exit 1.\n\n\
 cctool session files: the messages in order, one per line.",
-    after_long_help = "DIAGNOSTICS\n\
-On stderr (or, with --json, as {\"kind\":\"diagnostic\",\"file\",\"line\",\"code\",\"severity\",\"message\"} \
-records on stdout after the chain), then a summary. Codes:\n  \
-truncated-last-line, unterminated-last-line, two-records-on-one-line, invalid-json, \
-invalid-utf8, lone-surrogate, too-deep, not-an-object, unknown-record-type, missing-uuid, \
-duplicate-uuid, dangling-parent, cycle, gap-bridged, preserved-segment-broken, \
-stale-preserved-segment, chain-misses-last-boundary, no-conversation, bad-rollback, \
-unusable-compacted, replay-differs, unreadable-item, image-not-reproduced.\n\n\
-With --json, the last record is {\"kind\":\"chain\",\"file\",\"format\",\"loader\",\"replay\",\
-\"messages\",\"end\",\"tip\",\"root\",\"unreachable\",\"duplicate_uuids\",\"bad_lines\",\
-\"recovered\",\"appended\",\"pruned\",\"bridged\",\"earlier_parts\"}; end is one of root, \
-boundary, dangling:<uuid>, cycle, empty. With --api-view on a Codex rollout it is \
-{\"kind\":\"api_view\",\"file\",\"format\",\"client\",\"model\",\"model_entry\",\"items\",\"tokens\",\
-\"prompt\",\"rules\",\"refused\"}.\n\n\
-API VIEW\n\
-With --api-view the request depends on how Claude Code would be configured at the resume: the \
-model it sends to is the session's own (the last assistant entry's inPlaceOfModel or model) \
-unless the client's table says that model is unknown, not allowed or retired at that time (from \
-local midnight of the date; TZ is honoured), when the model setting or the default is used; \
---model, ANTHROPIC_MODEL, ANTHROPIC_DEFAULT_*_MODEL or a provider other than Anthropic's disable \
-the restore. Thinking of other models is removed behind a base URL that is not \
-api.anthropic.com and kept otherwise (the client's default, which a server flag can change). \
-By default the user's own settings files (user, project, local, managed), ANTHROPIC_* and \
-CLAUDE_CODE_* variables, TZ and the current time are read; the options under Resume \
-configuration give each instead. With --json the last record is {\"kind\":\"api_view\",\"file\",\
-\"loader\",\"model\",\"model_choice\",\"session_model\",\"session_model_retires\",\"notice\",\
-\"thinking_policy\",\"messages\",\"tokens\",\"prompt\",\"rules\",\"assumptions\"}; model_choice is \
-restored, explicit, setting, or retired|unknown|not allowed|no session model → settings|default.\n\n\
-EXAMPLES\n  \
-cctool rebuild-chain ~/.claude/projects/-home-me-app/SESSION.jsonl | jq -r .uuid\n  \
-cctool rebuild-chain --api-view --json --as-of 2027-01-22 SESSION.jsonl | tail -1 | jq '{model, model_choice}'\n  \
-cctool rebuild-chain --api-view --body --prompt continue SESSION.jsonl | jq '{model, max_tokens, thinking}'\n  \
-cctool rebuild-chain --format text SESSION.jsonl | less -R\n  \
-cctool rebuild-chain --full --format markdown SESSION.jsonl > history.md\n  \
-cctool rebuild-chain ~/.codex/sessions/2026/03/01/rollout-….jsonl | jq -c '{type, role}'\n  \
-cctool rebuild-chain --api-view --prompt 'go on' --json rollout-….jsonl | tail -1 | jq .rules"
+    after_long_help = rebuild_chain_help()
 )]
 pub struct RebuildChainArgs {
     /// The session file (`-` reads standard input).
@@ -191,47 +199,58 @@ pub struct RebuildChainArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ChainFormat::Jsonl)]
     pub format: ChainFormat,
+
+    /// With --format text or markdown: show tool input, tool output and thinking whole
+    /// (by default each is cut after 600 bytes, with a note saying how much was left out).
+    #[arg(long)]
+    pub full_output: bool,
+}
+
+/// The extra help of `doctor`: the codes come from their one definition.
+fn doctor_help() -> String {
+    format!(
+        "CODES (severity)\n{}\n\
+JSON RECORDS\n  {{\"kind\":\"finding\",\"file\",\"line\",\"code\",\"severity\",\"message\"}} per finding, \
+then {{\"kind\":\"code\",\"code\",\"findings\",\"errors\",\"warnings\",\"infos\"}} per code found, then \
+{{\"kind\":\"total\",\"files\",\"errors\",\"warnings\",\"infos\",\"files_with_errors\",\"skipped\",\"unreadable\"}}. \
+Inputs that could not be checked are {{\"kind\":\"diagnostic\",…}} records with the same fields as a finding. \
+Each field keeps one type in every record; line is null for a finding about a whole file.\\n\n\
+The two session-model codes depend on the date, the settings and the environment (the resume \
+configuration options below, as for rebuild-chain --api-view).\n\n\
+EXIT STATUS\n  0 no error-level finding is reported; 1 an error-level finding is reported (after \
+--min-severity and --code); 2 a named file cannot be read.\n\n\
+EXAMPLES\n  cctool doctor ~/.claude/projects\n  \
+cctool doctor --min-severity warning --code dangling-parent --code cycle SESSION.jsonl\n  \
+cctool doctor --json | jq -r 'select(.kind==\"finding\" and .severity==\"error\") | \"\\(.file):\\(.line) \\(.code)\"'",
+        crate::model::diag::codes_help(|r| r.doctor)
+    )
+}
+
+/// Accepts the ids of the codes doctor reports.
+fn doctor_code_parser() -> impl clap::builder::TypedValueParser<Value = Code> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        Code::ALL
+            .iter()
+            .filter(|c| c.reported().doctor)
+            .map(|c| PossibleValue::new(c.id())),
+    )
+    .map(|id| Code::from_id(&id).unwrap_or(Code::InvalidJson))
 }
 
 /// Integrity findings of session files, one per problem, with file, line and a stable code.
 #[derive(Args, Debug)]
 #[command(
     long_about = "Check session files and report every integrity problem, one finding per problem, \
-with the file, the line and a stable code. Read-only: doctor never changes a file. With no PATH, \
-the user's own stores are checked.",
-    after_long_help = "CODES (severity)\n  \
-truncated-last-line (warning)        last line incomplete: still being written, or a crash mid-append\n  \
-unterminated-last-line (info)        the file does not end with a newline\n  \
-two-records-on-one-line (error)      a record lost its newline; the agent loses both\n  \
-invalid-json (error)                 a line that is not JSON\n  \
-invalid-utf8 (error)                 a line that is not UTF-8\n  \
-lone-surrogate (warning)             a lone UTF-16 surrogate escape: text is damaged\n  \
-not-an-object (error)                a JSON line that is not an object\n  \
-unknown-record-type (info)           a record type no loader knows\n  \
-missing-uuid (warning)               a message without a uuid cannot be linked\n  \
-dangling-parent (error)              a parentUuid that names nothing in the file: the chain breaks\n  \
-cycle (error)                        parent links that loop\n  \
-duplicate-uuid (warning)             a uuid written twice\n  \
-preserved-segment-broken (warning)   the last boundary's preserved segment cannot be walked\n  \
-stale-preserved-segment (info)       a preserved segment made stale by a later boundary\n  \
-boundary-without-summary (warning)   a compact boundary with no summary message\n  \
-logical-parent-unresolved (info)     a boundary's logicalParentUuid names nothing in the file\n  \
-tool-call-without-result (warning)   a tool call never answered\n  \
-tool-result-without-call (warning)   a tool result whose call is not in the file\n  \
-session-model-retired (warning)      the session's model is retired: a resume sends another model, and may drop thinking\n  \
-session-model-retiring (info)        the session's model retires within 30 days (the date is given)\n  \
-chain-misses-last-boundary (error)   the resumed chain does not reach the last compact boundary\n  \
-rollback-crosses-checkpoint (warning) Codex: current and pre-2026-02-27 replay disagree\n  \
-unusable-compacted (error)           Codex: a compacted record Codex cannot read\n  \
-bad-rollback (warning)               Codex: a rollback without a usable turn count\n  \
-invalid-session (error)              cctool session: not a valid session document\n\n\
-JSON RECORDS\n  {\"kind\":\"finding\",\"file\",\"line\",\"code\",\"severity\",\"message\"}, then \
-{\"kind\":\"total\",\"files\",\"errors\",\"warnings\",\"infos\",\"files_with_errors\",\"skipped\"}.\n\n\
-The two session-model codes depend on the date, the settings and the environment (the resume \
-configuration options below, as for rebuild-chain --api-view).\n\n\
-EXIT STATUS\n  0 no error-level finding; 1 an error-level finding; 2 a named file cannot be read.\n\n\
-EXAMPLES\n  cctool doctor ~/.claude/projects\n  \
-cctool doctor --json | jq -r 'select(.severity==\"error\") | \"\\(.file):\\(.line) \\(.code)\"'"
+with the file, the line and a stable code, grouped by file; then one line per code found and a \
+total on stderr. Read-only: doctor never changes a file. With no PATH, the user's own stores are \
+checked; the subagent transcripts of a named session are checked with it.\n\n\
+A finding's severity follows its effect on the conversation a resume loads: an error when the \
+agent loses or misreads data (a line it cannot parse, a chain that stops and leaves earlier \
+messages behind, a summary it never sees), a warning when something is damaged but nothing is \
+lost, info for what changes nothing on resume (a broken link off the resumed chain, before the \
+last compaction, or on a progress row).",
+    after_long_help = doctor_help()
 )]
 pub struct DoctorArgs {
     /// Session files or directories (searched recursively); `-` reads standard input.
@@ -239,6 +258,13 @@ pub struct DoctorArgs {
 
     #[command(flatten)]
     pub resume: ResumeArgs,
+    /// Report only findings of this severity or higher.
+    #[arg(long, value_enum, default_value_t = Severity::Info, value_name = "LEVEL")]
+    pub min_severity: Severity,
+
+    /// Report only findings with this code (repeatable; the codes are listed below).
+    #[arg(long = "code", value_name = "CODE", value_parser = doctor_code_parser(), hide_possible_values = true)]
+    pub codes: Vec<Code>,
 }
 
 /// Every compaction summary in each session file, oldest first.
@@ -266,12 +292,13 @@ With no PATH, the user's own stores are read: $CLAUDE_CONFIG_DIR/projects (defau
 \"event\",\"summary_line\",\"summary_source\",\"logical_parent_resolves\",\"metadata\",\"warning\"}\n\
 metadata holds the other compactMetadata keys verbatim (Claude Code) or the window fields \
 (Codex). With --all-events, microcompactions are {\"kind\":\"event\",\"event\":\"microcompact_boundary\",…}. \
-The run ends with {\"kind\":\"total\",\"files\",\"summaries\",\"current\",\"without_current\",\"skipped\",\"errors\"}.\n\n\
+The run ends with {\"kind\":\"total\",\"files\",\"summaries\",\"with_current\",\"without_current\",\"skipped\",\"errors\",\"bad_lines\"}. \
+Each field keeps one type in every record; fields a format does not have are null.\n\n\
 EXIT STATUS\n  0 success; 1 with --current when a file has no current summary; 2 when a named file \
 cannot be read or is not a session.\n\n\
 EXAMPLES\n  \
 cctool extract-summary --current SESSION.jsonl\n  \
-cctool extract-summary --json ~/.claude/projects | jq -r 'select(.current) | .summary'\n  \
+cctool extract-summary --json ~/.claude/projects | jq -r 'select(.current and .summary) | .summary'\n  \
 cctool extract-summary --json --strip-template | jq -r 'select(.kind==\"summary\") | \"\\(.file)\\t\\(.pre_tokens)\"'\n  \
 cctool extract-summary --json ~/.codex/sessions | jq -c 'select(.encrypted) | {file, encrypted_len, kept: (.retained_messages|length)}'"
 )]
@@ -498,26 +525,38 @@ pub enum ScanSort {
     Path,
 }
 
-/// Every session at a glance: one row per session file, then totals.
+/// Every session at a glance: one line per session, then totals.
 #[derive(Args, Debug)]
 #[command(
-    long_about = "Scan session files: one row per file with its format, agent versions, size, \
-messages on the chain a resume loads, compactions and the estimated tokens of what a resume \
-sends (ceil(bytes / 4) of the request), bad lines, dangling parents and duplicates; then totals. \
-Subagent transcripts beside a Claude Code session (<session>/subagents/, legacy agent-*.jsonl) \
-are scanned too and linked to it. For Claude Code the model column is the model a resume would \
-send the request to (resume_model, with resume_model_choice saying how the client chose it): \
-it depends on the date, the settings and the environment, as for rebuild-chain --api-view. With no PATH, the user's own stores are scanned. Prints a \
-table; --json prints JSON Lines records instead.",
+    long_about = "Scan session files: one line per session, named by its project (the folder it ran \
+in) and its title (set by the user or the agent, else its first prompt), with a short id, the \
+last activity in local time, the messages on the chain a resume loads, the estimated tokens of \
+what a resume sends (ceil(bytes / 4) of the request), compactions, size, agent version, \
+subagents and bad lines; then totals. The table fits the terminal (or COLUMNS): the least \
+important columns are dropped and titles cut before a line would wrap; in a pipe every column \
+is shown. --wide adds the path of each file and a line per subagent transcript. Subagent \
+transcripts beside a Claude Code session (<session>/subagents/, legacy agent-*.jsonl) are \
+scanned with it and counted on its line. For Claude Code the model column is the model a resume \
+would send the request to (resume_model, with resume_model_choice saying how the client chose \
+it): it depends on the date, the settings and the environment, as for rebuild-chain --api-view. \
+With no PATH, the user's own stores are scanned. \
+--json prints JSON Lines records instead.",
     after_long_help = "JSON RECORDS\n  \
-{\"kind\":\"session\",\"path\",\"format\",\"agent_versions\",\"session_id\",\"bytes\",\"lines\",\"bad_lines\",\
+{\"kind\":\"session\",\"path\",\"format\",\"agent_versions\":[…],\"session_id\",\"cwd\",\"project\",\"title\",\
+\"title_source\":\"custom-title\"|\"ai-title\"|\"summary\"|\"first-prompt\",\"bytes\",\"lines\",\"bad_lines\",\
 \"chain_messages\",\"chain_end\",\"leaves\",\"compactions\",\"last_compaction_trigger\",\
 \"last_compaction_pre_tokens\",\"compaction_origins\":{\"local\"|\"remote\"|\"legacy\":N},\"resume_tokens\",\
-\"resume_model\",\"resume_model_choice\",\"dangling_parents\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\"role\":\"session\"|\"subagent\",\
-\"parent_session\",\"subagents\":[paths]} per file, then \
-{\"kind\":\"total\",\"files\",\"sessions\",\"subagents\",\"bytes\",\"lines\",\"bad_lines\",\"chain_messages\",\
-\"compactions\",\"resume_tokens\",\"by_format\",\"skipped\",\"errors\"}.\n\n\
-EXAMPLES\n  cctool scan\n  cctool scan --sort tokens ~/.claude/projects | head -20\n  \
+\"resume_model\",\"resume_model_choice\",\"dangling_parents\",\"chain_breaks\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\
+\"role\":\"session\"|\"subagent\",\"parent_session\",\"subagents\":[paths]} per file, then \
+{\"kind\":\"total\",\"files\",\"sessions\",\"subagent_files\",\"bytes\",\"lines\",\"bad_lines\",\"chain_messages\",\
+\"compactions\",\"resume_tokens\",\"dangling_parents\",\"chain_breaks\",\"by_format\",\"skipped\",\"errors\"}.\n\n\
+Each field keeps one type in every record: numbers are numbers, lists are lists (empty when \
+there is nothing), the other fields are strings or null where the format does not have them \
+(leaves, dangling_parents, chain_breaks and duplicate_uuids are Claude Code's; cwd is null \
+for cctool sessions). dangling_parents counts what doctor reports as dangling-parent, and \
+chain_breaks those that are errors.\n\n\
+EXAMPLES\n  cctool scan\n  COLUMNS=200 cctool scan --sort tokens ~/.claude/projects | head -20\n  \
+cctool scan --wide ~/.codex/sessions\n  \
 cctool scan --json | jq -r 'select(.kind==\"session\" and .resume_tokens > 150000) | .path'"
 )]
 pub struct ScanArgs {
@@ -530,6 +569,10 @@ pub struct ScanArgs {
 
     #[command(flatten)]
     pub resume: ResumeArgs,
+    /// Every column at full width, the path of each file, and a line per subagent
+    /// transcript under its session.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 /// Print a shell completion script.

@@ -15,6 +15,7 @@ pub mod io;
 pub mod migrate;
 pub mod model;
 pub mod output;
+pub mod scan;
 pub mod summary;
 
 use std::ffi::OsString;

@@ -25,7 +25,7 @@ use crate::formats::claude::{Envelope, is_known_type};
 use crate::io::json::{LBool, LStr, with_parsed_borrowed};
 use crate::io::lines::{LineStats, split_chunk};
 use crate::io::{Line, Source};
-use crate::model::diag::{Diagnostic, Severity};
+use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::time::parse_ms;
 
 /// Which client's loading rules to follow.
@@ -210,6 +210,11 @@ impl Transcript {
         self.ids.text(self.nodes[pos as usize].uuid)
     }
 
+    /// Position of the message with interned id `id`, if it is in the file.
+    pub fn find_id(&self, id: u32) -> Option<u32> {
+        self.pos(id)
+    }
+
     /// Position of the message with `uuid`, if it is in the file.
     pub fn find(&self, uuid: &str) -> Option<u32> {
         self.ids.get(uuid).and_then(|id| self.pos(id))
@@ -327,7 +332,7 @@ fn read_inner(
         t.diagnostics.push(Diagnostic::new(
             &t.file,
             Some(first),
-            "unknown-record-type",
+            Code::UnknownRecordType,
             Severity::Info,
             format!("{count} record(s) of unknown type {ty:?} (first here); not part of the conversation"),
         ));
@@ -382,7 +387,7 @@ impl Indexer<'_> {
                     self.t.diagnostics.push(Diagnostic::new(
                         &self.t.file,
                         Some(line.no),
-                        "lone-surrogate",
+                        Code::LoneSurrogate,
                         Severity::Info,
                         "lone UTF-16 surrogate escape; read as U+FFFD, as Claude Code does",
                     ));
@@ -477,7 +482,7 @@ fn index_line(
         t.diagnostics.push(Diagnostic::new(
             &t.file,
             Some(line.no),
-            "missing-uuid",
+            Code::MissingUuid,
             Severity::Warning,
             format!("{ty} record without a string uuid; it cannot be linked and is ignored"),
         ));
@@ -580,7 +585,7 @@ fn index_line(
             t.diagnostics.push(Diagnostic::new(
                 &t.file,
                 Some(line.no),
-                "duplicate-uuid",
+                Code::DuplicateUuid,
                 Severity::Warning,
                 format!("uuid {uuid} first written at line {first_line}; this later copy's content is used at the first position, as Claude Code does"),
             ));
@@ -720,6 +725,12 @@ pub struct Chain {
     /// Leaves of the message graph (`docs/claude-code.md#leaves`): the conversations a picker
     /// could offer.
     pub leaves: usize,
+    /// Where the parent walk stopped: the first message it loaded (before recovered rows
+    /// and `--full` history are added around it).
+    pub walk_root: Option<u32>,
+    /// The file has no main-chain conversation, only sidechain rows (a subagent's own
+    /// transcript): the chain is the subagent's conversation.
+    pub sidechain: bool,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -838,20 +849,37 @@ impl Transcript {
                 }
             },
         };
+        // A subagent's transcript holds only sidechain rows: its conversation is the chain
+        // from its last row written (what Claude Code loads to resume that subagent).
+        let tip = tip.or_else(|| {
+            let sub = opts.tip.is_none().then(|| self.tip_sidechain(&v)).flatten();
+            chain.sidechain = sub.is_some();
+            sub
+        });
         let Some(tip) = tip else {
             chain.end = Some(WalkEnd::Empty);
             chain.diagnostics.push(Diagnostic::new(
                 &self.file,
                 None,
-                "no-conversation",
-                Severity::Warning,
-                "no main-chain user or assistant message to resume from",
+                Code::NoConversation,
+                Severity::Info,
+                "no user or assistant message to resume from",
             ));
             return Ok(chain);
         };
         chain.tip = Some(tip);
+        if chain.sidechain {
+            chain.diagnostics.push(Diagnostic::new(
+                &self.file,
+                None,
+                Code::SubagentTranscript,
+                Severity::Info,
+                "no main-chain message: this is a subagent's transcript, and its own conversation is the chain",
+            ));
+        }
         let (mut positions, end, bridges) = self.walk(&v, tip, opts.loader == Loader::V2_1_332);
         chain.bridges = bridges;
+        chain.walk_root = positions.first().copied();
         let before = positions.len();
         positions = match opts.loader {
             Loader::V2_1_88 => self.recover_after_last(&v, positions),
@@ -903,7 +931,7 @@ impl Transcript {
                 chain.diagnostics.push(Diagnostic::new(
                     &self.file,
                     Some(self.nodes[seg.pos as usize].line),
-                    "preserved-segment-broken",
+                    Code::PreservedSegmentBroken,
                     Severity::Warning,
                     "the preserved segment's walk from tail to head is broken; Claude Code neither relinks nor prunes",
                 ));
@@ -922,7 +950,7 @@ impl Transcript {
             chain.diagnostics.push(Diagnostic::new(
                 &self.file,
                 Some(self.nodes[seg.pos as usize].line),
-                "stale-preserved-segment",
+                Code::StalePreservedSegment,
                 Severity::Info,
                 "preserved segment made stale by a later compact boundary: not relinked, but everything before the last boundary is pruned",
             ));
@@ -1088,6 +1116,24 @@ impl Transcript {
             cur = v.parent_pos(p);
         }
         (None, local)
+    }
+
+    /// The tip of a file without main-chain conversation: the last sidechain conversation
+    /// row written, when every conversation row is a sidechain row.
+    fn tip_sidechain(&self, v: &View<'_>) -> Option<u32> {
+        let mut best: Option<u32> = None;
+        for (i, n) in self.nodes.iter().enumerate() {
+            if !v.alive[i] || !n.is_conversation() {
+                continue;
+            }
+            if !n.is_sidechain() {
+                return None;
+            }
+            if best.is_none_or(|b| n.line > self.nodes[b as usize].line) {
+                best = Some(i as u32);
+            }
+        }
+        best
     }
 
     /// `docs/claude-code.md#the-parent-walk` from the tip, root first. With `bridge`
@@ -1375,7 +1421,7 @@ impl Transcript {
             chain.diagnostics.push(Diagnostic::new(
                 &self.file,
                 Some(child.line),
-                "gap-bridged",
+                Code::GapBridged,
                 Severity::Info,
                 format!(
                     "parent {} of {} {}; bridged to {} ({} ms older), as Claude Code 2.1.332 does",
@@ -1391,28 +1437,23 @@ impl Transcript {
                 ),
             ));
         }
-        match &chain.end {
-            Some(WalkEnd::Dangling(u)) => {
-                let first = chain.positions.first().map(|&p| self.nodes[p as usize].line);
-                chain.diagnostics.push(Diagnostic::new(
-                    &self.file,
-                    first,
-                    "dangling-parent",
-                    Severity::Warning,
-                    format!("the walk stops here: parent {u} is not in the file; earlier messages are not loaded"),
-                ));
-            }
-            Some(WalkEnd::Cycle) => {
-                let first = chain.positions.first().map(|&p| self.nodes[p as usize].line);
-                chain.diagnostics.push(Diagnostic::new(
-                    &self.file,
-                    first,
-                    "cycle",
-                    Severity::Warning,
-                    "the walk stops here: the parent link closes a cycle",
-                ));
-            }
-            _ => {}
+        if let (Some(end @ (WalkEnd::Dangling(_) | WalkEnd::Cycle)), Some(root)) = (&chain.end, chain.walk_root) {
+            let missing = match end {
+                WalkEnd::Dangling(u) => Some(u.as_str()),
+                _ => None,
+            };
+            let (severity, message) = walk_stop(missing, self.not_loaded_before(chain, root));
+            chain.diagnostics.push(Diagnostic::new(
+                &self.file,
+                Some(self.nodes[root as usize].line),
+                if matches!(end, WalkEnd::Cycle) {
+                    Code::Cycle
+                } else {
+                    Code::DanglingParent
+                },
+                severity,
+                message,
+            ));
         }
         if let Some(last) = self.nodes.iter().rposition(Node::is_boundary) {
             let reaches = chain
@@ -1423,9 +1464,9 @@ impl Transcript {
                 chain.diagnostics.push(Diagnostic::new(
                     &self.file,
                     Some(self.nodes[last].line),
-                    "chain-misses-last-boundary",
-                    Severity::Warning,
-                    "the loaded chain does not reach the last compact boundary",
+                    Code::ChainMissesLastBoundary,
+                    Severity::Error,
+                    "the resumed chain does not reach the last compact boundary: its summary is not loaded",
                 ));
             }
         }
@@ -1433,7 +1474,7 @@ impl Transcript {
             chain.diagnostics.push(Diagnostic::new(
                 &self.file,
                 Some(self.lines),
-                "unterminated-last-line",
+                Code::UnterminatedLastLine,
                 Severity::Info,
                 "the file does not end with a newline: possibly still being written",
             ));
@@ -1445,11 +1486,30 @@ impl Transcript {
         self.span
     }
 
-    /// Messages whose parent (after progress bridging) is not in the file.
-    pub fn dangling_parents(&self) -> usize {
+    /// Conversation messages of the main chain written before `pos` in the same compaction
+    /// era (after the last compact boundary written before it) that `chain` does not load:
+    /// what a walk that stops at `pos` loses. Nothing, when `pos` is where the file's
+    /// conversation begins (a session continued from another file, or a file cut short).
+    pub fn not_loaded_before(&self, chain: &Chain, pos: u32) -> usize {
+        let line = self.nodes[pos as usize].line;
+        let era = self
+            .nodes
+            .iter()
+            .filter(|n| n.is_boundary() && n.line < line)
+            .map(|n| n.line)
+            .max()
+            .unwrap_or(0);
+        let on: FxHashSet<u32> = chain.positions.iter().copied().collect();
         self.nodes
             .iter()
-            .filter(|n| n.parent_id().is_some_and(|p| self.pos(p).is_none()))
+            .enumerate()
+            .filter(|(i, n)| {
+                n.line > era
+                    && n.line < line
+                    && n.is_conversation()
+                    && n.is_sidechain() == chain.sidechain
+                    && !on.contains(&(*i as u32))
+            })
             .count()
     }
 
@@ -1461,6 +1521,32 @@ impl Transcript {
             .enumerate()
             .filter(|(i, n)| n.is_conversation() && !n.is_sidechain() && !on.contains(&(*i as u32)))
             .count()
+    }
+}
+
+/// The severity and the message of a walk that stops at a broken link: `missing` is the
+/// parent that is not in the file (`None` for a link that closes a cycle), `lost` what the
+/// stop leaves out ([`Transcript::not_loaded_before`]).
+pub fn walk_stop(missing: Option<&str>, lost: usize) -> (Severity, String) {
+    let why = match missing {
+        Some(u) => format!("parent {u} is not in the file"),
+        None => "its parent link closes a cycle".to_string(),
+    };
+    if lost > 0 {
+        (
+            Severity::Error,
+            format!("the resumed chain stops here: {why}, so a resume loses {lost} message(s) written before it"),
+        )
+    } else {
+        let start = if missing.is_some() {
+            " (continued from another file, or the file's start is missing)"
+        } else {
+            ""
+        };
+        (
+            Severity::Info,
+            format!("the resumed chain starts here: {why}{start}; nothing written before it in this file is lost"),
+        )
     }
 }
 

@@ -645,9 +645,9 @@ impl RequestModel {
 }
 
 /// `doctor`: the session's model is retired, so a resume now sends another model.
-pub const SESSION_MODEL_RETIRED: &str = "session-model-retired";
+pub const SESSION_MODEL_RETIRED: crate::model::diag::Code = crate::model::diag::Code::SessionModelRetired;
 /// `doctor`: the session's model retires within [`RETIRING_WITHIN_DAYS`] days.
-pub const SESSION_MODEL_RETIRING: &str = "session-model-retiring";
+pub const SESSION_MODEL_RETIRING: crate::model::diag::Code = crate::model::diag::Code::SessionModelRetiring;
 /// How far ahead `doctor` warns of a retirement.
 pub const RETIRING_WITHIN_DAYS: i64 = 30;
 
@@ -699,7 +699,7 @@ pub fn doctor_findings(
     let (Some(model), Some(line)) = (rm.session_model.clone(), rm.session_line) else {
         return Ok(Vec::new());
     };
-    let finding = |code: &'static str, severity: Severity, message: String| Diagnostic {
+    let finding = |code: crate::model::diag::Code, severity: Severity, message: String| Diagnostic {
         kind: "finding",
         ..Diagnostic::new(t.file.as_str(), Some(line), code, severity, message)
     };

@@ -1,5 +1,6 @@
 //! `cctool doctor [PATH...]`: integrity findings, read-only, in parallel over files.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use serde::Serialize;
@@ -7,9 +8,10 @@ use serde::Serialize;
 use super::FileOutcome;
 use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::model::Format;
-use crate::model::diag::{Diagnostic, Severity};
+use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
+use crate::output::style::{self, Paint};
 use crate::{ExitStatus, doctor};
 
 #[derive(Serialize, Default)]
@@ -21,13 +23,61 @@ struct Total {
     infos: usize,
     files_with_errors: usize,
     skipped: usize,
+    unreadable: usize,
+}
+
+/// The findings of one code, over all files.
+#[derive(Serialize, Default, Clone)]
+struct CodeCount {
+    kind: &'static str,
+    code: String,
+    findings: usize,
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+}
+
+impl CodeCount {
+    fn add(&mut self, s: Severity) {
+        self.findings += 1;
+        match s {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
+            Severity::Info => self.infos += 1,
+        }
+    }
+
+    fn worst(&self) -> Severity {
+        if self.errors > 0 {
+            Severity::Error
+        } else if self.warnings > 0 {
+            Severity::Warning
+        } else {
+            Severity::Info
+        }
+    }
+
+    /// `1 error, 11 infos`.
+    fn breakdown(&self) -> String {
+        let mut parts = Vec::new();
+        for (n, one, many) in [
+            (self.errors, "error", "errors"),
+            (self.warnings, "warning", "warnings"),
+            (self.infos, "info", "infos"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {}", if n == 1 { one } else { many }));
+            }
+        }
+        parts.join(", ")
+    }
 }
 
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     let resume = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
     crate::chain::claude_config::Config::load(&resume, None, &|k| std::env::var(k).ok()).map_err(crate::Fatal)?;
-    let (expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
+    let (expanded, named) = super::session_inputs(&a.paths, g.quiet)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "doctor", |src, format| {
         match format {
             Format::ClaudeCode => doctor::check_claude(src, &resume),
@@ -36,58 +86,95 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         }
         .map_err(|e| e.to_string())
     });
+    let shown = |f: &Diagnostic| f.severity >= a.min_severity && (a.codes.is_empty() || a.codes.contains(&f.code));
     let mut out = Out::new(g.color);
+    let err = Paint::stderr(g.color);
     let mut total = Total {
         kind: "total",
         ..Total::default()
     };
-    let mut input_errors = expanded
-        .problems
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
+    let mut by_code: BTreeMap<Code, CodeCount> = BTreeMap::new();
     for d in &expanded.problems {
+        total.unreadable += usize::from(d.severity == Severity::Error);
+        if !shown(d) {
+            continue;
+        }
         if g.json {
             out.json(d)?;
         } else if !g.quiet {
-            eprintln!("cctool: {}", escape_str(&d.to_string()));
+            eprintln!("cctool: {}", err.diagnostic(d));
         }
     }
     for (input, outcome) in expanded.inputs.iter().zip(outcomes) {
         match outcome {
             FileOutcome::Done(findings) => {
                 total.files += 1;
+                let findings: Vec<Diagnostic> = findings.into_iter().filter(|f| shown(f)).collect();
                 let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
                 total.errors += errors;
                 total.warnings += findings.iter().filter(|f| f.severity == Severity::Warning).count();
                 total.infos += findings.iter().filter(|f| f.severity == Severity::Info).count();
                 total.files_with_errors += usize::from(errors > 0);
+                for f in &findings {
+                    by_code
+                        .entry(f.code)
+                        .or_insert_with(|| CodeCount {
+                            kind: "code",
+                            code: f.code.id().to_string(),
+                            ..CodeCount::default()
+                        })
+                        .add(f.severity);
+                }
                 if g.json {
                     for f in &findings {
                         out.json(f)?;
                     }
                 } else if !findings.is_empty() {
-                    out.text(&render(&input.display_name(), &findings))?;
+                    out.text(&render(&input.display_name(), &findings, out.paint()))?;
                 }
             }
             other => {
-                let Some(d) = other.problem_counted(input, &mut input_errors, &mut total.skipped) else {
+                let Some(d) = other.problem_counted(input, &mut total.unreadable, &mut total.skipped) else {
                     continue;
                 };
+                if !shown(&d) {
+                    continue;
+                }
                 if g.json {
                     out.json(&d)?;
                 } else if d.severity == Severity::Error && !g.quiet {
-                    eprintln!("cctool: {}: {}", escape_str(&d.file), escape_str(&d.message));
+                    eprintln!("cctool: {}", err.diagnostic(&d));
                 }
             }
         }
     }
+    // Worst first, then the most frequent.
+    let mut codes: Vec<CodeCount> = by_code.into_values().collect();
+    codes.sort_by(|x, y| {
+        y.worst()
+            .cmp(&x.worst())
+            .then(y.findings.cmp(&x.findings))
+            .then(x.code.cmp(&y.code))
+    });
     if g.json {
+        for c in &codes {
+            out.json(c)?;
+        }
         out.json(&total)?;
     }
     out.flush()?;
     if !g.json && !g.quiet {
         let mut e = std::io::stderr().lock();
+        let width = codes.iter().map(|c| c.code.len()).max().unwrap_or(0);
+        for c in &codes {
+            let _ = writeln!(
+                e,
+                "cctool: {:>6}  {}  {}",
+                c.findings,
+                err.paint(style::severity_style(c.worst()), &format!("{:<width$}", c.code)),
+                c.breakdown()
+            );
+        }
         let mut line = format!(
             "cctool: {} files checked: {} errors, {} warnings, {} infos",
             total.files, total.errors, total.warnings, total.infos
@@ -98,9 +185,15 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         if total.skipped > 0 {
             line.push_str(&format!("; {} files skipped as not sessions", total.skipped));
         }
+        if total.unreadable > 0 {
+            line.push_str(&format!("; {} could not be read", total.unreadable));
+        }
+        if a.min_severity > Severity::Info || !a.codes.is_empty() {
+            line.push_str(" (filtered)");
+        }
         let _ = writeln!(e, "{line}");
     }
-    Ok(if input_errors > 0 {
+    Ok(if total.unreadable > 0 {
         ExitStatus::Error
     } else if total.errors > 0 {
         ExitStatus::Negative
@@ -110,14 +203,14 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
 }
 
 /// Findings of one file, grouped under its name.
-fn render(file: &str, findings: &[Diagnostic]) -> String {
-    let mut s = format!("{}\n", escape_str(file));
+fn render(file: &str, findings: &[Diagnostic], paint: Paint) -> String {
+    let mut s = format!("{}\n", paint.paint(style::BOLD, &escape_str(file)));
     for f in findings {
         let at = f.line.map_or_else(|| "-".to_string(), |l| format!("line {l}"));
         s.push_str(&format!(
-            "  {at}: {} [{}] {}\n",
-            f.severity,
-            f.code,
+            "  {at}: {} {} {}\n",
+            paint.severity(f.severity),
+            paint.paint(style::DIM, &format!("[{}]", f.code)),
             escape_str(&f.message)
         ));
     }

@@ -15,6 +15,7 @@ use crate::model::Format;
 use crate::model::diag::Severity;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
+use crate::output::style::{self, Paint};
 use crate::summary::{self, Options, SummaryRecord};
 
 #[derive(Serialize)]
@@ -22,7 +23,8 @@ struct Total {
     kind: &'static str,
     files: usize,
     summaries: usize,
-    current: usize,
+    /// Files with a current summary (not `current`: that is a boolean in summary records).
+    with_current: usize,
     without_current: usize,
     skipped: usize,
     errors: usize,
@@ -46,7 +48,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
         kind: "total",
         files: 0,
         summaries: 0,
-        current: 0,
+        with_current: 0,
         without_current: 0,
         skipped: 0,
         errors: expanded
@@ -68,12 +70,12 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
                 for r in records.iter().filter(|r| !a.current || r.current) {
                     if r.kind == "summary" {
                         total.summaries += 1;
-                        total.current += usize::from(r.current);
+                        total.with_current += usize::from(r.current);
                     }
                     if g.json {
                         out.json(r)?;
                     } else {
-                        out.text(&render(r))?;
+                        out.text(&render(r, out.paint()))?;
                     }
                 }
             }
@@ -95,11 +97,11 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     if !g.json && !g.quiet {
         let mut e = std::io::stderr().lock();
         for d in diags.iter().filter(|d| d.severity > Severity::Info) {
-            let _ = writeln!(e, "cctool: {}", escape_str(&d.to_string()));
+            let _ = writeln!(e, "cctool: {}", Paint::stderr(g.color).diagnostic(d));
         }
         let mut line = format!(
             "cctool: {} files, {} summaries ({} current)",
-            total.files, total.summaries, total.current
+            total.files, total.summaries, total.with_current
         );
         if total.skipped > 0 {
             line.push_str(&format!(", {} files skipped as not sessions", total.skipped));
@@ -174,7 +176,7 @@ fn extract(
 }
 
 /// The text form: a header line, then the summary.
-fn render(r: &SummaryRecord) -> String {
+fn render(r: &SummaryRecord, paint: Paint) -> String {
     let mut head = vec![r.file.clone()];
     if r.kind == "summary" {
         head.push(format!("#{}", r.index));
@@ -199,9 +201,16 @@ fn render(r: &SummaryRecord) -> String {
     if r.current {
         head.push("current".into());
     }
-    let mut s = format!("== {}\n", escape_str(&head.join(" · ")));
+    let mut s = format!(
+        "{}\n",
+        paint.paint(style::BOLD, &format!("== {}", escape_str(&head.join(" · "))))
+    );
     if let Some(w) = &r.warning {
-        s.push_str(&format!("warning: {}\n", escape_str(w)));
+        s.push_str(&format!(
+            "{} {}\n",
+            paint.paint(style::WARNING, "warning:"),
+            escape_str(w)
+        ));
     }
     if r.encrypted {
         s.push_str(&format!(

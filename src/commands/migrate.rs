@@ -62,7 +62,7 @@ pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
         .any(|d| d.severity == crate::model::diag::Severity::Error);
     for d in &expanded.problems {
         if !g.quiet {
-            eprintln!("cctool: {}", escape_str(&d.to_string()));
+            eprintln!("cctool: {}", crate::output::style::Paint::stderr(g.color).diagnostic(d));
         }
     }
     let mut would_change = false;

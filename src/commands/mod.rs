@@ -65,6 +65,17 @@ pub fn batch_inputs(
     Ok((crate::io::paths::expand(&roots), named))
 }
 
+/// [`batch_inputs`] plus the subagent transcripts of the Claude Code sessions among them:
+/// the inputs of `scan` and `doctor`, which must count the same files.
+pub fn session_inputs(
+    paths: &[std::path::PathBuf],
+    quiet: bool,
+) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
+    let (mut expanded, named) = batch_inputs(paths, quiet)?;
+    crate::formats::subagents::add_subagent_files(&mut expanded.inputs);
+    Ok((expanded, named))
+}
+
 /// What a batch command got from one input.
 pub enum FileOutcome<T> {
     Done(T),
@@ -77,20 +88,20 @@ pub enum FileOutcome<T> {
 impl<T> FileOutcome<T> {
     /// The diagnostic of an input that gave no result.
     pub fn problem(&self, input: &crate::io::Input) -> Option<crate::model::diag::Diagnostic> {
-        use crate::model::diag::{Diagnostic, Severity};
+        use crate::model::diag::{Code, Diagnostic, Severity};
         match self {
             FileOutcome::Done(_) => None,
             FileOutcome::NotSession(why) => Some(Diagnostic::new(
                 input.display_name(),
                 None,
-                "not-a-session",
+                Code::NotASession,
                 Severity::Info,
                 why.clone(),
             )),
             FileOutcome::Error(msg) => Some(Diagnostic::new(
                 input.display_name(),
                 None,
-                "unreadable",
+                Code::Unreadable,
                 Severity::Error,
                 msg.clone(),
             )),

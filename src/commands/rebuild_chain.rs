@@ -15,48 +15,72 @@ use crate::formats::codex::{Era, ItemSrc};
 use crate::formats::session;
 use crate::io::{Input, Source};
 use crate::model::Format;
-use crate::model::diag::{Diagnostic, Severity};
+use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::output::progress::file_bar;
-use crate::output::render::{self, Style};
+use crate::output::render::{self, Render, Style};
 use crate::output::{Out, eprint_diagnostics};
 use crate::{ExitStatus, Fatal};
 
 /// The closing `--json` record of `--api-view`.
+/// The closing `--json` record of `--api-view`, for either agent: one set of fields, null
+/// where the agent has no such thing (Claude Code has a loader, a model choice and a thinking
+/// policy; Codex a catalog entry and refusals).
 #[derive(Serialize, Debug)]
 pub struct ApiViewSummary {
     pub kind: &'static str,
     pub file: String,
-    pub loader: &'static str,
+    pub format: &'static str,
+    /// The client version whose request this is.
+    pub client: &'static str,
+    pub loader: Option<&'static str>,
     /// The model the request names.
     pub model: Option<String>,
-    /// How it was chosen: `restored`, `retired → default`, `explicit`, …
-    pub model_choice: String,
-    /// The session's own model (the last qualifying assistant entry's).
+    /// Claude Code: how it was chosen: `restored`, `retired → default`, `explicit`, …
+    pub model_choice: Option<String>,
+    /// Codex: the catalog entry the model resolves to; null for Codex's fallback metadata.
+    pub model_entry: Option<&'static str>,
+    /// Claude Code: the session's own model (the last qualifying assistant entry's).
     pub session_model: Option<String>,
-    /// The day the session's model retires for the provider, when the table has one.
+    /// Claude Code: the day the session's model retires for the provider, when known.
     pub session_model_retires: Option<String>,
-    /// The notice the client writes when it does not restore the session's model.
+    /// Claude Code: the notice the client writes when it does not restore the session's model.
     pub notice: Option<String>,
-    pub thinking_policy: &'static str,
+    /// Claude Code: which thinking blocks of other models the request keeps.
+    pub thinking_policy: Option<&'static str>,
+    /// The length of the request's `messages` (Claude Code) or `input` (Codex) array.
     pub messages: usize,
     pub tokens: usize,
     pub prompt: bool,
     pub rules: Vec<serde_json::Value>,
-    pub assumptions: Box<claude_model::Assumptions>,
+    /// Claude Code: the date, time zone, settings and base URL the answer depends on.
+    pub assumptions: Option<Box<claude_model::Assumptions>>,
+    /// Codex: why Codex cannot resume the file, when it cannot (then nothing else is printed).
+    pub refused: Option<String>,
 }
 
 impl ApiViewSummary {
     fn describe(&self) -> String {
-        format!(
-            "{}: {} messages sent, about {} tokens, model {} ({}), other models' thinking: {}; rules: {}",
-            self.file,
-            self.messages,
-            self.tokens,
-            self.model.as_deref().unwrap_or("unknown"),
-            self.model_choice,
-            self.thinking_policy,
-            rules_text(&self.rules)
-        )
+        if let Some(r) = &self.refused {
+            return format!("{}: {r}", self.file);
+        }
+        let model = self.model.as_deref().unwrap_or("unknown");
+        match (&self.model_choice, self.thinking_policy) {
+            (Some(choice), Some(policy)) => format!(
+                "{}: {} messages sent, about {} tokens, model {model} ({choice}), other models' thinking: {policy}; rules: {}",
+                self.file,
+                self.messages,
+                self.tokens,
+                rules_text(&self.rules)
+            ),
+            _ => format!(
+                "{}: {} items sent by Codex {}, about {} tokens, model {model}; rules: {}",
+                self.file,
+                self.messages,
+                self.client,
+                self.tokens,
+                rules_text(&self.rules)
+            ),
+        }
     }
 }
 
@@ -73,47 +97,11 @@ fn rules_text(rules: &[serde_json::Value]) -> String {
     }
 }
 
-/// The closing `--json` record of `--api-view` on a Codex rollout.
-#[derive(Serialize, Debug)]
-pub struct CodexApiViewSummary {
-    pub kind: &'static str,
-    pub file: String,
-    pub format: &'static str,
-    pub client: &'static str,
-    pub model: Option<String>,
-    /// The catalog entry the model resolves to; null for Codex's fallback metadata.
-    pub model_entry: Option<&'static str>,
-    pub items: usize,
-    pub tokens: usize,
-    pub prompt: bool,
-    pub rules: Vec<serde_json::Value>,
-    /// Why Codex cannot resume the file, when it cannot (then nothing else is printed).
-    pub refused: Option<String>,
-}
-
-impl CodexApiViewSummary {
-    fn describe(&self) -> String {
-        if let Some(r) = &self.refused {
-            return format!("{}: {r}", self.file);
-        }
-        format!(
-            "{}: {} items sent by Codex {}, about {} tokens, model {}; rules: {}",
-            self.file,
-            self.items,
-            self.client,
-            self.tokens,
-            self.model.as_deref().unwrap_or("unknown"),
-            rules_text(&self.rules)
-        )
-    }
-}
-
 /// What a rebuild reports at the end.
 #[derive(Debug)]
 pub enum Report {
     Chain(ChainSummary),
     ApiView(ApiViewSummary),
-    CodexApiView(CodexApiViewSummary),
 }
 
 impl Report {
@@ -121,7 +109,6 @@ impl Report {
         match self {
             Report::Chain(c) => c.describe(),
             Report::ApiView(a) => a.describe(),
-            Report::CodexApiView(a) => a.describe(),
         }
     }
 }
@@ -186,11 +173,11 @@ impl ChainSummary {
     }
 }
 
-fn style(f: ChainFormat) -> Option<Style> {
+fn style(f: ChainFormat, paint: crate::output::style::Paint, full: bool) -> Option<Render> {
     match f {
         ChainFormat::Jsonl => None,
-        ChainFormat::Text => Some(Style::Text),
-        ChainFormat::Markdown => Some(Style::Markdown),
+        ChainFormat::Text => Some(Render::new(Style::Text, paint, full)),
+        ChainFormat::Markdown => Some(Render::new(Style::Markdown, paint, full)),
     }
 }
 
@@ -238,7 +225,7 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
         .into());
     }
     let mut out = Out::new(g.color);
-    let st = style(a.format);
+    let st = style(a.format, out.paint(), a.full_output);
     let bar = file_bar(src.name(), src.len(), g.quiet);
     let (diags, summary) = match format {
         Format::ClaudeCode => claude_chain(&src, a, st, &mut out, &bar)?,
@@ -252,13 +239,12 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
         match &summary {
             Report::Chain(c) => out.json(c)?,
             Report::ApiView(v) => out.json(v)?,
-            Report::CodexApiView(v) => out.json(v)?,
         }
     }
     out.flush()?;
-    let refused = matches!(&summary, Report::CodexApiView(v) if v.refused.is_some());
+    let refused = matches!(&summary, Report::ApiView(v) if v.refused.is_some());
     if !g.json && !g.quiet {
-        eprint_diagnostics(&diags, 20);
+        eprint_diagnostics(&diags, 20, crate::output::style::Paint::stderr(g.color));
         let mut e = std::io::stderr().lock();
         let _ = writeln!(
             e,
@@ -276,7 +262,7 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
 fn claude_chain(
     src: &Source,
     a: &RebuildChainArgs,
-    st: Option<Style>,
+    st: Option<Render>,
     out: &mut Out,
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
@@ -306,7 +292,7 @@ fn claude_chain(
                 id: Some(format!("Claude Code {}", claude_model::client_version())),
                 body: rm.statement(&cfg, a.body),
             };
-            out.text(&render::render(s, &statement))?;
+            out.text(&render::render(&s, &statement))?;
         }
         if a.body {
             let body = rm.body(messages.iter().map(String::as_str));
@@ -316,7 +302,7 @@ fn claude_chain(
                     let v = value_of(body.as_bytes());
                     let sent = v["messages"].as_array().cloned().unwrap_or_default();
                     for (i, m) in sent.iter().enumerate() {
-                        out.text(&render::render(s, &render::api_block(m, i, s)))?;
+                        out.text(&render::render(&s, &render::api_block(m, i, &s)))?;
                     }
                 }
             }
@@ -324,7 +310,7 @@ fn claude_chain(
             for (i, m) in messages.iter().enumerate() {
                 match st {
                     None => out.record(m.as_bytes())?,
-                    Some(s) => out.text(&render::render(s, &render::api_block(&value_of(m.as_bytes()), i, s)))?,
+                    Some(s) => out.text(&render::render(&s, &render::api_block(&value_of(m.as_bytes()), i, &s)))?,
                 }
             }
         }
@@ -340,18 +326,22 @@ fn claude_chain(
         let record = ApiViewSummary {
             kind: "api_view",
             file: t.file.clone(),
-            loader: a.loader.name(),
+            format: Format::ClaudeCode.name(),
+            client: crate::chain::claude_client::CLIENT.version,
+            loader: Some(a.loader.name()),
             model: view.model.clone(),
-            model_choice: rm.choice(),
+            model_choice: Some(rm.choice()),
+            model_entry: None,
             session_model: rm.session_model.clone(),
             session_model_retires: rm.session_retires.map(|d| d.to_string()),
             notice: rm.notice.clone(),
-            thinking_policy: rm.policy.name(),
+            thinking_policy: Some(rm.policy.name()),
             messages: view.len(),
             tokens: view.tokens(),
             prompt: a.prompt.is_some(),
             rules: claude_api::rules_of(&fired),
-            assumptions: Box::new(rm.assumptions(&cfg)),
+            assumptions: Some(Box::new(rm.assumptions(&cfg))),
+            refused: None,
         };
         return Ok((diags, Report::ApiView(record)));
     }
@@ -360,11 +350,11 @@ fn claude_chain(
         if let Some(s) = st {
             if chain.earlier_parts.contains(&i) {
                 out.text(&render::separator(
-                    s,
+                    &s,
                     "earlier history, replaced by a compaction (not loaded on resume)",
                 ))?;
             } else if !chain.earlier_parts.is_empty() && chain.loaded_from == Some(i) {
-                out.text(&render::separator(s, "what a resume loads"))?;
+                out.text(&render::separator(&s, "what a resume loads"))?;
             }
         }
         let node = t.node(pos);
@@ -372,8 +362,8 @@ fn claude_chain(
         match st {
             None => out.record(&bytes)?,
             Some(s) => out.text(&render::render(
-                s,
-                &render::claude_block(&value_of(&bytes), node.line, s),
+                &s,
+                &render::claude_block(&value_of(&bytes), node.line, &s),
             ))?,
         }
         released.touch(node.offset, node.len);
@@ -403,7 +393,7 @@ fn claude_chain(
 fn codex_chain(
     src: &Source,
     a: &RebuildChainArgs,
-    st: Option<Style>,
+    st: Option<Render>,
     out: &mut Out,
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
@@ -415,15 +405,11 @@ fn codex_chain(
         Replay::Legacy => (codex::replay_forward(&rollout), codex::reconstruct(&rollout)),
     };
     let mut diags = rollout.diagnostics.clone();
-    if rollout.era == Era::Bare || rollout.era == Era::Document {
-        diags.push(Diagnostic::new(
-            src.name(),
-            None,
-            "pre-envelope-format",
-            Severity::Info,
-            "written by a 2025 Codex that current Codex cannot resume; its history is read by plain forward replay",
-        ));
-    }
+    let current = match a.replay {
+        Replay::Current => &history,
+        Replay::Legacy => &other,
+    };
+    diags.extend(crate::doctor::codex_notes(&rollout, current));
     let srcs = |h: &codex::History| h.items.iter().map(|i| i.src.clone()).collect::<Vec<_>>();
     if rollout.era == Era::Envelope && srcs(&history) != srcs(&other) {
         let (cur, leg) = match a.replay {
@@ -433,7 +419,7 @@ fn codex_chain(
         diags.push(Diagnostic::new(
             src.name(),
             None,
-            "replay-differs",
+            Code::ReplayDiffers,
             Severity::Warning,
             format!(
                 "current Codex resumes {} items, the pre-2026-02-27 forward replay gives {}: a rollback crosses a compaction",
@@ -442,21 +428,9 @@ fn codex_chain(
             ),
         ));
     }
-    if history.discarded_turns > 0 && a.replay == Replay::Current {
-        diags.push(Diagnostic::new(
-            src.name(),
-            None,
-            "rolled-back",
-            Severity::Info,
-            format!(
-                "{} turn(s) rolled back and discarded ({} records)",
-                history.discarded_turns, history.discarded_records
-            ),
-        ));
-    }
     if a.api_view {
         let report = codex_api_view(src, a, st, out, &rollout, &history, &mut diags)?;
-        return Ok((diags, Report::CodexApiView(report)));
+        return Ok((diags, Report::ApiView(report)));
     }
     let mut released = src.releaser();
     for item in &history.items {
@@ -476,7 +450,7 @@ fn codex_chain(
             // The 2025 TypeScript CLI's document is pretty-printed: its items span lines.
             None if rollout.era == Era::Document => out.record(&crate::io::json::minify(&bytes))?,
             None => out.record(&bytes)?,
-            Some(s) => out.text(&render::render(s, &render::codex_block(&value_of(&bytes), line, s)))?,
+            Some(s) => out.text(&render::render(&s, &render::codex_block(&value_of(&bytes), line, &s)))?,
         }
     }
     let summary = ChainSummary {
@@ -502,24 +476,31 @@ fn codex_chain(
 fn codex_api_view(
     src: &Source,
     a: &RebuildChainArgs,
-    st: Option<Style>,
+    st: Option<Render>,
     out: &mut Out,
     rollout: &crate::formats::codex::Rollout,
     history: &codex::History,
     diags: &mut Vec<Diagnostic>,
-) -> anyhow::Result<CodexApiViewSummary> {
+) -> anyhow::Result<ApiViewSummary> {
     let view = codex_api::api_view(rollout, history, src, a.resume.model.as_deref(), a.prompt.as_deref())?;
-    let mut record = CodexApiViewSummary {
+    let mut record = ApiViewSummary {
         kind: "api_view",
         file: src.name().to_string(),
         format: Format::Codex.name(),
         client: codex_api::CLIENT,
+        loader: None,
         model: None,
+        model_choice: None,
         model_entry: None,
-        items: 0,
+        session_model: None,
+        session_model_retires: None,
+        notice: None,
+        thinking_policy: None,
+        messages: 0,
         tokens: 0,
         prompt: a.prompt.is_some(),
         rules: Vec::new(),
+        assumptions: None,
         refused: None,
     };
     let view = match view {
@@ -533,7 +514,7 @@ fn codex_api_view(
         diags.push(Diagnostic::new(
             src.name(),
             *line,
-            "unreadable-item",
+            Code::UnreadableItem,
             Severity::Warning,
             format!("history item Codex cannot read ({why}); Codex skips this line"),
         ));
@@ -542,7 +523,7 @@ fn codex_api_view(
         diags.push(Diagnostic::new(
             src.name(),
             Some(*line),
-            "image-not-reproduced",
+            Code::ImageNotReproduced,
             Severity::Warning,
             "Codex resizes or converts this image before sending it; the view shows it as written",
         ));
@@ -551,27 +532,27 @@ fn codex_api_view(
         match st {
             None => out.record(item.as_bytes())?,
             Some(s) => {
-                let mut block = render::codex_block(&value_of(item.as_bytes()), None, s);
+                let mut block = render::codex_block(&value_of(item.as_bytes()), None, &s);
                 // A call's id is in the heading already (`function_call_output call_…`).
                 block.id = Some(format!("item {}", i + 1));
-                out.text(&render::render(s, &block))?;
+                out.text(&render::render(&s, &block))?;
             }
         }
     }
     record.model = view.model.slug.clone();
     record.model_entry = view.model.entry;
-    record.items = view.items.len();
+    record.messages = view.items.len();
     record.tokens = view.tokens();
     record.rules = view.rules();
     Ok(record)
 }
 
-fn session_chain(src: &Source, st: Option<Style>, out: &mut Out) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+fn session_chain(src: &Source, st: Option<Render>, out: &mut Out) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
     let s = session::read_messages(src).map_err(|e| Fatal(format!("{}: {}", src.name(), e.0)))?;
     for (i, m) in s.messages.iter().enumerate() {
         match st {
             None => out.record(m)?,
-            Some(style) => out.text(&render::render(style, &render::session_block(&value_of(m), i)))?,
+            Some(style) => out.text(&render::render(&style, &render::session_block(&value_of(m), i, &style)))?,
         }
     }
     let summary = ChainSummary {

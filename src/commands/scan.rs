@@ -1,79 +1,37 @@
-//! `cctool scan [PATH...]`: one record per session file, in parallel, then a total.
-//!
-//! Each file is loaded, its chain rebuilt and the request a resume would send estimated, then
-//! dropped: only the small per-file record is kept, so memory does not grow with the number
-//! of sessions. Subagent transcripts found beside a Claude Code session (`<session>/subagents/`
-//! and legacy `agent-*.jsonl`) are scanned too and linked to their parent session.
+//! `cctool scan [PATH...]`: one record per session file, in parallel, then a total; on a
+//! terminal or in a pipe, a table with one line per session at any width.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
 
-use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
 use serde::Serialize;
 
 use super::FileOutcome;
-use crate::chain::claude::{self, Options};
-use crate::chain::claude_api::api_view;
-use crate::chain::claude_config::{Config, Overrides};
-use crate::chain::claude_model;
-use crate::chain::codex;
+use crate::ExitStatus;
 use crate::cli::{GlobalArgs, ScanArgs, ScanSort};
-use crate::formats::codex::Record;
-use crate::io::{Input, Source};
+use crate::formats::subagents::is_uuid;
 use crate::model::Format;
 use crate::model::diag::{Diagnostic, Severity};
-use crate::model::time::format_ms;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
-use crate::{ExitStatus, formats};
-
-/// One session file.
-#[derive(Serialize, Debug, Default, Clone)]
-pub struct SessionRecord {
-    pub kind: &'static str,
-    pub path: String,
-    pub format: &'static str,
-    pub agent_versions: Vec<String>,
-    pub session_id: Option<String>,
-    pub bytes: u64,
-    pub lines: u64,
-    pub bad_lines: u64,
-    pub chain_messages: usize,
-    pub chain_end: Option<String>,
-    pub leaves: Option<usize>,
-    pub compactions: usize,
-    pub last_compaction_trigger: Option<String>,
-    pub last_compaction_pre_tokens: Option<i64>,
-    pub compaction_origins: BTreeMap<&'static str, usize>,
-    pub resume_tokens: usize,
-    /// Claude Code: the model a resume would send the request to, and how it was chosen.
-    pub resume_model: Option<String>,
-    pub resume_model_choice: Option<String>,
-    pub dangling_parents: Option<usize>,
-    pub duplicate_uuids: Option<u64>,
-    pub first_timestamp: Option<String>,
-    pub last_timestamp: Option<String>,
-    /// `session` or `subagent`.
-    pub role: &'static str,
-    /// For a subagent transcript: the session it belongs to.
-    pub parent_session: Option<String>,
-    /// For a session: the subagent transcripts found for it.
-    pub subagents: Vec<String>,
-}
+use crate::output::style::{self, Paint};
+use crate::output::table::{self, Align, Column};
+use crate::scan::{SessionRecord, link_subagents, scan_claude, scan_codex, scan_session};
 
 #[derive(Serialize, Debug, Default)]
 struct Total {
     kind: &'static str,
     files: usize,
     sessions: usize,
-    subagents: usize,
+    subagent_files: usize,
     bytes: u64,
     lines: u64,
     bad_lines: u64,
     chain_messages: usize,
     compactions: usize,
     resume_tokens: usize,
+    dangling_parents: usize,
+    chain_breaks: usize,
     by_format: BTreeMap<&'static str, usize>,
     skipped: usize,
     errors: usize,
@@ -82,9 +40,8 @@ struct Total {
 pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     let overrides = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
-    Config::load(&overrides, None, &|k| std::env::var(k).ok()).map_err(crate::Fatal)?;
-    let (mut expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
-    add_subagent_files(&mut expanded.inputs);
+    crate::chain::claude_config::Config::load(&overrides, None, &|k| std::env::var(k).ok()).map_err(crate::Fatal)?;
+    let (expanded, named) = super::session_inputs(&a.paths, g.quiet)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "scan", |src, format| {
         match format {
             Format::ClaudeCode => scan_claude(src, &overrides),
@@ -115,7 +72,7 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     for r in &records {
         total.files += 1;
         if r.role == "subagent" {
-            total.subagents += 1;
+            total.subagent_files += 1;
         } else {
             total.sessions += 1;
         }
@@ -125,6 +82,8 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
         total.chain_messages += r.chain_messages;
         total.compactions += r.compactions;
         total.resume_tokens += r.resume_tokens;
+        total.dangling_parents += r.dangling_parents.unwrap_or(0);
+        total.chain_breaks += r.chain_breaks.unwrap_or(0);
         *total.by_format.entry(r.format).or_default() += 1;
     }
 
@@ -139,13 +98,15 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
         out.json(&total)?;
     } else {
         sort(&mut records, a.sort);
-        out.text(&table(&records, &total, out.terminal))?;
+        let width = if a.wide { None } else { table_width(out.terminal) };
+        out.text(&render_table(&records, &total, a.wide, width, out.paint()))?;
     }
     out.flush()?;
     if !g.json && !g.quiet {
+        let err = Paint::stderr(g.color);
         let mut e = std::io::stderr().lock();
         for d in diags.iter().filter(|d| d.severity > Severity::Info) {
-            let _ = writeln!(e, "cctool: {}", escape_str(&d.to_string()));
+            let _ = writeln!(e, "cctool: {}", err.diagnostic(d));
         }
         if total.skipped > 0 {
             let _ = writeln!(e, "cctool: {} files skipped as not sessions", total.skipped);
@@ -158,267 +119,27 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     })
 }
 
-fn is_uuid_stem(p: &Path) -> bool {
-    p.file_stem().and_then(|s| s.to_str()).is_some_and(|s| {
-        s.len() == 36
-            && s.bytes().enumerate().all(|(i, b)| {
-                if matches!(i, 8 | 13 | 18 | 23) {
-                    b == b'-'
-                } else {
-                    b.is_ascii_hexdigit()
-                }
-            })
-    })
-}
-
-/// Adds the subagent transcripts of every named Claude Code session that are not inputs yet:
-/// `<dir>/<session>/subagents/**.jsonl`, and legacy `<dir>/agent-*.jsonl` of that session.
-fn add_subagent_files(inputs: &mut Vec<Input>) {
-    let mut extra: Vec<PathBuf> = Vec::new();
-    for input in inputs.iter() {
-        let Input::Path(p) = input else { continue };
-        if !is_uuid_stem(p) || p.extension().is_none_or(|e| e != "jsonl") {
-            continue;
-        }
-        let (Some(dir), Some(stem)) = (p.parent(), p.file_stem().and_then(|s| s.to_str())) else {
-            continue;
-        };
-        let sub = dir.join(stem).join("subagents");
-        if sub.is_dir() {
-            extra.extend(
-                crate::io::paths::expand(&[sub])
-                    .inputs
-                    .into_iter()
-                    .filter_map(|i| match i {
-                        Input::Path(p) => Some(p),
-                        Input::Stdin => None,
-                    }),
-            );
-        }
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            let needle = format!("\"sessionId\":\"{stem}\"");
-            for e in entries.flatten() {
-                let ap = e.path();
-                let name = ap.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                if name.starts_with("agent-") && name.ends_with(".jsonl") && head_contains(&ap, needle.as_bytes()) {
-                    extra.push(ap);
-                }
-            }
-        }
+/// The width the table must fit: `COLUMNS` when set, else the terminal's (80 when a
+/// pseudo-terminal reports no size); none in a pipe.
+fn table_width(terminal: bool) -> Option<usize> {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        && n > 0
+    {
+        return Some(n);
     }
-    for p in extra {
-        let i = Input::Path(p);
-        if !inputs.contains(&i) {
-            inputs.push(i);
-        }
-    }
-}
-
-/// Whether the first 64 KiB of a file hold `needle`.
-fn head_contains(path: &Path, needle: &[u8]) -> bool {
-    let mut buf = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(64 * 1024).read_to_end(&mut buf))
-        .is_ok()
-        && memchr::memmem::find(&buf, needle).is_some()
-}
-
-fn is_subagent_path(path: &str) -> bool {
-    let p = Path::new(path);
-    p.components().any(|c| c.as_os_str() == "subagents")
-        || p.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("agent-"))
-}
-
-/// Subagent transcripts keep their parent's session id: link both ways.
-fn link_subagents(records: &mut [SessionRecord]) {
-    let mut parents: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, r) in records.iter().enumerate() {
-        if r.format == "claude-code"
-            && r.role == "session"
-            && let Some(id) = &r.session_id
-        {
-            parents.entry(id.clone()).or_insert(i);
-        }
-    }
-    let mut links = Vec::new();
-    for (i, r) in records.iter_mut().enumerate() {
-        if r.role == "subagent" {
-            r.parent_session = r.session_id.clone();
-            if let Some(&p) = r.session_id.as_ref().and_then(|id| parents.get(id)) {
-                links.push((p, i));
-            }
-        }
-    }
-    for (p, i) in links {
-        let path = records[i].path.clone();
-        records[p].subagents.push(path);
-    }
-}
-
-fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<SessionRecord> {
-    let t = claude::read(src)?;
-    let chain = t.rebuild(&Options::default()).unwrap_or_default();
-    let rm = claude_model::choose_for(&t, &chain, src, overrides)?;
-    let view = api_view(&t, &chain, src, None, &rm)?;
-    let last = t.boundaries.iter().max_by_key(|b| b.pos);
-    let span = t.time_span();
-    let session_id = t.session_ids.first().cloned().or_else(|| {
-        let p = Path::new(src.name());
-        is_uuid_stem(p).then(|| p.file_stem().unwrap_or_default().to_string_lossy().into_owned())
-    });
-    Ok(SessionRecord {
-        kind: "session",
-        path: src.name().to_string(),
-        format: Format::ClaudeCode.name(),
-        agent_versions: t.versions.clone(),
-        session_id,
-        bytes: src.len(),
-        lines: t.lines,
-        bad_lines: t.bad_lines,
-        chain_messages: chain.positions.len(),
-        chain_end: chain.end.as_ref().map(ToString::to_string),
-        leaves: Some(chain.leaves),
-        compactions: t.boundaries.len(),
-        last_compaction_trigger: last.and_then(|b| b.trigger.clone()),
-        last_compaction_pre_tokens: last.and_then(|b| b.pre_tokens),
-        compaction_origins: if t.boundaries.is_empty() {
-            BTreeMap::new()
-        } else {
-            BTreeMap::from([("local", t.boundaries.len())])
-        },
-        resume_tokens: view.tokens(),
-        resume_model: Some(rm.model.clone()),
-        resume_model_choice: Some(rm.choice()),
-        dangling_parents: Some(t.dangling_parents()),
-        duplicate_uuids: Some(t.duplicate_uuids),
-        first_timestamp: span.map(|s| format_ms(s.0)),
-        last_timestamp: span.map(|s| format_ms(s.1)),
-        role: if is_subagent_path(src.name()) {
-            "subagent"
-        } else {
-            "session"
-        },
-        ..SessionRecord::default()
-    })
-}
-
-fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
-    let rollout = formats::codex::read_records(src)?;
-    let history = codex::reconstruct(&rollout);
-    let tokens = crate::compact::codex_history_tokens(&history.items);
-    let mut origins: BTreeMap<&'static str, usize> = BTreeMap::new();
-    let mut compactions = 0;
-    let mut versions: Vec<String> = Vec::new();
-    let mut session_id = None;
-    for (_, r) in &rollout.records {
-        match r {
-            Record::Compacted(c) => {
-                compactions += 1;
-                let origin = match &c.replacement_history {
-                    None => "legacy",
-                    Some(rh) if rh.iter().any(|i| i.remote_compaction) => "remote",
-                    Some(_) => "local",
-                };
-                *origins.entry(origin).or_default() += 1;
-            }
-            Record::SessionMeta { id, cli_version } => {
-                if session_id.is_none() {
-                    session_id.clone_from(id);
-                }
-                if let Some(v) = cli_version
-                    && !versions.contains(v)
-                {
-                    versions.push(v.clone());
-                }
-            }
-            _ => {}
-        }
-    }
-    let lines = rollout.lines;
-    Ok(SessionRecord {
-        kind: "session",
-        path: src.name().to_string(),
-        format: Format::Codex.name(),
-        agent_versions: versions,
-        session_id,
-        bytes: src.len(),
-        lines,
-        bad_lines: rollout.bad_lines,
-        chain_messages: history.items.len(),
-        chain_end: Some(
-            history
-                .base_line
-                .map_or_else(|| "start".to_string(), |l| format!("compacted:{l}")),
-        ),
-        compactions,
-        compaction_origins: origins,
-        resume_tokens: tokens,
-        first_timestamp: rollout.time_span.map(|s| format_ms(s.0)),
-        last_timestamp: rollout.time_span.map(|s| format_ms(s.1)),
-        role: "session",
-        ..SessionRecord::default()
-    })
-}
-
-fn scan_session(src: &Source) -> SessionRecord {
-    let (messages, version_tokens, id, summaries) = match formats::session::read_messages(src) {
-        Ok(s) => {
-            let bytes: usize = s.messages.iter().map(|m| m.len() + 1).sum();
-            let n = s
-                .messages
-                .iter()
-                .filter(|m| memchr::memmem::find(m, br#""type":"summary""#).is_some())
-                .count();
-            (s.messages.len(), bytes.div_ceil(4), s.session_id, n)
-        }
-        Err(_) => (0, 0, None, 0),
-    };
-    SessionRecord {
-        kind: "session",
-        path: src.name().to_string(),
-        format: Format::CctoolSession.name(),
-        session_id: id,
-        bytes: src.len(),
-        lines: src
-            .as_slice()
-            .map_or(0, |b| memchr::memchr_iter(b'\n', b).count() as u64),
-        chain_messages: messages,
-        chain_end: Some("start".into()),
-        compactions: summaries,
-        compaction_origins: if summaries > 0 {
-            BTreeMap::from([("local", summaries)])
-        } else {
-            BTreeMap::new()
-        },
-        resume_tokens: version_tokens,
-        role: "session",
-        ..SessionRecord::default()
-    }
+    terminal.then(|| terminal_size::terminal_size_of(std::io::stdout()).map_or(80, |(w, _)| usize::from(w.0)))
 }
 
 fn sort(records: &mut [SessionRecord], by: ScanSort) {
     match by {
-        ScanSort::Activity => records.sort_by(|a, b| b.last_timestamp.cmp(&a.last_timestamp).then(a.path.cmp(&b.path))),
+        ScanSort::Activity => records.sort_by(|a, b| b.last_ms.cmp(&a.last_ms).then(a.path.cmp(&b.path))),
         ScanSort::Size => records.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.path.cmp(&b.path))),
         ScanSort::Tokens => records.sort_by(|a, b| b.resume_tokens.cmp(&a.resume_tokens).then(a.path.cmp(&b.path))),
         ScanSort::Messages => records.sort_by(|a, b| b.chain_messages.cmp(&a.chain_messages).then(a.path.cmp(&b.path))),
         ScanSort::Compactions => records.sort_by(|a, b| b.compactions.cmp(&a.compactions).then(a.path.cmp(&b.path))),
         ScanSort::Path => records.sort_by(|a, b| a.path.cmp(&b.path)),
-    }
-}
-
-/// A long path cut to its last two components (project folder and file) for a terminal.
-fn short_path(path: &str) -> String {
-    let p = home_relative(path);
-    if p.chars().count() <= 60 {
-        return p;
-    }
-    let parts: Vec<&str> = p.rsplitn(3, '/').collect();
-    match parts.as_slice() {
-        [file, dir, _] => format!("…/{dir}/{file}"),
-        _ => p,
     }
 }
 
@@ -454,91 +175,207 @@ fn human_count(n: usize) -> String {
     }
 }
 
-fn table(records: &[SessionRecord], total: &Total, terminal: bool) -> String {
-    let mut t = Table::new();
-    // On a terminal a framed table fitted to its width; in a pipe plain aligned columns,
-    // which grep and awk read well.
-    if terminal {
-        t.load_style(presets::UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Dynamic);
-        // Pseudo-terminals (script, some CI runners) may report no width at all.
-        if t.width().is_none_or(|w| w < 60) {
-            t.set_width(120);
-        }
-    } else {
-        t.load_style(presets::NOTHING)
-            .set_content_arrangement(ContentArrangement::Disabled)
-            .force_no_tty();
-    }
-    t.set_header([
-        "last activity",
-        "format",
-        "size",
-        "chain",
-        "compactions",
-        "resume tokens",
-        "model",
-        "bad",
-        "session",
-    ]);
-    let right = |s: String| Cell::new(s).set_alignment(CellAlignment::Right);
-    for r in records {
-        let activity = r
-            .last_timestamp
-            .as_deref()
-            .map_or("-".to_string(), |t| t.get(..16).unwrap_or(t).replace('T', " "));
-        let compact = match (&r.last_compaction_trigger, r.compactions) {
-            (_, 0) => "-".to_string(),
-            (Some(tr), n) => format!("{n} ({tr})"),
-            (None, n) => {
-                let origins: Vec<String> = r.compaction_origins.iter().map(|(k, v)| format!("{v} {k}")).collect();
-                if origins.is_empty() {
-                    n.to_string()
-                } else {
-                    origins.join(", ")
-                }
+/// Milliseconds since the epoch as local time to the minute, in the zone `TZ` names (or the
+/// system's).
+fn local_minute(tz: &jiff::tz::TimeZone, ms: i64) -> String {
+    jiff::Timestamp::from_millisecond(ms).map_or_else(
+        |_| "-".to_string(),
+        |t| t.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%d %H:%M").to_string(),
+    )
+}
+
+/// For uuids, the shortest prefix of each, 8 characters at least, that no other id shares:
+/// what tells sessions apart (ids of one day's Codex sessions share their first 8). Other
+/// ids (cctool sessions name theirs) are shown whole, or by their last 11 characters.
+fn short_ids(ids: &[Option<&str>]) -> Vec<String> {
+    let mut sorted: Vec<&str> = ids.iter().flatten().copied().filter(|id| is_uuid(id)).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let common = |a: &str, b: &str| a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let need: BTreeMap<&str, usize> = sorted
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let before = i.checked_sub(1).map_or(0, |j| common(sorted[j], id));
+            let after = sorted.get(i + 1).map_or(0, |n| common(n, id));
+            (*id, (before.max(after) + 1).max(8))
+        })
+        .collect();
+    ids.iter()
+        .map(|id| match id {
+            // Ids alike up to their tails (made by hand, or by tools) by their two ends.
+            Some(id) if is_uuid(id) && need[id] > 13 => format!("{}…{}", &id[..8], &id[32..]),
+            Some(id) if is_uuid(id) => id[..need[id]].to_string(),
+            Some(id) if id.chars().count() > 12 => {
+                let tail: Vec<char> = id.chars().rev().take(11).collect();
+                format!("…{}", tail.into_iter().rev().collect::<String>())
             }
-        };
-        let path = if terminal {
-            short_path(&r.path)
-        } else {
-            home_relative(&r.path)
-        };
-        let name = if r.role == "subagent" {
-            format!("  ↳ {path}")
-        } else {
-            path
-        };
-        t.add_row(vec![
-            Cell::new(activity),
-            Cell::new(r.format),
-            right(human_bytes(r.bytes)),
-            right(r.chain_messages.to_string()),
-            right(compact),
-            right(human_count(r.resume_tokens)),
-            Cell::new(escape_str(
-                &r.resume_model.as_deref().map_or("-".into(), claude_model::short_name),
-            )),
-            right(if r.bad_lines > 0 {
-                r.bad_lines.to_string()
-            } else {
-                "-".into()
-            }),
-            Cell::new(escape_str(&name)),
-        ]);
+            Some(id) => id.to_string(),
+            None => String::new(),
+        })
+        .collect()
+}
+
+/// Column of the table, in display order. Another column goes here with its priority.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Col {
+    Activity,
+    Id,
+    Project,
+    Title,
+    Messages,
+    Tokens,
+    Compactions,
+    Size,
+    Agent,
+    Model,
+    Subagents,
+    Bad,
+    Path,
+}
+
+fn column(c: Col) -> Column {
+    match c {
+        Col::Activity => Column::new("last activity", Align::Left, 1),
+        Col::Id => Column::new("id", Align::Left, 3).styled(style::DIM),
+        Col::Project => Column::new("project", Align::Left, 2).flex(10, 1),
+        Col::Title => Column::new("title", Align::Left, 0).flex(30, 3),
+        Col::Messages => Column::new("msgs", Align::Right, 5),
+        Col::Tokens => Column::new("tokens", Align::Right, 4),
+        Col::Compactions => Column::new("compact", Align::Right, 6),
+        Col::Size => Column::new("size", Align::Right, 7),
+        Col::Agent => Column::new("agent", Align::Left, 8),
+        Col::Model => Column::new("model", Align::Left, 8),
+        Col::Subagents => Column::new("subs", Align::Right, 9),
+        Col::Bad => Column::new("bad", Align::Right, 9).styled(style::WARNING),
+        Col::Path => Column::new("path", Align::Left, 10),
     }
-    t.add_row(vec![
-        Cell::new("total"),
-        Cell::new(format!("{} files", total.files)),
-        right(human_bytes(total.bytes)),
-        right(total.chain_messages.to_string()),
-        right(total.compactions.to_string()),
-        right(human_count(total.resume_tokens)),
-        Cell::new(""),
-        right(total.bad_lines.to_string()),
-        Cell::new(format!("{} sessions, {} subagents", total.sessions, total.subagents)),
-    ]);
-    format!("{}\n", t.trim_fmt())
+}
+
+/// The table: a line per session (subagents are counted on their session's line, and get
+/// lines of their own only with `--wide` or when their session is not among the inputs),
+/// then the total.
+fn render_table(records: &[SessionRecord], total: &Total, wide: bool, width: Option<usize>, paint: Paint) -> String {
+    let tz = jiff::tz::TimeZone::system();
+    let by_path: BTreeMap<&str, &SessionRecord> = records.iter().map(|r| (r.path.as_str(), r)).collect();
+    let linked: std::collections::HashSet<&str> = records
+        .iter()
+        .flat_map(|r| r.subagents.iter().map(String::as_str))
+        .collect();
+    let mut shown: Vec<(&SessionRecord, bool)> = Vec::new();
+    for r in records {
+        if linked.contains(r.path.as_str()) {
+            continue;
+        }
+        shown.push((r, r.role == "subagent"));
+        if wide {
+            let mut subs: Vec<&SessionRecord> = r
+                .subagents
+                .iter()
+                .filter_map(|p| by_path.get(p.as_str()).copied())
+                .collect();
+            subs.sort_by(|a, b| b.last_ms.cmp(&a.last_ms).then(a.path.cmp(&b.path)));
+            shown.extend(subs.into_iter().map(|s| (s, true)));
+        }
+    }
+    let any_subs = shown.iter().any(|(r, _)| !r.subagents.is_empty());
+    let any_bad = shown.iter().any(|(r, _)| r.bad_lines > 0);
+    let mut cols = vec![
+        Col::Activity,
+        Col::Id,
+        Col::Project,
+        Col::Title,
+        Col::Messages,
+        Col::Tokens,
+        Col::Compactions,
+        Col::Size,
+        Col::Agent,
+    ];
+    if shown.iter().any(|(r, _)| r.resume_model.is_some()) {
+        cols.push(Col::Model);
+    }
+    if any_subs {
+        cols.push(Col::Subagents);
+    }
+    if any_bad {
+        cols.push(Col::Bad);
+    }
+    if wide {
+        cols.push(Col::Path);
+    }
+    let ids = short_ids(&shown.iter().map(|(r, _)| r.session_id.as_deref()).collect::<Vec<_>>());
+    let dash = || "-".to_string();
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for ((r, sub), id) in shown.iter().zip(ids) {
+        let row = cols
+            .iter()
+            .map(|&c| match c {
+                Col::Activity => r.last_ms.map_or_else(dash, |ms| local_minute(&tz, ms)),
+                Col::Id => escape_str(&id),
+                Col::Project => escape_str(r.project.as_deref().unwrap_or("-")),
+                Col::Title => {
+                    let t = escape_str(r.title.as_deref().unwrap_or("-"));
+                    if *sub && wide { format!("↳ {t}") } else { t }
+                }
+                Col::Messages => r.chain_messages.to_string(),
+                Col::Tokens => human_count(r.resume_tokens),
+                Col::Compactions => match (r.compactions, &r.last_compaction_trigger) {
+                    (0, _) => dash(),
+                    (n, Some(tr)) => escape_str(&format!("{n} {tr}")),
+                    (n, None) if r.compaction_origins.contains_key("remote") => format!("{n} remote"),
+                    (n, None) => n.to_string(),
+                },
+                Col::Size => human_bytes(r.bytes),
+                Col::Model => r
+                    .resume_model
+                    .as_deref()
+                    .map_or_else(dash, |m| escape_str(&crate::chain::claude_model::short_name(m))),
+                Col::Agent => {
+                    let name = match r.format {
+                        "claude-code" => "claude",
+                        "codex" => "codex",
+                        _ => "cctool",
+                    };
+                    match r.agent_versions.last() {
+                        Some(v) => escape_str(&format!("{name} {v}")),
+                        None => name.to_string(),
+                    }
+                }
+                Col::Subagents => match r.subagents.len() {
+                    0 => String::new(),
+                    n => n.to_string(),
+                },
+                Col::Bad => match r.bad_lines {
+                    0 => String::new(),
+                    n => n.to_string(),
+                },
+                Col::Path => escape_str(&home_relative(&r.path)),
+            })
+            .collect();
+        rows.push(row);
+    }
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut sessions = plural(total.sessions, "session", "sessions");
+    if total.subagent_files > 0 {
+        sessions.push_str(&format!(", {}", plural(total.subagent_files, "subagent", "subagents")));
+    }
+    rows.push(
+        cols.iter()
+            .map(|&c| match c {
+                Col::Activity => "total".to_string(),
+                Col::Title => sessions.clone(),
+                Col::Messages => total.chain_messages.to_string(),
+                Col::Tokens => human_count(total.resume_tokens),
+                Col::Compactions => total.compactions.to_string(),
+                Col::Size => human_bytes(total.bytes),
+                Col::Subagents => total.subagent_files.to_string(),
+                Col::Bad => total.bad_lines.to_string(),
+                _ => String::new(),
+            })
+            .collect(),
+    );
+    let columns: Vec<Column> = cols.iter().map(|&c| column(c)).collect();
+    table::render(&columns, &rows, width, paint, true)
 }
 
 #[cfg(test)]
@@ -554,10 +391,27 @@ mod tests {
     }
 
     #[test]
-    fn subagent_paths() {
-        assert!(is_subagent_path("/p/x/5e55/subagents/agent-a1.jsonl"));
-        assert!(is_subagent_path("/p/x/agent-a1.jsonl"));
-        assert!(!is_subagent_path("/p/x/5e551000-0000-4000-8000-000000000000.jsonl"));
-        assert!(is_uuid_stem(Path::new("/p/5e551000-0000-4000-8000-000000000000.jsonl")));
+    fn short_ids_grow_only_where_they_clash() {
+        let ids = [
+            Some("019ddd6f-3680-7fb3-8f93-e567af97d303"),
+            Some("019ddd6f-5fc0-7a12-9b3e-652b15d942dd"),
+            Some("5e551000-0000-4000-8000-0000000000f0"),
+            Some("cc-session-20260408-e5f6a7"),
+            Some("11111111-0000-7000-8000-000000000001"),
+            Some("11111111-0000-7000-8000-000000000002"),
+            None,
+        ];
+        assert_eq!(
+            short_ids(&ids),
+            [
+                "019ddd6f-3",
+                "019ddd6f-5",
+                "5e551000",
+                "…0408-e5f6a7",
+                "11111111…0001",
+                "11111111…0002",
+                ""
+            ]
+        );
     }
 }

@@ -631,7 +631,7 @@ pub enum Measure {
     Request,
     /// Codex: the history items a resume loads, as a JSON array.
     History,
-    /// cctool v5: the messages' texts and tool data (`session-schema.md`).
+    /// cctool v5: the messages' texts and tool data (`docs/cctool-session.md`).
     Content,
 }
 

@@ -1,34 +1,13 @@
 //! Integrity findings: one per problem, each with the file, the line and a stable code.
 //!
-//! Codes and severities (an error means a resume loses or misreads data):
-//!
-//! | code | severity | meaning |
-//! |---|---|---|
-//! | `truncated-last-line` | warning | last line incomplete: still being written, or a crash mid-append |
-//! | `unterminated-last-line` | info | the file does not end with a newline |
-//! | `two-records-on-one-line` | error | a record lost its newline; the agent loses both |
-//! | `invalid-json` | error | a line that is not JSON |
-//! | `invalid-utf8` | error | a line that is not UTF-8 |
-//! | `lone-surrogate` | warning | a lone UTF-16 surrogate escape (text damaged) |
-//! | `not-an-object` | error | a JSON line that is not an object |
-//! | `unknown-record-type` | info | a record type no loader knows |
-//! | `missing-uuid` | warning | a message without a uuid: it cannot be linked |
-//! | `dangling-parent` | error | a `parentUuid` that names nothing in the file: the chain breaks |
-//! | `cycle` | error | parent links that loop |
-//! | `duplicate-uuid` | warning | a uuid written twice |
-//! | `preserved-segment-broken` | warning | the last boundary's preserved segment cannot be walked |
-//! | `stale-preserved-segment` | info | a preserved segment made stale by a later boundary |
-//! | `boundary-without-summary` | warning | a compact boundary with no summary message |
-//! | `logical-parent-unresolved` | info | a boundary's `logicalParentUuid` names nothing in the file |
-//! | `tool-call-without-result` | warning | a tool call never answered |
-//! | `tool-result-without-call` | warning | a tool result whose call is not in the file |
-//! | `session-model-retired` | warning | Claude Code: the session's model is retired at the resume time; a resume sends another model (`chain::claude_model`) |
-//! | `session-model-retiring` | info | Claude Code: the session's model retires within 30 days |
-//! | `chain-misses-last-boundary` | error | the resumed chain does not reach the last boundary |
-//! | `rollback-crosses-checkpoint` | warning | Codex: current and pre-2026-02-27 replay disagree |
-//! | `unusable-compacted` | error | Codex: a `compacted` record Codex cannot read |
-//! | `bad-rollback` | warning | Codex: a rollback without a usable turn count |
-//! | `invalid-session` | error | cctool session: not a valid session document |
+//! The codes, their meanings and severities are defined once, in
+//! [`crate::model::diag::Code`]. A finding's severity follows its effect on the conversation
+//! a resume loads: an error when the agent loses or misreads data on resume (a line it cannot
+//! parse, a chain that stops and leaves earlier messages behind, a summary it never sees), a
+//! warning when something is damaged but the resume goes on, info for what is worth knowing
+//! and changes nothing (see [`links`] for parent links).
+
+pub mod links;
 
 use std::collections::BTreeMap;
 
@@ -36,83 +15,38 @@ use serde_json::Value;
 
 use crate::chain::claude::{self, Chain, Kind, Transcript, flag};
 use crate::chain::codex as codex_chain;
-use crate::formats::codex::{Event, ItemSrc, Record, Rollout};
+use crate::formats::codex::{Era, Event, ItemSrc, Record, Rollout};
 use crate::io::Source;
-use crate::io::lines::for_each_marker_line;
-use crate::model::diag::{Diagnostic, Severity};
+use crate::io::lines::map_marker_lines;
+use crate::model::diag::{Code, Diagnostic, Severity};
 
-/// Codes from the loaders that doctor reports as they are.
-const LOADER_CODES: &[&str] = &[
-    "truncated-last-line",
-    "unterminated-last-line",
-    "two-records-on-one-line",
-    "invalid-json",
-    "invalid-utf8",
-    "lone-surrogate",
-    "not-an-object",
-    "too-deep",
-    "unknown-record-type",
-    "missing-uuid",
-    "duplicate-uuid",
-    "preserved-segment-broken",
-    "stale-preserved-segment",
-    "chain-misses-last-boundary",
-    "unusable-compacted",
-    "bad-rollback",
-];
-
-fn finding(file: &str, line: Option<u64>, code: &'static str, severity: Severity, message: String) -> Diagnostic {
+fn finding(file: &str, line: Option<u64>, code: Code, severity: Severity, message: String) -> Diagnostic {
     Diagnostic {
         kind: "finding",
         ..Diagnostic::new(file, line, code, severity, message)
     }
 }
 
-fn adopt(d: &Diagnostic) -> Diagnostic {
-    // A torn last line is a warning for the loaders and for doctor alike; a complete last line
-    // without its newline is only worth knowing.
-    let severity = match d.code {
-        "lone-surrogate" => Severity::Warning,
-        "preserved-segment-broken" => Severity::Warning,
-        "chain-misses-last-boundary" | "unusable-compacted" => Severity::Error,
-        _ => d.severity,
-    };
-    Diagnostic {
-        kind: "finding",
-        severity,
-        ..d.clone()
-    }
+/// The loaders' own diagnostics that doctor reports as they are: everything doctor lists,
+/// except the walk's stop, which [`links`] judges for every link rather than the one the
+/// walk met.
+fn adopt(diags: &[Diagnostic]) -> impl Iterator<Item = Diagnostic> + '_ {
+    diags
+        .iter()
+        .filter(|d| d.code.reported().doctor && !matches!(d.code, Code::DanglingParent | Code::Cycle))
+        .map(|d| Diagnostic {
+            kind: "finding",
+            ..d.clone()
+        })
 }
 
-/// Every finding of a Claude Code transcript read with [`claude::read_for_audit`].
+/// Every finding of a Claude Code transcript read with [`claude::read_for_audit`], `chain`
+/// being the chain a resume loads.
 pub fn claude(src: &Source, t: &Transcript, chain: &Chain) -> std::io::Result<Vec<Diagnostic>> {
     let file = t.file.as_str();
-    let mut out: Vec<Diagnostic> = t
-        .diagnostics
-        .iter()
-        .chain(&chain.diagnostics)
-        .filter(|d| LOADER_CODES.contains(&d.code))
-        .map(adopt)
-        .collect();
-
-    // Every parent reference that names nothing, progress rows included.
-    for link in t.links.iter().flatten() {
-        if !t.knows(link.parent) {
-            out.push(finding(
-                file,
-                Some(link.line),
-                "dangling-parent",
-                Severity::Error,
-                format!(
-                    "parent {} of {} is not in the file: the chain breaks here, and a resume loses what came before (2.1.332 bridges only gaps of at most 5 s)",
-                    t.ids.text(link.parent),
-                    t.ids.text(link.uuid)
-                ),
-            ));
-        }
-    }
-
-    out.extend(cycles(t));
+    let mut out: Vec<Diagnostic> = adopt(&t.diagnostics).chain(adopt(&chain.diagnostics)).collect();
+    out.extend(links::dangling_links(t, chain).iter().map(|d| links::finding(t, d)));
+    out.extend(links::cycles(t, chain));
 
     // Boundaries: summary present, logical parent resolvable.
     let boundaries: Vec<u32> = (0..t.nodes.len() as u32).filter(|&p| t.node(p).is_boundary()).collect();
@@ -129,7 +63,7 @@ pub fn claude(src: &Source, t: &Transcript, chain: &Chain) -> std::io::Result<Ve
             out.push(finding(
                 file,
                 Some(node.line),
-                "boundary-without-summary",
+                Code::BoundaryWithoutSummary,
                 Severity::Warning,
                 "compact boundary without a summary message: after it the agent resumes with no account of what came before".into(),
             ));
@@ -142,7 +76,7 @@ pub fn claude(src: &Source, t: &Transcript, chain: &Chain) -> std::io::Result<Ve
             out.push(finding(
                 file,
                 Some(t.node(info.pos).line),
-                "logical-parent-unresolved",
+                Code::LogicalParentUnresolved,
                 Severity::Info,
                 format!(
                     "logicalParentUuid {} names no record of this file (common: it is informational only)",
@@ -152,91 +86,101 @@ pub fn claude(src: &Source, t: &Transcript, chain: &Chain) -> std::io::Result<Ve
         }
     }
 
-    out.extend(claude_tool_pairing(src, file)?);
-    lone_surrogates(src, file, &mut out)?;
+    claude_tool_pairing(src, file, &mut out)?;
     sort(&mut out);
     Ok(out)
 }
 
-/// Parent cycles anywhere in the message graph, one finding per cycle.
-fn cycles(t: &Transcript) -> Vec<Diagnostic> {
-    let parents = t.parents();
-    let n = parents.len();
-    // 0 = unvisited, 1 = on the current path, 2 = done.
-    let mut state = vec![0u8; n];
-    let mut out = Vec::new();
-    for start in 0..n {
-        if state[start] != 0 {
-            continue;
-        }
-        let mut path = Vec::new();
-        let mut cur = Some(start);
-        while let Some(c) = cur {
-            match state[c] {
-                0 => {
-                    state[c] = 1;
-                    path.push(c);
-                    cur = parents[c].map(|p| p as usize);
-                }
-                1 => {
-                    let at = path.iter().position(|&x| x == c).unwrap_or(0);
-                    let mut lines: Vec<u64> = path[at..].iter().map(|&p| t.node(p as u32).line).collect();
-                    lines.sort_unstable();
-                    out.push(finding(
-                        &t.file,
-                        lines.first().copied(),
-                        "cycle",
-                        Severity::Error,
-                        format!(
-                            "the parent links of the messages on lines {} form a cycle",
-                            lines.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
-                        ),
-                    ));
-                    break;
-                }
-                _ => break,
-            }
-        }
-        for p in path {
-            state[p] = 2;
-        }
-    }
-    out
+/// What one line holds for the pairing and surrogate checks.
+#[derive(Default)]
+struct ToolLine {
+    calls: Vec<String>,
+    results: Vec<String>,
+    lone_surrogate: bool,
 }
 
-/// Tool calls and results that do not pair up, found by reading only the lines that hold them.
-fn claude_tool_pairing(src: &Source, file: &str) -> std::io::Result<Vec<Diagnostic>> {
+impl ToolLine {
+    fn is_empty(&self) -> bool {
+        self.calls.is_empty() && self.results.is_empty() && !self.lone_surrogate
+    }
+}
+
+/// Lines holding a lone surrogate escape: found with the repair scan, including fields the
+/// loaders skip (where no parser notices them).
+fn lone_surrogate(bytes: &[u8]) -> bool {
+    (memchr::memmem::find(bytes, b"\\ud").is_some() || memchr::memmem::find(bytes, b"\\uD").is_some())
+        && crate::io::json::repair_surrogates(bytes).is_some()
+}
+
+const SURROGATE_NEEDLES: [&[u8]; 2] = [b"\\ud", b"\\uD"];
+
+/// Tool calls and results that do not pair up, and lone surrogates, from one pass over the
+/// lines that can hold them (parsed on every core for a large file): `ids` reads the call and
+/// result ids of one record.
+fn tool_pass(
+    src: &Source,
+    file: &str,
+    needle: &[u8],
+    ids: impl Fn(&Value, &mut ToolLine) + Sync,
+    found: &mut Vec<Diagnostic>,
+) -> std::io::Result<()> {
     let mut calls: BTreeMap<String, u64> = BTreeMap::new();
     let mut results: BTreeMap<String, u64> = BTreeMap::new();
-    for_each_marker_line(src, &[b"\"tool_use\"", b"\"tool_result\""], |line| {
-        let Ok(v) = serde_json::from_slice::<Value>(line.bytes) else {
-            return;
-        };
+    let mut surrogates = Vec::new();
+    map_marker_lines(
+        src,
+        &[needle, SURROGATE_NEEDLES[0], SURROGATE_NEEDLES[1]],
+        |line| {
+            let mut out = ToolLine {
+                lone_surrogate: lone_surrogate(line.bytes),
+                ..ToolLine::default()
+            };
+            if let Ok(v) = serde_json::from_slice::<Value>(line.bytes) {
+                ids(&v, &mut out);
+            }
+            (!out.is_empty()).then_some(out)
+        },
+        |no, t| {
+            for id in t.calls {
+                calls.entry(id).or_insert(no);
+            }
+            for id in t.results {
+                results.entry(id).or_insert(no);
+            }
+            if t.lone_surrogate {
+                surrogates.push(no);
+            }
+        },
+    )?;
+    found.extend(pairing(file, &calls, &results));
+    lone_surrogates(file, surrogates, found);
+    Ok(())
+}
+
+/// Claude Code: `tool_use` blocks of assistant rows, `tool_result` blocks of user rows. The
+/// needle finds both (`"tool_use"` and `"tool_use_id"`).
+fn claude_tool_pairing(src: &Source, file: &str, found: &mut Vec<Diagnostic>) -> std::io::Result<()> {
+    let ids = |v: &Value, out: &mut ToolLine| {
         let ty = v.get("type").and_then(Value::as_str);
-        let Some(blocks) = v
+        let blocks = v
             .get("message")
             .and_then(|m| m.get("content"))
-            .and_then(Value::as_array)
-        else {
-            return;
-        };
-        for b in blocks {
+            .and_then(Value::as_array);
+        for b in blocks.into_iter().flatten() {
             match (ty, b.get("type").and_then(Value::as_str)) {
                 (Some("assistant"), Some("tool_use")) => {
-                    if let Some(id) = b.get("id").and_then(Value::as_str) {
-                        calls.entry(id.to_string()).or_insert(line.no);
-                    }
+                    out.calls
+                        .extend(b.get("id").and_then(Value::as_str).map(str::to_string));
                 }
                 (Some("user"), Some("tool_result")) => {
-                    if let Some(id) = b.get("tool_use_id").and_then(Value::as_str) {
-                        results.entry(id.to_string()).or_insert(line.no);
-                    }
+                    out.results
+                        .extend(b.get("tool_use_id").and_then(Value::as_str).map(str::to_string));
                 }
                 _ => {}
             }
         }
-    })?;
-    Ok(pairing(file, &calls, &results))
+    };
+    tool_pass(src, file, b"\"tool_use", ids, found)
 }
 
 fn pairing(file: &str, calls: &BTreeMap<String, u64>, results: &BTreeMap<String, u64>) -> Vec<Diagnostic> {
@@ -246,7 +190,7 @@ fn pairing(file: &str, calls: &BTreeMap<String, u64>, results: &BTreeMap<String,
             out.push(finding(
                 file,
                 Some(line),
-                "tool-call-without-result",
+                Code::ToolCallWithoutResult,
                 Severity::Warning,
                 format!("tool call {id} has no result in the file (interrupted, or the session ended during the call)"),
             ));
@@ -257,7 +201,7 @@ fn pairing(file: &str, calls: &BTreeMap<String, u64>, results: &BTreeMap<String,
             out.push(finding(
                 file,
                 Some(line),
-                "tool-result-without-call",
+                Code::ToolResultWithoutCall,
                 Severity::Warning,
                 format!("tool result for {id}, whose call is not in the file"),
             ));
@@ -266,19 +210,43 @@ fn pairing(file: &str, calls: &BTreeMap<String, u64>, results: &BTreeMap<String,
     out
 }
 
+/// What a Codex resume does differently from reading the file forward: discarded turns, and
+/// a format current Codex no longer resumes. `rebuild-chain` reports the same notes.
+pub fn codex_notes(rollout: &Rollout, current: &codex_chain::History) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if rollout.era == Era::Bare || rollout.era == Era::Document {
+        out.push(Diagnostic::new(
+            &rollout.file,
+            None,
+            Code::PreEnvelopeFormat,
+            Severity::Warning,
+            "written by a 2025 Codex that current Codex cannot resume; its history is read by plain forward replay",
+        ));
+    }
+    if current.discarded_turns > 0 {
+        out.push(Diagnostic::new(
+            &rollout.file,
+            None,
+            Code::RolledBack,
+            Severity::Info,
+            format!(
+                "{} turn(s) rolled back and discarded ({} records)",
+                current.discarded_turns, current.discarded_records
+            ),
+        ));
+    }
+    out
+}
+
 /// Every finding of a Codex rollout.
 pub fn codex(src: &Source, rollout: &Rollout) -> std::io::Result<Vec<Diagnostic>> {
     let file = rollout.file.as_str();
-    let mut out: Vec<Diagnostic> = rollout
-        .diagnostics
-        .iter()
-        .filter(|d| LOADER_CODES.contains(&d.code))
-        .map(adopt)
-        .collect();
+    let mut out: Vec<Diagnostic> = adopt(&rollout.diagnostics).collect();
     let current = codex_chain::reconstruct(rollout);
     let legacy = codex_chain::replay_forward(rollout);
+    out.extend(adopt(&codex_notes(rollout, &current)));
     let srcs = |h: &codex_chain::History| h.items.iter().map(|i| i.src.clone()).collect::<Vec<ItemSrc>>();
-    if srcs(&current) != srcs(&legacy) {
+    if rollout.era == Era::Envelope && srcs(&current) != srcs(&legacy) {
         let line = rollout
             .records
             .iter()
@@ -288,7 +256,7 @@ pub fn codex(src: &Source, rollout: &Rollout) -> std::io::Result<Vec<Diagnostic>
         out.push(finding(
             file,
             line,
-            "rollback-crosses-checkpoint",
+            Code::RollbackCrossesCheckpoint,
             Severity::Warning,
             format!(
                 "a rollback crosses a compaction: current Codex resumes {} items, Codex before 2026-02-27 resumed {}",
@@ -297,62 +265,51 @@ pub fn codex(src: &Source, rollout: &Rollout) -> std::io::Result<Vec<Diagnostic>
             ),
         ));
     }
-    let mut calls = BTreeMap::new();
-    let mut results = BTreeMap::new();
-    for_each_marker_line(src, &[b"\"call_id\""], |line| {
-        let Ok(v) = serde_json::from_slice::<Value>(line.bytes) else {
-            return;
+    let ids = |v: &Value, out: &mut ToolLine| {
+        let item = match v.get("payload") {
+            Some(p) if v.get("type").and_then(Value::as_str) == Some("response_item") => Some(p),
+            Some(_) => None,
+            None => Some(v),
         };
-        let item = if v.get("payload").is_some() {
-            if v.get("type").and_then(Value::as_str) != Some("response_item") {
-                return;
-            }
-            &v["payload"]
-        } else {
-            &v
-        };
-        let Some(id) = item.get("call_id").and_then(Value::as_str) else {
-            return;
-        };
-        match item.get("type").and_then(Value::as_str) {
+        let id = item
+            .and_then(|i| i.get("call_id"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        match item.and_then(|i| i.get("type")).and_then(Value::as_str) {
             Some("function_call" | "custom_tool_call" | "local_shell_call" | "tool_search_call") => {
-                calls.entry(id.to_string()).or_insert(line.no);
+                out.calls.extend(id);
             }
             Some("function_call_output" | "custom_tool_call_output" | "tool_search_output") => {
-                results.entry(id.to_string()).or_insert(line.no);
+                out.results.extend(id);
             }
             _ => {}
         }
-    })?;
-    out.extend(pairing(file, &calls, &results));
-    lone_surrogates(src, file, &mut out)?;
+    };
+    tool_pass(src, file, b"\"call_id\"", ids, &mut out)?;
     sort(&mut out);
     Ok(out)
 }
 
-/// Lone surrogate escapes anywhere in a line, including fields the loaders skip (where no
-/// parser notices them): lines holding `\ud`/`\uD` are checked with the repair scan.
-fn lone_surrogates(src: &Source, file: &str, found: &mut Vec<Diagnostic>) -> std::io::Result<()> {
+/// A finding for each line with a lone surrogate escape that the loader did not report.
+fn lone_surrogates(file: &str, lines: Vec<u64>, found: &mut Vec<Diagnostic>) {
     let known: std::collections::HashSet<u64> = found
         .iter()
-        .filter(|d| d.code == "lone-surrogate")
+        .filter(|d| d.code == Code::LoneSurrogate)
         .filter_map(|d| d.line)
         .collect();
-    for_each_marker_line(src, &[b"\\ud", b"\\uD"], |line| {
-        if !known.contains(&line.no) && crate::io::json::repair_surrogates(line.bytes).is_some() {
-            found.push(finding(
-                file,
-                Some(line.no),
-                "lone-surrogate",
-                Severity::Warning,
-                "lone UTF-16 surrogate escape: the text around it was cut mid-character".into(),
-            ));
-        }
-    })
+    for no in lines.into_iter().filter(|no| !known.contains(no)) {
+        found.push(finding(
+            file,
+            Some(no),
+            Code::LoneSurrogate,
+            Severity::Info,
+            "lone UTF-16 surrogate escape: the text around it was cut mid-character; read as U+FFFD".into(),
+        ));
+    }
 }
 
 fn sort(findings: &mut [Diagnostic]) {
-    findings.sort_by(|a, b| a.line.unwrap_or(0).cmp(&b.line.unwrap_or(0)).then(a.code.cmp(b.code)));
+    findings.sort_by(|a, b| a.line.unwrap_or(0).cmp(&b.line.unwrap_or(0)).then(a.code.cmp(&b.code)));
 }
 
 /// A cctool session file: findings are schema problems.
@@ -363,7 +320,7 @@ pub fn session(src: &Source) -> Vec<Diagnostic> {
             other => vec![finding(
                 src.name(),
                 None,
-                "invalid-session",
+                Code::InvalidSession,
                 Severity::Error,
                 format!(
                     "unknown schema version {}",
@@ -371,7 +328,7 @@ pub fn session(src: &Source) -> Vec<Diagnostic> {
                 ),
             )],
         },
-        Err(e) => vec![finding(src.name(), None, "invalid-session", Severity::Error, e.0)],
+        Err(e) => vec![finding(src.name(), None, Code::InvalidSession, Severity::Error, e.0)],
     }
 }
 

@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use super::codex_items;
 use crate::io::json::{self, LNum, LStr};
 use crate::io::{Line, Source};
-use crate::model::diag::{Diagnostic, Severity};
+use crate::model::diag::{Code, Diagnostic, Severity};
 
 /// The fixed first line of a local compaction summary (Codex ≥ 2025-11-14).
 pub const SUMMARY_PREFIX: &str = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:";
@@ -506,7 +506,7 @@ fn ingest(out: &mut Rollout, line: &Line<'_>, first: bool) {
         Ok(((), true)) => out.diagnostics.push(Diagnostic::new(
             out.file.clone(),
             Some(line.no),
-            "lone-surrogate",
+            Code::LoneSurrogate,
             Severity::Info,
             "lone UTF-16 surrogate escape; read as U+FFFD",
         )),
@@ -608,7 +608,7 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
                         out.diagnostics.push(Diagnostic::new(
                             out.file.clone(),
                             Some(no),
-                            "bad-rollback",
+                            Code::BadRollback,
                             Severity::Warning,
                             "thread_rolled_back without a usable num_turns; Codex skips this line",
                         ));
@@ -645,8 +645,8 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
                     out.diagnostics.push(Diagnostic::new(
                         out.file.clone(),
                         Some(no),
-                        "unusable-compacted",
-                        Severity::Warning,
+                        crate::model::diag::Code::UnusableCompacted,
+                        Severity::Error,
                         "compacted record whose replacement_history holds an item Codex cannot read; Codex skips this line",
                     ));
                 }
@@ -664,8 +664,8 @@ fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rol
                 out.diagnostics.push(Diagnostic::new(
                     out.file.clone(),
                     Some(no),
-                    "unusable-compacted",
-                    Severity::Warning,
+                    Code::UnusableCompacted,
+                    Severity::Error,
                     "compacted record whose message is not a string or whose replacement_history is not a list; Codex skips this line",
                 ));
                 Record::Other
@@ -701,7 +701,7 @@ fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
             out.diagnostics.push(Diagnostic::new(
                 out.file.clone(),
                 Some(no),
-                "unreadable-item",
+                crate::model::diag::Code::UnreadableItem,
                 Severity::Warning,
                 format!("history item Codex cannot read ({why}); Codex skips this line"),
             ));

@@ -10,6 +10,7 @@ pub mod claude;
 pub mod codex;
 pub mod codex_items;
 pub mod session;
+pub mod subagents;
 
 use serde::Deserialize;
 

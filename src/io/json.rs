@@ -11,12 +11,12 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use crate::model::diag::Severity;
+use crate::model::diag::{Code, Severity};
 
 /// Why a line could not be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadLine {
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     pub message: String,
 }
@@ -62,14 +62,14 @@ pub fn classify(bytes: &[u8], terminated: bool, e: &serde_json::Error) -> BadLin
     let msg = e.to_string();
     if let Err(u) = std::str::from_utf8(bytes) {
         return BadLine {
-            code: "invalid-utf8",
+            code: Code::InvalidUtf8,
             severity: Severity::Error,
             message: format!("invalid UTF-8 at byte {} of the line; line skipped", u.valid_up_to()),
         };
     }
     if msg.contains("recursion limit") {
         return BadLine {
-            code: "too-deep",
+            code: Code::TooDeep,
             severity: Severity::Error,
             message: "JSON nested deeper than 128 levels; line skipped".into(),
         };
@@ -77,7 +77,7 @@ pub fn classify(bytes: &[u8], terminated: bool, e: &serde_json::Error) -> BadLin
     if e.classify() == Category::Eof {
         if !terminated {
             return BadLine {
-                code: "truncated-last-line",
+                code: Code::TruncatedLastLine,
                 severity: Severity::Warning,
                 message: format!(
                     "last line is incomplete ({} bytes, no newline): possibly still being written; ignored",
@@ -86,7 +86,7 @@ pub fn classify(bytes: &[u8], terminated: bool, e: &serde_json::Error) -> BadLin
             };
         }
         return BadLine {
-            code: "invalid-json",
+            code: Code::InvalidJson,
             severity: Severity::Error,
             message: format!("record ends early ({msg}); line skipped"),
         };
@@ -96,7 +96,7 @@ pub fn classify(bytes: &[u8], terminated: bool, e: &serde_json::Error) -> BadLin
         let rest = bytes[at..].trim_ascii_start();
         if rest.starts_with(b"{") {
             return BadLine {
-                code: "two-records-on-one-line",
+                code: Code::TwoRecordsOnOneLine,
                 severity: Severity::Error,
                 message: format!(
                     "two records on one line (the second starts at byte {at}); the agent loses both, so both are skipped"
@@ -108,14 +108,14 @@ pub fn classify(bytes: &[u8], terminated: bool, e: &serde_json::Error) -> BadLin
         let first = bytes.trim_ascii_start().first().copied();
         if first != Some(b'{') {
             return BadLine {
-                code: "not-an-object",
+                code: Code::NotAnObject,
                 severity: Severity::Error,
                 message: "line is JSON but not an object; line skipped".into(),
             };
         }
     }
     BadLine {
-        code: "invalid-json",
+        code: Code::InvalidJson,
         severity: Severity::Error,
         message: format!("invalid JSON ({msg}); line skipped"),
     }

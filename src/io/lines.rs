@@ -82,30 +82,73 @@ pub fn for_each_line_windowed(
 /// read the few records a command needs from a large file.
 pub fn for_each_marker_line(src: &Source, needles: &[&[u8]], mut f: impl FnMut(Line<'_>)) -> io::Result<()> {
     let finders = super::needles::Needles::new(needles);
-    // A large file held as one slice is searched on every core, a window each; the lines found
-    // are then numbered and handed over in order.
-    if src.len() >= PARALLEL_SCAN_MIN
-        && let Some(windows) = src.par_windows(|base, chunk, last| {
-            let mut found = Vec::new();
-            let mut line_no = 0u64;
-            scan_markers(&finders, base, chunk, last, &mut line_no, &mut |l| found.push(l));
-            (found, line_no)
-        })
-    {
-        let mut first_line = 1u64;
-        for (found, newlines) in windows? {
-            for l in found {
-                f(Line {
-                    no: first_line + l.no,
-                    ..l
-                });
-            }
-            first_line += newlines;
-        }
-        return Ok(());
+    if let Some(r) = par_marker_windows(src, &finders, Some, |no, l| f(Line { no, ..l })) {
+        return r;
     }
     let mut line_no = 1u64;
     src.for_each_chunk(|base, chunk, last| scan_markers(&finders, base, chunk, last, &mut line_no, &mut f))
+}
+
+/// For every line holding one of `needles`: `map` on the line (on every core for a large
+/// file held as one slice, a window each), then `sink` on its number and what `map` made,
+/// in file order. For the records a command reads from most lines of a file, such as every
+/// tool call.
+pub fn map_marker_lines<T: Send>(
+    src: &Source,
+    needles: &[&[u8]],
+    map: impl for<'l> Fn(Line<'l>) -> Option<T> + Sync,
+    mut sink: impl FnMut(u64, T),
+) -> io::Result<()> {
+    let finders = super::needles::Needles::new(needles);
+    if let Some(r) = par_marker_windows(src, &finders, &map, &mut sink) {
+        return r;
+    }
+    let mut line_no = 1u64;
+    src.for_each_chunk(|base, chunk, last| {
+        scan_markers(&finders, base, chunk, last, &mut line_no, &mut |l| {
+            let no = l.no;
+            if let Some(t) = map(l) {
+                sink(no, t);
+            }
+        })
+    })
+}
+
+/// The marker search of a large file held as one slice, on every core: each window is
+/// searched and its lines mapped in parallel, then handed to `sink` in file order, before
+/// the window's mapped pages are released (so that a file where most lines hold a marker
+/// does not stay resident). None for files searched in order.
+fn par_marker_windows<'s, T: Send>(
+    src: &'s Source,
+    finders: &super::needles::Needles<'_>,
+    map: impl Fn(Line<'s>) -> Option<T> + Sync,
+    mut sink: impl FnMut(u64, T),
+) -> Option<io::Result<()>> {
+    if src.len() < PARALLEL_SCAN_MIN {
+        return None;
+    }
+    let mut first_line = 1u64;
+    src.par_rounds(
+        0,
+        rayon::current_num_threads() * 2,
+        |base, chunk, last| {
+            let mut found = Vec::new();
+            let mut line_no = 0u64;
+            scan_markers(finders, base, chunk, last, &mut line_no, &mut |l| {
+                let no = l.no;
+                if let Some(t) = map(l) {
+                    found.push((no, t));
+                }
+            });
+            (found, line_no)
+        },
+        |(found, newlines)| {
+            for (no, t) in found {
+                sink(first_line + no, t);
+            }
+            first_line += newlines;
+        },
+    )
 }
 
 /// Files at least this large are searched for markers on every core.
@@ -246,6 +289,34 @@ mod tests {
         for_each_marker_line(&src, &[b"MARK", b"OTHER"], |l| got.push((l.no, l.offset, l.terminated))).unwrap();
         assert_eq!(got.len(), expected.len());
         assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn mapped_marker_lines_are_the_marker_lines() {
+        for size in [200_000, PARALLEL_SCAN_MIN + 1024 * 1024] {
+            let mut bytes = Vec::new();
+            let mut i = 0u64;
+            while (bytes.len() as u64) < size {
+                let mark = if i.is_multiple_of(13) { "MARK" } else { "" };
+                bytes.extend_from_slice(
+                    format!("{{\"i\":{i},\"p\":\"{}{mark}\"}}\n", "y".repeat((i % 3000) as usize)).as_bytes(),
+                );
+                i += 1;
+            }
+            let src = Source::from_bytes("m", bytes);
+            let mut plain = Vec::new();
+            for_each_marker_line(&src, &[b"MARK"], |l| plain.push((l.no, l.offset, l.bytes.len()))).unwrap();
+            let mut mapped = Vec::new();
+            map_marker_lines(
+                &src,
+                &[b"MARK"],
+                |l| Some((l.offset, l.bytes.len())),
+                |no, (o, n)| mapped.push((no, o, n)),
+            )
+            .unwrap();
+            assert!(plain.len() > 10);
+            assert_eq!(plain, mapped, "{size}");
+        }
     }
 
     fn texts(input: &[u8]) -> (Vec<(u64, String, bool)>, LineStats) {

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use super::source::Input;
-use crate::model::diag::{Diagnostic, Severity};
+use crate::model::diag::{Code, Diagnostic, Severity};
 
 /// The expanded inputs, in a stable order, plus what could not be used.
 #[derive(Debug, Default)]
@@ -69,7 +69,7 @@ pub fn expand(args: &[PathBuf]) -> Expanded {
             Err(e) => out.problems.push(Diagnostic::new(
                 arg.display().to_string(),
                 None,
-                "unreadable-path",
+                Code::UnreadablePath,
                 Severity::Error,
                 format!("cannot read: {e}"),
             )),
@@ -127,7 +127,7 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, visited: &mut HashSet<(u64, u64)>,
             problems.push(Diagnostic::new(
                 dir.display().to_string(),
                 None,
-                "unreadable-path",
+                Code::UnreadablePath,
                 Severity::Warning,
                 format!("cannot read directory: {e}"),
             ));
@@ -138,7 +138,7 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, visited: &mut HashSet<(u64, u64)>,
         problems.push(Diagnostic::new(
             dir.display().to_string(),
             None,
-            "symlink-loop",
+            Code::SymlinkLoop,
             Severity::Info,
             "directory already visited (symlink loop); skipped".to_string(),
         ));
@@ -150,7 +150,7 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, visited: &mut HashSet<(u64, u64)>,
             problems.push(Diagnostic::new(
                 dir.display().to_string(),
                 None,
-                "unreadable-path",
+                Code::UnreadablePath,
                 Severity::Warning,
                 format!("cannot list directory: {e}"),
             ));

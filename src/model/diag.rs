@@ -2,12 +2,16 @@
 //!
 //! Commands collect them instead of printing as they go, so the same finding can be shown
 //! as text on stderr or as a `{"kind":"diagnostic",…}` record with `--json`.
+//!
+//! Every code is a variant of [`Code`], defined once below with its id, its meaning and the
+//! severities it can have. `doctor --help`, the man pages and the README's list are built or
+//! checked from [`Code::ALL`], so a new code cannot go undocumented.
 
 use std::fmt;
 
 use serde::Serialize;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,
@@ -15,14 +19,230 @@ pub enum Severity {
     Error,
 }
 
-impl fmt::Display for Severity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
             Severity::Info => "info",
             Severity::Warning => "warning",
             Severity::Error => "error",
-        })
+        }
     }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Which commands report a code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reported {
+    /// `doctor` reports it (as a finding, or for the inputs it could not check).
+    pub doctor: bool,
+    /// `rebuild-chain` reports it on stderr or as a `--json` diagnostic.
+    pub chain: bool,
+}
+
+const DOCTOR: Reported = Reported {
+    doctor: true,
+    chain: false,
+};
+const CHAIN: Reported = Reported {
+    doctor: false,
+    chain: true,
+};
+const BOTH: Reported = Reported {
+    doctor: true,
+    chain: true,
+};
+
+macro_rules! codes {
+    ($($variant:ident = $id:literal, [$($sev:ident)|+], $reported:ident, $meaning:literal;)+) => {
+        /// A stable diagnostic code.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $($variant,)+
+        }
+
+        impl Code {
+            /// Every code, in the order the documentation lists them.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)+];
+
+            /// The id written in output and accepted by `--code`.
+            pub const fn id(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $id,)+
+                }
+            }
+
+            /// What the code means for the user, in one sentence.
+            pub const fn meaning(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $meaning,)+
+                }
+            }
+
+            /// The severities this code can have, the default first. A code whose effect
+            /// depends on where the problem is (on the chain a resume loads or off it) has
+            /// more than one.
+            pub const fn severities(self) -> &'static [Severity] {
+                match self {
+                    $(Code::$variant => &[$(Severity::$sev),+],)+
+                }
+            }
+
+            /// Which commands report it.
+            pub const fn reported(self) -> Reported {
+                match self {
+                    $(Code::$variant => $reported,)+
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    // Lines that cannot be read.
+    TruncatedLastLine = "truncated-last-line", [Warning], BOTH,
+        "the last line is incomplete: still being written, or a crash mid-append; it is ignored";
+    UnterminatedLastLine = "unterminated-last-line", [Info], BOTH,
+        "the file does not end with a newline, but its last record is complete";
+    TwoRecordsOnOneLine = "two-records-on-one-line", [Error], BOTH,
+        "a record lost its newline: the agent cannot parse the line and loses both records";
+    InvalidJson = "invalid-json", [Error], BOTH,
+        "a line that is not JSON: the agent skips it";
+    InvalidUtf8 = "invalid-utf8", [Error], BOTH,
+        "a line that is not UTF-8: the agent skips it";
+    TooDeep = "too-deep", [Error], BOTH,
+        "a record nested deeper than 128 levels: skipped";
+    NotAnObject = "not-an-object", [Error], BOTH,
+        "a JSON line that is not an object: the agent skips it";
+    LoneSurrogate = "lone-surrogate", [Info], BOTH,
+        "a lone UTF-16 surrogate escape: the text around it was cut mid-character; read as U+FFFD, as the agents do";
+    UnknownRecordType = "unknown-record-type", [Info], BOTH,
+        "a record type no loader knows: not part of the conversation";
+    // Claude Code transcripts.
+    MissingUuid = "missing-uuid", [Warning], BOTH,
+        "a message without a uuid: it cannot be linked and is ignored";
+    DanglingParent = "dangling-parent", [Error | Info], BOTH,
+        "a parentUuid that names nothing in the file: an error when the resumed chain stops there and loses messages written before it; info when nothing is lost (off the resumed chain, bridged by Claude Code, or where the chain starts)";
+    Cycle = "cycle", [Error | Info], BOTH,
+        "parent links that loop: an error when the resumed chain stops there and loses messages written before it; info when nothing is lost";
+    DuplicateUuid = "duplicate-uuid", [Warning], BOTH,
+        "a uuid written twice: the later content is used at the first position";
+    GapBridged = "gap-bridged", [Info], CHAIN,
+        "a broken or cyclic parent link bridged to an entry at most 5 s older, as Claude Code 2.1.332 does";
+    NoConversation = "no-conversation", [Info], BOTH,
+        "no user or assistant message to resume from";
+    SubagentTranscript = "subagent-transcript", [Info], CHAIN,
+        "the file holds only a subagent's (sidechain) conversation: that conversation is the chain";
+    PreservedSegmentBroken = "preserved-segment-broken", [Warning], BOTH,
+        "the last boundary's preserved segment cannot be walked: Claude Code neither relinks nor prunes";
+    StalePreservedSegment = "stale-preserved-segment", [Info], BOTH,
+        "a preserved segment made stale by a later boundary: not relinked, earlier history pruned";
+    BoundaryWithoutSummary = "boundary-without-summary", [Warning], DOCTOR,
+        "a compact boundary with no summary message: the agent resumes with no account of what came before";
+    LogicalParentUnresolved = "logical-parent-unresolved", [Info], DOCTOR,
+        "a boundary's logicalParentUuid names nothing in the file (informational only)";
+    ToolCallWithoutResult = "tool-call-without-result", [Warning], DOCTOR,
+        "a tool call never answered (interrupted, or the session ended during the call)";
+    ToolResultWithoutCall = "tool-result-without-call", [Warning], DOCTOR,
+        "a tool result whose call is not in the file";
+    ChainMissesLastBoundary = "chain-misses-last-boundary", [Error], BOTH,
+        "the resumed chain does not reach the last compact boundary: its summary is not loaded";
+    // Codex rollouts.
+    RollbackCrossesCheckpoint = "rollback-crosses-checkpoint", [Warning], DOCTOR,
+        "a rollback crosses a compaction: current Codex and Codex before 2026-02-27 resume different histories";
+    ReplayDiffers = "replay-differs", [Warning], CHAIN,
+        "the current and the pre-2026-02-27 Codex replay give different histories";
+    UnusableCompacted = "unusable-compacted", [Error], BOTH,
+        "a compacted record Codex cannot read: it skips the line";
+    BadRollback = "bad-rollback", [Warning], BOTH,
+        "a rollback without a usable turn count: Codex skips it";
+    RolledBack = "rolled-back", [Info], BOTH,
+        "turns rolled back: a resume discards them";
+    UnreadableItem = "unreadable-item", [Warning], BOTH,
+        "a history item Codex cannot read into its own types: Codex skips the line";
+    ImageNotReproduced = "image-not-reproduced", [Warning], CHAIN,
+        "an image Codex resizes or converts before sending: the api view shows it as written";
+    PreEnvelopeFormat = "pre-envelope-format", [Warning], BOTH,
+        "written by a 2025 Codex that current Codex cannot resume; read by forward replay";
+    // cctool session files.
+    InvalidSession = "invalid-session", [Error], DOCTOR,
+        "cctool session: not a valid session document";
+    // The model a resume sends.
+    SessionModelRetired = "session-model-retired", [Warning], DOCTOR,
+        "Claude Code: the session's model is retired at the resume time: a resume sends another model, and may drop thinking";
+    SessionModelRetiring = "session-model-retiring", [Info], DOCTOR,
+        "Claude Code: the session's model retires within 30 days (the date is given)";
+    // Inputs.
+    NotASession = "not-a-session", [Info], DOCTOR,
+        "a file found in a folder that is not a session (sidecars, indexes): skipped";
+    Unreadable = "unreadable", [Error], DOCTOR,
+        "a file that cannot be read, or is not a session although named";
+    UnreadablePath = "unreadable-path", [Error | Warning], DOCTOR,
+        "a named path that cannot be read (error), or a folder inside a walk that cannot be listed (warning)";
+    SymlinkLoop = "symlink-loop", [Info], DOCTOR,
+        "a folder reached twice through symbolic links: walked once";
+}
+
+impl Code {
+    /// The code with this id.
+    pub fn from_id(id: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|c| c.id() == id)
+    }
+
+    /// The default severity.
+    pub const fn severity(self) -> Severity {
+        self.severities()[0]
+    }
+
+    /// The severities as documentation writes them: `error|info`.
+    pub fn severities_text(self) -> String {
+        self.severities().iter().map(|s| s.name()).collect::<Vec<_>>().join("|")
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.id())
+    }
+}
+
+impl PartialEq<&str> for Code {
+    fn eq(&self, other: &&str) -> bool {
+        self.id() == *other
+    }
+}
+
+impl PartialEq<str> for Code {
+    fn eq(&self, other: &str) -> bool {
+        self.id() == other
+    }
+}
+
+/// The `CODES` section of a command's help: each code and its severities on one line, its
+/// meaning on the lines below, indented. Help is re-wrapped to the terminal's width and the
+/// man page is filled by roff; a line per code with its text below survives both, where
+/// columns side by side would wrap out of alignment.
+pub fn codes_help(pick: impl Fn(Reported) -> bool) -> String {
+    let mut s = String::new();
+    for c in Code::ALL.iter().filter(|c| pick(c.reported())) {
+        s.push_str(&format!(
+            "  {} ({})\n      {}\n",
+            c.id(),
+            c.severities_text(),
+            c.meaning()
+        ));
+    }
+    s
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -30,7 +250,7 @@ pub struct Diagnostic {
     pub kind: &'static str,
     pub file: String,
     pub line: Option<u64>,
-    pub code: &'static str,
+    pub code: Code,
     pub severity: Severity,
     pub message: String,
 }
@@ -39,10 +259,15 @@ impl Diagnostic {
     pub fn new(
         file: impl Into<String>,
         line: Option<u64>,
-        code: &'static str,
+        code: Code,
         severity: Severity,
         message: impl Into<String>,
     ) -> Diagnostic {
+        debug_assert!(
+            code.severities().contains(&severity),
+            "{code} documented as {}, reported as {severity}",
+            code.severities_text()
+        );
         Diagnostic {
             kind: "diagnostic",
             file: file.into(),
@@ -63,6 +288,36 @@ impl fmt::Display for Diagnostic {
                 self.file, l, self.severity, self.message, self.code
             ),
             None => write!(f, "{}: {}: {} [{}]", self.file, self.severity, self.message, self.code),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_lowercase_and_round_trip() {
+        let mut seen = std::collections::HashSet::new();
+        for &c in Code::ALL {
+            assert!(seen.insert(c.id()), "{c} twice");
+            assert!(
+                c.id()
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b == b'-' || b.is_ascii_digit())
+            );
+            assert_eq!(Code::from_id(c.id()), Some(c));
+            assert!(!c.meaning().is_empty() && !c.severities().is_empty());
+            assert_eq!(serde_json::to_string(&c).unwrap(), format!("\"{}\"", c.id()));
+        }
+    }
+
+    #[test]
+    fn help_lists_every_doctor_code_once() {
+        let help = codes_help(|r| r.doctor);
+        for &c in Code::ALL {
+            let head = format!("  {} (", c.id());
+            assert_eq!(help.matches(&head).count(), usize::from(c.reported().doctor), "{c}");
         }
     }
 }

@@ -156,9 +156,12 @@ fn json_record_reports_model_tokens_and_loader_rules() {
         [
             "kind",
             "file",
+            "format",
+            "client",
             "loader",
             "model",
             "model_choice",
+            "model_entry",
             "session_model",
             "session_model_retires",
             "notice",
@@ -167,7 +170,8 @@ fn json_record_reports_model_tokens_and_loader_rules() {
             "tokens",
             "prompt",
             "rules",
-            "assumptions"
+            "assumptions",
+            "refused"
         ]
     );
     assert_eq!(last["model"], "claude-opus-4-5-20251101");

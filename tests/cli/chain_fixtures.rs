@@ -102,6 +102,12 @@ const CLAUDE_CHAINS: &[(&str, &str, &str)] = &[
     ("b4_last_row_newer_descendant", "01 02 04", "01 03"),
 ];
 
+/// When the requests of these fixtures were recorded: the model a resume uses depends on the
+/// date (docs/claude-code-model.md), so the view is asked for that day.
+const RECORDED_AT: &str = "2026-12-01T12:00:00Z";
+/// The harness's base URL is a loopback one: the client then drops other models' thinking.
+const HARNESS_URL: &str = "http://127.0.0.1:9";
+
 #[test]
 fn claude_code_chains_for_both_loaders_and_the_recorded_requests() {
     let mut listed: Vec<String> = CLAUDE_CHAINS.iter().map(|c| c.0.to_string()).collect();
@@ -117,6 +123,10 @@ fn claude_code_chains_for_both_loaders_and_the_recorded_requests() {
             "--api-view",
             "--prompt",
             "say ok",
+            "--as-of",
+            RECORDED_AT,
+            "--base-url",
+            HARNESS_URL,
             p(&path),
         ]));
         assert_eq!(view, sent(&path), "{name}: the request Claude Code 2.1.332 sent");
@@ -132,7 +142,7 @@ fn the_older_loader_fixtures_match_the_recorded_requests_too() {
         .into_iter()
         .filter(|f| f.extension().is_some_and(|e| e == "jsonl"))
         .collect();
-    assert_eq!(files.len(), 5);
+    assert_eq!(files.len(), 6);
     for path in files {
         let view = records(&stdout_of(&[
             "-q",
@@ -140,6 +150,10 @@ fn the_older_loader_fixtures_match_the_recorded_requests_too() {
             "--api-view",
             "--prompt",
             "say ok",
+            "--as-of",
+            RECORDED_AT,
+            "--base-url",
+            HARNESS_URL,
             p(&path),
         ]));
         assert_eq!(view, sent(&path), "{}", path.display());

@@ -100,7 +100,7 @@ fn assert_fixture(name: &str, rules: &[&str]) {
             for (i, (g, w)) in got.items.iter().zip(&want).enumerate() {
                 assert_eq!(g, w, "{name}: item {i}");
             }
-            assert_eq!(got.record["items"], want.len(), "{name}");
+            assert_eq!(got.record["messages"], want.len(), "{name}");
         }
         other => panic!("{name}: unexpected expected request {other}"),
     }
@@ -226,12 +226,19 @@ fn json_record_counts_items_and_tokens_of_what_is_printed() {
             "file",
             "format",
             "client",
+            "loader",
             "model",
+            "model_choice",
             "model_entry",
-            "items",
+            "session_model",
+            "session_model_retires",
+            "notice",
+            "thinking_policy",
+            "messages",
             "tokens",
             "prompt",
             "rules",
+            "assumptions",
             "refused"
         ]
     );
@@ -242,7 +249,7 @@ fn json_record_counts_items_and_tokens_of_what_is_printed() {
     assert_eq!(record["model_entry"], "gpt-5.5");
     assert_eq!(record["prompt"], true);
     let items: Vec<&str> = lines[..lines.len() - 1].to_vec();
-    assert_eq!(record["items"], items.len());
+    assert_eq!(record["messages"], items.len());
     let sent = format!("[{}]", items.join(","));
     assert_eq!(record["tokens"], sent.len().div_ceil(4));
     assert_eq!(
@@ -309,25 +316,21 @@ fn api_view_renders_codex_items_for_reading() {
 
 #[test]
 fn codex_options_are_refused_where_they_do_not_apply() {
-    let claude = fixture("claude/parallel_tool_calls.jsonl");
-    let out = cctool()
-        .args([
-            "rebuild-chain",
-            "--api-view",
-            "--model",
-            "gpt-5.5",
-            claude.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    // The Claude Code resume configuration does not describe a Codex resume.
+    let rollout = fixture(&format!("{DIR}/c2_codex_form.jsonl"));
+    for opt in [["--as-of", "2026-11-29"], ["--base-url", "http://127.0.0.1:9"]] {
+        let out = cctool()
+            .args(["rebuild-chain", "--api-view", opt[0], opt[1], rollout.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{opt:?}");
+    }
     let session = fixture("session/refactor.v5.json");
     let out = cctool()
         .args(["rebuild-chain", "--api-view", session.to_str().unwrap()])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let rollout = fixture(&format!("{DIR}/c2_codex_form.jsonl"));
     let out = cctool()
         .args(["rebuild-chain", "--model", "gpt-5.5", rollout.to_str().unwrap()])
         .output()

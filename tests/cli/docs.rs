@@ -45,7 +45,7 @@ fn usage_errors_exit_2() {
 
 /// Pages written by other changes that are in flight; a link to one of them is checked once
 /// the page exists.
-const PENDING_PAGES: &[&str] = &["docs/claude-code-request.md", "docs/codex-request.md"];
+const PENDING_PAGES: &[&str] = &["docs/claude-code-request.md"];
 
 /// Every file under `dir` (relative to the project), recursively, sorted.
 fn files_in(dir: &str) -> Vec<std::path::PathBuf> {

@@ -355,7 +355,7 @@ fn many_files_and_folders_in_stable_order_with_a_total() {
         (
             total["files"].as_u64(),
             total["summaries"].as_u64(),
-            total["current"].as_u64()
+            total["with_current"].as_u64()
         ),
         (Some(6), Some(9), Some(6))
     );
