@@ -24,7 +24,7 @@ struct Total {
 }
 
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
-    let (expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
+    let (expanded, named) = super::batch_inputs(&a.paths, g)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "doctor", |src, format| {
         match format {
             Format::ClaudeCode => doctor::check_claude(src),

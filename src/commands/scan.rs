@@ -6,7 +6,7 @@
 //! and legacy `agent-*.jsonl`) are scanned too and linked to their parent session.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets};
@@ -75,8 +75,8 @@ struct Total {
 }
 
 pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
-    let (mut expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
-    add_subagent_files(&mut expanded.inputs);
+    let (mut expanded, named) = super::batch_inputs(&a.paths, g)?;
+    add_subagent_files(&mut expanded.inputs, g.follow);
     let outcomes = super::each_session(&expanded.inputs, &named, g, "scan", |src, format| {
         match format {
             Format::ClaudeCode => scan_claude(src),
@@ -165,7 +165,7 @@ fn is_uuid_stem(p: &Path) -> bool {
 
 /// Adds the subagent transcripts of every named Claude Code session that are not inputs yet:
 /// `<dir>/<session>/subagents/**.jsonl`, and legacy `<dir>/agent-*.jsonl` of that session.
-fn add_subagent_files(inputs: &mut Vec<Input>) {
+fn add_subagent_files(inputs: &mut Vec<Input>, follow: bool) {
     let mut extra: Vec<PathBuf> = Vec::new();
     for input in inputs.iter() {
         let Input::Path(p) = input else { continue };
@@ -178,7 +178,7 @@ fn add_subagent_files(inputs: &mut Vec<Input>) {
         let sub = dir.join(stem).join("subagents");
         if sub.is_dir() {
             extra.extend(
-                crate::io::paths::expand(&[sub])
+                crate::io::paths::expand(&[sub], follow)
                     .inputs
                     .into_iter()
                     .filter_map(|i| match i {
@@ -192,7 +192,13 @@ fn add_subagent_files(inputs: &mut Vec<Input>) {
             for e in entries.flatten() {
                 let ap = e.path();
                 let name = ap.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                if name.starts_with("agent-") && name.ends_with(".jsonl") && head_contains(&ap, needle.as_bytes()) {
+                // Regular files only, as in any walk: a FIFO named like one would block.
+                let regular = e.file_type().is_ok_and(|t| t.is_file());
+                if regular
+                    && name.starts_with("agent-")
+                    && name.ends_with(".jsonl")
+                    && head_contains(&ap, needle.as_bytes())
+                {
                     extra.push(ap);
                 }
             }
@@ -206,13 +212,9 @@ fn add_subagent_files(inputs: &mut Vec<Input>) {
     }
 }
 
-/// Whether the first 64 KiB of a file hold `needle`.
+/// Whether the first 64 KiB of a regular file hold `needle`.
 fn head_contains(path: &Path, needle: &[u8]) -> bool {
-    let mut buf = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(64 * 1024).read_to_end(&mut buf))
-        .is_ok()
-        && memchr::memmem::find(&buf, needle).is_some()
+    crate::io::paths::regular_file_head(path, 64 * 1024).is_some_and(|buf| memchr::memmem::find(&buf, needle).is_some())
 }
 
 fn is_subagent_path(path: &str) -> bool {

@@ -38,17 +38,9 @@ pub struct SessionMessages {
 pub struct SessionError(pub String);
 
 pub fn read_messages(src: &Source) -> Result<SessionMessages, SessionError> {
-    let owned;
-    let bytes = match src.as_slice() {
-        Some(b) => b,
-        None => {
-            owned = src
-                .read_range(0, src.len() as usize)
-                .map_err(|e| SessionError(format!("cannot read: {e}")))?
-                .into_owned();
-            &owned[..]
-        }
-    };
+    let cannot_read = |e: std::io::Error| SessionError(format!("cannot read: {e}"));
+    let held = src.whole().map_err(cannot_read)?;
+    let bytes: &[u8] = &held;
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let doc: Doc<'_> = serde_json::from_slice(body).map_err(|e| SessionError(format!("not valid JSON: {e}")))?;
     let version = doc.schema_version.or(doc.version).and_then(LNum::as_i64);
@@ -58,9 +50,11 @@ pub fn read_messages(src: &Source) -> Result<SessionMessages, SessionError> {
     let items: Vec<&RawValue> =
         serde_json::from_str(raw.get()).map_err(|_| SessionError("`messages` is not an array".into()))?;
     let session_id = doc.session_id.or(doc.id).and_then(|v| v.as_str().map(str::to_string));
+    let messages = items.iter().map(|m| minify(m.get().as_bytes())).collect();
+    src.check().map_err(cannot_read)?;
     Ok(SessionMessages {
         version,
         session_id,
-        messages: items.iter().map(|m| minify(m.get().as_bytes())).collect(),
+        messages,
     })
 }

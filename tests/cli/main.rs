@@ -16,5 +16,6 @@ mod migrate;
 mod props;
 mod rebuild_chain;
 mod scan;
+mod special_inputs;
 mod threads;
 mod util;
