@@ -197,10 +197,11 @@ struct ItemHead<'a> {
     role: LStr<'a>,
 }
 
-#[derive(Deserialize)]
-struct MessageBody {
-    #[serde(default)]
-    content: serde_json::Value,
+#[derive(Deserialize, Default)]
+struct MessageBody<'a> {
+    /// Only the texts: a content array of millions of items must not become a tree.
+    #[serde(borrow, default)]
+    content: json::ContentTexts<'a>,
 }
 
 #[derive(Deserialize)]
@@ -352,10 +353,8 @@ pub fn classify_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
             Some("system") => item.api = false,
             Some("developer") => item.context = true,
             Some("user") => {
-                let body: MessageBody = serde_json::from_str(raw).unwrap_or(MessageBody {
-                    content: serde_json::Value::Null,
-                });
-                let texts = message_texts(&body.content);
+                let body: MessageBody<'_> = serde_json::from_str(raw).unwrap_or_default();
+                let texts = body.content.0;
                 let contextual = texts.iter().any(|t| {
                     let t = t.trim_start();
                     CONTEXTUAL_MARKERS.iter().any(|m| t.starts_with(m))

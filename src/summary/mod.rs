@@ -595,9 +595,13 @@ fn assistant_before(src: &Source, rollout: &Rollout, i: usize) -> std::io::Resul
 }
 
 /// cctool v5: every `summary` item; the last one is what a resume sees.
-pub fn session(src: &Source, messages: &[Vec<u8>], session_id: Option<String>) -> Vec<SummaryRecord> {
+pub fn session(
+    src: &Source,
+    messages: &crate::formats::session::Messages,
+    session_id: Option<String>,
+) -> Vec<SummaryRecord> {
     let mut out = Vec::new();
-    for m in messages {
+    for m in messages.iter() {
         let v = parse(m);
         for item in v.get("items").and_then(Value::as_array).into_iter().flatten() {
             if item.get("type").and_then(Value::as_str) != Some("summary") {

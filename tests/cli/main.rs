@@ -12,6 +12,7 @@ mod extract_summary;
 mod fuzz_targets;
 mod hostile;
 mod input;
+mod memory_read;
 mod migrate;
 mod props;
 mod rebuild_chain;
