@@ -146,7 +146,14 @@ pub fn each_session<T: Send>(
             let named = named.contains(input);
             let o = match open_input(input, g, named) {
                 Ok((src, format)) => {
-                    let r = work(&src, format);
+                    // A panic of code that read a mapped page as it turned to zeros is the
+                    // truncation's (see `io::mapguard::any_fault`); any other is a bug, and
+                    // goes on up.
+                    let r = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&src, format))) {
+                        Ok(r) => r,
+                        Err(_) if src.check().is_err() => Err(String::new()),
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    };
                     // A file truncated under its mapping read as zeros somewhere: whatever
                     // `work` made of it (a result or another error) is not used.
                     match src.check() {

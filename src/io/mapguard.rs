@@ -66,6 +66,10 @@ impl Slot {
 }
 
 static TABLE: [Slot; SLOTS] = [const { Slot::new() }; SLOTS];
+/// Whether any mapping faulted in this process: set by the handler, never cleared.
+static ANY_FAULT: AtomicBool = AtomicBool::new(false);
+/// What was said of each faulted input, once its reader was dropped (see [`note`]).
+static NOTES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// Serialises registration; the handler never takes it.
 static WRITERS: Mutex<()> = Mutex::new(());
 static PAGE: AtomicUsize = AtomicUsize::new(4096);
@@ -100,6 +104,41 @@ impl Drop for Guard {
         let _w = WRITERS.lock().unwrap_or_else(|e| e.into_inner());
         TABLE[self.slot].set(0, 0);
     }
+}
+
+/// Whether a page of any mapping of this process faulted since it started. Code that read a
+/// mapped page while another thread's fault replaced it may have seen a byte change between
+/// two reads of it (a newline that is there, then gone), which can make it panic where the
+/// bytes of a file cannot change: such a panic is the truncation's, not a bug, and is
+/// reported as the truncation (see [`quiet_panics`], `commands::each_session` and `run`).
+pub fn any_fault() -> bool {
+    ANY_FAULT.load(SeqCst)
+}
+
+/// Records what to say of an input whose mapping faulted, for the one message a command that
+/// ended in a panic prints (see [`notes`]).
+pub fn note(message: String) {
+    NOTES.lock().unwrap_or_else(|e| e.into_inner()).push(message);
+}
+
+/// The messages recorded by [`note`].
+pub fn notes() -> Vec<String> {
+    NOTES.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// Installs a panic hook that prints nothing once a mapping faulted (the panic is then
+/// reported as the truncation it came from), and the previous hook's message otherwise. For
+/// the program to call once at its start; a library user keeps its own hook.
+pub fn quiet_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !any_fault() {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// Registers the mapping `[start, start+len)`. None when the handler cannot be installed or
@@ -153,6 +192,7 @@ extern "C" fn on_sigbus(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mu
             // faulting itself (mapped here for another thread's fault) then finds the mark
             // when it checks after its read.
             slot.faulted.store(true, SeqCst);
+            ANY_FAULT.store(true, SeqCst);
             let page = PAGE.load(SeqCst);
             let from = addr & !(page - 1);
             let end = (start + len).div_ceil(page) * page;

@@ -76,6 +76,16 @@ enum Backing {
     Stream(File),
 }
 
+impl Drop for Source {
+    /// A source whose mapping faulted leaves word of it, for a command that ends in a panic
+    /// caused by the zeros it read (see [`mapguard::any_fault`]).
+    fn drop(&mut self) {
+        if let Err(e) = self.check() {
+            mapguard::note(format!("{}: cannot read: {e}", self.name));
+        }
+    }
+}
+
 /// A registered mapping. The guard is declared first so that it is dropped (unregistered)
 /// before the mapping is unmapped.
 struct Mapped {
@@ -308,7 +318,7 @@ impl Source {
             io::Error::new(
                 e.kind(),
                 format!(
-                    "cannot hold it in a temporary file in {}: {e} (TMPDIR names another folder)",
+                    "cannot hold it in a temporary file in {}: {e} (set TMPDIR to a folder with room)",
                     dir.display()
                 ),
             )
