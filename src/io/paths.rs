@@ -354,6 +354,96 @@ mod tests {
     }
 
     #[test]
+    fn stores_follow_the_environment_and_mention_only_what_was_asked_for() {
+        let home = tempfile::tempdir().unwrap();
+        let h = home.path();
+        for d in [
+            ".claude/projects",
+            ".config/claude/projects",
+            "alt/projects",
+            "x,y/projects",
+            ".codex/archived_sessions",
+        ] {
+            std::fs::create_dir_all(h.join(d)).unwrap();
+        }
+        let env = |pairs: Vec<(&'static str, std::path::PathBuf)>| {
+            move |var: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == var)
+                    .map(|(_, v)| v.clone().into_os_string())
+            }
+        };
+        // Defaults: both Claude Code places and the Codex archive; nothing said of the
+        // missing sessions/ folder.
+        let st = stores_from(&env(vec![("HOME", h.to_path_buf())]));
+        assert_eq!(
+            st.found,
+            [
+                h.join(".claude/projects"),
+                h.join(".config/claude/projects"),
+                h.join(".codex/archived_sessions")
+            ]
+        );
+        assert!(st.notes.is_empty(), "{:?}", st.notes);
+        // A list, one entry missing and named; a folder whose name holds a comma taken whole.
+        let list = format!("{}, {}", h.join("alt").display(), h.join("gone").display());
+        let st = stores_from(&env(vec![
+            ("HOME", h.to_path_buf()),
+            ("CLAUDE_CONFIG_DIR", list.into()),
+        ]));
+        assert_eq!(st.found, [h.join("alt/projects"), h.join(".codex/archived_sessions")]);
+        assert_eq!(st.notes.len(), 1);
+        assert!(st.notes[0].contains("gone"), "{:?}", st.notes);
+        let st = stores_from(&env(vec![
+            ("HOME", h.to_path_buf()),
+            ("CLAUDE_CONFIG_DIR", h.join("x,y")),
+        ]));
+        assert_eq!(st.found[0], h.join("x,y/projects"));
+        // A Codex home asked for and absent is named; the same store twice is read once.
+        let st = stores_from(&env(vec![
+            ("HOME", h.to_path_buf()),
+            ("CODEX_HOME", h.join("nope")),
+            ("XDG_CONFIG_HOME", h.join(".config")),
+        ]));
+        assert!(st.notes.iter().any(|n| n.contains("no Codex store")), "{:?}", st.notes);
+        assert_eq!(
+            st.found,
+            [h.join(".claude/projects"), h.join(".config/claude/projects")]
+        );
+        #[cfg(unix)]
+        {
+            std::fs::remove_dir_all(h.join(".config/claude")).unwrap();
+            std::os::unix::fs::symlink(h.join(".claude"), h.join(".config/claude")).unwrap();
+            let st = stores_from(&env(vec![("HOME", h.to_path_buf())]));
+            assert_eq!(
+                st.found,
+                [h.join(".claude/projects"), h.join(".codex/archived_sessions")]
+            );
+        }
+    }
+
+    #[test]
+    fn compressed_rollouts_are_candidates_unless_their_plain_file_is_beside_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for f in ["a.jsonl", "a.jsonl.zst", "b.jsonl.zst", "c.json.zst", "d.zst"] {
+            std::fs::write(d.join(f), "x").unwrap();
+        }
+        let e = expand(&[d.to_path_buf()], false);
+        let names: Vec<String> = e
+            .inputs
+            .iter()
+            .map(|i| match i {
+                Input::Path(p) => p.file_name().unwrap().to_string_lossy().into_owned(),
+                Input::Stdin => "-".into(),
+            })
+            .collect();
+        assert_eq!(names, ["a.jsonl", "b.jsonl.zst"]);
+        assert_eq!(beside(&d.join("b.jsonl.zst"), "v5.json"), d.join("b.v5.json"));
+    }
+
+    #[test]
     fn explicit_files_are_taken_whatever_their_name() {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("session.log");
