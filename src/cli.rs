@@ -50,6 +50,11 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_enum, default_value_t = MmapChoice::Auto, value_name = "WHEN")]
     pub mmap: MmapChoice,
 
+    /// Inside folders, follow symbolic links, also out of the folder named (each file is read
+    /// once; loops are reported). By default links inside folders are not followed.
+    #[arg(long, global = true)]
+    pub follow: bool,
+
     /// Read inputs as this format instead of detecting it from their content.
     #[arg(long, global = true, value_enum, value_name = "FORMAT")]
     pub input_format: Option<Format>,

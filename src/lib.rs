@@ -60,6 +60,7 @@ impl std::error::Error for Fatal {}
 
 /// Runs cctool with these arguments (the first is the program name).
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
+    io::mapguard::quiet_panics();
     let cli = match cli::Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
@@ -71,7 +72,24 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
             };
         }
     };
-    match commands::dispatch(&cli) {
+    // A panic after a mapped file was truncated under a reader comes from the zeros it read
+    // (see `io::mapguard::any_fault`): it is reported as that truncation, exit status 2.
+    let dispatched = match std::panic::catch_unwind(|| commands::dispatch(&cli)) {
+        Ok(r) => r,
+        Err(panic) if io::mapguard::any_fault() => {
+            let notes = io::mapguard::notes();
+            if notes.is_empty() {
+                eprintln!("cctool: a file changed while it was read: it was truncated");
+            }
+            for n in notes {
+                eprintln!("cctool: {}", output::sanitize::escape_str(&n));
+            }
+            drop(panic);
+            return ExitStatus::Error;
+        }
+        Err(panic) => std::panic::resume_unwind(panic),
+    };
+    match dispatched {
         Ok(status) => status,
         Err(e) if is_broken_pipe(&e) => ExitStatus::Success,
         Err(e) => {

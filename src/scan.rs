@@ -110,9 +110,12 @@ fn project_of(cwd: Option<&str>, path: &str) -> Option<String> {
             .filter(|s| !s.is_empty())
             .map(str::to_string)
     });
+    // A stream (stdin, a pipe, a FIFO under /dev/fd) has no folder to name the project after.
+    let stream = path == "-" || path.starts_with("/dev/") || path.starts_with("/proc/");
     from_cwd.or_else(|| {
         Path::new(path)
             .parent()
+            .filter(|_| !stream)
             .and_then(|p| p.file_name())
             .map(|n| n.to_string_lossy().into_owned())
     })
@@ -173,6 +176,36 @@ fn claude_titles(src: &Source, t: &Transcript) -> std::io::Result<Option<(String
         .or(summary.map(|s| (s, "summary"))))
 }
 
+/// What [`claude_head`] reads of a row: its `cwd` and the texts of its message, and nothing
+/// else, so a row holding arrays of millions of items costs a scan and no memory.
+#[derive(serde::Deserialize)]
+struct HeadRow<'a> {
+    #[serde(default)]
+    cwd: crate::io::json::LString,
+    #[serde(borrow, default)]
+    message: Option<HeadMessage<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct HeadMessage<'a> {
+    #[serde(borrow, default)]
+    content: crate::io::json::ContentTexts<'a>,
+}
+
+/// A row's cwd and its message's first text; a row with a lone surrogate is read as the
+/// agents read it (repaired to U+FFFD).
+fn head_row(bytes: &[u8]) -> Option<(Option<String>, Option<String>)> {
+    fn read(b: &[u8]) -> Option<(Option<String>, Option<String>)> {
+        let row: HeadRow<'_> = serde_json::from_slice(b).ok()?;
+        let first = row
+            .message
+            .and_then(|m| m.content.0.into_iter().next())
+            .map(|t| t.into_owned());
+        Some((row.cwd.0, first))
+    }
+    read(bytes).or_else(|| read(&crate::io::json::repair_surrogates(bytes)?))
+}
+
 /// The cwd of the first message that records one, and the first prompt a user typed.
 fn claude_head(src: &Source, t: &Transcript, sidechain: bool) -> std::io::Result<(Option<String>, Option<String>)> {
     let (mut cwd, mut prompt) = (None, None);
@@ -190,18 +223,15 @@ fn claude_head(src: &Source, t: &Transcript, sidechain: bool) -> std::io::Result
             }
             continue;
         }
-        let Some(v) = parse(&src.read_range(n.offset, n.len as usize)?) else {
+        let bytes = src.read_range(n.offset, n.len as usize)?;
+        let Some((row_cwd, first)) = head_row(&bytes) else {
             continue;
         };
         if cwd.is_none() {
-            cwd = str_at(&v, &["cwd"]).map(str::to_string);
+            cwd = row_cwd;
         }
         if wants_prompt {
-            prompt = v
-                .get("message")
-                .and_then(|m| m.get("content"))
-                .and_then(first_text)
-                .and_then(prompt_text);
+            prompt = first.as_deref().and_then(prompt_text);
         }
         if cwd.is_some() && prompt.is_some() {
             break;
@@ -391,7 +421,7 @@ pub fn scan_session(src: &Source) -> SessionRecord {
     };
     let mut span: Option<(i64, i64)> = None;
     let mut bytes = 0usize;
-    for m in &s.messages {
+    for m in s.messages.iter() {
         bytes += m.len() + 1;
         let Some(v) = parse(m) else { continue };
         if let Some(ts) = session_time(&v) {

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use super::claude::{Chain, Kind, Sub, Transcript};
 use super::claude_model::RequestModel;
 use crate::io::Source;
-use crate::io::json::LStr;
+use crate::io::json::{LBool, LStr, LString};
 
 /// The reply the client inserts when the history ends with a user message.
 pub const SENTINEL: &str = "No response requested.";
@@ -445,6 +445,7 @@ pub fn api_view(
         .rposition(|&pos| t.node(pos).is_boundary())
         .map_or(0, |i| i + 1);
     let mut rows = Vec::new();
+    let mut blocks_held = 0usize;
     for &pos in &chain.positions[start..] {
         let node = t.node(pos);
         let sendable = matches!(node.kind, Kind::User | Kind::Assistant)
@@ -454,7 +455,18 @@ pub fn api_view(
         }
         let bytes = src.read_range(node.offset, node.len as usize)?;
         let Some(rec) = parse(&bytes) else { continue };
+        if let Some(MsgPeek {
+            content: RawContent::TooMany(n),
+            ..
+        }) = &rec.message
+        {
+            return Err(too_many(node.line, *n));
+        }
         if let Some(row) = row_of(rec, node.kind, &mut p) {
+            blocks_held += row.content.as_array().map_or(1, Vec::len);
+            if blocks_held > MAX_BLOCKS {
+                return Err(too_many(node.line, blocks_held));
+            }
             rows.push(row);
         }
     }
@@ -478,16 +490,28 @@ pub fn api_view(
     })
 }
 
+/// The error of a view over [`MAX_BLOCKS`] content blocks, `n` of them by `line`.
+fn too_many(line: u64, n: usize) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "line {line}: {n} content blocks in the request by this message, more than the {MAX_BLOCKS} cctool holds for a request view (real sessions send a few hundred)"
+        ),
+    )
+}
+
 /// The parts of a record the pipeline reads; everything else (tool results' structured
 /// copies, usage, snapshots) is skipped unparsed.
+/// Fields of unexpected types are skipped without being built: a name that holds an array
+/// of millions of elements must not become a tree.
 #[derive(Deserialize)]
 struct RecPeek {
     #[serde(default)]
-    content: Option<Value>,
+    content: LString,
     #[serde(default, rename = "isMeta")]
-    is_meta: Option<Value>,
+    is_meta: LBool,
     #[serde(default, rename = "isApiErrorMessage")]
-    api_error: Option<Value>,
+    api_error: LBool,
     #[serde(default)]
     message: Option<MsgPeek>,
 }
@@ -495,18 +519,26 @@ struct RecPeek {
 #[derive(Deserialize)]
 struct MsgPeek {
     #[serde(default)]
-    id: Option<Value>,
+    id: LString,
     #[serde(default)]
-    model: Option<Value>,
+    model: LString,
     #[serde(default)]
     content: RawContent,
 }
+
+/// The most content blocks the request view holds, in one record and in all: several hundred
+/// times what real sessions send after their last compaction (a few hundred), and about
+/// 100 MB held at most. A file over it is refused with an error rather than held at any cost
+/// (five million blocks, ten bytes each in the file, took 2 GB).
+pub const MAX_BLOCKS: usize = 100_000;
 
 /// `message.content` with each block kept as written.
 #[derive(Default)]
 enum RawContent {
     Str(String),
     Blocks(Vec<Arc<RawValue>>),
+    /// More than [`MAX_BLOCKS`] blocks: counted, not kept.
+    TooMany(usize),
     #[default]
     Other,
 }
@@ -527,10 +559,23 @@ impl<'de> Deserialize<'de> for RawContent {
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<RawContent, A::Error> {
                 let mut out = Vec::new();
-                while let Some(b) = a.next_element::<Box<RawValue>>()? {
-                    out.push(Arc::from(b));
+                loop {
+                    if out.len() == MAX_BLOCKS {
+                        // The rest is counted for the message, not kept.
+                        let mut n = out.len();
+                        while a.next_element::<IgnoredAny>()?.is_some() {
+                            n += 1;
+                        }
+                        return Ok(match n {
+                            MAX_BLOCKS => RawContent::Blocks(out),
+                            _ => RawContent::TooMany(n),
+                        });
+                    }
+                    match a.next_element::<Box<RawValue>>()? {
+                        Some(b) => out.push(Arc::from(b)),
+                        None => return Ok(RawContent::Blocks(out)),
+                    }
                 }
-                Ok(RawContent::Blocks(out))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<RawContent, A::Error> {
                 while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
@@ -562,22 +607,14 @@ fn parse(bytes: &[u8]) -> Option<RecPeek> {
         .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
 }
 
-fn vstr(v: Option<Value>) -> Option<String> {
-    match v {
-        Some(Value::String(s)) => Some(s),
-        _ => None,
-    }
-}
-
 /// Item 1: the rows sent, as (role, content).
 fn row_of(rec: RecPeek, kind: Kind, p: &mut Pipeline) -> Option<Row> {
-    let is_true = |v: &Option<Value>| v.as_ref().and_then(Value::as_bool) == Some(true);
     match kind {
         Kind::System => {
             p.fire("A2");
             Some(Row {
                 role: Role::User,
-                content: Content::Str(vstr(rec.content).unwrap_or_default()),
+                content: Content::Str(rec.content.0.unwrap_or_default()),
                 msg_id: None,
                 model: None,
                 is_meta: false,
@@ -589,14 +626,14 @@ fn row_of(rec: RecPeek, kind: Kind, p: &mut Pipeline) -> Option<Row> {
             let content = match rec.message?.content {
                 RawContent::Str(s) => Content::Str(s),
                 RawContent::Blocks(b) => Content::Blocks(b.into_iter().map(Block::from_raw).collect()),
-                RawContent::Other => return None,
+                RawContent::Other | RawContent::TooMany(_) => return None,
             };
             Some(Row {
                 role: Role::User,
                 content,
                 msg_id: None,
                 model: None,
-                is_meta: is_true(&rec.is_meta),
+                is_meta: rec.is_meta.is_true(),
                 api_error: false,
                 local_command: false,
             })
@@ -606,15 +643,15 @@ fn row_of(rec: RecPeek, kind: Kind, p: &mut Pipeline) -> Option<Row> {
             let content = match msg.content {
                 RawContent::Str(s) => vec![Block::text_block(&s)],
                 RawContent::Blocks(b) => b.into_iter().map(Block::from_raw).collect(),
-                RawContent::Other => return None,
+                RawContent::Other | RawContent::TooMany(_) => return None,
             };
             Some(Row {
                 role: Role::Assistant,
                 content: Content::Blocks(content),
-                msg_id: vstr(msg.id),
-                model: vstr(msg.model),
+                msg_id: msg.id.0,
+                model: msg.model.0,
                 is_meta: false,
-                api_error: is_true(&rec.api_error),
+                api_error: rec.api_error.is_true(),
                 local_command: false,
             })
         }

@@ -173,6 +173,11 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
     let (src, format) = super::open_session(&input, g)?;
     r.format = format.name().to_string();
     r.tokens_of = Some(compact::Measure::of(format));
+    if a.in_place
+        && let Some(why) = src.in_place_refusal()
+    {
+        return Err(why.to_string());
+    }
     let target = if a.in_place {
         Target::InPlace(a.file.clone())
     } else {
@@ -202,6 +207,8 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
         Format::Codex => native_codex(&src, a, &opts, &target, r)?,
         Format::CctoolSession => v5(&src, a, &opts, &target, r)?,
     };
+    // What is reported (the cut, the recap) must not come from pages that read as zeros.
+    src.check().map_err(|e| format!("cannot read: {e}"))?;
     if let Some(b) = r.budget_met
         && !b
     {
@@ -241,11 +248,17 @@ fn fill(r: &mut Report, cut: &Cut, units: usize, made: &Made, after: usize, budg
 }
 
 fn write_target(
+    src: &Source,
     target: &Target,
     dry_run: bool,
     r: &mut Report,
     write: impl FnOnce(&mut Output) -> std::io::Result<()>,
 ) -> Result<(), String> {
+    // Checked before the rename: a truncation under the mapping read as zeros somewhere.
+    let write = |w: &mut Output| {
+        write(w)?;
+        src.check()
+    };
     match target {
         Target::New(p) => {
             r.output = Some(p.display().to_string());
@@ -304,6 +317,7 @@ impl Native<'_> {
     /// session smaller.
     fn finish(
         self,
+        src: &Source,
         a: &CompactArgs,
         opts: &Options,
         target: &Target,
@@ -316,7 +330,7 @@ impl Native<'_> {
         fill(r, self.cut, self.units, self.made, self.after, opts.budget);
         r.cut_at = self.cut_at;
         r.recap = Some(self.recap);
-        write_target(target, a.dry_run, r, write)?;
+        write_target(src, target, a.dry_run, r, write)?;
         Ok(ExitStatus::Success)
     }
 }
@@ -392,7 +406,7 @@ fn native_claude(
         cut_at,
         recap: text,
     };
-    done.finish(a, opts, target, r, |w| {
+    done.finish(src, a, opts, target, r, |w| {
         claude::write(src, &loaded, cut.at, &made, total, transcript, w).map(|_| ())
     })
 }
@@ -448,7 +462,7 @@ fn native_codex(
         cut_at: loaded.lines.get(cut.at).copied().flatten().map(|l| json!(l)),
         recap: codex::summary_text(&made),
     };
-    done.finish(a, opts, target, r, |w| codex::write(src, history, &made, w))
+    done.finish(src, a, opts, target, r, |w| codex::write(src, history, &made, w))
 }
 
 fn v5(src: &Source, a: &CompactArgs, opts: &Options, target: &Target, r: &mut Report) -> Result<ExitStatus, String> {
@@ -535,6 +549,6 @@ fn v5(src: &Source, a: &CompactArgs, opts: &Options, target: &Target, r: &mut Re
     }
     r.changed = true;
     r.tier = tiers.last().copied();
-    write_target(target, a.dry_run, r, |w| migrate::write_to(s, w))?;
+    write_target(src, target, a.dry_run, r, |w| migrate::write_to(s, w))?;
     Ok(ExitStatus::Success)
 }

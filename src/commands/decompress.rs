@@ -86,6 +86,7 @@ fn full_messages(g: &GlobalArgs, path: &Path) -> Result<Vec<MessageV3>, String> 
         Format::ClaudeCode => import::claude(&src, false).map_err(|e| format!("cannot read: {e}")),
         Format::Codex => import::codex(&src, false).map_err(|e| format!("cannot read: {e}")),
     }
+    .and_then(|s| src.check().map(|()| s).map_err(|e| format!("cannot read: {e}")))
     .map_err(|e| format!("--from {}: {e}", path.display()))?;
     Ok(session::messages(&s).to_vec())
 }
@@ -115,6 +116,9 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Resu
         return Ok(());
     }
     if a.in_place {
+        if let Some(why) = src.in_place_refusal() {
+            return Err(why.to_string());
+        }
         if let Some(age) = src.recently_modified().filter(|_| !a.force) {
             return Err(format!(
                 "modified {} s ago, so it may still be written; retry in a minute, or pass --force",

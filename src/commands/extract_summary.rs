@@ -33,7 +33,7 @@ struct Total {
 
 pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus> {
     let mut diags = Vec::new();
-    let (expanded, named) = super::batch_inputs(&a.paths, g.quiet)?;
+    let (expanded, named) = super::batch_inputs(&a.paths, g)?;
     diags.extend(expanded.problems.iter().cloned());
     let inputs = &expanded.inputs;
     let opts = Options {

@@ -29,7 +29,7 @@ pub struct Migration {
 }
 
 pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
-    let (expanded, _) = super::batch_inputs(&a.paths, g.quiet)?;
+    let (expanded, _) = super::batch_inputs(&a.paths, g)?;
     // Backups and our own outputs found while walking a folder are not inputs.
     let inputs: Vec<Input> = expanded
         .inputs
@@ -126,9 +126,10 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
             let Input::Path(path) = input else {
                 return Err("a session file is migrated in place: name the file, not standard input".into());
             };
-            let bytes = src
-                .read_range(0, src.len() as usize)
-                .map_err(|e| format!("cannot read: {e}"))?;
+            if let Some(why) = src.in_place_refusal() {
+                return Err(why.to_string());
+            }
+            let bytes = src.whole().map_err(|e| format!("cannot read: {e}"))?;
             // Large v1/v2 files: the streaming path, when it takes the file.
             let release = |offset, len| src.done_with(offset, len);
             if a.to == migrate::LATEST
@@ -139,8 +140,12 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
                 if !a.dry_run {
                     refuse_live(&src, a.force)?;
                     let tag = format!("v{}", doc.version());
-                    let backup = replace_with_backup_by(path, &tag, |w| migrate::fast::write_v5(&doc, w))
-                        .map_err(|e| super::rewrite_failed(&e))?;
+                    // Checked before the rename: a truncation under the mapping read as zeros.
+                    let backup = replace_with_backup_by(path, &tag, |w| {
+                        migrate::fast::write_v5(&doc, w)?;
+                        src.check()
+                    })
+                    .map_err(|e| super::rewrite_failed(&e))?;
                     m.backup = Some(backup.display().to_string());
                 }
                 return Ok(());
@@ -154,6 +159,7 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
                     a.to
                 ));
             }
+            src.check().map_err(|e| format!("cannot read: {e}"))?;
             // Validate every version, the current one too: an invalid file is reported.
             let session = migrate::parse(doc).map_err(|e| e.to_string())?;
             if version == a.to {

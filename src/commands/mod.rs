@@ -28,32 +28,35 @@ pub fn dispatch(cli: &Cli) -> anyhow::Result<ExitStatus> {
 }
 
 /// The inputs of a batch command: PATH arguments expanded, or the user's own stores when
-/// there are none (saying on stderr which are absent). Also returns the inputs named
-/// directly, whose problems are errors rather than files skipped while walking.
+/// there are none (saying on stderr which store asked for is absent). Also returns the inputs
+/// named directly, whose problems are errors rather than files skipped while walking.
 pub fn batch_inputs(
     paths: &[std::path::PathBuf],
-    quiet: bool,
+    g: &crate::cli::GlobalArgs,
 ) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
     use crate::io::Input;
     let roots = if paths.is_empty() {
-        let (found, notes) = crate::io::paths::default_stores();
-        if !quiet {
-            for n in notes {
-                eprintln!("cctool: {}", crate::output::sanitize::escape_str(&n));
+        let stores = crate::io::paths::default_stores();
+        if !g.quiet {
+            for n in &stores.notes {
+                eprintln!("cctool: {}", crate::output::sanitize::escape_str(n));
             }
         }
-        if found.is_empty() {
-            return Err(crate::Fatal(
-                "no session stores found; name files or directories to read".into(),
-            ));
+        if stores.found.is_empty() {
+            return Err(crate::Fatal(format!(
+                "no session stores found (looked in {}); name files or directories to read",
+                crate::output::sanitize::escape_str(&stores.looked_in())
+            )));
         }
-        found
+        stores.found
     } else {
         paths.to_vec()
     };
+    // Everything named that is not a folder is read for what it is: a pipe, a device or a
+    // missing file is the user's input, and its problem an error, never a file skipped.
     let named = paths
         .iter()
-        .filter(|p| p.as_os_str() == "-" || p.is_file())
+        .filter(|p| !p.is_dir())
         .map(|p| {
             if p.as_os_str() == "-" {
                 Input::Stdin
@@ -62,17 +65,17 @@ pub fn batch_inputs(
             }
         })
         .collect();
-    Ok((crate::io::paths::expand(&roots), named))
+    Ok((crate::io::paths::expand(&roots, g.follow), named))
 }
 
 /// [`batch_inputs`] plus the subagent transcripts of the Claude Code sessions among them:
 /// the inputs of `scan` and `doctor`, which must count the same files.
 pub fn session_inputs(
     paths: &[std::path::PathBuf],
-    quiet: bool,
+    g: &crate::cli::GlobalArgs,
 ) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
-    let (mut expanded, named) = batch_inputs(paths, quiet)?;
-    crate::formats::subagents::add_subagent_files(&mut expanded.inputs);
+    let (mut expanded, named) = batch_inputs(paths, g)?;
+    crate::formats::subagents::add_subagent_files(&mut expanded.inputs, g.follow);
     Ok((expanded, named))
 }
 
@@ -151,13 +154,29 @@ pub fn each_session<T: Send>(
         .par_bridge()
         .map(|i| {
             let input = &inputs[i];
-            let o = match open_session(input, g) {
-                Ok((src, format)) => match work(&src, format) {
-                    Ok(v) => FileOutcome::Done(v),
-                    Err(e) => FileOutcome::Error(e),
-                },
-                Err(msg) if named.contains(input) => FileOutcome::Error(msg),
-                Err(msg) => FileOutcome::NotSession(msg),
+            let named = named.contains(input);
+            let o = match open_input(input, g, named) {
+                Ok((src, format)) => {
+                    // A panic of code that read a mapped page as it turned to zeros is the
+                    // truncation's (see `io::mapguard::any_fault`); any other is a bug, and
+                    // goes on up.
+                    let r = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&src, format))) {
+                        Ok(r) => r,
+                        Err(_) if src.check().is_err() => Err(String::new()),
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    };
+                    // A file truncated under its mapping read as zeros somewhere: whatever
+                    // `work` made of it (a result or another error) is not used.
+                    match src.check() {
+                        Err(e) => FileOutcome::Error(format!("cannot read: {e}")),
+                        Ok(()) => match r {
+                            Ok(v) => FileOutcome::Done(v),
+                            Err(e) => FileOutcome::Error(e),
+                        },
+                    }
+                }
+                Err(NoSession::NotSession(msg)) if !named => FileOutcome::NotSession(msg),
+                Err(e) => FileOutcome::Error(e.into_message()),
             };
             bar.inc(1);
             (i, o)
@@ -184,10 +203,11 @@ pub fn files_bar(what: &str, n: usize, quiet: bool) -> indicatif::ProgressBar {
 
 /// A cctool session file read whole, validated and migrated to the latest version in memory.
 pub fn read_session(src: &crate::io::Source) -> Result<crate::migrate::Session, String> {
-    let bytes = src
-        .read_range(0, src.len() as usize)
-        .map_err(|e| format!("cannot read: {e}"))?;
-    crate::migrate::read_latest(&bytes)
+    let cannot_read = |e: std::io::Error| format!("cannot read: {e}");
+    let bytes = src.whole().map_err(cannot_read)?;
+    let session = crate::migrate::read_latest(&bytes);
+    src.check().map_err(cannot_read)?;
+    session
 }
 
 /// Why a rewrite in place failed. At every step the file is whole — the original, or the new
@@ -198,21 +218,65 @@ pub fn rewrite_failed(e: &std::io::Error) -> String {
     )
 }
 
+/// Why an input gave no session.
+pub enum NoSession {
+    /// It could not be opened or read.
+    Unreadable(String),
+    /// It was read, and is not a session (or is a file inside a folder that cannot be one,
+    /// such as a FIFO).
+    NotSession(String),
+}
+
+impl NoSession {
+    pub fn into_message(self) -> String {
+        match self {
+            NoSession::Unreadable(m) | NoSession::NotSession(m) => m,
+        }
+    }
+}
+
 /// Opens an input and decides its format (`--input-format` wins over detection). The error
 /// is a sentence naming the file and what to do.
 pub fn open_session(
     input: &crate::io::Input,
     g: &crate::cli::GlobalArgs,
 ) -> Result<(crate::io::Source, crate::model::Format), String> {
-    let src = crate::io::Source::open(input, g.mmap).map_err(|e| format!("cannot read: {e}"))?;
+    open_input(input, g, true).map_err(NoSession::into_message)
+}
+
+/// [`open_session`] for an input named by the user (`named`) or found inside a folder, where
+/// only regular files are opened.
+pub fn open_input(
+    input: &crate::io::Input,
+    g: &crate::cli::GlobalArgs,
+    named: bool,
+) -> Result<(crate::io::Source, crate::model::Format), NoSession> {
+    use crate::io::Source;
+    let opened = match named {
+        true => Source::open(input, g.mmap),
+        false => Source::open_found(input, g.mmap),
+    };
+    let src = match opened {
+        Ok(src) => src,
+        // A FIFO, socket or device met inside a folder is not a session file; anything
+        // else that cannot be opened (permissions, I/O) is an error the user must see.
+        Err(e) if !named && e.kind() == std::io::ErrorKind::InvalidInput => {
+            return Err(NoSession::NotSession(e.to_string()));
+        }
+        Err(e) => return Err(NoSession::Unreadable(format!("cannot read: {e}"))),
+    };
     let format = match g.input_format {
-        Some(f) => f,
+        Some(f) => Ok(f),
         None => crate::formats::detect(&src).map_err(|u| {
             format!(
                 "not a Claude Code transcript, Codex rollout or cctool session ({}); use --input-format to say which it is",
                 u.0
             )
-        })?,
+        }),
     };
-    Ok((src, format))
+    // Detection reads the head of a mapping: a truncation there is the answer, not the
+    // verdict made of zeros.
+    src.check()
+        .map_err(|e| NoSession::Unreadable(format!("cannot read: {e}")))?;
+    Ok((src, format.map_err(NoSession::NotSession)?))
 }

@@ -189,6 +189,11 @@ fn value_of(bytes: &[u8]) -> serde_json::Value {
         .unwrap_or_else(|| serde_json::Value::String(String::from_utf8_lossy(bytes).into_owned()))
 }
 
+/// An error reading the input back (the file changed under the reader), naming it.
+fn cannot_read(src: &Source, e: std::io::Error) -> Fatal {
+    Fatal(format!("{}: cannot read: {e}", src.name()))
+}
+
 pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
     let input = if a.file.as_os_str() == "-" {
         Input::Stdin
@@ -232,6 +237,7 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
         Format::Codex => codex_chain(&src, a, st, &mut out, &bar)?,
         Format::CctoolSession => session_chain(&src, st, &mut out)?,
     };
+    src.check().map_err(|e| Fatal(format!("{name}: cannot read: {e}")))?;
     if g.json {
         for d in &diags {
             out.json(d)?;
@@ -282,7 +288,7 @@ fn claude_chain(
         let cfg = Config::load(&a.resume.overrides(), cwd.as_deref(), &|k| std::env::var(k).ok())
             .map_err(|e| Fatal(format!("{}: {e}", src.name())))?;
         let rm = claude_model::choose(&t, &chain, src, &cfg)?;
-        let view = api_view(&t, &chain, src, a.prompt.as_deref(), &rm)?;
+        let view = api_view(&t, &chain, src, a.prompt.as_deref(), &rm).map_err(|e| cannot_read(src, e))?;
         let messages: Vec<String> = view.messages().collect();
         if let Some(s) = st {
             let statement = render::Block {
@@ -358,7 +364,9 @@ fn claude_chain(
             }
         }
         let node = t.node(pos);
-        let bytes = src.read_range(node.offset, node.len as usize)?;
+        let bytes = src
+            .read_range(node.offset, node.len as usize)
+            .map_err(|e| cannot_read(src, e))?;
         match st {
             None => out.record(&bytes)?,
             Some(s) => out.text(&render::render(
@@ -436,7 +444,10 @@ fn codex_chain(
     for item in &history.items {
         let (bytes, line) = match &item.src {
             ItemSrc::Raw { offset, len, line } => {
-                let mut bytes = src.read_range(*offset, *len as usize)?.into_owned();
+                let mut bytes = src
+                    .read_range(*offset, *len as usize)
+                    .map_err(|e| cannot_read(src, e))?
+                    .into_owned();
                 released.touch(*offset, u64::from(*len));
                 if rollout.era == Era::Document {
                     // Items of a pretty-printed 2025 document: one line each, as JSON Lines.

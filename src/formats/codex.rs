@@ -461,6 +461,7 @@ pub fn read_records_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -
     };
     // The 2025 TypeScript CLI wrote one (pretty-printed) JSON document.
     if let Some(doc) = read_document(src, &mut out)? {
+        src.check()?;
         return Ok(doc);
     }
     let mut first = true;
@@ -711,14 +712,8 @@ fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
 }
 
 fn read_document(src: &Source, out: &mut Rollout) -> std::io::Result<Option<Rollout>> {
-    let owned;
-    let bytes = match src.as_slice() {
-        Some(b) => b,
-        None => {
-            owned = src.read_range(0, src.len() as usize)?.into_owned();
-            &owned[..]
-        }
-    };
+    let held = src.whole()?;
+    let bytes: &[u8] = &held;
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let trimmed = body.trim_ascii_start();
     // JSONL files parse their first line and then fail at the second record: cheap to try.

@@ -3,7 +3,6 @@
 //! `<project>/agent-*.jsonl`), holding the session's id. A session's subagents belong to it:
 //! `scan` and `doctor` read them with the session, and link them to it.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::io::Input;
@@ -38,7 +37,7 @@ pub fn is_subagent_path(path: &str) -> bool {
 /// inputs yet: `<dir>/<session>/subagents/**.jsonl`, and legacy `<dir>/agent-*.jsonl` that
 /// hold the session's id. Only regular files are opened: a FIFO or a device named like a
 /// subagent file is never read.
-pub fn add_subagent_files(inputs: &mut Vec<Input>) {
+pub fn add_subagent_files(inputs: &mut Vec<Input>, follow: bool) {
     let mut extra: Vec<PathBuf> = Vec::new();
     for input in inputs.iter() {
         let Input::Path(p) = input else { continue };
@@ -51,7 +50,7 @@ pub fn add_subagent_files(inputs: &mut Vec<Input>) {
         let sub = dir.join(stem).join("subagents");
         if sub.is_dir() {
             extra.extend(
-                crate::io::paths::expand(&[sub])
+                crate::io::paths::expand(&[sub], follow)
                     .inputs
                     .into_iter()
                     .filter_map(|i| match i {
@@ -85,11 +84,8 @@ pub fn add_subagent_files(inputs: &mut Vec<Input>) {
 
 /// Whether the first 64 KiB of a file hold `needle`.
 fn head_contains(path: &Path, needle: &[u8]) -> bool {
-    let mut buf = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(64 * 1024).read_to_end(&mut buf))
-        .is_ok()
-        && memchr::memmem::find(&buf, needle).is_some()
+    // Opened as a regular file only: a FIFO named like a subagent file would block.
+    crate::io::paths::regular_file_head(path, 64 * 1024).is_some_and(|buf| memchr::memmem::find(&buf, needle).is_some())
 }
 
 #[cfg(test)]

@@ -191,6 +191,12 @@ pub fn repair_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
 /// string byte as written (so a pretty-printed record becomes one JSON Lines line).
 pub fn minify(raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw.len());
+    minify_into(raw, &mut out);
+    out
+}
+
+/// [`minify`], appended to `out`.
+pub fn minify_into(raw: &[u8], out: &mut Vec<u8>) {
     let mut in_string = false;
     let mut escaped = false;
     for &b in raw {
@@ -210,7 +216,6 @@ pub fn minify(raw: &[u8]) -> Vec<u8> {
             out.push(b);
         }
     }
-    out
 }
 
 /// A JSON value read leniently as a string: other types are remembered as such, never an
@@ -280,6 +285,123 @@ impl<'de: 'a, 'a> Deserialize<'de> for LStr<'a> {
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
                 while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
                 Ok(LStr::Other)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// [`LStr`] owned: the string, or `None` for any other value, which is skipped without being
+/// built (a field that should hold a name but holds an array of millions of elements costs a
+/// scan, not a tree).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LString(pub Option<String>);
+
+impl<'de> Deserialize<'de> for LString {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        LStr::deserialize(d).map(|s| LString(s.as_str().map(str::to_string)))
+    }
+}
+
+/// The texts of a message's `content`: the content itself when it is a string, else the
+/// `text` string of each item of an array (as `item.get("text")` reads it: objects only, the
+/// last of a repeated key). Nothing else is built, so an array of millions of items costs
+/// one scan and no memory.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ContentTexts<'a>(pub Vec<Cow<'a, str>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for ContentTexts<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        /// One item's `text`, when it is an object holding a string there.
+        struct ItemText<'a>(Option<Cow<'a, str>>);
+        impl<'de: 'a, 'a> Deserialize<'de> for ItemText<'a> {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V<'a>(std::marker::PhantomData<&'a ()>);
+                impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+                    type Value = ItemText<'a>;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("any JSON value")
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                        let mut text = None;
+                        while let Some(k) = a.next_key::<Key<'de>>()? {
+                            if k == "text" {
+                                text = match a.next_value::<LStr<'de>>()? {
+                                    LStr::Str(s) => Some(s),
+                                    _ => None,
+                                };
+                            } else {
+                                a.next_value::<IgnoredAny>()?;
+                            }
+                        }
+                        Ok(ItemText(text))
+                    }
+                    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                        while a.next_element::<IgnoredAny>()?.is_some() {}
+                        Ok(ItemText(None))
+                    }
+                    fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                        Ok(ItemText(None))
+                    }
+                    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                        Ok(ItemText(None))
+                    }
+                    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                        Ok(ItemText(None))
+                    }
+                    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                        Ok(ItemText(None))
+                    }
+                    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                        Ok(ItemText(None))
+                    }
+                    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                        Ok(ItemText(None))
+                    }
+                }
+                d.deserialize_any(V(std::marker::PhantomData))
+            }
+        }
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = ContentTexts<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(ContentTexts(vec![Cow::Borrowed(v)]))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(ContentTexts(vec![Cow::Owned(v.to_owned())]))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(ContentTexts(vec![Cow::Owned(v)]))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(t) = a.next_element::<ItemText<'a>>()? {
+                    out.extend(t.0);
+                }
+                Ok(ContentTexts(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(ContentTexts::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(ContentTexts::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(ContentTexts::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(ContentTexts::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(ContentTexts::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(ContentTexts::default())
             }
         }
         d.deserialize_any(V(std::marker::PhantomData))
@@ -464,6 +586,45 @@ mod tests {
         assert_eq!(c(br#"{"a":"#, true), "invalid-json");
         assert_eq!(c(b"{\"a\":\"\xff\"}", true), "invalid-utf8");
         assert_eq!(c(&[b'['; 300], true), "too-deep");
+    }
+
+    #[test]
+    fn content_texts_read_as_a_json_tree_would() {
+        // The same texts as `item.get("text")` over a parsed tree, on every shape of content.
+        let tree = |j: &str| -> Vec<String> {
+            let v: serde_json::Value = serde_json::from_str(j).unwrap();
+            match v.get("content") {
+                Some(serde_json::Value::String(s)) => vec![s.clone()],
+                Some(serde_json::Value::Array(items)) => items
+                    .iter()
+                    .filter_map(|c| c.get("text").and_then(|t| t.as_str()).map(str::to_string))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        #[derive(serde::Deserialize)]
+        struct Body<'a> {
+            #[serde(borrow, default)]
+            content: ContentTexts<'a>,
+        }
+        for j in [
+            r#"{"content":"plain é"}"#,
+            r#"{"content":[{"type":"input_text","text":"a"},{"text":"b\n"},{"text":1},"text",[{"text":"x"}],null,{"text":"c","text":"d"}]}"#,
+            r#"{"content":{"text":"an object"}}"#,
+            r#"{"content":null}"#,
+            r#"{"content":42}"#,
+            r#"{"other":1}"#,
+            r#"{"content":[]}"#,
+        ] {
+            let got: Vec<String> = serde_json::from_str::<Body<'_>>(j)
+                .unwrap()
+                .content
+                .0
+                .into_iter()
+                .map(Cow::into_owned)
+                .collect();
+            assert_eq!(got, tree(j), "{j}");
+        }
     }
 
     #[test]

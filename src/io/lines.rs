@@ -170,6 +170,9 @@ fn scan_markers<'a>(
     let mut last_start = usize::MAX;
     for hit in hits {
         let start = memchr::memrchr(b'\n', &chunk[..hit]).map_or(0, |i| i + 1);
+        // Never behind the line before: a mapped page that turned to zeros under a truncation
+        // (see `mapguard`) can hide the newline the hit was found after.
+        let start = start.max(cursor);
         if start == last_start {
             continue;
         }

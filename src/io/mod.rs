@@ -5,6 +5,30 @@
 pub mod atomic;
 pub mod json;
 pub mod lines;
+#[cfg(target_os = "linux")]
+pub mod mapguard;
+/// Elsewhere no mapping is guarded, so none is made: every file is read.
+#[cfg(not(target_os = "linux"))]
+pub mod mapguard {
+    #[derive(Debug)]
+    pub struct Guard;
+    impl Guard {
+        pub fn faulted(&self) -> bool {
+            false
+        }
+    }
+    pub fn register(_start: *const u8, _len: usize) -> Option<Guard> {
+        None
+    }
+    pub fn any_fault() -> bool {
+        false
+    }
+    pub fn quiet_panics() {}
+    pub fn note(_message: String) {}
+    pub fn notes() -> Vec<String> {
+        Vec::new()
+    }
+}
 pub mod needles;
 pub mod paths;
 pub mod source;

@@ -1,8 +1,15 @@
-//! Turning PATH arguments into the list of session files to read.
+//! Turning PATH arguments into the list of session files to read, and finding the user's
+//! own stores.
 //!
-//! Files named explicitly are always taken, whatever their name (format detection looks at
-//! content). Directories are walked recursively for `*.jsonl` and `*.json`; symlinks are
-//! followed, with loop protection, because `~/.claude/projects` is often a symlink itself.
+//! Files named explicitly are always taken, whatever their name or kind (format detection
+//! looks at content; a pipe is read as a stream). Directories are walked recursively for
+//! `*.jsonl`, `*.json` and `*.jsonl.zst`, taking regular files only: a FIFO in a tree would
+//! block the run, a device never end. Symbolic links inside a tree are not followed by
+//! default, as fd and ripgrep do: a link to `/` would read the whole disk, and a rewrite
+//! (`migrate DIR`) would reach files outside the folder named. A link out of the tree is
+//! reported (`symlink-not-followed`), one back to a folder above it as `symlink-loop`;
+//! `--follow` follows them all, each file once, and reports the loops it meets. A folder
+//! named directly is always entered, even through a link (`~/.claude/projects` often is one).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -17,10 +24,15 @@ pub struct Expanded {
     pub problems: Vec<Diagnostic>,
 }
 
-/// `<stem>.<suffix>` beside `p` (`rollout-x.jsonl`, `v5.json` → `rollout-x.v5.json`): where a
-/// command writes what it makes from `p` when no `-o` is given.
+/// `<stem>.<suffix>` beside `p` (`rollout-x.jsonl`, `v5.json` → `rollout-x.v5.json`; a
+/// compressed `rollout-x.jsonl.zst` gives the same): where a command writes what it makes from
+/// `p` when no `-o` is given.
 pub fn beside(p: &Path, suffix: &str) -> PathBuf {
-    let stem = p
+    let plain = match p.extension() {
+        Some(e) if e == "zst" => p.with_extension(""),
+        _ => p.to_path_buf(),
+    };
+    let stem = plain
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -35,15 +47,21 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The suffix of a compressed rollout (Codex compresses old rollouts with zstd).
+const ZST: &str = ".zst";
+
 /// Whether a file found while walking a directory is a session-file candidate.
 pub fn is_candidate(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let name = name.strip_suffix(ZST).filter(|n| n.ends_with(".jsonl")).unwrap_or(name);
     name.ends_with(".jsonl") || name.ends_with(".json")
 }
 
-pub fn expand(args: &[PathBuf]) -> Expanded {
+/// Expands PATH arguments; `follow`: follow symbolic links inside folders (`--follow`).
+pub fn expand(args: &[PathBuf], follow: bool) -> Expanded {
     let mut out = Expanded::default();
     let mut seen_files = HashSet::new();
+    let mut seen_ids = HashSet::new();
     for arg in args {
         if arg.as_os_str() == "-" {
             out.inputs.push(Input::Stdin);
@@ -51,11 +69,7 @@ pub fn expand(args: &[PathBuf]) -> Expanded {
         }
         match std::fs::metadata(arg) {
             Ok(m) if m.is_dir() => {
-                let mut found = Vec::new();
-                let mut visited = HashSet::new();
-                walk(arg, &mut found, &mut visited, &mut out.problems);
-                found.sort();
-                for f in found {
+                for f in walk(arg, follow, &mut seen_ids, &mut out.problems) {
                     if seen_files.insert(f.clone()) {
                         out.inputs.push(Input::Path(f));
                     }
@@ -78,97 +92,231 @@ pub fn expand(args: &[PathBuf]) -> Expanded {
     out
 }
 
-/// The user's own session stores: `$CLAUDE_CONFIG_DIR/projects` (default
-/// `~/.claude/projects`), `$CODEX_HOME/sessions` and `$CODEX_HOME/archived_sessions` (default
-/// `~/.codex`). Returns those that exist, and a note for each that does not.
-pub fn default_stores() -> (Vec<PathBuf>, Vec<String>) {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let env_dir = |var: &str, fallback: &str| {
-        std::env::var_os(var)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| home.as_ref().map(|h| h.join(fallback)))
-    };
-    let mut candidates = Vec::new();
-    if let Some(c) = env_dir("CLAUDE_CONFIG_DIR", ".claude") {
-        candidates.push(("Claude Code", c.join("projects")));
-    }
-    if let Some(c) = env_dir("CODEX_HOME", ".codex") {
-        candidates.push(("Codex", c.join("sessions")));
-        candidates.push(("Codex", c.join("archived_sessions")));
-    }
+/// The session-file candidates under `root`, sorted by path. `seen`: the files (device and
+/// inode) already taken, so that with `--follow` a file reached by two paths is read once.
+fn walk(root: &Path, follow: bool, seen: &mut HashSet<(u64, u64)>, problems: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut found = Vec::new();
-    let mut notes = Vec::new();
-    for (agent, dir) in candidates {
-        if dir.is_dir() {
-            found.push(dir);
-        } else {
-            notes.push(format!("no {agent} store at {}", dir.display()));
+    let walker = walkdir::WalkDir::new(root).follow_links(follow).sort_by_file_name();
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = e.path().unwrap_or(root).display().to_string();
+                problems.push(match e.loop_ancestor() {
+                    Some(up) => loop_note(path, up),
+                    None => Diagnostic::new(
+                        path,
+                        None,
+                        Code::UnreadablePath,
+                        Severity::Error,
+                        format!(
+                            "cannot read: {}",
+                            e.io_error().map_or_else(|| e.to_string(), ToString::to_string)
+                        ),
+                    ),
+                });
+                continue;
+            }
+        };
+        let path = entry.path();
+        if entry.path_is_symlink() && !follow {
+            if let Some(d) = link_note(path, &real_root) {
+                problems.push(d);
+            }
+            continue;
         }
+        if !entry.file_type().is_file() || !is_candidate(path) {
+            continue;
+        }
+        if follow
+            && let Ok(m) = entry.metadata()
+            && let Some(id) = file_id(&m)
+            && !seen.insert(id)
+        {
+            continue;
+        }
+        found.push(path.to_path_buf());
     }
-    (found, notes)
+    // A rollout being compressed exists twice for a moment, `X.jsonl` and `X.jsonl.zst`:
+    // the plain file is whole, the compressed one may not be yet.
+    let plain: HashSet<PathBuf> = found.iter().filter(|p| !is_compressed_name(p)).cloned().collect();
+    found.retain(|p| !is_compressed_name(p) || !plain.contains(&p.with_extension("")));
+    found.sort();
+    found
+}
+
+fn is_compressed_name(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "zst")
 }
 
 #[cfg(unix)]
-fn dir_key(m: &std::fs::Metadata) -> (u64, u64) {
+fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
-    (m.dev(), m.ino())
+    Some((m.dev(), m.ino()))
 }
 
 #[cfg(not(unix))]
-fn dir_key(_m: &std::fs::Metadata) -> (u64, u64) {
-    (0, 0)
+fn file_id(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
 }
 
-fn walk(dir: &Path, found: &mut Vec<PathBuf>, visited: &mut HashSet<(u64, u64)>, problems: &mut Vec<Diagnostic>) {
-    let meta = match std::fs::metadata(dir) {
-        Ok(m) => m,
-        Err(e) => {
-            problems.push(Diagnostic::new(
-                dir.display().to_string(),
-                None,
-                Code::UnreadablePath,
-                Severity::Warning,
-                format!("cannot read directory: {e}"),
-            ));
-            return;
-        }
-    };
-    if cfg!(unix) && !visited.insert(dir_key(&meta)) {
-        problems.push(Diagnostic::new(
-            dir.display().to_string(),
-            None,
-            Code::SymlinkLoop,
-            Severity::Info,
-            "directory already visited (symlink loop); skipped".to_string(),
-        ));
-        return;
+fn loop_note(path: String, up: &Path) -> Diagnostic {
+    Diagnostic::new(
+        path,
+        None,
+        Code::SymlinkLoop,
+        Severity::Info,
+        format!(
+            "a symbolic link back to {}, a folder above it (a loop); not followed",
+            up.display()
+        ),
+    )
+}
+
+/// What is said of a link met in a walk that does not follow links: nothing for one whose
+/// target is read through the tree anyway or cannot matter, a loop for one back to a folder
+/// above it, and a note for one out of the tree to a folder or a session-file candidate.
+fn link_note(link: &Path, real_root: &Path) -> Option<Diagnostic> {
+    // A dangling link, or one to something unreadable: nothing to read either way.
+    let target = std::fs::canonicalize(link).ok()?;
+    let meta = std::fs::metadata(&target).ok()?;
+    let name = link.display().to_string();
+    if meta.is_dir()
+        && let Some(parent) = link.parent().and_then(|p| std::fs::canonicalize(p).ok())
+        && parent.starts_with(&target)
+    {
+        return Some(loop_note(name, &target));
     }
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) => {
-            problems.push(Diagnostic::new(
-                dir.display().to_string(),
-                None,
-                Code::UnreadablePath,
-                Severity::Warning,
-                format!("cannot list directory: {e}"),
-            ));
-            return;
+    if target.starts_with(real_root) || !(meta.is_dir() || meta.is_file() && is_candidate(link)) {
+        return None;
+    }
+    Some(Diagnostic::new(
+        name,
+        None,
+        Code::SymlinkNotFollowed,
+        Severity::Info,
+        format!(
+            "a symbolic link out of the folder, to {}: not followed (--follow reads it)",
+            target.display()
+        ),
+    ))
+}
+
+/// Where the user's own session stores are, which of them exist, and what to say of the
+/// others.
+#[derive(Debug, Default)]
+pub struct Stores {
+    /// The stores that exist, each once.
+    pub found: Vec<PathBuf>,
+    /// One line for each store the user asked for by name (an environment variable) that
+    /// does not exist. The default places of an agent the user does not have go unmentioned.
+    pub notes: Vec<String>,
+    /// Every place looked at, for the message when none exists.
+    pub looked: Vec<PathBuf>,
+}
+
+impl Stores {
+    pub fn looked_in(&self) -> String {
+        self.looked
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The user's own session stores, from the environment: see [`stores_from`].
+pub fn default_stores() -> Stores {
+    stores_from(&|var| std::env::var_os(var).filter(|v| !v.is_empty()))
+}
+
+/// The stores, with `env` giving the variables that are set and not empty:
+///
+/// - Claude Code: `projects/` of each folder in `CLAUDE_CONFIG_DIR` — one folder as Claude Code
+///   reads it, or several separated by commas (as ccusage reads it; a value that names an
+///   existing folder is taken whole, commas and all) — else of `~/.claude` and of
+///   `$XDG_CONFIG_HOME/claude` (default `~/.config/claude`, where some releases kept it).
+/// - Codex: `sessions/` and `archived_sessions/` of `CODEX_HOME`, else of `~/.codex`.
+///
+/// A store named by a variable that is missing gets a note; a default place that is missing
+/// is quietly skipped, so a user of one agent is not told about the other.
+pub fn stores_from(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Stores {
+    let home = env("HOME").map(PathBuf::from);
+    let mut st = Stores::default();
+    let mut ids = HashSet::new();
+    let mut take = |st: &mut Stores, dir: PathBuf| -> bool {
+        st.looked.push(dir.clone());
+        if !dir.is_dir() {
+            return false;
         }
+        let id = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+        if ids.insert(id) {
+            st.found.push(dir);
+        }
+        true
     };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        // Follow symlinks: metadata() resolves them; a dangling link is skipped quietly.
-        let Ok(m) = std::fs::metadata(&path) else {
-            continue;
-        };
-        if m.is_dir() {
-            walk(&path, found, visited, problems);
-        } else if m.is_file() && is_candidate(&path) {
-            found.push(path);
+    match env("CLAUDE_CONFIG_DIR") {
+        Some(value) => {
+            let whole = PathBuf::from(&value);
+            let dirs: Vec<PathBuf> = match value.to_str() {
+                Some(list) if !whole.is_dir() => list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(PathBuf::from)
+                    .collect(),
+                _ => vec![whole],
+            };
+            for d in dirs {
+                let projects = d.join("projects");
+                if !take(&mut st, projects.clone()) {
+                    st.notes.push(format!(
+                        "no Claude Code store at {} (from CLAUDE_CONFIG_DIR)",
+                        projects.display()
+                    ));
+                }
+            }
+        }
+        None => {
+            let xdg = env("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .or_else(|| home.as_ref().map(|h| h.join(".config")));
+            for d in [home.as_ref().map(|h| h.join(".claude")), xdg.map(|x| x.join("claude"))]
+                .into_iter()
+                .flatten()
+            {
+                take(&mut st, d.join("projects"));
+            }
         }
     }
+    let (codex, asked) = match env("CODEX_HOME") {
+        Some(v) => (Some(PathBuf::from(v)), true),
+        None => (home.as_ref().map(|h| h.join(".codex")), false),
+    };
+    if let Some(c) = codex {
+        let any = [
+            take(&mut st, c.join("sessions")),
+            take(&mut st, c.join("archived_sessions")),
+        ];
+        if asked && !any.contains(&true) {
+            st.notes.push(format!(
+                "no Codex store at {} (no sessions/ or archived_sessions/; from CODEX_HOME)",
+                c.display()
+            ));
+        }
+    }
+    st
+}
+
+/// The first `n` bytes of `path` when it is a regular file (after links), opened without
+/// blocking: a FIFO is never waited on.
+pub fn regular_file_head(path: &Path, n: u64) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let file = super::source::open_regular(path)?;
+    let mut buf = Vec::new();
+    file.take(n).read_to_end(&mut buf).ok()?;
+    Some(buf)
 }
 
 #[cfg(test)]
@@ -186,7 +334,7 @@ mod tests {
         std::fs::write(root.join("p/notes.txt"), "x").unwrap();
         #[cfg(unix)]
         std::os::unix::fs::symlink(root.join("p"), root.join("p/sub/loop")).unwrap();
-        let e = expand(&[root.join("p"), PathBuf::from("-"), root.join("missing")]);
+        let e = expand(&[root.join("p"), PathBuf::from("-"), root.join("missing")], false);
         let names: Vec<String> = e
             .inputs
             .iter()
@@ -199,10 +347,100 @@ mod tests {
         assert!(
             e.problems
                 .iter()
-                .any(|d| d.code == "unreadable-path" && d.file.ends_with("missing"))
+                .any(|d| d.code == Code::UnreadablePath && d.file.ends_with("missing"))
         );
         #[cfg(unix)]
-        assert!(e.problems.iter().any(|d| d.code == "symlink-loop"));
+        assert!(e.problems.iter().any(|d| d.code == Code::SymlinkLoop));
+    }
+
+    #[test]
+    fn stores_follow_the_environment_and_mention_only_what_was_asked_for() {
+        let home = tempfile::tempdir().unwrap();
+        let h = home.path();
+        for d in [
+            ".claude/projects",
+            ".config/claude/projects",
+            "alt/projects",
+            "x,y/projects",
+            ".codex/archived_sessions",
+        ] {
+            std::fs::create_dir_all(h.join(d)).unwrap();
+        }
+        let env = |pairs: Vec<(&'static str, std::path::PathBuf)>| {
+            move |var: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == var)
+                    .map(|(_, v)| v.clone().into_os_string())
+            }
+        };
+        // Defaults: both Claude Code places and the Codex archive; nothing said of the
+        // missing sessions/ folder.
+        let st = stores_from(&env(vec![("HOME", h.to_path_buf())]));
+        assert_eq!(
+            st.found,
+            [
+                h.join(".claude/projects"),
+                h.join(".config/claude/projects"),
+                h.join(".codex/archived_sessions")
+            ]
+        );
+        assert!(st.notes.is_empty(), "{:?}", st.notes);
+        // A list, one entry missing and named; a folder whose name holds a comma taken whole.
+        let list = format!("{}, {}", h.join("alt").display(), h.join("gone").display());
+        let st = stores_from(&env(vec![
+            ("HOME", h.to_path_buf()),
+            ("CLAUDE_CONFIG_DIR", list.into()),
+        ]));
+        assert_eq!(st.found, [h.join("alt/projects"), h.join(".codex/archived_sessions")]);
+        assert_eq!(st.notes.len(), 1);
+        assert!(st.notes[0].contains("gone"), "{:?}", st.notes);
+        let st = stores_from(&env(vec![
+            ("HOME", h.to_path_buf()),
+            ("CLAUDE_CONFIG_DIR", h.join("x,y")),
+        ]));
+        assert_eq!(st.found[0], h.join("x,y/projects"));
+        // A Codex home asked for and absent is named; the same store twice is read once.
+        let st = stores_from(&env(vec![
+            ("HOME", h.to_path_buf()),
+            ("CODEX_HOME", h.join("nope")),
+            ("XDG_CONFIG_HOME", h.join(".config")),
+        ]));
+        assert!(st.notes.iter().any(|n| n.contains("no Codex store")), "{:?}", st.notes);
+        assert_eq!(
+            st.found,
+            [h.join(".claude/projects"), h.join(".config/claude/projects")]
+        );
+        #[cfg(unix)]
+        {
+            std::fs::remove_dir_all(h.join(".config/claude")).unwrap();
+            std::os::unix::fs::symlink(h.join(".claude"), h.join(".config/claude")).unwrap();
+            let st = stores_from(&env(vec![("HOME", h.to_path_buf())]));
+            assert_eq!(
+                st.found,
+                [h.join(".claude/projects"), h.join(".codex/archived_sessions")]
+            );
+        }
+    }
+
+    #[test]
+    fn compressed_rollouts_are_candidates_unless_their_plain_file_is_beside_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for f in ["a.jsonl", "a.jsonl.zst", "b.jsonl.zst", "c.json.zst", "d.zst"] {
+            std::fs::write(d.join(f), "x").unwrap();
+        }
+        let e = expand(&[d.to_path_buf()], false);
+        let names: Vec<String> = e
+            .inputs
+            .iter()
+            .map(|i| match i {
+                Input::Path(p) => p.file_name().unwrap().to_string_lossy().into_owned(),
+                Input::Stdin => "-".into(),
+            })
+            .collect();
+        assert_eq!(names, ["a.jsonl", "b.jsonl.zst"]);
+        assert_eq!(beside(&d.join("b.jsonl.zst"), "v5.json"), d.join("b.v5.json"));
     }
 
     #[test]
@@ -210,7 +448,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("session.log");
         std::fs::write(&f, "{}").unwrap();
-        let e = expand(std::slice::from_ref(&f));
+        let e = expand(std::slice::from_ref(&f), false);
         assert_eq!(e.inputs, vec![Input::Path(f)]);
     }
 }

@@ -1,18 +1,29 @@
 //! Where a file's bytes come from: a memory map, an owned buffer, or a stream.
 //!
-//! Mapping is only safe while nobody truncates the file: a truncated mapping raises SIGBUS.
-//! Session files are append-only while an agent writes them, and are rewritten only by tools
-//! like cctool itself (which rename a new inode into place, leaving our mapping intact), so
-//! the policy is: map only files that are large enough for mapping to pay off *and* have not
-//! been modified for [`COLD_AFTER`]. Everything else is read with plain `read` calls: small
-//! files into one buffer, large live files in chunks, so memory stays bounded either way.
+//! A mapping faults (SIGBUS) where the file was truncated under it. Session files are
+//! append-only while an agent writes them, and are rewritten only by tools like cctool itself
+//! (which rename a new inode into place, leaving our mapping intact), so the policy is: map
+//! only files that are large enough for mapping to pay off *and* have not been modified for
+//! [`COLD_AFTER`]. Everything else is read with plain `read` calls: small files into one
+//! buffer, large live files in chunks, so memory stays bounded either way. A truncation that
+//! happens anyway is caught by [`mapguard`](super::mapguard): the faulting pages read as
+//! zeros, the mapping is marked, and every reader here checks the mark after it read (each
+//! window, each copied range) and fails with an error naming the change. Callers that use
+//! [`Source::as_slice`] directly call [`Source::check`] before they use what they computed.
+//!
+//! Inputs that are not regular files are held the same way: a pipe named as FILE (or
+//! standard input) and a zstd-compressed file are read to their end once, into memory when
+//! small and into an unlinked temporary file otherwise (see [`Source::spool`]), and then read
+//! like any file. Devices are refused, and inside a folder only regular files are opened.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use memmap2::Mmap;
+
+use super::mapguard;
 
 /// Files below this size are read into memory: `read` beats `mmap` set-up for them.
 pub const MMAP_MIN: u64 = 4 * 1024 * 1024;
@@ -57,11 +68,41 @@ impl Input {
 }
 
 enum Backing {
-    /// The map, and the file, whose size is checked before each window is touched.
-    Mapped(Mmap, File),
+    /// A file mapped whole, whose size is checked before each window is touched and whose
+    /// guard says whether a page faulted.
+    Mapped(Mapped),
     Owned(Vec<u8>),
     /// A large file that may still grow: read in chunks, bodies fetched with `pread`.
     Stream(File),
+}
+
+impl Drop for Source {
+    /// A source whose mapping faulted leaves word of it, for a command that ends in a panic
+    /// caused by the zeros it read (see [`mapguard::any_fault`]).
+    fn drop(&mut self) {
+        if let Err(e) = self.check() {
+            mapguard::note(format!("{}: cannot read: {e}", self.name));
+        }
+    }
+}
+
+/// A registered mapping. The guard is declared first so that it is dropped (unregistered)
+/// before the mapping is unmapped.
+struct Mapped {
+    guard: mapguard::Guard,
+    map: Mmap,
+    file: File,
+}
+
+/// Where the bytes read came from, when they are not the named file's bytes as stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Held {
+    /// The file itself.
+    AsStored,
+    /// A pipe, a FIFO or standard input, read to its end once.
+    Stream,
+    /// A zstd-compressed file (or stream), decompressed once.
+    Decompressed,
 }
 
 /// An opened input. `len` is fixed at open time: bytes appended later are not seen, so
@@ -71,29 +112,137 @@ pub struct Source {
     backing: Backing,
     len: u64,
     modified: Option<SystemTime>,
+    held: Held,
+}
+
+/// The magic number that starts a zstd frame (little-endian 0xFD2FB528).
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// An input that cannot be read as a session file for what it is (a directory, a device, or
+/// inside a folder anything but a regular file).
+fn refused(why: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, why)
+}
+
+/// What a file that is not regular is, in words.
+#[cfg(unix)]
+fn special_kind(t: &std::fs::FileType) -> Option<(&'static str, bool)> {
+    use std::os::unix::fs::FileTypeExt;
+    // (what it is, whether it is read as a stream when named)
+    if t.is_fifo() {
+        Some(("a named pipe (FIFO)", true))
+    } else if t.is_socket() {
+        Some(("a socket", true))
+    } else if t.is_char_device() {
+        Some(("a character device", false))
+    } else if t.is_block_device() {
+        Some(("a block device", false))
+    } else {
+        None
+    }
+}
+
+#[cfg(not(unix))]
+fn special_kind(_: &std::fs::FileType) -> Option<(&'static str, bool)> {
+    None
+}
+
+/// Opens `path` for reading without ever blocking: a FIFO opened this way does not wait for a
+/// writer, so it can be looked at (and refused) before anything waits on it.
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> io::Result<File> {
+    File::open(path)
+}
+
+/// `path` opened when it is a regular file (after links), without ever waiting on a FIFO.
+pub fn open_regular(path: &Path) -> Option<File> {
+    let f = open_nonblocking(path).ok()?;
+    f.metadata().ok()?.is_file().then_some(f)
+}
+
+/// The error of a file that changed under the reader: `len` bytes when opened, `now` now.
+fn changed(len: u64, now: Option<u64>) -> io::Error {
+    let msg = match now {
+        Some(now) if now < len => {
+            format!("changed while it was read: truncated from {len} to {now} bytes")
+        }
+        _ => "changed while it was read: a part of it could no longer be read (truncated and refilled, or a read error of the disk)".to_string(),
+    };
+    io::Error::new(io::ErrorKind::UnexpectedEof, msg)
 }
 
 impl Source {
+    /// Opens an input the user named: a path (a regular file, or a pipe or FIFO read as a
+    /// stream) or standard input.
     pub fn open(input: &Input, mmap: MmapChoice) -> io::Result<Source> {
         match input {
-            Input::Stdin => {
-                let mut buf = Vec::new();
-                io::stdin().lock().read_to_end(&mut buf)?;
-                Ok(Source::from_bytes("<stdin>", buf))
-            }
+            Input::Stdin => Source::stream("<stdin>".to_string(), io::stdin().lock(), mmap, None),
             Input::Path(path) => Source::open_path(path, mmap),
         }
     }
 
+    /// Opens a file found inside a folder: only a regular file is opened, so a FIFO or a
+    /// device in a walked tree can neither block the run nor be read forever.
+    pub fn open_found(input: &Input, mmap: MmapChoice) -> io::Result<Source> {
+        match input {
+            Input::Path(path) => Source::open_file(path, mmap, false),
+            Input::Stdin => Source::open(input, mmap),
+        }
+    }
+
+    /// Opens a path the user named (see [`open`](Self::open)).
     pub fn open_path(path: &Path, mmap: MmapChoice) -> io::Result<Source> {
+        Source::open_file(path, mmap, true)
+    }
+
+    fn open_file(path: &Path, mmap: MmapChoice, named: bool) -> io::Result<Source> {
         let name = path.display().to_string();
-        let file = File::open(path)?;
+        // What it is decides how it is opened: a named pipe the user named is opened as `cat`
+        // opens it, waiting for its writer (a reader that came and went first would make the
+        // writer's data vanish with it); anything else without ever blocking, and looked at
+        // again once open, in case it was swapped in between.
+        let kind = std::fs::metadata(path)?.file_type();
+        let refusal = |kind: &std::fs::FileType| -> Option<io::Error> {
+            if kind.is_dir() {
+                return Some(refused("is a directory".to_string()));
+            }
+            if kind.is_file() {
+                return None;
+            }
+            let (what, streamed) = special_kind(kind).unwrap_or(("not a regular file", false));
+            Some(refused(if !named {
+                format!("is {what}, not a regular file: inside a folder only regular files are read")
+            } else if streamed {
+                format!("is {what}, and it was replaced while it was opened")
+            } else {
+                format!("is {what}, not a session file")
+            }))
+        };
+        if named && special_kind(&kind).is_some_and(|(_, streamed)| streamed) {
+            return Source::stream(name, File::open(path)?, mmap, None);
+        }
+        if let Some(e) = refusal(&kind) {
+            return Err(e);
+        }
+        let file = open_nonblocking(path)?;
         let meta = file.metadata()?;
-        if meta.is_dir() {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory"));
+        if let Some(e) = refusal(&meta.file_type()) {
+            return Err(e);
         }
         let len = meta.len();
         let modified = meta.modified().ok();
+        if starts_with_zstd(&file, len)? {
+            return Source::spool(name, zstd_reader(file)?, mmap, modified, Held::Decompressed);
+        }
         let cold = age(modified).is_some_and(|age| age >= COLD_AFTER);
         let backing = if len < MMAP_MIN {
             let mut buf = Vec::with_capacity(len as usize);
@@ -103,17 +252,15 @@ impl Source {
                 len: buf.len() as u64,
                 backing: Backing::Owned(buf),
                 modified,
+                held: Held::AsStored,
             });
         } else if cold && mmap == MmapChoice::Auto {
-            match map(&file) {
-                Ok(m) => Backing::Mapped(m, file),
-                Err(_) => Backing::Stream(file),
-            }
+            map(file)
         } else {
             Backing::Stream(file)
         };
         let len = match &backing {
-            Backing::Mapped(m, _) => m.len() as u64,
+            Backing::Mapped(m) => m.map.len() as u64,
             _ => len,
         };
         Ok(Source {
@@ -121,6 +268,87 @@ impl Source {
             backing,
             len,
             modified,
+            held: Held::AsStored,
+        })
+    }
+
+    /// A pipe, a FIFO or standard input: decompressed when it starts with a zstd frame, then
+    /// held as [`spool`](Self::spool) says.
+    fn stream(name: String, mut r: impl Read, mmap: MmapChoice, modified: Option<SystemTime>) -> io::Result<Source> {
+        let mut head = Vec::with_capacity(4);
+        (&mut r).take(4).read_to_end(&mut head)?;
+        let whole = io::Cursor::new(head).chain(r);
+        if whole.get_ref().0.get_ref()[..] == ZSTD_MAGIC {
+            let decoded = zstd::stream::read::Decoder::new(whole).map_err(decompress_error)?;
+            return Source::spool(name, decoded, mmap, modified, Held::Decompressed);
+        }
+        Source::spool(name, whole, mmap, modified, Held::Stream)
+    }
+
+    /// Reads `r` to its end once and holds what it gave as a file would be held: in memory
+    /// up to [`MMAP_MIN`], else in an unlinked temporary file in the temporary folder
+    /// (`TMPDIR`), which nothing else can change or see and which the system removes when
+    /// cctool ends however it ends, mapped unless `--mmap never`. The loaders fetch records
+    /// back by offset after their index is built, which a pipe or a decompressor cannot
+    /// give; the temporary file keeps memory bounded whatever the size.
+    fn spool(
+        name: String,
+        mut r: impl Read,
+        mmap: MmapChoice,
+        modified: Option<SystemTime>,
+        held: Held,
+    ) -> io::Result<Source> {
+        let failed = |e: io::Error| match held {
+            Held::Decompressed => decompress_error(e),
+            _ => e,
+        };
+        let mut buf = Vec::new();
+        (&mut r).take(MMAP_MIN + 1).read_to_end(&mut buf).map_err(failed)?;
+        if (buf.len() as u64) <= MMAP_MIN {
+            return Ok(Source {
+                name,
+                len: buf.len() as u64,
+                backing: Backing::Owned(buf),
+                modified,
+                held,
+            });
+        }
+        let dir = std::env::temp_dir();
+        let no_room = |e: io::Error| {
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "cannot hold it in a temporary file in {}: {e} (set TMPDIR to a folder with room)",
+                    dir.display()
+                ),
+            )
+        };
+        let mut tmp = tempfile::tempfile().map_err(no_room)?;
+        tmp.write_all(&buf).map_err(no_room)?;
+        let mut len = buf.len() as u64;
+        buf.resize(CHUNK, 0);
+        loop {
+            let n = match r.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(failed(e)),
+            };
+            tmp.write_all(&buf[..n]).map_err(no_room)?;
+            len += n as u64;
+        }
+        drop(buf);
+        // The file is this process's own: it is mapped whatever its age.
+        let backing = match mmap {
+            MmapChoice::Auto => map(tmp),
+            MmapChoice::Never => Backing::Stream(tmp),
+        };
+        Ok(Source {
+            name,
+            backing,
+            len,
+            modified,
+            held,
         })
     }
 
@@ -131,7 +359,49 @@ impl Source {
             len: bytes.len() as u64,
             backing: Backing::Owned(bytes),
             modified: None,
+            held: Held::AsStored,
         }
+    }
+
+    /// Whether the bytes read are the named file's as stored, or a stream's or a
+    /// decompressor's held apart: a rewrite in place is only for the first.
+    pub fn held(&self) -> Held {
+        self.held
+    }
+
+    /// Why this input cannot be rewritten in place, when it cannot: its bytes were a stream's
+    /// or a decompressor's, and a rewrite would replace the file with something else.
+    pub fn in_place_refusal(&self) -> Option<&'static str> {
+        match self.held {
+            Held::AsStored => None,
+            Held::Stream => Some("is a pipe or stream, which cannot be rewritten in place; write the result with -o"),
+            Held::Decompressed => Some(
+                "is compressed (zstd); cctool writes plain JSON, so it does not rewrite it in place: write the result with -o",
+            ),
+        }
+    }
+
+    /// Fails when the file changed under a mapping in a way that made a read fault (see
+    /// [`mapguard`]): what was computed from the bytes read since must not be used. The
+    /// readers here check by themselves; a caller that used [`as_slice`](Self::as_slice)
+    /// checks before it uses its result.
+    pub fn check(&self) -> io::Result<()> {
+        match &self.backing {
+            Backing::Mapped(m) if m.guard.faulted() => Err(changed(self.len, m.file.metadata().ok().map(|m| m.len()))),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`check`](Self::check), and for a mapping whether the file is still as long as it was:
+    /// done before each window, so a truncation is usually found before any page faults.
+    fn check_whole(&self) -> io::Result<()> {
+        if let Backing::Mapped(m) = &self.backing {
+            let now = m.file.metadata()?.len();
+            if now < self.len {
+                return Err(changed(self.len, Some(now)));
+            }
+        }
+        self.check()
     }
 
     pub fn name(&self) -> &str {
@@ -160,28 +430,49 @@ impl Source {
         matches!(self.backing, Backing::Mapped(..))
     }
 
-    /// The whole content, when it is addressable as one slice (mapped or owned).
+    /// The whole content, when it is addressable as one slice (mapped or owned). Pages of a
+    /// mapping read as zeros once the file was truncated under them: call
+    /// [`check`](Self::check) before using what was computed from the slice.
     pub fn as_slice(&self) -> Option<&[u8]> {
         match &self.backing {
-            Backing::Mapped(m, _) => Some(&m[..]),
+            Backing::Mapped(m) => Some(&m.map[..]),
             Backing::Owned(v) => Some(v),
             Backing::Stream(_) => None,
         }
     }
 
-    /// Bytes `[offset, offset+len)`, borrowed where possible. A file truncated since it was
-    /// opened gives a short read, reported as an error rather than a crash.
+    /// The whole content: borrowed when it is held as one slice (a mapping: call
+    /// [`check`](Self::check) before using what was computed from it, as for
+    /// [`as_slice`](Self::as_slice)), else read into memory.
+    pub fn whole(&self) -> io::Result<std::borrow::Cow<'_, [u8]>> {
+        match self.as_slice() {
+            Some(b) => Ok(std::borrow::Cow::Borrowed(b)),
+            None => self.read_range(0, self.len as usize),
+        }
+    }
+
+    /// Bytes `[offset, offset+len)`. A file truncated since it was opened gives an error
+    /// rather than a crash or wrong bytes: a mapped range is copied out and the mapping
+    /// checked after the copy, so what is returned was read before any truncation (the copy
+    /// costs far less than the parse or the write that follows it).
     pub fn read_range(&self, offset: u64, len: usize) -> io::Result<std::borrow::Cow<'_, [u8]>> {
         let end = offset
             .checked_add(len as u64)
             .filter(|&e| e <= self.len)
             .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "range past end of file"))?;
         match &self.backing {
-            Backing::Mapped(m, _) => Ok(std::borrow::Cow::Borrowed(&m[offset as usize..end as usize])),
+            Backing::Mapped(m) => {
+                let bytes = m.map[offset as usize..end as usize].to_vec();
+                self.check()?;
+                Ok(std::borrow::Cow::Owned(bytes))
+            }
             Backing::Owned(v) => Ok(std::borrow::Cow::Borrowed(&v[offset as usize..end as usize])),
             Backing::Stream(f) => {
                 let mut buf = vec![0u8; len];
-                read_exact_at(f, &mut buf, offset)?;
+                let got = read_at_most(f, &mut buf, offset)?;
+                if got < len {
+                    return Err(changed(self.len, f.metadata().ok().map(|m| m.len())));
+                }
                 Ok(std::borrow::Cow::Owned(buf))
             }
         }
@@ -191,7 +482,7 @@ impl Source {
     /// read whole): what a kernel copy of its bytes reads from.
     pub fn file(&self) -> Option<&File> {
         match &self.backing {
-            Backing::Mapped(_, f) | Backing::Stream(f) => Some(f),
+            Backing::Mapped(Mapped { file: f, .. }) | Backing::Stream(f) => Some(f),
             Backing::Owned(_) => None,
         }
     }
@@ -199,7 +490,13 @@ impl Source {
     /// The content as a reader from the start, for streaming parsers.
     pub fn reader(&self) -> io::Result<Box<dyn Read + '_>> {
         match &self.backing {
-            Backing::Mapped(m, _) => Ok(Box::new(&m[..])),
+            Backing::Mapped(m) => Ok(Box::new(io::BufReader::with_capacity(
+                1 << 20,
+                Checked {
+                    src: self,
+                    rest: &m.map[..],
+                },
+            ))),
             Backing::Owned(v) => Ok(Box::new(&v[..])),
             Backing::Stream(f) => {
                 let mut f = f.try_clone()?;
@@ -227,13 +524,13 @@ impl Source {
     /// Tells the kernel this process is done with `[offset, offset+len)` for now: mapped pages
     /// leave the resident set (they stay in the page cache). A no-op for other backings.
     pub fn done_with(&self, offset: u64, len: u64) {
-        if let Backing::Mapped(m, _) = &self.backing {
+        if let Backing::Mapped(m) = &self.backing {
             const PAGE: u64 = 4096;
             let start = offset / PAGE * PAGE;
             let end = (offset + len).div_ceil(PAGE) * PAGE;
-            let end = end.min(m.len() as u64);
+            let end = end.min(m.map.len() as u64);
             if end > start {
-                release(m, start as usize, (end - start) as usize);
+                release(&m.map, start as usize, (end - start) as usize);
             }
         }
     }
@@ -256,8 +553,10 @@ impl Source {
     /// the one `sink` waits for; `sink` gets the results in file order before each window's
     /// mapped pages are released, so results may borrow the windows until then. The file's
     /// size is checked before each window is touched, as
-    /// [`for_each_chunk`](Self::for_each_chunk) does. Only a source held as one slice (mapped,
-    /// or small and read) is split: None for the others.
+    /// [`for_each_chunk`](Self::for_each_chunk) does, and the mapping after `f` and after
+    /// `sink`: a window read on zeros (see [`check`](Self::check)) ends the read with an error
+    /// before `sink` sees it, and a fault while `sink` reads ends it after. Only a source held
+    /// as one slice (mapped, or small and read) is split: None for the others.
     pub fn par_rounds<'s, T: Send>(
         &'s self,
         from: u64,
@@ -278,11 +577,10 @@ impl Source {
             bounds.push(bounds[0]);
         }
         let windows: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-        let check = || -> io::Result<()> {
-            match &self.backing {
-                Backing::Mapped(_, file) => still_whole(file, total),
-                _ => Ok(()),
-            }
+        let check = || self.check_whole();
+        let mut sink = |t: T| {
+            sink(t);
+            self.check()
         };
         // On a pool thread (many files at once), nested parallel rounds share the pool by work
         // stealing; threads of its own would oversubscribe the cores and block a pool thread.
@@ -299,7 +597,7 @@ impl Source {
         } else {
             job.stream(&mut sink, done_with)
         };
-        Some(result)
+        Some(result.and_then(|()| self.check()))
     }
 
     /// A tracker that releases mapped pages behind a reader of records (see [`Releaser`]).
@@ -319,6 +617,8 @@ impl Source {
     }
 
     /// [`for_each_chunk`](Self::for_each_chunk) from byte `from`, which must start a line.
+    /// A mapping is checked before and after each window reaches `sink` (see
+    /// [`par_rounds`](Self::par_rounds)); a streamed file that comes up short is an error.
     pub fn for_each_chunk_from(&self, from: u64, mut sink: impl FnMut(u64, &[u8], bool)) -> io::Result<()> {
         let from = from.min(self.len);
         match &self.backing {
@@ -326,14 +626,15 @@ impl Source {
                 sink(from, &v[from as usize..], true);
                 Ok(())
             }
-            Backing::Mapped(m, file) => {
+            Backing::Mapped(Mapped { map: m, .. }) => {
                 let _ = m.advise(memmap2::Advice::Sequential);
                 let total = m.len();
                 let mut start = from as usize;
                 while start < total {
-                    still_whole(file, total)?;
+                    self.check_whole()?;
                     let end = window_end(m, start);
                     sink(start as u64, &m[start..end], end == total);
+                    self.check()?;
                     release(m, start, end - start);
                     start = end;
                 }
@@ -357,7 +658,10 @@ impl Source {
                     let got = read_at_most(f, &mut buf[filled..filled + want], read_to)?;
                     filled += got;
                     read_to += got as u64;
-                    if got == 0 || read_to >= self.len {
+                    if got < want {
+                        return Err(changed(self.len, f.metadata().ok().map(|m| m.len())));
+                    }
+                    if read_to >= self.len {
                         sink(pos, &buf[..filled], true);
                         return Ok(());
                     }
@@ -373,18 +677,39 @@ impl Source {
     }
 }
 
-/// Touching a page of a mapping past a truncation raises SIGBUS: a file that shrank since it
-/// was mapped is an error instead, checked before each window is touched (only cold files
-/// are mapped; this closes most of the rest).
-fn still_whole(file: &File, total: usize) -> io::Result<()> {
-    let now = file.metadata()?.len();
-    if now < total as u64 {
-        return Err(io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            format!("the file shrank from {total} to {now} bytes while it was read"),
-        ));
+/// A reader over a mapping that checks it after every copy out of it, so a streaming parser
+/// never gets bytes read past a truncation.
+struct Checked<'a> {
+    src: &'a Source,
+    rest: &'a [u8],
+}
+
+impl Read for Checked<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.rest.read(buf)?;
+        self.src.check()?;
+        Ok(n)
     }
-    Ok(())
+}
+
+/// Whether a regular file of `len` bytes starts with a zstd frame.
+fn starts_with_zstd(f: &File, len: u64) -> io::Result<bool> {
+    if len < ZSTD_MAGIC.len() as u64 {
+        return Ok(false);
+    }
+    let mut head = [0u8; 4];
+    let got = read_at_most(f, &mut head, 0)?;
+    Ok(got == head.len() && head == ZSTD_MAGIC)
+}
+
+/// A streaming zstd decoder over a file, with the library's memory limit for a frame's
+/// window (128 MiB), so a hostile frame cannot ask for more.
+fn zstd_reader(f: File) -> io::Result<impl Read> {
+    zstd::stream::read::Decoder::new(f).map_err(decompress_error)
+}
+
+fn decompress_error(e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("cannot decompress it (zstd): {e}"))
 }
 
 /// What the two parallel readers of [`Source::par_rounds`] work on: the content, its windows,
@@ -410,7 +735,11 @@ where
 
     /// On a pool thread: rounds of `per_round` windows, the next round mapped over while `sink`
     /// takes this one.
-    fn rounds_in_pool(&self, sink: &mut impl FnMut(T), done_with: impl Fn(u64, u64)) -> io::Result<()> {
+    fn rounds_in_pool(
+        &self,
+        sink: &mut impl FnMut(T) -> io::Result<()>,
+        done_with: impl Fn(u64, u64),
+    ) -> io::Result<()> {
         use rayon::prelude::*;
         let check = self.check;
         let rounds: Vec<&[(usize, usize)]> = self.windows.chunks(self.per_round.max(1)).collect();
@@ -420,22 +749,27 @@ where
         // of the pool, never a thread of its own: a pool thread that blocked on such a thread
         // while it waited for the pool would deadlock once every pool thread did the same (one
         // core, or two large files on two).
+        let compute_checked = |round: &[(usize, usize)]| -> io::Result<Vec<T>> {
+            check()?;
+            let r = compute(round);
+            check()?;
+            Ok(r)
+        };
         let mut results = match rounds.first() {
-            Some(round) => {
-                check()?;
-                compute(round)
-            }
+            Some(round) => compute_checked(round)?,
             None => return Ok(()),
         };
         for (i, round) in rounds.iter().enumerate() {
             let mut next: Option<io::Result<Vec<T>>> = None;
+            let mut taken = Ok(());
             rayon::in_place_scope(|scope| {
                 if let Some(following) = rounds.get(i + 1) {
-                    let (compute, slot) = (&compute, &mut next);
-                    scope.spawn(move |_| *slot = Some(check().map(|()| compute(following))));
+                    let (compute, slot) = (&compute_checked, &mut next);
+                    scope.spawn(move |_| *slot = Some(compute(following)));
                 }
-                std::mem::take(&mut results).into_iter().for_each(&mut *sink);
+                taken = std::mem::take(&mut results).into_iter().try_for_each(&mut *sink);
             });
+            taken?;
             if let (Some(first), Some(last)) = (round.first(), round.last()) {
                 done_with(first.0 as u64, (last.1 - first.0) as u64);
             }
@@ -448,7 +782,7 @@ where
     }
 
     /// From outside the pool: a worker thread per core streams windows.
-    fn stream(&self, sink: &mut impl FnMut(T), done_with: impl Fn(u64, u64)) -> io::Result<()> {
+    fn stream(&self, sink: &mut impl FnMut(T) -> io::Result<()>, done_with: impl Fn(u64, u64)) -> io::Result<()> {
         let (windows, check) = (self.windows, self.check);
         // Workers take windows in file order, up to `ahead` past the one `sink` waits for;
         // `sink` takes results in order as they come. Nothing waits for a round's slowest
@@ -483,7 +817,7 @@ where
                                 return;
                             }
                         }
-                        let r = check().map(|()| self.map((a, b)));
+                        let r = check().map(|()| self.map((a, b))).and_then(|t| check().map(|()| t));
                         if tx.send((i, r)).is_err() {
                             return;
                         }
@@ -497,7 +831,7 @@ where
                 for (i, r) in &rx {
                     pending.insert(i, r);
                     while let Some(r) = pending.remove(&want) {
-                        sink(r?);
+                        sink(r?)?;
                         let (a, b) = windows[want];
                         done_with(a as u64, (b - a) as u64);
                         want += 1;
@@ -577,13 +911,25 @@ impl Drop for Releaser<'_> {
     }
 }
 
+/// The file mapped and registered with [`mapguard`], or read in chunks when it cannot be
+/// (the guard's table is full, or mapping failed).
+fn map(file: File) -> Backing {
+    match map_raw(&file) {
+        Ok(map) => match mapguard::register(map.as_ptr(), map.len()) {
+            Some(guard) => Backing::Mapped(Mapped { guard, map, file }),
+            None => Backing::Stream(file),
+        },
+        Err(_) => Backing::Stream(file),
+    }
+}
+
 #[allow(unsafe_code)]
-fn map(file: &File) -> io::Result<Mmap> {
-    // SAFETY: the mapping is read-only and only made for files that have not been modified
-    // for COLD_AFTER (see the module docs); agents append to their files and never truncate
-    // them, and cctool's own rewrites replace the inode by rename, which leaves this
-    // mapping valid. A concurrent truncation remains possible in theory; --mmap never
-    // removes that risk for users who want it gone.
+fn map_raw(file: &File) -> io::Result<Mmap> {
+    // SAFETY: the mapping is read-only, and is only used once registered with mapguard
+    // (the caller drops it otherwise): a truncation of the file under it makes the faulting
+    // pages read as zeros and marks the mapping, and every reader checks the mark before
+    // using what it read (see the module docs). Only files that have not been modified for
+    // COLD_AFTER, or cctool's own temporary files, are mapped, so this is rare.
     unsafe { Mmap::map(file) }
 }
 
@@ -629,17 +975,6 @@ fn read_at_most(f: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
     Ok(done)
 }
 
-fn read_exact_at(f: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    let got = read_at_most(f, buf, offset)?;
-    if got < buf.len() {
-        return Err(io::Error::new(
-            io::ErrorKind::UnexpectedEof,
-            "file became shorter while it was read",
-        ));
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -662,6 +997,10 @@ mod tests {
             let mut sink = |t| got.push(t);
             let done = |a: u64, n: u64| released.borrow_mut().push((a, n));
             let ok = || Ok(());
+            let mut sink = |t| {
+                sink(t);
+                Ok(())
+            };
             let job = Windows {
                 bytes: &bytes,
                 windows: &w,
@@ -702,7 +1041,13 @@ mod tests {
             f: &|_, c: &[u8], _| c.len(),
             check: &check,
         };
-        let r = job.stream(&mut |_| got += 1, |_, _| {});
+        let r = job.stream(
+            &mut |_| {
+                got += 1;
+                Ok(())
+            },
+            |_, _| {},
+        );
         assert_eq!(r.unwrap_err().to_string(), "shrank");
         assert!(got < w.len());
     }

@@ -184,7 +184,9 @@ codes! {
     UnreadablePath = "unreadable-path", [Error | Warning], DOCTOR,
         "a named path that cannot be read (error), or a folder inside a walk that cannot be listed (warning)";
     SymlinkLoop = "symlink-loop", [Info], DOCTOR,
-        "a folder reached twice through symbolic links: walked once";
+        "a symbolic link back to a folder above it (a loop): not followed, or with --follow a folder reached twice, walked once";
+    SymlinkNotFollowed = "symlink-not-followed", [Info], DOCTOR,
+        "a symbolic link out of the named folder: not followed (--follow reads it)";
 }
 
 impl Code {

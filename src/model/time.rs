@@ -9,12 +9,17 @@
 /// Milliseconds since the Unix epoch, or `None` when the text is not a timestamp.
 pub fn parse_ms(s: &str) -> Option<i64> {
     let b = s.as_bytes();
+    // Each byte is read once: the text may lie in a mapped file whose pages can turn to
+    // zeros under a truncation (see `io::mapguard`), so a check and a second read of the same
+    // byte could disagree.
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let part = b.get(r)?;
-        if part.is_empty() || !part.iter().all(u8::is_ascii_digit) {
+        if part.is_empty() {
             return None;
         }
-        Some(part.iter().fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')))
+        part.iter().try_fold(0i64, |acc, &d| {
+            d.is_ascii_digit().then(|| acc * 10 + i64::from(d - b'0'))
+        })
     };
     let year = num(0..4)?;
     if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
@@ -46,16 +51,21 @@ pub fn parse_ms(s: &str) -> Option<i64> {
         if b.get(i) == Some(&b'.') {
             let start = i + 1;
             let mut end = start;
-            while end < b.len() && b[end].is_ascii_digit() {
+            // Milliseconds are the first three digits; JavaScript truncates the rest.
+            let mut kept = 0;
+            while let Some(&d) = b.get(end)
+                && d.is_ascii_digit()
+            {
+                if kept < 3 {
+                    millis = millis * 10 + i64::from(d - b'0');
+                    kept += 1;
+                }
                 end += 1;
             }
             if end == start {
                 return None;
             }
-            // Milliseconds are the first three digits; JavaScript truncates the rest.
-            let digits = &b[start..end.min(start + 3)];
-            millis = digits.iter().fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0'));
-            for _ in digits.len()..3 {
+            for _ in kept..3 {
                 millis *= 10;
             }
             i = end;

@@ -634,7 +634,11 @@ const ITEM_FIELDS: &[&str] = &[
 ];
 
 /// cctool v5: every `summary` item; the last one is what a resume sees.
-pub fn session(src: &Source, messages: &[Vec<u8>], session_id: Option<String>) -> Vec<SummaryRecord> {
+pub fn session(
+    src: &Source,
+    messages: &crate::formats::session::Messages,
+    session_id: Option<String>,
+) -> Vec<SummaryRecord> {
     session_with(src, messages, session_id, Options::default())
 }
 
@@ -644,12 +648,12 @@ pub fn session(src: &Source, messages: &[Vec<u8>], session_id: Option<String>) -
 /// without `origin` is cctool's own or a local one.
 pub fn session_with(
     src: &Source,
-    messages: &[Vec<u8>],
+    messages: &crate::formats::session::Messages,
     session_id: Option<String>,
     opts: Options,
 ) -> Vec<SummaryRecord> {
     let mut out = Vec::new();
-    for m in messages {
+    for m in messages.iter() {
         let v = parse(m);
         for item in v.get("items").and_then(Value::as_array).into_iter().flatten() {
             if item.get("type").and_then(Value::as_str) != Some("summary") {

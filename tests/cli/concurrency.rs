@@ -129,3 +129,137 @@ fn a_file_truncated_while_read_does_not_crash() {
     writer.wait().unwrap();
     assert!(runs >= 4);
 }
+
+/// A Claude Code transcript of at least `mib` MiB: a chain of prompts and answers of about
+/// 4 KB each, with a compaction (boundary and summary) every 2,000 records, so that every
+/// reading command has work all through the file.
+pub fn big_transcript(mib: usize) -> Vec<u8> {
+    let pad = "p".repeat(4000);
+    let mut out = Vec::with_capacity(mib << 20);
+    let uuid = |i: usize| format!("00000000-0000-4000-8000-{i:012}");
+    let mut i = 0usize;
+    while out.len() < mib << 20 {
+        let parent = if i == 0 {
+            Value::Null
+        } else {
+            Value::String(uuid(i - 1))
+        };
+        let ts = format!(
+            "2026-01-01T{:02}:{:02}:{:02}.000Z",
+            (i / 3600) % 24,
+            (i / 60) % 60,
+            i % 60
+        );
+        let rec = if i % 2000 == 1999 {
+            serde_json::json!({"parentUuid": null, "logicalParentUuid": uuid(i - 1), "type": "system",
+                "subtype": "compact_boundary", "content": "Conversation compacted", "compactMetadata": {"trigger": "auto", "preTokens": 150000},
+                "uuid": uuid(i), "timestamp": ts, "sessionId": "s"})
+        } else if i.is_multiple_of(2000) && i > 0 {
+            serde_json::json!({"parentUuid": parent, "type": "user", "isCompactSummary": true, "uuid": uuid(i), "timestamp": ts, "sessionId": "s",
+                "message": {"role": "user", "content": format!("This session is being continued from a previous conversation. Summary {i}: {pad}")}})
+        } else if i.is_multiple_of(2) {
+            serde_json::json!({"parentUuid": parent, "type": "user", "uuid": uuid(i), "timestamp": ts, "sessionId": "s",
+                "message": {"role": "user", "content": format!("request {i} {pad}")}})
+        } else {
+            serde_json::json!({"parentUuid": parent, "type": "assistant", "uuid": uuid(i), "timestamp": ts, "sessionId": "s",
+                "message": {"id": format!("msg_{i}"), "role": "assistant", "model": "claude-opus-4-5-20251101",
+                    "content": [{"type": "text", "text": format!("answer {i} {pad}")}]}})
+        };
+        out.extend_from_slice(rec.to_string().as_bytes());
+        out.push(b'\n');
+        i += 1;
+    }
+    out
+}
+
+/// The truncation that used to kill every command with SIGBUS: a file old enough to be
+/// mapped (a past mtime, 64 MiB), cut to 1 MB by another process while each reading command
+/// reads it. The read must end with a clear error naming the file and the change (exit 2),
+/// or, when the cut came before the file was opened or after it was read, normally; never by
+/// a signal, never with bytes of the zero pages in the output, and never with an output file
+/// left behind by an error.
+#[test]
+fn a_mapped_file_truncated_while_read_is_an_error_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let master = dir.path().join("master.jsonl");
+    std::fs::write(&master, big_transcript(64)).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("cctool");
+    let out_file = dir.path().join("out.jsonl");
+    let o = out_file.to_str().unwrap();
+    let commands: &[&[&str]] = &[
+        &["rebuild-chain", "--json"],
+        &["rebuild-chain", "--full", "--loader", "2.1.88"],
+        &["scan", "--json"],
+        &["extract-summary", "--json"],
+        &["doctor", "--json"],
+        &["compact", "--keep-recent", "1000", "-o", o],
+        &["migrate", "-o", o],
+    ];
+    // From just after the start of the read to well into it (a debug build reads 64 MiB in
+    // more than two seconds); a cut during the output comes with the later ones.
+    let delays_ms = [40u64, 250, 700, 1400];
+    let mut total_errors = 0;
+    for args in commands {
+        let mut errors = 0;
+        for (round, ms) in delays_ms.iter().enumerate() {
+            let f = dir.path().join(format!("cut{round}.jsonl"));
+            std::fs::copy(&master, &f).unwrap();
+            crate::util::age(&f);
+            let _ = std::fs::remove_file(&out_file);
+            let child = Command::new(&bin)
+                .args(*args)
+                .arg(&f)
+                .env("NO_COLOR", "1")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(*ms));
+            std::fs::File::options()
+                .write(true)
+                .open(&f)
+                .and_then(|h| h.set_len(1_000_000))
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let code = out.status.code().unwrap_or_else(|| {
+                panic!(
+                    "{args:?} cut after {ms} ms: ended by a signal ({:?}): {stderr}",
+                    out.status
+                )
+            });
+            assert!(
+                matches!(code, 0..=2),
+                "{args:?} cut after {ms} ms: exit {code}: {stderr}"
+            );
+            assert!(
+                !out.stdout.contains(&0),
+                "{args:?} cut after {ms} ms: zero bytes in the output"
+            );
+            if args.contains(&"--json") {
+                for l in stdout.lines() {
+                    assert!(serde_json::from_str::<Value>(l).is_ok(), "{args:?}: not JSON: {l:.200}");
+                }
+            }
+            let all = format!("{stdout}{stderr}");
+            if all.contains("changed while it was read") {
+                assert_eq!(code, 2, "{args:?} cut after {ms} ms: {all:.2000}");
+                assert!(
+                    stderr.contains(&*f.to_string_lossy()) || stdout.contains(&*f.to_string_lossy()),
+                    "{args:?}: the file is not named: {stderr}"
+                );
+                assert!(all.contains("truncated from"), "{args:?}: {all:.2000}");
+                assert!(!out_file.exists(), "{args:?} cut after {ms} ms: an output was written");
+                errors += 1;
+            }
+        }
+        eprintln!("{args:?}: {errors} of {} cuts fell during the read", delays_ms.len());
+        total_errors += errors;
+    }
+    // The cuts did fall during reads (else the test would prove nothing).
+    assert!(
+        total_errors >= commands.len() * 2,
+        "only {total_errors} cuts were seen by a reader"
+    );
+}

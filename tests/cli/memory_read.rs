@@ -1,0 +1,129 @@
+//! Memory of the reading commands on small files holding huge arrays: it follows what is kept,
+//! not how many elements were read, and where something must be held there is a limit with
+//! a clear error. The commands run under an address-space limit (`prlimit --as`), as a user
+//! with a memory cap would run them; before, a 2 MB file took 220 MB in `scan`, a 10 MB one
+//! 2.2 GB.
+
+use std::path::Path;
+use std::process::Command;
+
+/// The address space each run may use (two pool threads): several times what the fixed
+/// commands need, and less than they took before.
+const CAP: u64 = 256 * 1024 * 1024;
+
+/// `[0,0,…]` with `n` elements.
+fn zeros(n: usize) -> String {
+    let mut s = String::with_capacity(2 * n + 2);
+    s.push('[');
+    for i in 0..n {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push('0');
+    }
+    s.push(']');
+    s
+}
+
+/// Runs cctool under the cap; None (after a notice) where `prlimit` is missing.
+fn capped(args: &[&str]) -> Option<(i32, String)> {
+    let bin = assert_cmd::cargo::cargo_bin("cctool");
+    let out = match Command::new("prlimit")
+        .arg(format!("--as={CAP}"))
+        .arg(&bin)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("RAYON_NUM_THREADS", "2")
+        // glibc reserves 64 MiB of address space for each thread's own heap: what is measured
+        // is the memory used, not how many threads happened to allocate first.
+        .env("MALLOC_ARENA_MAX", "2")
+        .output()
+    {
+        Ok(o) => o,
+        Err(_) => {
+            crate::util::skip_notice("prlimit is not installed");
+            return None;
+        }
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let code = out
+        .status
+        .code()
+        .unwrap_or_else(|| panic!("{args:?}: killed by a signal under the cap: {stderr:.500}"));
+    assert!(!stderr.contains("memory allocation"), "{args:?}: {stderr:.500}");
+    Some((code, stderr))
+}
+
+fn write(dir: &Path, name: &str, body: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+const PROMPT: &str = r#"{"parentUuid":null,"type":"user","uuid":"00000000-0000-4000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s","message":{"role":"user","content":"hi"}}"#;
+
+#[test]
+fn huge_arrays_in_small_files_stay_small_or_are_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = zeros(1_000_000);
+    // Claude Code: an answer of a million content blocks (2 MB).
+    let blocks = write(
+        dir.path(),
+        "blocks.jsonl",
+        &format!(
+            "{PROMPT}\n{{\"parentUuid\":\"00000000-0000-4000-8000-000000000001\",\"type\":\"assistant\",\"uuid\":\"00000000-0000-4000-8000-000000000002\",\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"sessionId\":\"s\",\"message\":{{\"role\":\"assistant\",\"model\":\"m\",\"content\":{big}}}}}\n"
+        ),
+    );
+    // Claude Code: names and flags that hold arrays (6 MB), the content sound.
+    let fields = write(
+        dir.path(),
+        "fields.jsonl",
+        &format!(
+            "{PROMPT}\n{{\"parentUuid\":\"00000000-0000-4000-8000-000000000001\",\"type\":\"assistant\",\"uuid\":\"00000000-0000-4000-8000-000000000002\",\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"sessionId\":\"s\",\"isApiErrorMessage\":{big},\"message\":{{\"id\":{big},\"role\":\"assistant\",\"model\":{big},\"content\":[{{\"type\":\"text\",\"text\":\"ok\"}}]}}}}\n"
+        ),
+    );
+    // Codex: a user message of three million content items (6 MB).
+    let codex = write(
+        dir.path(),
+        "codex.jsonl",
+        &format!(
+            "{{\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"x\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.171.0\"}}}}\n{{\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"user\",\"content\":{}}}}}\n",
+            zeros(3_000_000)
+        ),
+    );
+    // A cctool v1 session of three million empty messages (9 MB).
+    let empties = vec!["{}"; 3_000_000].join(",");
+    let session = write(
+        dir.path(),
+        "session.json",
+        &format!("{{\"version\":1,\"id\":\"x\",\"messages\":[{empties}]}}"),
+    );
+    for file in [&blocks, &fields, &codex, &session] {
+        for cmd in [&["scan"][..], &["rebuild-chain"], &["doctor"], &["extract-summary"]] {
+            let mut args = cmd.to_vec();
+            args.push(file);
+            let Some((code, stderr)) = capped(&args) else { return };
+            if file == &blocks && cmd == ["scan"] {
+                // The request view must hold the blocks: refused, with the line and the limit.
+                assert_eq!(code, 2, "{stderr}");
+                assert!(stderr.contains("line 2: 1000000 content blocks"), "{stderr}");
+            } else {
+                assert!(matches!(code, 0 | 1), "{args:?}: exit {code}: {stderr:.500}");
+            }
+        }
+    }
+    for file in [&blocks, &fields] {
+        let Some((code, stderr)) = capped(&["rebuild-chain", "--api-view", file]) else {
+            return;
+        };
+        if file == &blocks {
+            assert_eq!(code, 2);
+            assert!(
+                stderr.contains("content blocks") && stderr.contains(file.as_str()),
+                "{stderr}"
+            );
+        } else {
+            assert_eq!(code, 0, "{stderr}");
+        }
+    }
+}
