@@ -210,6 +210,7 @@ fn claude_chain(
     diags.extend(chain.diagnostics.iter().cloned());
     if a.api_view {
         let view = api_view(&t, &chain, src, a.prompt.as_deref())?;
+        diags.extend(view.diagnostics(&t.file));
         for (i, m) in view.messages().enumerate() {
             match st {
                 None => out.record(m.as_bytes())?,

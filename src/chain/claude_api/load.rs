@@ -1,0 +1,255 @@
+//! The rows of the loaded chain that can reach the request, read back from the file with only
+//! the fields the send-time rules need.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::Pipeline;
+use super::attachments::{self, Message, Rendered};
+use super::blocks::{Block, Content, Role};
+use super::rules::Rule;
+use crate::chain::claude::Kind;
+
+/// One row of the chain, as the pipeline sees it.
+#[derive(Clone, Debug)]
+pub(super) struct Row {
+    pub role: Role,
+    pub content: Content,
+    pub msg_id: Option<String>,
+    pub model: Option<String>,
+    pub is_meta: bool,
+    /// `isApiErrorMessage` (A4 drops it when the model is `<synthetic>`).
+    pub api_error: bool,
+    pub local_command: bool,
+    /// `origin.kind` of a user row (`task-notification`, …) and its `subkind`.
+    pub origin: Option<(String, Option<String>)>,
+    /// An attachment row: what the client makes of it.
+    pub attachment: Option<Attachment>,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Attachment {
+    pub messages: Vec<Message>,
+    /// Sent as a system message to models that take them (C4), when its text is plain.
+    pub to_system: bool,
+}
+
+impl Row {
+    pub fn is_attachment(&self) -> bool {
+        self.attachment.is_some()
+    }
+
+    /// A user row the client treats as a user message (not an attachment, not a local command).
+    pub fn is_user(&self) -> bool {
+        self.role == Role::User && !self.is_attachment() && !self.local_command
+    }
+}
+
+/// The parts of a record the pipeline reads; everything else (tool results' structured
+/// copies, usage, snapshots) is skipped unparsed.
+#[derive(Deserialize)]
+struct RecPeek {
+    #[serde(default)]
+    content: Option<Value>,
+    #[serde(default, rename = "isMeta")]
+    is_meta: Option<Value>,
+    #[serde(default, rename = "isApiErrorMessage")]
+    api_error: Option<Value>,
+    #[serde(default, rename = "isVirtual")]
+    is_virtual: Option<Value>,
+    #[serde(default)]
+    origin: Option<Value>,
+    #[serde(default)]
+    message: Option<MsgPeek>,
+}
+
+#[derive(Deserialize)]
+struct MsgPeek {
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    model: Option<Value>,
+    #[serde(default)]
+    content: RawContent,
+}
+
+/// `message.content` with each block kept as written.
+#[derive(Default)]
+enum RawContent {
+    Str(String),
+    Blocks(Vec<Arc<RawValue>>),
+    #[default]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for RawContent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawContent;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("message content")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawContent, E> {
+                Ok(RawContent::Str(v.to_string()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<RawContent, E> {
+                Ok(RawContent::Str(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<RawContent, A::Error> {
+                let mut out = Vec::new();
+                while let Some(b) = a.next_element::<Box<RawValue>>()? {
+                    out.push(Arc::from(b));
+                }
+                Ok(RawContent::Blocks(out))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<RawContent, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(RawContent::Other)
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<RawContent, E> {
+                Ok(RawContent::Other)
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<RawContent, E> {
+                Ok(RawContent::Other)
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<RawContent, E> {
+                Ok(RawContent::Other)
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<RawContent, E> {
+                Ok(RawContent::Other)
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<RawContent, E> {
+                Ok(RawContent::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Option<T> {
+    serde_json::from_slice(bytes)
+        .ok()
+        .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
+}
+
+fn vstr(v: Option<Value>) -> Option<String> {
+    match v {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+fn is_true(v: &Option<Value>) -> bool {
+    v.as_ref().and_then(Value::as_bool) == Some(true)
+}
+
+/// What becomes of one attachment row that the client renders but this table does not.
+pub(super) struct NotEmulated {
+    pub line: u64,
+    pub ty: String,
+}
+
+/// Item 1: the row of a chain record, or `None` for a record that never reaches the request.
+pub(super) fn row_of(
+    bytes: &[u8],
+    kind: Kind,
+    line: u64,
+    p: &mut Pipeline,
+    gaps: &mut Vec<NotEmulated>,
+) -> Option<Row> {
+    let base = |role, content| Row {
+        role,
+        content,
+        msg_id: None,
+        model: None,
+        is_meta: false,
+        api_error: false,
+        local_command: false,
+        origin: None,
+        attachment: None,
+    };
+    match kind {
+        Kind::Attachment => {
+            let record: Value = parse(bytes)?;
+            let ty = record
+                .get("attachment")
+                .and_then(|a| a.get("type"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let messages = match attachments::render(&record) {
+                Rendered::Messages(m) => m,
+                Rendered::NotEmulated => {
+                    gaps.push(NotEmulated { line, ty });
+                    return None;
+                }
+            };
+            if messages.is_empty() {
+                return None;
+            }
+            let to_system = attachments::goes_to_system(&record);
+            Some(Row {
+                attachment: Some(Attachment { messages, to_system }),
+                ..base(Role::User, Content::Blocks(Vec::new()))
+            })
+        }
+        Kind::System => {
+            let rec: RecPeek = parse(bytes)?;
+            p.fire(Rule::A2);
+            Some(Row {
+                local_command: true,
+                ..base(Role::User, Content::Str(vstr(rec.content).unwrap_or_default()))
+            })
+        }
+        Kind::User => {
+            let rec: RecPeek = parse(bytes)?;
+            if is_true(&rec.is_virtual) {
+                p.fire(Rule::C10);
+                return None;
+            }
+            let content = match rec.message?.content {
+                RawContent::Str(s) => Content::Str(s),
+                RawContent::Blocks(b) if b.is_empty() => {
+                    p.fire(Rule::C10);
+                    return None;
+                }
+                RawContent::Blocks(b) => Content::Blocks(b.into_iter().map(Block::from_raw).collect()),
+                RawContent::Other => return None,
+            };
+            let origin = rec.origin.as_ref().and_then(|o| {
+                let kind = o.get("kind")?.as_str()?.to_string();
+                let sub = o.get("subkind").and_then(Value::as_str).map(str::to_string);
+                Some((kind, sub))
+            });
+            Some(Row {
+                is_meta: is_true(&rec.is_meta),
+                origin,
+                ..base(Role::User, content)
+            })
+        }
+        Kind::Assistant => {
+            let rec: RecPeek = parse(bytes)?;
+            if is_true(&rec.is_virtual) {
+                p.fire(Rule::C10);
+                return None;
+            }
+            let msg = rec.message?;
+            let content = match msg.content {
+                RawContent::Str(s) => vec![Block::text_block(&s)],
+                RawContent::Blocks(b) => b.into_iter().map(Block::from_raw).collect(),
+                RawContent::Other => return None,
+            };
+            Some(Row {
+                msg_id: vstr(msg.id),
+                model: vstr(msg.model),
+                api_error: is_true(&rec.api_error),
+                ..base(Role::Assistant, Content::Blocks(content))
+            })
+        }
+    }
+}
