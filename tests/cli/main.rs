@@ -1,6 +1,7 @@
 //! Integration tests: they run the `cctool` binary on the project's fixtures and on the
 //! shared samples (`../shared/samples`, read in place, never copied) and assert exact output.
 
+mod api_fixtures;
 mod api_view;
 mod compact;
 mod compact_crash;
