@@ -63,7 +63,9 @@ fn cctool_args(spec: &str) -> Vec<String> {
         if known_options().contains(name) {
             out.extend(group);
         } else {
-            skip_notice(&format!("option {name} of CCTOOL_ARGS not in this build; run without it"));
+            skip_notice(&format!(
+                "option {name} of CCTOOL_ARGS not in this build; run without it"
+            ));
         }
     }
     out
@@ -152,10 +154,14 @@ fixtures!(
     c10_c11_rows_not_sent_and_escaped,
     c13_reminders_in_the_last_message,
     c1_c2_attachments_before_the_prompt,
+    c1_c3_files_directories_diagnostics,
+    c1_c3_plan_mode_and_queued_messages,
+    c1_mcp_servers_reconnected_and_gone,
     c1_recorded_attachment_texts,
     c1_tool_and_server_changes,
     c3_attachments_in_the_tool_result,
     c4_attachments_as_system_messages,
+    c4_picture_beside_system_messages,
     c5_c6_tool_search_results,
     c5_model_without_tool_loaded_text,
     c7_task_notifications,
@@ -180,7 +186,11 @@ fn fixture_names() -> BTreeSet<String> {
 #[test]
 fn every_fixture_has_a_test_and_an_input() {
     let listed: BTreeSet<String> = NAMES.iter().map(|s| s.to_string()).collect();
-    assert_eq!(fixture_names(), listed, "a fixture in {FOLDER} needs its line in fixtures!()");
+    assert_eq!(
+        fixture_names(),
+        listed,
+        "a fixture in {FOLDER} needs its line in fixtures!()"
+    );
     for n in NAMES {
         assert!(fixture(&format!("{FOLDER}/{n}.jsonl")).exists(), "{n}.jsonl");
     }
@@ -238,17 +248,17 @@ fn record_types_of_current_clients_are_known_to_the_loader() {
 #[test]
 fn attachments_the_table_does_not_reproduce_are_reported() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("file_attachment.jsonl");
+    let path = dir.path().join("task_status_attachment.jsonl");
     let sid = "5e550001-0000-4000-8000-000000000001";
     let rows = [
         serde_json::json!({"parentUuid": null, "isSidechain": false, "type": "user", "sessionId": sid,
             "uuid": "5e550001-0000-4000-8000-000000000011", "timestamp": "2026-07-01T10:00:00.000Z",
-            "message": {"role": "user", "content": "read @notes.md"}}),
+            "message": {"role": "user", "content": "is the build done?"}}),
         serde_json::json!({"parentUuid": "5e550001-0000-4000-8000-000000000011", "isSidechain": false,
             "type": "attachment", "sessionId": sid, "uuid": "5e550001-0000-4000-8000-000000000012",
             "timestamp": "2026-07-01T10:00:01.000Z",
-            "attachment": {"type": "file", "filename": "/home/dev/notes.md",
-                "content": {"type": "text", "file": {"filePath": "/home/dev/notes.md", "content": "x"}}}}),
+            "attachment": {"type": "task_status", "taskId": "b1", "taskType": "local_bash",
+                "status": "completed", "description": "make"}}),
         serde_json::json!({"parentUuid": "5e550001-0000-4000-8000-000000000012", "isSidechain": false,
             "type": "assistant", "sessionId": sid, "uuid": "5e550001-0000-4000-8000-000000000013",
             "timestamp": "2026-07-01T10:00:02.000Z",
@@ -358,7 +368,10 @@ fn shared_samples_match_their_recorded_fingerprints() {
     let mut wrong = Vec::new();
     for row in &rows {
         if !expressible(row) {
-            skip_notice(&format!("{} at {} {}: needs --as-of and --base-url", row.sample, row.date, row.mode));
+            skip_notice(&format!(
+                "{} at {} {}: needs --as-of and --base-url",
+                row.sample, row.date, row.mode
+            ));
             continue;
         }
         let got = fingerprint(&cctool_view_of(&dir.join(&row.sample), &row_args(row)));
@@ -367,7 +380,10 @@ fn shared_samples_match_their_recorded_fingerprints() {
         }
         checked += 1;
     }
-    assert!(wrong.is_empty(), "the view differs from the real client's request for: {wrong:#?}");
+    assert!(
+        wrong.is_empty(),
+        "the view differs from the real client's request for: {wrong:#?}"
+    );
     assert!(checked > 0);
 }
 
@@ -391,7 +407,9 @@ fn shared_claude_samples(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for sub in ["real", "real-2026", "real-excerpts", "synthetic", "resume-2.1.332"] {
         let folder = dir.join("claude-code").join(sub);
-        let Ok(entries) = std::fs::read_dir(&folder) else { continue };
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
         for e in entries {
             let name = e.unwrap().file_name().to_string_lossy().into_owned();
             if name.ends_with(".jsonl") {
@@ -411,8 +429,10 @@ fn harness() -> Option<PathBuf> {
     let installs = std::env::var_os("CCTOOL_REALCLIENTS")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cctool-realclients")));
-    let installed =
-        installs.is_some_and(|h| h.join("cc/node_modules/@anthropic-ai/claude-code/bin/claude.exe").is_file());
+    let installed = installs.is_some_and(|h| {
+        h.join("cc/node_modules/@anthropic-ai/claude-code/bin/claude.exe")
+            .is_file()
+    });
     let script = dir.join("cc-resume-view.sh");
     if !installed || !script.is_file() {
         skip_notice("Claude Code 2.1.332 or its harness is not installed (scripts/realclient/install.sh)");
@@ -494,13 +514,17 @@ fn shared_samples_live_recheck_with_the_real_client() {
     let todo: Vec<usize> = (0..rows.len())
         .filter(|&i| {
             let r = &rows[i];
-            record || all || (r.date == BASE_DATE && r.mode == "proxy" && r.sample.starts_with("claude-code/real-2026/"))
+            record
+                || all
+                || (r.date == BASE_DATE && r.mode == "proxy" && r.sample.starts_with("claude-code/real-2026/"))
         })
         .filter(|&i| !record || rows[i].sha256.is_empty())
         .collect();
     // Two resumes at a time: each takes a second or two, mostly waiting.
     let results: Vec<(usize, Option<Vec<Value>>)> = std::thread::scope(|s| {
-        let chunks: Vec<Vec<usize>> = (0..2).map(|k| todo.iter().copied().skip(k).step_by(2).collect()).collect();
+        let chunks: Vec<Vec<usize>> = (0..2)
+            .map(|k| todo.iter().copied().skip(k).step_by(2).collect())
+            .collect();
         let handles: Vec<_> = chunks
             .into_iter()
             .map(|chunk| {

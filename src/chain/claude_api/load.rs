@@ -9,7 +9,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Pipeline;
-use super::attachments::{self, Message, Rendered};
+use super::attachments::{self, Context, Message, Rendered};
 use super::blocks::{Block, Content, Role};
 use super::rules::Rule;
 use crate::chain::claude::Kind;
@@ -33,7 +33,10 @@ pub(super) struct Row {
 
 #[derive(Clone, Debug)]
 pub(super) struct Attachment {
-    pub messages: Vec<Message>,
+    pub ty: String,
+    /// `None`: the client renders text here that this table does not reproduce.
+    pub messages: Option<Vec<Message>>,
+    pub line: u64,
     /// Sent as a system message to models that take them (C4), when its text is plain.
     pub to_system: bool,
 }
@@ -63,6 +66,14 @@ struct RecPeek {
     is_virtual: Option<Value>,
     #[serde(default)]
     origin: Option<Value>,
+    #[serde(default, rename = "toolUseResult")]
+    tool_use_result: Option<IgnoredAny>,
+    #[serde(default, rename = "isCompactSummary")]
+    compact_summary: Option<Value>,
+    #[serde(default, rename = "isVisibleInTranscriptOnly")]
+    transcript_only: Option<Value>,
+    #[serde(default, rename = "verifiedSlackHumanTurn")]
+    verified_slack: Option<Value>,
     #[serde(default)]
     message: Option<MsgPeek>,
 }
@@ -148,20 +159,15 @@ fn is_true(v: &Option<Value>) -> bool {
     v.as_ref().and_then(Value::as_bool) == Some(true)
 }
 
-/// What becomes of one attachment row that the client renders but this table does not.
-pub(super) struct NotEmulated {
-    pub line: u64,
-    pub ty: String,
+/// Whether the rows read so far end in the user's own prompt with no reply after it: a
+/// background-task notification then arrived in the user's turn (`Ccr`).
+#[derive(Default)]
+pub(super) struct Turn {
+    human: bool,
 }
 
 /// Item 1: the row of a chain record, or `None` for a record that never reaches the request.
-pub(super) fn row_of(
-    bytes: &[u8],
-    kind: Kind,
-    line: u64,
-    p: &mut Pipeline,
-    gaps: &mut Vec<NotEmulated>,
-) -> Option<Row> {
+pub(super) fn row_of(bytes: &[u8], kind: Kind, line: u64, turn: &mut Turn, p: &mut Pipeline) -> Option<Row> {
     let base = |role, content| Row {
         role,
         content,
@@ -182,19 +188,26 @@ pub(super) fn row_of(
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_string();
-            let messages = match attachments::render(&record) {
-                Rendered::Messages(m) => m,
+            let ctx = Context {
+                in_human_turn: turn.human,
+            };
+            let mut to_system = attachments::goes_to_system(&record);
+            let messages = match attachments::render(&record, ctx) {
+                Rendered::Messages(m) if m.is_empty() => return None,
+                Rendered::Messages(m) => Some(m),
                 Rendered::NotEmulated => {
-                    gaps.push(NotEmulated { line, ty });
-                    return None;
+                    // Pictures, PDFs and notebooks are never plain text, so never a system message.
+                    to_system &= attachments::renders_plain_text(&record);
+                    None
                 }
             };
-            if messages.is_empty() {
-                return None;
-            }
-            let to_system = attachments::goes_to_system(&record);
             Some(Row {
-                attachment: Some(Attachment { messages, to_system }),
+                attachment: Some(Attachment {
+                    ty,
+                    messages,
+                    line,
+                    to_system,
+                }),
                 ..base(Role::User, Content::Blocks(Vec::new()))
             })
         }
@@ -221,6 +234,20 @@ pub(super) fn row_of(
                 RawContent::Blocks(b) => Content::Blocks(b.into_iter().map(Block::from_raw).collect()),
                 RawContent::Other => return None,
             };
+            let tool_result = match &content {
+                Content::Blocks(b) => b.iter().any(|x| x.ty == "tool_result"),
+                Content::Str(_) => false,
+            };
+            if rec.tool_use_result.is_some() || tool_result || is_true(&rec.compact_summary) {
+                turn.human = false;
+            } else if is_true(&rec.transcript_only) {
+                // Rows shown only in the transcript are stepped over.
+            } else if is_true(&rec.is_meta) {
+                turn.human = false;
+            } else {
+                turn.human = rec.origin.as_ref().and_then(|o| o.get("kind")).and_then(Value::as_str) == Some("human")
+                    && !is_true(&rec.verified_slack);
+            }
             let origin = rec.origin.as_ref().and_then(|o| {
                 let kind = o.get("kind")?.as_str()?.to_string();
                 let sub = o.get("subkind").and_then(Value::as_str).map(str::to_string);
@@ -238,6 +265,7 @@ pub(super) fn row_of(
                 p.fire(Rule::C10);
                 return None;
             }
+            turn.human = false;
             let msg = rec.message?;
             let content = match msg.content {
                 RawContent::Str(s) => vec![Block::text_block(&s)],

@@ -89,29 +89,52 @@ fn flush_held(out: &mut Vec<Row>, held: &mut Vec<(Row, bool)>, p: &mut Pipeline)
     }
 }
 
-/// The pass over the rows.
-pub(super) fn merge(rows: Vec<Row>, target: &Target<'_>, p: &mut Pipeline) -> Vec<Msg> {
+/// The pass over the rows. Attachments whose text is not reproduced and that reach the
+/// messages are listed in `not_emulated` as (line, type).
+pub(super) fn merge(
+    rows: Vec<Row>,
+    target: &Target<'_>,
+    p: &mut Pipeline,
+    not_emulated: &mut Vec<(u64, String)>,
+) -> Vec<Msg> {
     let mut msgs: Vec<Msg> = Vec::new();
-    // Attachment text waiting for its system message (C4).
-    let mut pending: Vec<String> = Vec::new();
+    // Attachment text waiting for its system message (C4); `None` for text not reproduced.
+    let mut pending: Vec<Pending> = Vec::new();
     for mut r in rows {
         if let Some(att) = r.attachment.take() {
+            let Some(messages) = att.messages else {
+                if target.system_messages && att.to_system {
+                    p.fire(Rule::C4);
+                    pending.push(Pending {
+                        text: None,
+                        line: att.line,
+                        ty: att.ty,
+                    });
+                } else {
+                    not_emulated.push((att.line, att.ty));
+                }
+                continue;
+            };
             if target.system_messages
                 && att.to_system
-                && let Some(text) = plain_text(&att.messages)
+                && let Some(text) = plain_text(&messages)
             {
                 p.fire(Rule::C4);
-                pending.push(text);
+                pending.push(Pending {
+                    text: Some(text),
+                    line: att.line,
+                    ty: att.ty,
+                });
                 continue;
             }
             p.fire(Rule::C1);
             match msgs.last_mut() {
                 Some(last) if last.role == Role::User => {
-                    for m in &att.messages {
+                    for m in &messages {
                         fold_attachment(last, m, target, p);
                     }
                 }
-                _ => msgs.extend(att.messages.iter().map(|m| Msg::user(message_content(m)))),
+                _ => msgs.extend(messages.iter().map(|m| Msg::user(message_content(m)))),
             }
             continue;
         }
@@ -149,7 +172,7 @@ pub(super) fn merge(rows: Vec<Row>, target: &Target<'_>, p: &mut Pipeline) -> Ve
                         msgs[j].content = Content::Blocks(tool_uses_last(merged, p));
                     }
                     None => {
-                        flush_pending(&mut msgs, &mut pending, target);
+                        flush_pending(&mut msgs, &mut pending, target, not_emulated);
                         msgs.push(Msg {
                             msg_id: r.msg_id,
                             ..Msg::new(Role::Assistant, Content::Blocks(tool_uses_last(content, p)))
@@ -167,24 +190,51 @@ fn message_content(m: &Message) -> Content {
     match m {
         Message::Str(s) => Content::Str(s.clone()),
         Message::Texts(t) => Content::Blocks(t.iter().map(|x| Block::text_block(x)).collect()),
+        Message::Image(v) => Content::Blocks(vec![Block::from_value(v.clone())]),
     }
+}
+
+/// Attachment text waiting for the system message it goes to.
+struct Pending {
+    /// `None`: text the client renders that this table does not reproduce.
+    text: Option<String>,
+    line: u64,
+    ty: String,
 }
 
 /// The text of plain-text messages as one system message holds it (`wve`), or `None`.
 fn plain_text(messages: &[Message]) -> Option<String> {
-    let parts: Vec<&str> = messages.iter().flat_map(Message::texts).map(unwrap_reminder).collect();
+    let mut parts: Vec<&str> = Vec::new();
+    for m in messages {
+        parts.extend(m.texts()?.into_iter().map(unwrap_reminder));
+    }
     let joined = parts.join("\n");
     (!joined.trim().is_empty()).then_some(joined)
 }
 
 /// Waiting attachment text goes out before the next new assistant message: as a system message
 /// after a user message, or as a user message of its own after an assistant message (`Gl`).
-fn flush_pending(msgs: &mut Vec<Msg>, pending: &mut Vec<String>, target: &Target<'_>) {
+fn flush_pending(
+    msgs: &mut Vec<Msg>,
+    pending: &mut Vec<Pending>,
+    target: &Target<'_>,
+    not_emulated: &mut Vec<(u64, String)>,
+) {
     if pending.is_empty() {
         return;
     }
-    let texts = std::mem::take(pending);
+    let waiting = std::mem::take(pending);
     if msgs.last().is_some_and(|m| m.role == Role::User) {
+        return;
+    }
+    let mut texts = Vec::with_capacity(waiting.len());
+    for w in waiting {
+        match w.text {
+            Some(t) => texts.push(t),
+            None => not_emulated.push((w.line, w.ty)),
+        }
+    }
+    if texts.is_empty() {
         return;
     }
     // Sonnet 5 gets each text in a reminder of its own, the others one reminder for all.

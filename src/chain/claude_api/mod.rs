@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use self::blocks::{Content, Msg, Role, is_thinking, msg_json, msg_json_len};
-use self::load::{NotEmulated, Row, row_of};
+use self::load::{Row, Turn, row_of};
 use self::merge::Target;
 pub use self::rules::{INTERRUPTED, ORPHANED, Rule, SENTINEL};
 use super::claude::{Chain, Kind, Sub, Transcript};
@@ -126,7 +126,7 @@ pub fn api_view(t: &Transcript, chain: &Chain, src: &Source, prompt: Option<&str
         .rposition(|&pos| t.node(pos).is_boundary())
         .map_or(0, |i| i + 1);
     let mut rows = Vec::new();
-    let mut gaps: Vec<NotEmulated> = Vec::new();
+    let mut turn = Turn::default();
     for &pos in &chain.positions[start..] {
         let node = t.node(pos);
         let sendable = matches!(node.kind, Kind::User | Kind::Assistant | Kind::Attachment)
@@ -135,7 +135,7 @@ pub fn api_view(t: &Transcript, chain: &Chain, src: &Source, prompt: Option<&str
             continue;
         }
         let bytes = src.read_range(node.offset, node.len as usize)?;
-        if let Some(row) = row_of(&bytes, node.kind, node.line, &mut p, &mut gaps) {
+        if let Some(row) = row_of(&bytes, node.kind, node.line, &mut turn, &mut p) {
             rows.push(row);
         }
     }
@@ -145,7 +145,8 @@ pub fn api_view(t: &Transcript, chain: &Chain, src: &Source, prompt: Option<&str
     steps::filter_rows(&mut rows, &mut p);
     let sentinel = steps::needs_sentinel(&rows, &mut p);
     let rows = merge::hoist_attachments(rows, &mut p);
-    let mut msgs = merge::merge(rows, &target, &mut p);
+    let mut not_emulated = Vec::new();
+    let mut msgs = merge::merge(rows, &target, &mut p, &mut not_emulated);
     steps::remove_empty_text(&mut msgs, &mut p);
     steps::pair_tool_results(&mut msgs, &mut p);
     // A history that now ends in an interrupted call's result gets the sentinel as well.
@@ -160,7 +161,7 @@ pub fn api_view(t: &Transcript, chain: &Chain, src: &Source, prompt: Option<&str
         msgs,
         fired: p.fired,
         model,
-        not_emulated: gaps.into_iter().map(|g| (g.line, g.ty)).collect(),
+        not_emulated,
     })
 }
 

@@ -279,18 +279,19 @@ pub(super) fn close_tool_calls(msgs: &mut Vec<Msg>, p: &mut Pipeline) -> bool {
     true
 }
 
-/// Messages left next to one of the same role are merged as rows are: user messages with the
-/// newline seam and tool results first; assistant messages by concatenation, where A11 or F4
-/// removed what stood between them.
+/// Messages left next to one of the same role where A11 or F4 removed what stood between them
+/// are merged as rows are: user messages with the newline seam and tool results first,
+/// assistant messages by concatenation. Messages next to each other from the start (the
+/// several messages of one attachment) stay apart, as the client sends them.
 pub(super) fn merge_adjacent(msgs: &mut Vec<Msg>, p: &mut Pipeline) {
     let mut out: Vec<Msg> = Vec::with_capacity(msgs.len());
     for m in std::mem::take(msgs) {
         match out.last_mut() {
-            Some(last) if last.role == m.role && m.role == Role::User => {
+            // Messages that were next to each other from the start stay apart.
+            Some(last) if last.role == m.role && m.role == Role::User && m.gap_before => {
                 p.fire(Rule::Merge);
                 merge_user(last, &m.content, p);
             }
-            // Assistant messages that were next to each other from the start stay apart.
             Some(last) if last.role == m.role && m.gap_before => {
                 let mut merged = blocks(&last.content);
                 merged.extend(blocks(&m.content));
