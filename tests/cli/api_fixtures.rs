@@ -25,6 +25,7 @@ fn view_of(input: &Path) -> Vec<(String, String)> {
         return Vec::new();
     };
     text.lines()
+        .filter(|l| !l.starts_with('#'))
         .filter_map(|l| l.split_once('='))
         .map(|(k, v)| (k.trim().to_string(), v.to_string()))
         .collect()
@@ -321,11 +322,11 @@ fn table() -> Vec<Fingerprint> {
 /// `first-party`: Anthropic's own API).
 fn row_args(row: &Fingerprint) -> String {
     let url = match row.mode.as_str() {
-        "proxy" => "http://127.0.0.1",
+        "proxy" => "http://127.0.0.1:9",
         "first-party" => "https://api.anthropic.com",
         other => panic!("{TABLE}: unknown mode {other}"),
     };
-    format!("--as-of {}T12:00:00Z --base-url {url}", row.date)
+    format!("--as-of {}T12:00:00Z --base-url {url} --settings /dev/null", row.date)
 }
 
 fn canonical(v: &Value) -> Value {
@@ -573,4 +574,47 @@ fn shared_samples_live_recheck_with_the_real_client() {
         std::fs::write(root().join(TABLE), text).unwrap();
     }
     assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// The anchors of a page's headings, as GitHub makes them (lower case; letters, digits,
+/// spaces, `-` and `_` kept; spaces as `-`).
+fn heading_anchors(markdown: &str) -> BTreeSet<String> {
+    let mut fenced = false;
+    let mut out = BTreeSet::new();
+    for line in markdown.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        }
+        if fenced || !line.starts_with('#') {
+            continue;
+        }
+        let title = line.trim_start_matches('#').trim().replace('`', "");
+        out.insert(
+            title
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect(),
+        );
+    }
+    out
+}
+
+/// Every rule's `doc` names a section of the page, and the page cites every fixture.
+#[test]
+fn every_rule_is_documented_with_its_fixtures() {
+    let page = std::fs::read_to_string(root().join("docs/claude-code-request.md")).unwrap();
+    let anchors = heading_anchors(&page);
+    for r in cctool::chain::claude_api::Rule::ALL {
+        let (file, anchor) = r.doc().split_once('#').unwrap();
+        assert_eq!(file, "docs/claude-code-request.md");
+        assert!(anchors.contains(anchor), "{}: no section #{anchor}", r.id());
+    }
+    for n in NAMES {
+        assert!(
+            page.contains(&format!("../fixtures/{FOLDER}/{n}.jsonl")),
+            "docs/claude-code-request.md does not cite the fixture {n}"
+        );
+    }
 }

@@ -1313,7 +1313,10 @@ mod tests {
     fn recorded_texts_win_over_the_table() {
         let r = json!({"attachment": {"type": "date_change", "newDate": "2026-07-02"},
             "rendered": [{"content": "as written"}]});
-        assert_eq!(render(&r, Context::default()), Rendered::Messages(vec![Message::Str("as written".into())]));
+        assert_eq!(
+            render(&r, Context::default()),
+            Rendered::Messages(vec![Message::Str("as written".into())])
+        );
         let bad = json!({"attachment": {"type": "date_change", "newDate": "2026-07-02"},
             "rendered": [{"content": ""}]});
         assert!(
