@@ -131,7 +131,7 @@ pub(super) fn merge(
             match msgs.last_mut() {
                 Some(last) if last.role == Role::User => {
                     for m in &messages {
-                        fold_attachment(last, m, target, p);
+                        fold_attachment(last, m, p);
                     }
                 }
                 _ => msgs.extend(messages.iter().map(|m| Msg::user(message_content(m)))),
@@ -248,28 +248,31 @@ fn flush_pending(
 
 /// An attachment message joins the user message before it without a seam (`kve`): its text
 /// goes into the last tool result when the message ends in one (C3), else after the blocks.
-fn fold_attachment(last: &mut Msg, m: &Message, target: &Target<'_>, p: &mut Pipeline) {
-    let mut have = blocks(&last.content);
-    let add: Vec<Block> = message_content(m)
-        .as_array()
-        .cloned()
-        .unwrap_or_else(|| blocks(&message_content(m)));
+fn fold_attachment(last: &mut Msg, m: &Message, p: &mut Pipeline) {
+    let add: Vec<Block> = blocks(&message_content(m));
+    if let Content::Str(s) = &last.content {
+        last.content = Content::Blocks(vec![Block::text_block(s)]);
+    }
+    let Content::Blocks(have) = &mut last.content else {
+        return;
+    };
     let folded = have
         .last_mut()
         .filter(|b| block_type(b) == "tool_result")
-        .is_some_and(|b| fold_into_result(b, &add, target));
+        .is_some_and(|b| fold_into_result(b, &add));
     if folded {
         p.fire(Rule::C3);
-    } else {
-        have.extend(add);
+        return;
     }
-    last.content = Content::Blocks(results_first(have, p));
+    have.extend(add);
+    let taken = std::mem::take(have);
+    *have = results_first(taken, p);
 }
 
 /// Text appended to a tool result's content (`E6t`/`qJe`): a string content is trimmed and
 /// joined with the texts by blank lines; a list of text blocks gets a newline and the blocks.
 /// Results that hold tool references or search results take nothing.
-fn fold_into_result(result: &mut Block, add: &[Block], _target: &Target<'_>) -> bool {
+fn fold_into_result(result: &mut Block, add: &[Block]) -> bool {
     if !add.iter().all(|b| block_type(b) == "text") {
         return false;
     }
@@ -311,8 +314,7 @@ fn fold_into_result(result: &mut Block, add: &[Block], _target: &Target<'_>) -> 
         }
         _ => return false,
     }
-    let v = v.clone();
-    result.replace(v);
+    // Only `content` changed: the fields the pipeline reads stay as they were.
     true
 }
 
