@@ -14,7 +14,7 @@
 //! user can see why the request differs from the file.
 //!
 //! Everything that belongs to one client version is in `rules.rs` (rule ids, texts, model
-//! and tool tables) and `attachments.rs` (attachment texts).
+//! and tool tables) and `attachments/` (attachment texts).
 
 mod attachments;
 mod blocks;

@@ -2,8 +2,8 @@
 //! it does and where `docs/claude-code-request.md` gives the evidence, and every value of this
 //! client version the pipeline depends on (texts it inserts, which models take system messages
 //! mid-conversation, which tools a print-mode resume has, which tool inputs it rewrites).
-//! The attachment texts are the other half of the table (`attachments.rs`). A new client
-//! release is an edit of these two files, checked with `scripts/refresh-expected.sh`.
+//! The attachment texts are the other half of the table (`attachments/`). A new client
+//! release is an edit of these two places, checked with `scripts/refresh-expected.sh`.
 
 /// One send-time rule (A, C and F: the request; B: the loader, counted by the caller).
 ///
