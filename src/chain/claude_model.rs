@@ -67,6 +67,9 @@ pub struct RequestModel {
     pub policy_reason: String,
     pub fields: Fields,
     pub provider: Provider,
+    /// Whether requests go to Anthropic's own API (see `Config::anthropic_base_url`): the
+    /// client then sends some blocks a proxy never gets (C8).
+    pub anthropic_api: bool,
     /// The notice the client writes when it does not restore the session model.
     pub notice: Option<String>,
 }
@@ -381,6 +384,7 @@ pub fn decide(session: Option<(String, u64)>, cfg: &Config, client: &Client) -> 
         policy_reason,
         fields: client.unknown_fields,
         provider,
+        anthropic_api: cfg.anthropic_base_url(),
         notice: None,
     };
     let finish = |mut r: RequestModel| {

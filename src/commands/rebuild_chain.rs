@@ -289,6 +289,7 @@ fn claude_chain(
             .map_err(|e| Fatal(format!("{}: {e}", src.name())))?;
         let rm = claude_model::choose(&t, &chain, src, &cfg)?;
         let view = api_view(&t, &chain, src, a.prompt.as_deref(), &rm).map_err(|e| cannot_read(src, e))?;
+        diags.extend(view.diagnostics(&t.file));
         let messages: Vec<String> = view.messages().collect();
         if let Some(s) = st {
             let statement = render::Block {

@@ -80,7 +80,9 @@ pub fn is_transcript_type(ty: &str) -> bool {
     matches!(ty, "user" | "assistant" | "attachment" | "system")
 }
 
-/// Every top-level `type` a Claude Code transcript is known to contain.
+/// Every top-level `type` a Claude Code transcript is known to contain: the transcript types,
+/// and the metadata records Claude Code 2.1.332 reads and writes beside them (its loader's
+/// table of record kinds, `docs/claude-code-request.md#record-types`), with older ones.
 pub fn is_known_type(ty: &str) -> bool {
     is_transcript_type(ty)
         || matches!(
@@ -107,6 +109,34 @@ pub fn is_known_type(ty: &str) -> bool {
                 | "marble-origami-commit"
                 | "marble-origami-snapshot"
                 | "continued-in"
+                | "file-history-delta"
+                | "resume-head-vouch"
+                | "data-flow-records"
+                | "data-flow-incomplete"
+                | "derived-from"
+                | "api-request"
+                | "api-request-shape"
+                | "api-request-blob"
+                | "api-request-resumed"
+                | "fork-context-ref"
+                | "frame-link"
+                | "ended-by-model"
+                | "relocated"
+                | "artifact-comment-monitor"
+                | "artifact-autoreact-ledger"
+                | "bridge-session"
+                | "history-suppression"
+                | "isolation-latch"
+                | "session-owner"
+                | "dev-mods"
+                | "memory-mode"
+                | "atis-latch"
+                | "tools-used"
+                | "cost-state"
+                | "observer-ref"
+                | "host-row"
+                | "repl-mode"
+                | "hybrid-organization"
         )
 }
 

@@ -381,27 +381,32 @@ impl Source {
         }
     }
 
-    /// Fails when the file changed under a mapping in a way that made a read fault (see
-    /// [`mapguard`]): what was computed from the bytes read since must not be used. The
-    /// readers here check by themselves; a caller that used [`as_slice`](Self::as_slice)
-    /// checks before it uses its result.
+    /// Fails when the file changed under a mapping in a way that may have put zeros where its
+    /// bytes were: a read faulted (see [`mapguard`]), or the file is now shorter than when it
+    /// was opened — the tail of the page a truncation cuts reads as zeros without any fault.
+    /// What was computed from the bytes read since must not be used. The readers here check
+    /// by themselves; a caller that used [`as_slice`](Self::as_slice) checks before it uses
+    /// its result.
     pub fn check(&self) -> io::Result<()> {
-        match &self.backing {
-            Backing::Mapped(m) if m.guard.faulted() => Err(changed(self.len, m.file.metadata().ok().map(|m| m.len()))),
-            _ => Ok(()),
-        }
-    }
-
-    /// [`check`](Self::check), and for a mapping whether the file is still as long as it was:
-    /// done before each window, so a truncation is usually found before any page faults.
-    fn check_whole(&self) -> io::Result<()> {
         if let Backing::Mapped(m) = &self.backing {
+            if m.guard.faulted() {
+                return Err(changed(self.len, m.file.metadata().ok().map(|m| m.len())));
+            }
             let now = m.file.metadata()?.len();
             if now < self.len {
                 return Err(changed(self.len, Some(now)));
             }
         }
-        self.check()
+        Ok(())
+    }
+
+    /// The fault half of [`check`](Self::check) alone, for a copy that is known to hold no
+    /// zero byte (a truncation's zeros, faulted or not, always leave some).
+    fn check_fault(&self) -> io::Result<()> {
+        match &self.backing {
+            Backing::Mapped(m) if m.guard.faulted() => Err(changed(self.len, m.file.metadata().ok().map(|m| m.len()))),
+            _ => Ok(()),
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -463,7 +468,13 @@ impl Source {
         match &self.backing {
             Backing::Mapped(m) => {
                 let bytes = m.map[offset as usize..end as usize].to_vec();
-                self.check()?;
+                // One `fstat` per record would cost more than the copy; a record with no
+                // zero byte cannot hold a truncation's zeros, so only those need the full check.
+                if memchr::memchr(0, &bytes).is_some() {
+                    self.check()?;
+                } else {
+                    self.check_fault()?;
+                }
                 Ok(std::borrow::Cow::Owned(bytes))
             }
             Backing::Owned(v) => Ok(std::borrow::Cow::Borrowed(&v[offset as usize..end as usize])),
@@ -577,10 +588,10 @@ impl Source {
             bounds.push(bounds[0]);
         }
         let windows: Vec<(usize, usize)> = bounds.windows(2).map(|w| (w[0], w[1])).collect();
-        let check = || self.check_whole();
+        let check = || self.check();
         let mut sink = |t: T| {
             sink(t);
-            self.check()
+            self.check_fault()
         };
         // On a pool thread (many files at once), nested parallel rounds share the pool by work
         // stealing; threads of its own would oversubscribe the cores and block a pool thread.
@@ -631,7 +642,7 @@ impl Source {
                 let total = m.len();
                 let mut start = from as usize;
                 while start < total {
-                    self.check_whole()?;
+                    self.check()?;
                     let end = window_end(m, start);
                     sink(start as u64, &m[start..end], end == total);
                     self.check()?;

@@ -162,6 +162,8 @@ codes! {
         "a rollback without a usable turn count: Codex skips it";
     RolledBack = "rolled-back", [Info], BOTH,
         "turns rolled back: a resume discards them";
+    ApiViewNotEmulated = "api-view-not-emulated", [Warning], CHAIN,
+        "an attachment whose text Claude Code sends and cctool does not reproduce: the request shown leaves it out";
     UnreadableItem = "unreadable-item", [Warning], BOTH,
         "a history item Codex cannot read into its own types: Codex skips the line";
     ImageNotReproduced = "image-not-reproduced", [Warning], CHAIN,

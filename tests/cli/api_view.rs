@@ -93,44 +93,6 @@ fn every_resume_sample_has_a_test() {
     assert_eq!(n, 32, "a new resume sample needs its own test above");
 }
 
-/// The project's own combinations, each request captured from the real client.
-const OWN: &[(&str, &[&str])] = &[
-    ("a1_a8_one_merged_message", &["A1", "A8", "F1", "merge"]),
-    ("a5_split_rows_other_model", &["A5", "A9", "F1", "F2", "merge"]),
-    ("a11_after_compaction", &["A8", "A11", "merge"]),
-    ("a2_a4_a6_a10_exit", &["A2", "A4", "A6", "A7", "A10", "merge"]),
-    ("f4_middle_and_last", &["F1", "F4", "F5", "merge"]),
-];
-
-#[test]
-fn own_fixtures_match_the_real_client_and_fire_their_rules() {
-    for (name, rules) in OWN {
-        let path = fixture(&format!("claude/api/{name}.jsonl"));
-        assert_same(&path);
-        let out = stdout_of(&[
-            "rebuild-chain",
-            "--api-view",
-            "--prompt",
-            "say ok",
-            "--json",
-            "--as-of",
-            "2026-11-29T12:00:00Z",
-            "--base-url",
-            "http://127.0.0.1:9",
-            path.to_str().unwrap(),
-        ]);
-        let last = records(&out).pop().unwrap();
-        assert_eq!(last["kind"], "api_view");
-        let fired: Vec<&str> = last["rules"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["rule"].as_str().unwrap())
-            .collect();
-        assert_eq!(&fired, rules, "{name}");
-    }
-}
-
 #[test]
 fn json_record_reports_model_tokens_and_loader_rules() {
     let Some(path) = shared("claude-code/resume-2.1.332/B2_parallel_file_order.jsonl") else {

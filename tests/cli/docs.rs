@@ -43,10 +43,6 @@ fn usage_errors_exit_2() {
 
 // ---- the project's own documentation ------------------------------------------------------
 
-/// Pages written by other changes that are in flight; a link to one of them is checked once
-/// the page exists.
-const PENDING_PAGES: &[&str] = &["docs/claude-code-request.md"];
-
 /// Every file under `dir` (relative to the project), recursively, sorted.
 fn files_in(dir: &str) -> Vec<std::path::PathBuf> {
     fn walk(p: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
@@ -114,12 +110,7 @@ fn anchors(markdown: &str) -> Vec<String> {
 
 /// Checks that `target` (a path relative to `from`'s folder, maybe with `#anchor`) names a
 /// file of the project and, for a page, one of its headings.
-fn check_link(
-    from: &std::path::Path,
-    target: &str,
-    problems: &mut Vec<String>,
-    pending: &mut std::collections::BTreeSet<String>,
-) {
+fn check_link(from: &std::path::Path, target: &str, problems: &mut Vec<String>) {
     let (path, anchor) = target.split_once('#').unwrap_or((target, ""));
     let file = if path.is_empty() {
         from.to_path_buf()
@@ -127,17 +118,7 @@ fn check_link(
         from.parent().unwrap().join(path)
     };
     let Ok(file) = file.canonicalize() else {
-        let rel = from.parent().unwrap().join(path);
-        let rel = rel.strip_prefix(root()).map(|p| p.to_path_buf()).unwrap_or(rel);
-        let name = rel.to_string_lossy().replace("/./", "/");
-        if PENDING_PAGES
-            .iter()
-            .any(|p| std::path::Path::new(p) == std::path::Path::new(&name))
-        {
-            pending.insert(name);
-        } else {
-            problems.push(format!("{}: {target}: no such file", from.display()));
-        }
+        problems.push(format!("{}: {target}: no such file", from.display()));
         return;
     };
     if !file.starts_with(root().canonicalize().unwrap()) {
@@ -148,14 +129,6 @@ fn check_link(
         if !anchors(&page).iter().any(|a| a == anchor) {
             problems.push(format!("{}: {target}: no heading with that anchor", from.display()));
         }
-    }
-}
-
-/// One line for the pages that are linked but not written yet.
-fn skip_pending(pending: &std::collections::BTreeSet<String>) {
-    if !pending.is_empty() {
-        let names: Vec<&str> = pending.iter().map(String::as_str).collect();
-        crate::util::skip_notice(&format!("links to {} not checked: not written yet", names.join(", ")));
     }
 }
 
@@ -180,7 +153,6 @@ fn links_of_the_documentation_resolve_to_files_and_headings() {
     pages.push(root().join("README.md"));
     pages.push(root().join("scripts/realclient/README.md"));
     let mut problems = Vec::new();
-    let mut pending = std::collections::BTreeSet::new();
     let mut checked = 0;
     for page in pages.iter().filter(|p| p.extension().is_some_and(|e| e == "md")) {
         let text = std::fs::read_to_string(page).unwrap();
@@ -190,12 +162,11 @@ fn links_of_the_documentation_resolve_to_files_and_headings() {
             let end = rest.find(')').unwrap_or(rest.len());
             let target = &rest[..end];
             if !target.contains("://") && !target.starts_with("mailto:") && !target.contains(' ') {
-                check_link(page, target, &mut problems, &mut pending);
+                check_link(page, target, &mut problems);
                 checked += 1;
             }
         }
     }
-    skip_pending(&pending);
     assert!(problems.is_empty(), "{problems:#?}");
     assert!(checked > 100, "{checked} links");
 }
@@ -203,7 +174,6 @@ fn links_of_the_documentation_resolve_to_files_and_headings() {
 #[test]
 fn code_cites_the_documentation_by_existing_anchors() {
     let mut problems = Vec::new();
-    let mut pending = std::collections::BTreeSet::new();
     let mut cited = 0;
     for file in files_in("src").iter().chain(files_in("tests").iter()) {
         let text = std::fs::read_to_string(file).unwrap_or_default();
@@ -218,7 +188,7 @@ fn code_cites_the_documentation_by_existing_anchors() {
             }
             // A citation is relative to the project's root, whatever file it is in.
             let mut found = Vec::new();
-            check_link(&root().join("Cargo.toml"), cite, &mut found, &mut pending);
+            check_link(&root().join("Cargo.toml"), cite, &mut found);
             let anchor = format!("{}: ", root().join("Cargo.toml").display());
             problems.extend(
                 found
@@ -228,7 +198,6 @@ fn code_cites_the_documentation_by_existing_anchors() {
             cited += 1;
         }
     }
-    skip_pending(&pending);
     assert!(problems.is_empty(), "{problems:#?}");
     assert!(cited > 10, "{cited} citations");
 }

@@ -4,6 +4,7 @@
 //! line each (`util::shared`). Tests that run the real clients do the same when the clients are
 //! not installed (`util::realclient`, `scripts/realclient/`).
 
+mod api_fixtures;
 mod api_model;
 mod api_view;
 mod chain_fixtures;
