@@ -98,7 +98,9 @@ fn content_text(content: &Value) -> Option<String> {
 pub struct Marker {
     pub line: u64,
     pub offset: u64,
-    pub value: Value,
+    /// Shared: a boundary written twice keeps its first position and its last content, and
+    /// the lists built from the markers point at them instead of copying them.
+    pub value: std::sync::Arc<Value>,
 }
 
 impl Marker {
@@ -135,18 +137,51 @@ pub fn claude_markers(src: &Source) -> std::io::Result<(Vec<Marker>, u64)> {
     let mut bad = 0u64;
     crate::io::lines::for_each_marker_line(src, CLAUDE_NEEDLES, |line| match parse_line(line.bytes) {
         Some(value) => {
-            let m = Marker {
+            let mut m = Marker {
                 line: line.no,
                 offset: line.offset,
-                value,
+                value: std::sync::Arc::new(value),
             };
             if m.is_boundary() || m.is_micro() || m.is_summary() {
+                let value = std::mem::take(std::sync::Arc::make_mut(&mut m.value));
+                m.value = std::sync::Arc::new(kept_fields(value));
                 out.push(m);
             }
         }
         None => bad += 1,
     })?;
     Ok((out, bad))
+}
+
+/// The fields of a marker that summaries are made of. A file can hold tens of thousands of
+/// markers, each kept until its summary is written: its envelope fields (cwd, version,
+/// branch…) would cost more than its summary text.
+fn kept_fields(v: Value) -> Value {
+    const KEPT: &[&str] = &[
+        "type",
+        "subtype",
+        "uuid",
+        "parentUuid",
+        "logicalParentUuid",
+        "timestamp",
+        "sessionId",
+        "compactMetadata",
+        "microcompactMetadata",
+        "isCompactSummary",
+    ];
+    let Value::Object(o) = v else { return v };
+    let mut kept = Map::new();
+    for (k, v) in o {
+        if KEPT.contains(&k.as_str()) {
+            kept.insert(k, v);
+        } else if k == "message"
+            && let Value::Object(mut m) = v
+            && let Some(content) = m.remove("content")
+        {
+            kept.insert(k, Value::Object(Map::from_iter([("content".into(), content)])));
+        }
+    }
+    Value::Object(kept)
 }
 
 fn parse_line(bytes: &[u8]) -> Option<Value> {
@@ -169,12 +204,20 @@ pub struct Current {
 }
 
 /// Boundaries deduplicated as the loader's map does: first position, last content.
+/// A map from uuid to position, so a file of 50,000 boundaries costs 50,000 lookups, not
+/// 50,000 scans of what came before.
 fn dedup_boundaries(markers: &[Marker]) -> Vec<Marker> {
     let mut out: Vec<Marker> = Vec::new();
+    let mut at: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     for m in markers.iter().filter(|m| m.is_boundary()) {
-        match out.iter_mut().find(|b| b.uuid().is_some() && b.uuid() == m.uuid()) {
-            Some(b) => b.value = m.value.clone(),
-            None => out.push(m.clone()),
+        match m.uuid().and_then(|u| at.get(u)) {
+            Some(&i) => out[i].value = m.value.clone(),
+            None => {
+                if let Some(u) = m.uuid() {
+                    at.insert(u, out.len());
+                }
+                out.push(m.clone());
+            }
         }
     }
     out
@@ -372,7 +415,17 @@ pub fn claude(
     opts: Options,
 ) -> std::io::Result<Vec<SummaryRecord>> {
     let boundaries = dedup_boundaries(markers);
+    // Markers come in file order, so both lists are sorted by line; looked up by bisection
+    // and by map, each boundary costs a logarithm, not a pass over the file's markers.
     let summaries: Vec<&Marker> = markers.iter().filter(|m| m.is_summary()).collect();
+    let mut boundary_lines: Vec<u64> = boundaries.iter().map(|b| b.line).collect();
+    boundary_lines.sort_unstable();
+    let mut summary_of: rustc_hash::FxHashMap<&str, &Marker> = rustc_hash::FxHashMap::default();
+    for s in &summaries {
+        if let Some(p) = s.value.get("parentUuid").and_then(Value::as_str) {
+            summary_of.entry(p).or_insert(s);
+        }
+    }
     let session_id = markers.iter().find_map(|m| str_of(&m.value, "sessionId"));
     let file = src.name().to_string();
     let mut out = Vec::new();
@@ -429,22 +482,15 @@ pub fn claude(
             Some(lp) if !lp.is_empty() => Some(resolved.contains(lp)),
             _ => None,
         };
-        let next_line = boundaries
-            .iter()
-            .map(|b| b.line)
-            .filter(|&l| l > m.line)
-            .min()
+        let next_line = boundary_lines
+            .get(boundary_lines.partition_point(|&l| l <= m.line))
+            .copied()
             .unwrap_or(u64::MAX);
-        let by_parent = summaries.iter().find(|s| {
-            s.value
-                .get("parentUuid")
-                .and_then(Value::as_str)
-                .is_some_and(|p| Some(p) == m.uuid())
-        });
+        let by_parent = m.uuid().and_then(|u| summary_of.get(u));
         let found = by_parent.map(|s| (*s, "parent")).or_else(|| {
             summaries
-                .iter()
-                .find(|s| s.line > m.line && s.line < next_line)
+                .get(summaries.partition_point(|s| s.line <= m.line))
+                .filter(|s| s.line < next_line)
                 .map(|s| (*s, "fallback"))
         });
         match found {

@@ -15,6 +15,7 @@ mod input;
 mod migrate;
 mod props;
 mod rebuild_chain;
+mod rewrites;
 mod scan;
 mod threads;
 mod util;
