@@ -18,12 +18,10 @@ use crate::chain::codex as codex_chain;
 use crate::formats::codex::{self, ItemSrc, Record};
 use crate::io::Source;
 
-/// A record as JSON, lone surrogates repaired; `null` when it is not JSON at all.
+/// A record as JSON, lone surrogates repaired, anything nested too deep kept as its text
+/// (see [`crate::io::json::parse_record`]); `null` when it is not JSON at all.
 pub fn parse(bytes: &[u8]) -> Value {
-    serde_json::from_slice(bytes)
-        .ok()
-        .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
-        .unwrap_or(Value::Null)
+    crate::io::json::parse_record(bytes)
 }
 
 fn native(format: &str, record: Value, line: Option<u64>) -> Item {
