@@ -87,7 +87,11 @@ fn full_messages(g: &GlobalArgs, path: &Path) -> Result<Vec<MessageV3>, String> 
         Format::Codex => import::codex(&src, false).map_err(|e| format!("cannot read: {e}")),
     }
     .map_err(|e| format!("--from {}: {e}", path.display()))?;
-    Ok(session::messages(&s).to_vec())
+    // Taken out, not copied: a full record of a million messages is held once.
+    Ok(match s {
+        migrate::Session::V3Plus { messages, .. } => messages,
+        _ => Vec::new(),
+    })
 }
 
 fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Result<(), String> {
