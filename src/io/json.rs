@@ -191,26 +191,38 @@ pub fn repair_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
 /// string byte as written (so a pretty-printed record becomes one JSON Lines line).
 pub fn minify(raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(raw.len());
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     for &b in raw {
-        if in_string {
-            out.push(b);
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-        } else if b == b'"' {
-            in_string = true;
-            out.push(b);
-        } else if !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+        if !strings.structural(b) || !matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
             out.push(b);
         }
     }
     out
+}
+
+/// Where the bytes of JSON text are, fed one at a time: in a string (quotes included) or not.
+#[derive(Default)]
+struct Strings {
+    inside: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Whether `b` is outside every string: structure or whitespace.
+    fn structural(&mut self, b: u8) -> bool {
+        if self.inside {
+            if self.escaped {
+                self.escaped = false;
+            } else if b == b'\\' {
+                self.escaped = true;
+            } else if b == b'"' {
+                self.inside = false;
+            }
+            return false;
+        }
+        self.inside = b == b'"';
+        !self.inside
+    }
 }
 
 /// A JSON value read leniently as a string: other types are remembered as such, never an
@@ -718,20 +730,12 @@ impl<'a> Members<'a> {
 /// building anything: whether a reader that stops at some depth can read it.
 pub fn nesting_depth(bytes: &[u8]) -> usize {
     let (mut depth, mut max) = (0usize, 0usize);
-    let (mut in_string, mut escaped) = (false, false);
+    let mut strings = Strings::default();
     for &b in bytes {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
+        if !strings.structural(b) {
             continue;
         }
         match b {
-            b'"' => in_string = true,
             b'{' | b'[' => {
                 depth += 1;
                 max = max.max(depth);
