@@ -418,8 +418,9 @@ pub fn replace_with_backup_by(
                 "another cctool run is rewriting this file; nothing changed, retry when it has finished".into(),
             ));
         }
-        Err(fs::TryLockError::Error(e)) if e.kind() == io::ErrorKind::Unsupported => {}
-        Err(fs::TryLockError::Error(e)) => return Err(e),
+        // A filesystem without locks (some network ones): the re-check before the rename
+        // still stands.
+        Err(fs::TryLockError::Error(_)) => {}
     }
     let changed = |now: &fs::Metadata| {
         how.seen.differs(now).map(|why| {
