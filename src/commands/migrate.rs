@@ -344,6 +344,11 @@ fn migrate_one(
     written_by: &mut Option<String>,
 ) -> Result<(), String> {
     let input = &job.input;
+    if matches!(input, Input::Stdin) && matches!(dest, Dest::Dir(_)) {
+        return Err(
+            "standard input has no name to write under in an output folder: give it -o FILE or -o - on its own".into(),
+        );
+    }
     let (src, format) = super::open_session(input, g)?;
     match format {
         Format::CctoolSession => migrate_session(job, dest, &src, a, m, written_by),
@@ -362,8 +367,8 @@ fn migrate_one(
                 );
                 return Ok(());
             }
-            if matches!(input, Input::Stdin) && job.planned.is_none() && !matches!(dest, Dest::Stdout) {
-                return Err("importing standard input needs -o OUT".into());
+            if matches!(input, Input::Stdin) && matches!(dest, Dest::Default) {
+                return Err("importing standard input needs -o OUT (or -o - for standard output)".into());
             }
             let target = output_of(job, written_by, m)?;
             // Written message by message as the transcript is read: a multi-GB import holds
