@@ -400,6 +400,8 @@ fn variants(command: &str) -> Vec<Vec<&'static str>> {
             vec!["migrate", "--check", "{IN}"],
         ],
         "compact" => vec![
+            vec!["compact", "--keep-recent", "100", "--force", "{IN}", "-o", "{OUT}"],
+            vec!["compact", "--keep-recent", "2000", "--force", "{IN}", "-o", "{OUT}"],
             vec![
                 "--json",
                 "compact",
@@ -415,6 +417,7 @@ fn variants(command: &str) -> Vec<Vec<&'static str>> {
             vec!["compact", "--dry-run", "--keep-recent", "100", "{IN}"],
         ],
         "compact-in-place" => vec![
+            vec!["compact", "--in-place", "--force", "--keep-recent", "300", "{IN}"],
             vec!["compact", "--in-place", "--force", "--keep-recent", "0", "{IN}"],
             vec!["migrate", "--force", "{IN}"],
         ],
