@@ -37,7 +37,11 @@ corpus=$out/corpus
 if [ ! -f "$corpus/single/claude.jsonl" ]; then
   target/release/examples/gen-corpus "$corpus" --claude-mib 240 --codex-mib 160 --single-claude-mib 1024 --seed 11
 fi
+if [ ! -f "$corpus/many/single/boundaries.jsonl" ]; then
+  target/release/examples/gen-corpus "$corpus/many" --claude-mib 0 --codex-mib 0 --boundaries 50000 --seed 11
+fi
 single=$corpus/single/claude.jsonl
+bounded=$corpus/many/single/boundaries.jsonl
 # The many-files cases run on these two trees; the single sessions are for the single-file cases.
 trees="$corpus/claude $corpus/codex"
 files=$out/files.txt
@@ -132,6 +136,15 @@ peak_rss() {
   echo "| $case | peak RSS | | $((kb / 1024)) MiB | $(awk -v k="$kb" -v s="$size" 'BEGIN { printf "%.1f%% of the file", k * 102400 / s }') | $target |" >> "$out/results.md"
 }
 [ -x /usr/bin/time ] || note "/usr/bin/time not installed: peak RSS is not measured"
+
+# One session of 50,000 compactions (200 MiB): every boundary's summary, and a compaction,
+# cost a lookup each, not a pass over the boundaries before it (22 s for 8,000 once).
+run extract-summary-50k-boundaries "seconds" "$bin -q extract-summary --json $bounded > /dev/null" \
+  "rg -c -F compact_boundary" "rg -c -F compact_boundary $bounded > /dev/null"
+run compact-50k-boundaries "seconds" \
+  "rm -f $out/k.jsonl ;; $bin -q compact --keep-recent 50 $bounded -o $out/k.jsonl" \
+  "cp" "rm -f $out/c.json ;; cp $bounded $out/c.json"
+rm -f "$out/k.jsonl" "$out/c.json"
 
 # rebuild-chain on one 1 GiB session.
 run rebuild-chain-1gib "≤ 3x wc -l" "$bin -q rebuild-chain $single > /dev/null" "wc -l" "wc -l $single > /dev/null"

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example gen-corpus -- OUT [--claude-mib N] [--codex-mib M]
-//!     [--single-claude-mib S] [--single-codex-mib T] [--seed SEED]
+//!     [--single-claude-mib S] [--single-codex-mib T] [--boundaries B] [--seed SEED]
 //! ```
 //!
 //! Writes `OUT/claude/projects/<slug>/<uuid>.jsonl` and
@@ -11,6 +11,8 @@
 //! (defaults 64 and 64; 0 skips a tree), with file sizes drawn from ccusage's published
 //! session-file profile (p50 105 KB, p90 654 KB, p99 5.4 MB, max 87 MB). `--single-*-mib`
 //! adds one session of that size at `OUT/single/claude.jsonl` / `OUT/single/codex.jsonl`.
+//! `--boundaries B` adds `OUT/single/boundaries.jsonl`: a Claude Code session of B short turns,
+//! each followed by a compaction (about 4 KB per boundary), for the cost of many boundaries.
 //! The same seed always gives the same bytes. Everything is synthetic: no real transcript
 //! text is used.
 //!
@@ -36,60 +38,9 @@ const MIB: u64 = 1024 * 1024;
 // ---------------------------------------------------------------------------------------
 // Deterministic randomness
 
-/// SplitMix64: tiny, fast, and good enough for synthetic data.
-#[derive(Clone)]
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        let mut r = Rng(seed ^ 0x5DEE_CE66_D1CE_4E5B);
-        r.next_u64();
-        r
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        lo + self.below(hi - lo + 1)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-
-    fn pick<'a, T>(&mut self, s: &'a [T]) -> &'a T {
-        &s[self.below(s.len() as u64) as usize]
-    }
-
-    fn one<T: Copy>(&mut self, s: &[T]) -> T {
-        *self.pick(s)
-    }
-
-    /// Log-uniform in `lo..hi`: many small values, a long tail.
-    fn log_uniform(&mut self, lo: u64, hi: u64) -> u64 {
-        (lo as f64 * (hi as f64 / lo as f64).powf(self.unit())) as u64
-    }
-
-    fn fork(&mut self) -> Rng {
-        Rng::new(self.next_u64())
-    }
-}
+#[path = "shared/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// ccusage's published session-file size profile as a piecewise log-linear quantile
 /// function (decimal bytes). Knots below p50 extrapolate the log-normal the upper ones imply.
@@ -489,6 +440,9 @@ struct ClaudeSession {
     cwd: String,
     start_ms: i64,
     session: Uuid,
+    /// Short turns each followed by a compaction, this many (`--boundaries`); None for the
+    /// realistic shape.
+    boundaries: Option<u64>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -528,6 +482,7 @@ struct Claude<'p> {
     compact_at: u64,
     target: u64,
     transcript_path: String,
+    boundaries: Option<u64>,
 }
 
 impl<'p> Claude<'p> {
@@ -592,6 +547,7 @@ impl<'p> Claude<'p> {
             compact_at,
             target: s.target,
             transcript_path,
+            boundaries: s.boundaries,
         })
     }
 
@@ -630,6 +586,13 @@ impl<'p> Claude<'p> {
     }
 
     fn run(mut self) -> io::Result<(u64, u64)> {
+        if let Some(n) = self.boundaries {
+            for _ in 0..n {
+                self.short_turn()?;
+                self.compaction()?;
+            }
+            return self.sink.finish();
+        }
         if self.progress {
             // The first row of many 2.1.1x sessions: a SessionStart hook, parentUuid null.
             self.hook_progress("SessionStart", "SessionStart:startup")?;
@@ -641,6 +604,26 @@ impl<'p> Claude<'p> {
             }
         }
         self.sink.finish()
+    }
+
+    /// A prompt and a one-line answer (`--boundaries`).
+    fn short_turn(&mut self) -> io::Result<()> {
+        let p = self.p;
+        self.tick(20_000, 900_000);
+        let n = self.rng.range(20, 200) as usize;
+        let prompt = slice(&p.prose, &mut self.rng, n);
+        self.plain_user(prompt, false)?;
+        self.turn_head = self.last;
+        let msg_id = base62_id(&mut self.rng, "msg_01", 22);
+        let req_id = base62_id(&mut self.rng, "req_011C", 20);
+        let n = self.rng.range(20, 200) as usize;
+        let text = slice(&p.prose, &mut self.rng, n);
+        self.assistant_line(&msg_id, &req_id, (3, 0, 10_000, 40), |b| {
+            raw(b, "{\"type\":\"text\",\"text\":");
+            js(b, text);
+            b.push(b'}');
+        })?;
+        Ok(())
     }
 
     fn turn(&mut self) -> io::Result<()> {
@@ -1188,10 +1171,19 @@ impl<'p> Claude<'p> {
         let mut text = String::from(
             "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nAnalysis:\n",
         );
-        let n = self.rng.range(2_000, 8_000) as usize;
+        let short = self.boundaries.is_some();
+        let n = if short {
+            40
+        } else {
+            self.rng.range(2_000, 8_000) as usize
+        };
         text.push_str(slice(&p.prose, &mut self.rng, n));
         text.push_str("\n\nSummary:\n1. Primary Request and Intent:\n");
-        let n = self.rng.range(4_000, 14_000) as usize;
+        let n = if short {
+            80
+        } else {
+            self.rng.range(4_000, 14_000) as usize
+        };
         text.push_str(slice(&p.prose, &mut self.rng, n));
         text.push_str("\n\n9. Optional Next Step:\n");
         text.push_str(slice(&p.prose, &mut self.rng, 300));
@@ -1751,6 +1743,7 @@ fn plan_claude(rng: &mut Rng, out: &Path, total: u64) -> Vec<ClaudeSession> {
                 cwd,
                 start_ms: random_start(rng),
                 session,
+                boundaries: None,
             }
         })
         .collect()
@@ -1827,10 +1820,11 @@ struct Args {
     codex_mib: u64,
     single_claude_mib: Option<u64>,
     single_codex_mib: Option<u64>,
+    boundaries: Option<u64>,
     seed: u64,
 }
 
-const USAGE: &str = "usage: gen-corpus OUT [--claude-mib N] [--codex-mib M] [--single-claude-mib S] [--single-codex-mib T] [--seed SEED]";
+const USAGE: &str = "usage: gen-corpus OUT [--claude-mib N] [--codex-mib M] [--single-claude-mib S] [--single-codex-mib T] [--boundaries B] [--seed SEED]";
 
 fn parse_args() -> Result<Args, String> {
     let mut out = None;
@@ -1840,6 +1834,7 @@ fn parse_args() -> Result<Args, String> {
         codex_mib: 64,
         single_claude_mib: None,
         single_codex_mib: None,
+        boundaries: None,
         seed: 1,
     };
     let mut it = std::env::args().skip(1);
@@ -1855,6 +1850,7 @@ fn parse_args() -> Result<Args, String> {
             "--codex-mib" => a.codex_mib = value("--codex-mib")?,
             "--single-claude-mib" => a.single_claude_mib = Some(value("--single-claude-mib")?),
             "--single-codex-mib" => a.single_codex_mib = Some(value("--single-codex-mib")?),
+            "--boundaries" => a.boundaries = Some(value("--boundaries")?),
             "--seed" => a.seed = value("--seed")?,
             "-h" | "--help" => return Err(USAGE.into()),
             s if s.starts_with('-') => return Err(format!("unknown option {s}\n{USAGE}")),
@@ -1896,8 +1892,25 @@ fn run(a: &Args) -> io::Result<()> {
             cwd,
             start_ms: random_start(&mut single_rng),
             session: Uuid::v4(&mut single_rng),
+            boundaries: None,
         }
     });
+    let boundaries = a.boundaries.map(|n| {
+        let cwd = random_cwd(&mut single_rng);
+        ClaudeSession {
+            seed: single_rng.next_u64(),
+            target: u64::MAX,
+            path: a.out.join("single/boundaries.jsonl"),
+            cwd,
+            start_ms: random_start(&mut single_rng),
+            session: Uuid::v4(&mut single_rng),
+            boundaries: Some(n),
+        }
+    });
+    if let Some(s) = boundaries {
+        let t = Instant::now();
+        report("boundaries", 1, gen_claude(&pools, &s)?, t);
+    }
     let codex_single = a.single_codex_mib.map(|mib| {
         let start_ms = random_start(&mut single_rng);
         CodexSession {

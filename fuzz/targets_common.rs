@@ -361,7 +361,10 @@ fn assert_cut_ok(units: &[cctool::compact::Unit], cut: &cctool::compact::Cut, op
 }
 
 /// The lines `out` has after the input (copied first, with a final newline added if missing).
-fn appended_lines<'a>(input: &[u8], out: &'a [u8]) -> Vec<&'a [u8]> {
+/// Each must be JSON: strict JSON for a reader in Rust (Codex), and for one in JavaScript
+/// (Claude Code), which reads lone surrogate escapes, JSON once those are repaired (a copied
+/// record keeps its text as written).
+fn appended_lines<'a>(input: &[u8], out: &'a [u8], strict: bool) -> Vec<&'a [u8]> {
     let mut prefix = input.to_vec();
     if !prefix.is_empty() && !prefix.ends_with(b"\n") {
         prefix.push(b'\n');
@@ -371,8 +374,16 @@ fn appended_lines<'a>(input: &[u8], out: &'a [u8]) -> Vec<&'a [u8]> {
     assert!(rest.ends_with(b"\n"), "the appended records do not end with a newline");
     let lines: Vec<&[u8]> = rest[..rest.len() - 1].split(|&b| b == b'\n').collect();
     for l in &lines {
+        let lenient = || cctool::io::json::repair_surrogates(l).is_some_and(|r| serde_json::from_slice::<Value>(&r).is_ok());
+        // A copied record nested past serde_json's 128 levels (Claude Code reads any depth):
+        // whole JSON all the same, its deep part read as text.
+        let deep = || {
+            !strict
+                && cctool::io::json::nesting_depth(l) >= 128
+                && cctool::io::json::parse_record(l).is_object()
+        };
         assert!(
-            serde_json::from_slice::<Value>(l).is_ok(),
+            serde_json::from_slice::<Value>(l).is_ok() || (!strict && lenient()) || deep(),
             "an appended line is not JSON: {}",
             String::from_utf8_lossy(l)
         );
@@ -420,7 +431,7 @@ fn compaction_claude(file: &[u8], opts: &cctool::compact::Options) {
     )
     .expect("writing to memory cannot fail");
     let out = out.into_bytes();
-    let lines = appended_lines(file, &out);
+    let lines = appended_lines(file, &out, false);
     assert_eq!(lines.len(), 2 + appended.copies, "boundary, summary and the tail copies");
 
     // What the agent resumes: the new boundary, the summary, then the tail copies.
@@ -449,12 +460,20 @@ fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
     assert_cut_ok(units, &cut, opts);
     let recap_tokens = cctool::model::approx_tokens(cx::summary_text(&made).len());
     let user_budget = cx::user_budget(opts.budget, recap_tokens, cut.tail_tokens);
-    let (history, _) = cx::replacement(&src, &loaded, cut.at, &made, user_budget).expect("in memory");
+    let history = match cx::replacement(&src, &loaded, cut.at, &made, user_budget) {
+        Ok((history, _)) => history,
+        // An item nested too deep for Codex to read its compacted record: refused, by line.
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            assert!(e.to_string().contains("Codex reads at most"), "{e}");
+            return;
+        }
+        Err(e) => panic!("in memory: {e}"),
+    };
     let expected = history.len();
     let mut out = cctool::io::atomic::Output::memory();
     cx::write(&src, history, &made, &mut out).expect("writing to memory cannot fail");
     let out = out.into_bytes();
-    let lines = appended_lines(file, &out);
+    let lines = appended_lines(file, &out, true);
     assert_eq!(lines.len(), 4, "a turn: task_started, compacted, context_compacted, task_complete");
 
     // What Codex resumes: exactly the replacement history.

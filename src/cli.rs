@@ -342,18 +342,30 @@ fn parse_version(s: &str) -> Result<u32, String> {
     long_about = "Migrate cctool session files to schema version N (default and maximum 5) through the \
 chain v1 -> v2 -> v3 -> v4 -> v5, in place and safely: a backup beside the file (FILE.v<old>.bak, \
 never overwriting an existing one; a hard link to the original where the filesystem allows), a temporary file in the same folder, fsync, rename, fsync of \
-the folder. A file modified in the last 60 s may still be written by its harness and is refused \
-unless --force. A file already at the target is left byte-identical. Migration is deterministic \
-and idempotent; output is two-space pretty JSON with keys in the order of the spec.\n\n\
-Claude Code transcripts and Codex rollouts are imported into a new v5 file (-o OUT, default \
-<name>.v5.json beside the input; never over the native file): the full history in chain order \
-with each compaction as a summary item at its place, or with --effective only what a resume \
-loads. Records without a v5 equivalent are kept as native items.",
-    after_long_help = "JSON RECORDS\n  {\"kind\":\"migration\",\"file\",\"from\",\"to\",\"changed\",\"backup\",\"output\",\"error\"} per file.\n\n\
+the folder. A file modified in the last 60 s may still be written by its harness, and a read-only \
+file may have been protected on purpose: both are refused unless --force. A file that changes \
+while it is migrated is left as it is (the rewrite holds a lock and checks its size and time \
+before the rename). Through a symbolic link, the file it points to is migrated and backed up. A \
+file already at the target is left byte-identical. Migration is deterministic and idempotent; \
+output is two-space pretty JSON with keys in the order of the spec. With -o, nothing is changed in \
+place: the migrated session is written to OUT.\n\n\
+Claude Code transcripts and Codex rollouts are imported into a new v5 file: the full history in \
+chain order with each compaction as a summary item at its place, or with --effective only what a \
+resume loads. Records without a v5 equivalent are kept as native items; values nested deeper \
+than 100 levels are kept as their JSON text ({\"_raw\": TEXT}). A file named directly goes to -o OUT \
+(default <name>.v5.json beside it); the files of a folder go to an output folder (-o DIR, the \
+folder's tree under it) and are not imported without one. An existing file is never replaced \
+without --force.",
+    after_long_help = "JSON RECORDS\n  {\"kind\":\"migration\",\"file\",\"from\",\"to\",\"changed\",\"backup\",\"output\",\"note\",\"error\"} \
+per file; from and to are versions (\"v1\"…\"v5\") or the native format imported (\"claude-code\", \"codex\"); \
+note says why a file was left alone (a folder's transcript without -o DIR). Temporary files left by a \
+killed run in a folder written to are removed, and said so on stderr.\n\n\
 EXIT STATUS\n  0 done; 1 with --check/--dry-run when something would change; 2 when a file failed \
 (the others are still processed).\n\n\
 EXAMPLES\n  cctool migrate sessions/*.json\n  cctool migrate --check sessions/   # in CI: exit 1 if any file is old\n  \
-cctool migrate --to v5 ~/.claude/projects/-home-me-app/SESSION.jsonl -o session.v5.json"
+cctool migrate --to v5 ~/.claude/projects/-home-me-app/SESSION.jsonl -o session.v5.json\n  \
+cctool migrate ~/.claude/projects -o ~/sessions-v5/   # a folder: into an output folder\n  \
+cctool migrate rollout-….jsonl -o - | jq '.messages | length'"
 )]
 pub struct MigrateArgs {
     /// Session files or directories (searched recursively).
@@ -372,11 +384,14 @@ pub struct MigrateArgs {
     #[arg(long)]
     pub effective: bool,
 
-    /// Imports: where to write the v5 file (one input only).
+    /// Where to write: a file for one input file, a folder for a folder or several inputs
+    /// (created; each output at its input's place in the tree), `-` for standard output.
+    /// Nothing is changed in place.
     #[arg(short = 'o', long, value_name = "OUT")]
     pub output: Option<PathBuf>,
 
-    /// Rewrite session files even if they were modified in the last 60 s.
+    /// Rewrite session files modified in the last 60 s or read-only, and replace outputs that
+    /// exist.
     #[arg(long)]
     pub force: bool,
 }
@@ -402,8 +417,10 @@ context_compacted event. cctool v5: tier 1 (reasoning dropped, older tool result
 placeholders that decompress restores) and tier 2 (the recap) in place, logged in `compactions`. \
 Native files are compacted by a summary (tier 2); --tier 1 applies to v5 sessions.\n\n\
 The input is never changed, except by --in-place, which keeps a backup (FILE.precompact.bak) and \
-replaces the file atomically. Files modified in the last 60 s or not ending in a newline look live \
-and are refused unless --force.",
+replaces the file atomically, holding a lock and refusing if the file changed meanwhile (an agent \
+appending to it); through a symbolic link, the file it points to. Files modified in the last 60 s \
+or whose last line is not a complete record look live, and read-only files are protected: both are \
+refused unless --force. An existing output is replaced only with --force.",
     after_long_help = "JSON RECORD (--json)\n  \
 {\"kind\":\"compaction\",\"file\",\"format\",\"tier\",\"changed\",\"output\",\"backup\",\"tokens_before\",\
 \"tokens_after\",\"tokens_of\":\"request\"|\"history\"|\"content\",\"kept_tokens\",\"compacted_units\",\"kept_units\",\"cut_at\",\"on_prompt\",\"tail_reduced\",\
@@ -468,8 +485,8 @@ pub struct CompactArgs {
     #[arg(long)]
     pub in_place: bool,
 
-    /// Compact files that look live (modified in the last 60 s, or no final newline), and
-    /// replace an existing output.
+    /// Compact files that look live (modified in the last 60 s, or a last line that is not a
+    /// complete record) or are read-only, and replace an existing output.
     #[arg(long)]
     pub force: bool,
 }
@@ -507,7 +524,7 @@ pub struct DecompressArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Replace an existing output, or rewrite a file modified in the last 60 s.
+    /// Replace an existing output, or rewrite a file modified in the last 60 s or read-only.
     #[arg(long)]
     pub force: bool,
 }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::ExitStatus;
 use crate::cli::{CompactArgs, GlobalArgs};
 use crate::compact::{self, Cut, Made, Options, Report, Tier, claude, codex, ids, session};
-use crate::io::atomic::{Output, occupied, replace_with_backup_by, write_new_file_by};
+use crate::io::atomic::{InPlace, Output, Seen, occupied, replace_with_backup_by, write_new_file_by};
 use crate::io::paths::{beside, same_file};
 use crate::io::{Input, Source};
 use crate::migrate;
@@ -64,6 +64,7 @@ pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     out.flush()?;
+    super::report_swept(g.quiet);
     Ok(status)
 }
 
@@ -145,24 +146,51 @@ fn refuse_live(src: &Source, format: Format, force: bool) -> Result<(), String> 
             age.as_secs()
         ));
     }
-    // JSON Lines are written a line at a time: a missing final newline is a line in progress.
-    let len = src.len();
-    if format != Format::CctoolSession && len > 0 {
-        let last = src.read_range(len - 1, 1).map_err(|e| format!("cannot read: {e}"))?;
-        if last.first() != Some(&b'\n') {
-            return Err(
-                "does not end with a newline, so its last line may be half-written; pass --force to compact it anyway"
-                    .into(),
-            );
-        }
+    // JSON Lines are written a line at a time: a last line that is not a whole record is one in
+    // progress. A whole record without its newline is only how some copies end.
+    if format != Format::CctoolSession && !last_line_complete(src).map_err(|e| format!("cannot read: {e}"))? {
+        return Err(
+            "its last line is not a complete record and has no newline, so it may be half-written; \
+             pass --force to compact it anyway"
+                .into(),
+        );
     }
     Ok(())
+}
+
+/// Whether the file ends with a newline, or with a last line that is a whole JSON object.
+fn last_line_complete(src: &Source) -> std::io::Result<bool> {
+    let len = src.len();
+    if len == 0 || src.read_range(len - 1, 1)?.first() == Some(&b'\n') {
+        return Ok(true);
+    }
+    // Back from the end a window at a time to the line's start: the line may be long.
+    let mut start = len;
+    let mut window = 64 * 1024u64;
+    loop {
+        let from = start.saturating_sub(window);
+        let chunk = src.read_range(from, (start - from) as usize)?;
+        if let Some(i) = memchr::memrchr(b'\n', &chunk) {
+            start = from + i as u64 + 1;
+            break;
+        }
+        start = from;
+        if from == 0 {
+            break;
+        }
+        window = window.saturating_mul(2);
+    }
+    let line = src.read_range(start, (len - start) as usize)?;
+    let line = line.trim_ascii();
+    // Skipping a value checks it whole without building it, however deep.
+    Ok(line.first() == Some(&b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok())
 }
 
 /// Where the result goes.
 enum Target {
     New(PathBuf),
-    InPlace(PathBuf),
+    /// The input, as it was when read.
+    InPlace(PathBuf, Seen),
 }
 
 fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitStatus, String> {
@@ -179,7 +207,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
         return Err(why.to_string());
     }
     let target = if a.in_place {
-        Target::InPlace(a.file.clone())
+        Target::InPlace(a.file.clone(), Seen::of(&src))
     } else {
         let suffix = if format == Format::CctoolSession {
             "compacted.json"
@@ -250,7 +278,7 @@ fn fill(r: &mut Report, cut: &Cut, units: usize, made: &Made, after: usize, budg
 fn write_target(
     src: &Source,
     target: &Target,
-    dry_run: bool,
+    a: &CompactArgs,
     r: &mut Report,
     write: impl FnOnce(&mut Output) -> std::io::Result<()>,
 ) -> Result<(), String> {
@@ -262,15 +290,28 @@ fn write_target(
     match target {
         Target::New(p) => {
             r.output = Some(p.display().to_string());
-            if !dry_run {
-                write_new_file_by(p, true, write).map_err(|e| format!("{}: not written: {e}", p.display()))?;
+            if !a.dry_run {
+                write_new_file_by(p, a.force, write).map_err(|e| match e.kind() {
+                    std::io::ErrorKind::AlreadyExists => format!(
+                        "{} exists; choose another -o, or pass --force to replace it",
+                        p.display()
+                    ),
+                    _ => format!("{}: not written: {e}", p.display()),
+                })?;
             }
         }
-        Target::InPlace(p) => {
+        Target::InPlace(p, seen) => {
             r.output = Some(p.display().to_string());
-            if !dry_run {
-                let b = replace_with_backup_by(p, "precompact", write).map_err(|e| super::rewrite_failed(&e))?;
-                r.backup = Some(b.display().to_string());
+            if !a.dry_run {
+                let how = InPlace {
+                    tag: "precompact",
+                    seen: *seen,
+                    force: a.force,
+                };
+                let done = replace_with_backup_by(p, &how, write).map_err(|e| super::rewrite_failed(&e))?;
+                // Through a symbolic link, the file it points to was rewritten.
+                r.output = Some(done.target.display().to_string());
+                r.backup = Some(done.backup.display().to_string());
             }
         }
     }
@@ -330,7 +371,7 @@ impl Native<'_> {
         fill(r, self.cut, self.units, self.made, self.after, opts.budget);
         r.cut_at = self.cut_at;
         r.recap = Some(self.recap);
-        write_target(src, target, a.dry_run, r, write)?;
+        write_target(src, target, a, r, write)?;
         Ok(ExitStatus::Success)
     }
 }
@@ -449,7 +490,12 @@ fn native_codex(
     else {
         return Ok(ExitStatus::Success);
     };
-    let history = history(cut.at, &made).map_err(io)?;
+    // A record Codex could not read (nested too deep) is refused with what it is, not as an
+    // unreadable file.
+    let history = history(cut.at, &made).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => e.to_string(),
+        _ => format!("cannot read: {e}"),
+    })?;
     let after = compact::codex_replacement_tokens(&history);
     cut.tail_tokens = compact::codex_history_tokens(&loaded.items[cut.at..]);
     cut.tokens_before = total;
@@ -549,6 +595,6 @@ fn v5(src: &Source, a: &CompactArgs, opts: &Options, target: &Target, r: &mut Re
     }
     r.changed = true;
     r.tier = tiers.last().copied();
-    write_target(src, target, a.dry_run, r, |w| migrate::write_to(s, w))?;
+    write_target(src, target, a, r, |w| migrate::write_to(s, w))?;
     Ok(ExitStatus::Success)
 }

@@ -8,7 +8,7 @@ use crate::ExitStatus;
 use crate::cli::{DecompressArgs, GlobalArgs};
 use crate::compact::session::{self, Unrestored};
 use crate::io::Input;
-use crate::io::atomic::{replace_with_backup_by, write_new_file_by};
+use crate::io::atomic::{InPlace, Seen, replace_with_backup_by, write_new_file_by};
 use crate::io::paths::beside;
 use crate::migrate::{self, MessageV3, import};
 use crate::model::Format;
@@ -70,6 +70,7 @@ pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     out.flush()?;
+    super::report_swept(g.quiet);
     Ok(match result {
         Err(_) => ExitStatus::Error,
         Ok(()) if !d.unrestored.is_empty() => ExitStatus::Negative,
@@ -88,7 +89,11 @@ fn full_messages(g: &GlobalArgs, path: &Path) -> Result<Vec<MessageV3>, String> 
     }
     .and_then(|s| src.check().map(|()| s).map_err(|e| format!("cannot read: {e}")))
     .map_err(|e| format!("--from {}: {e}", path.display()))?;
-    Ok(session::messages(&s).to_vec())
+    // Taken out, not copied: a full record of a million messages is held once.
+    Ok(match s {
+        migrate::Session::V3Plus { messages, .. } => messages,
+        _ => Vec::new(),
+    })
 }
 
 fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Result<(), String> {
@@ -125,9 +130,15 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Resu
                 age.as_secs()
             ));
         }
-        let b = replace_with_backup_by(&a.file, "predecompress", |w| migrate::write_to(s, w))
+        let how = InPlace {
+            tag: "predecompress",
+            seen: Seen::of(&src),
+            force: a.force,
+        };
+        let done = replace_with_backup_by(&a.file, &how, |w| migrate::write_to(s, w))
             .map_err(|e| super::rewrite_failed(&e))?;
-        d.backup = Some(b.display().to_string());
+        d.output = Some(done.target.display().to_string());
+        d.backup = Some(done.backup.display().to_string());
     } else {
         write_new_file_by(&target, a.force, |w| migrate::write_to(s, w)).map_err(|e| match e.kind() {
             std::io::ErrorKind::AlreadyExists => format!(

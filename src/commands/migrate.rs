@@ -1,12 +1,15 @@
 //! `cctool migrate --to vN PATH...`: the schema chain in place, and imports into v5.
 
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{GlobalArgs, MigrateArgs};
 use crate::io::Input;
 use crate::io::Source;
-use crate::io::atomic::{replace_with_backup_by, write_new_file_by};
+use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by, write_stdout};
 use crate::io::paths::{beside, same_file};
 use crate::migrate::{self, import};
 use crate::model::Format;
@@ -19,67 +22,158 @@ use crate::{ExitStatus, Fatal};
 pub struct Migration {
     pub kind: &'static str,
     pub file: String,
-    /// The schema version it had, or the native format it was imported from.
+    /// The schema version it had (`v1`…), or the native format it was imported from.
     pub from: Option<String>,
-    pub to: u32,
+    /// The schema version written, as `from` names versions (`v5`).
+    pub to: String,
     pub changed: bool,
     pub backup: Option<String>,
     pub output: Option<String>,
+    /// Why a file was left alone although it could have been changed.
+    pub note: Option<String>,
     pub error: Option<String>,
+}
+
+/// Where `-o` sends what is written.
+#[derive(Clone, Debug)]
+enum Dest {
+    /// No `-o`: session files in place, a native file named directly beside itself.
+    Default,
+    Stdout,
+    File(PathBuf),
+    /// A folder: each output at the input's path under the folder named (or its name).
+    Dir(PathBuf),
+}
+
+/// One input, and where its output would go if it writes one.
+struct Job {
+    input: Input,
+    /// Named on the command line, not found by walking a folder.
+    named: bool,
+    /// The file an import (or, with `-o`, a migration) writes; `None` for standard output.
+    planned: Option<PathBuf>,
 }
 
 pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
     let (expanded, _) = super::batch_inputs(&a.paths, g)?;
-    // Backups and our own outputs found while walking a folder are not inputs.
+    // Backups, our own outputs and temporary files found while walking a folder are not
+    // inputs; one file reached twice (a link beside its target) is migrated once.
+    let mut seen = std::collections::HashSet::new();
     let inputs: Vec<Input> = expanded
         .inputs
         .into_iter()
         .filter(|i| match i {
             Input::Path(p) => {
                 let n = p.to_string_lossy();
-                !n.ends_with(".bak") && !n.ends_with(".v5.json") || a.paths.contains(p)
+                let ours = n.ends_with(".bak") || n.ends_with(".v5.json") || n.ends_with(".tmp");
+                (!ours || a.paths.contains(p)) && seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone()))
             }
             Input::Stdin => true,
         })
         .collect();
-    if a.output.is_some() && inputs.len() != 1 {
-        return Err(Fatal("-o names one output file: give exactly one input".into()).into());
+    let dest = destination(a, &inputs)?;
+    let jobs: Vec<Job> = inputs
+        .into_iter()
+        .map(|input| {
+            let named = match &input {
+                Input::Path(p) => a.paths.contains(p),
+                Input::Stdin => true,
+            };
+            let planned = planned_output(&dest, &input, &a.paths);
+            Job { input, named, planned }
+        })
+        .collect();
+    // Jobs that would write the same file run one after the other, in input order, so the
+    // first one writes it and the others are told so; the rest run in parallel.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut group_of: HashMap<PathBuf, usize> = HashMap::new();
+    for (i, j) in jobs.iter().enumerate() {
+        match j.planned.as_ref().and_then(|p| group_of.get(p)) {
+            Some(&k) => groups[k].push(i),
+            None => {
+                if let Some(p) = &j.planned {
+                    group_of.insert(p.clone(), groups.len());
+                }
+                groups.push(vec![i]);
+            }
+        }
     }
-    let bar = super::files_bar("migrate", inputs.len(), g.quiet);
-    let results: Vec<Migration> = inputs
+    let bar = super::files_bar("migrate", jobs.len(), g.quiet);
+    let mut results: Vec<(usize, Migration)> = groups
         .par_iter()
-        .map(|i| {
-            let r = one(i, g, a);
-            bar.inc(1);
-            r
+        .flat_map_iter(|group| {
+            let mut written_by: Option<String> = None;
+            group
+                .iter()
+                .map(|&i| {
+                    let r = one(&jobs[i], &dest, g, a, &mut written_by);
+                    bar.inc(1);
+                    (i, r)
+                })
+                .collect::<Vec<_>>()
         })
         .collect();
     bar.finish_and_clear();
+    results.sort_unstable_by_key(|(i, _)| *i);
+    report(
+        g,
+        a,
+        &dest,
+        &expanded.problems,
+        results.into_iter().map(|(_, r)| r).collect(),
+    )
+}
+
+fn report(
+    g: &GlobalArgs,
+    a: &MigrateArgs,
+    dest: &Dest,
+    problems: &[crate::model::diag::Diagnostic],
+    results: Vec<Migration>,
+) -> anyhow::Result<ExitStatus> {
+    // With `-o -` standard output carries the document; the report goes to stderr.
+    let to_stderr = matches!(dest, Dest::Stdout);
     let mut out = Out::new(g.color);
-    let mut failed = expanded
-        .problems
+    let mut failed = problems
         .iter()
         .any(|d| d.severity == crate::model::diag::Severity::Error);
-    for d in &expanded.problems {
+    for d in problems {
         if !g.quiet {
             eprintln!("cctool: {}", crate::output::style::Paint::stderr(g.color).diagnostic(d));
         }
     }
     let mut would_change = false;
+    let mut not_imported = 0;
     for r in &results {
         failed |= r.error.is_some();
         would_change |= r.changed && a.dry_run;
-        if g.json {
+        if g.json && to_stderr {
+            eprintln!("{}", serde_json::to_string(r)?);
+        } else if g.json {
             out.json(r)?;
         } else if let Some(e) = &r.error {
             if !g.quiet {
                 eprintln!("cctool: {}: {}", escape_str(&r.file), escape_str(e));
+            }
+        } else if r.note.is_some() {
+            not_imported += 1;
+        } else if to_stderr {
+            if !g.quiet {
+                eprintln!("cctool: {}", escape_str(&describe(r, a.dry_run)));
             }
         } else {
             out.text(&format!("{}\n", escape_str(&describe(r, a.dry_run))))?;
         }
     }
     out.flush()?;
+    if not_imported > 0 && !g.quiet {
+        eprintln!(
+            "cctool: {not_imported} Claude Code or Codex file{} found in a folder not imported: imports of a folder \
+             go to an output folder you name (-o DIR), never beside the agent's own files",
+            if not_imported == 1 { "" } else { "s" }
+        );
+    }
+    super::report_swept(g.quiet);
     Ok(if failed {
         ExitStatus::Error
     } else if would_change {
@@ -89,93 +183,175 @@ pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
     })
 }
 
-fn describe(r: &Migration, dry_run: bool) -> String {
-    let from = r.from.as_deref().unwrap_or("?");
-    match (&r.output, r.changed, dry_run) {
-        (Some(o), _, true) => format!("{}: would import {from} into v{} at {o}", r.file, r.to),
-        (Some(o), _, false) => format!("{}: imported {from} into v{} at {o}", r.file, r.to),
-        (None, false, _) => format!("{}: already v{}", r.file, r.to),
-        (None, true, true) => format!("{}: would migrate {from} -> v{}", r.file, r.to),
-        (None, true, false) => format!(
-            "{}: migrated {from} -> v{} (backup {})",
-            r.file,
-            r.to,
-            r.backup.as_deref().unwrap_or("?")
-        ),
+/// What `-o` means here: a file for one input file, a folder for a folder or several inputs
+/// (or a folder that exists), standard output for `-`.
+fn destination(a: &MigrateArgs, inputs: &[Input]) -> Result<Dest, Fatal> {
+    let Some(o) = &a.output else {
+        return Ok(Dest::Default);
+    };
+    let folder_input = a.paths.iter().any(|p| p.is_dir());
+    if o.as_os_str() == "-" {
+        if inputs.len() != 1 || folder_input {
+            return Err(Fatal(
+                "-o - writes one document to standard output: give exactly one input file".into(),
+            ));
+        }
+        return Ok(Dest::Stdout);
+    }
+    let wants_dir = o.is_dir() || o.as_os_str().to_string_lossy().ends_with('/') || folder_input || inputs.len() > 1;
+    if !wants_dir {
+        return Ok(Dest::File(o.clone()));
+    }
+    if o.exists() && !o.is_dir() {
+        return Err(Fatal(format!(
+            "-o {}: a folder or several inputs are written to an output folder, and this is a file; name a folder",
+            o.display()
+        )));
+    }
+    Ok(Dest::Dir(o.clone()))
+}
+
+/// The file an input's import (or, with `-o`, its migration) is written to.
+fn planned_output(dest: &Dest, input: &Input, roots: &[PathBuf]) -> Option<PathBuf> {
+    let Input::Path(p) = input else {
+        return match dest {
+            Dest::File(o) => Some(o.clone()),
+            _ => None,
+        };
+    };
+    match dest {
+        Dest::Default => Some(beside(p, "v5.json")),
+        Dest::Stdout => None,
+        Dest::File(o) => Some(o.clone()),
+        Dest::Dir(d) => {
+            // Found under a folder named: the same place under the output folder.
+            let rel = roots
+                .iter()
+                .filter(|r| r.is_dir())
+                .find_map(|r| p.strip_prefix(r).ok())
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| p.file_name().map(PathBuf::from).unwrap_or_default());
+            Some(beside(&d.join(rel), "v5.json"))
+        }
     }
 }
 
-fn one(input: &Input, g: &GlobalArgs, a: &MigrateArgs) -> Migration {
+fn describe(r: &Migration, dry_run: bool) -> String {
+    let from = r.from.as_deref().unwrap_or("?");
+    let to = &r.to;
+    let imported = r.from.as_deref().is_some_and(|f| !f.starts_with('v'));
+    let stdout = r.output.as_deref() == Some("-");
+    let at = |o: &str| {
+        if stdout {
+            "to standard output".to_string()
+        } else {
+            format!("at {o}")
+        }
+    };
+    if let Some(b) = &r.backup {
+        let link = r
+            .output
+            .as_deref()
+            .map(|t| format!(", the file {t} its link points to"))
+            .unwrap_or_default();
+        return format!("{}: migrated {from} -> {to}{link} (backup {b})", r.file);
+    }
+    match (&r.output, r.changed, dry_run) {
+        (_, false, _) => format!("{}: already {to}", r.file),
+        (Some(o), _, true) if imported => format!("{}: would import {from} into {to} {}", r.file, at(o)),
+        (Some(o), _, false) if imported => format!("{}: imported {from} into {to} {}", r.file, at(o)),
+        (Some(o), _, true) => format!("{}: would migrate {from} -> {to} {}", r.file, at(o)),
+        (Some(o), _, false) => format!("{}: migrated {from} -> {to} {}", r.file, at(o)),
+        (None, true, true) => format!("{}: would migrate {from} -> {to}", r.file),
+        (None, true, false) => format!("{}: migrated {from} -> {to}", r.file),
+    }
+}
+
+fn one(job: &Job, dest: &Dest, g: &GlobalArgs, a: &MigrateArgs, written_by: &mut Option<String>) -> Migration {
     let mut m = Migration {
         kind: "migration",
-        file: input.display_name(),
-        to: a.to,
+        file: job.input.display_name(),
+        to: format!("v{}", a.to),
         ..Migration::default()
     };
-    if let Err(e) = migrate_one(input, g, a, &mut m) {
+    if let Err(e) = migrate_one(job, dest, g, a, &mut m, written_by) {
         m.error = Some(e);
         m.changed = false;
     }
     m
 }
 
-fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration) -> Result<(), String> {
+/// Where this job writes: `None` for standard output. Refused when an earlier input of the
+/// run writes the same file, when the output would replace the input, and (in the write
+/// itself) when a file is there and `--force` was not given.
+fn output_of(job: &Job, written_by: &mut Option<String>, m: &Migration) -> Result<Option<PathBuf>, String> {
+    let Some(target) = job.planned.clone() else {
+        return Ok(None);
+    };
+    if let Some(first) = written_by {
+        return Err(format!(
+            "its output {} is also the output of {first} in this run; import it on its own with -o",
+            target.display()
+        ));
+    }
+    if let Input::Path(p) = &job.input
+        && same_file(p, &target)
+    {
+        return Err("the output would replace the input; choose another -o".into());
+    }
+    *written_by = Some(m.file.clone());
+    Ok(Some(target))
+}
+
+fn not_written(target: &Path, e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::AlreadyExists => format!(
+            "{} exists (an earlier import?); nothing written: pass --force to replace it, or choose another -o",
+            target.display()
+        ),
+        _ => format!("{}: not written: {e}", target.display()),
+    }
+}
+
+/// Writes a new document with `write`: to `target`, or to standard output.
+fn write_out(
+    target: Option<&Path>,
+    force: bool,
+    write: impl FnOnce(&mut Output) -> std::io::Result<()>,
+) -> Result<(), std::io::Error> {
+    match target {
+        Some(t) => {
+            // An output folder's tree is made as it is filled.
+            if let Some(dir) = t.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+                std::fs::create_dir_all(dir)?;
+            }
+            write_new_file_by(t, force, write)
+        }
+        // A reader that closed the pipe wanted no more: not an error (`… -o - | head`).
+        None => match write_stdout(write) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            r => r,
+        },
+    }
+}
+
+fn migrate_one(
+    job: &Job,
+    dest: &Dest,
+    g: &GlobalArgs,
+    a: &MigrateArgs,
+    m: &mut Migration,
+    written_by: &mut Option<String>,
+) -> Result<(), String> {
+    let input = &job.input;
+    if matches!(input, Input::Stdin) && matches!(dest, Dest::Dir(_)) {
+        return Err(
+            "standard input has no name to write under in an output folder: give it -o FILE or -o - on its own".into(),
+        );
+    }
     let (src, format) = super::open_session(input, g)?;
     match format {
-        Format::CctoolSession => {
-            let Input::Path(path) = input else {
-                return Err("a session file is migrated in place: name the file, not standard input".into());
-            };
-            if let Some(why) = src.in_place_refusal() {
-                return Err(why.to_string());
-            }
-            let bytes = src.whole().map_err(|e| format!("cannot read: {e}"))?;
-            // Large v1/v2 files: the streaming path, when it takes the file.
-            let release = |offset, len| src.done_with(offset, len);
-            if a.to == migrate::LATEST
-                && let Some(doc) = migrate::fast::read_releasing(&bytes, &release)
-            {
-                m.from = Some(format!("v{}", doc.version()));
-                m.changed = true;
-                if !a.dry_run {
-                    refuse_live(&src, a.force)?;
-                    let tag = format!("v{}", doc.version());
-                    // Checked before the rename: a truncation under the mapping read as zeros.
-                    let backup = replace_with_backup_by(path, &tag, |w| {
-                        migrate::fast::write_v5(&doc, w)?;
-                        src.check()
-                    })
-                    .map_err(|e| super::rewrite_failed(&e))?;
-                    m.backup = Some(backup.display().to_string());
-                }
-                return Ok(());
-            }
-            let doc = migrate::read_json(&bytes)?;
-            let version = migrate::version_of(&doc).map_err(|e| e.to_string())?;
-            m.from = Some(format!("v{version}"));
-            if version > a.to {
-                return Err(format!(
-                    "is v{version}; migrating to v{} would be a downgrade, which cctool does not do",
-                    a.to
-                ));
-            }
-            src.check().map_err(|e| format!("cannot read: {e}"))?;
-            // Validate every version, the current one too: an invalid file is reported.
-            let session = migrate::parse(doc).map_err(|e| e.to_string())?;
-            if version == a.to {
-                return Ok(());
-            }
-            let migrated = migrate::migrate(session, a.to);
-            m.changed = true;
-            if a.dry_run {
-                return Ok(());
-            }
-            refuse_live(&src, a.force)?;
-            let backup = replace_with_backup_by(path, &format!("v{version}"), |w| migrate::write_to(migrated, w))
-                .map_err(|e| super::rewrite_failed(&e))?;
-            m.backup = Some(backup.display().to_string());
-            Ok(())
-        }
+        Format::CctoolSession => migrate_session(job, dest, &src, a, m, written_by),
         Format::ClaudeCode | Format::Codex => {
             m.from = Some(format.name().to_string());
             if a.to != migrate::LATEST {
@@ -185,16 +361,16 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
                     a.to
                 ));
             }
-            let target = match (&a.output, input) {
-                (Some(o), _) => o.clone(),
-                (None, Input::Path(p)) => beside(p, "v5.json"),
-                (None, Input::Stdin) => return Err("importing standard input needs -o OUT".into()),
-            };
-            if let Input::Path(p) = input
-                && same_file(p, &target)
-            {
-                return Err("the output would replace the native file; choose another -o".into());
+            if matches!(dest, Dest::Default) && !job.named {
+                m.note = Some(
+                    "not imported: a folder's transcripts are imported into an output folder named with -o DIR".into(),
+                );
+                return Ok(());
             }
+            if matches!(input, Input::Stdin) && matches!(dest, Dest::Default) {
+                return Err("importing standard input needs -o OUT (or -o - for standard output)".into());
+            }
+            let target = output_of(job, written_by, m)?;
             // Written message by message as the transcript is read: a multi-GB import holds
             // one message, not the session and its document.
             let import_to = |w: &mut dyn std::io::Write| match format {
@@ -202,12 +378,12 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
                 _ => import::codex_to(&src, a.effective, w),
             };
             m.changed = true;
-            m.output = Some(target.display().to_string());
+            m.output = Some(target.as_ref().map_or_else(|| "-".into(), |t| t.display().to_string()));
             if a.dry_run {
                 return import_to(&mut std::io::sink()).map_err(|e| format!("cannot read: {e}"));
             }
             let mut read_failed = false;
-            write_new_file_by(&target, true, |w| {
+            write_out(target.as_deref(), a.force, |w| {
                 let mut write_failed = false;
                 let r = import_to(&mut Watched {
                     w,
@@ -216,12 +392,113 @@ fn migrate_one(input: &Input, g: &GlobalArgs, a: &MigrateArgs, m: &mut Migration
                 read_failed = r.is_err() && !write_failed;
                 r
             })
-            .map_err(|e| match read_failed {
-                true => format!("cannot read: {e}"),
-                false => format!("{}: {e}", target.display()),
+            .map_err(|e| match (read_failed, &target) {
+                (true, _) => format!("cannot read: {e}"),
+                (false, Some(t)) => not_written(t, &e),
+                (false, None) => format!("standard output: {e}"),
             })
         }
     }
+}
+
+/// A cctool session file: migrated in place with a backup, or with `-o` written anew.
+fn migrate_session(
+    job: &Job,
+    dest: &Dest,
+    src: &Source,
+    a: &MigrateArgs,
+    m: &mut Migration,
+    written_by: &mut Option<String>,
+) -> Result<(), String> {
+    let in_place = match (&job.input, dest) {
+        (Input::Path(p), Dest::Default) => Some(p),
+        (Input::Stdin, Dest::Default) => {
+            return Err("a session file read from standard input needs -o OUT (or -o - for standard output)".into());
+        }
+        _ => None,
+    };
+    if in_place.is_some()
+        && let Some(why) = src.in_place_refusal()
+    {
+        return Err(why.to_string());
+    }
+    let bytes = src.whole().map_err(|e| format!("cannot read: {e}"))?;
+    // Large v1/v2 files: the streaming path, when it takes the file.
+    let release = |offset, len| src.done_with(offset, len);
+    if a.to == migrate::LATEST
+        && let Some(doc) = migrate::fast::read_releasing(&bytes, &release)
+    {
+        let version = doc.version();
+        m.from = Some(format!("v{version}"));
+        m.changed = true;
+        return write_session(job, in_place, src, &format!("v{version}"), a, m, written_by, |w| {
+            migrate::fast::write_v5(&doc, w)
+        });
+    }
+    // Validate every version, the current one too: an invalid file is reported.
+    let session = migrate::read_session(&bytes)?;
+    src.check().map_err(|e| format!("cannot read: {e}"))?;
+    let version = session.version();
+    m.from = Some(format!("v{version}"));
+    if version > a.to {
+        return Err(format!(
+            "is v{version}; migrating to v{} would be a downgrade, which cctool does not do",
+            a.to
+        ));
+    }
+    if version == a.to {
+        return Ok(());
+    }
+    let migrated = migrate::migrate(session, a.to);
+    m.changed = true;
+    write_session(job, in_place, src, &format!("v{version}"), a, m, written_by, |w| {
+        migrate::write_to(migrated, w)
+    })
+}
+
+/// Writes a migrated session: over `in_place` (backup tagged `tag`), or to the job's output.
+#[allow(clippy::too_many_arguments)]
+fn write_session(
+    job: &Job,
+    in_place: Option<&PathBuf>,
+    src: &Source,
+    tag: &str,
+    a: &MigrateArgs,
+    m: &mut Migration,
+    written_by: &mut Option<String>,
+    write: impl FnOnce(&mut Output) -> std::io::Result<()>,
+) -> Result<(), String> {
+    // Checked before the rename: a truncation under the mapping read as zeros somewhere.
+    let write = |w: &mut Output| {
+        write(w)?;
+        src.check()
+    };
+    let Some(path) = in_place else {
+        let target = output_of(job, written_by, m)?;
+        m.output = Some(target.as_ref().map_or_else(|| "-".into(), |t| t.display().to_string()));
+        if a.dry_run {
+            return Ok(());
+        }
+        return write_out(target.as_deref(), a.force, write).map_err(|e| match &target {
+            Some(t) => not_written(t, &e),
+            None => format!("standard output: {e}"),
+        });
+    };
+    if a.dry_run {
+        return Ok(());
+    }
+    refuse_live(src, a.force)?;
+    let how = InPlace {
+        tag,
+        seen: Seen::of(src),
+        force: a.force,
+    };
+    let done = replace_with_backup_by(path, &how, write).map_err(|e| super::rewrite_failed(&e))?;
+    if done.target != *path {
+        m.output = Some(done.target.display().to_string());
+    }
+    m.backup = Some(done.backup.display().to_string());
+    Ok(())
 }
 
 /// A writer that notes when writing failed, so that an error of the import it is given to

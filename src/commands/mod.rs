@@ -213,6 +213,9 @@ pub fn read_session(src: &crate::io::Source) -> Result<crate::migrate::Session, 
 /// Why a rewrite in place failed. At every step the file is whole — the original, or the new
 /// content once it was renamed into place — and the backup, once made, holds the original.
 pub fn rewrite_failed(e: &std::io::Error) -> String {
+    if let Some(r) = crate::io::atomic::refusal(e) {
+        return format!("not rewritten: {r}");
+    }
     format!(
         "the rewrite did not finish ({e}); the file is whole, the original or the new one, and a backup beside it holds the original if one was made"
     )
@@ -231,6 +234,21 @@ impl NoSession {
     pub fn into_message(self) -> String {
         match self {
             NoSession::Unreadable(m) | NoSession::NotSession(m) => m,
+        }
+    }
+}
+
+/// Says which temporary files of killed cctool runs this run removed (on stderr, unless
+/// `quiet`): a user who saw one should know where it went.
+pub fn report_swept(quiet: bool) {
+    for s in crate::io::atomic::take_swept() {
+        if !quiet {
+            eprintln!(
+                "cctool: removed {} ({} bytes), the unfinished output of a cctool run (process {}) that was killed or crashed",
+                crate::output::sanitize::escape_str(&s.path.display().to_string()),
+                s.len,
+                s.pid
+            );
         }
     }
 }

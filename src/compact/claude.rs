@@ -23,6 +23,7 @@ use crate::chain::claude_config::Overrides;
 use crate::chain::claude_model;
 use crate::io::Source;
 use crate::io::atomic::Output;
+use crate::io::json::Members;
 use crate::migrate::MessageV3 as MigrateMessage;
 use crate::migrate::import::{claude_record, content_text, parse};
 use crate::model::time::format_ms;
@@ -203,14 +204,19 @@ fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
     };
     let mut first_text: Option<&str> = raw.starts_with('"').then_some(raw);
     if raw.starts_with('[') {
-        let blocks: Vec<BlockHead<'_>> = serde_json::from_str(raw).unwrap_or_default();
-        for b in &blocks {
-            match b.ty.as_deref() {
-                Some("tool_use") => u.calls.extend(b.id.as_deref().map(Into::into)),
-                Some("tool_result") => u.results.extend(b.tool_use_id.as_deref().map(Into::into)),
-                Some("text") if first_text.is_none() => first_text = b.text.map(RawValue::get),
-                _ => {}
-            }
+        // Block by block, never all held: a row of millions of blocks costs their ids only.
+        let (mut calls, mut results, mut text) = (Vec::new(), Vec::new(), None);
+        let whole = crate::io::json::for_each_element(raw, |b: BlockHead<'_>| match b.ty.as_deref() {
+            Some("tool_use") => calls.extend(b.id.as_deref().map(Into::into)),
+            Some("tool_result") => results.extend(b.tool_use_id.as_deref().map(Into::into)),
+            Some("text") if text.is_none() => text = b.text.map(RawValue::get),
+            _ => {}
+        });
+        // Blocks that do not all read count as none, as a list read whole would.
+        if whole {
+            u.calls = calls;
+            u.results = results;
+            first_text = first_text.or(text);
         }
     }
     // Slash-command rows (`<command-name>`, `<local-command-stdout>`) are not requests.
@@ -305,9 +311,21 @@ fn request_tokens_in(src: &Source, t: &Transcript, positions: &[u32], window_byt
                 positions: window.to_vec(),
                 ..Chain::default()
             };
-            for m in api_view(t, &chain, src, None, &rm)?.messages() {
-                bytes += m.len();
-                messages += 1;
+            match api_view(t, &chain, src, None, &rm) {
+                Ok(view) => {
+                    for m in view.messages() {
+                        bytes += m.len();
+                        messages += 1;
+                    }
+                }
+                // A window with a message of more blocks than a view holds (no real session
+                // has one) is measured by its records' size instead: compaction is how such a
+                // session gets smaller, so it must not be refused for it.
+                Err(e) if crate::chain::claude_api::TooManyBlocks::is(&e) => {
+                    bytes += window.iter().map(|&p| t.node(p).len as usize).sum::<usize>();
+                    messages += window.len();
+                }
+                Err(e) => return Err(e),
             }
             let (lo, hi) = window.iter().fold((u64::MAX, 0), |(lo, hi), &p| {
                 let n = t.node(p);
@@ -366,8 +384,7 @@ impl Loaded {
         let out = Source::from_bytes(src.name(), appended);
         let t = claude::read(&out)?;
         let chain = t.rebuild(&ChainOptions::default()).unwrap_or_default();
-        let rm = claude_model::choose_for(&t, &chain, &out, &Overrides::default())?;
-        Ok(api_view(&t, &chain, &out, None, &rm)?.tokens())
+        request_tokens(&out, &t, &chain.positions)
     }
 }
 
@@ -492,31 +509,42 @@ fn append(
     let mut parent = summary_uuid;
     for &p in &tail {
         let node = t.node(p);
-        let mut rec = parse(&src.read_range(node.offset, node.len as usize)?);
-        let Some(obj) = rec.as_object_mut() else { continue };
-        let old = obj.get("uuid").and_then(Value::as_str).unwrap_or("").to_string();
+        // Only the linking fields are rewritten; every other byte of the record is copied as
+        // written, so nothing is re-encoded and no depth of nesting can cost the record.
+        let bytes = src.read_range(node.offset, node.len as usize)?;
+        let repaired = crate::io::json::repair_surrogates(&bytes);
+        let Some(mut rec) = Members::parse(&bytes).or_else(|| repaired.as_deref().and_then(Members::parse)) else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("line {}: the record to copy is not a JSON object", node.line),
+            ));
+        };
+        let old = rec.str("uuid").unwrap_or_default();
         let id = fresh(&["copy", &old, &node.line.to_string()]);
         new_uuid.insert(old, id.clone());
-        obj.insert("parentUuid".into(), json!(parent));
-        obj.insert("uuid".into(), json!(id));
-        obj.insert("timestamp".into(), json!(next_ts()));
+        rec.set("parentUuid", &parent);
+        rec.set("uuid", &id);
+        rec.set("timestamp", &next_ts());
         for key in ["sourceToolAssistantUUID", "logicalParentUuid"] {
-            if let Some(new) = obj.get(key).and_then(Value::as_str).and_then(|u| new_uuid.get(u)) {
-                let new = new.clone();
-                obj.insert(key.into(), json!(new));
+            if let Some(new) = rec.str(key).and_then(|u| new_uuid.get(&u).cloned()) {
+                rec.set(key, &new);
             }
         }
         if node.kind == Kind::Assistant
-            && let Some(m) = obj.get_mut("message").and_then(Value::as_object_mut)
-            && let Some(old_id) = m.get("id").and_then(Value::as_str).map(str::to_string)
+            && let Some(message) = rec.get("message").map(|m| m.get().as_bytes().to_vec())
+            && let Some(mut m) = Members::parse(&message)
+            && let Some(old_id) = m.str("id")
         {
             let new = new_msg_id
                 .entry(old_id.clone())
                 .or_insert_with(|| ids::message_id(&[&session, &tip_uuid, &old_id]))
                 .clone();
-            m.insert("id".into(), json!(new));
+            m.set("id", &new);
+            let m = RawValue::from_string(String::from_utf8_lossy(&m.to_vec()).into_owned())?;
+            rec.set("message", &m);
         }
-        writeln_json(w, &rec)?;
+        rec.write(w)?;
+        w.write_all(b"\n")?;
         parent = id;
     }
     Ok(Appended {

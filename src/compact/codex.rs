@@ -159,10 +159,23 @@ fn raw_of(v: &Value) -> Box<RawValue> {
     serde_json::value::to_raw_value(v).unwrap_or_else(|_| RawValue::from_string("null".into()).unwrap_or_default())
 }
 
-/// An item exactly as written, or re-serialised when its text is not strict JSON (a lone
-/// surrogate escape), which is the only case where the bytes cannot be kept.
+/// An item exactly as written, but for lone surrogate escapes, which Codex's strict reader
+/// would reject (with the whole `compacted` record): those become U+FFFD, as cctool reads them.
+///
+/// An item of a pretty-printed document (the 2025 rollouts) spans lines: its whitespace goes,
+/// since every record of a rollout is one line.
 fn verbatim(raw: &str) -> Box<RawValue> {
-    RawValue::from_string(raw.trim().to_string()).unwrap_or_else(|_| raw_of(&parse(raw.as_bytes())))
+    let text = raw.trim();
+    let text = match crate::io::json::repair_surrogates(text.as_bytes()) {
+        Some(fixed) => String::from_utf8_lossy(&fixed).into_owned(),
+        None => text.to_string(),
+    };
+    let text = if text.contains(['\n', '\r']) {
+        String::from_utf8_lossy(&crate::io::json::minify(text.as_bytes())).into_owned()
+    } else {
+        text
+    };
+    RawValue::from_string(text).unwrap_or_else(|_| raw_of(&parse(raw.as_bytes())))
 }
 
 /// The prefixed summary, as Codex writes it in `message` and in the history.
@@ -189,20 +202,44 @@ pub fn replacement(
     // Remote compactions are opaque: carried as written, before the new summary.
     for (i, u) in loaded.units[..at].iter().enumerate() {
         if u.carry {
-            items.push(verbatim(&String::from_utf8_lossy(&raw_of_item(src, &loaded.items[i])?)));
+            items.push(verbatim(&carried(src, loaded, i)?));
         }
     }
     items.push(user_message(&summary_text(made)));
     // Measured as the units of a loaded rollout are: a quarter of each item's JSON.
     let tokens = items.iter().map(|i| approx_tokens(i.get().len())).sum();
-    for item in &loaded.items[at..] {
-        let raw = String::from_utf8_lossy(&raw_of_item(src, item)?).into_owned();
+    for i in at..loaded.items.len() {
+        let raw = carried(src, loaded, i)?;
         // One item Codex cannot read makes it skip the whole compacted line.
-        if let Some(json) = crate::formats::codex_items::replacement_item(&raw, item.inter_agent) {
+        if let Some(json) = crate::formats::codex_items::replacement_item(&raw, loaded.items[i].inter_agent) {
             items.push(verbatim(&json));
         }
     }
     Ok((items, tokens))
+}
+
+/// The text of item `i` as written, for the `replacement_history`.
+///
+/// Codex reads its rollout with serde_json, which gives up on a line nested 128 levels deep
+/// and skips it. In the history an item sits three levels down (record, payload, list): an
+/// item that would pass that limit there would make Codex skip the whole `compacted` record,
+/// and the compaction would have no effect. Such an item is refused, with its line.
+fn carried(src: &Source, loaded: &Loaded, i: usize) -> io::Result<String> {
+    use crate::io::json::SERDE_MAX_DEPTH as CODEX_LIMIT;
+    let raw = raw_of_item(src, &loaded.items[i])?;
+    let depth = 3 + crate::io::json::nesting_depth(&raw);
+    if depth > CODEX_LIMIT {
+        let at = loaded.lines[i].map_or_else(String::new, |l| format!("line {l}: "));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{at}this item would be nested {depth} levels deep in the compacted record, and Codex reads at most \
+                 {CODEX_LIMIT}: it would skip the record, and the compaction would do nothing. Nothing written; \
+                 a smaller --keep-recent puts the item in the summarised part"
+            ),
+        ));
+    }
+    Ok(String::from_utf8_lossy(&raw).into_owned())
 }
 
 /// The budget for kept user messages: Codex's own, or less when `--budget` needs the room.
@@ -227,13 +264,24 @@ pub fn write(src: &Source, history: Vec<Box<RawValue>>, made: &Made, w: &mut Out
     let ts = ids::now_ms();
     let summary = summary_text(made);
     let turn = ids::uuid(&["codex_compact_turn", &summary, &ts.to_string()]);
+    // The history's items go out as written (raw), never through a `Value`: an item nested
+    // near serde_json's limit of 128 levels could not be turned into one.
+    #[derive(serde::Serialize)]
+    struct Compacted<'a> {
+        message: &'a str,
+        replacement_history: &'a [Box<RawValue>],
+    }
+    let compacted = serde_json::to_vec(&json!({"timestamp": format_ms(ts), "type": "compacted", "payload": null}))?;
+    let payload = serde_json::to_vec(&Compacted {
+        message: &summary,
+        replacement_history: &history,
+    })?;
+    // `..."payload":null}` with the payload in place of the null.
+    let mut line = compacted[..compacted.len() - b"null}".len()].to_vec();
+    line.extend_from_slice(&payload);
+    line.push(b'}');
     let records = [
         json!({"timestamp": format_ms(ts), "type": "event_msg", "payload": {"type": "task_started", "turn_id": turn}}),
-        json!({
-            "timestamp": format_ms(ts),
-            "type": "compacted",
-            "payload": {"message": summary, "replacement_history": history},
-        }),
         json!({"timestamp": format_ms(ts + 1), "type": "event_msg", "payload": {"type": "context_compacted"}}),
         json!({
             "timestamp": format_ms(ts + 1),
@@ -241,9 +289,13 @@ pub fn write(src: &Source, history: Vec<Box<RawValue>>, made: &Made, w: &mut Out
             "payload": {"type": "task_complete", "turn_id": turn, "last_agent_message": null},
         }),
     ];
-    for r in &records {
+    for (i, r) in records.iter().enumerate() {
         serde_json::to_writer(&mut *w, r)?;
         w.write_all(b"\n")?;
+        if i == 0 {
+            w.write_all(&line)?;
+            w.write_all(b"\n")?;
+        }
     }
     Ok(())
 }

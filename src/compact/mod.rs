@@ -503,10 +503,13 @@ pub fn plan_and_recap_exact(
     }
     // Each plan's exact size moves the budget the estimate plans with by what it missed, down
     // when over and up when under (a cut the estimate put just over may fit), until a cut comes
-    // back; the fitting plan with the largest tail wins.
+    // back; the fitting plan with the largest tail wins. A cut over the budget that comes back
+    // after the move (the estimate moved too little to change it) is pushed further, twice as
+    // far each time, so a miss of a few tokens cannot end the search over the budget.
     let mut tried = Vec::new();
-    let mut over_budget = None;
-    for _ in 0..6 {
+    let mut over_budget: Option<(Cut, Made)> = None;
+    let mut push = 0usize;
+    for _ in 0..16 {
         let o = Options {
             budget: Some(scaled),
             ..opts.clone()
@@ -514,14 +517,20 @@ pub fn plan_and_recap_exact(
         let Some((cut, made)) = settle(units, &o, feed, &overhead, &recap_tokens)? else {
             break;
         };
-        if tried.contains(&cut.at) {
-            break;
-        }
-        tried.push(cut.at);
         let Some(x) = &exact else {
             planned = Some((cut, made));
             break;
         };
+        if tried.contains(&cut.at) {
+            let again_over = over_budget.as_ref().is_some_and(|(c, _)| c.at == cut.at);
+            if again_over && planned.is_none() && scaled > 0 {
+                push = push.saturating_mul(2).max(1);
+                scaled = scaled.saturating_sub(push);
+                continue;
+            }
+            break;
+        }
+        tried.push(cut.at);
         let size = (x.after)(cut.at, &made)?;
         if size <= budget {
             let slack = budget - size;
@@ -540,7 +549,8 @@ pub fn plan_and_recap_exact(
             if scaled == 0 {
                 break;
             }
-            scaled = scaled.saturating_sub(size - budget);
+            push = size - budget;
+            scaled = scaled.saturating_sub(push);
         }
     }
     let Some((cut, made)) = planned.or(over_budget) else {

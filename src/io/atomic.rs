@@ -8,12 +8,26 @@
 //! The backup is a hard link to the original's inode where the filesystem allows it: the
 //! original is never written in place (the new content arrives by rename), so the link keeps
 //! exactly the old bytes, and a gigabyte file is backed up without copying a byte. Where links
-//! are refused (FAT, some network and FUSE filesystems) the original is copied and fsynced. `CCTOOL_FAIL_AT` (a step name) makes the rewrite fail at that step,
-//! so tests can check exactly that.
+//! are refused (FAT, some network and FUSE filesystems) the original is copied and fsynced.
+//! `CCTOOL_FAIL_AT` (a step name) makes the rewrite fail at that step, so tests can check
+//! exactly that.
+//!
+//! An in-place rewrite holds an exclusive lock on the file (`flock`, which other cctool runs
+//! take too) from its first check to the rename, and replaces the file only if it still has
+//! the length and modification time it had when it was read: a record an agent appended
+//! meanwhile would otherwise survive only in the backup. A symbolic link is followed: the file
+//! it points to is rewritten and backed up beside itself, and the link stays a link.
+//!
+//! Temporary files are named `.NAME.cctool-unfinished-PID.tmp`. One is removed when its write
+//! fails or panics; one left by a killed run (or by a full disk's SIGXFSZ, which is turned into
+//! an error instead) is removed by the next run that writes into that folder, once no cctool
+//! process has that PID, and the removal is reported ([`take_swept`]).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
 
 /// The steps of a rewrite, as `CCTOOL_FAIL_AT` names them.
 pub const STEPS: &[&str] = &[
@@ -210,59 +224,254 @@ fn folder_of(path: &Path) -> &Path {
         .unwrap_or(Path::new("."))
 }
 
-/// Puts new content at `path` without a moment where it is partial: written by `write` into a
-/// temporary file in the same folder, fsynced, renamed over `path`, the folder fsynced. The
-/// temporary file does not outlive a failure. `keep_mode`: give it the permissions of the file
-/// it replaces.
-fn write_via_temp(path: &Path, keep_mode: bool, write: impl FnOnce(&mut Output) -> io::Result<()>) -> io::Result<()> {
-    let dir = folder_of(path);
+/// A temporary file that is removed unless it was renamed into place: on an error, and on a
+/// panic as the stack unwinds.
+struct Temp {
+    path: PathBuf,
+    renamed: bool,
+}
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        if !self.renamed {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// What marks a temporary file of cctool's, after `.NAME`.
+const TEMP_MARK: &str = ".cctool-unfinished-";
+
+/// The temporary file for `path`: hidden, beside it, and saying whose and what it is. Long
+/// names are shortened so that the temporary name stays within the usual 255 bytes.
+fn temp_path(path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.cctool-{}.tmp", std::process::id()));
-    let _ = fs::remove_file(&temp);
-    let result = (|| {
-        let f = OpenOptions::new().write(true).create_new(true).open(&temp)?;
-        let mut w = Output::new(f);
-        write(&mut w)?;
-        if let Some(f) = w.into_file()? {
-            f.sync_all()?;
+    let mut short = name.as_str();
+    while short.len() > 200 {
+        let mut cut = 200;
+        while !short.is_char_boundary(cut) {
+            cut -= 1;
         }
-        if keep_mode && let Ok(meta) = fs::metadata(path) {
-            fs::set_permissions(&temp, meta.permissions())?;
-        }
-        fail_at("after-temp")?;
-        fail_at("before-rename")?;
-        fs::rename(&temp, path)?;
-        sync_dir(dir)?;
-        fail_at("after-rename")
-    })();
-    if result.is_err() && temp.exists() {
-        let _ = fs::remove_file(&temp);
+        short = &short[..cut];
     }
-    result
+    folder_of(path).join(format!(".{short}{TEMP_MARK}{}.tmp", std::process::id()))
+}
+
+/// Puts new content at `path` without a moment where it is partial: written by `write` into a
+/// temporary file in the same folder, fsynced, renamed over `path`, the folder fsynced. The
+/// temporary file does not outlive a failure or a panic. `keep_mode`: give it the permissions
+/// of the file it replaces. `before_rename` is the last check; its error stops the rewrite.
+fn write_via_temp(
+    path: &Path,
+    keep_mode: bool,
+    write: impl FnOnce(&mut Output) -> io::Result<()>,
+    before_rename: impl FnOnce() -> io::Result<()>,
+) -> io::Result<()> {
+    let dir = folder_of(path);
+    ignore_file_size_signal();
+    sweep(dir);
+    let mut temp = Temp {
+        path: temp_path(path),
+        renamed: false,
+    };
+    let _ = fs::remove_file(&temp.path);
+    let f = OpenOptions::new().write(true).create_new(true).open(&temp.path)?;
+    let mut w = Output::new(f);
+    write(&mut w)?;
+    if let Some(f) = w.into_file()? {
+        f.sync_all()?;
+    }
+    if keep_mode && let Ok(meta) = fs::metadata(path) {
+        fs::set_permissions(&temp.path, meta.permissions())?;
+    }
+    fail_at("after-temp")?;
+    fail_at("before-rename")?;
+    before_rename()?;
+    fs::rename(&temp.path, path)?;
+    temp.renamed = true;
+    sync_dir(dir)?;
+    fail_at("after-rename")
+}
+
+/// An exceeded file-size limit (`ulimit -f`) kills the process with SIGXFSZ by default,
+/// leaving the temporary file behind; ignored, it is a write error like a full disk.
+fn ignore_file_size_signal() {
+    #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code.
+        ONCE.call_once(|| unsafe {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+        });
+    }
+}
+
+/// Why a rewrite was refused before anything changed: the message says what to do.
+#[derive(Debug)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+fn refused(msg: String) -> io::Error {
+    io::Error::other(Refused(msg))
+}
+
+/// The refusal inside `e`, when the rewrite was refused rather than failed.
+pub fn refusal(e: &io::Error) -> Option<&Refused> {
+    e.get_ref().and_then(|r| r.downcast_ref::<Refused>())
+}
+
+/// The length and modification time an input had when it was read: a file found otherwise
+/// at the rewrite has changed since, and is not replaced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    pub len: u64,
+    pub modified: Option<SystemTime>,
+}
+
+impl Seen {
+    pub fn of(src: &crate::io::Source) -> Seen {
+        Seen {
+            len: src.len(),
+            modified: src.modified(),
+        }
+    }
+
+    fn differs(&self, now: &fs::Metadata) -> Option<String> {
+        if now.len() != self.len {
+            return Some(format!("its size went from {} to {} bytes", self.len, now.len()));
+        }
+        match (self.modified, now.modified().ok()) {
+            (Some(a), Some(b)) if a != b => Some("it was modified".into()),
+            _ => None,
+        }
+    }
+}
+
+/// How an in-place rewrite is done.
+#[derive(Clone, Copy, Debug)]
+pub struct InPlace<'a> {
+    /// Names the backup: `FILE.<tag>.bak`.
+    pub tag: &'a str,
+    /// The input as it was read.
+    pub seen: Seen,
+    /// Rewrite a read-only file too.
+    pub force: bool,
+}
+
+/// What an in-place rewrite did.
+#[derive(Debug)]
+pub struct Replaced {
+    /// The file rewritten: the one named, or the file its symbolic link points to.
+    pub target: PathBuf,
+    pub backup: PathBuf,
+}
+
+/// The file a path names: itself, or what its symbolic links lead to.
+fn resolved(path: &Path) -> io::Result<PathBuf> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path),
+        _ => Ok(path.to_path_buf()),
+    }
 }
 
 /// Replaces `path` with `bytes`, keeping a backup tagged `tag`. Returns the backup's path.
 pub fn replace_with_backup(path: &Path, bytes: &[u8], tag: &str) -> io::Result<PathBuf> {
-    replace_with_backup_by(path, tag, |w| w.write_all(bytes))
+    let seen = fs::metadata(path).map(|m| Seen {
+        len: m.len(),
+        modified: m.modified().ok(),
+    })?;
+    let how = InPlace {
+        tag,
+        seen,
+        force: false,
+    };
+    replace_with_backup_by(path, &how, |w| w.write_all(bytes)).map(|r| r.backup)
 }
 
 /// [`replace_with_backup`] with the new content written by `write` straight into the
-/// temporary file, so a large document is never held twice in memory.
+/// temporary file, so a large document is never held twice in memory; refused when the file
+/// changed since `how.seen`, is read-only (without `how.force`) or is being rewritten by
+/// another cctool run ([`refusal`] tells these from failures).
 pub fn replace_with_backup_by(
     path: &Path,
-    tag: &str,
+    how: &InPlace<'_>,
     write: impl FnOnce(&mut Output) -> io::Result<()>,
-) -> io::Result<PathBuf> {
+) -> io::Result<Replaced> {
+    let target = resolved(path)?;
+    // Held to the rename: a second cctool run on the same file waits for nothing and stops.
+    let lock = File::open(&target)?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => {
+            return Err(refused(
+                "another cctool run is rewriting this file; nothing changed, retry when it has finished".into(),
+            ));
+        }
+        // A filesystem without locks (some network ones): the re-check before the rename
+        // still stands.
+        Err(fs::TryLockError::Error(_)) => {}
+    }
+    let changed = |now: &fs::Metadata| {
+        how.seen.differs(now).map(|why| {
+            format!(
+                "the file changed while cctool worked on it ({why}): something is writing it; nothing changed, \
+                 retry when it is idle"
+            )
+        })
+    };
+    let meta = lock.metadata()?;
+    if let Some(msg) = changed(&meta) {
+        return Err(refused(msg));
+    }
+    if meta.permissions().readonly() && !how.force {
+        return Err(refused(
+            "the file is read-only, which may mean someone protected it; nothing changed, pass --force to rewrite it anyway"
+                .into(),
+        ));
+    }
     fail_at("before-backup")?;
-    let backup = backup_path(path, tag);
-    keep_backup(path, &backup)?;
-    sync_dir(folder_of(path))?;
+    let backup = backup_path(&target, how.tag);
+    keep_backup(&target, &backup)?;
+    sync_dir(folder_of(&target))?;
     fail_at("after-backup")?;
-    write_via_temp(path, true, write)?;
-    Ok(backup)
+    let recheck = || {
+        let now = lock.metadata()?;
+        let replaced = fs::metadata(&target).map_or(true, |m| !same_inode(&m, &now));
+        let why = match changed(&now) {
+            Some(msg) => msg,
+            None if replaced => {
+                "the file was replaced by another program while cctool worked on it; nothing changed".into()
+            }
+            None => return Ok(()),
+        };
+        // The backup is a second name (or a copy) of a file that is still there, whole.
+        let _ = fs::remove_file(&backup);
+        Err(refused(why))
+    };
+    write_via_temp(&target, true, write, recheck)?;
+    Ok(Replaced { target, backup })
+}
+
+#[cfg(unix)]
+fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_inode(_: &fs::Metadata, _: &fs::Metadata) -> bool {
+    true
 }
 
 /// Makes `backup` a second name of `path`'s inode, or else a fsynced copy of it.
@@ -311,7 +520,104 @@ pub fn write_new_file_by(
     if !overwrite && occupied(path) {
         return Err(io::Error::new(io::ErrorKind::AlreadyExists, "exists; not overwritten"));
     }
-    write_via_temp(path, false, write)
+    write_via_temp(path, false, write, || Ok(()))
+}
+
+/// Temporary files removed by this run: left by cctool runs that were killed.
+static SWEPT: Mutex<Vec<Swept>> = Mutex::new(Vec::new());
+/// Folders already swept by this run.
+static SWEPT_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// A temporary file left by a run that did not finish, and removed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Swept {
+    pub path: PathBuf,
+    pub pid: u32,
+    pub len: u64,
+}
+
+/// The temporary files this run removed so far (each reported once).
+pub fn take_swept() -> Vec<Swept> {
+    std::mem::take(&mut *SWEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+}
+
+/// The process id in the name of one of cctool's temporary files (this version's names and
+/// the earlier `.NAME.cctool-PID.tmp`).
+fn temp_pid(name: &str) -> Option<u32> {
+    let stem = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let (_, pid) = stem.rsplit_once(TEMP_MARK).or_else(|| stem.rsplit_once(".cctool-"))?;
+    pid.parse().ok()
+}
+
+/// Whether a cctool process with this id is running here. Where that cannot be told (no
+/// `/proc`), the answer is yes: a file that may be in use is never removed.
+fn cctool_running(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return true;
+    }
+    // A process id reused by another program does not keep the file.
+    match fs::read_to_string(proc.join(pid.to_string()).join("comm")) {
+        Ok(comm) => comm.trim_end().starts_with("cctool"),
+        Err(_) => false,
+    }
+}
+
+/// Removes the temporary files in `dir` left by cctool runs that are no longer running (a
+/// kill, a crash), once per folder and run; see [`take_swept`].
+pub fn sweep(dir: &Path) {
+    let key = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    {
+        let mut done = SWEPT_DIRS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if done.contains(&key) {
+            return;
+        }
+        done.push(key);
+    }
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = temp_pid(&name.to_string_lossy()) else {
+            continue;
+        };
+        let Ok(meta) = e.metadata() else { continue };
+        if !meta.is_file() || cctool_running(pid) {
+            continue;
+        }
+        let path = e.path();
+        if fs::remove_file(&path).is_ok() {
+            SWEPT
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(Swept {
+                    path,
+                    pid,
+                    len: meta.len(),
+                });
+        }
+    }
+}
+
+/// Writes a new document to standard output with `write` (`-o -`). A closed pipe is the
+/// reader's choice and ends the write as a broken pipe.
+pub fn write_stdout(write: impl FnOnce(&mut Output) -> io::Result<()>) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        let fd = io::stdout().as_fd().try_clone_to_owned()?;
+        let mut w = Output::new(File::from(fd));
+        write(&mut w)?;
+        w.flush()
+    }
+    #[cfg(not(unix))]
+    {
+        let mut w = Output::memory();
+        write(&mut w)?;
+        io::stdout().lock().write_all(&w.into_bytes())
+    }
 }
 
 /// Whether a new file at `path` would replace something: a file or a folder is there (a
@@ -341,5 +647,70 @@ mod tests {
             .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn temporary_files_say_whose_they_are() {
+        let t = temp_path(Path::new("/x/s.jsonl"));
+        let name = t.file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(name, format!(".s.jsonl.cctool-unfinished-{}.tmp", std::process::id()));
+        assert_eq!(temp_pid(&name), Some(std::process::id()));
+        assert_eq!(temp_pid(".s.jsonl.cctool-4242.tmp"), Some(4242));
+        assert_eq!(temp_pid("s.jsonl.cctool-4242.tmp"), None);
+        assert_eq!(temp_pid(".s.jsonl.tmp"), None);
+        let long = temp_path(&Path::new("/x").join("é".repeat(200)));
+        assert!(long.file_name().unwrap().len() <= 255);
+    }
+
+    #[test]
+    fn a_panic_while_writing_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.json");
+        fs::write(&f, "one").unwrap();
+        let r = std::panic::catch_unwind(|| {
+            let _ = write_new_file_by(&dir.path().join("new.json"), false, |w| {
+                w.write_all(b"partial")?;
+                panic!("the writer panicked");
+            });
+        });
+        assert!(r.is_err());
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["s.json"]);
+    }
+
+    #[test]
+    fn a_file_that_changed_since_it_was_read_is_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("s.json");
+        fs::write(&f, "one").unwrap();
+        let m = fs::metadata(&f).unwrap();
+        let seen = Seen {
+            len: m.len(),
+            modified: m.modified().ok(),
+        };
+        let how = InPlace {
+            tag: "v1",
+            seen,
+            force: false,
+        };
+        // Grows while the new content is written.
+        let e = replace_with_backup_by(&f, &how, |w| {
+            fs::OpenOptions::new().append(true).open(&f)?.write_all(b" more")?;
+            w.write_all(b"two")
+        })
+        .unwrap_err();
+        assert!(refusal(&e).is_some(), "{e}");
+        assert_eq!(fs::read_to_string(&f).unwrap(), "one more");
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["s.json"], "no backup, no temporary file");
+        // Changed before: refused at once.
+        let e = replace_with_backup_by(&f, &how, |w| w.write_all(b"two")).unwrap_err();
+        assert!(refusal(&e).unwrap().0.contains("size went from 3 to 8"), "{e}");
     }
 }

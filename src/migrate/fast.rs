@@ -412,6 +412,10 @@ fn message_at(text: &str, p: usize) -> Option<(Message<'_>, usize)> {
             }
             "ts" => {
                 let (v, end) = value_at::<i64>(b, p)?;
+                // A time no timestamp can say: the serde reader names it.
+                if !super::ts_writable(v) {
+                    return None;
+                }
                 ts = Some(v);
                 end
             }

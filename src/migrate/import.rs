@@ -18,12 +18,10 @@ use crate::chain::codex as codex_chain;
 use crate::formats::codex::{self, ItemSrc, Record};
 use crate::io::Source;
 
-/// A record as JSON, lone surrogates repaired; `null` when it is not JSON at all.
+/// A record as JSON, lone surrogates repaired, anything nested too deep kept as its text
+/// (see [`crate::io::json::parse_record`]); `null` when it is not JSON at all.
 pub fn parse(bytes: &[u8]) -> Value {
-    serde_json::from_slice(bytes)
-        .ok()
-        .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
-        .unwrap_or(Value::Null)
+    crate::io::json::parse_record(bytes)
 }
 
 fn native(format: &str, record: Value, line: Option<u64>) -> Item {
@@ -444,8 +442,10 @@ struct ClaudeSummaries {
     of: rustc_hash::FxHashMap<u32, u32>,
     /// Summary messages that are the text of an imported boundary.
     used: rustc_hash::FxHashSet<u32>,
-    /// Summary messages by line, with their parent as written, for boundaries without a uuid.
+    /// Summary messages by line, for boundaries without a uuid.
     summaries: Vec<(u64, u32)>,
+    /// The lines of every boundary, sorted.
+    boundary_lines: Vec<u64>,
 }
 
 impl ClaudeSummaries {
@@ -462,16 +462,17 @@ impl ClaudeSummaries {
             .map(|&(_, p)| t.node(p).parent_id().map(|id| t.ids.text(id)))
             .collect();
         let imported: rustc_hash::FxHashSet<u32> = order.iter().map(|p| p.pos).collect();
+        let index = crate::summary::SummaryIndex::new(summaries.iter().zip(&parents).map(|(s, p)| (s.0, p.as_deref())));
         let mut out = ClaudeSummaries {
             of: Default::default(),
             used: Default::default(),
+            boundary_lines: boundaries.iter().map(|&b| t.node(b).line).collect(),
             summaries,
         };
         for (i, &b) in boundaries.iter().enumerate() {
             let next = boundaries.get(i + 1).map_or(u64::MAX, |&n| t.node(n).line);
             let uuid = t.uuid_text(b);
-            let lines = out.summaries.iter().zip(&parents).map(|(s, p)| (s.0, p.as_deref()));
-            if let Some((k, _)) = crate::summary::summary_of_boundary(Some(&uuid), t.node(b).line, next, lines) {
+            if let Some((k, _)) = index.of(Some(&uuid), t.node(b).line, next) {
                 let s = out.summaries[k].1;
                 out.of.insert(b, s);
                 if imported.contains(&b) {
@@ -521,16 +522,14 @@ impl ClaudeSummaries {
         if !boundary {
             return Ok(None);
         }
-        let next = t
-            .nodes
-            .iter()
-            .filter(|n| n.is_boundary() && n.line > line)
-            .map(|n| n.line)
-            .min()
+        let next = self
+            .boundary_lines
+            .get(self.boundary_lines.partition_point(|&l| l <= line))
+            .copied()
             .unwrap_or(u64::MAX);
-        let lines = self.summaries.iter().map(|s| (s.0, None));
-        let text = match crate::summary::summary_of_boundary(None, line, next, lines) {
-            Some((k, _)) => Some(summary_text(src, t, self.summaries[k].1)?),
+        let first_after = self.summaries.partition_point(|s| s.0 <= line);
+        let text = match self.summaries.get(first_after).filter(|s| s.0 < next) {
+            Some(s) => Some(summary_text(src, t, s.1)?),
             None => None,
         };
         Ok(Some(claude_summary_item(rec, text)))

@@ -192,10 +192,54 @@ pub fn read_json(bytes: &[u8]) -> Result<Value, String> {
 
 /// A session file of any version, validated and migrated to the latest in memory.
 pub fn read_latest(bytes: &[u8]) -> Result<Session, String> {
-    let doc = read_json(bytes)?;
-    version_of(&doc).map_err(|e| e.to_string())?;
-    let s = parse(doc).map_err(|e| e.to_string())?;
-    Ok(migrate(s, LATEST))
+    Ok(migrate(read_session(bytes)?, LATEST))
+}
+
+/// A session file of any version, validated: [`parse`] of its bytes, without the document
+/// ever existing as one JSON tree. The top level is split into its members as text, and the
+/// messages are parsed one at a time into their typed form: a tree of a million small
+/// messages took ten times the file's size, on top of the messages made from it.
+pub fn read_session(bytes: &[u8]) -> Result<Session, String> {
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let Some(members) = crate::io::json::Members::parse(body) else {
+        // Not an object, or not JSON: the whole-document reader says which, and where.
+        let doc = read_json(bytes)?;
+        return parse(doc).map_err(|e| e.to_string());
+    };
+    let mut doc = Map::new();
+    let mut messages = None;
+    for (k, v) in members.iter() {
+        if k == "messages" {
+            messages = Some(v);
+            continue;
+        }
+        let v: Value = serde_json::from_str(v.get()).map_err(|e| format!("not valid JSON: {k}: {e}"))?;
+        doc.insert(k.to_string(), v);
+    }
+    let raw: Option<Vec<&serde_json::value::RawValue>> = match messages {
+        None => None,
+        Some(m) => match serde_json::from_str(m.get()) {
+            Ok(list) => Some(list),
+            // Not an array: the typed reader names what it is.
+            Err(_) => {
+                let v: Value = serde_json::from_str(m.get()).map_err(|e| format!("not valid JSON: messages: {e}"))?;
+                doc.insert("messages".into(), v);
+                None
+            }
+        },
+    };
+    let doc = Value::Object(doc);
+    let version = version_of(&doc).map_err(|e| e.to_string())?;
+    let Value::Object(mut m) = doc else {
+        return Err("not a JSON object".into());
+    };
+    let messages: Box<dyn Iterator<Item = Result<Value, SchemaError>>> = match raw {
+        Some(list) => Box::new(list.into_iter().enumerate().map(|(i, r)| {
+            serde_json::from_str(r.get()).map_err(|e| err(format!("messages[{i}]"), format!("not valid JSON: {e}")))
+        })),
+        None => Box::new(messages_of(&mut m).map_err(|e| e.to_string())?.into_iter().map(Ok)),
+    };
+    parse_parts(version, m, messages).map_err(|e| e.to_string())
 }
 
 /// The version field of a document: `schema_version` (v2+), else `version` (v1).
@@ -231,6 +275,42 @@ fn take_int(m: &mut Map<String, Value>, key: &str, path: &str) -> Result<Option<
             format!("{path}.{key}"),
             format!("expected an integer, found {other}"),
         )),
+    }
+}
+
+/// A message's `ts`, which must be a time the v5 `timestamp` (RFC 3339, four-digit year) can
+/// say: a larger one would be written as a malformed timestamp.
+fn take_ts(m: &mut Map<String, Value>, path: &str) -> Result<Option<i64>, SchemaError> {
+    let ts = take_int(m, "ts", path)?;
+    match ts {
+        Some(t) if !ts_writable(t) => Err(err(
+            format!("{path}.ts"),
+            format!(
+                "{t} is outside the years 0 to 9999 ({} to {} seconds since 1970), so no RFC 3339 timestamp can say it; \
+                 correct it (seconds, not milliseconds?) and run again",
+                TS_MIN, TS_MAX
+            ),
+        )),
+        _ => Ok(ts),
+    }
+}
+
+/// The first and last second of the years 0 to 9999.
+pub const TS_MIN: i64 = -62_167_219_200;
+pub const TS_MAX: i64 = 253_402_300_799;
+
+/// Whether `ts` (seconds since 1970) can be written as an RFC 3339 timestamp.
+pub fn ts_writable(ts: i64) -> bool {
+    (TS_MIN..=TS_MAX).contains(&ts)
+}
+
+/// The fields left in an object once the known ones were taken out. Taking out keeps the
+/// table's room, about 100 bytes a field: a million messages kept that much for nothing.
+fn lean(m: Map<String, Value>) -> Map<String, Value> {
+    if m.is_empty() {
+        Map::new()
+    } else {
+        m.into_iter().collect()
     }
 }
 
@@ -273,7 +353,7 @@ fn parse_v1_message(v: Value, i: usize) -> Result<MessageV1, SchemaError> {
             "missing: a tool message needs the id of its call",
         ));
     }
-    let ts = take_int(&mut m, "ts", &path)?;
+    let ts = take_ts(&mut m, &path)?;
     let mut tool_calls = Vec::new();
     match m.shift_remove("tool_calls") {
         None | Some(Value::Null) => {}
@@ -293,7 +373,7 @@ fn parse_v1_message(v: Value, i: usize) -> Result<MessageV1, SchemaError> {
                     id,
                     name,
                     arguments,
-                    extra: c,
+                    extra: lean(c),
                 });
             }
         }
@@ -311,7 +391,7 @@ fn parse_v1_message(v: Value, i: usize) -> Result<MessageV1, SchemaError> {
         tool_calls,
         tool_call_id,
         ts,
-        extra: m,
+        extra: lean(m),
     })
 }
 
@@ -325,9 +405,9 @@ fn parse_item(v: Value, path: &str) -> Result<Item, SchemaError> {
             m.shift_remove("type");
             let text = take_str(&mut m, "text", path, false)?.unwrap_or_default();
             if ty == "text" {
-                Item::Text { text, extra: m }
+                Item::Text { text, extra: lean(m) }
             } else {
-                Item::Reasoning { text, extra: m }
+                Item::Reasoning { text, extra: lean(m) }
             }
         }
         "tool_call" => {
@@ -339,7 +419,7 @@ fn parse_item(v: Value, path: &str) -> Result<Item, SchemaError> {
                 id,
                 name,
                 args,
-                extra: m,
+                extra: lean(m),
             }
         }
         "tool_result" => {
@@ -349,7 +429,7 @@ fn parse_item(v: Value, path: &str) -> Result<Item, SchemaError> {
             Item::ToolResult {
                 content,
                 original_size,
-                extra: m,
+                extra: lean(m),
             }
         }
         _ => Item::Other(Value::Object(m)),
@@ -368,11 +448,14 @@ fn parse_v3_message(v: Value, i: usize, version: u32) -> Result<MessageV3, Schem
         ));
     }
     let items = match m.shift_remove("items") {
-        Some(Value::Array(a)) => a
-            .into_iter()
-            .enumerate()
-            .map(|(k, it)| parse_item(it, &format!("{path}.items[{k}]")))
-            .collect::<Result<Vec<_>, _>>()?,
+        Some(Value::Array(a)) => {
+            // Sized exactly: an item is large, and a list grown from empty takes four.
+            let mut items = Vec::with_capacity(a.len());
+            for (k, it) in a.into_iter().enumerate() {
+                items.push(parse_item(it, &format!("{path}.items[{k}]"))?);
+            }
+            items
+        }
         None if version >= 3 => return Err(err(format!("{path}.items"), "missing")),
         None => Vec::new(),
         Some(other) => {
@@ -382,11 +465,7 @@ fn parse_v3_message(v: Value, i: usize, version: u32) -> Result<MessageV3, Schem
             ));
         }
     };
-    let ts = if version == 3 {
-        take_int(&mut m, "ts", &path)?
-    } else {
-        None
-    };
+    let ts = if version == 3 { take_ts(&mut m, &path)? } else { None };
     let id = if version >= 4 {
         match m.shift_remove("id") {
             Some(Value::Number(n)) if n.as_u64().is_some() => n.as_u64(),
@@ -413,7 +492,7 @@ fn parse_v3_message(v: Value, i: usize, version: u32) -> Result<MessageV3, Schem
         id,
         ts,
         timestamp,
-        extra: m,
+        extra: lean(m),
     })
 }
 
@@ -423,16 +502,25 @@ pub fn parse(doc: Value) -> Result<Session, SchemaError> {
     let Value::Object(mut m) = doc else {
         return Err(err("", "not a JSON object"));
     };
+    let messages = messages_of(&mut m)?;
+    parse_parts(version, m, messages.into_iter().map(Ok))
+}
+
+/// [`parse`] of a document's members but `messages`, and its messages one by one.
+fn parse_parts(
+    version: u32,
+    mut m: Map<String, Value>,
+    messages: impl Iterator<Item = Result<Value, SchemaError>>,
+) -> Result<Session, SchemaError> {
     m.shift_remove("version");
     m.shift_remove("schema_version");
-    let messages = messages_of(&mut m)?;
     match version {
         1 | 2 => {
-            let msgs = messages
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| parse_v1_message(v, i))
-                .collect::<Result<Vec<_>, _>>()?;
+            // Sized once: a list grown by doubling holds up to twice what it needs.
+            let mut msgs = Vec::with_capacity(messages.size_hint().0);
+            for (i, v) in messages.enumerate() {
+                msgs.push(parse_v1_message(v?, i)?);
+            }
             if version == 1 {
                 let id = m.shift_remove("id").unwrap_or(Value::Null);
                 Ok(Session::V1 {
@@ -452,11 +540,10 @@ pub fn parse(doc: Value) -> Result<Session, SchemaError> {
             }
         }
         _ => {
-            let msgs = messages
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| parse_v3_message(v, i, version))
-                .collect::<Result<Vec<_>, _>>()?;
+            let mut msgs = Vec::with_capacity(messages.size_hint().0);
+            for (i, v) in messages.enumerate() {
+                msgs.push(parse_v3_message(v?, i, version)?);
+            }
             let session_id = m.shift_remove("session_id").unwrap_or(Value::Null);
             let created_at = take_str(&mut m, "created_at", "", false)?;
             Ok(Session::V3Plus {
@@ -519,7 +606,10 @@ pub fn v2_to_v3(s: Session) -> Session {
         .into_iter()
         .map(|mut m| {
             m.extra.shift_remove("items");
-            let mut items = Vec::new();
+            // Sized exactly: an item is large, and a list grown from empty takes four.
+            let thinking = m.thinking.as_ref().is_some_and(|t| !t.is_empty());
+            let text = m.role == "tool" || !m.content.is_empty();
+            let mut items = Vec::with_capacity(usize::from(thinking) + usize::from(text) + m.tool_calls.len());
             if let Some(t) = m.thinking.filter(|t| !t.is_empty()) {
                 items.push(Item::Reasoning {
                     text: t,

@@ -105,7 +105,9 @@ pub fn claude_summary_text(rec: &Value) -> Option<String> {
 pub struct Marker {
     pub line: u64,
     pub offset: u64,
-    pub value: Value,
+    /// Shared: a boundary written twice keeps its first position and its last content, and
+    /// the lists built from the markers point at them instead of copying them.
+    pub value: std::sync::Arc<Value>,
 }
 
 impl Marker {
@@ -142,18 +144,51 @@ pub fn claude_markers(src: &Source) -> std::io::Result<(Vec<Marker>, u64)> {
     let mut bad = 0u64;
     crate::io::lines::for_each_marker_line(src, CLAUDE_NEEDLES, |line| match parse_line(line.bytes) {
         Some(value) => {
-            let m = Marker {
+            let mut m = Marker {
                 line: line.no,
                 offset: line.offset,
-                value,
+                value: std::sync::Arc::new(value),
             };
             if m.is_boundary() || m.is_micro() || m.is_summary() {
+                let value = std::mem::take(std::sync::Arc::make_mut(&mut m.value));
+                m.value = std::sync::Arc::new(kept_fields(value));
                 out.push(m);
             }
         }
         None => bad += 1,
     })?;
     Ok((out, bad))
+}
+
+/// The fields of a marker that summaries are made of. A file can hold tens of thousands of
+/// markers, each kept until its summary is written: its envelope fields (cwd, version,
+/// branch…) would cost more than its summary text.
+fn kept_fields(v: Value) -> Value {
+    const KEPT: &[&str] = &[
+        "type",
+        "subtype",
+        "uuid",
+        "parentUuid",
+        "logicalParentUuid",
+        "timestamp",
+        "sessionId",
+        "compactMetadata",
+        "microcompactMetadata",
+        "isCompactSummary",
+    ];
+    let Value::Object(o) = v else { return v };
+    let mut kept = Map::new();
+    for (k, v) in o {
+        if KEPT.contains(&k.as_str()) {
+            kept.insert(k, v);
+        } else if k == "message"
+            && let Value::Object(mut m) = v
+            && let Some(content) = m.remove("content")
+        {
+            kept.insert(k, Value::Object(Map::from_iter([("content".into(), content)])));
+        }
+    }
+    Value::Object(kept)
 }
 
 fn parse_line(bytes: &[u8]) -> Option<Value> {
@@ -176,12 +211,20 @@ pub struct Current {
 }
 
 /// Boundaries deduplicated as the loader's map does: first position, last content.
+/// A map from uuid to position, so a file of 50,000 boundaries costs 50,000 lookups, not
+/// 50,000 scans of what came before.
 fn dedup_boundaries(markers: &[Marker]) -> Vec<Marker> {
     let mut out: Vec<Marker> = Vec::new();
+    let mut at: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     for m in markers.iter().filter(|m| m.is_boundary()) {
-        match out.iter_mut().find(|b| b.uuid().is_some() && b.uuid() == m.uuid()) {
-            Some(b) => b.value = m.value.clone(),
-            None => out.push(m.clone()),
+        match m.uuid().and_then(|u| at.get(u)) {
+            Some(&i) => out[i].value = m.value.clone(),
+            None => {
+                if let Some(u) = m.uuid() {
+                    at.insert(u, out.len());
+                }
+                out.push(m.clone());
+            }
         }
     }
     out
@@ -375,26 +418,42 @@ fn uuids_in_file(
     Ok(found)
 }
 
-/// Which summary message a compact boundary (`uuid`, on `line`, the next boundary on
-/// `next_line`) takes, of `summaries` (each its line and `parentUuid`, in file order): the first
-/// parented on it, else the first written after it and before the next boundary. The index,
-/// and `parent` or `fallback`.
-pub fn summary_of_boundary<'a>(
-    uuid: Option<&str>,
-    line: u64,
-    next_line: u64,
-    summaries: impl Iterator<Item = (u64, Option<&'a str>)> + Clone,
-) -> Option<(usize, &'static str)> {
-    let by_parent = summaries
-        .clone()
-        .position(|(_, parent)| parent.is_some() && parent == uuid)
-        .map(|i| (i, "parent"));
-    by_parent.or_else(|| {
-        summaries
-            .enumerate()
-            .find(|(_, (l, _))| *l > line && *l < next_line)
-            .map(|(i, _)| (i, "fallback"))
-    })
+/// Which summary message a compact boundary takes, of a file's summary messages (each its
+/// line and `parentUuid`, in file order): the first parented on it, else the first written
+/// after it and before the next boundary. Built once, each lookup costs a hash and a
+/// bisection, so a file of 50,000 compactions is not a pass over its summaries per boundary.
+pub struct SummaryIndex<'a> {
+    lines: Vec<u64>,
+    by_parent: rustc_hash::FxHashMap<&'a str, usize>,
+}
+
+impl<'a> SummaryIndex<'a> {
+    pub fn new(summaries: impl Iterator<Item = (u64, Option<&'a str>)>) -> SummaryIndex<'a> {
+        let mut index = SummaryIndex {
+            lines: Vec::new(),
+            by_parent: Default::default(),
+        };
+        for (i, (line, parent)) in summaries.enumerate() {
+            index.lines.push(line);
+            if let Some(p) = parent {
+                index.by_parent.entry(p).or_insert(i);
+            }
+        }
+        index
+    }
+
+    /// The summary of the boundary `uuid` on `line` (the next boundary on `next_line`): its
+    /// index, and `parent` or `fallback`.
+    pub fn of(&self, uuid: Option<&str>, line: u64, next_line: u64) -> Option<(usize, &'static str)> {
+        let by_parent = uuid.and_then(|u| self.by_parent.get(u)).map(|&i| (i, "parent"));
+        by_parent.or_else(|| self.after(line, next_line).map(|i| (i, "fallback")))
+    }
+
+    /// The first summary written after `line` and before `next_line`.
+    pub fn after(&self, line: u64, next_line: u64) -> Option<usize> {
+        let i = self.lines.partition_point(|&l| l <= line);
+        self.lines.get(i).filter(|&&l| l < next_line).map(|_| i)
+    }
 }
 
 /// Claude Code: every compact boundary with its summary, in file order.
@@ -405,7 +464,16 @@ pub fn claude(
     opts: Options,
 ) -> std::io::Result<Vec<SummaryRecord>> {
     let boundaries = dedup_boundaries(markers);
+    // Markers come in file order, so both lists are sorted by line; looked up by bisection
+    // and by map, each boundary costs a logarithm, not a pass over the file's markers.
     let summaries: Vec<&Marker> = markers.iter().filter(|m| m.is_summary()).collect();
+    let mut boundary_lines: Vec<u64> = boundaries.iter().map(|b| b.line).collect();
+    boundary_lines.sort_unstable();
+    let by_boundary = SummaryIndex::new(
+        summaries
+            .iter()
+            .map(|s| (s.line, s.value.get("parentUuid").and_then(Value::as_str))),
+    );
     let session_id = markers.iter().find_map(|m| str_of(&m.value, "sessionId"));
     let file = src.name().to_string();
     let mut out = Vec::new();
@@ -462,21 +530,13 @@ pub fn claude(
             Some(lp) if !lp.is_empty() => Some(resolved.contains(lp)),
             _ => None,
         };
-        let next_line = boundaries
-            .iter()
-            .map(|b| b.line)
-            .filter(|&l| l > m.line)
-            .min()
+        let next_line = boundary_lines
+            .get(boundary_lines.partition_point(|&l| l <= m.line))
+            .copied()
             .unwrap_or(u64::MAX);
-        let found = summary_of_boundary(
-            m.uuid(),
-            m.line,
-            next_line,
-            summaries
-                .iter()
-                .map(|s| (s.line, s.value.get("parentUuid").and_then(Value::as_str))),
-        )
-        .map(|(i, how)| (summaries[i], how));
+        let found = by_boundary
+            .of(m.uuid(), m.line, next_line)
+            .map(|(i, how)| (summaries[i], how));
         match found {
             Some((s, source)) => {
                 let text = claude_summary_text(&s.value);

@@ -687,8 +687,9 @@ fn live_looking_files_are_refused_unless_forced() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("s ago, so its agent may still be writing it"));
+    // A last record cut short is one being written: refused.
     let mut bytes = std::fs::read(fixture("compact/claude-work.jsonl")).unwrap();
-    bytes.pop();
+    bytes.truncate(bytes.len() - 20);
     let torn = dir.path().join("torn.jsonl");
     write_aged(&torn, &bytes);
     let o = cctool()
@@ -697,11 +698,25 @@ fn live_looking_files_are_refused_unless_forced() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("does not end with a newline"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("its last line is not a complete record and has no newline"));
     compact(&torn, &["--keep-recent", "3000", "--force"], 0);
-    // The appended records start on a line of their own.
-    let out = std::fs::read_to_string(dir.path().join("torn.compacted.jsonl")).unwrap();
-    assert!(out.lines().all(|l| serde_json::from_str::<Value>(l).is_ok()));
+    // A whole last record without its newline is how some copies end: compacted as it is.
+    let mut bytes = std::fs::read(fixture("compact/claude-work.jsonl")).unwrap();
+    bytes.pop();
+    let unterminated = dir.path().join("unterminated.jsonl");
+    write_aged(&unterminated, &bytes);
+    compact(&unterminated, &["--keep-recent", "3000"], 0);
+    // The appended records start on a line of their own: after the input, every line is JSON
+    // (the torn line itself is copied as it was, for the agent to skip as it would).
+    for (name, input_len) in [("unterminated", bytes.len()), ("torn", bytes.len() - 19)] {
+        let out = std::fs::read(dir.path().join(format!("{name}.compacted.jsonl"))).unwrap();
+        let appended = String::from_utf8_lossy(&out[input_len + 1..]).into_owned();
+        assert!(appended.lines().count() >= 2, "{name}: {appended}");
+        assert!(
+            appended.lines().all(|l| serde_json::from_str::<Value>(l).is_ok()),
+            "{name}: {appended}"
+        );
+    }
 }
 
 #[test]

@@ -43,7 +43,8 @@ fn compact(args: &[&str], file: &Path, fail_at: Option<&str>, copy_backup: bool)
 
 const IN_PLACE: &[&str] = &["--in-place", "--keep-recent", "3000"];
 
-fn names_in(dir: &Path) -> Vec<String> {
+/// The names in `dir`, sorted.
+pub fn names_in(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

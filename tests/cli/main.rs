@@ -29,6 +29,7 @@ mod migrate;
 mod props;
 mod readme;
 mod rebuild_chain;
+mod rewrites;
 mod scan;
 mod scan_table;
 mod special_inputs;

@@ -42,7 +42,7 @@ fn golden_files_of_every_version_migrate_to_their_exact_v5() {
         let rec: Value = serde_json::from_slice(&out.stdout).unwrap();
         let old = if v.contains("spec") { "v1" } else { v };
         assert_eq!(rec["from"], old);
-        assert_eq!(rec["to"], 5);
+        assert_eq!(rec["to"], "v5", "one type for from and to");
         assert_eq!(rec["changed"], true);
         let expected = fixture(&format!("migrate/{}.expected.v5.json", v.trim_end_matches(".v1")));
         assert_eq!(

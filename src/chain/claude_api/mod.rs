@@ -189,12 +189,34 @@ pub fn api_view(
 
 /// The error of a view over [`MAX_BLOCKS`] content blocks, `n` of them by `line`.
 fn too_many(line: u64, n: usize) -> std::io::Error {
-    std::io::Error::new(
-        std::io::ErrorKind::InvalidData,
-        format!(
-            "line {line}: {n} content blocks in the request by this message, more than the {MAX_BLOCKS} cctool holds for a request view (real sessions send a few hundred)"
-        ),
-    )
+    std::io::Error::new(std::io::ErrorKind::InvalidData, TooManyBlocks { line, n })
+}
+
+/// A request view refused for holding more than [`MAX_BLOCKS`] content blocks: what a
+/// measure of the request can replace by an estimate from the records' size.
+#[derive(Debug)]
+pub struct TooManyBlocks {
+    pub line: u64,
+    pub n: usize,
+}
+
+impl std::fmt::Display for TooManyBlocks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {}: {} content blocks in the request by this message, more than the {MAX_BLOCKS} cctool holds for a request view (real sessions send a few hundred)",
+            self.line, self.n
+        )
+    }
+}
+
+impl std::error::Error for TooManyBlocks {}
+
+impl TooManyBlocks {
+    /// Whether `e` is this refusal.
+    pub fn is(e: &std::io::Error) -> bool {
+        e.get_ref().is_some_and(|inner| inner.is::<TooManyBlocks>())
+    }
 }
 
 /// Item 2: A4 drops synthetic API-error rows. (The request model is chosen before, by
