@@ -11,7 +11,8 @@ The input is the request's `input` array or the whole request body (VIEW_BODY=1)
 Codex puts its tool list (an `additional_tools` item, for some models) and its base instructions
 (a developer message) first, and before the new prompt the context of the new turn
 (permissions, skills, environment, AGENTS.md, model hints): all items that carry the prompt's
-turn id. Those describe the machine and the configuration, not the session: they are dropped,
+turn id, or, for the models that get no such metadata, the developer messages and the
+`<environment_context>` message right before the prompt. Those describe the machine and the configuration, not the session: they are dropped,
 and so is every item's `internal_chat_message_metadata_passthrough` and the prompt's `id` (a
 fresh one each run). Ids of history items, and the ids Codex derives for the outputs it adds to
 unanswered calls, are part of the request and kept.
@@ -22,6 +23,18 @@ import sys
 
 def meta(item):
     return (item.get("internal_chat_message_metadata_passthrough") or {}) if isinstance(item, dict) else {}
+
+
+def role(item):
+    return item.get("role") if isinstance(item, dict) else None
+
+
+def text(item):
+    """The text of a user message's first part."""
+    if role(item) != "user" or not isinstance(item.get("content"), list) or not item["content"]:
+        return ""
+    first = item["content"][0]
+    return str(first.get("text", "")) if isinstance(first, dict) else ""
 
 
 def sent(items):
@@ -36,7 +49,15 @@ def sent(items):
         return items
     prompt = items[-1]
     turn = meta(prompt).get("turn_id")
-    out = [x for x in items[:-1] if not (turn and meta(x).get("turn_id") == turn)] + [prompt]
+    if turn:
+        out = [x for x in items[:-1] if meta(x).get("turn_id") != turn] + [prompt]
+    else:
+        # Some models get no metadata: the new turn's context is then the developer messages
+        # and the <environment_context> message right before the prompt.
+        out = items[:-1]
+        while out and (role(out[-1]) == "developer" or text(out[-1]).startswith("<environment_context>")):
+            out.pop()
+        out.append(prompt)
     for x in out:
         if isinstance(x, dict):
             x.pop("internal_chat_message_metadata_passthrough", None)

@@ -36,7 +36,8 @@
 # Normalisation (what the clients add by themselves, whatever the file holds):
 #   Claude Code: scripts/claude-request.py (`sent`, and `body` for NAME.body.json).
 #   Codex: scripts/codex-request.py (`sent`: history and prompt; `history`: without the
-#   prompt). NAME.sent.json holding `null` means Codex refused to resume the file.
+#   prompt). NAME.sent.json holding `null` means Codex refused to resume the file (it said
+#   "thread/resume failed"; a run that sent nothing otherwise is FAILED).
 set -u
 
 # FOLDER AGENT SHAPE DATE — DATE is when fixtures without a VIEW_DATE were recorded ("-":
@@ -180,11 +181,14 @@ for entry in "${FOLDERS[@]}"; do
         bash "$harness/codex-resume-view.sh" "$input" "$PROMPT" > "$tmp/raw.json" 2> "$tmp/err"
     fi
     rc=$?
-    if [ "$rc" = 1 ] && [ "$agent" = codex ] && grep -q "sent no /v1/responses request" "$tmp/err"; then
-      echo null > "$tmp/sent.json"      # Codex refused to resume the file
+    # A refusal is Codex saying it cannot read the thread; a run that sent nothing for any
+    # other reason (a timeout on a loaded machine, say) is a failure, never a `null`.
+    if [ "$rc" = 1 ] && [ "$agent" = codex ] && grep -q "sent no /v1/responses request" "$tmp/err" \
+        && grep -q "thread/resume failed" "$tmp/err"; then
+      echo null > "$tmp/sent.json"
     elif [ "$rc" != 0 ]; then
       failed=$((failed + 1))
-      echo "FAILED  $label: $(tail -n 3 "$tmp/err" | tr '\n' ' ')"
+      echo "FAILED  $label: the harness exited with status $rc: $(grep -v '^[[:space:]]*$' "$tmp/err" | tail -n 3 | tr '\n' ' ')"
       continue
     elif ! python3 "$repo/scripts/$agent-request.py" "$shape" < "$tmp/raw.json" > "$tmp/sent.json" 2> "$tmp/err"; then
       failed=$((failed + 1)); echo "FAILED  $label: $(tail -n 1 "$tmp/err")"; continue
