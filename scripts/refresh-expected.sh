@@ -62,7 +62,7 @@ for a in "$@"; do
   case "$a" in
     --write) write=1 ;;
     --today) today=1 ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -u$/{/^set -u$/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     -*) echo "refresh-expected: unknown option $a (see --help)" >&2; exit 2 ;;
     *) only+=("$a") ;;
   esac
