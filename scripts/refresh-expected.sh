@@ -1,43 +1,56 @@
 #!/usr/bin/env bash
-# refresh-expected.sh — re-record the expected requests of the api-view fixtures with the real
-# clients, and say which differ from the committed ones.
+# refresh-expected.sh — re-record every recorded-request fixture with the real clients, and say
+# which differ from the committed ones.
 #
 # Usage:
 #   scripts/refresh-expected.sh [--write] [--today] [NAME...]
 #
-# Every fixture of the recorded-request convention is re-recorded: in each folder listed in
-# FOLDERS below, NAME.jsonl is the input, NAME.sent.json the expected request part (Claude
-# Code: `messages`; Codex: `input`), normalised as below, and the optional NAME.view holds
-# KEY=VALUE lines saying how it was recorded:
-#   VIEW_DATE      the date the client runs at (UTC), e.g. 2026-11-29
-#   VIEW_ENV       extra client environment (NAME=VALUE words)
-#   VIEW_SETTINGS  a file beside the fixture whose JSON is the client's settings.json
+# A recorded-request fixture is NAME.jsonl (the session) beside NAME.sent.json (what the
+# client sent after resuming it, normalised as below) and, for some, NAME.body.json (the whole
+# request as `cctool rebuild-chain --api-view --body` prints it). The folders, and the shape
+# their NAME.sent.json has, are listed in FOLDERS below. The optional NAME.view holds KEY=VALUE
+# lines saying how the fixture was recorded (lines starting with # are comments):
+#   VIEW_DATE      Claude Code: the UTC date or time the client runs at ("2026-11-29",
+#                  "2026-11-30 07:59:30"); without it, the folder's date below
+#   VIEW_ENV       Claude Code: more client environment (NAME=VALUE words)
+#   VIEW_SETTINGS  Claude Code: a file beside the fixture whose JSON is the client's settings.json
+#   CC_EXTRA_ARGS  Claude Code: more client arguments (e.g. --model claude-opus-4-6)
+#   CODEX_MODEL    Codex: the configured model (default: the rollout's last turn_context model)
 #   PROMPT         the prompt of the resumed turn (default "say ok")
-#   CCTOOL_ARGS    the cctool options that express the same assumptions (read by the tests)
-# Other keys (RULES, PROVES) are for the tests and ignored here.
+# Other keys (CCTOOL_ARGS, RULES, PROVES, EXPECT, NOT_REPRODUCED) are for the tests.
 #
-# The client runs through the harness in ${CCTOOL_HARNESS:-scripts/realclient}
+# The clients run through the harness in ${CCTOOL_HARNESS:-scripts/realclient}
 # (cc-resume-view.sh, codex-resume-view.sh; install the clients with its install.sh).
 #
 #   (no option)  record each fixture as its .view says and print, per fixture, "same",
-#                "DIFFERS" (with the first differing message) or "FAILED"; exit 1 if any
-#                differs or failed.
-#   --write      also write the new NAME.sent.json where it differs (or is missing).
-#   --today      record at today's date instead of VIEW_DATE (the drift check: what today's
-#                client would send); never writes.
+#                "DIFFERS" (with the first difference) or "FAILED", then the counts; exit 1
+#                if any differs or failed.
+#   --write      also write NAME.sent.json (and NAME.body.json where the fixture has one)
+#                where it differs; exit 1 only if a recording failed. A NAME given on the
+#                command line without a NAME.sent.json is recorded too (a new fixture).
+#   --today      record Claude Code fixtures at today's date instead of their recorded one
+#                (the drift check: what today's client would send); never writes. Codex has
+#                no date knob: its fixtures run as always.
 #   NAME...      only fixtures whose file name (without .jsonl) is one of these.
 #
-# Normalisation (what the clients add by themselves and is no part of the file's history):
-#   Claude Code: messages with role "system" are dropped, and so are the text blocks starting
-#   with <system-reminder> of the last user message; cache_control members and
-#   "is_error": false are removed.
-#   Codex: developer messages and the user <environment_context> message are dropped, and so
-#   are item ids and internal_chat_message_metadata_passthrough members.
+# Normalisation (what the clients add by themselves, whatever the file holds):
+#   Claude Code: scripts/claude-request.py (`sent`, and `body` for NAME.body.json).
+#   Codex: scripts/codex-request.py (`sent`: history and prompt; `history`: without the
+#   prompt). NAME.sent.json holding `null` means Codex refused to resume the file (it said
+#   "thread/resume failed"; a run that sent nothing otherwise is FAILED).
 set -u
 
-# Folders of recorded-request fixtures. Each owner adds its own.
+# FOLDER AGENT SHAPE DATE — DATE is when fixtures without a VIEW_DATE were recorded ("-":
+# today). SHAPE is what NAME.sent.json holds: `sent` the request's messages or input with
+# the prompt, `history` (Codex) the input without the prompt, as `rebuild-chain` prints it.
 FOLDERS=(
-  fixtures/claude/api
+  "fixtures/claude/api    claude sent    -"
+  "fixtures/claude/model  claude sent    -"
+  "fixtures/claude/chain  claude sent    2026-12-01"
+  "fixtures/claude        claude sent    2026-12-01"
+  "fixtures/codex/api     codex  sent    -"
+  "fixtures/codex/chain   codex  history -"
+  "fixtures/codex         codex  history -"
 )
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,8 +62,8 @@ for a in "$@"; do
   case "$a" in
     --write) write=1 ;;
     --today) today=1 ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
-    -*) echo "refresh-expected: unknown option $a" >&2; exit 2 ;;
+    -h|--help) sed -n '2,/^set -u$/{/^set -u$/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+    -*) echo "refresh-expected: unknown option $a (see --help)" >&2; exit 2 ;;
     *) only+=("$a") ;;
   esac
 done
@@ -59,113 +72,151 @@ if [ "$today" = 1 ] && [ "$write" = 1 ]; then
   exit 2
 fi
 command -v python3 >/dev/null || { echo "refresh-expected: python3 is needed (the harness needs it too)" >&2; exit 2; }
+for script in cc-resume-view.sh codex-resume-view.sh; do
+  [ -f "$harness/$script" ] || { echo "refresh-expected: no harness script $harness/$script (set CCTOOL_HARNESS)" >&2; exit 2; }
+done
 
-normalise() { # normalise AGENT < raw.json > normalised.json
-  python3 -c '
-import json, sys
-agent = sys.argv[1]
-data = json.load(sys.stdin)
-def clean(v):
-    if isinstance(v, dict):
-        v.pop("cache_control", None)
-        if v.get("is_error") is False:
-            v.pop("is_error")
-        if agent == "codex":
-            v.pop("internal_chat_message_metadata_passthrough", None)
-            v.pop("id", None)
-        for x in v.values():
-            clean(x)
-    elif isinstance(v, list):
-        for x in v:
-            clean(x)
-if agent == "claude":
-    msgs = [m for m in data if m.get("role") != "system"]
-    if msgs and isinstance(msgs[-1].get("content"), list):
-        msgs[-1]["content"] = [b for b in msgs[-1]["content"]
-                               if not (isinstance(b, dict) and isinstance(b.get("text"), str)
-                                       and b["text"].startswith("<system-reminder>"))]
-else:
-    def env(item):
-        c = item.get("content")
-        return (item.get("role") == "user" and isinstance(c, list) and c
-                and isinstance(c[0], dict) and str(c[0].get("text", "")).startswith("<environment_context>"))
-    msgs = [m for m in data if m.get("role") != "developer" and not env(m)]
-clean(msgs)
-json.dump(msgs, sys.stdout, indent=2, ensure_ascii=False)
-sys.stdout.write("\n")
-' "$1"
+named() { # named NAME: was NAME given on the command line (or none at all)?
+  [ ${#only[@]} -eq 0 ] && return 0
+  local n
+  for n in "${only[@]}"; do [ "$n" = "$1" ] && return 0; done
+  return 1
 }
 
-first_difference() { # first_difference EXPECTED NEW
-  python3 -c '
+# compare EXPECTED NEW: exit 0 when both hold the same JSON value, else print where they first
+# differ and exit 1.
+compare() {
+  python3 - "$1" "$2" <<'EOF'
 import json, sys
 a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
-if len(a) != len(b):
-    print("%d messages expected, %d sent" % (len(a), len(b)))
-for i, (x, y) in enumerate(zip(a, b)):
-    if x != y:
-        s = json.dumps(y, ensure_ascii=False)
-        print("message %d now: %s" % (i, s[:300] + ("…" if len(s) > 300 else "")))
-        break
-' "$1" "$2"
+if a == b:
+    sys.exit(0)
+def show(v):
+    s = json.dumps(v, ensure_ascii=False)
+    return s[:300] + ("…" if len(s) > 300 else "")
+def first(a, b, where):
+    if type(a) is not type(b) or not isinstance(a, (list, dict)):
+        return "%s expected %s, now %s" % (where or "the request", show(a), show(b))
+    if isinstance(a, list):
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                return ("item %d now: %s" % (i, show(y))) if not where else first(x, y, "%s[%d]" % (where, i))
+        return "%s: %d items expected, %d now" % (where or "the request", len(a), len(b))
+    for k in sorted(set(a) | set(b)):
+        if a.get(k, KeyError) != b.get(k, KeyError):
+            if k not in a or k not in b:
+                return "%s.%s %s" % (where, k, "is new" if k in b else "is gone")
+            return first(a[k], b[k], "%s.%s" % (where, k))
+    return where
+print(first(a, b, ""))
+sys.exit(1)
+EOF
+}
+
+# store NEW EXPECTED: write NEW's value in EXPECTED's file, indented as EXPECTED already is
+# (one space for new files), so that a re-recording changes only what the client changed.
+store() {
+  python3 - "$1" "$2" <<'EOF'
+import json, os, sys
+new, dest = sys.argv[1], sys.argv[2]
+indent = 1
+if os.path.exists(dest):
+    lines = open(dest, encoding="utf-8").read().split("\n")
+    if len(lines) > 1 and lines[1].strip():
+        indent = len(lines[1]) - len(lines[1].lstrip(" ")) or 1
+with open(dest + ".tmp", "w", encoding="utf-8") as f:
+    json.dump(json.load(open(new, encoding="utf-8")), f, indent=indent, ensure_ascii=False)
+    f.write("\n")
+os.replace(dest + ".tmp", dest)
+EOF
 }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 total=0; same=0; differ=0; failed=0
-for folder in "${FOLDERS[@]}"; do
+for entry in "${FOLDERS[@]}"; do
+  read -r folder agent shape folder_date <<< "$entry"
   [ -d "$repo/$folder" ] || continue
-  case "$folder" in
-    fixtures/codex/*) agent=codex; script=codex-resume-view.sh ;;
-    *) agent=claude; script=cc-resume-view.sh ;;
-  esac
-  if [ ! -f "$harness/$script" ]; then
-    echo "refresh-expected: no harness script $harness/$script (set CCTOOL_HARNESS)" >&2
-    exit 2
-  fi
+  [ "$folder_date" = - ] && folder_date=
   for input in "$repo/$folder"/*.jsonl; do
     [ -e "$input" ] || continue
     name=$(basename "$input" .jsonl)
+    named "$name" || continue
     expected="$repo/$folder/$name.sent.json"
-    if [ ${#only[@]} -gt 0 ] && [[ ! " ${only[*]} " == *" $name "* ]]; then continue; fi
-    [ -f "$expected" ] || [ "$write" = 1 ] || continue
+    body="$repo/$folder/$name.body.json"
+    # Without NAME.sent.json a file is no recorded fixture (a rollout the tests expect the
+    # client to refuse, say), unless it was named to be recorded.
+    [ -f "$expected" ] || { [ "$write" = 1 ] && [ ${#only[@]} -gt 0 ]; } || continue
     view="$repo/$folder/$name.view"
-    VIEW_DATE=; VIEW_ENV=; VIEW_SETTINGS=; PROMPT="say ok"
+    VIEW_DATE=$folder_date; VIEW_ENV=; VIEW_SETTINGS=; CC_EXTRA_ARGS=; CODEX_MODEL=; PROMPT="say ok"
+    bad=
     if [ -f "$view" ]; then
       while IFS= read -r line || [ -n "$line" ]; do
         case "$line" in
-          VIEW_DATE=*) VIEW_DATE=${line#VIEW_DATE=} ;;
-          VIEW_ENV=*) VIEW_ENV=${line#VIEW_ENV=} ;;
-          VIEW_SETTINGS=*) VIEW_SETTINGS=$(cat "$repo/$folder/${line#VIEW_SETTINGS=}") ;;
-          PROMPT=*) PROMPT=${line#PROMPT=} ;;
+          VIEW_DATE=*) VIEW_DATE=${line#*=} ;;
+          VIEW_ENV=*) VIEW_ENV=${line#*=} ;;
+          VIEW_SETTINGS=*)
+            VIEW_SETTINGS=$(cat "$repo/$folder/${line#*=}" 2>/dev/null) || bad="no settings file ${line#*=}" ;;
+          CC_EXTRA_ARGS=*) CC_EXTRA_ARGS=${line#*=} ;;
+          CODEX_MODEL=*) CODEX_MODEL=${line#*=} ;;
+          PROMPT=*) PROMPT=${line#*=} ;;
         esac
       done < "$view"
     fi
     [ "$today" = 1 ] && VIEW_DATE=
     total=$((total + 1))
-    label="$folder/$name${VIEW_DATE:+ @$VIEW_DATE}"
-    [ "$today" = 1 ] && label="$folder/$name @today"
-    if ! VIEW_DATE=$VIEW_DATE VIEW_ENV=$VIEW_ENV VIEW_SETTINGS=$VIEW_SETTINGS \
-        bash "$harness/$script" "$input" "$PROMPT" > "$tmp/raw.json" 2> "$tmp/err"; then
-      failed=$((failed + 1))
-      echo "FAILED  $label: $(tail -n 3 "$tmp/err" | tr '\n' ' ')"
-      continue
+    label="$folder/$name"
+    if [ "$agent" = claude ]; then
+      if [ "$today" = 1 ]; then label="$label @today"; elif [ -n "$VIEW_DATE" ]; then label="$label @$VIEW_DATE"; fi
     fi
-    normalise "$agent" < "$tmp/raw.json" > "$tmp/new.json" || { failed=$((failed + 1)); echo "FAILED  $label: not JSON"; continue; }
-    if [ -f "$expected" ] && python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' "$expected" "$tmp/new.json"; then
-      same=$((same + 1))
-      echo "same    $label"
+    if [ -n "$bad" ]; then
+      failed=$((failed + 1)); echo "FAILED  $label: $bad"; continue
+    fi
+    rm -f "$tmp"/*
+    if [ "$agent" = claude ]; then
+      VIEW_BODY=1 VIEW_DATE=$VIEW_DATE VIEW_ENV=$VIEW_ENV VIEW_SETTINGS=$VIEW_SETTINGS CC_EXTRA_ARGS=$CC_EXTRA_ARGS \
+        bash "$harness/cc-resume-view.sh" "$input" "$PROMPT" > "$tmp/raw.json" 2> "$tmp/err"
+    else
+      VIEW_BODY=1 CODEX_MODEL=$CODEX_MODEL \
+        bash "$harness/codex-resume-view.sh" "$input" "$PROMPT" > "$tmp/raw.json" 2> "$tmp/err"
+    fi
+    rc=$?
+    # A refusal is Codex saying it cannot read the thread; a run that sent nothing for any
+    # other reason (a timeout on a loaded machine, say) is a failure, never a `null`.
+    if [ "$rc" = 1 ] && [ "$agent" = codex ] && grep -q "sent no /v1/responses request" "$tmp/err" \
+        && grep -q "thread/resume failed" "$tmp/err"; then
+      echo null > "$tmp/sent.json"
+    elif [ "$rc" != 0 ]; then
+      failed=$((failed + 1))
+      echo "FAILED  $label: the harness exited with status $rc: $(grep -v '^[[:space:]]*$' "$tmp/err" | tail -n 3 | tr '\n' ' ')"
       continue
+    elif ! python3 "$repo/scripts/$agent-request.py" "$shape" < "$tmp/raw.json" > "$tmp/sent.json" 2> "$tmp/err"; then
+      failed=$((failed + 1)); echo "FAILED  $label: $(tail -n 1 "$tmp/err")"; continue
+    fi
+    parts=(sent)
+    if [ -f "$body" ]; then
+      parts+=(body)
+      python3 "$repo/scripts/claude-request.py" body < "$tmp/raw.json" > "$tmp/body.json" 2> "$tmp/err" \
+        || { failed=$((failed + 1)); echo "FAILED  $label: $(tail -n 1 "$tmp/err")"; continue; }
+    fi
+    changed=()
+    for part in "${parts[@]}"; do
+      dest="$repo/$folder/$name.$part.json"
+      if [ ! -f "$dest" ]; then
+        changed+=("$part"); echo "NEW     $label ($name.$part.json)"
+      elif ! why=$(compare "$dest" "$tmp/$part.json"); then
+        changed+=("$part"); echo "DIFFERS $label ($name.$part.json): $why"
+      fi
+    done
+    if [ ${#changed[@]} -eq 0 ]; then
+      same=$((same + 1)); echo "same    $label"; continue
     fi
     differ=$((differ + 1))
-    if [ -f "$expected" ]; then
-      echo "DIFFERS $label: $(first_difference "$expected" "$tmp/new.json")"
-    else
-      echo "NEW     $label"
-    fi
     if [ "$write" = 1 ]; then
-      cp "$tmp/new.json" "$expected"
-      echo "        wrote $folder/$name.sent.json"
+      for part in "${changed[@]}"; do
+        store "$tmp/$part.json" "$repo/$folder/$name.$part.json"
+        echo "        wrote $folder/$name.$part.json"
+      done
     fi
   done
 done

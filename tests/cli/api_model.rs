@@ -95,7 +95,7 @@ fn json_file(p: &Path) -> Value {
 fn every_model_fixture_equals_the_real_clients_request_and_body() {
     let views = views();
     // Each case of the model rule, of the thinking policy and of the request fields; a missing
-    // recording fails below (record it with scripts/record-model-fixtures.sh).
+    // recording fails below (record it with scripts/refresh-expected.sh --write NAME).
     assert!(views.len() >= 30, "{} fixtures", views.len());
     for v in &views {
         let sent = json_file(&model_dir().join(format!("{}.sent.json", v.name)));

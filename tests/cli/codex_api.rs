@@ -1,6 +1,6 @@
 //! `cctool rebuild-chain --api-view` on Codex rollouts: the `input` Codex 0.171 sends after a
 //! resume. Every expected request of `fixtures/codex/api/` (`NAME.sent.json`) is what the real
-//! client sent, normalised as `scripts/refresh-expected-codex.sh` says; `null` means the client
+//! client sent, normalised as `scripts/codex-request.py` says; `null` means the client
 //! refused the file. The shared samples are checked against fingerprints of the client's
 //! requests (`tests/codex_api_samples.tsv`), and against the client itself when installed.
 
@@ -460,7 +460,7 @@ pub(crate) fn codex_client() -> Option<PathBuf> {
 }
 
 /// The harness's `input` with what the client adds by itself removed (see
-/// `scripts/refresh-expected-codex.sh`): the tool list and base instructions first, the new
+/// `scripts/codex-request.py`): the tool list and base instructions first, the new
 /// turn's context before the prompt, passthrough metadata, the prompt's fresh id.
 pub(crate) fn normalise(input: &Value) -> Vec<Value> {
     let meta = |x: &Value| x["internal_chat_message_metadata_passthrough"].clone();

@@ -306,48 +306,16 @@ def pick(client, dump, prompt):
     return max(requests, key=lambda e: len(e["body"][key])), len(requests)
 
 
-def normalise_claude(messages):
-    """What the client adds to every request whatever the transcript: `role: system` messages
-    (newer models), the `<system-reminder>` blocks of the last user message, prompt-caching
-    markers and `is_error: false`."""
-    def clean(v):
-        if isinstance(v, dict):
-            v.pop("cache_control", None)
-            if v.get("is_error") is False:
-                del v["is_error"]
-            for x in v.values():
-                clean(x)
-        elif isinstance(v, list):
-            for x in v:
-                clean(x)
-
-    out = [m for m in messages if not (isinstance(m, dict) and m.get("role") == "system")]
-    if out and isinstance(out[-1].get("content"), list):
-        out[-1]["content"] = [b for b in out[-1]["content"]
-                              if not (isinstance(b, dict) and str(b.get("text", "")).startswith("<system-reminder>"))]
-    clean(out)
-    return out
-
-
-def normalise_codex(items):
-    """The history part of `input`: without the base instructions before it, what the client
-    puts after it for the new turn (the context messages, developer and `<environment_context>`,
-    and the prompt), and the metadata it adds to every message. Item ids stay: the client makes
-    up ids only for the messages removed here, and sends the ones written in the file."""
-    out = list(items)
-    if out and isinstance(out[0], dict) and out[0].get("role") == "developer":
-        out = out[1:]
-    if out and isinstance(out[-1], dict) and out[-1].get("role") == "user":
-        out.pop()  # the prompt
-        while out and isinstance(out[-1], dict) and (
-            out[-1].get("role") == "developer"
-            or (out[-1].get("role") == "user" and text_of(out[-1].get("content")).startswith("<environment_context>"))
-        ):
-            out.pop()
-    for m in out:
-        if isinstance(m, dict):
-            m.pop("internal_chat_message_metadata_passthrough", None)
-    return out
+def project_normaliser(client):
+    """The project's normaliser of CLIENT's requests (scripts/claude-request.py `sent`,
+    scripts/codex-request.py `history`): the one the recorded fixtures are checked with, kept
+    in one place."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", client + "-request.py")
+    spec = importlib.util.spec_from_file_location(client + "_request", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.sent if client == "claude" else module.history
 
 
 def main(argv):
@@ -376,9 +344,9 @@ def main(argv):
     elif cmd == "normalise":
         client = args[0]
         data = json.load(open(args[1]) if len(args) > 1 else sys.stdin)
-        if isinstance(data, dict):  # a whole body (VIEW_BODY=1)
-            data = data["messages" if client == "claude" else "input"]
-        out = normalise_claude(data) if client == "claude" else normalise_codex(data)
+        if not isinstance(data, dict):  # the request's messages or input, not the whole body
+            data = {"messages" if client == "claude" else "input": data}
+        out = project_normaliser(client)(data if client == "claude" else data["input"])
         json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
