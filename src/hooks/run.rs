@@ -240,3 +240,36 @@ pub fn read_summaries(bytes: &[u8]) -> Option<Vec<ArchivedSummary>> {
     }
     (!out.is_empty()).then_some(out)
 }
+
+/// The summaries of a file written by the PostCompact hook, as `extract-summary` records
+/// (`format` is `archived`, `event` is `post_compact_hook`; the last one is the current one),
+/// or `None` when `path` is not such a file.
+pub fn summary_records(path: &Path) -> Option<Vec<crate::summary::SummaryRecord>> {
+    if path.extension().is_none_or(|e| e != "jsonl") {
+        return None;
+    }
+    let bytes = crate::io::paths::regular_file_head(path, 256 << 20)?;
+    let list = read_summaries(&bytes)?;
+    let n = list.len();
+    Some(
+        list.into_iter()
+            .enumerate()
+            .map(|(i, s)| crate::summary::SummaryRecord {
+                kind: "summary",
+                file: path.display().to_string(),
+                format: "archived",
+                session_id: s.session_id,
+                index: i + 1,
+                current: i + 1 == n,
+                line: Some(i as u64 + 1),
+                timestamp: Some(s.archived_at),
+                trigger: s.trigger,
+                pre_tokens: s.pre_tokens,
+                summary: s.summary,
+                event: "post_compact_hook",
+                summary_source: Some(if s.agent == "codex" { "rollout" } else { "hook" }),
+                ..Default::default()
+            })
+            .collect(),
+    )
+}
