@@ -227,3 +227,74 @@ fn pre_compact_backs_up_the_transcript_and_bad_input_only_reaches_the_log() {
     );
     assert_eq!(log.lines().count(), 4, "{log}");
 }
+
+/// Claude Code's own template around the summary the model wrote: the analysis dropped and
+/// `<summary>X</summary>` written as `Summary:\nX` (docs/backup.md).
+fn as_claude_code_writes_it(raw: &str) -> String {
+    let mut s = raw.to_string();
+    if let (Some(a), Some(b)) = (s.find("<analysis>"), s.find("</analysis>")) {
+        s.replace_range(a..b + "</analysis>".len(), "");
+    }
+    if let (Some(a), Some(b)) = (s.find("<summary>"), s.find("</summary>")) {
+        let inner = s[a + "<summary>".len()..b].trim().to_string();
+        s.replace_range(a..b + "</summary>".len(), &format!("Summary:\n{inner}"));
+    }
+    s.trim().to_string()
+}
+
+#[test]
+fn real_claude_code_compact_archives_the_summary_it_writes() {
+    let Some(script) = crate::util::realclient(crate::util::Client::ClaudeCode) else {
+        return;
+    };
+    let archive = tempfile::tempdir().unwrap();
+    let cmd = format!(
+        "'{}' hooks run claude-code --to '{}'",
+        env!("CARGO_BIN_EXE_cctool"),
+        archive.path().display()
+    );
+    let group = serde_json::json!([{"hooks": [{"type": "command", "command": cmd}]}]);
+    let settings = serde_json::json!({"hooks": {"PreCompact": group, "PostCompact": group}});
+    let raw = "<analysis>The user asked for the README block.</analysis>\n<summary>1. Primary Request: show the README's example block.\n2. Pending: nothing.</summary>";
+    let out = std::process::Command::new(&script)
+        .arg(crate::util::fixture("claude/render.jsonl"))
+        .arg("/compact")
+        .env("VIEW_SETTINGS", settings.to_string())
+        .env("MOCK_REPLY", raw)
+        .env("VIEW_KEEP", "1")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    let run = said
+        .lines()
+        .find_map(|l| l.split("run directory kept: ").nth(1))
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| panic!("no run folder: {said}"));
+    let transcript = walkdir::WalkDir::new(run.join("home/.claude/projects"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .map(|e| e.into_path())
+        .expect("the resumed transcript");
+    let stripped = crate::util::cctool()
+        .args(["extract-summary", "--strip-template", "--current", "--json"])
+        .arg(&transcript)
+        .output()
+        .unwrap();
+    let written: Value = serde_json::from_slice(stripped.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    let id = "5e551000-0000-4000-8000-0000000000d0";
+    let archived = std::fs::read(archive.path().join(format!("summaries/claude-code/{id}.jsonl")));
+    let log = std::fs::read_to_string(archive.path().join("hooks.log")).unwrap_or_default();
+    let pre_compact_snapshot = std::fs::read_dir(archive.path().join("snapshots")).map_or(0, |d| d.count());
+    let _ = std::fs::remove_dir_all(&run);
+    let rec: Value = serde_json::from_slice(&archived.unwrap_or_else(|e| panic!("no summary archived ({e}); log: {log}"))).unwrap();
+    assert_eq!(rec["session_id"], id);
+    assert_eq!(rec["trigger"], "manual");
+    assert_eq!(rec["summary"], raw, "the hook is given the model's own text");
+    let in_transcript = written["summary"].as_str().unwrap();
+    assert!(
+        in_transcript.ends_with(&as_claude_code_writes_it(raw)),
+        "{in_transcript:?} does not end with the archived summary"
+    );
+    assert_eq!(pre_compact_snapshot, 1, "PreCompact backed up the transcript; log: {log}");
+}
