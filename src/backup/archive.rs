@@ -92,6 +92,23 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
+/// The length and SHA-256 of a file, read in 1 MiB pieces.
+pub fn hash_file(path: &Path) -> io::Result<(u64, String)> {
+    let mut f = File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut len = 0u64;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        len += n as u64;
+    }
+    Ok((len, hex(&hasher.finalize())))
+}
+
 fn is_hash(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
@@ -261,19 +278,24 @@ impl Archive {
         }
     }
 
-    /// The bytes of a stored file, every chunk checked, and the whole against its hash.
-    pub fn read_file(&self, f: &FileEntry) -> Result<Vec<u8>, String> {
-        let mut out = Vec::with_capacity(f.size as usize);
+    /// Writes a stored file into `w` chunk by chunk (memory stays at one chunk), every chunk
+    /// checked, and the whole against its hash before the caller keeps what was written.
+    pub fn write_file_to(&self, f: &FileEntry, w: &mut dyn std::io::Write) -> Result<(), String> {
+        let mut hasher = Sha256::new();
+        let mut len = 0u64;
         for c in &f.chunks {
-            out.extend_from_slice(&self.get_chunk(c)?);
+            let bytes = self.get_chunk(c)?;
+            hasher.update(&bytes);
+            len += bytes.len() as u64;
+            w.write_all(&bytes).map_err(|e| format!("cannot write: {e}"))?;
         }
-        if out.len() as u64 != f.size || sha256_hex(&out) != f.sha256 {
+        if len != f.size || hex(&hasher.finalize()) != f.sha256 {
             return Err(format!(
                 "{}: the stored copy does not add up to the file backed up (size or SHA-256 differ)",
                 f.path
             ));
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Every stored file by its original path, the newest copy of each: what `restore`

@@ -41,6 +41,11 @@ pub fn session_of(f: &FileEntry) -> Option<String> {
         let i = comps.iter().position(|c| c == "subagents")?;
         return i.checked_sub(1).map(|j| comps[j].clone());
     }
+    let stem = Path::new(&f.path).file_stem().map(|s| s.to_string_lossy().into_owned());
+    // A Claude Code session file is named by its session id; resume finds it by that name.
+    if f.agent == "claude-code" && stem.as_deref().is_some_and(crate::formats::subagents::is_uuid) {
+        return stem;
+    }
     f.session.as_ref().and_then(|s| s.session_id.clone()).or_else(|| {
         Path::new(&f.path)
             .file_stem()
@@ -48,9 +53,10 @@ pub fn session_of(f: &FileEntry) -> Option<String> {
     })
 }
 
-fn same_bytes(f: &FileEntry) -> bool {
-    std::fs::metadata(&f.path).is_ok_and(|m| m.len() == f.size)
-        && std::fs::read(&f.path).is_ok_and(|b| super::archive::sha256_hex(&b) == f.sha256)
+/// Whether `path` holds exactly the bytes of the stored copy `f`.
+pub fn same_bytes(f: &FileEntry, path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == f.size)
+        && super::archive::hash_file(path).is_ok_and(|(_, sha)| sha == f.sha256)
 }
 
 /// The sessions of the archive, newest copy of each, sorted by last activity then path.
@@ -80,7 +86,7 @@ pub fn list(files: &[(FileEntry, String)]) -> Vec<Listed> {
                 path: f.path.clone(),
                 bytes: f.size,
                 exists,
-                same: exists && same_bytes(f),
+                same: exists && same_bytes(f, Path::new(&f.path)),
                 snapshot: snap.clone(),
             }
         })
@@ -128,11 +134,20 @@ pub fn select<'a>(files: &'a [(FileEntry, String)], ids: &[String], deleted: boo
 /// Writes one stored file at `to`, checked chunk by chunk and whole, atomically; an
 /// existing file is replaced only with `force`.
 pub fn restore_file(archive: &Archive, f: &FileEntry, to: &Path, force: bool) -> Result<(), String> {
-    let bytes = archive.read_file(f)?;
     if let Some(dir) = to.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
     }
-    crate::io::atomic::write_new_file(to, &bytes, force).map_err(|e| {
+    let mut damage = None;
+    let written = crate::io::atomic::write_new_file_by(to, force, |w| {
+        archive.write_file_to(f, w).map_err(|e| {
+            damage = Some(e.clone());
+            std::io::Error::other(e)
+        })
+    });
+    if let Some(d) = damage {
+        return Err(d);
+    }
+    written.map_err(|e| {
         if e.kind() == std::io::ErrorKind::AlreadyExists {
             format!("{}: exists; not overwritten (--force replaces it)", to.display())
         } else {

@@ -235,9 +235,15 @@ pub fn from_history(
     let mut out = Vec::new();
     for dir in config_dirs {
         let file = dir.join("history.jsonl");
-        let Ok(text) = std::fs::read(&file) else { continue };
+        let Ok(f) = std::fs::File::open(&file) else { continue };
         let mut groups: BTreeMap<(Option<String>, Option<String>), Prompts> = BTreeMap::new();
-        for (i, line) in text.split(|b| *b == b'\n').enumerate() {
+        use std::io::BufRead;
+        for (i, line) in std::io::BufReader::new(f).split(b'\n').enumerate() {
+            let Ok(line) = line else {
+                problems.push(format!("{}: cannot read past line {i}", file.display()));
+                break;
+            };
+            let line = &line[..];
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }

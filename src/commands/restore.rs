@@ -67,7 +67,7 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
     for f in &chosen {
         let to = restore::target(f, a.to.as_deref());
         // A file already there with exactly these bytes needs nothing.
-        if std::fs::read(&to).is_ok_and(|b| crate::backup::archive::sha256_hex(&b) == f.sha256) {
+        if restore::same_bytes(f, &to) {
             continue;
         }
         match restore::restore_file(&archive, f, &to, a.force) {

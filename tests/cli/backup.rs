@@ -62,7 +62,7 @@ impl Words {
             }
             let w = W[(self.next() % W.len() as u64) as usize];
             s.push_str(w);
-            if self.next() % 7 == 0 {
+            if self.next().is_multiple_of(7) {
                 s.push_str(&format!(" {}", self.next() % 10_000));
             }
         }
@@ -76,7 +76,7 @@ fn uuid(n: u64, k: u64) -> String {
 
 /// A Claude Code transcript line.
 fn claude_line(w: &mut Words, session: &str, i: u64, parent: Option<&str>, cwd: &str) -> String {
-    let role = if i % 2 == 0 { "user" } else { "assistant" };
+    let role = if i.is_multiple_of(2) { "user" } else { "assistant" };
     let n = 20 + (w.next() % 60) as usize;
     let text = w.text(n);
     let content = if role == "user" {
@@ -147,8 +147,8 @@ pub fn generate(n: u64) -> Stores {
             "{}\n",
             serde_json::json!({"timestamp":"2026-03-01T09:00:00.000Z","type":"session_meta","payload":{"id": id,"timestamp":"2026-03-01T09:00:00.000Z","cwd":"/home/me/x","originator":"codex_cli_rs","cli_version":"0.171.0"}})
         );
-        for i in 0..6 {
-            let role = if i % 2 == 0 { "user" } else { "assistant" };
+        for i in 0..6u32 {
+            let role = if i.is_multiple_of(2) { "user" } else { "assistant" };
             let kind = if role == "user" { "input_text" } else { "output_text" };
             body.push_str(&format!(
                 "{}\n",

@@ -287,7 +287,8 @@ fn real_claude_code_compact_archives_the_summary_it_writes() {
     let log = std::fs::read_to_string(archive.path().join("hooks.log")).unwrap_or_default();
     let pre_compact_snapshot = std::fs::read_dir(archive.path().join("snapshots")).map_or(0, |d| d.count());
     let _ = std::fs::remove_dir_all(&run);
-    let rec: Value = serde_json::from_slice(&archived.unwrap_or_else(|e| panic!("no summary archived ({e}); log: {log}"))).unwrap();
+    let rec: Value =
+        serde_json::from_slice(&archived.unwrap_or_else(|e| panic!("no summary archived ({e}); log: {log}"))).unwrap();
     assert_eq!(rec["session_id"], id);
     assert_eq!(rec["trigger"], "manual");
     assert_eq!(rec["summary"], raw, "the hook is given the model's own text");
@@ -296,5 +297,8 @@ fn real_claude_code_compact_archives_the_summary_it_writes() {
         in_transcript.ends_with(&as_claude_code_writes_it(raw)),
         "{in_transcript:?} does not end with the archived summary"
     );
-    assert_eq!(pre_compact_snapshot, 1, "PreCompact backed up the transcript; log: {log}");
+    assert_eq!(
+        pre_compact_snapshot, 1,
+        "PreCompact backed up the transcript; log: {log}"
+    );
 }
