@@ -5,12 +5,14 @@
 //! `formats` (one module per native format), `model` (shared vocabulary), `chain` (what an
 //! agent loads on resume), `output` (printing), `commands` (one module per subcommand).
 
+pub mod backup;
 pub mod chain;
 pub mod cli;
 pub mod commands;
 pub mod compact;
 pub mod doctor;
 pub mod formats;
+pub mod hooks;
 pub mod io;
 pub mod migrate;
 pub mod model;

@@ -148,6 +148,10 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
             }
         }
     }
+    // On the user's own stores: what Claude Code's retention sweep deletes next.
+    if a.paths.is_empty() {
+        crate::backup::retention::doctor_section(g.json, &mut out)?;
+    }
     // Worst first, then the most frequent.
     let mut codes: Vec<CodeCount> = by_code.into_values().collect();
     codes.sort_by(|x, y| {

@@ -33,7 +33,20 @@ struct Total {
 
 pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus> {
     let mut diags = Vec::new();
-    let (expanded, named) = super::batch_inputs(&a.paths, g)?;
+    // Summaries archived by `cctool hooks` (docs/backup.md) are read as they are.
+    let (archived, paths): (Vec<_>, Vec<_>) = a
+        .paths
+        .iter()
+        .map(|p| (p, crate::hooks::run::summary_records(p)))
+        .partition(|(_, r)| r.is_some());
+    let archived: Vec<crate::summary::SummaryRecord> =
+        archived.into_iter().flat_map(|(_, r)| r.unwrap_or_default()).collect();
+    let paths: Vec<std::path::PathBuf> = paths.into_iter().map(|(p, _)| p.clone()).collect();
+    let (expanded, named) = if paths.is_empty() && !archived.is_empty() {
+        Default::default()
+    } else {
+        super::batch_inputs(&paths, g)?
+    };
     diags.extend(expanded.problems.iter().cloned());
     let inputs = &expanded.inputs;
     let opts = Options {
@@ -58,6 +71,15 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
             .count(),
         bad_lines: 0,
     };
+    for r in archived.iter().filter(|r| !a.current || r.current) {
+        total.summaries += 1;
+        total.with_current += usize::from(r.current);
+        if g.json {
+            out.json(r)?;
+        } else {
+            out.text(&render(r, out.paint()))?;
+        }
+    }
     for (input, outcome) in inputs.iter().zip(outcomes) {
         match outcome {
             FileOutcome::Done((records, bad)) => {

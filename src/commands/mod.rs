@@ -1,13 +1,16 @@
 //! One module per subcommand. Each takes its parsed arguments and returns the exit status.
 
+pub mod backup;
 pub mod compact;
 pub mod completions;
 pub mod decompress;
 pub mod doctor;
 pub mod extract_summary;
+pub mod hooks;
 pub mod man;
 pub mod migrate;
 pub mod rebuild_chain;
+pub mod restore;
 pub mod scan;
 
 use crate::ExitStatus;
@@ -24,6 +27,9 @@ pub fn dispatch(cli: &Cli) -> anyhow::Result<ExitStatus> {
         Command::Scan(args) => scan::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateMan { dir } => man::run(dir),
+        Command::Backup(args) => backup::run(&cli.global, args),
+        Command::Restore(args) => restore::run(&cli.global, args),
+        Command::Hooks(args) => hooks::run(&cli.global, args),
     }
 }
 

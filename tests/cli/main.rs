@@ -7,6 +7,7 @@
 mod api_fixtures;
 mod api_model;
 mod api_view;
+mod backup;
 mod chain_fixtures;
 mod codex_api;
 mod compact;
@@ -20,6 +21,7 @@ mod doctor_effects;
 mod escapes;
 mod extract_summary;
 mod fuzz_targets;
+mod hooks;
 mod hostile;
 mod imports;
 mod input;

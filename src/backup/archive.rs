@@ -1,0 +1,361 @@
+//! Reading and writing an archive folder: chunks, manifests and the lock.
+
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::io::atomic::write_new_file;
+
+/// The manifest's `format` value: what says a file is one of ours.
+pub const FORMAT: &str = "cctool-backup-snapshot";
+pub const VERSION: u32 = 1;
+
+/// One piece of a file: the SHA-256 of its uncompressed bytes and their length.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    pub sha256: String,
+    pub len: u64,
+}
+
+/// What a backed-up session is, for listing without reading the chunks.
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionMeta {
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub project: Option<String>,
+    pub title: Option<String>,
+    pub first_timestamp: Option<String>,
+    pub last_timestamp: Option<String>,
+}
+
+/// One file as a snapshot holds it.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct FileEntry {
+    /// `claude-code` or `codex`.
+    pub agent: String,
+    /// `session`, `subagent`, `history` (Claude Code's prompt history) or `index` (Codex's
+    /// session names).
+    pub role: String,
+    /// Where the file was, as found.
+    pub path: String,
+    /// The store folder it was found in (`…/.claude`, `…/.codex`), and the path below it:
+    /// where `restore --to DIR` puts it.
+    pub store: String,
+    pub rel: String,
+    /// The bytes taken (a last line still being written is left for the next run).
+    pub size: u64,
+    /// The file's length and modification time when it was read: an unchanged file is not
+    /// read again.
+    pub seen_len: u64,
+    pub mtime_ms: Option<i64>,
+    pub sha256: String,
+    pub chunks: Vec<Chunk>,
+    pub session: Option<SessionMeta>,
+}
+
+/// One run's list of files.
+#[derive(Serialize, Deserialize, Debug, Clone)]
+pub struct Manifest {
+    pub format: String,
+    pub version: u32,
+    pub created: String,
+    /// `backup` (every file of the stores) or `hook` (one transcript before a compaction).
+    pub kind: String,
+    pub files: Vec<FileEntry>,
+}
+
+/// The readable snapshots with their paths, and a message for each unreadable one.
+pub type Snapshots = (Vec<(PathBuf, Manifest)>, Vec<String>);
+/// The newest copy of each stored file with its snapshot's name, and the unreadable ones.
+pub type Latest = (Vec<(FileEntry, String)>, Vec<String>);
+
+/// An archive folder.
+pub struct Archive {
+    pub root: PathBuf,
+}
+
+/// The lock of a run that writes; released when dropped.
+pub struct Lock(#[allow(dead_code)] File);
+
+pub fn hex(digest: &[u8]) -> String {
+    use std::fmt::Write;
+    digest.iter().fold(String::with_capacity(64), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// The length and SHA-256 of a file, read in 1 MiB pieces.
+pub fn hash_file(path: &Path) -> io::Result<(u64, String)> {
+    let mut f = File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut len = 0u64;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        len += n as u64;
+    }
+    Ok((len, hex(&hasher.finalize())))
+}
+
+fn is_hash(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+}
+
+impl Archive {
+    pub fn new(root: &Path) -> Archive {
+        Archive {
+            root: root.to_path_buf(),
+        }
+    }
+
+    /// Whether `root` looks like an archive (it has a `snapshots` folder).
+    pub fn exists(&self) -> bool {
+        self.root.join("snapshots").is_dir()
+    }
+
+    /// Creates the folders and takes the writers' lock, waiting for a run that holds it.
+    pub fn lock(&self) -> io::Result<Lock> {
+        self.create()?;
+        let f = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.root.join("lock"))?;
+        f.lock()?;
+        Ok(Lock(f))
+    }
+
+    /// The lock if no other run holds it (a hook must not wait).
+    pub fn try_lock(&self) -> io::Result<Option<Lock>> {
+        self.create()?;
+        let f = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.root.join("lock"))?;
+        match f.try_lock() {
+            Ok(()) => Ok(Some(Lock(f))),
+            Err(fs::TryLockError::WouldBlock) => Ok(None),
+            Err(fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+
+    fn create(&self) -> io::Result<()> {
+        for d in ["chunks", "snapshots"] {
+            fs::create_dir_all(self.root.join(d))?;
+        }
+        Ok(())
+    }
+
+    pub fn chunk_path(&self, sha: &str) -> PathBuf {
+        self.root.join("chunks").join(&sha[..2]).join(format!("{sha}.zst"))
+    }
+
+    /// Stores `bytes` unless a chunk with their hash is there; returns the chunk and the
+    /// bytes written to disk (0 when it was there).
+    pub fn put_chunk(&self, bytes: &[u8]) -> io::Result<(Chunk, u64)> {
+        let sha = sha256_hex(bytes);
+        let path = self.chunk_path(&sha);
+        let chunk = Chunk {
+            sha256: sha,
+            len: bytes.len() as u64,
+        };
+        if path.is_file() {
+            return Ok((chunk, 0));
+        }
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        let packed = zstd::bulk::compress(bytes, 3)?;
+        match write_new_file(&path, &packed, false) {
+            Ok(()) => Ok((chunk, packed.len() as u64)),
+            // Another run stored the same piece a moment ago.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok((chunk, 0)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The bytes of a chunk, checked against its name.
+    pub fn get_chunk(&self, c: &Chunk) -> Result<Vec<u8>, String> {
+        if !is_hash(&c.sha256) {
+            return Err(format!("chunk name {:?} is not a SHA-256", c.sha256));
+        }
+        let path = self.chunk_path(&c.sha256);
+        let packed = fs::read(&path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let mut bytes = Vec::with_capacity(c.len as usize);
+        zstd::stream::read::Decoder::new(&packed[..])
+            .and_then(|mut d| d.read_to_end(&mut bytes))
+            .map_err(|e| format!("{}: not a readable zstd frame: {e}", path.display()))?;
+        if bytes.len() as u64 != c.len || sha256_hex(&bytes) != c.sha256 {
+            return Err(format!(
+                "{}: damaged (its content no longer has the SHA-256 it is named by)",
+                path.display()
+            ));
+        }
+        Ok(bytes)
+    }
+
+    /// The snapshot files, oldest first (their names start with the UTC time).
+    pub fn snapshot_paths(&self) -> io::Result<Vec<PathBuf>> {
+        let dir = self.root.join("snapshots");
+        let mut v: Vec<PathBuf> = match fs::read_dir(&dir) {
+            Ok(rd) => rd
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.ends_with(".json.zst") && !n.starts_with('.'))
+                })
+                .collect(),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        v.sort();
+        Ok(v)
+    }
+
+    pub fn read_manifest(path: &Path) -> Result<Manifest, String> {
+        let packed = fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let bytes = zstd::stream::decode_all(&packed[..])
+            .map_err(|e| format!("{}: not a readable zstd frame: {e}", path.display()))?;
+        let m: Manifest =
+            serde_json::from_slice(&bytes).map_err(|e| format!("{}: not a snapshot manifest: {e}", path.display()))?;
+        if m.format != FORMAT || m.version > VERSION {
+            return Err(format!(
+                "{}: not a snapshot this cctool reads (format {:?} version {})",
+                path.display(),
+                m.format,
+                m.version
+            ));
+        }
+        Ok(m)
+    }
+
+    /// Every readable snapshot, oldest first, and a message for each that is not.
+    pub fn manifests(&self) -> io::Result<Snapshots> {
+        let mut ok = Vec::new();
+        let mut bad = Vec::new();
+        for p in self.snapshot_paths()? {
+            match Archive::read_manifest(&p) {
+                Ok(m) => ok.push((p, m)),
+                Err(e) => bad.push(e),
+            }
+        }
+        Ok((ok, bad))
+    }
+
+    /// Writes a manifest as the last step of a run; returns its path and size on disk.
+    pub fn write_manifest(&self, m: &Manifest) -> io::Result<(PathBuf, u64)> {
+        let json = serde_json::to_vec(m).map_err(io::Error::other)?;
+        let packed = zstd::bulk::compress(&json, 9)?;
+        let stamp: String = m.created.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+        let mut n = 0;
+        loop {
+            let name = if n == 0 {
+                format!("{stamp}-{}.json.zst", std::process::id())
+            } else {
+                format!("{stamp}-{}-{n}.json.zst", std::process::id())
+            };
+            let path = self.root.join("snapshots").join(name);
+            match write_new_file(&path, &packed, false) {
+                Ok(()) => return Ok((path, packed.len() as u64)),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => n += 1,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Writes a stored file into `w` chunk by chunk (memory stays at one chunk), every chunk
+    /// checked, and the whole against its hash before the caller keeps what was written.
+    pub fn write_file_to(&self, f: &FileEntry, w: &mut dyn std::io::Write) -> Result<(), String> {
+        let mut hasher = Sha256::new();
+        let mut len = 0u64;
+        for c in &f.chunks {
+            let bytes = self.get_chunk(c)?;
+            hasher.update(&bytes);
+            len += bytes.len() as u64;
+            w.write_all(&bytes).map_err(|e| format!("cannot write: {e}"))?;
+        }
+        if len != f.size || hex(&hasher.finalize()) != f.sha256 {
+            return Err(format!(
+                "{}: the stored copy does not add up to the file backed up (size or SHA-256 differ)",
+                f.path
+            ));
+        }
+        Ok(())
+    }
+
+    /// Every stored file by its original path, the newest copy of each: what `restore`
+    /// offers. A file deleted from the store stays here with its last copy.
+    pub fn latest_files(&self) -> io::Result<Latest> {
+        let (manifests, bad) = self.manifests()?;
+        let mut by_path: std::collections::BTreeMap<String, (FileEntry, String)> = Default::default();
+        for (p, m) in manifests {
+            let snap = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            for f in m.files {
+                by_path.insert(f.path.clone(), (f, snap.clone()));
+            }
+        }
+        Ok((by_path.into_values().collect(), bad))
+    }
+
+    /// Every chunk file in the archive, checked: how many were read, and the damaged ones
+    /// (their hash when the name is one, and what is wrong).
+    pub fn verify_chunks(&self, bar: &indicatif::ProgressBar) -> io::Result<(usize, Vec<(String, String)>)> {
+        use rayon::prelude::*;
+        let mut files = Vec::new();
+        for e in walkdir::WalkDir::new(self.root.join("chunks"))
+            .min_depth(2)
+            .max_depth(2)
+        {
+            let e = e.map_err(io::Error::other)?;
+            if e.file_type().is_file() {
+                files.push(e.into_path());
+            }
+        }
+        bar.set_length(files.len() as u64);
+        let damaged: Vec<(String, String)> = files
+            .par_iter()
+            .filter_map(|p| {
+                bar.inc(1);
+                let name = p.file_name()?.to_str()?;
+                if name.starts_with('.') {
+                    return None; // a temporary file of a run that was interrupted
+                }
+                let Some(sha) = name.strip_suffix(".zst").filter(|s| is_hash(s)) else {
+                    return Some((String::new(), format!("{}: not a chunk name", p.display())));
+                };
+                let bad = |m: String| Some((sha.to_string(), m));
+                let bytes = match fs::read(p).map(|b| zstd::stream::decode_all(&b[..])) {
+                    Ok(Ok(b)) => b,
+                    Ok(Err(e)) => return bad(format!("{}: damaged (not a readable zstd frame: {e})", p.display())),
+                    Err(e) => return bad(format!("{}: cannot read: {e}", p.display())),
+                };
+                if sha256_hex(&bytes) != sha {
+                    return bad(format!(
+                        "{}: damaged (its content no longer has the SHA-256 it is named by)",
+                        p.display()
+                    ));
+                }
+                None
+            })
+            .collect();
+        Ok((files.len(), damaged))
+    }
+}

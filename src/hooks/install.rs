@@ -1,0 +1,314 @@
+//! Adding and removing cctool's hooks in the agents' settings files, with real parsers:
+//! Claude Code's JSON keeps its key order (the file is written back with two-space
+//! indentation, as Claude Code writes it); Codex's `config.toml` is edited with `toml_edit`,
+//! which keeps every other key, comment and blank line as it was.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::{Agent, EVENTS, is_ours};
+
+/// `user` or `project`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    User,
+    Project,
+}
+
+/// The settings file of `agent` at `scope`: Claude Code's `settings.json` in
+/// `CLAUDE_CONFIG_DIR` (else `~/.claude`) or the project's `.claude/`; Codex's `config.toml`
+/// in `CODEX_HOME` (else `~/.codex`) or the project's `.codex/`.
+pub fn settings_path(
+    agent: Agent,
+    scope: Scope,
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    cwd: &Path,
+) -> Option<PathBuf> {
+    let home = env("HOME").map(PathBuf::from);
+    Some(match (agent, scope) {
+        (Agent::ClaudeCode, Scope::User) => env("CLAUDE_CONFIG_DIR")
+            .map(PathBuf::from)
+            .or_else(|| home.map(|h| h.join(".claude")))?
+            .join("settings.json"),
+        (Agent::ClaudeCode, Scope::Project) => cwd.join(".claude/settings.json"),
+        (Agent::Codex, Scope::User) => env("CODEX_HOME")
+            .map(PathBuf::from)
+            .or_else(|| home.map(|h| h.join(".codex")))?
+            .join("config.toml"),
+        (Agent::Codex, Scope::Project) => cwd.join(".codex/config.toml"),
+    })
+}
+
+/// What an edit did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Edit {
+    /// The new content, and the events changed.
+    Changed(String, Vec<&'static str>),
+    /// Already as asked.
+    Unchanged,
+}
+
+/// Claude Code: adds a matcher group running `command` to each event that has none of ours.
+pub fn json_install(text: &str, command: &str) -> Result<Edit, String> {
+    let mut root = parse_json(text)?;
+    let obj = root.as_object_mut().ok_or("the settings file is not a JSON object")?;
+    let hooks = obj.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
+    let hooks = hooks.as_object_mut().ok_or("\"hooks\" is not an object")?;
+    let mut changed = Vec::new();
+    for ev in EVENTS {
+        let groups = hooks.entry(ev).or_insert_with(|| Value::Array(Vec::new()));
+        let groups = groups
+            .as_array_mut()
+            .ok_or_else(|| format!("\"hooks\".\"{ev}\" is not a list"))?;
+        if json_commands(groups).any(|c| is_ours(c, Agent::ClaudeCode)) {
+            continue;
+        }
+        groups.push(serde_json::json!({"hooks": [{"type": "command", "command": command}]}));
+        changed.push(ev);
+    }
+    Ok(if changed.is_empty() {
+        Edit::Unchanged
+    } else {
+        Edit::Changed(write_json(&root, text), changed)
+    })
+}
+
+/// Claude Code: removes every hook of ours, the groups and events left empty by that, and
+/// `hooks` itself when nothing else is in it.
+pub fn json_uninstall(text: &str) -> Result<Edit, String> {
+    let mut root = parse_json(text)?;
+    let Some(obj) = root.as_object_mut() else {
+        return Err("the settings file is not a JSON object".into());
+    };
+    let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return Ok(Edit::Unchanged);
+    };
+    let mut changed = Vec::new();
+    for ev in EVENTS {
+        let Some(groups) = hooks.get_mut(ev).and_then(Value::as_array_mut) else {
+            continue;
+        };
+        let before = groups.clone();
+        for g in groups.iter_mut() {
+            if let Some(list) = g.get_mut("hooks").and_then(Value::as_array_mut) {
+                list.retain(|h| {
+                    !h.get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(|c| is_ours(c, Agent::ClaudeCode))
+                });
+            }
+        }
+        groups.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
+        if *groups != before {
+            changed.push(ev);
+            if groups.is_empty() {
+                hooks.remove(ev);
+            }
+        }
+    }
+    if changed.is_empty() {
+        return Ok(Edit::Unchanged);
+    }
+    if hooks.is_empty() {
+        obj.remove("hooks");
+    }
+    Ok(Edit::Changed(write_json(&root, text), changed))
+}
+
+fn json_commands(groups: &[Value]) -> impl Iterator<Item = &str> {
+    groups
+        .iter()
+        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|h| h.get("command").and_then(Value::as_str))
+}
+
+fn parse_json(text: &str) -> Result<Value, String> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    serde_json::from_str(text).map_err(|e| {
+        format!(
+            "not valid JSON (line {}, column {}): {e}; fix it or move it aside first",
+            e.line(),
+            e.column()
+        )
+    })
+}
+
+/// Two-space indentation as Claude Code writes its settings, ending with a newline when the
+/// file did (or was new).
+fn write_json(v: &Value, original: &str) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    if original.is_empty() || original.ends_with('\n') {
+        s.push('\n');
+    }
+    s
+}
+
+/// Codex: an `[[hooks.EVENT]]` group running `command` for each event that has none of ours.
+pub fn toml_install(text: &str, command: &str) -> Result<Edit, String> {
+    use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
+    let mut doc: DocumentMut = text
+        .parse()
+        .map_err(|e| format!("not valid TOML: {e}; fix it or move it aside first"))?;
+    if !doc.contains_key("hooks") {
+        let mut t = Table::new();
+        t.set_implicit(true);
+        doc.insert("hooks", Item::Table(t));
+    }
+    let hooks = doc["hooks"].as_table_mut().ok_or("[hooks] is not a table")?;
+    let mut changed = Vec::new();
+    for ev in EVENTS {
+        if !hooks.contains_key(ev) {
+            hooks.insert(ev, Item::ArrayOfTables(toml_edit::ArrayOfTables::new()));
+        }
+        let groups = hooks[ev]
+            .as_array_of_tables_mut()
+            .ok_or_else(|| format!("hooks.{ev} is not a list of tables ([[hooks.{ev}]])"))?;
+        let ours = groups
+            .iter()
+            .any(|g| toml_commands(g).iter().any(|c| is_ours(c, Agent::Codex)));
+        if ours {
+            continue;
+        }
+        let mut handler = InlineTable::new();
+        handler.insert("type", "command".into());
+        handler.insert("command", command.into());
+        let mut list = Array::new();
+        list.push(handler);
+        let mut group = Table::new();
+        group.insert("hooks", value(list));
+        groups.push(group);
+        changed.push(ev);
+    }
+    Ok(if changed.is_empty() {
+        Edit::Unchanged
+    } else {
+        Edit::Changed(doc.to_string(), changed)
+    })
+}
+
+/// Codex: removes our handlers, the groups and events they leave empty, and `[hooks]` when
+/// it is left empty and was not written as a table of its own.
+pub fn toml_uninstall(text: &str) -> Result<Edit, String> {
+    use toml_edit::DocumentMut;
+    let mut doc: DocumentMut = text
+        .parse()
+        .map_err(|e| format!("not valid TOML: {e}; fix it or move it aside first"))?;
+    let Some(hooks) = doc.get_mut("hooks").and_then(|h| h.as_table_mut()) else {
+        return Ok(Edit::Unchanged);
+    };
+    let mut changed = Vec::new();
+    for ev in EVENTS {
+        let Some(groups) = hooks.get_mut(ev).and_then(|g| g.as_array_of_tables_mut()) else {
+            continue;
+        };
+        let before = groups.len();
+        let mut touched = false;
+        for g in groups.iter_mut() {
+            if let Some(list) = g.get_mut("hooks").and_then(|l| l.as_array_mut()) {
+                let n = list.len();
+                list.retain(|h| {
+                    !h.as_inline_table()
+                        .and_then(|t| t.get("command"))
+                        .and_then(|c| c.as_str())
+                        .is_some_and(|c| is_ours(c, Agent::Codex))
+                });
+                touched |= list.len() != n;
+            }
+        }
+        groups.retain(|g| g.get("hooks").and_then(|l| l.as_array()).is_none_or(|l| !l.is_empty()));
+        if touched || groups.len() != before {
+            changed.push(ev);
+            if groups.is_empty() {
+                hooks.remove(ev);
+            }
+        }
+    }
+    if changed.is_empty() {
+        return Ok(Edit::Unchanged);
+    }
+    if hooks.is_empty() && hooks.is_implicit() {
+        doc.remove("hooks");
+    }
+    Ok(Edit::Changed(doc.to_string(), changed))
+}
+
+fn toml_commands(group: &toml_edit::Table) -> Vec<String> {
+    let Some(list) = group.get("hooks") else {
+        return Vec::new();
+    };
+    let cmd = |t: Option<&str>| t.map(str::to_string);
+    match list {
+        toml_edit::Item::Value(toml_edit::Value::Array(a)) => a
+            .iter()
+            .filter_map(|h| {
+                cmd(h
+                    .as_inline_table()
+                    .and_then(|t| t.get("command"))
+                    .and_then(|c| c.as_str()))
+            })
+            .collect(),
+        toml_edit::Item::ArrayOfTables(a) => a
+            .iter()
+            .filter_map(|t| cmd(t.get("command").and_then(|c| c.as_str())))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Writes `content` to `path`: an existing file is first copied to a backup beside it
+/// (returned), a new one is created with its folder.
+pub fn write_settings(path: &Path, content: &str) -> std::io::Result<Option<PathBuf>> {
+    if path.exists() {
+        return crate::io::atomic::replace_with_backup(path, content.as_bytes(), "cctool-hooks").map(Some);
+    }
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d)?;
+    }
+    crate::io::atomic::write_new_file(path, content.as_bytes(), false).map(|()| None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CMD: &str = "/usr/local/bin/cctool hooks run codex";
+
+    #[test]
+    fn toml_round_trip_keeps_every_other_byte() {
+        let original = "# my settings\nmodel = \"gpt-5\" # pinned\n\n[hooks]\n[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"notify\" }]\n\n[tui]\ntheme = \"dark\"\n";
+        let Edit::Changed(installed, evs) = toml_install(original, CMD).unwrap() else {
+            panic!()
+        };
+        assert_eq!(evs, EVENTS);
+        assert!(
+            installed.starts_with("# my settings\nmodel = \"gpt-5\" # pinned\n"),
+            "{installed}"
+        );
+        assert_eq!(toml_install(&installed, CMD).unwrap(), Edit::Unchanged);
+        let Edit::Changed(back, _) = toml_uninstall(&installed).unwrap() else {
+            panic!()
+        };
+        assert_eq!(back, original);
+        let plain = "model = \"o3\"\n";
+        let Edit::Changed(i, _) = toml_install(plain, CMD).unwrap() else {
+            panic!()
+        };
+        let Edit::Changed(back, _) = toml_uninstall(&i).unwrap() else {
+            panic!()
+        };
+        assert_eq!(back, plain);
+    }
+
+    #[test]
+    fn ours_is_recognised_by_program_and_agent() {
+        assert!(is_ours("'/a b/cctool' hooks run codex --to /x", Agent::Codex));
+        assert!(is_ours("cctool hooks run claude-code", Agent::ClaudeCode));
+        assert!(!is_ours("cctool hooks run claude-code", Agent::Codex));
+        assert!(!is_ours("other hooks run codex", Agent::Codex));
+        assert!(!is_ours("cctool hooks run codexx", Agent::Codex));
+    }
+}

@@ -1,0 +1,275 @@
+//! `cctool hooks run AGENT`: what the agent calls at a compaction.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::Agent;
+use crate::backup::Archive;
+use crate::backup::stores::Found;
+
+/// One archived compaction summary: a line of `summaries/<agent>/<session>.jsonl`.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct ArchivedSummary {
+    pub kind: String,
+    pub agent: String,
+    pub session_id: Option<String>,
+    /// `manual` or `auto`.
+    pub trigger: Option<String>,
+    pub archived_at: String,
+    pub transcript_path: Option<String>,
+    pub cwd: Option<String>,
+    /// The tokens of the conversation before the compaction, as the agent counted them.
+    pub pre_tokens: Option<i64>,
+    /// The summary as the agent gave it.
+    pub summary: Option<String>,
+}
+
+pub const SUMMARY_KIND: &str = "archived_summary";
+
+/// Handles one hook call; an error is for the log only.
+pub fn handle(agent: Agent, input: &[u8], archive: &Archive) -> Result<String, String> {
+    let v: Value = serde_json::from_slice(input).map_err(|e| format!("the hook input is not JSON: {e}"))?;
+    let event = v.get("hook_event_name").and_then(Value::as_str).unwrap_or("");
+    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let transcript = s("transcript_path").filter(|p| !p.is_empty()).map(PathBuf::from);
+    match event {
+        "PreCompact" => {
+            let Some(path) = transcript else {
+                return Ok("PreCompact without a transcript_path: nothing to back up".into());
+            };
+            let found = found_for(agent, &path);
+            let Some(lock) = archive
+                .try_lock()
+                .map_err(|e| format!("{}: {e}", archive.root.display()))?
+            else {
+                return Ok(format!(
+                    "{}: a backup is running; it takes the transcript",
+                    path.display()
+                ));
+            };
+            let r = crate::backup::run::backup_locked(
+                archive,
+                &lock,
+                &[found],
+                "hook",
+                crate::backup::run::SETTLE,
+                &indicatif::ProgressBar::hidden(),
+            )
+            .map_err(|e| format!("{}: cannot back up: {e}", path.display()))?;
+            if let Some(p) = r.problems.first() {
+                return Err(p.clone());
+            }
+            Ok(format!("backed up {} ({} new bytes)", path.display(), r.new_bytes))
+        }
+        "PostCompact" => {
+            let mut rec = ArchivedSummary {
+                kind: SUMMARY_KIND.into(),
+                agent: agent.name().into(),
+                session_id: s("session_id"),
+                trigger: s("trigger"),
+                archived_at: crate::model::time::format_ms(crate::backup::run::now_ms()),
+                transcript_path: transcript.as_ref().map(|p| p.display().to_string()),
+                cwd: s("cwd"),
+                pre_tokens: None,
+                summary: s("compact_summary"),
+            };
+            if let Some(p) = &transcript {
+                let (summary, tokens) = match agent {
+                    Agent::ClaudeCode => (None, claude_pre_tokens(p)),
+                    Agent::Codex => codex_compaction(p),
+                };
+                rec.pre_tokens = tokens;
+                if rec.summary.is_none() {
+                    rec.summary = summary;
+                }
+            }
+            let file = append_summary(archive, &rec)?;
+            Ok(format!("summary archived in {}", file.display()))
+        }
+        other => Ok(format!("event {other:?}: nothing to do")),
+    }
+}
+
+/// The file as a backup finds it: its agent folder is the parent of `projects/` (Claude
+/// Code) or of `sessions/`/`archived_sessions/` (Codex), else its own folder.
+fn found_for(agent: Agent, path: &Path) -> Found {
+    let mark: &[&str] = match agent {
+        Agent::ClaudeCode => &["projects"],
+        Agent::Codex => &["sessions", "archived_sessions"],
+    };
+    let store = path
+        .ancestors()
+        .skip(1)
+        .find(|a| a.file_name().is_some_and(|n| mark.iter().any(|m| n == *m)))
+        .and_then(Path::parent)
+        .or_else(|| path.parent())
+        .unwrap_or(Path::new("/"))
+        .to_path_buf();
+    Found {
+        agent: agent.name(),
+        role: if path.components().any(|c| c.as_os_str() == "subagents") {
+            "subagent"
+        } else {
+            "session"
+        },
+        rel: path.strip_prefix(&store).unwrap_or(path).to_path_buf(),
+        path: path.to_path_buf(),
+        store,
+    }
+}
+
+/// The last lines of a file, at most `n` bytes, whole lines only.
+fn tail_lines(path: &Path, n: u64) -> Vec<Value> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let len = f.metadata().map_or(0, |m| m.len());
+    let start = len.saturating_sub(n);
+    let mut buf = Vec::new();
+    if f.seek(SeekFrom::Start(start)).is_err() || f.read_to_end(&mut buf).is_err() {
+        return Vec::new();
+    }
+    let mut lines: Vec<&[u8]> = buf.split(|b| *b == b'\n').collect();
+    if start > 0 && !lines.is_empty() {
+        lines.remove(0);
+    }
+    lines.iter().filter_map(|l| serde_json::from_slice(l).ok()).collect()
+}
+
+/// Claude Code: `preTokens` of the last compact boundary in the transcript (the boundary
+/// may not be written yet when the hook runs; then none).
+fn claude_pre_tokens(path: &Path) -> Option<i64> {
+    tail_lines(path, 4 << 20)
+        .iter()
+        .rev()
+        .find(|v| v.get("subtype").and_then(Value::as_str) == Some("compact_boundary"))
+        .and_then(|v| v.pointer("/compactMetadata/preTokens"))
+        .and_then(Value::as_i64)
+}
+
+/// Codex: the summary of the last `compacted` record and the tokens in use before it.
+fn codex_compaction(path: &Path) -> (Option<String>, Option<i64>) {
+    let lines = tail_lines(path, 16 << 20);
+    let Some(at) = lines
+        .iter()
+        .rposition(|v| v.get("type").and_then(Value::as_str) == Some("compacted"))
+    else {
+        return (None, None);
+    };
+    let summary = lines[at]
+        .pointer("/payload/message")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let tokens = lines[..at]
+        .iter()
+        .rev()
+        .find(|v| v.pointer("/payload/type").and_then(Value::as_str) == Some("token_count"))
+        .and_then(|v| {
+            v.pointer("/payload/info/last_token_usage/total_tokens")
+                .or_else(|| v.pointer("/payload/info/total_token_usage/total_tokens"))
+        })
+        .and_then(Value::as_i64);
+    (summary, tokens)
+}
+
+/// A file name safe for any session id.
+fn safe_name(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(100)
+        .collect()
+}
+
+/// Appends one record to the session's summaries file, in one write, fsynced.
+fn append_summary(archive: &Archive, rec: &ArchivedSummary) -> Result<PathBuf, String> {
+    let dir = archive.root.join("summaries").join(&rec.agent);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    let file = dir.join(format!(
+        "{}.jsonl",
+        safe_name(rec.session_id.as_deref().unwrap_or("unknown-session"))
+    ));
+    let mut line = serde_json::to_vec(rec).map_err(|e| e.to_string())?;
+    line.push(b'\n');
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&file)
+        .map_err(|e| format!("{}: cannot open: {e}", file.display()))?;
+    f.write_all(&line)
+        .and_then(|()| f.sync_all())
+        .map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
+    Ok(file)
+}
+
+/// Appends a line to `<archive>/hooks.log`; a log that cannot be written is given up on
+/// (the hook must still exit 0).
+pub fn log(archive: &Path, agent: Agent, line: &str) {
+    let _ = std::fs::create_dir_all(archive);
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(archive.join("hooks.log"))
+    {
+        let stamp = crate::model::time::format_ms(crate::backup::run::now_ms());
+        let _ = writeln!(f, "{stamp} {} {}", agent.name(), line.replace('\n', " "));
+    }
+}
+
+/// The archived summaries in a summaries file, or `None` when it is not one.
+pub fn read_summaries(bytes: &[u8]) -> Option<Vec<ArchivedSummary>> {
+    let mut out = Vec::new();
+    for line in bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+    {
+        let r: ArchivedSummary = serde_json::from_slice(line).ok()?;
+        if r.kind != SUMMARY_KIND {
+            return None;
+        }
+        out.push(r);
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// The summaries of a file written by the PostCompact hook, as `extract-summary` records
+/// (`format` is `archived`, `event` is `post_compact_hook`; the last one is the current one),
+/// or `None` when `path` is not such a file.
+pub fn summary_records(path: &Path) -> Option<Vec<crate::summary::SummaryRecord>> {
+    if path.extension().is_none_or(|e| e != "jsonl") {
+        return None;
+    }
+    let bytes = crate::io::paths::regular_file_head(path, 256 << 20)?;
+    let list = read_summaries(&bytes)?;
+    let n = list.len();
+    Some(
+        list.into_iter()
+            .enumerate()
+            .map(|(i, s)| crate::summary::SummaryRecord {
+                kind: "summary",
+                file: path.display().to_string(),
+                format: "archived",
+                session_id: s.session_id,
+                index: i + 1,
+                current: i + 1 == n,
+                line: Some(i as u64 + 1),
+                timestamp: Some(s.archived_at),
+                trigger: s.trigger,
+                pre_tokens: s.pre_tokens,
+                summary: s.summary,
+                event: "post_compact_hook",
+                summary_source: Some(if s.agent == "codex" { "rollout" } else { "hook" }),
+                ..Default::default()
+            })
+            .collect(),
+    )
+}

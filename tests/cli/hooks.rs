@@ -1,0 +1,304 @@
+//! `hooks install|uninstall|run`: one copy however often installed, the settings file's other
+//! content kept exactly, nothing on stdout and exit 0 whatever the hook is given, summaries
+//! archived and read back by `extract-summary`.
+
+use serde_json::Value;
+
+use crate::backup::{Stores, generate};
+
+/// A user's Claude Code settings in Claude Code's own layout, with hooks of their own.
+const CLAUDE_SETTINGS: &str = r#"{
+  "model": "opus",
+  "permissions": {
+    "allow": [
+      "Bash(git status)"
+    ]
+  },
+  "hooks": {
+    "PreCompact": [
+      {
+        "matcher": "manual",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify-send compacting"
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "say done"
+          }
+        ]
+      }
+    ]
+  },
+  "cleanupPeriodDays": 90
+}
+"#;
+
+const CODEX_CONFIG: &str = "# Codex settings\nmodel = \"gpt-5.5\"   # the default\n\n[features]\nweb_search = true\n\n[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"say done\" }]\n\n[tui]\n# keep it dark\ntheme = \"dark\"\n";
+
+fn run_ok(st: &Stores, args: &[&str]) -> String {
+    let out = st.cmd().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn claude_code_hooks_install_once_and_uninstall_exactly() {
+    let st = generate(1);
+    let settings = st.claude().join("settings.json");
+    std::fs::write(&settings, CLAUDE_SETTINGS).unwrap();
+    let said = run_ok(&st, &["hooks", "install", "claude-code"]);
+    assert!(said.contains("added hooks for PreCompact and PostCompact"), "{said}");
+    assert_eq!(
+        std::fs::read_to_string(st.claude().join("settings.json.cctool-hooks.bak")).unwrap(),
+        CLAUDE_SETTINGS
+    );
+    let once = std::fs::read_to_string(&settings).unwrap();
+    let said = run_ok(&st, &["hooks", "install", "claude-code"]);
+    assert!(said.contains("already there; not changed"), "{said}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), once);
+    let v: Value = serde_json::from_str(&once).unwrap();
+    let ours = |ev: &str| {
+        v["hooks"][ev]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|g| g["hooks"].as_array().unwrap())
+            .filter(|h| h["command"].as_str().unwrap().ends_with(" hooks run claude-code"))
+            .count()
+    };
+    assert_eq!((ours("PreCompact"), ours("PostCompact")), (1, 1));
+    // The user's own PreCompact hook and everything else are still there, in order.
+    assert_eq!(
+        v["hooks"]["PreCompact"][0]["hooks"][0]["command"],
+        "notify-send compacting"
+    );
+    assert_eq!(v["cleanupPeriodDays"], 90);
+    run_ok(&st, &["hooks", "uninstall", "claude-code"]);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), CLAUDE_SETTINGS);
+    let said = run_ok(&st, &["hooks", "uninstall", "claude-code"]);
+    assert!(said.contains("no hooks of cctool's in it; not changed"), "{said}");
+}
+
+#[test]
+fn codex_hooks_keep_every_other_key_and_comment() {
+    let st = generate(1);
+    let config = st.codex().join("config.toml");
+    std::fs::write(&config, CODEX_CONFIG).unwrap();
+    run_ok(&st, &["hooks", "install", "codex", "--to", "/tmp/arch ive"]);
+    run_ok(&st, &["hooks", "install", "codex"]);
+    let text = std::fs::read_to_string(&config).unwrap();
+    // Every line of the user's file is still there, in order; ours sit with the other hooks.
+    let mut rest = text.lines();
+    for line in CODEX_CONFIG.lines() {
+        assert!(rest.any(|l| l == line), "{line:?} lost in {text}");
+    }
+    assert_eq!(
+        text.matches(" hooks run codex --to '/tmp/arch ive'").count(),
+        2,
+        "{text}"
+    );
+    assert!(
+        text.contains("[[hooks.PreCompact]]\nhooks = [{ type = \"command\", command = "),
+        "{text}"
+    );
+    run_ok(&st, &["hooks", "uninstall", "codex"]);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), CODEX_CONFIG);
+    // The project's own file, created when missing.
+    run_ok(&st, &["hooks", "install", "codex", "--scope", "project"]);
+    assert!(st.dir.path().join(".codex/config.toml").is_file());
+}
+
+fn hook(st: &Stores, agent: &str, input: &str) {
+    let out = st
+        .cmd()
+        .args(["hooks", "run", agent])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn post_compact_archives_the_summary_and_extract_summary_reads_it() {
+    let st = generate(1);
+    let transcript = &st.sessions[0];
+    let id = transcript.file_stem().unwrap().to_str().unwrap();
+    let boundary = serde_json::json!({"type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"manual","preTokens":48213},"uuid":"b0000000-0000-4000-8000-000000000001","timestamp":"2026-03-01T11:00:00.000Z","sessionId":id});
+    let mut f = std::fs::OpenOptions::new().append(true).open(transcript).unwrap();
+    std::io::Write::write_all(&mut f, format!("{boundary}\n").as_bytes()).unwrap();
+    let input = serde_json::json!({
+        "session_id": id, "transcript_path": transcript, "cwd": "/home/me/proj0",
+        "hook_event_name": "PostCompact", "trigger": "manual",
+        "compact_summary": "<summary>\n1. Primary Request: fix the build\n</summary>"
+    });
+    hook(&st, "claude-code", &input.to_string());
+    let file = st.archive().join("summaries/claude-code").join(format!("{id}.jsonl"));
+    let rec: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(rec["kind"], "archived_summary");
+    assert_eq!(rec["session_id"], id);
+    assert_eq!(rec["trigger"], "manual");
+    assert_eq!(rec["pre_tokens"], 48213);
+    assert_eq!(
+        rec["summary"],
+        "<summary>\n1. Primary Request: fix the build\n</summary>"
+    );
+    let out = st
+        .cmd()
+        .args(["extract-summary", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let recs: Vec<Value> = out
+        .stdout
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 2, "{recs:?}");
+    assert_eq!(recs[0]["kind"], "summary");
+    assert_eq!(recs[0]["format"], "archived");
+    assert_eq!(recs[0]["current"], true);
+    assert_eq!(recs[0]["pre_tokens"], 48213);
+    assert_eq!(recs[0]["summary"], rec["summary"]);
+    assert_eq!(recs[1]["kind"], "total");
+    assert_eq!(recs[1]["summaries"], 1);
+}
+
+#[test]
+fn codex_post_compact_takes_the_summary_from_the_rollout() {
+    let st = generate(1);
+    let day = st.codex().join("sessions/2026/03/01");
+    let rollout = std::fs::read_dir(&day).unwrap().next().unwrap().unwrap().path();
+    let lines = [
+        serde_json::json!({"timestamp":"2026-03-01T09:05:00.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"total_tokens":90000},"last_token_usage":{"total_tokens":61234}}}}),
+        serde_json::json!({"timestamp":"2026-03-01T09:05:01.000Z","type":"compacted","payload":{"message":"Summary of the work so far.","replacement_history":[]}}),
+    ];
+    let mut f = std::fs::OpenOptions::new().append(true).open(&rollout).unwrap();
+    for l in lines {
+        std::io::Write::write_all(&mut f, format!("{l}\n").as_bytes()).unwrap();
+    }
+    let input = serde_json::json!({"session_id":"t1","transcript_path":rollout,"cwd":"/x","hook_event_name":"PostCompact","model":"gpt-5.5","trigger":"auto","turn_id":"u1"});
+    hook(&st, "codex", &input.to_string());
+    let rec: Value =
+        serde_json::from_slice(&std::fs::read(st.archive().join("summaries/codex/t1.jsonl")).unwrap()).unwrap();
+    assert_eq!(rec["summary"], "Summary of the work so far.");
+    assert_eq!(rec["pre_tokens"], 61234);
+    assert_eq!(rec["trigger"], "auto");
+}
+
+#[test]
+fn pre_compact_backs_up_the_transcript_and_bad_input_only_reaches_the_log() {
+    let st = generate(2);
+    let transcript = &st.sessions[1];
+    let input = serde_json::json!({"session_id":"x","transcript_path":transcript,"cwd":"/","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":null});
+    hook(&st, "claude-code", &input.to_string());
+    let listed = st.cmd().args(["restore", "--json"]).output().unwrap().stdout;
+    let recs: Vec<Value> = listed
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0]["path"], transcript.to_str().unwrap());
+    assert_eq!(recs[0]["same"], true);
+    for bad in [
+        "not json",
+        "",
+        "{\"hook_event_name\":\"PostCompact\",\"transcript_path\":\"/nonexistent/x.jsonl\"}",
+    ] {
+        hook(&st, "codex", bad);
+    }
+    let log = std::fs::read_to_string(st.archive().join("hooks.log")).unwrap();
+    assert_eq!(
+        log.matches("codex error: the hook input is not JSON").count(),
+        2,
+        "{log}"
+    );
+    assert_eq!(log.lines().count(), 4, "{log}");
+}
+
+/// Claude Code's own template around the summary the model wrote: the analysis dropped and
+/// `<summary>X</summary>` written as `Summary:\nX` (docs/backup.md).
+fn as_claude_code_writes_it(raw: &str) -> String {
+    let mut s = raw.to_string();
+    if let (Some(a), Some(b)) = (s.find("<analysis>"), s.find("</analysis>")) {
+        s.replace_range(a..b + "</analysis>".len(), "");
+    }
+    if let (Some(a), Some(b)) = (s.find("<summary>"), s.find("</summary>")) {
+        let inner = s[a + "<summary>".len()..b].trim().to_string();
+        s.replace_range(a..b + "</summary>".len(), &format!("Summary:\n{inner}"));
+    }
+    s.trim().to_string()
+}
+
+#[test]
+fn real_claude_code_compact_archives_the_summary_it_writes() {
+    let Some(script) = crate::util::realclient(crate::util::Client::ClaudeCode) else {
+        return;
+    };
+    let archive = tempfile::tempdir().unwrap();
+    let cmd = format!(
+        "'{}' hooks run claude-code --to '{}'",
+        env!("CARGO_BIN_EXE_cctool"),
+        archive.path().display()
+    );
+    let group = serde_json::json!([{"hooks": [{"type": "command", "command": cmd}]}]);
+    let settings = serde_json::json!({"hooks": {"PreCompact": group, "PostCompact": group}});
+    let raw = "<analysis>The user asked for the README block.</analysis>\n<summary>1. Primary Request: show the README's example block.\n2. Pending: nothing.</summary>";
+    let out = std::process::Command::new(&script)
+        .arg(crate::util::fixture("claude/render.jsonl"))
+        .arg("/compact")
+        .env("VIEW_SETTINGS", settings.to_string())
+        .env("MOCK_REPLY", raw)
+        .env("VIEW_KEEP", "1")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    let run = said
+        .lines()
+        .find_map(|l| l.split("run directory kept: ").nth(1))
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| panic!("no run folder: {said}"));
+    let transcript = walkdir::WalkDir::new(run.join("home/.claude/projects"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .map(|e| e.into_path())
+        .expect("the resumed transcript");
+    let stripped = crate::util::cctool()
+        .args(["extract-summary", "--strip-template", "--current", "--json"])
+        .arg(&transcript)
+        .output()
+        .unwrap();
+    let written: Value = serde_json::from_slice(stripped.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    let id = "5e551000-0000-4000-8000-0000000000d0";
+    let archived = std::fs::read(archive.path().join(format!("summaries/claude-code/{id}.jsonl")));
+    let log = std::fs::read_to_string(archive.path().join("hooks.log")).unwrap_or_default();
+    let pre_compact_snapshot = std::fs::read_dir(archive.path().join("snapshots")).map_or(0, |d| d.count());
+    let _ = std::fs::remove_dir_all(&run);
+    let rec: Value =
+        serde_json::from_slice(&archived.unwrap_or_else(|e| panic!("no summary archived ({e}); log: {log}"))).unwrap();
+    assert_eq!(rec["session_id"], id);
+    assert_eq!(rec["trigger"], "manual");
+    assert_eq!(rec["summary"], raw, "the hook is given the model's own text");
+    let in_transcript = written["summary"].as_str().unwrap();
+    assert!(
+        in_transcript.ends_with(&as_claude_code_writes_it(raw)),
+        "{in_transcript:?} does not end with the archived summary"
+    );
+    assert_eq!(
+        pre_compact_snapshot, 1,
+        "PreCompact backed up the transcript; log: {log}"
+    );
+}
