@@ -15,6 +15,7 @@ pub mod io;
 pub mod migrate;
 pub mod model;
 pub mod output;
+pub mod redact;
 pub mod scan;
 pub mod summary;
 
