@@ -10,6 +10,7 @@ pub mod cli;
 pub mod commands;
 pub mod compact;
 pub mod doctor;
+pub mod export;
 pub mod formats;
 pub mod io;
 pub mod migrate;
