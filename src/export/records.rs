@@ -177,6 +177,26 @@ pub fn write_jsonl(
         }
         Format::Codex => {
             let rollout = crate::formats::codex::read_records(src).map_err(|e| cannot_read(src, e))?;
+            if full && rollout.era == Era::Envelope {
+                // The whole history: every item and every compaction, as the lines were written.
+                let mut failed = Ok(());
+                for_each_line(src, |l| {
+                    #[derive(serde::Deserialize)]
+                    struct Kind<'a> {
+                        #[serde(borrow, rename = "type")]
+                        ty: Option<std::borrow::Cow<'a, str>>,
+                    }
+                    let keep = serde_json::from_slice::<Kind<'_>>(l.bytes)
+                        .ok()
+                        .and_then(|k| k.ty)
+                        .is_some_and(|t| t == "response_item" || t == "compacted");
+                    if keep && failed.is_ok() {
+                        failed = emit(l.bytes);
+                    }
+                })
+                .map_err(|e| cannot_read(src, e))?;
+                return failed;
+            }
             for item in crate::chain::codex::reconstruct(&rollout).items {
                 match item.src {
                     ItemSrc::Raw { offset, len, .. } => {
