@@ -689,6 +689,7 @@ pub enum ExportFormat {
     Native,
 }
 
+/// Export sessions as Markdown, one HTML page, JSON Lines or their own format, with secrets redacted.
 #[derive(Args, Debug)]
 #[command(
     long_about = "Export sessions to share them: as Markdown, as one self-contained HTML page, as the \
