@@ -762,4 +762,3 @@ pub struct ExportArgs {
     #[arg(long)]
     pub force: bool,
 }
-

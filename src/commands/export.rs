@@ -166,9 +166,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         .collect();
     for d in dests.values() {
         if let Dest::File(out) = d
-            && let Some(input) = inputs
-                .iter()
-                .find(|i| matches!(i, Input::Path(p) if same_file(p, out)))
+            && let Some(input) = inputs.iter().find(|i| matches!(i, Input::Path(p) if same_file(p, out)))
         {
             return Err(Fatal(format!(
                 "{}: the output would replace an input; name another file with -o",
@@ -183,11 +181,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     };
     let by_name: HashMap<String, &Dest> = dests.iter().map(|(i, d)| (i.display_name(), d)).collect();
     let outcomes = super::each_session(&inputs, &named, g, "exporting", |src, format| {
-        let dest = by_name
-            .get(src.name())
-            .copied()
-            .cloned()
-            .unwrap_or(Dest::Stdout);
+        let dest = by_name.get(src.name()).copied().cloned().unwrap_or(Dest::Stdout);
         let r = redactor.as_ref();
         let mut summary = None;
         let write = |w: &mut Output| -> std::io::Result<()> {
@@ -248,7 +242,9 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
                     })?;
                 }
                 if let (Some(s), Dest::File(p)) = (summary, dest) {
-                    let name = p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                    let name = p
+                        .file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
                     index.push((name, s.clone()));
                 }
             }
@@ -272,8 +268,12 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
             _ => ("index.md", markdown::index(&index)),
         };
         let path = dir.join(name);
-        crate::io::atomic::write_new_file(&path, page.as_bytes(), true)
-            .map_err(|e| Fatal(format!("{}: cannot write: {e}", escape_str(&path.display().to_string()))))?;
+        crate::io::atomic::write_new_file(&path, page.as_bytes(), true).map_err(|e| {
+            Fatal(format!(
+                "{}: cannot write: {e}",
+                escape_str(&path.display().to_string())
+            ))
+        })?;
     }
     if let Some(r) = &redactor {
         let report = r.report();

@@ -196,7 +196,11 @@ fn toc_line(m: &Msg) -> Option<String> {
     })?;
     let first = text.lines().next().unwrap_or(text);
     let cut: String = first.chars().take(90).collect();
-    Some(if cut.len() < first.len() { format!("{cut}…") } else { cut })
+    Some(if cut.len() < first.len() {
+        format!("{cut}…")
+    } else {
+        cut
+    })
 }
 
 /// Messages of a document, numbered from `*next`; the table of contents grows alongside.
@@ -216,7 +220,10 @@ fn body(doc: &Doc, next: &mut usize, toc: &mut String, out: &mut String) {
                     "<li><a href=\"#c{next}\"><strong>{}</strong></a></li>\n",
                     esc(title)
                 ));
-                out.push_str(&format!("<section class=\"mark\" id=\"c{next}\">\n<h2>{}</h2>\n", esc(title)));
+                out.push_str(&format!(
+                    "<section class=\"mark\" id=\"c{next}\">\n<h2>{}</h2>\n",
+                    esc(title)
+                ));
                 if let Some(s) = summary {
                     out.push_str(&format!(
                         "<details open><summary>Summary the agent was given</summary><pre>{}</pre></details>\n",
@@ -279,7 +286,10 @@ pub fn index(items: &[(String, Summary)]) -> String {
             esc(&doc.title),
             esc(doc.agent),
             doc.messages,
-            doc.first_time.as_deref().map(|t| format!(" · {}", esc(t))).unwrap_or_default()
+            doc.first_time
+                .as_deref()
+                .map(|t| format!(" · {}", esc(t)))
+                .unwrap_or_default()
         ));
     }
     out.push_str("</ol>\n</main>\n</body>\n</html>\n");

@@ -115,7 +115,12 @@ fn message(m: &Msg, n: usize, out: &mut String) {
                 out.push_str(&fence(input, "json"));
                 out.push('\n');
             }
-            Part::ToolResult { id, error, text, images } => {
+            Part::ToolResult {
+                id,
+                error,
+                text,
+                images,
+            } => {
                 out.push_str(&format!(
                     "**Tool result**{} `{}`\n\n",
                     if *error { " (error)" } else { "" },
@@ -184,7 +189,10 @@ pub fn index(items: &[(String, Summary)]) -> String {
             file.replace(['<', '>'], ""),
             doc.agent,
             doc.messages,
-            doc.first_time.as_deref().map(|t| format!(", {}", inline(t))).unwrap_or_default()
+            doc.first_time
+                .as_deref()
+                .map(|t| format!(", {}", inline(t)))
+                .unwrap_or_default()
         ));
     }
     out

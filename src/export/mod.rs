@@ -53,8 +53,17 @@ impl Image {
 pub enum Part {
     Text(String),
     Thinking(String),
-    ToolCall { name: String, id: String, input: String },
-    ToolResult { id: String, error: bool, text: String, images: Vec<Image> },
+    ToolCall {
+        name: String,
+        id: String,
+        input: String,
+    },
+    ToolResult {
+        id: String,
+        error: bool,
+        text: String,
+        images: Vec<Image>,
+    },
     Image(Image),
     /// Something cctool says about the message (`[redacted thinking]`, an unknown block).
     Note(String),
@@ -77,7 +86,10 @@ pub enum Entry {
     Msg(Msg),
     /// A section mark: a compaction (with its summary, when the file has it in the mark) or
     /// the start of what a resume loads.
-    Mark { title: String, summary: Option<String> },
+    Mark {
+        title: String,
+        summary: Option<String>,
+    },
 }
 
 /// A session ready to render.
@@ -240,7 +252,9 @@ pub fn claude_msg(v: &Value, line: u64) -> Option<Entry> {
             if sub == "compact_boundary" {
                 let m = v.get("compactMetadata");
                 let trigger = m.and_then(|m| s(m, "trigger")).unwrap_or("?");
-                let tokens = m.and_then(|m| m.get("preTokens")).map_or("?".to_string(), Value::to_string);
+                let tokens = m
+                    .and_then(|m| m.get("preTokens"))
+                    .map_or("?".to_string(), Value::to_string);
                 return Some(Entry::Mark {
                     title: format!(
                         "Compaction ({trigger}, {tokens} tokens before){}",
@@ -351,7 +365,12 @@ pub fn codex_msg(v: &Value, line: Option<u64>, time: Option<String>) -> Option<E
         "ghost_snapshot" => return None,
         other => ("item".into(), vec![Part::Note(format!("[{other}]"))]),
     };
-    Some(Entry::Msg(Msg { role, line, time, parts }))
+    Some(Entry::Msg(Msg {
+        role,
+        line,
+        time,
+        parts,
+    }))
 }
 
 /// A cctool session message (any schema version).
@@ -384,7 +403,10 @@ pub fn session_msg(v: &Value) -> Entry {
                 None => Part::Note("[?]".into()),
             })
             .collect(),
-        None => vec![Part::Text(output_text(v.get("content").unwrap_or(&Value::Null), &mut images))],
+        None => vec![Part::Text(output_text(
+            v.get("content").unwrap_or(&Value::Null),
+            &mut images,
+        ))],
     };
     Entry::Msg(Msg {
         role,
@@ -416,7 +438,11 @@ fn title_of(entries: &[Entry], fallback: &str) -> String {
         Some(t) => {
             let line = t.lines().next().unwrap_or(t);
             let cut: String = line.chars().take(80).collect();
-            if cut.len() < line.len() { format!("{cut}…") } else { cut }
+            if cut.len() < line.len() {
+                format!("{cut}…")
+            } else {
+                cut
+            }
         }
         None => fallback.to_string(),
     }
@@ -424,7 +450,9 @@ fn title_of(entries: &[Entry], fallback: &str) -> String {
 
 /// The name a file is shown under: redacted like the content (a path holds the user's name).
 pub fn shown_name(name: &str, redactor: Option<&Redactor>) -> String {
-    redactor.and_then(|r| r.redact_str(name)).unwrap_or_else(|| name.to_string())
+    redactor
+        .and_then(|r| r.redact_str(name))
+        .unwrap_or_else(|| name.to_string())
 }
 
 /// Reads a session into a document. Errors are sentences for the user.
@@ -432,11 +460,18 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
     let file = shown_name(src.name(), redactor);
     let mut notes = Vec::new();
     let (agent, entries) = match format {
-        Format::ClaudeCode => ("Claude Code", records::claude_entries(src, scope.full, redactor, &mut notes)?),
+        Format::ClaudeCode => (
+            "Claude Code",
+            records::claude_entries(src, scope.full, redactor, &mut notes)?,
+        ),
         Format::Codex => ("Codex", records::codex_entries(src, scope.full, redactor, &mut notes)?),
         Format::CctoolSession => {
             let m = crate::formats::session::read_messages(src).map_err(|e| e.0)?;
-            let entries = m.messages.iter().map(|raw| session_msg(&parse_record(raw, redactor))).collect();
+            let entries = m
+                .messages
+                .iter()
+                .map(|raw| session_msg(&parse_record(raw, redactor)))
+                .collect();
             ("cctool session", entries)
         }
     };

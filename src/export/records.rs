@@ -17,10 +17,12 @@ fn cannot_read(src: &Source, e: std::io::Error) -> String {
     format!("{}: cannot read: {e}", src.name())
 }
 
+type ClaudeChain = (Vec<(u64, Vec<u8>)>, Vec<usize>, Option<usize>);
+
 /// The records of the chain Claude Code loads (earlier history too, with `full`), as written,
 /// with their line numbers; then the indexes where earlier parts start, and where what a
 /// resume loads starts.
-fn claude_chain(src: &Source, full: bool) -> Result<(Vec<(u64, Vec<u8>)>, Vec<usize>, Option<usize>), String> {
+fn claude_chain(src: &Source, full: bool) -> Result<ClaudeChain, String> {
     let t = claude::read(src).map_err(|e| cannot_read(src, e))?;
     let chain = t
         .rebuild(&claude::Options {
@@ -231,8 +233,7 @@ pub fn write_native(src: &Source, redactor: Option<&Redactor>, w: &mut dyn Write
         // One document spanning lines? Then it is redacted as a whole.
         let mut multi = false;
         if memchr::memchr(b'\n', body.trim_ascii()).is_some() {
-            multi = serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok()
-                && for_each_line_is_not_jsonl(body);
+            multi = serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() && for_each_line_is_not_jsonl(body);
         }
         if multi {
             let mut v: Value = serde_json::from_slice(body).map_err(|e| format!("{}: {e}", src.name()))?;

@@ -125,8 +125,8 @@ pub struct Config {
 
 /// Login names too common to be personal, and too common as words to replace.
 const COMMON_USERS: &[&str] = &[
-    "root", "user", "admin", "runner", "ubuntu", "debian", "node", "vscode", "ec2-user", "nobody", "build",
-    "test", "dev", "app",
+    "root", "user", "admin", "runner", "ubuntu", "debian", "node", "vscode", "ec2-user", "nobody", "build", "test",
+    "dev", "app",
 ];
 
 impl Config {
@@ -175,7 +175,9 @@ pub fn parse_rule(spec: &str) -> (String, String) {
     if let Some((name, re)) = spec.split_once('=')
         && !name.is_empty()
         && name.len() <= 40
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     {
         return (name.to_string(), re.to_string());
     }
@@ -219,7 +221,11 @@ impl Redactor {
             if home.len() > 1 && home != "/root" {
                 specs.insert(
                     specs.len() - 1,
-                    ("home-path".into(), format!(r"{}(?:\b|$)", regex::escape(home)), Check::None),
+                    (
+                        "home-path".into(),
+                        format!(r"{}(?:\b|$)", regex::escape(home)),
+                        Check::None,
+                    ),
                 );
             }
         }
@@ -396,15 +402,14 @@ impl Redactor {
     /// arguments as JSON text): its strings are redacted, and it is written back compact.
     fn redact_string(&self, s: &str) -> Option<String> {
         let t = s.trim();
-        if (t.starts_with('{') && t.ends_with('}')) || (t.starts_with('[') && t.ends_with(']')) {
-            if let Ok(mut inner) = serde_json::from_str::<Value>(t) {
-                if !inner.is_object() && !inner.is_array() {
-                    return self.redact_str(s);
-                }
-                return self
-                    .redact_value(&mut inner)
-                    .then(|| serde_json::to_string(&inner).unwrap_or_default());
-            }
+        let bracketed = (t.starts_with('{') && t.ends_with('}')) || (t.starts_with('[') && t.ends_with(']'));
+        if bracketed
+            && let Ok(mut inner) = serde_json::from_str::<Value>(t)
+            && (inner.is_object() || inner.is_array())
+        {
+            return self
+                .redact_value(&mut inner)
+                .then(|| serde_json::to_string(&inner).unwrap_or_default());
         }
         self.redact_str(s)
     }
@@ -433,9 +438,9 @@ impl Redactor {
     /// record written again. A line that is not JSON is redacted as text.
     pub fn redact_line<'a>(&self, line: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
         use std::borrow::Cow;
-        let parsed = serde_json::from_slice::<Value>(line).ok().or_else(|| {
-            crate::io::json::repair_surrogates(line).and_then(|b| serde_json::from_slice(&b).ok())
-        });
+        let parsed = serde_json::from_slice::<Value>(line)
+            .ok()
+            .or_else(|| crate::io::json::repair_surrogates(line).and_then(|b| serde_json::from_slice(&b).ok()));
         match parsed {
             Some(mut v) => {
                 if self.redact_value(&mut v) {
@@ -457,9 +462,9 @@ impl Redactor {
 
 /// A 64-bit FNV-1a hash: names an image in the table without keeping its bytes.
 fn fx(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// Whether a match passes its rule's check. `whole` and `at` locate it in its string.
@@ -484,13 +489,14 @@ fn passes(check: Check, m: &str, whole: &str, at: usize) -> bool {
         Check::Entropy => m.len() >= 20 && is_random(m),
         Check::Email => {
             let local = m.split('@').next().unwrap_or("");
-            !(local == "git" || m.eq_ignore_ascii_case("noreply@anthropic.com"))
-                && !whole[..at].ends_with("://")
+            !(local == "git" || m.eq_ignore_ascii_case("noreply@anthropic.com") || whole[..at].ends_with("://"))
         }
         Check::HomePath => {
             let name = m.rsplit(['/', '\\']).next().unwrap_or("");
-            !matches!(name, "Shared" | "linuxbrew" | "runner" | "user" | "username" | "USER" | "me" | "you")
-                && !name.starts_with('$')
+            !matches!(
+                name,
+                "Shared" | "linuxbrew" | "runner" | "user" | "username" | "USER" | "me" | "you"
+            ) && !name.starts_with('$')
         }
     }
 }

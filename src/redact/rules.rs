@@ -56,7 +56,11 @@ pub static BUILTIN: &[Builtin] = &[
         r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b|\bwhsec_[A-Za-z0-9]{24,}\b",
         Check::None,
     ),
-    rule("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b", Check::None),
+    rule(
+        "aws-access-key",
+        r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b",
+        Check::None,
+    ),
     rule(
         "aws-secret-key",
         r#"(?i:aws_?secret_?(?:access_?)?key)["']?\s*[:=]\s*["']?(?P<s>[A-Za-z0-9/+=]{40})\b"#,

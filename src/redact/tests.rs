@@ -41,7 +41,9 @@ fn every_kind_is_caught_under_its_own_name() {
     let r = redactor();
     for (kind, secret) in secrets() {
         let text = context(&kind, &secret);
-        let out = r.redact_str(&text).unwrap_or_else(|| panic!("{kind}: nothing matched in {text}"));
+        let out = r
+            .redact_str(&text)
+            .unwrap_or_else(|| panic!("{kind}: nothing matched in {text}"));
         assert!(!out.contains(&secret), "{kind}: survived in {out}");
         assert!(out.contains(&format!("[REDACTED:{kind}#")), "{kind}: {out}");
     }
@@ -50,7 +52,9 @@ fn every_kind_is_caught_under_its_own_name() {
 #[test]
 fn the_same_secret_gets_the_same_number() {
     let r = redactor();
-    let a = r.redact_str("ghp_VJ7VtD4Q9OiwyXt17cFzwUnWPIknuABdcuVB and ghp_000000000000000000000000000000000000").unwrap();
+    let a = r
+        .redact_str("ghp_VJ7VtD4Q9OiwyXt17cFzwUnWPIknuABdcuVB and ghp_000000000000000000000000000000000000")
+        .unwrap();
     let b = r.redact_str("again ghp_VJ7VtD4Q9OiwyXt17cFzwUnWPIknuABdcuVB").unwrap();
     assert_eq!(a, "[REDACTED:github-token#1] and [REDACTED:github-token#2]");
     assert_eq!(b, "again [REDACTED:github-token#1]");
@@ -78,7 +82,10 @@ fn context_stays_readable() {
     );
     assert_eq!(r.redact_str("ls /home/bob/x").unwrap(), "ls [REDACTED:home-path#2]/x");
     assert_eq!(r.redact_str("Alice said hi").unwrap(), "[REDACTED:user-name#1] said hi");
-    assert_eq!(r.redact_str("DB_PASSWORD=changeme9").unwrap(), "DB_PASSWORD=[REDACTED:secret-assignment#1]");
+    assert_eq!(
+        r.redact_str("DB_PASSWORD=changeme9").unwrap(),
+        "DB_PASSWORD=[REDACTED:secret-assignment#1]"
+    );
 }
 
 #[test]
@@ -110,7 +117,8 @@ fn ordinary_text_is_left_alone() {
 fn json_strings_are_matched_decoded_and_stay_json() {
     let r = redactor();
     // `\u0067hp_…`: the token starts with an escaped `g`.
-    let line = br#"{"type":"user","uuid":"u1","message":{"content":"key \u0067hp_VJ7VtD4Q9OiwyXt17cFzwUnWPIknuABdcuVB ok"}}"#;
+    let line =
+        br#"{"type":"user","uuid":"u1","message":{"content":"key \u0067hp_VJ7VtD4Q9OiwyXt17cFzwUnWPIknuABdcuVB ok"}}"#;
     let out = r.redact_line(line);
     let v: Value = serde_json::from_slice(&out).expect("still JSON");
     assert_eq!(v["message"]["content"], "key [REDACTED:github-token#1] ok");
@@ -136,7 +144,10 @@ fn secret_keys_and_images() {
     assert!(r.redact_value(&mut v));
     assert_eq!(v["input"]["api_key"], "[REDACTED:secret-assignment#1]");
     assert_eq!(v["input"]["limit"], "plainvalue9");
-    assert_eq!(v["content"][0], serde_json::json!({"type": "text", "text": "[REDACTED:image#1]"}));
+    assert_eq!(
+        v["content"][0],
+        serde_json::json!({"type": "text", "text": "[REDACTED:image#1]"})
+    );
 }
 
 #[test]
@@ -156,5 +167,9 @@ fn user_rules_come_first_and_bad_ones_are_named() {
     })
     .err()
     .unwrap();
-    assert!(e.0.starts_with("redaction rule bad is not a valid regular expression"), "{}", e.0);
+    assert!(
+        e.0.starts_with("redaction rule bad is not a valid regular expression"),
+        "{}",
+        e.0
+    );
 }

@@ -13,8 +13,7 @@ const FORMATS: &[&str] = &["markdown", "html", "jsonl", "native"];
 
 /// The seeded secrets: each kind's value, and the user's name (`alice`, from `USER`).
 fn secrets() -> Vec<(String, String)> {
-    let v: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(fixture("export/secrets.json")).unwrap()).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(fixture("export/secrets.json")).unwrap()).unwrap();
     let mut out: Vec<(String, String)> = v
         .as_object()
         .unwrap()
@@ -142,7 +141,10 @@ fn the_same_secret_has_one_number_across_files_and_the_report_counts() {
         .find(|r| r["rule"] == "github-token")
         .unwrap();
     // One token, met once in each file: two matches, one placeholder.
-    assert_eq!((github["count"].as_u64(), github["distinct"].as_u64()), (Some(2), Some(1)));
+    assert_eq!(
+        (github["count"].as_u64(), github["distinct"].as_u64()),
+        (Some(2), Some(1))
+    );
     for name in ["5ec2e700-0000-4000-8000-000000000023.md", "codex_secrets.md"] {
         let text = std::fs::read_to_string(dir.path().join(name)).unwrap();
         assert!(text.contains("next page token: [REDACTED:github-token#1]"), "{name}");
@@ -172,7 +174,13 @@ fn a_file_argument_without_redaction_is_copied_as_written() {
     let (out, err) = export(&["--format", "native", fixture(CLAUDE).to_str().unwrap()]);
     assert_eq!(out, std::fs::read_to_string(fixture(CLAUDE)).unwrap());
     assert!(err.is_empty(), "{err}");
-    let (out, _) = export(&["--share", "--no-redact", "--format", "native", fixture(CLAUDE).to_str().unwrap()]);
+    let (out, _) = export(&[
+        "--share",
+        "--no-redact",
+        "--format",
+        "native",
+        fixture(CLAUDE).to_str().unwrap(),
+    ]);
     assert_eq!(out, std::fs::read_to_string(fixture(CLAUDE)).unwrap());
 }
 
@@ -194,7 +202,11 @@ fn code_blocks(md: &str) -> Vec<String> {
 
 #[test]
 fn markdown_fences_in_tool_results_stay_intact() {
-    let (md, _) = export(&["--format", "markdown", fixture("export/clean_claude.jsonl").to_str().unwrap()]);
+    let (md, _) = export(&[
+        "--format",
+        "markdown",
+        fixture("export/clean_claude.jsonl").to_str().unwrap(),
+    ]);
     let blocks = code_blocks(&md);
     // The tool call, the tool result whole (its own fences inside), the assistant's block.
     assert_eq!(blocks.len(), 3, "{md}");
@@ -218,14 +230,21 @@ fn markdown_of_the_redacted_session_parses_with_its_fences() {
         .iter()
         .find(|b| b.starts_with("200 OK"))
         .expect("the tool result with a fence inside");
-    assert_eq!(result, "200 OK\nnext page token: [REDACTED:github-token#1]\n```\nnested fence\n```\n");
+    assert_eq!(
+        result,
+        "200 OK\nnext page token: [REDACTED:github-token#1]\n```\nnested fence\n```\n"
+    );
     // The subagent's transcript is inlined after the session.
     assert!(md.contains("## Subagent: Check the staging database"), "{md}");
 }
 
 #[test]
 fn html_escapes_everything_from_the_transcript() {
-    let (page, _) = export(&["--format", "html", fixture("export/hostile_claude.jsonl").to_str().unwrap()]);
+    let (page, _) = export(&[
+        "--format",
+        "html",
+        fixture("export/hostile_claude.jsonl").to_str().unwrap(),
+    ]);
     assert_eq!(page.matches("<script").count(), 1, "only cctool's own script");
     assert_eq!(page.matches("</script>").count(), 1);
     assert!(!page.contains("<img src=x"));
@@ -234,12 +253,18 @@ fn html_escapes_everything_from_the_transcript() {
     assert!(page.contains("&lt;/textarea&gt;"));
     assert!(!page.contains('\u{1b}'), "control characters are shown as escapes");
     assert!(page.contains("\\x1b[31mred"));
-    assert!(!page.contains("http://") && !page.contains("https://"), "nothing is fetched");
+    assert!(
+        !page.contains("http://") && !page.contains("https://"),
+        "nothing is fetched"
+    );
     let csp = page
         .lines()
         .find(|l| l.contains("Content-Security-Policy"))
         .expect("a policy");
-    assert!(csp.contains("default-src 'none'") && csp.contains("script-src 'sha256-"), "{csp}");
+    assert!(
+        csp.contains("default-src 'none'") && csp.contains("script-src 'sha256-"),
+        "{csp}"
+    );
     assert!(!csp.contains("unsafe-inline"));
 }
 
@@ -263,7 +288,13 @@ fn chromium() -> Option<PathBuf> {
 fn open_in_chromium(browser: &Path, page: &Path, fragment: &str) -> (String, String) {
     let profile = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(browser)
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("--dump-dom")
         .arg(format!("file://{}{fragment}", page.display()))
@@ -313,7 +344,11 @@ fn redacted_native_exports_are_resumed_by_the_real_clients() {
     let dir = tempfile::tempdir().unwrap();
     for (client, file, name) in [
         (Client::ClaudeCode, CLAUDE, "5ec2e700-0000-4000-8000-000000000023.jsonl"),
-        (Client::Codex, CODEX, "rollout-2026-06-02T10-00-00-019e2300-0000-7000-8000-000000000023.jsonl"),
+        (
+            Client::Codex,
+            CODEX,
+            "rollout-2026-06-02T10-00-00-019e2300-0000-7000-8000-000000000023.jsonl",
+        ),
     ] {
         let Some(script) = realclient(client) else { continue };
         let out = dir.path().join(name);
@@ -350,12 +385,25 @@ fn outputs_never_replace_inputs_or_existing_files() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("the output would replace an input"));
     let target = dir.path().join("out.md");
     std::fs::write(&target, "mine").unwrap();
-    let out = as_alice().args(["export", "-o"]).arg(&target).arg(&input).output().unwrap();
+    let out = as_alice()
+        .args(["export", "-o"])
+        .arg(&target)
+        .arg(&input)
+        .output()
+        .unwrap();
     assert_ne!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not overwritten"), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not overwritten"),
+        "{out:?}"
+    );
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine");
     // Several inputs need a folder.
-    let out = as_alice().arg("export").arg(&input).arg(fixture(CODEX)).output().unwrap();
+    let out = as_alice()
+        .arg("export")
+        .arg(&input)
+        .arg(fixture(CODEX))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("-o DIR"));
 }
@@ -373,7 +421,10 @@ fn rules_from_the_command_line_and_the_rules_file() {
         "dashboard",
         fixture(CLAUDE).to_str().unwrap(),
     ]);
-    assert!(md.contains("The [REDACTED:custom#1] is green. The deploy to [REDACTED:project#1] finished."), "{md}");
+    assert!(
+        md.contains("The [REDACTED:custom#1] is green. The deploy to [REDACTED:project#1] finished."),
+        "{md}"
+    );
     assert!(err.contains("project x1 (1 distinct)"), "{err}");
     std::fs::write(&rules, "ok=fine\nbroken=(\n").unwrap();
     let out = as_alice()
@@ -384,5 +435,11 @@ fn rules_from_the_command_line_and_the_rules_file() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(&format!("{}:2: rule broken is not a valid regular expression", rules.display())), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{}:2: rule broken is not a valid regular expression",
+            rules.display()
+        )),
+        "{err}"
+    );
 }
