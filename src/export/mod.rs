@@ -102,8 +102,6 @@ pub struct Doc {
     pub entries: Vec<Entry>,
     /// Subagent transcripts of a Claude Code session, inlined after it.
     pub subagents: Vec<Doc>,
-    /// Bad lines and other problems met while reading.
-    pub notes: Vec<String>,
 }
 
 /// What an index page says about an exported session.
@@ -458,13 +456,9 @@ pub fn shown_name(name: &str, redactor: Option<&Redactor>) -> String {
 /// Reads a session into a document. Errors are sentences for the user.
 pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redactor>) -> Result<Doc, String> {
     let file = shown_name(src.name(), redactor);
-    let mut notes = Vec::new();
     let (agent, entries) = match format {
-        Format::ClaudeCode => (
-            "Claude Code",
-            records::claude_entries(src, scope.full, redactor, &mut notes)?,
-        ),
-        Format::Codex => ("Codex", records::codex_entries(src, scope.full, redactor, &mut notes)?),
+        Format::ClaudeCode => ("Claude Code", records::claude_entries(src, scope.full, redactor)?),
+        Format::Codex => ("Codex", records::codex_entries(src, scope.full, redactor)?),
         Format::CctoolSession => {
             let m = crate::formats::session::read_messages(src).map_err(|e| e.0)?;
             let entries = m
@@ -494,7 +488,6 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
         agent,
         entries,
         subagents,
-        notes,
     })
 }
 

@@ -42,12 +42,7 @@ fn claude_chain(src: &Source, full: bool) -> Result<ClaudeChain, String> {
     Ok((out, chain.earlier_parts.clone(), chain.loaded_from))
 }
 
-pub fn claude_entries(
-    src: &Source,
-    full: bool,
-    redactor: Option<&Redactor>,
-    _notes: &mut Vec<String>,
-) -> Result<Vec<Entry>, String> {
+pub fn claude_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> Result<Vec<Entry>, String> {
     let (records, earlier, loaded_from) = claude_chain(src, full)?;
     let mut entries = Vec::with_capacity(records.len());
     for (i, (line, bytes)) in records.iter().enumerate() {
@@ -86,12 +81,7 @@ fn line_times(src: &Source) -> Result<Vec<(u64, String)>, String> {
     Ok(out)
 }
 
-pub fn codex_entries(
-    src: &Source,
-    full: bool,
-    redactor: Option<&Redactor>,
-    _notes: &mut Vec<String>,
-) -> Result<Vec<Entry>, String> {
+pub fn codex_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> Result<Vec<Entry>, String> {
     let rollout = crate::formats::codex::read_records(src).map_err(|e| cannot_read(src, e))?;
     let times = line_times(src)?;
     let time_of = |line: u64| {
