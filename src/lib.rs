@@ -11,12 +11,14 @@ pub mod cli;
 pub mod commands;
 pub mod compact;
 pub mod doctor;
+pub mod export;
 pub mod formats;
 pub mod hooks;
 pub mod io;
 pub mod migrate;
 pub mod model;
 pub mod output;
+pub mod redact;
 pub mod scan;
 pub mod summary;
 

@@ -5,6 +5,7 @@ pub mod compact;
 pub mod completions;
 pub mod decompress;
 pub mod doctor;
+pub mod export;
 pub mod extract_summary;
 pub mod hooks;
 pub mod man;
@@ -21,6 +22,7 @@ pub fn dispatch(cli: &Cli) -> anyhow::Result<ExitStatus> {
         Command::Compact(args) => compact::run(&cli.global, args),
         Command::Decompress(args) => decompress::run(&cli.global, args),
         Command::Doctor(args) => doctor::run(&cli.global, args),
+        Command::Export(args) => export::run(&cli.global, args),
         Command::ExtractSummary(args) => extract_summary::run(&cli.global, args),
         Command::Migrate(args) => migrate::run(&cli.global, args),
         Command::RebuildChain(args) => rebuild_chain::run(&cli.global, args),

@@ -19,6 +19,7 @@ mod docs;
 mod doctor;
 mod doctor_effects;
 mod escapes;
+mod export;
 mod extract_summary;
 mod fuzz_targets;
 mod hooks;

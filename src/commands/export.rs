@@ -1,0 +1,299 @@
+//! `cctool export FILE...`: arguments, where each export goes, the report, the exit status.
+//! What is exported and how is `crate::export`; what is redacted, `crate::redact`.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
+use crate::export::{self, Scope, Summary, html, markdown, records};
+use crate::io::Input;
+use crate::io::atomic::{Output, write_new_file_by, write_stdout};
+use crate::output::sanitize::escape_str;
+use crate::output::{Out, eprint_diagnostics};
+use crate::redact::{self, Redactor};
+use crate::{ExitStatus, Fatal};
+
+/// The `--json` record of one exported input.
+#[derive(Serialize)]
+struct Exported {
+    kind: &'static str,
+    file: String,
+    output: String,
+    format: &'static str,
+    messages: Option<usize>,
+}
+
+fn format_name(f: ExportFormat) -> &'static str {
+    match f {
+        ExportFormat::Markdown => "markdown",
+        ExportFormat::Html => "html",
+        ExportFormat::Jsonl => "jsonl",
+        ExportFormat::Native => "native",
+    }
+}
+
+/// The rules file read when `--redact-config` is not given, if there is one.
+fn default_rules_file() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("cctool").join("redact-rules")).filter(|p| p.is_file())
+}
+
+fn redactor(a: &ExportArgs) -> Result<Option<Redactor>, Fatal> {
+    if !(a.share || a.redact) || a.no_redact {
+        return Ok(None);
+    }
+    let mut rules = match a.redact_config.clone().or_else(default_rules_file) {
+        Some(p) => redact::read_rules_file(&p).map_err(|e| Fatal(e.0))?,
+        None => Vec::new(),
+    };
+    rules.extend(a.redact_rules.iter().cloned());
+    let cfg = redact::Config::from_env(rules, a.keep_images);
+    Redactor::new(&cfg).map(Some).map_err(|e| Fatal(e.0))
+}
+
+/// Where one input's export goes.
+#[derive(Clone, Debug)]
+enum Dest {
+    Stdout,
+    File(PathBuf),
+}
+
+impl Dest {
+    fn shown(&self) -> String {
+        match self {
+            Dest::Stdout => "-".into(),
+            Dest::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// The file name of an input's export inside a folder: its stem and the format's extension
+/// (native keeps the name), made unique among `taken`.
+fn name_in_folder(input: &Input, f: ExportFormat, taken: &mut HashMap<String, usize>) -> String {
+    let file_name = match input {
+        Input::Path(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()),
+        Input::Stdin => None,
+    }
+    .unwrap_or_else(|| "stdin.jsonl".into());
+    let plain = file_name.strip_suffix(".zst").unwrap_or(&file_name).to_string();
+    let stem = Path::new(&plain)
+        .file_stem()
+        .map_or_else(|| plain.clone(), |s| s.to_string_lossy().into_owned());
+    let (stem, ext) = match f {
+        ExportFormat::Markdown => (stem, "md".to_string()),
+        ExportFormat::Html => (stem, "html".to_string()),
+        ExportFormat::Jsonl => (stem, "jsonl".to_string()),
+        ExportFormat::Native => (
+            stem,
+            Path::new(&plain)
+                .extension()
+                .map_or_else(|| "jsonl".into(), |e| e.to_string_lossy().into_owned()),
+        ),
+    };
+    let n = taken.entry(format!("{stem}.{ext}")).or_insert(0);
+    *n += 1;
+    if *n == 1 {
+        format!("{stem}.{ext}")
+    } else {
+        format!("{stem}-{n}.{ext}")
+    }
+}
+
+/// Whether two paths name the same file (an output must never be one of the inputs).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
+    let redactor = redactor(a)?;
+    let (expanded, named) = super::batch_inputs(&a.files, g)?;
+    // A subagent's transcript found in a folder is inlined into its session's document.
+    let inline_subagents = !a.no_subagents && matches!(a.format, ExportFormat::Markdown | ExportFormat::Html);
+    let inputs: Vec<Input> = expanded
+        .inputs
+        .iter()
+        .filter(|i| {
+            named.contains(*i)
+                || !inline_subagents
+                || !matches!(i, Input::Path(p) if crate::formats::subagents::is_subagent_path(&p.to_string_lossy()))
+        })
+        .cloned()
+        .collect();
+    if !g.quiet {
+        eprint_diagnostics(&expanded.problems, 20, crate::output::style::Paint::stderr(g.color));
+    }
+    if inputs.is_empty() {
+        return Err(Fatal("no sessions found to export".into()).into());
+    }
+    let folder = match &a.output {
+        Some(o) if o.as_os_str() != "-" && (inputs.len() > 1 || o.is_dir()) => Some(o.clone()),
+        _ => None,
+    };
+    if inputs.len() > 1 && folder.is_none() {
+        return Err(Fatal(format!(
+            "{} sessions to export: name a folder for them with -o DIR",
+            inputs.len()
+        ))
+        .into());
+    }
+    let to_stdout = folder.is_none() && a.output.as_ref().is_none_or(|o| o.as_os_str() == "-");
+    if to_stdout && g.json {
+        return Err(Fatal("--json prints records on stdout: write the export elsewhere with -o".into()).into());
+    }
+    if let Some(dir) = &folder {
+        std::fs::create_dir_all(dir).map_err(|e| Fatal(format!("{}: cannot create the folder: {e}", dir.display())))?;
+    }
+    let mut taken = HashMap::new();
+    let dests: HashMap<Input, Dest> = inputs
+        .iter()
+        .map(|i| {
+            let d = match (&folder, &a.output) {
+                (Some(dir), _) => Dest::File(dir.join(name_in_folder(i, a.format, &mut taken))),
+                (None, Some(o)) if o.as_os_str() != "-" => Dest::File(o.clone()),
+                _ => Dest::Stdout,
+            };
+            (i.clone(), d)
+        })
+        .collect();
+    for d in dests.values() {
+        if let Dest::File(out) = d
+            && let Some(input) = inputs.iter().find(|i| matches!(i, Input::Path(p) if same_file(p, out)))
+        {
+            return Err(Fatal(format!(
+                "{}: the output would replace an input; name another file with -o",
+                escape_str(&input.display_name())
+            ))
+            .into());
+        }
+    }
+    let scope = Scope {
+        full: a.full,
+        subagents: !a.no_subagents,
+    };
+    let by_name: HashMap<String, &Dest> = dests.iter().map(|(i, d)| (i.display_name(), d)).collect();
+    let outcomes = super::each_session(&inputs, &named, g, "exporting", |src, format| {
+        let dest = by_name.get(src.name()).copied().cloned().unwrap_or(Dest::Stdout);
+        let r = redactor.as_ref();
+        let mut summary = None;
+        let write = |w: &mut Output| -> std::io::Result<()> {
+            let made = match a.format {
+                ExportFormat::Markdown | ExportFormat::Html => {
+                    let doc = export::load(src, format, scope, r).map_err(std::io::Error::other)?;
+                    let text = if a.format == ExportFormat::Html {
+                        html::render(&doc, r.is_some())
+                    } else {
+                        markdown::render(&doc, r.is_some())
+                    };
+                    w.write_all(text.as_bytes())?;
+                    Some(doc.summary())
+                }
+                ExportFormat::Jsonl => {
+                    records::write_jsonl(src, format, a.full, r, w).map_err(std::io::Error::other)?;
+                    None
+                }
+                ExportFormat::Native => {
+                    records::write_native(src, r, w).map_err(std::io::Error::other)?;
+                    None
+                }
+            };
+            summary = made;
+            Ok(())
+        };
+        let written = match &dest {
+            Dest::Stdout => write_stdout(write),
+            Dest::File(p) => write_new_file_by(p, a.force, write),
+        };
+        written.map_err(|e| match &dest {
+            Dest::File(p) if e.kind() == std::io::ErrorKind::AlreadyExists => format!(
+                "{}: exists; not overwritten (--force replaces it)",
+                escape_str(&p.display().to_string())
+            ),
+            Dest::File(p) if e.kind() != std::io::ErrorKind::Other => {
+                format!("{}: cannot write: {e}", escape_str(&p.display().to_string()))
+            }
+            _ => e.to_string(),
+        })?;
+        Ok((dest, summary))
+    });
+    let mut out = Out::new(g.color);
+    let mut errors = 0usize;
+    let mut done = 0usize;
+    let mut index: Vec<(String, Summary)> = Vec::new();
+    for (input, o) in inputs.iter().zip(&outcomes) {
+        match o {
+            super::FileOutcome::Done((dest, summary)) => {
+                done += 1;
+                if g.json {
+                    out.json(&Exported {
+                        kind: "export",
+                        file: input.display_name(),
+                        output: dest.shown(),
+                        format: format_name(a.format),
+                        messages: summary.as_ref().map(|s| s.messages),
+                    })?;
+                }
+                if let (Some(s), Dest::File(p)) = (summary, dest) {
+                    let name = p
+                        .file_name()
+                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                    index.push((name, s.clone()));
+                }
+            }
+            other => {
+                let mut skipped = 0;
+                if let Some(d) = other.problem_counted(input, &mut errors, &mut skipped) {
+                    if g.json {
+                        out.json(&d)?;
+                    } else if !g.quiet || d.severity == crate::model::diag::Severity::Error {
+                        eprint_diagnostics(&[d], 20, crate::output::style::Paint::stderr(g.color));
+                    }
+                }
+            }
+        }
+    }
+    if let Some(dir) = &folder
+        && !index.is_empty()
+    {
+        let (name, page) = match a.format {
+            ExportFormat::Html => ("index.html", html::index(&index)),
+            _ => ("index.md", markdown::index(&index)),
+        };
+        let path = dir.join(name);
+        crate::io::atomic::write_new_file(&path, page.as_bytes(), true).map_err(|e| {
+            Fatal(format!(
+                "{}: cannot write: {e}",
+                escape_str(&path.display().to_string())
+            ))
+        })?;
+    }
+    if let Some(r) = &redactor {
+        let report = r.report();
+        if g.json {
+            out.json(&report)?;
+        } else if !g.quiet {
+            eprintln!("cctool: {}", report.text());
+        }
+    }
+    out.flush()?;
+    if !g.json && !g.quiet && folder.is_some() {
+        eprintln!(
+            "cctool: exported {done} of {} sessions to {}",
+            inputs.len(),
+            escape_str(&folder.as_ref().map(|d| d.display().to_string()).unwrap_or_default())
+        );
+    }
+    Ok(match (errors, done) {
+        (0, _) => ExitStatus::Success,
+        (_, 0) => ExitStatus::Error,
+        _ => ExitStatus::Negative,
+    })
+}

@@ -1,0 +1,508 @@
+//! `cctool export`: a session as a document people read (Markdown, one self-contained HTML
+//! page) or as records (the chain as JSON Lines, or the whole file in its own format), with
+//! secrets and personal data redacted on the way ([`crate::redact`]).
+//!
+//! Every format is first read into a [`Doc`]: the messages in order, each a list of
+//! [`Part`]s (text, thinking, tool calls and results, images), with the compactions marked.
+//! Redaction happens on the records' JSON before they become parts, so a renderer never
+//! sees a secret. The loaders call the rest of cctool through few entry points:
+//! [`crate::chain::claude::read`] and `Transcript::rebuild` (the chain a resume loads),
+//! [`crate::chain::codex::reconstruct`] (Codex's history) and
+//! [`crate::formats::session::read_messages`] (cctool sessions).
+
+pub mod html;
+pub mod markdown;
+pub mod records;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::io::Source;
+use crate::model::Format;
+use crate::redact::Redactor;
+
+/// An image kept in the export (never when redacting, unless `--keep-images`).
+#[derive(Clone, Debug)]
+pub struct Image {
+    pub media_type: String,
+    /// Base64 data, or a URL as written (only `data:` URLs are shown).
+    pub data: String,
+}
+
+impl Image {
+    /// A `data:` URL of the image, when it is one that can be shown without fetching anything.
+    pub fn data_url(&self) -> Option<String> {
+        if self.data.starts_with("data:image/") {
+            return Some(self.data.clone());
+        }
+        let ok_type = self.media_type.starts_with("image/")
+            && self.media_type[6..]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.');
+        let ok_data = self
+            .data
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+        (ok_type && ok_data && !self.data.is_empty()).then(|| format!("data:{};base64,{}", self.media_type, self.data))
+    }
+}
+
+/// A piece of a message.
+#[derive(Clone, Debug)]
+pub enum Part {
+    Text(String),
+    Thinking(String),
+    ToolCall {
+        name: String,
+        id: String,
+        input: String,
+    },
+    ToolResult {
+        id: String,
+        error: bool,
+        text: String,
+        images: Vec<Image>,
+    },
+    Image(Image),
+    /// Something cctool says about the message (`[redacted thinking]`, an unknown block).
+    Note(String),
+}
+
+/// One message of the conversation.
+#[derive(Clone, Debug)]
+pub struct Msg {
+    pub role: String,
+    /// The physical line of the file it came from.
+    pub line: Option<u64>,
+    /// Local time, as people read it.
+    pub time: Option<String>,
+    pub parts: Vec<Part>,
+}
+
+/// What a document holds, in order.
+#[derive(Clone, Debug)]
+pub enum Entry {
+    Msg(Msg),
+    /// A section mark: a compaction (with its summary, when the file has it in the mark) or
+    /// the start of what a resume loads.
+    Mark {
+        title: String,
+        summary: Option<String>,
+    },
+}
+
+/// A session ready to render.
+#[derive(Clone, Debug)]
+pub struct Doc {
+    pub title: String,
+    /// The file's name as given (redacted like its content).
+    pub file: String,
+    pub agent: &'static str,
+    pub entries: Vec<Entry>,
+    /// Subagent transcripts of a Claude Code session, inlined after it.
+    pub subagents: Vec<Doc>,
+}
+
+/// What an index page says about an exported session.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    pub title: String,
+    pub agent: &'static str,
+    pub messages: usize,
+    pub first_time: Option<String>,
+}
+
+impl Doc {
+    pub fn summary(&self) -> Summary {
+        Summary {
+            title: self.title.clone(),
+            agent: self.agent,
+            messages: self.messages(),
+            first_time: self.first_time().map(str::to_string),
+        }
+    }
+
+    pub fn messages(&self) -> usize {
+        self.entries.iter().filter(|e| matches!(e, Entry::Msg(_))).count()
+    }
+
+    /// The first time of the session, for an index.
+    pub fn first_time(&self) -> Option<&str> {
+        self.entries.iter().find_map(|e| match e {
+            Entry::Msg(m) => m.time.as_deref(),
+            Entry::Mark { .. } => None,
+        })
+    }
+}
+
+/// What to put in the document.
+#[derive(Clone, Copy, Debug)]
+pub struct Scope {
+    /// The whole history, with each compaction marked, instead of what a resume loads.
+    pub full: bool,
+    /// Inline a Claude Code session's subagent transcripts.
+    pub subagents: bool,
+}
+
+/// A timestamp as written (RFC 3339) in the local time zone (`TZ` honoured), or as written
+/// when it cannot be read.
+pub fn local_time(ts: &str) -> String {
+    match ts.parse::<jiff::Timestamp>() {
+        Ok(t) => t
+            .to_zoned_datetime(jiff::tz::TimeZone::system())
+            .strftime("%Y-%m-%d %H:%M:%S %Z")
+            .to_string(),
+        Err(_) => ts.to_string(),
+    }
+}
+
+fn s<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
+    v.get(k).and_then(Value::as_str)
+}
+
+/// Text of tool output: a string, or the text of a list of blocks (images taken out).
+fn output_text(v: &Value, images: &mut Vec<Image>) -> String {
+    match v {
+        Value::String(t) => t.clone(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|i| {
+                if let Some(img) = image_of(i) {
+                    images.push(img);
+                    return None;
+                }
+                Some(match s(i, "text") {
+                    Some(t) => t.to_string(),
+                    None => i.to_string(),
+                })
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// An Anthropic `image` block or an OpenAI `input_image` item.
+fn image_of(b: &Value) -> Option<Image> {
+    match s(b, "type")? {
+        "image" => {
+            let src = b.get("source")?;
+            Some(Image {
+                media_type: s(src, "media_type").unwrap_or("image/png").to_string(),
+                data: s(src, "data").or_else(|| s(src, "url"))?.to_string(),
+            })
+        }
+        "input_image" => Some(Image {
+            media_type: String::new(),
+            data: s(b, "image_url")?.to_string(),
+        }),
+        _ => None,
+    }
+}
+
+/// A tool input as people read it: pretty JSON.
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// The parts of Anthropic-style content (a string or a list of blocks).
+fn anthropic_parts(content: &Value) -> Vec<Part> {
+    match content {
+        Value::String(t) => vec![Part::Text(t.clone())],
+        Value::Array(blocks) => blocks
+            .iter()
+            .map(|b| match s(b, "type").unwrap_or("") {
+                "text" => Part::Text(s(b, "text").unwrap_or("").to_string()),
+                "thinking" => Part::Thinking(s(b, "thinking").unwrap_or("").to_string()),
+                "redacted_thinking" => Part::Note("[redacted thinking]".into()),
+                "tool_use" | "server_tool_use" => Part::ToolCall {
+                    name: s(b, "name").unwrap_or("?").to_string(),
+                    id: s(b, "id").unwrap_or("").to_string(),
+                    input: b.get("input").map(pretty).unwrap_or_default(),
+                },
+                "tool_result" => {
+                    let mut images = Vec::new();
+                    let text = output_text(b.get("content").unwrap_or(&Value::Null), &mut images);
+                    Part::ToolResult {
+                        id: s(b, "tool_use_id").unwrap_or("").to_string(),
+                        error: b.get("is_error").and_then(Value::as_bool) == Some(true),
+                        text,
+                        images,
+                    }
+                }
+                "image" => image_of(b).map_or_else(|| Part::Note("[image]".into()), Part::Image),
+                other => Part::Note(format!("[{other}]")),
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A Claude Code record as a message; `None` for rows that carry no conversation.
+pub fn claude_msg(v: &Value, line: u64) -> Option<Entry> {
+    let ty = s(v, "type").unwrap_or("");
+    let time = s(v, "timestamp").map(local_time);
+    let (role, parts) = match ty {
+        "system" => {
+            let sub = s(v, "subtype").unwrap_or("");
+            if sub == "compact_boundary" {
+                let m = v.get("compactMetadata");
+                let trigger = m.and_then(|m| s(m, "trigger")).unwrap_or("?");
+                let tokens = m
+                    .and_then(|m| m.get("preTokens"))
+                    .map_or("?".to_string(), Value::to_string);
+                return Some(Entry::Mark {
+                    title: format!(
+                        "Compaction ({trigger}, {tokens} tokens before){}",
+                        time.map(|t| format!(" at {t}")).unwrap_or_default()
+                    ),
+                    summary: None,
+                });
+            }
+            let mut images = Vec::new();
+            let text = output_text(v.get("content").unwrap_or(&Value::Null), &mut images);
+            (format!("system/{sub}"), vec![Part::Note(text)])
+        }
+        "attachment" => (
+            "attachment".to_string(),
+            vec![Part::ToolResult {
+                id: String::new(),
+                error: false,
+                text: v.get("attachment").map(pretty).unwrap_or_default(),
+                images: Vec::new(),
+            }],
+        ),
+        "user" | "assistant" => {
+            let msg = v.get("message").unwrap_or(&Value::Null);
+            let mut role = ty.to_string();
+            if v.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
+                role = "compaction summary".into();
+            } else if v.get("isMeta").and_then(Value::as_bool) == Some(true) {
+                role.push_str(" (meta)");
+            }
+            (role, anthropic_parts(msg.get("content").unwrap_or(&Value::Null)))
+        }
+        _ => return None,
+    };
+    Some(Entry::Msg(Msg {
+        role,
+        line: Some(line),
+        time,
+        parts,
+    }))
+}
+
+/// A Codex ResponseItem as a message.
+pub fn codex_msg(v: &Value, line: Option<u64>, time: Option<String>) -> Option<Entry> {
+    let ty = s(v, "type").unwrap_or("");
+    let mut images = Vec::new();
+    let (role, parts) = match ty {
+        "message" => {
+            let parts = match v.get("content") {
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|i| match image_of(i) {
+                        Some(img) => Part::Image(img),
+                        None => Part::Text(s(i, "text").unwrap_or("").to_string()),
+                    })
+                    .collect(),
+                Some(other) => vec![Part::Text(output_text(other, &mut images))],
+                None => Vec::new(),
+            };
+            (s(v, "role").unwrap_or("message").to_string(), parts)
+        }
+        "reasoning" => {
+            let text = output_text(v.get("summary").unwrap_or(&Value::Null), &mut images);
+            if text.is_empty() {
+                return None;
+            }
+            ("assistant".into(), vec![Part::Thinking(text)])
+        }
+        "function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call" => {
+            let input = match s(v, "arguments").or_else(|| s(v, "input")) {
+                Some(a) => serde_json::from_str::<Value>(a).map_or_else(|_| a.to_string(), |j| pretty(&j)),
+                None => v.get("action").map(pretty).unwrap_or_default(),
+            };
+            (
+                "assistant".into(),
+                vec![Part::ToolCall {
+                    name: s(v, "name").unwrap_or(ty).to_string(),
+                    id: s(v, "call_id").unwrap_or("").to_string(),
+                    input,
+                }],
+            )
+        }
+        "function_call_output" | "custom_tool_call_output" => {
+            let out = v.get("output").unwrap_or(&Value::Null);
+            // Older rollouts wrap the output as `{"output": "...", "metadata": …}` text.
+            let text = match out {
+                Value::String(t) => serde_json::from_str::<Value>(t)
+                    .ok()
+                    .and_then(|j| j.get("output").and_then(Value::as_str).map(str::to_string))
+                    .unwrap_or_else(|| t.clone()),
+                other => output_text(other, &mut images),
+            };
+            (
+                "tool".into(),
+                vec![Part::ToolResult {
+                    id: s(v, "call_id").unwrap_or("").to_string(),
+                    error: false,
+                    text,
+                    images: std::mem::take(&mut images),
+                }],
+            )
+        }
+        "compaction" | "compaction_summary" | "context_compaction" => {
+            return Some(Entry::Mark {
+                title: "Remote compaction (its summary is encrypted by the server)".into(),
+                summary: None,
+            });
+        }
+        "ghost_snapshot" => return None,
+        other => ("item".into(), vec![Part::Note(format!("[{other}]"))]),
+    };
+    Some(Entry::Msg(Msg {
+        role,
+        line,
+        time,
+        parts,
+    }))
+}
+
+/// A cctool session message (any schema version).
+pub fn session_msg(v: &Value) -> Entry {
+    let role = s(v, "role").unwrap_or("?").to_string();
+    let time = s(v, "timestamp").or_else(|| s(v, "ts")).map(local_time);
+    let mut images = Vec::new();
+    let parts = match v.get("items").and_then(Value::as_array) {
+        Some(items) => items
+            .iter()
+            .map(|i| match s(i, "type") {
+                Some("text" | "summary") => Part::Text(s(i, "text").unwrap_or("").to_string()),
+                Some("reasoning") => Part::Thinking(s(i, "text").unwrap_or("").to_string()),
+                Some("tool_call") => Part::ToolCall {
+                    name: s(i, "name").unwrap_or("?").to_string(),
+                    id: s(i, "id").unwrap_or("").to_string(),
+                    input: i.get("args").map(pretty).unwrap_or_default(),
+                },
+                Some("tool_result") => {
+                    let mut imgs = Vec::new();
+                    let text = output_text(i.get("content").unwrap_or(&Value::Null), &mut imgs);
+                    Part::ToolResult {
+                        id: s(i, "call_id").or_else(|| s(i, "id")).unwrap_or("").to_string(),
+                        error: i.get("is_error").and_then(Value::as_bool) == Some(true),
+                        text,
+                        images: imgs,
+                    }
+                }
+                Some(other) => Part::Note(format!("[{other}]")),
+                None => Part::Note("[?]".into()),
+            })
+            .collect(),
+        None => vec![Part::Text(output_text(
+            v.get("content").unwrap_or(&Value::Null),
+            &mut images,
+        ))],
+    };
+    Entry::Msg(Msg {
+        role,
+        line: None,
+        time,
+        parts,
+    })
+}
+
+/// A record parsed for the document, redacted first when asked.
+pub fn parse_record(bytes: &[u8], redactor: Option<&Redactor>) -> Value {
+    let mut v = crate::io::json::parse_record(bytes);
+    if let Some(r) = redactor {
+        r.redact_value(&mut v);
+    }
+    v
+}
+
+/// The title of a document: the session's first real prompt, cut.
+fn title_of(entries: &[Entry], fallback: &str) -> String {
+    let first = entries.iter().find_map(|e| match e {
+        Entry::Msg(m) if m.role == "user" => m.parts.iter().find_map(|p| match p {
+            Part::Text(t) if !t.trim().is_empty() && !t.trim_start().starts_with('<') => Some(t.trim()),
+            _ => None,
+        }),
+        _ => None,
+    });
+    match first {
+        Some(t) => {
+            let line = t.lines().next().unwrap_or(t);
+            let cut: String = line.chars().take(80).collect();
+            if cut.len() < line.len() {
+                format!("{cut}…")
+            } else {
+                cut
+            }
+        }
+        None => fallback.to_string(),
+    }
+}
+
+/// The name a file is shown under: redacted like the content (a path holds the user's name).
+pub fn shown_name(name: &str, redactor: Option<&Redactor>) -> String {
+    redactor
+        .and_then(|r| r.redact_str(name))
+        .unwrap_or_else(|| name.to_string())
+}
+
+/// Reads a session into a document. Errors are sentences for the user.
+pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redactor>) -> Result<Doc, String> {
+    let file = shown_name(src.name(), redactor);
+    let (agent, entries) = match format {
+        Format::ClaudeCode => ("Claude Code", records::claude_entries(src, scope.full, redactor)?),
+        Format::Codex => ("Codex", records::codex_entries(src, scope.full, redactor)?),
+        Format::CctoolSession => {
+            let m = crate::formats::session::read_messages(src).map_err(|e| e.0)?;
+            let entries = m
+                .messages
+                .iter()
+                .map(|raw| session_msg(&parse_record(raw, redactor)))
+                .collect();
+            ("cctool session", entries)
+        }
+    };
+    let mut subagents = Vec::new();
+    if scope.subagents && format == Format::ClaudeCode {
+        for path in subagent_files(Path::new(src.name())) {
+            let sub = Source::open_path(&path, crate::io::MmapChoice::Auto)
+                .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            let inner = Scope {
+                subagents: false,
+                ..scope
+            };
+            subagents.push(load(&sub, Format::ClaudeCode, inner, redactor)?);
+        }
+    }
+    let title = title_of(&entries, &file);
+    Ok(Doc {
+        title,
+        file,
+        agent,
+        entries,
+        subagents,
+    })
+}
+
+/// The subagent transcripts beside a Claude Code session file, sorted.
+fn subagent_files(session: &Path) -> Vec<PathBuf> {
+    let mut inputs = vec![crate::io::Input::Path(session.to_path_buf())];
+    crate::formats::subagents::add_subagent_files(&mut inputs, false);
+    let mut files: Vec<PathBuf> = inputs
+        .into_iter()
+        .skip(1)
+        .filter_map(|i| match i {
+            crate::io::Input::Path(p) => Some(p),
+            crate::io::Input::Stdin => None,
+        })
+        .collect();
+    files.sort();
+    files
+}

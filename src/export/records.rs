@@ -1,0 +1,251 @@
+//! Reading the records of each format for an export: the chain a resume loads (or the whole
+//! history), and the file line by line for `--format native`.
+
+use std::io::Write;
+
+use serde_json::Value;
+
+use super::{Entry, claude_msg, codex_msg, local_time, parse_record};
+use crate::chain::claude;
+use crate::formats::codex::{Era, ItemSrc};
+use crate::io::Source;
+use crate::io::lines::for_each_line;
+use crate::model::Format;
+use crate::redact::Redactor;
+
+fn cannot_read(src: &Source, e: std::io::Error) -> String {
+    format!("{}: cannot read: {e}", src.name())
+}
+
+type ClaudeChain = (Vec<(u64, Vec<u8>)>, Vec<usize>, Option<usize>);
+
+/// The records of the chain Claude Code loads (earlier history too, with `full`), as written,
+/// with their line numbers; then the indexes where earlier parts start, and where what a
+/// resume loads starts.
+fn claude_chain(src: &Source, full: bool) -> Result<ClaudeChain, String> {
+    let t = claude::read(src).map_err(|e| cannot_read(src, e))?;
+    let chain = t
+        .rebuild(&claude::Options {
+            loader: claude::Loader::default(),
+            tip: None,
+            full,
+        })
+        .map_err(|e| format!("{}: {e}", src.name()))?;
+    let mut out = Vec::with_capacity(chain.positions.len());
+    for &pos in &chain.positions {
+        let node = t.node(pos);
+        let bytes = src
+            .read_range(node.offset, node.len as usize)
+            .map_err(|e| cannot_read(src, e))?;
+        out.push((node.line, bytes.into_owned()));
+    }
+    Ok((out, chain.earlier_parts.clone(), chain.loaded_from))
+}
+
+pub fn claude_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> Result<Vec<Entry>, String> {
+    let (records, earlier, loaded_from) = claude_chain(src, full)?;
+    let mut entries = Vec::with_capacity(records.len());
+    for (i, (line, bytes)) in records.iter().enumerate() {
+        if earlier.contains(&i) {
+            entries.push(Entry::Mark {
+                title: "Earlier history, replaced by a compaction (not loaded on resume)".into(),
+                summary: None,
+            });
+        } else if !earlier.is_empty() && loaded_from == Some(i) {
+            entries.push(Entry::Mark {
+                title: "What a resume loads".into(),
+                summary: None,
+            });
+        }
+        if let Some(e) = claude_msg(&parse_record(bytes, redactor), *line) {
+            entries.push(e);
+        }
+    }
+    Ok(entries)
+}
+
+/// The local time of every line that has a `timestamp` (Codex writes one per envelope).
+fn line_times(src: &Source) -> Result<Vec<(u64, String)>, String> {
+    #[derive(serde::Deserialize)]
+    struct Stamp<'a> {
+        #[serde(borrow, default)]
+        timestamp: Option<std::borrow::Cow<'a, str>>,
+    }
+    let mut out = Vec::new();
+    for_each_line(src, |l| {
+        if let Ok(Stamp { timestamp: Some(t) }) = serde_json::from_slice::<Stamp<'_>>(l.bytes) {
+            out.push((l.no, local_time(&t)));
+        }
+    })
+    .map_err(|e| cannot_read(src, e))?;
+    Ok(out)
+}
+
+pub fn codex_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> Result<Vec<Entry>, String> {
+    let rollout = crate::formats::codex::read_records(src).map_err(|e| cannot_read(src, e))?;
+    let times = line_times(src)?;
+    let time_of = |line: u64| {
+        times
+            .binary_search_by_key(&line, |(l, _)| *l)
+            .ok()
+            .map(|i| times[i].1.clone())
+    };
+    let mut entries = Vec::new();
+    if full && rollout.era == Era::Envelope {
+        // Every item in file order; each compaction marked where it happened, with its summary.
+        for_each_line(src, |l| {
+            let v = parse_record(l.bytes, redactor);
+            let payload = v.get("payload").unwrap_or(&Value::Null);
+            match v.get("type").and_then(Value::as_str) {
+                Some("response_item") => {
+                    if let Some(e) = codex_msg(payload, Some(l.no), time_of(l.no)) {
+                        entries.push(e);
+                    }
+                }
+                Some("compacted") => entries.push(Entry::Mark {
+                    title: format!(
+                        "Compaction{}",
+                        time_of(l.no).map(|t| format!(" at {t}")).unwrap_or_default()
+                    ),
+                    summary: payload
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .filter(|m| !m.is_empty())
+                        .map(str::to_string),
+                }),
+                _ => {}
+            }
+        })
+        .map_err(|e| cannot_read(src, e))?;
+        return Ok(entries);
+    }
+    let history = crate::chain::codex::reconstruct(&rollout);
+    if let Some(base) = history.base_line {
+        entries.push(Entry::Mark {
+            title: format!("Resumed from the compaction at line {base}"),
+            summary: None,
+        });
+    }
+    for item in &history.items {
+        let (bytes, line) = match &item.src {
+            ItemSrc::Raw { offset, len, line } => (
+                src.read_range(*offset, *len as usize)
+                    .map_err(|e| cannot_read(src, e))?
+                    .into_owned(),
+                Some(*line),
+            ),
+            ItemSrc::Synth(s) => (s.clone().into_bytes(), None),
+        };
+        let v = parse_record(&bytes, redactor);
+        if let Some(e) = codex_msg(&v, line, line.and_then(time_of)) {
+            entries.push(e);
+        }
+    }
+    Ok(entries)
+}
+
+/// `--format jsonl`: the records the document shows, one per line, as written (redacted).
+pub fn write_jsonl(
+    src: &Source,
+    format: Format,
+    full: bool,
+    redactor: Option<&Redactor>,
+    w: &mut dyn Write,
+) -> Result<(), String> {
+    let write_err = |e: std::io::Error| format!("cannot write: {e}");
+    let mut emit = |bytes: &[u8]| -> Result<(), String> {
+        let bytes = crate::io::json::minify(bytes);
+        match redactor {
+            Some(r) => w.write_all(&r.redact_line(&bytes)).map_err(write_err)?,
+            None => w.write_all(&bytes).map_err(write_err)?,
+        }
+        w.write_all(b"\n").map_err(write_err)
+    };
+    match format {
+        Format::ClaudeCode => {
+            for (_, bytes) in claude_chain(src, full)?.0 {
+                emit(&bytes)?;
+            }
+        }
+        Format::Codex => {
+            let rollout = crate::formats::codex::read_records(src).map_err(|e| cannot_read(src, e))?;
+            if full && rollout.era == Era::Envelope {
+                // The whole history: every item and every compaction, as the lines were written.
+                let mut failed = Ok(());
+                for_each_line(src, |l| {
+                    #[derive(serde::Deserialize)]
+                    struct Kind<'a> {
+                        #[serde(borrow, rename = "type")]
+                        ty: Option<std::borrow::Cow<'a, str>>,
+                    }
+                    let keep = serde_json::from_slice::<Kind<'_>>(l.bytes)
+                        .ok()
+                        .and_then(|k| k.ty)
+                        .is_some_and(|t| t == "response_item" || t == "compacted");
+                    if keep && failed.is_ok() {
+                        failed = emit(l.bytes);
+                    }
+                })
+                .map_err(|e| cannot_read(src, e))?;
+                return failed;
+            }
+            for item in crate::chain::codex::reconstruct(&rollout).items {
+                match item.src {
+                    ItemSrc::Raw { offset, len, .. } => {
+                        emit(&src.read_range(offset, len as usize).map_err(|e| cannot_read(src, e))?)?
+                    }
+                    ItemSrc::Synth(s) => emit(s.as_bytes())?,
+                }
+            }
+        }
+        Format::CctoolSession => {
+            let m = crate::formats::session::read_messages(src).map_err(|e| e.0)?;
+            for raw in m.messages.iter() {
+                emit(raw)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `--format native`: the whole file in its own format, every record redacted, nothing else
+/// changed; lines without a match are copied as written. A file that is one JSON document
+/// (cctool sessions v1–v4, the 2025 Codex document) is redacted as that document.
+pub fn write_native(src: &Source, redactor: Option<&Redactor>, w: &mut dyn Write) -> Result<(), String> {
+    let write_err = |e: std::io::Error| format!("cannot write: {e}");
+    let whole = src.whole().map_err(|e| cannot_read(src, e))?;
+    let Some(r) = redactor else {
+        return w.write_all(&whole).map_err(write_err);
+    };
+    let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
+    let first = body.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    if first == Some(b'{') {
+        // One document spanning lines? Then it is redacted as a whole.
+        let mut multi = false;
+        if memchr::memchr(b'\n', body.trim_ascii()).is_some() {
+            multi = serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() && for_each_line_is_not_jsonl(body);
+        }
+        if multi {
+            let mut v: Value = serde_json::from_slice(body).map_err(|e| format!("{}: {e}", src.name()))?;
+            if r.redact_value(&mut v) {
+                let out = serde_json::to_vec_pretty(&v).map_err(|e| format!("cannot write: {e}"))?;
+                w.write_all(&out).map_err(write_err)?;
+                return w.write_all(b"\n").map_err(write_err);
+            }
+            return w.write_all(&whole).map_err(write_err);
+        }
+    }
+    let (lines, _) = crate::io::lines::lines_of(&whole);
+    for l in lines {
+        w.write_all(&r.redact_line(l.bytes)).map_err(write_err)?;
+        w.write_all(b"\n").map_err(write_err)?;
+    }
+    Ok(())
+}
+
+/// Whether the first line of a document is not a JSON value of its own (so the file is one
+/// pretty-printed document, not JSON Lines).
+fn for_each_line_is_not_jsonl(body: &[u8]) -> bool {
+    let first = body.split(|&b| b == b'\n').next().unwrap_or(body);
+    serde_json::from_slice::<serde::de::IgnoredAny>(first).is_err()
+}
