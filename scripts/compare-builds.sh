@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Runs two cctool builds on the same inputs and reports every difference in stdout, stderr,
+# exit status and written files, byte for byte. It is how a refactor proves that behaviour
+# did not change.
+#
+#   scripts/compare-builds.sh OLD_BIN NEW_BIN [DIR_OR_FILE…]
+#
+# Inputs: the given paths, else the project's fixtures/, the shared samples when
+# CCTOOL_SAMPLES (default ../shared/samples) exists, and a generated corpus (CORPUS_MIB,
+# default 300; CORPUS_MIB=0 skips it) made with examples/gen-corpus into WORK: the tree
+# cases (scan, doctor, migrate --check) read all of it, the per-file cases every
+# CORPUS_STRIDE-th file (default 8).
+# WORK (default /tmp/cctool-compare) holds the corpus and the results; differences are listed
+# in WORK/diffs.txt with the first lines of each diff. Exit status 0 when the builds agree,
+# 1 when they differ, 2 on bad usage.
+#
+# Both builds run one after the other in the same scratch folder and with the same
+# environment (HOME, clock for compaction ids, terminal width, no colour), so outputs need no
+# normalisation beyond that folder's path, which is the same for both.
+set -uo pipefail
+if [ $# -lt 2 ]; then
+  sed -n '2,15p' "$0" >&2
+  exit 2
+fi
+old=$(realpath "$1")
+new=$(realpath "$2")
+shift 2
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=${WORK:-/tmp/cctool-compare}
+mkdir -p "$work"
+work=$(realpath "$work")
+scratch=$work/scratch
+results=$work/diffs.txt
+: > "$results"
+
+inputs=()
+if [ $# -gt 0 ]; then
+  inputs=("$@")
+else
+  inputs+=("$repo/fixtures")
+  samples=${CCTOOL_SAMPLES:-$repo/../shared/samples}
+  if [ -d "$samples" ]; then
+    inputs+=("$(realpath "$samples")")
+  else
+    echo "compare-builds: no shared samples at $samples; comparing without them" >&2
+  fi
+  mib=${CORPUS_MIB:-300}
+  if [ "$mib" -gt 0 ]; then
+    corpus=$work/corpus-$mib
+    if [ ! -d "$corpus/claude" ]; then
+      (cd "$repo" && cargo build --release -q --example gen-corpus) || exit 2
+      half=$((mib / 2))
+      "$repo/target/release/examples/gen-corpus" "$corpus" --claude-mib "$half" \
+        --codex-mib "$((mib - half))" --boundaries 200 --seed 19 > /dev/null || exit 2
+    fi
+    inputs+=("$corpus")
+    stride_root=$corpus
+  fi
+fi
+
+export HOME=$work/home SOURCE_DATE_EPOCH=1767225600 COLUMNS=120 NO_COLOR=1 TZ=UTC LC_ALL=C
+unset CLAUDE_CONFIG_DIR CODEX_HOME CCTOOL_HARNESS
+mkdir -p "$HOME"
+
+cases=0
+diffs=0
+
+# One case: NAME, a shell prelude run in the scratch folder before each build (copies of
+# inputs to rewrite), then the arguments; differences go to the results file.
+compare() {
+  local name=$1 prelude=$2
+  shift 2
+  cases=$((cases + 1))
+  local a=$work/old b=$work/new
+  rm -rf "$a" "$b"
+  run_case "$old" "$a" "$prelude" "$@"
+  run_case "$new" "$b" "$prelude" "$@"
+  local part
+  for part in rc out err files; do
+    if ! cmp -s "$a/$part" "$b/$part"; then
+      diffs=$((diffs + 1))
+      {
+        echo "== $name: $part differs ($*)"
+        diff "$a/$part" "$b/$part" | head -20
+      } >> "$results"
+    fi
+  done
+}
+
+# One build on one case in a fresh scratch folder: stdout, stderr, exit status, and the files
+# the command left behind (by hash) under DEST. The prelude sees the build as $BIN.
+run_case() {
+  local bin=$1 dest=$2 prelude=$3
+  shift 3
+  rm -rf "$scratch"
+  mkdir -p "$scratch/in" "$dest"
+  if [ -n "$prelude" ]; then (cd "$scratch" && BIN=$bin eval "$prelude"); fi
+  (cd "$scratch" && timeout 600 "$bin" "$@" > "$dest/out" 2> "$dest/err" < /dev/null)
+  echo $? > "$dest/rc"
+  (cd "$scratch" && find . -type f ! -path './in/*' -print0 | sort -z | xargs -0 -r sha256sum) > "$dest/files"
+}
+
+per_file() {
+  local f=$1 q
+  q=$(printf %q "$f")
+  local rc=(rebuild-chain "$f")
+  compare "$f rebuild-chain" "" "${rc[@]}"
+  compare "$f rebuild-chain text" "" "${rc[@]}" --format text
+  compare "$f rebuild-chain markdown" "" "${rc[@]}" --format markdown
+  compare "$f rebuild-chain json" "" --json "${rc[@]}"
+  compare "$f rebuild-chain full" "" "${rc[@]}" --full
+  compare "$f rebuild-chain full text" "" "${rc[@]}" --full --format text
+  compare "$f rebuild-chain api-view" "" "${rc[@]}" --api-view --prompt hello
+  compare "$f rebuild-chain api-view body" "" "${rc[@]}" --api-view --body --as-of 2026-06-01T00:00:00Z
+  compare "$f extract-summary" "" extract-summary "$f"
+  compare "$f extract-summary current json" "" --json extract-summary --current "$f"
+  compare "$f extract-summary all-events" "" extract-summary --all-events --strip-template "$f"
+  compare "$f scan json" "" --json scan "$f"
+  compare "$f scan table" "" scan "$f"
+  compare "$f doctor json" "" --json doctor "$f"
+  compare "$f doctor" "" doctor "$f"
+  compare "$f migrate -o" "" migrate "$f" -o out
+  compare "$f migrate --check" "" migrate --check "$f"
+  compare "$f migrate --dry-run json" "" --json migrate --dry-run --effective "$f"
+  compare "$f compact -o" "" compact "$f" -o compacted
+  compare "$f compact dry-run" "" --json compact --dry-run --budget 5000 "$f"
+  # Decompress what this build compacted, back against the original.
+  compare "$f compact+decompress" "\"\$BIN\" compact $q -o in/c > /dev/null 2>&1" \
+    decompress in/c --from "$f" -o restored
+  compare "$f compact in place" "cp $q in/copy" compact --in-place --force in/copy
+}
+
+per_tree() {
+  local d=$1
+  compare "$d scan json" "" --json scan "$d"
+  compare "$d scan table" "" scan "$d"
+  compare "$d scan wide sorted" "" scan --wide --sort size "$d"
+  compare "$d doctor json" "" --json doctor "$d"
+  compare "$d doctor" "" doctor --min-severity warning "$d"
+  compare "$d migrate --check" "" migrate --check "$d"
+}
+
+for root in "${inputs[@]}"; do
+  root=$(realpath "$root")
+  if [ -d "$root" ]; then
+    per_tree "$root"
+    n=0
+    while IFS= read -r -d '' f; do
+      # Every file of a tree runs whole through the tree cases above; in the generated corpus
+      # the per-file cases take every CORPUS_STRIDE-th file, which keeps a run under an hour.
+      if [ "$root" = "${stride_root:-}" ] && [ $((n++ % ${CORPUS_STRIDE:-8})) -ne 0 ]; then continue; fi
+      per_file "$f"
+    done < <(find "$root" -type f \( -name '*.jsonl' -o -name '*.json' -o -name '*.jsonl.zst' \) -print0 | sort -z)
+  else
+    per_file "$root"
+  fi
+done
+
+echo "compare-builds: $cases cases, $diffs differences" | tee -a "$results"
+[ "$diffs" -eq 0 ]
