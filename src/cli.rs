@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::chain::claude::Loader;
-use crate::chain::claude_config::ThinkingPolicy;
-use crate::chain::codex::Replay;
+use crate::agents::claude_code::chain::Loader;
+use crate::agents::claude_code::config::ThinkingPolicy;
+use crate::agents::codex::history::Replay;
 use crate::io::MmapChoice;
 use crate::model::Format;
 use crate::model::diag::{Code, Severity};
@@ -647,8 +647,8 @@ pub struct ResumeArgs {
 }
 
 impl ResumeArgs {
-    pub fn overrides(&self) -> crate::chain::claude_config::Overrides {
-        crate::chain::claude_config::Overrides {
+    pub fn overrides(&self) -> crate::agents::claude_code::config::Overrides {
+        crate::agents::claude_code::config::Overrides {
             as_of: self.as_of.clone(),
             model: self.model.clone(),
             settings: self.settings.clone(),

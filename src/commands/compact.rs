@@ -6,12 +6,15 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::ExitStatus;
+use crate::agents::cctool::compact as session;
+use crate::agents::cctool::schema as migrate;
+use crate::agents::claude_code::compact as claude;
+use crate::agents::codex::compact as codex;
 use crate::cli::{CompactArgs, GlobalArgs};
-use crate::compact::{self, Cut, Made, Options, Report, Tier, claude, codex, ids, session};
+use crate::compact::{self, Cut, Made, Options, Report, Tier, ids};
 use crate::io::atomic::{InPlace, Output, Seen, occupied, replace_with_backup_by, write_new_file_by};
 use crate::io::paths::{beside, same_file};
 use crate::io::{Input, Source};
-use crate::migrate;
 use crate::model::Format;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;

@@ -4,15 +4,15 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use crate::chain::claude::{self, Options};
-use crate::chain::claude_api::{self, api_view};
-use crate::chain::claude_config::Config;
-use crate::chain::claude_model;
-use crate::chain::codex::{self, Replay};
-use crate::chain::codex_api;
+use crate::agents::cctool::file as session;
+use crate::agents::claude_code::api::{self as claude_api, api_view};
+use crate::agents::claude_code::chain::{self as claude, Options};
+use crate::agents::claude_code::config::Config;
+use crate::agents::claude_code::model as claude_model;
+use crate::agents::codex::api as codex_api;
+use crate::agents::codex::history::{self as codex, Replay};
+use crate::agents::codex::rollout::{Era, ItemSrc};
 use crate::cli::{ChainFormat, GlobalArgs, RebuildChainArgs};
-use crate::formats::codex::{Era, ItemSrc};
-use crate::formats::session;
 use crate::io::{Input, Source};
 use crate::model::Format;
 use crate::model::diag::{Code, Diagnostic, Severity};
@@ -334,7 +334,7 @@ fn claude_chain(
             kind: "api_view",
             file: t.file.clone(),
             format: Format::ClaudeCode.name(),
-            client: crate::chain::claude_client::CLIENT.version,
+            client: crate::agents::claude_code::client::CLIENT.version,
             loader: Some(a.loader.name()),
             model: view.model.clone(),
             model_choice: Some(rm.choice()),
@@ -406,7 +406,7 @@ fn codex_chain(
     out: &mut Out,
     bar: &indicatif::ProgressBar,
 ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
-    let rollout = crate::formats::codex::read_records_with_progress(src, &mut |at| bar.set_position(at))
+    let rollout = crate::agents::codex::rollout::read_records_with_progress(src, &mut |at| bar.set_position(at))
         .map_err(|e| Fatal(format!("{}: cannot read: {e}", src.name())))?;
     bar.finish_and_clear();
     let (history, other) = match a.replay {
@@ -490,7 +490,7 @@ fn codex_api_view(
     a: &RebuildChainArgs,
     st: Option<Render>,
     out: &mut Out,
-    rollout: &crate::formats::codex::Rollout,
+    rollout: &crate::agents::codex::rollout::Rollout,
     history: &codex::History,
     diags: &mut Vec<Diagnostic>,
 ) -> anyhow::Result<ApiViewSummary> {

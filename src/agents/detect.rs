@@ -6,14 +6,10 @@
 //! pre-2025-09 header or `record_type` state line, or is a bare ResponseItem; a cctool
 //! session is one JSON document with `messages` and a version field.
 
-pub mod claude;
-pub mod codex;
-pub mod codex_items;
-pub mod session;
-pub mod subagents;
-
 use serde::Deserialize;
 
+use crate::agents::claude_code::records as claude;
+use crate::agents::codex::rollout as codex;
 use crate::io::json::LStr;
 use crate::io::{Line, Source};
 use crate::model::Format;

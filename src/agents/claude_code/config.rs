@@ -13,7 +13,7 @@ use jiff::civil::DateTime;
 use jiff::tz::TimeZone;
 use serde_json::Value;
 
-use super::claude_client::{Date, Provider};
+use super::client::{Date, Provider};
 
 /// The environment variables the model rule, the provider and the thinking policy read.
 pub const ENV_VARS: &[&str] = &[

@@ -1,5 +1,5 @@
 //! The `input` Codex 0.171 sends after resuming a rollout: the send-time rules applied to the
-//! history that [`super::codex`] rebuilds.
+//! history that [`super::history`] rebuilds.
 //!
 //! Codex does not send its history as written. It reads every item into its own types and
 //! writes them out again (X2); it cuts the tool outputs it records after the base of the
@@ -19,9 +19,9 @@ use std::collections::{BTreeMap, HashSet};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
-use super::codex::History;
-use crate::formats::codex::{Era, ItemSrc, Record, Rollout};
-use crate::formats::codex_items::{self as w, CallKind, Detail, OutPart, Output, Part, Wire};
+use super::history::History;
+use crate::agents::codex::items::{self as w, CallKind, Detail, OutPart, Output, Part, Wire};
+use crate::agents::codex::rollout::{Era, ItemSrc, Record, Rollout};
 use crate::io::Source;
 
 /// The client version whose behaviour this module reproduces.
@@ -952,7 +952,7 @@ pub fn api_view(
     }
     let mut out: Vec<String> = items.iter().map(Wire::to_json).collect();
     if let Some(p) = prompt {
-        out.push(crate::formats::codex::user_message(p).to_string());
+        out.push(crate::agents::codex::rollout::user_message(p).to_string());
     }
     Ok(Ok(CodexView {
         items: out,

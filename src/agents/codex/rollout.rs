@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::value::RawValue;
 
-use super::codex_items;
+use super::items;
 use crate::io::json::{self, LNum, LStr};
 use crate::io::{Line, Source};
 use crate::model::diag::{Code, Diagnostic, Severity};
@@ -350,7 +350,7 @@ fn item_head(raw: &str) -> Option<ItemHead<'_>> {
 /// output into Codex's types here would double the cost of reading a rollout.
 pub fn classify_item(raw: &str, offset: u64, line: u64, strict: bool) -> Option<Item> {
     let wire = if strict {
-        Some(codex_items::parse_item(raw).ok()?)
+        Some(items::parse_item(raw).ok()?)
     } else {
         None
     };
@@ -389,12 +389,12 @@ pub fn classify_item(raw: &str, offset: u64, line: u64, strict: bool) -> Option<
         Some("user") => {
             let wire = match wire {
                 Some(w) => w,
-                None => codex_items::parse_item(raw).ok()?,
+                None => items::parse_item(raw).ok()?,
             };
-            let codex_items::Wire::Message { content, .. } = &wire else {
+            let items::Wire::Message { content, .. } = &wire else {
                 return None;
             };
-            let texts: Vec<&str> = content.iter().filter_map(codex_items::Part::text).collect();
+            let texts: Vec<&str> = content.iter().filter_map(items::Part::text).collect();
             let contextual = texts.iter().any(|t| {
                 let t = t.trim_start();
                 CONTEXTUAL_MARKERS.iter().any(|m| t.starts_with(m))
@@ -419,7 +419,7 @@ pub fn classify_item(raw: &str, offset: u64, line: u64, strict: bool) -> Option<
 /// An `inter_agent_communication` payload: a user turn, recorded as an `agent_message`.
 /// `None` when Codex cannot read it (a bad agent path, a missing field).
 fn inter_agent_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
-    codex_items::parse_inter_agent(raw).ok()?;
+    items::parse_inter_agent(raw).ok()?;
     Some(Item {
         src: ItemSrc::Raw {
             offset,
@@ -698,7 +698,7 @@ fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
         }
         None => {
             out.unreadable_lines.push(no);
-            let why = codex_items::parse_item(raw).err().unwrap_or_else(|| "no type".into());
+            let why = items::parse_item(raw).err().unwrap_or_else(|| "no type".into());
             out.diagnostics.push(Diagnostic::new(
                 out.file.clone(),
                 Some(no),

@@ -13,7 +13,7 @@
 //! (`docs/codex.md#the-older-forward-replay`). The two differ only when a rollback crosses a
 //! compaction.
 
-use crate::formats::codex::{Compacted, Era, Event, Item, ItemSrc, Record, Rollout};
+use crate::agents::codex::rollout::{Compacted, Era, Event, Item, ItemSrc, Record, Rollout};
 use crate::model::approx_tokens;
 
 /// Which replay semantics to use.
@@ -200,7 +200,7 @@ pub fn kept_user_message_parts(texts: &[&str], budget: usize) -> Vec<Vec<String>
             kept.push(vec![(*text).to_string()]);
             remaining -= tokens;
         } else {
-            let (head, marker, tail) = super::codex_api::cut_middle_parts(text, remaining.saturating_mul(4), true);
+            let (head, marker, tail) = super::api::cut_middle_parts(text, remaining.saturating_mul(4), true);
             kept.push(
                 [head, marker.as_str(), tail]
                     .into_iter()
@@ -237,7 +237,7 @@ fn synth_user(parts: &[String], is_summary: bool) -> Item {
         api: true,
         user_turn: true,
         context: false,
-        user_text: (!is_summary && crate::formats::codex::summary_body(&text).is_none()).then_some(text),
+        user_text: (!is_summary && crate::agents::codex::rollout::summary_body(&text).is_none()).then_some(text),
         summary: is_summary,
         remote_compaction: false,
         recorded: false,

@@ -16,16 +16,16 @@ use std::io::{self, Write};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
-use super::{Made, Unit, copy_all, ids};
-use crate::chain::claude::{self, Chain, Kind, Options as ChainOptions, Sub, Transcript, flag};
-use crate::chain::claude_api::api_view;
-use crate::chain::claude_config::Overrides;
-use crate::chain::claude_model;
+use crate::agents::cctool::schema::MessageV3 as MigrateMessage;
+use crate::agents::claude_code::api::api_view;
+use crate::agents::claude_code::chain::{self as claude, Chain, Kind, Options as ChainOptions, Sub, Transcript, flag};
+use crate::agents::claude_code::config::Overrides;
+use crate::agents::claude_code::import::{claude_record, content_text, parse};
+use crate::agents::claude_code::model as claude_model;
+use crate::compact::{Made, Unit, copy_all, ids};
 use crate::io::Source;
 use crate::io::atomic::Output;
 use crate::io::json::Members;
-use crate::migrate::MessageV3 as MigrateMessage;
-use crate::migrate::import::{claude_record, content_text, parse};
 use crate::model::time::format_ms;
 use serde_json::value::RawValue;
 
@@ -37,7 +37,7 @@ pub struct Loaded {
 }
 
 /// Runs `f` over the chain records at `positions`, in order, parsed on every core (see
-/// [`super::batched`]).
+/// [`crate::compact::batched`]).
 fn batched<T: Send>(
     src: &Source,
     t: &Transcript,
@@ -45,7 +45,7 @@ fn batched<T: Send>(
     parse_one: impl Fn(u32, &[u8]) -> T + Sync,
     f: impl FnMut(T),
 ) -> io::Result<()> {
-    super::batched(
+    crate::compact::batched(
         src,
         positions,
         |&p| src.read_range(t.node(p).offset, t.node(p).len as usize),
@@ -89,7 +89,7 @@ pub fn load_with(src: &Source, from_tail: bool) -> io::Result<Loaded> {
 }
 
 impl Loaded {
-    /// Streams the messages of the span `[0, at)` (see [`super::Feed`]).
+    /// Streams the messages of the span `[0, at)` (see [`crate::compact::Feed`]).
     pub fn feed(&self, src: &Source, at: usize, f: &mut dyn FnMut(&MigrateMessage)) -> io::Result<()> {
         let t = &self.t;
         let span: Vec<u32> = self.positions[..at]
@@ -175,7 +175,7 @@ fn unit(node: &claude::Node, bytes: &[u8]) -> Unit {
         let text = rec.pointer("/message/content").map(content_text).unwrap_or_default();
         return Unit {
             tokens: crate::model::approx_tokens(json_len(&text) + MESSAGE_FRAME),
-            earlier: super::Earlier::from_text(&crate::summary::template::strip(&text)),
+            earlier: crate::compact::Earlier::from_text(&crate::summary::template::strip(&text)),
             ..Unit::default()
         };
     }
@@ -321,7 +321,7 @@ fn request_tokens_in(src: &Source, t: &Transcript, positions: &[u32], window_byt
                 // A window with a message of more blocks than a view holds (no real session
                 // has one) is measured by its records' size instead: compaction is how such a
                 // session gets smaller, so it must not be refused for it.
-                Err(e) if crate::chain::claude_api::TooManyBlocks::is(&e) => {
+                Err(e) if crate::agents::claude_code::api::TooManyBlocks::is(&e) => {
                     bytes += window.iter().map(|&p| t.node(p).len as usize).sum::<usize>();
                     messages += window.len();
                 }

@@ -21,7 +21,7 @@ use std::io;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::intern::Interner;
-use crate::formats::claude::{Envelope, is_known_type};
+use crate::agents::claude_code::records::{Envelope, is_known_type};
 use crate::io::json::{LBool, LStr, with_parsed_borrowed};
 use crate::io::lines::{LineStats, split_chunk};
 use crate::io::{Line, Source};
@@ -1609,7 +1609,7 @@ mod tests {
     use super::*;
 
     mod samples {
-        include!("../../tests/cli/shared_lookup.rs");
+        include!("../../../tests/cli/shared_lookup.rs");
     }
 
     fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {

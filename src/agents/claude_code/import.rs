@@ -11,11 +11,11 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use super::write::{OpenMessage, V5Writer};
-use super::{Item, MessageV3, Session, content_size, parse_arguments, rfc3339_seconds};
-use crate::chain::claude::{self, Kind, Options, Sub, flag};
-use crate::chain::codex as codex_chain;
-use crate::formats::codex::{self, ItemSrc, Record};
+use crate::agents::cctool::schema::{Item, MessageV3, Session, content_size, parse_arguments, rfc3339_seconds};
+use crate::agents::cctool::write::{OpenMessage, V5Writer};
+use crate::agents::claude_code::chain::{self as claude, Kind, Options, Sub, flag};
+use crate::agents::codex::history as codex_chain;
+use crate::agents::codex::rollout::{self as codex, ItemSrc, Record};
 use crate::io::Source;
 
 /// A record as JSON, lone surrogates repaired, anything nested too deep kept as its text

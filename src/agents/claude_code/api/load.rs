@@ -12,7 +12,7 @@ use super::Pipeline;
 use super::attachments::{self, Context, Message, Rendered};
 use super::blocks::{Block, Content, Role};
 use super::rules::Rule;
-use crate::chain::claude::Kind;
+use crate::agents::claude_code::chain::Kind;
 use crate::io::json::{LBool, LString};
 
 /// One row of the chain, as the pipeline sees it.

@@ -402,10 +402,10 @@ fn typed_prompt(kind: Option<&str>, mode: Option<&str>, prompt: &str, ctx: Conte
         let head = if ctx.in_human_turn {
             NOTIFICATION_IN_HUMAN_TURN
         } else {
-            crate::chain::claude_api::rules::NOTIFICATION_HEAD
+            crate::agents::claude_code::api::rules::NOTIFICATION_HEAD
         };
         return Some(
-            if body.starts_with(head) || body.starts_with(crate::chain::claude_api::rules::NOTIFICATION_HEAD) {
+            if body.starts_with(head) || body.starts_with(crate::agents::claude_code::api::rules::NOTIFICATION_HEAD) {
                 body
             } else {
                 format!("{head}{body}")

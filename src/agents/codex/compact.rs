@@ -13,13 +13,13 @@ use std::io::{self, Write};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::{Earlier, Made, Unit, copy_all, ids};
-use crate::chain::codex::{USER_MESSAGE_BUDGET_TOKENS, kept_user_messages, reconstruct};
-use crate::formats::codex::{self as fmt, ItemSrc, SUMMARY_PREFIX};
+use crate::agents::cctool::schema::MessageV3;
+use crate::agents::claude_code::import::{codex_item, parse};
+use crate::agents::codex::history::{USER_MESSAGE_BUDGET_TOKENS, kept_user_messages, reconstruct};
+use crate::agents::codex::rollout::{self as fmt, ItemSrc, SUMMARY_PREFIX};
+use crate::compact::{Earlier, Made, Unit, copy_all, ids};
 use crate::io::Source;
 use crate::io::atomic::Output;
-use crate::migrate::MessageV3;
-use crate::migrate::import::{codex_item, parse};
 use crate::model::approx_tokens;
 use crate::model::time::format_ms;
 
@@ -38,14 +38,14 @@ fn raw_of_item<'s>(src: &'s Source, item: &fmt::Item) -> io::Result<std::borrow:
     }
 }
 
-/// Runs `f` over `items`, in order, parsed on every core (see [`super::batched`]).
+/// Runs `f` over `items`, in order, parsed on every core (see [`crate::compact::batched`]).
 fn batched<T: Send>(
     src: &Source,
     items: &[&fmt::Item],
     parse_one: impl Fn(&fmt::Item, &[u8]) -> T + Sync,
     f: impl FnMut(T),
 ) -> io::Result<()> {
-    super::batched(
+    crate::compact::batched(
         src,
         items,
         |i| raw_of_item(src, i),
@@ -87,7 +87,7 @@ impl Loaded {
         move |at| before[at].0.min(USER_MESSAGE_BUDGET_TOKENS) + before[at].1
     }
 
-    /// Streams the messages of the span `[0, at)` (see [`super::Feed`]).
+    /// Streams the messages of the span `[0, at)` (see [`crate::compact::Feed`]).
     pub fn feed(&self, src: &Source, at: usize, f: &mut dyn FnMut(&MessageV3)) -> io::Result<()> {
         let span: Vec<&fmt::Item> = self.items[..at]
             .iter()
@@ -211,7 +211,7 @@ pub fn replacement(
     for i in at..loaded.items.len() {
         let raw = carried(src, loaded, i)?;
         // One item Codex cannot read makes it skip the whole compacted line.
-        if let Some(json) = crate::formats::codex_items::replacement_item(&raw, loaded.items[i].inter_agent) {
+        if let Some(json) = crate::agents::codex::items::replacement_item(&raw, loaded.items[i].inter_agent) {
             items.push(verbatim(&json));
         }
     }

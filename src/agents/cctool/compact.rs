@@ -7,9 +7,9 @@
 
 use serde_json::{Map, Value, json};
 
-use super::recap::Recap;
-use super::{Earlier, Made, Unit, message_tokens};
-use crate::migrate::{Item, MessageV3, Session, content_size, rfc3339_seconds};
+use crate::agents::cctool::schema::{Item, MessageV3, Session, content_size, rfc3339_seconds};
+use crate::compact::recap::Recap;
+use crate::compact::{Earlier, Made, Unit, message_tokens};
 
 /// The messages of a v3+ session.
 pub fn messages(s: &Session) -> &[MessageV3] {
@@ -60,7 +60,7 @@ pub fn units(s: &Session) -> Vec<Unit> {
         .collect()
 }
 
-/// Streams the messages of the span `[0, at)` that are not recaps (see [`super::Feed`]).
+/// Streams the messages of the span `[0, at)` that are not recaps (see [`crate::compact::Feed`]).
 pub fn feed(s: &Session, units: &[Unit], at: usize, f: &mut dyn FnMut(&MessageV3)) {
     for (m, u) in messages(s)[..at].iter().zip(units) {
         if u.earlier.is_empty() && !u.carry {

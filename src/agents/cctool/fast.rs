@@ -20,8 +20,8 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::write::{indent, write_pretty};
-use super::{parse_arguments, rfc3339_seconds};
+use crate::agents::cctool::schema::{parse_arguments, rfc3339_seconds};
+use crate::agents::cctool::write::{indent, write_pretty};
 use crate::io::json::Key;
 
 /// A string token as written, with what the one scan of it found: how many escapes it has
@@ -413,7 +413,7 @@ fn message_at(text: &str, p: usize) -> Option<(Message<'_>, usize)> {
             "ts" => {
                 let (v, end) = value_at::<i64>(b, p)?;
                 // A time no timestamp can say: the serde reader names it.
-                if !super::ts_writable(v) {
+                if !crate::agents::cctool::schema::ts_writable(v) {
                     return None;
                 }
                 ts = Some(v);

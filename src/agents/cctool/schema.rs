@@ -6,10 +6,6 @@
 //! (after the known ones) through every step: migration never loses information.
 //! Output is pretty-printed with two spaces, keys in the order the spec shows them.
 
-pub mod fast;
-pub mod import;
-pub mod write;
-
 use serde_json::{Map, Value, json};
 
 /// The newest schema version.
@@ -745,7 +741,7 @@ pub fn migrate(mut s: Session, to: u32) -> Session {
     s
 }
 
-fn item_value(it: Item) -> Value {
+pub(crate) fn item_value(it: Item) -> Value {
     let with = |mut head: Map<String, Value>, extra: Map<String, Value>| {
         head.extend(extra);
         Value::Object(head)
@@ -819,7 +815,7 @@ fn message_v1_value(m: MessageV1) -> Value {
     Value::Object(o)
 }
 
-fn message_v3_value(m: MessageV3) -> Value {
+pub(crate) fn message_v3_value(m: MessageV3) -> Value {
     let mut o = Map::new();
     o.insert("role".into(), Value::String(m.role));
     if let Some(id) = m.tool_call_id {

@@ -12,9 +12,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::claude::{Chain, Kind, Transcript};
-use super::claude_client::{self as table, CLIENT, Client, Date, Fields, Provider};
-use super::claude_config::{Config, ThinkingPolicy};
+use super::chain::{Chain, Kind, Transcript};
+use super::client::{self as table, CLIENT, Client, Date, Fields, Provider};
+use super::config::{Config, ThinkingPolicy};
 use crate::io::Source;
 
 /// How the request model was chosen.
@@ -351,7 +351,7 @@ pub fn choose_for(
     t: &Transcript,
     chain: &Chain,
     src: &Source,
-    overrides: &super::claude_config::Overrides,
+    overrides: &super::config::Overrides,
 ) -> std::io::Result<RequestModel> {
     let cwd = session_cwd(t, chain, src)?;
     let cfg = Config::load(overrides, cwd.as_deref(), &|k| std::env::var(k).ok()).map_err(std::io::Error::other)?;
@@ -657,7 +657,7 @@ pub const RETIRING_WITHIN_DAYS: i64 = 30;
 
 /// What a resume under `rm` loses against the session's own model: the other request
 /// fields, and the messages whose thinking the policy removes.
-fn loss(rm: &RequestModel, view: &super::claude_api::ApiView) -> String {
+fn loss(rm: &RequestModel, view: &super::api::ApiView) -> String {
     let f = rm.fields;
     let thinking = match f.thinking {
         table::Thinking::Off => "no thinking".to_string(),
@@ -694,7 +694,7 @@ pub fn doctor_findings(
     t: &Transcript,
     chain: &Chain,
     src: &Source,
-    overrides: &super::claude_config::Overrides,
+    overrides: &super::config::Overrides,
 ) -> std::io::Result<Vec<crate::model::diag::Diagnostic>> {
     use crate::model::diag::{Diagnostic, Severity};
     let cwd = session_cwd(t, chain, src)?;
@@ -709,7 +709,7 @@ pub fn doctor_findings(
     };
     let mut out = Vec::new();
     if rm.how == How::Retired {
-        let view = super::claude_api::api_view(t, chain, src, None, &rm)?;
+        let view = super::api::api_view(t, chain, src, None, &rm)?;
         let since = match (rm.session_retires, rm.session_remapped) {
             (_, true) => "is a legacy model the client runs as the latest Opus".to_string(),
             (Some(d), false) => format!("is retired since {d}"),
@@ -743,7 +743,7 @@ pub fn doctor_findings(
             .as_millisecond()
             + 1;
         let later = choose(t, chain, src, &then)?;
-        let view = super::claude_api::api_view(t, chain, src, None, &later)?;
+        let view = super::api::api_view(t, chain, src, None, &later)?;
         out.push(finding(
             SESSION_MODEL_RETIRING,
             Severity::Info,
@@ -760,7 +760,7 @@ pub fn doctor_findings(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chain::claude_config::Overrides;
+    use crate::agents::claude_code::config::Overrides;
 
     fn cfg(as_of: &str, vars: &[(&str, &str)], settings: Option<&str>) -> Config {
         let dir = tempfile::tempdir().unwrap();

@@ -14,7 +14,7 @@
 
 use serde_json::Value;
 
-use crate::chain::claude_api::rules::{REMINDER_CLOSE, REMINDER_OPEN};
+use crate::agents::claude_code::api::rules::{REMINDER_CLOSE, REMINDER_OPEN};
 
 mod kinds;
 use self::kinds::*;
