@@ -9,14 +9,17 @@
 # CCTOOL_SAMPLES (default ../shared/samples) exists, and a generated corpus (CORPUS_MIB,
 # default 300; CORPUS_MIB=0 skips it) made with examples/gen-corpus into WORK: the tree
 # cases (scan, doctor, migrate --check) read all of it, the per-file cases every
-# CORPUS_STRIDE-th file (default 8).
+# CORPUS_STRIDE-th file (default 8). The recorded requests of the fixtures (`*.sent.json`,
+# `*.body.json`, `*.settings.json`, `*expected*`) are outputs, not sessions, and are skipped.
+# JOBS=N runs N shards side by side.
 # WORK (default /tmp/cctool-compare) holds the corpus and the results; differences are listed
 # in WORK/diffs.txt with the first lines of each diff. Exit status 0 when the builds agree,
 # 1 when they differ, 2 on bad usage.
 #
 # Both builds run one after the other in the same scratch folder and with the same
 # environment (HOME, clock for compaction ids, terminal width, no colour), so outputs need no
-# normalisation beyond that folder's path, which is the same for both.
+# normalisation beyond that folder's path, which is the same for both; `--api-view` is given
+# a fixed `--as-of`, since it otherwise reports the time it ran.
 set -uo pipefail
 if [ $# -lt 2 ]; then
   sed -n '2,15p' "$0" >&2
@@ -34,6 +37,7 @@ results=$work/diffs.txt
 : > "$results"
 
 inputs=()
+stride_root=${STRIDE_ROOT:-}
 if [ $# -gt 0 ]; then
   inputs=("$@")
 else
@@ -64,6 +68,8 @@ mkdir -p "$HOME"
 
 cases=0
 diffs=0
+jobs=${JOBS:-1}
+shard=${SHARD:-}
 
 # One case: NAME, a shell prelude run in the scratch folder before each build (copies of
 # inputs to rewrite), then the arguments; differences go to the results file.
@@ -103,31 +109,23 @@ run_case() {
 per_file() {
   local f=$1 q
   q=$(printf %q "$f")
-  local rc=(rebuild-chain "$f")
-  compare "$f rebuild-chain" "" "${rc[@]}"
-  compare "$f rebuild-chain text" "" "${rc[@]}" --format text
-  compare "$f rebuild-chain markdown" "" "${rc[@]}" --format markdown
-  compare "$f rebuild-chain json" "" --json "${rc[@]}"
-  compare "$f rebuild-chain full" "" "${rc[@]}" --full
-  compare "$f rebuild-chain full text" "" "${rc[@]}" --full --format text
-  compare "$f rebuild-chain api-view" "" "${rc[@]}" --api-view --prompt hello
-  compare "$f rebuild-chain api-view body" "" "${rc[@]}" --api-view --body --as-of 2026-06-01T00:00:00Z
-  compare "$f extract-summary" "" extract-summary "$f"
-  compare "$f extract-summary current json" "" --json extract-summary --current "$f"
-  compare "$f extract-summary all-events" "" extract-summary --all-events --strip-template "$f"
+  compare "$f rebuild-chain" "" rebuild-chain "$f"
+  compare "$f rebuild-chain text" "" rebuild-chain "$f" --format text
+  compare "$f rebuild-chain markdown full" "" rebuild-chain "$f" --format markdown --full
+  compare "$f rebuild-chain json full" "" --json rebuild-chain "$f" --full
+  compare "$f rebuild-chain api-view" "" --json rebuild-chain "$f" --api-view --prompt hello --as-of 2026-06-01T00:00:00Z
+  compare "$f rebuild-chain api-view text" "" rebuild-chain "$f" --api-view --body --format text --as-of 2026-06-01T00:00:00Z
+  compare "$f extract-summary json" "" --json extract-summary --all-events "$f"
+  compare "$f extract-summary text" "" extract-summary --strip-template "$f"
   compare "$f scan json" "" --json scan "$f"
-  compare "$f scan table" "" scan "$f"
   compare "$f doctor json" "" --json doctor "$f"
-  compare "$f doctor" "" doctor "$f"
   compare "$f migrate -o" "" migrate "$f" -o out
-  compare "$f migrate --check" "" migrate --check "$f"
-  compare "$f migrate --dry-run json" "" --json migrate --dry-run --effective "$f"
-  compare "$f compact -o" "" compact "$f" -o compacted
-  compare "$f compact dry-run" "" --json compact --dry-run --budget 5000 "$f"
+  compare "$f migrate dry-run" "" --json migrate --dry-run --effective "$f"
+  compare "$f compact" "" --json compact --keep-recent 300 "$f" -o compacted
   # Decompress what this build compacted, back against the original.
-  compare "$f compact+decompress" "\"\$BIN\" compact $q -o in/c > /dev/null 2>&1" \
+  compare "$f compact+decompress" "\"\$BIN\" compact --keep-recent 300 $q -o in/c > /dev/null 2>&1" \
     decompress in/c --from "$f" -o restored
-  compare "$f compact in place" "cp $q in/copy" compact --in-place --force in/copy
+  compare "$f compact in place" "cp $q in/copy" compact --keep-recent 300 --in-place --force in/copy
 }
 
 per_tree() {
@@ -140,18 +138,44 @@ per_tree() {
   compare "$d migrate --check" "" migrate --check "$d"
 }
 
+# JOBS=N: N copies of this script, each on every N-th file in its own WORK folder.
+if [ "$jobs" -gt 1 ] && [ -z "$shard" ]; then
+  pids=()
+  for i in $(seq 0 $((jobs - 1))); do
+    WORK=$work/shard$i SHARD=$i/$jobs STRIDE_ROOT=$stride_root "$0" "$old" "$new" "${inputs[@]}" > /dev/null &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  total_cases=0
+  for i in $(seq 0 $((jobs - 1))); do
+    grep -v '^compare-builds: ' "$work/shard$i/diffs.txt" >> "$results"
+    c=$(sed -n 's/^compare-builds: \([0-9]*\) cases.*/\1/p' "$work/shard$i/diffs.txt")
+    total_cases=$((total_cases + ${c:-0}))
+  done
+  diffs=$(grep -c '^== ' "$results")
+  echo "compare-builds: $total_cases cases, $diffs differences" | tee -a "$results"
+  [ "$diffs" -eq 0 ]
+  exit
+fi
+file_no=0
+mine() {
+  local n=$((file_no++))
+  [ -z "$shard" ] || [ $((n % ${shard#*/})) -eq "${shard%/*}" ]
+}
+
 for root in "${inputs[@]}"; do
   root=$(realpath "$root")
   if [ -d "$root" ]; then
-    per_tree "$root"
+    if mine; then per_tree "$root"; fi
     n=0
     while IFS= read -r -d '' f; do
       # Every file of a tree runs whole through the tree cases above; in the generated corpus
       # the per-file cases take every CORPUS_STRIDE-th file, which keeps a run under an hour.
-      if [ "$root" = "${stride_root:-}" ] && [ $((n++ % ${CORPUS_STRIDE:-8})) -ne 0 ]; then continue; fi
-      per_file "$f"
-    done < <(find "$root" -type f \( -name '*.jsonl' -o -name '*.json' -o -name '*.jsonl.zst' \) -print0 | sort -z)
-  else
+      if [ "$root" = "$stride_root" ] && [ $((n++ % ${CORPUS_STRIDE:-8})) -ne 0 ]; then continue; fi
+      if mine; then per_file "$f"; fi
+    done < <(find "$root" -type f \( -name '*.jsonl' -o -name '*.json' -o -name '*.jsonl.zst' \) \
+      ! -name '*.sent.json' ! -name '*.body.json' ! -name '*.settings.json' ! -name '*expected*' -print0 | sort -z)
+  elif mine; then
     per_file "$root"
   fi
 done

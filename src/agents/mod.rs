@@ -14,15 +14,22 @@ pub mod cctool;
 pub mod claude_code;
 pub mod codex;
 pub mod detect;
+pub mod view;
 
 use std::io::{self, Write};
 
+use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
+use crate::cli::{CompactArgs, RebuildChainArgs};
+use crate::compact;
+use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::output::Out;
+use crate::output::render::Render;
 use crate::scan::SessionRecord;
 use crate::summary::SummaryRecord;
 
@@ -60,6 +67,28 @@ pub trait Agent: Sync {
 
     /// The whole session, with its full history, as the latest cctool session.
     fn full_session(&self, src: &Source) -> Result<Session, String>;
+
+    /// `rebuild-chain`: what a resume loads (or with `--api-view` the request sent after it),
+    /// printed to `out` as records or rendered with `style`; the diagnostics and the closing
+    /// record.
+    fn rebuild_chain(
+        &self,
+        src: &Source,
+        a: &RebuildChainArgs,
+        style: Option<Render>,
+        out: &mut Out,
+        bar: &indicatif::ProgressBar,
+    ) -> anyhow::Result<(Vec<Diagnostic>, view::Report)>;
+
+    /// `compact`: the file compacted into `target` as `opts` ask, what was done told in `r`.
+    fn compact(
+        &self,
+        src: &Source,
+        a: &CompactArgs,
+        opts: &compact::Options,
+        target: &Target,
+        r: &mut compact::Report,
+    ) -> Result<ExitStatus, String>;
 }
 
 /// The agent that reads `format`: the registration of every agent.

@@ -207,16 +207,7 @@ pub fn read_session(src: &crate::io::Source) -> Result<crate::agents::cctool::sc
     crate::agents::agent(crate::model::Format::CctoolSession).full_session(src)
 }
 
-/// Why a rewrite in place failed. At every step the file is whole — the original, or the new
-/// content once it was renamed into place — and the backup, once made, holds the original.
-pub fn rewrite_failed(e: &std::io::Error) -> String {
-    if let Some(r) = crate::io::atomic::refusal(e) {
-        return format!("not rewritten: {r}");
-    }
-    format!(
-        "the rewrite did not finish ({e}); the file is whole, the original or the new one, and a backup beside it holds the original if one was made"
-    )
-}
+pub use crate::io::atomic::rewrite_failed;
 
 /// Why an input gave no session.
 pub enum NoSession {

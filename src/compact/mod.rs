@@ -8,6 +8,7 @@
 //! writer per format appends or rewrites what the agent will load (`claude`, `codex`,
 //! `session`).
 
+pub mod file;
 pub mod ids;
 pub mod recap;
 pub mod summarizer;

@@ -2,13 +2,20 @@
 
 use std::io;
 
+use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
+use crate::agents::view::Report;
 use crate::agents::{Agent, Import};
+use crate::cli::{CompactArgs, RebuildChainArgs};
+use crate::compact;
+use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::output::Out;
+use crate::output::render::Render;
 use crate::scan::SessionRecord;
 use crate::summary::{self, SummaryRecord};
 
@@ -46,5 +53,28 @@ impl Agent for Cctool {
         let session = super::schema::read_latest(&bytes);
         src.check().map_err(cannot_read)?;
         session
+    }
+
+    fn rebuild_chain(
+        &self,
+        src: &Source,
+        a: &RebuildChainArgs,
+        style: Option<Render>,
+        out: &mut Out,
+        bar: &indicatif::ProgressBar,
+    ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+        let _ = (a, bar);
+        super::view::rebuild_chain(src, style, out)
+    }
+
+    fn compact(
+        &self,
+        src: &Source,
+        a: &CompactArgs,
+        opts: &compact::Options,
+        target: &Target,
+        r: &mut compact::Report,
+    ) -> Result<ExitStatus, String> {
+        super::compaction::compact_file(src, a, opts, target, r)
     }
 }

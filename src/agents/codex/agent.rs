@@ -4,13 +4,20 @@ use std::io;
 
 use super::history::{self, History};
 use super::rollout::{self, Event, Record};
+use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
+use crate::agents::view::Report;
 use crate::agents::{Agent, Import};
+use crate::cli::{CompactArgs, RebuildChainArgs};
+use crate::compact;
+use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::output::Out;
+use crate::output::render::Render;
 use crate::scan::SessionRecord;
 use crate::summary::{self, SummaryRecord};
 
@@ -68,5 +75,27 @@ impl Agent for Codex {
 
     fn full_session(&self, src: &Source) -> Result<Session, String> {
         crate::agents::claude_code::import::codex(src, false).map_err(|e| format!("cannot read: {e}"))
+    }
+
+    fn rebuild_chain(
+        &self,
+        src: &Source,
+        a: &RebuildChainArgs,
+        style: Option<Render>,
+        out: &mut Out,
+        bar: &indicatif::ProgressBar,
+    ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+        super::view::rebuild_chain(src, a, style, out, bar)
+    }
+
+    fn compact(
+        &self,
+        src: &Source,
+        a: &CompactArgs,
+        opts: &compact::Options,
+        target: &Target,
+        r: &mut compact::Report,
+    ) -> Result<ExitStatus, String> {
+        super::compaction::compact_file(src, a, opts, target, r)
     }
 }

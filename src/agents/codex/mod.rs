@@ -1,9 +1,10 @@
 //! Codex rollouts (`docs/codex.md`): the records, the history a resume reconstructs, the
 //! request the client sends after it and the compaction writer.
-
 pub mod agent;
 pub mod api;
 pub mod compact;
+pub mod compaction;
 pub mod history;
 pub mod items;
 pub mod rollout;
+pub mod view;
