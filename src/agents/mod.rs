@@ -46,6 +46,12 @@ pub trait Agent: Sync {
     /// The agent's name in the scan table's agent column.
     fn short_name(&self) -> &'static str;
 
+    /// Whether its files are JSON Lines written a record at a time (else one JSON document).
+    fn json_lines(&self) -> bool;
+
+    /// What `compact` counts: the tokens that matter to this agent on resume.
+    fn measure(&self) -> compact::Measure;
+
     /// The compaction summaries of the file (`extract-summary`), and its count of unreadable
     /// lines.
     fn summaries(

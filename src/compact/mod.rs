@@ -644,14 +644,6 @@ pub enum Measure {
 }
 
 impl Measure {
-    pub fn of(format: crate::model::Format) -> Measure {
-        match format {
-            crate::model::Format::ClaudeCode => Measure::Request,
-            crate::model::Format::Codex => Measure::History,
-            crate::model::Format::CctoolSession => Measure::Content,
-        }
-    }
-
     /// The counts' unit in words.
     pub fn describe(self) -> &'static str {
         match self {

@@ -30,6 +30,14 @@ impl Agent for Cctool {
         "cctool"
     }
 
+    fn json_lines(&self) -> bool {
+        false
+    }
+
+    fn measure(&self) -> compact::Measure {
+        compact::Measure::Content
+    }
+
     fn summaries(&self, src: &Source, _: Loader, opts: summary::Options) -> Result<(Vec<SummaryRecord>, u64), String> {
         let s = super::file::read_messages(src).map_err(|e| e.0)?;
         Ok((summary::session_with(src, &s.messages, s.session_id, opts), 0))

@@ -30,6 +30,14 @@ impl Agent for ClaudeCode {
         "claude"
     }
 
+    fn json_lines(&self) -> bool {
+        true
+    }
+
+    fn measure(&self) -> compact::Measure {
+        compact::Measure::Request
+    }
+
     fn summaries(
         &self,
         src: &Source,

@@ -32,6 +32,14 @@ impl Agent for Codex {
         "codex"
     }
 
+    fn json_lines(&self) -> bool {
+        true
+    }
+
+    fn measure(&self) -> compact::Measure {
+        compact::Measure::History
+    }
+
     fn summaries(&self, src: &Source, _: Loader, _: summary::Options) -> Result<(Vec<SummaryRecord>, u64), String> {
         let io = |e: std::io::Error| e.to_string();
         // Without a rollback every compaction survives and the resume starts from the
