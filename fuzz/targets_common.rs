@@ -157,7 +157,7 @@ pub fn codex_reconstruct(data: &[u8]) {
     cctool::summary::codex(&src, &fast, &history).expect("summaries from compaction records");
 
     for effective in [false, true] {
-        let s = cctool::agents::claude_code::import::codex(&src, effective).expect("import");
+        let s = cctool::agents::codex::import::codex(&src, effective).expect("import");
         assert_v5_output(&cctool_migrate::to_bytes(&s));
     }
 }

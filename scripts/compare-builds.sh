@@ -5,8 +5,8 @@
 #
 #   scripts/compare-builds.sh OLD_BIN NEW_BIN [DIR_OR_FILE…]
 #
-# Inputs: the given paths, else the project's fixtures/, the shared samples when
-# CCTOOL_SAMPLES (default ../shared/samples) exists, and a generated corpus (CORPUS_MIB,
+# Inputs: the given paths, else the project's fixtures/, the folder of real sessions named by
+# CCTOOL_SAMPLES when it is set, and a generated corpus (CORPUS_MIB,
 # default 300; CORPUS_MIB=0 skips it) made with examples/gen-corpus into WORK: the tree
 # cases (scan, doctor, migrate --check) read all of it, the per-file cases every
 # CORPUS_STRIDE-th file (default 8). The recorded requests of the fixtures (`*.sent.json`,
@@ -22,7 +22,7 @@
 # a fixed `--as-of`, since it otherwise reports the time it ran.
 set -uo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,15p' "$0" >&2
+  sed -n '2,22p' "$0" >&2
   exit 2
 fi
 old=$(realpath "$1")
@@ -42,11 +42,11 @@ if [ $# -gt 0 ]; then
   inputs=("$@")
 else
   inputs+=("$repo/fixtures")
-  samples=${CCTOOL_SAMPLES:-$repo/../shared/samples}
-  if [ -d "$samples" ]; then
+  samples=${CCTOOL_SAMPLES:-}
+  if [ -n "$samples" ] && [ -d "$samples" ]; then
     inputs+=("$(realpath "$samples")")
   else
-    echo "compare-builds: no shared samples at $samples; comparing without them" >&2
+    echo "compare-builds: no CCTOOL_SAMPLES folder; comparing without real sessions" >&2
   fi
   mib=${CORPUS_MIB:-300}
   if [ "$mib" -gt 0 ]; then

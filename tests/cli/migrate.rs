@@ -466,8 +466,8 @@ fn imports_written_message_by_message_are_the_held_session_written_whole() {
             let (held, written) = if codex {
                 let mut w = Vec::new();
                 (
-                    import::codex(&src, effective),
-                    import::codex_to(&src, effective, &mut w).map(|()| w),
+                    cctool::agents::codex::import::codex(&src, effective),
+                    cctool::agents::codex::import::codex_to(&src, effective, &mut w).map(|()| w),
                 )
             } else {
                 let mut w = Vec::new();

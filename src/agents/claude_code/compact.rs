@@ -16,11 +16,12 @@ use std::io::{self, Write};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
+use crate::agents::cctool::build::{content_text, parse};
 use crate::agents::cctool::schema::MessageV3 as MigrateMessage;
 use crate::agents::claude_code::api::api_view;
 use crate::agents::claude_code::chain::{self as claude, Chain, Kind, Options as ChainOptions, Sub, Transcript, flag};
 use crate::agents::claude_code::config::Overrides;
-use crate::agents::claude_code::import::{claude_record, content_text, parse};
+use crate::agents::claude_code::import::claude_record;
 use crate::agents::claude_code::model as claude_model;
 use crate::compact::{Made, Unit, copy_all, ids};
 use crate::io::Source;

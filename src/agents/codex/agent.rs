@@ -78,11 +78,11 @@ impl Agent for Codex {
     }
 
     fn import(&self) -> Option<Import> {
-        Some(crate::agents::claude_code::import::codex_to)
+        Some(super::import::codex_to)
     }
 
     fn full_session(&self, src: &Source) -> Result<Session, String> {
-        crate::agents::claude_code::import::codex(src, false).map_err(|e| format!("cannot read: {e}"))
+        super::import::codex(src, false).map_err(|e| format!("cannot read: {e}"))
     }
 
     fn rebuild_chain(

@@ -13,8 +13,9 @@ use std::io::{self, Write};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use super::import::codex_item;
+use crate::agents::cctool::build::parse;
 use crate::agents::cctool::schema::MessageV3;
-use crate::agents::claude_code::import::{codex_item, parse};
 use crate::agents::codex::history::{USER_MESSAGE_BUDGET_TOKENS, kept_user_messages, reconstruct};
 use crate::agents::codex::rollout::{self as fmt, ItemSrc, SUMMARY_PREFIX};
 use crate::compact::{Earlier, Made, Unit, copy_all, ids};
