@@ -37,20 +37,23 @@ use crate::summary::SummaryRecord;
 /// `effective` keeps only what a resume loads.
 pub type Import = fn(src: &Source, effective: bool, w: &mut dyn Write) -> io::Result<()>;
 
+/// The facts about an agent that need no file.
+pub struct About {
+    /// The format this agent reads.
+    pub format: Format,
+    /// The agent's name in the scan table's agent column.
+    pub short_name: &'static str,
+    /// Whether its files are JSON Lines written a record at a time (else one JSON document).
+    pub json_lines: bool,
+    /// What `compact` counts: the tokens that matter to this agent on resume.
+    pub measure: compact::Measure,
+}
+
 /// What the commands ask of an agent about one file. Errors are the sentence shown after the
 /// file's name.
 pub trait Agent: Sync {
-    /// The format this agent reads.
-    fn format(&self) -> Format;
-
-    /// The agent's name in the scan table's agent column.
-    fn short_name(&self) -> &'static str;
-
-    /// Whether its files are JSON Lines written a record at a time (else one JSON document).
-    fn json_lines(&self) -> bool;
-
-    /// What `compact` counts: the tokens that matter to this agent on resume.
-    fn measure(&self) -> compact::Measure;
+    /// The facts about the agent that need no file.
+    fn about(&self) -> &'static About;
 
     /// The compaction summaries of the file (`extract-summary`), and its count of unreadable
     /// lines.

@@ -146,7 +146,9 @@ fn refuse_live(src: &Source, format: Format, force: bool) -> Result<(), String> 
     }
     // JSON Lines are written a line at a time: a last line that is not a whole record is one in
     // progress. A whole record without its newline is only how some copies end.
-    if crate::agents::agent(format).json_lines() && !last_line_complete(src).map_err(|e| format!("cannot read: {e}"))? {
+    if crate::agents::agent(format).about().json_lines
+        && !last_line_complete(src).map_err(|e| format!("cannot read: {e}"))?
+    {
         return Err(
             "its last line is not a complete record and has no newline, so it may be half-written; \
              pass --force to compact it anyway"
@@ -191,7 +193,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
     let input = Input::Path(a.file.clone());
     let (src, format) = super::open_session(&input, g)?;
     r.format = format.name().to_string();
-    r.tokens_of = Some(crate::agents::agent(format).measure());
+    r.tokens_of = Some(crate::agents::agent(format).about().measure);
     if a.in_place
         && let Some(why) = src.in_place_refusal()
     {
@@ -200,7 +202,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
     let target = if a.in_place {
         Target::InPlace(a.file.clone(), Seen::of(&src))
     } else {
-        let suffix = if crate::agents::agent(format).json_lines() {
+        let suffix = if crate::agents::agent(format).about().json_lines {
             "compacted.jsonl"
         } else {
             "compacted.json"

@@ -328,7 +328,7 @@ fn render_table(records: &[SessionRecord], total: &Total, wide: bool, width: Opt
                     .as_deref()
                     .map_or_else(dash, |m| escape_str(&crate::agents::claude_code::model::short_name(m))),
                 Col::Agent => {
-                    let name = crate::agents::by_name(r.format).map_or("cctool", |a| a.short_name());
+                    let name = crate::agents::by_name(r.format).map_or("cctool", |a| a.about().short_name);
                     match r.agent_versions.last() {
                         Some(v) => escape_str(&format!("{name} {v}")),
                         None => name.to_string(),

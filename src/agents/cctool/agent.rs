@@ -7,7 +7,7 @@ use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
 use crate::agents::view::Report;
-use crate::agents::{Agent, Import};
+use crate::agents::{About, Agent, Import};
 use crate::cli::{CompactArgs, RebuildChainArgs};
 use crate::compact;
 use crate::compact::file::Target;
@@ -22,20 +22,13 @@ use crate::summary::{self, SummaryRecord};
 pub struct Cctool;
 
 impl Agent for Cctool {
-    fn format(&self) -> Format {
-        Format::CctoolSession
-    }
-
-    fn short_name(&self) -> &'static str {
-        "cctool"
-    }
-
-    fn json_lines(&self) -> bool {
-        false
-    }
-
-    fn measure(&self) -> compact::Measure {
-        compact::Measure::Content
+    fn about(&self) -> &'static About {
+        &About {
+            format: Format::CctoolSession,
+            short_name: "cctool",
+            json_lines: false,
+            measure: compact::Measure::Content,
+        }
     }
 
     fn summaries(&self, src: &Source, _: Loader, opts: summary::Options) -> Result<(Vec<SummaryRecord>, u64), String> {

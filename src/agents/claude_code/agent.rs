@@ -7,7 +7,7 @@ use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
 use crate::agents::view::Report;
-use crate::agents::{Agent, Import};
+use crate::agents::{About, Agent, Import};
 use crate::cli::{CompactArgs, RebuildChainArgs};
 use crate::compact;
 use crate::compact::file::Target;
@@ -22,20 +22,13 @@ use crate::summary::{self, SummaryRecord};
 pub struct ClaudeCode;
 
 impl Agent for ClaudeCode {
-    fn format(&self) -> Format {
-        Format::ClaudeCode
-    }
-
-    fn short_name(&self) -> &'static str {
-        "claude"
-    }
-
-    fn json_lines(&self) -> bool {
-        true
-    }
-
-    fn measure(&self) -> compact::Measure {
-        compact::Measure::Request
+    fn about(&self) -> &'static About {
+        &About {
+            format: Format::ClaudeCode,
+            short_name: "claude",
+            json_lines: true,
+            measure: compact::Measure::Request,
+        }
     }
 
     fn summaries(

@@ -9,7 +9,7 @@ use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
 use crate::agents::view::Report;
-use crate::agents::{Agent, Import};
+use crate::agents::{About, Agent, Import};
 use crate::cli::{CompactArgs, RebuildChainArgs};
 use crate::compact;
 use crate::compact::file::Target;
@@ -24,20 +24,13 @@ use crate::summary::{self, SummaryRecord};
 pub struct Codex;
 
 impl Agent for Codex {
-    fn format(&self) -> Format {
-        Format::Codex
-    }
-
-    fn short_name(&self) -> &'static str {
-        "codex"
-    }
-
-    fn json_lines(&self) -> bool {
-        true
-    }
-
-    fn measure(&self) -> compact::Measure {
-        compact::Measure::History
+    fn about(&self) -> &'static About {
+        &About {
+            format: Format::Codex,
+            short_name: "codex",
+            json_lines: true,
+            measure: compact::Measure::History,
+        }
     }
 
     fn summaries(&self, src: &Source, _: Loader, _: summary::Options) -> Result<(Vec<SummaryRecord>, u64), String> {
