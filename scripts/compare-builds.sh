@@ -18,8 +18,8 @@
 #
 # Both builds run one after the other in the same scratch folder and with the same
 # environment (HOME, clock for compaction ids, terminal width, no colour), so outputs need no
-# normalisation beyond that folder's path, which is the same for both; `--api-view` is given
-# a fixed `--as-of`, since it otherwise reports the time it ran.
+# normalisation beyond that folder's path, which is the same for both; `--api-view`, `scan`
+# and `doctor` are given a fixed `--as-of`, since they otherwise report the time they ran.
 set -uo pipefail
 if [ $# -lt 2 ]; then
   sed -n '2,22p' "$0" >&2
@@ -66,6 +66,8 @@ export HOME=$work/home SOURCE_DATE_EPOCH=1767225600 COLUMNS=120 NO_COLOR=1 TZ=UT
 unset CLAUDE_CONFIG_DIR CODEX_HOME CCTOOL_HARNESS
 mkdir -p "$HOME"
 
+# The Claude Code model checks report the time they ran unless given one.
+asof=2026-06-01T00:00:00Z
 cases=0
 diffs=0
 jobs=${JOBS:-1}
@@ -113,12 +115,12 @@ per_file() {
   compare "$f rebuild-chain text" "" rebuild-chain "$f" --format text
   compare "$f rebuild-chain markdown full" "" rebuild-chain "$f" --format markdown --full
   compare "$f rebuild-chain json full" "" --json rebuild-chain "$f" --full
-  compare "$f rebuild-chain api-view" "" --json rebuild-chain "$f" --api-view --prompt hello --as-of 2026-06-01T00:00:00Z
-  compare "$f rebuild-chain api-view text" "" rebuild-chain "$f" --api-view --body --format text --as-of 2026-06-01T00:00:00Z
+  compare "$f rebuild-chain api-view" "" --json rebuild-chain "$f" --api-view --prompt hello --as-of "$asof"
+  compare "$f rebuild-chain api-view text" "" rebuild-chain "$f" --api-view --body --format text --as-of "$asof"
   compare "$f extract-summary json" "" --json extract-summary --all-events "$f"
   compare "$f extract-summary text" "" extract-summary --strip-template "$f"
-  compare "$f scan json" "" --json scan "$f"
-  compare "$f doctor json" "" --json doctor "$f"
+  compare "$f scan json" "" --json scan "$f" --as-of "$asof"
+  compare "$f doctor json" "" --json doctor "$f" --as-of "$asof"
   compare "$f migrate -o" "" migrate "$f" -o out
   compare "$f migrate dry-run" "" --json migrate --dry-run --effective "$f"
   compare "$f compact" "" --json compact --keep-recent 300 "$f" -o compacted
@@ -130,11 +132,11 @@ per_file() {
 
 per_tree() {
   local d=$1
-  compare "$d scan json" "" --json scan "$d"
-  compare "$d scan table" "" scan "$d"
-  compare "$d scan wide sorted" "" scan --wide --sort size "$d"
-  compare "$d doctor json" "" --json doctor "$d"
-  compare "$d doctor" "" doctor --min-severity warning "$d"
+  compare "$d scan json" "" --json scan "$d" --as-of "$asof"
+  compare "$d scan table" "" scan "$d" --as-of "$asof"
+  compare "$d scan wide sorted" "" scan --wide --sort size "$d" --as-of "$asof"
+  compare "$d doctor json" "" --json doctor "$d" --as-of "$asof"
+  compare "$d doctor" "" doctor --min-severity warning "$d" --as-of "$asof"
   compare "$d migrate --check" "" migrate --check "$d"
 }
 
