@@ -14,7 +14,10 @@ fn check(name: &str, got: &str) {
     }
     let want = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("{}: {e}; run with UPDATE_SNAPSHOTS=1 to create it", path.display()));
-    assert_eq!(got, want, "{name} changed; run with UPDATE_SNAPSHOTS=1 if that was meant");
+    assert_eq!(
+        got, want,
+        "{name} changed; run with UPDATE_SNAPSHOTS=1 if that was meant"
+    );
 }
 
 const COMMANDS: &[&str] = &[
@@ -34,7 +37,11 @@ fn help_of_every_command() {
     assert!(top.status.success());
     check("help/cctool.txt", &String::from_utf8_lossy(&top.stdout));
     for c in COMMANDS {
-        let o = cctool().args([c, "--help"]).env("COLUMNS", "100").output().expect("run");
+        let o = cctool()
+            .args([c, "--help"])
+            .env("COLUMNS", "100")
+            .output()
+            .expect("run");
         assert!(o.status.success(), "{c} --help");
         check(&format!("help/{c}.txt"), &String::from_utf8_lossy(&o.stdout));
     }
