@@ -19,7 +19,7 @@ use std::hint::black_box;
 use std::io::Write;
 use std::time::Duration;
 
-use cctool::formats::claude::Envelope;
+use cctool::agents::claude_code::records::Envelope;
 use criterion::{BatchSize, Criterion, Throughput};
 
 const SYNTH_TARGET: usize = 16 * 1024 * 1024;
@@ -420,18 +420,18 @@ fn benches(c: &mut Criterion, name: &str, bytes: &[u8]) {
             || bytes.to_vec(),
             |v| {
                 let src = cctool::io::Source::from_bytes("bench", v);
-                let t = cctool::chain::claude::read(&src).expect("in-memory reads cannot fail");
-                let chain = t.rebuild(&cctool::chain::claude::Options::default());
+                let t = cctool::agents::claude_code::chain::read(&src).expect("in-memory reads cannot fail");
+                let chain = t.rebuild(&cctool::agents::claude_code::chain::Options::default());
                 black_box(chain.map(|c| c.positions.len()).unwrap_or(0))
             },
             BatchSize::PerIteration,
         )
     });
     let src = cctool::io::Source::from_bytes("bench", bytes.to_vec());
-    let t = cctool::chain::claude::read(&src).expect("in-memory reads cannot fail");
+    let t = cctool::agents::claude_code::chain::read(&src).expect("in-memory reads cannot fail");
     g.bench_function("rebuild only (index prebuilt)", |b| {
         b.iter(|| {
-            let chain = t.rebuild(&cctool::chain::claude::Options::default());
+            let chain = t.rebuild(&cctool::agents::claude_code::chain::Options::default());
             black_box(chain.map(|c| c.positions.len()).unwrap_or(0))
         })
     });

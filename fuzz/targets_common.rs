@@ -5,9 +5,9 @@
 //
 // Plain `//` comments only: an included file cannot carry inner doc comments.
 
-use cctool::chain::claude::{self as claude_chain_mod, Loader, Options as ChainOptions, Transcript};
+use cctool::agents::claude_code::chain::{self as claude_chain_mod, Loader, Options as ChainOptions, Transcript};
 use cctool::io::Source;
-use cctool::migrate::{self as cctool_migrate, Session};
+use cctool::agents::cctool::schema::{self as cctool_migrate, Session};
 use serde_json::Value;
 
 const FUZZ_NAME: &str = "fuzz";
@@ -41,8 +41,8 @@ pub fn claude_chain(data: &[u8]) {
             "--full loaded fewer messages than a plain rebuild"
         );
         // A fixed configuration, so that the target does not depend on the machine or the day.
-        let cfg = cctool::chain::claude_config::Config::load(
-            &cctool::chain::claude_config::Overrides {
+        let cfg = cctool::agents::claude_code::config::Config::load(
+            &cctool::agents::claude_code::config::Overrides {
                 as_of: Some("2026-11-30T12:00:00Z".into()),
                 settings: Some("/dev/null".into()),
                 base_url: Some("http://127.0.0.1:9".into()),
@@ -52,8 +52,8 @@ pub fn claude_chain(data: &[u8]) {
             &|_| None,
         )
         .expect("a fixed configuration");
-        let rm = cctool::chain::claude_model::choose(&t, &chain, &src, &cfg).expect("request model");
-        let view = cctool::chain::claude_api::api_view(&t, &chain, &src, Some("hi"), &rm).expect("api view");
+        let rm = cctool::agents::claude_code::model::choose(&t, &chain, &src, &cfg).expect("request model");
+        let view = cctool::agents::claude_code::api::api_view(&t, &chain, &src, Some("hi"), &rm).expect("api view");
         let messages: Vec<String> = view.messages().collect();
         let body = rm.body(messages.iter().map(String::as_str));
         assert!(
@@ -98,7 +98,7 @@ pub fn claude_chain(data: &[u8]) {
             }
         }
     }
-    let resume = cctool::chain::claude_config::Overrides {
+    let resume = cctool::agents::claude_code::config::Overrides {
         as_of: Some("2026-11-30T12:00:00Z".into()),
         settings: Some("/dev/null".into()),
         ..Default::default()
@@ -118,7 +118,7 @@ pub fn claude_chain(data: &[u8]) {
     }
 
     for effective in [false, true] {
-        let s = cctool_migrate::import::claude(&src, effective).expect("import");
+        let s = cctool::agents::claude_code::import::claude(&src, effective).expect("import");
         assert_v5_output(&cctool_migrate::to_bytes(&s));
     }
 }
@@ -135,8 +135,8 @@ fn assert_chain_ok(t: &Transcript, chain: &claude_chain_mod::Chain) {
 /// Codex rollouts: both reconstructions, doctor, summaries (both ways extract-summary reads
 /// them) and the import to v5.
 pub fn codex_reconstruct(data: &[u8]) {
-    use cctool::chain::codex as cx;
-    use cctool::formats::codex::{self as fx, Record};
+    use cctool::agents::codex::history as cx;
+    use cctool::agents::codex::rollout::{self as fx, Record};
 
     let src = fuzz_source(data);
     let rollout = fx::read_records(&src).expect("reading bytes in memory cannot fail");
@@ -157,7 +157,7 @@ pub fn codex_reconstruct(data: &[u8]) {
     cctool::summary::codex(&src, &fast, &history).expect("summaries from compaction records");
 
     for effective in [false, true] {
-        let s = cctool_migrate::import::codex(&src, effective).expect("import");
+        let s = cctool::agents::codex::import::codex(&src, effective).expect("import");
         assert_v5_output(&cctool_migrate::to_bytes(&s));
     }
 }
@@ -166,9 +166,9 @@ pub fn codex_reconstruct(data: &[u8]) {
 /// streaming fast path, and the readers doctor and extract-summary use.
 pub fn session_migrate(data: &[u8]) {
     let src = fuzz_source(data);
-    let _ = cctool::formats::detect(&src);
+    let _ = cctool::agents::detect::detect(&src);
     let _ = cctool::doctor::session(&src);
-    if let Ok(s) = cctool::formats::session::read_messages(&src) {
+    if let Ok(s) = cctool::agents::cctool::file::read_messages(&src) {
         let _ = cctool::summary::session(&src, &s.messages, s.session_id);
     }
 
@@ -200,10 +200,10 @@ pub fn session_migrate(data: &[u8]) {
         });
 
     // The streaming path writes exactly what the general path writes.
-    if let Some(doc) = cctool_migrate::fast::read(data) {
+    if let Some(doc) = cctool::agents::cctool::fast::read(data) {
         assert!(matches!(doc.version(), 1 | 2));
         let mut out = Vec::new();
-        cctool_migrate::fast::write_v5(&doc, &mut out).expect("writing to memory cannot fail");
+        cctool::agents::cctool::fast::write_v5(&doc, &mut out).expect("writing to memory cannot fail");
         // It takes only documents the general path takes: `migrate` does not validate them again.
         let Some(general) = &general else {
             panic!("the fast path took a document the general path rejects");
@@ -218,16 +218,16 @@ pub fn session_migrate(data: &[u8]) {
     // Read in parts of a few bytes (the command's parts are 2 MiB), so that every guessed
     // element start, right or wrong, is stitched: the same answer as in one part.
     let part = 1 + data.first().map_or(0, |&b| usize::from(b) % 48);
-    let whole = cctool_migrate::fast::read(data).map(|doc| {
+    let whole = cctool::agents::cctool::fast::read(data).map(|doc| {
         let mut out = Vec::new();
-        cctool_migrate::fast::write_v5(&doc, &mut out).expect("writing to memory cannot fail");
+        cctool::agents::cctool::fast::write_v5(&doc, &mut out).expect("writing to memory cannot fail");
         out
     });
     // Held, or only spanned and read again when written: the same document.
     for spans in [false, true] {
-        let in_parts = cctool_migrate::fast::read_in_parts(data, part, spans).map(|doc| {
+        let in_parts = cctool::agents::cctool::fast::read_in_parts(data, part, spans).map(|doc| {
             let mut out = Vec::new();
-            cctool_migrate::fast::write_v5(&doc, &mut out).expect("writing to memory cannot fail");
+            cctool::agents::cctool::fast::write_v5(&doc, &mut out).expect("writing to memory cannot fail");
             out
         });
         assert_eq!(whole, in_parts, "reading in parts of {part} bytes (spans: {spans}) changes the result");
@@ -307,7 +307,7 @@ pub fn lines_and_detect(data: &[u8]) {
         }
     }
 
-    let _ = cctool::formats::detect(&src);
+    let _ = cctool::agents::detect::detect(&src);
 }
 
 fn memchr_all(data: &[u8]) -> Vec<usize> {
@@ -407,11 +407,12 @@ pub fn compaction_cut(data: &[u8]) {
 }
 
 fn compaction_claude(file: &[u8], opts: &cctool::compact::Options) {
-    use cctool::compact::{self as cp, claude as cc};
+    use cctool::agents::claude_code::compact as cc;
+    use cctool::compact as cp;
     let src = fuzz_source(file);
     let loaded = cc::load(&src).expect("reading bytes in memory cannot fail");
     let units = &loaded.units;
-    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::migrate::MessageV3)| loaded.feed(&src, at, f);
+    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::agents::cctool::schema::MessageV3)| loaded.feed(&src, at, f);
     let transcript = opts.transcript_path.as_deref();
     let recap_tokens = |m: &cp::Made| cctool::model::approx_tokens(cc::summary_text(m, transcript).len());
     let planned = cp::plan_and_recap(units, opts, false, &mut feed, |_| 0, recap_tokens).expect("in memory");
@@ -446,11 +447,12 @@ fn compaction_claude(file: &[u8], opts: &cctool::compact::Options) {
 }
 
 fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
-    use cctool::compact::{self as cp, codex as cx};
+    use cctool::agents::codex::compact as cx;
+    use cctool::compact as cp;
     let src = fuzz_source(file);
     let loaded = cx::load(&src).expect("reading bytes in memory cannot fail");
     let units = &loaded.units;
-    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::migrate::MessageV3)| loaded.feed(&src, at, f);
+    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::agents::cctool::schema::MessageV3)| loaded.feed(&src, at, f);
     let recap_tokens = |m: &cp::Made| cctool::model::approx_tokens(cx::summary_text(m).len());
     let planned =
         cp::plan_and_recap(units, opts, false, &mut feed, loaded.overhead(), recap_tokens).expect("in memory");
@@ -477,8 +479,8 @@ fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
     assert_eq!(lines.len(), 4, "a turn: task_started, compacted, context_compacted, task_complete");
 
     // What Codex resumes: exactly the replacement history.
-    let rollout = cctool::formats::codex::read_records(&fuzz_source(&out)).expect("in memory");
-    let resumed = cctool::chain::codex::reconstruct(&rollout);
+    let rollout = cctool::agents::codex::rollout::read_records(&fuzz_source(&out)).expect("in memory");
+    let resumed = cctool::agents::codex::history::reconstruct(&rollout);
     assert_eq!(
         resumed.items.len(),
         expected,
@@ -487,7 +489,8 @@ fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
 }
 
 fn compaction_v5(file: &[u8], opts: &cctool::compact::Options) {
-    use cctool::compact::{self as cp, session as cs};
+    use cctool::agents::cctool::compact as cs;
+    use cctool::compact as cp;
     let body = file.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(file);
     let Ok(doc) = serde_json::from_slice::<Value>(body) else {
         return;
@@ -521,7 +524,7 @@ fn compaction_v5(file: &[u8], opts: &cctool::compact::Options) {
     }
 
     // Tier 2: the recap replaces the span, and the result is a valid v5 session.
-    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::migrate::MessageV3)| {
+    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::agents::cctool::schema::MessageV3)| {
         cs::feed(&original, &units, at, f);
         Ok(())
     };

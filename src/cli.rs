@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::chain::claude::Loader;
-use crate::chain::claude_config::ThinkingPolicy;
-use crate::chain::codex::Replay;
+use crate::agents::claude_code::chain::Loader;
+use crate::agents::claude_code::config::ThinkingPolicy;
+use crate::agents::codex::history::Replay;
 use crate::io::MmapChoice;
 use crate::model::Format;
 use crate::model::diag::{Code, Severity};
@@ -66,18 +66,18 @@ pub struct GlobalArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    Backup(BackupArgs),
     Compact(CompactArgs),
     Decompress(DecompressArgs),
     Doctor(DoctorArgs),
     Export(ExportArgs),
     ExtractSummary(ExtractSummaryArgs),
+    Hooks(HooksArgs),
     Migrate(MigrateArgs),
     RebuildChain(RebuildChainArgs),
+    Restore(RestoreArgs),
     Scan(ScanArgs),
     Completions(CompletionsArgs),
-    Backup(BackupArgs),
-    Restore(RestoreArgs),
-    Hooks(HooksArgs),
     /// Write the man pages (cctool.1 and one page per subcommand) into a directory.
     #[command(hide = true)]
     GenerateMan {
@@ -651,8 +651,8 @@ pub struct ResumeArgs {
 }
 
 impl ResumeArgs {
-    pub fn overrides(&self) -> crate::chain::claude_config::Overrides {
-        crate::chain::claude_config::Overrides {
+    pub fn overrides(&self) -> crate::agents::claude_code::config::Overrides {
+        crate::agents::claude_code::config::Overrides {
             as_of: self.as_of.clone(),
             model: self.model.clone(),
             settings: self.settings.clone(),

@@ -1,21 +1,21 @@
 //! cctool: transcript forensics and conversion for Claude Code and Codex sessions.
 //!
 //! The binary is a thin wrapper around [`run`]; everything else is a library so that tests,
-//! benches and fuzz targets can call the same code. Layout: `io` (bytes, lines, inputs),
-//! `formats` (one module per native format), `model` (shared vocabulary), `chain` (what an
-//! agent loads on resume), `output` (printing), `commands` (one module per subcommand).
+//! benches and fuzz targets can call the same code. Layout (`ARCHITECTURE.md`): `io` (bytes,
+//! lines, inputs), `model` (shared vocabulary), `agents` (one folder per format: its records,
+//! what it loads on resume, its request view, import and compaction), `compact`, `summary`,
+//! `doctor` and `scan` (the parts every agent shares), `output` (printing), `commands` (one
+//! module per subcommand).
 
+pub mod agents;
 pub mod backup;
-pub mod chain;
 pub mod cli;
 pub mod commands;
 pub mod compact;
 pub mod doctor;
 pub mod export;
-pub mod formats;
 pub mod hooks;
 pub mod io;
-pub mod migrate;
 pub mod model;
 pub mod output;
 pub mod redact;

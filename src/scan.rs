@@ -12,13 +12,13 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::chain::claude::{self, Kind, Options, Transcript, flag};
-use crate::chain::claude_api::api_view;
-use crate::chain::claude_config::Overrides;
-use crate::chain::claude_model;
-use crate::chain::codex;
-use crate::formats::codex::Record;
-use crate::formats::subagents::{is_subagent_path, is_uuid_stem};
+use crate::agents::claude_code::api::api_view;
+use crate::agents::claude_code::chain::{self as claude, Kind, Options, Transcript, flag};
+use crate::agents::claude_code::config::Overrides;
+use crate::agents::claude_code::model as claude_model;
+use crate::agents::claude_code::subagents::{is_subagent_path, is_uuid_stem};
+use crate::agents::codex::history as codex;
+use crate::agents::codex::rollout::Record;
 use crate::io::Source;
 use crate::io::lines::map_marker_lines;
 use crate::model::Format;
@@ -327,7 +327,7 @@ fn codex_cwd(src: &Source) -> std::io::Result<Option<String>> {
 }
 
 pub fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
-    let rollout = crate::formats::codex::read_records(src)?;
+    let rollout = crate::agents::codex::rollout::read_records(src)?;
     let history = codex::reconstruct(&rollout);
     let tokens = crate::compact::codex_history_tokens(&history.items);
     let mut origins: BTreeMap<&'static str, usize> = BTreeMap::new();
@@ -416,7 +416,7 @@ pub fn scan_session(src: &Source) -> SessionRecord {
         role: "session",
         ..SessionRecord::default()
     };
-    let Ok(s) = crate::formats::session::read_messages(src) else {
+    let Ok(s) = crate::agents::cctool::file::read_messages(src) else {
         return r;
     };
     let mut span: Option<(i64, i64)> = None;

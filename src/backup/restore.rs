@@ -43,7 +43,11 @@ pub fn session_of(f: &FileEntry) -> Option<String> {
     }
     let stem = Path::new(&f.path).file_stem().map(|s| s.to_string_lossy().into_owned());
     // A Claude Code session file is named by its session id; resume finds it by that name.
-    if f.agent == "claude-code" && stem.as_deref().is_some_and(crate::formats::subagents::is_uuid) {
+    if f.agent == "claude-code"
+        && stem
+            .as_deref()
+            .is_some_and(crate::agents::claude_code::subagents::is_uuid)
+    {
         return stem;
     }
     f.session.as_ref().and_then(|s| s.session_id.clone()).or_else(|| {

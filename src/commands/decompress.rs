@@ -5,12 +5,12 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::ExitStatus;
+use crate::agents::cctool::compact::{self as session, Unrestored};
+use crate::agents::cctool::schema::{self as migrate, MessageV3};
 use crate::cli::{DecompressArgs, GlobalArgs};
-use crate::compact::session::{self, Unrestored};
 use crate::io::Input;
 use crate::io::atomic::{InPlace, Seen, replace_with_backup_by, write_new_file_by};
 use crate::io::paths::beside;
-use crate::migrate::{self, MessageV3, import};
 use crate::model::Format;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
@@ -82,13 +82,10 @@ pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
 fn full_messages(g: &GlobalArgs, path: &Path) -> Result<Vec<MessageV3>, String> {
     let (src, format) = super::open_session(&Input::Path(path.to_path_buf()), g)
         .map_err(|e| format!("--from {}: {e}", path.display()))?;
-    let s = match format {
-        Format::CctoolSession => super::read_session(&src),
-        Format::ClaudeCode => import::claude(&src, false).map_err(|e| format!("cannot read: {e}")),
-        Format::Codex => import::codex(&src, false).map_err(|e| format!("cannot read: {e}")),
-    }
-    .and_then(|s| src.check().map(|()| s).map_err(|e| format!("cannot read: {e}")))
-    .map_err(|e| format!("--from {}: {e}", path.display()))?;
+    let s = crate::agents::agent(format)
+        .full_session(&src)
+        .and_then(|s| src.check().map(|()| s).map_err(|e| format!("cannot read: {e}")))
+        .map_err(|e| format!("--from {}: {e}", path.display()))?;
     // Taken out, not copied: a full record of a million messages is held once.
     Ok(match s {
         migrate::Session::V3Plus { messages, .. } => messages,

@@ -6,13 +6,12 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::FileOutcome;
+use crate::ExitStatus;
 use crate::cli::{DoctorArgs, GlobalArgs};
-use crate::model::Format;
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::output::style::{self, Paint};
-use crate::{ExitStatus, doctor};
 
 #[derive(Serialize, Default)]
 struct Total {
@@ -76,15 +75,13 @@ impl CodeCount {
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     let resume = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
-    crate::chain::claude_config::Config::load(&resume, None, &|k| std::env::var(k).ok()).map_err(crate::Fatal)?;
+    crate::agents::claude_code::config::Config::load(&resume, None, &|k| std::env::var(k).ok())
+        .map_err(crate::Fatal)?;
     let (expanded, named) = super::session_inputs(&a.paths, g)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "doctor", |src, format| {
-        match format {
-            Format::ClaudeCode => doctor::check_claude(src, &resume),
-            Format::Codex => crate::formats::codex::read_records(src).and_then(|r| doctor::codex(src, &r)),
-            Format::CctoolSession => Ok(doctor::session(src)),
-        }
-        .map_err(|e| e.to_string())
+        crate::agents::agent(format)
+            .doctor(src, &resume)
+            .map_err(|e| e.to_string())
     });
     let shown = |f: &Diagnostic| f.severity >= a.min_severity && (a.codes.is_empty() || a.codes.contains(&f.code));
     let mut out = Out::new(g.color);

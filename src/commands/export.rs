@@ -124,7 +124,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         .filter(|i| {
             named.contains(*i)
                 || !inline_subagents
-                || !matches!(i, Input::Path(p) if crate::formats::subagents::is_subagent_path(&p.to_string_lossy()))
+                || !matches!(i, Input::Path(p) if crate::agents::claude_code::subagents::is_subagent_path(&p.to_string_lossy()))
         })
         .cloned()
         .collect();

@@ -6,17 +6,12 @@ use serde::Serialize;
 
 use super::FileOutcome;
 use crate::ExitStatus;
-use crate::chain::codex;
 use crate::cli::{ExtractSummaryArgs, GlobalArgs};
-use crate::formats::codex::{Event, Record};
-use crate::formats::{self, session};
-use crate::io::Source;
-use crate::model::Format;
 use crate::model::diag::Severity;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::output::style::{self, Paint};
-use crate::summary::{self, Options, SummaryRecord};
+use crate::summary::{Options, SummaryRecord};
 
 #[derive(Serialize)]
 struct Total {
@@ -54,7 +49,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
         all_events: a.all_events,
     };
     let outcomes = super::each_session(inputs, &named, g, "extract-summary", |src, format| {
-        extract(src, format, a, opts)
+        crate::agents::agent(format).summaries(src, a.loader, opts)
     });
     let mut out = Out::new(g.color);
     let mut total = Total {
@@ -143,58 +138,6 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     } else {
         ExitStatus::Success
     })
-}
-
-/// The summaries of one file, and its count of unreadable lines.
-fn extract(
-    src: &Source,
-    format: Format,
-    a: &ExtractSummaryArgs,
-    opts: Options,
-) -> Result<(Vec<SummaryRecord>, u64), String> {
-    let io = |e: std::io::Error| e.to_string();
-    match format {
-        Format::ClaudeCode => {
-            let (markers, bad) = summary::claude_markers(src).map_err(io)?;
-            if markers.is_empty() {
-                return Ok((Vec::new(), bad));
-            }
-            let current = summary::claude_current(src, &markers, a.loader).map_err(io)?;
-            let bad = current.transcript.as_ref().map_or(bad, |t| t.bad_lines);
-            Ok((summary::claude(src, &markers, &current, opts).map_err(io)?, bad))
-        }
-        Format::Codex => {
-            // Without a rollback every compaction survives and the resume starts from the
-            // last one, so reading the compaction records is enough — unless a summary can
-            // only be found in the item written just before its record.
-            let fast = formats::codex::read_compaction_records(src).map_err(io)?;
-            let rolled_back = fast
-                .records
-                .iter()
-                .any(|(_, r)| matches!(r, Record::Event(Event::RolledBack(_))));
-            if !rolled_back {
-                let last = fast.records.iter().rev().find_map(|(_, r)| match r {
-                    Record::Compacted(c) => Some(c.line),
-                    _ => None,
-                });
-                let history = codex::History {
-                    base_line: last,
-                    ..codex::History::default()
-                };
-                let records = summary::codex(src, &fast, &history).map_err(io)?;
-                if records.iter().all(|r| r.encrypted || r.summary.is_some()) {
-                    return Ok((records, fast.bad_lines));
-                }
-            }
-            let rollout = formats::codex::read_records(src).map_err(io)?;
-            let history = codex::reconstruct(&rollout);
-            Ok((summary::codex(src, &rollout, &history).map_err(io)?, rollout.bad_lines))
-        }
-        Format::CctoolSession => {
-            let s = session::read_messages(src).map_err(|e| e.0)?;
-            Ok((summary::session_with(src, &s.messages, s.session_id, opts), 0))
-        }
-    }
 }
 
 /// The text form: a header line, then the summary.

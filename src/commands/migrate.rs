@@ -6,13 +6,12 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::agents::cctool::schema as migrate;
 use crate::cli::{GlobalArgs, MigrateArgs};
 use crate::io::Input;
 use crate::io::Source;
 use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by, write_stdout};
 use crate::io::paths::{beside, same_file};
-use crate::migrate::{self, import};
-use crate::model::Format;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::{ExitStatus, Fatal};
@@ -350,55 +349,50 @@ fn migrate_one(
         );
     }
     let (src, format) = super::open_session(input, g)?;
-    match format {
-        Format::CctoolSession => migrate_session(job, dest, &src, a, m, written_by),
-        Format::ClaudeCode | Format::Codex => {
-            m.from = Some(format.name().to_string());
-            if a.to != migrate::LATEST {
-                return Err(format!(
-                    "imports are written as v{}; --to v{} applies to cctool session files",
-                    migrate::LATEST,
-                    a.to
-                ));
-            }
-            if matches!(dest, Dest::Default) && !job.named {
-                m.note = Some(
-                    "not imported: a folder's transcripts are imported into an output folder named with -o DIR".into(),
-                );
-                return Ok(());
-            }
-            if matches!(input, Input::Stdin) && matches!(dest, Dest::Default) {
-                return Err("importing standard input needs -o OUT (or -o - for standard output)".into());
-            }
-            let target = output_of(job, written_by, m)?;
-            // Written message by message as the transcript is read: a multi-GB import holds
-            // one message, not the session and its document.
-            let import_to = |w: &mut dyn std::io::Write| match format {
-                Format::ClaudeCode => import::claude_to(&src, a.effective, w),
-                _ => import::codex_to(&src, a.effective, w),
-            };
-            m.changed = true;
-            m.output = Some(target.as_ref().map_or_else(|| "-".into(), |t| t.display().to_string()));
-            if a.dry_run {
-                return import_to(&mut std::io::sink()).map_err(|e| format!("cannot read: {e}"));
-            }
-            let mut read_failed = false;
-            write_out(target.as_deref(), a.force, |w| {
-                let mut write_failed = false;
-                let r = import_to(&mut Watched {
-                    w,
-                    failed: &mut write_failed,
-                });
-                read_failed = r.is_err() && !write_failed;
-                r
-            })
-            .map_err(|e| match (read_failed, &target) {
-                (true, _) => format!("cannot read: {e}"),
-                (false, Some(t)) => not_written(t, &e),
-                (false, None) => format!("standard output: {e}"),
-            })
-        }
+    // Only a file that is not yet a cctool session has an import; the others are migrated.
+    let Some(import) = crate::agents::agent(format).import() else {
+        return migrate_session(job, dest, &src, a, m, written_by);
+    };
+    m.from = Some(format.name().to_string());
+    if a.to != migrate::LATEST {
+        return Err(format!(
+            "imports are written as v{}; --to v{} applies to cctool session files",
+            migrate::LATEST,
+            a.to
+        ));
     }
+    if matches!(dest, Dest::Default) && !job.named {
+        m.note =
+            Some("not imported: a folder's transcripts are imported into an output folder named with -o DIR".into());
+        return Ok(());
+    }
+    if matches!(input, Input::Stdin) && matches!(dest, Dest::Default) {
+        return Err("importing standard input needs -o OUT (or -o - for standard output)".into());
+    }
+    let target = output_of(job, written_by, m)?;
+    // Written message by message as the transcript is read: a multi-GB import holds
+    // one message, not the session and its document.
+    let import_to = |w: &mut dyn std::io::Write| import(&src, a.effective, w);
+    m.changed = true;
+    m.output = Some(target.as_ref().map_or_else(|| "-".into(), |t| t.display().to_string()));
+    if a.dry_run {
+        return import_to(&mut std::io::sink()).map_err(|e| format!("cannot read: {e}"));
+    }
+    let mut read_failed = false;
+    write_out(target.as_deref(), a.force, |w| {
+        let mut write_failed = false;
+        let r = import_to(&mut Watched {
+            w,
+            failed: &mut write_failed,
+        });
+        read_failed = r.is_err() && !write_failed;
+        r
+    })
+    .map_err(|e| match (read_failed, &target) {
+        (true, _) => format!("cannot read: {e}"),
+        (false, Some(t)) => not_written(t, &e),
+        (false, None) => format!("standard output: {e}"),
+    })
 }
 
 /// A cctool session file: migrated in place with a backup, or with `-o` written anew.
@@ -426,13 +420,13 @@ fn migrate_session(
     // Large v1/v2 files: the streaming path, when it takes the file.
     let release = |offset, len| src.done_with(offset, len);
     if a.to == migrate::LATEST
-        && let Some(doc) = migrate::fast::read_releasing(&bytes, &release)
+        && let Some(doc) = crate::agents::cctool::fast::read_releasing(&bytes, &release)
     {
         let version = doc.version();
         m.from = Some(format!("v{version}"));
         m.changed = true;
         return write_session(job, in_place, src, &format!("v{version}"), a, m, written_by, |w| {
-            migrate::fast::write_v5(&doc, w)
+            crate::agents::cctool::fast::write_v5(&doc, w)
         });
     }
     // Validate every version, the current one too: an invalid file is reported.

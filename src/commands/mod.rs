@@ -83,7 +83,7 @@ pub fn session_inputs(
     g: &crate::cli::GlobalArgs,
 ) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
     let (mut expanded, named) = batch_inputs(paths, g)?;
-    crate::formats::subagents::add_subagent_files(&mut expanded.inputs, g.follow);
+    crate::agents::claude_code::subagents::add_subagent_files(&mut expanded.inputs, g.follow);
     Ok((expanded, named))
 }
 
@@ -168,7 +168,8 @@ pub fn each_session<T: Send>(
                     // A panic of code that read a mapped page as it turned to zeros is the
                     // truncation's (see `io::mapguard::any_fault`); any other is a bug, and
                     // goes on up.
-                    let r = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&src, format))) {
+                    let job = std::panic::AssertUnwindSafe(|| work(&src, format));
+                    let r = match std::panic::catch_unwind(job) {
                         Ok(r) => r,
                         Err(_) if src.check().is_err() => Err(String::new()),
                         Err(panic) => std::panic::resume_unwind(panic),
@@ -210,24 +211,11 @@ pub fn files_bar(what: &str, n: usize, quiet: bool) -> indicatif::ProgressBar {
 }
 
 /// A cctool session file read whole, validated and migrated to the latest version in memory.
-pub fn read_session(src: &crate::io::Source) -> Result<crate::migrate::Session, String> {
-    let cannot_read = |e: std::io::Error| format!("cannot read: {e}");
-    let bytes = src.whole().map_err(cannot_read)?;
-    let session = crate::migrate::read_latest(&bytes);
-    src.check().map_err(cannot_read)?;
-    session
+pub fn read_session(src: &crate::io::Source) -> Result<crate::agents::cctool::schema::Session, String> {
+    crate::agents::agent(crate::model::Format::CctoolSession).full_session(src)
 }
 
-/// Why a rewrite in place failed. At every step the file is whole — the original, or the new
-/// content once it was renamed into place — and the backup, once made, holds the original.
-pub fn rewrite_failed(e: &std::io::Error) -> String {
-    if let Some(r) = crate::io::atomic::refusal(e) {
-        return format!("not rewritten: {r}");
-    }
-    format!(
-        "the rewrite did not finish ({e}); the file is whole, the original or the new one, and a backup beside it holds the original if one was made"
-    )
-}
+pub use crate::io::atomic::rewrite_failed;
 
 /// Why an input gave no session.
 pub enum NoSession {
@@ -291,14 +279,15 @@ pub fn open_input(
         }
         Err(e) => return Err(NoSession::Unreadable(format!("cannot read: {e}"))),
     };
-    let format = match g.input_format {
-        Some(f) => Ok(f),
-        None => crate::formats::detect(&src).map_err(|u| {
+    let format = if let Some(f) = g.input_format {
+        Ok(f)
+    } else {
+        crate::agents::detect::detect(&src).map_err(|u| {
             format!(
                 "not a Claude Code transcript, Codex rollout or cctool session ({}); use --input-format to say which it is",
                 u.0
             )
-        }),
+        })
     };
     // Detection reads the head of a mapping: a truncation there is the answer, not the
     // verdict made of zeros.

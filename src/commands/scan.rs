@@ -8,15 +8,14 @@ use serde::Serialize;
 
 use super::FileOutcome;
 use crate::ExitStatus;
+use crate::agents::claude_code::subagents::is_uuid;
 use crate::cli::{GlobalArgs, ScanArgs, ScanSort};
-use crate::formats::subagents::is_uuid;
-use crate::model::Format;
 use crate::model::diag::{Diagnostic, Severity};
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::output::style::{self, Paint};
 use crate::output::table::{self, Align, Column};
-use crate::scan::{SessionRecord, link_subagents, scan_claude, scan_codex, scan_session};
+use crate::scan::{SessionRecord, link_subagents};
 
 #[derive(Serialize, Debug, Default)]
 struct Total {
@@ -40,15 +39,13 @@ struct Total {
 pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     let overrides = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
-    crate::chain::claude_config::Config::load(&overrides, None, &|k| std::env::var(k).ok()).map_err(crate::Fatal)?;
+    crate::agents::claude_code::config::Config::load(&overrides, None, &|k| std::env::var(k).ok())
+        .map_err(crate::Fatal)?;
     let (expanded, named) = super::session_inputs(&a.paths, g)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "scan", |src, format| {
-        match format {
-            Format::ClaudeCode => scan_claude(src, &overrides),
-            Format::Codex => scan_codex(src),
-            Format::CctoolSession => Ok(scan_session(src)),
-        }
-        .map_err(|e| e.to_string())
+        crate::agents::agent(format)
+            .scan(src, &overrides)
+            .map_err(|e| e.to_string())
     });
     let mut diags: Vec<Diagnostic> = expanded.problems.clone();
     let mut records = Vec::new();
@@ -329,13 +326,9 @@ fn render_table(records: &[SessionRecord], total: &Total, wide: bool, width: Opt
                 Col::Model => r
                     .resume_model
                     .as_deref()
-                    .map_or_else(dash, |m| escape_str(&crate::chain::claude_model::short_name(m))),
+                    .map_or_else(dash, |m| escape_str(&crate::agents::claude_code::model::short_name(m))),
                 Col::Agent => {
-                    let name = match r.format {
-                        "claude-code" => "claude",
-                        "codex" => "codex",
-                        _ => "cctool",
-                    };
+                    let name = crate::agents::by_name(r.format).map_or("cctool", |a| a.about().short_name);
                     match r.agent_versions.last() {
                         Some(v) => escape_str(&format!("{name} {v}")),
                         None => name.to_string(),

@@ -8,11 +8,9 @@
 //! writer per format appends or rewrites what the agent will load (`claude`, `codex`,
 //! `session`).
 
-pub mod claude;
-pub mod codex;
+pub mod file;
 pub mod ids;
 pub mod recap;
-pub mod session;
 pub mod summarizer;
 
 use std::time::Duration;
@@ -21,7 +19,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::migrate::{Item, MessageV3};
+use crate::agents::cctool::schema::{Item, MessageV3};
 use crate::model::approx_tokens;
 use recap::Recap;
 
@@ -614,8 +612,8 @@ pub fn carried(units: &[Unit]) -> impl Fn(usize) -> usize + use<> {
 
 /// Tokens of the history a Codex resume sends: the items as a JSON array, as written. `scan`
 /// reports the same number as `resume_tokens`: one estimate everywhere.
-pub fn codex_history_tokens(items: &[crate::formats::codex::Item]) -> usize {
-    use crate::formats::codex::ItemSrc;
+pub fn codex_history_tokens(items: &[crate::agents::codex::rollout::Item]) -> usize {
+    use crate::agents::codex::rollout::ItemSrc;
     crate::model::json_array_tokens(items.iter().map(|i| match &i.src {
         ItemSrc::Raw { len, .. } => *len as usize,
         ItemSrc::Synth(s) => s.len(),
@@ -646,14 +644,6 @@ pub enum Measure {
 }
 
 impl Measure {
-    pub fn of(format: crate::model::Format) -> Measure {
-        match format {
-            crate::model::Format::ClaudeCode => Measure::Request,
-            crate::model::Format::Codex => Measure::History,
-            crate::model::Format::CctoolSession => Measure::Content,
-        }
-    }
-
     /// The counts' unit in words.
     pub fn describe(self) -> &'static str {
         match self {

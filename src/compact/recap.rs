@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use crate::migrate::{Item, MessageV3};
+use crate::agents::cctool::schema::{Item, MessageV3};
 
 /// Files the span touched, in first-seen order; a file both read and modified is only modified.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

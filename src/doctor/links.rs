@@ -9,7 +9,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::chain::claude::{Chain, Kind, Transcript, WalkEnd, walk_stop};
+use crate::agents::claude_code::chain::{Chain, Kind, Transcript, WalkEnd, walk_stop};
 use crate::model::diag::{Code, Diagnostic, Severity};
 
 /// What one broken link does to the conversation a resume loads.
@@ -53,7 +53,7 @@ pub struct Dangling {
 
 /// Every parent reference of `t` that names nothing in the file, progress rows included, in
 /// file order, each with its effect on `chain` (the chain a resume loads). `t` must have
-/// been read with [`crate::chain::claude::read_for_audit`]; otherwise there are no links.
+/// been read with [`crate::agents::claude_code::chain::read_for_audit`]; otherwise there are no links.
 pub fn dangling_links(t: &Transcript, chain: &Chain) -> Vec<Dangling> {
     let Some(links) = &t.links else {
         return Vec::new();

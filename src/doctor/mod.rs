@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::chain::claude::{self, Chain, Kind, Transcript, flag};
-use crate::chain::codex as codex_chain;
-use crate::formats::codex::{Era, Event, ItemSrc, Record, Rollout};
+use crate::agents::claude_code::chain::{self as claude, Chain, Kind, Transcript, flag};
+use crate::agents::codex::history as codex_chain;
+use crate::agents::codex::rollout::{Era, Event, ItemSrc, Record, Rollout};
 use crate::io::Source;
 use crate::io::lines::map_marker_lines;
 use crate::model::diag::{Code, Diagnostic, Severity};
@@ -314,7 +314,7 @@ fn sort(findings: &mut [Diagnostic]) {
 
 /// A cctool session file: findings are schema problems.
 pub fn session(src: &Source) -> Vec<Diagnostic> {
-    match crate::formats::session::read_messages(src) {
+    match crate::agents::cctool::file::read_messages(src) {
         Ok(s) => match s.version {
             Some(1..=5) => Vec::new(),
             other => vec![finding(
@@ -334,11 +334,16 @@ pub fn session(src: &Source) -> Vec<Diagnostic> {
 
 /// Loads and checks one Claude Code transcript; `resume` configures the model findings
 /// (`session-model-retired`, `session-model-retiring`, from `chain::claude_model`).
-pub fn check_claude(src: &Source, resume: &crate::chain::claude_config::Overrides) -> std::io::Result<Vec<Diagnostic>> {
+pub fn check_claude(
+    src: &Source,
+    resume: &crate::agents::claude_code::config::Overrides,
+) -> std::io::Result<Vec<Diagnostic>> {
     let t = claude::read_for_audit(src)?;
     let chain = t.rebuild(&claude::Options::default()).unwrap_or_default();
     let mut out = claude(src, &t, &chain)?;
-    out.extend(crate::chain::claude_model::doctor_findings(&t, &chain, src, resume)?);
+    out.extend(crate::agents::claude_code::model::doctor_findings(
+        &t, &chain, src, resume,
+    )?);
     sort(&mut out);
     Ok(out)
 }

@@ -6,9 +6,9 @@
 //! [`Part`]s (text, thinking, tool calls and results, images), with the compactions marked.
 //! Redaction happens on the records' JSON before they become parts, so a renderer never
 //! sees a secret. The loaders call the rest of cctool through few entry points:
-//! [`crate::chain::claude::read`] and `Transcript::rebuild` (the chain a resume loads),
-//! [`crate::chain::codex::reconstruct`] (Codex's history) and
-//! [`crate::formats::session::read_messages`] (cctool sessions).
+//! [`crate::agents::claude_code::chain::read`] and `Transcript::rebuild` (the chain a resume loads),
+//! [`crate::agents::codex::history::reconstruct`] (Codex's history) and
+//! [`crate::agents::cctool::file::read_messages`] (cctool sessions).
 
 pub mod html;
 pub mod markdown;
@@ -460,7 +460,7 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
         Format::ClaudeCode => ("Claude Code", records::claude_entries(src, scope.full, redactor)?),
         Format::Codex => ("Codex", records::codex_entries(src, scope.full, redactor)?),
         Format::CctoolSession => {
-            let m = crate::formats::session::read_messages(src).map_err(|e| e.0)?;
+            let m = crate::agents::cctool::file::read_messages(src).map_err(|e| e.0)?;
             let entries = m
                 .messages
                 .iter()
@@ -494,7 +494,7 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
 /// The subagent transcripts beside a Claude Code session file, sorted.
 fn subagent_files(session: &Path) -> Vec<PathBuf> {
     let mut inputs = vec![crate::io::Input::Path(session.to_path_buf())];
-    crate::formats::subagents::add_subagent_files(&mut inputs, false);
+    crate::agents::claude_code::subagents::add_subagent_files(&mut inputs, false);
     let mut files: Vec<PathBuf> = inputs
         .into_iter()
         .skip(1)

@@ -6,8 +6,8 @@ use std::io::Write;
 use serde_json::Value;
 
 use super::{Entry, claude_msg, codex_msg, local_time, parse_record};
-use crate::chain::claude;
-use crate::formats::codex::{Era, ItemSrc};
+use crate::agents::claude_code::chain as claude;
+use crate::agents::codex::rollout::{Era, ItemSrc};
 use crate::io::Source;
 use crate::io::lines::for_each_line;
 use crate::model::Format;
@@ -82,7 +82,7 @@ fn line_times(src: &Source) -> Result<Vec<(u64, String)>, String> {
 }
 
 pub fn codex_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> Result<Vec<Entry>, String> {
-    let rollout = crate::formats::codex::read_records(src).map_err(|e| cannot_read(src, e))?;
+    let rollout = crate::agents::codex::rollout::read_records(src).map_err(|e| cannot_read(src, e))?;
     let times = line_times(src)?;
     let time_of = |line: u64| {
         times
@@ -119,7 +119,7 @@ pub fn codex_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> R
         .map_err(|e| cannot_read(src, e))?;
         return Ok(entries);
     }
-    let history = crate::chain::codex::reconstruct(&rollout);
+    let history = crate::agents::codex::history::reconstruct(&rollout);
     if let Some(base) = history.base_line {
         entries.push(Entry::Mark {
             title: format!("Resumed from the compaction at line {base}"),
@@ -168,7 +168,7 @@ pub fn write_jsonl(
             }
         }
         Format::Codex => {
-            let rollout = crate::formats::codex::read_records(src).map_err(|e| cannot_read(src, e))?;
+            let rollout = crate::agents::codex::rollout::read_records(src).map_err(|e| cannot_read(src, e))?;
             if full && rollout.era == Era::Envelope {
                 // The whole history: every item and every compaction, as the lines were written.
                 let mut failed = Ok(());
@@ -189,7 +189,7 @@ pub fn write_jsonl(
                 .map_err(|e| cannot_read(src, e))?;
                 return failed;
             }
-            for item in crate::chain::codex::reconstruct(&rollout).items {
+            for item in crate::agents::codex::history::reconstruct(&rollout).items {
                 match item.src {
                     ItemSrc::Raw { offset, len, .. } => {
                         emit(&src.read_range(offset, len as usize).map_err(|e| cannot_read(src, e))?)?
@@ -199,7 +199,7 @@ pub fn write_jsonl(
             }
         }
         Format::CctoolSession => {
-            let m = crate::formats::session::read_messages(src).map_err(|e| e.0)?;
+            let m = crate::agents::cctool::file::read_messages(src).map_err(|e| e.0)?;
             for raw in m.messages.iter() {
                 emit(raw)?;
             }

@@ -626,6 +626,17 @@ pub fn occupied(path: &Path) -> bool {
     fs::metadata(path).is_ok_and(|m| m.is_file() || m.is_dir())
 }
 
+/// Why a rewrite in place failed. At every step the file is whole — the original, or the new
+/// content once it was renamed into place — and the backup, once made, holds the original.
+pub fn rewrite_failed(e: &std::io::Error) -> String {
+    if let Some(r) = refusal(e) {
+        return format!("not rewritten: {r}");
+    }
+    format!(
+        "the rewrite did not finish ({e}); the file is whole, the original or the new one, and a backup beside it holds the original if one was made"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

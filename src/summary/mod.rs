@@ -13,9 +13,9 @@ pub mod template;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::chain::claude::{Chain, Loader, Options as LoadOptions, Transcript, WalkEnd, read_from};
-use crate::chain::codex::History;
-use crate::formats::codex::{Record, Rollout};
+use crate::agents::claude_code::chain::{Chain, Loader, Options as LoadOptions, Transcript, WalkEnd, read_from};
+use crate::agents::codex::history::History;
+use crate::agents::codex::rollout::{Record, Rollout};
 use crate::io::Source;
 
 /// One summary (or, with `--all-events`, one microcompaction), with the fields the man page
@@ -335,7 +335,7 @@ pub fn claude_current(src: &Source, markers: &[Marker], loader: Loader) -> std::
             from_tail: true,
         });
     }
-    let t = crate::chain::claude::read(src)?;
+    let t = crate::agents::claude_code::chain::read(src)?;
     let chain = t
         .rebuild(&LoadOptions {
             loader,
@@ -409,7 +409,7 @@ fn uuids_in_file(
                 && v.get("uuid").and_then(Value::as_str) == Some(uuid)
                 && v.get("type")
                     .and_then(Value::as_str)
-                    .is_some_and(crate::formats::claude::is_transcript_type)
+                    .is_some_and(crate::agents::claude_code::records::is_transcript_type)
             {
                 found.insert(uuid.to_string());
             }
@@ -574,7 +574,7 @@ fn message_text(item: &Value) -> String {
 }
 
 fn strip_prefix(s: &str) -> &str {
-    crate::formats::codex::summary_body(s).unwrap_or(s)
+    crate::agents::codex::rollout::summary_body(s).unwrap_or(s)
 }
 
 const REMOTE_ITEMS: &[&str] = &["compaction", "compaction_summary", "context_compaction"];
@@ -643,7 +643,7 @@ pub fn codex(src: &Source, rollout: &Rollout, history: &History) -> std::io::Res
                     if it.get("role").and_then(Value::as_str) != Some("user") {
                         return None;
                     }
-                    crate::formats::codex::summary_body(&message_text(it)).map(str::to_string)
+                    crate::agents::codex::rollout::summary_body(&message_text(it)).map(str::to_string)
                 })
             }) {
                 r.summary = Some(text);
@@ -668,7 +668,7 @@ fn assistant_before(src: &Source, rollout: &Rollout, i: usize) -> std::io::Resul
         match rec {
             Record::Response(item) if item.ty == "reasoning" => continue,
             Record::Response(item) if item.ty == "message" && item.role.as_deref() == Some("assistant") => {
-                if let crate::formats::codex::ItemSrc::Raw { offset, len, .. } = &item.src {
+                if let crate::agents::codex::rollout::ItemSrc::Raw { offset, len, .. } = &item.src {
                     let v = parse(&src.read_range(*offset, *len as usize)?);
                     return Ok(Some((*line, message_text(&v))));
                 }
@@ -696,7 +696,7 @@ const ITEM_FIELDS: &[&str] = &[
 /// cctool v5: every `summary` item; the last one is what a resume sees.
 pub fn session(
     src: &Source,
-    messages: &crate::formats::session::Messages,
+    messages: &crate::agents::cctool::file::Messages,
     session_id: Option<String>,
 ) -> Vec<SummaryRecord> {
     session_with(src, messages, session_id, Options::default())
@@ -708,7 +708,7 @@ pub fn session(
 /// without `origin` is cctool's own or a local one.
 pub fn session_with(
     src: &Source,
-    messages: &crate::formats::session::Messages,
+    messages: &crate::agents::cctool::file::Messages,
     session_id: Option<String>,
     opts: Options,
 ) -> Vec<SummaryRecord> {

@@ -215,9 +215,9 @@ fn every_rule_and_loader_behaviour_has_a_fixture() {
             );
         }
     }
-    for r in cctool::chain::claude_api::Rule::ALL {
+    for r in cctool::agents::claude_code::api::Rule::ALL {
         // F3 (a thinking-only message dropped) is reported as A6 since 2.1.332.
-        if r == cctool::chain::claude_api::Rule::F3 {
+        if r == cctool::agents::claude_code::api::Rule::F3 {
             continue;
         }
         assert!(rules.contains(r.id()), "no fixture reports rule {}", r.id());
@@ -607,7 +607,7 @@ fn heading_anchors(markdown: &str) -> BTreeSet<String> {
 fn every_rule_is_documented_with_its_fixtures() {
     let page = std::fs::read_to_string(root().join("docs/claude-code-request.md")).unwrap();
     let anchors = heading_anchors(&page);
-    for r in cctool::chain::claude_api::Rule::ALL {
+    for r in cctool::agents::claude_code::api::Rule::ALL {
         let (file, anchor) = r.doc().split_once('#').unwrap();
         assert_eq!(file, "docs/claude-code-request.md");
         assert!(anchors.contains(anchor), "{}: no section #{anchor}", r.id());

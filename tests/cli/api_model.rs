@@ -13,7 +13,7 @@ use crate::util::{cctool, fixture, records, root, shared, skip_notice};
 /// cctool in a clean configuration: none of the user's variables, UTC, no settings found.
 fn clean() -> assert_cmd::Command {
     let mut c = cctool();
-    for v in cctool::chain::claude_config::ENV_VARS {
+    for v in cctool::agents::claude_code::config::ENV_VARS {
         c.env_remove(v);
     }
     c.env("TZ", "UTC");
@@ -597,13 +597,13 @@ fn matrix() -> Vec<Row> {
 /// The request cctool emulates for a row, through the library (the CLI is the same code;
 /// loading each file once keeps the matrix fast).
 fn emulate(
-    t: &cctool::chain::claude::Transcript,
-    chain: &cctool::chain::claude::Chain,
+    t: &cctool::agents::claude_code::chain::Transcript,
+    chain: &cctool::agents::claude_code::chain::Chain,
     src: &cctool::io::Source,
     date: &str,
     mode: &str,
 ) -> (String, Vec<Value>) {
-    use cctool::chain::claude_config::{Config, Overrides};
+    use cctool::agents::claude_code::config::{Config, Overrides};
     let cfg = Config::load(
         &Overrides {
             as_of: Some(format!("{date}T12:00:00Z")),
@@ -621,8 +621,8 @@ fn emulate(
         &|k| (k == "TZ").then(|| "UTC".to_string()),
     )
     .unwrap();
-    let rm = cctool::chain::claude_model::choose(t, chain, src, &cfg).unwrap();
-    let view = cctool::chain::claude_api::api_view(t, chain, src, Some("say ok"), &rm).unwrap();
+    let rm = cctool::agents::claude_code::model::choose(t, chain, src, &cfg).unwrap();
+    let view = cctool::agents::claude_code::api::api_view(t, chain, src, Some("say ok"), &rm).unwrap();
     let msgs = view.messages().map(|m| serde_json::from_str(&m).unwrap()).collect();
     (rm.model, msgs)
 }
@@ -641,11 +641,11 @@ fn shared_samples_equal_the_recorded_requests_at_every_date_and_mode() {
     for (sample, rows) in by_file {
         let path = dir.join(sample);
         let src = cctool::io::Source::open_path(&path, cctool::io::MmapChoice::Never).unwrap();
-        let Ok(t) = cctool::chain::claude::read(&src) else {
+        let Ok(t) = cctool::agents::claude_code::chain::read(&src) else {
             panic!("{sample}: not readable");
         };
         let chain = t
-            .rebuild(&cctool::chain::claude::Options::default())
+            .rebuild(&cctool::agents::claude_code::chain::Options::default())
             .unwrap_or_default();
         for r in rows {
             if r.want.0 == "no-request" {

@@ -225,7 +225,7 @@ fn loading_from_the_last_boundary_gives_what_the_whole_file_gives() {
     /// Fixtures whose load can start at the last boundary (the tail path): counted, so the
     /// check cannot pass by taking the full path everywhere.
     const FIXTURES_FROM_TAIL: usize = 8;
-    use cctool::compact::claude::load_with;
+    use cctool::agents::claude_code::compact::load_with;
     let mut files = shared_files(CLAUDE_SAMPLE_DIRS).unwrap_or_default();
     let samples = !files.is_empty();
     files.extend(crate::util::fixture_files(&[
@@ -239,11 +239,13 @@ fn loading_from_the_last_boundary_gives_what_the_whole_file_gives() {
     for f in &files {
         let src = cctool::io::Source::open_path(f, cctool::io::MmapChoice::Never).unwrap();
         let (fast, full) = (load_with(&src, true).unwrap(), load_with(&src, false).unwrap());
-        let uuids = |l: &cctool::compact::claude::Loaded| -> Vec<String> {
+        let uuids = |l: &cctool::agents::claude_code::compact::Loaded| -> Vec<String> {
             l.positions.iter().map(|&p| l.t.uuid_text(p)).collect()
         };
         assert_eq!(uuids(&fast), uuids(&full), "{}", f.display());
-        let tokens = |l: &cctool::compact::claude::Loaded| -> Vec<usize> { l.units.iter().map(|u| u.tokens).collect() };
+        let tokens = |l: &cctool::agents::claude_code::compact::Loaded| -> Vec<usize> {
+            l.units.iter().map(|u| u.tokens).collect()
+        };
         assert_eq!(tokens(&fast), tokens(&full), "{}", f.display());
         from_tail += usize::from(fast.t.nodes.len() < full.t.nodes.len());
     }
@@ -389,7 +391,7 @@ fn codex_rollouts_of_every_shape_compact_or_say_why_not() {
 /// spec counts a v5 session's content.
 fn tokens_of_resume(path: &Path) -> usize {
     let src = cctool::io::Source::open_path(path, cctool::io::MmapChoice::Never).unwrap();
-    match cctool::formats::detect(&src).unwrap() {
+    match cctool::agents::detect::detect(&src).unwrap() {
         cctool::model::Format::ClaudeCode | cctool::model::Format::Codex => {
             let scan = stdout_of(&["-q", "--json", "scan", path.to_str().unwrap()]);
             records(&scan)
@@ -399,9 +401,9 @@ fn tokens_of_resume(path: &Path) -> usize {
                 .expect("a session") as usize
         }
         cctool::model::Format::CctoolSession => {
-            use cctool::compact::session;
+            use cctool::agents::cctool::compact as session;
             let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-            session::tokens(&cctool::migrate::parse(doc).unwrap())
+            session::tokens(&cctool::agents::cctool::schema::parse(doc).unwrap())
         }
     }
 }

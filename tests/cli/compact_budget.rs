@@ -170,7 +170,7 @@ proptest! {
         prop_assume!(before > 2_000);
         // Every legal cut and the tail it keeps, measured as compact and scan measure it.
         let src = cctool::io::Source::open_path(&input, cctool::io::MmapChoice::Auto).unwrap();
-        let loaded = cctool::compact::claude::load(&src).unwrap();
+        let loaded = cctool::agents::claude_code::compact::load(&src).unwrap();
         let safe = cctool::compact::safe_cuts(&loaded.units);
         let tails: Vec<u64> = (1..=loaded.units.len())
             .filter(|&i| safe[i])

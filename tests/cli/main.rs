@@ -35,6 +35,7 @@ mod rebuild_chain;
 mod rewrites;
 mod scan;
 mod scan_table;
+mod snapshots;
 mod special_inputs;
 mod threads;
 mod util;

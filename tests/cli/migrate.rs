@@ -443,8 +443,9 @@ fn a_file_modified_in_the_last_minute_is_refused_unless_forced() {
 
 #[test]
 fn imports_written_message_by_message_are_the_held_session_written_whole() {
+    use cctool::agents::cctool::schema as migrate;
+    use cctool::agents::claude_code::import;
     use cctool::io::{MmapChoice, Source};
-    use cctool::migrate::{self, import};
     let mut dirs = crate::util::CLAUDE_SAMPLE_DIRS.to_vec();
     dirs.extend(["codex/real", "codex/synthetic"]);
     let jsonl = |f: &PathBuf| f.extension().is_some_and(|e| e == "jsonl");
@@ -460,13 +461,13 @@ fn imports_written_message_by_message_are_the_held_session_written_whole() {
     assert!(files.len() - samples > 40, "{} fixtures", files.len() - samples);
     for f in &files {
         let src = Source::open_path(f, MmapChoice::Auto).unwrap();
-        let codex = cctool::formats::detect(&src).unwrap() == cctool::model::Format::Codex;
+        let codex = cctool::agents::detect::detect(&src).unwrap() == cctool::model::Format::Codex;
         for effective in [false, true] {
             let (held, written) = if codex {
                 let mut w = Vec::new();
                 (
-                    import::codex(&src, effective),
-                    import::codex_to(&src, effective, &mut w).map(|()| w),
+                    cctool::agents::codex::import::codex(&src, effective),
+                    cctool::agents::codex::import::codex_to(&src, effective, &mut w).map(|()| w),
                 )
             } else {
                 let mut w = Vec::new();

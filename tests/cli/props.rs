@@ -2,7 +2,7 @@
 //! chunked, surrogate repair keeps lengths, and the chain loaders terminate on any parent
 //! graph — cycles, dangling parents, duplicates — with every message at most once.
 
-use cctool::chain::claude::{self, Loader, Options};
+use cctool::agents::claude_code::chain::{self as claude, Loader, Options};
 use cctool::io::Source;
 use cctool::io::lines::{LineStats, lines_of, split_chunk};
 use proptest::prelude::*;
@@ -61,7 +61,7 @@ proptest! {
 }
 
 mod migrate_props {
-    use cctool::migrate::{self, Session};
+    use cctool::agents::cctool::schema::{self as migrate, Session};
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
@@ -140,36 +140,36 @@ mod migrate_props {
             prop_assert_eq!(migrate::to_bytes(&migrate::migrate(v5, 5)), at_once.clone());
             // The streaming path writes exactly what the general path writes.
             let input = serde_json::to_vec(&doc).unwrap();
-            let fast = migrate::fast::read(&input);
+            let fast = cctool::agents::cctool::fast::read(&input);
             prop_assert!(fast.is_some(), "serde's own output always takes the fast path");
             let mut out = Vec::new();
-            migrate::fast::write_v5(&fast.unwrap(), &mut out).unwrap();
+            cctool::agents::cctool::fast::write_v5(&fast.unwrap(), &mut out).unwrap();
             prop_assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(at_once.clone()).unwrap());
             // Read in parts of a few bytes, compact and pretty-printed: every guessed element
             // start, right or wrong (strings hold `},{`), gives the same document, whether the
             // parts are held or only spanned and read again when written (large files).
             for input in [input.clone(), serde_json::to_vec_pretty(&doc).unwrap()] {
                 for spans in [false, true] {
-                    let fast = migrate::fast::read_in_parts(&input, part, spans);
+                    let fast = cctool::agents::cctool::fast::read_in_parts(&input, part, spans);
                     prop_assert!(fast.is_some());
                     let mut out = Vec::new();
-                    migrate::fast::write_v5(&fast.unwrap(), &mut out).unwrap();
+                    cctool::agents::cctool::fast::write_v5(&fast.unwrap(), &mut out).unwrap();
                     prop_assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(at_once.clone()).unwrap());
                 }
             }
             // Written as Python writes by default (non-ASCII as \u escapes): the same result.
             let ascii = ascii_escaped(&String::from_utf8(input).unwrap());
-            let fast = migrate::fast::read(ascii.as_bytes()).expect("escaped files take the fast path too");
+            let fast = cctool::agents::cctool::fast::read(ascii.as_bytes()).expect("escaped files take the fast path too");
             let mut out = Vec::new();
-            migrate::fast::write_v5(&fast, &mut out).unwrap();
+            cctool::agents::cctool::fast::write_v5(&fast, &mut out).unwrap();
             prop_assert_eq!(String::from_utf8(out).unwrap(), String::from_utf8(at_once).unwrap());
         }
     }
 }
 
 mod compact_props {
-    use cctool::compact::session;
-    use cctool::migrate;
+    use cctool::agents::cctool::compact as session;
+    use cctool::agents::cctool::schema as migrate;
     use proptest::prelude::*;
     use serde_json::{Value, json};
 

@@ -1,0 +1,81 @@
+//! cctool's own session files' answers to the commands' questions ([`Agent`]).
+
+use std::io;
+
+use crate::ExitStatus;
+use crate::agents::cctool::schema::Session;
+use crate::agents::claude_code::chain::Loader;
+use crate::agents::claude_code::config::Overrides;
+use crate::agents::view::Report;
+use crate::agents::{About, Agent, Import};
+use crate::cli::{CompactArgs, RebuildChainArgs};
+use crate::compact;
+use crate::compact::file::Target;
+use crate::io::Source;
+use crate::model::Format;
+use crate::model::diag::Diagnostic;
+use crate::output::Out;
+use crate::output::render::Render;
+use crate::scan::SessionRecord;
+use crate::summary::{self, SummaryRecord};
+
+pub struct Cctool;
+
+impl Agent for Cctool {
+    fn about(&self) -> &'static About {
+        &About {
+            format: Format::CctoolSession,
+            short_name: "cctool",
+            json_lines: false,
+            measure: compact::Measure::Content,
+        }
+    }
+
+    fn summaries(&self, src: &Source, _: Loader, opts: summary::Options) -> Result<(Vec<SummaryRecord>, u64), String> {
+        let s = super::file::read_messages(src).map_err(|e| e.0)?;
+        Ok((summary::session_with(src, &s.messages, s.session_id, opts), 0))
+    }
+
+    fn doctor(&self, src: &Source, _: &Overrides) -> io::Result<Vec<Diagnostic>> {
+        Ok(crate::doctor::session(src))
+    }
+
+    fn scan(&self, src: &Source, _: &Overrides) -> io::Result<SessionRecord> {
+        Ok(crate::scan::scan_session(src))
+    }
+
+    fn import(&self) -> Option<Import> {
+        None
+    }
+
+    fn full_session(&self, src: &Source) -> Result<Session, String> {
+        let cannot_read = |e: std::io::Error| format!("cannot read: {e}");
+        let bytes = src.whole().map_err(cannot_read)?;
+        let session = super::schema::read_latest(&bytes);
+        src.check().map_err(cannot_read)?;
+        session
+    }
+
+    fn rebuild_chain(
+        &self,
+        src: &Source,
+        a: &RebuildChainArgs,
+        style: Option<Render>,
+        out: &mut Out,
+        bar: &indicatif::ProgressBar,
+    ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+        let _ = (a, bar);
+        super::view::rebuild_chain(src, style, out)
+    }
+
+    fn compact(
+        &self,
+        src: &Source,
+        a: &CompactArgs,
+        opts: &compact::Options,
+        target: &Target,
+        r: &mut compact::Report,
+    ) -> Result<ExitStatus, String> {
+        super::compaction::compact_file(src, a, opts, target, r)
+    }
+}

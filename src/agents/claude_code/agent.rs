@@ -1,0 +1,87 @@
+//! Claude Code's answers to the commands' questions ([`Agent`]).
+
+use std::io;
+
+use crate::ExitStatus;
+use crate::agents::cctool::schema::Session;
+use crate::agents::claude_code::chain::Loader;
+use crate::agents::claude_code::config::Overrides;
+use crate::agents::view::Report;
+use crate::agents::{About, Agent, Import};
+use crate::cli::{CompactArgs, RebuildChainArgs};
+use crate::compact;
+use crate::compact::file::Target;
+use crate::io::Source;
+use crate::model::Format;
+use crate::model::diag::Diagnostic;
+use crate::output::Out;
+use crate::output::render::Render;
+use crate::scan::SessionRecord;
+use crate::summary::{self, SummaryRecord};
+
+pub struct ClaudeCode;
+
+impl Agent for ClaudeCode {
+    fn about(&self) -> &'static About {
+        &About {
+            format: Format::ClaudeCode,
+            short_name: "claude",
+            json_lines: true,
+            measure: compact::Measure::Request,
+        }
+    }
+
+    fn summaries(
+        &self,
+        src: &Source,
+        loader: Loader,
+        opts: summary::Options,
+    ) -> Result<(Vec<SummaryRecord>, u64), String> {
+        let io = |e: std::io::Error| e.to_string();
+        let (markers, bad) = summary::claude_markers(src).map_err(io)?;
+        if markers.is_empty() {
+            return Ok((Vec::new(), bad));
+        }
+        let current = summary::claude_current(src, &markers, loader).map_err(io)?;
+        let bad = current.transcript.as_ref().map_or(bad, |t| t.bad_lines);
+        Ok((summary::claude(src, &markers, &current, opts).map_err(io)?, bad))
+    }
+
+    fn doctor(&self, src: &Source, resume: &Overrides) -> io::Result<Vec<Diagnostic>> {
+        crate::doctor::check_claude(src, resume)
+    }
+
+    fn scan(&self, src: &Source, resume: &Overrides) -> io::Result<SessionRecord> {
+        crate::scan::scan_claude(src, resume)
+    }
+
+    fn import(&self) -> Option<Import> {
+        Some(super::import::claude_to)
+    }
+
+    fn full_session(&self, src: &Source) -> Result<Session, String> {
+        super::import::claude(src, false).map_err(|e| format!("cannot read: {e}"))
+    }
+
+    fn rebuild_chain(
+        &self,
+        src: &Source,
+        a: &RebuildChainArgs,
+        style: Option<Render>,
+        out: &mut Out,
+        bar: &indicatif::ProgressBar,
+    ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+        super::view::rebuild_chain(src, a, style, out, bar)
+    }
+
+    fn compact(
+        &self,
+        src: &Source,
+        a: &CompactArgs,
+        opts: &compact::Options,
+        target: &Target,
+        r: &mut compact::Report,
+    ) -> Result<ExitStatus, String> {
+        super::compaction::compact_file(src, a, opts, target, r)
+    }
+}

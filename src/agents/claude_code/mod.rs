@@ -1,0 +1,16 @@
+//! Claude Code transcripts (`docs/claude-code.md`): the records, the index and the parent-link
+//! chain a resume loads, the request the client sends after it, the import to v5 and the
+//! compaction writer.
+pub mod agent;
+pub mod api;
+pub mod chain;
+pub mod client;
+pub mod compact;
+pub mod compaction;
+pub mod config;
+pub mod import;
+pub mod intern;
+pub mod model;
+pub mod records;
+pub mod subagents;
+pub mod view;

@@ -1,0 +1,11 @@
+//! Codex rollouts (`docs/codex.md`): the records, the history a resume reconstructs, the
+//! request the client sends after it and the compaction writer.
+pub mod agent;
+pub mod api;
+pub mod compact;
+pub mod compaction;
+pub mod history;
+pub mod import;
+pub mod items;
+pub mod rollout;
+pub mod view;

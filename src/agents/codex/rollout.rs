@@ -1,0 +1,776 @@
+//! Codex rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`), every era.
+//!
+//! Eras (`docs/codex.md#eras`): the 2025 TypeScript CLI wrote one JSON document
+//! `{"session":…,"items":[…]}`; the early Rust CLI wrote a bare header line and bare
+//! ResponseItems (with `{"record_type":"state"}` lines from July 2025); since 2025-09-09 every
+//! line is an envelope `{"timestamp","type","payload"}` (plus `ordinal` in paginated threads).
+//! [`read_records`] turns all of them into one list of [`Record`]s in file order. History
+//! items are kept as byte ranges of the file, so output can reproduce them exactly and
+//! memory stays proportional to the number of items, not their size.
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
+
+use super::items;
+use crate::io::json::{self, LNum, LStr};
+use crate::io::{Line, Source};
+use crate::model::diag::{Code, Diagnostic, Severity};
+
+/// The fixed first line of a local compaction summary (Codex ≥ 2025-11-14).
+pub const SUMMARY_PREFIX: &str = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:";
+
+/// Text starts of user messages that Codex injects as context rather than as a prompt.
+const CONTEXTUAL_MARKERS: &[&str] = &[
+    "# AGENTS.md instructions for ",
+    "<environment_context>",
+    "<user_instructions>",
+    "<skill>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+    "<subagent_notification>",
+    "<codex_internal_context",
+    "<goal_context>",
+    "<external_",
+    "<hook_prompt",
+];
+
+/// Rollout-line `type`s of the envelope era.
+pub fn is_rollout_type(ty: &str) -> bool {
+    matches!(
+        ty,
+        "session_meta"
+            | "response_item"
+            | "event_msg"
+            | "compacted"
+            | "turn_context"
+            | "inter_agent_communication"
+            | "inter_agent_communication_metadata"
+            | "world_state"
+    )
+}
+
+/// ResponseItem `type`s (payloads of `response_item`, items of `replacement_history`).
+pub fn is_response_item_type(ty: &str) -> bool {
+    is_api_item_type(ty)
+        || matches!(
+            ty,
+            "ghost_snapshot" | "compaction_trigger" | "mcp_tool_call" | "mcp_tool_call_output"
+        )
+}
+
+/// Items Codex 0.171 records and sends (`is_api_message`); everything else reads as `Other` and
+/// is dropped from a `response_item` line.
+fn is_api_item_type(ty: &str) -> bool {
+    matches!(
+        ty,
+        "message"
+            | "agent_message"
+            | "reasoning"
+            | "local_shell_call"
+            | "function_call"
+            | "function_call_output"
+            | "custom_tool_call"
+            | "custom_tool_call_output"
+            | "tool_search_call"
+            | "tool_search_output"
+            | "web_search_call"
+            | "image_generation_call"
+            | "compaction"
+            | "compaction_summary"
+            | "context_compaction"
+            | "additional_tools"
+    )
+}
+
+/// Where a history item's JSON is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ItemSrc {
+    /// A byte range of the file, exactly as written.
+    Raw { offset: u64, len: u32, line: u64 },
+    /// JSON made by the reconstruction itself (legacy compaction rebuilds).
+    Synth(String),
+}
+
+/// One ResponseItem with what reconstruction needs to know about it.
+#[derive(Clone, Debug)]
+pub struct Item {
+    pub src: ItemSrc,
+    pub ty: String,
+    pub role: Option<String>,
+    /// Sent to the model (not `Other`, not a system message, not a trigger).
+    pub api: bool,
+    /// Opens a user turn: a real user prompt, a summary, an agent message.
+    pub user_turn: bool,
+    /// A developer message or a contextual user message (trimmed above a rollback cut).
+    pub context: bool,
+    /// Text of a real user prompt (not contextual, not a summary), for legacy rebuilds.
+    pub user_text: Option<String>,
+    /// A user message holding a local compaction summary.
+    pub summary: bool,
+    /// A remote compaction item (`compaction`, `compaction_summary`, `context_compaction`).
+    pub remote_compaction: bool,
+    /// Recorded from a line after the history's base (not taken from a `replacement_history` or
+    /// rebuilt by a legacy compaction): Codex cuts such tool outputs to its budget.
+    pub recorded: bool,
+    /// An `inter_agent_communication` payload, which Codex records as an `agent_message`.
+    pub inter_agent: bool,
+}
+
+/// Turn-lifecycle and history events of `event_msg` lines.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    TaskStarted(Option<String>),
+    TaskComplete(Option<String>),
+    TurnAborted(Option<String>),
+    UserMessage,
+    RolledBack(u64),
+    Other,
+}
+
+/// One rollout record, in file order.
+#[derive(Clone, Debug)]
+pub enum Record {
+    SessionMeta {
+        id: Option<String>,
+        cli_version: Option<String>,
+    },
+    Response(Item),
+    Compacted(Compacted),
+    TurnContext {
+        turn_id: Option<String>,
+        model: Option<String>,
+    },
+    Event(Event),
+    /// Inter-agent input (paginated era): replayed as a model-visible item.
+    InterAgent(Item),
+    Other,
+}
+
+#[derive(Clone, Debug)]
+pub struct Compacted {
+    pub line: u64,
+    /// The payload's byte range in the file (window fields, item bodies are read from it).
+    pub offset: u64,
+    pub len: u64,
+    pub message: String,
+    pub replacement_history: Option<Vec<Item>>,
+    pub timestamp: Option<String>,
+    /// An item of the replacement history cannot be read into Codex's types, so Codex skips
+    /// the whole line: it is listed, never resumed from.
+    pub skipped_by_codex: bool,
+}
+
+/// All records of a rollout, with the era it was written in.
+#[derive(Debug, Default)]
+pub struct Rollout {
+    pub file: String,
+    pub records: Vec<(u64, Record)>,
+    pub era: Era,
+    pub diagnostics: Vec<Diagnostic>,
+    pub bad_lines: u64,
+    pub ghost_snapshots: u64,
+    pub unknown_items: u64,
+    /// Earliest and latest line timestamps, in milliseconds.
+    pub time_span: Option<(i64, i64)>,
+    /// Physical lines.
+    pub lines: u64,
+    /// Why Codex 0.171 refuses to resume this file, when it does (besides the 2025 eras).
+    pub unresumable: Option<String>,
+    /// A `session_meta` line was read (the first one is the one Codex checks).
+    meta_seen: bool,
+    /// Lines of `response_item` user messages Codex cannot read into its types, so skips
+    /// (other items are checked when a request is built).
+    pub unreadable_lines: Vec<u64>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Era {
+    /// `{"timestamp","type","payload"}` lines (2025-09-09 on).
+    #[default]
+    Envelope,
+    /// Bare header and bare ResponseItems (2025-05 to 2025-09); real Codex no longer reads them.
+    Bare,
+    /// One JSON document from the 2025 TypeScript CLI.
+    Document,
+}
+
+#[derive(Deserialize)]
+struct EnvelopeLine<'a> {
+    #[serde(borrow, default)]
+    timestamp: LStr<'a>,
+    #[serde(borrow, default, rename = "type")]
+    ty: LStr<'a>,
+    #[serde(borrow, default)]
+    payload: Option<&'a RawValue>,
+    #[serde(default)]
+    record_type: Option<IgnoredAny>,
+    #[serde(default)]
+    id: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct ItemHead<'a> {
+    #[serde(borrow, default, rename = "type")]
+    ty: LStr<'a>,
+    #[serde(borrow, default)]
+    role: LStr<'a>,
+}
+
+#[derive(Deserialize)]
+struct EventBody<'a> {
+    #[serde(borrow, default, rename = "type")]
+    ty: LStr<'a>,
+    #[serde(borrow, default)]
+    turn_id: LStr<'a>,
+    #[serde(default)]
+    num_turns: LNum,
+}
+
+#[derive(Deserialize)]
+struct CompactedBody<'a> {
+    #[serde(borrow, default)]
+    message: LStr<'a>,
+    #[serde(borrow, default)]
+    replacement_history: Option<Vec<&'a RawValue>>,
+}
+
+#[derive(Deserialize)]
+struct MetaBody<'a> {
+    #[serde(borrow, default)]
+    id: LStr<'a>,
+    #[serde(borrow, default)]
+    cli_version: LStr<'a>,
+    #[serde(borrow, default)]
+    history_mode: LStr<'a>,
+}
+
+#[derive(Deserialize)]
+struct TurnContextBody<'a> {
+    #[serde(borrow, default)]
+    turn_id: LStr<'a>,
+    #[serde(borrow, default)]
+    model: LStr<'a>,
+}
+
+#[derive(Deserialize)]
+struct Document<'a> {
+    #[serde(borrow)]
+    items: Vec<&'a RawValue>,
+    #[serde(default)]
+    session: serde_json::Value,
+}
+
+/// The summary in a text Codex wrote as `SUMMARY_PREFIX`, a newline and the summary (the test
+/// of Codex's `is_summary_message`); None for any other text.
+pub fn summary_body(text: &str) -> Option<&str> {
+    text.strip_prefix(SUMMARY_PREFIX)?.strip_prefix('\n')
+}
+
+/// A `user` message item holding `text`, as Codex writes those it makes itself (kept user
+/// messages and summaries of a compaction).
+pub fn user_message(text: &str) -> serde_json::Value {
+    serde_json::json!({
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": text}],
+    })
+}
+
+/// Concatenated text of a message's content items.
+pub fn message_texts(content: &serde_json::Value) -> Vec<&str> {
+    match content {
+        serde_json::Value::String(s) => vec![s.as_str()],
+        serde_json::Value::Array(items) => items
+            .iter()
+            .filter_map(|c| c.get("text").and_then(|t| t.as_str()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `type` and `role` of an item whose JSON is already known to be valid (it was read as a
+/// raw value): the parse stops once they are known, instead of scanning a large tool output
+/// to its end a second time. A key seen twice before that fails, as the derived reader does.
+fn item_head(raw: &str) -> Option<ItemHead<'_>> {
+    if !raw.trim_start().starts_with('{') {
+        return serde_json::from_str(raw).ok();
+    }
+    struct V<'h, 'a>(&'h mut Option<LStr<'a>>, &'h mut Option<LStr<'a>>, &'h mut bool);
+    impl<'de> serde::de::Visitor<'de> for V<'_, 'de> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a response item")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<(), A::Error> {
+            while let Some(k) = a.next_key::<json::Key<'de>>()? {
+                let slot = match k.as_ref() {
+                    "type" => &mut *self.0,
+                    "role" => &mut *self.1,
+                    _ => {
+                        a.next_value::<IgnoredAny>()?;
+                        continue;
+                    }
+                };
+                if slot.is_some() {
+                    return Err(serde::de::Error::custom("duplicate field"));
+                }
+                *slot = Some(a.next_value::<LStr<'de>>()?);
+                // Only a message's role is read.
+                let done = match self.0 {
+                    Some(LStr::Str(t)) if t == "message" => self.1.is_some(),
+                    Some(_) => true,
+                    None => false,
+                };
+                if done {
+                    *self.2 = true;
+                    return Err(serde::de::Error::custom("head read"));
+                }
+            }
+            Ok(())
+        }
+    }
+    let (mut ty, mut role, mut stopped) = (None, None, false);
+    let mut de = serde_json::Deserializer::from_str(raw);
+    let read = serde::Deserializer::deserialize_map(&mut de, V(&mut ty, &mut role, &mut stopped));
+    if read.is_err() && !stopped {
+        return None;
+    }
+    Some(ItemHead {
+        ty: ty.unwrap_or_default(),
+        role: role.unwrap_or_default(),
+    })
+}
+
+/// Classifies one ResponseItem given as raw JSON at `offset` of the file; `raw` is valid JSON
+/// (see `item_head`). `None` for an item that Codex cannot read and that matters to the
+/// reconstruction: a user message (it opens a turn), or with `strict` any item (a
+/// `replacement_history` item, whose failure makes Codex skip the whole `compacted` line).
+/// Other items are checked when their request is built (`--api-view`): reading every tool
+/// output into Codex's types here would double the cost of reading a rollout.
+pub fn classify_item(raw: &str, offset: u64, line: u64, strict: bool) -> Option<Item> {
+    let wire = if strict {
+        Some(items::parse_item(raw).ok()?)
+    } else {
+        None
+    };
+    let (ty, role) = match item_head(raw) {
+        Some(head) => (head.ty.as_str()?.to_string(), head.role.as_str().map(str::to_string)),
+        // A key written twice: Codex takes its last value, as a JSON value does.
+        None => {
+            let v: serde_json::Value = serde_json::from_str(raw).ok()?;
+            let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+            (field("type")?, field("role"))
+        }
+    };
+    let mut item = Item {
+        src: ItemSrc::Raw {
+            offset,
+            len: u32::try_from(raw.len()).ok()?,
+            line,
+        },
+        api: is_api_item_type(&ty),
+        user_turn: ty == "agent_message",
+        context: false,
+        user_text: None,
+        summary: false,
+        remote_compaction: matches!(ty.as_str(), "compaction" | "compaction_summary" | "context_compaction"),
+        recorded: false,
+        inter_agent: false,
+        ty,
+        role,
+    };
+    if item.ty != "message" {
+        return Some(item);
+    }
+    match item.role.as_deref() {
+        Some("system") => item.api = false,
+        Some("developer") => item.context = true,
+        Some("user") => {
+            let wire = match wire {
+                Some(w) => w,
+                None => items::parse_item(raw).ok()?,
+            };
+            let items::Wire::Message { content, .. } = &wire else {
+                return None;
+            };
+            let texts: Vec<&str> = content.iter().filter_map(items::Part::text).collect();
+            let contextual = texts.iter().any(|t| {
+                let t = t.trim_start();
+                CONTEXTUAL_MARKERS.iter().any(|m| t.starts_with(m))
+            });
+            if contextual {
+                item.context = true;
+            } else {
+                item.user_turn = true;
+                let text: String = texts.concat();
+                if summary_body(&text).is_some() {
+                    item.summary = true;
+                } else {
+                    item.user_text = Some(text);
+                }
+            }
+        }
+        _ => {}
+    }
+    Some(item)
+}
+
+/// An `inter_agent_communication` payload: a user turn, recorded as an `agent_message`.
+/// `None` when Codex cannot read it (a bad agent path, a missing field).
+fn inter_agent_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
+    items::parse_inter_agent(raw).ok()?;
+    Some(Item {
+        src: ItemSrc::Raw {
+            offset,
+            len: u32::try_from(raw.len()).ok()?,
+            line,
+        },
+        ty: "agent_message".into(),
+        role: None,
+        api: true,
+        user_turn: true,
+        context: false,
+        user_text: None,
+        summary: false,
+        remote_compaction: false,
+        recorded: false,
+        inter_agent: true,
+    })
+}
+
+fn opt(s: &LStr<'_>) -> Option<String> {
+    s.as_str().map(str::to_string)
+}
+
+fn offset_in(line: &Line<'_>, part: &str) -> u64 {
+    line.offset + (part.as_ptr() as usize - line.bytes.as_ptr() as usize) as u64
+}
+
+/// Reads every record of a rollout.
+pub fn read_records(src: &Source) -> std::io::Result<Rollout> {
+    read_records_with_progress(src, &mut |_| {})
+}
+
+/// [`read_records`], reporting the byte offset reached now and then.
+pub fn read_records_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -> std::io::Result<Rollout> {
+    let name = src.name().to_string();
+    let mut out = Rollout {
+        file: name.clone(),
+        ..Rollout::default()
+    };
+    // The 2025 TypeScript CLI wrote one (pretty-printed) JSON document.
+    if let Some(doc) = read_document(src, &mut out)? {
+        src.check()?;
+        return Ok(doc);
+    }
+    let mut first = true;
+    let mut reported = 0u64;
+    let stats = crate::io::for_each_line(src, |line| {
+        if line.offset >= reported + 4 * 1024 * 1024 {
+            reported = line.offset;
+            progress(reported);
+        }
+        let is_first = std::mem::replace(&mut first, false);
+        ingest(&mut out, &line, is_first);
+    })?;
+    out.lines = stats.lines;
+
+    Ok(out)
+}
+
+/// Only the records that name compactions — `session_meta`, `compacted` and rollbacks —
+/// found by substring search; every other line is skipped unparsed. Enough to list the
+/// compactions of an envelope-era rollout and, when it has no rollback, to know which one a
+/// resume starts from (the last).
+pub fn read_compaction_records(src: &Source) -> std::io::Result<Rollout> {
+    let mut out = Rollout {
+        file: src.name().to_string(),
+        ..Rollout::default()
+    };
+    crate::io::lines::for_each_marker_line(
+        src,
+        &[b"\"session_meta\"", b"\"compacted\"", b"\"thread_rolled_back\""],
+        |line| {
+            ingest(&mut out, &line, false);
+        },
+    )?;
+    Ok(out)
+}
+
+/// Parses one line into `out`, or records why it could not be.
+fn ingest(out: &mut Rollout, line: &Line<'_>, first: bool) {
+    let parsed = json::with_parsed_borrowed::<EnvelopeLineFamily, _>(line.bytes, line.terminated, |env| {
+        read_line(line, &env, first, out)
+    });
+    match parsed {
+        Ok(((), true)) => out.diagnostics.push(Diagnostic::new(
+            out.file.clone(),
+            Some(line.no),
+            Code::LoneSurrogate,
+            Severity::Info,
+            "lone UTF-16 surrogate escape; read as U+FFFD",
+        )),
+        Ok(((), false)) => {}
+        Err(bad) => {
+            out.bad_lines += 1;
+            out.diagnostics.push(Diagnostic::new(
+                out.file.clone(),
+                Some(line.no),
+                bad.code,
+                bad.severity,
+                bad.message,
+            ));
+        }
+    }
+}
+
+struct EnvelopeLineFamily;
+impl json::BorrowedParse for EnvelopeLineFamily {
+    type Out<'x> = EnvelopeLine<'x>;
+}
+
+fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, out: &mut Rollout) {
+    let no = line.no;
+    if let Some(ts) = env.timestamp.as_str().and_then(crate::model::time::parse_ms) {
+        out.time_span = Some(out.time_span.map_or((ts, ts), |(lo, hi)| (lo.min(ts), hi.max(ts))));
+    }
+    if env.record_type.is_some() {
+        out.era = Era::Bare;
+        out.records.push((no, Record::Other));
+        return;
+    }
+    let Some(payload) = env.payload else {
+        // Pre-envelope: a bare header first, then bare ResponseItems.
+        if first && env.ty.as_str().is_none() && env.id.is_some() {
+            out.era = Era::Bare;
+            let meta: Option<MetaBody<'_>> = serde_json::from_slice(line.bytes).ok();
+            out.records.push((
+                no,
+                Record::SessionMeta {
+                    id: meta.as_ref().and_then(|m| opt(&m.id)),
+                    cli_version: None,
+                },
+            ));
+            return;
+        }
+        if env.ty.as_str().is_some_and(is_response_item_type) {
+            out.era = Era::Bare;
+            let raw = std::str::from_utf8(line.bytes).unwrap_or("");
+            push_item(out, raw, line.offset, no);
+            return;
+        }
+        out.records.push((no, Record::Other));
+        return;
+    };
+    let raw = payload.get();
+    let ty = env.ty.as_str().unwrap_or("");
+    let record = match ty {
+        "session_meta" => {
+            let m: Option<MetaBody<'_>> = serde_json::from_str(raw).ok();
+            let first = !std::mem::replace(&mut out.meta_seen, true);
+            if first && let Some(m) = &m {
+                match &m.history_mode {
+                    LStr::Absent | LStr::Null => {}
+                    LStr::Str(mode) if mode == "legacy" || mode == "paginated" => {}
+                    LStr::Str(mode) => {
+                        out.unresumable = Some(format!(
+                            "its session_meta names history_mode `{mode}`, which Codex does not know (legacy or paginated), and Codex refuses the file"
+                        ));
+                    }
+                    LStr::Other => {
+                        out.unresumable =
+                            Some("its session_meta history_mode is not a string, and Codex refuses the file".into());
+                    }
+                }
+            }
+            Record::SessionMeta {
+                id: m.as_ref().and_then(|m| opt(&m.id)),
+                cli_version: m.as_ref().and_then(|m| opt(&m.cli_version)),
+            }
+        }
+        "response_item" => {
+            push_item(out, raw, offset_in(line, raw), no);
+            return;
+        }
+        "inter_agent_communication" => match inter_agent_item(raw, offset_in(line, raw), no) {
+            Some(item) => Record::InterAgent(item),
+            None => Record::Other,
+        },
+        "event_msg" => match serde_json::from_str::<EventBody<'_>>(raw) {
+            Ok(ev) => Record::Event(match ev.ty.as_str() {
+                Some("task_started" | "turn_started") => Event::TaskStarted(opt(&ev.turn_id)),
+                Some("task_complete" | "turn_complete") => Event::TaskComplete(opt(&ev.turn_id)),
+                Some("turn_aborted") => Event::TurnAborted(opt(&ev.turn_id)),
+                Some("user_message") => Event::UserMessage,
+                Some("thread_rolled_back") => match ev.num_turns.as_i64() {
+                    Some(n) if n >= 0 => Event::RolledBack(n as u64),
+                    _ => {
+                        out.diagnostics.push(Diagnostic::new(
+                            out.file.clone(),
+                            Some(no),
+                            Code::BadRollback,
+                            Severity::Warning,
+                            "thread_rolled_back without a usable num_turns; Codex skips this line",
+                        ));
+                        Event::Other
+                    }
+                },
+                _ => Event::Other,
+            }),
+            Err(_) => Record::Other,
+        },
+        "compacted" => match serde_json::from_str::<CompactedBody<'_>>(raw) {
+            Ok(body) if matches!(body.message, LStr::Str(_)) => {
+                // Every item of a replacement history must read into Codex's types, or Codex
+                // skips the whole line.
+                let mut unreadable = false;
+                let replacement_history = body.replacement_history.map(|items| {
+                    items
+                        .into_iter()
+                        .filter_map(|it| {
+                            let r = it.get();
+                            let Some(item) = classify_item(r, offset_in(line, r), no, true) else {
+                                unreadable = true;
+                                return None;
+                            };
+                            if item.ty == "ghost_snapshot" {
+                                out.ghost_snapshots += 1;
+                                return None;
+                            }
+                            Some(item)
+                        })
+                        .collect()
+                });
+                if unreadable {
+                    out.diagnostics.push(Diagnostic::new(
+                        out.file.clone(),
+                        Some(no),
+                        crate::model::diag::Code::UnusableCompacted,
+                        Severity::Error,
+                        "compacted record whose replacement_history holds an item Codex cannot read; Codex skips this line",
+                    ));
+                }
+                Record::Compacted(Compacted {
+                    line: no,
+                    offset: offset_in(line, raw),
+                    len: raw.len() as u64,
+                    message: body.message.as_str().unwrap_or("").to_string(),
+                    replacement_history,
+                    timestamp: opt(&env.timestamp),
+                    skipped_by_codex: unreadable,
+                })
+            }
+            _ => {
+                out.diagnostics.push(Diagnostic::new(
+                    out.file.clone(),
+                    Some(no),
+                    Code::UnusableCompacted,
+                    Severity::Error,
+                    "compacted record whose message is not a string or whose replacement_history is not a list; Codex skips this line",
+                ));
+                Record::Other
+            }
+        },
+        "turn_context" => {
+            let t: Option<TurnContextBody<'_>> = serde_json::from_str(raw).ok();
+            Record::TurnContext {
+                turn_id: t.as_ref().and_then(|t| opt(&t.turn_id)),
+                model: t.as_ref().and_then(|t| opt(&t.model)),
+            }
+        }
+        _ => Record::Other,
+    };
+    out.records.push((no, record));
+}
+
+fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
+    match classify_item(raw, offset, no, false) {
+        Some(item) if item.ty == "ghost_snapshot" => {
+            out.ghost_snapshots += 1;
+            out.records.push((no, Record::Other));
+        }
+        Some(item) => {
+            if !item.api && item.ty != "message" && item.ty != "compaction_trigger" {
+                out.unknown_items += 1;
+            }
+            out.records.push((no, Record::Response(item)));
+        }
+        None => {
+            out.unreadable_lines.push(no);
+            let why = items::parse_item(raw).err().unwrap_or_else(|| "no type".into());
+            out.diagnostics.push(Diagnostic::new(
+                out.file.clone(),
+                Some(no),
+                crate::model::diag::Code::UnreadableItem,
+                Severity::Warning,
+                format!("history item Codex cannot read ({why}); Codex skips this line"),
+            ));
+            out.records.push((no, Record::Other));
+        }
+    }
+}
+
+fn read_document(src: &Source, out: &mut Rollout) -> std::io::Result<Option<Rollout>> {
+    let held = src.whole()?;
+    let bytes: &[u8] = &held;
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let trimmed = body.trim_ascii_start();
+    // JSONL files parse their first line and then fail at the second record: cheap to try.
+    if !trimmed.starts_with(b"{") {
+        return Ok(None);
+    }
+    let Ok(doc) = serde_json::from_slice::<Document<'_>>(body) else {
+        return Ok(None);
+    };
+    let base = bytes.as_ptr() as usize;
+    let mut rollout = Rollout {
+        era: Era::Document,
+        lines: memchr::memchr_iter(b'\n', bytes).count() as u64 + u64::from(!bytes.ends_with(b"\n")),
+        file: out.file.clone(),
+        diagnostics: std::mem::take(&mut out.diagnostics),
+        ..Rollout::default()
+    };
+    rollout.records.push((
+        1,
+        Record::SessionMeta {
+            id: doc.session.get("id").and_then(|v| v.as_str()).map(str::to_string),
+            cli_version: None,
+        },
+    ));
+    for raw in doc.items {
+        let r = raw.get();
+        let offset = (r.as_ptr() as usize - base) as u64;
+        let line = 1 + bytes[..offset as usize].iter().filter(|&&b| b == b'\n').count() as u64;
+        push_item(&mut rollout, r, offset, line);
+    }
+    Ok(Some(rollout))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn item_head_reads_type_and_a_messages_role_in_any_order() {
+        let head =
+            |raw: &str| item_head(raw).map(|h| (h.ty.as_str().map(String::from), h.role.as_str().map(String::from)));
+        let s = |v: &str| Some(v.to_string());
+        assert_eq!(
+            head(r#"{"type":"function_call_output","call_id":"c","output":"x"}"#),
+            Some((s("function_call_output"), None))
+        );
+        assert_eq!(
+            head(r#"{"content":[],"role":"user","type":"message"}"#),
+            Some((s("message"), s("user")))
+        );
+        assert_eq!(
+            head(r#"{"type":"message","id":"m","role":"assistant"}"#),
+            Some((s("message"), s("assistant")))
+        );
+        // As the derived reader: a repeated key fails, a missing one is empty.
+        assert_eq!(head(r#"{"type":"message","type":"reasoning"}"#), None);
+        assert_eq!(head(r#"{"role":"user"}"#), Some((None, s("user"))));
+        assert_eq!(head(r#"["message","user"]"#), Some((s("message"), s("user"))));
+    }
+}

@@ -1,0 +1,119 @@
+//! One folder per agent whose sessions cctool reads, behind one interface.
+//!
+//! Everything cctool knows about one format lives in its folder (`ARCHITECTURE.md`): its
+//! records, what a resume loads, the request the client sends, import to v5, compaction. The
+//! commands ask their questions through [`Agent`], found with [`agent`] from the [`Format`]
+//! that [`detect`] reads off the content; they never branch on the format themselves.
+//!
+//! A trait object rather than an enum: each agent's answers sit in its own folder
+//! (`agent.rs`), so adding an agent is one folder, one [`Format`] variant and one line in
+//! [`agent`], and the compiler lists every question the new agent has not answered yet. The
+//! call is made once per file, so the indirection costs nothing measurable.
+
+pub mod cctool;
+pub mod claude_code;
+pub mod codex;
+pub mod detect;
+pub mod view;
+
+use std::io::{self, Write};
+
+use crate::ExitStatus;
+use crate::agents::cctool::schema::Session;
+use crate::agents::claude_code::chain::Loader;
+use crate::agents::claude_code::config::Overrides;
+use crate::cli::{CompactArgs, RebuildChainArgs};
+use crate::compact;
+use crate::compact::file::Target;
+use crate::io::Source;
+use crate::model::Format;
+use crate::model::diag::Diagnostic;
+use crate::output::Out;
+use crate::output::render::Render;
+use crate::scan::SessionRecord;
+use crate::summary::SummaryRecord;
+
+/// Writes a file imported into a v5 session to `w`, message by message as it is read;
+/// `effective` keeps only what a resume loads.
+pub type Import = fn(src: &Source, effective: bool, w: &mut dyn Write) -> io::Result<()>;
+
+/// The facts about an agent that need no file.
+pub struct About {
+    /// The format this agent reads.
+    pub format: Format,
+    /// The agent's name in the scan table's agent column.
+    pub short_name: &'static str,
+    /// Whether its files are JSON Lines written a record at a time (else one JSON document).
+    pub json_lines: bool,
+    /// What `compact` counts: the tokens that matter to this agent on resume.
+    pub measure: compact::Measure,
+}
+
+/// What the commands ask of an agent about one file. Errors are the sentence shown after the
+/// file's name.
+pub trait Agent: Sync {
+    /// The facts about the agent that need no file.
+    fn about(&self) -> &'static About;
+
+    /// The compaction summaries of the file (`extract-summary`), and its count of unreadable
+    /// lines.
+    fn summaries(
+        &self,
+        src: &Source,
+        loader: Loader,
+        opts: crate::summary::Options,
+    ) -> Result<(Vec<SummaryRecord>, u64), String>;
+
+    /// What `doctor` finds in the file, judged by what a resume loads.
+    fn doctor(&self, src: &Source, resume: &Overrides) -> io::Result<Vec<Diagnostic>>;
+
+    /// The file at a glance (`scan`).
+    fn scan(&self, src: &Source, resume: &Overrides) -> io::Result<SessionRecord>;
+
+    /// How a file of this agent is imported into a v5 session, or `None` when it already is
+    /// a cctool session (it is migrated, not imported).
+    fn import(&self) -> Option<Import>;
+
+    /// The whole session, with its full history, as the latest cctool session.
+    fn full_session(&self, src: &Source) -> Result<Session, String>;
+
+    /// `rebuild-chain`: what a resume loads (or with `--api-view` the request sent after it),
+    /// printed to `out` as records or rendered with `style`; the diagnostics and the closing
+    /// record.
+    fn rebuild_chain(
+        &self,
+        src: &Source,
+        a: &RebuildChainArgs,
+        style: Option<Render>,
+        out: &mut Out,
+        bar: &indicatif::ProgressBar,
+    ) -> anyhow::Result<(Vec<Diagnostic>, view::Report)>;
+
+    /// `compact`: the file compacted into `target` as `opts` ask, what was done told in `r`.
+    fn compact(
+        &self,
+        src: &Source,
+        a: &CompactArgs,
+        opts: &compact::Options,
+        target: &Target,
+        r: &mut compact::Report,
+    ) -> Result<ExitStatus, String>;
+}
+
+/// The agent that reads `format`: the registration of every agent.
+pub fn agent(format: Format) -> &'static dyn Agent {
+    match format {
+        Format::ClaudeCode => &claude_code::agent::ClaudeCode,
+        Format::Codex => &codex::agent::Codex,
+        Format::CctoolSession => &cctool::agent::Cctool,
+    }
+}
+
+/// The agent whose format is called `name` ([`Format::name`]).
+pub fn by_name(name: &str) -> Option<&'static dyn Agent> {
+    use clap::ValueEnum;
+    Format::value_variants()
+        .iter()
+        .find(|f| f.name() == name)
+        .map(|&f| agent(f))
+}

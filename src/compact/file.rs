@@ -1,0 +1,169 @@
+//! Compacting one file, the parts every agent shares: where the result goes, writing it there,
+//! and what the report says of a plan (`cctool compact`). Each agent's `compaction.rs` plans
+//! and writes its own format with these.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::{Cut, Made, Options, Report, Tier};
+use crate::cli::CompactArgs;
+use crate::io::Source;
+use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by};
+use crate::model::Format;
+use crate::{ExitStatus, compact};
+
+/// Where the result goes.
+pub enum Target {
+    New(PathBuf),
+    /// The input, as it was when read.
+    InPlace(PathBuf, Seen),
+}
+
+pub fn check_tier_native(tier: Tier, format: Format) -> Result<(), String> {
+    if tier == Tier::One {
+        return Err(format!(
+            "--tier 1 applies to cctool v5 sessions; a {} file is compacted by a summary (tier 2): \
+             import it with `cctool migrate --to v5` to use tier 1",
+            format.name()
+        ));
+    }
+    Ok(())
+}
+
+pub fn fill(r: &mut Report, cut: &Cut, units: usize, made: &Made, after: usize, budget: Option<usize>) {
+    r.changed = true;
+    r.tier = Some(2);
+    r.tokens_before = cut.tokens_before;
+    r.tokens_after = after;
+    r.kept_tokens = cut.tail_tokens;
+    r.compacted_units = cut.at;
+    r.kept_units = units - cut.at;
+    r.on_prompt = Some(cut.on_prompt);
+    r.tail_reduced = cut.tail_reduced;
+    r.budget_met = budget.map(|b| after <= b);
+    r.recap_method = Some(made.method);
+    r.summarizer_fallback = made.fallback.clone();
+}
+
+pub fn write_target(
+    src: &Source,
+    target: &Target,
+    a: &CompactArgs,
+    r: &mut Report,
+    write: impl FnOnce(&mut Output) -> std::io::Result<()>,
+) -> Result<(), String> {
+    // Checked before the rename: a truncation under the mapping read as zeros somewhere.
+    let write = |w: &mut Output| {
+        write(w)?;
+        src.check()
+    };
+    match target {
+        Target::New(p) => {
+            r.output = Some(p.display().to_string());
+            if !a.dry_run {
+                write_new_file_by(p, a.force, write).map_err(|e| match e.kind() {
+                    std::io::ErrorKind::AlreadyExists => format!(
+                        "{} exists; choose another -o, or pass --force to replace it",
+                        p.display()
+                    ),
+                    _ => format!("{}: not written: {e}", p.display()),
+                })?;
+            }
+        }
+        Target::InPlace(p, seen) => {
+            r.output = Some(p.display().to_string());
+            if !a.dry_run {
+                let how = InPlace {
+                    tag: "precompact",
+                    seen: *seen,
+                    force: a.force,
+                };
+                let done = replace_with_backup_by(p, &how, write).map_err(|e| crate::io::atomic::rewrite_failed(&e))?;
+                // Through a symbolic link, the file it points to was rewritten.
+                r.output = Some(done.target.display().to_string());
+                r.backup = Some(done.backup.display().to_string());
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn nothing(r: &mut Report, total: usize, opts: &Options) {
+    r.tokens_before = total;
+    r.tokens_after = total;
+    r.note = Some(match opts.budget {
+        Some(b) if total <= b => format!("already within the budget of {b}"),
+        _ => format!(
+            "everything is within the {} most recent tokens kept verbatim",
+            opts.keep_recent
+        ),
+    });
+}
+
+/// A recap at least as large as what it replaces would make the session bigger: not done.
+pub fn not_smaller(r: &mut Report, total: usize) -> ExitStatus {
+    r.tokens_before = total;
+    r.tokens_after = total;
+    r.note =
+        Some("the recap would not be smaller than the span it replaces; lower --keep-recent to compact more".into());
+    ExitStatus::Success
+}
+
+/// A native compaction planned: what the report says of it.
+pub struct Native<'a> {
+    pub cut: &'a Cut,
+    pub made: &'a Made,
+    pub units: usize,
+    pub total: usize,
+    /// Tokens of the resumed conversation after it.
+    pub after: usize,
+    /// Where the kept tail starts, as the format names records.
+    pub cut_at: Option<Value>,
+    /// The recap as the agent reads it.
+    pub recap: String,
+}
+
+impl Native<'_> {
+    /// Reports the compaction and writes it with `write`, unless it would not make the
+    /// session smaller.
+    pub fn finish(
+        self,
+        src: &Source,
+        a: &CompactArgs,
+        opts: &Options,
+        target: &Target,
+        r: &mut Report,
+        write: impl FnOnce(&mut Output) -> std::io::Result<()>,
+    ) -> Result<ExitStatus, String> {
+        if self.after >= self.total {
+            return Ok(not_smaller(r, self.total));
+        }
+        fill(r, self.cut, self.units, self.made, self.after, opts.budget);
+        r.cut_at = self.cut_at;
+        r.recap = Some(self.recap);
+        write_target(src, target, a, r, write)?;
+        Ok(ExitStatus::Success)
+    }
+}
+
+/// The cut and the recap of a native session, sized in `exact`'s measure; `None` when there is
+/// nothing to compact, which is reported in `r`.
+pub fn plan_native(
+    units: &[compact::Unit],
+    a: &CompactArgs,
+    opts: &Options,
+    r: &mut Report,
+    feed: &mut compact::Feed<'_>,
+    overhead: impl Fn(usize) -> usize,
+    (recap_tokens, exact): (impl Fn(&Made) -> usize, compact::Exact<'_>),
+) -> Result<Option<(usize, Cut, Made)>, String> {
+    let total = exact.before;
+    let planned = compact::plan_and_recap_exact(units, opts, !a.dry_run, feed, overhead, recap_tokens, Some(exact))
+        .map_err(|e| format!("cannot read: {e}"))?;
+    let Some((cut, made)) = planned else {
+        nothing(r, total, opts);
+        return Ok(None);
+    };
+    Ok(Some((total, cut, made)))
+}
