@@ -262,6 +262,9 @@ pub struct DoctorArgs {
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]
+    pub files: FilesFromArgs,
+
+    #[command(flatten)]
     pub resume: ResumeArgs,
     /// Report only findings of this severity or higher.
     #[arg(long, value_enum, default_value_t = Severity::Info, value_name = "LEVEL")]
@@ -310,6 +313,9 @@ cctool extract-summary --json ~/.codex/sessions | jq -c 'select(.encrypted) | {f
 pub struct ExtractSummaryArgs {
     /// Session files or directories (searched recursively); `-` reads standard input.
     pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub files: FilesFromArgs,
 
     /// Only the summary the next resume would see, per file (exit 1 if a file has none).
     #[arg(long)]
@@ -369,8 +375,11 @@ cctool migrate rollout-….jsonl -o - | jq '.messages | length'"
 )]
 pub struct MigrateArgs {
     /// Session files or directories (searched recursively).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "files_from")]
     pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub files: FilesFromArgs,
 
     /// Target schema version (v1 to v5).
     #[arg(long, value_name = "vN", default_value = "v5", value_parser = parse_version)]
@@ -585,6 +594,12 @@ pub struct ScanArgs {
     /// Session files or directories (searched recursively); `-` reads standard input.
     pub paths: Vec<PathBuf>,
 
+    #[command(flatten)]
+    pub files: FilesFromArgs,
+
+    #[command(flatten)]
+    pub rows: RowsArgs,
+
     /// Table order.
     #[arg(long, value_enum, default_value_t = ScanSort::Activity)]
     pub sort: ScanSort,
@@ -595,6 +610,49 @@ pub struct ScanArgs {
     /// transcript under its session.
     #[arg(long)]
     pub wide: bool,
+}
+
+/// Paths read from a list (`--files-from`): the batch commands' way to take work from
+/// `find`, `xargs -P`, GNU parallel or Spark's `RDD.pipe`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct FilesFromArgs {
+    /// Also read the paths listed in FILE (`-`: standard input), one per line. Only the files
+    /// listed are read (subagent transcripts too are read only when listed; folders listed are
+    /// searched), and the user's own stores are not read when the list is empty. Each file's
+    /// output depends on that file alone, so the parts of a split list, run apart and
+    /// concatenated, give the output of one run.
+    #[arg(long, value_name = "FILE")]
+    pub files_from: Option<PathBuf>,
+
+    /// With --files-from: the paths are separated by NUL bytes (`find -print0`), not by lines.
+    #[arg(short = '0', long = "null", requires = "files_from")]
+    pub null: bool,
+}
+
+/// `scan --rows`: flat tables for DuckDB, Polars and Spark (`docs/tables.md`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct RowsArgs {
+    /// Print a table instead of the scan: one flat record per session, message, compaction or
+    /// tool call, with the columns of `schemas/<table>.json` (see TABLES below).
+    #[arg(long, value_enum, value_name = "TABLE")]
+    pub rows: Option<crate::tables::Table>,
+
+    /// Format of the table: JSON Lines, or Parquet (when cctool is built with the `parquet`
+    /// feature).
+    #[arg(long, value_enum, default_value_t = crate::tables::RowFormat::Jsonl, requires = "rows", value_name = "FORMAT")]
+    pub format: crate::tables::RowFormat,
+
+    /// Keep the first N characters of each body (message text, tool input and output,
+    /// summary) in the table beside its length and SHA-256; 0 keeps none.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "rows")]
+    pub max_text: usize,
+
+    /// Write hive-style partitions under DIR (agent=…/date=…/part-….jsonl.zst or .parquet),
+    /// one part per input file, instead of standard output. A part already written for the
+    /// same file (same path, size and modification time) is kept as it is; a changed file's
+    /// part replaces its older one.
+    #[arg(long, value_name = "DIR", requires = "rows")]
+    pub out_dir: Option<PathBuf>,
 }
 
 /// Print a shell completion script.

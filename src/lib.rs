@@ -17,6 +17,7 @@ pub mod model;
 pub mod output;
 pub mod scan;
 pub mod summary;
+pub mod tables;
 
 use std::ffi::OsString;
 

@@ -77,7 +77,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     let resume = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
     crate::chain::claude_config::Config::load(&resume, None, &|k| std::env::var(k).ok()).map_err(crate::Fatal)?;
-    let (expanded, named) = super::session_inputs(&a.paths, g)?;
+    let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "doctor", |src, format| {
         match format {
             Format::ClaudeCode => doctor::check_claude(src, &resume),

@@ -33,7 +33,7 @@ struct Total {
 
 pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus> {
     let mut diags = Vec::new();
-    let (expanded, named) = super::batch_inputs(&a.paths, g)?;
+    let (expanded, named) = super::batch_inputs(&a.paths, &a.files, g)?;
     diags.extend(expanded.problems.iter().cloned());
     let inputs = &expanded.inputs;
     let opts = Options {
@@ -41,7 +41,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
         all_events: a.all_events,
     };
     let outcomes = super::each_session(inputs, &named, g, "extract-summary", |src, format| {
-        extract(src, format, a, opts)
+        extract(src, format, a.loader, opts)
     });
     let mut out = Out::new(g.color);
     let mut total = Total {
@@ -123,11 +123,12 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     })
 }
 
-/// The summaries of one file, and its count of unreadable lines.
-fn extract(
+/// The summaries of one file, and its count of unreadable lines (also the rows of
+/// `scan --rows compactions`).
+pub fn extract(
     src: &Source,
     format: Format,
-    a: &ExtractSummaryArgs,
+    loader: crate::chain::claude::Loader,
     opts: Options,
 ) -> Result<(Vec<SummaryRecord>, u64), String> {
     let io = |e: std::io::Error| e.to_string();
@@ -137,7 +138,7 @@ fn extract(
             if markers.is_empty() {
                 return Ok((Vec::new(), bad));
             }
-            let current = summary::claude_current(src, &markers, a.loader).map_err(io)?;
+            let current = summary::claude_current(src, &markers, loader).map_err(io)?;
             let bad = current.transcript.as_ref().map_or(bad, |t| t.bad_lines);
             Ok((summary::claude(src, &markers, &current, opts).map_err(io)?, bad))
         }
