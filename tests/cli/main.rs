@@ -30,6 +30,7 @@ mod props;
 mod readme;
 mod rebuild_chain;
 mod rewrites;
+mod rows;
 mod scan;
 mod scan_table;
 mod special_inputs;
