@@ -572,23 +572,7 @@ would send the request to (resume_model, with resume_model_choice saying how the
 it): it depends on the date, the settings and the environment, as for rebuild-chain --api-view. \
 With no PATH, the user's own stores are scanned. \
 --json prints JSON Lines records instead.",
-    after_long_help = "JSON RECORDS\n  \
-{\"kind\":\"session\",\"path\",\"format\",\"agent_versions\":[…],\"session_id\",\"cwd\",\"project\",\"title\",\
-\"title_source\":\"custom-title\"|\"ai-title\"|\"summary\"|\"first-prompt\",\"bytes\",\"lines\",\"bad_lines\",\
-\"chain_messages\",\"chain_end\",\"leaves\",\"compactions\",\"last_compaction_trigger\",\
-\"last_compaction_pre_tokens\",\"compaction_origins\":{\"local\"|\"remote\"|\"legacy\":N},\"resume_tokens\",\
-\"resume_model\",\"resume_model_choice\",\"dangling_parents\",\"chain_breaks\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\
-\"role\":\"session\"|\"subagent\",\"parent_session\",\"subagents\":[paths]} per file, then \
-{\"kind\":\"total\",\"files\",\"sessions\",\"subagent_files\",\"bytes\",\"lines\",\"bad_lines\",\"chain_messages\",\
-\"compactions\",\"resume_tokens\",\"dangling_parents\",\"chain_breaks\",\"by_format\",\"skipped\",\"errors\"}.\n\n\
-Each field keeps one type in every record: numbers are numbers, lists are lists (empty when \
-there is nothing), the other fields are strings or null where the format does not have them \
-(leaves, dangling_parents, chain_breaks and duplicate_uuids are Claude Code's; cwd is null \
-for cctool sessions). dangling_parents counts what doctor reports as dangling-parent, and \
-chain_breaks those that are errors.\n\n\
-EXAMPLES\n  cctool scan\n  COLUMNS=200 cctool scan --sort tokens ~/.claude/projects | head -20\n  \
-cctool scan --wide ~/.codex/sessions\n  \
-cctool scan --json | jq -r 'select(.kind==\"session\" and .resume_tokens > 150000) | .path'"
+    after_long_help = scan_help()
 )]
 pub struct ScanArgs {
     /// Session files or directories (searched recursively); `-` reads standard input.
@@ -610,6 +594,34 @@ pub struct ScanArgs {
     /// transcript under its session.
     #[arg(long)]
     pub wide: bool,
+}
+
+/// `scan --help`: the records, the examples, then the columns of every table of `--rows`.
+fn scan_help() -> String {
+    let mut s = String::from(
+        "JSON RECORDS\n  \
+{\"kind\":\"session\",\"path\",\"format\",\"agent_versions\":[…],\"session_id\",\"cwd\",\"project\",\"title\",\
+\"title_source\":\"custom-title\"|\"ai-title\"|\"summary\"|\"first-prompt\",\"bytes\",\"lines\",\"bad_lines\",\
+\"chain_messages\",\"chain_end\",\"leaves\",\"compactions\",\"last_compaction_trigger\",\
+\"last_compaction_pre_tokens\",\"compaction_origins\":{\"local\"|\"remote\"|\"legacy\":N},\"resume_tokens\",\
+\"resume_model\",\"resume_model_choice\",\"dangling_parents\",\"chain_breaks\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\
+\"role\":\"session\"|\"subagent\",\"parent_session\",\"subagents\":[paths]} per file, then \
+{\"kind\":\"total\",\"files\",\"sessions\",\"subagent_files\",\"bytes\",\"lines\",\"bad_lines\",\"chain_messages\",\
+\"compactions\",\"resume_tokens\",\"dangling_parents\",\"chain_breaks\",\"by_format\",\"skipped\",\"errors\"}.\n\n\
+Each field keeps one type in every record: numbers are numbers, lists are lists (empty when \
+there is nothing), the other fields are strings or null where the format does not have them \
+(leaves, dangling_parents, chain_breaks and duplicate_uuids are Claude Code's; cwd is null \
+for cctool sessions). dangling_parents counts what doctor reports as dangling-parent, and \
+chain_breaks those that are errors.\n\n\
+EXAMPLES\n  cctool scan\n  COLUMNS=200 cctool scan --sort tokens ~/.claude/projects | head -20\n  \
+cctool scan --wide ~/.codex/sessions\n  \
+cctool scan --json | jq -r 'select(.kind==\"session\" and .resume_tokens > 150000) | .path'\n  \
+cctool scan --rows messages --format parquet --files-from paths.txt > messages.parquet\n  \
+find ~/.claude/projects -name '*.jsonl' -print0 | cctool scan --rows tool-calls -0 --files-from - --out-dir tables/tool-calls",
+    );
+    s.push_str("\n\n");
+    s.push_str(&crate::tables::man_section());
+    s
 }
 
 /// Paths read from a list (`--files-from`): the batch commands' way to take work from

@@ -31,6 +31,7 @@ mod readme;
 mod rebuild_chain;
 mod rewrites;
 mod rows;
+mod rows_engines;
 mod scan;
 mod scan_table;
 mod special_inputs;
