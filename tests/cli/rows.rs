@@ -234,7 +234,7 @@ fn files_from_standard_input_and_an_empty_list() {
     assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     // The other batch commands take the list too.
     let one = fixture("claude/parallel_tool_calls.jsonl");
-    let l = list_file(dir.path(), "one", &[one.clone()], b'\n');
+    let l = list_file(dir.path(), "one", std::slice::from_ref(&one), b'\n');
     for cmd in ["doctor", "extract-summary", "scan"] {
         let by_list = cctool()
             .args([cmd, "--json", "--files-from", l.to_str().unwrap()])
