@@ -381,3 +381,71 @@ fn out_dir_adds_parts_and_never_rewrites_one() {
     assert!(after.contains(&parts[0]) && after.contains(&parts[2]));
     assert!(!after.contains(&parts[1]));
 }
+
+#[cfg(not(feature = "parquet"))]
+#[test]
+fn parquet_without_the_feature_says_how_to_get_it() {
+    let out = cctool()
+        .args(["scan", "--rows", "sessions", "--format", "parquet"])
+        .arg(fixture("claude/parallel_tool_calls.jsonl"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("built without Parquet support: install it with `cargo install --locked --features parquet"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The Parquet file has the schema's columns, types and nullability, and as many rows as the
+/// JSON Lines.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_has_the_schemas_columns_and_the_rows_of_json_lines() {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let dirs: Vec<PathBuf> = ["claude", "codex", "session"].iter().map(|d| fixture(d)).collect();
+    for table in TABLES {
+        let out = cctool()
+            .args(["scan", "-q", "--rows", table, "--format", "parquet"])
+            .args(&dirs)
+            .output()
+            .expect("run");
+        assert!(out.status.success());
+        let file = tempfile::NamedTempFile::new().expect("tempfile");
+        std::fs::write(file.path(), &out.stdout).expect("write");
+        let reader =
+            SerializedFileReader::new(std::fs::File::open(file.path()).expect("open")).expect("a Parquet file");
+        let meta = reader.metadata().file_metadata();
+        let jsonl = cctool()
+            .args(["scan", "-q", "--rows", table])
+            .args(&dirs)
+            .output()
+            .expect("run");
+        assert_eq!(meta.num_rows() as usize, rows_of(&jsonl.stdout).len(), "{table}");
+        let schema = schema(table);
+        let cols = schema["columns"].as_array().unwrap();
+        let fields = meta.schema_descr();
+        assert_eq!(fields.num_columns(), cols.len());
+        for (i, c) in cols.iter().enumerate() {
+            let f = fields.column(i);
+            assert_eq!(f.name(), c["name"].as_str().unwrap());
+            assert_eq!(
+                f.self_type().is_optional(),
+                c["nullable"] == true,
+                "{table}.{}",
+                f.name()
+            );
+            let physical = format!("{:?}", f.physical_type());
+            let want = match c["type"].as_str().unwrap() {
+                "string" => "BYTE_ARRAY",
+                "integer" | "timestamp" => "INT64",
+                "boolean" => "BOOLEAN",
+                other => panic!("{other}"),
+            };
+            assert_eq!(physical, want, "{table}.{}", f.name());
+        }
+    }
+}
