@@ -266,6 +266,9 @@ pub struct DoctorArgs {
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]
+    pub files: FilesFromArgs,
+
+    #[command(flatten)]
     pub resume: ResumeArgs,
     /// Report only findings of this severity or higher.
     #[arg(long, value_enum, default_value_t = Severity::Info, value_name = "LEVEL")]
@@ -314,6 +317,9 @@ cctool extract-summary --json ~/.codex/sessions | jq -c 'select(.encrypted) | {f
 pub struct ExtractSummaryArgs {
     /// Session files or directories (searched recursively); `-` reads standard input.
     pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub files: FilesFromArgs,
 
     /// Only the summary the next resume would see, per file (exit 1 if a file has none).
     #[arg(long)]
@@ -373,8 +379,11 @@ cctool migrate rollout-….jsonl -o - | jq '.messages | length'"
 )]
 pub struct MigrateArgs {
     /// Session files or directories (searched recursively).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "files_from")]
     pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub files: FilesFromArgs,
 
     /// Target schema version (v1 to v5).
     #[arg(long, value_name = "vN", default_value = "v5", value_parser = parse_version)]
@@ -567,7 +576,34 @@ would send the request to (resume_model, with resume_model_choice saying how the
 it): it depends on the date, the settings and the environment, as for rebuild-chain --api-view. \
 With no PATH, the user's own stores are scanned. \
 --json prints JSON Lines records instead.",
-    after_long_help = "JSON RECORDS\n  \
+    after_long_help = scan_help()
+)]
+pub struct ScanArgs {
+    /// Session files or directories (searched recursively); `-` reads standard input.
+    pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub files: FilesFromArgs,
+
+    #[command(flatten)]
+    pub rows: RowsArgs,
+
+    /// Table order.
+    #[arg(long, value_enum, default_value_t = ScanSort::Activity)]
+    pub sort: ScanSort,
+
+    #[command(flatten)]
+    pub resume: ResumeArgs,
+    /// Every column at full width, the path of each file, and a line per subagent
+    /// transcript under its session.
+    #[arg(long)]
+    pub wide: bool,
+}
+
+/// `scan --help`: the records, the examples, then the columns of every table of `--rows`.
+fn scan_help() -> String {
+    let mut s = String::from(
+        "JSON RECORDS\n  \
 {\"kind\":\"session\",\"path\",\"format\",\"agent_versions\":[…],\"session_id\",\"cwd\",\"project\",\"title\",\
 \"title_source\":\"custom-title\"|\"ai-title\"|\"summary\"|\"first-prompt\",\"bytes\",\"lines\",\"bad_lines\",\
 \"chain_messages\",\"chain_end\",\"leaves\",\"compactions\",\"last_compaction_trigger\",\
@@ -583,22 +619,56 @@ for cctool sessions). dangling_parents counts what doctor reports as dangling-pa
 chain_breaks those that are errors.\n\n\
 EXAMPLES\n  cctool scan\n  COLUMNS=200 cctool scan --sort tokens ~/.claude/projects | head -20\n  \
 cctool scan --wide ~/.codex/sessions\n  \
-cctool scan --json | jq -r 'select(.kind==\"session\" and .resume_tokens > 150000) | .path'"
-)]
-pub struct ScanArgs {
-    /// Session files or directories (searched recursively); `-` reads standard input.
-    pub paths: Vec<PathBuf>,
+cctool scan --json | jq -r 'select(.kind==\"session\" and .resume_tokens > 150000) | .path'\n  \
+cctool scan --rows messages --format parquet --files-from paths.txt > messages.parquet\n  \
+find ~/.claude/projects -name '*.jsonl' -print0 | cctool scan --rows tool-calls -0 --files-from - --out-dir tables/tool-calls",
+    );
+    s.push_str("\n\n");
+    s.push_str(&crate::tables::man_section());
+    s
+}
 
-    /// Table order.
-    #[arg(long, value_enum, default_value_t = ScanSort::Activity)]
-    pub sort: ScanSort,
+/// Paths read from a list (`--files-from`): the batch commands' way to take work from
+/// `find`, `xargs -P`, GNU parallel or Spark's `RDD.pipe`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct FilesFromArgs {
+    /// Also read the paths listed in FILE (`-`: standard input), one per line. Only the files
+    /// listed are read (subagent transcripts too are read only when listed; folders listed are
+    /// searched), and the user's own stores are not read when the list is empty. Each file's
+    /// output depends on that file alone, so the parts of a split list, run apart and
+    /// concatenated, give the output of one run.
+    #[arg(long, value_name = "FILE")]
+    pub files_from: Option<PathBuf>,
 
-    #[command(flatten)]
-    pub resume: ResumeArgs,
-    /// Every column at full width, the path of each file, and a line per subagent
-    /// transcript under its session.
-    #[arg(long)]
-    pub wide: bool,
+    /// With --files-from: the paths are separated by NUL bytes (`find -print0`), not by lines.
+    #[arg(short = '0', long = "null", requires = "files_from")]
+    pub null: bool,
+}
+
+/// `scan --rows`: flat tables for DuckDB, Polars and Spark (`docs/tables.md`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct RowsArgs {
+    /// Print a table instead of the scan: one flat record per session, message, compaction or
+    /// tool call, with the columns of `schemas/<table>.json` (see TABLES below).
+    #[arg(long, value_enum, value_name = "TABLE")]
+    pub rows: Option<crate::tables::Table>,
+
+    /// Format of the table: JSON Lines, or Parquet (when cctool is built with the `parquet`
+    /// feature).
+    #[arg(long, value_enum, default_value_t = crate::tables::RowFormat::Jsonl, requires = "rows", value_name = "FORMAT")]
+    pub format: crate::tables::RowFormat,
+
+    /// Keep the first N characters of each body (message text, tool input and output,
+    /// summary) in the table beside its length and SHA-256; 0 keeps none.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "rows")]
+    pub max_text: usize,
+
+    /// Write hive-style partitions under DIR (agent=…/date=…/part-….jsonl.zst or .parquet),
+    /// one part per input file, instead of standard output. A part already written for the
+    /// same file (same path, size and modification time) is kept as it is; a changed file's
+    /// part replaces its older one.
+    #[arg(long, value_name = "DIR", requires = "rows")]
+    pub out_dir: Option<PathBuf>,
 }
 
 /// Print a shell completion script.
@@ -861,8 +931,11 @@ EXIT STATUS\n  0 every input exported; 1 some inputs could not be read (the othe
 )]
 pub struct ExportArgs {
     /// Sessions to export (files, or folders searched for sessions; - for standard input).
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(required_unless_present = "files_from", value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub list: FilesFromArgs,
 
     /// What to write.
     #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]

@@ -21,6 +21,7 @@ pub mod output;
 pub mod redact;
 pub mod scan;
 pub mod summary;
+pub mod tables;
 
 use std::ffi::OsString;
 

@@ -394,7 +394,7 @@ pub fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
 }
 
 /// A message's time in a cctool session: `timestamp` (v4 on), or `ts` in Unix seconds.
-fn session_time(m: &Value) -> Option<i64> {
+pub fn session_time(m: &Value) -> Option<i64> {
     match (m.get("timestamp"), m.get("ts")) {
         (Some(Value::String(s)), _) => parse_ms(s),
         (_, Some(Value::Number(n))) => n.as_i64().and_then(|s| s.checked_mul(1000)),

@@ -77,7 +77,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     // A bad --as-of or --settings is a usage error, said once rather than per file.
     crate::agents::claude_code::config::Config::load(&resume, None, &|k| std::env::var(k).ok())
         .map_err(crate::Fatal)?;
-    let (expanded, named) = super::session_inputs(&a.paths, g)?;
+    let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "doctor", |src, format| {
         crate::agents::agent(format)
             .doctor(src, &resume)

@@ -115,7 +115,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     let redactor = redactor(a)?;
-    let (expanded, named) = super::batch_inputs(&a.files, g)?;
+    let (expanded, named) = super::batch_inputs(&a.files, &a.list, g)?;
     // A subagent's transcript found in a folder is inlined into its session's document.
     let inline_subagents = !a.no_subagents && matches!(a.format, ExportFormat::Markdown | ExportFormat::Html);
     let inputs: Vec<Input> = expanded

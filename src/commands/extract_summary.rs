@@ -37,10 +37,10 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     let archived: Vec<crate::summary::SummaryRecord> =
         archived.into_iter().flat_map(|(_, r)| r.unwrap_or_default()).collect();
     let paths: Vec<std::path::PathBuf> = paths.into_iter().map(|(p, _)| p.clone()).collect();
-    let (expanded, named) = if paths.is_empty() && !archived.is_empty() {
+    let (expanded, named) = if paths.is_empty() && !archived.is_empty() && a.files.files_from.is_none() {
         Default::default()
     } else {
-        super::batch_inputs(&paths, g)?
+        super::batch_inputs(&paths, &a.files, g)?
     };
     diags.extend(expanded.problems.iter().cloned());
     let inputs = &expanded.inputs;

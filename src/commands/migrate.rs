@@ -54,7 +54,7 @@ struct Job {
 }
 
 pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
-    let (expanded, _) = super::batch_inputs(&a.paths, g)?;
+    let (expanded, named_inputs) = super::batch_inputs(&a.paths, &a.files, g)?;
     // Backups, our own outputs and temporary files found while walking a folder are not
     // inputs; one file reached twice (a link beside its target) is migrated once.
     let mut seen = std::collections::HashSet::new();
@@ -65,7 +65,8 @@ pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
             Input::Path(p) => {
                 let n = p.to_string_lossy();
                 let ours = n.ends_with(".bak") || n.ends_with(".v5.json") || n.ends_with(".tmp");
-                (!ours || a.paths.contains(p)) && seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone()))
+                (!ours || named_inputs.contains(&Input::Path(p.clone())))
+                    && seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone()))
             }
             Input::Stdin => true,
         })
@@ -75,7 +76,7 @@ pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
         .into_iter()
         .map(|input| {
             let named = match &input {
-                Input::Path(p) => a.paths.contains(p),
+                Input::Path(p) => named_inputs.contains(&Input::Path(p.clone())),
                 Input::Stdin => true,
             };
             let planned = planned_output(&dest, &input, &a.paths);

@@ -13,6 +13,7 @@ pub mod migrate;
 pub mod rebuild_chain;
 pub mod restore;
 pub mod scan;
+pub mod scan_rows;
 
 use crate::ExitStatus;
 use crate::cli::{Cli, Command};
@@ -40,10 +41,25 @@ pub fn dispatch(cli: &Cli) -> anyhow::Result<ExitStatus> {
 /// named directly, whose problems are errors rather than files skipped while walking.
 pub fn batch_inputs(
     paths: &[std::path::PathBuf],
+    files: &crate::cli::FilesFromArgs,
     g: &crate::cli::GlobalArgs,
 ) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
     use crate::io::Input;
-    let roots = if paths.is_empty() {
+    // A list names the work exactly: an empty one (a part of a split with nothing in it) is
+    // no work, never the user's own stores.
+    let mut listed = Vec::new();
+    if let Some(list) = &files.files_from {
+        listed = crate::io::paths::read_list(list, files.null).map_err(|e| {
+            crate::Fatal(format!(
+                "cannot read the list of paths {}: {e}",
+                crate::output::sanitize::escape_str(&list.display().to_string())
+            ))
+        })?;
+    }
+    let paths = &[paths, &listed[..]].concat();
+    let roots = if paths.is_empty() && files.files_from.is_some() {
+        Vec::new()
+    } else if paths.is_empty() {
         let stores = crate::io::paths::default_stores();
         if !g.quiet {
             for n in &stores.notes {
@@ -78,12 +94,17 @@ pub fn batch_inputs(
 
 /// [`batch_inputs`] plus the subagent transcripts of the Claude Code sessions among them:
 /// the inputs of `scan` and `doctor`, which must count the same files.
+/// With `--files-from`, only the files listed: a subagent transcript added beside its session
+/// would be read twice when the list, split in parts, names it in another part.
 pub fn session_inputs(
     paths: &[std::path::PathBuf],
+    files: &crate::cli::FilesFromArgs,
     g: &crate::cli::GlobalArgs,
 ) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
-    let (mut expanded, named) = batch_inputs(paths, g)?;
-    crate::agents::claude_code::subagents::add_subagent_files(&mut expanded.inputs, g.follow);
+    let (mut expanded, named) = batch_inputs(paths, files, g)?;
+    if files.files_from.is_none() {
+        crate::agents::claude_code::subagents::add_subagent_files(&mut expanded.inputs, g.follow);
+    }
     Ok((expanded, named))
 }
 

@@ -41,7 +41,10 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     // A bad --as-of or --settings is a usage error, said once rather than per file.
     crate::agents::claude_code::config::Config::load(&overrides, None, &|k| std::env::var(k).ok())
         .map_err(crate::Fatal)?;
-    let (expanded, named) = super::session_inputs(&a.paths, g)?;
+    if let Some(table) = a.rows.rows {
+        return super::scan_rows::run(g, a, table);
+    }
+    let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "scan", |src, format| {
         crate::agents::agent(format)
             .scan(src, &overrides)

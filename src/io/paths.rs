@@ -319,6 +319,41 @@ pub fn regular_file_head(path: &Path, n: u64) -> Option<Vec<u8>> {
     Some(buf)
 }
 
+/// The paths listed in `list` (`-`: standard input) for `--files-from`: one per line (a
+/// `\r` before the `\n` is dropped, as lists written on Windows have one), or one per NUL
+/// with `nul`. Empty entries are skipped. An entry `-` names a file called `-`, never
+/// standard input (which may be the list itself).
+pub fn read_list(list: &Path, nul: bool) -> std::io::Result<Vec<PathBuf>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    if list.as_os_str() == "-" {
+        std::io::stdin().lock().read_to_end(&mut bytes)?;
+    } else {
+        std::fs::File::open(list)?.read_to_end(&mut bytes)?;
+    }
+    let sep = if nul { b'\0' } else { b'\n' };
+    Ok(bytes
+        .split(|&b| b == sep)
+        .map(|e| if nul { e } else { e.strip_suffix(b"\r").unwrap_or(e) })
+        .filter(|e| !e.is_empty())
+        .map(|e| match e {
+            b"-" => PathBuf::from("./-"),
+            e => path_of_bytes(e),
+        })
+        .collect())
+}
+
+#[cfg(unix)]
+fn path_of_bytes(b: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(b))
+}
+
+#[cfg(not(unix))]
+fn path_of_bytes(b: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(b).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

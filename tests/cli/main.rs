@@ -33,6 +33,8 @@ mod props;
 mod readme;
 mod rebuild_chain;
 mod rewrites;
+mod rows;
+mod rows_engines;
 mod scan;
 mod scan_table;
 mod snapshots;

@@ -1,0 +1,212 @@
+//! Where rows go: JSON Lines or Parquet on standard output, or hive-style partitions in a
+//! folder (`agent=…/date=…/part-….jsonl.zst|.parquet`), one part per input file.
+//!
+//! A part's name is a hash of the file's path and a hash of its rows: a re-run over the same
+//! files finds every part already there and writes nothing, a file that grew gets a new part
+//! that replaces its older one, and a new file adds a part. Parts are written as every output
+//! of cctool is (`io::atomic`: temporary file, fsync, rename), so a reader never sees half of
+//! one.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use rustc_hash::FxHashMap;
+use sha2::{Digest, Sha256};
+
+use super::build::FileRows;
+use super::{Col, Row, RowFormat, Table, Val, columns};
+use crate::model::time::format_ms;
+
+/// Appends `row` to `out` as one JSON Lines record with every column, in order.
+pub fn jsonl_row(cols: &[&Col], row: &Row, out: &mut Vec<u8>) {
+    out.push(b'{');
+    for (i, (c, v)) in cols.iter().zip(row).enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'"');
+        out.extend_from_slice(c.name.as_bytes());
+        out.extend_from_slice(b"\":");
+        // Writing into a Vec cannot fail.
+        let _ = match v {
+            Val::Null => out.write_all(b"null"),
+            Val::Str(s) => serde_json::to_writer(&mut *out, s).map_err(std::io::Error::other),
+            Val::Int(n) => write!(out, "{n}"),
+            Val::Bool(b) => write!(out, "{b}"),
+            Val::Time(ms) => write!(out, "\"{}\"", format_ms(*ms)),
+        };
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+/// A file's rows as JSON Lines.
+pub fn jsonl(table: Table, rows: &[Row]) -> Vec<u8> {
+    let cols = columns(table);
+    let mut out = Vec::new();
+    for r in rows {
+        jsonl_row(&cols, r, &mut out);
+    }
+    out
+}
+
+/// What cannot be done in a build without the `parquet` feature.
+pub fn parquet_unavailable() -> String {
+    "this cctool was built without Parquet support: install it with `cargo install --locked --features parquet --path .` (see README), or use --format jsonl".into()
+}
+
+/// Rows on standard output.
+pub enum StdoutSink {
+    Jsonl(Table, std::io::BufWriter<std::io::Stdout>),
+    #[cfg(feature = "parquet")]
+    Parquet(Box<super::parquet::ParquetSink<std::io::BufWriter<std::io::Stdout>>>),
+}
+
+impl StdoutSink {
+    pub fn new(table: Table, format: RowFormat) -> Result<StdoutSink, String> {
+        let w = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout());
+        match format {
+            RowFormat::Jsonl => Ok(StdoutSink::Jsonl(table, w)),
+            #[cfg(feature = "parquet")]
+            RowFormat::Parquet => Ok(StdoutSink::Parquet(Box::new(
+                super::parquet::ParquetSink::new(w, table).map_err(|e| e.to_string())?,
+            ))),
+            #[cfg(not(feature = "parquet"))]
+            RowFormat::Parquet => Err(parquet_unavailable()),
+        }
+    }
+
+    pub fn write(&mut self, rows: Vec<Row>) -> std::io::Result<()> {
+        match self {
+            StdoutSink::Jsonl(table, w) => w.write_all(&jsonl(*table, &rows)),
+            #[cfg(feature = "parquet")]
+            StdoutSink::Parquet(p) => rows.into_iter().try_for_each(|r| p.push(r)),
+        }
+    }
+
+    pub fn finish(self) -> std::io::Result<()> {
+        match self {
+            StdoutSink::Jsonl(_, mut w) => w.flush(),
+            #[cfg(feature = "parquet")]
+            StdoutSink::Parquet(p) => p.finish()?.flush(),
+        }
+    }
+}
+
+/// What became of one file's part.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Written; `replaced` older parts of the same file were removed.
+    Written { replaced: usize },
+    /// The same part was there already.
+    Kept,
+    /// The file has no rows in this table.
+    Empty,
+}
+
+/// A folder of partitions, with the parts found in it when the run began.
+pub struct PartDir {
+    root: PathBuf,
+    table: Table,
+    format: RowFormat,
+    /// Hash of a source path → the parts of that file.
+    existing: FxHashMap<String, Vec<PathBuf>>,
+}
+
+fn hex(bytes: &[u8], n: usize) -> String {
+    bytes.iter().take(n / 2).map(|b| format!("{b:02x}")).collect()
+}
+
+/// A value safe as a path component of a partition (`agent=…`).
+fn component(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+impl PartDir {
+    pub fn open(root: &Path, table: Table, format: RowFormat) -> Result<PartDir, String> {
+        #[cfg(not(feature = "parquet"))]
+        if format == RowFormat::Parquet {
+            return Err(parquet_unavailable());
+        }
+        std::fs::create_dir_all(root).map_err(|e| format!("--out-dir {}: {e}", root.display()))?;
+        let mut existing: FxHashMap<String, Vec<PathBuf>> = FxHashMap::default();
+        for e in walkdir::WalkDir::new(root).into_iter().filter_map(Result::ok) {
+            let name = e.file_name().to_string_lossy();
+            if let Some(rest) = name.strip_prefix("part-")
+                && let Some((path_hash, _)) = rest.split_once('-')
+                && e.file_type().is_file()
+            {
+                existing
+                    .entry(path_hash.to_string())
+                    .or_default()
+                    .push(e.path().to_path_buf());
+            }
+        }
+        Ok(PartDir {
+            root: root.to_path_buf(),
+            table,
+            format,
+            existing,
+        })
+    }
+
+    /// Writes the part of one file, unless the same part is already there.
+    pub fn write(&mut self, source: &str, file: FileRows) -> std::io::Result<Part> {
+        if file.rows.is_empty() {
+            return Ok(Part::Empty);
+        }
+        let lines = jsonl(self.table, &file.rows);
+        let path_hash = hex(&Sha256::digest(source.as_bytes()), 16);
+        let mut h = Sha256::new();
+        h.update(self.table.name().as_bytes());
+        h.update(&lines);
+        let content_hash = hex(&h.finalize(), 16);
+        let date = file
+            .first_ms
+            .map_or_else(|| "unknown".to_string(), |ms| format_ms(ms)[..10].to_string());
+        let ext = match self.format {
+            RowFormat::Jsonl => "jsonl.zst",
+            RowFormat::Parquet => "parquet",
+        };
+        let dir = self
+            .root
+            .join(format!("agent={}", component(file.agent)))
+            .join(format!("date={date}"));
+        let path = dir.join(format!("part-{path_hash}-{content_hash}.{ext}"));
+        if path.is_file() {
+            return Ok(Part::Kept);
+        }
+        let bytes = match self.format {
+            RowFormat::Jsonl => zstd::stream::encode_all(&lines[..], 3)?,
+            #[cfg(feature = "parquet")]
+            RowFormat::Parquet => {
+                let mut p = super::parquet::ParquetSink::new(Vec::new(), self.table)?;
+                for r in file.rows {
+                    p.push(r)?;
+                }
+                p.finish()?
+            }
+            #[cfg(not(feature = "parquet"))]
+            RowFormat::Parquet => return Err(std::io::Error::other(parquet_unavailable())),
+        };
+        std::fs::create_dir_all(&dir)?;
+        crate::io::atomic::write_new_file(&path, &bytes, false)?;
+        // The file's older parts go once the new one is in place: a reader sees the old rows
+        // or the new ones, and for a moment both, never neither.
+        let mut replaced = 0;
+        for old in self.existing.remove(&path_hash).unwrap_or_default() {
+            if old != path && std::fs::remove_file(&old).is_ok() {
+                replaced += 1;
+            }
+        }
+        self.existing.insert(path_hash, vec![path]);
+        Ok(Part::Written { replaced })
+    }
+}
