@@ -21,24 +21,27 @@ pub struct BadLine {
     pub message: String,
 }
 
-/// Parses `bytes` as `T` and hands it to `f`. On a lone-surrogate failure the line is
-/// repaired and parsed again; the flag in the result says so.
+/// Parses `bytes` as `T` and hands it to `f`, with the bytes it was parsed from. On a
+/// lone-surrogate failure the line is repaired and parsed again; the flag in the result says
+/// so. The repair keeps every byte's position (see [`repair_surrogates`]), so a position
+/// taken in the bytes `f` is given is one in `bytes` too — but only relative to the slice
+/// `f` is given, never to `bytes` itself.
 pub fn with_parsed_borrowed<T, R>(
     bytes: &[u8],
     terminated: bool,
-    f: impl for<'x> FnOnce(T::Out<'x>) -> R,
+    f: impl for<'x> FnOnce(T::Out<'x>, &'x [u8]) -> R,
 ) -> Result<(R, bool), BadLine>
 where
     T: BorrowedParse,
 {
     match serde_json::from_slice::<T::Out<'_>>(bytes) {
-        Ok(v) => Ok((f(v), false)),
+        Ok(v) => Ok((f(v, bytes), false)),
         Err(e) => {
             if is_surrogate_error(&e)
                 && let Some(fixed) = repair_surrogates(bytes)
                 && let Ok(v) = serde_json::from_slice::<T::Out<'_>>(&fixed)
             {
-                return Ok((f(v), true));
+                return Ok((f(v, &fixed), true));
             }
             Err(classify(bytes, terminated, &e))
         }
@@ -121,8 +124,8 @@ pub fn classify(bytes: &[u8], terminated: bool, e: &serde_json::Error) -> BadLin
     }
 }
 
-/// Replaces `\uXXXX` escapes that encode a lone surrogate with `\uFFFD`. Returns `None` when
-/// there is nothing to repair.
+/// Replaces `\uXXXX` escapes that encode a lone surrogate with `\uFFFD`, six bytes for six, so
+/// every other byte keeps its position. Returns `None` when there is nothing to repair.
 pub fn repair_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
     let hex = |s: &[u8]| -> Option<u16> {
         if s.len() < 4 {

@@ -21,10 +21,12 @@ fn record(i: usize, pad: &str) -> String {
     .to_string()
 }
 
-/// A shell process appending `count` records from `from` on, one write each.
+/// A shell process appending `count` records from `from` on, one write each. Every 500
+/// records it waits for the reader's go-ahead (`FILE.goN`, N counting from 1), so the file
+/// grows during the reads however loaded the machine is.
 fn appender(path: &Path, from: usize, count: usize) -> Child {
     let script = format!(
-        "i={from}; while [ $i -lt {end} ]; do p=$((i-1)); printf '{{\"parentUuid\":\"00000000-0000-4000-8000-%012d\",\"type\":\"user\",\"uuid\":\"00000000-0000-4000-8000-%012d\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"sessionId\":\"s\",\"message\":{{\"role\":\"user\",\"content\":\"%s\"}}}}\\n' $p $i \"$PAD\" >> \"$F\"; i=$((i+1)); done",
+        "i={from}; while [ $i -lt {end} ]; do if [ $((i % 500)) -eq 0 ]; then while [ ! -e \"$F.go$((i / 500))\" ]; do sleep 0.01; done; fi; p=$((i-1)); printf '{{\"parentUuid\":\"00000000-0000-4000-8000-%012d\",\"type\":\"user\",\"uuid\":\"00000000-0000-4000-8000-%012d\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"sessionId\":\"s\",\"message\":{{\"role\":\"user\",\"content\":\"%s\"}}}}\\n' $p $i \"$PAD\" >> \"$F\"; i=$((i+1)); done",
         end = from + count
     );
     Command::new("sh")
@@ -73,6 +75,11 @@ fn a_file_being_appended_to_reads_as_a_consistent_prefix() {
         assert!(messages >= last, "the prefix shrank: {messages} < {last}");
         last = messages;
         runs += 1;
+        std::fs::write(format!("{}.go{runs}", path.display()), "").unwrap();
+    }
+    // Released whatever happened above, so that the writer always ends.
+    for n in 1..=8 {
+        std::fs::write(format!("{}.go{n}", path.display()), "").unwrap();
     }
     writer.wait().unwrap();
     assert!(runs >= 2, "read {runs} times while the file grew");

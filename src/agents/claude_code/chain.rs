@@ -377,7 +377,7 @@ impl Indexer<'_> {
     /// Parses and indexes one line.
     fn line(&mut self, line: &Line<'_>) {
         self.report(line);
-        let r = with_parsed_borrowed::<Envelope<'_>, _>(line.bytes, line.terminated, |env| {
+        let r = with_parsed_borrowed::<Envelope<'_>, _>(line.bytes, line.terminated, |env, _| {
             let ts = env.timestamp.as_str().and_then(parse_ms);
             self.index(line, &env, ts)
         });

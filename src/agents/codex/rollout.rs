@@ -500,8 +500,11 @@ pub fn read_compaction_records(src: &Source) -> std::io::Result<Rollout> {
 
 /// Parses one line into `out`, or records why it could not be.
 fn ingest(out: &mut Rollout, line: &Line<'_>, first: bool) {
-    let parsed = json::with_parsed_borrowed::<EnvelopeLineFamily, _>(line.bytes, line.terminated, |env| {
-        read_line(line, &env, first, out)
+    // Positions are taken in the bytes parsed, which are a repaired copy for a line with a
+    // lone surrogate (same length, so the same positions in the file).
+    let parsed = json::with_parsed_borrowed::<EnvelopeLineFamily, _>(line.bytes, line.terminated, |env, bytes| {
+        let parsed_line = Line { bytes, ..*line };
+        read_line(&parsed_line, &env, first, out)
     });
     match parsed {
         Ok(((), true)) => out.diagnostics.push(Diagnostic::new(
