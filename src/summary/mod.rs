@@ -422,37 +422,48 @@ fn uuids_in_file(
 /// line and `parentUuid`, in file order): the first parented on it, else the first written
 /// after it and before the next boundary. Built once, each lookup costs a hash and a
 /// bisection, so a file of 50,000 compactions is not a pass over its summaries per boundary.
-pub struct SummaryIndex<'a> {
+pub struct SummaryIndex {
     lines: Vec<u64>,
-    by_parent: rustc_hash::FxHashMap<&'a str, usize>,
+    by_parent: rustc_hash::FxHashMap<String, usize>,
+    /// The lines of every boundary, sorted: where the summary of the one before may be.
+    boundaries: Vec<u64>,
 }
 
-impl<'a> SummaryIndex<'a> {
-    pub fn new(summaries: impl Iterator<Item = (u64, Option<&'a str>)>) -> SummaryIndex<'a> {
+impl SummaryIndex {
+    pub fn new<'a>(
+        summaries: impl Iterator<Item = (u64, Option<&'a str>)>,
+        boundary_lines: impl Iterator<Item = u64>,
+    ) -> SummaryIndex {
         let mut index = SummaryIndex {
             lines: Vec::new(),
             by_parent: Default::default(),
+            boundaries: boundary_lines.collect(),
         };
+        index.boundaries.sort_unstable();
         for (i, (line, parent)) in summaries.enumerate() {
             index.lines.push(line);
             if let Some(p) = parent {
-                index.by_parent.entry(p).or_insert(i);
+                index.by_parent.entry(p.to_string()).or_insert(i);
             }
         }
         index
     }
 
-    /// The summary of the boundary `uuid` on `line` (the next boundary on `next_line`): its
-    /// index, and `parent` or `fallback`.
-    pub fn of(&self, uuid: Option<&str>, line: u64, next_line: u64) -> Option<(usize, &'static str)> {
+    /// The summary of the boundary `uuid` on `line`: its index, and `parent` or `fallback`.
+    pub fn of(&self, uuid: Option<&str>, line: u64) -> Option<(usize, &'static str)> {
         let by_parent = uuid.and_then(|u| self.by_parent.get(u)).map(|&i| (i, "parent"));
-        by_parent.or_else(|| self.after(line, next_line).map(|i| (i, "fallback")))
+        by_parent.or_else(|| self.after(line).map(|i| (i, "fallback")))
     }
 
-    /// The first summary written after `line` and before `next_line`.
-    pub fn after(&self, line: u64, next_line: u64) -> Option<usize> {
+    /// The first summary written after the boundary on `line` and before the next boundary.
+    pub fn after(&self, line: u64) -> Option<usize> {
+        let next = self
+            .boundaries
+            .get(self.boundaries.partition_point(|&l| l <= line))
+            .copied()
+            .unwrap_or(u64::MAX);
         let i = self.lines.partition_point(|&l| l <= line);
-        self.lines.get(i).filter(|&&l| l < next_line).map(|_| i)
+        self.lines.get(i).filter(|&&l| l < next).map(|_| i)
     }
 }
 
@@ -467,12 +478,11 @@ pub fn claude(
     // Markers come in file order, so both lists are sorted by line; looked up by bisection
     // and by map, each boundary costs a logarithm, not a pass over the file's markers.
     let summaries: Vec<&Marker> = markers.iter().filter(|m| m.is_summary()).collect();
-    let mut boundary_lines: Vec<u64> = boundaries.iter().map(|b| b.line).collect();
-    boundary_lines.sort_unstable();
     let by_boundary = SummaryIndex::new(
         summaries
             .iter()
             .map(|s| (s.line, s.value.get("parentUuid").and_then(Value::as_str))),
+        boundaries.iter().map(|b| b.line),
     );
     let session_id = markers.iter().find_map(|m| str_of(&m.value, "sessionId"));
     let file = src.name().to_string();
@@ -530,13 +540,7 @@ pub fn claude(
             Some(lp) if !lp.is_empty() => Some(resolved.contains(lp)),
             _ => None,
         };
-        let next_line = boundary_lines
-            .get(boundary_lines.partition_point(|&l| l <= m.line))
-            .copied()
-            .unwrap_or(u64::MAX);
-        let found = by_boundary
-            .of(m.uuid(), m.line, next_line)
-            .map(|(i, how)| (summaries[i], how));
+        let found = by_boundary.of(m.uuid(), m.line).map(|(i, how)| (summaries[i], how));
         match found {
             Some((s, source)) => {
                 let text = claude_summary_text(&s.value);

@@ -241,10 +241,10 @@ struct ClaudeSummaries {
     of: rustc_hash::FxHashMap<u32, u32>,
     /// Summary messages that are the text of an imported boundary.
     used: rustc_hash::FxHashSet<u32>,
-    /// Summary messages by line, for boundaries without a uuid.
+    /// Summary messages by line.
     summaries: Vec<(u64, u32)>,
-    /// The lines of every boundary, sorted.
-    boundary_lines: Vec<u64>,
+    /// Which summary each boundary takes, also for boundaries without a uuid.
+    index: crate::summary::SummaryIndex,
 }
 
 impl ClaudeSummaries {
@@ -261,17 +261,19 @@ impl ClaudeSummaries {
             .map(|&(_, p)| t.node(p).parent_id().map(|id| t.ids.text(id)))
             .collect();
         let imported: rustc_hash::FxHashSet<u32> = order.iter().map(|p| p.pos).collect();
-        let index = crate::summary::SummaryIndex::new(summaries.iter().zip(&parents).map(|(s, p)| (s.0, p.as_deref())));
+        let index = crate::summary::SummaryIndex::new(
+            summaries.iter().zip(&parents).map(|(s, p)| (s.0, p.as_deref())),
+            boundaries.iter().map(|&b| t.node(b).line),
+        );
         let mut out = ClaudeSummaries {
             of: Default::default(),
             used: Default::default(),
-            boundary_lines: boundaries.iter().map(|&b| t.node(b).line).collect(),
             summaries,
+            index,
         };
-        for (i, &b) in boundaries.iter().enumerate() {
-            let next = boundaries.get(i + 1).map_or(u64::MAX, |&n| t.node(n).line);
+        for &b in &boundaries {
             let uuid = t.uuid_text(b);
-            if let Some((k, _)) = index.of(Some(&uuid), t.node(b).line, next) {
+            if let Some((k, _)) = out.index.of(Some(&uuid), t.node(b).line) {
                 let s = out.summaries[k].1;
                 out.of.insert(b, s);
                 if imported.contains(&b) {
@@ -321,14 +323,8 @@ impl ClaudeSummaries {
         if !boundary {
             return Ok(None);
         }
-        let next = self
-            .boundary_lines
-            .get(self.boundary_lines.partition_point(|&l| l <= line))
-            .copied()
-            .unwrap_or(u64::MAX);
-        let first_after = self.summaries.partition_point(|s| s.0 <= line);
-        let text = match self.summaries.get(first_after).filter(|s| s.0 < next) {
-            Some(s) => Some(summary_text(src, t, s.1)?),
+        let text = match self.index.after(line) {
+            Some(k) => Some(summary_text(src, t, self.summaries[k].1)?),
             None => None,
         };
         Ok(Some(claude_summary_item(rec, text)))
