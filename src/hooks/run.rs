@@ -248,7 +248,11 @@ pub fn summary_records(path: &Path) -> Option<Vec<crate::summary::SummaryRecord>
     if path.extension().is_none_or(|e| e != "jsonl") {
         return None;
     }
-    let bytes = crate::io::paths::regular_file_head(path, 256 << 20)?;
+    // Every session named to extract-summary comes through here: its first bytes tell, so a
+    // transcript is not read twice. Each archived line starts with its `kind`.
+    let head = crate::io::paths::regular_file_head(path, 4096)?;
+    memchr::memmem::find(&head, SUMMARY_KIND.as_bytes())?;
+    let bytes = crate::io::paths::regular_file_head(path, u64::MAX)?;
     let list = read_summaries(&bytes)?;
     let n = list.len();
     Some(
