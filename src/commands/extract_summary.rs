@@ -26,6 +26,21 @@ struct Total {
     bad_lines: u64,
 }
 
+impl Total {
+    /// Prints a record (a summary or an event) and counts it.
+    fn print(&mut self, r: &SummaryRecord, out: &mut Out, json: bool) -> std::io::Result<()> {
+        if r.kind == "summary" {
+            self.summaries += 1;
+            self.with_current += usize::from(r.current);
+        }
+        if json {
+            out.json(r)
+        } else {
+            out.text(&render(r, out.paint()))
+        }
+    }
+}
+
 pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus> {
     let mut diags = Vec::new();
     // Summaries archived by `cctool hooks` (docs/backup.md) are read as they are.
@@ -67,13 +82,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
         bad_lines: 0,
     };
     for r in archived.iter().filter(|r| !a.current || r.current) {
-        total.summaries += 1;
-        total.with_current += usize::from(r.current);
-        if g.json {
-            out.json(r)?;
-        } else {
-            out.text(&render(r, out.paint()))?;
-        }
+        total.print(r, &mut out, g.json)?;
     }
     for (input, outcome) in inputs.iter().zip(outcomes) {
         match outcome {
@@ -85,15 +94,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
                     total.without_current += 1;
                 }
                 for r in records.iter().filter(|r| !a.current || r.current) {
-                    if r.kind == "summary" {
-                        total.summaries += 1;
-                        total.with_current += usize::from(r.current);
-                    }
-                    if g.json {
-                        out.json(r)?;
-                    } else {
-                        out.text(&render(r, out.paint()))?;
-                    }
+                    total.print(r, &mut out, g.json)?;
                 }
             }
             other => {
