@@ -133,7 +133,7 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Resu
             force: a.force,
         };
         let done = replace_with_backup_by(&a.file, &how, |w| migrate::write_to(s, w))
-            .map_err(|e| super::rewrite_failed(&e))?;
+            .map_err(|e| crate::io::atomic::rewrite_failed(&e))?;
         d.output = Some(done.target.display().to_string());
         d.backup = Some(done.backup.display().to_string());
     } else {

@@ -488,7 +488,7 @@ fn write_session(
         seen: Seen::of(src),
         force: a.force,
     };
-    let done = replace_with_backup_by(path, &how, write).map_err(|e| super::rewrite_failed(&e))?;
+    let done = replace_with_backup_by(path, &how, write).map_err(|e| crate::io::atomic::rewrite_failed(&e))?;
     if done.target != *path {
         m.output = Some(done.target.display().to_string());
     }

@@ -236,8 +236,6 @@ pub fn read_session(src: &crate::io::Source) -> Result<crate::agents::cctool::sc
     crate::agents::agent(crate::model::Format::CctoolSession).full_session(src)
 }
 
-pub use crate::io::atomic::rewrite_failed;
-
 /// Why an input gave no session.
 pub enum NoSession {
     /// It could not be opened or read.
