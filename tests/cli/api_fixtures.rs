@@ -455,37 +455,7 @@ fn real_request(script: &Path, file: &Path, row: &Fingerprint) -> Option<Vec<Val
         return None;
     }
     let sent: Value = serde_json::from_slice(&out.stdout).ok()?;
-    Some(normalise(&sent))
-}
-
-/// Drops what the client adds by itself: system-role messages, the reminder blocks of the
-/// last user message, `cache_control` and `"is_error": false`.
-fn normalise(sent: &Value) -> Vec<Value> {
-    fn clean(v: &mut Value) {
-        match v {
-            Value::Object(o) => {
-                o.remove("cache_control");
-                if o.get("is_error") == Some(&Value::Bool(false)) {
-                    o.remove("is_error");
-                }
-                o.values_mut().for_each(clean);
-            }
-            Value::Array(a) => a.iter_mut().for_each(clean),
-            _ => {}
-        }
-    }
-    let mut msgs: Vec<Value> = sent
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|m| m["role"] != "system")
-        .collect();
-    if let Some(Value::Array(blocks)) = msgs.last_mut().and_then(|m| m.get_mut("content")) {
-        blocks.retain(|b| !b["text"].as_str().is_some_and(|t| t.starts_with("<system-reminder>")));
-    }
-    msgs.iter_mut().for_each(clean);
-    msgs
+    Some(crate::api_view::normalise(&sent))
 }
 
 /// The live re-check: the baseline rows of the current-era samples (`real-2026`; every row

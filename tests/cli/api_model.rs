@@ -444,6 +444,11 @@ fn scan_shows_the_model_a_resume_would_use() {
 
 /// Canonical JSON as Python's `json.dumps(v, sort_keys=True, separators=(",", ":"))` writes it.
 fn canonical(v: &Value, out: &mut String) {
+    crate::util::sorted_json(v, &python_scalar, out);
+}
+
+/// A string, number, boolean or null as Python's `json.dumps` writes it (ASCII only).
+fn python_scalar(v: &Value, out: &mut String) {
     match v {
         Value::Null => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
@@ -475,30 +480,7 @@ fn canonical(v: &Value, out: &mut String) {
             }
             out.push('"');
         }
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                canonical(x, out);
-            }
-            out.push(']');
-        }
-        Value::Object(o) => {
-            let mut keys: Vec<&String> = o.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                canonical(&Value::String((*k).clone()), out);
-                out.push(':');
-                canonical(&o[k.as_str()], out);
-            }
-            out.push('}');
-        }
+        Value::Array(_) | Value::Object(_) => crate::util::sorted_json(v, &python_scalar, out),
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{Client, cctool, fixture, realclient, records, shared, shared_files, stdout_of};
+use crate::util::{API_VIEW_FIELDS, Client, cctool, fixture, realclient, records, shared, shared_files, stdout_of};
 
 /// The harness's conditions: a loopback base URL (another model's thinking is dropped) and a
 /// date before the 2026-11-30 retirement at which the requests were recorded.
@@ -113,29 +113,7 @@ fn json_record_reports_model_tokens_and_loader_rules() {
     let recs = records(&out);
     let last = recs.last().unwrap();
     let keys: Vec<&str> = last.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        [
-            "kind",
-            "file",
-            "format",
-            "client",
-            "loader",
-            "model",
-            "model_choice",
-            "model_entry",
-            "session_model",
-            "session_model_retires",
-            "notice",
-            "thinking_policy",
-            "messages",
-            "tokens",
-            "prompt",
-            "rules",
-            "assumptions",
-            "refused"
-        ]
-    );
+    assert_eq!(keys, API_VIEW_FIELDS);
     assert_eq!(last["model"], "claude-opus-4-5-20251101");
     let lines: Vec<&str> = out.lines().filter(|l| l.starts_with(r#"{"role""#)).collect();
     assert_eq!(last["messages"], lines.len());
@@ -223,8 +201,8 @@ pub(crate) fn normalise(sent: &Value) -> Vec<Value> {
     }
     let mut msgs: Vec<Value> = sent
         .as_array()
-        .unwrap()
-        .iter()
+        .into_iter()
+        .flatten()
         .filter(|m| m["role"] != "system")
         .cloned()
         .collect();

@@ -108,6 +108,22 @@ const RECORDED_AT: &str = "2026-12-01T12:00:00Z";
 /// The harness's base URL is a loopback one: the client then drops other models' thinking.
 const HARNESS_URL: &str = "http://127.0.0.1:9";
 
+/// `--api-view` of `path` under the conditions its request was recorded in.
+fn recorded_view(path: &Path) -> Vec<Value> {
+    records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        "--prompt",
+        "say ok",
+        "--as-of",
+        RECORDED_AT,
+        "--base-url",
+        HARNESS_URL,
+        p(path),
+    ]))
+}
+
 #[test]
 fn claude_code_chains_for_both_loaders_and_the_recorded_requests() {
     let mut listed: Vec<String> = CLAUDE_CHAINS.iter().map(|c| c.0.to_string()).collect();
@@ -117,18 +133,7 @@ fn claude_code_chains_for_both_loaders_and_the_recorded_requests() {
         let path = claude(name);
         assert_eq!(chain(&path, &[]), split(current), "{name} (2.1.332)");
         assert_eq!(chain(&path, &["--loader", "2.1.88"]), split(old), "{name} (2.1.88)");
-        let view = records(&stdout_of(&[
-            "-q",
-            "rebuild-chain",
-            "--api-view",
-            "--prompt",
-            "say ok",
-            "--as-of",
-            RECORDED_AT,
-            "--base-url",
-            HARNESS_URL,
-            p(&path),
-        ]));
+        let view = recorded_view(&path);
         assert_eq!(view, sent(&path), "{name}: the request Claude Code 2.1.332 sent");
     }
 }
@@ -144,18 +149,7 @@ fn the_older_loader_fixtures_match_the_recorded_requests_too() {
         .collect();
     assert_eq!(files.len(), 6);
     for path in files {
-        let view = records(&stdout_of(&[
-            "-q",
-            "rebuild-chain",
-            "--api-view",
-            "--prompt",
-            "say ok",
-            "--as-of",
-            RECORDED_AT,
-            "--base-url",
-            HARNESS_URL,
-            p(&path),
-        ]));
+        let view = recorded_view(&path);
         assert_eq!(view, sent(&path), "{}", path.display());
     }
     let rollback = fixture("codex/rollback_across_replacement_history.jsonl");

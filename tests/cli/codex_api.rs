@@ -11,7 +11,7 @@ use std::process::Command;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::util::{cctool, fixture, records, root, shared_files, skip_notice, stdout_of};
+use crate::util::{API_VIEW_FIELDS, cctool, fixture, records, root, shared_files, skip_notice, stdout_of};
 
 const DIR: &str = "codex/api";
 
@@ -219,29 +219,7 @@ fn json_record_counts_items_and_tokens_of_what_is_printed() {
     let lines: Vec<&str> = out.lines().collect();
     let record: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
     let keys: Vec<&str> = record.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        [
-            "kind",
-            "file",
-            "format",
-            "client",
-            "loader",
-            "model",
-            "model_choice",
-            "model_entry",
-            "session_model",
-            "session_model_retires",
-            "notice",
-            "thinking_policy",
-            "messages",
-            "tokens",
-            "prompt",
-            "rules",
-            "assumptions",
-            "refused"
-        ]
-    );
+    assert_eq!(keys, API_VIEW_FIELDS);
     assert_eq!(record["kind"], "api_view");
     assert_eq!(record["format"], "codex");
     assert_eq!(record["client"], "0.171");
@@ -346,38 +324,9 @@ const TABLE: &str = "tests/codex_api_samples.tsv";
 
 /// Items as canonical JSON (keys sorted), one per line, and the SHA-256 of that text.
 fn fingerprint(items: &[Value]) -> String {
-    fn canon(v: &Value, out: &mut String) {
-        match v {
-            Value::Object(o) => {
-                let mut keys: Vec<&String> = o.keys().collect();
-                keys.sort();
-                out.push('{');
-                for (i, k) in keys.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&serde_json::to_string(k).unwrap());
-                    out.push(':');
-                    canon(&o[*k], out);
-                }
-                out.push('}');
-            }
-            Value::Array(a) => {
-                out.push('[');
-                for (i, x) in a.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    canon(x, out);
-                }
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
-    }
     let mut text = String::new();
     for item in items {
-        canon(item, &mut text);
+        crate::util::sorted_json(item, &|v, out| out.push_str(&v.to_string()), &mut text);
         text.push('\n');
     }
     let digest = Sha256::digest(text.as_bytes());

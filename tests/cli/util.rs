@@ -245,3 +245,59 @@ pub fn big_v1_session() -> Vec<u8> {
         .collect();
     serde_json::to_vec(&serde_json::json!({"version": 1, "id": "big", "messages": messages})).unwrap()
 }
+
+/// The fields of the `api_view` record, in order: one record for both agents.
+pub const API_VIEW_FIELDS: &[&str] = &[
+    "kind",
+    "file",
+    "format",
+    "client",
+    "loader",
+    "model",
+    "model_choice",
+    "model_entry",
+    "session_model",
+    "session_model_retires",
+    "notice",
+    "thinking_policy",
+    "messages",
+    "tokens",
+    "prompt",
+    "rules",
+    "assumptions",
+    "refused",
+];
+
+/// `v` as JSON with object keys sorted and no spaces, for fingerprints; `scalar` writes each
+/// string (keys included), number, boolean and null, so a table recorded by another writer
+/// (Python's `json.dumps`) can be matched.
+pub fn sorted_json(v: &serde_json::Value, scalar: &dyn Fn(&serde_json::Value, &mut String), out: &mut String) {
+    use serde_json::Value;
+    match v {
+        Value::Object(o) => {
+            let mut keys: Vec<&String> = o.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                scalar(&Value::String((*k).clone()), out);
+                out.push(':');
+                sorted_json(&o[k.as_str()], scalar, out);
+            }
+            out.push('}');
+        }
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                sorted_json(x, scalar, out);
+            }
+            out.push(']');
+        }
+        other => scalar(other, out),
+    }
+}
