@@ -463,10 +463,11 @@ fn write_session(
     written_by: &mut Option<String>,
     write: impl FnOnce(&mut Output) -> std::io::Result<()>,
 ) -> Result<(), String> {
-    // Checked before the rename: a truncation under the mapping read as zeros somewhere.
+    // Checked before the rename: a truncation under the mapping read as zeros somewhere. A
+    // truncation after it cannot touch what was written, nor turn the run into an error.
     let write = |w: &mut Output| {
         write(w)?;
-        src.check()
+        src.settle()
     };
     let Some(path) = in_place else {
         let target = output_of(job, written_by, m)?;

@@ -92,6 +92,8 @@ struct Mapped {
     guard: mapguard::Guard,
     map: Mmap,
     file: File,
+    /// Set by [`Source::settle`]: an output made from the bytes read so far was committed.
+    settled: std::sync::atomic::AtomicBool,
 }
 
 /// Where the bytes read came from, when they are not the named file's bytes as stored.
@@ -389,6 +391,9 @@ impl Source {
     /// its result.
     pub fn check(&self) -> io::Result<()> {
         if let Backing::Mapped(m) = &self.backing {
+            if m.settled.load(std::sync::atomic::Ordering::SeqCst) {
+                return Ok(());
+            }
             if m.guard.faulted() {
                 return Err(changed(self.len, m.file.metadata().ok().map(|m| m.len())));
             }
@@ -396,6 +401,19 @@ impl Source {
             if now < self.len {
                 return Err(changed(self.len, Some(now)));
             }
+        }
+        Ok(())
+    }
+
+    /// [`check`](Self::check) at the point where an output made from this source is
+    /// committed (just before its rename): on success every byte that output, and what is
+    /// reported of it, was made from is known to be as stored, so a truncation after this
+    /// point is no concern of the run and later checks pass. Only for a command that reads
+    /// nothing more to use once its output is made.
+    pub fn settle(&self) -> io::Result<()> {
+        self.check()?;
+        if let Backing::Mapped(m) = &self.backing {
+            m.settled.store(true, std::sync::atomic::Ordering::SeqCst);
         }
         Ok(())
     }
@@ -927,7 +945,12 @@ impl Drop for Releaser<'_> {
 fn map(file: File) -> Backing {
     match map_raw(&file) {
         Ok(map) => match mapguard::register(map.as_ptr(), map.len()) {
-            Some(guard) => Backing::Mapped(Mapped { guard, map, file }),
+            Some(guard) => Backing::Mapped(Mapped {
+                guard,
+                map,
+                file,
+                settled: Default::default(),
+            }),
             None => Backing::Stream(file),
         },
         Err(_) => Backing::Stream(file),
@@ -996,6 +1019,43 @@ mod tests {
             .step_by(size)
             .map(|a| (a, (a + size).min(bytes.len())))
             .collect()
+    }
+
+    /// A mapped source cut after it was read: an error until an output made from it is
+    /// settled, none after.
+    #[test]
+    fn a_truncation_after_the_output_is_settled_is_no_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        std::fs::write(&path, vec![b'x'; MMAP_MIN as usize + 4096]).unwrap();
+        let old = SystemTime::now() - COLD_AFTER * 2;
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        for settle_first in [false, true] {
+            let src = Source::open_path(&path, MmapChoice::Auto).unwrap();
+            assert!(matches!(src.backing, Backing::Mapped(_)), "the file is mapped");
+            if settle_first {
+                src.settle().unwrap();
+            }
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(100)
+                .unwrap();
+            assert_eq!(src.check().is_ok(), settle_first);
+            std::fs::write(&path, vec![b'x'; MMAP_MIN as usize + 4096]).unwrap();
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(old)
+                .unwrap();
+        }
     }
 
     #[test]
