@@ -163,7 +163,8 @@ cctool session files: the messages in order, one per line.",
     after_long_help = rebuild_chain_help()
 )]
 pub struct RebuildChainArgs {
-    /// The session file (`-` reads standard input).
+    /// The session file (`-` reads standard input), or ARCHIVE/SESSION-ID for a session kept
+    /// in a backup archive.
     pub file: PathBuf,
 
     /// Claude Code loading rules to follow.
@@ -262,7 +263,8 @@ last compaction, or on a progress row).",
     after_long_help = doctor_help()
 )]
 pub struct DoctorArgs {
-    /// Session files or directories (searched recursively); `-` reads standard input.
+    /// Session files or directories (searched recursively), or a backup archive (or
+    /// ARCHIVE/SESSION-ID); `-` reads standard input.
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]
@@ -315,7 +317,8 @@ cctool extract-summary --json --strip-template | jq -r 'select(.kind==\"summary\
 cctool extract-summary --json ~/.codex/sessions | jq -c 'select(.encrypted) | {file, encrypted_len, kept: (.retained_messages|length)}'"
 )]
 pub struct ExtractSummaryArgs {
-    /// Session files or directories (searched recursively); `-` reads standard input.
+    /// Session files or directories (searched recursively), or a backup archive (or
+    /// ARCHIVE/SESSION-ID); `-` reads standard input.
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]
@@ -378,7 +381,8 @@ cctool migrate ~/.claude/projects -o ~/sessions-v5/   # a folder: into an output
 cctool migrate rollout-….jsonl -o - | jq '.messages | length'"
 )]
 pub struct MigrateArgs {
-    /// Session files or directories (searched recursively).
+    /// Session files or directories (searched recursively), or a backup archive (or
+    /// ARCHIVE/SESSION-ID).
     #[arg(required_unless_present = "files_from")]
     pub paths: Vec<PathBuf>,
 
@@ -453,7 +457,8 @@ EXIT STATUS\n  0 compacted (or nothing to compact); 1 --dry-run found something 
 budget could not be reached; 2 unusable input or a write failed."
 )]
 pub struct CompactArgs {
-    /// The session to compact.
+    /// The session to compact (ARCHIVE/SESSION-ID reads one kept in a backup archive; write
+    /// the result with -o).
     pub file: PathBuf,
 
     /// Tokens at the end kept verbatim.
@@ -579,7 +584,8 @@ With no PATH, the user's own stores are scanned. \
     after_long_help = scan_help()
 )]
 pub struct ScanArgs {
-    /// Session files or directories (searched recursively); `-` reads standard input.
+    /// Session files or directories (searched recursively), or a backup archive (or
+    /// ARCHIVE/SESSION-ID); `-` reads standard input.
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]

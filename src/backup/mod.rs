@@ -17,13 +17,13 @@
 //! grown file each time). A file rewritten in place is cut again at fixed 1 MiB offsets;
 //! identical pieces are still shared.
 
-pub mod archive;
+pub mod named;
 pub mod restore;
 pub mod retention;
 pub mod run;
 pub mod stores;
 
-pub use archive::{Archive, Chunk, FileEntry, Manifest, SessionMeta};
+pub use crate::io::archive::{self, Archive, Chunk, FileEntry, Manifest, SessionMeta};
 
 /// The archive used when none is named: `$XDG_DATA_HOME/cctool/backup`, else
 /// `~/.local/share/cctool/backup`.

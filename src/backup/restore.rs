@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::archive::{Archive, FileEntry};
+use crate::io::archive::{Archive, FileEntry};
 
 /// One session of the archive, as `restore` lists it. Every field keeps one JSON type.
 #[derive(Serialize, Debug, Clone)]
@@ -60,7 +60,7 @@ pub fn session_of(f: &FileEntry) -> Option<String> {
 /// Whether `path` holds exactly the bytes of the stored copy `f`.
 pub fn same_bytes(f: &FileEntry, path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == f.size)
-        && super::archive::hash_file(path).is_ok_and(|(_, sha)| sha == f.sha256)
+        && crate::io::archive::hash_file(path).is_ok_and(|(_, sha)| sha == f.sha256)
 }
 
 /// The sessions of the archive, newest copy of each, sorted by last activity then path.

@@ -8,8 +8,8 @@ use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
-use super::archive::{Archive, Chunk, FileEntry, Manifest, SessionMeta, hex};
 use super::stores::Found;
+use crate::io::archive::{Archive, Chunk, FileEntry, Manifest, SessionMeta, hex};
 
 /// Fixed offsets at which a file that is not an extension of its last copy is cut.
 pub const CHUNK: usize = 1 << 20;
@@ -196,7 +196,7 @@ pub fn backup(
 /// [`backup`] by a caller that holds the archive's lock.
 pub fn backup_locked(
     archive: &Archive,
-    _lock: &super::archive::Lock,
+    _lock: &crate::io::archive::Lock,
     files: &[Found],
     kind: &'static str,
     settle: Duration,
@@ -270,8 +270,8 @@ pub fn backup_locked(
         && (kind != "backup" || same_as_last);
     if !nothing_new {
         let m = Manifest {
-            format: super::archive::FORMAT.into(),
-            version: super::archive::VERSION,
+            format: crate::io::archive::FORMAT.into(),
+            version: crate::io::archive::VERSION,
             created: crate::model::time::format_ms(now_ms()),
             kind: kind.into(),
             files: entries,

@@ -7,9 +7,9 @@ use crate::ExitStatus;
 use crate::cli::{CompactArgs, GlobalArgs};
 use crate::compact::file::Target;
 use crate::compact::{self, Options, Report};
+use crate::io::Source;
 use crate::io::atomic::{Seen, occupied};
 use crate::io::paths::{beside, same_file};
-use crate::io::{Input, Source};
 use crate::model::Format;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
@@ -190,7 +190,10 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
     if a.file.as_os_str() == "-" {
         return Err("compact reads a file, not standard input: name the session file".into());
     }
-    let input = Input::Path(a.file.clone());
+    let input = super::file_input(&a.file)?;
+    if matches!(input, crate::io::Input::Archived(_)) && !a.in_place && a.output.is_none() {
+        return Err(super::ARCHIVED_NEEDS_OUTPUT.into());
+    }
     let (src, format) = super::open_session(&input, g)?;
     r.format = format.name().to_string();
     r.tokens_of = Some(crate::agents::agent(format).about().measure);

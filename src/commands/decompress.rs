@@ -94,7 +94,11 @@ fn full_messages(g: &GlobalArgs, path: &Path) -> Result<Vec<MessageV3>, String> 
 }
 
 fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Result<(), String> {
-    let (src, format) = super::open_session(&Input::Path(a.file.clone()), g)?;
+    let input = super::file_input(&a.file)?;
+    if matches!(input, Input::Archived(_)) && (a.in_place || a.output.is_none()) {
+        return Err(super::ARCHIVED_NEEDS_OUTPUT.into());
+    }
+    let (src, format) = super::open_session(&input, g)?;
     if format != Format::CctoolSession {
         return Err(format!(
             "is a {} file; decompress restores tier-1 placeholders of cctool v5 sessions",

@@ -78,6 +78,7 @@ impl Dest {
 fn name_in_folder(input: &Input, f: ExportFormat, taken: &mut HashMap<String, usize>) -> String {
     let file_name = match input {
         Input::Path(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()),
+        Input::Archived(s) => s.name.rsplit('/').next().map(str::to_string),
         Input::Stdin => None,
     }
     .unwrap_or_else(|| "stdin.jsonl".into());

@@ -68,7 +68,7 @@ pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
                 (!ours || named_inputs.contains(&Input::Path(p.clone())))
                     && seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone()))
             }
-            Input::Stdin => true,
+            Input::Stdin | Input::Archived(_) => true,
         })
         .collect();
     let dest = destination(a, &inputs)?;
@@ -77,6 +77,7 @@ pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
         .map(|input| {
             let named = match &input {
                 Input::Path(p) => named_inputs.contains(&Input::Path(p.clone())),
+                Input::Archived(_) => named_inputs.contains(&input),
                 Input::Stdin => true,
             };
             let planned = planned_output(&dest, &input, &a.paths);
@@ -213,11 +214,15 @@ fn destination(a: &MigrateArgs, inputs: &[Input]) -> Result<Dest, Fatal> {
 
 /// The file an input's import (or, with `-o`, its migration) is written to.
 fn planned_output(dest: &Dest, input: &Input, roots: &[PathBuf]) -> Option<PathBuf> {
-    let Input::Path(p) = input else {
-        return match dest {
-            Dest::File(o) => Some(o.clone()),
-            _ => None,
-        };
+    let p = match (input, dest) {
+        (Input::Path(p), _) => p,
+        (Input::Archived(s), Dest::Dir(d)) => return Some(beside(&d.join(&s.rel), "v5.json")),
+        _ => {
+            return match dest {
+                Dest::File(o) => Some(o.clone()),
+                _ => None,
+            };
+        }
     };
     match dest {
         Dest::Default => Some(beside(p, "v5.json")),
@@ -347,6 +352,11 @@ fn migrate_one(
     if matches!(input, Input::Stdin) && matches!(dest, Dest::Dir(_)) {
         return Err(
             "standard input has no name to write under in an output folder: give it -o FILE or -o - on its own".into(),
+        );
+    }
+    if matches!(input, Input::Archived(_)) && matches!(dest, Dest::Default) {
+        return Err(
+            "is a copy kept in a backup archive, which cctool never writes into: give -o OUT, -o DIR or -o -".into(),
         );
     }
     let (src, format) = super::open_session(input, g)?;

@@ -76,11 +76,46 @@ pub fn batch_inputs(
     } else {
         paths.to_vec()
     };
+    // A backup archive, or a path below one, names the files the archive keeps.
+    let mut archived = crate::io::paths::Expanded::default();
+    let mut named_archived = Vec::new();
+    let mut in_archive = std::collections::HashSet::new();
+    for r in &roots {
+        let Some(found) = crate::backup::named::resolve(r) else {
+            continue;
+        };
+        in_archive.insert(r.clone());
+        match found {
+            Ok(n) => {
+                for u in &n.unreadable {
+                    archived.problems.push(crate::model::diag::Diagnostic::new(
+                        n.archive.display().to_string(),
+                        None,
+                        crate::model::diag::Code::UnreadablePath,
+                        crate::model::diag::Severity::Warning,
+                        format!("a snapshot of the backup archive cannot be read, its files are not read: {u}"),
+                    ));
+                }
+                if !n.whole {
+                    named_archived.extend(n.inputs());
+                }
+                archived.inputs.extend(n.inputs());
+            }
+            Err(e) => archived.problems.push(crate::model::diag::Diagnostic::new(
+                r.display().to_string(),
+                None,
+                crate::model::diag::Code::UnreadablePath,
+                crate::model::diag::Severity::Error,
+                e,
+            )),
+        }
+    }
+    let roots: Vec<std::path::PathBuf> = roots.into_iter().filter(|r| !in_archive.contains(r)).collect();
     // Everything named that is not a folder is read for what it is: a pipe, a device or a
     // missing file is the user's input, and its problem an error, never a file skipped.
     let named = paths
         .iter()
-        .filter(|p| !p.is_dir())
+        .filter(|p| !p.is_dir() && !in_archive.contains(*p))
         .map(|p| {
             if p.as_os_str() == "-" {
                 Input::Stdin
@@ -88,8 +123,28 @@ pub fn batch_inputs(
                 Input::Path(p.clone())
             }
         })
+        .chain(named_archived)
         .collect();
-    Ok((crate::io::paths::expand(&roots, g.follow), named))
+    let mut expanded = crate::io::paths::expand(&roots, g.follow);
+    expanded.inputs.append(&mut archived.inputs);
+    expanded.problems.append(&mut archived.problems);
+    Ok((expanded, named))
+}
+
+/// What a command that would write beside its input says of a file kept in a backup archive.
+pub const ARCHIVED_NEEDS_OUTPUT: &str =
+    "is a copy kept in a backup archive, which cctool never writes into: write the result with -o OUT";
+
+/// The input a command that reads one file names: standard input (`-`), a file, or one
+/// session kept in a backup archive (`ARCHIVE/<session id>`).
+pub fn file_input(path: &std::path::Path) -> Result<crate::io::Input, String> {
+    if path.as_os_str() == "-" {
+        return Ok(crate::io::Input::Stdin);
+    }
+    match crate::backup::named::resolve(path) {
+        None => Ok(crate::io::Input::Path(path.to_path_buf())),
+        Some(found) => found?.single(path),
+    }
 }
 
 /// [`batch_inputs`] plus the subagent transcripts of the Claude Code sessions among them:
@@ -173,6 +228,7 @@ pub fn each_session<T: Send>(
     // leave the other cores idle at the end. Results come back in the order of `inputs`.
     let size = |input: &crate::io::Input| match input {
         crate::io::Input::Path(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
+        crate::io::Input::Archived(s) => s.size,
         crate::io::Input::Stdin => 0,
     };
     let sizes: Vec<u64> = inputs.par_iter().map(size).collect();

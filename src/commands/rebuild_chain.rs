@@ -4,7 +4,6 @@ use std::io::Write;
 
 use crate::agents::view::Report;
 use crate::cli::{ChainFormat, GlobalArgs, RebuildChainArgs};
-use crate::io::Input;
 use crate::model::Format;
 use crate::output::progress::file_bar;
 use crate::output::render::{Render, Style};
@@ -20,11 +19,7 @@ fn style(f: ChainFormat, paint: crate::output::style::Paint, full: bool) -> Opti
 }
 
 pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
-    let input = if a.file.as_os_str() == "-" {
-        Input::Stdin
-    } else {
-        Input::Path(a.file.clone())
-    };
+    let input = super::file_input(&a.file).map_err(Fatal)?;
     let name = input.display_name();
     let (src, format) = super::open_session(&input, g).map_err(|e| Fatal(format!("{name}: {e}")))?;
     if a.resume.any() && !a.api_view {

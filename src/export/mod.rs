@@ -500,7 +500,7 @@ fn subagent_files(session: &Path) -> Vec<PathBuf> {
         .skip(1)
         .filter_map(|i| match i {
             crate::io::Input::Path(p) => Some(p),
-            crate::io::Input::Stdin => None,
+            crate::io::Input::Stdin | crate::io::Input::Archived(_) => None,
         })
         .collect();
     files.sort();

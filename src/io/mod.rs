@@ -1,7 +1,8 @@
-//! The byte layer every command shares: opening inputs (mmap or read), walking PATH
-//! arguments, splitting lines, and lenient per-line JSON parsing. Nothing here knows about
+//! The byte layer every command shares: opening inputs (mmap or read, or from a backup
+//! archive), walking PATH arguments, splitting lines, and lenient per-line JSON parsing. Nothing here knows about
 //! Claude Code or Codex.
 
+pub mod archive;
 pub mod atomic;
 pub mod json;
 pub mod lines;

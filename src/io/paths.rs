@@ -375,7 +375,7 @@ mod tests {
             .iter()
             .map(|i| match i {
                 Input::Path(p) => p.strip_prefix(root).unwrap().display().to_string(),
-                Input::Stdin => "-".into(),
+                other => other.display_name(),
             })
             .collect();
         assert_eq!(names, ["p/b.jsonl", "p/s.json", "p/sub/a.jsonl", "-"]);
@@ -471,7 +471,7 @@ mod tests {
             .iter()
             .map(|i| match i {
                 Input::Path(p) => p.file_name().unwrap().to_string_lossy().into_owned(),
-                Input::Stdin => "-".into(),
+                other => other.display_name(),
             })
             .collect();
         assert_eq!(names, ["a.jsonl", "b.jsonl.zst"]);

@@ -55,6 +55,8 @@ pub enum MmapChoice {
 pub enum Input {
     Path(PathBuf),
     Stdin,
+    /// A file kept in a backup archive (`cctool backup`), named through the archive's folder.
+    Archived(Box<super::archive::Stored>),
 }
 
 impl Input {
@@ -63,6 +65,7 @@ impl Input {
         match self {
             Input::Path(p) => p.display().to_string(),
             Input::Stdin => "<stdin>".to_string(),
+            Input::Archived(s) => s.name.clone(),
         }
     }
 }
@@ -105,6 +108,8 @@ pub enum Held {
     Stream,
     /// A zstd-compressed file (or stream), decompressed once.
     Decompressed,
+    /// A copy kept in a backup archive, put together from its chunks once.
+    Archived,
 }
 
 /// An opened input. `len` is fixed at open time: bytes appended later are not seen, so
@@ -187,8 +192,9 @@ impl Source {
     /// stream) or standard input.
     pub fn open(input: &Input, mmap: MmapChoice) -> io::Result<Source> {
         match input {
-            Input::Stdin => Source::stream("<stdin>".to_string(), io::stdin().lock(), mmap, None),
+            Input::Stdin => Source::stream("<stdin>".to_string(), io::stdin().lock(), mmap, None, Held::Stream),
             Input::Path(path) => Source::open_path(path, mmap),
+            Input::Archived(s) => Source::stream(s.name.clone(), s.reader(), mmap, s.modified(), Held::Archived),
         }
     }
 
@@ -197,7 +203,7 @@ impl Source {
     pub fn open_found(input: &Input, mmap: MmapChoice) -> io::Result<Source> {
         match input {
             Input::Path(path) => Source::open_file(path, mmap, false),
-            Input::Stdin => Source::open(input, mmap),
+            Input::Stdin | Input::Archived(_) => Source::open(input, mmap),
         }
     }
 
@@ -230,7 +236,7 @@ impl Source {
             }))
         };
         if named && special_kind(&kind).is_some_and(|(_, streamed)| streamed) {
-            return Source::stream(name, File::open(path)?, mmap, None);
+            return Source::stream(name, File::open(path)?, mmap, None, Held::Stream);
         }
         if let Some(e) = refusal(&kind) {
             return Err(e);
@@ -274,17 +280,28 @@ impl Source {
         })
     }
 
-    /// A pipe, a FIFO or standard input: decompressed when it starts with a zstd frame, then
-    /// held as [`spool`](Self::spool) says.
-    fn stream(name: String, mut r: impl Read, mmap: MmapChoice, modified: Option<SystemTime>) -> io::Result<Source> {
+    /// A pipe, a FIFO, standard input or an archived copy (`held` says which): decompressed
+    /// when it starts with a zstd frame, then held as [`spool`](Self::spool) says.
+    fn stream(
+        name: String,
+        mut r: impl Read,
+        mmap: MmapChoice,
+        modified: Option<SystemTime>,
+        held: Held,
+    ) -> io::Result<Source> {
         let mut head = Vec::with_capacity(4);
         (&mut r).take(4).read_to_end(&mut head)?;
         let whole = io::Cursor::new(head).chain(r);
         if whole.get_ref().0.get_ref()[..] == ZSTD_MAGIC {
             let decoded = zstd::stream::read::Decoder::new(whole).map_err(decompress_error)?;
-            return Source::spool(name, decoded, mmap, modified, Held::Decompressed);
+            let held = if held == Held::Archived {
+                held
+            } else {
+                Held::Decompressed
+            };
+            return Source::spool(name, decoded, mmap, modified, held);
         }
-        Source::spool(name, whole, mmap, modified, Held::Stream)
+        Source::spool(name, whole, mmap, modified, held)
     }
 
     /// Reads `r` to its end once and holds what it gave as a file would be held: in memory
@@ -380,6 +397,9 @@ impl Source {
             Held::Decompressed => Some(
                 "is compressed (zstd); cctool writes plain JSON, so it does not rewrite it in place: write the result with -o",
             ),
+            Held::Archived => Some(
+                "is a copy kept in a backup archive, which cctool never rewrites: write the result with -o, or `cctool restore` it first",
+            ),
         }
     }
 
@@ -444,8 +464,12 @@ impl Source {
     }
 
     /// How long ago the file was modified, when that is within [`COLD_AFTER`]: its harness may
-    /// still be writing it, so it must not be rewritten or snapshotted.
+    /// still be writing it, so it must not be rewritten or snapshotted. A copy in a backup
+    /// archive is no agent's: only what the backup took is read, however recent.
     pub fn recently_modified(&self) -> Option<Duration> {
+        if self.held == Held::Archived {
+            return None;
+        }
         age(self.modified).filter(|a| *a < COLD_AFTER)
     }
 

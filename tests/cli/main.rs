@@ -8,6 +8,7 @@ mod api_fixtures;
 mod api_model;
 mod api_view;
 mod backup;
+mod backup_read;
 mod chain_fixtures;
 mod codex_api;
 mod compact;

@@ -55,7 +55,7 @@ pub fn add_subagent_files(inputs: &mut Vec<Input>, follow: bool) {
                     .into_iter()
                     .filter_map(|i| match i {
                         Input::Path(p) => Some(p),
-                        Input::Stdin => None,
+                        Input::Stdin | Input::Archived(_) => None,
                     }),
             );
         }

@@ -1,4 +1,7 @@
-//! Reading and writing an archive folder: chunks, manifests and the lock.
+//! Reading and writing a backup archive folder: chunks, manifests and the lock (the layout
+//! and why it is cut that way: `crate::backup` and `docs/backup.md`). It sits with the byte
+//! layer because every read command opens a file kept in an archive as it opens any other
+//! ([`resolve`]).
 
 use std::fs::{self, File};
 use std::io::{self, Read};
@@ -14,7 +17,7 @@ pub const FORMAT: &str = "cctool-backup-snapshot";
 pub const VERSION: u32 = 1;
 
 /// One piece of a file: the SHA-256 of its uncompressed bytes and their length.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Chunk {
     pub sha256: String,
     pub len: u64,
@@ -72,6 +75,96 @@ pub type Snapshots = (Vec<(PathBuf, Manifest)>, Vec<String>);
 /// The newest copy of each stored file with its snapshot's name, and the unreadable ones.
 pub type Latest = (Vec<(FileEntry, String)>, Vec<String>);
 
+/// A file kept in an archive, as a read command opens it: by its chunks, checked one by one
+/// and whole against the hash recorded when it was backed up.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Stored {
+    /// `<archive>/<claude|codex>/<path below the store>`: the name in every message, laid out
+    /// as `restore --to DIR` lays the files out, and a PATH that names the file again.
+    pub name: String,
+    /// The same below the archive: `<claude|codex>/<path below the store>`.
+    pub rel: String,
+    pub archive: PathBuf,
+    pub chunks: Vec<Chunk>,
+    pub size: u64,
+    pub sha256: String,
+    pub mtime_ms: Option<i64>,
+}
+
+impl Stored {
+    /// The folder under an archive (and under `restore --to DIR`) that holds an agent's files.
+    pub fn top(agent: &str) -> &'static str {
+        if agent == "claude-code" { "claude" } else { "codex" }
+    }
+
+    pub fn of(archive: &Path, f: &FileEntry) -> Stored {
+        let rel = format!("{}/{}", Stored::top(&f.agent), f.rel);
+        Stored {
+            name: format!("{}/{rel}", archive.display()),
+            rel,
+            archive: archive.to_path_buf(),
+            chunks: f.chunks.clone(),
+            size: f.size,
+            sha256: f.sha256.clone(),
+            mtime_ms: f.mtime_ms,
+        }
+    }
+
+    /// When the file was last modified before it was backed up.
+    pub fn modified(&self) -> Option<std::time::SystemTime> {
+        let ms = u64::try_from(self.mtime_ms?).ok()?;
+        std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_millis(ms))
+    }
+
+    /// The file's bytes, chunk by chunk: memory stays at one chunk whatever the file's size.
+    pub fn reader(&self) -> StoredReader {
+        StoredReader {
+            archive: Archive::new(&self.archive),
+            chunks: self.chunks.clone().into_iter(),
+            current: io::Cursor::new(Vec::new()),
+            hasher: Sha256::new(),
+            len: 0,
+            size: self.size,
+            sha256: self.sha256.clone(),
+        }
+    }
+}
+
+/// Reads a [`Stored`] file; a damaged chunk, or a whole that does not add up to what was
+/// backed up, is a read error naming the chunk file.
+pub struct StoredReader {
+    archive: Archive,
+    chunks: std::vec::IntoIter<Chunk>,
+    current: io::Cursor<Vec<u8>>,
+    hasher: Sha256,
+    len: u64,
+    size: u64,
+    sha256: String,
+}
+
+impl Read for StoredReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let n = self.current.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let Some(c) = self.chunks.next() else {
+                if self.len != self.size || hex(&self.hasher.clone().finalize()) != self.sha256 {
+                    return Err(io::Error::other(
+                        "the archived copy does not add up to the file backed up (size or SHA-256 differ); `cctool backup --verify` names the damage",
+                    ));
+                }
+                return Ok(0);
+            };
+            let bytes = self.archive.get_chunk(&c).map_err(io::Error::other)?;
+            self.hasher.update(&bytes);
+            self.len += bytes.len() as u64;
+            self.current = io::Cursor::new(bytes);
+        }
+    }
+}
+
 /// An archive folder.
 pub struct Archive {
     pub root: PathBuf,
@@ -121,6 +214,16 @@ impl Archive {
     }
 
     /// Whether `root` looks like an archive (it has a `snapshots` folder).
+    /// Whether `dir` is an archive: its newest snapshot is a manifest cctool reads. Asked of
+    /// folders named as PATH, so a folder that merely has a `snapshots` folder is not taken.
+    pub fn is_archive(dir: &Path) -> bool {
+        let a = Archive::new(dir);
+        a.snapshot_paths()
+            .ok()
+            .and_then(|v| v.last().cloned())
+            .is_some_and(|p| Archive::read_manifest(&p).is_ok())
+    }
+
     pub fn exists(&self) -> bool {
         self.root.join("snapshots").is_dir()
     }

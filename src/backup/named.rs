@@ -1,0 +1,148 @@
+//! A backup archive named as a PATH: the read commands read the files it keeps as they read
+//! a store (`docs/backup.md`, "Reading an archive").
+//!
+//! - `ARCHIVE` — every session and subagent transcript it holds, the newest copy of each
+//!   (sessions deleted from the store included: reading them is what the archive is for);
+//! - `ARCHIVE/<session id>` (or a part of a session file's name) — that session with its
+//!   subagent transcripts;
+//! - `ARCHIVE/claude/…`, `ARCHIVE/codex/…` — the files below that path of the stores, laid
+//!   out as `restore --to DIR` lays them out, which is also how each file is named in output.
+//!
+//! Nothing is extracted: each file is put together from its chunks when it is opened, every
+//! chunk checked against its hash.
+
+use std::path::{Path, PathBuf};
+
+use crate::io::Input;
+use crate::io::archive::{Archive, FileEntry, Stored};
+
+/// What a PATH names in an archive.
+pub struct Named {
+    /// The archive folder.
+    pub archive: PathBuf,
+    /// The files, sessions first where `single` picks one.
+    pub files: Vec<(FileEntry, Stored)>,
+    /// True when the PATH is the archive itself (a folder walked), false for a selection
+    /// (files named, whose problems are errors).
+    pub whole: bool,
+    /// A message for each snapshot that could not be read.
+    pub unreadable: Vec<String>,
+}
+
+impl Named {
+    /// The inputs, in the order of the files' names.
+    pub fn inputs(&self) -> Vec<Input> {
+        self.files
+            .iter()
+            .map(|(_, s)| Input::Archived(Box::new(s.clone())))
+            .collect()
+    }
+
+    /// The one session a single-file command reads: the selection must hold exactly one
+    /// session file (its subagent transcripts are not sessions of their own).
+    pub fn single(&self, path: &Path) -> Result<Input, String> {
+        let sessions: Vec<&Stored> = self
+            .files
+            .iter()
+            .filter(|(f, _)| f.role == "session")
+            .map(|(_, s)| s)
+            .collect();
+        match sessions[..] {
+            [one] => Ok(Input::Archived(Box::new(one.clone()))),
+            [] => Err(format!(
+                "{}: names no session file in the backup archive {}",
+                path.display(),
+                self.archive.display()
+            )),
+            ref many => {
+                let shown: Vec<&str> = many.iter().take(5).map(|s| s.rel.as_str()).collect();
+                Err(format!(
+                    "{}: names {} sessions in the backup archive; name one, e.g. {}/{}{}",
+                    path.display(),
+                    many.len(),
+                    self.archive.display(),
+                    shown.join(&format!(" or {}/", self.archive.display())),
+                    if many.len() > 5 {
+                        " (`cctool restore --from ARCHIVE` lists them all)"
+                    } else {
+                        ""
+                    },
+                ))
+            }
+        }
+    }
+}
+
+/// What `path` names inside a backup archive: `None` when it is not the archive or a path
+/// below one (it is read as any other PATH), an error when it is below an archive but names
+/// nothing there.
+pub fn resolve(path: &Path) -> Option<Result<Named, String>> {
+    if path.is_dir() {
+        return Archive::is_archive(path).then(|| named(path, None));
+    }
+    if path.symlink_metadata().is_ok() {
+        return None;
+    }
+    // Below an archive: the nearest folder that exists is the archive itself.
+    let archive = path
+        .ancestors()
+        .skip(1)
+        .take_while(|a| !a.as_os_str().is_empty())
+        .find(|a| a.is_dir())?;
+    if !Archive::is_archive(archive) {
+        return None;
+    }
+    let rest = path.strip_prefix(archive).ok()?;
+    let rest: Vec<String> = rest
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(named(archive, Some(&rest.join("/"))))
+}
+
+fn named(archive: &Path, rest: Option<&str>) -> Result<Named, String> {
+    let (latest, unreadable) = Archive::new(archive)
+        .latest_files()
+        .map_err(|e| format!("{}: cannot read the backup archive: {e}", archive.display()))?;
+    let sessions: Vec<(FileEntry, String)> = latest
+        .into_iter()
+        .filter(|(f, _)| f.role == "session" || f.role == "subagent")
+        .collect();
+    let chosen: Vec<&FileEntry> = match rest {
+        None => sessions.iter().map(|(f, _)| f).collect(),
+        Some(rest)
+            if rest.starts_with("claude/") || rest.starts_with("codex/") || rest == "claude" || rest == "codex" =>
+        {
+            let under = format!("{rest}/");
+            sessions
+                .iter()
+                .map(|(f, _)| f)
+                .filter(|f| {
+                    let rel = format!("{}/{}", Stored::top(&f.agent), f.rel);
+                    rel == rest || rel.starts_with(&under)
+                })
+                .collect()
+        }
+        Some(rest) if !rest.contains('/') => super::restore::select(&sessions, &[rest.to_string()], false),
+        Some(_) => Vec::new(),
+    };
+    if chosen.is_empty() {
+        return Err(format!(
+            "no file or session {:?} in the backup archive {} (`cctool restore --from {}` lists what it holds)",
+            rest.unwrap_or(""),
+            archive.display(),
+            archive.display()
+        ));
+    }
+    let mut files: Vec<(FileEntry, Stored)> = chosen
+        .into_iter()
+        .map(|f| (f.clone(), Stored::of(archive, f)))
+        .collect();
+    files.sort_by(|a, b| a.1.rel.cmp(&b.1.rel));
+    Ok(Named {
+        archive: archive.to_path_buf(),
+        files,
+        whole: rest.is_none(),
+        unreadable,
+    })
+}
