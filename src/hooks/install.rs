@@ -1,6 +1,5 @@
 //! Adding and removing cctool's hooks in the agents' settings files, with real parsers:
-//! Claude Code's JSON keeps its key order (the file is written back with two-space
-//! indentation, as Claude Code writes it); Codex's `config.toml` is edited with `toml_edit`,
+//! Claude Code's JSON keeps its key order and is written back in its own layout; Codex's `config.toml` is edited with `toml_edit`,
 //! which keeps every other key, comment and blank line as it was.
 
 use std::path::{Path, PathBuf};
@@ -137,12 +136,36 @@ fn parse_json(text: &str) -> Result<Value, String> {
     })
 }
 
-/// Two-space indentation as Claude Code writes its settings, ending with a newline when the
-/// file did (or was new).
+/// Written back in the file's own layout: the indentation of its first indented line (two
+/// spaces as Claude Code writes it, four, a tab), on one line if it was on one, with its
+/// line endings and its final newline (a new file: two spaces and a newline). A file in any
+/// such layout comes back byte for byte from an install and an uninstall.
 fn write_json(v: &Value, original: &str) -> String {
-    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    use serde::Serialize;
+    let body = original.trim();
+    let one_line = !body.is_empty() && !body.contains('\n');
+    let indent = original
+        .lines()
+        .skip(1)
+        .map(|l| &l[..l.len() - l.trim_start().len()])
+        .find(|w| !w.is_empty())
+        .unwrap_or("  ");
+    let mut out = Vec::new();
+    let written = if one_line {
+        serde_json::to_writer(&mut out, v)
+    } else {
+        let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+        v.serialize(&mut serde_json::Serializer::with_formatter(&mut out, fmt))
+    };
+    let mut s = written
+        .ok()
+        .and_then(|()| String::from_utf8(out).ok())
+        .unwrap_or_default();
+    if original.contains("\r\n") {
+        s = s.replace('\n', "\r\n");
+    }
     if original.is_empty() || original.ends_with('\n') {
-        s.push('\n');
+        s.push_str(if original.ends_with("\r\n") { "\r\n" } else { "\n" });
     }
     s
 }
@@ -301,6 +324,30 @@ mod tests {
             panic!()
         };
         assert_eq!(back, plain);
+    }
+
+    #[test]
+    fn json_round_trip_keeps_the_file_s_layout() {
+        let cmd = "/usr/local/bin/cctool hooks run claude-code";
+        let pretty = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"Stop\": []\n  },\n  \"env\": {}\n}";
+        let layouts = [
+            pretty.to_string() + "\n",
+            pretty.replace("  ", "    ") + "\n",
+            pretty.replace("  ", "\t"),
+            (pretty.to_string() + "\n").replace('\n', "\r\n"),
+            "{\"model\":\"opus\",\"hooks\":{\"Stop\":[]},\"env\":{}}".to_string(),
+        ];
+        for original in layouts {
+            let Edit::Changed(installed, _) = json_install(&original, cmd).unwrap() else {
+                panic!("nothing installed in {original:?}")
+            };
+            assert_eq!(installed.contains("\r\n"), original.contains("\r\n"), "{installed:?}");
+            assert_eq!(installed.lines().count() == 1, original.lines().count() == 1);
+            let Edit::Changed(back, _) = json_uninstall(&installed).unwrap() else {
+                panic!("nothing removed from {installed:?}")
+            };
+            assert_eq!(back, original);
+        }
     }
 
     #[test]
