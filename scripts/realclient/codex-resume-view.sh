@@ -10,7 +10,7 @@
 #
 # Knobs (environment; see README.md): VIEW_PROMPT, VIEW_TIMEOUT, VIEW_BODY=1, VIEW_NORMALISE=1,
 # VIEW_KEEP=1, VIEW_NETNS=0, VIEW_WRAP, CODEX_MODEL, MOCK_REPLY, CCTOOL_REALCLIENTS, CODEX_BIN,
-# CODEX_EXTRA_ARGS.
+# CODEX_EXTRA_ARGS, CODEX_AUTO_COMPACT_LIMIT, CODEX_CONFIG_EXTRA.
 set -u
 NAME=codex-resume-view
 . "$(cd "$(dirname "$0")" && pwd)/lib/common.sh"
@@ -44,7 +44,9 @@ cp "$INPUT" "$CODEX_HOME/$REL"
   [ "$PROVIDER" = openai ] && printf 'openai_base_url = "http://127.0.0.1:@PORT@/v1"\n'
   cat <<'TOML'
 check_for_update_on_startup = false
-model_auto_compact_token_limit = 9000000000000
+TOML
+  printf 'model_auto_compact_token_limit = %s\n' "${CODEX_AUTO_COMPACT_LIMIT:-9000000000000}"
+  cat <<'TOML'
 
 [analytics]
 enabled = false
@@ -73,6 +75,7 @@ supports_websockets = false
 TOML
        ;;
   esac
+  [ -n "${CODEX_CONFIG_EXTRA:-}" ] && printf '\n%s\n' "$CODEX_CONFIG_EXTRA"
 } > "$CODEX_HOME/config.toml"
 
 ENVIRONMENT=(

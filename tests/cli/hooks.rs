@@ -302,3 +302,109 @@ fn real_claude_code_compact_archives_the_summary_it_writes() {
         "PreCompact backed up the transcript; log: {log}"
     );
 }
+
+/// A Codex rollout of a few turns whose last token count is over the auto-compaction limit the
+/// test sets: resumed, Codex compacts before it samples. Its provider is one of its own (a
+/// Responses provider the harness points at the mock), so Codex compacts locally, asking the
+/// model for the summary, rather than through OpenAI's remote compaction.
+fn rollout_due_for_compaction(dir: &std::path::Path) -> std::path::PathBuf {
+    let id = "019e0000-0000-7000-8000-00000000c0de";
+    let ts = "2026-11-30T10:00:00.000Z";
+    let mut lines = vec![serde_json::json!({"timestamp": ts, "type": "session_meta", "payload": {
+        "id": id, "timestamp": ts, "cwd": "/work/app", "originator": "codex_cli_rs",
+        "cli_version": "0.171.0", "model_provider": "cctool-mock"}})];
+    for i in 0..4 {
+        lines.push(
+            serde_json::json!({"timestamp": ts, "type": "response_item", "payload": {
+            "type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": format!("Step {i}: add retries to the HTTP client.")}]}}),
+        );
+        lines.push(serde_json::json!({"timestamp": ts, "type": "event_msg", "payload": {
+            "type": "user_message", "message": format!("Step {i}: add retries to the HTTP client."), "images": []}}));
+        lines.push(
+            serde_json::json!({"timestamp": ts, "type": "response_item", "payload": {
+            "type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": format!("Done with step {i}.")}]}}),
+        );
+    }
+    lines.push(
+        serde_json::json!({"timestamp": ts, "type": "event_msg", "payload": {"type": "token_count",
+        "info": {"total_token_usage": {"input_tokens": 60000, "cached_input_tokens": 0, "output_tokens": 900,
+            "reasoning_output_tokens": 0, "total_tokens": 60900},
+            "last_token_usage": {"input_tokens": 60000, "cached_input_tokens": 0, "output_tokens": 900,
+            "reasoning_output_tokens": 0, "total_tokens": 60900},
+            "model_context_window": 258400}}}),
+    );
+    let path = dir.join(format!("rollout-2026-11-30T10-00-00-{id}.jsonl"));
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, body).unwrap();
+    path
+}
+
+/// Codex runs only reviewed hooks; `--dangerously-bypass-hook-trust` stands in for the user's
+/// review here, and the auto-compaction limit is set low so that the resume compacts first.
+#[test]
+fn real_codex_compaction_runs_both_hooks_and_the_summary_archived_is_the_one_it_wrote() {
+    let Some(script) = crate::util::realclient(crate::util::Client::Codex) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let archive = tmp.path().join("archive");
+    let home = tmp.path().join("codex-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let installed = crate::util::cctool()
+        .args(["hooks", "install", "codex", "--to"])
+        .arg(&archive)
+        .env("CODEX_HOME", &home)
+        .output()
+        .unwrap();
+    assert_eq!(
+        installed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&installed.stderr)
+    );
+    let hooks_toml = std::fs::read_to_string(home.join("config.toml")).unwrap();
+    let rollout = rollout_due_for_compaction(tmp.path());
+    let reply = "SUMMARY: retries were added to the HTTP client in four steps; nothing is pending.";
+    let out = std::process::Command::new(&script)
+        .arg(&rollout)
+        .arg("say ok")
+        .env("CODEX_CONFIG_EXTRA", &hooks_toml)
+        .env("CODEX_AUTO_COMPACT_LIMIT", "2000")
+        .env("CODEX_EXTRA_ARGS", "--dangerously-bypass-hook-trust")
+        .env("MOCK_REPLY", reply)
+        .env("VIEW_KEEP", "1")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    let run = said
+        .lines()
+        .find_map(|l| l.split("run directory kept: ").nth(1))
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| panic!("no run folder: {said}"));
+    let resumed = walkdir::WalkDir::new(run.join("codex-home/sessions"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .map(|e| e.into_path())
+        .expect("the resumed rollout");
+    let written: Vec<String> = std::fs::read_to_string(&resumed)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["type"] == "compacted")
+        .filter_map(|r| r["payload"]["message"].as_str().map(str::to_string))
+        .collect();
+    let log = std::fs::read_to_string(archive.join("hooks.log")).unwrap_or_default();
+    let archived = std::fs::read_to_string(archive.join("summaries/codex/019e0000-0000-7000-8000-00000000c0de.jsonl"));
+    let snapshots = std::fs::read_dir(archive.join("snapshots")).map_or(0, |d| d.count());
+    let _ = std::fs::remove_dir_all(&run);
+    assert_eq!(written.len(), 1, "Codex compacted once on resume; client said: {said}");
+    let archived = archived.unwrap_or_else(|e| panic!("no summary archived ({e}); log: {log}"));
+    let rec: Value = serde_json::from_str(archived.lines().next().unwrap()).unwrap();
+    assert_eq!(rec["trigger"], "auto");
+    assert_eq!(rec["summary"].as_str(), Some(written[0].as_str()));
+    assert!(written[0].contains(reply), "{:?}", written[0]);
+    assert_eq!(snapshots, 1, "PreCompact backed up the rollout; log: {log}");
+}
