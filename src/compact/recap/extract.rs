@@ -1,0 +1,294 @@
+//! Reading a compacted span into a recap: each message's text, tool calls and their outcomes,
+//! the files read and modified, and the progress the span made.
+
+use super::*;
+
+/// What a tool call produced, as far as the recap needs it.
+#[derive(Default)]
+pub(super) struct Outcome {
+    pub(super) text: String,
+    pub(super) exit: Option<i64>,
+    pub(super) failed: bool,
+}
+
+/// Calls kept waiting for their results before being taken without one: a result arrives
+/// right after its call, or after a few parallel ones; an unanswered call must not hold the
+/// whole rest of a span in memory.
+pub(super) const MAX_PENDING: usize = 256;
+
+/// The extractive recap, built one message at a time so that a span of any length needs
+/// memory only for what the recap keeps. A tool call is taken when its result has arrived
+/// (its outcome decides whether a file was really read or written, and the exit status), in
+/// the order the calls were made.
+#[derive(Default)]
+pub struct Extractor {
+    /// Earlier recaps and finished segments, merged.
+    acc: Recap,
+    segment: Segment,
+}
+
+#[derive(Default)]
+pub(super) struct Segment {
+    first_request: Option<String>,
+    last_request: Option<String>,
+    constraints: Vec<String>,
+    decisions: Vec<String>,
+    files: Files,
+    progress: Vec<Step>,
+    todos: Option<Vec<(String, String)>>,
+    /// Calls in the order made, with the outcome once their result is in.
+    pending: std::collections::VecDeque<(String, String, Value, Option<Outcome>)>,
+}
+
+impl Extractor {
+    pub fn push(&mut self, m: &MessageV3) {
+        // A structured summary (an earlier recap) closes the segment before it.
+        let earlier = m.items.iter().rev().find_map(|it| match it {
+            Item::Other(v) => Recap::from_item(v),
+            _ => None,
+        });
+        if let Some(earlier) = earlier {
+            let seg = std::mem::take(&mut self.segment).finish();
+            let acc = std::mem::take(&mut self.acc);
+            self.acc = merge_nonempty(merge_nonempty(acc, seg), earlier);
+            return;
+        }
+        self.segment.push(m);
+    }
+
+    pub fn finish(self) -> Recap {
+        merge_nonempty(self.acc, self.segment.finish())
+    }
+}
+
+impl Segment {
+    fn push(&mut self, m: &MessageV3) {
+        match m.role.as_str() {
+            "user" => {
+                let texts: Vec<&str> = m
+                    .items
+                    .iter()
+                    .filter_map(|i| match i {
+                        Item::Text { text, .. } if !is_injected(text) => Some(text.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                let request = texts.join("\n");
+                if !request.trim().is_empty() {
+                    self.constraints.extend(matching_sentences(&request, CONSTRAINT_WORDS));
+                    if self.first_request.is_none() {
+                        self.first_request = Some(request.clone());
+                    }
+                    self.last_request = Some(request);
+                }
+            }
+            "assistant" => {
+                for item in &m.items {
+                    match item {
+                        Item::Text { text, .. } => self.decisions.extend(matching_sentences(text, DECISION_WORDS)),
+                        Item::ToolCall { id, name, args, .. } => {
+                            self.pending.push_back((id.clone(), name.clone(), args.clone(), None));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(id) = m.tool_call_id.as_deref() {
+            for item in &m.items {
+                if let Item::ToolResult { content, extra, .. } = item {
+                    let is_error = extra
+                        .get("is_error")
+                        .or_else(|| m.extra.get("is_error"))
+                        .and_then(Value::as_bool);
+                    // The last result of a call counts, as a map by id would have it.
+                    if let Some(slot) = self.pending.iter_mut().rev().find(|p| p.0 == id) {
+                        slot.3 = Some(outcome_of(content, is_error));
+                    }
+                }
+            }
+        }
+        self.drain(false);
+    }
+
+    /// Takes the calls at the front whose results are in (all of them at the end, or when
+    /// too many wait).
+    fn drain(&mut self, all: bool) {
+        while let Some(front) = self.pending.front() {
+            if front.3.is_none() && !all && self.pending.len() <= MAX_PENDING {
+                break;
+            }
+            let Some((_, name, args, outcome)) = self.pending.pop_front() else {
+                break;
+            };
+            tool_call(
+                &name,
+                &args,
+                outcome.as_ref(),
+                &mut self.files,
+                &mut self.progress,
+                &mut self.todos,
+            );
+        }
+    }
+
+    fn finish(mut self) -> Recap {
+        self.drain(true);
+        let mut progress = finish_progress(self.progress);
+        let mut next_steps = Vec::new();
+        for (status, content) in self.todos.unwrap_or_default() {
+            match status.as_str() {
+                "completed" => progress.push(format!("Completed: {content}")),
+                "in_progress" => next_steps.push(format!("In progress: {content}")),
+                "pending" => next_steps.push(format!("Pending: {content}")),
+                _ => {}
+            }
+        }
+        if let Some(last) = &self.last_request {
+            next_steps.push(format!("Last request: {}", quote(last, GOAL_CAP)));
+        }
+        let modified = self.files.modified;
+        let read = self.files.read.into_iter().filter(|f| !modified.contains(f)).collect();
+        Recap {
+            goal: self
+                .first_request
+                .as_deref()
+                .map(|g| quote(g, GOAL_CAP))
+                .unwrap_or_default(),
+            constraints: recent_unique(self.constraints, MAX_QUOTES),
+            progress: recent_unique_keep_order(progress),
+            key_decisions: recent_unique(self.decisions, MAX_QUOTES),
+            next_steps: recent_unique_keep_order(next_steps),
+            files: FileTracking { read, modified },
+        }
+        .normalized()
+    }
+}
+
+pub(super) fn recent_unique_keep_order(items: Vec<String>) -> Vec<String> {
+    let n = items.len();
+    recent_unique(items, n)
+}
+
+pub(super) fn is_injected(text: &str) -> bool {
+    let t = text.trim_start();
+    INJECTED_PREFIXES.iter().any(|p| t.starts_with(p))
+}
+
+pub(super) fn outcome_of(content: &Value, is_error: Option<bool>) -> Outcome {
+    let text = content_text(content);
+    // Codex wraps shell output as JSON with the exit code in its metadata.
+    let json_exit = serde_json::from_str::<Value>(text.trim())
+        .ok()
+        .and_then(|v| v.pointer("/metadata/exit_code").and_then(Value::as_i64));
+    let exit = json_exit.or_else(|| exit_line(&text));
+    let failed =
+        is_error == Some(true) || exit.is_some_and(|c| c != 0) || text.trim_start().starts_with("<tool_use_error>");
+    Outcome { text, exit, failed }
+}
+
+/// The text of a tool result: a string, or the text blocks of an array.
+pub(crate) fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| match b {
+                Value::String(s) => Some(s.as_str()),
+                _ => b.get("text").and_then(Value::as_str),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The exit status stated on a line of its own, as Claude Code (`Exit code 1`) and Codex
+/// (`Exit code: 0`, `Process exited with code 0`) write it. Only line starts count, so a
+/// program's own output mentioning an exit code further on is not taken for the status.
+pub(super) fn exit_line(text: &str) -> Option<i64> {
+    const HEADS: [&str; 3] = ["exit code", "process exited with code", "exit status"];
+    text.lines().find_map(|line| {
+        let lower = line.trim_start().to_ascii_lowercase();
+        let rest = HEADS.iter().find_map(|h| lower.strip_prefix(h))?;
+        let rest = rest.trim_start_matches([':', ' ', '=']);
+        let digits_end = rest
+            .char_indices()
+            .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+            .map_or(rest.len(), |(i, _)| i);
+        rest[..digits_end].parse().ok()
+    })
+}
+
+#[derive(Default)]
+pub(super) struct Files {
+    read: Vec<String>,
+    modified: Vec<String>,
+    seen_read: HashSet<String>,
+    seen_modified: HashSet<String>,
+}
+
+impl Files {
+    pub(super) fn read(&mut self, path: &str) {
+        let p = path.trim();
+        if !p.is_empty() && self.seen_read.insert(p.to_string()) {
+            self.read.push(p.to_string());
+        }
+    }
+
+    /// True when the file had not been recorded as modified yet.
+    pub(super) fn modified(&mut self, path: &str) -> bool {
+        let p = path.trim();
+        if p.is_empty() || !self.seen_modified.insert(p.to_string()) {
+            return false;
+        }
+        self.modified.push(p.to_string());
+        true
+    }
+}
+
+pub(super) enum Step {
+    Modified(String),
+    Command(String),
+}
+
+/// Commands keep their most recent run (its status is the one that matters), capped to the
+/// most recent ones with a count of the others; a file modified is one item at its first change.
+pub(super) fn finish_progress(steps: Vec<Step>) -> Vec<String> {
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut keep = vec![false; steps.len()];
+    for (i, s) in steps.iter().enumerate().rev() {
+        match s {
+            Step::Command(c) if seen.insert(c.as_str()) => keep[i] = true,
+            Step::Modified(_) => keep[i] = true,
+            Step::Command(_) => {}
+        }
+    }
+    let commands = steps
+        .iter()
+        .zip(&keep)
+        .filter(|(s, k)| **k && matches!(s, Step::Command(_)))
+        .count();
+    let mut omit = commands.saturating_sub(MAX_COMMANDS);
+    let omitted = omit;
+    let mut out = Vec::new();
+    for (s, k) in steps.iter().zip(keep) {
+        if !k {
+            continue;
+        }
+        match s {
+            Step::Command(_) if omit > 0 => {
+                if omit == omitted {
+                    let noun = if omitted == 1 { "command" } else { "commands" };
+                    out.push(format!("({omitted} earlier {noun} omitted)"));
+                }
+                omit -= 1;
+            }
+            Step::Command(c) => out.push(c.clone()),
+            Step::Modified(f) => out.push(format!("Modified `{f}`")),
+        }
+    }
+    out
+}
