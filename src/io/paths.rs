@@ -378,7 +378,7 @@ mod tests {
                 other => other.display_name(),
             })
             .collect();
-        assert_eq!(names, ["p/b.jsonl", "p/s.json", "p/sub/a.jsonl", "-"]);
+        assert_eq!(names, ["p/b.jsonl", "p/s.json", "p/sub/a.jsonl", "<stdin>"]);
         assert!(
             e.problems
                 .iter()
