@@ -3,9 +3,8 @@
 //! fields each model is sent with (`docs/claude-code-model.md`).
 //!
 //! Everything a new client release may change about models is in the [`CLIENT`] table
-//! (`table.rs`), so
-//! that following the next release is one reviewed edit of this table; the functions below
-//! only read it.
+//! (`table.rs`), so that following the next release is one reviewed edit of this table; the
+//! functions below and in `ids.rs` only read it.
 
 mod ids;
 mod table;
