@@ -1,0 +1,272 @@
+//! What a resume loads, step by step (`Transcript::rebuild`), and the chain it gives.
+
+use super::*;
+
+/// A parent reference as written in the file.
+#[derive(Clone, Copy, Debug)]
+pub struct Link {
+    pub line: u64,
+    /// The line's own uuid (interned).
+    pub uuid: u32,
+    /// The referenced parent (interned).
+    pub parent: u32,
+}
+
+impl Transcript {
+    /// Whether an interned uuid names a message or a progress row of this file.
+    pub fn knows(&self, id: u32) -> bool {
+        self.pos(id).is_some() || self.progress_ids.contains(&id)
+    }
+
+    /// Parent of every message as the loader sees it (after progress bridging), for graph
+    /// checks; `None` for a root or a parent that is not a uuid.
+    pub fn parents(&self) -> Vec<Option<u32>> {
+        self.nodes
+            .iter()
+            .map(|n| n.parent_id().and_then(|p| self.pos(p)))
+            .collect()
+    }
+}
+
+/// Why the parent walk stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WalkEnd {
+    /// The first message has no parent.
+    Root,
+    /// The first message is a compact boundary.
+    Boundary,
+    /// The next parent is not in the file.
+    Dangling(String),
+    /// The next parent is already on the chain.
+    Cycle,
+    /// There was no tip to start from.
+    Empty,
+}
+
+impl std::fmt::Display for WalkEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WalkEnd::Root => f.write_str("root"),
+            WalkEnd::Boundary => f.write_str("boundary"),
+            WalkEnd::Dangling(u) => write!(f, "dangling:{u}"),
+            WalkEnd::Cycle => f.write_str("cycle"),
+            WalkEnd::Empty => f.write_str("empty"),
+        }
+    }
+}
+
+/// A bridged gap (B1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bridge {
+    pub child: u32,
+    pub to: u32,
+    pub missing_parent: Option<String>,
+    pub gap_ms: i64,
+}
+
+/// Options of one rebuild.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub loader: Loader,
+    /// Start the walk here instead of at the loader's tip.
+    pub tip: Option<String>,
+    /// Follow compactions back through earlier history.
+    pub full: bool,
+}
+
+/// The rebuilt conversation, root first, as positions into [`Transcript::nodes`].
+#[derive(Clone, Debug, Default)]
+pub struct Chain {
+    pub positions: Vec<u32>,
+    pub end: Option<WalkEnd>,
+    pub tip: Option<u32>,
+    pub bridges: Vec<Bridge>,
+    pub recovered: usize,
+    pub appended: usize,
+    /// Pruned by a preserved segment (live or stale).
+    pub pruned: usize,
+    pub relinked: bool,
+    /// Messages of earlier history added by `--full`, and where each earlier part begins.
+    pub earlier_parts: Vec<usize>,
+    /// Index of the first message a resume loads, when `--full` added earlier parts.
+    pub loaded_from: Option<usize>,
+    /// The 2.1.332 tip choice did not depend on rows other than those loaded.
+    pub tip_local: bool,
+    /// Leaves of the message graph (`docs/claude-code.md#leaves`): the conversations a picker
+    /// could offer.
+    pub leaves: usize,
+    /// Where the parent walk stopped: the first message it loaded (before recovered rows
+    /// and `--full` history are added around it).
+    pub walk_root: Option<u32>,
+    /// The file has no main-chain conversation, only sidechain rows (a subagent's own
+    /// transcript): the chain is the subagent's conversation.
+    pub sidechain: bool,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+#[derive(Debug)]
+pub enum ChainError {
+    TipNotFound(String),
+    TipPruned(String),
+}
+
+impl std::fmt::Display for ChainError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChainError::TipNotFound(u) => write!(f, "--tip {u}: no message with this uuid in the file"),
+            ChainError::TipPruned(u) => write!(
+                f,
+                "--tip {u}: this message is removed at load time (before the last compact boundary, outside its preserved segment)"
+            ),
+        }
+    }
+}
+
+/// Working state of one rebuild: the message map after relinks, with children.
+pub(super) struct View<'t> {
+    pub(super) t: &'t Transcript,
+    pub(super) parent: Vec<u32>,
+    pub(super) alive: Vec<bool>,
+    pub(super) children_start: Vec<u32>,
+    pub(super) children: Vec<u32>,
+}
+
+impl<'t> View<'t> {
+    pub(super) fn new(t: &'t Transcript) -> View<'t> {
+        View {
+            t,
+            parent: t.nodes.iter().map(|n| n.parent).collect(),
+            alive: vec![true; t.nodes.len()],
+            children_start: Vec::new(),
+            children: Vec::new(),
+        }
+    }
+
+    /// Position of the live message with interned id `id`.
+    pub(super) fn live(&self, id: u32) -> Option<u32> {
+        self.t.pos(id).filter(|&p| self.alive[p as usize])
+    }
+
+    pub(super) fn parent_pos(&self, pos: u32) -> Option<u32> {
+        self.live(self.parent[pos as usize])
+    }
+
+    pub(super) fn build_children(&mut self) {
+        let n = self.t.nodes.len();
+        let mut counts = vec![0u32; n + 1];
+        let parents: Vec<Option<u32>> = (0..n as u32)
+            .map(|p| {
+                if self.alive[p as usize] {
+                    self.parent_pos(p)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        for &p in parents.iter().flatten() {
+            counts[p as usize + 1] += 1;
+        }
+        for i in 0..n {
+            counts[i + 1] += counts[i];
+        }
+        let mut fill = counts.clone();
+        let mut children = vec![0u32; counts[n] as usize];
+        for (c, p) in parents.iter().enumerate() {
+            if let Some(p) = p {
+                children[fill[*p as usize] as usize] = c as u32;
+                fill[*p as usize] += 1;
+            }
+        }
+        self.children_start = counts;
+        self.children = children;
+    }
+
+    pub(super) fn children(&self, pos: u32) -> &[u32] {
+        let s = self.children_start[pos as usize] as usize;
+        let e = self.children_start[pos as usize + 1] as usize;
+        &self.children[s..e]
+    }
+}
+
+impl Transcript {
+    /// Rebuilds the conversation a resume loads.
+    pub fn rebuild(&self, opts: &Options) -> Result<Chain, ChainError> {
+        let mut chain = Chain::default();
+        let mut v = View::new(self);
+        self.apply_preserved_segments(&mut v, &mut chain);
+        // Snip removals are part of the 2.1.88 load path; the public 2.1.332 leaves the rows a
+        // snip names in place (docs/claude-code.md#snip-removals).
+        if opts.loader == Loader::V2_1_88 {
+            self.apply_snips(&mut v);
+        }
+        v.build_children();
+        chain.leaves = self.leaves(&v).len();
+
+        let tip = match &opts.tip {
+            Some(u) => {
+                let pos = self.find(u).ok_or_else(|| ChainError::TipNotFound(u.clone()))?;
+                if !v.alive[pos as usize] {
+                    return Err(ChainError::TipPruned(u.clone()));
+                }
+                Some(pos)
+            }
+            None => match opts.loader {
+                Loader::V2_1_88 => self.tip_newest_leaf(&v),
+                Loader::V2_1_332 => {
+                    let (tip, local) = self.tip_last_written(&v);
+                    chain.tip_local = local;
+                    tip
+                }
+            },
+        };
+        // A subagent's transcript holds only sidechain rows: its conversation is the chain
+        // from its last row written (what Claude Code loads to resume that subagent).
+        let tip = tip.or_else(|| {
+            let sub = opts.tip.is_none().then(|| self.tip_sidechain(&v)).flatten();
+            chain.sidechain = sub.is_some();
+            sub
+        });
+        let Some(tip) = tip else {
+            chain.end = Some(WalkEnd::Empty);
+            chain.diagnostics.push(Diagnostic::new(
+                &self.file,
+                None,
+                Code::NoConversation,
+                Severity::Info,
+                "no user or assistant message to resume from",
+            ));
+            return Ok(chain);
+        };
+        chain.tip = Some(tip);
+        if chain.sidechain {
+            chain.diagnostics.push(Diagnostic::new(
+                &self.file,
+                None,
+                Code::SubagentTranscript,
+                Severity::Info,
+                "no main-chain message: this is a subagent's transcript, and its own conversation is the chain",
+            ));
+        }
+        let (mut positions, end, bridges) = self.walk(&v, tip, opts.loader == Loader::V2_1_332);
+        chain.bridges = bridges;
+        chain.walk_root = positions.first().copied();
+        let before = positions.len();
+        positions = match opts.loader {
+            Loader::V2_1_88 => self.recover_after_last(&v, positions),
+            Loader::V2_1_332 => self.recover_in_file_order(&v, positions),
+        };
+        chain.recovered = positions.len() - before;
+        if opts.loader == Loader::V2_1_332 {
+            let tail = self.trailing_system_rows(&v, tip, &positions);
+            chain.appended = tail.len();
+            positions.extend(tail);
+        }
+        chain.end = Some(end);
+        if opts.full {
+            self.prepend_earlier_history(&mut positions, &mut chain);
+        }
+        chain.positions = positions;
+        self.chain_diagnostics(&v, &mut chain);
+        Ok(chain)
+    }
+}

@@ -1,0 +1,345 @@
+//! The conversation Claude Code loads from a transcript.
+//!
+//! Two loaders are emulated (`docs/claude-code.md`):
+//! - 2.1.88 (`docs/claude-code.md#the-2188-load-algorithm`): progress bridging,
+//!   first-position/last-content duplicates, preserved-segment relinks and prunes, snip
+//!   removals, leaves, the newest-leaf tip, the parent walk with cycle protection, and
+//!   parallel tool-result recovery placed after the group's last chain member;
+//! - 2.1.332 (`docs/claude-code.md#what-21332-changes`), the current client: the same
+//!   without snip removals, with B1 (a broken or cyclic parent link is bridged to the newest
+//!   earlier entry at most 5 s older), B2 (recovered parallel calls merged in file order), B3
+//!   (system and attachment rows under the tip appended) and B4 (the tip starts from the
+//!   last row written).
+//!
+//! The index keeps offsets and a few flags per record, never bodies, so a multi-GB file
+//! needs memory in proportion to its number of records. The >5 MiB pre-compact skip of the
+//! real client is deliberately not emulated: it only changes which files it can load fast.
+
+use std::collections::VecDeque;
+use std::io;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::intern::Interner;
+use crate::agents::claude_code::records::{Envelope, is_known_type};
+use crate::io::json::{LBool, LStr, with_parsed_borrowed};
+use crate::io::lines::{LineStats, split_chunk};
+use crate::io::{Line, Source};
+use crate::model::diag::{Code, Diagnostic, Severity};
+use crate::model::time::parse_ms;
+
+mod diagnostics;
+mod history;
+mod index;
+mod load;
+mod recovery;
+mod segments;
+mod tip;
+mod walk;
+
+use index::*;
+pub use load::*;
+use recovery::*;
+pub use walk::*;
+
+/// Which client's loading rules to follow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Loader {
+    /// Claude Code 2.1.88: the load rules before the four changes of 2.1.332.
+    #[value(name = "2.1.88")]
+    V2_1_88,
+    /// Claude Code 2.1.332, the current client.
+    #[default]
+    #[value(name = "2.1.332")]
+    V2_1_332,
+}
+
+impl Loader {
+    pub fn name(self) -> &'static str {
+        match self {
+            Loader::V2_1_88 => "2.1.88",
+            Loader::V2_1_332 => "2.1.332",
+        }
+    }
+}
+
+/// B1: the largest gap (child minus fallback timestamp) that 2.1.332 bridges.
+pub const GAP_BRIDGE_MS: i64 = 5000;
+
+const NO_TS: i64 = i64::MIN;
+/// How often (in bytes read) progress is reported.
+const PROGRESS_STEP: u64 = 4 * 1024 * 1024;
+const ROOT: u32 = u32::MAX;
+/// A `parentUuid` that is neither a string nor null: it can never resolve.
+const INVALID: u32 = u32::MAX - 1;
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    User,
+    Assistant,
+    System,
+    Attachment,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sub {
+    None,
+    CompactBoundary,
+    MicrocompactBoundary,
+    LocalCommand,
+    FileSnapshot,
+    ForkBriefing,
+    Other,
+}
+
+/// The raw `isSidechain` value: 2.1.332 groups B1 candidates by it, so an absent field and
+/// `false` are different groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    Absent = 0,
+    False = 1,
+    True = 2,
+    Other = 3,
+}
+
+pub mod flag {
+    pub const META: u16 = 1;
+    pub const COMPACT_SUMMARY: u16 = 1 << 1;
+    pub const TOOL_RESULT: u16 = 1 << 2;
+    pub const TOOL_USE: u16 = 1 << 3;
+    pub const API_ERROR: u16 = 1 << 4;
+    pub const SYNTHETIC: u16 = 1 << 5;
+    pub const STRING_CONTENT: u16 = 1 << 6;
+    pub const THINKING: u16 = 1 << 7;
+    pub const TEXT: u16 = 1 << 8;
+}
+
+/// One transcript message (a map entry of the real loader).
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub uuid: u32,
+    parent: u32,
+    /// Where the content comes from: the last occurrence of the uuid.
+    pub offset: u64,
+    pub len: u64,
+    pub line: u64,
+    pub ts: i64,
+    pub msg_id: u32,
+    pub kind: Kind,
+    pub sub: Sub,
+    pub side: Side,
+    pub flags: u16,
+}
+
+impl Node {
+    pub fn has(&self, f: u16) -> bool {
+        self.flags & f != 0
+    }
+
+    pub fn is_sidechain(&self) -> bool {
+        self.side == Side::True
+    }
+
+    /// The interned `parentUuid` as written (after progress bridging), if it is a uuid.
+    pub fn parent_id(&self) -> Option<u32> {
+        (self.parent < INVALID).then_some(self.parent)
+    }
+
+    pub fn is_boundary(&self) -> bool {
+        self.kind == Kind::System && self.sub == Sub::CompactBoundary
+    }
+
+    fn is_conversation(&self) -> bool {
+        matches!(self.kind, Kind::User | Kind::Assistant)
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Segment {
+    pos: u32,
+    head: u32,
+    anchor: u32,
+    tail: u32,
+}
+
+/// A compact boundary's metadata, kept for reports.
+#[derive(Clone, Debug, Default)]
+pub struct BoundaryInfo {
+    pub pos: u32,
+    pub logical_parent: Option<u32>,
+    pub trigger: Option<String>,
+    pub pre_tokens: Option<i64>,
+    pub has_segment: bool,
+}
+
+/// Everything read from a transcript: the message map in first-occurrence order and the
+/// tables the loaders consult.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    pub file: String,
+    pub ids: Interner,
+    /// `message.id` of assistant rows → dense id (text not kept).
+    msg_ids: FxHashMap<Box<str>, u32>,
+    pub nodes: Vec<Node>,
+    /// Interned id → position in `nodes`.
+    pos_of: Vec<u32>,
+    segments: Vec<Segment>,
+    snips: Vec<(u32, Vec<u32>)>,
+    pub boundaries: Vec<BoundaryInfo>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub lines: u64,
+    pub bad_lines: u64,
+    pub duplicate_uuids: u64,
+    pub progress_bridged: u64,
+    pub titles: u64,
+    /// Line of the first occurrence of each duplicated uuid (its map position).
+    pub first_lines: FxHashMap<u32, u64>,
+    pub session_ids: Vec<String>,
+    pub versions: Vec<String>,
+    /// Earliest and latest timestamps of any record.
+    span: Option<(i64, i64)>,
+    /// With [`read_for_audit`]: every `parentUuid` as written, by line (progress rows too).
+    pub links: Option<Vec<Link>>,
+    /// With [`read_for_audit`]: the uuids of legacy progress rows.
+    pub progress_ids: FxHashSet<u32>,
+    /// Position of the last-written main-chain row (B4), by physical line.
+    last_written: Option<u32>,
+    unterminated: bool,
+}
+
+impl Transcript {
+    fn pos(&self, id: u32) -> Option<u32> {
+        if id >= ROOT - 1 {
+            return None;
+        }
+        self.pos_of.get(id as usize).copied().filter(|&p| p != NONE)
+    }
+
+    pub fn node(&self, pos: u32) -> &Node {
+        &self.nodes[pos as usize]
+    }
+
+    pub fn uuid_text(&self, pos: u32) -> String {
+        self.ids.text(self.nodes[pos as usize].uuid)
+    }
+
+    /// Position of the message with interned id `id`, if it is in the file.
+    pub fn find_id(&self, id: u32) -> Option<u32> {
+        self.pos(id)
+    }
+
+    /// Position of the message with `uuid`, if it is in the file.
+    pub fn find(&self, uuid: &str) -> Option<u32> {
+        self.ids.get(uuid).and_then(|id| self.pos(id))
+    }
+
+    /// The logical parent of boundary `pos`, when it names a message of this file.
+    pub fn logical_parent(&self, pos: u32) -> Option<u32> {
+        self.boundaries
+            .iter()
+            .find(|b| b.pos == pos)
+            .and_then(|b| b.logical_parent)
+            .and_then(|id| self.pos(id))
+    }
+}
+
+/// Reads the message map of a transcript (the loader's parse-and-index step,
+/// `docs/claude-code.md#parse-and-index`).
+pub fn read(src: &Source) -> io::Result<Transcript> {
+    read_with_progress(src, &mut |_| {})
+}
+
+/// [`read`], reporting the byte offset reached now and then.
+pub fn read_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -> io::Result<Transcript> {
+    read_from(src, 0, 1, progress)
+}
+
+/// Reads only the lines from byte `offset` (line `first_line`) on: what a loader sees of a
+/// file whose earlier part it may ignore (see `summary::claude_current`).
+pub fn read_from(src: &Source, offset: u64, first_line: u64, progress: &mut dyn FnMut(u64)) -> io::Result<Transcript> {
+    read_inner(src, offset, first_line, progress, false, PARALLEL_MIN)
+}
+
+/// [`read`], also keeping every parent reference as written (progress rows included), for
+/// integrity checks that the loader itself does not need.
+pub fn read_for_audit(src: &Source) -> io::Result<Transcript> {
+    read_inner(src, 0, 1, &mut |_| {}, true, PARALLEL_MIN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    mod samples {
+        include!("../../../../tests/cli/shared_lookup.rs");
+    }
+
+    fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                files_under(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// The parallel batches must index exactly what a sequential read indexes: same nodes,
+    /// same order, same diagnostics, bad and repaired lines included.
+    #[test]
+    fn parallel_batches_read_exactly_like_a_sequential_read() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        files_under(&root.join("fixtures"), &mut files);
+        assert!(files.len() > 20, "fixtures found: {}", files.len());
+        // The optional samples beside a checkout, when present (the same lookup as the
+        // integration tests: a clean clone reads the fixtures alone).
+        if let Some(dir) = samples::shared("claude-code") {
+            let before = files.len();
+            files_under(&dir, &mut files);
+            assert!(files.len() > before, "no transcripts in {}", dir.display());
+        }
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        for f in files {
+            let src = Source::from_bytes(&f.display().to_string(), std::fs::read(&f).unwrap());
+            for audit in [false, true] {
+                let one = read_inner(&src, 0, 1, &mut |_| {}, audit, u64::MAX).unwrap();
+                let par = pool.install(|| read_inner(&src, 0, 1, &mut |_| {}, audit, 0)).unwrap();
+                assert_eq!(format!("{one:?}"), format!("{par:?}"), "{}", f.display());
+            }
+        }
+    }
+
+    /// Many windows and rounds (each mapped over while the previous one is indexed), from the
+    /// start and from an offset: still exactly the sequential read.
+    #[test]
+    fn parallel_rounds_over_a_large_input_read_like_a_sequential_read() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let one_file = std::fs::read(root.join("fixtures/compact/claude-work.jsonl")).unwrap();
+        let mut bytes = Vec::new();
+        let mut copies = 0;
+        while bytes.len() < 80 * 1024 * 1024 {
+            bytes.extend_from_slice(&one_file);
+            if copies % 50 == 7 {
+                bytes.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"broken\n\n\r\n");
+            }
+            copies += 1;
+        }
+        bytes.extend_from_slice(b"{\"type\":\"user\",\"uuid\":\"unterminated\"");
+        let src = Source::from_bytes("big.jsonl", bytes);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let mid = src.as_slice().unwrap().len() / 3;
+        let from = mid + memchr::memchr(b'\n', &src.as_slice().unwrap()[mid..]).unwrap() + 1;
+        let from_line = memchr::memchr_iter(b'\n', &src.as_slice().unwrap()[..from]).count() as u64 + 1;
+        for (offset, line) in [(0u64, 1u64), (from as u64, from_line)] {
+            let one = read_inner(&src, offset, line, &mut |_| {}, false, u64::MAX).unwrap();
+            let par = pool
+                .install(|| read_inner(&src, offset, line, &mut |_| {}, false, 0))
+                .unwrap();
+            assert_eq!(one.nodes.len(), par.nodes.len());
+            assert_eq!(format!("{one:?}"), format!("{par:?}"), "from {offset}");
+        }
+    }
+}
