@@ -77,6 +77,13 @@ pub trait Agent: Sync {
     /// The whole session, with its full history, as the latest cctool session.
     fn full_session(&self, src: &Source) -> Result<Session, String>;
 
+    /// Why `rebuild-chain` cannot do what `a` asks of a file of this agent (an option that
+    /// describes another agent's resume or loader), if it cannot.
+    fn refuse_chain_args(&self, a: &RebuildChainArgs) -> Option<String> {
+        let _ = a;
+        None
+    }
+
     /// `rebuild-chain`: what a resume loads (or with `--api-view` the request sent after it),
     /// printed to `out` as records or rendered with `style`; the diagnostics and the closing
     /// record.

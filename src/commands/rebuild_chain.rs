@@ -4,7 +4,6 @@ use std::io::Write;
 
 use crate::agents::view::Report;
 use crate::cli::{ChainFormat, GlobalArgs, RebuildChainArgs};
-use crate::model::Format;
 use crate::output::progress::file_bar;
 use crate::output::render::{Render, Style};
 use crate::output::{Out, eprint_diagnostics};
@@ -29,25 +28,8 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
         )
         .into());
     }
-    if format == Format::Codex && a.resume.any_claude_only() {
-        return Err(Fatal(format!(
-            "{name}: --as-of, --settings, --base-url and --thinking-policy describe a Claude Code resume; for a Codex rollout only --model applies"
-        ))
-        .into());
-    }
-    if (a.tip.is_some() || a.full) && format != Format::ClaudeCode {
-        return Err(Fatal(format!(
-            "{name}: --tip and --full apply to Claude Code transcripts; this file is {}",
-            format.name()
-        ))
-        .into());
-    }
-    if a.api_view && format == Format::CctoolSession {
-        return Err(Fatal(format!(
-            "{name}: --api-view applies to Claude Code transcripts and Codex rollouts; this file is {}",
-            format.name()
-        ))
-        .into());
+    if let Some(why) = crate::agents::agent(format).refuse_chain_args(a) {
+        return Err(Fatal(format!("{name}: {why}")).into());
     }
     let mut out = Out::new(g.color);
     let st = style(a.format, out.paint(), a.full_output);

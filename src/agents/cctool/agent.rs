@@ -56,6 +56,17 @@ impl Agent for Cctool {
         session
     }
 
+    fn refuse_chain_args(&self, a: &RebuildChainArgs) -> Option<String> {
+        let name = Format::CctoolSession.name();
+        if a.tip.is_some() || a.full {
+            return Some(format!(
+                "--tip and --full apply to Claude Code transcripts; this file is {name}"
+            ));
+        }
+        a.api_view
+            .then(|| format!("--api-view applies to Claude Code transcripts and Codex rollouts; this file is {name}"))
+    }
+
     fn rebuild_chain(
         &self,
         src: &Source,

@@ -78,6 +78,18 @@ impl Agent for Codex {
         super::import::codex(src, false).map_err(|e| format!("cannot read: {e}"))
     }
 
+    fn refuse_chain_args(&self, a: &RebuildChainArgs) -> Option<String> {
+        if a.resume.any_claude_only() {
+            return Some("--as-of, --settings, --base-url and --thinking-policy describe a Claude Code resume; for a Codex rollout only --model applies".into());
+        }
+        (a.tip.is_some() || a.full).then(|| {
+            format!(
+                "--tip and --full apply to Claude Code transcripts; this file is {}",
+                Format::Codex.name()
+            )
+        })
+    }
+
     fn rebuild_chain(
         &self,
         src: &Source,
