@@ -307,6 +307,8 @@ With no PATH, the user's own stores are read: $CLAUDE_CONFIG_DIR/projects (defau
 metadata holds the other compactMetadata keys verbatim (Claude Code) or the window fields \
 (Codex). With --all-events, microcompactions are {\"kind\":\"event\",\"event\":\"microcompact_boundary\",…}. \
 The run ends with {\"kind\":\"total\",\"files\",\"summaries\",\"with_current\",\"without_current\",\"skipped\",\"errors\",\"bad_lines\"}. \
+A file that could not be read, or a line that could not be used, is a \
+{\"kind\":\"diagnostic\",\"file\",\"line\",\"code\",\"severity\",\"message\"} record. \
 Each field keeps one type in every record; fields a format does not have are null.\n\n\
 EXIT STATUS\n  0 success; 1 with --current when a file has no current summary; 2 when a named file \
 cannot be read or is not a session.\n\n\
@@ -617,7 +619,9 @@ fn scan_help() -> String {
 \"resume_model\",\"resume_model_choice\",\"dangling_parents\",\"chain_breaks\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\
 \"role\":\"session\"|\"subagent\",\"parent_session\",\"subagents\":[paths]} per file, then \
 {\"kind\":\"total\",\"files\",\"sessions\",\"subagent_files\",\"bytes\",\"lines\",\"bad_lines\",\"chain_messages\",\
-\"compactions\",\"resume_tokens\",\"dangling_parents\",\"chain_breaks\",\"by_format\",\"skipped\",\"errors\"}.\n\n\
+\"compactions\",\"resume_tokens\",\"dangling_parents\",\"chain_breaks\",\"by_format\",\"skipped\",\"errors\"}. \
+A file that could not be read or is not a session is a \
+{\"kind\":\"diagnostic\",\"file\",\"line\",\"code\",\"severity\",\"message\"} record.\n\n\
 Each field keeps one type in every record: numbers are numbers, lists are lists (empty when \
 there is nothing), the other fields are strings or null where the format does not have them \
 (leaves, dangling_parents, chain_breaks and duplicate_uuids are Claude Code's; cwd is null \

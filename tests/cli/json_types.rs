@@ -114,3 +114,29 @@ fn every_field_keeps_one_type_and_every_kind_one_set_of_fields() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Every field of every record a command prints is named in that command's `--help` (and so
+/// in its man page, generated from the same text): a field added without its documentation
+/// fails here.
+#[test]
+fn every_field_is_documented_in_the_command_s_help() {
+    let all = records();
+    let mut problems = Vec::new();
+    for (cmd, recs) in &all {
+        let sub = cmd.split(' ').next().unwrap();
+        let help = String::from_utf8(cctool().args([sub, "--help"]).output().unwrap().stdout).unwrap();
+        let mut fields: BTreeSet<(String, String)> = BTreeSet::new();
+        for r in recs {
+            let kind = r["kind"].as_str().unwrap_or("").to_string();
+            for k in r.as_object().unwrap().keys() {
+                fields.insert((kind.clone(), k.clone()));
+            }
+        }
+        for (kind, k) in fields {
+            if !help.contains(&format!("\"{k}\"")) {
+                problems.push(format!("{cmd}: field {k} of {kind} records is not in `{sub} --help`"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
