@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# cc-store-view.sh CONFIG_DIR WORKDIR ID|--continue [PROMPT]
+#
+# Runs the real Claude Code (2.1.332, installed by install.sh) offline against a store that is
+# already laid out (CONFIG_DIR, given to the client as CLAUDE_CONFIG_DIR: projects/<slug>/…
+# as a test or cctool left it), from WORKDIR: `claude -p --resume ID` (found by id) or
+# `claude -p --continue` (the newest session Claude Code lists for WORKDIR). Prints the
+# `messages` array of the request the client sends, as JSON; the model API is a mock on
+# 127.0.0.1.
+#
+# Unlike cc-resume-view.sh, the store is used in place and the client writes to it (the
+# resumed turn is appended): give it a scratch store.
+#
+# Exit status: 0 the request is printed; 1 the client sent no request (its output on stderr);
+# 2 bad arguments or the client is not installed.
+#
+# Knobs (environment; see README.md): VIEW_TIMEOUT, VIEW_BODY=1, VIEW_KEEP=1, VIEW_NETNS=0,
+# VIEW_ENV, MOCK_REPLY, CCTOOL_REALCLIENTS, CC_BIN, CC_EXTRA_ARGS.
+set -u
+NAME=cc-store-view
+. "$(cd "$(dirname "$0")" && pwd)/lib/common.sh"
+
+[ $# -ge 3 ] || fail 2 "usage: $NAME CONFIG_DIR WORKDIR ID|--continue [PROMPT]"
+[ -d "$1" ] || fail 2 "no folder $1"
+[ -d "$2" ] || fail 2 "no folder $2"
+command -v python3 >/dev/null || fail 2 "python3 is needed"
+CONFIG=$(cd "$1" && pwd)
+WORK=$(cd "$2" && pwd)
+WHICH=$3
+PROMPT=${4:-${VIEW_PROMPT:-say ok}}
+LIMIT=${VIEW_TIMEOUT:-120}
+ROOT=${CCTOOL_REALCLIENTS:-$HOME/.cache/cctool-realclients}
+mkdir -p "$ROOT/runs" 2>/dev/null || fail 2 "cannot create $ROOT/runs"
+ROOT=$(cd "$ROOT" && pwd)
+
+CC_BIN=${CC_BIN:-$ROOT/cc/node_modules/@anthropic-ai/claude-code/bin/claude.exe}
+[ -x "$CC_BIN" ] || fail 2 "Claude Code is not installed at $CC_BIN (run install.sh, or set CC_BIN)"
+
+new_run cc-store
+case $WHICH in
+  --continue) TARGET=--continue ;;
+  *) TARGET="--resume $(printf '%q' "$WHICH")" ;;
+esac
+# The same client environment as cc-resume-view.sh, with the store given by CLAUDE_CONFIG_DIR.
+ENVIRONMENT=(
+  "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$RUN/home" "USER=$(id -un 2>/dev/null || echo user)"
+  "SHELL=/bin/bash" "TERM=dumb" "LANG=C.UTF-8" "TMPDIR=$RUN/tmp" "CLAUDE_CODE_TMPDIR=$RUN/tmp"
+  "CLAUDE_CONFIG_DIR=$CONFIG" "ANTHROPIC_API_KEY=dummy" "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"
+  "DISABLE_TELEMETRY=1" "DISABLE_AUTOUPDATER=1" "DISABLE_ERROR_REPORTING=1" "DISABLE_AUTO_COMPACT=1"
+)
+CMD="env -i ANTHROPIC_BASE_URL=http://127.0.0.1:\$MOCK_PORT $(printf '%q ' "${ENVIRONMENT[@]}")"
+CMD+="${VIEW_ENV:-} $(printf '%q' "$CC_BIN") -p $TARGET ${CC_EXTRA_ARGS:-} -- \"\$RESUME_PROMPT\""
+write_launcher "$CMD"
+# The client runs in WORKDIR, which decides the project folder it looks in.
+{ printf 'cd %q || exit 90\n' "$WORK"; tail -n +2 "$RUN/go.sh"; } > "$RUN/go.sh.new"
+mv "$RUN/go.sh.new" "$RUN/go.sh"
+export RESUME_PROMPT=$PROMPT
+run_isolated
+print_request claude /v1/messages
