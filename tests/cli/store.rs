@@ -412,8 +412,8 @@ fn write_transcript(path: &Path, id: &str, cwd: &str) {
 
 /// The real Claude Code resumes a transcript placed at `transcript_path` by id and lists it
 /// (`--continue` takes the newest of the directory's project folder), for a working directory
-/// whose folder name is cut and hashed, reached through a symbolic link. From another
-/// directory, `--continue` does not see it: the listing is per folder.
+/// whose folder name is cut and hashed, reached through a symbolic link; a new session the
+/// client starts there lands in the same folder.
 #[test]
 fn real_claude_code_lists_and_resumes_a_placed_transcript() {
     let Some(view) = realclient(Client::ClaudeCode) else {
@@ -454,9 +454,54 @@ fn real_claude_code_lists_and_resumes_a_placed_transcript() {
         sent.contains("XYZZY-QUESTION") && sent.contains("PLUGH-ANSWER"),
         "{sent}"
     );
-    let (root, config, _) = place();
-    let elsewhere = root.path().join("elsewhere");
-    std::fs::create_dir(&elsewhere).unwrap();
-    let sent = store_view(&script, &config, &elsewhere, "--continue").expect("a new session");
-    assert!(!sent.contains("XYZZY-QUESTION"), "listed in another directory: {sent}");
+    // Where the client itself puts a new session of that directory: the same folder.
+    let (_root, config, work) = place();
+    std::fs::remove_dir_all(config.join("projects")).unwrap();
+    store_view(&script, &config, &work, "--continue").expect("a new session");
+    let made: Vec<PathBuf> = std::fs::read_dir(config.join("projects"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(made, [cc::project_dir(&config, &work.display().to_string())]);
+}
+
+/// `restore` puts a deleted rollout back and registers it: `codex delete` removes the row with
+/// the file, and without a row Codex would resume the thread by id but list it nowhere.
+#[test]
+fn a_restored_rollout_is_registered_again() {
+    let root = tempfile::tempdir().unwrap();
+    let home = codex_home_with_index();
+    let claude = root.path().join("claude");
+    std::fs::create_dir_all(claude.join("projects")).unwrap();
+    let path = codex::rollout_path(home.path(), &ts("2026-11-30T10:00:00Z"), ID);
+    write_rollout(
+        &path,
+        ID,
+        "/w",
+        "2026-11-30T10:00:00.000Z",
+        "the question",
+        "the answer",
+    );
+    let run = |args: &[&str]| {
+        crate::util::cctool()
+            .env("CODEX_HOME", home.path())
+            .env("CLAUDE_CONFIG_DIR", &claude)
+            .env("XDG_DATA_HOME", root.path().join("data"))
+            .current_dir(root.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["backup"]).status.success());
+    std::fs::remove_file(&path).unwrap();
+    assert!(rows(home.path()).is_empty());
+    let out = run(&["restore", ID]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(path.is_file());
+    let got = rows(home.path());
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        (got[0][0].as_str(), got[0][12].as_str(), got[0][13].as_str()),
+        (ID, "/w", "the question")
+    );
 }

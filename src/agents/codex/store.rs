@@ -412,10 +412,24 @@ pub fn register(codex_home: &Path, t: &Thread) -> Result<Registered> {
     Ok(outcome)
 }
 
-/// Registers the rollout at `path` as Codex would index it ([`Thread::from_rollout`]): what
-/// `restore` calls for a rollout put back in its store.
+/// Registers the rollout at `path` as Codex would index it ([`Thread::from_rollout`]).
 pub fn register_rollout(codex_home: &Path, path: &Path) -> Result<Registered> {
     register(codex_home, &Thread::from_rollout(path)?)
+}
+
+/// What `restore` calls for a file it put back at `path` in the Codex home `codex_home`: a
+/// rollout under `sessions/` is registered (`codex delete` removes the row with the file, so
+/// a restored thread would resume by id and be missing from every list); anything else (an
+/// archived rollout, the name index) is left as it is, `None`.
+pub fn register_restored(codex_home: &Path, path: &Path) -> Result<Option<Registered>> {
+    let under_sessions = path
+        .strip_prefix(codex_home.join("sessions"))
+        .is_ok_and(|rel| rel.components().count() > 0);
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if !under_sessions || !name.starts_with("rollout-") {
+        return Ok(None);
+    }
+    register_rollout(codex_home, path).map(Some)
 }
 
 /// One entry of Codex's import ledger (`external_agent_session_imports.json`), written by its
