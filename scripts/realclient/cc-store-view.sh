@@ -20,18 +20,8 @@ set -u
 NAME=cc-store-view
 . "$(cd "$(dirname "$0")" && pwd)/lib/common.sh"
 
-[ $# -ge 3 ] || fail 2 "usage: $NAME CONFIG_DIR WORKDIR ID|--continue [PROMPT]"
-[ -d "$1" ] || fail 2 "no folder $1"
-[ -d "$2" ] || fail 2 "no folder $2"
-command -v python3 >/dev/null || fail 2 "python3 is needed"
-CONFIG=$(cd "$1" && pwd)
-WORK=$(cd "$2" && pwd)
-WHICH=$3
-PROMPT=${4:-${VIEW_PROMPT:-say ok}}
-LIMIT=${VIEW_TIMEOUT:-120}
-ROOT=${CCTOOL_REALCLIENTS:-$HOME/.cache/cctool-realclients}
-mkdir -p "$ROOT/runs" 2>/dev/null || fail 2 "cannot create $ROOT/runs"
-ROOT=$(cd "$ROOT" && pwd)
+setup_store "CONFIG_DIR WORKDIR ID|--continue [PROMPT]" "$@"
+CONFIG=$STORE
 
 CC_BIN=${CC_BIN:-$ROOT/cc/node_modules/@anthropic-ai/claude-code/bin/claude.exe}
 [ -x "$CC_BIN" ] || fail 2 "Claude Code is not installed at $CC_BIN (run install.sh, or set CC_BIN)"
@@ -52,8 +42,7 @@ CMD="env -i ANTHROPIC_BASE_URL=http://127.0.0.1:\$MOCK_PORT $(printf '%q ' "${EN
 CMD+="${VIEW_ENV:-} $(printf '%q' "$CC_BIN") -p $TARGET ${CC_EXTRA_ARGS:-} -- \"\$RESUME_PROMPT\""
 write_launcher "$CMD"
 # The client runs in WORKDIR, which decides the project folder it looks in.
-{ printf 'cd %q || exit 90\n' "$WORK"; tail -n +2 "$RUN/go.sh"; } > "$RUN/go.sh.new"
-mv "$RUN/go.sh.new" "$RUN/go.sh"
+run_in_work
 export RESUME_PROMPT=$PROMPT
 run_isolated
 print_request claude /v1/messages

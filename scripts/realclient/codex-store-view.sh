@@ -22,18 +22,8 @@ set -u
 NAME=codex-store-view
 . "$(cd "$(dirname "$0")" && pwd)/lib/common.sh"
 
-[ $# -ge 3 ] || fail 2 "usage: $NAME CODEX_HOME WORKDIR ID|--last|--list [PROMPT]"
-[ -d "$1" ] || fail 2 "no folder $1"
-[ -d "$2" ] || fail 2 "no folder $2"
-command -v python3 >/dev/null || fail 2 "python3 is needed"
-CODEX_HOME=$(cd "$1" && pwd)
-WORK=$(cd "$2" && pwd)
-WHICH=$3
-PROMPT=${4:-${VIEW_PROMPT:-say ok}}
-LIMIT=${VIEW_TIMEOUT:-120}
-ROOT=${CCTOOL_REALCLIENTS:-$HOME/.cache/cctool-realclients}
-mkdir -p "$ROOT/runs" 2>/dev/null || fail 2 "cannot create $ROOT/runs"
-ROOT=$(cd "$ROOT" && pwd)
+setup_store "CODEX_HOME WORKDIR ID|--last|--list [PROMPT]" "$@"
+CODEX_HOME=$STORE
 
 if [ -z "${CODEX_BIN:-}" ]; then
   CODEX_BIN=$(ls "$ROOT"/codex/node_modules/@openai/codex-linux-*/vendor/*/bin/codex 2>/dev/null | head -n 1)
@@ -43,27 +33,7 @@ fi
 
 new_run codex-store
 # The same offline configuration as codex-resume-view.sh, for the `openai` provider.
-cat > "$CODEX_HOME/config.toml" <<TOML
-model = "${CODEX_MODEL:-gpt-5.3-codex}"
-model_provider = "openai"
-openai_base_url = "http://127.0.0.1:@PORT@/v1"
-check_for_update_on_startup = false
-model_auto_compact_token_limit = 9000000000000
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-[history]
-persistence = "none"
-
-[features]
-plugins = false
-remote_plugin = false
-apps = false
-TOML
+codex_config "$CODEX_HOME/config.toml" openai "${CODEX_MODEL:-gpt-5.3-codex}"
 
 ENVIRONMENT=(
   "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$RUN/home" "USER=$(id -un 2>/dev/null || echo user)"
@@ -92,8 +62,7 @@ CMD+="$(printf '%q' "$CODEX_BIN") exec --skip-git-repo-check --color never ${COD
 CMD+=" resume $TARGET -- \"\$RESUME_PROMPT\""
 write_launcher "$CMD" "sed -i \"s/@PORT@/\$MOCK_PORT/g\" $(printf '%q' "$CODEX_HOME/config.toml")"
 # The client runs in WORKDIR, which decides what `--last` lists.
-{ printf 'cd %q || exit 90\n' "$WORK"; tail -n +2 "$RUN/go.sh"; } > "$RUN/go.sh.new"
-mv "$RUN/go.sh.new" "$RUN/go.sh"
+run_in_work
 export RESUME_PROMPT=$PROMPT
 run_isolated
 print_request codex /v1/responses

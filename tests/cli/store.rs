@@ -46,9 +46,28 @@ fn write_rollout(path: &Path, id: &str, cwd: &str, started: &str, question: &str
         serde_json::json!({"timestamp": started, "type": "event_msg", "payload": {
             "type": "agent_message", "message": answer}}),
     ];
+    write_lines(path, &recs);
+}
+
+/// JSON Lines at `path`, its folders made.
+fn write_lines(path: &Path, recs: &[serde_json::Value]) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let text: String = recs.iter().map(|r| format!("{r}\n")).collect();
     std::fs::write(path, text).unwrap();
+}
+
+/// Thread `ID`, started 2026-11-30 10:00 UTC in `/w`, at its place in `home`.
+fn sample_rollout(home: &Path) -> PathBuf {
+    let path = codex::rollout_path(home, &ts("2026-11-30T10:00:00Z"), ID);
+    write_rollout(
+        &path,
+        ID,
+        "/w",
+        "2026-11-30T10:00:00.000Z",
+        "the question",
+        "the answer",
+    );
+    path
 }
 
 fn thread(home: &Path, id: &str, cwd: &str, updated: &str) -> Thread {
@@ -224,15 +243,7 @@ fn an_index_of_another_layout_is_refused_and_left_alone() {
 #[test]
 fn a_rollout_is_read_as_codex_indexes_it() {
     let home = tempfile::tempdir().unwrap();
-    let path = codex::rollout_path(home.path(), &ts("2026-11-30T10:00:00Z"), ID);
-    write_rollout(
-        &path,
-        ID,
-        "/w",
-        "2026-11-30T10:00:00.000Z",
-        "the question",
-        "the answer",
-    );
+    let path = sample_rollout(home.path());
     let t = Thread::from_rollout(&path).unwrap();
     assert_eq!(t.id, ID);
     assert_eq!(t.rollout_path, path);
@@ -405,9 +416,7 @@ fn write_transcript(path: &Path, id: &str, cwd: &str) {
                 "content": [{"type": "text", "text": "PLUGH-ANSWER"}], "stop_reason": "end_turn",
                 "usage": {"input_tokens": 1, "output_tokens": 1}}}),
     ];
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let text: String = recs.iter().map(|r| format!("{r}\n")).collect();
-    std::fs::write(path, text).unwrap();
+    write_lines(path, &recs);
 }
 
 /// The real Claude Code resumes a transcript placed at `transcript_path` by id and lists it
@@ -473,15 +482,7 @@ fn a_restored_rollout_is_registered_again() {
     let home = codex_home_with_index();
     let claude = root.path().join("claude");
     std::fs::create_dir_all(claude.join("projects")).unwrap();
-    let path = codex::rollout_path(home.path(), &ts("2026-11-30T10:00:00Z"), ID);
-    write_rollout(
-        &path,
-        ID,
-        "/w",
-        "2026-11-30T10:00:00.000Z",
-        "the question",
-        "the answer",
-    );
+    let path = sample_rollout(home.path());
     let run = |args: &[&str]| {
         crate::util::cctool()
             .env("CODEX_HOME", home.path())
