@@ -41,12 +41,7 @@ ENVIRONMENT=(
   "RUST_LOG=error" "NO_COLOR=1"
 )
 if [ "$WHICH" = --list ]; then
-  NS=
-  if [ "${VIEW_NETNS:-1}" = 1 ]; then
-    if unshare -n true 2>/dev/null; then NS="unshare -n"
-    elif unshare -rn true 2>/dev/null; then NS="unshare -rn"
-    fi
-  fi
+  NS=$(netns)
   cd "$WORK" || fail 2 "cannot enter $WORK"
   sed -i "s/@PORT@/9/g" "$CODEX_HOME/config.toml"
   env -i "${ENVIRONMENT[@]}" timeout -k 5 "$LIMIT" $NS python3 "$LIB/codex-list.py" "$CODEX_BIN" \

@@ -420,7 +420,8 @@ fn write_transcript(path: &Path, id: &str, cwd: &str) {
 }
 
 /// The real Claude Code resumes a transcript placed at `transcript_path` by id and lists it
-/// (`--continue` takes the newest of the directory's project folder), for a working directory
+/// (its `--resume` picker shows the first prompt; `--continue` takes the newest of the
+/// directory's project folder), for a working directory
 /// whose folder name is cut and hashed, reached through a symbolic link; a new session the
 /// client starts there lands in the same folder.
 #[test]
@@ -457,6 +458,9 @@ fn real_claude_code_lists_and_resumes_a_placed_transcript() {
         sent.contains("XYZZY-QUESTION") && sent.contains("PLUGH-ANSWER"),
         "{sent}"
     );
+    let (_root, config, work) = place();
+    let screen = store_view(&script, &config, &work, "--picker").expect("the picker showed its list");
+    assert!(screen.contains("XYZZY-QUESTION"), "not in the picker: {screen}");
     let (_root, config, work) = place();
     let sent = store_view(&script, &config, &work, "--continue").expect("continued");
     assert!(

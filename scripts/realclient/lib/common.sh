@@ -55,17 +55,23 @@ exit 0
 EOF
 }
 
+# Prints the command prefix that runs a process in a network namespace with nothing but a
+# loopback interface (`unshare -n` as root, `unshare -rn` otherwise), or nothing, with a
+# warning, where neither works or VIEW_NETNS=0.
+netns() {
+  [ "${VIEW_NETNS:-1}" = 1 ] || return 0
+  if unshare -n true 2>/dev/null; then echo "unshare -n"
+  elif unshare -rn true 2>/dev/null; then echo "unshare -rn"
+  else echo "$NAME: warning: no network namespace (unshare -n failed); the client runs with the host's network" >&2
+  fi
+}
+
 # Runs RUN/go.sh beside the mock model API, inside a network namespace that has only a
 # loopback interface when one can be made (`unshare -n` as root, `unshare -rn` otherwise), so
 # nothing the client tries can leave the machine.
 run_isolated() {
-  local how=
-  if [ "${VIEW_NETNS:-1}" = 1 ]; then
-    if unshare -n true 2>/dev/null; then how="unshare -n"
-    elif unshare -rn true 2>/dev/null; then how="unshare -rn"
-    else echo "$NAME: warning: no network namespace (unshare -n failed); the client runs with the host's network" >&2
-    fi
-  fi
+  local how
+  how=$(netns)
   VIEW_NEW_NETNS=${how:+1} $how bash "$LIB/beside-mock.sh" "$RUN" "$RUN/go.sh"
 }
 
