@@ -256,6 +256,27 @@ fn a_rollout_is_read_as_codex_indexes_it() {
     let mtime = Timestamp::try_from(std::fs::metadata(&path).unwrap().modified().unwrap()).unwrap();
     assert_eq!(t.updated_at, mtime);
 
+    // The model is looked for near the first prompt only: a rollout is not read through.
+    let far = home.path().join("far.jsonl");
+    let mut recs: Vec<serde_json::Value> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r["type"] != "turn_context")
+        .collect();
+    let filler = serde_json::json!({"timestamp": "2026-11-30T10:00:00.000Z", "type": "event_msg",
+        "payload": {"type": "token_count"}});
+    recs.extend(std::iter::repeat_n(filler, 300));
+    recs.push(
+        serde_json::json!({"timestamp": "2026-11-30T10:00:00.000Z", "type": "turn_context",
+        "payload": {"model": "late"}}),
+    );
+    write_lines(&far, &recs);
+    assert_eq!(Thread::from_rollout(&far).unwrap().model, None);
+    recs.drain(5..300);
+    write_lines(&far, &recs);
+    assert_eq!(Thread::from_rollout(&far).unwrap().model.as_deref(), Some("late"));
+
     let bad = home.path().join("bad.jsonl");
     std::fs::write(&bad, "{\"type\":\"event_msg\",\"payload\":{}}\n").unwrap();
     let e = Thread::from_rollout(&bad).unwrap_err().to_string();

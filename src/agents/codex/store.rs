@@ -25,6 +25,9 @@ pub const STATE_DB: &str = "state_5.sqlite";
 /// the `threads` table still takes the row as cctool writes it (checked column by column).
 pub const KNOWN_MIGRATION: i64 = 64;
 
+/// Lines read past the first user message for the first turn context's model.
+const MODEL_WINDOW: usize = 256;
+
 /// How long a write waits for Codex to release the database.
 const BUSY: Duration = Duration::from_secs(5);
 
@@ -87,6 +90,7 @@ impl Thread {
         let mut meta: Option<(u64, Value)> = None;
         let mut title: Option<String> = None;
         let mut model: Option<String> = None;
+        let mut title_line = 0;
         for (n, line) in reader.split(b'\n').enumerate() {
             let line = line.with_context(|| format!("{name}: cannot read"))?;
             let Ok(rec) = serde_json::from_slice::<Value>(&line) else {
@@ -100,8 +104,13 @@ impl Thread {
                 (Some("turn_context"), _) if model.is_none() => model = s(payload, "model"),
                 _ => {}
             }
-            if meta.is_some() && title.is_some() && model.is_some() {
+            // The first turn context comes with the first prompt: past a few hundred lines
+            // more there is none to find, and a rollout of gigabytes is not read through.
+            if meta.is_some() && title.is_some() && (model.is_some() || n > title_line + MODEL_WINDOW) {
                 break;
+            }
+            if title.is_none() {
+                title_line = n + 1;
             }
         }
         let Some((_, meta)) = meta else {
@@ -306,7 +315,11 @@ pub fn register(codex_home: &Path, t: &Thread) -> Result<Registered> {
             ),
             _ => failed(e),
         })?;
-    let path = t.rollout_path.to_string_lossy().into_owned();
+    // Codex opens the path as stored, from any directory.
+    let path = std::path::absolute(&t.rollout_path)
+        .unwrap_or_else(|_| t.rollout_path.clone())
+        .to_string_lossy()
+        .into_owned();
     let created_ms = t.created_at.as_millisecond();
     let updated_ms = t.updated_at.as_millisecond();
     let old: Option<Row> = tx
