@@ -531,3 +531,22 @@ fn a_restored_rollout_is_registered_again() {
         (ID, "/w", "the question")
     );
 }
+
+/// While Codex holds the index for writing, `register` waits, then gives up with a message
+/// and writes nothing.
+#[test]
+fn a_locked_index_is_waited_for_then_left_alone() {
+    let home = codex_home_with_index();
+    let holder = rusqlite::Connection::open(home.path().join(codex::STATE_DB)).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let t = thread(home.path(), ID, "/w", "2026-11-30T12:00:00Z");
+    let started = std::time::Instant::now();
+    let e = codex::register_waiting(home.path(), &t, std::time::Duration::from_millis(200))
+        .unwrap_err()
+        .to_string();
+    assert!(started.elapsed() >= std::time::Duration::from_millis(200));
+    assert!(e.contains("locked for 200 ms") && e.contains("not registered"), "{e}");
+    holder.execute_batch("ROLLBACK").unwrap();
+    assert!(rows(home.path()).is_empty());
+    assert_eq!(codex::register(home.path(), &t).unwrap(), Registered::Added);
+}

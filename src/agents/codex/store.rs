@@ -296,22 +296,27 @@ struct Row {
 /// nothing. Runs in one transaction that waits up to 5 s for Codex to release the database;
 /// never creates the database nor changes its layout, and refuses one it does not know.
 pub fn register(codex_home: &Path, t: &Thread) -> Result<Registered> {
+    register_waiting(codex_home, t, BUSY)
+}
+
+/// [`register`], waiting at most `busy` for the database.
+pub fn register_waiting(codex_home: &Path, t: &Thread, busy: Duration) -> Result<Registered> {
     let Some(file) = state_db(codex_home)? else {
         return Ok(Registered::NoDatabase);
     };
     let failed = |e: rusqlite::Error| anyhow!("{}: cannot register thread {}: {e}", file.display(), t.id);
     let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut db = rusqlite::Connection::open_with_flags(&file, flags).map_err(failed)?;
-    db.busy_timeout(BUSY).map_err(failed)?;
+    db.busy_timeout(busy).map_err(failed)?;
     check_layout(&db, &file)?;
     let tx = db
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(|e| match e.sqlite_error_code() {
             Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => anyhow!(
-                "{}: Codex kept its thread index locked for {} s: the session was not registered; \
-                 run the command again when Codex is idle",
+                "{}: Codex kept its thread index locked for {} ms: the session was not registered; \
+                 run the command again when Codex is idle (it resumes by id all the same)",
                 file.display(),
-                BUSY.as_secs()
+                busy.as_millis()
             ),
             _ => failed(e),
         })?;
