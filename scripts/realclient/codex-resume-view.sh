@@ -39,29 +39,8 @@ cp "$INPUT" "$CODEX_HOME/$REL"
 # CODEX_OSS_BASE_URL, any other as a Responses provider of its own. Plugins, apps, analytics,
 # feedback, history and update checks are off: each would try the network or write outside
 # the run. @PORT@ becomes the mock's port in go.sh, once it is known.
+codex_config "$CODEX_HOME/config.toml" "$PROVIDER" "$MODEL"
 {
-  printf 'model = "%s"\nmodel_provider = "%s"\n' "$MODEL" "$PROVIDER"
-  [ "$PROVIDER" = openai ] && printf 'openai_base_url = "http://127.0.0.1:@PORT@/v1"\n'
-  cat <<'TOML'
-check_for_update_on_startup = false
-TOML
-  printf 'model_auto_compact_token_limit = %s\n' "${CODEX_AUTO_COMPACT_LIMIT:-9000000000000}"
-  cat <<'TOML'
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-[history]
-persistence = "none"
-
-[features]
-plugins = false
-remote_plugin = false
-apps = false
-TOML
   case $PROVIDER in
     openai|ollama|lmstudio) ;;
     *) printf '\n[model_providers."%s"]\nname = "%s"\n' "$PROVIDER" "$PROVIDER"
@@ -76,7 +55,7 @@ TOML
        ;;
   esac
   [ -n "${CODEX_CONFIG_EXTRA:-}" ] && printf '\n%s\n' "$CODEX_CONFIG_EXTRA"
-} > "$CODEX_HOME/config.toml"
+} >> "$CODEX_HOME/config.toml"
 
 ENVIRONMENT=(
   "PATH=/usr/local/bin:/usr/bin:/bin" "HOME=$RUN/home" "USER=$(id -un 2>/dev/null || echo user)"

@@ -73,6 +73,13 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
         match restore::restore_file(&archive, f, &to, a.force) {
             Ok(()) => {
                 restored += 1;
+                // A rollout back in Codex's store is listed again only once indexed (docs/stores.md).
+                if a.to.is_none()
+                    && f.agent == "codex"
+                    && let Err(e) = crate::agents::codex::store::register_restored(std::path::Path::new(&f.store), &to)
+                {
+                    eprintln!("cctool: {}", escape_str(&e.to_string()));
+                }
                 if g.json {
                     out.json(&Restored {
                         kind: "restored",

@@ -40,6 +40,7 @@ mod scan;
 mod scan_table;
 mod snapshots;
 mod special_inputs;
+mod store;
 mod threads;
 mod util;
 mod views;

@@ -55,17 +55,23 @@ exit 0
 EOF
 }
 
+# Prints the command prefix that runs a process in a network namespace with nothing but a
+# loopback interface (`unshare -n` as root, `unshare -rn` otherwise), or nothing, with a
+# warning, where neither works or VIEW_NETNS=0.
+netns() {
+  [ "${VIEW_NETNS:-1}" = 1 ] || return 0
+  if unshare -n true 2>/dev/null; then echo "unshare -n"
+  elif unshare -rn true 2>/dev/null; then echo "unshare -rn"
+  else echo "$NAME: warning: no network namespace (unshare -n failed); the client runs with the host's network" >&2
+  fi
+}
+
 # Runs RUN/go.sh beside the mock model API, inside a network namespace that has only a
 # loopback interface when one can be made (`unshare -n` as root, `unshare -rn` otherwise), so
 # nothing the client tries can leave the machine.
 run_isolated() {
-  local how=
-  if [ "${VIEW_NETNS:-1}" = 1 ]; then
-    if unshare -n true 2>/dev/null; then how="unshare -n"
-    elif unshare -rn true 2>/dev/null; then how="unshare -rn"
-    else echo "$NAME: warning: no network namespace (unshare -n failed); the client runs with the host's network" >&2
-    fi
-  fi
+  local how
+  how=$(netns)
   VIEW_NEW_NETNS=${how:+1} $how bash "$LIB/beside-mock.sh" "$RUN" "$RUN/go.sh"
 }
 
@@ -92,4 +98,60 @@ print_request() {  # claude|codex WHAT
   fi
   [ "$status" = 0 ] || echo "$NAME: note: the client exited with status $status" >&2
   exit 0
+}
+
+# For the *-store-view scripts: reads STORE WORKDIR WHICH [PROMPT] (usage: USAGE), sets STORE
+# and WORK (absolute), WHICH, PROMPT, LIMIT and ROOT.
+setup_store() {  # USAGE STORE WORKDIR WHICH [PROMPT]
+  local usage=$1
+  shift
+  [ $# -ge 3 ] || fail 2 "usage: $NAME $usage"
+  [ -d "$1" ] || fail 2 "no folder $1"
+  [ -d "$2" ] || fail 2 "no folder $2"
+  command -v python3 >/dev/null || fail 2 "python3 is needed"
+  STORE=$(cd "$1" && pwd)
+  WORK=$(cd "$2" && pwd)
+  WHICH=$3
+  PROMPT=${4:-${VIEW_PROMPT:-say ok}}
+  LIMIT=${VIEW_TIMEOUT:-120}
+  ROOT=${CCTOOL_REALCLIENTS:-$HOME/.cache/cctool-realclients}
+  mkdir -p "$ROOT/runs" 2>/dev/null || fail 2 "cannot create $ROOT/runs"
+  ROOT=$(cd "$ROOT" && pwd)
+}
+
+# Makes RUN/go.sh start the client in WORK instead of the run's own work folder.
+run_in_work() {
+  { printf 'cd %q || exit 90\n' "$WORK"; tail -n +2 "$RUN/go.sh"; } > "$RUN/go.sh.new"
+  mv "$RUN/go.sh.new" "$RUN/go.sh"
+}
+
+# Writes Codex's offline configuration to FILE: the model and provider, update checks,
+# analytics, feedback, history, plugins and apps off (each would try the network or write
+# outside the run), auto-compaction out of reach. For the built-in `openai` provider the base
+# URL is the mock's; @PORT@ is replaced by its port once it is known.
+codex_config() {  # FILE PROVIDER MODEL
+  {
+    printf 'model = "%s"\nmodel_provider = "%s"\n' "$3" "$2"
+    [ "$2" = openai ] && printf 'openai_base_url = "http://127.0.0.1:@PORT@/v1"\n'
+    cat <<'TOML'
+check_for_update_on_startup = false
+TOML
+    printf 'model_auto_compact_token_limit = %s\n' "${CODEX_AUTO_COMPACT_LIMIT:-9000000000000}"
+    cat <<'TOML'
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[history]
+persistence = "none"
+
+[features]
+plugins = false
+remote_plugin = false
+apps = false
+TOML
+  } > "$1"
 }
