@@ -12,5 +12,6 @@ pub mod import;
 pub mod intern;
 pub mod model;
 pub mod records;
+pub mod slim;
 pub mod subagents;
 pub mod view;

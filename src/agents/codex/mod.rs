@@ -8,4 +8,5 @@ pub mod history;
 pub mod import;
 pub mod items;
 pub mod rollout;
+pub mod slim;
 pub mod view;
