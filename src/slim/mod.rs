@@ -122,9 +122,12 @@ pub struct Counts {
 }
 
 /// Where each distinct payload is, from the first pass.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Seen {
     sent: bool,
+    /// The name its extracted file gets (from the first copy's media type: copies of one
+    /// payload may state different ones, or none).
+    name: String,
     /// The last copy in message content (not a display copy), and else the last copy.
     keep: Option<(u64, u32)>,
     keep_copy: Option<(u64, u32)>,
@@ -243,6 +246,9 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
         {
             counts.payload_bytes += f.payload.b64.len() as u64;
             let s = seen.entry(f.payload.hash).or_default();
+            if s.name.is_empty() {
+                s.name = payload::file_name(&f.payload.hash, &f.payload.media);
+            }
             let at = Some((l.no, i as u32));
             if f.sent {
                 s.sent = true;
@@ -274,7 +280,7 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
             .into_iter()
             .enumerate()
         {
-            let s = seen[&f.payload.hash];
+            let s = &seen[&f.payload.hash];
             if f.sent {
                 counts.kept_sent += 1;
                 continue;
@@ -289,7 +295,7 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
                 Kept::InFile
             } else {
                 counts.replaced += 1;
-                let name = payload::file_name(&f.payload.hash, &f.payload.media);
+                let name = s.name.clone();
                 if extracted.insert(f.payload.hash) {
                     counts.extracted += 1;
                     let content = &l.bytes[f.cand.span.start + 1..f.cand.span.end - 1];
@@ -421,11 +427,17 @@ fn base64_of(
         return Ok(src.read_range(at, len)?.into_owned());
     }
     let hex = payload::hex(&p.hash);
-    let name = match &p.kept {
-        Kept::SavedAs(n) => n.clone(),
-        Kept::InFile => payload::file_name(&p.hash, &p.media),
+    let path = match &p.kept {
+        Kept::SavedAs(n) => dir.join(n),
+        // Kept in the file when it was slimmed, and taken out since by another run.
+        Kept::InFile => std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .find(|q| q.file_stem().is_some_and(|s| s == hex.as_str()))
+            .unwrap_or_else(|| dir.join(payload::file_name(&p.hash, &p.media))),
     };
-    let path = dir.join(&name);
     let bytes = std::fs::read(&path).map_err(|e| {
         io::Error::new(
             e.kind(),
@@ -526,3 +538,6 @@ pub mod json {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
