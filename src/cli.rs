@@ -995,11 +995,13 @@ keeps a read or pasted image twice per line (in the message and again in toolUse
 display); Codex copies every image again into each compaction's replacement_history, of which a \
 resume replays only the last. By default each payload that a resume does not send and that is kept \
 elsewhere in the file becomes a short reference to that copy; payloads a resume sends are never \
-touched, so the request after a resume is the same as before. --images and --max-payload also take \
-out payloads a resume does not send and that have no other copy: each is written once to the \
---extract folder, named by its sha256, and replaced by a text the model can read \
-([image/png 1.3 MB, sha256:…, saved as ….png]). --restore DIR puts every payload back: the \
-original file, byte for byte.\n\n\
+touched, so the request after a resume is the same as before. --images outside-window and \
+--max-payload also take out payloads a resume does not send and that have no other copy: each is \
+written once to the --extract folder, named by its sha256, and replaced by a text the model can \
+read ([image/png 1.3 MB, sha256:…, saved as ….png]). --images all (and --max-payload, for the \
+larger ones) also replaces the images a resume sends, each by a text block with that text: what a \
+Claude Code session whose request is over the API's 32 MB limit needs (doctor: request-too-large). \
+--restore DIR puts every payload back: the original file, byte for byte.\n\n\
 The file is read twice, as a stream, keeping only the hashes of the payloads seen. With -o the \
 result goes to OUT; with --in-place the file is replaced safely, as migrate does it: a backup beside \
 it (FILE.slim.bak, or FILE.restore.bak), a temporary file, fsync, rename; a file modified in the \
@@ -1034,13 +1036,13 @@ pub struct SlimArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Which payloads without another copy go out of the file (with --extract): none, those a
-    /// resume does not load, or all that a resume does not send.
+    /// Which payloads go out of the file (with --extract): none (only duplicates become
+    /// references), those a resume does not load, or all (those it sends become text blocks).
     #[arg(long, value_enum, default_value_t = crate::slim::Images::None, value_name = "WHICH")]
     pub images: crate::slim::Images,
 
-    /// Also take out payloads larger than SIZE (decoded; 500K, 2M, 1MiB…) that a resume does
-    /// not send (with --extract).
+    /// Also take out payloads larger than SIZE (decoded; 500K, 2M, 1MiB…), those a resume
+    /// sends too (with --extract).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_payload: Option<u64>,
 

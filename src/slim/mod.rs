@@ -35,6 +35,10 @@ pub struct Candidate {
     pub copy: bool,
     /// The media type the record states beside it.
     pub media: Option<String>,
+    /// The content block that holds the string, as a range of the line: an image or
+    /// document block (which a text block can replace where a resume sends it), or a text
+    /// block (which may be such a replacement).
+    pub block: Option<Range<usize>>,
 }
 
 /// What a resume loads: every byte from `from` on, and the ranges before it that it also
@@ -67,6 +71,14 @@ pub trait Slimmer: Sync {
 
     /// The strings of one line that may hold payloads, in the order written.
     fn candidates(&self, line: &[u8], out: &mut Vec<Candidate>);
+
+    /// A text block holding `text`, as the agent writes one in a message's content.
+    fn text_block(&self, text: &str) -> String;
+
+    /// The block a payload of `media` whose string holds `content` has when the agent
+    /// writes it in its usual form. Only a block in this form is replaced by a text block,
+    /// so that `--restore` can write it back exactly.
+    fn payload_block(&self, media: &str, content: &[u8]) -> Option<String>;
 }
 
 /// Which payloads are replaced by a placeholder and extracted.
@@ -78,16 +90,16 @@ pub enum Images {
     None,
     /// Every payload a resume does not load.
     OutsideWindow,
-    /// Every payload a resume does not send (the copies in loaded rows the agent only
-    /// displays included); payloads a resume sends are kept.
+    /// Every payload: those a resume sends become a text block the model reads (the
+    /// request gets smaller: what a request over the API's size limit needs).
     All,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     pub images: Images,
-    /// Payloads larger than this (decoded bytes) are extracted too, where a resume does not
-    /// send them.
+    /// Payloads larger than this (decoded bytes) are extracted too, also where a resume
+    /// sends them (as a text block).
     pub max_payload: Option<u64>,
     /// Where extracted payloads are written; `None` with a dry run.
     pub extract: Option<PathBuf>,
@@ -99,6 +111,11 @@ impl Options {
     /// Whether a payload of `size` bytes that a resume does not send goes out of the file.
     fn extracts(&self, size: u64) -> bool {
         self.images != Images::None || self.max_payload.is_some_and(|m| size > m)
+    }
+
+    /// Whether a payload of `size` bytes that a resume sends goes out of the file.
+    fn extracts_sent(&self, size: u64) -> bool {
+        self.images == Images::All || self.max_payload.is_some_and(|m| size > m)
     }
 }
 
@@ -124,6 +141,7 @@ pub struct Counts {
 /// Where each distinct payload is, from the first pass.
 #[derive(Clone, Debug, Default)]
 struct Seen {
+    /// A copy a resume sends stays in the file.
     sent: bool,
     /// The name its extracted file gets (from the first copy's media type: copies of one
     /// payload may state different ones, or none).
@@ -138,6 +156,16 @@ struct Found {
     cand: Candidate,
     payload: Payload,
     sent: bool,
+    /// The text block that replaces its block, when a resume sends it and its block is in
+    /// the agent's usual form.
+    as_text: Option<Range<usize>>,
+}
+
+impl Found {
+    /// Whether this copy stays in the file, a resume sending it.
+    fn stays_sent(&self, opts: &Options) -> bool {
+        self.sent && !(opts.extracts_sent(self.payload.size) && self.as_text.is_some())
+    }
 }
 
 fn found_in(
@@ -162,10 +190,16 @@ fn found_in(
         };
         end = c.span.end;
         let sent = !c.copy && window.loads(line.offset + c.span.start as u64);
+        let as_text = c.block.clone().filter(|b| {
+            sent && slimmer
+                .payload_block(&p.media, content)
+                .is_some_and(|t| t.as_bytes() == &line.bytes[b.clone()])
+        });
         out.push(Found {
             cand: c,
             payload: p,
             sent,
+            as_text,
         });
     }
     out
@@ -250,8 +284,10 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
                 s.name = payload::file_name(&f.payload.hash, &f.payload.media);
             }
             let at = Some((l.no, i as u32));
-            if f.sent {
+            if f.stays_sent(opts) {
                 s.sent = true;
+            } else if f.sent {
+                // Taken out as a text block: not a copy that could be kept.
             } else if f.cand.copy {
                 s.keep_copy = at;
             } else {
@@ -281,11 +317,31 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
             .enumerate()
         {
             let s = &seen[&f.payload.hash];
-            if f.sent {
+            if f.stays_sent(opts) {
                 counts.kept_sent += 1;
                 continue;
             }
             let here = Some((l.no, i as u32));
+            if f.sent
+                && let Some(block) = &f.as_text
+            {
+                // Sent, and asked out: a text block the model reads takes the block's place.
+                counts.replaced += 1;
+                if extracted.insert(f.payload.hash) {
+                    counts.extracted += 1;
+                    let content = &l.bytes[f.cand.span.start + 1..f.cand.span.end - 1];
+                    if let Some(dir) = &opts.extract
+                        && !opts.dry_run
+                        && let Err(e) = extract(dir, &s.name, &payload::decode(&content[f.payload.b64.clone()]))
+                    {
+                        failed = Some(e);
+                        return;
+                    }
+                }
+                let text = payload::placeholder(&f.payload, &Kept::SavedAs(s.name.clone()));
+                edits.push((block.clone(), slimmer.text_block(&text).into_bytes()));
+                continue;
+            }
             let kept_in_file = s.sent || !opts.extracts(f.payload.size);
             let kept = if kept_in_file {
                 if !s.sent && s.keep.or(s.keep_copy) == here {
@@ -314,6 +370,7 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
                 literal(payload::placeholder(&f.payload, &kept).as_bytes()),
             ));
         }
+        edits.sort_by_key(|(r, _)| r.start);
         removed += edits.iter().map(|(r, _)| r.len() as u64).sum::<u64>();
         added += edits.iter().map(|(_, v)| v.len() as u64).sum::<u64>();
         if !opts.dry_run
@@ -391,9 +448,14 @@ pub fn restore(src: &Source, slimmer: &dyn Slimmer, dir: &Path, out: &mut dyn Wr
             if c.span.len() < 2 {
                 continue;
             }
-            let Some(p) = payload::parse_placeholder(&l.bytes[c.span.start + 1..c.span.end - 1]) else {
+            let text = &l.bytes[c.span.start + 1..c.span.end - 1];
+            let Some(p) = payload::parse_placeholder(text) else {
                 continue;
             };
+            // A text block slim wrote in place of a block a resume sent.
+            let as_block = c.block.clone().filter(|b| {
+                std::str::from_utf8(text).is_ok_and(|t| slimmer.text_block(t).as_bytes() == &l.bytes[b.clone()])
+            });
             let b64 = match base64_of(src, &index, dir, &p) {
                 Ok(b) => b,
                 Err(e) => {
@@ -402,8 +464,13 @@ pub fn restore(src: &Source, slimmer: &dyn Slimmer, dir: &Path, out: &mut dyn Wr
                 }
             };
             r.restored += 1;
-            edits.push((c.span.clone(), literal(&payload::original(&p, &b64))));
+            let content = payload::original(&p, &b64);
+            match as_block.and_then(|b| Some((b, slimmer.payload_block(&p.media, &content)?))) {
+                Some((b, block)) => edits.push((b, block.into_bytes())),
+                None => edits.push((c.span.clone(), literal(&content))),
+            }
         }
+        edits.sort_by_key(|(r, _)| r.start);
         if let Err(e) = w.line(&l, &edits) {
             failed = Some(e);
         }
@@ -507,6 +574,18 @@ pub mod json {
             span: span(line, raw),
             copy,
             media,
+            block: None,
+        })
+    }
+
+    /// A candidate for the text of a text block, when it could be a placeholder.
+    pub fn text_candidate(line: &[u8], block: &RawValue, text: &RawValue) -> Option<Candidate> {
+        let s = text.get();
+        (s.starts_with("\"[") && s.len() >= 100).then(|| Candidate {
+            span: span(line, text),
+            copy: false,
+            media: None,
+            block: Some(span(line, block)),
         })
     }
 

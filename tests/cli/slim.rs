@@ -308,3 +308,196 @@ fn the_real_clients_send_the_same_request() {
         assert!(before == after, "{name}: the requests differ");
     }
 }
+
+/// The placeholders of a request made comparable with the images they replaced: each image
+/// (Claude Code's image block, Codex's data URL) and each placeholder text block become
+/// `IMG:<sha256>`.
+fn images_as_hashes(v: &mut serde_json::Value) {
+    use base64::Engine;
+    use sha2::Digest;
+    let hash = |b64: &str| -> String {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(b64).unwrap();
+        sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let placeholder = regex::Regex::new(
+        r"^\[image/png( data URL)? [0-9.]+ [KM]?B, sha256:([0-9a-f]{64}), saved as [0-9a-f]{64}\.png\]$",
+    )
+    .unwrap();
+    match v {
+        serde_json::Value::Object(m) => {
+            let ty = m.get("type").and_then(|t| t.as_str()).unwrap_or_default().to_string();
+            let text = m.get("text").and_then(|t| t.as_str()).map(str::to_string);
+            if ty == "image"
+                && let Some(d) = m.get("source").and_then(|s| s.get("data")).and_then(|d| d.as_str())
+            {
+                *v = serde_json::Value::from(format!("IMG:{}", hash(d)));
+            } else if ty == "input_image"
+                && let Some(u) = m.get("image_url").and_then(|u| u.as_str())
+            {
+                *v = serde_json::Value::from(format!("IMG:{}", hash(u.split_once(',').unwrap().1)));
+            } else if let Some(t) = &text
+                && let Some(c) = placeholder.captures(t)
+            {
+                *v = serde_json::Value::from(format!("IMG:{}", &c[2]));
+            } else if let Some(t) = text {
+                // Claude Code joins a user row that starts with text to the text before it
+                // with a newline (docs/claude-code-request.md#merge-consecutive-user-rows):
+                // a placeholder where an image was adds that seam.
+                m.insert("text".into(), serde_json::Value::from(t.trim_end_matches('\n')));
+            } else {
+                m.values_mut().for_each(images_as_hashes);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(images_as_hashes),
+        _ => {}
+    }
+}
+
+/// `--images all` replaces the images a resume sends by a text block naming the extracted
+/// file: the real clients send the same request except exactly those (and the newline
+/// Claude Code puts between a text and the text block that follows it), and every image of
+/// the request is replaced.
+#[test]
+fn images_all_sends_placeholders_instead_of_the_images() {
+    for (name, client) in [("claude", Client::ClaudeCode), ("codex", Client::Codex)] {
+        let Some(script) = realclient(client) else { continue };
+        let dir = tempfile::tempdir().unwrap();
+        let src = tmp_copy(dir.path(), name);
+        let x = dir.path().join("x");
+        let out = dir.path().join("slim.jsonl");
+        let r = slim_json(&[
+            src.to_str().unwrap(),
+            "--images",
+            "all",
+            "--extract",
+            x.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(r["kept_sent"], 0, "{r}");
+        let mut before: serde_json::Value = serde_json::from_str(&resume(&script, &src)).unwrap();
+        let after_text = resume(&script, &out);
+        assert!(!after_text.contains("iVBORw0KGgo"), "{name}: an image is still sent");
+        let mut after: serde_json::Value = serde_json::from_str(&after_text).unwrap();
+        images_as_hashes(&mut before);
+        images_as_hashes(&mut after);
+        assert!(before.to_string().contains("IMG:"));
+        assert!(before == after, "{name}: the requests differ beyond the images");
+    }
+}
+
+/// A Claude Code session whose request is over the API's 32 MB: doctor says so with the
+/// size; after `slim --images all` it does not, and the real client resumes it.
+#[test]
+fn a_request_over_32_mb_is_reported_and_slim_repairs_it() {
+    use base64::Engine;
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("big.jsonl");
+    let mut text = String::new();
+    let mut parent = serde_json::Value::Null;
+    for i in 0..12u32 {
+        let bytes: Vec<u8> = (0..2_400_000u32)
+            .map(|k| (k.wrapping_mul(2_654_435_761).wrapping_add(i) >> 13) as u8)
+            .collect();
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        png.extend(bytes);
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&png);
+        let uuid = format!("00000000-0000-4000-8000-{i:012}");
+        let user = serde_json::json!({"parentUuid": parent, "isSidechain": false, "type": "user",
+            "message": {"role": "user", "content": [
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": b64}},
+                {"type": "text", "text": format!("screenshot {i}")}]},
+            "uuid": uuid, "timestamp": format!("2026-11-20T10:00:{:02}.000Z", 2 * i), "sessionId": "s", "version": "2.1.332"});
+        let reply = format!("00000000-0000-4000-8000-{:012}", 100 + i);
+        let assistant = serde_json::json!({"parentUuid": uuid, "isSidechain": false, "type": "assistant",
+            "message": {"id": format!("msg_{i}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+                "content": [{"type": "text", "text": "seen"}], "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}},
+            "uuid": reply, "timestamp": format!("2026-11-20T10:00:{:02}.000Z", 2 * i + 1), "sessionId": "s", "version": "2.1.332"});
+        text.push_str(&format!("{user}\n{assistant}\n"));
+        parent = serde_json::Value::from(reply);
+    }
+    write_aged(&f, text.as_bytes());
+    let doctor = |p: &Path| {
+        let o = cctool()
+            .args(["doctor", "--json", "--code", "request-too-large"])
+            .arg(p)
+            .output()
+            .unwrap();
+        (o.status.code(), records(&String::from_utf8(o.stdout).unwrap()))
+    };
+    let (status, recs) = doctor(&f);
+    assert_eq!(status, Some(1));
+    let finding = recs
+        .iter()
+        .find(|r| r["code"] == "request-too-large")
+        .expect("reported");
+    assert_eq!(finding["severity"], "error");
+    assert_eq!(finding["line"], 1);
+    let m = finding["message"].as_str().unwrap();
+    assert!(m.starts_with("the messages a resume sends take 38.4 MB ("), "{m}");
+    assert!(m.contains("over the API's 32 MB request limit (32000000 bytes)"), "{m}");
+    assert!(m.contains("cctool slim --images all --extract DIR"), "{m}");
+
+    let out = dir.path().join("slim.jsonl");
+    let x = dir.path().join("x");
+    let r = slim_json(&[
+        f.to_str().unwrap(),
+        "--images",
+        "all",
+        "--extract",
+        x.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r["replaced"], 12, "{r}");
+    let (status, recs) = doctor(&out);
+    assert_eq!(status, Some(0), "{recs:?}");
+    if let Some(script) = realclient(Client::ClaudeCode) {
+        let sent = resume(&script, &out);
+        assert!(
+            sent.contains("screenshot 11") && sent.contains("sha256:"),
+            "resumed with the placeholders"
+        );
+    }
+}
+
+/// A subagent transcript over 5 MiB, which Claude Code skips on resume, is a warning.
+#[test]
+fn a_subagent_transcript_over_5_mib_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("proj/5e551000-0000-4000-8000-000000000001/subagents");
+    std::fs::create_dir_all(&sub).unwrap();
+    let f = sub.join("agent-a1.jsonl");
+    let row = serde_json::json!({"parentUuid": null, "isSidechain": true, "type": "user", "agentId": "a1",
+        "message": {"role": "user", "content": "x".repeat(6 << 20)},
+        "uuid": "00000000-0000-4000-8000-000000000001", "timestamp": "2026-11-20T10:00:00.000Z", "sessionId": "s"});
+    write_aged(&f, format!("{row}\n").as_bytes());
+    let o = cctool()
+        .args(["doctor", "--json", "--code", "subagent-too-large"])
+        .arg(&f)
+        .output()
+        .unwrap();
+    let recs = records(&String::from_utf8(o.stdout).unwrap());
+    let finding = recs
+        .iter()
+        .find(|r| r["code"] == "subagent-too-large")
+        .expect("reported");
+    assert_eq!(finding["severity"], "warning");
+    let m = finding["message"].as_str().unwrap();
+    assert!(
+        m.starts_with("a subagent transcript of 6.3 MB (6291664 bytes), over the 5 MiB"),
+        "{m}"
+    );
+    // The same file as a session is not a subagent.
+    let g = dir.path().join("5e551000-0000-4000-8000-000000000002.jsonl");
+    std::fs::copy(&f, &g).unwrap();
+    let o = cctool()
+        .args(["doctor", "--json", "--code", "subagent-too-large"])
+        .arg(&g)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("subagent-too-large"));
+}

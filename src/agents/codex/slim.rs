@@ -15,7 +15,7 @@ use super::history;
 use super::rollout::{self, ItemSrc};
 use crate::io::Source;
 use crate::io::json::Members;
-use crate::slim::json::{array, candidate, object};
+use crate::slim::json::{array, candidate, object, span, text_candidate};
 use crate::slim::{Candidate, Slimmer, Window};
 
 pub struct CodexSlim;
@@ -81,6 +81,17 @@ impl Slimmer for CodexSlim {
             _ => {}
         }
     }
+
+    fn text_block(&self, text: &str) -> String {
+        format!(r#"{{"type":"input_text","text":{}}}"#, serde_json::Value::from(text))
+    }
+
+    /// As Codex writes an image part: the data URL only (a `detail` is not its usual form).
+    fn payload_block(&self, _media: &str, content: &[u8]) -> Option<String> {
+        let url = std::str::from_utf8(content).ok()?;
+        url.starts_with("data:")
+            .then(|| format!(r#"{{"type":"input_image","image_url":"{url}"}}"#))
+    }
 }
 
 /// The payloads of one response item.
@@ -103,12 +114,24 @@ fn item(line: &[u8], raw: &RawValue, out: &mut Vec<Candidate>) {
 fn parts(line: &[u8], content: Option<&RawValue>, out: &mut Vec<Candidate>) {
     let Some(items) = content.and_then(array) else { return };
     for p in items {
-        if let Some(part) = object(p)
-            && part.str("type").as_deref() == Some("input_image")
-            && let Some(url) = part.get("image_url")
-            && let Some(c) = candidate(line, url, false, None)
-        {
-            out.push(c);
+        let Some(part) = object(p) else { continue };
+        match part.str("type").as_deref() {
+            Some("input_image") => {
+                if let Some(url) = part.get("image_url")
+                    && let Some(mut c) = candidate(line, url, false, None)
+                {
+                    c.block = Some(span(line, p));
+                    out.push(c);
+                }
+            }
+            Some("input_text") => {
+                if let Some(text) = part.get("text")
+                    && let Some(c) = text_candidate(line, p, text)
+                {
+                    out.push(c);
+                }
+            }
+            _ => {}
         }
     }
 }
