@@ -609,13 +609,15 @@ fn scan_help() -> String {
 \"title_source\":\"custom-title\"|\"ai-title\"|\"summary\"|\"first-prompt\",\"bytes\",\"lines\",\"bad_lines\",\
 \"chain_messages\",\"chain_end\",\"leaves\",\"compactions\",\"last_compaction_trigger\",\
 \"last_compaction_pre_tokens\",\"compaction_origins\":{\"local\"|\"remote\"|\"legacy\":N},\"resume_tokens\",\
-\"resume_model\",\"resume_model_choice\",\"dangling_parents\",\"chain_breaks\",\"duplicate_uuids\",\"first_timestamp\",\"last_timestamp\",\
-\"role\":\"session\"|\"subagent\",\"parent_session\",\"subagents\":[paths]} per file, then \
+\"resume_model\",\"resume_model_choice\",\"dangling_parents\",\"chain_breaks\",\"duplicate_uuids\",\"payload_bytes\",\"request_bytes\",\
+\"first_timestamp\",\"last_timestamp\",\"role\":\"session\"|\"subagent\",\"parent_session\",\"subagents\":[paths]} per file, then \
 {\"kind\":\"total\",\"files\",\"sessions\",\"subagent_files\",\"bytes\",\"lines\",\"bad_lines\",\"chain_messages\",\
 \"compactions\",\"resume_tokens\",\"dangling_parents\",\"chain_breaks\",\"by_format\",\"skipped\",\"errors\"}.\n\n\
 Each field keeps one type in every record: numbers are numbers, lists are lists (empty when \
 there is nothing), the other fields are strings or null where the format does not have them \
-(leaves, dangling_parents, chain_breaks and duplicate_uuids are Claude Code's; cwd is null \
+(leaves, dangling_parents, chain_breaks, duplicate_uuids and request_bytes are Claude Code's; \
+payload_bytes, the base64 bytes of the images and documents stored (docs/slim.md), is null for cctool \
+session files; cwd is null \
 for cctool sessions). dangling_parents counts what doctor reports as dangling-parent, and \
 chain_breaks those that are errors.\n\n\
 EXAMPLES\n  cctool scan\n  COLUMNS=200 cctool scan --sort tokens ~/.claude/projects | head -20\n  \

@@ -191,7 +191,7 @@ fn in_place(
         return Err(why.to_string());
     }
     let verb = if a.restore.is_some() { "restored" } else { "slimmed" };
-    super::migrate::refuse_live(src, a.force, verb)?;
+    // A file with nothing to slim is left alone, live or not.
     if a.restore.is_none() {
         let counted = slim::slim(
             src,
@@ -208,6 +208,7 @@ fn in_place(
             return Ok(());
         }
     }
+    super::migrate::refuse_live(src, a.force, verb)?;
     let how = InPlace {
         tag: if a.restore.is_some() { "restore" } else { "slim" },
         seen: Seen::of(src),

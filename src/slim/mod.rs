@@ -390,6 +390,28 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
     Ok(counts)
 }
 
+/// The base64 bytes of every payload copy in `src` (`scan`'s `payload_bytes`).
+pub fn payload_bytes(src: &Source, slimmer: &dyn Slimmer) -> io::Result<u64> {
+    let mut buf = Vec::new();
+    let mut cands = Vec::new();
+    let mut total = 0u64;
+    for_each_line(src, |l| {
+        // A line shorter than a payload holds none: most lines are parsed no further.
+        if l.bytes.len() < payload::MIN_PAYLOAD {
+            return;
+        }
+        cands.clear();
+        slimmer.candidates(l.bytes, &mut cands);
+        for c in &cands {
+            let content = &l.bytes[c.span.start + 1..c.span.end - 1];
+            if let Some(p) = payload::read_unhashed(content, c.media.as_deref(), &mut buf) {
+                total += p.b64.len() as u64;
+            }
+        }
+    })?;
+    Ok(total)
+}
+
 /// Writes one extracted payload as `dir/name`, unless a file of that name already holds it.
 fn extract(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
     let path = dir.join(name);

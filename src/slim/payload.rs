@@ -31,6 +31,13 @@ pub struct Payload {
 /// `content` (a JSON string's text between its quotes) read as a payload; `hint` is the media
 /// type the record states beside it. `buf` is reused for the decoded bytes.
 pub fn read(content: &[u8], hint: Option<&str>, buf: &mut Vec<u8>) -> Option<Payload> {
+    let mut p = read_unhashed(content, hint, buf)?;
+    p.hash = Sha256::digest(&buf[..]).into();
+    Some(p)
+}
+
+/// [`read`] without the hash (zero), for counting.
+pub fn read_unhashed(content: &[u8], hint: Option<&str>, buf: &mut Vec<u8>) -> Option<Payload> {
     if content.len() < MIN_PAYLOAD || memchr::memchr(b'\\', content).is_some() {
         return None;
     }
@@ -50,12 +57,11 @@ pub fn read(content: &[u8], hint: Option<&str>, buf: &mut Vec<u8>) -> Option<Pay
     // The strict engine refuses missing padding and stray trailing bits: what it accepts
     // encodes back to exactly the same text.
     BASE64.decode_vec(&content[b64.clone()], buf).ok()?;
-    let hash: [u8; 32] = Sha256::digest(&buf[..]).into();
     let media = media
         .or_else(|| hint.filter(|h| is_media_type(h)).map(str::to_string))
         .unwrap_or_else(|| sniff(buf).to_string());
     Some(Payload {
-        hash,
+        hash: [0; 32],
         size: buf.len() as u64,
         media,
         data_url,

@@ -501,3 +501,36 @@ fn a_subagent_transcript_over_5_mib_is_reported() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&o.stdout).contains("subagent-too-large"));
 }
+
+/// `scan` shows the payload bytes slim works on (every copy, the same count slim reports)
+/// and, for Claude Code, the bytes of the messages a resume sends.
+#[test]
+fn scan_shows_payload_and_request_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, payload, request) in [("claude", 33_984, Some(6_540)), ("codex", 50_976, None)] {
+        let src = tmp_copy(dir.path(), name);
+        let scan = |p: &Path| {
+            let r = records(&stdout_of(&["scan", "--json", p.to_str().unwrap()]));
+            r.into_iter().find(|r| r["kind"] == "session").unwrap()
+        };
+        let r = scan(&src);
+        assert_eq!(r["payload_bytes"], payload, "{name}");
+        assert_eq!(r["request_bytes"].as_u64(), request, "{name}");
+        let o = cctool()
+            .args(["slim", "--json", "--dry-run"])
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "a dry run that would change something");
+        let counted = &records(&String::from_utf8(o.stdout).unwrap())[0];
+        assert_eq!(counted["payload_bytes"], payload);
+        let out = dir.path().join(format!("{name}.slim.jsonl"));
+        slim_json(&[src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+        let after = scan(&out);
+        assert!(after["payload_bytes"].as_u64() < Some(payload), "{after}");
+        assert_eq!(
+            after["request_bytes"], r["request_bytes"],
+            "{name}: the request is the same"
+        );
+    }
+}
