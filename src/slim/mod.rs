@@ -298,20 +298,8 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
     counts.payloads = seen.len() as u64;
 
     let mut extracted: FxHashSet<[u8; 32]> = FxHashSet::default();
-    let mut failed: Option<io::Error> = None;
-    let mut w = Rewriter {
-        src,
-        out,
-        pos: 0,
-        written: 0,
-    };
-    let mut edits = Vec::new();
-    let (mut removed, mut added) = (0u64, 0u64);
-    for_each_line(src, |l| {
-        if failed.is_some() {
-            return;
-        }
-        edits.clear();
+    let out = if opts.dry_run { None } else { Some(out) };
+    counts.bytes_after = rewrite(src, out, |l, edits| {
         for (i, f) in found_in(slimmer, &window, &l, &mut buf, &mut cands)
             .into_iter()
             .enumerate()
@@ -332,10 +320,8 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
                     let content = &l.bytes[f.cand.span.start + 1..f.cand.span.end - 1];
                     if let Some(dir) = &opts.extract
                         && !opts.dry_run
-                        && let Err(e) = extract(dir, &s.name, &payload::decode(&content[f.payload.b64.clone()]))
                     {
-                        failed = Some(e);
-                        return;
+                        extract(dir, &s.name, &payload::decode(&content[f.payload.b64.clone()]))?;
                     }
                 }
                 let text = payload::placeholder(&f.payload, &Kept::SavedAs(s.name.clone()));
@@ -357,10 +343,8 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
                     let content = &l.bytes[f.cand.span.start + 1..f.cand.span.end - 1];
                     if let Some(dir) = &opts.extract
                         && !opts.dry_run
-                        && let Err(e) = extract(dir, &name, &payload::decode(&content[f.payload.b64.clone()]))
                     {
-                        failed = Some(e);
-                        return;
+                        extract(dir, &name, &payload::decode(&content[f.payload.b64.clone()]))?;
                     }
                 }
                 Kept::SavedAs(name)
@@ -370,24 +354,58 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
                 literal(payload::placeholder(&f.payload, &kept).as_bytes()),
             ));
         }
+        Ok(())
+    })?;
+    Ok(counts)
+}
+
+/// Edits of one line: ranges of it and what replaces each.
+type Edits = Vec<(Range<usize>, Vec<u8>)>;
+
+/// Writes `src` to `out` (or, with `None`, only counts) with each line's ranges replaced as
+/// `edit` says, every other byte as it is; returns the size of the result. The first error,
+/// `edit`'s or the writer's, stops the run.
+fn rewrite(
+    src: &Source,
+    out: Option<&mut dyn Write>,
+    mut edit: impl FnMut(&Line<'_>, &mut Edits) -> io::Result<()>,
+) -> io::Result<u64> {
+    let mut failed: Option<io::Error> = None;
+    let mut sink = io::sink();
+    let counting = out.is_none();
+    let mut w = Rewriter {
+        src,
+        out: out.unwrap_or(&mut sink),
+        pos: 0,
+        written: 0,
+    };
+    let mut edits = Vec::new();
+    let (mut removed, mut added) = (0u64, 0u64);
+    for_each_line(src, |l| {
+        if failed.is_some() {
+            return;
+        }
+        edits.clear();
+        if let Err(e) = edit(&l, &mut edits) {
+            failed = Some(e);
+            return;
+        }
         edits.sort_by_key(|(r, _)| r.start);
         removed += edits.iter().map(|(r, _)| r.len() as u64).sum::<u64>();
         added += edits.iter().map(|(_, v)| v.len() as u64).sum::<u64>();
-        if !opts.dry_run
-            && let Err(e) = w.line(&l, &edits)
-        {
+        if !counting && let Err(e) = w.line(&l, &edits) {
             failed = Some(e);
         }
     })?;
     if let Some(e) = failed {
         return Err(e);
     }
-    counts.bytes_after = src.len() - removed + added;
-    if !opts.dry_run {
+    let size = src.len() - removed + added;
+    if !counting {
         w.finish()?;
-        debug_assert_eq!(w.written, counts.bytes_after);
+        debug_assert_eq!(w.written, size);
     }
-    Ok(counts)
+    Ok(size)
 }
 
 /// The base64 bytes of every payload copy in `src` (`scan`'s `payload_bytes`).
@@ -451,19 +469,7 @@ pub fn restore(src: &Source, slimmer: &dyn Slimmer, dir: &Path, out: &mut dyn Wr
         bytes_before: src.len(),
         ..Restored::default()
     };
-    let mut failed: Option<io::Error> = None;
-    let mut w = Rewriter {
-        src,
-        out,
-        pos: 0,
-        written: 0,
-    };
-    let mut edits = Vec::new();
-    for_each_line(src, |l| {
-        if failed.is_some() {
-            return;
-        }
-        edits.clear();
+    r.bytes_after = rewrite(src, Some(out), |l, edits| {
         cands.clear();
         slimmer.candidates(l.bytes, &mut cands);
         for c in &cands {
@@ -478,13 +484,8 @@ pub fn restore(src: &Source, slimmer: &dyn Slimmer, dir: &Path, out: &mut dyn Wr
             let as_block = c.block.clone().filter(|b| {
                 std::str::from_utf8(text).is_ok_and(|t| slimmer.text_block(t).as_bytes() == &l.bytes[b.clone()])
             });
-            let b64 = match base64_of(src, &index, dir, &p) {
-                Ok(b) => b,
-                Err(e) => {
-                    failed = Some(io::Error::new(e.kind(), format!("line {}: {e}", l.no)));
-                    return;
-                }
-            };
+            let b64 =
+                base64_of(src, &index, dir, &p).map_err(|e| io::Error::new(e.kind(), format!("line {}: {e}", l.no)))?;
             r.restored += 1;
             let content = payload::original(&p, &b64);
             match as_block.and_then(|b| Some((b, slimmer.payload_block(&p.media, &content)?))) {
@@ -492,16 +493,8 @@ pub fn restore(src: &Source, slimmer: &dyn Slimmer, dir: &Path, out: &mut dyn Wr
                 None => edits.push((c.span.clone(), literal(&content))),
             }
         }
-        edits.sort_by_key(|(r, _)| r.start);
-        if let Err(e) = w.line(&l, &edits) {
-            failed = Some(e);
-        }
+        Ok(())
     })?;
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    w.finish()?;
-    r.bytes_after = w.written;
     Ok(r)
 }
 
