@@ -534,3 +534,30 @@ fn scan_shows_payload_and_request_bytes() {
         );
     }
 }
+
+/// Several inputs go to an output folder, each under its own name; a file of another format
+/// is an error naming it, and the others are still slimmed.
+#[test]
+fn several_inputs_go_to_a_folder_and_a_bad_one_does_not_stop_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = tmp_copy(dir.path(), "claude");
+    let b = tmp_copy(dir.path(), "codex");
+    let session = dir.path().join("s.v5.json");
+    std::fs::copy(fixture("session/with_summary.v5.json"), &session).unwrap();
+    let out = dir.path().join("out");
+    let o = cctool()
+        .arg("slim")
+        .args([&a, &session, &b])
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("s.v5.json: a cctool-session file holds no payloads slim knows"),
+        "{err}"
+    );
+    assert!(out.join("claude.jsonl").is_file() && out.join("codex.jsonl").is_file());
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 2);
+}

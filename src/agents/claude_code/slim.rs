@@ -47,6 +47,7 @@ impl Slimmer for ClaudeCodeSlim {
 
     fn candidates(&self, line: &[u8], out: &mut Vec<Candidate>) {
         let Some(row) = Members::parse(line) else { return };
+        let progress = row.str("type").as_deref() == Some("progress");
         for (k, v) in row.iter() {
             match k {
                 "message" => {
@@ -56,7 +57,9 @@ impl Slimmer for ClaudeCodeSlim {
                         blocks(line, content, 2, out);
                     }
                 }
-                "toolUseResult" | "data" => json::all_strings(line, v, COPY_DEPTH, true, out),
+                "toolUseResult" => json::all_strings(line, v, COPY_DEPTH, true, out),
+                // A progress row's copy of a subagent's messages: never sent.
+                "data" if progress => json::all_strings(line, v, COPY_DEPTH, true, out),
                 _ => {}
             }
         }
