@@ -300,7 +300,7 @@ pub fn slim(src: &Source, slimmer: &dyn Slimmer, opts: &Options, out: &mut dyn W
     let mut extracted: FxHashSet<[u8; 32]> = FxHashSet::default();
     let out = if opts.dry_run { None } else { Some(out) };
     counts.bytes_after = rewrite(src, out, |l, edits| {
-        for (i, f) in found_in(slimmer, &window, &l, &mut buf, &mut cands)
+        for (i, f) in found_in(slimmer, &window, l, &mut buf, &mut cands)
             .into_iter()
             .enumerate()
         {
