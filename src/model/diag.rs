@@ -180,7 +180,7 @@ codes! {
         "Claude Code: the session's model retires within 30 days (the date is given)";
     // Payloads (`cctool slim`, docs/slim.md).
     RequestTooLarge = "request-too-large", [Error], DOCTOR,
-        "Claude Code: the messages a resume sends are over the API's 32 MB request limit, so the session cannot be resumed; cctool slim --images all (or --max-payload) replaces the images in them with text";
+        "Claude Code: the messages a resume sends are over the API's 32 MB request limit, so the session cannot be resumed; cctool slim --images all replaces the images in them with text (cctool compact, the text)";
     SubagentTooLarge = "subagent-too-large", [Warning], DOCTOR,
         "Claude Code: a subagent transcript over 5 MiB, which Claude Code skips on resume; cctool slim takes its duplicated payloads out";
     // Inputs.

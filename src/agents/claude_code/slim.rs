@@ -171,13 +171,19 @@ pub fn doctor_findings(
     };
     let bytes = request_bytes(&view);
     if bytes > REQUEST_LIMIT {
+        // Images and documents are what slim can take out; text only a compaction can.
+        let repair = if view.messages().any(|m| m.contains(r#""type":"base64""#)) {
+            "`cctool slim --images all --extract DIR` replaces the images in them with text placeholders (docs/slim.md)"
+        } else {
+            "they are text, which `cctool compact` summarises (docs/compaction.md)"
+        };
         let line = chain.positions.get(start).map(|&p| t.node(p).line);
         out.push(finding(
             line,
             Code::RequestTooLarge,
             Severity::Error,
             format!(
-                "the messages a resume sends take {} ({bytes} bytes), over the API's 32 MB request limit (32000000 bytes): Claude Code cannot resume this session; `cctool slim --images all --extract DIR` replaces the images in them with text placeholders (docs/slim.md)",
+                "the messages a resume sends take {} ({bytes} bytes), over the API's 32 MB request limit (32000000 bytes): Claude Code cannot resume this session; {repair}",
                 size_text(bytes)
             ),
         ));
