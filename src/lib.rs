@@ -20,6 +20,7 @@ pub mod model;
 pub mod output;
 pub mod redact;
 pub mod scan;
+pub mod slim;
 pub mod summary;
 pub mod tables;
 

@@ -61,6 +61,11 @@ pub struct SessionRecord {
     /// Of those, the ones where the resumed chain stops and loses messages (doctor errors).
     pub chain_breaks: Option<usize>,
     pub duplicate_uuids: Option<u64>,
+    /// Base64 bytes of the payloads (images, documents) the file stores, every copy counted:
+    /// what `slim` works on.
+    pub payload_bytes: Option<u64>,
+    /// Claude Code: bytes of the messages a resume sends, which the API limits to 32 MB.
+    pub request_bytes: Option<u64>,
     pub first_timestamp: Option<String>,
     pub last_timestamp: Option<String>,
     /// `session` or `subagent`.
@@ -282,6 +287,11 @@ pub fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<Sessi
             BTreeMap::from([("local", t.boundaries.len())])
         },
         resume_tokens: view.tokens(),
+        payload_bytes: Some(crate::slim::payload_bytes(
+            src,
+            &crate::agents::claude_code::slim::ClaudeCodeSlim,
+        )?),
+        request_bytes: Some(crate::agents::claude_code::slim::request_bytes(&view)),
         resume_model: Some(rm.model.clone()),
         resume_model_choice: Some(rm.choice()),
         dangling_parents: Some(links.len()),
@@ -385,6 +395,7 @@ pub fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
         compactions,
         compaction_origins: origins,
         resume_tokens: tokens,
+        payload_bytes: Some(crate::slim::payload_bytes(src, &crate::agents::codex::slim::CodexSlim)?),
         first_timestamp: rollout.time_span.map(|s| format_ms(s.0)),
         last_timestamp: rollout.time_span.map(|s| format_ms(s.1)),
         last_ms: rollout.time_span.map(|s| s.1),

@@ -105,6 +105,12 @@ pub trait Agent: Sync {
         target: &Target,
         r: &mut compact::Report,
     ) -> Result<ExitStatus, String>;
+
+    /// `slim`: where payloads sit in this agent's files and what a resume loads; `None`
+    /// when its files hold none that slim knows.
+    fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
+        None
+    }
 }
 
 /// The agent that reads `format`: the registration of every agent.

@@ -493,7 +493,7 @@ fn write_session(
     if a.dry_run {
         return Ok(());
     }
-    refuse_live(src, a.force)?;
+    refuse_live(src, a.force, "migrated")?;
     let how = InPlace {
         tag,
         seen: Seen::of(src),
@@ -530,10 +530,11 @@ impl<W: std::io::Write> std::io::Write for Watched<'_, W> {
 
 /// A session file that changed within [`COLD_AFTER`](crate::io::source::COLD_AFTER) may be mid-write by its harness: rewriting
 /// it now would race that writer and lose whichever write lands second.
-fn refuse_live(src: &Source, force: bool) -> Result<(), String> {
+/// `verb` says what was not done (`migrated`, `slimmed`).
+pub(crate) fn refuse_live(src: &Source, force: bool, verb: &str) -> Result<(), String> {
     match src.recently_modified() {
         Some(age) if !force => Err(format!(
-            "not migrated: modified {} s ago, so it may still be written; retry in a minute, or pass --force",
+            "not {verb}: modified {} s ago, so it may still be written; retry in a minute, or pass --force",
             age.as_secs()
         )),
         _ => Ok(()),

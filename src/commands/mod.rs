@@ -14,6 +14,7 @@ pub mod rebuild_chain;
 pub mod restore;
 pub mod scan;
 pub mod scan_rows;
+pub mod slim;
 
 use crate::ExitStatus;
 use crate::cli::{Cli, Command};
@@ -28,6 +29,7 @@ pub fn dispatch(cli: &Cli) -> anyhow::Result<ExitStatus> {
         Command::Migrate(args) => migrate::run(&cli.global, args),
         Command::RebuildChain(args) => rebuild_chain::run(&cli.global, args),
         Command::Scan(args) => scan::run(&cli.global, args),
+        Command::Slim(args) => slim::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateMan { dir } => man::run(dir),
         Command::Backup(args) => backup::run(&cli.global, args),

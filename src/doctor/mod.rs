@@ -344,6 +344,9 @@ pub fn check_claude(
     out.extend(crate::agents::claude_code::model::doctor_findings(
         &t, &chain, src, resume,
     )?);
+    out.extend(crate::agents::claude_code::slim::doctor_findings(
+        &t, &chain, src, resume,
+    )?);
     sort(&mut out);
     Ok(out)
 }

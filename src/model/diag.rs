@@ -178,6 +178,11 @@ codes! {
         "Claude Code: the session's model is retired at the resume time: a resume sends another model, and may drop thinking";
     SessionModelRetiring = "session-model-retiring", [Info], DOCTOR,
         "Claude Code: the session's model retires within 30 days (the date is given)";
+    // Payloads (`cctool slim`, docs/slim.md).
+    RequestTooLarge = "request-too-large", [Error], DOCTOR,
+        "Claude Code: the messages a resume sends are over the API's 32 MB request limit, so the session cannot be resumed; cctool slim --images all replaces the images in them with text (cctool compact, the text)";
+    SubagentTooLarge = "subagent-too-large", [Warning], DOCTOR,
+        "Claude Code: a subagent transcript over 5 MiB, which Claude Code skips on resume; cctool slim takes its duplicated payloads out";
     // Inputs.
     NotASession = "not-a-session", [Info], DOCTOR,
         "a file found in a folder that is not a session (sidecars, indexes): skipped";

@@ -141,6 +141,8 @@ fn sessions(src: &Source, format: Format, overrides: &Overrides) -> std::io::Res
         Val::time(r.last_timestamp.as_deref().and_then(parse_ms)),
         Val::Bool(true),
         Val::Int(0),
+        Val::int(r.payload_bytes),
+        Val::int(r.request_bytes),
     ]);
     Ok(FileRows {
         rows: vec![row],

@@ -131,7 +131,7 @@ const PROVENANCE: [Col; 7] = [
     ),
 ];
 
-const SESSIONS: [Col; 30] = [
+const SESSIONS: [Col; 32] = [
     c("path", Str, false, "= source_path (the name scan --json uses)"),
     c("role", Str, false, "session, or subagent for a subagent transcript"),
     c("parent_session", Str, true, "for a subagent: the session it belongs to"),
@@ -231,6 +231,18 @@ const SESSIONS: [Col; 30] = [
         Int,
         false,
         "always 0 here: subagents name their session in parent_session",
+    ),
+    c(
+        "payload_bytes",
+        Int,
+        true,
+        "base64 bytes of the images and documents the file stores, every copy counted (docs/slim.md)",
+    ),
+    c(
+        "request_bytes",
+        Int,
+        true,
+        "Claude Code: bytes of the messages a resume sends (the API refuses requests over 32 MB)",
     ),
 ];
 

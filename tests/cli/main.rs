@@ -38,6 +38,7 @@ mod rows;
 mod rows_engines;
 mod scan;
 mod scan_table;
+mod slim;
 mod snapshots;
 mod special_inputs;
 mod store;

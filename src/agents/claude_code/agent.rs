@@ -84,4 +84,8 @@ impl Agent for ClaudeCode {
     ) -> Result<ExitStatus, String> {
         super::compaction::compact_file(src, a, opts, target, r)
     }
+
+    fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
+        Some(&super::slim::ClaudeCodeSlim)
+    }
 }

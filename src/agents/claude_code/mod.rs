@@ -13,5 +13,6 @@ pub mod intern;
 pub mod model;
 pub mod records;
 pub mod store;
+pub mod slim;
 pub mod subagents;
 pub mod view;

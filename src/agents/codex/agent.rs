@@ -111,4 +111,8 @@ impl Agent for Codex {
     ) -> Result<ExitStatus, String> {
         super::compaction::compact_file(src, a, opts, target, r)
     }
+
+    fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
+        Some(&super::slim::CodexSlim)
+    }
 }

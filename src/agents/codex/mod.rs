@@ -9,4 +9,5 @@ pub mod import;
 pub mod items;
 pub mod rollout;
 pub mod store;
+pub mod slim;
 pub mod view;

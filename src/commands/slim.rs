@@ -1,0 +1,224 @@
+//! `cctool slim FILE...`: payloads a resume does not need out of a session, and back.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::cli::{GlobalArgs, SlimArgs};
+use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by, write_stdout};
+use crate::io::{Input, Source};
+use crate::output::Out;
+use crate::output::sanitize::escape_str;
+use crate::slim::payload::size_text;
+use crate::slim::{self, Counts, Images, Slimmer};
+use crate::{ExitStatus, Fatal};
+
+/// What happened to one file.
+#[derive(Serialize, Debug, Default)]
+pub struct SlimRecord {
+    pub kind: &'static str,
+    pub file: String,
+    #[serde(flatten)]
+    pub counts: Counts,
+    /// With --restore: the payloads put back.
+    pub restored: Option<u64>,
+    pub dry_run: bool,
+    pub output: Option<String>,
+    pub backup: Option<String>,
+    pub error: Option<String>,
+}
+
+pub fn run(g: &GlobalArgs, a: &SlimArgs) -> anyhow::Result<ExitStatus> {
+    if a.output.is_none() && !a.in_place && !a.dry_run {
+        return Err(Fatal("say where the result goes: -o OUT, --in-place, or --dry-run to only count".into()).into());
+    }
+    let extracts = a.images != Images::None || a.max_payload.is_some();
+    if extracts && a.extract.is_none() && !a.dry_run {
+        return Err(Fatal(
+            "--images and --max-payload take payloads out of the file: give --extract DIR, where each is kept, so that nothing is lost"
+                .into(),
+        )
+        .into());
+    }
+    if a.restore.is_some() && extracts {
+        return Err(Fatal("--restore puts payloads back; it takes no --images or --max-payload".into()).into());
+    }
+    let to_dir = a.paths.len() > 1 || a.output.as_deref().is_some_and(Path::is_dir);
+    if a.output.as_deref().is_some_and(|o| o.as_os_str() == "-") && a.paths.len() > 1 {
+        return Err(Fatal("-o - writes one file to standard output: give exactly one input file".into()).into());
+    }
+    let mut out = Out::new(g.color);
+    let to_stderr = a.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
+    let mut failed = false;
+    let mut would_change = false;
+    for p in &a.paths {
+        let mut r = SlimRecord {
+            kind: "slim",
+            file: p.display().to_string(),
+            dry_run: a.dry_run,
+            ..SlimRecord::default()
+        };
+        if let Err(e) = one(g, a, p, to_dir, &mut r) {
+            r.error = Some(e);
+        }
+        failed |= r.error.is_some();
+        would_change |= r.counts.bytes_after != r.counts.bytes_before || r.restored.is_some_and(|n| n > 0);
+        if g.json && !to_stderr {
+            out.json(&r)?;
+        } else if g.json {
+            eprintln!("{}", serde_json::to_string(&r)?);
+        } else if let Some(e) = &r.error {
+            if !g.quiet {
+                eprintln!("cctool: {}: {}", escape_str(&r.file), escape_str(e));
+            }
+        } else if to_stderr {
+            if !g.quiet {
+                eprintln!("cctool: {}", escape_str(&describe(&r)));
+            }
+        } else {
+            out.text(&format!("{}\n", escape_str(&describe(&r))))?;
+        }
+    }
+    out.flush()?;
+    super::report_swept(g.quiet);
+    Ok(if failed {
+        ExitStatus::Error
+    } else if a.dry_run && would_change {
+        ExitStatus::Negative
+    } else {
+        ExitStatus::Success
+    })
+}
+
+fn describe(r: &SlimRecord) -> String {
+    let c = &r.counts;
+    let sizes = format!("{} -> {}", size_text(c.bytes_before), size_text(c.bytes_after));
+    let what = match r.restored {
+        Some(n) => format!("{n} payloads put back"),
+        None => format!(
+            "{} payloads, {} copies replaced by a reference, {} by a placeholder, {} files extracted, {} sent on resume and kept",
+            c.payloads, c.deduplicated, c.replaced, c.extracted, c.kept_sent
+        ),
+    };
+    let verb = if r.dry_run { "would be " } else { "" };
+    let whereto = match (&r.output, &r.backup) {
+        (_, Some(b)) => format!(" (backup {b})"),
+        (Some(o), None) if o == "-" => " to standard output".into(),
+        (Some(o), None) => format!(" into {o}"),
+        _ => String::new(),
+    };
+    format!("{}: {verb}{sizes}: {what}{whereto}", r.file)
+}
+
+fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord) -> Result<(), String> {
+    let input = Input::Path(p.to_path_buf());
+    let (src, format) = super::open_session(&input, g)?;
+    let Some(slimmer) = crate::agents::agent(format).slimmer() else {
+        return Err(format!(
+            "a {} file holds no payloads slim knows; it slims Claude Code transcripts and Codex rollouts",
+            format.name()
+        ));
+    };
+    let opts = slim::Options {
+        images: a.images,
+        max_payload: a.max_payload,
+        extract: a.extract.clone(),
+        dry_run: a.dry_run,
+    };
+    let run = |w: &mut dyn std::io::Write, r: &mut SlimRecord| -> std::io::Result<()> {
+        match &a.restore {
+            Some(dir) => {
+                let x = slim::restore(&src, slimmer, dir, w)?;
+                r.counts.bytes_before = x.bytes_before;
+                r.counts.bytes_after = x.bytes_after;
+                r.restored = Some(x.restored);
+            }
+            None => r.counts = slim::slim(&src, slimmer, &opts, w)?,
+        }
+        src.settle()
+    };
+    if a.dry_run {
+        if a.restore.is_some() {
+            // Restoring reads the payloads it needs; counting does the same work.
+            return run(&mut std::io::sink(), r).map_err(|e| e.to_string());
+        }
+        return run(&mut std::io::sink(), r).map_err(|e| format!("cannot read: {e}"));
+    }
+    if a.in_place {
+        return in_place(a, p, &src, slimmer, &opts, r, run);
+    }
+    let Some(o) = &a.output else { return Ok(()) };
+    if o.as_os_str() == "-" {
+        r.output = Some("-".into());
+        return write_stdout(|w| run(w, r)).or_else(|e| match e.kind() {
+            std::io::ErrorKind::BrokenPipe => Ok(()),
+            _ => Err(e.to_string()),
+        });
+    }
+    let target: PathBuf = if to_dir {
+        o.join(p.file_name().unwrap_or_default())
+    } else {
+        o.clone()
+    };
+    if crate::io::paths::same_file(p, &target) {
+        return Err("the output would replace the input; use --in-place for that (it keeps a backup)".into());
+    }
+    if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    r.output = Some(target.display().to_string());
+    write_new_file_by(&target, a.force, |w: &mut Output| run(w, r)).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => format!(
+            "{} exists; nothing written: pass --force to replace it, or choose another -o",
+            target.display()
+        ),
+        _ => format!("{}: not written: {e}", target.display()),
+    })
+}
+
+/// The file replaced, with a backup, as `migrate` replaces one; left alone when nothing in it
+/// would change.
+fn in_place(
+    a: &SlimArgs,
+    p: &Path,
+    src: &Source,
+    slimmer: &dyn Slimmer,
+    opts: &slim::Options,
+    r: &mut SlimRecord,
+    run: impl FnOnce(&mut dyn std::io::Write, &mut SlimRecord) -> std::io::Result<()>,
+) -> Result<(), String> {
+    if let Some(why) = src.in_place_refusal() {
+        return Err(why.to_string());
+    }
+    let verb = if a.restore.is_some() { "restored" } else { "slimmed" };
+    // A file with nothing to slim is left alone, live or not.
+    if a.restore.is_none() {
+        let counted = slim::slim(
+            src,
+            slimmer,
+            &slim::Options {
+                dry_run: true,
+                ..opts.clone()
+            },
+            &mut std::io::sink(),
+        )
+        .map_err(|e| format!("cannot read: {e}"))?;
+        if counted.bytes_after == counted.bytes_before {
+            r.counts = counted;
+            return Ok(());
+        }
+    }
+    super::migrate::refuse_live(src, a.force, verb)?;
+    let how = InPlace {
+        tag: if a.restore.is_some() { "restore" } else { "slim" },
+        seen: Seen::of(src),
+        force: a.force,
+    };
+    let done = replace_with_backup_by(p, &how, |w: &mut Output| run(w, r))
+        .map_err(|e| crate::io::atomic::rewrite_failed(&e))?;
+    if done.target != p {
+        r.output = Some(done.target.display().to_string());
+    }
+    r.backup = Some(done.backup.display().to_string());
+    Ok(())
+}
