@@ -208,21 +208,7 @@ pub fn minify_into(raw: &[u8], out: &mut Vec<u8>) {
         match raw[i] {
             b' ' | b'\t' | b'\n' | b'\r' => i += 1,
             b'"' => {
-                let mut end = i + 1;
-                loop {
-                    match memchr::memchr2(b'"', b'\\', &raw[end.min(raw.len())..]) {
-                        Some(k) if raw[end + k] == b'\\' => end += k + 2,
-                        Some(k) => {
-                            end += k + 1;
-                            break;
-                        }
-                        None => {
-                            end = raw.len();
-                            break;
-                        }
-                    }
-                }
-                let end = end.min(raw.len());
+                let end = string_end(raw, i + 1).unwrap_or(raw.len());
                 out.extend_from_slice(&raw[i..end]);
                 i = end;
             }
@@ -230,6 +216,19 @@ pub fn minify_into(raw: &[u8], out: &mut Vec<u8>) {
                 out.push(b);
                 i += 1;
             }
+        }
+    }
+}
+
+/// The index after the quote that closes the string whose content starts at `from` (after its
+/// opening quote), found with a SIMD search for quotes and backslashes; None when no quote
+/// closes it.
+pub fn string_end(text: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        match memchr::memchr2(b'"', b'\\', text.get(from..)?) {
+            Some(k) if text[from + k] == b'\\' => from += k + 2,
+            Some(k) => return Some(from + k + 1),
+            None => return None,
         }
     }
 }

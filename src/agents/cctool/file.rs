@@ -6,7 +6,6 @@
 //! version.
 
 use serde::Deserialize;
-use serde::de::{SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
 use crate::io::Source;
@@ -67,47 +66,16 @@ impl Messages {
     }
 }
 
-impl<'de> Deserialize<'de> for Messages {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Messages;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("an array")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Messages, A::Error> {
-                let mut out = Messages::default();
-                while let Some(m) = a.next_element::<&RawValue>()? {
-                    out.push(m.get().as_bytes());
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_seq(V)
-    }
-}
-
 /// Why a session file could not be read.
 #[derive(Debug)]
 pub struct SessionError(pub String);
 
 pub fn read_messages(src: &Source) -> Result<SessionMessages, SessionError> {
-    let cannot_read = |e: std::io::Error| SessionError(format!("cannot read: {e}"));
-    let held = src.whole().map_err(cannot_read)?;
-    let bytes: &[u8] = &held;
-    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    let doc: Doc<'_> = serde_json::from_slice(body).map_err(|e| SessionError(format!("not valid JSON: {e}")))?;
-    let version = doc.schema_version.or(doc.version).and_then(LNum::as_i64);
-    let raw = doc
-        .messages
-        .ok_or_else(|| SessionError("`messages` is missing".into()))?;
-    let messages: Messages =
-        serde_json::from_str(raw.get()).map_err(|_| SessionError("`messages` is not an array".into()))?;
-    let session_id = doc.session_id.0.or(doc.id.0);
-    src.check().map_err(cannot_read)?;
+    let mut messages = Messages::default();
+    let head = for_each_message(src, |m| messages.push(m))?;
     Ok(SessionMessages {
-        version,
-        session_id,
+        version: head.version,
+        session_id: head.session_id,
         messages,
     })
 }
@@ -170,18 +138,7 @@ fn elements(text: &[u8], each: &mut impl FnMut(&[u8])) -> Option<usize> {
         match text[i] {
             b'"' => {
                 start.get_or_insert(i);
-                i += 1;
-                // To the closing quote, over escaped characters.
-                loop {
-                    match memchr::memchr2(b'"', b'\\', &text[i.min(text.len())..]) {
-                        Some(k) if text[i + k] == b'\\' => i += k + 2,
-                        Some(k) => {
-                            i += k + 1;
-                            break;
-                        }
-                        None => return None,
-                    }
-                }
+                i = crate::io::json::string_end(text, i + 1)?;
                 continue;
             }
             b'[' | b'{' => {
@@ -208,7 +165,25 @@ fn elements(text: &[u8], each: &mut impl FnMut(&[u8])) -> Option<usize> {
 mod tests {
     use super::*;
 
-    /// The streamed messages are the held ones, minified, and the errors the same.
+    /// A session's version, id and messages (minified).
+    type Read = (Option<i64>, Option<String>, Vec<Vec<u8>>);
+
+    /// The messages array parsed by serde_json as raw values, each minified.
+    fn reference(text: &str) -> Result<Read, String> {
+        let doc: Doc<'_> = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+        let raw = doc.messages.ok_or("`messages` is missing")?;
+        let messages: Vec<&RawValue> = serde_json::from_str(raw.get()).map_err(|_| "`messages` is not an array")?;
+        Ok((
+            doc.schema_version.or(doc.version).and_then(LNum::as_i64),
+            doc.session_id.0.or(doc.id.0),
+            messages
+                .iter()
+                .map(|m| crate::io::json::minify(m.get().as_bytes()))
+                .collect(),
+        ))
+    }
+
+    /// The streamed messages are serde_json's elements of the array, and the errors the same.
     #[test]
     fn streamed_messages_are_the_read_ones() {
         for text in [
@@ -225,22 +200,15 @@ mod tests {
             r#"{"schema_version": 5, "messages": [ ] }"#,
         ] {
             let src = Source::from_bytes("t.json", text.as_bytes().to_vec());
-            let held = read_messages(&src);
+            let held = reference(text.trim_start_matches('\u{feff}'));
             let mut streamed = Vec::new();
             let head = for_each_message(&src, |m| streamed.push(crate::io::json::minify(m)));
             match (held, head) {
-                (Ok(h), Ok(s)) => {
-                    assert_eq!(
-                        (h.version, &h.session_id, h.messages.len()),
-                        (s.version, &s.session_id, s.messages)
-                    );
-                    assert_eq!(
-                        h.messages.iter().map(<[u8]>::to_vec).collect::<Vec<_>>(),
-                        streamed,
-                        "{text}"
-                    );
+                (Ok((version, id, messages)), Ok(s)) => {
+                    assert_eq!((version, &id, messages.len()), (s.version, &s.session_id, s.messages));
+                    assert_eq!(messages, streamed, "{text}");
                 }
-                (Err(h), Err(s)) => assert_eq!(h.0, s.0, "{text}"),
+                (Err(h), Err(s)) => assert_eq!(h, s.0, "{text}"),
                 (h, s) => panic!("{text}: {h:?} against {s:?}"),
             }
         }
