@@ -3,11 +3,12 @@
 # cache, with hyperfine, and prints each cctool time as a ratio of its baseline, beside the
 # project's target for that ratio.
 #
-#   benches/compare.sh [OUT_DIR]          (default /tmp/cctool-bench; needs about 3.5 GiB there)
+#   benches/compare.sh [OUT_DIR]          (default /tmp/cctool-bench; needs about 5 GiB there)
 #
 # The corpus comes from the project's own generator (examples/gen-corpus.rs): 400 MiB of
 # Claude Code and Codex sessions, one 1 GiB Claude Code session, and cctool v1 sessions of
-# 1 GiB and 100 MB. hyperfine and rg are installed from crates.io into OUT_DIR/tools when
+# 1 GiB and 100 MB, and the Claude Code and Codex sessions and the 1 GiB session imported
+# into cctool v5 files. hyperfine and rg are installed from crates.io into OUT_DIR/tools when
 # absent; jq, python3 and ccusage are used when installed and skipped, with a note, when not.
 # Results: OUT_DIR/results.md. RUNS=N changes the number of timed runs (default 5).
 set -euo pipefail
@@ -71,10 +72,23 @@ v1_big=$out/v1-1gib.json
 v1_small=$out/v1-100mb.json
 v1_session 1024 "$v1_big"
 v1_session 100 "$v1_small"
+# The same sessions imported into cctool v5 files (pretty-printed JSON documents), to read
+# them at the speed of the native files.
+v5=$out/v5
+if [ ! -d "$v5/codex" ]; then
+  rm -rf "$v5"
+  "$bin" -q migrate "$corpus/claude" -o "$v5/claude" > /dev/null
+  "$bin" -q migrate "$corpus/codex" -o "$v5/codex" > /dev/null
+fi
+v5_trees="$v5/claude $v5/codex"
+v5_single=$out/single.v5.json
+[ -f "$v5_single" ] || "$bin" -q migrate "$single" -o "$v5_single" > /dev/null
 # Files not modified for a minute are memory-mapped, as users' old sessions are, and only
 # those may be migrated in place.
-find "$corpus" "$v1_big" "$v1_small" -type f -exec touch -d '10 minutes ago' {} +
+find "$corpus" "$v1_big" "$v1_small" "$v5" "$v5_single" -type f -exec touch -d '10 minutes ago' {} +
 
+# Other work on the machine moves every number: the load is printed with the results.
+load_at_start=$(cut -d ' ' -f 1-3 /proc/loadavg)
 {
   echo "| case | baseline | baseline (s) | cctool (s) | cctool / baseline | target |"
   echo "|---|---|---:|---:|---:|---|"
@@ -115,14 +129,25 @@ for p in sys.argv[1:]:
         except Exception: continue
         if d.get(\"subtype\") == \"compact_boundary\" or d.get(\"isCompactSummary\") or d.get(\"type\") == \"compacted\": print(l[:80])' > /dev/null")
 else note "python3 not installed: the json.loads baseline is skipped"; fi
-run extract-summary "≤ 2x rg; ≤ 0.05x jq" "$bin -q extract-summary --json $trees > /dev/null" "${es[@]}"
+run extract-summary "≤ 1.5x rg; ≤ 0.05x jq" "$bin -q extract-summary --json $trees > /dev/null" "${es[@]}"
+run extract-summary-v5 "≤ 1.5x native" "$bin -q extract-summary --json $v5_trees > /dev/null" \
+  "cctool native" "$bin -q extract-summary --json $trees > /dev/null"
 
 # scan: full parse and chain rebuild of every file.
 run scan "≤ 4x cat" "$bin -q scan --json $trees > /dev/null" "cat" "xargs -a $files cat > /dev/null"
-if have ccusage; then
+run scan-v5 "≤ 1.5x native" "$bin -q scan --json $v5_trees > /dev/null" \
+  "cctool native" "$bin -q scan --json $trees > /dev/null"
+# ccusage (npm i ccusage; CCUSAGE=PATH names its binary) reports token usage per session from
+# the same Claude Code files, offline (no price download), without chains or request sizes.
+ccusage=${CCUSAGE:-$(command -v ccusage || true)}
+if [ -n "$ccusage" ]; then
+  note "ccusage: $("$ccusage" --version 2>/dev/null | head -n 1)"
   run scan-claude "faster than ccusage" "$bin -q scan --json $corpus/claude > /dev/null" \
-    "ccusage daily" "CLAUDE_CONFIG_DIR=$corpus/claude ccusage daily --json > /dev/null"
+    "ccusage claude session" "CLAUDE_CONFIG_DIR=$corpus/claude $ccusage claude session --json --offline > /dev/null"
 else note "ccusage not installed: scan is not compared with it"; fi
+
+# doctor: every finding of every file.
+run doctor "≤ 4x cat" "$bin -q doctor --json $trees > /dev/null" "cat" "xargs -a $files cat > /dev/null"
 
 # A row with the peak RSS of one run of a command on FILE (after PREPARE, untimed).
 peak_rss() {
@@ -149,6 +174,9 @@ rm -f "$out/k.jsonl" "$out/c.json"
 # rebuild-chain on one 1 GiB session.
 run rebuild-chain-1gib "≤ 3x wc -l" "$bin -q rebuild-chain $single > /dev/null" "wc -l" "wc -l $single > /dev/null"
 peak_rss rebuild-chain-1gib "$single" "< 25%" ":" "$bin" -q rebuild-chain "$single"
+run rebuild-chain-1gib-v5 "≤ 1.5x native" "$bin -q rebuild-chain $v5_single > /dev/null" \
+  "cctool native" "$bin -q rebuild-chain $single > /dev/null"
+peak_rss doctor-1gib "$single" "< 10%" ":" "$bin" -q doctor --json "$single"
 
 # compact one 1 GiB session: to a new file, and in place (backup, temporary file, fsync, rename).
 run compact-1gib "≤ 3x cp" \
@@ -173,7 +201,7 @@ rm -f "$out"/m.json* "$out/c.json"
 
 {
   echo
-  echo "$(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -sr); warm cache, mean of $runs runs."
+  echo "$(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -sr); warm cache, mean of $runs runs; load average (1, 5, 15 min) $load_at_start at the start, $(cut -d ' ' -f 1-3 /proc/loadavg) at the end."
   cat "$out/notes.md"
 } >> "$out/results.md"
 cat "$out/results.md"

@@ -427,14 +427,16 @@ pub fn scan_session(src: &Source) -> SessionRecord {
         role: "session",
         ..SessionRecord::default()
     };
-    let Ok(s) = crate::agents::cctool::file::read_messages(src) else {
-        return r;
-    };
+    let unread = r.clone();
     let mut span: Option<(i64, i64)> = None;
     let mut bytes = 0usize;
-    for m in s.messages.iter() {
-        bytes += m.len() + 1;
-        let Some(v) = parse(m) else { continue };
+    // The request size counts each message minified, as it is sent.
+    let mut minified = Vec::new();
+    let streamed = crate::agents::cctool::file::for_each_message(src, |m| {
+        minified.clear();
+        crate::io::json::minify_into(m, &mut minified);
+        bytes += minified.len() + 1;
+        let Some(v) = parse(&minified) else { return };
         if let Some(ts) = session_time(&v) {
             span = Some(span.map_or((ts, ts), |(lo, hi)| (lo.min(ts), hi.max(ts))));
         }
@@ -465,8 +467,11 @@ pub fn scan_session(src: &Source) -> SessionRecord {
             r.title = text.and_then(prompt_text);
             r.title_source = r.title.as_ref().map(|_| "first-prompt");
         }
-    }
-    r.chain_messages = s.messages.len();
+    });
+    let Ok(s) = streamed else {
+        return unread;
+    };
+    r.chain_messages = s.messages;
     r.resume_tokens = bytes.div_ceil(4);
     r.session_id = s.session_id;
     r.project = project_of(None, src.name());

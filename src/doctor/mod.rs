@@ -7,11 +7,10 @@
 //! warning when something is damaged but the resume goes on, info for what is worth knowing
 //! and changes nothing (see [`links`] for parent links).
 
+mod ids;
 pub mod links;
 
 use std::collections::BTreeMap;
-
-use serde_json::Value;
 
 use crate::agents::claude_code::chain::{self as claude, Chain, Kind, Transcript, flag};
 use crate::agents::codex::history as codex_chain;
@@ -50,15 +49,18 @@ pub fn claude(src: &Source, t: &Transcript, chain: &Chain) -> std::io::Result<Ve
 
     // Boundaries: summary present, logical parent resolvable.
     let boundaries: Vec<u32> = (0..t.nodes.len() as u32).filter(|&p| t.node(p).is_boundary()).collect();
+    // A boundary has its summary when one is parented on it or written after it, before the
+    // next boundary: a lookup each (a pass over every record per boundary took minutes on
+    // files of tens of thousands of compactions).
+    let summaries: Vec<u32> = (0..t.nodes.len() as u32)
+        .filter(|&p| t.node(p).kind == Kind::User && t.node(p).has(flag::COMPACT_SUMMARY))
+        .collect();
+    let summary_parents: rustc_hash::FxHashSet<u32> = summaries.iter().filter_map(|&p| t.node(p).parent_id()).collect();
     for (i, &b) in boundaries.iter().enumerate() {
         let node = t.node(b);
         let next = boundaries.get(i + 1).copied().unwrap_or(u32::MAX);
-        let has_summary = (0..t.nodes.len() as u32).any(|p| {
-            let n = t.node(p);
-            n.kind == Kind::User
-                && n.has(flag::COMPACT_SUMMARY)
-                && (n.parent_id() == Some(node.uuid) || (p > b && p < next))
-        });
+        let first_after = summaries.partition_point(|&p| p <= b);
+        let has_summary = summary_parents.contains(&node.uuid) || summaries.get(first_after).is_some_and(|&p| p < next);
         if !has_summary {
             out.push(finding(
                 file,
@@ -121,7 +123,7 @@ fn tool_pass(
     src: &Source,
     file: &str,
     needle: &[u8],
-    ids: impl Fn(&Value, &mut ToolLine) + Sync,
+    ids: impl Fn(&ids::Row, &mut ToolLine) + Sync,
     found: &mut Vec<Diagnostic>,
 ) -> std::io::Result<()> {
     let mut calls: BTreeMap<String, u64> = BTreeMap::new();
@@ -135,8 +137,8 @@ fn tool_pass(
                 lone_surrogate: lone_surrogate(line.bytes),
                 ..ToolLine::default()
             };
-            if let Ok(v) = serde_json::from_slice::<Value>(line.bytes) {
-                ids(&v, &mut out);
+            if let Ok(row) = serde_json::from_slice::<ids::Row>(line.bytes) {
+                ids(&row, &mut out);
             }
             (!out.is_empty()).then_some(out)
         },
@@ -160,22 +162,11 @@ fn tool_pass(
 /// Claude Code: `tool_use` blocks of assistant rows, `tool_result` blocks of user rows. The
 /// needle finds both (`"tool_use"` and `"tool_use_id"`).
 fn claude_tool_pairing(src: &Source, file: &str, found: &mut Vec<Diagnostic>) -> std::io::Result<()> {
-    let ids = |v: &Value, out: &mut ToolLine| {
-        let ty = v.get("type").and_then(Value::as_str);
-        let blocks = v
-            .get("message")
-            .and_then(|m| m.get("content"))
-            .and_then(Value::as_array);
-        for b in blocks.into_iter().flatten() {
-            match (ty, b.get("type").and_then(Value::as_str)) {
-                (Some("assistant"), Some("tool_use")) => {
-                    out.calls
-                        .extend(b.get("id").and_then(Value::as_str).map(str::to_string));
-                }
-                (Some("user"), Some("tool_result")) => {
-                    out.results
-                        .extend(b.get("tool_use_id").and_then(Value::as_str).map(str::to_string));
-                }
+    let ids = |row: &ids::Row, out: &mut ToolLine| {
+        for b in row.message_content.iter().flatten() {
+            match (row.item.ty.as_deref(), b.ty.as_deref()) {
+                (Some("assistant"), Some("tool_use")) => out.calls.extend(b.id.clone()),
+                (Some("user"), Some("tool_result")) => out.results.extend(b.tool_use_id.clone()),
                 _ => {}
             }
         }
@@ -265,17 +256,14 @@ pub fn codex(src: &Source, rollout: &Rollout) -> std::io::Result<Vec<Diagnostic>
             ),
         ));
     }
-    let ids = |v: &Value, out: &mut ToolLine| {
-        let item = match v.get("payload") {
-            Some(p) if v.get("type").and_then(Value::as_str) == Some("response_item") => Some(p),
+    let ids = |row: &ids::Row, out: &mut ToolLine| {
+        let item = match &row.payload {
+            Some(p) if row.item.ty.as_deref() == Some("response_item") => Some(p),
             Some(_) => None,
-            None => Some(v),
+            None => Some(&row.item),
         };
-        let id = item
-            .and_then(|i| i.get("call_id"))
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        match item.and_then(|i| i.get("type")).and_then(Value::as_str) {
+        let id = item.and_then(|i| i.call_id.clone());
+        match item.and_then(|i| i.ty.as_deref()) {
             Some("function_call" | "custom_tool_call" | "local_shell_call" | "tool_search_call") => {
                 out.calls.extend(id);
             }
@@ -314,7 +302,7 @@ fn sort(findings: &mut [Diagnostic]) {
 
 /// A cctool session file: findings are schema problems.
 pub fn session(src: &Source) -> Vec<Diagnostic> {
-    match crate::agents::cctool::file::read_messages(src) {
+    match crate::agents::cctool::file::for_each_message(src, |_| {}) {
         Ok(s) => match s.version {
             Some(1..=5) => Vec::new(),
             other => vec![finding(

@@ -716,8 +716,46 @@ pub fn session_with(
     session_id: Option<String>,
     opts: Options,
 ) -> Vec<SummaryRecord> {
-    let mut out = Vec::new();
+    let mut s = SessionSummaries::new(src, opts);
     for m in messages.iter() {
+        s.message(m);
+    }
+    s.finish(session_id)
+}
+
+/// The summary records of a cctool session, fed its messages one at a time (see
+/// [`crate::agents::cctool::file::for_each_message`]).
+pub struct SessionSummaries {
+    file: String,
+    opts: Options,
+    out: Vec<SummaryRecord>,
+    /// Messages that cannot hold a summary item are not parsed (see [`SessionSummaries::message`]).
+    prefilter: bool,
+}
+
+impl SessionSummaries {
+    pub fn new(src: &Source, opts: Options) -> SessionSummaries {
+        SessionSummaries {
+            file: src.name().to_string(),
+            opts,
+            out: Vec::new(),
+            prefilter: true,
+        }
+    }
+
+    /// One message, as JSON text. A summary item's `"type"` is the string `summary`, which the
+    /// text holds as written (`"summary"`) unless an escape spells one of its letters, and
+    /// only `\u0061` to `\u007a` can: a message with neither is skipped unparsed, as most of
+    /// a session's messages are (control characters, escaped as `\u001b`, are common).
+    pub fn message(&mut self, m: &[u8]) {
+        let may_hold = |m: &[u8]| {
+            memchr::memmem::find(m, b"\"summary\"").is_some()
+                || memchr::memmem::find(m, b"\\u006").is_some()
+                || memchr::memmem::find(m, b"\\u007").is_some()
+        };
+        if self.prefilter && !may_hold(m) {
+            return;
+        }
         let v = parse(m);
         for item in v.get("items").and_then(Value::as_array).into_iter().flatten() {
             if item.get("type").and_then(Value::as_str) != Some("summary") {
@@ -743,13 +781,19 @@ pub fn session_with(
                     })
                     .collect()
             });
-            let text = str_of(item, "text").map(|t| if opts.strip_template { template::strip(&t) } else { t });
-            out.push(SummaryRecord {
+            let text = str_of(item, "text").map(|t| {
+                if self.opts.strip_template {
+                    template::strip(&t)
+                } else {
+                    t
+                }
+            });
+            self.out.push(SummaryRecord {
                 kind: "summary",
-                file: src.name().to_string(),
+                file: self.file.clone(),
                 format: "cctool-v5",
-                session_id: session_id.clone(),
-                index: out.len(),
+                session_id: None,
+                index: self.out.len(),
                 timestamp: str_of(&v, "timestamp"),
                 trigger: str_of(item, "trigger"),
                 pre_tokens: item.get("pre_tokens").and_then(Value::as_i64),
@@ -765,8 +809,56 @@ pub fn session_with(
             });
         }
     }
-    if let Some(last) = out.last_mut() {
-        last.current = true;
+
+    /// The records, the last one current, each with the session's id.
+    pub fn finish(mut self, session_id: Option<String>) -> Vec<SummaryRecord> {
+        for r in &mut self.out {
+            r.session_id = session_id.clone();
+        }
+        if let Some(last) = self.out.last_mut() {
+            last.current = true;
+        }
+        self.out
     }
-    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Skipping the messages that hold neither `"summary"` nor a `\u` escape gives the records
+    /// of reading every message.
+    #[test]
+    fn session_prefilter_is_the_full_read() {
+        let messages = [
+            r#"{"role":"user","items":[{"type":"text","text":"summary of it \u001b[1m"}]}"#,
+            r#"{"role":"assistant","items":[{"type":"\u0073ummar\u0079","text":"escaped s and y"}]}"#,
+            r#"{"role":"assistant","items":[{"type":"su\u006Dmary","text":"upper-case hex"}]}"#,
+            r#"{"role":"assistant","timestamp":"2026-01-02T03:04:05Z","items":[{"type":"summary","text":"S1","origin":"remote","retained_messages":[{"role":"user","text":"k"}],"extra":1}]}"#,
+            r#"{"role":"assistant","items":[{"type":"summ\u0061ry","text":"escaped type"}]}"#,
+            r#"{"role":"assistant","items":[{"type" : "summary" , "text":"spaced", "trigger":"auto","pre_tokens":12}]}"#,
+            r#"{"role":"tool","items":[{"type":"text","text":"\"summary\" in a text"}]}"#,
+            r#"{"role":"assistant","items":[{"type":"summary"}],"items":[]}"#,
+            r#"not json "summary""#,
+            r#"{"role":"assistant","items":{"type":"summary"}}"#,
+        ];
+        let src = Source::from_bytes("s.json", Vec::new());
+        let read = |prefilter: bool| {
+            let mut s = SessionSummaries::new(
+                &src,
+                Options {
+                    strip_template: false,
+                    all_events: false,
+                },
+            );
+            s.prefilter = prefilter;
+            for m in messages {
+                s.message(m.as_bytes());
+            }
+            serde_json::to_string(&s.finish(Some("id".into()))).unwrap()
+        };
+        let all = read(false);
+        assert_eq!(read(true), all);
+        assert_eq!(all.matches("\"kind\":\"summary\"").count(), 5, "{all}");
+    }
 }

@@ -32,8 +32,9 @@ impl Agent for Cctool {
     }
 
     fn summaries(&self, src: &Source, _: Loader, opts: summary::Options) -> Result<(Vec<SummaryRecord>, u64), String> {
-        let s = super::file::read_messages(src).map_err(|e| e.0)?;
-        Ok((summary::session_with(src, &s.messages, s.session_id, opts), 0))
+        let mut found = summary::SessionSummaries::new(src, opts);
+        let head = super::file::for_each_message(src, |m| found.message(m)).map_err(|e| e.0)?;
+        Ok((found.finish(head.session_id), 0))
     }
 
     fn doctor(&self, src: &Source, _: &Overrides) -> io::Result<Vec<Diagnostic>> {

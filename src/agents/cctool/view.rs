@@ -11,18 +11,33 @@ use crate::output::render::{self, Render};
 
 /// The messages of a cctool session, printed to `out` (a session has no chain to rebuild).
 pub fn rebuild_chain(src: &Source, st: Option<Render>, out: &mut Out) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
-    let s = session::read_messages(src).map_err(|e| Fatal(format!("{}: {}", src.name(), e.0)))?;
-    for (i, m) in s.messages.iter().enumerate() {
-        match st {
-            None => out.record(m)?,
-            Some(style) => out.text(&render::render(&style, &render::session_block(&value_of(m), i, &style)))?,
+    // Messages are printed as they are read, each minified into one reused buffer.
+    let (mut line, mut i, mut failed) = (Vec::new(), 0usize, None);
+    let s = session::for_each_message(src, |m| {
+        if failed.is_some() {
+            return;
         }
+        line.clear();
+        crate::io::json::minify_into(m, &mut line);
+        let printed = match st {
+            None => out.record(&line),
+            Some(style) => out.text(&render::render(
+                &style,
+                &render::session_block(&value_of(&line), i, &style),
+            )),
+        };
+        failed = printed.err();
+        i += 1;
+    })
+    .map_err(|e| Fatal(format!("{}: {}", src.name(), e.0)))?;
+    if let Some(e) = failed {
+        return Err(e.into());
     }
     let summary = ChainSummary {
         kind: "chain",
         file: src.name().to_string(),
         format: Format::CctoolSession.name(),
-        messages: s.messages.len(),
+        messages: s.messages,
         end: Some("start".into()),
         ..ChainSummary::default()
     };

@@ -12,7 +12,7 @@ pub mod import;
 pub mod intern;
 pub mod model;
 pub mod records;
-pub mod store;
 pub mod slim;
+pub mod store;
 pub mod subagents;
 pub mod view;

@@ -8,6 +8,6 @@ pub mod history;
 pub mod import;
 pub mod items;
 pub mod rollout;
-pub mod store;
 pub mod slim;
+pub mod store;
 pub mod view;

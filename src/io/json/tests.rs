@@ -1,5 +1,38 @@
 use super::*;
 
+/// The minifier as it was, a byte at a time.
+fn minify_bytewise(raw: &[u8]) -> Vec<u8> {
+    let mut strings = Strings::default();
+    raw.iter()
+        .copied()
+        .filter(|&b| !strings.structural(b) || !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .collect()
+}
+
+proptest::proptest! {
+    #[test]
+    fn minify_is_the_bytewise_minify(parts in proptest::collection::vec(
+        proptest::prop_oneof![
+            proptest::strategy::Just(&b"\""[..]),
+            proptest::strategy::Just(&b"\\"[..]),
+            proptest::strategy::Just(&b" "[..]),
+            proptest::strategy::Just(&b"\n  "[..]),
+            proptest::strategy::Just(&b"\t\r"[..]),
+            proptest::strategy::Just(&b"{\"a\": [1, 2]}"[..]),
+            proptest::strategy::Just(&b"x y"[..]),
+            proptest::strategy::Just("é".as_bytes()),
+        ],
+        0..60,
+    )) {
+        let raw = parts.concat();
+        let mut out = b"kept".to_vec();
+        minify_into(&raw, &mut out);
+        let mut want = b"kept".to_vec();
+        want.extend(minify_bytewise(&raw));
+        proptest::prop_assert_eq!(out, want);
+    }
+}
+
 fn nested(n: usize) -> String {
     format!("{}\"x\"{}", "{\"a\":".repeat(n), "}".repeat(n))
 }
