@@ -1,0 +1,275 @@
+//! `cctool convert --to FORMAT FILE`: arguments, where the conversion goes, the report, the
+//! exit status. What is read and written is `crate::convert` and each agent's `convert.rs`.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::ExitStatus;
+use crate::cli::{ConvertArgs, ConvertTarget, GlobalArgs};
+use crate::convert::incremental::{Plan, plan};
+use crate::convert::model::Counts;
+use crate::convert::{Tally, WriteOptions};
+use crate::io::Input;
+use crate::io::atomic::{write_new_file_by, write_stdout};
+use crate::model::Format;
+use crate::output::Out;
+use crate::output::sanitize::escape_str;
+
+/// The `--json` record of a conversion.
+#[derive(Serialize, Default)]
+struct Report {
+    kind: &'static str,
+    file: String,
+    from: String,
+    to: String,
+    output: String,
+    session_id: Option<String>,
+    full: bool,
+    /// `new`, `appended`, `up-to-date` or `replaced`.
+    written: Option<&'static str>,
+    lines_written: u64,
+    carried: Option<Counts>,
+    mapped: Option<BTreeMap<String, u64>>,
+    dropped: Option<BTreeMap<String, u64>>,
+    tokens: Option<u64>,
+    error: Option<String>,
+}
+
+fn target_format(t: ConvertTarget) -> Format {
+    match t {
+        ConvertTarget::ClaudeCode => Format::ClaudeCode,
+        ConvertTarget::Codex => Format::Codex,
+        ConvertTarget::Cctool => Format::CctoolSession,
+    }
+}
+
+pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> anyhow::Result<ExitStatus> {
+    let mut r = Report {
+        kind: "conversion",
+        file: a.file.display().to_string(),
+        to: match a.to {
+            ConvertTarget::Cctool => "v5".into(),
+            t => target_format(t).name().into(),
+        },
+        output: a
+            .output
+            .as_ref()
+            .map_or_else(|| "-".into(), |p| p.display().to_string()),
+        full: a.full,
+        ..Report::default()
+    };
+    let status = match convert(g, a, &mut r) {
+        Ok(()) => ExitStatus::Success,
+        Err(e) => {
+            r.error = Some(e);
+            ExitStatus::Error
+        }
+    };
+    let mut out = Out::new(g.color);
+    if g.json {
+        out.json(&r)?;
+    } else if let Some(e) = &r.error {
+        eprintln!("cctool: {}: {}", escape_str(&r.file), escape_str(e));
+    } else if !g.quiet {
+        eprint!("{}", escape_str(&describe(&r)));
+    }
+    Ok(status)
+}
+
+fn to_stdout(a: &ConvertArgs) -> Option<&Path> {
+    a.output.as_deref().filter(|p| p.as_os_str() != "-")
+}
+
+fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String> {
+    let input = if a.file.as_os_str() == "-" {
+        Input::Stdin
+    } else {
+        Input::Path(a.file.clone())
+    };
+    let (src, format) = super::open_session(&input, g)?;
+    r.from = format.name().to_string();
+    let out = to_stdout(a).map(Path::to_path_buf);
+    if g.json && out.is_none() {
+        return Err("--json prints the report on standard output: write the conversion with -o OUT".into());
+    }
+    if let (Some(o), Input::Path(i)) = (&out, &input)
+        && same_file(o, i)
+    {
+        return Err("the output would replace the input; choose another -o".into());
+    }
+    let to = target_format(a.to);
+    if a.to == ConvertTarget::Cctool {
+        return to_cctool(&src, format, a, out.as_deref(), r);
+    }
+    let side = |f: Format| {
+        crate::convert::side(f).ok_or_else(|| {
+            format!(
+                "convert reads and writes Claude Code transcripts and Codex rollouts; a {} is imported with --to cctool or migrated with cctool migrate",
+                f.name()
+            )
+        })
+    };
+    let (from, into) = (side(format)?, side(to)?);
+    let conv = (from.read)(&src, a.full).map_err(|e| format!("cannot read: {e}"))?;
+    src.check().map_err(|e| format!("cannot read: {e}"))?;
+    let session_id = crate::convert::target_session_id(&conv, to, a.full);
+    let cwd = conv
+        .cwd
+        .clone()
+        .unwrap_or_else(|| std::env::current_dir().map_or_else(|_| "/".into(), |d| d.display().to_string()));
+    let opts = WriteOptions {
+        session_id: session_id.clone(),
+        cwd,
+        // The source's model means something only to its own agent.
+        model: a
+            .model
+            .clone()
+            .or_else(|| (format == to).then(|| conv.model.clone()).flatten()),
+        reasoning_as_text: a.reasoning_as_text,
+    };
+    let mut tally = Tally::default();
+    let lines = (into.write)(&conv, &opts, &mut tally);
+    r.session_id = Some(session_id);
+    r.carried = Some(conv.counts(a.reasoning_as_text));
+    r.mapped = Some(tally.mapped.clone());
+    let mut dropped = conv.dropped.clone();
+    for (k, n) in &tally.dropped {
+        *dropped.entry(k.clone()).or_insert(0) += n;
+    }
+    r.dropped = Some(dropped);
+    r.tokens = Some(tally.tokens);
+    let Some(path) = out else {
+        write_stdout(|w| write_lines(w, &lines)).map_err(|e| format!("cannot write standard output: {e}"))?;
+        r.written = Some("new");
+        r.lines_written = lines.len() as u64;
+        return Ok(());
+    };
+    let existing = match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() => {
+            Some(std::fs::read(&path).map_err(|e| format!("cannot read the existing {}: {e}", path.display()))?)
+        }
+        _ => None,
+    };
+    let (from_line, how) = match plan(existing.as_deref(), &lines, into.passable) {
+        Plan::New => (0, "new"),
+        Plan::UpToDate => {
+            r.written = Some("up-to-date");
+            return Ok(());
+        }
+        Plan::Append(j) => (j, "appended"),
+        Plan::Differs(_) if a.force => (0, "replaced"),
+        Plan::Differs(l) => {
+            return Err(format!(
+                "{} exists and is not an earlier conversion of this session (line {l} differs; was it resumed since?); choose another -o, or pass --force to replace it",
+                path.display()
+            ));
+        }
+    };
+    let keep = if how == "appended" { existing.as_deref() } else { None };
+    write_new_file_by(&path, true, |w| {
+        if let Some(old) = keep {
+            w.write_all(old)?;
+        }
+        write_lines(w, &lines[from_line..])
+    })
+    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    r.written = Some(how);
+    r.lines_written = (lines.len() - from_line) as u64;
+    Ok(())
+}
+
+fn write_lines(w: &mut dyn Write, lines: &[Vec<u8>]) -> std::io::Result<()> {
+    for l in lines {
+        w.write_all(l)?;
+        w.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// `--to cctool`: the import `migrate` writes, effective unless `--full`.
+fn to_cctool(
+    src: &crate::io::Source,
+    format: Format,
+    a: &ConvertArgs,
+    out: Option<&Path>,
+    r: &mut Report,
+) -> Result<(), String> {
+    let Some(import) = crate::agents::agent(format).import() else {
+        return Err("already a cctool session: cctool migrate brings it to v5".into());
+    };
+    let effective = !a.full;
+    match out {
+        None => {
+            write_stdout(|w| import(src, effective, w)).map_err(|e| format!("cannot write standard output: {e}"))?
+        }
+        Some(p) => {
+            if !a.force && crate::io::atomic::occupied(p) {
+                return Err(format!(
+                    "{} exists; choose another -o, or pass --force to replace it",
+                    p.display()
+                ));
+            }
+            write_new_file_by(p, a.force, |w| import(src, effective, w))
+                .map_err(|e| format!("cannot write {}: {e}", p.display()))?
+        }
+    }
+    r.written = Some("new");
+    Ok(())
+}
+
+/// Whether two paths name the same file.
+fn same_file(a: &Path, b: &PathBuf) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The report on stderr.
+fn describe(r: &Report) -> String {
+    let mut s = match r.written {
+        Some("up-to-date") => format!("cctool: {} is up to date with {}: nothing written\n", r.output, r.file),
+        Some(how) => format!(
+            "cctool: {} → {} ({}{}): {how}, {} lines\n",
+            r.file,
+            r.output,
+            r.to,
+            r.session_id
+                .as_deref()
+                .map(|s| format!(", session {s}"))
+                .unwrap_or_default(),
+            r.lines_written
+        ),
+        None => String::new(),
+    };
+    let list = |m: &BTreeMap<String, u64>| m.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ");
+    if let Some(c) = &r.carried {
+        s.push_str(&format!(
+            "  carried: {} user texts, {} assistant texts, {} tool calls, {} tool results, {} images, {} compactions{}\n",
+            c.user_texts,
+            c.assistant_texts,
+            c.tool_calls,
+            c.tool_results,
+            c.images,
+            c.compactions,
+            if c.reasoning_as_text > 0 {
+                format!(", {} reasoning blocks as text", c.reasoning_as_text)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if let Some(m) = r.mapped.as_ref().filter(|m| !m.is_empty()) {
+        s.push_str(&format!("  mapped: {}\n", list(m)));
+    }
+    if let Some(m) = r.dropped.as_ref().filter(|m| !m.is_empty()) {
+        s.push_str(&format!("  left out: {}\n", list(m)));
+    }
+    if let Some(t) = r.tokens {
+        s.push_str(&format!("  tokens the target receives on resume: ~{t}\n"));
+    }
+    s
+}
