@@ -1019,8 +1019,9 @@ docs/convert.md.",
 {\"kind\":\"conversion\",\"file\",\"from\",\"to\",\"output\",\"session_id\",\"full\",\"written\",\
 \"lines_written\",\"carried\":{\"user_texts\",\"assistant_texts\",\"tool_calls\",\"tool_results\",\
 \"images\",\"compactions\",\"reasoning_as_text\"},\"mapped\":{MAPPING: N},\"dropped\":{KIND: N},\
-\"tokens\",\"error\"}; written is new, appended, up-to-date or replaced; carried, mapped, dropped \
-and tokens are null for --to cctool.\n\n\
+\"tokens\",\"closed\",\"error\"}; written is new, appended, up-to-date or replaced; carried, mapped, dropped, \
+tokens and closed (calls the source left unanswered, closed with an aborted result) are null for \
+--to cctool.\n\n\
 EXAMPLES\n  \
 cctool convert --to codex -o rollout-converted.jsonl ~/.claude/projects/-home-me-app/SESSION.jsonl\n  \
 cctool convert --to claude-code --model claude-opus-4-6 -o SESSION.jsonl rollout-….jsonl\n  \

@@ -35,6 +35,8 @@ struct Report {
     mapped: Option<BTreeMap<String, u64>>,
     dropped: Option<BTreeMap<String, u64>>,
     tokens: Option<u64>,
+    /// Calls the source left unanswered, closed with an `aborted` result.
+    closed: Option<u64>,
     error: Option<String>,
 }
 
@@ -141,6 +143,7 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
     }
     r.dropped = Some(dropped);
     r.tokens = Some(tally.tokens);
+    r.closed = Some(tally.closed);
     let Some(path) = out else {
         write_stdout(|w| write_lines(w, &lines)).map_err(|e| format!("cannot write standard output: {e}"))?;
         r.written = Some("new");
@@ -267,6 +270,11 @@ fn describe(r: &Report) -> String {
     }
     if let Some(m) = r.dropped.as_ref().filter(|m| !m.is_empty()) {
         s.push_str(&format!("  left out: {}\n", list(m)));
+    }
+    if let Some(n) = r.closed.filter(|&n| n > 0) {
+        s.push_str(&format!(
+            "  closed: {n} calls the source left unanswered, with an aborted result\n"
+        ));
     }
     if let Some(t) = r.tokens {
         s.push_str(&format!("  tokens the target receives on resume: ~{t}\n"));

@@ -37,6 +37,8 @@ pub struct Tally {
     pub dropped: BTreeMap<String, u64>,
     /// Estimated tokens of what the target receives on resume.
     pub tokens: u64,
+    /// Calls left unanswered in the source, closed with an `aborted` result.
+    pub closed: u64,
 }
 
 impl Tally {

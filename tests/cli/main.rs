@@ -14,6 +14,7 @@ mod compact;
 mod compact_budget;
 mod compact_crash;
 mod concurrency;
+mod convert_clients;
 mod crash;
 mod docs;
 mod doctor;

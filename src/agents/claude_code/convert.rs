@@ -27,17 +27,14 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
             ..Options::default()
         })
         .unwrap_or_default();
-    let mut positions = chain.positions.clone();
-    if !full && let Some(b) = positions.iter().rposition(|&p| t.node(p).is_boundary()) {
-        positions.drain(..b);
-    }
+    let positions = &chain.positions;
     let mut c = Conversation::new(Format::ClaudeCode);
     c.session_id = t.session_ids.first().cloned().unwrap_or_else(|| src.name().to_string());
     let mut carried_lines = rustc_hash::FxHashSet::default();
     let mut last_msg: Option<(u32, usize)> = None;
-    let mut boundary: Option<(String, Option<String>)> = None;
+    let mut taken = rustc_hash::FxHashSet::default();
     let mut released = src.releaser();
-    for &p in &positions {
+    for (i, &p) in positions.iter().enumerate() {
         let node = t.node(p);
         let rec = crate::io::json::parse_record(&src.read_range(node.offset, node.len as usize)?);
         released.touch(node.offset, node.len);
@@ -49,21 +46,35 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
             c.cwd = Some(cwd.to_string());
         }
         if node.is_boundary() {
-            if let Some((k, ts)) = boundary.take() {
-                c.push(&k, ts, Body::Compaction(String::new()));
-            }
-            boundary = Some((key, ts));
-            continue;
-        }
-        if node.kind == Kind::User && node.has(flag::COMPACT_SUMMARY) {
-            let text = crate::summary::claude_summary_text(&rec).unwrap_or_default();
-            let (k, ts) = boundary.take().unwrap_or((key, ts));
-            c.push(&k, ts, Body::Compaction(text));
+            // The boundary's summary is the first summary row before the next boundary; rows
+            // a compaction preserved may come between (2.1.88 session memory). The target
+            // has the summary at the boundary, as its own compaction, and the rest after.
+            let summary = positions[i + 1..]
+                .iter()
+                .take_while(|&&q| !t.node(q).is_boundary())
+                .find(|&&q| t.node(q).kind == Kind::User && t.node(q).has(flag::COMPACT_SUMMARY));
+            let text = match summary {
+                Some(&q) => {
+                    let n = t.node(q);
+                    taken.insert(q);
+                    let rec = crate::io::json::parse_record(&src.read_range(n.offset, n.len as usize)?);
+                    crate::summary::claude_summary_text(&rec).unwrap_or_default()
+                }
+                None => String::new(),
+            };
+            c.push(&key, ts, Body::Compaction(text));
             last_msg = None;
             continue;
         }
-        if let Some((k, ts)) = boundary.take() {
-            c.push(&k, ts, Body::Compaction(String::new()));
+        if taken.contains(&p) {
+            continue;
+        }
+        if node.kind == Kind::User && node.has(flag::COMPACT_SUMMARY) {
+            // A summary without its boundary in the chain: still the conversation's start.
+            let text = crate::summary::claude_summary_text(&rec).unwrap_or_default();
+            c.push(&key, ts, Body::Compaction(text));
+            last_msg = None;
+            continue;
         }
         match node.kind {
             Kind::User => {
@@ -95,9 +106,6 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
             }
             Kind::Attachment => c.drop("attachment"),
         }
-    }
-    if let Some((k, ts)) = boundary.take() {
-        c.push(&k, ts, Body::Compaction(String::new()));
     }
     // Every other line: what a resume does not load (earlier history, other branches,
     // progress, snapshots, titles), counted by type.
@@ -243,7 +251,15 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
         *parent = Some(uuid);
         line(&Value::Object(m))
     };
-    for e in &c.entries {
+    let answered: rustc_hash::FxHashSet<&str> = c
+        .entries
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::ToolResult(r) => Some(r.call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    for (i, e) in c.entries.iter().enumerate() {
         let ts = clock.stamp(e.timestamp.as_deref());
         let uuid = |j: usize| ids::uuid(&["convert", sid, &e.key, &j.to_string()]);
         match &e.body {
@@ -307,6 +323,24 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
                     );
                     let m = Map::from_iter([("message".to_string(), Value::Object(message))]);
                     out.push(row(&mut parent, uuid(j), "assistant", &ts, m));
+                }
+                // A call the conversation went on without answering (interrupted, or its
+                // result compacted away) is closed as Codex closes it: Claude Code would
+                // otherwise drop it from the request. At the end it may still be answered.
+                if i + 1 < c.entries.len() {
+                    for (j, b) in blocks.iter().enumerate() {
+                        if let Block::Call(call) = b
+                            && !answered.contains(call.id.as_str())
+                        {
+                            let block = json!({"tool_use_id": tool_id(&call.id), "type": "tool_result",
+                                               "content": "aborted", "is_error": true});
+                            let message = json!({"role": "user", "content": [block]});
+                            bytes += line(&message).len();
+                            let m = Map::from_iter([("message".to_string(), message)]);
+                            out.push(row(&mut parent, uuid(blocks.len() + j), "user", &ts, m));
+                            tally.closed += 1;
+                        }
+                    }
                 }
             }
             Body::Compaction(summary) => {

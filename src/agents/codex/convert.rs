@@ -93,7 +93,28 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
         let h = history::reconstruct(&rollout);
         // A local compaction's history is the user messages it kept, then the summary: the
         // summary goes first, as a compaction, so the kept messages follow it.
-        let s = h.items.iter().rposition(|i| i.summary);
+        let prefixed = |i: &codex::Item| -> std::io::Result<bool> {
+            Ok(i.summary && {
+                let v = match &i.src {
+                    ItemSrc::Raw { offset, len, .. } => {
+                        crate::io::json::parse_record(&src.read_range(*offset, *len as usize)?)
+                    }
+                    ItemSrc::Synth(s) => crate::io::json::parse_record(s.as_bytes()),
+                };
+                let text: String = parts_of(v.get("content").unwrap_or(&Value::Null))
+                    .iter()
+                    .filter_map(Part::text)
+                    .collect();
+                summary_body(&text).is_some()
+            })
+        };
+        let mut s = None;
+        for (k, item) in h.items.iter().enumerate().rev() {
+            if prefixed(item)? {
+                s = Some(k);
+                break;
+            }
+        }
         let order: Vec<usize> = match s {
             Some(s)
                 if h.items[..s]
