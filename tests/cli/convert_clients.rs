@@ -343,13 +343,35 @@ fn recorded_conversions_keep_every_text_and_call() {
     }
 }
 
-/// The recorded requests, sent again by the clients installed now.
+/// The recorded conversions, resumed by the clients installed now. With
+/// `CCTOOL_CONVERT_RECORD=1` the conversions and the (normalised) requests are written to
+/// `fixtures/convert/recorded/` instead of checked.
 #[test]
 fn recorded_conversions_resume_live() {
+    let record = std::env::var_os("CCTOOL_CONVERT_RECORD").is_some();
     let mut failures = Vec::new();
     for (src, to) in RECORDED {
         let from_claude = *to == "codex";
-        failures.extend(sweep(&[fixture(src)], from_claude));
+        if !record {
+            failures.extend(sweep(&[fixture(src)], from_claude));
+            continue;
+        }
+        let client = if from_claude { Client::Codex } else { Client::ClaudeCode };
+        let Some(script) = realclient(client) else { return };
+        let (conv, sent) = recorded_paths(src, to);
+        std::fs::create_dir_all(conv.parent().expect("folder")).expect("mkdir");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = convert(&fixture(src), to, dir.path(), &[]);
+        std::fs::copy(&out, &conv).expect("copy");
+        let run = std::process::Command::new("bash")
+            .arg(&script)
+            .arg(&conv)
+            .arg("say ok")
+            .env("VIEW_NORMALISE", "1")
+            .output()
+            .expect("run the harness");
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        std::fs::write(&sent, &run.stdout).expect("write the request");
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
