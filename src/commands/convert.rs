@@ -235,6 +235,7 @@ fn same_file(a: &Path, b: &PathBuf) -> bool {
 fn describe(r: &Report) -> String {
     let mut s = match r.written {
         Some("up-to-date") => format!("cctool: {} is up to date with {}: nothing written\n", r.output, r.file),
+        Some(_) if r.carried.is_none() => format!("cctool: {} → {}: imported as a v5 session\n", r.file, r.output),
         Some(how) => format!(
             "cctool: {} → {} ({}{}): {how}, {} lines\n",
             r.file,
