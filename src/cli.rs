@@ -1013,19 +1013,23 @@ counted (--reasoning-as-text carries its visible text as marked text). Records w
 Every id is derived from the source session, so converting again gives the same file. When OUT \
 holds an earlier conversion of the same session, only what the source gained since is appended, \
 and a run with nothing new writes nothing. Any other existing OUT is replaced only with --force. \
-Writes are atomic. The table of tools and what each agent requires of a converted file: \
+Writes are atomic. With --into-store the session goes where the target agent finds it, and the \
+command that resumes it is printed; a Claude Code transcript Codex's own importer already imported \
+(its ledger in $CODEX_HOME) is reported instead of converted again. The table of tools and what each agent requires of a converted file: \
 docs/convert.md.",
     after_long_help = "JSON RECORD (--json)\n  \
 {\"kind\":\"conversion\",\"file\",\"from\",\"to\",\"output\",\"session_id\",\"full\",\"written\",\
 \"lines_written\",\"carried\":{\"user_texts\",\"assistant_texts\",\"tool_calls\",\"tool_results\",\
 \"images\",\"compactions\",\"reasoning_as_text\"},\"mapped\":{MAPPING: N},\"dropped\":{KIND: N},\
-\"tokens\",\"closed\",\"error\"}; written is new, appended, up-to-date or replaced; carried, mapped, dropped, \
+\"tokens\",\"closed\",\"resume\",\"imported_by_codex\",\"error\"}; written is new, appended, up-to-date, \
+replaced or imported-by-codex (nothing written: imported_by_codex names Codex's thread); carried, mapped, dropped, \
 tokens and closed (calls the source left unanswered, closed with an aborted result) are null for \
 --to cctool.\n\n\
 EXAMPLES\n  \
 cctool convert --to codex -o rollout-converted.jsonl ~/.claude/projects/-home-me-app/SESSION.jsonl\n  \
 cctool convert --to claude-code --model claude-opus-4-6 -o SESSION.jsonl rollout-….jsonl\n  \
-cctool convert --to codex --full --json -o out.jsonl SESSION.jsonl | jq .dropped\n\n\
+cctool convert --to codex --full --json -o out.jsonl SESSION.jsonl | jq .dropped\n  \
+cctool convert --to codex --into-store ~/.claude/projects/-home-me-app/SESSION.jsonl\n\n\
 EXIT STATUS\n  0 converted (or already up to date); 2 unusable input, an OUT that is not an earlier \
 conversion of FILE, or a write that failed."
 )]
@@ -1050,10 +1054,17 @@ pub struct ConvertArgs {
     pub reasoning_as_text: bool,
 
     /// Where to write (default, and -: standard output).
-    #[arg(short = 'o', long, value_name = "OUT")]
+    #[arg(short = 'o', long, value_name = "OUT", conflicts_with = "into_store")]
     pub output: Option<PathBuf>,
 
-    /// Replace an OUT that is not an earlier conversion of FILE.
+    /// Write where the target agent looks for sessions ($CLAUDE_CONFIG_DIR/projects/<folder of
+    /// the working directory>/<id>.jsonl; $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<id>.jsonl)
+    /// and print the command that resumes it.
+    #[arg(long)]
+    pub into_store: bool,
+
+    /// Replace an OUT that is not an earlier conversion of FILE, and convert a transcript
+    /// Codex's own importer already imported.
     #[arg(long)]
     pub force: bool,
 }

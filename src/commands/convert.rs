@@ -37,6 +37,10 @@ struct Report {
     tokens: Option<u64>,
     /// Calls the source left unanswered, closed with an `aborted` result.
     closed: Option<u64>,
+    /// The command that resumes the session placed with `--into-store`.
+    resume: Option<String>,
+    /// The thread Codex's own importer already made of the source (nothing written).
+    imported_by_codex: Option<String>,
     error: Option<String>,
 }
 
@@ -94,7 +98,7 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
     let (src, format) = super::open_session(&input, g)?;
     r.from = format.name().to_string();
     let out = to_stdout(a).map(Path::to_path_buf);
-    if g.json && out.is_none() {
+    if g.json && out.is_none() && !a.into_store {
         return Err("--json prints the report on standard output: write the conversion with -o OUT".into());
     }
     if let (Some(o), Input::Path(i)) = (&out, &input)
@@ -104,6 +108,9 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
     }
     let to = target_format(a.to);
     if a.to == ConvertTarget::Cctool {
+        if a.into_store {
+            return Err("a cctool session has no agent store to go into: write it with -o OUT".into());
+        }
         return to_cctool(&src, format, a, out.as_deref(), r);
     }
     let side = |f: Format| {
@@ -144,6 +151,24 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
     r.dropped = Some(dropped);
     r.tokens = Some(tally.tokens);
     r.closed = Some(tally.closed);
+    let out = match a.into_store {
+        false => out,
+        true => {
+            let (path, resume, imported) = into_store(to, &lines, &opts, &input, a.force)?;
+            r.resume = Some(resume);
+            if let Some(thread) = imported {
+                r.resume = Some(crate::convert::place::codex::resume_command(&thread));
+                r.imported_by_codex = Some(thread);
+                r.written = Some("imported-by-codex");
+                return Ok(());
+            }
+            r.output = path.display().to_string();
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            }
+            Some(path)
+        }
+    };
     let Some(path) = out else {
         write_stdout(|w| write_lines(w, &lines)).map_err(|e| format!("cannot write standard output: {e}"))?;
         r.written = Some("new");
@@ -182,6 +207,46 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
     r.written = Some(how);
     r.lines_written = (lines.len() - from_line) as u64;
     Ok(())
+}
+
+/// Where the target agent finds the session, the command that resumes it, and the thread
+/// Codex already imported the source into, if it did (then nothing is written unless
+/// `force`).
+fn into_store(
+    to: Format,
+    lines: &[Vec<u8>],
+    o: &WriteOptions,
+    input: &Input,
+    force: bool,
+) -> Result<(PathBuf, String, Option<String>), String> {
+    use crate::convert::place::{claude_code, codex};
+    match to {
+        Format::ClaudeCode => {
+            let dir = claude_code::config_dir()
+                .ok_or("no Claude Code store: set CLAUDE_CONFIG_DIR or HOME, or write with -o OUT")?;
+            Ok((
+                claude_code::transcript_path(&dir, &o.cwd, &o.session_id),
+                claude_code::resume_command(&o.session_id, &o.cwd),
+                None,
+            ))
+        }
+        _ => {
+            let home = codex::codex_home().ok_or("no Codex store: set CODEX_HOME or HOME, or write with -o OUT")?;
+            let imported = match input {
+                Input::Path(p) if !force => codex::imported_by_codex(&home, p).map_err(|e| format!("{e:#}"))?,
+                _ => None,
+            };
+            // The rollout's start is its first line's time (a derived, stable path).
+            let started = lines
+                .first()
+                .and_then(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
+                .and_then(|v| v.get("timestamp").and_then(|t| t.as_str()).map(str::to_string))
+                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+            let path = codex::rollout_path(&home, &started, &o.session_id);
+            Ok((path, codex::resume_command(&o.session_id), imported))
+        }
+    }
 }
 
 fn write_lines(w: &mut dyn Write, lines: &[Vec<u8>]) -> std::io::Result<()> {
@@ -279,6 +344,15 @@ fn describe(r: &Report) -> String {
     }
     if let Some(t) = r.tokens {
         s.push_str(&format!("  tokens the target receives on resume: ~{t}\n"));
+    }
+    if let Some(t) = &r.imported_by_codex {
+        s.push_str(&format!(
+            "cctool: {}: Codex already imported this transcript as thread {t}; nothing written (--force converts it anyway)\n",
+            r.file
+        ));
+    }
+    if let Some(c) = &r.resume {
+        s.push_str(&format!("  resume: {c}\n"));
     }
     s
 }

@@ -8,6 +8,7 @@
 
 pub mod incremental;
 pub mod model;
+pub mod place;
 pub mod tools;
 
 use std::collections::BTreeMap;

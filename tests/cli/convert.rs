@@ -248,3 +248,45 @@ fn json_needs_an_output_file() {
     let r: Value = serde_json::from_str(&stdout).expect("json");
     assert_eq!(r["error"], "--json prints the report on standard output: write the conversion with -o OUT");
 }
+
+#[test]
+fn into_store_writes_where_each_agent_looks_and_says_how_to_resume() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let h = home.path();
+    let convert = |to: &str, src: &Path, env: &[(&str, &Path)]| {
+        let mut cmd = cctool();
+        cmd.env("HOME", h);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd.args(["convert", "--json", "--into-store", "--to", to, s(src)]).output().expect("run");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).expect("json")
+    };
+    let claude_src = fixture("convert/compacted.claude.jsonl");
+    let r = convert("codex", &claude_src, &[]);
+    let id = r["session_id"].as_str().expect("id").to_string();
+    let rollout = h.join(format!(".codex/sessions/2026/11/20/rollout-2026-11-20T09-00-03-{id}.jsonl"));
+    assert_eq!(r["output"], s(&rollout));
+    assert!(rollout.is_file());
+    assert_eq!(r["resume"], format!("codex resume {id}"));
+    assert_eq!(convert("codex", &claude_src, &[])["written"], "up-to-date");
+
+    let codex_home = h.join("elsewhere");
+    let r = convert("claude-code", &fixture("convert/tools.codex.jsonl"), &[("CLAUDE_CONFIG_DIR", &codex_home)]);
+    let id = r["session_id"].as_str().expect("id").to_string();
+    assert_eq!(r["output"], s(&codex_home.join(format!("projects/-home-dev-app/{id}.jsonl"))));
+    assert_eq!(r["resume"], format!("cd /home/dev/app && claude --resume {id}"));
+
+    // A transcript Codex's own importer took is reported, not converted again.
+    let ledger = json!({"records": [{"source_path": s(&claude_src), "content_sha256": "x",
+                                     "imported_thread_id": "019d0000-aaaa-7bbb-8ccc-dddddddddddd"}]});
+    let codex_home = h.join("codex2");
+    std::fs::create_dir_all(&codex_home).expect("mkdir");
+    std::fs::write(codex_home.join("external_agent_session_imports.json"), ledger.to_string()).expect("ledger");
+    let r = convert("codex", &claude_src, &[("CODEX_HOME", &codex_home)]);
+    assert_eq!(r["written"], "imported-by-codex");
+    assert_eq!(r["imported_by_codex"], "019d0000-aaaa-7bbb-8ccc-dddddddddddd");
+    assert_eq!(r["resume"], "codex resume 019d0000-aaaa-7bbb-8ccc-dddddddddddd");
+    assert!(!codex_home.join("sessions").exists(), "nothing written");
+}
