@@ -1014,7 +1014,7 @@ Every id is derived from the source session, so converting again gives the same 
 holds an earlier conversion of the same session, only what the source gained since is appended, \
 and a run with nothing new writes nothing. Any other existing OUT is replaced only with --force. \
 Writes are atomic. With --into-store the session goes where the target agent finds it, and the \
-command that resumes it is printed; a Claude Code transcript Codex's own importer already imported \
+command that resumes it is printed on stdout; a Claude Code transcript Codex's own importer already imported \
 (its ledger in $CODEX_HOME) is reported instead of converted again. The table of tools and what each agent requires of a converted file: \
 docs/convert.md.",
     after_long_help = "JSON RECORD (--json)\n  \

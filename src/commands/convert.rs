@@ -79,8 +79,14 @@ pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> anyhow::Result<ExitStatus> {
         out.json(&r)?;
     } else if let Some(e) = &r.error {
         eprintln!("cctool: {}: {}", escape_str(&r.file), escape_str(e));
-    } else if !g.quiet {
-        eprint!("{}", escape_str(&describe(&r)));
+    } else {
+        if !g.quiet {
+            eprint!("{}", escape_str(&describe(&r)));
+        }
+        // The command that resumes a placed session is what --into-store is run for: data.
+        if let Some(c) = &r.resume {
+            out.text(&format!("{}\n", escape_str(c)))?;
+        }
     }
     Ok(status)
 }
@@ -350,9 +356,6 @@ fn describe(r: &Report) -> String {
             "cctool: {}: Codex already imported this transcript as thread {t}; nothing written (--force converts it anyway)\n",
             r.file
         ));
-    }
-    if let Some(c) = &r.resume {
-        s.push_str(&format!("  resume: {c}\n"));
     }
     s
 }

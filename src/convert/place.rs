@@ -27,7 +27,9 @@ pub mod claude_code {
         if slug.len() <= SLUG_MAX {
             return slug;
         }
-        let hash = units.iter().fold(0i32, |h, &u| h.wrapping_mul(31).wrapping_add(i32::from(u)));
+        let hash = units
+            .iter()
+            .fold(0i32, |h, &u| h.wrapping_mul(31).wrapping_add(i32::from(u)));
         let mut n = i64::from(hash).unsigned_abs();
         let mut digits = Vec::new();
         loop {
@@ -47,7 +49,8 @@ pub mod claude_code {
     /// Where `claude --resume SESSION_ID`, run in `cwd`, looks for the transcript (the
     /// folder is named after the physical path, links resolved).
     pub fn transcript_path(config_dir: &Path, cwd: &str, session_id: &str) -> PathBuf {
-        let physical = std::fs::canonicalize(cwd).map_or_else(|_| cwd.to_string(), |p| p.to_string_lossy().into_owned());
+        let physical =
+            std::fs::canonicalize(cwd).map_or_else(|_| cwd.to_string(), |p| p.to_string_lossy().into_owned());
         config_dir
             .join("projects")
             .join(project_slug(&physical))
@@ -68,7 +71,9 @@ pub mod claude_code {
             if whole.is_dir() {
                 return Some(whole);
             }
-            let first = v.to_str().and_then(|l| l.split(',').map(str::trim).find(|s| !s.is_empty()));
+            let first = v
+                .to_str()
+                .and_then(|l| l.split(',').map(str::trim).find(|s| !s.is_empty()));
             return Some(first.map_or(whole, PathBuf::from));
         }
         env("HOME").map(|h| PathBuf::from(h).join(".claude"))

@@ -24,7 +24,9 @@ fn claude_turns(parent: &str, from: usize) -> String {
     let mut out = String::new();
     let mut parent = parent.to_string();
     for i in from..from + 10 {
-        let ids: Vec<String> = (0..4).map(|k| format!("b0000000-0000-4000-8000-{:08}{k:04}", i)).collect();
+        let ids: Vec<String> = (0..4)
+            .map(|k| format!("b0000000-0000-4000-8000-{:08}{k:04}", i))
+            .collect();
         let rows = [
             json!({"type": "user", "message": {"role": "user", "content": format!("prompt {i}")}}),
             json!({"type": "assistant", "message": {"id": format!("msg_{i}"), "role": "assistant", "model": "claude-opus-4-6",
@@ -71,7 +73,9 @@ fn codex_turns(from: usize) -> String {
 /// Lines that are not Codex's estimated token counts (the one kind of line a writer may
 /// place differently once the source has grown).
 fn without_token_counts(text: &str) -> Vec<&str> {
-    text.lines().filter(|l| !l.contains("\"type\":\"token_count\"")).collect()
+    text.lines()
+        .filter(|l| !l.contains("\"type\":\"token_count\""))
+        .collect()
 }
 
 fn incremental(source: &str, to: &str, more: impl Fn() -> String) {
@@ -99,7 +103,11 @@ fn incremental(source: &str, to: &str, more: impl Fn() -> String) {
     let gained = &after[before.len()..];
     let prompts: Vec<String> = (0..10).map(|i| format!("prompt {i}")).collect();
     for (i, p) in prompts.iter().enumerate() {
-        assert_eq!(gained.matches(&format!("\"{p}\"")).count() >= 1, true, "turn {i} not appended");
+        assert_eq!(
+            gained.matches(&format!("\"{p}\"")).count() >= 1,
+            true,
+            "turn {i} not appended"
+        );
     }
     assert_eq!(r["lines_written"].as_u64(), Some(gained.lines().count() as u64));
     // Exactly what a fresh conversion of the grown source holds.
@@ -113,7 +121,11 @@ fn incremental(source: &str, to: &str, more: impl Fn() -> String) {
     let r = convert(&out);
     assert_eq!(r["written"], "up-to-date");
     assert_eq!(r["lines_written"], 0);
-    assert_eq!(std::fs::read_to_string(&out).expect("out"), after, "a run with nothing new writes nothing");
+    assert_eq!(
+        std::fs::read_to_string(&out).expect("out"),
+        after,
+        "a run with nothing new writes nothing"
+    );
 }
 
 #[test]
@@ -140,7 +152,10 @@ fn an_output_that_is_no_earlier_conversion_is_kept_unless_forced() {
         stderr.contains("exists and is not an earlier conversion of this session (line 1 differs; was it resumed since?); choose another -o, or pass --force to replace it"),
         "{stderr}"
     );
-    assert_eq!(std::fs::read_to_string(&out).expect("out"), "{\"something\":\"else\"}\n");
+    assert_eq!(
+        std::fs::read_to_string(&out).expect("out"),
+        "{\"something\":\"else\"}\n"
+    );
     let (code, _, stderr) = run(&["convert", "--to", "codex", "--force", "-o", s(&out), s(&src)]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("replaced"), "{stderr}");
@@ -179,7 +194,12 @@ fn the_report_counts_what_was_carried_mapped_and_left_out() {
     assert!(uuid::Uuid::parse_str(id).is_ok(), "{id}");
     // Without --json, the same on stderr.
     let (_, _, stderr) = run(&["convert", "--force", "--to", "codex", "-o", s(&out), s(&src)]);
-    assert!(stderr.contains("mapped: Bash → exec_command 1, Edit → apply_patch 1, Read → exec_command 1, Write → apply_patch 1"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "mapped: Bash → exec_command 1, Edit → apply_patch 1, Read → exec_command 1, Write → apply_patch 1"
+        ),
+        "{stderr}"
+    );
     assert!(stderr.contains("left out: not loaded:assistant 1"), "{stderr}");
 }
 
@@ -194,10 +214,20 @@ fn full_carries_the_history_before_the_compaction_and_the_compaction_itself() {
         .filter(|l| l["type"] == "response_item" && l["payload"]["type"] == "message")
         .filter_map(|l| l["payload"]["content"][0]["text"].as_str())
         .collect();
-    assert_eq!(texts[..2], ["Start the refactor of the greeting module.", "Started: the module is split in two."]);
+    assert_eq!(
+        texts[..2],
+        [
+            "Start the refactor of the greeting module.",
+            "Started: the module is split in two."
+        ]
+    );
     let compacted: Vec<&Value> = lines.iter().filter(|l| l["type"] == "compacted").collect();
     assert_eq!(compacted.len(), 1);
-    assert!(compacted[0]["payload"]["message"].as_str().is_some_and(|m| m.ends_with("1. The greeting module was split in two.")));
+    assert!(
+        compacted[0]["payload"]["message"]
+            .as_str()
+            .is_some_and(|m| m.ends_with("1. The greeting module was split in two."))
+    );
     // The compaction replaces what came before: Codex resumes from the summary.
     let view = stdout_of_stdin(&["rebuild-chain", "--input-format", "codex", "-"], &stdout);
     assert!(!view.contains("Start the refactor"), "{view}");
@@ -205,7 +235,11 @@ fn full_carries_the_history_before_the_compaction_and_the_compaction_itself() {
 }
 
 fn stdout_of_stdin(args: &[&str], input: &str) -> String {
-    let out = cctool().args(args).write_stdin(input.to_string()).output().expect("run");
+    let out = cctool()
+        .args(args)
+        .write_stdin(input.to_string())
+        .output()
+        .expect("run");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("utf-8")
 }
@@ -223,9 +257,17 @@ fn reasoning_as_text_carries_visible_thinking_marked() {
 fn model_is_written_only_when_asked() {
     let src = fixture("convert/tools.codex.jsonl");
     let out = stdout_of(&["convert", "--to", "claude-code", s(&src)]);
-    assert!(!out.contains("\"model\""), "an OpenAI model means nothing to Claude Code");
+    assert!(
+        !out.contains("\"model\""),
+        "an OpenAI model means nothing to Claude Code"
+    );
     let out = stdout_of(&["convert", "--to", "claude-code", "--model", "claude-opus-4-6", s(&src)]);
-    assert!(records(&out).iter().filter(|r| r["type"] == "assistant").all(|r| r["message"]["model"] == "claude-opus-4-6"));
+    assert!(
+        records(&out)
+            .iter()
+            .filter(|r| r["type"] == "assistant")
+            .all(|r| r["message"]["model"] == "claude-opus-4-6")
+    );
 }
 
 #[test]
@@ -238,15 +280,27 @@ fn to_cctool_is_the_import_and_a_cctool_session_is_not_converted() {
     assert_eq!(out, migrate);
     let (code, _, stderr) = run(&["convert", "--to", "codex", s(&fixture("session/refactor.v5.json"))]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("is imported with --to cctool or migrated with cctool migrate"), "{stderr}");
+    assert!(
+        stderr.contains("is imported with --to cctool or migrated with cctool migrate"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn json_needs_an_output_file() {
-    let (code, stdout, _) = run(&["convert", "--json", "--to", "codex", s(&fixture("convert/compacted.claude.jsonl"))]);
+    let (code, stdout, _) = run(&[
+        "convert",
+        "--json",
+        "--to",
+        "codex",
+        s(&fixture("convert/compacted.claude.jsonl")),
+    ]);
     assert_eq!(code, 2);
     let r: Value = serde_json::from_str(&stdout).expect("json");
-    assert_eq!(r["error"], "--json prints the report on standard output: write the conversion with -o OUT");
+    assert_eq!(
+        r["error"],
+        "--json prints the report on standard output: write the conversion with -o OUT"
+    );
 }
 
 #[test]
@@ -259,23 +313,35 @@ fn into_store_writes_where_each_agent_looks_and_says_how_to_resume() {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let out = cmd.args(["convert", "--json", "--into-store", "--to", to, s(src)]).output().expect("run");
+        let out = cmd
+            .args(["convert", "--json", "--into-store", "--to", to, s(src)])
+            .output()
+            .expect("run");
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice::<Value>(&out.stdout).expect("json")
     };
     let claude_src = fixture("convert/compacted.claude.jsonl");
     let r = convert("codex", &claude_src, &[]);
     let id = r["session_id"].as_str().expect("id").to_string();
-    let rollout = h.join(format!(".codex/sessions/2026/11/20/rollout-2026-11-20T09-00-03-{id}.jsonl"));
+    let rollout = h.join(format!(
+        ".codex/sessions/2026/11/20/rollout-2026-11-20T09-00-03-{id}.jsonl"
+    ));
     assert_eq!(r["output"], s(&rollout));
     assert!(rollout.is_file());
     assert_eq!(r["resume"], format!("codex resume {id}"));
     assert_eq!(convert("codex", &claude_src, &[])["written"], "up-to-date");
 
     let codex_home = h.join("elsewhere");
-    let r = convert("claude-code", &fixture("convert/tools.codex.jsonl"), &[("CLAUDE_CONFIG_DIR", &codex_home)]);
+    let r = convert(
+        "claude-code",
+        &fixture("convert/tools.codex.jsonl"),
+        &[("CLAUDE_CONFIG_DIR", &codex_home)],
+    );
     let id = r["session_id"].as_str().expect("id").to_string();
-    assert_eq!(r["output"], s(&codex_home.join(format!("projects/-home-dev-app/{id}.jsonl"))));
+    assert_eq!(
+        r["output"],
+        s(&codex_home.join(format!("projects/-home-dev-app/{id}.jsonl")))
+    );
     assert_eq!(r["resume"], format!("cd /home/dev/app && claude --resume {id}"));
 
     // A transcript Codex's own importer took is reported, not converted again.
@@ -283,7 +349,11 @@ fn into_store_writes_where_each_agent_looks_and_says_how_to_resume() {
                                      "imported_thread_id": "019d0000-aaaa-7bbb-8ccc-dddddddddddd"}]});
     let codex_home = h.join("codex2");
     std::fs::create_dir_all(&codex_home).expect("mkdir");
-    std::fs::write(codex_home.join("external_agent_session_imports.json"), ledger.to_string()).expect("ledger");
+    std::fs::write(
+        codex_home.join("external_agent_session_imports.json"),
+        ledger.to_string(),
+    )
+    .expect("ledger");
     let r = convert("codex", &claude_src, &[("CODEX_HOME", &codex_home)]);
     assert_eq!(r["written"], "imported-by-codex");
     assert_eq!(r["imported_by_codex"], "019d0000-aaaa-7bbb-8ccc-dddddddddddd");

@@ -28,7 +28,9 @@ fn flat(c: &Conversation) -> Vec<Item> {
                 for b in blocks {
                     match b {
                         Block::Text(t) => out.push(Item::Text(t.clone())),
-                        Block::Call(call) => out.push(Item::Call(call.id.clone(), call.name.clone(), call.input.clone())),
+                        Block::Call(call) => {
+                            out.push(Item::Call(call.id.clone(), call.name.clone(), call.input.clone()))
+                        }
                         Block::Reasoning(_) => {}
                     }
                 }
@@ -56,24 +58,38 @@ fn path() -> impl Strategy<Value = String> {
 
 fn call() -> impl Strategy<Value = (String, Value)> {
     prop_oneof![
-        (text(), proptest::option::of(text()))
-            .prop_map(|(c, d)| ("Bash".to_string(), match d { Some(d) => json!({"command": c, "description": d}), None => json!({"command": c}) })),
+        (text(), proptest::option::of(text())).prop_map(|(c, d)| (
+            "Bash".to_string(),
+            match d {
+                Some(d) => json!({"command": c, "description": d}),
+                None => json!({"command": c}),
+            }
+        )),
         (path(), proptest::option::of(0u64..50), proptest::option::of(0u64..50)).prop_map(|(p, o, l)| {
             let mut m = serde_json::Map::from_iter([("file_path".to_string(), json!(p))]);
-            if let Some(o) = o { m.insert("offset".into(), json!(o)); }
-            if let Some(l) = l { m.insert("limit".into(), json!(l)); }
+            if let Some(o) = o {
+                m.insert("offset".into(), json!(o));
+            }
+            if let Some(l) = l {
+                m.insert("limit".into(), json!(l));
+            }
             ("Read".to_string(), Value::Object(m))
         }),
         (path(), text(), text(), proptest::option::of(any::<bool>())).prop_map(|(p, a, b, all)| {
             let mut v = json!({"file_path": p, "old_string": a, "new_string": b});
-            if let Some(all) = all { v["replace_all"] = json!(all); }
+            if let Some(all) = all {
+                v["replace_all"] = json!(all);
+            }
             ("Edit".to_string(), v)
         }),
         (path(), text()).prop_map(|(p, c)| ("Write".to_string(), json!({"file_path": p, "content": c}))),
-        (path(), prop::collection::vec((text(), text()), 1..4)).prop_map(|(p, e)| ("MultiEdit".to_string(), json!({
-            "file_path": p,
-            "edits": e.into_iter().map(|(a, b)| json!({"old_string": a, "new_string": b})).collect::<Vec<_>>(),
-        }))),
+        (path(), prop::collection::vec((text(), text()), 1..4)).prop_map(|(p, e)| (
+            "MultiEdit".to_string(),
+            json!({
+                "file_path": p,
+                "edits": e.into_iter().map(|(a, b)| json!({"old_string": a, "new_string": b})).collect::<Vec<_>>(),
+            })
+        )),
         text().prop_map(|p| ("Grep".to_string(), json!({"pattern": p}))),
         text().prop_map(|p| ("mcp__docs__search".to_string(), json!({"query": p, "n": 3}))),
     ]
@@ -83,7 +99,11 @@ fn call() -> impl Strategy<Value = (String, Value)> {
 type Response = (bool, Option<String>, Vec<((String, Value), String)>);
 
 fn session() -> impl Strategy<Value = Vec<(String, Vec<Response>)>> {
-    let response = (any::<bool>(), proptest::option::of(text()), prop::collection::vec((call(), text()), 0..3));
+    let response = (
+        any::<bool>(),
+        proptest::option::of(text()),
+        prop::collection::vec((call(), text()), 0..3),
+    );
     prop::collection::vec(("[A-Za-z ?]{1,20}", prop::collection::vec(response, 1..3)), 1..5)
 }
 
@@ -122,10 +142,18 @@ fn transcript(turns: &[(String, Vec<Response>)]) -> Vec<u8> {
                 ids.push(cid);
             }
             for b in blocks {
-                row("assistant", json!({"id": id, "type": "message", "role": "assistant", "model": "claude-opus-4-6", "content": [b]}), &mut out);
+                row(
+                    "assistant",
+                    json!({"id": id, "type": "message", "role": "assistant", "model": "claude-opus-4-6", "content": [b]}),
+                    &mut out,
+                );
             }
             for (cid, (_, result)) in ids.iter().zip(calls) {
-                row("user", json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": cid, "content": result}]}), &mut out);
+                row(
+                    "user",
+                    json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": cid, "content": result}]}),
+                    &mut out,
+                );
             }
         }
     }
@@ -142,10 +170,13 @@ fn opts() -> WriteOptions {
 }
 
 fn joined(lines: Vec<Vec<u8>>) -> Vec<u8> {
-    lines.into_iter().flat_map(|mut l| {
-        l.push(b'\n');
-        l
-    }).collect()
+    lines
+        .into_iter()
+        .flat_map(|mut l| {
+            l.push(b'\n');
+            l
+        })
+        .collect()
 }
 
 proptest! {
