@@ -108,7 +108,7 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
         return Err("--json prints the report on standard output: write the conversion with -o OUT".into());
     }
     if let (Some(o), Input::Path(i)) = (&out, &input)
-        && same_file(o, i)
+        && crate::io::paths::same_file(o, i)
     {
         return Err("the output would replace the input; choose another -o".into());
     }
@@ -292,14 +292,6 @@ fn to_cctool(
     }
     r.written = Some("new");
     Ok(())
-}
-
-/// Whether two paths name the same file.
-fn same_file(a: &Path, b: &PathBuf) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
 }
 
 /// The report on stderr.

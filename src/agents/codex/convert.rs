@@ -202,13 +202,7 @@ impl Reader<'_> {
                 }
             }
             "reasoning" => {
-                let text: Vec<&str> = v
-                    .get("summary")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|p| p.get("text").and_then(Value::as_str))
-                    .collect();
+                let text = super::import::reasoning_summary(&v);
                 if text.is_empty() {
                     self.c.drop("reasoning:encrypted");
                 } else {
@@ -389,27 +383,24 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
                 turn_open = true;
                 for b in blocks {
                     match b {
-                        Block::Text(t) => {
+                        Block::Reasoning(_) if !o.reasoning_as_text => tally.drop("reasoning"),
+                        Block::Text(t) | Block::Reasoning(t) => {
+                            let text = match b {
+                                Block::Reasoning(_) => reasoning_text(t),
+                                _ => t.clone(),
+                            };
                             item(
                                 &mut out,
                                 &mut lens,
                                 &ts,
                                 json!({"type": "message", "role": "assistant",
-                                "content": [{"type": "output_text", "text": t}]}),
+                                "content": [{"type": "output_text", "text": text}]}),
                             );
-                            event(&mut out, &ts, json!({"type": "agent_message", "message": t}));
+                            // A reply the resumed screen shows; carried reasoning is not one.
+                            if matches!(b, Block::Text(_)) {
+                                event(&mut out, &ts, json!({"type": "agent_message", "message": t}));
+                            }
                         }
-                        Block::Reasoning(t) if o.reasoning_as_text => {
-                            let t = reasoning_text(t);
-                            item(
-                                &mut out,
-                                &mut lens,
-                                &ts,
-                                json!({"type": "message", "role": "assistant",
-                                "content": [{"type": "output_text", "text": t}]}),
-                            );
-                        }
-                        Block::Reasoning(_) => tally.drop("reasoning"),
                         Block::Call(call) => {
                             let (mapped, label) = tools::to_codex(&call.name, &call.input);
                             tally.map(label);
