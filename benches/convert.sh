@@ -33,7 +33,8 @@ cmds=(
     rm -f "$out"/copy.jsonl "$out"/to-*.jsonl
     $c > /dev/null 2>&1 # warm the cache
     rm -f "$out"/copy.jsonl "$out"/to-*.jsonl
-    res=$( { /usr/bin/time -f '%e %M' $c > /dev/null 2>/dev/null; } 2>&1 | tail -1 )
+    /usr/bin/time -o "$out/time.txt" -f '%e %M' $c > /dev/null 2>&1
+    res=$(tail -1 "$out/time.txt")
     echo "| \`${c//$out\//}\` | ${res% *} | $(( ${res#* } / 1024 )) |"
   done
 } | tee "$out/results.md"

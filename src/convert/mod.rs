@@ -119,3 +119,101 @@ pub fn target_session_id(c: &model::Conversation, to: crate::model::Format, full
     let scope = if full { "full" } else { "resumed" };
     crate::compact::ids::uuid(&["cctool-convert", from, &c.session_id, to.name(), scope])
 }
+
+/// The fields of a line the readers' counting pass needs (`type`, `timestamp`, and the
+/// payload's `type`, `id`, `cwd`, `model`); every other value is skipped without being built.
+#[derive(serde::Deserialize, Default, Debug, PartialEq)]
+pub struct LineHead<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub ty: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub timestamp: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub payload: Option<PayloadHead<'a>>,
+}
+
+#[derive(serde::Deserialize, Default, Debug, PartialEq)]
+pub struct PayloadHead<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub ty: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub cwd: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub model: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// [`LineHead`] of a line. A line the typed parse refuses (a field of another type, a repeated
+/// key, a lone surrogate) is read the lenient way, as every reader reads it.
+pub fn line_head(bytes: &[u8]) -> LineHead<'static> {
+    use std::borrow::Cow;
+    let owned = |h: LineHead<'_>| LineHead {
+        ty: h.ty.map(|s| Cow::Owned(s.into_owned())),
+        timestamp: h.timestamp.map(|s| Cow::Owned(s.into_owned())),
+        payload: h.payload.map(|p| PayloadHead {
+            ty: p.ty.map(|s| Cow::Owned(s.into_owned())),
+            id: p.id.map(|s| Cow::Owned(s.into_owned())),
+            cwd: p.cwd.map(|s| Cow::Owned(s.into_owned())),
+            model: p.model.map(|s| Cow::Owned(s.into_owned())),
+        }),
+    };
+    if let Ok(h) = serde_json::from_slice::<LineHead<'_>>(bytes) {
+        return owned(h);
+    }
+    let v = crate::io::json::parse_record(bytes);
+    let s = |v: &serde_json::Value, k: &str| {
+        v.get(k)
+            .and_then(serde_json::Value::as_str)
+            .map(|s| Cow::Owned(s.to_string()))
+    };
+    LineHead {
+        ty: s(&v, "type"),
+        timestamp: s(&v, "timestamp"),
+        payload: v.get("payload").filter(|p| p.is_object()).map(|p| PayloadHead {
+            ty: s(p, "type"),
+            id: s(p, "id"),
+            cwd: s(p, "cwd"),
+            model: s(p, "model"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed parse and the lenient one agree, on lines of every shape the pass meets.
+    #[test]
+    fn line_head_equals_the_lenient_read() {
+        let lenient = |b: &[u8]| {
+            let v = crate::io::json::parse_record(b);
+            let s = |v: &serde_json::Value, k: &str| v.get(k).and_then(serde_json::Value::as_str).map(str::to_string);
+            (
+                s(&v, "type"),
+                s(&v, "timestamp"),
+                v.get("payload").and_then(|p| s(p, "type")),
+                v.get("payload").and_then(|p| s(p, "cwd")),
+            )
+        };
+        for line in [
+            r#"{"type":"session_meta","timestamp":"t","payload":{"id":"x","cwd":"/w","base_instructions":{"text":"…"}}}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"text","text":"a\"b"}]},"timestamp":12}"#,
+            r#"{"type":"user","type":"assistant"}"#,
+            r#"{"type":"response_item","payload":null}"#,
+            r#"{"type":"x","payload":{"cwd":7}}"#,
+            r#"not json"#,
+            r#"{"type":"a\ud800b"}"#,
+        ] {
+            let h = line_head(line.as_bytes());
+            let got = (
+                h.ty.map(|s| s.into_owned()),
+                h.timestamp.map(|s| s.into_owned()),
+                h.payload.as_ref().and_then(|p| p.ty.clone()).map(|s| s.into_owned()),
+                h.payload.as_ref().and_then(|p| p.cwd.clone()).map(|s| s.into_owned()),
+            );
+            assert_eq!(got, lenient(line.as_bytes()), "{line}");
+        }
+    }
+}

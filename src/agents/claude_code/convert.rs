@@ -111,9 +111,8 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
     // progress, snapshots, titles), counted by type.
     crate::io::for_each_line(src, |l| {
         if !carried_lines.contains(&l.no) {
-            let v = crate::io::json::parse_record(l.bytes);
-            let ty = v.get("type").and_then(Value::as_str).unwrap_or("unreadable");
-            c.drop(&format!("not loaded:{ty}"));
+            let h = crate::convert::line_head(l.bytes);
+            c.drop(&format!("not loaded:{}", h.ty.as_deref().unwrap_or("unreadable")));
         }
     })?;
     Ok(c)

@@ -27,44 +27,35 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
     let mut ts_of: FxHashMap<u64, String> = FxHashMap::default();
     let mut session_id = None;
     crate::io::for_each_line(src, |l| {
-        let v = crate::io::json::parse_record(l.bytes);
-        let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
-        let payload = v.get("payload");
-        let ts = v.get("timestamp").and_then(Value::as_str).map(str::to_string);
-        match ty {
+        let h = crate::convert::line_head(l.bytes);
+        let p = h.payload.unwrap_or_default();
+        match h.ty.as_deref().unwrap_or("") {
             "session_meta" => {
-                let p = payload.unwrap_or(&Value::Null);
-                session_id = session_id
-                    .take()
-                    .or_else(|| p.get("id").and_then(Value::as_str).map(str::to_string));
-                if let Some(cwd) = p.get("cwd").and_then(Value::as_str) {
-                    c.cwd = Some(cwd.to_string());
+                session_id = session_id.take().or_else(|| p.id.map(|s| s.into_owned()));
+                if let Some(cwd) = p.cwd {
+                    c.cwd = Some(cwd.into_owned());
                 }
                 c.drop("session_meta");
             }
             "turn_context" => {
-                let p = payload.unwrap_or(&Value::Null);
-                if let Some(m) = p.get("model").and_then(Value::as_str) {
-                    c.model = Some(m.to_string());
+                if let Some(m) = p.model {
+                    c.model = Some(m.into_owned());
                 }
-                if let Some(cwd) = p.get("cwd").and_then(Value::as_str) {
-                    c.cwd = Some(cwd.to_string());
+                if let Some(cwd) = p.cwd {
+                    c.cwd = Some(cwd.into_owned());
                 }
                 c.drop("turn_context");
             }
             "event_msg" => {
-                let et = payload
-                    .and_then(|p| p.get("type"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("?");
+                let et = p.ty.as_deref().unwrap_or("?");
                 // The prompt and reply events repeat items that are carried.
                 if !matches!(et, "user_message" | "agent_message") {
                     c.drop(&format!("event_msg:{et}"));
                 }
             }
             "response_item" | "compacted" => {
-                if let Some(ts) = ts {
-                    ts_of.insert(l.no, ts);
+                if let Some(ts) = h.timestamp {
+                    ts_of.insert(l.no, ts.into_owned());
                 }
             }
             "" => {}
