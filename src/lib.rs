@@ -12,6 +12,7 @@ pub mod backup;
 pub mod cli;
 pub mod commands;
 pub mod compact;
+pub mod convert;
 pub mod doctor;
 pub mod export;
 pub mod hooks;

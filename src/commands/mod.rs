@@ -3,6 +3,7 @@
 pub mod backup;
 pub mod compact;
 pub mod completions;
+pub mod convert;
 pub mod decompress;
 pub mod doctor;
 pub mod export;
@@ -22,6 +23,7 @@ use crate::cli::{Cli, Command};
 pub fn dispatch(cli: &Cli) -> anyhow::Result<ExitStatus> {
     match &cli.command {
         Command::Compact(args) => compact::run(&cli.global, args),
+        Command::Convert(args) => convert::run(&cli.global, args),
         Command::Decompress(args) => decompress::run(&cli.global, args),
         Command::Doctor(args) => doctor::run(&cli.global, args),
         Command::Export(args) => export::run(&cli.global, args),

@@ -8,6 +8,7 @@ pub mod client;
 pub mod compact;
 pub mod compaction;
 pub mod config;
+pub mod convert;
 pub mod import;
 pub mod intern;
 pub mod model;

@@ -33,7 +33,7 @@ impl Agent for Codex {
         }
     }
 
-    fn summaries(&self, src: &Source, _: Loader, _: summary::Options) -> Result<(Vec<SummaryRecord>, u64), String> {
+    fn summaries(&self, src: &Source, _: Loader, opts: summary::Options) -> Result<(Vec<SummaryRecord>, u64), String> {
         let io = |e: std::io::Error| e.to_string();
         // Without a rollback every compaction survives and the resume starts from the
         // last one, so reading the compaction records is enough — unless a summary can
@@ -54,12 +54,13 @@ impl Agent for Codex {
             };
             let records = summary::codex(src, &fast, &history).map_err(io)?;
             if records.iter().all(|r| r.encrypted || r.summary.is_some()) {
-                return Ok((records, fast.bad_lines));
+                return Ok((stripped(records, opts), fast.bad_lines));
             }
         }
         let rollout = rollout::read_records(src).map_err(io)?;
         let history = history::reconstruct(&rollout);
-        Ok((summary::codex(src, &rollout, &history).map_err(io)?, rollout.bad_lines))
+        let records = summary::codex(src, &rollout, &history).map_err(io)?;
+        Ok((stripped(records, opts), rollout.bad_lines))
     }
 
     fn doctor(&self, src: &Source, _: &Overrides) -> io::Result<Vec<Diagnostic>> {
@@ -115,4 +116,15 @@ impl Agent for Codex {
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         Some(&super::slim::CodexSlim)
     }
+}
+
+/// `--strip-template`: a summary written in Claude Code's template (a session converted from
+/// Claude Code, `docs/convert.md`) loses it as it does in a transcript and in a v5 import.
+fn stripped(mut records: Vec<SummaryRecord>, opts: summary::Options) -> Vec<SummaryRecord> {
+    if opts.strip_template {
+        for r in &mut records {
+            r.summary = r.summary.take().map(|t| summary::template::strip(&t));
+        }
+    }
+    records
 }

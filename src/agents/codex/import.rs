@@ -69,13 +69,7 @@ impl CodexBuilder {
                 }
             }
             "reasoning" => {
-                let text: Vec<&str> = v
-                    .get("summary")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|p| p.get("text").and_then(Value::as_str))
-                    .collect();
+                let text = reasoning_summary(v);
                 let mut extra = Map::new();
                 if let Some(e) = v.get("encrypted_content").and_then(Value::as_str) {
                     extra.insert("encrypted_len".into(), json!(e.len()));
@@ -139,6 +133,16 @@ impl CodexBuilder {
             )),
         }
     }
+}
+
+/// The visible text of a `reasoning` item: its summary parts (the rest is encrypted).
+pub fn reasoning_summary(item: &Value) -> Vec<&str> {
+    item.get("summary")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .collect()
 }
 
 /// The v5 messages of one Codex history item.

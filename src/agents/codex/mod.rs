@@ -4,6 +4,7 @@ pub mod agent;
 pub mod api;
 pub mod compact;
 pub mod compaction;
+pub mod convert;
 pub mod history;
 pub mod import;
 pub mod items;

@@ -1,0 +1,218 @@
+//! `cctool convert`: a session continued in the other agent (`docs/convert.md`).
+//!
+//! Each agent's reader (`agents/<agent>/convert.rs`) turns the conversation its resume loads
+//! into a [`model::Conversation`]; the target agent's writer turns that into the target's
+//! lines. Every id the writers make is derived from the source session and the source record
+//! (`compact::ids`), so the same source always gives the same lines, and a source that grew
+//! gives the old lines followed by new ones: [`incremental`] appends only those.
+
+pub mod incremental;
+pub mod model;
+pub mod tools;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::model::time::{format_ms, parse_ms};
+
+/// What a writer needs besides the conversation.
+#[derive(Clone, Debug)]
+pub struct WriteOptions {
+    /// The target's session id.
+    pub session_id: String,
+    pub cwd: String,
+    /// The model written into the target (`--model`), if any.
+    pub model: Option<String>,
+    /// Visible reasoning carried as marked text (`--reasoning-as-text`).
+    pub reasoning_as_text: bool,
+}
+
+/// What a writer mapped and left out.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Tally {
+    /// Tool calls mapped to another tool, per mapping (`Bash → exec_command`).
+    pub mapped: BTreeMap<String, u64>,
+    /// Left out by the writer (reasoning), by kind.
+    pub dropped: BTreeMap<String, u64>,
+    /// Estimated tokens of what the target receives on resume.
+    pub tokens: u64,
+    /// Calls left unanswered in the source, closed with an `aborted` result.
+    pub closed: u64,
+}
+
+impl Tally {
+    pub fn map(&mut self, label: Option<String>) {
+        if let Some(l) = label {
+            *self.mapped.entry(l).or_insert(0) += 1;
+        }
+    }
+
+    pub fn drop(&mut self, kind: &str) {
+        *self.dropped.entry(kind.to_string()).or_insert(0) += 1;
+    }
+}
+
+/// The marker of reasoning carried as text.
+pub fn reasoning_text(text: &str) -> String {
+    format!("<reasoning carried over by cctool convert>\n{text}\n</reasoning carried over by cctool convert>")
+}
+
+/// Timestamps for the target: each entry's own, never earlier than the one before (both
+/// agents order by them), as `YYYY-MM-DDTHH:MM:SS.mmmZ` strings.
+pub struct Clock {
+    last: i64,
+}
+
+impl Clock {
+    pub fn new(first: Option<&str>) -> Clock {
+        Clock {
+            last: first.and_then(parse_ms).unwrap_or(0),
+        }
+    }
+
+    pub fn stamp(&mut self, ts: Option<&str>) -> String {
+        if let Some(ms) = ts.and_then(parse_ms) {
+            self.last = self.last.max(ms);
+        }
+        format_ms(self.last)
+    }
+}
+
+/// A JSON line (serde_json never writes a raw newline inside one).
+pub fn line(v: &serde_json::Value) -> Vec<u8> {
+    serde_json::to_vec(v).unwrap_or_default()
+}
+
+/// One agent's side of a conversion: its reader, its writer, and the lines of its own that
+/// a later conversion may place elsewhere ([`incremental::plan`]).
+pub struct Side {
+    pub read: fn(&crate::io::Source, bool) -> std::io::Result<model::Conversation>,
+    pub write: fn(&model::Conversation, &WriteOptions, &mut Tally) -> Vec<Vec<u8>>,
+    pub passable: fn(&[u8]) -> bool,
+}
+
+/// The agents `convert` reads and writes.
+pub fn side(format: crate::model::Format) -> Option<Side> {
+    use crate::agents::{claude_code, codex};
+    use crate::model::Format;
+    match format {
+        Format::ClaudeCode => Some(Side {
+            read: claude_code::convert::read,
+            write: claude_code::convert::write,
+            passable: |_| false,
+        }),
+        Format::Codex => Some(Side {
+            read: codex::convert::read,
+            write: codex::convert::write,
+            passable: codex::convert::is_token_count,
+        }),
+        Format::CctoolSession => None,
+    }
+}
+
+/// The target's session id: a UUID derived from the source session, the target format and
+/// what is carried, so converting again names the same session.
+pub fn target_session_id(c: &model::Conversation, to: crate::model::Format, full: bool) -> String {
+    let from = c.source.map_or("", |f| f.name());
+    let scope = if full { "full" } else { "resumed" };
+    crate::compact::ids::uuid(&["cctool-convert", from, &c.session_id, to.name(), scope])
+}
+
+/// The fields of a line the readers' counting pass needs (`type`, `timestamp`, and the
+/// payload's `type`, `id`, `cwd`, `model`); every other value is skipped without being built.
+#[derive(serde::Deserialize, Default, Debug, PartialEq)]
+pub struct LineHead<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub ty: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub timestamp: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub payload: Option<PayloadHead<'a>>,
+}
+
+#[derive(serde::Deserialize, Default, Debug, PartialEq)]
+pub struct PayloadHead<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub ty: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub id: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub cwd: Option<std::borrow::Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub model: Option<std::borrow::Cow<'a, str>>,
+}
+
+/// [`LineHead`] of a line. A line the typed parse refuses (a field of another type, a repeated
+/// key, a lone surrogate) is read the lenient way, as every reader reads it.
+pub fn line_head(bytes: &[u8]) -> LineHead<'static> {
+    use std::borrow::Cow;
+    let owned = |h: LineHead<'_>| LineHead {
+        ty: h.ty.map(|s| Cow::Owned(s.into_owned())),
+        timestamp: h.timestamp.map(|s| Cow::Owned(s.into_owned())),
+        payload: h.payload.map(|p| PayloadHead {
+            ty: p.ty.map(|s| Cow::Owned(s.into_owned())),
+            id: p.id.map(|s| Cow::Owned(s.into_owned())),
+            cwd: p.cwd.map(|s| Cow::Owned(s.into_owned())),
+            model: p.model.map(|s| Cow::Owned(s.into_owned())),
+        }),
+    };
+    if let Ok(h) = serde_json::from_slice::<LineHead<'_>>(bytes) {
+        return owned(h);
+    }
+    let v = crate::io::json::parse_record(bytes);
+    let s = |v: &serde_json::Value, k: &str| {
+        v.get(k)
+            .and_then(serde_json::Value::as_str)
+            .map(|s| Cow::Owned(s.to_string()))
+    };
+    LineHead {
+        ty: s(&v, "type"),
+        timestamp: s(&v, "timestamp"),
+        payload: v.get("payload").filter(|p| p.is_object()).map(|p| PayloadHead {
+            ty: s(p, "type"),
+            id: s(p, "id"),
+            cwd: s(p, "cwd"),
+            model: s(p, "model"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed parse and the lenient one agree, on lines of every shape the pass meets.
+    #[test]
+    fn line_head_equals_the_lenient_read() {
+        let lenient = |b: &[u8]| {
+            let v = crate::io::json::parse_record(b);
+            let s = |v: &serde_json::Value, k: &str| v.get(k).and_then(serde_json::Value::as_str).map(str::to_string);
+            (
+                s(&v, "type"),
+                s(&v, "timestamp"),
+                v.get("payload").and_then(|p| s(p, "type")),
+                v.get("payload").and_then(|p| s(p, "cwd")),
+            )
+        };
+        for line in [
+            r#"{"type":"session_meta","timestamp":"t","payload":{"id":"x","cwd":"/w","base_instructions":{"text":"…"}}}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"text","text":"a\"b"}]},"timestamp":12}"#,
+            r#"{"type":"user","type":"assistant"}"#,
+            r#"{"type":"response_item","payload":null}"#,
+            r#"{"type":"x","payload":{"cwd":7}}"#,
+            r#"not json"#,
+            r#"{"type":"a\ud800b"}"#,
+        ] {
+            let h = line_head(line.as_bytes());
+            let got = (
+                h.ty.map(|s| s.into_owned()),
+                h.timestamp.map(|s| s.into_owned()),
+                h.payload.as_ref().and_then(|p| p.ty.clone()).map(|s| s.into_owned()),
+                h.payload.as_ref().and_then(|p| p.cwd.clone()).map(|s| s.into_owned()),
+            );
+            assert_eq!(got, lenient(line.as_bytes()), "{line}");
+        }
+    }
+}

@@ -1,0 +1,415 @@
+//! `convert` checked by the real clients: a converted session, resumed by the other agent,
+//! sends every text of the source's resumed conversation in order and every tool call with
+//! its result. The requests of a few fixtures are recorded in `fixtures/convert/`, so a clean
+//! clone checks the rule without the clients; with the clients installed, the fixtures (and,
+//! with `CCTOOL_CONVERT_ALL=1`, every sample) are converted and resumed live.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::*;
+
+/// What the source's resumed conversation holds: its texts in order, its tool calls and the
+/// calls that have a result.
+#[derive(Debug, Default)]
+pub struct Expect {
+    pub texts: Vec<String>,
+    /// Compaction summaries: the target has each as its own compaction, at the start of what
+    /// follows it (before messages a compaction preserved), so only their presence is checked.
+    pub summaries: Vec<String>,
+    pub calls: Vec<String>,
+    pub answered: HashSet<String>,
+}
+
+/// What a request sent: its texts in order, the ids of its calls and of its results.
+#[derive(Debug, Default)]
+pub struct Seen {
+    pub texts: Vec<String>,
+    pub calls: HashSet<String>,
+    pub results: HashSet<String>,
+}
+
+/// The tool id Claude Code is given for a source id (`agents/claude_code/convert.rs`):
+/// kept when the API accepts it. Ids of other shapes are only checked to be paired.
+fn api_safe(id: &str) -> bool {
+    !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+fn chain(file: &Path) -> Vec<Value> {
+    records(&stdout_of(&["rebuild-chain", file.to_str().expect("utf-8 path")]))
+}
+
+fn text_of(v: &Value) -> Option<&str> {
+    v.get("text").and_then(Value::as_str)
+}
+
+fn push_text(texts: &mut Vec<String>, t: &str) {
+    if !t.trim().is_empty() {
+        texts.push(t.to_string());
+    }
+}
+
+/// A Claude Code transcript's resumed chain.
+pub fn expect_claude(file: &Path) -> Expect {
+    let mut e = Expect::default();
+    for r in chain(file) {
+        let content = r.pointer("/message/content");
+        if r.get("isCompactSummary") == Some(&Value::Bool(true)) {
+            let s = match content {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Array(b)) => b.iter().filter_map(text_of).collect(),
+                _ => String::new(),
+            };
+            e.summaries.push(s);
+            continue;
+        }
+        // Rows the client writes for a failed request are never sent (and not carried).
+        if r.get("isApiErrorMessage") == Some(&Value::Bool(true)) {
+            continue;
+        }
+        match r.get("type").and_then(Value::as_str) {
+            Some("user") => match content {
+                Some(Value::String(s)) => push_text(&mut e.texts, s),
+                Some(Value::Array(blocks)) => {
+                    for b in blocks {
+                        match b.get("type").and_then(Value::as_str) {
+                            Some("text") => push_text(&mut e.texts, text_of(b).unwrap_or("")),
+                            Some("tool_result") => {
+                                e.answered.insert(b["tool_use_id"].as_str().unwrap_or("").to_string());
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            },
+            Some("assistant") => {
+                for b in content.and_then(Value::as_array).into_iter().flatten() {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("text") => push_text(&mut e.texts, text_of(b).unwrap_or("")),
+                        Some("tool_use") => e.calls.push(b["id"].as_str().unwrap_or("").to_string()),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    e
+}
+
+/// The first line of a Codex compaction summary.
+const SUMMARY_PREFIX: &str = "Another language model started to solve this problem and produced a summary of its thinking process. You also have access to the state of the tools that were used by that language model. Use this to build on the work that has already been done and avoid duplicating work. Here is the summary produced by the other language model, use the information in this summary to assist with your own analysis:";
+
+const CODEX_CONTEXT: &[&str] = &[
+    "# AGENTS.md instructions for ",
+    "<environment_context>",
+    "<user_instructions>",
+];
+
+/// A Codex rollout's resumed history.
+pub fn expect_codex(file: &Path) -> Expect {
+    let mut e = Expect::default();
+    for item in chain(file) {
+        match item.get("type").and_then(Value::as_str) {
+            Some("message") => {
+                let role = item.get("role").and_then(Value::as_str);
+                for p in item.get("content").and_then(Value::as_array).into_iter().flatten() {
+                    let t = text_of(p).unwrap_or("");
+                    if let Some(summary) = t.strip_prefix(SUMMARY_PREFIX) {
+                        e.summaries.push(summary.trim_start_matches('\n').to_string());
+                        continue;
+                    }
+                    let context =
+                        CODEX_CONTEXT.iter().any(|m| t.trim_start().starts_with(m)) || t.trim_start().starts_with('<');
+                    if matches!(role, Some("user" | "assistant")) && !context {
+                        push_text(&mut e.texts, t);
+                    }
+                }
+            }
+            Some("function_call" | "custom_tool_call" | "local_shell_call") => {
+                let id = item
+                    .get("call_id")
+                    .and_then(Value::as_str)
+                    .or_else(|| item.get("id").and_then(Value::as_str));
+                e.calls.push(id.unwrap_or("").to_string());
+            }
+            Some("function_call_output" | "custom_tool_call_output") => {
+                e.answered.insert(item["call_id"].as_str().unwrap_or("").to_string());
+            }
+            _ => {}
+        }
+    }
+    e
+}
+
+/// What Codex sent (`input`).
+pub fn seen_codex(input: &Value) -> Seen {
+    let mut s = Seen::default();
+    for item in input.as_array().into_iter().flatten() {
+        match item.get("type").and_then(Value::as_str) {
+            Some("message") => {
+                for p in item.get("content").and_then(Value::as_array).into_iter().flatten() {
+                    if let Some(t) = text_of(p) {
+                        s.texts.push(t.to_string());
+                    }
+                }
+            }
+            Some("function_call" | "custom_tool_call") => {
+                s.calls.insert(item["call_id"].as_str().unwrap_or("").to_string());
+            }
+            Some("function_call_output" | "custom_tool_call_output") => {
+                s.results.insert(item["call_id"].as_str().unwrap_or("").to_string());
+            }
+            _ => {}
+        }
+    }
+    s
+}
+
+/// What Claude Code sent (`messages`).
+pub fn seen_claude(messages: &Value) -> Seen {
+    let mut s = Seen::default();
+    for m in messages.as_array().into_iter().flatten() {
+        match &m["content"] {
+            Value::String(t) => s.texts.push(t.clone()),
+            Value::Array(blocks) => {
+                for b in blocks {
+                    match b.get("type").and_then(Value::as_str) {
+                        Some("text") => s.texts.push(text_of(b).unwrap_or("").to_string()),
+                        Some("tool_use") => {
+                            s.calls.insert(b["id"].as_str().unwrap_or("").to_string());
+                        }
+                        Some("tool_result") => {
+                            s.results.insert(b["tool_use_id"].as_str().unwrap_or("").to_string());
+                            // A tool result's text is not a conversation text, but a text the
+                            // client merged into the result's message is.
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    s
+}
+
+/// Every expected text in order (each inside a sent text; several may share one, as the
+/// clients merge neighbours), every call sent, every call with a result sent with its result,
+/// and every call sent with a result (the clients close unanswered calls themselves).
+pub fn check(e: &Expect, s: &Seen) -> Result<(), String> {
+    let mut at = 0;
+    for t in &e.texts {
+        let t = t.trim();
+        match s.texts[at..].iter().position(|x| x.contains(t)) {
+            Some(k) => at += k,
+            None => {
+                let found = s.texts.iter().any(|x| x.contains(t));
+                return Err(format!(
+                    "text {} {}",
+                    if found { "out of order" } else { "missing" },
+                    t.chars().take(80).collect::<String>()
+                ));
+            }
+        }
+    }
+    for t in &e.summaries {
+        if !s.texts.iter().any(|x| x.contains(t.trim())) {
+            return Err(format!("summary missing {}", t.chars().take(80).collect::<String>()));
+        }
+    }
+    for id in &e.calls {
+        if api_safe(id) && !s.calls.contains(id) {
+            return Err(format!("call {id} not sent"));
+        }
+        if api_safe(id) && e.answered.contains(id) && !s.results.contains(id) {
+            return Err(format!("result of {id} not sent"));
+        }
+    }
+    if s.calls.len() < e.calls.iter().collect::<HashSet<_>>().len() {
+        return Err(format!("{} calls sent, {} in the source", s.calls.len(), e.calls.len()));
+    }
+    if let Some(id) = s.calls.iter().find(|id| !s.results.contains(*id)) {
+        return Err(format!("call {id} sent without a result"));
+    }
+    Ok(())
+}
+
+/// Converts `src` to `to` into `dir`, returning the output.
+pub fn convert(src: &Path, to: &str, dir: &Path, extra: &[&str]) -> PathBuf {
+    let out = dir.join(format!(
+        "{}.{to}.jsonl",
+        src.file_stem().expect("name").to_string_lossy()
+    ));
+    let mut args = vec!["convert", "--to", to, "-q", "-o", out.to_str().expect("utf-8")];
+    args.extend(extra);
+    args.push(src.to_str().expect("utf-8"));
+    stdout_of(&args);
+    out
+}
+
+/// Whether a file has at least one exchange: a user text and an assistant reply after it.
+fn has_exchange(e: &Expect) -> bool {
+    e.texts.len() >= 2 || !e.calls.is_empty()
+}
+
+/// Converts each file and resumes it with the other client; the failures, by file.
+fn sweep(files: &[PathBuf], from_claude: bool) -> Vec<String> {
+    let client = if from_claude { Client::Codex } else { Client::ClaudeCode };
+    let Some(script) = realclient(client) else {
+        return Vec::new();
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for f in files {
+        let e = if from_claude { expect_claude(f) } else { expect_codex(f) };
+        if !has_exchange(&e) {
+            continue;
+        }
+        let out = convert(f, if from_claude { "codex" } else { "claude-code" }, dir.path(), &[]);
+        let sent = resume_with(&script, &out);
+        let s = if from_claude {
+            seen_codex(&sent)
+        } else {
+            seen_claude(&sent)
+        };
+        checked += 1;
+        if let Err(why) = check(&e, &s) {
+            failures.push(format!("{}: {why}", f.display()));
+        }
+    }
+    assert!(checked > 0, "no file with an exchange");
+    failures
+}
+
+fn is_transcript(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "jsonl")
+}
+
+/// Whether a file is a Codex rollout (else a Claude Code transcript), from its first bytes.
+fn is_rollout(p: &Path) -> bool {
+    let head: Vec<u8> = std::fs::read(p)
+        .map(|b| b.into_iter().take(4096).collect())
+        .unwrap_or_default();
+    let head = String::from_utf8_lossy(&head);
+    head.contains("\"session_meta\"") || head.contains("\"response_item\"")
+}
+
+/// The fixtures whose conversions are recorded: (source, target).
+pub const RECORDED: &[(&str, &str)] = &[
+    ("claude/parallel_tool_calls.jsonl", "codex"),
+    ("claude/render.jsonl", "codex"),
+    ("convert/compacted.claude.jsonl", "codex"),
+    ("convert/tools.codex.jsonl", "claude-code"),
+    ("codex/rollback_across_replacement_history.jsonl", "claude-code"),
+];
+
+fn recorded_paths(src: &str, to: &str) -> (PathBuf, PathBuf) {
+    let stem = Path::new(src).file_stem().expect("name").to_string_lossy().into_owned();
+    (
+        fixture(&format!("convert/recorded/{stem}.{to}.jsonl")),
+        fixture(&format!("convert/recorded/{stem}.{to}.sent.json")),
+    )
+}
+
+/// The recorded conversions are what convert writes today, and the requests the real
+/// clients sent after resuming them keep the rule.
+#[test]
+fn recorded_conversions_keep_every_text_and_call() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (src, to) in RECORDED {
+        let source = fixture(src);
+        let (conv, sent) = recorded_paths(src, to);
+        let out = convert(&source, to, dir.path(), &[]);
+        assert_eq!(
+            std::fs::read_to_string(&out).expect("converted"),
+            std::fs::read_to_string(&conv).unwrap_or_else(|e| panic!("{}: {e}", conv.display())),
+            "{src} → {to} differs from {}",
+            conv.display()
+        );
+        let sent: Value =
+            serde_json::from_str(&std::fs::read_to_string(&sent).expect("recorded request")).expect("json");
+        let (e, s) = if *to == "codex" {
+            (expect_claude(&source), seen_codex(&sent))
+        } else {
+            (expect_codex(&source), seen_claude(&sent))
+        };
+        assert!(has_exchange(&e), "{src} has no exchange");
+        check(&e, &s).unwrap_or_else(|why| panic!("{src} → {to}: {why}"));
+    }
+}
+
+/// The recorded conversions, resumed by the clients installed now. With
+/// `CCTOOL_CONVERT_RECORD=1` the conversions and the (normalised) requests are written to
+/// `fixtures/convert/recorded/` instead of checked.
+#[test]
+fn recorded_conversions_resume_live() {
+    let record = std::env::var_os("CCTOOL_CONVERT_RECORD").is_some();
+    let mut failures = Vec::new();
+    for (src, to) in RECORDED {
+        let from_claude = *to == "codex";
+        if !record {
+            failures.extend(sweep(&[fixture(src)], from_claude));
+            continue;
+        }
+        let client = if from_claude { Client::Codex } else { Client::ClaudeCode };
+        let Some(script) = realclient(client) else { return };
+        let (conv, sent) = recorded_paths(src, to);
+        std::fs::create_dir_all(conv.parent().expect("folder")).expect("mkdir");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = convert(&fixture(src), to, dir.path(), &[]);
+        std::fs::copy(&out, &conv).expect("copy");
+        let run = std::process::Command::new("bash")
+            .arg(&script)
+            .arg(&conv)
+            .arg("say ok")
+            .env("VIEW_NORMALISE", "1")
+            .output()
+            .expect("run the harness");
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        std::fs::write(&sent, &run.stdout).expect("write the request");
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// Every Claude Code fixture and sample with an exchange, converted to Codex and resumed by
+/// Codex; every Codex one converted to Claude Code and resumed by Claude Code. Minutes of
+/// client runs: only with `CCTOOL_CONVERT_ALL=1`.
+#[test]
+fn every_fixture_and_sample_resumes_in_the_other_agent() {
+    if std::env::var_os("CCTOOL_CONVERT_ALL").is_none() {
+        skip_notice("set CCTOOL_CONVERT_ALL=1 to resume every fixture and sample in the other agent");
+        return;
+    }
+    let mut claude: Vec<PathBuf> =
+        fixture_files(&["claude", "claude/api", "claude/chain", "claude/summaries", "compact"])
+            .into_iter()
+            .filter(|p| is_transcript(p))
+            .collect();
+    let mut codex: Vec<PathBuf> = fixture_files(&["codex", "codex/chain", "codex/summaries", "codex/api"])
+        .into_iter()
+        .filter(|p| is_transcript(p))
+        .collect();
+    if let Some(s) = shared_files(CLAUDE_SAMPLE_DIRS) {
+        claude.extend(s.into_iter().filter(|p| is_transcript(p)));
+    }
+    if let Some(s) = shared_files(&["codex/real", "codex/real-2026", "codex/synthetic"]) {
+        codex.extend(s.into_iter().filter(|p| is_transcript(p)));
+    }
+    let (more_codex, mut claude): (Vec<PathBuf>, Vec<PathBuf>) = claude.into_iter().partition(|p| is_rollout(p));
+    codex.extend(more_codex);
+    codex.retain(|p| is_rollout(p));
+    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
+        let only = std::fs::read_to_string(list).expect("list");
+        let keep = |p: &PathBuf| only.lines().any(|l| p.ends_with(l));
+        claude.retain(keep);
+        codex.retain(keep);
+    }
+    let mut failures = sweep(&claude, true);
+    failures.extend(sweep(&codex, false));
+    assert!(failures.is_empty(), "{} failures: {failures:#?}", failures.len());
+}

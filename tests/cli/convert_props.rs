@@ -1,0 +1,198 @@
+//! Property test of `convert`: a generated Claude Code session taken to Codex and back keeps
+//! every text and every tool call — name, input, id and output — in order.
+
+use cctool::agents::{claude_code, codex};
+use cctool::convert::model::{Block, Body, Conversation, Part};
+use cctool::convert::{Tally, WriteOptions};
+use cctool::io::Source;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+/// What the round trip must keep, in order.
+#[derive(Debug, PartialEq)]
+enum Item {
+    User(Vec<String>),
+    Text(String),
+    Call(String, String, Value),
+    Result(String, Vec<String>),
+    Summary(String),
+}
+
+fn flat(c: &Conversation) -> Vec<Item> {
+    let texts = |p: &[Part]| p.iter().filter_map(Part::text).map(str::to_string).collect::<Vec<_>>();
+    let mut out = Vec::new();
+    for e in &c.entries {
+        match &e.body {
+            Body::User(p) => out.push(Item::User(texts(p))),
+            Body::Assistant(blocks) => {
+                for b in blocks {
+                    match b {
+                        Block::Text(t) => out.push(Item::Text(t.clone())),
+                        Block::Call(call) => {
+                            out.push(Item::Call(call.id.clone(), call.name.clone(), call.input.clone()))
+                        }
+                        Block::Reasoning(_) => {}
+                    }
+                }
+            }
+            Body::ToolResult(r) => out.push(Item::Result(r.call_id.clone(), texts(&r.output))),
+            Body::Compaction(s) => out.push(Item::Summary(s.clone())),
+        }
+    }
+    out
+}
+
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z \n'\"*@+-]{0,24}",
+        Just("*** End Patch".to_string()),
+        Just("@@\n-x\n+y\n".to_string()),
+        Just("line\n".to_string()),
+        Just(String::new()),
+    ]
+}
+
+fn path() -> impl Strategy<Value = String> {
+    prop_oneof!["/[a-z]{1,6}/[a-z]{1,6}\\.rs", "/[a-z ']{1,8}"]
+}
+
+fn call() -> impl Strategy<Value = (String, Value)> {
+    prop_oneof![
+        (text(), proptest::option::of(text())).prop_map(|(c, d)| (
+            "Bash".to_string(),
+            match d {
+                Some(d) => json!({"command": c, "description": d}),
+                None => json!({"command": c}),
+            }
+        )),
+        (path(), proptest::option::of(0u64..50), proptest::option::of(0u64..50)).prop_map(|(p, o, l)| {
+            let mut m = serde_json::Map::from_iter([("file_path".to_string(), json!(p))]);
+            if let Some(o) = o {
+                m.insert("offset".into(), json!(o));
+            }
+            if let Some(l) = l {
+                m.insert("limit".into(), json!(l));
+            }
+            ("Read".to_string(), Value::Object(m))
+        }),
+        (path(), text(), text(), proptest::option::of(any::<bool>())).prop_map(|(p, a, b, all)| {
+            let mut v = json!({"file_path": p, "old_string": a, "new_string": b});
+            if let Some(all) = all {
+                v["replace_all"] = json!(all);
+            }
+            ("Edit".to_string(), v)
+        }),
+        (path(), text()).prop_map(|(p, c)| ("Write".to_string(), json!({"file_path": p, "content": c}))),
+        (path(), prop::collection::vec((text(), text()), 1..4)).prop_map(|(p, e)| (
+            "MultiEdit".to_string(),
+            json!({
+                "file_path": p,
+                "edits": e.into_iter().map(|(a, b)| json!({"old_string": a, "new_string": b})).collect::<Vec<_>>(),
+            })
+        )),
+        text().prop_map(|p| ("Grep".to_string(), json!({"pattern": p}))),
+        text().prop_map(|p| ("mcp__docs__search".to_string(), json!({"query": p, "n": 3}))),
+    ]
+}
+
+/// One response: thinking, text, calls (each with its result).
+type Response = (bool, Option<String>, Vec<((String, Value), String)>);
+
+fn session() -> impl Strategy<Value = Vec<(String, Vec<Response>)>> {
+    let response = (
+        any::<bool>(),
+        proptest::option::of(text()),
+        prop::collection::vec((call(), text()), 0..3),
+    );
+    prop::collection::vec(("[A-Za-z ?]{1,20}", prop::collection::vec(response, 1..3)), 1..5)
+}
+
+/// The session as a Claude Code transcript.
+fn transcript(turns: &[(String, Vec<Response>)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut n = 0u32;
+    let mut parent: Option<String> = None;
+    let mut row = |kind: &str, message: Value, out: &mut Vec<u8>| {
+        n += 1;
+        let uuid = format!("00000000-0000-4000-8000-{n:012}");
+        let r = json!({"parentUuid": parent, "isSidechain": false, "type": kind, "message": message,
+                       "uuid": uuid, "timestamp": format!("2026-11-20T10:{:02}:{:02}.000Z", n / 60 % 60, n % 60),
+                       "sessionId": "11111111-2222-4333-8444-555555555555", "cwd": "/w"});
+        out.extend(serde_json::to_vec(&r).expect("json"));
+        out.push(b'\n');
+        parent = Some(uuid);
+    };
+    let mut call_no = 0;
+    for (t, (prompt, responses)) in turns.iter().enumerate() {
+        row("user", json!({"role": "user", "content": prompt}), &mut out);
+        for (k, (thinking, text, calls)) in responses.iter().enumerate() {
+            let id = format!("msg_{t}_{k}");
+            let mut blocks = Vec::new();
+            if *thinking {
+                blocks.push(json!({"type": "thinking", "thinking": "hmm", "signature": "x"}));
+            }
+            if let Some(s) = text {
+                blocks.push(json!({"type": "text", "text": s}));
+            }
+            let mut ids = Vec::new();
+            for ((name, input), _) in calls {
+                call_no += 1;
+                let cid = format!("toolu_{call_no:04}");
+                blocks.push(json!({"type": "tool_use", "id": cid, "name": name, "input": input}));
+                ids.push(cid);
+            }
+            for b in blocks {
+                row(
+                    "assistant",
+                    json!({"id": id, "type": "message", "role": "assistant", "model": "claude-opus-4-6", "content": [b]}),
+                    &mut out,
+                );
+            }
+            for (cid, (_, result)) in ids.iter().zip(calls) {
+                row(
+                    "user",
+                    json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": cid, "content": result}]}),
+                    &mut out,
+                );
+            }
+        }
+    }
+    out
+}
+
+fn opts() -> WriteOptions {
+    WriteOptions {
+        session_id: "019d0000-0000-7000-8000-000000000001".into(),
+        cwd: "/w".into(),
+        model: None,
+        reasoning_as_text: false,
+    }
+}
+
+fn joined(lines: Vec<Vec<u8>>) -> Vec<u8> {
+    lines
+        .into_iter()
+        .flat_map(|mut l| {
+            l.push(b'\n');
+            l
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    #[test]
+    fn claude_to_codex_and_back_keeps_texts_and_calls(turns in session()) {
+        let src = Source::from_bytes("s.jsonl", transcript(&turns));
+        let first = claude_code::convert::read(&src, false).expect("read");
+        let rollout = joined(codex::convert::write(&first, &opts(), &mut Tally::default()));
+        let mid = codex::convert::read(&Source::from_bytes("r.jsonl", rollout), false).expect("read rollout");
+        let back = joined(claude_code::convert::write(&mid, &opts(), &mut Tally::default()));
+        let last = claude_code::convert::read(&Source::from_bytes("b.jsonl", back), false).expect("read back");
+        prop_assert_eq!(flat(&first), flat(&last));
+        // And nothing is lost on the way in: every call and text of the session is there.
+        let calls: usize = turns.iter().flat_map(|t| &t.1).map(|r| r.2.len()).sum();
+        prop_assert_eq!(flat(&first).iter().filter(|i| matches!(i, Item::Call(..))).count(), calls);
+    }
+}
