@@ -550,3 +550,49 @@ fn a_locked_index_is_waited_for_then_left_alone() {
     assert!(rows(home.path()).is_empty());
     assert_eq!(codex::register(home.path(), &t).unwrap(), Registered::Added);
 }
+
+/// `convert --into-store` to Codex registers the rollout it writes: the row is there (offline),
+/// and the real Codex's `exec resume --last` in the session's directory takes it over another,
+/// older thread of that directory, which it would not do for an unregistered rollout.
+#[test]
+fn a_conversion_into_codex_s_store_is_registered_and_taken_by_resume_last() {
+    let home = codex_home_with_index();
+    let work = home.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let cwd = work.display().to_string();
+    let other = "019d0000-0000-7000-8000-0000000000b2";
+    let other_path = codex::rollout_path(home.path(), &ts("2026-11-29T10:00:00Z"), other);
+    write_rollout(
+        &other_path,
+        other,
+        &cwd,
+        "2026-11-29T10:00:00.000Z",
+        "OTHER-Q",
+        "OTHER-A",
+    );
+    let mut t = Thread::from_rollout(&other_path).unwrap();
+    t.updated_at = ts("2026-11-29T11:00:00Z");
+    assert_eq!(codex::register(home.path(), &t).unwrap(), Registered::Added);
+    let src = home.path().join("source.jsonl");
+    write_transcript(&src, "11111111-2222-4333-8444-555555555555", &cwd);
+    let out = crate::util::cctool()
+        .args(["convert", "--to", "codex", "--into-store", "--json"])
+        .arg(&src)
+        .env("CODEX_HOME", home.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["registered"], "added", "{r}");
+    let id = r["session_id"].as_str().unwrap();
+    let row = rows(home.path()).into_iter().find(|row| row[0] == id).expect("the row");
+    assert_eq!(row[1], r["output"].as_str().unwrap());
+    assert_eq!(row[12], cwd);
+    let Some(view) = realclient(Client::Codex) else { return };
+    let script = view.with_file_name("codex-store-view.sh");
+    let sent = store_view(&script, home.path(), &work, "--last").expect("resumed the newest thread");
+    assert!(
+        sent.contains("XYZZY-QUESTION") && sent.contains("PLUGH-ANSWER"),
+        "{sent}"
+    );
+}
