@@ -596,3 +596,48 @@ fn a_conversion_into_codex_s_store_is_registered_and_taken_by_resume_last() {
         "{sent}"
     );
 }
+
+/// `convert --into-store` to Claude Code: a Codex rollout of a directory becomes a transcript
+/// the real Claude Code resumes by the printed id and takes with `--continue` there.
+#[test]
+fn a_conversion_into_claude_code_s_store_is_resumed_by_id_and_continued() {
+    let root = tempfile::tempdir().unwrap();
+    let config = root.path().join("config");
+    let work = root.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let cwd = work.display().to_string();
+    let src = root.path().join("rollout.jsonl");
+    write_rollout(
+        &src,
+        ID,
+        &cwd,
+        "2026-11-30T10:00:00.000Z",
+        "XYZZY-QUESTION",
+        "PLUGH-ANSWER",
+    );
+    let out = crate::util::cctool()
+        .args(["convert", "--to", "claude-code", "--into-store", "--json"])
+        .arg(&src)
+        .env("CLAUDE_CONFIG_DIR", &config)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let id = r["session_id"].as_str().unwrap();
+    assert_eq!(
+        r["output"],
+        cc::transcript_path(&config, &cwd, id).display().to_string()
+    );
+    assert_eq!(r["resume"], cc::resume_command(id, &cwd));
+    let Some(view) = realclient(Client::ClaudeCode) else {
+        return;
+    };
+    let script = view.with_file_name("cc-store-view.sh");
+    for how in [id, "--continue"] {
+        let sent = store_view(&script, &config, &work, how).expect("resumed");
+        assert!(
+            sent.contains("XYZZY-QUESTION") && sent.contains("PLUGH-ANSWER"),
+            "{how}: {sent}"
+        );
+    }
+}
