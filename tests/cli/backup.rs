@@ -287,6 +287,22 @@ fn deleted_sessions_come_back_byte_for_byte() {
     assert_eq!(missing.status.code(), Some(1));
 }
 
+/// Flips a bit in the middle of the archived chunk of `file`, a file of one chunk (so its chunk
+/// is named by the file's hash); returns the chunk's path.
+pub fn damage_chunk_of(st: &Stores, file: &Path) -> PathBuf {
+    let sha = {
+        use sha2::Digest;
+        let d = sha2::Sha256::digest(std::fs::read(file).unwrap());
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    let chunk = st.archive().join("chunks").join(&sha[..2]).join(format!("{sha}.zst"));
+    let mut bytes = std::fs::read(&chunk).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x20;
+    std::fs::write(&chunk, bytes).unwrap();
+    chunk
+}
+
 #[test]
 fn verify_names_a_damaged_chunk_and_the_file_it_belongs_to() {
     let st = generate(12);
@@ -296,16 +312,7 @@ fn verify_names_a_damaged_chunk_and_the_file_it_belongs_to() {
     assert!(ok.stdout.is_empty());
     // The chunk of one session (a file of one chunk: its chunk is named by its hash).
     let target = &st.sessions[3];
-    let sha = {
-        use sha2::Digest;
-        let d = sha2::Sha256::digest(std::fs::read(target).unwrap());
-        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
-    };
-    let chunk = st.archive().join("chunks").join(&sha[..2]).join(format!("{sha}.zst"));
-    let mut bytes = std::fs::read(&chunk).unwrap();
-    let mid = bytes.len() / 2;
-    bytes[mid] ^= 0x20;
-    std::fs::write(&chunk, bytes).unwrap();
+    let chunk = damage_chunk_of(&st, target);
     let bad = st.cmd().args(["backup", "--verify"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(1));
     let said = String::from_utf8(bad.stdout).unwrap();

@@ -196,16 +196,7 @@ fn nothing_is_written_into_an_archive() {
 fn a_damaged_chunk_is_an_error_for_its_file_and_the_run_goes_on() {
     let (st, archive) = backed_up(8);
     let target = &st.sessions[3];
-    let sha = {
-        use sha2::Digest;
-        let d = sha2::Sha256::digest(std::fs::read(target).unwrap());
-        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
-    };
-    let chunk = st.archive().join("chunks").join(&sha[..2]).join(format!("{sha}.zst"));
-    let mut bytes = std::fs::read(&chunk).unwrap();
-    let mid = bytes.len() / 2;
-    bytes[mid] ^= 0x20;
-    std::fs::write(&chunk, bytes).unwrap();
+    let chunk = crate::backup::damage_chunk_of(&st, target);
     let out = run(&st, &["scan", "--json", &archive]);
     assert_eq!(out.status.code(), Some(2));
     let said = String::from_utf8(out.stdout.clone()).unwrap();

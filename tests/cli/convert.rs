@@ -182,7 +182,7 @@ fn the_report_counts_what_was_carried_mapped_and_left_out() {
                        "Write → apply_patch": 1},
             "dropped": {"not loaded:assistant": 1, "not loaded:file-history-snapshot": 1, "not loaded:user": 1,
                         "reasoning": 1, "tool_result:is_error flag": 1},
-            "tokens": r["tokens"], "closed": 0, "resume": null, "imported_by_codex": null, "error": null,
+            "tokens": r["tokens"], "closed": 0, "resume": null, "imported_by_codex": null, "registered": null, "error": null,
         })
     );
     assert!(r["tokens"].as_u64().is_some_and(|t| t > 100), "{r}");

@@ -228,6 +228,23 @@ fn pre_compact_backs_up_the_transcript_and_bad_input_only_reaches_the_log() {
     assert_eq!(log.lines().count(), 4, "{log}");
 }
 
+/// The run folder the harness kept (`VIEW_KEEP=1`), from what it said on stderr.
+fn kept_run(said: &str) -> std::path::PathBuf {
+    said.lines()
+        .find_map(|l| l.split("run directory kept: ").nth(1))
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| panic!("no run folder: {said}"))
+}
+
+/// The first session file under `dir`: the one the client resumed in its isolated store.
+fn first_jsonl(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .map(|e| e.into_path())
+}
+
 /// Claude Code's own template around the summary the model wrote: the analysis dropped and
 /// `<summary>X</summary>` written as `Summary:\nX` (docs/backup.md).
 fn as_claude_code_writes_it(raw: &str) -> String {
@@ -265,17 +282,8 @@ fn real_claude_code_compact_archives_the_summary_it_writes() {
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stderr).into_owned();
-    let run = said
-        .lines()
-        .find_map(|l| l.split("run directory kept: ").nth(1))
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| panic!("no run folder: {said}"));
-    let transcript = walkdir::WalkDir::new(run.join("home/.claude/projects"))
-        .into_iter()
-        .filter_map(Result::ok)
-        .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-        .map(|e| e.into_path())
-        .expect("the resumed transcript");
+    let run = kept_run(&said);
+    let transcript = first_jsonl(&run.join("home/.claude/projects")).expect("the resumed transcript");
     let stripped = crate::util::cctool()
         .args(["extract-summary", "--strip-template", "--current", "--json"])
         .arg(&transcript)
@@ -378,17 +386,8 @@ fn real_codex_compaction_runs_both_hooks_and_the_summary_archived_is_the_one_it_
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stderr).into_owned();
-    let run = said
-        .lines()
-        .find_map(|l| l.split("run directory kept: ").nth(1))
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| panic!("no run folder: {said}"));
-    let resumed = walkdir::WalkDir::new(run.join("codex-home/sessions"))
-        .into_iter()
-        .filter_map(Result::ok)
-        .find(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-        .map(|e| e.into_path())
-        .expect("the resumed rollout");
+    let run = kept_run(&said);
+    let resumed = first_jsonl(&run.join("codex-home/sessions")).expect("the resumed rollout");
     let written: Vec<String> = std::fs::read_to_string(&resumed)
         .unwrap()
         .lines()

@@ -343,6 +343,24 @@ fn resume_commands() {
     );
 }
 
+/// Another thread of the directory `cwd`, indexed, from the day before: what makes `--last`
+/// depend on the index.
+fn index_an_older_thread(home: &Path, cwd: &str) {
+    let other = "019d0000-0000-7000-8000-0000000000b2";
+    let other_path = codex::rollout_path(home, &ts("2026-11-29T10:00:00Z"), other);
+    write_rollout(
+        &other_path,
+        other,
+        cwd,
+        "2026-11-29T10:00:00.000Z",
+        "OTHER-Q",
+        "OTHER-A",
+    );
+    let mut t = Thread::from_rollout(&other_path).unwrap();
+    t.updated_at = ts("2026-11-29T11:00:00Z");
+    assert_eq!(codex::register(home, &t).unwrap(), Registered::Added);
+}
+
 /// Runs a store script of the harness; `None` when the client sent nothing.
 fn store_view(script: &Path, store: &Path, work: &Path, which: &str) -> Option<String> {
     let out = std::process::Command::new("bash")
@@ -369,20 +387,7 @@ fn real_codex_lists_and_resumes_a_registered_rollout() {
         let work = home.path().join("work");
         std::fs::create_dir(&work).unwrap();
         let cwd = work.display().to_string();
-        // Another thread of the same directory, indexed, from the day before.
-        let other = "019d0000-0000-7000-8000-0000000000b2";
-        let other_path = codex::rollout_path(home.path(), &ts("2026-11-29T10:00:00Z"), other);
-        write_rollout(
-            &other_path,
-            other,
-            &cwd,
-            "2026-11-29T10:00:00.000Z",
-            "OTHER-Q",
-            "OTHER-A",
-        );
-        let mut t = Thread::from_rollout(&other_path).unwrap();
-        t.updated_at = ts("2026-11-29T11:00:00Z");
-        assert_eq!(codex::register(home.path(), &t).unwrap(), Registered::Added);
+        index_an_older_thread(home.path(), &cwd);
         let path = codex::rollout_path(home.path(), &ts("2026-11-30T10:00:00Z"), ID);
         write_rollout(
             &path,
@@ -560,19 +565,7 @@ fn a_conversion_into_codex_s_store_is_registered_and_taken_by_resume_last() {
     let work = home.path().join("work");
     std::fs::create_dir(&work).unwrap();
     let cwd = work.display().to_string();
-    let other = "019d0000-0000-7000-8000-0000000000b2";
-    let other_path = codex::rollout_path(home.path(), &ts("2026-11-29T10:00:00Z"), other);
-    write_rollout(
-        &other_path,
-        other,
-        &cwd,
-        "2026-11-29T10:00:00.000Z",
-        "OTHER-Q",
-        "OTHER-A",
-    );
-    let mut t = Thread::from_rollout(&other_path).unwrap();
-    t.updated_at = ts("2026-11-29T11:00:00Z");
-    assert_eq!(codex::register(home.path(), &t).unwrap(), Registered::Added);
+    index_an_older_thread(home.path(), &cwd);
     let src = home.path().join("source.jsonl");
     write_transcript(&src, "11111111-2222-4333-8444-555555555555", &cwd);
     let out = crate::util::cctool()
