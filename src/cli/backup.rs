@@ -1,0 +1,149 @@
+//! `backup`, `restore` and `hooks` (docs/backup.md).
+
+use super::*;
+
+// --- backup, restore, hooks (docs/backup.md) ---
+
+/// Back up both agents' session stores into an incremental, deduplicating archive.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Back up the Claude Code and Codex stores (Claude Code transcripts with their \
+subagent transcripts and history.jsonl; Codex sessions, archived_sessions and \
+session_index.jsonl) into an archive folder: zstd-compressed chunks named by their SHA-256, \
+and one snapshot manifest per run, written last and atomically, so an interrupted run leaves \
+the last complete snapshot usable. A session file that grew costs about its new bytes; a run \
+with nothing new writes nothing and says so. A last line still being written (no newline yet) \
+is taken by the next run, unless the file has not changed for a minute. The stores are found \
+as for every command (CLAUDE_CONFIG_DIR, CODEX_HOME, else ~/.claude, ~/.config/claude, \
+~/.codex). Safe to run from cron or a hook while agents write.",
+    after_long_help = "OUTPUT\n\
+One line on stderr (with --json a {\"kind\":\"backup\",\"archive\",\"snapshot\",\"files\",\
+\"new_files\",\"changed_files\",\"unchanged_files\",\"gone_files\",\"partial_lines\",\"new_bytes\",\
+\"written_bytes\",\"problems\"} record on stdout; snapshot is null when nothing was new). With \
+--verify, one line per damaged chunk or stored file, then a {\"kind\":\"verify\",\"archive\",\
+\"chunks\",\"damaged\",\"problems\"} record; exit status 1 on damage.\n\n\
+EXAMPLES\n  \
+cctool backup\n  \
+cctool backup --to /mnt/usb/cctool-archive\n  \
+cctool backup --verify\n  \
+crontab: 0 * * * * cctool -q backup"
+)]
+pub struct BackupArgs {
+    /// The archive folder (default: $XDG_DATA_HOME/cctool/backup, else
+    /// ~/.local/share/cctool/backup).
+    #[arg(long, value_name = "DIR")]
+    pub to: Option<PathBuf>,
+
+    /// Check every stored chunk and file of the archive instead of backing up; exit status 1
+    /// names what is damaged.
+    #[arg(long)]
+    pub verify: bool,
+}
+
+/// List what a backup archive holds and restore sessions from it, byte for byte.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Without a session: list the sessions of the archive (agent, session id, \
+project, title, first and last activity, and whether the original is still there), the \
+newest copy of each. With SESSION ids or --deleted: write those sessions (with their subagent \
+transcripts) back where they were, or under --to DIR (DIR/claude/projects/…, \
+DIR/codex/sessions/…), byte for byte, each chunk checked, atomically; an existing file is \
+replaced only with --force. --from-history prints what Claude Code's history.jsonl still \
+holds of sessions whose transcripts are gone: their prompts only, marked partial.",
+    after_long_help = "OUTPUT\n\
+The list is a table on stdout (with --json one {\"kind\":\"archived_session\",\"agent\",\
+\"session_id\",\"project\",\"title\",\"first_timestamp\",\"last_timestamp\",\"path\",\"bytes\",\
+\"subagents\",\"exists\",\"same\",\"snapshot\"} record per session). A restore names each file \
+written on stderr (with --json {\"kind\":\"restored\",\"session_id\",\"from\",\"to\",\"bytes\"}). \
+--from-history gives {\"kind\":\"history_session\",\"partial\":true,\"session_id\",\"project\",\
+\"first_timestamp\",\"last_timestamp\",\"history_file\",\"prompts\":[{\"timestamp\",\"text\"}]} \
+records. Exit status 1 when a session asked for is not in the archive or a file was not \
+restored.\n\n\
+EXAMPLES\n  \
+cctool restore\n  \
+cctool restore --json | jq -r 'select(.exists | not) | .session_id'\n  \
+cctool restore --deleted\n  \
+cctool restore 0f6c2a9e-… --to /tmp/restored\n  \
+cctool restore --from-history --json"
+)]
+pub struct RestoreArgs {
+    /// Session ids (or a part of the file name) to restore.
+    #[arg(value_name = "SESSION")]
+    pub sessions: Vec<String>,
+
+    /// The archive folder (default as for `backup`).
+    #[arg(long, value_name = "ARCHIVE")]
+    pub from: Option<PathBuf>,
+
+    /// Restore every session whose original is gone.
+    #[arg(long, conflicts_with = "from_history")]
+    pub deleted: bool,
+
+    /// Write under this folder instead of the agents' stores.
+    #[arg(long, value_name = "DIR")]
+    pub to: Option<PathBuf>,
+
+    /// Replace files that exist.
+    #[arg(long)]
+    pub force: bool,
+
+    /// Print what history.jsonl still holds of Claude Code sessions whose transcripts are
+    /// gone (their prompts only).
+    #[arg(long)]
+    pub from_history: bool,
+}
+
+/// Install, remove or run cctool's compaction hooks for Claude Code and Codex.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "cctool's hooks keep what a compaction would otherwise lose. On PreCompact \
+the transcript is backed up into the archive; on PostCompact the summary is archived with \
+the session id, the trigger and the token count before the compaction, in \
+ARCHIVE/summaries/AGENT/SESSION.jsonl (extract-summary reads these files). `install` adds the \
+hooks to the agent's settings (Claude Code: settings.json \"hooks\"; Codex: config.toml \
+[[hooks.PreCompact]] and [[hooks.PostCompact]]), editing with a real parser, keeping \
+everything else, after a backup of the file; installing twice adds nothing. `uninstall` \
+removes exactly what install added. `run` is what the agent calls: it reads the hook's JSON \
+on stdin, prints nothing, logs errors to ARCHIVE/hooks.log and always exits 0."
+)]
+pub struct HooksArgs {
+    #[command(subcommand)]
+    pub action: HooksAction,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum HooksAction {
+    /// Add cctool's PreCompact and PostCompact hooks to the agent's settings.
+    Install(HooksInstallArgs),
+    /// Remove the hooks `install` added, and nothing else.
+    Uninstall(HooksInstallArgs),
+    /// Handle one hook call (the agent runs this; JSON on stdin).
+    Run(HooksRunArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct HooksInstallArgs {
+    /// The agent whose settings to edit.
+    #[arg(value_enum)]
+    pub agent: crate::hooks::Agent,
+
+    /// The user's settings (CLAUDE_CONFIG_DIR or ~/.claude; CODEX_HOME or ~/.codex) or the
+    /// project's (.claude/settings.json, .codex/config.toml in the current folder).
+    #[arg(long, value_enum, default_value_t = crate::hooks::install::Scope::User)]
+    pub scope: crate::hooks::install::Scope,
+
+    /// The archive the hooks write to (default as for `backup`).
+    #[arg(long, value_name = "DIR")]
+    pub to: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct HooksRunArgs {
+    /// The agent calling.
+    #[arg(value_enum)]
+    pub agent: crate::hooks::Agent,
+
+    /// The archive to write to (default as for `backup`).
+    #[arg(long, value_name = "DIR")]
+    pub to: Option<PathBuf>,
+}

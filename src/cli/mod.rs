@@ -1,0 +1,227 @@
+//! The command-line interface: clap definitions only. Man pages and completions are
+//! generated from these, so the help text here *is* the documentation.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::agents::claude_code::chain::Loader;
+use crate::agents::claude_code::config::ThinkingPolicy;
+use crate::agents::codex::history::Replay;
+use crate::io::MmapChoice;
+use crate::model::Format;
+use crate::model::diag::{Code, Severity};
+use crate::output::ColorChoice;
+
+mod backup;
+mod chain;
+mod convert;
+mod doctor;
+mod export;
+mod rewrite;
+mod scan;
+mod slim;
+mod summary;
+
+pub use backup::*;
+pub use chain::*;
+pub use convert::*;
+pub use doctor::*;
+pub use export::*;
+pub use rewrite::*;
+pub use scan::*;
+pub use slim::*;
+pub use summary::*;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cctool",
+    version,
+    about = "Transcript forensics and conversion for Claude Code and Codex sessions",
+    long_about = "cctool reads Claude Code transcripts, Codex rollouts and cctool session files, \
+offline and fast, and answers what a session really holds after compaction: the exact \
+conversation a resume loads, the summaries the agent was given, and the integrity problems \
+of a file.\n\nData goes to stdout (JSON Lines by default where records are produced); \
+diagnostics and progress go to stderr.\n\nExit status: 0 success; 1 a negative answer; \
+2 usage or input error; 130 interrupted.",
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct GlobalArgs {
+    /// Print diagnostics and summaries as JSON Lines records (each with a "kind" field) on
+    /// stdout instead of text on stderr.
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// When to use colour (NO_COLOR is honoured by "auto").
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    /// Whether large files may be memory-mapped ("auto" maps files of 4 MiB or more that have
+    /// not changed for a minute; everything else is read).
+    #[arg(long, global = true, value_enum, default_value_t = MmapChoice::Auto, value_name = "WHEN")]
+    pub mmap: MmapChoice,
+
+    /// Inside folders, follow symbolic links, also out of the folder named (each file is read
+    /// once; loops are reported). By default links inside folders are not followed.
+    #[arg(long, global = true)]
+    pub follow: bool,
+
+    /// Read inputs as this format instead of detecting it from their content.
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<Format>,
+
+    /// Print no diagnostics on stderr (errors that stop the command are still printed).
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    Backup(BackupArgs),
+    Compact(CompactArgs),
+    Convert(ConvertArgs),
+    Decompress(DecompressArgs),
+    Doctor(DoctorArgs),
+    Export(ExportArgs),
+    ExtractSummary(ExtractSummaryArgs),
+    Hooks(HooksArgs),
+    Migrate(MigrateArgs),
+    RebuildChain(RebuildChainArgs),
+    Restore(RestoreArgs),
+    Scan(ScanArgs),
+    Slim(SlimArgs),
+    Completions(CompletionsArgs),
+    /// Write the man pages (cctool.1 and one page per subcommand) into a directory.
+    #[command(hide = true)]
+    GenerateMan {
+        /// Directory to write the pages into.
+        dir: PathBuf,
+    },
+}
+
+/// Paths read from a list (`--files-from`): the batch commands' way to take work from
+/// `find`, `xargs -P`, GNU parallel or Spark's `RDD.pipe`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct FilesFromArgs {
+    /// Also read the paths listed in FILE (`-`: standard input), one per line. Only the files
+    /// listed are read (subagent transcripts too are read only when listed; folders listed are
+    /// searched), and the user's own stores are not read when the list is empty. Each file's
+    /// output depends on that file alone, so the parts of a split list, run apart and
+    /// concatenated, give the output of one run.
+    #[arg(long, value_name = "FILE")]
+    pub files_from: Option<PathBuf>,
+
+    /// With --files-from: the paths are separated by NUL bytes (`find -print0`), not by lines.
+    #[arg(short = '0', long = "null", requires = "files_from")]
+    pub null: bool,
+}
+
+/// `scan --rows`: flat tables for DuckDB, Polars and Spark (`docs/tables.md`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct RowsArgs {
+    /// Print a table instead of the scan: one flat record per session, message, compaction or
+    /// tool call, with the columns of `schemas/<table>.json` (see TABLES below).
+    #[arg(long, value_enum, value_name = "TABLE")]
+    pub rows: Option<crate::tables::Table>,
+
+    /// Format of the table: JSON Lines, or Parquet (when cctool is built with the `parquet`
+    /// feature).
+    #[arg(long, value_enum, default_value_t = crate::tables::RowFormat::Jsonl, requires = "rows", value_name = "FORMAT")]
+    pub format: crate::tables::RowFormat,
+
+    /// Keep the first N characters of each body (message text, tool input and output,
+    /// summary) in the table beside its length and SHA-256; 0 keeps none.
+    #[arg(long, value_name = "N", default_value_t = 0, requires = "rows")]
+    pub max_text: usize,
+
+    /// Write hive-style partitions under DIR (agent=…/date=…/part-….jsonl.zst or .parquet),
+    /// one part per input file, instead of standard output. A part already written for the
+    /// same file (same path, size and modification time) is kept as it is; a changed file's
+    /// part replaces its older one.
+    #[arg(long, value_name = "DIR", requires = "rows")]
+    pub out_dir: Option<PathBuf>,
+}
+
+/// Print a shell completion script.
+#[derive(Args, Debug)]
+#[command(
+    after_long_help = "EXAMPLES\n  cctool completions bash > ~/.local/share/bash-completion/completions/cctool\n  cctool completions zsh > ~/.zfunc/_cctool\n  cctool completions fish > ~/.config/fish/completions/cctool.fish"
+)]
+pub struct CompletionsArgs {
+    /// The shell to generate for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// How Claude Code would be configured when it resumes: by default the user's own settings
+/// files and environment, the local time zone and now; each part can be given instead.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ResumeArgs {
+    /// Claude Code: the time of the resume (default now): an RFC 3339 time
+    /// (2027-01-22T09:00:00Z), a local date and time (2027-01-22T09:00) or a date (local noon).
+    /// Which model a resume uses changes with the date, at local midnight (TZ is honoured).
+    #[arg(long, value_name = "DATETIME", help_heading = "Resume configuration (Claude Code)")]
+    pub as_of: Option<String>,
+
+    /// The model the resume runs with. Claude Code: as `claude --model MODEL` (the session's
+    /// own model is then not restored). Codex: as `codex -m MODEL` (default: the rollout's last
+    /// turn_context model); it decides how much of a tool output is kept.
+    #[arg(long, value_name = "MODEL", help_heading = "Resume configuration")]
+    pub model: Option<String>,
+
+    /// Claude Code: read this settings file (its model, availableModels and env) instead of
+    /// the user's, the project's, the local and the managed settings files.
+    #[arg(long, value_name = "FILE", help_heading = "Resume configuration (Claude Code)")]
+    pub settings: Option<PathBuf>,
+
+    /// Claude Code: the API base URL, as ANTHROPIC_BASE_URL. Behind a URL that is not
+    /// api.anthropic.com the client drops the thinking of other models.
+    #[arg(long, value_name = "URL", help_heading = "Resume configuration (Claude Code)")]
+    pub base_url: Option<String>,
+
+    /// Claude Code: which thinking blocks of other models the request keeps (default: as the
+    /// client decides from the base URL and CLAUDE_CODE_RUSTLING_PIXEL; a server flag can
+    /// change it).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "POLICY",
+        help_heading = "Resume configuration (Claude Code)"
+    )]
+    pub thinking_policy: Option<ThinkingPolicy>,
+}
+
+impl ResumeArgs {
+    pub fn overrides(&self) -> crate::agents::claude_code::config::Overrides {
+        crate::agents::claude_code::config::Overrides {
+            as_of: self.as_of.clone(),
+            model: self.model.clone(),
+            settings: self.settings.clone(),
+            base_url: self.base_url.clone(),
+            thinking_policy: self.thinking_policy,
+        }
+    }
+
+    /// Whether a part that only a Claude Code resume has was given.
+    pub fn any_claude_only(&self) -> bool {
+        self.as_of.is_some() || self.settings.is_some() || self.base_url.is_some() || self.thinking_policy.is_some()
+    }
+
+    /// Whether any part was given.
+    pub fn any(&self) -> bool {
+        self.as_of.is_some()
+            || self.model.is_some()
+            || self.settings.is_some()
+            || self.base_url.is_some()
+            || self.thinking_policy.is_some()
+    }
+}

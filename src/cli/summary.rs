@@ -1,0 +1,65 @@
+//! `extract-summary`: its arguments and its help.
+
+use super::*;
+
+/// Every compaction summary in each session file, oldest first.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Print every compaction summary in each session file, oldest first: what the agent \
+was told about the history it no longer holds.\n\n\
+Claude Code: each compact_boundary with its isCompactSummary message (the one parented on the \
+boundary, else the first after it before the next boundary). Legacy type:\"summary\" lines are \
+branch titles, never summaries. The current summary is the boundary the resumed chain starts \
+from; when the chain reaches no boundary the last one is current, with a warning.\n\n\
+Codex: each compacted record. origin is remote when its replacement_history holds a \
+compaction, compaction_summary or context_compaction item (the summary is encrypted: only its \
+length and the plaintext messages the server kept can be shown), local when it has a \
+replacement_history, legacy when it has none. Local text comes from the message (with the \
+SUMMARY_PREFIX line removed), else the last prefixed user message of the replacement_history, \
+else the assistant message just before the record.\n\n\
+cctool v5 sessions: each summary item.\n\n\
+With no PATH, the user's own stores are read: $CLAUDE_CONFIG_DIR/projects (default \
+~/.claude/projects), $CODEX_HOME/sessions and $CODEX_HOME/archived_sessions (default ~/.codex).",
+    after_long_help = "JSON RECORDS\n\
+{\"kind\":\"summary\",\"file\",\"format\":\"claude-code\"|\"codex\"|\"cctool-v5\",\"session_id\",\"index\",\
+\"current\",\"line\",\"timestamp\",\"trigger\",\"pre_tokens\",\"origin\":\"local\"|\"remote\"|\"legacy\",\
+\"encrypted\",\"encrypted_len\",\"summary\",\"retained_messages\":[{\"role\",\"text\"}]|null,\"boundary_uuid\",\
+\"event\",\"summary_line\",\"summary_source\",\"logical_parent_resolves\",\"metadata\",\"warning\"}\n\
+metadata holds the other compactMetadata keys verbatim (Claude Code) or the window fields \
+(Codex). With --all-events, microcompactions are {\"kind\":\"event\",\"event\":\"microcompact_boundary\",…}. \
+The run ends with {\"kind\":\"total\",\"files\",\"summaries\",\"with_current\",\"without_current\",\"skipped\",\"errors\",\"bad_lines\"}. \
+A file that could not be read, or a line that could not be used, is a \
+{\"kind\":\"diagnostic\",\"file\",\"line\",\"code\",\"severity\",\"message\"} record. \
+Each field keeps one type in every record; fields a format does not have are null.\n\n\
+EXIT STATUS\n  0 success; 1 with --current when a file has no current summary; 2 when a named file \
+cannot be read or is not a session.\n\n\
+EXAMPLES\n  \
+cctool extract-summary --current SESSION.jsonl\n  \
+cctool extract-summary --json ~/.claude/projects | jq -r 'select(.current and .summary) | .summary'\n  \
+cctool extract-summary --json --strip-template | jq -r 'select(.kind==\"summary\") | \"\\(.file)\\t\\(.pre_tokens)\"'\n  \
+cctool extract-summary --json ~/.codex/sessions | jq -c 'select(.encrypted) | {file, encrypted_len, kept: (.retained_messages|length)}'"
+)]
+pub struct ExtractSummaryArgs {
+    /// Session files or directories (searched recursively), or a backup archive (or
+    /// ARCHIVE/SESSION-ID); `-` reads standard input.
+    pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub files: FilesFromArgs,
+
+    /// Only the summary the next resume would see, per file (exit 1 if a file has none).
+    #[arg(long)]
+    pub current: bool,
+
+    /// Remove the agent's wrapper text (header, trailers, Claude Code's Analysis section).
+    #[arg(long)]
+    pub strip_template: bool,
+
+    /// Also list microcompactions, which clear old tool results but write no summary.
+    #[arg(long)]
+    pub all_events: bool,
+
+    /// Claude Code loading rules used to decide which summary is current.
+    #[arg(long, value_enum, default_value_t = Loader::V2_1_332)]
+    pub loader: Loader,
+}
