@@ -105,15 +105,15 @@ pub fn claude_chain(data: &[u8]) {
     };
     cctool::doctor::check_claude(&src, &resume).expect("doctor");
 
-    let (markers, _bad) = cctool::summary::claude_markers(&src).expect("markers");
+    let (markers, _bad) = cctool::agents::claude_code::summaries::claude_markers(&src).expect("markers");
     for loader in [Loader::V2_1_332, Loader::V2_1_88] {
-        let current = cctool::summary::claude_current(&src, &markers, loader).expect("current summary");
+        let current = cctool::agents::claude_code::summaries::claude_current(&src, &markers, loader).expect("current summary");
         for (strip_template, all_events) in [(false, false), (true, true)] {
             let opts = cctool::summary::Options {
                 strip_template,
                 all_events,
             };
-            cctool::summary::claude(&src, &markers, &current, opts).expect("summaries");
+            cctool::agents::claude_code::summaries::claude(&src, &markers, &current, opts).expect("summaries");
         }
     }
 
@@ -143,7 +143,7 @@ pub fn codex_reconstruct(data: &[u8]) {
     let history = cx::reconstruct(&rollout);
     let _ = cx::replay_forward(&rollout);
     cctool::doctor::codex(&src, &rollout).expect("doctor");
-    cctool::summary::codex(&src, &rollout, &history).expect("summaries");
+    cctool::agents::codex::summaries::codex(&src, &rollout, &history).expect("summaries");
 
     let fast = fx::read_compaction_records(&src).expect("compaction records");
     let last = fast.records.iter().rev().find_map(|(_, r)| match r {
@@ -154,7 +154,7 @@ pub fn codex_reconstruct(data: &[u8]) {
         base_line: last,
         ..cx::History::default()
     };
-    cctool::summary::codex(&src, &fast, &history).expect("summaries from compaction records");
+    cctool::agents::codex::summaries::codex(&src, &fast, &history).expect("summaries from compaction records");
 
     for effective in [false, true] {
         let s = cctool::agents::codex::import::codex(&src, effective).expect("import");
@@ -169,7 +169,7 @@ pub fn session_migrate(data: &[u8]) {
     let _ = cctool::agents::detect::detect(&src);
     let _ = cctool::doctor::session(&src);
     if let Ok(s) = cctool::agents::cctool::file::read_messages(&src) {
-        let _ = cctool::summary::session(&src, &s.messages, s.session_id);
+        let _ = cctool::agents::cctool::summaries::session(&src, &s.messages, s.session_id);
     }
 
     // The general path, as `cctool migrate` runs it (a leading BOM is skipped).

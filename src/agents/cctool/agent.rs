@@ -32,7 +32,7 @@ impl Agent for Cctool {
     }
 
     fn summaries(&self, src: &Source, _: Loader, opts: summary::Options) -> Result<(Vec<SummaryRecord>, u64), String> {
-        let mut found = summary::SessionSummaries::new(src, opts);
+        let mut found = crate::agents::cctool::summaries::SessionSummaries::new(src, opts);
         let head = super::file::for_each_message(src, |m| found.message(m)).map_err(|e| e.0)?;
         Ok((found.finish(head.session_id), 0))
     }

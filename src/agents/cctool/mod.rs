@@ -7,5 +7,6 @@ pub mod compaction;
 pub mod fast;
 pub mod file;
 pub mod schema;
+pub mod summaries;
 pub mod view;
 pub mod write;

@@ -38,13 +38,16 @@ impl Agent for ClaudeCode {
         opts: summary::Options,
     ) -> Result<(Vec<SummaryRecord>, u64), String> {
         let io = |e: std::io::Error| e.to_string();
-        let (markers, bad) = summary::claude_markers(src).map_err(io)?;
+        let (markers, bad) = crate::agents::claude_code::summaries::claude_markers(src).map_err(io)?;
         if markers.is_empty() {
             return Ok((Vec::new(), bad));
         }
-        let current = summary::claude_current(src, &markers, loader).map_err(io)?;
+        let current = crate::agents::claude_code::summaries::claude_current(src, &markers, loader).map_err(io)?;
         let bad = current.transcript.as_ref().map_or(bad, |t| t.bad_lines);
-        Ok((summary::claude(src, &markers, &current, opts).map_err(io)?, bad))
+        Ok((
+            crate::agents::claude_code::summaries::claude(src, &markers, &current, opts).map_err(io)?,
+            bad,
+        ))
     }
 
     fn doctor(&self, src: &Source, resume: &Overrides) -> io::Result<Vec<Diagnostic>> {

@@ -65,8 +65,8 @@ pub fn load(src: &Source) -> io::Result<Loaded> {
 /// nothing (`summary::resume_tail`). Without it the whole file is indexed.
 pub fn load_with(src: &Source, from_tail: bool) -> io::Result<Loaded> {
     let tail = if from_tail {
-        let (markers, _) = crate::summary::claude_markers(src)?;
-        crate::summary::resume_tail(src, &markers)?
+        let (markers, _) = crate::agents::claude_code::summaries::claude_markers(src)?;
+        crate::agents::claude_code::summaries::resume_tail(src, &markers)?
     } else {
         None
     };

@@ -58,7 +58,7 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
                     let n = t.node(q);
                     taken.insert(q);
                     let rec = crate::io::json::parse_record(&src.read_range(n.offset, n.len as usize)?);
-                    crate::summary::claude_summary_text(&rec).unwrap_or_default()
+                    crate::agents::claude_code::summaries::claude_summary_text(&rec).unwrap_or_default()
                 }
                 None => String::new(),
             };
@@ -71,7 +71,7 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
         }
         if node.kind == Kind::User && node.has(flag::COMPACT_SUMMARY) {
             // A summary without its boundary in the chain: still the conversation's start.
-            let text = crate::summary::claude_summary_text(&rec).unwrap_or_default();
+            let text = crate::agents::claude_code::summaries::claude_summary_text(&rec).unwrap_or_default();
             c.push(&key, ts, Body::Compaction(text));
             last_msg = None;
             continue;

@@ -244,7 +244,7 @@ struct ClaudeSummaries {
     /// Summary messages by line.
     summaries: Vec<(u64, u32)>,
     /// Which summary each boundary takes, also for boundaries without a uuid.
-    index: crate::summary::SummaryIndex,
+    index: crate::agents::claude_code::summaries::SummaryIndex,
 }
 
 impl ClaudeSummaries {
@@ -261,7 +261,7 @@ impl ClaudeSummaries {
             .map(|&(_, p)| t.node(p).parent_id().map(|id| t.ids.text(id)))
             .collect();
         let imported: rustc_hash::FxHashSet<u32> = order.iter().map(|p| p.pos).collect();
-        let index = crate::summary::SummaryIndex::new(
+        let index = crate::agents::claude_code::summaries::SummaryIndex::new(
             summaries.iter().zip(&parents).map(|(s, p)| (s.0, p.as_deref())),
             boundaries.iter().map(|&b| t.node(b).line),
         );
@@ -340,7 +340,7 @@ impl ClaudeSummaries {
 fn summary_text(src: &Source, t: &claude::Transcript, pos: u32) -> io::Result<String> {
     let n = t.node(pos);
     let rec = parse(&src.read_range(n.offset, n.len as usize)?);
-    Ok(crate::summary::claude_summary_text(&rec).unwrap_or_default())
+    Ok(crate::agents::claude_code::summaries::claude_summary_text(&rec).unwrap_or_default())
 }
 
 /// A Claude Code compaction as a v5 `summary` item: the summary text as written, the

@@ -16,4 +16,5 @@ pub mod records;
 pub mod slim;
 pub mod store;
 pub mod subagents;
+pub mod summaries;
 pub mod view;

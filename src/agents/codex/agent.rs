@@ -52,14 +52,14 @@ impl Agent for Codex {
                 base_line: last,
                 ..History::default()
             };
-            let records = summary::codex(src, &fast, &history).map_err(io)?;
+            let records = crate::agents::codex::summaries::codex(src, &fast, &history).map_err(io)?;
             if records.iter().all(|r| r.encrypted || r.summary.is_some()) {
                 return Ok((stripped(records, opts), fast.bad_lines));
             }
         }
         let rollout = rollout::read_records(src).map_err(io)?;
         let history = history::reconstruct(&rollout);
-        let records = summary::codex(src, &rollout, &history).map_err(io)?;
+        let records = crate::agents::codex::summaries::codex(src, &rollout, &history).map_err(io)?;
         Ok((stripped(records, opts), rollout.bad_lines))
     }
 

@@ -213,7 +213,7 @@ fn codex_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::R
         // server kept in plaintext.
         let history = codex_chain::History::default();
         let compactions: rustc_hash::FxHashMap<u64, crate::summary::SummaryRecord> =
-            crate::summary::codex(src, &rollout, &history)?
+            crate::agents::codex::summaries::codex(src, &rollout, &history)?
                 .into_iter()
                 .filter_map(|r| Some((r.line?, r)))
                 .collect();

@@ -11,4 +11,5 @@ pub mod items;
 pub mod rollout;
 pub mod slim;
 pub mod store;
+pub mod summaries;
 pub mod view;
