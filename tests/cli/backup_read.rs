@@ -107,6 +107,19 @@ fn a_session_deleted_from_the_store_is_read_from_the_archive_by_its_id() {
     let id = session.file_stem().unwrap().to_string_lossy().into_owned();
     let before = ok(&st, &["rebuild-chain", session.to_str().unwrap()]);
     let summaries_before = ok(&st, &["extract-summary", "--json", session.to_str().unwrap()]);
+    let first = st.dir.path().join("converted-first.jsonl");
+    ok(
+        &st,
+        &[
+            "convert",
+            "--to",
+            "codex",
+            "-o",
+            first.to_str().unwrap(),
+            session.to_str().unwrap(),
+        ],
+    );
+    let converted_before = std::fs::read(&first).unwrap();
     std::fs::remove_file(&session).unwrap();
     let by_id = format!("{archive}/{id}");
     assert_eq!(ok(&st, &["rebuild-chain", &by_id]), before);
@@ -116,6 +129,13 @@ fn a_session_deleted_from_the_store_is_read_from_the_archive_by_its_id() {
     assert_eq!(ok(&st, &["rebuild-chain", &by_path]), before);
     let summaries = records(&ok(&st, &["extract-summary", "--json", &by_id]));
     assert_eq!(without(summaries, "file"), without(records(&summaries_before), "file"));
+    // convert reads it too: the same conversion as from the file that was deleted.
+    let converted = st.dir.path().join("converted.jsonl");
+    ok(
+        &st,
+        &["convert", "--to", "codex", "-o", converted.to_str().unwrap(), &by_id],
+    );
+    assert_eq!(std::fs::read(&converted).unwrap(), converted_before);
     let doctor = run(&st, &["doctor", "--json", &by_id]);
     assert!(
         doctor.status.code().is_some_and(|c| c <= 1),
