@@ -43,6 +43,19 @@ fn slim_json(args: &[&str]) -> serde_json::Value {
     r.remove(0)
 }
 
+/// `slim --images WHICH --extract X -o OUT SRC`, its record.
+fn slim_images(src: &Path, which: &str, x: &Path, out: &Path) -> serde_json::Value {
+    slim_json(&[
+        src.to_str().unwrap(),
+        "--images",
+        which,
+        "--extract",
+        x.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ])
+}
+
 fn counts(r: &serde_json::Value) -> [u64; 7] {
     let n = |k: &str| r[k].as_u64().unwrap_or_else(|| panic!("{k} in {r}"));
     [
@@ -184,15 +197,7 @@ fn restore_without_the_payload_says_where_it_looked() {
     let x = dir.path().join("payloads");
     let src = tmp_copy(dir.path(), "claude");
     let out = dir.path().join("s.jsonl");
-    slim_json(&[
-        src.to_str().unwrap(),
-        "--images",
-        "outside-window",
-        "--extract",
-        x.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    slim_images(&src, "outside-window", &x, &out);
     let back = dir.path().join("back.jsonl");
     let empty = dir.path().join("empty");
     let o = cctool()
@@ -293,15 +298,7 @@ fn the_real_clients_send_the_same_request() {
         let src = tmp_copy(dir.path(), name);
         let x = dir.path().join("x");
         let out = dir.path().join("slim.jsonl");
-        slim_json(&[
-            src.to_str().unwrap(),
-            "--images",
-            "outside-window",
-            "--extract",
-            x.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ]);
+        slim_images(&src, "outside-window", &x, &out);
         let before = resume(&script, &src);
         let after = resume(&script, &out);
         assert!(before.contains("iVBORw0KGgo"), "{name}: the request holds images");
@@ -368,15 +365,7 @@ fn images_all_sends_placeholders_instead_of_the_images() {
         let src = tmp_copy(dir.path(), name);
         let x = dir.path().join("x");
         let out = dir.path().join("slim.jsonl");
-        let r = slim_json(&[
-            src.to_str().unwrap(),
-            "--images",
-            "all",
-            "--extract",
-            x.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ]);
+        let r = slim_images(&src, "all", &x, &out);
         assert_eq!(r["kept_sent"], 0, "{r}");
         let mut before: serde_json::Value = serde_json::from_str(&resume(&script, &src)).unwrap();
         let after_text = resume(&script, &out);
@@ -443,15 +432,7 @@ fn a_request_over_32_mb_is_reported_and_slim_repairs_it() {
 
     let out = dir.path().join("slim.jsonl");
     let x = dir.path().join("x");
-    let r = slim_json(&[
-        f.to_str().unwrap(),
-        "--images",
-        "all",
-        "--extract",
-        x.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let r = slim_images(&f, "all", &x, &out);
     assert_eq!(r["replaced"], 12, "{r}");
     let (status, recs) = doctor(&out);
     assert_eq!(status, Some(0), "{recs:?}");
