@@ -113,6 +113,17 @@ pub trait Agent: Sync {
     }
 }
 
+/// What `rebuild-chain` says of `--tip` or `--full` on a file whose agent has no parent links to
+/// choose a tip among or history to put back.
+pub fn tip_and_full_refused(a: &RebuildChainArgs, format: Format) -> Option<String> {
+    (a.tip.is_some() || a.full).then(|| {
+        format!(
+            "--tip and --full apply to Claude Code transcripts; this file is {}",
+            format.name()
+        )
+    })
+}
+
 /// The agent that reads `format`: the registration of every agent.
 pub fn agent(format: Format) -> &'static dyn Agent {
     match format {

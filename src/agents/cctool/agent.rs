@@ -59,13 +59,11 @@ impl Agent for Cctool {
 
     fn refuse_chain_args(&self, a: &RebuildChainArgs) -> Option<String> {
         let name = Format::CctoolSession.name();
-        if a.tip.is_some() || a.full {
-            return Some(format!(
-                "--tip and --full apply to Claude Code transcripts; this file is {name}"
-            ));
-        }
-        a.api_view
-            .then(|| format!("--api-view applies to Claude Code transcripts and Codex rollouts; this file is {name}"))
+        crate::agents::tip_and_full_refused(a, Format::CctoolSession).or_else(|| {
+            a.api_view.then(|| {
+                format!("--api-view applies to Claude Code transcripts and Codex rollouts; this file is {name}")
+            })
+        })
     }
 
     fn rebuild_chain(

@@ -83,12 +83,7 @@ impl Agent for Codex {
         if a.resume.any_claude_only() {
             return Some("--as-of, --settings, --base-url and --thinking-policy describe a Claude Code resume; for a Codex rollout only --model applies".into());
         }
-        (a.tip.is_some() || a.full).then(|| {
-            format!(
-                "--tip and --full apply to Claude Code transcripts; this file is {}",
-                Format::Codex.name()
-            )
-        })
+        crate::agents::tip_and_full_refused(a, Format::Codex)
     }
 
     fn rebuild_chain(
