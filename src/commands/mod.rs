@@ -100,10 +100,11 @@ pub fn batch_inputs(
                         format!("a snapshot of the backup archive cannot be read, its files are not read: {u}"),
                     ));
                 }
+                let inputs = n.inputs();
                 if !n.whole {
-                    named_archived.extend(n.inputs());
+                    named_archived.extend(inputs.iter().cloned());
                 }
-                archived.inputs.extend(n.inputs());
+                archived.inputs.extend(inputs);
             }
             Err(e) => archived.problems.push(crate::model::diag::Diagnostic::new(
                 r.display().to_string(),
