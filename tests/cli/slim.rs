@@ -11,20 +11,7 @@ use crate::util::{Client, cctool, fixture, realclient, records, stdout_of, write
 
 /// What the client sends after resuming `file`, normalised (the run's own folder names out).
 fn resume(script: &Path, file: &Path) -> String {
-    let out = std::process::Command::new("bash")
-        .arg(script)
-        .arg(file)
-        .arg("say ok")
-        .env("VIEW_NORMALISE", "1")
-        .output()
-        .expect("run the harness");
-    assert!(
-        out.status.success(),
-        "{}: {}",
-        file.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    crate::util::resume_text(script, file, &[("VIEW_NORMALISE", "1")])
 }
 
 const AGENTS: &[&str] = &["claude", "codex"];

@@ -100,10 +100,17 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
 
 /// Resumes `file` with the harness `script` and returns what the client sent, raw.
 pub fn resume_with(script: &std::path::Path, file: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&resume_text(script, file, &[])).expect("the harness prints JSON")
+}
+
+/// What the harness `script` prints after resuming `file` with the prompt "say ok", with more
+/// harness settings in `env` (`VIEW_NORMALISE`…); fails the test when the client sent nothing.
+pub fn resume_text(script: &std::path::Path, file: &std::path::Path, env: &[(&str, &str)]) -> String {
     let out = std::process::Command::new("bash")
         .arg(script)
         .arg(file)
         .arg("say ok")
+        .envs(env.iter().copied())
         .output()
         .expect("run the harness");
     assert!(
@@ -112,7 +119,7 @@ pub fn resume_with(script: &std::path::Path, file: &std::path::Path) -> serde_js
         file.display(),
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("the harness prints JSON")
+    String::from_utf8(out.stdout).expect("the harness prints UTF-8")
 }
 
 /// The folders of Claude Code samples (real files, excerpts, hand-written cases, resume cases).
