@@ -14,6 +14,7 @@ pub mod commands;
 pub mod compact;
 pub mod convert;
 pub mod doctor;
+pub mod error;
 pub mod export;
 pub mod hooks;
 pub mod io;
@@ -86,10 +87,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
         Err(panic) if io::mapguard::any_fault() => {
             let notes = io::mapguard::notes();
             if notes.is_empty() {
-                eprintln!("cctool: a file changed while it was read: it was truncated");
+                output::report::say("a file changed while it was read: it was truncated");
             }
             for n in notes {
-                eprintln!("cctool: {}", output::sanitize::escape_str(&n));
+                output::report::say(&n);
             }
             drop(panic);
             return ExitStatus::Error;
@@ -100,7 +101,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
         Ok(status) => status,
         Err(e) if is_broken_pipe(&e) => ExitStatus::Success,
         Err(e) => {
-            eprintln!("cctool: {}", output::sanitize::escape_str(&format!("{e:#}")));
+            output::report::say(&format!("{e:#}"));
             ExitStatus::Error
         }
     }

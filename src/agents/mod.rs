@@ -49,8 +49,7 @@ pub struct About {
     pub measure: compact::Measure,
 }
 
-/// What the commands ask of an agent about one file. Errors are the sentence shown after the
-/// file's name.
+/// What the commands ask of an agent about one file. Errors are shown after the file's name.
 pub trait Agent: Sync {
     /// The facts about the agent that need no file.
     fn about(&self) -> &'static About;
@@ -62,7 +61,7 @@ pub trait Agent: Sync {
         src: &Source,
         loader: Loader,
         opts: crate::summary::Options,
-    ) -> Result<(Vec<SummaryRecord>, u64), String>;
+    ) -> crate::error::Result<(Vec<SummaryRecord>, u64)>;
 
     /// What `doctor` finds in the file, judged by what a resume loads.
     fn doctor(&self, src: &Source, resume: &Overrides) -> io::Result<Vec<Diagnostic>>;
@@ -75,7 +74,7 @@ pub trait Agent: Sync {
     fn import(&self) -> Option<Import>;
 
     /// The whole session, with its full history, as the latest cctool session.
-    fn full_session(&self, src: &Source) -> Result<Session, String>;
+    fn full_session(&self, src: &Source) -> crate::error::Result<Session>;
 
     /// Why `rebuild-chain` cannot do what `a` asks of a file of this agent (an option that
     /// describes another agent's resume or loader), if it cannot.
@@ -104,7 +103,7 @@ pub trait Agent: Sync {
         opts: &compact::Options,
         target: &Target,
         r: &mut compact::Report,
-    ) -> Result<ExitStatus, String>;
+    ) -> crate::error::Result<ExitStatus>;
 
     /// `slim`: where payloads sit in this agent's files and what a resume loads; `None`
     /// when its files hold none that slim knows.

@@ -14,7 +14,39 @@
 use std::path::{Path, PathBuf};
 
 use crate::io::Input;
-use crate::io::archive::{Archive, FileEntry, Stored};
+use crate::io::archive::{Archive, ArchiveError, FileEntry, Stored};
+
+/// Why a PATH below a backup archive names nothing a command can read.
+#[derive(Debug, thiserror::Error)]
+pub enum NameError {
+    #[error("{}: cannot read the backup archive: {cause}", .archive.display())]
+    Unreadable { archive: PathBuf, cause: std::io::Error },
+    #[error(
+        "no file or session {rest:?} in the backup archive {} (`cctool restore --from {}` lists what it holds)",
+        .archive.display(),
+        .archive.display()
+    )]
+    NothingNamed { archive: PathBuf, rest: String },
+    #[error("{}: names no session file in the backup archive {}", .path.display(), .archive.display())]
+    NoSession { path: PathBuf, archive: PathBuf },
+    /// A single-file command was given a selection of several sessions; `shown` are the
+    /// first few of them, as paths inside the archive.
+    #[error("{}: names {count} sessions in the backup archive; name one, e.g. {}{}", .path.display(), examples(.archive, .shown), if *.count > .shown.len() { " (`cctool restore --from ARCHIVE` lists them all)" } else { "" })]
+    ManySessions {
+        path: PathBuf,
+        archive: PathBuf,
+        count: usize,
+        shown: Vec<String>,
+    },
+}
+
+fn examples(archive: &Path, shown: &[String]) -> String {
+    shown
+        .iter()
+        .map(|s| format!("{}/{s}", archive.display()))
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
 
 /// What a PATH names in an archive.
 pub struct Named {
@@ -26,7 +58,7 @@ pub struct Named {
     /// (files named, whose problems are errors).
     pub whole: bool,
     /// A message for each snapshot that could not be read.
-    pub unreadable: Vec<String>,
+    pub unreadable: Vec<ArchiveError>,
 }
 
 impl Named {
@@ -40,7 +72,7 @@ impl Named {
 
     /// The one session a single-file command reads: the selection must hold exactly one
     /// session file (its subagent transcripts are not sessions of their own).
-    pub fn single(&self, path: &Path) -> Result<Input, String> {
+    pub fn single(&self, path: &Path) -> Result<Input, NameError> {
         let sessions: Vec<&Stored> = self
             .files
             .iter()
@@ -49,26 +81,16 @@ impl Named {
             .collect();
         match sessions[..] {
             [one] => Ok(Input::Archived(Box::new(one.clone()))),
-            [] => Err(format!(
-                "{}: names no session file in the backup archive {}",
-                path.display(),
-                self.archive.display()
-            )),
-            ref many => {
-                let shown: Vec<&str> = many.iter().take(5).map(|s| s.rel.as_str()).collect();
-                Err(format!(
-                    "{}: names {} sessions in the backup archive; name one, e.g. {}/{}{}",
-                    path.display(),
-                    many.len(),
-                    self.archive.display(),
-                    shown.join(&format!(" or {}/", self.archive.display())),
-                    if many.len() > 5 {
-                        " (`cctool restore --from ARCHIVE` lists them all)"
-                    } else {
-                        ""
-                    },
-                ))
-            }
+            [] => Err(NameError::NoSession {
+                path: path.to_path_buf(),
+                archive: self.archive.clone(),
+            }),
+            ref many => Err(NameError::ManySessions {
+                path: path.to_path_buf(),
+                archive: self.archive.clone(),
+                count: many.len(),
+                shown: many.iter().take(5).map(|s| s.rel.clone()).collect(),
+            }),
         }
     }
 }
@@ -76,7 +98,7 @@ impl Named {
 /// What `path` names inside a backup archive: `None` when it is not the archive or a path
 /// below one (it is read as any other PATH), an error when it is below an archive but names
 /// nothing there.
-pub fn resolve(path: &Path) -> Option<Result<Named, String>> {
+pub fn resolve(path: &Path) -> Option<Result<Named, NameError>> {
     if path.is_dir() {
         return Archive::is_archive(path).then(|| named(path, None));
     }
@@ -100,10 +122,13 @@ pub fn resolve(path: &Path) -> Option<Result<Named, String>> {
     Some(named(archive, Some(&rest.join("/"))))
 }
 
-fn named(archive: &Path, rest: Option<&str>) -> Result<Named, String> {
+fn named(archive: &Path, rest: Option<&str>) -> Result<Named, NameError> {
     let (latest, unreadable) = Archive::new(archive)
         .latest_files()
-        .map_err(|e| format!("{}: cannot read the backup archive: {e}", archive.display()))?;
+        .map_err(|cause| NameError::Unreadable {
+            archive: archive.to_path_buf(),
+            cause,
+        })?;
     let sessions: Vec<(FileEntry, String)> = latest
         .into_iter()
         .filter(|(f, _)| f.role == "session" || f.role == "subagent")
@@ -127,12 +152,10 @@ fn named(archive: &Path, rest: Option<&str>) -> Result<Named, String> {
         Some(_) => Vec::new(),
     };
     if chosen.is_empty() {
-        return Err(format!(
-            "no file or session {:?} in the backup archive {} (`cctool restore --from {}` lists what it holds)",
-            rest.unwrap_or(""),
-            archive.display(),
-            archive.display()
-        ));
+        return Err(NameError::NothingNamed {
+            archive: archive.to_path_buf(),
+            rest: rest.unwrap_or("").to_string(),
+        });
     }
     let mut files: Vec<(FileEntry, Stored)> = chosen
         .into_iter()

@@ -135,27 +135,54 @@ pub fn select<'a>(files: &'a [(FileEntry, String)], ids: &[String], deleted: boo
         .collect()
 }
 
+/// Why one stored file was not put back.
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    #[error("{}: cannot create: {cause}", .dir.display())]
+    CreateDir {
+        dir: std::path::PathBuf,
+        cause: std::io::Error,
+    },
+    /// Its stored copy is damaged: nothing was replaced.
+    #[error(transparent)]
+    Archive(crate::io::archive::ArchiveError),
+    #[error("{}: exists; not overwritten (--force replaces it)", .0.display())]
+    Exists(std::path::PathBuf),
+    #[error("{}: cannot write: {cause}", .path.display())]
+    Write {
+        path: std::path::PathBuf,
+        cause: std::io::Error,
+    },
+}
+
 /// Writes one stored file at `to`, checked chunk by chunk and whole, atomically; an
 /// existing file is replaced only with `force`.
-pub fn restore_file(archive: &Archive, f: &FileEntry, to: &Path, force: bool) -> Result<(), String> {
+pub fn restore_file(archive: &Archive, f: &FileEntry, to: &Path, force: bool) -> Result<(), RestoreError> {
     if let Some(dir) = to.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|cause| RestoreError::CreateDir {
+            dir: dir.to_path_buf(),
+            cause,
+        })?;
     }
     let mut damage = None;
     let written = crate::io::atomic::write_new_file_by(to, force, |w| {
         archive.write_file_to(f, w).map_err(|e| {
-            damage = Some(e.clone());
-            std::io::Error::other(e)
+            let message = e.to_string();
+            damage = Some(e);
+            std::io::Error::other(message)
         })
     });
     if let Some(d) = damage {
-        return Err(d);
+        return Err(RestoreError::Archive(d));
     }
-    written.map_err(|e| {
-        if e.kind() == std::io::ErrorKind::AlreadyExists {
-            format!("{}: exists; not overwritten (--force replaces it)", to.display())
+    written.map_err(|cause| {
+        if cause.kind() == std::io::ErrorKind::AlreadyExists {
+            RestoreError::Exists(to.to_path_buf())
         } else {
-            format!("{}: cannot write: {e}", to.display())
+            RestoreError::Write {
+                path: to.to_path_buf(),
+                cause,
+            }
         }
     })
 }

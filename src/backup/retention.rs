@@ -291,7 +291,11 @@ pub fn from_history(
 
 /// What `doctor` adds when it checks the user's own stores: the retention finding, if any,
 /// as a record (`--json`) or a block of text on stdout.
-pub fn doctor_section(json: bool, out: &mut crate::output::Out) -> std::io::Result<()> {
+pub fn doctor_section(
+    json: bool,
+    out: &mut crate::output::Out,
+    say: &crate::output::report::Reporter,
+) -> std::io::Result<()> {
     use crate::output::sanitize::escape_str;
     let stores = crate::io::paths::default_stores();
     let dirs = claude_dirs(&stores);
@@ -303,7 +307,7 @@ pub fn doctor_section(json: bool, out: &mut crate::output::Out) -> std::io::Resu
     let mut problems = Vec::new();
     let finding = check(&dirs, &cwd, archive.as_deref(), SystemTime::now(), &mut problems);
     for p in &problems {
-        eprintln!("cctool: {}", escape_str(p));
+        say.note(p);
     }
     let Some(f) = finding else { return Ok(()) };
     if json {

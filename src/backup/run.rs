@@ -207,7 +207,7 @@ pub fn backup_locked(
     let mut report = Report {
         kind: "backup",
         archive: archive.root.display().to_string(),
-        problems: bad,
+        problems: bad.iter().map(ToString::to_string).collect(),
         ..Report::default()
     };
     let mut prev: HashMap<&str, &FileEntry> = HashMap::new();

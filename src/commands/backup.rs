@@ -5,6 +5,7 @@ use crate::ExitStatus;
 use crate::backup::{Archive, run, stores};
 use crate::cli::{BackupArgs, GlobalArgs};
 use crate::output::Out;
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 
 /// The archive named, else the default one; a usage error when there is no home to put it in.
@@ -28,10 +29,9 @@ pub fn run(g: &GlobalArgs, a: &BackupArgs) -> anyhow::Result<ExitStatus> {
         return verify(g, &archive);
     }
     let st = crate::io::paths::default_stores();
-    if !g.quiet {
-        for n in &st.notes {
-            eprintln!("cctool: {}", escape_str(n));
-        }
+    let say = Reporter::new(g);
+    for n in &st.notes {
+        say.note(n);
     }
     if st.found.is_empty() {
         return Err(crate::Fatal(format!(
@@ -56,9 +56,9 @@ pub fn run(g: &GlobalArgs, a: &BackupArgs) -> anyhow::Result<ExitStatus> {
     if g.json {
         out.json(&report)?;
         out.flush()?;
-    } else if !g.quiet {
+    } else {
         for p in &report.problems {
-            eprintln!("cctool: {}", escape_str(p));
+            say.note(p);
         }
         let line = match &report.snapshot {
             None => format!(
@@ -82,12 +82,12 @@ pub fn run(g: &GlobalArgs, a: &BackupArgs) -> anyhow::Result<ExitStatus> {
                 escape_str(s)
             ),
         };
-        eprintln!("cctool: {line}");
+        say.note(&line);
         if report.partial_lines > 0 {
-            eprintln!(
-                "cctool: {} files end in a line still being written; the rest of it is taken next time",
+            say.note(&format!(
+                "{} files end in a line still being written; the rest of it is taken next time",
                 report.partial_lines
-            );
+            ));
         }
     }
     Ok(if report.problems.is_empty() {
@@ -118,11 +118,11 @@ fn verify(g: &GlobalArgs, archive: &Archive) -> anyhow::Result<ExitStatus> {
     let (chunks, bad_chunks) = archive.verify_chunks(&bar)?;
     bar.finish_and_clear();
     let bad_hashes: std::collections::HashSet<&str> = bad_chunks.iter().map(|(h, _)| h.as_str()).collect();
-    let mut damaged: Vec<String> = bad_chunks.iter().map(|(_, m)| m.clone()).collect();
+    let mut damaged: Vec<String> = bad_chunks.iter().map(|(_, e)| e.to_string()).collect();
     // A snapshot that cannot be read, or that names a chunk that is missing, is damage too;
     // and every stored file a damaged chunk belongs to is named, newest copy first.
     let (manifests, bad) = archive.manifests()?;
-    damaged.extend(bad);
+    damaged.extend(bad.iter().map(ToString::to_string));
     let mut missing = std::collections::BTreeSet::new();
     let mut named = std::collections::BTreeSet::new();
     for (p, m) in manifests.iter().rev() {
@@ -157,18 +157,16 @@ fn verify(g: &GlobalArgs, archive: &Archive) -> anyhow::Result<ExitStatus> {
             out.text(&format!("{}\n", escape_str(d)))?;
         }
         out.flush()?;
-        if !g.quiet {
-            eprintln!(
-                "cctool: {} chunks checked in {} snapshots: {}",
-                chunks,
-                manifests.len(),
-                if damaged.is_empty() {
-                    "all intact".to_string()
-                } else {
-                    format!("{} problems; restore what you need from another copy", damaged.len())
-                }
-            );
-        }
+        Reporter::new(g).note(&format!(
+            "{} chunks checked in {} snapshots: {}",
+            chunks,
+            manifests.len(),
+            if damaged.is_empty() {
+                "all intact".to_string()
+            } else {
+                format!("{} problems; restore what you need from another copy", damaged.len())
+            }
+        ));
     }
     Ok(if damaged.is_empty() {
         ExitStatus::Success

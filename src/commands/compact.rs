@@ -7,11 +7,13 @@ use crate::ExitStatus;
 use crate::cli::{CompactArgs, GlobalArgs};
 use crate::compact::file::Target;
 use crate::compact::{self, Options, Report};
+use crate::error::Error;
 use crate::io::Source;
 use crate::io::atomic::{Seen, occupied};
 use crate::io::paths::{beside, same_file};
 use crate::model::Format;
 use crate::output::Out;
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 
 pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
@@ -23,15 +25,17 @@ pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
     let status = match compact_file(g, a, &mut report) {
         Ok(s) => s,
         Err(e) => {
-            report.error = Some(e);
+            report.error = Some(e.to_string());
             ExitStatus::Error
         }
     };
     let mut out = Out::new(g.color);
+    let mut say = Reporter::new(g);
+    say.merge(status);
     if g.json {
         out.json(&report)?;
     } else if let Some(e) = &report.error {
-        eprintln!("cctool: {}: {}", escape_str(&report.file), escape_str(e));
+        say.fatal_for(&report.file, e);
     } else {
         out.text(&format!("{}\n", escape_str(&describe(&report, a.dry_run))))?;
         if a.dry_run
@@ -40,30 +44,27 @@ pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
             out.text(&format!("\n{}\n", escape_str(r)))?;
         }
     }
-    if !g.quiet && !g.json {
+    if !g.json {
         if let Some(f) = &report.summarizer_fallback {
-            eprintln!(
-                "cctool: the summarizer was not used ({}); the recap is extractive",
-                escape_str(f)
-            );
+            say.note(&format!("the summarizer was not used ({f}); the recap is extractive"));
         }
         if report.tail_reduced && report.budget_met == Some(true) {
-            eprintln!(
-                "cctool: to fit the budget, the tail kept verbatim is {} tokens, less than --keep-recent {}",
+            say.note(&format!(
+                "to fit the budget, the tail kept verbatim is {} tokens, less than --keep-recent {}",
                 report.kept_tokens, a.keep_recent
-            );
+            ));
         }
         if report.budget_met == Some(false) {
-            eprintln!(
-                "cctool: the budget of {} tokens cannot be reached: the smallest resumable conversation is {} tokens",
+            say.note(&format!(
+                "the budget of {} tokens cannot be reached: the smallest resumable conversation is {} tokens",
                 a.budget.unwrap_or(0),
                 report.tokens_after
-            );
+            ));
         }
     }
     out.flush()?;
-    super::report_swept(g.quiet);
-    Ok(status)
+    say.swept();
+    Ok(say.status())
 }
 
 fn describe(r: &Report, dry_run: bool) -> String {
@@ -134,26 +135,23 @@ fn options(a: &CompactArgs, path: &Path) -> Options {
 
 /// A file being written by its agent must not be snapshotted: the agent's next line would be
 /// lost from the copy, or (in place) race the rename.
-fn refuse_live(src: &Source, format: Format, force: bool) -> Result<(), String> {
+fn refuse_live(src: &Source, format: Format, force: bool) -> crate::error::Result<()> {
     if force {
         return Ok(());
     }
     if let Some(age) = src.recently_modified() {
-        return Err(format!(
+        return Err(Error::Refused(format!(
             "modified {} s ago, so its agent may still be writing it; retry in a minute, or pass --force",
             age.as_secs()
-        ));
+        )));
     }
     // JSON Lines are written a line at a time: a last line that is not a whole record is one in
     // progress. A whole record without its newline is only how some copies end.
-    if crate::agents::agent(format).about().json_lines
-        && !last_line_complete(src).map_err(|e| format!("cannot read: {e}"))?
-    {
-        return Err(
+    if crate::agents::agent(format).about().json_lines && !last_line_complete(src).map_err(Error::Read)? {
+        return Err(Error::refused(
             "its last line is not a complete record and has no newline, so it may be half-written; \
-             pass --force to compact it anyway"
-                .into(),
-        );
+             pass --force to compact it anyway",
+        ));
     }
     Ok(())
 }
@@ -186,13 +184,15 @@ fn last_line_complete(src: &Source) -> std::io::Result<bool> {
     Ok(line.first() == Some(&b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok())
 }
 
-fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitStatus, String> {
+fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> crate::error::Result<ExitStatus> {
     if a.file.as_os_str() == "-" {
-        return Err("compact reads a file, not standard input: name the session file".into());
+        return Err(Error::refused(
+            "compact reads a file, not standard input: name the session file",
+        ));
     }
     let input = super::file_input(&a.file)?;
     if matches!(input, crate::io::Input::Archived(_)) && !a.in_place && a.output.is_none() {
-        return Err(super::ARCHIVED_NEEDS_OUTPUT.into());
+        return Err(Error::refused(super::ARCHIVED_NEEDS_OUTPUT));
     }
     let (src, format) = super::open_session(&input, g)?;
     r.format = format.name().to_string();
@@ -200,7 +200,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
     if a.in_place
         && let Some(why) = src.in_place_refusal()
     {
-        return Err(why.to_string());
+        return Err(Error::refused(why.to_string()));
     }
     let target = if a.in_place {
         Target::InPlace(a.file.clone(), Seen::of(&src))
@@ -212,13 +212,12 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
         };
         let out = a.output.clone().unwrap_or_else(|| beside(&a.file, suffix));
         if same_file(&out, &a.file) {
-            return Err("the output would replace the input; use --in-place to replace it with a backup".into());
+            return Err(Error::refused(
+                "the output would replace the input; use --in-place to replace it with a backup",
+            ));
         }
         if !a.dry_run && !a.force && occupied(&out) {
-            return Err(format!(
-                "{} exists; choose another -o, or pass --force to replace it",
-                out.display()
-            ));
+            return Err(Error::exists(&out));
         }
         Target::New(out)
     };
@@ -228,7 +227,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> Result<ExitS
     let opts = options(a, &a.file);
     let status = crate::agents::agent(format).compact(&src, a, &opts, &target, r)?;
     // What is reported (the cut, the recap) must not come from pages that read as zeros.
-    src.check().map_err(|e| format!("cannot read: {e}"))?;
+    src.check().map_err(Error::Read)?;
     if let Some(b) = r.budget_met
         && !b
     {

@@ -16,6 +16,7 @@ use crate::io::Input;
 use crate::io::atomic::{write_new_file_by, write_stdout};
 use crate::model::Format;
 use crate::output::Out;
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 
 /// The `--json` record of a conversion.
@@ -70,18 +71,16 @@ pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> anyhow::Result<ExitStatus> {
         full: a.full,
         ..Report::default()
     };
-    let status = match convert(g, a, &mut r) {
-        Ok(()) => ExitStatus::Success,
-        Err(e) => {
-            r.error = Some(e);
-            ExitStatus::Error
-        }
-    };
+    let mut say = Reporter::new(g);
+    if let Err(e) = convert(g, a, &mut r) {
+        r.error = Some(e);
+        say.merge(ExitStatus::Error);
+    }
     let mut out = Out::new(g.color);
     if g.json {
         out.json(&r)?;
     } else if let Some(e) = &r.error {
-        eprintln!("cctool: {}: {}", escape_str(&r.file), escape_str(e));
+        say.fatal_for(&r.file, e);
     } else {
         if !g.quiet {
             eprint!("{}", escape_str(&describe(&r)));
@@ -91,7 +90,7 @@ pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> anyhow::Result<ExitStatus> {
             out.text(&format!("{}\n", escape_str(c)))?;
         }
     }
-    Ok(status)
+    Ok(say.status())
 }
 
 fn to_stdout(a: &ConvertArgs) -> Option<&Path> {
@@ -99,8 +98,8 @@ fn to_stdout(a: &ConvertArgs) -> Option<&Path> {
 }
 
 fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String> {
-    let input = super::file_input(&a.file)?;
-    let (src, format) = super::open_session(&input, g)?;
+    let input = super::file_input(&a.file).map_err(|e| e.to_string())?;
+    let (src, format) = super::open_session(&input, g).map_err(|e| e.to_string())?;
     r.from = format.name().to_string();
     let out = to_stdout(a).map(Path::to_path_buf);
     if g.json && out.is_none() && !a.into_store {

@@ -8,11 +8,13 @@ use crate::ExitStatus;
 use crate::agents::cctool::compact::{self as session, Unrestored};
 use crate::agents::cctool::schema::{self as migrate, MessageV3};
 use crate::cli::{DecompressArgs, GlobalArgs};
+use crate::error::Error;
 use crate::io::Input;
 use crate::io::atomic::{InPlace, Seen, replace_with_backup_by, write_new_file_by};
 use crate::io::paths::beside;
 use crate::model::Format;
 use crate::output::Out;
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 
 #[derive(Serialize, Debug, Default)]
@@ -38,13 +40,19 @@ pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
     };
     let result = decompress(g, a, &mut d);
     let mut out = Out::new(g.color);
-    if let Err(e) = &result {
-        d.error = Some(e.clone());
+    let mut say = Reporter::new(g);
+    match &result {
+        Err(e) => {
+            d.error = Some(e.to_string());
+            say.merge(ExitStatus::Error);
+        }
+        Ok(()) if !d.unrestored.is_empty() => say.merge(ExitStatus::Negative),
+        Ok(()) => {}
     }
     if g.json {
         out.json(&d)?;
     } else if let Some(e) = &d.error {
-        eprintln!("cctool: {}: {}", escape_str(&d.file), escape_str(e));
+        say.fatal_for(&d.file, e);
     } else {
         let verb = if a.dry_run { "would restore" } else { "restored" };
         let mut s = format!(
@@ -70,22 +78,18 @@ pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     out.flush()?;
-    super::report_swept(g.quiet);
-    Ok(match result {
-        Err(_) => ExitStatus::Error,
-        Ok(()) if !d.unrestored.is_empty() => ExitStatus::Negative,
-        Ok(()) => ExitStatus::Success,
-    })
+    say.swept();
+    Ok(say.status())
 }
 
 /// The full record's messages: a session file, or a native file imported with its full history.
-fn full_messages(g: &GlobalArgs, path: &Path) -> Result<Vec<MessageV3>, String> {
-    let (src, format) = super::open_session(&Input::Path(path.to_path_buf()), g)
-        .map_err(|e| format!("--from {}: {e}", path.display()))?;
+fn full_messages(g: &GlobalArgs, path: &Path) -> crate::error::Result<Vec<MessageV3>> {
+    let from = || format!("--from {}", path.display());
+    let (src, format) = super::open_session(&Input::Path(path.to_path_buf()), g).map_err(|e| e.about(from()))?;
     let s = crate::agents::agent(format)
         .full_session(&src)
-        .and_then(|s| src.check().map(|()| s).map_err(|e| format!("cannot read: {e}")))
-        .map_err(|e| format!("--from {}: {e}", path.display()))?;
+        .and_then(|s| src.check().map(|()| s).map_err(Error::Read))
+        .map_err(|e| e.about(from()))?;
     // Taken out, not copied: a full record of a million messages is held once.
     Ok(match s {
         migrate::Session::V3Plus { messages, .. } => messages,
@@ -93,17 +97,17 @@ fn full_messages(g: &GlobalArgs, path: &Path) -> Result<Vec<MessageV3>, String> 
     })
 }
 
-fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Result<(), String> {
+fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> crate::error::Result<()> {
     let input = super::file_input(&a.file)?;
     if matches!(input, Input::Archived(_)) && (a.in_place || a.output.is_none()) {
-        return Err(super::ARCHIVED_NEEDS_OUTPUT.into());
+        return Err(Error::refused(super::ARCHIVED_NEEDS_OUTPUT));
     }
     let (src, format) = super::open_session(&input, g)?;
     if format != Format::CctoolSession {
-        return Err(format!(
+        return Err(Error::Invalid(format!(
             "is a {} file; decompress restores tier-1 placeholders of cctool v5 sessions",
             format.name()
-        ));
+        )));
     }
     let mut s = super::read_session(&src)?;
     let full = full_messages(g, &a.from)?;
@@ -123,13 +127,13 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Resu
     }
     if a.in_place {
         if let Some(why) = src.in_place_refusal() {
-            return Err(why.to_string());
+            return Err(Error::refused(why));
         }
         if let Some(age) = src.recently_modified().filter(|_| !a.force) {
-            return Err(format!(
+            return Err(Error::Refused(format!(
                 "modified {} s ago, so it may still be written; retry in a minute, or pass --force",
                 age.as_secs()
-            ));
+            )));
         }
         let how = InPlace {
             tag: "predecompress",
@@ -137,17 +141,11 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> Resu
             force: a.force,
         };
         let done = replace_with_backup_by(&a.file, &how, |w| migrate::write_to(s, w))
-            .map_err(|e| crate::io::atomic::rewrite_failed(&e))?;
+            .map_err(crate::io::atomic::rewrite_failed)?;
         d.output = Some(done.target.display().to_string());
         d.backup = Some(done.backup.display().to_string());
     } else {
-        write_new_file_by(&target, a.force, |w| migrate::write_to(s, w)).map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => format!(
-                "{} exists; choose another -o, or pass --force to replace it",
-                target.display()
-            ),
-            _ => format!("{}: not written: {e}", target.display()),
-        })?;
+        write_new_file_by(&target, a.force, |w| migrate::write_to(s, w)).map_err(|e| Error::new_file(&target, e))?;
     }
     Ok(())
 }

@@ -1,7 +1,6 @@
 //! `cctool doctor [PATH...]`: integrity findings, read-only, in parallel over files.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 
 use serde::Serialize;
 
@@ -10,6 +9,7 @@ use crate::ExitStatus;
 use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::output::Out;
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::output::style::{self, Paint};
 
@@ -76,16 +76,14 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     let resume = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
     crate::agents::claude_code::config::Config::load(&resume, None, &|k| std::env::var(k).ok())
-        .map_err(crate::Fatal)?;
+        .map_err(|e| crate::Fatal(e.to_string()))?;
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "doctor", |src, format| {
-        crate::agents::agent(format)
-            .doctor(src, &resume)
-            .map_err(|e| e.to_string())
+        crate::agents::agent(format).doctor(src, &resume)
     });
     let shown = |f: &Diagnostic| f.severity >= a.min_severity && (a.codes.is_empty() || a.codes.contains(&f.code));
     let mut out = Out::new(g.color);
-    let err = Paint::stderr(g.color);
+    let mut say = Reporter::new(g);
     let mut total = Total {
         kind: "total",
         ..Total::default()
@@ -98,8 +96,8 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         }
         if g.json {
             out.json(d)?;
-        } else if !g.quiet {
-            eprintln!("cctool: {}", err.diagnostic(d));
+        } else {
+            say.diagnostic(d);
         }
     }
     for (input, outcome) in expanded.inputs.iter().zip(outcomes) {
@@ -139,15 +137,15 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
                 }
                 if g.json {
                     out.json(&d)?;
-                } else if d.severity == Severity::Error && !g.quiet {
-                    eprintln!("cctool: {}", err.diagnostic(&d));
+                } else if d.severity == Severity::Error {
+                    say.diagnostic(&d);
                 }
             }
         }
     }
     // On the user's own stores: what Claude Code's retention sweep deletes next.
     if a.paths.is_empty() {
-        crate::backup::retention::doctor_section(g.json, &mut out)?;
+        crate::backup::retention::doctor_section(g.json, &mut out, &say)?;
     }
     // Worst first, then the most frequent.
     let mut codes: Vec<CodeCount> = by_code.into_values().collect();
@@ -164,20 +162,19 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         out.json(&total)?;
     }
     out.flush()?;
-    if !g.json && !g.quiet {
-        let mut e = std::io::stderr().lock();
+    if !g.json {
         let width = codes.iter().map(|c| c.code.len()).max().unwrap_or(0);
         for c in &codes {
-            let _ = writeln!(
-                e,
-                "cctool: {:>6}  {}  {}",
+            say.note_painted(&format!(
+                "{:>6}  {}  {}",
                 c.findings,
-                err.paint(style::severity_style(c.worst()), &format!("{:<width$}", c.code)),
+                say.paint()
+                    .paint(style::severity_style(c.worst()), &format!("{:<width$}", c.code)),
                 c.breakdown()
-            );
+            ));
         }
         let mut line = format!(
-            "cctool: {} files checked: {} errors, {} warnings, {} infos",
+            "{} files checked: {} errors, {} warnings, {} infos",
             total.files, total.errors, total.warnings, total.infos
         );
         if total.files_with_errors > 0 {
@@ -192,15 +189,14 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         if a.min_severity > Severity::Info || !a.codes.is_empty() {
             line.push_str(" (filtered)");
         }
-        let _ = writeln!(e, "{line}");
+        say.note(&line);
     }
-    Ok(if total.unreadable > 0 {
-        ExitStatus::Error
+    if total.unreadable > 0 {
+        say.merge(ExitStatus::Error);
     } else if total.errors > 0 {
-        ExitStatus::Negative
-    } else {
-        ExitStatus::Success
-    })
+        say.merge(ExitStatus::Negative);
+    }
+    Ok(say.status())
 }
 
 /// Findings of one file, grouped under its name.

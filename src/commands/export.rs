@@ -8,11 +8,13 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
+use crate::error::Error;
 use crate::export::{self, Scope, Summary, html, markdown, records};
 use crate::io::Input;
 use crate::io::atomic::{Output, write_new_file_by, write_stdout};
+use crate::output::Out;
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
-use crate::output::{Out, eprint_diagnostics};
 use crate::redact::{self, Redactor};
 use crate::{ExitStatus, Fatal};
 
@@ -129,9 +131,8 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         })
         .cloned()
         .collect();
-    if !g.quiet {
-        eprint_diagnostics(&expanded.problems, 20, crate::output::style::Paint::stderr(g.color));
-    }
+    let say = Reporter::new(g);
+    say.diagnostics(&expanded.problems, 20);
     if inputs.is_empty() {
         return Err(Fatal("no sessions found to export".into()).into());
     }
@@ -213,17 +214,15 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
             Dest::Stdout => write_stdout(write),
             Dest::File(p) => write_new_file_by(p, a.force, write),
         };
-        written.map_err(|e| match &dest {
-            Dest::File(p) if e.kind() == std::io::ErrorKind::AlreadyExists => format!(
+        written.map_err(|cause| match &dest {
+            Dest::File(p) if cause.kind() == std::io::ErrorKind::AlreadyExists => Error::Refused(format!(
                 "{}: exists; not overwritten (--force replaces it)",
-                escape_str(&p.display().to_string())
-            ),
-            Dest::File(p) if e.kind() != std::io::ErrorKind::Other => {
-                format!("{}: cannot write: {e}", escape_str(&p.display().to_string()))
-            }
-            _ => e.to_string(),
+                p.display()
+            )),
+            Dest::File(p) if cause.kind() != std::io::ErrorKind::Other => Error::Write { path: p.clone(), cause },
+            _ => Error::Io(cause),
         })?;
-        Ok((dest, summary))
+        Ok::<_, Error>((dest, summary))
     });
     let mut out = Out::new(g.color);
     let mut errors = 0usize;
@@ -254,8 +253,8 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
                 if let Some(d) = other.problem_counted(input, &mut errors, &mut skipped) {
                     if g.json {
                         out.json(&d)?;
-                    } else if !g.quiet || d.severity == crate::model::diag::Severity::Error {
-                        eprint_diagnostics(&[d], 20, crate::output::style::Paint::stderr(g.color));
+                    } else {
+                        say.diagnostic(&d);
                     }
                 }
             }
@@ -280,17 +279,19 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         let report = r.report();
         if g.json {
             out.json(&report)?;
-        } else if !g.quiet {
-            eprintln!("cctool: {}", report.text());
+        } else {
+            say.note(&report.text());
         }
     }
     out.flush()?;
-    if !g.json && !g.quiet && folder.is_some() {
-        eprintln!(
-            "cctool: exported {done} of {} sessions to {}",
+    if !g.json
+        && let Some(dir) = &folder
+    {
+        say.note(&format!(
+            "exported {done} of {} sessions to {}",
             inputs.len(),
-            escape_str(&folder.as_ref().map(|d| d.display().to_string()).unwrap_or_default())
-        );
+            dir.display()
+        ));
     }
     Ok(match (errors, done) {
         (0, _) => ExitStatus::Success,

@@ -1,7 +1,5 @@
 //! `cctool extract-summary [PATH...]`: every compaction summary, in parallel over files.
 
-use std::io::Write;
-
 use serde::Serialize;
 
 use super::FileOutcome;
@@ -9,6 +7,7 @@ use crate::ExitStatus;
 use crate::cli::{ExtractSummaryArgs, GlobalArgs};
 use crate::model::diag::Severity;
 use crate::output::Out;
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::output::style::{self, Paint};
 use crate::summary::{Options, SummaryRecord};
@@ -112,13 +111,13 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
         out.json(&total)?;
     }
     out.flush()?;
-    if !g.json && !g.quiet {
-        let mut e = std::io::stderr().lock();
+    let mut say = Reporter::new(g);
+    if !g.json {
         for d in diags.iter().filter(|d| d.severity > Severity::Info) {
-            let _ = writeln!(e, "cctool: {}", Paint::stderr(g.color).diagnostic(d));
+            say.diagnostic(d);
         }
         let mut line = format!(
-            "cctool: {} files, {} summaries ({} current)",
+            "{} files, {} summaries ({} current)",
             total.files, total.summaries, total.with_current
         );
         if total.skipped > 0 {
@@ -130,15 +129,14 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
                 total.bad_lines
             ));
         }
-        let _ = writeln!(e, "{line}");
+        say.note(&line);
     }
-    Ok(if total.errors > 0 {
-        ExitStatus::Error
+    if total.errors > 0 {
+        say.merge(ExitStatus::Error);
     } else if a.current && total.without_current > 0 {
-        ExitStatus::Negative
-    } else {
-        ExitStatus::Success
-    })
+        say.merge(ExitStatus::Negative);
+    }
+    Ok(say.status())
 }
 
 /// The text form: a header line, then the summary.

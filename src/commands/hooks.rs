@@ -6,6 +6,7 @@ use crate::ExitStatus;
 use crate::cli::{GlobalArgs, HooksAction, HooksArgs, HooksInstallArgs};
 use crate::hooks::install::{self, Edit};
 use crate::hooks::{Agent, run as hook};
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 
 pub fn run(g: &GlobalArgs, a: &HooksArgs) -> anyhow::Result<ExitStatus> {
@@ -22,7 +23,10 @@ pub fn run(g: &GlobalArgs, a: &HooksArgs) -> anyhow::Result<ExitStatus> {
             };
             let result = match read {
                 Ok(_) => std::panic::catch_unwind(|| hook::handle(r.agent, &input, &crate::backup::Archive::new(&dir)))
-                    .unwrap_or_else(|_| Err("the hook handler panicked".into())),
+                    .map_or_else(
+                        |_| Err("the hook handler panicked".to_string()),
+                        |r| r.map_err(|e| e.to_string()),
+                    ),
                 Err(e) => Err(format!("cannot read the hook input: {e}")),
             };
             match result {
@@ -45,10 +49,9 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> anyhow::Result<ExitS
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(crate::Fatal(format!("{shown}: cannot read: {e}")).into()),
     };
+    let say = Reporter::new(g);
     if !add && text.is_empty() {
-        if !g.quiet {
-            eprintln!("cctool: {shown}: no such file; nothing to remove");
-        }
+        say.note(&format!("{shown}: no such file; nothing to remove"));
         return Ok(ExitStatus::Success);
     }
     let edited = if add {
@@ -68,36 +71,27 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> anyhow::Result<ExitS
     }
     .map_err(|e| crate::Fatal(format!("{shown}: {e}")))?;
     match edited {
-        Edit::Unchanged => {
-            if !g.quiet {
-                eprintln!(
-                    "cctool: {shown}: {}; not changed",
-                    if add {
-                        "cctool's hooks are already there"
-                    } else {
-                        "no hooks of cctool's in it"
-                    }
-                );
+        Edit::Unchanged => say.note(&format!(
+            "{shown}: {}; not changed",
+            if add {
+                "cctool's hooks are already there"
+            } else {
+                "no hooks of cctool's in it"
             }
-        }
+        )),
         Edit::Changed(content, events) => {
             let backup = install::write_settings(&path, &content)
                 .map_err(|e| crate::Fatal(format!("{shown}: cannot write: {e}")))?;
-            if !g.quiet {
-                eprintln!(
-                    "cctool: {shown}: {} {}{}",
-                    if add {
-                        "added hooks for"
-                    } else {
-                        "removed cctool's hooks for"
-                    },
-                    events.join(" and "),
-                    backup.map_or_else(String::new, |b| format!(
-                        " (the file as it was: {})",
-                        escape_str(&b.display().to_string())
-                    ))
-                );
-            }
+            say.note(&format!(
+                "{shown}: {} {}{}",
+                if add {
+                    "added hooks for"
+                } else {
+                    "removed cctool's hooks for"
+                },
+                events.join(" and "),
+                backup.map_or_else(String::new, |b| format!(" (the file as it was: {})", b.display()))
+            ));
         }
     }
     Ok(ExitStatus::Success)

@@ -8,11 +8,13 @@ use serde::Serialize;
 
 use crate::agents::cctool::schema as migrate;
 use crate::cli::{GlobalArgs, MigrateArgs};
+use crate::error::Error;
 use crate::io::Input;
 use crate::io::Source;
 use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by, write_stdout};
 use crate::io::paths::{beside, same_file};
 use crate::output::Out;
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::{ExitStatus, Fatal};
 
@@ -135,53 +137,46 @@ fn report(
     // With `-o -` standard output carries the document; the report goes to stderr.
     let to_stderr = matches!(dest, Dest::Stdout);
     let mut out = Out::new(g.color);
-    let mut failed = problems
-        .iter()
-        .any(|d| d.severity == crate::model::diag::Severity::Error);
+    let mut say = Reporter::new(g);
     for d in problems {
-        if !g.quiet {
-            eprintln!("cctool: {}", crate::output::style::Paint::stderr(g.color).diagnostic(d));
+        if d.severity == crate::model::diag::Severity::Error {
+            say.merge(ExitStatus::Error);
         }
+        say.diagnostic(d);
     }
-    let mut would_change = false;
     let mut not_imported = 0;
     for r in &results {
-        failed |= r.error.is_some();
-        would_change |= r.changed && a.dry_run;
-        if g.json && to_stderr {
-            eprintln!("{}", serde_json::to_string(r)?);
-        } else if g.json {
-            out.json(r)?;
-        } else if let Some(e) = &r.error {
-            if !g.quiet {
-                eprintln!("cctool: {}: {}", escape_str(&r.file), escape_str(e));
+        if r.changed && a.dry_run {
+            say.merge(ExitStatus::Negative);
+        }
+        if g.json {
+            if r.error.is_some() {
+                say.merge(ExitStatus::Error);
             }
+            match to_stderr {
+                true => say.record(r)?,
+                false => out.json(r)?,
+            }
+        } else if let Some(e) = &r.error {
+            say.file_error(&r.file, e);
         } else if r.note.is_some() {
             not_imported += 1;
         } else if to_stderr {
-            if !g.quiet {
-                eprintln!("cctool: {}", escape_str(&describe(r, a.dry_run)));
-            }
+            say.note(&describe(r, a.dry_run));
         } else {
             out.text(&format!("{}\n", escape_str(&describe(r, a.dry_run))))?;
         }
     }
     out.flush()?;
-    if not_imported > 0 && !g.quiet {
-        eprintln!(
-            "cctool: {not_imported} Claude Code or Codex file{} found in a folder not imported: imports of a folder \
+    if not_imported > 0 {
+        say.note(&format!(
+            "{not_imported} Claude Code or Codex file{} found in a folder not imported: imports of a folder \
              go to an output folder you name (-o DIR), never beside the agent's own files",
             if not_imported == 1 { "" } else { "s" }
-        );
+        ));
     }
-    super::report_swept(g.quiet);
-    Ok(if failed {
-        ExitStatus::Error
-    } else if would_change {
-        ExitStatus::Negative
-    } else {
-        ExitStatus::Success
-    })
+    say.swept();
+    Ok(say.status())
 }
 
 /// What `-o` means here: a file for one input file, a folder for a folder or several inputs
@@ -280,7 +275,7 @@ fn one(job: &Job, dest: &Dest, g: &GlobalArgs, a: &MigrateArgs, written_by: &mut
         ..Migration::default()
     };
     if let Err(e) = migrate_one(job, dest, g, a, &mut m, written_by) {
-        m.error = Some(e);
+        m.error = Some(e.to_string());
         m.changed = false;
     }
     m
@@ -289,32 +284,35 @@ fn one(job: &Job, dest: &Dest, g: &GlobalArgs, a: &MigrateArgs, written_by: &mut
 /// Where this job writes: `None` for standard output. Refused when an earlier input of the
 /// run writes the same file, when the output would replace the input, and (in the write
 /// itself) when a file is there and `--force` was not given.
-fn output_of(job: &Job, written_by: &mut Option<String>, m: &Migration) -> Result<Option<PathBuf>, String> {
+fn output_of(job: &Job, written_by: &mut Option<String>, m: &Migration) -> crate::error::Result<Option<PathBuf>> {
     let Some(target) = job.planned.clone() else {
         return Ok(None);
     };
     if let Some(first) = written_by {
-        return Err(format!(
+        return Err(Error::Refused(format!(
             "its output {} is also the output of {first} in this run; import it on its own with -o",
             target.display()
-        ));
+        )));
     }
     if let Input::Path(p) = &job.input
         && same_file(p, &target)
     {
-        return Err("the output would replace the input; choose another -o".into());
+        return Err(Error::refused("the output would replace the input; choose another -o"));
     }
     *written_by = Some(m.file.clone());
     Ok(Some(target))
 }
 
-fn not_written(target: &Path, e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::AlreadyExists => format!(
+fn not_written(target: &Path, cause: std::io::Error) -> Error {
+    match cause.kind() {
+        std::io::ErrorKind::AlreadyExists => Error::Refused(format!(
             "{} exists (an earlier import?); nothing written: pass --force to replace it, or choose another -o",
             target.display()
-        ),
-        _ => format!("{}: not written: {e}", target.display()),
+        )),
+        _ => Error::NotWritten {
+            path: target.to_path_buf(),
+            cause,
+        },
     }
 }
 
@@ -347,17 +345,17 @@ fn migrate_one(
     a: &MigrateArgs,
     m: &mut Migration,
     written_by: &mut Option<String>,
-) -> Result<(), String> {
+) -> crate::error::Result<()> {
     let input = &job.input;
     if matches!(input, Input::Stdin) && matches!(dest, Dest::Dir(_)) {
-        return Err(
-            "standard input has no name to write under in an output folder: give it -o FILE or -o - on its own".into(),
-        );
+        return Err(Error::refused(
+            "standard input has no name to write under in an output folder: give it -o FILE or -o - on its own",
+        ));
     }
     if matches!(input, Input::Archived(_)) && matches!(dest, Dest::Default) {
-        return Err(
-            "is a copy kept in a backup archive, which cctool never writes into: give -o OUT, -o DIR or -o -".into(),
-        );
+        return Err(Error::refused(
+            "is a copy kept in a backup archive, which cctool never writes into: give -o OUT, -o DIR or -o -",
+        ));
     }
     let (src, format) = super::open_session(input, g)?;
     // Only a file that is not yet a cctool session has an import; the others are migrated.
@@ -366,11 +364,11 @@ fn migrate_one(
     };
     m.from = Some(format.name().to_string());
     if a.to != migrate::LATEST {
-        return Err(format!(
+        return Err(Error::Refused(format!(
             "imports are written as v{}; --to v{} applies to cctool session files",
             migrate::LATEST,
             a.to
-        ));
+        )));
     }
     if matches!(dest, Dest::Default) && !job.named {
         m.note =
@@ -378,7 +376,9 @@ fn migrate_one(
         return Ok(());
     }
     if matches!(input, Input::Stdin) && matches!(dest, Dest::Default) {
-        return Err("importing standard input needs -o OUT (or -o - for standard output)".into());
+        return Err(Error::refused(
+            "importing standard input needs -o OUT (or -o - for standard output)",
+        ));
     }
     let target = output_of(job, written_by, m)?;
     // Written message by message as the transcript is read: a multi-GB import holds
@@ -387,7 +387,7 @@ fn migrate_one(
     m.changed = true;
     m.output = Some(target.as_ref().map_or_else(|| "-".into(), |t| t.display().to_string()));
     if a.dry_run {
-        return import_to(&mut std::io::sink()).map_err(|e| format!("cannot read: {e}"));
+        return import_to(&mut std::io::sink()).map_err(Error::Read);
     }
     let mut read_failed = false;
     write_out(target.as_deref(), a.force, |w| {
@@ -400,9 +400,9 @@ fn migrate_one(
         r
     })
     .map_err(|e| match (read_failed, &target) {
-        (true, _) => format!("cannot read: {e}"),
-        (false, Some(t)) => not_written(t, &e),
-        (false, None) => format!("standard output: {e}"),
+        (true, _) => Error::Read(e),
+        (false, Some(t)) => not_written(t, e),
+        (false, None) => Error::Stdout(e),
     })
 }
 
@@ -414,20 +414,22 @@ fn migrate_session(
     a: &MigrateArgs,
     m: &mut Migration,
     written_by: &mut Option<String>,
-) -> Result<(), String> {
+) -> crate::error::Result<()> {
     let in_place = match (&job.input, dest) {
         (Input::Path(p), Dest::Default) => Some(p),
         (Input::Stdin, Dest::Default) => {
-            return Err("a session file read from standard input needs -o OUT (or -o - for standard output)".into());
+            return Err(Error::refused(
+                "a session file read from standard input needs -o OUT (or -o - for standard output)",
+            ));
         }
         _ => None,
     };
     if in_place.is_some()
         && let Some(why) = src.in_place_refusal()
     {
-        return Err(why.to_string());
+        return Err(Error::refused(why));
     }
-    let bytes = src.whole().map_err(|e| format!("cannot read: {e}"))?;
+    let bytes = src.whole().map_err(Error::Read)?;
     // Large v1/v2 files: the streaming path, when it takes the file.
     let release = |offset, len| src.done_with(offset, len);
     if a.to == migrate::LATEST
@@ -442,14 +444,14 @@ fn migrate_session(
     }
     // Validate every version, the current one too: an invalid file is reported.
     let session = migrate::read_session(&bytes)?;
-    src.check().map_err(|e| format!("cannot read: {e}"))?;
+    src.check().map_err(Error::Read)?;
     let version = session.version();
     m.from = Some(format!("v{version}"));
     if version > a.to {
-        return Err(format!(
+        return Err(Error::Refused(format!(
             "is v{version}; migrating to v{} would be a downgrade, which cctool does not do",
             a.to
-        ));
+        )));
     }
     if version == a.to {
         return Ok(());
@@ -472,7 +474,7 @@ fn write_session(
     m: &mut Migration,
     written_by: &mut Option<String>,
     write: impl FnOnce(&mut Output) -> std::io::Result<()>,
-) -> Result<(), String> {
+) -> crate::error::Result<()> {
     // Checked before the rename: a truncation under the mapping read as zeros somewhere. A
     // truncation after it cannot touch what was written, nor turn the run into an error.
     let write = |w: &mut Output| {
@@ -486,8 +488,8 @@ fn write_session(
             return Ok(());
         }
         return write_out(target.as_deref(), a.force, write).map_err(|e| match &target {
-            Some(t) => not_written(t, &e),
-            None => format!("standard output: {e}"),
+            Some(t) => not_written(t, e),
+            None => Error::Stdout(e),
         });
     };
     if a.dry_run {
@@ -499,7 +501,7 @@ fn write_session(
         seen: Seen::of(src),
         force: a.force,
     };
-    let done = replace_with_backup_by(path, &how, write).map_err(|e| crate::io::atomic::rewrite_failed(&e))?;
+    let done = replace_with_backup_by(path, &how, write).map_err(crate::io::atomic::rewrite_failed)?;
     if done.target != *path {
         m.output = Some(done.target.display().to_string());
     }
@@ -531,12 +533,12 @@ impl<W: std::io::Write> std::io::Write for Watched<'_, W> {
 /// A session file that changed within [`COLD_AFTER`](crate::io::source::COLD_AFTER) may be mid-write by its harness: rewriting
 /// it now would race that writer and lose whichever write lands second.
 /// `verb` says what was not done (`migrated`, `slimmed`).
-pub(crate) fn refuse_live(src: &Source, force: bool, verb: &str) -> Result<(), String> {
+pub(crate) fn refuse_live(src: &Source, force: bool, verb: &str) -> crate::error::Result<()> {
     match src.recently_modified() {
-        Some(age) if !force => Err(format!(
+        Some(age) if !force => Err(Error::Refused(format!(
             "not {verb}: modified {} s ago, so it may still be written; retry in a minute, or pass --force",
             age.as_secs()
-        )),
+        ))),
         _ => Ok(()),
     }
 }

@@ -65,10 +65,9 @@ pub fn batch_inputs(
         Vec::new()
     } else if paths.is_empty() {
         let stores = crate::io::paths::default_stores();
-        if !g.quiet {
-            for n in &stores.notes {
-                eprintln!("cctool: {}", crate::output::sanitize::escape_str(n));
-            }
+        let say = crate::output::report::Reporter::new(g);
+        for n in &stores.notes {
+            say.note(n);
         }
         if stores.found.is_empty() {
             return Err(crate::Fatal(format!(
@@ -111,7 +110,7 @@ pub fn batch_inputs(
                 None,
                 crate::model::diag::Code::UnreadablePath,
                 crate::model::diag::Severity::Error,
-                e,
+                e.to_string(),
             )),
         }
     }
@@ -142,13 +141,13 @@ pub const ARCHIVED_NEEDS_OUTPUT: &str =
 
 /// The input a command that reads one file names: standard input (`-`), a file, or one
 /// session kept in a backup archive (`ARCHIVE/<session id>`).
-pub fn file_input(path: &std::path::Path) -> Result<crate::io::Input, String> {
+pub fn file_input(path: &std::path::Path) -> crate::error::Result<crate::io::Input> {
     if path.as_os_str() == "-" {
         return Ok(crate::io::Input::Stdin);
     }
     match crate::backup::named::resolve(path) {
         None => Ok(crate::io::Input::Path(path.to_path_buf())),
-        Some(found) => found?.single(path),
+        Some(found) => Ok(found?.single(path)?),
     }
 }
 
@@ -220,12 +219,12 @@ impl<T> FileOutcome<T> {
 
 /// Opens every input, decides its format and runs `work` on it, in parallel over files with
 /// a progress bar; results come back in input order. A failure names the file.
-pub fn each_session<T: Send>(
+pub fn each_session<T: Send, E: std::fmt::Display>(
     inputs: &[crate::io::Input],
     named: &std::collections::HashSet<crate::io::Input>,
     g: &crate::cli::GlobalArgs,
     what: &str,
-    work: impl Fn(&crate::io::Source, crate::model::Format) -> Result<T, String> + Sync,
+    work: impl Fn(&crate::io::Source, crate::model::Format) -> Result<T, E> + Sync,
 ) -> Vec<FileOutcome<T>> {
     use rayon::prelude::*;
     let bar = files_bar(what, inputs.len(), g.quiet);
@@ -252,8 +251,8 @@ pub fn each_session<T: Send>(
                     // goes on up.
                     let job = std::panic::AssertUnwindSafe(|| work(&src, format));
                     let r = match std::panic::catch_unwind(job) {
-                        Ok(r) => r,
-                        Err(_) if src.check().is_err() => Err(String::new()),
+                        Ok(r) => r.map(Some),
+                        Err(_) if src.check().is_err() => Ok(None),
                         Err(panic) => std::panic::resume_unwind(panic),
                     };
                     // A file truncated under its mapping read as zeros somewhere: whatever
@@ -261,13 +260,16 @@ pub fn each_session<T: Send>(
                     match src.check() {
                         Err(e) => FileOutcome::Error(format!("cannot read: {e}")),
                         Ok(()) => match r {
-                            Ok(v) => FileOutcome::Done(v),
-                            Err(e) => FileOutcome::Error(e),
+                            Ok(Some(v)) => FileOutcome::Done(v),
+                            // A panic with the file intact goes on up above; here the file
+                            // was truncated, which `check` reported.
+                            Ok(None) => FileOutcome::Error("cannot read: the file changed while it was read".into()),
+                            Err(e) => FileOutcome::Error(e.to_string()),
                         },
                     }
                 }
                 Err(NoSession::NotSession(msg)) if !named => FileOutcome::NotSession(msg),
-                Err(e) => FileOutcome::Error(e.into_message()),
+                Err(e) => FileOutcome::Error(e.to_string()),
             };
             bar.inc(1);
             (i, o)
@@ -293,38 +295,27 @@ pub fn files_bar(what: &str, n: usize, quiet: bool) -> indicatif::ProgressBar {
 }
 
 /// A cctool session file read whole, validated and migrated to the latest version in memory.
-pub fn read_session(src: &crate::io::Source) -> Result<crate::agents::cctool::schema::Session, String> {
+pub fn read_session(src: &crate::io::Source) -> crate::error::Result<crate::agents::cctool::schema::Session> {
     crate::agents::agent(crate::model::Format::CctoolSession).full_session(src)
 }
 
 /// Why an input gave no session.
+#[derive(Debug, thiserror::Error)]
 pub enum NoSession {
     /// It could not be opened or read.
-    Unreadable(String),
+    #[error("cannot read: {0}")]
+    Unreadable(std::io::Error),
     /// It was read, and is not a session (or is a file inside a folder that cannot be one,
     /// such as a FIFO).
+    #[error("{0}")]
     NotSession(String),
 }
 
-impl NoSession {
-    pub fn into_message(self) -> String {
-        match self {
-            NoSession::Unreadable(m) | NoSession::NotSession(m) => m,
-        }
-    }
-}
-
-/// Says which temporary files of killed cctool runs this run removed (on stderr, unless
-/// `quiet`): a user who saw one should know where it went.
-pub fn report_swept(quiet: bool) {
-    for s in crate::io::atomic::take_swept() {
-        if !quiet {
-            eprintln!(
-                "cctool: removed {} ({} bytes), the unfinished output of a cctool run (process {}) that was killed or crashed",
-                crate::output::sanitize::escape_str(&s.path.display().to_string()),
-                s.len,
-                s.pid
-            );
+impl From<NoSession> for crate::error::Error {
+    fn from(n: NoSession) -> Self {
+        match n {
+            NoSession::Unreadable(e) => crate::error::Error::Read(e),
+            NoSession::NotSession(why) => crate::error::Error::Invalid(why),
         }
     }
 }
@@ -334,8 +325,8 @@ pub fn report_swept(quiet: bool) {
 pub fn open_session(
     input: &crate::io::Input,
     g: &crate::cli::GlobalArgs,
-) -> Result<(crate::io::Source, crate::model::Format), String> {
-    open_input(input, g, true).map_err(NoSession::into_message)
+) -> crate::error::Result<(crate::io::Source, crate::model::Format)> {
+    Ok(open_input(input, g, true)?)
 }
 
 /// [`open_session`] for an input named by the user (`named`) or found inside a folder, where
@@ -357,7 +348,7 @@ pub fn open_input(
         Err(e) if !named && e.kind() == std::io::ErrorKind::InvalidInput => {
             return Err(NoSession::NotSession(e.to_string()));
         }
-        Err(e) => return Err(NoSession::Unreadable(format!("cannot read: {e}"))),
+        Err(e) => return Err(NoSession::Unreadable(e)),
     };
     let format = if let Some(f) = g.input_format {
         Ok(f)
@@ -371,7 +362,6 @@ pub fn open_input(
     };
     // Detection reads the head of a mapping: a truncation there is the answer, not the
     // verdict made of zeros.
-    src.check()
-        .map_err(|e| NoSession::Unreadable(format!("cannot read: {e}")))?;
+    src.check().map_err(NoSession::Unreadable)?;
     Ok((src, format.map_err(NoSession::NotSession)?))
 }

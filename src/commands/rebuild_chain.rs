@@ -1,12 +1,11 @@
 //! `cctool rebuild-chain FILE`: the exact conversation an agent loads on resume.
 
-use std::io::Write;
-
 use crate::agents::view::Report;
 use crate::cli::{ChainFormat, GlobalArgs, RebuildChainArgs};
+use crate::output::Out;
 use crate::output::progress::file_bar;
 use crate::output::render::{Render, Style};
-use crate::output::{Out, eprint_diagnostics};
+use crate::output::report::Reporter;
 use crate::{ExitStatus, Fatal};
 
 fn style(f: ChainFormat, paint: crate::output::style::Paint, full: bool) -> Option<Render> {
@@ -18,7 +17,7 @@ fn style(f: ChainFormat, paint: crate::output::style::Paint, full: bool) -> Opti
 }
 
 pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
-    let input = super::file_input(&a.file).map_err(Fatal)?;
+    let input = super::file_input(&a.file).map_err(|e| Fatal(e.to_string()))?;
     let name = input.display_name();
     let (src, format) = super::open_session(&input, g).map_err(|e| Fatal(format!("{name}: {e}")))?;
     if a.resume.any() && !a.api_view {
@@ -47,18 +46,13 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
     }
     out.flush()?;
     let refused = matches!(&summary, Report::ApiView(v) if v.refused.is_some());
-    if !g.json && !g.quiet {
-        eprint_diagnostics(&diags, 20, crate::output::style::Paint::stderr(g.color));
-        let mut e = std::io::stderr().lock();
-        let _ = writeln!(
-            e,
-            "cctool: {}",
-            crate::output::sanitize::escape_str(&summary.describe())
-        );
+    let mut say = Reporter::new(g);
+    if !g.json {
+        say.diagnostics(&diags, 20);
+        say.note(&summary.describe());
     }
-    Ok(if refused {
-        ExitStatus::Negative
-    } else {
-        ExitStatus::Success
-    })
+    if refused {
+        say.merge(ExitStatus::Negative);
+    }
+    Ok(say.status())
 }

@@ -5,6 +5,7 @@ use crate::ExitStatus;
 use crate::backup::{Archive, restore, retention};
 use crate::cli::{GlobalArgs, RestoreArgs};
 use crate::output::Out;
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 
 #[derive(serde::Serialize)]
@@ -30,10 +31,9 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
         .into());
     }
     let (files, bad) = archive.latest_files()?;
-    if !g.quiet {
-        for b in &bad {
-            eprintln!("cctool: {} (skipped)", escape_str(b));
-        }
+    let mut say = Reporter::new(g);
+    for b in &bad {
+        say.note(&format!("{b} (skipped)"));
     }
     let mut out = Out::new(g.color);
     if a.sessions.is_empty() && !a.deleted {
@@ -49,18 +49,13 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     let chosen = restore::select(&files, &a.sessions, a.deleted);
-    let mut status = ExitStatus::Success;
     for want in &a.sessions {
         if !chosen
             .iter()
             .any(|f| restore::session_of(f).is_some_and(|s| s == *want) || f.path.contains(want.as_str()))
         {
-            eprintln!(
-                "cctool: {}: no such session in {}",
-                escape_str(want),
-                escape_str(&dir.display().to_string())
-            );
-            status = ExitStatus::Negative;
+            say.alert(&format!("{want}: no such session in {}", dir.display()));
+            say.merge(ExitStatus::Negative);
         }
     }
     let mut restored = 0;
@@ -78,7 +73,7 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
                     && f.agent == "codex"
                     && let Err(e) = crate::agents::codex::store::register_restored(std::path::Path::new(&f.store), &to)
                 {
-                    eprintln!("cctool: {}", escape_str(&e.to_string()));
+                    say.alert(&e.to_string());
                 }
                 if g.json {
                     out.json(&Restored {
@@ -88,25 +83,21 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
                         to: to.display().to_string(),
                         bytes: f.size,
                     })?;
-                } else if !g.quiet {
-                    eprintln!(
-                        "cctool: restored {} ({} bytes)",
-                        escape_str(&to.display().to_string()),
-                        f.size
-                    );
+                } else {
+                    say.note(&format!("restored {} ({} bytes)", to.display(), f.size));
                 }
             }
             Err(e) => {
-                eprintln!("cctool: {}", escape_str(&e));
-                status = ExitStatus::Negative;
+                say.alert(&e.to_string());
+                say.merge(ExitStatus::Negative);
             }
         }
     }
     out.flush()?;
-    if !g.quiet && !g.json {
-        eprintln!("cctool: {restored} files restored");
+    if !g.json {
+        say.note(&format!("{restored} files restored"));
     }
-    Ok(status)
+    Ok(say.status())
 }
 
 fn table(listed: &[restore::Listed]) -> String {
@@ -148,10 +139,9 @@ fn from_history(g: &GlobalArgs) -> anyhow::Result<ExitStatus> {
         .collect();
     let mut problems = Vec::new();
     let sessions = retention::from_history(&dirs, &|id| transcripts.contains(id), &mut problems);
-    if !g.quiet {
-        for p in &problems {
-            eprintln!("cctool: {}", escape_str(p));
-        }
+    let say = Reporter::new(g);
+    for p in &problems {
+        say.note(p);
     }
     let mut out = Out::new(g.color);
     for s in &sessions {

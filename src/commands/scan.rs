@@ -2,7 +2,6 @@
 //! terminal or in a pipe, a table with one line per session at any width.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 
 use serde::Serialize;
 
@@ -12,6 +11,7 @@ use crate::agents::claude_code::subagents::is_uuid;
 use crate::cli::{GlobalArgs, ScanArgs, ScanSort};
 use crate::model::diag::{Diagnostic, Severity};
 use crate::output::Out;
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::output::style::{self, Paint};
 use crate::output::table::{self, Align, Column};
@@ -40,15 +40,13 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     let overrides = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
     crate::agents::claude_code::config::Config::load(&overrides, None, &|k| std::env::var(k).ok())
-        .map_err(crate::Fatal)?;
+        .map_err(|e| crate::Fatal(e.to_string()))?;
     if let Some(table) = a.rows.rows {
         return super::scan_rows::run(g, a, table);
     }
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "scan", |src, format| {
-        crate::agents::agent(format)
-            .scan(src, &overrides)
-            .map_err(|e| e.to_string())
+        crate::agents::agent(format).scan(src, &overrides)
     });
     let mut diags: Vec<Diagnostic> = expanded.problems.clone();
     let mut records = Vec::new();
@@ -102,21 +100,19 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
         out.text(&render_table(&records, &total, a.wide, width, out.paint()))?;
     }
     out.flush()?;
-    if !g.json && !g.quiet {
-        let err = Paint::stderr(g.color);
-        let mut e = std::io::stderr().lock();
+    let mut say = Reporter::new(g);
+    if !g.json {
         for d in diags.iter().filter(|d| d.severity > Severity::Info) {
-            let _ = writeln!(e, "cctool: {}", err.diagnostic(d));
+            say.diagnostic(d);
         }
         if total.skipped > 0 {
-            let _ = writeln!(e, "cctool: {} files skipped as not sessions", total.skipped);
+            say.note(&format!("{} files skipped as not sessions", total.skipped));
         }
     }
-    Ok(if total.errors > 0 {
-        ExitStatus::Error
-    } else {
-        ExitStatus::Success
-    })
+    if total.errors > 0 {
+        say.merge(ExitStatus::Error);
+    }
+    Ok(say.status())
 }
 
 /// The width the table must fit: `COLUMNS` when set, else the terminal's (80 when a

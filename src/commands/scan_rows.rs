@@ -1,12 +1,10 @@
 //! `cctool scan --rows TABLE`: a table of every input file, on standard output or in
 //! partitions under `--out-dir` (the rows themselves are made in `tables`).
 
-use std::io::Write;
-
 use super::FileOutcome;
 use crate::cli::{GlobalArgs, ScanArgs};
 use crate::model::diag::Severity;
-use crate::output::style::Paint;
+use crate::output::report::Reporter;
 use crate::tables::sink::{Part, PartDir, StdoutSink};
 use crate::tables::{Options, RowFormat, Table, build};
 use crate::{ExitStatus, Fatal};
@@ -25,13 +23,13 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs, table: Table) -> anyhow::Result<ExitSta
     let overrides = a.resume.overrides();
     let r = &a.rows;
     let mut dest = match &r.out_dir {
-        Some(dir) => Dest::Dir(PartDir::open(dir, table, r.format).map_err(Fatal)?),
+        Some(dir) => Dest::Dir(PartDir::open(dir, table, r.format).map_err(|e| Fatal(e.to_string()))?),
         None if r.format == RowFormat::Parquet && std::io::stdout().is_terminal() => {
             return Err(
                 Fatal("Parquet is binary: redirect standard output to a file, or use --out-dir DIR".into()).into(),
             );
         }
-        None => Dest::Stdout(StdoutSink::new(table, r.format).map_err(Fatal)?),
+        None => Dest::Stdout(StdoutSink::new(table, r.format).map_err(|e| Fatal(e.to_string()))?),
     };
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
     let opts = Options { max_text: r.max_text };
@@ -78,25 +76,20 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs, table: Table) -> anyhow::Result<ExitSta
         s.finish()?;
     }
     // Standard output holds the table alone: every diagnostic goes to stderr, --json or not.
-    if !g.quiet {
-        let err = Paint::stderr(g.color);
-        let mut e = std::io::stderr().lock();
-        for d in diags.iter().filter(|d| d.severity > Severity::Info) {
-            let _ = writeln!(e, "cctool: {}", err.diagnostic(d));
-        }
-        if skipped > 0 {
-            let _ = writeln!(e, "cctool: {skipped} files skipped as not sessions");
-        }
-        if r.out_dir.is_some() {
-            let _ = writeln!(
-                e,
-                "cctool: {written} parts written ({replaced} older parts replaced), {kept} already there"
-            );
-        }
+    let mut say = Reporter::new(g);
+    for d in diags.iter().filter(|d| d.severity > Severity::Info) {
+        say.diagnostic(d);
     }
-    Ok(if errors > 0 {
-        ExitStatus::Error
-    } else {
-        ExitStatus::Success
-    })
+    if skipped > 0 {
+        say.note(&format!("{skipped} files skipped as not sessions"));
+    }
+    if r.out_dir.is_some() {
+        say.note(&format!(
+            "{written} parts written ({replaced} older parts replaced), {kept} already there"
+        ));
+    }
+    if errors > 0 {
+        say.merge(ExitStatus::Error);
+    }
+    Ok(say.status())
 }

@@ -5,9 +5,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::cli::{GlobalArgs, SlimArgs};
+use crate::error::Error;
 use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by, write_stdout};
 use crate::io::{Input, Source};
 use crate::output::Out;
+use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::slim::payload::size_text;
 use crate::slim::{self, Counts, Images, Slimmer};
@@ -49,8 +51,7 @@ pub fn run(g: &GlobalArgs, a: &SlimArgs) -> anyhow::Result<ExitStatus> {
     }
     let mut out = Out::new(g.color);
     let to_stderr = a.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
-    let mut failed = false;
-    let mut would_change = false;
+    let mut say = Reporter::new(g);
     for p in &a.paths {
         let mut r = SlimRecord {
             kind: "slim",
@@ -59,35 +60,31 @@ pub fn run(g: &GlobalArgs, a: &SlimArgs) -> anyhow::Result<ExitStatus> {
             ..SlimRecord::default()
         };
         if let Err(e) = one(g, a, p, to_dir, &mut r) {
-            r.error = Some(e);
+            r.error = Some(e.to_string());
         }
-        failed |= r.error.is_some();
-        would_change |= r.counts.bytes_after != r.counts.bytes_before || r.restored.is_some_and(|n| n > 0);
-        if g.json && !to_stderr {
-            out.json(&r)?;
-        } else if g.json {
-            eprintln!("{}", serde_json::to_string(&r)?);
+        let would_change = r.counts.bytes_after != r.counts.bytes_before || r.restored.is_some_and(|n| n > 0);
+        if a.dry_run && would_change {
+            say.merge(ExitStatus::Negative);
+        }
+        if g.json {
+            if r.error.is_some() {
+                say.merge(ExitStatus::Error);
+            }
+            match to_stderr {
+                true => say.record(&r)?,
+                false => out.json(&r)?,
+            }
         } else if let Some(e) = &r.error {
-            if !g.quiet {
-                eprintln!("cctool: {}: {}", escape_str(&r.file), escape_str(e));
-            }
+            say.file_error(&r.file, e);
         } else if to_stderr {
-            if !g.quiet {
-                eprintln!("cctool: {}", escape_str(&describe(&r)));
-            }
+            say.note(&describe(&r));
         } else {
             out.text(&format!("{}\n", escape_str(&describe(&r))))?;
         }
     }
     out.flush()?;
-    super::report_swept(g.quiet);
-    Ok(if failed {
-        ExitStatus::Error
-    } else if a.dry_run && would_change {
-        ExitStatus::Negative
-    } else {
-        ExitStatus::Success
-    })
+    say.swept();
+    Ok(say.status())
 }
 
 fn describe(r: &SlimRecord) -> String {
@@ -110,14 +107,14 @@ fn describe(r: &SlimRecord) -> String {
     format!("{}: {verb}{sizes}: {what}{whereto}", r.file)
 }
 
-fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord) -> Result<(), String> {
+fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord) -> crate::error::Result<()> {
     let input = Input::Path(p.to_path_buf());
     let (src, format) = super::open_session(&input, g)?;
     let Some(slimmer) = crate::agents::agent(format).slimmer() else {
-        return Err(format!(
+        return Err(Error::Invalid(format!(
             "a {} file holds no payloads slim knows; it slims Claude Code transcripts and Codex rollouts",
             format.name()
-        ));
+        )));
     };
     let opts = slim::Options {
         images: a.images,
@@ -140,9 +137,9 @@ fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord)
     if a.dry_run {
         if a.restore.is_some() {
             // Restoring reads the payloads it needs; counting does the same work.
-            return run(&mut std::io::sink(), r).map_err(|e| e.to_string());
+            return Ok(run(&mut std::io::sink(), r)?);
         }
-        return run(&mut std::io::sink(), r).map_err(|e| format!("cannot read: {e}"));
+        return run(&mut std::io::sink(), r).map_err(Error::Read);
     }
     if a.in_place {
         return in_place(a, p, &src, slimmer, &opts, r, run);
@@ -152,7 +149,7 @@ fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord)
         r.output = Some("-".into());
         return write_stdout(|w| run(w, r)).or_else(|e| match e.kind() {
             std::io::ErrorKind::BrokenPipe => Ok(()),
-            _ => Err(e.to_string()),
+            _ => Err(Error::Io(e)),
         });
     }
     let target: PathBuf = if to_dir {
@@ -161,18 +158,23 @@ fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord)
         o.clone()
     };
     if crate::io::paths::same_file(p, &target) {
-        return Err("the output would replace the input; use --in-place for that (it keeps a backup)".into());
+        return Err(Error::refused(
+            "the output would replace the input; use --in-place for that (it keeps a backup)",
+        ));
     }
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::Io(e).about(dir.display().to_string()))?;
     }
     r.output = Some(target.display().to_string());
-    write_new_file_by(&target, a.force, |w: &mut Output| run(w, r)).map_err(|e| match e.kind() {
-        std::io::ErrorKind::AlreadyExists => format!(
+    write_new_file_by(&target, a.force, |w: &mut Output| run(w, r)).map_err(|cause| match cause.kind() {
+        std::io::ErrorKind::AlreadyExists => Error::Refused(format!(
             "{} exists; nothing written: pass --force to replace it, or choose another -o",
             target.display()
-        ),
-        _ => format!("{}: not written: {e}", target.display()),
+        )),
+        _ => Error::NotWritten {
+            path: target.clone(),
+            cause,
+        },
     })
 }
 
@@ -186,9 +188,9 @@ fn in_place(
     opts: &slim::Options,
     r: &mut SlimRecord,
     run: impl FnOnce(&mut dyn std::io::Write, &mut SlimRecord) -> std::io::Result<()>,
-) -> Result<(), String> {
+) -> crate::error::Result<()> {
     if let Some(why) = src.in_place_refusal() {
-        return Err(why.to_string());
+        return Err(Error::refused(why));
     }
     let verb = if a.restore.is_some() { "restored" } else { "slimmed" };
     // A file with nothing to slim is left alone, live or not.
@@ -202,7 +204,7 @@ fn in_place(
             },
             &mut std::io::sink(),
         )
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(Error::Read)?;
         if counted.bytes_after == counted.bytes_before {
             r.counts = counted;
             return Ok(());
@@ -214,8 +216,8 @@ fn in_place(
         seen: Seen::of(src),
         force: a.force,
     };
-    let done = replace_with_backup_by(p, &how, |w: &mut Output| run(w, r))
-        .map_err(|e| crate::io::atomic::rewrite_failed(&e))?;
+    let done =
+        replace_with_backup_by(p, &how, |w: &mut Output| run(w, r)).map_err(crate::io::atomic::rewrite_failed)?;
     if done.target != p {
         r.output = Some(done.target.display().to_string());
     }

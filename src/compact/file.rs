@@ -20,13 +20,13 @@ pub enum Target {
     InPlace(PathBuf, Seen),
 }
 
-pub fn check_tier_native(tier: Tier, format: Format) -> Result<(), String> {
+pub fn check_tier_native(tier: Tier, format: Format) -> crate::error::Result<()> {
     if tier == Tier::One {
-        return Err(format!(
+        return Err(crate::error::Error::Refused(format!(
             "--tier 1 applies to cctool v5 sessions; a {} file is compacted by a summary (tier 2): \
              import it with `cctool migrate --to v5` to use tier 1",
             format.name()
-        ));
+        )));
     }
     Ok(())
 }
@@ -52,7 +52,7 @@ pub fn write_target(
     a: &CompactArgs,
     r: &mut Report,
     write: impl FnOnce(&mut Output) -> std::io::Result<()>,
-) -> Result<(), String> {
+) -> crate::error::Result<()> {
     // Checked before the rename: a truncation under the mapping read as zeros somewhere. A
     // truncation after it cannot touch what was written, nor turn the run into an error.
     let write = |w: &mut Output| {
@@ -63,13 +63,7 @@ pub fn write_target(
         Target::New(p) => {
             r.output = Some(p.display().to_string());
             if !a.dry_run {
-                write_new_file_by(p, a.force, write).map_err(|e| match e.kind() {
-                    std::io::ErrorKind::AlreadyExists => format!(
-                        "{} exists; choose another -o, or pass --force to replace it",
-                        p.display()
-                    ),
-                    _ => format!("{}: not written: {e}", p.display()),
-                })?;
+                write_new_file_by(p, a.force, write).map_err(|e| crate::error::Error::new_file(p, e))?;
             }
         }
         Target::InPlace(p, seen) => {
@@ -80,7 +74,7 @@ pub fn write_target(
                     seen: *seen,
                     force: a.force,
                 };
-                let done = replace_with_backup_by(p, &how, write).map_err(|e| crate::io::atomic::rewrite_failed(&e))?;
+                let done = replace_with_backup_by(p, &how, write).map_err(crate::io::atomic::rewrite_failed)?;
                 // Through a symbolic link, the file it points to was rewritten.
                 r.output = Some(done.target.display().to_string());
                 r.backup = Some(done.backup.display().to_string());
@@ -136,7 +130,7 @@ impl Native<'_> {
         target: &Target,
         r: &mut Report,
         write: impl FnOnce(&mut Output) -> std::io::Result<()>,
-    ) -> Result<ExitStatus, String> {
+    ) -> crate::error::Result<ExitStatus> {
         if self.after >= self.total {
             return Ok(not_smaller(r, self.total));
         }
@@ -158,10 +152,10 @@ pub fn plan_native(
     feed: &mut compact::Feed<'_>,
     overhead: impl Fn(usize) -> usize,
     (recap_tokens, exact): (impl Fn(&Made) -> usize, compact::Exact<'_>),
-) -> Result<Option<(usize, Cut, Made)>, String> {
+) -> crate::error::Result<Option<(usize, Cut, Made)>> {
     let total = exact.before;
     let planned = compact::plan_and_recap_exact(units, opts, !a.dry_run, feed, overhead, recap_tokens, Some(exact))
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(crate::error::Error::Read)?;
     let Some((cut, made)) = planned else {
         nothing(r, total, opts);
         return Ok(None);

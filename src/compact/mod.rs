@@ -368,7 +368,7 @@ pub fn make_recap(
                     )
                 }
             },
-            Err(e) => fallback = Some(e),
+            Err(e) => fallback = Some(e.to_string()),
         }
     }
     let recap = match old {

@@ -130,11 +130,33 @@ fn elide_args(v: &Value) -> Value {
     }
 }
 
+/// Why the summarizer's answer was not used (the recap is then extractive, and the report
+/// says why). `stderr` is the tail of what the command printed there, with its separator.
+#[derive(Debug, thiserror::Error)]
+pub enum SummarizerError {
+    #[error("cannot start summarizer `{cmd}`: {cause}")]
+    Start { cmd: String, cause: std::io::Error },
+    #[error("summarizer `{cmd}`: cannot wait for it: {cause}")]
+    Wait { cmd: String, cause: std::io::Error },
+    #[error("summarizer `{cmd}` timed out after {}", seconds(*.timeout))]
+    TimedOut { cmd: String, timeout: Duration },
+    #[error("summarizer `{cmd}` timed out after {}: its output was still open after it exited", seconds(*.timeout))]
+    OutputOpen { cmd: String, timeout: Duration },
+    /// It exited with a failure status or was killed (`how` says which).
+    #[error("summarizer `{cmd}` {how}{stderr}")]
+    Failed { cmd: String, how: String, stderr: String },
+    #[error("summarizer `{cmd}` printed output that is not UTF-8 (at byte {at})")]
+    NotUtf8 { cmd: String, at: usize },
+    #[error("summarizer `{cmd}` printed nothing{stderr}")]
+    Empty { cmd: String, stderr: String },
+}
+
 /// Runs `sh -c CMD` with `prompt` on its standard input and returns its standard output.
 ///
 /// Errors, each with its reason: the command cannot start, exits with a failure or a signal,
 /// outlives `timeout` (it is then killed and reaped), prints nothing, or prints non-UTF-8.
-pub fn run(cmd: &str, prompt: &str, timeout: Duration) -> Result<String, String> {
+pub fn run(cmd: &str, prompt: &str, timeout: Duration) -> Result<String, SummarizerError> {
+    let c = || cmd.to_string();
     let deadline = Instant::now() + timeout;
     let mut command = Command::new("sh");
     // Its own process group, so that a timeout stops the whole pipeline the command started,
@@ -148,7 +170,7 @@ pub fn run(cmd: &str, prompt: &str, timeout: Duration) -> Result<String, String>
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot start summarizer `{cmd}`: {e}"))?;
+        .map_err(|cause| SummarizerError::Start { cmd: c(), cause })?;
 
     // Each pipe has its own thread: a command that never reads its input, or fills stderr
     // while we write, must not block us. The threads are not joined: if the command leaves a
@@ -167,15 +189,15 @@ pub fn run(cmd: &str, prompt: &str, timeout: Duration) -> Result<String, String>
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) => {}
-            Err(e) => {
+            Err(cause) => {
                 kill(&mut child);
-                return Err(format!("summarizer `{cmd}`: cannot wait for it: {e}"));
+                return Err(SummarizerError::Wait { cmd: c(), cause });
             }
         }
         let now = Instant::now();
         if now >= deadline {
             kill(&mut child);
-            return Err(format!("summarizer `{cmd}` timed out after {}", seconds(timeout)));
+            return Err(SummarizerError::TimedOut { cmd: c(), timeout });
         }
         std::thread::sleep((deadline - now).min(Duration::from_millis(10)));
     };
@@ -189,29 +211,27 @@ pub fn run(cmd: &str, prompt: &str, timeout: Duration) -> Result<String, String>
         .recv_timeout(left.min(Duration::from_millis(200)))
         .unwrap_or_default();
     if !status.success() {
-        return Err(format!(
-            "summarizer `{cmd}` {}{}",
-            describe(status),
-            stderr_tail(&err_text)
-        ));
+        return Err(SummarizerError::Failed {
+            cmd: c(),
+            how: describe(status),
+            stderr: stderr_tail(&err_text),
+        });
     }
     let out = match stdout.recv_timeout(left) {
         Ok(out) => out,
         Err(_) => {
-            return Err(format!(
-                "summarizer `{cmd}` timed out after {}: its output was still open after it exited",
-                seconds(timeout)
-            ));
+            return Err(SummarizerError::OutputOpen { cmd: c(), timeout });
         }
     };
-    let text = String::from_utf8(out).map_err(|e| {
-        format!(
-            "summarizer `{cmd}` printed output that is not UTF-8 (at byte {})",
-            e.utf8_error().valid_up_to()
-        )
+    let text = String::from_utf8(out).map_err(|e| SummarizerError::NotUtf8 {
+        cmd: c(),
+        at: e.utf8_error().valid_up_to(),
     })?;
     if text.trim().is_empty() {
-        return Err(format!("summarizer `{cmd}` printed nothing{}", stderr_tail(&err_text)));
+        return Err(SummarizerError::Empty {
+            cmd: c(),
+            stderr: stderr_tail(&err_text),
+        });
     }
     Ok(text)
 }
@@ -466,20 +486,27 @@ mod tests {
     #[test]
     fn run_reports_failures() {
         let e = run("echo oops >&2; exit 3", "p", Duration::from_secs(10)).unwrap_err();
-        assert!(e.contains("status 3") && e.contains("oops"), "{e}");
+        assert!(
+            matches!(&e, SummarizerError::Failed { how, stderr, .. } if how.contains("status 3") && stderr.contains("oops")),
+            "{e}"
+        );
+        assert!(e.to_string().contains("status 3") && e.to_string().contains("oops"), "{e}");
         let e = run("cat >/dev/null", "p", Duration::from_secs(10)).unwrap_err();
-        assert!(e.contains("printed nothing"), "{e}");
+        assert!(matches!(e, SummarizerError::Empty { .. }), "{e}");
+        assert!(e.to_string().contains("printed nothing"), "{e}");
         let e = run("printf '\\377\\376'", "p", Duration::from_secs(10)).unwrap_err();
-        assert!(e.contains("not UTF-8"), "{e}");
+        assert!(matches!(e, SummarizerError::NotUtf8 { at: 0, .. }), "{e}");
+        assert!(e.to_string().contains("not UTF-8"), "{e}");
         let e = run("kill -9 $$", "p", Duration::from_secs(10)).unwrap_err();
-        assert!(e.contains("signal 9"), "{e}");
+        assert!(matches!(&e, SummarizerError::Failed { how, .. } if how.contains("signal 9")), "{e}");
     }
 
     #[test]
     fn run_kills_a_command_that_takes_too_long() {
         let start = Instant::now();
         let e = run("sleep 5", "p", Duration::from_millis(200)).unwrap_err();
-        assert!(e.contains("timed out"), "{e}");
+        assert!(matches!(e, SummarizerError::TimedOut { .. }), "{e}");
+        assert!(e.to_string().contains("timed out"), "{e}");
         assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
     }
 

@@ -453,14 +453,28 @@ pub fn shown_name(name: &str, redactor: Option<&Redactor>) -> String {
         .unwrap_or_else(|| name.to_string())
 }
 
-/// Reads a session into a document. Errors are sentences for the user.
-pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redactor>) -> Result<Doc, String> {
+/// Why a session could not be exported; each names the file where one is known.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("{file}: cannot read: {cause}")]
+    Read { file: String, cause: std::io::Error },
+    /// The file is not what its format requires (the sentence says where).
+    #[error("{file}: {message}")]
+    Invalid { file: String, message: String },
+    #[error("cannot write: {0}")]
+    Write(std::io::Error),
+    #[error(transparent)]
+    Session(#[from] crate::agents::cctool::file::SessionError),
+}
+
+/// Reads a session into a document.
+pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redactor>) -> Result<Doc, ExportError> {
     let file = shown_name(src.name(), redactor);
     let (agent, entries) = match format {
         Format::ClaudeCode => ("Claude Code", records::claude_entries(src, scope.full, redactor)?),
         Format::Codex => ("Codex", records::codex_entries(src, scope.full, redactor)?),
         Format::CctoolSession => {
-            let m = crate::agents::cctool::file::read_messages(src).map_err(|e| e.0)?;
+            let m = crate::agents::cctool::file::read_messages(src)?;
             let entries = m
                 .messages
                 .iter()
@@ -472,8 +486,10 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
     let mut subagents = Vec::new();
     if scope.subagents && format == Format::ClaudeCode {
         for path in subagent_files(Path::new(src.name())) {
-            let sub = Source::open_path(&path, crate::io::MmapChoice::Auto)
-                .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            let sub = Source::open_path(&path, crate::io::MmapChoice::Auto).map_err(|cause| ExportError::Read {
+                file: path.display().to_string(),
+                cause,
+            })?;
             let inner = Scope {
                 subagents: false,
                 ..scope

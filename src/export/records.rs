@@ -5,7 +5,7 @@ use std::io::Write;
 
 use serde_json::Value;
 
-use super::{Entry, claude_msg, codex_msg, local_time, parse_record};
+use super::{Entry, ExportError, claude_msg, codex_msg, local_time, parse_record};
 use crate::agents::claude_code::chain as claude;
 use crate::agents::codex::rollout::{Era, ItemSrc};
 use crate::io::Source;
@@ -13,8 +13,11 @@ use crate::io::lines::for_each_line;
 use crate::model::Format;
 use crate::redact::Redactor;
 
-fn cannot_read(src: &Source, e: std::io::Error) -> String {
-    format!("{}: cannot read: {e}", src.name())
+fn cannot_read(src: &Source, cause: std::io::Error) -> ExportError {
+    ExportError::Read {
+        file: src.name().to_string(),
+        cause,
+    }
 }
 
 type ClaudeChain = (Vec<(u64, Vec<u8>)>, Vec<usize>, Option<usize>);
@@ -22,7 +25,7 @@ type ClaudeChain = (Vec<(u64, Vec<u8>)>, Vec<usize>, Option<usize>);
 /// The records of the chain Claude Code loads (earlier history too, with `full`), as written,
 /// with their line numbers; then the indexes where earlier parts start, and where what a
 /// resume loads starts.
-fn claude_chain(src: &Source, full: bool) -> Result<ClaudeChain, String> {
+fn claude_chain(src: &Source, full: bool) -> Result<ClaudeChain, ExportError> {
     let t = claude::read(src).map_err(|e| cannot_read(src, e))?;
     let chain = t
         .rebuild(&claude::Options {
@@ -30,7 +33,10 @@ fn claude_chain(src: &Source, full: bool) -> Result<ClaudeChain, String> {
             tip: None,
             full,
         })
-        .map_err(|e| format!("{}: {e}", src.name()))?;
+        .map_err(|e| ExportError::Invalid {
+            file: src.name().to_string(),
+            message: e.to_string(),
+        })?;
     let mut out = Vec::with_capacity(chain.positions.len());
     for &pos in &chain.positions {
         let node = t.node(pos);
@@ -42,7 +48,7 @@ fn claude_chain(src: &Source, full: bool) -> Result<ClaudeChain, String> {
     Ok((out, chain.earlier_parts.clone(), chain.loaded_from))
 }
 
-pub fn claude_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> Result<Vec<Entry>, String> {
+pub fn claude_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> Result<Vec<Entry>, ExportError> {
     let (records, earlier, loaded_from) = claude_chain(src, full)?;
     let mut entries = Vec::with_capacity(records.len());
     for (i, (line, bytes)) in records.iter().enumerate() {
@@ -65,7 +71,7 @@ pub fn claude_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> 
 }
 
 /// The local time of every line that has a `timestamp` (Codex writes one per envelope).
-fn line_times(src: &Source) -> Result<Vec<(u64, String)>, String> {
+fn line_times(src: &Source) -> Result<Vec<(u64, String)>, ExportError> {
     #[derive(serde::Deserialize)]
     struct Stamp<'a> {
         #[serde(borrow, default)]
@@ -81,7 +87,7 @@ fn line_times(src: &Source) -> Result<Vec<(u64, String)>, String> {
     Ok(out)
 }
 
-pub fn codex_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> Result<Vec<Entry>, String> {
+pub fn codex_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> Result<Vec<Entry>, ExportError> {
     let rollout = crate::agents::codex::rollout::read_records(src).map_err(|e| cannot_read(src, e))?;
     let times = line_times(src)?;
     let time_of = |line: u64| {
@@ -151,15 +157,14 @@ pub fn write_jsonl(
     full: bool,
     redactor: Option<&Redactor>,
     w: &mut dyn Write,
-) -> Result<(), String> {
-    let write_err = |e: std::io::Error| format!("cannot write: {e}");
-    let mut emit = |bytes: &[u8]| -> Result<(), String> {
+) -> Result<(), ExportError> {
+    let mut emit = |bytes: &[u8]| -> Result<(), ExportError> {
         let bytes = crate::io::json::minify(bytes);
         match redactor {
-            Some(r) => w.write_all(&r.redact_line(&bytes)).map_err(write_err)?,
-            None => w.write_all(&bytes).map_err(write_err)?,
+            Some(r) => w.write_all(&r.redact_line(&bytes)).map_err(ExportError::Write)?,
+            None => w.write_all(&bytes).map_err(ExportError::Write)?,
         }
-        w.write_all(b"\n").map_err(write_err)
+        w.write_all(b"\n").map_err(ExportError::Write)
     };
     match format {
         Format::ClaudeCode => {
@@ -199,7 +204,7 @@ pub fn write_jsonl(
             }
         }
         Format::CctoolSession => {
-            let m = crate::agents::cctool::file::read_messages(src).map_err(|e| e.0)?;
+            let m = crate::agents::cctool::file::read_messages(src)?;
             for raw in m.messages.iter() {
                 emit(raw)?;
             }
@@ -211,11 +216,10 @@ pub fn write_jsonl(
 /// `--format native`: the whole file in its own format, every record redacted, nothing else
 /// changed; lines without a match are copied as written. A file that is one JSON document
 /// (cctool sessions v1–v4, the 2025 Codex document) is redacted as that document.
-pub fn write_native(src: &Source, redactor: Option<&Redactor>, w: &mut dyn Write) -> Result<(), String> {
-    let write_err = |e: std::io::Error| format!("cannot write: {e}");
+pub fn write_native(src: &Source, redactor: Option<&Redactor>, w: &mut dyn Write) -> Result<(), ExportError> {
     let whole = src.whole().map_err(|e| cannot_read(src, e))?;
     let Some(r) = redactor else {
-        return w.write_all(&whole).map_err(write_err);
+        return w.write_all(&whole).map_err(ExportError::Write);
     };
     let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
     let first = body.iter().find(|b| !b.is_ascii_whitespace()).copied();
@@ -226,19 +230,22 @@ pub fn write_native(src: &Source, redactor: Option<&Redactor>, w: &mut dyn Write
             multi = serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() && for_each_line_is_not_jsonl(body);
         }
         if multi {
-            let mut v: Value = serde_json::from_slice(body).map_err(|e| format!("{}: {e}", src.name()))?;
+            let mut v: Value = serde_json::from_slice(body).map_err(|e| ExportError::Invalid {
+                file: src.name().to_string(),
+                message: e.to_string(),
+            })?;
             if r.redact_value(&mut v) {
-                let out = serde_json::to_vec_pretty(&v).map_err(|e| format!("cannot write: {e}"))?;
-                w.write_all(&out).map_err(write_err)?;
-                return w.write_all(b"\n").map_err(write_err);
+                let out = serde_json::to_vec_pretty(&v).map_err(|e| ExportError::Write(e.into()))?;
+                w.write_all(&out).map_err(ExportError::Write)?;
+                return w.write_all(b"\n").map_err(ExportError::Write);
             }
-            return w.write_all(&whole).map_err(write_err);
+            return w.write_all(&whole).map_err(ExportError::Write);
         }
     }
     let (lines, _) = crate::io::lines::lines_of(&whole);
     for l in lines {
-        w.write_all(&r.redact_line(l.bytes)).map_err(write_err)?;
-        w.write_all(b"\n").map_err(write_err)?;
+        w.write_all(&r.redact_line(l.bytes)).map_err(ExportError::Write)?;
+        w.write_all(b"\n").map_err(ExportError::Write)?;
     }
     Ok(())
 }

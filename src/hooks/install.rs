@@ -48,18 +48,38 @@ pub enum Edit {
     Unchanged,
 }
 
+/// Why an agent's settings file cannot be edited; nothing is written then.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("not valid JSON (line {line}, column {column}): {cause}; fix it or move it aside first")]
+    Json {
+        line: usize,
+        column: usize,
+        cause: serde_json::Error,
+    },
+    #[error("not valid TOML: {0}; fix it or move it aside first")]
+    Toml(toml_edit::TomlError),
+    #[error("the settings file is not a JSON object")]
+    NotAnObject,
+    /// A key the hooks go under holds something else than hooks (the sentence names it).
+    #[error("{0}")]
+    Shape(String),
+}
+
 /// Claude Code: adds a matcher group running `command` to each event that has none of ours.
-pub fn json_install(text: &str, command: &str) -> Result<Edit, String> {
+pub fn json_install(text: &str, command: &str) -> Result<Edit, SettingsError> {
     let mut root = parse_json(text)?;
-    let obj = root.as_object_mut().ok_or("the settings file is not a JSON object")?;
+    let obj = root.as_object_mut().ok_or(SettingsError::NotAnObject)?;
     let hooks = obj.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
-    let hooks = hooks.as_object_mut().ok_or("\"hooks\" is not an object")?;
+    let hooks = hooks
+        .as_object_mut()
+        .ok_or(SettingsError::Shape("\"hooks\" is not an object".into()))?;
     let mut changed = Vec::new();
     for ev in EVENTS {
         let groups = hooks.entry(ev).or_insert_with(|| Value::Array(Vec::new()));
         let groups = groups
             .as_array_mut()
-            .ok_or_else(|| format!("\"hooks\".\"{ev}\" is not a list"))?;
+            .ok_or_else(|| SettingsError::Shape(format!("\"hooks\".\"{ev}\" is not a list")))?;
         if json_commands(groups).any(|c| is_ours(c, Agent::ClaudeCode)) {
             continue;
         }
@@ -75,10 +95,10 @@ pub fn json_install(text: &str, command: &str) -> Result<Edit, String> {
 
 /// Claude Code: removes every hook of ours, the groups and events left empty by that, and
 /// `hooks` itself when nothing else is in it.
-pub fn json_uninstall(text: &str) -> Result<Edit, String> {
+pub fn json_uninstall(text: &str) -> Result<Edit, SettingsError> {
     let mut root = parse_json(text)?;
     let Some(obj) = root.as_object_mut() else {
-        return Err("the settings file is not a JSON object".into());
+        return Err(SettingsError::NotAnObject);
     };
     let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
         return Ok(Edit::Unchanged);
@@ -123,16 +143,14 @@ fn json_commands(groups: &[Value]) -> impl Iterator<Item = &str> {
         .filter_map(|h| h.get("command").and_then(Value::as_str))
 }
 
-fn parse_json(text: &str) -> Result<Value, String> {
+fn parse_json(text: &str) -> Result<Value, SettingsError> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
-    serde_json::from_str(text).map_err(|e| {
-        format!(
-            "not valid JSON (line {}, column {}): {e}; fix it or move it aside first",
-            e.line(),
-            e.column()
-        )
+    serde_json::from_str(text).map_err(|cause| SettingsError::Json {
+        line: cause.line(),
+        column: cause.column(),
+        cause,
     })
 }
 
@@ -171,17 +189,17 @@ fn write_json(v: &Value, original: &str) -> String {
 }
 
 /// Codex: an `[[hooks.EVENT]]` group running `command` for each event that has none of ours.
-pub fn toml_install(text: &str, command: &str) -> Result<Edit, String> {
+pub fn toml_install(text: &str, command: &str) -> Result<Edit, SettingsError> {
     use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, value};
-    let mut doc: DocumentMut = text
-        .parse()
-        .map_err(|e| format!("not valid TOML: {e}; fix it or move it aside first"))?;
+    let mut doc: DocumentMut = text.parse().map_err(SettingsError::Toml)?;
     if !doc.contains_key("hooks") {
         let mut t = Table::new();
         t.set_implicit(true);
         doc.insert("hooks", Item::Table(t));
     }
-    let hooks = doc["hooks"].as_table_mut().ok_or("[hooks] is not a table")?;
+    let hooks = doc["hooks"]
+        .as_table_mut()
+        .ok_or(SettingsError::Shape("[hooks] is not a table".into()))?;
     let mut changed = Vec::new();
     for ev in EVENTS {
         if !hooks.contains_key(ev) {
@@ -189,7 +207,7 @@ pub fn toml_install(text: &str, command: &str) -> Result<Edit, String> {
         }
         let groups = hooks[ev]
             .as_array_of_tables_mut()
-            .ok_or_else(|| format!("hooks.{ev} is not a list of tables ([[hooks.{ev}]])"))?;
+            .ok_or_else(|| SettingsError::Shape(format!("hooks.{ev} is not a list of tables ([[hooks.{ev}]])")))?;
         let ours = groups
             .iter()
             .any(|g| toml_commands(g).iter().any(|c| is_ours(c, Agent::Codex)));
@@ -215,11 +233,9 @@ pub fn toml_install(text: &str, command: &str) -> Result<Edit, String> {
 
 /// Codex: removes our handlers, the groups and events they leave empty, and `[hooks]` when
 /// it is left empty and was not written as a table of its own.
-pub fn toml_uninstall(text: &str) -> Result<Edit, String> {
+pub fn toml_uninstall(text: &str) -> Result<Edit, SettingsError> {
     use toml_edit::DocumentMut;
-    let mut doc: DocumentMut = text
-        .parse()
-        .map_err(|e| format!("not valid TOML: {e}; fix it or move it aside first"))?;
+    let mut doc: DocumentMut = text.parse().map_err(SettingsError::Toml)?;
     let Some(hooks) = doc.get_mut("hooks").and_then(|h| h.as_table_mut()) else {
         return Ok(Edit::Unchanged);
     };

@@ -29,9 +29,34 @@ pub struct ArchivedSummary {
 
 pub const SUMMARY_KIND: &str = "archived_summary";
 
+/// Why a hook call did nothing; said in the hook log only (a hook must never stop its agent).
+#[derive(Debug, thiserror::Error)]
+pub enum HookError {
+    #[error("the hook input is not JSON: {0}")]
+    NotJson(serde_json::Error),
+    /// A file or folder of the archive, and what could not be done to it (`action` ends
+    /// with `: ` where it says anything).
+    #[error("{}: {action}{cause}", .path.display())]
+    File {
+        path: PathBuf,
+        action: &'static str,
+        cause: std::io::Error,
+    },
+    #[error("the summary record cannot be written as JSON: {0}")]
+    Record(serde_json::Error),
+    /// The backup ran and found a problem (its sentence).
+    #[error("{0}")]
+    Backup(String),
+}
+
+fn file_error(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> HookError {
+    let path = path.to_path_buf();
+    move |cause| HookError::File { path, action, cause }
+}
+
 /// Handles one hook call; an error is for the log only.
-pub fn handle(agent: Agent, input: &[u8], archive: &Archive) -> Result<String, String> {
-    let v: Value = serde_json::from_slice(input).map_err(|e| format!("the hook input is not JSON: {e}"))?;
+pub fn handle(agent: Agent, input: &[u8], archive: &Archive) -> Result<String, HookError> {
+    let v: Value = serde_json::from_slice(input).map_err(HookError::NotJson)?;
     let event = v.get("hook_event_name").and_then(Value::as_str).unwrap_or("");
     let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     let transcript = s("transcript_path").filter(|p| !p.is_empty()).map(PathBuf::from);
@@ -41,10 +66,7 @@ pub fn handle(agent: Agent, input: &[u8], archive: &Archive) -> Result<String, S
                 return Ok("PreCompact without a transcript_path: nothing to back up".into());
             };
             let found = found_for(agent, &path);
-            let Some(lock) = archive
-                .try_lock()
-                .map_err(|e| format!("{}: {e}", archive.root.display()))?
-            else {
+            let Some(lock) = archive.try_lock().map_err(file_error(&archive.root, ""))? else {
                 return Ok(format!(
                     "{}: a backup is running; it takes the transcript",
                     path.display()
@@ -58,9 +80,9 @@ pub fn handle(agent: Agent, input: &[u8], archive: &Archive) -> Result<String, S
                 crate::backup::run::SETTLE,
                 &indicatif::ProgressBar::hidden(),
             )
-            .map_err(|e| format!("{}: cannot back up: {e}", path.display()))?;
+            .map_err(file_error(&path, "cannot back up: "))?;
             if let Some(p) = r.problems.first() {
-                return Err(p.clone());
+                return Err(HookError::Backup(p.clone()));
             }
             Ok(format!("backed up {} ({} new bytes)", path.display(), r.new_bytes))
         }
@@ -191,23 +213,23 @@ fn safe_name(s: &str) -> String {
 }
 
 /// Appends one record to the session's summaries file, in one write, fsynced.
-fn append_summary(archive: &Archive, rec: &ArchivedSummary) -> Result<PathBuf, String> {
+fn append_summary(archive: &Archive, rec: &ArchivedSummary) -> Result<PathBuf, HookError> {
     let dir = archive.root.join("summaries").join(&rec.agent);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(file_error(&dir, "cannot create: "))?;
     let file = dir.join(format!(
         "{}.jsonl",
         safe_name(rec.session_id.as_deref().unwrap_or("unknown-session"))
     ));
-    let mut line = serde_json::to_vec(rec).map_err(|e| e.to_string())?;
+    let mut line = serde_json::to_vec(rec).map_err(HookError::Record)?;
     line.push(b'\n');
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&file)
-        .map_err(|e| format!("{}: cannot open: {e}", file.display()))?;
+        .map_err(file_error(&file, "cannot open: "))?;
     f.write_all(&line)
         .and_then(|()| f.sync_all())
-        .map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
+        .map_err(file_error(&file, "cannot write: "))?;
     Ok(file)
 }
 

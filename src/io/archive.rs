@@ -71,9 +71,44 @@ pub struct Manifest {
 }
 
 /// The readable snapshots with their paths, and a message for each unreadable one.
-pub type Snapshots = (Vec<(PathBuf, Manifest)>, Vec<String>);
+pub type Snapshots = (Vec<(PathBuf, Manifest)>, Vec<ArchiveError>);
 /// The newest copy of each stored file with its snapshot's name, and the unreadable ones.
-pub type Latest = (Vec<(FileEntry, String)>, Vec<String>);
+pub type Latest = (Vec<(FileEntry, String)>, Vec<ArchiveError>);
+
+/// What can be wrong with an archive's chunk or snapshot, or with a file put together from
+/// them. Each names the file on disk (or the archived path) so that `backup --verify` and
+/// `restore` can say where the damage is.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    #[error("chunk name {0:?} is not a SHA-256")]
+    ChunkName(String),
+    #[error("{}: not a chunk name", .0.display())]
+    NotAChunk(PathBuf),
+    #[error("{}: cannot read: {cause}", .path.display())]
+    Unreadable { path: PathBuf, cause: io::Error },
+    #[error("{}: not a readable zstd frame: {cause}", .path.display())]
+    NotZstd { path: PathBuf, cause: io::Error },
+    /// A chunk file found by `--verify` that does not decompress.
+    #[error("{}: damaged (not a readable zstd frame: {cause})", .path.display())]
+    DamagedFrame { path: PathBuf, cause: io::Error },
+    #[error("{}: damaged (its content no longer has the SHA-256 it is named by)", .0.display())]
+    Damaged(PathBuf),
+    #[error("{}: not a snapshot manifest: {cause}", .path.display())]
+    NotManifest { path: PathBuf, cause: serde_json::Error },
+    #[error("{}: not a snapshot this cctool reads (format {format:?} version {version})", .path.display())]
+    NewerManifest {
+        path: PathBuf,
+        format: String,
+        version: u32,
+    },
+    /// The destination a stored file is written into failed.
+    #[error("cannot write: {0}")]
+    Write(io::Error),
+    /// The chunks of a stored file, each intact, do not make the file recorded (its path
+    /// as archived).
+    #[error("{0}: the stored copy does not add up to the file backed up (size or SHA-256 differ)")]
+    DoesNotAddUp(String),
+}
 
 /// A file kept in an archive, as a read command opens it: by its chunks, checked one by one
 /// and whole against the hash recorded when it was backed up.
@@ -287,21 +322,21 @@ impl Archive {
     }
 
     /// The bytes of a chunk, checked against its name.
-    pub fn get_chunk(&self, c: &Chunk) -> Result<Vec<u8>, String> {
+    pub fn get_chunk(&self, c: &Chunk) -> Result<Vec<u8>, ArchiveError> {
         if !is_hash(&c.sha256) {
-            return Err(format!("chunk name {:?} is not a SHA-256", c.sha256));
+            return Err(ArchiveError::ChunkName(c.sha256.clone()));
         }
         let path = self.chunk_path(&c.sha256);
-        let packed = fs::read(&path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let packed = match fs::read(&path) {
+            Ok(p) => p,
+            Err(cause) => return Err(ArchiveError::Unreadable { path, cause }),
+        };
         let mut bytes = Vec::with_capacity(c.len as usize);
-        zstd::stream::read::Decoder::new(&packed[..])
-            .and_then(|mut d| d.read_to_end(&mut bytes))
-            .map_err(|e| format!("{}: not a readable zstd frame: {e}", path.display()))?;
+        if let Err(cause) = zstd::stream::read::Decoder::new(&packed[..]).and_then(|mut d| d.read_to_end(&mut bytes)) {
+            return Err(ArchiveError::NotZstd { path, cause });
+        }
         if bytes.len() as u64 != c.len || sha256_hex(&bytes) != c.sha256 {
-            return Err(format!(
-                "{}: damaged (its content no longer has the SHA-256 it is named by)",
-                path.display()
-            ));
+            return Err(ArchiveError::Damaged(path));
         }
         Ok(bytes)
     }
@@ -326,19 +361,19 @@ impl Archive {
         Ok(v)
     }
 
-    pub fn read_manifest(path: &Path) -> Result<Manifest, String> {
-        let packed = fs::read(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        let bytes = zstd::stream::decode_all(&packed[..])
-            .map_err(|e| format!("{}: not a readable zstd frame: {e}", path.display()))?;
+    pub fn read_manifest(path: &Path) -> Result<Manifest, ArchiveError> {
+        let at = || path.to_path_buf();
+        let packed = fs::read(path).map_err(|cause| ArchiveError::Unreadable { path: at(), cause })?;
+        let bytes =
+            zstd::stream::decode_all(&packed[..]).map_err(|cause| ArchiveError::NotZstd { path: at(), cause })?;
         let m: Manifest =
-            serde_json::from_slice(&bytes).map_err(|e| format!("{}: not a snapshot manifest: {e}", path.display()))?;
+            serde_json::from_slice(&bytes).map_err(|cause| ArchiveError::NotManifest { path: at(), cause })?;
         if m.format != FORMAT || m.version > VERSION {
-            return Err(format!(
-                "{}: not a snapshot this cctool reads (format {:?} version {})",
-                path.display(),
-                m.format,
-                m.version
-            ));
+            return Err(ArchiveError::NewerManifest {
+                path: at(),
+                format: m.format,
+                version: m.version,
+            });
         }
         Ok(m)
     }
@@ -379,20 +414,17 @@ impl Archive {
 
     /// Writes a stored file into `w` chunk by chunk (memory stays at one chunk), every chunk
     /// checked, and the whole against its hash before the caller keeps what was written.
-    pub fn write_file_to(&self, f: &FileEntry, w: &mut dyn std::io::Write) -> Result<(), String> {
+    pub fn write_file_to(&self, f: &FileEntry, w: &mut dyn std::io::Write) -> Result<(), ArchiveError> {
         let mut hasher = Sha256::new();
         let mut len = 0u64;
         for c in &f.chunks {
             let bytes = self.get_chunk(c)?;
             hasher.update(&bytes);
             len += bytes.len() as u64;
-            w.write_all(&bytes).map_err(|e| format!("cannot write: {e}"))?;
+            w.write_all(&bytes).map_err(ArchiveError::Write)?;
         }
         if len != f.size || hex(&hasher.finalize()) != f.sha256 {
-            return Err(format!(
-                "{}: the stored copy does not add up to the file backed up (size or SHA-256 differ)",
-                f.path
-            ));
+            return Err(ArchiveError::DoesNotAddUp(f.path.clone()));
         }
         Ok(())
     }
@@ -416,7 +448,7 @@ impl Archive {
 
     /// Every chunk file in the archive, checked: how many were read, and the damaged ones
     /// (their hash when the name is one, and what is wrong).
-    pub fn verify_chunks(&self, bar: &indicatif::ProgressBar) -> io::Result<(usize, Vec<(String, String)>)> {
+    pub fn verify_chunks(&self, bar: &indicatif::ProgressBar) -> io::Result<(usize, Vec<(String, ArchiveError)>)> {
         use rayon::prelude::*;
         let mut files = Vec::new();
         for e in walkdir::WalkDir::new(self.root.join("chunks"))
@@ -429,7 +461,7 @@ impl Archive {
             }
         }
         bar.set_length(files.len() as u64);
-        let damaged: Vec<(String, String)> = files
+        let damaged: Vec<(String, ArchiveError)> = files
             .par_iter()
             .filter_map(|p| {
                 bar.inc(1);
@@ -438,19 +470,17 @@ impl Archive {
                     return None; // a temporary file of a run that was interrupted
                 }
                 let Some(sha) = name.strip_suffix(".zst").filter(|s| is_hash(s)) else {
-                    return Some((String::new(), format!("{}: not a chunk name", p.display())));
+                    return Some((String::new(), ArchiveError::NotAChunk(p.clone())));
                 };
-                let bad = |m: String| Some((sha.to_string(), m));
+                let bad = |e: ArchiveError| Some((sha.to_string(), e));
+                let path = p.clone();
                 let bytes = match fs::read(p).map(|b| zstd::stream::decode_all(&b[..])) {
                     Ok(Ok(b)) => b,
-                    Ok(Err(e)) => return bad(format!("{}: damaged (not a readable zstd frame: {e})", p.display())),
-                    Err(e) => return bad(format!("{}: cannot read: {e}", p.display())),
+                    Ok(Err(cause)) => return bad(ArchiveError::DamagedFrame { path, cause }),
+                    Err(cause) => return bad(ArchiveError::Unreadable { path, cause }),
                 };
                 if sha256_hex(&bytes) != sha {
-                    return bad(format!(
-                        "{}: damaged (its content no longer has the SHA-256 it is named by)",
-                        p.display()
-                    ));
+                    return bad(ArchiveError::Damaged(path));
                 }
                 None
             })

@@ -628,13 +628,12 @@ pub fn occupied(path: &Path) -> bool {
 
 /// Why a rewrite in place failed. At every step the file is whole — the original, or the new
 /// content once it was renamed into place — and the backup, once made, holds the original.
-pub fn rewrite_failed(e: &std::io::Error) -> String {
-    if let Some(r) = refusal(e) {
-        return format!("not rewritten: {r}");
+pub fn rewrite_failed(e: std::io::Error) -> crate::error::Error {
+    use crate::error::Error;
+    match refusal(&e) {
+        Some(r) => Error::NotRewritten(r.to_string()),
+        None => Error::RewriteUnfinished(e),
     }
-    format!(
-        "the rewrite did not finish ({e}); the file is whole, the original or the new one, and a backup beside it holds the original if one was made"
-    )
 }
 
 #[cfg(test)]

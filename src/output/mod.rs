@@ -4,13 +4,12 @@
 
 pub mod progress;
 pub mod render;
+pub mod report;
 pub mod sanitize;
 pub mod style;
 pub mod table;
 
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
-
-use crate::model::diag::Diagnostic;
 
 /// When to colour.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -80,25 +79,5 @@ impl Out {
     /// Colour for stdout.
     pub fn paint(&self) -> style::Paint {
         style::Paint::new(self.color)
-    }
-}
-
-/// Prints diagnostics on stderr, at most `limit` of each code, then a count of the rest.
-pub fn eprint_diagnostics(diags: &[Diagnostic], limit: usize, paint: style::Paint) {
-    let mut shown: std::collections::HashMap<crate::model::diag::Code, usize> = std::collections::HashMap::new();
-    let mut hidden: std::collections::BTreeMap<crate::model::diag::Code, usize> = std::collections::BTreeMap::new();
-    let stderr = io::stderr();
-    let mut e = stderr.lock();
-    for d in diags {
-        let n = shown.entry(d.code).or_default();
-        *n += 1;
-        if *n <= limit {
-            let _ = writeln!(e, "cctool: {}", paint.diagnostic(d));
-        } else {
-            *hidden.entry(d.code).or_default() += 1;
-        }
-    }
-    for (code, n) in hidden {
-        let _ = writeln!(e, "cctool: … and {n} more [{code}] (use --json to list all)");
     }
 }

@@ -30,13 +30,12 @@ pub fn rows(
     format: Format,
     opts: &Options,
     overrides: &Overrides,
-) -> Result<FileRows, String> {
-    let io = |e: std::io::Error| e.to_string();
+) -> crate::error::Result<FileRows> {
     let mut out = match (table, format) {
-        (Table::Sessions, _) => sessions(src, format, overrides).map_err(io)?,
+        (Table::Sessions, _) => sessions(src, format, overrides)?,
         (Table::Compactions, _) => compactions(src, format, opts)?,
-        (Table::Messages | Table::ToolCalls, Format::ClaudeCode) => claude(table, src, opts).map_err(io)?,
-        (Table::Messages | Table::ToolCalls, Format::Codex) => codex(table, src, opts).map_err(io)?,
+        (Table::Messages | Table::ToolCalls, Format::ClaudeCode) => claude(table, src, opts)?,
+        (Table::Messages | Table::ToolCalls, Format::Codex) => codex(table, src, opts)?,
         (Table::Messages | Table::ToolCalls, Format::CctoolSession) => session(table, src, opts)?,
     };
     out.agent = format.name();
@@ -151,7 +150,7 @@ fn sessions(src: &Source, format: Format, overrides: &Overrides) -> std::io::Res
     })
 }
 
-fn compactions(src: &Source, format: Format, opts: &Options) -> Result<FileRows, String> {
+fn compactions(src: &Source, format: Format, opts: &Options) -> crate::error::Result<FileRows> {
     let (records, _) = crate::agents::agent(format).summaries(
         src,
         crate::agents::claude_code::chain::Loader::default(),
@@ -510,8 +509,8 @@ fn codex(table: Table, src: &Source, opts: &Options) -> std::io::Result<FileRows
     Ok(out)
 }
 
-fn session(table: Table, src: &Source, opts: &Options) -> Result<FileRows, String> {
-    let s = crate::agents::cctool::file::read_messages(src).map_err(|e| e.0)?;
+fn session(table: Table, src: &Source, opts: &Options) -> crate::error::Result<FileRows> {
+    let s = crate::agents::cctool::file::read_messages(src)?;
     let sid = s.session_id.as_deref();
     let mut out = FileRows::default();
     let mut calls = Vec::new();

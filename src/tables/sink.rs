@@ -50,8 +50,18 @@ pub fn jsonl(table: Table, rows: &[Row]) -> Vec<u8> {
 }
 
 /// What cannot be done in a build without the `parquet` feature.
-pub fn parquet_unavailable() -> String {
-    "this cctool was built without Parquet support: install it with `cargo install --locked --features parquet --path .` (see README), or use --format jsonl".into()
+/// Why rows cannot be written where or as asked.
+#[derive(Debug, thiserror::Error)]
+pub enum SinkError {
+    #[error(
+        "this cctool was built without Parquet support: install it with `cargo install --locked --features parquet --path .` (see README), or use --format jsonl"
+    )]
+    NoParquet,
+    #[error("--out-dir {}: {cause}", .dir.display())]
+    OutDir { dir: PathBuf, cause: std::io::Error },
+    /// The Parquet writer refused the table's schema or its first write.
+    #[error(transparent)]
+    Parquet(std::io::Error),
 }
 
 /// Rows on standard output.
@@ -62,16 +72,16 @@ pub enum StdoutSink {
 }
 
 impl StdoutSink {
-    pub fn new(table: Table, format: RowFormat) -> Result<StdoutSink, String> {
+    pub fn new(table: Table, format: RowFormat) -> Result<StdoutSink, SinkError> {
         let w = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout());
         match format {
             RowFormat::Jsonl => Ok(StdoutSink::Jsonl(table, w)),
             #[cfg(feature = "parquet")]
             RowFormat::Parquet => Ok(StdoutSink::Parquet(Box::new(
-                super::parquet::ParquetSink::new(w, table).map_err(|e| e.to_string())?,
+                super::parquet::ParquetSink::new(w, table).map_err(SinkError::Parquet)?,
             ))),
             #[cfg(not(feature = "parquet"))]
-            RowFormat::Parquet => Err(parquet_unavailable()),
+            RowFormat::Parquet => Err(SinkError::NoParquet),
         }
     }
 
@@ -130,12 +140,15 @@ fn component(s: &str) -> String {
 }
 
 impl PartDir {
-    pub fn open(root: &Path, table: Table, format: RowFormat) -> Result<PartDir, String> {
+    pub fn open(root: &Path, table: Table, format: RowFormat) -> Result<PartDir, SinkError> {
         #[cfg(not(feature = "parquet"))]
         if format == RowFormat::Parquet {
-            return Err(parquet_unavailable());
+            return Err(SinkError::NoParquet);
         }
-        std::fs::create_dir_all(root).map_err(|e| format!("--out-dir {}: {e}", root.display()))?;
+        std::fs::create_dir_all(root).map_err(|cause| SinkError::OutDir {
+            dir: root.to_path_buf(),
+            cause,
+        })?;
         let mut existing: FxHashMap<String, Vec<PathBuf>> = FxHashMap::default();
         for e in walkdir::WalkDir::new(root).into_iter().filter_map(Result::ok) {
             let name = e.file_name().to_string_lossy();
@@ -194,7 +207,7 @@ impl PartDir {
                 p.finish()?
             }
             #[cfg(not(feature = "parquet"))]
-            RowFormat::Parquet => return Err(std::io::Error::other(parquet_unavailable())),
+            RowFormat::Parquet => return Err(std::io::Error::other(SinkError::NoParquet)),
         };
         std::fs::create_dir_all(&dir)?;
         crate::io::atomic::write_new_file(&path, &bytes, false)?;

@@ -31,9 +31,14 @@ impl Agent for Cctool {
         }
     }
 
-    fn summaries(&self, src: &Source, _: Loader, opts: summary::Options) -> Result<(Vec<SummaryRecord>, u64), String> {
+    fn summaries(
+        &self,
+        src: &Source,
+        _: Loader,
+        opts: summary::Options,
+    ) -> crate::error::Result<(Vec<SummaryRecord>, u64)> {
         let mut found = crate::agents::cctool::summaries::SessionSummaries::new(src, opts);
-        let head = super::file::for_each_message(src, |m| found.message(m)).map_err(|e| e.0)?;
+        let head = super::file::for_each_message(src, |m| found.message(m))?;
         Ok((found.finish(head.session_id), 0))
     }
 
@@ -49,12 +54,12 @@ impl Agent for Cctool {
         None
     }
 
-    fn full_session(&self, src: &Source) -> Result<Session, String> {
-        let cannot_read = |e: std::io::Error| format!("cannot read: {e}");
-        let bytes = src.whole().map_err(cannot_read)?;
+    fn full_session(&self, src: &Source) -> crate::error::Result<Session> {
+        use crate::error::Error;
+        let bytes = src.whole().map_err(Error::Read)?;
         let session = super::schema::read_latest(&bytes);
-        src.check().map_err(cannot_read)?;
-        session
+        src.check().map_err(Error::Read)?;
+        Ok(session?)
     }
 
     fn refuse_chain_args(&self, a: &RebuildChainArgs) -> Option<String> {
@@ -85,7 +90,7 @@ impl Agent for Cctool {
         opts: &compact::Options,
         target: &Target,
         r: &mut compact::Report,
-    ) -> Result<ExitStatus, String> {
+    ) -> crate::error::Result<ExitStatus> {
         super::compaction::compact_file(src, a, opts, target, r)
     }
 }

@@ -20,7 +20,7 @@ pub fn compact_file(
     opts: &Options,
     target: &Target,
     r: &mut Report,
-) -> Result<ExitStatus, String> {
+) -> crate::error::Result<ExitStatus> {
     let mut s = super::agent::Cctool.full_session(src)?;
     let before = session::tokens(&s);
     r.tokens_before = before;
@@ -69,7 +69,7 @@ pub fn compact_file(
             |_| 0,
             Made::tokens,
         )
-        .map_err(|e| format!("cannot read: {e}"))?;
+        .map_err(crate::error::Error::Read)?;
         if let Some((cut, made)) = planned {
             let first_kept = session::messages(&s).get(cut.at).and_then(|m| m.id);
             let tier_before = session::tokens(&s);

@@ -66,8 +66,9 @@ impl Messages {
     }
 }
 
-/// Why a session file could not be read.
-#[derive(Debug)]
+/// Why a session file could not be read, as the sentence that says it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
 pub struct SessionError(pub String);
 
 pub fn read_messages(src: &Source) -> Result<SessionMessages, SessionError> {

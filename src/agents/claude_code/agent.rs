@@ -36,16 +36,15 @@ impl Agent for ClaudeCode {
         src: &Source,
         loader: Loader,
         opts: summary::Options,
-    ) -> Result<(Vec<SummaryRecord>, u64), String> {
-        let io = |e: std::io::Error| e.to_string();
-        let (markers, bad) = crate::agents::claude_code::summaries::claude_markers(src).map_err(io)?;
+    ) -> crate::error::Result<(Vec<SummaryRecord>, u64)> {
+        let (markers, bad) = crate::agents::claude_code::summaries::claude_markers(src)?;
         if markers.is_empty() {
             return Ok((Vec::new(), bad));
         }
-        let current = crate::agents::claude_code::summaries::claude_current(src, &markers, loader).map_err(io)?;
+        let current = crate::agents::claude_code::summaries::claude_current(src, &markers, loader)?;
         let bad = current.transcript.as_ref().map_or(bad, |t| t.bad_lines);
         Ok((
-            crate::agents::claude_code::summaries::claude(src, &markers, &current, opts).map_err(io)?,
+            crate::agents::claude_code::summaries::claude(src, &markers, &current, opts)?,
             bad,
         ))
     }
@@ -62,8 +61,8 @@ impl Agent for ClaudeCode {
         Some(super::import::claude_to)
     }
 
-    fn full_session(&self, src: &Source) -> Result<Session, String> {
-        super::import::claude(src, false).map_err(|e| format!("cannot read: {e}"))
+    fn full_session(&self, src: &Source) -> crate::error::Result<Session> {
+        super::import::claude(src, false).map_err(crate::error::Error::Read)
     }
 
     fn rebuild_chain(
@@ -84,7 +83,7 @@ impl Agent for ClaudeCode {
         opts: &compact::Options,
         target: &Target,
         r: &mut compact::Report,
-    ) -> Result<ExitStatus, String> {
+    ) -> crate::error::Result<ExitStatus> {
         super::compaction::compact_file(src, a, opts, target, r)
     }
 

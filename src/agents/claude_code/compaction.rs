@@ -18,9 +18,9 @@ pub fn compact_file(
     opts: &Options,
     target: &Target,
     r: &mut Report,
-) -> Result<ExitStatus, String> {
+) -> crate::error::Result<ExitStatus> {
     check_tier_native(a.tier, Format::ClaudeCode)?;
-    let io = |e: std::io::Error| format!("cannot read: {e}");
+    let io = crate::error::Error::Read;
     let loaded = claude::load(src).map_err(io)?;
     let units = &loaded.units;
     let transcript = opts.transcript_path.as_deref();

@@ -119,10 +119,31 @@ fn truthy(v: &str) -> bool {
     matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on")
 }
 
+/// Why the configuration a resume would use cannot be read: an option given on the command
+/// line that is not usable. (Settings files found in their usual places that cannot be read
+/// are noted in the report, as the client ignores them.)
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error(
+        "--as-of {given}: not a date or time; give e.g. 2027-01-22, 2027-01-22T09:30 (local) or 2027-01-22T09:30:00Z"
+    )]
+    AsOf { given: String },
+    /// A local time that does not exist in the time zone (skipped by a clock change).
+    #[error("--as-of {given}: {cause}")]
+    AsOfLocal { given: String, cause: jiff::Error },
+    /// `--settings FILE` that is not a JSON settings object (`status` says what it is).
+    #[error("{}: {status}; give a JSON settings object (or an empty file for none)", .path.display())]
+    Settings { path: PathBuf, status: String },
+}
+
 impl Config {
     /// Reads the configuration: the settings files for a session whose working directory was
     /// `cwd`, and the variables `env` gives (the process environment in the CLI).
-    pub fn load(o: &Overrides, cwd: Option<&Path>, env: &dyn Fn(&str) -> Option<String>) -> Result<Config, String> {
+    pub fn load(
+        o: &Overrides,
+        cwd: Option<&Path>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Config, ConfigError> {
         let tz_env = env("TZ");
         let (tz, tz_name) = time_zone(tz_env.as_deref());
         let (now_ms, now_given) = match &o.as_of {
@@ -142,10 +163,7 @@ impl Config {
         for (scope, path) in layers {
             let (status, doc) = read_settings(&path);
             if scope == "given" && status != "read" {
-                return Err(format!(
-                    "{}: {status}; give a JSON settings object (or an empty file for none)",
-                    path.display()
-                ));
+                return Err(ConfigError::Settings { path, status });
             }
             files.push(SettingsFile { scope, path, status });
             if let Some(Value::Object(m)) = doc {
@@ -366,7 +384,7 @@ fn time_zone(tz: Option<&str>) -> (TimeZone, String) {
 
 /// `--as-of`: an RFC 3339 time (`2026-11-29T12:00:00Z`, with an offset), a local date and
 /// time (`2026-11-29T12:00`), or a date alone (local noon that day).
-pub fn parse_as_of(s: &str, tz: &TimeZone) -> Result<i64, String> {
+pub fn parse_as_of(s: &str, tz: &TimeZone) -> Result<i64, ConfigError> {
     let s = s.trim();
     if let Ok(t) = s.parse::<Timestamp>() {
         return Ok(t.as_millisecond());
@@ -377,14 +395,15 @@ pub fn parse_as_of(s: &str, tz: &TimeZone) -> Result<i64, String> {
         _ => s.parse::<DateTime>().ok(),
     };
     let Some(dt) = local else {
-        return Err(format!(
-            "--as-of {s}: not a date or time; give e.g. 2027-01-22, 2027-01-22T09:30 (local) or 2027-01-22T09:30:00Z"
-        ));
+        return Err(ConfigError::AsOf { given: s.to_string() });
     };
     tz.to_ambiguous_timestamp(dt)
         .compatible()
         .map(Timestamp::as_millisecond)
-        .map_err(|e| format!("--as-of {s}: {e}"))
+        .map_err(|cause| ConfigError::AsOfLocal {
+            given: s.to_string(),
+            cause,
+        })
 }
 
 /// The settings files the client reads, lowest precedence first: user (`CLAUDE_CONFIG_DIR`

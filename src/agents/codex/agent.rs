@@ -33,12 +33,16 @@ impl Agent for Codex {
         }
     }
 
-    fn summaries(&self, src: &Source, _: Loader, opts: summary::Options) -> Result<(Vec<SummaryRecord>, u64), String> {
-        let io = |e: std::io::Error| e.to_string();
+    fn summaries(
+        &self,
+        src: &Source,
+        _: Loader,
+        opts: summary::Options,
+    ) -> crate::error::Result<(Vec<SummaryRecord>, u64)> {
         // Without a rollback every compaction survives and the resume starts from the
         // last one, so reading the compaction records is enough — unless a summary can
         // only be found in the item written just before its record.
-        let fast = rollout::read_compaction_records(src).map_err(io)?;
+        let fast = rollout::read_compaction_records(src)?;
         let rolled_back = fast
             .records
             .iter()
@@ -52,14 +56,14 @@ impl Agent for Codex {
                 base_line: last,
                 ..History::default()
             };
-            let records = crate::agents::codex::summaries::codex(src, &fast, &history).map_err(io)?;
+            let records = crate::agents::codex::summaries::codex(src, &fast, &history)?;
             if records.iter().all(|r| r.encrypted || r.summary.is_some()) {
                 return Ok((stripped(records, opts), fast.bad_lines));
             }
         }
-        let rollout = rollout::read_records(src).map_err(io)?;
+        let rollout = rollout::read_records(src)?;
         let history = history::reconstruct(&rollout);
-        let records = crate::agents::codex::summaries::codex(src, &rollout, &history).map_err(io)?;
+        let records = crate::agents::codex::summaries::codex(src, &rollout, &history)?;
         Ok((stripped(records, opts), rollout.bad_lines))
     }
 
@@ -75,8 +79,8 @@ impl Agent for Codex {
         Some(super::import::codex_to)
     }
 
-    fn full_session(&self, src: &Source) -> Result<Session, String> {
-        super::import::codex(src, false).map_err(|e| format!("cannot read: {e}"))
+    fn full_session(&self, src: &Source) -> crate::error::Result<Session> {
+        super::import::codex(src, false).map_err(crate::error::Error::Read)
     }
 
     fn refuse_chain_args(&self, a: &RebuildChainArgs) -> Option<String> {
@@ -104,7 +108,7 @@ impl Agent for Codex {
         opts: &compact::Options,
         target: &Target,
         r: &mut compact::Report,
-    ) -> Result<ExitStatus, String> {
+    ) -> crate::error::Result<ExitStatus> {
         super::compaction::compact_file(src, a, opts, target, r)
     }
 

@@ -18,9 +18,9 @@ pub fn compact_file(
     opts: &Options,
     target: &Target,
     r: &mut Report,
-) -> Result<ExitStatus, String> {
+) -> crate::error::Result<ExitStatus> {
     check_tier_native(a.tier, Format::Codex)?;
-    let io = |e: std::io::Error| format!("cannot read: {e}");
+    let io = crate::error::Error::Read;
     let loaded = codex::load(src).map_err(io)?;
     let units = &loaded.units;
     // Sizes are the history a resume sends, as `scan` counts it; the units estimate it.
@@ -53,8 +53,8 @@ pub fn compact_file(
     // A record Codex could not read (nested too deep) is refused with what it is, not as an
     // unreadable file.
     let history = history(cut.at, &made).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => e.to_string(),
-        _ => format!("cannot read: {e}"),
+        std::io::ErrorKind::InvalidData => crate::error::Error::Io(e),
+        _ => crate::error::Error::Read(e),
     })?;
     let after = compact::codex_replacement_tokens(&history);
     cut.tail_tokens = compact::codex_history_tokens(&loaded.items[cut.at..]);

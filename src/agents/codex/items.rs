@@ -411,12 +411,12 @@ fn is_agent_path(p: &str) -> bool {
 }
 
 /// Reads a history item as Codex does; `Err` means Codex skips the line that holds it.
-pub fn parse_item(raw: &str) -> Result<Wire, String> {
+pub fn parse_item(raw: &str) -> serde_json::Result<Wire> {
     parse_lenient(raw)
 }
 
 /// An `inter_agent_communication` payload as the `agent_message` Codex records for it.
-pub fn parse_inter_agent(raw: &str) -> Result<Wire, String> {
+pub fn parse_inter_agent(raw: &str) -> serde_json::Result<Wire> {
     let m: InterAgent = parse_lenient(raw)?;
     let content = match m.encrypted_content {
         Some(enc) => vec![
@@ -453,14 +453,11 @@ pub fn replacement_item(raw: &str, inter_agent: bool) -> Option<std::borrow::Cow
 
 /// Parses `raw` into `T`. Codex reads a line into a JSON value first, so a key written twice
 /// takes its last value; the typed reader refuses duplicates, so that case goes through a value.
-fn parse_lenient<T: serde::de::DeserializeOwned>(raw: &str) -> Result<T, String> {
+fn parse_lenient<T: serde::de::DeserializeOwned>(raw: &str) -> serde_json::Result<T> {
     match serde_json::from_str::<T>(raw) {
         Ok(v) => Ok(v),
-        Err(e) if e.to_string().starts_with("duplicate field") => {
-            let v: Value = serde_json::from_str(raw).map_err(|e| e.to_string())?;
-            T::deserialize(v).map_err(|e| e.to_string())
-        }
-        Err(e) => Err(e.to_string()),
+        Err(e) if e.to_string().starts_with("duplicate field") => T::deserialize(serde_json::from_str::<Value>(raw)?),
+        Err(e) => Err(e),
     }
 }
 

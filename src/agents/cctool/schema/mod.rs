@@ -27,6 +27,8 @@ pub struct SchemaError {
     pub message: String,
 }
 
+impl std::error::Error for SchemaError {}
+
 impl std::fmt::Display for SchemaError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.path.is_empty() {

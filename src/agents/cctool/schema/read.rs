@@ -4,13 +4,13 @@
 use super::*;
 
 /// A session file's bytes as JSON (a leading BOM allowed).
-pub fn read_json(bytes: &[u8]) -> Result<Value, String> {
+pub fn read_json(bytes: &[u8]) -> Result<Value, SchemaError> {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    serde_json::from_slice(body).map_err(|e| format!("not valid JSON: {e}"))
+    serde_json::from_slice(body).map_err(|e| err("", format!("not valid JSON: {e}")))
 }
 
 /// A session file of any version, validated and migrated to the latest in memory.
-pub fn read_latest(bytes: &[u8]) -> Result<Session, String> {
+pub fn read_latest(bytes: &[u8]) -> Result<Session, SchemaError> {
     Ok(migrate(read_session(bytes)?, LATEST))
 }
 
@@ -18,12 +18,11 @@ pub fn read_latest(bytes: &[u8]) -> Result<Session, String> {
 /// ever existing as one JSON tree. The top level is split into its members as text, and the
 /// messages are parsed one at a time into their typed form: a tree of a million small
 /// messages took ten times the file's size, on top of the messages made from it.
-pub fn read_session(bytes: &[u8]) -> Result<Session, String> {
+pub fn read_session(bytes: &[u8]) -> Result<Session, SchemaError> {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let Some(members) = crate::io::json::Members::parse(body) else {
         // Not an object, or not JSON: the whole-document reader says which, and where.
-        let doc = read_json(bytes)?;
-        return parse(doc).map_err(|e| e.to_string());
+        return parse(read_json(bytes)?);
     };
     let mut doc = Map::new();
     let mut messages = None;
@@ -32,7 +31,7 @@ pub fn read_session(bytes: &[u8]) -> Result<Session, String> {
             messages = Some(v);
             continue;
         }
-        let v: Value = serde_json::from_str(v.get()).map_err(|e| format!("not valid JSON: {k}: {e}"))?;
+        let v: Value = serde_json::from_str(v.get()).map_err(|e| err("", format!("not valid JSON: {k}: {e}")))?;
         doc.insert(k.to_string(), v);
     }
     let raw: Option<Vec<&serde_json::value::RawValue>> = match messages {
@@ -41,24 +40,25 @@ pub fn read_session(bytes: &[u8]) -> Result<Session, String> {
             Ok(list) => Some(list),
             // Not an array: the typed reader names what it is.
             Err(_) => {
-                let v: Value = serde_json::from_str(m.get()).map_err(|e| format!("not valid JSON: messages: {e}"))?;
+                let v: Value =
+                    serde_json::from_str(m.get()).map_err(|e| err("", format!("not valid JSON: messages: {e}")))?;
                 doc.insert("messages".into(), v);
                 None
             }
         },
     };
     let doc = Value::Object(doc);
-    let version = version_of(&doc).map_err(|e| e.to_string())?;
+    let version = version_of(&doc)?;
     let Value::Object(mut m) = doc else {
-        return Err("not a JSON object".into());
+        return Err(err("", "not a JSON object"));
     };
     let messages: Box<dyn Iterator<Item = Result<Value, SchemaError>>> = match raw {
         Some(list) => Box::new(list.into_iter().enumerate().map(|(i, r)| {
             serde_json::from_str(r.get()).map_err(|e| err(format!("messages[{i}]"), format!("not valid JSON: {e}")))
         })),
-        None => Box::new(messages_of(&mut m).map_err(|e| e.to_string())?.into_iter().map(Ok)),
+        None => Box::new(messages_of(&mut m)?.into_iter().map(Ok)),
     };
-    parse_parts(version, m, messages).map_err(|e| e.to_string())
+    parse_parts(version, m, messages)
 }
 
 /// The version field of a document: `schema_version` (v2+), else `version` (v1).

@@ -201,7 +201,7 @@ pub fn api_view(
             Ok(w) => w,
             Err(why) => {
                 bump(&mut fired, "X1");
-                unreadable.push((line, why));
+                unreadable.push((line, why.to_string()));
                 continue;
             }
         };

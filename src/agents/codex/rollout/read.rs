@@ -265,7 +265,9 @@ pub(super) fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
         }
         None => {
             out.unreadable_lines.push(no);
-            let why = items::parse_item(raw).err().unwrap_or_else(|| "no type".into());
+            let why = items::parse_item(raw)
+                .err()
+                .map_or_else(|| "no type".into(), |e| e.to_string());
             out.diagnostics.push(Diagnostic::new(
                 out.file.clone(),
                 Some(no),
