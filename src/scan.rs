@@ -28,7 +28,6 @@ use crate::model::time::{format_ms, parse_ms};
 /// (empty when there is nothing), and a field that can be unknown is a string or null.
 #[derive(Serialize, Debug, Default, Clone)]
 pub struct SessionRecord {
-    pub kind: &'static str,
     pub path: String,
     pub format: &'static str,
     pub agent_versions: Vec<String>,
@@ -263,7 +262,6 @@ pub fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<Sessi
         None => (prompt.clone(), prompt.as_ref().map(|_| "first-prompt")),
     };
     Ok(SessionRecord {
-        kind: "session",
         path: src.name().to_string(),
         format: Format::ClaudeCode.name(),
         agent_versions: t.versions.clone(),
@@ -374,7 +372,6 @@ pub fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
     }
     let cwd = codex_cwd(src)?;
     Ok(SessionRecord {
-        kind: "session",
         path: src.name().to_string(),
         format: Format::Codex.name(),
         agent_versions: versions,
@@ -416,7 +413,6 @@ pub fn session_time(m: &Value) -> Option<i64> {
 
 pub fn scan_session(src: &Source) -> SessionRecord {
     let mut r = SessionRecord {
-        kind: "session",
         path: src.name().to_string(),
         format: Format::CctoolSession.name(),
         bytes: src.len(),

@@ -13,7 +13,6 @@ use crate::io::Source;
 /// policy; Codex a catalog entry and refusals).
 #[derive(Serialize, Debug)]
 pub struct ApiViewSummary {
-    pub kind: &'static str,
     pub file: String,
     pub format: &'static str,
     /// The client version whose request this is.
@@ -102,7 +101,6 @@ impl Report {
 /// The closing `--json` record.
 #[derive(Serialize, Debug, Default)]
 pub struct ChainSummary {
-    pub kind: &'static str,
     pub file: String,
     pub format: &'static str,
     pub loader: Option<&'static str>,

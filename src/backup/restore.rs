@@ -9,7 +9,6 @@ use crate::io::archive::{Archive, FileEntry};
 /// One session of the archive, as `restore` lists it. Every field keeps one JSON type.
 #[derive(Serialize, Debug, Clone)]
 pub struct Listed {
-    pub kind: &'static str,
     pub agent: String,
     pub session_id: Option<String>,
     pub project: Option<String>,
@@ -79,7 +78,6 @@ pub fn list(files: &[(FileEntry, String)]) -> Vec<Listed> {
             let id = session_of(f);
             let exists = Path::new(&f.path).is_file();
             Listed {
-                kind: "archived_session",
                 agent: f.agent.clone(),
                 subagents: id.as_ref().and_then(|i| subagents.get(i)).copied().unwrap_or(0),
                 session_id: id,

@@ -80,7 +80,6 @@ pub struct AtRisk {
 /// The retention finding of `doctor`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
-    pub kind: &'static str,
     pub severity: &'static str,
     pub cleanup_period_days: u64,
     pub source: Option<String>,
@@ -179,7 +178,6 @@ pub fn check(
         "info"
     };
     Some(Finding {
-        kind: "retention",
         severity,
         cleanup_period_days: days,
         source: setting.map(|s| s.source),
@@ -213,7 +211,6 @@ pub struct Prompt {
 /// What `history.jsonl` holds of one session whose transcript is gone: a partial record.
 #[derive(Debug, Clone, Serialize)]
 pub struct FromHistory {
-    pub kind: &'static str,
     /// Always true: only the user's prompts survive, not the answers or the tools.
     pub partial: bool,
     pub session_id: Option<String>,
@@ -269,7 +266,6 @@ pub fn from_history(
             prompts.sort_by_key(|p| p.0);
             let fmt = |t: Option<i64>| t.map(crate::model::time::format_ms);
             out.push(FromHistory {
-                kind: "history_session",
                 partial: true,
                 first_timestamp: fmt(prompts.first().and_then(|p| p.0)),
                 last_timestamp: fmt(prompts.last().and_then(|p| p.0)),
@@ -311,7 +307,7 @@ pub fn doctor_section(
     }
     let Some(f) = finding else { return Ok(()) };
     if json {
-        return out.json(&f);
+        return out.json(&crate::commands::record::Record::Retention(&f));
     }
     let paint = out.paint();
     let mut s = format!(

@@ -20,7 +20,6 @@ pub const SETTLE: Duration = Duration::from_secs(60);
 
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct Report {
-    pub kind: &'static str,
     pub archive: String,
     /// The manifest written, or null when there was nothing new.
     pub snapshot: Option<String>,
@@ -205,7 +204,6 @@ pub fn backup_locked(
     use rayon::prelude::*;
     let (manifests, bad) = archive.manifests()?;
     let mut report = Report {
-        kind: "backup",
         archive: archive.root.display().to_string(),
         problems: bad.iter().map(ToString::to_string).collect(),
         ..Report::default()

@@ -54,7 +54,7 @@ pub fn run(g: &GlobalArgs, a: &BackupArgs) -> anyhow::Result<ExitStatus> {
     report.problems = problems;
     let mut out = Out::new(g.color);
     if g.json {
-        out.json(&report)?;
+        out.json(&super::record::Record::Backup(&report))?;
         out.flush()?;
     } else {
         for p in &report.problems {
@@ -98,8 +98,7 @@ pub fn run(g: &GlobalArgs, a: &BackupArgs) -> anyhow::Result<ExitStatus> {
 }
 
 #[derive(serde::Serialize)]
-struct Verified {
-    kind: &'static str,
+pub struct Verified {
     archive: String,
     chunks: usize,
     damaged: usize,
@@ -144,13 +143,12 @@ fn verify(g: &GlobalArgs, archive: &Archive) -> anyhow::Result<ExitStatus> {
     let damaged_files: Vec<String> = damaged.clone();
     let mut out = Out::new(g.color);
     if g.json {
-        out.json(&Verified {
-            kind: "verify",
+        out.json(&super::record::Record::Verify(&Verified {
             archive: archive.root.display().to_string(),
             chunks,
             damaged: damaged_files.len(),
             problems: damaged_files,
-        })?;
+        }))?;
         out.flush()?;
     } else {
         for d in &damaged {

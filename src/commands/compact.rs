@@ -18,7 +18,6 @@ use crate::output::sanitize::escape_str;
 
 pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
     let mut report = Report {
-        kind: "compaction",
         file: a.file.display().to_string(),
         ..Report::default()
     };
@@ -33,7 +32,7 @@ pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
     let mut say = Reporter::new(g);
     say.merge(status);
     if g.json {
-        out.json(&report)?;
+        out.json(&super::record::Record::Compaction(&report))?;
     } else if let Some(e) = &report.error {
         say.fatal_for(&report.file, e);
     } else {

@@ -19,7 +19,6 @@ use crate::output::sanitize::escape_str;
 
 #[derive(Serialize, Debug, Default)]
 pub struct Decompression {
-    pub kind: &'static str,
     pub file: String,
     pub from: String,
     pub output: Option<String>,
@@ -33,7 +32,6 @@ pub struct Decompression {
 
 pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
     let mut d = Decompression {
-        kind: "decompression",
         file: a.file.display().to_string(),
         from: a.from.display().to_string(),
         ..Decompression::default()
@@ -50,7 +48,7 @@ pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
         Ok(()) => {}
     }
     if g.json {
-        out.json(&d)?;
+        out.json(&super::record::Record::Decompression(&d))?;
     } else if let Some(e) = &d.error {
         say.fatal_for(&d.file, e);
     } else {

@@ -14,8 +14,7 @@ use crate::output::sanitize::escape_str;
 use crate::output::style::{self, Paint};
 
 #[derive(Serialize, Default)]
-struct Total {
-    kind: &'static str,
+pub struct Total {
     files: usize,
     errors: usize,
     warnings: usize,
@@ -27,8 +26,7 @@ struct Total {
 
 /// The findings of one code, over all files.
 #[derive(Serialize, Default, Clone)]
-struct CodeCount {
-    kind: &'static str,
+pub struct CodeCount {
     code: String,
     findings: usize,
     errors: usize,
@@ -84,10 +82,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     let shown = |f: &Diagnostic| f.severity >= a.min_severity && (a.codes.is_empty() || a.codes.contains(&f.code));
     let mut out = Out::new(g.color);
     let mut say = Reporter::new(g);
-    let mut total = Total {
-        kind: "total",
-        ..Total::default()
-    };
+    let mut total = Total { ..Total::default() };
     let mut by_code: BTreeMap<Code, CodeCount> = BTreeMap::new();
     for d in &expanded.problems {
         total.unreadable += usize::from(d.severity == Severity::Error);
@@ -95,7 +90,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
             continue;
         }
         if g.json {
-            out.json(d)?;
+            out.json(&super::record::Record::diagnostic(d))?;
         } else {
             say.diagnostic(d);
         }
@@ -114,7 +109,6 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
                     by_code
                         .entry(f.code)
                         .or_insert_with(|| CodeCount {
-                            kind: "code",
                             code: f.code.id().to_string(),
                             ..CodeCount::default()
                         })
@@ -122,7 +116,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
                 }
                 if g.json {
                     for f in &findings {
-                        out.json(f)?;
+                        out.json(&super::record::Record::diagnostic(f))?;
                     }
                 } else if !findings.is_empty() {
                     out.text(&render(&input.display_name(), &findings, out.paint()))?;
@@ -136,7 +130,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
                     continue;
                 }
                 if g.json {
-                    out.json(&d)?;
+                    out.json(&super::record::Record::diagnostic(&d))?;
                 } else if d.severity == Severity::Error {
                     say.diagnostic(&d);
                 }
@@ -157,9 +151,9 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     });
     if g.json {
         for c in &codes {
-            out.json(c)?;
+            out.json(&super::record::Record::Code(c))?;
         }
-        out.json(&total)?;
+        out.json(&super::record::Record::DoctorTotal(&total))?;
     }
     out.flush()?;
     if !g.json {

@@ -20,8 +20,7 @@ use crate::{ExitStatus, Fatal};
 
 /// The `--json` record of one exported input.
 #[derive(Serialize)]
-struct Exported {
-    kind: &'static str,
+pub struct Exported {
     file: String,
     output: String,
     format: &'static str,
@@ -233,13 +232,12 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
             super::FileOutcome::Done((dest, summary)) => {
                 done += 1;
                 if g.json {
-                    out.json(&Exported {
-                        kind: "export",
+                    out.json(&super::record::Record::Export(&Exported {
                         file: input.display_name(),
                         output: dest.shown(),
                         format: format_name(a.format),
                         messages: summary.as_ref().map(|s| s.messages),
-                    })?;
+                    }))?;
                 }
                 if let (Some(s), Dest::File(p)) = (summary, dest) {
                     let name = p
@@ -252,7 +250,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
                 let mut skipped = 0;
                 if let Some(d) = other.problem_counted(input, &mut errors, &mut skipped) {
                     if g.json {
-                        out.json(&d)?;
+                        out.json(&super::record::Record::diagnostic(&d))?;
                     } else {
                         say.diagnostic(&d);
                     }
@@ -278,7 +276,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     if let Some(r) = &redactor {
         let report = r.report();
         if g.json {
-            out.json(&report)?;
+            out.json(&super::record::Record::Redaction(&report))?;
         } else {
             say.note(&report.text());
         }

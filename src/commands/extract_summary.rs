@@ -13,8 +13,7 @@ use crate::output::style::{self, Paint};
 use crate::summary::{Options, SummaryRecord};
 
 #[derive(Serialize)]
-struct Total {
-    kind: &'static str,
+pub struct Total {
     files: usize,
     summaries: usize,
     /// Files with a current summary (not `current`: that is a boolean in summary records).
@@ -33,7 +32,7 @@ impl Total {
             self.with_current += usize::from(r.current);
         }
         if json {
-            out.json(r)
+            out.json(&super::record::Record::summary(r))
         } else {
             out.text(&render(r, out.paint()))
         }
@@ -67,7 +66,6 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     });
     let mut out = Out::new(g.color);
     let mut total = Total {
-        kind: "total",
         files: 0,
         summaries: 0,
         with_current: 0,
@@ -106,9 +104,9 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     }
     if g.json {
         for d in &diags {
-            out.json(d)?;
+            out.json(&super::record::Record::diagnostic(d))?;
         }
-        out.json(&total)?;
+        out.json(&super::record::Record::SummaryTotal(&total))?;
     }
     out.flush()?;
     let mut say = Reporter::new(g);

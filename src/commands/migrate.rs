@@ -21,7 +21,6 @@ use crate::{ExitStatus, Fatal};
 /// What happened to one file.
 #[derive(Serialize, Debug, Default)]
 pub struct Migration {
-    pub kind: &'static str,
     pub file: String,
     /// The schema version it had (`v1`…), or the native format it was imported from.
     pub from: Option<String>,
@@ -154,8 +153,8 @@ fn report(
                 say.merge(ExitStatus::Error);
             }
             match to_stderr {
-                true => say.record(r)?,
-                false => out.json(r)?,
+                true => say.record(&super::record::Record::Migration(r))?,
+                false => out.json(&super::record::Record::Migration(r))?,
             }
         } else if let Some(e) = &r.error {
             say.file_error(&r.file, e);
@@ -269,7 +268,6 @@ fn describe(r: &Migration, dry_run: bool) -> String {
 
 fn one(job: &Job, dest: &Dest, g: &GlobalArgs, a: &MigrateArgs, written_by: &mut Option<String>) -> Migration {
     let mut m = Migration {
-        kind: "migration",
         file: job.input.display_name(),
         to: format!("v{}", a.to),
         ..Migration::default()

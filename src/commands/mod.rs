@@ -12,6 +12,7 @@ pub mod hooks;
 pub mod man;
 pub mod migrate;
 pub mod rebuild_chain;
+pub mod record;
 pub mod restore;
 pub mod scan;
 pub mod scan_rows;

@@ -37,11 +37,11 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
     src.check().map_err(|e| Fatal(format!("{name}: cannot read: {e}")))?;
     if g.json {
         for d in &diags {
-            out.json(d)?;
+            out.json(&super::record::Record::diagnostic(d))?;
         }
         match &summary {
-            Report::Chain(c) => out.json(c)?,
-            Report::ApiView(v) => out.json(v)?,
+            Report::Chain(c) => out.json(&super::record::Record::Chain(c))?,
+            Report::ApiView(v) => out.json(&super::record::Record::ApiView(v))?,
         }
     }
     out.flush()?;

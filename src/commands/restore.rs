@@ -9,8 +9,7 @@ use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 
 #[derive(serde::Serialize)]
-struct Restored<'a> {
-    kind: &'static str,
+pub struct Restored<'a> {
     session_id: Option<String>,
     from: &'a str,
     to: String,
@@ -40,7 +39,7 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
         let listed = restore::list(&files);
         if g.json {
             for l in &listed {
-                out.json(l)?;
+                out.json(&super::record::Record::ArchivedSession(l))?;
             }
         } else {
             out.text(&table(&listed))?;
@@ -76,13 +75,12 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
                     say.alert(&e.to_string());
                 }
                 if g.json {
-                    out.json(&Restored {
-                        kind: "restored",
+                    out.json(&super::record::Record::Restored(&Restored {
                         session_id: restore::session_of(f),
                         from: &f.path,
                         to: to.display().to_string(),
                         bytes: f.size,
-                    })?;
+                    }))?;
                 } else {
                     say.note(&format!("restored {} ({} bytes)", to.display(), f.size));
                 }
@@ -146,7 +144,7 @@ fn from_history(g: &GlobalArgs) -> anyhow::Result<ExitStatus> {
     let mut out = Out::new(g.color);
     for s in &sessions {
         if g.json {
-            out.json(s)?;
+            out.json(&super::record::Record::HistorySession(s))?;
         } else {
             out.text(&format!(
                 "PARTIAL RECORD (prompts from history.jsonl only; the transcript is gone)\nsession {}  project {}  {} .. {}\n",

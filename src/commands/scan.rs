@@ -18,8 +18,7 @@ use crate::output::table::{self, Align, Column};
 use crate::scan::{SessionRecord, link_subagents};
 
 #[derive(Serialize, Debug, Default)]
-struct Total {
-    kind: &'static str,
+pub struct Total {
     files: usize,
     sessions: usize,
     subagent_files: usize,
@@ -51,7 +50,6 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     let mut diags: Vec<Diagnostic> = expanded.problems.clone();
     let mut records = Vec::new();
     let mut total = Total {
-        kind: "total",
         errors: diags.iter().filter(|d| d.severity == Severity::Error).count(),
         ..Total::default()
     };
@@ -88,12 +86,12 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     let mut out = Out::new(g.color);
     if g.json {
         for r in &records {
-            out.json(r)?;
+            out.json(&super::record::Record::Session(r))?;
         }
         for d in &diags {
-            out.json(d)?;
+            out.json(&super::record::Record::diagnostic(d))?;
         }
-        out.json(&total)?;
+        out.json(&super::record::Record::ScanTotal(&total))?;
     } else {
         sort(&mut records, a.sort);
         let width = if a.wide { None } else { table_width(out.terminal) };

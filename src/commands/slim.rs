@@ -18,7 +18,6 @@ use crate::{ExitStatus, Fatal};
 /// What happened to one file.
 #[derive(Serialize, Debug, Default)]
 pub struct SlimRecord {
-    pub kind: &'static str,
     pub file: String,
     #[serde(flatten)]
     pub counts: Counts,
@@ -54,7 +53,6 @@ pub fn run(g: &GlobalArgs, a: &SlimArgs) -> anyhow::Result<ExitStatus> {
     let mut say = Reporter::new(g);
     for p in &a.paths {
         let mut r = SlimRecord {
-            kind: "slim",
             file: p.display().to_string(),
             dry_run: a.dry_run,
             ..SlimRecord::default()
@@ -71,8 +69,8 @@ pub fn run(g: &GlobalArgs, a: &SlimArgs) -> anyhow::Result<ExitStatus> {
                 say.merge(ExitStatus::Error);
             }
             match to_stderr {
-                true => say.record(&r)?,
-                false => out.json(&r)?,
+                true => say.record(&super::record::Record::Slim(&r))?,
+                false => out.json(&super::record::Record::Slim(&r))?,
             }
         } else if let Some(e) = &r.error {
             say.file_error(&r.file, e);

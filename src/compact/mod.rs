@@ -657,7 +657,6 @@ impl Measure {
 /// What a compaction did, for the report and `--json`.
 #[derive(Clone, Debug, Serialize, Default)]
 pub struct Report {
-    pub kind: &'static str,
     pub file: String,
     pub format: String,
     pub tier: Option<u8>,

@@ -490,7 +490,10 @@ mod tests {
             matches!(&e, SummarizerError::Failed { how, stderr, .. } if how.contains("status 3") && stderr.contains("oops")),
             "{e}"
         );
-        assert!(e.to_string().contains("status 3") && e.to_string().contains("oops"), "{e}");
+        assert!(
+            e.to_string().contains("status 3") && e.to_string().contains("oops"),
+            "{e}"
+        );
         let e = run("cat >/dev/null", "p", Duration::from_secs(10)).unwrap_err();
         assert!(matches!(e, SummarizerError::Empty { .. }), "{e}");
         assert!(e.to_string().contains("printed nothing"), "{e}");
@@ -498,7 +501,10 @@ mod tests {
         assert!(matches!(e, SummarizerError::NotUtf8 { at: 0, .. }), "{e}");
         assert!(e.to_string().contains("not UTF-8"), "{e}");
         let e = run("kill -9 $$", "p", Duration::from_secs(10)).unwrap_err();
-        assert!(matches!(&e, SummarizerError::Failed { how, .. } if how.contains("signal 9")), "{e}");
+        assert!(
+            matches!(&e, SummarizerError::Failed { how, .. } if how.contains("signal 9")),
+            "{e}"
+        );
     }
 
     #[test]

@@ -256,6 +256,9 @@ pub fn codes_help(pick: impl Fn(Reported) -> bool) -> String {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
+    /// Its role, which makes its record's kind: `diagnostic` (a problem with an input) or
+    /// `finding` (what `doctor` judges); see `commands::record`.
+    #[serde(skip)]
     pub kind: &'static str,
     pub file: String,
     pub line: Option<u64>,

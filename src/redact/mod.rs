@@ -61,7 +61,6 @@ pub struct RuleCount {
 /// The `--json` record of a redaction: never the secrets, only the counts.
 #[derive(Serialize, Debug)]
 pub struct Report {
-    pub kind: &'static str,
     pub rules: Vec<RuleCount>,
     pub total: u64,
 }
@@ -305,7 +304,6 @@ impl Redactor {
             })
             .collect();
         Report {
-            kind: "redaction",
             total: rules.iter().map(|r| r.count).sum(),
             rules,
         }

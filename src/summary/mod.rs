@@ -19,6 +19,9 @@ use serde_json::Value;
 /// documents (`docs/summaries.md` says where each comes from).
 #[derive(Serialize, Clone, Debug, Default)]
 pub struct SummaryRecord {
+    /// `summary`, or `event` for a compaction event without one; the record's kind (see
+    /// `commands::record`).
+    #[serde(skip)]
     pub kind: &'static str,
     pub file: String,
     pub format: &'static str,

@@ -34,7 +34,6 @@ pub fn rebuild_chain(src: &Source, st: Option<Render>, out: &mut Out) -> anyhow:
         return Err(e.into());
     }
     let summary = ChainSummary {
-        kind: "chain",
         file: src.name().to_string(),
         format: Format::CctoolSession.name(),
         messages: s.messages,

@@ -82,7 +82,6 @@ pub fn rebuild_chain(
             fired.insert("B2", chain.recovered);
         }
         let record = ApiViewSummary {
-            kind: "api_view",
             file: t.file.clone(),
             format: Format::ClaudeCode.name(),
             client: crate::agents::claude_code::client::CLIENT.version,
@@ -129,7 +128,6 @@ pub fn rebuild_chain(
         released.touch(node.offset, node.len);
     }
     let summary = ChainSummary {
-        kind: "chain",
         file: t.file.clone(),
         format: Format::ClaudeCode.name(),
         loader: Some(a.loader.name()),

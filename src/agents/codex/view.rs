@@ -82,7 +82,6 @@ pub fn rebuild_chain(
         }
     }
     let summary = ChainSummary {
-        kind: "chain",
         file: src.name().to_string(),
         format: Format::Codex.name(),
         replay: Some(match a.replay {
@@ -112,7 +111,6 @@ fn api_view(
 ) -> anyhow::Result<ApiViewSummary> {
     let view = codex_api::api_view(rollout, history, src, a.resume.model.as_deref(), a.prompt.as_deref())?;
     let mut record = ApiViewSummary {
-        kind: "api_view",
         file: src.name().to_string(),
         format: Format::Codex.name(),
         client: codex_api::CLIENT,
