@@ -9,7 +9,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::agents::claude_code::chain::{Chain, Kind, Transcript, WalkEnd, walk_stop};
+use crate::agents::claude_code::chain::{Chain, Id, Kind, Transcript, WalkEnd, walk_stop};
 use crate::model::diag::{Code, Diagnostic, Severity};
 
 /// What one broken link does to the conversation a resume loads.
@@ -44,9 +44,9 @@ impl Effect {
 pub struct Dangling {
     pub line: u64,
     /// The interned uuid of the row that holds the reference.
-    pub uuid: u32,
+    pub uuid: Id,
     /// The interned uuid it references.
-    pub parent: u32,
+    pub parent: Id,
     pub progress: bool,
     pub effect: Effect,
 }
@@ -64,13 +64,13 @@ pub fn dangling_links(t: &Transcript, chain: &Chain) -> Vec<Dangling> {
     }
     // The parent each row names, as written (the last copy of a duplicated row wins, as it
     // does for the loader).
-    let written: FxHashMap<u32, u32> = links.iter().map(|l| (l.uuid, l.parent)).collect();
+    let written: FxHashMap<Id, Id> = links.iter().map(|l| (l.uuid, l.parent)).collect();
     let last_boundary = t.nodes.iter().filter(|n| n.is_boundary()).map(|n| n.line).max();
 
     // The links on the resumed chain's path: from a loaded row up through the progress rows
     // the loader bridged, to the reference that names nothing.
-    let mut on_path: FxHashMap<u32, Effect> = FxHashMap::default();
-    let mut mark = |from: u32, effect: Effect| {
+    let mut on_path: FxHashMap<Id, Effect> = FxHashMap::default();
+    let mut mark = |from: Id, effect: Effect| {
         let mut cur = from;
         for _ in 0..=written.len() {
             match written.get(&cur) {

@@ -55,7 +55,8 @@ pub fn claude(src: &Source, t: &Transcript, chain: &Chain) -> std::io::Result<Ve
     let summaries: Vec<u32> = (0..t.nodes.len() as u32)
         .filter(|&p| t.node(p).kind == Kind::User && t.node(p).has(flag::COMPACT_SUMMARY))
         .collect();
-    let summary_parents: rustc_hash::FxHashSet<u32> = summaries.iter().filter_map(|&p| t.node(p).parent_id()).collect();
+    let summary_parents: rustc_hash::FxHashSet<crate::agents::claude_code::chain::Id> =
+        summaries.iter().filter_map(|&p| t.node(p).parent_id()).collect();
     for (i, &b) in boundaries.iter().enumerate() {
         let node = t.node(b);
         let next = boundaries.get(i + 1).copied().unwrap_or(u32::MAX);

@@ -20,10 +20,23 @@ enum Key {
     Text(Arc<str>),
 }
 
+/// An interned uuid (or other id text). It numbers the distinct ids of a transcript, which is
+/// not the numbering of its messages: a message's place in the index is a position (`u32`,
+/// into `Transcript::nodes`), and the two must never be mixed up, hence a type of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Id(pub(crate) u32);
+
+impl Id {
+    /// Its place in the interner's tables.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 #[derive(Default, Debug)]
 pub struct Interner {
-    uuids: FxHashMap<Packed, u32>,
-    others: FxHashMap<Arc<str>, u32>,
+    uuids: FxHashMap<Packed, Id>,
+    others: FxHashMap<Arc<str>, Id>,
     rev: Vec<Key>,
 }
 
@@ -51,8 +64,8 @@ fn pack(s: &str) -> Option<Packed> {
 }
 
 impl Interner {
-    pub fn intern(&mut self, s: &str) -> u32 {
-        let next = self.rev.len() as u32;
+    pub fn intern(&mut self, s: &str) -> Id {
+        let next = Id(self.rev.len() as u32);
         match pack(s) {
             Some(v) => *self.uuids.entry(v).or_insert_with(|| {
                 self.rev.push(Key::Uuid(v));
@@ -70,7 +83,7 @@ impl Interner {
         }
     }
 
-    pub fn get(&self, s: &str) -> Option<u32> {
+    pub fn get(&self, s: &str) -> Option<Id> {
         match pack(s) {
             Some(v) => self.uuids.get(&v).copied(),
             None => self.others.get(s).copied(),
@@ -86,8 +99,8 @@ impl Interner {
     }
 
     /// The original text of an id.
-    pub fn text(&self, id: u32) -> String {
-        match &self.rev[id as usize] {
+    pub fn text(&self, id: Id) -> String {
+        match &self.rev[id.index()] {
             Key::Text(s) => s.to_string(),
             Key::Uuid([hi, lo]) => {
                 let h = format!("{hi:016x}{lo:016x}");

@@ -96,7 +96,7 @@ pub(super) const PARALLEL_MIN: u64 = 32 * 1024 * 1024;
 /// The state of a read: the transcript so far and what is needed to extend it line by line.
 pub(super) struct Indexer<'p> {
     t: Transcript,
-    bridge: FxHashMap<u32, u32>,
+    bridge: FxHashMap<Id, Id>,
     unknown: FxHashMap<String, (u64, u64)>,
     last_written_line: u64,
     reported: u64,
@@ -168,7 +168,7 @@ pub(super) fn push_unique(list: &mut Vec<String>, value: Option<&str>) {
 
 pub(super) fn index_line(
     t: &mut Transcript,
-    bridge: &mut FxHashMap<u32, u32>,
+    bridge: &mut FxHashMap<Id, Id>,
     unknown: &mut FxHashMap<String, (u64, u64)>,
     last_written_line: &mut u64,
     line: &Line<'_>,
@@ -321,10 +321,10 @@ pub(super) fn index_line(
         side,
         flags,
     };
-    let pos = match t.pos_of[id as usize] {
+    let pos = match t.pos_of[id.index()] {
         NONE => {
             let pos = t.nodes.len() as u32;
-            t.pos_of[id as usize] = pos;
+            t.pos_of[id.index()] = pos;
             t.nodes.push(node);
             pos
         }

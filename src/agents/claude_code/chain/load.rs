@@ -7,14 +7,14 @@ use super::*;
 pub struct Link {
     pub line: u64,
     /// The line's own uuid (interned).
-    pub uuid: u32,
+    pub uuid: Id,
     /// The referenced parent (interned).
-    pub parent: u32,
+    pub parent: Id,
 }
 
 impl Transcript {
     /// Whether an interned uuid names a message or a progress row of this file.
-    pub fn knows(&self, id: u32) -> bool {
+    pub fn knows(&self, id: Id) -> bool {
         self.pos(id).is_some() || self.progress_ids.contains(&id)
     }
 
@@ -125,7 +125,8 @@ impl std::fmt::Display for ChainError {
 /// Working state of one rebuild: the message map after relinks, with children.
 pub(super) struct View<'t> {
     pub(super) t: &'t Transcript,
-    pub(super) parent: Vec<u32>,
+    /// Each node's parent id, by position (relinked by segments and snips).
+    pub(super) parent: Vec<Id>,
     pub(super) alive: Vec<bool>,
     pub(super) children_start: Vec<u32>,
     pub(super) children: Vec<u32>,
@@ -143,7 +144,7 @@ impl<'t> View<'t> {
     }
 
     /// Position of the live message with interned id `id`.
-    pub(super) fn live(&self, id: u32) -> Option<u32> {
+    pub(super) fn live(&self, id: Id) -> Option<u32> {
         self.t.pos(id).filter(|&p| self.alive[p as usize])
     }
 

@@ -20,6 +20,7 @@ use std::io;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+pub use super::intern::Id;
 use super::intern::Interner;
 use crate::agents::claude_code::records::{Envelope, is_known_type};
 use crate::io::json::{LBool, LStr, with_parsed_borrowed};
@@ -69,9 +70,11 @@ pub const GAP_BRIDGE_MS: i64 = 5000;
 const NO_TS: i64 = i64::MIN;
 /// How often (in bytes read) progress is reported.
 const PROGRESS_STEP: u64 = 4 * 1024 * 1024;
-const ROOT: u32 = u32::MAX;
+/// The parent of a root message (`parentUuid` null or absent).
+const ROOT: Id = Id(u32::MAX);
 /// A `parentUuid` that is neither a string nor null: it can never resolve.
-const INVALID: u32 = u32::MAX - 1;
+const INVALID: Id = Id(u32::MAX - 1);
+/// No position: an id no message of the file has.
 const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,8 +121,8 @@ pub mod flag {
 /// One transcript message (a map entry of the real loader).
 #[derive(Clone, Debug)]
 pub struct Node {
-    pub uuid: u32,
-    parent: u32,
+    pub uuid: Id,
+    parent: Id,
     /// Where the content comes from: the last occurrence of the uuid.
     pub offset: u64,
     pub len: u64,
@@ -142,7 +145,7 @@ impl Node {
     }
 
     /// The interned `parentUuid` as written (after progress bridging), if it is a uuid.
-    pub fn parent_id(&self) -> Option<u32> {
+    pub fn parent_id(&self) -> Option<Id> {
         (self.parent < INVALID).then_some(self.parent)
     }
 
@@ -157,17 +160,19 @@ impl Node {
 
 #[derive(Clone, Debug)]
 struct Segment {
+    /// The boundary's position.
     pos: u32,
-    head: u32,
-    anchor: u32,
-    tail: u32,
+    /// The preserved segment's first and last messages and the message it hangs from.
+    head: Id,
+    anchor: Id,
+    tail: Id,
 }
 
 /// A compact boundary's metadata, kept for reports.
 #[derive(Clone, Debug, Default)]
 pub struct BoundaryInfo {
     pub pos: u32,
-    pub logical_parent: Option<u32>,
+    pub logical_parent: Option<Id>,
     pub trigger: Option<String>,
     pub pre_tokens: Option<i64>,
     pub has_segment: bool,
@@ -182,10 +187,11 @@ pub struct Transcript {
     /// `message.id` of assistant rows → dense id (text not kept).
     msg_ids: FxHashMap<Box<str>, u32>,
     pub nodes: Vec<Node>,
-    /// Interned id → position in `nodes`.
+    /// Position in `nodes`, by interned id ([`Id::index`]).
     pos_of: Vec<u32>,
     segments: Vec<Segment>,
-    snips: Vec<(u32, Vec<u32>)>,
+    /// A snip boundary's position and the ids it removes.
+    snips: Vec<(u32, Vec<Id>)>,
     pub boundaries: Vec<BoundaryInfo>,
     pub diagnostics: Vec<Diagnostic>,
     pub lines: u64,
@@ -193,7 +199,7 @@ pub struct Transcript {
     pub duplicate_uuids: u64,
     pub progress_bridged: u64,
     pub titles: u64,
-    /// Line of the first occurrence of each duplicated uuid (its map position).
+    /// Line of the first occurrence of each duplicated uuid, by its position.
     pub first_lines: FxHashMap<u32, u64>,
     pub session_ids: Vec<String>,
     pub versions: Vec<String>,
@@ -202,18 +208,18 @@ pub struct Transcript {
     /// With [`read_for_audit`]: every `parentUuid` as written, by line (progress rows too).
     pub links: Option<Vec<Link>>,
     /// With [`read_for_audit`]: the uuids of legacy progress rows.
-    pub progress_ids: FxHashSet<u32>,
+    pub progress_ids: FxHashSet<Id>,
     /// Position of the last-written main-chain row (B4), by physical line.
     last_written: Option<u32>,
     unterminated: bool,
 }
 
 impl Transcript {
-    fn pos(&self, id: u32) -> Option<u32> {
-        if id >= ROOT - 1 {
+    fn pos(&self, id: Id) -> Option<u32> {
+        if id >= INVALID {
             return None;
         }
-        self.pos_of.get(id as usize).copied().filter(|&p| p != NONE)
+        self.pos_of.get(id.index()).copied().filter(|&p| p != NONE)
     }
 
     pub fn node(&self, pos: u32) -> &Node {
@@ -225,7 +231,7 @@ impl Transcript {
     }
 
     /// Position of the message with interned id `id`, if it is in the file.
-    pub fn find_id(&self, id: u32) -> Option<u32> {
+    pub fn find_id(&self, id: Id) -> Option<u32> {
         self.pos(id)
     }
 

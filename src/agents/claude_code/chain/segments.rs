@@ -82,7 +82,7 @@ impl Transcript {
                 }
             }
         }
-        let parent_of_removed: FxHashMap<u32, u32> = removed
+        let parent_of_removed: FxHashMap<Id, Id> = removed
             .iter()
             .map(|&p| (self.nodes[p as usize].uuid, v.parent[p as usize]))
             .collect();
