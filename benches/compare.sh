@@ -11,10 +11,19 @@
 # into cctool v5 files. hyperfine and rg are installed from crates.io into OUT_DIR/tools when
 # absent; jq, python3 and ccusage are used when installed and skipped, with a note, when not.
 # Results: OUT_DIR/results.md. RUNS=N changes the number of timed runs (default 5).
+# CLAUDE_MIB, CODEX_MIB, SINGLE_MIB, V1_MIB, V1_SMALL_MIB and BOUNDARIES change the sizes
+# (defaults 240, 160, 1024, 1024, 100 and 50000), to check the script end to end on a small
+# corpus; the targets are for the default sizes. A corpus already in OUT_DIR is reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/cctool-bench}
 runs=${RUNS:-5}
+claude_mib=${CLAUDE_MIB:-240}
+codex_mib=${CODEX_MIB:-160}
+single_mib=${SINGLE_MIB:-1024}
+v1_mib=${V1_MIB:-1024}
+v1_small_mib=${V1_SMALL_MIB:-100}
+boundaries=${BOUNDARIES:-50000}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 export PATH="$out/tools/bin:$PATH"
@@ -36,10 +45,11 @@ cargo build --release -q --example gen-corpus
 bin=$PWD/target/release/cctool
 corpus=$out/corpus
 if [ ! -f "$corpus/single/claude.jsonl" ]; then
-  target/release/examples/gen-corpus "$corpus" --claude-mib 240 --codex-mib 160 --single-claude-mib 1024 --seed 11
+  target/release/examples/gen-corpus "$corpus" --claude-mib "$claude_mib" --codex-mib "$codex_mib" \
+    --single-claude-mib "$single_mib" --seed 11
 fi
 if [ ! -f "$corpus/many/single/boundaries.jsonl" ]; then
-  target/release/examples/gen-corpus "$corpus/many" --claude-mib 0 --codex-mib 0 --boundaries 50000 --seed 11
+  target/release/examples/gen-corpus "$corpus/many" --claude-mib 0 --codex-mib 0 --boundaries "$boundaries" --seed 11
 fi
 single=$corpus/single/claude.jsonl
 bounded=$corpus/many/single/boundaries.jsonl
@@ -70,8 +80,8 @@ v1_session() {
 }
 v1_big=$out/v1-1gib.json
 v1_small=$out/v1-100mb.json
-v1_session 1024 "$v1_big"
-v1_session 100 "$v1_small"
+v1_session "$v1_mib" "$v1_big"
+v1_session "$v1_small_mib" "$v1_small"
 # The same sessions imported into cctool v5 files (pretty-printed JSON documents), to read
 # them at the speed of the native files.
 v5=$out/v5

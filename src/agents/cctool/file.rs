@@ -90,15 +90,64 @@ pub struct SessionHead {
 }
 
 /// [`read_messages`] without holding the messages: each is handed to `each` as written in the
-/// file (pretty-printed, not minified), in order, once the whole document has been read as
-/// JSON, so that `each` never sees a message of a file that turns out not to be a session
-/// (the errors are [`read_messages`]'s). Collecting and minifying every message cost three
-/// times the parse on pretty-printed files, and memory in proportion to the file.
+/// file (pretty-printed, not minified), in order, as one pass of the JSON deserializer reaches
+/// it (see [`super::stream`]), and the pages of a mapped file are released behind it, so a
+/// file of any size is read in one pass and bounded memory. The errors are
+/// [`read_messages`]'s. `each` may have seen messages of a file that then turns out not to be
+/// a valid session: on an error, drop what was made of them (or use
+/// [`for_each_valid_message`] when they cannot be taken back, as printed output cannot).
 pub fn for_each_message(src: &Source, mut each: impl FnMut(&[u8])) -> Result<SessionHead, SessionError> {
     let cannot_read = |e: std::io::Error| SessionError(format!("cannot read: {e}"));
     let held = src.whole().map_err(cannot_read)?;
     let bytes: &[u8] = &held;
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let bom = bytes.len() - body.len();
+    let mut release = src.releaser();
+    let streamed = super::stream::stream(body, &mut |at, m| {
+        each(m);
+        release.touch((bom + at) as u64, m.len() as u64);
+    });
+    drop(release);
+    let doc = match streamed {
+        Ok(doc) => doc,
+        // Errors are rare: the whole-document read words them (their positions, which a
+        // message's invalid UTF-8 would otherwise put at the message's end rather than the
+        // array's). With no message handed out yet, it also reads the struct's array form.
+        Err(stopped) if stopped.delivered == 0 => return whole_document(src, body, &mut each),
+        Err(stopped) => {
+            return match whole_document(src, body, &mut |_| {}) {
+                Err(e) => Err(e),
+                Ok(_) => Err(SessionError(format!("not valid JSON: {}", stopped.error))),
+            };
+        }
+    };
+    let version = doc.schema_version.or(doc.version).and_then(LNum::as_i64);
+    if !doc.has_messages {
+        return Err(SessionError("`messages` is missing".into()));
+    }
+    src.check().map_err(cannot_read)?;
+    if !doc.is_array {
+        return Err(SessionError("`messages` is not an array".into()));
+    }
+    Ok(SessionHead {
+        version,
+        session_id: doc.session_id.0.or(doc.id.0),
+        messages: doc.messages,
+    })
+}
+
+/// [`for_each_message`] that hands out messages only once the whole file is known to be a
+/// valid session: a first pass checks it (releasing the pages of a mapped file behind it), a
+/// second hands out the messages. For output that cannot be taken back, such as printing.
+pub fn for_each_valid_message(src: &Source, each: impl FnMut(&[u8])) -> Result<SessionHead, SessionError> {
+    for_each_message(src, |_| {})?;
+    for_each_message(src, each)
+}
+
+/// The read of the whole document as one `Doc`, then of its `messages` text element by
+/// element: the reference [`for_each_message`] must agree with, and what words its errors.
+fn whole_document(src: &Source, body: &[u8], each: &mut dyn FnMut(&[u8])) -> Result<SessionHead, SessionError> {
+    let cannot_read = |e: std::io::Error| SessionError(format!("cannot read: {e}"));
     let doc: Doc<'_> = serde_json::from_slice(body).map_err(|e| SessionError(format!("not valid JSON: {e}")))?;
     let version = doc.schema_version.or(doc.version).and_then(LNum::as_i64);
     let raw = doc
@@ -108,7 +157,7 @@ pub fn for_each_message(src: &Source, mut each: impl FnMut(&[u8])) -> Result<Ses
     // The document was read as JSON above: its `messages` text is valid, and its elements are
     // told apart by their commas outside strings, without a second parse.
     let messages =
-        elements(raw.get().as_bytes(), &mut each).ok_or_else(|| SessionError("`messages` is not an array".into()))?;
+        elements(raw.get().as_bytes(), each).ok_or_else(|| SessionError("`messages` is not an array".into()))?;
     let session_id = doc.session_id.0.or(doc.id.0);
     src.check().map_err(cannot_read)?;
     Ok(SessionHead {
@@ -120,7 +169,7 @@ pub fn for_each_message(src: &Source, mut each: impl FnMut(&[u8])) -> Result<Ses
 
 /// Hands each element of a JSON array, given as valid JSON text, to `each` (without the
 /// whitespace around it), and returns their number; None when the text is not an array.
-fn elements(text: &[u8], each: &mut impl FnMut(&[u8])) -> Option<usize> {
+fn elements(text: &[u8], each: &mut dyn FnMut(&[u8])) -> Option<usize> {
     if text.first() != Some(&b'[') {
         return None;
     }
@@ -187,6 +236,16 @@ mod tests {
     /// The streamed messages are serde_json's elements of the array, and the errors the same.
     #[test]
     fn streamed_messages_are_the_read_ones() {
+        let deep_message = format!(
+            r#"{{"schema_version": 5, "messages": [{}{}]}}"#,
+            "[".repeat(300),
+            "]".repeat(300)
+        );
+        let deep_field = format!(
+            r#"{{"schema_version": 5, "messages": [], "id": {}{}}}"#,
+            "[".repeat(300),
+            "]".repeat(300)
+        );
         for text in [
             r#"{"schema_version": 5, "session_id": "s", "messages": [{"role": "user", "items": [ {"type": "text", "text": "a b\n"} ]}, 3, "x"]}"#,
             r#"{"version": 1, "id": "v1", "messages": []}"#,
@@ -199,6 +258,31 @@ mod tests {
             r#"{"schema_version": 5, "messages": [ "a,\"]}", {"k": ["x", {"y": "\\"}], "z": "]"} , [[]], -1.5e3 ,null,true ]}"#,
             r#"{"schema_version": 5, "messages": "[1]"}"#,
             r#"{"schema_version": 5, "messages": [ ] }"#,
+            // The struct's array form, fields by position.
+            r#"[1, 5, "s", "i", [{"a": 1}, 2]]"#,
+            r#"[1, 5, "s", "i", [{"a": 1}, 2], 9]"#,
+            // A repeated field after the messages, a field spelled with an escape.
+            r#"{"schema_version": 5, "messages": [{"a": 1}], "session_id": "x", "session_id": "y"}"#,
+            r#"{"schema_version": 5, "messag\u0065s": [{"a": 1}], "s\u0065ssion_id": "x"}"#,
+            r#"{"schema_version": 5, "messages": [{"a": 1}], "version": "x"}"#,
+            r#"{"schema_version": 5, "messages": [{"a": 1}], "version": [1]}"#,
+            // Not arrays: a number serde cannot hold, a lone surrogate, a repeated key.
+            r#"{"schema_version": 5, "messages": 1e400}"#,
+            r#"{"schema_version": 5, "messages": "\ud800"}"#,
+            r#"{"schema_version": 5, "messages": {"\ud800": 1, "\ud800": 2}}"#,
+            r#"{"schema_version": 5, "messages": true, "id": "i"}"#,
+            // Errors after messages were handed out.
+            r#"{"schema_version": 5, "messages": [{"a": 1}, {"b": 2},]}"#,
+            r#"{"schema_version": 5, "messages": [{"a": 1}, {"b": 2} {"c": 3}]}"#,
+            r#"{"schema_version": 5, "messages": [{"a": 1}], "x": [1,]} "#,
+            r#"{"schema_version": 5, "messages": [{"a": 1}]} x"#,
+            r#"{"schema_version": 5, "messages": [{"a": "\x"}]}"#,
+            r#"{"schema_version": 5, "messages": [{"a": 1}], "messages": null}"#,
+            r#"{"schema_version": 5, "messages": null, "messages": [1]}"#,
+            "{\"schema_version\": 5, \"messages\": [{\"a\": \"\u{7}\"}]}",
+            // Deep nesting: a message is skipped without a depth limit, a field is not.
+            deep_message.as_str(),
+            deep_field.as_str(),
         ] {
             let src = Source::from_bytes("t.json", text.as_bytes().to_vec());
             let held = reference(text.trim_start_matches('\u{feff}'));
@@ -213,5 +297,91 @@ mod tests {
                 (h, s) => panic!("{text}: {h:?} against {s:?}"),
             }
         }
+    }
+
+    /// The one-pass read against the whole-document read (the code it replaced), on bytes.
+    fn same_as_whole(bytes: &[u8]) -> Result<(), String> {
+        let src = Source::from_bytes("t.json", bytes.to_vec());
+        let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let mut whole = Vec::new();
+        let reference = whole_document(&src, body, &mut |m| whole.push(m.to_vec()));
+        let mut streamed = Vec::new();
+        let head = for_each_message(&src, |m| streamed.push(m.to_vec()));
+        match (reference, head) {
+            (Ok(r), Ok(h)) if (r.version, &r.session_id, r.messages) == (h.version, &h.session_id, h.messages) => {
+                if whole == streamed {
+                    Ok(())
+                } else {
+                    Err("other messages".into())
+                }
+            }
+            (Err(r), Err(h)) if r.0 == h.0 => Ok(()),
+            (r, h) => Err(format!("{r:?} against {h:?}")),
+        }
+    }
+
+    /// Documents of every shape the generator makes, each also with one byte changed
+    /// anywhere (a quote, a bracket, a comma, a control byte, invalid UTF-8…) and cut short
+    /// anywhere: the one-pass read hands out the same messages and fails with the same words.
+    #[test]
+    fn one_pass_is_the_whole_document_read() {
+        use proptest::prelude::*;
+        let text = "[a-z\"\\\\/ é\u{1F600}\\n]{0,12}";
+        let scalar = prop_oneof![
+            Just("null".to_string()),
+            Just("true".to_string()),
+            (-1000i64..1000).prop_map(|n| n.to_string()),
+            Just("1e400".to_string()),
+            Just("-0.5e-3".to_string()),
+            text.prop_map(|t| serde_json::to_string(&t).unwrap()),
+            Just(r#""\ud800""#.to_string()),
+        ];
+        let value = scalar.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(|v| format!("[{}]", v.join(", "))),
+                proptest::collection::vec(("[a-z]{1,3}", inner), 0..4).prop_map(|v| {
+                    let fields: Vec<String> = v.iter().map(|(k, v)| format!("\"{k}\" : {v}")).collect();
+                    format!("{{\n  {}\n}}", fields.join(",\n  "))
+                }),
+            ]
+        });
+        let field = prop_oneof![
+            proptest::collection::vec(value.clone(), 0..5).prop_map(|v| format!(r#""messages": [{}]"#, v.join(",\n "))),
+            value.clone().prop_map(|v| format!(r#""messages": {v}"#)),
+            (-2i64..7).prop_map(|n| format!(r#""schema_version": {n}"#)),
+            value.clone().prop_map(|v| format!(r#""version": {v}"#)),
+            value.clone().prop_map(|v| format!(r#""session_id": {v}"#)),
+            text.prop_map(|t| format!(r#""id": {}"#, serde_json::to_string(&t).unwrap())),
+            value.prop_map(|v| format!(r#""other": {v}"#)),
+        ];
+        let doc = proptest::collection::vec(field, 0..6).prop_map(|f| format!("{{\n{}\n}}", f.join(",\n")));
+        let edit = (
+            any::<prop::sample::Index>(),
+            prop_oneof![
+                Just(None),
+                prop::sample::select(b"\"[]{},:\\\x07 ~\xff\xc3u0".to_vec()).prop_map(Some),
+            ],
+        );
+        let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(3000));
+        runner
+            .run(
+                &(doc, edit, any::<prop::sample::Index>(), any::<bool>()),
+                |(doc, (at, byte), cut, bom)| {
+                    let mut bytes = doc.into_bytes();
+                    if let Some(b) = byte
+                        && !bytes.is_empty()
+                    {
+                        let i = at.index(bytes.len());
+                        bytes[i] = b;
+                    }
+                    for b in [bytes.clone(), bytes[..cut.index(bytes.len() + 1)].to_vec()] {
+                        let b = if bom { [&b"\xEF\xBB\xBF"[..], &b].concat() } else { b };
+                        same_as_whole(&b)
+                            .map_err(|e| TestCaseError::fail(format!("{e}: {}", String::from_utf8_lossy(&b))))?;
+                    }
+                    Ok(())
+                },
+            )
+            .unwrap();
     }
 }

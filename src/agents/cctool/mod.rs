@@ -7,6 +7,7 @@ pub mod compaction;
 pub mod fast;
 pub mod file;
 pub mod schema;
+mod stream;
 pub mod summaries;
 pub mod view;
 pub mod write;

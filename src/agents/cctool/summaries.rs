@@ -68,10 +68,13 @@ impl SessionSummaries {
     /// only `\u0061` to `\u007a` can: a message with neither is skipped unparsed, as most of
     /// a session's messages are (control characters, escaped as `\u001b`, are common).
     pub fn message(&mut self, m: &[u8]) {
+        // Searchers built once: building one per message cost a tenth of reading a session.
+        static SUMMARY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"summary\""));
+        static ESCAPE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u00"));
         let may_hold = |m: &[u8]| {
-            memchr::memmem::find(m, b"\"summary\"").is_some()
-                || memchr::memmem::find(m, b"\\u006").is_some()
-                || memchr::memmem::find(m, b"\\u007").is_some()
+            SUMMARY.find(m).is_some() || ESCAPE.find_iter(m).any(|at| matches!(m.get(at + 4), Some(b'6' | b'7')))
         };
         if self.prefilter && !may_hold(m) {
             return;

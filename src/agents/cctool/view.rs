@@ -13,7 +13,7 @@ use crate::output::render::{self, Render};
 pub fn rebuild_chain(src: &Source, st: Option<Render>, out: &mut Out) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
     // Messages are printed as they are read, each minified into one reused buffer.
     let (mut line, mut i, mut failed) = (Vec::new(), 0usize, None);
-    let s = session::for_each_message(src, |m| {
+    let s = session::for_each_valid_message(src, |m| {
         if failed.is_some() {
             return;
         }

@@ -293,26 +293,60 @@ fn uuid_fields(bytes: &[u8]) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-/// Which of `wanted` are uuids of transcript messages in the file: from the loaded map when
-/// there is one, else in one pass over the file (the lines holding a wanted `"uuid"` are
-/// parsed to check they are transcript messages).
+/// Which of `wanted` (each a uuid and the offset of the boundary that names it) are uuids of
+/// transcript messages in the file: from the loaded map when there is one, else from the
+/// file. A boundary's logical parent is nearly always a message shortly before it, so the
+/// lines holding a wanted uuid's text in the [`NEAR`] bytes before its boundary are checked
+/// first; the uuids not found there are looked for in one pass over the file. Either way a
+/// line counts when it holds a wanted `"uuid"` and parses as a transcript message with it
+/// ([`holds_message`]), so the answer is the pass's over every line.
 fn uuids_in_file(
     src: &Source,
     transcript: Option<&Transcript>,
-    wanted: &[&str],
+    wanted: &[(&str, u64)],
 ) -> std::io::Result<rustc_hash::FxHashSet<String>> {
     if let Some(t) = transcript {
         return Ok(wanted
             .iter()
-            .filter(|u| t.find(u).is_some())
-            .map(|u| u.to_string())
+            .filter(|(u, _)| t.find(u).is_some())
+            .map(|(u, _)| u.to_string())
             .collect());
     }
     let mut found = rustc_hash::FxHashSet::default();
+    if let Some(bytes) = src.as_slice() {
+        // Uuids that resolve nowhere must not cost a window each over and over (a file of
+        // 50,000 boundaries): past twice the file's bytes searched, the pass does the rest.
+        let mut budget = 2 * bytes.len() + 8 * NEAR;
+        for &(uuid, before) in wanted {
+            if uuid.is_empty() || found.contains(uuid) {
+                continue;
+            }
+            let end = (before as usize).min(bytes.len());
+            let start = end.saturating_sub(NEAR);
+            if budget < end - start {
+                break;
+            }
+            let near = &bytes[start..end];
+            let _release = Release(src, start as u64, (end - start) as u64);
+            let mut searched = near.len();
+            for at in memchr::memmem::rfind_iter(near, uuid.as_bytes()) {
+                let at = start + at;
+                let from = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+                let to = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+                if holds_message(&bytes[from..to], uuid) {
+                    found.insert(uuid.to_string());
+                    searched = end.saturating_sub(from);
+                    break;
+                }
+            }
+            budget -= searched.min(budget);
+        }
+        src.check()?;
+    }
+    let wanted: rustc_hash::FxHashSet<&str> = wanted.iter().map(|&(u, _)| u).filter(|u| !found.contains(*u)).collect();
     if wanted.is_empty() {
         return Ok(found);
     }
-    let wanted: rustc_hash::FxHashSet<&str> = wanted.iter().copied().collect();
     src.for_each_chunk(|_, chunk, _| {
         for (hit, uuid) in uuid_fields(chunk) {
             if !wanted.contains(uuid) || found.contains(uuid) {
@@ -320,17 +354,36 @@ fn uuids_in_file(
             }
             let start = memchr::memrchr(b'\n', &chunk[..hit]).map_or(0, |i| i + 1);
             let end = memchr::memchr(b'\n', &chunk[hit..]).map_or(chunk.len(), |i| hit + i);
-            if let Ok(v) = serde_json::from_slice::<Value>(&chunk[start..end])
-                && v.get("uuid").and_then(Value::as_str) == Some(uuid)
-                && v.get("type")
-                    .and_then(Value::as_str)
-                    .is_some_and(crate::agents::claude_code::records::is_transcript_type)
-            {
+            if holds_message(&chunk[start..end], uuid) {
                 found.insert(uuid.to_string());
             }
         }
     })?;
     Ok(found)
+}
+
+/// How far before a boundary its logical parent is looked for first.
+const NEAR: usize = 256 * 1024;
+
+/// Releases the mapped pages of a range once it was searched (a file of many boundaries
+/// would otherwise keep every window it looked at resident).
+struct Release<'s>(&'s Source, u64, u64);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.0.done_with(self.1, self.2);
+    }
+}
+
+/// Whether `line` writes `uuid` as a `"uuid"` and is a transcript message with that uuid.
+fn holds_message(line: &[u8], uuid: &str) -> bool {
+    uuid_fields(line).any(|(_, u)| u == uuid)
+        && serde_json::from_slice::<Value>(line).is_ok_and(|v| {
+            v.get("uuid").and_then(Value::as_str) == Some(uuid)
+                && v.get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(crate::agents::claude_code::records::is_transcript_type)
+        })
 }
 
 /// Which summary message a compact boundary takes, of a file's summary messages (each its
@@ -407,10 +460,10 @@ pub fn claude(
         events.extend(markers.iter().filter(|m| m.is_micro()));
         events.sort_by_key(|m| m.line);
     }
-    let logical: Vec<&str> = boundaries
+    let logical: Vec<(&str, u64)> = boundaries
         .iter()
-        .filter_map(|b| b.value.get("logicalParentUuid").and_then(Value::as_str))
-        .filter(|u| !u.is_empty())
+        .filter_map(|b| Some((b.value.get("logicalParentUuid")?.as_str()?, b.offset)))
+        .filter(|(u, _)| !u.is_empty())
         .collect();
     let resolved = uuids_in_file(src, current.transcript.as_ref(), &logical)?;
     let mut index = 0;
@@ -479,4 +532,54 @@ pub fn claude(
         out.push(rec);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The uuids found near their boundaries, or by the pass, are those a check of every line
+    /// finds: parents just before, far before and after their boundary, written but not as a
+    /// message's `"uuid"`, on a line that is not a transcript message, and nowhere.
+    #[test]
+    fn logical_parents_found_near_are_those_of_every_line() {
+        let row = |ty: &str, uuid: &str| format!(r#"{{"type":"{ty}","uuid":"{uuid}","parentUuid":null}}"#);
+        let filler = format!(r#"{{"type":"user","text":"{}"}}"#, "x".repeat(1000));
+        let mut lines = vec![row("user", "far")];
+        lines.extend(std::iter::repeat_n(filler, 400));
+        lines.extend([
+            row("assistant", "near"),
+            row("summary", "not-a-message"),
+            r#"{"type":"user","text":"mentions near-text and \"uuid\":\"quoted\""}"#.to_string(),
+            row("user", "after"),
+            "{\"type\":\"user\",\"uuid\" : \"spaced\"}".to_string(),
+            "not json \"uuid\":\"broken\"".to_string(),
+        ]);
+        let text = lines.join("\n") + "\n";
+        let boundary = text.find("\"after\"").unwrap() as u64;
+        let wanted: Vec<(&str, u64)> = [
+            "near",
+            "far",
+            "not-a-message",
+            "quoted",
+            "after",
+            "spaced",
+            "broken",
+            "none",
+        ]
+        .into_iter()
+        .map(|u| (u, boundary))
+        .collect();
+        let every_line: rustc_hash::FxHashSet<String> = wanted
+            .iter()
+            .filter(|(u, _)| text.lines().any(|l| holds_message(l.as_bytes(), u)))
+            .map(|(u, _)| u.to_string())
+            .collect();
+        let src = Source::from_bytes("t.jsonl", text.into_bytes());
+        let found = uuids_in_file(&src, None, &wanted).unwrap();
+        assert_eq!(found, every_line);
+        let mut expected: Vec<&str> = found.iter().map(String::as_str).collect();
+        expected.sort_unstable();
+        assert_eq!(expected, ["after", "far", "near", "spaced"]);
+    }
 }
