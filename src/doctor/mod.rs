@@ -108,9 +108,9 @@ impl ToolLine {
     }
 }
 
-/// A line that may hold a surrogate escape.
+/// A line that may hold a surrogate escape: `\ud` or `\uD` (one pass for both).
 fn maybe_surrogate(bytes: &[u8]) -> bool {
-    memchr::memmem::find(bytes, b"\\ud").is_some() || memchr::memmem::find(bytes, b"\\uD").is_some()
+    memchr::memmem::find_iter(bytes, b"\\u").any(|at| matches!(bytes.get(at + 2), Some(b'd' | b'D')))
 }
 
 const SURROGATE_NEEDLES: [&[u8]; 2] = [b"\\ud", b"\\uD"];
