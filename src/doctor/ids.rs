@@ -278,13 +278,13 @@ object_or_default!(Row, |out, key, map| {
 });
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use serde_json::Value;
 
     use super::*;
 
     /// The fields as the check read them from a `Value` before.
-    fn from_value(v: &Value) -> Row {
+    pub(crate) fn from_value(v: &Value) -> Row {
         let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
         let fields = |v: &Value| Fields {
             ty: text(v.get("type")),

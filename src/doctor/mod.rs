@@ -9,6 +9,7 @@
 
 mod ids;
 pub mod links;
+mod rowscan;
 
 use std::collections::BTreeMap;
 
@@ -108,11 +109,9 @@ impl ToolLine {
     }
 }
 
-/// Lines holding a lone surrogate escape: found with the repair scan, including fields the
-/// loaders skip (where no parser notices them).
-fn lone_surrogate(bytes: &[u8]) -> bool {
-    (memchr::memmem::find(bytes, b"\\ud").is_some() || memchr::memmem::find(bytes, b"\\uD").is_some())
-        && crate::io::json::repair_surrogates(bytes).is_some()
+/// A line that may hold a surrogate escape: `\ud` or `\uD` (one pass for both).
+fn maybe_surrogate(bytes: &[u8]) -> bool {
+    memchr::memmem::find_iter(bytes, b"\\u").any(|at| matches!(bytes.get(at + 2), Some(b'd' | b'D')))
 }
 
 const SURROGATE_NEEDLES: [&[u8]; 2] = [b"\\ud", b"\\uD"];
@@ -134,11 +133,14 @@ fn tool_pass(
         src,
         &[needle, SURROGATE_NEEDLES[0], SURROGATE_NEEDLES[1]],
         |line| {
+            let maybe_surrogate = maybe_surrogate(line.bytes);
+            // Lines holding a lone surrogate escape: found with the repair scan, including
+            // fields the loaders skip (where no parser notices them).
             let mut out = ToolLine {
-                lone_surrogate: lone_surrogate(line.bytes),
+                lone_surrogate: maybe_surrogate && crate::io::json::repair_surrogates(line.bytes).is_some(),
                 ..ToolLine::default()
             };
-            if let Ok(row) = serde_json::from_slice::<ids::Row>(line.bytes) {
+            if let Some(row) = rowscan::row(line.bytes, maybe_surrogate) {
                 ids(&row, &mut out);
             }
             (!out.is_empty()).then_some(out)

@@ -168,7 +168,14 @@ fn scan_markers<'a>(
     let hits = finders.find_all(chunk);
     let mut cursor = 0usize;
     let mut last_start = usize::MAX;
+    // The end of the last line reported: later hits before it are in that line (a long line
+    // holds many), and searching back from each for the line's start cost a pass over the
+    // line per hit.
+    let mut last_end = 0usize;
     for hit in hits {
+        if hit < last_end {
+            continue;
+        }
         let start = memchr::memrchr(b'\n', &chunk[..hit]).map_or(0, |i| i + 1);
         // Never behind the line before: a mapped page that turned to zeros under a truncation
         // (see `mapguard`) can hide the newline the hit was found after.
@@ -181,6 +188,7 @@ fn scan_markers<'a>(
         cursor = start;
         let nl = memchr::memchr(b'\n', &chunk[hit..]).map(|i| hit + i);
         let end = nl.unwrap_or(chunk.len());
+        last_end = end;
         let mut bytes = &chunk[start..end];
         bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         let mut at = start;
