@@ -8,6 +8,7 @@
 
 pub mod incremental;
 pub mod model;
+pub mod stream;
 pub mod tools;
 
 use std::collections::BTreeMap;
@@ -84,11 +85,26 @@ pub fn line(v: &serde_json::Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
 }
 
+/// A writer of one agent's format, fed the conversation an entry at a time: the lines of
+/// each entry go to `out` (without their newlines) as soon as it is written.
+pub trait EntryWriter: Send {
+    fn entry(&mut self, e: &model::Entry, out: &mut Vec<Vec<u8>>);
+    /// The lines that close the conversation.
+    fn finish(&mut self, out: &mut Vec<Vec<u8>>);
+    /// What was mapped and left out so far.
+    fn tally(&mut self) -> Tally;
+}
+
 /// One agent's side of a conversion: its reader, its writer, and the lines of its own that
-/// a later conversion may place elsewhere ([`incremental::plan`]).
+/// a later conversion may place elsewhere ([`incremental`]).
 pub struct Side {
-    pub read: fn(&crate::io::Source, bool) -> std::io::Result<model::Conversation>,
-    pub write: fn(&model::Conversation, &WriteOptions, &mut Tally) -> Vec<Vec<u8>>,
+    /// Streams the conversation (`full`; `answered`: the head carries the answered calls).
+    pub read: fn(&crate::io::Source, bool, bool, model::Sink<'_>) -> std::io::Result<model::Conversation>,
+    /// A writer from the options, the conversation's first timestamp and the calls it
+    /// answers; the session's first lines go to `out`.
+    pub writer: fn(&WriteOptions, Option<&str>, model::Answered, &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter>,
+    /// Whether the writer needs the answered calls (it closes the others).
+    pub needs_answered: bool,
     pub passable: fn(&[u8]) -> bool,
 }
 
@@ -98,13 +114,15 @@ pub fn side(format: crate::model::Format) -> Option<Side> {
     use crate::model::Format;
     match format {
         Format::ClaudeCode => Some(Side {
-            read: claude_code::convert::read,
-            write: claude_code::convert::write,
+            read: claude_code::convert::read_stream,
+            writer: claude_code::convert::writer,
+            needs_answered: true,
             passable: |_| false,
         }),
         Format::Codex => Some(Side {
-            read: codex::convert::read,
-            write: codex::convert::write,
+            read: codex::convert::read_stream,
+            writer: codex::convert::writer,
+            needs_answered: false,
             passable: codex::convert::is_token_count,
         }),
         Format::CctoolSession => None,
