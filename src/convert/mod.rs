@@ -85,6 +85,33 @@ pub fn line(v: &serde_json::Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
 }
 
+/// The [`line`] of the object `head` followed by `key` with the value already serialized as
+/// `raw`, then the `tail` entries: the same bytes as the object built whole, without
+/// serializing (escaping) the large value a second time.
+pub fn line_with(
+    head: serde_json::Map<String, serde_json::Value>,
+    key: &str,
+    raw: &[u8],
+    tail: &[(&str, serde_json::Value)],
+) -> Vec<u8> {
+    let mut out = line(&serde_json::Value::Object(head));
+    out.pop();
+    let entry = |out: &mut Vec<u8>, k: &str, v: &[u8]| {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.extend(line(&serde_json::Value::from(k)));
+        out.push(b':');
+        out.extend_from_slice(v);
+    };
+    entry(&mut out, key, raw);
+    for (k, v) in tail {
+        entry(&mut out, k, &line(v));
+    }
+    out.push(b'}');
+    out
+}
+
 /// A writer of one agent's format, fed the conversation an entry at a time: the lines of
 /// each entry go to `out` (without their newlines) as soon as it is written.
 pub trait EntryWriter: Send {
@@ -199,6 +226,31 @@ pub fn line_head(bytes: &[u8]) -> LineHead<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An object written with one value already serialized is the object written whole.
+    #[test]
+    fn line_with_equals_the_whole_object() {
+        use serde_json::{Map, json};
+        let big = json!({"text": "a \"quoted\" line\n\u{1}é", "n": [1, 2.5, null]});
+        for (head, tail) in [
+            (Map::new(), vec![]),
+            (Map::from_iter([("type".to_string(), json!("x"))]), vec![]),
+            (
+                Map::from_iter([("a".to_string(), json!(null)), ("b\"".to_string(), json!([1]))]),
+                vec![("t", json!("2026")), ("u", json!({"k": false}))],
+            ),
+        ] {
+            let mut whole = head.clone();
+            whole.insert("payload".into(), big.clone());
+            for (k, v) in &tail {
+                whole.insert(k.to_string(), v.clone());
+            }
+            assert_eq!(
+                line_with(head, "payload", &line(&big), &tail),
+                line(&serde_json::Value::Object(whole))
+            );
+        }
+    }
 
     /// The typed parse and the lenient one agree, on lines of every shape the pass meets.
     #[test]

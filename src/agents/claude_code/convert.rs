@@ -16,7 +16,7 @@ use crate::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolResult, call_key, collect,
 };
 use crate::convert::tools;
-use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, reasoning_text};
+use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, line_with, reasoning_text};
 use crate::io::Source;
 use crate::model::Format;
 
@@ -329,6 +329,21 @@ impl Writer {
         }
     }
 
+    /// A row whose one entry besides the common ones is `key`, already serialized as `raw`
+    /// ([`line_with`]): the bytes of [`Writer::row`] with `{key: raw}`.
+    fn row_raw(&mut self, uuid: String, ty: &str, ts: &str, key: &str, raw: &[u8]) -> Vec<u8> {
+        let mut m = Map::new();
+        m.insert("parentUuid".into(), json!(self.parent));
+        m.insert("isSidechain".into(), json!(false));
+        m.insert("userType".into(), json!("external"));
+        m.insert("cwd".into(), json!(self.o.cwd));
+        m.insert("sessionId".into(), json!(self.o.session_id));
+        m.insert("type".into(), json!(ty));
+        let l = line_with(m, key, raw, &[("uuid", json!(uuid)), ("timestamp", json!(ts))]);
+        self.parent = Some(uuid);
+        l
+    }
+
     fn row(&mut self, uuid: String, ty: &str, ts: &str, extra: Map<String, Value>) -> Vec<u8> {
         let mut m = Map::new();
         m.insert("parentUuid".into(), json!(self.parent));
@@ -346,9 +361,9 @@ impl Writer {
 
     /// A user row with one message, counted in the estimate.
     fn user(&mut self, uuid: String, ts: &str, message: Value) -> Vec<u8> {
-        self.bytes += line(&message).len();
-        let m = Map::from_iter([("message".to_string(), message)]);
-        self.row(uuid, "user", ts, m)
+        let raw = line(&message);
+        self.bytes += raw.len();
+        self.row_raw(uuid, "user", ts, "message", &raw)
     }
 }
 
@@ -411,16 +426,21 @@ impl EntryWriter for Writer {
                     if let Some(m) = &self.o.model {
                         message.insert("model".into(), json!(m));
                     }
-                    message.insert("content".into(), json!([block]));
-                    message.insert("stop_reason".into(), Value::Null);
-                    message.insert("stop_sequence".into(), Value::Null);
-                    self.bytes += line(&block).len();
-                    message.insert(
-                        "usage".into(),
-                        json!({"input_tokens": crate::model::approx_tokens(self.bytes), "output_tokens": 0}),
+                    // The block is serialized once: for the estimate, and into the row.
+                    let raw = line(&block);
+                    self.bytes += raw.len();
+                    let mut content = Vec::with_capacity(raw.len() + 2);
+                    content.push(b'[');
+                    content.extend(raw);
+                    content.push(b']');
+                    let usage = json!({"input_tokens": crate::model::approx_tokens(self.bytes), "output_tokens": 0});
+                    let message = line_with(
+                        message,
+                        "content",
+                        &content,
+                        &[("stop_reason", Value::Null), ("stop_sequence", Value::Null), ("usage", usage)],
                     );
-                    let m = Map::from_iter([("message".to_string(), Value::Object(message))]);
-                    out.push(self.row(uuid(j), "assistant", &ts, m));
+                    out.push(self.row_raw(uuid(j), "assistant", &ts, "message", &message));
                 }
                 for (j, b) in blocks.iter().enumerate() {
                     if let Block::Call(call) = b

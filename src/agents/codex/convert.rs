@@ -9,7 +9,7 @@
 //! record whose `replacement_history` is the summary.
 
 use rustc_hash::FxHashMap;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::history;
 use super::rollout::{self as codex, ItemSrc, Record, SUMMARY_PREFIX, summary_body};
@@ -18,7 +18,7 @@ use crate::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key, collect,
 };
 use crate::convert::tools::{self, CodexCall};
-use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, reasoning_text};
+use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, line_with, reasoning_text};
 use crate::io::Source;
 use crate::model::Format;
 
@@ -494,9 +494,8 @@ impl Writer {
         let l = line(&payload);
         self.items += 1;
         self.item_bytes += l.len();
-        out.push(line(
-            &json!({"timestamp": ts, "type": "response_item", "payload": payload}),
-        ));
+        let head = Map::from_iter([("timestamp".to_string(), json!(ts)), ("type".to_string(), json!("response_item"))]);
+        out.push(line_with(head, "payload", &l, &[]));
     }
 }
 

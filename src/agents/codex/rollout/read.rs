@@ -279,6 +279,9 @@ pub(super) fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
 }
 
 pub(super) fn read_document(src: &Source, out: &mut Rollout) -> std::io::Result<Option<Rollout>> {
+    if first_line_is_a_record(src)? {
+        return Ok(None);
+    }
     let held = src.whole()?;
     let bytes: &[u8] = &held;
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -312,4 +315,29 @@ pub(super) fn read_document(src: &Source, out: &mut Rollout) -> std::io::Result<
         push_item(&mut rollout, r, offset, line);
     }
     Ok(Some(rollout))
+}
+
+/// Whether the file's first line is a whole JSON value with more after it: a JSONL file, which
+/// the parse of one document would refuse at its second line. Found from the first line alone,
+/// so a large rollout is not read into memory to learn that it is no document.
+fn first_line_is_a_record(src: &Source) -> std::io::Result<bool> {
+    let mut n = 4096usize;
+    let head = loop {
+        let n_now = n.min(src.len() as usize);
+        let head = src.read_range(0, n_now)?;
+        if memchr::memchr(b'\n', &head).is_some() || n_now == src.len() as usize || n >= 64 << 20 {
+            break head;
+        }
+        n *= 16;
+    };
+    let Some(nl) = memchr::memchr(b'\n', &head) else {
+        return Ok(false);
+    };
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
+    let line = &body[..nl - (head.len() - body.len())];
+    if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err() {
+        return Ok(false);
+    }
+    // Something other than whitespace after it (within the bytes read).
+    Ok(head[nl + 1..].iter().any(|b| !b.is_ascii_whitespace()))
 }
