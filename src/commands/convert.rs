@@ -143,7 +143,9 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
                 Some(head) => write_conversion(a, r, &input, out.clone(), to, &into, head, rx, replace),
                 None => Ok(()),
             };
-            let read = reader.join().unwrap_or_else(|_| Err(std::io::Error::other("the reader panicked")));
+            let read = reader
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the reader panicked")));
             match (done, read) {
                 // A write that stopped early stops the reader: its own error says nothing new.
                 (Err(e), _) => Err(e),
@@ -190,12 +192,7 @@ impl std::fmt::Debug for Stop {
 }
 
 fn stopped(e: &std::io::Error) -> Option<Stop> {
-    e.get_ref()?
-        .downcast_ref::<StopError>()?
-        .0
-        .lock()
-        .ok()?
-        .take()
+    e.get_ref()?.downcast_ref::<StopError>()?.0.lock().ok()?.take()
 }
 
 /// Writes the conversion whose head the reader sent, pulling its lines from `rx`.
@@ -297,7 +294,8 @@ fn write_conversion(
         None => write_new_file_by(&path, true, |w| write_all(w, &mut lines, &mut n))
             .map(|()| if replace { "replaced" } else { "new" }),
         Some(mut old) => {
-            let keep = std::fs::File::open(&path).map_err(|e| format!("cannot read the existing {}: {e}", path.display()))?;
+            let keep =
+                std::fs::File::open(&path).map_err(|e| format!("cannot read the existing {}: {e}", path.display()))?;
             write_new_file_by(&path, true, |w| append(w, &mut lines, &mut old, &keep, &mut n)).map(|()| "appended")
         }
     };

@@ -307,9 +307,7 @@ impl<'a> Emitter<'a> {
 }
 
 /// A whole conversation read into memory from a streaming reader (tests, small inputs).
-pub fn collect(
-    read: impl FnOnce(Sink<'_>) -> std::io::Result<Conversation>,
-) -> std::io::Result<Conversation> {
+pub fn collect(read: impl FnOnce(Sink<'_>) -> std::io::Result<Conversation>) -> std::io::Result<Conversation> {
     let mut entries = Vec::new();
     let mut c = read(&mut |m| {
         if let Msg::Entry(e) = m {

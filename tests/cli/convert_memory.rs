@@ -21,7 +21,12 @@ fn big_claude(mib: usize) -> Vec<u8> {
     let mut n = 0usize;
     let mut row = |out: &mut Vec<u8>, parent: &mut serde_json::Value, ty: &str, message: serde_json::Value| {
         let uuid = format!("00000000-0000-4000-8000-{n:012}");
-        let ts = format!("2026-01-01T{:02}:{:02}:{:02}.000Z", (n / 3600) % 24, (n / 60) % 60, n % 60);
+        let ts = format!(
+            "2026-01-01T{:02}:{:02}:{:02}.000Z",
+            (n / 3600) % 24,
+            (n / 60) % 60,
+            n % 60
+        );
         let rec = json!({"parentUuid": parent, "type": ty, "uuid": uuid, "timestamp": ts, "sessionId": "s",
                          "cwd": "/w", "message": message});
         out.extend_from_slice(rec.to_string().as_bytes());
@@ -32,13 +37,33 @@ fn big_claude(mib: usize) -> Vec<u8> {
     let mut i = 0;
     while out.len() < mib << 20 {
         let call = format!("toolu_{i:08}");
-        row(&mut out, &mut parent, "user", json!({"role": "user", "content": format!("request {i}")}));
-        row(&mut out, &mut parent, "assistant", json!({"id": format!("msg_{i}"), "role": "assistant",
-            "content": [{"type": "tool_use", "id": call, "name": "Bash", "input": {"command": format!("cat f{i}")}}]}));
-        row(&mut out, &mut parent, "user", json!({"role": "user",
-            "content": [{"type": "tool_result", "tool_use_id": call, "content": format!("line {i}\n{pad}")}]}));
-        row(&mut out, &mut parent, "assistant", json!({"id": format!("msg_{i}b"), "role": "assistant",
-            "content": [{"type": "text", "text": format!("answer {i} {pad}")}]}));
+        row(
+            &mut out,
+            &mut parent,
+            "user",
+            json!({"role": "user", "content": format!("request {i}")}),
+        );
+        row(
+            &mut out,
+            &mut parent,
+            "assistant",
+            json!({"id": format!("msg_{i}"), "role": "assistant",
+            "content": [{"type": "tool_use", "id": call, "name": "Bash", "input": {"command": format!("cat f{i}")}}]}),
+        );
+        row(
+            &mut out,
+            &mut parent,
+            "user",
+            json!({"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": call, "content": format!("line {i}\n{pad}")}]}),
+        );
+        row(
+            &mut out,
+            &mut parent,
+            "assistant",
+            json!({"id": format!("msg_{i}b"), "role": "assistant",
+            "content": [{"type": "text", "text": format!("answer {i} {pad}")}]}),
+        );
         i += 1;
     }
     out
@@ -64,7 +89,13 @@ fn a_large_session_converts_in_bounded_memory_both_ways() {
     let claude = dir.path().join("big.jsonl");
     std::fs::write(&claude, big_claude(64)).unwrap();
     let small_claude = dir.path().join("small.jsonl");
-    let first = std::fs::read_to_string(&claude).unwrap().lines().take(2).collect::<Vec<_>>().join("\n") + "\n";
+    let first = std::fs::read_to_string(&claude)
+        .unwrap()
+        .lines()
+        .take(2)
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
     std::fs::write(&small_claude, first).unwrap();
     // The rollouts: the same sessions converted (the large one is checked below).
     let codex = dir.path().join("big-codex.jsonl");
@@ -83,8 +114,13 @@ fn a_large_session_converts_in_bounded_memory_both_ways() {
         (&["convert", "--full", "--to", "codex"][..], &claude, &small_claude),
         (&["convert", "--full", "--to", "claude-code"], &codex, &small_codex),
     ] {
-        let Some(cost) = cost(args, file, small, &out) else { return };
+        let Some(cost) = cost(args, file, small, &out) else {
+            return;
+        };
         // Held whole, the conversation alone is the file's 64 MiB, and its output as much.
-        assert!(cost < 24 * 1024, "{args:?}: {cost} KiB resident above a one-turn session's, for 64 MiB");
+        assert!(
+            cost < 24 * 1024,
+            "{args:?}: {cost} KiB resident above a one-turn session's, for 64 MiB"
+        );
     }
 }

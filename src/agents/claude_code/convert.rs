@@ -42,7 +42,9 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     c.session_id = t.session_ids.first().cloned().unwrap_or_else(|| src.name().to_string());
     let record = |p: u32| -> std::io::Result<Value> {
         let node = t.node(p);
-        Ok(crate::io::json::parse_record(&src.read_range(node.offset, node.len as usize)?))
+        Ok(crate::io::json::parse_record(
+            &src.read_range(node.offset, node.len as usize)?,
+        ))
     };
     // The writers put the working directory and the model on their first lines: the last of
     // each along the chain, found from its end.
@@ -71,7 +73,12 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
                 let node = t.node(p);
                 if node.kind == Kind::User && !node.has(flag::COMPACT_SUMMARY) {
                     let rec = record(p)?;
-                    for b in rec.pointer("/message/content").and_then(Value::as_array).into_iter().flatten() {
+                    for b in rec
+                        .pointer("/message/content")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
                         if b.get("type").and_then(Value::as_str) == Some("tool_result") {
                             set.insert(call_key(&str_of(b, "tool_use_id")));
                         }
@@ -299,7 +306,12 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
 
 /// [`write`], an entry at a time; `first` is the conversation's first timestamp, `answered`
 /// the calls it answers (a call without a result is closed when the conversation goes on).
-pub fn writer(o: &WriteOptions, first: Option<&str>, answered: Answered, _out: &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter> {
+pub fn writer(
+    o: &WriteOptions,
+    first: Option<&str>,
+    answered: Answered,
+    _out: &mut Vec<Vec<u8>>,
+) -> Box<dyn EntryWriter> {
     Box::new(Writer::new(o, first, answered))
 }
 
@@ -438,7 +450,11 @@ impl EntryWriter for Writer {
                         message,
                         "content",
                         &content,
-                        &[("stop_reason", Value::Null), ("stop_sequence", Value::Null), ("usage", usage)],
+                        &[
+                            ("stop_reason", Value::Null),
+                            ("stop_sequence", Value::Null),
+                            ("usage", usage),
+                        ],
                     );
                     out.push(self.row_raw(uuid(j), "assistant", &ts, "message", &message));
                 }
@@ -446,7 +462,8 @@ impl EntryWriter for Writer {
                     if let Block::Call(call) = b
                         && !self.answered.contains(&call_key(&call.id))
                     {
-                        self.unanswered.push((uuid(blocks.len() + j), call.id.clone(), ts.clone()));
+                        self.unanswered
+                            .push((uuid(blocks.len() + j), call.id.clone(), ts.clone()));
                     }
                 }
             }

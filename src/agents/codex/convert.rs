@@ -36,7 +36,8 @@ type Times = Vec<(u64, Option<i64>)>;
 /// from a first pass over its outputs.
 pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     use crate::model::time::{format_ms, parse_ms};
-    let rollout = codex::read_records(src)?;
+    // Every item in order needs no index of the file: it is read as the items are carried.
+    let rollout = if full { None } else { Some(codex::read_records(src)?) };
     let mut c = Conversation::new(Format::Codex);
     let mut times: Times = Vec::new();
     let mut odd_times: FxHashMap<u64, String> = FxHashMap::default();
@@ -85,47 +86,48 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     })?;
     c.session_id = session_id.unwrap_or_else(|| src.name().to_string());
     let h;
-    let steps = if full {
-        Steps::Full(&rollout.records)
-    } else {
-        h = history::reconstruct(&rollout);
-        // A local compaction's history is the user messages it kept, then the summary: the
-        // summary goes first, as a compaction, so the kept messages follow it.
-        let prefixed = |i: &codex::Item| -> std::io::Result<bool> {
-            Ok(i.summary && {
-                let v = match &i.src {
-                    ItemSrc::Raw { offset, len, .. } => {
-                        crate::io::json::parse_record(&src.read_range(*offset, *len as usize)?)
-                    }
-                    ItemSrc::Synth(s) => crate::io::json::parse_record(s.as_bytes()),
-                };
-                let text: String = parts_of(v.get("content").unwrap_or(&Value::Null))
-                    .iter()
-                    .filter_map(Part::text)
-                    .collect();
-                summary_body(&text).is_some()
-            })
-        };
-        let mut s = None;
-        for (k, item) in h.items.iter().enumerate().rev() {
-            if prefixed(item)? {
-                s = Some(k);
-                break;
+    let steps = match &rollout {
+        None => Steps::Full(src),
+        Some(rollout) => {
+            h = history::reconstruct(rollout);
+            // A local compaction's history is the user messages it kept, then the summary: the
+            // summary goes first, as a compaction, so the kept messages follow it.
+            let prefixed = |i: &codex::Item| -> std::io::Result<bool> {
+                Ok(i.summary && {
+                    let v = match &i.src {
+                        ItemSrc::Raw { offset, len, .. } => {
+                            crate::io::json::parse_record(&src.read_range(*offset, *len as usize)?)
+                        }
+                        ItemSrc::Synth(s) => crate::io::json::parse_record(s.as_bytes()),
+                    };
+                    let text: String = parts_of(v.get("content").unwrap_or(&Value::Null))
+                        .iter()
+                        .filter_map(Part::text)
+                        .collect();
+                    summary_body(&text).is_some()
+                })
+            };
+            let mut s = None;
+            for (k, item) in h.items.iter().enumerate().rev() {
+                if prefixed(item)? {
+                    s = Some(k);
+                    break;
+                }
             }
+            let order: Vec<usize> = match s {
+                Some(s)
+                    if h.items[..s]
+                        .iter()
+                        .all(|i| i.role.as_deref() == Some("user") || i.context) =>
+                {
+                    std::iter::once(s)
+                        .chain((0..h.items.len()).filter(|&i| i != s))
+                        .collect()
+                }
+                _ => (0..h.items.len()).collect(),
+            };
+            Steps::Resumed(&h.items, order)
         }
-        let order: Vec<usize> = match s {
-            Some(s)
-                if h.items[..s]
-                    .iter()
-                    .all(|i| i.role.as_deref() == Some("user") || i.context) =>
-            {
-                std::iter::once(s)
-                    .chain((0..h.items.len()).filter(|&i| i != s))
-                    .collect()
-            }
-            _ => (0..h.items.len()).collect(),
-        };
-        Steps::Resumed(&h.items, order)
     };
     let answered = match answered {
         false => None,
@@ -185,8 +187,8 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
 
 /// The items of a rollout in the order they are carried.
 enum Steps<'a> {
-    /// Every item and compaction of the file (`--full`).
-    Full(&'a [(u64, Record)]),
+    /// Every item and compaction of the file (`--full`), read as they are carried.
+    Full(&'a Source),
     /// The history a resume reconstructs, in this order.
     Resumed(&'a [codex::Item], Vec<usize>),
 }
@@ -199,13 +201,21 @@ enum Step<'a> {
 impl Steps<'_> {
     fn each(&self, mut f: impl FnMut(Step<'_>) -> std::io::Result<()>) -> std::io::Result<()> {
         match self {
-            Steps::Full(records) => {
-                for (line, rec) in records.iter() {
-                    match rec {
-                        Record::Response(item) => f(Step::Item(item))?,
-                        Record::Compacted(cm) => f(Step::Compacted(*line, cm))?,
-                        _ => {}
+            Steps::Full(src) => {
+                let mut failed = None;
+                codex::for_each_record(src, |line, rec| {
+                    let done = match &rec {
+                        _ if failed.is_some() => Ok(()),
+                        Record::Response(item) => f(Step::Item(item)),
+                        Record::Compacted(cm) => f(Step::Compacted(line, cm)),
+                        _ => Ok(()),
+                    };
+                    if let Err(e) = done {
+                        failed = Some(e);
                     }
+                })?;
+                if let Some(e) = failed {
+                    return Err(e);
                 }
             }
             Steps::Resumed(items, order) => {
@@ -415,7 +425,12 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
 
 /// [`write`], an entry at a time: the session's first lines go to `out` now; `first` is the
 /// conversation's first timestamp.
-pub fn writer(o: &WriteOptions, first: Option<&str>, _answered: Answered, out: &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter> {
+pub fn writer(
+    o: &WriteOptions,
+    first: Option<&str>,
+    _answered: Answered,
+    out: &mut Vec<Vec<u8>>,
+) -> Box<dyn EntryWriter> {
     Box::new(Writer::new(o, first, out))
 }
 
@@ -494,7 +509,10 @@ impl Writer {
         let l = line(&payload);
         self.items += 1;
         self.item_bytes += l.len();
-        let head = Map::from_iter([("timestamp".to_string(), json!(ts)), ("type".to_string(), json!("response_item"))]);
+        let head = Map::from_iter([
+            ("timestamp".to_string(), json!(ts)),
+            ("type".to_string(), json!("response_item")),
+        ]);
         out.push(line_with(head, "payload", &l, &[]));
     }
 }
