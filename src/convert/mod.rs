@@ -122,14 +122,16 @@ pub trait EntryWriter: Send {
     fn tally(&mut self) -> Tally;
 }
 
+/// A writer from the options, the conversation's first timestamp and the calls it answers;
+/// the session's first lines go to the last argument.
+pub type MakeWriter = fn(&WriteOptions, Option<&str>, model::Answered, &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter>;
+
 /// One agent's side of a conversion: its reader, its writer, and the lines of its own that
 /// a later conversion may place elsewhere ([`incremental`]).
 pub struct Side {
     /// Streams the conversation (`full`; `answered`: the head carries the answered calls).
     pub read: fn(&crate::io::Source, bool, bool, model::Sink<'_>) -> std::io::Result<model::Conversation>,
-    /// A writer from the options, the conversation's first timestamp and the calls it
-    /// answers; the session's first lines go to `out`.
-    pub writer: fn(&WriteOptions, Option<&str>, model::Answered, &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter>,
+    pub writer: MakeWriter,
     /// Whether the writer needs the answered calls (it closes the others).
     pub needs_answered: bool,
     pub passable: fn(&[u8]) -> bool,

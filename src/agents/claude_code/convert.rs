@@ -56,13 +56,14 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     }
     for &p in positions.iter().rev() {
         let node = t.node(p);
-        if node.kind == Kind::Assistant && !node.has(flag::API_ERROR) && !node.is_boundary() {
-            if let Some(m) = record(p)?.pointer("/message/model").and_then(Value::as_str)
-                && m != "<synthetic>"
-            {
-                c.model = Some(m.to_string());
-                break;
-            }
+        if node.kind == Kind::Assistant
+            && !node.has(flag::API_ERROR)
+            && !node.is_boundary()
+            && let Some(m) = record(p)?.pointer("/message/model").and_then(Value::as_str)
+            && m != "<synthetic>"
+        {
+            c.model = Some(m.to_string());
+            break;
         }
     }
     let answered = match answered {
