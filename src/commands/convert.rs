@@ -147,10 +147,11 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
                 .join()
                 .unwrap_or_else(|_| Err(std::io::Error::other("the reader panicked")));
             match (done, read) {
-                // A write that stopped early stops the reader: its own error says nothing new.
+                // The reader's own error says why the lines stopped short.
+                (_, Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot read: {e}")),
+                // A write that stopped early (refused, or nothing to write) stops the reader.
                 (Err(e), _) => Err(e),
-                (Ok(()), Err(e)) => Err(format!("cannot read: {e}")),
-                (Ok(()), Ok(())) => Ok(()),
+                (Ok(()), _) => Ok(()),
             }
         })
     };

@@ -27,8 +27,9 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
     collect(|sink| read_stream(src, full, false, sink))
 }
 
-/// Item timestamps by line, in line order: the time in milliseconds, or `None` for a
-/// timestamp kept as written (one that does not round-trip through milliseconds).
+/// Item timestamps by line, in line order: the time in milliseconds (all a writer reads of a
+/// timestamp is its milliseconds), or `None` for one kept as written (unreadable, or a time
+/// whose milliseconds would not read back the same).
 type Times = Vec<(u64, Option<i64>)>;
 
 /// [`read`], streamed: the head, then each entry as soon as it is complete. Only the index
@@ -71,7 +72,7 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
             }
             "response_item" | "compacted" => {
                 if let Some(ts) = h.timestamp {
-                    match parse_ms(&ts).filter(|&ms| format_ms(ms) == ts) {
+                    match parse_ms(&ts).filter(|&ms| parse_ms(&format_ms(ms)) == Some(ms)) {
                         Some(ms) => times.push((l.no, Some(ms))),
                         None => {
                             times.push((l.no, None));
