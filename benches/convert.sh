@@ -4,6 +4,8 @@
 #
 #   benches/convert.sh [OUT_DIR] [MIB]      (defaults /tmp/cctool-convert-bench, 1024 MiB)
 #
+# SINK=/dev/null writes every output there instead of into OUT_DIR (a disk without room for
+# the copies; no fsync is measured then, for cp or cctool).
 # Results: OUT_DIR/results.md; the numbers of a run are in docs/convert.md#performance.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,23 +20,27 @@ if [ ! -f "$corpus/single/claude.jsonl" ]; then
     --single-claude-mib "$mib" --single-codex-mib "$mib" --seed 20
 fi
 # Each conversion writes a new file (an existing one would make it an incremental run).
+copy=${SINK:-$out/copy.jsonl}
+to_codex=${SINK:-$out/to-codex.jsonl}
+to_claude=${SINK:-$out/to-claude.jsonl}
 cmds=(
-  "cp $corpus/single/claude.jsonl $out/copy.jsonl"
-  "$bin convert -q --to codex -o $out/to-codex.jsonl $corpus/single/claude.jsonl"
-  "$bin convert -q --full --to codex -o $out/to-codex.jsonl $corpus/single/claude.jsonl"
-  "cp $corpus/single/codex.jsonl $out/copy.jsonl"
-  "$bin convert -q --to claude-code -o $out/to-claude.jsonl $corpus/single/codex.jsonl"
-  "$bin convert -q --full --to claude-code -o $out/to-claude.jsonl $corpus/single/codex.jsonl"
+  "cp $corpus/single/claude.jsonl $copy"
+  "$bin convert -q --to codex -o $to_codex $corpus/single/claude.jsonl"
+  "$bin convert -q --full --to codex -o $to_codex $corpus/single/claude.jsonl"
+  "cp $corpus/single/codex.jsonl $copy"
+  "$bin convert -q --to claude-code -o $to_claude $corpus/single/codex.jsonl"
+  "$bin convert -q --full --to claude-code -o $to_claude $corpus/single/codex.jsonl"
 )
 {
-  echo "| command | wall (s) | peak RSS (MiB) |"
-  echo "|---|---|---|"
+  echo "| command | wall (s) | CPU user + sys (s) | peak RSS (MiB) |"
+  echo "|---|---|---|---|"
   for c in "${cmds[@]}"; do
     rm -f "$out"/copy.jsonl "$out"/to-*.jsonl
     $c > /dev/null 2>&1 # warm the cache
     rm -f "$out"/copy.jsonl "$out"/to-*.jsonl
-    /usr/bin/time -o "$out/time.txt" -f '%e %M' $c > /dev/null 2>&1
-    res=$(tail -1 "$out/time.txt")
-    echo "| \`${c//$out\//}\` | ${res% *} | $(( ${res#* } / 1024 )) |"
+    /usr/bin/time -o "$out/time.txt" -f '%e %U %S %M' $c > /dev/null 2>&1
+    read -r wall user sys rss < <(tail -1 "$out/time.txt")
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
+    echo "| \`${c//$out\//}\` | $wall | $cpu | $(( rss / 1024 )) |"
   done
 } | tee "$out/results.md"

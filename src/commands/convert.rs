@@ -9,9 +9,10 @@ use serde::Serialize;
 
 use crate::ExitStatus;
 use crate::cli::{ConvertArgs, ConvertTarget, GlobalArgs};
-use crate::convert::incremental::{Plan, plan};
+use crate::convert::WriteOptions;
+use crate::convert::incremental::{Against, Plan, Step};
 use crate::convert::model::Counts;
-use crate::convert::{Tally, WriteOptions};
+use crate::convert::stream::Lines;
 use crate::io::Input;
 use crate::io::atomic::{write_new_file_by, write_stdout};
 use crate::model::Format;
@@ -126,10 +127,89 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
         })
     };
     let (from, into) = (side(format)?, side(to)?);
-    let conv = (from.read)(&src, a.full).map_err(|e| format!("cannot read: {e}"))?;
-    src.check().map_err(|e| format!("cannot read: {e}"))?;
-    let session_id = crate::convert::target_session_id(&conv, to, a.full);
-    let cwd = conv
+    // The reader streams on its own thread; the lines are written as they come.
+    let run = |r: &mut Report, replace: bool| {
+        std::thread::scope(|scope| {
+            let (tx, rx) = crate::convert::stream::channel();
+            let reader = scope.spawn(|| {
+                crate::convert::stream::send_all(tx, |sink| {
+                    let c = (from.read)(&src, a.full, into.needs_answered, sink)?;
+                    src.check()?;
+                    Ok(c)
+                })
+            });
+            let done = match crate::convert::stream::head(&rx) {
+                Some(head) => write_conversion(a, r, &input, out.clone(), to, &into, head, rx, replace),
+                None => Ok(()),
+            };
+            let read = reader
+                .join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the reader panicked")));
+            match (done, read) {
+                // The reader's own error says why the lines stopped short.
+                (_, Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot read: {e}")),
+                // A write that stopped early (refused, or nothing to write) stops the reader.
+                (Err(e), _) => Err(e),
+                (Ok(()), _) => Ok(()),
+            }
+        })
+    };
+    match run(r, false) {
+        // The target is not an earlier conversion, and --force replaces it: converted again,
+        // every line written.
+        Err(e) if e == REPLACE => run(r, true),
+        done => done,
+    }
+}
+
+/// Why a write into the temporary file stopped without a new file.
+enum Stop {
+    UpToDate,
+    Differs(u64),
+    /// The source could not be read to its end.
+    Read,
+}
+
+fn stop(s: Stop) -> std::io::Error {
+    std::io::Error::other(StopError(std::sync::Mutex::new(Some(s))))
+}
+
+#[derive(Debug)]
+struct StopError(std::sync::Mutex<Option<Stop>>);
+
+impl std::fmt::Display for StopError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stopped")
+    }
+}
+
+impl std::error::Error for StopError {}
+
+impl std::fmt::Debug for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stop")
+    }
+}
+
+fn stopped(e: &std::io::Error) -> Option<Stop> {
+    e.get_ref()?.downcast_ref::<StopError>()?.0.lock().ok()?.take()
+}
+
+/// Writes the conversion whose head the reader sent, pulling its lines from `rx`.
+#[allow(clippy::too_many_arguments)]
+fn write_conversion(
+    a: &ConvertArgs,
+    r: &mut Report,
+    input: &Input,
+    out: Option<PathBuf>,
+    to: Format,
+    into: &crate::convert::Side,
+    head: crate::convert::model::Conversation,
+    rx: std::sync::mpsc::Receiver<crate::convert::model::Msg>,
+    replace: bool,
+) -> Result<(), String> {
+    let session_id = crate::convert::target_session_id(&head, to, a.full);
+    let cwd = head
         .cwd
         .clone()
         .unwrap_or_else(|| std::env::current_dir().map_or_else(|_| "/".into(), |d| d.display().to_string()));
@@ -140,25 +220,28 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
         model: a
             .model
             .clone()
-            .or_else(|| (format == to).then(|| conv.model.clone()).flatten()),
+            .or_else(|| (head.source == Some(to)).then(|| head.model.clone()).flatten()),
         reasoning_as_text: a.reasoning_as_text,
     };
-    let mut tally = Tally::default();
-    let lines = (into.write)(&conv, &opts, &mut tally);
+    let answered = head.answered.clone().unwrap_or_default();
+    let make = into.writer;
+    let o = opts.clone();
+    let mut lines = Lines::new(
+        rx,
+        a.reasoning_as_text,
+        Box::new(move |first, out| make(&o, first, answered, out)),
+    );
+    let read_err = |e: std::io::Error| format!("cannot read: {e}");
     r.session_id = Some(session_id);
-    r.carried = Some(conv.counts(a.reasoning_as_text));
-    r.mapped = Some(tally.mapped.clone());
-    let mut dropped = conv.dropped.clone();
-    for (k, n) in &tally.dropped {
-        *dropped.entry(k.clone()).or_insert(0) += n;
-    }
-    r.dropped = Some(dropped);
-    r.tokens = Some(tally.tokens);
-    r.closed = Some(tally.closed);
     let out = match a.into_store {
         false => out,
         true => {
-            let (path, resume, imported) = into_store(to, &lines, &opts, &input, a.force)?;
+            // The rollout's path holds its start, the time on its first line.
+            let first = lines.next_line().map_err(read_err)?;
+            let (path, resume, imported) = into_store(to, first.as_deref(), &opts, input, a.force)?;
+            if let Some(l) = first {
+                lines.unread(l);
+            }
             r.resume = Some(resume);
             if let Some(thread) = imported {
                 r.resume = Some(crate::agents::codex::store::resume_command(&thread));
@@ -173,47 +256,128 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
             Some(path)
         }
     };
+    let finish = |r: &mut Report, lines: &mut Lines<'_>| {
+        let conv = lines.conversation().unwrap_or_default();
+        r.carried = Some(lines.counts.clone());
+        r.mapped = Some(lines.tally.mapped.clone());
+        let mut dropped = conv.dropped.clone();
+        for (k, n) in &lines.tally.dropped {
+            *dropped.entry(k.clone()).or_insert(0) += n;
+        }
+        r.dropped = Some(dropped);
+        r.tokens = Some(lines.tally.tokens);
+        r.closed = Some(lines.tally.closed);
+    };
     let Some(path) = out else {
-        write_stdout(|w| write_lines(w, &lines)).map_err(|e| format!("cannot write standard output: {e}"))?;
+        let mut n = 0;
+        write_stdout(|w| write_all(w, &mut lines, &mut n)).map_err(|e| {
+            if stopped(&e).is_some() {
+                return "cannot read the source to its end".to_string();
+            }
+            format!("cannot write standard output: {e}")
+        })?;
+        finish(r, &mut lines);
         r.written = Some("new");
-        r.lines_written = lines.len() as u64;
+        r.lines_written = n;
         return Ok(());
     };
     let existing = match std::fs::metadata(&path) {
-        Ok(m) if m.is_file() => {
-            Some(std::fs::read(&path).map_err(|e| format!("cannot read the existing {}: {e}", path.display()))?)
-        }
+        Ok(m) if m.is_file() && !replace => Some(
+            std::fs::File::open(&path)
+                .and_then(|f| Against::open(f, into.passable))
+                .map_err(|e| format!("cannot read the existing {}: {e}", path.display()))?,
+        ),
         _ => None,
     };
-    let (from_line, how) = match plan(existing.as_deref(), &lines, into.passable) {
-        Plan::New => (0, "new"),
-        Plan::UpToDate => {
-            r.written = Some("up-to-date");
-            return Ok(());
-        }
-        Plan::Append(j) => (j, "appended"),
-        Plan::Differs(_) if a.force => (0, "replaced"),
-        Plan::Differs(l) => {
-            return Err(format!(
-                "{} exists and is not an earlier conversion of this session (line {l} differs; was it resumed since?); choose another -o, or pass --force to replace it",
-                path.display()
-            ));
+    let mut n = 0;
+    let written = match existing {
+        None => write_new_file_by(&path, true, |w| write_all(w, &mut lines, &mut n))
+            .map(|()| if replace { "replaced" } else { "new" }),
+        Some(mut old) => {
+            let keep =
+                std::fs::File::open(&path).map_err(|e| format!("cannot read the existing {}: {e}", path.display()))?;
+            write_new_file_by(&path, true, |w| append(w, &mut lines, &mut old, &keep, &mut n)).map(|()| "appended")
         }
     };
-    let keep = if how == "appended" { existing.as_deref() } else { None };
-    write_new_file_by(&path, true, |w| {
-        if let Some(old) = keep {
-            w.write_all(old)?;
-        }
-        write_lines(w, &lines[from_line..])
-    })
-    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let how = match written {
+        Ok(how) => how,
+        Err(e) => match stopped(&e) {
+            Some(Stop::UpToDate) => {
+                finish(r, &mut lines);
+                r.written = Some("up-to-date");
+                return Ok(());
+            }
+            Some(Stop::Differs(_)) if a.force => {
+                // Replaced: the conversion again from its start, every line written.
+                return Err(REPLACE.into());
+            }
+            Some(Stop::Differs(l)) => {
+                return Err(format!(
+                    "{} exists and is not an earlier conversion of this session (line {l} differs; was it resumed since?); choose another -o, or pass --force to replace it",
+                    path.display()
+                ));
+            }
+            Some(Stop::Read) => return Err("cannot read the source to its end".into()),
+            None => return Err(format!("cannot write {}: {e}", path.display())),
+        },
+    };
+    finish(r, &mut lines);
     r.written = Some(how);
-    r.lines_written = (lines.len() - from_line) as u64;
+    r.lines_written = n;
     if a.into_store && to == Format::Codex {
         register(&path, r);
     }
     Ok(())
+}
+
+/// The error that asks [`convert`] to convert again and replace the target.
+const REPLACE: &str = "\u{0}replace";
+
+/// Every line of the conversion, each with its newline; `n` counts them.
+fn write_all(w: &mut dyn Write, lines: &mut Lines<'_>, n: &mut u64) -> std::io::Result<()> {
+    while let Some(l) = lines.next_line().map_err(|_| stop(Stop::Read))? {
+        w.write_all(&l)?;
+        w.write_all(b"\n")?;
+        *n += 1;
+    }
+    Ok(())
+}
+
+/// The existing target `keep`, then the lines of the conversion it does not have yet
+/// (`old` compares them); stops without a file when there are none or the target differs.
+fn append(
+    w: &mut crate::io::atomic::Output,
+    lines: &mut Lines<'_>,
+    old: &mut Against,
+    keep: &std::fs::File,
+    n: &mut u64,
+) -> std::io::Result<()> {
+    let mut kept = false;
+    while let Some(l) = lines.next_line().map_err(|_| stop(Stop::Read))? {
+        match old.next(&l)? {
+            Step::Same => {}
+            Step::Differs(at) => return Err(stop(Stop::Differs(at))),
+            Step::New => {
+                if !kept {
+                    w.copy_from(keep, old.len)?;
+                    kept = true;
+                }
+                w.write_all(&l)?;
+                w.write_all(b"\n")?;
+                *n += 1;
+            }
+        }
+    }
+    match old.end()? {
+        None => {
+            if !kept {
+                w.copy_from(keep, old.len)?;
+            }
+            Ok(())
+        }
+        Some(Plan::Differs(at)) => Err(stop(Stop::Differs(at))),
+        Some(_) => Err(stop(Stop::UpToDate)),
+    }
 }
 
 /// Where the target agent finds the session, the command that resumes it, and the thread
@@ -221,7 +385,7 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
 /// `force`).
 fn into_store(
     to: Format,
-    lines: &[Vec<u8>],
+    first: Option<&[u8]>,
     o: &WriteOptions,
     input: &Input,
     force: bool,
@@ -245,8 +409,7 @@ fn into_store(
                 _ => None,
             };
             // The rollout's start is its first line's time (a derived, stable path).
-            let started = lines
-                .first()
+            let started = first
                 .and_then(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
                 .and_then(|v| v.get("timestamp").and_then(|t| t.as_str()).map(str::to_string))
                 .and_then(|t| t.parse::<jiff::Timestamp>().ok())
@@ -271,14 +434,6 @@ fn register(path: &Path, r: &mut Report) {
             escape_str(r.resume.as_deref().unwrap_or("codex resume"))
         ),
     }
-}
-
-fn write_lines(w: &mut dyn Write, lines: &[Vec<u8>]) -> std::io::Result<()> {
-    for l in lines {
-        w.write_all(l)?;
-        w.write_all(b"\n")?;
-    }
-    Ok(())
 }
 
 /// `--to cctool`: the import `migrate` writes, effective unless `--full`.

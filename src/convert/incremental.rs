@@ -50,6 +50,121 @@ pub fn plan(existing: Option<&[u8]>, new: &[Vec<u8>], passable: fn(&[u8]) -> boo
     }
 }
 
+/// What [`Against`] says of one line of the new conversion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The target has it already.
+    Same,
+    /// The target ends before it: it and every later line are appended.
+    New,
+    /// The target differs at this line (1-based).
+    Differs(u64),
+}
+
+/// [`plan`] of an existing target read line by line as the conversion streams, so neither
+/// is held whole: only the target's current line is.
+pub struct Against {
+    old: std::io::BufReader<std::fs::File>,
+    /// The target's size when it was opened: what an append keeps.
+    pub len: u64,
+    line: u64,
+    buf: Vec<u8>,
+    exhausted: bool,
+    /// Set when the target is cut short (its last line without a newline).
+    cut: Option<u64>,
+    passable: fn(&[u8]) -> bool,
+}
+
+impl Against {
+    pub fn open(f: std::fs::File, passable: fn(&[u8]) -> bool) -> std::io::Result<Against> {
+        use std::io::{BufRead, Read, Seek, SeekFrom};
+        let len = f.metadata()?.len();
+        let mut old = std::io::BufReader::with_capacity(1 << 20, f);
+        let mut cut = None;
+        if len > 0 {
+            let mut last = [0u8];
+            old.seek(SeekFrom::Start(len - 1))?;
+            old.read_exact(&mut last)?;
+            old.seek(SeekFrom::Start(0))?;
+            if last[0] != b'\n' {
+                // A last line without its newline was cut short.
+                let mut n = 0u64;
+                loop {
+                    let chunk = old.fill_buf()?;
+                    if chunk.is_empty() {
+                        break;
+                    }
+                    n += memchr::memchr_iter(b'\n', chunk).count() as u64;
+                    let k = chunk.len();
+                    old.consume(k);
+                }
+                cut = Some(1 + n);
+            }
+        }
+        Ok(Against {
+            old,
+            len,
+            line: 0,
+            buf: Vec::new(),
+            // An empty file takes everything.
+            exhausted: len == 0,
+            cut,
+            passable,
+        })
+    }
+
+    /// The target's next line, `None` at its end.
+    fn next_old(&mut self) -> std::io::Result<Option<&[u8]>> {
+        use std::io::BufRead;
+        self.buf.clear();
+        if self.old.read_until(b'\n', &mut self.buf)? == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        Ok(Some(self.buf.strip_suffix(b"\n").unwrap_or(&self.buf)))
+    }
+
+    /// Compares the conversion's next line.
+    pub fn next(&mut self, new: &[u8]) -> std::io::Result<Step> {
+        if let Some(l) = self.cut {
+            return Ok(Step::Differs(l));
+        }
+        if self.exhausted {
+            return Ok(Step::New);
+        }
+        let passable = self.passable;
+        loop {
+            match self.next_old()? {
+                None => {
+                    self.exhausted = true;
+                    return Ok(Step::New);
+                }
+                Some(old) if old == new => return Ok(Step::Same),
+                Some(old) if passable(old) => {}
+                Some(_) => return Ok(Step::Differs(self.line)),
+            }
+        }
+    }
+
+    /// After the conversion's last line: the target is up to date, or differs at a line
+    /// (`None`: lines were appended, or the target was empty).
+    pub fn end(&mut self) -> std::io::Result<Option<Plan>> {
+        if let Some(l) = self.cut {
+            return Ok(Some(Plan::Differs(l)));
+        }
+        if self.exhausted {
+            return Ok(None);
+        }
+        let passable = self.passable;
+        while let Some(old) = self.next_old()? {
+            if !passable(old) {
+                return Ok(Some(Plan::Differs(self.line)));
+            }
+        }
+        Ok(Some(Plan::UpToDate))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +188,48 @@ mod tests {
         assert_eq!(plan(Some(b"a\nx\n"), &new, tc), Plan::Differs(2));
         assert_eq!(plan(Some(b"a\nb\ntc1\nc\nd\n"), &new, tc), Plan::Differs(5));
         assert_eq!(plan(Some(b"a\nb"), &new, tc), Plan::Differs(2));
+    }
+
+    /// The streamed comparison plans as [`plan`] does, for targets of every shape.
+    #[test]
+    fn against_plans_as_plan_does() {
+        let new = lines(&["a", "b", "tc1", "c"]);
+        let dir = tempfile::tempdir().unwrap();
+        for old in [
+            &b""[..],
+            b"a\nb\n",
+            b"a\nb\ntc0\n",
+            b"a\nb\ntc1\nc\n",
+            b"a\nx\n",
+            b"a\nb\ntc1\nc\nd\n",
+            b"a\nb\ntc1\nc\ntc2\n",
+            b"a\nb",
+            b"\n",
+            b"a\n\nb\n",
+        ] {
+            let p = dir.path().join("t");
+            std::fs::write(&p, old).unwrap();
+            let mut a = Against::open(std::fs::File::open(&p).unwrap(), tc).unwrap();
+            let mut got = None;
+            let mut same = 0;
+            for n in &new {
+                match a.next(n).unwrap() {
+                    Step::Same => same += 1,
+                    Step::New => {
+                        got = Some(Plan::Append(same));
+                        break;
+                    }
+                    Step::Differs(l) => {
+                        got = Some(Plan::Differs(l));
+                        break;
+                    }
+                }
+            }
+            let got = match got {
+                Some(p) => p,
+                None => a.end().unwrap().unwrap_or(Plan::Append(same)),
+            };
+            assert_eq!(got, plan(Some(old), &new, tc), "{:?}", String::from_utf8_lossy(old));
+        }
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod incremental;
 pub mod model;
+pub mod stream;
 pub mod tools;
 
 use std::collections::BTreeMap;
@@ -84,11 +85,55 @@ pub fn line(v: &serde_json::Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
 }
 
+/// The [`line`] of the object `head` followed by `key` with the value already serialized as
+/// `raw`, then the `tail` entries: the same bytes as the object built whole, without
+/// serializing (escaping) the large value a second time.
+pub fn line_with(
+    head: serde_json::Map<String, serde_json::Value>,
+    key: &str,
+    raw: &[u8],
+    tail: &[(&str, serde_json::Value)],
+) -> Vec<u8> {
+    let mut out = line(&serde_json::Value::Object(head));
+    out.pop();
+    let entry = |out: &mut Vec<u8>, k: &str, v: &[u8]| {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        out.extend(line(&serde_json::Value::from(k)));
+        out.push(b':');
+        out.extend_from_slice(v);
+    };
+    entry(&mut out, key, raw);
+    for (k, v) in tail {
+        entry(&mut out, k, &line(v));
+    }
+    out.push(b'}');
+    out
+}
+
+/// A writer of one agent's format, fed the conversation an entry at a time: the lines of
+/// each entry go to `out` (without their newlines) as soon as it is written.
+pub trait EntryWriter: Send {
+    fn entry(&mut self, e: &model::Entry, out: &mut Vec<Vec<u8>>);
+    /// The lines that close the conversation.
+    fn finish(&mut self, out: &mut Vec<Vec<u8>>);
+    /// What was mapped and left out so far.
+    fn tally(&mut self) -> Tally;
+}
+
+/// A writer from the options, the conversation's first timestamp and the calls it answers;
+/// the session's first lines go to the last argument.
+pub type MakeWriter = fn(&WriteOptions, Option<&str>, model::Answered, &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter>;
+
 /// One agent's side of a conversion: its reader, its writer, and the lines of its own that
-/// a later conversion may place elsewhere ([`incremental::plan`]).
+/// a later conversion may place elsewhere ([`incremental`]).
 pub struct Side {
-    pub read: fn(&crate::io::Source, bool) -> std::io::Result<model::Conversation>,
-    pub write: fn(&model::Conversation, &WriteOptions, &mut Tally) -> Vec<Vec<u8>>,
+    /// Streams the conversation (`full`; `answered`: the head carries the answered calls).
+    pub read: fn(&crate::io::Source, bool, bool, model::Sink<'_>) -> std::io::Result<model::Conversation>,
+    pub writer: MakeWriter,
+    /// Whether the writer needs the answered calls (it closes the others).
+    pub needs_answered: bool,
     pub passable: fn(&[u8]) -> bool,
 }
 
@@ -98,13 +143,15 @@ pub fn side(format: crate::model::Format) -> Option<Side> {
     use crate::model::Format;
     match format {
         Format::ClaudeCode => Some(Side {
-            read: claude_code::convert::read,
-            write: claude_code::convert::write,
+            read: claude_code::convert::read_stream,
+            writer: claude_code::convert::writer,
+            needs_answered: true,
             passable: |_| false,
         }),
         Format::Codex => Some(Side {
-            read: codex::convert::read,
-            write: codex::convert::write,
+            read: codex::convert::read_stream,
+            writer: codex::convert::writer,
+            needs_answered: false,
             passable: codex::convert::is_token_count,
         }),
         Format::CctoolSession => None,
@@ -181,6 +228,31 @@ pub fn line_head(bytes: &[u8]) -> LineHead<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An object written with one value already serialized is the object written whole.
+    #[test]
+    fn line_with_equals_the_whole_object() {
+        use serde_json::{Map, json};
+        let big = json!({"text": "a \"quoted\" line\n\u{1}é", "n": [1, 2.5, null]});
+        for (head, tail) in [
+            (Map::new(), vec![]),
+            (Map::from_iter([("type".to_string(), json!("x"))]), vec![]),
+            (
+                Map::from_iter([("a".to_string(), json!(null)), ("b\"".to_string(), json!([1]))]),
+                vec![("t", json!("2026")), ("u", json!({"k": false}))],
+            ),
+        ] {
+            let mut whole = head.clone();
+            whole.insert("payload".into(), big.clone());
+            for (k, v) in &tail {
+                whole.insert(k.to_string(), v.clone());
+            }
+            assert_eq!(
+                line_with(head, "payload", &line(&big), &tail),
+                line(&serde_json::Value::Object(whole))
+            );
+        }
+    }
 
     /// The typed parse and the lenient one agree, on lines of every shape the pass meets.
     #[test]

@@ -26,6 +26,9 @@ pub struct Conversation {
     pub dropped: BTreeMap<String, u64>,
     /// Keys handed out so far, to make each one unique.
     keys: BTreeMap<String, u32>,
+    /// In a streamed head ([`Msg::Head`]), when the reader was asked for them: the calls the
+    /// conversation's results answer.
+    pub answered: Option<Answered>,
 }
 
 /// One element of the conversation, with where it comes from.
@@ -178,30 +181,181 @@ pub struct Counts {
 impl Conversation {
     pub fn counts(&self, reasoning_as_text: bool) -> Counts {
         let mut c = Counts::default();
-        let images = |parts: &[Part]| parts.iter().filter(|p| matches!(p, Part::Image(_))).count() as u64;
         for e in &self.entries {
-            match &e.body {
-                Body::User(parts) => {
-                    c.user_texts += parts.iter().filter(|p| p.text().is_some()).count() as u64;
-                    c.images += images(parts);
-                }
-                Body::Assistant(blocks) => {
-                    for b in blocks {
-                        match b {
-                            Block::Text(_) => c.assistant_texts += 1,
-                            Block::Call(_) => c.tool_calls += 1,
-                            Block::Reasoning(_) if reasoning_as_text => c.reasoning_as_text += 1,
-                            Block::Reasoning(_) => {}
-                        }
-                    }
-                }
-                Body::ToolResult(r) => {
-                    c.tool_results += 1;
-                    c.images += images(&r.output);
-                }
-                Body::Compaction(_) => c.compactions += 1,
-            }
+            c.add(e, reasoning_as_text);
         }
         c
+    }
+}
+
+/// What a streaming reader hands on: the session's metadata once, before any entry, then the
+/// entries in order.
+#[derive(Debug)]
+pub enum Msg {
+    /// The conversation without its entries: ids, working directory, model, and (when asked
+    /// for) the results it holds ([`Conversation::answered`]).
+    Head(Conversation),
+    Entry(Entry),
+    /// The read is complete: the conversation's metadata and what was left out (sent by the
+    /// driver, [`crate::convert::stream`], never by a reader).
+    End(Conversation),
+}
+
+/// Where a reader's messages go; an error stops the reader.
+pub type Sink<'a> = &'a mut dyn FnMut(Msg) -> std::io::Result<()>;
+
+/// A call id as the set of answered calls keeps it: a 64-bit hash, so the set costs eight
+/// bytes a result whatever the ids' length.
+pub fn call_key(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// The calls the conversation answers ([`call_key`] of each result's call id): a writer that
+/// closes unanswered calls needs it before it writes the first of them.
+pub type Answered = rustc_hash::FxHashSet<u64>;
+
+/// A reader's side of a conversation being streamed: entries go to the sink as soon as the
+/// next one starts (the last one can still grow, by the blocks of one response), so only one
+/// is ever held.
+pub struct Emitter<'a> {
+    pub c: Conversation,
+    last: Option<Entry>,
+    pushed: usize,
+    /// Hashes of the keys handed out, with how many times each was.
+    keys: rustc_hash::FxHashMap<u64, u32>,
+    sink: Sink<'a>,
+    failed: Option<std::io::Error>,
+}
+
+impl<'a> Emitter<'a> {
+    pub fn new(c: Conversation, sink: Sink<'a>) -> Emitter<'a> {
+        Emitter {
+            c,
+            last: None,
+            pushed: 0,
+            keys: Default::default(),
+            sink,
+            failed: None,
+        }
+    }
+
+    /// Sends the head: the metadata is complete.
+    pub fn head(&mut self, answered: Option<Answered>) -> std::io::Result<()> {
+        let mut head = Conversation {
+            source: self.c.source,
+            session_id: self.c.session_id.clone(),
+            cwd: self.c.cwd.clone(),
+            model: self.c.model.clone(),
+            ..Conversation::default()
+        };
+        head.answered = answered;
+        (self.sink)(Msg::Head(head))
+    }
+
+    /// [`Conversation::push`], streamed.
+    pub fn push(&mut self, key: &str, timestamp: Option<String>, body: Body) {
+        let n = self.keys.entry(call_key(key)).or_insert(0);
+        let key = if *n == 0 { key.to_string() } else { format!("{key}#{n}") };
+        *n += 1;
+        self.pushed += 1;
+        if let Some(prev) = self.last.replace(Entry { key, timestamp, body }) {
+            self.send(prev);
+        }
+    }
+
+    fn send(&mut self, e: Entry) {
+        if self.failed.is_none()
+            && let Err(err) = (self.sink)(Msg::Entry(e))
+        {
+            self.failed = Some(err);
+        }
+    }
+
+    /// The entry pushed last, still open to more blocks.
+    pub fn last_mut(&mut self) -> Option<&mut Entry> {
+        self.last.as_mut()
+    }
+
+    /// How many entries were pushed so far.
+    pub fn pushed(&self) -> usize {
+        self.pushed
+    }
+
+    pub fn drop(&mut self, kind: &str) {
+        self.c.drop(kind);
+    }
+
+    /// Whether the sink refused an entry: the reader stops.
+    pub fn check(&mut self) -> std::io::Result<()> {
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Sends the last entry; the conversation's metadata and what was left out.
+    pub fn finish(mut self) -> std::io::Result<Conversation> {
+        if let Some(e) = self.last.take() {
+            self.send(e);
+        }
+        self.check()?;
+        Ok(self.c)
+    }
+}
+
+/// A whole conversation read into memory from a streaming reader (tests, small inputs).
+pub fn collect(read: impl FnOnce(Sink<'_>) -> std::io::Result<Conversation>) -> std::io::Result<Conversation> {
+    let mut entries = Vec::new();
+    let mut c = read(&mut |m| {
+        if let Msg::Entry(e) = m {
+            entries.push(e);
+        }
+        Ok(())
+    })?;
+    c.entries = entries;
+    Ok(c)
+}
+
+impl Counts {
+    /// Counts one entry ([`Conversation::counts`] of a streamed conversation).
+    pub fn add(&mut self, e: &Entry, reasoning_as_text: bool) {
+        let images = |parts: &[Part]| parts.iter().filter(|p| matches!(p, Part::Image(_))).count() as u64;
+        match &e.body {
+            Body::User(parts) => {
+                self.user_texts += parts.iter().filter(|p| p.text().is_some()).count() as u64;
+                self.images += images(parts);
+            }
+            Body::Assistant(blocks) => {
+                for b in blocks {
+                    match b {
+                        Block::Text(_) => self.assistant_texts += 1,
+                        Block::Call(_) => self.tool_calls += 1,
+                        Block::Reasoning(_) if reasoning_as_text => self.reasoning_as_text += 1,
+                        Block::Reasoning(_) => {}
+                    }
+                }
+            }
+            Body::ToolResult(r) => {
+                self.tool_results += 1;
+                self.images += images(&r.output);
+            }
+            Body::Compaction(_) => self.compactions += 1,
+        }
+    }
+}
+
+impl Conversation {
+    /// The calls its results answer.
+    pub fn answered_calls(&self) -> Answered {
+        self.entries
+            .iter()
+            .filter_map(|e| match &e.body {
+                Body::ToolResult(r) => Some(call_key(&r.call_id)),
+                _ => None,
+            })
+            .collect()
     }
 }

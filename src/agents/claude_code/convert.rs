@@ -12,14 +12,24 @@ use serde_json::{Map, Value, json};
 
 use super::chain::{self as claude, Kind, Options, flag};
 use crate::compact::ids;
-use crate::convert::model::{Block, Body, Conversation, Image, Part, ToolResult};
+use crate::convert::model::{
+    Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolResult, call_key, collect,
+};
 use crate::convert::tools;
-use crate::convert::{Clock, Tally, WriteOptions, line, reasoning_text};
+use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, line_with, reasoning_text};
 use crate::io::Source;
 use crate::model::Format;
 
 /// The conversation a resume of `src` loads (`full`: its whole history).
 pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
+    collect(|sink| read_stream(src, full, false, sink))
+}
+
+/// [`read`], streamed: the head, then each entry as soon as it is complete. Only the index
+/// of the file is held (as `rebuild-chain` holds it), with the pages read released behind.
+/// `answered`: the head carries the calls the conversation answers, from a first pass over
+/// the results.
+pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let t = claude::read(src)?;
     let chain = t
         .rebuild(&Options {
@@ -30,21 +40,78 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
     let positions = &chain.positions;
     let mut c = Conversation::new(Format::ClaudeCode);
     c.session_id = t.session_ids.first().cloned().unwrap_or_else(|| src.name().to_string());
-    let mut carried_lines = rustc_hash::FxHashSet::default();
+    let record = |p: u32| -> std::io::Result<Value> {
+        let node = t.node(p);
+        Ok(crate::io::json::parse_record(
+            &src.read_range(node.offset, node.len as usize)?,
+        ))
+    };
+    // The writers put the working directory and the model on their first lines: the last of
+    // each along the chain, found from its end.
+    for &p in positions.iter().rev() {
+        if let Some(cwd) = record(p)?.get("cwd").and_then(Value::as_str) {
+            c.cwd = Some(cwd.to_string());
+            break;
+        }
+    }
+    for &p in positions.iter().rev() {
+        let node = t.node(p);
+        if node.kind == Kind::Assistant
+            && !node.has(flag::API_ERROR)
+            && !node.is_boundary()
+            && let Some(m) = record(p)?.pointer("/message/model").and_then(Value::as_str)
+            && m != "<synthetic>"
+        {
+            c.model = Some(m.to_string());
+            break;
+        }
+    }
+    let answered = match answered {
+        false => None,
+        true => {
+            let mut set = Answered::default();
+            for &p in positions {
+                let node = t.node(p);
+                if node.kind == Kind::User && !node.has(flag::COMPACT_SUMMARY) {
+                    let rec = record(p)?;
+                    for b in rec
+                        .pointer("/message/content")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        if b.get("type").and_then(Value::as_str) == Some("tool_result") {
+                            set.insert(call_key(&str_of(b, "tool_use_id")));
+                        }
+                    }
+                }
+            }
+            Some(set)
+        }
+    };
+    let mut c = Emitter::new(c, sink);
+    c.head(answered)?;
+    // Lines the conversation carries, one bit each.
+    let mut carried_lines = vec![0u64; (t.lines as usize + 64) / 64 + 1];
+    let carry = |bits: &mut Vec<u64>, line: u64| {
+        let i = (line / 64) as usize;
+        if i >= bits.len() {
+            bits.resize(i + 1, 0);
+        }
+        bits[i] |= 1 << (line % 64);
+    };
     let mut last_msg: Option<(u32, usize)> = None;
     let mut taken = rustc_hash::FxHashSet::default();
     let mut released = src.releaser();
     for (i, &p) in positions.iter().enumerate() {
+        c.check()?;
         let node = t.node(p);
         let rec = crate::io::json::parse_record(&src.read_range(node.offset, node.len as usize)?);
         released.touch(node.offset, node.len);
-        carried_lines.insert(node.line);
+        carry(&mut carried_lines, node.line);
         let key = rec.get("uuid").and_then(Value::as_str).unwrap_or("").to_string();
         let key = if key.is_empty() { format!("L{}", node.line) } else { key };
         let ts = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
-        if let Some(cwd) = rec.get("cwd").and_then(Value::as_str) {
-            c.cwd = Some(cwd.to_string());
-        }
         if node.is_boundary() {
             // The boundary's summary is the first summary row before the next boundary; rows
             // a compaction preserved may come between (2.1.88 session memory). The target
@@ -55,10 +122,8 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
                 .find(|&&q| t.node(q).kind == Kind::User && t.node(q).has(flag::COMPACT_SUMMARY));
             let text = match summary {
                 Some(&q) => {
-                    let n = t.node(q);
                     taken.insert(q);
-                    let rec = crate::io::json::parse_record(&src.read_range(n.offset, n.len as usize)?);
-                    crate::agents::claude_code::summaries::claude_summary_text(&rec).unwrap_or_default()
+                    crate::agents::claude_code::summaries::claude_summary_text(&record(q)?).unwrap_or_default()
                 }
                 None => String::new(),
             };
@@ -66,7 +131,7 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
             last_msg = None;
             continue;
         }
-        if taken.contains(&p) {
+        if taken.remove(&p) {
             continue;
         }
         if node.kind == Kind::User && node.has(flag::COMPACT_SUMMARY) {
@@ -83,22 +148,17 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
             }
             Kind::Assistant if node.has(flag::API_ERROR) => c.drop("assistant:api-error"),
             Kind::Assistant => {
-                if let Some(m) = rec.pointer("/message/model").and_then(Value::as_str)
-                    && m != "<synthetic>"
-                {
-                    c.model = Some(m.to_string());
-                }
                 let blocks = read_assistant(&mut c, &rec);
                 // Rows of one response (one block per row) become one entry.
                 // (`u32::MAX`: a row without a `message.id`, never merged.)
                 let same = node.msg_id != u32::MAX
-                    && matches!(last_msg, Some((id, i)) if id == node.msg_id && i + 1 == c.entries.len());
-                if same && let Some(Body::Assistant(b)) = c.entries.last_mut().map(|e| &mut e.body) {
+                    && matches!(last_msg, Some((id, i)) if id == node.msg_id && i == c.pushed());
+                if same && let Some(Body::Assistant(b)) = c.last_mut().map(|e| &mut e.body) {
                     b.extend(blocks);
                 } else {
                     c.push(&key, ts, Body::Assistant(blocks));
                 }
-                last_msg = Some((node.msg_id, c.entries.len() - 1));
+                last_msg = Some((node.msg_id, c.pushed()));
             }
             Kind::System => {
                 let sub = rec.get("subtype").and_then(Value::as_str).unwrap_or("other");
@@ -107,10 +167,14 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
             Kind::Attachment => c.drop("attachment"),
         }
     }
+    let mut c = c.finish()?;
     // Every other line: what a resume does not load (earlier history, other branches,
     // progress, snapshots, titles), counted by type.
     crate::io::for_each_line(src, |l| {
-        if !carried_lines.contains(&l.no) {
+        let carried = carried_lines
+            .get((l.no / 64) as usize)
+            .is_some_and(|w| w & (1 << (l.no % 64)) != 0);
+        if !carried {
             let h = crate::convert::line_head(l.bytes);
             c.drop(&format!("not loaded:{}", h.ty.as_deref().unwrap_or("unreadable")));
         }
@@ -118,7 +182,7 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
     Ok(c)
 }
 
-fn read_user(c: &mut Conversation, key: &str, ts: Option<String>, rec: &Value) {
+fn read_user(c: &mut Emitter<'_>, key: &str, ts: Option<String>, rec: &Value) {
     let mut parts = Vec::new();
     match rec.pointer("/message/content") {
         Some(Value::String(s)) => parts.push(Part::Text(s.clone())),
@@ -162,7 +226,7 @@ fn read_user(c: &mut Conversation, key: &str, ts: Option<String>, rec: &Value) {
     }
 }
 
-fn read_assistant(c: &mut Conversation, rec: &Value) -> Vec<Block> {
+fn read_assistant(c: &mut Emitter<'_>, rec: &Value) -> Vec<Block> {
     let mut out = Vec::new();
     for b in rec
         .pointer("/message/content")
@@ -232,45 +296,111 @@ pub fn tool_id(id: &str) -> String {
 /// The conversation as transcript lines (without their newlines).
 pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
-    let mut clock = Clock::new(c.first_timestamp());
-    let mut parent: Option<String> = None;
-    let mut bytes = 0usize;
-    let sid = o.session_id.as_str();
-    let row = |parent: &mut Option<String>, uuid: String, ty: &str, ts: &str, extra: Map<String, Value>| {
+    let mut w = Writer::new(o, c.first_timestamp(), c.answered_calls());
+    for e in &c.entries {
+        w.entry(e, &mut out);
+    }
+    w.finish(&mut out);
+    *tally = w.tally();
+    out
+}
+
+/// [`write`], an entry at a time; `first` is the conversation's first timestamp, `answered`
+/// the calls it answers (a call without a result is closed when the conversation goes on).
+pub fn writer(
+    o: &WriteOptions,
+    first: Option<&str>,
+    answered: Answered,
+    _out: &mut Vec<Vec<u8>>,
+) -> Box<dyn EntryWriter> {
+    Box::new(Writer::new(o, first, answered))
+}
+
+struct Writer {
+    o: WriteOptions,
+    clock: Clock,
+    parent: Option<String>,
+    /// Bytes the target's resume sends since the last compaction, for the estimate.
+    bytes: usize,
+    answered: Answered,
+    tally: Tally,
+    /// The unanswered calls of the response written last (its results' uuid, call id and
+    /// time): closed if the conversation goes on after it.
+    unanswered: Vec<(String, String, String)>,
+}
+
+impl Writer {
+    fn new(o: &WriteOptions, first: Option<&str>, answered: Answered) -> Writer {
+        Writer {
+            o: o.clone(),
+            clock: Clock::new(first),
+            parent: None,
+            bytes: 0,
+            answered,
+            tally: Tally::default(),
+            unanswered: Vec::new(),
+        }
+    }
+
+    /// A row whose one entry besides the common ones is `key`, already serialized as `raw`
+    /// ([`line_with`]): the bytes of [`Writer::row`] with `{key: raw}`.
+    fn row_raw(&mut self, uuid: String, ty: &str, ts: &str, key: &str, raw: &[u8]) -> Vec<u8> {
         let mut m = Map::new();
-        m.insert("parentUuid".into(), json!(parent));
+        m.insert("parentUuid".into(), json!(self.parent));
         m.insert("isSidechain".into(), json!(false));
         m.insert("userType".into(), json!("external"));
-        m.insert("cwd".into(), json!(o.cwd));
-        m.insert("sessionId".into(), json!(sid));
+        m.insert("cwd".into(), json!(self.o.cwd));
+        m.insert("sessionId".into(), json!(self.o.session_id));
+        m.insert("type".into(), json!(ty));
+        let l = line_with(m, key, raw, &[("uuid", json!(uuid)), ("timestamp", json!(ts))]);
+        self.parent = Some(uuid);
+        l
+    }
+
+    fn row(&mut self, uuid: String, ty: &str, ts: &str, extra: Map<String, Value>) -> Vec<u8> {
+        let mut m = Map::new();
+        m.insert("parentUuid".into(), json!(self.parent));
+        m.insert("isSidechain".into(), json!(false));
+        m.insert("userType".into(), json!("external"));
+        m.insert("cwd".into(), json!(self.o.cwd));
+        m.insert("sessionId".into(), json!(self.o.session_id));
         m.insert("type".into(), json!(ty));
         m.extend(extra);
         m.insert("uuid".into(), json!(uuid));
         m.insert("timestamp".into(), json!(ts));
-        *parent = Some(uuid);
+        self.parent = Some(uuid);
         line(&Value::Object(m))
-    };
-    let answered: rustc_hash::FxHashSet<&str> = c
-        .entries
-        .iter()
-        .filter_map(|e| match &e.body {
-            Body::ToolResult(r) => Some(r.call_id.as_str()),
-            _ => None,
-        })
-        .collect();
-    for (i, e) in c.entries.iter().enumerate() {
-        let ts = clock.stamp(e.timestamp.as_deref());
-        let uuid = |j: usize| ids::uuid(&["convert", sid, &e.key, &j.to_string()]);
+    }
+
+    /// A user row with one message, counted in the estimate.
+    fn user(&mut self, uuid: String, ts: &str, message: Value) -> Vec<u8> {
+        let raw = line(&message);
+        self.bytes += raw.len();
+        self.row_raw(uuid, "user", ts, "message", &raw)
+    }
+}
+
+impl EntryWriter for Writer {
+    fn entry(&mut self, e: &Entry, out: &mut Vec<Vec<u8>>) {
+        // A call the conversation went on without answering (interrupted, or its result
+        // compacted away) is closed as Codex closes it: Claude Code would otherwise drop it
+        // from the request. At the end it may still be answered.
+        for (uuid, call_id, ts) in std::mem::take(&mut self.unanswered) {
+            let block = json!({"tool_use_id": tool_id(&call_id), "type": "tool_result",
+                               "content": "aborted", "is_error": true});
+            out.push(self.user(uuid, &ts, json!({"role": "user", "content": [block]})));
+            self.tally.closed += 1;
+        }
+        let ts = self.clock.stamp(e.timestamp.as_deref());
+        let sid = self.o.session_id.clone();
+        let uuid = |j: usize| ids::uuid(&["convert", &sid, &e.key, &j.to_string()]);
         match &e.body {
             Body::User(parts) => {
                 let content = match parts.as_slice() {
                     [Part::Text(t)] => json!(t),
                     _ => Value::Array(blocks_of(parts)),
                 };
-                let message = json!({"role": "user", "content": content});
-                bytes += line(&message).len();
-                let m = Map::from_iter([("message".to_string(), message)]);
-                out.push(row(&mut parent, uuid(0), "user", &ts, m));
+                out.push(self.user(uuid(0), &ts, json!({"role": "user", "content": content})));
             }
             Body::ToolResult(r) => {
                 let content = match r.output.as_slice() {
@@ -282,26 +412,23 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
                 if r.is_error {
                     block["is_error"] = json!(true);
                 }
-                let message = json!({"role": "user", "content": [block]});
-                bytes += line(&message).len();
-                let m = Map::from_iter([("message".to_string(), message)]);
-                out.push(row(&mut parent, uuid(0), "user", &ts, m));
+                out.push(self.user(uuid(0), &ts, json!({"role": "user", "content": [block]})));
             }
             Body::Assistant(blocks) => {
-                let msg_id = ids::message_id(&["convert", sid, &e.key]);
+                let msg_id = ids::message_id(&["convert", &sid, &e.key]);
                 for (j, b) in blocks.iter().enumerate() {
                     let block = match b {
                         Block::Text(t) => json!({"type": "text", "text": t}),
-                        Block::Reasoning(t) if o.reasoning_as_text => {
+                        Block::Reasoning(t) if self.o.reasoning_as_text => {
                             json!({"type": "text", "text": reasoning_text(t)})
                         }
                         Block::Reasoning(_) => {
-                            tally.drop("reasoning");
+                            self.tally.drop("reasoning");
                             continue;
                         }
                         Block::Call(call) => {
                             let ((name, input), mapped) = tools::to_claude(&call.name, &call.input);
-                            tally.map(mapped);
+                            self.tally.map(mapped);
                             json!({"type": "tool_use", "id": tool_id(&call.id), "name": name, "input": input})
                         }
                     };
@@ -309,44 +436,43 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
                     message.insert("id".into(), json!(msg_id));
                     message.insert("type".into(), json!("message"));
                     message.insert("role".into(), json!("assistant"));
-                    if let Some(m) = &o.model {
+                    if let Some(m) = &self.o.model {
                         message.insert("model".into(), json!(m));
                     }
-                    message.insert("content".into(), json!([block]));
-                    message.insert("stop_reason".into(), Value::Null);
-                    message.insert("stop_sequence".into(), Value::Null);
-                    bytes += line(&block).len();
-                    message.insert(
-                        "usage".into(),
-                        json!({"input_tokens": crate::model::approx_tokens(bytes), "output_tokens": 0}),
+                    // The block is serialized once: for the estimate, and into the row.
+                    let raw = line(&block);
+                    self.bytes += raw.len();
+                    let mut content = Vec::with_capacity(raw.len() + 2);
+                    content.push(b'[');
+                    content.extend(raw);
+                    content.push(b']');
+                    let usage = json!({"input_tokens": crate::model::approx_tokens(self.bytes), "output_tokens": 0});
+                    let message = line_with(
+                        message,
+                        "content",
+                        &content,
+                        &[
+                            ("stop_reason", Value::Null),
+                            ("stop_sequence", Value::Null),
+                            ("usage", usage),
+                        ],
                     );
-                    let m = Map::from_iter([("message".to_string(), Value::Object(message))]);
-                    out.push(row(&mut parent, uuid(j), "assistant", &ts, m));
+                    out.push(self.row_raw(uuid(j), "assistant", &ts, "message", &message));
                 }
-                // A call the conversation went on without answering (interrupted, or its
-                // result compacted away) is closed as Codex closes it: Claude Code would
-                // otherwise drop it from the request. At the end it may still be answered.
-                if i + 1 < c.entries.len() {
-                    for (j, b) in blocks.iter().enumerate() {
-                        if let Block::Call(call) = b
-                            && !answered.contains(call.id.as_str())
-                        {
-                            let block = json!({"tool_use_id": tool_id(&call.id), "type": "tool_result",
-                                               "content": "aborted", "is_error": true});
-                            let message = json!({"role": "user", "content": [block]});
-                            bytes += line(&message).len();
-                            let m = Map::from_iter([("message".to_string(), message)]);
-                            out.push(row(&mut parent, uuid(blocks.len() + j), "user", &ts, m));
-                            tally.closed += 1;
-                        }
+                for (j, b) in blocks.iter().enumerate() {
+                    if let Block::Call(call) = b
+                        && !self.answered.contains(&call_key(&call.id))
+                    {
+                        self.unanswered
+                            .push((uuid(blocks.len() + j), call.id.clone(), ts.clone()));
                     }
                 }
             }
             Body::Compaction(summary) => {
                 // What came before is replaced: the count starts again from the summary.
-                let pre_tokens = crate::model::approx_tokens(bytes);
-                bytes = summary.len();
-                let logical = parent.take();
+                let pre_tokens = crate::model::approx_tokens(self.bytes);
+                self.bytes = summary.len();
+                let logical = self.parent.take();
                 let mut b = Map::new();
                 b.insert("logicalParentUuid".into(), json!(logical));
                 b.insert("subtype".into(), json!("compact_boundary"));
@@ -357,15 +483,22 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
                     "compactMetadata".into(),
                     json!({"trigger": "manual", "preTokens": pre_tokens}),
                 );
-                out.push(row(&mut parent, uuid(0), "system", &ts, b));
+                out.push(self.row(uuid(0), "system", &ts, b));
                 let mut s = Map::new();
                 s.insert("message".into(), json!({"role": "user", "content": summary}));
                 s.insert("isVisibleInTranscriptOnly".into(), json!(true));
                 s.insert("isCompactSummary".into(), json!(true));
-                out.push(row(&mut parent, uuid(1), "user", &ts, s));
+                out.push(self.row(uuid(1), "user", &ts, s));
             }
         }
     }
-    tally.tokens = crate::model::approx_tokens(bytes) as u64;
-    out
+
+    fn finish(&mut self, _out: &mut Vec<Vec<u8>>) {
+        self.unanswered.clear();
+        self.tally.tokens = crate::model::approx_tokens(self.bytes) as u64;
+    }
+
+    fn tally(&mut self) -> Tally {
+        std::mem::take(&mut self.tally)
+    }
 }

@@ -9,22 +9,39 @@
 //! record whose `replacement_history` is the summary.
 
 use rustc_hash::FxHashMap;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::history;
 use super::rollout::{self as codex, ItemSrc, Record, SUMMARY_PREFIX, summary_body};
 use crate::agents::cctool::schema::parse_arguments;
-use crate::convert::model::{Block, Body, Conversation, Image, Part, ToolCall, ToolResult};
+use crate::convert::model::{
+    Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key, collect,
+};
 use crate::convert::tools::{self, CodexCall};
-use crate::convert::{Clock, Tally, WriteOptions, line, reasoning_text};
+use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, line_with, reasoning_text};
 use crate::io::Source;
 use crate::model::Format;
 
 /// The conversation a resume of `src` loads (`full`: every item of the file).
 pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
-    let rollout = codex::read_records(src)?;
+    collect(|sink| read_stream(src, full, false, sink))
+}
+
+/// Item timestamps by line, in line order: the time in milliseconds (all a writer reads of a
+/// timestamp is its milliseconds), or `None` for one kept as written (unreadable, or a time
+/// whose milliseconds would not read back the same).
+type Times = Vec<(u64, Option<i64>)>;
+
+/// [`read`], streamed: the head, then each entry as soon as it is complete. Only the index
+/// of the rollout is held. `answered`: the head carries the calls the conversation answers,
+/// from a first pass over its outputs.
+pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
+    use crate::model::time::{format_ms, parse_ms};
+    // Every item in order needs no index of the file: it is read as the items are carried.
+    let rollout = if full { None } else { Some(codex::read_records(src)?) };
     let mut c = Conversation::new(Format::Codex);
-    let mut ts_of: FxHashMap<u64, String> = FxHashMap::default();
+    let mut times: Times = Vec::new();
+    let mut odd_times: FxHashMap<u64, String> = FxHashMap::default();
     let mut session_id = None;
     crate::io::for_each_line(src, |l| {
         let h = crate::convert::line_head(l.bytes);
@@ -55,7 +72,13 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
             }
             "response_item" | "compacted" => {
                 if let Some(ts) = h.timestamp {
-                    ts_of.insert(l.no, ts.into_owned());
+                    match parse_ms(&ts).filter(|&ms| parse_ms(&format_ms(ms)) == Some(ms)) {
+                        Some(ms) => times.push((l.no, Some(ms))),
+                        None => {
+                            times.push((l.no, None));
+                            odd_times.insert(l.no, ts.into_owned());
+                        }
+                    }
                 }
             }
             "" => {}
@@ -63,83 +86,191 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
         }
     })?;
     c.session_id = session_id.unwrap_or_else(|| src.name().to_string());
-    let mut r = Reader { src, c, ts_of };
-    if full {
-        for (line, rec) in &rollout.records {
-            match rec {
-                Record::Response(item) => r.item(item)?,
-                Record::Compacted(cm) => match summary_body(&cm.message) {
-                    Some(s) => r.push(&format!("L{line}"), Some(*line), Body::Compaction(s.to_string())),
+    let h;
+    let steps = match &rollout {
+        None => Steps::Full(src),
+        Some(rollout) => {
+            h = history::reconstruct(rollout);
+            // A local compaction's history is the user messages it kept, then the summary: the
+            // summary goes first, as a compaction, so the kept messages follow it.
+            let prefixed = |i: &codex::Item| -> std::io::Result<bool> {
+                Ok(i.summary && {
+                    let v = match &i.src {
+                        ItemSrc::Raw { offset, len, .. } => {
+                            crate::io::json::parse_record(&src.read_range(*offset, *len as usize)?)
+                        }
+                        ItemSrc::Synth(s) => crate::io::json::parse_record(s.as_bytes()),
+                    };
+                    let text: String = parts_of(v.get("content").unwrap_or(&Value::Null))
+                        .iter()
+                        .filter_map(Part::text)
+                        .collect();
+                    summary_body(&text).is_some()
+                })
+            };
+            let mut s = None;
+            for (k, item) in h.items.iter().enumerate().rev() {
+                if prefixed(item)? {
+                    s = Some(k);
+                    break;
+                }
+            }
+            let order: Vec<usize> = match s {
+                Some(s)
+                    if h.items[..s]
+                        .iter()
+                        .all(|i| i.role.as_deref() == Some("user") || i.context) =>
+                {
+                    std::iter::once(s)
+                        .chain((0..h.items.len()).filter(|&i| i != s))
+                        .collect()
+                }
+                _ => (0..h.items.len()).collect(),
+            };
+            Steps::Resumed(&h.items, order)
+        }
+    };
+    let answered = match answered {
+        false => None,
+        true => {
+            let mut set = Answered::default();
+            let mut released = src.releaser();
+            steps.each(|step| {
+                if let Step::Item(item) = step
+                    && item.api
+                    && !item.remote_compaction
+                    && !item.context
+                    && matches!(item.ty.as_str(), "function_call_output" | "custom_tool_call_output")
+                {
+                    let id = match &item.src {
+                        ItemSrc::Raw { offset, len, .. } => {
+                            let id = call_id_of(&src.read_range(*offset, *len as usize)?);
+                            released.touch(*offset, u64::from(*len));
+                            id
+                        }
+                        ItemSrc::Synth(s) => call_id_of(s.as_bytes()),
+                    };
+                    set.insert(call_key(&id));
+                }
+                Ok(())
+            })?;
+            Some(set)
+        }
+    };
+    let mut r = Reader {
+        src,
+        c: Emitter::new(c, sink),
+        times,
+        odd_times,
+        released: src.releaser(),
+    };
+    r.c.head(answered)?;
+    steps.each(|step| {
+        r.c.check()?;
+        match step {
+            Step::Item(item) => r.item(item),
+            Step::Compacted(line, cm) => {
+                match summary_body(&cm.message) {
+                    Some(s) => r.push(&format!("L{line}"), Some(line), Body::Compaction(s.to_string())),
                     None if !cm.message.is_empty() => {
-                        r.push(&format!("L{line}"), Some(*line), Body::Compaction(cm.message.clone()))
+                        r.push(&format!("L{line}"), Some(line), Body::Compaction(cm.message.clone()))
                     }
                     // A remote compaction's summary is encrypted: the history before it is
                     // carried instead.
                     None => r.c.drop("compacted:encrypted"),
-                },
-                _ => {}
+                }
+                Ok(())
             }
         }
-    } else {
-        let h = history::reconstruct(&rollout);
-        // A local compaction's history is the user messages it kept, then the summary: the
-        // summary goes first, as a compaction, so the kept messages follow it.
-        let prefixed = |i: &codex::Item| -> std::io::Result<bool> {
-            Ok(i.summary && {
-                let v = match &i.src {
-                    ItemSrc::Raw { offset, len, .. } => {
-                        crate::io::json::parse_record(&src.read_range(*offset, *len as usize)?)
+    })?;
+    r.c.finish()
+}
+
+/// The items of a rollout in the order they are carried.
+enum Steps<'a> {
+    /// Every item and compaction of the file (`--full`), read as they are carried.
+    Full(&'a Source),
+    /// The history a resume reconstructs, in this order.
+    Resumed(&'a [codex::Item], Vec<usize>),
+}
+
+enum Step<'a> {
+    Item(&'a codex::Item),
+    Compacted(u64, &'a codex::Compacted),
+}
+
+impl Steps<'_> {
+    fn each(&self, mut f: impl FnMut(Step<'_>) -> std::io::Result<()>) -> std::io::Result<()> {
+        match self {
+            Steps::Full(src) => {
+                let mut failed = None;
+                codex::for_each_record(src, |line, rec| {
+                    let done = match &rec {
+                        _ if failed.is_some() => Ok(()),
+                        Record::Response(item) => f(Step::Item(item)),
+                        Record::Compacted(cm) => f(Step::Compacted(line, cm)),
+                        _ => Ok(()),
+                    };
+                    if let Err(e) = done {
+                        failed = Some(e);
                     }
-                    ItemSrc::Synth(s) => crate::io::json::parse_record(s.as_bytes()),
-                };
-                let text: String = parts_of(v.get("content").unwrap_or(&Value::Null))
-                    .iter()
-                    .filter_map(Part::text)
-                    .collect();
-                summary_body(&text).is_some()
-            })
-        };
-        let mut s = None;
-        for (k, item) in h.items.iter().enumerate().rev() {
-            if prefixed(item)? {
-                s = Some(k);
-                break;
+                })?;
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+            }
+            Steps::Resumed(items, order) => {
+                for &i in order {
+                    f(Step::Item(&items[i]))?;
+                }
             }
         }
-        let order: Vec<usize> = match s {
-            Some(s)
-                if h.items[..s]
-                    .iter()
-                    .all(|i| i.role.as_deref() == Some("user") || i.context) =>
-            {
-                std::iter::once(s)
-                    .chain((0..h.items.len()).filter(|&i| i != s))
-                    .collect()
-            }
-            _ => (0..h.items.len()).collect(),
-        };
-        for i in order {
-            r.item(&h.items[i])?;
-        }
+        Ok(())
     }
-    Ok(r.c)
 }
 
-struct Reader<'s> {
+/// The `call_id` of an output item, as its lenient read gives it ("" when it has none).
+fn call_id_of(raw: &[u8]) -> String {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow, default)]
+        call_id: Option<std::borrow::Cow<'a, str>>,
+    }
+    // The typed read skips the output without building it; an item it refuses (a repeated
+    // key, a call id of another type) is read as every reader reads it.
+    match serde_json::from_slice::<Head<'_>>(raw) {
+        Ok(h) => h.call_id.map(|c| c.into_owned()).unwrap_or_default(),
+        Err(_) => crate::io::json::parse_record(raw)
+            .get("call_id")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+    }
+}
+
+struct Reader<'s, 'k> {
     src: &'s Source,
-    c: Conversation,
-    ts_of: FxHashMap<u64, String>,
+    c: Emitter<'k>,
+    times: Times,
+    odd_times: FxHashMap<u64, String>,
+    released: crate::io::source::Releaser<'s>,
 }
 
-impl Reader<'_> {
+impl Reader<'_, '_> {
     fn push(&mut self, key: &str, line: Option<u64>, body: Body) {
-        let ts = line.and_then(|l| self.ts_of.get(&l).cloned());
+        let ts = line.and_then(|l| {
+            let k = self.times.binary_search_by_key(&l, |&(l, _)| l).ok()?;
+            match self.times[k].1 {
+                Some(ms) => Some(crate::model::time::format_ms(ms)),
+                None => self.odd_times.get(&l).cloned(),
+            }
+        });
         self.c.push(key, ts, body);
     }
 
     /// Adds a block to the response being read, or starts one.
     fn block(&mut self, key: &str, line: Option<u64>, b: Block) {
-        if let Some(Body::Assistant(blocks)) = self.c.entries.last_mut().map(|e| &mut e.body) {
+        if let Some(Body::Assistant(blocks)) = self.c.last_mut().map(|e| &mut e.body) {
             blocks.push(b);
         } else {
             self.push(key, line, Body::Assistant(vec![b]));
@@ -148,10 +279,11 @@ impl Reader<'_> {
 
     fn item(&mut self, item: &codex::Item) -> std::io::Result<()> {
         let (v, line) = match &item.src {
-            ItemSrc::Raw { offset, len, line } => (
-                crate::io::json::parse_record(&self.src.read_range(*offset, *len as usize)?),
-                Some(*line),
-            ),
+            ItemSrc::Raw { offset, len, line } => {
+                let v = crate::io::json::parse_record(&self.src.read_range(*offset, *len as usize)?);
+                self.released.touch(*offset, u64::from(*len));
+                (v, Some(*line))
+            }
             ItemSrc::Synth(s) => (crate::io::json::parse_record(s.as_bytes()), None),
         };
         let key = line.map_or_else(|| "S".to_string(), |l| format!("L{l}"));
@@ -283,39 +415,88 @@ pub fn is_token_count(line: &[u8]) -> bool {
 /// The conversation as rollout lines (without their newlines).
 pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
-    let mut clock = Clock::new(c.first_timestamp());
-    let start = clock.stamp(None);
-    out.push(line(&json!({
-        "timestamp": start,
-        "type": "session_meta",
-        "payload": {
-            "id": o.session_id,
-            "timestamp": start,
-            "cwd": o.cwd,
-            "originator": "cctool_convert",
-            "cli_version": env!("CARGO_PKG_VERSION"),
-            "source": "cli",
-        },
-    })));
-    if let Some(m) = &o.model {
+    let mut w = Writer::new(o, c.first_timestamp(), &mut out);
+    for e in &c.entries {
+        w.entry(e, &mut out);
+    }
+    w.finish(&mut out);
+    *tally = w.tally();
+    out
+}
+
+/// [`write`], an entry at a time: the session's first lines go to `out` now; `first` is the
+/// conversation's first timestamp.
+pub fn writer(
+    o: &WriteOptions,
+    first: Option<&str>,
+    _answered: Answered,
+    out: &mut Vec<Vec<u8>>,
+) -> Box<dyn EntryWriter> {
+    Box::new(Writer::new(o, first, out))
+}
+
+struct Writer {
+    o: WriteOptions,
+    clock: Clock,
+    tally: Tally,
+    /// The items a resume sends since the last compaction, and their bytes, for the estimate.
+    items: usize,
+    item_bytes: usize,
+    /// The custom tool calls written ([`call_key`]): their results are custom outputs.
+    custom: rustc_hash::FxHashSet<u64>,
+    turn_open: bool,
+}
+
+impl Writer {
+    fn new(o: &WriteOptions, first: Option<&str>, out: &mut Vec<Vec<u8>>) -> Writer {
+        let mut clock = Clock::new(first);
+        let start = clock.stamp(None);
         out.push(line(&json!({
             "timestamp": start,
-            "type": "turn_context",
+            "type": "session_meta",
             "payload": {
+                "id": o.session_id,
+                "timestamp": start,
                 "cwd": o.cwd,
-                "approval_policy": "on-request",
-                "sandbox_policy": {"type": "read-only"},
-                "model": m,
-                "summary": "auto",
+                "originator": "cctool_convert",
+                "cli_version": env!("CARGO_PKG_VERSION"),
+                "source": "cli",
             },
         })));
+        if let Some(m) = &o.model {
+            out.push(line(&json!({
+                "timestamp": start,
+                "type": "turn_context",
+                "payload": {
+                    "cwd": o.cwd,
+                    "approval_policy": "on-request",
+                    "sandbox_policy": {"type": "read-only"},
+                    "model": m,
+                    "summary": "auto",
+                },
+            })));
+        }
+        Writer {
+            o: o.clone(),
+            clock,
+            tally: Tally::default(),
+            items: 0,
+            item_bytes: 0,
+            custom: Default::default(),
+            turn_open: false,
+        }
     }
-    // Lengths of the items a resume sends, for the estimate.
-    let mut lens: Vec<usize> = Vec::new();
-    let mut custom: rustc_hash::FxHashSet<String> = Default::default();
-    let mut turn_open = false;
-    let token_count = |lens: &[usize], ts: &str| {
-        let n = crate::model::json_array_tokens(lens.iter().copied());
+
+    fn tokens(&self) -> usize {
+        if self.items == 0 {
+            0
+        } else {
+            crate::model::approx_tokens(self.item_bytes + self.items + 1)
+        }
+    }
+
+    fn token_count(&self, ts: &str) -> Vec<u8> {
+        let n = self.tokens();
         let usage = json!({"input_tokens": n, "cached_input_tokens": 0, "output_tokens": 0,
                            "reasoning_output_tokens": 0, "total_tokens": n});
         line(
@@ -323,24 +504,32 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
             "info": {"total_token_usage": usage, "last_token_usage": usage, "model_context_window": null},
             "rate_limits": null}}),
         )
-    };
-    let item = |out: &mut Vec<Vec<u8>>, lens: &mut Vec<usize>, ts: &str, payload: Value| {
+    }
+
+    fn item(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, payload: Value) {
         let l = line(&payload);
-        lens.push(l.len());
-        out.push(line(
-            &json!({"timestamp": ts, "type": "response_item", "payload": payload}),
-        ));
-    };
-    let event = |out: &mut Vec<Vec<u8>>, ts: &str, payload: Value| {
-        out.push(line(&json!({"timestamp": ts, "type": "event_msg", "payload": payload})));
-    };
-    for e in &c.entries {
-        let ts = clock.stamp(e.timestamp.as_deref());
+        self.items += 1;
+        self.item_bytes += l.len();
+        let head = Map::from_iter([
+            ("timestamp".to_string(), json!(ts)),
+            ("type".to_string(), json!("response_item")),
+        ]);
+        out.push(line_with(head, "payload", &l, &[]));
+    }
+}
+
+fn event(out: &mut Vec<Vec<u8>>, ts: &str, payload: Value) {
+    out.push(line(&json!({"timestamp": ts, "type": "event_msg", "payload": payload})));
+}
+
+impl EntryWriter for Writer {
+    fn entry(&mut self, e: &Entry, out: &mut Vec<Vec<u8>>) {
+        let ts = self.clock.stamp(e.timestamp.as_deref());
         match &e.body {
             Body::User(parts) => {
-                if turn_open {
-                    out.push(token_count(&lens, &ts));
-                    turn_open = false;
+                if self.turn_open {
+                    out.push(self.token_count(&ts));
+                    self.turn_open = false;
                 }
                 let content: Vec<Value> = parts
                     .iter()
@@ -349,12 +538,7 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
                         Part::Image(i) => json!({"type": "input_image", "image_url": i.as_url()}),
                     })
                     .collect();
-                item(
-                    &mut out,
-                    &mut lens,
-                    &ts,
-                    json!({"type": "message", "role": "user", "content": content}),
-                );
+                self.item(out, &ts, json!({"type": "message", "role": "user", "content": content}));
                 let text: Vec<&str> = parts.iter().filter_map(Part::text).collect();
                 let images: Vec<String> = parts
                     .iter()
@@ -364,51 +548,48 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
                     })
                     .collect();
                 event(
-                    &mut out,
+                    out,
                     &ts,
                     json!({"type": "user_message", "message": text.join("\n"), "images": images,
                            "local_images": [], "text_elements": []}),
                 );
             }
             Body::Assistant(blocks) => {
-                turn_open = true;
+                self.turn_open = true;
                 for b in blocks {
                     match b {
-                        Block::Reasoning(_) if !o.reasoning_as_text => tally.drop("reasoning"),
+                        Block::Reasoning(_) if !self.o.reasoning_as_text => self.tally.drop("reasoning"),
                         Block::Text(t) | Block::Reasoning(t) => {
                             let text = match b {
                                 Block::Reasoning(_) => reasoning_text(t),
                                 _ => t.clone(),
                             };
-                            item(
-                                &mut out,
-                                &mut lens,
+                            self.item(
+                                out,
                                 &ts,
                                 json!({"type": "message", "role": "assistant",
                                 "content": [{"type": "output_text", "text": text}]}),
                             );
                             // A reply the resumed screen shows; carried reasoning is not one.
                             if matches!(b, Block::Text(_)) {
-                                event(&mut out, &ts, json!({"type": "agent_message", "message": t}));
+                                event(out, &ts, json!({"type": "agent_message", "message": t}));
                             }
                         }
                         Block::Call(call) => {
                             let (mapped, label) = tools::to_codex(&call.name, &call.input);
-                            tally.map(label);
+                            self.tally.map(label);
                             match mapped {
-                                CodexCall::Function { name, arguments } => item(
-                                    &mut out,
-                                    &mut lens,
+                                CodexCall::Function { name, arguments } => self.item(
+                                    out,
                                     &ts,
                                     json!({
                                     "type": "function_call", "name": name,
                                     "arguments": arguments.to_string(), "call_id": call.id}),
                                 ),
                                 CodexCall::Custom { name, input } => {
-                                    custom.insert(call.id.clone());
-                                    item(
-                                        &mut out,
-                                        &mut lens,
+                                    self.custom.insert(call_key(&call.id));
+                                    self.item(
+                                        out,
                                         &ts,
                                         json!({
                                         "type": "custom_tool_call", "status": "completed",
@@ -421,12 +602,13 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
                 }
             }
             Body::ToolResult(r) => {
-                turn_open = true;
+                self.turn_open = true;
                 if r.is_error {
-                    tally.drop("tool_result:is_error flag");
+                    self.tally.drop("tool_result:is_error flag");
                 }
+                let custom = self.custom.contains(&call_key(&r.call_id));
                 let all_text = r.output.iter().all(|p| p.text().is_some());
-                let output = if all_text || custom.contains(&r.call_id) {
+                let output = if all_text || custom {
                     json!(r.output.iter().filter_map(Part::text).collect::<String>())
                 } else {
                     Value::Array(
@@ -439,32 +621,33 @@ pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u
                             .collect(),
                     )
                 };
-                let ty = if custom.contains(&r.call_id) {
+                let ty = if custom {
                     "custom_tool_call_output"
                 } else {
                     "function_call_output"
                 };
-                item(
-                    &mut out,
-                    &mut lens,
-                    &ts,
-                    json!({"type": ty, "call_id": r.call_id, "output": output}),
-                );
+                self.item(out, &ts, json!({"type": ty, "call_id": r.call_id, "output": output}));
             }
             Body::Compaction(summary) => {
                 let message = format!("{SUMMARY_PREFIX}\n{summary}");
                 let kept = json!({"type": "message", "role": "user",
                                   "content": [{"type": "input_text", "text": message}]});
-                lens.clear();
-                lens.push(line(&kept).len());
+                self.items = 1;
+                self.item_bytes = line(&kept).len();
                 out.push(line(&json!({"timestamp": ts, "type": "compacted",
                     "payload": {"message": message, "replacement_history": [kept]}})));
-                turn_open = true;
+                self.turn_open = true;
             }
         }
     }
-    let end = clock.stamp(None);
-    out.push(token_count(&lens, &end));
-    tally.tokens = crate::model::json_array_tokens(lens.iter().copied()) as u64;
-    out
+
+    fn finish(&mut self, out: &mut Vec<Vec<u8>>) {
+        let end = self.clock.stamp(None);
+        out.push(self.token_count(&end));
+        self.tally.tokens = self.tokens() as u64;
+    }
+
+    fn tally(&mut self) -> Tally {
+        std::mem::take(&mut self.tally)
+    }
 }

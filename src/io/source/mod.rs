@@ -27,6 +27,7 @@ use super::mapguard;
 
 mod open;
 mod pages;
+pub use pages::Releaser;
 mod parallel;
 
 pub use open::open_regular;

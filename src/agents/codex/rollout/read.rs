@@ -62,6 +62,34 @@ pub fn read_compaction_records(src: &Source) -> std::io::Result<Rollout> {
     Ok(out)
 }
 
+/// [`read_records`] a record at a time: `f` gets each record as its line is read, and none is
+/// kept, so a large rollout is read in bounded memory (a 2025 document, read whole, is handed
+/// over after). For a reader that needs no index: one that takes every record in order.
+pub fn for_each_record(src: &Source, mut f: impl FnMut(u64, Record)) -> std::io::Result<()> {
+    let mut out = Rollout {
+        file: src.name().to_string(),
+        ..Rollout::default()
+    };
+    if let Some(doc) = read_document(src, &mut out)? {
+        src.check()?;
+        for (no, rec) in doc.records {
+            f(no, rec);
+        }
+        return Ok(());
+    }
+    let mut first = true;
+    crate::io::for_each_line(src, |line| {
+        let is_first = std::mem::replace(&mut first, false);
+        ingest(&mut out, &line, is_first);
+        for (no, rec) in out.records.drain(..) {
+            f(no, rec);
+        }
+        out.diagnostics.clear();
+        out.unreadable_lines.clear();
+    })?;
+    Ok(())
+}
+
 /// Parses one line into `out`, or records why it could not be.
 pub(super) fn ingest(out: &mut Rollout, line: &Line<'_>, first: bool) {
     // Positions are taken in the bytes parsed, which are a repaired copy for a line with a
@@ -281,6 +309,9 @@ pub(super) fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
 }
 
 pub(super) fn read_document(src: &Source, out: &mut Rollout) -> std::io::Result<Option<Rollout>> {
+    if first_line_is_a_record(src)? {
+        return Ok(None);
+    }
     let held = src.whole()?;
     let bytes: &[u8] = &held;
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
@@ -314,4 +345,58 @@ pub(super) fn read_document(src: &Source, out: &mut Rollout) -> std::io::Result<
         push_item(&mut rollout, r, offset, line);
     }
     Ok(Some(rollout))
+}
+
+/// Whether the file's first line is a whole JSON value with more after it: a JSONL file, which
+/// the parse of one document would refuse at its second line. Found from the first line alone,
+/// so a large rollout is not read into memory to learn that it is no document.
+fn first_line_is_a_record(src: &Source) -> std::io::Result<bool> {
+    let mut n = 4096usize;
+    let head = loop {
+        let n_now = n.min(src.len() as usize);
+        let head = src.read_range(0, n_now)?;
+        if memchr::memchr(b'\n', &head).is_some() || n_now == src.len() as usize || n >= 64 << 20 {
+            break head;
+        }
+        n *= 16;
+    };
+    let Some(nl) = memchr::memchr(b'\n', &head) else {
+        return Ok(false);
+    };
+    let body = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&head);
+    let line = &body[..nl - (head.len() - body.len())];
+    if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err() {
+        return Ok(false);
+    }
+    // Something other than whitespace after it (within the bytes read).
+    Ok(head[nl + 1..].iter().any(|b| !b.is_ascii_whitespace()))
+}
+
+#[cfg(test)]
+mod first_line_tests {
+    use super::*;
+
+    /// The shortcut says "a record" only of files the parse of one document refuses.
+    #[test]
+    fn a_file_whose_first_line_is_a_record_is_no_document() {
+        let long = format!("{{\"k\":\"{}\"}}\n{{}}\n", "x".repeat(100_000));
+        for (text, record) in [
+            ("{\"type\":\"session_meta\"}\n{\"type\":\"x\"}\n", true),
+            ("\u{feff}{\"a\":1}\n{\"b\":2}\n", true),
+            (long.as_str(), true),
+            ("{\"session\":{},\"items\":[]}\n", false),
+            ("{\"session\":{},\"items\":[]}\n  \n", false),
+            ("{\n  \"session\": {},\n  \"items\": []\n}\n", false),
+            ("\n{\"a\":1}\n", false),
+            ("{\"a\":1}", false),
+            ("{\"a\":1}\n\u{c}", false),
+        ] {
+            let src = Source::from_bytes("t.jsonl", text.as_bytes().to_vec());
+            assert_eq!(first_line_is_a_record(&src).unwrap(), record, "{text:?}");
+            if record {
+                let body = text.as_bytes().strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text.as_bytes());
+                assert!(serde_json::from_slice::<Document<'_>>(body).is_err(), "{text:?}");
+            }
+        }
+    }
 }
