@@ -13,6 +13,7 @@ use crate::convert::WriteOptions;
 use crate::convert::incremental::{Against, Plan, Step};
 use crate::convert::model::Counts;
 use crate::convert::stream::Lines;
+use crate::error::Error as JobError;
 use crate::io::Input;
 use crate::io::atomic::{write_new_file_by, write_stdout};
 use crate::model::Format;
@@ -22,8 +23,7 @@ use crate::output::sanitize::escape_str;
 
 /// The `--json` record of a conversion.
 #[derive(Serialize, Default)]
-struct Report {
-    kind: &'static str,
+pub struct Report {
     file: String,
     from: String,
     to: String,
@@ -59,7 +59,6 @@ fn target_format(t: ConvertTarget) -> Format {
 
 pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> anyhow::Result<ExitStatus> {
     let mut r = Report {
-        kind: "conversion",
         file: a.file.display().to_string(),
         to: match a.to {
             ConvertTarget::Cctool => "v5".into(),
@@ -74,17 +73,21 @@ pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> anyhow::Result<ExitStatus> {
     };
     let mut say = Reporter::new(g);
     if let Err(e) = convert(g, a, &mut r) {
-        r.error = Some(e);
+        r.error = Some(e.to_string());
         say.merge(ExitStatus::Error);
     }
     let mut out = Out::new(g.color);
     if g.json {
-        out.json(&r)?;
+        out.json(&super::record::Record::Conversion(&r))?;
     } else if let Some(e) = &r.error {
         say.fatal_for(&r.file, e);
     } else {
-        if !g.quiet {
-            eprint!("{}", escape_str(&describe(&r)));
+        // What was done, then its details, indented.
+        for line in describe(&r).lines() {
+            match line.strip_prefix("  ") {
+                Some(detail) => say.detail(detail),
+                None => say.note(line),
+            }
         }
         // The command that resumes a placed session is what --into-store is run for: data.
         if let Some(c) = &r.resume {
@@ -98,32 +101,36 @@ fn to_stdout(a: &ConvertArgs) -> Option<&Path> {
     a.output.as_deref().filter(|p| p.as_os_str() != "-")
 }
 
-fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String> {
-    let input = super::file_input(&a.file).map_err(|e| e.to_string())?;
-    let (src, format) = super::open_session(&input, g).map_err(|e| e.to_string())?;
+fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), ConvertError> {
+    let input = super::file_input(&a.file)?;
+    let (src, format) = super::open_session(&input, g)?;
     r.from = format.name().to_string();
     let out = to_stdout(a).map(Path::to_path_buf);
     if g.json && out.is_none() && !a.into_store {
-        return Err("--json prints the report on standard output: write the conversion with -o OUT".into());
+        return Err(
+            JobError::refused("--json prints the report on standard output: write the conversion with -o OUT").into(),
+        );
     }
     if let (Some(o), Input::Path(i)) = (&out, &input)
         && crate::io::paths::same_file(o, i)
     {
-        return Err("the output would replace the input; choose another -o".into());
+        return Err(JobError::refused("the output would replace the input; choose another -o").into());
     }
     let to = target_format(a.to);
     if a.to == ConvertTarget::Cctool {
         if a.into_store {
-            return Err("a cctool session has no agent store to go into: write it with -o OUT".into());
+            return Err(
+                JobError::refused("a cctool session has no agent store to go into: write it with -o OUT").into(),
+            );
         }
         return to_cctool(&src, format, a, out.as_deref(), r);
     }
     let side = |f: Format| {
         crate::convert::side(f).ok_or_else(|| {
-            format!(
+            JobError::Invalid(format!(
                 "convert reads and writes Claude Code transcripts and Codex rollouts; a {} is imported with --to cctool or migrated with cctool migrate",
                 f.name()
-            )
+            ))
         })
     };
     let (from, into) = (side(format)?, side(to)?);
@@ -147,7 +154,7 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
                 .unwrap_or_else(|_| Err(std::io::Error::other("the reader panicked")));
             match (done, read) {
                 // The reader's own error says why the lines stopped short.
-                (_, Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("cannot read: {e}")),
+                (_, Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(JobError::Read(e).into()),
                 // A write that stopped early (refused, or nothing to write) stops the reader.
                 (Err(e), _) => Err(e),
                 (Ok(()), _) => Ok(()),
@@ -157,9 +164,27 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), String
     match run(r, false) {
         // The target is not an earlier conversion, and --force replaces it: converted again,
         // every line written.
-        Err(e) if e == REPLACE => run(r, true),
+        Err(ConvertError::Replace) => run(r, true),
         done => done,
     }
+}
+
+/// Why a conversion stopped without the file asked for.
+#[derive(Debug, thiserror::Error)]
+enum ConvertError {
+    #[error(transparent)]
+    Job(#[from] JobError),
+    /// The reader stopped before the source's end; its own error, when it has one, is
+    /// reported instead.
+    #[error("cannot read the source to its end")]
+    SourceCutShort,
+    /// Codex's import ledger cannot be read.
+    #[error("{0:#}")]
+    Ledger(anyhow::Error),
+    /// Not reported: the target is not an earlier conversion and `--force` replaces it, so
+    /// the conversion runs again from its start, every line written.
+    #[error("the target is replaced by a conversion from the start")]
+    Replace,
 }
 
 /// Why a write into the temporary file stopped without a new file.
@@ -207,7 +232,7 @@ fn write_conversion(
     head: crate::convert::model::Conversation,
     rx: std::sync::mpsc::Receiver<crate::convert::model::Msg>,
     replace: bool,
-) -> Result<(), String> {
+) -> Result<(), ConvertError> {
     let session_id = crate::convert::target_session_id(&head, to, a.full);
     let cwd = head
         .cwd
@@ -231,13 +256,12 @@ fn write_conversion(
         a.reasoning_as_text,
         Box::new(move |first, out| make(&o, first, answered, out)),
     );
-    let read_err = |e: std::io::Error| format!("cannot read: {e}");
     r.session_id = Some(session_id);
     let out = match a.into_store {
         false => out,
         true => {
             // The rollout's path holds its start, the time on its first line.
-            let first = lines.next_line().map_err(read_err)?;
+            let first = lines.next_line().map_err(JobError::Read)?;
             let (path, resume, imported) = into_store(to, first.as_deref(), &opts, input, a.force)?;
             if let Some(l) = first {
                 lines.unread(l);
@@ -251,7 +275,8 @@ fn write_conversion(
             }
             r.output = path.display().to_string();
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| JobError::Io(e).about(format!("cannot create {}", parent.display())))?;
             }
             Some(path)
         }
@@ -272,9 +297,9 @@ fn write_conversion(
         let mut n = 0;
         write_stdout(|w| write_all(w, &mut lines, &mut n)).map_err(|e| {
             if stopped(&e).is_some() {
-                return "cannot read the source to its end".to_string();
+                return ConvertError::SourceCutShort;
             }
-            format!("cannot write standard output: {e}")
+            JobError::Io(e).about("cannot write standard output").into()
         })?;
         finish(r, &mut lines);
         r.written = Some("new");
@@ -285,7 +310,7 @@ fn write_conversion(
         Ok(m) if m.is_file() && !replace => Some(
             std::fs::File::open(&path)
                 .and_then(|f| Against::open(f, into.passable))
-                .map_err(|e| format!("cannot read the existing {}: {e}", path.display()))?,
+                .map_err(|e| JobError::Io(e).about(format!("cannot read the existing {}", path.display())))?,
         ),
         _ => None,
     };
@@ -294,8 +319,8 @@ fn write_conversion(
         None => write_new_file_by(&path, true, |w| write_all(w, &mut lines, &mut n))
             .map(|()| if replace { "replaced" } else { "new" }),
         Some(mut old) => {
-            let keep =
-                std::fs::File::open(&path).map_err(|e| format!("cannot read the existing {}: {e}", path.display()))?;
+            let keep = std::fs::File::open(&path)
+                .map_err(|e| JobError::Io(e).about(format!("cannot read the existing {}", path.display())))?;
             write_new_file_by(&path, true, |w| append(w, &mut lines, &mut old, &keep, &mut n)).map(|()| "appended")
         }
     };
@@ -309,16 +334,16 @@ fn write_conversion(
             }
             Some(Stop::Differs(_)) if a.force => {
                 // Replaced: the conversion again from its start, every line written.
-                return Err(REPLACE.into());
+                return Err(ConvertError::Replace);
             }
             Some(Stop::Differs(l)) => {
-                return Err(format!(
+                return Err(ConvertError::Job(JobError::Refused(format!(
                     "{} exists and is not an earlier conversion of this session (line {l} differs; was it resumed since?); choose another -o, or pass --force to replace it",
                     path.display()
-                ));
+                ))));
             }
-            Some(Stop::Read) => return Err("cannot read the source to its end".into()),
-            None => return Err(format!("cannot write {}: {e}", path.display())),
+            Some(Stop::Read) => return Err(ConvertError::SourceCutShort),
+            None => return Err(JobError::Io(e).about(format!("cannot write {}", path.display())).into()),
         },
     };
     finish(r, &mut lines);
@@ -329,9 +354,6 @@ fn write_conversion(
     }
     Ok(())
 }
-
-/// The error that asks [`convert`] to convert again and replace the target.
-const REPLACE: &str = "\u{0}replace";
 
 /// Every line of the conversion, each with its newline; `n` counts them.
 fn write_all(w: &mut dyn Write, lines: &mut Lines<'_>, n: &mut u64) -> std::io::Result<()> {
@@ -389,13 +411,14 @@ fn into_store(
     o: &WriteOptions,
     input: &Input,
     force: bool,
-) -> Result<(PathBuf, String, Option<String>), String> {
+) -> Result<(PathBuf, String, Option<String>), ConvertError> {
     use crate::agents::claude_code::store as claude_code;
     use crate::agents::codex::store as codex;
     match to {
         Format::ClaudeCode => {
-            let dir = claude_code::config_dir()
-                .ok_or("no Claude Code store: set CLAUDE_CONFIG_DIR or HOME, or write with -o OUT")?;
+            let dir = claude_code::config_dir().ok_or(JobError::refused(
+                "no Claude Code store: set CLAUDE_CONFIG_DIR or HOME, or write with -o OUT",
+            ))?;
             Ok((
                 claude_code::transcript_path(&dir, &o.cwd, &o.session_id),
                 claude_code::resume_command(&o.session_id, &o.cwd),
@@ -403,9 +426,11 @@ fn into_store(
             ))
         }
         _ => {
-            let home = codex::codex_home().ok_or("no Codex store: set CODEX_HOME or HOME, or write with -o OUT")?;
+            let home = codex::codex_home().ok_or(JobError::refused(
+                "no Codex store: set CODEX_HOME or HOME, or write with -o OUT",
+            ))?;
             let imported = match input {
-                Input::Path(p) if !force => codex::imported_by_codex(&home, p).map_err(|e| format!("{e:#}"))?,
+                Input::Path(p) if !force => codex::imported_by_codex(&home, p).map_err(ConvertError::Ledger)?,
                 _ => None,
             };
             // The rollout's start is its first line's time (a derived, stable path).
@@ -427,12 +452,11 @@ fn register(path: &Path, r: &mut Report) {
     let Some(home) = store::codex_home() else { return };
     match store::register_rollout(&home, path) {
         Ok(done) => r.registered = Some(done.name()),
-        Err(e) => eprintln!(
-            "cctool: {}: written, but not registered in Codex's thread index ({}); `{}` resumes it, the picker will not list it",
-            escape_str(&path.display().to_string()),
-            escape_str(&format!("{e:#}")),
-            escape_str(r.resume.as_deref().unwrap_or("codex resume"))
-        ),
+        Err(e) => crate::output::report::say(&format!(
+            "{}: written, but not registered in Codex's thread index ({e:#}); `{}` resumes it, the picker will not list it",
+            path.display(),
+            r.resume.as_deref().unwrap_or("codex resume")
+        )),
     }
 }
 
@@ -443,37 +467,35 @@ fn to_cctool(
     a: &ConvertArgs,
     out: Option<&Path>,
     r: &mut Report,
-) -> Result<(), String> {
+) -> Result<(), ConvertError> {
     let Some(import) = crate::agents::agent(format).import() else {
-        return Err("already a cctool session: cctool migrate brings it to v5".into());
+        return Err(ConvertError::Job(JobError::Invalid(
+            "already a cctool session: cctool migrate brings it to v5".into(),
+        )));
     };
     let effective = !a.full;
     match out {
-        None => {
-            write_stdout(|w| import(src, effective, w)).map_err(|e| format!("cannot write standard output: {e}"))?
-        }
+        None => write_stdout(|w| import(src, effective, w))
+            .map_err(|e| JobError::Io(e).about("cannot write standard output"))?,
         Some(p) => {
             if !a.force && crate::io::atomic::occupied(p) {
-                return Err(format!(
-                    "{} exists; choose another -o, or pass --force to replace it",
-                    p.display()
-                ));
+                return Err(JobError::exists(p).into());
             }
             write_new_file_by(p, a.force, |w| import(src, effective, w))
-                .map_err(|e| format!("cannot write {}: {e}", p.display()))?
+                .map_err(|e| JobError::Io(e).about(format!("cannot write {}", p.display())))?
         }
     }
     r.written = Some("new");
     Ok(())
 }
 
-/// The report on stderr.
+/// The report on stderr: what was done, then its details, each indented by two spaces.
 fn describe(r: &Report) -> String {
     let mut s = match r.written {
-        Some("up-to-date") => format!("cctool: {} is up to date with {}: nothing written\n", r.output, r.file),
-        Some(_) if r.carried.is_none() => format!("cctool: {} → {}: imported as a v5 session\n", r.file, r.output),
+        Some("up-to-date") => format!("{} is up to date with {}: nothing written\n", r.output, r.file),
+        Some(_) if r.carried.is_none() => format!("{} → {}: imported as a v5 session\n", r.file, r.output),
         Some(how) => format!(
-            "cctool: {} → {} ({}{}): {how}, {} lines\n",
+            "{} → {} ({}{}): {how}, {} lines\n",
             r.file,
             r.output,
             r.to,
@@ -518,7 +540,7 @@ fn describe(r: &Report) -> String {
     }
     if let Some(t) = &r.imported_by_codex {
         s.push_str(&format!(
-            "cctool: {}: Codex already imported this transcript as thread {t}; nothing written (--force converts it anyway)\n",
+            "{}: Codex already imported this transcript as thread {t}; nothing written (--force converts it anyway)\n",
             r.file
         ));
     }

@@ -38,6 +38,8 @@ pub enum Record<'a> {
     Chain(&'a crate::agents::view::ChainSummary),
     /// `rebuild-chain --api-view`: the closing record.
     ApiView(&'a crate::agents::view::ApiViewSummary),
+    /// `convert`.
+    Conversion(&'a super::convert::Report),
     /// `compact`.
     Compaction(&'a crate::compact::Report),
     /// `decompress`.

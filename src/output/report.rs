@@ -56,6 +56,15 @@ impl Reporter {
         }
     }
 
+    /// A detail of the note said before it, indented under it without the prefix: not said
+    /// under `--quiet`.
+    pub fn detail(&self, message: &str) {
+        if !self.quiet {
+            let mut e = std::io::stderr().lock();
+            let _ = writeln!(e, "  {}", escape_str(message));
+        }
+    }
+
     /// One file's problem that does not stop the command, as `FILE: MESSAGE`: not said under
     /// `--quiet`, and the exit status becomes an error.
     pub fn file_error(&mut self, file: &str, message: &str) {
