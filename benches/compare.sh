@@ -14,6 +14,9 @@
 # CLAUDE_MIB, CODEX_MIB, SINGLE_MIB, V1_MIB, V1_SMALL_MIB and BOUNDARIES change the sizes
 # (defaults 240, 160, 1024, 1024, 100 and 50000), to check the script end to end on a small
 # corpus; the targets are for the default sizes. A corpus already in OUT_DIR is reused.
+# BASE=PATH times another cctool build (an earlier commit's) in the same runs, as a row
+# "cctool before" of each case: a change's before and after measured side by side, under the
+# same load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/cctool-bench}
@@ -110,6 +113,7 @@ run() {
   local args=(--warmup 1 --runs "$runs" --style basic --export-csv "$out/$case.csv")
   local spec=("cctool" "$1"); shift
   spec+=("$@")
+  if [ -n "${BASE:-}" ]; then spec+=("cctool before" "${spec[1]//$bin/$BASE}"); fi
   local i
   for ((i = 0; i < ${#spec[@]}; i += 2)); do
     local cmd=${spec[i + 1]} prep=true
@@ -122,7 +126,8 @@ run() {
   hyperfine "${args[@]}" > "$out/$case.txt"
   awk -F, -v case="$case" -v target="$target" 'NR == 1 { next }
     NR == 2 { tool = $2; next }
-    { printf "| %s | %s | %.3f | %.3f | %.2fx | %s |\n", case, $1, $2, tool, tool / $2, target }' \
+    { printf "| %s | %s | %.3f | %.3f | %.2fx | %s |\n", case, $1, $2, tool, tool / $2,
+        $1 == "cctool before" ? "≤ 1x (no slower)" : target }' \
     "$out/$case.csv" >> "$out/results.md"
 }
 
