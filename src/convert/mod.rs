@@ -126,6 +126,19 @@ pub trait EntryWriter: Send {
 /// the session's first lines go to the last argument.
 pub type MakeWriter = fn(&WriteOptions, Option<&str>, model::Answered, &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter>;
 
+/// A whole conversation through the writer `make` makes, at once: each agent's `write` (the
+/// command streams instead).
+pub fn write_whole(make: MakeWriter, c: &model::Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut w = make(o, c.first_timestamp(), c.answered_calls(), &mut out);
+    for e in &c.entries {
+        w.entry(e, &mut out);
+    }
+    w.finish(&mut out);
+    *tally = w.tally();
+    out
+}
+
 /// One agent's side of a conversion: its reader, its writer, and the lines of its own that
 /// a later conversion may place elsewhere ([`incremental`]).
 pub struct Side {

@@ -295,14 +295,7 @@ pub fn tool_id(id: &str) -> String {
 
 /// The conversation as transcript lines (without their newlines).
 pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut w = Writer::new(o, c.first_timestamp(), c.answered_calls());
-    for e in &c.entries {
-        w.entry(e, &mut out);
-    }
-    w.finish(&mut out);
-    *tally = w.tally();
-    out
+    crate::convert::write_whole(writer, c, o, tally)
 }
 
 /// [`write`], an entry at a time; `first` is the conversation's first timestamp, `answered`
@@ -345,19 +338,14 @@ impl Writer {
     /// A row whose one entry besides the common ones is `key`, already serialized as `raw`
     /// ([`line_with`]): the bytes of [`Writer::row`] with `{key: raw}`.
     fn row_raw(&mut self, uuid: String, ty: &str, ts: &str, key: &str, raw: &[u8]) -> Vec<u8> {
-        let mut m = Map::new();
-        m.insert("parentUuid".into(), json!(self.parent));
-        m.insert("isSidechain".into(), json!(false));
-        m.insert("userType".into(), json!("external"));
-        m.insert("cwd".into(), json!(self.o.cwd));
-        m.insert("sessionId".into(), json!(self.o.session_id));
-        m.insert("type".into(), json!(ty));
+        let m = self.common(ty);
         let l = line_with(m, key, raw, &[("uuid", json!(uuid)), ("timestamp", json!(ts))]);
         self.parent = Some(uuid);
         l
     }
 
-    fn row(&mut self, uuid: String, ty: &str, ts: &str, extra: Map<String, Value>) -> Vec<u8> {
+    /// The entries every row starts with, in the client's order.
+    fn common(&self, ty: &str) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("parentUuid".into(), json!(self.parent));
         m.insert("isSidechain".into(), json!(false));
@@ -365,6 +353,11 @@ impl Writer {
         m.insert("cwd".into(), json!(self.o.cwd));
         m.insert("sessionId".into(), json!(self.o.session_id));
         m.insert("type".into(), json!(ty));
+        m
+    }
+
+    fn row(&mut self, uuid: String, ty: &str, ts: &str, extra: Map<String, Value>) -> Vec<u8> {
+        let mut m = self.common(ty);
         m.extend(extra);
         m.insert("uuid".into(), json!(uuid));
         m.insert("timestamp".into(), json!(ts));

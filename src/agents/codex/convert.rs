@@ -414,14 +414,7 @@ pub fn is_token_count(line: &[u8]) -> bool {
 
 /// The conversation as rollout lines (without their newlines).
 pub fn write(c: &Conversation, o: &WriteOptions, tally: &mut Tally) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut w = Writer::new(o, c.first_timestamp(), &mut out);
-    for e in &c.entries {
-        w.entry(e, &mut out);
-    }
-    w.finish(&mut out);
-    *tally = w.tally();
-    out
+    crate::convert::write_whole(writer, c, o, tally)
 }
 
 /// [`write`], an entry at a time: the session's first lines go to `out` now; `first` is the
