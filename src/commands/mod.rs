@@ -251,22 +251,14 @@ pub fn each_session<T: Send, E: std::fmt::Display>(
                     // truncation's (see `io::mapguard::any_fault`); any other is a bug, and
                     // goes on up.
                     let job = std::panic::AssertUnwindSafe(|| work(&src, format));
-                    let r = match std::panic::catch_unwind(job) {
-                        Ok(r) => r.map(Some),
-                        Err(_) if src.check().is_err() => Ok(None),
-                        Err(panic) => std::panic::resume_unwind(panic),
-                    };
+                    let r = std::panic::catch_unwind(job);
                     // A file truncated under its mapping read as zeros somewhere: whatever
-                    // `work` made of it (a result or another error) is not used.
-                    match src.check() {
-                        Err(e) => FileOutcome::Error(format!("cannot read: {e}")),
-                        Ok(()) => match r {
-                            Ok(Some(v)) => FileOutcome::Done(v),
-                            // A panic with the file intact goes on up above; here the file
-                            // was truncated, which `check` reported.
-                            Ok(None) => FileOutcome::Error("cannot read: the file changed while it was read".into()),
-                            Err(e) => FileOutcome::Error(e.to_string()),
-                        },
+                    // `work` made of it (a result, another error, a panic) is not used.
+                    match (src.check(), r) {
+                        (Err(e), _) => FileOutcome::Error(format!("cannot read: {e}")),
+                        (Ok(()), Err(panic)) => std::panic::resume_unwind(panic),
+                        (Ok(()), Ok(Ok(v))) => FileOutcome::Done(v),
+                        (Ok(()), Ok(Err(e))) => FileOutcome::Error(e.to_string()),
                     }
                 }
                 Err(NoSession::NotSession(msg)) if !named => FileOutcome::NotSession(msg),
