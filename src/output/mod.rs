@@ -35,6 +35,17 @@ impl ColorChoice {
     }
 }
 
+/// Writes one JSON Lines record and its newline; on a `terminal`, C1 controls (which JSON
+/// allows unescaped) are written as `\u00XX`, the value unchanged.
+pub fn write_record(w: &mut impl Write, bytes: &[u8], terminal: bool) -> io::Result<()> {
+    if terminal {
+        w.write_all(&sanitize::escape_c1_in_json(bytes))?;
+    } else {
+        w.write_all(bytes)?;
+    }
+    w.write_all(b"\n")
+}
+
 /// Buffered stdout plus what is known about it.
 pub struct Out {
     w: BufWriter<Stdout>,
@@ -54,12 +65,7 @@ impl Out {
 
     /// Writes one JSON Lines record (the bytes must be one line of JSON).
     pub fn record(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.terminal {
-            self.w.write_all(&sanitize::escape_c1_in_json(bytes))?;
-        } else {
-            self.w.write_all(bytes)?;
-        }
-        self.w.write_all(b"\n")
+        write_record(&mut self.w, bytes, self.terminal)
     }
 
     /// Serialises `value` as one JSON Lines record.

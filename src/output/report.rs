@@ -135,12 +135,8 @@ impl Reporter {
         use std::io::IsTerminal;
         let bytes = serde_json::to_vec(record).map_err(std::io::Error::other)?;
         let mut e = std::io::stderr().lock();
-        if e.is_terminal() {
-            e.write_all(&crate::output::sanitize::escape_c1_in_json(&bytes))?;
-        } else {
-            e.write_all(&bytes)?;
-        }
-        e.write_all(b"\n")
+        let terminal = e.is_terminal();
+        crate::output::write_record(&mut e, &bytes, terminal)
     }
 
     /// Says which temporary files of killed cctool runs this run removed: a user who saw one
