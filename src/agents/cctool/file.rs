@@ -97,14 +97,26 @@ pub struct SessionHead {
 /// a valid session: on an error, drop what was made of them (or use
 /// [`for_each_valid_message`] when they cannot be taken back, as printed output cannot).
 pub fn for_each_message(src: &Source, mut each: impl FnMut(&[u8])) -> Result<SessionHead, SessionError> {
-    let cannot_read = |e: std::io::Error| SessionError(format!("cannot read: {e}"));
     let held = src.whole().map_err(cannot_read)?;
-    let bytes: &[u8] = &held;
+    stream_messages(src, &held, &mut |_, m| each(m))
+}
+
+fn cannot_read(e: std::io::Error) -> SessionError {
+    SessionError(format!("cannot read: {e}"))
+}
+
+/// [`for_each_message`] over the file's bytes (`bytes`, held by the caller), handing `each`
+/// every message with its offset in `bytes`.
+fn stream_messages(
+    src: &Source,
+    bytes: &[u8],
+    each: &mut dyn FnMut(usize, &[u8]),
+) -> Result<SessionHead, SessionError> {
     let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let bom = bytes.len() - body.len();
     let mut release = src.releaser();
     let streamed = super::stream::stream(body, &mut |at, m| {
-        each(m);
+        each(bom + at, m);
         release.touch((bom + at) as u64, m.len() as u64);
     });
     drop(release);
@@ -113,7 +125,11 @@ pub fn for_each_message(src: &Source, mut each: impl FnMut(&[u8])) -> Result<Ses
         // Errors are rare: the whole-document read words them (their positions, which a
         // message's invalid UTF-8 would otherwise put at the message's end rather than the
         // array's). With no message handed out yet, it also reads the struct's array form.
-        Err(stopped) if stopped.delivered == 0 => return whole_document(src, body, &mut each),
+        Err(stopped) if stopped.delivered == 0 => {
+            // Its messages are borrowed from `bytes`, so their offsets are where they start.
+            let base = bytes.as_ptr() as usize;
+            return whole_document(src, body, &mut |m| each(m.as_ptr() as usize - base, m));
+        }
         Err(stopped) => {
             return match whole_document(src, body, &mut |_| {}) {
                 Err(e) => Err(e),
@@ -137,17 +153,29 @@ pub fn for_each_message(src: &Source, mut each: impl FnMut(&[u8])) -> Result<Ses
 }
 
 /// [`for_each_message`] that hands out messages only once the whole file is known to be a
-/// valid session: a first pass checks it (releasing the pages of a mapped file behind it), a
-/// second hands out the messages. For output that cannot be taken back, such as printing.
-pub fn for_each_valid_message(src: &Source, each: impl FnMut(&[u8])) -> Result<SessionHead, SessionError> {
-    for_each_message(src, |_| {})?;
-    for_each_message(src, each)
+/// valid session: a first pass checks it (releasing the pages of a mapped file behind it) and
+/// notes where each message is, then each is handed out from there, without parsing the file
+/// again. For output that cannot be taken back, such as printing. The places cost 16 bytes a
+/// message, a small part of what a message takes in the file.
+pub fn for_each_valid_message(src: &Source, mut each: impl FnMut(&[u8])) -> Result<SessionHead, SessionError> {
+    let held = src.whole().map_err(cannot_read)?;
+    let bytes: &[u8] = &held;
+    let mut spans = Vec::new();
+    let head = stream_messages(src, bytes, &mut |at, m| spans.push((at, m.len())))?;
+    let mut release = src.releaser();
+    for (at, len) in spans {
+        each(&bytes[at..at + len]);
+        release.touch(at as u64, len as u64);
+    }
+    drop(release);
+    // A truncation since the first pass would have put zeros where messages were.
+    src.check().map_err(cannot_read)?;
+    Ok(head)
 }
 
 /// The read of the whole document as one `Doc`, then of its `messages` text element by
 /// element: the reference [`for_each_message`] must agree with, and what words its errors.
 fn whole_document(src: &Source, body: &[u8], each: &mut dyn FnMut(&[u8])) -> Result<SessionHead, SessionError> {
-    let cannot_read = |e: std::io::Error| SessionError(format!("cannot read: {e}"));
     let doc: Doc<'_> = serde_json::from_slice(body).map_err(|e| SessionError(format!("not valid JSON: {e}")))?;
     let version = doc.schema_version.or(doc.version).and_then(LNum::as_i64);
     let raw = doc
@@ -307,6 +335,18 @@ mod tests {
         let reference = whole_document(&src, body, &mut |m| whole.push(m.to_vec()));
         let mut streamed = Vec::new();
         let head = for_each_message(&src, |m| streamed.push(m.to_vec()));
+        // The printing read hands out the same messages, and none of an invalid file.
+        let mut valid = Vec::new();
+        let valid_head = for_each_valid_message(&src, |m| valid.push(m.to_vec()));
+        match (&head, &valid_head) {
+            (Ok(h), Ok(v)) if (h.version, &h.session_id, h.messages) == (v.version, &v.session_id, v.messages) => {
+                if valid != streamed {
+                    return Err("the printing read handed out other messages".into());
+                }
+            }
+            (Err(h), Err(v)) if h.0 == v.0 && valid.is_empty() => {}
+            (h, v) => return Err(format!("the printing read: {v:?} against {h:?}, {} messages", valid.len())),
+        }
         match (reference, head) {
             (Ok(r), Ok(h)) if (r.version, &r.session_id, r.messages) == (h.version, &h.session_id, h.messages) => {
                 if whole == streamed {
