@@ -170,16 +170,115 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     let mut c = c.finish()?;
     // Every other line: what a resume does not load (earlier history, other branches,
     // progress, snapshots, titles), counted by type.
+    for (kind, n) in not_loaded(src, &t, positions, &carried_lines)? {
+        c.drop_n(&kind, n);
+    }
+    Ok(c)
+}
+
+/// The lines of `src` the conversation does not carry (`positions`, the lines set in
+/// `carried`), counted by type. The lines are told apart by where they start, on every core,
+/// and counted in file order by their number, as carried. A message row's type is its kind in
+/// the index, which read it from the same line; only the other lines (progress, snapshots,
+/// titles, unreadable ones) are parsed again. [`not_loaded_in_order`] is the plain reading.
+fn not_loaded(
+    src: &Source,
+    t: &claude::Transcript,
+    positions: &[u32],
+    carried: &[u64],
+) -> std::io::Result<std::collections::BTreeMap<String, u64>> {
+    let mut counts = std::collections::BTreeMap::new();
+    let mut starts: Vec<u64> = positions.iter().map(|&p| t.node(p).offset).collect();
+    starts.sort_unstable();
+    let mut rows: Vec<(u64, Kind)> = t.nodes.iter().map(|n| (n.offset, n.kind)).collect();
+    rows.sort_unstable_by_key(|&(o, _)| o);
+    let carried = |no: u64| {
+        carried
+            .get((no / 64) as usize)
+            .is_some_and(|w| w & (1 << (no % 64)) != 0)
+    };
+    let mut failed = None;
+    crate::convert::lines::par_fold(
+        src,
+        Vec::new,
+        |w: &mut Vec<NotLoaded>, l| {
+            let ty = match starts.binary_search(&l.offset) {
+                Ok(_) => None,
+                Err(_) => Some(match rows.binary_search_by_key(&l.offset, |&(o, _)| o) {
+                    Ok(i) => format!("not loaded:{}", kind_type(rows[i].1)),
+                    Err(_) => not_loaded_type(l.bytes),
+                }),
+            };
+            w.push(NotLoaded {
+                no: l.no,
+                offset: l.offset,
+                len: l.bytes.len(),
+                ty,
+            });
+        },
+        |w, base| {
+            for l in w {
+                if carried(l.no + base) {
+                    continue;
+                }
+                let ty = match l.ty {
+                    Some(ty) => ty,
+                    // Carried by its start, not by its number: parsed now.
+                    None => match src.read_range(l.offset, l.len) {
+                        Ok(b) => not_loaded_type(&b),
+                        Err(e) => {
+                            failed.get_or_insert(e);
+                            continue;
+                        }
+                    },
+                };
+                *counts.entry(ty).or_insert(0) += 1;
+            }
+        },
+    )?;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(counts),
+    }
+}
+
+/// [`not_loaded`], every line read in order and parsed.
+#[cfg(test)]
+fn not_loaded_in_order(src: &Source, carried: &[u64]) -> std::io::Result<std::collections::BTreeMap<String, u64>> {
+    let mut counts = std::collections::BTreeMap::new();
     crate::io::for_each_line(src, |l| {
-        let carried = carried_lines
+        let is_carried = carried
             .get((l.no / 64) as usize)
             .is_some_and(|w| w & (1 << (l.no % 64)) != 0);
-        if !carried {
-            let h = crate::convert::line_head(l.bytes);
-            c.drop(&format!("not loaded:{}", h.ty.as_deref().unwrap_or("unreadable")));
+        if !is_carried {
+            *counts.entry(not_loaded_type(l.bytes)).or_insert(0) += 1;
         }
     })?;
-    Ok(c)
+    Ok(counts)
+}
+
+/// A line the conversation does not carry, as [`read_stream`]'s last pass sees it.
+struct NotLoaded {
+    no: u64,
+    offset: u64,
+    len: usize,
+    /// What it is counted as; `None` for a line that starts where a carried one does.
+    ty: Option<String>,
+}
+
+/// The `type` of a message row of kind `k`.
+fn kind_type(k: Kind) -> &'static str {
+    match k {
+        Kind::User => "user",
+        Kind::Assistant => "assistant",
+        Kind::System => "system",
+        Kind::Attachment => "attachment",
+    }
+}
+
+fn not_loaded_type(line: &[u8]) -> String {
+    let h = crate::convert::line_head(line);
+    format!("not loaded:{}", h.ty.as_deref().unwrap_or("unreadable"))
 }
 
 fn read_user(c: &mut Emitter<'_>, key: &str, ts: Option<String>, rec: &Value) {
@@ -493,5 +592,120 @@ impl EntryWriter for Writer {
 
     fn tally(&mut self) -> Tally {
         std::mem::take(&mut self.tally)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lines a transcript's conversion leaves out, counted by type: the parallel count,
+    /// which takes message rows' types from the index, and the plain one, which parses every
+    /// line, agree on every transcript of the fixtures (whole and from the last compaction)
+    /// and on a file of several windows with rows of every sort off the chain.
+    #[test]
+    fn not_loaded_equals_the_plain_count() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut files: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(&root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .filter_map(|e| Some((e.path().display().to_string(), std::fs::read(e.path()).ok()?)))
+            .filter(|(_, b)| memchr::memmem::find(b, b"\"parentUuid\"").is_some())
+            .collect();
+        assert!(files.len() > 50, "{} transcripts", files.len());
+        files.push(("windows".into(), odd_rows()));
+        let mut counted = 0;
+        for (name, bytes) in files {
+            let src = Source::from_bytes(&name, bytes);
+            let t = claude::read(&src).unwrap();
+            for full in [false, true] {
+                let positions = t
+                    .rebuild(&Options {
+                        full,
+                        ..Options::default()
+                    })
+                    .unwrap_or_default()
+                    .positions;
+                let mut carried = vec![0u64; (t.lines as usize + 64) / 64 + 1];
+                for &p in &positions {
+                    let line = t.node(p).line;
+                    carried[(line / 64) as usize] |= 1 << (line % 64);
+                }
+                let fast = not_loaded(&src, &t, &positions, &carried).unwrap();
+                assert_eq!(fast, not_loaded_in_order(&src, &carried).unwrap(), "{name} full={full}");
+                counted += fast.values().sum::<u64>();
+            }
+        }
+        assert!(counted > 10_000, "{counted} lines counted");
+    }
+
+    /// Past three windows of the parallel reader: a chain with a compaction, rows of another
+    /// branch, a uuid written twice, progress rows, snapshots, titles, rows of odd shapes and
+    /// lines that are not JSON.
+    fn odd_rows() -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut parent = String::from("null");
+        let pad = "p\\\"ad ".repeat(700);
+        let mut i = 0u32;
+        while out.len() < 26 << 20 {
+            let uuid = format!("u{i:08}");
+            let ts = format!("2026-01-01T00:{:02}:{:02}.000Z", i / 60 % 60, i % 60);
+            let row = |ty: &str, uuid: &str, parent: &str, extra: &str| {
+                format!(
+                    r#"{{"parentUuid":{parent},"isSidechain":false,"type":"{ty}","uuid":"{uuid}","timestamp":"{ts}","sessionId":"s"{extra}}}"#
+                )
+            };
+            let line = match i % 16 {
+                0 | 5 => row(
+                    "user",
+                    &uuid,
+                    &parent,
+                    &format!(r#","message":{{"role":"user","content":"{pad}"}}"#),
+                ),
+                1 | 6 | 9 => row(
+                    "assistant",
+                    &uuid,
+                    &parent,
+                    &format!(
+                        r#","message":{{"id":"m{}","role":"assistant","content":[{{"type":"text","text":"{pad}"}}]}}"#,
+                        i / 4
+                    ),
+                ),
+                2 => row("progress", &uuid, &parent, r#","data":{"x":1}"#),
+                3 => format!(r#"{{"type":"file-history-snapshot","messageId":"{uuid}","snapshot":{{"a":"{pad}"}}}}"#),
+                4 => row("system", &uuid, &parent, r#","subtype":"informational","content":"x""#),
+                // Another branch off the same parent.
+                7 => row(
+                    "user",
+                    &format!("b{i}"),
+                    &parent,
+                    r#","message":{"role":"user","content":"side"}"#,
+                ),
+                8 => row("attachment", &uuid, &parent, r#","attachment":{"type":"x"}"#),
+                // A uuid written again: the earlier line is not the row.
+                10 => row(
+                    "user",
+                    &format!("u{:08}", i - 1),
+                    &parent,
+                    r#","message":{"role":"user","content":"again"}"#,
+                ),
+                11 => r#"{"type":"summary","summary":"t","leafUuid":"x"}"#.to_string(),
+                12 => format!(r#"{{"type":"user","uuid":"d{i}","type":"assistant","parentUuid":{parent}}}"#),
+                13 => format!(r#"{{"type":7,"uuid":"n{i}"}}"#),
+                14 => format!(r#"{{"type":"user","uuid":"x{i}","message":{{"content":"cut"#),
+                _ if i % 64 == 15 => format!(
+                    r#"{{"parentUuid":{parent},"type":"system","subtype":"compact_boundary","uuid":"{uuid}","timestamp":"{ts}","content":"c"}}"#
+                ),
+                _ => String::new(),
+            };
+            if matches!(i % 16, 0 | 1 | 4 | 5 | 6 | 9 | 15) && !line.is_empty() {
+                parent = format!("\"{uuid}\"");
+            }
+            out.extend(line.as_bytes());
+            out.extend(if i.is_multiple_of(9) { &b"\r\n"[..] } else { b"\n" });
+            i += 1;
+        }
+        out
     }
 }

@@ -37,14 +37,11 @@ type Times = Vec<(u64, Option<i64>)>;
 /// from a first pass over its outputs.
 pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     use crate::model::time::{format_ms, parse_ms};
-    // Every item in order needs no index of the file: it is read as the items are carried.
-    let rollout = if full { None } else { Some(codex::read_records(src)?) };
     let mut c = Conversation::new(Format::Codex);
     let mut times: Times = Vec::new();
     let mut odd_times: FxHashMap<u64, String> = FxHashMap::default();
     let mut session_id = None;
-    crate::io::for_each_line(src, |l| {
-        let h = crate::convert::line_head(l.bytes);
+    let mut head = |no: u64, h: crate::convert::LineHead<'static>| {
         let p = h.payload.unwrap_or_default();
         match h.ty.as_deref().unwrap_or("") {
             "session_meta" => {
@@ -73,10 +70,10 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
             "response_item" | "compacted" => {
                 if let Some(ts) = h.timestamp {
                     match parse_ms(&ts).filter(|&ms| parse_ms(&format_ms(ms)) == Some(ms)) {
-                        Some(ms) => times.push((l.no, Some(ms))),
+                        Some(ms) => times.push((no, Some(ms))),
                         None => {
-                            times.push((l.no, None));
-                            odd_times.insert(l.no, ts.into_owned());
+                            times.push((no, None));
+                            odd_times.insert(no, ts.into_owned());
                         }
                     }
                 }
@@ -84,6 +81,34 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
             "" => {}
             other => c.drop(other),
         }
+    };
+    // Two passes over the whole file at once: the rollout's index (every item in order needs
+    // none: it is read as the items are carried) on its own thread, and the lines' heads,
+    // parsed on every core and taken in file order.
+    let (rollout, full_answered) = std::thread::scope(|scope| {
+        let rollout = (!full).then(|| scope.spawn(|| codex::read_records(src)));
+        // Every item of the file is carried: the calls they answer are read meanwhile too.
+        let answered = (full && answered).then(|| scope.spawn(|| answered_calls(src, &Steps::Full(src))));
+        crate::convert::lines::par_fold(
+            src,
+            Vec::new,
+            |w: &mut Vec<(u64, crate::convert::LineHead<'static>)>, l| {
+                w.push((l.no, crate::convert::line_head(l.bytes)))
+            },
+            |w, base| {
+                for (no, h) in w {
+                    head(no + base, h);
+                }
+            },
+        )?;
+        let panicked = || std::io::Error::other("a reader of the rollout panicked");
+        let rollout = rollout
+            .map(|r| r.join().unwrap_or_else(|_| Err(panicked())))
+            .transpose()?;
+        let answered = answered
+            .map(|a| a.join().unwrap_or_else(|_| Err(panicked())))
+            .transpose()?;
+        Ok::<_, std::io::Error>((rollout, answered))
     })?;
     c.session_id = session_id.unwrap_or_else(|| src.name().to_string());
     let h;
@@ -130,32 +155,10 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
             Steps::Resumed(&h.items, order)
         }
     };
-    let answered = match answered {
-        false => None,
-        true => {
-            let mut set = Answered::default();
-            let mut released = src.releaser();
-            steps.each(|step| {
-                if let Step::Item(item) = step
-                    && item.api
-                    && !item.remote_compaction
-                    && !item.context
-                    && matches!(item.ty.as_str(), "function_call_output" | "custom_tool_call_output")
-                {
-                    let id = match &item.src {
-                        ItemSrc::Raw { offset, len, .. } => {
-                            let id = call_id_of(&src.read_range(*offset, *len as usize)?);
-                            released.touch(*offset, u64::from(*len));
-                            id
-                        }
-                        ItemSrc::Synth(s) => call_id_of(s.as_bytes()),
-                    };
-                    set.insert(call_key(&id));
-                }
-                Ok(())
-            })?;
-            Some(set)
-        }
+    let answered = match (answered, full_answered) {
+        (false, _) => None,
+        (true, Some(set)) => Some(set),
+        (true, None) => Some(answered_calls(src, &steps)?),
     };
     let mut r = Reader {
         src,
@@ -227,6 +230,32 @@ impl Steps<'_> {
         }
         Ok(())
     }
+}
+
+/// The calls the results among `steps` answer, from a pass over them.
+fn answered_calls(src: &Source, steps: &Steps<'_>) -> std::io::Result<Answered> {
+    let mut set = Answered::default();
+    let mut released = src.releaser();
+    steps.each(|step| {
+        if let Step::Item(item) = step
+            && item.api
+            && !item.remote_compaction
+            && !item.context
+            && matches!(item.ty.as_str(), "function_call_output" | "custom_tool_call_output")
+        {
+            let id = match &item.src {
+                ItemSrc::Raw { offset, len, .. } => {
+                    let id = call_id_of(&src.read_range(*offset, *len as usize)?);
+                    released.touch(*offset, u64::from(*len));
+                    id
+                }
+                ItemSrc::Synth(s) => call_id_of(s.as_bytes()),
+            };
+            set.insert(call_key(&id));
+        }
+        Ok(())
+    })?;
+    Ok(set)
 }
 
 /// The `call_id` of an output item, as its lenient read gives it ("" when it has none).
