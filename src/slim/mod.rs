@@ -422,7 +422,7 @@ pub fn payload_bytes(src: &Source, slimmer: &dyn Slimmer) -> io::Result<u64> {
 /// The base64 bytes of the payloads in one line. `filtered`: a line shorter than a payload, or
 /// without a run of base64 as long as one's, holds none and is not parsed (most lines); the
 /// tests hold this to the unfiltered parse.
-fn line_payload_bytes(
+pub fn line_payload_bytes(
     line: &[u8],
     slimmer: &dyn Slimmer,
     filtered: bool,

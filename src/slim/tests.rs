@@ -143,7 +143,9 @@ proptest! {
 /// bare or as a `data:` URL with a media type of up to 100 characters, broken by a space, an
 /// escape or a character outside base64, or cut to a length no canonical base64 has.
 fn near_payload(decoded: usize, seed: u8, media: usize, form: u8) -> String {
-    let b: Vec<u8> = (0..decoded).map(|i| (i as u8).wrapping_mul(seed | 1).wrapping_add(seed)).collect();
+    let b: Vec<u8> = (0..decoded)
+        .map(|i| (i as u8).wrapping_mul(seed | 1).wrapping_add(seed))
+        .collect();
     let b64 = payload::encode(&b);
     let mid = b64.len() / 2;
     match form % 6 {
