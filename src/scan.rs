@@ -20,7 +20,8 @@ use crate::agents::claude_code::subagents::{is_subagent_path, is_uuid_stem};
 use crate::agents::codex::history as codex;
 use crate::agents::codex::rollout::Record;
 use crate::io::Source;
-use crate::io::lines::map_marker_lines;
+use crate::io::lines::for_each_line;
+use crate::io::needles::Needles;
 use crate::model::Format;
 use crate::model::time::{format_ms, parse_ms};
 
@@ -148,36 +149,72 @@ fn parse(bytes: &[u8]) -> Option<Value> {
         .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
 }
 
+/// The keys a title row holds, one of which a line must hold to be parsed.
+const TITLE_MARKERS: &[&[u8]] = &[b"\"customTitle\"", b"\"aiTitle\"", b"\"leafUuid\""];
+
+/// What the file is searched for: a part of each marker that does not begin with a quote.
+/// JSON text has a quote every few bytes, so a search whose needles start with one (which
+/// begin the markers) checks a candidate at most of them; the lines found are then checked
+/// for the markers themselves.
+const TITLE_SEARCH: &[&[u8]] = &[b"Title\"", b"fUuid\""];
+
 /// The title rows of a Claude Code transcript, the last of each kind: `custom-title` (set
 /// with /rename), `ai-title`, and legacy `summary` rows whose leaf is in this file (others
 /// name conversations of other files).
-fn claude_titles(src: &Source, t: &Transcript) -> std::io::Result<Option<(String, &'static str)>> {
-    let (mut custom, mut ai, mut summary) = (None, None, None);
-    map_marker_lines(
-        src,
-        &[b"\"customTitle\"", b"\"aiTitle\"", b"\"leafUuid\""],
-        |line| {
-            let v = parse(line.bytes)?;
-            let (kind, field) = match v.get("type").and_then(Value::as_str)? {
-                "custom-title" => ("custom-title", "customTitle"),
-                "ai-title" => ("ai-title", "aiTitle"),
-                "summary" => ("summary", "summary"),
-                _ => return None,
-            };
-            let text = str_at(&v, &[field]).and_then(one_line)?;
-            Some((kind, text, str_at(&v, &["leafUuid"]).map(str::to_string)))
-        },
-        |_, (kind, text, leaf)| match kind {
-            "custom-title" => custom = Some(text),
-            "ai-title" => ai = Some(text),
-            _ if leaf.is_some_and(|l| t.find(&l).is_some()) => summary = Some(text),
+#[derive(Default)]
+struct Titles {
+    custom: Option<String>,
+    ai: Option<String>,
+    summary: Option<String>,
+}
+
+impl Titles {
+    /// Reads one line of the file, in file order.
+    fn line(&mut self, bytes: &[u8], search: &Needles<'_>, t: &Transcript) {
+        if search.find_all(bytes).is_empty() || !TITLE_MARKERS.iter().any(|m| memchr::memmem::find(bytes, m).is_some())
+        {
+            return;
+        }
+        let Some(v) = parse(bytes) else { return };
+        let (kind, field) = match v.get("type").and_then(Value::as_str) {
+            Some("custom-title") => ("custom-title", "customTitle"),
+            Some("ai-title") => ("ai-title", "aiTitle"),
+            Some("summary") => ("summary", "summary"),
+            _ => return,
+        };
+        let Some(text) = str_at(&v, &[field]).and_then(one_line) else {
+            return;
+        };
+        match kind {
+            "custom-title" => self.custom = Some(text),
+            "ai-title" => self.ai = Some(text),
+            _ if str_at(&v, &["leafUuid"]).is_some_and(|l| t.find(l).is_some()) => self.summary = Some(text),
             _ => {}
-        },
-    )?;
-    Ok(custom
-        .map(|c| (c, "custom-title"))
-        .or(ai.map(|a| (a, "ai-title")))
-        .or(summary.map(|s| (s, "summary"))))
+        }
+    }
+
+    fn best(self) -> Option<(String, &'static str)> {
+        self.custom
+            .map(|c| (c, "custom-title"))
+            .or(self.ai.map(|a| (a, "ai-title")))
+            .or(self.summary.map(|s| (s, "summary")))
+    }
+}
+
+/// What `scan` reads of a Claude Code transcript beyond the index, in one more pass over the
+/// file (each pass costs a read or the page faults of a mapping): the base64 bytes of its
+/// payloads and its title.
+fn claude_extras(src: &Source, t: &Transcript) -> std::io::Result<(u64, Option<(String, &'static str)>)> {
+    let search = Needles::new(TITLE_SEARCH);
+    let slimmer = crate::agents::claude_code::slim::ClaudeCodeSlim;
+    let (mut cands, mut buf) = (Vec::new(), Vec::new());
+    let mut payload = 0u64;
+    let mut titles = Titles::default();
+    for_each_line(src, |l| {
+        payload += crate::slim::line_payload_bytes(l.bytes, &slimmer, true, &mut cands, &mut buf);
+        titles.line(l.bytes, &search, t);
+    })?;
+    Ok((payload, titles.best()))
 }
 
 /// What [`claude_head`] reads of a row: its `cwd` and the texts of its message, and nothing
@@ -257,7 +294,8 @@ pub fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<Sessi
     });
     let links = crate::doctor::links::dangling_links(&t, &chain);
     let (cwd, prompt) = claude_head(src, &t, chain.sidechain)?;
-    let (title, title_source) = match claude_titles(src, &t)? {
+    let (payload_bytes, titles) = claude_extras(src, &t)?;
+    let (title, title_source) = match titles {
         Some((title, from)) => (Some(title), Some(from)),
         None => (prompt.clone(), prompt.as_ref().map(|_| "first-prompt")),
     };
@@ -285,10 +323,7 @@ pub fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<Sessi
             BTreeMap::from([("local", t.boundaries.len())])
         },
         resume_tokens: view.tokens(),
-        payload_bytes: Some(crate::slim::payload_bytes(
-            src,
-            &crate::agents::claude_code::slim::ClaudeCodeSlim,
-        )?),
+        payload_bytes: Some(payload_bytes),
         request_bytes: Some(crate::agents::claude_code::slim::request_bytes(&view)),
         resume_model: Some(rm.model.clone()),
         resume_model_choice: Some(rm.choice()),
@@ -506,6 +541,17 @@ pub fn link_subagents(records: &mut [SessionRecord]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_title_marker_holds_a_needle_searched_for() {
+        for m in TITLE_MARKERS {
+            assert!(
+                TITLE_SEARCH.iter().any(|n| memchr::memmem::find(m, n).is_some()),
+                "{}",
+                String::from_utf8_lossy(m)
+            );
+        }
+    }
 
     #[test]
     fn titles_are_one_line_and_skip_wrappers() {

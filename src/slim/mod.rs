@@ -414,20 +414,34 @@ pub fn payload_bytes(src: &Source, slimmer: &dyn Slimmer) -> io::Result<u64> {
     let mut cands = Vec::new();
     let mut total = 0u64;
     for_each_line(src, |l| {
-        // A line shorter than a payload holds none: most lines are parsed no further.
-        if l.bytes.len() < payload::MIN_PAYLOAD {
-            return;
-        }
-        cands.clear();
-        slimmer.candidates(l.bytes, &mut cands);
-        for c in &cands {
-            let content = &l.bytes[c.span.start + 1..c.span.end - 1];
-            if let Some(p) = payload::read_unhashed(content, c.media.as_deref(), &mut buf) {
-                total += p.b64.len() as u64;
-            }
-        }
+        total += line_payload_bytes(l.bytes, slimmer, true, &mut cands, &mut buf);
     })?;
     Ok(total)
+}
+
+/// The base64 bytes of the payloads in one line. `filtered`: a line shorter than a payload, or
+/// without a run of base64 as long as one's, holds none and is not parsed (most lines); the
+/// tests hold this to the unfiltered parse.
+pub fn line_payload_bytes(
+    line: &[u8],
+    slimmer: &dyn Slimmer,
+    filtered: bool,
+    cands: &mut Vec<Candidate>,
+    buf: &mut Vec<u8>,
+) -> u64 {
+    if line.len() < payload::MIN_PAYLOAD || (filtered && !payload::may_hold_payload(line)) {
+        return 0;
+    }
+    cands.clear();
+    slimmer.candidates(line, cands);
+    let mut total = 0;
+    for c in cands.iter() {
+        let content = &line[c.span.start + 1..c.span.end - 1];
+        if let Some(p) = payload::read_unhashed(content, c.media.as_deref(), buf) {
+            total += p.b64.len() as u64;
+        }
+    }
+    total
 }
 
 /// Writes one extracted payload as `dir/name`, unless a file of that name already holds it.

@@ -15,6 +15,41 @@ use sha2::{Digest, Sha256};
 /// Shorter base64 is not worth a placeholder (which is about 120 bytes).
 pub const MIN_PAYLOAD: usize = 1024;
 
+/// The fewest base64 characters a payload's text holds in a row: a `data:` URL spends at most
+/// 205 of its [`MIN_PAYLOAD`] characters before its base64 (`data:`, a media type whose comma
+/// is among the first 200 characters, the comma), and the base64 is written without escapes.
+pub const MIN_B64_RUN: usize = MIN_PAYLOAD - 205;
+
+/// Whether `line` has a run of [`MIN_B64_RUN`] base64 characters (`A-Za-z0-9+/=`): a line
+/// without one holds no payload, whatever its structure, and need not be parsed to be
+/// counted. Such a run covers one of the positions that are multiples of its length, so only
+/// those are looked at, and from each one that is a base64 character the run around it:
+/// ordinary text is passed over reading about one byte in a hundred.
+pub fn may_hold_payload(line: &[u8]) -> bool {
+    const K: usize = MIN_B64_RUN;
+    let b64 = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=');
+    let mut p = 0;
+    while p < line.len() {
+        if !b64(line[p]) {
+            p += K;
+            continue;
+        }
+        let start = line[..p].iter().rposition(|&b| !b64(b)).map_or(0, |i| i + 1);
+        if p + 1 - start >= K {
+            return true;
+        }
+        // Forward only as far as a run of K needs.
+        let limit = (start + K).min(line.len());
+        let end = line[p..limit].iter().position(|&b| !b64(b)).map_or(limit, |i| p + i);
+        if end - start >= K {
+            return true;
+        }
+        // The probes up to `end` fall in this run, which is too short.
+        p = end.div_ceil(K) * K;
+    }
+    false
+}
+
 /// One payload found in a line.
 #[derive(Clone, Debug)]
 pub struct Payload {

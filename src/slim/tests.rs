@@ -137,3 +137,74 @@ proptest! {
         }
     }
 }
+
+/// Text that is a payload, almost one, or only looks like one: base64 of 600 to 800 bytes
+/// (800 to 1068 characters, around both [`payload::MIN_B64_RUN`] and [`payload::MIN_PAYLOAD`]),
+/// bare or as a `data:` URL with a media type of up to 100 characters, broken by a space, an
+/// escape or a character outside base64, or cut to a length no canonical base64 has.
+fn near_payload(decoded: usize, seed: u8, media: usize, form: u8) -> String {
+    let b: Vec<u8> = (0..decoded)
+        .map(|i| (i as u8).wrapping_mul(seed | 1).wrapping_add(seed))
+        .collect();
+    let b64 = payload::encode(&b);
+    let mid = b64.len() / 2;
+    match form % 6 {
+        0 => b64,
+        1 => format!("data:image/{}png;base64,{b64}", "x".repeat(media.min(90))),
+        2 => format!("{} {}", &b64[..mid], &b64[mid..]),
+        3 => format!("{}\\n{}", &b64[..mid], &b64[mid..]),
+        4 => format!("{}-{}", &b64[..mid], &b64[mid..]),
+        _ => b64[..b64.len() - 1].to_string(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// `scan`'s count skips lines without a long enough run of base64 unparsed: the same
+    /// count as parsing every line, for both agents' row shapes.
+    #[test]
+    fn the_payload_prefilter_counts_what_the_parse_counts(
+        kind in 0u8..6,
+        decoded in 600usize..800,
+        seed in any::<u8>(),
+        media in 0usize..100,
+        form in 0u8..6,
+        pad in 0usize..1200,
+        codex in any::<bool>(),
+    ) {
+        let img = near_payload(decoded, seed, media, form);
+        let mut line = line(kind, &img, 1, codex);
+        // Text around the run moves it across the probes' positions.
+        if pad > 0 {
+            line = line.replacen("\"type\":", &format!("\"pad\":\"{}\",\"type\":", "ab c".repeat(pad / 4)), 1);
+        }
+        let (mut cands, mut buf) = (Vec::new(), Vec::new());
+        for slimmer in [&ClaudeCodeSlim as &dyn Slimmer, &CodexSlim] {
+            let plain = line_payload_bytes(line.as_bytes(), slimmer, false, &mut cands, &mut buf);
+            let filtered = line_payload_bytes(line.as_bytes(), slimmer, true, &mut cands, &mut buf);
+            prop_assert_eq!(plain, filtered, "{}", line);
+        }
+    }
+}
+
+#[test]
+fn the_shortest_payload_run_passes_the_prefilter() {
+    // A media type of 100 characters leaves the fewest characters to the base64.
+    let media = format!("image/{}", "x".repeat(94));
+    let mut b64 = payload::encode(&vec![7u8; 684]);
+    assert_eq!(b64.len(), 912);
+    let content = format!("data:{media};base64,{b64}");
+    assert!(content.len() >= payload::MIN_PAYLOAD);
+    assert!(payload::read_unhashed(content.as_bytes(), None, &mut Vec::new()).is_some());
+    let line = format!(r#"{{"a":"{content}"}}"#);
+    assert!(payload::may_hold_payload(line.as_bytes()));
+    // One character short of the run, wherever it sits, is not enough.
+    b64.truncate(payload::MIN_B64_RUN - 1);
+    for at in 0..40 {
+        let line = format!(r#"{{"{}":"{b64}"}}"#, "k ".repeat(at * 37));
+        assert!(!payload::may_hold_payload(line.as_bytes()));
+        let line = format!(r#"{{"{}":"{b64}A"}}"#, "k ".repeat(at * 37));
+        assert!(payload::may_hold_payload(line.as_bytes()));
+    }
+}

@@ -679,7 +679,7 @@ impl<'a> Read<'a> for SliceRead<'a> {
         V: Visitor<'a>,
     {
         let raw = &self.slice[self.raw_buffering_start_index..self.index];
-        let raw = match str::from_utf8(raw) {
+        let raw = match from_utf8(raw) {
             Ok(raw) => raw,
             Err(err) => {
                 let at = self.raw_buffering_start_index + err.valid_up_to() + 1;
@@ -907,8 +907,17 @@ where
     Err(Error::syntax(reason, position.line, position.column))
 }
 
+// cctool patch (see PATCH.md): UTF-8 is checked with SIMD; only an error is looked at again,
+// by `core`, for its position.
+fn from_utf8(b: &[u8]) -> core::result::Result<&str, str::Utf8Error> {
+    match simdutf8::basic::from_utf8(b) {
+        Ok(s) => Ok(s),
+        Err(_) => str::from_utf8(b),
+    }
+}
+
 fn as_str<'de, 's, R: Read<'de>>(read: &R, slice: &'s [u8]) -> Result<&'s str> {
-    match str::from_utf8(slice) {
+    match from_utf8(slice) {
         Ok(s) => Ok(s),
         Err(err) => {
             // Point at the first invalid UTF-8 byte. `read` is positioned at

@@ -188,22 +188,37 @@ pub(super) fn row_of(
     turn: &mut Turn,
     p: &mut Pipeline,
 ) -> Result<Option<Row>, usize> {
+    // Each row is parsed once: the block count is checked on the record the row is made of.
+    let rec = match kind {
+        Kind::Attachment => None,
+        _ => match parse::<RecPeek>(bytes) {
+            Some(rec) => Some(rec),
+            None => return Ok(None),
+        },
+    };
     if let Some(RecPeek {
         message: Some(MsgPeek {
             content: RawContent::TooMany(n),
             ..
         }),
         ..
-    }) = matches!(kind, Kind::User | Kind::Assistant)
-        .then(|| parse::<RecPeek>(bytes))
-        .flatten()
+    }) = &rec
+        && matches!(kind, Kind::User | Kind::Assistant)
     {
-        return Err(n);
+        return Err(*n);
     }
-    Ok(row_of_record(bytes, kind, line, turn, p))
+    Ok(row_of_record(bytes, rec, kind, line, turn, p))
 }
 
-fn row_of_record(bytes: &[u8], kind: Kind, line: u64, turn: &mut Turn, p: &mut Pipeline) -> Option<Row> {
+/// `rec`: the record parsed, for every kind but attachments (which are read whole).
+fn row_of_record(
+    bytes: &[u8],
+    rec: Option<RecPeek>,
+    kind: Kind,
+    line: u64,
+    turn: &mut Turn,
+    p: &mut Pipeline,
+) -> Option<Row> {
     let base = |role, content| Row {
         role,
         content,
@@ -248,7 +263,7 @@ fn row_of_record(bytes: &[u8], kind: Kind, line: u64, turn: &mut Turn, p: &mut P
             })
         }
         Kind::System => {
-            let rec: RecPeek = parse(bytes)?;
+            let rec = rec?;
             p.fire(Rule::A2);
             Some(Row {
                 local_command: true,
@@ -256,7 +271,7 @@ fn row_of_record(bytes: &[u8], kind: Kind, line: u64, turn: &mut Turn, p: &mut P
             })
         }
         Kind::User => {
-            let rec: RecPeek = parse(bytes)?;
+            let rec = rec?;
             if rec.is_virtual.is_true() {
                 p.fire(Rule::C10);
                 return None;
@@ -296,7 +311,7 @@ fn row_of_record(bytes: &[u8], kind: Kind, line: u64, turn: &mut Turn, p: &mut P
             })
         }
         Kind::Assistant => {
-            let rec: RecPeek = parse(bytes)?;
+            let rec = rec?;
             if rec.is_virtual.is_true() {
                 p.fire(Rule::C10);
                 return None;
