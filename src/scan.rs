@@ -19,8 +19,8 @@ use crate::agents::claude_code::model as claude_model;
 use crate::agents::claude_code::subagents::{is_subagent_path, is_uuid_stem};
 use crate::agents::codex::history as codex;
 use crate::agents::codex::rollout::Record;
+use crate::io::Line;
 use crate::io::Source;
-use crate::io::lines::for_each_line;
 use crate::io::needles::Needles;
 use crate::model::Format;
 use crate::model::time::{format_ms, parse_ms};
@@ -170,11 +170,13 @@ struct Titles {
 
 impl Titles {
     /// Reads one line of the file, in file order.
-    fn line(&mut self, bytes: &[u8], search: &Needles<'_>, t: &Transcript) {
-        if search.find_all(bytes).is_empty() || !TITLE_MARKERS.iter().any(|m| memchr::memmem::find(bytes, m).is_some())
-        {
-            return;
-        }
+    /// Whether a line holds a title row's marker, and so must be read by [`Self::line`].
+    fn may_hold(bytes: &[u8], search: &Needles<'_>) -> bool {
+        !search.find_all(bytes).is_empty() && TITLE_MARKERS.iter().any(|m| memchr::memmem::find(bytes, m).is_some())
+    }
+
+    /// Reads one line that [`Self::may_hold`] a title, in file order.
+    fn line(&mut self, bytes: &[u8], t: &Transcript) {
         let Some(v) = parse(bytes) else { return };
         let (kind, field) = match v.get("type").and_then(Value::as_str) {
             Some("custom-title") => ("custom-title", "customTitle"),
@@ -201,20 +203,45 @@ impl Titles {
     }
 }
 
-/// What `scan` reads of a Claude Code transcript beyond the index, in one more pass over the
-/// file (each pass costs a read or the page faults of a mapping): the base64 bytes of its
-/// payloads and its title.
-fn claude_extras(src: &Source, t: &Transcript) -> std::io::Result<(u64, Option<(String, &'static str)>)> {
-    let search = Needles::new(TITLE_SEARCH);
-    let slimmer = crate::agents::claude_code::slim::ClaudeCodeSlim;
-    let (mut cands, mut buf) = (Vec::new(), Vec::new());
-    let mut payload = 0u64;
-    let mut titles = Titles::default();
-    for_each_line(src, |l| {
-        payload += crate::slim::line_payload_bytes(l.bytes, &slimmer, true, &mut cands, &mut buf);
-        titles.line(l.bytes, &search, t);
-    })?;
-    Ok((payload, titles.best()))
+/// What `scan` reads of a Claude Code transcript beyond the index, in the index's own pass
+/// (another pass would cost a read of the file again, or the page faults of its mapping):
+/// the base64 bytes of its payloads, and where the lines are that may be title rows.
+struct ClaudeExtras {
+    search: Needles<'static>,
+    payload: u64,
+    /// (offset, length) of each line that holds a title row's marker, in file order.
+    title_lines: Vec<(u64, usize)>,
+    cands: Vec<crate::slim::Candidate>,
+    buf: Vec<u8>,
+}
+
+impl ClaudeExtras {
+    fn new() -> Self {
+        ClaudeExtras {
+            search: Needles::new(TITLE_SEARCH),
+            payload: 0,
+            title_lines: Vec::new(),
+            cands: Vec::new(),
+            buf: Vec::new(),
+        }
+    }
+
+    fn line(&mut self, l: &Line<'_>) {
+        let slimmer = crate::agents::claude_code::slim::ClaudeCodeSlim;
+        self.payload += crate::slim::line_payload_bytes(l.bytes, &slimmer, true, &mut self.cands, &mut self.buf);
+        if Titles::may_hold(l.bytes, &self.search) {
+            self.title_lines.push((l.offset, l.bytes.len()));
+        }
+    }
+
+    /// The title rows, read once the index can tell which summaries are of this file.
+    fn titles(&self, src: &Source, t: &Transcript) -> std::io::Result<Option<(String, &'static str)>> {
+        let mut titles = Titles::default();
+        for &(offset, len) in &self.title_lines {
+            titles.line(&src.read_range(offset, len)?, t);
+        }
+        Ok(titles.best())
+    }
 }
 
 /// What [`claude_head`] reads of a row: its `cwd` and the texts of its message, and nothing
@@ -282,7 +309,8 @@ fn claude_head(src: &Source, t: &Transcript, sidechain: bool) -> std::io::Result
 }
 
 pub fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<SessionRecord> {
-    let t = claude::read_for_audit(src)?;
+    let mut extras = ClaudeExtras::new();
+    let t = claude::read_for_audit_seeing(src, &mut |l| extras.line(l))?;
     let chain = t.rebuild(&Options::default()).unwrap_or_default();
     let rm = claude_model::choose_for(&t, &chain, src, overrides)?;
     let view = api_view(&t, &chain, src, None, &rm)?;
@@ -294,7 +322,7 @@ pub fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<Sessi
     });
     let links = crate::doctor::links::dangling_links(&t, &chain);
     let (cwd, prompt) = claude_head(src, &t, chain.sidechain)?;
-    let (payload_bytes, titles) = claude_extras(src, &t)?;
+    let (payload_bytes, titles) = (extras.payload, extras.titles(src, &t)?);
     let (title, title_source) = match titles {
         Some((title, from)) => (Some(title), Some(from)),
         None => (prompt.clone(), prompt.as_ref().map(|_| "first-prompt")),

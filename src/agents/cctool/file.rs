@@ -345,7 +345,12 @@ mod tests {
                 }
             }
             (Err(h), Err(v)) if h.0 == v.0 && valid.is_empty() => {}
-            (h, v) => return Err(format!("the printing read: {v:?} against {h:?}, {} messages", valid.len())),
+            (h, v) => {
+                return Err(format!(
+                    "the printing read: {v:?} against {h:?}, {} messages",
+                    valid.len()
+                ));
+            }
         }
         match (reference, head) {
             (Ok(r), Ok(h)) if (r.version, &r.session_id, r.messages) == (h.version, &h.session_id, h.messages) => {

@@ -10,6 +10,7 @@ pub(super) fn read_inner(
     progress: &mut dyn FnMut(u64),
     audit: bool,
     parallel_min: u64,
+    each: &mut dyn FnMut(&Line<'_>),
 ) -> io::Result<Transcript> {
     let mut ix = Indexer {
         t: Transcript {
@@ -56,6 +57,7 @@ pub(super) fn read_inner(
                     stats.unterminated_tail |= local.unterminated_tail;
                     for (mut line, env) in parsed {
                         line.no += base;
+                        each(&line);
                         match env {
                             Some((env, ts)) => {
                                 ix.report(&line);
@@ -71,7 +73,12 @@ pub(super) fn read_inner(
         .flatten();
     match parallel {
         Some(r) => r?,
-        None => stats = crate::io::lines::for_each_line_from(src, offset, first_line, |line| ix.line(&line))?,
+        None => {
+            stats = crate::io::lines::for_each_line_from(src, offset, first_line, |line| {
+                each(&line);
+                ix.line(&line)
+            })?
+        }
     }
     let mut t = ix.t;
     t.lines = stats.lines;

@@ -264,13 +264,20 @@ pub fn read_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -> io::Re
 /// Reads only the lines from byte `offset` (line `first_line`) on: what a loader sees of a
 /// file whose earlier part it may ignore (see `summary::claude_current`).
 pub fn read_from(src: &Source, offset: u64, first_line: u64, progress: &mut dyn FnMut(u64)) -> io::Result<Transcript> {
-    read_inner(src, offset, first_line, progress, false, PARALLEL_MIN)
+    read_inner(src, offset, first_line, progress, false, PARALLEL_MIN, &mut |_| {})
 }
 
 /// [`read`], also keeping every parent reference as written (progress rows included), for
 /// integrity checks that the loader itself does not need.
 pub fn read_for_audit(src: &Source) -> io::Result<Transcript> {
-    read_inner(src, 0, 1, &mut |_| {}, true, PARALLEL_MIN)
+    read_for_audit_seeing(src, &mut |_| {})
+}
+
+/// [`read_for_audit`] that also hands every line of the file, in file order, to `each`: a
+/// reader that needs something of every line besides the index reads it in the same pass
+/// (a second pass costs a read of the file again, or the page faults of its mapping).
+pub fn read_for_audit_seeing(src: &Source, each: &mut dyn FnMut(&Line<'_>)) -> io::Result<Transcript> {
+    read_inner(src, 0, 1, &mut |_| {}, true, PARALLEL_MIN, each)
 }
 
 #[cfg(test)]
@@ -279,6 +286,11 @@ mod tests {
 
     mod samples {
         include!("../../../../tests/cli/shared_lookup.rs");
+    }
+
+    /// What a line handed to the reader beside the index is made of.
+    fn seen(l: &Line<'_>) -> (u64, u64, Vec<u8>, bool) {
+        (l.no, l.offset, l.bytes.to_vec(), l.terminated)
     }
 
     fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
@@ -310,10 +322,20 @@ mod tests {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
         for f in files {
             let src = Source::from_bytes(&f.display().to_string(), std::fs::read(&f).unwrap());
+            // The lines handed on to a reader beside the index are `for_each_line`'s.
+            let mut plain = Vec::new();
+            crate::io::lines::for_each_line(&src, |l| plain.push(seen(&l))).unwrap();
             for audit in [false, true] {
-                let one = read_inner(&src, 0, 1, &mut |_| {}, audit, u64::MAX).unwrap();
-                let par = pool.install(|| read_inner(&src, 0, 1, &mut |_| {}, audit, 0)).unwrap();
+                let (mut one_lines, mut par_lines) = (Vec::new(), Vec::new());
+                let one = read_inner(&src, 0, 1, &mut |_| {}, audit, u64::MAX, &mut |l| {
+                    one_lines.push(seen(l))
+                })
+                .unwrap();
+                let par = pool
+                    .install(|| read_inner(&src, 0, 1, &mut |_| {}, audit, 0, &mut |l| par_lines.push(seen(l))))
+                    .unwrap();
                 assert_eq!(format!("{one:?}"), format!("{par:?}"), "{}", f.display());
+                assert!(one_lines == plain && par_lines == plain, "{}", f.display());
             }
         }
     }
@@ -339,13 +361,25 @@ mod tests {
         let mid = src.as_slice().unwrap().len() / 3;
         let from = mid + memchr::memchr(b'\n', &src.as_slice().unwrap()[mid..]).unwrap() + 1;
         let from_line = memchr::memchr_iter(b'\n', &src.as_slice().unwrap()[..from]).count() as u64 + 1;
+        let mut plain = Vec::new();
+        crate::io::lines::for_each_line(&src, |l| plain.push(seen(&l))).unwrap();
         for (offset, line) in [(0u64, 1u64), (from as u64, from_line)] {
-            let one = read_inner(&src, offset, line, &mut |_| {}, false, u64::MAX).unwrap();
+            let (mut one_lines, mut par_lines) = (Vec::new(), Vec::new());
+            let one = read_inner(&src, offset, line, &mut |_| {}, false, u64::MAX, &mut |l| {
+                one_lines.push(seen(l))
+            })
+            .unwrap();
             let par = pool
-                .install(|| read_inner(&src, offset, line, &mut |_| {}, false, 0))
+                .install(|| {
+                    read_inner(&src, offset, line, &mut |_| {}, false, 0, &mut |l| {
+                        par_lines.push(seen(l))
+                    })
+                })
                 .unwrap();
             assert_eq!(one.nodes.len(), par.nodes.len());
             assert_eq!(format!("{one:?}"), format!("{par:?}"), "from {offset}");
+            let rest: Vec<_> = plain.iter().filter(|l| l.1 >= offset).cloned().collect();
+            assert!(one_lines == rest && par_lines == rest, "from {offset}");
         }
     }
 }
