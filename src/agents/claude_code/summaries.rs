@@ -347,6 +347,27 @@ fn uuids_in_file(
     if wanted.is_empty() {
         return Ok(found);
     }
+    // A few uuids are searched for by their own text, found on few lines; every line holds a
+    // `"uuid"` field, and reading each one's value cost most of the pass. A line counts the
+    // same either way: it holds the uuid's text wherever it writes it as its `"uuid"`.
+    if wanted.len() <= BY_TEXT_MAX && !wanted.contains("") {
+        let finders: Vec<(&str, TextFinder<'_>)> = wanted.iter().map(|&u| (u, TextFinder::new(u.as_bytes()))).collect();
+        src.for_each_chunk(|_, chunk, _| {
+            for (uuid, finder) in &finders {
+                for at in finder.find_all(chunk) {
+                    if found.contains(*uuid) {
+                        break;
+                    }
+                    let start = memchr::memrchr(b'\n', &chunk[..at]).map_or(0, |i| i + 1);
+                    let end = memchr::memchr(b'\n', &chunk[at..]).map_or(chunk.len(), |i| at + i);
+                    if holds_message(&chunk[start..end], uuid) {
+                        found.insert(uuid.to_string());
+                    }
+                }
+            }
+        })?;
+        return Ok(found);
+    }
     src.for_each_chunk(|_, chunk, _| {
         for (hit, uuid) in uuid_fields(chunk) {
             if !wanted.contains(uuid) || found.contains(uuid) {
@@ -364,6 +385,62 @@ fn uuids_in_file(
 
 /// How far before a boundary its logical parent is looked for first.
 const NEAR: usize = 256 * 1024;
+/// Up to this many uuids left for the pass are searched for by their text (a SIMD search
+/// each); more, by every `"uuid"` field.
+const BY_TEXT_MAX: usize = 8;
+
+/// Every occurrence of one uuid's text. A general substring search picks the bytes its SIMD
+/// pass compares by how rare they are in text at large; in a transcript, uuids are
+/// everywhere, and the dashes it picks match at every one of them. Two bytes far apart that
+/// are not dashes match at few places.
+struct TextFinder<'n> {
+    needle: &'n [u8],
+    plain: memchr::memmem::Finder<'n>,
+    #[cfg(target_arch = "x86_64")]
+    pair: Option<memchr::arch::x86_64::avx2::packedpair::Finder>,
+}
+
+impl<'n> TextFinder<'n> {
+    fn new(needle: &'n [u8]) -> TextFinder<'n> {
+        TextFinder {
+            needle,
+            plain: memchr::memmem::Finder::new(needle),
+            #[cfg(target_arch = "x86_64")]
+            pair: (|| {
+                let not_dash = |&(_, b): &(usize, &u8)| *b != b'-';
+                let first = needle.iter().enumerate().find(not_dash)?.0;
+                let last = needle.iter().enumerate().rev().find(not_dash)?.0;
+                let pair = memchr::arch::all::packedpair::Pair::with_indices(
+                    needle,
+                    u8::try_from(first).ok()?,
+                    u8::try_from(last).ok()?,
+                )?;
+                memchr::arch::x86_64::avx2::packedpair::Finder::with_pair(needle, pair)
+            })(),
+        }
+    }
+
+    fn find(&self, hay: &[u8]) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(pair) = &self.pair
+            && hay.len() >= pair.min_haystack_len()
+        {
+            return pair.find(hay, self.needle);
+        }
+        self.plain.find(hay)
+    }
+
+    /// The start of every occurrence, overlapping ones included, in order.
+    fn find_all(&self, hay: &[u8]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut from = 0;
+        while let Some(i) = self.find(&hay[from..]) {
+            out.push(from + i);
+            from += i + 1;
+        }
+        out
+    }
+}
 
 /// Releases the mapped pages of a range once it was searched (a file of many boundaries
 /// would otherwise keep every window it looked at resident).
@@ -538,6 +615,45 @@ pub fn claude(
 mod tests {
     use super::*;
 
+    #[test]
+    fn text_finder_finds_every_occurrence() {
+        let needles = [
+            "d4bc9207-0bd9-4d8c-bc53-1cfae5b4d060",
+            "aaaa",
+            "a-a",
+            "--x--",
+            "---",
+            "ab",
+            "a",
+            "é-ü",
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for needle in needles {
+            let n = needle.as_bytes();
+            let finder = TextFinder::new(n);
+            let alphabet: Vec<u8> = n.iter().copied().chain(*b"-0a\n\"").collect();
+            for len in [0usize, 1, 2, 5, 31, 32, 33, 36, 37, 64, 65, 200, 3000] {
+                let mut hay: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        alphabet[(seed % alphabet.len() as u64) as usize]
+                    })
+                    .collect();
+                for k in 0..len / 50 + 2 {
+                    if n.len() <= hay.len() {
+                        let at = if k == 0 { hay.len() - n.len() } else { (seed as usize >> 5) % (hay.len() - n.len() + 1) };
+                        hay[at..at + n.len()].copy_from_slice(n);
+                        seed = seed.rotate_left(17).wrapping_mul(31);
+                    }
+                }
+                let naive: Vec<usize> = (0..hay.len()).filter(|&i| hay[i..].starts_with(n)).collect();
+                assert_eq!(finder.find_all(&hay), naive, "{needle:?} in {len} bytes");
+            }
+        }
+    }
+
     /// The uuids found near their boundaries, or by the pass, are those a check of every line
     /// finds: parents just before, far before and after their boundary, written but not as a
     /// message's `"uuid"`, on a line that is not a transcript message, and nowhere.
@@ -581,5 +697,15 @@ mod tests {
         let mut expected: Vec<&str> = found.iter().map(String::as_str).collect();
         expected.sort_unstable();
         assert_eq!(expected, ["after", "far", "near", "spaced"]);
+        // More uuids than are searched for by their text: the pass over every `"uuid"` field
+        // finds the same.
+        let absent: Vec<String> = (0..BY_TEXT_MAX).map(|i| format!("absent-{i}")).collect();
+        let many: Vec<(&str, u64)> = wanted
+            .iter()
+            .copied()
+            .chain(absent.iter().map(|u| (u.as_str(), boundary)))
+            .collect();
+        assert!(many.len() > BY_TEXT_MAX);
+        assert_eq!(uuids_in_file(&src, None, &many).unwrap(), every_line);
     }
 }
