@@ -350,27 +350,16 @@ fn uuids_in_file(
     // A few uuids are searched for by their own text, found on few lines; every line holds a
     // `"uuid"` field, and reading each one's value cost most of the pass. A line counts the
     // same either way: it holds the uuid's text wherever it writes it as its `"uuid"`.
-    if wanted.len() <= BY_TEXT_MAX && !wanted.contains("") {
-        let finders: Vec<(&str, TextFinder<'_>)> = wanted.iter().map(|&u| (u, TextFinder::new(u.as_bytes()))).collect();
-        src.for_each_chunk(|_, chunk, _| {
-            for (uuid, finder) in &finders {
-                for at in finder.find_all(chunk) {
-                    if found.contains(*uuid) {
-                        break;
-                    }
-                    let start = memchr::memrchr(b'\n', &chunk[..at]).map_or(0, |i| i + 1);
-                    let end = memchr::memchr(b'\n', &chunk[at..]).map_or(chunk.len(), |i| at + i);
-                    if holds_message(&chunk[start..end], uuid) {
-                        found.insert(uuid.to_string());
-                    }
-                }
-            }
-        })?;
-        return Ok(found);
-    }
+    let texts = (wanted.len() <= BY_TEXT_MAX && !wanted.contains(""))
+        .then(|| Texts::new(wanted.iter().copied().collect()))
+        .flatten();
     src.for_each_chunk(|_, chunk, _| {
-        for (hit, uuid) in uuid_fields(chunk) {
-            if !wanted.contains(uuid) || found.contains(uuid) {
+        let hits: Vec<(usize, &str)> = match &texts {
+            Some(texts) => texts.find_all(chunk),
+            None => uuid_fields(chunk).filter(|(_, u)| wanted.contains(u)).collect(),
+        };
+        for (hit, uuid) in hits {
+            if found.contains(uuid) {
                 continue;
             }
             let start = memchr::memrchr(b'\n', &chunk[..hit]).map_or(0, |i| i + 1);
@@ -385,9 +374,9 @@ fn uuids_in_file(
 
 /// How far before a boundary its logical parent is looked for first.
 const NEAR: usize = 256 * 1024;
-/// Up to this many uuids left for the pass are searched for by their text (a SIMD search
-/// each); more, by every `"uuid"` field.
-const BY_TEXT_MAX: usize = 8;
+/// Up to this many uuids left for the pass are searched for by their text ([`Texts`]); more,
+/// by every `"uuid"` field.
+const BY_TEXT_MAX: usize = 32;
 
 /// Every occurrence of one uuid's text. A general substring search picks the bytes its SIMD
 /// pass compares by how rare they are in text at large; in a transcript, uuids are
@@ -439,6 +428,50 @@ impl<'n> TextFinder<'n> {
             from += i + 1;
         }
         out
+    }
+}
+
+/// A few uuids' texts, searched for together in one pass: one with [`TextFinder`], several
+/// with aho-corasick's packed (Teddy) searcher, whose fingerprint of each text's first bytes
+/// tells hex digits apart (a pass per uuid would read the file once for each).
+enum Texts<'t> {
+    One(&'t str, TextFinder<'t>),
+    Several(Vec<&'t str>, aho_corasick::packed::Searcher),
+}
+
+impl<'t> Texts<'t> {
+    /// None when the texts are too many for the packed searcher.
+    fn new(texts: Vec<&'t str>) -> Option<Texts<'t>> {
+        match texts[..] {
+            [one] => Some(Texts::One(one, TextFinder::new(one.as_bytes()))),
+            _ => {
+                let packed = aho_corasick::packed::Searcher::new(texts.iter().map(|t| t.as_bytes()))?;
+                Some(Texts::Several(texts, packed))
+            }
+        }
+    }
+
+    /// Where each text occurs in `hay`, overlapping occurrences included, in order.
+    fn find_all(&self, hay: &[u8]) -> Vec<(usize, &'t str)> {
+        match self {
+            Texts::One(text, finder) => finder.find_all(hay).into_iter().map(|at| (at, *text)).collect(),
+            Texts::Several(texts, packed) => {
+                let mut out = Vec::new();
+                let mut from = 0;
+                while let Some(m) = packed.find_in(hay, aho_corasick::Span::from(from..hay.len())) {
+                    let at = m.start();
+                    // The searcher reports one text per position; any other starting there too.
+                    out.extend(
+                        texts
+                            .iter()
+                            .filter(|t| hay[at..].starts_with(t.as_bytes()))
+                            .map(|t| (at, *t)),
+                    );
+                    from = at + 1;
+                }
+                out
+            }
+        }
     }
 }
 
@@ -631,25 +664,45 @@ mod tests {
         for needle in needles {
             let n = needle.as_bytes();
             let finder = TextFinder::new(n);
-            let alphabet: Vec<u8> = n.iter().copied().chain(*b"-0a\n\"").collect();
             for len in [0usize, 1, 2, 5, 31, 32, 33, 36, 37, 64, 65, 200, 3000] {
-                let mut hay: Vec<u8> = (0..len)
-                    .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        alphabet[(seed % alphabet.len() as u64) as usize]
-                    })
-                    .collect();
-                for k in 0..len / 50 + 2 {
-                    if n.len() <= hay.len() {
-                        let at = if k == 0 { hay.len() - n.len() } else { (seed as usize >> 5) % (hay.len() - n.len() + 1) };
-                        hay[at..at + n.len()].copy_from_slice(n);
-                        seed = seed.rotate_left(17).wrapping_mul(31);
-                    }
-                }
+                let hay = crate::io::needles::planted(&[n], b"-0a\n\"", len, &mut seed);
                 let naive: Vec<usize> = (0..hay.len()).filter(|&i| hay[i..].starts_with(n)).collect();
                 assert_eq!(finder.find_all(&hay), naive, "{needle:?} in {len} bytes");
+            }
+        }
+    }
+
+    #[test]
+    fn texts_find_every_occurrence_of_each() {
+        let sets: &[&[&str]] = &[
+            &[
+                "d4bc9207-0bd9-4d8c-bc53-1cfae5b4d060",
+                "b76569bf-0050-4c2e-9eb9-8fc1adf36f48",
+            ],
+            &["ab", "abc", "b", "ca"],
+            &["x"],
+            &["aaaa", "aa-a", "a"],
+        ];
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for texts in sets {
+            let search = Texts::new(texts.to_vec()).unwrap();
+            let bytes: Vec<&[u8]> = texts.iter().map(|t| t.as_bytes()).collect();
+            for len in [0usize, 1, 3, 16, 33, 36, 64, 100, 2000] {
+                let hay = crate::io::needles::planted(&bytes, b"\n-", len, &mut seed);
+                let h = &hay;
+                let naive: Vec<(usize, &str)> = (0..hay.len())
+                    .flat_map(|i| {
+                        texts
+                            .iter()
+                            .filter(move |t| h[i..].starts_with(t.as_bytes()))
+                            .map(move |t| (i, *t))
+                    })
+                    .collect();
+                let mut got = search.find_all(&hay);
+                let mut want = naive.clone();
+                got.sort();
+                want.sort();
+                assert_eq!(got, want, "{texts:?} in {len} bytes");
             }
         }
     }

@@ -66,12 +66,7 @@ pub(super) fn give_back_whole(buf: Vec<u8>) {
 }
 
 /// [`chunks_of`] through this thread's reused chunk buffer.
-pub(super) fn chunks_reused(
-    f: &File,
-    from: u64,
-    len: u64,
-    sink: &mut impl FnMut(u64, &[u8], bool),
-) -> io::Result<()> {
+pub(super) fn chunks_reused(f: &File, from: u64, len: u64, sink: &mut impl FnMut(u64, &[u8], bool)) -> io::Result<()> {
     let mut buf = CHUNKS.with(|b| std::mem::take(&mut *b.borrow_mut()));
     if buf.len() < SEARCH_CHUNK {
         buf.resize(SEARCH_CHUNK, 0);
