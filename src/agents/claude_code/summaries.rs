@@ -435,18 +435,18 @@ impl<'n> TextFinder<'n> {
 /// with aho-corasick's packed (Teddy) searcher, whose fingerprint of each text's first bytes
 /// tells hex digits apart (a pass per uuid would read the file once for each).
 enum Texts<'t> {
-    One(&'t str, TextFinder<'t>),
-    Several(Vec<&'t str>, aho_corasick::packed::Searcher),
+    One(&'t str, Box<TextFinder<'t>>),
+    Several(Vec<&'t str>, Box<aho_corasick::packed::Searcher>),
 }
 
 impl<'t> Texts<'t> {
     /// None when the texts are too many for the packed searcher.
     fn new(texts: Vec<&'t str>) -> Option<Texts<'t>> {
         match texts[..] {
-            [one] => Some(Texts::One(one, TextFinder::new(one.as_bytes()))),
+            [one] => Some(Texts::One(one, Box::new(TextFinder::new(one.as_bytes())))),
             _ => {
                 let packed = aho_corasick::packed::Searcher::new(texts.iter().map(|t| t.as_bytes()))?;
-                Some(Texts::Several(texts, packed))
+                Some(Texts::Several(texts, Box::new(packed)))
             }
         }
     }

@@ -127,7 +127,7 @@ fn lines_of_every_shape(n: usize, tail: bool) -> Vec<u8> {
             _ => format!("{{\"type\":\"user\",\"pad\":\"{pad}\"}}"),
         };
         out.extend_from_slice(line.as_bytes());
-        out.extend_from_slice(if seed % 5 == 0 { b"\r\n" } else { b"\n" });
+        out.extend_from_slice(if seed.is_multiple_of(5) { b"\r\n" } else { b"\n" });
     }
     if tail {
         out.extend_from_slice(b"{\"type\":\"system\",\"subtype\":\"compact_boundary\"}");
@@ -135,9 +135,11 @@ fn lines_of_every_shape(n: usize, tail: bool) -> Vec<u8> {
     out
 }
 
-/// What the line splitter makes of the chunks a reader gives: (number, offset, bytes,
-/// terminated) of every line, and the statistics.
-fn split_all(chunks: &[(u64, Vec<u8>, bool)]) -> (Vec<(u64, u64, Vec<u8>, bool)>, crate::io::LineStats) {
+/// A line as the tests compare it: number, offset, bytes, terminated.
+type SplitLine = (u64, u64, Vec<u8>, bool);
+
+/// What the line splitter makes of the chunks a reader gives: every line, and the statistics.
+fn split_all(chunks: &[(u64, Vec<u8>, bool)]) -> (Vec<SplitLine>, crate::io::LineStats) {
     let mut stats = crate::io::LineStats::default();
     let mut lines = Vec::new();
     for (at, chunk, last) in chunks {
