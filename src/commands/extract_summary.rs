@@ -61,7 +61,9 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
         strip_template: a.strip_template,
         all_events: a.all_events,
     };
-    let outcomes = super::each_session(inputs, &named, g, "extract-summary", |src, format| {
+    // Most files hold no compaction: one search of each, through reused buffers.
+    let mode = crate::io::ReadMode::Search;
+    let outcomes = super::each_session_reading(inputs, &named, g, "extract-summary", mode, |src, format| {
         crate::agents::agent(format).summaries(src, a.loader, opts)
     });
     let mut out = Out::new(g.color);

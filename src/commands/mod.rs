@@ -227,6 +227,19 @@ pub fn each_session<T: Send, E: std::fmt::Display>(
     what: &str,
     work: impl Fn(&crate::io::Source, crate::model::Format) -> Result<T, E> + Sync,
 ) -> Vec<FileOutcome<T>> {
+    each_session_reading(inputs, named, g, what, crate::io::ReadMode::Whole, work)
+}
+
+/// [`each_session`], each file read as `mode` says (a search over every file reads through
+/// buffers reused by each thread: see `io::source::ReadMode`).
+pub fn each_session_reading<T: Send, E: std::fmt::Display>(
+    inputs: &[crate::io::Input],
+    named: &std::collections::HashSet<crate::io::Input>,
+    g: &crate::cli::GlobalArgs,
+    what: &str,
+    mode: crate::io::ReadMode,
+    work: impl Fn(&crate::io::Source, crate::model::Format) -> Result<T, E> + Sync,
+) -> Vec<FileOutcome<T>> {
     use rayon::prelude::*;
     let bar = files_bar(what, inputs.len(), g.quiet);
     // Largest files first, each taken by the next free core: a large file started last would
@@ -245,7 +258,7 @@ pub fn each_session<T: Send, E: std::fmt::Display>(
         .map(|i| {
             let input = &inputs[i];
             let named = named.contains(input);
-            let o = match open_input(input, g, named) {
+            let o = match open_input_reading(input, g, named, mode) {
                 Ok((src, format)) => {
                     // A panic of code that read a mapped page as it turned to zeros is the
                     // truncation's (see `io::mapguard::any_fault`); any other is a bug, and
@@ -329,10 +342,20 @@ pub fn open_input(
     g: &crate::cli::GlobalArgs,
     named: bool,
 ) -> Result<(crate::io::Source, crate::model::Format), NoSession> {
+    open_input_reading(input, g, named, crate::io::ReadMode::Whole)
+}
+
+/// [`open_input`], the file to be read as `mode` says.
+pub fn open_input_reading(
+    input: &crate::io::Input,
+    g: &crate::cli::GlobalArgs,
+    named: bool,
+    mode: crate::io::ReadMode,
+) -> Result<(crate::io::Source, crate::model::Format), NoSession> {
     use crate::io::Source;
     let opened = match named {
-        true => Source::open(input, g.mmap),
-        false => Source::open_found(input, g.mmap),
+        true => Source::open_reading(input, g.mmap, mode),
+        false => Source::open_found_reading(input, g.mmap, mode),
     };
     let src = match opened {
         Ok(src) => src,

@@ -35,4 +35,4 @@ pub mod paths;
 pub mod source;
 
 pub use lines::{Line, LineStats, for_each_line};
-pub use source::{Input, MmapChoice, Source};
+pub use source::{Input, MmapChoice, ReadMode, Source};

@@ -101,6 +101,38 @@ fn shared_pair(needles: &[&[u8]]) -> Option<(u8, u8)> {
     Some((u8::try_from(lo).ok()?, u8::try_from(hi).ok()?))
 }
 
+/// Test text made of the needles' own bytes and `extra`, with needles planted at random
+/// places (the first at the very end): where searches for them go wrong, if they do.
+#[cfg(test)]
+pub(crate) fn planted(needles: &[&[u8]], extra: &[u8], len: usize, seed: &mut u64) -> Vec<u8> {
+    let alphabet: Vec<u8> = needles
+        .iter()
+        .flat_map(|n| n.iter().copied())
+        .chain(extra.iter().copied())
+        .collect();
+    let mut hay: Vec<u8> = (0..len)
+        .map(|_| {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            alphabet[(*seed % alphabet.len() as u64) as usize]
+        })
+        .collect();
+    for k in 0..len / 40 + 2 {
+        let n = needles[k % needles.len()];
+        if n.len() <= hay.len() {
+            let at = if k == 0 {
+                hay.len() - n.len()
+            } else {
+                (*seed as usize >> 3) % (hay.len() - n.len() + 1)
+            };
+            hay[at..at + n.len()].copy_from_slice(n);
+            *seed = seed.rotate_left(17).wrapping_mul(31);
+        }
+    }
+    hay
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,29 +165,7 @@ mod tests {
         for needles in sets {
             let search = Needles::new(needles);
             for len in [0usize, 1, 15, 16, 31, 32, 33, 47, 64, 100, 1000, 5000] {
-                // Text made of the needles' own bytes, with needles planted at random places,
-                // near both ends included.
-                let alphabet: Vec<u8> = needles.iter().flat_map(|n| n.iter().copied()).collect();
-                let mut hay: Vec<u8> = (0..len)
-                    .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        alphabet[(seed % alphabet.len() as u64) as usize]
-                    })
-                    .collect();
-                for k in 0..len / 40 + 2 {
-                    let n = needles[k % needles.len()];
-                    if n.len() <= hay.len() {
-                        let at = if k == 0 {
-                            hay.len() - n.len()
-                        } else {
-                            (seed as usize >> 3) % (hay.len() - n.len() + 1)
-                        };
-                        hay[at..at + n.len()].copy_from_slice(n);
-                        seed = seed.rotate_left(17).wrapping_mul(31);
-                    }
-                }
+                let hay = planted(needles, b"", len, &mut seed);
                 assert_eq!(
                     search.find_all(&hay),
                     naive(needles, &hay),

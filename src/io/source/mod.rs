@@ -29,11 +29,14 @@ mod open;
 mod pages;
 pub use pages::Releaser;
 mod parallel;
+mod reuse;
+pub use reuse::ReadMode;
 
 pub use open::open_regular;
 use open::*;
 use pages::*;
 use parallel::*;
+use reuse::*;
 
 /// Files below this size are read into memory: `read` beats `mmap` set-up for them.
 pub const MMAP_MIN: u64 = 4 * 1024 * 1024;
@@ -84,6 +87,7 @@ enum Backing {
     /// A file mapped whole, whose size is checked before each window is touched and whose
     /// guard says whether a page faulted.
     Mapped(Mapped),
+    /// The content is the first `len` bytes (a reused buffer can be longer).
     Owned(Vec<u8>),
     /// A large file that may still grow: read in chunks, bodies fetched with `pread`.
     Stream(File),
@@ -95,6 +99,11 @@ impl Drop for Source {
     fn drop(&mut self) {
         if let Err(e) = self.check() {
             mapguard::note(format!("{}: cannot read: {e}", self.name));
+        }
+        if self.mode == ReadMode::Search
+            && let Backing::Owned(v) = &mut self.backing
+        {
+            give_back_whole(std::mem::take(v));
         }
     }
 }
@@ -130,6 +139,7 @@ pub struct Source {
     len: u64,
     modified: Option<SystemTime>,
     held: Held,
+    mode: ReadMode,
 }
 
 /// The magic number that starts a zstd frame (little-endian 0xFD2FB528).
@@ -144,6 +154,7 @@ impl Source {
             backing: Backing::Owned(bytes),
             modified: None,
             held: Held::AsStored,
+            mode: ReadMode::Whole,
         }
     }
 
@@ -248,7 +259,7 @@ impl Source {
     pub fn as_slice(&self) -> Option<&[u8]> {
         match &self.backing {
             Backing::Mapped(m) => Some(&m.map[..]),
-            Backing::Owned(v) => Some(v),
+            Backing::Owned(v) => Some(&v[..self.len as usize]),
             Backing::Stream(_) => None,
         }
     }
@@ -315,7 +326,7 @@ impl Source {
                     rest: &m.map[..],
                 },
             ))),
-            Backing::Owned(v) => Ok(Box::new(&v[..])),
+            Backing::Owned(v) => Ok(Box::new(&v[..self.len as usize])),
             Backing::Stream(f) => {
                 let mut f = f.try_clone()?;
                 use std::io::Seek;
@@ -339,9 +350,19 @@ impl Source {
         Ok(found)
     }
 
+    /// Whether mapped pages are released behind a reader. A search keeps those of a file of
+    /// up to [`KEEP_MAPPED_MAX`] (bounded, and only a file that holds a marker is read again):
+    /// each later pass would fault them all in again.
+    fn releases(&self) -> bool {
+        !(self.mode == ReadMode::Search && self.len <= KEEP_MAPPED_MAX)
+    }
+
     /// Tells the kernel this process is done with `[offset, offset+len)` for now: mapped pages
     /// leave the resident set (they stay in the page cache). A no-op for other backings.
     pub fn done_with(&self, offset: u64, len: u64) {
+        if !self.releases() {
+            return;
+        }
         if let Backing::Mapped(m) = &self.backing {
             const PAGE: u64 = 4096;
             let start = offset / PAGE * PAGE;
@@ -367,7 +388,7 @@ impl Source {
         let from = from.min(self.len);
         match &self.backing {
             Backing::Owned(v) => {
-                sink(from, &v[from as usize..], true);
+                sink(from, &v[from as usize..self.len as usize], true);
                 Ok(())
             }
             Backing::Mapped(Mapped { map: m, .. }) => {
@@ -379,7 +400,9 @@ impl Source {
                     let end = window_end(m, start);
                     sink(start as u64, &m[start..end], end == total);
                     self.check()?;
-                    release(m, start, end - start);
+                    if self.releases() {
+                        release(m, start, end - start);
+                    }
                     start = end;
                 }
                 if start >= total && from as usize >= total {
@@ -387,36 +410,8 @@ impl Source {
                 }
                 Ok(())
             }
-            Backing::Stream(f) => {
-                // One buffer, zeroed once: the unfinished last line moves to the front after
-                // each round, and the buffer grows only for a line longer than itself.
-                let mut buf = vec![0u8; CHUNK];
-                let mut filled = 0usize;
-                let mut pos: u64 = from; // file offset of buf[0]
-                let mut read_to: u64 = from;
-                loop {
-                    if filled == buf.len() {
-                        buf.resize(buf.len() * 2, 0);
-                    }
-                    let want = ((self.len - read_to) as usize).min(buf.len() - filled);
-                    let got = read_at_most(f, &mut buf[filled..filled + want], read_to)?;
-                    filled += got;
-                    read_to += got as u64;
-                    if got < want {
-                        return Err(changed(self.len, f.metadata().ok().map(|m| m.len())));
-                    }
-                    if read_to >= self.len {
-                        sink(pos, &buf[..filled], true);
-                        return Ok(());
-                    }
-                    if let Some(i) = memchr::memrchr(b'\n', &buf[..filled]) {
-                        sink(pos, &buf[..=i], false);
-                        buf.copy_within(i + 1..filled, 0);
-                        filled -= i + 1;
-                        pos += (i + 1) as u64;
-                    }
-                }
-            }
+            Backing::Stream(f) if self.mode == ReadMode::Search => chunks_reused(f, from, self.len, &mut sink),
+            Backing::Stream(f) => chunks_of(f, from, self.len, &mut vec![0u8; CHUNK], &mut sink),
         }
     }
 }

@@ -17,18 +17,32 @@ impl Source {
     /// Opens a file found inside a folder: only a regular file is opened, so a FIFO or a
     /// device in a walked tree can neither block the run nor be read forever.
     pub fn open_found(input: &Input, mmap: MmapChoice) -> io::Result<Source> {
+        Source::open_found_reading(input, mmap, ReadMode::Whole)
+    }
+
+    /// [`open`](Self::open), the file to be read as `mode` says (a pipe, a compressed file
+    /// or an archived copy is held as always).
+    pub fn open_reading(input: &Input, mmap: MmapChoice, mode: ReadMode) -> io::Result<Source> {
         match input {
-            Input::Path(path) => Source::open_file(path, mmap, false),
+            Input::Path(path) => Source::open_file(path, mmap, true, mode),
+            Input::Stdin | Input::Archived(_) => Source::open(input, mmap),
+        }
+    }
+
+    /// [`open_found`](Self::open_found), the file to be read as `mode` says.
+    pub fn open_found_reading(input: &Input, mmap: MmapChoice, mode: ReadMode) -> io::Result<Source> {
+        match input {
+            Input::Path(path) => Source::open_file(path, mmap, false, mode),
             Input::Stdin | Input::Archived(_) => Source::open(input, mmap),
         }
     }
 
     /// Opens a path the user named (see [`open`](Self::open)).
     pub fn open_path(path: &Path, mmap: MmapChoice) -> io::Result<Source> {
-        Source::open_file(path, mmap, true)
+        Source::open_file(path, mmap, true, ReadMode::Whole)
     }
 
-    pub(super) fn open_file(path: &Path, mmap: MmapChoice, named: bool) -> io::Result<Source> {
+    pub(super) fn open_file(path: &Path, mmap: MmapChoice, named: bool, mode: ReadMode) -> io::Result<Source> {
         let name = path.display().to_string();
         // What it is decides how it is opened: a named pipe the user named is opened as `cat`
         // opens it, waiting for its writer (a reader that came and went first would make the
@@ -69,14 +83,22 @@ impl Source {
         }
         let cold = age(modified).is_some_and(|age| age >= COLD_AFTER);
         let backing = if len < MMAP_MIN {
-            let mut buf = Vec::with_capacity(len as usize);
-            file.take(len).read_to_end(&mut buf)?;
+            let (buf, len) = match mode {
+                ReadMode::Search => read_whole_reused(&file, len)?,
+                ReadMode::Whole => {
+                    let mut buf = Vec::with_capacity(len as usize);
+                    file.take(len).read_to_end(&mut buf)?;
+                    let got = buf.len() as u64;
+                    (buf, got)
+                }
+            };
             return Ok(Source {
                 name,
-                len: buf.len() as u64,
+                len,
                 backing: Backing::Owned(buf),
                 modified,
                 held: Held::AsStored,
+                mode,
             });
         } else if cold && mmap == MmapChoice::Auto {
             map(file)
@@ -93,6 +115,7 @@ impl Source {
             len,
             modified,
             held: Held::AsStored,
+            mode,
         })
     }
 
@@ -146,6 +169,7 @@ impl Source {
                 backing: Backing::Owned(buf),
                 modified,
                 held,
+                mode: ReadMode::Whole,
             });
         }
         let dir = std::env::temp_dir();
@@ -184,6 +208,7 @@ impl Source {
             len,
             modified,
             held,
+            mode: ReadMode::Whole,
         })
     }
 }
