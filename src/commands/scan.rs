@@ -44,9 +44,17 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
         return super::scan_rows::run(g, a, table);
     }
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
-    let outcomes = super::each_session(&expanded.inputs, &named, g, "scan", |src, format| {
-        crate::agents::agent(format).scan(src, &overrides)
-    });
+    // Every file is read once through, like a search: small files into a buffer reused by
+    // each thread rather than a fresh one each, a large file's pages kept for the reads of its
+    // chain rows after the index (see `io::source::ReadMode`).
+    let outcomes = super::each_session_reading(
+        &expanded.inputs,
+        &named,
+        g,
+        "scan",
+        crate::io::ReadMode::Search,
+        |src, format| crate::agents::agent(format).scan(src, &overrides),
+    );
     let mut diags: Vec<Diagnostic> = expanded.problems.clone();
     let mut records = Vec::new();
     let mut total = Total {
