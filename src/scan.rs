@@ -169,7 +169,6 @@ struct Titles {
 }
 
 impl Titles {
-    /// Reads one line of the file, in file order.
     /// Whether a line holds a title row's marker, and so must be read by [`Self::line`].
     fn may_hold(bytes: &[u8], search: &Needles<'_>) -> bool {
         !search.find_all(bytes).is_empty() && TITLE_MARKERS.iter().any(|m| memchr::memmem::find(bytes, m).is_some())
