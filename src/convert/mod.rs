@@ -7,7 +7,6 @@
 //! gives the old lines followed by new ones: [`incremental`] appends only those.
 
 pub mod incremental;
-pub mod lines;
 pub mod model;
 pub mod stream;
 pub mod tools;

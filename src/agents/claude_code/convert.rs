@@ -198,7 +198,7 @@ fn not_loaded(
             .is_some_and(|w| w & (1 << (no % 64)) != 0)
     };
     let mut failed = None;
-    crate::convert::lines::par_fold(
+    crate::io::lines::par_fold(
         src,
         Vec::new,
         |w: &mut Vec<NotLoaded>, l| {

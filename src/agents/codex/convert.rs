@@ -89,7 +89,7 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
         let rollout = (!full).then(|| scope.spawn(|| codex::read_records(src)));
         // Every item of the file is carried: the calls they answer are read meanwhile too.
         let answered = (full && answered).then(|| scope.spawn(|| answered_calls(src, &Steps::Full(src))));
-        crate::convert::lines::par_fold(
+        crate::io::lines::par_fold(
             src,
             Vec::new,
             |w: &mut Vec<(u64, crate::convert::LineHead<'static>)>, l| {
