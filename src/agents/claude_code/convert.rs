@@ -91,15 +91,6 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     };
     let mut c = Emitter::new(c, sink);
     c.head(answered)?;
-    // Lines the conversation carries, one bit each.
-    let mut carried_lines = vec![0u64; (t.lines as usize + 64) / 64 + 1];
-    let carry = |bits: &mut Vec<u64>, line: u64| {
-        let i = (line / 64) as usize;
-        if i >= bits.len() {
-            bits.resize(i + 1, 0);
-        }
-        bits[i] |= 1 << (line % 64);
-    };
     let mut last_msg: Option<(u32, usize)> = None;
     let mut taken = rustc_hash::FxHashSet::default();
     let mut released = src.releaser();
@@ -108,7 +99,6 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
         let node = t.node(p);
         let rec = crate::io::json::parse_record(&src.read_range(node.offset, node.len as usize)?);
         released.touch(node.offset, node.len);
-        carry(&mut carried_lines, node.line);
         let key = rec.get("uuid").and_then(Value::as_str).unwrap_or("").to_string();
         let key = if key.is_empty() { format!("L{}", node.line) } else { key };
         let ts = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
@@ -170,76 +160,47 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     let mut c = c.finish()?;
     // Every other line: what a resume does not load (earlier history, other branches,
     // progress, snapshots, titles), counted by type.
-    for (kind, n) in not_loaded(src, &t, positions, &carried_lines)? {
+    for (kind, n) in not_loaded(src, &t, positions)? {
         c.drop_n(&kind, n);
     }
     Ok(c)
 }
 
-/// The lines of `src` the conversation does not carry (`positions`, the lines set in
-/// `carried`), counted by type. The lines are told apart by where they start, on every core,
-/// and counted in file order by their number, as carried. A message row's type is its kind in
-/// the index, which read it from the same line; only the other lines (progress, snapshots,
-/// titles, unreadable ones) are parsed again. [`not_loaded_in_order`] is the plain reading.
+/// The lines of `src` the conversation does not carry (the rows at `positions`), counted by
+/// type, on every core. A line is told carried by where it starts. A message row's type is its
+/// kind in the index, which read it from the same line; only the other lines (progress,
+/// snapshots, titles, unreadable ones) are parsed again. [`not_loaded_in_order`] is the plain
+/// reading.
 fn not_loaded(
     src: &Source,
     t: &claude::Transcript,
     positions: &[u32],
-    carried: &[u64],
 ) -> std::io::Result<std::collections::BTreeMap<String, u64>> {
-    let mut counts = std::collections::BTreeMap::new();
     let mut starts: Vec<u64> = positions.iter().map(|&p| t.node(p).offset).collect();
     starts.sort_unstable();
     let mut rows: Vec<(u64, Kind)> = t.nodes.iter().map(|n| (n.offset, n.kind)).collect();
     rows.sort_unstable_by_key(|&(o, _)| o);
-    let carried = |no: u64| {
-        carried
-            .get((no / 64) as usize)
-            .is_some_and(|w| w & (1 << (no % 64)) != 0)
-    };
-    let mut failed = None;
+    let mut counts = std::collections::BTreeMap::new();
     crate::io::lines::par_fold(
         src,
-        Vec::new,
-        |w: &mut Vec<NotLoaded>, l| {
-            let ty = match starts.binary_search(&l.offset) {
-                Ok(_) => None,
-                Err(_) => Some(match rows.binary_search_by_key(&l.offset, |&(o, _)| o) {
-                    Ok(i) => format!("not loaded:{}", kind_type(rows[i].1)),
-                    Err(_) => not_loaded_type(l.bytes),
-                }),
+        std::collections::BTreeMap::<String, u64>::new,
+        |w, l| {
+            if starts.binary_search(&l.offset).is_ok() {
+                return;
+            }
+            let ty = match rows.binary_search_by_key(&l.offset, |&(o, _)| o) {
+                Ok(i) => format!("not loaded:{}", kind_type(rows[i].1)),
+                Err(_) => not_loaded_type(l.bytes),
             };
-            w.push(NotLoaded {
-                no: l.no,
-                offset: l.offset,
-                len: l.bytes.len(),
-                ty,
-            });
+            *w.entry(ty).or_insert(0) += 1;
         },
-        |w, base| {
-            for l in w {
-                if carried(l.no + base) {
-                    continue;
-                }
-                let ty = match l.ty {
-                    Some(ty) => ty,
-                    // Carried by its start, not by its number: parsed now.
-                    None => match src.read_range(l.offset, l.len) {
-                        Ok(b) => not_loaded_type(&b),
-                        Err(e) => {
-                            failed.get_or_insert(e);
-                            continue;
-                        }
-                    },
-                };
-                *counts.entry(ty).or_insert(0) += 1;
+        |w, _| {
+            for (ty, n) in w {
+                *counts.entry(ty).or_insert(0) += n;
             }
         },
     )?;
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(counts),
-    }
+    Ok(counts)
 }
 
 /// [`not_loaded`], every line read in order and parsed.
@@ -255,15 +216,6 @@ fn not_loaded_in_order(src: &Source, carried: &[u64]) -> std::io::Result<std::co
         }
     })?;
     Ok(counts)
-}
-
-/// A line the conversation does not carry, as [`read_stream`]'s last pass sees it.
-struct NotLoaded {
-    no: u64,
-    offset: u64,
-    len: usize,
-    /// What it is counted as; `None` for a line that starts where a carried one does.
-    ty: Option<String>,
 }
 
 /// The `type` of a message row of kind `k`.
@@ -632,7 +584,7 @@ mod tests {
                     let line = t.node(p).line;
                     carried[(line / 64) as usize] |= 1 << (line % 64);
                 }
-                let fast = not_loaded(&src, &t, &positions, &carried).unwrap();
+                let fast = not_loaded(&src, &t, &positions).unwrap();
                 assert_eq!(fast, not_loaded_in_order(&src, &carried).unwrap(), "{name} full={full}");
                 counted += fast.values().sum::<u64>();
             }
