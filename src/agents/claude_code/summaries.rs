@@ -350,13 +350,25 @@ fn uuids_in_file(
     // A few uuids are searched for by their own text, found on few lines; every line holds a
     // `"uuid"` field, and reading each one's value cost most of the pass. A line counts the
     // same either way: it holds the uuid's text wherever it writes it as its `"uuid"`.
-    let texts = (wanted.len() <= BY_TEXT_MAX && !wanted.contains(""))
-        .then(|| Texts::new(wanted.iter().copied().collect()))
-        .flatten();
+    let texts: Option<Vec<&str>> =
+        (wanted.len() <= BY_TEXT_MAX && !wanted.contains("")).then(|| wanted.iter().copied().collect());
+    let search = texts.as_ref().map(|texts| {
+        let bytes: Vec<&[u8]> = texts.iter().map(|t| t.as_bytes()).collect();
+        crate::io::needles::Needles::texts(&bytes, b'-')
+    });
     src.for_each_chunk(|_, chunk, _| {
-        let hits: Vec<(usize, &str)> = match &texts {
-            Some(texts) => texts.find_all(chunk),
-            None => uuid_fields(chunk).filter(|(_, u)| wanted.contains(u)).collect(),
+        let hits: Vec<(usize, &str)> = match (&texts, &search) {
+            (Some(texts), Some(search)) => search
+                .find_all(chunk)
+                .into_iter()
+                .flat_map(|at| {
+                    texts
+                        .iter()
+                        .filter(move |t| chunk[at..].starts_with(t.as_bytes()))
+                        .map(move |t| (at, *t))
+                })
+                .collect(),
+            _ => uuid_fields(chunk).filter(|(_, u)| wanted.contains(u)).collect(),
         };
         for (hit, uuid) in hits {
             if found.contains(uuid) {
@@ -374,106 +386,9 @@ fn uuids_in_file(
 
 /// How far before a boundary its logical parent is looked for first.
 const NEAR: usize = 256 * 1024;
-/// Up to this many uuids left for the pass are searched for by their text ([`Texts`]); more,
-/// by every `"uuid"` field.
+/// Up to this many uuids left for the pass are searched for by their text (their dashes,
+/// found at every uuid, are not what the search compares first); more, by every `"uuid"` field.
 const BY_TEXT_MAX: usize = 32;
-
-/// Every occurrence of one uuid's text. A general substring search picks the bytes its SIMD
-/// pass compares by how rare they are in text at large; in a transcript, uuids are
-/// everywhere, and the dashes it picks match at every one of them. Two bytes far apart that
-/// are not dashes match at few places.
-struct TextFinder<'n> {
-    needle: &'n [u8],
-    plain: memchr::memmem::Finder<'n>,
-    #[cfg(target_arch = "x86_64")]
-    pair: Option<memchr::arch::x86_64::avx2::packedpair::Finder>,
-}
-
-impl<'n> TextFinder<'n> {
-    fn new(needle: &'n [u8]) -> TextFinder<'n> {
-        TextFinder {
-            needle,
-            plain: memchr::memmem::Finder::new(needle),
-            #[cfg(target_arch = "x86_64")]
-            pair: (|| {
-                let not_dash = |&(_, b): &(usize, &u8)| *b != b'-';
-                let first = needle.iter().enumerate().find(not_dash)?.0;
-                let last = needle.iter().enumerate().rev().find(not_dash)?.0;
-                let pair = memchr::arch::all::packedpair::Pair::with_indices(
-                    needle,
-                    u8::try_from(first).ok()?,
-                    u8::try_from(last).ok()?,
-                )?;
-                memchr::arch::x86_64::avx2::packedpair::Finder::with_pair(needle, pair)
-            })(),
-        }
-    }
-
-    fn find(&self, hay: &[u8]) -> Option<usize> {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(pair) = &self.pair
-            && hay.len() >= pair.min_haystack_len()
-        {
-            return pair.find(hay, self.needle);
-        }
-        self.plain.find(hay)
-    }
-
-    /// The start of every occurrence, overlapping ones included, in order.
-    fn find_all(&self, hay: &[u8]) -> Vec<usize> {
-        let mut out = Vec::new();
-        let mut from = 0;
-        while let Some(i) = self.find(&hay[from..]) {
-            out.push(from + i);
-            from += i + 1;
-        }
-        out
-    }
-}
-
-/// A few uuids' texts, searched for together in one pass: one with [`TextFinder`], several
-/// with aho-corasick's packed (Teddy) searcher, whose fingerprint of each text's first bytes
-/// tells hex digits apart (a pass per uuid would read the file once for each).
-enum Texts<'t> {
-    One(&'t str, Box<TextFinder<'t>>),
-    Several(Vec<&'t str>, Box<aho_corasick::packed::Searcher>),
-}
-
-impl<'t> Texts<'t> {
-    /// None when the texts are too many for the packed searcher.
-    fn new(texts: Vec<&'t str>) -> Option<Texts<'t>> {
-        match texts[..] {
-            [one] => Some(Texts::One(one, Box::new(TextFinder::new(one.as_bytes())))),
-            _ => {
-                let packed = aho_corasick::packed::Searcher::new(texts.iter().map(|t| t.as_bytes()))?;
-                Some(Texts::Several(texts, Box::new(packed)))
-            }
-        }
-    }
-
-    /// Where each text occurs in `hay`, overlapping occurrences included, in order.
-    fn find_all(&self, hay: &[u8]) -> Vec<(usize, &'t str)> {
-        match self {
-            Texts::One(text, finder) => finder.find_all(hay).into_iter().map(|at| (at, *text)).collect(),
-            Texts::Several(texts, packed) => {
-                let mut out = Vec::new();
-                let mut from = 0;
-                while let Some(m) = packed.find_in(hay, aho_corasick::Span::from(from..hay.len())) {
-                    let at = m.start();
-                    // The searcher reports one text per position; any other starting there too.
-                    out.extend(
-                        texts
-                            .iter()
-                            .filter(|t| hay[at..].starts_with(t.as_bytes()))
-                            .map(|t| (at, *t)),
-                    );
-                    from = at + 1;
-                }
-                out
-            }
-        }
-    }
-}
 
 /// Releases the mapped pages of a range once it was searched (a file of many boundaries
 /// would otherwise keep every window it looked at resident).
@@ -647,65 +562,6 @@ pub fn claude(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn text_finder_finds_every_occurrence() {
-        let needles = [
-            "d4bc9207-0bd9-4d8c-bc53-1cfae5b4d060",
-            "aaaa",
-            "a-a",
-            "--x--",
-            "---",
-            "ab",
-            "a",
-            "é-ü",
-        ];
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        for needle in needles {
-            let n = needle.as_bytes();
-            let finder = TextFinder::new(n);
-            for len in [0usize, 1, 2, 5, 31, 32, 33, 36, 37, 64, 65, 200, 3000] {
-                let hay = crate::io::needles::planted(&[n], b"-0a\n\"", len, &mut seed);
-                let naive: Vec<usize> = (0..hay.len()).filter(|&i| hay[i..].starts_with(n)).collect();
-                assert_eq!(finder.find_all(&hay), naive, "{needle:?} in {len} bytes");
-            }
-        }
-    }
-
-    #[test]
-    fn texts_find_every_occurrence_of_each() {
-        let sets: &[&[&str]] = &[
-            &[
-                "d4bc9207-0bd9-4d8c-bc53-1cfae5b4d060",
-                "b76569bf-0050-4c2e-9eb9-8fc1adf36f48",
-            ],
-            &["ab", "abc", "b", "ca"],
-            &["x"],
-            &["aaaa", "aa-a", "a"],
-        ];
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        for texts in sets {
-            let search = Texts::new(texts.to_vec()).unwrap();
-            let bytes: Vec<&[u8]> = texts.iter().map(|t| t.as_bytes()).collect();
-            for len in [0usize, 1, 3, 16, 33, 36, 64, 100, 2000] {
-                let hay = crate::io::needles::planted(&bytes, b"\n-", len, &mut seed);
-                let h = &hay;
-                let naive: Vec<(usize, &str)> = (0..hay.len())
-                    .flat_map(|i| {
-                        texts
-                            .iter()
-                            .filter(move |t| h[i..].starts_with(t.as_bytes()))
-                            .map(move |t| (i, *t))
-                    })
-                    .collect();
-                let mut got = search.find_all(&hay);
-                let mut want = naive.clone();
-                got.sort();
-                want.sort();
-                assert_eq!(got, want, "{texts:?} in {len} bytes");
-            }
-        }
-    }
 
     /// The uuids found near their boundaries, or by the pass, are those a check of every line
     /// finds: parents just before, far before and after their boundary, written but not as a
