@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
 use super::history;
+use super::rollout::tail::{self, Marks, TailCheck};
 use super::rollout::{self as codex, ItemSrc, Record, SUMMARY_PREFIX, summary_body};
 use crate::agents::cctool::schema::parse_arguments;
 use crate::convert::model::{
@@ -84,19 +85,25 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     };
     // Two passes over the whole file at once: the rollout's index (every item in order needs
     // none: it is read as the items are carried) on its own thread, and the lines' heads,
-    // parsed on every core and taken in file order.
+    // parsed on every core and taken in file order. The index is read from the last
+    // compaction on, where the heads show that nothing before it changes the history
+    // (`rollout::tail`).
+    let mut check = TailCheck::default();
     let (rollout, full_answered) = std::thread::scope(|scope| {
-        let rollout = (!full).then(|| scope.spawn(|| codex::read_records(src)));
+        let rollout = (!full).then(|| scope.spawn(|| tail::read_candidate(src, |l| line_view(l.bytes).1)));
         // Every item of the file is carried: the calls they answer are read meanwhile too.
         let answered = (full && answered).then(|| scope.spawn(|| answered_calls(src, &Steps::Full(src))));
+        type Heads = Vec<(u64, u64, crate::convert::LineHead<'static>, Marks)>;
         crate::io::lines::par_fold(
             src,
             Vec::new,
-            |w: &mut Vec<(u64, crate::convert::LineHead<'static>)>, l| {
-                w.push((l.no, crate::convert::line_head(l.bytes)))
+            |w: &mut Heads, l| {
+                let (h, m) = line_view(l.bytes);
+                w.push((l.no, l.offset, h, m))
             },
             |w, base| {
-                for (no, h) in w {
+                for (no, offset, h, m) in w {
+                    check.add(no + base, offset, m);
                     head(no + base, h);
                 }
             },
@@ -110,6 +117,7 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
             .transpose()?;
         Ok::<_, std::io::Error>((rollout, answered))
     })?;
+    let rollout = rollout.map(|r| r.resolve(src, &check)).transpose()?;
     c.session_id = session_id.unwrap_or_else(|| src.name().to_string());
     let h;
     let steps = match &rollout {
@@ -187,6 +195,25 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
         }
     })?;
     r.c.finish()
+}
+
+/// A line's head as [`crate::convert::line_head`] reads it, and its [`Marks`], from one
+/// parse. A line the typed parse refuses is read by each reader as it reads it.
+fn line_view(bytes: &[u8]) -> (crate::convert::LineHead<'static>, Marks) {
+    // An array would be read by position, which the envelope's reader takes in another order.
+    if bytes.trim_ascii_start().starts_with(b"{")
+        && let Ok(h) = serde_json::from_slice::<crate::convert::LineHead<'_>>(bytes)
+    {
+        let marks = Marks::of_envelope(h.ty.as_deref(), h.payload.as_ref().map(|p| p.ty.as_deref()));
+        return (h.into_owned(), marks);
+    }
+    let line = crate::io::Line {
+        no: 1,
+        offset: 0,
+        bytes,
+        terminated: true,
+    };
+    (crate::convert::line_head(bytes), Marks::of_line(&line))
 }
 
 /// The items of a rollout in the order they are carried.
@@ -671,5 +698,145 @@ impl EntryWriter for Writer {
 
     fn tally(&mut self) -> Tally {
         std::mem::take(&mut self.tally)
+    }
+}
+
+#[cfg(test)]
+mod tail_tests {
+    use super::*;
+
+    /// What a resume reconstructs from `bytes`, from every record and from the records after
+    /// the last compaction as the conversion reads them, and the line the latter started at.
+    fn both(bytes: &[u8]) -> (String, String, Option<u64>) {
+        let src = Source::from_bytes("t.jsonl", bytes.to_vec());
+        let whole = history::reconstruct(&codex::read_records(&src).unwrap());
+        let mut check = TailCheck::default();
+        crate::io::for_each_line(&src, |l| check.add(l.no, l.offset, line_view(l.bytes).1)).unwrap();
+        let cand = tail::read_candidate(&src, |l| line_view(l.bytes).1).unwrap();
+        let from = cand.tail_from(&check);
+        let fast = history::reconstruct(&cand.resolve(&src, &check).unwrap());
+        (format!("{whole:?}"), format!("{fast:?}"), from)
+    }
+
+    /// Every fixture: the history from the tail read is the history from every record.
+    #[test]
+    fn the_tail_read_gives_the_history_of_every_fixture() {
+        let mut files = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures")];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "jsonl" || x == "json") {
+                    files.push(p);
+                }
+            }
+        }
+        let mut tails = 0;
+        for f in &files {
+            let (whole, fast, from) = both(&std::fs::read(f).unwrap());
+            assert_eq!(whole, fast, "{}", f.display());
+            tails += usize::from(from.is_some());
+        }
+        assert!(tails >= 3, "{tails} fixtures read from their last compaction");
+    }
+
+    /// A generated rollout: mostly plain turns, with now and then a compaction of each kind,
+    /// a rollback, a line of an older era, a line no reader takes, or a `"compacted"` that is
+    /// no compaction.
+    fn rollout(seed: u64) -> Vec<u8> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let ts = "\"timestamp\":\"2026-03-01T10:00:00.000Z\"";
+        let user =
+            |t: &str| format!(r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{t}"}}]}}"#);
+        let mut out = format!("{{{ts},\"type\":\"session_meta\",\"payload\":{{\"id\":\"s\",\"cwd\":\"/w\"}}}}\n");
+        let lines = 5 + next(40);
+        for i in 0..lines {
+            let item = |p: String| format!("{{{ts},\"type\":\"response_item\",\"payload\":{p}}}");
+            let compacted = |p: String| format!("{{{ts},\"type\":\"compacted\",\"payload\":{p}}}");
+            let kind = match next(100) {
+                0..=9 => 3 + next(20),
+                10..=15 => 0,
+                k => 23 + k % 17,
+            };
+            let line = match kind {
+                0..=2 => compacted(format!(
+                    r#"{{"message":"s{i}","replacement_history":[{}]}}"#,
+                    user(&format!("kept {i}"))
+                )),
+                3 => compacted(format!(r#"{{"message":"s{i}"}}"#)),
+                4 => compacted(
+                    r#"{"message":"s","replacement_history":[{"type":"message","role":"user","content":7}]}"#.into(),
+                ),
+                5 => compacted(r#"{"message":5,"replacement_history":[]}"#.into()),
+                6 => format!(r#"{{{ts},"type":"compacted","payload":null}}"#),
+                7 => format!(
+                    r#"{{{ts},"type":"event_msg","payload":{{"type":"thread_rolled_back","num_turns":{}}}}}"#,
+                    next(3)
+                ),
+                8 => r#"{"record_type":"state"}"#.into(),
+                9 => user("bare"),
+                10 => format!(r#"{{{ts},"type":"compacted","payload":{{"message":"cut"#),
+                11 => format!(
+                    r#"{{{ts},"type":"compact\u0065d","payload":{{"message":"e{i}","replacement_history":[]}}}}"#
+                ),
+                12 => format!(
+                    r#"{{{ts},"type":"compacted","payload":{{"message":"\ud800{i}","replacement_history":[]}}}}"#
+                ),
+                13 => format!(
+                    r#"{{{ts},"type":"compacted","type":"compacted","payload":{{"message":"d","replacement_history":[]}}}}"#
+                ),
+                14 => item(
+                    r#"{"type":"function_call","name":"f","arguments":"{}","call_id":"c","x":{"type":"compacted"}}"#
+                        .into(),
+                ),
+                15 => r#"["2026","compacted",{"message":"a","replacement_history":[]}]"#.into(),
+                16 => format!(
+                    r#"{{{ts},"type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"\"compacted\" {i}"}}]}}}}"#
+                ),
+                17 => format!(r#"{{{ts},"type":"event_msg","payload":{{"type":"task_started","turn_id":"t{i}"}}}}"#),
+                18 => format!(r#"{{{ts},"type":"event_msg","payload":{{"type":"user_message","message":"u"}}}}"#),
+                19 => String::new(),
+                20 => format!(
+                    r#"{{{ts},"type":"event_msg","payload":{{"type":"thread_rolled_back","num_turns":1,"num_turns":2}}}}"#
+                ),
+                21 => format!(r#"{{{ts},"type":"turn_context","payload":{{"model":"m","cwd":"/w"}}}}"#),
+                22 => format!(r#"{{{ts},"type":"inter_agent_communication","payload":{{"x":1}}}}"#),
+                23..=28 => item(user(&format!("prompt {i}"))),
+                _ => item(format!(
+                    r#"{{"type":"function_call_output","call_id":"c","output":"out {i}"}}"#
+                )),
+            };
+            out.push_str(&line);
+            out.push_str(if next(9) == 0 { "\r\n" } else { "\n" });
+        }
+        if next(4) == 0 {
+            out.pop();
+        }
+        out.into_bytes()
+    }
+
+    /// Generated rollouts of every shape: the same history both ways, and the tail read taken
+    /// often enough to be tested.
+    #[test]
+    fn the_tail_read_gives_the_history_of_generated_rollouts() {
+        let (mut tails, mut others) = (0, 0);
+        for seed in 0..2000 {
+            let bytes = rollout(seed);
+            let (whole, fast, from) = both(&bytes);
+            assert_eq!(whole, fast, "seed {seed}:\n{}", String::from_utf8_lossy(&bytes));
+            if from.is_some() { tails += 1 } else { others += 1 }
+        }
+        assert!(
+            tails > 200 && others > 200,
+            "{tails} read from the last compaction, {others} whole"
+        );
     }
 }
