@@ -89,21 +89,26 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     // compaction on, where the heads show that nothing before it changes the history
     // (`rollout::tail`).
     let mut check = TailCheck::default();
+    // Every item of the file is carried: the calls they answer are taken from the lines (a
+    // 2025 document's records are not its lines: read meanwhile).
+    let lines_answer = full && answered && codex::first_line_is_a_record(src)?;
+    let mut lines_answered = Answered::default();
     let (rollout, full_answered) = std::thread::scope(|scope| {
         let rollout = (!full).then(|| scope.spawn(|| tail::read_candidate(src, |l| line_view(l.bytes).1)));
-        // Every item of the file is carried: the calls they answer are read meanwhile too.
-        let answered = (full && answered).then(|| scope.spawn(|| answered_calls(src, &Steps::Full(src))));
-        type Heads = Vec<(u64, u64, crate::convert::LineHead<'static>, Marks)>;
+        let answered =
+            (full && answered && !lines_answer).then(|| scope.spawn(|| answered_calls(src, &Steps::Full(src))));
+        type Heads = Vec<(u64, u64, crate::convert::LineHead<'static>, Marks, Option<u64>)>;
         crate::io::lines::par_fold(
             src,
             Vec::new,
             |w: &mut Heads, l| {
-                let (h, m) = line_view(l.bytes);
-                w.push((l.no, l.offset, h, m))
+                let (h, m, a) = line_view(l.bytes);
+                w.push((l.no, l.offset, h, m, a))
             },
             |w, base| {
-                for (no, offset, h, m) in w {
+                for (no, offset, h, m, a) in w {
                     check.add(no + base, offset, m);
+                    lines_answered.extend(a);
                     head(no + base, h);
                 }
             },
@@ -166,6 +171,7 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     let answered = match (answered, full_answered) {
         (false, _) => None,
         (true, Some(set)) => Some(set),
+        (true, None) if lines_answer => Some(lines_answered),
         (true, None) => Some(answered_calls(src, &steps)?),
     };
     let mut r = Reader {
@@ -197,23 +203,141 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     r.c.finish()
 }
 
-/// A line's head as [`crate::convert::line_head`] reads it, and its [`Marks`], from one
-/// parse. A line the typed parse refuses is read by each reader as it reads it.
-fn line_view(bytes: &[u8]) -> (crate::convert::LineHead<'static>, Marks) {
+/// What the pass over the lines takes of one line: its head as [`crate::convert::line_head`]
+/// reads it, its [`Marks`], and the call its output item answers ([`answers`]), if it is one.
+type View = (crate::convert::LineHead<'static>, Marks, Option<u64>);
+
+/// The [`View`] of a line from one parse. A line the typed parse refuses is read by each
+/// reader as it reads it.
+fn line_view(bytes: &[u8]) -> View {
+    use crate::io::json::{Key, LStr};
+    use serde::de::{Error, IgnoredAny};
+    use std::borrow::Cow;
+    /// A [`crate::convert::LineHead`] with the other keys the rollout's reader reads of the
+    /// envelope, each failing the parse where that reader's does, and the payload's call id.
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "type", borrow, default)]
+        ty: Option<Cow<'a, str>>,
+        #[serde(borrow, default)]
+        timestamp: Option<Cow<'a, str>>,
+        #[serde(borrow, default)]
+        payload: Option<Payload<'a>>,
+        #[serde(default)]
+        record_type: Option<IgnoredAny>,
+        #[serde(default, rename = "id")]
+        _id: Option<IgnoredAny>,
+    }
+    /// [`crate::convert::PayloadHead`] and `call_id`, from an object only (the derived reader
+    /// would take an array by position).
+    struct Payload<'a>(crate::convert::PayloadHead<'a>, Option<Cow<'a, str>>);
+    impl<'de: 'a, 'a> serde::Deserialize<'de> for Payload<'a> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<'a>(std::marker::PhantomData<&'a ()>);
+            impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+                type Value = Payload<'a>;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a payload object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Payload<'a>, A::Error> {
+                    let mut f: [LStr<'de>; 5] = Default::default();
+                    while let Some(k) = a.next_key::<Key<'de>>()? {
+                        let i = match k.as_ref() {
+                            "type" => 0,
+                            "id" => 1,
+                            "cwd" => 2,
+                            "model" => 3,
+                            "call_id" => 4,
+                            _ => {
+                                a.next_value::<IgnoredAny>()?;
+                                continue;
+                            }
+                        };
+                        if f[i] != LStr::Absent {
+                            return Err(A::Error::custom("duplicate field"));
+                        }
+                        f[i] = a.next_value::<LStr<'de>>()?;
+                    }
+                    let mut s = f.into_iter().map(|v| match v {
+                        LStr::Absent | LStr::Null => Ok(None),
+                        LStr::Str(s) => Ok(Some(s)),
+                        LStr::Other => Err(A::Error::custom("not a string")),
+                    });
+                    let mut next = || s.next().unwrap_or(Ok(None));
+                    let head = crate::convert::PayloadHead {
+                        ty: next()?,
+                        id: next()?,
+                        cwd: next()?,
+                        model: next()?,
+                    };
+                    Ok(Payload(head, next()?))
+                }
+            }
+            d.deserialize_map(V(std::marker::PhantomData))
+        }
+    }
     // An array would be read by position, which the envelope's reader takes in another order.
     if bytes.trim_ascii_start().starts_with(b"{")
-        && let Ok(h) = serde_json::from_slice::<crate::convert::LineHead<'_>>(bytes)
+        && let Ok(h) = serde_json::from_slice::<Head<'_>>(bytes)
     {
-        let marks = Marks::of_envelope(h.ty.as_deref(), h.payload.as_ref().map(|p| p.ty.as_deref()));
-        return (h.into_owned(), marks);
+        let pty = h.payload.as_ref().map(|p| p.0.ty.as_deref());
+        let marks = Marks::of_envelope(h.ty.as_deref(), pty);
+        let answer = match (h.ty.as_deref(), &h.payload) {
+            _ if h.record_type.is_some() => None,
+            (Some("response_item"), Some(Payload(p, call_id))) => matches!(
+                p.ty.as_deref(),
+                Some("function_call_output" | "custom_tool_call_output")
+            )
+            .then(|| call_key(call_id.as_deref().unwrap_or(""))),
+            // A bare item of the early Rust CLI: read as the reader reads it.
+            (Some(t), None) if codex::is_response_item_type(t) => answer_of(bytes, &tail::one_line(&alone(bytes))),
+            _ => None,
+        };
+        let head = crate::convert::LineHead {
+            ty: h.ty,
+            timestamp: h.timestamp,
+            payload: h.payload.map(|p| p.0),
+        };
+        return (head.into_owned(), marks, answer);
     }
-    let line = crate::io::Line {
+    let one = tail::one_line(&alone(bytes));
+    (
+        crate::convert::line_head(bytes),
+        Marks::of_line(&one),
+        answer_of(bytes, &one),
+    )
+}
+
+/// `bytes` as a line of its own.
+fn alone(bytes: &[u8]) -> crate::io::Line<'_> {
+    crate::io::Line {
         no: 1,
         offset: 0,
         bytes,
         terminated: true,
-    };
-    (crate::convert::line_head(bytes), Marks::of_line(&line))
+    }
+}
+
+/// The call answered by the output item `one` (the records of the one line `bytes`) holds.
+fn answer_of(bytes: &[u8], one: &codex::Rollout) -> Option<u64> {
+    one.records.iter().find_map(|(_, r)| match r {
+        Record::Response(item) if answers(item) => match &item.src {
+            ItemSrc::Raw { offset, len, .. } => {
+                let raw = bytes.get(*offset as usize..*offset as usize + *len as usize)?;
+                Some(call_key(&call_id_of(raw)))
+            }
+            ItemSrc::Synth(s) => Some(call_key(&call_id_of(s.as_bytes()))),
+        },
+        _ => None,
+    })
+}
+
+/// Whether `item` is the output of a call, which answers it.
+fn answers(item: &codex::Item) -> bool {
+    item.api
+        && !item.remote_compaction
+        && !item.context
+        && matches!(item.ty.as_str(), "function_call_output" | "custom_tool_call_output")
 }
 
 /// The items of a rollout in the order they are carried.
@@ -265,10 +389,7 @@ fn answered_calls(src: &Source, steps: &Steps<'_>) -> std::io::Result<Answered> 
     let mut released = src.releaser();
     steps.each(|step| {
         if let Step::Item(item) = step
-            && item.api
-            && !item.remote_compaction
-            && !item.context
-            && matches!(item.ty.as_str(), "function_call_output" | "custom_tool_call_output")
+            && answers(item)
         {
             let id = match &item.src {
                 ItemSrc::Raw { offset, len, .. } => {
@@ -764,6 +885,7 @@ mod tail_tests {
             let kind = match next(100) {
                 0..=9 => 3 + next(20),
                 10..=15 => 0,
+                16..=25 => 40 + next(12),
                 k => 23 + k % 17,
             };
             let line = match kind {
@@ -809,6 +931,36 @@ mod tail_tests {
                 ),
                 21 => format!(r#"{{{ts},"type":"turn_context","payload":{{"model":"m","cwd":"/w"}}}}"#),
                 22 => format!(r#"{{{ts},"type":"inter_agent_communication","payload":{{"x":1}}}}"#),
+                40 => item(format!(
+                    r#"{{"type":"custom_tool_call_output","call_id":"k{i}","output":"o"}}"#
+                )),
+                41 => item(format!(
+                    r#"{{"type":"function_call_output","call_id":"a","call_id":"b{i}","output":"o"}}"#
+                )),
+                42 => item(format!(r#"["function_call_output","x{i}",null,null,"y"]"#)),
+                43 => format!(r#"{{"type":"function_call_output","call_id":"bare{i}","output":"o"}}"#),
+                44 => format!(
+                    r#"{{"record_type":"x",{ts},"type":"response_item","payload":{{"type":"function_call_output","call_id":"r{i}"}}}}"#
+                ),
+                45 => item(format!(
+                    r#"{{"type":"function_call_output","call_id":{i},"output":"o"}}"#
+                )),
+                46 => item(format!(
+                    r#"{{"type":"function_call_output","call_\u0069d":"e{i}","output":"\ud800"}}"#
+                )),
+                47 => item(format!(r#"{{"type":"function_call_output","output":"no id {i}"}}"#)),
+                48 => format!(
+                    r#"{{{ts},"type":"response_item","id":1,"id":2,"payload":{{"type":"function_call_output","call_id":"d{i}"}}}}"#
+                ),
+                49 => format!(
+                    r#"{{{ts},"type":"response_item","payload":{{"type":"custom_tool_call_output","call_id":"t{i}","output":"o"}},"timestamp":5}}"#
+                ),
+                50 => format!(
+                    r#"{{{ts},"type":"response_item","payload":{{"type":"function_call_output","call_id":"z{i}","cwd":7}}}}"#
+                ),
+                51 => item(format!(
+                    r#"{{"type":"message","role":"user","call_id":"m{i}","content":[]}}"#
+                )),
                 23..=28 => item(user(&format!("prompt {i}"))),
                 _ => item(format!(
                     r#"{{"type":"function_call_output","call_id":"c","output":"out {i}"}}"#
@@ -821,6 +973,49 @@ mod tail_tests {
             out.pop();
         }
         out.into_bytes()
+    }
+
+    /// The calls answered, from the lines' views and from the records.
+    fn answered_both(bytes: &[u8]) -> (Vec<u64>, Vec<u64>) {
+        let src = Source::from_bytes("t.jsonl", bytes.to_vec());
+        let mut records: Vec<u64> = answered_calls(&src, &Steps::Full(&src)).unwrap().into_iter().collect();
+        let mut lines = Vec::new();
+        crate::io::for_each_line(&src, |l| lines.extend(line_view(l.bytes).2)).unwrap();
+        records.sort_unstable();
+        lines.sort_unstable();
+        lines.dedup();
+        (records, lines)
+    }
+
+    /// Every fixture and generated rollout: the calls answered are the same from the lines as
+    /// from the records (for the JSON Lines files, whose records are their lines).
+    #[test]
+    fn the_lines_answer_the_calls_the_records_answer() {
+        let mut some = 0;
+        let fixtures = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut dirs = vec![fixtures];
+        let mut files = Vec::new();
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "jsonl") {
+                    files.push(std::fs::read(p).unwrap());
+                }
+            }
+        }
+        files.extend((0..1500).map(rollout));
+        for bytes in files {
+            let src = Source::from_bytes("t.jsonl", bytes.clone());
+            if !codex::first_line_is_a_record(&src).unwrap() {
+                continue;
+            }
+            let (records, lines) = answered_both(&bytes);
+            assert_eq!(records, lines, "{}", String::from_utf8_lossy(&bytes));
+            some += usize::from(!records.is_empty());
+        }
+        assert!(some > 500, "{some}");
     }
 
     /// Generated rollouts of every shape: the same history both ways, and the tail read taken

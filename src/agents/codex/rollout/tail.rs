@@ -33,16 +33,21 @@ impl Marks {
         }
     }
 
-    /// The marks of any line, from its record as [`read_records`] reads it.
-    pub fn of_line(line: &Line<'_>) -> Marks {
-        let mut one = Rollout::default();
-        ingest(&mut one, line, true);
+    /// The marks of any line, from its record as [`read_records`] reads it ([`one_line`]).
+    pub fn of_line(one: &Rollout) -> Marks {
         let any = |f: fn(&Record) -> bool| one.records.iter().any(|(_, r)| f(r));
         Marks {
             compacted: any(|r| matches!(r, Record::Compacted(_))),
             rollback: any(|r| matches!(r, Record::Event(Event::RolledBack(_)))),
         }
     }
+}
+
+/// The record of one line, as [`read_records`] reads it (as if it were the first).
+pub fn one_line(line: &Line<'_>) -> Rollout {
+    let mut one = Rollout::default();
+    ingest(&mut one, line, true);
+    one
 }
 
 /// The marks of a whole file, taken line by line in file order.
