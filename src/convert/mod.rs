@@ -203,22 +203,30 @@ pub struct PayloadHead<'a> {
     pub model: Option<std::borrow::Cow<'a, str>>,
 }
 
+impl LineHead<'_> {
+    /// The same head, holding its strings.
+    pub fn into_owned(self) -> LineHead<'static> {
+        use std::borrow::Cow;
+        let own = |s: Option<Cow<'_, str>>| s.map(|s| Cow::Owned(s.into_owned()));
+        LineHead {
+            ty: own(self.ty),
+            timestamp: own(self.timestamp),
+            payload: self.payload.map(|p| PayloadHead {
+                ty: own(p.ty),
+                id: own(p.id),
+                cwd: own(p.cwd),
+                model: own(p.model),
+            }),
+        }
+    }
+}
+
 /// [`LineHead`] of a line. A line the typed parse refuses (a field of another type, a repeated
 /// key, a lone surrogate) is read the lenient way, as every reader reads it.
 pub fn line_head(bytes: &[u8]) -> LineHead<'static> {
     use std::borrow::Cow;
-    let owned = |h: LineHead<'_>| LineHead {
-        ty: h.ty.map(|s| Cow::Owned(s.into_owned())),
-        timestamp: h.timestamp.map(|s| Cow::Owned(s.into_owned())),
-        payload: h.payload.map(|p| PayloadHead {
-            ty: p.ty.map(|s| Cow::Owned(s.into_owned())),
-            id: p.id.map(|s| Cow::Owned(s.into_owned())),
-            cwd: p.cwd.map(|s| Cow::Owned(s.into_owned())),
-            model: p.model.map(|s| Cow::Owned(s.into_owned())),
-        }),
-    };
     if let Ok(h) = serde_json::from_slice::<LineHead<'_>>(bytes) {
-        return owned(h);
+        return h.into_owned();
     }
     let v = crate::io::json::parse_record(bytes);
     let s = |v: &serde_json::Value, k: &str| {

@@ -12,6 +12,7 @@ use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
 use super::history;
+use super::rollout::tail::{self, Marks, TailCheck};
 use super::rollout::{self as codex, ItemSrc, Record, SUMMARY_PREFIX, summary_body};
 use crate::agents::cctool::schema::parse_arguments;
 use crate::convert::model::{
@@ -84,19 +85,30 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     };
     // Two passes over the whole file at once: the rollout's index (every item in order needs
     // none: it is read as the items are carried) on its own thread, and the lines' heads,
-    // parsed on every core and taken in file order.
+    // parsed on every core and taken in file order. The index is read from the last
+    // compaction on, where the heads show that nothing before it changes the history
+    // (`rollout::tail`).
+    let mut check = TailCheck::default();
+    // Every item of the file is carried: the calls they answer are taken from the lines (a
+    // 2025 document's records are not its lines: read meanwhile).
+    let lines_answer = full && answered && codex::first_line_is_a_record(src)?;
+    let mut lines_answered = Answered::default();
     let (rollout, full_answered) = std::thread::scope(|scope| {
-        let rollout = (!full).then(|| scope.spawn(|| codex::read_records(src)));
-        // Every item of the file is carried: the calls they answer are read meanwhile too.
-        let answered = (full && answered).then(|| scope.spawn(|| answered_calls(src, &Steps::Full(src))));
+        let rollout = (!full).then(|| scope.spawn(|| tail::read_candidate(src, |l| line_view(l.bytes).1)));
+        let answered =
+            (full && answered && !lines_answer).then(|| scope.spawn(|| answered_calls(src, &Steps::Full(src))));
+        type Heads = Vec<(u64, u64, crate::convert::LineHead<'static>, Marks, Option<u64>)>;
         crate::io::lines::par_fold(
             src,
             Vec::new,
-            |w: &mut Vec<(u64, crate::convert::LineHead<'static>)>, l| {
-                w.push((l.no, crate::convert::line_head(l.bytes)))
+            |w: &mut Heads, l| {
+                let (h, m, a) = line_view(l.bytes);
+                w.push((l.no, l.offset, h, m, a))
             },
             |w, base| {
-                for (no, h) in w {
+                for (no, offset, h, m, a) in w {
+                    check.add(no + base, offset, m);
+                    lines_answered.extend(a);
                     head(no + base, h);
                 }
             },
@@ -110,6 +122,7 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
             .transpose()?;
         Ok::<_, std::io::Error>((rollout, answered))
     })?;
+    let rollout = rollout.map(|r| r.resolve(src, &check)).transpose()?;
     c.session_id = session_id.unwrap_or_else(|| src.name().to_string());
     let h;
     let steps = match &rollout {
@@ -158,6 +171,7 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     let answered = match (answered, full_answered) {
         (false, _) => None,
         (true, Some(set)) => Some(set),
+        (true, None) if lines_answer => Some(lines_answered),
         (true, None) => Some(answered_calls(src, &steps)?),
     };
     let mut r = Reader {
@@ -187,6 +201,143 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
         }
     })?;
     r.c.finish()
+}
+
+/// What the pass over the lines takes of one line: its head as [`crate::convert::line_head`]
+/// reads it, its [`Marks`], and the call its output item answers ([`answers`]), if it is one.
+type View = (crate::convert::LineHead<'static>, Marks, Option<u64>);
+
+/// The [`View`] of a line from one parse. A line the typed parse refuses is read by each
+/// reader as it reads it.
+fn line_view(bytes: &[u8]) -> View {
+    use crate::io::json::{Key, LStr};
+    use serde::de::{Error, IgnoredAny};
+    use std::borrow::Cow;
+    /// A [`crate::convert::LineHead`] with the other keys the rollout's reader reads of the
+    /// envelope, each failing the parse where that reader's does, and the payload's call id.
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "type", borrow, default)]
+        ty: Option<Cow<'a, str>>,
+        #[serde(borrow, default)]
+        timestamp: Option<Cow<'a, str>>,
+        #[serde(borrow, default)]
+        payload: Option<Payload<'a>>,
+        #[serde(default)]
+        record_type: Option<IgnoredAny>,
+        #[serde(default, rename = "id")]
+        _id: Option<IgnoredAny>,
+    }
+    /// [`crate::convert::PayloadHead`] and `call_id`, from an object only (the derived reader
+    /// would take an array by position).
+    struct Payload<'a>(crate::convert::PayloadHead<'a>, Option<Cow<'a, str>>);
+    impl<'de: 'a, 'a> serde::Deserialize<'de> for Payload<'a> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V<'a>(std::marker::PhantomData<&'a ()>);
+            impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+                type Value = Payload<'a>;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a payload object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Payload<'a>, A::Error> {
+                    let mut f: [LStr<'de>; 5] = Default::default();
+                    while let Some(k) = a.next_key::<Key<'de>>()? {
+                        let i = match k.as_ref() {
+                            "type" => 0,
+                            "id" => 1,
+                            "cwd" => 2,
+                            "model" => 3,
+                            "call_id" => 4,
+                            _ => {
+                                a.next_value::<IgnoredAny>()?;
+                                continue;
+                            }
+                        };
+                        if f[i] != LStr::Absent {
+                            return Err(A::Error::custom("duplicate field"));
+                        }
+                        f[i] = a.next_value::<LStr<'de>>()?;
+                    }
+                    let mut s = f.into_iter().map(|v| match v {
+                        LStr::Absent | LStr::Null => Ok(None),
+                        LStr::Str(s) => Ok(Some(s)),
+                        LStr::Other => Err(A::Error::custom("not a string")),
+                    });
+                    let mut next = || s.next().unwrap_or(Ok(None));
+                    let head = crate::convert::PayloadHead {
+                        ty: next()?,
+                        id: next()?,
+                        cwd: next()?,
+                        model: next()?,
+                    };
+                    Ok(Payload(head, next()?))
+                }
+            }
+            d.deserialize_map(V(std::marker::PhantomData))
+        }
+    }
+    // An array would be read by position, which the envelope's reader takes in another order.
+    if bytes.trim_ascii_start().starts_with(b"{")
+        && let Ok(h) = serde_json::from_slice::<Head<'_>>(bytes)
+    {
+        let pty = h.payload.as_ref().map(|p| p.0.ty.as_deref());
+        let marks = Marks::of_envelope(h.ty.as_deref(), pty);
+        let answer = match (h.ty.as_deref(), &h.payload) {
+            _ if h.record_type.is_some() => None,
+            (Some("response_item"), Some(Payload(p, call_id))) => matches!(
+                p.ty.as_deref(),
+                Some("function_call_output" | "custom_tool_call_output")
+            )
+            .then(|| call_key(call_id.as_deref().unwrap_or(""))),
+            // A bare item of the early Rust CLI: read as the reader reads it.
+            (Some(t), None) if codex::is_response_item_type(t) => answer_of(bytes, &tail::one_line(&alone(bytes))),
+            _ => None,
+        };
+        let head = crate::convert::LineHead {
+            ty: h.ty,
+            timestamp: h.timestamp,
+            payload: h.payload.map(|p| p.0),
+        };
+        return (head.into_owned(), marks, answer);
+    }
+    let one = tail::one_line(&alone(bytes));
+    (
+        crate::convert::line_head(bytes),
+        Marks::of_line(&one),
+        answer_of(bytes, &one),
+    )
+}
+
+/// `bytes` as a line of its own.
+fn alone(bytes: &[u8]) -> crate::io::Line<'_> {
+    crate::io::Line {
+        no: 1,
+        offset: 0,
+        bytes,
+        terminated: true,
+    }
+}
+
+/// The call answered by the output item `one` (the records of the one line `bytes`) holds.
+fn answer_of(bytes: &[u8], one: &codex::Rollout) -> Option<u64> {
+    one.records.iter().find_map(|(_, r)| match r {
+        Record::Response(item) if answers(item) => match &item.src {
+            ItemSrc::Raw { offset, len, .. } => {
+                let raw = bytes.get(*offset as usize..*offset as usize + *len as usize)?;
+                Some(call_key(&call_id_of(raw)))
+            }
+            ItemSrc::Synth(s) => Some(call_key(&call_id_of(s.as_bytes()))),
+        },
+        _ => None,
+    })
+}
+
+/// Whether `item` is the output of a call, which answers it.
+fn answers(item: &codex::Item) -> bool {
+    item.api
+        && !item.remote_compaction
+        && !item.context
+        && matches!(item.ty.as_str(), "function_call_output" | "custom_tool_call_output")
 }
 
 /// The items of a rollout in the order they are carried.
@@ -238,10 +389,7 @@ fn answered_calls(src: &Source, steps: &Steps<'_>) -> std::io::Result<Answered> 
     let mut released = src.releaser();
     steps.each(|step| {
         if let Step::Item(item) = step
-            && item.api
-            && !item.remote_compaction
-            && !item.context
-            && matches!(item.ty.as_str(), "function_call_output" | "custom_tool_call_output")
+            && answers(item)
         {
             let id = match &item.src {
                 ItemSrc::Raw { offset, len, .. } => {
@@ -671,5 +819,219 @@ impl EntryWriter for Writer {
 
     fn tally(&mut self) -> Tally {
         std::mem::take(&mut self.tally)
+    }
+}
+
+#[cfg(test)]
+mod tail_tests {
+    use super::*;
+
+    /// What a resume reconstructs from `bytes`, from every record and from the records after
+    /// the last compaction as the conversion reads them, and the line the latter started at.
+    fn both(bytes: &[u8]) -> (String, String, Option<u64>) {
+        let src = Source::from_bytes("t.jsonl", bytes.to_vec());
+        let whole = history::reconstruct(&codex::read_records(&src).unwrap());
+        let mut check = TailCheck::default();
+        crate::io::for_each_line(&src, |l| check.add(l.no, l.offset, line_view(l.bytes).1)).unwrap();
+        let cand = tail::read_candidate(&src, |l| line_view(l.bytes).1).unwrap();
+        let from = cand.tail_from(&check);
+        let fast = history::reconstruct(&cand.resolve(&src, &check).unwrap());
+        (format!("{whole:?}"), format!("{fast:?}"), from)
+    }
+
+    /// Every fixture: the history from the tail read is the history from every record.
+    #[test]
+    fn the_tail_read_gives_the_history_of_every_fixture() {
+        let mut files = Vec::new();
+        let mut dirs = vec![std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures")];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "jsonl" || x == "json") {
+                    files.push(p);
+                }
+            }
+        }
+        let mut tails = 0;
+        for f in &files {
+            let (whole, fast, from) = both(&std::fs::read(f).unwrap());
+            assert_eq!(whole, fast, "{}", f.display());
+            tails += usize::from(from.is_some());
+        }
+        assert!(tails >= 3, "{tails} fixtures read from their last compaction");
+    }
+
+    /// A generated rollout: mostly plain turns, with now and then a compaction of each kind,
+    /// a rollback, a line of an older era, a line no reader takes, or a `"compacted"` that is
+    /// no compaction.
+    fn rollout(seed: u64) -> Vec<u8> {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let ts = "\"timestamp\":\"2026-03-01T10:00:00.000Z\"";
+        let user =
+            |t: &str| format!(r#"{{"type":"message","role":"user","content":[{{"type":"input_text","text":"{t}"}}]}}"#);
+        let mut out = format!("{{{ts},\"type\":\"session_meta\",\"payload\":{{\"id\":\"s\",\"cwd\":\"/w\"}}}}\n");
+        let lines = 5 + next(40);
+        for i in 0..lines {
+            let item = |p: String| format!("{{{ts},\"type\":\"response_item\",\"payload\":{p}}}");
+            let compacted = |p: String| format!("{{{ts},\"type\":\"compacted\",\"payload\":{p}}}");
+            let kind = match next(100) {
+                0..=9 => 3 + next(20),
+                10..=15 => 0,
+                16..=25 => 40 + next(12),
+                k => 23 + k % 17,
+            };
+            let line = match kind {
+                0..=2 => compacted(format!(
+                    r#"{{"message":"s{i}","replacement_history":[{}]}}"#,
+                    user(&format!("kept {i}"))
+                )),
+                3 => compacted(format!(r#"{{"message":"s{i}"}}"#)),
+                4 => compacted(
+                    r#"{"message":"s","replacement_history":[{"type":"message","role":"user","content":7}]}"#.into(),
+                ),
+                5 => compacted(r#"{"message":5,"replacement_history":[]}"#.into()),
+                6 => format!(r#"{{{ts},"type":"compacted","payload":null}}"#),
+                7 => format!(
+                    r#"{{{ts},"type":"event_msg","payload":{{"type":"thread_rolled_back","num_turns":{}}}}}"#,
+                    next(3)
+                ),
+                8 => r#"{"record_type":"state"}"#.into(),
+                9 => user("bare"),
+                10 => format!(r#"{{{ts},"type":"compacted","payload":{{"message":"cut"#),
+                11 => format!(
+                    r#"{{{ts},"type":"compact\u0065d","payload":{{"message":"e{i}","replacement_history":[]}}}}"#
+                ),
+                12 => format!(
+                    r#"{{{ts},"type":"compacted","payload":{{"message":"\ud800{i}","replacement_history":[]}}}}"#
+                ),
+                13 => format!(
+                    r#"{{{ts},"type":"compacted","type":"compacted","payload":{{"message":"d","replacement_history":[]}}}}"#
+                ),
+                14 => item(
+                    r#"{"type":"function_call","name":"f","arguments":"{}","call_id":"c","x":{"type":"compacted"}}"#
+                        .into(),
+                ),
+                15 => r#"["2026","compacted",{"message":"a","replacement_history":[]}]"#.into(),
+                16 => format!(
+                    r#"{{{ts},"type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"\"compacted\" {i}"}}]}}}}"#
+                ),
+                17 => format!(r#"{{{ts},"type":"event_msg","payload":{{"type":"task_started","turn_id":"t{i}"}}}}"#),
+                18 => format!(r#"{{{ts},"type":"event_msg","payload":{{"type":"user_message","message":"u"}}}}"#),
+                19 => String::new(),
+                20 => format!(
+                    r#"{{{ts},"type":"event_msg","payload":{{"type":"thread_rolled_back","num_turns":1,"num_turns":2}}}}"#
+                ),
+                21 => format!(r#"{{{ts},"type":"turn_context","payload":{{"model":"m","cwd":"/w"}}}}"#),
+                22 => format!(r#"{{{ts},"type":"inter_agent_communication","payload":{{"x":1}}}}"#),
+                40 => item(format!(
+                    r#"{{"type":"custom_tool_call_output","call_id":"k{i}","output":"o"}}"#
+                )),
+                41 => item(format!(
+                    r#"{{"type":"function_call_output","call_id":"a","call_id":"b{i}","output":"o"}}"#
+                )),
+                42 => item(format!(r#"["function_call_output","x{i}",null,null,"y"]"#)),
+                43 => format!(r#"{{"type":"function_call_output","call_id":"bare{i}","output":"o"}}"#),
+                44 => format!(
+                    r#"{{"record_type":"x",{ts},"type":"response_item","payload":{{"type":"function_call_output","call_id":"r{i}"}}}}"#
+                ),
+                45 => item(format!(
+                    r#"{{"type":"function_call_output","call_id":{i},"output":"o"}}"#
+                )),
+                46 => item(format!(
+                    r#"{{"type":"function_call_output","call_\u0069d":"e{i}","output":"\ud800"}}"#
+                )),
+                47 => item(format!(r#"{{"type":"function_call_output","output":"no id {i}"}}"#)),
+                48 => format!(
+                    r#"{{{ts},"type":"response_item","id":1,"id":2,"payload":{{"type":"function_call_output","call_id":"d{i}"}}}}"#
+                ),
+                49 => format!(
+                    r#"{{{ts},"type":"response_item","payload":{{"type":"custom_tool_call_output","call_id":"t{i}","output":"o"}},"timestamp":5}}"#
+                ),
+                50 => format!(
+                    r#"{{{ts},"type":"response_item","payload":{{"type":"function_call_output","call_id":"z{i}","cwd":7}}}}"#
+                ),
+                51 => item(format!(
+                    r#"{{"type":"message","role":"user","call_id":"m{i}","content":[]}}"#
+                )),
+                23..=28 => item(user(&format!("prompt {i}"))),
+                _ => item(format!(
+                    r#"{{"type":"function_call_output","call_id":"c","output":"out {i}"}}"#
+                )),
+            };
+            out.push_str(&line);
+            out.push_str(if next(9) == 0 { "\r\n" } else { "\n" });
+        }
+        if next(4) == 0 {
+            out.pop();
+        }
+        out.into_bytes()
+    }
+
+    /// The calls answered, from the lines' views and from the records.
+    fn answered_both(bytes: &[u8]) -> (Vec<u64>, Vec<u64>) {
+        let src = Source::from_bytes("t.jsonl", bytes.to_vec());
+        let mut records: Vec<u64> = answered_calls(&src, &Steps::Full(&src)).unwrap().into_iter().collect();
+        let mut lines = Vec::new();
+        crate::io::for_each_line(&src, |l| lines.extend(line_view(l.bytes).2)).unwrap();
+        records.sort_unstable();
+        lines.sort_unstable();
+        lines.dedup();
+        (records, lines)
+    }
+
+    /// Every fixture and generated rollout: the calls answered are the same from the lines as
+    /// from the records (for the JSON Lines files, whose records are their lines).
+    #[test]
+    fn the_lines_answer_the_calls_the_records_answer() {
+        let mut some = 0;
+        let fixtures = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut dirs = vec![fixtures];
+        let mut files = Vec::new();
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "jsonl") {
+                    files.push(std::fs::read(p).unwrap());
+                }
+            }
+        }
+        files.extend((0..1500).map(rollout));
+        for bytes in files {
+            let src = Source::from_bytes("t.jsonl", bytes.clone());
+            if !codex::first_line_is_a_record(&src).unwrap() {
+                continue;
+            }
+            let (records, lines) = answered_both(&bytes);
+            assert_eq!(records, lines, "{}", String::from_utf8_lossy(&bytes));
+            some += usize::from(!records.is_empty());
+        }
+        assert!(some > 500, "{some}");
+    }
+
+    /// Generated rollouts of every shape: the same history both ways, and the tail read taken
+    /// often enough to be tested.
+    #[test]
+    fn the_tail_read_gives_the_history_of_generated_rollouts() {
+        let (mut tails, mut others) = (0, 0);
+        for seed in 0..2000 {
+            let bytes = rollout(seed);
+            let (whole, fast, from) = both(&bytes);
+            assert_eq!(whole, fast, "seed {seed}:\n{}", String::from_utf8_lossy(&bytes));
+            if from.is_some() { tails += 1 } else { others += 1 }
+        }
+        assert!(
+            tails > 200 && others > 200,
+            "{tails} read from the last compaction, {others} whole"
+        );
     }
 }

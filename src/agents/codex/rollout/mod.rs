@@ -18,6 +18,7 @@ use crate::io::{Line, Source};
 use crate::model::diag::{Code, Diagnostic, Severity};
 
 mod read;
+pub mod tail;
 
 pub use read::*;
 

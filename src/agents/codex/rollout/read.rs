@@ -348,9 +348,9 @@ pub(super) fn read_document(src: &Source, out: &mut Rollout) -> std::io::Result<
 }
 
 /// Whether the file's first line is a whole JSON value with more after it: a JSONL file, which
-/// the parse of one document would refuse at its second line. Found from the first line alone,
+/// the parse of one document would refuse at its second line (so its records are its lines'). Found from the first line alone,
 /// so a large rollout is not read into memory to learn that it is no document.
-fn first_line_is_a_record(src: &Source) -> std::io::Result<bool> {
+pub fn first_line_is_a_record(src: &Source) -> std::io::Result<bool> {
     let mut n = 4096usize;
     let head = loop {
         let n_now = n.min(src.len() as usize);
