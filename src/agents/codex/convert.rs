@@ -972,8 +972,13 @@ mod tests {
                     let mut out = Vec::new();
                     w.entry(e, &mut out);
                     let ts = clock.stamp(e.timestamp.as_deref());
-                    let written: Vec<Vec<u8>> = out.into_iter().filter(|l| !is_token_count(l)).collect();
-                    let expected = valued(e, &ts, &mut custom, as_text);
+                    let text = |ls: Vec<Vec<u8>>| -> Vec<String> {
+                        ls.into_iter()
+                            .map(|l| String::from_utf8_lossy(&l).into_owned())
+                            .collect()
+                    };
+                    let written = text(out.into_iter().filter(|l| !is_token_count(l)).collect());
+                    let expected = text(valued(e, &ts, &mut custom, as_text));
                     if !matches!(e.body, Body::Compaction(_)) {
                         assert_eq!(written, expected, "{e:?}");
                         compared += written.len();
