@@ -553,26 +553,29 @@ impl Writer {
 /// Runs of eight bytes with nothing to escape are passed over at once: the text and tool
 /// output of a conversation escape one byte in tens, and serde_json looks at each.
 fn json_str(out: &mut Vec<u8>, s: &str) {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
-    // Whether a byte of `w` is below 0x20, or is `"` or `\` (exact as to whether one is).
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    // The bytes of `w` below 0x20, `"` or a backslash, each flagged by its high bit: the lowest
+    // flag is exact (a borrow only flags bytes above a true one).
     let special = |w: u64| {
         let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
         (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
             | zero(w ^ (ONES * u64::from(b'"')))
             | zero(w ^ (ONES * u64::from(b'\\')))
-            != 0
     };
     let b = s.as_bytes();
     out.reserve(b.len() + 2);
     out.push(b'"');
     let (mut run, mut i) = (0, 0);
     while i < b.len() {
-        if let Some(w) = b.get(i..i + 8)
-            && !special(u64::from_ne_bytes(w.try_into().unwrap_or_default()))
-        {
-            i += 8;
-            continue;
+        if let Some(w) = b.get(i..i + 8) {
+            match special(u64::from_le_bytes(w.try_into().unwrap_or_default())) {
+                0 => {
+                    i += 8;
+                    continue;
+                }
+                m => i += (m.trailing_zeros() / 8) as usize,
+            }
         }
         let c = b[i];
         let named = match c {
