@@ -9,7 +9,7 @@
 //! record whose `replacement_history` is the summary.
 
 use rustc_hash::FxHashMap;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::history;
 use super::rollout::tail::{self, Marks, TailCheck};
@@ -19,7 +19,7 @@ use crate::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key, collect,
 };
 use crate::convert::tools::{self, CodexCall};
-use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, line_with, reasoning_text};
+use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, reasoning_text};
 use crate::io::Source;
 use crate::model::Format;
 
@@ -677,19 +677,117 @@ impl Writer {
     }
 
     fn item(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, payload: Value) {
-        let l = line(&payload);
+        self.item_with(out, ts, |l| l.extend(line(&payload)));
+    }
+
+    /// A `response_item` line whose payload `write` writes: the bytes of [`Writer::item`] of
+    /// that payload, written once into the line.
+    fn item_with(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, write: impl FnOnce(&mut Vec<u8>)) {
+        let mut l = Vec::new();
+        l.extend_from_slice(b"{\"timestamp\":");
+        json_str(&mut l, ts);
+        l.extend_from_slice(b",\"type\":\"response_item\",\"payload\":");
+        let start = l.len();
+        write(&mut l);
         self.items += 1;
-        self.item_bytes += l.len();
-        let head = Map::from_iter([
-            ("timestamp".to_string(), json!(ts)),
-            ("type".to_string(), json!("response_item")),
-        ]);
-        out.push(line_with(head, "payload", &l, &[]));
+        self.item_bytes += l.len() - start;
+        l.push(b'}');
+        out.push(l);
     }
 }
 
-fn event(out: &mut Vec<Vec<u8>>, ts: &str, payload: Value) {
-    out.push(line(&json!({"timestamp": ts, "type": "event_msg", "payload": payload})));
+/// `s` as a JSON string, escaped as serde_json escapes it (`"`, `\\`, and the control
+/// characters: `\b \t \n \f \r` by name, the others as `\u00xx`), and nothing else.
+/// Runs of eight bytes with nothing to escape are passed over at once: the text and tool
+/// output of a conversation escape one byte in tens, and serde_json looks at each.
+fn json_str(out: &mut Vec<u8>, s: &str) {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    // The bytes of `w` below 0x20, `"` or a backslash, each flagged by its high bit: the lowest
+    // flag is exact (a borrow only flags bytes above a true one).
+    let special = |w: u64| {
+        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
+            | zero(w ^ (ONES * u64::from(b'"')))
+            | zero(w ^ (ONES * u64::from(b'\\')))
+    };
+    let b = s.as_bytes();
+    out.reserve(b.len() + 2);
+    out.push(b'"');
+    let (mut run, mut i) = (0, 0);
+    while i < b.len() {
+        if let Some(w) = b.get(i..i + 8) {
+            match special(u64::from_le_bytes(w.try_into().unwrap_or_default())) {
+                0 => {
+                    i += 8;
+                    continue;
+                }
+                m => i += (m.trailing_zeros() / 8) as usize,
+            }
+        }
+        let c = b[i];
+        let named = match c {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            0x08 => b'b',
+            b'\t' => b't',
+            b'\n' => b'n',
+            0x0c => b'f',
+            b'\r' => b'r',
+            0..0x20 => b'u',
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        out.extend_from_slice(&b[run..i]);
+        out.extend_from_slice(&[b'\\', named]);
+        if named == b'u' {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(&[b'0', b'0', HEX[usize::from(c >> 4)], HEX[usize::from(c & 0xf)]]);
+        }
+        i += 1;
+        run = i;
+    }
+    out.extend_from_slice(&b[run..]);
+    out.push(b'"');
+}
+
+/// An `event_msg` line whose payload `write` writes.
+fn event_with(out: &mut Vec<Vec<u8>>, ts: &str, write: impl FnOnce(&mut Vec<u8>)) {
+    let mut l = Vec::new();
+    l.extend_from_slice(b"{\"timestamp\":");
+    json_str(&mut l, ts);
+    l.extend_from_slice(b",\"type\":\"event_msg\",\"payload\":");
+    write(&mut l);
+    l.push(b'}');
+    out.push(l);
+}
+
+/// A content part as an input item part (`input_text`, `input_image`).
+fn input_part(l: &mut Vec<u8>, p: &Part) {
+    match p {
+        Part::Text(t) => {
+            l.extend_from_slice(b"{\"type\":\"input_text\",\"text\":");
+            json_str(l, t);
+        }
+        Part::Image(i) => {
+            l.extend_from_slice(b"{\"type\":\"input_image\",\"image_url\":");
+            json_str(l, &i.as_url());
+        }
+    }
+    l.push(b'}');
+}
+
+fn input_parts(l: &mut Vec<u8>, parts: &[Part]) {
+    l.push(b'[');
+    for (k, p) in parts.iter().enumerate() {
+        if k > 0 {
+            l.push(b',');
+        }
+        input_part(l, p);
+    }
+    l.push(b']');
 }
 
 impl EntryWriter for Writer {
@@ -701,28 +799,28 @@ impl EntryWriter for Writer {
                     out.push(self.token_count(&ts));
                     self.turn_open = false;
                 }
-                let content: Vec<Value> = parts
-                    .iter()
-                    .map(|p| match p {
-                        Part::Text(t) => json!({"type": "input_text", "text": t}),
-                        Part::Image(i) => json!({"type": "input_image", "image_url": i.as_url()}),
-                    })
-                    .collect();
-                self.item(out, &ts, json!({"type": "message", "role": "user", "content": content}));
-                let text: Vec<&str> = parts.iter().filter_map(Part::text).collect();
-                let images: Vec<String> = parts
-                    .iter()
-                    .filter_map(|p| match p {
-                        Part::Image(i) => Some(i.as_url()),
-                        Part::Text(_) => None,
-                    })
-                    .collect();
-                event(
-                    out,
-                    &ts,
-                    json!({"type": "user_message", "message": text.join("\n"), "images": images,
-                           "local_images": [], "text_elements": []}),
-                );
+                self.item_with(out, &ts, |l| {
+                    l.extend_from_slice(br#"{"type":"message","role":"user","content":"#);
+                    input_parts(l, parts);
+                    l.push(b'}');
+                });
+                event_with(out, &ts, |l| {
+                    l.extend_from_slice(br#"{"type":"user_message","message":"#);
+                    let text: Vec<&str> = parts.iter().filter_map(Part::text).collect();
+                    json_str(l, &text.join("\n"));
+                    l.extend_from_slice(br#","images":["#);
+                    let mut first = true;
+                    for p in parts {
+                        if let Part::Image(i) = p {
+                            if !first {
+                                l.push(b',');
+                            }
+                            first = false;
+                            json_str(l, &i.as_url());
+                        }
+                    }
+                    l.extend_from_slice(br#"],"local_images":[],"text_elements":[]}"#);
+                });
             }
             Body::Assistant(blocks) => {
                 self.turn_open = true;
@@ -734,28 +832,38 @@ impl EntryWriter for Writer {
                                 Block::Reasoning(_) => reasoning_text(t),
                                 _ => t.clone(),
                             };
-                            self.item(
-                                out,
-                                &ts,
-                                json!({"type": "message", "role": "assistant",
-                                "content": [{"type": "output_text", "text": text}]}),
-                            );
+                            // The text escaped once, for the item and the event.
+                            let mut esc = Vec::with_capacity(text.len() + 2);
+                            json_str(&mut esc, &text);
+                            self.item_with(out, &ts, |l| {
+                                l.extend_from_slice(
+                                    br#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"#,
+                                );
+                                l.extend_from_slice(&esc);
+                                l.extend_from_slice(b"}]}");
+                            });
                             // A reply the resumed screen shows; carried reasoning is not one.
                             if matches!(b, Block::Text(_)) {
-                                event(out, &ts, json!({"type": "agent_message", "message": t}));
+                                event_with(out, &ts, |l| {
+                                    l.extend_from_slice(br#"{"type":"agent_message","message":"#);
+                                    l.extend_from_slice(&esc);
+                                    l.push(b'}');
+                                });
                             }
                         }
                         Block::Call(call) => {
                             let (mapped, label) = tools::to_codex(&call.name, &call.input);
                             self.tally.map(label);
                             match mapped {
-                                CodexCall::Function { name, arguments } => self.item(
-                                    out,
-                                    &ts,
-                                    json!({
-                                    "type": "function_call", "name": name,
-                                    "arguments": arguments.to_string(), "call_id": call.id}),
-                                ),
+                                CodexCall::Function { name, arguments } => self.item_with(out, &ts, |l| {
+                                    l.extend_from_slice(br#"{"type":"function_call","name":"#);
+                                    json_str(l, &name);
+                                    l.extend_from_slice(br#","arguments":"#);
+                                    json_str(l, &arguments.to_string());
+                                    l.extend_from_slice(br#","call_id":"#);
+                                    json_str(l, &call.id);
+                                    l.push(b'}');
+                                }),
                                 CodexCall::Custom { name, input } => {
                                     self.custom.insert(call_key(&call.id));
                                     self.item(
@@ -778,25 +886,24 @@ impl EntryWriter for Writer {
                 }
                 let custom = self.custom.contains(&call_key(&r.call_id));
                 let all_text = r.output.iter().all(|p| p.text().is_some());
-                let output = if all_text || custom {
-                    json!(r.output.iter().filter_map(Part::text).collect::<String>())
-                } else {
-                    Value::Array(
-                        r.output
-                            .iter()
-                            .map(|p| match p {
-                                Part::Text(t) => json!({"type": "input_text", "text": t}),
-                                Part::Image(i) => json!({"type": "input_image", "image_url": i.as_url()}),
-                            })
-                            .collect(),
-                    )
-                };
                 let ty = if custom {
                     "custom_tool_call_output"
                 } else {
                     "function_call_output"
                 };
-                self.item(out, &ts, json!({"type": ty, "call_id": r.call_id, "output": output}));
+                self.item_with(out, &ts, |l| {
+                    l.extend_from_slice(br#"{"type":"#);
+                    json_str(l, ty);
+                    l.extend_from_slice(br#","call_id":"#);
+                    json_str(l, &r.call_id);
+                    l.extend_from_slice(br#","output":"#);
+                    match (all_text || custom, r.output.as_slice()) {
+                        (true, [Part::Text(t)]) => json_str(l, t),
+                        (true, parts) => json_str(l, &parts.iter().filter_map(Part::text).collect::<String>()),
+                        (false, parts) => input_parts(l, parts),
+                    }
+                    l.push(b'}');
+                });
             }
             Body::Compaction(summary) => {
                 let message = format!("{SUMMARY_PREFIX}\n{summary}");
@@ -1033,5 +1140,217 @@ mod tail_tests {
             tails > 200 && others > 200,
             "{tails} read from the last compaction, {others} whole"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lines of an entry as the writer built them as JSON values before it wrote them
+    /// directly: the oracle of [`the_lines_are_the_values_written`].
+    fn valued(e: &Entry, ts: &str, custom: &mut rustc_hash::FxHashSet<u64>, as_text: bool) -> Vec<Vec<u8>> {
+        let item = |payload: Value| line(&json!({"timestamp": ts, "type": "response_item", "payload": payload}));
+        let event = |payload: Value| line(&json!({"timestamp": ts, "type": "event_msg", "payload": payload}));
+        let part = |p: &Part| match p {
+            Part::Text(t) => json!({"type": "input_text", "text": t}),
+            Part::Image(i) => json!({"type": "input_image", "image_url": i.as_url()}),
+        };
+        let mut out = Vec::new();
+        match &e.body {
+            Body::User(parts) => {
+                let content: Vec<Value> = parts.iter().map(part).collect();
+                out.push(item(json!({"type": "message", "role": "user", "content": content})));
+                let text: Vec<&str> = parts.iter().filter_map(Part::text).collect();
+                let images: Vec<String> = parts
+                    .iter()
+                    .filter_map(|p| match p {
+                        Part::Image(i) => Some(i.as_url()),
+                        Part::Text(_) => None,
+                    })
+                    .collect();
+                out.push(event(json!({"type": "user_message", "message": text.join("\n"),
+                    "images": images, "local_images": [], "text_elements": []})));
+            }
+            Body::Assistant(blocks) => {
+                for b in blocks {
+                    match b {
+                        Block::Reasoning(_) if !as_text => {}
+                        Block::Text(t) | Block::Reasoning(t) => {
+                            let text = match b {
+                                Block::Reasoning(_) => reasoning_text(t),
+                                _ => t.clone(),
+                            };
+                            out.push(item(json!({"type": "message", "role": "assistant",
+                                "content": [{"type": "output_text", "text": text}]})));
+                            if matches!(b, Block::Text(_)) {
+                                out.push(event(json!({"type": "agent_message", "message": t})));
+                            }
+                        }
+                        Block::Call(call) => match tools::to_codex(&call.name, &call.input).0 {
+                            CodexCall::Function { name, arguments } => out.push(item(json!({
+                                "type": "function_call", "name": name,
+                                "arguments": arguments.to_string(), "call_id": call.id}))),
+                            CodexCall::Custom { name, input } => {
+                                custom.insert(call_key(&call.id));
+                                out.push(item(json!({"type": "custom_tool_call", "status": "completed",
+                                    "call_id": call.id, "name": name, "input": input})));
+                            }
+                        },
+                    }
+                }
+            }
+            Body::ToolResult(r) => {
+                let is_custom = custom.contains(&call_key(&r.call_id));
+                let output = if r.output.iter().all(|p| p.text().is_some()) || is_custom {
+                    json!(r.output.iter().filter_map(Part::text).collect::<String>())
+                } else {
+                    Value::Array(r.output.iter().map(part).collect())
+                };
+                let ty = if is_custom {
+                    "custom_tool_call_output"
+                } else {
+                    "function_call_output"
+                };
+                out.push(item(json!({"type": ty, "call_id": r.call_id, "output": output})));
+            }
+            Body::Compaction(_) => {}
+        }
+        out
+    }
+
+    /// [`json_str`] is serde_json's string: on every byte alone, in every place of a run of
+    /// eight, and on any text.
+    #[test]
+    fn json_str_is_serde_jsons() {
+        let theirs = |s: &str| serde_json::to_vec(s).unwrap();
+        let ours = |s: &str| {
+            let mut v = Vec::new();
+            json_str(&mut v, s);
+            v
+        };
+        for c in (0u32..0x800).filter_map(char::from_u32).chain(['\u{ffff}', '😀']) {
+            for at in 0..20 {
+                let s: String = "abcdefghijklmnopqrst"
+                    .chars()
+                    .take(at)
+                    .chain([c])
+                    .chain("xyz".chars())
+                    .collect();
+                assert_eq!(ours(&s), theirs(&s), "{s:?}");
+            }
+        }
+        proptest::proptest!(|(s in "(?s).{0,200}", t in "[ -~\\x00-\\x1f\"\\\\é😀]{0,100}")| {
+            proptest::prop_assert_eq!(ours(&s), theirs(&s));
+            proptest::prop_assert_eq!(ours(&t), theirs(&t));
+        });
+    }
+
+    /// The writer's lines are those of the JSON values it used to build, on the conversations
+    /// of every transcript and rollout of the fixtures and on entries of every shape (images
+    /// in prompts and results, custom calls and their results, reasoning, escapes).
+    #[test]
+    fn the_lines_are_the_values_written() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut convs: Vec<Conversation> = walkdir::WalkDir::new(&root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .filter_map(|e| {
+                let bytes = std::fs::read(e.path()).ok()?;
+                let src = Source::from_bytes(&e.path().display().to_string(), bytes.clone());
+                if memchr::memmem::find(&bytes, b"\"parentUuid\"").is_some() {
+                    crate::agents::claude_code::convert::read(&src, true).ok()
+                } else if memchr::memmem::find(&bytes, b"\"response_item\"").is_some() {
+                    read(&src, true).ok()
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let img = |url: &str| Part::Image(Image::from_url(url));
+        let text = |t: &str| Part::Text(t.to_string());
+        let mut odd = Conversation::new(Format::ClaudeCode);
+        let call = |id: &str, name: &str, input: Value| {
+            Block::Call(ToolCall {
+                id: id.into(),
+                name: name.into(),
+                input,
+            })
+        };
+        let result = |id: &str, output: Vec<Part>| {
+            Body::ToolResult(ToolResult {
+                call_id: id.into(),
+                output,
+                is_error: true,
+            })
+        };
+        for (k, body) in [
+            Body::User(vec![
+                text("a \"q\"\n\u{1}é😀"),
+                img("data:image/png;base64,AAA="),
+                text("b"),
+                img("http://x/y"),
+            ]),
+            Body::User(vec![img("data:image/jpeg;base64,/9j/")]),
+            Body::User(vec![]),
+            Body::Assistant(vec![
+                Block::Reasoning("think\t\"".into()),
+                Block::Text("t\u{7f}\u{2028}".into()),
+                call("c1", "Write", json!({"file_path": "/a", "content": "x\n"})),
+                call("c2", "Bash", json!({"command": "ls \"a\"", "n": 1.5})),
+                call("c3", "mcp__x", json!({"deep": [[{"k": null}]]})),
+                call(
+                    "c5",
+                    "Edit",
+                    json!({"file_path": "/a", "old_string": "x", "new_string": "y"}),
+                ),
+            ]),
+            result("c1", vec![text("done"), img("data:image/png;base64,AAA=")]),
+            result("c2", vec![text("a"), img("data:image/png;base64,AAA="), text("b")]),
+            result("c3", vec![]),
+            result("c3", vec![text("x"), text("y")]),
+            result("c4", vec![img("http://x")]),
+            result("c5", vec![text("ok")]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            odd.push(&format!("k{k}"), Some(format!("2026-01-01T00:00:0{k}.000Z")), body);
+        }
+        convs.push(odd);
+        assert!(convs.len() > 20, "{} conversations", convs.len());
+        let mut compared = 0;
+        for c in &convs {
+            for as_text in [false, true] {
+                let o = WriteOptions {
+                    session_id: "s".into(),
+                    cwd: "/w".into(),
+                    model: None,
+                    reasoning_as_text: as_text,
+                };
+                let mut head = Vec::new();
+                let mut w = Writer::new(&o, c.first_timestamp(), &mut head);
+                let mut clock = Clock::new(c.first_timestamp());
+                let mut custom = Default::default();
+                for e in &c.entries {
+                    let mut out = Vec::new();
+                    w.entry(e, &mut out);
+                    let ts = clock.stamp(e.timestamp.as_deref());
+                    let text = |ls: Vec<Vec<u8>>| -> Vec<String> {
+                        ls.into_iter()
+                            .map(|l| String::from_utf8_lossy(&l).into_owned())
+                            .collect()
+                    };
+                    let written = text(out.into_iter().filter(|l| !is_token_count(l)).collect());
+                    let expected = text(valued(e, &ts, &mut custom, as_text));
+                    if !matches!(e.body, Body::Compaction(_)) {
+                        assert_eq!(written, expected, "{e:?}");
+                        compared += written.len();
+                    }
+                }
+            }
+        }
+        assert!(compared > 1_000, "{compared} lines compared");
     }
 }

@@ -215,8 +215,9 @@ impl Source {
     }
 
     /// The fault half of [`check`](Self::check) alone, for a copy that is known to hold no
-    /// zero byte (a truncation's zeros, faulted or not, always leave some).
-    fn check_fault(&self) -> io::Result<()> {
+    /// zero byte (a truncation's zeros, faulted or not, always leave some), or for what was
+    /// computed from such bytes read in place from [`as_slice`](Self::as_slice).
+    pub fn check_fault(&self) -> io::Result<()> {
         match &self.backing {
             Backing::Mapped(m) if m.guard.faulted() => Err(changed(self.len, m.file.metadata().ok().map(|m| m.len()))),
             _ => Ok(()),
