@@ -227,12 +227,12 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
     {
         return Ok(f);
     }
-    let mut verdict = None;
+    let verdict = std::cell::Cell::new(None);
     let mut seen = 0usize;
     let mut first_unparsed = None;
     let mut first = true;
     let mut probe_line = |line: Line<'_>| {
-        if verdict.is_some() || seen >= PROBE_LINES {
+        if verdict.get().is_some() || seen >= PROBE_LINES {
             return;
         }
         seen += 1;
@@ -243,18 +243,30 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
             None
         };
         match probe {
-            Some(p) => verdict = classify_object(&p, first),
+            Some(p) => verdict.set(classify_object(&p, first)),
             None if first_unparsed.is_none() => first_unparsed = Some(line.no),
             None => {}
         }
         first = false;
     };
     // The first PROBE_LINES whole lines, however long: a first record can hold a large tool
-    // result. Only what is probed is read.
-    let head = head_lines(src, PROBE_LINES).map_err(|e| Undetected(format!("cannot read: {e}")))?;
+    // result. Only what is probed is read: a file held as one slice is split a line at a
+    // time up to the verdict (nearly always the first line), not its whole head first.
+    let head = match src.as_slice() {
+        Some(bytes) => std::borrow::Cow::Borrowed(bytes),
+        None => head_lines(src, PROBE_LINES).map_err(|e| Undetected(format!("cannot read: {e}")))?,
+    };
     let mut stats = crate::io::LineStats::default();
-    crate::io::lines::split_chunk(0, &head, true, &mut stats, &mut probe_line);
-    if let Some(f) = verdict {
+    let mut from = 0usize;
+    for _ in 0..PROBE_LINES {
+        if verdict.get().is_some() || from >= head.len() {
+            break;
+        }
+        let end = memchr::memchr(b'\n', &head[from..]).map_or(head.len(), |i| from + i + 1);
+        crate::io::lines::split_chunk(from as u64, &head[from..end], true, &mut stats, &mut probe_line);
+        from = end;
+    }
+    if let Some(f) = verdict.get() {
         return Ok(f);
     }
     // A single JSON document (cctool session, 2025 TypeScript rollout), pretty-printed or on

@@ -64,9 +64,11 @@ impl SessionSummaries {
     }
 
     /// One message, as JSON text. A summary item's `"type"` is the string `summary`, which the
-    /// text holds as written (`"summary"`) unless an escape spells one of its letters, and
-    /// only `\u0061` to `\u007a` can: a message with neither is skipped unparsed, as most of
-    /// a session's messages are (control characters, escaped as `\u001b`, are common).
+    /// text holds as written (`"type": "summary"`, any JSON whitespace around the colon)
+    /// unless an escape spells one of the letters of the key or the value, and only `\u0061`
+    /// to `\u007a` can: a message with neither is skipped unparsed, as most of a session's
+    /// messages are (control characters, escaped as `\u001b`, are common; so is `"summary"`
+    /// as another field's value, such as a Codex turn context's reasoning summary setting).
     pub fn message(&mut self, m: &[u8]) {
         // Searchers built once: building one per message cost a tenth of reading a session.
         static SUMMARY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
@@ -74,7 +76,8 @@ impl SessionSummaries {
         static ESCAPE: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
             std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\\u00"));
         let may_hold = |m: &[u8]| {
-            SUMMARY.find(m).is_some() || ESCAPE.find_iter(m).any(|at| matches!(m.get(at + 4), Some(b'6' | b'7')))
+            SUMMARY.find_iter(m).any(|at| is_type_value(m, at))
+                || ESCAPE.find_iter(m).any(|at| matches!(m.get(at + 4), Some(b'6' | b'7')))
         };
         if self.prefilter && !may_hold(m) {
             return;
@@ -145,6 +148,15 @@ impl SessionSummaries {
     }
 }
 
+/// Whether the string starting at `at` in `m` is written as the value of a `"type"` key: a
+/// colon before it, and `"type"` before that, JSON whitespace between them.
+fn is_type_value(m: &[u8], at: usize) -> bool {
+    let ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let before = |end: usize| end - m[..end].iter().rev().take_while(|b| ws(b)).count();
+    let colon = before(at);
+    colon > 0 && m[colon - 1] == b':' && m[..before(colon - 1)].ends_with(b"\"type\"")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,6 +176,10 @@ mod tests {
             r#"{"role":"assistant","items":[{"type":"summary"}],"items":[]}"#,
             r#"not json "summary""#,
             r#"{"role":"assistant","items":{"type":"summary"}}"#,
+            "{\"role\":\"assistant\",\"items\":[{\"type\"\n\t :\r\n \"summary\",\"text\":\"pretty\"}]}",
+            r#"{"role":"user","reasoning":{"summary":"auto"},"items":[{"type":"text","text":"summary"}]}"#,
+            r#"{"role":"user","items":[{"kind":"summary","type":"text","summary":"x","text":":"summary"}]}"#,
+            r#"{"role":"assistant","items":[{"text":"before","type":"summary"}]}"#,
         ];
         let src = Source::from_bytes("s.json", Vec::new());
         let read = |prefilter: bool| {
@@ -184,6 +200,6 @@ mod tests {
         };
         let all = read(false);
         assert_eq!(read(true), all);
-        assert_eq!(all.matches("\"kind\":\"summary\"").count(), 5, "{all}");
+        assert_eq!(all.matches("\"kind\":\"summary\"").count(), 7, "{all}");
     }
 }

@@ -123,6 +123,9 @@ pub struct Current {
     pub transcript: Option<Transcript>,
     /// Loaded only from the last boundary on (see [`claude_current`]).
     pub from_tail: bool,
+    /// Which logical parents of the boundaries are uuids of transcript messages, when the
+    /// pass that checked the tail's uuids found that too (see [`uuids_in_file`]).
+    pub resolved: Option<rustc_hash::FxHashSet<String>>,
 }
 
 /// Boundaries deduplicated as the loader's map does: first position, last content.
@@ -151,6 +154,18 @@ fn dedup_boundaries(markers: &[Marker]) -> Vec<Marker> {
 /// among these rows — the boundary's null parent ends every walk through it, so nothing
 /// written before it can change the answer. None: the whole file must be read.
 pub fn resume_tail(src: &Source, markers: &[Marker]) -> std::io::Result<Option<(Transcript, Chain)>> {
+    Ok(resume_tail_resolving(src, markers, false)?.map(|(t, chain, _)| (t, chain)))
+}
+
+/// [`resume_tail`], and when `resolve` and a pass over the file checks the tail's uuids (a
+/// preserved segment anywhere), which logical parents of the boundaries resolve, found in that
+/// pass instead of one of their own ([`uuids_in_file`]).
+#[allow(clippy::type_complexity)]
+fn resume_tail_resolving(
+    src: &Source,
+    markers: &[Marker],
+    resolve: bool,
+) -> std::io::Result<Option<(Transcript, Chain, Option<rustc_hash::FxHashSet<String>>)>> {
     let boundaries = dedup_boundaries(markers);
     let Some(last) = boundaries.last() else {
         return Ok(None);
@@ -165,7 +180,7 @@ pub fn resume_tail(src: &Source, markers: &[Marker]) -> std::io::Result<Option<(
             let Some(start) = seg
                 .get("headUuid")
                 .and_then(Value::as_str)
-                .and_then(|head| record_start(src, head, last.offset))
+                .and_then(|head| record_start(src, head, last.offset, markers))
             else {
                 return Ok(None);
             };
@@ -185,15 +200,33 @@ pub fn resume_tail(src: &Source, markers: &[Marker]) -> std::io::Result<Option<(
         && (live.is_none() || chain.relinked);
     // A segment anywhere prunes what precedes the last boundary by first position: a uuid
     // written again after `offset` would be pruned there, so none may have been written before.
+    let mut resolved = None;
     if sound && any_segment {
-        sound = !uuids_before(src, &t, offset);
+        let logical = logical_parents(&boundaries);
+        let (found, left) = match resolve {
+            true => uuids_near(src, &logical)?,
+            false => Default::default(),
+        };
+        let (before, also) = uuids_before(src, &t, offset, &left);
+        sound = !before;
+        resolved = resolve.then(|| found.into_iter().chain(also).collect());
     }
-    Ok(sound.then_some((t, chain)))
+    Ok(sound.then_some((t, chain, resolved)))
+}
+
+/// The logical parents the boundaries name (not empty), each with its boundary's offset.
+fn logical_parents(boundaries: &[Marker]) -> Vec<(&str, u64)> {
+    boundaries
+        .iter()
+        .filter_map(|b| Some((b.value.get("logicalParentUuid")?.as_str()?, b.offset)))
+        .filter(|(u, _)| !u.is_empty())
+        .collect()
 }
 
 /// Byte offset and line number of the record with `uuid`, searched backwards from `before`
-/// (only in a file held as one slice).
-fn record_start(src: &Source, uuid: &str, before: u64) -> Option<(u64, u64)> {
+/// (only in a file held as one slice). The line is counted from the last of `markers` (in
+/// file order, each numbered) at or before the record, else from the start of the file.
+fn record_start(src: &Source, uuid: &str, before: u64, markers: &[Marker]) -> Option<(u64, u64)> {
     let bytes = src.as_slice()?;
     let key = format!("\"uuid\":\"{uuid}\"");
     let end = (before as usize).min(bytes.len());
@@ -203,6 +236,13 @@ fn record_start(src: &Source, uuid: &str, before: u64) -> Option<(u64, u64)> {
     src.done_with(touched as u64, (end - touched) as u64);
     let at = found?;
     let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    // A marker's line holds no newline before its offset (only a BOM can be there), so the
+    // lines before `start` are those before the marker's and the newlines from it on.
+    let known = markers[..markers.partition_point(|m| m.offset <= start as u64)].last();
+    if let Some(m) = known {
+        let newlines = memchr::memchr_iter(b'\n', &bytes[m.offset as usize..start]).count() as u64;
+        return Some((start as u64, m.line + newlines));
+    }
     // Counted on every core, window by window, releasing the pages behind.
     let lines: u64 = src
         .par_windows(|base, chunk, _| {
@@ -216,16 +256,42 @@ fn record_start(src: &Source, uuid: &str, before: u64) -> Option<(u64, u64)> {
 }
 
 /// Whether any uuid of `t` is written as a `"uuid"` before byte `offset` (true when that
-/// cannot be checked).
-fn uuids_before(src: &Source, t: &Transcript, offset: u64) -> bool {
+/// cannot be checked); and, in the same pass over every `"uuid"` field of the file, which of
+/// `wanted` are uuids of transcript messages ([`holds_message`]), as [`uuids_in_file`]'s pass
+/// finds them.
+fn uuids_before(
+    src: &Source,
+    t: &Transcript,
+    offset: u64,
+    wanted: &rustc_hash::FxHashSet<&str>,
+) -> (bool, rustc_hash::FxHashSet<String>) {
     let ours: rustc_hash::FxHashSet<String> = (0..t.nodes.len() as u32).map(|p| t.uuid_text(p)).collect();
     let found = src.par_windows(|base, chunk, _| {
         let before = (offset.saturating_sub(base) as usize).min(chunk.len());
-        uuid_fields(&chunk[..before]).any(|(_, u)| ours.contains(u))
+        let mut hit = false;
+        let mut found: Vec<String> = Vec::new();
+        let fields = if wanted.is_empty() { &chunk[..before] } else { chunk };
+        for (at, u) in uuid_fields(fields) {
+            hit = hit || (at < before && ours.contains(u));
+            if hit && wanted.is_empty() {
+                break;
+            }
+            if wanted.contains(u) && !found.iter().any(|f| f == u) {
+                let start = memchr::memrchr(b'\n', &chunk[..at]).map_or(0, |i| i + 1);
+                let end = memchr::memchr(b'\n', &chunk[at..]).map_or(chunk.len(), |i| at + i);
+                if holds_message(&chunk[start..end], u) {
+                    found.push(u.to_string());
+                }
+            }
+        }
+        (hit, found)
     });
     match found {
-        Some(Ok(windows)) => windows.into_iter().any(|w| w),
-        _ => true,
+        Some(Ok(windows)) => {
+            let hit = windows.iter().any(|(h, _)| *h);
+            (hit, windows.into_iter().flat_map(|(_, f)| f).collect())
+        }
+        _ => (true, Default::default()),
     }
 }
 
@@ -240,7 +306,7 @@ pub fn claude_current(src: &Source, markers: &[Marker], loader: Loader) -> std::
         return Ok(Current::default());
     };
     if loader == Loader::V2_1_332
-        && let Some((_, chain)) = resume_tail(src, markers)?
+        && let Some((_, chain, resolved)) = resume_tail_resolving(src, markers, true)?
     {
         return Ok(Current {
             boundary_uuid: last.uuid().map(str::to_string),
@@ -248,6 +314,7 @@ pub fn claude_current(src: &Source, markers: &[Marker], loader: Loader) -> std::
             end: chain.end,
             transcript: None,
             from_tail: true,
+            resolved,
         });
     }
     let t = crate::agents::claude_code::chain::read(src)?;
@@ -266,6 +333,7 @@ pub fn claude_current(src: &Source, markers: &[Marker], loader: Loader) -> std::
         end: chain.end,
         transcript: Some(t),
         from_tail: false,
+        resolved: None,
     })
 }
 
@@ -312,38 +380,7 @@ fn uuids_in_file(
             .map(|(u, _)| u.to_string())
             .collect());
     }
-    let mut found = rustc_hash::FxHashSet::default();
-    if let Some(bytes) = src.as_slice() {
-        // Uuids that resolve nowhere must not cost a window each over and over (a file of
-        // 50,000 boundaries): past twice the file's bytes searched, the pass does the rest.
-        let mut budget = 2 * bytes.len() + 8 * NEAR;
-        for &(uuid, before) in wanted {
-            if uuid.is_empty() || found.contains(uuid) {
-                continue;
-            }
-            let end = (before as usize).min(bytes.len());
-            let start = end.saturating_sub(NEAR);
-            if budget < end - start {
-                break;
-            }
-            let near = &bytes[start..end];
-            let _release = Release(src, start as u64, (end - start) as u64);
-            let mut searched = near.len();
-            for at in memchr::memmem::rfind_iter(near, uuid.as_bytes()) {
-                let at = start + at;
-                let from = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
-                let to = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
-                if holds_message(&bytes[from..to], uuid) {
-                    found.insert(uuid.to_string());
-                    searched = end.saturating_sub(from);
-                    break;
-                }
-            }
-            budget -= searched.min(budget);
-        }
-        src.check()?;
-    }
-    let wanted: rustc_hash::FxHashSet<&str> = wanted.iter().map(|&(u, _)| u).filter(|u| !found.contains(*u)).collect();
+    let (mut found, wanted) = uuids_near(src, wanted)?;
     if wanted.is_empty() {
         return Ok(found);
     }
@@ -382,6 +419,48 @@ fn uuids_in_file(
         }
     })?;
     Ok(found)
+}
+
+/// The first half of [`uuids_in_file`]: which of `wanted` are found as messages in the
+/// [`NEAR`] bytes before their boundaries, and the others, left for a pass over the file.
+#[allow(clippy::type_complexity)]
+fn uuids_near<'w>(
+    src: &Source,
+    wanted: &[(&'w str, u64)],
+) -> std::io::Result<(rustc_hash::FxHashSet<String>, rustc_hash::FxHashSet<&'w str>)> {
+    let mut found = rustc_hash::FxHashSet::default();
+    if let Some(bytes) = src.as_slice() {
+        // Uuids that resolve nowhere must not cost a window each over and over (a file of
+        // 50,000 boundaries): past twice the file's bytes searched, the pass does the rest.
+        let mut budget = 2 * bytes.len() + 8 * NEAR;
+        for &(uuid, before) in wanted {
+            if uuid.is_empty() || found.contains(uuid) {
+                continue;
+            }
+            let end = (before as usize).min(bytes.len());
+            let start = end.saturating_sub(NEAR);
+            if budget < end - start {
+                break;
+            }
+            let near = &bytes[start..end];
+            let _release = Release(src, start as u64, (end - start) as u64);
+            let mut searched = near.len();
+            for at in memchr::memmem::rfind_iter(near, uuid.as_bytes()) {
+                let at = start + at;
+                let from = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+                let to = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |i| at + i);
+                if holds_message(&bytes[from..to], uuid) {
+                    found.insert(uuid.to_string());
+                    searched = end.saturating_sub(from);
+                    break;
+                }
+            }
+            budget -= searched.min(budget);
+        }
+        src.check()?;
+    }
+    let left = wanted.iter().map(|&(u, _)| u).filter(|u| !found.contains(*u)).collect();
+    Ok((found, left))
 }
 
 /// How far before a boundary its logical parent is looked for first.
@@ -485,12 +564,11 @@ pub fn claude(
         events.extend(markers.iter().filter(|m| m.is_micro()));
         events.sort_by_key(|m| m.line);
     }
-    let logical: Vec<(&str, u64)> = boundaries
-        .iter()
-        .filter_map(|b| Some((b.value.get("logicalParentUuid")?.as_str()?, b.offset)))
-        .filter(|(u, _)| !u.is_empty())
-        .collect();
-    let resolved = uuids_in_file(src, current.transcript.as_ref(), &logical)?;
+    let logical = logical_parents(&boundaries);
+    let resolved = match &current.resolved {
+        Some(r) => r.clone(),
+        None => uuids_in_file(src, current.transcript.as_ref(), &logical)?,
+    };
     let mut index = 0;
     for m in events {
         let v = &m.value;
@@ -616,5 +694,38 @@ mod tests {
             .collect();
         assert!(many.len() > BY_TEXT_MAX);
         assert_eq!(uuids_in_file(&src, None, &many).unwrap(), every_line);
+        // The pass that checks a tail's uuids against the file before it finds the same, and
+        // says whether one of the tail's is written before the tail.
+        let wanted_set: rustc_hash::FxHashSet<&str> = wanted.iter().map(|&(u, _)| u).collect();
+        let tail = |uuid: &str| {
+            let row = format!(r#"{{"type":"user","uuid":"{uuid}","parentUuid":null}}"#);
+            crate::agents::claude_code::chain::read(&Source::from_bytes("tail.jsonl", row.into_bytes())).unwrap()
+        };
+        // The tail starts at a line: the one of "after".
+        let text = std::str::from_utf8(src.as_slice().unwrap()).unwrap();
+        let from = text.find(&row("user", "after")).unwrap() as u64;
+        let (before, found) = uuids_before(&src, &tail("other"), from, &wanted_set);
+        assert!(!before);
+        assert_eq!(found, every_line);
+        assert!(uuids_before(&src, &tail("far"), from, &wanted_set).0);
+        assert!(!uuids_before(&src, &tail("after"), from, &wanted_set).0);
+        assert!(!uuids_before(&src, &tail("after"), from, &Default::default()).0);
+        assert!(uuids_before(&src, &tail("far"), from, &Default::default()).0);
+    }
+
+    /// A record's line counted from the marker before it is the line counted from the start.
+    #[test]
+    fn record_start_from_a_marker_is_from_the_start() {
+        let text = "\u{feff}{\"type\":\"user\",\"uuid\":\"a\"}\n\n{\"type\":\"system\",\"subtype\":\"compact_boundary\",\"uuid\":\"b\"}\r\n{\"type\":\"user\",\"uuid\":\"c\"}\n\n\n{\"type\":\"system\",\"subtype\":\"compact_boundary\",\"uuid\":\"d\"}\n{\"type\":\"user\",\"uuid\":\"e\"}\n";
+        let src = Source::from_bytes("t.jsonl", text.as_bytes().to_vec());
+        let (markers, _) = claude_markers(&src).unwrap();
+        assert_eq!(markers.len(), 2);
+        let end = text.len() as u64;
+        for uuid in ["a", "b", "c", "d", "e"] {
+            let counted = record_start(&src, uuid, end, &[]);
+            assert!(counted.is_some(), "{uuid}");
+            assert_eq!(record_start(&src, uuid, end, &markers), counted, "{uuid}");
+        }
+        assert_eq!(record_start(&src, "e", end, &markers), Some((end - 27, 8)));
     }
 }

@@ -257,6 +257,8 @@ impl<'de, R: Read<'de>> Deserializer<R> {
             match tri!(self.peek()) {
                 Some(b' ' | b'\n' | b'\t' | b'\r') => {
                     self.eat_char();
+                    // cctool: the indentation after a newline, eight spaces at a time.
+                    self.read.skip_spaces();
                 }
                 other => {
                     return Ok(other);

@@ -35,6 +35,11 @@ pub trait Read<'de>: private::Sealed {
     #[doc(hidden)]
     fn discard(&mut self);
 
+    /// cctool: discards the spaces that come next, as `peek` and `discard` of each would.
+    #[doc(hidden)]
+    #[inline]
+    fn skip_spaces(&mut self) {}
+
     /// Position of the most recent call to next().
     ///
     /// The most recent call was probably next() and not peek(), but this method
@@ -597,6 +602,11 @@ impl<'a> Read<'a> for SliceRead<'a> {
         self.index += 1;
     }
 
+    #[inline]
+    fn skip_spaces(&mut self) {
+        self.index += spaces_at(&self.slice[self.index..]);
+    }
+
     fn position(&self) -> Position {
         self.position_of_index(self.index)
     }
@@ -736,6 +746,11 @@ impl<'a> Read<'a> for StrRead<'a> {
         self.delegate.discard();
     }
 
+    #[inline]
+    fn skip_spaces(&mut self) {
+        self.delegate.skip_spaces();
+    }
+
     fn position(&self) -> Position {
         self.delegate.position()
     }
@@ -815,6 +830,10 @@ where
 
     fn discard(&mut self) {
         R::discard(self);
+    }
+
+    fn skip_spaces(&mut self) {
+        R::skip_spaces(self);
     }
 
     fn position(&self) -> Position {
@@ -1266,11 +1285,60 @@ fn string_end(s: &[u8]) -> Option<usize> {
     None
 }
 
+/// cctool: the number of spaces `s` starts with, eight at a time (the indentation of a
+/// pretty-printed document, such as a cctool session, is most of its whitespace).
+#[inline]
+fn spaces_at(s: &[u8]) -> usize {
+    const EIGHT: u64 = u64::from_ne_bytes([b' '; 8]);
+    let mut i = 0;
+    while let Some(w) = s.get(i..i + 8) {
+        let x = u64::from_ne_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]) ^ EIGHT;
+        if x != 0 {
+            let same = if cfg!(target_endian = "little") { x.trailing_zeros() } else { x.leading_zeros() };
+            return i + (same / 8) as usize;
+        }
+        i += 8;
+    }
+    i + s[i..].iter().take_while(|&&b| b == b' ').count()
+}
+
 #[cfg(test)]
 mod cctool_tests {
-    use super::string_end;
+    use super::{spaces_at, string_end};
     use alloc::string::String;
     use alloc::vec::Vec;
+
+    /// The spaces at the start, counted eight at a time, are those counted one at a time; and
+    /// a document read from a slice (which skips them so) reads as from a reader (which does
+    /// not), errors and their positions included.
+    #[test]
+    fn spaces_skipped_as_one_at_a_time() {
+        for n in 0..40 {
+            for tail in [&b""[..], b"x", b"\n ", b"\t", b" "] {
+                let mut s = alloc::vec![b' '; n];
+                s.extend_from_slice(tail);
+                let ones = s.iter().take_while(|&&b| b == b' ').count();
+                assert_eq!(spaces_at(&s), ones);
+            }
+        }
+        let docs: &[&str] = &[
+            "{\n  \"a\": [\n    1,\n        2\n  ],\n  \"b\":   {\"c\" :  \"d\"}\n}\n",
+            "{\n                                  \"a\":\n \t  \r\n   null}   ",
+            "{\n  \"a\": [\n    1,\n            x\n  ]\n}",
+            "{\n          \"a\":          }",
+            "[                          ",
+            "   {\"a\": 1}            ,",
+        ];
+        for doc in docs {
+            let slice = crate::from_slice::<crate::Value>(doc.as_bytes());
+            let reader = crate::from_reader::<_, crate::Value>(doc.as_bytes());
+            match (slice, reader) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b),
+                (Err(a), Err(b)) => assert_eq!(alloc::format!("{a}"), alloc::format!("{b}")),
+                (a, b) => panic!("{doc:?}: {a:?} against {b:?}"),
+            }
+        }
+    }
 
     /// The original rule, one byte at a time.
     fn reference(s: &[u8]) -> Option<usize> {
