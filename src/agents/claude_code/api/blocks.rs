@@ -63,7 +63,8 @@ impl Content {
 /// One content block.
 #[derive(Clone, Debug)]
 pub(super) struct Block {
-    raw: Option<Arc<RawValue>>,
+    /// The block's JSON text as sent (one allocation, copied once from the row).
+    raw: Option<Arc<str>>,
     value: Option<Value>,
     pub ty: String,
     pub text: Option<String>,
@@ -137,7 +138,8 @@ fn peek_str(v: LStr<'_>) -> Option<String> {
 }
 
 impl Block {
-    pub fn from_raw(raw: Arc<RawValue>) -> Block {
+    /// The block whose JSON text is `raw`, a value of the row as written (valid JSON).
+    pub fn from_raw(raw: &RawValue) -> Block {
         // The client sends compact JSON; a block written with spaces (hand-made files, other
         // tools) is minified so that sizes and output match what is sent.
         let r = raw.get();
@@ -145,43 +147,35 @@ impl Block {
         // would give false alarms.
         let head = &r.as_bytes()[..r.len().min(24)];
         let spaced = r.starts_with("{ ") || memchr::memmem::find(head, b"\": ").is_some();
-        let raw = if spaced {
-            let min = crate::io::json::minify(r.as_bytes());
-            std::str::from_utf8(&min)
-                .ok()
-                .and_then(|m| RawValue::from_string(m.to_string()).ok())
-                .map_or(raw, Arc::from)
-        } else {
-            raw
-        };
-        let peek: Peek<'_> = serde_json::from_str(raw.get()).unwrap_or_default();
-        let unsent = (peek.cache_control, peek.is_error);
-        let mut b = Block {
-            ty: peek_str(peek.ty).unwrap_or_default(),
-            text: peek_str(peek.text),
-            id: peek_str(peek.id),
-            name: peek_str(peek.name),
-            tool_use_id: peek_str(peek.tool_use_id),
-            raw: Some(raw),
-            value: None,
-        };
+        let minified = spaced
+            .then(|| {
+                let min = crate::io::json::minify(r.as_bytes());
+                std::str::from_utf8(&min)
+                    .ok()
+                    .and_then(|m| RawValue::from_string(m.to_string()).ok())
+            })
+            .flatten();
+        let r = minified.as_deref().map_or(r, RawValue::get);
+        let peek: Peek<'_> = serde_json::from_str(r).unwrap_or_default();
         // What the API does not take is removed (the client never sends it).
-        let drop: &[&str] = match unsent {
+        let drop: &[&str] = match (peek.cache_control, peek.is_error) {
             (true, true) => &["cache_control", "is_error"],
             (true, false) => &["cache_control"],
             (false, true) => &["is_error"],
             (false, false) => &[],
         };
-        if let Some(kept) = b
-            .raw
-            .as_ref()
-            .filter(|_| !drop.is_empty())
-            .and_then(|r| without_members(r.get(), drop))
-            .and_then(|kept| RawValue::from_string(kept).ok())
-        {
-            b.raw = Some(Arc::from(kept));
+        // The members kept are valid JSON as written and each key is written by serde_json,
+        // so what is left needs no check; the text is copied once, into the block.
+        let kept = (!drop.is_empty()).then(|| without_members(r, drop)).flatten();
+        Block {
+            ty: peek_str(peek.ty).unwrap_or_default(),
+            text: peek_str(peek.text),
+            id: peek_str(peek.id),
+            name: peek_str(peek.name),
+            tool_use_id: peek_str(peek.tool_use_id),
+            raw: Some(kept.map_or_else(|| Arc::from(r), Arc::from)),
+            value: None,
         }
-        b
     }
 
     pub fn from_value(v: Value) -> Block {
@@ -207,7 +201,7 @@ impl Block {
             let parsed = self
                 .raw
                 .as_ref()
-                .and_then(|r| serde_json::from_str(r.get()).ok())
+                .and_then(|r| serde_json::from_str(r).ok())
                 .unwrap_or(Value::Null);
             self.value = Some(parsed);
         }
@@ -219,7 +213,7 @@ impl Block {
     pub fn with_json(&self, pred: impl Fn(&str) -> bool) -> bool {
         match (&self.value, &self.raw) {
             (Some(v), _) => pred(&v.to_string()),
-            (None, Some(r)) => pred(r.get()),
+            (None, Some(r)) => pred(r),
             (None, None) => false,
         }
     }
@@ -228,7 +222,7 @@ impl Block {
     pub fn value(&self) -> Value {
         match (&self.value, &self.raw) {
             (Some(v), _) => v.clone(),
-            (None, Some(r)) => serde_json::from_str(r.get()).unwrap_or(Value::Null),
+            (None, Some(r)) => serde_json::from_str(r).unwrap_or(Value::Null),
             (None, None) => Value::Null,
         }
     }
@@ -252,7 +246,7 @@ impl Block {
     pub fn json_contains(&self, needle: &str) -> bool {
         match (&self.value, &self.raw) {
             (Some(v), _) => v.to_string().contains(needle),
-            (None, Some(r)) => memchr::memmem::find(r.get().as_bytes(), needle.as_bytes()).is_some(),
+            (None, Some(r)) => memchr::memmem::find(r.as_bytes(), needle.as_bytes()).is_some(),
             (None, None) => false,
         }
     }
@@ -260,7 +254,7 @@ impl Block {
     pub fn write_json(&self, out: &mut String) {
         match (&self.value, &self.raw) {
             (Some(v), _) => out.push_str(&v.to_string()),
-            (None, Some(r)) => out.push_str(r.get()),
+            (None, Some(r)) => out.push_str(r),
             (None, None) => out.push_str("null"),
         }
     }
@@ -268,7 +262,7 @@ impl Block {
     fn json_len(&self) -> usize {
         match (&self.value, &self.raw) {
             (Some(v), _) => json_len(v),
-            (None, Some(r)) => r.get().len(),
+            (None, Some(r)) => r.len(),
             (None, None) => 4,
         }
     }
@@ -364,21 +358,21 @@ mod tests {
 
     #[test]
     fn unsent_members_are_cut_from_the_block_as_written() {
-        let raw = |s: &str| Arc::from(RawValue::from_string(s.to_string()).unwrap());
-        let b = Block::from_raw(raw(
+        let raw = |s: &str| RawValue::from_string(s.to_string()).unwrap();
+        let b = Block::from_raw(&raw(
             r#"{"type":"tool_result","tool_use_id":"t","content":"caf\u00e9 {\"is_error\":false}","is_error":false,"cache_control":null}"#,
         ));
         // Only the top-level members go; everything else keeps its bytes (escapes included).
         assert_eq!(
-            b.raw.as_ref().unwrap().get(),
+            &**b.raw.as_ref().unwrap(),
             r#"{"type":"tool_result","tool_use_id":"t","content":"caf\u00e9 {\"is_error\":false}"}"#
         );
         assert!(b.value.is_none(), "no JSON tree is built");
-        let failed = Block::from_raw(raw(
+        let failed = Block::from_raw(&raw(
             r#"{"type":"tool_result","tool_use_id":"t","content":"x","is_error":true}"#,
         ));
         assert_eq!(
-            failed.raw.as_ref().unwrap().get(),
+            &**failed.raw.as_ref().unwrap(),
             r#"{"type":"tool_result","tool_use_id":"t","content":"x","is_error":true}"#
         );
     }
