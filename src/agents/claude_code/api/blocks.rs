@@ -356,6 +356,31 @@ pub(super) fn msg_json(m: &Msg) -> String {
 mod tests {
     use super::*;
 
+    /// The request's size is counted without writing it: the count must be the length of
+    /// what is written, for every kind of content and block.
+    #[test]
+    fn the_counted_length_is_the_written_length() {
+        let raw = |s: &str| Block::from_raw(&RawValue::from_string(s.to_string()).unwrap());
+        let mut changed = raw(r#"{"type":"text","text":"a"}"#);
+        changed.set_text("caf\u{e9} \"quoted\"\n\u{1}".into());
+        let blocks = vec![
+            raw(r#"{"type":"tool_result","tool_use_id":"t","content":"x\u00e9\n","is_error":false}"#),
+            raw(r#"{ "type": "text", "text": "spaced" }"#),
+            Block::text_block("\u{7f}\u{2028}</script>\\"),
+            changed,
+            Block::from_value(json!({"type": "tool_use", "id": "x", "name": "n", "input": {"n": 1.5e300, "s": [null, true]}})),
+        ];
+        let msgs = [
+            Msg::user(Content::Str("plain".into())),
+            Msg::user(Content::Str("caf\u{e9}\t\"\u{0}\u{1f}".into())),
+            Msg::new(Role::Assistant, Content::Blocks(blocks)),
+            Msg::new(Role::Assistant, Content::Blocks(Vec::new())),
+        ];
+        for m in &msgs {
+            assert_eq!(msg_json_len(m), msg_json(m).len(), "{}", msg_json(m));
+        }
+    }
+
     #[test]
     fn unsent_members_are_cut_from_the_block_as_written() {
         let raw = |s: &str| RawValue::from_string(s.to_string()).unwrap();
