@@ -162,7 +162,11 @@ mod tests {
                 let mut b = u.as_bytes().to_vec();
                 b[at] = c;
                 let Ok(s) = std::str::from_utf8(&b) else { continue };
-                assert_eq!(pack(s).is_some(), c.is_ascii_digit() || (b'a'..=b'f').contains(&c), "{s}");
+                assert_eq!(
+                    pack(s).is_some(),
+                    c.is_ascii_digit() || (b'a'..=b'f').contains(&c),
+                    "{s}"
+                );
             }
         }
     }

@@ -259,14 +259,14 @@ impl Block {
         let kept = match &one_pass {
             _ if drop.is_empty() => None,
             // Every member kept was read as written (`text`, read as a string only, is not).
-            Ok((members, _)) if members.iter().all(|(k, v)| v.is_some() || drop.contains(&k.as_ref())) => Some(
-                write_members(
+            Ok((members, _)) if members.iter().all(|(k, v)| v.is_some() || drop.contains(&k.as_ref())) => {
+                Some(write_members(
                     members
                         .iter()
                         .filter(|(k, _)| !drop.contains(&k.as_ref()))
                         .filter_map(|(k, v)| Some((k.as_ref(), (*v)?.get()))),
-                ),
-            ),
+                ))
+            }
             _ => without_members(r, drop),
         };
         Block {
@@ -458,9 +458,19 @@ pub(super) fn msg_json(m: &Msg) -> String {
 mod tests {
     use super::*;
 
+    /// A block's type, text, id, name, tool_use_id and JSON text.
+    type Made = (
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        String,
+    );
+
     /// What `from_raw` made of a block with two parses, the peek and then the cut: the one
     /// pass must make the same block of anything.
-    fn two_parses(raw: &str) -> (String, Option<String>, Option<String>, Option<String>, Option<String>, String) {
+    fn two_parses(raw: &str) -> Made {
         let peek: Peek<'_> = serde_json::from_str(raw).unwrap_or_default();
         let drop: &[&str] = match (peek.cache_control, peek.is_error) {
             (true, true) => &["cache_control", "is_error"],
@@ -479,7 +489,7 @@ mod tests {
         )
     }
 
-    fn one_pass(raw: &RawValue) -> (String, Option<String>, Option<String>, Option<String>, Option<String>, String) {
+    fn one_pass(raw: &RawValue) -> Made {
         let b = Block::from_raw(raw);
         (b.ty, b.text, b.id, b.name, b.tool_use_id, b.raw.unwrap().to_string())
     }
@@ -526,7 +536,9 @@ mod tests {
         let mut checked = 0;
         for round in 0..20_000 {
             let n = (next() % 6) as usize;
-            let picked: Vec<&str> = (0..n).map(|_| members[(next() % members.len() as u64) as usize]).collect();
+            let picked: Vec<&str> = (0..n)
+                .map(|_| members[(next() % members.len() as u64) as usize])
+                .collect();
             let text = match round % 50 {
                 0 => format!("[{}]", picked.join(",")),
                 1 => "\"a string block\"".to_string(),
@@ -534,7 +546,9 @@ mod tests {
                 _ => format!("{{{}}}", picked.join(",")),
             };
             // Only what the row's parse hands on: valid JSON.
-            let Ok(raw) = RawValue::from_string(text.clone()) else { continue };
+            let Ok(raw) = RawValue::from_string(text.clone()) else {
+                continue;
+            };
             let spaced = text.starts_with("{ ");
             let want = if spaced {
                 let min = String::from_utf8(crate::io::json::minify(text.as_bytes())).unwrap();
@@ -601,7 +615,9 @@ mod tests {
             raw(r#"{ "type": "text", "text": "spaced" }"#),
             Block::text_block("\u{7f}\u{2028}</script>\\"),
             changed,
-            Block::from_value(json!({"type": "tool_use", "id": "x", "name": "n", "input": {"n": 1.5e300, "s": [null, true]}})),
+            Block::from_value(
+                json!({"type": "tool_use", "id": "x", "name": "n", "input": {"n": 1.5e300, "s": [null, true]}}),
+            ),
         ];
         let msgs = [
             Msg::user(Content::Str("plain".into())),

@@ -1,7 +1,6 @@
 //! The rows of the loaded chain that can reach the request, read back from the file with only
 //! the fields the send-time rules need.
 
-
 use serde::Deserialize;
 use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
