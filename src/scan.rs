@@ -21,7 +21,6 @@ use crate::agents::codex::history as codex;
 use crate::agents::codex::rollout::Record;
 use crate::io::Line;
 use crate::io::Source;
-use crate::io::needles::Needles;
 use crate::model::Format;
 use crate::model::time::{format_ms, parse_ms};
 
@@ -149,15 +148,6 @@ fn parse(bytes: &[u8]) -> Option<Value> {
         .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
 }
 
-/// The keys a title row holds, one of which a line must hold to be parsed.
-const TITLE_MARKERS: &[&[u8]] = &[b"\"customTitle\"", b"\"aiTitle\"", b"\"leafUuid\""];
-
-/// What the file is searched for: a part of each marker that does not begin with a quote.
-/// JSON text has a quote every few bytes, so a search whose needles start with one (which
-/// begin the markers) checks a candidate at most of them; the lines found are then checked
-/// for the markers themselves.
-const TITLE_SEARCH: &[&[u8]] = &[b"Title\"", b"fUuid\""];
-
 /// The title rows of a Claude Code transcript, the last of each kind: `custom-title` (set
 /// with /rename), `ai-title`, and legacy `summary` rows whose leaf is in this file (others
 /// name conversations of other files).
@@ -169,12 +159,7 @@ struct Titles {
 }
 
 impl Titles {
-    /// Whether a line holds a title row's marker, and so must be read by [`Self::line`].
-    fn may_hold(bytes: &[u8], search: &Needles<'_>) -> bool {
-        !search.find_all(bytes).is_empty() && TITLE_MARKERS.iter().any(|m| memchr::memmem::find(bytes, m).is_some())
-    }
-
-    /// Reads one line that [`Self::may_hold`] a title, in file order.
+    /// Reads one line that the index found to be a title row, in file order.
     fn line(&mut self, bytes: &[u8], t: &Transcript) {
         let Some(v) = parse(bytes) else { return };
         let (kind, field) = match v.get("type").and_then(Value::as_str) {
@@ -204,12 +189,9 @@ impl Titles {
 
 /// What `scan` reads of a Claude Code transcript beyond the index, in the index's own pass
 /// (another pass would cost a read of the file again, or the page faults of its mapping):
-/// the base64 bytes of its payloads, and where the lines are that may be title rows.
+/// the base64 bytes of its payloads.
 struct ClaudeExtras {
-    search: Needles<'static>,
     payload: u64,
-    /// (offset, length) of each line that holds a title row's marker, in file order.
-    title_lines: Vec<(u64, usize)>,
     cands: Vec<crate::slim::Candidate>,
     buf: Vec<u8>,
 }
@@ -217,9 +199,7 @@ struct ClaudeExtras {
 impl ClaudeExtras {
     fn new() -> Self {
         ClaudeExtras {
-            search: Needles::new(TITLE_SEARCH),
             payload: 0,
-            title_lines: Vec::new(),
             cands: Vec::new(),
             buf: Vec::new(),
         }
@@ -228,19 +208,16 @@ impl ClaudeExtras {
     fn line(&mut self, l: &Line<'_>) {
         let slimmer = crate::agents::claude_code::slim::ClaudeCodeSlim;
         self.payload += crate::slim::line_payload_bytes(l.bytes, &slimmer, true, &mut self.cands, &mut self.buf);
-        if Titles::may_hold(l.bytes, &self.search) {
-            self.title_lines.push((l.offset, l.bytes.len()));
-        }
     }
+}
 
-    /// The title rows, read once the index can tell which summaries are of this file.
-    fn titles(&self, src: &Source, t: &Transcript) -> std::io::Result<Option<(String, &'static str)>> {
-        let mut titles = Titles::default();
-        for &(offset, len) in &self.title_lines {
-            titles.line(&src.read_range(offset, len)?, t);
-        }
-        Ok(titles.best())
+/// The title rows the index found, read once it can tell which summaries are of this file.
+fn claude_titles(src: &Source, t: &Transcript) -> std::io::Result<Option<(String, &'static str)>> {
+    let mut titles = Titles::default();
+    for &(offset, len) in &t.title_rows {
+        titles.line(&src.read_range(offset, len)?, t);
     }
+    Ok(titles.best())
 }
 
 /// What [`claude_head`] reads of a row: its `cwd` and the texts of its message, and nothing
@@ -321,7 +298,7 @@ pub fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<Sessi
     });
     let links = crate::doctor::links::dangling_links(&t, &chain);
     let (cwd, prompt) = claude_head(src, &t, chain.sidechain)?;
-    let (payload_bytes, titles) = (extras.payload, extras.titles(src, &t)?);
+    let (payload_bytes, titles) = (extras.payload, claude_titles(src, &t)?);
     let (title, title_source) = match titles {
         Some((title, from)) => (Some(title), Some(from)),
         None => (prompt.clone(), prompt.as_ref().map(|_| "first-prompt")),
@@ -568,17 +545,6 @@ pub fn link_subagents(records: &mut [SessionRecord]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_title_marker_holds_a_needle_searched_for() {
-        for m in TITLE_MARKERS {
-            assert!(
-                TITLE_SEARCH.iter().any(|n| memchr::memmem::find(m, n).is_some()),
-                "{}",
-                String::from_utf8_lossy(m)
-            );
-        }
-    }
 
     #[test]
     fn titles_are_one_line_and_skip_wrappers() {

@@ -125,8 +125,7 @@ pub const SUBAGENT_LIMIT: u64 = 5 * 1024 * 1024;
 
 /// The bytes of the `messages` a resume sends (`rebuild-chain --api-view`).
 pub fn request_bytes(view: &super::api::ApiView) -> u64 {
-    let body: usize = view.messages().map(|m| m.len()).sum();
-    (body + 2 + view.len().saturating_sub(1)) as u64
+    view.bytes() as u64
 }
 
 /// `doctor`'s payload findings: a request over the API's limit, a subagent transcript too

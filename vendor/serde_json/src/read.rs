@@ -1185,51 +1185,73 @@ fn decode_four_hex_digits(a: u8, b: u8, c: u8, d: u8) -> Option<u16> {
 
 const EVEN_BITS: u64 = 0x5555_5555_5555_5555;
 
-/// Masks of quotes, backslashes, control characters (bytes below 0x20) and the bytes that
-/// end a one-character escape (`" \\ / b f n r t`) of a block.
+/// Masks of the quotes, backslashes and control characters (bytes below 0x20) of the 64 bytes
+/// at `p`, with two 32-byte AVX2 compares each.
+///
+/// # Safety
+/// `p` must point to 64 readable bytes and the CPU must have AVX2.
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn block_masks_avx2(p: *const u8) -> (u64, u64, u64) {
+    use core::arch::x86_64::*;
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    let backslash = _mm256_set1_epi8(b'\\' as i8);
+    let ctrl = _mm256_set1_epi8(0x1f);
+    let (mut q, mut b, mut c) = (0u64, 0u64, 0u64);
+    for i in 0..2 {
+        // SAFETY: inside the 64 bytes the caller vouches for.
+        let v = unsafe { _mm256_loadu_si256(p.add(i * 32) as *const __m256i) };
+        let shift = i * 32;
+        q |= (_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, quote)) as u32 as u64) << shift;
+        b |= (_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash)) as u32 as u64) << shift;
+        // x <= 0x1f (unsigned) exactly when max(x, 0x1f) == 0x1f.
+        c |= (_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(v, ctrl), ctrl)) as u32 as u64) << shift;
+    }
+    (q, b, c)
+}
+
+/// The same masks with four 16-byte SSE2 compares each (SSE2 is part of x86_64).
+///
+/// # Safety
+/// `p` must point to 64 readable bytes.
 #[cfg(target_arch = "x86_64")]
 #[inline]
-fn block_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
-    #[cfg(target_arch = "x86_64")]
+unsafe fn block_masks_sse2(p: *const u8) -> (u64, u64, u64) {
     use core::arch::x86_64::*;
-    // SAFETY: SSE2 is part of x86_64; the four unaligned loads read 16 bytes each, inside
-    // the 64-byte array.
+    // SAFETY: SSE2 is part of x86_64; the loads stay inside the 64 bytes the caller vouches for.
     unsafe {
         let quote = _mm_set1_epi8(b'"' as i8);
         let backslash = _mm_set1_epi8(b'\\' as i8);
         let ctrl = _mm_set1_epi8(0x1f);
-        let simple = [b'/', b'b', b'f', b'n', b'r', b't'].map(|x| _mm_set1_epi8(x as i8));
-        let (mut q, mut b, mut c, mut e) = (0u64, 0u64, 0u64, 0u64);
+        let (mut q, mut b, mut c) = (0u64, 0u64, 0u64);
         for i in 0..4 {
-            let v = _mm_loadu_si128(block.as_ptr().add(i * 16) as *const __m128i);
+            let v = _mm_loadu_si128(p.add(i * 16) as *const __m128i);
             let shift = i * 16;
-            let is_quote = _mm_cmpeq_epi8(v, quote);
-            let is_backslash = _mm_cmpeq_epi8(v, backslash);
-            let mut is_simple = _mm_or_si128(is_quote, is_backslash);
-            for s in simple {
-                is_simple = _mm_or_si128(is_simple, _mm_cmpeq_epi8(v, s));
-            }
-            e |= (_mm_movemask_epi8(is_simple) as u16 as u64) << shift;
-            q |= (_mm_movemask_epi8(is_quote) as u16 as u64) << shift;
-            b |= (_mm_movemask_epi8(is_backslash) as u16 as u64) << shift;
-            // x <= 0x1f (unsigned) exactly when max(x, 0x1f) == 0x1f.
+            q |= (_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) as u16 as u64) << shift;
+            b |= (_mm_movemask_epi8(_mm_cmpeq_epi8(v, backslash)) as u16 as u64) << shift;
             c |= (_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, ctrl), ctrl)) as u16 as u64) << shift;
         }
-        (q, b, c, e)
+        (q, b, c)
     }
 }
 
+/// The same masks, one byte at a time.
+///
+/// # Safety
+/// `p` must point to 64 readable bytes.
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
-fn block_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
-    let (mut q, mut b, mut c, mut e) = (0u64, 0u64, 0u64, 0u64);
+unsafe fn block_masks_portable(p: *const u8) -> (u64, u64, u64) {
+    // SAFETY: the caller vouches for 64 bytes.
+    let block = unsafe { core::slice::from_raw_parts(p, 64) };
+    let (mut q, mut b, mut c) = (0u64, 0u64, 0u64);
     for (i, &x) in block.iter().enumerate() {
         q |= u64::from(x == b'"') << i;
         b |= u64::from(x == b'\\') << i;
         c |= u64::from(x < 0x20) << i;
-        e |= u64::from(matches!(x, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')) << i;
     }
-    (q, b, c, e)
+    (q, b, c)
 }
 
 /// The positions of a block that a backslash escapes; `carry` is 1 when the block's first
@@ -1248,14 +1270,46 @@ fn escaped_bits(backslash: u64, carry: &mut u64) -> u64 {
 /// The index of the quote that ends a string whose body starts at `s[0]`, when the body is
 /// valid for `ignore_str` (no control character, every escape one of `\" \\ \/ \b \f
 /// \n \r \t` or `\u` with four hex digits); None otherwise, also when no quote ends it.
+#[inline]
 fn string_end(s: &[u8]) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", feature = "std"))]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { string_end_avx2(s) };
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `string_end_with` passes pointers to 64 readable bytes.
+    return string_end_with(s, |p| unsafe { block_masks_sse2(p) });
+    #[cfg(not(target_arch = "x86_64"))]
+    // SAFETY: as above.
+    return string_end_with(s, |p| unsafe { block_masks_portable(p) });
+}
+
+#[cfg(all(target_arch = "x86_64", feature = "std"))]
+#[target_feature(enable = "avx2")]
+unsafe fn string_end_avx2(s: &[u8]) -> Option<usize> {
+    // SAFETY: this function runs only where the CPU has AVX2, and `string_end_with` passes
+    // pointers to 64 readable bytes.
+    string_end_with(s, |p| unsafe { block_masks_avx2(p) })
+}
+
+/// `string_end` with `masks` giving the quote, backslash and control masks of the 64 bytes
+/// at a pointer. Blocks are read in place; only the last, shorter one is copied (padded with
+/// spaces, which none of the masks hold).
+#[inline(always)]
+fn string_end_with(s: &[u8], masks: impl Fn(*const u8) -> (u64, u64, u64)) -> Option<usize> {
     let mut carry = 0u64;
     let mut base = 0usize;
     while base < s.len() {
-        let mut block = [b' '; 64];
-        let n = cmp::min(64, s.len() - base);
-        block[..n].copy_from_slice(&s[base..base + n]);
-        let (quote, backslash, ctrl, simple) = block_masks(&block);
+        let (quote, backslash, ctrl) = if s.len() - base >= 64 {
+            masks(s[base..].as_ptr())
+        } else {
+            let mut block = [b' '; 64];
+            block[..s.len() - base].copy_from_slice(&s[base..]);
+            masks(block.as_ptr())
+        };
         let escaped = escaped_bits(backslash, &mut carry);
         let quotes = quote & !escaped;
         // The bits before the closing quote, or the whole block.
@@ -1263,12 +1317,13 @@ fn string_end(s: &[u8]) -> Option<usize> {
         if ctrl & body != 0 {
             return None;
         }
-        // Escapes other than the one-character ones: `\u` and four hex digits, else invalid.
-        let mut esc = escaped & body & !simple;
+        // Each escaped byte: a one-character escape, or `u` and four hex digits; else invalid.
+        let mut esc = escaped & body;
         while esc != 0 {
             let at = base + esc.trailing_zeros() as usize;
             esc &= esc - 1;
             match s.get(at) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {}
                 Some(b'u') => match s.get(at + 1..at + 5) {
                     Some(&[a, b, c, d]) if decode_four_hex_digits(a, b, c, d).is_some() => {}
                     _ => return None,
@@ -1388,7 +1443,15 @@ mod cctool_tests {
                     _ => alphabet[pick % alphabet.len()],
                 });
             }
-            assert_eq!(string_end(&s), reference(&s), "round {round}: {:?}", String::from_utf8_lossy(&s));
+            let want = reference(&s);
+            assert_eq!(string_end(&s), want, "round {round}: {:?}", String::from_utf8_lossy(&s));
+            // The SSE2 masks too, which CPUs without AVX2 use.
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(
+                super::string_end_with(&s, |p| unsafe { super::block_masks_sse2(p) }),
+                want,
+                "round {round} (SSE2)"
+            );
         }
     }
 }

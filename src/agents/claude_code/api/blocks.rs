@@ -11,7 +11,7 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use crate::io::json::LStr;
+use crate::io::json::{Key, LStr};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Role {
@@ -63,7 +63,8 @@ impl Content {
 /// One content block.
 #[derive(Clone, Debug)]
 pub(super) struct Block {
-    raw: Option<Arc<RawValue>>,
+    /// The block's JSON text as sent (one allocation, copied once from the row).
+    raw: Option<Arc<str>>,
     value: Option<Value>,
     pub ty: String,
     pub text: Option<String>,
@@ -72,7 +73,7 @@ pub(super) struct Block {
     pub tool_use_id: Option<String>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, Clone)]
 struct Peek<'a> {
     #[serde(default, borrow, rename = "type")]
     ty: LStr<'a>,
@@ -100,36 +101,121 @@ fn is_false<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
     Value::deserialize(d).map(|v| v == Value::Bool(false))
 }
 
+/// A block's top-level members in order, each key with its value's JSON text as written,
+/// and its [`Peek`], from one parse (the values of large tool results are skipped once, not
+/// once for the peek and once more for the cut). `text` is read as a string only, never kept
+/// as written (it is most of a text block, and text blocks are seldom cut). `Err(false)`:
+/// the block is not an object (or not JSON); `Err(true)`: the block is an object whose peek
+/// this parse does not settle the way the derived [`Peek`] does (a field written twice, an
+/// array or object where a field's string is read), left to [`Peek`]'s own parse.
+#[allow(clippy::type_complexity)]
+fn members_and_peek(raw: &str) -> Result<(Vec<(Key<'_>, Option<&RawValue>)>, Peek<'_>), bool> {
+    struct V;
+    impl<'de> Visitor<'de> for V {
+        type Value = Result<(Vec<(Key<'de>, Option<&'de RawValue>)>, Peek<'de>), ()>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            let mut peek = Peek::default();
+            let (mut seen, mut settled) = (0u8, true);
+            while let Some(k) = a.next_key::<Key<'de>>()? {
+                let bit = match k.as_ref() {
+                    "type" => 1,
+                    "text" => 2,
+                    "id" => 4,
+                    "name" => 8,
+                    "tool_use_id" => 16,
+                    "cache_control" => 32,
+                    "is_error" => 64,
+                    _ => 0,
+                };
+                settled &= seen & bit == 0;
+                seen |= bit;
+                if bit == 2 {
+                    peek.text = a.next_value()?;
+                    out.push((k, None));
+                    continue;
+                }
+                let v = a.next_value::<&'de RawValue>()?;
+                // A field's scalar reads alike on its own; a nested value could meet the
+                // depth limit at another depth than inside the block, so it is not read here.
+                let scalar = !v.get().starts_with(['[', '{']);
+                let mut field = || match scalar.then(|| serde_json::from_str::<LStr<'de>>(v.get())) {
+                    Some(Ok(x)) => x,
+                    _ => {
+                        settled = false;
+                        LStr::Absent
+                    }
+                };
+                match bit {
+                    1 => peek.ty = field(),
+                    4 => peek.id = field(),
+                    8 => peek.name = field(),
+                    16 => peek.tool_use_id = field(),
+                    32 => peek.cache_control = true,
+                    64 => {
+                        settled &= scalar;
+                        match serde_json::from_str::<Value>(v.get()) {
+                            Ok(x) => peek.is_error = x == Value::Bool(false),
+                            Err(_) => settled = false,
+                        }
+                    }
+                    _ => {}
+                }
+                out.push((k, Some(v)));
+            }
+            Ok(if settled { Ok((out, peek)) } else { Err(()) })
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(raw);
+    match serde::Deserializer::deserialize_map(&mut de, V) {
+        Ok(Ok(m)) => Ok(m),
+        Ok(Err(())) => Err(true),
+        Err(_) => Err(false),
+    }
+}
+
 /// The object `raw` without its top-level members named in `drop`, the other members kept as
 /// written: a large tool result loses `"is_error":false` without being decoded and encoded
 /// again. `None` when `raw` is not an object.
 fn without_members(raw: &str, drop: &[&str]) -> Option<String> {
     struct V<'x>(&'x [&'x str]);
     impl<'de> Visitor<'de> for V<'_> {
-        type Value = String;
+        type Value = Vec<(Key<'de>, &'de RawValue)>;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("an object")
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<String, A::Error> {
-            let mut out = String::from("{");
-            while let Some(k) = a.next_key::<crate::io::json::Key<'de>>()? {
+        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(k) = a.next_key::<Key<'de>>()? {
                 let v = a.next_value::<&'de RawValue>()?;
-                if self.0.contains(&k.as_ref()) {
-                    continue;
+                if !self.0.contains(&k.as_ref()) {
+                    out.push((k, v));
                 }
-                if out.len() > 1 {
-                    out.push(',');
-                }
-                out.push_str(&serde_json::to_string(k.as_ref()).map_err(serde::de::Error::custom)?);
-                out.push(':');
-                out.push_str(v.get());
             }
-            out.push('}');
             Ok(out)
         }
     }
     let mut de = serde_json::Deserializer::from_str(raw);
-    serde::Deserializer::deserialize_map(&mut de, V(drop)).ok()
+    let kept = serde::Deserializer::deserialize_map(&mut de, V(drop)).ok()?;
+    Some(write_members(kept.iter().map(|(k, v)| (k.as_ref(), v.get()))))
+}
+
+/// `{` the members `"key":value` `}`, each key written by serde_json, each value as given.
+fn write_members<'x>(members: impl Iterator<Item = (&'x str, &'x str)>) -> String {
+    let mut out = String::from("{");
+    for (k, v) in members {
+        if out.len() > 1 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(k).unwrap_or_default());
+        out.push(':');
+        out.push_str(v);
+    }
+    out.push('}');
+    out
 }
 
 fn peek_str(v: LStr<'_>) -> Option<String> {
@@ -137,7 +223,8 @@ fn peek_str(v: LStr<'_>) -> Option<String> {
 }
 
 impl Block {
-    pub fn from_raw(raw: Arc<RawValue>) -> Block {
+    /// The block whose JSON text is `raw`, a value of the row as written (valid JSON).
+    pub fn from_raw(raw: &RawValue) -> Block {
         // The client sends compact JSON; a block written with spaces (hand-made files, other
         // tools) is minified so that sizes and output match what is sent.
         let r = raw.get();
@@ -145,43 +232,52 @@ impl Block {
         // would give false alarms.
         let head = &r.as_bytes()[..r.len().min(24)];
         let spaced = r.starts_with("{ ") || memchr::memmem::find(head, b"\": ").is_some();
-        let raw = if spaced {
-            let min = crate::io::json::minify(r.as_bytes());
-            std::str::from_utf8(&min)
-                .ok()
-                .and_then(|m| RawValue::from_string(m.to_string()).ok())
-                .map_or(raw, Arc::from)
-        } else {
-            raw
-        };
-        let peek: Peek<'_> = serde_json::from_str(raw.get()).unwrap_or_default();
-        let unsent = (peek.cache_control, peek.is_error);
-        let mut b = Block {
-            ty: peek_str(peek.ty).unwrap_or_default(),
-            text: peek_str(peek.text),
-            id: peek_str(peek.id),
-            name: peek_str(peek.name),
-            tool_use_id: peek_str(peek.tool_use_id),
-            raw: Some(raw),
-            value: None,
+        let minified = spaced
+            .then(|| {
+                let min = crate::io::json::minify(r.as_bytes());
+                std::str::from_utf8(&min)
+                    .ok()
+                    .and_then(|m| RawValue::from_string(m.to_string()).ok())
+            })
+            .flatten();
+        let r = minified.as_deref().map_or(r, RawValue::get);
+        let one_pass = members_and_peek(r);
+        let peek = match &one_pass {
+            Ok((_, peek)) => peek.clone(),
+            Err(true) => serde_json::from_str(r).unwrap_or_default(),
+            Err(false) => Peek::default(),
         };
         // What the API does not take is removed (the client never sends it).
-        let drop: &[&str] = match unsent {
+        let drop: &[&str] = match (peek.cache_control, peek.is_error) {
             (true, true) => &["cache_control", "is_error"],
             (true, false) => &["cache_control"],
             (false, true) => &["is_error"],
             (false, false) => &[],
         };
-        if let Some(kept) = b
-            .raw
-            .as_ref()
-            .filter(|_| !drop.is_empty())
-            .and_then(|r| without_members(r.get(), drop))
-            .and_then(|kept| RawValue::from_string(kept).ok())
-        {
-            b.raw = Some(Arc::from(kept));
+        // The members kept are valid JSON as written and each key is written by serde_json,
+        // so what is left needs no check; the text is copied once, into the block.
+        let kept = match &one_pass {
+            _ if drop.is_empty() => None,
+            // Every member kept was read as written (`text`, read as a string only, is not).
+            Ok((members, _)) if members.iter().all(|(k, v)| v.is_some() || drop.contains(&k.as_ref())) => {
+                Some(write_members(
+                    members
+                        .iter()
+                        .filter(|(k, _)| !drop.contains(&k.as_ref()))
+                        .filter_map(|(k, v)| Some((k.as_ref(), (*v)?.get()))),
+                ))
+            }
+            _ => without_members(r, drop),
+        };
+        Block {
+            ty: peek_str(peek.ty).unwrap_or_default(),
+            text: peek_str(peek.text),
+            id: peek_str(peek.id),
+            name: peek_str(peek.name),
+            tool_use_id: peek_str(peek.tool_use_id),
+            raw: Some(kept.map_or_else(|| Arc::from(r), Arc::from)),
+            value: None,
         }
-        b
     }
 
     pub fn from_value(v: Value) -> Block {
@@ -207,7 +303,7 @@ impl Block {
             let parsed = self
                 .raw
                 .as_ref()
-                .and_then(|r| serde_json::from_str(r.get()).ok())
+                .and_then(|r| serde_json::from_str(r).ok())
                 .unwrap_or(Value::Null);
             self.value = Some(parsed);
         }
@@ -219,7 +315,7 @@ impl Block {
     pub fn with_json(&self, pred: impl Fn(&str) -> bool) -> bool {
         match (&self.value, &self.raw) {
             (Some(v), _) => pred(&v.to_string()),
-            (None, Some(r)) => pred(r.get()),
+            (None, Some(r)) => pred(r),
             (None, None) => false,
         }
     }
@@ -228,7 +324,7 @@ impl Block {
     pub fn value(&self) -> Value {
         match (&self.value, &self.raw) {
             (Some(v), _) => v.clone(),
-            (None, Some(r)) => serde_json::from_str(r.get()).unwrap_or(Value::Null),
+            (None, Some(r)) => serde_json::from_str(r).unwrap_or(Value::Null),
             (None, None) => Value::Null,
         }
     }
@@ -252,7 +348,7 @@ impl Block {
     pub fn json_contains(&self, needle: &str) -> bool {
         match (&self.value, &self.raw) {
             (Some(v), _) => v.to_string().contains(needle),
-            (None, Some(r)) => memchr::memmem::find(r.get().as_bytes(), needle.as_bytes()).is_some(),
+            (None, Some(r)) => memchr::memmem::find(r.as_bytes(), needle.as_bytes()).is_some(),
             (None, None) => false,
         }
     }
@@ -260,7 +356,7 @@ impl Block {
     pub fn write_json(&self, out: &mut String) {
         match (&self.value, &self.raw) {
             (Some(v), _) => out.push_str(&v.to_string()),
-            (None, Some(r)) => out.push_str(r.get()),
+            (None, Some(r)) => out.push_str(r),
             (None, None) => out.push_str("null"),
         }
     }
@@ -268,7 +364,7 @@ impl Block {
     fn json_len(&self) -> usize {
         match (&self.value, &self.raw) {
             (Some(v), _) => json_len(v),
-            (None, Some(r)) => r.get().len(),
+            (None, Some(r)) => r.len(),
             (None, None) => 4,
         }
     }
@@ -362,23 +458,195 @@ pub(super) fn msg_json(m: &Msg) -> String {
 mod tests {
     use super::*;
 
+    /// A block's type, text, id, name, tool_use_id and JSON text.
+    type Made = (
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        String,
+    );
+
+    /// What `from_raw` made of a block with two parses, the peek and then the cut: the one
+    /// pass must make the same block of anything.
+    fn two_parses(raw: &str) -> Made {
+        let peek: Peek<'_> = serde_json::from_str(raw).unwrap_or_default();
+        let drop: &[&str] = match (peek.cache_control, peek.is_error) {
+            (true, true) => &["cache_control", "is_error"],
+            (true, false) => &["cache_control"],
+            (false, true) => &["is_error"],
+            (false, false) => &[],
+        };
+        let kept = (!drop.is_empty()).then(|| without_members(raw, drop)).flatten();
+        (
+            peek_str(peek.ty).unwrap_or_default(),
+            peek_str(peek.text),
+            peek_str(peek.id),
+            peek_str(peek.name),
+            peek_str(peek.tool_use_id),
+            kept.unwrap_or_else(|| raw.to_string()),
+        )
+    }
+
+    fn one_pass(raw: &RawValue) -> Made {
+        let b = Block::from_raw(raw);
+        (b.ty, b.text, b.id, b.name, b.tool_use_id, b.raw.unwrap().to_string())
+    }
+
+    #[test]
+    fn one_pass_over_a_block_reads_it_as_two_parses_did() {
+        let members: &[&str] = &[
+            r#""type":"tool_result""#,
+            r#""type":"text""#,
+            r#""type":1e400"#,
+            r#""type":null"#,
+            r#""type":["text"]"#,
+            r#""t\u0079pe":"thinking""#,
+            r#""text":"caf\u00e9 \"q\"""#,
+            r#""text":{"a":[1,{"b":null}]}"#,
+            r#""text":1e400"#,
+            r#""text":"\ud800""#,
+            r#""id":"x""#,
+            r#""id":12"#,
+            r#""name":"Bash""#,
+            r#""tool_use_id":"t1""#,
+            r#""tool_use_id":{"x":1}"#,
+            r#""content":"big \n\"is_error\":false""#,
+            r#""content":[{"type":"text","text":"x","is_error":false}]"#,
+            r#""is_error":false"#,
+            r#""is_error":true"#,
+            r#""is_error":null"#,
+            r#""is_error":"false""#,
+            r#""is_error":1e400"#,
+            r#""is_error":[false]"#,
+            r#""is_\u0065rror":false"#,
+            r#""cache_control":{"type":"ephemeral"}"#,
+            r#""cache_control":null"#,
+            r#""input":{"cmd":"ls","n":1.5}"#,
+            r#""signature":"s""#,
+        ];
+        let mut r = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            r
+        };
+        let mut checked = 0;
+        for round in 0..20_000 {
+            let n = (next() % 6) as usize;
+            let picked: Vec<&str> = (0..n)
+                .map(|_| members[(next() % members.len() as u64) as usize])
+                .collect();
+            let text = match round % 50 {
+                0 => format!("[{}]", picked.join(",")),
+                1 => "\"a string block\"".to_string(),
+                2 => format!("{{ {} }}", picked.join(" , ")),
+                _ => format!("{{{}}}", picked.join(",")),
+            };
+            // Only what the row's parse hands on: valid JSON.
+            let Ok(raw) = RawValue::from_string(text.clone()) else {
+                continue;
+            };
+            let spaced = text.starts_with("{ ");
+            let want = if spaced {
+                let min = String::from_utf8(crate::io::json::minify(text.as_bytes())).unwrap();
+                two_parses(&min)
+            } else {
+                two_parses(&text)
+            };
+            assert_eq!(one_pass(&raw), want, "{text}");
+            checked += 1;
+        }
+        assert!(checked > 15_000, "{checked}");
+        // Every content block of the fixtures.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut stack = vec![root];
+        let mut blocks = 0;
+        while let Some(dir) = stack.pop() {
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                    continue;
+                }
+                if p.extension().is_none_or(|x| x != "jsonl") {
+                    continue;
+                }
+                for line in std::fs::read_to_string(&p).unwrap_or_default().lines() {
+                    #[derive(Deserialize)]
+                    struct Row<'a> {
+                        #[serde(borrow)]
+                        message: Option<Msg<'a>>,
+                    }
+                    #[derive(Deserialize)]
+                    struct Msg<'a> {
+                        #[serde(borrow)]
+                        content: Option<Vec<&'a RawValue>>,
+                    }
+                    let Ok(Row {
+                        message: Some(Msg { content: Some(content) }),
+                    }) = serde_json::from_str::<Row<'_>>(line)
+                    else {
+                        continue;
+                    };
+                    for b in content {
+                        if !b.get().starts_with("{ ") && memchr::memmem::find(b.get().as_bytes(), b"\": ").is_none() {
+                            assert_eq!(one_pass(b), two_parses(b.get()), "{}: {}", p.display(), b.get());
+                            blocks += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(blocks > 500, "{blocks}");
+    }
+
+    /// The request's size is counted without writing it: the count must be the length of
+    /// what is written, for every kind of content and block.
+    #[test]
+    fn the_counted_length_is_the_written_length() {
+        let raw = |s: &str| Block::from_raw(&RawValue::from_string(s.to_string()).unwrap());
+        let mut changed = raw(r#"{"type":"text","text":"a"}"#);
+        changed.set_text("caf\u{e9} \"quoted\"\n\u{1}".into());
+        let blocks = vec![
+            raw(r#"{"type":"tool_result","tool_use_id":"t","content":"x\u00e9\n","is_error":false}"#),
+            raw(r#"{ "type": "text", "text": "spaced" }"#),
+            Block::text_block("\u{7f}\u{2028}</script>\\"),
+            changed,
+            Block::from_value(
+                json!({"type": "tool_use", "id": "x", "name": "n", "input": {"n": 1.5e300, "s": [null, true]}}),
+            ),
+        ];
+        let msgs = [
+            Msg::user(Content::Str("plain".into())),
+            Msg::user(Content::Str("caf\u{e9}\t\"\u{0}\u{1f}".into())),
+            Msg::new(Role::Assistant, Content::Blocks(blocks)),
+            Msg::new(Role::Assistant, Content::Blocks(Vec::new())),
+        ];
+        for m in &msgs {
+            assert_eq!(msg_json_len(m), msg_json(m).len(), "{}", msg_json(m));
+        }
+    }
+
     #[test]
     fn unsent_members_are_cut_from_the_block_as_written() {
-        let raw = |s: &str| Arc::from(RawValue::from_string(s.to_string()).unwrap());
-        let b = Block::from_raw(raw(
+        let raw = |s: &str| RawValue::from_string(s.to_string()).unwrap();
+        let b = Block::from_raw(&raw(
             r#"{"type":"tool_result","tool_use_id":"t","content":"caf\u00e9 {\"is_error\":false}","is_error":false,"cache_control":null}"#,
         ));
         // Only the top-level members go; everything else keeps its bytes (escapes included).
         assert_eq!(
-            b.raw.as_ref().unwrap().get(),
+            &**b.raw.as_ref().unwrap(),
             r#"{"type":"tool_result","tool_use_id":"t","content":"caf\u00e9 {\"is_error\":false}"}"#
         );
         assert!(b.value.is_none(), "no JSON tree is built");
-        let failed = Block::from_raw(raw(
+        let failed = Block::from_raw(&raw(
             r#"{"type":"tool_result","tool_use_id":"t","content":"x","is_error":true}"#,
         ));
         assert_eq!(
-            failed.raw.as_ref().unwrap().get(),
+            &**failed.raw.as_ref().unwrap(),
             r#"{"type":"tool_result","tool_use_id":"t","content":"x","is_error":true}"#
         );
     }

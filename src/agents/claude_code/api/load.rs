@@ -1,8 +1,6 @@
 //! The rows of the loaded chain that can reach the request, read back from the file with only
 //! the fields the send-time rules need.
 
-use std::sync::Arc;
-
 use serde::Deserialize;
 use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
@@ -58,7 +56,7 @@ impl Row {
 /// without being built: a name that holds an array of millions of elements must not become a
 /// tree.
 #[derive(Deserialize)]
-struct RecPeek {
+struct RecPeek<'a> {
     #[serde(default)]
     content: LString,
     #[serde(default, rename = "isMeta")]
@@ -77,18 +75,18 @@ struct RecPeek {
     transcript_only: LBool,
     #[serde(default, rename = "verifiedSlackHumanTurn")]
     verified_slack: LBool,
-    #[serde(default)]
-    message: Option<MsgPeek>,
+    #[serde(default, borrow)]
+    message: Option<MsgPeek<'a>>,
 }
 
 #[derive(Deserialize)]
-struct MsgPeek {
+struct MsgPeek<'a> {
     #[serde(default)]
     id: LString,
     #[serde(default)]
     model: LString,
-    #[serde(default)]
-    content: RawContent,
+    #[serde(default, borrow)]
+    content: RawContent<'a>,
 }
 
 /// The most content blocks the request view holds, in one record and in all: several hundred
@@ -97,32 +95,32 @@ struct MsgPeek {
 /// (five million blocks, ten bytes each in the file, took 2 GB).
 pub const MAX_BLOCKS: usize = 100_000;
 
-/// `message.content` with each block kept as written.
+/// `message.content` with each block as written, borrowed from the row.
 #[derive(Default)]
-enum RawContent {
+enum RawContent<'a> {
     Str(String),
-    Blocks(Vec<Arc<RawValue>>),
+    Blocks(Vec<&'a RawValue>),
     /// More than [`MAX_BLOCKS`] blocks: counted, not kept.
     TooMany(usize),
     #[default]
     Other,
 }
 
-impl<'de> Deserialize<'de> for RawContent {
+impl<'de: 'a, 'a> Deserialize<'de> for RawContent<'a> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = RawContent;
+            type Value = RawContent<'de>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("message content")
             }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawContent, E> {
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<RawContent<'de>, E> {
                 Ok(RawContent::Str(v.to_string()))
             }
-            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<RawContent, E> {
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<RawContent<'de>, E> {
                 Ok(RawContent::Str(v))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<RawContent, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<RawContent<'de>, A::Error> {
                 let mut out = Vec::new();
                 loop {
                     if out.len() == MAX_BLOCKS {
@@ -136,29 +134,29 @@ impl<'de> Deserialize<'de> for RawContent {
                             _ => RawContent::TooMany(n),
                         });
                     }
-                    match a.next_element::<Box<RawValue>>()? {
-                        Some(b) => out.push(Arc::from(b)),
+                    match a.next_element::<&'de RawValue>()? {
+                        Some(b) => out.push(b),
                         None => return Ok(RawContent::Blocks(out)),
                     }
                 }
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<RawContent, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<RawContent<'de>, A::Error> {
                 while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
                 Ok(RawContent::Other)
             }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<RawContent, E> {
+            fn visit_unit<E: serde::de::Error>(self) -> Result<RawContent<'de>, E> {
                 Ok(RawContent::Other)
             }
-            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<RawContent, E> {
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<RawContent<'de>, E> {
                 Ok(RawContent::Other)
             }
-            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<RawContent, E> {
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<RawContent<'de>, E> {
                 Ok(RawContent::Other)
             }
-            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<RawContent, E> {
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<RawContent<'de>, E> {
                 Ok(RawContent::Other)
             }
-            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<RawContent, E> {
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<RawContent<'de>, E> {
                 Ok(RawContent::Other)
             }
         }
@@ -188,32 +186,42 @@ pub(super) fn row_of(
     turn: &mut Turn,
     p: &mut Pipeline,
 ) -> Result<Option<Row>, usize> {
-    // Each row is parsed once: the block count is checked on the record the row is made of.
-    let rec = match kind {
-        Kind::Attachment => None,
-        _ => match parse::<RecPeek>(bytes) {
-            Some(rec) => Some(rec),
-            None => return Ok(None),
-        },
-    };
-    if let Some(RecPeek {
-        message: Some(MsgPeek {
-            content: RawContent::TooMany(n),
-            ..
-        }),
-        ..
-    }) = &rec
-        && matches!(kind, Kind::User | Kind::Assistant)
-    {
-        return Err(*n);
+    if kind == Kind::Attachment {
+        return Ok(row_of_record(bytes, None, kind, line, turn, p));
     }
-    Ok(row_of_record(bytes, rec, kind, line, turn, p))
+    // Each row is parsed once: the block count is checked on the record the row is made of.
+    // Its blocks are borrowed from the text parsed (the row, or its repaired copy), so the
+    // row is made before that text goes.
+    let mut made = |rec: RecPeek<'_>| {
+        if let RecPeek {
+            message: Some(MsgPeek {
+                content: RawContent::TooMany(n),
+                ..
+            }),
+            ..
+        } = &rec
+            && matches!(kind, Kind::User | Kind::Assistant)
+        {
+            return Err(*n);
+        }
+        Ok(row_of_record(bytes, Some(rec), kind, line, turn, p))
+    };
+    if let Ok(rec) = serde_json::from_slice::<RecPeek<'_>>(bytes) {
+        return made(rec);
+    }
+    match crate::io::json::repair_surrogates(bytes) {
+        Some(fixed) => match serde_json::from_slice::<RecPeek<'_>>(&fixed) {
+            Ok(rec) => made(rec),
+            Err(_) => Ok(None),
+        },
+        None => Ok(None),
+    }
 }
 
 /// `rec`: the record parsed, for every kind but attachments (which are read whole).
 fn row_of_record(
     bytes: &[u8],
-    rec: Option<RecPeek>,
+    rec: Option<RecPeek<'_>>,
     kind: Kind,
     line: u64,
     turn: &mut Turn,

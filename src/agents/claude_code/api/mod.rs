@@ -68,8 +68,14 @@ pub struct ApiView {
 impl ApiView {
     /// ceil(bytes / 4) of the `messages` JSON sent.
     pub fn tokens(&self) -> usize {
+        self.bytes().div_ceil(4)
+    }
+
+    /// The bytes of the `messages` JSON sent (an array of [`Self::messages`]), counted
+    /// without writing it.
+    pub fn bytes(&self) -> usize {
         let body: usize = self.msgs.iter().map(msg_json_len).sum();
-        (body + 2 + self.msgs.len().saturating_sub(1)).div_ceil(4)
+        body + 2 + self.msgs.len().saturating_sub(1)
     }
 
     /// How many messages the request holds.

@@ -223,8 +223,9 @@ pub(super) fn index_line(
             }
             return;
         }
-        "summary" => {
-            t.titles += 1;
+        "summary" | "custom-title" | "ai-title" => {
+            t.titles += u64::from(ty == "summary");
+            t.title_rows.push((line.offset, line.bytes.len()));
             return;
         }
         other => {

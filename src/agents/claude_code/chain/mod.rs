@@ -199,6 +199,9 @@ pub struct Transcript {
     pub duplicate_uuids: u64,
     pub progress_bridged: u64,
     pub titles: u64,
+    /// (offset, length) of each line whose `type` is a title row's (`custom-title`,
+    /// `ai-title`, `summary`), in file order: `scan` reads the session's title from them.
+    pub title_rows: Vec<(u64, usize)>,
     /// Line of the first occurrence of each duplicated uuid, by its position.
     pub first_lines: FxHashMap<u32, u64>,
     pub session_ids: Vec<String>,
