@@ -101,7 +101,7 @@ impl Source {
                 mode,
             });
         } else if cold && mmap == MmapChoice::Auto {
-            map_with(file, mode == ReadMode::Search && len <= KEEP_MAPPED_MAX)
+            map(file)
         } else {
             Backing::Stream(file)
         };

@@ -61,13 +61,7 @@ impl Drop for Releaser<'_> {
 /// The file mapped and registered with [`mapguard`], or read in chunks when it cannot be
 /// (the guard's table is full, or mapping failed).
 pub(super) fn map(file: File) -> Backing {
-    map_with(file, false)
-}
-
-/// [`map`], the file's cached pages mapped in at once when `populate` (a search that reads
-/// every page of a file it keeps mapped: one call instead of a fault every 16 pages).
-pub(super) fn map_with(file: File, populate: bool) -> Backing {
-    match map_raw(&file, populate) {
+    match map_raw(&file) {
         Ok(map) => match mapguard::register(map.as_ptr(), map.len()) {
             Some(guard) => Backing::Mapped(Mapped {
                 guard,
@@ -82,20 +76,13 @@ pub(super) fn map_with(file: File, populate: bool) -> Backing {
 }
 
 #[allow(unsafe_code)]
-pub(super) fn map_raw(file: &File, populate: bool) -> io::Result<Mmap> {
+pub(super) fn map_raw(file: &File) -> io::Result<Mmap> {
     // SAFETY: the mapping is read-only, and is only used once registered with mapguard
     // (the caller drops it otherwise): a truncation of the file under it makes the faulting
     // pages read as zeros and marks the mapping, and every reader checks the mark before
     // using what it read (see the module docs). Only files that have not been modified for
     // COLD_AFTER, or cctool's own temporary files, are mapped, so this is rare.
-    // MAP_POPULATE only maps pages in ahead of the reads: a page it cannot map faults as
-    // any other would.
-    unsafe {
-        match populate {
-            true => memmap2::MmapOptions::new().populate().map(file),
-            false => Mmap::map(file),
-        }
-    }
+    unsafe { Mmap::map(file) }
 }
 
 #[allow(unsafe_code)]
