@@ -21,8 +21,13 @@ proptest::proptest! {
             proptest::strategy::Just(&b"{\"a\": [1, 2]}"[..]),
             proptest::strategy::Just(&b"x y"[..]),
             proptest::strategy::Just("é".as_bytes()),
+            proptest::strategy::Just(&b"\\n"[..]),
+            proptest::strategy::Just(&b"\\u0041"[..]),
+            proptest::strategy::Just(&b"\\x"[..]),
+            proptest::strategy::Just(&b"\x01"[..]),
+            proptest::strategy::Just(&b"a long run of text, longer than a block of sixty-four bytes: the SIMD skip"[..]),
         ],
-        0..60,
+        0..200,
     )) {
         let raw = parts.concat();
         let mut out = b"kept".to_vec();
@@ -30,6 +35,28 @@ proptest::proptest! {
         let mut want = b"kept".to_vec();
         want.extend(minify_bytewise(&raw));
         proptest::prop_assert_eq!(out, want);
+    }
+}
+
+proptest::proptest! {
+    /// The end of a string found by the vendored skip is the one the plain search finds, for
+    /// valid strings and invalid ones alike.
+    #[test]
+    fn string_end_is_the_plain_search(parts in proptest::collection::vec(
+        proptest::prop_oneof![
+            proptest::strategy::Just(&b"\""[..]),
+            proptest::strategy::Just(&b"\\"[..]),
+            proptest::strategy::Just(&b"\\n"[..]),
+            proptest::strategy::Just(&b"\\u00e9"[..]),
+            proptest::strategy::Just(&b"\\q"[..]),
+            proptest::strategy::Just(&b"\t"[..]),
+            proptest::strategy::Just(&b"plain text of some length, past one block of 64 bytes or so"[..]),
+            proptest::strategy::Just("é".as_bytes()),
+        ],
+        0..80,
+    ), from in 0usize..8) {
+        let text = parts.concat();
+        proptest::prop_assert_eq!(string_end(&text, from), string_end_plain(&text, from));
     }
 }
 

@@ -1267,6 +1267,15 @@ fn escaped_bits(backslash: u64, carry: &mut u64) -> u64 {
     (EVEN_BITS ^ invert) & follows_escape
 }
 
+/// cctool patch: [`string_end`] for cctool's own scanners of JSON text (its minifier of
+/// pretty-printed documents), which find string ends as this crate's skip does: the index of
+/// the quote that ends a string whose body starts at `s[0]`, when the body is valid JSON (no
+/// control character, every escape valid); None otherwise, also when no quote ends it.
+#[doc(hidden)]
+pub fn cctool_string_end(s: &[u8]) -> Option<usize> {
+    string_end(s)
+}
+
 /// The index of the quote that ends a string whose body starts at `s[0]`, when the body is
 /// valid for `ignore_str` (no control character, every escape one of `\" \\ \/ \b \f
 /// \n \r \t` or `\u` with four hex digits); None otherwise, also when no quote ends it.
