@@ -56,7 +56,7 @@ pub fn send_all(
 }
 
 const BATCH: usize = 64;
-const BATCH_BYTES: usize = 256 << 10;
+const BATCH_BYTES: usize = 64 << 10;
 
 /// About the bytes an entry holds, for the size of a batch.
 fn weight(e: &Entry) -> usize {

@@ -473,27 +473,67 @@ impl Reader<'_, '_> {
     }
 
     /// Every item and compaction of a file of JSON lines, in order (`--full`): each line's
-    /// records and [`Piece`]s are found on every core, a window of lines at a time, and taken
-    /// in file order here.
+    /// records and [`Piece`]s are found on every core, a batch of lines ([`LINES_BATCH`]
+    /// bytes) at a time with the next batch read ahead, and taken in file order here. A source
+    /// not held as one slice is read in order.
     fn every_line(mut self) -> std::io::Result<Conversation> {
-        let mut failed = None;
-        crate::io::lines::par_fold(
-            self.src,
-            Vec::new,
-            |w: &mut Vec<Piece>, l| line_pieces(&l, w),
-            |w, base| {
-                if failed.is_some() {
-                    return;
+        use rayon::prelude::*;
+        let src = self.src;
+        let Some(all) = src.as_slice() else {
+            let mut pieces = Vec::new();
+            crate::io::for_each_line(src, |l| {
+                line_pieces(&l, &mut pieces);
+                for p in pieces.drain(..) {
+                    self.apply(p, 0);
                 }
-                for p in w {
+            })?;
+            return self.c.finish();
+        };
+        type Batch = (u64, u64, u64, Vec<Vec<Piece>>);
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Batch>>(1);
+            scope.spawn(move || {
+                let mut at = 0usize;
+                while at < all.len() {
+                    let end = match all.get(at + LINES_BATCH..) {
+                        Some(rest) => memchr::memchr(b'\n', rest).map_or(all.len(), |i| at + LINES_BATCH + i + 1),
+                        None => all.len(),
+                    };
+                    let mut stats = crate::io::LineStats::default();
+                    let mut lines = Vec::new();
+                    crate::io::lines::split_chunk(at as u64, &all[at..end], end == all.len(), &mut stats, &mut |l| {
+                        lines.push(l)
+                    });
+                    let pieces: Vec<Vec<Piece>> = lines
+                        .par_iter()
+                        .map(|l| {
+                            let mut v = Vec::new();
+                            line_pieces(l, &mut v);
+                            v
+                        })
+                        .collect();
+                    // Read in place: a mapping that faulted (the file cut short) read zeros.
+                    let batch = src
+                        .check()
+                        .map(|()| (at as u64, (end - at) as u64, stats.lines, pieces));
+                    if tx.send(batch).is_err() {
+                        return;
+                    }
+                    at = end;
+                }
+            });
+            let mut base = 0u64;
+            for batch in rx {
+                let (at, len, lines, pieces) = batch?;
+                for p in pieces.into_iter().flatten() {
                     self.apply(p, base);
                 }
-                failed = self.c.check().err();
-            },
-        )?;
-        if let Some(e) = failed {
-            return Err(e);
-        }
+                self.c.check()?;
+                self.released.touch(at, len);
+                base += lines;
+            }
+            Ok::<_, std::io::Error>(())
+        })?;
         self.c.finish()
     }
 
@@ -513,6 +553,10 @@ impl Reader<'_, '_> {
         }
     }
 }
+
+/// Bytes of lines read at once (and held) by the parallel read of every line, at most: a
+/// few MiB.
+const LINES_BATCH: usize = 2 << 20;
 
 /// What one record gives the conversation, found from the record alone (so on any core): an
 /// entry, a block of the response being read, or a thing left out. Lines are as the record
