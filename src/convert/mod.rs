@@ -7,6 +7,7 @@
 //! gives the old lines followed by new ones: [`incremental`] appends only those.
 
 pub mod incremental;
+pub mod json;
 pub mod model;
 pub mod stream;
 pub mod tools;

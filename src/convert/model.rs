@@ -196,6 +196,9 @@ pub enum Msg {
     /// for) the results it holds ([`Conversation::answered`]).
     Head(Conversation),
     Entry(Entry),
+    /// Entries in order, handed over together ([`crate::convert::stream::send_all`] batches
+    /// them: one message per entry woke the writer's thread for each).
+    Entries(Vec<Entry>),
     /// The read is complete: the conversation's metadata and what was left out (sent by the
     /// driver, [`crate::convert::stream`], never by a reader).
     End(Conversation),

@@ -15,11 +15,12 @@ use serde_json::{Map, Value, json};
 
 use super::chain::{self as claude, Kind, Options, flag};
 use crate::compact::ids;
+use crate::convert::json::json_str;
 use crate::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolResult, call_key, collect,
 };
 use crate::convert::tools;
-use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, line_with, reasoning_text};
+use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, reasoning_text};
 use crate::io::Source;
 use crate::model::Format;
 
@@ -737,6 +738,7 @@ fn image_block(i: &Image) -> Value {
     }
 }
 
+#[cfg(test)]
 fn blocks_of(parts: &[Part]) -> Vec<Value> {
     parts
         .iter()
@@ -753,6 +755,36 @@ pub fn tool_id(id: &str) -> String {
         return id.to_string();
     }
     format!("toolu_{}", ids::uuid(&["convert-tool-id", id]).replace('-', ""))
+}
+
+/// [`blocks_of`] written into `l` as a JSON array.
+fn blocks(l: &mut Vec<u8>, parts: &[Part]) {
+    l.push(b'[');
+    for (k, p) in parts.iter().enumerate() {
+        if k > 0 {
+            l.push(b',');
+        }
+        match p {
+            Part::Text(t) => {
+                l.extend_from_slice(br#"{"type":"text","text":"#);
+                json_str(l, t);
+                l.push(b'}');
+            }
+            Part::Image(i) => l.extend(line(&image_block(i))),
+        }
+    }
+    l.push(b']');
+}
+
+/// About the bytes `parts` take written: what a row holding them reserves.
+fn parts_len(parts: &[Part]) -> usize {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => t.len() + t.len() / 16 + 32,
+            Part::Image(i) => i.data.as_ref().or(i.url.as_ref()).map_or(0, String::len) + 96,
+        })
+        .sum()
 }
 
 /// The conversation as transcript lines (without their newlines).
@@ -782,6 +814,9 @@ struct Writer {
     /// The unanswered calls of the response written last (its results' uuid, call id and
     /// time): closed if the conversation goes on after it.
     unanswered: Vec<(String, String, String)>,
+    /// What every row writes between its parent and its type, escaped once:
+    /// `,"isSidechain":false,"userType":"external","cwd":…,"sessionId":…,"type":`.
+    middle: Vec<u8>,
 }
 
 impl Writer {
@@ -794,14 +829,61 @@ impl Writer {
             answered,
             tally: Tally::default(),
             unanswered: Vec::new(),
+            middle: {
+                let mut m = br#","isSidechain":false,"userType":"external","cwd":"#.to_vec();
+                json_str(&mut m, &o.cwd);
+                m.extend_from_slice(br#","sessionId":"#);
+                json_str(&mut m, &o.session_id);
+                m.extend_from_slice(br#","type":"#);
+                m
+            },
         }
     }
 
+    /// The start of a row of type `ty` up to its message's value: the bytes [`Writer::row`]
+    /// writes before it. [`Writer::end_row`] ends it.
+    fn start_row(&self, ty: &str, capacity: usize) -> Vec<u8> {
+        let mut l = Vec::with_capacity(capacity + self.middle.len() + 160);
+        l.extend_from_slice(br#"{"parentUuid":"#);
+        match &self.parent {
+            Some(p) => json_str(&mut l, p),
+            None => l.extend_from_slice(b"null"),
+        }
+        l.extend_from_slice(&self.middle);
+        json_str(&mut l, ty);
+        l.extend_from_slice(br#","message":"#);
+        l
+    }
+
+    /// The row's `uuid` and `timestamp` after its message; the next row's parent is this one.
+    fn end_row(&mut self, mut l: Vec<u8>, uuid: String, ts: &str) -> Vec<u8> {
+        l.extend_from_slice(br#","uuid":"#);
+        json_str(&mut l, &uuid);
+        l.extend_from_slice(br#","timestamp":"#);
+        json_str(&mut l, ts);
+        l.push(b'}');
+        self.parent = Some(uuid);
+        l
+    }
+
+    /// A user row whose message `{"role":"user","content":…}` has the content `content`
+    /// writes, counted in the estimate: the bytes of [`Writer::user`] of that message.
+    fn user_with(&mut self, uuid: String, ts: &str, capacity: usize, content: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut l = self.start_row("user", capacity);
+        let at = l.len();
+        l.extend_from_slice(br#"{"role":"user","content":"#);
+        content(&mut l);
+        l.push(b'}');
+        self.bytes += l.len() - at;
+        self.end_row(l, uuid, ts)
+    }
+
+    #[cfg(test)]
     /// A row whose one entry besides the common ones is `key`, already serialized as `raw`
-    /// ([`line_with`]): the bytes of [`Writer::row`] with `{key: raw}`.
+    /// ([`line_with`](crate::convert::line_with)): the bytes of [`Writer::row`] with `{key: raw}`.
     fn row_raw(&mut self, uuid: String, ty: &str, ts: &str, key: &str, raw: &[u8]) -> Vec<u8> {
         let m = self.common(ty);
-        let l = line_with(m, key, raw, &[("uuid", json!(uuid)), ("timestamp", json!(ts))]);
+        let l = crate::convert::line_with(m, key, raw, &[("uuid", json!(uuid)), ("timestamp", json!(ts))]);
         self.parent = Some(uuid);
         l
     }
@@ -828,6 +910,7 @@ impl Writer {
     }
 
     /// A user row with one message, counted in the estimate.
+    #[cfg(test)]
     fn user(&mut self, uuid: String, ts: &str, message: Value) -> Vec<u8> {
         let raw = line(&message);
         self.bytes += raw.len();
@@ -841,9 +924,12 @@ impl EntryWriter for Writer {
         // compacted away) is closed as Codex closes it: Claude Code would otherwise drop it
         // from the request. At the end it may still be answered.
         for (uuid, call_id, ts) in std::mem::take(&mut self.unanswered) {
-            let block = json!({"tool_use_id": tool_id(&call_id), "type": "tool_result",
-                               "content": "aborted", "is_error": true});
-            out.push(self.user(uuid, &ts, json!({"role": "user", "content": [block]})));
+            let l = self.user_with(uuid, &ts, 0, |l| {
+                l.extend_from_slice(br#"[{"tool_use_id":"#);
+                json_str(l, &tool_id(&call_id));
+                l.extend_from_slice(br#","type":"tool_result","content":"aborted","is_error":true}]"#);
+            });
+            out.push(l);
             self.tally.closed += 1;
         }
         let ts = self.clock.stamp(e.timestamp.as_deref());
@@ -851,68 +937,75 @@ impl EntryWriter for Writer {
         let uuid = |j: usize| ids::uuid(&["convert", &sid, &e.key, &j.to_string()]);
         match &e.body {
             Body::User(parts) => {
-                let content = match parts.as_slice() {
-                    [Part::Text(t)] => json!(t),
-                    _ => Value::Array(blocks_of(parts)),
-                };
-                out.push(self.user(uuid(0), &ts, json!({"role": "user", "content": content})));
+                let l = self.user_with(uuid(0), &ts, parts_len(parts), |l| match parts.as_slice() {
+                    [Part::Text(t)] => json_str(l, t),
+                    _ => blocks(l, parts),
+                });
+                out.push(l);
             }
             Body::ToolResult(r) => {
-                let content = match r.output.as_slice() {
-                    [] => json!(""),
-                    [Part::Text(t)] => json!(t),
-                    parts => Value::Array(blocks_of(parts)),
-                };
-                let mut block = json!({"tool_use_id": tool_id(&r.call_id), "type": "tool_result", "content": content});
-                if r.is_error {
-                    block["is_error"] = json!(true);
-                }
-                out.push(self.user(uuid(0), &ts, json!({"role": "user", "content": [block]})));
+                let l = self.user_with(uuid(0), &ts, parts_len(&r.output), |l| {
+                    l.extend_from_slice(br#"[{"tool_use_id":"#);
+                    json_str(l, &tool_id(&r.call_id));
+                    l.extend_from_slice(br#","type":"tool_result","content":"#);
+                    match r.output.as_slice() {
+                        [] => l.extend_from_slice(br#""""#),
+                        [Part::Text(t)] => json_str(l, t),
+                        parts => blocks(l, parts),
+                    }
+                    if r.is_error {
+                        l.extend_from_slice(br#","is_error":true"#);
+                    }
+                    l.extend_from_slice(b"}]");
+                });
+                out.push(l);
             }
             Body::Assistant(blocks) => {
                 let msg_id = ids::message_id(&["convert", &sid, &e.key]);
                 for (j, b) in blocks.iter().enumerate() {
-                    let block = match b {
-                        Block::Text(t) => json!({"type": "text", "text": t}),
-                        Block::Reasoning(t) if self.o.reasoning_as_text => {
-                            json!({"type": "text", "text": reasoning_text(t)})
-                        }
-                        Block::Reasoning(_) => {
+                    let text = match b {
+                        Block::Reasoning(_) if !self.o.reasoning_as_text => {
                             self.tally.drop("reasoning");
                             continue;
                         }
-                        Block::Call(call) => {
+                        Block::Reasoning(t) => Some(Cow::Owned(reasoning_text(t))),
+                        Block::Text(t) => Some(Cow::Borrowed(t.as_str())),
+                        Block::Call(_) => None,
+                    };
+                    let mut l = self.start_row("assistant", text.as_ref().map_or(256, |t| t.len() + 200));
+                    l.extend_from_slice(br#"{"id":"#);
+                    json_str(&mut l, &msg_id);
+                    l.extend_from_slice(br#","type":"message","role":"assistant""#);
+                    if let Some(m) = &self.o.model {
+                        l.extend_from_slice(br#","model":"#);
+                        json_str(&mut l, m);
+                    }
+                    l.extend_from_slice(br#","content":["#);
+                    // The block is written once: into the row, and measured for the estimate.
+                    let at = l.len();
+                    match (b, text) {
+                        (_, Some(t)) => {
+                            l.extend_from_slice(br#"{"type":"text","text":"#);
+                            json_str(&mut l, &t);
+                        }
+                        (Block::Call(call), None) => {
                             let ((name, input), mapped) = tools::to_claude(&call.name, &call.input);
                             self.tally.map(mapped);
-                            json!({"type": "tool_use", "id": tool_id(&call.id), "name": name, "input": input})
+                            l.extend_from_slice(br#"{"type":"tool_use","id":"#);
+                            json_str(&mut l, &tool_id(&call.id));
+                            l.extend_from_slice(br#","name":"#);
+                            json_str(&mut l, &name);
+                            l.extend_from_slice(br#","input":"#);
+                            l.extend(line(&input));
                         }
-                    };
-                    let mut message = Map::new();
-                    message.insert("id".into(), json!(msg_id));
-                    message.insert("type".into(), json!("message"));
-                    message.insert("role".into(), json!("assistant"));
-                    if let Some(m) = &self.o.model {
-                        message.insert("model".into(), json!(m));
+                        (_, None) => {}
                     }
-                    // The block is serialized once: for the estimate, and into the row.
-                    let raw = line(&block);
-                    self.bytes += raw.len();
-                    let mut content = Vec::with_capacity(raw.len() + 2);
-                    content.push(b'[');
-                    content.extend(raw);
-                    content.push(b']');
-                    let usage = json!({"input_tokens": crate::model::approx_tokens(self.bytes), "output_tokens": 0});
-                    let message = line_with(
-                        message,
-                        "content",
-                        &content,
-                        &[
-                            ("stop_reason", Value::Null),
-                            ("stop_sequence", Value::Null),
-                            ("usage", usage),
-                        ],
-                    );
-                    out.push(self.row_raw(uuid(j), "assistant", &ts, "message", &message));
+                    l.push(b'}');
+                    self.bytes += l.len() - at;
+                    l.extend_from_slice(br#"],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":"#);
+                    l.extend_from_slice(crate::model::approx_tokens(self.bytes).to_string().as_bytes());
+                    l.extend_from_slice(br#","output_tokens":0}}"#);
+                    out.push(self.end_row(l, uuid(j), &ts));
                 }
                 for (j, b) in blocks.iter().enumerate() {
                     if let Block::Call(call) = b
@@ -1181,5 +1274,216 @@ mod tests {
             i += 1;
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod convert7_tests {
+    use super::*;
+    use crate::convert::line_with;
+
+    impl Writer {
+        /// The writer as it built each line as a JSON value before it wrote its lines
+        /// directly: the oracle of the lines written.
+        fn entry_valued(&mut self, e: &Entry, out: &mut Vec<Vec<u8>>) {
+            // A call the conversation went on without answering (interrupted, or its result
+            // compacted away) is closed as Codex closes it: Claude Code would otherwise drop it
+            // from the request. At the end it may still be answered.
+            for (uuid, call_id, ts) in std::mem::take(&mut self.unanswered) {
+                let block = json!({"tool_use_id": tool_id(&call_id), "type": "tool_result",
+                                   "content": "aborted", "is_error": true});
+                out.push(self.user(uuid, &ts, json!({"role": "user", "content": [block]})));
+                self.tally.closed += 1;
+            }
+            let ts = self.clock.stamp(e.timestamp.as_deref());
+            let sid = self.o.session_id.clone();
+            let uuid = |j: usize| ids::uuid(&["convert", &sid, &e.key, &j.to_string()]);
+            match &e.body {
+                Body::User(parts) => {
+                    let content = match parts.as_slice() {
+                        [Part::Text(t)] => json!(t),
+                        _ => Value::Array(blocks_of(parts)),
+                    };
+                    out.push(self.user(uuid(0), &ts, json!({"role": "user", "content": content})));
+                }
+                Body::ToolResult(r) => {
+                    let content = match r.output.as_slice() {
+                        [] => json!(""),
+                        [Part::Text(t)] => json!(t),
+                        parts => Value::Array(blocks_of(parts)),
+                    };
+                    let mut block =
+                        json!({"tool_use_id": tool_id(&r.call_id), "type": "tool_result", "content": content});
+                    if r.is_error {
+                        block["is_error"] = json!(true);
+                    }
+                    out.push(self.user(uuid(0), &ts, json!({"role": "user", "content": [block]})));
+                }
+                Body::Assistant(blocks) => {
+                    let msg_id = ids::message_id(&["convert", &sid, &e.key]);
+                    for (j, b) in blocks.iter().enumerate() {
+                        let block = match b {
+                            Block::Text(t) => json!({"type": "text", "text": t}),
+                            Block::Reasoning(t) if self.o.reasoning_as_text => {
+                                json!({"type": "text", "text": reasoning_text(t)})
+                            }
+                            Block::Reasoning(_) => {
+                                self.tally.drop("reasoning");
+                                continue;
+                            }
+                            Block::Call(call) => {
+                                let ((name, input), mapped) = tools::to_claude(&call.name, &call.input);
+                                self.tally.map(mapped);
+                                json!({"type": "tool_use", "id": tool_id(&call.id), "name": name, "input": input})
+                            }
+                        };
+                        let mut message = Map::new();
+                        message.insert("id".into(), json!(msg_id));
+                        message.insert("type".into(), json!("message"));
+                        message.insert("role".into(), json!("assistant"));
+                        if let Some(m) = &self.o.model {
+                            message.insert("model".into(), json!(m));
+                        }
+                        // The block is serialized once: for the estimate, and into the row.
+                        let raw = line(&block);
+                        self.bytes += raw.len();
+                        let mut content = Vec::with_capacity(raw.len() + 2);
+                        content.push(b'[');
+                        content.extend(raw);
+                        content.push(b']');
+                        let usage =
+                            json!({"input_tokens": crate::model::approx_tokens(self.bytes), "output_tokens": 0});
+                        let message = line_with(
+                            message,
+                            "content",
+                            &content,
+                            &[
+                                ("stop_reason", Value::Null),
+                                ("stop_sequence", Value::Null),
+                                ("usage", usage),
+                            ],
+                        );
+                        out.push(self.row_raw(uuid(j), "assistant", &ts, "message", &message));
+                    }
+                    for (j, b) in blocks.iter().enumerate() {
+                        if let Block::Call(call) = b
+                            && !self.answered.contains(&call_key(&call.id))
+                        {
+                            self.unanswered
+                                .push((uuid(blocks.len() + j), call.id.clone(), ts.clone()));
+                        }
+                    }
+                }
+                Body::Compaction(_) => self.entry(e, out),
+            }
+        }
+    }
+
+    /// The lines written directly are the lines of the JSON values the writer built before,
+    /// on the conversations of every transcript and rollout of the fixtures and on entries of
+    /// every shape (images in prompts and results, errors, empty and split outputs, reasoning,
+    /// calls left unanswered, escapes), with and without a model and reasoning as text.
+    #[test]
+    fn the_lines_are_the_values_written() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut convs: Vec<Conversation> = walkdir::WalkDir::new(&root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .filter_map(|e| {
+                let bytes = std::fs::read(e.path()).ok()?;
+                let src = Source::from_bytes(&e.path().display().to_string(), bytes.clone());
+                if memchr::memmem::find(&bytes, b"\"parentUuid\"").is_some() {
+                    read(&src, true).ok()
+                } else if memchr::memmem::find(&bytes, b"\"response_item\"").is_some() {
+                    crate::agents::codex::convert::read(&src, true).ok()
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let img = |url: &str| Part::Image(Image::from_url(url));
+        let text = |t: &str| Part::Text(t.to_string());
+        let call = |id: &str, name: &str, input: Value| {
+            Block::Call(crate::convert::model::ToolCall {
+                id: id.into(),
+                name: name.into(),
+                input,
+            })
+        };
+        let result = |id: &str, output: Vec<Part>, is_error: bool| {
+            Body::ToolResult(ToolResult {
+                call_id: id.into(),
+                output,
+                is_error,
+            })
+        };
+        let mut odd = Conversation::new(Format::Codex);
+        for (k, body) in [
+            Body::User(vec![text("a \"q\"\n\u{1}é😀\u{7f}")]),
+            Body::User(vec![
+                text("a"),
+                img("data:image/png;base64,AAA="),
+                text("b"),
+                img("http://x/y"),
+            ]),
+            Body::User(vec![img("data:image/jpeg;base64,/9j/")]),
+            Body::User(vec![]),
+            Body::Assistant(vec![
+                Block::Reasoning("think\t\"".into()),
+                Block::Text("t\u{2028}".into()),
+                call("c1", "exec_command", json!({"cmd": "ls \"a\"", "n": 1.5})),
+                call("c/2", "shell", json!({"command": ["bash", "-lc", "echo hi"]})),
+                call("c3", "apply_patch", json!({"input": "*** Begin Patch\n*** End Patch"})),
+                call("", "mcp__x", json!({"deep": [[{"k": null}]]})),
+            ]),
+            result("c1", vec![text("done"), img("data:image/png;base64,AAA=")], false),
+            result("c/2", vec![], true),
+            result("c3", vec![text("x"), text("y")], false),
+            Body::Assistant(vec![call("never", "Bash", json!({"command": "sleep"}))]),
+            Body::User(vec![text("after an unanswered call")]),
+            Body::Compaction("the summary".into()),
+            result("", vec![text("\u{0}")], true),
+            Body::Assistant(vec![Block::Text(String::new())]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            odd.push(
+                &format!("k{k}"),
+                Some(format!("2026-01-01T00:00:{:02}.000Z", 10 - k as i64 % 3)),
+                body,
+            );
+        }
+        convs.push(odd);
+        assert!(convs.len() > 20, "{} conversations", convs.len());
+        let mut compared = 0;
+        for c in &convs {
+            for (model, as_text) in [(None, false), (Some("m\"1".to_string()), true)] {
+                let o = WriteOptions {
+                    session_id: "s\u{1}".into(),
+                    cwd: "/w \"d\"".into(),
+                    model,
+                    reasoning_as_text: as_text,
+                };
+                let answered = c.answered_calls();
+                let mut direct = Writer::new(&o, c.first_timestamp(), answered.clone());
+                let mut valued = Writer::new(&o, c.first_timestamp(), answered);
+                for e in &c.entries {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    direct.entry(e, &mut a);
+                    valued.entry_valued(e, &mut b);
+                    let text = |ls: Vec<Vec<u8>>| -> Vec<String> {
+                        ls.into_iter()
+                            .map(|l| String::from_utf8_lossy(&l).into_owned())
+                            .collect()
+                    };
+                    compared += a.len();
+                    assert_eq!(text(a), text(b), "{e:?}");
+                }
+                assert_eq!(direct.tally(), valued.tally());
+            }
+        }
+        assert!(compared > 1_000, "{compared} lines compared");
     }
 }
