@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use super::chain::{self as claude, Kind, Options, flag};
 use crate::compact::ids;
 use crate::convert::model::{
-    Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolResult, call_key, collect,
+    Answered, Block, Body, Conversation, Emitter, Entry, Image, JsonText, Part, Sink, ToolResult, call_key, collect,
 };
 use crate::convert::tools;
 use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, line_with, reasoning_text};
@@ -546,8 +546,9 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for FastContent<'a> {
 struct FastBlock<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: Option<Cow<'a, str>>,
+    /// Kept as written: a tool result's text is carried as its JSON string ([`raw_text`]).
     #[serde(borrow, default)]
-    text: Option<Cow<'a, str>>,
+    text: Option<&'a RawValue>,
     #[serde(borrow, default)]
     thinking: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -559,8 +560,9 @@ struct FastBlock<'a> {
     input: Option<Value>,
     #[serde(borrow, default)]
     tool_use_id: Option<Cow<'a, str>>,
+    /// Kept as written: a string is carried as its JSON string, an array read after.
     #[serde(borrow, default)]
-    content: Option<FastContent<'a>>,
+    content: Option<&'a RawValue>,
     #[serde(borrow, default)]
     is_error: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -583,6 +585,28 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 
 fn owned(s: Option<Cow<'_, str>>) -> String {
     s.map(Cow::into_owned).unwrap_or_default()
+}
+
+/// A string value kept as written ([`FastBlock::text`]) as text: "" when absent or null, None
+/// when it is not a string (the whole read decides) or does not read as one.
+fn text_of(raw: Option<&RawValue>) -> Option<String> {
+    match raw {
+        None => Some(String::new()),
+        Some(r) if r.get().starts_with('"') => serde_json::from_str::<Cow<'_, str>>(r.get()).ok().map(Cow::into_owned),
+        Some(_) => None,
+    }
+}
+
+/// [`text_of`] as a part: the JSON string as written when it is the one a writer would write
+/// ([`JsonText::canonical`]), which is then neither unescaped nor escaped again.
+fn raw_text(raw: Option<&RawValue>) -> Option<Part> {
+    match raw.map(RawValue::get) {
+        Some(r) if r.starts_with('"') => match JsonText::canonical(r) {
+            Some(j) => Some(Part::Json(j)),
+            None => text_of(raw).map(Part::Text),
+        },
+        _ => text_of(raw).map(Part::Text),
+    }
 }
 
 impl FastSource<'_> {
@@ -644,22 +668,26 @@ fn fast_row(bytes: &[u8], need: Need) -> Option<Row> {
                 Some(FastContent::Blocks(blocks)) => {
                     for b in blocks {
                         match b.ty.as_deref() {
-                            Some("text") => parts.push(Part::Text(owned(b.text))),
+                            Some("text") => parts.push(raw_text(b.text)?),
                             Some("image") => parts.push(Part::Image(fast_image(b.source))),
                             Some("tool_result") => {
-                                let output = match b.content {
-                                    Some(FastContent::Text(t)) => vec![Part::Text(t.into_owned())],
-                                    Some(FastContent::Blocks(items)) => {
-                                        let mut out = Vec::new();
-                                        for i in items {
-                                            match i.ty.as_deref() {
-                                                Some("text") => out.push(Part::Text(owned(i.text))),
-                                                Some("image") => out.push(Part::Image(fast_image(i.source))),
-                                                _ => drops.push("tool_result block".into()),
+                                let content = b.content.map(RawValue::get).unwrap_or("null");
+                                let output = match content.as_bytes()[0] {
+                                    b'"' => vec![raw_text(b.content)?],
+                                    b'[' => match serde_json::from_str(content).ok()? {
+                                        FastContent::Blocks(items) => {
+                                            let mut out = Vec::new();
+                                            for i in items {
+                                                match i.ty.as_deref() {
+                                                    Some("text") => out.push(raw_text(i.text)?),
+                                                    Some("image") => out.push(Part::Image(fast_image(i.source))),
+                                                    _ => drops.push("tool_result block".into()),
+                                                }
                                             }
+                                            out
                                         }
-                                        out
-                                    }
+                                        _ => Vec::new(),
+                                    },
                                     _ => Vec::new(),
                                 };
                                 bodies.push(Body::ToolResult(ToolResult {
@@ -685,7 +713,7 @@ fn fast_row(bytes: &[u8], need: Need) -> Option<Row> {
             if let Some(FastContent::Blocks(blocks)) = content {
                 for b in blocks {
                     match b.ty.as_deref() {
-                        Some("text") => out.push(Block::Text(owned(b.text))),
+                        Some("text") => out.push(Block::Text(text_of(b.text)?)),
                         Some("thinking") => out.push(Block::Reasoning(owned(b.thinking))),
                         Some("redacted_thinking") => drops.push("redacted_thinking".into()),
                         Some("tool_use") => out.push(Block::Call(crate::convert::model::ToolCall {
@@ -742,6 +770,7 @@ fn blocks_of(parts: &[Part]) -> Vec<Value> {
         .iter()
         .map(|p| match p {
             Part::Text(t) => json!({"type": "text", "text": t}),
+            Part::Json(j) => json!({"type": "text", "text": j.text()}),
             Part::Image(i) => image_block(i),
         })
         .collect()
@@ -1018,18 +1047,21 @@ mod tests {
             .collect();
         lines.extend(odd_records());
         let needs = [Need::Key, Need::User, Need::Assistant, Need::System, Need::Summary];
-        let (mut fast, mut all) = (0, 0);
+        let (mut fast, mut all, mut json) = (0, 0, 0);
         for line in &lines {
             for need in needs {
                 all += 1;
                 if let Some(row) = fast_row(line, need) {
                     fast += 1;
                     let plain = plain_row(&crate::io::json::parse_record(line), need);
+                    let (row, n) = convert6_tests::row_plain(row);
+                    json += n;
                     assert_eq!(row, plain, "{need:?} {}", String::from_utf8_lossy(line));
                 }
             }
         }
         assert!(fast * 10 > all * 7, "{fast} of {all} read typed");
+        assert!(json > 500, "{json} texts kept as written");
     }
 
     /// Records of the shapes the typed read must give as the whole read does, or refuse.
@@ -1181,5 +1213,37 @@ mod tests {
             i += 1;
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod convert6_tests {
+    use super::*;
+
+    /// `row` with its texts held as text, and how many were held as JSON strings.
+    pub(super) fn row_plain(row: Row) -> (Row, usize) {
+        let mut n = 0;
+        let got = match row.got {
+            Got::User(bodies) => Got::User(
+                bodies
+                    .into_iter()
+                    .map(|body| {
+                        let e = Entry {
+                            key: String::new(),
+                            timestamp: None,
+                            body,
+                        };
+                        n += match &e.body {
+                            Body::User(p) => p.iter().filter(|p| matches!(p, Part::Json(_))).count(),
+                            Body::ToolResult(r) => r.output.iter().filter(|p| matches!(p, Part::Json(_))).count(),
+                            _ => 0,
+                        };
+                        e.into_plain().body
+                    })
+                    .collect(),
+            ),
+            got => got,
+        };
+        (Row { got, ..row }, n)
     }
 }

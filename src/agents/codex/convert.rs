@@ -494,6 +494,7 @@ impl Reader<'_, '_> {
                         for p in parts {
                             match p {
                                 Part::Text(t) => self.block(&key, line, Block::Text(t)),
+                                Part::Json(j) => self.block(&key, line, Block::Text(j.text())),
                                 Part::Image(_) => self.c.drop("assistant image"),
                             }
                         }
@@ -701,6 +702,14 @@ impl Writer {
 /// Runs of eight bytes with nothing to escape are passed over at once: the text and tool
 /// output of a conversation escape one byte in tens, and serde_json looks at each.
 fn json_str(out: &mut Vec<u8>, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    json_str_inner(out, s);
+    out.push(b'"');
+}
+
+/// [`json_str`] without the quotes.
+fn json_str_inner(out: &mut Vec<u8>, s: &str) {
     const ONES: u64 = u64::from_le_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
     // The bytes of `w` below 0x20, `"` or a backslash, each flagged by its high bit: the lowest
@@ -712,8 +721,6 @@ fn json_str(out: &mut Vec<u8>, s: &str) {
             | zero(w ^ (ONES * u64::from(b'\\')))
     };
     let b = s.as_bytes();
-    out.reserve(b.len() + 2);
-    out.push(b'"');
     let (mut run, mut i) = (0, 0);
     while i < b.len() {
         if let Some(w) = b.get(i..i + 8) {
@@ -750,6 +757,28 @@ fn json_str(out: &mut Vec<u8>, s: &str) {
         run = i;
     }
     out.extend_from_slice(&b[run..]);
+}
+
+/// The texts of `parts` joined by `sep` as one JSON string: a [`Part::Json`] copied as
+/// written (escaping is per character, so the escaped join is the join of the escaped texts).
+fn json_join(out: &mut Vec<u8>, parts: &[Part], sep: &str) {
+    out.push(b'"');
+    let mut first = true;
+    for p in parts {
+        let text = match p {
+            Part::Text(t) => Ok(t.as_str()),
+            Part::Json(j) => Err(j.inner()),
+            Part::Image(_) => continue,
+        };
+        if !first {
+            json_str_inner(out, sep);
+        }
+        first = false;
+        match text {
+            Ok(t) => json_str_inner(out, t),
+            Err(escaped) => out.extend_from_slice(escaped.as_bytes()),
+        }
+    }
     out.push(b'"');
 }
 
@@ -770,6 +799,10 @@ fn input_part(l: &mut Vec<u8>, p: &Part) {
         Part::Text(t) => {
             l.extend_from_slice(b"{\"type\":\"input_text\",\"text\":");
             json_str(l, t);
+        }
+        Part::Json(j) => {
+            l.extend_from_slice(b"{\"type\":\"input_text\",\"text\":");
+            l.extend_from_slice(j.json().as_bytes());
         }
         Part::Image(i) => {
             l.extend_from_slice(b"{\"type\":\"input_image\",\"image_url\":");
@@ -806,8 +839,7 @@ impl EntryWriter for Writer {
                 });
                 event_with(out, &ts, |l| {
                     l.extend_from_slice(br#"{"type":"user_message","message":"#);
-                    let text: Vec<&str> = parts.iter().filter_map(Part::text).collect();
-                    json_str(l, &text.join("\n"));
+                    json_join(l, parts, "\n");
                     l.extend_from_slice(br#","images":["#);
                     let mut first = true;
                     for p in parts {
@@ -885,7 +917,7 @@ impl EntryWriter for Writer {
                     self.tally.drop("tool_result:is_error flag");
                 }
                 let custom = self.custom.contains(&call_key(&r.call_id));
-                let all_text = r.output.iter().all(|p| p.text().is_some());
+                let all_text = r.output.iter().all(Part::is_text);
                 let ty = if custom {
                     "custom_tool_call_output"
                 } else {
@@ -899,7 +931,8 @@ impl EntryWriter for Writer {
                     l.extend_from_slice(br#","output":"#);
                     match (all_text || custom, r.output.as_slice()) {
                         (true, [Part::Text(t)]) => json_str(l, t),
-                        (true, parts) => json_str(l, &parts.iter().filter_map(Part::text).collect::<String>()),
+                        (true, [Part::Json(j)]) => l.extend_from_slice(j.json().as_bytes()),
+                        (true, parts) => json_join(l, parts, ""),
                         (false, parts) => input_parts(l, parts),
                     }
                     l.push(b'}');
@@ -926,6 +959,10 @@ impl EntryWriter for Writer {
 
     fn tally(&mut self) -> Tally {
         std::mem::take(&mut self.tally)
+    }
+
+    fn takes_json(&self) -> bool {
+        true
     }
 }
 
@@ -1149,11 +1186,13 @@ mod tests {
 
     /// The lines of an entry as the writer built them as JSON values before it wrote them
     /// directly: the oracle of [`the_lines_are_the_values_written`].
-    fn valued(e: &Entry, ts: &str, custom: &mut rustc_hash::FxHashSet<u64>, as_text: bool) -> Vec<Vec<u8>> {
+    pub(super) fn valued(e: &Entry, ts: &str, custom: &mut rustc_hash::FxHashSet<u64>, as_text: bool) -> Vec<Vec<u8>> {
+        let e = &e.clone().into_plain();
         let item = |payload: Value| line(&json!({"timestamp": ts, "type": "response_item", "payload": payload}));
         let event = |payload: Value| line(&json!({"timestamp": ts, "type": "event_msg", "payload": payload}));
         let part = |p: &Part| match p {
             Part::Text(t) => json!({"type": "input_text", "text": t}),
+            Part::Json(j) => json!({"type": "input_text", "text": j.text()}),
             Part::Image(i) => json!({"type": "input_image", "image_url": i.as_url()}),
         };
         let mut out = Vec::new();
@@ -1166,7 +1205,7 @@ mod tests {
                     .iter()
                     .filter_map(|p| match p {
                         Part::Image(i) => Some(i.as_url()),
-                        Part::Text(_) => None,
+                        Part::Text(_) | Part::Json(_) => None,
                     })
                     .collect();
                 out.push(event(json!({"type": "user_message", "message": text.join("\n"),
@@ -1352,5 +1391,191 @@ mod tests {
             }
         }
         assert!(compared > 1_000, "{compared} lines compared");
+    }
+}
+
+#[cfg(test)]
+mod convert6_tests {
+    use super::*;
+    use crate::convert::model::JsonText;
+
+    /// A JSON string of `s` escaped in one of the ways JSON allows, chosen per character by
+    /// `how`: as serde_json writes it, or `\uXXXX` (either case), or `\/`.
+    fn escaped(s: &str, how: &[u8]) -> String {
+        let mut out = String::from("\"");
+        for (k, c) in s.chars().enumerate() {
+            let h = how.get(k).copied().unwrap_or(0) % 4;
+            let mut units = [0u16; 2];
+            match h {
+                1 | 2 => {
+                    for u in c.encode_utf16(&mut units) {
+                        out.push_str(&match h {
+                            1 => format!("\\u{u:04x}"),
+                            _ => format!("\\u{u:04X}"),
+                        });
+                    }
+                }
+                3 if c == '/' => out.push_str("\\/"),
+                _ => {
+                    let j = serde_json::to_string(&c.to_string()).unwrap();
+                    out.push_str(&j[1..j.len() - 1]);
+                }
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    /// A JSON string is taken as written exactly when it is serde_json's string of its text:
+    /// on every character escaped every way, and on any text escaped any way.
+    #[test]
+    fn json_text_is_serde_jsons_string() {
+        let check = |raw: &str| {
+            let text: String = serde_json::from_str(raw).unwrap();
+            let serde = serde_json::to_string(&text).unwrap();
+            match JsonText::canonical(raw) {
+                Some(j) => {
+                    assert_eq!(j.json(), serde, "{raw}");
+                    assert_eq!(j.text(), text, "{raw}");
+                    assert_eq!(j.inner(), &serde[1..serde.len() - 1]);
+                    true
+                }
+                None => {
+                    assert_ne!(raw, serde, "refused {raw}");
+                    false
+                }
+            }
+        };
+        let mut taken = 0;
+        for c in (0u32..0x800)
+            .filter_map(char::from_u32)
+            .chain(['\u{ffff}', '😀', '/', '\u{2028}'])
+        {
+            for how in 0..4u8 {
+                taken += usize::from(check(&escaped(&format!("a{c}b"), &[0, how, 0])));
+            }
+        }
+        assert!(taken > 0x800, "{taken}");
+        for raw in [
+            r#""""#,
+            r#""\/""#,
+            r#""\u00e9""#,
+            r#""\u001F""#,
+            r#""\u0008""#,
+            r#""\ud83d\ude00""#,
+        ] {
+            check(raw);
+        }
+        assert!(JsonText::canonical(r#""a\u001fb\n\"\\""#).is_some());
+        assert!(JsonText::canonical(r#""\u000a""#).is_none());
+        proptest::proptest!(|(s in "(?s).{0,60}", t in "[ -~\\x00-\\x1f\"\\\\é/😀]{0,40}", how in proptest::collection::vec(0u8..8, 0..60))| {
+            check(&escaped(&s, &how));
+            check(&escaped(&t, &how));
+            check(&escaped(&t, &[]));
+        });
+    }
+
+    /// The lines written from texts held as JSON strings are those written from the same
+    /// texts held as text: on the conversations of every transcript of the fixtures, as the
+    /// typed read gives them, and on entries of every shape.
+    #[test]
+    fn json_texts_write_the_lines_of_plain_texts() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut convs: Vec<Vec<Entry>> = Vec::new();
+        for e in walkdir::WalkDir::new(&root).into_iter().filter_map(Result::ok) {
+            if e.path().extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            let bytes = std::fs::read(e.path()).unwrap();
+            if memchr::memmem::find(&bytes, b"\"parentUuid\"").is_none() {
+                continue;
+            }
+            let src = Source::from_bytes(&e.path().display().to_string(), bytes);
+            for full in [false, true] {
+                let mut entries = Vec::new();
+                let read = crate::agents::claude_code::convert::read_stream(&src, full, false, &mut |m| {
+                    if let crate::convert::model::Msg::Entry(e) = m {
+                        entries.push(e);
+                    }
+                    Ok(())
+                });
+                if read.is_ok() {
+                    convs.push(entries);
+                }
+            }
+        }
+        let json = |t: &str| Part::Json(JsonText::canonical(&serde_json::to_string(t).unwrap()).unwrap());
+        let text = |t: &str| Part::Text(t.to_string());
+        let img = Part::Image(Image::from_url("data:image/png;base64,AAA="));
+        let result = |id: &str, output: Vec<Part>| {
+            Body::ToolResult(ToolResult {
+                call_id: id.into(),
+                output,
+                is_error: false,
+            })
+        };
+        let odd = [
+            Body::User(vec![json("a \"q\"\n\u{1}é😀"), img.clone(), text("b\t"), json("c")]),
+            Body::User(vec![json("")]),
+            Body::User(vec![img.clone(), json("\\ \u{7f}\u{2028}")]),
+            Body::Assistant(vec![Block::Call(ToolCall {
+                id: "c5".into(),
+                name: "Edit".into(),
+                input: json!({"file_path": "/a", "old_string": "x", "new_string": "y"}),
+            })]),
+            result("c1", vec![json("out\r\n")]),
+            result("c2", vec![json("a"), text("\u{8}"), json("\u{c}c")]),
+            result("c3", vec![json("a"), img.clone(), json("b")]),
+            result("c5", vec![json("x"), img, json("y\u{1f}")]),
+            result("c5", vec![json("p\"atch")]),
+        ];
+        convs.push(
+            odd.into_iter()
+                .enumerate()
+                .map(|(k, body)| Entry {
+                    key: format!("k{k}"),
+                    timestamp: Some(format!("2026-01-01T00:00:0{k}.000Z")),
+                    body,
+                })
+                .collect(),
+        );
+        let o = WriteOptions {
+            session_id: "s".into(),
+            cwd: "/w".into(),
+            model: None,
+            reasoning_as_text: false,
+        };
+        let (mut compared, mut held) = (0, 0);
+        for entries in convs {
+            let first = entries.iter().find_map(|e| e.timestamp.clone());
+            let mut both = [Vec::new(), Vec::new()];
+            for (k, out) in both.iter_mut().enumerate() {
+                let mut w = Writer::new(&o, first.as_deref(), out);
+                for e in &entries {
+                    let e = if k == 0 { e.clone() } else { e.clone().into_plain() };
+                    w.entry(&e, out);
+                }
+                w.finish(out);
+            }
+            held += entries
+                .iter()
+                .filter(|e| match &e.body {
+                    Body::User(p) | Body::ToolResult(ToolResult { output: p, .. }) => {
+                        p.iter().any(|p| matches!(p, Part::Json(_)))
+                    }
+                    _ => false,
+                })
+                .count();
+            let [json_lines, plain_lines] = both;
+            for (a, b) in json_lines.iter().zip(&plain_lines) {
+                assert_eq!(String::from_utf8_lossy(a), String::from_utf8_lossy(b));
+            }
+            assert_eq!(json_lines.len(), plain_lines.len());
+            compared += json_lines.len();
+        }
+        assert!(
+            held > 200 && compared > 3_000,
+            "{held} entries with JSON texts, {compared} lines"
+        );
     }
 }
