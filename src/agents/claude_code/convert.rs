@@ -194,39 +194,60 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
 }
 
 /// The lines of `src` the conversation does not carry (the rows at `positions`), counted by
-/// type, on every core. A line is told carried by where it starts. A message row's type is its
-/// kind in the index, which read it from the same line; only the other lines (progress,
-/// snapshots, titles, unreadable ones) are parsed again. [`not_loaded_in_order`] is the plain
-/// reading.
+/// type. A message row's type is its kind in the index, which read it from the same line; only
+/// the lines between the index's rows (progress, snapshots, titles, unreadable ones) are split
+/// and parsed, on every core: the rows, most of the file, are not read again.
+/// [`not_loaded_in_order`] is the plain reading.
 fn not_loaded(
     src: &Source,
     t: &claude::Transcript,
     positions: &[u32],
 ) -> std::io::Result<std::collections::BTreeMap<String, u64>> {
+    use rayon::prelude::*;
+    use std::collections::BTreeMap;
     let mut starts: Vec<u64> = positions.iter().map(|&p| t.node(p).offset).collect();
     starts.sort_unstable();
-    let mut rows: Vec<(u64, Kind)> = t.nodes.iter().map(|n| (n.offset, n.kind)).collect();
-    rows.sort_unstable_by_key(|&(o, _)| o);
-    let mut counts = std::collections::BTreeMap::new();
-    crate::io::lines::par_fold(
-        src,
-        std::collections::BTreeMap::<String, u64>::new,
-        |w, l| {
-            if starts.binary_search(&l.offset).is_ok() {
-                return;
+    let mut rows: Vec<(u64, u64, Kind)> = t.nodes.iter().map(|n| (n.offset, n.len, n.kind)).collect();
+    rows.sort_unstable_by_key(|&(o, _, _)| o);
+    let mut counts = BTreeMap::new();
+    // The spans between rows, gathered into batches of a few MiB for the cores.
+    let (mut batches, mut batch, mut bytes, mut at) = (Vec::new(), Vec::new(), 0, 0);
+    let mut gap = |from: u64, to: u64, batch: &mut Vec<(u64, u64)>| {
+        if to > from {
+            batch.push((from, to));
+            bytes += to - from;
+        }
+        if bytes >= BATCH_BYTES / 2 {
+            batches.push(std::mem::take(batch));
+            bytes = 0;
+        }
+    };
+    for &(offset, len, kind) in &rows {
+        if starts.binary_search(&offset).is_err() {
+            *counts.entry(format!("not loaded:{}", kind_type(kind))).or_insert(0) += 1;
+        }
+        gap(at, offset, &mut batch);
+        at = at.max(offset + len);
+    }
+    gap(at, src.len(), &mut batch);
+    batches.push(batch);
+    let types = batches
+        .par_iter()
+        .map(|spans| {
+            let mut counts = BTreeMap::<String, u64>::new();
+            for &(from, to) in spans {
+                let bytes = src.read_range(from, (to - from) as usize)?;
+                let mut stats = crate::io::lines::LineStats::default();
+                crate::io::lines::split_chunk(from, &bytes, to == src.len(), &mut stats, &mut |l| {
+                    *counts.entry(not_loaded_type(l.bytes)).or_insert(0) += 1;
+                });
             }
-            let ty = match rows.binary_search_by_key(&l.offset, |&(o, _)| o) {
-                Ok(i) => format!("not loaded:{}", kind_type(rows[i].1)),
-                Err(_) => not_loaded_type(l.bytes),
-            };
-            *w.entry(ty).or_insert(0) += 1;
-        },
-        |w, _| {
-            for (ty, n) in w {
-                *counts.entry(ty).or_insert(0) += n;
-            }
-        },
-    )?;
+            Ok(counts)
+        })
+        .collect::<std::io::Result<Vec<_>>>()?;
+    for (ty, n) in types.into_iter().flatten() {
+        *counts.entry(ty).or_insert(0) += n;
+    }
     Ok(counts)
 }
 
@@ -1219,6 +1240,59 @@ mod tests {
 #[cfg(test)]
 mod convert6_tests {
     use super::*;
+
+    /// The count of what is not carried, from the spans between the index's rows, is the
+    /// plain count over every line, on files whose lines between rows are of every shape: a
+    /// BOM, blank and white lines, CRLF, lone CRs, a last line without its newline.
+    #[test]
+    fn not_loaded_between_rows_equals_the_plain_count() {
+        let row = |u: &str, p: &str, ty: &str| {
+            format!(
+                r#"{{"parentUuid":{p},"type":"{ty}","uuid":"{u}","timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"{ty}","content":"x"}}}}"#
+            )
+        };
+        let (a, b, c) = (
+            row("a", "null", "user"),
+            row("b", "\"a\"", "assistant"),
+            row("c", "\"b\"", "user"),
+        );
+        let side = row("s", "\"a\"", "user");
+        let progress = r#"{"type":"progress","uuid":"p"}"#;
+        let files = [
+            format!("\u{feff}{a}\n{b}\n"),
+            format!("\u{feff}{progress}\n{a}\n"),
+            format!("\u{feff}\n\n{a}\r\n  \t\n{progress}\r\n\r\n{b}\n\r\n"),
+            format!("{progress}\n{a}\n{side}\nnot json\n{b}\n{c}\n{progress}"),
+            format!("{a}\r\n{b}\r\n{progress}\r\n{c}"),
+            format!("{a}\n{b}\n \n{progress}\n{{\"type\":\"user\",\"uuid\":\"x\",\"message\":{{\"content\":\"cut"),
+            format!("\n\n\n"),
+            format!("{progress}\n{progress}\n"),
+            String::new(),
+        ];
+        for (k, text) in files.iter().enumerate() {
+            let src = Source::from_bytes("t.jsonl", text.clone().into_bytes());
+            let t = claude::read(&src).unwrap();
+            for full in [false, true] {
+                let positions = t
+                    .rebuild(&Options {
+                        full,
+                        ..Options::default()
+                    })
+                    .unwrap_or_default()
+                    .positions;
+                let mut carried = vec![0u64; (t.lines as usize + 64) / 64 + 1];
+                for &p in &positions {
+                    let line = t.node(p).line;
+                    carried[(line / 64) as usize] |= 1 << (line % 64);
+                }
+                assert_eq!(
+                    not_loaded(&src, &t, &positions).unwrap(),
+                    not_loaded_in_order(&src, &carried).unwrap(),
+                    "file {k} full={full}: {text:?}"
+                );
+            }
+        }
+    }
 
     /// `row` with its texts held as text, and how many were held as JSON strings.
     pub(super) fn row_plain(row: Row) -> (Row, usize) {
