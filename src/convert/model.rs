@@ -81,27 +81,25 @@ impl JsonText {
             return None;
         }
         let inner = &b[1..b.len() - 1];
-        let mut at = 0;
-        while let Some(i) = memchr::memchr(b'\\', &inner[at..]) {
-            let i = at + i;
-            let len = match inner.get(i + 1)? {
-                b'"' | b'\\' | b'b' | b't' | b'n' | b'f' | b'r' => 2,
-                b'u' => {
-                    let hex = inner.get(i + 2..i + 6)?;
-                    let digit = |c: u8| match c {
-                        b'0'..=b'9' => Some(c - b'0'),
-                        b'a'..=b'f' => Some(c - b'a' + 10),
-                        _ => None,
-                    };
-                    let c = (digit(hex[2])? << 4) | digit(hex[3])?;
-                    if &hex[..2] != b"00" || c >= 0x20 || matches!(c, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
-                        return None;
-                    }
-                    6
-                }
-                _ => return None,
+        // Every escape is valid (the string was read as JSON), so only a `\u` or a `\/` can be
+        // one serde_json would write otherwise. Each is found by a substring search; it is an
+        // escape when the run of backslashes it ends is odd (the others are `\\` pairs).
+        use memchr::memmem;
+        let escape = |i: usize| inner[..=i].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
+        if memmem::find_iter(inner, b"\\/").any(escape) {
+            return None;
+        }
+        for i in memmem::find_iter(inner, b"\\u").filter(|&i| escape(i)) {
+            let hex = inner.get(i + 2..i + 6)?;
+            let digit = |c: u8| match c {
+                b'0'..=b'9' => Some(c - b'0'),
+                b'a'..=b'f' => Some(c - b'a' + 10),
+                _ => None,
             };
-            at = i + len;
+            let c = (digit(hex[2])? << 4) | digit(hex[3])?;
+            if &hex[..2] != b"00" || c >= 0x20 || matches!(c, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
+                return None;
+            }
         }
         Some(JsonText(raw.into()))
     }
@@ -290,6 +288,8 @@ pub enum Msg {
     /// for) the results it holds ([`Conversation::answered`]).
     Head(Conversation),
     Entry(Entry),
+    /// Entries in order, sent at once ([`crate::convert::stream::send_all`]).
+    Batch(Vec<Entry>),
     /// The read is complete: the conversation's metadata and what was left out (sent by the
     /// driver, [`crate::convert::stream`], never by a reader).
     End(Conversation),
@@ -404,8 +404,10 @@ impl<'a> Emitter<'a> {
 pub fn collect(read: impl FnOnce(Sink<'_>) -> std::io::Result<Conversation>) -> std::io::Result<Conversation> {
     let mut entries = Vec::new();
     let mut c = read(&mut |m| {
-        if let Msg::Entry(e) = m {
-            entries.push(e.into_plain());
+        match m {
+            Msg::Entry(e) => entries.push(e.into_plain()),
+            Msg::Batch(es) => entries.extend(es.into_iter().map(Entry::into_plain)),
+            Msg::Head(_) | Msg::End(_) => {}
         }
         Ok(())
     })?;

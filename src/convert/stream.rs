@@ -8,8 +8,13 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use super::model::{Conversation, Counts, Entry, Msg};
 use super::{EntryWriter, Tally};
 
-/// Entries in flight between the reader and the writer.
-const IN_FLIGHT: usize = 64;
+/// Messages in flight between the reader and the writer.
+const IN_FLIGHT: usize = 4;
+
+/// Entries sent as one message: a message per entry cost the writer's thread a wakeup of the
+/// reader's for every entry (a tenth of its time), and the writer's thread is the one that
+/// bounds a conversion.
+const BATCH: usize = 32;
 
 /// A channel for [`Lines`], and the sink a reader sends into.
 pub fn channel() -> (SyncSender<Msg>, Receiver<Msg>) {
@@ -22,11 +27,29 @@ pub fn send_all(
     tx: SyncSender<Msg>,
     read: impl FnOnce(super::model::Sink<'_>) -> std::io::Result<Conversation>,
 ) -> std::io::Result<()> {
-    let mut send = |m: Msg| {
+    let send = |m: Msg| {
         tx.send(m)
             .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the conversion stopped"))
     };
-    let c = read(&mut send)?;
+    let flush = |batch: &mut Vec<Entry>| match batch.is_empty() {
+        true => Ok(()),
+        false => send(Msg::Batch(std::mem::take(batch))),
+    };
+    let mut batch = Vec::with_capacity(BATCH);
+    let c = read(&mut |m| match m {
+        Msg::Entry(e) => {
+            batch.push(e);
+            match batch.len() >= BATCH {
+                true => flush(&mut batch),
+                false => Ok(()),
+            }
+        }
+        m => {
+            flush(&mut batch)?;
+            send(m)
+        }
+    })?;
+    flush(&mut batch)?;
     send(Msg::End(c))
 }
 
@@ -93,15 +116,10 @@ impl<'a> Lines<'a> {
                 return Ok(None);
             }
             match self.rx.recv() {
-                Ok(Msg::Entry(e)) => {
-                    self.counts.add(&e, self.reasoning_as_text);
-                    if self.writer.is_none() && e.timestamp.is_some() {
-                        let first = e.timestamp.clone();
-                        self.start(first.as_deref());
-                    }
-                    match &mut self.writer {
-                        Some(w) => super::feed(w.as_mut(), e, &mut self.out),
-                        None => self.waiting.push(e),
+                Ok(Msg::Entry(e)) => self.take(e),
+                Ok(Msg::Batch(es)) => {
+                    for e in es {
+                        self.take(e);
                     }
                 }
                 Ok(Msg::End(c)) => {
@@ -118,6 +136,19 @@ impl<'a> Lines<'a> {
                 }
             }
             self.ready.extend(self.out.drain(..));
+        }
+    }
+
+    /// An entry read: counted, and written (or held until the writer can start).
+    fn take(&mut self, e: Entry) {
+        self.counts.add(&e, self.reasoning_as_text);
+        if self.writer.is_none() && e.timestamp.is_some() {
+            let first = e.timestamp.clone();
+            self.start(first.as_deref());
+        }
+        match &mut self.writer {
+            Some(w) => super::feed(w.as_mut(), e, &mut self.out),
+            None => self.waiting.push(e),
         }
     }
 

@@ -678,13 +678,13 @@ impl Writer {
     }
 
     fn item(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, payload: Value) {
-        self.item_with(out, ts, |l| l.extend(line(&payload)));
+        self.item_with(out, ts, 0, |l| l.extend(line(&payload)));
     }
 
     /// A `response_item` line whose payload `write` writes: the bytes of [`Writer::item`] of
-    /// that payload, written once into the line.
-    fn item_with(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, write: impl FnOnce(&mut Vec<u8>)) {
-        let mut l = Vec::new();
+    /// that payload, written once into the line (of about `size` bytes, allocated once).
+    fn item_with(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, size: usize, write: impl FnOnce(&mut Vec<u8>)) {
+        let mut l = Vec::with_capacity(LINE_HEAD + size);
         l.extend_from_slice(b"{\"timestamp\":");
         json_str(&mut l, ts);
         l.extend_from_slice(b",\"type\":\"response_item\",\"payload\":");
@@ -782,9 +782,25 @@ fn json_join(out: &mut Vec<u8>, parts: &[Part], sep: &str) {
     out.push(b'"');
 }
 
-/// An `event_msg` line whose payload `write` writes.
-fn event_with(out: &mut Vec<Vec<u8>>, ts: &str, write: impl FnOnce(&mut Vec<u8>)) {
-    let mut l = Vec::new();
+/// What a line holds besides its large strings, about: its envelope, the time, the payload's
+/// other members.
+const LINE_HEAD: usize = 192;
+
+/// The bytes `parts` take in a line, about (more where a text has escapes).
+fn size_of(parts: &[Part]) -> usize {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => t.len() + 32,
+            Part::Json(j) => j.json().len() + 32,
+            Part::Image(i) => i.data.as_ref().or(i.url.as_ref()).map_or(0, String::len) + 64,
+        })
+        .sum()
+}
+
+/// An `event_msg` line whose payload `write` writes (of about `size` bytes).
+fn event_with(out: &mut Vec<Vec<u8>>, ts: &str, size: usize, write: impl FnOnce(&mut Vec<u8>)) {
+    let mut l = Vec::with_capacity(LINE_HEAD + size);
     l.extend_from_slice(b"{\"timestamp\":");
     json_str(&mut l, ts);
     l.extend_from_slice(b",\"type\":\"event_msg\",\"payload\":");
@@ -832,12 +848,12 @@ impl EntryWriter for Writer {
                     out.push(self.token_count(&ts));
                     self.turn_open = false;
                 }
-                self.item_with(out, &ts, |l| {
+                self.item_with(out, &ts, size_of(parts), |l| {
                     l.extend_from_slice(br#"{"type":"message","role":"user","content":"#);
                     input_parts(l, parts);
                     l.push(b'}');
                 });
-                event_with(out, &ts, |l| {
+                event_with(out, &ts, size_of(parts), |l| {
                     l.extend_from_slice(br#"{"type":"user_message","message":"#);
                     json_join(l, parts, "\n");
                     l.extend_from_slice(br#","images":["#);
@@ -867,7 +883,7 @@ impl EntryWriter for Writer {
                             // The text escaped once, for the item and the event.
                             let mut esc = Vec::with_capacity(text.len() + 2);
                             json_str(&mut esc, &text);
-                            self.item_with(out, &ts, |l| {
+                            self.item_with(out, &ts, esc.len(), |l| {
                                 l.extend_from_slice(
                                     br#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"#,
                                 );
@@ -876,7 +892,7 @@ impl EntryWriter for Writer {
                             });
                             // A reply the resumed screen shows; carried reasoning is not one.
                             if matches!(b, Block::Text(_)) {
-                                event_with(out, &ts, |l| {
+                                event_with(out, &ts, esc.len(), |l| {
                                     l.extend_from_slice(br#"{"type":"agent_message","message":"#);
                                     l.extend_from_slice(&esc);
                                     l.push(b'}');
@@ -887,7 +903,7 @@ impl EntryWriter for Writer {
                             let (mapped, label) = tools::to_codex(&call.name, &call.input);
                             self.tally.map(label);
                             match mapped {
-                                CodexCall::Function { name, arguments } => self.item_with(out, &ts, |l| {
+                                CodexCall::Function { name, arguments } => self.item_with(out, &ts, 0, |l| {
                                     l.extend_from_slice(br#"{"type":"function_call","name":"#);
                                     json_str(l, &name);
                                     l.extend_from_slice(br#","arguments":"#);
@@ -923,7 +939,7 @@ impl EntryWriter for Writer {
                 } else {
                     "function_call_output"
                 };
-                self.item_with(out, &ts, |l| {
+                self.item_with(out, &ts, size_of(&r.output), |l| {
                     l.extend_from_slice(br#"{"type":"#);
                     json_str(l, ty);
                     l.extend_from_slice(br#","call_id":"#);
@@ -1463,6 +1479,12 @@ mod convert6_tests {
             r#""\u001F""#,
             r#""\u0008""#,
             r#""\ud83d\ude00""#,
+            r#""\\u0041""#,
+            r#""\\\u0001""#,
+            r#""\\\\u0001""#,
+            r#""a\\\/b""#,
+            r#""a\\/b\\\\/""#,
+            r#""\u001b[0m\\\u001b""#,
         ] {
             check(raw);
         }
