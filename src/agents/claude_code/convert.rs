@@ -210,16 +210,15 @@ fn not_loaded(
     let mut rows: Vec<(u64, u64, Kind)> = t.nodes.iter().map(|n| (n.offset, n.len, n.kind)).collect();
     rows.sort_unstable_by_key(|&(o, _, _)| o);
     let mut counts = BTreeMap::new();
-    // The spans between rows, gathered into batches of a few MiB for the cores.
-    let (mut batches, mut batch, mut bytes, mut at) = (Vec::new(), Vec::new(), 0, 0);
+    // The spans between rows, gathered into batches of a few MiB of the file for the cores;
+    // each batch's pages are released after it (so the file's pages do not stay mapped).
+    let (mut batches, mut batch, mut at) = (Vec::new(), Vec::<(u64, u64)>::new(), 0);
     let mut gap = |from: u64, to: u64, batch: &mut Vec<(u64, u64)>| {
         if to > from {
             batch.push((from, to));
-            bytes += to - from;
         }
-        if bytes >= BATCH_BYTES / 2 {
+        if batch.first().is_some_and(|&(first, _)| to - first >= BATCH_BYTES) {
             batches.push(std::mem::take(batch));
-            bytes = 0;
         }
     };
     for &(offset, len, kind) in &rows {
@@ -236,11 +235,35 @@ fn not_loaded(
         .map(|spans| {
             let mut counts = BTreeMap::<String, u64>::new();
             for &(from, to) in spans {
-                let bytes = src.read_range(from, (to - from) as usize)?;
-                let mut stats = crate::io::lines::LineStats::default();
-                crate::io::lines::split_chunk(from, &bytes, to == src.len(), &mut stats, &mut |l| {
-                    *counts.entry(not_loaded_type(l.bytes)).or_insert(0) += 1;
-                });
+                // A span of many lines is read a few MiB at a time, cut after a newline.
+                let mut pos = from;
+                while pos < to {
+                    let mut bytes = src.read_range(pos, (to - pos).min(BATCH_BYTES) as usize)?;
+                    let mut cut = bytes.len();
+                    if pos + cut as u64 != to {
+                        match memchr::memrchr(b'\n', &bytes) {
+                            Some(i) => cut = i + 1,
+                            // A line longer than that: read whole.
+                            None => {
+                                bytes = src.read_range(pos, (to - pos) as usize)?;
+                                cut = bytes.len();
+                            }
+                        }
+                    }
+                    let bytes = &bytes[..cut];
+                    let end = pos + cut as u64;
+                    let mut stats = crate::io::lines::LineStats::default();
+                    crate::io::lines::split_chunk(pos, bytes, end == src.len(), &mut stats, &mut |l| {
+                        *counts.entry(not_loaded_type(l.bytes)).or_insert(0) += 1;
+                    });
+                    if end - pos >= BATCH_BYTES / 2 {
+                        src.done_with(pos, end - pos);
+                    }
+                    pos = end;
+                }
+            }
+            if let (Some(&(from, _)), Some(&(_, to))) = (spans.first(), spans.last()) {
+                src.done_with(from, to - from);
             }
             Ok(counts)
         })
@@ -1268,6 +1291,20 @@ mod convert6_tests {
             format!("\n\n\n"),
             format!("{progress}\n{progress}\n"),
             String::new(),
+            // Spans between rows past the size read at once: many lines, and one line longer.
+            {
+                let mut f = format!("{a}\n");
+                let mut i = 0;
+                while f.len() < 20 << 20 {
+                    let pad = "x".repeat(i * 7919 % 30_000);
+                    f.push_str(&format!(r#"{{"type":"progress","n":{i},"p":"{pad}"}}"#));
+                    f.push_str(["\n", "\r\n", "\n\n", "\n \n"][i % 4]);
+                    i += 1;
+                }
+                f.push_str(&format!(r#"{{"type":"long","p":"{}"}}"#, "y".repeat(9 << 20)));
+                f.push_str(&format!("\n{b}\n{progress}\n{}\n{c}", "z".repeat(17 << 20)));
+                f
+            },
         ];
         for (k, text) in files.iter().enumerate() {
             let src = Source::from_bytes("t.jsonl", text.clone().into_bytes());
