@@ -1053,23 +1053,8 @@ mod tests {
         files.push(("windows".into(), odd_rows()));
         let mut counted = 0;
         for (name, bytes) in files {
-            let src = Source::from_bytes(&name, bytes);
-            let t = claude::read(&src).unwrap();
-            for full in [false, true] {
-                let positions = t
-                    .rebuild(&Options {
-                        full,
-                        ..Options::default()
-                    })
-                    .unwrap_or_default()
-                    .positions;
-                let mut carried = vec![0u64; (t.lines as usize + 64) / 64 + 1];
-                for &p in &positions {
-                    let line = t.node(p).line;
-                    carried[(line / 64) as usize] |= 1 << (line % 64);
-                }
-                let fast = not_loaded(&src, &t, &positions).unwrap();
-                assert_eq!(fast, not_loaded_in_order(&src, &carried).unwrap(), "{name} full={full}");
+            for (full, fast, plain) in convert6_tests::counts_both(&Source::from_bytes(&name, bytes)) {
+                assert_eq!(fast, plain, "{name} full={full}");
                 counted += fast.values().sum::<u64>();
             }
         }
@@ -1288,7 +1273,7 @@ mod convert6_tests {
             format!("{progress}\n{a}\n{side}\nnot json\n{b}\n{c}\n{progress}"),
             format!("{a}\r\n{b}\r\n{progress}\r\n{c}"),
             format!("{a}\n{b}\n \n{progress}\n{{\"type\":\"user\",\"uuid\":\"x\",\"message\":{{\"content\":\"cut"),
-            format!("\n\n\n"),
+            "\n\n\n".to_string(),
             format!("{progress}\n{progress}\n"),
             String::new(),
             // Spans between rows past the size read at once: many lines, and one line longer.
@@ -1307,9 +1292,21 @@ mod convert6_tests {
             },
         ];
         for (k, text) in files.iter().enumerate() {
-            let src = Source::from_bytes("t.jsonl", text.clone().into_bytes());
-            let t = claude::read(&src).unwrap();
-            for full in [false, true] {
+            for (full, fast, plain) in counts_both(&Source::from_bytes("t.jsonl", text.clone().into_bytes())) {
+                assert_eq!(fast, plain, "file {k} full={full}: {text:?}");
+            }
+        }
+    }
+
+    type Counted = std::collections::BTreeMap<String, u64>;
+
+    /// What a conversion of `src` does not carry, whole and from the last compaction: counted
+    /// from the spans between rows, and by the plain count over every line.
+    pub(super) fn counts_both(src: &Source) -> Vec<(bool, Counted, Counted)> {
+        let t = claude::read(src).unwrap();
+        [false, true]
+            .into_iter()
+            .map(|full| {
                 let positions = t
                     .rebuild(&Options {
                         full,
@@ -1322,13 +1319,10 @@ mod convert6_tests {
                     let line = t.node(p).line;
                     carried[(line / 64) as usize] |= 1 << (line % 64);
                 }
-                assert_eq!(
-                    not_loaded(&src, &t, &positions).unwrap(),
-                    not_loaded_in_order(&src, &carried).unwrap(),
-                    "file {k} full={full}: {text:?}"
-                );
-            }
-        }
+                let fast = not_loaded(src, &t, &positions).unwrap();
+                (full, fast, not_loaded_in_order(src, &carried).unwrap())
+            })
+            .collect()
     }
 
     /// `row` with its texts held as text, and how many were held as JSON strings.
