@@ -6,6 +6,14 @@
 /// Runs of eight bytes with nothing to escape are passed over at once: the text and tool
 /// output of a conversation escape one byte in tens, and serde_json looks at each.
 pub fn json_str(out: &mut Vec<u8>, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push(b'"');
+    json_str_inner(out, s);
+    out.push(b'"');
+}
+
+/// [`json_str`] without the quotes: the escaped text.
+pub fn json_str_inner(out: &mut Vec<u8>, s: &str) {
     const ONES: u64 = u64::from_le_bytes([0x01; 8]);
     const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
     // The bytes of `w` below 0x20, `"` or a backslash, each flagged by its high bit: the lowest
@@ -17,8 +25,6 @@ pub fn json_str(out: &mut Vec<u8>, s: &str) {
             | zero(w ^ (ONES * u64::from(b'\\')))
     };
     let b = s.as_bytes();
-    out.reserve(b.len() + 2);
-    out.push(b'"');
     let (mut run, mut i) = (0, 0);
     while i < b.len() {
         if let Some(w) = b.get(i..i + 8) {
@@ -55,7 +61,6 @@ pub fn json_str(out: &mut Vec<u8>, s: &str) {
         run = i;
     }
     out.extend_from_slice(&b[run..]);
-    out.push(b'"');
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use super::history;
 use super::rollout::tail::{self, Marks, TailCheck};
 use super::rollout::{self as codex, ItemSrc, Record, SUMMARY_PREFIX, summary_body};
 use crate::agents::cctool::schema::parse_arguments;
-use crate::convert::json::json_str;
+use crate::convert::json::{json_str, json_str_inner};
 use crate::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key, collect,
 };
@@ -786,6 +786,7 @@ fn item_pieces(item: &codex::Item, bytes: &[u8], line: Option<u64>, out: &mut Ve
                     for p in parts {
                         match p {
                             Part::Text(t) => out.push(Piece::Block(line, Block::Text(t))),
+                            Part::Json(j) => out.push(Piece::Block(line, Block::Text(j.text()))),
                             Part::Image(_) => drop(out, "assistant image"),
                         }
                     }
@@ -967,13 +968,13 @@ impl Writer {
     }
 
     fn item(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, payload: Value) {
-        self.item_with(out, ts, |l| l.extend(line(&payload)));
+        self.item_with(out, ts, 0, |l| l.extend(line(&payload)));
     }
 
     /// A `response_item` line whose payload `write` writes: the bytes of [`Writer::item`] of
-    /// that payload, written once into the line.
-    fn item_with(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, write: impl FnOnce(&mut Vec<u8>)) {
-        let mut l = Vec::new();
+    /// that payload, written once into the line (of about `size` bytes, allocated once).
+    fn item_with(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, size: usize, write: impl FnOnce(&mut Vec<u8>)) {
+        let mut l = Vec::with_capacity(LINE_HEAD + size);
         l.extend_from_slice(b"{\"timestamp\":");
         json_str(&mut l, ts);
         l.extend_from_slice(b",\"type\":\"response_item\",\"payload\":");
@@ -986,9 +987,48 @@ impl Writer {
     }
 }
 
-/// An `event_msg` line whose payload `write` writes.
-fn event_with(out: &mut Vec<Vec<u8>>, ts: &str, write: impl FnOnce(&mut Vec<u8>)) {
-    let mut l = Vec::new();
+/// The texts of `parts` joined by `sep` as one JSON string: a [`Part::Json`] copied as
+/// written (escaping is per character, so the escaped join is the join of the escaped texts).
+fn json_join(out: &mut Vec<u8>, parts: &[Part], sep: &str) {
+    out.push(b'"');
+    let mut first = true;
+    for p in parts {
+        let text = match p {
+            Part::Text(t) => Ok(t.as_str()),
+            Part::Json(j) => Err(j.inner()),
+            Part::Image(_) => continue,
+        };
+        if !first {
+            json_str_inner(out, sep);
+        }
+        first = false;
+        match text {
+            Ok(t) => json_str_inner(out, t),
+            Err(escaped) => out.extend_from_slice(escaped.as_bytes()),
+        }
+    }
+    out.push(b'"');
+}
+
+/// What a line holds besides its large strings, about: its envelope, the time, the payload's
+/// other members.
+const LINE_HEAD: usize = 192;
+
+/// The bytes `parts` take in a line, about (more where a text has escapes).
+fn size_of(parts: &[Part]) -> usize {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => t.len() + 32,
+            Part::Json(j) => j.json().len() + 32,
+            Part::Image(i) => i.data.as_ref().or(i.url.as_ref()).map_or(0, String::len) + 64,
+        })
+        .sum()
+}
+
+/// An `event_msg` line whose payload `write` writes (of about `size` bytes).
+fn event_with(out: &mut Vec<Vec<u8>>, ts: &str, size: usize, write: impl FnOnce(&mut Vec<u8>)) {
+    let mut l = Vec::with_capacity(LINE_HEAD + size);
     l.extend_from_slice(b"{\"timestamp\":");
     json_str(&mut l, ts);
     l.extend_from_slice(b",\"type\":\"event_msg\",\"payload\":");
@@ -1003,6 +1043,10 @@ fn input_part(l: &mut Vec<u8>, p: &Part) {
         Part::Text(t) => {
             l.extend_from_slice(b"{\"type\":\"input_text\",\"text\":");
             json_str(l, t);
+        }
+        Part::Json(j) => {
+            l.extend_from_slice(b"{\"type\":\"input_text\",\"text\":");
+            l.extend_from_slice(j.json().as_bytes());
         }
         Part::Image(i) => {
             l.extend_from_slice(b"{\"type\":\"input_image\",\"image_url\":");
@@ -1032,15 +1076,14 @@ impl EntryWriter for Writer {
                     out.push(self.token_count(&ts));
                     self.turn_open = false;
                 }
-                self.item_with(out, &ts, |l| {
+                self.item_with(out, &ts, size_of(parts), |l| {
                     l.extend_from_slice(br#"{"type":"message","role":"user","content":"#);
                     input_parts(l, parts);
                     l.push(b'}');
                 });
-                event_with(out, &ts, |l| {
+                event_with(out, &ts, size_of(parts), |l| {
                     l.extend_from_slice(br#"{"type":"user_message","message":"#);
-                    let text: Vec<&str> = parts.iter().filter_map(Part::text).collect();
-                    json_str(l, &text.join("\n"));
+                    json_join(l, parts, "\n");
                     l.extend_from_slice(br#","images":["#);
                     let mut first = true;
                     for p in parts {
@@ -1068,7 +1111,7 @@ impl EntryWriter for Writer {
                             // The text escaped once, for the item and the event.
                             let mut esc = Vec::with_capacity(text.len() + 2);
                             json_str(&mut esc, &text);
-                            self.item_with(out, &ts, |l| {
+                            self.item_with(out, &ts, esc.len(), |l| {
                                 l.extend_from_slice(
                                     br#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"#,
                                 );
@@ -1077,7 +1120,7 @@ impl EntryWriter for Writer {
                             });
                             // A reply the resumed screen shows; carried reasoning is not one.
                             if matches!(b, Block::Text(_)) {
-                                event_with(out, &ts, |l| {
+                                event_with(out, &ts, esc.len(), |l| {
                                     l.extend_from_slice(br#"{"type":"agent_message","message":"#);
                                     l.extend_from_slice(&esc);
                                     l.push(b'}');
@@ -1088,7 +1131,7 @@ impl EntryWriter for Writer {
                             let (mapped, label) = tools::to_codex(&call.name, &call.input);
                             self.tally.map(label);
                             match mapped {
-                                CodexCall::Function { name, arguments } => self.item_with(out, &ts, |l| {
+                                CodexCall::Function { name, arguments } => self.item_with(out, &ts, 0, |l| {
                                     l.extend_from_slice(br#"{"type":"function_call","name":"#);
                                     json_str(l, &name);
                                     l.extend_from_slice(br#","arguments":"#);
@@ -1118,13 +1161,13 @@ impl EntryWriter for Writer {
                     self.tally.drop("tool_result:is_error flag");
                 }
                 let custom = self.custom.contains(&call_key(&r.call_id));
-                let all_text = r.output.iter().all(|p| p.text().is_some());
+                let all_text = r.output.iter().all(Part::is_text);
                 let ty = if custom {
                     "custom_tool_call_output"
                 } else {
                     "function_call_output"
                 };
-                self.item_with(out, &ts, |l| {
+                self.item_with(out, &ts, size_of(&r.output), |l| {
                     l.extend_from_slice(br#"{"type":"#);
                     json_str(l, ty);
                     l.extend_from_slice(br#","call_id":"#);
@@ -1132,7 +1175,8 @@ impl EntryWriter for Writer {
                     l.extend_from_slice(br#","output":"#);
                     match (all_text || custom, r.output.as_slice()) {
                         (true, [Part::Text(t)]) => json_str(l, t),
-                        (true, parts) => json_str(l, &parts.iter().filter_map(Part::text).collect::<String>()),
+                        (true, [Part::Json(j)]) => l.extend_from_slice(j.json().as_bytes()),
+                        (true, parts) => json_join(l, parts, ""),
                         (false, parts) => input_parts(l, parts),
                     }
                     l.push(b'}');
@@ -1159,6 +1203,10 @@ impl EntryWriter for Writer {
 
     fn tally(&mut self) -> Tally {
         std::mem::take(&mut self.tally)
+    }
+
+    fn takes_json(&self) -> bool {
+        true
     }
 }
 
@@ -1382,11 +1430,13 @@ mod tests {
 
     /// The lines of an entry as the writer built them as JSON values before it wrote them
     /// directly: the oracle of [`the_lines_are_the_values_written`].
-    fn valued(e: &Entry, ts: &str, custom: &mut rustc_hash::FxHashSet<u64>, as_text: bool) -> Vec<Vec<u8>> {
+    pub(super) fn valued(e: &Entry, ts: &str, custom: &mut rustc_hash::FxHashSet<u64>, as_text: bool) -> Vec<Vec<u8>> {
+        let e = &e.clone().into_plain();
         let item = |payload: Value| line(&json!({"timestamp": ts, "type": "response_item", "payload": payload}));
         let event = |payload: Value| line(&json!({"timestamp": ts, "type": "event_msg", "payload": payload}));
         let part = |p: &Part| match p {
             Part::Text(t) => json!({"type": "input_text", "text": t}),
+            Part::Json(j) => json!({"type": "input_text", "text": j.text()}),
             Part::Image(i) => json!({"type": "input_image", "image_url": i.as_url()}),
         };
         let mut out = Vec::new();
@@ -1399,7 +1449,7 @@ mod tests {
                     .iter()
                     .filter_map(|p| match p {
                         Part::Image(i) => Some(i.as_url()),
-                        Part::Text(_) => None,
+                        Part::Text(_) | Part::Json(_) => None,
                     })
                     .collect();
                 out.push(event(json!({"type": "user_message", "message": text.join("\n"),
@@ -1829,5 +1879,199 @@ mod convert7_tests {
         if let Some(k) = (0..par.len()).find(|&k| par[k] != seq[k]) {
             panic!("entry {k} differs:\n{:?}\n{:?}", par[k], seq[k]);
         }
+    }
+}
+
+#[cfg(test)]
+mod convert6_tests {
+    use super::*;
+    use crate::convert::model::JsonText;
+
+    /// A JSON string of `s` escaped in one of the ways JSON allows, chosen per character by
+    /// `how`: as serde_json writes it, or `\uXXXX` (either case), or `\/`.
+    fn escaped(s: &str, how: &[u8]) -> String {
+        let mut out = String::from("\"");
+        for (k, c) in s.chars().enumerate() {
+            let h = how.get(k).copied().unwrap_or(0) % 4;
+            let mut units = [0u16; 2];
+            match h {
+                1 | 2 => {
+                    for u in c.encode_utf16(&mut units) {
+                        out.push_str(&match h {
+                            1 => format!("\\u{u:04x}"),
+                            _ => format!("\\u{u:04X}"),
+                        });
+                    }
+                }
+                3 if c == '/' => out.push_str("\\/"),
+                _ => {
+                    let j = serde_json::to_string(&c.to_string()).unwrap();
+                    out.push_str(&j[1..j.len() - 1]);
+                }
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    /// A JSON string is taken as written exactly when it is serde_json's string of its text:
+    /// on every character escaped every way, and on any text escaped any way.
+    #[test]
+    fn json_text_is_serde_jsons_string() {
+        let check = |raw: &str| {
+            let text: String = serde_json::from_str(raw).unwrap();
+            let serde = serde_json::to_string(&text).unwrap();
+            match JsonText::canonical(raw) {
+                Some(j) => {
+                    assert_eq!(j.json(), serde, "{raw}");
+                    assert_eq!(j.text(), text, "{raw}");
+                    assert_eq!(j.inner(), &serde[1..serde.len() - 1]);
+                    true
+                }
+                None => {
+                    assert_ne!(raw, serde, "refused {raw}");
+                    false
+                }
+            }
+        };
+        let mut taken = 0;
+        for c in (0u32..0x800)
+            .filter_map(char::from_u32)
+            .chain(['\u{ffff}', '😀', '/', '\u{2028}'])
+        {
+            for how in 0..4u8 {
+                taken += usize::from(check(&escaped(&format!("a{c}b"), &[0, how, 0])));
+            }
+        }
+        assert!(taken > 0x800, "{taken}");
+        for raw in [
+            r#""""#,
+            r#""\/""#,
+            r#""\u00e9""#,
+            r#""\u001F""#,
+            r#""\u0008""#,
+            r#""\ud83d\ude00""#,
+            r#""\\u0041""#,
+            r#""\\\u0001""#,
+            r#""\\\\u0001""#,
+            r#""a\\\/b""#,
+            r#""a\\/b\\\\/""#,
+            r#""\u001b[0m\\\u001b""#,
+        ] {
+            check(raw);
+        }
+        assert!(JsonText::canonical(r#""a\u001fb\n\"\\""#).is_some());
+        assert!(JsonText::canonical(r#""\u000a""#).is_none());
+        proptest::proptest!(|(s in "(?s).{0,60}", t in "[ -~\\x00-\\x1f\"\\\\é/😀]{0,40}", how in proptest::collection::vec(0u8..8, 0..60))| {
+            check(&escaped(&s, &how));
+            check(&escaped(&t, &how));
+            check(&escaped(&t, &[]));
+        });
+    }
+
+    /// The lines written from texts held as JSON strings are those written from the same
+    /// texts held as text, by both writers: on the conversations of every transcript of the
+    /// fixtures, as the typed read gives them, and on entries of every shape.
+    #[test]
+    fn json_texts_write_the_lines_of_plain_texts() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut convs: Vec<Vec<Entry>> = Vec::new();
+        for e in walkdir::WalkDir::new(&root).into_iter().filter_map(Result::ok) {
+            if e.path().extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            let bytes = std::fs::read(e.path()).unwrap();
+            if memchr::memmem::find(&bytes, b"\"parentUuid\"").is_none() {
+                continue;
+            }
+            let src = Source::from_bytes(&e.path().display().to_string(), bytes);
+            for full in [false, true] {
+                let mut entries = Vec::new();
+                let read = crate::agents::claude_code::convert::read_stream(&src, full, false, &mut |m| {
+                    if let crate::convert::model::Msg::Entry(e) = m {
+                        entries.push(e);
+                    }
+                    Ok(())
+                });
+                if read.is_ok() {
+                    convs.push(entries);
+                }
+            }
+        }
+        let json = |t: &str| Part::Json(JsonText::canonical(&serde_json::to_string(t).unwrap()).unwrap());
+        let text = |t: &str| Part::Text(t.to_string());
+        let img = Part::Image(Image::from_url("data:image/png;base64,AAA="));
+        let result = |id: &str, output: Vec<Part>| {
+            Body::ToolResult(ToolResult {
+                call_id: id.into(),
+                output,
+                is_error: false,
+            })
+        };
+        let odd = [
+            Body::User(vec![json("a \"q\"\n\u{1}é😀"), img.clone(), text("b\t"), json("c")]),
+            Body::User(vec![json("")]),
+            Body::User(vec![img.clone(), json("\\ \u{7f}\u{2028}")]),
+            Body::Assistant(vec![Block::Call(ToolCall {
+                id: "c5".into(),
+                name: "Edit".into(),
+                input: json!({"file_path": "/a", "old_string": "x", "new_string": "y"}),
+            })]),
+            result("c1", vec![json("out\r\n")]),
+            result("c2", vec![json("a"), text("\u{8}"), json("\u{c}c")]),
+            result("c3", vec![json("a"), img.clone(), json("b")]),
+            result("c5", vec![json("x"), img, json("y\u{1f}")]),
+            result("c5", vec![json("p\"atch")]),
+        ];
+        convs.push(
+            odd.into_iter()
+                .enumerate()
+                .map(|(k, body)| Entry {
+                    key: format!("k{k}"),
+                    timestamp: Some(format!("2026-01-01T00:00:0{k}.000Z")),
+                    body,
+                })
+                .collect(),
+        );
+        let o = WriteOptions {
+            session_id: "s".into(),
+            cwd: "/w".into(),
+            model: None,
+            reasoning_as_text: false,
+        };
+        let (mut compared, mut held) = (0, 0);
+        let writers: [crate::convert::MakeWriter; 2] = [writer, crate::agents::claude_code::convert::writer];
+        for (make, entries) in writers.iter().flat_map(|m| convs.iter().map(move |c| (m, c))) {
+            let first = entries.iter().find_map(|e| e.timestamp.clone());
+            let mut both = [Vec::new(), Vec::new()];
+            for (k, out) in both.iter_mut().enumerate() {
+                let mut w = make(&o, first.as_deref(), Default::default(), out);
+                assert!(w.takes_json());
+                for e in entries {
+                    let e = if k == 0 { e.clone() } else { e.clone().into_plain() };
+                    w.entry(&e, out);
+                }
+                w.finish(out);
+            }
+            held += entries
+                .iter()
+                .filter(|e| match &e.body {
+                    Body::User(p) | Body::ToolResult(ToolResult { output: p, .. }) => {
+                        p.iter().any(|p| matches!(p, Part::Json(_)))
+                    }
+                    _ => false,
+                })
+                .count();
+            let [json_lines, plain_lines] = both;
+            for (a, b) in json_lines.iter().zip(&plain_lines) {
+                assert_eq!(String::from_utf8_lossy(a), String::from_utf8_lossy(b));
+            }
+            assert_eq!(json_lines.len(), plain_lines.len());
+            compared += json_lines.len();
+        }
+        assert!(
+            held > 400 && compared > 4_500,
+            "{held} entries with JSON texts, {compared} lines"
+        );
     }
 }
