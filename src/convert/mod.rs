@@ -7,6 +7,7 @@
 //! gives the old lines followed by new ones: [`incremental`] appends only those.
 
 pub mod incremental;
+pub mod json;
 pub mod model;
 pub mod stream;
 pub mod tools;
@@ -120,6 +121,19 @@ pub trait EntryWriter: Send {
     fn finish(&mut self, out: &mut Vec<Vec<u8>>);
     /// What was mapped and left out so far.
     fn tally(&mut self) -> Tally;
+    /// Whether it takes texts as [`model::Part::Json`]; a writer that does not is handed
+    /// every text as [`model::Part::Text`] ([`feed`]).
+    fn takes_json(&self) -> bool {
+        false
+    }
+}
+
+/// Hands `e` to `w`, its texts held as `w` takes them.
+pub fn feed(w: &mut dyn EntryWriter, e: model::Entry, out: &mut Vec<Vec<u8>>) {
+    match w.takes_json() {
+        true => w.entry(&e, out),
+        false => w.entry(&e.into_plain(), out),
+    }
 }
 
 /// A writer from the options, the conversation's first timestamp and the calls it answers;
@@ -132,7 +146,7 @@ pub fn write_whole(make: MakeWriter, c: &model::Conversation, o: &WriteOptions, 
     let mut out = Vec::new();
     let mut w = make(o, c.first_timestamp(), c.answered_calls(), &mut out);
     for e in &c.entries {
-        w.entry(e, &mut out);
+        feed(w.as_mut(), e.clone(), &mut out);
     }
     w.finish(&mut out);
     *tally = w.tally();

@@ -58,6 +58,66 @@ pub enum Body {
 pub enum Part {
     Text(String),
     Image(Image),
+    /// A text as the source wrote it as a JSON string, which is the string a writer would
+    /// write: carried without unescaping it and escaping it again. Only writers that say so
+    /// ([`crate::convert::EntryWriter::takes_json`]) are handed one; the others get
+    /// [`Part::Text`] ([`Entry::into_plain`]).
+    Json(JsonText),
+}
+
+/// A JSON string, quotes included, written exactly as serde_json writes its text (`"`, `\\`
+/// and the control characters escaped, `\b \t \n \f \r` by name and the others as `\u00xx`,
+/// nothing else): so its bytes can go into a line unchanged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JsonText(Box<str>);
+
+impl JsonText {
+    /// `raw`, a JSON string as read from valid JSON (quotes included), when it is written as
+    /// serde_json writes its text; None when it holds another escape (`\/`, `\u00e9`, a
+    /// surrogate, upper-case hex), which serde_json would write otherwise.
+    pub fn canonical(raw: &str) -> Option<JsonText> {
+        let b = raw.as_bytes();
+        if b.len() < 2 || b[0] != b'"' || b[b.len() - 1] != b'"' {
+            return None;
+        }
+        let inner = &b[1..b.len() - 1];
+        // Every escape is valid (the string was read as JSON), so only a `\u` or a `\/` can be
+        // one serde_json would write otherwise. Each is found by a substring search; it is an
+        // escape when the run of backslashes it ends is odd (the others are `\\` pairs).
+        use memchr::memmem;
+        let escape = |i: usize| inner[..=i].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 1;
+        if memmem::find_iter(inner, b"\\/").any(escape) {
+            return None;
+        }
+        for i in memmem::find_iter(inner, b"\\u").filter(|&i| escape(i)) {
+            let hex = inner.get(i + 2..i + 6)?;
+            let digit = |c: u8| match c {
+                b'0'..=b'9' => Some(c - b'0'),
+                b'a'..=b'f' => Some(c - b'a' + 10),
+                _ => None,
+            };
+            let c = (digit(hex[2])? << 4) | digit(hex[3])?;
+            if &hex[..2] != b"00" || c >= 0x20 || matches!(c, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
+                return None;
+            }
+        }
+        Some(JsonText(raw.into()))
+    }
+
+    /// The JSON string, quotes included.
+    pub fn json(&self) -> &str {
+        &self.0
+    }
+
+    /// The JSON string without its quotes: the escaped text.
+    pub fn inner(&self) -> &str {
+        &self.0[1..self.0.len() - 1]
+    }
+
+    /// The text.
+    pub fn text(&self) -> String {
+        serde_json::from_str(&self.0).unwrap_or_default()
+    }
 }
 
 /// An image as base64 data with its media type, or as a URL.
@@ -128,11 +188,43 @@ impl Conversation {
 }
 
 impl Part {
+    /// The text of a [`Part::Text`] (not of a [`Part::Json`]: see [`Part::is_text`]).
     pub fn text(&self) -> Option<&str> {
         match self {
             Part::Text(t) => Some(t),
-            Part::Image(_) => None,
+            Part::Image(_) | Part::Json(_) => None,
         }
+    }
+
+    /// Whether it is a text, either way it is held.
+    pub fn is_text(&self) -> bool {
+        !matches!(self, Part::Image(_))
+    }
+
+    /// The same part with its text held as text.
+    pub fn into_plain(self) -> Part {
+        match self {
+            Part::Json(j) => Part::Text(j.text()),
+            p => p,
+        }
+    }
+}
+
+impl Entry {
+    /// The same entry without [`Part::Json`]: every text held as text.
+    pub fn into_plain(self) -> Entry {
+        let plain = |parts: Vec<Part>| parts.into_iter().map(Part::into_plain).collect();
+        let body = match self.body {
+            Body::User(parts) if parts.iter().any(|p| matches!(p, Part::Json(_))) => Body::User(plain(parts)),
+            Body::ToolResult(r) if r.output.iter().any(|p| matches!(p, Part::Json(_))) => {
+                Body::ToolResult(ToolResult {
+                    output: plain(r.output),
+                    ..r
+                })
+            }
+            b => b,
+        };
+        Entry { body, ..self }
     }
 }
 
@@ -196,6 +288,9 @@ pub enum Msg {
     /// for) the results it holds ([`Conversation::answered`]).
     Head(Conversation),
     Entry(Entry),
+    /// Entries in order, handed over together ([`crate::convert::stream::send_all`] batches
+    /// them: one message per entry woke the writer's thread for each).
+    Entries(Vec<Entry>),
     /// The read is complete: the conversation's metadata and what was left out (sent by the
     /// driver, [`crate::convert::stream`], never by a reader).
     End(Conversation),
@@ -310,8 +405,10 @@ impl<'a> Emitter<'a> {
 pub fn collect(read: impl FnOnce(Sink<'_>) -> std::io::Result<Conversation>) -> std::io::Result<Conversation> {
     let mut entries = Vec::new();
     let mut c = read(&mut |m| {
-        if let Msg::Entry(e) = m {
-            entries.push(e);
+        match m {
+            Msg::Entry(e) => entries.push(e.into_plain()),
+            Msg::Entries(es) => entries.extend(es.into_iter().map(Entry::into_plain)),
+            Msg::Head(_) | Msg::End(_) => {}
         }
         Ok(())
     })?;
@@ -325,7 +422,7 @@ impl Counts {
         let images = |parts: &[Part]| parts.iter().filter(|p| matches!(p, Part::Image(_))).count() as u64;
         match &e.body {
             Body::User(parts) => {
-                self.user_texts += parts.iter().filter(|p| p.text().is_some()).count() as u64;
+                self.user_texts += parts.iter().filter(|p| p.is_text()).count() as u64;
                 self.images += images(parts);
             }
             Body::Assistant(blocks) => {

@@ -22,12 +22,58 @@ pub fn send_all(
     tx: SyncSender<Msg>,
     read: impl FnOnce(super::model::Sink<'_>) -> std::io::Result<Conversation>,
 ) -> std::io::Result<()> {
-    let mut send = |m: Msg| {
+    let send = |m: Msg| {
         tx.send(m)
             .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the conversion stopped"))
     };
-    let c = read(&mut send)?;
-    send(Msg::End(c))
+    // Entries go a batch at a time, a batch handed over when it holds `BATCH` entries or
+    // `BATCH_BYTES` of text (so the entries in flight stay a few MiB).
+    let (mut batch, mut bytes) = (Vec::new(), 0usize);
+    let flush = |batch: &mut Vec<Entry>, bytes: &mut usize| {
+        *bytes = 0;
+        match batch.len() {
+            0 => Ok(()),
+            _ => send(Msg::Entries(std::mem::take(batch))),
+        }
+    };
+    let read = read(&mut |m: Msg| match m {
+        Msg::Entry(e) => {
+            bytes += weight(&e);
+            batch.push(e);
+            if batch.len() >= BATCH || bytes >= BATCH_BYTES {
+                flush(&mut batch, &mut bytes)?;
+            }
+            Ok(())
+        }
+        m => {
+            flush(&mut batch, &mut bytes)?;
+            send(m)
+        }
+    });
+    // The entries read before a failure are written, as they were one at a time.
+    flush(&mut batch, &mut bytes)?;
+    send(Msg::End(read?))
+}
+
+const BATCH: usize = 64;
+const BATCH_BYTES: usize = 64 << 10;
+
+/// About the bytes an entry holds, for the size of a batch.
+fn weight(e: &Entry) -> usize {
+    use super::model::{Block, Body, Part};
+    let parts = |ps: &[Part]| ps.iter().map(|p| p.text().map_or(64, str::len)).sum::<usize>();
+    match &e.body {
+        Body::User(ps) => parts(ps),
+        Body::ToolResult(r) => parts(&r.output),
+        Body::Assistant(bs) => bs
+            .iter()
+            .map(|b| match b {
+                Block::Text(t) | Block::Reasoning(t) => t.len(),
+                Block::Call(_) => 256,
+            })
+            .sum(),
+        Body::Compaction(s) => s.len(),
+    }
 }
 
 /// The head a reader sends first; `None` if it failed before.
@@ -48,6 +94,8 @@ pub struct Lines<'a> {
     /// Entries before the first with a timestamp: the writer starts its clock from it.
     waiting: Vec<Entry>,
     out: Vec<Vec<u8>>,
+    /// Entries of a batch received and not yet written.
+    inbox: VecDeque<Entry>,
     ready: VecDeque<Vec<u8>>,
     end: Option<Conversation>,
     reasoning_as_text: bool,
@@ -64,6 +112,7 @@ impl<'a> Lines<'a> {
             writer: None,
             waiting: Vec::new(),
             out: Vec::new(),
+            inbox: VecDeque::new(),
             ready: VecDeque::new(),
             end: None,
             reasoning_as_text,
@@ -76,7 +125,7 @@ impl<'a> Lines<'a> {
         if let Some(make) = self.make.take() {
             let mut w = make(first, &mut self.out);
             for e in std::mem::take(&mut self.waiting) {
-                w.entry(&e, &mut self.out);
+                super::feed(w.as_mut(), e, &mut self.out);
             }
             self.writer = Some(w);
         }
@@ -92,7 +141,7 @@ impl<'a> Lines<'a> {
             if self.end.is_some() {
                 return Ok(None);
             }
-            match self.rx.recv() {
+            match self.recv() {
                 Ok(Msg::Entry(e)) => {
                     self.counts.add(&e, self.reasoning_as_text);
                     if self.writer.is_none() && e.timestamp.is_some() {
@@ -100,7 +149,7 @@ impl<'a> Lines<'a> {
                         self.start(first.as_deref());
                     }
                     match &mut self.writer {
-                        Some(w) => w.entry(&e, &mut self.out),
+                        Some(w) => super::feed(w.as_mut(), e, &mut self.out),
                         None => self.waiting.push(e),
                     }
                 }
@@ -112,12 +161,25 @@ impl<'a> Lines<'a> {
                     }
                     self.end = Some(c);
                 }
-                Ok(Msg::Head(_)) => {}
+                Ok(Msg::Head(_) | Msg::Entries(_)) => {}
                 Err(_) => {
                     return Err(std::io::Error::other("the source was not read to its end"));
                 }
             }
             self.ready.extend(self.out.drain(..));
+        }
+    }
+
+    /// The next message, an entry of a batch received one at a time.
+    fn recv(&mut self) -> Result<Msg, std::sync::mpsc::RecvError> {
+        loop {
+            if let Some(e) = self.inbox.pop_front() {
+                return Ok(Msg::Entry(e));
+            }
+            match self.rx.recv()? {
+                Msg::Entries(es) => self.inbox.extend(es),
+                m => return Ok(m),
+            }
         }
     }
 

@@ -15,11 +15,12 @@ use serde_json::{Map, Value, json};
 
 use super::chain::{self as claude, Kind, Options, flag};
 use crate::compact::ids;
+use crate::convert::json::json_str;
 use crate::convert::model::{
-    Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolResult, call_key, collect,
+    Answered, Block, Body, Conversation, Emitter, Entry, Image, JsonText, Part, Sink, ToolResult, call_key, collect,
 };
 use crate::convert::tools;
-use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, line_with, reasoning_text};
+use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, reasoning_text};
 use crate::io::Source;
 use crate::model::Format;
 
@@ -194,39 +195,83 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
 }
 
 /// The lines of `src` the conversation does not carry (the rows at `positions`), counted by
-/// type, on every core. A line is told carried by where it starts. A message row's type is its
-/// kind in the index, which read it from the same line; only the other lines (progress,
-/// snapshots, titles, unreadable ones) are parsed again. [`not_loaded_in_order`] is the plain
-/// reading.
+/// type. A message row's type is its kind in the index, which read it from the same line; only
+/// the lines between the index's rows (progress, snapshots, titles, unreadable ones) are split
+/// and parsed, on every core: the rows, most of the file, are not read again.
+/// [`not_loaded_in_order`] is the plain reading.
 fn not_loaded(
     src: &Source,
     t: &claude::Transcript,
     positions: &[u32],
 ) -> std::io::Result<std::collections::BTreeMap<String, u64>> {
+    use rayon::prelude::*;
+    use std::collections::BTreeMap;
     let mut starts: Vec<u64> = positions.iter().map(|&p| t.node(p).offset).collect();
     starts.sort_unstable();
-    let mut rows: Vec<(u64, Kind)> = t.nodes.iter().map(|n| (n.offset, n.kind)).collect();
-    rows.sort_unstable_by_key(|&(o, _)| o);
-    let mut counts = std::collections::BTreeMap::new();
-    crate::io::lines::par_fold(
-        src,
-        std::collections::BTreeMap::<String, u64>::new,
-        |w, l| {
-            if starts.binary_search(&l.offset).is_ok() {
-                return;
+    let mut rows: Vec<(u64, u64, Kind)> = t.nodes.iter().map(|n| (n.offset, n.len, n.kind)).collect();
+    rows.sort_unstable_by_key(|&(o, _, _)| o);
+    let mut counts = BTreeMap::new();
+    // The spans between rows, gathered into batches of a few MiB of the file for the cores;
+    // each batch's pages are released after it (so the file's pages do not stay mapped).
+    let (mut batches, mut batch, mut at) = (Vec::new(), Vec::<(u64, u64)>::new(), 0);
+    let mut gap = |from: u64, to: u64, batch: &mut Vec<(u64, u64)>| {
+        if to > from {
+            batch.push((from, to));
+        }
+        if batch.first().is_some_and(|&(first, _)| to - first >= BATCH_BYTES) {
+            batches.push(std::mem::take(batch));
+        }
+    };
+    for &(offset, len, kind) in &rows {
+        if starts.binary_search(&offset).is_err() {
+            *counts.entry(format!("not loaded:{}", kind_type(kind))).or_insert(0) += 1;
+        }
+        gap(at, offset, &mut batch);
+        at = at.max(offset + len);
+    }
+    gap(at, src.len(), &mut batch);
+    batches.push(batch);
+    let types = batches
+        .par_iter()
+        .map(|spans| {
+            let mut counts = BTreeMap::<String, u64>::new();
+            for &(from, to) in spans {
+                // A span of many lines is read a few MiB at a time, cut after a newline.
+                let mut pos = from;
+                while pos < to {
+                    let mut bytes = src.read_range(pos, (to - pos).min(BATCH_BYTES) as usize)?;
+                    let mut cut = bytes.len();
+                    if pos + cut as u64 != to {
+                        match memchr::memrchr(b'\n', &bytes) {
+                            Some(i) => cut = i + 1,
+                            // A line longer than that: read whole.
+                            None => {
+                                bytes = src.read_range(pos, (to - pos) as usize)?;
+                                cut = bytes.len();
+                            }
+                        }
+                    }
+                    let bytes = &bytes[..cut];
+                    let end = pos + cut as u64;
+                    let mut stats = crate::io::lines::LineStats::default();
+                    crate::io::lines::split_chunk(pos, bytes, end == src.len(), &mut stats, &mut |l| {
+                        *counts.entry(not_loaded_type(l.bytes)).or_insert(0) += 1;
+                    });
+                    if end - pos >= BATCH_BYTES / 2 {
+                        src.done_with(pos, end - pos);
+                    }
+                    pos = end;
+                }
             }
-            let ty = match rows.binary_search_by_key(&l.offset, |&(o, _)| o) {
-                Ok(i) => format!("not loaded:{}", kind_type(rows[i].1)),
-                Err(_) => not_loaded_type(l.bytes),
-            };
-            *w.entry(ty).or_insert(0) += 1;
-        },
-        |w, _| {
-            for (ty, n) in w {
-                *counts.entry(ty).or_insert(0) += n;
+            if let (Some(&(from, _)), Some(&(_, to))) = (spans.first(), spans.last()) {
+                src.done_with(from, to - from);
             }
-        },
-    )?;
+            Ok(counts)
+        })
+        .collect::<std::io::Result<Vec<_>>>()?;
+    for (ty, n) in types.into_iter().flatten() {
+        *counts.entry(ty).or_insert(0) += n;
+    }
     Ok(counts)
 }
 
@@ -546,8 +591,9 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for FastContent<'a> {
 struct FastBlock<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: Option<Cow<'a, str>>,
+    /// Kept as written: a tool result's text is carried as its JSON string ([`raw_text`]).
     #[serde(borrow, default)]
-    text: Option<Cow<'a, str>>,
+    text: Option<&'a RawValue>,
     #[serde(borrow, default)]
     thinking: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -559,8 +605,9 @@ struct FastBlock<'a> {
     input: Option<Value>,
     #[serde(borrow, default)]
     tool_use_id: Option<Cow<'a, str>>,
+    /// Kept as written: a string is carried as its JSON string, an array read after.
     #[serde(borrow, default)]
-    content: Option<FastContent<'a>>,
+    content: Option<&'a RawValue>,
     #[serde(borrow, default)]
     is_error: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -583,6 +630,28 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 
 fn owned(s: Option<Cow<'_, str>>) -> String {
     s.map(Cow::into_owned).unwrap_or_default()
+}
+
+/// A string value kept as written ([`FastBlock::text`]) as text: "" when absent or null, None
+/// when it is not a string (the whole read decides) or does not read as one.
+fn text_of(raw: Option<&RawValue>) -> Option<String> {
+    match raw {
+        None => Some(String::new()),
+        Some(r) if r.get().starts_with('"') => serde_json::from_str::<Cow<'_, str>>(r.get()).ok().map(Cow::into_owned),
+        Some(_) => None,
+    }
+}
+
+/// [`text_of`] as a part: the JSON string as written when it is the one a writer would write
+/// ([`JsonText::canonical`]), which is then neither unescaped nor escaped again.
+fn raw_text(raw: Option<&RawValue>) -> Option<Part> {
+    match raw.map(RawValue::get) {
+        Some(r) if r.starts_with('"') => match JsonText::canonical(r) {
+            Some(j) => Some(Part::Json(j)),
+            None => text_of(raw).map(Part::Text),
+        },
+        _ => text_of(raw).map(Part::Text),
+    }
 }
 
 impl FastSource<'_> {
@@ -644,22 +713,26 @@ fn fast_row(bytes: &[u8], need: Need) -> Option<Row> {
                 Some(FastContent::Blocks(blocks)) => {
                     for b in blocks {
                         match b.ty.as_deref() {
-                            Some("text") => parts.push(Part::Text(owned(b.text))),
+                            Some("text") => parts.push(raw_text(b.text)?),
                             Some("image") => parts.push(Part::Image(fast_image(b.source))),
                             Some("tool_result") => {
-                                let output = match b.content {
-                                    Some(FastContent::Text(t)) => vec![Part::Text(t.into_owned())],
-                                    Some(FastContent::Blocks(items)) => {
-                                        let mut out = Vec::new();
-                                        for i in items {
-                                            match i.ty.as_deref() {
-                                                Some("text") => out.push(Part::Text(owned(i.text))),
-                                                Some("image") => out.push(Part::Image(fast_image(i.source))),
-                                                _ => drops.push("tool_result block".into()),
+                                let content = b.content.map(RawValue::get).unwrap_or("null");
+                                let output = match content.as_bytes()[0] {
+                                    b'"' => vec![raw_text(b.content)?],
+                                    b'[' => match serde_json::from_str(content).ok()? {
+                                        FastContent::Blocks(items) => {
+                                            let mut out = Vec::new();
+                                            for i in items {
+                                                match i.ty.as_deref() {
+                                                    Some("text") => out.push(raw_text(i.text)?),
+                                                    Some("image") => out.push(Part::Image(fast_image(i.source))),
+                                                    _ => drops.push("tool_result block".into()),
+                                                }
                                             }
+                                            out
                                         }
-                                        out
-                                    }
+                                        _ => Vec::new(),
+                                    },
                                     _ => Vec::new(),
                                 };
                                 bodies.push(Body::ToolResult(ToolResult {
@@ -685,7 +758,7 @@ fn fast_row(bytes: &[u8], need: Need) -> Option<Row> {
             if let Some(FastContent::Blocks(blocks)) = content {
                 for b in blocks {
                     match b.ty.as_deref() {
-                        Some("text") => out.push(Block::Text(owned(b.text))),
+                        Some("text") => out.push(Block::Text(text_of(b.text)?)),
                         Some("thinking") => out.push(Block::Reasoning(owned(b.thinking))),
                         Some("redacted_thinking") => drops.push("redacted_thinking".into()),
                         Some("tool_use") => out.push(Block::Call(crate::convert::model::ToolCall {
@@ -737,11 +810,13 @@ fn image_block(i: &Image) -> Value {
     }
 }
 
+#[cfg(test)]
 fn blocks_of(parts: &[Part]) -> Vec<Value> {
     parts
         .iter()
         .map(|p| match p {
             Part::Text(t) => json!({"type": "text", "text": t}),
+            Part::Json(j) => json!({"type": "text", "text": j.text()}),
             Part::Image(i) => image_block(i),
         })
         .collect()
@@ -753,6 +828,42 @@ pub fn tool_id(id: &str) -> String {
         return id.to_string();
     }
     format!("toolu_{}", ids::uuid(&["convert-tool-id", id]).replace('-', ""))
+}
+
+/// [`blocks_of`] written into `l` as a JSON array.
+fn blocks(l: &mut Vec<u8>, parts: &[Part]) {
+    l.push(b'[');
+    for (k, p) in parts.iter().enumerate() {
+        if k > 0 {
+            l.push(b',');
+        }
+        match p {
+            Part::Text(t) => {
+                l.extend_from_slice(br#"{"type":"text","text":"#);
+                json_str(l, t);
+                l.push(b'}');
+            }
+            Part::Json(j) => {
+                l.extend_from_slice(br#"{"type":"text","text":"#);
+                l.extend_from_slice(j.json().as_bytes());
+                l.push(b'}');
+            }
+            Part::Image(i) => l.extend(line(&image_block(i))),
+        }
+    }
+    l.push(b']');
+}
+
+/// About the bytes `parts` take written: what a row holding them reserves.
+fn parts_len(parts: &[Part]) -> usize {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => t.len() + t.len() / 16 + 32,
+            Part::Json(j) => j.json().len() + 32,
+            Part::Image(i) => i.data.as_ref().or(i.url.as_ref()).map_or(0, String::len) + 96,
+        })
+        .sum()
 }
 
 /// The conversation as transcript lines (without their newlines).
@@ -782,6 +893,9 @@ struct Writer {
     /// The unanswered calls of the response written last (its results' uuid, call id and
     /// time): closed if the conversation goes on after it.
     unanswered: Vec<(String, String, String)>,
+    /// What every row writes between its parent and its type, escaped once:
+    /// `,"isSidechain":false,"userType":"external","cwd":…,"sessionId":…,"type":`.
+    middle: Vec<u8>,
 }
 
 impl Writer {
@@ -794,14 +908,61 @@ impl Writer {
             answered,
             tally: Tally::default(),
             unanswered: Vec::new(),
+            middle: {
+                let mut m = br#","isSidechain":false,"userType":"external","cwd":"#.to_vec();
+                json_str(&mut m, &o.cwd);
+                m.extend_from_slice(br#","sessionId":"#);
+                json_str(&mut m, &o.session_id);
+                m.extend_from_slice(br#","type":"#);
+                m
+            },
         }
     }
 
+    /// The start of a row of type `ty` up to its message's value: the bytes [`Writer::row`]
+    /// writes before it. [`Writer::end_row`] ends it.
+    fn start_row(&self, ty: &str, capacity: usize) -> Vec<u8> {
+        let mut l = Vec::with_capacity(capacity + self.middle.len() + 160);
+        l.extend_from_slice(br#"{"parentUuid":"#);
+        match &self.parent {
+            Some(p) => json_str(&mut l, p),
+            None => l.extend_from_slice(b"null"),
+        }
+        l.extend_from_slice(&self.middle);
+        json_str(&mut l, ty);
+        l.extend_from_slice(br#","message":"#);
+        l
+    }
+
+    /// The row's `uuid` and `timestamp` after its message; the next row's parent is this one.
+    fn end_row(&mut self, mut l: Vec<u8>, uuid: String, ts: &str) -> Vec<u8> {
+        l.extend_from_slice(br#","uuid":"#);
+        json_str(&mut l, &uuid);
+        l.extend_from_slice(br#","timestamp":"#);
+        json_str(&mut l, ts);
+        l.push(b'}');
+        self.parent = Some(uuid);
+        l
+    }
+
+    /// A user row whose message `{"role":"user","content":…}` has the content `content`
+    /// writes, counted in the estimate: the bytes of [`Writer::user`] of that message.
+    fn user_with(&mut self, uuid: String, ts: &str, capacity: usize, content: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut l = self.start_row("user", capacity);
+        let at = l.len();
+        l.extend_from_slice(br#"{"role":"user","content":"#);
+        content(&mut l);
+        l.push(b'}');
+        self.bytes += l.len() - at;
+        self.end_row(l, uuid, ts)
+    }
+
+    #[cfg(test)]
     /// A row whose one entry besides the common ones is `key`, already serialized as `raw`
-    /// ([`line_with`]): the bytes of [`Writer::row`] with `{key: raw}`.
+    /// ([`line_with`](crate::convert::line_with)): the bytes of [`Writer::row`] with `{key: raw}`.
     fn row_raw(&mut self, uuid: String, ty: &str, ts: &str, key: &str, raw: &[u8]) -> Vec<u8> {
         let m = self.common(ty);
-        let l = line_with(m, key, raw, &[("uuid", json!(uuid)), ("timestamp", json!(ts))]);
+        let l = crate::convert::line_with(m, key, raw, &[("uuid", json!(uuid)), ("timestamp", json!(ts))]);
         self.parent = Some(uuid);
         l
     }
@@ -828,6 +989,7 @@ impl Writer {
     }
 
     /// A user row with one message, counted in the estimate.
+    #[cfg(test)]
     fn user(&mut self, uuid: String, ts: &str, message: Value) -> Vec<u8> {
         let raw = line(&message);
         self.bytes += raw.len();
@@ -841,9 +1003,12 @@ impl EntryWriter for Writer {
         // compacted away) is closed as Codex closes it: Claude Code would otherwise drop it
         // from the request. At the end it may still be answered.
         for (uuid, call_id, ts) in std::mem::take(&mut self.unanswered) {
-            let block = json!({"tool_use_id": tool_id(&call_id), "type": "tool_result",
-                               "content": "aborted", "is_error": true});
-            out.push(self.user(uuid, &ts, json!({"role": "user", "content": [block]})));
+            let l = self.user_with(uuid, &ts, 0, |l| {
+                l.extend_from_slice(br#"[{"tool_use_id":"#);
+                json_str(l, &tool_id(&call_id));
+                l.extend_from_slice(br#","type":"tool_result","content":"aborted","is_error":true}]"#);
+            });
+            out.push(l);
             self.tally.closed += 1;
         }
         let ts = self.clock.stamp(e.timestamp.as_deref());
@@ -851,68 +1016,77 @@ impl EntryWriter for Writer {
         let uuid = |j: usize| ids::uuid(&["convert", &sid, &e.key, &j.to_string()]);
         match &e.body {
             Body::User(parts) => {
-                let content = match parts.as_slice() {
-                    [Part::Text(t)] => json!(t),
-                    _ => Value::Array(blocks_of(parts)),
-                };
-                out.push(self.user(uuid(0), &ts, json!({"role": "user", "content": content})));
+                let l = self.user_with(uuid(0), &ts, parts_len(parts), |l| match parts.as_slice() {
+                    [Part::Text(t)] => json_str(l, t),
+                    [Part::Json(j)] => l.extend_from_slice(j.json().as_bytes()),
+                    _ => blocks(l, parts),
+                });
+                out.push(l);
             }
             Body::ToolResult(r) => {
-                let content = match r.output.as_slice() {
-                    [] => json!(""),
-                    [Part::Text(t)] => json!(t),
-                    parts => Value::Array(blocks_of(parts)),
-                };
-                let mut block = json!({"tool_use_id": tool_id(&r.call_id), "type": "tool_result", "content": content});
-                if r.is_error {
-                    block["is_error"] = json!(true);
-                }
-                out.push(self.user(uuid(0), &ts, json!({"role": "user", "content": [block]})));
+                let l = self.user_with(uuid(0), &ts, parts_len(&r.output), |l| {
+                    l.extend_from_slice(br#"[{"tool_use_id":"#);
+                    json_str(l, &tool_id(&r.call_id));
+                    l.extend_from_slice(br#","type":"tool_result","content":"#);
+                    match r.output.as_slice() {
+                        [] => l.extend_from_slice(br#""""#),
+                        [Part::Text(t)] => json_str(l, t),
+                        [Part::Json(j)] => l.extend_from_slice(j.json().as_bytes()),
+                        parts => blocks(l, parts),
+                    }
+                    if r.is_error {
+                        l.extend_from_slice(br#","is_error":true"#);
+                    }
+                    l.extend_from_slice(b"}]");
+                });
+                out.push(l);
             }
             Body::Assistant(blocks) => {
                 let msg_id = ids::message_id(&["convert", &sid, &e.key]);
                 for (j, b) in blocks.iter().enumerate() {
-                    let block = match b {
-                        Block::Text(t) => json!({"type": "text", "text": t}),
-                        Block::Reasoning(t) if self.o.reasoning_as_text => {
-                            json!({"type": "text", "text": reasoning_text(t)})
-                        }
-                        Block::Reasoning(_) => {
+                    let text = match b {
+                        Block::Reasoning(_) if !self.o.reasoning_as_text => {
                             self.tally.drop("reasoning");
                             continue;
                         }
-                        Block::Call(call) => {
+                        Block::Reasoning(t) => Some(Cow::Owned(reasoning_text(t))),
+                        Block::Text(t) => Some(Cow::Borrowed(t.as_str())),
+                        Block::Call(_) => None,
+                    };
+                    let mut l = self.start_row("assistant", text.as_ref().map_or(256, |t| t.len() + 200));
+                    l.extend_from_slice(br#"{"id":"#);
+                    json_str(&mut l, &msg_id);
+                    l.extend_from_slice(br#","type":"message","role":"assistant""#);
+                    if let Some(m) = &self.o.model {
+                        l.extend_from_slice(br#","model":"#);
+                        json_str(&mut l, m);
+                    }
+                    l.extend_from_slice(br#","content":["#);
+                    // The block is written once: into the row, and measured for the estimate.
+                    let at = l.len();
+                    match (b, text) {
+                        (_, Some(t)) => {
+                            l.extend_from_slice(br#"{"type":"text","text":"#);
+                            json_str(&mut l, &t);
+                        }
+                        (Block::Call(call), None) => {
                             let ((name, input), mapped) = tools::to_claude(&call.name, &call.input);
                             self.tally.map(mapped);
-                            json!({"type": "tool_use", "id": tool_id(&call.id), "name": name, "input": input})
+                            l.extend_from_slice(br#"{"type":"tool_use","id":"#);
+                            json_str(&mut l, &tool_id(&call.id));
+                            l.extend_from_slice(br#","name":"#);
+                            json_str(&mut l, &name);
+                            l.extend_from_slice(br#","input":"#);
+                            l.extend(line(&input));
                         }
-                    };
-                    let mut message = Map::new();
-                    message.insert("id".into(), json!(msg_id));
-                    message.insert("type".into(), json!("message"));
-                    message.insert("role".into(), json!("assistant"));
-                    if let Some(m) = &self.o.model {
-                        message.insert("model".into(), json!(m));
+                        (_, None) => {}
                     }
-                    // The block is serialized once: for the estimate, and into the row.
-                    let raw = line(&block);
-                    self.bytes += raw.len();
-                    let mut content = Vec::with_capacity(raw.len() + 2);
-                    content.push(b'[');
-                    content.extend(raw);
-                    content.push(b']');
-                    let usage = json!({"input_tokens": crate::model::approx_tokens(self.bytes), "output_tokens": 0});
-                    let message = line_with(
-                        message,
-                        "content",
-                        &content,
-                        &[
-                            ("stop_reason", Value::Null),
-                            ("stop_sequence", Value::Null),
-                            ("usage", usage),
-                        ],
-                    );
-                    out.push(self.row_raw(uuid(j), "assistant", &ts, "message", &message));
+                    l.push(b'}');
+                    self.bytes += l.len() - at;
+                    l.extend_from_slice(br#"],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":"#);
+                    l.extend_from_slice(crate::model::approx_tokens(self.bytes).to_string().as_bytes());
+                    l.extend_from_slice(br#","output_tokens":0}}"#);
+                    out.push(self.end_row(l, uuid(j), &ts));
                 }
                 for (j, b) in blocks.iter().enumerate() {
                     if let Block::Call(call) = b
@@ -956,6 +1130,12 @@ impl EntryWriter for Writer {
     fn tally(&mut self) -> Tally {
         std::mem::take(&mut self.tally)
     }
+
+    /// A text held as its JSON string goes into the row as written: a prompt's or result's
+    /// `content` takes the same string serde_json writes for the text.
+    fn takes_json(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
@@ -980,23 +1160,8 @@ mod tests {
         files.push(("windows".into(), odd_rows()));
         let mut counted = 0;
         for (name, bytes) in files {
-            let src = Source::from_bytes(&name, bytes);
-            let t = claude::read(&src).unwrap();
-            for full in [false, true] {
-                let positions = t
-                    .rebuild(&Options {
-                        full,
-                        ..Options::default()
-                    })
-                    .unwrap_or_default()
-                    .positions;
-                let mut carried = vec![0u64; (t.lines as usize + 64) / 64 + 1];
-                for &p in &positions {
-                    let line = t.node(p).line;
-                    carried[(line / 64) as usize] |= 1 << (line % 64);
-                }
-                let fast = not_loaded(&src, &t, &positions).unwrap();
-                assert_eq!(fast, not_loaded_in_order(&src, &carried).unwrap(), "{name} full={full}");
+            for (full, fast, plain) in convert6_tests::counts_both(&Source::from_bytes(&name, bytes)) {
+                assert_eq!(fast, plain, "{name} full={full}");
                 counted += fast.values().sum::<u64>();
             }
         }
@@ -1018,18 +1183,21 @@ mod tests {
             .collect();
         lines.extend(odd_records());
         let needs = [Need::Key, Need::User, Need::Assistant, Need::System, Need::Summary];
-        let (mut fast, mut all) = (0, 0);
+        let (mut fast, mut all, mut json) = (0, 0, 0);
         for line in &lines {
             for need in needs {
                 all += 1;
                 if let Some(row) = fast_row(line, need) {
                     fast += 1;
                     let plain = plain_row(&crate::io::json::parse_record(line), need);
+                    let (row, n) = convert6_tests::row_plain(row);
+                    json += n;
                     assert_eq!(row, plain, "{need:?} {}", String::from_utf8_lossy(line));
                 }
             }
         }
         assert!(fast * 10 > all * 7, "{fast} of {all} read typed");
+        assert!(json > 500, "{json} texts kept as written");
     }
 
     /// Records of the shapes the typed read must give as the whole read does, or refuse.
@@ -1181,5 +1349,324 @@ mod tests {
             i += 1;
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod convert7_tests {
+    use super::*;
+    use crate::convert::line_with;
+
+    impl Writer {
+        /// The writer as it built each line as a JSON value before it wrote its lines
+        /// directly: the oracle of the lines written.
+        fn entry_valued(&mut self, e: &Entry, out: &mut Vec<Vec<u8>>) {
+            // A call the conversation went on without answering (interrupted, or its result
+            // compacted away) is closed as Codex closes it: Claude Code would otherwise drop it
+            // from the request. At the end it may still be answered.
+            for (uuid, call_id, ts) in std::mem::take(&mut self.unanswered) {
+                let block = json!({"tool_use_id": tool_id(&call_id), "type": "tool_result",
+                                   "content": "aborted", "is_error": true});
+                out.push(self.user(uuid, &ts, json!({"role": "user", "content": [block]})));
+                self.tally.closed += 1;
+            }
+            let ts = self.clock.stamp(e.timestamp.as_deref());
+            let sid = self.o.session_id.clone();
+            let uuid = |j: usize| ids::uuid(&["convert", &sid, &e.key, &j.to_string()]);
+            match &e.body {
+                Body::User(parts) => {
+                    let content = match parts.as_slice() {
+                        [Part::Text(t)] => json!(t),
+                        _ => Value::Array(blocks_of(parts)),
+                    };
+                    out.push(self.user(uuid(0), &ts, json!({"role": "user", "content": content})));
+                }
+                Body::ToolResult(r) => {
+                    let content = match r.output.as_slice() {
+                        [] => json!(""),
+                        [Part::Text(t)] => json!(t),
+                        parts => Value::Array(blocks_of(parts)),
+                    };
+                    let mut block =
+                        json!({"tool_use_id": tool_id(&r.call_id), "type": "tool_result", "content": content});
+                    if r.is_error {
+                        block["is_error"] = json!(true);
+                    }
+                    out.push(self.user(uuid(0), &ts, json!({"role": "user", "content": [block]})));
+                }
+                Body::Assistant(blocks) => {
+                    let msg_id = ids::message_id(&["convert", &sid, &e.key]);
+                    for (j, b) in blocks.iter().enumerate() {
+                        let block = match b {
+                            Block::Text(t) => json!({"type": "text", "text": t}),
+                            Block::Reasoning(t) if self.o.reasoning_as_text => {
+                                json!({"type": "text", "text": reasoning_text(t)})
+                            }
+                            Block::Reasoning(_) => {
+                                self.tally.drop("reasoning");
+                                continue;
+                            }
+                            Block::Call(call) => {
+                                let ((name, input), mapped) = tools::to_claude(&call.name, &call.input);
+                                self.tally.map(mapped);
+                                json!({"type": "tool_use", "id": tool_id(&call.id), "name": name, "input": input})
+                            }
+                        };
+                        let mut message = Map::new();
+                        message.insert("id".into(), json!(msg_id));
+                        message.insert("type".into(), json!("message"));
+                        message.insert("role".into(), json!("assistant"));
+                        if let Some(m) = &self.o.model {
+                            message.insert("model".into(), json!(m));
+                        }
+                        // The block is serialized once: for the estimate, and into the row.
+                        let raw = line(&block);
+                        self.bytes += raw.len();
+                        let mut content = Vec::with_capacity(raw.len() + 2);
+                        content.push(b'[');
+                        content.extend(raw);
+                        content.push(b']');
+                        let usage =
+                            json!({"input_tokens": crate::model::approx_tokens(self.bytes), "output_tokens": 0});
+                        let message = line_with(
+                            message,
+                            "content",
+                            &content,
+                            &[
+                                ("stop_reason", Value::Null),
+                                ("stop_sequence", Value::Null),
+                                ("usage", usage),
+                            ],
+                        );
+                        out.push(self.row_raw(uuid(j), "assistant", &ts, "message", &message));
+                    }
+                    for (j, b) in blocks.iter().enumerate() {
+                        if let Block::Call(call) = b
+                            && !self.answered.contains(&call_key(&call.id))
+                        {
+                            self.unanswered
+                                .push((uuid(blocks.len() + j), call.id.clone(), ts.clone()));
+                        }
+                    }
+                }
+                Body::Compaction(_) => self.entry(e, out),
+            }
+        }
+    }
+
+    /// The lines written directly are the lines of the JSON values the writer built before,
+    /// on the conversations of every transcript and rollout of the fixtures and on entries of
+    /// every shape (images in prompts and results, errors, empty and split outputs, reasoning,
+    /// calls left unanswered, escapes), with and without a model and reasoning as text.
+    #[test]
+    fn the_lines_are_the_values_written() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut convs: Vec<Conversation> = walkdir::WalkDir::new(&root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .filter_map(|e| {
+                let bytes = std::fs::read(e.path()).ok()?;
+                let src = Source::from_bytes(&e.path().display().to_string(), bytes.clone());
+                if memchr::memmem::find(&bytes, b"\"parentUuid\"").is_some() {
+                    read(&src, true).ok()
+                } else if memchr::memmem::find(&bytes, b"\"response_item\"").is_some() {
+                    crate::agents::codex::convert::read(&src, true).ok()
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let img = |url: &str| Part::Image(Image::from_url(url));
+        let text = |t: &str| Part::Text(t.to_string());
+        let call = |id: &str, name: &str, input: Value| {
+            Block::Call(crate::convert::model::ToolCall {
+                id: id.into(),
+                name: name.into(),
+                input,
+            })
+        };
+        let result = |id: &str, output: Vec<Part>, is_error: bool| {
+            Body::ToolResult(ToolResult {
+                call_id: id.into(),
+                output,
+                is_error,
+            })
+        };
+        let mut odd = Conversation::new(Format::Codex);
+        for (k, body) in [
+            Body::User(vec![text("a \"q\"\n\u{1}é😀\u{7f}")]),
+            Body::User(vec![
+                text("a"),
+                img("data:image/png;base64,AAA="),
+                text("b"),
+                img("http://x/y"),
+            ]),
+            Body::User(vec![img("data:image/jpeg;base64,/9j/")]),
+            Body::User(vec![]),
+            Body::Assistant(vec![
+                Block::Reasoning("think\t\"".into()),
+                Block::Text("t\u{2028}".into()),
+                call("c1", "exec_command", json!({"cmd": "ls \"a\"", "n": 1.5})),
+                call("c/2", "shell", json!({"command": ["bash", "-lc", "echo hi"]})),
+                call("c3", "apply_patch", json!({"input": "*** Begin Patch\n*** End Patch"})),
+                call("", "mcp__x", json!({"deep": [[{"k": null}]]})),
+            ]),
+            result("c1", vec![text("done"), img("data:image/png;base64,AAA=")], false),
+            result("c/2", vec![], true),
+            result("c3", vec![text("x"), text("y")], false),
+            Body::Assistant(vec![call("never", "Bash", json!({"command": "sleep"}))]),
+            Body::User(vec![text("after an unanswered call")]),
+            Body::Compaction("the summary".into()),
+            result("", vec![text("\u{0}")], true),
+            Body::Assistant(vec![Block::Text(String::new())]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            odd.push(
+                &format!("k{k}"),
+                Some(format!("2026-01-01T00:00:{:02}.000Z", 10 - k as i64 % 3)),
+                body,
+            );
+        }
+        convs.push(odd);
+        assert!(convs.len() > 20, "{} conversations", convs.len());
+        let mut compared = 0;
+        for c in &convs {
+            for (model, as_text) in [(None, false), (Some("m\"1".to_string()), true)] {
+                let o = WriteOptions {
+                    session_id: "s\u{1}".into(),
+                    cwd: "/w \"d\"".into(),
+                    model,
+                    reasoning_as_text: as_text,
+                };
+                let answered = c.answered_calls();
+                let mut direct = Writer::new(&o, c.first_timestamp(), answered.clone());
+                let mut valued = Writer::new(&o, c.first_timestamp(), answered);
+                for e in &c.entries {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    direct.entry(e, &mut a);
+                    valued.entry_valued(e, &mut b);
+                    let text = |ls: Vec<Vec<u8>>| -> Vec<String> {
+                        ls.into_iter()
+                            .map(|l| String::from_utf8_lossy(&l).into_owned())
+                            .collect()
+                    };
+                    compared += a.len();
+                    assert_eq!(text(a), text(b), "{e:?}");
+                }
+                assert_eq!(direct.tally(), valued.tally());
+            }
+        }
+        assert!(compared > 1_000, "{compared} lines compared");
+    }
+}
+
+#[cfg(test)]
+mod convert6_tests {
+    use super::*;
+
+    /// The count of what is not carried, from the spans between the index's rows, is the
+    /// plain count over every line, on files whose lines between rows are of every shape: a
+    /// BOM, blank and white lines, CRLF, lone CRs, a last line without its newline.
+    #[test]
+    fn not_loaded_between_rows_equals_the_plain_count() {
+        let row = |u: &str, p: &str, ty: &str| {
+            format!(
+                r#"{{"parentUuid":{p},"type":"{ty}","uuid":"{u}","timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"{ty}","content":"x"}}}}"#
+            )
+        };
+        let (a, b, c) = (
+            row("a", "null", "user"),
+            row("b", "\"a\"", "assistant"),
+            row("c", "\"b\"", "user"),
+        );
+        let side = row("s", "\"a\"", "user");
+        let progress = r#"{"type":"progress","uuid":"p"}"#;
+        let files = [
+            format!("\u{feff}{a}\n{b}\n"),
+            format!("\u{feff}{progress}\n{a}\n"),
+            format!("\u{feff}\n\n{a}\r\n  \t\n{progress}\r\n\r\n{b}\n\r\n"),
+            format!("{progress}\n{a}\n{side}\nnot json\n{b}\n{c}\n{progress}"),
+            format!("{a}\r\n{b}\r\n{progress}\r\n{c}"),
+            format!("{a}\n{b}\n \n{progress}\n{{\"type\":\"user\",\"uuid\":\"x\",\"message\":{{\"content\":\"cut"),
+            "\n\n\n".to_string(),
+            format!("{progress}\n{progress}\n"),
+            String::new(),
+            // Spans between rows past the size read at once: many lines, and one line longer.
+            {
+                let mut f = format!("{a}\n");
+                let mut i = 0;
+                while f.len() < 20 << 20 {
+                    let pad = "x".repeat(i * 7919 % 30_000);
+                    f.push_str(&format!(r#"{{"type":"progress","n":{i},"p":"{pad}"}}"#));
+                    f.push_str(["\n", "\r\n", "\n\n", "\n \n"][i % 4]);
+                    i += 1;
+                }
+                f.push_str(&format!(r#"{{"type":"long","p":"{}"}}"#, "y".repeat(9 << 20)));
+                f.push_str(&format!("\n{b}\n{progress}\n{}\n{c}", "z".repeat(17 << 20)));
+                f
+            },
+        ];
+        for (k, text) in files.iter().enumerate() {
+            for (full, fast, plain) in counts_both(&Source::from_bytes("t.jsonl", text.clone().into_bytes())) {
+                assert_eq!(fast, plain, "file {k} full={full}: {text:?}");
+            }
+        }
+    }
+
+    type Counted = std::collections::BTreeMap<String, u64>;
+
+    /// What a conversion of `src` does not carry, whole and from the last compaction: counted
+    /// from the spans between rows, and by the plain count over every line.
+    pub(super) fn counts_both(src: &Source) -> Vec<(bool, Counted, Counted)> {
+        let t = claude::read(src).unwrap();
+        [false, true]
+            .into_iter()
+            .map(|full| {
+                let positions = t
+                    .rebuild(&Options {
+                        full,
+                        ..Options::default()
+                    })
+                    .unwrap_or_default()
+                    .positions;
+                let mut carried = vec![0u64; (t.lines as usize + 64) / 64 + 1];
+                for &p in &positions {
+                    let line = t.node(p).line;
+                    carried[(line / 64) as usize] |= 1 << (line % 64);
+                }
+                let fast = not_loaded(src, &t, &positions).unwrap();
+                (full, fast, not_loaded_in_order(src, &carried).unwrap())
+            })
+            .collect()
+    }
+
+    /// `row` with its texts held as text, and how many were held as JSON strings.
+    pub(super) fn row_plain(row: Row) -> (Row, usize) {
+        let mut n = 0;
+        let got = match row.got {
+            Got::User(bodies) => Got::User(
+                bodies
+                    .into_iter()
+                    .map(|body| {
+                        let e = Entry {
+                            key: String::new(),
+                            timestamp: None,
+                            body,
+                        };
+                        n += match &e.body {
+                            Body::User(p) => p.iter().filter(|p| matches!(p, Part::Json(_))).count(),
+                            Body::ToolResult(r) => r.output.iter().filter(|p| matches!(p, Part::Json(_))).count(),
+                            _ => 0,
+                        };
+                        e.into_plain().body
+                    })
+                    .collect(),
+            ),
+            got => got,
+        };
+        (Row { got, ..row }, n)
     }
 }

@@ -15,6 +15,7 @@ use super::history;
 use super::rollout::tail::{self, Marks, TailCheck};
 use super::rollout::{self as codex, ItemSrc, Record, SUMMARY_PREFIX, summary_body};
 use crate::agents::cctool::schema::parse_arguments;
+use crate::convert::json::{json_str, json_str_inner};
 use crate::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key, collect,
 };
@@ -91,7 +92,9 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     let mut check = TailCheck::default();
     // Every item of the file is carried: the calls they answer are taken from the lines (a
     // 2025 document's records are not its lines: read meanwhile).
-    let lines_answer = full && answered && codex::first_line_is_a_record(src)?;
+    // A file of JSON lines (not a 2025 document): its records are its lines'.
+    let jsonl = full && codex::first_line_is_a_record(src)?;
+    let lines_answer = full && answered && jsonl;
     let mut lines_answered = Answered::default();
     let (rollout, full_answered) = std::thread::scope(|scope| {
         let rollout = (!full).then(|| scope.spawn(|| tail::read_candidate(src, |l| line_view(l.bytes).1)));
@@ -182,19 +185,18 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
         released: src.releaser(),
     };
     r.c.head(answered)?;
+    if jsonl {
+        return r.every_line();
+    }
     steps.each(|step| {
         r.c.check()?;
         match step {
             Step::Item(item) => r.item(item),
             Step::Compacted(line, cm) => {
-                match summary_body(&cm.message) {
-                    Some(s) => r.push(&format!("L{line}"), Some(line), Body::Compaction(s.to_string())),
-                    None if !cm.message.is_empty() => {
-                        r.push(&format!("L{line}"), Some(line), Body::Compaction(cm.message.clone()))
-                    }
-                    // A remote compaction's summary is encrypted: the history before it is
-                    // carried instead.
-                    None => r.c.drop("compacted:encrypted"),
+                let mut pieces = Vec::new();
+                compacted_pieces(line, cm, &mut pieces);
+                for p in pieces {
+                    r.apply(p, 0);
                 }
                 Ok(())
             }
@@ -455,111 +457,400 @@ impl Reader<'_, '_> {
     }
 
     fn item(&mut self, item: &codex::Item) -> std::io::Result<()> {
-        let (v, line) = match &item.src {
+        let (bytes, line) = match &item.src {
             ItemSrc::Raw { offset, len, line } => {
-                let v = crate::io::json::parse_record(&self.src.read_range(*offset, *len as usize)?);
+                let b = self.src.read_range(*offset, *len as usize)?;
                 self.released.touch(*offset, u64::from(*len));
-                (v, Some(*line))
+                (b, Some(*line))
             }
-            ItemSrc::Synth(s) => (crate::io::json::parse_record(s.as_bytes()), None),
+            ItemSrc::Synth(s) => (std::borrow::Cow::Borrowed(s.as_bytes()), None),
         };
-        let key = line.map_or_else(|| "S".to_string(), |l| format!("L{l}"));
-        let ty = item.ty.as_str();
-        if item.remote_compaction {
-            self.c.drop("compaction:encrypted");
-            return Ok(());
-        }
-        if item.context {
-            self.c.drop("context message");
-            return Ok(());
-        }
-        if !item.api {
-            self.c.drop(&format!("response_item:{ty}"));
-            return Ok(());
-        }
-        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        match ty {
-            "message" => {
-                let parts = parts_of(v.get("content").unwrap_or(&Value::Null));
-                match v.get("role").and_then(Value::as_str) {
-                    Some("user") => {
-                        let text: String = parts.iter().filter_map(Part::text).collect();
-                        match summary_body(&text) {
-                            Some(body) => self.push(&key, line, Body::Compaction(body.to_string())),
-                            None if parts.is_empty() => self.c.drop("empty user message"),
-                            None => self.push(&key, line, Body::User(parts)),
-                        }
-                    }
-                    Some("assistant") => {
-                        for p in parts {
-                            match p {
-                                Part::Text(t) => self.block(&key, line, Block::Text(t)),
-                                Part::Image(_) => self.c.drop("assistant image"),
-                            }
-                        }
-                    }
-                    r => self.c.drop(&format!("message:{}", r.unwrap_or("?"))),
-                }
-            }
-            "reasoning" => {
-                let text = super::import::reasoning_summary(&v);
-                if text.is_empty() {
-                    self.c.drop("reasoning:encrypted");
-                } else {
-                    self.block(&key, line, Block::Reasoning(text.join("\n")));
-                }
-            }
-            "function_call" => {
-                let args = match parse_arguments(&s("arguments")) {
-                    o @ Value::Object(_) => o,
-                    other => json!({ "input": other }),
-                };
-                let call = ToolCall {
-                    id: s("call_id"),
-                    name: s("name"),
-                    input: args,
-                };
-                self.block(&key, line, Block::Call(call));
-            }
-            "custom_tool_call" => {
-                let call = ToolCall {
-                    id: s("call_id"),
-                    name: s("name"),
-                    input: json!({ "input": s("input") }),
-                };
-                self.block(&key, line, Block::Call(call));
-            }
-            "local_shell_call" => {
-                let id = Some(s("call_id")).filter(|i| !i.is_empty()).unwrap_or_else(|| s("id"));
-                let call = ToolCall {
-                    id,
-                    name: "local_shell".into(),
-                    input: v.get("action").cloned().unwrap_or_else(|| json!({})),
-                };
-                self.block(&key, line, Block::Call(call));
-            }
-            "function_call_output" | "custom_tool_call_output" => {
-                let output = match v.get("output") {
-                    Some(Value::String(t)) => vec![Part::Text(t.clone())],
-                    Some(Value::Array(a)) => parts_of(&Value::Array(a.clone())),
-                    // The 2025 form `{"content": …, "success": …}`.
-                    Some(Value::Object(o)) => match o.get("content") {
-                        Some(Value::String(t)) => vec![Part::Text(t.clone())],
-                        Some(other) => parts_of(other),
-                        None => vec![Part::Text(Value::Object(o.clone()).to_string())],
-                    },
-                    _ => Vec::new(),
-                };
-                let r = ToolResult {
-                    call_id: s("call_id"),
-                    output,
-                    is_error: false,
-                };
-                self.push(&key, line, Body::ToolResult(r));
-            }
-            other => self.c.drop(other),
+        let mut pieces = Vec::new();
+        item_pieces(item, &bytes, line, &mut pieces);
+        for p in pieces {
+            self.apply(p, 0);
         }
         Ok(())
+    }
+
+    /// Every item and compaction of a file of JSON lines, in order (`--full`): each line's
+    /// records and [`Piece`]s are found on every core, a batch of lines ([`LINES_BATCH`]
+    /// bytes) at a time with the next batch read ahead, and taken in file order here. A source
+    /// not held as one slice is read in order.
+    fn every_line(mut self) -> std::io::Result<Conversation> {
+        use rayon::prelude::*;
+        let src = self.src;
+        let Some(all) = src.as_slice() else {
+            let mut pieces = Vec::new();
+            crate::io::for_each_line(src, |l| {
+                line_pieces(&l, &mut pieces);
+                for p in pieces.drain(..) {
+                    self.apply(p, 0);
+                }
+            })?;
+            return self.c.finish();
+        };
+        type Batch = (u64, u64, u64, Vec<Vec<Piece>>);
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Batch>>(1);
+            scope.spawn(move || {
+                let mut at = 0usize;
+                while at < all.len() {
+                    let end = match all.get(at + LINES_BATCH..) {
+                        Some(rest) => memchr::memchr(b'\n', rest).map_or(all.len(), |i| at + LINES_BATCH + i + 1),
+                        None => all.len(),
+                    };
+                    let mut stats = crate::io::LineStats::default();
+                    let mut lines = Vec::new();
+                    crate::io::lines::split_chunk(at as u64, &all[at..end], end == all.len(), &mut stats, &mut |l| {
+                        lines.push(l)
+                    });
+                    let pieces: Vec<Vec<Piece>> = lines
+                        .par_iter()
+                        .map(|l| {
+                            let mut v = Vec::new();
+                            line_pieces(l, &mut v);
+                            v
+                        })
+                        .collect();
+                    // Read in place: a mapping that faulted (the file cut short) read zeros.
+                    let batch = src
+                        .check()
+                        .map(|()| (at as u64, (end - at) as u64, stats.lines, pieces));
+                    if tx.send(batch).is_err() {
+                        return;
+                    }
+                    at = end;
+                }
+            });
+            let mut base = 0u64;
+            for batch in rx {
+                let (at, len, lines, pieces) = batch?;
+                for p in pieces.into_iter().flatten() {
+                    self.apply(p, base);
+                }
+                self.c.check()?;
+                self.released.touch(at, len);
+                base += lines;
+            }
+            Ok::<_, std::io::Error>(())
+        })?;
+        self.c.finish()
+    }
+
+    /// Takes one [`Piece`] of the conversation, its line `base` lines further on.
+    fn apply(&mut self, p: Piece, base: u64) {
+        let key = |line: Option<u64>| line.map_or_else(|| "S".to_string(), |l| format!("L{l}"));
+        match p {
+            Piece::Push(line, body) => {
+                let line = line.map(|l| l + base);
+                self.push(&key(line), line, body)
+            }
+            Piece::Block(line, b) => {
+                let line = line.map(|l| l + base);
+                self.block(&key(line), line, b)
+            }
+            Piece::Drop(kind) => self.c.drop(&kind),
+        }
+    }
+}
+
+/// Bytes of lines read at once (and held) by the parallel read of every line, at most: a
+/// few MiB.
+const LINES_BATCH: usize = 2 << 20;
+
+/// What one record gives the conversation, found from the record alone (so on any core): an
+/// entry, a block of the response being read, or a thing left out. Lines are as the record
+/// has them (in a window, counted from its start).
+#[derive(Debug, PartialEq)]
+enum Piece {
+    Push(Option<u64>, Body),
+    Block(Option<u64>, Block),
+    Drop(Cow<'static, str>),
+}
+
+use std::borrow::Cow;
+
+/// The [`Piece`]s of the records of one line, as [`codex::for_each_record`] reads them (a line
+/// read as the first one differs only in records that give no piece: a bare header).
+fn line_pieces(l: &crate::io::Line<'_>, out: &mut Vec<Piece>) {
+    if fast_pieces(l, out).is_some() {
+        return;
+    }
+    plain_pieces(l, out);
+}
+
+/// [`line_pieces`] read as every record is: the line's records, then each item's JSON read
+/// whole.
+fn plain_pieces(l: &crate::io::Line<'_>, out: &mut Vec<Piece>) {
+    for (no, rec) in tail::one_line(l).records {
+        match &rec {
+            Record::Response(item) => match &item.src {
+                ItemSrc::Raw { offset, len, .. } => {
+                    let at = (offset - l.offset) as usize;
+                    item_pieces(item, &l.bytes[at..at + *len as usize], Some(no), out);
+                }
+                ItemSrc::Synth(s) => item_pieces(item, s.as_bytes(), None, out),
+            },
+            Record::Compacted(cm) => compacted_pieces(no, cm, out),
+            _ => {}
+        }
+    }
+}
+
+/// A `response_item` line of the kinds most lines are (a reply, reasoning, a call, its
+/// output), read in one typed pass that borrows its strings and skips the rest (encrypted
+/// reasoning, the fields no piece takes) without building it.
+#[derive(serde::Deserialize)]
+struct FastLine<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Cow<'a, str>,
+    #[serde(borrow)]
+    payload: Obj<FastItem<'a>>,
+    // The envelope's other fields, each refused where the record reader refuses it (twice).
+    #[serde(default, rename = "timestamp")]
+    _timestamp: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    record_type: Option<serde::de::IgnoredAny>,
+    #[serde(default, rename = "id")]
+    _id: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(serde::Deserialize)]
+struct FastItem<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Cow<'a, str>,
+    #[serde(borrow, default)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Vec<Obj<FastPart<'a>>>>,
+    #[serde(borrow, default)]
+    summary: Option<Vec<Obj<FastSummary<'a>>>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    output: Option<Cow<'a, str>>,
+}
+
+#[derive(serde::Deserialize)]
+struct FastPart<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+}
+
+/// A `T` read from a JSON object only: a derived reader would also take an array, by
+/// position, where the whole read finds no field at all.
+struct Obj<T>(T);
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Obj<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Obj)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct FastSummary<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+}
+
+/// [`plain_pieces`] of a line from one typed read, where that read settles them as the
+/// record reader and the whole read of the item do; None (nothing pushed) for any other line:
+/// another kind of line or item, a user message (Codex's own types decide whether it is
+/// read), a field of another type or written twice, a lone surrogate, an array or object
+/// past the caps of a whole read.
+fn fast_pieces(l: &crate::io::Line<'_>, out: &mut Vec<Piece>) -> Option<()> {
+    let b = l.bytes;
+    // An array or object past the caps (100,000 members) has as many commas, and two bytes
+    // each at least: a line long enough to hold one is read the plain way when it has them.
+    if b.len() >= 200_000 && memchr::memchr_iter(b',', b).count() >= crate::io::json::KEEP_ELEMENTS {
+        return None;
+    }
+    let Obj(line) = serde_json::from_slice::<Obj<FastLine<'_>>>(b).ok()?;
+    if line.ty != "response_item" || line.record_type.is_some() {
+        return None;
+    }
+    let Obj(p) = line.payload;
+    let no = Some(l.no);
+    let s = |v: Option<Cow<'_, str>>| v.map(Cow::into_owned).unwrap_or_default();
+    match p.ty.as_ref() {
+        "message" if p.role.as_deref() == Some("assistant") => {
+            for Obj(part) in p.content? {
+                match part.ty.as_deref() {
+                    Some("input_text" | "output_text" | "text") => {
+                        out.push(Piece::Block(no, Block::Text(s(part.text))));
+                    }
+                    Some("input_image") => out.push(Piece::Drop(Cow::Borrowed("assistant image"))),
+                    _ => {}
+                }
+            }
+        }
+        "reasoning" => {
+            let text: Vec<Cow<'_, str>> = p.summary?.into_iter().filter_map(|Obj(x)| x.text).collect();
+            if text.is_empty() {
+                out.push(Piece::Drop(Cow::Borrowed("reasoning:encrypted")));
+            } else {
+                out.push(Piece::Block(no, Block::Reasoning(text.join("\n"))));
+            }
+        }
+        "function_call" => {
+            let input = match parse_arguments(p.arguments.as_deref().unwrap_or("")) {
+                o @ Value::Object(_) => o,
+                other => json!({ "input": other }),
+            };
+            let call = ToolCall {
+                id: s(p.call_id),
+                name: s(p.name),
+                input,
+            };
+            out.push(Piece::Block(no, Block::Call(call)));
+        }
+        "custom_tool_call" => {
+            let call = ToolCall {
+                id: s(p.call_id),
+                name: s(p.name),
+                input: json!({ "input": s(p.input) }),
+            };
+            out.push(Piece::Block(no, Block::Call(call)));
+        }
+        "function_call_output" | "custom_tool_call_output" => {
+            let r = ToolResult {
+                call_id: s(p.call_id),
+                output: p.output.map(|t| vec![Part::Text(t.into_owned())]).unwrap_or_default(),
+                is_error: false,
+            };
+            out.push(Piece::Push(no, Body::ToolResult(r)));
+        }
+        _ => return None,
+    }
+    Some(())
+}
+
+/// The [`Piece`]s of a compaction on line `line`.
+fn compacted_pieces(line: u64, cm: &codex::Compacted, out: &mut Vec<Piece>) {
+    match summary_body(&cm.message) {
+        Some(s) => out.push(Piece::Push(Some(line), Body::Compaction(s.to_string()))),
+        None if !cm.message.is_empty() => out.push(Piece::Push(Some(line), Body::Compaction(cm.message.clone()))),
+        // A remote compaction's summary is encrypted: the history before it is carried
+        // instead.
+        None => out.push(Piece::Drop(Cow::Borrowed("compacted:encrypted"))),
+    }
+}
+
+/// The [`Piece`]s of the item `item`, whose JSON is `bytes`, from line `line`.
+fn item_pieces(item: &codex::Item, bytes: &[u8], line: Option<u64>, out: &mut Vec<Piece>) {
+    let drop = |out: &mut Vec<Piece>, k: &'static str| out.push(Piece::Drop(Cow::Borrowed(k)));
+    let ty = item.ty.as_str();
+    if item.remote_compaction {
+        return drop(out, "compaction:encrypted");
+    }
+    if item.context {
+        return drop(out, "context message");
+    }
+    if !item.api {
+        return out.push(Piece::Drop(Cow::Owned(format!("response_item:{ty}"))));
+    }
+    let v = crate::io::json::parse_record(bytes);
+    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    match ty {
+        "message" => {
+            let parts = parts_of(v.get("content").unwrap_or(&Value::Null));
+            match v.get("role").and_then(Value::as_str) {
+                Some("user") => {
+                    let text: String = parts.iter().filter_map(Part::text).collect();
+                    match summary_body(&text) {
+                        Some(body) => out.push(Piece::Push(line, Body::Compaction(body.to_string()))),
+                        None if parts.is_empty() => drop(out, "empty user message"),
+                        None => out.push(Piece::Push(line, Body::User(parts))),
+                    }
+                }
+                Some("assistant") => {
+                    for p in parts {
+                        match p {
+                            Part::Text(t) => out.push(Piece::Block(line, Block::Text(t))),
+                            Part::Json(j) => out.push(Piece::Block(line, Block::Text(j.text()))),
+                            Part::Image(_) => drop(out, "assistant image"),
+                        }
+                    }
+                }
+                r => out.push(Piece::Drop(Cow::Owned(format!("message:{}", r.unwrap_or("?"))))),
+            }
+        }
+        "reasoning" => {
+            let text = super::import::reasoning_summary(&v);
+            if text.is_empty() {
+                drop(out, "reasoning:encrypted");
+            } else {
+                out.push(Piece::Block(line, Block::Reasoning(text.join("\n"))));
+            }
+        }
+        "function_call" => {
+            let args = match parse_arguments(&s("arguments")) {
+                o @ Value::Object(_) => o,
+                other => json!({ "input": other }),
+            };
+            let call = ToolCall {
+                id: s("call_id"),
+                name: s("name"),
+                input: args,
+            };
+            out.push(Piece::Block(line, Block::Call(call)));
+        }
+        "custom_tool_call" => {
+            let call = ToolCall {
+                id: s("call_id"),
+                name: s("name"),
+                input: json!({ "input": s("input") }),
+            };
+            out.push(Piece::Block(line, Block::Call(call)));
+        }
+        "local_shell_call" => {
+            let id = Some(s("call_id")).filter(|i| !i.is_empty()).unwrap_or_else(|| s("id"));
+            let call = ToolCall {
+                id,
+                name: "local_shell".into(),
+                input: v.get("action").cloned().unwrap_or_else(|| json!({})),
+            };
+            out.push(Piece::Block(line, Block::Call(call)));
+        }
+        "function_call_output" | "custom_tool_call_output" => {
+            let output = match v.get("output") {
+                Some(Value::String(t)) => vec![Part::Text(t.clone())],
+                Some(Value::Array(a)) => parts_of(&Value::Array(a.clone())),
+                // The 2025 form `{"content": …, "success": …}`.
+                Some(Value::Object(o)) => match o.get("content") {
+                    Some(Value::String(t)) => vec![Part::Text(t.clone())],
+                    Some(other) => parts_of(other),
+                    None => vec![Part::Text(Value::Object(o.clone()).to_string())],
+                },
+                _ => Vec::new(),
+            };
+            let r = ToolResult {
+                call_id: s("call_id"),
+                output,
+                is_error: false,
+            };
+            out.push(Piece::Push(line, Body::ToolResult(r)));
+        }
+        other => out.push(Piece::Drop(Cow::Owned(other.to_string()))),
     }
 }
 
@@ -677,13 +968,13 @@ impl Writer {
     }
 
     fn item(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, payload: Value) {
-        self.item_with(out, ts, |l| l.extend(line(&payload)));
+        self.item_with(out, ts, 0, |l| l.extend(line(&payload)));
     }
 
     /// A `response_item` line whose payload `write` writes: the bytes of [`Writer::item`] of
-    /// that payload, written once into the line.
-    fn item_with(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, write: impl FnOnce(&mut Vec<u8>)) {
-        let mut l = Vec::new();
+    /// that payload, written once into the line (of about `size` bytes, allocated once).
+    fn item_with(&mut self, out: &mut Vec<Vec<u8>>, ts: &str, size: usize, write: impl FnOnce(&mut Vec<u8>)) {
+        let mut l = Vec::with_capacity(LINE_HEAD + size);
         l.extend_from_slice(b"{\"timestamp\":");
         json_str(&mut l, ts);
         l.extend_from_slice(b",\"type\":\"response_item\",\"payload\":");
@@ -696,66 +987,48 @@ impl Writer {
     }
 }
 
-/// `s` as a JSON string, escaped as serde_json escapes it (`"`, `\\`, and the control
-/// characters: `\b \t \n \f \r` by name, the others as `\u00xx`), and nothing else.
-/// Runs of eight bytes with nothing to escape are passed over at once: the text and tool
-/// output of a conversation escape one byte in tens, and serde_json looks at each.
-fn json_str(out: &mut Vec<u8>, s: &str) {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
-    // The bytes of `w` below 0x20, `"` or a backslash, each flagged by its high bit: the lowest
-    // flag is exact (a borrow only flags bytes above a true one).
-    let special = |w: u64| {
-        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-        (w.wrapping_sub(ONES * 0x20) & !w & HIGH)
-            | zero(w ^ (ONES * u64::from(b'"')))
-            | zero(w ^ (ONES * u64::from(b'\\')))
-    };
-    let b = s.as_bytes();
-    out.reserve(b.len() + 2);
+/// The texts of `parts` joined by `sep` as one JSON string: a [`Part::Json`] copied as
+/// written (escaping is per character, so the escaped join is the join of the escaped texts).
+fn json_join(out: &mut Vec<u8>, parts: &[Part], sep: &str) {
     out.push(b'"');
-    let (mut run, mut i) = (0, 0);
-    while i < b.len() {
-        if let Some(w) = b.get(i..i + 8) {
-            match special(u64::from_le_bytes(w.try_into().unwrap_or_default())) {
-                0 => {
-                    i += 8;
-                    continue;
-                }
-                m => i += (m.trailing_zeros() / 8) as usize,
-            }
-        }
-        let c = b[i];
-        let named = match c {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            0x08 => b'b',
-            b'\t' => b't',
-            b'\n' => b'n',
-            0x0c => b'f',
-            b'\r' => b'r',
-            0..0x20 => b'u',
-            _ => {
-                i += 1;
-                continue;
-            }
+    let mut first = true;
+    for p in parts {
+        let text = match p {
+            Part::Text(t) => Ok(t.as_str()),
+            Part::Json(j) => Err(j.inner()),
+            Part::Image(_) => continue,
         };
-        out.extend_from_slice(&b[run..i]);
-        out.extend_from_slice(&[b'\\', named]);
-        if named == b'u' {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.extend_from_slice(&[b'0', b'0', HEX[usize::from(c >> 4)], HEX[usize::from(c & 0xf)]]);
+        if !first {
+            json_str_inner(out, sep);
         }
-        i += 1;
-        run = i;
+        first = false;
+        match text {
+            Ok(t) => json_str_inner(out, t),
+            Err(escaped) => out.extend_from_slice(escaped.as_bytes()),
+        }
     }
-    out.extend_from_slice(&b[run..]);
     out.push(b'"');
 }
 
-/// An `event_msg` line whose payload `write` writes.
-fn event_with(out: &mut Vec<Vec<u8>>, ts: &str, write: impl FnOnce(&mut Vec<u8>)) {
-    let mut l = Vec::new();
+/// What a line holds besides its large strings, about: its envelope, the time, the payload's
+/// other members.
+const LINE_HEAD: usize = 192;
+
+/// The bytes `parts` take in a line, about (more where a text has escapes).
+fn size_of(parts: &[Part]) -> usize {
+    parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) => t.len() + 32,
+            Part::Json(j) => j.json().len() + 32,
+            Part::Image(i) => i.data.as_ref().or(i.url.as_ref()).map_or(0, String::len) + 64,
+        })
+        .sum()
+}
+
+/// An `event_msg` line whose payload `write` writes (of about `size` bytes).
+fn event_with(out: &mut Vec<Vec<u8>>, ts: &str, size: usize, write: impl FnOnce(&mut Vec<u8>)) {
+    let mut l = Vec::with_capacity(LINE_HEAD + size);
     l.extend_from_slice(b"{\"timestamp\":");
     json_str(&mut l, ts);
     l.extend_from_slice(b",\"type\":\"event_msg\",\"payload\":");
@@ -770,6 +1043,10 @@ fn input_part(l: &mut Vec<u8>, p: &Part) {
         Part::Text(t) => {
             l.extend_from_slice(b"{\"type\":\"input_text\",\"text\":");
             json_str(l, t);
+        }
+        Part::Json(j) => {
+            l.extend_from_slice(b"{\"type\":\"input_text\",\"text\":");
+            l.extend_from_slice(j.json().as_bytes());
         }
         Part::Image(i) => {
             l.extend_from_slice(b"{\"type\":\"input_image\",\"image_url\":");
@@ -799,15 +1076,14 @@ impl EntryWriter for Writer {
                     out.push(self.token_count(&ts));
                     self.turn_open = false;
                 }
-                self.item_with(out, &ts, |l| {
+                self.item_with(out, &ts, size_of(parts), |l| {
                     l.extend_from_slice(br#"{"type":"message","role":"user","content":"#);
                     input_parts(l, parts);
                     l.push(b'}');
                 });
-                event_with(out, &ts, |l| {
+                event_with(out, &ts, size_of(parts), |l| {
                     l.extend_from_slice(br#"{"type":"user_message","message":"#);
-                    let text: Vec<&str> = parts.iter().filter_map(Part::text).collect();
-                    json_str(l, &text.join("\n"));
+                    json_join(l, parts, "\n");
                     l.extend_from_slice(br#","images":["#);
                     let mut first = true;
                     for p in parts {
@@ -835,7 +1111,7 @@ impl EntryWriter for Writer {
                             // The text escaped once, for the item and the event.
                             let mut esc = Vec::with_capacity(text.len() + 2);
                             json_str(&mut esc, &text);
-                            self.item_with(out, &ts, |l| {
+                            self.item_with(out, &ts, esc.len(), |l| {
                                 l.extend_from_slice(
                                     br#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"#,
                                 );
@@ -844,7 +1120,7 @@ impl EntryWriter for Writer {
                             });
                             // A reply the resumed screen shows; carried reasoning is not one.
                             if matches!(b, Block::Text(_)) {
-                                event_with(out, &ts, |l| {
+                                event_with(out, &ts, esc.len(), |l| {
                                     l.extend_from_slice(br#"{"type":"agent_message","message":"#);
                                     l.extend_from_slice(&esc);
                                     l.push(b'}');
@@ -855,7 +1131,7 @@ impl EntryWriter for Writer {
                             let (mapped, label) = tools::to_codex(&call.name, &call.input);
                             self.tally.map(label);
                             match mapped {
-                                CodexCall::Function { name, arguments } => self.item_with(out, &ts, |l| {
+                                CodexCall::Function { name, arguments } => self.item_with(out, &ts, 0, |l| {
                                     l.extend_from_slice(br#"{"type":"function_call","name":"#);
                                     json_str(l, &name);
                                     l.extend_from_slice(br#","arguments":"#);
@@ -885,13 +1161,13 @@ impl EntryWriter for Writer {
                     self.tally.drop("tool_result:is_error flag");
                 }
                 let custom = self.custom.contains(&call_key(&r.call_id));
-                let all_text = r.output.iter().all(|p| p.text().is_some());
+                let all_text = r.output.iter().all(Part::is_text);
                 let ty = if custom {
                     "custom_tool_call_output"
                 } else {
                     "function_call_output"
                 };
-                self.item_with(out, &ts, |l| {
+                self.item_with(out, &ts, size_of(&r.output), |l| {
                     l.extend_from_slice(br#"{"type":"#);
                     json_str(l, ty);
                     l.extend_from_slice(br#","call_id":"#);
@@ -899,7 +1175,8 @@ impl EntryWriter for Writer {
                     l.extend_from_slice(br#","output":"#);
                     match (all_text || custom, r.output.as_slice()) {
                         (true, [Part::Text(t)]) => json_str(l, t),
-                        (true, parts) => json_str(l, &parts.iter().filter_map(Part::text).collect::<String>()),
+                        (true, [Part::Json(j)]) => l.extend_from_slice(j.json().as_bytes()),
+                        (true, parts) => json_join(l, parts, ""),
                         (false, parts) => input_parts(l, parts),
                     }
                     l.push(b'}');
@@ -926,6 +1203,10 @@ impl EntryWriter for Writer {
 
     fn tally(&mut self) -> Tally {
         std::mem::take(&mut self.tally)
+    }
+
+    fn takes_json(&self) -> bool {
+        true
     }
 }
 
@@ -1149,11 +1430,13 @@ mod tests {
 
     /// The lines of an entry as the writer built them as JSON values before it wrote them
     /// directly: the oracle of [`the_lines_are_the_values_written`].
-    fn valued(e: &Entry, ts: &str, custom: &mut rustc_hash::FxHashSet<u64>, as_text: bool) -> Vec<Vec<u8>> {
+    pub(super) fn valued(e: &Entry, ts: &str, custom: &mut rustc_hash::FxHashSet<u64>, as_text: bool) -> Vec<Vec<u8>> {
+        let e = &e.clone().into_plain();
         let item = |payload: Value| line(&json!({"timestamp": ts, "type": "response_item", "payload": payload}));
         let event = |payload: Value| line(&json!({"timestamp": ts, "type": "event_msg", "payload": payload}));
         let part = |p: &Part| match p {
             Part::Text(t) => json!({"type": "input_text", "text": t}),
+            Part::Json(j) => json!({"type": "input_text", "text": j.text()}),
             Part::Image(i) => json!({"type": "input_image", "image_url": i.as_url()}),
         };
         let mut out = Vec::new();
@@ -1166,7 +1449,7 @@ mod tests {
                     .iter()
                     .filter_map(|p| match p {
                         Part::Image(i) => Some(i.as_url()),
-                        Part::Text(_) => None,
+                        Part::Text(_) | Part::Json(_) => None,
                     })
                     .collect();
                 out.push(event(json!({"type": "user_message", "message": text.join("\n"),
@@ -1217,33 +1500,6 @@ mod tests {
             Body::Compaction(_) => {}
         }
         out
-    }
-
-    /// [`json_str`] is serde_json's string: on every byte alone, in every place of a run of
-    /// eight, and on any text.
-    #[test]
-    fn json_str_is_serde_jsons() {
-        let theirs = |s: &str| serde_json::to_vec(s).unwrap();
-        let ours = |s: &str| {
-            let mut v = Vec::new();
-            json_str(&mut v, s);
-            v
-        };
-        for c in (0u32..0x800).filter_map(char::from_u32).chain(['\u{ffff}', '😀']) {
-            for at in 0..20 {
-                let s: String = "abcdefghijklmnopqrst"
-                    .chars()
-                    .take(at)
-                    .chain([c])
-                    .chain("xyz".chars())
-                    .collect();
-                assert_eq!(ours(&s), theirs(&s), "{s:?}");
-            }
-        }
-        proptest::proptest!(|(s in "(?s).{0,200}", t in "[ -~\\x00-\\x1f\"\\\\é😀]{0,100}")| {
-            proptest::prop_assert_eq!(ours(&s), theirs(&s));
-            proptest::prop_assert_eq!(ours(&t), theirs(&t));
-        });
     }
 
     /// The writer's lines are those of the JSON values it used to build, on the conversations
@@ -1352,5 +1608,470 @@ mod tests {
             }
         }
         assert!(compared > 1_000, "{compared} lines compared");
+    }
+}
+
+#[cfg(test)]
+mod convert7_tests {
+    use super::*;
+
+    /// Lines of the shapes the typed read must read as the record reader and the whole read
+    /// of the item do, or leave to them.
+    fn odd_lines() -> Vec<String> {
+        let ts = r#""timestamp":"2026-03-01T10:00:00.000Z""#;
+        let item = |p: &str| format!(r#"{{{ts},"type":"response_item","payload":{p}}}"#);
+        let deep = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        let many = |n: usize| format!("[{}]", vec!["1"; n].join(","));
+        let parts = |n: usize| format!("[{}]", vec![r#"{"type":"output_text","text":"x"}"#; n].join(","));
+        let mut out = vec![
+            item(r#"{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c1"}"#),
+            item(r#"{"type":"function_call","name":"f","arguments":"not json","call_id":"c"}"#),
+            item(r#"{"type":"function_call","name":"f","arguments":"[1,2]","call_id":"c"}"#),
+            item(r#"{"type":"function_call","name":"f","arguments":"7"}"#),
+            item(r#"{"type":"function_call","name":"f","arguments":null,"call_id":null}"#),
+            item(r#"{"type":"function_call","name":"f","arguments":{"a":1},"call_id":"c"}"#),
+            item(r#"{"type":"function_call","call_id":"a","call_id":"b"}"#),
+            item(r#"{"type":"function_call","call_id":5,"name":"f"}"#),
+            item(r#"{"type":"function_call","call_\u0069d":"e","n\u0061me":"f\"g","arguments":"{}"}"#),
+            item(r#"{"type":"function_call","name":"f","arguments":"{}","call_id":"c","x":"\ud800"}"#),
+            item(r#"{"type":"function_call","name":"\ud800","arguments":"{}","call_id":"c"}"#),
+            item(r#"["function_call","f","{}","c"]"#),
+            item("null"),
+            item(r#""function_call""#),
+            item(
+                r#"{"type":"custom_tool_call","status":"completed","call_id":"p","name":"apply_patch","input":"*** Begin Patch\n*** End Patch"}"#,
+            ),
+            item(r#"{"type":"custom_tool_call","call_id":"p","name":"apply_patch","input":{"a":1}}"#),
+            item(r#"{"type":"custom_tool_call","call_id":"p","name":"x"}"#),
+            item(r#"{"type":"function_call_output","call_id":"c1","output":"a\nb \"q\" \u001b[1m é😀"}"#),
+            item(r#"{"type":"function_call_output","call_id":"c1","output":"lone \ud800"}"#),
+            item(r#"{"type":"function_call_output","call_id":"c1","output":null}"#),
+            item(r#"{"type":"function_call_output","call_id":"c1"}"#),
+            item(r#"{"type":"function_call_output","call_id":"c1","output":7}"#),
+            item(
+                r#"{"type":"function_call_output","call_id":"c1","output":[{"type":"input_text","text":"t"},{"type":"input_image","image_url":"data:image/png;base64,AAA="}]}"#,
+            ),
+            item(r#"{"type":"function_call_output","call_id":"c1","output":{"content":"x","success":true}}"#),
+            item(r#"{"type":"function_call_output","call_id":"c1","output":{"success":true}}"#),
+            item(r#"{"type":"custom_tool_call_output","call_id":"p","output":"{\"output\":\"ok\"}"}"#),
+            item(
+                r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi"},{"type":"input_image","image_url":"x"},{"type":"refusal","refusal":"no"},{"type":"text","text":null},{"text":"untyped"}]}"#,
+            ),
+            item(r#"{"type":"message","role":"assistant","content":[["output_text","by position"]]}"#),
+            item(r#"{"type":"message","role":"assistant","content":["output_text"]}"#),
+            item(r#"{"type":"message","role":"assistant","content":"a string"}"#),
+            item(r#"{"type":"message","role":"assistant","content":null}"#),
+            item(r#"{"type":"message","role":"assistant"}"#),
+            item(r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":5}]}"#),
+            item(r#"{"type":"message","role":"assistant","role":"user","content":[]}"#),
+            item(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"a prompt"}]}"#),
+            item(
+                r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>x"}]}"#,
+            ),
+            item(r#"{"type":"message","role":"developer","content":[{"type":"input_text","text":"d"}]}"#),
+            item(r#"{"type":"message","role":"system","content":[{"type":"input_text","text":"s"}]}"#),
+            item(r#"{"type":"message","content":[{"type":"output_text","text":"no role"}]}"#),
+            item(
+                r#"{"type":"reasoning","summary":[{"type":"summary_text","text":"a"},{"type":"summary_text","text":"b"}],"content":null,"encrypted_content":"gAAA"}"#,
+            ),
+            item(r#"{"type":"reasoning","summary":[],"encrypted_content":"gAAA"}"#),
+            item(r#"{"type":"reasoning","summary":null}"#),
+            item(r#"{"type":"reasoning"}"#),
+            item(r#"{"type":"reasoning","summary":[{"text":null},{"text":"x"},{}]}"#),
+            item(r#"{"type":"reasoning","summary":[{"text":5}]}"#),
+            item(r#"{"type":"reasoning","summary":["s",["t"]]}"#),
+            item(r#"{"type":"reasoning","summary":[["summary_text"]]}"#),
+            item(r#"{"type":"local_shell_call","call_id":"l","action":{"type":"exec","command":["ls"]}}"#),
+            item(r#"{"type":"web_search_call","status":"completed"}"#),
+            item(r#"{"type":"ghost_snapshot","ghost_commit":{}}"#),
+            item(r#"{"type":"compaction","encrypted_content":"x"}"#),
+            item(r#"{"type":"other_kind","call_id":"c"}"#),
+            item(r#"{"name":"f"}"#),
+            item(&format!(
+                r#"{{"type":"function_call","name":"f","arguments":"{{}}","call_id":"c","deep":{}}}"#,
+                deep(101)
+            )),
+            item(&format!(
+                r#"{{"type":"function_call","name":"f","arguments":"{{}}","call_id":"c","deep":{}}}"#,
+                deep(130)
+            )),
+            item(&format!(
+                r#"{{"type":"function_call","name":"f","arguments":"{{}}","call_id":"c","many":{}}}"#,
+                many(100_001)
+            )),
+            item(&format!(
+                r#"{{"type":"function_call","name":"f","arguments":"{{}}","call_id":"c","many":{}}}"#,
+                many(100_000)
+            )),
+            item(&format!(
+                r#"{{"type":"message","role":"assistant","content":{}}}"#,
+                parts(100_001)
+            )),
+            item(&format!(
+                r#"{{"type":"message","role":"assistant","content":{}}}"#,
+                parts(1_000)
+            )),
+            format!(
+                r#"{{"record_type":"state",{ts},"type":"response_item","payload":{{"type":"function_call","name":"f","call_id":"c"}}}}"#
+            ),
+            format!(
+                r#"{{{ts},{ts},"type":"response_item","payload":{{"type":"function_call","name":"f","call_id":"c"}}}}"#
+            ),
+            format!(
+                r#"{{{ts},"type":"response_item","type":"response_item","payload":{{"type":"function_call","name":"f","call_id":"c"}}}}"#
+            ),
+            format!(
+                r#"{{{ts},"type":"response_item","payload":{{"type":"function_call","name":"f","call_id":"c"}},"payload":null}}"#
+            ),
+            format!(
+                r#"{{{ts},"id":1,"id":2,"type":"response_item","payload":{{"type":"function_call","name":"f","call_id":"c"}}}}"#
+            ),
+            format!(
+                r#"{{{ts},"type":"response_item","payload":{{"type":"function_call","name":"f","call_id":"c"}}}} trailing"#
+            ),
+            format!(
+                r#"  {{{ts},"type":"response_\u0069tem","payload":{{"type":"function_call","name":"f","call_id":"c"}}}}"#
+            ),
+            format!(
+                r#"{{"type":"response_item","payload":{{"type":"function_call","name":"f","call_id":"c"}},"timestamp":7}}"#
+            ),
+            format!(r#"{{{ts},"type":"response_item"}}"#),
+            format!(r#"{{{ts},"type":"event_msg","payload":{{"type":"agent_message","message":"m"}}}}"#),
+            format!(r#"{{{ts},"type":"compacted","payload":{{"message":"s","replacement_history":[]}}}}"#),
+            format!(r#"{{{ts},"type":"turn_context","payload":{{"cwd":"/w","model":"m"}}}}"#),
+            r#"{"type":"function_call","name":"bare","arguments":"{}","call_id":"b"}"#.to_string(),
+            r#"[1,2]"#.to_string(),
+            r#"{"type":"response_item","payload":{"type":"function_call""#.to_string(),
+            "not json".to_string(),
+        ];
+        out.push(item(&format!(
+            r#"{{"type":"function_call_output","call_id":"c","output":"{}"}}"#,
+            "x,".repeat(120_000)
+        )));
+        out
+    }
+
+    /// The pieces of every line of the fixtures and of lines of every odd shape: the typed read
+    /// gives the plain read's wherever it reads a line, and it reads most of the fixtures'.
+    #[test]
+    fn fast_pieces_equal_the_plain_pieces() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let fixture_lines: Vec<Vec<u8>> = walkdir::WalkDir::new(&root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .filter_map(|e| std::fs::read(e.path()).ok())
+            .flat_map(|b| b.split(|&c| c == b'\n').map(<[u8]>::to_vec).collect::<Vec<_>>())
+            .filter(|l| memchr::memmem::find(l, b"response_item").is_some())
+            .collect();
+        let odd: Vec<Vec<u8>> = odd_lines().into_iter().map(String::into_bytes).collect();
+        let mut fast_fixtures = 0;
+        let mut fast_odd = 0;
+        for (k, bytes) in fixture_lines.iter().chain(&odd).enumerate() {
+            let line = crate::io::Line {
+                no: 7,
+                offset: 0,
+                bytes,
+                terminated: true,
+            };
+            let (mut fast, mut plain) = (Vec::new(), Vec::new());
+            if fast_pieces(&line, &mut fast).is_none() {
+                assert!(fast.is_empty(), "{}", String::from_utf8_lossy(bytes));
+                continue;
+            }
+            plain_pieces(&line, &mut plain);
+            assert_eq!(
+                fast,
+                plain,
+                "{}",
+                String::from_utf8_lossy(&bytes[..bytes.len().min(400)])
+            );
+            if k < fixture_lines.len() {
+                fast_fixtures += 1;
+            } else {
+                fast_odd += 1;
+            }
+        }
+        assert!(
+            fast_fixtures * 10 > fixture_lines.len() * 6,
+            "{fast_fixtures} of {} fixture lines read typed",
+            fixture_lines.len()
+        );
+        assert!(fast_odd > 20, "{fast_odd} odd lines read typed");
+    }
+
+    /// A rollout of several windows read whole with `--full`: in order, with every line's
+    /// pieces, the same conversation as the records read one after the other.
+    #[test]
+    fn every_line_reads_what_the_records_give() {
+        let mut text = String::from(
+            r#"{"timestamp":"2026-03-01T10:00:00.000Z","type":"session_meta","payload":{"id":"s","cwd":"/w"}}"#,
+        );
+        text.push('\n');
+        let odd = odd_lines();
+        let pad = "p\\\"ad ".repeat(500);
+        let mut i = 0usize;
+        while text.len() < 20 << 20 {
+            let ts = format!("2026-03-01T10:{:02}:{:02}.000Z", i / 60 % 60, i % 60);
+            let line = match i % 7 {
+                0 => format!(
+                    r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"message","role":"user","content":[{{"type":"input_text","text":"q{i}"}}]}}}}"#
+                ),
+                1 => format!(
+                    r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"reasoning","summary":[{{"text":"r{i}"}}]}}}}"#
+                ),
+                2 => format!(
+                    r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"function_call","name":"shell","arguments":"{{\"command\":[\"ls\"]}}","call_id":"c{i}"}}}}"#
+                ),
+                3 => format!(
+                    r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"function_call_output","call_id":"c{}","output":"{pad}"}}}}"#,
+                    i - 1
+                ),
+                4 => format!(
+                    r#"{{"timestamp":"{ts}","type":"response_item","payload":{{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"a{i} {pad}"}}]}}}}"#
+                ),
+                5 => odd[i / 7 % odd.len()].clone(),
+                _ if i % 700 == 6 => format!(
+                    r#"{{"timestamp":"{ts}","type":"compacted","payload":{{"message":"summary {i}","replacement_history":[]}}}}"#
+                ),
+                _ => format!(r#"{{"timestamp":"{ts}","type":"event_msg","payload":{{"type":"token_count"}}}}"#),
+            };
+            text.push_str(&line);
+            text.push_str(if i.is_multiple_of(11) { "\r\n" } else { "\n" });
+            i += 1;
+        }
+        let src = Source::from_bytes("t.jsonl", text.into_bytes());
+        let par = collect(|sink| read_stream(&src, true, true, sink)).unwrap();
+        // The records one after the other, as the reader took them before.
+        let seq = collect(|sink| {
+            let mut c = Conversation::new(Format::Codex);
+            c.session_id = "s".into();
+            let mut r = Reader {
+                src: &src,
+                c: Emitter::new(c, sink),
+                times: Vec::new(),
+                odd_times: Default::default(),
+                released: src.releaser(),
+            };
+            Steps::Full(&src).each(|step| {
+                match step {
+                    Step::Item(item) => r.item(item)?,
+                    Step::Compacted(line, cm) => {
+                        let mut pieces = Vec::new();
+                        compacted_pieces(line, cm, &mut pieces);
+                        for p in pieces {
+                            r.apply(p, 0);
+                        }
+                    }
+                }
+                Ok(())
+            })?;
+            r.c.finish()
+        })
+        .unwrap();
+        assert!(par.entries.len() > 1_000, "{} entries", par.entries.len());
+        let strip = |c: &Conversation| -> Vec<(String, Body)> {
+            c.entries.iter().map(|e| (e.key.clone(), e.body.clone())).collect()
+        };
+        assert!(par.entries.iter().all(|e| e.timestamp.is_some()));
+        let (par, seq) = (strip(&par), strip(&seq));
+        assert_eq!(par.len(), seq.len());
+        if let Some(k) = (0..par.len()).find(|&k| par[k] != seq[k]) {
+            panic!("entry {k} differs:\n{:?}\n{:?}", par[k], seq[k]);
+        }
+    }
+}
+
+#[cfg(test)]
+mod convert6_tests {
+    use super::*;
+    use crate::convert::model::JsonText;
+
+    /// A JSON string of `s` escaped in one of the ways JSON allows, chosen per character by
+    /// `how`: as serde_json writes it, or `\uXXXX` (either case), or `\/`.
+    fn escaped(s: &str, how: &[u8]) -> String {
+        let mut out = String::from("\"");
+        for (k, c) in s.chars().enumerate() {
+            let h = how.get(k).copied().unwrap_or(0) % 4;
+            let mut units = [0u16; 2];
+            match h {
+                1 | 2 => {
+                    for u in c.encode_utf16(&mut units) {
+                        out.push_str(&match h {
+                            1 => format!("\\u{u:04x}"),
+                            _ => format!("\\u{u:04X}"),
+                        });
+                    }
+                }
+                3 if c == '/' => out.push_str("\\/"),
+                _ => {
+                    let j = serde_json::to_string(&c.to_string()).unwrap();
+                    out.push_str(&j[1..j.len() - 1]);
+                }
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    /// A JSON string is taken as written exactly when it is serde_json's string of its text:
+    /// on every character escaped every way, and on any text escaped any way.
+    #[test]
+    fn json_text_is_serde_jsons_string() {
+        let check = |raw: &str| {
+            let text: String = serde_json::from_str(raw).unwrap();
+            let serde = serde_json::to_string(&text).unwrap();
+            match JsonText::canonical(raw) {
+                Some(j) => {
+                    assert_eq!(j.json(), serde, "{raw}");
+                    assert_eq!(j.text(), text, "{raw}");
+                    assert_eq!(j.inner(), &serde[1..serde.len() - 1]);
+                    true
+                }
+                None => {
+                    assert_ne!(raw, serde, "refused {raw}");
+                    false
+                }
+            }
+        };
+        let mut taken = 0;
+        for c in (0u32..0x800)
+            .filter_map(char::from_u32)
+            .chain(['\u{ffff}', '😀', '/', '\u{2028}'])
+        {
+            for how in 0..4u8 {
+                taken += usize::from(check(&escaped(&format!("a{c}b"), &[0, how, 0])));
+            }
+        }
+        assert!(taken > 0x800, "{taken}");
+        for raw in [
+            r#""""#,
+            r#""\/""#,
+            r#""\u00e9""#,
+            r#""\u001F""#,
+            r#""\u0008""#,
+            r#""\ud83d\ude00""#,
+            r#""\\u0041""#,
+            r#""\\\u0001""#,
+            r#""\\\\u0001""#,
+            r#""a\\\/b""#,
+            r#""a\\/b\\\\/""#,
+            r#""\u001b[0m\\\u001b""#,
+        ] {
+            check(raw);
+        }
+        assert!(JsonText::canonical(r#""a\u001fb\n\"\\""#).is_some());
+        assert!(JsonText::canonical(r#""\u000a""#).is_none());
+        proptest::proptest!(|(s in "(?s).{0,60}", t in "[ -~\\x00-\\x1f\"\\\\é/😀]{0,40}", how in proptest::collection::vec(0u8..8, 0..60))| {
+            check(&escaped(&s, &how));
+            check(&escaped(&t, &how));
+            check(&escaped(&t, &[]));
+        });
+    }
+
+    /// The lines written from texts held as JSON strings are those written from the same
+    /// texts held as text, by both writers: on the conversations of every transcript of the
+    /// fixtures, as the typed read gives them, and on entries of every shape.
+    #[test]
+    fn json_texts_write_the_lines_of_plain_texts() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut convs: Vec<Vec<Entry>> = Vec::new();
+        for e in walkdir::WalkDir::new(&root).into_iter().filter_map(Result::ok) {
+            if e.path().extension().is_none_or(|x| x != "jsonl") {
+                continue;
+            }
+            let bytes = std::fs::read(e.path()).unwrap();
+            if memchr::memmem::find(&bytes, b"\"parentUuid\"").is_none() {
+                continue;
+            }
+            let src = Source::from_bytes(&e.path().display().to_string(), bytes);
+            for full in [false, true] {
+                let mut entries = Vec::new();
+                let read = crate::agents::claude_code::convert::read_stream(&src, full, false, &mut |m| {
+                    if let crate::convert::model::Msg::Entry(e) = m {
+                        entries.push(e);
+                    }
+                    Ok(())
+                });
+                if read.is_ok() {
+                    convs.push(entries);
+                }
+            }
+        }
+        let json = |t: &str| Part::Json(JsonText::canonical(&serde_json::to_string(t).unwrap()).unwrap());
+        let text = |t: &str| Part::Text(t.to_string());
+        let img = Part::Image(Image::from_url("data:image/png;base64,AAA="));
+        let result = |id: &str, output: Vec<Part>| {
+            Body::ToolResult(ToolResult {
+                call_id: id.into(),
+                output,
+                is_error: false,
+            })
+        };
+        let odd = [
+            Body::User(vec![json("a \"q\"\n\u{1}é😀"), img.clone(), text("b\t"), json("c")]),
+            Body::User(vec![json("")]),
+            Body::User(vec![img.clone(), json("\\ \u{7f}\u{2028}")]),
+            Body::Assistant(vec![Block::Call(ToolCall {
+                id: "c5".into(),
+                name: "Edit".into(),
+                input: json!({"file_path": "/a", "old_string": "x", "new_string": "y"}),
+            })]),
+            result("c1", vec![json("out\r\n")]),
+            result("c2", vec![json("a"), text("\u{8}"), json("\u{c}c")]),
+            result("c3", vec![json("a"), img.clone(), json("b")]),
+            result("c5", vec![json("x"), img, json("y\u{1f}")]),
+            result("c5", vec![json("p\"atch")]),
+        ];
+        convs.push(
+            odd.into_iter()
+                .enumerate()
+                .map(|(k, body)| Entry {
+                    key: format!("k{k}"),
+                    timestamp: Some(format!("2026-01-01T00:00:0{k}.000Z")),
+                    body,
+                })
+                .collect(),
+        );
+        let o = WriteOptions {
+            session_id: "s".into(),
+            cwd: "/w".into(),
+            model: None,
+            reasoning_as_text: false,
+        };
+        let (mut compared, mut held) = (0, 0);
+        let writers: [crate::convert::MakeWriter; 2] = [writer, crate::agents::claude_code::convert::writer];
+        for (make, entries) in writers.iter().flat_map(|m| convs.iter().map(move |c| (m, c))) {
+            let first = entries.iter().find_map(|e| e.timestamp.clone());
+            let mut both = [Vec::new(), Vec::new()];
+            for (k, out) in both.iter_mut().enumerate() {
+                let mut w = make(&o, first.as_deref(), Default::default(), out);
+                assert!(w.takes_json());
+                for e in entries {
+                    let e = if k == 0 { e.clone() } else { e.clone().into_plain() };
+                    w.entry(&e, out);
+                }
+                w.finish(out);
+            }
+            held += entries
+                .iter()
+                .filter(|e| match &e.body {
+                    Body::User(p) | Body::ToolResult(ToolResult { output: p, .. }) => {
+                        p.iter().any(|p| matches!(p, Part::Json(_)))
+                    }
+                    _ => false,
+                })
+                .count();
+            let [json_lines, plain_lines] = both;
+            for (a, b) in json_lines.iter().zip(&plain_lines) {
+                assert_eq!(String::from_utf8_lossy(a), String::from_utf8_lossy(b));
+            }
+            assert_eq!(json_lines.len(), plain_lines.len());
+            compared += json_lines.len();
+        }
+        assert!(
+            held > 400 && compared > 4_500,
+            "{held} entries with JSON texts, {compared} lines"
+        );
     }
 }
