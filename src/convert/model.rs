@@ -201,6 +201,29 @@ impl Part {
         !matches!(self, Part::Image(_))
     }
 
+    /// A string value as written (a field read as a `RawValue`), as a part: the JSON string
+    /// itself when it is the one a writer would write ([`JsonText::canonical`]), which is then
+    /// neither unescaped nor escaped again, else its text; "" when absent or null; None when
+    /// it is not a string (the whole read decides) or does not read as one.
+    pub fn from_raw(raw: Option<&serde_json::value::RawValue>) -> Option<Part> {
+        match raw.map(serde_json::value::RawValue::get) {
+            Some(r) if r.starts_with('"') => match JsonText::canonical(r) {
+                Some(j) => Some(Part::Json(j)),
+                None => text_of(raw).map(Part::Text),
+            },
+            _ => text_of(raw).map(Part::Text),
+        }
+    }
+
+    /// The bytes of its text or image, about: what it holds in memory.
+    pub fn weight(&self) -> usize {
+        match self {
+            Part::Text(t) => t.len(),
+            Part::Json(j) => j.json().len(),
+            Part::Image(i) => i.data.as_ref().or(i.url.as_ref()).map_or(0, String::len),
+        }
+    }
+
     /// The same part with its text held as text.
     pub fn into_plain(self) -> Part {
         match self {
@@ -210,11 +233,33 @@ impl Part {
     }
 }
 
+/// A string value as written ([`Part::from_raw`]) as text: "" when absent or null, None when
+/// it is not a string or does not read as one.
+pub fn text_of(raw: Option<&serde_json::value::RawValue>) -> Option<String> {
+    match raw {
+        None => Some(String::new()),
+        Some(r) if r.get().starts_with('"') => serde_json::from_str::<std::borrow::Cow<'_, str>>(r.get())
+            .ok()
+            .map(std::borrow::Cow::into_owned),
+        Some(_) => None,
+    }
+}
+
 impl Entry {
     /// The same entry without [`Part::Json`]: every text held as text.
     pub fn into_plain(self) -> Entry {
+        Entry {
+            body: self.body.into_plain(),
+            ..self
+        }
+    }
+}
+
+impl Body {
+    /// The same body without [`Part::Json`]: every text held as text.
+    pub fn into_plain(self) -> Body {
         let plain = |parts: Vec<Part>| parts.into_iter().map(Part::into_plain).collect();
-        let body = match self.body {
+        match self {
             Body::User(parts) if parts.iter().any(|p| matches!(p, Part::Json(_))) => Body::User(plain(parts)),
             Body::ToolResult(r) if r.output.iter().any(|p| matches!(p, Part::Json(_))) => {
                 Body::ToolResult(ToolResult {
@@ -223,8 +268,17 @@ impl Entry {
                 })
             }
             b => b,
-        };
-        Entry { body, ..self }
+        }
+    }
+
+    /// How many of its texts are held as [`Part::Json`].
+    pub fn json_texts(&self) -> usize {
+        match self {
+            Body::User(p) | Body::ToolResult(ToolResult { output: p, .. }) => {
+                p.iter().filter(|p| matches!(p, Part::Json(_))).count()
+            }
+            _ => 0,
+        }
     }
 }
 

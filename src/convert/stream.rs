@@ -61,7 +61,7 @@ const BATCH_BYTES: usize = 64 << 10;
 /// About the bytes an entry holds, for the size of a batch.
 fn weight(e: &Entry) -> usize {
     use super::model::{Block, Body, Part};
-    let parts = |ps: &[Part]| ps.iter().map(|p| p.text().map_or(64, str::len)).sum::<usize>();
+    let parts = |ps: &[Part]| ps.iter().map(|p| p.weight() + 64).sum::<usize>();
     match &e.body {
         Body::User(ps) => parts(ps),
         Body::ToolResult(r) => parts(&r.output),

@@ -17,7 +17,7 @@ use super::chain::{self as claude, Kind, Options, flag};
 use crate::compact::ids;
 use crate::convert::json::json_str;
 use crate::convert::model::{
-    Answered, Block, Body, Conversation, Emitter, Entry, Image, JsonText, Part, Sink, ToolResult, call_key, collect,
+    Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolResult, call_key, collect,
 };
 use crate::convert::tools;
 use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, reasoning_text};
@@ -591,7 +591,7 @@ impl<'de: 'a, 'a> serde::Deserialize<'de> for FastContent<'a> {
 struct FastBlock<'a> {
     #[serde(rename = "type", borrow, default)]
     ty: Option<Cow<'a, str>>,
-    /// Kept as written: a tool result's text is carried as its JSON string ([`raw_text`]).
+    /// Kept as written: a tool result's text is carried as its JSON string ([`Part::from_raw`]).
     #[serde(borrow, default)]
     text: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -630,28 +630,6 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::E
 
 fn owned(s: Option<Cow<'_, str>>) -> String {
     s.map(Cow::into_owned).unwrap_or_default()
-}
-
-/// A string value kept as written ([`FastBlock::text`]) as text: "" when absent or null, None
-/// when it is not a string (the whole read decides) or does not read as one.
-fn text_of(raw: Option<&RawValue>) -> Option<String> {
-    match raw {
-        None => Some(String::new()),
-        Some(r) if r.get().starts_with('"') => serde_json::from_str::<Cow<'_, str>>(r.get()).ok().map(Cow::into_owned),
-        Some(_) => None,
-    }
-}
-
-/// [`text_of`] as a part: the JSON string as written when it is the one a writer would write
-/// ([`JsonText::canonical`]), which is then neither unescaped nor escaped again.
-fn raw_text(raw: Option<&RawValue>) -> Option<Part> {
-    match raw.map(RawValue::get) {
-        Some(r) if r.starts_with('"') => match JsonText::canonical(r) {
-            Some(j) => Some(Part::Json(j)),
-            None => text_of(raw).map(Part::Text),
-        },
-        _ => text_of(raw).map(Part::Text),
-    }
 }
 
 impl FastSource<'_> {
@@ -713,18 +691,18 @@ fn fast_row(bytes: &[u8], need: Need) -> Option<Row> {
                 Some(FastContent::Blocks(blocks)) => {
                     for b in blocks {
                         match b.ty.as_deref() {
-                            Some("text") => parts.push(raw_text(b.text)?),
+                            Some("text") => parts.push(Part::from_raw(b.text)?),
                             Some("image") => parts.push(Part::Image(fast_image(b.source))),
                             Some("tool_result") => {
                                 let content = b.content.map(RawValue::get).unwrap_or("null");
                                 let output = match content.as_bytes()[0] {
-                                    b'"' => vec![raw_text(b.content)?],
+                                    b'"' => vec![Part::from_raw(b.content)?],
                                     b'[' => match serde_json::from_str(content).ok()? {
                                         FastContent::Blocks(items) => {
                                             let mut out = Vec::new();
                                             for i in items {
                                                 match i.ty.as_deref() {
-                                                    Some("text") => out.push(raw_text(i.text)?),
+                                                    Some("text") => out.push(Part::from_raw(i.text)?),
                                                     Some("image") => out.push(Part::Image(fast_image(i.source))),
                                                     _ => drops.push("tool_result block".into()),
                                                 }
@@ -758,7 +736,7 @@ fn fast_row(bytes: &[u8], need: Need) -> Option<Row> {
             if let Some(FastContent::Blocks(blocks)) = content {
                 for b in blocks {
                     match b.ty.as_deref() {
-                        Some("text") => out.push(Block::Text(text_of(b.text)?)),
+                        Some("text") => out.push(Block::Text(crate::convert::model::text_of(b.text)?)),
                         Some("thinking") => out.push(Block::Reasoning(owned(b.thinking))),
                         Some("redacted_thinking") => drops.push("redacted_thinking".into()),
                         Some("tool_use") => out.push(Block::Call(crate::convert::model::ToolCall {

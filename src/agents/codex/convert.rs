@@ -634,8 +634,9 @@ struct FastItem<'a> {
     call_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     input: Option<Cow<'a, str>>,
+    /// Kept as written: a result's text is carried as its JSON string ([`Part::from_raw`]).
     #[serde(borrow, default)]
-    output: Option<Cow<'a, str>>,
+    output: Option<&'a serde_json::value::RawValue>,
 }
 
 #[derive(serde::Deserialize)]
@@ -734,7 +735,10 @@ fn fast_pieces(l: &crate::io::Line<'_>, out: &mut Vec<Piece>) -> Option<()> {
         "function_call_output" | "custom_tool_call_output" => {
             let r = ToolResult {
                 call_id: s(p.call_id),
-                output: p.output.map(|t| vec![Part::Text(t.into_owned())]).unwrap_or_default(),
+                output: match p.output {
+                    Some(raw) => vec![Part::from_raw(Some(raw))?],
+                    None => Vec::new(),
+                },
                 is_error: false,
             };
             out.push(Piece::Push(no, Body::ToolResult(r)));
@@ -1645,6 +1649,11 @@ mod convert7_tests {
             item(r#"{"type":"custom_tool_call","call_id":"p","name":"x"}"#),
             item(r#"{"type":"function_call_output","call_id":"c1","output":"a\nb \"q\" \u001b[1m é😀"}"#),
             item(r#"{"type":"function_call_output","call_id":"c1","output":"lone \ud800"}"#),
+            item(
+                r#"{"type":"function_call_output","call_id":"c1","output":"spelt \u00e9 \/ \u001B \u000a \ud83d\ude00"}"#,
+            ),
+            item(r#"{"type":"function_call_output","call_id":"c1","output":"raw \\u0041 \\/ \u001f\b\f"}"#),
+            item(r#"{"type":"function_call_output","call_id":"c1","output":"dup","output":"twice"}"#),
             item(r#"{"type":"function_call_output","call_id":"c1","output":null}"#),
             item(r#"{"type":"function_call_output","call_id":"c1"}"#),
             item(r#"{"type":"function_call_output","call_id":"c1","output":7}"#),
@@ -1767,6 +1776,7 @@ mod convert7_tests {
         let odd: Vec<Vec<u8>> = odd_lines().into_iter().map(String::into_bytes).collect();
         let mut fast_fixtures = 0;
         let mut fast_odd = 0;
+        let mut json_texts = 0;
         for (k, bytes) in fixture_lines.iter().chain(&odd).enumerate() {
             let line = crate::io::Line {
                 no: 7,
@@ -1780,6 +1790,17 @@ mod convert7_tests {
                 continue;
             }
             plain_pieces(&line, &mut plain);
+            // A result's text the typed read keeps as its JSON string is the same text.
+            let fast: Vec<Piece> = fast
+                .into_iter()
+                .map(|p| match p {
+                    Piece::Push(l, body) => {
+                        json_texts += body.json_texts();
+                        Piece::Push(l, body.into_plain())
+                    }
+                    p => p,
+                })
+                .collect();
             assert_eq!(
                 fast,
                 plain,
@@ -1798,6 +1819,7 @@ mod convert7_tests {
             fixture_lines.len()
         );
         assert!(fast_odd > 20, "{fast_odd} odd lines read typed");
+        assert!(json_texts > 40, "{json_texts} results kept as their JSON strings");
     }
 
     /// A rollout of several windows read whole with `--full`: in order, with every line's
