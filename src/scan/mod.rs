@@ -24,6 +24,9 @@ use crate::io::Source;
 use crate::model::Format;
 use crate::model::time::{format_ms, parse_ms};
 
+mod message;
+use message::MessageFacts;
+
 /// One session file. Every field has one JSON type: counts are numbers, lists are lists
 /// (empty when there is nothing), and a field that can be unknown is a string or null.
 #[derive(Serialize, Debug, Default, Clone)]
@@ -471,35 +474,20 @@ pub fn scan_session(src: &Source) -> SessionRecord {
         minified.clear();
         crate::io::json::minify_into(m, &mut minified);
         bytes += minified.len() + 1;
-        let Some(v) = parse(&minified) else { return };
-        if let Some(ts) = session_time(&v) {
+        let want_title = r.title.is_none();
+        let facts = MessageFacts::read(&minified, want_title)
+            .or_else(|| parse(&minified).map(|v| MessageFacts::of_value(&v, want_title)));
+        let Some(f) = facts else { return };
+        if let Some(ts) = f.time {
             span = Some(span.map_or((ts, ts), |(lo, hi)| (lo.min(ts), hi.max(ts))));
         }
         // A compaction is a `summary` item (v5); earlier versions have none.
-        for item in v.get("items").and_then(Value::as_array).into_iter().flatten() {
-            if item.get("type").and_then(Value::as_str) == Some("summary") {
-                r.compactions += 1;
-                let origin = match item.get("origin").and_then(Value::as_str) {
-                    Some("remote") => "remote",
-                    Some("legacy") => "legacy",
-                    _ => "local",
-                };
-                *r.compaction_origins.entry(origin).or_default() += 1;
-            }
+        for origin in f.summaries {
+            r.compactions += 1;
+            *r.compaction_origins.entry(origin).or_default() += 1;
         }
-        if r.title.is_none() && v.get("role").and_then(Value::as_str) == Some("user") {
-            let text = v
-                .get("items")
-                .and_then(Value::as_array)
-                .and_then(|items| {
-                    items
-                        .iter()
-                        .find(|i| i.get("type").and_then(Value::as_str) == Some("text"))
-                        .and_then(|i| i.get("text"))
-                        .and_then(Value::as_str)
-                })
-                .or_else(|| v.get("content").and_then(first_text));
-            r.title = text.and_then(prompt_text);
+        if r.title.is_none() && f.user {
+            r.title = f.title_text.as_deref().and_then(prompt_text);
             r.title_source = r.title.as_ref().map(|_| "first-prompt");
         }
     });
