@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::util::{cctool, fixture, records, root, shared_dir, skip_notice};
+use crate::util::{cctool, faketime, fixture, records, root, shared_dir, skip_notice};
 
 const FOLDER: &str = "claude/api";
 
@@ -469,6 +469,9 @@ fn shared_samples_live_recheck_with_the_real_client() {
         return;
     };
     let Some(script) = harness() else { return };
+    if !faketime() {
+        return;
+    }
     let record = std::env::var_os("CCTOOL_RECORD_FINGERPRINTS").is_some();
     let all = std::env::var_os("CCTOOL_LIVE_ALL").is_some();
     let mut rows = table();

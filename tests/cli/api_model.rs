@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::util::{cctool, fixture, records, root, shared, skip_notice};
+use crate::util::{cctool, faketime, fixture, records, root, shared, skip_notice};
 
 /// cctool in a clean configuration: none of the user's variables, UTC, no settings found.
 fn clean() -> assert_cmd::Command {
@@ -685,6 +685,9 @@ fn the_date_and_time_zone_cases_match_the_installed_real_client() {
         skip_notice("Claude Code 2.1.332 is not installed (realclient harness)");
         return;
     };
+    if !faketime() {
+        return;
+    }
     let views = views();
     for name in [
         "tz_before_local_midnight",

@@ -6,7 +6,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::util::{API_VIEW_FIELDS, Client, cctool, fixture, realclient, records, shared, shared_files, stdout_of};
+use crate::util::{
+    API_VIEW_FIELDS, Client, cctool, faketime, fixture, realclient, records, shared, shared_files, stdout_of,
+};
 
 /// The harness's conditions: a loopback base URL (another model's thinking is dropped) and a
 /// date before the 2026-11-30 retirement at which the requests were recorded.
@@ -221,6 +223,9 @@ fn real_samples_match_the_installed_real_client() {
     let Some(files) = shared_files(&["claude-code/real", "claude-code/real-excerpts"]) else {
         return;
     };
+    if !faketime() {
+        return;
+    }
     let mut compared = 0;
     for f in &files {
         let out = std::process::Command::new("bash")

@@ -98,6 +98,25 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
     Some(script)
 }
 
+/// Whether libfaketime is installed, which the harness preloads into the client to resume a
+/// file at another date (`VIEW_DATE`); false after a one-line notice. The same places as the
+/// harness looks in (`scripts/realclient/cc-resume-view.sh`).
+pub fn faketime() -> bool {
+    let found = std::fs::read_dir("/usr/lib")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("faketime/libfaketime.so.1"))
+        .chain([PathBuf::from("/usr/lib/faketime/libfaketime.so.1")])
+        .any(|p| p.is_file());
+    if !found {
+        skip_notice(
+            "libfaketime is not installed (apt-get install faketime): the real client cannot be run at a set date",
+        );
+    }
+    found
+}
+
 /// Resumes `file` with the harness `script` and returns what the client sent, raw.
 pub fn resume_with(script: &std::path::Path, file: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&resume_text(script, file, &[])).expect("the harness prints JSON")
