@@ -114,26 +114,14 @@ pub fn line_with(
 }
 
 /// A writer of one agent's format, fed the conversation an entry at a time: the lines of
-/// each entry go to `out` (without their newlines) as soon as it is written.
+/// each entry go to `out` (without their newlines) as soon as it is written. A text held as
+/// its JSON string ([`model::Part::Json`]) goes into the line as written.
 pub trait EntryWriter: Send {
     fn entry(&mut self, e: &model::Entry, out: &mut Vec<Vec<u8>>);
     /// The lines that close the conversation.
     fn finish(&mut self, out: &mut Vec<Vec<u8>>);
     /// What was mapped and left out so far.
     fn tally(&mut self) -> Tally;
-    /// Whether it takes texts as [`model::Part::Json`]; a writer that does not is handed
-    /// every text as [`model::Part::Text`] ([`feed`]).
-    fn takes_json(&self) -> bool {
-        false
-    }
-}
-
-/// Hands `e` to `w`, its texts held as `w` takes them.
-pub fn feed(w: &mut dyn EntryWriter, e: model::Entry, out: &mut Vec<Vec<u8>>) {
-    match w.takes_json() {
-        true => w.entry(&e, out),
-        false => w.entry(&e.into_plain(), out),
-    }
 }
 
 /// A writer from the options, the conversation's first timestamp and the calls it answers;
@@ -146,7 +134,7 @@ pub fn write_whole(make: MakeWriter, c: &model::Conversation, o: &WriteOptions, 
     let mut out = Vec::new();
     let mut w = make(o, c.first_timestamp(), c.answered_calls(), &mut out);
     for e in &c.entries {
-        feed(w.as_mut(), e.clone(), &mut out);
+        w.entry(e, &mut out);
     }
     w.finish(&mut out);
     *tally = w.tally();

@@ -59,9 +59,8 @@ pub enum Part {
     Text(String),
     Image(Image),
     /// A text as the source wrote it as a JSON string, which is the string a writer would
-    /// write: carried without unescaping it and escaping it again. Only writers that say so
-    /// ([`crate::convert::EntryWriter::takes_json`]) are handed one; the others get
-    /// [`Part::Text`] ([`Entry::into_plain`]).
+    /// write: carried without unescaping it and escaping it again. A conversation read whole
+    /// ([`collect`]) holds every text as [`Part::Text`] ([`Entry::into_plain`]).
     Json(JsonText),
 }
 

@@ -125,7 +125,7 @@ impl<'a> Lines<'a> {
         if let Some(make) = self.make.take() {
             let mut w = make(first, &mut self.out);
             for e in std::mem::take(&mut self.waiting) {
-                super::feed(w.as_mut(), e, &mut self.out);
+                w.entry(&e, &mut self.out);
             }
             self.writer = Some(w);
         }
@@ -149,7 +149,7 @@ impl<'a> Lines<'a> {
                         self.start(first.as_deref());
                     }
                     match &mut self.writer {
-                        Some(w) => super::feed(w.as_mut(), e, &mut self.out),
+                        Some(w) => w.entry(&e, &mut self.out),
                         None => self.waiting.push(e),
                     }
                 }

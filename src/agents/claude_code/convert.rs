@@ -1108,12 +1108,6 @@ impl EntryWriter for Writer {
     fn tally(&mut self) -> Tally {
         std::mem::take(&mut self.tally)
     }
-
-    /// A text held as its JSON string goes into the row as written: a prompt's or result's
-    /// `content` takes the same string serde_json writes for the text.
-    fn takes_json(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]

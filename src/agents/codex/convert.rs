@@ -1208,10 +1208,6 @@ impl EntryWriter for Writer {
     fn tally(&mut self) -> Tally {
         std::mem::take(&mut self.tally)
     }
-
-    fn takes_json(&self) -> bool {
-        true
-    }
 }
 
 #[cfg(test)]
@@ -2068,7 +2064,6 @@ mod convert6_tests {
             let mut both = [Vec::new(), Vec::new()];
             for (k, out) in both.iter_mut().enumerate() {
                 let mut w = make(&o, first.as_deref(), Default::default(), out);
-                assert!(w.takes_json());
                 for e in entries {
                     let e = if k == 0 { e.clone() } else { e.clone().into_plain() };
                     w.entry(&e, out);
