@@ -60,32 +60,44 @@ impl MessageFacts {
     /// serde_json's raw-value key) and wherever building the `Value` would fail too, so the
     /// caller reads those the plain way, with its repair of lone surrogates.
     pub fn read(bytes: &[u8], want_title: bool) -> Option<MessageFacts> {
+        use pass::{Got, Scalar};
         let mut de = serde_json::Deserializer::from_slice(bytes);
-        let m = serde::de::DeserializeSeed::deserialize(pass::Top, &mut de).ok()?;
+        let got = serde::de::DeserializeSeed::deserialize(pass::Read(pass::Want::Message), &mut de).ok()?;
         de.end().ok()?;
-        let text = |s: &pass::Scalar<'_>| match s {
-            pass::Scalar::Str(t) => Some(t.to_string()),
+        // A message that is not an object has none of the fields.
+        let Got::Message(m) = got else {
+            return Some(MessageFacts::default());
+        };
+        let m = *m;
+        let items = match m.items {
+            Some(Got::Parts(p)) => Some(p),
             _ => None,
         };
-        let title_text = (want_title && m.user)
+        let user = matches!(&m.role, Some(Scalar::Str(r)) if r == "user");
+        let title_text = (want_title && user)
             .then(|| {
-                m.items
+                items
                     .as_ref()
-                    .and_then(|i| i.first_text.as_ref())
-                    .and_then(text)
-                    .or_else(|| m.content.as_ref().and_then(text))
+                    .and_then(|p| p.first_text.as_ref())
+                    .and_then(Option::as_deref)
+                    .or_else(|| match &m.content {
+                        Some(Got::Scalar(Scalar::Str(t))) => Some(t.as_ref()),
+                        Some(Got::Parts(p)) => p.first_text.as_ref().and_then(Option::as_deref),
+                        _ => None,
+                    })
+                    .map(str::to_string)
             })
             .flatten();
         let time = match (&m.timestamp, &m.ts) {
-            (Some(pass::Scalar::Str(s)), _) => parse_ms(s),
-            (_, Some(pass::Scalar::Int(n))) => n.and_then(|s| s.checked_mul(1000)),
-            (_, Some(pass::Scalar::Str(s))) => parse_ms(s),
+            (Some(Scalar::Str(s)), _) => parse_ms(s),
+            (_, Some(Scalar::Int(n))) => n.and_then(|s| s.checked_mul(1000)),
+            (_, Some(Scalar::Str(s))) => parse_ms(s),
             _ => None,
         };
         Some(MessageFacts {
             time,
-            summaries: m.items.map(|i| i.summaries).unwrap_or_default(),
-            user: m.user,
+            summaries: items.map(|p| p.summaries).unwrap_or_default(),
+            user,
             title_text,
         })
     }
@@ -102,7 +114,7 @@ fn origin(o: Option<&str>) -> &'static str {
 
 /// The pass of [`MessageFacts::read`]: every value is read with `deserialize_any`, as the
 /// `Value` reader reads it (each string unescaped and checked, each number parsed, the same
-/// depth limit), and only the fields scan needs are kept.
+/// depth limit), by one visitor told what to keep of it ([`Want`]); the rest is dropped.
 mod pass {
     use std::borrow::Cow;
     use std::fmt;
@@ -111,48 +123,73 @@ mod pass {
 
     use crate::io::json::Key;
 
-    /// A scalar field as the facts need it.
-    #[derive(Debug)]
+    /// What a value is read for.
+    #[derive(Clone, Copy, PartialEq)]
+    pub enum Want {
+        /// Nothing: it is only checked.
+        Nothing,
+        /// A string or a number: a message's time and role, a part's type, origin and text.
+        Scalar,
+        /// `items` or `content`: a string, or an array of parts.
+        Parts,
+        /// An element of such an array: an object's type, origin and text.
+        Part,
+        /// The message: an object's fields.
+        Message,
+    }
+
+    /// A scalar as the facts need it.
+    #[derive(Debug, Default)]
     pub enum Scalar<'a> {
         Str(Cow<'a, str>),
         /// A number, as `Value::as_i64` gives it.
         Int(Option<i64>),
+        #[default]
         Other,
     }
 
-    /// The fields of a message object (all None for a message that is not an object).
+    /// What was kept of a value.
+    pub enum Got<'a> {
+        Scalar(Scalar<'a>),
+        Parts(Parts<'a>),
+        Part(Part<'a>),
+        Message(Box<Message<'a>>),
+    }
+
+    /// The fields of a message object.
     #[derive(Default)]
     pub struct Message<'a> {
         pub timestamp: Option<Scalar<'a>>,
         pub ts: Option<Scalar<'a>>,
-        pub user: bool,
-        /// `items`, when it is an array.
-        pub items: Option<Items<'a>>,
-        /// `content`: a string, or the `text` of its first block of type `text`.
-        pub content: Option<Scalar<'a>>,
+        pub role: Option<Scalar<'a>>,
+        pub items: Option<Got<'a>>,
+        pub content: Option<Got<'a>>,
     }
 
+    /// An array of parts: the origin of each of type `summary`, and the text of the first of
+    /// type `text` (None inside when that text is not a string).
     #[derive(Default)]
-    pub struct Items<'a> {
+    pub struct Parts<'a> {
         pub summaries: Vec<&'static str>,
-        /// The `text` of the first item of type `text`.
-        pub first_text: Option<Scalar<'a>>,
+        pub first_text: Option<Option<Cow<'a, str>>>,
     }
 
-    /// One object of `items` or `content`: its `type`, `origin` and `text`.
     #[derive(Default)]
-    struct Part<'a> {
+    pub struct Part<'a> {
         ty: Option<Scalar<'a>>,
         origin: Option<Scalar<'a>>,
         text: Option<Scalar<'a>>,
     }
 
-    fn is(s: &Option<Scalar<'_>>, want: &str) -> bool {
-        matches!(s, Some(Scalar::Str(t)) if t == want)
+    fn str_of<'s>(s: &'s Option<Scalar<'_>>) -> Option<&'s str> {
+        match s {
+            Some(Scalar::Str(t)) => Some(t),
+            _ => None,
+        }
     }
 
     /// Sets a field read once; a second one is refused (the plain read keeps the last).
-    fn once<'a, E: Error>(slot: &mut Option<Scalar<'a>>, v: Scalar<'a>) -> Result<(), E> {
+    fn once<T, E: Error>(slot: &mut Option<T>, v: T) -> Result<(), E> {
         match slot {
             Some(_) => Err(E::custom("repeated field")),
             None => {
@@ -171,307 +208,123 @@ mod pass {
         }
     }
 
-    /// Any value, checked and dropped.
-    pub struct Skip;
+    /// Reads a value for what [`Want`] says.
+    pub struct Read(pub Want);
 
-    impl<'de> DeserializeSeed<'de> for Skip {
-        type Value = ();
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-            d.deserialize_any(Skip)
+    impl Read {
+        fn scalar<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Scalar<'de>, A::Error> {
+            match map.next_value_seed(Read(Want::Scalar))? {
+                Got::Scalar(s) => Ok(s),
+                _ => Ok(Scalar::Other),
+            }
+        }
+
+        /// A number, kept when a scalar is wanted.
+        fn number<'de>(&self, n: Option<i64>) -> Got<'de> {
+            Got::Scalar(match self.0 {
+                Want::Scalar => Scalar::Int(n),
+                _ => Scalar::Other,
+            })
+        }
+
+        /// A string, kept (and only then copied) when a scalar or a `content` is wanted.
+        fn string<'de>(&self, s: impl FnOnce() -> Cow<'de, str>) -> Got<'de> {
+            Got::Scalar(match self.0 {
+                Want::Scalar | Want::Parts => Scalar::Str(s()),
+                _ => Scalar::Other,
+            })
         }
     }
 
-    impl<'de> Visitor<'de> for Skip {
-        type Value = ();
+    impl<'de> DeserializeSeed<'de> for Read {
+        type Value = Got<'de>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Got<'de>, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for Read {
+        type Value = Got<'de>;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("any value")
         }
-        fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-            Ok(())
+        fn visit_bool<E>(self, _: bool) -> Result<Got<'de>, E> {
+            Ok(Got::Scalar(Scalar::Other))
         }
-        fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-            Ok(())
+        fn visit_i64<E>(self, n: i64) -> Result<Got<'de>, E> {
+            Ok(self.number(Some(n)))
         }
-        fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-            Ok(())
+        fn visit_u64<E>(self, n: u64) -> Result<Got<'de>, E> {
+            Ok(self.number(i64::try_from(n).ok()))
         }
-        fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-            Ok(())
+        fn visit_f64<E>(self, _: f64) -> Result<Got<'de>, E> {
+            Ok(self.number(None))
         }
-        fn visit_str<E>(self, _: &str) -> Result<(), E> {
-            Ok(())
+        fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Got<'de>, E> {
+            Ok(self.string(|| Cow::Borrowed(s)))
         }
-        fn visit_unit<E>(self) -> Result<(), E> {
-            Ok(())
+        fn visit_str<E>(self, s: &str) -> Result<Got<'de>, E> {
+            Ok(self.string(|| Cow::Owned(s.to_string())))
         }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-            while seq.next_element_seed(Skip)?.is_some() {}
-            Ok(())
+        fn visit_unit<E>(self) -> Result<Got<'de>, E> {
+            Ok(Got::Scalar(Scalar::Other))
         }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            while key(&mut map)?.is_some() {
-                map.next_value_seed(Skip)?;
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Got<'de>, A::Error> {
+            if self.0 != Want::Parts {
+                while seq.next_element_seed(Read(Want::Nothing))?.is_some() {}
+                return Ok(Got::Scalar(Scalar::Other));
             }
-            Ok(())
-        }
-    }
-
-    /// A scalar field (a container is checked and taken as [`Scalar::Other`]).
-    struct ScalarSeed;
-
-    impl<'de> DeserializeSeed<'de> for ScalarSeed {
-        type Value = Scalar<'de>;
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Scalar<'de>, D::Error> {
-            d.deserialize_any(ScalarSeed)
-        }
-    }
-
-    impl<'de> Visitor<'de> for ScalarSeed {
-        type Value = Scalar<'de>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any value")
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Other)
-        }
-        fn visit_i64<E>(self, n: i64) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Int(Some(n)))
-        }
-        fn visit_u64<E>(self, n: u64) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Int(i64::try_from(n).ok()))
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Int(None))
-        }
-        fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Str(Cow::Borrowed(s)))
-        }
-        fn visit_str<E>(self, s: &str) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Str(Cow::Owned(s.to_string())))
-        }
-        fn visit_unit<E>(self) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Other)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Scalar<'de>, A::Error> {
-            Skip.visit_seq(seq).map(|()| Scalar::Other)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Scalar<'de>, A::Error> {
-            Skip.visit_map(map).map(|()| Scalar::Other)
-        }
-    }
-
-    /// An element of `items` or of `content`: an object's three fields, else nothing.
-    struct PartSeed;
-
-    impl<'de> DeserializeSeed<'de> for PartSeed {
-        type Value = Part<'de>;
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Part<'de>, D::Error> {
-            d.deserialize_any(PartSeed)
-        }
-    }
-
-    impl<'de> Visitor<'de> for PartSeed {
-        type Value = Part<'de>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any value")
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<Part<'de>, E> {
-            Ok(Part::default())
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Part<'de>, E> {
-            Ok(Part::default())
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Part<'de>, E> {
-            Ok(Part::default())
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Part<'de>, E> {
-            Ok(Part::default())
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Part<'de>, E> {
-            Ok(Part::default())
-        }
-        fn visit_unit<E>(self) -> Result<Part<'de>, E> {
-            Ok(Part::default())
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Part<'de>, A::Error> {
-            Skip.visit_seq(seq).map(|()| Part::default())
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Part<'de>, A::Error> {
-            let mut p = Part::default();
-            while let Some(k) = key(&mut map)? {
-                match k.as_ref() {
-                    "type" => once(&mut p.ty, map.next_value_seed(ScalarSeed)?)?,
-                    "origin" => once(&mut p.origin, map.next_value_seed(ScalarSeed)?)?,
-                    "text" => once(&mut p.text, map.next_value_seed(ScalarSeed)?)?,
-                    _ => map.next_value_seed(Skip)?,
+            let mut parts = Parts::default();
+            while let Some(got) = seq.next_element_seed(Read(Want::Part))? {
+                let Got::Part(p) = got else { continue };
+                match str_of(&p.ty) {
+                    Some("summary") => parts.summaries.push(super::origin(str_of(&p.origin))),
+                    Some("text") if parts.first_text.is_none() => {
+                        parts.first_text = Some(match p.text {
+                            Some(Scalar::Str(t)) => Some(t),
+                            _ => None,
+                        });
+                    }
+                    _ => {}
                 }
             }
-            Ok(p)
+            Ok(Got::Parts(parts))
         }
-    }
-
-    /// `items`: its summaries and its first text, when it is an array.
-    struct ItemsSeed;
-
-    impl<'de> DeserializeSeed<'de> for ItemsSeed {
-        type Value = Option<Items<'de>>;
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-            d.deserialize_any(ItemsSeed)
-        }
-    }
-
-    impl<'de> Visitor<'de> for ItemsSeed {
-        type Value = Option<Items<'de>>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any value")
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-            Skip.visit_map(map).map(|()| None)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-            let mut items = Items::default();
-            let mut found = false;
-            while let Some(p) = seq.next_element_seed(PartSeed)? {
-                if is(&p.ty, "summary") {
-                    items.summaries.push(super::origin(match &p.origin {
-                        Some(Scalar::Str(o)) => Some(o.as_ref()),
-                        _ => None,
-                    }));
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Got<'de>, A::Error> {
+            match self.0 {
+                Want::Message => {
+                    let mut m = Message::default();
+                    while let Some(k) = key(&mut map)? {
+                        match k.as_ref() {
+                            "timestamp" => once(&mut m.timestamp, Read::scalar(&mut map)?)?,
+                            "ts" => once(&mut m.ts, Read::scalar(&mut map)?)?,
+                            "role" => once(&mut m.role, Read::scalar(&mut map)?)?,
+                            "items" => once(&mut m.items, map.next_value_seed(Read(Want::Parts))?)?,
+                            "content" => once(&mut m.content, map.next_value_seed(Read(Want::Parts))?)?,
+                            _ => drop(map.next_value_seed(Read(Want::Nothing))?),
+                        }
+                    }
+                    Ok(Got::Message(Box::new(m)))
                 }
-                if !found && is(&p.ty, "text") {
-                    found = true;
-                    items.first_text = Some(p.text.unwrap_or(Scalar::Other));
+                Want::Part => {
+                    let mut p = Part::default();
+                    while let Some(k) = key(&mut map)? {
+                        match k.as_ref() {
+                            "type" => once(&mut p.ty, Read::scalar(&mut map)?)?,
+                            "origin" => once(&mut p.origin, Read::scalar(&mut map)?)?,
+                            "text" => once(&mut p.text, Read::scalar(&mut map)?)?,
+                            _ => drop(map.next_value_seed(Read(Want::Nothing))?),
+                        }
+                    }
+                    Ok(Got::Part(p))
+                }
+                _ => {
+                    while key(&mut map)?.is_some() {
+                        map.next_value_seed(Read(Want::Nothing))?;
+                    }
+                    Ok(Got::Scalar(Scalar::Other))
                 }
             }
-            Ok(Some(items))
-        }
-    }
-
-    /// `content`: a string, or the `text` of its first block of type `text` (an array
-    /// without one, and any other value: [`Scalar::Other`]).
-    struct ContentSeed;
-
-    impl<'de> DeserializeSeed<'de> for ContentSeed {
-        type Value = Scalar<'de>;
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Scalar<'de>, D::Error> {
-            d.deserialize_any(ContentSeed)
-        }
-    }
-
-    impl<'de> Visitor<'de> for ContentSeed {
-        type Value = Scalar<'de>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("any value")
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Other)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Other)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Other)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Other)
-        }
-        fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Str(Cow::Borrowed(s)))
-        }
-        fn visit_str<E>(self, s: &str) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Str(Cow::Owned(s.to_string())))
-        }
-        fn visit_unit<E>(self) -> Result<Scalar<'de>, E> {
-            Ok(Scalar::Other)
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Scalar<'de>, A::Error> {
-            Skip.visit_map(map).map(|()| Scalar::Other)
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar<'de>, A::Error> {
-            let mut first = None;
-            while let Some(p) = seq.next_element_seed(PartSeed)? {
-                if first.is_none() && is(&p.ty, "text") {
-                    first = Some(p.text.unwrap_or(Scalar::Other));
-                }
-            }
-            Ok(first.unwrap_or(Scalar::Other))
-        }
-    }
-
-    /// The message.
-    pub struct Top;
-
-    impl<'de> DeserializeSeed<'de> for Top {
-        type Value = Message<'de>;
-        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Message<'de>, D::Error> {
-            d.deserialize_any(Top)
-        }
-    }
-
-    impl<'de> Visitor<'de> for Top {
-        type Value = Message<'de>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a message")
-        }
-        fn visit_bool<E>(self, _: bool) -> Result<Message<'de>, E> {
-            Ok(Message::default())
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Message<'de>, E> {
-            Ok(Message::default())
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Message<'de>, E> {
-            Ok(Message::default())
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Message<'de>, E> {
-            Ok(Message::default())
-        }
-        fn visit_str<E>(self, _: &str) -> Result<Message<'de>, E> {
-            Ok(Message::default())
-        }
-        fn visit_unit<E>(self) -> Result<Message<'de>, E> {
-            Ok(Message::default())
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Message<'de>, A::Error> {
-            Skip.visit_seq(seq).map(|()| Message::default())
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Message<'de>, A::Error> {
-            let mut m = Message::default();
-            let (mut role, mut items, mut content) = (None, None, None);
-            while let Some(k) = key(&mut map)? {
-                match k.as_ref() {
-                    "timestamp" => once(&mut m.timestamp, map.next_value_seed(ScalarSeed)?)?,
-                    "ts" => once(&mut m.ts, map.next_value_seed(ScalarSeed)?)?,
-                    "role" => once(&mut role, map.next_value_seed(ScalarSeed)?)?,
-                    "content" => once(&mut content, map.next_value_seed(ContentSeed)?)?,
-                    "items" => match items {
-                        Some(_) => return Err(A::Error::custom("repeated field")),
-                        None => items = Some(map.next_value_seed(ItemsSeed)?),
-                    },
-                    _ => map.next_value_seed(Skip)?,
-                }
-            }
-            m.user = is(&role, "user");
-            m.items = items.flatten();
-            m.content = content;
-            Ok(m)
         }
     }
 }
