@@ -190,17 +190,7 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
     }
     steps.each(|step| {
         r.c.check()?;
-        match step {
-            Step::Item(item) => r.item(item),
-            Step::Compacted(line, cm) => {
-                let mut pieces = Vec::new();
-                compacted_pieces(line, cm, &mut pieces);
-                for p in pieces {
-                    r.apply(p, 0);
-                }
-                Ok(())
-            }
-        }
+        r.step(step)
     })?;
     r.c.finish()
 }
@@ -453,6 +443,21 @@ impl Reader<'_, '_> {
             blocks.push(b);
         } else {
             self.push(key, line, Body::Assistant(vec![b]));
+        }
+    }
+
+    /// Carries one item or compaction, in order.
+    fn step(&mut self, step: Step<'_>) -> std::io::Result<()> {
+        match step {
+            Step::Item(item) => self.item(item),
+            Step::Compacted(line, cm) => {
+                let mut pieces = Vec::new();
+                compacted_pieces(line, cm, &mut pieces);
+                for p in pieces {
+                    self.apply(p, 0);
+                }
+                Ok(())
+            }
         }
     }
 
@@ -1871,19 +1876,7 @@ mod convert7_tests {
                 odd_times: Default::default(),
                 released: src.releaser(),
             };
-            Steps::Full(&src).each(|step| {
-                match step {
-                    Step::Item(item) => r.item(item)?,
-                    Step::Compacted(line, cm) => {
-                        let mut pieces = Vec::new();
-                        compacted_pieces(line, cm, &mut pieces);
-                        for p in pieces {
-                            r.apply(p, 0);
-                        }
-                    }
-                }
-                Ok(())
-            })?;
+            Steps::Full(&src).each(|step| r.step(step))?;
             r.c.finish()
         })
         .unwrap();
