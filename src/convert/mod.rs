@@ -124,6 +124,29 @@ pub trait EntryWriter: Send {
     fn tally(&mut self) -> Tally;
 }
 
+/// The conversation of every transcript and rollout of the project's fixtures, read whole
+/// (`--full`) by its agent's reader: what the writers' tests write.
+#[cfg(test)]
+pub(crate) fn fixture_conversations() -> Vec<model::Conversation> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    walkdir::WalkDir::new(&root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .filter_map(|e| {
+            let bytes = std::fs::read(e.path()).ok()?;
+            let claude = memchr::memmem::find(&bytes, b"\"parentUuid\"").is_some();
+            let codex = memchr::memmem::find(&bytes, b"\"response_item\"").is_some();
+            let src = crate::io::Source::from_bytes(&e.path().display().to_string(), bytes);
+            match (claude, codex) {
+                (true, _) => crate::agents::claude_code::convert::read(&src, true).ok(),
+                (false, true) => crate::agents::codex::convert::read(&src, true).ok(),
+                (false, false) => None,
+            }
+        })
+        .collect()
+}
+
 /// A writer from the options, the conversation's first timestamp and the calls it answers;
 /// the session's first lines go to the last argument.
 pub type MakeWriter = fn(&WriteOptions, Option<&str>, model::Answered, &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter>;

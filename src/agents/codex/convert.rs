@@ -1512,23 +1512,7 @@ mod tests {
     /// in prompts and results, custom calls and their results, reasoning, escapes).
     #[test]
     fn the_lines_are_the_values_written() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-        let mut convs: Vec<Conversation> = walkdir::WalkDir::new(&root)
-            .into_iter()
-            .filter_map(Result::ok)
-            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-            .filter_map(|e| {
-                let bytes = std::fs::read(e.path()).ok()?;
-                let src = Source::from_bytes(&e.path().display().to_string(), bytes.clone());
-                if memchr::memmem::find(&bytes, b"\"parentUuid\"").is_some() {
-                    crate::agents::claude_code::convert::read(&src, true).ok()
-                } else if memchr::memmem::find(&bytes, b"\"response_item\"").is_some() {
-                    read(&src, true).ok()
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let mut convs = crate::convert::fixture_conversations();
         let img = |url: &str| Part::Image(Image::from_url(url));
         let text = |t: &str| Part::Text(t.to_string());
         let mut odd = Conversation::new(Format::ClaudeCode);
