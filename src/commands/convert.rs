@@ -489,6 +489,12 @@ fn to_cctool(
     Ok(())
 }
 
+/// `n` and the noun, in the plural unless one.
+fn counted(n: impl Into<u64>, what: &str) -> String {
+    let n = n.into();
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 /// The report on stderr: what was done, then its details, each indented by two spaces.
 fn describe(r: &Report) -> String {
     let mut s = match r.written {
@@ -509,20 +515,21 @@ fn describe(r: &Report) -> String {
     };
     let list = |m: &BTreeMap<String, u64>| m.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ");
     if let Some(c) = &r.carried {
-        s.push_str(&format!(
-            "  carried: {} user texts, {} assistant texts, {} tool calls, {} tool results, {} images, {} compactions{}\n",
-            c.user_texts,
-            c.assistant_texts,
-            c.tool_calls,
-            c.tool_results,
-            c.images,
-            c.compactions,
-            if c.reasoning_as_text > 0 {
-                format!(", {} reasoning blocks as text", c.reasoning_as_text)
-            } else {
-                String::new()
-            }
-        ));
+        let mut carried: Vec<String> = [
+            (c.user_texts, "user text"),
+            (c.assistant_texts, "assistant text"),
+            (c.tool_calls, "tool call"),
+            (c.tool_results, "tool result"),
+            (c.images, "image"),
+            (c.compactions, "compaction"),
+        ]
+        .into_iter()
+        .map(|(n, what)| counted(n, what))
+        .collect();
+        if c.reasoning_as_text > 0 {
+            carried.push(format!("{} as text", counted(c.reasoning_as_text, "reasoning block")));
+        }
+        s.push_str(&format!("  carried: {}\n", carried.join(", ")));
     }
     if let Some(m) = r.mapped.as_ref().filter(|m| !m.is_empty()) {
         s.push_str(&format!("  mapped: {}\n", list(m)));

@@ -197,6 +197,12 @@ fn the_report_counts_what_was_carried_mapped_and_left_out() {
         "{stderr}"
     );
     assert!(stderr.contains("left out: not loaded:assistant 1"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "carried: 2 user texts, 3 assistant texts, 5 tool calls, 5 tool results, 1 image, 1 compaction\n"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]
