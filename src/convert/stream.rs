@@ -60,11 +60,10 @@ const BATCH_BYTES: usize = 64 << 10;
 
 /// About the bytes an entry holds, for the size of a batch.
 fn weight(e: &Entry) -> usize {
-    use super::model::{Block, Body, Part};
-    let parts = |ps: &[Part]| ps.iter().map(|p| p.weight() + 64).sum::<usize>();
+    use super::model::{Block, Body, written_len};
     match &e.body {
-        Body::User(ps) => parts(ps),
-        Body::ToolResult(r) => parts(&r.output),
+        Body::User(ps) => written_len(ps),
+        Body::ToolResult(r) => written_len(&r.output),
         Body::Assistant(bs) => bs
             .iter()
             .map(|b| match b {

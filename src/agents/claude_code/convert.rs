@@ -17,7 +17,7 @@ use super::chain::{self as claude, Kind, Options, flag};
 use crate::compact::ids;
 use crate::convert::json::json_str;
 use crate::convert::model::{
-    Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolResult, call_key, collect,
+    Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolResult, call_key, collect, written_len,
 };
 use crate::convert::tools;
 use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, reasoning_text};
@@ -816,32 +816,15 @@ fn blocks(l: &mut Vec<u8>, parts: &[Part]) {
             l.push(b',');
         }
         match p {
-            Part::Text(t) => {
-                l.extend_from_slice(br#"{"type":"text","text":"#);
-                json_str(l, t);
-                l.push(b'}');
-            }
-            Part::Json(j) => {
-                l.extend_from_slice(br#"{"type":"text","text":"#);
-                l.extend_from_slice(j.json().as_bytes());
-                l.push(b'}');
-            }
             Part::Image(i) => l.extend(line(&image_block(i))),
+            text => {
+                l.extend_from_slice(br#"{"type":"text","text":"#);
+                text.write_text(l, true);
+                l.push(b'}');
+            }
         }
     }
     l.push(b']');
-}
-
-/// About the bytes `parts` take written: what a row holding them reserves.
-fn parts_len(parts: &[Part]) -> usize {
-    parts
-        .iter()
-        .map(|p| match p {
-            Part::Text(t) => t.len() + t.len() / 16 + 32,
-            Part::Json(j) => j.json().len() + 32,
-            Part::Image(i) => i.data.as_ref().or(i.url.as_ref()).map_or(0, String::len) + 96,
-        })
-        .sum()
 }
 
 /// The conversation as transcript lines (without their newlines).
@@ -994,22 +977,24 @@ impl EntryWriter for Writer {
         let uuid = |j: usize| ids::uuid(&["convert", &sid, &e.key, &j.to_string()]);
         match &e.body {
             Body::User(parts) => {
-                let l = self.user_with(uuid(0), &ts, parts_len(parts), |l| match parts.as_slice() {
-                    [Part::Text(t)] => json_str(l, t),
-                    [Part::Json(j)] => l.extend_from_slice(j.json().as_bytes()),
+                let l = self.user_with(uuid(0), &ts, written_len(parts), |l| match parts.as_slice() {
+                    [p] if p.is_text() => {
+                        p.write_text(l, true);
+                    }
                     _ => blocks(l, parts),
                 });
                 out.push(l);
             }
             Body::ToolResult(r) => {
-                let l = self.user_with(uuid(0), &ts, parts_len(&r.output), |l| {
+                let l = self.user_with(uuid(0), &ts, written_len(&r.output), |l| {
                     l.extend_from_slice(br#"[{"tool_use_id":"#);
                     json_str(l, &tool_id(&r.call_id));
                     l.extend_from_slice(br#","type":"tool_result","content":"#);
                     match r.output.as_slice() {
                         [] => l.extend_from_slice(br#""""#),
-                        [Part::Text(t)] => json_str(l, t),
-                        [Part::Json(j)] => l.extend_from_slice(j.json().as_bytes()),
+                        [p] if p.is_text() => {
+                            p.write_text(l, true);
+                        }
                         parts => blocks(l, parts),
                     }
                     if r.is_error {

@@ -18,6 +18,7 @@ use crate::agents::cctool::schema::parse_arguments;
 use crate::convert::json::{json_str, json_str_inner};
 use crate::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key, collect,
+    written_len,
 };
 use crate::convert::tools::{self, CodexCall};
 use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, reasoning_text};
@@ -1000,21 +1001,11 @@ impl Writer {
 /// written (escaping is per character, so the escaped join is the join of the escaped texts).
 fn json_join(out: &mut Vec<u8>, parts: &[Part], sep: &str) {
     out.push(b'"');
-    let mut first = true;
-    for p in parts {
-        let text = match p {
-            Part::Text(t) => Ok(t.as_str()),
-            Part::Json(j) => Err(j.inner()),
-            Part::Image(_) => continue,
-        };
-        if !first {
+    for (k, p) in parts.iter().filter(|p| p.is_text()).enumerate() {
+        if k > 0 {
             json_str_inner(out, sep);
         }
-        first = false;
-        match text {
-            Ok(t) => json_str_inner(out, t),
-            Err(escaped) => out.extend_from_slice(escaped.as_bytes()),
-        }
+        p.write_text(out, false);
     }
     out.push(b'"');
 }
@@ -1022,18 +1013,6 @@ fn json_join(out: &mut Vec<u8>, parts: &[Part], sep: &str) {
 /// What a line holds besides its large strings, about: its envelope, the time, the payload's
 /// other members.
 const LINE_HEAD: usize = 192;
-
-/// The bytes `parts` take in a line, about (more where a text has escapes).
-fn size_of(parts: &[Part]) -> usize {
-    parts
-        .iter()
-        .map(|p| match p {
-            Part::Text(t) => t.len() + 32,
-            Part::Json(j) => j.json().len() + 32,
-            Part::Image(i) => i.data.as_ref().or(i.url.as_ref()).map_or(0, String::len) + 64,
-        })
-        .sum()
-}
 
 /// An `event_msg` line whose payload `write` writes (of about `size` bytes).
 fn event_with(out: &mut Vec<Vec<u8>>, ts: &str, size: usize, write: impl FnOnce(&mut Vec<u8>)) {
@@ -1049,17 +1028,13 @@ fn event_with(out: &mut Vec<Vec<u8>>, ts: &str, size: usize, write: impl FnOnce(
 /// A content part as an input item part (`input_text`, `input_image`).
 fn input_part(l: &mut Vec<u8>, p: &Part) {
     match p {
-        Part::Text(t) => {
-            l.extend_from_slice(b"{\"type\":\"input_text\",\"text\":");
-            json_str(l, t);
-        }
-        Part::Json(j) => {
-            l.extend_from_slice(b"{\"type\":\"input_text\",\"text\":");
-            l.extend_from_slice(j.json().as_bytes());
-        }
         Part::Image(i) => {
             l.extend_from_slice(b"{\"type\":\"input_image\",\"image_url\":");
             json_str(l, &i.as_url());
+        }
+        text => {
+            l.extend_from_slice(b"{\"type\":\"input_text\",\"text\":");
+            text.write_text(l, true);
         }
     }
     l.push(b'}');
@@ -1085,12 +1060,12 @@ impl EntryWriter for Writer {
                     out.push(self.token_count(&ts));
                     self.turn_open = false;
                 }
-                self.item_with(out, &ts, size_of(parts), |l| {
+                self.item_with(out, &ts, written_len(parts), |l| {
                     l.extend_from_slice(br#"{"type":"message","role":"user","content":"#);
                     input_parts(l, parts);
                     l.push(b'}');
                 });
-                event_with(out, &ts, size_of(parts), |l| {
+                event_with(out, &ts, written_len(parts), |l| {
                     l.extend_from_slice(br#"{"type":"user_message","message":"#);
                     json_join(l, parts, "\n");
                     l.extend_from_slice(br#","images":["#);
@@ -1176,15 +1151,16 @@ impl EntryWriter for Writer {
                 } else {
                     "function_call_output"
                 };
-                self.item_with(out, &ts, size_of(&r.output), |l| {
+                self.item_with(out, &ts, written_len(&r.output), |l| {
                     l.extend_from_slice(br#"{"type":"#);
                     json_str(l, ty);
                     l.extend_from_slice(br#","call_id":"#);
                     json_str(l, &r.call_id);
                     l.extend_from_slice(br#","output":"#);
                     match (all_text || custom, r.output.as_slice()) {
-                        (true, [Part::Text(t)]) => json_str(l, t),
-                        (true, [Part::Json(j)]) => l.extend_from_slice(j.json().as_bytes()),
+                        (true, [p]) if p.is_text() => {
+                            p.write_text(l, true);
+                        }
                         (true, parts) => json_join(l, parts, ""),
                         (false, parts) => input_parts(l, parts),
                     }
