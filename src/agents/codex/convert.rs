@@ -718,26 +718,11 @@ fn fast_pieces(l: &crate::io::Line<'_>, out: &mut Vec<Piece>) -> Option<()> {
                 out.push(Piece::Block(no, Block::Reasoning(text.join("\n"))));
             }
         }
-        "function_call" => {
-            let input = match parse_arguments(p.arguments.as_deref().unwrap_or("")) {
-                o @ Value::Object(_) => o,
-                other => json!({ "input": other }),
-            };
-            let call = ToolCall {
-                id: s(p.call_id),
-                name: s(p.name),
-                input,
-            };
-            out.push(Piece::Block(no, Block::Call(call)));
-        }
-        "custom_tool_call" => {
-            let call = ToolCall {
-                id: s(p.call_id),
-                name: s(p.name),
-                input: json!({ "input": s(p.input) }),
-            };
-            out.push(Piece::Block(no, Block::Call(call)));
-        }
+        "function_call" => out.push(Piece::Block(
+            no,
+            function_call(s(p.call_id), s(p.name), p.arguments.as_deref().unwrap_or("")),
+        )),
+        "custom_tool_call" => out.push(Piece::Block(no, custom_call(s(p.call_id), s(p.name), s(p.input)))),
         "function_call_output" | "custom_tool_call_output" => {
             let r = ToolResult {
                 call_id: s(p.call_id),
@@ -752,6 +737,24 @@ fn fast_pieces(l: &crate::io::Line<'_>, out: &mut Vec<Piece>) -> Option<()> {
         _ => return None,
     }
     Some(())
+}
+
+/// A `function_call` as a call: its arguments parsed, under `input` when not an object.
+fn function_call(id: String, name: String, arguments: &str) -> Block {
+    let input = match parse_arguments(arguments) {
+        o @ Value::Object(_) => o,
+        other => json!({ "input": other }),
+    };
+    Block::Call(ToolCall { id, name, input })
+}
+
+/// A `custom_tool_call` as a call: its free-form input under `input`.
+fn custom_call(id: String, name: String, input: String) -> Block {
+    Block::Call(ToolCall {
+        id,
+        name,
+        input: json!({ "input": input }),
+    })
 }
 
 /// The [`Piece`]s of a compaction on line `line`.
@@ -812,26 +815,11 @@ fn item_pieces(item: &codex::Item, bytes: &[u8], line: Option<u64>, out: &mut Ve
                 out.push(Piece::Block(line, Block::Reasoning(text.join("\n"))));
             }
         }
-        "function_call" => {
-            let args = match parse_arguments(&s("arguments")) {
-                o @ Value::Object(_) => o,
-                other => json!({ "input": other }),
-            };
-            let call = ToolCall {
-                id: s("call_id"),
-                name: s("name"),
-                input: args,
-            };
-            out.push(Piece::Block(line, Block::Call(call)));
-        }
-        "custom_tool_call" => {
-            let call = ToolCall {
-                id: s("call_id"),
-                name: s("name"),
-                input: json!({ "input": s("input") }),
-            };
-            out.push(Piece::Block(line, Block::Call(call)));
-        }
+        "function_call" => out.push(Piece::Block(
+            line,
+            function_call(s("call_id"), s("name"), &s("arguments")),
+        )),
+        "custom_tool_call" => out.push(Piece::Block(line, custom_call(s("call_id"), s("name"), s("input")))),
         "local_shell_call" => {
             let id = Some(s("call_id")).filter(|i| !i.is_empty()).unwrap_or_else(|| s("id"));
             let call = ToolCall {
