@@ -88,7 +88,9 @@ pub fn line(v: &serde_json::Value) -> Vec<u8> {
 
 /// The [`line`] of the object `head` followed by `key` with the value already serialized as
 /// `raw`, then the `tail` entries: the same bytes as the object built whole, without
-/// serializing (escaping) the large value a second time.
+/// serializing (escaping) the large value a second time. The Claude Code writer built its
+/// rows this way before it wrote them directly; its test oracle still does.
+#[cfg(test)]
 pub fn line_with(
     head: serde_json::Map<String, serde_json::Value>,
     key: &str,
@@ -124,27 +126,69 @@ pub trait EntryWriter: Send {
     fn tally(&mut self) -> Tally;
 }
 
-/// The conversation of every transcript and rollout of the project's fixtures, read whole
-/// (`--full`) by its agent's reader: what the writers' tests write.
+/// What the converters' tests are made of: the project's fixtures, and entries built by hand.
 #[cfg(test)]
-pub(crate) fn fixture_conversations() -> Vec<model::Conversation> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    walkdir::WalkDir::new(&root)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-        .filter_map(|e| {
-            let bytes = std::fs::read(e.path()).ok()?;
-            let claude = memchr::memmem::find(&bytes, b"\"parentUuid\"").is_some();
-            let codex = memchr::memmem::find(&bytes, b"\"response_item\"").is_some();
-            let src = crate::io::Source::from_bytes(&e.path().display().to_string(), bytes);
-            match (claude, codex) {
-                (true, _) => crate::agents::claude_code::convert::read(&src, true).ok(),
-                (false, true) => crate::agents::codex::convert::read(&src, true).ok(),
-                (false, false) => None,
-            }
+pub(crate) mod testing {
+    use super::model::{Block, Body, Conversation, Image, JsonText, Part, ToolCall, ToolResult};
+    use crate::io::Source;
+    use crate::model::Format;
+
+    /// Every Claude Code transcript and Codex rollout of the project's fixtures, with its format.
+    pub fn fixture_sources() -> Vec<(Source, Format)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        walkdir::WalkDir::new(&root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+            .filter_map(|e| {
+                let bytes = std::fs::read(e.path()).ok()?;
+                let src = Source::from_bytes(&e.path().display().to_string(), bytes);
+                let format = crate::agents::detect::detect(&src).ok()?;
+                (format != Format::CctoolSession).then_some((src, format))
+            })
+            .collect()
+    }
+
+    /// The conversation of each of [`fixture_sources`], read whole (`--full`) by its agent's
+    /// reader: what the writers' tests write.
+    pub fn fixture_conversations() -> Vec<Conversation> {
+        fixture_sources()
+            .iter()
+            .filter_map(|(src, format)| match format {
+                Format::ClaudeCode => crate::agents::claude_code::convert::read(src, true).ok(),
+                _ => crate::agents::codex::convert::read(src, true).ok(),
+            })
+            .collect()
+    }
+
+    pub fn text(t: &str) -> Part {
+        Part::Text(t.to_string())
+    }
+
+    /// `t` held as its JSON string.
+    pub fn json(t: &str) -> Part {
+        Part::Json(JsonText::canonical(&serde_json::to_string(t).unwrap()).unwrap())
+    }
+
+    pub fn img(url: &str) -> Part {
+        Part::Image(Image::from_url(url))
+    }
+
+    pub fn call(id: &str, name: &str, input: serde_json::Value) -> Block {
+        Block::Call(ToolCall {
+            id: id.into(),
+            name: name.into(),
+            input,
         })
-        .collect()
+    }
+
+    pub fn result(id: &str, output: Vec<Part>, is_error: bool) -> Body {
+        Body::ToolResult(ToolResult {
+            call_id: id.into(),
+            output,
+            is_error,
+        })
+    }
 }
 
 /// A writer from the options, the conversation's first timestamp and the calls it answers;
@@ -274,6 +318,94 @@ pub fn line_head(bytes: &[u8]) -> LineHead<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lines written from texts held as JSON strings are those written from the same
+    /// texts held as text, by both writers: on the conversations of every transcript of the
+    /// fixtures, as the typed read gives them, and on entries of every shape.
+    #[test]
+    fn json_texts_write_the_lines_of_plain_texts() {
+        use model::{Body, Entry};
+        use testing::{call, img, json, result, text};
+        let mut convs: Vec<Vec<Entry>> = Vec::new();
+        for (src, format) in testing::fixture_sources() {
+            if format != crate::model::Format::ClaudeCode {
+                continue;
+            }
+            for full in [false, true] {
+                let mut entries = Vec::new();
+                let read = crate::agents::claude_code::convert::read_stream(&src, full, false, &mut |m| {
+                    if let model::Msg::Entry(e) = m {
+                        entries.push(e);
+                    }
+                    Ok(())
+                });
+                if read.is_ok() {
+                    convs.push(entries);
+                }
+            }
+        }
+        let img = img("data:image/png;base64,AAA=");
+        let result = |id: &str, output: Vec<model::Part>| result(id, output, false);
+        let odd = [
+            Body::User(vec![json("a \"q\"\n\u{1}é😀"), img.clone(), text("b\t"), json("c")]),
+            Body::User(vec![json("")]),
+            Body::User(vec![img.clone(), json("\\ \u{7f}\u{2028}")]),
+            Body::Assistant(vec![call(
+                "c5",
+                "Edit",
+                serde_json::json!({"file_path": "/a", "old_string": "x", "new_string": "y"}),
+            )]),
+            result("c1", vec![json("out\r\n")]),
+            result("c2", vec![json("a"), text("\u{8}"), json("\u{c}c")]),
+            result("c3", vec![json("a"), img.clone(), json("b")]),
+            result("c5", vec![json("x"), img, json("y\u{1f}")]),
+            result("c5", vec![json("p\"atch")]),
+        ];
+        convs.push(
+            odd.into_iter()
+                .enumerate()
+                .map(|(k, body)| Entry {
+                    key: format!("k{k}"),
+                    timestamp: Some(format!("2026-01-01T00:00:0{k}.000Z")),
+                    body,
+                })
+                .collect(),
+        );
+        let o = WriteOptions {
+            session_id: "s".into(),
+            cwd: "/w".into(),
+            model: None,
+            reasoning_as_text: false,
+        };
+        let (mut compared, mut held) = (0, 0);
+        let writers: [crate::convert::MakeWriter; 2] = [
+            crate::agents::codex::convert::writer,
+            crate::agents::claude_code::convert::writer,
+        ];
+        for (make, entries) in writers.iter().flat_map(|m| convs.iter().map(move |c| (m, c))) {
+            let first = entries.iter().find_map(|e| e.timestamp.clone());
+            let mut both = [Vec::new(), Vec::new()];
+            for (k, out) in both.iter_mut().enumerate() {
+                let mut w = make(&o, first.as_deref(), Default::default(), out);
+                for e in entries {
+                    let e = if k == 0 { e.clone() } else { e.clone().into_plain() };
+                    w.entry(&e, out);
+                }
+                w.finish(out);
+            }
+            held += entries.iter().filter(|e| e.body.json_texts() > 0).count();
+            let [json_lines, plain_lines] = both;
+            for (a, b) in json_lines.iter().zip(&plain_lines) {
+                assert_eq!(String::from_utf8_lossy(a), String::from_utf8_lossy(b));
+            }
+            assert_eq!(json_lines.len(), plain_lines.len());
+            compared += json_lines.len();
+        }
+        assert!(
+            held > 400 && compared > 4_500,
+            "{held} entries with JSON texts, {compared} lines"
+        );
+    }
 
     /// An object written with one value already serialized is the object written whole.
     #[test]

@@ -292,6 +292,7 @@ impl Body {
     }
 
     /// How many of its texts are held as [`Part::Json`].
+    #[cfg(test)]
     pub fn json_texts(&self) -> usize {
         match self {
             Body::User(p) | Body::ToolResult(ToolResult { output: p, .. }) => {
@@ -528,5 +529,92 @@ impl Conversation {
                 _ => None,
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A JSON string of `s` escaped in one of the ways JSON allows, chosen per character by
+    /// `how`: as serde_json writes it, or `\uXXXX` (either case), or `\/`.
+    fn escaped(s: &str, how: &[u8]) -> String {
+        let mut out = String::from("\"");
+        for (k, c) in s.chars().enumerate() {
+            let h = how.get(k).copied().unwrap_or(0) % 4;
+            let mut units = [0u16; 2];
+            match h {
+                1 | 2 => {
+                    for u in c.encode_utf16(&mut units) {
+                        out.push_str(&match h {
+                            1 => format!("\\u{u:04x}"),
+                            _ => format!("\\u{u:04X}"),
+                        });
+                    }
+                }
+                3 if c == '/' => out.push_str("\\/"),
+                _ => {
+                    let j = serde_json::to_string(&c.to_string()).unwrap();
+                    out.push_str(&j[1..j.len() - 1]);
+                }
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    /// A JSON string is taken as written exactly when it is serde_json's string of its text:
+    /// on every character escaped every way, and on any text escaped any way.
+    #[test]
+    fn json_text_is_serde_jsons_string() {
+        let check = |raw: &str| {
+            let text: String = serde_json::from_str(raw).unwrap();
+            let serde = serde_json::to_string(&text).unwrap();
+            match JsonText::canonical(raw) {
+                Some(j) => {
+                    assert_eq!(j.json(), serde, "{raw}");
+                    assert_eq!(j.text(), text, "{raw}");
+                    assert_eq!(j.inner(), &serde[1..serde.len() - 1]);
+                    true
+                }
+                None => {
+                    assert_ne!(raw, serde, "refused {raw}");
+                    false
+                }
+            }
+        };
+        let mut taken = 0;
+        for c in (0u32..0x800)
+            .filter_map(char::from_u32)
+            .chain(['\u{ffff}', '😀', '/', '\u{2028}'])
+        {
+            for how in 0..4u8 {
+                taken += usize::from(check(&escaped(&format!("a{c}b"), &[0, how, 0])));
+            }
+        }
+        assert!(taken > 0x800, "{taken}");
+        for raw in [
+            r#""""#,
+            r#""\/""#,
+            r#""\u00e9""#,
+            r#""\u001F""#,
+            r#""\u0008""#,
+            r#""\ud83d\ude00""#,
+            r#""\\u0041""#,
+            r#""\\\u0001""#,
+            r#""\\\\u0001""#,
+            r#""a\\\/b""#,
+            r#""a\\/b\\\\/""#,
+            r#""\u001b[0m\\\u001b""#,
+        ] {
+            check(raw);
+        }
+        assert!(JsonText::canonical(r#""a\u001fb\n\"\\""#).is_some());
+        assert!(JsonText::canonical(r#""\u000a""#).is_none());
+        proptest::proptest!(|(s in "(?s).{0,60}", t in "[ -~\\x00-\\x1f\"\\\\é/😀]{0,40}", how in proptest::collection::vec(0u8..8, 0..60))| {
+            check(&escaped(&s, &how));
+            check(&escaped(&t, &how));
+            check(&escaped(&t, &[]));
+        });
     }
 }

@@ -788,18 +788,6 @@ fn image_block(i: &Image) -> Value {
     }
 }
 
-#[cfg(test)]
-fn blocks_of(parts: &[Part]) -> Vec<Value> {
-    parts
-        .iter()
-        .map(|p| match p {
-            Part::Text(t) => json!({"type": "text", "text": t}),
-            Part::Json(j) => json!({"type": "text", "text": j.text()}),
-            Part::Image(i) => image_block(i),
-        })
-        .collect()
-}
-
 /// A tool id the API accepts (`[A-Za-z0-9_-]+`): kept when it is one, else derived from it.
 pub fn tool_id(id: &str) -> String {
     if !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
@@ -907,7 +895,7 @@ impl Writer {
     }
 
     /// A user row whose message `{"role":"user","content":…}` has the content `content`
-    /// writes, counted in the estimate: the bytes of [`Writer::user`] of that message.
+    /// writes, counted in the estimate.
     fn user_with(&mut self, uuid: String, ts: &str, capacity: usize, content: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
         let mut l = self.start_row("user", capacity);
         let at = l.len();
@@ -916,16 +904,6 @@ impl Writer {
         l.push(b'}');
         self.bytes += l.len() - at;
         self.end_row(l, uuid, ts)
-    }
-
-    #[cfg(test)]
-    /// A row whose one entry besides the common ones is `key`, already serialized as `raw`
-    /// ([`line_with`](crate::convert::line_with)): the bytes of [`Writer::row`] with `{key: raw}`.
-    fn row_raw(&mut self, uuid: String, ty: &str, ts: &str, key: &str, raw: &[u8]) -> Vec<u8> {
-        let m = self.common(ty);
-        let l = crate::convert::line_with(m, key, raw, &[("uuid", json!(uuid)), ("timestamp", json!(ts))]);
-        self.parent = Some(uuid);
-        l
     }
 
     /// The entries every row starts with, in the client's order.
@@ -947,14 +925,6 @@ impl Writer {
         m.insert("timestamp".into(), json!(ts));
         self.parent = Some(uuid);
         line(&Value::Object(m))
-    }
-
-    /// A user row with one message, counted in the estimate.
-    #[cfg(test)]
-    fn user(&mut self, uuid: String, ts: &str, message: Value) -> Vec<u8> {
-        let raw = line(&message);
-        self.bytes += raw.len();
-        self.row_raw(uuid, "user", ts, "message", &raw)
     }
 }
 
@@ -1117,7 +1087,7 @@ mod tests {
         files.push(("windows".into(), odd_rows()));
         let mut counted = 0;
         for (name, bytes) in files {
-            for (full, fast, plain) in convert6_tests::counts_both(&Source::from_bytes(&name, bytes)) {
+            for (full, fast, plain) in counts_both(&Source::from_bytes(&name, bytes)) {
                 assert_eq!(fast, plain, "{name} full={full}");
                 counted += fast.values().sum::<u64>();
             }
@@ -1147,7 +1117,7 @@ mod tests {
                 if let Some(row) = fast_row(line, need) {
                     fast += 1;
                     let plain = plain_row(&crate::io::json::parse_record(line), need);
-                    let (row, n) = convert6_tests::row_plain(row);
+                    let (row, n) = row_plain(row);
                     json += n;
                     assert_eq!(row, plain, "{need:?} {}", String::from_utf8_lossy(line));
                 }
@@ -1307,14 +1277,136 @@ mod tests {
         }
         out
     }
+
+    /// The count of what is not carried, from the spans between the index's rows, is the
+    /// plain count over every line, on files whose lines between rows are of every shape: a
+    /// BOM, blank and white lines, CRLF, lone CRs, a last line without its newline.
+    #[test]
+    fn not_loaded_between_rows_equals_the_plain_count() {
+        let row = |u: &str, p: &str, ty: &str| {
+            format!(
+                r#"{{"parentUuid":{p},"type":"{ty}","uuid":"{u}","timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"{ty}","content":"x"}}}}"#
+            )
+        };
+        let (a, b, c) = (
+            row("a", "null", "user"),
+            row("b", "\"a\"", "assistant"),
+            row("c", "\"b\"", "user"),
+        );
+        let side = row("s", "\"a\"", "user");
+        let progress = r#"{"type":"progress","uuid":"p"}"#;
+        let files = [
+            format!("\u{feff}{a}\n{b}\n"),
+            format!("\u{feff}{progress}\n{a}\n"),
+            format!("\u{feff}\n\n{a}\r\n  \t\n{progress}\r\n\r\n{b}\n\r\n"),
+            format!("{progress}\n{a}\n{side}\nnot json\n{b}\n{c}\n{progress}"),
+            format!("{a}\r\n{b}\r\n{progress}\r\n{c}"),
+            format!("{a}\n{b}\n \n{progress}\n{{\"type\":\"user\",\"uuid\":\"x\",\"message\":{{\"content\":\"cut"),
+            "\n\n\n".to_string(),
+            format!("{progress}\n{progress}\n"),
+            String::new(),
+            // Spans between rows past the size read at once: many lines, and one line longer.
+            {
+                let mut f = format!("{a}\n");
+                let mut i = 0;
+                while f.len() < 20 << 20 {
+                    let pad = "x".repeat(i * 7919 % 30_000);
+                    f.push_str(&format!(r#"{{"type":"progress","n":{i},"p":"{pad}"}}"#));
+                    f.push_str(["\n", "\r\n", "\n\n", "\n \n"][i % 4]);
+                    i += 1;
+                }
+                f.push_str(&format!(r#"{{"type":"long","p":"{}"}}"#, "y".repeat(9 << 20)));
+                f.push_str(&format!("\n{b}\n{progress}\n{}\n{c}", "z".repeat(17 << 20)));
+                f
+            },
+        ];
+        for (k, text) in files.iter().enumerate() {
+            for (full, fast, plain) in counts_both(&Source::from_bytes("t.jsonl", text.clone().into_bytes())) {
+                assert_eq!(fast, plain, "file {k} full={full}: {text:?}");
+            }
+        }
+    }
+
+    type Counted = std::collections::BTreeMap<String, u64>;
+
+    /// What a conversion of `src` does not carry, whole and from the last compaction: counted
+    /// from the spans between rows, and by the plain count over every line.
+    fn counts_both(src: &Source) -> Vec<(bool, Counted, Counted)> {
+        let t = claude::read(src).unwrap();
+        [false, true]
+            .into_iter()
+            .map(|full| {
+                let positions = t
+                    .rebuild(&Options {
+                        full,
+                        ..Options::default()
+                    })
+                    .unwrap_or_default()
+                    .positions;
+                let mut carried = vec![0u64; (t.lines as usize + 64) / 64 + 1];
+                for &p in &positions {
+                    let line = t.node(p).line;
+                    carried[(line / 64) as usize] |= 1 << (line % 64);
+                }
+                let fast = not_loaded(src, &t, &positions).unwrap();
+                (full, fast, not_loaded_in_order(src, &carried).unwrap())
+            })
+            .collect()
+    }
+
+    /// `row` with its texts held as text, and how many were held as JSON strings.
+    fn row_plain(row: Row) -> (Row, usize) {
+        let mut n = 0;
+        let got = match row.got {
+            Got::User(bodies) => Got::User(
+                bodies
+                    .into_iter()
+                    .map(|body| {
+                        n += body.json_texts();
+                        body.into_plain()
+                    })
+                    .collect(),
+            ),
+            got => got,
+        };
+        (Row { got, ..row }, n)
+    }
 }
 
+/// The lines the writer writes directly against the JSON values it built before.
 #[cfg(test)]
-mod convert7_tests {
+mod written_lines {
     use super::*;
     use crate::convert::line_with;
 
+    fn blocks_of(parts: &[Part]) -> Vec<Value> {
+        parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(t) => json!({"type": "text", "text": t}),
+                Part::Json(j) => json!({"type": "text", "text": j.text()}),
+                Part::Image(i) => image_block(i),
+            })
+            .collect()
+    }
+
     impl Writer {
+        /// A row whose one entry besides the common ones is `key`, already serialized as `raw`
+        /// ([`line_with`](crate::convert::line_with)): the bytes of [`Writer::row`] with `{key: raw}`.
+        fn row_raw(&mut self, uuid: String, ty: &str, ts: &str, key: &str, raw: &[u8]) -> Vec<u8> {
+            let m = self.common(ty);
+            let l = line_with(m, key, raw, &[("uuid", json!(uuid)), ("timestamp", json!(ts))]);
+            self.parent = Some(uuid);
+            l
+        }
+
+        /// A user row with one message, counted in the estimate.
+        fn user(&mut self, uuid: String, ts: &str, message: Value) -> Vec<u8> {
+            let raw = line(&message);
+            self.bytes += raw.len();
+            self.row_raw(uuid, "user", ts, "message", &raw)
+        }
+
         /// The writer as it built each line as a JSON value before it wrote its lines
         /// directly: the oracle of the lines written.
         fn entry_valued(&mut self, e: &Entry, out: &mut Vec<Vec<u8>>) {
@@ -1417,23 +1509,8 @@ mod convert7_tests {
     /// calls left unanswered, escapes), with and without a model and reasoning as text.
     #[test]
     fn the_lines_are_the_values_written() {
-        let mut convs = crate::convert::fixture_conversations();
-        let img = |url: &str| Part::Image(Image::from_url(url));
-        let text = |t: &str| Part::Text(t.to_string());
-        let call = |id: &str, name: &str, input: Value| {
-            Block::Call(crate::convert::model::ToolCall {
-                id: id.into(),
-                name: name.into(),
-                input,
-            })
-        };
-        let result = |id: &str, output: Vec<Part>, is_error: bool| {
-            Body::ToolResult(ToolResult {
-                call_id: id.into(),
-                output,
-                is_error,
-            })
-        };
+        let mut convs = crate::convert::testing::fixture_conversations();
+        use crate::convert::testing::{call, img, result, text};
         let mut odd = Conversation::new(Format::Codex);
         for (k, body) in [
             Body::User(vec![text("a \"q\"\n\u{1}é😀\u{7f}")]),
@@ -1501,113 +1578,5 @@ mod convert7_tests {
             }
         }
         assert!(compared > 1_000, "{compared} lines compared");
-    }
-}
-
-#[cfg(test)]
-mod convert6_tests {
-    use super::*;
-
-    /// The count of what is not carried, from the spans between the index's rows, is the
-    /// plain count over every line, on files whose lines between rows are of every shape: a
-    /// BOM, blank and white lines, CRLF, lone CRs, a last line without its newline.
-    #[test]
-    fn not_loaded_between_rows_equals_the_plain_count() {
-        let row = |u: &str, p: &str, ty: &str| {
-            format!(
-                r#"{{"parentUuid":{p},"type":"{ty}","uuid":"{u}","timestamp":"2026-01-01T00:00:00.000Z","message":{{"role":"{ty}","content":"x"}}}}"#
-            )
-        };
-        let (a, b, c) = (
-            row("a", "null", "user"),
-            row("b", "\"a\"", "assistant"),
-            row("c", "\"b\"", "user"),
-        );
-        let side = row("s", "\"a\"", "user");
-        let progress = r#"{"type":"progress","uuid":"p"}"#;
-        let files = [
-            format!("\u{feff}{a}\n{b}\n"),
-            format!("\u{feff}{progress}\n{a}\n"),
-            format!("\u{feff}\n\n{a}\r\n  \t\n{progress}\r\n\r\n{b}\n\r\n"),
-            format!("{progress}\n{a}\n{side}\nnot json\n{b}\n{c}\n{progress}"),
-            format!("{a}\r\n{b}\r\n{progress}\r\n{c}"),
-            format!("{a}\n{b}\n \n{progress}\n{{\"type\":\"user\",\"uuid\":\"x\",\"message\":{{\"content\":\"cut"),
-            "\n\n\n".to_string(),
-            format!("{progress}\n{progress}\n"),
-            String::new(),
-            // Spans between rows past the size read at once: many lines, and one line longer.
-            {
-                let mut f = format!("{a}\n");
-                let mut i = 0;
-                while f.len() < 20 << 20 {
-                    let pad = "x".repeat(i * 7919 % 30_000);
-                    f.push_str(&format!(r#"{{"type":"progress","n":{i},"p":"{pad}"}}"#));
-                    f.push_str(["\n", "\r\n", "\n\n", "\n \n"][i % 4]);
-                    i += 1;
-                }
-                f.push_str(&format!(r#"{{"type":"long","p":"{}"}}"#, "y".repeat(9 << 20)));
-                f.push_str(&format!("\n{b}\n{progress}\n{}\n{c}", "z".repeat(17 << 20)));
-                f
-            },
-        ];
-        for (k, text) in files.iter().enumerate() {
-            for (full, fast, plain) in counts_both(&Source::from_bytes("t.jsonl", text.clone().into_bytes())) {
-                assert_eq!(fast, plain, "file {k} full={full}: {text:?}");
-            }
-        }
-    }
-
-    type Counted = std::collections::BTreeMap<String, u64>;
-
-    /// What a conversion of `src` does not carry, whole and from the last compaction: counted
-    /// from the spans between rows, and by the plain count over every line.
-    pub(super) fn counts_both(src: &Source) -> Vec<(bool, Counted, Counted)> {
-        let t = claude::read(src).unwrap();
-        [false, true]
-            .into_iter()
-            .map(|full| {
-                let positions = t
-                    .rebuild(&Options {
-                        full,
-                        ..Options::default()
-                    })
-                    .unwrap_or_default()
-                    .positions;
-                let mut carried = vec![0u64; (t.lines as usize + 64) / 64 + 1];
-                for &p in &positions {
-                    let line = t.node(p).line;
-                    carried[(line / 64) as usize] |= 1 << (line % 64);
-                }
-                let fast = not_loaded(src, &t, &positions).unwrap();
-                (full, fast, not_loaded_in_order(src, &carried).unwrap())
-            })
-            .collect()
-    }
-
-    /// `row` with its texts held as text, and how many were held as JSON strings.
-    pub(super) fn row_plain(row: Row) -> (Row, usize) {
-        let mut n = 0;
-        let got = match row.got {
-            Got::User(bodies) => Got::User(
-                bodies
-                    .into_iter()
-                    .map(|body| {
-                        let e = Entry {
-                            key: String::new(),
-                            timestamp: None,
-                            body,
-                        };
-                        n += match &e.body {
-                            Body::User(p) => p.iter().filter(|p| matches!(p, Part::Json(_))).count(),
-                            Body::ToolResult(r) => r.output.iter().filter(|p| matches!(p, Part::Json(_))).count(),
-                            _ => 0,
-                        };
-                        e.into_plain().body
-                    })
-                    .collect(),
-            ),
-            got => got,
-        };
-        (Row { got, ..row }, n)
     }
 }

@@ -1476,24 +1476,10 @@ mod tests {
     /// in prompts and results, custom calls and their results, reasoning, escapes).
     #[test]
     fn the_lines_are_the_values_written() {
-        let mut convs = crate::convert::fixture_conversations();
-        let img = |url: &str| Part::Image(Image::from_url(url));
-        let text = |t: &str| Part::Text(t.to_string());
+        let mut convs = crate::convert::testing::fixture_conversations();
+        use crate::convert::testing::{call, img, text};
+        let result = |id: &str, output: Vec<Part>| crate::convert::testing::result(id, output, true);
         let mut odd = Conversation::new(Format::ClaudeCode);
-        let call = |id: &str, name: &str, input: Value| {
-            Block::Call(ToolCall {
-                id: id.into(),
-                name: name.into(),
-                input,
-            })
-        };
-        let result = |id: &str, output: Vec<Part>| {
-            Body::ToolResult(ToolResult {
-                call_id: id.into(),
-                output,
-                is_error: true,
-            })
-        };
         for (k, body) in [
             Body::User(vec![
                 text("a \"q\"\n\u{1}é😀"),
@@ -1564,8 +1550,9 @@ mod tests {
     }
 }
 
+/// The typed read of a line and the parallel read of every line against the record reader.
 #[cfg(test)]
-mod convert7_tests {
+mod typed_read {
     use super::*;
 
     /// Lines of the shapes the typed read must read as the record reader and the whole read
@@ -1838,198 +1825,5 @@ mod convert7_tests {
         if let Some(k) = (0..par.len()).find(|&k| par[k] != seq[k]) {
             panic!("entry {k} differs:\n{:?}\n{:?}", par[k], seq[k]);
         }
-    }
-}
-
-#[cfg(test)]
-mod convert6_tests {
-    use super::*;
-    use crate::convert::model::JsonText;
-
-    /// A JSON string of `s` escaped in one of the ways JSON allows, chosen per character by
-    /// `how`: as serde_json writes it, or `\uXXXX` (either case), or `\/`.
-    fn escaped(s: &str, how: &[u8]) -> String {
-        let mut out = String::from("\"");
-        for (k, c) in s.chars().enumerate() {
-            let h = how.get(k).copied().unwrap_or(0) % 4;
-            let mut units = [0u16; 2];
-            match h {
-                1 | 2 => {
-                    for u in c.encode_utf16(&mut units) {
-                        out.push_str(&match h {
-                            1 => format!("\\u{u:04x}"),
-                            _ => format!("\\u{u:04X}"),
-                        });
-                    }
-                }
-                3 if c == '/' => out.push_str("\\/"),
-                _ => {
-                    let j = serde_json::to_string(&c.to_string()).unwrap();
-                    out.push_str(&j[1..j.len() - 1]);
-                }
-            }
-        }
-        out.push('"');
-        out
-    }
-
-    /// A JSON string is taken as written exactly when it is serde_json's string of its text:
-    /// on every character escaped every way, and on any text escaped any way.
-    #[test]
-    fn json_text_is_serde_jsons_string() {
-        let check = |raw: &str| {
-            let text: String = serde_json::from_str(raw).unwrap();
-            let serde = serde_json::to_string(&text).unwrap();
-            match JsonText::canonical(raw) {
-                Some(j) => {
-                    assert_eq!(j.json(), serde, "{raw}");
-                    assert_eq!(j.text(), text, "{raw}");
-                    assert_eq!(j.inner(), &serde[1..serde.len() - 1]);
-                    true
-                }
-                None => {
-                    assert_ne!(raw, serde, "refused {raw}");
-                    false
-                }
-            }
-        };
-        let mut taken = 0;
-        for c in (0u32..0x800)
-            .filter_map(char::from_u32)
-            .chain(['\u{ffff}', '😀', '/', '\u{2028}'])
-        {
-            for how in 0..4u8 {
-                taken += usize::from(check(&escaped(&format!("a{c}b"), &[0, how, 0])));
-            }
-        }
-        assert!(taken > 0x800, "{taken}");
-        for raw in [
-            r#""""#,
-            r#""\/""#,
-            r#""\u00e9""#,
-            r#""\u001F""#,
-            r#""\u0008""#,
-            r#""\ud83d\ude00""#,
-            r#""\\u0041""#,
-            r#""\\\u0001""#,
-            r#""\\\\u0001""#,
-            r#""a\\\/b""#,
-            r#""a\\/b\\\\/""#,
-            r#""\u001b[0m\\\u001b""#,
-        ] {
-            check(raw);
-        }
-        assert!(JsonText::canonical(r#""a\u001fb\n\"\\""#).is_some());
-        assert!(JsonText::canonical(r#""\u000a""#).is_none());
-        proptest::proptest!(|(s in "(?s).{0,60}", t in "[ -~\\x00-\\x1f\"\\\\é/😀]{0,40}", how in proptest::collection::vec(0u8..8, 0..60))| {
-            check(&escaped(&s, &how));
-            check(&escaped(&t, &how));
-            check(&escaped(&t, &[]));
-        });
-    }
-
-    /// The lines written from texts held as JSON strings are those written from the same
-    /// texts held as text, by both writers: on the conversations of every transcript of the
-    /// fixtures, as the typed read gives them, and on entries of every shape.
-    #[test]
-    fn json_texts_write_the_lines_of_plain_texts() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-        let mut convs: Vec<Vec<Entry>> = Vec::new();
-        for e in walkdir::WalkDir::new(&root).into_iter().filter_map(Result::ok) {
-            if e.path().extension().is_none_or(|x| x != "jsonl") {
-                continue;
-            }
-            let bytes = std::fs::read(e.path()).unwrap();
-            if memchr::memmem::find(&bytes, b"\"parentUuid\"").is_none() {
-                continue;
-            }
-            let src = Source::from_bytes(&e.path().display().to_string(), bytes);
-            for full in [false, true] {
-                let mut entries = Vec::new();
-                let read = crate::agents::claude_code::convert::read_stream(&src, full, false, &mut |m| {
-                    if let crate::convert::model::Msg::Entry(e) = m {
-                        entries.push(e);
-                    }
-                    Ok(())
-                });
-                if read.is_ok() {
-                    convs.push(entries);
-                }
-            }
-        }
-        let json = |t: &str| Part::Json(JsonText::canonical(&serde_json::to_string(t).unwrap()).unwrap());
-        let text = |t: &str| Part::Text(t.to_string());
-        let img = Part::Image(Image::from_url("data:image/png;base64,AAA="));
-        let result = |id: &str, output: Vec<Part>| {
-            Body::ToolResult(ToolResult {
-                call_id: id.into(),
-                output,
-                is_error: false,
-            })
-        };
-        let odd = [
-            Body::User(vec![json("a \"q\"\n\u{1}é😀"), img.clone(), text("b\t"), json("c")]),
-            Body::User(vec![json("")]),
-            Body::User(vec![img.clone(), json("\\ \u{7f}\u{2028}")]),
-            Body::Assistant(vec![Block::Call(ToolCall {
-                id: "c5".into(),
-                name: "Edit".into(),
-                input: json!({"file_path": "/a", "old_string": "x", "new_string": "y"}),
-            })]),
-            result("c1", vec![json("out\r\n")]),
-            result("c2", vec![json("a"), text("\u{8}"), json("\u{c}c")]),
-            result("c3", vec![json("a"), img.clone(), json("b")]),
-            result("c5", vec![json("x"), img, json("y\u{1f}")]),
-            result("c5", vec![json("p\"atch")]),
-        ];
-        convs.push(
-            odd.into_iter()
-                .enumerate()
-                .map(|(k, body)| Entry {
-                    key: format!("k{k}"),
-                    timestamp: Some(format!("2026-01-01T00:00:0{k}.000Z")),
-                    body,
-                })
-                .collect(),
-        );
-        let o = WriteOptions {
-            session_id: "s".into(),
-            cwd: "/w".into(),
-            model: None,
-            reasoning_as_text: false,
-        };
-        let (mut compared, mut held) = (0, 0);
-        let writers: [crate::convert::MakeWriter; 2] = [writer, crate::agents::claude_code::convert::writer];
-        for (make, entries) in writers.iter().flat_map(|m| convs.iter().map(move |c| (m, c))) {
-            let first = entries.iter().find_map(|e| e.timestamp.clone());
-            let mut both = [Vec::new(), Vec::new()];
-            for (k, out) in both.iter_mut().enumerate() {
-                let mut w = make(&o, first.as_deref(), Default::default(), out);
-                for e in entries {
-                    let e = if k == 0 { e.clone() } else { e.clone().into_plain() };
-                    w.entry(&e, out);
-                }
-                w.finish(out);
-            }
-            held += entries
-                .iter()
-                .filter(|e| match &e.body {
-                    Body::User(p) | Body::ToolResult(ToolResult { output: p, .. }) => {
-                        p.iter().any(|p| matches!(p, Part::Json(_)))
-                    }
-                    _ => false,
-                })
-                .count();
-            let [json_lines, plain_lines] = both;
-            for (a, b) in json_lines.iter().zip(&plain_lines) {
-                assert_eq!(String::from_utf8_lossy(a), String::from_utf8_lossy(b));
-            }
-            assert_eq!(json_lines.len(), plain_lines.len());
-            compared += json_lines.len();
-        }
-        assert!(
-            held > 400 && compared > 4_500,
-            "{held} entries with JSON texts, {compared} lines"
-        );
     }
 }
