@@ -388,8 +388,10 @@ mod tests {
             for (k, out) in both.iter_mut().enumerate() {
                 let mut w = make(&o, first.as_deref(), Default::default(), out);
                 for e in entries {
-                    let e = if k == 0 { e.clone() } else { e.clone().into_plain() };
-                    w.entry(&e, out);
+                    match k {
+                        0 => w.entry(e, out),
+                        _ => w.entry(&e.clone().into_plain(), out),
+                    }
                 }
                 w.finish(out);
             }

@@ -224,18 +224,17 @@ impl Part {
     }
 
     /// Writes its text into `out` as a JSON string ([`crate::convert::json::json_str`]; a
-    /// [`Part::Json`] as held), without the quotes unless `quoted`: false, writing nothing, for
-    /// an image.
-    pub fn write_text(&self, out: &mut Vec<u8>, quoted: bool) -> bool {
+    /// [`Part::Json`] as held), without the quotes unless `quoted`; an image writes nothing
+    /// (the writers lay out images themselves and call this for texts only).
+    pub fn write_text(&self, out: &mut Vec<u8>, quoted: bool) {
         use crate::convert::json::{json_str, json_str_inner};
         match (self, quoted) {
             (Part::Text(t), true) => json_str(out, t),
             (Part::Text(t), false) => json_str_inner(out, t),
             (Part::Json(j), true) => out.extend_from_slice(j.json().as_bytes()),
             (Part::Json(j), false) => out.extend_from_slice(j.inner().as_bytes()),
-            (Part::Image(_), _) => return false,
+            (Part::Image(_), _) => {}
         }
-        true
     }
 
     /// The same part with its text held as text.
@@ -250,7 +249,13 @@ impl Part {
 /// About the bytes `parts` take written into a line, escapes included: what a line holding
 /// them reserves, and what they weigh in a batch of entries.
 pub fn written_len(parts: &[Part]) -> usize {
-    parts.iter().map(|p| p.weight() + p.weight() / 16 + 64).sum()
+    parts
+        .iter()
+        .map(|p| {
+            let w = p.weight();
+            w + w / 16 + 64
+        })
+        .sum()
 }
 
 /// A string value as written ([`Part::from_raw`]) as text: "" when absent or null, None when

@@ -948,9 +948,7 @@ impl EntryWriter for Writer {
         match &e.body {
             Body::User(parts) => {
                 let l = self.user_with(uuid(0), &ts, written_len(parts), |l| match parts.as_slice() {
-                    [p] if p.is_text() => {
-                        p.write_text(l, true);
-                    }
+                    [p] if p.is_text() => p.write_text(l, true),
                     _ => blocks(l, parts),
                 });
                 out.push(l);
@@ -962,9 +960,7 @@ impl EntryWriter for Writer {
                     l.extend_from_slice(br#","type":"tool_result","content":"#);
                     match r.output.as_slice() {
                         [] => l.extend_from_slice(br#""""#),
-                        [p] if p.is_text() => {
-                            p.write_text(l, true);
-                        }
+                        [p] if p.is_text() => p.write_text(l, true),
                         parts => blocks(l, parts),
                     }
                     if r.is_error {

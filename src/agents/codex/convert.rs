@@ -1146,9 +1146,7 @@ impl EntryWriter for Writer {
                     json_str(l, &r.call_id);
                     l.extend_from_slice(br#","output":"#);
                     match (all_text || custom, r.output.as_slice()) {
-                        (true, [p]) if p.is_text() => {
-                            p.write_text(l, true);
-                        }
+                        (true, [p]) if p.is_text() => p.write_text(l, true),
                         (true, parts) => json_join(l, parts, ""),
                         (false, parts) => input_parts(l, parts),
                     }
