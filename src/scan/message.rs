@@ -88,18 +88,24 @@ impl MessageFacts {
                     .map(str::to_string)
             })
             .flatten();
-        let time = match (&m.timestamp, &m.ts) {
-            (Some(Scalar::Str(s)), _) => parse_ms(s),
-            (_, Some(Scalar::Int(n))) => n.and_then(|s| s.checked_mul(1000)),
-            (_, Some(Scalar::Str(s))) => parse_ms(s),
-            _ => None,
-        };
         Some(MessageFacts {
-            time,
+            time: time(m.timestamp.as_ref(), m.ts.as_ref()),
             summaries: items.map(|p| p.summaries).unwrap_or_default(),
             user,
             title_text,
         })
+    }
+}
+
+/// A message's time ([`session_time`]): its `timestamp` when that is a string, else its `ts`,
+/// seconds when a number, a time when a string.
+pub(super) fn time(timestamp: Option<&pass::Scalar<'_>>, ts: Option<&pass::Scalar<'_>>) -> Option<i64> {
+    use pass::Scalar;
+    match (timestamp, ts) {
+        (Some(Scalar::Str(s)), _) => parse_ms(s),
+        (_, Some(Scalar::Int(n))) => n.and_then(|s| s.checked_mul(1000)),
+        (_, Some(Scalar::Str(s))) => parse_ms(s),
+        _ => None,
     }
 }
 
@@ -115,7 +121,7 @@ fn origin(o: Option<&str>) -> &'static str {
 /// The pass of [`MessageFacts::read`]: every value is read with `deserialize_any`, as the
 /// `Value` reader reads it (each string unescaped and checked, each number parsed, the same
 /// depth limit), by one visitor told what to keep of it ([`Want`]); the rest is dropped.
-mod pass {
+pub(super) mod pass {
     use std::borrow::Cow;
     use std::fmt;
 
@@ -146,6 +152,17 @@ mod pass {
         Int(Option<i64>),
         #[default]
         Other,
+    }
+
+    impl Scalar<'_> {
+        /// A value of a `Value` tree, as the pass reads it.
+        pub fn of(v: &serde_json::Value) -> Scalar<'_> {
+            match v {
+                serde_json::Value::String(s) => Scalar::Str(Cow::Borrowed(s)),
+                serde_json::Value::Number(n) => Scalar::Int(n.as_i64()),
+                _ => Scalar::Other,
+            }
+        }
     }
 
     /// What was kept of a value.

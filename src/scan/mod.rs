@@ -22,7 +22,7 @@ use crate::agents::codex::rollout::Record;
 use crate::io::Line;
 use crate::io::Source;
 use crate::model::Format;
-use crate::model::time::{format_ms, parse_ms};
+use crate::model::time::format_ms;
 
 mod message;
 use message::MessageFacts;
@@ -445,12 +445,8 @@ pub fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
 
 /// A message's time in a cctool session: `timestamp` (v4 on), or `ts` in Unix seconds.
 pub fn session_time(m: &Value) -> Option<i64> {
-    match (m.get("timestamp"), m.get("ts")) {
-        (Some(Value::String(s)), _) => parse_ms(s),
-        (_, Some(Value::Number(n))) => n.as_i64().and_then(|s| s.checked_mul(1000)),
-        (_, Some(Value::String(s))) => parse_ms(s),
-        _ => None,
-    }
+    let field = |k| m.get(k).map(message::pass::Scalar::of);
+    message::time(field("timestamp").as_ref(), field("ts").as_ref())
 }
 
 pub fn scan_session(src: &Source) -> SessionRecord {
