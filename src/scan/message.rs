@@ -62,7 +62,8 @@ impl MessageFacts {
     pub fn read(bytes: &[u8], want_title: bool) -> Option<MessageFacts> {
         use pass::{Got, Scalar};
         let mut de = serde_json::Deserializer::from_slice(bytes);
-        let got = serde::de::DeserializeSeed::deserialize(pass::Read(pass::Want::Message), &mut de).ok()?;
+        let want = pass::Want::Message { texts: want_title };
+        let got = serde::de::DeserializeSeed::deserialize(pass::Read(want), &mut de).ok()?;
         de.end().ok()?;
         // A message that is not an object has none of the fields.
         let Got::Message(m) = got else {
@@ -129,7 +130,9 @@ pub(super) mod pass {
 
     use crate::io::json::Key;
 
-    /// What a value is read for.
+    /// What a value is read for. Texts (a `content` string, a part's `text`) are kept only
+    /// while a title is wanted: a file takes one title, and every other message's texts were
+    /// copied (each holding an escape) only to be dropped.
     #[derive(Clone, Copy, PartialEq)]
     pub enum Want {
         /// Nothing: it is only checked.
@@ -137,11 +140,11 @@ pub(super) mod pass {
         /// A string or a number: a message's time and role, a part's type, origin and text.
         Scalar,
         /// `items` or `content`: a string, or an array of parts.
-        Parts,
+        Parts { texts: bool },
         /// An element of such an array: an object's type, origin and text.
-        Part,
+        Part { texts: bool },
         /// The message: an object's fields.
-        Message,
+        Message { texts: bool },
     }
 
     /// A scalar as the facts need it.
@@ -229,8 +232,10 @@ pub(super) mod pass {
     pub struct Read(pub Want);
 
     impl Read {
-        fn scalar<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Scalar<'de>, A::Error> {
-            match map.next_value_seed(Read(Want::Scalar))? {
+        /// A field's value as a scalar, or only checked unless `keep`.
+        fn scalar<'de, A: MapAccess<'de>>(map: &mut A, keep: bool) -> Result<Scalar<'de>, A::Error> {
+            let want = if keep { Want::Scalar } else { Want::Nothing };
+            match map.next_value_seed(Read(want))? {
                 Got::Scalar(s) => Ok(s),
                 _ => Ok(Scalar::Other),
             }
@@ -247,7 +252,7 @@ pub(super) mod pass {
         /// A string, kept (and only then copied) when a scalar or a `content` is wanted.
         fn string<'de>(&self, s: impl FnOnce() -> Cow<'de, str>) -> Got<'de> {
             Got::Scalar(match self.0 {
-                Want::Scalar | Want::Parts => Scalar::Str(s()),
+                Want::Scalar | Want::Parts { texts: true } => Scalar::Str(s()),
                 _ => Scalar::Other,
             })
         }
@@ -287,12 +292,12 @@ pub(super) mod pass {
             Ok(Got::Scalar(Scalar::Other))
         }
         fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Got<'de>, A::Error> {
-            if self.0 != Want::Parts {
+            let Want::Parts { texts } = self.0 else {
                 while seq.next_element_seed(Read(Want::Nothing))?.is_some() {}
                 return Ok(Got::Scalar(Scalar::Other));
-            }
+            };
             let mut parts = Parts::default();
-            while let Some(got) = seq.next_element_seed(Read(Want::Part))? {
+            while let Some(got) = seq.next_element_seed(Read(Want::Part { texts }))? {
                 let Got::Part(p) = got else { continue };
                 match str_of(&p.ty) {
                     Some("summary") => parts.summaries.push(super::origin(str_of(&p.origin))),
@@ -309,27 +314,27 @@ pub(super) mod pass {
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Got<'de>, A::Error> {
             match self.0 {
-                Want::Message => {
+                Want::Message { texts } => {
                     let mut m = Message::default();
                     while let Some(k) = key(&mut map)? {
                         match k.as_ref() {
-                            "timestamp" => once(&mut m.timestamp, Read::scalar(&mut map)?)?,
-                            "ts" => once(&mut m.ts, Read::scalar(&mut map)?)?,
-                            "role" => once(&mut m.role, Read::scalar(&mut map)?)?,
-                            "items" => once(&mut m.items, map.next_value_seed(Read(Want::Parts))?)?,
-                            "content" => once(&mut m.content, map.next_value_seed(Read(Want::Parts))?)?,
+                            "timestamp" => once(&mut m.timestamp, Read::scalar(&mut map, true)?)?,
+                            "ts" => once(&mut m.ts, Read::scalar(&mut map, true)?)?,
+                            "role" => once(&mut m.role, Read::scalar(&mut map, true)?)?,
+                            "items" => once(&mut m.items, map.next_value_seed(Read(Want::Parts { texts }))?)?,
+                            "content" => once(&mut m.content, map.next_value_seed(Read(Want::Parts { texts }))?)?,
                             _ => drop(map.next_value_seed(Read(Want::Nothing))?),
                         }
                     }
                     Ok(Got::Message(Box::new(m)))
                 }
-                Want::Part => {
+                Want::Part { texts } => {
                     let mut p = Part::default();
                     while let Some(k) = key(&mut map)? {
                         match k.as_ref() {
-                            "type" => once(&mut p.ty, Read::scalar(&mut map)?)?,
-                            "origin" => once(&mut p.origin, Read::scalar(&mut map)?)?,
-                            "text" => once(&mut p.text, Read::scalar(&mut map)?)?,
+                            "type" => once(&mut p.ty, Read::scalar(&mut map, true)?)?,
+                            "origin" => once(&mut p.origin, Read::scalar(&mut map, true)?)?,
+                            "text" => once(&mut p.text, Read::scalar(&mut map, texts)?)?,
                             _ => drop(map.next_value_seed(Read(Want::Nothing))?),
                         }
                     }
