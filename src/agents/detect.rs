@@ -29,6 +29,8 @@ struct Probe<'a> {
     uuid: Option<serde::de::IgnoredAny>,
     #[serde(default, rename = "parentUuid")]
     parent_uuid: Option<serde::de::IgnoredAny>,
+    #[serde(default, rename = "parentId")]
+    parent_id: Option<serde::de::IgnoredAny>,
     #[serde(default, rename = "sessionId")]
     session_id: Option<serde::de::IgnoredAny>,
     #[serde(default, rename = "leafUuid")]
@@ -77,8 +79,15 @@ fn classify_object(p: &Probe<'_>, first: bool) -> Option<Format> {
         if ty == "summary" && p.leaf_uuid.is_some() {
             return Some(Format::ClaudeCode);
         }
-        if codex::is_response_item_type(ty) && p.payload.is_none() {
-            return Some(Format::Codex); // a bare ResponseItem (2025-05 to 2025-09)
+        // A bare ResponseItem (2025-05 to 2025-09) is a flat item: a `message` carries its own
+        // `role`, and no item links to a parent. pi's entries (`type: message` wrapping a
+        // `message`, linked by `parentId`) would otherwise read as a rollout.
+        let bare_item = codex::is_response_item_type(ty)
+            && p.payload.is_none()
+            && p.parent_id.is_none()
+            && (ty != "message" || p.role.is_some());
+        if bare_item {
+            return Some(Format::Codex);
         }
     } else if first && p.id.is_some() && p.timestamp.is_some() && p.role.is_none() {
         return Some(Format::Codex); // the bare header of a 2025 Rust rollout
@@ -304,6 +313,15 @@ mod tests {
         let pag =
             b"{\"timestamp\":\"t\",\"ordinal\":0,\"type\":\"event_msg\",\"payload\":{\"type\":\"task_started\"}}\n";
         assert_eq!(detect_bytes(pag).unwrap(), Format::Codex);
+    }
+
+    #[test]
+    fn tree_logs_of_other_agents_are_not_bare_codex_items() {
+        let pi = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"cwd\":\"/w\"}\n\
+            {\"type\":\"message\",\"id\":\"a1\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":[]}}\n";
+        assert!(detect_bytes(pi).is_err());
+        let linked = b"{\"type\":\"message\",\"role\":\"user\",\"id\":\"a2\",\"parentId\":\"a1\",\"content\":[]}\n";
+        assert!(detect_bytes(linked).is_err());
     }
 
     #[test]

@@ -119,10 +119,33 @@ fn whole_samples_tree_skips_what_is_not_a_session() {
     let recs = sessions(&[dir.to_str().unwrap()]);
     let total = recs.last().unwrap();
     assert_eq!(total["files"], 85);
-    assert_eq!(total["skipped"], 32, "the 32 sent.json request captures");
     // claude-code: 2 real + 6 excerpts + 4 synthetic + 32 resume cases + 18 of 2026;
     // codex: 1 real + 6 synthetic + 16 of 2026.
     assert_eq!(total["by_format"], json!({"claude-code": 62, "codex": 23}));
+    // The other agents' folders hold no file cctool reads yet: each is skipped with a notice,
+    // never taken for one of the formats above.
+    for r in recs.iter().filter(|r| r["kind"] == "session") {
+        let path = r["path"].as_str().unwrap();
+        assert!(
+            path.contains("/claude-code/") || path.contains("/codex/"),
+            "{path} read as a {} session",
+            r["format"]
+        );
+    }
+    let others = walkdir::WalkDir::new(&dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            let p = e.path().to_string_lossy();
+            !p.contains("/claude-code/") && !p.contains("/codex/") && (p.ends_with(".jsonl") || p.ends_with(".json"))
+        })
+        .count();
+    assert_eq!(
+        total["skipped"],
+        32 + others,
+        "the 32 sent.json request captures and the other agents' files"
+    );
 }
 
 #[test]
