@@ -30,7 +30,7 @@ use std::ffi::OsString;
 
 use clap::Parser;
 
-/// The process exit status (README, "Global options": 0, 1, 2 and 130).
+/// The process exit status (README, "Global options and exit status": 0, 1, 2 and 130).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ExitStatus {
     /// The command did what was asked.

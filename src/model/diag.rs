@@ -4,7 +4,7 @@
 //! as text on stderr or as a `{"kind":"diagnostic",…}` record with `--json`.
 //!
 //! Every code is a variant of [`Code`], defined once below with its id, its meaning and the
-//! severities it can have. `doctor --help`, the man pages and the README's list are built or
+//! severities it can have. `doctor --help`, the man pages and the user guide's list (docs/guide/survey.md) are built or
 //! checked from [`Code::ALL`], so a new code cannot go undocumented.
 
 use std::fmt;

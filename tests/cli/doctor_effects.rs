@@ -261,9 +261,9 @@ fn help_lists_every_code_one_line_each_at_any_width() {
 }
 
 #[test]
-fn man_page_and_readme_list_every_code() {
+fn man_page_and_guide_list_every_code() {
     let man = std::fs::read_to_string(root().join("man/cctool-doctor.1")).unwrap();
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let guide = std::fs::read_to_string(root().join("docs/guide/survey.md")).unwrap();
     for c in doctor_codes() {
         let entry = format!(
             ".TP\n\\fB{}\\fR ({})\n",
@@ -271,7 +271,7 @@ fn man_page_and_readme_list_every_code() {
             c.severities_text()
         );
         assert!(man.contains(&entry), "man page: {entry}");
-        assert!(readme.contains(&format!("`{}`", c.id())), "README: {c}");
+        assert!(guide.contains(&format!("`{}`", c.id())), "docs/guide/survey.md: {c}");
     }
 }
 

@@ -1,8 +1,9 @@
-//! Every shell recipe of README.md runs as written: with `cctool` on PATH, HOME pointed at a
+//! Every shell recipe of README.md and of the user guide (`docs/guide/`) runs as written: with `cctool` on PATH, HOME pointed at a
 //! fake store made from `fixtures/store` (`~/.claude/projects`, `~/.codex/sessions`), and a
 //! working folder holding the files the recipes name (`SESSION.jsonl`, `ROLLOUT.jsonl`,
-//! `session.json`, `old.json`, `sessions/`). Recipes run in README order in one folder, as a
-//! reader following along would run them: a recipe may use what an earlier one wrote.
+//! `session.json`, `old.json`, `sessions/`). Recipes run in reading order (the README, then the
+//! guide's pages in `GUIDE` order) in one folder, as a reader following along would run them: a
+//! recipe may use what an earlier one wrote.
 //!
 //! Each must exit 0 (1 where its command documents a negative answer), print no JSON `null`
 //! where a jq filter selected nothing real, no jq error and no panic, and print something
@@ -13,11 +14,47 @@ use std::process::Command;
 
 use crate::util::{fixture, root, skip_notice};
 
+/// The pages whose recipes run, in the order a reader meets them.
+const PAGES: &[&str] = &[
+    "README.md",
+    "docs/guide/read.md",
+    "docs/guide/survey.md",
+    "docs/guide/rewrite.md",
+    "docs/guide/keep-and-share.md",
+    "docs/guide/convert.md",
+    "docs/guide/inputs.md",
+];
+
 /// One command line of a `sh` block (continuation lines joined, comments dropped).
 #[derive(Debug)]
 struct Recipe {
+    page: &'static str,
     line: usize,
     text: String,
+}
+
+/// Every recipe of every page of `PAGES`, in order.
+fn all_recipes() -> Vec<Recipe> {
+    let mut all = Vec::new();
+    for page in PAGES {
+        let text = std::fs::read_to_string(root().join(page)).unwrap_or_else(|e| panic!("{page}: {e}"));
+        all.extend(recipes(&text).into_iter().map(|r| Recipe { page, ..r }));
+    }
+    all
+}
+
+#[test]
+fn every_page_of_the_guide_is_run() {
+    let listed: std::collections::BTreeSet<String> = PAGES.iter().map(|p| p.to_string()).collect();
+    for entry in std::fs::read_dir(root().join("docs/guide")).unwrap() {
+        let name = format!("docs/guide/{}", entry.unwrap().file_name().to_string_lossy());
+        if name.ends_with(".md") && !name.ends_with("README.md") {
+            assert!(
+                listed.contains(&name),
+                "{name} is not in PAGES: its recipes would not run"
+            );
+        }
+    }
 }
 
 fn recipes(readme: &str) -> Vec<Recipe> {
@@ -42,6 +79,7 @@ fn recipes(readme: &str) -> Vec<Recipe> {
             None => (code.trim_end().to_string(), false),
         };
         let r = pending.get_or_insert_with(|| Recipe {
+            page: "",
             line: i + 1,
             text: String::new(),
         });
@@ -167,8 +205,7 @@ const MAY_BE_EMPTY: &[(&str, &str)] = &[
 
 #[test]
 fn every_readme_recipe_runs_as_written() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let all = recipes(&readme);
+    let all = all_recipes();
     assert!(all.len() >= 30, "recipes found: {}", all.len());
     let jq = have("jq");
     let dir = tempfile::tempdir().unwrap();
@@ -194,11 +231,11 @@ fn every_readme_recipe_runs_as_written() {
     let mut failures = Vec::new();
     for r in &all {
         let Some(cmd) = as_run(&r.text) else {
-            skip_notice(&format!("README.md:{} is not a cctool recipe: {}", r.line, r.text));
+            skip_notice(&format!("{}:{} is not a cctool recipe: {}", r.page, r.line, r.text));
             continue;
         };
         if cmd.contains("jq ") && !jq {
-            skip_notice(&format!("jq is not installed: README.md:{}", r.line));
+            skip_notice(&format!("jq is not installed: {}:{}", r.page, r.line));
             continue;
         }
         let out = Command::new("bash")
@@ -233,7 +270,8 @@ fn every_readme_recipe_runs_as_written() {
         }
         if !why.is_empty() {
             failures.push(format!(
-                "README.md:{}: {}\n  {}\n  stdout: {}\n  stderr: {}",
+                "{}:{}: {}\n  {}\n  stdout: {}\n  stderr: {}",
+                r.page,
                 r.line,
                 cmd,
                 why.join(", "),
@@ -248,12 +286,19 @@ fn every_readme_recipe_runs_as_written() {
 
 #[test]
 fn the_scan_example_is_what_scan_prints() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let example = readme
-        .split("```text\n$ COLUMNS=80 cctool scan\n")
-        .nth(1)
-        .and_then(|s| s.split("```").next())
-        .expect("the scan example");
+    for page in ["README.md", "docs/guide/survey.md"] {
+        let text = std::fs::read_to_string(root().join(page)).unwrap();
+        let example = text
+            .split("```text\n$ COLUMNS=80 cctool scan\n")
+            .nth(1)
+            .and_then(|s| s.split("```").next())
+            .unwrap_or_else(|| panic!("{page}: the scan example"));
+        assert_eq!(scan_of_the_store(), example, "{page}");
+    }
+}
+
+/// What `COLUMNS=80 cctool scan` prints for the recipes' fake store.
+fn scan_of_the_store() -> String {
     let dir = tempfile::tempdir().unwrap();
     let (home, work) = world(dir.path());
     let out = crate::util::cctool()
@@ -264,7 +309,7 @@ fn the_scan_example_is_what_scan_prints() {
         .arg("scan")
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), example);
+    String::from_utf8(out.stdout).unwrap()
 }
 
 #[test]
