@@ -4,11 +4,14 @@
 // returns. Where the folder exists, a file missing from it is a failure, so no test passes
 // vacuously there.
 
-/// The samples folder beside the project (`../shared/samples` from the manifest), when this
-/// checkout has one.
+/// The samples folder: the one `CCTOOL_SAMPLES` names (as `scripts/compare-builds.sh` takes
+/// it), else `../shared/samples` beside the project, when there is one.
 #[allow(dead_code)]
 pub fn shared_dir() -> Option<std::path::PathBuf> {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples");
+    let p = match std::env::var_os("CCTOOL_SAMPLES") {
+        Some(dir) if !dir.is_empty() => std::path::PathBuf::from(dir),
+        _ => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/samples"),
+    };
     p.is_dir().then_some(p)
 }
 
@@ -22,7 +25,7 @@ pub fn shared_dir() -> Option<std::path::PathBuf> {
 #[allow(dead_code)]
 pub fn shared(rel: &str) -> Option<std::path::PathBuf> {
     let Some(dir) = shared_dir() else {
-        skip_notice("../shared/samples not present");
+        skip_notice("../shared/samples not present (CCTOOL_SAMPLES names another folder)");
         return None;
     };
     let p = dir.join(rel);
