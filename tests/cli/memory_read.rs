@@ -127,3 +127,26 @@ fn huge_arrays_in_small_files_stay_small_or_are_refused_clearly() {
         }
     }
 }
+
+#[test]
+fn codex_request_view_does_not_build_what_codex_drops() {
+    // A call and its output each carrying a field Codex does not know, of four million
+    // elements (16 MB): Codex leaves the field out of what it sends, and the view must not hold
+    // it as a tree to find that out.
+    let dir = tempfile::tempdir().unwrap();
+    let rollout = write(
+        dir.path(),
+        "extra.jsonl",
+        &format!(
+            "{{\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"019a0000-0000-7000-8000-000000000001\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.171.0\"}}}}\n\
+             {{\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":\"hi\"}}]}}}}\n\
+             {{\"timestamp\":\"2026-01-01T00:00:02.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call\",\"name\":\"shell\",\"arguments\":\"{{}}\",\"call_id\":\"c1\",\"extra\":{big}}}}}\n\
+             {{\"timestamp\":\"2026-01-01T00:00:03.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"ok\",\"extra\":{big}}}}}\n",
+            big = zeros(4_000_000)
+        ),
+    );
+    let Some((code, stderr)) = capped(&["rebuild-chain", "--api-view", "--json", &rollout]) else {
+        return;
+    };
+    assert_eq!(code, 0, "{stderr:.500}");
+}

@@ -258,14 +258,54 @@ pub fn api_view(
 }
 
 /// Whether Codex sends `raw` other than as written, its passthrough metadata aside.
+///
+/// Member by member, never the whole record as a tree: a member Codex drops (an unknown field,
+/// which may hold millions of elements) decides it unread, and a member Codex sends costs no
+/// more than the item it becomes. Equal to comparing `raw` as a `Value` with the item sent.
 fn rewritten(raw: &str, wire: &Wire) -> bool {
-    let Ok(mut written) = serde_json::from_str::<serde_json::Value>(raw) else {
+    use serde_json::value::RawValue;
+    let Ok(MemberOf(written)) = serde_json::from_str::<MemberOf<'_>>(raw) else {
         return true;
     };
-    if let Some(o) = written.as_object_mut() {
-        o.remove("internal_chat_message_metadata_passthrough");
+    let Ok(serde_json::Value::Object(sent)) = serde_json::to_value(wire) else {
+        return true;
+    };
+    // A repeated key counts once, with its last value, as in a `Value`.
+    let mut members: rustc_hash::FxHashMap<&str, &RawValue> = rustc_hash::FxHashMap::default();
+    for (k, v) in &written {
+        if k != "internal_chat_message_metadata_passthrough" {
+            members.insert(k, v);
+        }
     }
-    serde_json::to_value(wire).map_or(true, |sent| sent != written)
+    if members.len() != sent.len() || members.iter().any(|(k, _)| !sent.contains_key(*k)) {
+        return true;
+    }
+    members
+        .iter()
+        .any(|(k, v)| serde_json::from_str::<serde_json::Value>(v.get()).map_or(true, |w| sent.get(*k) != Some(&w)))
+}
+
+/// A JSON object's members as written, each value unparsed.
+struct MemberOf<'a>(Vec<(String, &'a serde_json::value::RawValue)>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for MemberOf<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = MemberOf<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(k) = map.next_key::<String>()? {
+                    out.push((k, map.next_value()?));
+                }
+                Ok(MemberOf(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 #[cfg(test)]
