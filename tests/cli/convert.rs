@@ -362,3 +362,26 @@ fn into_store_writes_where_each_agent_looks_and_says_how_to_resume() {
     assert_eq!(r["resume"], "codex resume 019d0000-aaaa-7bbb-8ccc-dddddddddddd");
     assert!(!codex_home.join("sessions").exists(), "nothing written");
 }
+
+#[test]
+fn a_session_already_in_the_target_format_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    for (src, to, noun) in [
+        ("convert/tools.codex.jsonl", "codex", "a Codex rollout"),
+        (
+            "convert/compacted.claude.jsonl",
+            "claude-code",
+            "a Claude Code transcript",
+        ),
+    ] {
+        let (code, stdout, stderr) = run(&["convert", "--to", to, "-o", s(&out), s(&fixture(src))]);
+        assert_eq!(code, 2, "{src}: {stderr}");
+        assert_eq!(stdout, "");
+        assert!(
+            stderr.contains(&format!("the file is already {noun}: convert --to {to}")),
+            "{src}: {stderr}"
+        );
+        assert!(!out.exists(), "{src}: nothing is written");
+    }
+}
