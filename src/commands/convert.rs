@@ -256,11 +256,14 @@ fn write_conversion(
     let opts = WriteOptions {
         session_id: session_id.clone(),
         cwd,
-        // The source's model means something only to its own agent.
-        model: a
-            .model
-            .clone()
-            .or_else(|| (head.source == Some(to)).then(|| head.model.clone()).flatten()),
+        // A Codex `turn_context` names the model Codex calls next: only its own. A Claude Code
+        // row names the model that wrote it (readers of transcripts require one), and a model
+        // the client does not know is not restored on resume, as when there is none.
+        model: a.model.clone().or_else(|| {
+            (head.source == Some(to) || to == Format::ClaudeCode)
+                .then(|| head.model.clone())
+                .flatten()
+        }),
         reasoning_as_text: a.reasoning_as_text,
     };
     let answered = head.answered.clone().unwrap_or_default();

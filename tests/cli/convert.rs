@@ -256,12 +256,16 @@ fn reasoning_as_text_carries_visible_thinking_marked() {
 }
 
 #[test]
-fn model_is_written_only_when_asked() {
+fn the_model_a_claude_code_row_names_is_the_source_s_unless_asked() {
+    // Readers of transcripts require the model that wrote each response; Claude Code does not
+    // restore one it does not know.
     let src = fixture("convert/tools.codex.jsonl");
     let out = stdout_of(&["convert", "--to", "claude-code", s(&src)]);
+    let assistant: Vec<Value> = records(&out).into_iter().filter(|r| r["type"] == "assistant").collect();
+    assert!(!assistant.is_empty());
     assert!(
-        !out.contains("\"model\""),
-        "an OpenAI model means nothing to Claude Code"
+        assistant.iter().all(|r| r["message"]["model"] == "gpt-5.3-codex"),
+        "{out}"
     );
     let out = stdout_of(&["convert", "--to", "claude-code", "--model", "claude-opus-4-6", s(&src)]);
     assert!(

@@ -957,13 +957,19 @@ impl Writer {
         }
     }
 
+    /// The estimate of what a resume sends, where Codex reads the size of its context
+    /// (`last_token_usage.total_tokens`, to decide whether to compact first), with every
+    /// count of tokens spent zero: none were, and usage readers (ccusage sums the input,
+    /// cached, output and reasoning counts of each event) must not bill the conversion.
     fn token_count(&self, ts: &str) -> Vec<u8> {
         let n = self.tokens();
-        let usage = json!({"input_tokens": n, "cached_input_tokens": 0, "output_tokens": 0,
-                           "reasoning_output_tokens": 0, "total_tokens": n});
+        let usage = |total: usize| {
+            json!({"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0,
+                   "reasoning_output_tokens": 0, "total_tokens": total})
+        };
         line(
             &json!({"timestamp": ts, "type": "event_msg", "payload": {"type": "token_count",
-            "info": {"total_token_usage": usage, "last_token_usage": usage, "model_context_window": null},
+            "info": {"total_token_usage": usage(0), "last_token_usage": usage(n), "model_context_window": null},
             "rate_limits": null}}),
         )
     }
