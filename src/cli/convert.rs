@@ -18,7 +18,8 @@ pub enum ConvertTarget {
 #[command(
     long_about = "Convert a session into another agent's format, so it can be resumed there: a \
 Claude Code transcript into a Codex rollout, a Codex rollout into a Claude Code transcript (or \
-either into a cctool v5 session, as migrate imports it).\n\n\
+either into a cctool v5 session, as migrate imports it). A file already in the target's format is \
+refused: converting it again would drop its reasoning.\n\n\
 What is carried is the conversation a resume of FILE loads: from its last compaction, the summary \
 first; --full carries the whole history, each compaction written as the target's own. User and \
 assistant text, images, and tool calls with their results are carried as such; tools with an \

@@ -117,6 +117,9 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
         return Err(JobError::refused("the output would replace the input; choose another -o").into());
     }
     let to = target_format(a.to);
+    if format == to && to != Format::CctoolSession {
+        return Err(ConvertError::AlreadyTarget(format));
+    }
     if a.to == ConvertTarget::Cctool {
         if a.into_store {
             return Err(
@@ -185,6 +188,18 @@ enum ConvertError {
     /// the conversion runs again from its start, every line written.
     #[error("the target is replaced by a conversion from the start")]
     Replace,
+    /// The source is already in the target's format: converting it again would write it
+    /// anew from the conversation both agents share, leaving out its reasoning and events.
+    #[error("the file is already {}: convert --to {} takes the other agent's sessions, and converting this one again would drop its reasoning", noun(*.0), .0.name())]
+    AlreadyTarget(Format),
+}
+
+fn noun(f: Format) -> &'static str {
+    match f {
+        Format::ClaudeCode => "a Claude Code transcript",
+        Format::Codex => "a Codex rollout",
+        Format::CctoolSession => "a cctool session",
+    }
 }
 
 /// Why a write into the temporary file stopped without a new file.
@@ -241,11 +256,14 @@ fn write_conversion(
     let opts = WriteOptions {
         session_id: session_id.clone(),
         cwd,
-        // The source's model means something only to its own agent.
-        model: a
-            .model
-            .clone()
-            .or_else(|| (head.source == Some(to)).then(|| head.model.clone()).flatten()),
+        // A Codex `turn_context` names the model Codex calls next: only its own. A Claude Code
+        // row names the model that wrote it (readers of transcripts require one), and a model
+        // the client does not know is not restored on resume, as when there is none.
+        model: a.model.clone().or_else(|| {
+            (head.source == Some(to) || to == Format::ClaudeCode)
+                .then(|| head.model.clone())
+                .flatten()
+        }),
         reasoning_as_text: a.reasoning_as_text,
     };
     let answered = head.answered.clone().unwrap_or_default();

@@ -1,10 +1,14 @@
 //! The one table of how each agent's tools map to the other's (`docs/convert.md#tools`).
 //!
-//! A call is mapped only when mapping it back gives the very same call: a Claude Code call
-//! that goes to Codex and back keeps its name and its input exactly, and a call whose input
-//! the target tool cannot express (an `Edit` with `replace_all`, a `Write` of text without a
-//! final newline, which `apply_patch` cannot write) keeps its own name. Keys without an
-//! equivalent (`description`, `workdir`, `yield_time_ms`) go across as they are.
+//! A call is mapped only when mapping it back gives the same call: a Claude Code call that
+//! goes to Codex and back keeps its name and its input, but for what Codex's tool has no
+//! words for, which is counted ([`ToCodex::lost`]): an `Edit`'s `replace_all` (a patch hunk
+//! replaces the text where it stands) and a `Write` of text without a final newline (a patch
+//! ends every added line with one). A call the target tool cannot express at all (a path on
+//! several lines) keeps its own name. Keys without an equivalent (`description`, `workdir`,
+//! `yield_time_ms`) go across as they are.
+
+use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
@@ -17,6 +21,22 @@ pub enum CodexCall {
     Custom { name: String, input: String },
 }
 
+impl CodexCall {
+    /// The call back in Claude Code's terms.
+    fn to_claude(&self) -> (String, Value) {
+        match self {
+            CodexCall::Function { name, arguments } => to_claude(name, arguments).0,
+            CodexCall::Custom { name, input } => to_claude(name, &json!({"input": input})).0,
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            CodexCall::Function { name, .. } | CodexCall::Custom { name, .. } => name,
+        }
+    }
+}
+
 /// The mapping a call took, for the report: `Bash → exec_command`.
 pub type Mapped = Option<String>;
 
@@ -24,13 +44,39 @@ fn label(from: &str, to: &str) -> Mapped {
     (from != to).then(|| format!("{from} → {to}"))
 }
 
+/// A Claude Code call in Codex's terms.
+#[derive(Debug, PartialEq)]
+pub struct ToCodex {
+    pub call: CodexCall,
+    pub mapped: Mapped,
+    /// What of the call the Codex tool cannot say, for the report's left-out count.
+    pub lost: Option<&'static str>,
+}
+
+/// The files a conversation's calls have read or written so far: a `Write` to one of them
+/// replaces a file that exists, which a patch says as a deletion and an addition.
+#[derive(Debug, Default)]
+pub struct Files(HashSet<String>);
+
+impl Files {
+    /// Notes the file of a Claude Code file tool's call; whether it was known before.
+    fn touch(&mut self, name: &str, input: &Value) -> bool {
+        let path = match name {
+            "Read" | "Write" | "Edit" | "MultiEdit" => input.get("file_path").and_then(Value::as_str),
+            _ => None,
+        };
+        path.is_some_and(|p| !self.0.insert(p.to_string()))
+    }
+}
+
 /// A call in Codex's terms. Claude Code's `Bash` and `Read` become `exec_command`, `Write`,
 /// `Edit` and `MultiEdit` become an `apply_patch` patch; everything else keeps its name.
-pub fn to_codex(name: &str, input: &Value) -> (CodexCall, Mapped) {
+pub fn to_codex(name: &str, input: &Value, files: &mut Files) -> ToCodex {
+    let exists = files.touch(name, input);
     let mapped = match name {
         "Bash" => bash_to_exec(input),
         "Read" => read_to_exec(input),
-        "Write" | "Edit" | "MultiEdit" => edit_to_patch(name, input).map(|p| CodexCall::Custom {
+        "Write" | "Edit" | "MultiEdit" => edit_to_patch(name, input, exists).map(|p| CodexCall::Custom {
             name: "apply_patch".into(),
             input: p,
         }),
@@ -44,15 +90,10 @@ pub fn to_codex(name: &str, input: &Value) -> (CodexCall, Mapped) {
         _ => None,
     };
     if let Some(call) = mapped {
-        let back = match &call {
-            CodexCall::Function { name, arguments } => to_claude(name, arguments).0,
-            CodexCall::Custom { name, input } => to_claude(name, &json!({"input": input})).0,
-        };
-        if back.0 == name && &back.1 == input {
-            let to = match &call {
-                CodexCall::Function { name, .. } | CodexCall::Custom { name, .. } => name.clone(),
-            };
-            return (call, label(name, &to));
+        let (lost, expected) = what_patch_keeps(name, input);
+        if call.to_claude() == expected {
+            let mapped = label(name, call.name());
+            return ToCodex { call, mapped, lost };
         }
     }
     let arguments = if input.is_object() {
@@ -60,17 +101,75 @@ pub fn to_codex(name: &str, input: &Value) -> (CodexCall, Mapped) {
     } else {
         json!({ "input": input })
     };
-    (
-        CodexCall::Function {
+    ToCodex {
+        call: CodexCall::Function {
             name: name.to_string(),
             arguments,
         },
-        None,
-    )
+        mapped: None,
+        lost: None,
+    }
+}
+
+/// The call a mapped call comes back as, and what it lost on the way: an edit's
+/// `replace_all` (false is the default and says nothing), the final newline a patch adds to a
+/// `Write`; several edits come back as the `Edit` with an `edits` list of Claude Code 2.1.332
+/// (whose request drops an `Edit`'s single-edit fields beside such a list), one as that edit.
+fn what_patch_keeps(name: &str, input: &Value) -> (Option<&'static str>, (String, Value)) {
+    let same = (None, (name.to_string(), input.clone()));
+    let Some(m) = input.as_object() else { return same };
+    let all = |e: &Map<String, Value>| e.get("replace_all") == Some(&Value::Bool(true));
+    let without_all = |e: &Map<String, Value>| {
+        let mut e = e.clone();
+        e.shift_remove("replace_all");
+        e
+    };
+    match (name, m.get("edits")) {
+        ("Edit", None) => {
+            let lost = all(m).then_some("Edit:replace_all flag");
+            (lost, (name.to_string(), Value::Object(without_all(m))))
+        }
+        ("Edit" | "MultiEdit", Some(edits)) => {
+            let Some(edits) = edits
+                .as_array()
+                .and_then(|e| e.iter().map(Value::as_object).collect::<Option<Vec<_>>>())
+            else {
+                return same;
+            };
+            let lost = edits.iter().any(|e| all(e)).then(|| {
+                if name == "Edit" {
+                    "Edit:replace_all flag"
+                } else {
+                    "MultiEdit:replace_all flag"
+                }
+            });
+            let mut edits: Vec<Map<String, Value>> = edits.into_iter().map(without_all).collect();
+            let mut m = m.clone();
+            for k in ["old_string", "new_string", "replace_all"] {
+                m.shift_remove(k);
+            }
+            if let [one] = edits.as_mut_slice() {
+                m.shift_remove("edits");
+                m.extend(std::mem::take(one));
+            } else {
+                m.insert("edits".into(), json!(edits));
+            }
+            (lost, ("Edit".into(), Value::Object(m)))
+        }
+        ("Write", _) => match m.get("content").and_then(Value::as_str) {
+            Some(c) if !c.is_empty() && !c.ends_with('\n') => {
+                let mut m = m.clone();
+                m.insert("content".into(), json!(format!("{c}\n")));
+                (Some("Write:no final newline"), (name.to_string(), Value::Object(m)))
+            }
+            _ => same,
+        },
+        _ => same,
+    }
 }
 
 /// A call in Claude Code's terms: Codex's shell tools become `Bash` (or `Read` for the file
-/// reads [`to_codex`] writes), an `apply_patch` of one file `Write`, `Edit` or `MultiEdit`;
+/// reads [`to_codex`] writes), an `apply_patch` of one file `Write` or `Edit`;
 /// everything else keeps its name, its input made an object.
 pub fn to_claude(name: &str, input: &Value) -> ((String, Value), Mapped) {
     let mapped = match name {
@@ -240,37 +339,49 @@ fn read_of(cmd: &str) -> Option<Value> {
 
 /// Lines of `s` for a patch: split at every newline (a final newline gives a last empty
 /// line, so [`hunk_side`] gives the same text back).
-fn patch_lines(prefix: char, s: &str, out: &mut String) {
-    for l in s.split('\n') {
+fn patch_lines<'a>(prefix: char, lines: impl IntoIterator<Item = &'a str>, out: &mut String) {
+    for l in lines {
         out.push(prefix);
         out.push_str(l);
         out.push('\n');
     }
 }
 
-/// Claude Code's file tools as an `apply_patch` patch of one file.
-fn edit_to_patch(name: &str, input: &Value) -> Option<String> {
+/// Claude Code's file tools as an `apply_patch` patch of one file, as Codex writes one: an
+/// added file (after its deletion when the conversation knows it exists), or an updated file
+/// with a hunk per edit.
+fn edit_to_patch(name: &str, input: &Value, exists: bool) -> Option<String> {
     let path = input.get("file_path")?.as_str()?;
+    // The path is the rest of a header line.
+    if path.is_empty() || path.contains(['\n', '\r']) {
+        return None;
+    }
     let mut p = String::from("*** Begin Patch\n");
     match name {
         "Write" => {
-            // apply_patch ends every added file with a newline.
-            let content = input.get("content")?.as_str()?.strip_suffix('\n')?;
+            let content = input.get("content")?.as_str()?;
+            if exists {
+                p.push_str(&format!("*** Delete File: {path}\n"));
+            }
             p.push_str(&format!("*** Add File: {path}\n"));
-            patch_lines('+', content, &mut p);
-        }
-        "Edit" => {
-            p.push_str(&format!("*** Update File: {path}\n"));
-            hunk(input, &mut p)?;
+            // apply_patch ends every added line with a newline; an empty file has none.
+            if !content.is_empty() {
+                patch_lines('+', content.strip_suffix('\n').unwrap_or(content).split('\n'), &mut p);
+            }
         }
         _ => {
             p.push_str(&format!("*** Update File: {path}\n"));
-            let edits = input.get("edits")?.as_array()?;
-            if edits.len() < 2 {
-                return None;
-            }
-            for e in edits {
-                hunk(e, &mut p)?;
+            match input.get("edits") {
+                Some(edits) => {
+                    let edits = edits.as_array()?;
+                    if edits.is_empty() {
+                        return None;
+                    }
+                    for e in edits {
+                        hunk(e, &mut p)?;
+                    }
+                }
+                None => hunk(input, &mut p)?,
             }
         }
     }
@@ -278,12 +389,26 @@ fn edit_to_patch(name: &str, input: &Value) -> Option<String> {
     Some(p)
 }
 
+/// An edit as a hunk: the lines both strings start and end with as context, the others
+/// removed and added. An edit replaces text, not lines, so the strings are the hunk's lines
+/// as they are: the file is not at hand to widen them to whole lines.
 fn hunk(e: &Value, p: &mut String) -> Option<()> {
-    let old = e.get("old_string")?.as_str()?;
-    let new = e.get("new_string")?.as_str()?;
+    let old: Vec<&str> = e.get("old_string")?.as_str()?.split('\n').collect();
+    let new: Vec<&str> = e.get("new_string")?.as_str()?.split('\n').collect();
+    let head = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let room = old.len().min(new.len()) - head;
+    let tail = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
     p.push_str("@@\n");
-    patch_lines('-', old, p);
-    patch_lines('+', new, p);
+    patch_lines(' ', old[..head].iter().copied(), p);
+    patch_lines('-', old[head..old.len() - tail].iter().copied(), p);
+    patch_lines('+', new[head..new.len() - tail].iter().copied(), p);
+    patch_lines(' ', old[old.len() - tail..].iter().copied(), p);
     Some(())
 }
 
@@ -297,8 +422,9 @@ fn hunk_side(lines: &[&str], keep: char) -> String {
         .join("\n")
 }
 
-/// A patch of one file as `Write` (an added file), `Edit` (one hunk) or `MultiEdit`; `None`
-/// for anything else (several files, a move, a deletion, an end-of-file marker).
+/// A patch of one file as `Write` (an added file, or one deleted and added again) or `Edit`
+/// (one hunk, or several as its `edits` list, as Claude Code 2.1.332 writes them); `None` for anything else (several files, a move, a deletion
+/// alone, an end-of-file marker).
 fn patch_to_edit(patch: &str) -> Option<(String, Value)> {
     let body = patch
         .trim_end_matches('\n')
@@ -306,15 +432,17 @@ fn patch_to_edit(patch: &str) -> Option<(String, Value)> {
         .strip_suffix("*** End Patch")?;
     let lines: Vec<&str> = body.strip_suffix('\n').unwrap_or(body).split('\n').collect();
     let (head, rest) = lines.split_first()?;
+    let (head, rest) = match (head.strip_prefix("*** Delete File: "), rest.split_first()) {
+        (Some(gone), Some((add, rest))) if add.strip_prefix("*** Add File: ") == Some(gone) => (add, rest),
+        _ => (head, rest),
+    };
     if rest.iter().any(|l| l.starts_with("*** ")) {
         return None;
     }
     if let Some(path) = head.strip_prefix("*** Add File: ") {
-        let content: Vec<&str> = rest.iter().map(|l| l.strip_prefix('+')).collect::<Option<_>>()?;
-        return Some((
-            "Write".into(),
-            json!({"file_path": path, "content": format!("{}\n", content.join("\n"))}),
-        ));
+        let lines: Vec<&str> = rest.iter().map(|l| l.strip_prefix('+')).collect::<Option<_>>()?;
+        let content: String = lines.iter().flat_map(|l| [l, "\n"]).collect();
+        return Some(("Write".into(), json!({"file_path": path, "content": content})));
     }
     let path = head.strip_prefix("*** Update File: ")?;
     let mut hunks: Vec<Vec<&str>> = Vec::new();
@@ -342,7 +470,7 @@ fn patch_to_edit(patch: &str) -> Option<(String, Value)> {
             }
             Some(("Edit".into(), Value::Object(m)))
         }
-        _ => Some(("MultiEdit".into(), json!({"file_path": path, "edits": edits}))),
+        _ => Some(("Edit".into(), json!({"file_path": path, "edits": edits}))),
     }
 }
 
@@ -351,11 +479,8 @@ mod tests {
     use super::*;
 
     fn round(name: &str, input: Value) -> (CodexCall, (String, Value)) {
-        let (c, _) = to_codex(name, &input);
-        let back = match &c {
-            CodexCall::Function { name, arguments } => to_claude(name, arguments).0,
-            CodexCall::Custom { name, input } => to_claude(name, &json!({"input": input})).0,
-        };
+        let c = to_codex(name, &input, &mut Files::default()).call;
+        let back = c.to_claude();
         (c, back)
     }
 
@@ -377,7 +502,7 @@ mod tests {
                 json!({"file_path": "/x.rs", "old_string": "", "new_string": "c\n"}),
             ),
             (
-                "MultiEdit",
+                "Edit",
                 json!({"file_path": "/x", "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]}),
             ),
         ];
@@ -391,14 +516,122 @@ mod tests {
         }
     }
 
+    fn patch_of(name: &str, input: Value, files: &mut Files) -> (String, Option<&'static str>) {
+        let m = to_codex(name, &input, files);
+        assert_eq!(m.mapped.as_deref(), Some(&*format!("{name} → apply_patch")), "{input}");
+        match m.call {
+            CodexCall::Custom { input, .. } => (input, m.lost),
+            c => panic!("{c:?}"),
+        }
+    }
+
+    #[test]
+    fn file_tools_are_patches_as_codex_writes_them() {
+        let mut files = Files::default();
+        let edit = json!({"file_path": "src/a.rs", "old_string": "fn a() {\n    1\n}",
+                          "new_string": "fn a() {\n    2\n}", "replace_all": false});
+        // The lines both strings share are the hunk's context.
+        assert_eq!(
+            patch_of("Edit", edit, &mut files),
+            (
+                "*** Begin Patch\n*** Update File: src/a.rs\n@@\n fn a() {\n-    1\n+    2\n }\n*** End Patch".into(),
+                None
+            )
+        );
+        let all = json!({"file_path": "a", "old_string": "x", "new_string": "y", "replace_all": true});
+        assert_eq!(
+            patch_of("Edit", all, &mut files),
+            (
+                "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n*** End Patch".into(),
+                Some("Edit:replace_all flag")
+            )
+        );
+        // A new file is added; one the conversation has read or written is replaced.
+        let write = json!({"file_path": "b.txt", "content": "one\ntwo"});
+        assert_eq!(
+            patch_of("Write", write.clone(), &mut files),
+            (
+                "*** Begin Patch\n*** Add File: b.txt\n+one\n+two\n*** End Patch".into(),
+                Some("Write:no final newline")
+            )
+        );
+        assert_eq!(
+            patch_of("Write", write, &mut files).0,
+            "*** Begin Patch\n*** Delete File: b.txt\n*** Add File: b.txt\n+one\n+two\n*** End Patch"
+        );
+        let one = json!({"file_path": "c", "edits": [{"old_string": "p", "new_string": "q", "replace_all": false}]});
+        assert_eq!(
+            patch_of("MultiEdit", one, &mut files).0,
+            "*** Begin Patch\n*** Update File: c\n@@\n-p\n+q\n*** End Patch"
+        );
+    }
+
+    #[test]
+    fn a_patch_comes_back_as_the_edit_less_what_it_cannot_say() {
+        let cases = [
+            (
+                "Edit",
+                json!({"file_path": "/x", "old_string": "a\nb\n", "new_string": "a\nc\n", "replace_all": true}),
+                (
+                    "Edit",
+                    json!({"file_path": "/x", "old_string": "a\nb\n", "new_string": "a\nc\n"}),
+                ),
+            ),
+            (
+                "Write",
+                json!({"file_path": "/x", "content": "no final newline"}),
+                ("Write", json!({"file_path": "/x", "content": "no final newline\n"})),
+            ),
+            (
+                "Write",
+                json!({"file_path": "/x", "content": ""}),
+                ("Write", json!({"file_path": "/x", "content": ""})),
+            ),
+            (
+                "Write",
+                json!({"file_path": "/x", "content": "\n"}),
+                ("Write", json!({"file_path": "/x", "content": "\n"})),
+            ),
+            (
+                "MultiEdit",
+                json!({"file_path": "/x", "edits": [{"old_string": "*** End Patch", "new_string": "@@", "replace_all": false}]}),
+                (
+                    "Edit",
+                    json!({"file_path": "/x", "old_string": "*** End Patch", "new_string": "@@"}),
+                ),
+            ),
+            (
+                "MultiEdit",
+                json!({"file_path": "/x", "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d", "replace_all": true}]}),
+                (
+                    "Edit",
+                    json!({"file_path": "/x", "edits": [{"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"}]}),
+                ),
+            ),
+            (
+                "Edit",
+                json!({"file_path": "/x", "old_string": "a", "new_string": "b", "edits": [{"old_string": "c", "new_string": "d"}]}),
+                ("Edit", json!({"file_path": "/x", "old_string": "c", "new_string": "d"})),
+            ),
+        ];
+        for (name, input, (to, expected)) in cases {
+            let (c, back) = round(name, input.clone());
+            assert!(matches!(c, CodexCall::Custom { .. }), "{input}");
+            assert_eq!(back, (to.to_string(), expected), "{input}");
+        }
+    }
+
     #[test]
     fn calls_the_target_cannot_express_keep_their_name() {
         for (name, input) in [
             (
                 "Edit",
-                json!({"file_path": "/x", "old_string": "a", "new_string": "b", "replace_all": true}),
+                json!({"file_path": "/x\ny", "old_string": "a", "new_string": "b"}),
             ),
-            ("Write", json!({"file_path": "/x", "content": "no final newline"})),
+            (
+                "Edit",
+                json!({"file_path": "/x", "old_string": "a", "new_string": "b", "other": 1}),
+            ),
             ("Read", json!({"file_path": "/x", "offset": "3"})),
             ("Grep", json!({"pattern": "x"})),
         ] {

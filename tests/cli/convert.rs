@@ -256,12 +256,16 @@ fn reasoning_as_text_carries_visible_thinking_marked() {
 }
 
 #[test]
-fn model_is_written_only_when_asked() {
+fn the_model_a_claude_code_row_names_is_the_source_s_unless_asked() {
+    // Readers of transcripts require the model that wrote each response; Claude Code does not
+    // restore one it does not know.
     let src = fixture("convert/tools.codex.jsonl");
     let out = stdout_of(&["convert", "--to", "claude-code", s(&src)]);
+    let assistant: Vec<Value> = records(&out).into_iter().filter(|r| r["type"] == "assistant").collect();
+    assert!(!assistant.is_empty());
     assert!(
-        !out.contains("\"model\""),
-        "an OpenAI model means nothing to Claude Code"
+        assistant.iter().all(|r| r["message"]["model"] == "gpt-5.3-codex"),
+        "{out}"
     );
     let out = stdout_of(&["convert", "--to", "claude-code", "--model", "claude-opus-4-6", s(&src)]);
     assert!(
@@ -361,4 +365,132 @@ fn into_store_writes_where_each_agent_looks_and_says_how_to_resume() {
     assert_eq!(r["imported_by_codex"], "019d0000-aaaa-7bbb-8ccc-dddddddddddd");
     assert_eq!(r["resume"], "codex resume 019d0000-aaaa-7bbb-8ccc-dddddddddddd");
     assert!(!codex_home.join("sessions").exists(), "nothing written");
+}
+
+#[test]
+fn a_session_already_in_the_target_format_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    for (src, to, noun) in [
+        ("convert/tools.codex.jsonl", "codex", "a Codex rollout"),
+        (
+            "convert/compacted.claude.jsonl",
+            "claude-code",
+            "a Claude Code transcript",
+        ),
+    ] {
+        let (code, stdout, stderr) = run(&["convert", "--to", to, "-o", s(&out), s(&fixture(src))]);
+        assert_eq!(code, 2, "{src}: {stderr}");
+        assert_eq!(stdout, "");
+        assert!(
+            stderr.contains(&format!("the file is already {noun}: convert --to {to}")),
+            "{src}: {stderr}"
+        );
+        assert!(!out.exists(), "{src}: nothing is written");
+    }
+}
+
+/// Each Claude Code file tool's call in `out` (a rollout): apply_patch patches, and the calls
+/// that kept the name `Edit`, `MultiEdit` or `Write`.
+fn patches_and_kept(out: &Path) -> (u64, u64) {
+    let text = std::fs::read_to_string(out).expect("converted");
+    let mut counts = (0, 0);
+    for l in text.lines() {
+        let r: Value = serde_json::from_str(l).expect("json line");
+        let p = &r["payload"];
+        match (p["type"].as_str(), p["name"].as_str()) {
+            (Some("custom_tool_call"), Some("apply_patch")) => counts.0 += 1,
+            (Some("function_call"), Some("Edit" | "MultiEdit" | "Write")) => counts.1 += 1,
+            _ => {}
+        }
+    }
+    counts
+}
+
+/// Every Edit, MultiEdit and Write of every Claude Code fixture (and of the samples, when
+/// present) is written as an apply_patch patch, and the report counts each.
+#[test]
+fn every_file_tool_call_of_every_fixture_is_a_patch() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut files = fixture_files(&[
+        "claude",
+        "claude/api",
+        "claude/chain",
+        "claude/summaries",
+        "compact",
+        "convert",
+    ]);
+    let mut dirs = CLAUDE_SAMPLE_DIRS.to_vec();
+    dirs.push("claude-code/real-2026");
+    files.extend(shared_files(&dirs).unwrap_or_default());
+    let (mut mapped, mut kept) = (0, 0);
+    for src in files.iter().filter(|p| p.extension().is_some_and(|e| e == "jsonl")) {
+        let out = dir.path().join("out.jsonl");
+        let (code, stdout, stderr) = run(&[
+            "convert",
+            "--json",
+            "--full",
+            "--force",
+            "--to",
+            "codex",
+            "-o",
+            s(&out),
+            s(src),
+        ]);
+        let r: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{}: {e}: {stderr}", src.display()));
+        if r["from"] != "claude-code" {
+            continue;
+        }
+        assert_eq!(code, 0, "{}: {stderr}", src.display());
+        let (patches, by_name) = patches_and_kept(&out);
+        let reported: u64 = ["Edit", "MultiEdit", "Write"]
+            .iter()
+            .map(|t| r["mapped"][format!("{t} → apply_patch")].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(by_name, 0, "{}: file tool calls kept by name", src.display());
+        assert_eq!(patches, reported, "{}", src.display());
+        mapped += patches;
+        kept += by_name;
+    }
+    eprintln!("file tool calls: {mapped} mapped to apply_patch, {kept} kept by name");
+    // The project's own fixtures alone hold the 19 below.
+    assert!(mapped >= 19, "{mapped} mapped");
+}
+
+/// What a patch cannot say of a call is counted as left out, and the file tools' calls of
+/// every shape are mapped.
+#[test]
+fn the_report_counts_what_a_patch_cannot_say() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out.jsonl");
+    let src = fixture("convert/file-tools.claude.jsonl");
+    let (code, stdout, stderr) = run(&["convert", "--json", "--to", "codex", "-o", s(&out), s(&src)]);
+    assert_eq!(code, 0, "{stderr}");
+    let r: Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(
+        r["mapped"],
+        json!({"Edit → apply_patch": 6, "MultiEdit → apply_patch": 2, "Read → exec_command": 1,
+               "Write → apply_patch": 4})
+    );
+    assert_eq!(
+        r["dropped"],
+        json!({"Edit:replace_all flag": 1, "MultiEdit:replace_all flag": 1, "Write:no final newline": 1})
+    );
+    let text = std::fs::read_to_string(&out).expect("converted");
+    let inputs: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .filter(|r| r["payload"]["name"] == "apply_patch")
+        .map(|r| r["payload"]["input"].as_str().expect("patch").to_string())
+        .collect();
+    // Lines the old and new strings share are context; a file the session read is replaced.
+    assert!(inputs.contains(
+        &"*** Begin Patch\n*** Update File: /home/dev/app/src/main.rs\n@@\n fn main() {\n-    old();\n+    new();\n+    more();\n }\n \n*** End Patch".to_string()
+    ), "{inputs:#?}");
+    assert_eq!(
+        inputs.last().map(String::as_str),
+        Some(
+            "*** Begin Patch\n*** Delete File: /home/dev/app/README.md\n*** Add File: /home/dev/app/README.md\n+# app\n+\n+Rewritten.\n*** End Patch"
+        )
+    );
 }

@@ -413,3 +413,41 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
     failures.extend(sweep(&codex, false));
     assert!(failures.is_empty(), "{} failures: {failures:#?}", failures.len());
 }
+
+/// Codex takes the size of a converted conversation from the estimate of its last
+/// `token_count` (`last_token_usage.total_tokens`, the counts of spent tokens being zero) and
+/// compacts before the next request when it is over the limit, not when it is under.
+#[test]
+fn codex_compacts_a_conversion_over_its_limit_first() {
+    let Some(script) = realclient(Client::Codex) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = convert(&fixture("convert/compacted.claude.jsonl"), "codex", dir.path(), &[]);
+    let text = std::fs::read_to_string(&out).expect("converted");
+    let last = text
+        .lines()
+        .rev()
+        .map(|l| serde_json::from_str::<Value>(l).expect("json"))
+        .find(|r| r["payload"]["type"] == "token_count")
+        .expect("a token_count");
+    let estimate = last["payload"]["info"]["last_token_usage"]["total_tokens"]
+        .as_u64()
+        .expect("an estimate");
+    assert!(estimate > 100, "{last}");
+    for (limit, compacts) in [(estimate / 2, true), (estimate * 10, false)] {
+        let limit = limit.to_string();
+        let sent: Value = serde_json::from_str(&resume_text(
+            &script,
+            &out,
+            &[("CODEX_AUTO_COMPACT_LIMIT", &limit), ("VIEW_BODY", "1")],
+        ))
+        .expect("json");
+        let last_item = sent["input"].as_array().and_then(|i| i.last()).expect("input");
+        assert_eq!(
+            last_item["type"] == "compaction_trigger",
+            compacts,
+            "limit {limit}, estimate {estimate}: {last_item}"
+        );
+    }
+}

@@ -42,6 +42,39 @@ fn flat(c: &Conversation) -> Vec<Item> {
     out
 }
 
+/// A call as it comes back from an `apply_patch` patch: a patch has no words for an `Edit`'s
+/// `replace_all` (false is the default) nor for a `Write` without a final newline, and a
+/// `MultiEdit` is the `Edit` of Claude Code 2.1.332 (its `edits` list, or its one edit). The
+/// file, the old and the new strings are kept.
+fn patched(i: Item) -> Item {
+    let Item::Call(id, name, mut input) = i else { return i };
+    match name.as_str() {
+        "Edit" => {
+            input.as_object_mut().expect("object").shift_remove("replace_all");
+        }
+        "MultiEdit" if input["edits"].as_array().is_some_and(|e| e.len() == 1) => {
+            let mut e = input["edits"][0].clone();
+            e.as_object_mut().expect("object").shift_remove("replace_all");
+            e["file_path"] = input["file_path"].clone();
+            return Item::Call(id, "Edit".into(), e);
+        }
+        "MultiEdit" => {
+            for e in input["edits"].as_array_mut().expect("edits") {
+                e.as_object_mut().expect("object").shift_remove("replace_all");
+            }
+            return Item::Call(id, "Edit".into(), input);
+        }
+        "Write" => {
+            let c = input["content"].as_str().expect("content");
+            if !c.is_empty() && !c.ends_with('\n') {
+                input["content"] = json!(format!("{c}\n"));
+            }
+        }
+        _ => {}
+    }
+    Item::Call(id, name, input)
+}
+
 fn text() -> impl Strategy<Value = String> {
     prop_oneof![
         "[a-z \n'\"*@+-]{0,24}",
@@ -83,11 +116,11 @@ fn call() -> impl Strategy<Value = (String, Value)> {
             ("Edit".to_string(), v)
         }),
         (path(), text()).prop_map(|(p, c)| ("Write".to_string(), json!({"file_path": p, "content": c}))),
-        (path(), prop::collection::vec((text(), text()), 1..4)).prop_map(|(p, e)| (
+        (path(), prop::collection::vec((text(), text(), any::<bool>()), 1..4)).prop_map(|(p, e)| (
             "MultiEdit".to_string(),
             json!({
                 "file_path": p,
-                "edits": e.into_iter().map(|(a, b)| json!({"old_string": a, "new_string": b})).collect::<Vec<_>>(),
+                "edits": e.into_iter().map(|(a, b, all)| json!({"old_string": a, "new_string": b, "replace_all": all})).collect::<Vec<_>>(),
             })
         )),
         text().prop_map(|p| ("Grep".to_string(), json!({"pattern": p}))),
@@ -186,11 +219,21 @@ proptest! {
     fn claude_to_codex_and_back_keeps_texts_and_calls(turns in session()) {
         let src = Source::from_bytes("s.jsonl", transcript(&turns));
         let first = claude_code::convert::read(&src, false).expect("read");
-        let rollout = joined(codex::convert::write(&first, &opts(), &mut Tally::default()));
+        let mut tally = Tally::default();
+        let rollout = joined(codex::convert::write(&first, &opts(), &mut tally));
+        // Every file tool's call is an apply_patch patch.
+        let file_calls = turns
+            .iter()
+            .flat_map(|t| &t.1)
+            .flat_map(|r| &r.2)
+            .filter(|((name, _), _)| matches!(name.as_str(), "Edit" | "MultiEdit" | "Write"))
+            .count() as u64;
+        let patches: u64 = tally.mapped.iter().filter(|(k, _)| k.ends_with("→ apply_patch")).map(|(_, n)| n).sum();
+        prop_assert_eq!(patches, file_calls);
         let mid = codex::convert::read(&Source::from_bytes("r.jsonl", rollout), false).expect("read rollout");
         let back = joined(claude_code::convert::write(&mid, &opts(), &mut Tally::default()));
         let last = claude_code::convert::read(&Source::from_bytes("b.jsonl", back), false).expect("read back");
-        prop_assert_eq!(flat(&first), flat(&last));
+        prop_assert_eq!(flat(&first).into_iter().map(patched).collect::<Vec<_>>(), flat(&last));
         // And nothing is lost on the way in: every call and text of the session is there.
         let calls: usize = turns.iter().flat_map(|t| &t.1).map(|r| r.2.len()).sum();
         prop_assert_eq!(flat(&first).iter().filter(|i| matches!(i, Item::Call(..))).count(), calls);

@@ -17,6 +17,7 @@ mod compact_crash;
 mod concurrency;
 mod convert;
 mod convert_clients;
+mod convert_ecosystem;
 mod convert_memory;
 mod convert_props;
 mod crash;

@@ -831,6 +831,16 @@ pub fn writer(
     Box::new(Writer::new(o, first, answered))
 }
 
+/// The `version` of every row: the writer's, as a row of Claude Code has the client's (readers
+/// of transcripts require one).
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The usage of every response: no tokens were spent on it. Claude Code writes the same on the
+/// messages a compaction preserves; its resume then estimates the conversation's size itself
+/// (a response whose usage adds up to zero is passed over), and usage readers bill nothing.
+const NO_USAGE: &str =
+    r#"{"input_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":0}"#;
+
 struct Writer {
     o: WriteOptions,
     clock: Clock,
@@ -862,6 +872,8 @@ impl Writer {
                 json_str(&mut m, &o.cwd);
                 m.extend_from_slice(br#","sessionId":"#);
                 json_str(&mut m, &o.session_id);
+                m.extend_from_slice(br#","version":"#);
+                json_str(&mut m, VERSION);
                 m.extend_from_slice(br#","type":"#);
                 m
             },
@@ -914,6 +926,7 @@ impl Writer {
         m.insert("userType".into(), json!("external"));
         m.insert("cwd".into(), json!(self.o.cwd));
         m.insert("sessionId".into(), json!(self.o.session_id));
+        m.insert("version".into(), json!(VERSION));
         m.insert("type".into(), json!(ty));
         m
     }
@@ -1012,9 +1025,9 @@ impl EntryWriter for Writer {
                     }
                     l.push(b'}');
                     self.bytes += l.len() - at;
-                    l.extend_from_slice(br#"],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":"#);
-                    l.extend_from_slice(crate::model::approx_tokens(self.bytes).to_string().as_bytes());
-                    l.extend_from_slice(br#","output_tokens":0}}"#);
+                    l.extend_from_slice(br#"],"stop_reason":null,"stop_sequence":null,"usage":"#);
+                    l.extend_from_slice(NO_USAGE.as_bytes());
+                    l.push(b'}');
                     out.push(self.end_row(l, uuid(j), &ts));
                 }
                 for (j, b) in blocks.iter().enumerate() {
@@ -1471,8 +1484,7 @@ mod written_lines {
                         content.push(b'[');
                         content.extend(raw);
                         content.push(b']');
-                        let usage =
-                            json!({"input_tokens": crate::model::approx_tokens(self.bytes), "output_tokens": 0});
+                        let usage: Value = serde_json::from_str(NO_USAGE).expect("json");
                         let message = line_with(
                             message,
                             "content",

@@ -903,6 +903,8 @@ struct Writer {
     item_bytes: usize,
     /// The custom tool calls written ([`call_key`]): their results are custom outputs.
     custom: rustc_hash::FxHashSet<u64>,
+    /// The files the calls written so far read or wrote.
+    files: tools::Files,
     turn_open: bool,
 }
 
@@ -942,6 +944,7 @@ impl Writer {
             items: 0,
             item_bytes: 0,
             custom: Default::default(),
+            files: Default::default(),
             turn_open: false,
         }
     }
@@ -954,13 +957,19 @@ impl Writer {
         }
     }
 
+    /// The estimate of what a resume sends, where Codex reads the size of its context
+    /// (`last_token_usage.total_tokens`, to decide whether to compact first), with every
+    /// count of tokens spent zero: none were, and usage readers (ccusage sums the input,
+    /// cached, output and reasoning counts of each event) must not bill the conversion.
     fn token_count(&self, ts: &str) -> Vec<u8> {
         let n = self.tokens();
-        let usage = json!({"input_tokens": n, "cached_input_tokens": 0, "output_tokens": 0,
-                           "reasoning_output_tokens": 0, "total_tokens": n});
+        let usage = |total: usize| {
+            json!({"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0,
+                   "reasoning_output_tokens": 0, "total_tokens": total})
+        };
         line(
             &json!({"timestamp": ts, "type": "event_msg", "payload": {"type": "token_count",
-            "info": {"total_token_usage": usage, "last_token_usage": usage, "model_context_window": null},
+            "info": {"total_token_usage": usage(0), "last_token_usage": usage(n), "model_context_window": null},
             "rate_limits": null}}),
         )
     }
@@ -1100,9 +1109,12 @@ impl EntryWriter for Writer {
                             }
                         }
                         Block::Call(call) => {
-                            let (mapped, label) = tools::to_codex(&call.name, &call.input);
-                            self.tally.map(label);
-                            match mapped {
+                            let mapped = tools::to_codex(&call.name, &call.input, &mut self.files);
+                            self.tally.map(mapped.mapped);
+                            if let Some(lost) = mapped.lost {
+                                self.tally.drop(lost);
+                            }
+                            match mapped.call {
                                 CodexCall::Function { name, arguments } => self.item_with(out, &ts, 0, |l| {
                                     l.extend_from_slice(br#"{"type":"function_call","name":"#);
                                     json_str(l, &name);
@@ -1397,7 +1409,13 @@ mod tests {
 
     /// The lines of an entry as the writer built them as JSON values before it wrote them
     /// directly: the oracle of [`the_lines_are_the_values_written`].
-    pub(super) fn valued(e: &Entry, ts: &str, custom: &mut rustc_hash::FxHashSet<u64>, as_text: bool) -> Vec<Vec<u8>> {
+    pub(super) fn valued(
+        e: &Entry,
+        ts: &str,
+        custom: &mut rustc_hash::FxHashSet<u64>,
+        files: &mut tools::Files,
+        as_text: bool,
+    ) -> Vec<Vec<u8>> {
         let e = &e.clone().into_plain();
         let item = |payload: Value| line(&json!({"timestamp": ts, "type": "response_item", "payload": payload}));
         let event = |payload: Value| line(&json!({"timestamp": ts, "type": "event_msg", "payload": payload}));
@@ -1437,7 +1455,7 @@ mod tests {
                                 out.push(event(json!({"type": "agent_message", "message": t})));
                             }
                         }
-                        Block::Call(call) => match tools::to_codex(&call.name, &call.input).0 {
+                        Block::Call(call) => match tools::to_codex(&call.name, &call.input, files).call {
                             CodexCall::Function { name, arguments } => out.push(item(json!({
                                 "type": "function_call", "name": name,
                                 "arguments": arguments.to_string(), "call_id": call.id}))),
@@ -1526,6 +1544,7 @@ mod tests {
                 let mut w = Writer::new(&o, c.first_timestamp(), &mut head);
                 let mut clock = Clock::new(c.first_timestamp());
                 let mut custom = Default::default();
+                let mut files = Default::default();
                 for e in &c.entries {
                     let mut out = Vec::new();
                     w.entry(e, &mut out);
@@ -1536,7 +1555,7 @@ mod tests {
                             .collect()
                     };
                     let written = text(out.into_iter().filter(|l| !is_token_count(l)).collect());
-                    let expected = text(valued(e, &ts, &mut custom, as_text));
+                    let expected = text(valued(e, &ts, &mut custom, &mut files, as_text));
                     if !matches!(e.body, Body::Compaction(_)) {
                         assert_eq!(written, expected, "{e:?}");
                         compared += written.len();
