@@ -38,6 +38,7 @@ mod props;
 mod readme;
 mod rebuild_chain;
 mod rewrites;
+mod restore_safe;
 mod rows;
 mod rows_engines;
 mod scan;
