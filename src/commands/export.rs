@@ -266,12 +266,22 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
             _ => ("index.md", markdown::index(&index)),
         };
         let path = dir.join(name);
-        crate::io::atomic::write_new_file(&path, page.as_bytes(), true).map_err(|e| {
-            Fatal(format!(
-                "{}: cannot write: {e}",
-                escape_str(&path.display().to_string())
-            ))
-        })?;
+        // An index already there is someone's page (an earlier export's, listing other
+        // sessions): refused as the session pages are.
+        match crate::io::atomic::write_new_file(&path, page.as_bytes(), a.force) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                say.alert(&format!(
+                    "{}: exists; not overwritten (--force replaces it)",
+                    path.display()
+                ));
+                errors += 1;
+            }
+            Err(e) => {
+                let shown = escape_str(&path.display().to_string());
+                return Err(Fatal(format!("{shown}: cannot write: {e}")).into());
+            }
+        }
     }
     if let Some(r) = &redactor {
         let report = r.report();
