@@ -152,7 +152,11 @@ pub fn target(f: &FileEntry, to: Option<&Path>, roots: &[(&str, PathBuf)]) -> Re
             });
         }
         if !roots.iter().any(|(a, r)| *a == f.agent && same_folder(r, store)) {
-            let agent = if f.agent == "claude-code" { "Claude Code" } else { "Codex" };
+            let agent = if f.agent == "claude-code" {
+                "Claude Code"
+            } else {
+                "Codex"
+            };
             return Err(Escape::UnknownStore(f.store.clone(), agent));
         }
         // Links inside the user's own store are the user's layout (a dotfile manager's), and

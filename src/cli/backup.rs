@@ -54,7 +54,9 @@ holds of sessions whose transcripts are gone: their prompts only, marked partial
 The list is a table on stdout (with --json one {\"kind\":\"archived_session\",\"agent\",\
 \"session_id\",\"project\",\"title\",\"first_timestamp\",\"last_timestamp\",\"path\",\"bytes\",\
 \"subagents\",\"exists\",\"same\",\"snapshot\"} record per session). A restore names each file \
-written on stderr (with --json {\"kind\":\"restored\",\"session_id\",\"from\",\"to\",\"bytes\"}). \
+written on stderr (with --json {\"kind\":\"restored\",\"session_id\",\"from\",\"to\",\"bytes\",\
+\"replaced_kept_at\"}: where a different file that --force replaced is kept, else null). A \
+manifest entry that leads outside its store (or --to DIR) is refused and named. \
 --from-history gives {\"kind\":\"history_session\",\"partial\":true,\"session_id\",\"project\",\
 \"first_timestamp\",\"last_timestamp\",\"history_file\",\"prompts\":[{\"timestamp\",\"text\"}]} \
 records. Exit status 1 when a session asked for is not in the archive or a file was not \

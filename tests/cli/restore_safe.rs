@@ -71,8 +71,10 @@ fn a_manifest_path_that_climbs_out_of_to_dir_is_refused() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains(&format!("{}: not restored: its path below the store", st.sessions[0].display()))
-            && err.contains("climbs out with `..`"),
+        err.contains(&format!(
+            "{}: not restored: its path below the store",
+            st.sessions[0].display()
+        )) && err.contains("climbs out with `..`"),
         "{err}"
     );
     assert!(no_file_anywhere_named(st.dir.path(), "escaped.jsonl"));
@@ -85,7 +87,11 @@ fn a_manifest_path_outside_every_store_is_refused_by_restore_deleted() {
     // Consistent with itself: the store it names is simply not one of the user's.
     entry["store"] = victim.to_string_lossy().into_owned().into();
     entry["rel"] = "projects/-p/planted.jsonl".into();
-    entry["path"] = victim.join("projects/-p/planted.jsonl").to_string_lossy().into_owned().into();
+    entry["path"] = victim
+        .join("projects/-p/planted.jsonl")
+        .to_string_lossy()
+        .into_owned()
+        .into();
     hostile(&st, entry.clone());
     let out = st.cmd().args(["restore", "--deleted", "--force"]).output().unwrap();
     let err = String::from_utf8(out.stderr).unwrap();
@@ -163,16 +169,26 @@ fn a_different_file_in_the_way_is_replaced_only_with_force_and_kept() {
     let out = st.cmd().args(["restore", "--deleted"]).output().unwrap();
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("exists and differs from the archived copy; not overwritten"), "{err}");
+    assert!(
+        err.contains("exists and differs from the archived copy; not overwritten"),
+        "{err}"
+    );
     assert_eq!(std::fs::read(&sub).unwrap(), b"{\"type\":\"user\",\"other\":true}\n");
 
     // The first run put the session back; its id still names the subagent transcript.
     let id = main.file_stem().unwrap().to_string_lossy().into_owned();
-    let out = st.cmd().args(["restore", id.as_str(), "--force", "--json"]).output().unwrap();
+    let out = st
+        .cmd()
+        .args(["restore", id.as_str(), "--force", "--json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read(&sub).unwrap(), archived);
     let kept = sub.with_file_name("agent-a1.jsonl.cctool-restore.bak");
     assert_eq!(std::fs::read(&kept).unwrap(), b"{\"type\":\"user\",\"other\":true}\n");
     let said = String::from_utf8(out.stdout).unwrap();
-    assert!(said.contains(&format!("\"replaced_kept_at\":\"{}\"", kept.display())), "{said}");
+    assert!(
+        said.contains(&format!("\"replaced_kept_at\":\"{}\"", kept.display())),
+        "{said}"
+    );
 }
