@@ -105,7 +105,13 @@ ARCHIVE/summaries/AGENT/SESSION.jsonl (extract-summary reads these files). `inst
 hooks to the agent's settings (Claude Code: settings.json \"hooks\"; Codex: config.toml \
 [[hooks.PreCompact]] and [[hooks.PostCompact]]), editing with a real parser, keeping \
 everything else, after a backup of the file; installing twice adds nothing. `uninstall` \
-removes exactly what install added. `run` is what the agent calls: it reads the hook's JSON \
+removes exactly what install added (a Codex config.toml that install created is removed \
+again). The hook runs the absolute path of the cctool that installed it, unless --command \
+names another (`--command cctool`: the one on PATH). Codex runs a hook only once the user has \
+trusted it: its TUI asks at the next start. With --json, install and uninstall print \
+{\"kind\":\"hooks\",\"agent\",\"settings\",\"action\",\"events\",\"command\",\"backup\",\
+\"trust_required\"}: action `added`, `removed`, `removed_file` or `unchanged`, command null on \
+uninstall, backup the copy of the file as it was (else null). `run` is what the agent calls: it reads the hook's JSON \
 on stdin, prints nothing, logs errors to ARCHIVE/hooks.log and always exits 0."
 )]
 pub struct HooksArgs {
@@ -137,6 +143,12 @@ pub struct HooksInstallArgs {
     /// The archive the hooks write to (default as for `backup`).
     #[arg(long, value_name = "DIR")]
     pub to: Option<PathBuf>,
+
+    /// The program the hook runs (install): `cctool` runs the one on PATH when the hook fires,
+    /// so the hook survives an upgrade that moves the binary. Default: the absolute path of
+    /// this cctool.
+    #[arg(long, value_name = "PROGRAM")]
+    pub command: Option<String>,
 }
 
 #[derive(Args, Debug)]

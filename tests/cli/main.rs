@@ -29,6 +29,7 @@ mod export_safe;
 mod extract_summary;
 mod fuzz_targets;
 mod hooks;
+mod hooks_safe;
 mod hostile;
 mod imports;
 mod input;
