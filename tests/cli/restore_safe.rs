@@ -192,3 +192,41 @@ fn a_different_file_in_the_way_is_replaced_only_with_force_and_kept() {
         "{said}"
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn backup_follows_linked_project_folders_and_session_files_and_takes_each_file_once() {
+    use std::os::unix::fs::symlink;
+    let st = generate(3);
+    let dotfiles = st.dir.path().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    let projects = st.claude().join("projects");
+    // A project folder kept elsewhere and linked in, twice; a session file linked in.
+    std::fs::rename(projects.join("-home-me-proj1"), dotfiles.join("proj1")).unwrap();
+    symlink(dotfiles.join("proj1"), projects.join("-home-me-proj1")).unwrap();
+    symlink(dotfiles.join("proj1"), projects.join("-home-me-proj1-again")).unwrap();
+    let file = &st.sessions[2];
+    std::fs::rename(file, dotfiles.join("s2.jsonl")).unwrap();
+    symlink(dotfiles.join("s2.jsonl"), file).unwrap();
+
+    let out = st.cmd().args(["backup", "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // 3 sessions, 1 subagent transcript, history, 5 rollouts: each once.
+    assert_eq!(r["new_files"], 10, "{r}");
+    let listed = st.cmd().args(["restore", "--json"]).output().unwrap();
+    let ids: Vec<String> = String::from_utf8(listed.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["session_id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    for s in &st.sessions {
+        let id = s.file_stem().unwrap().to_string_lossy().into_owned();
+        assert_eq!(ids.iter().filter(|i| **i == id).count(), 1, "{id} in {ids:?}");
+    }
+}
