@@ -207,7 +207,8 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
                 }
             };
             summary = made;
-            Ok(())
+            // Nothing made from a file that changed while it was read is renamed into place.
+            src.settle()
         };
         let written = match &dest {
             Dest::Stdout => write_stdout(write),
