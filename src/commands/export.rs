@@ -115,6 +115,31 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Writes the folder's index page; false when one already there was refused (without
+/// `--force`, as the session pages are: it is someone's page, an earlier export's listing other
+/// sessions).
+fn write_index(dir: &Path, a: &ExportArgs, index: &[(String, Summary)], say: &Reporter) -> Result<bool, Fatal> {
+    let (name, page) = match a.format {
+        ExportFormat::Html => ("index.html", html::index(index)),
+        _ => ("index.md", markdown::index(index)),
+    };
+    let path = dir.join(name);
+    match crate::io::atomic::write_new_file(&path, page.as_bytes(), a.force) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            say.alert(&format!(
+                "{}: exists; not overwritten (--force replaces it)",
+                path.display()
+            ));
+            Ok(false)
+        }
+        Err(e) => Err(Fatal(format!(
+            "{}: cannot write: {e}",
+            escape_str(&path.display().to_string())
+        ))),
+    }
+}
+
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     let redactor = redactor(a)?;
     let (expanded, named) = super::batch_inputs(&a.files, &a.list, g)?;
@@ -261,28 +286,9 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     }
     if let Some(dir) = &folder
         && !index.is_empty()
+        && !write_index(dir, a, &index, &say)?
     {
-        let (name, page) = match a.format {
-            ExportFormat::Html => ("index.html", html::index(&index)),
-            _ => ("index.md", markdown::index(&index)),
-        };
-        let path = dir.join(name);
-        // An index already there is someone's page (an earlier export's, listing other
-        // sessions): refused as the session pages are.
-        match crate::io::atomic::write_new_file(&path, page.as_bytes(), a.force) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                say.alert(&format!(
-                    "{}: exists; not overwritten (--force replaces it)",
-                    path.display()
-                ));
-                errors += 1;
-            }
-            Err(e) => {
-                let shown = escape_str(&path.display().to_string());
-                return Err(Fatal(format!("{shown}: cannot write: {e}")).into());
-            }
-        }
+        errors += 1;
     }
     if let Some(r) = &redactor {
         let report = r.report();
