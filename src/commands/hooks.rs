@@ -115,7 +115,8 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> anyhow::Result<ExitS
         out.json(&super::record::Record::Hooks(&record))?;
         out.flush()?;
     } else {
-        for line in describe(&shown, &record, add, a.command.is_none()) {
+        let missing = !add && text.is_empty() && !path.exists();
+        for line in describe(&shown, &record, add && a.command.is_none(), missing) {
             say.note(&line);
         }
     }
@@ -123,8 +124,10 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> anyhow::Result<ExitS
 }
 
 /// What `hooks install` and `uninstall` say on stderr, line by line.
-fn describe(shown: &str, r: &HooksEdit, add: bool, absolute: bool) -> Vec<String> {
+fn describe(shown: &str, r: &HooksEdit, absolute: bool, missing: bool) -> Vec<String> {
+    let add = r.command.is_some();
     let mut s = match (r.action, add) {
+        _ if missing => format!("{shown}: no such file; nothing to remove"),
         ("unchanged", true) => format!("{shown}: cctool's hooks are already there; not changed"),
         ("unchanged", false) => format!("{shown}: no hooks of cctool's in it; not changed"),
         ("removed_file", _) => format!(

@@ -61,6 +61,9 @@ fn uninstalling_what_install_created_leaves_no_file_and_no_backup() {
         !left.iter().any(|n| n.to_string_lossy().starts_with("config.toml")),
         "{left:?}"
     );
+    let (code, _, err) = run(&st, &["hooks", "uninstall", "codex"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("config.toml: no such file; nothing to remove"), "{err}");
 }
 
 #[test]
