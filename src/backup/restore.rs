@@ -105,6 +105,14 @@ pub fn list(files: &[(FileEntry, String)]) -> Vec<Listed> {
 pub enum Escape {
     #[error("its path below the store ({0:?}) is absolute, empty or climbs out with `..`")]
     Rel(String),
+    /// A session is only ever a transcript file in the folder the agent keeps them in: an
+    /// entry naming anything else (`settings.json`, `config.toml`) could plant settings.
+    #[error("its path below the store ({rel:?}) is not a transcript in {folders}, where {agent} keeps sessions")]
+    NotASession {
+        rel: String,
+        agent: &'static str,
+        folders: &'static str,
+    },
     #[error("its path ({path:?}) is not its store ({store:?}) joined with its path below it")]
     NotInStore { path: String, store: String },
     #[error(
@@ -143,6 +151,23 @@ pub fn target(f: &FileEntry, to: Option<&Path>, roots: &[(&str, PathBuf)]) -> Re
     if f.rel.is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
         return Err(Escape::Rel(f.rel.clone()));
     }
+    let (agent, folders): (_, &[&str]) = if f.agent == "claude-code" {
+        ("Claude Code", &["projects"])
+    } else {
+        ("Codex", &["sessions", "archived_sessions"])
+    };
+    let top = rel.components().next().map(|c| c.as_os_str());
+    if !top.is_some_and(|t| folders.iter().any(|f| t == *f)) || !crate::io::paths::is_candidate(rel) {
+        return Err(Escape::NotASession {
+            rel: f.rel.clone(),
+            agent,
+            folders: if f.agent == "claude-code" {
+                "projects/"
+            } else {
+                "sessions/ or archived_sessions/"
+            },
+        });
+    }
     let Some(dir) = to else {
         let store = Path::new(&f.store);
         if !store.is_absolute() || Path::new(&f.path) != store.join(rel) {
@@ -152,11 +177,6 @@ pub fn target(f: &FileEntry, to: Option<&Path>, roots: &[(&str, PathBuf)]) -> Re
             });
         }
         if !roots.iter().any(|(a, r)| *a == f.agent && same_folder(r, store)) {
-            let agent = if f.agent == "claude-code" {
-                "Claude Code"
-            } else {
-                "Codex"
-            };
             return Err(Escape::UnknownStore(f.store.clone(), agent));
         }
         // Links inside the user's own store are the user's layout (a dotfile manager's), and

@@ -113,6 +113,25 @@ fn a_manifest_path_outside_every_store_is_refused_by_restore_deleted() {
     assert!(!victim.exists());
 }
 
+#[test]
+fn a_manifest_entry_that_names_a_settings_file_is_not_a_session_and_is_refused() {
+    let (st, mut entry) = backed_up();
+    let settings = st.claude().join("settings.json");
+    entry["rel"] = "settings.json".into();
+    entry["path"] = settings.to_string_lossy().into_owned().into();
+    hostile(&st, entry);
+    let out = st.cmd().args(["restore", "--deleted", "--force"]).output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "settings.json: not restored: its path below the store (\"settings.json\") is not a transcript in projects/"
+        ),
+        "{err}"
+    );
+    assert!(!settings.exists());
+}
+
 #[cfg(unix)]
 #[test]
 fn a_link_below_to_dir_that_leads_out_of_it_is_not_written_through() {
