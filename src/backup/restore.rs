@@ -1,10 +1,11 @@
 //! What an archive holds, and putting it back.
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
-use crate::io::archive::{Archive, FileEntry};
+use crate::io::archive::{Archive, FileEntry, Stored};
 
 /// One session of the archive, as `restore` lists it. Every field keeps one JSON type.
 #[derive(Serialize, Debug, Clone)]
@@ -97,15 +98,128 @@ pub fn list(files: &[(FileEntry, String)]) -> Vec<Listed> {
     out
 }
 
-/// Where a stored file goes: its original place, or under `to` by its path in the store.
-pub fn target(f: &FileEntry, to: Option<&Path>) -> PathBuf {
-    match to {
-        Some(dir) => {
-            let top = if f.agent == "claude-code" { "claude" } else { "codex" };
-            dir.join(top).join(&f.rel)
-        }
-        None => PathBuf::from(&f.path),
+/// Why a manifest entry is not put back where it says. An archive is untrusted input (it may
+/// come from another machine, or be edited): every entry must name a file below the store it
+/// belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Escape {
+    #[error("its path below the store ({0:?}) is absolute, empty or climbs out with `..`")]
+    Rel(String),
+    /// A session is only ever a transcript file in the folder the agent keeps them in: an
+    /// entry naming anything else (`settings.json`, `config.toml`) could plant settings.
+    #[error("its path below the store ({rel:?}) is not a transcript in {folders}, where {agent} keeps sessions")]
+    NotASession {
+        rel: String,
+        agent: &'static str,
+        folders: &'static str,
+    },
+    #[error("its path ({path:?}) is not its store ({store:?}) joined with its path below it")]
+    NotInStore { path: String, store: String },
+    #[error(
+        "its store ({0:?}) is not one of the {1} stores cctool finds here (CLAUDE_CONFIG_DIR, CODEX_HOME, the home \
+         folder's); restore it with --to DIR, or point the variable at that store"
+    )]
+    UnknownStore(String, &'static str),
+    #[error("{} is a symbolic link that leads out of {}", .link.display(), .root.display())]
+    Link { link: PathBuf, root: PathBuf },
+}
+
+/// Each agent's store folders here (`~/.claude`, `~/.codex`, those the environment names),
+/// whether or not they exist, by agent name: where `restore` without `--to` may write.
+pub fn store_roots(stores: &crate::io::paths::Stores) -> Vec<(&'static str, PathBuf)> {
+    let mut roots: Vec<(&'static str, PathBuf)> = stores
+        .looked
+        .iter()
+        .filter_map(|d| {
+            let agent = if d.file_name().is_some_and(|n| n == "projects") {
+                "claude-code"
+            } else {
+                "codex"
+            };
+            Some((agent, d.parent()?.to_path_buf()))
+        })
+        .collect();
+    roots.dedup();
+    roots
+}
+
+/// Where a stored file goes: its original place, which must be below a store of its agent
+/// among `roots`, or under `to` by its path in the store. Nothing an entry names may lead
+/// elsewhere ([`Escape`]).
+pub fn target(f: &FileEntry, to: Option<&Path>, roots: &[(&str, PathBuf)]) -> Result<PathBuf, Escape> {
+    let rel = Path::new(&f.rel);
+    if f.rel.is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+        return Err(Escape::Rel(f.rel.clone()));
     }
+    let (agent, folders): (_, &[&str]) = if f.agent == "claude-code" {
+        ("Claude Code", &["projects"])
+    } else {
+        ("Codex", &["sessions", "archived_sessions"])
+    };
+    let top = rel.components().next().map(|c| c.as_os_str());
+    if !top.is_some_and(|t| folders.iter().any(|f| t == *f)) || !crate::io::paths::is_candidate(rel) {
+        return Err(Escape::NotASession {
+            rel: f.rel.clone(),
+            agent,
+            folders: if f.agent == "claude-code" {
+                "projects/"
+            } else {
+                "sessions/ or archived_sessions/"
+            },
+        });
+    }
+    let Some(dir) = to else {
+        let store = Path::new(&f.store);
+        if !store.is_absolute() || Path::new(&f.path) != store.join(rel) {
+            return Err(Escape::NotInStore {
+                path: f.path.clone(),
+                store: f.store.clone(),
+            });
+        }
+        if !roots.iter().any(|(a, r)| *a == f.agent && same_folder(r, store)) {
+            return Err(Escape::UnknownStore(f.store.clone(), agent));
+        }
+        // Links inside the user's own store are the user's layout (a dotfile manager's), and
+        // are followed as the agent follows them.
+        return Ok(store.join(rel));
+    };
+    let path = dir.join(Stored::top(&f.agent)).join(rel);
+    no_link_out(dir, &path)?;
+    Ok(path)
+}
+
+fn same_folder(a: &Path, b: &Path) -> bool {
+    a == b || std::fs::canonicalize(a).is_ok_and(|x| std::fs::canonicalize(b).is_ok_and(|y| x == y))
+}
+
+/// Refuses a path below `root` one of whose existing folders is a symbolic link leading out of
+/// `root`: writing through it would put the file elsewhere.
+fn no_link_out(root: &Path, path: &Path) -> Result<(), Escape> {
+    let Ok(real_root) = std::fs::canonicalize(root) else {
+        // Nothing exists below a folder that does not exist yet.
+        return Ok(());
+    };
+    let Ok(below) = path.strip_prefix(root) else {
+        return Ok(());
+    };
+    let mut at = root.to_path_buf();
+    for c in below.components() {
+        at.push(c);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                // A dangling link leads nowhere this check can follow: refused as well.
+                if !std::fs::canonicalize(&at).is_ok_and(|leads| leads.starts_with(&real_root)) {
+                    return Err(Escape::Link {
+                        link: at,
+                        root: root.to_path_buf(),
+                    });
+                }
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(())
 }
 
 /// The stored files of the sessions chosen: each session with its subagent transcripts.
@@ -144,8 +258,20 @@ pub enum RestoreError {
     /// Its stored copy is damaged: nothing was replaced.
     #[error(transparent)]
     Archive(crate::io::archive::ArchiveError),
-    #[error("{}: exists; not overwritten (--force replaces it)", .0.display())]
+    #[error(
+        "{}: exists and differs from the archived copy; not overwritten (--force replaces it, keeping it as \
+         FILE.cctool-restore.bak)",
+        .0.display()
+    )]
     Exists(std::path::PathBuf),
+    /// The manifest names a place outside the store (or `--to DIR`): nothing was written.
+    #[error("{entry}: not restored: {why}; nothing written")]
+    Outside { entry: String, why: Escape },
+    #[error("{}: cannot read: {cause}", .path.display())]
+    Read {
+        path: std::path::PathBuf,
+        cause: std::io::Error,
+    },
     #[error("{}: cannot write: {cause}", .path.display())]
     Write {
         path: std::path::PathBuf,
@@ -153,23 +279,110 @@ pub enum RestoreError {
     },
 }
 
-/// Writes one stored file at `to`, checked chunk by chunk and whole, atomically; an
-/// existing file is replaced only with `force`.
-pub fn restore_file(archive: &Archive, f: &FileEntry, to: &Path, force: bool) -> Result<(), RestoreError> {
+/// How a file already at the place of a stored one relates to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Existing {
+    /// Exactly the stored bytes.
+    Same,
+    /// The stored bytes and `extra` more: it grew since the backup, and holds everything the
+    /// archive does.
+    Holds { extra: u64 },
+    /// Anything else: shorter (the archive has lines it lost) or different.
+    Differs,
+}
+
+/// How the file at `path` relates to the stored copy `f`, read side by side once.
+pub fn existing(f: &FileEntry, path: &Path) -> Result<Existing, RestoreError> {
+    use std::io::Read;
+    let unreadable = |cause| RestoreError::Read {
+        path: path.to_path_buf(),
+        cause,
+    };
+    let len = std::fs::metadata(path).map_err(unreadable)?.len();
+    if len < f.size {
+        return Ok(Existing::Differs);
+    }
+    // The file's first `f.size` bytes hashed: a match is the stored copy, whole.
+    let mut file = std::fs::File::open(path).map_err(unreadable)?.take(f.size);
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buf).map_err(unreadable)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    if crate::io::archive::hex(&hasher.finalize()) != f.sha256 {
+        return Ok(Existing::Differs);
+    }
+    Ok(if len == f.size {
+        Existing::Same
+    } else {
+        Existing::Holds { extra: len - f.size }
+    })
+}
+
+/// What putting one stored file back did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Put {
+    /// Written where nothing was.
+    New,
+    /// The file there already held exactly these bytes.
+    Same,
+    /// The file there holds the stored copy and `extra` bytes more: left as it is, since
+    /// replacing it would only lose what was written after the backup.
+    Kept { extra: u64 },
+    /// A different file was there (`--force`): replaced, its bytes kept at `backup`.
+    Replaced { backup: PathBuf },
+}
+
+/// Writes one stored file at `to`, checked chunk by chunk and whole, atomically. A file
+/// already there is never lost: one holding the stored bytes (and maybe more) is left as it
+/// is; any other is replaced only with `force`, and then kept beside it as
+/// `FILE.cctool-restore.bak`.
+pub fn restore_file(archive: &Archive, f: &FileEntry, to: &Path, force: bool) -> Result<Put, RestoreError> {
     if let Some(dir) = to.parent() {
         std::fs::create_dir_all(dir).map_err(|cause| RestoreError::CreateDir {
             dir: dir.to_path_buf(),
             cause,
         })?;
     }
+    let there = match std::fs::metadata(to) {
+        Ok(m) if m.is_file() => Some(existing(f, to)?),
+        Ok(_) => return Err(RestoreError::Exists(to.to_path_buf())),
+        Err(_) => None,
+    };
+    match there {
+        Some(Existing::Same) => return Ok(Put::Same),
+        Some(Existing::Holds { extra }) => return Ok(Put::Kept { extra }),
+        Some(Existing::Differs) if !force => return Err(RestoreError::Exists(to.to_path_buf())),
+        _ => {}
+    }
     let mut damage = None;
-    let written = crate::io::atomic::write_new_file_by(to, force, |w| {
+    let mut write = |w: &mut crate::io::atomic::Output| {
         archive.write_file_to(f, w).map_err(|e| {
             let message = e.to_string();
             damage = Some(e);
             std::io::Error::other(message)
         })
-    });
+    };
+    let written = match there {
+        None => crate::io::atomic::write_new_file_by(to, false, write).map(|()| Put::New),
+        Some(_) => std::fs::metadata(to)
+            .and_then(|m| {
+                let how = crate::io::atomic::InPlace {
+                    tag: "cctool-restore",
+                    seen: crate::io::atomic::Seen {
+                        len: m.len(),
+                        modified: m.modified().ok(),
+                    },
+                    force: true,
+                };
+                crate::io::atomic::replace_with_backup_by(to, &how, &mut write)
+            })
+            .map(|r| Put::Replaced { backup: r.backup }),
+    };
     if let Some(d) = damage {
         return Err(RestoreError::Archive(d));
     }

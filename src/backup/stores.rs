@@ -24,7 +24,9 @@ pub fn files(stores: &crate::io::paths::Stores, problems: &mut Vec<String>) -> V
         let Some(parent) = dir.parent() else { continue };
         let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
         let agent = if name == "projects" { "claude-code" } else { "codex" };
-        for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        // Links are followed: a dotfile manager links project folders and session files into
+        // the store, and the agent reads them through the link. A loop is a walk error.
+        for e in walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name() {
             let e = match e {
                 Ok(e) => e,
                 Err(err) => {
@@ -53,6 +55,10 @@ pub fn files(stores: &crate::io::paths::Stores, problems: &mut Vec<String>) -> V
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out.dedup_by(|a, b| a.path == b.path);
+    // A file reached by two names (a folder linked twice, a link to a file the walk also
+    // finds) is taken once, by the first name in path order.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
     out
 }
 

@@ -54,7 +54,9 @@ holds of sessions whose transcripts are gone: their prompts only, marked partial
 The list is a table on stdout (with --json one {\"kind\":\"archived_session\",\"agent\",\
 \"session_id\",\"project\",\"title\",\"first_timestamp\",\"last_timestamp\",\"path\",\"bytes\",\
 \"subagents\",\"exists\",\"same\",\"snapshot\"} record per session). A restore names each file \
-written on stderr (with --json {\"kind\":\"restored\",\"session_id\",\"from\",\"to\",\"bytes\"}). \
+written on stderr (with --json {\"kind\":\"restored\",\"session_id\",\"from\",\"to\",\"bytes\",\
+\"replaced_kept_at\"}: where a different file that --force replaced is kept, else null). A \
+manifest entry that leads outside its store (or --to DIR) is refused and named. \
 --from-history gives {\"kind\":\"history_session\",\"partial\":true,\"session_id\",\"project\",\
 \"first_timestamp\",\"last_timestamp\",\"history_file\",\"prompts\":[{\"timestamp\",\"text\"}]} \
 records. Exit status 1 when a session asked for is not in the archive or a file was not \
@@ -103,7 +105,13 @@ ARCHIVE/summaries/AGENT/SESSION.jsonl (extract-summary reads these files). `inst
 hooks to the agent's settings (Claude Code: settings.json \"hooks\"; Codex: config.toml \
 [[hooks.PreCompact]] and [[hooks.PostCompact]]), editing with a real parser, keeping \
 everything else, after a backup of the file; installing twice adds nothing. `uninstall` \
-removes exactly what install added. `run` is what the agent calls: it reads the hook's JSON \
+removes exactly what install added (a Codex config.toml that install created is removed \
+again). The hook runs the absolute path of the cctool that installed it, unless --command \
+names another (`--command cctool`: the one on PATH). Codex runs a hook only once the user has \
+trusted it: its TUI asks at the next start. With --json, install and uninstall print \
+{\"kind\":\"hooks\",\"agent\",\"settings\",\"action\",\"events\",\"command\",\"backup\",\
+\"trust_required\"}: action `added`, `removed`, `removed_file` or `unchanged`, command null on \
+uninstall, backup the copy of the file as it was (else null). `run` is what the agent calls: it reads the hook's JSON \
 on stdin, prints nothing, logs errors to ARCHIVE/hooks.log and always exits 0."
 )]
 pub struct HooksArgs {
@@ -135,6 +143,12 @@ pub struct HooksInstallArgs {
     /// The archive the hooks write to (default as for `backup`).
     #[arg(long, value_name = "DIR")]
     pub to: Option<PathBuf>,
+
+    /// The program the hook runs (install): `cctool` runs the one on PATH when the hook fires,
+    /// so the hook survives an upgrade that moves the binary. Default: the absolute path of
+    /// this cctool.
+    #[arg(long, value_name = "PROGRAM")]
+    pub command: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -115,6 +115,31 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// Writes the folder's index page; false when one already there was refused (without
+/// `--force`, as the session pages are: it is someone's page, an earlier export's listing other
+/// sessions).
+fn write_index(dir: &Path, a: &ExportArgs, index: &[(String, Summary)], say: &Reporter) -> Result<bool, Fatal> {
+    let (name, page) = match a.format {
+        ExportFormat::Html => ("index.html", html::index(index)),
+        _ => ("index.md", markdown::index(index)),
+    };
+    let path = dir.join(name);
+    match crate::io::atomic::write_new_file(&path, page.as_bytes(), a.force) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            say.alert(&format!(
+                "{}: exists; not overwritten (--force replaces it)",
+                path.display()
+            ));
+            Ok(false)
+        }
+        Err(e) => Err(Fatal(format!(
+            "{}: cannot write: {e}",
+            escape_str(&path.display().to_string())
+        ))),
+    }
+}
+
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     let redactor = redactor(a)?;
     let (expanded, named) = super::batch_inputs(&a.files, &a.list, g)?;
@@ -207,7 +232,8 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
                 }
             };
             summary = made;
-            Ok(())
+            // Nothing made from a file that changed while it was read is renamed into place.
+            src.settle()
         };
         let written = match &dest {
             Dest::Stdout => write_stdout(write),
@@ -260,18 +286,9 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     }
     if let Some(dir) = &folder
         && !index.is_empty()
+        && !write_index(dir, a, &index, &say)?
     {
-        let (name, page) = match a.format {
-            ExportFormat::Html => ("index.html", html::index(&index)),
-            _ => ("index.md", markdown::index(&index)),
-        };
-        let path = dir.join(name);
-        crate::io::atomic::write_new_file(&path, page.as_bytes(), true).map_err(|e| {
-            Fatal(format!(
-                "{}: cannot write: {e}",
-                escape_str(&path.display().to_string())
-            ))
-        })?;
+        errors += 1;
     }
     if let Some(r) = &redactor {
         let report = r.report();

@@ -4,10 +4,9 @@ use std::io::Read;
 
 use crate::ExitStatus;
 use crate::cli::{GlobalArgs, HooksAction, HooksArgs, HooksInstallArgs};
-use crate::hooks::install::{self, Edit};
+use crate::hooks::install::{self, Edit, HooksError};
 use crate::hooks::{Agent, run as hook};
 use crate::output::report::Reporter;
-use crate::output::sanitize::escape_str;
 
 pub fn run(g: &GlobalArgs, a: &HooksArgs) -> anyhow::Result<ExitStatus> {
     match &a.action {
@@ -38,61 +37,126 @@ pub fn run(g: &GlobalArgs, a: &HooksArgs) -> anyhow::Result<ExitStatus> {
     }
 }
 
+/// What `hooks install` or `uninstall` did, as its `--json` record.
+#[derive(serde::Serialize)]
+pub struct HooksEdit {
+    agent: &'static str,
+    settings: String,
+    /// `added`, `removed`, `removed_file` (nothing else was in it) or `unchanged`.
+    action: &'static str,
+    events: Vec<&'static str>,
+    /// The command the hooks run (install), else null.
+    command: Option<String>,
+    /// The copy of the settings file as it was, else null.
+    backup: Option<String>,
+    /// Whether the agent runs the hooks only once the user trusts them (Codex).
+    trust_required: bool,
+}
+
 fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir()?;
     let env = |v: &str| std::env::var_os(v).filter(|x| !x.is_empty());
-    let path = install::settings_path(a.agent, a.scope, &env, &cwd)
-        .ok_or_else(|| crate::Fatal("HOME is unset: cannot find the user's settings; use --scope project".into()))?;
-    let shown = escape_str(&path.display().to_string());
-    let text = match std::fs::read(&path) {
-        Ok(b) => String::from_utf8(b).map_err(|_| crate::Fatal(format!("{shown}: not UTF-8 text; not edited")))?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(crate::Fatal(format!("{shown}: cannot read: {e}")).into()),
-    };
+    let path = install::settings_path(a.agent, a.scope, &env, &cwd).ok_or(HooksError::NoHome)?;
+    let shown = path.display().to_string();
+    let text = install::read_settings(&path)?;
     let say = Reporter::new(g);
-    if !add && text.is_empty() {
-        say.note(&format!("{shown}: no such file; nothing to remove"));
-        return Ok(ExitStatus::Success);
-    }
+    let mut record = HooksEdit {
+        agent: a.agent.name(),
+        settings: path.display().to_string(),
+        action: "unchanged",
+        events: Vec::new(),
+        command: None,
+        backup: None,
+        trust_required: add && a.agent == Agent::Codex,
+    };
+    let settings_error = |cause| HooksError::Settings {
+        path: path.clone(),
+        cause,
+    };
     let edited = if add {
-        let exe = std::env::current_exe()
-            .map_err(|e| crate::Fatal(format!("cannot tell where this cctool binary is: {e}")))?;
+        let program = match &a.command {
+            Some(p) if !crate::hooks::is_cctool(p) => return Err(HooksError::Program(p.clone()).into()),
+            Some(p) => p.clone(),
+            None => std::env::current_exe()
+                .map_err(HooksError::NoExe)?
+                .to_string_lossy()
+                .into_owned(),
+        };
         let archive = a.to.as_deref().map(std::path::absolute).transpose()?;
-        let cmd = crate::hooks::command(&exe, a.agent, archive.as_deref());
+        let cmd = crate::hooks::command(&program, a.agent, archive.as_deref());
+        record.command = Some(cmd.clone());
         match a.agent {
             Agent::ClaudeCode => install::json_install(&text, &cmd),
             Agent::Codex => install::toml_install(&text, &cmd),
         }
+        .map_err(settings_error)?
+    } else if text.is_empty() {
+        Edit::Unchanged
     } else {
         match a.agent {
             Agent::ClaudeCode => install::json_uninstall(&text),
             Agent::Codex => install::toml_uninstall(&text),
         }
-    }
-    .map_err(|e| crate::Fatal(format!("{shown}: {e}")))?;
-    match edited {
-        Edit::Unchanged => say.note(&format!(
-            "{shown}: {}; not changed",
-            if add {
-                "cctool's hooks are already there"
-            } else {
-                "no hooks of cctool's in it"
+        .map_err(settings_error)?
+    };
+    if let Edit::Changed(content, events) = edited {
+        record.events = events;
+        record.action = match install::write_settings(&path, &content)? {
+            install::Written::Removed => "removed_file",
+            install::Written::Replaced(b) => {
+                record.backup = Some(b.display().to_string());
+                if add { "added" } else { "removed" }
             }
-        )),
-        Edit::Changed(content, events) => {
-            let backup = install::write_settings(&path, &content)
-                .map_err(|e| crate::Fatal(format!("{shown}: cannot write: {e}")))?;
-            say.note(&format!(
-                "{shown}: {} {}{}",
-                if add {
-                    "added hooks for"
-                } else {
-                    "removed cctool's hooks for"
-                },
-                events.join(" and "),
-                backup.map_or_else(String::new, |b| format!(" (the file as it was: {})", b.display()))
-            ));
+            install::Written::Created => "added",
+        };
+    }
+    if g.json {
+        let mut out = crate::output::Out::new(g.color);
+        out.json(&super::record::Record::Hooks(&record))?;
+        out.flush()?;
+    } else {
+        let missing = !add && text.is_empty() && !path.exists();
+        for line in describe(&shown, &record, add && a.command.is_none(), missing) {
+            say.note(&line);
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// What `hooks install` and `uninstall` say on stderr, line by line.
+fn describe(shown: &str, r: &HooksEdit, absolute: bool, missing: bool) -> Vec<String> {
+    let add = r.command.is_some();
+    let mut s = match (r.action, add) {
+        _ if missing => format!("{shown}: no such file; nothing to remove"),
+        ("unchanged", true) => format!("{shown}: cctool's hooks are already there; not changed"),
+        ("unchanged", false) => format!("{shown}: no hooks of cctool's in it; not changed"),
+        ("removed_file", _) => format!(
+            "{shown}: removed cctool's hooks for {}; nothing else was in it, so the file is removed",
+            r.events.join(" and ")
+        ),
+        (_, true) => format!("{shown}: added hooks for {}", r.events.join(" and ")),
+        (_, false) => format!("{shown}: removed cctool's hooks for {}", r.events.join(" and ")),
+    };
+    if let Some(b) = &r.backup {
+        s.push_str(&format!(" (the file as it was: {b})"));
+    }
+    let mut lines = vec![s];
+    if let (Some(c), true) = (&r.command, r.action == "added") {
+        lines.push(format!(
+            "the hooks run: {c}{}",
+            if absolute {
+                " (this binary's absolute path: install again if it moves, or pass --command cctool to run the one on PATH)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if r.trust_required && r.action == "added" {
+        lines.push(
+            "Codex runs a hook only once you have reviewed and trusted it: its TUI asks at the next start \
+             (codex --dangerously-bypass-hook-trust skips the question for one run)"
+                .into(),
+        );
+    }
+    lines
 }

@@ -60,6 +60,8 @@ pub enum Record<'a> {
     ArchivedSession(&'a crate::backup::restore::Listed),
     /// `restore SESSION`: one file put back.
     Restored(&'a super::restore::Restored<'a>),
+    /// `hooks install` and `uninstall`: what was edited.
+    Hooks(&'a super::hooks::HooksEdit),
     /// `restore --from-history`: what the history holds of a deleted session.
     HistorySession(&'a crate::backup::retention::FromHistory),
 }

@@ -14,6 +14,8 @@ pub struct Restored<'a> {
     from: &'a str,
     to: String,
     bytes: u64,
+    /// Where the different file that was there (replaced with `--force`) is kept, else null.
+    replaced_kept_at: Option<String>,
 }
 
 pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
@@ -58,44 +60,81 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     let mut restored = 0;
+    let roots = restore::store_roots(&crate::io::paths::default_stores());
     for f in &chosen {
-        let to = restore::target(f, a.to.as_deref());
-        // A file already there with exactly these bytes needs nothing.
-        if restore::same_bytes(f, &to) {
-            continue;
-        }
-        match restore::restore_file(&archive, f, &to, a.force) {
-            Ok(()) => {
-                restored += 1;
-                // A rollout back in Codex's store is listed again only once indexed (docs/stores.md).
-                if a.to.is_none()
-                    && f.agent == "codex"
-                    && let Err(e) = crate::agents::codex::store::register_restored(std::path::Path::new(&f.store), &to)
-                {
-                    say.alert(&e.to_string());
-                }
-                if g.json {
-                    out.json(&super::record::Record::Restored(&Restored {
-                        session_id: restore::session_of(f),
-                        from: &f.path,
-                        to: to.display().to_string(),
-                        bytes: f.size,
-                    }))?;
-                } else {
-                    say.note(&format!("restored {} ({} bytes)", to.display(), f.size));
-                }
-            }
-            Err(e) => {
-                say.alert(&e.to_string());
-                say.merge(ExitStatus::Negative);
-            }
-        }
+        restored += usize::from(put_back(g, a, &archive, f, &roots, &mut out, &mut say)?);
     }
     out.flush()?;
     if !g.json {
         say.note(&format!("{restored} files restored"));
     }
     Ok(say.status())
+}
+
+/// Puts one stored file back (or says why not); whether it was written.
+fn put_back(
+    g: &GlobalArgs,
+    a: &RestoreArgs,
+    archive: &Archive,
+    f: &crate::backup::FileEntry,
+    roots: &[(&str, std::path::PathBuf)],
+    out: &mut Out,
+    say: &mut Reporter,
+) -> anyhow::Result<bool> {
+    let to = match restore::target(f, a.to.as_deref(), roots) {
+        Ok(to) => to,
+        Err(why) => {
+            let entry = escape_str(&f.path);
+            say.alert(&restore::RestoreError::Outside { entry, why }.to_string());
+            say.merge(ExitStatus::Negative);
+            return Ok(false);
+        }
+    };
+    let put = match restore::restore_file(archive, f, &to, a.force) {
+        // A file already there with exactly these bytes needs nothing.
+        Ok(restore::Put::Same) => return Ok(false),
+        Ok(restore::Put::Kept { extra }) => {
+            say.note(&format!(
+                "{}: holds the archived copy and {extra} bytes written since; left as it is",
+                escape_str(&to.display().to_string())
+            ));
+            return Ok(false);
+        }
+        Ok(put) => put,
+        Err(e) => {
+            say.alert(&e.to_string());
+            say.merge(ExitStatus::Negative);
+            return Ok(false);
+        }
+    };
+    // A rollout back in Codex's store is listed again only once indexed (docs/stores.md).
+    if a.to.is_none()
+        && f.agent == "codex"
+        && let Err(e) = crate::agents::codex::store::register_restored(std::path::Path::new(&f.store), &to)
+    {
+        say.alert(&e.to_string());
+    }
+    let replaced = match put {
+        restore::Put::Replaced { backup } => Some(backup.display().to_string()),
+        _ => None,
+    };
+    if g.json {
+        out.json(&super::record::Record::Restored(&Restored {
+            session_id: restore::session_of(f),
+            from: &f.path,
+            to: to.display().to_string(),
+            bytes: f.size,
+            replaced_kept_at: replaced,
+        }))?;
+    } else {
+        say.note(&format!(
+            "restored {} ({} bytes){}",
+            to.display(),
+            f.size,
+            replaced.map_or_else(String::new, |b| format!("; the file it replaced is kept at {b}"))
+        ));
+    }
+    Ok(true)
 }
 
 fn table(listed: &[restore::Listed]) -> String {

@@ -217,6 +217,58 @@ pub fn write_jsonl(
 /// changed; lines without a match are copied as written. A file that is one JSON document
 /// (cctool sessions v1–v4, the 2025 Codex document) is redacted as that document.
 pub fn write_native(src: &Source, redactor: Option<&Redactor>, w: &mut dyn Write) -> Result<(), ExportError> {
+    let mut checked = Checked {
+        src,
+        w,
+        held: Vec::with_capacity(CHECKED_PIECE),
+    };
+    // A write refused by the check is the source's change, said as such.
+    copy_native(src, redactor, &mut checked).map_err(|e| match (e, src.check()) {
+        (ExportError::Write(_), Err(changed)) => cannot_read(src, changed),
+        (other, _) => other,
+    })?;
+    checked.pass().map_err(|e| cannot_read(src, e))
+}
+
+/// What [`Checked`] holds before it checks the source and passes it on.
+const CHECKED_PIECE: usize = 1 << 20;
+
+/// A writer that copies what it is given, checks that the source it came from is still as it
+/// was read ([`Source::check`]), and only then passes it on: bytes read from a mapping that a
+/// truncation turned into zeros are never written, since the check after the copy sees the
+/// truncation that made them.
+struct Checked<'a> {
+    src: &'a Source,
+    w: &'a mut dyn Write,
+    held: Vec<u8>,
+}
+
+impl Checked<'_> {
+    fn pass(&mut self) -> std::io::Result<()> {
+        self.src.check()?;
+        self.w.write_all(&self.held)?;
+        self.held.clear();
+        Ok(())
+    }
+}
+
+impl Write for Checked<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(CHECKED_PIECE);
+        self.held.extend_from_slice(&buf[..n]);
+        if self.held.len() >= CHECKED_PIECE {
+            self.pass()?;
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.pass()?;
+        self.w.flush()
+    }
+}
+
+fn copy_native(src: &Source, redactor: Option<&Redactor>, w: &mut dyn Write) -> Result<(), ExportError> {
     let whole = src.whole().map_err(|e| cannot_read(src, e))?;
     let Some(r) = redactor else {
         return w.write_all(&whole).map_err(ExportError::Write);
@@ -255,4 +307,33 @@ pub fn write_native(src: &Source, redactor: Option<&Redactor>, w: &mut dyn Write
 fn for_each_line_is_not_jsonl(body: &[u8]) -> bool {
     let first = body.split(|&b| b == b'\n').next().unwrap_or(body);
     serde_json::from_slice::<serde::de::IgnoredAny>(first).is_err()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::source::{COLD_AFTER, MMAP_MIN, MmapChoice};
+
+    /// A mapped input cut after it was opened: the native export fails naming the change and
+    /// writes nothing, where it wrote the zeros the cut pages read as.
+    #[test]
+    fn a_native_export_of_a_file_cut_under_its_mapping_writes_no_zeros() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let line = b"{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hello\"}}\n";
+        let lines = (MMAP_MIN as usize + 8192) / line.len() + 1;
+        std::fs::write(&path, line.repeat(lines)).unwrap();
+        let f = std::fs::File::options().write(true).open(&path).unwrap();
+        f.set_modified(std::time::SystemTime::now() - COLD_AFTER * 2).unwrap();
+        let src = Source::open_path(&path, MmapChoice::Auto).unwrap();
+        assert!(src.is_mapped(), "the file is mapped");
+        f.set_len(100).unwrap();
+        let mut out = Vec::new();
+        let err = write_native(&src, None, &mut out).unwrap_err();
+        assert!(
+            err.to_string().contains("changed while it was read: truncated from"),
+            "{err}"
+        );
+        assert!(!out.contains(&0), "zero bytes written");
+    }
 }

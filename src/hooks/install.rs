@@ -4,8 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
-
+use super::json::Json;
 use super::{Agent, EVENTS, is_ours};
 
 /// `user` or `project`.
@@ -67,23 +66,29 @@ pub enum SettingsError {
 }
 
 /// Claude Code: adds a matcher group running `command` to each event that has none of ours.
+/// Everything else keeps its text ([`Json`]).
 pub fn json_install(text: &str, command: &str) -> Result<Edit, SettingsError> {
     let mut root = parse_json(text)?;
-    let obj = root.as_object_mut().ok_or(SettingsError::NotAnObject)?;
-    let hooks = obj.entry("hooks").or_insert_with(|| Value::Object(Map::new()));
-    let hooks = hooks
-        .as_object_mut()
-        .ok_or(SettingsError::Shape("\"hooks\" is not an object".into()))?;
+    let hooks = root
+        .entry("hooks", Json::Object(Vec::new()))
+        .ok_or(SettingsError::NotAnObject)?;
+    if !matches!(hooks, Json::Object(_)) {
+        return Err(SettingsError::Shape("\"hooks\" is not an object".into()));
+    }
     let mut changed = Vec::new();
     for ev in EVENTS {
-        let groups = hooks.entry(ev).or_insert_with(|| Value::Array(Vec::new()));
-        let groups = groups
-            .as_array_mut()
-            .ok_or_else(|| SettingsError::Shape(format!("\"hooks\".\"{ev}\" is not a list")))?;
-        if json_commands(groups).any(|c| is_ours(c, Agent::ClaudeCode)) {
+        let groups = hooks
+            .entry(ev, Json::Array(Vec::new()))
+            .ok_or(SettingsError::NotAnObject)?;
+        let Json::Array(groups) = groups else {
+            return Err(SettingsError::Shape(format!("\"hooks\".\"{ev}\" is not a list")));
+        };
+        if json_commands(groups).iter().any(|c| is_ours(c, Agent::ClaudeCode)) {
             continue;
         }
-        groups.push(serde_json::json!({"hooks": [{"type": "command", "command": command}]}));
+        groups.push(Json::from_value(
+            &serde_json::json!({"hooks": [{"type": "command", "command": command}]}),
+        ));
         changed.push(ev);
     }
     Ok(if changed.is_empty() {
@@ -97,28 +102,28 @@ pub fn json_install(text: &str, command: &str) -> Result<Edit, SettingsError> {
 /// `hooks` itself when nothing else is in it.
 pub fn json_uninstall(text: &str) -> Result<Edit, SettingsError> {
     let mut root = parse_json(text)?;
-    let Some(obj) = root.as_object_mut() else {
+    if !matches!(root, Json::Object(_)) {
         return Err(SettingsError::NotAnObject);
-    };
-    let Some(hooks) = obj.get_mut("hooks").and_then(Value::as_object_mut) else {
+    }
+    let Some(hooks @ Json::Object(_)) = root.get_mut("hooks") else {
         return Ok(Edit::Unchanged);
     };
     let mut changed = Vec::new();
     for ev in EVENTS {
-        let Some(groups) = hooks.get_mut(ev).and_then(Value::as_array_mut) else {
+        let Some(Json::Array(groups)) = hooks.get_mut(ev) else {
             continue;
         };
         let before = groups.clone();
         for g in groups.iter_mut() {
-            if let Some(list) = g.get_mut("hooks").and_then(Value::as_array_mut) {
+            if let Some(Json::Array(list)) = g.get_mut("hooks") {
                 list.retain(|h| {
                     !h.get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(|c| is_ours(c, Agent::ClaudeCode))
+                        .and_then(Json::as_str)
+                        .is_some_and(|c| is_ours(&c, Agent::ClaudeCode))
                 });
             }
         }
-        groups.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|l| !l.is_empty()));
+        groups.retain(|g| !matches!(g.get("hooks"), Some(Json::Array(l)) if l.is_empty()));
         if *groups != before {
             changed.push(ev);
             if groups.is_empty() {
@@ -129,37 +134,42 @@ pub fn json_uninstall(text: &str) -> Result<Edit, SettingsError> {
     if changed.is_empty() {
         return Ok(Edit::Unchanged);
     }
-    if hooks.is_empty() {
-        obj.remove("hooks");
+    if *hooks == Json::Object(Vec::new()) {
+        root.remove("hooks");
     }
     Ok(Edit::Changed(write_json(&root, text), changed))
 }
 
-fn json_commands(groups: &[Value]) -> impl Iterator<Item = &str> {
+fn json_commands(groups: &[Json]) -> Vec<String> {
     groups
         .iter()
-        .filter_map(|g| g.get("hooks").and_then(Value::as_array))
+        .filter_map(|g| match g.get("hooks") {
+            Some(Json::Array(l)) => Some(l),
+            _ => None,
+        })
         .flatten()
-        .filter_map(|h| h.get("command").and_then(Value::as_str))
+        .filter_map(|h| h.get("command").and_then(Json::as_str))
+        .collect()
 }
 
-fn parse_json(text: &str) -> Result<Value, SettingsError> {
+/// Checked by `serde_json` (for its line and column), then read keeping every value's text.
+fn parse_json(text: &str) -> Result<Json, SettingsError> {
     if text.trim().is_empty() {
-        return Ok(Value::Object(Map::new()));
+        return Ok(Json::Object(Vec::new()));
     }
-    serde_json::from_str(text).map_err(|cause| SettingsError::Json {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|cause| SettingsError::Json {
         line: cause.line(),
         column: cause.column(),
         cause,
-    })
+    })?;
+    Json::parse(text).ok_or(SettingsError::NotAnObject)
 }
 
 /// Written back in the file's own layout: the indentation of its first indented line (two
 /// spaces as Claude Code writes it, four, a tab), on one line if it was on one, with its
 /// line endings and its final newline (a new file: two spaces and a newline). A file in any
 /// such layout comes back byte for byte from an install and an uninstall.
-fn write_json(v: &Value, original: &str) -> String {
-    use serde::Serialize;
+fn write_json(v: &Json, original: &str) -> String {
     let body = original.trim();
     let one_line = !body.is_empty() && !body.contains('\n');
     let indent = original
@@ -168,17 +178,8 @@ fn write_json(v: &Value, original: &str) -> String {
         .map(|l| &l[..l.len() - l.trim_start().len()])
         .find(|w| !w.is_empty())
         .unwrap_or("  ");
-    let mut out = Vec::new();
-    let written = if one_line {
-        serde_json::to_writer(&mut out, v)
-    } else {
-        let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
-        v.serialize(&mut serde_json::Serializer::with_formatter(&mut out, fmt))
-    };
-    let mut s = written
-        .ok()
-        .and_then(|()| String::from_utf8(out).ok())
-        .unwrap_or_default();
+    let mut s = String::new();
+    v.write(&mut s, (!one_line).then_some(indent), 0);
     if original.contains("\r\n") {
         s = s.replace('\n', "\r\n");
     }
@@ -298,16 +299,95 @@ fn toml_commands(group: &toml_edit::Table) -> Vec<String> {
     }
 }
 
-/// Writes `content` to `path`: an existing file is first copied to a backup beside it
-/// (returned), a new one is created with its folder.
-pub fn write_settings(path: &Path, content: &str) -> std::io::Result<Option<PathBuf>> {
+/// Why `hooks install` or `uninstall` left the settings file as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum HooksError {
+    #[error("HOME is unset: cannot find the user's settings; use --scope project")]
+    NoHome,
+    #[error("cannot tell where this cctool binary is: {0}")]
+    NoExe(std::io::Error),
+    #[error(
+        "--command {0:?}: the program must be a file named cctool… (that is how install and uninstall find the hook again)"
+    )]
+    Program(String),
+    #[error(
+        "{}: a symbolic link to {}, which does not exist (dotfiles not mounted?); not edited, the link is left as it is",
+        .path.display(),
+        .target.display()
+    )]
+    Dangling { path: PathBuf, target: PathBuf },
+    #[error("{}: read-only; not edited (make it writable, e.g. `chmod u+w`, and run again)", .0.display())]
+    ReadOnly(PathBuf),
+    #[error("{}: cannot read: {cause}", .path.display())]
+    Read { path: PathBuf, cause: std::io::Error },
+    #[error("{}: not UTF-8 text; not edited", .0.display())]
+    NotUtf8(PathBuf),
+    #[error("{}: {cause}", .path.display())]
+    Settings { path: PathBuf, cause: SettingsError },
+    #[error("{}: cannot write: {cause}", .path.display())]
+    Write { path: PathBuf, cause: std::io::Error },
+}
+
+/// The settings file's text (empty when there is none), refusing what cannot be edited in
+/// place: a dangling link (its target is written, never the link replaced) and a read-only
+/// file.
+pub fn read_settings(path: &Path) -> Result<String, HooksError> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) && std::fs::metadata(path).is_err() {
+        return Err(HooksError::Dangling {
+            path: path.to_path_buf(),
+            target: std::fs::read_link(path).unwrap_or_default(),
+        });
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.permissions().readonly() => return Err(HooksError::ReadOnly(path.to_path_buf())),
+        _ => {}
+    }
+    match std::fs::read(path) {
+        Ok(b) => String::from_utf8(b).map_err(|_| HooksError::NotUtf8(path.to_path_buf())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(String::new()),
+        Err(cause) => Err(HooksError::Read {
+            path: path.to_path_buf(),
+            cause,
+        }),
+    }
+}
+
+/// What writing the settings did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Written {
+    /// A new file.
+    Created,
+    /// Replaced; the file as it was is kept at this path.
+    Replaced(PathBuf),
+    /// Nothing was left in it but what install added to a file it created: removed, so the
+    /// absence comes back.
+    Removed,
+}
+
+/// Writes `content` to `path` (through a symbolic link, its target): an existing file is
+/// first copied to a backup beside it, a new one is created with its folder, and one left
+/// empty is removed.
+pub fn write_settings(path: &Path, content: &str) -> Result<Written, HooksError> {
+    let failed = |cause| HooksError::Write {
+        path: path.to_path_buf(),
+        cause,
+    };
     if path.exists() {
-        return crate::io::atomic::replace_with_backup(path, content.as_bytes(), "cctool-hooks").map(Some);
+        let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        if content.is_empty() && !link {
+            std::fs::remove_file(path).map_err(failed)?;
+            return Ok(Written::Removed);
+        }
+        return crate::io::atomic::replace_with_backup(path, content.as_bytes(), "cctool-hooks")
+            .map(Written::Replaced)
+            .map_err(failed);
     }
     if let Some(d) = path.parent() {
-        std::fs::create_dir_all(d)?;
+        std::fs::create_dir_all(d).map_err(failed)?;
     }
-    crate::io::atomic::write_new_file(path, content.as_bytes(), false).map(|()| None)
+    crate::io::atomic::write_new_file(path, content.as_bytes(), false)
+        .map(|()| Written::Created)
+        .map_err(failed)
 }
 
 #[cfg(test)]

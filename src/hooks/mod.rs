@@ -9,6 +9,7 @@
 //! valid JSON, so `hooks run` prints nothing, logs its errors and exits 0.
 
 pub mod install;
+pub mod json;
 pub mod run;
 
 /// The agents cctool installs hooks for.
@@ -41,15 +42,22 @@ pub fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The command the agent runs: this cctool binary, `hooks run AGENT`, and the archive when
-/// one was named.
-pub fn command(exe: &std::path::Path, agent: Agent, archive: Option<&std::path::Path>) -> String {
-    let mut c = format!("{} hooks run {}", shell_quote(&exe.to_string_lossy()), agent.name());
+/// The command the agent runs: `program` (this cctool binary's absolute path, or what
+/// `--command` names), `hooks run AGENT`, and the archive when one was named.
+pub fn command(program: &str, agent: Agent, archive: Option<&std::path::Path>) -> String {
+    let mut c = format!("{} hooks run {}", shell_quote(program), agent.name());
     if let Some(a) = archive {
         c.push_str(" --to ");
         c.push_str(&shell_quote(&a.to_string_lossy()));
     }
     c
+}
+
+/// Whether `program` is one [`is_ours`] recognises: a file named `cctool…`.
+pub fn is_cctool(program: &str) -> bool {
+    std::path::Path::new(program)
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("cctool"))
 }
 
 /// Whether a hook command is one cctool installed for `agent` (whatever binary path or
@@ -59,9 +67,6 @@ pub fn is_ours(cmd: &str, agent: Agent) -> bool {
     cmd.find(&marker).is_some_and(|i| {
         let prog = cmd[..i].trim_matches(|c| c == '\'' || c == '"');
         let rest = &cmd[i + marker.len()..];
-        std::path::Path::new(prog)
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("cctool"))
-            && (rest.is_empty() || rest.starts_with(' '))
+        is_cctool(prog) && (rest.is_empty() || rest.starts_with(' '))
     })
 }

@@ -274,7 +274,7 @@ fn deleted_sessions_come_back_byte_for_byte() {
     assert!(
         String::from_utf8(refused.stderr)
             .unwrap()
-            .contains("exists; not overwritten (--force replaces it)")
+            .contains("exists and differs from the archived copy; not overwritten (--force replaces it")
     );
     assert_eq!(std::fs::read(&copy).unwrap(), b"changed");
     assert_eq!(
