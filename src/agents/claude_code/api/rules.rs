@@ -39,6 +39,7 @@ pub enum Rule {
     C11,
     C12,
     C13,
+    C14,
     B1,
     B2,
     B3,
@@ -46,7 +47,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in report order.
-    pub const ALL: [Rule; 32] = [
+    pub const ALL: [Rule; 33] = [
         Rule::A1,
         Rule::A2,
         Rule::A4,
@@ -76,6 +77,7 @@ impl Rule {
         Rule::C11,
         Rule::C12,
         Rule::C13,
+        Rule::C14,
         Rule::B1,
         Rule::B2,
         Rule::B3,
@@ -112,6 +114,7 @@ impl Rule {
             Rule::C11 => "C11",
             Rule::C12 => "C12",
             Rule::C13 => "C13",
+            Rule::C14 => "C14",
             Rule::B1 => "B1",
             Rule::B2 => "B2",
             Rule::B3 => "B3",
@@ -149,6 +152,7 @@ impl Rule {
             Rule::C11 => "text that starts like a <system-reminder> tag escaped",
             Rule::C12 => "citations other than web search locations removed",
             Rule::C13 => "reminders in the last user message left out (the client's per-turn context)",
+            Rule::C14 => "a mentioned directory sent as a Bash `ls` call and its output",
             Rule::B1 => "loader: a broken parent link bridged to an entry at most 5 s older",
             Rule::B2 => "loader: parallel tool calls recovered in file order",
             Rule::B3 => "loader: system rows under the tip appended",
@@ -187,6 +191,7 @@ impl Rule {
             Rule::C11 => "docs/claude-code-request.md#c11-text-that-looks-like-a-reminder-tag",
             Rule::C12 => "docs/claude-code-request.md#c12-citations",
             Rule::C13 => "docs/claude-code-request.md#c13-reminders-in-the-last-user-message",
+            Rule::C14 => "docs/claude-code-request.md#c14-a-mentioned-directory",
             Rule::B1 => "docs/claude-code-request.md#b1-broken-parent-links",
             Rule::B2 => "docs/claude-code-request.md#b2-parallel-calls",
             Rule::B3 => "docs/claude-code-request.md#b3-trailing-system-rows",
