@@ -28,6 +28,9 @@ pub(super) struct Row {
     pub origin: Option<(String, Option<String>)>,
     /// An attachment row: what the client makes of it.
     pub attachment: Option<Attachment>,
+    /// A user row the client delivers beside a reply (`turnCompanion`, or a
+    /// `sourceToolUseID`): it does not fence a reply's rows (C15).
+    pub delivered: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -75,6 +78,10 @@ struct RecPeek<'a> {
     transcript_only: LBool,
     #[serde(default, rename = "verifiedSlackHumanTurn")]
     verified_slack: LBool,
+    #[serde(default, rename = "turnCompanion")]
+    turn_companion: LBool,
+    #[serde(default, rename = "sourceToolUseID")]
+    source_tool_use: LString,
     #[serde(default, borrow)]
     message: Option<MsgPeek<'a>>,
 }
@@ -237,6 +244,7 @@ fn row_of_record(
         local_command: false,
         origin: None,
         attachment: None,
+        delivered: false,
     };
     match kind {
         Kind::Attachment => {
@@ -314,6 +322,7 @@ fn row_of_record(
             });
             Some(Row {
                 is_meta: rec.is_meta.is_true(),
+                delivered: rec.turn_companion.is_true() || rec.source_tool_use.0.is_some(),
                 origin,
                 ..base(Role::User, content)
             })

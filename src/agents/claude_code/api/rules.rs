@@ -40,6 +40,7 @@ pub enum Rule {
     C12,
     C13,
     C14,
+    C15,
     B1,
     B2,
     B3,
@@ -47,7 +48,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in report order.
-    pub const ALL: [Rule; 33] = [
+    pub const ALL: [Rule; 34] = [
         Rule::A1,
         Rule::A2,
         Rule::A4,
@@ -78,6 +79,7 @@ impl Rule {
         Rule::C12,
         Rule::C13,
         Rule::C14,
+        Rule::C15,
         Rule::B1,
         Rule::B2,
         Rule::B3,
@@ -115,6 +117,7 @@ impl Rule {
             Rule::C12 => "C12",
             Rule::C13 => "C13",
             Rule::C14 => "C14",
+            Rule::C15 => "C15",
             Rule::B1 => "B1",
             Rule::B2 => "B2",
             Rule::B3 => "B3",
@@ -153,6 +156,7 @@ impl Rule {
             Rule::C12 => "citations other than web search locations removed",
             Rule::C13 => "reminders in the last user message left out (the client's per-turn context)",
             Rule::C14 => "a mentioned directory sent as a Bash `ls` call and its output",
+            Rule::C15 => "a reply's rows split by rows delivered in between sent together",
             Rule::B1 => "loader: a broken parent link bridged to an entry at most 5 s older",
             Rule::B2 => "loader: parallel tool calls recovered in file order",
             Rule::B3 => "loader: system rows under the tip appended",
@@ -192,6 +196,7 @@ impl Rule {
             Rule::C12 => "docs/claude-code-request.md#c12-citations",
             Rule::C13 => "docs/claude-code-request.md#c13-reminders-in-the-last-user-message",
             Rule::C14 => "docs/claude-code-request.md#c14-a-mentioned-directory",
+            Rule::C15 => "docs/claude-code-request.md#c15-a-reply-split-by-delivered-rows",
             Rule::B1 => "docs/claude-code-request.md#b1-broken-parent-links",
             Rule::B2 => "docs/claude-code-request.md#b2-parallel-calls",
             Rule::B3 => "docs/claude-code-request.md#b3-trailing-system-rows",
