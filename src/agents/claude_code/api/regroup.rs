@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 
 use super::load::Row;
+use super::rules::{HOOK_FEEDBACK, NOTICE_HOOKS, NOTICE_PREFIXES, NOTICES};
 use crate::agents::claude_code::chain::{Kind, Sub};
 
 /// What the regrouping needs to know of one row of the loaded chain.
@@ -30,8 +31,8 @@ pub(super) struct Item {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) enum Class {
     Assistant,
-    /// A user row; `delivered`: one the client delivers beside a reply (`turnCompanion`, or
-    /// tied to a tool call by `sourceToolUseID`).
+    /// A user row; `delivered`: one the client delivers beside a reply (`turnCompanion`, tied
+    /// to a tool call by `sourceToolUseID`, or one of its notices).
     User {
         delivered: bool,
     },
@@ -78,6 +79,16 @@ impl Item {
             Kind::Attachment => Item::default(),
         }
     }
+}
+
+/// Whether the first text of a meta user row is one of the client's own notices (`XB`): those
+/// are delivered beside a reply, like the rows [`Class::User`] marks `delivered`.
+pub(super) fn is_notice(text: &str) -> bool {
+    NOTICE_PREFIXES.iter().any(|p| text.starts_with(p))
+        || NOTICES.contains(&text)
+        || NOTICE_HOOKS
+            .iter()
+            .any(|h| text.strip_prefix(h).is_some_and(|r| r.starts_with(HOOK_FEEDBACK)))
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -350,6 +361,21 @@ mod tests {
     fn rows_only_of_results_between_leave_the_reply_as_written() {
         let items = [reply("m1", &["t1"]), result("t1"), reply("m1", &["t2"]), result("t2")];
         assert_eq!(order(&items), None);
+    }
+
+    #[test]
+    fn the_clients_notices_are_delivered_rows() {
+        assert!(is_notice("Stop hook feedback:\n[check.sh]: run it again"));
+        assert!(is_notice("TaskCompleted hook feedback:\nx"));
+        assert!(!is_notice("Stop hook feedback: without a newline"));
+        assert!(is_notice("Goal check-in: \u{ab}tests pass\u{bb}"));
+        assert!(is_notice(
+            "Your tool call was malformed and could not be parsed. Please retry."
+        ));
+        assert!(!is_notice(
+            "Your tool call was malformed and could not be parsed. Please retry. Now."
+        ));
+        assert!(!is_notice("fix the tests"));
     }
 
     #[test]
