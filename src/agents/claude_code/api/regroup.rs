@@ -125,22 +125,20 @@ struct Span {
     shape: Shape,
 }
 
-/// The new order of `items` and how many replies were regrouped, or `None` when nothing moves.
-pub(super) fn order(items: &[Item]) -> Option<(Vec<usize>, usize)> {
+/// Each reply's span, with its shape, and the reply each tool call belongs to (`None` for an
+/// id two replies use).
+type Spans<'a> = (HashMap<&'a str, Span>, HashMap<&'a str, Option<&'a str>>);
+
+fn spans(items: &[Item]) -> Spans<'_> {
     let mut spans: HashMap<&str, Span> = HashMap::new();
-    let mut replies: Vec<&str> = Vec::new();
-    // The reply each tool call belongs to; `None` for an id two replies use.
     let mut caller: HashMap<&str, Option<&str>> = HashMap::new();
     for (i, it) in items.iter().enumerate() {
         let Some(r) = it.response.as_deref() else { continue };
-        let span = spans.entry(r).or_insert_with(|| {
-            replies.push(r);
-            Span {
-                first: i,
-                last: i,
-                rows: 0,
-                shape: Shape::Whole,
-            }
+        let span = spans.entry(r).or_insert(Span {
+            first: i,
+            last: i,
+            rows: 0,
+            shape: Shape::Whole,
         });
         span.last = i;
         span.rows += 1;
@@ -155,23 +153,28 @@ pub(super) fn order(items: &[Item]) -> Option<(Vec<usize>, usize)> {
                 .or_insert(Some(r));
         }
     }
-    let mut any_split = false;
-    for r in &replies {
-        let span = spans.get_mut(r).expect("listed");
-        if span.last - span.first + 1 != span.rows {
-            for it in &items[span.first + 1..span.last] {
-                match seen(it, r) {
-                    Seen::Fence => {
-                        span.shape = Shape::Fenced;
-                        break;
-                    }
-                    Seen::Delivery => span.shape = Shape::Split,
-                    Seen::Block | Seen::Result => {}
+    for (r, span) in spans.iter_mut() {
+        if span.last - span.first + 1 == span.rows {
+            continue;
+        }
+        for it in &items[span.first + 1..span.last] {
+            match seen(it, r) {
+                Seen::Fence => {
+                    span.shape = Shape::Fenced;
+                    break;
                 }
+                Seen::Delivery => span.shape = Shape::Split,
+                Seen::Block | Seen::Result => {}
             }
         }
-        any_split |= span.shape == Shape::Split;
     }
+    (spans, caller)
+}
+
+/// The new order of `items` and how many replies were regrouped, or `None` when nothing moves.
+pub(super) fn order(items: &[Item]) -> Option<(Vec<usize>, usize)> {
+    let (spans, caller) = spans(items);
+    let any_split = spans.values().any(|s| s.shape == Shape::Split);
     let (early, moved) = early_results(items, &spans, &caller);
     if !any_split && early.is_empty() {
         return None;
