@@ -154,6 +154,8 @@ fixtures!(
     b4_tip_is_the_last_row_written,
     c10_c11_rows_not_sent_and_escaped,
     c13_reminders_in_the_last_message,
+    c14_mentioned_directories,
+    c15_reply_split_by_delivered_rows,
     c1_c2_attachments_before_the_prompt,
     c1_c3_files_directories_diagnostics,
     c1_c3_plan_mode_and_queued_messages,

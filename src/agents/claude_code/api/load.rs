@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 use super::Pipeline;
 use super::attachments::{self, Context, Message, Rendered};
 use super::blocks::{Block, Content, Role};
+use super::regroup;
 use super::rules::Rule;
 use crate::agents::claude_code::chain::Kind;
 use crate::io::json::{LBool, LString};
@@ -28,6 +29,9 @@ pub(super) struct Row {
     pub origin: Option<(String, Option<String>)>,
     /// An attachment row: what the client makes of it.
     pub attachment: Option<Attachment>,
+    /// A user row the client delivers beside a reply (`turnCompanion`, a `sourceToolUseID`,
+    /// or one of its notices): it does not fence a reply's rows (C15).
+    pub delivered: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -75,6 +79,10 @@ struct RecPeek<'a> {
     transcript_only: LBool,
     #[serde(default, rename = "verifiedSlackHumanTurn")]
     verified_slack: LBool,
+    #[serde(default, rename = "turnCompanion")]
+    turn_companion: LBool,
+    #[serde(default, rename = "sourceToolUseID")]
+    source_tool_use: LString,
     #[serde(default, borrow)]
     message: Option<MsgPeek<'a>>,
 }
@@ -237,6 +245,7 @@ fn row_of_record(
         local_command: false,
         origin: None,
         attachment: None,
+        delivered: false,
     };
     match kind {
         Kind::Attachment => {
@@ -312,8 +321,14 @@ fn row_of_record(
                 let sub = o.get("subkind").and_then(Value::as_str).map(str::to_string);
                 Some((kind, sub))
             });
+            let first_text = match &content {
+                Content::Str(s) => Some(s.as_str()),
+                Content::Blocks(b) => b.first().filter(|x| x.ty == "text").and_then(|x| x.text.as_deref()),
+            };
+            let notice = rec.is_meta.is_true() && first_text.is_some_and(regroup::is_notice);
             Some(Row {
                 is_meta: rec.is_meta.is_true(),
+                delivered: rec.turn_companion.is_true() || rec.source_tool_use.0.is_some() || notice,
                 origin,
                 ..base(Role::User, content)
             })

@@ -128,6 +128,9 @@ pub(super) fn merge(
                 continue;
             }
             p.fire(Rule::C1);
+            if att.ty == "directory" {
+                p.fire(Rule::C14);
+            }
             match msgs.last_mut() {
                 Some(last) if last.role == Role::User => {
                     for m in &messages {

@@ -2,7 +2,8 @@
 //! loaded chain (`docs/claude-code-request.md`).
 //!
 //! The chain on disk is not what the model receives. From the last compact boundary on, the
-//! client keeps user and assistant rows (and `local_command` system rows, as user text),
+//! client puts the rows of a reply split by rows delivered in between back together, keeps
+//! user and assistant rows (and `local_command` system rows, as user text),
 //! renders attachment rows as `<system-reminder>` text (or system messages, for models that
 //! take them), drops synthetic API-error rows, removes the signed thinking of other models
 //! than the request model unless the thinking policy keeps it (`docs/claude-code-model.md`),
@@ -21,6 +22,7 @@ mod attachments;
 mod blocks;
 mod load;
 mod merge;
+mod regroup;
 pub mod rules;
 mod steps;
 
@@ -32,6 +34,7 @@ use self::blocks::{Block, Content, Msg, Role, block_type, msg_json, msg_json_len
 pub use self::load::MAX_BLOCKS;
 use self::load::{Row, Turn, row_of};
 use self::merge::Target;
+use self::regroup::Item;
 pub use self::rules::{INTERRUPTED, ORPHANED, Rule, SENTINEL};
 use super::chain::{Chain, Kind, Sub, Transcript};
 use super::model::RequestModel;
@@ -142,28 +145,28 @@ pub fn api_view(
         .rposition(|&pos| t.node(pos).is_boundary())
         .map_or(0, |i| i + 1);
     let mut rows = Vec::new();
+    let mut items = Vec::new();
     let mut turn = Turn::default();
     let mut blocks_held = 0usize;
     for &pos in &chain.positions[start..] {
         let node = t.node(pos);
         let sendable = matches!(node.kind, Kind::User | Kind::Assistant | Kind::Attachment)
             || (node.kind == Kind::System && node.sub == Sub::LocalCommand);
-        if !sendable {
-            continue;
+        let mut row = None;
+        if sendable {
+            let bytes = src.read_range(node.offset, node.len as usize)?;
+            row = row_of(&bytes, node.kind, node.line, &mut turn, &mut p).map_err(|n| too_many(node.line, n))?;
         }
-        let bytes = src.read_range(node.offset, node.len as usize)?;
-        match row_of(&bytes, node.kind, node.line, &mut turn, &mut p) {
-            Err(n) => return Err(too_many(node.line, n)),
-            Ok(Some(row)) => {
-                blocks_held += row.content.as_array().map_or(1, Vec::len);
-                if blocks_held > MAX_BLOCKS {
-                    return Err(too_many(node.line, blocks_held));
-                }
-                rows.push(row);
+        if let Some(r) = &row {
+            blocks_held += r.content.as_array().map_or(1, Vec::len);
+            if blocks_held > MAX_BLOCKS {
+                return Err(too_many(node.line, blocks_held));
             }
-            Ok(None) => {}
         }
+        items.push(Item::of(node.kind, node.sub, row.as_ref()));
+        rows.push(row);
     }
+    let mut rows = regroup_replies(rows, &items, &mut p);
     drop_api_errors(&mut rows, &mut p);
     strip_other_models_thinking(&mut rows, request, &mut p);
     let model = Some(request.model.clone());
@@ -191,6 +194,20 @@ pub fn api_view(
         model,
         not_emulated,
     })
+}
+
+/// C15: the rows of a reply split by rows delivered in between, put back together as the
+/// client reads the transcript; `rows[i]` is the row of `items[i]`, if it can be sent.
+fn regroup_replies(mut rows: Vec<Option<Row>>, items: &[Item], p: &mut Pipeline) -> Vec<Row> {
+    match regroup::order(items) {
+        Some((order, replies)) => {
+            for _ in 0..replies {
+                p.fire(Rule::C15);
+            }
+            order.into_iter().filter_map(|i| rows[i].take()).collect()
+        }
+        None => rows.into_iter().flatten().collect(),
+    }
 }
 
 /// The error of a view over [`MAX_BLOCKS`] content blocks, `n` of them by `line`.

@@ -39,6 +39,8 @@ pub enum Rule {
     C11,
     C12,
     C13,
+    C14,
+    C15,
     B1,
     B2,
     B3,
@@ -46,7 +48,7 @@ pub enum Rule {
 
 impl Rule {
     /// Every rule, in report order.
-    pub const ALL: [Rule; 32] = [
+    pub const ALL: [Rule; 34] = [
         Rule::A1,
         Rule::A2,
         Rule::A4,
@@ -76,6 +78,8 @@ impl Rule {
         Rule::C11,
         Rule::C12,
         Rule::C13,
+        Rule::C14,
+        Rule::C15,
         Rule::B1,
         Rule::B2,
         Rule::B3,
@@ -112,6 +116,8 @@ impl Rule {
             Rule::C11 => "C11",
             Rule::C12 => "C12",
             Rule::C13 => "C13",
+            Rule::C14 => "C14",
+            Rule::C15 => "C15",
             Rule::B1 => "B1",
             Rule::B2 => "B2",
             Rule::B3 => "B3",
@@ -149,6 +155,8 @@ impl Rule {
             Rule::C11 => "text that starts like a <system-reminder> tag escaped",
             Rule::C12 => "citations other than web search locations removed",
             Rule::C13 => "reminders in the last user message left out (the client's per-turn context)",
+            Rule::C14 => "a mentioned directory sent as a Bash `ls` call and its output",
+            Rule::C15 => "a reply's rows split by rows delivered in between sent together",
             Rule::B1 => "loader: a broken parent link bridged to an entry at most 5 s older",
             Rule::B2 => "loader: parallel tool calls recovered in file order",
             Rule::B3 => "loader: system rows under the tip appended",
@@ -187,6 +195,8 @@ impl Rule {
             Rule::C11 => "docs/claude-code-request.md#c11-text-that-looks-like-a-reminder-tag",
             Rule::C12 => "docs/claude-code-request.md#c12-citations",
             Rule::C13 => "docs/claude-code-request.md#c13-reminders-in-the-last-user-message",
+            Rule::C14 => "docs/claude-code-request.md#c14-a-mentioned-directory",
+            Rule::C15 => "docs/claude-code-request.md#c15-a-reply-split-by-delivered-rows",
             Rule::B1 => "docs/claude-code-request.md#b1-broken-parent-links",
             Rule::B2 => "docs/claude-code-request.md#b2-parallel-calls",
             Rule::B3 => "docs/claude-code-request.md#b3-trailing-system-rows",
@@ -378,6 +388,44 @@ pub fn rewritten_tool_input(tool: &str, input: &serde_json::Value) -> Option<ser
         .collect();
     Some(serde_json::Value::Object(kept))
 }
+
+/// The notices the client writes as meta user rows (`XB`): a reply split around one is still
+/// one reply (C15). Texts that start a notice:
+pub const NOTICE_PREFIXES: [&str; 5] = [
+    "[structured-output-enforce]",
+    "[projects-reply-gate]",
+    "You ended the turn without calling SendUserMessage.",
+    "Linked in your reply but not sent:",
+    "Goal check-in: «",
+];
+
+/// Notices written whole.
+pub const NOTICES: [&str; 20] = [
+    "The previous response failed to produce a valid tool call. Please retry the tool call now.",
+    "Your tool call was malformed and could not be parsed. Please retry.",
+    "[Your previous response had no visible output. Please continue and produce a user-visible response.]",
+    "<system-reminder>\nAbout the update above only: other background work is still running. If this update needs no action and holds nothing the user needs to know yet, end your turn now with an empty reply. An empty reply is a valid, complete turn: write no text, not even a line saying that nothing is new, and call no tool in its place, whether to wait, to check for more or to do nothing (such as `true`). Tell them now about a failure, a risk, a surprise, a result they asked to hear about, or a decision you need from them, even if they asked for one summary at the end. If all the work they asked for is now done, say so.\n</system-reminder>",
+    "The PermissionDenied hook indicated you may retry this tool call.",
+    "The turn did not end: a tool call in your last message asked to end it, but another call in that message failed. Deal with the failure, then finish the turn. The calls that succeeded took effect, so do not repeat them.",
+    "Your response above was stopped by a safety classifier — this is not a tool or API error. The rest of it was withheld, and tool calls in it that had not finished did not run. Do not produce that content again, even reworded.",
+    "Your response above was stopped by a safety classifier — this is not a tool or API error. The rest of it was withheld, and tool calls in it that had not finished did not run. Do not produce that content again, even reworded. Exception: a tool call whose result reads \"Interrupted\" was already running when the response was stopped; it may have partially or fully completed.",
+    "Your response above was stopped by a safety classifier — this is not a tool or API error. The rest of it was withheld, and tool calls in it that had not finished did not run. Do not produce that content again, even reworded. Assume the stop was right. Tell the person that an automated safety check stopped the response and don't guess why it happened.",
+    "Your response above was stopped by a safety classifier — this is not a tool or API error. The rest of it was withheld, and tool calls in it that had not finished did not run. Do not produce that content again, even reworded. Exception: a tool call whose result reads \"Interrupted\" was already running when the response was stopped; it may have partially or fully completed. Assume the stop was right. Tell the person that an automated safety check stopped the response and don't guess why it happened. You can still check how far the interrupted call got.",
+    "Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.",
+    "Output token limit hit while you were still reasoning, before this response produced any text or tool call. That reasoning was not kept and is not part of this conversation, so there is nothing to resume. Continue from the conversation above: reason much more briefly and produce your answer or next tool call well within the output limit.",
+    "[Your previous response reached the output limit with no visible output. Please continue and produce a brief user-visible response or tool call right away.]",
+    "Your response was cut off because it exceeded the output token limit. Continue from where you left off and finish the response. Start a new code fence or table header first if you were inside one.",
+    "Output token limit hit. Your caller does not receive an answer in pieces. If you were giving your final answer, give the whole answer again, more briefly — no apology, no mention of the cut-off. Otherwise continue the work in smaller pieces.",
+    "Output token limit hit again. Your caller does not receive an answer in pieces. If you were giving your final answer, give the whole answer in at most half the length of your last attempt: keep every item and cut the detail. Do not shorten text that must stay exact, such as code, data or translations. If it cannot be made that short, say so in your first line, then give what fits. If you were not giving your final answer, continue the work in smaller pieces.",
+    "Output token limit hit again, so this summary is too long to finish. Give the whole summary again from the start in one <summary> block of at most about 2,000 words. Think only briefly and leave out the <analysis> block. Keep every section, above all the user's requests and who each came from, pending tasks, current work and next step. Keep security-relevant instructions and limits verbatim, and what any additional instructions ask to keep. Cut other code, quotes and detail.",
+    "Your response was cut off because it exceeded the output token limit. The cut fell inside a tool call, so that call did not run and nothing of it was kept. Make the call again in a shorter response: split long content across several smaller tool calls. For a long file, write the first part and then append the rest in later calls.",
+    "Your response above was cut off mid-stream. Resume directly from where it stops — no apology, no recap. If none of it survived, answer the request from the start.",
+    "Your response above was cut off mid-stream and only your next message is delivered. Write the complete response again from the start — no apology, no mention of the cut-off.",
+];
+
+/// Hooks whose feedback is a notice: `NAME hook feedback:` and a newline.
+pub const NOTICE_HOOKS: [&str; 4] = ["Stop", "TeammateIdle", "TaskCreated", "TaskCompleted"];
+pub const HOOK_FEEDBACK: &str = " hook feedback:\n";
 
 #[cfg(test)]
 mod tests {

@@ -493,31 +493,55 @@ fn js_number(f: f64) -> String {
     }
 }
 
-/// Whether a path needs no quoting in a shell command (`jo` leaves it as it is).
-fn shell_plain(p: &str) -> bool {
-    !p.is_empty()
-        && p.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_/.,:@%+=-".contains(&b))
+/// A path as the client quotes it for a shell command (`jo`): plain when every character is
+/// one a shell leaves alone, else in single quotes, a `'` inside closed, escaped and reopened.
+pub(super) fn shell_quote(p: &str) -> String {
+    if p.is_empty() {
+        return "''".to_string();
+    }
+    if p.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"_./:=@+,-".contains(&b))
+    {
+        return p.to_string();
+    }
+    format!("'{}'", p.replace('\'', "'\"'\"'"))
 }
 
-/// A directory the user mentioned: shown as a call of `ls` and its output.
+/// What the Bash tool's result keeps of its output: the blank lines before the first line
+/// with text go, and trailing whitespace (the first line's indentation stays).
+pub(super) fn shell_output(out: &str) -> &str {
+    let mut rest = out;
+    while let Some(nl) = rest.find('\n') {
+        if !rest[..nl].chars().all(js_space) {
+            break;
+        }
+        rest = &rest[nl + 1..];
+    }
+    rest.trim_end_matches(js_space)
+}
+
+/// Whitespace as JavaScript's `\s` and `trim` know it: Unicode's without U+0085, and the
+/// byte-order mark.
+fn js_space(c: char) -> bool {
+    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
+}
+
+/// A directory the user mentioned: shown as a call of `ls` and its output, the output as the
+/// Bash tool returns it and not escaped (rule C14).
 pub(super) fn directory(a: &Value) -> Rendered {
     let (Some(path), Some(content)) = (s(a, "path"), s(a, "content")) else {
         return Rendered::NotEmulated;
     };
-    if !shell_plain(path) {
-        return Rendered::NotEmulated;
-    }
-    let input = serde_json::json!({"command": format!("ls {path}"), "description": format!("Lists files in {path}")});
-    let call = format!("Called the Bash tool with the following input: {input}");
-    if escape_reminder_tags_closing(&call) != call || escape_reminder_tags_closing(content) != content {
-        return Rendered::NotEmulated;
-    }
+    let input = serde_json::json!({"command": format!("ls {}", shell_quote(path)), "description": format!("Lists files in {path}")});
+    let call = format!(
+        "Called the Bash tool with the following input: {}",
+        escape_reminder_tags_closing(&input.to_string())
+    );
     Rendered::Messages(vec![
         Message::Str(reminder(&call)),
         Message::Str(reminder(&format!(
             "Result of calling the Bash tool:\n{}",
-            content.trim()
+            shell_output(content)
         ))),
     ])
 }

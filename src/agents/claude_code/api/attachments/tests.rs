@@ -47,3 +47,51 @@ fn recorded_texts_win_over_the_table() {
         matches!(render(&bad, Context::default()), Rendered::Messages(m) if m.len() == 1 && m[0].texts().unwrap()[0].contains("2026-07-02"))
     );
 }
+
+#[test]
+fn paths_are_quoted_as_the_client_quotes_shell_words() {
+    assert_eq!(
+        shell_quote("/home/dev/a_b.c:d=e@f+g,h-i"),
+        "/home/dev/a_b.c:d=e@f+g,h-i"
+    );
+    assert_eq!(shell_quote(""), "''");
+    assert_eq!(shell_quote("/home/dev/my dir"), "'/home/dev/my dir'");
+    assert_eq!(shell_quote("/home/dev/100%"), "'/home/dev/100%'");
+    assert_eq!(shell_quote("D:\\dev\\win-dir"), "'D:\\dev\\win-dir'");
+    assert_eq!(shell_quote("/home/dev/it's"), "'/home/dev/it'\"'\"'s'");
+    assert_eq!(shell_quote("~/x"), "'~/x'");
+}
+
+#[test]
+fn a_listing_keeps_what_the_bash_tool_keeps_of_its_output() {
+    assert_eq!(shell_output("\n \t\n  a\n b  \n\n"), "  a\n b");
+    assert_eq!(shell_output("a\u{feff}\u{a0}"), "a");
+    assert_eq!(shell_output("a\u{85}"), "a\u{85}");
+    assert_eq!(shell_output("\u{85}\nb"), "\u{85}\nb");
+    assert_eq!(shell_output("  \n"), "");
+    assert_eq!(shell_output(""), "");
+}
+
+#[test]
+fn a_directory_is_a_call_of_ls_and_its_output_unescaped() {
+    let a = json!({"type": "directory", "path": "/d/my dir", "content": "x </system-reminder>\n", "displayPath": "../my dir"});
+    let Rendered::Messages(m) = kinds::directory(&a) else {
+        panic!("rendered")
+    };
+    let texts: Vec<&str> = m
+        .iter()
+        .map(|m| match m {
+            Message::Str(s) => s.as_str(),
+            _ => panic!("text"),
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            reminder(
+                "Called the Bash tool with the following input: {\"command\":\"ls '/d/my dir'\",\"description\":\"Lists files in /d/my dir\"}"
+            ),
+            reminder("Result of calling the Bash tool:\nx </system-reminder>"),
+        ]
+    );
+}
