@@ -326,6 +326,19 @@ fn refused(msg: String) -> io::Error {
     io::Error::other(Refused(msg))
 }
 
+/// The refusal to rewrite a file that another process holds open for writing: after the
+/// rename it would go on writing to the old file, which is then only the backup.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{} {} the file open for writing, so what it writes after the rewrite would reach only the backup; \
+     nothing changed: let it finish (quit the session), or pass --force",
+    .writers.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+    if .writers.len() == 1 { "holds" } else { "hold" }
+)]
+pub struct HeldOpen {
+    pub writers: Vec<crate::io::writers::Writer>,
+}
+
 /// The refusal inside `e`, when the rewrite was refused rather than failed.
 pub fn refusal(e: &io::Error) -> Option<&Refused> {
     e.get_ref().and_then(|r| r.downcast_ref::<Refused>())
@@ -401,8 +414,9 @@ pub fn replace_with_backup(path: &Path, bytes: &[u8], tag: &str) -> io::Result<P
 
 /// [`replace_with_backup`] with the new content written by `write` straight into the
 /// temporary file, so a large document is never held twice in memory; refused when the file
-/// changed since `how.seen`, is read-only (without `how.force`) or is being rewritten by
-/// another cctool run ([`refusal`] tells these from failures).
+/// changed since `how.seen`, is read-only or held open for writing by another process
+/// (both without `how.force`; [`HeldOpen`]) or is being rewritten by another cctool run
+/// ([`refusal`] tells these from failures).
 pub fn replace_with_backup_by(
     path: &Path,
     how: &InPlace<'_>,
@@ -433,6 +447,12 @@ pub fn replace_with_backup_by(
     let meta = lock.metadata()?;
     if let Some(msg) = changed(&meta) {
         return Err(refused(msg));
+    }
+    if !how.force {
+        let writers = crate::io::writers::open_writers(&target);
+        if !writers.is_empty() {
+            return Err(io::Error::other(HeldOpen { writers }));
+        }
     }
     if meta.permissions().readonly() && !how.force {
         return Err(refused(
@@ -630,9 +650,12 @@ pub fn occupied(path: &Path) -> bool {
 /// content once it was renamed into place — and the backup, once made, holds the original.
 pub fn rewrite_failed(e: std::io::Error) -> crate::error::Error {
     use crate::error::Error;
-    match refusal(&e) {
-        Some(r) => Error::NotRewritten(r.to_string()),
-        None => Error::RewriteUnfinished(e),
+    if let Some(r) = refusal(&e) {
+        return Error::NotRewritten(r.to_string());
+    }
+    match e.downcast::<HeldOpen>() {
+        Ok(h) => Error::HeldOpen(h),
+        Err(e) => Error::RewriteUnfinished(e),
     }
 }
 

@@ -32,6 +32,7 @@ mod hostile;
 mod imports;
 mod input;
 mod json_types;
+mod lost_writes;
 mod memory_read;
 mod migrate;
 mod props;
