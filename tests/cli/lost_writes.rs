@@ -73,3 +73,62 @@ fn a_rollout_held_open_for_writing_is_not_rewritten_in_place() {
         assert!(std::fs::read(&f).unwrap() != original, "{cmd}: rewritten with --force");
     }
 }
+
+/// The temporary file a cctool run is writing in `dir`, once it holds something.
+fn temp_with_content(dir: &Path) -> Option<std::path::PathBuf> {
+    std::fs::read_dir(dir).ok()?.flatten().map(|e| e.path()).find(|p| {
+        p.file_name()
+            .is_some_and(|n| n.to_string_lossy().contains(".cctool-unfinished-"))
+            && std::fs::metadata(p).is_ok_and(|m| m.len() > 0)
+    })
+}
+
+/// Extending an earlier conversion while the target's agent appends to it: the line appended
+/// after cctool read the target (once the copy of the target is in the temporary file) is
+/// never lost to the rename. The run refuses and leaves the target with the line.
+#[test]
+fn a_line_appended_to_the_target_while_it_is_extended_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("source.jsonl");
+    let out = dir.path().join("out.jsonl");
+    let whole = crate::compact_crash::big_claude_transcript(6_000);
+    let first: usize = whole.split_inclusive(|&b| b == b'\n').take(30).map(<[u8]>::len).sum();
+    write_aged(&src, &whole[..first]);
+    let convert = || {
+        Command::new(env!("CARGO_BIN_EXE_cctool"))
+            .env("HOME", "/nonexistent-home")
+            .env_remove("CODEX_HOME")
+            .args(["convert", "--to", "codex", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    assert!(convert().wait_with_output().unwrap().status.success());
+    write_aged(&src, &whole);
+    let line = "{\"timestamp\":\"2026-01-02T00:00:00.000Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"agent_message\",\"message\":\"appended by the agent\"}}\n";
+    let mut run = convert();
+    let mut hit = false;
+    while run.try_wait().unwrap().is_none() {
+        if temp_with_content(dir.path()).is_some() {
+            let mut f = std::fs::OpenOptions::new().append(true).open(&out).unwrap();
+            std::io::Write::write_all(&mut f, line.as_bytes()).unwrap();
+            // The rename had not happened yet: the line went to the file being extended.
+            hit = temp_with_content(dir.path()).is_some();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    let done = run.wait_with_output().unwrap();
+    assert!(hit, "the conversion ended before the line could be appended during it");
+    let now = std::fs::read_to_string(&out).unwrap();
+    let e = String::from_utf8_lossy(&done.stderr);
+    assert!(now.contains("appended by the agent"), "the appended line was lost: {e}");
+    assert_eq!(done.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("out.jsonl: not rewritten: the file changed while cctool worked on it"),
+        "{e}"
+    );
+}
