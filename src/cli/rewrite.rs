@@ -16,7 +16,8 @@ pub(super) fn parse_version(s: &str) -> Result<u32, String> {
     long_about = "Migrate cctool session files to schema version N (default and maximum 5) through the \
 chain v1 -> v2 -> v3 -> v4 -> v5, in place and safely: a backup beside the file (FILE.v<old>.bak, \
 never overwriting an existing one; a hard link to the original where the filesystem allows), a temporary file in the same folder, fsync, rename, fsync of \
-the folder. A file modified in the last 60 s may still be written by its harness, a file another \
+the folder. A file modified in the last 60 s may still be written by its harness (unless cctool \
+wrote it and nothing changed it since), a file another \
 process holds open for writing (an idle Codex its rollout) would keep receiving its lines in the \
 backup, and a read-only file may have been protected on purpose: all are refused unless --force. A file that changes \
 while it is migrated is left as it is (the rewrite holds a lock and checks its size and time \

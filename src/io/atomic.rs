@@ -281,6 +281,7 @@ fn write_via_temp(
     let mut w = Output::new(f);
     write(&mut w)?;
     if let Some(f) = w.into_file()? {
+        crate::io::own::mark(&f);
         f.sync_all()?;
     }
     if keep_mode && let Ok(meta) = fs::metadata(path) {

@@ -31,6 +31,7 @@ pub mod mapguard {
     }
 }
 pub mod needles;
+pub mod own;
 pub mod paths;
 pub mod source;
 pub mod writers;

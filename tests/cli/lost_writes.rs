@@ -132,3 +132,46 @@ fn a_line_appended_to_the_target_while_it_is_extended_is_kept() {
         "{e}"
     );
 }
+
+/// A file cctool wrote a moment ago (`migrate -o`, then `migrate` in place) is not a live
+/// session: the next `migrate` and `compact` take it without `--force`. Once anything else
+/// writes to it, it is judged by its modification time again and refused.
+#[test]
+fn a_file_cctool_just_wrote_is_not_taken_for_a_live_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = dir.path().join("s.json");
+    let run = |args: &[&str]| {
+        let out = cctool().args(args).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let p = s.to_str().unwrap();
+    let v1 = fixture("migrate/v1.json");
+    assert_eq!(
+        run(&["migrate", "--to", "v3", "-o", p, v1.to_str().unwrap()]).0,
+        Some(0)
+    );
+    let (code, e) = run(&["migrate", p]);
+    assert_eq!(code, Some(0), "{e}");
+    let (code, e) = run(&[
+        "compact",
+        "--keep-recent",
+        "10",
+        "-o",
+        dir.path().join("c1.json").to_str().unwrap(),
+        p,
+    ]);
+    assert!(!e.contains("modified"), "{e}");
+    assert_ne!(code, Some(2), "{e}");
+    let mut f = std::fs::OpenOptions::new().append(true).open(&s).unwrap();
+    std::io::Write::write_all(&mut f, b"\n").unwrap();
+    let (code, e) = run(&[
+        "compact",
+        "--keep-recent",
+        "10",
+        "-o",
+        dir.path().join("c2.json").to_str().unwrap(),
+        p,
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(e.contains("modified 0 s ago"), "{e}");
+}
