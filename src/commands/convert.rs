@@ -338,6 +338,11 @@ fn write_conversion(
             Some(Stop::UpToDate) => {
                 finish(r, &mut lines);
                 r.written = Some("up-to-date");
+                // A run killed between its rename and the registration left the rollout in
+                // place without its row: registering is idempotent, so it is done again.
+                if a.into_store && to == Format::Codex {
+                    register(&path, r);
+                }
                 return Ok(());
             }
             Some(Stop::Differs(_)) if a.force => {

@@ -663,3 +663,35 @@ fn an_index_locked_against_reading_is_said_to_be_locked() {
         holder.execute_batch("ROLLBACK").unwrap();
     }
 }
+
+/// A placement killed between its rename and its registration leaves a rollout without a row:
+/// the re-run finds the rollout up to date and registers it, not "up-to-date" with no row.
+#[test]
+fn an_up_to_date_placement_left_unregistered_is_registered_by_the_re_run() {
+    let home = codex_home_with_index();
+    let cwd = home.path().join("work").display().to_string();
+    let src = home.path().join("source.jsonl");
+    write_transcript(&src, "11111111-2222-4333-8444-555555555555", &cwd);
+    let convert = || {
+        let out = crate::util::cctool()
+            .args(["convert", "--to", "codex", "--into-store", "--json"])
+            .arg(&src)
+            .env("CODEX_HOME", home.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(convert()["registered"], "added");
+    let db = rusqlite::Connection::open(home.path().join(codex::STATE_DB)).unwrap();
+    db.execute("DELETE FROM threads", []).unwrap();
+    let r = convert();
+    assert_eq!(
+        (&r["written"], &r["registered"]),
+        (&"up-to-date".into(), &"added".into()),
+        "{r}"
+    );
+    assert_eq!(rows(home.path()).len(), 1);
+    // Registered and up to date: nothing to do.
+    assert_eq!(convert()["registered"], "unchanged");
+}
