@@ -175,3 +175,75 @@ fn a_file_cctool_just_wrote_is_not_taken_for_a_live_session() {
     assert_eq!(code, Some(2));
     assert!(e.contains("modified 0 s ago"), "{e}");
 }
+
+/// A session in which the user changed directory after its earlier conversion is still the
+/// same session: the conversion is extended, not refused as "line 1 differs". Both ways.
+#[test]
+fn a_conversion_is_extended_after_the_user_changed_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let claude = |i: usize, cwd: &str| {
+        let parent = if i == 0 {
+            serde_json::Value::Null
+        } else {
+            format!("aaaaaaaa-0000-4000-8000-{:012}", i - 1).into()
+        };
+        let (kind, message) = if i.is_multiple_of(2) {
+            (
+                "user",
+                serde_json::json!({"role": "user", "content": format!("question {i}")}),
+            )
+        } else {
+            (
+                "assistant",
+                serde_json::json!({"id": format!("msg_{i}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                "content": [{"type": "text", "text": format!("answer {i}")}], "stop_reason": "end_turn"}),
+            )
+        };
+        serde_json::json!({"type": kind, "uuid": format!("aaaaaaaa-0000-4000-8000-{i:012}"), "parentUuid": parent,
+            "sessionId": "11111111-2222-4333-8444-555555555555", "cwd": cwd, "isSidechain": false, "userType": "external",
+            "timestamp": format!("2026-11-30T10:00:{i:02}.000Z"), "message": message}).to_string() + "\n"
+    };
+    let codex = |i: usize, cwd: &str| {
+        let ts = format!("2026-11-30T10:00:{i:02}.000Z");
+        if i == 0 {
+            return serde_json::json!({"timestamp": ts, "type": "session_meta", "payload": {"id": "11111111-2222-4333-8444-666666666666",
+                "timestamp": ts, "cwd": cwd, "originator": "codex_cli_rs", "cli_version": "0.171.0", "source": "cli"}}).to_string() + "\n";
+        }
+        let role = if i % 2 == 1 { "user" } else { "assistant" };
+        let kind = if role == "user" { "input_text" } else { "output_text" };
+        serde_json::json!({"timestamp": ts, "type": "turn_context", "payload": {"cwd": cwd, "model": "gpt-5"}})
+            .to_string()
+            + "\n"
+            + &serde_json::json!({"timestamp": ts, "type": "response_item", "payload": {"type": "message", "role": role,
+                "content": [{"type": kind, "text": format!("text {i}")}]}})
+            .to_string()
+            + "\n"
+    };
+    for (to, line) in [
+        ("codex", &claude as &dyn Fn(usize, &str) -> String),
+        ("claude-code", &codex),
+    ] {
+        let src = dir.path().join(format!("to-{to}.jsonl"));
+        let out = dir.path().join(format!("out-{to}.jsonl"));
+        let text = |n: usize| {
+            (0..n)
+                .map(|i| line(i, if i < 4 { "/work/one" } else { "/work/two" }))
+                .collect::<String>()
+        };
+        let convert = || {
+            let o = cctool()
+                .args(["convert", "--json", "--to", to, "-o"])
+                .arg(&out)
+                .arg(&src)
+                .output()
+                .unwrap();
+            let e = String::from_utf8_lossy(&o.stderr).into_owned();
+            assert_eq!(o.status.code(), Some(0), "{to}: {e}");
+            serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+        };
+        write_aged(&src, text(4).as_bytes());
+        assert_eq!(convert()["written"], "new");
+        write_aged(&src, text(8).as_bytes());
+        assert_eq!(convert()["written"], "appended", "{to}");
+    }
+}
