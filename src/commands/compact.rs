@@ -47,6 +47,13 @@ pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
         if let Some(f) = &report.summarizer_fallback {
             say.note(&format!("the summarizer was not used ({f}); the recap is extractive"));
         }
+        if report.tail_reduced && report.budget_met.is_none() {
+            say.note(&format!(
+                "the tail kept verbatim is {} tokens, less than --keep-recent {}: an earlier compaction's summary \
+                 within the most recent tokens goes into the new recap, so the tail starts after it",
+                report.kept_tokens, a.keep_recent
+            ));
+        }
         if report.tail_reduced && report.budget_met == Some(true) {
             say.note(&format!(
                 "to fit the budget, the tail kept verbatim is {} tokens, less than --keep-recent {}",
