@@ -159,7 +159,7 @@ pub struct CompactArgs {
     pub dry_run: bool,
 
     /// Where to write the compacted session (default: <name>.compacted.jsonl or .json beside
-    /// the input).
+    /// the input; in the current folder when the input is in an agent's store).
     #[arg(short = 'o', long, value_name = "OUT", conflicts_with = "in_place")]
     pub output: Option<PathBuf>,
 

@@ -14,6 +14,7 @@ mod codex_api;
 mod compact;
 mod compact_budget;
 mod compact_crash;
+mod compact_output;
 mod concurrency;
 mod convert;
 mod convert_clients;
