@@ -37,6 +37,10 @@ pub enum Error {
     /// A rewrite in place was refused before it began (the file changed, looks live, …).
     #[error("not rewritten: {0}")]
     NotRewritten(String),
+    /// A rewrite in place refused because another process (the agent) holds the file open
+    /// for writing.
+    #[error("not rewritten: {0}")]
+    HeldOpen(crate::io::atomic::HeldOpen),
     /// A rewrite in place failed part way. At every step the file is whole — the original,
     /// or the new content once renamed into place — and the backup, once made, holds the
     /// original.

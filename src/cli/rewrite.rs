@@ -16,8 +16,10 @@ pub(super) fn parse_version(s: &str) -> Result<u32, String> {
     long_about = "Migrate cctool session files to schema version N (default and maximum 5) through the \
 chain v1 -> v2 -> v3 -> v4 -> v5, in place and safely: a backup beside the file (FILE.v<old>.bak, \
 never overwriting an existing one; a hard link to the original where the filesystem allows), a temporary file in the same folder, fsync, rename, fsync of \
-the folder. A file modified in the last 60 s may still be written by its harness, and a read-only \
-file may have been protected on purpose: both are refused unless --force. A file that changes \
+the folder. A file modified in the last 60 s may still be written by its harness (unless cctool \
+wrote it and nothing changed it since), a file another \
+process holds open for writing (an idle Codex its rollout) would keep receiving its lines in the \
+backup, and a read-only file may have been protected on purpose: all are refused unless --force. A file that changes \
 while it is migrated is left as it is (the rewrite holds a lock and checks its size and time \
 before the rename). Through a symbolic link, the file it points to is migrated and backed up. A \
 file already at the target is left byte-identical. Migration is deterministic and idempotent; \
@@ -97,7 +99,8 @@ Native files are compacted by a summary (tier 2); --tier 1 applies to v5 session
 The input is never changed, except by --in-place, which keeps a backup (FILE.precompact.bak) and \
 replaces the file atomically, holding a lock and refusing if the file changed meanwhile (an agent \
 appending to it); through a symbolic link, the file it points to. Files modified in the last 60 s \
-or whose last line is not a complete record look live, and read-only files are protected: both are \
+or whose last line is not a complete record look live, files another process holds open for writing \
+(naming it) would keep receiving its lines in the backup, and read-only files are protected: all are \
 refused unless --force. An existing output is replaced only with --force.",
     after_long_help = "JSON RECORD (--json)\n  \
 {\"kind\":\"compaction\",\"file\",\"format\",\"tier\",\"changed\",\"output\",\"backup\",\"tokens_before\",\
@@ -156,7 +159,7 @@ pub struct CompactArgs {
     pub dry_run: bool,
 
     /// Where to write the compacted session (default: <name>.compacted.jsonl or .json beside
-    /// the input).
+    /// the input; in the current folder when the input is in an agent's store).
     #[arg(short = 'o', long, value_name = "OUT", conflicts_with = "in_place")]
     pub output: Option<PathBuf>,
 

@@ -21,7 +21,7 @@ Claude Code session whose request is over the API's 32 MB limit needs (doctor: r
 The file is read twice, as a stream, keeping only the hashes of the payloads seen. With -o the \
 result goes to OUT; with --in-place the file is replaced safely, as migrate does it: a backup beside \
 it (FILE.slim.bak, or FILE.restore.bak), a temporary file, fsync, rename; a file modified in the \
-last 60 s or read-only is refused unless --force.",
+last 60 s, held open for writing by another process (named) or read-only is refused unless --force.",
     after_long_help = "JSON RECORDS\n  {\"kind\":\"slim\",\"file\",\"bytes_before\",\"bytes_after\",\"payloads\",\
 \"payload_bytes\",\"deduplicated\",\"replaced\",\"extracted\",\"kept_sent\",\"restored\",\"dry_run\",\
 \"output\",\"backup\",\"error\"} per file: payloads is the number of distinct payloads, payload_bytes \

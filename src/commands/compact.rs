@@ -44,8 +44,22 @@ pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
         }
     }
     if !g.json {
+        if report.changed && !a.dry_run && !a.in_place && a.output.is_none() && in_store(&a.file) {
+            say.note(
+                "the session is in its agent's store, which would not resume a compacted copy beside it (the same \
+                 session id) but list it as a second copy: written to the current folder instead; --in-place \
+                 replaces the session itself, keeping a backup, and the agent resumes it as before",
+            );
+        }
         if let Some(f) = &report.summarizer_fallback {
             say.note(&format!("the summarizer was not used ({f}); the recap is extractive"));
+        }
+        if report.tail_reduced && report.budget_met.is_none() {
+            say.note(&format!(
+                "the tail kept verbatim is {} tokens, less than --keep-recent {}: an earlier compaction's summary \
+                 within the most recent tokens goes into the new recap, so the tail starts after it",
+                report.kept_tokens, a.keep_recent
+            ));
         }
         if report.tail_reduced && report.budget_met == Some(true) {
             say.note(&format!(
@@ -132,6 +146,29 @@ fn options(a: &CompactArgs, path: &Path) -> Options {
     }
 }
 
+/// Where the compaction goes without `-o`: beside the input, unless the input is in an agent's
+/// store. There the agent would not resume the copy (it has the same session id as the input)
+/// while `scan` and the agent's own listing would show it as a second copy of the session, so
+/// it goes to the current folder instead.
+fn default_output(input: &Path, suffix: &str) -> std::path::PathBuf {
+    let there = beside(input, suffix);
+    match there.file_name() {
+        Some(name) if in_store(input) => std::path::PathBuf::from(name),
+        _ => there,
+    }
+}
+
+/// Whether `input` is inside one of the agents' stores (`~/.claude/projects`,
+/// `~/.codex/sessions`, …).
+fn in_store(input: &Path) -> bool {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let file = canonical(input);
+    crate::io::paths::default_stores()
+        .found
+        .iter()
+        .any(|store| file.starts_with(canonical(store)))
+}
+
 /// A file being written by its agent must not be snapshotted: the agent's next line would be
 /// lost from the copy, or (in place) race the rename.
 fn refuse_live(src: &Source, format: Format, force: bool) -> crate::error::Result<()> {
@@ -209,7 +246,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> crate::error
         } else {
             "compacted.json"
         };
-        let out = a.output.clone().unwrap_or_else(|| beside(&a.file, suffix));
+        let out = a.output.clone().unwrap_or_else(|| default_output(&a.file, suffix));
         if same_file(&out, &a.file) {
             return Err(Error::refused(
                 "the output would replace the input; use --in-place to replace it with a backup",

@@ -15,7 +15,7 @@ use crate::convert::model::Counts;
 use crate::convert::stream::Lines;
 use crate::error::Error as JobError;
 use crate::io::Input;
-use crate::io::atomic::{write_new_file_by, write_stdout};
+use crate::io::atomic::{HeldOpen, Seen, extend_by, refusal, write_new_file_by, write_stdout};
 use crate::model::Format;
 use crate::output::Out;
 use crate::output::report::Reporter;
@@ -327,7 +327,13 @@ fn write_conversion(
     let existing = match std::fs::metadata(&path) {
         Ok(m) if m.is_file() && !replace => Some(
             std::fs::File::open(&path)
-                .and_then(|f| Against::open(f, into.passable))
+                .and_then(|f| {
+                    // Taken before the length the comparison keeps: a line appended between
+                    // the two changes the time, and the re-check before the rename sees it.
+                    let modified = f.metadata()?.modified().ok();
+                    let old = Against::open(f, into.passable)?;
+                    Ok((Seen { len: old.len, modified }, old))
+                })
                 .map_err(|e| JobError::Io(e).about(format!("cannot read the existing {}", path.display())))?,
         ),
         _ => None,
@@ -336,10 +342,12 @@ fn write_conversion(
     let written = match existing {
         None => write_new_file_by(&path, true, |w| write_all(w, &mut lines, &mut n))
             .map(|()| if replace { "replaced" } else { "new" }),
-        Some(mut old) => {
+        Some((seen, mut old)) => {
             let keep = std::fs::File::open(&path)
                 .map_err(|e| JobError::Io(e).about(format!("cannot read the existing {}", path.display())))?;
-            write_new_file_by(&path, true, |w| append(w, &mut lines, &mut old, &keep, &mut n)).map(|()| "appended")
+            // What the target's agent appends while the conversion runs would be lost to the
+            // rename: the target is re-checked under a lock right before it.
+            extend_by(&path, seen, a.force, |w| append(w, &mut lines, &mut old, &keep, &mut n)).map(|()| "appended")
         }
     };
     let how = match written {
@@ -348,6 +356,11 @@ fn write_conversion(
             Some(Stop::UpToDate) => {
                 finish(r, &mut lines);
                 r.written = Some("up-to-date");
+                // A run killed between its rename and the registration left the rollout in
+                // place without its row: registering is idempotent, so it is done again.
+                if a.into_store && to == Format::Codex {
+                    register(&path, r);
+                }
                 return Ok(());
             }
             Some(Stop::Differs(_)) if a.force => {
@@ -361,6 +374,11 @@ fn write_conversion(
                 ))));
             }
             Some(Stop::Read) => return Err(ConvertError::SourceCutShort),
+            None if refusal(&e).is_some() || e.get_ref().is_some_and(|r| r.is::<HeldOpen>()) => {
+                return Err(crate::io::atomic::rewrite_failed(e)
+                    .about(path.display().to_string())
+                    .into());
+            }
             None => return Err(JobError::Io(e).about(format!("cannot write {}", path.display())).into()),
         },
     };

@@ -226,7 +226,8 @@ pub fn prompt_tolerance(tail_tokens: usize) -> usize {
 
 /// Chooses the cut: the latest legal point that meets the request. Legal: never between a tool
 /// call and its result, after something new (not only earlier recaps), and with every earlier
-/// recap in the span. Without a budget, the tail keeps at least `--keep-recent` tokens; with
+/// recap in the span. Without a budget, the tail keeps at least `--keep-recent` tokens (the
+/// largest legal tail when an earlier recap lies within them and more precedes it); with
 /// one, it is the largest tail that fits (the smallest span), shorter than `--keep-recent` if
 /// the budget needs it. A cut before a user prompt is preferred when its tail is within
 /// [`prompt_tolerance`] of that. `fixed(at)` is the size of what replaces the span `[0, at)`
@@ -262,7 +263,17 @@ pub fn plan(units: &[Unit], opts: &Options, mut fixed: impl FnMut(usize) -> usiz
     let cuts = first_new + 1..=n;
     let Some(budget) = opts.budget else {
         // The smallest tail of at least keep_recent, or a prompt boundary keeping a little more.
-        let best = cuts.clone().rev().find(|&i| legal(i) && tail[i] >= opts.keep_recent)?;
+        let best = match cuts.clone().rev().find(|&i| legal(i) && tail[i] >= opts.keep_recent) {
+            Some(best) => best,
+            // More than keep_recent could be kept, but no cut keeping that much is legal (an
+            // earlier recap within the most recent tokens must go into the span): the largest
+            // legal tail is kept, shorter than asked and reported so, rather than nothing
+            // compacted with a note that everything is recent.
+            None if after_earlier > first_new + 1 && tail[first_new + 1] >= opts.keep_recent => {
+                cuts.clone().find(|&i| legal(i))?
+            }
+            None => return None,
+        };
         let most = tail[best] + prompt_tolerance(tail[best]);
         let at = (first_new + 1..=best)
             .rev()

@@ -134,3 +134,20 @@ fn nothing_to_compact_when_everything_is_recent() {
     let units = vec![prompt(10), prompt(10)];
     assert!(plan(&units, &Options::default(), |_| 0).is_none());
 }
+
+/// A recap of an earlier compaction within the most recent `keep_recent` tokens, with far more
+/// before it: the span ends after the recap (which must go into the new one) and the shorter
+/// tail is reported, instead of "nothing to compact: everything is recent".
+#[test]
+fn an_earlier_recap_among_the_recent_tokens_still_lets_the_rest_be_compacted() {
+    let mut units = vec![prompt(100), call("a", 100), result("a", 100), prompt(100)];
+    let mut recap = prompt(50);
+    recap.prompt = false;
+    recap.earlier.push(Earlier::Text("what came before".into()));
+    units.push(recap);
+    units.extend([prompt(20), call("b", 20), result("b", 20)]);
+    let c = plan(&units, &opts(300, None), |_| 0).expect("a cut after the earlier recap");
+    assert_eq!((c.at, c.tail_tokens, c.tail_reduced), (5, 60, true));
+    // Everything within keep_recent is still nothing to compact.
+    assert!(plan(&units, &opts(10_000, None), |_| 0).is_none());
+}

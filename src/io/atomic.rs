@@ -26,7 +26,6 @@
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::time::SystemTime;
 
 /// The steps of a rewrite, as `CCTOOL_FAIL_AT` names them.
@@ -282,6 +281,7 @@ fn write_via_temp(
     let mut w = Output::new(f);
     write(&mut w)?;
     if let Some(f) = w.into_file()? {
+        crate::io::own::mark(&f);
         f.sync_all()?;
     }
     if keep_mode && let Ok(meta) = fs::metadata(path) {
@@ -324,6 +324,19 @@ impl std::error::Error for Refused {}
 
 fn refused(msg: String) -> io::Error {
     io::Error::other(Refused(msg))
+}
+
+/// The refusal to rewrite a file that another process holds open for writing: after the
+/// rename it would go on writing to the old file, which is then only the backup.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{} {} the file open for writing, so what it writes after the rewrite would reach only the backup; \
+     nothing changed: let it finish (quit the session), or pass --force",
+    .writers.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+    if .writers.len() == 1 { "holds" } else { "hold" }
+)]
+pub struct HeldOpen {
+    pub writers: Vec<crate::io::writers::Writer>,
 }
 
 /// The refusal inside `e`, when the rewrite was refused rather than failed.
@@ -401,40 +414,17 @@ pub fn replace_with_backup(path: &Path, bytes: &[u8], tag: &str) -> io::Result<P
 
 /// [`replace_with_backup`] with the new content written by `write` straight into the
 /// temporary file, so a large document is never held twice in memory; refused when the file
-/// changed since `how.seen`, is read-only (without `how.force`) or is being rewritten by
-/// another cctool run ([`refusal`] tells these from failures).
+/// changed since `how.seen`, is read-only or held open for writing by another process
+/// (both without `how.force`; [`HeldOpen`]) or is being rewritten by another cctool run
+/// ([`refusal`] tells these from failures).
 pub fn replace_with_backup_by(
     path: &Path,
     how: &InPlace<'_>,
     write: impl FnOnce(&mut Output) -> io::Result<()>,
 ) -> io::Result<Replaced> {
     let target = resolved(path)?;
-    // Held to the rename: a second cctool run on the same file waits for nothing and stops.
-    let lock = File::open(&target)?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => {
-            return Err(refused(
-                "another cctool run is rewriting this file; nothing changed, retry when it has finished".into(),
-            ));
-        }
-        // A filesystem without locks (some network ones): the re-check before the rename
-        // still stands.
-        Err(fs::TryLockError::Error(_)) => {}
-    }
-    let changed = |now: &fs::Metadata| {
-        how.seen.differs(now).map(|why| {
-            format!(
-                "the file changed while cctool worked on it ({why}): something is writing it; nothing changed, \
-                 retry when it is idle"
-            )
-        })
-    };
-    let meta = lock.metadata()?;
-    if let Some(msg) = changed(&meta) {
-        return Err(refused(msg));
-    }
-    if meta.permissions().readonly() && !how.force {
+    let held = Held::take(&target, how.seen, how.force)?;
+    if held.file.metadata()?.permissions().readonly() && !how.force {
         return Err(refused(
             "the file is read-only, which may mean someone protected it; nothing changed, pass --force to rewrite it anyway"
                 .into(),
@@ -446,21 +436,96 @@ pub fn replace_with_backup_by(
     sync_dir(folder_of(&target))?;
     fail_at("after-backup")?;
     let recheck = || {
-        let now = lock.metadata()?;
-        let replaced = fs::metadata(&target).map_or(true, |m| !same_inode(&m, &now));
-        let why = match changed(&now) {
-            Some(msg) => msg,
-            None if replaced => {
-                "the file was replaced by another program while cctool worked on it; nothing changed".into()
-            }
-            None => return Ok(()),
-        };
-        // The backup is a second name (or a copy) of a file that is still there, whole.
-        let _ = fs::remove_file(&backup);
-        Err(refused(why))
+        held.recheck().inspect_err(|_| {
+            // The backup is a second name (or a copy) of a file that is still there, whole.
+            let _ = fs::remove_file(&backup);
+        })
     };
     write_via_temp(&target, true, write, recheck)?;
     Ok(Replaced { target, backup })
+}
+
+/// Replaces `path` with content that starts with its first `seen.len` bytes, unchanged (an
+/// earlier conversion, extended): as [`replace_with_backup_by`] does, under the same lock and
+/// re-checked right before the rename, but without a backup, since the new file keeps every
+/// byte of the old one. Refused, nothing changed, when the file changed since `seen` (lines
+/// appended meanwhile would be lost), was replaced, or (without `force`) is held open for
+/// writing by another process.
+pub fn extend_by(
+    path: &Path,
+    seen: Seen,
+    force: bool,
+    write: impl FnOnce(&mut Output) -> io::Result<()>,
+) -> io::Result<()> {
+    let target = resolved(path)?;
+    let held = Held::take(&target, seen, force)?;
+    write_via_temp(&target, true, write, || held.recheck())
+}
+
+/// A file about to be replaced, locked against other cctool runs from its first check to the
+/// rename, and what it was when it was read.
+struct Held {
+    file: File,
+    target: PathBuf,
+    seen: Seen,
+}
+
+impl Held {
+    /// Locks `target` and checks it is as `seen` and (without `force`) that no other process
+    /// holds it open for writing.
+    fn take(target: &Path, seen: Seen, force: bool) -> io::Result<Held> {
+        // Held to the rename: a second cctool run on the same file waits for nothing and stops.
+        let file = File::open(target)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(refused(
+                    "another cctool run is rewriting this file; nothing changed, retry when it has finished".into(),
+                ));
+            }
+            // A filesystem without locks (some network ones): the re-check before the rename
+            // still stands.
+            Err(fs::TryLockError::Error(_)) => {}
+        }
+        let held = Held {
+            file,
+            target: target.to_path_buf(),
+            seen,
+        };
+        if let Some(msg) = held.changed(&held.file.metadata()?) {
+            return Err(refused(msg));
+        }
+        if !force {
+            let writers = crate::io::writers::open_writers(target);
+            if !writers.is_empty() {
+                return Err(io::Error::other(HeldOpen { writers }));
+            }
+        }
+        Ok(held)
+    }
+
+    fn changed(&self, now: &fs::Metadata) -> Option<String> {
+        self.seen.differs(now).map(|why| {
+            format!(
+                "the file changed while cctool worked on it ({why}): something is writing it; nothing changed, \
+                 retry when it is idle"
+            )
+        })
+    }
+
+    /// The last check before the rename: the file at the path is still the one locked, as
+    /// it was read.
+    fn recheck(&self) -> io::Result<()> {
+        let now = self.file.metadata()?;
+        let replaced = fs::metadata(&self.target).map_or(true, |m| !same_inode(&m, &now));
+        match self.changed(&now) {
+            Some(msg) => Err(refused(msg)),
+            None if replaced => Err(refused(
+                "the file was replaced by another program while cctool worked on it; nothing changed".into(),
+            )),
+            None => Ok(()),
+        }
+    }
 }
 
 #[cfg(unix)]
@@ -523,84 +588,6 @@ pub fn write_new_file_by(
     write_via_temp(path, false, write, || Ok(()))
 }
 
-/// Temporary files removed by this run: left by cctool runs that were killed.
-static SWEPT: Mutex<Vec<Swept>> = Mutex::new(Vec::new());
-/// Folders already swept by this run.
-static SWEPT_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// A temporary file left by a run that did not finish, and removed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Swept {
-    pub path: PathBuf,
-    pub pid: u32,
-    pub len: u64,
-}
-
-/// The temporary files this run removed so far (each reported once).
-pub fn take_swept() -> Vec<Swept> {
-    std::mem::take(&mut *SWEPT.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
-}
-
-/// The process id in the name of one of cctool's temporary files (this version's names and
-/// the earlier `.NAME.cctool-PID.tmp`).
-fn temp_pid(name: &str) -> Option<u32> {
-    let stem = name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    let (_, pid) = stem.rsplit_once(TEMP_MARK).or_else(|| stem.rsplit_once(".cctool-"))?;
-    pid.parse().ok()
-}
-
-/// Whether a cctool process with this id is running here. Where that cannot be told (no
-/// `/proc`), the answer is yes: a file that may be in use is never removed.
-fn cctool_running(pid: u32) -> bool {
-    if pid == std::process::id() {
-        return true;
-    }
-    let proc = Path::new("/proc");
-    if !proc.join("self").exists() {
-        return true;
-    }
-    // A process id reused by another program does not keep the file.
-    match fs::read_to_string(proc.join(pid.to_string()).join("comm")) {
-        Ok(comm) => comm.trim_end().starts_with("cctool"),
-        Err(_) => false,
-    }
-}
-
-/// Removes the temporary files in `dir` left by cctool runs that are no longer running (a
-/// kill, a crash), once per folder and run; see [`take_swept`].
-pub fn sweep(dir: &Path) {
-    let key = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    {
-        let mut done = SWEPT_DIRS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if done.contains(&key) {
-            return;
-        }
-        done.push(key);
-    }
-    let Ok(entries) = fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(pid) = temp_pid(&name.to_string_lossy()) else {
-            continue;
-        };
-        let Ok(meta) = e.metadata() else { continue };
-        if !meta.is_file() || cctool_running(pid) {
-            continue;
-        }
-        let path = e.path();
-        if fs::remove_file(&path).is_ok() {
-            SWEPT
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push(Swept {
-                    path,
-                    pid,
-                    len: meta.len(),
-                });
-        }
-    }
-}
-
 /// Writes a new document to standard output with `write` (`-o -`). A closed pipe is the
 /// reader's choice and ends the write as a broken pipe.
 pub fn write_stdout(write: impl FnOnce(&mut Output) -> io::Result<()>) -> io::Result<()> {
@@ -630,11 +617,19 @@ pub fn occupied(path: &Path) -> bool {
 /// content once it was renamed into place — and the backup, once made, holds the original.
 pub fn rewrite_failed(e: std::io::Error) -> crate::error::Error {
     use crate::error::Error;
-    match refusal(&e) {
-        Some(r) => Error::NotRewritten(r.to_string()),
-        None => Error::RewriteUnfinished(e),
+    if let Some(r) = refusal(&e) {
+        return Error::NotRewritten(r.to_string());
+    }
+    match e.downcast::<HeldOpen>() {
+        Ok(h) => Error::HeldOpen(h),
+        Err(e) => Error::RewriteUnfinished(e),
     }
 }
 
+mod sweep;
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+use sweep::temp_pid;
+pub use sweep::{Swept, sweep, take_swept};

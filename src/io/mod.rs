@@ -31,8 +31,10 @@ pub mod mapguard {
     }
 }
 pub mod needles;
+pub mod own;
 pub mod paths;
 pub mod source;
+pub mod writers;
 
 pub use lines::{Line, LineStats, for_each_line};
 pub use source::{Input, MmapChoice, ReadMode, Source};

@@ -550,7 +550,10 @@ fn a_locked_index_is_waited_for_then_left_alone() {
         .unwrap_err()
         .to_string();
     assert!(started.elapsed() >= std::time::Duration::from_millis(200));
-    assert!(e.contains("locked for 200 ms") && e.contains("not registered"), "{e}");
+    assert!(
+        e.contains("locked by a running Codex (cctool waited 200 ms)") && e.contains("not registered"),
+        "{e}"
+    );
     holder.execute_batch("ROLLBACK").unwrap();
     assert!(rows(home.path()).is_empty());
     assert_eq!(codex::register(home.path(), &t).unwrap(), Registered::Added);
@@ -633,4 +636,62 @@ fn a_conversion_into_claude_code_s_store_is_resumed_by_id_and_continued() {
             "{how}: {sent}"
         );
     }
+}
+
+/// An index another process holds so that it cannot even be read (a Codex that locks it
+/// exclusively, or an index in rollback-journal mode during a write) is said to be locked by
+/// a running Codex, with what to do, not taken for an index of another layout.
+#[test]
+fn an_index_locked_against_reading_is_said_to_be_locked() {
+    for how in [
+        "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE",
+        "PRAGMA journal_mode=DELETE; BEGIN EXCLUSIVE",
+    ] {
+        let home = codex_home_with_index();
+        let holder = rusqlite::Connection::open(home.path().join(codex::STATE_DB)).unwrap();
+        holder.execute_batch(how).unwrap();
+        let t = thread(home.path(), ID, "/w", "2026-11-30T12:00:00Z");
+        let e = codex::register_waiting(home.path(), &t, std::time::Duration::from_millis(100))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("locked by a running Codex")
+                && e.contains("not registered")
+                && !e.contains("not the thread index"),
+            "{how}: {e}"
+        );
+        holder.execute_batch("ROLLBACK").unwrap();
+    }
+}
+
+/// A placement killed between its rename and its registration leaves a rollout without a row:
+/// the re-run finds the rollout up to date and registers it, not "up-to-date" with no row.
+#[test]
+fn an_up_to_date_placement_left_unregistered_is_registered_by_the_re_run() {
+    let home = codex_home_with_index();
+    let cwd = home.path().join("work").display().to_string();
+    let src = home.path().join("source.jsonl");
+    write_transcript(&src, "11111111-2222-4333-8444-555555555555", &cwd);
+    let convert = || {
+        let out = crate::util::cctool()
+            .args(["convert", "--to", "codex", "--into-store", "--json"])
+            .arg(&src)
+            .env("CODEX_HOME", home.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    assert_eq!(convert()["registered"], "added");
+    let db = rusqlite::Connection::open(home.path().join(codex::STATE_DB)).unwrap();
+    db.execute("DELETE FROM threads", []).unwrap();
+    let r = convert();
+    assert_eq!(
+        (&r["written"], &r["registered"]),
+        (&"up-to-date".into(), &"added".into()),
+        "{r}"
+    );
+    assert_eq!(rows(home.path()).len(), 1);
+    // Registered and up to date: nothing to do.
+    assert_eq!(convert()["registered"], "unchanged");
 }

@@ -50,9 +50,12 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
             &src.read_range(node.offset, node.len as usize)?,
         ))
     };
-    // The writers put the working directory and the model on their first lines: the last of
-    // each along the chain, found from its end.
-    for &p in positions.iter().rev() {
+    // The writers put the working directory and the model on their first lines. The
+    // directory is the session's first: a user who changes directory mid-session still has
+    // the same session, whose earlier conversion must stay a prefix of the next (and Claude
+    // Code keeps the transcript in the first directory's project folder). The model is the
+    // last along the chain, found from its end: the one a resume continues with.
+    for &p in positions {
         if let Some(cwd) = record(p)?.get("cwd").and_then(Value::as_str) {
             c.cwd = Some(cwd.to_string());
             break;

@@ -49,7 +49,11 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
         match h.ty.as_deref().unwrap_or("") {
             "session_meta" => {
                 session_id = session_id.take().or_else(|| p.id.map(|s| s.into_owned()));
-                if let Some(cwd) = p.cwd {
+                // The session's first directory, as Codex keeps it in session_meta: one
+                // changed mid-session must not make the earlier conversion another session's.
+                if let Some(cwd) = p.cwd
+                    && c.cwd.is_none()
+                {
                     c.cwd = Some(cwd.into_owned());
                 }
                 c.drop("session_meta");
@@ -58,7 +62,11 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
                 if let Some(m) = p.model {
                     c.model = Some(m.into_owned());
                 }
-                if let Some(cwd) = p.cwd {
+                // The session's first directory, as Codex keeps it in session_meta: one
+                // changed mid-session must not make the earlier conversion another session's.
+                if let Some(cwd) = p.cwd
+                    && c.cwd.is_none()
+                {
                     c.cwd = Some(cwd.into_owned());
                 }
                 c.drop("turn_context");

@@ -227,7 +227,8 @@ const COLUMNS: [&str; 22] = [
 
 /// Refuses an index whose layout cctool does not know: a missing `threads` table or column,
 /// a required column cctool would leave empty, or a migration history that failed.
-fn check_layout(db: &rusqlite::Connection, file: &Path) -> Result<()> {
+fn check_layout(db: &rusqlite::Connection, file: &Path, busy: Duration) -> Result<()> {
+    let failed = |e: rusqlite::Error| locked(&e, file, busy).unwrap_or_else(|| e.into());
     let unknown = |why: String| {
         anyhow!(
             "{}: {why}; this is not the thread index of Codex 0.171 that cctool knows: the session was not \
@@ -240,7 +241,7 @@ fn check_layout(db: &rusqlite::Connection, file: &Path) -> Result<()> {
             Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?))
         })
         .optional()
-        .map_err(|e| unknown(format!("no migration history ({e})")))?
+        .map_err(|e| locked(&e, file, busy).unwrap_or_else(|| unknown(format!("no migration history ({e})"))))?
         .and_then(|(v, ok)| Some((v?, ok?)));
     let Some((version, ok)) = migrations else {
         return Err(unknown("an empty migration history".into()));
@@ -248,7 +249,9 @@ fn check_layout(db: &rusqlite::Connection, file: &Path) -> Result<()> {
     if ok == 0 {
         return Err(unknown("a migration Codex did not finish".into()));
     }
-    let mut stmt = db.prepare("SELECT name, \"notnull\", dflt_value FROM pragma_table_info('threads')")?;
+    let mut stmt = db
+        .prepare("SELECT name, \"notnull\", dflt_value FROM pragma_table_info('threads')")
+        .map_err(failed)?;
     let cols: Vec<(String, bool, bool)> = stmt
         .query_map([], |r| {
             Ok((
@@ -256,8 +259,9 @@ fn check_layout(db: &rusqlite::Connection, file: &Path) -> Result<()> {
                 r.get::<_, i64>(1)? != 0,
                 r.get::<_, Option<String>>(2)?.is_some(),
             ))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+        })
+        .and_then(|rows| rows.collect::<rusqlite::Result<_>>())
+        .map_err(failed)?;
     if cols.is_empty() {
         return Err(unknown("no threads table".into()));
     }
@@ -275,6 +279,36 @@ fn check_layout(db: &rusqlite::Connection, file: &Path) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Codex's thread index stayed locked (by a running Codex, the one program that writes it)
+/// for as long as cctool waited.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{}: Codex's thread index is locked by a running Codex (cctool waited {} ms): the session was not \
+     registered, so Codex resumes it by id but does not list it; run the command again once Codex is idle \
+     or closed",
+    .file.display(),
+    .waited.as_millis()
+)]
+pub struct IndexLocked {
+    pub file: PathBuf,
+    pub waited: Duration,
+}
+
+/// [`IndexLocked`], when `e` says the database was busy or locked.
+fn locked(e: &rusqlite::Error, file: &Path, waited: Duration) -> Option<anyhow::Error> {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+    .then(|| {
+        IndexLocked {
+            file: file.to_path_buf(),
+            waited,
+        }
+        .into()
+    })
 }
 
 /// What a row holds of the columns cctool compares.
@@ -308,18 +342,10 @@ pub fn register_waiting(codex_home: &Path, t: &Thread, busy: Duration) -> Result
     let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut db = rusqlite::Connection::open_with_flags(&file, flags).map_err(failed)?;
     db.busy_timeout(busy).map_err(failed)?;
-    check_layout(&db, &file)?;
+    check_layout(&db, &file, busy)?;
     let tx = db
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-        .map_err(|e| match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => anyhow!(
-                "{}: Codex kept its thread index locked for {} ms: the session was not registered; \
-                 run the command again when Codex is idle (it resumes by id all the same)",
-                file.display(),
-                busy.as_millis()
-            ),
-            _ => failed(e),
-        })?;
+        .map_err(|e| locked(&e, &file, busy).unwrap_or_else(|| failed(e)))?;
     // Codex opens the path as stored, from any directory.
     let path = std::path::absolute(&t.rollout_path)
         .unwrap_or_else(|_| t.rollout_path.clone())

@@ -140,6 +140,8 @@ pub struct Source {
     modified: Option<SystemTime>,
     held: Held,
     mode: ReadMode,
+    /// Written by cctool and not changed since ([`crate::io::own`]).
+    own: bool,
 }
 
 /// The magic number that starts a zstd frame (little-endian 0xFD2FB528).
@@ -154,6 +156,7 @@ impl Source {
             backing: Backing::Owned(bytes),
             modified: None,
             held: Held::AsStored,
+            own: false,
             mode: ReadMode::Whole,
         }
     }
@@ -242,9 +245,10 @@ impl Source {
 
     /// How long ago the file was modified, when that is within [`COLD_AFTER`]: its harness may
     /// still be writing it, so it must not be rewritten or snapshotted. A copy in a backup
-    /// archive is no agent's: only what the backup took is read, however recent.
+    /// archive is no agent's: only what the backup took is read, however recent; nor is a
+    /// file cctool wrote and nobody changed since.
     pub fn recently_modified(&self) -> Option<Duration> {
-        if self.held == Held::Archived {
+        if self.held == Held::Archived || self.own {
             return None;
         }
         age(self.modified).filter(|a| *a < COLD_AFTER)

@@ -78,6 +78,7 @@ impl Source {
         }
         let len = meta.len();
         let modified = meta.modified().ok();
+        let own = crate::io::own::untouched(&file, &meta);
         if starts_with_zstd(&file, len)? {
             return Source::spool(name, zstd_reader(file)?, mmap, modified, Held::Decompressed);
         }
@@ -99,6 +100,7 @@ impl Source {
                 modified,
                 held: Held::AsStored,
                 mode,
+                own,
             });
         } else if cold && mmap == MmapChoice::Auto {
             map(file)
@@ -116,6 +118,7 @@ impl Source {
             modified,
             held: Held::AsStored,
             mode,
+            own,
         })
     }
 
@@ -170,6 +173,7 @@ impl Source {
                 modified,
                 held,
                 mode: ReadMode::Whole,
+                own: false,
             });
         }
         let dir = std::env::temp_dir();
@@ -209,6 +213,7 @@ impl Source {
             modified,
             held,
             mode: ReadMode::Whole,
+            own: false,
         })
     }
 }
