@@ -13,6 +13,7 @@ use crate::export::{self, Scope, Summary, html, markdown, records};
 use crate::io::Input;
 use crate::io::atomic::{Output, write_new_file_by, write_stdout};
 use crate::output::Out;
+use crate::output::progress::file_bar;
 use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::redact::{self, Redactor};
@@ -181,9 +182,35 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         subagents: !a.no_subagents,
     };
     let by_name: HashMap<String, &Dest> = dests.iter().map(|(i, d)| (i.display_name(), d)).collect();
+    // One input's own bar, on a terminal, for a file large enough to need it (many inputs
+    // have the bar counting files).
+    let bar_of = |src: &crate::io::Source| {
+        if inputs.len() == 1 {
+            file_bar(src.name(), src.len(), g.quiet)
+        } else {
+            indicatif::ProgressBar::hidden()
+        }
+    };
+    // Standard input can be read once: its secrets are learned just before its export.
+    let learn_first = redactor.is_some() && !inputs.contains(&Input::Stdin);
+    if let Some(r) = redactor.as_ref().filter(|_| learn_first) {
+        // Outcomes are those of the export below, which reads the same files again.
+        super::each_session(&inputs, &named, g, "finding secrets", |src, format| {
+            let bar = bar_of(src);
+            let learned = export::learn(src, format, scope, r, &bar);
+            bar.finish_and_clear();
+            learned
+        });
+        r.seal();
+    }
     let outcomes = super::each_session(&inputs, &named, g, "exporting", |src, format| {
         let dest = by_name.get(src.name()).copied().cloned().unwrap_or(Dest::Stdout);
         let r = redactor.as_ref();
+        if let Some(r) = r.filter(|_| !learn_first) {
+            export::learn(src, format, scope, r, &indicatif::ProgressBar::hidden())
+                .map_err(|e| Error::Io(std::io::Error::other(e)))?;
+        }
+        let bar = bar_of(src);
         let mut summary = None;
         let write = |w: &mut Output| -> std::io::Result<()> {
             let made = match a.format {
@@ -202,7 +229,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
                     None
                 }
                 ExportFormat::Native => {
-                    records::write_native(src, r, w).map_err(std::io::Error::other)?;
+                    records::write_native(src, r, &bar, w).map_err(std::io::Error::other)?;
                     None
                 }
             };
@@ -213,6 +240,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
             Dest::Stdout => write_stdout(write),
             Dest::File(p) => write_new_file_by(p, a.force, write),
         };
+        bar.finish_and_clear();
         written.map_err(|cause| match &dest {
             Dest::File(p) if cause.kind() == std::io::ErrorKind::AlreadyExists => Error::Refused(format!(
                 "{}: exists; not overwritten (--force replaces it)",

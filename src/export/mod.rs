@@ -512,6 +512,30 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
     })
 }
 
+/// The first pass of a redacted export of one input: the secrets of its name, of every
+/// record of the file, and of the subagent transcripts its document will inline.
+pub fn learn(
+    src: &Source,
+    format: Format,
+    scope: Scope,
+    r: &Redactor,
+    bar: &indicatif::ProgressBar,
+) -> Result<(), ExportError> {
+    r.learn_text(src.name());
+    records::learn_file(src, r, bar)?;
+    if scope.subagents && format == Format::ClaudeCode {
+        for path in subagent_files(Path::new(src.name())) {
+            let sub = Source::open_path(&path, crate::io::MmapChoice::Auto).map_err(|cause| ExportError::Read {
+                file: path.display().to_string(),
+                cause,
+            })?;
+            r.learn_text(sub.name());
+            records::learn_file(&sub, r, &indicatif::ProgressBar::hidden())?;
+        }
+    }
+    Ok(())
+}
+
 /// The subagent transcripts beside a Claude Code session file, sorted.
 fn subagent_files(session: &Path) -> Vec<PathBuf> {
     let mut inputs = vec![crate::io::Input::Path(session.to_path_buf())];

@@ -3,6 +3,8 @@
 
 use std::io::Write;
 
+use indicatif::ProgressBar;
+
 use serde_json::Value;
 
 use super::{Entry, ExportError, claude_msg, codex_msg, local_time, parse_record};
@@ -213,39 +215,67 @@ pub fn write_jsonl(
     Ok(())
 }
 
+/// Whether `body` (a file without its byte-order mark) is one JSON document spanning lines
+/// (cctool sessions v1–v4, the 2025 Codex document) rather than JSON Lines.
+fn one_document(body: &[u8]) -> bool {
+    let first = body.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    first == Some(b'{')
+        && memchr::memchr(b'\n', body.trim_ascii()).is_some()
+        && for_each_line_is_not_jsonl(body)
+        && serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok()
+}
+
+/// The first pass of a redacted export: every secret of the file, found in every record as
+/// written (whatever part of it the export shows), so that the second pass replaces each
+/// wherever it occurs.
+pub fn learn_file(src: &Source, r: &Redactor, bar: &ProgressBar) -> Result<(), ExportError> {
+    let whole = src.whole().map_err(|e| cannot_read(src, e))?;
+    let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
+    if one_document(body) {
+        r.learn_value(&crate::io::json::parse_record(body));
+        bar.inc(whole.len() as u64);
+        return Ok(());
+    }
+    let (lines, _) = crate::io::lines::lines_of(&whole);
+    for l in lines {
+        r.learn_line(l.bytes);
+        bar.inc(l.bytes.len() as u64 + 1);
+    }
+    Ok(())
+}
+
 /// `--format native`: the whole file in its own format, every record redacted, nothing else
 /// changed; lines without a match are copied as written. A file that is one JSON document
 /// (cctool sessions v1–v4, the 2025 Codex document) is redacted as that document.
-pub fn write_native(src: &Source, redactor: Option<&Redactor>, w: &mut dyn Write) -> Result<(), ExportError> {
+pub fn write_native(
+    src: &Source,
+    redactor: Option<&Redactor>,
+    bar: &ProgressBar,
+    w: &mut dyn Write,
+) -> Result<(), ExportError> {
     let whole = src.whole().map_err(|e| cannot_read(src, e))?;
     let Some(r) = redactor else {
         return w.write_all(&whole).map_err(ExportError::Write);
     };
     let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
-    let first = body.iter().find(|b| !b.is_ascii_whitespace()).copied();
-    if first == Some(b'{') {
-        // One document spanning lines? Then it is redacted as a whole.
-        let mut multi = false;
-        if memchr::memchr(b'\n', body.trim_ascii()).is_some() {
-            multi = serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() && for_each_line_is_not_jsonl(body);
+    if one_document(body) {
+        let mut v: Value = serde_json::from_slice(body).map_err(|e| ExportError::Invalid {
+            file: src.name().to_string(),
+            message: e.to_string(),
+        })?;
+        bar.inc(whole.len() as u64);
+        if r.redact_value(&mut v) {
+            let out = serde_json::to_vec_pretty(&v).map_err(|e| ExportError::Write(e.into()))?;
+            w.write_all(&out).map_err(ExportError::Write)?;
+            return w.write_all(b"\n").map_err(ExportError::Write);
         }
-        if multi {
-            let mut v: Value = serde_json::from_slice(body).map_err(|e| ExportError::Invalid {
-                file: src.name().to_string(),
-                message: e.to_string(),
-            })?;
-            if r.redact_value(&mut v) {
-                let out = serde_json::to_vec_pretty(&v).map_err(|e| ExportError::Write(e.into()))?;
-                w.write_all(&out).map_err(ExportError::Write)?;
-                return w.write_all(b"\n").map_err(ExportError::Write);
-            }
-            return w.write_all(&whole).map_err(ExportError::Write);
-        }
+        return w.write_all(&whole).map_err(ExportError::Write);
     }
     let (lines, _) = crate::io::lines::lines_of(&whole);
     for l in lines {
         w.write_all(&r.redact_line(l.bytes)).map_err(ExportError::Write)?;
         w.write_all(b"\n").map_err(ExportError::Write)?;
+        bar.inc(l.bytes.len() as u64 + 1);
     }
     Ok(())
 }

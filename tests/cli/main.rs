@@ -37,6 +37,7 @@ mod migrate;
 mod props;
 mod readme;
 mod rebuild_chain;
+mod redact_corpus;
 mod rewrites;
 mod rows;
 mod rows_engines;
