@@ -4,6 +4,7 @@
 use std::io::Write;
 
 use indicatif::ProgressBar;
+use rayon::prelude::*;
 
 use serde_json::Value;
 
@@ -11,9 +12,12 @@ use super::{Entry, ExportError, claude_msg, codex_msg, local_time, parse_record}
 use crate::agents::claude_code::chain as claude;
 use crate::agents::codex::rollout::{Era, ItemSrc};
 use crate::io::Source;
-use crate::io::lines::for_each_line;
+use crate::io::lines::{Line, for_each_line};
 use crate::model::Format;
-use crate::redact::Redactor;
+use crate::redact::{Learned, Redactor};
+
+/// The size of the parts a file's lines are shared among threads in.
+const PART: usize = 1 << 20;
 
 fn cannot_read(src: &Source, cause: std::io::Error) -> ExportError {
     ExportError::Read {
@@ -237,11 +241,39 @@ pub fn learn_file(src: &Source, r: &Redactor, bar: &ProgressBar) -> Result<(), E
         return Ok(());
     }
     let (lines, _) = crate::io::lines::lines_of(&whole);
-    for l in lines {
-        r.learn_line(l.bytes);
-        bar.inc(l.bytes.len() as u64 + 1);
+    // Parts searched in parallel, their secrets numbered in file order.
+    let found: Vec<Learned> = chunks(&lines)
+        .par_iter()
+        .map(|part| {
+            let mut found = Learned::default();
+            for l in *part {
+                r.find_line(l.bytes, &mut found);
+                bar.inc(l.bytes.len() as u64 + 1);
+            }
+            found
+        })
+        .collect();
+    for f in found {
+        r.commit(f);
     }
     Ok(())
+}
+
+/// Lines in parts of about [`PART`] bytes, for work shared among threads.
+fn chunks<'l, 'a>(lines: &'l [Line<'a>]) -> Vec<&'l [Line<'a>]> {
+    let mut out = Vec::new();
+    let (mut start, mut size) = (0, 0);
+    for (i, l) in lines.iter().enumerate() {
+        size += l.bytes.len() + 1;
+        if size >= PART {
+            out.push(&lines[start..=i]);
+            (start, size) = (i + 1, 0);
+        }
+    }
+    if start < lines.len() {
+        out.push(&lines[start..]);
+    }
+    out
 }
 
 /// `--format native`: the whole file in its own format, every record redacted, nothing else
@@ -272,10 +304,32 @@ pub fn write_native(
         return w.write_all(&whole).map_err(ExportError::Write);
     }
     let (lines, _) = crate::io::lines::lines_of(&whole);
-    for l in lines {
-        w.write_all(&r.redact_line(l.bytes)).map_err(ExportError::Write)?;
-        w.write_all(b"\n").map_err(ExportError::Write)?;
-        bar.inc(l.bytes.len() as u64 + 1);
+    let redact = |part: &[Line<'_>]| {
+        let mut out = Vec::with_capacity(PART + PART / 4);
+        for l in part {
+            out.extend_from_slice(&r.redact_line(l.bytes));
+            out.push(b'\n');
+            bar.inc(l.bytes.len() as u64 + 1);
+        }
+        out
+    };
+    let parts = chunks(&lines);
+    // Once every secret is known, parts are independent: redacted in parallel a few at a
+    // time (what is held is a few parts per thread), written in order.
+    let at_once = if r.is_sealed() {
+        2 * rayon::current_num_threads()
+    } else {
+        1
+    };
+    for batch in parts.chunks(at_once) {
+        let done: Vec<Vec<u8>> = if at_once > 1 {
+            batch.par_iter().map(|p| redact(p)).collect()
+        } else {
+            batch.iter().map(|p| redact(p)).collect()
+        };
+        for d in done {
+            w.write_all(&d).map_err(ExportError::Write)?;
+        }
     }
     Ok(())
 }

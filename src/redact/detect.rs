@@ -5,7 +5,7 @@
 use base64::Engine;
 use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 
-use super::{Check, Redactor};
+use super::{Check, Learned, Redactor};
 
 /// Base64 runs shorter than this are words, hashes or ids, never an encoded secret's text.
 const MIN_ENCODED: usize = 24;
@@ -57,19 +57,19 @@ impl Redactor {
         taken
     }
 
-    /// Records the secrets of `s`, and those of the base64 text in it.
-    pub(super) fn learn_str(&self, s: &str) {
+    /// Finds the secrets of `s`, and those of the base64 text in it.
+    pub(super) fn find_str(&self, s: &str, out: &mut Learned) {
         for (a, b, label) in self.spans(s) {
-            self.known.learn(label, &s[a..b], true);
+            out.push(label, &s[a..b]);
         }
         for (a, b) in base64_runs(s) {
             let run = &s[a..b];
             if let Some(text) = decoded_text(run) {
                 let inner = self.spans(&text);
                 if let Some(&(_, _, label)) = inner.first() {
-                    self.known.learn(label, run, true);
+                    out.push(label, run);
                     for (x, y, l) in inner {
-                        self.known.learn(l, &text[x..y], true);
+                        out.push(l, &text[x..y]);
                     }
                 }
             }

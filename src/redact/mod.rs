@@ -218,6 +218,24 @@ pub fn read_rules_file(path: &std::path::Path) -> Result<Vec<String>, BadRule> {
     Ok(out)
 }
 
+/// Secrets found by a search, not numbered yet: [`Redactor::commit`] numbers them in order, so
+/// that parts of a file searched in parallel number their secrets as one search in file order
+/// would.
+#[derive(Default)]
+pub struct Learned {
+    list: Vec<(usize, String)>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl Learned {
+    fn push(&mut self, label: usize, secret: &str) {
+        if !self.seen.contains(secret) {
+            self.seen.insert(secret.to_string());
+            self.list.push((label, secret.to_string()));
+        }
+    }
+}
+
 /// A rule before it is compiled: name, pattern, check, keywords (none: it runs on every string).
 type Spec = (String, String, Check, Vec<String>);
 
@@ -336,6 +354,33 @@ impl Redactor {
         self.sealed.store(true, Ordering::Release);
     }
 
+    /// Numbers the secrets of a search, in the order found.
+    pub fn commit(&self, found: Learned) {
+        for (label, secret) in found.list {
+            self.known.learn(label, &secret, true);
+        }
+    }
+
+    /// Finds the secrets of every string, key and secret-named value of `v`, so that every
+    /// other occurrence of each is replaced too.
+    pub fn learn_value(&self, v: &Value) {
+        let mut found = Learned::default();
+        self.find_value(v, &mut found);
+        self.commit(found);
+    }
+
+    fn learn_str(&self, s: &str) {
+        let mut found = Learned::default();
+        self.find_str(s, &mut found);
+        self.commit(found);
+    }
+
+    /// Whether every record has been learned (records are then only replaced in, and may be
+    /// in parallel).
+    pub fn is_sealed(&self) -> bool {
+        self.sealed.load(Ordering::Acquire)
+    }
+
     /// `s` with every secret replaced (those found in it and those found before), or `None`
     /// when it holds none.
     pub fn redact_str(&self, s: &str) -> Option<String> {
@@ -358,9 +403,16 @@ impl Redactor {
 
     /// Learns the secrets of one JSON Lines record, or of a line that is not JSON as text.
     pub fn learn_line(&self, line: &[u8]) {
+        let mut found = Learned::default();
+        self.find_line(line, &mut found);
+        self.commit(found);
+    }
+
+    /// Finds the secrets of one JSON Lines record, or of a line that is not JSON as text.
+    pub fn find_line(&self, line: &[u8], out: &mut Learned) {
         match parse_line(line) {
-            Some(v) => self.learn_value(&v),
-            None => self.learn_str(&String::from_utf8_lossy(line)),
+            Some(v) => self.find_value(&v, out),
+            None => self.find_str(&String::from_utf8_lossy(line), out),
         }
     }
 

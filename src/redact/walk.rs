@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::detect::{fx, is_secret_value};
-use super::{Redactor, STRUCTURAL_KEYS};
+use super::{Learned, Redactor, STRUCTURAL_KEYS};
 
 /// How much of each side of two adjacent text blocks is joined to look for a split secret:
 /// more than the longest token format.
@@ -18,21 +18,21 @@ const TEXT_BLOCKS: &[&str] = &["text", "input_text", "output_text"];
 impl Redactor {
     /// Finds the secrets of every string, key and secret-named value of `v`, so that every
     /// other occurrence of each is replaced too.
-    pub fn learn_value(&self, v: &Value) {
+    pub(super) fn find_value(&self, v: &Value, out: &mut Learned) {
         match v {
             Value::String(s) => match json_text(s) {
-                Some(inner) => self.learn_value(&inner),
-                None => self.learn_str(s),
+                Some(inner) => self.find_value(&inner, out),
+                None => self.find_str(s, out),
             },
             Value::Array(items) => {
                 for i in items {
-                    self.learn_value(i);
+                    self.find_value(i, out);
                 }
                 for (a, b) in text_pairs(items) {
                     let (joined, cut) = seam(a, b);
                     for (x, y, label) in self.spans(&joined) {
                         if x < cut && y > cut {
-                            self.known.learn(label, &joined[x..y], true);
+                            out.push(label, &joined[x..y]);
                         }
                     }
                 }
@@ -42,7 +42,7 @@ impl Redactor {
                     return;
                 }
                 for (k, item) in map {
-                    self.learn_str(k);
+                    self.find_str(k, out);
                     if STRUCTURAL_KEYS.contains(&k.as_str()) {
                         continue;
                     }
@@ -51,15 +51,15 @@ impl Redactor {
                             Value::String(s)
                                 if s.len() >= 6 && !s.contains(char::is_whitespace) && is_secret_value(s) =>
                             {
-                                self.known.learn(self.key_rule, s, true);
+                                out.push(self.key_rule, s);
                             }
                             Value::Number(n) if n.to_string().len() >= 6 => {
-                                self.known.learn(self.key_rule, &n.to_string(), true);
+                                out.push(self.key_rule, &n.to_string());
                             }
                             _ => {}
                         }
                     }
-                    self.learn_value(item);
+                    self.find_value(item, out);
                 }
             }
             _ => {}

@@ -272,3 +272,47 @@ fn native_exports_of_the_corpus_stay_json_with_their_keys_redacted() {
     assert!(lines[0]["cwd"].as_str().unwrap().starts_with("[REDACTED:home-path#"));
     assert!(lines[3]["message"]["content"][2]["input"]["password"].is_string());
 }
+
+/// A file of several parts (searched and redacted in parallel): secrets are numbered in file
+/// order and replaced in parts before the one they were recognised in, the same every run.
+#[test]
+fn parts_of_a_large_file_number_their_secrets_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("large.jsonl");
+    let filler = "ordinary output line of a build log ".repeat(60);
+    let mut lines = Vec::new();
+    for i in 0..3000u32 {
+        let text = match i {
+            // Known only from its assignment, 2900 lines on.
+            10 => "the deploy value is Zq8Wn3Xr5Tp7Lm2Kd9Vb".to_string(),
+            2910 => "DEPLOY_SECRET=Zq8Wn3Xr5Tp7Lm2Kd9Vb".to_string(),
+            _ if i % 500 == 499 => format!("token ghp_{:0>36}", i),
+            _ => filler.clone(),
+        };
+        lines.push(json!({"type": "user", "uuid": format!("u{i}"), "message": {"content": text}}));
+    }
+    write_jsonl(&path, &lines);
+    assert!(std::fs::metadata(&path).unwrap().len() > 4 << 20, "several parts");
+    let run = || {
+        let out = cctool()
+            .env("HOME", HOME)
+            .env("USER", "alice")
+            .args(["export", "--share", "--format", "native"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = run();
+    assert_eq!(first, run());
+    assert!(!first.contains("Zq8Wn3Xr5Tp7Lm2Kd9Vb"));
+    let out: Vec<&str> = first.lines().collect();
+    assert!(out[10].contains("[REDACTED:secret-assignment#1]"), "{}", out[10]);
+    for (n, i) in (499..3000).step_by(500).enumerate() {
+        assert!(
+            out[i].contains(&format!("[REDACTED:github-token#{}]", n + 1)),
+            "{}",
+            out[i]
+        );
+    }
+}
