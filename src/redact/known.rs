@@ -4,6 +4,7 @@
 //! Aho-Corasick pass over each string.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
@@ -51,6 +52,8 @@ pub(super) struct Known {
     bounded: Vec<bool>,
     secrets: RwLock<Secrets>,
     uses: Mutex<Uses>,
+    /// Whether a secret is a number: only then are a record's numbers looked up.
+    numeric: AtomicBool,
 }
 
 impl Known {
@@ -68,6 +71,7 @@ impl Known {
                 count: vec![0; n],
                 seen: HashSet::new(),
             }),
+            numeric: AtomicBool::new(false),
         }
     }
 
@@ -90,6 +94,9 @@ impl Known {
         s.next[label] += 1;
         let got = (label, s.next[label]);
         s.numbers.insert(secret.to_string(), got);
+        if secret.parse::<f64>().is_ok() {
+            self.numeric.store(true, Ordering::Release);
+        }
         if searched && !secret.is_empty() {
             s.list.push(secret.to_string());
         }
@@ -102,6 +109,11 @@ impl Known {
         u.count[label] += 1;
         u.seen.insert((label, number));
         format!("[REDACTED:{}#{number}]", self.labels[label])
+    }
+
+    /// Whether some secret is a number.
+    pub fn has_numbers(&self) -> bool {
+        self.numeric.load(Ordering::Acquire)
     }
 
     /// The label and number of `s` when it is a known secret as a whole.

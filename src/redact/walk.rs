@@ -77,7 +77,7 @@ impl Redactor {
                 }
                 None => false,
             },
-            Value::Number(n) => match self.known.exact(&n.to_string()) {
+            Value::Number(n) if self.known.has_numbers() => match self.known.exact(&n.to_string()) {
                 Some((label, number)) => {
                     *v = Value::String(self.known.placeholder(label, number));
                     true
