@@ -77,12 +77,28 @@ impl Redactor {
     }
 }
 
+/// The bytes of the base64 alphabet but padding, as a table (the scan looks at every byte of
+/// every string).
+const B64_BYTES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+        c += 1;
+    }
+    t
+};
+
 /// The spans of base64 text in `s` long enough to hold an encoded secret: runs of the
 /// alphabet with their padding, and lines wrapped at one width (`base64` wraps at 76) taken
 /// as one run.
 pub(super) fn base64_runs(s: &str) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
-    let is_b64 = |c: u8| c.is_ascii_alphanumeric() || c == b'+' || c == b'/';
+    if b.len() < MIN_ENCODED {
+        return Vec::new();
+    }
+    let is_b64 = |c: u8| B64_BYTES[c as usize];
     let mut lines: Vec<(usize, usize)> = Vec::new();
     let mut i = 0;
     while i < b.len() {

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 /// Secrets shorter than this are replaced only where they stand as a whole word: `alice`
 /// must not take the middle of `malice`. Longer ones are distinctive wherever they are (a
@@ -142,8 +142,10 @@ impl Known {
         }
         // Leftmost-longest: of two secrets at one place (`/home/alice` and `alice`) the
         // longer is replaced.
+        // A DFA: built once per new secret, searched over every string of the export.
         let ac = AhoCorasick::builder()
             .match_kind(MatchKind::LeftmostLongest)
+            .kind(Some(AhoCorasickKind::DFA))
             .build(&s.list)
             .ok()?;
         let of = s

@@ -311,6 +311,7 @@ impl Redactor {
         }
         let prefilter = AhoCorasick::builder()
             .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(&keywords)
             .map_err(|e| BadRule(format!("the redaction rules' keywords cannot be combined: {e}")))?;
         let key_rule = labels.iter().position(|l| l == "secret-assignment").unwrap_or(0);
