@@ -116,6 +116,40 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// One input's own bar, on a terminal, for a file large enough to need it (many inputs have
+/// the bar counting files).
+fn input_bar(src: &crate::io::Source, inputs: usize, quiet: bool) -> indicatif::ProgressBar {
+    if inputs == 1 {
+        file_bar(src.name(), src.len(), quiet)
+    } else {
+        indicatif::ProgressBar::hidden()
+    }
+}
+
+/// The first pass of a redacted export: the secrets of every input, then the redactor sealed.
+/// Standard input can be read once: then nothing is learned here, and each input's secrets
+/// are learned just before its export (false is returned).
+fn learn_all(
+    inputs: &[Input],
+    named: &std::collections::HashSet<Input>,
+    g: &GlobalArgs,
+    scope: Scope,
+    r: &Redactor,
+) -> bool {
+    if inputs.contains(&Input::Stdin) {
+        return false;
+    }
+    // Outcomes are those of the export, which reads the same files again.
+    super::each_session(inputs, named, g, "finding secrets", |src, format| {
+        let bar = input_bar(src, inputs.len(), g.quiet);
+        let learned = export::learn(src, format, scope, r, &bar);
+        bar.finish_and_clear();
+        learned
+    });
+    r.seal();
+    true
+}
+
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     let redactor = redactor(a)?;
     let (expanded, named) = super::batch_inputs(&a.files, &a.list, g)?;
@@ -182,27 +216,11 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         subagents: !a.no_subagents,
     };
     let by_name: HashMap<String, &Dest> = dests.iter().map(|(i, d)| (i.display_name(), d)).collect();
-    // One input's own bar, on a terminal, for a file large enough to need it (many inputs
-    // have the bar counting files).
-    let bar_of = |src: &crate::io::Source| {
-        if inputs.len() == 1 {
-            file_bar(src.name(), src.len(), g.quiet)
-        } else {
-            indicatif::ProgressBar::hidden()
-        }
+    let bar_of = |src: &crate::io::Source| input_bar(src, inputs.len(), g.quiet);
+    let learn_first = match &redactor {
+        Some(r) => learn_all(&inputs, &named, g, scope, r),
+        None => false,
     };
-    // Standard input can be read once: its secrets are learned just before its export.
-    let learn_first = redactor.is_some() && !inputs.contains(&Input::Stdin);
-    if let Some(r) = redactor.as_ref().filter(|_| learn_first) {
-        // Outcomes are those of the export below, which reads the same files again.
-        super::each_session(&inputs, &named, g, "finding secrets", |src, format| {
-            let bar = bar_of(src);
-            let learned = export::learn(src, format, scope, r, &bar);
-            bar.finish_and_clear();
-            learned
-        });
-        r.seal();
-    }
     let outcomes = super::each_session(&inputs, &named, g, "exporting", |src, format| {
         let dest = by_name.get(src.name()).copied().cloned().unwrap_or(Dest::Stdout);
         let r = redactor.as_ref();
