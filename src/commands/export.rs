@@ -13,6 +13,7 @@ use crate::export::{self, Scope, Summary, html, markdown, records};
 use crate::io::Input;
 use crate::io::atomic::{Output, write_new_file_by, write_stdout};
 use crate::output::Out;
+use crate::output::progress::file_bar;
 use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::redact::{self, Redactor};
@@ -140,6 +141,40 @@ fn write_index(dir: &Path, a: &ExportArgs, index: &[(String, Summary)], say: &Re
     }
 }
 
+/// One input's own bar, on a terminal, for a file large enough to need it (many inputs have
+/// the bar counting files).
+fn input_bar(src: &crate::io::Source, inputs: usize, quiet: bool) -> indicatif::ProgressBar {
+    if inputs == 1 {
+        file_bar(src.name(), src.len(), quiet)
+    } else {
+        indicatif::ProgressBar::hidden()
+    }
+}
+
+/// The first pass of a redacted export: the secrets of every input, then the redactor sealed.
+/// Standard input can be read once: then nothing is learned here, and each input's secrets
+/// are learned just before its export (false is returned).
+fn learn_all(
+    inputs: &[Input],
+    named: &std::collections::HashSet<Input>,
+    g: &GlobalArgs,
+    scope: Scope,
+    r: &Redactor,
+) -> bool {
+    if inputs.contains(&Input::Stdin) {
+        return false;
+    }
+    // Outcomes are those of the export, which reads the same files again.
+    super::each_session(inputs, named, g, "finding secrets", |src, format| {
+        let bar = input_bar(src, inputs.len(), g.quiet);
+        let learned = export::learn(src, format, scope, r, &bar);
+        bar.finish_and_clear();
+        learned
+    });
+    r.seal();
+    true
+}
+
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     let redactor = redactor(a)?;
     let (expanded, named) = super::batch_inputs(&a.files, &a.list, g)?;
@@ -206,9 +241,19 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         subagents: !a.no_subagents,
     };
     let by_name: HashMap<String, &Dest> = dests.iter().map(|(i, d)| (i.display_name(), d)).collect();
+    let bar_of = |src: &crate::io::Source| input_bar(src, inputs.len(), g.quiet);
+    let learn_first = match &redactor {
+        Some(r) => learn_all(&inputs, &named, g, scope, r),
+        None => false,
+    };
     let outcomes = super::each_session(&inputs, &named, g, "exporting", |src, format| {
         let dest = by_name.get(src.name()).copied().cloned().unwrap_or(Dest::Stdout);
         let r = redactor.as_ref();
+        if let Some(r) = r.filter(|_| !learn_first) {
+            export::learn(src, format, scope, r, &indicatif::ProgressBar::hidden())
+                .map_err(|e| Error::Io(std::io::Error::other(e)))?;
+        }
+        let bar = bar_of(src);
         let mut summary = None;
         let write = |w: &mut Output| -> std::io::Result<()> {
             let made = match a.format {
@@ -227,7 +272,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
                     None
                 }
                 ExportFormat::Native => {
-                    records::write_native(src, r, w).map_err(std::io::Error::other)?;
+                    records::write_native(src, r, &bar, w).map_err(std::io::Error::other)?;
                     None
                 }
             };
@@ -239,6 +284,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
             Dest::Stdout => write_stdout(write),
             Dest::File(p) => write_new_file_by(p, a.force, write),
         };
+        bar.finish_and_clear();
         written.map_err(|cause| match &dest {
             Dest::File(p) if cause.kind() == std::io::ErrorKind::AlreadyExists => Error::Refused(format!(
                 "{}: exists; not overwritten (--force replaces it)",

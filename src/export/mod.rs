@@ -31,20 +31,25 @@ pub struct Image {
 }
 
 impl Image {
-    /// A `data:` URL of the image, when it is one that can be shown without fetching anything.
+    /// A `data:` URL of the image, when it is one that can be shown without fetching anything:
+    /// its media type and its base64 text checked character by character, whether they came
+    /// as a block's fields or as a data URL (Codex `input_image`).
     pub fn data_url(&self) -> Option<String> {
-        if self.data.starts_with("data:image/") {
-            return Some(self.data.clone());
-        }
-        let ok_type = self.media_type.starts_with("image/")
-            && self.media_type[6..]
+        let (media_type, data) = match self.data.strip_prefix("data:") {
+            Some(url) => url.split_once(";base64,")?,
+            None => (self.media_type.as_str(), self.data.as_str()),
+        };
+        let ok_type = media_type.strip_prefix("image/").is_some_and(|sub| {
+            !sub.is_empty()
+                && sub
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.')
+        });
+        let ok_data = !data.is_empty()
+            && data
                 .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.');
-        let ok_data = self
-            .data
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
-        (ok_type && ok_data && !self.data.is_empty()).then(|| format!("data:{};base64,{}", self.media_type, self.data))
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='));
+        (ok_type && ok_data).then(|| format!("data:{media_type};base64,{data}"))
     }
 }
 
@@ -507,6 +512,30 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
     })
 }
 
+/// The first pass of a redacted export of one input: the secrets of its name, of every
+/// record of the file, and of the subagent transcripts its document will inline.
+pub fn learn(
+    src: &Source,
+    format: Format,
+    scope: Scope,
+    r: &Redactor,
+    bar: &indicatif::ProgressBar,
+) -> Result<(), ExportError> {
+    r.learn_text(src.name());
+    records::learn_file(src, r, bar)?;
+    if scope.subagents && format == Format::ClaudeCode {
+        for path in subagent_files(Path::new(src.name())) {
+            let sub = Source::open_path(&path, crate::io::MmapChoice::Auto).map_err(|cause| ExportError::Read {
+                file: path.display().to_string(),
+                cause,
+            })?;
+            r.learn_text(sub.name());
+            records::learn_file(&sub, r, &indicatif::ProgressBar::hidden())?;
+        }
+    }
+    Ok(())
+}
+
 /// The subagent transcripts beside a Claude Code session file, sorted.
 fn subagent_files(session: &Path) -> Vec<PathBuf> {
     let mut inputs = vec![crate::io::Input::Path(session.to_path_buf())];
@@ -521,4 +550,40 @@ fn subagent_files(session: &Path) -> Vec<PathBuf> {
         .collect();
     files.sort();
     files
+}
+
+#[cfg(test)]
+mod image_tests {
+    use super::Image;
+
+    fn url(media_type: &str, data: &str) -> Option<String> {
+        Image {
+            media_type: media_type.into(),
+            data: data.into(),
+        }
+        .data_url()
+    }
+
+    #[test]
+    fn data_urls_are_checked_like_block_fields() {
+        assert_eq!(
+            url("", "data:image/png;base64,iVBORw0K").as_deref(),
+            Some("data:image/png;base64,iVBORw0K")
+        );
+        assert_eq!(
+            url("image/png", "iVBORw0K").as_deref(),
+            Some("data:image/png;base64,iVBORw0K")
+        );
+        for bad in [
+            "data:image/png;base64,iVBO\"><script>alert(1)</script>",
+            "data:image/svg+xml,<svg onload=alert(1)>",
+            "data:image/png\" onerror=\"x;base64,iVBORw0K",
+            "data:text/html;base64,PHNjcmlwdD4=",
+            "data:image/;base64,iVBORw0K",
+            "data:image/png;base64,",
+        ] {
+            assert_eq!(url("", bad), None, "{bad}");
+        }
+        assert_eq!(url("text/html", "PHNjcmlwdD4="), None);
+    }
 }

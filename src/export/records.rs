@@ -3,15 +3,21 @@
 
 use std::io::Write;
 
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+
 use serde_json::Value;
 
 use super::{Entry, ExportError, claude_msg, codex_msg, local_time, parse_record};
 use crate::agents::claude_code::chain as claude;
 use crate::agents::codex::rollout::{Era, ItemSrc};
 use crate::io::Source;
-use crate::io::lines::for_each_line;
+use crate::io::lines::{Line, for_each_line};
 use crate::model::Format;
-use crate::redact::Redactor;
+use crate::redact::{Learned, Redactor};
+
+/// The size of the parts a file's lines are shared among threads in.
+const PART: usize = 1 << 20;
 
 fn cannot_read(src: &Source, cause: std::io::Error) -> ExportError {
     ExportError::Read {
@@ -213,17 +219,79 @@ pub fn write_jsonl(
     Ok(())
 }
 
+/// Whether `body` (a file without its byte-order mark) is one JSON document spanning lines
+/// (cctool sessions v1–v4, the 2025 Codex document) rather than JSON Lines.
+fn one_document(body: &[u8]) -> bool {
+    let first = body.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    first == Some(b'{')
+        && memchr::memchr(b'\n', body.trim_ascii()).is_some()
+        && for_each_line_is_not_jsonl(body)
+        && serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok()
+}
+
+/// The first pass of a redacted export: every secret of the file, found in every record as
+/// written (whatever part of it the export shows), so that the second pass replaces each
+/// wherever it occurs.
+pub fn learn_file(src: &Source, r: &Redactor, bar: &ProgressBar) -> Result<(), ExportError> {
+    let whole = src.whole().map_err(|e| cannot_read(src, e))?;
+    let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
+    if one_document(body) {
+        r.learn_value(&crate::io::json::parse_record(body));
+        bar.inc(whole.len() as u64);
+        return Ok(());
+    }
+    let (lines, _) = crate::io::lines::lines_of(&whole);
+    // Parts searched in parallel, their secrets numbered in file order.
+    let found: Vec<Learned> = chunks(&lines)
+        .par_iter()
+        .map(|part| {
+            let mut found = Learned::default();
+            for l in *part {
+                r.find_line(l.bytes, &mut found);
+                bar.inc(l.bytes.len() as u64 + 1);
+            }
+            found
+        })
+        .collect();
+    for f in found {
+        r.commit(f);
+    }
+    Ok(())
+}
+
+/// Lines in parts of about [`PART`] bytes, for work shared among threads.
+fn chunks<'l, 'a>(lines: &'l [Line<'a>]) -> Vec<&'l [Line<'a>]> {
+    let mut out = Vec::new();
+    let (mut start, mut size) = (0, 0);
+    for (i, l) in lines.iter().enumerate() {
+        size += l.bytes.len() + 1;
+        if size >= PART {
+            out.push(&lines[start..=i]);
+            (start, size) = (i + 1, 0);
+        }
+    }
+    if start < lines.len() {
+        out.push(&lines[start..]);
+    }
+    out
+}
+
 /// `--format native`: the whole file in its own format, every record redacted, nothing else
 /// changed; lines without a match are copied as written. A file that is one JSON document
 /// (cctool sessions v1–v4, the 2025 Codex document) is redacted as that document.
-pub fn write_native(src: &Source, redactor: Option<&Redactor>, w: &mut dyn Write) -> Result<(), ExportError> {
+pub fn write_native(
+    src: &Source,
+    redactor: Option<&Redactor>,
+    bar: &ProgressBar,
+    w: &mut dyn Write,
+) -> Result<(), ExportError> {
     let mut checked = Checked {
         src,
         w,
         held: Vec::with_capacity(CHECKED_PIECE),
     };
     // A write refused by the check is the source's change, said as such.
-    copy_native(src, redactor, &mut checked).map_err(|e| match (e, src.check()) {
+    copy_native(src, redactor, bar, &mut checked).map_err(|e| match (e, src.check()) {
         (ExportError::Write(_), Err(changed)) => cannot_read(src, changed),
         (other, _) => other,
     })?;
@@ -268,36 +336,57 @@ impl Write for Checked<'_> {
     }
 }
 
-fn copy_native(src: &Source, redactor: Option<&Redactor>, w: &mut dyn Write) -> Result<(), ExportError> {
+fn copy_native(
+    src: &Source,
+    redactor: Option<&Redactor>,
+    bar: &ProgressBar,
+    w: &mut dyn Write,
+) -> Result<(), ExportError> {
     let whole = src.whole().map_err(|e| cannot_read(src, e))?;
     let Some(r) = redactor else {
         return w.write_all(&whole).map_err(ExportError::Write);
     };
     let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
-    let first = body.iter().find(|b| !b.is_ascii_whitespace()).copied();
-    if first == Some(b'{') {
-        // One document spanning lines? Then it is redacted as a whole.
-        let mut multi = false;
-        if memchr::memchr(b'\n', body.trim_ascii()).is_some() {
-            multi = serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok() && for_each_line_is_not_jsonl(body);
+    if one_document(body) {
+        let mut v: Value = serde_json::from_slice(body).map_err(|e| ExportError::Invalid {
+            file: src.name().to_string(),
+            message: e.to_string(),
+        })?;
+        bar.inc(whole.len() as u64);
+        if r.redact_value(&mut v) {
+            let out = serde_json::to_vec_pretty(&v).map_err(|e| ExportError::Write(e.into()))?;
+            w.write_all(&out).map_err(ExportError::Write)?;
+            return w.write_all(b"\n").map_err(ExportError::Write);
         }
-        if multi {
-            let mut v: Value = serde_json::from_slice(body).map_err(|e| ExportError::Invalid {
-                file: src.name().to_string(),
-                message: e.to_string(),
-            })?;
-            if r.redact_value(&mut v) {
-                let out = serde_json::to_vec_pretty(&v).map_err(|e| ExportError::Write(e.into()))?;
-                w.write_all(&out).map_err(ExportError::Write)?;
-                return w.write_all(b"\n").map_err(ExportError::Write);
-            }
-            return w.write_all(&whole).map_err(ExportError::Write);
-        }
+        return w.write_all(&whole).map_err(ExportError::Write);
     }
     let (lines, _) = crate::io::lines::lines_of(&whole);
-    for l in lines {
-        w.write_all(&r.redact_line(l.bytes)).map_err(ExportError::Write)?;
-        w.write_all(b"\n").map_err(ExportError::Write)?;
+    let redact = |part: &[Line<'_>]| {
+        let mut out = Vec::with_capacity(PART + PART / 4);
+        for l in part {
+            out.extend_from_slice(&r.redact_line(l.bytes));
+            out.push(b'\n');
+            bar.inc(l.bytes.len() as u64 + 1);
+        }
+        out
+    };
+    let parts = chunks(&lines);
+    // Once every secret is known, parts are independent: redacted in parallel a few at a
+    // time (what is held is a few parts per thread), written in order.
+    let at_once = if r.is_sealed() {
+        2 * rayon::current_num_threads()
+    } else {
+        1
+    };
+    for batch in parts.chunks(at_once) {
+        let done: Vec<Vec<u8>> = if at_once > 1 {
+            batch.par_iter().map(|p| redact(p)).collect()
+        } else {
+            batch.iter().map(|p| redact(p)).collect()
+        };
+        for d in done {
+            w.write_all(&d).map_err(ExportError::Write)?;
+        }
     }
     Ok(())
 }
@@ -329,7 +418,7 @@ mod tests {
         assert!(src.is_mapped(), "the file is mapped");
         f.set_len(100).unwrap();
         let mut out = Vec::new();
-        let err = write_native(&src, None, &mut out).unwrap_err();
+        let err = write_native(&src, None, &indicatif::ProgressBar::hidden(), &mut out).unwrap_err();
         assert!(
             err.to_string().contains("changed while it was read: truncated from"),
             "{err}"

@@ -9,14 +9,23 @@
 //! Text is matched as the agent saw it: JSON strings are decoded first (a key split across
 //! `\u` escapes is whole again), redacted, and encoded again, so the record stays valid JSON;
 //! a string that is itself a JSON document (Codex tool arguments) is opened and redacted the
-//! same way. One [`RegexSet`] pass tells which rules can match a string; only those run.
+//! same way. One Aho-Corasick pass over each string finds the keywords of the rules
+//! (`ghp_`, `key`, `://`, …); only the rules whose keywords it holds run.
+//!
+//! An export is redacted in two passes: the first finds the secrets of every file
+//! ([`Redactor::learn_value`], `detect.rs`), the second replaces each of them wherever it
+//! occurs, in strings, keys and numbers (`walk.rs`, `known.rs`): a token the rules recognise
+//! in one place (after `HF_TOKEN=`) is replaced where they cannot (the sentence before it).
 
+mod detect;
+mod known;
 mod rules;
+mod walk;
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use regex::{Regex, RegexSet};
+use aho_corasick::AhoCorasick;
+use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -28,8 +37,14 @@ pub enum Check {
     NotReference,
     /// A value in a secret's position: not a reference, not a placeholder, not code.
     SecretValue,
+    /// [`Check::SecretValue`], and not a number (`-u 1000:1000` is a user and group id).
+    CliPassword,
     /// Long and random enough to be a generated secret.
     Entropy,
+    /// At a word's start, or glued to other text with its CRC32 checksum right.
+    GithubToken,
+    /// Base64 of `user:password`.
+    BasicAuth,
     Email,
     HomePath,
 }
@@ -39,15 +54,6 @@ struct Rule {
     label: usize,
     re: Regex,
     check: Check,
-}
-
-/// Where a redaction's numbers and counts are kept for the whole export.
-#[derive(Default)]
-struct Table {
-    /// (label, secret) → number; numbers count per label from 1, in the order secrets are met.
-    numbers: HashMap<(usize, String), u32>,
-    distinct: Vec<u32>,
-    count: Vec<u64>,
 }
 
 /// One rule's line in the report: how often it matched and how many different secrets.
@@ -148,15 +154,20 @@ impl Config {
 /// The rules and the shared table of one export.
 pub struct Redactor {
     rules: Vec<Rule>,
-    /// The rules' names, each once, in rule order; the last is `image`.
-    labels: Vec<String>,
-    set: RegexSet,
-    /// Keys that name a secret (`api_key`, `password`): their string values are redacted whole.
+    /// The keywords of every rule (any case), and per keyword the rules it stands for.
+    prefilter: AhoCorasick,
+    keyword_rules: Vec<Vec<usize>>,
+    /// Rules without keywords (the user's): they run on every string.
+    always: Vec<usize>,
+    /// Keys that name a secret (`api_key`, `password`): their values are redacted whole.
     secret_key: Regex,
     keep_images: bool,
     image_rule: usize,
+    document_rule: usize,
     key_rule: usize,
-    table: Mutex<Table>,
+    known: known::Known,
+    /// Every file of the export has been learned: records are only replaced in.
+    sealed: AtomicBool,
 }
 
 /// Why a redactor could not be built: a rule that is not a valid pattern.
@@ -207,24 +218,48 @@ pub fn read_rules_file(path: &std::path::Path) -> Result<Vec<String>, BadRule> {
     Ok(out)
 }
 
+/// Secrets found by a search, not numbered yet: [`Redactor::commit`] numbers them in order, so
+/// that parts of a file searched in parallel number their secrets as one search in file order
+/// would.
+#[derive(Default)]
+pub struct Learned {
+    list: Vec<(usize, String)>,
+    seen: std::collections::HashSet<String>,
+}
+
+impl Learned {
+    fn push(&mut self, label: usize, secret: &str) {
+        if !self.seen.contains(secret) {
+            self.seen.insert(secret.to_string());
+            self.list.push((label, secret.to_string()));
+        }
+    }
+}
+
+/// A rule before it is compiled: name, pattern, check, keywords (none: it runs on every string).
+type Spec = (String, String, Check, Vec<String>);
+
 impl Redactor {
     pub fn new(cfg: &Config) -> Result<Redactor, BadRule> {
-        let mut specs: Vec<(String, String, Check)> = rules::BUILTIN
+        let mut specs: Vec<Spec> = rules::BUILTIN
             .iter()
-            .map(|b| (b.name.to_string(), b.pattern.to_string(), b.check))
+            .map(|b| {
+                // ASCII word boundaries: a Unicode `\b` stops the fast engines at the first
+                // non-ASCII character of a transcript.
+                let pattern = b.pattern.replace(r"\b", r"(?-u:\b)");
+                let keywords = b.keywords.iter().map(|k| k.to_string()).collect();
+                (b.name.to_string(), pattern, b.check, keywords)
+            })
             .collect();
         if let Some(home) = &cfg.home {
             // The home folder as written, wherever it is (also outside /home and /Users), as
             // a path prefix: `/home/al` must not take the start of `/home/alice`.
             let home = home.trim_end_matches(['/', '\\']);
             if home.len() > 1 && home != "/root" {
+                let pattern = format!(r"{}(?:(?-u:\b)|$)", regex::escape(home));
                 specs.insert(
                     specs.len() - 1,
-                    (
-                        "home-path".into(),
-                        format!(r"{}(?:\b|$)", regex::escape(home)),
-                        Check::None,
-                    ),
+                    ("home-path".into(), pattern, Check::None, vec![home.to_string()]),
                 );
             }
         }
@@ -234,18 +269,22 @@ impl Redactor {
         {
             specs.push((
                 "user-name".into(),
-                format!(r"(?i)(?:^|\b){}(?:\b|$)", regex::escape(user)),
+                format!(r"(?i)(?:^|(?-u:\b)){}(?:(?-u:\b)|$)", regex::escape(user)),
                 Check::None,
+                vec![user.clone()],
             ));
         }
         for spec in &cfg.extra {
             let (name, re) = parse_rule(spec);
             // Rules of the user come first: what they name is what they want to see.
-            specs.insert(0, (name, re, Check::None));
+            specs.insert(0, (name, re, Check::None, Vec::new()));
         }
         let mut rules = Vec::with_capacity(specs.len());
         let mut labels: Vec<String> = Vec::new();
-        for (name, pattern, check) in specs {
+        let mut keywords: Vec<String> = Vec::new();
+        let mut keyword_rules: Vec<Vec<usize>> = Vec::new();
+        let mut always = Vec::new();
+        for (i, (name, pattern, check, words)) in specs.into_iter().enumerate() {
             let re = Regex::new(&pattern)
                 .map_err(|e| BadRule(format!("redaction rule {name} is not a valid regular expression: {e}")))?;
             let label = match labels.iter().position(|l| *l == name) {
@@ -256,52 +295,53 @@ impl Redactor {
                 }
             };
             rules.push(Rule { label, re, check });
+            if words.is_empty() {
+                always.push(i);
+            }
+            for w in words {
+                let w = w.to_ascii_lowercase();
+                match keywords.iter().position(|k| *k == w) {
+                    Some(k) => keyword_rules[k].push(i),
+                    None => {
+                        keywords.push(w);
+                        keyword_rules.push(vec![i]);
+                    }
+                }
+            }
         }
-        let set = RegexSet::new(rules.iter().map(|r| r.re.as_str()))
-            .map_err(|e| BadRule(format!("the redaction rules cannot be combined: {e}")))?;
+        let prefilter = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(&keywords)
+            .map_err(|e| BadRule(format!("the redaction rules' keywords cannot be combined: {e}")))?;
         let key_rule = labels.iter().position(|l| l == "secret-assignment").unwrap_or(0);
         labels.push("image".into());
-        let image_rule = labels.len() - 1;
-        let table = Table {
-            numbers: HashMap::new(),
-            distinct: vec![0; labels.len()],
-            count: vec![0; labels.len()],
-        };
+        labels.push("document".into());
         Ok(Redactor {
             rules,
-            labels,
-            set,
-            secret_key: Regex::new(r"^(?i)[A-Za-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|pwd|credentials?)$")
-                .expect("fixed pattern"),
+            image_rule: labels.len() - 2,
+            document_rule: labels.len() - 1,
+            known: known::Known::new(labels),
+            prefilter,
+            keyword_rules,
+            always,
+            secret_key: Regex::new(
+                r"^(?i)[A-Za-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|pwd|credentials?|private_key_id)$",
+            )
+            .expect("fixed pattern"),
             keep_images: cfg.keep_images,
-            image_rule,
             key_rule,
-            table: Mutex::new(table),
+            sealed: AtomicBool::new(false),
         })
-    }
-
-    /// The placeholder of `secret` under label `i`, counting the match.
-    fn placeholder(&self, i: usize, secret: &str) -> String {
-        let mut t = self.table.lock().unwrap_or_else(|p| p.into_inner());
-        t.count[i] += 1;
-        let next = t.distinct[i] + 1;
-        let n = *t.numbers.entry((i, secret.to_string())).or_insert(next);
-        if n == next {
-            t.distinct[i] = next;
-        }
-        format!("[REDACTED:{}#{n}]", self.labels[i])
     }
 
     /// The counts so far, rule by rule in rule order; rules that never matched are left out.
     pub fn report(&self) -> Report {
-        let t = self.table.lock().unwrap_or_else(|p| p.into_inner());
-        let rules: Vec<RuleCount> = (0..self.labels.len())
-            .filter(|&i| t.count[i] > 0)
-            .map(|i| RuleCount {
-                rule: self.labels[i].clone(),
-                count: t.count[i],
-                distinct: t.distinct[i],
-            })
+        let rules: Vec<RuleCount> = self
+            .known
+            .counts()
+            .into_iter()
+            .map(|(rule, count, distinct)| RuleCount { rule, count, distinct })
             .collect();
         Report {
             total: rules.iter().map(|r| r.count).sum(),
@@ -309,137 +349,79 @@ impl Redactor {
         }
     }
 
-    /// `s` with every match replaced, or `None` when nothing matched.
+    /// Says that every record of the export has been learned ([`Redactor::learn_value`]):
+    /// from now on records are only replaced in, not searched again.
+    pub fn seal(&self) {
+        self.sealed.store(true, Ordering::Release);
+    }
+
+    /// Numbers the secrets of a search, in the order found.
+    pub fn commit(&self, found: Learned) {
+        for (label, secret) in found.list {
+            self.known.learn(label, &secret, true);
+        }
+    }
+
+    /// Finds the secrets of every string, key and secret-named value of `v`, so that every
+    /// other occurrence of each is replaced too.
+    pub fn learn_value(&self, v: &Value) {
+        let mut found = Learned::default();
+        self.find_value(v, &mut found);
+        self.commit(found);
+    }
+
+    fn learn_str(&self, s: &str) {
+        let mut found = Learned::default();
+        self.find_str(s, &mut found);
+        self.commit(found);
+    }
+
+    /// Whether every record has been learned (records are then only replaced in, and may be
+    /// in parallel).
+    pub fn is_sealed(&self) -> bool {
+        self.sealed.load(Ordering::Acquire)
+    }
+
+    /// `s` with every secret replaced (those found in it and those found before), or `None`
+    /// when it holds none.
     pub fn redact_str(&self, s: &str) -> Option<String> {
-        let matched = self.set.matches(s);
-        if !matched.matched_any() {
-            return None;
-        }
-        // Spans taken in rule order; a span overlapping one already taken is dropped.
-        let mut taken: Vec<(usize, usize, usize)> = Vec::new();
-        for i in matched.iter() {
-            let rule = &self.rules[i];
-            for caps in rule.re.captures_iter(s) {
-                let m = caps
-                    .name("s")
-                    .or_else(|| caps.name("s2"))
-                    .or_else(|| caps.get(0))
-                    .expect("group 0 always matches");
-                if m.is_empty() || !passes(rule.check, m.as_str(), s, m.start()) {
-                    continue;
-                }
-                if taken.iter().all(|&(a, b, _)| m.end() <= a || m.start() >= b) {
-                    taken.push((m.start(), m.end(), rule.label));
-                }
-            }
-        }
-        if taken.is_empty() {
-            return None;
-        }
-        taken.sort_unstable();
-        let mut out = String::with_capacity(s.len());
-        let mut at = 0;
-        for (a, b, i) in taken {
-            out.push_str(&s[at..a]);
-            out.push_str(&self.placeholder(i, &s[a..b]));
-            at = b;
-        }
-        out.push_str(&s[at..]);
-        Some(out)
+        self.learn_str(s);
+        self.known.replace(s)
     }
 
-    /// Redacts every string of `v` in place (object keys excepted; see `docs/export.md`), and
-    /// says whether anything changed.
+    /// Redacts every string and key of `v` in place, and says whether anything changed.
     pub fn redact_value(&self, v: &mut Value) -> bool {
-        match v {
-            Value::String(s) => match self.redact_string(s) {
-                Some(new) => {
-                    *s = new;
-                    true
-                }
-                None => false,
-            },
-            Value::Array(items) => {
-                let mut changed = false;
-                for i in items {
-                    changed |= self.redact_value(i);
-                }
-                changed
-            }
-            Value::Object(map) => {
-                if !self.keep_images
-                    && let Some(text) = self.image_placeholder(map)
-                {
-                    *v = text;
-                    return true;
-                }
-                let mut changed = false;
-                for (k, item) in map.iter_mut() {
-                    if STRUCTURAL_KEYS.contains(&k.as_str()) {
-                        continue;
-                    }
-                    if let Value::String(s) = item
-                        && self.secret_key.is_match(k)
-                        && passes(Check::SecretValue, s, s, 0)
-                        && !s.starts_with("[REDACTED:")
-                        && s.len() >= 6
-                    {
-                        *s = self.placeholder(self.key_rule, s);
-                        changed = true;
-                        continue;
-                    }
-                    changed |= self.redact_value(item);
-                }
-                changed
-            }
-            _ => false,
+        if !self.sealed.load(Ordering::Acquire) {
+            self.learn_value(v);
         }
+        self.replace_value(v)
     }
 
-    /// A string, opened first when it holds a JSON object or array (Codex writes tool
-    /// arguments as JSON text): its strings are redacted, and it is written back compact.
-    fn redact_string(&self, s: &str) -> Option<String> {
-        let t = s.trim();
-        let bracketed = (t.starts_with('{') && t.ends_with('}')) || (t.starts_with('[') && t.ends_with(']'));
-        if bracketed
-            && let Ok(mut inner) = serde_json::from_str::<Value>(t)
-            && (inner.is_object() || inner.is_array())
-        {
-            return self
-                .redact_value(&mut inner)
-                .then(|| serde_json::to_string(&inner).unwrap_or_default());
-        }
-        self.redact_str(s)
+    /// Learns the secrets of a text that is not a record (a file's name).
+    pub fn learn_text(&self, s: &str) {
+        self.learn_str(s);
     }
 
-    /// The text block that replaces an image block (Anthropic `image`, OpenAI `input_image`),
-    /// or `None` when `map` is not one.
-    fn image_placeholder(&self, map: &serde_json::Map<String, Value>) -> Option<Value> {
-        let ty = map.get("type")?.as_str()?;
-        let (data, text_type) = match ty {
-            "image" => (
-                map.get("source").and_then(|s| s.get("data").or_else(|| s.get("url")))?,
-                "text",
-            ),
-            "input_image" => (map.get("image_url")?, "input_text"),
-            _ => return None,
-        };
-        let data = data.as_str().unwrap_or_default();
-        let key = format!("{:016x}:{}", fx(data.as_bytes()), data.len());
-        let mut out = serde_json::Map::new();
-        out.insert("type".into(), Value::from(text_type));
-        out.insert("text".into(), Value::from(self.placeholder(self.image_rule, &key)));
-        Some(Value::Object(out))
+    /// Learns the secrets of one JSON Lines record, or of a line that is not JSON as text.
+    pub fn learn_line(&self, line: &[u8]) {
+        let mut found = Learned::default();
+        self.find_line(line, &mut found);
+        self.commit(found);
+    }
+
+    /// Finds the secrets of one JSON Lines record, or of a line that is not JSON as text.
+    pub fn find_line(&self, line: &[u8], out: &mut Learned) {
+        match parse_line(line) {
+            Some(v) => self.find_value(&v, out),
+            None => self.find_str(&String::from_utf8_lossy(line), out),
+        }
     }
 
     /// One JSON Lines record redacted: the bytes as written when nothing matched, else the
     /// record written again. A line that is not JSON is redacted as text.
     pub fn redact_line<'a>(&self, line: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
         use std::borrow::Cow;
-        let parsed = serde_json::from_slice::<Value>(line)
-            .ok()
-            .or_else(|| crate::io::json::repair_surrogates(line).and_then(|b| serde_json::from_slice(&b).ok()));
-        match parsed {
+        match parse_line(line) {
             Some(mut v) => {
                 if self.redact_value(&mut v) {
                     Cow::Owned(serde_json::to_vec(&v).unwrap_or_default())
@@ -458,73 +440,11 @@ impl Redactor {
     }
 }
 
-/// A 64-bit FNV-1a hash: names an image in the table without keeping its bytes.
-fn fx(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-/// Whether a match passes its rule's check. `whole` and `at` locate it in its string.
-fn passes(check: Check, m: &str, whole: &str, at: usize) -> bool {
-    match check {
-        Check::None => true,
-        Check::NotReference => !is_reference(m),
-        Check::SecretValue => {
-            let lower = m.to_ascii_lowercase();
-            !is_reference(m)
-                && !m.contains('(')
-                && !m.starts_with("[REDACTED")
-                && !matches!(
-                    lower.as_str(),
-                    "none" | "null" | "nil" | "true" | "false" | "undefined" | "required" | "optional" | "string"
-                )
-                && !lower.starts_with("your")
-                && !lower.chars().all(|c| c == 'x' || c == '*' || c == '.' || c == '-')
-                && !m.starts_with("process.env")
-                && !m.starts_with("os.environ")
-        }
-        Check::Entropy => m.len() >= 20 && is_random(m),
-        Check::Email => {
-            let local = m.split('@').next().unwrap_or("");
-            !(local == "git" || m.eq_ignore_ascii_case("noreply@anthropic.com") || whole[..at].ends_with("://"))
-        }
-        Check::HomePath => {
-            let name = m.rsplit(['/', '\\']).next().unwrap_or("");
-            !matches!(
-                name,
-                "Shared" | "linuxbrew" | "runner" | "user" | "username" | "USER" | "me" | "you"
-            ) && !name.starts_with('$')
-        }
-    }
-}
-
-fn is_reference(m: &str) -> bool {
-    m.starts_with('$') || m.starts_with('%') || m.starts_with('<') || m.starts_with("{{") || m.starts_with("${")
-}
-
-/// Shannon entropy of at least 3.5 bits a character, with letters and digits both present:
-/// what generated tokens have and words, paths and version strings do not.
-fn is_random(m: &str) -> bool {
-    let has_digit = m.bytes().any(|b| b.is_ascii_digit());
-    let has_alpha = m.bytes().any(|b| b.is_ascii_alphabetic());
-    if !has_digit || !has_alpha {
-        return false;
-    }
-    let mut counts = [0u32; 256];
-    for b in m.bytes() {
-        counts[b as usize] += 1;
-    }
-    let n = m.len() as f64;
-    let h: f64 = counts
-        .iter()
-        .filter(|&&c| c > 0)
-        .map(|&c| {
-            let p = f64::from(c) / n;
-            -p * p.log2()
-        })
-        .sum();
-    h >= 3.5
+/// A line as JSON, lone surrogates repaired; `None` when it is not JSON.
+fn parse_line(line: &[u8]) -> Option<Value> {
+    serde_json::from_slice::<Value>(line)
+        .ok()
+        .or_else(|| crate::io::json::repair_surrogates(line).and_then(|b| serde_json::from_slice(&b).ok()))
 }
 
 #[cfg(test)]

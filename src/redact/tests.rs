@@ -138,12 +138,14 @@ fn json_strings_are_matched_decoded_and_stay_json() {
 fn secret_keys_and_images() {
     let r = redactor();
     let mut v: Value = serde_json::json!({
-        "input": {"api_key": "plainvalue9", "limit": "plainvalue9"},
+        "input": {"api_key": "plainvalue9", "limit": "plainvalue8", "note": "set plainvalue9 first"},
         "content": [{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"}}]
     });
     assert!(r.redact_value(&mut v));
     assert_eq!(v["input"]["api_key"], "[REDACTED:secret-assignment#1]");
-    assert_eq!(v["input"]["limit"], "plainvalue9");
+    assert_eq!(v["input"]["limit"], "plainvalue8");
+    // Found once under its name, replaced wherever it occurs.
+    assert_eq!(v["input"]["note"], "set [REDACTED:secret-assignment#1] first");
     assert_eq!(
         v["content"][0],
         serde_json::json!({"type": "text", "text": "[REDACTED:image#1]"})
@@ -172,4 +174,223 @@ fn user_rules_come_first_and_bad_ones_are_named() {
         "{}",
         e.0
     );
+}
+
+/// One secret of each family added for the adversarial round, in the context it was planted
+/// in, with the rule that must name it.
+fn planted() -> Vec<(&'static str, String, String)> {
+    let netrc = "machine api.example.com\n  login deploy\n  password N3trc-Passw0rd!";
+    let basic = base64::engine::general_purpose::STANDARD.encode("deploy:B4sic-Passw0rd");
+    vec![
+        (
+            "huggingface-token",
+            "hf_kJqWmTzXbVnRpLsYdGhFcAeUiOoPtMwQzXy".into(),
+            "my HF token is hf_kJqWmTzXbVnRpLsYdGhFcAeUiOoPtMwQzXy ok".into(),
+        ),
+        (
+            "sendgrid-key",
+            "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".into(),
+            "mail via 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 today".into(),
+        ),
+        (
+            "pypi-token",
+            "pypi-AgEIcHlwaS5vcmcCJGE4ZWNkYjk2LTU1ZDItNGI3Ny1hNjU5LTlmYjM1NzMzMjU2YwACKlszLCJ".into(),
+            "upload with pypi-AgEIcHlwaS5vcmcCJGE4ZWNkYjk2LTU1ZDItNGI3Ny1hNjU5LTlmYjM1NzMzMjU2YwACKlszLCJ please"
+                .into(),
+        ),
+        (
+            "vault-token",
+            "hvs.CAESIJk2ZmQ0NzYxLWE5OTgtNGJmZi1i".into(),
+            "vault login hvs.CAESIJk2ZmQ0NzYxLWE5OTgtNGJmZi1i".into(),
+        ),
+        (
+            "docker-token",
+            "dckr_pat_Xq3vB7nM1kL9pR5tW2yZ8aC4dF6".into(),
+            "docker token dckr_pat_Xq3vB7nM1kL9pR5tW2yZ8aC4dF6 works".into(),
+        ),
+        (
+            "twilio-token",
+            "SK0123456789abcdef0123456789abcdef".into(),
+            "twilio key SK0123456789abcdef0123456789abcdef here".into(),
+        ),
+        (
+            "url-password",
+            "Cl0ne-Passw0rd".into(),
+            "git clone https://alice:Cl0ne-Passw0rd@git.example.com/shop.git".into(),
+        ),
+        (
+            "basic-auth",
+            basic.clone(),
+            format!("curl -H 'Authorization: Basic {basic}' https://api.example.com"),
+        ),
+        (
+            "cli-password",
+            "Curl-Passw0rd9".into(),
+            "curl -u deploy:Curl-Passw0rd9 https://api.example.com".into(),
+        ),
+        ("netrc-password", "N3trc-Passw0rd!".into(), netrc.into()),
+        (
+            "gcp-private-key-id",
+            "3f1c2a9b8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a".into(),
+            r#"{"type": "service_account", "private_key_id": "3f1c2a9b8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a"}"#.into(),
+        ),
+        (
+            "secret-assignment",
+            "98765432".into(),
+            r#"{"user": "svc", "password": 98765432}"#.into(),
+        ),
+        (
+            "home-path",
+            "-home-bob".into(),
+            "projects/-home-bob-webapp/s.jsonl".into(),
+        ),
+    ]
+}
+
+use base64::Engine;
+
+#[test]
+fn the_adversarial_families_are_caught() {
+    for (rule, secret, text) in planted() {
+        let r = redactor();
+        let out = r
+            .redact_str(&text)
+            .unwrap_or_else(|| panic!("{rule}: nothing matched in {text}"));
+        assert!(!out.contains(&secret), "{rule}: survived in {out}");
+        assert!(out.contains(&format!("[REDACTED:{rule}#")), "{rule}: {out}");
+    }
+}
+
+#[test]
+fn a_json_number_under_a_secret_name_is_replaced() {
+    let r = redactor();
+    let mut v = serde_json::json!({"db": {"password": 98765432}, "port": 5432});
+    assert!(r.redact_value(&mut v));
+    assert_eq!(v["db"]["password"], "[REDACTED:secret-assignment#1]");
+    assert_eq!(v["port"], 5432);
+}
+
+#[test]
+fn a_secret_found_once_is_replaced_everywhere_keys_too() {
+    let r = redactor();
+    // Learned from the second record, replaced in the first, which no rule could read.
+    let first: &[u8] =
+        br#"{"text":"the token q7Zr9LmX2pW4tN8v goes here","cwd":"/home/alice/w","snapshot":{"/home/alice/w/.env":1}}"#;
+    let second: &[u8] = br#"{"text":"MY_APP_SECRET=q7Zr9LmX2pW4tN8v"}"#;
+    r.learn_line(first);
+    r.learn_line(second);
+    r.seal();
+    let out = String::from_utf8(r.redact_line(first).into_owned()).unwrap();
+    assert!(!out.contains("q7Zr9LmX2pW4tN8v"), "{out}");
+    assert!(!out.contains("alice"), "{out}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(v["snapshot"].get("[REDACTED:home-path#1]/w/.env").is_some(), "{out}");
+}
+
+#[test]
+fn base64_of_a_secret_is_replaced_whole() {
+    let r = redactor();
+    let env = "DB_PASSWORD=Encod3d-Passw0rd\nSTRIPE=sk_live_MnIPm2wYtrTsBF6I8YIsv9Vb\n".repeat(3);
+    let enc = base64::engine::general_purpose::STANDARD.encode(&env);
+    // As `base64` prints it: lines of 76.
+    let wrapped: Vec<&str> = enc
+        .as_bytes()
+        .chunks(76)
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
+    let text = format!("$ base64 .env\n{}\n$ done", wrapped.join("\n"));
+    let out = r.redact_str(&text).expect("matched");
+    for line in &wrapped {
+        assert!(!out.contains(line), "{out}");
+    }
+    assert!(out.starts_with("$ base64 .env\n[REDACTED:"), "{out}");
+    assert!(out.ends_with("\n$ done"), "{out}");
+}
+
+#[test]
+fn a_secret_split_across_two_text_blocks() {
+    let r = redactor();
+    let mut v = serde_json::json!({"content": [
+        {"type": "text", "text": "deploy with ghp_VJ7VtD4Q9Oiwy"},
+        {"type": "text", "text": "Xt17cFzwUnWPIknuABdcuVB now"}
+    ]});
+    assert!(r.redact_value(&mut v));
+    let a = v["content"][0]["text"].as_str().unwrap();
+    let b = v["content"][1]["text"].as_str().unwrap();
+    assert_eq!(a, "deploy with [REDACTED:github-token#1]");
+    assert_eq!(b, " now");
+}
+
+#[test]
+fn binary_documents_are_dropped_text_ones_kept() {
+    let r = redactor();
+    let mut v = serde_json::json!({"content": [
+        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"}},
+        {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "plain notes"}},
+        {"type": "input_file", "filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0xLjQK"}
+    ]});
+    assert!(r.redact_value(&mut v));
+    assert_eq!(
+        v["content"][0],
+        serde_json::json!({"type": "text", "text": "[REDACTED:document#1]"})
+    );
+    assert_eq!(v["content"][1]["source"]["data"], "plain notes");
+    assert_eq!(
+        v["content"][2],
+        serde_json::json!({"type": "input_text", "text": "[REDACTED:document#2]"})
+    );
+}
+
+#[test]
+fn github_tokens_glued_to_text_count_when_their_checksum_holds() {
+    let random = "VJ7VtD4Q9OiwyXt17cFzwUnWPIknuA";
+    let valid = format!("ghp_{random}{}", detect::base62_6(crc32fast::hash(random.as_bytes())));
+    assert!(detect::github_checksum_ok(&valid));
+    let r = redactor();
+    let out = r.redact_str(&format!("token:{valid} and mytoken{valid}")).unwrap();
+    assert!(!out.contains(&valid), "{out}");
+    // Glued and without a valid checksum: an identifier, not a token.
+    let fake = format!("ghp_{random}zzzzzz");
+    assert!(!detect::github_checksum_ok(&fake));
+    assert_eq!(redactor().redact_str(&format!("mytoken{fake}")), None);
+}
+
+/// Ordinary texts of a coding session that look a little like secrets: none is replaced.
+/// (Each kind was checked by hand to be matched by no rule; adding a rule that catches one
+/// of them fails here.)
+#[test]
+fn no_false_positive_on_ordinary_text() {
+    let image = base64::engine::general_purpose::STANDARD.encode([
+        0x89u8, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 1, 2, 3, 250, 251, 252,
+        253, 254, 255, 7, 8, 9,
+    ]);
+    let prose =
+        base64::engine::general_purpose::STANDARD.encode("The quick brown fox jumps over the lazy dog, twice over.");
+    let texts = [
+        "commit 9fceb02d0ae598e95dc970b74767f19372d61af8 (HEAD -> main)".to_string(),
+        "Merge: 1a2b3c4d5e6f 0f9e8d7c6b5a; tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904".into(),
+        "request id 3f2a9c4e-1b2d-4e5f-8a9b-0c1d2e3f4a5b failed; retry with 0195f3a2-7c1e-7d4b-9a8e-1f2e3d4c5b6a"
+            .into(),
+        format!("screenshot: data:image/png;base64,{image}"),
+        format!("an example of base64: {prose}"),
+        "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855".into(),
+        "integrity sha512-Vbx1cV8kYw3ZKx2jBTIgVyH1lg8dbPD5xFx9a7ZsWeCi3nQ==".into(),
+        "docker run -u 1000:1000 -v /srv/data:/data image".into(),
+        "The default password policy asks for twelve characters.".into(),
+        "We need a basic understanding of the build first.".into(),
+        "Use `task` and ask the disk skeleton; keyboard shortcuts help.".into(),
+        "See https://docs.rs/regex/1.11.1/regex/#syntax and http://localhost:8080/api/v1".into(),
+        "max_tokens: 4096, input_tokens 1200, cache_creation_input_tokens: 0".into(),
+        "let api_key = std::env::var(\"API_KEY\")?;".into(),
+        "The machine learning model was fine.".into(),
+        "git push -u origin feature/login".into(),
+        "src/agents/claude_code/chain/recovery.rs:120:5".into(),
+        "version 2.1.332 of @anthropic-ai/claude-code, node v22.11.0".into(),
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin".into(),
+        "The twilio integration docs say to create a key in the console.".into(),
+    ];
+    let r = redactor();
+    for t in &texts {
+        assert_eq!(r.redact_str(t), None, "{t}");
+    }
 }

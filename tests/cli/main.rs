@@ -42,6 +42,7 @@ mod migrate;
 mod props;
 mod readme;
 mod rebuild_chain;
+mod redact_corpus;
 mod restore_safe;
 mod rewrites;
 mod rows;

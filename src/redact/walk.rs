@@ -1,0 +1,242 @@
+//! The walk over a record: every string and every key is searched (a JSON text inside a
+//! string opened first), values under secret names are taken whole (numbers too), images and
+//! binary documents are dropped, and a secret split across two consecutive text blocks of a
+//! message is found in their joined text.
+
+use serde_json::{Map, Value};
+
+use super::detect::{fx, is_secret_value};
+use super::{Learned, Redactor, STRUCTURAL_KEYS};
+
+/// How much of each side of two adjacent text blocks is joined to look for a split secret:
+/// more than the longest token format.
+const SEAM: usize = 1024;
+
+/// Block types holding a message's text, in Anthropic and OpenAI terms.
+const TEXT_BLOCKS: &[&str] = &["text", "input_text", "output_text"];
+
+impl Redactor {
+    /// Finds the secrets of every string, key and secret-named value of `v`, so that every
+    /// other occurrence of each is replaced too.
+    pub(super) fn find_value(&self, v: &Value, out: &mut Learned) {
+        match v {
+            Value::String(s) => match json_text(s) {
+                Some(inner) => self.find_value(&inner, out),
+                None => self.find_str(s, out),
+            },
+            Value::Array(items) => {
+                for i in items {
+                    self.find_value(i, out);
+                }
+                for (a, b) in text_pairs(items) {
+                    let (joined, cut) = seam(a, b);
+                    for (x, y, label) in self.spans(&joined) {
+                        if x < cut && y > cut {
+                            out.push(label, &joined[x..y]);
+                        }
+                    }
+                }
+            }
+            Value::Object(map) => {
+                if self.dropped(map).is_some() {
+                    return;
+                }
+                for (k, item) in map {
+                    self.find_str(k, out);
+                    if STRUCTURAL_KEYS.contains(&k.as_str()) {
+                        continue;
+                    }
+                    if self.secret_key.is_match(k) {
+                        match item {
+                            Value::String(s)
+                                if s.len() >= 6 && !s.contains(char::is_whitespace) && is_secret_value(s) =>
+                            {
+                                out.push(self.key_rule, s);
+                            }
+                            Value::Number(n) if n.to_string().len() >= 6 => {
+                                out.push(self.key_rule, &n.to_string());
+                            }
+                            _ => {}
+                        }
+                    }
+                    self.find_value(item, out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Replaces every known secret in `v` (strings, keys, numbers), drops images and binary
+    /// documents, and says whether anything changed.
+    pub(super) fn replace_value(&self, v: &mut Value) -> bool {
+        match v {
+            Value::String(s) => match self.replace_string(s) {
+                Some(new) => {
+                    *s = new;
+                    true
+                }
+                None => false,
+            },
+            Value::Number(n) if self.known.has_numbers() => match self.known.exact(&n.to_string()) {
+                Some((label, number)) => {
+                    *v = Value::String(self.known.placeholder(label, number));
+                    true
+                }
+                None => false,
+            },
+            Value::Array(items) => {
+                let mut changed = self.replace_seams(items);
+                for i in items {
+                    changed |= self.replace_value(i);
+                }
+                changed
+            }
+            Value::Object(map) => {
+                if let Some(text) = self.dropped(map) {
+                    *v = text;
+                    return true;
+                }
+                let mut changed = self.replace_keys(map);
+                for (k, item) in map.iter_mut() {
+                    if !STRUCTURAL_KEYS.contains(&k.as_str()) {
+                        changed |= self.replace_value(item);
+                    }
+                }
+                changed
+            }
+            _ => false,
+        }
+    }
+
+    /// A string with its secrets replaced; a JSON text inside it (Codex writes tool arguments
+    /// that way) is opened, replaced in, and written back compact.
+    fn replace_string(&self, s: &str) -> Option<String> {
+        match json_text(s) {
+            Some(mut inner) => self
+                .replace_value(&mut inner)
+                .then(|| serde_json::to_string(&inner).unwrap_or_default()),
+            None => self.known.replace(s),
+        }
+    }
+
+    /// Keys holding a secret (a home folder in `trackedFileBackups`' paths) written again,
+    /// the members kept in order.
+    fn replace_keys(&self, map: &mut Map<String, Value>) -> bool {
+        let new: Vec<Option<String>> = map.keys().map(|k| self.known.replace(k)).collect();
+        if new.iter().all(Option::is_none) {
+            return false;
+        }
+        let old = std::mem::take(map);
+        for ((k, v), n) in old.into_iter().zip(new) {
+            map.insert(n.unwrap_or(k), v);
+        }
+        true
+    }
+
+    /// A secret split across two adjacent text blocks: its placeholder ends the first, and
+    /// the second loses its part.
+    fn replace_seams(&self, items: &mut [Value]) -> bool {
+        let mut changed = false;
+        for i in 1..items.len() {
+            let (Some(a), Some(b)) = (block_text(&items[i - 1]), block_text(&items[i])) else {
+                continue;
+            };
+            let (joined, cut) = seam(a, b);
+            let Some(f) = self
+                .known
+                .find(&joined)
+                .into_iter()
+                .find(|f| f.start < cut && f.end > cut)
+            else {
+                continue;
+            };
+            let (a_keep, b_from) = (a.len() - (cut - f.start), f.end - cut);
+            let a_new = format!("{}{}", &a[..a_keep], self.known.placeholder(f.label, f.number));
+            let b_new = b[b_from..].to_string();
+            items[i - 1]["text"] = Value::String(a_new);
+            items[i]["text"] = Value::String(b_new);
+            changed = true;
+        }
+        changed
+    }
+
+    /// The text block that replaces an image (Anthropic `image`, OpenAI `input_image`) or a
+    /// binary document (Anthropic `document` of base64 or a file, OpenAI `input_file`), or
+    /// `None` when `map` is neither.
+    fn dropped(&self, map: &Map<String, Value>) -> Option<Value> {
+        let ty = map.get("type")?.as_str()?;
+        let (data, text_type, label) = match ty {
+            "image" if !self.keep_images => (
+                map.get("source").and_then(|s| s.get("data").or_else(|| s.get("url")))?,
+                "text",
+                self.image_rule,
+            ),
+            "input_image" if !self.keep_images => (map.get("image_url")?, "input_text", self.image_rule),
+            "document" => {
+                let src = map.get("source")?;
+                if src.get("type").and_then(Value::as_str) == Some("text") {
+                    return None;
+                }
+                (
+                    src.get("data").or_else(|| src.get("file_id"))?,
+                    "text",
+                    self.document_rule,
+                )
+            }
+            "input_file" => (
+                map.get("file_data").or_else(|| map.get("file_id"))?,
+                "input_text",
+                self.document_rule,
+            ),
+            _ => return None,
+        };
+        let data = data.as_str().unwrap_or_default();
+        let key = format!("{:016x}:{}", fx(data.as_bytes()), data.len());
+        let (label, number) = self.known.learn(label, &key, false);
+        let mut out = Map::new();
+        out.insert("type".into(), Value::from(text_type));
+        out.insert("text".into(), Value::from(self.known.placeholder(label, number)));
+        Some(Value::Object(out))
+    }
+}
+
+/// The value a string holds when it is a JSON object or array written as text.
+fn json_text(s: &str) -> Option<Value> {
+    let t = s.trim();
+    let bracketed = (t.starts_with('{') && t.ends_with('}')) || (t.starts_with('[') && t.ends_with(']'));
+    if !bracketed {
+        return None;
+    }
+    serde_json::from_str::<Value>(t)
+        .ok()
+        .filter(|v| v.is_object() || v.is_array())
+}
+
+/// The text of a text block.
+fn block_text(v: &Value) -> Option<&str> {
+    let ty = v.get("type")?.as_str()?;
+    if !TEXT_BLOCKS.contains(&ty) {
+        return None;
+    }
+    v.get("text")?.as_str()
+}
+
+/// Adjacent text blocks of one list, as pairs of their texts.
+fn text_pairs(items: &[Value]) -> impl Iterator<Item = (&str, &str)> {
+    items
+        .windows(2)
+        .filter_map(|w| Some((block_text(&w[0])?, block_text(&w[1])?)))
+}
+
+/// The end of `a` and the start of `b` joined, and where `b` starts in the result.
+fn seam(a: &str, b: &str) -> (String, usize) {
+    let mut from = a.len().saturating_sub(SEAM);
+    while !a.is_char_boundary(from) {
+        from += 1;
+    }
+    let mut to = b.len().min(SEAM);
+    while !b.is_char_boundary(to) {
+        to -= 1;
+    }
+    (format!("{}{}", &a[from..], &b[..to]), a.len() - from)
+}
