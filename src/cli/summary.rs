@@ -40,8 +40,8 @@ cctool extract-summary --json --strip-template | jq -r 'select(.kind==\"summary\
 cctool extract-summary --json ~/.codex/sessions | jq -c 'select(.encrypted) | {file, encrypted_len, kept: (.retained_messages|length)}'"
 )]
 pub struct ExtractSummaryArgs {
-    /// Session files or directories (searched recursively), or a backup archive (or
-    /// ARCHIVE/SESSION-ID); `-` reads standard input.
+    /// Session files or directories (searched recursively), a backup archive (or
+    /// ARCHIVE/SESSION-ID), or session ids (or prefixes) of your stores; `-` reads standard input.
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]

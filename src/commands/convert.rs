@@ -103,6 +103,8 @@ fn to_stdout(a: &ConvertArgs) -> Option<&Path> {
 
 fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), ConvertError> {
     let input = super::file_input(&a.file)?;
+    // A session named by its id is reported by the file read.
+    r.file = super::input_path(&input, &a.file).display().to_string();
     let (src, format) = super::open_session(&input, g)?;
     r.from = format.name().to_string();
     let out = to_stdout(a).map(Path::to_path_buf);

@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod export;
 pub mod extract_summary;
 pub mod hooks;
+pub mod ids;
 pub mod man;
 pub mod migrate;
 pub mod rebuild_chain;
@@ -61,22 +62,13 @@ pub fn batch_inputs(
             ))
         })?;
     }
-    let paths = &[paths, &listed[..]].concat();
-    let roots = if paths.is_empty() && files.files_from.is_some() {
+    let given = [paths, &listed[..]].concat();
+    let (paths, mut unresolved) = ids::resolve_all(&given);
+    let paths = &paths;
+    let roots = if given.is_empty() && files.files_from.is_some() {
         Vec::new()
-    } else if paths.is_empty() {
-        let stores = crate::io::paths::default_stores();
-        let say = crate::output::report::Reporter::new(g);
-        for n in &stores.notes {
-            say.note(n);
-        }
-        if stores.found.is_empty() {
-            return Err(crate::Fatal(format!(
-                "no session stores found (looked in {}); name files or directories to read",
-                crate::output::sanitize::escape_str(&stores.looked_in())
-            )));
-        }
-        stores.found
+    } else if given.is_empty() {
+        default_roots(g)?
     } else {
         paths.to_vec()
     };
@@ -133,22 +125,50 @@ pub fn batch_inputs(
     let mut expanded = crate::io::paths::expand(&roots, g.follow);
     expanded.inputs.append(&mut archived.inputs);
     expanded.problems.append(&mut archived.problems);
+    expanded.problems.append(&mut unresolved);
     Ok((expanded, named))
+}
+
+/// The user's own stores, read when no PATH is given (saying which store asked for is
+/// absent).
+fn default_roots(g: &crate::cli::GlobalArgs) -> Result<Vec<std::path::PathBuf>, crate::Fatal> {
+    let stores = crate::io::paths::default_stores();
+    let say = crate::output::report::Reporter::new(g);
+    for n in &stores.notes {
+        say.note(n);
+    }
+    if stores.found.is_empty() {
+        return Err(crate::Fatal(format!(
+            "no session stores found (looked in {}); name files or directories to read",
+            crate::output::sanitize::escape_str(&stores.looked_in())
+        )));
+    }
+    Ok(stores.found)
 }
 
 /// What a command that would write beside its input says of a file kept in a backup archive.
 pub const ARCHIVED_NEEDS_OUTPUT: &str =
     "is a copy kept in a backup archive, which cctool never writes into: write the result with -o OUT";
 
-/// The input a command that reads one file names: standard input (`-`), a file, or one
-/// session kept in a backup archive (`ARCHIVE/<session id>`).
+/// The input a command that reads one file names: standard input (`-`), a file, one
+/// session kept in a backup archive (`ARCHIVE/<session id>`), or a session of the user's
+/// stores named by its id (see [`ids`]).
 pub fn file_input(path: &std::path::Path) -> crate::error::Result<crate::io::Input> {
     if path.as_os_str() == "-" {
         return Ok(crate::io::Input::Stdin);
     }
     match crate::backup::named::resolve(path) {
-        None => Ok(crate::io::Input::Path(path.to_path_buf())),
+        None => Ok(crate::io::Input::Path(ids::session_path(path)?)),
         Some(found) => Ok(found?.single(path)?),
+    }
+}
+
+/// The file a single-file command writes beside or in place of: the path `input` was read
+/// from, or the argument itself for standard input and archived copies.
+pub fn input_path(input: &crate::io::Input, arg: &std::path::Path) -> std::path::PathBuf {
+    match input {
+        crate::io::Input::Path(p) => p.clone(),
+        crate::io::Input::Stdin | crate::io::Input::Archived(_) => arg.to_path_buf(),
     }
 }
 

@@ -138,12 +138,17 @@ fn walk(root: &Path, follow: bool, seen: &mut HashSet<(u64, u64)>, problems: &mu
         }
         found.push(path.to_path_buf());
     }
-    // A rollout being compressed exists twice for a moment, `X.jsonl` and `X.jsonl.zst`:
-    // the plain file is whole, the compressed one may not be yet.
-    let plain: HashSet<PathBuf> = found.iter().filter(|p| !is_compressed_name(p)).cloned().collect();
-    found.retain(|p| !is_compressed_name(p) || !plain.contains(&p.with_extension("")));
+    drop_compressed_twins(&mut found);
     found.sort();
     found
+}
+
+/// Drops each compressed file whose plain file is among `found`. A rollout being compressed
+/// exists twice for a moment, `X.jsonl` and `X.jsonl.zst`: the plain file is whole, the
+/// compressed one may not be yet.
+pub fn drop_compressed_twins(found: &mut Vec<PathBuf>) {
+    let plain: HashSet<PathBuf> = found.iter().filter(|p| !is_compressed_name(p)).cloned().collect();
+    found.retain(|p| !is_compressed_name(p) || !plain.contains(&p.with_extension("")));
 }
 
 fn is_compressed_name(p: &Path) -> bool {

@@ -29,6 +29,7 @@ mod extract_summary;
 mod fuzz_targets;
 mod hooks;
 mod hostile;
+mod ids;
 mod imports;
 mod input;
 mod json_types;
