@@ -72,9 +72,14 @@ pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> anyhow::Result<ExitStatus> {
         ..Report::default()
     };
     let mut say = Reporter::new(g);
-    if let Err(e) = convert(g, a, &mut r) {
-        r.error = Some(e.to_string());
-        say.merge(ExitStatus::Error);
+    match convert(g, a, &mut r) {
+        // A reader that closed the pipe wanted no more: nothing to report (`convert F | head`).
+        Err(ConvertError::StdoutClosed) => return Ok(say.status()),
+        Err(e) => {
+            r.error = Some(e.to_string());
+            say.merge(ExitStatus::Error);
+        }
+        Ok(()) => {}
     }
     let mut out = Out::new(g.color);
     if g.json {
@@ -180,6 +185,10 @@ enum ConvertError {
     /// reported instead.
     #[error("cannot read the source to its end")]
     SourceCutShort,
+    /// The reader of standard output closed it: the conversion stops there, and nothing is
+    /// reported (never shown).
+    #[error("standard output was closed")]
+    StdoutClosed,
     /// Codex's import ledger cannot be read.
     #[error("{0:#}")]
     Ledger(anyhow::Error),
@@ -187,6 +196,14 @@ enum ConvertError {
     /// the conversion runs again from its start, every line written.
     #[error("the target is replaced by a conversion from the start")]
     Replace,
+}
+
+/// A failed write to standard output: a closed pipe ends the conversion quietly.
+fn stdout_error(e: std::io::Error) -> ConvertError {
+    match e.kind() {
+        std::io::ErrorKind::BrokenPipe => ConvertError::StdoutClosed,
+        _ => JobError::Io(e).about("cannot write standard output").into(),
+    }
 }
 
 /// Why a write into the temporary file stopped without a new file.
@@ -301,7 +318,7 @@ fn write_conversion(
             if stopped(&e).is_some() {
                 return ConvertError::SourceCutShort;
             }
-            JobError::Io(e).about("cannot write standard output").into()
+            stdout_error(e)
         })?;
         finish(r, &mut lines);
         r.written = Some("new");
@@ -477,8 +494,7 @@ fn to_cctool(
     };
     let effective = !a.full;
     match out {
-        None => write_stdout(|w| import(src, effective, w))
-            .map_err(|e| JobError::Io(e).about("cannot write standard output"))?,
+        None => write_stdout(|w| import(src, effective, w)).map_err(stdout_error)?,
         Some(p) => {
             if !a.force && crate::io::atomic::occupied(p) {
                 return Err(JobError::exists(p).into());

@@ -195,19 +195,39 @@ fn mapped_and_streamed_reads_agree() {
 #[test]
 fn a_closed_pipe_ends_quietly_with_status_0() {
     let (_d, path) = temp_with("big.jsonl", &big_transcript());
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cctool"))
-        .args(["-q", "rebuild-chain", path.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut first = [0u8; 16];
-    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
-    drop(stdout);
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    for args in [
+        &["-q", "rebuild-chain"][..],
+        &["export", "--format", "markdown"],
+        &["export", "--format", "jsonl"],
+        &["export", "--format", "native"],
+        &["convert", "--to", "codex"],
+        &["convert", "--to", "cctool"],
+    ] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cctool"))
+            .args(args)
+            .arg(&path)
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 #[test]
