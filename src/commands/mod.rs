@@ -386,15 +386,22 @@ pub fn open_input_reading(
         }
         Err(e) => return Err(NoSession::Unreadable(e)),
     };
-    let format = if let Some(f) = g.input_format {
-        Ok(f)
-    } else {
-        crate::agents::detect::detect(&src).map_err(|u| {
+    let detected = crate::agents::detect::detect(&src);
+    let format = match (g.input_format, detected) {
+        // Said, and the content is another format's: read as said, it would be read as empty.
+        (Some(said), Ok(seen)) if seen != said => Err(format!(
+            "--input-format {}, but the content reads as {}: drop --input-format, or give --input-format {}",
+            said.name(),
+            seen.name(),
+            seen.name()
+        )),
+        (Some(said), _) => Ok(said),
+        (None, detected) => detected.map_err(|u| {
             format!(
                 "not a Claude Code transcript, Codex rollout or cctool session ({}); use --input-format to say which it is",
                 u.0
             )
-        })
+        }),
     };
     // Detection reads the head of a mapping: a truncation there is the answer, not the
     // verdict made of zeros.

@@ -176,6 +176,38 @@ fn big_transcript() -> Vec<u8> {
 }
 
 #[test]
+fn input_format_contradicted_by_the_content_is_refused() {
+    // A Codex rollout read as Claude Code was 0 messages and status 0.
+    let rollout = fixture("codex/rollback_across_replacement_history.jsonl");
+    let out = cctool()
+        .args(["--input-format", "claude-code", "rebuild-chain"])
+        .arg(&rollout)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--input-format claude-code, but the content reads as codex: drop --input-format, or give --input-format codex"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    // Found in a folder, such a file is skipped with a notice.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&rollout, dir.path().join("r.jsonl")).unwrap();
+    let out = cctool()
+        .args(["--input-format", "claude-code", "scan"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("skipped as not sessions"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn mapped_and_streamed_reads_agree() {
     let (_d, path) = temp_with("big.jsonl", &big_transcript());
     assert!(std::fs::metadata(&path).unwrap().len() > 4 * 1024 * 1024);
