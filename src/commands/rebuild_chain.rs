@@ -50,6 +50,9 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
     out.flush()?;
     let refused = matches!(&summary, Report::ApiView(v) if v.refused.is_some());
     let mut say = Reporter::new(g);
+    if a.loader.is_some() && !crate::agents::agent(format).about().loaders {
+        say.note(crate::agents::LOADER_IGNORED);
+    }
     if !g.json {
         say.diagnostics(&diags, 20);
         say.note(&summary.describe());

@@ -208,6 +208,38 @@ fn input_format_contradicted_by_the_content_is_refused() {
 }
 
 #[test]
+fn loader_says_once_that_codex_files_ignore_it() {
+    let note = "--loader chooses among Claude Code's loading rules: it is ignored for Codex rollouts";
+    let rollout = fixture("codex/rollback_across_replacement_history.jsonl");
+    let out = cctool()
+        .args(["rebuild-chain", "--loader", "2.1.88"])
+        .arg(&rollout)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(note));
+    // Once for a run of several files; not at all without --loader, or for Claude Code alone.
+    let out = cctool()
+        .args(["extract-summary", "--loader", "2.1.88"])
+        .arg(fixture("codex"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr).matches(note).count(), 1);
+    let out = cctool()
+        .args(["extract-summary"])
+        .arg(fixture("codex"))
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(note));
+    let out = cctool()
+        .args(["rebuild-chain", "--loader", "2.1.88"])
+        .arg(fixture("claude/tips_differ.jsonl"))
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(note));
+}
+
+#[test]
 fn mapped_and_streamed_reads_agree() {
     let (_d, path) = temp_with("big.jsonl", &big_transcript());
     assert!(std::fs::metadata(&path).unwrap().len() > 4 * 1024 * 1024);
