@@ -126,7 +126,8 @@ fn write_error(e: ExportError) -> std::io::Error {
 
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     let redactor = redactor(a)?;
-    let (expanded, named) = super::batch_inputs(&a.files, &a.list, g)?;
+    let outputs: Vec<PathBuf> = a.output.iter().cloned().collect();
+    let (expanded, named) = super::batch_inputs_writing(&a.files, &a.list, g, &outputs)?;
     // A subagent's transcript found in a folder is inlined into its session's document.
     let inline_subagents = !a.no_subagents && matches!(a.format, ExportFormat::Markdown | ExportFormat::Html);
     let inputs: Vec<Input> = expanded

@@ -50,6 +50,17 @@ pub fn batch_inputs(
     files: &crate::cli::FilesFromArgs,
     g: &crate::cli::GlobalArgs,
 ) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
+    batch_inputs_writing(paths, files, g, &[])
+}
+
+/// [`batch_inputs`] of a command that writes into `outputs` (`-o DIR`, `--out-dir`): folders
+/// walked for inputs never enter them.
+pub fn batch_inputs_writing(
+    paths: &[std::path::PathBuf],
+    files: &crate::cli::FilesFromArgs,
+    g: &crate::cli::GlobalArgs,
+    outputs: &[std::path::PathBuf],
+) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
     use crate::io::Input;
     // A list names the work exactly: an empty one (a part of a split with nothing in it) is
     // no work, never the user's own stores.
@@ -122,7 +133,7 @@ pub fn batch_inputs(
         })
         .chain(named_archived)
         .collect();
-    let mut expanded = crate::io::paths::expand(&roots, g.follow);
+    let mut expanded = crate::io::paths::expand_skipping(&roots, g.follow, outputs);
     expanded.inputs.append(&mut archived.inputs);
     expanded.problems.append(&mut archived.problems);
     expanded.problems.append(&mut unresolved);
@@ -181,7 +192,17 @@ pub fn session_inputs(
     files: &crate::cli::FilesFromArgs,
     g: &crate::cli::GlobalArgs,
 ) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
-    let (mut expanded, named) = batch_inputs(paths, files, g)?;
+    session_inputs_writing(paths, files, g, &[])
+}
+
+/// [`session_inputs`] of a command that writes into `outputs` (`scan --rows --out-dir`).
+pub fn session_inputs_writing(
+    paths: &[std::path::PathBuf],
+    files: &crate::cli::FilesFromArgs,
+    g: &crate::cli::GlobalArgs,
+    outputs: &[std::path::PathBuf],
+) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
+    let (mut expanded, named) = batch_inputs_writing(paths, files, g, outputs)?;
     if files.files_from.is_none() {
         crate::agents::claude_code::subagents::add_subagent_files(&mut expanded.inputs, g.follow);
     }

@@ -2,6 +2,7 @@
 //! mmap and streaming paths, undetectable files, and closed pipes.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::Stdio;
 
 use crate::util::{cctool, chain, fixture, records, split, stdout_of};
@@ -237,6 +238,40 @@ fn loader_says_once_that_codex_files_ignore_it() {
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains(note));
+}
+
+#[test]
+fn an_output_folder_inside_the_input_tree_is_not_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("in");
+    std::fs::create_dir(&tree).unwrap();
+    for f in ["claude/tips_differ.jsonl", "claude/render.jsonl"] {
+        std::fs::copy(fixture(f), tree.join(Path::new(f).file_name().unwrap())).unwrap();
+    }
+    let out_dir = tree.join("out");
+    for run in 0..2 {
+        let out = cctool()
+            .args(["export", "--format", "native", "--force"])
+            .arg(&tree)
+            .arg("-o")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("exported 2 of 2 sessions"), "run {run}: {err}");
+    }
+    let rows = tree.join("rows");
+    for run in 0..2 {
+        let out = cctool()
+            .args(["scan", "--rows", "messages", "--json"])
+            .arg(&tree)
+            .arg("--out-dir")
+            .arg(&rows)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !err.contains("skipped"), "run {run}: {err}");
+    }
 }
 
 #[test]
