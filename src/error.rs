@@ -73,6 +73,9 @@ pub enum Error {
     Named(#[from] NameError),
     #[error(transparent)]
     Restore(#[from] RestoreError),
+    /// A PATH that names no file, nor a single session by its id.
+    #[error(transparent)]
+    Id(#[from] crate::commands::ids::IdError),
 }
 
 impl Error {

@@ -47,7 +47,15 @@ pub struct About {
     pub json_lines: bool,
     /// What `compact` counts: the tokens that matter to this agent on resume.
     pub measure: compact::Measure,
+    /// Whether `--loader` chooses among this agent's loading rules (else it is said to be
+    /// ignored).
+    pub loaders: bool,
 }
+
+/// What is said, once per run, when `--loader` was given and a file of an agent with one way
+/// of loading was read.
+pub const LOADER_IGNORED: &str =
+    "--loader chooses among Claude Code's loading rules: it is ignored for Codex rollouts and cctool sessions";
 
 /// What the commands ask of an agent about one file. Errors are shown after the file's name.
 pub trait Agent: Sync {

@@ -79,15 +79,16 @@ cctool session files: the messages in order, one per line.",
     after_long_help = rebuild_chain_help()
 )]
 pub struct RebuildChainArgs {
-    /// The session file (`-` reads standard input), or ARCHIVE/SESSION-ID for a session kept
-    /// in a backup archive.
+    /// The session file (`-` reads standard input), ARCHIVE/SESSION-ID for a session kept in
+    /// a backup archive, or the id of a session in your stores (or a prefix only it has).
     pub file: PathBuf,
 
-    /// Claude Code loading rules to follow.
-    #[arg(long, value_enum, default_value_t = Loader::V2_1_332)]
-    pub loader: Loader,
+    /// Claude Code loading rules to follow [default: 2.1.332].
+    #[arg(long, value_enum)]
+    pub loader: Option<Loader>,
 
-    /// Walk from this message uuid instead of the loader's tip (Claude Code).
+    /// Walk from this message uuid (or a prefix only it has) instead of the loader's tip
+    /// (Claude Code).
     #[arg(long, value_name = "UUID")]
     pub tip: Option<String>,
 
@@ -130,4 +131,11 @@ pub struct RebuildChainArgs {
     /// (by default each is cut after 600 bytes, with a note saying how much was left out).
     #[arg(long)]
     pub full_output: bool,
+}
+
+impl RebuildChainArgs {
+    /// The Claude Code loading rules asked for, or the current client's.
+    pub fn loader(&self) -> Loader {
+        self.loader.unwrap_or_default()
+    }
 }

@@ -52,7 +52,8 @@ EXIT STATUS\n  0 converted (or already up to date); 2 unusable input, an OUT tha
 conversion of FILE, or a write that failed."
 )]
 pub struct ConvertArgs {
-    /// The session to convert (- for standard input).
+    /// The session to convert (- for standard input; a session id, or a prefix only it has,
+    /// names a session of your stores).
     pub file: PathBuf,
 
     /// The format to write.

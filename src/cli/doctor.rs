@@ -49,8 +49,8 @@ last compaction, or on a progress row).",
     after_long_help = doctor_help()
 )]
 pub struct DoctorArgs {
-    /// Session files or directories (searched recursively), or a backup archive (or
-    /// ARCHIVE/SESSION-ID); `-` reads standard input.
+    /// Session files or directories (searched recursively), a backup archive (or
+    /// ARCHIVE/SESSION-ID), or session ids (or prefixes) of your stores; `-` reads standard input.
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]

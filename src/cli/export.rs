@@ -38,7 +38,8 @@ JSON RECORDS (--json)\n  \
 EXIT STATUS\n  0 every input exported; 1 some inputs could not be read (the others were written); 2 bad usage."
 )]
 pub struct ExportArgs {
-    /// Sessions to export (files, or folders searched for sessions; - for standard input).
+    /// Sessions to export (files, folders searched for sessions, or session ids or prefixes of
+    /// your stores; - for standard input).
     #[arg(required_unless_present = "files_from", value_name = "FILE")]
     pub files: Vec<PathBuf>,
 

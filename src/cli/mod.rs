@@ -75,7 +75,8 @@ pub struct GlobalArgs {
     #[arg(long, global = true)]
     pub follow: bool,
 
-    /// Read inputs as this format instead of detecting it from their content.
+    /// Read inputs as this format where their content does not say (a file whose content is
+    /// another format's is refused).
     #[arg(long, global = true, value_enum, value_name = "FORMAT")]
     pub input_format: Option<Format>,
 

@@ -44,8 +44,8 @@ cctool migrate ~/.claude/projects -o ~/sessions-v5/   # a folder: into an output
 cctool migrate rollout-….jsonl -o - | jq '.messages | length'"
 )]
 pub struct MigrateArgs {
-    /// Session files or directories (searched recursively), or a backup archive (or
-    /// ARCHIVE/SESSION-ID).
+    /// Session files or directories (searched recursively), a backup archive (or
+    /// ARCHIVE/SESSION-ID), or session ids (or prefixes) of your stores.
     #[arg(required_unless_present = "files_from")]
     pub paths: Vec<PathBuf>,
 
@@ -122,7 +122,7 @@ budget could not be reached; 2 unusable input or a write failed."
 )]
 pub struct CompactArgs {
     /// The session to compact (ARCHIVE/SESSION-ID reads one kept in a backup archive; write
-    /// the result with -o).
+    /// the result with -o), or the id of a session in your stores (or a prefix only it has).
     pub file: PathBuf,
 
     /// Tokens at the end kept verbatim.

@@ -39,8 +39,8 @@ With no PATH, the user's own stores are scanned. \
     after_long_help = scan_help()
 )]
 pub struct ScanArgs {
-    /// Session files or directories (searched recursively), or a backup archive (or
-    /// ARCHIVE/SESSION-ID); `-` reads standard input.
+    /// Session files or directories (searched recursively), a backup archive (or
+    /// ARCHIVE/SESSION-ID), or session ids (or prefixes) of your stores; `-` reads standard input.
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]

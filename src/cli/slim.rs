@@ -36,7 +36,8 @@ cctool slim --images outside-window --extract ~/slim-payloads SESSION.jsonl -o s
 cctool slim --restore ~/slim-payloads slim.jsonl -o SESSION.jsonl"
 )]
 pub struct SlimArgs {
-    /// Claude Code transcripts or Codex rollouts.
+    /// Claude Code transcripts or Codex rollouts (files, or session ids or prefixes of your
+    /// stores).
     #[arg(required = true, value_name = "FILE")]
     pub paths: Vec<PathBuf>,
 

@@ -40,8 +40,8 @@ cctool extract-summary --json --strip-template | jq -r 'select(.kind==\"summary\
 cctool extract-summary --json ~/.codex/sessions | jq -c 'select(.encrypted) | {file, encrypted_len, kept: (.retained_messages|length)}'"
 )]
 pub struct ExtractSummaryArgs {
-    /// Session files or directories (searched recursively), or a backup archive (or
-    /// ARCHIVE/SESSION-ID); `-` reads standard input.
+    /// Session files or directories (searched recursively), a backup archive (or
+    /// ARCHIVE/SESSION-ID), or session ids (or prefixes) of your stores; `-` reads standard input.
     pub paths: Vec<PathBuf>,
 
     #[command(flatten)]
@@ -59,7 +59,14 @@ pub struct ExtractSummaryArgs {
     #[arg(long)]
     pub all_events: bool,
 
-    /// Claude Code loading rules used to decide which summary is current.
-    #[arg(long, value_enum, default_value_t = Loader::V2_1_332)]
-    pub loader: Loader,
+    /// Claude Code loading rules used to decide which summary is current [default: 2.1.332].
+    #[arg(long, value_enum)]
+    pub loader: Option<Loader>,
+}
+
+impl ExtractSummaryArgs {
+    /// The Claude Code loading rules asked for, or the current client's.
+    pub fn loader(&self) -> Loader {
+        self.loader.unwrap_or_default()
+    }
 }

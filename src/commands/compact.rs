@@ -230,6 +230,9 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> crate::error
     if matches!(input, crate::io::Input::Archived(_)) && !a.in_place && a.output.is_none() {
         return Err(Error::refused(super::ARCHIVED_NEEDS_OUTPUT));
     }
+    let file = super::input_path(&input, &a.file);
+    // A session named by its id is reported by the file read.
+    r.file = file.display().to_string();
     let (src, format) = super::open_session(&input, g)?;
     r.format = format.name().to_string();
     r.tokens_of = Some(crate::agents::agent(format).about().measure);
@@ -239,15 +242,15 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> crate::error
         return Err(Error::refused(why.to_string()));
     }
     let target = if a.in_place {
-        Target::InPlace(a.file.clone(), Seen::of(&src))
+        Target::InPlace(file.clone(), Seen::of(&src))
     } else {
         let suffix = if crate::agents::agent(format).about().json_lines {
             "compacted.jsonl"
         } else {
             "compacted.json"
         };
-        let out = a.output.clone().unwrap_or_else(|| default_output(&a.file, suffix));
-        if same_file(&out, &a.file) {
+        let out = a.output.clone().unwrap_or_else(|| default_output(&file, suffix));
+        if same_file(&out, &file) {
             return Err(Error::refused(
                 "the output would replace the input; use --in-place to replace it with a backup",
             ));
@@ -260,7 +263,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> crate::error
     if !a.dry_run {
         refuse_live(&src, format, a.force)?;
     }
-    let opts = options(a, &a.file);
+    let opts = options(a, &file);
     let status = crate::agents::agent(format).compact(&src, a, &opts, &target, r)?;
     // What is reported (the cut, the recap) must not come from pages that read as zeros.
     src.check().map_err(Error::Read)?;

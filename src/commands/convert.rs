@@ -72,9 +72,14 @@ pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> anyhow::Result<ExitStatus> {
         ..Report::default()
     };
     let mut say = Reporter::new(g);
-    if let Err(e) = convert(g, a, &mut r) {
-        r.error = Some(e.to_string());
-        say.merge(ExitStatus::Error);
+    match convert(g, a, &mut r) {
+        // A reader that closed the pipe wanted no more: nothing to report (`convert F | head`).
+        Err(ConvertError::StdoutClosed) => return Ok(say.status()),
+        Err(e) => {
+            r.error = Some(e.to_string());
+            say.merge(ExitStatus::Error);
+        }
+        Ok(()) => {}
     }
     let mut out = Out::new(g.color);
     if g.json {
@@ -103,6 +108,8 @@ fn to_stdout(a: &ConvertArgs) -> Option<&Path> {
 
 fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), ConvertError> {
     let input = super::file_input(&a.file)?;
+    // A session named by its id is reported by the file read.
+    r.file = super::input_path(&input, &a.file).display().to_string();
     let (src, format) = super::open_session(&input, g)?;
     r.from = format.name().to_string();
     let out = to_stdout(a).map(Path::to_path_buf);
@@ -181,6 +188,10 @@ enum ConvertError {
     /// reported instead.
     #[error("cannot read the source to its end")]
     SourceCutShort,
+    /// The reader of standard output closed it: the conversion stops there, and nothing is
+    /// reported (never shown).
+    #[error("standard output was closed")]
+    StdoutClosed,
     /// Codex's import ledger cannot be read.
     #[error("{0:#}")]
     Ledger(anyhow::Error),
@@ -199,6 +210,14 @@ fn noun(f: Format) -> &'static str {
         Format::ClaudeCode => "a Claude Code transcript",
         Format::Codex => "a Codex rollout",
         Format::CctoolSession => "a cctool session",
+    }
+}
+
+/// A failed write to standard output: a closed pipe ends the conversion quietly.
+fn stdout_error(e: std::io::Error) -> ConvertError {
+    match e.kind() {
+        std::io::ErrorKind::BrokenPipe => ConvertError::StdoutClosed,
+        _ => JobError::Io(e).about("cannot write standard output").into(),
     }
 }
 
@@ -317,7 +336,7 @@ fn write_conversion(
             if stopped(&e).is_some() {
                 return ConvertError::SourceCutShort;
             }
-            JobError::Io(e).about("cannot write standard output").into()
+            stdout_error(e)
         })?;
         finish(r, &mut lines);
         r.written = Some("new");
@@ -511,8 +530,7 @@ fn to_cctool(
     };
     let effective = !a.full;
     match out {
-        None => write_stdout(|w| import(src, effective, w))
-            .map_err(|e| JobError::Io(e).about("cannot write standard output"))?,
+        None => write_stdout(|w| import(src, effective, w)).map_err(stdout_error)?,
         Some(p) => {
             if !a.force && crate::io::atomic::occupied(p) {
                 return Err(JobError::exists(p).into());

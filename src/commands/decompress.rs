@@ -100,6 +100,7 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> crat
     if matches!(input, Input::Archived(_)) && (a.in_place || a.output.is_none()) {
         return Err(Error::refused(super::ARCHIVED_NEEDS_OUTPUT));
     }
+    let file = super::input_path(&input, &a.file);
     let (src, format) = super::open_session(&input, g)?;
     if format != Format::CctoolSession {
         return Err(Error::Invalid(format!(
@@ -115,9 +116,9 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> crat
     d.reasoning = r.reasoning;
     d.unrestored = r.unrestored;
     let target = if a.in_place {
-        a.file.clone()
+        file.clone()
     } else {
-        a.output.clone().unwrap_or_else(|| beside(&a.file, "decompressed.json"))
+        a.output.clone().unwrap_or_else(|| beside(&file, "decompressed.json"))
     };
     d.output = Some(target.display().to_string());
     if a.dry_run {
@@ -138,7 +139,7 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> crat
             seen: Seen::of(&src),
             force: a.force,
         };
-        let done = replace_with_backup_by(&a.file, &how, |w| migrate::write_to(s, w))
+        let done = replace_with_backup_by(&file, &how, |w| migrate::write_to(s, w))
             .map_err(crate::io::atomic::rewrite_failed)?;
         d.output = Some(done.target.display().to_string());
         d.backup = Some(done.backup.display().to_string());

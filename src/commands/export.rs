@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
 use crate::error::Error;
-use crate::export::{self, Scope, Summary, html, markdown, records};
+use crate::export::{self, ExportError, Scope, Summary, html, markdown, records};
 use crate::io::Input;
 use crate::io::atomic::{Output, write_new_file_by, write_stdout};
 use crate::output::Out;
@@ -175,9 +175,19 @@ fn learn_all(
     true
 }
 
+/// A writer's error as the write's own: a failed write keeps its kind (a closed pipe is told
+/// from a full disk), anything else is carried whole.
+fn write_error(e: ExportError) -> std::io::Error {
+    match e {
+        ExportError::Write(cause) => cause,
+        e => std::io::Error::other(e),
+    }
+}
+
 pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     let redactor = redactor(a)?;
-    let (expanded, named) = super::batch_inputs(&a.files, &a.list, g)?;
+    let outputs: Vec<PathBuf> = a.output.iter().cloned().collect();
+    let (expanded, named) = super::batch_inputs_writing(&a.files, &a.list, g, &outputs)?;
     // A subagent's transcript found in a folder is inlined into its session's document.
     let inline_subagents = !a.no_subagents && matches!(a.format, ExportFormat::Markdown | ExportFormat::Html);
     let inputs: Vec<Input> = expanded
@@ -268,11 +278,11 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
                     Some(doc.summary())
                 }
                 ExportFormat::Jsonl => {
-                    records::write_jsonl(src, format, a.full, r, w).map_err(std::io::Error::other)?;
+                    records::write_jsonl(src, format, a.full, r, w).map_err(write_error)?;
                     None
                 }
                 ExportFormat::Native => {
-                    records::write_native(src, r, &bar, w).map_err(std::io::Error::other)?;
+                    records::write_native(src, r, &bar, w).map_err(write_error)?;
                     None
                 }
             };
@@ -281,7 +291,11 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
             src.settle()
         };
         let written = match &dest {
-            Dest::Stdout => write_stdout(write),
+            // A reader that closed the pipe wanted no more: not an error (`export F | head`).
+            Dest::Stdout => match write_stdout(write) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                w => w,
+            },
             Dest::File(p) => write_new_file_by(p, a.force, write),
         };
         bar.finish_and_clear();
@@ -291,6 +305,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
                 p.display()
             )),
             Dest::File(p) if cause.kind() != std::io::ErrorKind::Other => Error::Write { path: p.clone(), cause },
+            Dest::Stdout if cause.kind() != std::io::ErrorKind::Other => Error::Stdout(cause),
             _ => Error::Io(cause),
         })?;
         Ok::<_, Error>((dest, summary))

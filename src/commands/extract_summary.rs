@@ -63,8 +63,13 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     };
     // Most files hold no compaction: one search of each, through reused buffers.
     let mode = crate::io::ReadMode::Search;
+    let loader_ignored = std::sync::atomic::AtomicBool::new(false);
     let outcomes = super::each_session_reading(inputs, &named, g, "extract-summary", mode, |src, format| {
-        crate::agents::agent(format).summaries(src, a.loader, opts)
+        let agent = crate::agents::agent(format);
+        if a.loader.is_some() && !agent.about().loaders {
+            loader_ignored.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        agent.summaries(src, a.loader(), opts)
     });
     let mut out = Out::new(g.color);
     let mut total = Total {
@@ -112,6 +117,9 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
     }
     out.flush()?;
     let mut say = Reporter::new(g);
+    if loader_ignored.into_inner() {
+        say.note(crate::agents::LOADER_IGNORED);
+    }
     if !g.json {
         for d in diags.iter().filter(|d| d.severity > Severity::Info) {
             say.diagnostic(d);

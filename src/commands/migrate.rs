@@ -55,7 +55,8 @@ struct Job {
 }
 
 pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
-    let (expanded, named_inputs) = super::batch_inputs(&a.paths, &a.files, g)?;
+    let outputs: Vec<std::path::PathBuf> = a.output.iter().cloned().collect();
+    let (expanded, named_inputs) = super::batch_inputs_writing(&a.paths, &a.files, g, &outputs)?;
     // Backups, our own outputs and temporary files found while walking a folder are not
     // inputs; one file reached twice (a link beside its target) is migrated once.
     let mut seen = std::collections::HashSet::new();

@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod export;
 pub mod extract_summary;
 pub mod hooks;
+pub mod ids;
 pub mod man;
 pub mod migrate;
 pub mod rebuild_chain;
@@ -49,6 +50,17 @@ pub fn batch_inputs(
     files: &crate::cli::FilesFromArgs,
     g: &crate::cli::GlobalArgs,
 ) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
+    batch_inputs_writing(paths, files, g, &[])
+}
+
+/// [`batch_inputs`] of a command that writes into `outputs` (`-o DIR`, `--out-dir`): folders
+/// walked for inputs never enter them.
+pub fn batch_inputs_writing(
+    paths: &[std::path::PathBuf],
+    files: &crate::cli::FilesFromArgs,
+    g: &crate::cli::GlobalArgs,
+    outputs: &[std::path::PathBuf],
+) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
     use crate::io::Input;
     // A list names the work exactly: an empty one (a part of a split with nothing in it) is
     // no work, never the user's own stores.
@@ -61,22 +73,13 @@ pub fn batch_inputs(
             ))
         })?;
     }
-    let paths = &[paths, &listed[..]].concat();
-    let roots = if paths.is_empty() && files.files_from.is_some() {
+    let given = [paths, &listed[..]].concat();
+    let (paths, mut unresolved) = ids::resolve_all(&given);
+    let paths = &paths;
+    let roots = if given.is_empty() && files.files_from.is_some() {
         Vec::new()
-    } else if paths.is_empty() {
-        let stores = crate::io::paths::default_stores();
-        let say = crate::output::report::Reporter::new(g);
-        for n in &stores.notes {
-            say.note(n);
-        }
-        if stores.found.is_empty() {
-            return Err(crate::Fatal(format!(
-                "no session stores found (looked in {}); name files or directories to read",
-                crate::output::sanitize::escape_str(&stores.looked_in())
-            )));
-        }
-        stores.found
+    } else if given.is_empty() {
+        default_roots(g)?
     } else {
         paths.to_vec()
     };
@@ -130,25 +133,53 @@ pub fn batch_inputs(
         })
         .chain(named_archived)
         .collect();
-    let mut expanded = crate::io::paths::expand(&roots, g.follow);
+    let mut expanded = crate::io::paths::expand_skipping(&roots, g.follow, outputs);
     expanded.inputs.append(&mut archived.inputs);
     expanded.problems.append(&mut archived.problems);
+    expanded.problems.append(&mut unresolved);
     Ok((expanded, named))
+}
+
+/// The user's own stores, read when no PATH is given (saying which store asked for is
+/// absent).
+fn default_roots(g: &crate::cli::GlobalArgs) -> Result<Vec<std::path::PathBuf>, crate::Fatal> {
+    let stores = crate::io::paths::default_stores();
+    let say = crate::output::report::Reporter::new(g);
+    for n in &stores.notes {
+        say.note(n);
+    }
+    if stores.found.is_empty() {
+        return Err(crate::Fatal(format!(
+            "no session stores found (looked in {}); name files or directories to read",
+            crate::output::sanitize::escape_str(&stores.looked_in())
+        )));
+    }
+    Ok(stores.found)
 }
 
 /// What a command that would write beside its input says of a file kept in a backup archive.
 pub const ARCHIVED_NEEDS_OUTPUT: &str =
     "is a copy kept in a backup archive, which cctool never writes into: write the result with -o OUT";
 
-/// The input a command that reads one file names: standard input (`-`), a file, or one
-/// session kept in a backup archive (`ARCHIVE/<session id>`).
+/// The input a command that reads one file names: standard input (`-`), a file, one
+/// session kept in a backup archive (`ARCHIVE/<session id>`), or a session of the user's
+/// stores named by its id (see [`ids`]).
 pub fn file_input(path: &std::path::Path) -> crate::error::Result<crate::io::Input> {
     if path.as_os_str() == "-" {
         return Ok(crate::io::Input::Stdin);
     }
     match crate::backup::named::resolve(path) {
-        None => Ok(crate::io::Input::Path(path.to_path_buf())),
+        None => Ok(crate::io::Input::Path(ids::session_path(path)?)),
         Some(found) => Ok(found?.single(path)?),
+    }
+}
+
+/// The file a single-file command writes beside or in place of: the path `input` was read
+/// from, or the argument itself for standard input and archived copies.
+pub fn input_path(input: &crate::io::Input, arg: &std::path::Path) -> std::path::PathBuf {
+    match input {
+        crate::io::Input::Path(p) => p.clone(),
+        crate::io::Input::Stdin | crate::io::Input::Archived(_) => arg.to_path_buf(),
     }
 }
 
@@ -161,7 +192,17 @@ pub fn session_inputs(
     files: &crate::cli::FilesFromArgs,
     g: &crate::cli::GlobalArgs,
 ) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
-    let (mut expanded, named) = batch_inputs(paths, files, g)?;
+    session_inputs_writing(paths, files, g, &[])
+}
+
+/// [`session_inputs`] of a command that writes into `outputs` (`scan --rows --out-dir`).
+pub fn session_inputs_writing(
+    paths: &[std::path::PathBuf],
+    files: &crate::cli::FilesFromArgs,
+    g: &crate::cli::GlobalArgs,
+    outputs: &[std::path::PathBuf],
+) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
+    let (mut expanded, named) = batch_inputs_writing(paths, files, g, outputs)?;
     if files.files_from.is_none() {
         crate::agents::claude_code::subagents::add_subagent_files(&mut expanded.inputs, g.follow);
     }
@@ -366,15 +407,22 @@ pub fn open_input_reading(
         }
         Err(e) => return Err(NoSession::Unreadable(e)),
     };
-    let format = if let Some(f) = g.input_format {
-        Ok(f)
-    } else {
-        crate::agents::detect::detect(&src).map_err(|u| {
+    let detected = crate::agents::detect::detect(&src);
+    let format = match (g.input_format, detected) {
+        // Said, and the content is another format's: read as said, it would be read as empty.
+        (Some(said), Ok(seen)) if seen != said => Err(format!(
+            "--input-format {}, but the content reads as {}: drop --input-format, or give --input-format {}",
+            said.name(),
+            seen.name(),
+            seen.name()
+        )),
+        (Some(said), _) => Ok(said),
+        (None, detected) => detected.map_err(|u| {
             format!(
                 "not a Claude Code transcript, Codex rollout or cctool session ({}); use --input-format to say which it is",
                 u.0
             )
-        })
+        }),
     };
     // Detection reads the head of a mapping: a truncation there is the answer, not the
     // verdict made of zeros.

@@ -17,7 +17,10 @@ fn style(f: ChainFormat, paint: crate::output::style::Paint, full: bool) -> Opti
 }
 
 pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
-    let input = super::file_input(&a.file).map_err(|e| Fatal(e.to_string()))?;
+    let input = super::file_input(&a.file).map_err(|e| match e {
+        crate::error::Error::Id(_) => Fatal(format!("{}: {e}", a.file.display())),
+        e => Fatal(e.to_string()),
+    })?;
     let name = input.display_name();
     let (src, format) = super::open_session(&input, g).map_err(|e| Fatal(format!("{name}: {e}")))?;
     if a.resume.any() && !a.api_view {
@@ -47,6 +50,9 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
     out.flush()?;
     let refused = matches!(&summary, Report::ApiView(v) if v.refused.is_some());
     let mut say = Reporter::new(g);
+    if a.loader.is_some() && !crate::agents::agent(format).about().loaders {
+        say.note(crate::agents::LOADER_IGNORED);
+    }
     if !g.json {
         say.diagnostics(&diags, 20);
         say.note(&summary.describe());

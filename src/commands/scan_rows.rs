@@ -31,7 +31,8 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs, table: Table) -> anyhow::Result<ExitSta
         }
         None => Dest::Stdout(StdoutSink::new(table, r.format).map_err(|e| Fatal(e.to_string()))?),
     };
-    let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
+    let outputs: Vec<std::path::PathBuf> = r.out_dir.iter().cloned().collect();
+    let (expanded, named) = super::session_inputs_writing(&a.paths, &a.files, g, &outputs)?;
     let opts = Options { max_text: r.max_text };
     let mut diags = expanded.problems.clone();
     let mut errors = diags.iter().filter(|d| d.severity == Severity::Error).count();

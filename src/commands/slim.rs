@@ -106,6 +106,8 @@ fn describe(r: &SlimRecord) -> String {
 }
 
 fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord) -> crate::error::Result<()> {
+    let p = &super::ids::session_path(p)?;
+    r.file = p.display().to_string();
     let input = Input::Path(p.to_path_buf());
     let (src, format) = super::open_session(&input, g)?;
     let Some(slimmer) = crate::agents::agent(format).slimmer() else {

@@ -50,15 +50,30 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// The suffix of a compressed rollout (Codex compresses old rollouts with zstd).
 const ZST: &str = ".zst";
 
-/// Whether a file found while walking a directory is a session-file candidate.
+/// Whether a file found while walking a directory is a session-file candidate. The name is
+/// looked at as bytes: a name that is not UTF-8 is read like any other.
 pub fn is_candidate(path: &Path) -> bool {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let name = name.strip_suffix(ZST).filter(|n| n.ends_with(".jsonl")).unwrap_or(name);
-    name.ends_with(".jsonl") || name.ends_with(".json")
+    let name = path.file_name().map_or(&[][..], |n| n.as_encoded_bytes());
+    let name = name
+        .strip_suffix(ZST.as_bytes())
+        .filter(|n| n.ends_with(b".jsonl"))
+        .unwrap_or(name);
+    name.ends_with(b".jsonl") || name.ends_with(b".json")
 }
 
 /// Expands PATH arguments; `follow`: follow symbolic links inside folders (`--follow`).
 pub fn expand(args: &[PathBuf], follow: bool) -> Expanded {
+    expand_skipping(args, follow, &[])
+}
+
+/// [`expand`], never entering the folders of `outputs` (where the command writes: its
+/// output read back at the next run would grow with every run).
+pub fn expand_skipping(args: &[PathBuf], follow: bool, outputs: &[PathBuf]) -> Expanded {
+    let skip: HashSet<(u64, u64)> = outputs
+        .iter()
+        .filter_map(|o| std::fs::metadata(o).ok().filter(std::fs::Metadata::is_dir))
+        .filter_map(|m| file_id(&m))
+        .collect();
     let mut out = Expanded::default();
     let mut seen_files = HashSet::new();
     let mut seen_ids = HashSet::new();
@@ -69,7 +84,7 @@ pub fn expand(args: &[PathBuf], follow: bool) -> Expanded {
         }
         match std::fs::metadata(arg) {
             Ok(m) if m.is_dir() => {
-                for f in walk(arg, follow, &mut seen_ids, &mut out.problems) {
+                for f in walk(arg, follow, &skip, &mut seen_ids, &mut out.problems) {
                     if seen_files.insert(f.clone()) {
                         out.inputs.push(Input::Path(f));
                     }
@@ -92,12 +107,33 @@ pub fn expand(args: &[PathBuf], follow: bool) -> Expanded {
     out
 }
 
-/// The session-file candidates under `root`, sorted by path. `seen`: the files (device and
-/// inode) already taken, so that with `--follow` a file reached by two paths is read once.
-fn walk(root: &Path, follow: bool, seen: &mut HashSet<(u64, u64)>, problems: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
+/// The session-file candidates under `root`, sorted by path. `skip`: folders (device and
+/// inode) not entered. `seen`: the files already taken, so that with `--follow` a file
+/// reached by two paths is read once.
+fn walk(
+    root: &Path,
+    follow: bool,
+    skip: &HashSet<(u64, u64)>,
+    seen: &mut HashSet<(u64, u64)>,
+    problems: &mut Vec<Diagnostic>,
+) -> Vec<PathBuf> {
     let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let mut found = Vec::new();
-    let walker = walkdir::WalkDir::new(root).follow_links(follow).sort_by_file_name();
+    let walker = walkdir::WalkDir::new(root)
+        .follow_links(follow)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| {
+            // A folder named as input is read, even where the output goes.
+            skip.is_empty()
+                || e.depth() == 0
+                || !e.file_type().is_dir()
+                || !e
+                    .metadata()
+                    .ok()
+                    .and_then(|m| file_id(&m))
+                    .is_some_and(|id| skip.contains(&id))
+        });
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
@@ -138,12 +174,17 @@ fn walk(root: &Path, follow: bool, seen: &mut HashSet<(u64, u64)>, problems: &mu
         }
         found.push(path.to_path_buf());
     }
-    // A rollout being compressed exists twice for a moment, `X.jsonl` and `X.jsonl.zst`:
-    // the plain file is whole, the compressed one may not be yet.
-    let plain: HashSet<PathBuf> = found.iter().filter(|p| !is_compressed_name(p)).cloned().collect();
-    found.retain(|p| !is_compressed_name(p) || !plain.contains(&p.with_extension("")));
+    drop_compressed_twins(&mut found);
     found.sort();
     found
+}
+
+/// Drops each compressed file whose plain file is among `found`. A rollout being compressed
+/// exists twice for a moment, `X.jsonl` and `X.jsonl.zst`: the plain file is whole, the
+/// compressed one may not be yet.
+pub fn drop_compressed_twins(found: &mut Vec<PathBuf>) {
+    let plain: HashSet<PathBuf> = found.iter().filter(|p| !is_compressed_name(p)).cloned().collect();
+    found.retain(|p| !is_compressed_name(p) || !plain.contains(&p.with_extension("")));
 }
 
 fn is_compressed_name(p: &Path) -> bool {
@@ -476,6 +517,19 @@ mod tests {
             .collect();
         assert_eq!(names, ["a.jsonl", "b.jsonl.zst"]);
         assert_eq!(beside(&d.join("b.jsonl.zst"), "v5.json"), d.join("b.v5.json"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn names_that_are_not_utf8_are_walked() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let name = std::ffi::OsStr::from_bytes(b"caf\xe9.jsonl");
+        if std::fs::write(dir.path().join(name), "{}").is_err() {
+            return; // a file system that takes only UTF-8 names
+        }
+        let e = expand(&[dir.path().to_path_buf()], false);
+        assert_eq!(e.inputs, vec![Input::Path(dir.path().join(name))]);
     }
 
     #[test]

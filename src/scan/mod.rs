@@ -109,7 +109,7 @@ fn prompt_text(text: &str) -> Option<String> {
 }
 
 /// The project of a session: the last component of its folder.
-fn project_of(cwd: Option<&str>, path: &str) -> Option<String> {
+pub(crate) fn project_of(cwd: Option<&str>, path: &str) -> Option<String> {
     let from_cwd = cwd.and_then(|c| {
         c.trim_end_matches(['/', '\\'])
             .rsplit(['/', '\\'])

@@ -2,6 +2,7 @@
 //! mmap and streaming paths, undetectable files, and closed pipes.
 
 use std::io::Write;
+use std::path::Path;
 use std::process::Stdio;
 
 use crate::util::{cctool, chain, fixture, records, split, stdout_of};
@@ -176,6 +177,104 @@ fn big_transcript() -> Vec<u8> {
 }
 
 #[test]
+fn input_format_contradicted_by_the_content_is_refused() {
+    // A Codex rollout read as Claude Code was 0 messages and status 0.
+    let rollout = fixture("codex/rollback_across_replacement_history.jsonl");
+    let out = cctool()
+        .args(["--input-format", "claude-code", "rebuild-chain"])
+        .arg(&rollout)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--input-format claude-code, but the content reads as codex: drop --input-format, or give --input-format codex"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+    // Found in a folder, such a file is skipped with a notice.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&rollout, dir.path().join("r.jsonl")).unwrap();
+    let out = cctool()
+        .args(["--input-format", "claude-code", "scan"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("skipped as not sessions"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn loader_says_once_that_codex_files_ignore_it() {
+    let note = "--loader chooses among Claude Code's loading rules: it is ignored for Codex rollouts";
+    let rollout = fixture("codex/rollback_across_replacement_history.jsonl");
+    let out = cctool()
+        .args(["rebuild-chain", "--loader", "2.1.88"])
+        .arg(&rollout)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(note));
+    // Once for a run of several files; not at all without --loader, or for Claude Code alone.
+    let out = cctool()
+        .args(["extract-summary", "--loader", "2.1.88"])
+        .arg(fixture("codex"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr).matches(note).count(), 1);
+    let out = cctool()
+        .args(["extract-summary"])
+        .arg(fixture("codex"))
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(note));
+    let out = cctool()
+        .args(["rebuild-chain", "--loader", "2.1.88"])
+        .arg(fixture("claude/tips_differ.jsonl"))
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(note));
+}
+
+#[test]
+fn an_output_folder_inside_the_input_tree_is_not_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("in");
+    std::fs::create_dir(&tree).unwrap();
+    for f in ["claude/tips_differ.jsonl", "claude/render.jsonl"] {
+        std::fs::copy(fixture(f), tree.join(Path::new(f).file_name().unwrap())).unwrap();
+    }
+    let out_dir = tree.join("out");
+    for run in 0..2 {
+        let out = cctool()
+            .args(["export", "--format", "native", "--force"])
+            .arg(&tree)
+            .arg("-o")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("exported 2 of 2 sessions"), "run {run}: {err}");
+    }
+    let rows = tree.join("rows");
+    for run in 0..2 {
+        let out = cctool()
+            .args(["scan", "--rows", "messages", "--json"])
+            .arg(&tree)
+            .arg("--out-dir")
+            .arg(&rows)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !err.contains("skipped"), "run {run}: {err}");
+    }
+}
+
+#[test]
 fn mapped_and_streamed_reads_agree() {
     let (_d, path) = temp_with("big.jsonl", &big_transcript());
     assert!(std::fs::metadata(&path).unwrap().len() > 4 * 1024 * 1024);
@@ -195,19 +294,39 @@ fn mapped_and_streamed_reads_agree() {
 #[test]
 fn a_closed_pipe_ends_quietly_with_status_0() {
     let (_d, path) = temp_with("big.jsonl", &big_transcript());
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cctool"))
-        .args(["-q", "rebuild-chain", path.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut first = [0u8; 16];
-    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
-    drop(stdout);
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+    for args in [
+        &["-q", "rebuild-chain"][..],
+        &["export", "--format", "markdown"],
+        &["export", "--format", "jsonl"],
+        &["export", "--format", "native"],
+        &["convert", "--to", "codex"],
+        &["convert", "--to", "cctool"],
+    ] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("cctool"))
+            .args(args)
+            .arg(&path)
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 #[test]

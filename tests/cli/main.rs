@@ -33,6 +33,7 @@ mod fuzz_targets;
 mod hooks;
 mod hooks_safe;
 mod hostile;
+mod ids;
 mod imports;
 mod input;
 mod json_types;

@@ -28,6 +28,7 @@ impl Agent for Cctool {
             short_name: "cctool",
             json_lines: false,
             measure: compact::Measure::Content,
+            loaders: false,
         }
     }
 

@@ -28,6 +28,7 @@ impl Agent for ClaudeCode {
             short_name: "claude",
             json_lines: true,
             measure: compact::Measure::Request,
+            loaders: true,
         }
     }
 

@@ -27,7 +27,7 @@ pub fn rebuild_chain(
         .map_err(|e| Fatal(format!("{}: cannot read: {e}", src.name())))?;
     bar.finish_and_clear();
     let opts = Options {
-        loader: a.loader,
+        loader: a.loader(),
         tip: a.tip.clone(),
         full: a.full,
     };
@@ -78,14 +78,14 @@ pub fn rebuild_chain(
                 fired.insert(rule, n);
             }
         }
-        if a.loader == claude::Loader::V2_1_332 && chain.recovered > 0 {
+        if a.loader() == claude::Loader::V2_1_332 && chain.recovered > 0 {
             fired.insert("B2", chain.recovered);
         }
         let record = ApiViewSummary {
             file: t.file.clone(),
             format: Format::ClaudeCode.name(),
             client: crate::agents::claude_code::client::CLIENT.version,
-            loader: Some(a.loader.name()),
+            loader: Some(a.loader().name()),
             model: view.model.clone(),
             model_choice: Some(rm.choice()),
             model_entry: None,
@@ -130,7 +130,7 @@ pub fn rebuild_chain(
     let summary = ChainSummary {
         file: t.file.clone(),
         format: Format::ClaudeCode.name(),
-        loader: Some(a.loader.name()),
+        loader: Some(a.loader().name()),
         messages: chain.positions.len(),
         end: chain.end.as_ref().map(ToString::to_string),
         tip: chain.tip.map(|p| t.uuid_text(p)),

@@ -30,6 +30,7 @@ impl Agent for Codex {
             short_name: "codex",
             json_lines: true,
             measure: compact::Measure::History,
+            loaders: false,
         }
     }
 

@@ -104,22 +104,34 @@ pub struct Chain {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-#[derive(Debug)]
+/// Why the tip `--tip` names cannot start the walk.
+#[derive(Debug, thiserror::Error)]
 pub enum ChainError {
+    #[error("--tip {0}: no message with this uuid, or a uuid starting with it, in the file")]
     TipNotFound(String),
+    #[error(
+        "--tip {0}: this message is removed at load time (before the last compact boundary, outside its preserved segment)"
+    )]
     TipPruned(String),
+    /// A prefix several messages' uuids share; `shown` are the first few, with their lines.
+    #[error("--tip {tip}: {count} messages have a uuid starting with it; give more of it: {}", list_tips(.shown, *.count))]
+    TipAmbiguous {
+        tip: String,
+        count: usize,
+        shown: Vec<(String, u64)>,
+    },
 }
 
-impl std::fmt::Display for ChainError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ChainError::TipNotFound(u) => write!(f, "--tip {u}: no message with this uuid in the file"),
-            ChainError::TipPruned(u) => write!(
-                f,
-                "--tip {u}: this message is removed at load time (before the last compact boundary, outside its preserved segment)"
-            ),
-        }
+fn list_tips(shown: &[(String, u64)], count: usize) -> String {
+    let mut s = shown
+        .iter()
+        .map(|(uuid, line)| format!("{uuid} (line {line})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if count > shown.len() {
+        s.push_str(&format!(", and {} more", count - shown.len()));
     }
+    s
 }
 
 /// Working state of one rebuild: the message map after relinks, with children.
@@ -205,7 +217,7 @@ impl Transcript {
 
         let tip = match &opts.tip {
             Some(u) => {
-                let pos = self.find(u).ok_or_else(|| ChainError::TipNotFound(u.clone()))?;
+                let pos = self.find_tip(u)?;
                 if !v.alive[pos as usize] {
                     return Err(ChainError::TipPruned(u.clone()));
                 }

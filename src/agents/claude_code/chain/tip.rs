@@ -1,9 +1,37 @@
 //! The leaves and the tip the walk starts from: the newest leaf (2.1.88), the last row
-//! written (B4), the sidechain tip.
+//! written (B4), the sidechain tip; the message `--tip` names.
 
 use super::*;
 
+/// How many messages the refusal of an ambiguous `--tip` prefix lists.
+const TIPS_SHOWN: usize = 5;
+
 impl Transcript {
+    /// The message `--tip` names: its uuid, or a prefix no other message's uuid starts with
+    /// (case aside, as `scan` and `rebuild-chain` print uuids in lower case).
+    pub(super) fn find_tip(&self, tip: &str) -> Result<u32, ChainError> {
+        if let Some(pos) = self.find(tip) {
+            return Ok(pos);
+        }
+        let prefix = tip.to_ascii_lowercase();
+        let found: Vec<u32> = (0..self.nodes.len() as u32)
+            .filter(|&p| self.uuid_text(p).to_ascii_lowercase().starts_with(&prefix))
+            .collect();
+        match found[..] {
+            [] => Err(ChainError::TipNotFound(tip.to_string())),
+            [pos] => Ok(pos),
+            _ => Err(ChainError::TipAmbiguous {
+                tip: tip.to_string(),
+                count: found.len(),
+                shown: found
+                    .iter()
+                    .take(TIPS_SHOWN)
+                    .map(|&p| (self.uuid_text(p), self.nodes[p as usize].line))
+                    .collect(),
+            }),
+        }
+    }
+
     /// `docs/claude-code.md#leaves`: for each terminal message, its nearest user/assistant
     /// ancestor.
     pub(super) fn leaves(&self, v: &View<'_>) -> Vec<u32> {
