@@ -102,7 +102,11 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
         out.json(&super::record::Record::ScanTotal(&total))?;
     } else {
         sort(&mut records, a.sort);
-        let width = if a.wide { None } else { table_width(out.terminal) };
+        let width = if a.wide {
+            None
+        } else {
+            table::target_width(out.terminal)
+        };
         out.text(&render_table(&records, &total, a.wide, width, out.paint()))?;
     }
     out.flush()?;
@@ -119,19 +123,6 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
         say.merge(ExitStatus::Error);
     }
     Ok(say.status())
-}
-
-/// The width the table must fit: `COLUMNS` when set, else the terminal's (80 when a
-/// pseudo-terminal reports no size); none in a pipe.
-fn table_width(terminal: bool) -> Option<usize> {
-    if let Some(n) = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-        && n > 0
-    {
-        return Some(n);
-    }
-    terminal.then(|| terminal_size::terminal_size_of(std::io::stdout()).map_or(80, |(w, _)| usize::from(w.0)))
 }
 
 fn sort(records: &mut [SessionRecord], by: ScanSort) {
