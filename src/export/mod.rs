@@ -423,29 +423,6 @@ pub fn parse_record(bytes: &[u8], redactor: Option<&Redactor>) -> Value {
     v
 }
 
-/// The title of a document: the session's first real prompt, cut.
-fn title_of(entries: &[Entry], fallback: &str) -> String {
-    let first = entries.iter().find_map(|e| match e {
-        Entry::Msg(m) if m.role == "user" => m.parts.iter().find_map(|p| match p {
-            Part::Text(t) if !t.trim().is_empty() && !t.trim_start().starts_with('<') => Some(t.trim()),
-            _ => None,
-        }),
-        _ => None,
-    });
-    match first {
-        Some(t) => {
-            let line = t.lines().next().unwrap_or(t);
-            let cut: String = line.chars().take(80).collect();
-            if cut.len() < line.len() {
-                format!("{cut}…")
-            } else {
-                cut
-            }
-        }
-        None => fallback.to_string(),
-    }
-}
-
 /// The name a file is shown under: redacted like the content (a path holds the user's name).
 pub fn shown_name(name: &str, redactor: Option<&Redactor>) -> String {
     redactor
@@ -497,7 +474,13 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
             subagents.push(load(&sub, Format::ClaudeCode, inner, redactor)?);
         }
     }
-    let title = title_of(&entries, &file);
+    // The title every command shows comes from the session's scan record (its one rule,
+    // `scan::title`), redacted like the content.
+    let record = crate::agents::agent(format).scan(src, &Default::default()).ok();
+    let title = record
+        .as_ref()
+        .and_then(|r| r.title.as_deref())
+        .map_or_else(|| file.clone(), |t| shown_name(t, redactor));
     Ok(Doc {
         title,
         file,

@@ -108,6 +108,23 @@ fn prompt_text(text: &str) -> Option<String> {
     one_line(t)
 }
 
+/// The title of a session, the one rule every command shows: the title the user set
+/// (`custom-title`), else the agent's (`ai-title`), else a legacy `summary` title of a branch
+/// in the file (the research's precedence, `docs/claude-code.md`), else the first prompt the
+/// user typed; with where it comes from.
+pub fn title(
+    named: Option<(String, &'static str)>,
+    first_prompt: Option<String>,
+) -> (Option<String>, Option<&'static str>) {
+    match named {
+        Some((title, from)) => (Some(title), Some(from)),
+        None => {
+            let from = first_prompt.as_ref().map(|_| "first-prompt");
+            (first_prompt, from)
+        }
+    }
+}
+
 /// The project of a session: the last component of its folder.
 fn project_of(cwd: Option<&str>, path: &str) -> Option<String> {
     let from_cwd = cwd.and_then(|c| {
@@ -302,10 +319,7 @@ pub fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<Sessi
     let links = crate::doctor::links::dangling_links(&t, &chain);
     let (cwd, prompt) = claude_head(src, &t, chain.sidechain)?;
     let (payload_bytes, titles) = (extras.payload, claude_titles(src, &t)?);
-    let (title, title_source) = match titles {
-        Some((title, from)) => (Some(title), Some(from)),
-        None => (prompt.clone(), prompt.as_ref().map(|_| "first-prompt")),
-    };
+    let (title, title_source) = title(titles, prompt);
     Ok(SessionRecord {
         path: src.name().to_string(),
         format: Format::ClaudeCode.name(),
@@ -413,6 +427,7 @@ pub fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
         }
     }
     let cwd = codex_cwd(src)?;
+    let (title, title_source) = title(None, prompt);
     Ok(SessionRecord {
         path: src.name().to_string(),
         format: Format::Codex.name(),
@@ -420,8 +435,8 @@ pub fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
         session_id,
         project: project_of(cwd.as_deref(), src.name()),
         cwd,
-        title_source: prompt.as_ref().map(|_| "first-prompt"),
-        title: prompt,
+        title_source,
+        title,
         bytes: src.len(),
         lines: rollout.lines,
         bad_lines: rollout.bad_lines,
@@ -483,8 +498,7 @@ pub fn scan_session(src: &Source) -> SessionRecord {
             *r.compaction_origins.entry(origin).or_default() += 1;
         }
         if r.title.is_none() && f.user {
-            r.title = f.title_text.as_deref().and_then(prompt_text);
-            r.title_source = r.title.as_ref().map(|_| "first-prompt");
+            (r.title, r.title_source) = title(None, f.title_text.as_deref().and_then(prompt_text));
         }
     });
     let Ok(s) = streamed else {

@@ -25,6 +25,7 @@ mod doctor;
 mod doctor_effects;
 mod escapes;
 mod export;
+mod export_pages;
 mod extract_summary;
 mod fuzz_targets;
 mod hooks;

@@ -1,0 +1,70 @@
+//! What a reader of `cctool export` sees: the same titles as `scan`, the Markdown of messages
+//! rendered on the HTML page, and an index grouped by project, newest first.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::{cctool, fixture, records};
+
+/// The store fixtures: two Claude Code sessions with a title row (one the user's, one the
+/// agent's) and others titled by their first prompt.
+fn store_sessions() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(fixture("store"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl") && !p.to_string_lossy().contains("subagents"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn export_to(dir: &Path, format: &str, files: &[PathBuf]) {
+    let out = cctool()
+        .args(["export", "--no-redact", "--format", format, "-o"])
+        .arg(dir)
+        .args(files)
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn export_titles_are_scans_titles() {
+    let files = store_sessions();
+    assert!(files.len() >= 3, "{files:?}");
+    let scan = cctool().args(["scan", "--json"]).args(&files).output().expect("run");
+    let titles: Vec<(String, String)> = records(&String::from_utf8(scan.stdout).expect("utf-8"))
+        .into_iter()
+        .filter(|r| r["kind"] == "session" && r["title"].is_string())
+        .filter(|r| files.iter().any(|f| f.to_str() == r["path"].as_str()))
+        .map(|r: Value| {
+            (
+                r["path"].as_str().unwrap().to_string(),
+                r["title"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    // The fixtures' own title rows are among them.
+    for want in ["Checkout flow refactor", "Rate limiter rejects every second request"] {
+        assert!(titles.iter().any(|(_, t)| t == want), "{titles:?}");
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    export_to(dir.path(), "markdown", &files);
+    for (path, title) in &titles {
+        let stem = Path::new(path).file_stem().unwrap().to_string_lossy().into_owned();
+        let page = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(&stem))
+            .unwrap_or_else(|| panic!("no export of {path}"));
+        let md = std::fs::read_to_string(&page).unwrap();
+        let first = md.lines().next().unwrap_or_default();
+        assert_eq!(
+            first.strip_prefix("# ").map(|t| t.replace('\\', "")),
+            Some(title.clone()),
+            "{path}"
+        );
+    }
+}
