@@ -24,7 +24,8 @@ pub enum ScanSort {
 #[derive(Args, Debug)]
 #[command(
     long_about = "Scan session files: one line per session, named by its project (the folder it ran \
-in) and its title (set by the user or the agent, else its first prompt), with a short id, the \
+in, or a git worktree's main repository, by as much of its path as tells it from the other \
+projects shown) and its title (set by the user or the agent, else its first prompt), with a short id, the \
 last activity in local time, the messages on the chain a resume loads, the estimated tokens of \
 what a resume sends (ceil(bytes / 4) of the request), compactions, size, agent version, \
 subagents and bad lines; then totals. The table fits the terminal (or COLUMNS): the least \

@@ -258,8 +258,12 @@ pub fn render(doc: &Doc, redacted: bool) -> String {
     }
     let mut out = head(&doc.title, true);
     out.push_str(&format!(
-        "<header>\n<h1>{}</h1>\n<p class=\"meta\">{} session {} · {} messages · exported by cctool{}</p>\n</header>\n",
+        "<header>\n<h1>{}</h1>\n<p class=\"meta\">{}{} session {} · {} messages · exported by cctool{}</p>\n</header>\n",
         esc(&doc.title),
+        doc.project
+            .as_deref()
+            .map(|p| format!("project {} · ", esc(p)))
+            .unwrap_or_default(),
         esc(doc.agent),
         esc(&doc.file),
         doc.messages(),
@@ -275,24 +279,31 @@ pub fn render(doc: &Doc, redacted: bool) -> String {
     out
 }
 
-/// The index page of a folder of exports.
+/// The index page of a folder of exports: the sessions by project, newest first.
 pub fn index(items: &[(String, Summary)]) -> String {
     let mut out = head("Exported sessions", false);
-    out.push_str("<header><h1>Exported sessions</h1></header>\n<main>\n<ol>\n");
-    for (file, doc) in items {
+    out.push_str("<header><h1>Exported sessions</h1></header>\n<main>\n");
+    for (project, group) in super::by_project(items) {
         out.push_str(&format!(
-            "<li><a href=\"{}\">{}</a> <span class=\"meta\">{} · {} messages{}</span></li>\n",
-            esc(&href(file)),
-            esc(&doc.title),
-            esc(doc.agent),
-            doc.messages,
-            doc.first_time
-                .as_deref()
-                .map(|t| format!(" · {}", esc(t)))
-                .unwrap_or_default()
+            "<h2>{}</h2>\n<ol>\n",
+            esc(project.as_deref().unwrap_or("No project"))
         ));
+        for (file, doc) in group {
+            out.push_str(&format!(
+                "<li><a href=\"{}\">{}</a> <span class=\"meta\">{} · {} messages{}</span></li>\n",
+                esc(&href(file)),
+                esc(&doc.title),
+                esc(doc.agent),
+                doc.messages,
+                doc.first_time
+                    .as_deref()
+                    .map(|t| format!(" · {}", esc(t)))
+                    .unwrap_or_default()
+            ));
+        }
+        out.push_str("</ol>\n");
     }
-    out.push_str("</ol>\n</main>\n</body>\n</html>\n");
+    out.push_str("</main>\n</body>\n</html>\n");
     out
 }
 

@@ -25,6 +25,7 @@ use crate::model::Format;
 use crate::model::time::format_ms;
 
 mod message;
+pub mod project;
 use message::MessageFacts;
 
 /// One session file. Every field has one JSON type: counts are numbers, lists are lists
@@ -123,26 +124,6 @@ pub fn title(
             (first_prompt, from)
         }
     }
-}
-
-/// The project of a session: the last component of its folder.
-fn project_of(cwd: Option<&str>, path: &str) -> Option<String> {
-    let from_cwd = cwd.and_then(|c| {
-        c.trim_end_matches(['/', '\\'])
-            .rsplit(['/', '\\'])
-            .next()
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    });
-    // A stream (stdin, a pipe, a FIFO under /dev/fd) has no folder to name the project after.
-    let stream = path == "-" || path.starts_with("/dev/") || path.starts_with("/proc/");
-    from_cwd.or_else(|| {
-        Path::new(path)
-            .parent()
-            .filter(|_| !stream)
-            .and_then(|p| p.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-    })
 }
 
 fn str_at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v str> {
@@ -325,7 +306,7 @@ pub fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<Sessi
         format: Format::ClaudeCode.name(),
         agent_versions: t.versions.clone(),
         session_id,
-        project: project_of(cwd.as_deref(), src.name()),
+        project: project::name(cwd.as_deref(), src.name()),
         cwd,
         title,
         title_source,
@@ -433,7 +414,7 @@ pub fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
         format: Format::Codex.name(),
         agent_versions: versions,
         session_id,
-        project: project_of(cwd.as_deref(), src.name()),
+        project: project::name(cwd.as_deref(), src.name()),
         cwd,
         title_source,
         title,
@@ -507,7 +488,7 @@ pub fn scan_session(src: &Source) -> SessionRecord {
     r.chain_messages = s.messages;
     r.resume_tokens = bytes.div_ceil(4);
     r.session_id = s.session_id;
-    r.project = project_of(None, src.name());
+    r.project = project::name(None, src.name());
     r.first_timestamp = span.map(|s| format_ms(s.0));
     r.last_timestamp = span.map(|s| format_ms(s.1));
     r.last_ms = span.map(|s| s.1);
@@ -550,7 +531,5 @@ mod tests {
         assert_eq!(prompt_text("<command-name>/compact</command-name>"), None);
         assert_eq!(prompt_text("Caveat: the messages below"), None);
         assert_eq!(one_line(&"x ".repeat(500)).unwrap().chars().count(), 200);
-        assert_eq!(project_of(Some("/home/me/src/app/"), "/x/y.jsonl"), Some("app".into()));
-        assert_eq!(project_of(None, "/p/-home-me-app/s.jsonl"), Some("-home-me-app".into()));
     }
 }

@@ -68,3 +68,35 @@ fn export_titles_are_scans_titles() {
         );
     }
 }
+
+#[test]
+fn the_index_groups_sessions_by_project_newest_first() {
+    let files = store_sessions();
+    let dir = tempfile::tempdir().expect("tempdir");
+    export_to(dir.path(), "markdown", &files);
+    let index = std::fs::read_to_string(dir.path().join("index.md")).unwrap();
+    let headings: Vec<&str> = index.lines().filter_map(|l| l.strip_prefix("## ")).collect();
+    // api's newest session (04-07) is newer than shop's (04-06).
+    assert_eq!(headings, ["api", "shop"], "{index}");
+    let api: Vec<&str> = index
+        .split("## ")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("- ["))
+        .collect();
+    assert_eq!(api.len(), 3, "{index}");
+    assert!(
+        api[0].contains("c3d4e5f6") && api[1].contains("019d2a29") && api[2].contains("d4e5f6a7"),
+        "{index}"
+    );
+    // Each page names its project.
+    let page = std::fs::read_to_string(dir.path().join("c3d4e5f6-3333-4ccc-8ccc-00000000000c.md")).unwrap();
+    assert!(page.contains("_project `/home/dev/api`, Claude Code session"), "{page}");
+
+    let html_dir = tempfile::tempdir().expect("tempdir");
+    export_to(html_dir.path(), "html", &files);
+    let index = std::fs::read_to_string(html_dir.path().join("index.html")).unwrap();
+    let (api, shop) = (index.find("<h2>api</h2>"), index.find("<h2>shop</h2>"));
+    assert!(api.is_some() && api < shop, "{index}");
+}

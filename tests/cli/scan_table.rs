@@ -196,3 +196,65 @@ fn v5_summaries_are_counted_as_items_not_as_text() {
     assert_eq!(recs[0]["compaction_origins"], json!({"remote": 1}));
     assert_eq!(recs[0]["last_timestamp"], "2026-04-08T08:02:00.000Z");
 }
+
+/// A Claude Code session of one prompt that ran in `cwd`.
+fn session_in(dir: &std::path::Path, n: u8, cwd: &std::path::Path, prompt: &str) -> std::path::PathBuf {
+    let id = format!("5ca1ab1e-0000-4000-8000-0000000000{n:02}");
+    let row = json!({"parentUuid": null, "isSidechain": false, "type": "user", "cwd": cwd, "sessionId": id,
+        "version": "2.1.219", "uuid": format!("5ca1ab1e-0000-4000-8000-0000000001{n:02}"),
+        "timestamp": format!("2026-04-07T09:{n:02}:00.000Z"), "message": {"role": "user", "content": prompt}});
+    let path = dir.join(format!("{id}.jsonl"));
+    std::fs::write(&path, format!("{row}\n")).unwrap();
+    path
+}
+
+#[test]
+fn projects_are_named_by_the_shortest_path_that_tells_them_apart_and_worktrees_by_their_repository() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    // A repository with two linked worktrees, and two other repositories both named `cli`.
+    let main = h.join("src/tool");
+    std::fs::create_dir_all(main.join(".git/worktrees")).unwrap();
+    for wt in ["1", "2"] {
+        let gitdir = main.join(".git/worktrees").join(wt);
+        std::fs::create_dir_all(&gitdir).unwrap();
+        std::fs::write(gitdir.join("commondir"), "../..\n").unwrap();
+        std::fs::create_dir_all(h.join("wt").join(wt)).unwrap();
+        std::fs::write(
+            h.join("wt").join(wt).join(".git"),
+            format!("gitdir: {}\n", gitdir.display()),
+        )
+        .unwrap();
+    }
+    let sessions = h.join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let files = [
+        session_in(&sessions, 1, &h.join("wt/1"), "first worktree"),
+        session_in(&sessions, 2, &h.join("wt/2"), "second worktree"),
+        session_in(&sessions, 3, std::path::Path::new("/nowhere/work/cli"), "work cli"),
+        session_in(&sessions, 4, std::path::Path::new("/nowhere/other/cli"), "other cli"),
+    ];
+    let out = cctool()
+        .env("COLUMNS", "200")
+        .args(["scan", "--sort", "path"])
+        .args(&files)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let project_of = |title: &str| {
+        let line = text
+            .lines()
+            .find(|l| l.contains(title))
+            .unwrap_or_else(|| panic!("{title}: {text}"));
+        line.split_whitespace().nth(3).unwrap().to_string()
+    };
+    assert_eq!(project_of("first worktree"), "tool", "{text}");
+    assert_eq!(project_of("second worktree"), "tool", "{text}");
+    assert_eq!(project_of("work cli"), "work/cli", "{text}");
+    assert_eq!(project_of("other cli"), "other/cli", "{text}");
+    // The records' project is the folder's own name, the worktree's repository's too.
+    let recs =
+        records(&String::from_utf8(cctool().args(["scan", "--json"]).args(&files).output().unwrap().stdout).unwrap());
+    let names: Vec<&str> = recs.iter().filter_map(|r| r["project"].as_str()).collect();
+    assert_eq!(names, ["tool", "tool", "cli", "cli"]);
+}
