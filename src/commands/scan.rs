@@ -234,7 +234,7 @@ fn column(c: Col) -> Column {
         Col::Project => Column::new("project", Align::Left, 2).flex(10, 1),
         Col::Title => Column::new("title", Align::Left, 0).flex(30, 3),
         Col::Messages => Column::new("msgs", Align::Right, 5),
-        Col::Tokens => Column::new("tokens", Align::Right, 4),
+        Col::Tokens => Column::new("ctx", Align::Right, 4),
         Col::Compactions => Column::new("compact", Align::Right, 6),
         Col::Size => Column::new("size", Align::Right, 7),
         Col::Agent => Column::new("agent", Align::Left, 8),

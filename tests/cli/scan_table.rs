@@ -26,39 +26,39 @@ fn scan_store(args: &[&str], columns: Option<&str>, tz: &str) -> String {
 }
 
 const AT_80: &str = "\
-last activity     id            project   title                           tokens
+last activity     id            project   title                              ctx
 2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes          138
-2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every se…      33
-2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for t…     106
-2026-04-05 09:21  b2c3d4e5      shop      Translate the product page in…     163
-2026-04-03 14:12  019d2a29      api       Make the rate limiter window …     116
+2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every secon…   33
+2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for the …  106
+2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into …  163
+2026-04-03 14:12  019d2a29      api       Make the rate limiter window con…  116
 2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor             112
-2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endp…      34
+2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpoint   34
 total                                     7 sessions, 1 subagent             738
 ";
 
 const AT_120: &str = "\
-last activity     id            project   title                                         msgs  tokens   compact      size
-2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes                        3     138         1   1.1 KiB
-2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every second request        2      33         -   1.8 KiB
-2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for the checkout sp…     3     106  1 remote   2.0 KiB
-2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into Japanese: …      5     163         -   2.3 KiB
-2026-04-03 14:12  019d2a29      api       Make the rate limiter window configurable        3     116         1   2.1 KiB
-2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor                           4     112    1 auto   3.9 KiB
-2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpoint                3      34  1 manual   2.3 KiB
-total                                     7 sessions, 1 subagent                          25     738         5  16.4 KiB
+last activity     id            project   title                            msgs  ctx   compact      size  agent
+2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes           3  138         1   1.1 KiB  cctool
+2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every sec…     2   33         -   1.8 KiB  claude 2.1.219
+2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for th…     3  106  1 remote   2.0 KiB  codex 0.171.0
+2026-04-05 09:21  b2c3d4e5      shop      Translate the product page int…     5  163         -   2.3 KiB  claude 2.1.217
+2026-04-03 14:12  019d2a29      api       Make the rate limiter window c…     3  116         1   2.1 KiB  codex 0.171.0
+2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor              4  112    1 auto   3.9 KiB  claude 2.1.205
+2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpo…     3   34  1 manual   2.3 KiB  claude 2.0.76
+total                                     7 sessions, 1 subagent             25  738         5  16.4 KiB
 ";
 
 const AT_200: &str = "\
-last activity     id            project   title                                                                                    msgs  tokens   compact      size  agent           model     subs  bad
-2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes                                                                   3     138         1   1.1 KiB  cctool          -
-2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every second request                                                   2      33         -   1.8 KiB  claude 2.1.219  opus-4-5          1
-2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for the checkout split                                              3     106  1 remote   2.0 KiB  codex 0.171.0   -
-2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into Japanese: 製品ページを日本語に翻訳してください。 Keep …     5     163         -   2.3 KiB  claude 2.1.217  opus-4-5     1
-2026-04-03 14:12  019d2a29      api       Make the rate limiter window configurable                                                   3     116         1   2.1 KiB  codex 0.171.0   -
-2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor                                                                      4     112    1 auto   3.9 KiB  claude 2.1.205  opus-4-5
-2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpoint                                                           3      34  1 manual   2.3 KiB  claude 2.0.76   opus-4-5
-total                                     7 sessions, 1 subagent                                                                     25     738         5  16.4 KiB                               1    1
+last activity     id            project   title                                                                                       msgs  ctx   compact      size  agent           model     subs  bad
+2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes                                                                      3  138         1   1.1 KiB  cctool          -
+2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every second request                                                      2   33         -   1.8 KiB  claude 2.1.219  opus-4-5          1
+2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for the checkout split                                                 3  106  1 remote   2.0 KiB  codex 0.171.0   -
+2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into Japanese: 製品ページを日本語に翻訳してください。 Keep the…     5  163         -   2.3 KiB  claude 2.1.217  opus-4-5     1
+2026-04-03 14:12  019d2a29      api       Make the rate limiter window configurable                                                      3  116         1   2.1 KiB  codex 0.171.0   -
+2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor                                                                         4  112    1 auto   3.9 KiB  claude 2.1.205  opus-4-5
+2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpoint                                                              3   34  1 manual   2.3 KiB  claude 2.0.76   opus-4-5
+total                                     7 sessions, 1 subagent                                                                        25  738         5  16.4 KiB                               1    1
 ";
 
 #[test]
