@@ -3,7 +3,8 @@
 //! other script, no inline handler, no request), so even a transcript that got past the
 //! escaping could not run. Every byte of the transcript is HTML-escaped as text; nothing from
 //! it becomes markup, a link or an attribute except images, and those only as `data:` URLs of
-//! checked characters. The page reads without JavaScript (tool calls and results are
+//! checked characters, and the Markdown of messages, which becomes only its own elements
+//! (`md_html`). The page reads without JavaScript (tool calls and results are
 //! `<details>`, the table of contents is links); the script adds search, also from the
 //! address (`page.html#search=word`).
 
@@ -29,6 +30,12 @@ nav ol{padding-left:1.5rem;max-height:20rem;overflow:auto}
 .msg.tool{background:var(--tool)}
 .msg h3{margin:0 0 .25rem;font-size:.95rem}
 .text,pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.25rem 0}
+.md{overflow-wrap:anywhere}
+.md>:first-child{margin-top:.25rem}
+.md h1,.md h2,.md h3,.md h4{font-size:1rem;margin:.75rem 0 .25rem}
+.md table{border-collapse:collapse;display:block;overflow:auto}
+.md th,.md td{border:1px solid var(--line);padding:.2rem .5rem}
+.md code{font:13px/1.4 ui-monospace,monospace}
 pre{font:13px/1.4 ui-monospace,monospace;background:var(--bg);border:1px solid var(--line);padding:.5rem;max-height:40rem;overflow:auto}
 details>summary{cursor:pointer;color:var(--muted)}
 .mark{border-top:3px double var(--line);margin:1.5rem 0;padding-top:.5rem}
@@ -152,8 +159,10 @@ fn message(m: &Msg, id: usize, out: &mut String) {
     for p in &m.parts {
         match p {
             Part::Text(t) => {
+                // The conversation's text is Markdown: shown as its headings, lists, tables
+                // and code, with everything else kept as text (`md_html`).
                 if !t.trim().is_empty() {
-                    out.push_str(&format!("<div class=\"text\">{}</div>\n", esc(t.trim_end())));
+                    out.push_str(&format!("<div class=\"md\">{}</div>\n", super::md_html::render(t.trim_end())));
                 }
             }
             Part::Thinking(t) => out.push_str(&format!(

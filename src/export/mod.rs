@@ -12,6 +12,7 @@
 
 pub mod html;
 pub mod markdown;
+mod md_html;
 pub mod records;
 
 use std::path::{Path, PathBuf};

@@ -100,3 +100,33 @@ fn the_index_groups_sessions_by_project_newest_first() {
     let (api, shop) = (index.find("<h2>api</h2>"), index.find("<h2>shop</h2>"));
     assert!(api.is_some() && api < shop, "{index}");
 }
+
+#[test]
+fn the_html_page_renders_the_markdown_of_messages_and_keeps_html_as_text() {
+    let out = cctool()
+        .args(["export", "--no-redact", "--format", "html"])
+        .arg(fixture("export/markdown_claude.jsonl"))
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let page = String::from_utf8(out.stdout).expect("utf-8");
+    for want in [
+        "<h2>Plan</h2>",
+        "<strong>Two</strong>",
+        "<li>read</li>",
+        "<th>step</th>",
+        "<code>in.txt</code>",
+        "<pre><code>ls -l\n</code></pre>",
+        "<em>plan</em>",
+    ] {
+        assert!(page.contains(want), "{want}: {page}");
+    }
+    // Raw HTML is text, and a link is its text and its address, never a link.
+    assert!(page.contains("&lt;b&gt;now&lt;/b&gt;"), "{page}");
+    assert!(page.contains("&lt;img src=x onerror=alert(1)&gt;"), "{page}");
+    assert!(
+        !page.contains("<img src=x") && !page.contains("href=\"javascript"),
+        "{page}"
+    );
+    assert!(page.contains("the docs &lt;javascript:alert(1)&gt;"), "{page}");
+}
