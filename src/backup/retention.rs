@@ -289,6 +289,7 @@ pub fn from_history(
 /// as a record (`--json`) or a block of text on stdout.
 pub fn doctor_section(
     json: bool,
+    min: crate::model::diag::Severity,
     out: &mut crate::output::Out,
     say: &crate::output::report::Reporter,
 ) -> std::io::Result<()> {
@@ -306,6 +307,14 @@ pub fn doctor_section(
         say.note(p);
     }
     let Some(f) = finding else { return Ok(()) };
+    let severity = if f.severity == "warning" {
+        crate::model::diag::Severity::Warning
+    } else {
+        crate::model::diag::Severity::Info
+    };
+    if severity < min {
+        return Ok(());
+    }
     if json {
         return out.json(&crate::commands::record::Record::Retention(&f));
     }
@@ -313,11 +322,7 @@ pub fn doctor_section(
     let mut s = format!(
         "{}\n  {} [retention] {}\n",
         paint.paint(crate::output::style::BOLD, "Claude Code retention"),
-        if f.severity == "warning" {
-            paint.severity(crate::model::diag::Severity::Warning)
-        } else {
-            paint.severity(crate::model::diag::Severity::Info)
-        },
+        paint.severity(severity),
         escape_str(&f.message)
     );
     for r in &f.at_risk_sessions {

@@ -37,9 +37,11 @@ pub(super) fn doctor_code_parser() -> impl clap::builder::TypedValueParser<Value
 /// Integrity findings of session files, one per problem, with file, line and a stable code.
 #[derive(Args, Debug)]
 #[command(
-    long_about = "Check session files and report every integrity problem, one finding per problem, \
-with the file, the line and a stable code, grouped by file; then one line per code found and a \
-total on stderr. Read-only: doctor never changes a file. With no PATH, the user's own stores are \
+    long_about = "Check session files and report their integrity problems: by default one line per \
+file with findings (its worst severity, what a resume loses, how many findings of each code), \
+fitting the terminal's width (or COLUMNS; 80 in a pipe), worst first; then one line per code found \
+and a total on stderr. Files with no findings are not listed. --verbose lists every finding, with \
+its line and its message, grouped by file; --json writes one record per finding. Read-only: doctor never changes a file. With no PATH, the user's own stores are \
 checked; the subagent transcripts of a named session are checked with it.\n\n\
 A finding's severity follows its effect on the conversation a resume loads: an error when the \
 agent loses or misreads data (a line it cannot parse, a chain that stops and leaves earlier \
@@ -61,6 +63,10 @@ pub struct DoctorArgs {
     /// Report only findings of this severity or higher.
     #[arg(long, value_enum, default_value_t = Severity::Info, value_name = "LEVEL")]
     pub min_severity: Severity,
+
+    /// Every finding, grouped under its file, instead of a line per file.
+    #[arg(short, long)]
+    pub verbose: bool,
 
     /// Report only findings with this code (repeatable; the codes are listed below).
     #[arg(long = "code", value_name = "CODE", value_parser = doctor_code_parser(), hide_possible_values = true)]

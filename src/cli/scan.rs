@@ -24,9 +24,11 @@ pub enum ScanSort {
 #[derive(Args, Debug)]
 #[command(
     long_about = "Scan session files: one line per session, named by its project (the folder it ran \
-in) and its title (set by the user or the agent, else its first prompt), with a short id, the \
-last activity in local time, the messages on the chain a resume loads, the estimated tokens of \
-what a resume sends (ceil(bytes / 4) of the request), compactions, size, agent version, \
+in, or a git worktree's main repository, by as much of its path as tells it from the other \
+projects shown) and its title (set by the user or the agent, else its first prompt), with a short id, the \
+last activity in local time, the messages on the chain a resume loads, the ctx column: the estimated \
+tokens of the context a resume sends (ceil(bytes / 4) of the request; its size, not the tokens \
+the session used), compactions, size, agent version, \
 subagents and bad lines; then totals. The table fits the terminal (or COLUMNS): the least \
 important columns are dropped and titles cut before a line would wrap; in a pipe every column \
 is shown. --wide adds the path of each file and a line per subagent transcript. Subagent \

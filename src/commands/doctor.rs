@@ -84,6 +84,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     let mut say = Reporter::new(g);
     let mut total = Total { ..Total::default() };
     let mut by_code: BTreeMap<Code, CodeCount> = BTreeMap::new();
+    let mut files: Vec<FileSummary> = Vec::new();
     for d in &expanded.problems {
         total.unreadable += usize::from(d.severity == Severity::Error);
         if !shown(d) {
@@ -118,8 +119,10 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
                     for f in &findings {
                         out.json(&super::record::Record::diagnostic(f))?;
                     }
-                } else if !findings.is_empty() {
+                } else if a.verbose && !findings.is_empty() {
                     out.text(&render(&input.display_name(), &findings, out.paint()))?;
+                } else if !findings.is_empty() {
+                    files.push(FileSummary::new(input.display_name(), &findings));
                 }
             }
             other => {
@@ -137,9 +140,13 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
             }
         }
     }
+    if !files.is_empty() {
+        let width = crate::output::table::target_width(out.terminal).unwrap_or(80);
+        out.text(&summary_table(&mut files, width, out.paint()))?;
+    }
     // On the user's own stores: what Claude Code's retention sweep deletes next.
     if a.paths.is_empty() {
-        crate::backup::retention::doctor_section(g.json, &mut out, &say)?;
+        crate::backup::retention::doctor_section(g.json, a.min_severity, &mut out, &say)?;
     }
     // Worst first, then the most frequent.
     let mut codes: Vec<CodeCount> = by_code.into_values().collect();
@@ -157,33 +164,12 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     }
     out.flush()?;
     if !g.json {
-        let width = codes.iter().map(|c| c.code.len()).max().unwrap_or(0);
-        for c in &codes {
-            say.note_painted(&format!(
-                "{:>6}  {}  {}",
-                c.findings,
-                say.paint()
-                    .paint(style::severity_style(c.worst()), &format!("{:<width$}", c.code)),
-                c.breakdown()
-            ));
-        }
-        let mut line = format!(
-            "{} files checked: {} errors, {} warnings, {} infos",
-            total.files, total.errors, total.warnings, total.infos
+        say_counts(
+            &say,
+            &codes,
+            &total,
+            a.min_severity > Severity::Info || !a.codes.is_empty(),
         );
-        if total.files_with_errors > 0 {
-            line.push_str(&format!(" ({} files with errors)", total.files_with_errors));
-        }
-        if total.skipped > 0 {
-            line.push_str(&format!("; {} files skipped as not sessions", total.skipped));
-        }
-        if total.unreadable > 0 {
-            line.push_str(&format!("; {} could not be read", total.unreadable));
-        }
-        if a.min_severity > Severity::Info || !a.codes.is_empty() {
-            line.push_str(" (filtered)");
-        }
-        say.note(&line);
     }
     if total.unreadable > 0 {
         say.merge(ExitStatus::Error);
@@ -191,6 +177,183 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
         say.merge(ExitStatus::Negative);
     }
     Ok(say.status())
+}
+
+/// The lines on stderr: one per code found, then the total.
+fn say_counts(say: &Reporter, codes: &[CodeCount], total: &Total, filtered: bool) {
+    let width = codes.iter().map(|c| c.code.len()).max().unwrap_or(0);
+    for c in codes {
+        say.note_painted(&format!(
+            "{:>6}  {}  {}",
+            c.findings,
+            say.paint()
+                .paint(style::severity_style(c.worst()), &format!("{:<width$}", c.code)),
+            c.breakdown()
+        ));
+    }
+    let mut line = format!(
+        "{} files checked: {} errors, {} warnings, {} infos",
+        total.files, total.errors, total.warnings, total.infos
+    );
+    if total.files_with_errors > 0 {
+        line.push_str(&format!(" ({} files with errors)", total.files_with_errors));
+    }
+    if total.skipped > 0 {
+        line.push_str(&format!("; {} files skipped as not sessions", total.skipped));
+    }
+    if total.unreadable > 0 {
+        line.push_str(&format!("; {} could not be read", total.unreadable));
+    }
+    if filtered {
+        line.push_str(" (filtered)");
+    }
+    say.note(&line);
+}
+
+/// One file's line in the default output: its worst finding, what a resume loses, and how
+/// many findings of each code.
+struct FileSummary {
+    file: String,
+    worst: Severity,
+    loses: String,
+    codes: String,
+}
+
+impl FileSummary {
+    fn new(file: String, findings: &[Diagnostic]) -> FileSummary {
+        let worst = findings.iter().map(|f| f.severity).max().unwrap_or(Severity::Info);
+        let mut counts: Vec<(Code, Severity, usize)> = Vec::new();
+        for f in findings {
+            match counts.iter_mut().find(|(c, ..)| *c == f.code) {
+                Some((_, s, n)) => {
+                    *s = (*s).max(f.severity);
+                    *n += 1;
+                }
+                None => counts.push((f.code, f.severity, 1)),
+            }
+        }
+        // Worst first, then the most frequent, as the per-code lines are ordered.
+        counts.sort_by(|x, y| y.1.cmp(&x.1).then(y.2.cmp(&x.2)).then(x.0.cmp(&y.0)));
+        let codes = counts
+            .iter()
+            .map(|(c, _, n)| format!("{c} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        FileSummary {
+            file,
+            worst,
+            loses: loss(findings),
+            codes,
+        }
+    }
+}
+
+/// What an error-level finding of a code costs a resume.
+enum Cost {
+    /// The session cannot be resumed, or read at all.
+    Session,
+    /// The resumed chain stops at the finding's line: the messages before it are not loaded.
+    MessagesBefore,
+    /// The agent skips the line.
+    Line,
+    /// The last compaction's summary is not loaded.
+    Summary,
+    /// Said by the code's own name.
+    Other,
+}
+
+fn cost(code: Code) -> Cost {
+    match code {
+        Code::RequestTooLarge | Code::InvalidSession | Code::Unreadable => Cost::Session,
+        Code::DanglingParent | Code::Cycle => Cost::MessagesBefore,
+        Code::TwoRecordsOnOneLine
+        | Code::InvalidJson
+        | Code::InvalidUtf8
+        | Code::TooDeep
+        | Code::NotAnObject
+        | Code::UnusableCompacted => Cost::Line,
+        Code::ChainMissesLastBoundary => Cost::Summary,
+        _ => Cost::Other,
+    }
+}
+
+/// What a resume loses, from the error-level findings (a warning or an info loses nothing,
+/// by the definition of the severities): the whole session, the messages before the last
+/// place the resumed chain stops, the lines the agent skips, the summary it never loads.
+fn loss(findings: &[Diagnostic]) -> String {
+    let (mut session, mut before, mut lines, mut summary) = (false, None, 0, false);
+    let mut other: Vec<&str> = Vec::new();
+    for f in findings.iter().filter(|f| f.severity == Severity::Error) {
+        match cost(f.code) {
+            Cost::Session => session = true,
+            Cost::MessagesBefore => before = before.max(f.line),
+            Cost::Line => lines += 1,
+            Cost::Summary => summary = true,
+            Cost::Other if !other.contains(&f.code.id()) => other.push(f.code.id()),
+            Cost::Other => {}
+        }
+    }
+    let mut parts: Vec<String> = Vec::new();
+    if session {
+        parts.push("the whole session".to_string());
+    }
+    if let Some(line) = before {
+        parts.push(format!("messages before line {line}"));
+    }
+    if lines > 0 {
+        parts.push(format!("{lines} {}", if lines == 1 { "line" } else { "lines" }));
+    }
+    if summary {
+        parts.push("the last summary".to_string());
+    }
+    parts.extend(other.into_iter().map(str::to_string));
+    if parts.is_empty() {
+        "nothing".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// The default output: a line per file with findings, worst first, fitting `width`.
+fn summary_table(files: &mut [FileSummary], width: usize, paint: Paint) -> String {
+    use crate::output::table::{self, Align, Column};
+    files.sort_by_key(|f| std::cmp::Reverse(f.worst));
+    let columns = [
+        Column::new("worst", Align::Left, 0),
+        Column::new("file", Align::Left, 0).flex(24, 3).keep_end(),
+        Column::new("resume loses", Align::Left, 0),
+        Column::new("findings", Align::Left, 2).flex(16, 1),
+    ];
+    // A file is named by as much of its path as tells it from the others listed.
+    let names = crate::output::names::unique_suffixes(&files.iter().map(|f| f.file.as_str()).collect::<Vec<_>>());
+    let rows: Vec<Vec<String>> = files
+        .iter()
+        .zip(names)
+        .map(|(f, name)| {
+            vec![
+                f.worst.name().to_string(),
+                escape_str(&name),
+                f.loses.clone(),
+                f.codes.clone(),
+            ]
+        })
+        .collect();
+    let text = table::render(&columns, &rows, Some(width), Paint::OFF, false);
+    if !paint.is_on() {
+        return text;
+    }
+    // Colour goes on after the layout measured the plain text; each row starts with its
+    // severity's name.
+    let mut lines = text.lines();
+    let mut s = lines
+        .next()
+        .map(|h| format!("{}\n", paint.paint(style::HEADER, h)))
+        .unwrap_or_default();
+    for (line, f) in lines.zip(files.iter()) {
+        let rest = line.strip_prefix(f.worst.name()).unwrap_or(line);
+        s.push_str(&format!("{}{rest}\n", paint.severity(f.worst)));
+    }
+    s
 }
 
 /// Findings of one file, grouped under its name.

@@ -241,7 +241,7 @@ fn candidate(id: &str, path: &Path) -> Candidate {
             .map(|f| crate::agents::agent(f).about().short_name),
         project: head
             .and_then(|h| h.cwd)
-            .and_then(|c| crate::scan::project_of(Some(&c), &path.display().to_string())),
+            .and_then(|c| crate::scan::project::name(Some(&c), &path.display().to_string())),
         path: path.to_path_buf(),
     }
 }

@@ -102,7 +102,11 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
         out.json(&super::record::Record::ScanTotal(&total))?;
     } else {
         sort(&mut records, a.sort);
-        let width = if a.wide { None } else { table_width(out.terminal) };
+        let width = if a.wide {
+            None
+        } else {
+            table::target_width(out.terminal)
+        };
         out.text(&render_table(&records, &total, a.wide, width, out.paint()))?;
     }
     out.flush()?;
@@ -119,19 +123,6 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
         say.merge(ExitStatus::Error);
     }
     Ok(say.status())
-}
-
-/// The width the table must fit: `COLUMNS` when set, else the terminal's (80 when a
-/// pseudo-terminal reports no size); none in a pipe.
-fn table_width(terminal: bool) -> Option<usize> {
-    if let Some(n) = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.trim().parse::<usize>().ok())
-        && n > 0
-    {
-        return Some(n);
-    }
-    terminal.then(|| terminal_size::terminal_size_of(std::io::stdout()).map_or(80, |(w, _)| usize::from(w.0)))
 }
 
 fn sort(records: &mut [SessionRecord], by: ScanSort) {
@@ -243,7 +234,7 @@ fn column(c: Col) -> Column {
         Col::Project => Column::new("project", Align::Left, 2).flex(10, 1),
         Col::Title => Column::new("title", Align::Left, 0).flex(30, 3),
         Col::Messages => Column::new("msgs", Align::Right, 5),
-        Col::Tokens => Column::new("tokens", Align::Right, 4),
+        Col::Tokens => Column::new("ctx", Align::Right, 4),
         Col::Compactions => Column::new("compact", Align::Right, 6),
         Col::Size => Column::new("size", Align::Right, 7),
         Col::Agent => Column::new("agent", Align::Left, 8),
@@ -251,6 +242,59 @@ fn column(c: Col) -> Column {
         Col::Subagents => Column::new("subs", Align::Right, 9),
         Col::Bad => Column::new("bad", Align::Right, 9).styled(style::WARNING),
         Col::Path => Column::new("path", Align::Left, 10),
+    }
+}
+
+/// How a session's line is shown: whether it is a subagent's under its session (`--wide`),
+/// and its short id and project name among the sessions shown.
+struct Shown<'a> {
+    sub: bool,
+    wide: bool,
+    id: &'a str,
+    project: Option<&'a str>,
+}
+
+/// One cell of a session's line.
+fn cell(c: Col, r: &SessionRecord, shown: &Shown<'_>, tz: &jiff::tz::TimeZone) -> String {
+    let dash = || "-".to_string();
+    let Shown { sub, wide, id, project } = *shown;
+    match c {
+        Col::Activity => r.last_ms.map_or_else(dash, |ms| local_minute(tz, ms)),
+        Col::Id => escape_str(id),
+        Col::Project => escape_str(project.unwrap_or("-")),
+        Col::Title => {
+            let t = escape_str(r.title.as_deref().unwrap_or("-"));
+            if sub && wide { format!("↳ {t}") } else { t }
+        }
+        Col::Messages => r.chain_messages.to_string(),
+        Col::Tokens => human_count(r.resume_tokens),
+        Col::Compactions => match (r.compactions, &r.last_compaction_trigger) {
+            (0, _) => dash(),
+            (n, Some(tr)) => escape_str(&format!("{n} {tr}")),
+            (n, None) if r.compaction_origins.contains_key("remote") => format!("{n} remote"),
+            (n, None) => n.to_string(),
+        },
+        Col::Size => human_bytes(r.bytes),
+        Col::Model => r
+            .resume_model
+            .as_deref()
+            .map_or_else(dash, |m| escape_str(&crate::agents::claude_code::model::short_name(m))),
+        Col::Agent => {
+            let name = crate::agents::by_name(r.format).map_or("cctool", |a| a.about().short_name);
+            match r.agent_versions.last() {
+                Some(v) => escape_str(&format!("{name} {v}")),
+                None => name.to_string(),
+            }
+        }
+        Col::Subagents => match r.subagents.len() {
+            0 => String::new(),
+            n => n.to_string(),
+        },
+        Col::Bad => match r.bad_lines {
+            0 => String::new(),
+            n => n.to_string(),
+        },
+        Col::Path => escape_str(&home_relative(&r.path)),
     }
 }
 
@@ -306,50 +350,20 @@ fn render_table(records: &[SessionRecord], total: &Total, wide: bool, width: Opt
         cols.push(Col::Path);
     }
     let ids = short_ids(&shown.iter().map(|(r, _)| r.session_id.as_deref()).collect::<Vec<_>>());
-    let dash = || "-".to_string();
+    let folders: Vec<Option<String>> = shown
+        .iter()
+        .map(|(r, _)| crate::scan::project::folder(r.cwd.as_deref(), &r.path))
+        .collect();
+    let projects = crate::scan::project::names(folders.iter().map(Option::as_deref));
     let mut rows: Vec<Vec<String>> = Vec::new();
-    for ((r, sub), id) in shown.iter().zip(ids) {
-        let row = cols
-            .iter()
-            .map(|&c| match c {
-                Col::Activity => r.last_ms.map_or_else(dash, |ms| local_minute(&tz, ms)),
-                Col::Id => escape_str(&id),
-                Col::Project => escape_str(r.project.as_deref().unwrap_or("-")),
-                Col::Title => {
-                    let t = escape_str(r.title.as_deref().unwrap_or("-"));
-                    if *sub && wide { format!("↳ {t}") } else { t }
-                }
-                Col::Messages => r.chain_messages.to_string(),
-                Col::Tokens => human_count(r.resume_tokens),
-                Col::Compactions => match (r.compactions, &r.last_compaction_trigger) {
-                    (0, _) => dash(),
-                    (n, Some(tr)) => escape_str(&format!("{n} {tr}")),
-                    (n, None) if r.compaction_origins.contains_key("remote") => format!("{n} remote"),
-                    (n, None) => n.to_string(),
-                },
-                Col::Size => human_bytes(r.bytes),
-                Col::Model => r
-                    .resume_model
-                    .as_deref()
-                    .map_or_else(dash, |m| escape_str(&crate::agents::claude_code::model::short_name(m))),
-                Col::Agent => {
-                    let name = crate::agents::by_name(r.format).map_or("cctool", |a| a.about().short_name);
-                    match r.agent_versions.last() {
-                        Some(v) => escape_str(&format!("{name} {v}")),
-                        None => name.to_string(),
-                    }
-                }
-                Col::Subagents => match r.subagents.len() {
-                    0 => String::new(),
-                    n => n.to_string(),
-                },
-                Col::Bad => match r.bad_lines {
-                    0 => String::new(),
-                    n => n.to_string(),
-                },
-                Col::Path => escape_str(&home_relative(&r.path)),
-            })
-            .collect();
+    for (((r, sub), id), project) in shown.iter().zip(ids).zip(projects) {
+        let how = Shown {
+            sub: *sub,
+            wide,
+            id: &id,
+            project: project.as_deref(),
+        };
+        let row = cols.iter().map(|&c| cell(c, r, &how, &tz)).collect();
         rows.push(row);
     }
     let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });

@@ -3,7 +3,8 @@
 //! other script, no inline handler, no request), so even a transcript that got past the
 //! escaping could not run. Every byte of the transcript is HTML-escaped as text; nothing from
 //! it becomes markup, a link or an attribute except images, and those only as `data:` URLs of
-//! checked characters. The page reads without JavaScript (tool calls and results are
+//! checked characters, and the Markdown of messages, which becomes only its own elements
+//! (`md_html`). The page reads without JavaScript (tool calls and results are
 //! `<details>`, the table of contents is links); the script adds search, also from the
 //! address (`page.html#search=word`).
 
@@ -29,6 +30,12 @@ nav ol{padding-left:1.5rem;max-height:20rem;overflow:auto}
 .msg.tool{background:var(--tool)}
 .msg h3{margin:0 0 .25rem;font-size:.95rem}
 .text,pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.25rem 0}
+.md{overflow-wrap:anywhere}
+.md>:first-child{margin-top:.25rem}
+.md h1,.md h2,.md h3,.md h4{font-size:1rem;margin:.75rem 0 .25rem}
+.md table{border-collapse:collapse;display:block;overflow:auto}
+.md th,.md td{border:1px solid var(--line);padding:.2rem .5rem}
+.md code{font:13px/1.4 ui-monospace,monospace}
 pre{font:13px/1.4 ui-monospace,monospace;background:var(--bg);border:1px solid var(--line);padding:.5rem;max-height:40rem;overflow:auto}
 details>summary{cursor:pointer;color:var(--muted)}
 .mark{border-top:3px double var(--line);margin:1.5rem 0;padding-top:.5rem}
@@ -152,8 +159,10 @@ fn message(m: &Msg, id: usize, out: &mut String) {
     for p in &m.parts {
         match p {
             Part::Text(t) => {
+                // The conversation's text is Markdown: shown as its headings, lists, tables
+                // and code, with everything else kept as text (`md_html`).
                 if !t.trim().is_empty() {
-                    out.push_str(&format!("<div class=\"text\">{}</div>\n", esc(t.trim_end())));
+                    out.push_str(&format!("<div class=\"md\">{}</div>\n", super::md_html::render(t.trim_end())));
                 }
             }
             Part::Thinking(t) => out.push_str(&format!(
@@ -258,8 +267,12 @@ pub fn render(doc: &Doc, redacted: bool) -> String {
     }
     let mut out = head(&doc.title, true);
     out.push_str(&format!(
-        "<header>\n<h1>{}</h1>\n<p class=\"meta\">{} session {} · {} messages · exported by cctool{}</p>\n</header>\n",
+        "<header>\n<h1>{}</h1>\n<p class=\"meta\">{}{} session {} · {} messages · exported by cctool{}</p>\n</header>\n",
         esc(&doc.title),
+        doc.project
+            .as_deref()
+            .map(|p| format!("project {} · ", esc(p)))
+            .unwrap_or_default(),
         esc(doc.agent),
         esc(&doc.file),
         doc.messages(),
@@ -275,24 +288,31 @@ pub fn render(doc: &Doc, redacted: bool) -> String {
     out
 }
 
-/// The index page of a folder of exports.
+/// The index page of a folder of exports: the sessions by project, newest first.
 pub fn index(items: &[(String, Summary)]) -> String {
     let mut out = head("Exported sessions", false);
-    out.push_str("<header><h1>Exported sessions</h1></header>\n<main>\n<ol>\n");
-    for (file, doc) in items {
+    out.push_str("<header><h1>Exported sessions</h1></header>\n<main>\n");
+    for (project, group) in super::by_project(items) {
         out.push_str(&format!(
-            "<li><a href=\"{}\">{}</a> <span class=\"meta\">{} · {} messages{}</span></li>\n",
-            esc(&href(file)),
-            esc(&doc.title),
-            esc(doc.agent),
-            doc.messages,
-            doc.first_time
-                .as_deref()
-                .map(|t| format!(" · {}", esc(t)))
-                .unwrap_or_default()
+            "<h2>{}</h2>\n<ol>\n",
+            esc(project.as_deref().unwrap_or("No project"))
         ));
+        for (file, doc) in group {
+            out.push_str(&format!(
+                "<li><a href=\"{}\">{}</a> <span class=\"meta\">{} · {} messages{}</span></li>\n",
+                esc(&href(file)),
+                esc(&doc.title),
+                esc(doc.agent),
+                doc.messages,
+                doc.first_time
+                    .as_deref()
+                    .map(|t| format!(" · {}", esc(t)))
+                    .unwrap_or_default()
+            ));
+        }
+        out.push_str("</ol>\n");
     }
-    out.push_str("</ol>\n</main>\n</body>\n</html>\n");
+    out.push_str("</main>\n</body>\n</html>\n");
     out
 }
 

@@ -164,7 +164,11 @@ pub fn render(doc: &Doc, redacted: bool) -> String {
     let mut out = String::new();
     out.push_str(&format!("# {}\n\n", inline(&doc.title)));
     out.push_str(&format!(
-        "_{} session `{}`, {} messages; exported by cctool{}_\n\n",
+        "_{}{} session `{}`, {} messages; exported by cctool{}_\n\n",
+        doc.project
+            .as_deref()
+            .map(|p| format!("project `{}`, ", p.replace('`', "")))
+            .unwrap_or_default(),
         doc.agent,
         doc.file.replace('`', ""),
         doc.messages(),
@@ -179,21 +183,28 @@ pub fn render(doc: &Doc, redacted: bool) -> String {
     out
 }
 
-/// The index page of a folder of exports: one line per session, linking its file.
+/// The index page of a folder of exports: one line per session, linking its file, under its
+/// project; the project with the newest session first, and the newest session first in each.
 pub fn index(items: &[(String, Summary)]) -> String {
-    let mut out = String::from("# Exported sessions\n\n");
-    for (file, doc) in items {
+    let mut out = String::from("# Exported sessions\n");
+    for (project, group) in super::by_project(items) {
         out.push_str(&format!(
-            "- [{}](<{}>) — {}, {} messages{}\n",
-            inline(&doc.title),
-            file.replace(['<', '>'], ""),
-            doc.agent,
-            doc.messages,
-            doc.first_time
-                .as_deref()
-                .map(|t| format!(", {}", inline(t)))
-                .unwrap_or_default()
+            "\n## {}\n\n",
+            inline(project.as_deref().unwrap_or("No project"))
         ));
+        for (file, doc) in group {
+            out.push_str(&format!(
+                "- [{}](<{}>) — {}, {} messages{}\n",
+                inline(&doc.title),
+                file.replace(['<', '>'], ""),
+                doc.agent,
+                doc.messages,
+                doc.first_time
+                    .as_deref()
+                    .map(|t| format!(", {}", inline(t)))
+                    .unwrap_or_default()
+            ));
+        }
     }
     out
 }

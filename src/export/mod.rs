@@ -12,6 +12,7 @@
 
 pub mod html;
 pub mod markdown;
+mod md_html;
 pub mod records;
 
 use std::path::{Path, PathBuf};
@@ -104,6 +105,10 @@ pub struct Doc {
     /// The file's name as given (redacted like its content).
     pub file: String,
     pub agent: &'static str,
+    /// The project folder (`scan::project::folder`), redacted like the file's name.
+    pub project: Option<String>,
+    /// The session's last activity, in milliseconds since the epoch.
+    pub last_ms: Option<i64>,
     pub entries: Vec<Entry>,
     /// Subagent transcripts of a Claude Code session, inlined after it.
     pub subagents: Vec<Doc>,
@@ -113,6 +118,8 @@ pub struct Doc {
 #[derive(Clone, Debug)]
 pub struct Summary {
     pub title: String,
+    pub project: Option<String>,
+    pub last_ms: Option<i64>,
     pub agent: &'static str,
     pub messages: usize,
     pub first_time: Option<String>,
@@ -122,6 +129,8 @@ impl Doc {
     pub fn summary(&self) -> Summary {
         Summary {
             title: self.title.clone(),
+            project: self.project.clone(),
+            last_ms: self.last_ms,
             agent: self.agent,
             messages: self.messages(),
             first_time: self.first_time().map(str::to_string),
@@ -428,27 +437,27 @@ pub fn parse_record(bytes: &[u8], redactor: Option<&Redactor>) -> Value {
     v
 }
 
-/// The title of a document: the session's first real prompt, cut.
-fn title_of(entries: &[Entry], fallback: &str) -> String {
-    let first = entries.iter().find_map(|e| match e {
-        Entry::Msg(m) if m.role == "user" => m.parts.iter().find_map(|p| match p {
-            Part::Text(t) if !t.trim().is_empty() && !t.trim_start().starts_with('<') => Some(t.trim()),
-            _ => None,
-        }),
-        _ => None,
-    });
-    match first {
-        Some(t) => {
-            let line = t.lines().next().unwrap_or(t);
-            let cut: String = line.chars().take(80).collect();
-            if cut.len() < line.len() {
-                format!("{cut}…")
-            } else {
-                cut
-            }
+/// A project's name on an index page and its sessions (each its page's file name and summary).
+pub type ProjectGroup<'a> = (Option<String>, Vec<&'a (String, Summary)>);
+
+/// The sessions of an index page by project, each project under the shortest name that tells
+/// it from the others (`scan::project::names`): the project with the newest session first,
+/// and in each the newest session first. Sessions with no project come last, under `None`.
+pub fn by_project(items: &[(String, Summary)]) -> Vec<ProjectGroup<'_>> {
+    let names = crate::scan::project::names(items.iter().map(|(_, s)| s.project.as_deref()));
+    let mut groups: Vec<ProjectGroup<'_>> = Vec::new();
+    for (item, name) in items.iter().zip(names) {
+        match groups.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, g)) => g.push(item),
+            None => groups.push((name, vec![item])),
         }
-        None => fallback.to_string(),
     }
+    let newest = |(file, s): &(String, Summary)| (std::cmp::Reverse(s.last_ms), file.clone());
+    for (_, g) in &mut groups {
+        g.sort_by_key(|i| newest(i));
+    }
+    groups.sort_by_key(|(name, g)| (name.is_none(), g.first().map(|i| newest(i)), name.clone()));
+    groups
 }
 
 /// The name a file is shown under: redacted like the content (a path holds the user's name).
@@ -502,11 +511,23 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
             subagents.push(load(&sub, Format::ClaudeCode, inner, redactor)?);
         }
     }
-    let title = title_of(&entries, &file);
+    // The title every command shows comes from the session's scan record (its one rule,
+    // `scan::title`), redacted like the content.
+    let record = crate::agents::agent(format).scan(src, &Default::default()).ok();
+    let title = record
+        .as_ref()
+        .and_then(|r| r.title.as_deref())
+        .map_or_else(|| file.clone(), |t| shown_name(t, redactor));
+    let project = record
+        .as_ref()
+        .and_then(|r| crate::scan::project::folder(r.cwd.as_deref(), &r.path))
+        .map(|f| shown_name(&f, redactor));
     Ok(Doc {
         title,
         file,
         agent,
+        project,
+        last_ms: record.as_ref().and_then(|r| r.last_ms),
         entries,
         subagents,
     })

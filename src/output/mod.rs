@@ -2,6 +2,7 @@
 //! stderr carries diagnostics and progress. A closed stdout pipe ends the program quietly
 //! (see `crate::run`).
 
+pub mod names;
 pub mod progress;
 pub mod render;
 pub mod report;

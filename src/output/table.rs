@@ -27,6 +27,8 @@ pub struct Column {
     /// A flexible column takes what is left, down to `min` (its header at least).
     pub flex: Option<Flex>,
     pub style: Option<Style>,
+    /// Cut from the start rather than the end: a path's file name is what tells rows apart.
+    pub keep_end: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -44,7 +46,13 @@ impl Column {
             priority,
             flex: None,
             style: None,
+            keep_end: false,
         }
+    }
+
+    pub fn keep_end(mut self) -> Column {
+        self.keep_end = true;
+        self
     }
 
     pub fn flex(mut self, min: usize, weight: usize) -> Column {
@@ -85,6 +93,40 @@ pub fn fit(s: &str, max: usize) -> String {
     }
     out.push('…');
     out
+}
+
+/// `s` cut to at most `max` terminal columns, starting with `…` when it was cut.
+pub fn fit_end(s: &str, max: usize) -> String {
+    if width(s) <= max {
+        return s.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let mut tail = Vec::new();
+    let mut used = 0;
+    for c in s.chars().rev() {
+        let w = UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w > max - 1 {
+            break;
+        }
+        tail.push(c);
+        used += w;
+    }
+    std::iter::once('…').chain(tail.into_iter().rev()).collect()
+}
+
+/// The width a table for people must fit: `COLUMNS` when set, else the terminal's (80 when
+/// a pseudo-terminal reports no size); none in a pipe.
+pub fn target_width(terminal: bool) -> Option<usize> {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        && n > 0
+    {
+        return Some(n);
+    }
+    terminal.then(|| terminal_size::terminal_size_of(std::io::stdout()).map_or(80, |(w, _)| usize::from(w.0)))
 }
 
 /// Lays out `rows` (each one cell per column) in at most `max_width` columns, or with every
@@ -170,7 +212,11 @@ pub fn render(
         let mut s = String::new();
         let mut pending = 0;
         for (n, (c, text, st)) in cells.enumerate() {
-            let text = fit(&text, widths[c]);
+            let text = if columns[c].keep_end {
+                fit_end(&text, widths[c])
+            } else {
+                fit(&text, widths[c])
+            };
             let pad = widths[c] - width(&text);
             if n > 0 {
                 pending += GAP;
@@ -254,6 +300,15 @@ mod tests {
         // Headers are never cut: at 10 columns only what fits whole is left.
         let out = render(&cols(), &rows(), Some(12), Paint::OFF, false);
         assert_eq!(out, "when   title\ntoday  a ra…\nnow    short\n");
+    }
+
+    #[test]
+    fn a_column_that_keeps_its_end_is_cut_at_the_start() {
+        assert_eq!(fit_end("projects/abc/session.jsonl", 12), "…ssion.jsonl");
+        assert_eq!(fit_end("short", 12), "short");
+        let cols = [Column::new("file", Align::Left, 0).flex(4, 1).keep_end()];
+        let rows = [vec!["a/b/c/last.jsonl".to_string()]];
+        assert_eq!(render(&cols, &rows, Some(8), Paint::OFF, false), "file\n…t.jsonl\n");
     }
 
     #[test]

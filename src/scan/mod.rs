@@ -25,6 +25,7 @@ use crate::model::Format;
 use crate::model::time::format_ms;
 
 mod message;
+pub mod project;
 use message::MessageFacts;
 
 /// One session file. Every field has one JSON type: counts are numbers, lists are lists
@@ -108,24 +109,21 @@ fn prompt_text(text: &str) -> Option<String> {
     one_line(t)
 }
 
-/// The project of a session: the last component of its folder.
-pub(crate) fn project_of(cwd: Option<&str>, path: &str) -> Option<String> {
-    let from_cwd = cwd.and_then(|c| {
-        c.trim_end_matches(['/', '\\'])
-            .rsplit(['/', '\\'])
-            .next()
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    });
-    // A stream (stdin, a pipe, a FIFO under /dev/fd) has no folder to name the project after.
-    let stream = path == "-" || path.starts_with("/dev/") || path.starts_with("/proc/");
-    from_cwd.or_else(|| {
-        Path::new(path)
-            .parent()
-            .filter(|_| !stream)
-            .and_then(|p| p.file_name())
-            .map(|n| n.to_string_lossy().into_owned())
-    })
+/// The title of a session, the one rule every command shows: the title the user set
+/// (`custom-title`), else the agent's (`ai-title`), else a legacy `summary` title of a branch
+/// in the file (the research's precedence, `docs/claude-code.md`), else the first prompt the
+/// user typed; with where it comes from.
+pub fn title(
+    named: Option<(String, &'static str)>,
+    first_prompt: Option<String>,
+) -> (Option<String>, Option<&'static str>) {
+    match named {
+        Some((title, from)) => (Some(title), Some(from)),
+        None => {
+            let from = first_prompt.as_ref().map(|_| "first-prompt");
+            (first_prompt, from)
+        }
+    }
 }
 
 fn str_at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v str> {
@@ -302,16 +300,13 @@ pub fn scan_claude(src: &Source, overrides: &Overrides) -> std::io::Result<Sessi
     let links = crate::doctor::links::dangling_links(&t, &chain);
     let (cwd, prompt) = claude_head(src, &t, chain.sidechain)?;
     let (payload_bytes, titles) = (extras.payload, claude_titles(src, &t)?);
-    let (title, title_source) = match titles {
-        Some((title, from)) => (Some(title), Some(from)),
-        None => (prompt.clone(), prompt.as_ref().map(|_| "first-prompt")),
-    };
+    let (title, title_source) = title(titles, prompt);
     Ok(SessionRecord {
         path: src.name().to_string(),
         format: Format::ClaudeCode.name(),
         agent_versions: t.versions.clone(),
         session_id,
-        project: project_of(cwd.as_deref(), src.name()),
+        project: project::name(cwd.as_deref(), src.name()),
         cwd,
         title,
         title_source,
@@ -413,15 +408,16 @@ pub fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
         }
     }
     let cwd = codex_cwd(src)?;
+    let (title, title_source) = title(None, prompt);
     Ok(SessionRecord {
         path: src.name().to_string(),
         format: Format::Codex.name(),
         agent_versions: versions,
         session_id,
-        project: project_of(cwd.as_deref(), src.name()),
+        project: project::name(cwd.as_deref(), src.name()),
         cwd,
-        title_source: prompt.as_ref().map(|_| "first-prompt"),
-        title: prompt,
+        title_source,
+        title,
         bytes: src.len(),
         lines: rollout.lines,
         bad_lines: rollout.bad_lines,
@@ -483,8 +479,7 @@ pub fn scan_session(src: &Source) -> SessionRecord {
             *r.compaction_origins.entry(origin).or_default() += 1;
         }
         if r.title.is_none() && f.user {
-            r.title = f.title_text.as_deref().and_then(prompt_text);
-            r.title_source = r.title.as_ref().map(|_| "first-prompt");
+            (r.title, r.title_source) = title(None, f.title_text.as_deref().and_then(prompt_text));
         }
     });
     let Ok(s) = streamed else {
@@ -493,7 +488,7 @@ pub fn scan_session(src: &Source) -> SessionRecord {
     r.chain_messages = s.messages;
     r.resume_tokens = bytes.div_ceil(4);
     r.session_id = s.session_id;
-    r.project = project_of(None, src.name());
+    r.project = project::name(None, src.name());
     r.first_timestamp = span.map(|s| format_ms(s.0));
     r.last_timestamp = span.map(|s| format_ms(s.1));
     r.last_ms = span.map(|s| s.1);
@@ -536,7 +531,5 @@ mod tests {
         assert_eq!(prompt_text("<command-name>/compact</command-name>"), None);
         assert_eq!(prompt_text("Caveat: the messages below"), None);
         assert_eq!(one_line(&"x ".repeat(500)).unwrap().chars().count(), 200);
-        assert_eq!(project_of(Some("/home/me/src/app/"), "/x/y.jsonl"), Some("app".into()));
-        assert_eq!(project_of(None, "/p/-home-me-app/s.jsonl"), Some("-home-me-app".into()));
     }
 }

@@ -136,7 +136,12 @@ const SESSIONS: [Col; 32] = [
     c("role", Str, false, "session, or subagent for a subagent transcript"),
     c("parent_session", Str, true, "for a subagent: the session it belongs to"),
     c("cwd", Str, true, "folder the session ran in"),
-    c("project", Str, true, "last component of cwd (or of the file's folder)"),
+    c(
+        "project",
+        Str,
+        true,
+        "last component of the project folder: cwd, or a git worktree's main repository (or the file's folder)",
+    ),
     c(
         "title",
         Str,

@@ -427,6 +427,16 @@ fn doctor_names_the_sessions_a_seven_day_retention_deletes() {
         text.contains(&format!("NOT backed up  {}", st.sessions[1].display())),
         "{text}"
     );
+    // A warning: --min-severity error leaves it out, as it does every other finding.
+    let text = String::from_utf8(
+        st.cmd()
+            .args(["doctor", "--min-severity", "error"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(!text.contains("cleanupPeriodDays"), "{text}");
     // A project setting overrides the user's; 30 days and nothing old: nothing said.
     std::fs::create_dir_all(st.dir.path().join(".claude")).unwrap();
     std::fs::write(

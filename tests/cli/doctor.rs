@@ -152,10 +152,11 @@ fn clean_files_exit_0_and_records_have_stable_fields() {
 }
 
 #[test]
-fn text_output_groups_findings_by_file() {
+fn verbose_text_output_groups_findings_by_file() {
     let out = cctool()
         .args([
             "doctor",
+            "--verbose",
             "--as-of",
             "2026-11-29T12:00:00Z",
             fixture("broken/cycle.jsonl").to_str().unwrap(),

@@ -37,7 +37,7 @@ fn doctor_in_broken(args: &[&str]) -> (String, String, Option<i32>) {
 
 #[test]
 fn a_broken_link_is_an_error_only_when_the_resumed_chain_loses_messages() {
-    let (stdout, stderr, status) = doctor_in_broken(EFFECTS);
+    let (stdout, stderr, status) = doctor_in_broken(&[&["--verbose"][..], EFFECTS].concat());
     let m = "99999999-9999-4999-8999-999999999999";
     let nothing = "nothing is lost on resume";
     let want = format!(
@@ -80,6 +80,55 @@ cycle-stops-the-chain.jsonl
 }
 
 #[test]
+fn by_default_a_line_per_file_with_findings_that_fits_the_width() {
+    // render.jsonl has no finding: it is not listed.
+    let files = [
+        EFFECTS,
+        &[
+            "duplicate-uuid.jsonl",
+            "two-records-on-one-line.jsonl",
+            "../claude/render.jsonl",
+        ],
+    ]
+    .concat();
+    let run = |columns: Option<&str>, extra: &[&str]| {
+        let mut c = cctool();
+        c.current_dir(fixture("broken")).arg("doctor").args(extra).args(&files);
+        match columns {
+            Some(n) => c.env("COLUMNS", n),
+            None => c.env_remove("COLUMNS"),
+        };
+        let out = c.output().unwrap();
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    // Not a terminal and no COLUMNS: 80 columns.
+    let (stdout, stderr) = run(None, &[]);
+    assert_eq!(stdout.lines().count(), files.len(), "{stdout}");
+    assert!(!stdout.contains("render.jsonl"), "{stdout}");
+    assert!(stdout.lines().all(|l| l.chars().count() <= 80), "{stdout}");
+    assert!(stdout.starts_with("worst    file"), "{stdout}");
+    assert!(
+        stdout.contains("through-progress.jsonl  messages before line 5  dangling-parent 1"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("1 line"), "{stdout}");
+    assert!(
+        stderr.ends_with("11 files checked: 4 errors, 1 warnings, 8 infos (4 files with errors)\n"),
+        "{stderr}"
+    );
+    // COLUMNS narrows it; the file names keep their ends.
+    let (narrow, _) = run(Some("60"), &[]);
+    assert!(narrow.lines().all(|l| l.chars().count() <= 60), "{narrow}");
+    // --min-severity leaves out the files with nothing at or above it.
+    let (errors, _) = run(None, &["--min-severity", "error"]);
+    assert_eq!(errors.lines().count(), 5, "{errors}");
+    assert!(errors.lines().skip(1).all(|l| l.starts_with("error ")), "{errors}");
+}
+
+#[test]
 fn rebuild_chain_says_the_same_about_the_walk_it_stops() {
     // rebuild-chain names the message the walk stopped at (line 7, below the progress rows
     // it bridged); doctor names the line that holds the broken reference (line 5).
@@ -105,7 +154,7 @@ fn rebuild_chain_says_the_same_about_the_walk_it_stops() {
 #[test]
 fn filters_by_severity_and_code_and_counts_per_code() {
     // Errors only: the infos disappear from the findings, the counts and the exit status.
-    let (stdout, stderr, status) = doctor_in_broken(&[&["--min-severity", "error"][..], EFFECTS].concat());
+    let (stdout, stderr, status) = doctor_in_broken(&[&["--verbose", "--min-severity", "error"][..], EFFECTS].concat());
     assert_eq!(stdout.matches(": error [").count(), 3, "{stdout}");
     assert!(!stdout.contains(": info ["), "{stdout}");
     assert!(stderr.ends_with("8 files checked: 3 errors, 0 warnings, 0 infos (3 files with errors) (filtered)\n"));

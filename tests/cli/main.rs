@@ -27,6 +27,7 @@ mod doctor;
 mod doctor_effects;
 mod escapes;
 mod export;
+mod export_pages;
 mod export_safe;
 mod extract_summary;
 mod fuzz_targets;

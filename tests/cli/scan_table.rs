@@ -26,39 +26,39 @@ fn scan_store(args: &[&str], columns: Option<&str>, tz: &str) -> String {
 }
 
 const AT_80: &str = "\
-last activity     id            project   title                           tokens
+last activity     id            project   title                              ctx
 2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes          138
-2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every se…      33
-2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for t…     106
-2026-04-05 09:21  b2c3d4e5      shop      Translate the product page in…     163
-2026-04-03 14:12  019d2a29      api       Make the rate limiter window …     116
+2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every secon…   33
+2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for the …  106
+2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into …  163
+2026-04-03 14:12  019d2a29      api       Make the rate limiter window con…  116
 2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor             112
-2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endp…      34
+2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpoint   34
 total                                     7 sessions, 1 subagent             738
 ";
 
 const AT_120: &str = "\
-last activity     id            project   title                                         msgs  tokens   compact      size
-2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes                        3     138         1   1.1 KiB
-2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every second request        2      33         -   1.8 KiB
-2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for the checkout sp…     3     106  1 remote   2.0 KiB
-2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into Japanese: …      5     163         -   2.3 KiB
-2026-04-03 14:12  019d2a29      api       Make the rate limiter window configurable        3     116         1   2.1 KiB
-2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor                           4     112    1 auto   3.9 KiB
-2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpoint                3      34  1 manual   2.3 KiB
-total                                     7 sessions, 1 subagent                          25     738         5  16.4 KiB
+last activity     id            project   title                            msgs  ctx   compact      size  agent
+2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes           3  138         1   1.1 KiB  cctool
+2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every sec…     2   33         -   1.8 KiB  claude 2.1.219
+2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for th…     3  106  1 remote   2.0 KiB  codex 0.171.0
+2026-04-05 09:21  b2c3d4e5      shop      Translate the product page int…     5  163         -   2.3 KiB  claude 2.1.217
+2026-04-03 14:12  019d2a29      api       Make the rate limiter window c…     3  116         1   2.1 KiB  codex 0.171.0
+2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor              4  112    1 auto   3.9 KiB  claude 2.1.205
+2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpo…     3   34  1 manual   2.3 KiB  claude 2.0.76
+total                                     7 sessions, 1 subagent             25  738         5  16.4 KiB
 ";
 
 const AT_200: &str = "\
-last activity     id            project   title                                                                                    msgs  tokens   compact      size  agent           model     subs  bad
-2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes                                                                   3     138         1   1.1 KiB  cctool          -
-2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every second request                                                   2      33         -   1.8 KiB  claude 2.1.219  opus-4-5          1
-2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for the checkout split                                              3     106  1 remote   2.0 KiB  codex 0.171.0   -
-2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into Japanese: 製品ページを日本語に翻訳してください。 Keep …     5     163         -   2.3 KiB  claude 2.1.217  opus-4-5     1
-2026-04-03 14:12  019d2a29      api       Make the rate limiter window configurable                                                   3     116         1   2.1 KiB  codex 0.171.0   -
-2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor                                                                      4     112    1 auto   3.9 KiB  claude 2.1.205  opus-4-5
-2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpoint                                                           3      34  1 manual   2.3 KiB  claude 2.0.76   opus-4-5
-total                                     7 sessions, 1 subagent                                                                     25     738         5  16.4 KiB                               1    1
+last activity     id            project   title                                                                                       msgs  ctx   compact      size  agent           model     subs  bad
+2026-04-08 08:06  …0408-e5f6a7  sessions  prepare the release notes                                                                      3  138         1   1.1 KiB  cctool          -
+2026-04-07 09:11  c3d4e5f6      api       Rate limiter rejects every second request                                                      2   33         -   1.8 KiB  claude 2.1.219  opus-4-5          1
+2026-04-06 14:12  019d2a2a      shop      Write a changelog entry for the checkout split                                                 3  106  1 remote   2.0 KiB  codex 0.171.0   -
+2026-04-05 09:21  b2c3d4e5      shop      Translate the product page into Japanese: 製品ページを日本語に翻訳してください。 Keep the…     5  163         -   2.3 KiB  claude 2.1.217  opus-4-5     1
+2026-04-03 14:12  019d2a29      api       Make the rate limiter window configurable                                                      3  116         1   2.1 KiB  codex 0.171.0   -
+2026-04-02 09:32  a1b2c3d4      shop      Checkout flow refactor                                                                         4  112    1 auto   3.9 KiB  claude 2.1.205  opus-4-5
+2026-04-01 09:12  d4e5f6a7      api       Pagination for the users endpoint                                                              3   34  1 manual   2.3 KiB  claude 2.0.76   opus-4-5
+total                                     7 sessions, 1 subagent                                                                        25  738         5  16.4 KiB                               1    1
 ";
 
 #[test]
@@ -195,4 +195,66 @@ fn v5_summaries_are_counted_as_items_not_as_text() {
     assert_eq!(recs[0]["compactions"], 1);
     assert_eq!(recs[0]["compaction_origins"], json!({"remote": 1}));
     assert_eq!(recs[0]["last_timestamp"], "2026-04-08T08:02:00.000Z");
+}
+
+/// A Claude Code session of one prompt that ran in `cwd`.
+fn session_in(dir: &std::path::Path, n: u8, cwd: &std::path::Path, prompt: &str) -> std::path::PathBuf {
+    let id = format!("5ca1ab1e-0000-4000-8000-0000000000{n:02}");
+    let row = json!({"parentUuid": null, "isSidechain": false, "type": "user", "cwd": cwd, "sessionId": id,
+        "version": "2.1.219", "uuid": format!("5ca1ab1e-0000-4000-8000-0000000001{n:02}"),
+        "timestamp": format!("2026-04-07T09:{n:02}:00.000Z"), "message": {"role": "user", "content": prompt}});
+    let path = dir.join(format!("{id}.jsonl"));
+    std::fs::write(&path, format!("{row}\n")).unwrap();
+    path
+}
+
+#[test]
+fn projects_are_named_by_the_shortest_path_that_tells_them_apart_and_worktrees_by_their_repository() {
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path();
+    // A repository with two linked worktrees, and two other repositories both named `cli`.
+    let main = h.join("src/tool");
+    std::fs::create_dir_all(main.join(".git/worktrees")).unwrap();
+    for wt in ["1", "2"] {
+        let gitdir = main.join(".git/worktrees").join(wt);
+        std::fs::create_dir_all(&gitdir).unwrap();
+        std::fs::write(gitdir.join("commondir"), "../..\n").unwrap();
+        std::fs::create_dir_all(h.join("wt").join(wt)).unwrap();
+        std::fs::write(
+            h.join("wt").join(wt).join(".git"),
+            format!("gitdir: {}\n", gitdir.display()),
+        )
+        .unwrap();
+    }
+    let sessions = h.join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let files = [
+        session_in(&sessions, 1, &h.join("wt/1"), "first worktree"),
+        session_in(&sessions, 2, &h.join("wt/2"), "second worktree"),
+        session_in(&sessions, 3, std::path::Path::new("/nowhere/work/cli"), "work cli"),
+        session_in(&sessions, 4, std::path::Path::new("/nowhere/other/cli"), "other cli"),
+    ];
+    let out = cctool()
+        .env("COLUMNS", "200")
+        .args(["scan", "--sort", "path"])
+        .args(&files)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let project_of = |title: &str| {
+        let line = text
+            .lines()
+            .find(|l| l.contains(title))
+            .unwrap_or_else(|| panic!("{title}: {text}"));
+        line.split_whitespace().nth(3).unwrap().to_string()
+    };
+    assert_eq!(project_of("first worktree"), "tool", "{text}");
+    assert_eq!(project_of("second worktree"), "tool", "{text}");
+    assert_eq!(project_of("work cli"), "work/cli", "{text}");
+    assert_eq!(project_of("other cli"), "other/cli", "{text}");
+    // The records' project is the folder's own name, the worktree's repository's too.
+    let recs =
+        records(&String::from_utf8(cctool().args(["scan", "--json"]).args(&files).output().unwrap().stdout).unwrap());
+    let names: Vec<&str> = recs.iter().filter_map(|r| r["project"].as_str()).collect();
+    assert_eq!(names, ["tool", "tool", "cli", "cli"]);
 }

@@ -59,6 +59,33 @@ fn help_of_every_command() {
     }
 }
 
+/// What `doctor` prints by default: a line per file with findings, at 80 columns, then the
+/// counts per code and the total on stderr.
+#[test]
+fn doctor_default_output() {
+    let files = [
+        "dangling-parent.jsonl",
+        "dangling-parent-off-chain.jsonl",
+        "cycle-stops-the-chain.jsonl",
+        "duplicate-uuid.jsonl",
+        "two-records-on-one-line.jsonl",
+        "invalid-json.jsonl",
+    ];
+    let o = cctool()
+        .current_dir(fixture("broken"))
+        .arg("doctor")
+        .args(files)
+        .env("COLUMNS", "80")
+        .output()
+        .expect("run");
+    let got = format!(
+        "{}--- stderr\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    check("doctor-default.txt", &got);
+}
+
 /// The commands' main refusals, each as `exit status` and stderr, with the fixture folder's
 /// path shown as `FIXTURES`.
 #[test]
