@@ -500,10 +500,7 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
     let mut subagents = Vec::new();
     if scope.subagents && format == Format::ClaudeCode {
         for path in subagent_files(Path::new(src.name())) {
-            let sub = Source::open_path(&path, crate::io::MmapChoice::Auto).map_err(|cause| ExportError::Read {
-                file: path.display().to_string(),
-                cause,
-            })?;
+            let sub = open_subagent(&path)?;
             let inner = Scope {
                 subagents: false,
                 ..scope
@@ -533,6 +530,14 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
     })
 }
 
+/// A subagent transcript a session's document inlines, opened as any input is.
+fn open_subagent(path: &Path) -> Result<Source, ExportError> {
+    Source::open_path(path, crate::io::MmapChoice::Auto).map_err(|cause| ExportError::Read {
+        file: path.display().to_string(),
+        cause,
+    })
+}
+
 /// The first pass of a redacted export of one input: the secrets of its name, of every
 /// record of the file, and of the subagent transcripts its document will inline.
 pub fn learn(
@@ -546,10 +551,7 @@ pub fn learn(
     records::learn_file(src, r, bar)?;
     if scope.subagents && format == Format::ClaudeCode {
         for path in subagent_files(Path::new(src.name())) {
-            let sub = Source::open_path(&path, crate::io::MmapChoice::Auto).map_err(|cause| ExportError::Read {
-                file: path.display().to_string(),
-                cause,
-            })?;
+            let sub = open_subagent(&path)?;
             r.learn_text(sub.name());
             records::learn_file(&sub, r, &indicatif::ProgressBar::hidden())?;
         }

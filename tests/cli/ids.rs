@@ -2,7 +2,7 @@
 //! command taking PATH or FILE finds them in the user's stores, a fake home built from
 //! `fixtures/store`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use assert_cmd::Command;
 
@@ -11,20 +11,6 @@ use crate::util::{cctool, fixture};
 const SHOP: &str = "a1b2c3d4-1111-4aaa-8aaa-00000000000a";
 const CODEX_API: &str = "019d2a29-fe67-7632-b14f-5419a515b120";
 const CODEX_SHOP: &str = "019d2a2a-0b11-7c22-8d33-4e445f667788";
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_tree(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-            crate::util::age(&dest);
-        }
-    }
-}
 
 /// A home holding the fixture stores, and the command run in an empty folder of it with that
 /// home.
@@ -35,8 +21,8 @@ struct Home {
 impl Home {
     fn new() -> Home {
         let dir = tempfile::tempdir().unwrap();
-        copy_tree(&fixture("store/.claude"), &dir.path().join(".claude"));
-        copy_tree(&fixture("store/.codex"), &dir.path().join(".codex"));
+        crate::util::copy_tree(&fixture("store/.claude"), &dir.path().join(".claude"));
+        crate::util::copy_tree(&fixture("store/.codex"), &dir.path().join(".codex"));
         std::fs::create_dir(dir.path().join("work")).unwrap();
         Home { dir }
     }

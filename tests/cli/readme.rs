@@ -117,27 +117,12 @@ fn have(tool: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let p = e.unwrap().path();
-        let dest = to.join(p.file_name().unwrap());
-        if p.is_dir() {
-            copy_tree(&p, &dest);
-        } else {
-            std::fs::copy(&p, &dest).unwrap();
-            // Old enough not to look live to the commands that rewrite files.
-            crate::util::age(&dest);
-        }
-    }
-}
-
 /// The fake home and the working folder.
 fn world(dir: &Path) -> (PathBuf, PathBuf) {
     let home = dir.join("home");
     let work = dir.join("work");
-    copy_tree(&fixture("store/.claude"), &home.join(".claude"));
-    copy_tree(&fixture("store/.codex"), &home.join(".codex"));
+    crate::util::copy_tree(&fixture("store/.claude"), &home.join(".claude"));
+    crate::util::copy_tree(&fixture("store/.codex"), &home.join(".codex"));
     let session = fixture("store/.claude/projects/-home-dev-shop/a1b2c3d4-1111-4aaa-8aaa-00000000000a.jsonl");
     let rollout = fixture(
         "store/.codex/sessions/2026/04/03/rollout-2026-04-03T14-00-00-019d2a29-fe67-7632-b14f-5419a515b120.jsonl",

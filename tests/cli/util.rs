@@ -327,3 +327,19 @@ pub fn sorted_json(v: &serde_json::Value, scalar: &dyn Fn(&serde_json::Value, &m
         other => scalar(other, out),
     }
 }
+
+/// Copies a fixture tree, each file aged ([`age`]) so that it does not look live to the
+/// commands that rewrite files.
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+            age(&dest);
+        }
+    }
+}
