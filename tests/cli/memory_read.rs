@@ -150,3 +150,30 @@ fn codex_request_view_does_not_build_what_codex_drops() {
     };
     assert_eq!(code, 0, "{stderr:.500}");
 }
+
+#[test]
+fn codex_request_view_reads_an_item_by_its_type_first() {
+    // One item of every kind Codex reads the members of, each with an unknown field of eight
+    // million elements: reading an item must not build its unknown members before it knows
+    // which fields the item's type has, whatever that type is.
+    let dir = tempfile::tempdir().unwrap();
+    let big = zeros(8_000_000);
+    let mut body = String::from(
+        "{\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"019a0000-0000-7000-8000-000000000002\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.171.0\"}}\n",
+    );
+    for payload in [
+        r#""extra":BIG,"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]"#,
+        r#""type":"reasoning","extra":BIG,"summary":[]"#,
+        r#""type":"mcp_tool_call","extra":BIG"#,
+    ] {
+        body.push_str(&format!(
+            "{{\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"type\":\"response_item\",\"payload\":{{{}}}}}\n",
+            payload.replace("BIG", &big)
+        ));
+    }
+    let rollout = write(dir.path(), "first.jsonl", &body);
+    let Some((code, stderr)) = capped(&["rebuild-chain", "--api-view", "--json", &rollout]) else {
+        return;
+    };
+    assert_eq!(code, 0, "{stderr:.500}");
+}

@@ -18,8 +18,15 @@ use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+mod tag_first;
+
 /// One history item in Codex's types (`ResponseItem`).
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+///
+/// Read through [`parse_item`], never a derived `Deserialize`: the derived reader of an
+/// internally tagged enum builds every member of the object, unknown ones included, before it
+/// looks at `type`. Tests keep the derived reader to check the two agree.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Wire {
     AdditionalTools {
@@ -412,7 +419,10 @@ fn is_agent_path(p: &str) -> bool {
 
 /// Reads a history item as Codex does; `Err` means Codex skips the line that holds it.
 pub fn parse_item(raw: &str) -> serde_json::Result<Wire> {
-    parse_lenient(raw)
+    match tag_first::from_text(raw) {
+        Err(e) if is_duplicate(&e) => tag_first::from_value(&serde_json::from_str(raw)?),
+        r => r,
+    }
 }
 
 /// An `inter_agent_communication` payload as the `agent_message` Codex records for it.
@@ -456,9 +466,13 @@ pub fn replacement_item(raw: &str, inter_agent: bool) -> Option<std::borrow::Cow
 fn parse_lenient<T: serde::de::DeserializeOwned>(raw: &str) -> serde_json::Result<T> {
     match serde_json::from_str::<T>(raw) {
         Ok(v) => Ok(v),
-        Err(e) if e.to_string().starts_with("duplicate field") => T::deserialize(serde_json::from_str::<Value>(raw)?),
+        Err(e) if is_duplicate(&e) => T::deserialize(serde_json::from_str::<Value>(raw)?),
         Err(e) => Err(e),
     }
+}
+
+fn is_duplicate(e: &serde_json::Error) -> bool {
+    e.to_string().starts_with("duplicate field")
 }
 
 impl Wire {
