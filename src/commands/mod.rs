@@ -417,11 +417,14 @@ pub fn open_input_reading(
             seen.name()
         )),
         (Some(said), _) => Ok(said),
-        (None, detected) => detected.map_err(|u| {
-            format!(
-                "not a Claude Code transcript, Codex rollout or cctool session ({}); use --input-format to say which it is",
+        // `--input-format` is advice only for content that could be one of cctool's formats.
+        (None, detected) => detected.map_err(|u| match u.1.plausible() {
+            true => format!(
+                "{} ({}); if it is a Claude Code transcript, Codex rollout or cctool session, say which with --input-format",
+                u.1.describe(),
                 u.0
-            )
+            ),
+            false => format!("{}: {}", u.1.describe(), u.0),
         }),
     };
     // Detection reads the head of a mapping: a truncation there is the answer, not the
