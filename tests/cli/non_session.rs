@@ -140,3 +140,14 @@ fn a_named_non_session_is_still_an_error() {
         }
     }
 }
+
+#[test]
+fn one_skipped_file_is_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s.json");
+    std::fs::copy(fixture("migrate/v1.json"), &session).unwrap();
+    std::fs::write(dir.path().join("notes.jsonl"), "notes\n").unwrap();
+    let (code, _, stderr) = run(&["scan", s(dir.path())]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("1 file skipped as not sessions"), "{stderr}");
+}
