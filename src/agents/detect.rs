@@ -51,6 +51,62 @@ struct Probe<'a> {
     timestamp: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     role: Option<serde::de::IgnoredAny>,
+    #[serde(default, rename = "projectHash")]
+    project_hash: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    cwd: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    data: Option<serde::de::IgnoredAny>,
+}
+
+/// What a file that is none of cctool's formats looks like, so that a skipped file is named
+/// for what it is and `--input-format` is advised only where it could help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Looks {
+    Empty,
+    NotJson,
+    /// JSON of no shape cctool knows: possibly one of its formats with unusual first records.
+    OtherJson,
+    GeminiChat,
+    PiSession,
+    CopilotEvents,
+}
+
+impl Looks {
+    /// What the notice calls it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Looks::Empty => "an empty file",
+            Looks::NotJson => "not JSON",
+            Looks::OtherJson => "JSON that is not a session",
+            Looks::GeminiChat => "a Gemini CLI chat",
+            Looks::PiSession => "a pi session",
+            Looks::CopilotEvents => "a Copilot CLI event log",
+        }
+    }
+
+    /// Whether the content could be one of cctool's formats, read as `--input-format` says.
+    pub fn plausible(self) -> bool {
+        self == Looks::OtherJson
+    }
+}
+
+/// Another agent's file, told by a record only that agent writes: Gemini CLI's header
+/// (`projectHash`), pi's `session` header with its `cwd`, a Copilot CLI event (`type` with a
+/// dotted namespace, fields under `data`). Checked before the cctool formats: a Gemini record
+/// (`type: user`) would otherwise read as Claude Code.
+fn foreign(p: &Probe<'_>) -> Option<Looks> {
+    let ty = p.ty.as_str();
+    if p.project_hash.is_some() && p.session_id.is_some() && ty.is_none() {
+        return Some(Looks::GeminiChat);
+    }
+    if ty == Some("session") && p.version.is_some() && p.cwd.is_some() {
+        return Some(Looks::PiSession);
+    }
+    if ty.is_some_and(|t| t.contains('.')) && p.data.is_some() && p.payload.is_none() {
+        return Some(Looks::CopilotEvents);
+    }
+    None
 }
 
 /// The verdict on one JSON object.
@@ -213,9 +269,9 @@ fn head_lines(src: &Source, n: usize) -> std::io::Result<std::borrow::Cow<'_, [u
     Ok(std::borrow::Cow::Owned(buf))
 }
 
-/// Why a file could not be classified.
+/// Why a file could not be classified, and what it looks like instead.
 #[derive(Debug)]
-pub struct Undetected(pub String);
+pub struct Undetected(pub String, pub Looks);
 
 /// A first line at least this long is probed as a whole-file document first.
 const LONG_FIRST_LINE: usize = 1 << 16;
@@ -223,7 +279,7 @@ const LONG_FIRST_LINE: usize = 1 << 16;
 /// Decides the format of `src` from its first records.
 pub fn detect(src: &Source) -> Result<Format, Undetected> {
     if src.is_empty() {
-        return Err(Undetected("empty file".into()));
+        return Err(Undetected("nothing to read".into(), Looks::Empty));
     }
     // A whole-file document on one long line (a cctool session written compactly) would be
     // parsed to its end by the line probe; the document probe stops at `messages`. It decides
@@ -237,22 +293,32 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
         return Ok(f);
     }
     let verdict = std::cell::Cell::new(None);
+    let looks = std::cell::Cell::new(None);
     let mut seen = 0usize;
     let mut first_unparsed = None;
+    let mut objects = 0usize;
+    let mut array = false;
     let mut first = true;
     let mut probe_line = |line: Line<'_>| {
-        if verdict.get().is_some() || seen >= PROBE_LINES {
+        if verdict.get().is_some() || looks.get().is_some() || seen >= PROBE_LINES {
             return;
         }
         seen += 1;
         // Only objects: a derived struct would also accept an array, field by position.
+        array |= first && line.bytes.trim_ascii_start().starts_with(b"[");
         let probe = if line.bytes.trim_ascii_start().starts_with(b"{") {
             serde_json::from_slice::<Probe<'_>>(line.bytes).ok()
         } else {
             None
         };
         match probe {
-            Some(p) => verdict.set(classify_object(&p, first)),
+            Some(p) => {
+                objects += 1;
+                match foreign(&p) {
+                    Some(l) => looks.set(Some(l)),
+                    None => verdict.set(classify_object(&p, first)),
+                }
+            }
             None if first_unparsed.is_none() => first_unparsed = Some(line.no),
             None => {}
         }
@@ -263,12 +329,12 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
     // time up to the verdict (nearly always the first line), not its whole head first.
     let head = match src.as_slice() {
         Some(bytes) => std::borrow::Cow::Borrowed(bytes),
-        None => head_lines(src, PROBE_LINES).map_err(|e| Undetected(format!("cannot read: {e}")))?,
+        None => head_lines(src, PROBE_LINES).map_err(|e| Undetected(format!("cannot read: {e}"), Looks::OtherJson))?,
     };
     let mut stats = crate::io::LineStats::default();
     let mut from = 0usize;
     for _ in 0..PROBE_LINES {
-        if verdict.get().is_some() || from >= head.len() {
+        if verdict.get().is_some() || looks.get().is_some() || from >= head.len() {
             break;
         }
         let end = memchr::memchr(b'\n', &head[from..]).map_or(head.len(), |i| from + i + 1);
@@ -278,15 +344,28 @@ pub fn detect(src: &Source) -> Result<Format, Undetected> {
     if let Some(f) = verdict.get() {
         return Ok(f);
     }
+    if let Some(l) = looks.get() {
+        return Err(Undetected(
+            "cctool reads Claude Code transcripts, Codex rollouts and its own sessions".into(),
+            l,
+        ));
+    }
     // A single JSON document (cctool session, 2025 TypeScript rollout), pretty-printed or on
     // one long line: probed with a streaming reader, so its size does not matter.
     if let Some(f) = probe_document(src) {
         return Ok(f);
     }
-    Err(Undetected(match first_unparsed {
-        Some(n) if seen == 1 => format!("line {n} is not JSON, and the file is not one JSON document"),
-        _ => format!("none of the first {seen} records looks like Claude Code, Codex or a cctool session"),
-    }))
+    Err(match first_unparsed {
+        Some(n) if seen == 1 && !array => Undetected(
+            format!("line {n} is not JSON, and the file is not one JSON document"),
+            Looks::NotJson,
+        ),
+        _ if objects == 0 && !array => Undetected(format!("none of the first {seen} lines is JSON"), Looks::NotJson),
+        _ => Undetected(
+            format!("none of the first {seen} records looks like Claude Code, Codex or a cctool session"),
+            Looks::OtherJson,
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -322,6 +401,24 @@ mod tests {
         assert!(detect_bytes(pi).is_err());
         let linked = b"{\"type\":\"message\",\"role\":\"user\",\"id\":\"a2\",\"parentId\":\"a1\",\"content\":[]}\n";
         assert!(detect_bytes(linked).is_err());
+    }
+
+    #[test]
+    fn other_agents_files_are_named_for_what_they_are() {
+        let looks = |b: &[u8]| detect_bytes(b).unwrap_err().1;
+        // Gemini CLI: a header, then records whose `type: user` alone would read as Claude Code.
+        let gemini = b"{\"sessionId\":\"s\",\"projectHash\":\"h\",\"startTime\":\"t\",\"kind\":\"main\"}\n\
+            {\"id\":\"m\",\"timestamp\":\"t\",\"type\":\"user\",\"content\":[]}\n";
+        assert_eq!(looks(gemini), Looks::GeminiChat);
+        let pi = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/w\"}\n";
+        assert_eq!(looks(pi), Looks::PiSession);
+        let copilot = b"{\"type\":\"session.start\",\"data\":{},\"id\":\"e\",\"timestamp\":\"t\",\"parentId\":null}\n";
+        assert_eq!(looks(copilot), Looks::CopilotEvents);
+        assert_eq!(looks(b"{\"theme\":\"dark\"}\n"), Looks::OtherJson);
+        assert_eq!(looks(b"[1, 2]\n"), Looks::OtherJson);
+        assert_eq!(looks(b"some\nnotes\n"), Looks::NotJson);
+        assert_eq!(looks(b""), Looks::Empty);
+        assert!(Looks::OtherJson.plausible() && !Looks::GeminiChat.plausible() && !Looks::NotJson.plausible());
     }
 
     #[test]
@@ -363,7 +460,7 @@ mod tests {
 
     #[test]
     fn undetectable_inputs_say_why() {
-        assert!(detect_bytes(b"").unwrap_err().0.contains("empty"));
+        assert_eq!(detect_bytes(b"").unwrap_err().1, Looks::Empty);
         assert!(detect_bytes(b"hello\n").unwrap_err().0.contains("not JSON"));
         assert!(
             detect_bytes(b"{\"a\":1}\n{\"b\":2}\n")

@@ -199,7 +199,7 @@ fn say_counts(say: &Reporter, codes: &[CodeCount], total: &Total, filtered: bool
         line.push_str(&format!(" ({} files with errors)", total.files_with_errors));
     }
     if total.skipped > 0 {
-        line.push_str(&format!("; {} files skipped as not sessions", total.skipped));
+        line.push_str(&format!("; {}", super::skipped_note(total.skipped)));
     }
     if total.unreadable > 0 {
         line.push_str(&format!("; {} could not be read", total.unreadable));

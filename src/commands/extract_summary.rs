@@ -129,7 +129,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
             total.files, total.summaries, total.with_current
         );
         if total.skipped > 0 {
-            line.push_str(&format!(", {} files skipped as not sessions", total.skipped));
+            line.push_str(&format!(", {}", super::skipped_note(total.skipped)));
         }
         if total.bad_lines > 0 {
             line.push_str(&format!(

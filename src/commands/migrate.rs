@@ -32,6 +32,10 @@ pub struct Migration {
     /// Why a file was left alone although it could have been changed.
     pub note: Option<String>,
     pub error: Option<String>,
+    /// Found in a folder or a list and not a session: what it looks like. Reported as a
+    /// `not-a-session` diagnostic, not as a migration.
+    #[serde(skip)]
+    pub skipped: Option<String>,
 }
 
 /// Where `-o` sends what is written.
@@ -50,6 +54,8 @@ struct Job {
     input: Input,
     /// Named on the command line, not found by walking a folder.
     named: bool,
+    /// Listed by `--files-from`: imported beside itself like a named file.
+    listed: bool,
     /// The file an import (or, with `-o`, a migration) writes; `None` for standard output.
     planned: Option<PathBuf>,
 }
@@ -66,7 +72,9 @@ pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
         .filter(|i| match i {
             Input::Path(p) => {
                 let n = p.to_string_lossy();
-                let ours = n.ends_with(".bak") || n.ends_with(".v5.json") || n.ends_with(".tmp");
+                // A `.v5.json` found is a session like any other: `--check` says whether it
+                // is current, and a damaged one is reported.
+                let ours = n.ends_with(".bak") || n.ends_with(".tmp");
                 (!ours || named_inputs.contains(&Input::Path(p.clone())))
                     && seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone()))
             }
@@ -83,7 +91,13 @@ pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
                 Input::Stdin => true,
             };
             let planned = planned_output(&dest, &input, &a.paths);
-            Job { input, named, planned }
+            let listed = expanded.listed.contains(&input);
+            Job {
+                input,
+                named,
+                listed,
+                planned,
+            }
         })
         .collect();
     // Jobs that would write the same file run one after the other, in input order, so the
@@ -145,7 +159,24 @@ fn report(
         say.diagnostic(d);
     }
     let mut not_imported = 0;
+    let mut skipped = 0;
     for r in &results {
+        if let Some(why) = &r.skipped {
+            skipped += 1;
+            let d = crate::model::diag::Diagnostic::new(
+                r.file.clone(),
+                None,
+                crate::model::diag::Code::NotASession,
+                crate::model::diag::Severity::Info,
+                why.clone(),
+            );
+            match (g.json, to_stderr) {
+                (true, true) => say.record(&super::record::Record::diagnostic(&d))?,
+                (true, false) => out.json(&super::record::Record::diagnostic(&d))?,
+                (false, _) => say.diagnostic(&d),
+            }
+            continue;
+        }
         if r.changed && a.dry_run {
             say.merge(ExitStatus::Negative);
         }
@@ -168,6 +199,9 @@ fn report(
         }
     }
     out.flush()?;
+    if skipped > 0 && !g.json {
+        say.note(&super::skipped_note(skipped));
+    }
     if not_imported > 0 {
         say.note(&format!(
             "{not_imported} Claude Code or Codex file{} found in a folder not imported: imports of a folder \
@@ -356,7 +390,16 @@ fn migrate_one(
             "is a copy kept in a backup archive, which cctool never writes into: give -o OUT, -o DIR or -o -",
         ));
     }
-    let (src, format) = super::open_session(input, g)?;
+    // A file found in a folder or a list that is not a session is skipped; one named on the
+    // command line is an error.
+    let (src, format) = match super::open_input(input, g, job.named) {
+        Ok(opened) => opened,
+        Err(super::NoSession::NotSession(why)) if !job.named => {
+            m.skipped = Some(why);
+            return Ok(());
+        }
+        Err(e) => return Err(e.into()),
+    };
     // Only a file that is not yet a cctool session has an import; the others are migrated.
     let Some(import) = crate::agents::agent(format).import() else {
         return migrate_session(job, dest, &src, a, m, written_by);
@@ -369,7 +412,7 @@ fn migrate_one(
             a.to
         )));
     }
-    if matches!(dest, Dest::Default) && !job.named {
+    if matches!(dest, Dest::Default) && !job.named && !job.listed {
         m.note =
             Some("not imported: a folder's transcripts are imported into an output folder named with -o DIR".into());
         return Ok(());

@@ -73,6 +73,7 @@ pub fn batch_inputs_writing(
             ))
         })?;
     }
+    let arg_paths = paths;
     let given = [paths, &listed[..]].concat();
     let (paths, mut unresolved) = ids::resolve_all(&given);
     let paths = &paths;
@@ -119,11 +120,16 @@ pub fn batch_inputs_writing(
         }
     }
     let roots: Vec<std::path::PathBuf> = roots.into_iter().filter(|r| !in_archive.contains(r)).collect();
-    // Everything named that is not a folder is read for what it is: a pipe, a device or a
-    // missing file is the user's input, and its problem an error, never a file skipped.
+    // Everything named on the command line that is not a folder is read for what it is: a
+    // pipe, a device or a missing file is the user's input, and its problem an error, never a
+    // file skipped. A file listed by --files-from is skipped when it is not a session, as
+    // one found in a folder is: a survey's list names every file of a store.
+    let on_command_line: std::collections::HashSet<&std::path::PathBuf> = arg_paths.iter().collect();
+    let listed: std::collections::HashSet<&std::path::PathBuf> = listed.iter().collect();
+    let only_listed = |p: &std::path::PathBuf| listed.contains(p) && !on_command_line.contains(p);
     let named = paths
         .iter()
-        .filter(|p| !p.is_dir() && !in_archive.contains(*p))
+        .filter(|p| !p.is_dir() && !in_archive.contains(*p) && !only_listed(p))
         .map(|p| {
             if p.as_os_str() == "-" {
                 Input::Stdin
@@ -134,6 +140,11 @@ pub fn batch_inputs_writing(
         .chain(named_archived)
         .collect();
     let mut expanded = crate::io::paths::expand_skipping(&roots, g.follow, outputs);
+    expanded.listed = paths
+        .iter()
+        .filter(|p| !p.is_dir() && !in_archive.contains(*p) && only_listed(p))
+        .map(|p| Input::Path(p.clone()))
+        .collect();
     expanded.inputs.append(&mut archived.inputs);
     expanded.problems.append(&mut archived.problems);
     expanded.problems.append(&mut unresolved);
@@ -327,6 +338,11 @@ pub fn each_session_reading<T: Send, E: std::fmt::Display>(
     done.into_iter().map(|(_, o)| o).collect()
 }
 
+/// The closing note of a batch run that skipped `n` files found that are not sessions.
+pub fn skipped_note(n: usize) -> String {
+    format!("{n} file{} skipped as not sessions", if n == 1 { "" } else { "s" })
+}
+
 /// A progress bar counting files, shown only on a terminal for runs long enough to need it.
 pub fn files_bar(what: &str, n: usize, quiet: bool) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
@@ -417,11 +433,14 @@ pub fn open_input_reading(
             seen.name()
         )),
         (Some(said), _) => Ok(said),
-        (None, detected) => detected.map_err(|u| {
-            format!(
-                "not a Claude Code transcript, Codex rollout or cctool session ({}); use --input-format to say which it is",
+        // `--input-format` is advice only for content that could be one of cctool's formats.
+        (None, detected) => detected.map_err(|u| match u.1.plausible() {
+            true => format!(
+                "{} ({}); if it is a Claude Code transcript, Codex rollout or cctool session, say which with --input-format",
+                u.1.describe(),
                 u.0
-            )
+            ),
+            false => format!("{}: {}", u.1.describe(), u.0),
         }),
     };
     // Detection reads the head of a mapping: a truncation there is the answer, not the

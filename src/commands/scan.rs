@@ -116,7 +116,7 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
             say.diagnostic(d);
         }
         if total.skipped > 0 {
-            say.note(&format!("{} files skipped as not sessions", total.skipped));
+            say.note(&super::skipped_note(total.skipped));
         }
     }
     if total.errors > 0 {

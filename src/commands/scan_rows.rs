@@ -82,7 +82,7 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs, table: Table) -> anyhow::Result<ExitSta
         say.diagnostic(d);
     }
     if skipped > 0 {
-        say.note(&format!("{skipped} files skipped as not sessions"));
+        say.note(&super::skipped_note(skipped));
     }
     if r.out_dir.is_some() {
         say.note(&format!(

@@ -22,6 +22,9 @@ use crate::model::diag::{Code, Diagnostic, Severity};
 pub struct Expanded {
     pub inputs: Vec<Input>,
     pub problems: Vec<Diagnostic>,
+    /// The files a `--files-from` list names (and the command line does not): chosen by the
+    /// user like a named file, skipped like a found one when they are not sessions.
+    pub listed: std::collections::HashSet<Input>,
 }
 
 /// `<stem>.<suffix>` beside `p` (`rollout-x.jsonl`, `v5.json` → `rollout-x.v5.json`; a

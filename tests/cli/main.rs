@@ -41,6 +41,7 @@ mod json_types;
 mod lost_writes;
 mod memory_read;
 mod migrate;
+mod non_session;
 mod props;
 mod readme;
 mod rebuild_chain;
