@@ -22,7 +22,7 @@ use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
-use crate::cli::{CompactArgs, RebuildChainArgs};
+use crate::agents::view::ChainOptions;
 use crate::compact;
 use crate::compact::file::Target;
 use crate::io::Source;
@@ -86,7 +86,7 @@ pub trait Agent: Sync {
 
     /// Why `rebuild-chain` cannot do what `a` asks of a file of this agent (an option that
     /// describes another agent's resume or loader), if it cannot.
-    fn refuse_chain_args(&self, a: &RebuildChainArgs) -> Option<String> {
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<String> {
         let _ = a;
         None
     }
@@ -97,7 +97,7 @@ pub trait Agent: Sync {
     fn rebuild_chain(
         &self,
         src: &Source,
-        a: &RebuildChainArgs,
+        a: &ChainOptions,
         style: Option<Render>,
         out: &mut Out,
         bar: &indicatif::ProgressBar,
@@ -107,7 +107,6 @@ pub trait Agent: Sync {
     fn compact(
         &self,
         src: &Source,
-        a: &CompactArgs,
         opts: &compact::Options,
         target: &Target,
         r: &mut compact::Report,
@@ -122,7 +121,7 @@ pub trait Agent: Sync {
 
 /// What `rebuild-chain` says of `--tip` or `--full` on a file whose agent has no parent links to
 /// choose a tip among or history to put back.
-pub fn tip_and_full_refused(a: &RebuildChainArgs, format: Format) -> Option<String> {
+pub fn tip_and_full_refused(a: &ChainOptions, format: Format) -> Option<String> {
     (a.tip.is_some() || a.full).then(|| {
         format!(
             "--tip and --full apply to Claude Code transcripts; this file is {}",

@@ -5,8 +5,42 @@
 use serde::Serialize;
 
 use crate::Fatal;
-use crate::agents::claude_code::model as claude_model;
 use crate::io::Source;
+use crate::model::resume::{Loader, Replay};
+
+/// What `rebuild-chain` was asked, as every agent reads it; the CLI builds it from its flags.
+#[derive(Clone, Debug, Default)]
+pub struct ChainOptions {
+    /// `--loader`, when given (an agent with one way of loading says it is ignored).
+    pub loader: Option<Loader>,
+    /// `--tip`: the message (or unique prefix of its id) the chain ends at.
+    pub tip: Option<String>,
+    /// `--full`: the whole history, compacted parts put back.
+    pub full: bool,
+    /// `--replay`: which history reconstruction (Codex).
+    pub replay: Replay,
+    /// `--api-view`: the request sent after the resume instead of what it loads.
+    pub api_view: bool,
+    /// `--prompt`: a new prompt appended to the request.
+    pub prompt: Option<String>,
+    /// `--body`: the whole request body.
+    pub body: bool,
+    /// What was said about the resume (`--model`, `--as-of`, `--settings`, …).
+    pub resume: crate::agents::claude_code::config::Overrides,
+}
+
+impl ChainOptions {
+    /// The loader rules to follow: `--loader`, else the current client's.
+    pub fn loader(&self) -> Loader {
+        self.loader.unwrap_or_default()
+    }
+
+    /// Whether a part of the resume that only a Claude Code resume has was given.
+    pub fn claude_only_resume(&self) -> bool {
+        let r = &self.resume;
+        r.as_of.is_some() || r.settings.is_some() || r.base_url.is_some() || r.thinking_policy.is_some()
+    }
+}
 
 /// The closing `--json` record of `--api-view`, for either agent: one set of fields, null
 /// where the agent has no such thing (Claude Code has a loader, a model choice and a thinking
@@ -38,7 +72,7 @@ pub struct ApiViewSummary {
     pub prompt: bool,
     pub rules: Vec<serde_json::Value>,
     /// Claude Code: the date, time zone, settings and base URL the answer depends on.
-    pub assumptions: Option<Box<claude_model::Assumptions>>,
+    pub assumptions: Option<serde_json::Value>,
     /// Codex: why Codex cannot resume the file, when it cannot (then nothing else is printed).
     pub refused: Option<String>,
 }

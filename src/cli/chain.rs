@@ -134,6 +134,20 @@ pub struct RebuildChainArgs {
 }
 
 impl RebuildChainArgs {
+    /// What the agents are asked: the flags as domain options.
+    pub fn options(&self) -> crate::agents::view::ChainOptions {
+        crate::agents::view::ChainOptions {
+            loader: self.loader,
+            tip: self.tip.clone(),
+            full: self.full,
+            replay: self.replay,
+            api_view: self.api_view,
+            prompt: self.prompt.clone(),
+            body: self.body,
+            resume: self.resume.overrides(),
+        }
+    }
+
     /// The Claude Code loading rules asked for, or the current client's.
     pub fn loader(&self) -> Loader {
         self.loader.unwrap_or_default()

@@ -85,6 +85,13 @@ pub struct GlobalArgs {
     pub quiet: bool,
 }
 
+impl GlobalArgs {
+    /// The command's voice on stderr, as `--quiet` and `--color` ask.
+    pub fn reporter(&self) -> crate::output::report::Reporter {
+        crate::output::report::Reporter::new(self.quiet, self.color)
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     Backup(BackupArgs),

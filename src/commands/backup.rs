@@ -5,7 +5,6 @@ use crate::ExitStatus;
 use crate::backup::{Archive, run, stores};
 use crate::cli::{BackupArgs, GlobalArgs};
 use crate::output::Out;
-use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 
 /// The archive named, else the default one; a usage error when there is no home to put it in.
@@ -29,7 +28,7 @@ pub fn run(g: &GlobalArgs, a: &BackupArgs) -> anyhow::Result<ExitStatus> {
         return verify(g, &archive);
     }
     let st = crate::io::paths::default_stores();
-    let say = Reporter::new(g);
+    let say = g.reporter();
     for n in &st.notes {
         say.note(n);
     }
@@ -155,7 +154,7 @@ fn verify(g: &GlobalArgs, archive: &Archive) -> anyhow::Result<ExitStatus> {
             out.text(&format!("{}\n", escape_str(d)))?;
         }
         out.flush()?;
-        Reporter::new(g).note(&format!(
+        g.reporter().note(&format!(
             "{} chunks checked in {} snapshots: {}",
             chunks,
             manifests.len(),

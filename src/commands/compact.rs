@@ -13,7 +13,6 @@ use crate::io::atomic::{Seen, occupied};
 use crate::io::paths::{beside, same_file};
 use crate::model::Format;
 use crate::output::Out;
-use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 
 pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
@@ -29,7 +28,7 @@ pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
         }
     };
     let mut out = Out::new(g.color);
-    let mut say = Reporter::new(g);
+    let mut say = g.reporter();
     say.merge(status);
     if g.json {
         out.json(&super::record::Record::Compaction(&report))?;
@@ -137,6 +136,8 @@ fn options(a: &CompactArgs, path: &Path) -> Options {
         keep_results: a.keep_results,
         summarizer: a.summarizer.clone(),
         summarizer_timeout: Duration::from_secs(a.summarizer_timeout),
+        dry_run: a.dry_run,
+        force: a.force,
         transcript_path: Some(
             std::fs::canonicalize(path)
                 .unwrap_or_else(|_| path.to_path_buf())
@@ -264,7 +265,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> crate::error
         refuse_live(&src, format, a.force)?;
     }
     let opts = options(a, &file);
-    let status = crate::agents::agent(format).compact(&src, a, &opts, &target, r)?;
+    let status = crate::agents::agent(format).compact(&src, &opts, &target, r)?;
     // What is reported (the cut, the recap) must not come from pages that read as zeros.
     src.check().map_err(Error::Read)?;
     if let Some(b) = r.budget_met

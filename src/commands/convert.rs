@@ -18,7 +18,6 @@ use crate::io::Input;
 use crate::io::atomic::{HeldOpen, Seen, extend_by, refusal, write_new_file_by, write_stdout};
 use crate::model::Format;
 use crate::output::Out;
-use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 
 /// The `--json` record of a conversion.
@@ -71,7 +70,7 @@ pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> anyhow::Result<ExitStatus> {
         full: a.full,
         ..Report::default()
     };
-    let mut say = Reporter::new(g);
+    let mut say = g.reporter();
     match convert(g, a, &mut r) {
         // A reader that closed the pipe wanted no more: nothing to report (`convert F | head`).
         Err(ConvertError::StdoutClosed) => return Ok(say.status()),

@@ -14,7 +14,6 @@ use crate::io::atomic::{InPlace, Seen, replace_with_backup_by, write_new_file_by
 use crate::io::paths::beside;
 use crate::model::Format;
 use crate::output::Out;
-use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 
 #[derive(Serialize, Debug, Default)]
@@ -38,7 +37,7 @@ pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
     };
     let result = decompress(g, a, &mut d);
     let mut out = Out::new(g.color);
-    let mut say = Reporter::new(g);
+    let mut say = g.reporter();
     match &result {
         Err(e) => {
             d.error = Some(e.to_string());

@@ -81,7 +81,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     });
     let shown = |f: &Diagnostic| f.severity >= a.min_severity && (a.codes.is_empty() || a.codes.contains(&f.code));
     let mut out = Out::new(g.color);
-    let mut say = Reporter::new(g);
+    let mut say = g.reporter();
     let mut total = Total { ..Total::default() };
     let mut by_code: BTreeMap<Code, CodeCount> = BTreeMap::new();
     let mut files: Vec<FileSummary> = Vec::new();

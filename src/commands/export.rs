@@ -200,7 +200,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         })
         .cloned()
         .collect();
-    let say = Reporter::new(g);
+    let say = g.reporter();
     say.diagnostics(&expanded.problems, 20);
     if inputs.is_empty() {
         return Err(Fatal("no sessions found to export".into()).into());

@@ -7,7 +7,6 @@ use crate::ExitStatus;
 use crate::cli::{ExtractSummaryArgs, GlobalArgs};
 use crate::model::diag::Severity;
 use crate::output::Out;
-use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::output::style::{self, Paint};
 use crate::summary::{Options, SummaryRecord};
@@ -116,7 +115,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus>
         out.json(&super::record::Record::SummaryTotal(&total))?;
     }
     out.flush()?;
-    let mut say = Reporter::new(g);
+    let mut say = g.reporter();
     if loader_ignored.into_inner() {
         say.note(crate::agents::LOADER_IGNORED);
     }

@@ -6,7 +6,6 @@ use crate::ExitStatus;
 use crate::cli::{GlobalArgs, HooksAction, HooksArgs, HooksInstallArgs};
 use crate::hooks::install::{self, Edit, HooksError};
 use crate::hooks::{Agent, run as hook};
-use crate::output::report::Reporter;
 
 pub fn run(g: &GlobalArgs, a: &HooksArgs) -> anyhow::Result<ExitStatus> {
     match &a.action {
@@ -59,7 +58,7 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> anyhow::Result<ExitS
     let path = install::settings_path(a.agent, a.scope, &env, &cwd).ok_or(HooksError::NoHome)?;
     let shown = path.display().to_string();
     let text = install::read_settings(&path)?;
-    let say = Reporter::new(g);
+    let say = g.reporter();
     let mut record = HooksEdit {
         agent: a.agent.name(),
         settings: path.display().to_string(),

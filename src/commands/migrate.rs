@@ -14,7 +14,6 @@ use crate::io::Source;
 use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by, write_stdout};
 use crate::io::paths::{beside, same_file};
 use crate::output::Out;
-use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::{ExitStatus, Fatal};
 
@@ -151,7 +150,7 @@ fn report(
     // With `-o -` standard output carries the document; the report goes to stderr.
     let to_stderr = matches!(dest, Dest::Stdout);
     let mut out = Out::new(g.color);
-    let mut say = Reporter::new(g);
+    let mut say = g.reporter();
     for d in problems {
         if d.severity == crate::model::diag::Severity::Error {
             say.merge(ExitStatus::Error);

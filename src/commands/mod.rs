@@ -155,7 +155,7 @@ pub fn batch_inputs_writing(
 /// absent).
 fn default_roots(g: &crate::cli::GlobalArgs) -> Result<Vec<std::path::PathBuf>, crate::Fatal> {
     let stores = crate::io::paths::default_stores();
-    let say = crate::output::report::Reporter::new(g);
+    let say = g.reporter();
     for n in &stores.notes {
         say.note(n);
     }

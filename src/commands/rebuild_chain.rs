@@ -5,7 +5,6 @@ use crate::cli::{ChainFormat, GlobalArgs, RebuildChainArgs};
 use crate::output::Out;
 use crate::output::progress::file_bar;
 use crate::output::render::{Render, Style};
-use crate::output::report::Reporter;
 use crate::{ExitStatus, Fatal};
 
 fn style(f: ChainFormat, paint: crate::output::style::Paint, full: bool) -> Option<Render> {
@@ -30,13 +29,14 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
         )
         .into());
     }
-    if let Some(why) = crate::agents::agent(format).refuse_chain_args(a) {
+    let opts = a.options();
+    if let Some(why) = crate::agents::agent(format).refuse_chain_args(&opts) {
         return Err(Fatal(format!("{name}: {why}")).into());
     }
     let mut out = Out::new(g.color);
     let st = style(a.format, out.paint(), a.full_output);
     let bar = file_bar(src.name(), src.len(), g.quiet);
-    let (diags, summary) = crate::agents::agent(format).rebuild_chain(&src, a, st, &mut out, &bar)?;
+    let (diags, summary) = crate::agents::agent(format).rebuild_chain(&src, &opts, st, &mut out, &bar)?;
     src.check().map_err(|e| Fatal(format!("{name}: cannot read: {e}")))?;
     if g.json {
         for d in &diags {
@@ -49,7 +49,7 @@ pub fn run(g: &GlobalArgs, a: &RebuildChainArgs) -> anyhow::Result<ExitStatus> {
     }
     out.flush()?;
     let refused = matches!(&summary, Report::ApiView(v) if v.refused.is_some());
-    let mut say = Reporter::new(g);
+    let mut say = g.reporter();
     if a.loader.is_some() && !crate::agents::agent(format).about().loaders {
         say.note(crate::agents::LOADER_IGNORED);
     }

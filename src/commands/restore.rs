@@ -32,7 +32,7 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
         .into());
     }
     let (files, bad) = archive.latest_files()?;
-    let mut say = Reporter::new(g);
+    let mut say = g.reporter();
     for b in &bad {
         say.note(&format!("{b} (skipped)"));
     }
@@ -176,7 +176,7 @@ fn from_history(g: &GlobalArgs) -> anyhow::Result<ExitStatus> {
         .collect();
     let mut problems = Vec::new();
     let sessions = retention::from_history(&dirs, &|id| transcripts.contains(id), &mut problems);
-    let say = Reporter::new(g);
+    let say = g.reporter();
     for p in &problems {
         say.note(p);
     }

@@ -11,7 +11,6 @@ use crate::agents::claude_code::subagents::is_uuid;
 use crate::cli::{GlobalArgs, ScanArgs, ScanSort};
 use crate::model::diag::{Diagnostic, Severity};
 use crate::output::Out;
-use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::output::style::{self, Paint};
 use crate::output::table::{self, Align, Column};
@@ -110,7 +109,7 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
         out.text(&render_table(&records, &total, a.wide, width, out.paint()))?;
     }
     out.flush()?;
-    let mut say = Reporter::new(g);
+    let mut say = g.reporter();
     if !g.json {
         for d in diags.iter().filter(|d| d.severity > Severity::Info) {
             say.diagnostic(d);

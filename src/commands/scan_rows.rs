@@ -4,7 +4,6 @@
 use super::FileOutcome;
 use crate::cli::{GlobalArgs, ScanArgs};
 use crate::model::diag::Severity;
-use crate::output::report::Reporter;
 use crate::tables::sink::{Part, PartDir, StdoutSink};
 use crate::tables::{Options, RowFormat, Table, build};
 use crate::{ExitStatus, Fatal};
@@ -77,7 +76,7 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs, table: Table) -> anyhow::Result<ExitSta
         s.finish()?;
     }
     // Standard output holds the table alone: every diagnostic goes to stderr, --json or not.
-    let mut say = Reporter::new(g);
+    let mut say = g.reporter();
     for d in diags.iter().filter(|d| d.severity > Severity::Info) {
         say.diagnostic(d);
     }

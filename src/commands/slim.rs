@@ -9,7 +9,6 @@ use crate::error::Error;
 use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by, write_stdout};
 use crate::io::{Input, Source};
 use crate::output::Out;
-use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::slim::payload::size_text;
 use crate::slim::{self, Counts, Images, Slimmer};
@@ -50,7 +49,7 @@ pub fn run(g: &GlobalArgs, a: &SlimArgs) -> anyhow::Result<ExitStatus> {
     }
     let mut out = Out::new(g.color);
     let to_stderr = a.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
-    let mut say = Reporter::new(g);
+    let mut say = g.reporter();
     for p in &a.paths {
         let mut r = SlimRecord {
             file: p.display().to_string(),

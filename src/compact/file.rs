@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::{Cut, Made, Options, Report, Tier};
-use crate::cli::CompactArgs;
 use crate::io::Source;
 use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by};
 use crate::model::Format;
@@ -49,7 +48,7 @@ pub fn fill(r: &mut Report, cut: &Cut, units: usize, made: &Made, after: usize, 
 pub fn write_target(
     src: &Source,
     target: &Target,
-    a: &CompactArgs,
+    opts: &Options,
     r: &mut Report,
     write: impl FnOnce(&mut Output) -> std::io::Result<()>,
 ) -> crate::error::Result<()> {
@@ -62,17 +61,17 @@ pub fn write_target(
     match target {
         Target::New(p) => {
             r.output = Some(p.display().to_string());
-            if !a.dry_run {
-                write_new_file_by(p, a.force, write).map_err(|e| crate::error::Error::new_file(p, e))?;
+            if !opts.dry_run {
+                write_new_file_by(p, opts.force, write).map_err(|e| crate::error::Error::new_file(p, e))?;
             }
         }
         Target::InPlace(p, seen) => {
             r.output = Some(p.display().to_string());
-            if !a.dry_run {
+            if !opts.dry_run {
                 let how = InPlace {
                     tag: "precompact",
                     seen: *seen,
-                    force: a.force,
+                    force: opts.force,
                 };
                 let done = replace_with_backup_by(p, &how, write).map_err(crate::io::atomic::rewrite_failed)?;
                 // Through a symbolic link, the file it points to was rewritten.
@@ -125,7 +124,6 @@ impl Native<'_> {
     pub fn finish(
         self,
         src: &Source,
-        a: &CompactArgs,
         opts: &Options,
         target: &Target,
         r: &mut Report,
@@ -137,7 +135,7 @@ impl Native<'_> {
         fill(r, self.cut, self.units, self.made, self.after, opts.budget);
         r.cut_at = self.cut_at;
         r.recap = Some(self.recap);
-        write_target(src, target, a, r, write)?;
+        write_target(src, target, opts, r, write)?;
         Ok(ExitStatus::Success)
     }
 }
@@ -146,7 +144,6 @@ impl Native<'_> {
 /// nothing to compact, which is reported in `r`.
 pub fn plan_native(
     units: &[compact::Unit],
-    a: &CompactArgs,
     opts: &Options,
     r: &mut Report,
     feed: &mut compact::Feed<'_>,
@@ -154,7 +151,7 @@ pub fn plan_native(
     (recap_tokens, exact): (impl Fn(&Made) -> usize, compact::Exact<'_>),
 ) -> crate::error::Result<Option<(usize, Cut, Made)>> {
     let total = exact.before;
-    let planned = compact::plan_and_recap_exact(units, opts, !a.dry_run, feed, overhead, recap_tokens, Some(exact))
+    let planned = compact::plan_and_recap_exact(units, opts, !opts.dry_run, feed, overhead, recap_tokens, Some(exact))
         .map_err(crate::error::Error::Read)?;
     let Some((cut, made)) = planned else {
         nothing(r, total, opts);

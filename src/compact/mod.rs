@@ -48,6 +48,10 @@ pub struct Options {
     pub summarizer_timeout: Duration,
     /// Where the full record lives, for the "read the full transcript at" hint.
     pub transcript_path: Option<String>,
+    /// `--dry-run`: plan and report, write nothing (no summarizer is run either).
+    pub dry_run: bool,
+    /// `--force`: replace an existing output, or rewrite a file that looks live.
+    pub force: bool,
 }
 
 impl Default for Options {
@@ -60,6 +64,8 @@ impl Default for Options {
             summarizer: None,
             summarizer_timeout: Duration::from_secs(120),
             transcript_path: None,
+            dry_run: false,
+            force: false,
         }
     }
 }

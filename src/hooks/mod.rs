@@ -31,16 +31,7 @@ impl Agent {
 /// The events cctool hooks into.
 pub const EVENTS: [&str; 2] = ["PreCompact", "PostCompact"];
 
-/// `s` quoted for a POSIX shell (both agents run hook commands through one).
-pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+=:,@".contains(&b))
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
+pub use crate::output::shell::quote as shell_quote;
 
 /// The command the agent runs: `program` (this cctool binary's absolute path, or what
 /// `--command` names), `hooks run AGENT`, and the archive when one was named.

@@ -7,6 +7,8 @@ pub mod progress;
 pub mod render;
 pub mod report;
 pub mod sanitize;
+pub mod shell;
+pub mod status;
 pub mod style;
 pub mod table;
 

@@ -7,10 +7,10 @@
 
 use std::io::Write;
 
-use crate::ExitStatus;
-use crate::cli::GlobalArgs;
 use crate::model::diag::{Code, Diagnostic};
+use crate::output::ColorChoice;
 use crate::output::sanitize::escape_str;
+use crate::output::status::ExitStatus;
 use crate::output::style::Paint;
 
 /// The prefix of every line cctool writes on stderr, so that its words stand apart from an
@@ -36,10 +36,12 @@ pub struct Reporter {
 }
 
 impl Reporter {
-    pub fn new(g: &GlobalArgs) -> Reporter {
+    /// A reporter that says nothing but warnings and errors under `quiet`, in colour as
+    /// `color` allows on standard error.
+    pub fn new(quiet: bool, color: ColorChoice) -> Reporter {
         Reporter {
-            quiet: g.quiet,
-            paint: Paint::stderr(g.color),
+            quiet,
+            paint: Paint::stderr(color),
             status: ExitStatus::Success,
         }
     }

@@ -6,9 +6,9 @@ use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
+use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
 use crate::agents::{About, Agent, Import};
-use crate::cli::{CompactArgs, RebuildChainArgs};
 use crate::compact;
 use crate::compact::file::Target;
 use crate::io::Source;
@@ -63,7 +63,7 @@ impl Agent for Cctool {
         Ok(session?)
     }
 
-    fn refuse_chain_args(&self, a: &RebuildChainArgs) -> Option<String> {
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<String> {
         let name = Format::CctoolSession.name();
         crate::agents::tip_and_full_refused(a, Format::CctoolSession).or_else(|| {
             a.api_view.then(|| {
@@ -75,7 +75,7 @@ impl Agent for Cctool {
     fn rebuild_chain(
         &self,
         src: &Source,
-        a: &RebuildChainArgs,
+        a: &ChainOptions,
         style: Option<Render>,
         out: &mut Out,
         bar: &indicatif::ProgressBar,
@@ -87,11 +87,10 @@ impl Agent for Cctool {
     fn compact(
         &self,
         src: &Source,
-        a: &CompactArgs,
         opts: &compact::Options,
         target: &Target,
         r: &mut compact::Report,
     ) -> crate::error::Result<ExitStatus> {
-        super::compaction::compact_file(src, a, opts, target, r)
+        super::compaction::compact_file(src, opts, target, r)
     }
 }

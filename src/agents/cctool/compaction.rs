@@ -7,20 +7,13 @@ use super::compact as session;
 use super::schema as migrate;
 use crate::ExitStatus;
 use crate::agents::Agent;
-use crate::cli::CompactArgs;
 use crate::compact::file::{Target, not_smaller, nothing, write_target};
 use crate::compact::{self, Made, Options, Report, Tier, ids};
 use crate::io::Source;
 
 /// Compacts a cctool session: tier 1 (old tool results placeholdered), tier 2 (a recap), or
 /// both, as `--tier` and the budget ask.
-pub fn compact_file(
-    src: &Source,
-    a: &CompactArgs,
-    opts: &Options,
-    target: &Target,
-    r: &mut Report,
-) -> crate::error::Result<ExitStatus> {
+pub fn compact_file(src: &Source, opts: &Options, target: &Target, r: &mut Report) -> crate::error::Result<ExitStatus> {
     let mut s = super::agent::Cctool.full_session(src)?;
     let before = session::tokens(&s);
     r.tokens_before = before;
@@ -31,7 +24,7 @@ pub fn compact_file(
         ..opts.clone()
     };
     let over_budget = |s: &migrate::Session| opts.budget.is_none_or(|b| session::tokens(s) > b);
-    let run_tier1 = match a.tier {
+    let run_tier1 = match opts.tier {
         Tier::One => true,
         Tier::Two => false,
         Tier::Auto => opts.budget.is_some() && over_budget(&s),
@@ -51,7 +44,7 @@ pub fn compact_file(
             }
         }
     }
-    let run_tier2 = match a.tier {
+    let run_tier2 = match opts.tier {
         Tier::One => false,
         Tier::Two => true,
         Tier::Auto => over_budget(&s),
@@ -61,7 +54,7 @@ pub fn compact_file(
         let planned = compact::plan_and_recap(
             &units,
             opts,
-            !a.dry_run,
+            !opts.dry_run,
             &mut |at, f| {
                 session::feed(&s, &units, at, f);
                 Ok(())
@@ -104,6 +97,6 @@ pub fn compact_file(
     }
     r.changed = true;
     r.tier = tiers.last().copied();
-    write_target(src, target, a, r, |w| migrate::write_to(s, w))?;
+    write_target(src, target, opts, r, |w| migrate::write_to(s, w))?;
     Ok(ExitStatus::Success)
 }

@@ -6,9 +6,9 @@ use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
+use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
 use crate::agents::{About, Agent, Import};
-use crate::cli::{CompactArgs, RebuildChainArgs};
 use crate::compact;
 use crate::compact::file::Target;
 use crate::io::Source;
@@ -69,7 +69,7 @@ impl Agent for ClaudeCode {
     fn rebuild_chain(
         &self,
         src: &Source,
-        a: &RebuildChainArgs,
+        a: &ChainOptions,
         style: Option<Render>,
         out: &mut Out,
         bar: &indicatif::ProgressBar,
@@ -80,12 +80,11 @@ impl Agent for ClaudeCode {
     fn compact(
         &self,
         src: &Source,
-        a: &CompactArgs,
         opts: &compact::Options,
         target: &Target,
         r: &mut compact::Report,
     ) -> crate::error::Result<ExitStatus> {
-        super::compaction::compact_file(src, a, opts, target, r)
+        super::compaction::compact_file(src, opts, target, r)
     }
 
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {

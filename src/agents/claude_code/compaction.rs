@@ -5,21 +5,14 @@ use serde_json::Value;
 
 use super::compact as claude;
 use crate::ExitStatus;
-use crate::cli::CompactArgs;
 use crate::compact::file::{Native, Target, check_tier_native, plan_native};
 use crate::compact::{self, Made, Options, Report};
 use crate::io::Source;
 use crate::model::Format;
 
 /// Compacts a Claude Code transcript: a summary (tier 2) written as the client writes its own.
-pub fn compact_file(
-    src: &Source,
-    a: &CompactArgs,
-    opts: &Options,
-    target: &Target,
-    r: &mut Report,
-) -> crate::error::Result<ExitStatus> {
-    check_tier_native(a.tier, Format::ClaudeCode)?;
+pub fn compact_file(src: &Source, opts: &Options, target: &Target, r: &mut Report) -> crate::error::Result<ExitStatus> {
+    check_tier_native(opts.tier, Format::ClaudeCode)?;
     let io = crate::error::Error::Read;
     let loaded = claude::load(src).map_err(io)?;
     let units = &loaded.units;
@@ -32,7 +25,6 @@ pub fn compact_file(
     };
     let Some((total, mut cut, made)) = plan_native(
         units,
-        a,
         opts,
         r,
         &mut |at, f| loaded.feed(src, at, f),
@@ -62,7 +54,7 @@ pub fn compact_file(
         cut_at,
         recap: text,
     };
-    done.finish(src, a, opts, target, r, |w| {
+    done.finish(src, opts, target, r, |w| {
         claude::write(src, &loaded, cut.at, &made, total, transcript, w).map(|_| ())
     })
 }

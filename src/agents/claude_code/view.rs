@@ -6,8 +6,8 @@ use super::chain::{self as claude, Options};
 use super::config::Config;
 use super::model as claude_model;
 use crate::Fatal;
+use crate::agents::view::ChainOptions;
 use crate::agents::view::{ApiViewSummary, ChainSummary, Report, cannot_read, value_of};
-use crate::cli::RebuildChainArgs;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
@@ -18,7 +18,7 @@ use crate::output::render::{self, Render};
 /// sends after it, printed to `out`.
 pub fn rebuild_chain(
     src: &Source,
-    a: &RebuildChainArgs,
+    a: &ChainOptions,
     st: Option<Render>,
     out: &mut Out,
     bar: &indicatif::ProgressBar,
@@ -36,7 +36,7 @@ pub fn rebuild_chain(
     diags.extend(chain.diagnostics.iter().cloned());
     if a.api_view {
         let cwd = claude_model::session_cwd(&t, &chain, src)?;
-        let cfg = Config::load(&a.resume.overrides(), cwd.as_deref(), &|k| std::env::var(k).ok())
+        let cfg = Config::load(&a.resume, cwd.as_deref(), &|k| std::env::var(k).ok())
             .map_err(|e| Fatal(format!("{}: {e}", src.name())))?;
         let rm = claude_model::choose(&t, &chain, src, &cfg)?;
         let view = api_view(&t, &chain, src, a.prompt.as_deref(), &rm).map_err(|e| cannot_read(src, e))?;
@@ -97,7 +97,7 @@ pub fn rebuild_chain(
             tokens: view.tokens(),
             prompt: a.prompt.is_some(),
             rules: claude_api::rules_of(&fired),
-            assumptions: Some(Box::new(rm.assumptions(&cfg))),
+            assumptions: serde_json::to_value(rm.assumptions(&cfg)).ok(),
             refused: None,
         };
         return Ok((diags, Report::ApiView(record)));

@@ -8,9 +8,9 @@ use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
+use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
 use crate::agents::{About, Agent, Import};
-use crate::cli::{CompactArgs, RebuildChainArgs};
 use crate::compact;
 use crate::compact::file::Target;
 use crate::io::Source;
@@ -84,8 +84,8 @@ impl Agent for Codex {
         super::import::codex(src, false).map_err(crate::error::Error::Read)
     }
 
-    fn refuse_chain_args(&self, a: &RebuildChainArgs) -> Option<String> {
-        if a.resume.any_claude_only() {
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<String> {
+        if a.claude_only_resume() {
             return Some("--as-of, --settings, --base-url and --thinking-policy describe a Claude Code resume; for a Codex rollout only --model applies".into());
         }
         crate::agents::tip_and_full_refused(a, Format::Codex)
@@ -94,7 +94,7 @@ impl Agent for Codex {
     fn rebuild_chain(
         &self,
         src: &Source,
-        a: &RebuildChainArgs,
+        a: &ChainOptions,
         style: Option<Render>,
         out: &mut Out,
         bar: &indicatif::ProgressBar,
@@ -105,12 +105,11 @@ impl Agent for Codex {
     fn compact(
         &self,
         src: &Source,
-        a: &CompactArgs,
         opts: &compact::Options,
         target: &Target,
         r: &mut compact::Report,
     ) -> crate::error::Result<ExitStatus> {
-        super::compaction::compact_file(src, a, opts, target, r)
+        super::compaction::compact_file(src, opts, target, r)
     }
 
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {

@@ -5,21 +5,14 @@ use serde_json::json;
 
 use super::compact as codex;
 use crate::ExitStatus;
-use crate::cli::CompactArgs;
 use crate::compact::file::{Native, Target, check_tier_native, plan_native};
 use crate::compact::{self, Made, Options, Report};
 use crate::io::Source;
 use crate::model::Format;
 
 /// Compacts a Codex rollout: a compaction record as Codex writes its own.
-pub fn compact_file(
-    src: &Source,
-    a: &CompactArgs,
-    opts: &Options,
-    target: &Target,
-    r: &mut Report,
-) -> crate::error::Result<ExitStatus> {
-    check_tier_native(a.tier, Format::Codex)?;
+pub fn compact_file(src: &Source, opts: &Options, target: &Target, r: &mut Report) -> crate::error::Result<ExitStatus> {
+    check_tier_native(opts.tier, Format::Codex)?;
     let io = crate::error::Error::Read;
     let loaded = codex::load(src).map_err(io)?;
     let units = &loaded.units;
@@ -37,7 +30,6 @@ pub fn compact_file(
     };
     let Some((total, mut cut, made)) = plan_native(
         units,
-        a,
         opts,
         r,
         &mut |at, f| loaded.feed(src, at, f),
@@ -68,5 +60,5 @@ pub fn compact_file(
         cut_at: loaded.lines.get(cut.at).copied().flatten().map(|l| json!(l)),
         recap: codex::summary_text(&made),
     };
-    done.finish(src, a, opts, target, r, |w| codex::write(src, history, &made, w))
+    done.finish(src, opts, target, r, |w| codex::write(src, history, &made, w))
 }

@@ -16,15 +16,7 @@
 use crate::agents::codex::rollout::{Compacted, Era, Event, Item, ItemSrc, Record, Rollout};
 use crate::model::approx_tokens;
 
-/// Which replay semantics to use.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Replay {
-    /// Current Codex: reverse-scan turn segments, rolled-back turns discarded whole.
-    #[default]
-    Current,
-    /// Codex before 2026-02-27: forward replay, rollbacks cut the rebuilt history.
-    Legacy,
-}
+pub use crate::model::resume::Replay;
 
 /// `COMPACT_USER_MESSAGE_MAX_TOKENS`: budget of user messages kept by a legacy rebuild.
 pub const USER_MESSAGE_BUDGET_TOKENS: usize = 20_000;

@@ -5,8 +5,8 @@ use super::api as codex_api;
 use super::history::{self as codex, Replay};
 use super::rollout::{Era, ItemSrc};
 use crate::Fatal;
+use crate::agents::view::ChainOptions;
 use crate::agents::view::{ApiViewSummary, ChainSummary, Report, cannot_read, value_of};
-use crate::cli::RebuildChainArgs;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::{Code, Diagnostic, Severity};
@@ -17,7 +17,7 @@ use crate::output::render::{self, Render};
 /// after it, printed to `out`.
 pub fn rebuild_chain(
     src: &Source,
-    a: &RebuildChainArgs,
+    a: &ChainOptions,
     st: Option<Render>,
     out: &mut Out,
     bar: &indicatif::ProgressBar,
@@ -102,7 +102,7 @@ pub fn rebuild_chain(
 /// `--api-view` on a Codex rollout: the `input` items Codex 0.171 sends, one per line.
 fn api_view(
     src: &Source,
-    a: &RebuildChainArgs,
+    a: &ChainOptions,
     st: Option<Render>,
     out: &mut Out,
     rollout: &crate::agents::codex::rollout::Rollout,

@@ -43,26 +43,7 @@ pub use load::*;
 use recovery::*;
 pub use walk::*;
 
-/// Which client's loading rules to follow.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Loader {
-    /// Claude Code 2.1.88: the load rules before the four changes of 2.1.332.
-    #[value(name = "2.1.88")]
-    V2_1_88,
-    /// Claude Code 2.1.332, the current client.
-    #[default]
-    #[value(name = "2.1.332")]
-    V2_1_332,
-}
-
-impl Loader {
-    pub fn name(self) -> &'static str {
-        match self {
-            Loader::V2_1_88 => "2.1.88",
-            Loader::V2_1_332 => "2.1.332",
-        }
-    }
-}
+pub use crate::model::resume::Loader;
 
 /// B1: the largest gap (child minus fallback timestamp) that 2.1.332 bridges.
 pub const GAP_BRIDGE_MS: i64 = 5000;
