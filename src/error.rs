@@ -12,7 +12,7 @@
 
 use std::path::PathBuf;
 
-use crate::agents::cctool::schema::SchemaError;
+use crate::v5::schema::SchemaError;
 use crate::backup::named::NameError;
 use crate::backup::restore::RestoreError;
 use crate::io::archive::ArchiveError;
@@ -172,5 +172,18 @@ mod tests {
             assert_eq!(plain.matches("disk says no").count(), 1, "{plain}");
             assert_eq!(format!("{:#}", anyhow::Error::new(e)), plain);
         }
+    }
+}
+
+/// Why a rewrite in place failed. At every step the file is whole — the original, or the new
+/// content once it was renamed into place — and the backup, once made, holds the original.
+pub fn rewrite_failed(e: std::io::Error) -> Error {
+    use Error;
+    if let Some(r) = crate::io::atomic::refusal(&e) {
+        return Error::NotRewritten(r.to_string());
+    }
+    match e.downcast::<crate::io::atomic::HeldOpen>() {
+        Ok(h) => Error::HeldOpen(h),
+        Err(e) => Error::RewriteUnfinished(e),
     }
 }

@@ -17,20 +17,16 @@ pub mod doctor;
 pub mod error;
 pub mod export;
 pub mod hooks;
-pub mod io;
-pub mod model;
-pub mod output;
 pub mod redact;
 pub mod scan;
 pub mod slim;
-pub mod summary;
 pub mod tables;
 
 use std::ffi::OsString;
 
 use clap::Parser;
 
-pub use output::status::ExitStatus;
+pub use cctool_core::{ExitStatus, io, model, output, summary, v5};
 
 /// An error that stops a command: printed as `cctool: <message>`, exit status 2.
 #[derive(Debug)]

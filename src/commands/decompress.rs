@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::ExitStatus;
 use crate::agents::cctool::compact::{self as session, Unrestored};
-use crate::agents::cctool::schema::{self as migrate, MessageV3};
+use crate::v5::schema::{self as migrate, MessageV3};
 use crate::cli::{DecompressArgs, GlobalArgs};
 use crate::error::Error;
 use crate::io::Input;
@@ -139,7 +139,7 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> crat
             force: a.force,
         };
         let done = replace_with_backup_by(&file, &how, |w| migrate::write_to(s, w))
-            .map_err(crate::io::atomic::rewrite_failed)?;
+            .map_err(crate::error::rewrite_failed)?;
         d.output = Some(done.target.display().to_string());
         d.backup = Some(done.backup.display().to_string());
     } else {

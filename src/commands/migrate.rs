@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::agents::cctool::schema as migrate;
+use crate::v5::schema as migrate;
 use crate::cli::{GlobalArgs, MigrateArgs};
 use crate::error::Error;
 use crate::io::Input;
@@ -542,7 +542,7 @@ fn write_session(
         seen: Seen::of(src),
         force: a.force,
     };
-    let done = replace_with_backup_by(path, &how, write).map_err(crate::io::atomic::rewrite_failed)?;
+    let done = replace_with_backup_by(path, &how, write).map_err(crate::error::rewrite_failed)?;
     if done.target != *path {
         m.output = Some(done.target.display().to_string());
     }

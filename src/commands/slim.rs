@@ -216,7 +216,7 @@ fn in_place(
         force: a.force,
     };
     let done =
-        replace_with_backup_by(p, &how, |w: &mut Output| run(w, r)).map_err(crate::io::atomic::rewrite_failed)?;
+        replace_with_backup_by(p, &how, |w: &mut Output| run(w, r)).map_err(crate::error::rewrite_failed)?;
     if done.target != p {
         r.output = Some(done.target.display().to_string());
     }

@@ -73,7 +73,7 @@ pub fn write_target(
                     seen: *seen,
                     force: opts.force,
                 };
-                let done = replace_with_backup_by(p, &how, write).map_err(crate::io::atomic::rewrite_failed)?;
+                let done = replace_with_backup_by(p, &how, write).map_err(crate::error::rewrite_failed)?;
                 // Through a symbolic link, the file it points to was rewritten.
                 r.output = Some(done.target.display().to_string());
                 r.backup = Some(done.backup.display().to_string());

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::agents::cctool::schema::{Item, MessageV3};
+use crate::v5::schema::{Item, MessageV3};
 use crate::model::approx_tokens;
 use recap::Recap;
 

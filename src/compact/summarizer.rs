@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use super::recap::{Recap, content_text};
-use crate::agents::cctool::schema::{Item, MessageV3};
+use crate::v5::schema::{Item, MessageV3};
 
 /// Tool results above this size are replaced by a size marker in the prompt.
 pub const ELIDE_ABOVE: usize = 2000;

@@ -403,7 +403,7 @@ fn tokens_of_resume(path: &Path) -> usize {
         cctool::model::Format::CctoolSession => {
             use cctool::agents::cctool::compact as session;
             let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-            session::tokens(&cctool::agents::cctool::schema::parse(doc).unwrap())
+            session::tokens(&cctool::v5::schema::parse(doc).unwrap())
         }
     }
 }

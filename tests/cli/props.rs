@@ -61,7 +61,7 @@ proptest! {
 }
 
 mod migrate_props {
-    use cctool::agents::cctool::schema::{self as migrate, Session};
+    use cctool::v5::schema::{self as migrate, Session};
     use proptest::prelude::*;
     use serde_json::{Value, json};
 
@@ -169,7 +169,7 @@ mod migrate_props {
 
 mod compact_props {
     use cctool::agents::cctool::compact as session;
-    use cctool::agents::cctool::schema as migrate;
+    use cctool::v5::schema as migrate;
     use proptest::prelude::*;
     use serde_json::{Value, json};
 

@@ -3,7 +3,7 @@
 use std::io;
 
 use crate::ExitStatus;
-use crate::agents::cctool::schema::Session;
+use crate::v5::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
 use crate::agents::view::ChainOptions;
@@ -58,7 +58,7 @@ impl Agent for Cctool {
     fn full_session(&self, src: &Source) -> crate::error::Result<Session> {
         use crate::error::Error;
         let bytes = src.whole().map_err(Error::Read)?;
-        let session = super::schema::read_latest(&bytes);
+        let session = crate::v5::schema::read_latest(&bytes);
         src.check().map_err(Error::Read)?;
         Ok(session?)
     }

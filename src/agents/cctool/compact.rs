@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::agents::cctool::schema::{Item, MessageV3, Session, content_size, rfc3339_seconds};
+use crate::v5::schema::{Item, MessageV3, Session, content_size, rfc3339_seconds};
 use crate::compact::recap::Recap;
 use crate::compact::{Earlier, Made, Unit, message_tokens};
 

@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::compact as session;
-use super::schema as migrate;
+use crate::v5::schema as migrate;
 use crate::ExitStatus;
 use crate::agents::Agent;
 use crate::compact::file::{Target, not_smaller, nothing, write_target};

@@ -3,7 +3,7 @@
 use std::io;
 
 use crate::ExitStatus;
-use crate::agents::cctool::schema::Session;
+use crate::v5::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
 use crate::agents::view::ChainOptions;

@@ -16,8 +16,8 @@ use std::io::{self, Write};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
-use crate::agents::cctool::build::{content_text, parse};
-use crate::agents::cctool::schema::MessageV3 as MigrateMessage;
+use crate::v5::build::{content_text, parse};
+use crate::v5::schema::MessageV3 as MigrateMessage;
 use crate::agents::claude_code::api::api_view;
 use crate::agents::claude_code::chain::{self as claude, Chain, Kind, Options as ChainOptions, Sub, Transcript, flag};
 use crate::agents::claude_code::config::Overrides;

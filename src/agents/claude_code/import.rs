@@ -10,8 +10,8 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use crate::agents::cctool::build::*;
-use crate::agents::cctool::schema::{Item, MessageV3, Session};
+use crate::v5::build::*;
+use crate::v5::schema::{Item, MessageV3, Session};
 use crate::agents::claude_code::chain::{self as claude, Kind, Options, Sub, flag};
 use crate::io::Source;
 

@@ -5,7 +5,7 @@ use std::io;
 use super::history::{self, History};
 use super::rollout::{self, Event, Record};
 use crate::ExitStatus;
-use crate::agents::cctool::schema::Session;
+use crate::v5::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::claude_code::config::Overrides;
 use crate::agents::view::ChainOptions;

@@ -14,8 +14,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::import::codex_item;
-use crate::agents::cctool::build::parse;
-use crate::agents::cctool::schema::MessageV3;
+use crate::v5::build::parse;
+use crate::v5::schema::MessageV3;
 use crate::agents::codex::history::{USER_MESSAGE_BUDGET_TOKENS, kept_user_messages, reconstruct};
 use crate::agents::codex::rollout::{self as fmt, ItemSrc, SUMMARY_PREFIX};
 use crate::compact::{Earlier, Made, Unit, copy_all, ids};

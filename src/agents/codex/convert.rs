@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use super::history;
 use super::rollout::tail::{self, Marks, TailCheck};
 use super::rollout::{self as codex, ItemSrc, Record, SUMMARY_PREFIX, summary_body};
-use crate::agents::cctool::schema::parse_arguments;
+use crate::v5::schema::parse_arguments;
 use crate::convert::json::{json_str, json_str_inner};
 use crate::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key, collect,

@@ -11,8 +11,8 @@ use serde_json::{Map, Value, json};
 
 use super::history as codex_chain;
 use super::rollout::{self as codex, ItemSrc, Record};
-use crate::agents::cctool::build::*;
-use crate::agents::cctool::schema::{Item, MessageV3, Session, parse_arguments};
+use crate::v5::build::*;
+use crate::v5::schema::{Item, MessageV3, Session, parse_arguments};
 use crate::io::Source;
 
 fn codex_texts(item: &Value) -> String {

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use crate::agents::cctool::schema::{Item, MessageV3};
+use crate::v5::schema::{Item, MessageV3};
 
 mod extract;
 mod sentences;

@@ -77,7 +77,7 @@ pub(super) fn message_at(text: &str, p: usize) -> Option<(Message<'_>, usize)> {
             "ts" => {
                 let (v, end) = value_at::<i64>(b, p)?;
                 // A time no timestamp can say: the serde reader names it.
-                if !crate::agents::cctool::schema::ts_writable(v) {
+                if !crate::v5::schema::ts_writable(v) {
                     return None;
                 }
                 ts = Some(v);

@@ -613,19 +613,6 @@ pub fn occupied(path: &Path) -> bool {
     fs::metadata(path).is_ok_and(|m| m.is_file() || m.is_dir())
 }
 
-/// Why a rewrite in place failed. At every step the file is whole — the original, or the new
-/// content once it was renamed into place — and the backup, once made, holds the original.
-pub fn rewrite_failed(e: std::io::Error) -> crate::error::Error {
-    use crate::error::Error;
-    if let Some(r) = refusal(&e) {
-        return Error::NotRewritten(r.to_string());
-    }
-    match e.downcast::<HeldOpen>() {
-        Ok(h) => Error::HeldOpen(h),
-        Err(e) => Error::RewriteUnfinished(e),
-    }
-}
-
 mod sweep;
 #[cfg(test)]
 mod tests;

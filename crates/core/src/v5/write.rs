@@ -1,14 +1,14 @@
 //! Writing a v5 document a piece at a time, byte for byte as serde_json's pretty printer writes
-//! the whole [`Session`](crate::agents::cctool::schema::Session) ([`write_to`](crate::agents::cctool::schema::write_to)): an import of a
+//! the whole [`Session`](crate::v5::schema::Session) ([`write_to`](crate::v5::schema::write_to)): an import of a
 //! multi-GB transcript then holds one message at a time, not the session and its document.
 
 use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use crate::agents::cctool::schema::MessageV3;
+use crate::v5::schema::MessageV3;
 
-pub(super) fn indent(w: &mut dyn Write, depth: usize) -> io::Result<()> {
+pub fn indent(w: &mut dyn Write, depth: usize) -> io::Result<()> {
     for _ in 0..depth {
         w.write_all(b"  ")?;
     }
@@ -18,7 +18,7 @@ pub(super) fn indent(w: &mut dyn Write, depth: usize) -> io::Result<()> {
 /// `v` as serde's pretty printer writes it nested at `depth` (the caller wrote the indent of
 /// its first line): its own pretty text with every further line indented. No JSON token
 /// holds a raw newline, so the lines are the layout's.
-pub(super) fn write_pretty(w: &mut dyn Write, depth: usize, v: &Value) -> io::Result<()> {
+pub fn write_pretty(w: &mut dyn Write, depth: usize, v: &Value) -> io::Result<()> {
     let text = serde_json::to_string_pretty(v).map_err(io::Error::other)?;
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
@@ -51,7 +51,7 @@ impl<'w> V5Writer<'w> {
         self.w
             .write_all(if self.messages == 0 { b"[\n    " } else { b",\n    " })?;
         self.messages += 1;
-        write_pretty(self.w, 2, &crate::agents::cctool::schema::message_v3_value(m))
+        write_pretty(self.w, 2, &crate::v5::schema::message_v3_value(m))
     }
 
     /// Starts writing message `m` (its items so far included) whose further items come one by
@@ -62,7 +62,7 @@ impl<'w> V5Writer<'w> {
         // The message's own layout with no items, cut where they go: `"items"` is a key of the
         // message object itself, so it is the only one at that indent.
         let mut text = Vec::new();
-        write_pretty(&mut text, 2, &crate::agents::cctool::schema::message_v3_value(m))?;
+        write_pretty(&mut text, 2, &crate::v5::schema::message_v3_value(m))?;
         let text = String::from_utf8(text).map_err(io::Error::other)?;
         const MARK: &str = "\n      \"items\": []";
         let at = text
@@ -83,14 +83,14 @@ impl<'w> V5Writer<'w> {
         Ok(open)
     }
 
-    pub fn item(&mut self, open: &mut OpenMessage, item: crate::agents::cctool::schema::Item) -> io::Result<()> {
+    pub fn item(&mut self, open: &mut OpenMessage, item: crate::v5::schema::Item) -> io::Result<()> {
         self.w.write_all(if open.items == 0 {
             b"[\n        "
         } else {
             b",\n        "
         })?;
         open.items += 1;
-        write_pretty(self.w, 4, &crate::agents::cctool::schema::item_value(item))
+        write_pretty(self.w, 4, &crate::v5::schema::item_value(item))
     }
 
     pub fn close(&mut self, open: OpenMessage) -> io::Result<()> {
@@ -121,7 +121,7 @@ pub struct OpenMessage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::cctool::schema::{Item, Session, write_to};
+    use crate::v5::schema::{Item, Session, write_to};
 
     #[test]
     fn pieces_make_what_the_whole_session_makes() {

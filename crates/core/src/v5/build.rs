@@ -14,7 +14,7 @@ pub fn parse(bytes: &[u8]) -> Value {
     crate::io::json::parse_record(bytes)
 }
 
-pub(crate) fn native(format: &str, record: Value, line: Option<u64>) -> Item {
+pub fn native(format: &str, record: Value, line: Option<u64>) -> Item {
     let mut m = Map::from_iter([
         ("type".into(), json!("native")),
         ("format".into(), json!(format)),
@@ -26,12 +26,12 @@ pub(crate) fn native(format: &str, record: Value, line: Option<u64>) -> Item {
     Item::Other(Value::Object(m))
 }
 
-pub(crate) fn text(t: &str) -> Item {
+pub fn text(t: &str) -> Item {
     Item::text(t)
 }
 
 /// A message pointing back at the native record it comes from.
-pub(crate) fn message(role: &str, items: Vec<Item>, source: Value, timestamp: Option<String>) -> MessageV3 {
+pub fn message(role: &str, items: Vec<Item>, source: Value, timestamp: Option<String>) -> MessageV3 {
     MessageV3 {
         timestamp,
         extra: Map::from_iter([("source".into(), source)]),
@@ -39,7 +39,7 @@ pub(crate) fn message(role: &str, items: Vec<Item>, source: Value, timestamp: Op
     }
 }
 
-pub(crate) fn tool_message(call_id: &str, content: Value, source: Value, timestamp: Option<String>) -> MessageV3 {
+pub fn tool_message(call_id: &str, content: Value, source: Value, timestamp: Option<String>) -> MessageV3 {
     let size = content_size(&content);
     MessageV3 {
         timestamp,
@@ -55,7 +55,7 @@ pub(crate) fn tool_message(call_id: &str, content: Value, source: Value, timesta
     }
 }
 
-pub(crate) fn is_native_only(m: &MessageV3) -> bool {
+pub fn is_native_only(m: &MessageV3) -> bool {
     m.role == "system"
         && m.items
             .iter()
@@ -63,30 +63,30 @@ pub(crate) fn is_native_only(m: &MessageV3) -> bool {
 }
 
 /// The fields of an imported session that are known before its messages.
-pub(crate) struct Head {
-    pub(crate) session_id: Option<String>,
-    pub(crate) first_ms: Option<i64>,
-    pub(crate) source: Value,
+pub struct Head {
+    pub session_id: Option<String>,
+    pub first_ms: Option<i64>,
+    pub source: Value,
 }
 
 /// Where an import's messages go once nothing can change them, numbered, then held (a
 /// session) or written (a file, one message at a time). Runs of records kept only as native
 /// items (events, metadata, off-chain records) share one message, which is written item by
 /// item: a run can be most of a transcript.
-pub(crate) struct Sink<'w> {
-    pub(crate) count: u64,
-    pub(crate) to: To<'w>,
+pub struct Sink<'w> {
+    pub count: u64,
+    pub to: To<'w>,
     /// Whether the last message is native-only, and so still takes the items of the next.
-    pub(crate) native_open: bool,
+    pub native_open: bool,
 }
 
-pub(crate) enum To<'w> {
+pub enum To<'w> {
     Held(Vec<MessageV3>),
     Written(V5Writer<'w>, Option<OpenMessage>),
 }
 
 impl<'w> Sink<'w> {
-    pub(crate) fn new(head: &Head, w: Option<&'w mut dyn Write>) -> io::Result<Sink<'w>> {
+    pub fn new(head: &Head, w: Option<&'w mut dyn Write>) -> io::Result<Sink<'w>> {
         let to = match w {
             None => To::Held(Vec::new()),
             Some(w) => To::Written(
@@ -101,7 +101,7 @@ impl<'w> Sink<'w> {
         })
     }
 
-    pub(crate) fn push(&mut self, m: MessageV3) -> io::Result<()> {
+    pub fn push(&mut self, m: MessageV3) -> io::Result<()> {
         let native = is_native_only(&m);
         // A message with a note starts a message of its own, so the note stays its own.
         let noted = m.extra.get("source").and_then(|s| s.get("note")).is_some();
@@ -113,7 +113,7 @@ impl<'w> Sink<'w> {
 
     /// Adds `item` as a system message of native items (`source` its source) would add it,
     /// without making that message when it only joins the one before.
-    pub(crate) fn native_item(&mut self, item: Item, source: &Value) -> io::Result<()> {
+    pub fn native_item(&mut self, item: Item, source: &Value) -> io::Result<()> {
         if self.native_open {
             return self.append(vec![item]);
         }
@@ -121,7 +121,7 @@ impl<'w> Sink<'w> {
     }
 
     /// Items for the native-only message last started.
-    pub(crate) fn append(&mut self, items: Vec<Item>) -> io::Result<()> {
+    pub fn append(&mut self, items: Vec<Item>) -> io::Result<()> {
         match &mut self.to {
             To::Held(v) => {
                 if let Some(last) = v.last_mut() {
@@ -135,7 +135,7 @@ impl<'w> Sink<'w> {
     }
 
     /// Numbers `m` and holds or writes it; a native-only message stays open for more items.
-    pub(crate) fn start(&mut self, mut m: MessageV3, native: bool) -> io::Result<()> {
+    pub fn start(&mut self, mut m: MessageV3, native: bool) -> io::Result<()> {
         self.close()?;
         self.count += 1;
         m.id = Some(self.count);
@@ -149,7 +149,7 @@ impl<'w> Sink<'w> {
     }
 
     /// Ends a native-only message being written.
-    pub(crate) fn close(&mut self) -> io::Result<()> {
+    pub fn close(&mut self) -> io::Result<()> {
         self.native_open = false;
         match &mut self.to {
             To::Written(w, open) => match open.take() {
@@ -161,7 +161,7 @@ impl<'w> Sink<'w> {
     }
 
     /// Pushes all of `raw` but its last message, the only one a builder may still extend.
-    pub(crate) fn take_final(&mut self, raw: &mut Vec<MessageV3>) -> io::Result<()> {
+    pub fn take_final(&mut self, raw: &mut Vec<MessageV3>) -> io::Result<()> {
         if raw.len() > 1 {
             for m in raw.drain(..raw.len() - 1) {
                 self.push(m)?;
@@ -171,7 +171,7 @@ impl<'w> Sink<'w> {
     }
 
     /// Pushes the rest of `raw` and ends: the session when held.
-    pub(crate) fn finish(mut self, raw: Vec<MessageV3>, head: Head) -> io::Result<Option<Session>> {
+    pub fn finish(mut self, raw: Vec<MessageV3>, head: Head) -> io::Result<Option<Session>> {
         for m in raw {
             self.push(m)?;
         }
@@ -192,17 +192,17 @@ impl<'w> Sink<'w> {
 }
 
 impl Head {
-    pub(crate) fn session_id(&self) -> Value {
+    pub fn session_id(&self) -> Value {
         self.session_id.clone().map_or(Value::Null, Value::String)
     }
 
-    pub(crate) fn created_at(&self) -> Option<String> {
+    pub fn created_at(&self) -> Option<String> {
         self.first_ms.map(|ms| rfc3339_seconds(ms.div_euclid(1000)))
     }
 }
 
 /// The session an import held.
-pub(crate) fn held(s: Option<Session>) -> io::Result<Session> {
+pub fn held(s: Option<Session>) -> io::Result<Session> {
     s.ok_or_else(|| io::Error::other("the import was written, not held"))
 }
 

@@ -66,19 +66,19 @@ pub struct Options {
     pub all_events: bool,
 }
 
-pub(crate) fn parse(bytes: &[u8]) -> Value {
+pub fn parse(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes)
         .ok()
         .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
         .unwrap_or(Value::Null)
 }
 
-pub(crate) fn str_of(v: &Value, k: &str) -> Option<String> {
+pub fn str_of(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_string)
 }
 
 /// `message.content` as text: the string, or the text blocks joined.
-pub(crate) fn content_text(content: &Value) -> Option<String> {
+pub fn content_text(content: &Value) -> Option<String> {
     match content {
         Value::String(s) => Some(s.clone()),
         Value::Array(blocks) => Some(
