@@ -45,13 +45,14 @@ pub struct Candidate {
 /// loads (a preserved segment, the history a compaction record replays).
 #[derive(Clone, Debug, Default)]
 pub struct Window {
+    /// Byte offset from which the resume loads everything, to the end of the file.
     pub from: u64,
     /// Sorted by start.
     pub ranges: Vec<(u64, u64)>,
 }
 
 impl Window {
-    pub fn loads(&self, offset: u64) -> bool {
+    fn loads(&self, offset: u64) -> bool {
         if offset >= self.from {
             return true;
         }
@@ -95,8 +96,10 @@ pub enum Images {
     All,
 }
 
+/// How to slim a file: what `cctool slim`'s options chose.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
+    /// Which payloads go out of the file besides those over `max_payload`.
     pub images: Images,
     /// Payloads larger than this (decoded bytes) are extracted too, also where a resume
     /// sends them (as a text block).
@@ -122,7 +125,9 @@ impl Options {
 /// What slimming one file did (or, with a dry run, would do).
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Counts {
+    /// Size of the file in bytes before slimming.
     pub bytes_before: u64,
+    /// Size in bytes of the file written (with a dry run, of the file that would be).
     pub bytes_after: u64,
     /// Distinct payloads in the file.
     pub payloads: u64,
@@ -458,7 +463,9 @@ fn extract(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
 /// What restoring one file did.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Restored {
+    /// Size of the slimmed file in bytes.
     pub bytes_before: u64,
+    /// Size in bytes of the file written, payloads back in place.
     pub bytes_after: u64,
     /// Placeholders replaced by the payload they name.
     pub restored: u64,

@@ -53,9 +53,12 @@ pub fn may_hold_payload(line: &[u8]) -> bool {
 /// One payload found in a line.
 #[derive(Clone, Debug)]
 pub struct Payload {
+    /// SHA-256 of the decoded bytes (zero from [`read_unhashed`]): names the payload in
+    /// placeholders and extracted files.
     pub hash: [u8; 32],
     /// Decoded size in bytes.
     pub size: u64,
+    /// The media type a data URL or the record states, else one sniffed from the bytes.
     pub media: String,
     /// Written as `data:<media>;base64,…` rather than bare base64.
     pub data_url: bool,
@@ -140,7 +143,7 @@ pub fn file_name(hash: &[u8; 32], media: &str) -> String {
     format!("{}.{ext}", hex(hash))
 }
 
-pub fn hex(hash: &[u8; 32]) -> String {
+pub(crate) fn hex(hash: &[u8; 32]) -> String {
     use std::fmt::Write;
     let mut s = String::with_capacity(64);
     for b in hash {
@@ -202,9 +205,13 @@ pub fn placeholder(p: &Payload, kept: &Kept) -> String {
 /// A placeholder read back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Placeholder {
+    /// SHA-256 of the payload's decoded bytes.
     pub hash: [u8; 32],
+    /// The media type the original string had (or was given by the record beside it).
     pub media: String,
+    /// The original string was a `data:` URL rather than bare base64.
     pub data_url: bool,
+    /// Where the payload is to be found.
     pub kept: Kept,
 }
 

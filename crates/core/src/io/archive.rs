@@ -14,23 +14,33 @@ use crate::io::atomic::write_new_file;
 
 /// The manifest's `format` value: what says a file is one of ours.
 pub const FORMAT: &str = "cctool-backup-snapshot";
+/// The manifest `version` this cctool writes; a manifest with a higher one is refused
+/// ([`ArchiveError::NewerManifest`]).
 pub const VERSION: u32 = 1;
 
 /// One piece of a file: the SHA-256 of its uncompressed bytes and their length.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Chunk {
+    /// Lowercase hex, which is also the chunk file's name (`chunks/<first two>/<sha256>.zst`).
     pub sha256: String,
+    /// Uncompressed length in bytes.
     pub len: u64,
 }
 
 /// What a backed-up session is, for listing without reading the chunks.
 #[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq, Eq)]
 pub struct SessionMeta {
+    /// The session's id, as the agent recorded it.
     pub session_id: Option<String>,
+    /// The folder the session ran in, as the agent recorded it.
     pub cwd: Option<String>,
+    /// The last component of `cwd`, as `scan` shows it.
     pub project: Option<String>,
+    /// The session's title as `scan` gives it (set by the user or the agent, else its first prompt).
     pub title: Option<String>,
+    /// The first record's timestamp, as written.
     pub first_timestamp: Option<String>,
+    /// The last record's timestamp, as written.
     pub last_timestamp: Option<String>,
 }
 
@@ -47,26 +57,35 @@ pub struct FileEntry {
     /// The store folder it was found in (`…/.claude`, `…/.codex`), and the path below it:
     /// where `restore --to DIR` puts it.
     pub store: String,
+    /// The path below `store`.
     pub rel: String,
     /// The bytes taken (a last line still being written is left for the next run).
     pub size: u64,
     /// The file's length and modification time when it was read: an unchanged file is not
     /// read again.
     pub seen_len: u64,
+    /// Milliseconds since the Unix epoch; `None` when the file system gave no time.
     pub mtime_ms: Option<i64>,
+    /// Lowercase hex SHA-256 of the `size` bytes taken: what the chunks must add up to.
     pub sha256: String,
+    /// The pieces that make the file, in order.
     pub chunks: Vec<Chunk>,
+    /// What the session is, for listing; `None` for files that are not sessions (history, index).
     pub session: Option<SessionMeta>,
 }
 
 /// One run's list of files.
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct Manifest {
+    /// Always [`FORMAT`]: how a reader knows the file is a manifest.
     pub format: String,
+    /// The layout version it was written with (see [`VERSION`]).
     pub version: u32,
+    /// When the run started, UTC RFC 3339: also the start of the snapshot file's name.
     pub created: String,
     /// `backup` (every file of the stores) or `hook` (one transcript before a compaction).
     pub kind: String,
+    /// Every file the run took, unchanged ones included.
     pub files: Vec<FileEntry>,
 }
 
@@ -80,25 +99,55 @@ pub type Latest = (Vec<(FileEntry, String)>, Vec<ArchiveError>);
 /// `restore` can say where the damage is.
 #[derive(Debug, thiserror::Error)]
 pub enum ArchiveError {
+    /// A chunk named in a manifest by something other than a lowercase SHA-256.
     #[error("chunk name {0:?} is not a SHA-256")]
     ChunkName(String),
+    /// A file under `chunks/` whose name is not `<sha256>.zst`.
     #[error("{}: not a chunk name", .0.display())]
     NotAChunk(PathBuf),
+    /// A chunk or manifest file that could not be read.
     #[error("{}: cannot read: {cause}", .path.display())]
-    Unreadable { path: PathBuf, cause: io::Error },
+    Unreadable {
+        /// The file on disk.
+        path: PathBuf,
+        /// What reading it said.
+        cause: io::Error,
+    },
+    /// A chunk or manifest that does not decompress, met while reading or restoring a file.
     #[error("{}: not a readable zstd frame: {cause}", .path.display())]
-    NotZstd { path: PathBuf, cause: io::Error },
+    NotZstd {
+        /// The file on disk.
+        path: PathBuf,
+        /// What the decoder said.
+        cause: io::Error,
+    },
     /// A chunk file found by `--verify` that does not decompress.
     #[error("{}: damaged (not a readable zstd frame: {cause})", .path.display())]
-    DamagedFrame { path: PathBuf, cause: io::Error },
+    DamagedFrame {
+        /// The chunk file.
+        path: PathBuf,
+        /// What the decoder said.
+        cause: io::Error,
+    },
+    /// A chunk whose decompressed bytes do not hash to its name.
     #[error("{}: damaged (its content no longer has the SHA-256 it is named by)", .0.display())]
     Damaged(PathBuf),
+    /// A snapshot file that decompresses but is not a manifest's JSON.
     #[error("{}: not a snapshot manifest: {cause}", .path.display())]
-    NotManifest { path: PathBuf, cause: serde_json::Error },
+    NotManifest {
+        /// The snapshot file.
+        path: PathBuf,
+        /// Why its JSON was refused.
+        cause: serde_json::Error,
+    },
+    /// A manifest of another format, or of a newer version than [`VERSION`].
     #[error("{}: not a snapshot this cctool reads (format {format:?} version {version})", .path.display())]
     NewerManifest {
+        /// The snapshot file.
         path: PathBuf,
+        /// Its `format`: [`FORMAT`] when only the version is too new.
         format: String,
+        /// Its `version`.
         version: u32,
     },
     /// The destination a stored file is written into failed.
@@ -119,9 +168,14 @@ pub struct Stored {
     pub name: String,
     /// The same below the archive: `<claude|codex>/<path below the store>`.
     pub rel: String,
+    /// The archive folder the chunks are read from.
     pub archive: PathBuf,
+    /// The pieces, in order.
     pub chunks: Vec<Chunk>,
+    /// Length in bytes of the whole file.
     pub size: u64,
+    /// Its modification time when backed up, in milliseconds since the Unix epoch; `None`
+    /// when unknown.
     pub mtime_ms: Option<i64>,
 }
 
@@ -131,6 +185,7 @@ impl Stored {
         if agent == "claude-code" { "claude" } else { "codex" }
     }
 
+    /// The file `f` of a snapshot in `archive`, named and opened as read commands do.
     pub fn of(archive: &Path, f: &FileEntry) -> Stored {
         let rel = format!("{}/{}", Stored::top(&f.agent), f.rel);
         Stored {
@@ -198,12 +253,14 @@ impl Read for StoredReader {
 
 /// An archive folder.
 pub struct Archive {
+    /// The folder that holds `chunks/`, `snapshots/` and the `lock` file.
     pub root: PathBuf,
 }
 
 /// The lock of a run that writes; released when dropped.
 pub struct Lock(#[allow(dead_code)] File);
 
+/// Lowercase hex of a digest, two digits a byte.
 pub fn hex(digest: &[u8]) -> String {
     use std::fmt::Write;
     digest.iter().fold(String::with_capacity(64), |mut s, b| {
@@ -212,7 +269,7 @@ pub fn hex(digest: &[u8]) -> String {
     })
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
+fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
@@ -238,6 +295,7 @@ fn is_hash(s: &str) -> bool {
 }
 
 impl Archive {
+    /// The archive at `root`; nothing is read or created until a method needs it.
     pub fn new(root: &Path) -> Archive {
         Archive {
             root: root.to_path_buf(),
@@ -255,6 +313,7 @@ impl Archive {
             .is_some_and(|p| Archive::read_manifest(&p).is_ok())
     }
 
+    /// Whether `root` has a `snapshots` folder: a cheap test before a command reads or writes.
     pub fn exists(&self) -> bool {
         self.root.join("snapshots").is_dir()
     }
@@ -293,6 +352,8 @@ impl Archive {
         Ok(())
     }
 
+    /// Where the chunk named `sha` is (or would be) stored: `chunks/<first two>/<sha>.zst`.
+    /// Panics unless `sha` starts with two ASCII characters (a SHA-256 always does).
     pub fn chunk_path(&self, sha: &str) -> PathBuf {
         self.root.join("chunks").join(&sha[..2]).join(format!("{sha}.zst"))
     }
@@ -361,7 +422,7 @@ impl Archive {
         Ok(v)
     }
 
-    pub fn read_manifest(path: &Path) -> Result<Manifest, ArchiveError> {
+    fn read_manifest(path: &Path) -> Result<Manifest, ArchiveError> {
         let at = || path.to_path_buf();
         let packed = fs::read(path).map_err(|cause| ArchiveError::Unreadable { path: at(), cause })?;
         let bytes =

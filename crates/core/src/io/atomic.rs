@@ -100,7 +100,7 @@ fn start_writeback(f: &File, offset: u64, len: u64) {
 fn start_writeback(_: &File, _: u64, _: u64) {}
 
 impl Output {
-    pub fn new(f: File) -> Output {
+    fn new(f: File) -> Output {
         Output {
             inner: Inner::File(Written {
                 w: io::BufWriter::with_capacity(1 << 20, f),
@@ -336,6 +336,7 @@ fn refused(msg: String) -> io::Error {
     if .writers.len() == 1 { "holds" } else { "hold" }
 )]
 pub struct HeldOpen {
+    /// The processes with the file open for writing, as [`crate::io::writers`] found them.
     pub writers: Vec<crate::io::writers::Writer>,
 }
 
@@ -348,11 +349,14 @@ pub fn refusal(e: &io::Error) -> Option<&Refused> {
 /// at the rewrite has changed since, and is not replaced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Seen {
+    /// Length in bytes.
     pub len: u64,
+    /// Modification time; `None` when unknown (standard input, or a file system without one).
     pub modified: Option<SystemTime>,
 }
 
 impl Seen {
+    /// How `src` was when it was opened: its length and modification time then, not now.
     pub fn of(src: &crate::io::Source) -> Seen {
         Seen {
             len: src.len(),
@@ -387,6 +391,8 @@ pub struct InPlace<'a> {
 pub struct Replaced {
     /// The file rewritten: the one named, or the file its symbolic link points to.
     pub target: PathBuf,
+    /// Where the original content now is: `FILE.<tag>.bak` beside the target (numbered when
+    /// that name is taken).
     pub backup: PathBuf,
 }
 

@@ -19,6 +19,7 @@ pub struct Line<'a> {
     pub no: u64,
     /// Byte offset of `bytes[0]` in the file.
     pub offset: u64,
+    /// The content: raw bytes, not checked to be UTF-8.
     pub bytes: &'a [u8],
     /// False only for a last line that has no newline after it.
     pub terminated: bool,
@@ -29,8 +30,11 @@ pub struct Line<'a> {
 pub struct LineStats {
     /// Physical lines, blank ones included.
     pub lines: u64,
+    /// Lines of only spaces, tabs and line ends, which are not handed over.
     pub blank: u64,
+    /// The file starts with a UTF-8 BOM (which is not part of the first line's bytes).
     pub had_bom: bool,
+    /// Lines ended by `\r\n` rather than `\n`.
     pub crlf: u64,
     /// The file does not end with a newline (and its last line is not blank).
     pub unterminated_tail: bool,

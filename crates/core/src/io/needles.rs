@@ -29,6 +29,8 @@ pub struct Needles<'n> {
 }
 
 impl<'n> Needles<'n> {
+    /// A searcher for `needles`, which must outlive it; the strategy is chosen here from what
+    /// the needles allow (module docs).
     pub fn new(needles: &[&'n [u8]]) -> Needles<'n> {
         Needles::with_pair(needles, shared_pair(needles, None))
     }

@@ -20,7 +20,9 @@ use crate::model::diag::{Code, Diagnostic, Severity};
 /// The expanded inputs, in a stable order, plus what could not be used.
 #[derive(Debug, Default)]
 pub struct Expanded {
+    /// The inputs to read: those named, and the session files found under named folders.
     pub inputs: Vec<Input>,
+    /// What could not be used (a missing path, a link not followed, a loop), to report.
     pub problems: Vec<Diagnostic>,
     /// The files a `--files-from` list names (and the command line does not): chosen by the
     /// user like a named file, skipped like a found one when they are not sessions.
@@ -261,6 +263,7 @@ pub struct Stores {
 }
 
 impl Stores {
+    /// The places looked at, joined by `, `: for the message when no store exists.
     pub fn looked_in(&self) -> String {
         self.looked
             .iter()

@@ -16,6 +16,7 @@ use std::path::Path;
 /// A process with the file open for writing.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Writer {
+    /// Its process id.
     pub pid: u32,
     /// Its command line, arguments joined by spaces (its name when that cannot be read).
     pub command: String,

@@ -11,6 +11,13 @@ use std::fmt;
 
 use serde::Serialize;
 
+/// How serious a diagnostic is, by its effect on what a resume loads, in increasing order
+/// (`--min-severity` compares them): `Info`, nothing changes on resume; `Warning`, something is
+/// damaged but nothing is lost; `Error`, the agent loses or misreads something on resume.
+///
+/// The variants are described here and not on themselves: clap would print a variant's doc
+/// comment in `--help`.
+#[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -20,6 +27,7 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// The lowercase name text output, `--json` records and `--min-severity` use.
     pub fn name(self) -> &'static str {
         match self {
             Severity::Info => "info",
@@ -62,7 +70,7 @@ macro_rules! codes {
         /// A stable diagnostic code.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Code {
-            $($variant,)+
+            $(#[doc = $meaning] $variant,)+
         }
 
         impl Code {
@@ -254,20 +262,29 @@ pub fn codes_help(pick: impl Fn(Reported) -> bool) -> String {
     s
 }
 
+/// One problem with an input, or one `doctor` finding: where (file and line), what (a
+/// stable [`Code`] and a sentence) and how serious.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
     /// Its role, which makes its record's kind: `diagnostic` (a problem with an input) or
     /// `finding` (what `doctor` judges); see `commands::record`.
     #[serde(skip)]
     pub kind: &'static str,
+    /// The input as every message names it ([`crate::io::Input::display_name`]).
     pub file: String,
+    /// 1-based physical line; `None` when the problem is the file's as a whole.
     pub line: Option<u64>,
+    /// What kind of problem: the stable id users filter on.
     pub code: Code,
+    /// One of the severities `code` is documented with ([`Code::severities`]).
     pub severity: Severity,
+    /// One sentence for people, without the file, line or code (the renderers add them).
     pub message: String,
 }
 
 impl Diagnostic {
+    /// A problem with an input (kind `diagnostic`); debug builds check that `severity` is one
+    /// `code` is documented with.
     pub fn new(
         file: impl Into<String>,
         line: Option<u64>,

@@ -31,6 +31,8 @@ pub enum Format {
 }
 
 impl Format {
+    /// The kebab-case name records, messages and `--input-format` use (`claude-code`, `codex`,
+    /// `cctool-session`).
     pub fn name(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",

@@ -14,7 +14,12 @@ pub mod table;
 
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 
-/// When to colour.
+/// When to colour (`--color`): `Auto` colours a terminal unless `NO_COLOR` is set or
+/// `TERM=dumb`, `Always` colours even a pipe, `Never` colours nothing.
+///
+/// The variants are described here and not on themselves: clap would print a variant's doc
+/// comment in `--help`.
+#[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
     #[default]
@@ -52,11 +57,15 @@ pub fn write_record(w: &mut impl Write, bytes: &[u8], terminal: bool) -> io::Res
 /// Buffered stdout plus what is known about it.
 pub struct Out {
     w: BufWriter<Stdout>,
+    /// Stdout is a terminal: records get C1 controls escaped (see [`write_record`]).
     pub terminal: bool,
+    /// Colour is allowed on stdout (from `--color` and whether it is a terminal).
     pub color: bool,
 }
 
 impl Out {
+    /// Stdout, coloured as `color` allows; nothing reaches it until the buffer fills or
+    /// [`flush`](Self::flush).
     pub fn new(color: ColorChoice) -> Out {
         let terminal = io::stdout().is_terminal();
         Out {
@@ -77,10 +86,14 @@ impl Out {
         self.record(&bytes)
     }
 
+    /// Writes `s` as it is: transcript content in it must already be escaped
+    /// ([`sanitize::escape_str`]).
     pub fn text(&mut self, s: &str) -> io::Result<()> {
         self.w.write_all(s.as_bytes())
     }
 
+    /// Writes out what is buffered. Call it before the end: dropping the buffer would lose a
+    /// write error (a closed pipe).
     pub fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
     }

@@ -18,13 +18,16 @@ use super::style::{self, Paint};
 /// Output styles for people.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
+    /// Plain text, coloured when the stream allows.
     Text,
+    /// Markdown, never coloured.
     Markdown,
 }
 
 /// How blocks are rendered.
 #[derive(Clone, Copy, Debug)]
 pub struct Render {
+    /// Text or Markdown.
     pub style: Style,
     /// Colour for the text style (never for Markdown, a document format).
     pub paint: Paint,
@@ -33,6 +36,7 @@ pub struct Render {
 }
 
 impl Render {
+    /// How to render in `style`; `paint` is ignored for Markdown.
     pub fn new(style: Style, paint: Paint, full: bool) -> Render {
         Render {
             style,
@@ -92,13 +96,21 @@ pub const SHORT: usize = 600;
 
 /// What a rendered block is about. `body` is already escaped (and styled).
 pub struct Block {
+    /// The role in the header (`user`, `assistant`, `function_call`…); its first word picks
+    /// the colour.
     pub role: String,
+    /// 1-based line in the file, when the block comes from one.
     pub line: Option<u64>,
+    /// The record's timestamp, as written.
     pub timestamp: Option<String>,
+    /// The record's id (uuid, call id), when it has one.
     pub id: Option<String>,
+    /// The content, escaped and styled by the caller.
     pub body: String,
 }
 
+/// One block: a header line with its role, line, time and id (escaped here), the body,
+/// then a blank line.
 pub fn render(r: &Render, b: &Block) -> String {
     let mut meta = Vec::new();
     if let Some(l) = b.line {

@@ -46,6 +46,7 @@ impl Reporter {
         }
     }
 
+    /// Whether `--quiet` is on: [`note`](Self::note)s are not said.
     pub fn quiet(&self) -> bool {
         self.quiet
     }
@@ -165,6 +166,7 @@ impl Reporter {
         self.status >= ExitStatus::Error
     }
 
+    /// The worst status merged so far: what the command exits with.
     pub fn status(&self) -> ExitStatus {
         self.status
     }

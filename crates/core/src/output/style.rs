@@ -13,15 +13,20 @@ use anstyle::{AnsiColor, Style};
 use super::ColorChoice;
 use crate::model::diag::{Diagnostic, Severity};
 
-pub const ERROR: Style = AnsiColor::Red.on_default().bold();
+const ERROR: Style = AnsiColor::Red.on_default().bold();
+/// Warnings: bold yellow.
 pub const WARNING: Style = AnsiColor::Yellow.on_default().bold();
-pub const INFO: Style = AnsiColor::Cyan.on_default();
+const INFO: Style = AnsiColor::Cyan.on_default();
+/// Secondary text: codes, metadata, notes of what was cut.
 pub const DIM: Style = Style::new().dimmed();
+/// Headings: a file's name, a section's title.
 pub const BOLD: Style = Style::new().bold();
+/// A table's header row.
 pub const HEADER: Style = Style::new().bold().underline();
-pub const USER: Style = AnsiColor::Green.on_default().bold();
-pub const ASSISTANT: Style = AnsiColor::Blue.on_default().bold();
-pub const SYSTEM: Style = AnsiColor::Magenta.on_default().bold();
+const USER: Style = AnsiColor::Green.on_default().bold();
+const ASSISTANT: Style = AnsiColor::Blue.on_default().bold();
+const SYSTEM: Style = AnsiColor::Magenta.on_default().bold();
+/// Tool calls and results, and cctool's own markers in transcripts.
 pub const TOOL: Style = AnsiColor::Yellow.on_default();
 
 /// Whether one output stream gets colour.
@@ -31,8 +36,11 @@ pub struct Paint {
 }
 
 impl Paint {
+    /// No colour: Markdown, or a stream that is not coloured.
     pub const OFF: Paint = Paint { on: false };
 
+    /// Colours only when `on`; [`stderr`](Self::stderr) and `Out::paint` decide it from
+    /// `--color`.
     pub fn new(on: bool) -> Paint {
         Paint { on }
     }
@@ -42,6 +50,7 @@ impl Paint {
         Paint::new(choice.enabled(std::io::stderr().is_terminal()))
     }
 
+    /// Whether this stream is coloured.
     pub fn is_on(self) -> bool {
         self.on
     }
@@ -55,6 +64,7 @@ impl Paint {
         }
     }
 
+    /// The severity's name, in its colour.
     pub fn severity(self, s: Severity) -> String {
         self.paint(severity_style(s), s.name())
     }
@@ -76,6 +86,7 @@ impl Paint {
     }
 }
 
+/// The colour of a severity: bold red for errors, bold yellow for warnings, cyan for info.
 pub fn severity_style(s: Severity) -> Style {
     match s {
         Severity::Error => ERROR,

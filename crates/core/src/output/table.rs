@@ -11,34 +11,44 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::style::{self, Paint};
 
+/// Which side of its column a cell sits on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Align {
+    /// Padded on the right: text.
     Left,
+    /// Padded on the left: numbers.
     Right,
 }
 
 /// One column.
 #[derive(Clone, Debug)]
 pub struct Column {
+    /// The header text: never cut, so the column is at least this wide.
     pub header: &'static str,
+    /// Where cells sit.
     pub align: Align,
     /// Lower is more important: columns are dropped from the highest priority number down.
     pub priority: u8,
     /// A flexible column takes what is left, down to `min` (its header at least).
     pub flex: Option<Flex>,
+    /// The style of the column's cells (the header has [`style::HEADER`]).
     pub style: Option<Style>,
     /// Cut from the start rather than the end: a path's file name is what tells rows apart.
     pub keep_end: bool,
 }
 
+/// How a flexible column shares the width.
 #[derive(Clone, Copy, Debug)]
 pub struct Flex {
+    /// The width it may be cut to, in terminal columns: less on a narrow screen (three eighths
+    /// of it), never less than its header.
     pub min: usize,
     /// Share of the spare width, relative to the other flexible columns.
     pub weight: usize,
 }
 
 impl Column {
+    /// A fixed-width, unstyled column; `priority` as on the field.
     pub fn new(header: &'static str, align: Align, priority: u8) -> Column {
         Column {
             header,
@@ -50,16 +60,20 @@ impl Column {
         }
     }
 
+    /// Cuts cells from the start rather than the end (see the field).
     pub fn keep_end(mut self) -> Column {
         self.keep_end = true;
         self
     }
 
+    /// Makes the column flexible: down to `min` columns, taking `weight` shares of the spare
+    /// width.
     pub fn flex(mut self, min: usize, weight: usize) -> Column {
         self.flex = Some(Flex { min, weight });
         self
     }
 
+    /// Styles every cell with `s`.
     pub fn styled(mut self, s: Style) -> Column {
         self.style = Some(s);
         self

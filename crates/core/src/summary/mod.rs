@@ -23,20 +23,40 @@ pub struct SummaryRecord {
     /// `commands::record`).
     #[serde(skip)]
     pub kind: &'static str,
+    /// The input as messages name it.
     pub file: String,
+    /// The format as output names it (`claude-code`, `codex`, `cctool-v5`).
     pub format: &'static str,
+    /// The session's id, when known.
     pub session_id: Option<String>,
+    /// 0-based position of the summary among the file's summaries, in file order.
     pub index: usize,
+    /// The summary the next resume starts from; at most one record of a file is current.
     pub current: bool,
+    /// 1-based line of the compaction record; `None` in a cctool file, which has no lines.
     pub line: Option<u64>,
+    /// The compaction record's timestamp, as written.
     pub timestamp: Option<String>,
+    /// What started the compaction (`manual`, `auto`…), as the agent recorded it; `None` when
+    /// it records none (Codex).
     pub trigger: Option<String>,
+    /// Tokens in the context before the compaction, as the agent recorded them; `None` when it
+    /// records none (Codex).
     pub pre_tokens: Option<i64>,
+    /// Where the summary was made: `local` (by the client), `remote` (by the server,
+    /// encrypted) or `legacy` (an older Codex record; `docs/codex.md` says how it is told).
     pub origin: Option<&'static str>,
+    /// The summary is encrypted by the server (a remote compaction): `summary` is then `None`,
+    /// or what an exporter wrote.
     pub encrypted: bool,
+    /// Length of the encrypted item, for an encrypted summary.
     pub encrypted_len: Option<usize>,
+    /// The summary's text (with `--strip-template`, without the text the client wraps
+    /// around it); `None` when none was found, with a `warning` saying so.
     pub summary: Option<String>,
+    /// Remote compactions: the messages the server kept in plaintext.
     pub retained_messages: Option<Vec<Retained>>,
+    /// Claude Code: the `compact_boundary` line's uuid.
     pub boundary_uuid: Option<String>,
     /// `compact_boundary`, `microcompact_boundary`, `compacted` or `summary_item`.
     pub event: &'static str,
@@ -45,24 +65,32 @@ pub struct SummaryRecord {
     /// Where the text came from: `parent`, `fallback`, `message`, `replacement_history`,
     /// `assistant_item` or `item`.
     pub summary_source: Option<&'static str>,
+    /// Claude Code: whether the boundary's `logicalParentUuid` names a line of the file
+    /// (the loader never follows it).
     pub logical_parent_resolves: Option<bool>,
     /// Other metadata keys, verbatim (`compactMetadata` minus trigger and preTokens,
     /// `microcompactMetadata`, or the Codex window fields).
     pub metadata: Option<Value>,
+    /// What went wrong finding the summary, for people (no summary message follows the
+    /// boundary; a current summary the resumed chain does not reach).
     pub warning: Option<String>,
 }
 
 /// A message a remote compaction kept in plaintext.
 #[derive(Serialize, Clone, Debug, PartialEq, Eq)]
 pub struct Retained {
+    /// The message's role as the server wrote it (empty when it has none).
     pub role: String,
+    /// The message's text.
     pub text: String,
 }
 
 /// What to extract.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
+    /// Give the summary without the text the client wraps around it (`--strip-template`).
     pub strip_template: bool,
+    /// List compaction events without a summary too (`--all-events`: microcompactions).
     pub all_events: bool,
 }
 

@@ -16,8 +16,11 @@ static SWEPT_DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// A temporary file left by a run that did not finish, and removed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Swept {
+    /// The temporary file that was removed.
     pub path: PathBuf,
+    /// The process id in its name: the run that left it.
     pub pid: u32,
+    /// Its size in bytes when removed.
     pub len: u64,
 }
 

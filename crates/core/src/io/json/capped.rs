@@ -274,6 +274,8 @@ impl<'a> Members<'a> {
         w.write_all(b"}")
     }
 
+    /// The object as compact JSON, as [`write`](Self::write) gives it (writing to memory
+    /// cannot fail).
     pub fn to_vec(&self) -> Vec<u8> {
         let mut v = Vec::new();
         let _ = self.write(&mut v);

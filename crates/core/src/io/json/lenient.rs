@@ -7,14 +7,19 @@ use super::*;
 /// error, so one odd field cannot cost the whole line.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum LStr<'a> {
+    /// The member is not in the object.
     #[default]
     Absent,
+    /// The member is JSON `null`.
     Null,
+    /// A string: borrowed from the line when it has no escapes, else unescaped into a copy.
     Str(Cow<'a, str>),
+    /// A number, boolean, array or object: remembered only as "not a string".
     Other,
 }
 
 impl<'a> LStr<'a> {
+    /// The text of a string; `None` when absent, `null` or of another type.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             LStr::Str(s) => Some(s),
@@ -196,13 +201,17 @@ impl<'de: 'a, 'a> Deserialize<'de> for ContentTexts<'a> {
 /// A JSON value read leniently as a boolean: `Some(b)` only for a real boolean.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum LBool {
+    /// The member is not in the object.
     #[default]
     Absent,
+    /// A JSON boolean.
     Bool(bool),
+    /// Anything else, `null` and the strings `"true"`/`"false"` included.
     Other,
 }
 
 impl LBool {
+    /// Only the boolean `true` counts: a `"true"` string or `1` does not.
     pub fn is_true(self) -> bool {
         self == LBool::Bool(true)
     }
@@ -250,13 +259,18 @@ impl<'de> Deserialize<'de> for LBool {
 /// Any JSON value, kept only as "a number" when it is one.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum LNum {
+    /// Absent, or any value that is not a number (`null`, a string of digits…).
     #[default]
     NotNumber,
+    /// An integer that fits `i64`.
     Int(i64),
+    /// Any other number: fractional, in exponent form, or an integer beyond `i64`.
     Float(f64),
 }
 
 impl LNum {
+    /// The number as an integer: an `Int`, or a `Float` with no fraction and below 9e15 in
+    /// magnitude (exact in an `f64`); `None` otherwise.
     pub fn as_i64(self) -> Option<i64> {
         match self {
             LNum::Int(i) => Some(i),

@@ -22,8 +22,11 @@ pub use lenient::*;
 /// Why a line could not be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadLine {
+    /// Which problem, as the diagnostic reports it.
     pub code: Code,
+    /// How serious: a line still being written weighs less than a corrupt one.
     pub severity: Severity,
+    /// One sentence for people, without the file or the line number (the caller adds them).
     pub message: String,
 }
 
@@ -56,6 +59,7 @@ where
 
 /// A family of borrowing types, so [`with_parsed_borrowed`] can name `T<'x>` for any `'x`.
 pub trait BorrowedParse {
+    /// The type parsed, borrowing from bytes that live for `'x`.
     type Out<'x>: Deserialize<'x>;
 }
 

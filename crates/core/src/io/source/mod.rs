@@ -66,7 +66,9 @@ pub enum MmapChoice {
 /// What the user named: a path, or standard input.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Input {
+    /// A file (or a folder, before expansion) as the user named it.
     Path(PathBuf),
+    /// Standard input, named `-`; messages call it `<stdin>`.
     Stdin,
     /// A file kept in a backup archive (`cctool backup`), named through the archive's folder.
     Archived(Box<super::archive::Stored>),
@@ -227,18 +229,22 @@ impl Source {
         }
     }
 
+    /// The name every message about this input uses (see [`Input::display_name`]).
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// Length in bytes of the content (decompressed, for a zstd file), fixed when it was opened.
     pub fn len(&self) -> u64 {
         self.len
     }
 
+    /// Whether the input has no bytes.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// Modification time when it was opened; `None` for standard input, a pipe or bytes in memory.
     pub fn modified(&self) -> Option<SystemTime> {
         self.modified
     }
@@ -254,6 +260,7 @@ impl Source {
         age(self.modified).filter(|a| *a < COLD_AFTER)
     }
 
+    /// Whether the content is a memory map of the file rather than a copy read into memory.
     pub fn is_mapped(&self) -> bool {
         matches!(self.backing, Backing::Mapped(..))
     }
