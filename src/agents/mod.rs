@@ -21,16 +21,16 @@ use std::io::{self, Write};
 use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
-use crate::agents::claude_code::config::Overrides;
 use crate::cli::{CompactArgs, RebuildChainArgs};
 use crate::compact;
 use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::resume::Overrides;
+use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
-use crate::scan::SessionRecord;
 use crate::summary::SummaryRecord;
 
 /// Writes a file imported into a v5 session to `w`, message by message as it is read;

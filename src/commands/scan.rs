@@ -10,12 +10,13 @@ use crate::ExitStatus;
 use crate::agents::claude_code::subagents::is_uuid;
 use crate::cli::{GlobalArgs, ScanArgs, ScanSort};
 use crate::model::diag::{Diagnostic, Severity};
+use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::report::Reporter;
 use crate::output::sanitize::escape_str;
 use crate::output::style::{self, Paint};
 use crate::output::table::{self, Align, Column};
-use crate::scan::{SessionRecord, link_subagents};
+use crate::scan::link_subagents;
 
 #[derive(Serialize, Debug, Default)]
 pub struct Total {

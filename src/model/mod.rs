@@ -1,6 +1,9 @@
 //! The normalised vocabulary shared by every format: diagnostics, timestamps, formats.
 
 pub mod diag;
+pub mod project;
+pub mod resume;
+pub mod session;
 pub mod time;
 
 use serde::Serialize;

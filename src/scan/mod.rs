@@ -9,12 +9,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::agents::claude_code::api::api_view;
 use crate::agents::claude_code::chain::{self as claude, Kind, Options, Transcript, flag};
-use crate::agents::claude_code::config::Overrides;
 use crate::agents::claude_code::model as claude_model;
 use crate::agents::claude_code::subagents::{is_subagent_path, is_uuid_stem};
 use crate::agents::codex::history as codex;
@@ -22,132 +20,13 @@ use crate::agents::codex::rollout::Record;
 use crate::io::Line;
 use crate::io::Source;
 use crate::model::Format;
+use crate::model::resume::Overrides;
 use crate::model::time::format_ms;
 
 mod message;
-pub mod project;
+pub use crate::model::project;
+use crate::model::session::{SessionRecord, one_line, parse, prompt_text, str_at, title};
 use message::MessageFacts;
-
-/// One session file. Every field has one JSON type: counts are numbers, lists are lists
-/// (empty when there is nothing), and a field that can be unknown is a string or null.
-#[derive(Serialize, Debug, Default, Clone)]
-pub struct SessionRecord {
-    pub path: String,
-    pub format: &'static str,
-    pub agent_versions: Vec<String>,
-    pub session_id: Option<String>,
-    /// The folder the session ran in, as the agent recorded it.
-    pub cwd: Option<String>,
-    /// The last component of `cwd` (or of the file's folder when no cwd was recorded).
-    pub project: Option<String>,
-    /// The session's title: set by the user or the agent, else its first prompt (one line).
-    pub title: Option<String>,
-    /// Where the title comes from: `custom-title`, `ai-title`, `summary` or `first-prompt`.
-    pub title_source: Option<&'static str>,
-    pub bytes: u64,
-    pub lines: u64,
-    pub bad_lines: u64,
-    pub chain_messages: usize,
-    pub chain_end: Option<String>,
-    pub leaves: Option<usize>,
-    pub compactions: usize,
-    pub last_compaction_trigger: Option<String>,
-    pub last_compaction_pre_tokens: Option<i64>,
-    pub compaction_origins: BTreeMap<&'static str, usize>,
-    pub resume_tokens: usize,
-    /// Claude Code: the model a resume would send the request to, and how the client chose it.
-    pub resume_model: Option<String>,
-    pub resume_model_choice: Option<String>,
-    /// Parent references that name nothing in the file (Claude Code): the links `doctor`
-    /// reports as `dangling-parent`.
-    pub dangling_parents: Option<usize>,
-    /// Of those, the ones where the resumed chain stops and loses messages (doctor errors).
-    pub chain_breaks: Option<usize>,
-    pub duplicate_uuids: Option<u64>,
-    /// Base64 bytes of the payloads (images, documents) the file stores, every copy counted:
-    /// what `slim` works on.
-    pub payload_bytes: Option<u64>,
-    /// Claude Code: bytes of the messages a resume sends, which the API limits to 32 MB.
-    pub request_bytes: Option<u64>,
-    pub first_timestamp: Option<String>,
-    pub last_timestamp: Option<String>,
-    /// `session` or `subagent`.
-    pub role: &'static str,
-    /// For a subagent transcript: the session it belongs to.
-    pub parent_session: Option<String>,
-    /// For a session: the subagent transcripts found for it.
-    pub subagents: Vec<String>,
-    /// Last activity in milliseconds, for sorting and local times.
-    #[serde(skip)]
-    pub last_ms: Option<i64>,
-}
-
-/// A title fit for one line: the first words of `text` with all whitespace collapsed, at
-/// most 200 characters.
-pub fn one_line(text: &str) -> Option<String> {
-    let mut out = String::new();
-    for w in text.split_whitespace() {
-        if out.chars().count() >= 200 {
-            break;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(w);
-    }
-    let out: String = out.chars().take(200).collect();
-    (!out.is_empty()).then_some(out)
-}
-
-/// The text a user typed, or `None` for what only looks like a prompt: command wrappers
-/// (`<command-name>`, `<local-command-stdout>`), caveats, context the agent adds.
-fn prompt_text(text: &str) -> Option<String> {
-    let t = text.trim_start();
-    if t.starts_with('<') || t.starts_with("Caveat:") || t.starts_with("[Request interrupted") {
-        return None;
-    }
-    one_line(t)
-}
-
-/// The title of a session, the one rule every command shows: the title the user set
-/// (`custom-title`), else the agent's (`ai-title`), else a legacy `summary` title of a branch
-/// in the file (the research's precedence, `docs/claude-code.md`), else the first prompt the
-/// user typed; with where it comes from.
-pub fn title(
-    named: Option<(String, &'static str)>,
-    first_prompt: Option<String>,
-) -> (Option<String>, Option<&'static str>) {
-    match named {
-        Some((title, from)) => (Some(title), Some(from)),
-        None => {
-            let from = first_prompt.as_ref().map(|_| "first-prompt");
-            (first_prompt, from)
-        }
-    }
-}
-
-fn str_at<'v>(v: &'v Value, path: &[&str]) -> Option<&'v str> {
-    path.iter().try_fold(v, |v, k| v.get(k))?.as_str()
-}
-
-/// The first text of Anthropic-style content (a string or a list of blocks).
-fn first_text(content: &Value) -> Option<&str> {
-    match content {
-        Value::String(s) => Some(s),
-        Value::Array(blocks) => blocks
-            .iter()
-            .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .and_then(|b| b.get("text"))
-            .and_then(Value::as_str),
-        _ => None,
-    }
-}
-
-fn parse(bytes: &[u8]) -> Option<Value> {
-    serde_json::from_slice(bytes)
-        .ok()
-        .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
-}
 
 /// The title rows of a Claude Code transcript, the last of each kind: `custom-title` (set
 /// with /rename), `ai-title`, and legacy `summary` rows whose leaf is in this file (others
@@ -439,12 +318,6 @@ pub fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
     })
 }
 
-/// A message's time in a cctool session: `timestamp` (v4 on), or `ts` in Unix seconds.
-pub fn session_time(m: &Value) -> Option<i64> {
-    let field = |k| m.get(k).map(message::pass::Scalar::of);
-    message::time(field("timestamp").as_ref(), field("ts").as_ref())
-}
-
 pub fn scan_session(src: &Source) -> SessionRecord {
     let mut r = SessionRecord {
         path: src.name().to_string(),
@@ -518,18 +391,5 @@ pub fn link_subagents(records: &mut [SessionRecord]) {
     for (p, i) in links {
         let path = records[i].path.clone();
         records[p].subagents.push(path);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn titles_are_one_line_and_skip_wrappers() {
-        assert_eq!(one_line("  Fix the\n\nparser  now "), Some("Fix the parser now".into()));
-        assert_eq!(prompt_text("<command-name>/compact</command-name>"), None);
-        assert_eq!(prompt_text("Caveat: the messages below"), None);
-        assert_eq!(one_line(&"x ".repeat(500)).unwrap().chars().count(), 200);
     }
 }

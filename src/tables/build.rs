@@ -517,7 +517,7 @@ fn session(table: Table, src: &Source, opts: &Options) -> crate::error::Result<F
     let mut results: FxHashMap<String, Result_> = FxHashMap::default();
     for m in s.messages.iter() {
         let Some(v) = parse(m) else { continue };
-        let ms = crate::scan::session_time(&v);
+        let ms = crate::model::session::session_time(&v);
         earliest(&mut out.first_ms, ms);
         let items: &[Value] = v.get("items").and_then(Value::as_array).map_or(&[], Vec::as_slice);
         let of_type = |ty: &'static str| items.iter().filter(move |i| str_of(i, "type") == Some(ty));
