@@ -89,11 +89,7 @@ fn earliest(first: &mut Option<i64>, ms: Option<i64>) {
 }
 
 fn sessions(src: &Source, format: Format, overrides: &Overrides) -> std::io::Result<FileRows> {
-    let r = match format {
-        Format::ClaudeCode => crate::scan::scan_claude(src, overrides)?,
-        Format::Codex => crate::scan::scan_codex(src)?,
-        Format::CctoolSession => crate::scan::scan_session(src),
-    };
+    let r = crate::agents::agent(format).scan(src, overrides)?;
     let origin = |k: &str| Val::count(r.compaction_origins.get(k).copied().unwrap_or(0));
     let first_ms = r.first_timestamp.as_deref().and_then(parse_ms);
     let mut row = provenance(

@@ -48,7 +48,7 @@ impl Agent for Cctool {
     }
 
     fn scan(&self, src: &Source, _: &Overrides) -> io::Result<SessionRecord> {
-        Ok(crate::scan::scan_session(src))
+        Ok(super::scan::scan(src))
     }
 
     fn import(&self) -> Option<Import> {

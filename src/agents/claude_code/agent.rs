@@ -55,7 +55,7 @@ impl Agent for ClaudeCode {
     }
 
     fn scan(&self, src: &Source, resume: &Overrides) -> io::Result<SessionRecord> {
-        crate::scan::scan_claude(src, resume)
+        super::scan::scan(src, resume)
     }
 
     fn import(&self) -> Option<Import> {

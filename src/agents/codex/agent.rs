@@ -73,7 +73,7 @@ impl Agent for Codex {
     }
 
     fn scan(&self, src: &Source, _: &Overrides) -> io::Result<SessionRecord> {
-        crate::scan::scan_codex(src)
+        super::scan::scan(src)
     }
 
     fn import(&self) -> Option<Import> {
