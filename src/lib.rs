@@ -13,7 +13,6 @@ pub mod cli;
 pub mod commands;
 pub mod compact;
 pub mod convert;
-pub mod doctor;
 pub mod error;
 pub mod export;
 pub mod hooks;

@@ -44,7 +44,7 @@ impl Agent for Cctool {
     }
 
     fn doctor(&self, src: &Source, _: &Overrides) -> io::Result<Vec<Diagnostic>> {
-        Ok(crate::doctor::session(src))
+        Ok(super::doctor::check(src))
     }
 
     fn scan(&self, src: &Source, _: &Overrides) -> io::Result<SessionRecord> {

@@ -51,7 +51,7 @@ impl Agent for ClaudeCode {
     }
 
     fn doctor(&self, src: &Source, resume: &Overrides) -> io::Result<Vec<Diagnostic>> {
-        crate::doctor::check_claude(src, resume)
+        super::doctor::check(src, resume)
     }
 
     fn scan(&self, src: &Source, resume: &Overrides) -> io::Result<SessionRecord> {

@@ -168,7 +168,7 @@ pub fn scan(src: &Source, overrides: &Overrides) -> std::io::Result<SessionRecor
         let p = Path::new(src.name());
         is_uuid_stem(p).then(|| p.file_stem().unwrap_or_default().to_string_lossy().into_owned())
     });
-    let links = crate::doctor::links::dangling_links(&t, &chain);
+    let links = super::doctor::links::dangling_links(&t, &chain);
     let (cwd, prompt) = claude_head(src, &t, chain.sidechain)?;
     let (payload_bytes, titles) = (extras.payload, claude_titles(src, &t)?);
     let (title, title_source) = title(titles, prompt);

@@ -69,7 +69,7 @@ impl Agent for Codex {
     }
 
     fn doctor(&self, src: &Source, _: &Overrides) -> io::Result<Vec<Diagnostic>> {
-        rollout::read_records(src).and_then(|r| crate::doctor::codex(src, &r))
+        rollout::read_records(src).and_then(|r| super::doctor::findings(src, &r))
     }
 
     fn scan(&self, src: &Source, _: &Overrides) -> io::Result<SessionRecord> {
