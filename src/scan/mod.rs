@@ -15,7 +15,7 @@ use crate::model::session::SessionRecord;
 pub fn link_subagents(records: &mut [SessionRecord]) {
     let mut parents: BTreeMap<String, usize> = BTreeMap::new();
     for (i, r) in records.iter().enumerate() {
-        if r.format == "claude-code"
+        if crate::agents::by_name(r.format).is_some_and(|a| a.links_subagents())
             && r.role == "session"
             && let Some(id) = &r.session_id
         {

@@ -58,6 +58,19 @@ impl Agent for ClaudeCode {
         super::scan::scan(src, resume)
     }
 
+    fn check_resume(&self, resume: &Overrides) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        super::config::Config::load(resume, None, &|k| std::env::var(k).ok())?;
+        Ok(())
+    }
+
+    fn short_model_name(&self, model: &str) -> String {
+        super::model::short_name(model)
+    }
+
+    fn links_subagents(&self) -> bool {
+        true
+    }
+
     fn import(&self) -> Option<Import> {
         Some(super::import::claude_to)
     }
