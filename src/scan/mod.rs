@@ -36,3 +36,37 @@ pub fn link_subagents(records: &mut [SessionRecord]) {
         records[p].subagents.push(path);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(format: &'static str, role: &'static str, path: &str) -> SessionRecord {
+        SessionRecord {
+            path: path.into(),
+            format,
+            role,
+            session_id: Some("s1".into()),
+            ..SessionRecord::default()
+        }
+    }
+
+    /// A subagent is linked to the session of an agent whose subagents keep its id (Claude
+    /// Code's), not to another agent's session that happens to hold the same id.
+    #[test]
+    fn subagents_link_to_sessions_of_agents_that_have_them() {
+        let name = |links: bool| {
+            let a = crate::agents::all().find(|a| a.links_subagents() == links);
+            a.expect("an agent of each kind").about().format.name()
+        };
+        let mut records = [
+            record(name(false), "session", "r.jsonl"),
+            record(name(true), "session", "s1.jsonl"),
+            record(name(true), "subagent", "s1/subagents/agent-a.jsonl"),
+        ];
+        link_subagents(&mut records);
+        assert!(records[0].subagents.is_empty());
+        assert_eq!(records[1].subagents, ["s1/subagents/agent-a.jsonl"]);
+        assert_eq!(records[2].parent_session.as_deref(), Some("s1"));
+    }
+}
