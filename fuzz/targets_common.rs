@@ -103,7 +103,7 @@ pub fn claude_chain(data: &[u8]) {
         settings: Some("/dev/null".into()),
         ..Default::default()
     };
-    cctool::doctor::check_claude(&src, &resume).expect("doctor");
+    cctool::agents::claude_code::doctor::check(&src, &resume).expect("doctor");
 
     let (markers, _bad) = cctool::agents::claude_code::summaries::claude_markers(&src).expect("markers");
     for loader in [Loader::V2_1_332, Loader::V2_1_88] {
@@ -142,7 +142,7 @@ pub fn codex_reconstruct(data: &[u8]) {
     let rollout = fx::read_records(&src).expect("reading bytes in memory cannot fail");
     let history = cx::reconstruct(&rollout);
     let _ = cx::replay_forward(&rollout);
-    cctool::doctor::codex(&src, &rollout).expect("doctor");
+    cctool::agents::codex::doctor::findings(&src, &rollout).expect("doctor");
     cctool::agents::codex::summaries::codex(&src, &rollout, &history).expect("summaries");
 
     let fast = fx::read_compaction_records(&src).expect("compaction records");
@@ -167,7 +167,7 @@ pub fn codex_reconstruct(data: &[u8]) {
 pub fn session_migrate(data: &[u8]) {
     let src = fuzz_source(data);
     let _ = cctool::agents::detect::detect(&src);
-    let _ = cctool::doctor::session(&src);
+    let _ = cctool::agents::cctool::doctor::check(&src);
     if let Ok(s) = cctool::agents::cctool::file::read_messages(&src) {
         let _ = cctool::agents::cctool::summaries::session(&src, &s.messages, s.session_id);
     }

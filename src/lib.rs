@@ -3,9 +3,9 @@
 //! The binary is a thin wrapper around [`run`]; everything else is a library so that tests,
 //! benches and fuzz targets can call the same code. Layout (`ARCHITECTURE.md`): `io` (bytes,
 //! lines, inputs), `model` (shared vocabulary), `agents` (one folder per format: its records,
-//! what it loads on resume, its request view, import and compaction), `compact`, `summary`,
-//! `doctor` and `scan` (the parts every agent shares), `output` (printing), `commands` (one
-//! module per subcommand).
+//! what it loads on resume, its request view, import and compaction), `compact`, `summary`
+//! and `scan` (the parts every agent shares), `output` (printing), `commands` (one module per
+//! subcommand).
 
 pub mod agents;
 pub mod backup;
@@ -13,7 +13,6 @@ pub mod cli;
 pub mod commands;
 pub mod compact;
 pub mod convert;
-pub mod doctor;
 pub mod error;
 pub mod export;
 pub mod hooks;

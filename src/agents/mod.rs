@@ -20,17 +20,17 @@ use std::io::{self, Write};
 
 use crate::ExitStatus;
 use crate::v5::schema::Session;
-use crate::agents::claude_code::chain::Loader;
-use crate::agents::claude_code::config::Overrides;
+use crate::model::resume::Loader;
+use crate::model::resume::Overrides;
 use crate::agents::view::ChainOptions;
 use crate::compact;
 use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
-use crate::scan::SessionRecord;
 use crate::summary::SummaryRecord;
 
 /// Writes a file imported into a v5 session to `w`, message by message as it is read;
@@ -76,6 +76,27 @@ pub trait Agent: Sync {
 
     /// The file at a glance (`scan`).
     fn scan(&self, src: &Source, resume: &Overrides) -> io::Result<SessionRecord>;
+
+    // What `scan` and `doctor` ask of an agent apart from a file: once per run, and of the
+    // records it gave.
+
+    /// Why `resume` cannot configure this agent's resume (an option given on the command line
+    /// that is not usable), said once per run before any file is read, if it cannot.
+    fn check_resume(&self, resume: &Overrides) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let _ = resume;
+        Ok(())
+    }
+
+    /// The model a resume runs with (`SessionRecord::resume_model`) as the scan table shows it.
+    fn short_model_name(&self, model: &str) -> String {
+        model.to_string()
+    }
+
+    /// Whether this agent's subagent transcripts keep the session id of the session they
+    /// belong to, so that `scan` links each to the session file of that id.
+    fn links_subagents(&self) -> bool {
+        false
+    }
 
     /// How a file of this agent is imported into a v5 session, or `None` when it already is
     /// a cctool session (it is migrated, not imported).
@@ -137,6 +158,12 @@ pub fn agent(format: Format) -> &'static dyn Agent {
         Format::Codex => &codex::agent::Codex,
         Format::CctoolSession => &cctool::agent::Cctool,
     }
+}
+
+/// Every agent, in the order of [`Format`]'s variants.
+pub fn all() -> impl Iterator<Item = &'static dyn Agent> {
+    use clap::ValueEnum;
+    Format::value_variants().iter().map(|&f| agent(f))
 }
 
 /// The agent whose format is called `name` ([`Format::name`]).

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::agents::claude_code::chain::Loader;
-use crate::agents::claude_code::config::ThinkingPolicy;
 use crate::agents::codex::history::Replay;
 use crate::io::MmapChoice;
 use crate::model::Format;
 use crate::model::diag::{Code, Severity};
+use crate::model::resume::{Overrides, ThinkingPolicy};
 use crate::output::ColorChoice;
 
 mod backup;
@@ -209,8 +209,8 @@ pub struct ResumeArgs {
 }
 
 impl ResumeArgs {
-    pub fn overrides(&self) -> crate::agents::claude_code::config::Overrides {
-        crate::agents::claude_code::config::Overrides {
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
             as_of: self.as_of.clone(),
             model: self.model.clone(),
             settings: self.settings.clone(),

@@ -73,8 +73,9 @@ impl CodeCount {
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
     let resume = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
-    crate::agents::claude_code::config::Config::load(&resume, None, &|k| std::env::var(k).ok())
-        .map_err(|e| crate::Fatal(e.to_string()))?;
+    for agent in crate::agents::all() {
+        agent.check_resume(&resume).map_err(|e| crate::Fatal(e.to_string()))?;
+    }
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "doctor", |src, format| {
         crate::agents::agent(format).doctor(src, &resume)

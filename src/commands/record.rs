@@ -13,7 +13,7 @@ use crate::summary::SummaryRecord;
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Record<'a> {
     /// `scan`: one session at a glance.
-    Session(&'a crate::scan::SessionRecord),
+    Session(&'a crate::model::session::SessionRecord),
     /// `extract-summary`: one compaction summary.
     Summary(&'a SummaryRecord),
     /// `extract-summary --all-events`: a compaction event that holds no summary (a

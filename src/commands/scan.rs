@@ -7,14 +7,14 @@ use serde::Serialize;
 
 use super::FileOutcome;
 use crate::ExitStatus;
-use crate::agents::claude_code::subagents::is_uuid;
 use crate::cli::{GlobalArgs, ScanArgs, ScanSort};
 use crate::model::diag::{Diagnostic, Severity};
+use crate::model::session::{SessionRecord, is_uuid};
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::output::style::{self, Paint};
 use crate::output::table::{self, Align, Column};
-use crate::scan::{SessionRecord, link_subagents};
+use crate::scan::link_subagents;
 
 #[derive(Serialize, Debug, Default)]
 pub struct Total {
@@ -37,8 +37,11 @@ pub struct Total {
 pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
     let overrides = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
-    crate::agents::claude_code::config::Config::load(&overrides, None, &|k| std::env::var(k).ok())
-        .map_err(|e| crate::Fatal(e.to_string()))?;
+    for agent in crate::agents::all() {
+        agent
+            .check_resume(&overrides)
+            .map_err(|e| crate::Fatal(e.to_string()))?;
+    }
     if let Some(table) = a.rows.rows {
         return super::scan_rows::run(g, a, table);
     }
@@ -274,10 +277,10 @@ fn cell(c: Col, r: &SessionRecord, shown: &Shown<'_>, tz: &jiff::tz::TimeZone) -
             (n, None) => n.to_string(),
         },
         Col::Size => human_bytes(r.bytes),
-        Col::Model => r
-            .resume_model
-            .as_deref()
-            .map_or_else(dash, |m| escape_str(&crate::agents::claude_code::model::short_name(m))),
+        Col::Model => r.resume_model.as_deref().map_or_else(dash, |m| {
+            let short = crate::agents::by_name(r.format).map_or_else(|| m.to_string(), |a| a.short_model_name(m));
+            escape_str(&short)
+        }),
         Col::Agent => {
             let name = crate::agents::by_name(r.format).map_or("cctool", |a| a.about().short_name);
             match r.agent_versions.last() {

@@ -89,11 +89,7 @@ fn earliest(first: &mut Option<i64>, ms: Option<i64>) {
 }
 
 fn sessions(src: &Source, format: Format, overrides: &Overrides) -> std::io::Result<FileRows> {
-    let r = match format {
-        Format::ClaudeCode => crate::scan::scan_claude(src, overrides)?,
-        Format::Codex => crate::scan::scan_codex(src)?,
-        Format::CctoolSession => crate::scan::scan_session(src),
-    };
+    let r = crate::agents::agent(format).scan(src, overrides)?;
     let origin = |k: &str| Val::count(r.compaction_origins.get(k).copied().unwrap_or(0));
     let first_ms = r.first_timestamp.as_deref().and_then(parse_ms);
     let mut row = provenance(
@@ -517,7 +513,7 @@ fn session(table: Table, src: &Source, opts: &Options) -> crate::error::Result<F
     let mut results: FxHashMap<String, Result_> = FxHashMap::default();
     for m in s.messages.iter() {
         let Some(v) = parse(m) else { continue };
-        let ms = crate::scan::session_time(&v);
+        let ms = crate::model::session::session_time(&v);
         earliest(&mut out.first_ms, ms);
         let items: &[Value] = v.get("items").and_then(Value::as_array).map_or(&[], Vec::as_slice);
         let of_type = |ty: &'static str| items.iter().filter(move |i| str_of(i, "type") == Some(ty));

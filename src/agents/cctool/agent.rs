@@ -5,7 +5,6 @@ use std::io;
 use crate::ExitStatus;
 use crate::v5::schema::Session;
 use crate::agents::claude_code::chain::Loader;
-use crate::agents::claude_code::config::Overrides;
 use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
 use crate::agents::{About, Agent, Import};
@@ -14,9 +13,10 @@ use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::resume::Overrides;
+use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
-use crate::scan::SessionRecord;
 use crate::summary::{self, SummaryRecord};
 
 pub struct Cctool;
@@ -44,11 +44,11 @@ impl Agent for Cctool {
     }
 
     fn doctor(&self, src: &Source, _: &Overrides) -> io::Result<Vec<Diagnostic>> {
-        Ok(crate::doctor::session(src))
+        Ok(super::doctor::check(src))
     }
 
     fn scan(&self, src: &Source, _: &Overrides) -> io::Result<SessionRecord> {
-        Ok(crate::scan::scan_session(src))
+        Ok(super::scan::scan(src))
     }
 
     fn import(&self) -> Option<Import> {

@@ -3,8 +3,10 @@
 pub mod agent;
 pub mod compact;
 pub mod compaction;
+pub mod doctor;
 pub mod fast;
 pub mod file;
+mod scan;
 mod stream;
 pub mod summaries;
 pub mod view;

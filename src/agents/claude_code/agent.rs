@@ -5,7 +5,6 @@ use std::io;
 use crate::ExitStatus;
 use crate::v5::schema::Session;
 use crate::agents::claude_code::chain::Loader;
-use crate::agents::claude_code::config::Overrides;
 use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
 use crate::agents::{About, Agent, Import};
@@ -14,9 +13,10 @@ use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::resume::Overrides;
+use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
-use crate::scan::SessionRecord;
 use crate::summary::{self, SummaryRecord};
 
 pub struct ClaudeCode;
@@ -51,11 +51,24 @@ impl Agent for ClaudeCode {
     }
 
     fn doctor(&self, src: &Source, resume: &Overrides) -> io::Result<Vec<Diagnostic>> {
-        crate::doctor::check_claude(src, resume)
+        super::doctor::check(src, resume)
     }
 
     fn scan(&self, src: &Source, resume: &Overrides) -> io::Result<SessionRecord> {
-        crate::scan::scan_claude(src, resume)
+        super::scan::scan(src, resume)
+    }
+
+    fn check_resume(&self, resume: &Overrides) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        super::config::Config::load(resume, None, &|k| std::env::var(k).ok())?;
+        Ok(())
+    }
+
+    fn short_model_name(&self, model: &str) -> String {
+        super::model::short_name(model)
+    }
+
+    fn links_subagents(&self) -> bool {
+        true
     }
 
     fn import(&self) -> Option<Import> {

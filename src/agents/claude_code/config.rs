@@ -35,49 +35,16 @@ pub const ENV_VARS: &[&str] = &[
     "_CLAUDE_CODE_ASSUME_FIRST_PARTY_BASE_URL",
 ];
 
-/// The thinking policy: which thinking blocks of another model a request keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ThinkingPolicy {
-    /// Keep the thinking of every other model.
-    All,
-    /// Keep none.
-    None,
-    /// Keep it when the request model is of the same or a higher family and version.
-    Upgrade,
-}
+pub use crate::model::resume::{Overrides, ThinkingPolicy};
 
-impl ThinkingPolicy {
-    pub fn name(self) -> &'static str {
-        match self {
-            ThinkingPolicy::All => "all",
-            ThinkingPolicy::None => "none",
-            ThinkingPolicy::Upgrade => "upgrade",
-        }
+/// A thinking policy as the client reads a value: `all` and `none` as such, anything else
+/// as `upgrade`.
+fn read_policy(v: &str) -> ThinkingPolicy {
+    match v {
+        "all" => ThinkingPolicy::All,
+        "none" => ThinkingPolicy::None,
+        _ => ThinkingPolicy::Upgrade,
     }
-
-    /// As the client reads a value: `all` and `none` as such, anything else as `upgrade`.
-    fn read(v: &str) -> ThinkingPolicy {
-        match v {
-            "all" => ThinkingPolicy::All,
-            "none" => ThinkingPolicy::None,
-            _ => ThinkingPolicy::Upgrade,
-        }
-    }
-}
-
-/// What the user gave explicitly instead of what cctool would read.
-#[derive(Clone, Debug, Default)]
-pub struct Overrides {
-    /// `--as-of`: the time of the resume.
-    pub as_of: Option<String>,
-    /// `--model`: as the client's own `--model`.
-    pub model: Option<String>,
-    /// `--settings`: the one settings file read instead of the user's, project's and local ones.
-    pub settings: Option<PathBuf>,
-    /// `--base-url`: as `ANTHROPIC_BASE_URL`.
-    pub base_url: Option<String>,
-    /// `--thinking-policy`.
-    pub thinking_policy: Option<ThinkingPolicy>,
 }
 
 /// One settings file and what became of it.
@@ -286,7 +253,7 @@ impl Config {
             );
         }
         if let Some(v) = self.var("CLAUDE_CODE_RUSTLING_PIXEL") {
-            return (ThinkingPolicy::read(v), format!("CLAUDE_CODE_RUSTLING_PIXEL={v}"));
+            return (read_policy(v), format!("CLAUDE_CODE_RUSTLING_PIXEL={v}"));
         }
         (
             ThinkingPolicy::All,

@@ -7,7 +7,6 @@ use super::rollout::{self, Event, Record};
 use crate::ExitStatus;
 use crate::v5::schema::Session;
 use crate::agents::claude_code::chain::Loader;
-use crate::agents::claude_code::config::Overrides;
 use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
 use crate::agents::{About, Agent, Import};
@@ -16,9 +15,10 @@ use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::resume::Overrides;
+use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
-use crate::scan::SessionRecord;
 use crate::summary::{self, SummaryRecord};
 
 pub struct Codex;
@@ -69,11 +69,11 @@ impl Agent for Codex {
     }
 
     fn doctor(&self, src: &Source, _: &Overrides) -> io::Result<Vec<Diagnostic>> {
-        rollout::read_records(src).and_then(|r| crate::doctor::codex(src, &r))
+        rollout::read_records(src).and_then(|r| super::doctor::findings(src, &r))
     }
 
     fn scan(&self, src: &Source, _: &Overrides) -> io::Result<SessionRecord> {
-        crate::scan::scan_codex(src)
+        super::scan::scan(src)
     }
 
     fn import(&self) -> Option<Import> {

@@ -34,7 +34,7 @@ pub fn rebuild_chain(
         Replay::Current => &history,
         Replay::Legacy => &other,
     };
-    diags.extend(crate::doctor::codex_notes(&rollout, current));
+    diags.extend(super::doctor::notes(&rollout, current));
     let srcs = |h: &codex::History| h.items.iter().map(|i| i.src.clone()).collect::<Vec<_>>();
     if rollout.era == Era::Envelope && srcs(&history) != srcs(&other) {
         let (cur, leg) = match a.replay {

@@ -1,7 +1,10 @@
 //! The normalised vocabulary shared by every format: diagnostics, timestamps, formats.
 
 pub mod diag;
+pub mod findings;
+pub mod project;
 pub mod resume;
+pub mod session;
 pub mod time;
 
 use serde::Serialize;

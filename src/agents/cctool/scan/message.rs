@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::{first_text, session_time};
+use crate::model::session::{first_text, session_time};
 use crate::model::time::parse_ms;
 
 /// What `scan` takes of one message: from [`MessageFacts::read`], else from its `Value`.
@@ -98,8 +98,8 @@ impl MessageFacts {
     }
 }
 
-/// A message's time ([`session_time`]): its `timestamp` when that is a string, else its `ts`,
-/// seconds when a number, a time when a string.
+/// A message's time, as [`session_time`] reads it from a `Value`: its `timestamp` when that
+/// is a string, else its `ts`, seconds when a number, a time when a string.
 pub(super) fn time(timestamp: Option<&pass::Scalar<'_>>, ts: Option<&pass::Scalar<'_>>) -> Option<i64> {
     use pass::Scalar;
     match (timestamp, ts) {
@@ -155,17 +155,6 @@ pub(super) mod pass {
         Int(Option<i64>),
         #[default]
         Other,
-    }
-
-    impl Scalar<'_> {
-        /// A value of a `Value` tree, as the pass reads it.
-        pub fn of(v: &serde_json::Value) -> Scalar<'_> {
-            match v {
-                serde_json::Value::String(s) => Scalar::Str(Cow::Borrowed(s)),
-                serde_json::Value::Number(n) => Scalar::Int(n.as_i64()),
-                _ => Scalar::Other,
-            }
-        }
     }
 
     /// What was kept of a value.

@@ -29,12 +29,14 @@ pub struct Row {
     pub message_content: Option<Vec<Block>>,
 }
 
+/// A record's (or its payload's) `type` and `call_id`, when they are strings.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Fields {
     pub ty: Option<String>,
     pub call_id: Option<String>,
 }
 
+/// A block of `message.content`: its `type`, `id` (a call) and `tool_use_id` (a result).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Block {
     pub ty: Option<String>,

@@ -2,7 +2,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 
 use super::row;
-use crate::doctor::ids::tests::from_value;
+use crate::model::findings::ids::tests::from_value;
 
 /// The row as serde_json reads it: the line parsed as a `Value`, the fields taken from it.
 fn want(line: &[u8]) -> Option<super::Row> {
