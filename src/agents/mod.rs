@@ -21,13 +21,15 @@ use std::io::{self, Write};
 use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
-use crate::agents::claude_code::config::Overrides;
+/// How a resume is configured, which what `scan` and `doctor` find depends on.
+pub use crate::agents::claude_code::config::Overrides;
 use crate::cli::{CompactArgs, RebuildChainArgs};
 use crate::compact;
 use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::rows::{FileRows, Table};
 use crate::output::Out;
 use crate::output::render::Render;
 use crate::scan::SessionRecord;
@@ -118,6 +120,11 @@ pub trait Agent: Sync {
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         None
     }
+
+    /// `scan --rows`: the rows of the messages or tool-calls `table` for the file (the
+    /// sessions and compactions tables are made from [`Agent::scan`] and
+    /// [`Agent::summaries`], the same for every agent).
+    fn rows(&self, table: Table, src: &Source, opts: &crate::model::rows::Options) -> crate::error::Result<FileRows>;
 }
 
 /// What `rebuild-chain` says of `--tip` or `--full` on a file whose agent has no parent links to

@@ -1,5 +1,6 @@
 //! cctool's own session files' answers to the commands' questions ([`Agent`]).
 
+use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use std::io;
 
 use crate::ExitStatus;
@@ -93,5 +94,9 @@ impl Agent for Cctool {
         r: &mut compact::Report,
     ) -> crate::error::Result<ExitStatus> {
         super::compaction::compact_file(src, a, opts, target, r)
+    }
+
+    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
+        super::rows::rows(table, src, opts)
     }
 }

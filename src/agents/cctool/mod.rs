@@ -6,6 +6,7 @@ pub mod compact;
 pub mod compaction;
 pub mod fast;
 pub mod file;
+mod rows;
 pub mod schema;
 mod stream;
 pub mod summaries;

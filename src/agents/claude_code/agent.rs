@@ -1,5 +1,6 @@
 //! Claude Code's answers to the commands' questions ([`Agent`]).
 
+use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use std::io;
 
 use crate::ExitStatus;
@@ -90,5 +91,9 @@ impl Agent for ClaudeCode {
 
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         Some(&super::slim::ClaudeCodeSlim)
+    }
+
+    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
+        Ok(super::rows::rows(table, src, opts)?)
     }
 }

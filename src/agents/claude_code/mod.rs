@@ -13,6 +13,7 @@ pub mod import;
 pub mod intern;
 pub mod model;
 pub mod records;
+mod rows;
 pub mod slim;
 pub mod store;
 pub mod subagents;

@@ -1,5 +1,6 @@
 //! Codex's answers to the commands' questions ([`Agent`]).
 
+use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use std::io;
 
 use super::history::{self, History};
@@ -115,6 +116,10 @@ impl Agent for Codex {
 
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         Some(&super::slim::CodexSlim)
+    }
+
+    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
+        Ok(super::rows::rows(table, src, opts)?)
     }
 }
 

@@ -9,6 +9,7 @@ pub mod history;
 pub mod import;
 pub mod items;
 pub mod rollout;
+mod rows;
 pub mod slim;
 pub mod store;
 pub mod summaries;
