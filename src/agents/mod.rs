@@ -17,6 +17,9 @@ pub mod detect;
 pub mod view;
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
 
 use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
@@ -29,6 +32,7 @@ use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::doc::{Entry, ExportError};
 use crate::model::rows::{FileRows, Table};
 use crate::output::Out;
 use crate::output::render::Render;
@@ -125,6 +129,43 @@ pub trait Agent: Sync {
     /// sessions and compactions tables are made from [`Agent::scan`] and
     /// [`Agent::summaries`], the same for every agent).
     fn rows(&self, table: Table, src: &Source, opts: &crate::model::rows::Options) -> crate::error::Result<FileRows>;
+
+    /// `export`: the agent's name as a document shows it.
+    fn export_name(&self) -> &'static str;
+
+    /// `export`: the session as a document's entries (what a resume loads, or with `full`
+    /// the whole history with each compaction marked), each record parsed by `parse`, which
+    /// redacts it when asked.
+    fn export_entries(
+        &self,
+        src: &Source,
+        full: bool,
+        parse: &dyn Fn(&[u8]) -> Value,
+    ) -> Result<Vec<Entry>, ExportError>;
+
+    /// `export --format jsonl`: the records the document shows, as written, each handed to
+    /// `emit` in order.
+    fn export_records(
+        &self,
+        src: &Source,
+        full: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError>;
+
+    /// The files that belong with the session file `session` and are read with it (Claude
+    /// Code's subagent transcripts), sorted; none for an agent that writes a session to one
+    /// file. `follow` follows symbolic links.
+    fn sub_sessions(&self, session: &Path, follow: bool) -> Vec<PathBuf> {
+        let _ = (session, follow);
+        Vec::new()
+    }
+
+    /// Whether `path` names, by its name alone, a file that belongs with another session
+    /// file ([`Agent::sub_sessions`]).
+    fn is_sub_session_path(&self, path: &Path) -> bool {
+        let _ = path;
+        false
+    }
 }
 
 /// What `rebuild-chain` says of `--tip` or `--full` on a file whose agent has no parent links to
@@ -145,6 +186,15 @@ pub fn agent(format: Format) -> &'static dyn Agent {
         Format::Codex => &codex::agent::Codex,
         Format::CctoolSession => &cctool::agent::Cctool,
     }
+}
+
+/// Whether some agent names `path`, by its name alone, as a file that belongs with another
+/// session file (a Claude Code subagent transcript).
+pub fn is_sub_session_path(path: &Path) -> bool {
+    use clap::ValueEnum;
+    Format::value_variants()
+        .iter()
+        .any(|&f| agent(f).is_sub_session_path(path))
 }
 
 /// The agent whose format is called `name` ([`Format::name`]).

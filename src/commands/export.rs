@@ -196,7 +196,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         .filter(|i| {
             named.contains(*i)
                 || !inline_subagents
-                || !matches!(i, Input::Path(p) if crate::agents::claude_code::subagents::is_subagent_path(&p.to_string_lossy()))
+                || !matches!(i, Input::Path(p) if crate::agents::is_sub_session_path(p))
         })
         .cloned()
         .collect();

@@ -1,5 +1,6 @@
 //! cctool's own session files' answers to the commands' questions ([`Agent`]).
 
+use crate::model::doc::{Entry, ExportError};
 use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use std::io;
 
@@ -98,5 +99,27 @@ impl Agent for Cctool {
 
     fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
         super::rows::rows(table, src, opts)
+    }
+
+    fn export_name(&self) -> &'static str {
+        "cctool session"
+    }
+
+    fn export_entries(
+        &self,
+        src: &Source,
+        _: bool,
+        parse: &dyn Fn(&[u8]) -> serde_json::Value,
+    ) -> Result<Vec<Entry>, ExportError> {
+        super::export::entries(src, parse)
+    }
+
+    fn export_records(
+        &self,
+        src: &Source,
+        _: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        super::export::records(src, emit)
     }
 }

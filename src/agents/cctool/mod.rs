@@ -4,6 +4,7 @@ pub mod agent;
 pub mod build;
 pub mod compact;
 pub mod compaction;
+mod export;
 pub mod fast;
 pub mod file;
 mod rows;

@@ -1,5 +1,6 @@
 //! Claude Code's answers to the commands' questions ([`Agent`]).
 
+use crate::model::doc::{Entry, ExportError};
 use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use std::io;
 
@@ -95,5 +96,35 @@ impl Agent for ClaudeCode {
 
     fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
         Ok(super::rows::rows(table, src, opts)?)
+    }
+
+    fn export_name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn export_entries(
+        &self,
+        src: &Source,
+        full: bool,
+        parse: &dyn Fn(&[u8]) -> serde_json::Value,
+    ) -> Result<Vec<Entry>, ExportError> {
+        super::export::entries(src, full, parse)
+    }
+
+    fn export_records(
+        &self,
+        src: &Source,
+        full: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        super::export::records(src, full, emit)
+    }
+
+    fn sub_sessions(&self, session: &std::path::Path, follow: bool) -> Vec<std::path::PathBuf> {
+        super::subagents::sub_sessions(session, follow)
+    }
+
+    fn is_sub_session_path(&self, path: &std::path::Path) -> bool {
+        super::subagents::is_subagent_path(&path.to_string_lossy())
     }
 }

@@ -1,5 +1,6 @@
 //! Codex's answers to the commands' questions ([`Agent`]).
 
+use crate::model::doc::{Entry, ExportError};
 use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use std::io;
 
@@ -120,6 +121,28 @@ impl Agent for Codex {
 
     fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
         Ok(super::rows::rows(table, src, opts)?)
+    }
+
+    fn export_name(&self) -> &'static str {
+        "Codex"
+    }
+
+    fn export_entries(
+        &self,
+        src: &Source,
+        full: bool,
+        parse: &dyn Fn(&[u8]) -> serde_json::Value,
+    ) -> Result<Vec<Entry>, ExportError> {
+        super::export::entries(src, full, parse)
+    }
+
+    fn export_records(
+        &self,
+        src: &Source,
+        full: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        super::export::records(src, full, emit)
     }
 }
 

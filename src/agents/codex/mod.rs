@@ -5,6 +5,7 @@ pub mod api;
 pub mod compact;
 pub mod compaction;
 pub mod convert;
+mod export;
 pub mod history;
 pub mod import;
 pub mod items;
