@@ -5,7 +5,8 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
-use super::rollout::{Item, ItemSrc, Record, message_texts};
+use super::history::History;
+use super::rollout::{Item, ItemSrc, Record, Rollout, message_texts};
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::rows::{
@@ -40,11 +41,13 @@ fn line_times(src: &Source) -> std::io::Result<FxHashMap<u64, i64>> {
     Ok(times)
 }
 
-/// The rows of the messages or tool-calls `table` for one rollout.
-pub(crate) fn rows(table: Table, src: &Source, opts: &Options) -> std::io::Result<FileRows> {
-    let rollout = super::rollout::read_records(src)?;
-    let history = super::history::reconstruct(&rollout);
-    let times = line_times(src)?;
+/// The session id, client version and model in force where an item was written.
+type Meta = (Option<String>, Option<String>, Option<String>);
+
+/// The items of the rollout's own lines, then those a resume loads from elsewhere (the
+/// replacement history of a compaction, or a legacy rebuild): each with where it comes from,
+/// whether a resume loads it, and the [`Meta`] in force.
+fn listed<'r>(rollout: &'r Rollout, history: &'r History) -> Vec<(&'r Item, &'static str, bool, Meta)> {
     let on_chain: FxHashSet<u64> = history
         .items
         .iter()
@@ -53,18 +56,9 @@ pub(crate) fn rows(table: Table, src: &Source, opts: &Options) -> std::io::Resul
             ItemSrc::Synth(_) => None,
         })
         .collect();
-    let mut out = FileRows {
-        first_ms: rollout.time_span.map(|s| s.0),
-        ..FileRows::default()
-    };
     let (mut session_id, mut version, mut model) = (None::<String>, None::<String>, None::<String>);
     let mut recorded: FxHashSet<u64> = FxHashSet::default();
-    let mut calls = Vec::new();
-    let mut results: FxHashMap<String, CallResult> = FxHashMap::default();
-    // The items of the rollout's own lines, then those a resume loads from elsewhere (the
-    // replacement history of a compaction, or a legacy rebuild).
-    let mut items: Vec<(&Item, &'static str, bool)> = Vec::new();
-    let mut meta: Vec<(Option<String>, Option<String>, Option<String>)> = Vec::new();
+    let mut items = Vec::new();
     for (_, r) in &rollout.records {
         match r {
             Record::SessionMeta { id, cli_version } => {
@@ -80,8 +74,12 @@ pub(crate) fn rows(table: Table, src: &Source, opts: &Options) -> std::io::Resul
                 if let ItemSrc::Raw { offset, .. } = item.src {
                     recorded.insert(offset);
                     let chain = on_chain.contains(&offset);
-                    items.push((item, "record", chain));
-                    meta.push((session_id.clone(), version.clone(), model.clone()));
+                    items.push((
+                        item,
+                        "record",
+                        chain,
+                        (session_id.clone(), version.clone(), model.clone()),
+                    ));
                 }
             }
             _ => {}
@@ -93,10 +91,43 @@ pub(crate) fn rows(table: Table, src: &Source, opts: &Options) -> std::io::Resul
             ItemSrc::Raw { .. } => "replacement-history",
             ItemSrc::Synth(_) => "rebuilt",
         };
-        items.push((item, origin, true));
-        meta.push((session_id.clone(), version.clone(), model.clone()));
+        items.push((item, origin, true, (session_id.clone(), version.clone(), model.clone())));
     }
-    for ((item, origin, chain), (sid, ver, model)) in items.into_iter().zip(meta) {
+    items
+}
+
+/// An item's text: a reasoning item's summary, else the texts of its content.
+fn item_text(ty: &str, p: &Value) -> String {
+    match ty {
+        "reasoning" => p
+            .get("summary")
+            .and_then(Value::as_array)
+            .map(|s| {
+                s.iter()
+                    .filter_map(|b| str_of(b, "text"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .unwrap_or_default(),
+        _ => p
+            .get("content")
+            .map(|c| message_texts(c).join("\n"))
+            .unwrap_or_default(),
+    }
+}
+
+/// The rows of the messages or tool-calls `table` for one rollout.
+pub(crate) fn rows(table: Table, src: &Source, opts: &Options) -> std::io::Result<FileRows> {
+    let rollout = super::rollout::read_records(src)?;
+    let history = super::history::reconstruct(&rollout);
+    let times = line_times(src)?;
+    let mut out = FileRows {
+        first_ms: rollout.time_span.map(|s| s.0),
+        ..FileRows::default()
+    };
+    let mut calls = Vec::new();
+    let mut results: FxHashMap<String, CallResult> = FxHashMap::default();
+    for (item, origin, chain, (sid, ver, model)) in listed(&rollout, &history) {
         let (offset, line, p) = match &item.src {
             ItemSrc::Raw { offset, len, line } => (
                 Some(*offset),
@@ -147,22 +178,7 @@ pub(crate) fn rows(table: Table, src: &Source, opts: &Options) -> std::io::Resul
             }
             continue;
         }
-        let text = match ty.as_str() {
-            "reasoning" => p
-                .get("summary")
-                .and_then(Value::as_array)
-                .map(|s| {
-                    s.iter()
-                        .filter_map(|b| str_of(b, "text"))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                })
-                .unwrap_or_default(),
-            _ => p
-                .get("content")
-                .map(|c| message_texts(c).join("\n"))
-                .unwrap_or_default(),
-        };
+        let text = item_text(&ty, &p);
         let mut row = prov;
         row.extend([
             Val::count(out.rows.len()),
