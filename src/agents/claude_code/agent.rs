@@ -1,7 +1,5 @@
 //! Claude Code's answers to the commands' questions ([`Agent`]).
 
-use crate::model::doc::{Entry, ExportError};
-use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use std::io;
 
 use crate::ExitStatus;
@@ -16,6 +14,8 @@ use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::doc::{Entry, ExportError};
+use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use crate::output::Out;
 use crate::output::render::Render;
 use crate::scan::SessionRecord;

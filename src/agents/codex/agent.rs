@@ -1,7 +1,5 @@
 //! Codex's answers to the commands' questions ([`Agent`]).
 
-use crate::model::doc::{Entry, ExportError};
-use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use std::io;
 
 use super::history::{self, History};
@@ -18,6 +16,8 @@ use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::doc::{Entry, ExportError};
+use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use crate::output::Out;
 use crate::output::render::Render;
 use crate::scan::SessionRecord;
