@@ -128,6 +128,17 @@ per_file() {
   compare "$f compact+decompress" "\"\$BIN\" compact --keep-recent 300 $q -o in/c > /dev/null 2>&1" \
     decompress in/c --from "$f" -o restored
   compare "$f compact in place" "cp $q in/copy" compact --keep-recent 300 --in-place --force in/copy
+  compare "$f export markdown" "" export "$f"
+  compare "$f export html full" "" export --format html --full "$f"
+  compare "$f export jsonl" "" --json export --format jsonl "$f" -o out.jsonl
+  compare "$f export jsonl full" "" export --format jsonl --full "$f"
+  compare "$f export redacted" "" export --redact "$f"
+  compare "$f export native redacted" "" export --format native --redact "$f"
+  local t
+  for t in sessions messages compactions tool-calls; do
+    compare "$f rows $t" "" scan --rows "$t" --max-text 200 "$f"
+  done
+  compare "$f rows parquet" "" scan --rows tool-calls --format parquet "$f"
 }
 
 per_tree() {
@@ -138,6 +149,10 @@ per_tree() {
   compare "$d doctor json" "" --json doctor "$d" --as-of "$asof"
   compare "$d doctor" "" doctor --min-severity warning "$d" --as-of "$asof"
   compare "$d migrate --check" "" migrate --check "$d"
+  compare "$d rows sessions" "" scan --rows sessions "$d"
+  compare "$d rows messages parquet parts" "" scan --rows messages --format parquet --out-dir rows "$d"
+  compare "$d export html" "" export --format html "$d" -o pages
+  compare "$d export markdown redacted" "" export --redact "$d" -o pages
 }
 
 # JOBS=N: N copies of this script, each on every N-th file in its own WORK folder.

@@ -12,10 +12,10 @@
 
 use std::path::PathBuf;
 
-use crate::v5::schema::SchemaError;
 use crate::backup::named::NameError;
 use crate::backup::restore::RestoreError;
 use crate::io::archive::ArchiveError;
+use crate::v5::schema::SchemaError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

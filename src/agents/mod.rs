@@ -17,21 +17,26 @@ pub mod detect;
 pub mod view;
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
 
 use crate::ExitStatus;
-use crate::v5::schema::Session;
-use crate::model::resume::Loader;
-use crate::model::resume::Overrides;
 use crate::agents::view::ChainOptions;
 use crate::compact;
 use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::doc::{Entry, ExportError};
+use crate::model::resume::Loader;
+use crate::model::resume::Overrides;
+use crate::model::rows::{FileRows, Table};
 use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
 use crate::summary::SummaryRecord;
+use crate::v5::schema::Session;
 
 /// Writes a file imported into a v5 session to `w`, message by message as it is read;
 /// `effective` keeps only what a resume loads.
@@ -138,6 +143,48 @@ pub trait Agent: Sync {
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         None
     }
+
+    /// `scan --rows`: the rows of the messages or tool-calls `table` for the file (the
+    /// sessions and compactions tables are made from [`Agent::scan`] and
+    /// [`Agent::summaries`], the same for every agent).
+    fn rows(&self, table: Table, src: &Source, opts: &crate::model::rows::Options) -> crate::error::Result<FileRows>;
+
+    /// `export`: the agent's name as a document shows it.
+    fn export_name(&self) -> &'static str;
+
+    /// `export`: the session as a document's entries (what a resume loads, or with `full`
+    /// the whole history with each compaction marked), each record parsed by `parse`, which
+    /// redacts it when asked.
+    fn export_entries(
+        &self,
+        src: &Source,
+        full: bool,
+        parse: &dyn Fn(&[u8]) -> Value,
+    ) -> Result<Vec<Entry>, ExportError>;
+
+    /// `export --format jsonl`: the records the document shows, as written, each handed to
+    /// `emit` in order.
+    fn export_records(
+        &self,
+        src: &Source,
+        full: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError>;
+
+    /// The files that belong with the session file `session` and are read with it (Claude
+    /// Code's subagent transcripts), sorted; none for an agent that writes a session to one
+    /// file. `follow` follows symbolic links.
+    fn sub_sessions(&self, session: &Path, follow: bool) -> Vec<PathBuf> {
+        let _ = (session, follow);
+        Vec::new()
+    }
+
+    /// Whether `path` names, by its name alone, a file that belongs with another session
+    /// file ([`Agent::sub_sessions`]).
+    fn is_sub_session_path(&self, path: &Path) -> bool {
+        let _ = path;
+        false
+    }
 }
 
 /// What `rebuild-chain` says of `--tip` or `--full` on a file whose agent has no parent links to
@@ -164,6 +211,12 @@ pub fn agent(format: Format) -> &'static dyn Agent {
 pub fn all() -> impl Iterator<Item = &'static dyn Agent> {
     use clap::ValueEnum;
     Format::value_variants().iter().map(|&f| agent(f))
+}
+
+/// Whether some agent names `path`, by its name alone, as a file that belongs with another
+/// session file (a Claude Code subagent transcript).
+pub fn is_sub_session_path(path: &Path) -> bool {
+    all().any(|a| a.is_sub_session_path(path))
 }
 
 /// The agent whose format is called `name` ([`Format::name`]).

@@ -393,9 +393,7 @@ fn write_conversion(
             }
             Some(Stop::Read) => return Err(ConvertError::SourceCutShort),
             None if refusal(&e).is_some() || e.get_ref().is_some_and(|r| r.is::<HeldOpen>()) => {
-                return Err(crate::error::rewrite_failed(e)
-                    .about(path.display().to_string())
-                    .into());
+                return Err(crate::error::rewrite_failed(e).about(path.display().to_string()).into());
             }
             None => return Err(JobError::Io(e).about(format!("cannot write {}", path.display())).into()),
         },

@@ -6,7 +6,6 @@ use serde::Serialize;
 
 use crate::ExitStatus;
 use crate::agents::cctool::compact::{self as session, Unrestored};
-use crate::v5::schema::{self as migrate, MessageV3};
 use crate::cli::{DecompressArgs, GlobalArgs};
 use crate::error::Error;
 use crate::io::Input;
@@ -15,6 +14,7 @@ use crate::io::paths::beside;
 use crate::model::Format;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
+use crate::v5::schema::{self as migrate, MessageV3};
 
 #[derive(Serialize, Debug, Default)]
 pub struct Decompression {
@@ -138,8 +138,8 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> crat
             seen: Seen::of(&src),
             force: a.force,
         };
-        let done = replace_with_backup_by(&file, &how, |w| migrate::write_to(s, w))
-            .map_err(crate::error::rewrite_failed)?;
+        let done =
+            replace_with_backup_by(&file, &how, |w| migrate::write_to(s, w)).map_err(crate::error::rewrite_failed)?;
         d.output = Some(done.target.display().to_string());
         d.backup = Some(done.backup.display().to_string());
     } else {

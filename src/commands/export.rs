@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::export::{self, ExportError, Scope, Summary, html, markdown, records};
 use crate::io::Input;
 use crate::io::atomic::{Output, write_new_file_by, write_stdout};
+use crate::model::Format;
 use crate::output::Out;
 use crate::output::progress::file_bar;
 use crate::output::report::Reporter;
@@ -188,46 +189,83 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     let redactor = redactor(a)?;
     let outputs: Vec<PathBuf> = a.output.iter().cloned().collect();
     let (expanded, named) = super::batch_inputs_writing(&a.files, &a.list, g, &outputs)?;
-    // A subagent's transcript found in a folder is inlined into its session's document.
-    let inline_subagents = !a.no_subagents && matches!(a.format, ExportFormat::Markdown | ExportFormat::Html);
-    let inputs: Vec<Input> = expanded
-        .inputs
-        .iter()
-        .filter(|i| {
-            named.contains(*i)
-                || !inline_subagents
-                || !matches!(i, Input::Path(p) if crate::agents::claude_code::subagents::is_subagent_path(&p.to_string_lossy()))
-        })
-        .cloned()
-        .collect();
+    let inputs = exported_inputs(&expanded.inputs, &named, a);
     let say = g.reporter();
     say.diagnostics(&expanded.problems, 20);
     if inputs.is_empty() {
         return Err(Fatal("no sessions found to export".into()).into());
     }
+    let folder = output_folder(g, a, inputs.len())?;
+    let dests = destinations(&inputs, folder.as_deref(), a)?;
+    let scope = Scope {
+        full: a.full,
+        subagents: !a.no_subagents,
+    };
+    let learn_first = match &redactor {
+        Some(r) => learn_all(&inputs, &named, g, scope, r),
+        None => false,
+    };
+    let job = Job {
+        g,
+        a,
+        scope,
+        redactor: redactor.as_ref(),
+        learn_first,
+        inputs: inputs.len(),
+        by_name: dests.iter().map(|(i, d)| (i.display_name(), d)).collect(),
+    };
+    let outcomes = super::each_session(&inputs, &named, g, "exporting", |src, format| {
+        export_one(&job, src, format)
+    });
+    report(&job, &inputs, &outcomes, folder.as_deref(), &say)
+}
+
+/// The inputs exported: a subagent's transcript found in a folder is inlined into its
+/// session's document, not exported on its own.
+fn exported_inputs(found: &[Input], named: &std::collections::HashSet<Input>, a: &ExportArgs) -> Vec<Input> {
+    let inline_subagents = !a.no_subagents && matches!(a.format, ExportFormat::Markdown | ExportFormat::Html);
+    found
+        .iter()
+        .filter(|i| {
+            named.contains(*i)
+                || !inline_subagents
+                || !matches!(i, Input::Path(p) if crate::agents::is_sub_session_path(p))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The folder the exports go into (`-o DIR`, required for more than one input), created;
+/// `None` when the one export goes to a file or to standard output.
+fn output_folder(g: &GlobalArgs, a: &ExportArgs, inputs: usize) -> Result<Option<PathBuf>, Fatal> {
     let folder = match &a.output {
-        Some(o) if o.as_os_str() != "-" && (inputs.len() > 1 || o.is_dir()) => Some(o.clone()),
+        Some(o) if o.as_os_str() != "-" && (inputs > 1 || o.is_dir()) => Some(o.clone()),
         _ => None,
     };
-    if inputs.len() > 1 && folder.is_none() {
+    if inputs > 1 && folder.is_none() {
         return Err(Fatal(format!(
-            "{} sessions to export: name a folder for them with -o DIR",
-            inputs.len()
-        ))
-        .into());
+            "{inputs} sessions to export: name a folder for them with -o DIR"
+        )));
     }
     let to_stdout = folder.is_none() && a.output.as_ref().is_none_or(|o| o.as_os_str() == "-");
     if to_stdout && g.json {
-        return Err(Fatal("--json prints records on stdout: write the export elsewhere with -o".into()).into());
+        return Err(Fatal(
+            "--json prints records on stdout: write the export elsewhere with -o".into(),
+        ));
     }
     if let Some(dir) = &folder {
         std::fs::create_dir_all(dir).map_err(|e| Fatal(format!("{}: cannot create the folder: {e}", dir.display())))?;
     }
+    Ok(folder)
+}
+
+/// Where each input's export goes; refused when one would replace an input.
+fn destinations(inputs: &[Input], folder: Option<&Path>, a: &ExportArgs) -> Result<HashMap<Input, Dest>, Fatal> {
     let mut taken = HashMap::new();
     let dests: HashMap<Input, Dest> = inputs
         .iter()
         .map(|i| {
-            let d = match (&folder, &a.output) {
+            let d = match (folder, &a.output) {
                 (Some(dir), _) => Dest::File(dir.join(name_in_folder(i, a.format, &mut taken))),
                 (None, Some(o)) if o.as_os_str() != "-" => Dest::File(o.clone()),
                 _ => Dest::Stdout,
@@ -242,79 +280,99 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
             return Err(Fatal(format!(
                 "{}: the output would replace an input; name another file with -o",
                 escape_str(&input.display_name())
-            ))
-            .into());
+            )));
         }
     }
-    let scope = Scope {
-        full: a.full,
-        subagents: !a.no_subagents,
-    };
-    let by_name: HashMap<String, &Dest> = dests.iter().map(|(i, d)| (i.display_name(), d)).collect();
-    let bar_of = |src: &crate::io::Source| input_bar(src, inputs.len(), g.quiet);
-    let learn_first = match &redactor {
-        Some(r) => learn_all(&inputs, &named, g, scope, r),
-        None => false,
-    };
-    let outcomes = super::each_session(&inputs, &named, g, "exporting", |src, format| {
-        let dest = by_name.get(src.name()).copied().cloned().unwrap_or(Dest::Stdout);
-        let r = redactor.as_ref();
-        if let Some(r) = r.filter(|_| !learn_first) {
-            export::learn(src, format, scope, r, &indicatif::ProgressBar::hidden())
-                .map_err(|e| Error::Io(std::io::Error::other(e)))?;
-        }
-        let bar = bar_of(src);
-        let mut summary = None;
-        let write = |w: &mut Output| -> std::io::Result<()> {
-            let made = match a.format {
-                ExportFormat::Markdown | ExportFormat::Html => {
-                    let doc = export::load(src, format, scope, r).map_err(std::io::Error::other)?;
-                    let text = if a.format == ExportFormat::Html {
-                        html::render(&doc, r.is_some())
-                    } else {
-                        markdown::render(&doc, r.is_some())
-                    };
-                    w.write_all(text.as_bytes())?;
-                    Some(doc.summary())
-                }
-                ExportFormat::Jsonl => {
-                    records::write_jsonl(src, format, a.full, r, w).map_err(write_error)?;
-                    None
-                }
-                ExportFormat::Native => {
-                    records::write_native(src, r, &bar, w).map_err(write_error)?;
-                    None
-                }
-            };
-            summary = made;
-            // Nothing made from a file that changed while it was read is renamed into place.
-            src.settle()
+    Ok(dests)
+}
+
+/// What every input's export shares.
+struct Job<'a> {
+    g: &'a GlobalArgs,
+    a: &'a ExportArgs,
+    scope: Scope,
+    redactor: Option<&'a Redactor>,
+    /// Whether every input's secrets were learned before the first export ([`learn_all`]).
+    learn_first: bool,
+    /// How many inputs are exported.
+    inputs: usize,
+    /// Where each input's export goes, by the input's name.
+    by_name: HashMap<String, &'a Dest>,
+}
+
+/// Exports one input to its destination: where it went, and the index page's summary of a
+/// document.
+fn export_one(job: &Job<'_>, src: &crate::io::Source, format: Format) -> Result<(Dest, Option<Summary>), Error> {
+    let a = job.a;
+    let dest = job.by_name.get(src.name()).copied().cloned().unwrap_or(Dest::Stdout);
+    let r = job.redactor;
+    if let Some(r) = r.filter(|_| !job.learn_first) {
+        export::learn(src, format, job.scope, r, &indicatif::ProgressBar::hidden())
+            .map_err(|e| Error::Io(std::io::Error::other(e)))?;
+    }
+    let bar = input_bar(src, job.inputs, job.g.quiet);
+    let mut summary = None;
+    let write = |w: &mut Output| -> std::io::Result<()> {
+        let made = match a.format {
+            ExportFormat::Markdown | ExportFormat::Html => {
+                let doc = export::load(src, format, job.scope, r).map_err(std::io::Error::other)?;
+                let text = if a.format == ExportFormat::Html {
+                    html::render(&doc, r.is_some())
+                } else {
+                    markdown::render(&doc, r.is_some())
+                };
+                w.write_all(text.as_bytes())?;
+                Some(doc.summary())
+            }
+            ExportFormat::Jsonl => {
+                records::write_jsonl(src, format, a.full, r, w).map_err(write_error)?;
+                None
+            }
+            ExportFormat::Native => {
+                records::write_native(src, r, &bar, w).map_err(write_error)?;
+                None
+            }
         };
-        let written = match &dest {
-            // A reader that closed the pipe wanted no more: not an error (`export F | head`).
-            Dest::Stdout => match write_stdout(write) {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                w => w,
-            },
-            Dest::File(p) => write_new_file_by(p, a.force, write),
-        };
-        bar.finish_and_clear();
-        written.map_err(|cause| match &dest {
-            Dest::File(p) if cause.kind() == std::io::ErrorKind::AlreadyExists => Error::Refused(format!(
-                "{}: exists; not overwritten (--force replaces it)",
-                p.display()
-            )),
-            Dest::File(p) if cause.kind() != std::io::ErrorKind::Other => Error::Write { path: p.clone(), cause },
-            Dest::Stdout if cause.kind() != std::io::ErrorKind::Other => Error::Stdout(cause),
-            _ => Error::Io(cause),
-        })?;
-        Ok::<_, Error>((dest, summary))
-    });
+        summary = made;
+        // Nothing made from a file that changed while it was read is renamed into place.
+        src.settle()
+    };
+    let written = match &dest {
+        // A reader that closed the pipe wanted no more: not an error (`export F | head`).
+        Dest::Stdout => match write_stdout(write) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            w => w,
+        },
+        Dest::File(p) => write_new_file_by(p, a.force, write),
+    };
+    bar.finish_and_clear();
+    written.map_err(|cause| match &dest {
+        Dest::File(p) if cause.kind() == std::io::ErrorKind::AlreadyExists => Error::Refused(format!(
+            "{}: exists; not overwritten (--force replaces it)",
+            p.display()
+        )),
+        Dest::File(p) if cause.kind() != std::io::ErrorKind::Other => Error::Write { path: p.clone(), cause },
+        Dest::Stdout if cause.kind() != std::io::ErrorKind::Other => Error::Stdout(cause),
+        _ => Error::Io(cause),
+    })?;
+    Ok((dest, summary))
+}
+
+/// Tells what became of each input (records with `--json`), writes the folder's index page
+/// and the redaction report: the exit status.
+fn report(
+    job: &Job<'_>,
+    inputs: &[Input],
+    outcomes: &[super::FileOutcome<(Dest, Option<Summary>)>],
+    folder: Option<&Path>,
+    say: &Reporter,
+) -> anyhow::Result<ExitStatus> {
+    let (g, a) = (job.g, job.a);
     let mut out = Out::new(g.color);
     let mut errors = 0usize;
     let mut done = 0usize;
     let mut index: Vec<(String, Summary)> = Vec::new();
-    for (input, o) in inputs.iter().zip(&outcomes) {
+    for (input, o) in inputs.iter().zip(outcomes) {
         match o {
             super::FileOutcome::Done((dest, summary)) => {
                 done += 1;
@@ -345,13 +403,13 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
             }
         }
     }
-    if let Some(dir) = &folder
+    if let Some(dir) = folder
         && !index.is_empty()
-        && !write_index(dir, a, &index, &say)?
+        && !write_index(dir, a, &index, say)?
     {
         errors += 1;
     }
-    if let Some(r) = &redactor {
+    if let Some(r) = job.redactor {
         let report = r.report();
         if g.json {
             out.json(&super::record::Record::Redaction(&report))?;
@@ -361,7 +419,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     }
     out.flush()?;
     if !g.json
-        && let Some(dir) = &folder
+        && let Some(dir) = folder
     {
         say.note(&format!(
             "exported {done} of {} sessions to {}",

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::v5::schema as migrate;
 use crate::cli::{GlobalArgs, MigrateArgs};
 use crate::error::Error;
 use crate::io::Input;
@@ -15,6 +14,7 @@ use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new
 use crate::io::paths::{beside, same_file};
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
+use crate::v5::schema as migrate;
 use crate::{ExitStatus, Fatal};
 
 /// What happened to one file.

@@ -215,8 +215,7 @@ fn in_place(
         seen: Seen::of(src),
         force: a.force,
     };
-    let done =
-        replace_with_backup_by(p, &how, |w: &mut Output| run(w, r)).map_err(crate::error::rewrite_failed)?;
+    let done = replace_with_backup_by(p, &how, |w: &mut Output| run(w, r)).map_err(crate::error::rewrite_failed)?;
     if done.target != p {
         r.output = Some(done.target.display().to_string());
     }

@@ -19,8 +19,8 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::v5::schema::{Item, MessageV3};
 use crate::model::approx_tokens;
+use crate::v5::schema::{Item, MessageV3};
 use recap::Recap;
 
 /// `--tier`.

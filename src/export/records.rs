@@ -1,5 +1,6 @@
-//! Reading the records of each format for an export: the chain a resume loads (or the whole
-//! history), and the file line by line for `--format native`.
+//! Reading the records of a session for an export: those the document shows (each agent's
+//! `Agent::export_records`) for `--format jsonl`, and the file line by line for `--format
+//! native` and for finding its secrets.
 
 use std::io::Write;
 
@@ -8,153 +9,15 @@ use rayon::prelude::*;
 
 use serde_json::Value;
 
-use super::{Entry, ExportError, claude_msg, codex_msg, local_time, parse_record};
-use crate::agents::claude_code::chain as claude;
-use crate::agents::codex::rollout::{Era, ItemSrc};
+use super::ExportError;
 use crate::io::Source;
-use crate::io::lines::{Line, for_each_line};
+use crate::io::lines::Line;
 use crate::model::Format;
+use crate::model::doc::cannot_read;
 use crate::redact::{Learned, Redactor};
 
 /// The size of the parts a file's lines are shared among threads in.
 const PART: usize = 1 << 20;
-
-fn cannot_read(src: &Source, cause: std::io::Error) -> ExportError {
-    ExportError::Read {
-        file: src.name().to_string(),
-        cause,
-    }
-}
-
-type ClaudeChain = (Vec<(u64, Vec<u8>)>, Vec<usize>, Option<usize>);
-
-/// The records of the chain Claude Code loads (earlier history too, with `full`), as written,
-/// with their line numbers; then the indexes where earlier parts start, and where what a
-/// resume loads starts.
-fn claude_chain(src: &Source, full: bool) -> Result<ClaudeChain, ExportError> {
-    let t = claude::read(src).map_err(|e| cannot_read(src, e))?;
-    let chain = t
-        .rebuild(&claude::Options {
-            loader: claude::Loader::default(),
-            tip: None,
-            full,
-        })
-        .map_err(|e| ExportError::Invalid {
-            file: src.name().to_string(),
-            message: e.to_string(),
-        })?;
-    let mut out = Vec::with_capacity(chain.positions.len());
-    for &pos in &chain.positions {
-        let node = t.node(pos);
-        let bytes = src
-            .read_range(node.offset, node.len as usize)
-            .map_err(|e| cannot_read(src, e))?;
-        out.push((node.line, bytes.into_owned()));
-    }
-    Ok((out, chain.earlier_parts.clone(), chain.loaded_from))
-}
-
-pub fn claude_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> Result<Vec<Entry>, ExportError> {
-    let (records, earlier, loaded_from) = claude_chain(src, full)?;
-    let mut entries = Vec::with_capacity(records.len());
-    for (i, (line, bytes)) in records.iter().enumerate() {
-        if earlier.contains(&i) {
-            entries.push(Entry::Mark {
-                title: "Earlier history, replaced by a compaction (not loaded on resume)".into(),
-                summary: None,
-            });
-        } else if !earlier.is_empty() && loaded_from == Some(i) {
-            entries.push(Entry::Mark {
-                title: "What a resume loads".into(),
-                summary: None,
-            });
-        }
-        if let Some(e) = claude_msg(&parse_record(bytes, redactor), *line) {
-            entries.push(e);
-        }
-    }
-    Ok(entries)
-}
-
-/// The local time of every line that has a `timestamp` (Codex writes one per envelope).
-fn line_times(src: &Source) -> Result<Vec<(u64, String)>, ExportError> {
-    #[derive(serde::Deserialize)]
-    struct Stamp<'a> {
-        #[serde(borrow, default)]
-        timestamp: Option<std::borrow::Cow<'a, str>>,
-    }
-    let mut out = Vec::new();
-    for_each_line(src, |l| {
-        if let Ok(Stamp { timestamp: Some(t) }) = serde_json::from_slice::<Stamp<'_>>(l.bytes) {
-            out.push((l.no, local_time(&t)));
-        }
-    })
-    .map_err(|e| cannot_read(src, e))?;
-    Ok(out)
-}
-
-pub fn codex_entries(src: &Source, full: bool, redactor: Option<&Redactor>) -> Result<Vec<Entry>, ExportError> {
-    let rollout = crate::agents::codex::rollout::read_records(src).map_err(|e| cannot_read(src, e))?;
-    let times = line_times(src)?;
-    let time_of = |line: u64| {
-        times
-            .binary_search_by_key(&line, |(l, _)| *l)
-            .ok()
-            .map(|i| times[i].1.clone())
-    };
-    let mut entries = Vec::new();
-    if full && rollout.era == Era::Envelope {
-        // Every item in file order; each compaction marked where it happened, with its summary.
-        for_each_line(src, |l| {
-            let v = parse_record(l.bytes, redactor);
-            let payload = v.get("payload").unwrap_or(&Value::Null);
-            match v.get("type").and_then(Value::as_str) {
-                Some("response_item") => {
-                    if let Some(e) = codex_msg(payload, Some(l.no), time_of(l.no)) {
-                        entries.push(e);
-                    }
-                }
-                Some("compacted") => entries.push(Entry::Mark {
-                    title: format!(
-                        "Compaction{}",
-                        time_of(l.no).map(|t| format!(" at {t}")).unwrap_or_default()
-                    ),
-                    summary: payload
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .filter(|m| !m.is_empty())
-                        .map(str::to_string),
-                }),
-                _ => {}
-            }
-        })
-        .map_err(|e| cannot_read(src, e))?;
-        return Ok(entries);
-    }
-    let history = crate::agents::codex::history::reconstruct(&rollout);
-    if let Some(base) = history.base_line {
-        entries.push(Entry::Mark {
-            title: format!("Resumed from the compaction at line {base}"),
-            summary: None,
-        });
-    }
-    for item in &history.items {
-        let (bytes, line) = match &item.src {
-            ItemSrc::Raw { offset, len, line } => (
-                src.read_range(*offset, *len as usize)
-                    .map_err(|e| cannot_read(src, e))?
-                    .into_owned(),
-                Some(*line),
-            ),
-            ItemSrc::Synth(s) => (s.clone().into_bytes(), None),
-        };
-        let v = parse_record(&bytes, redactor);
-        if let Some(e) = codex_msg(&v, line, line.and_then(time_of)) {
-            entries.push(e);
-        }
-    }
-    Ok(entries)
-}
 
 /// `--format jsonl`: the records the document shows, one per line, as written (redacted).
 pub fn write_jsonl(
@@ -172,51 +35,7 @@ pub fn write_jsonl(
         }
         w.write_all(b"\n").map_err(ExportError::Write)
     };
-    match format {
-        Format::ClaudeCode => {
-            for (_, bytes) in claude_chain(src, full)?.0 {
-                emit(&bytes)?;
-            }
-        }
-        Format::Codex => {
-            let rollout = crate::agents::codex::rollout::read_records(src).map_err(|e| cannot_read(src, e))?;
-            if full && rollout.era == Era::Envelope {
-                // The whole history: every item and every compaction, as the lines were written.
-                let mut failed = Ok(());
-                for_each_line(src, |l| {
-                    #[derive(serde::Deserialize)]
-                    struct Kind<'a> {
-                        #[serde(borrow, rename = "type")]
-                        ty: Option<std::borrow::Cow<'a, str>>,
-                    }
-                    let keep = serde_json::from_slice::<Kind<'_>>(l.bytes)
-                        .ok()
-                        .and_then(|k| k.ty)
-                        .is_some_and(|t| t == "response_item" || t == "compacted");
-                    if keep && failed.is_ok() {
-                        failed = emit(l.bytes);
-                    }
-                })
-                .map_err(|e| cannot_read(src, e))?;
-                return failed;
-            }
-            for item in crate::agents::codex::history::reconstruct(&rollout).items {
-                match item.src {
-                    ItemSrc::Raw { offset, len, .. } => {
-                        emit(&src.read_range(offset, len as usize).map_err(|e| cannot_read(src, e))?)?
-                    }
-                    ItemSrc::Synth(s) => emit(s.as_bytes())?,
-                }
-            }
-        }
-        Format::CctoolSession => {
-            let m = crate::agents::cctool::file::read_messages(src)?;
-            for raw in m.messages.iter() {
-                emit(raw)?;
-            }
-        }
-    }
-    Ok(())
+    crate::agents::agent(format).export_records(src, full, &mut emit)
 }
 
 /// Whether `body` (a file without its byte-order mark) is one JSON document spanning lines

@@ -14,47 +14,7 @@ pub mod build;
 pub mod parquet;
 pub mod sink;
 
-use sha2::{Digest, Sha256};
-
-/// Version of the tables' columns: raised when a column is renamed, removed or changes type
-/// (a column added at the end keeps it).
-pub const SCHEMA_VERSION: i64 = 1;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Table {
-    /// One row per session file (the records of `scan --json`, flattened).
-    Sessions,
-    /// One row per message (Claude Code: per uuid; Codex: per response item, plus the items a
-    /// resume loads from compactions; v5: per message).
-    Messages,
-    /// One row per compaction (the summaries of `extract-summary`).
-    Compactions,
-    /// One row per tool call, with its result.
-    ToolCalls,
-}
-
-impl Table {
-    pub const ALL: [Table; 4] = [Table::Sessions, Table::Messages, Table::Compactions, Table::ToolCalls];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Table::Sessions => "sessions",
-            Table::Messages => "messages",
-            Table::Compactions => "compactions",
-            Table::ToolCalls => "tool-calls",
-        }
-    }
-
-    /// The columns that order the rows of a table whatever the order of the inputs.
-    pub fn key(self) -> &'static [&'static str] {
-        match self {
-            Table::Sessions => &["source_path"],
-            Table::Messages => &["source_path", "message_index"],
-            Table::Compactions => &["source_path", "compaction_index"],
-            Table::ToolCalls => &["source_path", "call_index"],
-        }
-    }
-}
+pub use crate::model::rows::{Options, Row, SCHEMA_VERSION, Table, Val, body};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum RowFormat {
@@ -418,70 +378,6 @@ pub fn columns(table: Table) -> Vec<&'static Col> {
     PROVENANCE.iter().chain(own).collect()
 }
 
-/// One value of a row.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Val {
-    Null,
-    Str(String),
-    Int(i64),
-    Bool(bool),
-    /// Milliseconds since the epoch.
-    Time(i64),
-}
-
-impl Val {
-    pub fn str(s: Option<impl Into<String>>) -> Val {
-        s.map_or(Val::Null, |s| Val::Str(s.into()))
-    }
-
-    pub fn int(n: Option<impl TryInto<i64>>) -> Val {
-        n.and_then(|n| n.try_into().ok()).map_or(Val::Null, Val::Int)
-    }
-
-    pub fn count(n: impl TryInto<i64>) -> Val {
-        n.try_into().map_or(Val::Null, Val::Int)
-    }
-
-    pub fn bool(b: Option<bool>) -> Val {
-        b.map_or(Val::Null, Val::Bool)
-    }
-
-    pub fn time(ms: Option<i64>) -> Val {
-        ms.map_or(Val::Null, Val::Time)
-    }
-}
-
-/// One row: a value per column of its table, in the order of [`columns`].
-pub type Row = Vec<Val>;
-
-/// What the rows of one file need besides the file.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// Characters of each body kept in the table.
-    pub max_text: usize,
-}
-
-/// A body as three columns: its UTF-8 length, its SHA-256 (null when empty) and its first
-/// `max` characters (null when `max` is 0 or the body is empty).
-pub fn body(text: &str, max: usize) -> [Val; 3] {
-    if text.is_empty() {
-        return [Val::Int(0), Val::Null, Val::Null];
-    }
-    let hash = Sha256::digest(text.as_bytes());
-    let mut hex = String::with_capacity(64);
-    for b in hash.iter() {
-        hex.push_str(&format!("{b:02x}"));
-    }
-    let prefix = match max {
-        0 => Val::Null,
-        n => Val::Str(match text.char_indices().nth(n) {
-            Some((end, _)) => text[..end].to_string(),
-            None => text.to_string(),
-        }),
-    };
-    [Val::count(text.len()), Val::Str(hex), prefix]
-}
-
 /// `schemas/<table>.json`: the table's columns, types and nullability, for tools that check
 /// rows (and for the test that checks cctool's own rows against the committed files).
 pub fn schema_json(table: Table) -> String {
@@ -545,23 +441,6 @@ mod tests {
                 path.display()
             );
         }
-    }
-
-    #[test]
-    fn bodies_are_length_hash_and_a_bounded_prefix() {
-        let [len, _, text] = body("héllo", 2);
-        assert_eq!(len, Val::Int(6));
-        assert_eq!(text, Val::Str("hé".into()));
-        assert_eq!(
-            body("abc", 10),
-            [
-                Val::Int(3),
-                Val::Str("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".into()),
-                Val::Str("abc".into())
-            ]
-        );
-        assert_eq!(body("", 5), [Val::Int(0), Val::Null, Val::Null]);
-        assert_eq!(body("abc", 0)[2], Val::Null);
     }
 
     #[test]

@@ -443,9 +443,9 @@ fn a_file_modified_in_the_last_minute_is_refused_unless_forced() {
 
 #[test]
 fn imports_written_message_by_message_are_the_held_session_written_whole() {
-    use cctool::v5::schema as migrate;
     use cctool::agents::claude_code::import;
     use cctool::io::{MmapChoice, Source};
+    use cctool::v5::schema as migrate;
     let mut dirs = crate::util::CLAUDE_SAMPLE_DIRS.to_vec();
     dirs.extend(["codex/real", "codex/synthetic"]);
     let jsonl = |f: &PathBuf| f.extension().is_some_and(|e| e == "jsonl");

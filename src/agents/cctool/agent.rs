@@ -3,7 +3,6 @@
 use std::io;
 
 use crate::ExitStatus;
-use crate::v5::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
@@ -13,11 +12,14 @@ use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::doc::{Entry, ExportError};
 use crate::model::resume::Overrides;
+use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
 use crate::summary::{self, SummaryRecord};
+use crate::v5::schema::Session;
 
 pub struct Cctool;
 
@@ -92,5 +94,31 @@ impl Agent for Cctool {
         r: &mut compact::Report,
     ) -> crate::error::Result<ExitStatus> {
         super::compaction::compact_file(src, opts, target, r)
+    }
+
+    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
+        super::rows::rows(table, src, opts)
+    }
+
+    fn export_name(&self) -> &'static str {
+        "cctool session"
+    }
+
+    fn export_entries(
+        &self,
+        src: &Source,
+        _: bool,
+        parse: &dyn Fn(&[u8]) -> serde_json::Value,
+    ) -> Result<Vec<Entry>, ExportError> {
+        super::export::entries(src, parse)
+    }
+
+    fn export_records(
+        &self,
+        src: &Source,
+        _: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        super::export::records(src, emit)
     }
 }

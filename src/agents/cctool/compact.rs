@@ -7,9 +7,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::v5::schema::{Item, MessageV3, Session, content_size, rfc3339_seconds};
 use crate::compact::recap::Recap;
 use crate::compact::{Earlier, Made, Unit, message_tokens};
+use crate::v5::schema::{Item, MessageV3, Session, content_size, rfc3339_seconds};
 
 /// The messages of a v3+ session.
 pub fn messages(s: &Session) -> &[MessageV3] {

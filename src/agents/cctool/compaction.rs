@@ -4,12 +4,12 @@
 use serde_json::json;
 
 use super::compact as session;
-use crate::v5::schema as migrate;
 use crate::ExitStatus;
 use crate::agents::Agent;
 use crate::compact::file::{Target, not_smaller, nothing, write_target};
 use crate::compact::{self, Made, Options, Report, Tier, ids};
 use crate::io::Source;
+use crate::v5::schema as migrate;
 
 /// Compacts a cctool session: tier 1 (old tool results placeholdered), tier 2 (a recap), or
 /// both, as `--tier` and the budget ask.

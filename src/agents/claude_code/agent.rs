@@ -3,7 +3,6 @@
 use std::io;
 
 use crate::ExitStatus;
-use crate::v5::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
@@ -13,11 +12,14 @@ use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::doc::{Entry, ExportError};
 use crate::model::resume::Overrides;
+use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
 use crate::summary::{self, SummaryRecord};
+use crate::v5::schema::Session;
 
 pub struct ClaudeCode;
 
@@ -102,5 +104,39 @@ impl Agent for ClaudeCode {
 
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         Some(&super::slim::ClaudeCodeSlim)
+    }
+
+    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
+        Ok(super::rows::rows(table, src, opts)?)
+    }
+
+    fn export_name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn export_entries(
+        &self,
+        src: &Source,
+        full: bool,
+        parse: &dyn Fn(&[u8]) -> serde_json::Value,
+    ) -> Result<Vec<Entry>, ExportError> {
+        super::export::entries(src, full, parse)
+    }
+
+    fn export_records(
+        &self,
+        src: &Source,
+        full: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        super::export::records(src, full, emit)
+    }
+
+    fn sub_sessions(&self, session: &std::path::Path, follow: bool) -> Vec<std::path::PathBuf> {
+        super::subagents::sub_sessions(session, follow)
+    }
+
+    fn is_sub_session_path(&self, path: &std::path::Path) -> bool {
+        super::subagents::is_subagent_path(&path.to_string_lossy())
     }
 }

@@ -16,8 +16,6 @@ use std::io::{self, Write};
 use rustc_hash::FxHashMap;
 use serde_json::{Map, Value, json};
 
-use crate::v5::build::{content_text, parse};
-use crate::v5::schema::MessageV3 as MigrateMessage;
 use crate::agents::claude_code::api::api_view;
 use crate::agents::claude_code::chain::{self as claude, Chain, Kind, Options as ChainOptions, Sub, Transcript, flag};
 use crate::agents::claude_code::config::Overrides;
@@ -28,6 +26,8 @@ use crate::io::Source;
 use crate::io::atomic::Output;
 use crate::io::json::Members;
 use crate::model::time::format_ms;
+use crate::v5::build::{content_text, parse};
+use crate::v5::schema::MessageV3 as MigrateMessage;
 use serde_json::value::RawValue;
 
 /// The conversation a resume loads, as units (one per chain record).

@@ -10,10 +10,10 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use crate::v5::build::*;
-use crate::v5::schema::{Item, MessageV3, Session};
 use crate::agents::claude_code::chain::{self as claude, Kind, Options, Sub, flag};
 use crate::io::Source;
+use crate::v5::build::*;
+use crate::v5::schema::{Item, MessageV3, Session};
 
 /// A Claude Code transcript as a v5 session.
 pub fn claude(src: &Source, effective: bool) -> io::Result<Session> {

@@ -45,6 +45,23 @@ pub fn add_subagent_files(inputs: &mut Vec<Input>, follow: bool) {
     }
 }
 
+/// The subagent transcripts of the session file `session` that are not `session` itself,
+/// each once, sorted ([`add_subagent_files`] on that one input).
+pub fn sub_sessions(session: &Path, follow: bool) -> Vec<PathBuf> {
+    let mut inputs = vec![Input::Path(session.to_path_buf())];
+    add_subagent_files(&mut inputs, follow);
+    let mut files: Vec<PathBuf> = inputs
+        .into_iter()
+        .skip(1)
+        .filter_map(|i| match i {
+            Input::Path(p) => Some(p),
+            Input::Stdin | Input::Archived(_) => None,
+        })
+        .collect();
+    files.sort();
+    files
+}
+
 /// The subagent transcripts of the Claude Code session file `session`, subfolder first. Its
 /// folder is listed once per run, however many of its sessions are asked about: a project
 /// folder of 100,000 sessions listed again for each of them never finished.

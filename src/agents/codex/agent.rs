@@ -5,7 +5,6 @@ use std::io;
 use super::history::{self, History};
 use super::rollout::{self, Event, Record};
 use crate::ExitStatus;
-use crate::v5::schema::Session;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
@@ -15,11 +14,14 @@ use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::doc::{Entry, ExportError};
 use crate::model::resume::Overrides;
+use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
 use crate::summary::{self, SummaryRecord};
+use crate::v5::schema::Session;
 
 pub struct Codex;
 
@@ -114,6 +116,32 @@ impl Agent for Codex {
 
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         Some(&super::slim::CodexSlim)
+    }
+
+    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
+        Ok(super::rows::rows(table, src, opts)?)
+    }
+
+    fn export_name(&self) -> &'static str {
+        "Codex"
+    }
+
+    fn export_entries(
+        &self,
+        src: &Source,
+        full: bool,
+        parse: &dyn Fn(&[u8]) -> serde_json::Value,
+    ) -> Result<Vec<Entry>, ExportError> {
+        super::export::entries(src, full, parse)
+    }
+
+    fn export_records(
+        &self,
+        src: &Source,
+        full: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        super::export::records(src, full, emit)
     }
 }
 

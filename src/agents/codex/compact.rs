@@ -14,8 +14,6 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::import::codex_item;
-use crate::v5::build::parse;
-use crate::v5::schema::MessageV3;
 use crate::agents::codex::history::{USER_MESSAGE_BUDGET_TOKENS, kept_user_messages, reconstruct};
 use crate::agents::codex::rollout::{self as fmt, ItemSrc, SUMMARY_PREFIX};
 use crate::compact::{Earlier, Made, Unit, copy_all, ids};
@@ -23,6 +21,8 @@ use crate::io::Source;
 use crate::io::atomic::Output;
 use crate::model::approx_tokens;
 use crate::model::time::format_ms;
+use crate::v5::build::parse;
+use crate::v5::schema::MessageV3;
 
 /// The history a resume loads, as units (one per item), with where each item is.
 pub struct Loaded {

@@ -14,7 +14,6 @@ use serde_json::{Value, json};
 use super::history;
 use super::rollout::tail::{self, Marks, TailCheck};
 use super::rollout::{self as codex, ItemSrc, Record, SUMMARY_PREFIX, summary_body};
-use crate::v5::schema::parse_arguments;
 use crate::convert::json::{json_str, json_str_inner};
 use crate::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key, collect,
@@ -24,6 +23,7 @@ use crate::convert::tools::{self, CodexCall};
 use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, reasoning_text};
 use crate::io::Source;
 use crate::model::Format;
+use crate::v5::schema::parse_arguments;
 
 /// The conversation a resume of `src` loads (`full`: every item of the file).
 pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {

@@ -11,9 +11,9 @@ use serde_json::{Map, Value, json};
 
 use super::history as codex_chain;
 use super::rollout::{self as codex, ItemSrc, Record};
+use crate::io::Source;
 use crate::v5::build::*;
 use crate::v5::schema::{Item, MessageV3, Session, parse_arguments};
-use crate::io::Source;
 
 fn codex_texts(item: &Value) -> String {
     codex::message_texts(item.get("content").unwrap_or(&Value::Null)).concat()

@@ -1,9 +1,11 @@
 //! The normalised vocabulary shared by every format: diagnostics, timestamps, formats.
 
 pub mod diag;
+pub mod doc;
 pub mod findings;
 pub mod project;
 pub mod resume;
+pub mod rows;
 pub mod session;
 pub mod time;
 

@@ -20,9 +20,9 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::io::json::Key;
 use crate::v5::schema::{parse_arguments, rfc3339_seconds};
 use crate::v5::write::{indent, write_pretty};
-use crate::io::json::Key;
 
 mod parts;
 mod tokens;

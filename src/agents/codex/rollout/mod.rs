@@ -282,17 +282,7 @@ pub fn user_message(text: &str) -> serde_json::Value {
     })
 }
 
-/// Concatenated text of a message's content items.
-pub fn message_texts(content: &serde_json::Value) -> Vec<&str> {
-    match content {
-        serde_json::Value::String(s) => vec![s.as_str()],
-        serde_json::Value::Array(items) => items
-            .iter()
-            .filter_map(|c| c.get("text").and_then(|t| t.as_str()))
-            .collect(),
-        _ => Vec::new(),
-    }
-}
+pub use crate::model::rows::message_texts;
 
 /// `type` and `role` of an item whose JSON is already known to be valid (it was read as a
 /// raw value): the parse stops once they are known, instead of scanning a large tool output

@@ -1,0 +1,273 @@
+//! The rows of the tables of `scan --rows`, as agents make them from one file: the values,
+//! the provenance every row starts with, and the kit the agents' row builders share (bodies,
+//! tool calls paired with their results). The columns themselves, the schemas and the
+//! writers are `tables`'.
+
+use rustc_hash::FxHashMap;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::io::Source;
+use crate::model::Format;
+
+/// Version of the tables' columns: raised when a column is renamed, removed or changes type
+/// (a column added at the end keeps it).
+pub const SCHEMA_VERSION: i64 = 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Table {
+    /// One row per session file (the records of `scan --json`, flattened).
+    Sessions,
+    /// One row per message (Claude Code: per uuid; Codex: per response item, plus the items a
+    /// resume loads from compactions; v5: per message).
+    Messages,
+    /// One row per compaction (the summaries of `extract-summary`).
+    Compactions,
+    /// One row per tool call, with its result.
+    ToolCalls,
+}
+
+impl Table {
+    /// Every table, in the order the man page lists them.
+    pub const ALL: [Table; 4] = [Table::Sessions, Table::Messages, Table::Compactions, Table::ToolCalls];
+
+    /// The table's name, as `--rows` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Sessions => "sessions",
+            Table::Messages => "messages",
+            Table::Compactions => "compactions",
+            Table::ToolCalls => "tool-calls",
+        }
+    }
+
+    /// The columns that order the rows of a table whatever the order of the inputs.
+    pub fn key(self) -> &'static [&'static str] {
+        match self {
+            Table::Sessions => &["source_path"],
+            Table::Messages => &["source_path", "message_index"],
+            Table::Compactions => &["source_path", "compaction_index"],
+            Table::ToolCalls => &["source_path", "call_index"],
+        }
+    }
+}
+
+/// One value of a row.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Val {
+    Null,
+    Str(String),
+    Int(i64),
+    Bool(bool),
+    /// Milliseconds since the epoch.
+    Time(i64),
+}
+
+impl Val {
+    pub fn str(s: Option<impl Into<String>>) -> Val {
+        s.map_or(Val::Null, |s| Val::Str(s.into()))
+    }
+
+    pub fn int(n: Option<impl TryInto<i64>>) -> Val {
+        n.and_then(|n| n.try_into().ok()).map_or(Val::Null, Val::Int)
+    }
+
+    pub fn count(n: impl TryInto<i64>) -> Val {
+        n.try_into().map_or(Val::Null, Val::Int)
+    }
+
+    pub fn bool(b: Option<bool>) -> Val {
+        b.map_or(Val::Null, Val::Bool)
+    }
+
+    pub fn time(ms: Option<i64>) -> Val {
+        ms.map_or(Val::Null, Val::Time)
+    }
+}
+
+/// One row: a value per column of its table, in the order of its columns (`tables::columns`).
+pub type Row = Vec<Val>;
+
+/// What the rows of one file need besides the file.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Characters of each body kept in the table.
+    pub max_text: usize,
+}
+
+/// A body as three columns: its UTF-8 length, its SHA-256 (null when empty) and its first
+/// `max` characters (null when `max` is 0 or the body is empty).
+pub fn body(text: &str, max: usize) -> [Val; 3] {
+    if text.is_empty() {
+        return [Val::Int(0), Val::Null, Val::Null];
+    }
+    let hash = Sha256::digest(text.as_bytes());
+    let mut hex = String::with_capacity(64);
+    for b in hash.iter() {
+        hex.push_str(&format!("{b:02x}"));
+    }
+    let prefix = match max {
+        0 => Val::Null,
+        n => Val::Str(match text.char_indices().nth(n) {
+            Some((end, _)) => text[..end].to_string(),
+            None => text.to_string(),
+        }),
+    };
+    [Val::count(text.len()), Val::Str(hex), prefix]
+}
+
+/// Concatenated text of a message's content items.
+pub fn message_texts(content: &Value) -> Vec<&str> {
+    match content {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|c| c.get("text").and_then(|t| t.as_str()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The rows of one file, and the earliest time they carry (the file's partition date).
+#[derive(Debug, Default)]
+pub struct FileRows {
+    /// The format's name ([`Format::name`]), set by `tables`.
+    pub agent: &'static str,
+    /// The rows, in the order of the file.
+    pub rows: Vec<Row>,
+    /// The earliest time of the file, in milliseconds since the epoch.
+    pub first_ms: Option<i64>,
+}
+
+/// The provenance columns every row starts with.
+pub fn provenance(
+    format: Format,
+    client_version: Option<&str>,
+    src: &Source,
+    session_id: Option<&str>,
+    offset: Option<u64>,
+    line: Option<u64>,
+) -> Row {
+    vec![
+        Val::Int(SCHEMA_VERSION),
+        Val::Str(format.name().to_string()),
+        Val::str(client_version),
+        Val::Str(src.name().to_string()),
+        Val::str(session_id),
+        Val::int(offset),
+        Val::int(line),
+    ]
+}
+
+/// A record's JSON, its lone surrogates repaired when it cannot be read as written; `None`
+/// when it is not JSON.
+pub fn parse(bytes: &[u8]) -> Option<Value> {
+    serde_json::from_slice(bytes)
+        .ok()
+        .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
+}
+
+/// The string at `key` of an object.
+pub fn str_of<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// A body as text: a string as written, anything else (arrays of blocks, objects) as its
+/// JSON text.
+pub fn as_text(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Keeps in `first` the earlier of itself and `ms`.
+pub fn earliest(first: &mut Option<i64>, ms: Option<i64>) {
+    if let Some(ms) = ms {
+        *first = Some(first.map_or(ms, |f| f.min(ms)));
+    }
+}
+
+/// A tool result waiting for its call: where it is and what it says.
+pub struct CallResult {
+    /// The line of the record that holds it.
+    pub line: Option<u64>,
+    /// When it was written.
+    pub ms: Option<i64>,
+    /// Whether the tool failed, where the format says.
+    pub is_error: Option<bool>,
+    /// The tool's output, as text.
+    pub output: String,
+}
+
+/// A tool call found in a message, before its result is known.
+pub struct Call {
+    /// The provenance columns of the record that holds it.
+    pub prov: Row,
+    /// The call's id, which its result names.
+    pub id: Option<String>,
+    /// The tool called.
+    pub name: Option<String>,
+    /// The type of the block or item.
+    pub kind: String,
+    /// When it was written.
+    pub ms: Option<i64>,
+    /// Whether a resume loads it.
+    pub on_chain: bool,
+    /// The tool's input, as text.
+    pub input: String,
+}
+
+/// The tool-call rows: each call with the result of the same id.
+pub fn call_rows(calls: Vec<Call>, results: &mut FxHashMap<String, CallResult>, opts: &Options) -> Vec<Row> {
+    calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let result = c.id.as_ref().and_then(|id| results.remove(id));
+            let mut row = c.prov;
+            row.extend([
+                Val::count(i),
+                Val::str(c.id),
+                Val::str(c.name),
+                Val::Str(c.kind),
+                Val::time(c.ms),
+                Val::Bool(c.on_chain),
+            ]);
+            row.extend(body(&c.input, opts.max_text));
+            row.push(Val::Bool(result.is_some()));
+            match result {
+                Some(r) => {
+                    row.extend([Val::int(r.line), Val::bool(r.is_error)]);
+                    row.extend(body(&r.output, opts.max_text));
+                    row.push(Val::time(r.ms));
+                }
+                None => row.extend([Val::Null, Val::Null, Val::Null, Val::Null, Val::Null, Val::Null]),
+            }
+            row
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_are_length_hash_and_a_bounded_prefix() {
+        let [len, _, text] = body("héllo", 2);
+        assert_eq!(len, Val::Int(6));
+        assert_eq!(text, Val::Str("hé".into()));
+        assert_eq!(
+            body("abc", 10),
+            [
+                Val::Int(3),
+                Val::Str("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".into()),
+                Val::Str("abc".into())
+            ]
+        );
+        assert_eq!(body("", 5), [Val::Int(0), Val::Null, Val::Null]);
+        assert_eq!(body("abc", 0)[2], Val::Null);
+    }
+}
