@@ -38,7 +38,7 @@ const MIB: u64 = 1024 * 1024;
 // ---------------------------------------------------------------------------------------
 // Deterministic randomness
 
-#[path = "shared/rng.rs"]
+#[path = "../shared/rng.rs"]
 mod rng;
 use rng::Rng;
 
