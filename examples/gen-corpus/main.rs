@@ -30,7 +30,8 @@ mod codex;
 mod ids;
 mod line;
 mod plan;
-#[path = "../shared/rng.rs"]
+// Spelled from `examples/`: one folder up, `shared` would read as the samples beside a checkout.
+#[path = "../../examples/shared/rng.rs"]
 mod rng;
 mod text;
 
