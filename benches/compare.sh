@@ -5,7 +5,7 @@
 #
 #   benches/compare.sh [OUT_DIR]          (default /tmp/cctool-bench; needs about 5 GiB there)
 #
-# The corpus comes from the project's own generator (examples/gen-corpus.rs): 400 MiB of
+# The corpus comes from the project's own generator (examples/gen-corpus/): 400 MiB of
 # Claude Code and Codex sessions, one 1 GiB Claude Code session, and cctool v1 sessions of
 # 1 GiB and 100 MB, and the Claude Code and Codex sessions and the 1 GiB session imported
 # into cctool v5 files. hyperfine and rg are installed from crates.io into OUT_DIR/tools when

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `cctool convert` of one large session against `cp` of the same file, warm cache: wall time
-# and peak memory (GNU time). The sessions come from examples/gen-corpus.rs (--single-*-mib).
+# and peak memory (GNU time). The sessions come from examples/gen-corpus/ (--single-*-mib).
 #
 #   benches/convert.sh [OUT_DIR] [MIB]      (defaults /tmp/cctool-convert-bench, 1024 MiB)
 #

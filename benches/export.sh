@@ -2,7 +2,7 @@
 # `cctool export --share` of one large Claude Code transcript and one large Codex rollout in
 # each format, warm cache: wall, user and system time, MB/s of input per second of wall time
 # and per second of CPU time (user + system: what one core does, whatever the machine's load),
-# and peak memory (GNU time). The sessions come from examples/gen-corpus.rs (--single-*-mib); the
+# and peak memory (GNU time). The sessions come from examples/gen-corpus/ (--single-*-mib); the
 # redaction runs as the user `alice` with the home folder the generator wrote into them, so
 # that every record holds a path to replace.
 #

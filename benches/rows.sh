@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `scan --rows` against `scan --json` over the same generated corpus, warm cache: wall time
-# (hyperfine) and peak memory (GNU time). The corpus comes from examples/gen-corpus.rs.
+# (hyperfine) and peak memory (GNU time). The corpus comes from examples/gen-corpus/.
 #
 #   benches/rows.sh [OUT_DIR] [MIB]      (defaults /tmp/cctool-rows-bench, 300 MiB of sessions)
 #

@@ -175,7 +175,9 @@ fn links_of_the_documentation_resolve_to_files_and_headings() {
 fn code_cites_the_documentation_by_existing_anchors() {
     let mut problems = Vec::new();
     let mut cited = 0;
-    for file in files_in("src").iter().chain(files_in("tests").iter()) {
+    // Snapshots hold what commands print, fixture text included: not citations.
+    let cited_in = |f: &&std::path::PathBuf| f.extension().is_none_or(|e| e != "snap");
+    for file in files_in("src").iter().chain(files_in("tests").iter()).filter(cited_in) {
         let text = std::fs::read_to_string(file).unwrap_or_default();
         for (i, _) in text.match_indices("docs/") {
             let cite: String = text[i..]

@@ -1,39 +1,33 @@
 //! `export -o DIR` writes only where it may: an index page already in the folder is refused
 //! as the session pages are, unless `--force`.
 
-use crate::util::{cctool, fixture};
+use crate::case::Case;
 
 const SESSIONS: [&str; 2] = ["export/clean_claude.jsonl", "export/codex_secrets.jsonl"];
+
+/// `export --format <format> -o out` of both sessions, over a page of the user's at `out/<index>`.
+fn export(format: &str, index: &str) -> Case {
+    Case::new("export")
+        .fixture(SESSIONS[0])
+        .fixture(SESSIONS[1])
+        .file(&format!("out/{index}"), "my own page\n")
+        .args(["--format", format, "-o", "out"])
+        .args(SESSIONS)
+}
 
 #[test]
 fn an_index_already_in_the_folder_is_replaced_only_with_force() {
     for (format, index) in [("markdown", "index.md"), ("html", "index.html")] {
-        let dir = tempfile::tempdir().unwrap();
-        let page = dir.path().join(index);
-        std::fs::write(&page, "my own page\n").unwrap();
-        let run = |force: bool| {
-            let mut c = cctool();
-            c.args(["export", "--format", format, "-o"]).arg(dir.path());
-            if force {
-                c.arg("--force");
-            }
-            c.args(SESSIONS.map(fixture)).output().unwrap()
-        };
-        let out = run(false);
-        let err = String::from_utf8(out.stderr).unwrap();
-        assert_eq!(out.status.code(), Some(1), "{format}: {err}");
+        let page = format!("out/{index}");
+        let run = export(format, index).run().code(1);
+        let err = run.stderr();
         assert!(
-            err.contains(&format!(
-                "{}: exists; not overwritten (--force replaces it)",
-                page.display()
-            )),
+            err.contains(&format!("{page}: exists; not overwritten (--force replaces it)")),
             "{format}: {err}"
         );
-        assert_eq!(std::fs::read_to_string(&page).unwrap(), "my own page\n");
+        assert_eq!(std::fs::read_to_string(run.path(&page)).unwrap(), "my own page\n");
 
-        // The session pages written by the first run are refused too; --force replaces all.
-        let out = run(true);
-        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-        assert_ne!(std::fs::read_to_string(&page).unwrap(), "my own page\n");
+        let run = export(format, index).args(["--force"]).run().code(0);
+        assert_ne!(std::fs::read_to_string(run.path(&page)).unwrap(), "my own page\n");
     }
 }

@@ -32,7 +32,7 @@ fn python_with(module: &str) -> Option<PathBuf> {
     Some(python)
 }
 
-/// A small generated corpus (`examples/gen-corpus.rs`, built by `cargo test`), or `None`
+/// A small generated corpus (`examples/gen-corpus/`, built by `cargo test`), or `None`
 /// after a notice when the example is not built.
 fn generated(dir: &Path) -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
