@@ -26,7 +26,7 @@ pub struct ChainOptions {
     /// `--body`: the whole request body.
     pub body: bool,
     /// What was said about the resume (`--model`, `--as-of`, `--settings`, …).
-    pub resume: crate::agents::claude_code::config::Overrides,
+    pub resume: crate::model::resume::Overrides,
 }
 
 impl ChainOptions {
