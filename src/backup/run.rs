@@ -126,10 +126,9 @@ pub fn session_meta(found: &Found) -> Option<SessionMeta> {
         return None;
     }
     let src = crate::io::Source::open_path(&found.path, crate::io::MmapChoice::Never).ok()?;
-    let rec = match found.agent {
-        "claude-code" => crate::scan::scan_claude(&src, &Default::default()).ok()?,
-        _ => crate::scan::scan_codex(&src).ok()?,
-    };
+    let rec = crate::agents::by_name(found.agent)?
+        .scan(&src, &Default::default())
+        .ok()?;
     Some(SessionMeta {
         session_id: rec.session_id,
         cwd: rec.cwd,

@@ -9,17 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::io::Input;
 
-/// Whether `s` is a uuid (of any version): hex digits in groups of 8-4-4-4-12.
-pub fn is_uuid(s: &str) -> bool {
-    s.len() == 36
-        && s.bytes().enumerate().all(|(i, b)| {
-            if matches!(i, 8 | 13 | 18 | 23) {
-                b == b'-'
-            } else {
-                b.is_ascii_hexdigit()
-            }
-        })
-}
+pub use crate::model::store::is_uuid;
 
 /// Whether a file's stem is a uuid, as Claude Code names session files.
 pub fn is_uuid_stem(p: &Path) -> bool {

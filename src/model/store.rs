@@ -1,0 +1,27 @@
+//! What an agent's store says of a session file before it is read: the vocabulary the
+//! features that find sessions by id share with the agents.
+
+use crate::model::Format;
+
+/// What the first records of a session file say of it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SessionHead {
+    /// The format whose records said it.
+    pub format: Option<Format>,
+    /// The session's id.
+    pub id: Option<String>,
+    /// The session's working directory.
+    pub cwd: Option<String>,
+}
+
+/// Whether `s` is a uuid (of any version): hex digits in groups of 8-4-4-4-12.
+pub fn is_uuid(s: &str) -> bool {
+    s.len() == 36
+        && s.bytes().enumerate().all(|(i, b)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                b == b'-'
+            } else {
+                b.is_ascii_hexdigit()
+            }
+        })
+}
