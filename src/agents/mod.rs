@@ -17,7 +17,7 @@ pub mod detect;
 pub mod view;
 
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
@@ -29,6 +29,7 @@ use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
+use crate::model::hooks::{Compaction, Edit, SettingsError};
 use crate::output::Out;
 use crate::output::render::Render;
 use crate::scan::SessionRecord;
@@ -120,12 +121,18 @@ pub trait Agent: Sync {
         None
     }
 
-    // The store capability (`backup`, `restore`, `hooks`, session ids): what
+    // The store and hooks capabilities (`backup`, `restore`, `hooks`, session ids): what
     // the features that work on the user's own stores ask of the agent that keeps them.
 
     /// Where this agent keeps its sessions and how it names them; `None` for an agent with
     /// no store of its own.
     fn store(&self) -> Option<&'static dyn Store> {
+        None
+    }
+
+    /// The compaction hooks cctool installs in this agent's settings; `None` when it has
+    /// none.
+    fn hooks(&self) -> Option<&'static dyn Hooks> {
         None
     }
 }
@@ -199,6 +206,38 @@ pub struct SideFile {
     pub name: &'static str,
 }
 
+/// The compaction hooks of an agent: where its settings are, how cctool's command is added
+/// to them and taken out again, and what its transcript says of a compaction.
+pub trait Hooks: Sync {
+    /// The settings file at `scope`, from the variables in `env` and the folder `cwd`; `None`
+    /// when the home folder it is under is unknown.
+    fn settings_path(
+        &self,
+        scope: crate::model::hooks::Scope,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+        cwd: &Path,
+    ) -> Option<PathBuf>;
+
+    /// The settings `text` with `command` run on each event that has none of cctool's.
+    fn install(&self, text: &str, command: &str) -> Result<Edit, SettingsError>;
+
+    /// The settings `text` without any of cctool's hooks.
+    fn uninstall(&self, text: &str) -> Result<Edit, SettingsError>;
+
+    /// What the transcript at `path` says of the compaction a PostCompact hook is called
+    /// about.
+    fn compaction(&self, path: &Path) -> Compaction;
+
+    /// Where an archived summary of this agent came from (`extract-summary`'s
+    /// `summary_source`).
+    fn summary_source(&self) -> &'static str;
+
+    /// What the user must do before the agent runs a newly installed hook, if anything.
+    fn trust_note(&self) -> Option<&'static str> {
+        None
+    }
+}
+
 /// What `rebuild-chain` says of `--tip` or `--full` on a file whose agent has no parent links to
 /// choose a tip among or history to put back.
 pub fn tip_and_full_refused(a: &RebuildChainArgs, format: Format) -> Option<String> {
@@ -251,4 +290,12 @@ pub fn store_of_folder(dir: &Path) -> Option<(&'static dyn Agent, &'static dyn S
         let s = a.store()?;
         s.session_folders().iter().any(|f| name == *f).then_some((a, s))
     })
+}
+
+/// The names of the agents cctool installs hooks for: the values `hooks` takes.
+pub fn hooks_names() -> Vec<&'static str> {
+    all()
+        .filter(|a| a.hooks().is_some())
+        .map(|a| a.about().format.name())
+        .collect()
 }

@@ -1,6 +1,7 @@
 //! The normalised vocabulary shared by every format: diagnostics, timestamps, formats.
 
 pub mod diag;
+pub mod hooks;
 pub mod store;
 pub mod time;
 

@@ -95,4 +95,8 @@ impl Agent for ClaudeCode {
     fn store(&self) -> Option<&'static dyn crate::agents::Store> {
         Some(&super::store::ClaudeCodeStore)
     }
+
+    fn hooks(&self) -> Option<&'static dyn crate::agents::Hooks> {
+        Some(&super::hooks::ClaudeCodeHooks)
+    }
 }

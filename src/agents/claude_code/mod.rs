@@ -9,6 +9,7 @@ pub mod compact;
 pub mod compaction;
 pub mod config;
 pub mod convert;
+pub mod hooks;
 pub mod import;
 pub mod intern;
 pub mod model;

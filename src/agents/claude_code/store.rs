@@ -77,7 +77,7 @@ pub fn transcript_path(config_dir: &Path, cwd: &str, session_id: &str) -> PathBu
 /// The command that resumes the session: Claude Code looks in the project folder of the
 /// directory it runs in only, so the command changes to `cwd` first.
 pub fn resume_command(session_id: &str, cwd: &str) -> String {
-    use crate::hooks::shell_quote;
+    use crate::model::hooks::shell_quote;
     format!("cd {} && claude --resume {}", shell_quote(cwd), shell_quote(session_id))
 }
 

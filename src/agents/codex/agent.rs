@@ -120,6 +120,10 @@ impl Agent for Codex {
     fn store(&self) -> Option<&'static dyn crate::agents::Store> {
         Some(&super::store::CodexStore)
     }
+
+    fn hooks(&self) -> Option<&'static dyn crate::agents::Hooks> {
+        Some(&super::hooks::CodexHooks)
+    }
 }
 
 /// `--strip-template`: a summary written in Claude Code's template (a session converted from

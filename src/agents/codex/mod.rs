@@ -6,6 +6,7 @@ pub mod compact;
 pub mod compaction;
 pub mod convert;
 pub mod history;
+pub mod hooks;
 pub mod import;
 pub mod items;
 pub mod rollout;

@@ -562,7 +562,7 @@ pub fn import_of(codex_home: &Path, source: &Path) -> Result<Option<CodexImport>
 /// The command that resumes thread `session_id` (from any directory: Codex finds a thread by
 /// its id).
 pub fn resume_command(session_id: &str) -> String {
-    format!("codex resume {}", crate::hooks::shell_quote(session_id))
+    format!("codex resume {}", crate::model::hooks::shell_quote(session_id))
 }
 
 /// Codex's home from the environment: `CODEX_HOME`, else `~/.codex`.
