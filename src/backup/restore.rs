@@ -422,14 +422,19 @@ mod tests {
         };
         let roots = store_roots(&stores);
         let names: Vec<&str> = roots.iter().map(|(a, _)| *a).collect();
-        assert_eq!(names, ["claude-code", "codex"]);
+        let expected: Vec<&str> = crate::agents::all()
+            .filter(|a| a.store().is_some())
+            .map(|a| a.about().format.name())
+            .collect();
+        assert_eq!((names.len(), &names), (2, &expected));
+        let second = names[1];
         assert_eq!(roots[1].1, Path::new("/h/.codex"));
         let to = Some(Path::new("/nonexistent/out"));
         assert_eq!(
-            target(&entry("codex", "sessions/r.jsonl"), to, &roots),
+            target(&entry(second, "sessions/r.jsonl"), to, &roots),
             Ok(PathBuf::from("/nonexistent/out/codex/sessions/r.jsonl"))
         );
-        let outside = target(&entry("codex", "config.toml"), to, &roots).unwrap_err();
+        let outside = target(&entry(second, "config.toml"), to, &roots).unwrap_err();
         assert!(
             outside
                 .to_string()
