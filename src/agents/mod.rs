@@ -29,6 +29,7 @@ use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
 use crate::model::doc::{Entry, ExportError};
+use crate::model::hooks::{Compaction, Edit, SettingsError};
 use crate::model::resume::Loader;
 use crate::model::resume::Overrides;
 use crate::model::rows::{FileRows, Table};
@@ -185,6 +186,121 @@ pub trait Agent: Sync {
         let _ = path;
         false
     }
+    // The store and hooks capabilities (`backup`, `restore`, `hooks`, session ids): what
+    // the features that work on the user's own stores ask of the agent that keeps them.
+
+    /// Where this agent keeps its sessions and how it names them; `None` for an agent with
+    /// no store of its own.
+    fn store(&self) -> Option<&'static dyn Store> {
+        None
+    }
+
+    /// The compaction hooks cctool installs in this agent's settings; `None` when it has
+    /// none.
+    fn hooks(&self) -> Option<&'static dyn Hooks> {
+        None
+    }
+}
+
+/// An agent's own store of sessions: the folders below its root that hold them, how its
+/// files there are named and what a backup keeps of them.
+pub trait Store: Sync {
+    /// The agent's name in sentences about its store (`Claude Code`).
+    fn display_name(&self) -> &'static str;
+
+    /// The folders below a store's root that hold sessions: a store found at
+    /// `ROOT/<folder>` is this agent's.
+    fn session_folders(&self) -> &'static [&'static str];
+
+    /// The folder under a backup archive (and under `restore --to DIR`) that holds this
+    /// agent's files.
+    fn archive_folder(&self) -> &'static str;
+
+    /// The file beside the session folders that a backup takes too, and its role in a
+    /// manifest (`history`, `index`).
+    fn side_file(&self) -> Option<SideFile>;
+
+    /// The role in a manifest of a session file found at `path` in the store: `session`, or
+    /// `subagent` for a sub-session stored beside its session.
+    fn role(&self, path: &Path) -> &'static str {
+        let _ = path;
+        "session"
+    }
+
+    /// The session id a store file's stem (its name without `.jsonl`, `.json`, `.zst`)
+    /// carries, if the agent names its files that way.
+    fn id_in_stem<'a>(&self, stem: &'a str) -> Option<&'a str>;
+
+    /// Whether a session file named by an id ([`Store::id_in_stem`]) is found by that name
+    /// when the agent resumes it, so the name wins over the id recorded inside.
+    fn resumes_by_name(&self) -> bool {
+        false
+    }
+
+    /// Whether a folder of this name in a store holds no sessions of their own (a session's
+    /// side folder), so a search for sessions does not enter it.
+    fn is_side_folder(&self, name: &str) -> bool {
+        let _ = name;
+        false
+    }
+
+    /// Whether the file at `path` is a sub-session (a subagent's transcript), not a session
+    /// a user names.
+    fn is_sub_session(&self, path: &str) -> bool {
+        let _ = path;
+        false
+    }
+
+    /// Reads one record of a session file's head into `head`; whether it was this agent's.
+    fn read_head(&self, rec: &serde_json::Value, head: &mut crate::model::store::SessionHead) -> bool;
+
+    /// What `restore` does after putting a session file back at `path` in the store `root`
+    /// (Codex's thread index lists it again).
+    fn register_restored(&self, root: &Path, path: &Path) -> anyhow::Result<()> {
+        let _ = (root, path);
+        Ok(())
+    }
+}
+
+/// A file beside an agent's session folders that a backup keeps with them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SideFile {
+    /// Its role in a manifest.
+    pub role: &'static str,
+    /// Its name in the store's root.
+    pub name: &'static str,
+}
+
+/// The compaction hooks of an agent: where its settings are, how cctool's command is added
+/// to them and taken out again, and what its transcript says of a compaction.
+pub trait Hooks: Sync {
+    /// The settings file at `scope`, from the variables in `env` and the folder `cwd`; `None`
+    /// when the home folder it is under is unknown.
+    fn settings_path(
+        &self,
+        scope: crate::model::hooks::Scope,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+        cwd: &Path,
+    ) -> Option<PathBuf>;
+
+    /// The settings `text` with `command` run on each event that has none of cctool's.
+    fn install(&self, text: &str, command: &str) -> Result<Edit, SettingsError>;
+
+    /// The settings `text` without any of cctool's hooks.
+    fn uninstall(&self, text: &str) -> Result<Edit, SettingsError>;
+
+    /// What the transcript at `path` says of the compaction a PostCompact hook is called
+    /// about.
+    fn compaction(&self, path: &Path) -> Compaction;
+
+    /// Where an archived summary of this agent came from (`extract-summary`'s
+    /// `summary_source`).
+    fn summary_source(&self) -> &'static str;
+
+    /// What the user must do before the agent runs a newly installed hook, if anything.
+    fn trust_note(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// What `rebuild-chain` says of `--tip` or `--full` on a file whose agent has no parent links to
@@ -226,4 +342,31 @@ pub fn by_name(name: &str) -> Option<&'static dyn Agent> {
         .iter()
         .find(|f| f.name() == name)
         .map(|&f| agent(f))
+}
+
+/// The stores of every agent that keeps one, in the order of [`all`].
+pub fn stores() -> impl Iterator<Item = &'static dyn Store> {
+    all().filter_map(|a| a.store())
+}
+
+/// The store of the agent called `name` ([`Format::name`], as a backup manifest records it).
+pub fn store_by_name(name: &str) -> Option<&'static dyn Store> {
+    by_name(name).and_then(|a| a.store())
+}
+
+/// The agent and its store whose session folder is `dir` (`ROOT/<folder>`).
+pub fn store_of_folder(dir: &Path) -> Option<(&'static dyn Agent, &'static dyn Store)> {
+    let name = dir.file_name()?;
+    all().find_map(|a| {
+        let s = a.store()?;
+        s.session_folders().iter().any(|f| name == *f).then_some((a, s))
+    })
+}
+
+/// The names of the agents cctool installs hooks for: the values `hooks` takes.
+pub fn hooks_names() -> Vec<&'static str> {
+    all()
+        .filter(|a| a.hooks().is_some())
+        .map(|a| a.about().format.name())
+        .collect()
 }

@@ -5,8 +5,9 @@
 //!   (sessions deleted from the store included: reading them is what the archive is for);
 //! - `ARCHIVE/<session id>` (or a part of a session file's name) — that session with its
 //!   subagent transcripts;
-//! - `ARCHIVE/claude/…`, `ARCHIVE/codex/…` — the files below that path of the stores, laid
-//!   out as `restore --to DIR` lays them out, which is also how each file is named in output.
+//! - `ARCHIVE/claude/…`, `ARCHIVE/codex/…` (each agent's `Store::archive_folder`) — the files
+//!   below that path of the stores, laid out as `restore --to DIR` lays them out, which is
+//!   also how each file is named in output.
 //!
 //! Nothing is extracted: each file is put together from its chunks when it is opened, every
 //! chunk checked against its hash.
@@ -27,6 +28,9 @@ pub enum NameError {
         .archive.display()
     )]
     NothingNamed { archive: PathBuf, rest: String },
+    /// A manifest of the archive names an agent this cctool does not know.
+    #[error("{}: the backup archive holds files of an agent this cctool does not know ({agent:?})", .archive.display())]
+    UnknownAgent { archive: PathBuf, agent: String },
     #[error("{}: names no session file in the backup archive {}", .path.display(), .archive.display())]
     NoSession { path: PathBuf, archive: PathBuf },
     /// A single-file command was given a selection of several sessions; `shown` are the
@@ -133,17 +137,26 @@ fn named(archive: &Path, rest: Option<&str>) -> Result<Named, NameError> {
         .into_iter()
         .filter(|(f, _)| f.role == "session" || f.role == "subagent")
         .collect();
+    // A manifest naming an agent this cctool does not know is refused, not read as another
+    // agent's.
+    if let Some((f, _)) = sessions
+        .iter()
+        .find(|(f, _)| crate::agents::store_by_name(&f.agent).is_none())
+    {
+        return Err(NameError::UnknownAgent {
+            archive: archive.to_path_buf(),
+            agent: f.agent.clone(),
+        });
+    }
     let chosen: Vec<&FileEntry> = match rest {
         None => sessions.iter().map(|(f, _)| f).collect(),
-        Some(rest)
-            if rest.starts_with("claude/") || rest.starts_with("codex/") || rest == "claude" || rest == "codex" =>
-        {
+        Some(rest) if under_an_agent(rest) => {
             let under = format!("{rest}/");
             sessions
                 .iter()
                 .map(|(f, _)| f)
                 .filter(|f| {
-                    let rel = format!("{}/{}", Stored::top(&f.agent), f.rel);
+                    let rel = format!("{}/{}", top(f), f.rel);
                     rel == rest || rel.starts_with(&under)
                 })
                 .collect()
@@ -159,7 +172,7 @@ fn named(archive: &Path, rest: Option<&str>) -> Result<Named, NameError> {
     }
     let mut files: Vec<(FileEntry, Stored)> = chosen
         .into_iter()
-        .map(|f| (f.clone(), Stored::of(archive, f)))
+        .map(|f| (f.clone(), Stored::of(archive, top(f), f)))
         .collect();
     files.sort_by(|a, b| a.1.rel.cmp(&b.1.rel));
     Ok(Named {
@@ -167,5 +180,19 @@ fn named(archive: &Path, rest: Option<&str>) -> Result<Named, NameError> {
         files,
         whole: rest.is_none(),
         unreadable,
+    })
+}
+
+/// The folder of the archive that holds `f`'s agent's files (its agent is known: checked
+/// before).
+fn top(f: &FileEntry) -> &'static str {
+    crate::agents::store_by_name(&f.agent).map_or("", |s| s.archive_folder())
+}
+
+/// Whether `rest` is an agent's folder of the archive or a path below one.
+fn under_an_agent(rest: &str) -> bool {
+    crate::agents::stores().any(|s| {
+        let top = s.archive_folder();
+        rest == top || rest.strip_prefix(top).is_some_and(|r| r.starts_with('/'))
     })
 }

@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::io::archive::{Archive, FileEntry, Stored};
+use crate::io::archive::{Archive, FileEntry};
 
 /// One session of the archive, as `restore` lists it. Every field keeps one JSON type.
 #[derive(Serialize, Debug, Clone)]
@@ -42,11 +42,9 @@ pub fn session_of(f: &FileEntry) -> Option<String> {
         return i.checked_sub(1).map(|j| comps[j].clone());
     }
     let stem = Path::new(&f.path).file_stem().map(|s| s.to_string_lossy().into_owned());
-    // A Claude Code session file is named by its session id; resume finds it by that name.
-    if f.agent == "claude-code"
-        && stem
-            .as_deref()
-            .is_some_and(crate::agents::claude_code::subagents::is_uuid)
+    // A session file its agent names by its session id is resumed by that name.
+    if let Some(store) = crate::agents::store_by_name(&f.agent).filter(|s| s.resumes_by_name())
+        && stem.as_deref().is_some_and(|s| store.id_in_stem(s) == Some(s))
     {
         return stem;
     }
@@ -111,8 +109,11 @@ pub enum Escape {
     NotASession {
         rel: String,
         agent: &'static str,
-        folders: &'static str,
+        folders: String,
     },
+    /// The entry is of an agent this cctool does not know: where it goes cannot be told.
+    #[error("its agent ({0:?}) is not one whose sessions this cctool restores")]
+    UnknownAgent(String),
     #[error("its path ({path:?}) is not its store ({store:?}) joined with its path below it")]
     NotInStore { path: String, store: String },
     #[error(
@@ -131,12 +132,8 @@ pub fn store_roots(stores: &crate::io::paths::Stores) -> Vec<(&'static str, Path
         .looked
         .iter()
         .filter_map(|d| {
-            let agent = if d.file_name().is_some_and(|n| n == "projects") {
-                "claude-code"
-            } else {
-                "codex"
-            };
-            Some((agent, d.parent()?.to_path_buf()))
+            let (agent, _) = crate::agents::store_of_folder(d)?;
+            Some((agent.about().format.name(), d.parent()?.to_path_buf()))
         })
         .collect();
     roots.dedup();
@@ -151,21 +148,14 @@ pub fn target(f: &FileEntry, to: Option<&Path>, roots: &[(&str, PathBuf)]) -> Re
     if f.rel.is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
         return Err(Escape::Rel(f.rel.clone()));
     }
-    let (agent, folders): (_, &[&str]) = if f.agent == "claude-code" {
-        ("Claude Code", &["projects"])
-    } else {
-        ("Codex", &["sessions", "archived_sessions"])
-    };
+    let store = crate::agents::store_by_name(&f.agent).ok_or_else(|| Escape::UnknownAgent(f.agent.clone()))?;
+    let (agent, folders) = (store.display_name(), store.session_folders());
     let top = rel.components().next().map(|c| c.as_os_str());
     if !top.is_some_and(|t| folders.iter().any(|f| t == *f)) || !crate::io::paths::is_candidate(rel) {
         return Err(Escape::NotASession {
             rel: f.rel.clone(),
             agent,
-            folders: if f.agent == "claude-code" {
-                "projects/"
-            } else {
-                "sessions/ or archived_sessions/"
-            },
+            folders: folders.iter().map(|f| format!("{f}/")).collect::<Vec<_>>().join(" or "),
         });
     }
     let Some(dir) = to else {
@@ -183,7 +173,7 @@ pub fn target(f: &FileEntry, to: Option<&Path>, roots: &[(&str, PathBuf)]) -> Re
         // are followed as the agent follows them.
         return Ok(store.join(rel));
     };
-    let path = dir.join(Stored::top(&f.agent)).join(rel);
+    let path = dir.join(store.archive_folder()).join(rel);
     no_link_out(dir, &path)?;
     Ok(path)
 }
@@ -396,4 +386,64 @@ pub fn restore_file(archive: &Archive, f: &FileEntry, to: &Path, force: bool) ->
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(agent: &str, rel: &str) -> FileEntry {
+        FileEntry {
+            agent: agent.into(),
+            role: "session".into(),
+            path: format!("/h/.store/{rel}"),
+            store: "/h/.store".into(),
+            rel: rel.into(),
+            size: 0,
+            seen_len: 0,
+            mtime_ms: None,
+            sha256: String::new(),
+            chunks: Vec::new(),
+            session: None,
+        }
+    }
+
+    #[test]
+    fn each_store_folder_is_one_agent_s_and_an_unknown_agent_is_refused() {
+        let stores = crate::io::paths::Stores {
+            looked: [
+                "/h/.claude/projects",
+                "/h/.codex/sessions",
+                "/h/.codex/archived_sessions",
+            ]
+            .map(PathBuf::from)
+            .to_vec(),
+            ..Default::default()
+        };
+        let roots = store_roots(&stores);
+        let names: Vec<&str> = roots.iter().map(|(a, _)| *a).collect();
+        let expected: Vec<&str> = crate::agents::all()
+            .filter(|a| a.store().is_some())
+            .map(|a| a.about().format.name())
+            .collect();
+        assert_eq!((names.len(), &names), (2, &expected));
+        let second = names[1];
+        assert_eq!(roots[1].1, Path::new("/h/.codex"));
+        let to = Some(Path::new("/nonexistent/out"));
+        assert_eq!(
+            target(&entry(second, "sessions/r.jsonl"), to, &roots),
+            Ok(PathBuf::from("/nonexistent/out/codex/sessions/r.jsonl"))
+        );
+        let outside = target(&entry(second, "config.toml"), to, &roots).unwrap_err();
+        assert!(
+            outside
+                .to_string()
+                .contains("in sessions/ or archived_sessions/, where Codex"),
+            "{outside}"
+        );
+        assert_eq!(
+            target(&entry("gemini", "sessions/r.jsonl"), to, &roots),
+            Err(Escape::UnknownAgent("gemini".into()))
+        );
+    }
 }

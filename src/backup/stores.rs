@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 /// A file to back up.
 #[derive(Debug, Clone)]
 pub struct Found {
+    /// The agent's name ([`crate::model::Format::name`]), as the manifest records it.
     pub agent: &'static str,
+    /// `session`, `subagent`, or the side file's role.
     pub role: &'static str,
     pub path: PathBuf,
     /// The agent's folder (`~/.claude`, `~/.codex`) and the path below it.
@@ -13,17 +15,20 @@ pub struct Found {
     pub rel: PathBuf,
 }
 
-/// Every file of the stores `crate::io::paths::stores_from` finds: Claude Code transcripts
-/// with their subagents (and the sidecar `.json` files beside them) and `history.jsonl`;
-/// Codex rollouts (plain and compressed) of `sessions/` and `archived_sessions/` and
-/// `session_index.jsonl`. Sorted by path; `problems` gets what could not be walked.
+/// Every file of the stores `crate::io::paths::stores_from` finds, each of the agent whose
+/// session folder it is in ([`crate::agents::Store`]): its session files (plain and
+/// compressed, with their sub-sessions and the sidecar `.json` files beside them) and the
+/// side file beside the folder (`history.jsonl`, `session_index.jsonl`). Sorted by path;
+/// `problems` gets what could not be walked.
 pub fn files(stores: &crate::io::paths::Stores, problems: &mut Vec<String>) -> Vec<Found> {
     let mut out = Vec::new();
     let mut extra = std::collections::BTreeSet::new();
     for dir in &stores.found {
         let Some(parent) = dir.parent() else { continue };
-        let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let agent = if name == "projects" { "claude-code" } else { "codex" };
+        let Some((agent, store)) = crate::agents::store_of_folder(dir) else {
+            continue;
+        };
+        let agent = agent.about().format.name();
         // Links are followed: a dotfile manager links project folders and session files into
         // the store, and the agent reads them through the link. A loop is a walk error.
         for e in walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name() {
@@ -37,20 +42,13 @@ pub fn files(stores: &crate::io::paths::Stores, problems: &mut Vec<String>) -> V
             if !e.file_type().is_file() || !crate::io::paths::is_candidate(e.path()) {
                 continue;
             }
-            let role = if agent == "claude-code" && e.path().components().any(|c| c.as_os_str() == "subagents") {
-                "subagent"
-            } else {
-                "session"
-            };
-            out.push(found(agent, role, e.path(), parent));
+            out.push(found(agent, store.role(e.path()), e.path(), parent));
         }
-        let side = if agent == "claude-code" {
-            ("history", parent.join("history.jsonl"))
-        } else {
-            ("index", parent.join("session_index.jsonl"))
-        };
-        if side.1.is_file() && extra.insert(side.1.clone()) {
-            out.push(found(agent, side.0, &side.1, parent));
+        if let Some(side) = store.side_file() {
+            let path = parent.join(side.name);
+            if path.is_file() && extra.insert(path.clone()) {
+                out.push(found(agent, side.role, &path, parent));
+            }
         }
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));

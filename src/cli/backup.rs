@@ -132,13 +132,13 @@ pub enum HooksAction {
 #[derive(Args, Debug)]
 pub struct HooksInstallArgs {
     /// The agent whose settings to edit.
-    #[arg(value_enum)]
-    pub agent: crate::hooks::Agent,
+    #[arg(value_parser = hooks_agents())]
+    pub agent: String,
 
     /// The user's settings (CLAUDE_CONFIG_DIR or ~/.claude; CODEX_HOME or ~/.codex) or the
     /// project's (.claude/settings.json, .codex/config.toml in the current folder).
-    #[arg(long, value_enum, default_value_t = crate::hooks::install::Scope::User)]
-    pub scope: crate::hooks::install::Scope,
+    #[arg(long, value_enum, default_value_t = crate::model::hooks::Scope::User)]
+    pub scope: crate::model::hooks::Scope,
 
     /// The archive the hooks write to (default as for `backup`).
     #[arg(long, value_name = "DIR")]
@@ -154,10 +154,15 @@ pub struct HooksInstallArgs {
 #[derive(Args, Debug)]
 pub struct HooksRunArgs {
     /// The agent calling.
-    #[arg(value_enum)]
-    pub agent: crate::hooks::Agent,
+    #[arg(value_parser = hooks_agents())]
+    pub agent: String,
 
     /// The archive to write to (default as for `backup`).
     #[arg(long, value_name = "DIR")]
     pub to: Option<PathBuf>,
+}
+
+/// The values AGENT takes in `hooks`: the agents that have hooks, by their format's name.
+fn hooks_agents() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::agents::hooks_names())
 }

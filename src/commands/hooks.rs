@@ -3,9 +3,10 @@
 use std::io::Read;
 
 use crate::ExitStatus;
+use crate::agents::{Agent, Hooks};
 use crate::cli::{GlobalArgs, HooksAction, HooksArgs, HooksInstallArgs};
 use crate::hooks::install::{self, Edit, HooksError};
-use crate::hooks::{Agent, run as hook};
+use crate::hooks::run as hook;
 
 pub fn run(g: &GlobalArgs, a: &HooksArgs) -> anyhow::Result<ExitStatus> {
     match &a.action {
@@ -19,21 +20,32 @@ pub fn run(g: &GlobalArgs, a: &HooksArgs) -> anyhow::Result<ExitStatus> {
             let Some(dir) = archive else {
                 return Ok(ExitStatus::Success);
             };
-            let result = match read {
-                Ok(_) => std::panic::catch_unwind(|| hook::handle(r.agent, &input, &crate::backup::Archive::new(&dir)))
-                    .map_or_else(
-                        |_| Err("the hook handler panicked".to_string()),
-                        |r| r.map_err(|e| e.to_string()),
-                    ),
-                Err(e) => Err(format!("cannot read the hook input: {e}")),
+            let result = match (read, with_hooks(&r.agent)) {
+                (Ok(_), Ok((agent, _))) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    hook::handle(agent, &input, &crate::backup::Archive::new(&dir))
+                }))
+                .map_or_else(
+                    |_| Err("the hook handler panicked".to_string()),
+                    |r| r.map_err(|e| e.to_string()),
+                ),
+                (Err(e), _) => Err(format!("cannot read the hook input: {e}")),
+                (_, Err(e)) => Err(e.to_string()),
             };
             match result {
-                Ok(line) => hook::log(&dir, r.agent, &line),
-                Err(e) => hook::log(&dir, r.agent, &format!("error: {e}")),
+                Ok(line) => hook::log(&dir, &r.agent, &line),
+                Err(e) => hook::log(&dir, &r.agent, &format!("error: {e}")),
             }
             Ok(ExitStatus::Success)
         }
     }
+}
+
+/// The agent `name` names and its hooks: the one place the `hooks` commands' AGENT becomes
+/// an agent; one without hooks is refused.
+fn with_hooks(name: &str) -> Result<(&'static dyn Agent, &'static dyn Hooks), HooksError> {
+    crate::agents::by_name(name)
+        .and_then(|a| Some((a, a.hooks()?)))
+        .ok_or_else(|| HooksError::NoHooks(name.to_string()))
 }
 
 /// What `hooks install` or `uninstall` did, as its `--json` record.
@@ -55,18 +67,19 @@ pub struct HooksEdit {
 fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> anyhow::Result<ExitStatus> {
     let cwd = std::env::current_dir()?;
     let env = |v: &str| std::env::var_os(v).filter(|x| !x.is_empty());
-    let path = install::settings_path(a.agent, a.scope, &env, &cwd).ok_or(HooksError::NoHome)?;
+    let (agent, hooks) = with_hooks(&a.agent)?;
+    let path = hooks.settings_path(a.scope, &env, &cwd).ok_or(HooksError::NoHome)?;
     let shown = path.display().to_string();
     let text = install::read_settings(&path)?;
     let say = g.reporter();
     let mut record = HooksEdit {
-        agent: a.agent.name(),
+        agent: agent.about().format.name(),
         settings: path.display().to_string(),
         action: "unchanged",
         events: Vec::new(),
         command: None,
         backup: None,
-        trust_required: add && a.agent == Agent::Codex,
+        trust_required: add && hooks.trust_note().is_some(),
     };
     let settings_error = |cause| HooksError::Settings {
         path: path.clone(),
@@ -82,21 +95,13 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> anyhow::Result<ExitS
                 .into_owned(),
         };
         let archive = a.to.as_deref().map(std::path::absolute).transpose()?;
-        let cmd = crate::hooks::command(&program, a.agent, archive.as_deref());
+        let cmd = crate::hooks::command(&program, record.agent, archive.as_deref());
         record.command = Some(cmd.clone());
-        match a.agent {
-            Agent::ClaudeCode => install::json_install(&text, &cmd),
-            Agent::Codex => install::toml_install(&text, &cmd),
-        }
-        .map_err(settings_error)?
+        hooks.install(&text, &cmd).map_err(settings_error)?
     } else if text.is_empty() {
         Edit::Unchanged
     } else {
-        match a.agent {
-            Agent::ClaudeCode => install::json_uninstall(&text),
-            Agent::Codex => install::toml_uninstall(&text),
-        }
-        .map_err(settings_error)?
+        hooks.uninstall(&text).map_err(settings_error)?
     };
     if let Edit::Changed(content, events) = edited {
         record.events = events;
@@ -115,7 +120,7 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> anyhow::Result<ExitS
         out.flush()?;
     } else {
         let missing = !add && text.is_empty() && !path.exists();
-        for line in describe(&shown, &record, add && a.command.is_none(), missing) {
+        for line in describe(&shown, &record, add && a.command.is_none(), missing, hooks.trust_note()) {
             say.note(&line);
         }
     }
@@ -123,7 +128,8 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> anyhow::Result<ExitS
 }
 
 /// What `hooks install` and `uninstall` say on stderr, line by line.
-fn describe(shown: &str, r: &HooksEdit, absolute: bool, missing: bool) -> Vec<String> {
+/// `trust`: what the agent asks before it runs a new hook, said when one was added.
+fn describe(shown: &str, r: &HooksEdit, absolute: bool, missing: bool, trust: Option<&str>) -> Vec<String> {
     let add = r.command.is_some();
     let mut s = match (r.action, add) {
         _ if missing => format!("{shown}: no such file; nothing to remove"),
@@ -150,12 +156,8 @@ fn describe(shown: &str, r: &HooksEdit, absolute: bool, missing: bool) -> Vec<St
             }
         ));
     }
-    if r.trust_required && r.action == "added" {
-        lines.push(
-            "Codex runs a hook only once you have reviewed and trusted it: its TUI asks at the next start \
-             (codex --dangerously-bypass-hook-trust skips the question for one run)"
-                .into(),
-        );
+    if let Some(note) = trust.filter(|_| r.trust_required && r.action == "added") {
+        lines.push(note.to_string());
     }
     lines
 }

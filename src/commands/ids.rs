@@ -12,10 +12,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::agents::claude_code::subagents::{is_subagent_path, is_uuid};
 use crate::io::paths::{Stores, is_candidate};
-use crate::model::Format;
 use crate::model::diag::{Code, Diagnostic, Severity};
+use crate::model::store::SessionHead as HeadFacts;
 
 /// How many candidates the message about an ambiguous prefix lists.
 const SHOWN: usize = 5;
@@ -256,38 +255,31 @@ fn session_files(store: &Path) -> Vec<PathBuf> {
         .filter_entry(|e| {
             e.depth() == 0
                 || !e.file_type().is_dir()
-                || !e.file_name().to_str().is_some_and(|n| is_uuid(n) || n == "subagents")
+                || !e
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|n| crate::agents::stores().any(|s| s.is_side_folder(n)))
         });
     let mut files: Vec<PathBuf> = walker
         .flatten()
         .filter(|e| e.file_type().is_file() && is_candidate(e.path()))
-        .filter(|e| !e.path().to_str().is_some_and(is_subagent_path))
+        .filter(|e| {
+            !e.path()
+                .to_str()
+                .is_some_and(|p| crate::agents::stores().any(|s| s.is_sub_session(p)))
+        })
         .map(walkdir::DirEntry::into_path)
         .collect();
     crate::io::paths::drop_compressed_twins(&mut files);
     files
 }
 
-/// The session id a store's layout puts in a file's name: Claude Code `<id>.jsonl`, Codex
-/// `rollout-<date>-<id>.jsonl[.zst]`.
+/// The session id a store's layout puts in a file's name (Claude Code `<id>.jsonl`, Codex
+/// `rollout-<date>-<id>.jsonl[.zst]`: [`crate::agents::Store::id_in_stem`]).
 fn id_in_name(name: &str) -> Option<&str> {
     let name = name.strip_suffix(".zst").unwrap_or(name);
     let stem = name.strip_suffix(".jsonl").or_else(|| name.strip_suffix(".json"))?;
-    if is_uuid(stem) {
-        return Some(stem);
-    }
-    let tail = stem
-        .strip_prefix("rollout-")?
-        .get(stem.len().checked_sub(36 + "rollout-".len())?..)?;
-    is_uuid(tail).then_some(tail)
-}
-
-/// What the first records of a session file say of it.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct HeadFacts {
-    format: Option<Format>,
-    id: Option<String>,
-    cwd: Option<String>,
+    crate::agents::stores().find_map(|s| s.id_in_stem(stem))
 }
 
 /// How many lines of a head are looked at: a Claude Code transcript may open with a few
@@ -299,26 +291,17 @@ fn head_facts(path: &Path) -> Option<HeadFacts> {
     Some(facts_of_head(&head))
 }
 
-/// The session id and working directory of a Claude Code transcript (its rows' `sessionId`
-/// and `cwd`) or of a Codex rollout (its `session_meta`), from the complete lines of `head`.
+/// The session id and working directory of a session file, from the complete lines of
+/// `head`, as its agent's records say them ([`crate::agents::Store::read_head`]: a Claude
+/// Code transcript's rows' `sessionId` and `cwd`, a Codex rollout's `session_meta`).
 fn facts_of_head(head: &[u8]) -> HeadFacts {
     let mut facts = HeadFacts::default();
-    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     for line in head.split(|&b| b == b'\n').take(HEAD_LINES) {
         let Ok(rec) = serde_json::from_slice::<Value>(line) else {
             continue;
         };
-        if let Some(id) = text(&rec, "sessionId") {
-            facts.format = Some(Format::ClaudeCode);
-            facts.id.get_or_insert(id);
-            facts.cwd = facts.cwd.or_else(|| text(&rec, "cwd"));
-        } else if rec.get("type").and_then(Value::as_str) == Some("session_meta")
-            && let Some(meta) = rec.get("payload")
-        {
-            facts.format = Some(Format::Codex);
-            facts.id = text(meta, "id");
-            facts.cwd = text(meta, "cwd");
-        }
+        // The first agent whose record it is reads it.
+        let _ = crate::agents::stores().any(|s| s.read_head(&rec, &mut facts));
         if facts.id.is_some() && facts.cwd.is_some() {
             break;
         }
@@ -363,16 +346,13 @@ mod tests {
     fn a_head_says_the_id_and_folder_of_either_agent() {
         let claude =
             b"{\"type\":\"summary\",\"summary\":\"x\"}\n{\"type\":\"user\",\"sessionId\":\"S1\",\"cwd\":\"/w/p\"}\n";
-        assert_eq!(
-            facts_of_head(claude),
-            HeadFacts {
-                format: Some(Format::ClaudeCode),
-                id: Some("S1".into()),
-                cwd: Some("/w/p".into())
-            }
-        );
+        let facts = facts_of_head(claude);
+        let agent = |f: &HeadFacts| f.format.map(|f| crate::agents::agent(f).about().short_name);
+        assert_eq!(agent(&facts), Some("claude"));
+        assert_eq!((facts.id.as_deref(), facts.cwd.as_deref()), (Some("S1"), Some("/w/p")));
         let codex = b"{\"type\":\"session_meta\",\"payload\":{\"id\":\"T1\",\"cwd\":\"/w/q\"}}\n";
         assert_eq!(facts_of_head(codex).id.as_deref(), Some("T1"));
+        assert!(agent(&facts_of_head(codex)).is_some_and(|a| a != "claude"));
         assert_eq!(facts_of_head(b"not json\n"), HeadFacts::default());
     }
 

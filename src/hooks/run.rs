@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::Agent;
+use crate::agents::Agent;
 use crate::backup::Archive;
 use crate::backup::stores::Found;
 
@@ -55,7 +55,7 @@ fn file_error(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) 
 }
 
 /// Handles one hook call; an error is for the log only.
-pub fn handle(agent: Agent, input: &[u8], archive: &Archive) -> Result<String, HookError> {
+pub fn handle(agent: &'static dyn Agent, input: &[u8], archive: &Archive) -> Result<String, HookError> {
     let v: Value = serde_json::from_slice(input).map_err(HookError::NotJson)?;
     let event = v.get("hook_event_name").and_then(Value::as_str).unwrap_or("");
     let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
@@ -89,7 +89,7 @@ pub fn handle(agent: Agent, input: &[u8], archive: &Archive) -> Result<String, H
         "PostCompact" => {
             let mut rec = ArchivedSummary {
                 kind: SUMMARY_KIND.into(),
-                agent: agent.name().into(),
+                agent: agent.about().format.name().into(),
                 session_id: s("session_id"),
                 trigger: s("trigger"),
                 archived_at: crate::model::time::format_ms(crate::backup::run::now_ms()),
@@ -98,14 +98,13 @@ pub fn handle(agent: Agent, input: &[u8], archive: &Archive) -> Result<String, H
                 pre_tokens: None,
                 summary: s("compact_summary"),
             };
-            if let Some(p) = &transcript {
-                let (summary, tokens) = match agent {
-                    Agent::ClaudeCode => (None, claude_pre_tokens(p)),
-                    Agent::Codex => codex_compaction(p),
-                };
-                rec.pre_tokens = tokens;
+            if let Some(p) = &transcript
+                && let Some(hooks) = agent.hooks()
+            {
+                let c = hooks.compaction(p);
+                rec.pre_tokens = c.pre_tokens;
                 if rec.summary.is_none() {
-                    rec.summary = summary;
+                    rec.summary = c.summary;
                 }
             }
             let file = append_summary(archive, &rec)?;
@@ -115,13 +114,10 @@ pub fn handle(agent: Agent, input: &[u8], archive: &Archive) -> Result<String, H
     }
 }
 
-/// The file as a backup finds it: its agent folder is the parent of `projects/` (Claude
-/// Code) or of `sessions/`/`archived_sessions/` (Codex), else its own folder.
-fn found_for(agent: Agent, path: &Path) -> Found {
-    let mark: &[&str] = match agent {
-        Agent::ClaudeCode => &["projects"],
-        Agent::Codex => &["sessions", "archived_sessions"],
-    };
+/// The file as a backup finds it: its agent folder is the parent of one of the agent's
+/// session folders (`projects/`; `sessions/`, `archived_sessions/`), else its own folder.
+fn found_for(agent: &'static dyn Agent, path: &Path) -> Found {
+    let mark = agent.store().map_or(&[][..], |s| s.session_folders());
     let store = path
         .ancestors()
         .skip(1)
@@ -131,7 +127,7 @@ fn found_for(agent: Agent, path: &Path) -> Found {
         .unwrap_or(Path::new("/"))
         .to_path_buf();
     Found {
-        agent: agent.name(),
+        agent: agent.about().format.name(),
         role: if path.components().any(|c| c.as_os_str() == "subagents") {
             "subagent"
         } else {
@@ -141,61 +137,6 @@ fn found_for(agent: Agent, path: &Path) -> Found {
         path: path.to_path_buf(),
         store,
     }
-}
-
-/// The last lines of a file, at most `n` bytes, whole lines only.
-fn tail_lines(path: &Path, n: u64) -> Vec<Value> {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return Vec::new();
-    };
-    let len = f.metadata().map_or(0, |m| m.len());
-    let start = len.saturating_sub(n);
-    let mut buf = Vec::new();
-    if f.seek(SeekFrom::Start(start)).is_err() || f.read_to_end(&mut buf).is_err() {
-        return Vec::new();
-    }
-    let mut lines: Vec<&[u8]> = buf.split(|b| *b == b'\n').collect();
-    if start > 0 && !lines.is_empty() {
-        lines.remove(0);
-    }
-    lines.iter().filter_map(|l| serde_json::from_slice(l).ok()).collect()
-}
-
-/// Claude Code: `preTokens` of the last compact boundary in the transcript (the boundary
-/// may not be written yet when the hook runs; then none).
-fn claude_pre_tokens(path: &Path) -> Option<i64> {
-    tail_lines(path, 4 << 20)
-        .iter()
-        .rev()
-        .find(|v| v.get("subtype").and_then(Value::as_str) == Some("compact_boundary"))
-        .and_then(|v| v.pointer("/compactMetadata/preTokens"))
-        .and_then(Value::as_i64)
-}
-
-/// Codex: the summary of the last `compacted` record and the tokens in use before it.
-fn codex_compaction(path: &Path) -> (Option<String>, Option<i64>) {
-    let lines = tail_lines(path, 16 << 20);
-    let Some(at) = lines
-        .iter()
-        .rposition(|v| v.get("type").and_then(Value::as_str) == Some("compacted"))
-    else {
-        return (None, None);
-    };
-    let summary = lines[at]
-        .pointer("/payload/message")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let tokens = lines[..at]
-        .iter()
-        .rev()
-        .find(|v| v.pointer("/payload/type").and_then(Value::as_str) == Some("token_count"))
-        .and_then(|v| {
-            v.pointer("/payload/info/last_token_usage/total_tokens")
-                .or_else(|| v.pointer("/payload/info/total_token_usage/total_tokens"))
-        })
-        .and_then(Value::as_i64);
-    (summary, tokens)
 }
 
 /// A file name safe for any session id.
@@ -235,7 +176,7 @@ fn append_summary(archive: &Archive, rec: &ArchivedSummary) -> Result<PathBuf, H
 
 /// Appends a line to `<archive>/hooks.log`; a log that cannot be written is given up on
 /// (the hook must still exit 0).
-pub fn log(archive: &Path, agent: Agent, line: &str) {
+pub fn log(archive: &Path, agent: &str, line: &str) {
     let _ = std::fs::create_dir_all(archive);
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
@@ -243,7 +184,7 @@ pub fn log(archive: &Path, agent: Agent, line: &str) {
         .open(archive.join("hooks.log"))
     {
         let stamp = crate::model::time::format_ms(crate::backup::run::now_ms());
-        let _ = writeln!(f, "{stamp} {} {}", agent.name(), line.replace('\n', " "));
+        let _ = writeln!(f, "{stamp} {agent} {}", line.replace('\n', " "));
     }
 }
 
@@ -293,7 +234,11 @@ pub fn summary_records(path: &Path) -> Option<Vec<crate::summary::SummaryRecord>
                 pre_tokens: s.pre_tokens,
                 summary: s.summary,
                 event: "post_compact_hook",
-                summary_source: Some(if s.agent == "codex" { "rollout" } else { "hook" }),
+                summary_source: Some(
+                    crate::agents::by_name(&s.agent)
+                        .and_then(|a| a.hooks())
+                        .map_or("hook", |h| h.summary_source()),
+                ),
                 ..Default::default()
             })
             .collect(),

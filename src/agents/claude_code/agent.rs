@@ -139,4 +139,12 @@ impl Agent for ClaudeCode {
     fn is_sub_session_path(&self, path: &std::path::Path) -> bool {
         super::subagents::is_subagent_path(&path.to_string_lossy())
     }
+
+    fn store(&self) -> Option<&'static dyn crate::agents::Store> {
+        Some(&super::store::ClaudeCodeStore)
+    }
+
+    fn hooks(&self) -> Option<&'static dyn crate::agents::Hooks> {
+        Some(&super::hooks::ClaudeCodeHooks)
+    }
 }

@@ -11,6 +11,7 @@ pub mod config;
 pub mod convert;
 pub mod doctor;
 mod export;
+pub mod hooks;
 pub mod import;
 pub mod intern;
 pub mod model;

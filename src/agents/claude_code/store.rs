@@ -103,6 +103,67 @@ pub fn config_dir() -> Option<PathBuf> {
     config_dir_from(&|k| std::env::var_os(k).filter(|v| !v.is_empty()))
 }
 
+/// Claude Code's store as backup, restore and session ids see it: `projects/` of each
+/// config folder, a transcript named by its session id, subagent transcripts in the session's
+/// side folder, and the prompt history beside it.
+pub struct ClaudeCodeStore;
+
+impl crate::agents::Store for ClaudeCodeStore {
+    fn display_name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn session_folders(&self) -> &'static [&'static str] {
+        &["projects"]
+    }
+
+    fn archive_folder(&self) -> &'static str {
+        "claude"
+    }
+
+    fn side_file(&self) -> Option<crate::agents::SideFile> {
+        Some(crate::agents::SideFile {
+            role: "history",
+            name: "history.jsonl",
+        })
+    }
+
+    fn role(&self, path: &Path) -> &'static str {
+        if path.components().any(|c| c.as_os_str() == "subagents") {
+            "subagent"
+        } else {
+            "session"
+        }
+    }
+
+    fn id_in_stem<'a>(&self, stem: &'a str) -> Option<&'a str> {
+        super::subagents::is_uuid(stem).then_some(stem)
+    }
+
+    fn resumes_by_name(&self) -> bool {
+        true
+    }
+
+    fn is_side_folder(&self, name: &str) -> bool {
+        super::subagents::is_uuid(name) || name == "subagents"
+    }
+
+    fn is_sub_session(&self, path: &str) -> bool {
+        super::subagents::is_subagent_path(path)
+    }
+
+    fn read_head(&self, rec: &serde_json::Value, head: &mut crate::model::store::SessionHead) -> bool {
+        let text = |k: &str| rec.get(k).and_then(serde_json::Value::as_str).map(str::to_string);
+        let Some(id) = text("sessionId") else {
+            return false;
+        };
+        head.format = Some(crate::model::Format::ClaudeCode);
+        head.id.get_or_insert(id);
+        head.cwd = head.cwd.take().or_else(|| text("cwd"));
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

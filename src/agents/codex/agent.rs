@@ -143,6 +143,14 @@ impl Agent for Codex {
     ) -> Result<(), ExportError> {
         super::export::records(src, full, emit)
     }
+
+    fn store(&self) -> Option<&'static dyn crate::agents::Store> {
+        Some(&super::store::CodexStore)
+    }
+
+    fn hooks(&self) -> Option<&'static dyn crate::agents::Hooks> {
+        Some(&super::hooks::CodexHooks)
+    }
 }
 
 /// `--strip-template`: a summary written in Claude Code's template (a session converted from

@@ -8,6 +8,7 @@ pub mod convert;
 pub mod doctor;
 mod export;
 pub mod history;
+pub mod hooks;
 pub mod import;
 pub mod items;
 pub mod rollout;

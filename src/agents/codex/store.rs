@@ -576,3 +576,54 @@ pub fn codex_home_from(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Opti
 pub fn codex_home() -> Option<PathBuf> {
     codex_home_from(&|k| std::env::var_os(k).filter(|v| !v.is_empty()))
 }
+
+/// Codex's store as backup, restore and session ids see it: `sessions/` and
+/// `archived_sessions/` of the Codex home, rollouts named `rollout-<time>-<id>`, the thread
+/// index a restored rollout is registered in, and the name index beside them.
+pub struct CodexStore;
+
+impl crate::agents::Store for CodexStore {
+    fn display_name(&self) -> &'static str {
+        "Codex"
+    }
+
+    fn session_folders(&self) -> &'static [&'static str] {
+        &["sessions", "archived_sessions"]
+    }
+
+    fn archive_folder(&self) -> &'static str {
+        "codex"
+    }
+
+    fn side_file(&self) -> Option<crate::agents::SideFile> {
+        Some(crate::agents::SideFile {
+            role: "index",
+            name: "session_index.jsonl",
+        })
+    }
+
+    fn id_in_stem<'a>(&self, stem: &'a str) -> Option<&'a str> {
+        let tail = stem
+            .strip_prefix("rollout-")?
+            .get(stem.len().checked_sub(36 + "rollout-".len())?..)?;
+        crate::model::store::is_uuid(tail).then_some(tail)
+    }
+
+    fn read_head(&self, rec: &Value, head: &mut crate::model::store::SessionHead) -> bool {
+        if rec.get("type").and_then(Value::as_str) != Some("session_meta") {
+            return false;
+        }
+        let Some(meta) = rec.get("payload") else {
+            return false;
+        };
+        let text = |k: &str| meta.get(k).and_then(Value::as_str).map(str::to_string);
+        head.format = Some(crate::model::Format::Codex);
+        head.id = text("id");
+        head.cwd = text("cwd");
+        true
+    }
+
+    fn register_restored(&self, root: &Path, path: &Path) -> Result<()> {
+        register_restored(root, path).map(drop)
+    }
+}

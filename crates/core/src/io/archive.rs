@@ -47,7 +47,7 @@ pub struct SessionMeta {
 /// One file as a snapshot holds it.
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct FileEntry {
-    /// `claude-code` or `codex`.
+    /// The agent's name ([`crate::model::Format::name`]: `claude-code`, `codex`).
     pub agent: String,
     /// `session`, `subagent`, `history` (Claude Code's prompt history) or `index` (Codex's
     /// session names).
@@ -180,14 +180,10 @@ pub struct Stored {
 }
 
 impl Stored {
-    /// The folder under an archive (and under `restore --to DIR`) that holds an agent's files.
-    pub fn top(agent: &str) -> &'static str {
-        if agent == "claude-code" { "claude" } else { "codex" }
-    }
-
-    /// The file `f` of a snapshot in `archive`, named and opened as read commands do.
-    pub fn of(archive: &Path, f: &FileEntry) -> Stored {
-        let rel = format!("{}/{}", Stored::top(&f.agent), f.rel);
+    /// The stored file `f` of `archive`, its agent's files kept under the folder `top`
+    /// ([`crate::agents::Store::archive_folder`]).
+    pub fn of(archive: &Path, top: &str, f: &FileEntry) -> Stored {
+        let rel = format!("{top}/{}", f.rel);
         Stored {
             name: format!("{}/{rel}", archive.display()),
             rel,

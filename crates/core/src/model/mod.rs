@@ -3,10 +3,12 @@
 pub mod diag;
 pub mod doc;
 pub mod findings;
+pub mod hooks;
 pub mod project;
 pub mod resume;
 pub mod rows;
 pub mod session;
+pub mod store;
 pub mod time;
 
 use serde::Serialize;

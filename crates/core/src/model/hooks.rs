@@ -1,0 +1,119 @@
+//! The vocabulary of compaction hooks that the hooks feature and each agent's settings share:
+//! the events, the command cctool installs and how it is recognised again, the scope of a
+//! settings file and what editing one did.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+/// The events cctool hooks into.
+pub const EVENTS: [&str; 2] = ["PreCompact", "PostCompact"];
+
+/// `user` or `project`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scope {
+    User,
+    Project,
+}
+
+/// What an edit did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Edit {
+    /// The new content, and the events changed.
+    Changed(String, Vec<&'static str>),
+    /// Already as asked.
+    Unchanged,
+}
+
+/// Why an agent's settings file cannot be edited; nothing is written then.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("not valid JSON (line {line}, column {column}): {cause}; fix it or move it aside first")]
+    Json {
+        line: usize,
+        column: usize,
+        cause: serde_json::Error,
+    },
+    #[error("not valid TOML: {0}; fix it or move it aside first")]
+    Toml(toml_edit::TomlError),
+    #[error("the settings file is not a JSON object")]
+    NotAnObject,
+    /// A key the hooks go under holds something else than hooks (the sentence names it).
+    #[error("{0}")]
+    Shape(String),
+}
+
+pub use crate::output::shell::quote as shell_quote;
+
+/// The command the agent called `agent` runs: `program` (this cctool binary's absolute path,
+/// or what `--command` names), `hooks run AGENT`, and the archive when one was named.
+pub fn command(program: &str, agent: &str, archive: Option<&Path>) -> String {
+    let mut c = format!("{} hooks run {agent}", shell_quote(program));
+    if let Some(a) = archive {
+        c.push_str(" --to ");
+        c.push_str(&shell_quote(&a.to_string_lossy()));
+    }
+    c
+}
+
+/// Whether `program` is one [`is_ours`] recognises: a file named `cctool…`.
+pub fn is_cctool(program: &str) -> bool {
+    Path::new(program)
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("cctool"))
+}
+
+/// Whether a hook command is one cctool installed for the agent called `agent` (whatever
+/// binary path or archive it names).
+pub fn is_ours(cmd: &str, agent: &str) -> bool {
+    let marker = format!(" hooks run {agent}");
+    cmd.find(&marker).is_some_and(|i| {
+        let prog = cmd[..i].trim_matches(|c| c == '\'' || c == '"');
+        let rest = &cmd[i + marker.len()..];
+        is_cctool(prog) && (rest.is_empty() || rest.starts_with(' '))
+    })
+}
+
+/// The JSON records among the last lines of a file, at most `n` bytes, whole lines only:
+/// where an agent's transcript holds the compaction a hook is called about.
+pub fn tail_records(path: &Path, n: u64) -> Vec<Value> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let len = f.metadata().map_or(0, |m| m.len());
+    let start = len.saturating_sub(n);
+    let mut buf = Vec::new();
+    if f.seek(SeekFrom::Start(start)).is_err() || f.read_to_end(&mut buf).is_err() {
+        return Vec::new();
+    }
+    let mut lines: Vec<&[u8]> = buf.split(|b| *b == b'\n').collect();
+    if start > 0 && !lines.is_empty() {
+        lines.remove(0);
+    }
+    lines.iter().filter_map(|l| serde_json::from_slice(l).ok()).collect()
+}
+
+/// What a transcript says of the compaction a PostCompact hook is called about: the summary
+/// (when the hook's input does not carry it) and the tokens in use before it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Compaction {
+    /// The summary as the transcript holds it.
+    pub summary: Option<String>,
+    /// The tokens of the conversation before the compaction, as the agent counted them.
+    pub pre_tokens: Option<i64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ours_is_recognised_by_program_and_agent() {
+        assert!(is_ours("'/a b/cctool' hooks run codex --to /x", "codex"));
+        assert!(is_ours("cctool hooks run claude-code", "claude-code"));
+        assert!(!is_ours("cctool hooks run claude-code", "codex"));
+        assert!(!is_ours("other hooks run codex", "codex"));
+        assert!(!is_ours("cctool hooks run codexx", "codex"));
+    }
+}
