@@ -152,7 +152,6 @@ per_tree() {
   compare "$d rows sessions" "" scan --rows sessions "$d"
   compare "$d rows messages parquet parts" "" scan --rows messages --format parquet --out-dir rows "$d"
   compare "$d export html" "" export --format html "$d" -o pages
-  compare "$d export markdown redacted" "" export --redact "$d" -o pages
 }
 
 # JOBS=N: N copies of this script, each on every N-th file in its own WORK folder.
