@@ -118,6 +118,13 @@ pub trait Agent: Sync {
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         None
     }
+
+    /// `convert`: this agent's tools in neutral terms, through which a call of one agent
+    /// becomes another's (`convert::tools`); `None` when it has no tools of its own (its
+    /// calls keep their names).
+    fn tools(&self) -> Option<&'static dyn crate::convert::tools::Vocabulary> {
+        None
+    }
 }
 
 /// What `rebuild-chain` says of `--tip` or `--full` on a file whose agent has no parent links to

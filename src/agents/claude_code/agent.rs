@@ -91,4 +91,8 @@ impl Agent for ClaudeCode {
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         Some(&super::slim::ClaudeCodeSlim)
     }
+
+    fn tools(&self) -> Option<&'static dyn crate::convert::tools::Vocabulary> {
+        Some(&super::tools::ClaudeCodeTools)
+    }
 }

@@ -116,6 +116,10 @@ impl Agent for Codex {
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         Some(&super::slim::CodexSlim)
     }
+
+    fn tools(&self) -> Option<&'static dyn crate::convert::tools::Vocabulary> {
+        Some(&super::tools::CodexTools)
+    }
 }
 
 /// `--strip-template`: a summary written in Claude Code's template (a session converted from

@@ -12,4 +12,5 @@ pub mod rollout;
 pub mod slim;
 pub mod store;
 pub mod summaries;
+pub mod tools;
 pub mod view;
