@@ -57,19 +57,35 @@ pub enum Kind {
     /// Reads a file.
     Read(Read),
     /// Writes a whole file.
-    Write { path: String, content: String },
+    Write {
+        /// The file written.
+        path: String,
+        /// Its whole text.
+        content: String,
+    },
     /// Replaces text in a file, hunk after hunk.
-    Edit { path: String, edits: Vec<Hunk> },
+    Edit {
+        /// The file edited.
+        path: String,
+        /// The replacements, in order.
+        edits: Vec<Hunk>,
+    },
     /// Searches file contents (`names`: file names) for a pattern.
     Search {
+        /// What is searched for.
         pattern: String,
+        /// Where, when given.
         path: Option<String>,
+        /// Whether file names are searched rather than their contents.
         names: bool,
     },
     /// Fetches a page or searches the web.
     Web(Web),
     /// Hands a prompt to a subagent.
-    Task { prompt: String },
+    Task {
+        /// What the subagent is asked.
+        prompt: String,
+    },
     /// Anything else: the input as written.
     Other(Value),
 }
@@ -104,15 +120,20 @@ fn is_shell(s: &str) -> bool {
 /// A read of a file: from line `offset`, `limit` lines, each when given.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Read {
+    /// The file read.
     pub path: String,
+    /// The first line read (1 is the first), when given.
     pub offset: Option<u64>,
+    /// How many lines, when given.
     pub limit: Option<u64>,
 }
 
 /// One replacement of an edit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Hunk {
+    /// The text replaced.
     pub old: String,
+    /// The text it is replaced with.
     pub new: String,
     /// Whether every occurrence is replaced, as the tool wrote it (a flag some tools lack).
     pub replace_all: Option<Value>,
@@ -122,9 +143,15 @@ pub struct Hunk {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Web {
     /// Fetches a page.
-    Fetch { url: String },
+    Fetch {
+        /// The page's address.
+        url: String,
+    },
     /// Searches the web.
-    Search { query: String },
+    Search {
+        /// What is searched for.
+        query: String,
+    },
 }
 
 /// A call's input as its agent writes it.
@@ -149,7 +176,9 @@ impl Input {
 /// A neutral call in an agent's terms.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Written {
+    /// The agent's tool.
     pub name: String,
+    /// Its input as the agent writes it.
     pub input: Input,
     /// What of the call the tool cannot say, for the report's left-out count.
     pub lost: Option<String>,
@@ -199,8 +228,11 @@ fn label(from: &str, to: &str) -> Mapped {
 /// A call of one agent in another's terms.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Translated {
+    /// The target's tool, or the call's own name when the target has none that says it.
     pub name: String,
+    /// Its input as the target writes it.
     pub input: Input,
+    /// The mapping the call took, when it took one.
     pub mapped: Mapped,
     /// What of the call the target's tool cannot say, for the report's left-out count.
     pub lost: Option<String>,
@@ -229,10 +261,11 @@ pub fn translate(
             lost: w.lost,
         };
     }
-    let input = if input.is_object() {
-        input.clone()
-    } else {
-        json!({ "input": input })
+    let input = match call.kind {
+        // The input as written, copied once already.
+        Kind::Other(v) if v.is_object() => v,
+        _ if input.is_object() => input.clone(),
+        _ => json!({ "input": input }),
     };
     Translated {
         name: name.to_string(),

@@ -14,7 +14,7 @@ use crate::convert::tools::{
 
 /// Claude Code's tools.
 #[derive(Debug)]
-pub struct ClaudeCodeTools;
+pub(crate) struct ClaudeCodeTools;
 
 impl Vocabulary for ClaudeCodeTools {
     fn to_neutral(&self, name: &str, input: &Value) -> Call {

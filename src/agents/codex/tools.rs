@@ -16,7 +16,7 @@ use crate::convert::tools::{
 
 /// Codex's tools.
 #[derive(Debug)]
-pub struct CodexTools;
+pub(crate) struct CodexTools;
 
 impl Vocabulary for CodexTools {
     fn to_neutral(&self, name: &str, input: &Value) -> Call {
