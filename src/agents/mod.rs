@@ -200,6 +200,13 @@ pub trait Agent: Sync {
     fn hooks(&self) -> Option<&'static dyn Hooks> {
         None
     }
+
+    /// `convert`: this agent's tools in neutral terms, through which a call of one agent
+    /// becomes another's (`convert::tools`); `None` when it has no tools of its own (its
+    /// calls keep their names).
+    fn tools(&self) -> Option<&'static dyn crate::convert::tools::Vocabulary> {
+        None
+    }
 }
 
 /// An agent's own store of sessions: the folders below its root that hold them, how its

@@ -283,6 +283,11 @@ fn write_conversion(
                 .flatten()
         }),
         reasoning_as_text: a.reasoning_as_text,
+        // The calls are read through the tools of the agent that wrote them.
+        tools: head
+            .source
+            .and_then(|f| crate::agents::agent(f).tools())
+            .unwrap_or(&crate::convert::tools::Verbatim),
     };
     let answered = head.answered.clone().unwrap_or_default();
     let make = into.writer;

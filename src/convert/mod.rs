@@ -28,6 +28,9 @@ pub struct WriteOptions {
     pub model: Option<String>,
     /// Visible reasoning carried as marked text (`--reasoning-as-text`).
     pub reasoning_as_text: bool,
+    /// The tools of the agent the conversation was read from: each call is read through
+    /// them into the target's ([`tools::translate`]).
+    pub tools: &'static dyn tools::Vocabulary,
 }
 
 /// What a writer mapped and left out.
@@ -371,18 +374,20 @@ mod tests {
                 })
                 .collect(),
         );
-        let o = WriteOptions {
-            session_id: "s".into(),
-            cwd: "/w".into(),
-            model: None,
-            reasoning_as_text: false,
-        };
         let (mut compared, mut held) = (0, 0);
-        let writers: [crate::convert::MakeWriter; 2] = [
-            crate::agents::codex::convert::writer,
-            crate::agents::claude_code::convert::writer,
+        // Each writer reads the calls through the other agent's tools, as a conversion does.
+        let writers: [(crate::convert::MakeWriter, crate::model::Format); 2] = [
+            (crate::agents::codex::convert::writer, crate::model::Format::ClaudeCode),
+            (crate::agents::claude_code::convert::writer, crate::model::Format::Codex),
         ];
-        for (make, entries) in writers.iter().flat_map(|m| convs.iter().map(move |c| (m, c))) {
+        for ((make, from), entries) in writers.iter().flat_map(|m| convs.iter().map(move |c| (m, c))) {
+            let o = WriteOptions {
+                session_id: "s".into(),
+                cwd: "/w".into(),
+                model: None,
+                reasoning_as_text: false,
+                tools: crate::agents::agent(*from).tools().expect("an agent with tools"),
+            };
             let first = entries.iter().find_map(|e| e.timestamp.clone());
             let mut both = [Vec::new(), Vec::new()];
             for (k, out) in both.iter_mut().enumerate() {

@@ -147,4 +147,8 @@ impl Agent for ClaudeCode {
     fn hooks(&self) -> Option<&'static dyn crate::agents::Hooks> {
         Some(&super::hooks::ClaudeCodeHooks)
     }
+
+    fn tools(&self) -> Option<&'static dyn crate::convert::tools::Vocabulary> {
+        Some(&super::tools::ClaudeCodeTools)
+    }
 }

@@ -14,12 +14,12 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::chain::{self as claude, Kind, Options, flag};
+use super::tools;
 use crate::compact::ids;
 use crate::convert::json::json_str;
 use crate::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolResult, call_key, collect, written_len,
 };
-use crate::convert::tools;
 use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, reasoning_text};
 use crate::io::Source;
 use crate::model::Format;
@@ -1015,7 +1015,7 @@ impl EntryWriter for Writer {
                             json_str(&mut l, &t);
                         }
                         (Block::Call(call), None) => {
-                            let ((name, input), mapped) = tools::to_claude(&call.name, &call.input);
+                            let ((name, input), mapped) = tools::to_claude(self.o.tools, &call.name, &call.input);
                             self.tally.map(mapped);
                             l.extend_from_slice(br#"{"type":"tool_use","id":"#);
                             json_str(&mut l, &tool_id(&call.id));

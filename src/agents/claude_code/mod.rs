@@ -22,4 +22,5 @@ pub mod slim;
 pub mod store;
 pub mod subagents;
 pub mod summaries;
+pub mod tools;
 pub mod view;

@@ -151,6 +151,10 @@ impl Agent for Codex {
     fn hooks(&self) -> Option<&'static dyn crate::agents::Hooks> {
         Some(&super::hooks::CodexHooks)
     }
+
+    fn tools(&self) -> Option<&'static dyn crate::convert::tools::Vocabulary> {
+        Some(&super::tools::CodexTools)
+    }
 }
 
 /// `--strip-template`: a summary written in Claude Code's template (a session converted from

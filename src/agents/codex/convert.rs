@@ -14,12 +14,13 @@ use serde_json::{Value, json};
 use super::history;
 use super::rollout::tail::{self, Marks, TailCheck};
 use super::rollout::{self as codex, ItemSrc, Record, SUMMARY_PREFIX, summary_body};
+use super::tools::CodexTools;
 use crate::convert::json::{json_str, json_str_inner};
 use crate::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key, collect,
     written_len,
 };
-use crate::convert::tools::{self, CodexCall};
+use crate::convert::tools::{self, Input};
 use crate::convert::{Clock, EntryWriter, Tally, WriteOptions, line, reasoning_text};
 use crate::io::Source;
 use crate::model::Format;
@@ -1117,13 +1118,19 @@ impl EntryWriter for Writer {
                             }
                         }
                         Block::Call(call) => {
-                            let mapped = tools::to_codex(&call.name, &call.input, &mut self.files);
+                            let mapped = tools::translate(
+                                self.o.tools,
+                                &CodexTools,
+                                &call.name,
+                                &call.input,
+                                Some(&mut self.files),
+                            );
                             self.tally.map(mapped.mapped);
-                            if let Some(lost) = mapped.lost {
+                            if let Some(lost) = &mapped.lost {
                                 self.tally.drop(lost);
                             }
-                            match mapped.call {
-                                CodexCall::Function { name, arguments } => self.item_with(out, &ts, 0, |l| {
+                            match (mapped.name, mapped.input) {
+                                (name, Input::Json(arguments)) => self.item_with(out, &ts, 0, |l| {
                                     l.extend_from_slice(br#"{"type":"function_call","name":"#);
                                     json_str(l, &name);
                                     l.extend_from_slice(br#","arguments":"#);
@@ -1132,7 +1139,7 @@ impl EntryWriter for Writer {
                                     json_str(l, &call.id);
                                     l.push(b'}');
                                 }),
-                                CodexCall::Custom { name, input } => {
+                                (name, Input::Text(input)) => {
                                     self.custom.insert(call_key(&call.id));
                                     self.item(
                                         out,

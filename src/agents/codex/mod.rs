@@ -17,4 +17,5 @@ mod scan;
 pub mod slim;
 pub mod store;
 pub mod summaries;
+pub mod tools;
 pub mod view;

@@ -77,7 +77,7 @@ impl Writer {
                             continue;
                         }
                         Block::Call(call) => {
-                            let ((name, input), mapped) = tools::to_claude(&call.name, &call.input);
+                            let ((name, input), mapped) = tools::to_claude(self.o.tools, &call.name, &call.input);
                             self.tally.map(mapped);
                             json!({"type": "tool_use", "id": tool_id(&call.id), "name": name, "input": input})
                         }
@@ -178,6 +178,8 @@ fn the_lines_are_the_values_written() {
                 cwd: "/w \"d\"".into(),
                 model,
                 reasoning_as_text: as_text,
+                // Codex's tools, found through the registry: an agent does not name another.
+                tools: crate::agents::agent(Format::Codex).tools().expect("Codex has tools"),
             };
             let answered = c.answered_calls();
             let mut direct = Writer::new(&o, c.first_timestamp(), answered.clone());

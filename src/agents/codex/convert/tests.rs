@@ -7,6 +7,7 @@ pub(super) fn valued(
     ts: &str,
     custom: &mut rustc_hash::FxHashSet<u64>,
     files: &mut tools::Files,
+    from: &dyn tools::Vocabulary,
     as_text: bool,
 ) -> Vec<Vec<u8>> {
     let e = &e.clone().into_plain();
@@ -48,16 +49,26 @@ pub(super) fn valued(
                             out.push(event(json!({"type": "agent_message", "message": t})));
                         }
                     }
-                    Block::Call(call) => match tools::to_codex(&call.name, &call.input, files).call {
-                        CodexCall::Function { name, arguments } => out.push(item(json!({
+                    Block::Call(call) => {
+                        match tools::translate(from, &CodexTools, &call.name, &call.input, Some(files)) {
+                            tools::Translated {
+                                name,
+                                input: Input::Json(arguments),
+                                ..
+                            } => out.push(item(json!({
                             "type": "function_call", "name": name,
                             "arguments": arguments.to_string(), "call_id": call.id}))),
-                        CodexCall::Custom { name, input } => {
-                            custom.insert(call_key(&call.id));
-                            out.push(item(json!({"type": "custom_tool_call", "status": "completed",
+                            tools::Translated {
+                                name,
+                                input: Input::Text(input),
+                                ..
+                            } => {
+                                custom.insert(call_key(&call.id));
+                                out.push(item(json!({"type": "custom_tool_call", "status": "completed",
                                 "call_id": call.id, "name": name, "input": input})));
+                            }
                         }
-                    },
+                    }
                 }
             }
         }
@@ -78,6 +89,14 @@ pub(super) fn valued(
         Body::Compaction(_) => {}
     }
     out
+}
+
+/// The tools of Claude Code, the conversions to Codex read their calls through (found
+/// through the registry: an agent does not name another).
+fn claude_code_tools() -> &'static dyn tools::Vocabulary {
+    crate::agents::agent(Format::ClaudeCode)
+        .tools()
+        .expect("Claude Code has tools")
 }
 
 /// The writer's lines are those of the JSON values it used to build, on the conversations
@@ -132,6 +151,7 @@ fn the_lines_are_the_values_written() {
                 cwd: "/w".into(),
                 model: None,
                 reasoning_as_text: as_text,
+                tools: claude_code_tools(),
             };
             let mut head = Vec::new();
             let mut w = Writer::new(&o, c.first_timestamp(), &mut head);
@@ -148,7 +168,7 @@ fn the_lines_are_the_values_written() {
                         .collect()
                 };
                 let written = text(out.into_iter().filter(|l| !is_token_count(l)).collect());
-                let expected = text(valued(e, &ts, &mut custom, &mut files, as_text));
+                let expected = text(valued(e, &ts, &mut custom, &mut files, o.tools, as_text));
                 if !matches!(e.body, Body::Compaction(_)) {
                     assert_eq!(written, expected, "{e:?}");
                     compared += written.len();
