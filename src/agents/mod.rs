@@ -101,7 +101,7 @@ pub trait Agent: Sync {
         style: Option<Render>,
         out: &mut Out,
         bar: &indicatif::ProgressBar,
-    ) -> anyhow::Result<(Vec<Diagnostic>, view::Report)>;
+    ) -> crate::error::Result<(Vec<Diagnostic>, view::Report)>;
 
     /// `compact`: the file compacted into `target` as `opts` ask, what was done told in `r`.
     fn compact(

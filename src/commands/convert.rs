@@ -7,13 +7,15 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::Error as JobError;
+use super::error::{FormatRefusal, Refusal};
 use crate::ExitStatus;
 use crate::cli::{ConvertArgs, ConvertTarget, GlobalArgs};
 use crate::convert::WriteOptions;
 use crate::convert::incremental::{Against, Plan, Step};
 use crate::convert::model::Counts;
 use crate::convert::stream::Lines;
-use crate::error::Error as JobError;
+use crate::error::Error as CoreError;
 use crate::io::Input;
 use crate::io::atomic::{HeldOpen, Seen, extend_by, refusal, write_new_file_by, write_stdout};
 use crate::model::Format;
@@ -57,7 +59,7 @@ fn target_format(t: ConvertTarget) -> Format {
     }
 }
 
-pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> super::Result<ExitStatus> {
     let mut r = Report {
         file: a.file.display().to_string(),
         to: match a.to {
@@ -114,14 +116,12 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
     r.from = format.name().to_string();
     let out = to_stdout(a).map(Path::to_path_buf);
     if g.json && out.is_none() && !a.into_store {
-        return Err(
-            JobError::refused("--json prints the report on standard output: write the conversion with -o OUT").into(),
-        );
+        return Err(JobError::from(Refusal::ConvertJsonOnStdout).into());
     }
     if let (Some(o), Input::Path(i)) = (&out, &input)
         && crate::io::paths::same_file(o, i)
     {
-        return Err(JobError::refused("the output would replace the input; choose another -o").into());
+        return Err(JobError::from(Refusal::ReplacesInput).into());
     }
     let to = target_format(a.to);
     if format == to && to != Format::CctoolSession {
@@ -129,20 +129,12 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
     }
     if a.to == ConvertTarget::Cctool {
         if a.into_store {
-            return Err(
-                JobError::refused("a cctool session has no agent store to go into: write it with -o OUT").into(),
-            );
+            return Err(JobError::from(Refusal::CctoolIntoStore).into());
         }
         return to_cctool(&src, format, a, out.as_deref(), r);
     }
-    let side = |f: Format| {
-        crate::convert::side(f).ok_or_else(|| {
-            JobError::Invalid(format!(
-                "convert reads and writes Claude Code transcripts and Codex rollouts; a {} is imported with --to cctool or migrated with cctool migrate",
-                f.name()
-            ))
-        })
-    };
+    let side =
+        |f: Format| crate::convert::side(f).ok_or_else(|| JobError::from(Refusal::from(FormatRefusal::Convert(f))));
     let (from, into) = (side(format)?, side(to)?);
     // The reader streams on its own thread; the lines are written as they come.
     let run = |r: &mut Report, replace: bool| {
@@ -164,7 +156,7 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
                 .unwrap_or_else(|_| Err(std::io::Error::other("the reader panicked")));
             match (done, read) {
                 // The reader's own error says why the lines stopped short.
-                (_, Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(JobError::Read(e).into()),
+                (_, Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CoreError::Read(e).into()),
                 // A write that stopped early (refused, or nothing to write) stops the reader.
                 (Err(e), _) => Err(e),
                 (Ok(()), _) => Ok(()),
@@ -184,6 +176,9 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
 enum ConvertError {
     #[error(transparent)]
     Job(#[from] JobError),
+    /// An error of the core (reading, writing), as a job's.
+    #[error(transparent)]
+    Core(#[from] CoreError),
     /// The reader stopped before the source's end; its own error, when it has one, is
     /// reported instead.
     #[error("cannot read the source to its end")]
@@ -217,7 +212,7 @@ fn noun(f: Format) -> &'static str {
 fn stdout_error(e: std::io::Error) -> ConvertError {
     match e.kind() {
         std::io::ErrorKind::BrokenPipe => ConvertError::StdoutClosed,
-        _ => JobError::Io(e).about("cannot write standard output").into(),
+        _ => CoreError::Io(e).about("cannot write standard output").into(),
     }
 }
 
@@ -298,7 +293,7 @@ fn write_conversion(
         false => out,
         true => {
             // The rollout's path holds its start, the time on its first line.
-            let first = lines.next_line().map_err(JobError::Read)?;
+            let first = lines.next_line().map_err(CoreError::Read)?;
             let (path, resume, imported) = into_store(to, first.as_deref(), &opts, input, a.force)?;
             if let Some(l) = first {
                 lines.unread(l);
@@ -313,7 +308,7 @@ fn write_conversion(
             r.output = path.display().to_string();
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)
-                    .map_err(|e| JobError::Io(e).about(format!("cannot create {}", parent.display())))?;
+                    .map_err(|e| CoreError::Io(e).about(format!("cannot create {}", parent.display())))?;
             }
             Some(path)
         }
@@ -353,7 +348,7 @@ fn write_conversion(
                     let old = Against::open(f, into.passable)?;
                     Ok((Seen { len: old.len, modified }, old))
                 })
-                .map_err(|e| JobError::Io(e).about(format!("cannot read the existing {}", path.display())))?,
+                .map_err(|e| CoreError::Io(e).about(format!("cannot read the existing {}", path.display())))?,
         ),
         _ => None,
     };
@@ -363,7 +358,7 @@ fn write_conversion(
             .map(|()| if replace { "replaced" } else { "new" }),
         Some((seen, mut old)) => {
             let keep = std::fs::File::open(&path)
-                .map_err(|e| JobError::Io(e).about(format!("cannot read the existing {}", path.display())))?;
+                .map_err(|e| CoreError::Io(e).about(format!("cannot read the existing {}", path.display())))?;
             // What the target's agent appends while the conversion runs would be lost to the
             // rename: the target is re-checked under a lock right before it.
             extend_by(&path, seen, a.force, |w| append(w, &mut lines, &mut old, &keep, &mut n)).map(|()| "appended")
@@ -387,10 +382,7 @@ fn write_conversion(
                 return Err(ConvertError::Replace);
             }
             Some(Stop::Differs(l)) => {
-                return Err(ConvertError::Job(JobError::Refused(format!(
-                    "{} exists and is not an earlier conversion of this session (line {l} differs; was it resumed since?); choose another -o, or pass --force to replace it",
-                    path.display()
-                ))));
+                return Err(JobError::from(Refusal::NotAnEarlierConversion { path, line: l }).into());
             }
             Some(Stop::Read) => return Err(ConvertError::SourceCutShort),
             None if refusal(&e).is_some() || e.get_ref().is_some_and(|r| r.is::<HeldOpen>()) => {
@@ -398,7 +390,11 @@ fn write_conversion(
                     .about(path.display().to_string())
                     .into());
             }
-            None => return Err(JobError::Io(e).about(format!("cannot write {}", path.display())).into()),
+            None => {
+                return Err(CoreError::Io(e)
+                    .about(format!("cannot write {}", path.display()))
+                    .into());
+            }
         },
     };
     finish(r, &mut lines);
@@ -471,9 +467,7 @@ fn into_store(
     use crate::agents::codex::store as codex;
     match to {
         Format::ClaudeCode => {
-            let dir = claude_code::config_dir().ok_or(JobError::refused(
-                "no Claude Code store: set CLAUDE_CONFIG_DIR or HOME, or write with -o OUT",
-            ))?;
+            let dir = claude_code::config_dir().ok_or(JobError::from(Refusal::NoClaudeStore))?;
             Ok((
                 claude_code::transcript_path(&dir, &o.cwd, &o.session_id),
                 claude_code::resume_command(&o.session_id, &o.cwd),
@@ -481,9 +475,7 @@ fn into_store(
             ))
         }
         _ => {
-            let home = codex::codex_home().ok_or(JobError::refused(
-                "no Codex store: set CODEX_HOME or HOME, or write with -o OUT",
-            ))?;
+            let home = codex::codex_home().ok_or(JobError::from(Refusal::NoCodexStore))?;
             let imported = match input {
                 Input::Path(p) if !force => codex::imported_by_codex(&home, p).map_err(ConvertError::Ledger)?,
                 _ => None,
@@ -524,19 +516,17 @@ fn to_cctool(
     r: &mut Report,
 ) -> Result<(), ConvertError> {
     let Some(import) = crate::agents::agent(format).import() else {
-        return Err(ConvertError::Job(JobError::Invalid(
-            "already a cctool session: cctool migrate brings it to v5".into(),
-        )));
+        return Err(JobError::from(Refusal::from(FormatRefusal::AlreadyCctool)).into());
     };
     let effective = !a.full;
     match out {
         None => write_stdout(|w| import(src, effective, w)).map_err(stdout_error)?,
         Some(p) => {
             if !a.force && crate::io::atomic::occupied(p) {
-                return Err(JobError::exists(p).into());
+                return Err(CoreError::exists(p).into());
             }
             write_new_file_by(p, a.force, |w| import(src, effective, w))
-                .map_err(|e| JobError::Io(e).about(format!("cannot write {}", p.display())))?
+                .map_err(|e| CoreError::Io(e).about(format!("cannot write {}", p.display())))?
         }
     }
     r.written = Some("new");

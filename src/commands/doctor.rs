@@ -70,11 +70,11 @@ impl CodeCount {
     }
 }
 
-pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> super::Result<ExitStatus> {
     let resume = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
     crate::agents::claude_code::config::Config::load(&resume, None, &|k| std::env::var(k).ok())
-        .map_err(|e| crate::Fatal(e.to_string()))?;
+        .map_err(super::error::Usage::Resume)?;
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "doctor", |src, format| {
         crate::agents::agent(format).doctor(src, &resume)

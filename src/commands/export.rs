@@ -7,17 +7,18 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::Error;
+use super::error::{Refusal, Usage};
+use crate::ExitStatus;
 use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
-use crate::error::Error;
+use crate::error::Error as CoreError;
 use crate::export::{self, ExportError, Scope, Summary, html, markdown, records};
 use crate::io::Input;
 use crate::io::atomic::{Output, write_new_file_by, write_stdout};
 use crate::output::Out;
 use crate::output::progress::file_bar;
 use crate::output::report::Reporter;
-use crate::output::sanitize::escape_str;
 use crate::redact::{self, Redactor};
-use crate::{ExitStatus, Fatal};
 
 /// The `--json` record of one exported input.
 #[derive(Serialize)]
@@ -46,17 +47,17 @@ fn default_rules_file() -> Option<PathBuf> {
     Some(base.join("cctool").join("redact-rules")).filter(|p| p.is_file())
 }
 
-fn redactor(a: &ExportArgs) -> Result<Option<Redactor>, Fatal> {
+fn redactor(a: &ExportArgs) -> Result<Option<Redactor>, Usage> {
     if !(a.share || a.redact) || a.no_redact {
         return Ok(None);
     }
     let mut rules = match a.redact_config.clone().or_else(default_rules_file) {
-        Some(p) => redact::read_rules_file(&p).map_err(|e| Fatal(e.0))?,
+        Some(p) => redact::read_rules_file(&p).map_err(Usage::Redact)?,
         None => Vec::new(),
     };
     rules.extend(a.redact_rules.iter().cloned());
     let cfg = redact::Config::from_env(rules, a.keep_images);
-    Redactor::new(&cfg).map(Some).map_err(|e| Fatal(e.0))
+    Redactor::new(&cfg).map(Some).map_err(Usage::Redact)
 }
 
 /// Where one input's export goes.
@@ -119,7 +120,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// Writes the folder's index page; false when one already there was refused (without
 /// `--force`, as the session pages are: it is someone's page, an earlier export's listing other
 /// sessions).
-fn write_index(dir: &Path, a: &ExportArgs, index: &[(String, Summary)], say: &Reporter) -> Result<bool, Fatal> {
+fn write_index(dir: &Path, a: &ExportArgs, index: &[(String, Summary)], say: &Reporter) -> Result<bool, Usage> {
     let (name, page) = match a.format {
         ExportFormat::Html => ("index.html", html::index(index)),
         _ => ("index.md", markdown::index(index)),
@@ -134,10 +135,7 @@ fn write_index(dir: &Path, a: &ExportArgs, index: &[(String, Summary)], say: &Re
             ));
             Ok(false)
         }
-        Err(e) => Err(Fatal(format!(
-            "{}: cannot write: {e}",
-            escape_str(&path.display().to_string())
-        ))),
+        Err(cause) => Err(Usage::IndexUnwritable { path, cause }),
     }
 }
 
@@ -184,7 +182,7 @@ fn write_error(e: ExportError) -> std::io::Error {
     }
 }
 
-pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &ExportArgs) -> super::Result<ExitStatus> {
     let redactor = redactor(a)?;
     let outputs: Vec<PathBuf> = a.output.iter().cloned().collect();
     let (expanded, named) = super::batch_inputs_writing(&a.files, &a.list, g, &outputs)?;
@@ -203,25 +201,24 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     let say = Reporter::new(g);
     say.diagnostics(&expanded.problems, 20);
     if inputs.is_empty() {
-        return Err(Fatal("no sessions found to export".into()).into());
+        return Err(Usage::NothingToExport.into());
     }
     let folder = match &a.output {
         Some(o) if o.as_os_str() != "-" && (inputs.len() > 1 || o.is_dir()) => Some(o.clone()),
         _ => None,
     };
     if inputs.len() > 1 && folder.is_none() {
-        return Err(Fatal(format!(
-            "{} sessions to export: name a folder for them with -o DIR",
-            inputs.len()
-        ))
-        .into());
+        return Err(Usage::ExportNeedsFolder { count: inputs.len() }.into());
     }
     let to_stdout = folder.is_none() && a.output.as_ref().is_none_or(|o| o.as_os_str() == "-");
     if to_stdout && g.json {
-        return Err(Fatal("--json prints records on stdout: write the export elsewhere with -o".into()).into());
+        return Err(Usage::ExportJsonOnStdout.into());
     }
     if let Some(dir) = &folder {
-        std::fs::create_dir_all(dir).map_err(|e| Fatal(format!("{}: cannot create the folder: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|cause| Usage::FolderUnmade {
+            dir: dir.clone(),
+            cause,
+        })?;
     }
     let mut taken = HashMap::new();
     let dests: HashMap<Input, Dest> = inputs
@@ -239,10 +236,9 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         if let Dest::File(out) = d
             && let Some(input) = inputs.iter().find(|i| matches!(i, Input::Path(p) if same_file(p, out)))
         {
-            return Err(Fatal(format!(
-                "{}: the output would replace an input; name another file with -o",
-                escape_str(&input.display_name())
-            ))
+            return Err(Usage::ExportReplacesInput {
+                input: input.display_name(),
+            }
             .into());
         }
     }
@@ -260,8 +256,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         let dest = by_name.get(src.name()).copied().cloned().unwrap_or(Dest::Stdout);
         let r = redactor.as_ref();
         if let Some(r) = r.filter(|_| !learn_first) {
-            export::learn(src, format, scope, r, &indicatif::ProgressBar::hidden())
-                .map_err(|e| Error::Io(std::io::Error::other(e)))?;
+            export::learn(src, format, scope, r, &indicatif::ProgressBar::hidden()).map_err(Error::Export)?;
         }
         let bar = bar_of(src);
         let mut summary = None;
@@ -300,13 +295,14 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
         };
         bar.finish_and_clear();
         written.map_err(|cause| match &dest {
-            Dest::File(p) if cause.kind() == std::io::ErrorKind::AlreadyExists => Error::Refused(format!(
-                "{}: exists; not overwritten (--force replaces it)",
-                p.display()
-            )),
-            Dest::File(p) if cause.kind() != std::io::ErrorKind::Other => Error::Write { path: p.clone(), cause },
-            Dest::Stdout if cause.kind() != std::io::ErrorKind::Other => Error::Stdout(cause),
-            _ => Error::Io(cause),
+            Dest::File(p) if cause.kind() == std::io::ErrorKind::AlreadyExists => {
+                Error::from(Refusal::ExportExists { path: p.clone() })
+            }
+            Dest::File(p) if cause.kind() != std::io::ErrorKind::Other => {
+                CoreError::Write { path: p.clone(), cause }.into()
+            }
+            Dest::Stdout if cause.kind() != std::io::ErrorKind::Other => CoreError::Stdout(cause).into(),
+            _ => CoreError::Io(cause).into(),
         })?;
         Ok::<_, Error>((dest, summary))
     });

@@ -35,11 +35,11 @@ pub struct Total {
     errors: usize,
 }
 
-pub fn run(g: &GlobalArgs, a: &ScanArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &ScanArgs) -> super::Result<ExitStatus> {
     let overrides = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
     crate::agents::claude_code::config::Config::load(&overrides, None, &|k| std::env::var(k).ok())
-        .map_err(|e| crate::Fatal(e.to_string()))?;
+        .map_err(super::error::Usage::Resume)?;
     if let Some(table) = a.rows.rows {
         return super::scan_rows::run(g, a, table);
     }

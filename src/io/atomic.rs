@@ -311,19 +311,40 @@ fn ignore_file_size_signal() {
 }
 
 /// Why a rewrite was refused before anything changed: the message says what to do.
-#[derive(Debug)]
-pub struct Refused(pub String);
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// The file is read-only, and `--force` was not given.
+    #[error(
+        "the file is read-only, which may mean someone protected it; nothing changed, pass --force to rewrite it anyway"
+    )]
+    ReadOnly,
+    /// Another cctool run holds the file's lock.
+    #[error("another cctool run is rewriting this file; nothing changed, retry when it has finished")]
+    Locked,
+    /// The file is not as it was read (`why` says how).
+    #[error(
+        "the file changed while cctool worked on it ({why}): something is writing it; nothing changed, retry when it is idle"
+    )]
+    Changed { why: Changed },
+    /// Another file was renamed to the path meanwhile.
+    #[error("the file was replaced by another program while cctool worked on it; nothing changed")]
+    Replaced,
 }
 
-impl std::error::Error for Refused {}
+/// How a file differs from what was read.
+#[derive(Debug, thiserror::Error)]
+pub enum Changed {
+    /// Its size is not the size read.
+    #[error("its size went from {was} to {now} bytes")]
+    Size { was: u64, now: u64 },
+    /// Its modification time is not the one read.
+    #[error("it was modified")]
+    Modified,
+}
 
-fn refused(msg: String) -> io::Error {
-    io::Error::other(Refused(msg))
+/// The refusal, as the io error that the writers' signatures carry.
+fn refused(r: Refused) -> io::Error {
+    io::Error::other(r)
 }
 
 /// The refusal to rewrite a file that another process holds open for writing: after the
@@ -360,12 +381,15 @@ impl Seen {
         }
     }
 
-    fn differs(&self, now: &fs::Metadata) -> Option<String> {
+    fn differs(&self, now: &fs::Metadata) -> Option<Changed> {
         if now.len() != self.len {
-            return Some(format!("its size went from {} to {} bytes", self.len, now.len()));
+            return Some(Changed::Size {
+                was: self.len,
+                now: now.len(),
+            });
         }
         match (self.modified, now.modified().ok()) {
-            (Some(a), Some(b)) if a != b => Some("it was modified".into()),
+            (Some(a), Some(b)) if a != b => Some(Changed::Modified),
             _ => None,
         }
     }
@@ -425,10 +449,7 @@ pub fn replace_with_backup_by(
     let target = resolved(path)?;
     let held = Held::take(&target, how.seen, how.force)?;
     if held.file.metadata()?.permissions().readonly() && !how.force {
-        return Err(refused(
-            "the file is read-only, which may mean someone protected it; nothing changed, pass --force to rewrite it anyway"
-                .into(),
-        ));
+        return Err(refused(Refused::ReadOnly));
     }
     fail_at("before-backup")?;
     let backup = backup_path(&target, how.tag);
@@ -479,9 +500,7 @@ impl Held {
         match file.try_lock() {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {
-                return Err(refused(
-                    "another cctool run is rewriting this file; nothing changed, retry when it has finished".into(),
-                ));
+                return Err(refused(Refused::Locked));
             }
             // A filesystem without locks (some network ones): the re-check before the rename
             // still stands.
@@ -492,8 +511,8 @@ impl Held {
             target: target.to_path_buf(),
             seen,
         };
-        if let Some(msg) = held.changed(&held.file.metadata()?) {
-            return Err(refused(msg));
+        if let Some(r) = held.changed(&held.file.metadata()?) {
+            return Err(refused(r));
         }
         if !force {
             let writers = crate::io::writers::open_writers(target);
@@ -504,13 +523,8 @@ impl Held {
         Ok(held)
     }
 
-    fn changed(&self, now: &fs::Metadata) -> Option<String> {
-        self.seen.differs(now).map(|why| {
-            format!(
-                "the file changed while cctool worked on it ({why}): something is writing it; nothing changed, \
-                 retry when it is idle"
-            )
-        })
+    fn changed(&self, now: &fs::Metadata) -> Option<Refused> {
+        self.seen.differs(now).map(|why| Refused::Changed { why })
     }
 
     /// The last check before the rename: the file at the path is still the one locked, as
@@ -519,10 +533,8 @@ impl Held {
         let now = self.file.metadata()?;
         let replaced = fs::metadata(&self.target).map_or(true, |m| !same_inode(&m, &now));
         match self.changed(&now) {
-            Some(msg) => Err(refused(msg)),
-            None if replaced => Err(refused(
-                "the file was replaced by another program while cctool worked on it; nothing changed".into(),
-            )),
+            Some(r) => Err(refused(r)),
+            None if replaced => Err(refused(Refused::Replaced)),
             None => Ok(()),
         }
     }
@@ -617,9 +629,10 @@ pub fn occupied(path: &Path) -> bool {
 /// content once it was renamed into place — and the backup, once made, holds the original.
 pub fn rewrite_failed(e: std::io::Error) -> crate::error::Error {
     use crate::error::Error;
-    if let Some(r) = refusal(&e) {
-        return Error::NotRewritten(r.to_string());
-    }
+    let e = match e.downcast::<Refused>() {
+        Ok(r) => return Error::NotRewritten(r),
+        Err(e) => e,
+    };
     match e.downcast::<HeldOpen>() {
         Ok(h) => Error::HeldOpen(h),
         Err(e) => Error::RewriteUnfinished(e),

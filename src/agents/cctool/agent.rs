@@ -79,7 +79,7 @@ impl Agent for Cctool {
         style: Option<Render>,
         out: &mut Out,
         bar: &indicatif::ProgressBar,
-    ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+    ) -> crate::error::Result<(Vec<Diagnostic>, Report)> {
         let _ = (a, bar);
         super::view::rebuild_chain(src, style, out)
     }

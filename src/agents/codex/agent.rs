@@ -98,7 +98,7 @@ impl Agent for Codex {
         style: Option<Render>,
         out: &mut Out,
         bar: &indicatif::ProgressBar,
-    ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+    ) -> crate::error::Result<(Vec<Diagnostic>, Report)> {
         super::view::rebuild_chain(src, a, style, out, bar)
     }
 
