@@ -72,10 +72,10 @@ pub trait Agent: Sync {
     ) -> crate::error::Result<(Vec<SummaryRecord>, u64)>;
 
     /// What `doctor` finds in the file, judged by what a resume loads.
-    fn doctor(&self, src: &Source, resume: &Overrides) -> io::Result<Vec<Diagnostic>>;
+    fn doctor(&self, src: &Source, resume: &Overrides) -> crate::error::Result<Vec<Diagnostic>>;
 
     /// The file at a glance (`scan`).
-    fn scan(&self, src: &Source, resume: &Overrides) -> io::Result<SessionRecord>;
+    fn scan(&self, src: &Source, resume: &Overrides) -> crate::error::Result<SessionRecord>;
 
     /// How a file of this agent is imported into a v5 session, or `None` when it already is
     /// a cctool session (it is migrated, not imported).

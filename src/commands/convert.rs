@@ -153,7 +153,7 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
             };
             let read = reader
                 .join()
-                .unwrap_or_else(|_| Err(std::io::Error::other("the reader panicked")));
+                .unwrap_or_else(|_| Err(std::io::Error::other(ReaderPanicked)));
             match (done, read) {
                 // The reader's own error says why the lines stopped short.
                 (_, Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CoreError::Read(e).into()),
@@ -224,29 +224,37 @@ enum Stop {
     Read,
 }
 
-fn stop(s: Stop) -> std::io::Error {
-    std::io::Error::other(StopError(std::sync::Mutex::new(Some(s))))
+/// Whether a write into the temporary file went to its end, or stopped without a new file.
+enum Flow {
+    Done,
+    Stop(Stop),
 }
 
-#[derive(Debug)]
-struct StopError(std::sync::Mutex<Option<Stop>>);
-
-impl std::fmt::Display for StopError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("stopped")
+/// A write's `flow` as the writer's result: a stop is kept in `stop`, and the write is
+/// abandoned with [`Abandoned`], so that nothing is renamed into place.
+fn until_stop(flow: std::io::Result<Flow>, stop: &mut Option<Stop>) -> std::io::Result<()> {
+    match flow? {
+        Flow::Done => Ok(()),
+        Flow::Stop(s) => {
+            *stop = Some(s);
+            Err(std::io::Error::other(Abandoned))
+        }
     }
 }
 
-impl std::error::Error for StopError {}
+/// The reader's thread panicked.
+#[derive(Debug, thiserror::Error)]
+#[error("the reader panicked")]
+struct ReaderPanicked;
 
-impl std::fmt::Debug for Stop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("stop")
-    }
-}
+/// The error that abandons a write that stopped (never shown: the stop says why).
+#[derive(Debug, thiserror::Error)]
+#[error("stopped")]
+struct Abandoned;
 
-fn stopped(e: &std::io::Error) -> Option<Stop> {
-    e.get_ref()?.downcast_ref::<StopError>()?.0.lock().ok()?.take()
+/// The next line of the conversion, or the stop of a source that could not be read to its end.
+fn next_line(lines: &mut Lines<'_>) -> Result<Option<Vec<u8>>, Stop> {
+    lines.next_line().map_err(|_| Stop::Read)
 }
 
 /// Writes the conversion whose head the reader sent, pulling its lines from `rx`.
@@ -327,11 +335,10 @@ fn write_conversion(
     };
     let Some(path) = out else {
         let mut n = 0;
-        write_stdout(|w| write_all(w, &mut lines, &mut n)).map_err(|e| {
-            if stopped(&e).is_some() {
-                return ConvertError::SourceCutShort;
-            }
-            stdout_error(e)
+        let mut stop = None;
+        write_stdout(|w| until_stop(write_all(w, &mut lines, &mut n), &mut stop)).map_err(|e| match stop {
+            Some(_) => ConvertError::SourceCutShort,
+            None => stdout_error(e),
         })?;
         finish(r, &mut lines);
         r.written = Some("new");
@@ -353,20 +360,24 @@ fn write_conversion(
         _ => None,
     };
     let mut n = 0;
+    let mut stop = None;
     let written = match existing {
-        None => write_new_file_by(&path, true, |w| write_all(w, &mut lines, &mut n))
+        None => write_new_file_by(&path, true, |w| until_stop(write_all(w, &mut lines, &mut n), &mut stop))
             .map(|()| if replace { "replaced" } else { "new" }),
         Some((seen, mut old)) => {
             let keep = std::fs::File::open(&path)
                 .map_err(|e| CoreError::Io(e).about(format!("cannot read the existing {}", path.display())))?;
             // What the target's agent appends while the conversion runs would be lost to the
             // rename: the target is re-checked under a lock right before it.
-            extend_by(&path, seen, a.force, |w| append(w, &mut lines, &mut old, &keep, &mut n)).map(|()| "appended")
+            extend_by(&path, seen, a.force, |w| {
+                until_stop(append(w, &mut lines, &mut old, &keep, &mut n), &mut stop)
+            })
+            .map(|()| "appended")
         }
     };
     let how = match written {
         Ok(how) => how,
-        Err(e) => match stopped(&e) {
+        Err(e) => match stop {
             Some(Stop::UpToDate) => {
                 finish(r, &mut lines);
                 r.written = Some("up-to-date");
@@ -407,13 +418,17 @@ fn write_conversion(
 }
 
 /// Every line of the conversion, each with its newline; `n` counts them.
-fn write_all(w: &mut dyn Write, lines: &mut Lines<'_>, n: &mut u64) -> std::io::Result<()> {
-    while let Some(l) = lines.next_line().map_err(|_| stop(Stop::Read))? {
+fn write_all(w: &mut dyn Write, lines: &mut Lines<'_>, n: &mut u64) -> std::io::Result<Flow> {
+    loop {
+        let l = match next_line(lines) {
+            Ok(Some(l)) => l,
+            Ok(None) => return Ok(Flow::Done),
+            Err(s) => return Ok(Flow::Stop(s)),
+        };
         w.write_all(&l)?;
         w.write_all(b"\n")?;
         *n += 1;
     }
-    Ok(())
 }
 
 /// The existing target `keep`, then the lines of the conversion it does not have yet
@@ -424,12 +439,17 @@ fn append(
     old: &mut Against,
     keep: &std::fs::File,
     n: &mut u64,
-) -> std::io::Result<()> {
+) -> std::io::Result<Flow> {
     let mut kept = false;
-    while let Some(l) = lines.next_line().map_err(|_| stop(Stop::Read))? {
+    loop {
+        let l = match next_line(lines) {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(s) => return Ok(Flow::Stop(s)),
+        };
         match old.next(&l)? {
             Step::Same => {}
-            Step::Differs(at) => return Err(stop(Stop::Differs(at))),
+            Step::Differs(at) => return Ok(Flow::Stop(Stop::Differs(at))),
             Step::New => {
                 if !kept {
                     w.copy_from(keep, old.len)?;
@@ -446,10 +466,10 @@ fn append(
             if !kept {
                 w.copy_from(keep, old.len)?;
             }
-            Ok(())
+            Ok(Flow::Done)
         }
-        Some(Plan::Differs(at)) => Err(stop(Stop::Differs(at))),
-        Some(_) => Err(stop(Stop::UpToDate)),
+        Some(Plan::Differs(at)) => Ok(Flow::Stop(Stop::Differs(at))),
+        Some(_) => Ok(Flow::Stop(Stop::UpToDate)),
     }
 }
 

@@ -37,11 +37,18 @@ pub const STEPS: &[&str] = &[
     "after-rename",
 ];
 
-fn fail_at(step: &str) -> io::Result<()> {
+fn fail_at(step: &'static str) -> io::Result<()> {
     match std::env::var("CCTOOL_FAIL_AT") {
-        Ok(s) if s == step => Err(io::Error::other(format!("injected failure at {step}"))),
+        Ok(s) if s == step => Err(io::Error::other(Injected { step })),
         _ => Ok(()),
     }
+}
+
+/// The failure `CCTOOL_FAIL_AT` asks for at a step of a rewrite.
+#[derive(Debug, thiserror::Error)]
+#[error("injected failure at {step}")]
+struct Injected {
+    step: &'static str,
 }
 
 /// Where new content is written: a buffered file that can also take a range of another file

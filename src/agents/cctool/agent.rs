@@ -1,7 +1,5 @@
 //! cctool's own session files' answers to the commands' questions ([`Agent`]).
 
-use std::io;
-
 use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
@@ -43,11 +41,11 @@ impl Agent for Cctool {
         Ok((found.finish(head.session_id), 0))
     }
 
-    fn doctor(&self, src: &Source, _: &Overrides) -> io::Result<Vec<Diagnostic>> {
+    fn doctor(&self, src: &Source, _: &Overrides) -> crate::error::Result<Vec<Diagnostic>> {
         Ok(crate::doctor::session(src))
     }
 
-    fn scan(&self, src: &Source, _: &Overrides) -> io::Result<SessionRecord> {
+    fn scan(&self, src: &Source, _: &Overrides) -> crate::error::Result<SessionRecord> {
         Ok(crate::scan::scan_session(src))
     }
 

@@ -1,7 +1,5 @@
 //! Claude Code's answers to the commands' questions ([`Agent`]).
 
-use std::io;
-
 use crate::ExitStatus;
 use crate::agents::cctool::schema::Session;
 use crate::agents::claude_code::chain::Loader;
@@ -50,12 +48,12 @@ impl Agent for ClaudeCode {
         ))
     }
 
-    fn doctor(&self, src: &Source, resume: &Overrides) -> io::Result<Vec<Diagnostic>> {
-        crate::doctor::check_claude(src, resume)
+    fn doctor(&self, src: &Source, resume: &Overrides) -> crate::error::Result<Vec<Diagnostic>> {
+        Ok(crate::doctor::check_claude(src, resume)?)
     }
 
-    fn scan(&self, src: &Source, resume: &Overrides) -> io::Result<SessionRecord> {
-        crate::scan::scan_claude(src, resume)
+    fn scan(&self, src: &Source, resume: &Overrides) -> crate::error::Result<SessionRecord> {
+        Ok(crate::scan::scan_claude(src, resume)?)
     }
 
     fn import(&self) -> Option<Import> {

@@ -1,7 +1,5 @@
 //! Codex's answers to the commands' questions ([`Agent`]).
 
-use std::io;
-
 use super::history::{self, History};
 use super::rollout::{self, Event, Record};
 use crate::ExitStatus;
@@ -68,12 +66,12 @@ impl Agent for Codex {
         Ok((stripped(records, opts), rollout.bad_lines))
     }
 
-    fn doctor(&self, src: &Source, _: &Overrides) -> io::Result<Vec<Diagnostic>> {
-        rollout::read_records(src).and_then(|r| crate::doctor::codex(src, &r))
+    fn doctor(&self, src: &Source, _: &Overrides) -> crate::error::Result<Vec<Diagnostic>> {
+        Ok(rollout::read_records(src).and_then(|r| crate::doctor::codex(src, &r))?)
     }
 
-    fn scan(&self, src: &Source, _: &Overrides) -> io::Result<SessionRecord> {
-        crate::scan::scan_codex(src)
+    fn scan(&self, src: &Source, _: &Overrides) -> crate::error::Result<SessionRecord> {
+        Ok(crate::scan::scan_codex(src)?)
     }
 
     fn import(&self) -> Option<Import> {
