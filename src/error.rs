@@ -12,8 +12,6 @@
 
 use std::path::PathBuf;
 
-use crate::backup::named::NameError;
-use crate::backup::restore::RestoreError;
 use crate::io::archive::ArchiveError;
 use crate::v5::schema::SchemaError;
 
@@ -34,9 +32,9 @@ pub enum Error {
     /// Standard output failed (other than a reader closing the pipe).
     #[error("standard output: {0}")]
     Stdout(std::io::Error),
-    /// A rewrite in place was refused before it began (the file changed, looks live, …).
+    /// A rewrite in place was refused before it began (the file changed, is locked, …).
     #[error("not rewritten: {0}")]
-    NotRewritten(String),
+    NotRewritten(crate::io::atomic::Refused),
     /// A rewrite in place refused because another process (the agent) holds the file open
     /// for writing.
     #[error("not rewritten: {0}")]
@@ -48,15 +46,9 @@ pub enum Error {
         "the rewrite did not finish ({0}); the file is whole, the original or the new one, and a backup beside it holds the original if one was made"
     )]
     RewriteUnfinished(std::io::Error),
-    /// What was asked cannot be done as asked (an output that would replace the input,
-    /// standard input where a file is needed, a live session without `--force`); the
-    /// sentence says what to do instead.
-    #[error("{0}")]
-    Refused(String),
-    /// The input is not what this command reads, or not valid as that format; the sentence
-    /// names the line or field where one is known.
-    #[error("{0}")]
-    Invalid(String),
+    /// What was asked cannot be done as asked; the sentence says what to do instead.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
     /// A cctool session document that is not valid (the JSON path names where).
     #[error(transparent)]
     Session(#[from] SchemaError),
@@ -67,29 +59,37 @@ pub enum Error {
     /// after what names it.
     #[error("{what}: {cause}")]
     About { what: String, cause: Box<Error> },
+    /// An error of an agent's own about its file (a chain that cannot be rebuilt, an option
+    /// its resume cannot use), said as a whole sentence. Boxed: the agents' crates sit above
+    /// the core, which cannot name their types.
+    #[error("{0}")]
+    Agent(Box<dyn std::error::Error + Send + Sync>),
+    /// A backup archive that cannot be read.
     #[error(transparent)]
     Archive(#[from] ArchiveError),
-    #[error(transparent)]
-    Named(#[from] NameError),
-    #[error(transparent)]
-    Restore(#[from] RestoreError),
-    /// A PATH that names no file, nor a single session by its id.
-    #[error(transparent)]
-    Id(#[from] crate::commands::ids::IdError),
+}
+
+/// What the core refuses to do as asked; `Display` says what to do instead.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// An existing output would be replaced without `--force`.
+    #[error("{} exists; choose another -o, or pass --force to replace it", .path.display())]
+    Exists { path: PathBuf },
+    /// `--tier 1` asked of a file that is not a cctool v5 session.
+    #[error(
+        "--tier 1 applies to cctool v5 sessions; a {} file is compacted by a summary (tier 2): \
+         import it with `cctool migrate --to v5` to use tier 1",
+        .format.name()
+    )]
+    TierNotNative { format: crate::model::Format },
 }
 
 impl Error {
-    /// [`Error::Refused`] from a sentence.
-    pub fn refused(why: impl Into<String>) -> Error {
-        Error::Refused(why.into())
-    }
-
     /// The refusal to replace an existing output without `--force`.
     pub fn exists(path: &std::path::Path) -> Error {
-        Error::Refused(format!(
-            "{} exists; choose another -o, or pass --force to replace it",
-            path.display()
-        ))
+        Error::Refused(Refusal::Exists {
+            path: path.to_path_buf(),
+        })
     }
 
     /// Why a new output file at `path` was not written: it exists (and `--force` was not
@@ -104,17 +104,17 @@ impl Error {
         }
     }
 
+    /// [`Error::Agent`] from an agent's own error.
+    pub fn agent(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+        Error::Agent(Box::new(e))
+    }
+
     /// This error said after `what` (a file other than the one the command is on).
     pub fn about(self, what: impl Into<String>) -> Error {
         Error::About {
             what: what.into(),
             cause: Box::new(self),
         }
-    }
-
-    /// [`Error::Invalid`] from a sentence.
-    pub fn invalid(why: impl Into<String>) -> Error {
-        Error::Invalid(why.into())
     }
 }
 
@@ -178,10 +178,10 @@ mod tests {
 /// Why a rewrite in place failed. At every step the file is whole — the original, or the new
 /// content once it was renamed into place — and the backup, once made, holds the original.
 pub fn rewrite_failed(e: std::io::Error) -> Error {
-    use Error;
-    if let Some(r) = crate::io::atomic::refusal(&e) {
-        return Error::NotRewritten(r.to_string());
-    }
+    let e = match e.downcast::<crate::io::atomic::Refused>() {
+        Ok(r) => return Error::NotRewritten(r),
+        Err(e) => e,
+    };
     match e.downcast::<crate::io::atomic::HeldOpen>() {
         Ok(h) => Error::HeldOpen(h),
         Err(e) => Error::RewriteUnfinished(e),

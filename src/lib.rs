@@ -27,18 +27,6 @@ use clap::Parser;
 
 pub use cctool_core::{ExitStatus, io, model, output, summary, v5};
 
-/// An error that stops a command: printed as `cctool: <message>`, exit status 2.
-#[derive(Debug)]
-pub struct Fatal(pub String);
-
-impl std::fmt::Display for Fatal {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Fatal {}
-
 /// Runs cctool with these arguments (the first is the program name).
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
     io::mapguard::quiet_panics();
@@ -72,17 +60,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
     };
     match dispatched {
         Ok(status) => status,
-        Err(e) if is_broken_pipe(&e) => ExitStatus::Success,
+        Err(e) if e.is_broken_pipe() => ExitStatus::Success,
         Err(e) => {
-            output::report::say(&format!("{e:#}"));
+            output::report::say(&format!("{:#}", anyhow::Error::new(e)));
             ExitStatus::Error
         }
     }
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }

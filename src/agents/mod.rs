@@ -78,10 +78,10 @@ pub trait Agent: Sync {
     ) -> crate::error::Result<(Vec<SummaryRecord>, u64)>;
 
     /// What `doctor` finds in the file, judged by what a resume loads.
-    fn doctor(&self, src: &Source, resume: &Overrides) -> io::Result<Vec<Diagnostic>>;
+    fn doctor(&self, src: &Source, resume: &Overrides) -> crate::error::Result<Vec<Diagnostic>>;
 
     /// The file at a glance (`scan`).
-    fn scan(&self, src: &Source, resume: &Overrides) -> io::Result<SessionRecord>;
+    fn scan(&self, src: &Source, resume: &Overrides) -> crate::error::Result<SessionRecord>;
 
     // What `scan` and `doctor` ask of an agent apart from a file: once per run, and of the
     // records it gave.
@@ -128,7 +128,7 @@ pub trait Agent: Sync {
         style: Option<Render>,
         out: &mut Out,
         bar: &indicatif::ProgressBar,
-    ) -> anyhow::Result<(Vec<Diagnostic>, view::Report)>;
+    ) -> crate::error::Result<(Vec<Diagnostic>, view::Report)>;
 
     /// `compact`: the file compacted into `target` as `opts` ask, what was done told in `r`.
     fn compact(

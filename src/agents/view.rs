@@ -4,7 +4,6 @@
 
 use serde::Serialize;
 
-use crate::Fatal;
 use crate::io::Source;
 use crate::model::resume::{Loader, Replay};
 
@@ -200,6 +199,6 @@ pub fn value_of(bytes: &[u8]) -> serde_json::Value {
 }
 
 /// An error reading the input back (the file changed under the reader), naming it.
-pub fn cannot_read(src: &Source, e: std::io::Error) -> Fatal {
-    Fatal(format!("{}: cannot read: {e}", src.name()))
+pub fn cannot_read(src: &Source, e: std::io::Error) -> crate::error::Error {
+    crate::error::Error::Read(e).about(src.name())
 }

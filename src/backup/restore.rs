@@ -349,14 +349,8 @@ pub fn restore_file(archive: &Archive, f: &FileEntry, to: &Path, force: bool) ->
         Some(Existing::Differs) if !force => return Err(RestoreError::Exists(to.to_path_buf())),
         _ => {}
     }
-    let mut damage = None;
-    let mut write = |w: &mut crate::io::atomic::Output| {
-        archive.write_file_to(f, w).map_err(|e| {
-            let message = e.to_string();
-            damage = Some(e);
-            std::io::Error::other(message)
-        })
-    };
+    // The archive's error travels inside the writer's io error, and is taken out below.
+    let write = |w: &mut crate::io::atomic::Output| archive.write_file_to(f, w).map_err(std::io::Error::other);
     let written = match there {
         None => crate::io::atomic::write_new_file_by(to, false, write).map(|()| Put::New),
         Some(_) => std::fs::metadata(to)
@@ -369,14 +363,15 @@ pub fn restore_file(archive: &Archive, f: &FileEntry, to: &Path, force: bool) ->
                     },
                     force: true,
                 };
-                crate::io::atomic::replace_with_backup_by(to, &how, &mut write)
+                crate::io::atomic::replace_with_backup_by(to, &how, write)
             })
             .map(|r| Put::Replaced { backup: r.backup }),
     };
-    if let Some(d) = damage {
-        return Err(RestoreError::Archive(d));
-    }
     written.map_err(|cause| {
+        let cause = match cause.downcast::<crate::io::archive::ArchiveError>() {
+            Ok(damage) => return RestoreError::Archive(damage),
+            Err(cause) => cause,
+        };
         if cause.kind() == std::io::ErrorKind::AlreadyExists {
             RestoreError::Exists(to.to_path_buf())
         } else {

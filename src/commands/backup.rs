@@ -1,6 +1,7 @@
 //! `cctool backup [--to DIR] [--verify]`: arguments, output and exit status; the work is in
 //! `crate::backup`.
 
+use super::error::Usage;
 use crate::ExitStatus;
 use crate::backup::{Archive, run, stores};
 use crate::cli::{BackupArgs, GlobalArgs};
@@ -8,20 +9,18 @@ use crate::output::Out;
 use crate::output::sanitize::escape_str;
 
 /// The archive named, else the default one; a usage error when there is no home to put it in.
-pub fn archive_dir(named: Option<&std::path::Path>) -> Result<std::path::PathBuf, crate::Fatal> {
+pub fn archive_dir(named: Option<&std::path::Path>) -> Result<std::path::PathBuf, Usage> {
     named
         .map(std::path::Path::to_path_buf)
         .or_else(crate::backup::default_archive_env)
-        .ok_or_else(|| {
-            crate::Fatal("no archive folder: HOME and XDG_DATA_HOME are unset; name one with --to DIR".into())
-        })
+        .ok_or(Usage::NoArchiveFolder)
 }
 
 fn bytes(n: u64) -> String {
     indicatif::HumanBytes(n).to_string()
 }
 
-pub fn run(g: &GlobalArgs, a: &BackupArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &BackupArgs) -> super::Result<ExitStatus> {
     let dir = archive_dir(a.to.as_deref())?;
     let archive = Archive::new(&dir);
     if a.verify {
@@ -33,21 +32,19 @@ pub fn run(g: &GlobalArgs, a: &BackupArgs) -> anyhow::Result<ExitStatus> {
         say.note(n);
     }
     if st.found.is_empty() {
-        return Err(crate::Fatal(format!(
-            "no session stores found (looked in {}); set CLAUDE_CONFIG_DIR or CODEX_HOME",
-            escape_str(&st.looked_in())
-        ))
+        return Err(Usage::NoStoresToBackUp {
+            looked_in: st.looked_in(),
+        }
         .into());
     }
     let mut problems = Vec::new();
     let files = stores::files(&st, &mut problems);
     let bar = super::files_bar("backup", files.len(), g.quiet);
-    let mut report = run::backup(&archive, &files, "backup", run::SETTLE, &bar).map_err(|e| {
-        crate::Fatal(format!(
-            "{}: cannot write the archive: {e}",
-            escape_str(&dir.display().to_string())
-        ))
-    })?;
+    let mut report =
+        run::backup(&archive, &files, "backup", run::SETTLE, &bar).map_err(|cause| Usage::ArchiveUnwritable {
+            dir: dir.clone(),
+            cause,
+        })?;
     bar.finish_and_clear();
     problems.append(&mut report.problems);
     report.problems = problems;
@@ -104,12 +101,11 @@ pub struct Verified {
     problems: Vec<String>,
 }
 
-fn verify(g: &GlobalArgs, archive: &Archive) -> anyhow::Result<ExitStatus> {
+fn verify(g: &GlobalArgs, archive: &Archive) -> super::Result<ExitStatus> {
     if !archive.exists() {
-        return Err(crate::Fatal(format!(
-            "{}: not a cctool archive (no snapshots/ folder); run `cctool backup --to DIR` first",
-            escape_str(&archive.root.display().to_string())
-        ))
+        return Err(Usage::NotAnArchiveToVerify {
+            dir: archive.root.clone(),
+        }
         .into());
     }
     let bar = super::files_bar("verify", usize::MAX, g.quiet);

@@ -3,6 +3,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use super::error::Refusal;
 use crate::ExitStatus;
 use crate::cli::{CompactArgs, GlobalArgs};
 use crate::compact::file::Target;
@@ -15,7 +16,7 @@ use crate::model::Format;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 
-pub fn run(g: &GlobalArgs, a: &CompactArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &CompactArgs) -> super::Result<ExitStatus> {
     let mut report = Report {
         file: a.file.display().to_string(),
         ..Report::default()
@@ -172,23 +173,17 @@ fn in_store(input: &Path) -> bool {
 
 /// A file being written by its agent must not be snapshotted: the agent's next line would be
 /// lost from the copy, or (in place) race the rename.
-fn refuse_live(src: &Source, format: Format, force: bool) -> crate::error::Result<()> {
+fn refuse_live(src: &Source, format: Format, force: bool) -> super::Result<()> {
     if force {
         return Ok(());
     }
     if let Some(age) = src.recently_modified() {
-        return Err(Error::Refused(format!(
-            "modified {} s ago, so its agent may still be writing it; retry in a minute, or pass --force",
-            age.as_secs()
-        )));
+        return Err(Refusal::LiveCompact { secs: age.as_secs() }.into());
     }
     // JSON Lines are written a line at a time: a last line that is not a whole record is one in
     // progress. A whole record without its newline is only how some copies end.
     if crate::agents::agent(format).about().json_lines && !last_line_complete(src).map_err(Error::Read)? {
-        return Err(Error::refused(
-            "its last line is not a complete record and has no newline, so it may be half-written; \
-             pass --force to compact it anyway",
-        ));
+        return Err(Refusal::HalfWritten.into());
     }
     Ok(())
 }
@@ -221,15 +216,13 @@ fn last_line_complete(src: &Source) -> std::io::Result<bool> {
     Ok(line.first() == Some(&b'{') && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok())
 }
 
-fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> crate::error::Result<ExitStatus> {
+fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> super::Result<ExitStatus> {
     if a.file.as_os_str() == "-" {
-        return Err(Error::refused(
-            "compact reads a file, not standard input: name the session file",
-        ));
+        return Err(Refusal::CompactStdin.into());
     }
     let input = super::file_input(&a.file)?;
     if matches!(input, crate::io::Input::Archived(_)) && !a.in_place && a.output.is_none() {
-        return Err(Error::refused(super::ARCHIVED_NEEDS_OUTPUT));
+        return Err(Refusal::ArchivedNeedsOutput.into());
     }
     let file = super::input_path(&input, &a.file);
     // A session named by its id is reported by the file read.
@@ -240,7 +233,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> crate::error
     if a.in_place
         && let Some(why) = src.in_place_refusal()
     {
-        return Err(Error::refused(why.to_string()));
+        return Err(Refusal::InPlace(why).into());
     }
     let target = if a.in_place {
         Target::InPlace(file.clone(), Seen::of(&src))
@@ -252,12 +245,10 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> crate::error
         };
         let out = a.output.clone().unwrap_or_else(|| default_output(&file, suffix));
         if same_file(&out, &file) {
-            return Err(Error::refused(
-                "the output would replace the input; use --in-place to replace it with a backup",
-            ));
+            return Err(Refusal::ReplacesInputCompact.into());
         }
         if !a.dry_run && !a.force && occupied(&out) {
-            return Err(Error::exists(&out));
+            return Err(Error::exists(&out).into());
         }
         Target::New(out)
     };

@@ -5,7 +5,7 @@ use clap::CommandFactory;
 use crate::ExitStatus;
 use crate::cli::{Cli, CompletionsArgs};
 
-pub fn run(args: &CompletionsArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(args: &CompletionsArgs) -> super::Result<ExitStatus> {
     let mut cmd = Cli::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "cctool", &mut out);

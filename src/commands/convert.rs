@@ -7,13 +7,15 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::Error as JobError;
+use super::error::{FormatRefusal, Refusal};
 use crate::ExitStatus;
 use crate::cli::{ConvertArgs, ConvertTarget, GlobalArgs};
 use crate::convert::WriteOptions;
 use crate::convert::incremental::{Against, Plan, Step};
 use crate::convert::model::Counts;
 use crate::convert::stream::Lines;
-use crate::error::Error as JobError;
+use crate::error::Error as CoreError;
 use crate::io::Input;
 use crate::io::atomic::{HeldOpen, Seen, extend_by, refusal, write_new_file_by, write_stdout};
 use crate::model::Format;
@@ -56,7 +58,7 @@ fn target_format(t: ConvertTarget) -> Format {
     }
 }
 
-pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> super::Result<ExitStatus> {
     let mut r = Report {
         file: a.file.display().to_string(),
         to: match a.to {
@@ -113,14 +115,12 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
     r.from = format.name().to_string();
     let out = to_stdout(a).map(Path::to_path_buf);
     if g.json && out.is_none() && !a.into_store {
-        return Err(
-            JobError::refused("--json prints the report on standard output: write the conversion with -o OUT").into(),
-        );
+        return Err(JobError::from(Refusal::ConvertJsonOnStdout).into());
     }
     if let (Some(o), Input::Path(i)) = (&out, &input)
         && crate::io::paths::same_file(o, i)
     {
-        return Err(JobError::refused("the output would replace the input; choose another -o").into());
+        return Err(JobError::from(Refusal::ReplacesInput).into());
     }
     let to = target_format(a.to);
     if format == to && to != Format::CctoolSession {
@@ -128,20 +128,12 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
     }
     if a.to == ConvertTarget::Cctool {
         if a.into_store {
-            return Err(
-                JobError::refused("a cctool session has no agent store to go into: write it with -o OUT").into(),
-            );
+            return Err(JobError::from(Refusal::CctoolIntoStore).into());
         }
         return to_cctool(&src, format, a, out.as_deref(), r);
     }
-    let side = |f: Format| {
-        crate::convert::side(f).ok_or_else(|| {
-            JobError::Invalid(format!(
-                "convert reads and writes Claude Code transcripts and Codex rollouts; a {} is imported with --to cctool or migrated with cctool migrate",
-                f.name()
-            ))
-        })
-    };
+    let side =
+        |f: Format| crate::convert::side(f).ok_or_else(|| JobError::from(Refusal::from(FormatRefusal::Convert(f))));
     let (from, into) = (side(format)?, side(to)?);
     // The reader streams on its own thread; the lines are written as they come.
     let run = |r: &mut Report, replace: bool| {
@@ -160,10 +152,10 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
             };
             let read = reader
                 .join()
-                .unwrap_or_else(|_| Err(std::io::Error::other("the reader panicked")));
+                .unwrap_or_else(|_| Err(std::io::Error::other(ReaderPanicked)));
             match (done, read) {
                 // The reader's own error says why the lines stopped short.
-                (_, Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(JobError::Read(e).into()),
+                (_, Err(e)) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CoreError::Read(e).into()),
                 // A write that stopped early (refused, or nothing to write) stops the reader.
                 (Err(e), _) => Err(e),
                 (Ok(()), _) => Ok(()),
@@ -183,6 +175,9 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
 enum ConvertError {
     #[error(transparent)]
     Job(#[from] JobError),
+    /// An error of the core (reading, writing), as a job's.
+    #[error(transparent)]
+    Core(#[from] CoreError),
     /// The reader stopped before the source's end; its own error, when it has one, is
     /// reported instead.
     #[error("cannot read the source to its end")]
@@ -216,7 +211,7 @@ fn noun(f: Format) -> &'static str {
 fn stdout_error(e: std::io::Error) -> ConvertError {
     match e.kind() {
         std::io::ErrorKind::BrokenPipe => ConvertError::StdoutClosed,
-        _ => JobError::Io(e).about("cannot write standard output").into(),
+        _ => CoreError::Io(e).about("cannot write standard output").into(),
     }
 }
 
@@ -228,29 +223,37 @@ enum Stop {
     Read,
 }
 
-fn stop(s: Stop) -> std::io::Error {
-    std::io::Error::other(StopError(std::sync::Mutex::new(Some(s))))
+/// Whether a write into the temporary file went to its end, or stopped without a new file.
+enum Flow {
+    Done,
+    Stop(Stop),
 }
 
-#[derive(Debug)]
-struct StopError(std::sync::Mutex<Option<Stop>>);
-
-impl std::fmt::Display for StopError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("stopped")
+/// A write's `flow` as the writer's result: a stop is kept in `stop`, and the write is
+/// abandoned with [`Abandoned`], so that nothing is renamed into place.
+fn until_stop(flow: std::io::Result<Flow>, stop: &mut Option<Stop>) -> std::io::Result<()> {
+    match flow? {
+        Flow::Done => Ok(()),
+        Flow::Stop(s) => {
+            *stop = Some(s);
+            Err(std::io::Error::other(Abandoned))
+        }
     }
 }
 
-impl std::error::Error for StopError {}
+/// The reader's thread panicked.
+#[derive(Debug, thiserror::Error)]
+#[error("the reader panicked")]
+struct ReaderPanicked;
 
-impl std::fmt::Debug for Stop {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("stop")
-    }
-}
+/// The error that abandons a write that stopped (never shown: the stop says why).
+#[derive(Debug, thiserror::Error)]
+#[error("stopped")]
+struct Abandoned;
 
-fn stopped(e: &std::io::Error) -> Option<Stop> {
-    e.get_ref()?.downcast_ref::<StopError>()?.0.lock().ok()?.take()
+/// The next line of the conversion, or the stop of a source that could not be read to its end.
+fn next_line(lines: &mut Lines<'_>) -> Result<Option<Vec<u8>>, Stop> {
+    lines.next_line().map_err(|_| Stop::Read)
 }
 
 /// Writes the conversion whose head the reader sent, pulling its lines from `rx`.
@@ -302,7 +305,7 @@ fn write_conversion(
         false => out,
         true => {
             // The rollout's path holds its start, the time on its first line.
-            let first = lines.next_line().map_err(JobError::Read)?;
+            let first = lines.next_line().map_err(CoreError::Read)?;
             let (path, resume, imported) = into_store(to, first.as_deref(), &opts, input, a.force)?;
             if let Some(l) = first {
                 lines.unread(l);
@@ -317,7 +320,7 @@ fn write_conversion(
             r.output = path.display().to_string();
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent)
-                    .map_err(|e| JobError::Io(e).about(format!("cannot create {}", parent.display())))?;
+                    .map_err(|e| CoreError::Io(e).about(format!("cannot create {}", parent.display())))?;
             }
             Some(path)
         }
@@ -336,11 +339,10 @@ fn write_conversion(
     };
     let Some(path) = out else {
         let mut n = 0;
-        write_stdout(|w| write_all(w, &mut lines, &mut n)).map_err(|e| {
-            if stopped(&e).is_some() {
-                return ConvertError::SourceCutShort;
-            }
-            stdout_error(e)
+        let mut stop = None;
+        write_stdout(|w| until_stop(write_all(w, &mut lines, &mut n), &mut stop)).map_err(|e| match stop {
+            Some(_) => ConvertError::SourceCutShort,
+            None => stdout_error(e),
         })?;
         finish(r, &mut lines);
         r.written = Some("new");
@@ -357,25 +359,29 @@ fn write_conversion(
                     let old = Against::open(f, into.passable)?;
                     Ok((Seen { len: old.len, modified }, old))
                 })
-                .map_err(|e| JobError::Io(e).about(format!("cannot read the existing {}", path.display())))?,
+                .map_err(|e| CoreError::Io(e).about(format!("cannot read the existing {}", path.display())))?,
         ),
         _ => None,
     };
     let mut n = 0;
+    let mut stop = None;
     let written = match existing {
-        None => write_new_file_by(&path, true, |w| write_all(w, &mut lines, &mut n))
+        None => write_new_file_by(&path, true, |w| until_stop(write_all(w, &mut lines, &mut n), &mut stop))
             .map(|()| if replace { "replaced" } else { "new" }),
         Some((seen, mut old)) => {
             let keep = std::fs::File::open(&path)
-                .map_err(|e| JobError::Io(e).about(format!("cannot read the existing {}", path.display())))?;
+                .map_err(|e| CoreError::Io(e).about(format!("cannot read the existing {}", path.display())))?;
             // What the target's agent appends while the conversion runs would be lost to the
             // rename: the target is re-checked under a lock right before it.
-            extend_by(&path, seen, a.force, |w| append(w, &mut lines, &mut old, &keep, &mut n)).map(|()| "appended")
+            extend_by(&path, seen, a.force, |w| {
+                until_stop(append(w, &mut lines, &mut old, &keep, &mut n), &mut stop)
+            })
+            .map(|()| "appended")
         }
     };
     let how = match written {
         Ok(how) => how,
-        Err(e) => match stopped(&e) {
+        Err(e) => match stop {
             Some(Stop::UpToDate) => {
                 finish(r, &mut lines);
                 r.written = Some("up-to-date");
@@ -391,16 +397,17 @@ fn write_conversion(
                 return Err(ConvertError::Replace);
             }
             Some(Stop::Differs(l)) => {
-                return Err(ConvertError::Job(JobError::Refused(format!(
-                    "{} exists and is not an earlier conversion of this session (line {l} differs; was it resumed since?); choose another -o, or pass --force to replace it",
-                    path.display()
-                ))));
+                return Err(JobError::from(Refusal::NotAnEarlierConversion { path, line: l }).into());
             }
             Some(Stop::Read) => return Err(ConvertError::SourceCutShort),
             None if refusal(&e).is_some() || e.get_ref().is_some_and(|r| r.is::<HeldOpen>()) => {
                 return Err(crate::error::rewrite_failed(e).about(path.display().to_string()).into());
             }
-            None => return Err(JobError::Io(e).about(format!("cannot write {}", path.display())).into()),
+            None => {
+                return Err(CoreError::Io(e)
+                    .about(format!("cannot write {}", path.display()))
+                    .into());
+            }
         },
     };
     finish(r, &mut lines);
@@ -413,13 +420,17 @@ fn write_conversion(
 }
 
 /// Every line of the conversion, each with its newline; `n` counts them.
-fn write_all(w: &mut dyn Write, lines: &mut Lines<'_>, n: &mut u64) -> std::io::Result<()> {
-    while let Some(l) = lines.next_line().map_err(|_| stop(Stop::Read))? {
+fn write_all(w: &mut dyn Write, lines: &mut Lines<'_>, n: &mut u64) -> std::io::Result<Flow> {
+    loop {
+        let l = match next_line(lines) {
+            Ok(Some(l)) => l,
+            Ok(None) => return Ok(Flow::Done),
+            Err(s) => return Ok(Flow::Stop(s)),
+        };
         w.write_all(&l)?;
         w.write_all(b"\n")?;
         *n += 1;
     }
-    Ok(())
 }
 
 /// The existing target `keep`, then the lines of the conversion it does not have yet
@@ -430,12 +441,17 @@ fn append(
     old: &mut Against,
     keep: &std::fs::File,
     n: &mut u64,
-) -> std::io::Result<()> {
+) -> std::io::Result<Flow> {
     let mut kept = false;
-    while let Some(l) = lines.next_line().map_err(|_| stop(Stop::Read))? {
+    loop {
+        let l = match next_line(lines) {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(s) => return Ok(Flow::Stop(s)),
+        };
         match old.next(&l)? {
             Step::Same => {}
-            Step::Differs(at) => return Err(stop(Stop::Differs(at))),
+            Step::Differs(at) => return Ok(Flow::Stop(Stop::Differs(at))),
             Step::New => {
                 if !kept {
                     w.copy_from(keep, old.len)?;
@@ -452,10 +468,10 @@ fn append(
             if !kept {
                 w.copy_from(keep, old.len)?;
             }
-            Ok(())
+            Ok(Flow::Done)
         }
-        Some(Plan::Differs(at)) => Err(stop(Stop::Differs(at))),
-        Some(_) => Err(stop(Stop::UpToDate)),
+        Some(Plan::Differs(at)) => Ok(Flow::Stop(Stop::Differs(at))),
+        Some(_) => Ok(Flow::Stop(Stop::UpToDate)),
     }
 }
 
@@ -473,9 +489,7 @@ fn into_store(
     use crate::agents::codex::store as codex;
     match to {
         Format::ClaudeCode => {
-            let dir = claude_code::config_dir().ok_or(JobError::refused(
-                "no Claude Code store: set CLAUDE_CONFIG_DIR or HOME, or write with -o OUT",
-            ))?;
+            let dir = claude_code::config_dir().ok_or(JobError::from(Refusal::NoClaudeStore))?;
             Ok((
                 claude_code::transcript_path(&dir, &o.cwd, &o.session_id),
                 claude_code::resume_command(&o.session_id, &o.cwd),
@@ -483,9 +497,7 @@ fn into_store(
             ))
         }
         _ => {
-            let home = codex::codex_home().ok_or(JobError::refused(
-                "no Codex store: set CODEX_HOME or HOME, or write with -o OUT",
-            ))?;
+            let home = codex::codex_home().ok_or(JobError::from(Refusal::NoCodexStore))?;
             let imported = match input {
                 Input::Path(p) if !force => codex::imported_by_codex(&home, p).map_err(ConvertError::Ledger)?,
                 _ => None,
@@ -526,19 +538,17 @@ fn to_cctool(
     r: &mut Report,
 ) -> Result<(), ConvertError> {
     let Some(import) = crate::agents::agent(format).import() else {
-        return Err(ConvertError::Job(JobError::Invalid(
-            "already a cctool session: cctool migrate brings it to v5".into(),
-        )));
+        return Err(JobError::from(Refusal::from(FormatRefusal::AlreadyCctool)).into());
     };
     let effective = !a.full;
     match out {
         None => write_stdout(|w| import(src, effective, w)).map_err(stdout_error)?,
         Some(p) => {
             if !a.force && crate::io::atomic::occupied(p) {
-                return Err(JobError::exists(p).into());
+                return Err(CoreError::exists(p).into());
             }
             write_new_file_by(p, a.force, |w| import(src, effective, w))
-                .map_err(|e| JobError::Io(e).about(format!("cannot write {}", p.display())))?
+                .map_err(|e| CoreError::Io(e).about(format!("cannot write {}", p.display())))?
         }
     }
     r.written = Some("new");

@@ -4,6 +4,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::error::{FormatRefusal, Refusal};
 use crate::ExitStatus;
 use crate::agents::cctool::compact::{self as session, Unrestored};
 use crate::cli::{DecompressArgs, GlobalArgs};
@@ -29,7 +30,7 @@ pub struct Decompression {
     pub error: Option<String>,
 }
 
-pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> super::Result<ExitStatus> {
     let mut d = Decompression {
         file: a.file.display().to_string(),
         from: a.from.display().to_string(),
@@ -80,7 +81,7 @@ pub fn run(g: &GlobalArgs, a: &DecompressArgs) -> anyhow::Result<ExitStatus> {
 }
 
 /// The full record's messages: a session file, or a native file imported with its full history.
-fn full_messages(g: &GlobalArgs, path: &Path) -> crate::error::Result<Vec<MessageV3>> {
+fn full_messages(g: &GlobalArgs, path: &Path) -> super::Result<Vec<MessageV3>> {
     let from = || format!("--from {}", path.display());
     let (src, format) = super::open_session(&Input::Path(path.to_path_buf()), g).map_err(|e| e.about(from()))?;
     let s = crate::agents::agent(format)
@@ -94,18 +95,15 @@ fn full_messages(g: &GlobalArgs, path: &Path) -> crate::error::Result<Vec<Messag
     })
 }
 
-fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> crate::error::Result<()> {
+fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> super::Result<()> {
     let input = super::file_input(&a.file)?;
     if matches!(input, Input::Archived(_)) && (a.in_place || a.output.is_none()) {
-        return Err(Error::refused(super::ARCHIVED_NEEDS_OUTPUT));
+        return Err(Refusal::ArchivedNeedsOutput.into());
     }
     let file = super::input_path(&input, &a.file);
     let (src, format) = super::open_session(&input, g)?;
     if format != Format::CctoolSession {
-        return Err(Error::Invalid(format!(
-            "is a {} file; decompress restores tier-1 placeholders of cctool v5 sessions",
-            format.name()
-        )));
+        return Err(Refusal::from(FormatRefusal::Decompress(format)).into());
     }
     let mut s = super::read_session(&src)?;
     let full = full_messages(g, &a.from)?;
@@ -125,13 +123,10 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> crat
     }
     if a.in_place {
         if let Some(why) = src.in_place_refusal() {
-            return Err(Error::refused(why));
+            return Err(Refusal::InPlace(why).into());
         }
         if let Some(age) = src.recently_modified().filter(|_| !a.force) {
-            return Err(Error::Refused(format!(
-                "modified {} s ago, so it may still be written; retry in a minute, or pass --force",
-                age.as_secs()
-            )));
+            return Err(Refusal::LiveDecompress { secs: age.as_secs() }.into());
         }
         let how = InPlace {
             tag: "predecompress",

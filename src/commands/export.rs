@@ -7,8 +7,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::Error;
+use super::error::{Refusal, Usage};
+use crate::ExitStatus;
 use crate::cli::{ExportArgs, ExportFormat, GlobalArgs};
-use crate::error::Error;
+use crate::error::Error as CoreError;
 use crate::export::{self, ExportError, Scope, Summary, html, markdown, records};
 use crate::io::Input;
 use crate::io::atomic::{Output, write_new_file_by, write_stdout};
@@ -16,9 +19,7 @@ use crate::model::Format;
 use crate::output::Out;
 use crate::output::progress::file_bar;
 use crate::output::report::Reporter;
-use crate::output::sanitize::escape_str;
 use crate::redact::{self, Redactor};
-use crate::{ExitStatus, Fatal};
 
 /// The `--json` record of one exported input.
 #[derive(Serialize)]
@@ -47,17 +48,17 @@ fn default_rules_file() -> Option<PathBuf> {
     Some(base.join("cctool").join("redact-rules")).filter(|p| p.is_file())
 }
 
-fn redactor(a: &ExportArgs) -> Result<Option<Redactor>, Fatal> {
+fn redactor(a: &ExportArgs) -> Result<Option<Redactor>, Usage> {
     if !(a.share || a.redact) || a.no_redact {
         return Ok(None);
     }
     let mut rules = match a.redact_config.clone().or_else(default_rules_file) {
-        Some(p) => redact::read_rules_file(&p).map_err(|e| Fatal(e.0))?,
+        Some(p) => redact::read_rules_file(&p).map_err(Usage::Redact)?,
         None => Vec::new(),
     };
     rules.extend(a.redact_rules.iter().cloned());
     let cfg = redact::Config::from_env(rules, a.keep_images);
-    Redactor::new(&cfg).map(Some).map_err(|e| Fatal(e.0))
+    Redactor::new(&cfg).map(Some).map_err(Usage::Redact)
 }
 
 /// Where one input's export goes.
@@ -120,7 +121,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// Writes the folder's index page; false when one already there was refused (without
 /// `--force`, as the session pages are: it is someone's page, an earlier export's listing other
 /// sessions).
-fn write_index(dir: &Path, a: &ExportArgs, index: &[(String, Summary)], say: &Reporter) -> Result<bool, Fatal> {
+fn write_index(dir: &Path, a: &ExportArgs, index: &[(String, Summary)], say: &Reporter) -> Result<bool, Usage> {
     let (name, page) = match a.format {
         ExportFormat::Html => ("index.html", html::index(index)),
         _ => ("index.md", markdown::index(index)),
@@ -135,10 +136,7 @@ fn write_index(dir: &Path, a: &ExportArgs, index: &[(String, Summary)], say: &Re
             ));
             Ok(false)
         }
-        Err(e) => Err(Fatal(format!(
-            "{}: cannot write: {e}",
-            escape_str(&path.display().to_string())
-        ))),
+        Err(cause) => Err(Usage::IndexUnwritable { path, cause }),
     }
 }
 
@@ -185,7 +183,7 @@ fn write_error(e: ExportError) -> std::io::Error {
     }
 }
 
-pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &ExportArgs) -> super::Result<ExitStatus> {
     let redactor = redactor(a)?;
     let outputs: Vec<PathBuf> = a.output.iter().cloned().collect();
     let (expanded, named) = super::batch_inputs_writing(&a.files, &a.list, g, &outputs)?;
@@ -193,7 +191,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitStatus> {
     let say = g.reporter();
     say.diagnostics(&expanded.problems, 20);
     if inputs.is_empty() {
-        return Err(Fatal("no sessions found to export".into()).into());
+        return Err(Usage::NothingToExport.into());
     }
     let folder = output_folder(g, a, inputs.len())?;
     let dests = destinations(&inputs, folder.as_deref(), a)?;
@@ -237,30 +235,29 @@ fn exported_inputs(found: &[Input], named: &std::collections::HashSet<Input>, a:
 
 /// The folder the exports go into (`-o DIR`, required for more than one input), created;
 /// `None` when the one export goes to a file or to standard output.
-fn output_folder(g: &GlobalArgs, a: &ExportArgs, inputs: usize) -> Result<Option<PathBuf>, Fatal> {
+fn output_folder(g: &GlobalArgs, a: &ExportArgs, inputs: usize) -> Result<Option<PathBuf>, Usage> {
     let folder = match &a.output {
         Some(o) if o.as_os_str() != "-" && (inputs > 1 || o.is_dir()) => Some(o.clone()),
         _ => None,
     };
     if inputs > 1 && folder.is_none() {
-        return Err(Fatal(format!(
-            "{inputs} sessions to export: name a folder for them with -o DIR"
-        )));
+        return Err(Usage::ExportNeedsFolder { count: inputs });
     }
     let to_stdout = folder.is_none() && a.output.as_ref().is_none_or(|o| o.as_os_str() == "-");
     if to_stdout && g.json {
-        return Err(Fatal(
-            "--json prints records on stdout: write the export elsewhere with -o".into(),
-        ));
+        return Err(Usage::ExportJsonOnStdout);
     }
     if let Some(dir) = &folder {
-        std::fs::create_dir_all(dir).map_err(|e| Fatal(format!("{}: cannot create the folder: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir).map_err(|cause| Usage::FolderUnmade {
+            dir: dir.clone(),
+            cause,
+        })?;
     }
     Ok(folder)
 }
 
 /// Where each input's export goes; refused when one would replace an input.
-fn destinations(inputs: &[Input], folder: Option<&Path>, a: &ExportArgs) -> Result<HashMap<Input, Dest>, Fatal> {
+fn destinations(inputs: &[Input], folder: Option<&Path>, a: &ExportArgs) -> Result<HashMap<Input, Dest>, Usage> {
     let mut taken = HashMap::new();
     let dests: HashMap<Input, Dest> = inputs
         .iter()
@@ -277,10 +274,9 @@ fn destinations(inputs: &[Input], folder: Option<&Path>, a: &ExportArgs) -> Resu
         if let Dest::File(out) = d
             && let Some(input) = inputs.iter().find(|i| matches!(i, Input::Path(p) if same_file(p, out)))
         {
-            return Err(Fatal(format!(
-                "{}: the output would replace an input; name another file with -o",
-                escape_str(&input.display_name())
-            )));
+            return Err(Usage::ExportReplacesInput {
+                input: input.display_name(),
+            });
         }
     }
     Ok(dests)
@@ -307,8 +303,7 @@ fn export_one(job: &Job<'_>, src: &crate::io::Source, format: Format) -> Result<
     let dest = job.by_name.get(src.name()).copied().cloned().unwrap_or(Dest::Stdout);
     let r = job.redactor;
     if let Some(r) = r.filter(|_| !job.learn_first) {
-        export::learn(src, format, job.scope, r, &indicatif::ProgressBar::hidden())
-            .map_err(|e| Error::Io(std::io::Error::other(e)))?;
+        export::learn(src, format, job.scope, r, &indicatif::ProgressBar::hidden()).map_err(Error::Export)?;
     }
     let bar = input_bar(src, job.inputs, job.g.quiet);
     let mut summary = None;
@@ -347,13 +342,14 @@ fn export_one(job: &Job<'_>, src: &crate::io::Source, format: Format) -> Result<
     };
     bar.finish_and_clear();
     written.map_err(|cause| match &dest {
-        Dest::File(p) if cause.kind() == std::io::ErrorKind::AlreadyExists => Error::Refused(format!(
-            "{}: exists; not overwritten (--force replaces it)",
-            p.display()
-        )),
-        Dest::File(p) if cause.kind() != std::io::ErrorKind::Other => Error::Write { path: p.clone(), cause },
-        Dest::Stdout if cause.kind() != std::io::ErrorKind::Other => Error::Stdout(cause),
-        _ => Error::Io(cause),
+        Dest::File(p) if cause.kind() == std::io::ErrorKind::AlreadyExists => {
+            Error::from(Refusal::ExportExists { path: p.clone() })
+        }
+        Dest::File(p) if cause.kind() != std::io::ErrorKind::Other => {
+            CoreError::Write { path: p.clone(), cause }.into()
+        }
+        Dest::Stdout if cause.kind() != std::io::ErrorKind::Other => CoreError::Stdout(cause).into(),
+        _ => CoreError::Io(cause).into(),
     })?;
     Ok((dest, summary))
 }
@@ -366,7 +362,7 @@ fn report(
     outcomes: &[super::FileOutcome<(Dest, Option<Summary>)>],
     folder: Option<&Path>,
     say: &Reporter,
-) -> anyhow::Result<ExitStatus> {
+) -> super::Result<ExitStatus> {
     let (g, a) = (job.g, job.a);
     let mut out = Out::new(g.color);
     let mut errors = 0usize;

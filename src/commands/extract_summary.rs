@@ -38,7 +38,7 @@ impl Total {
     }
 }
 
-pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> super::Result<ExitStatus> {
     let mut diags = Vec::new();
     // Summaries archived by `cctool hooks` (docs/backup.md) are read as they are.
     let (archived, paths): (Vec<_>, Vec<_>) = a

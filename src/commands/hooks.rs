@@ -8,7 +8,7 @@ use crate::cli::{GlobalArgs, HooksAction, HooksArgs, HooksInstallArgs};
 use crate::hooks::install::{self, Edit, HooksError};
 use crate::hooks::run as hook;
 
-pub fn run(g: &GlobalArgs, a: &HooksArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &HooksArgs) -> super::Result<ExitStatus> {
     match &a.action {
         HooksAction::Install(i) => edit(g, i, true),
         HooksAction::Uninstall(i) => edit(g, i, false),
@@ -64,7 +64,7 @@ pub struct HooksEdit {
     trust_required: bool,
 }
 
-fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> anyhow::Result<ExitStatus> {
+fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> super::Result<ExitStatus> {
     let cwd = std::env::current_dir()?;
     let env = |v: &str| std::env::var_os(v).filter(|x| !x.is_empty());
     let (agent, hooks) = with_hooks(&a.agent)?;

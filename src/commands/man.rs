@@ -14,7 +14,7 @@ use crate::ExitStatus;
 use crate::cli::Cli;
 
 /// Every page: file name and content.
-pub fn pages() -> anyhow::Result<Vec<(String, Vec<u8>)>> {
+pub fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
     let cmd = Cli::command();
     let mut out = vec![("cctool.1".to_string(), page(cmd.clone())?)];
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
@@ -28,7 +28,7 @@ pub fn pages() -> anyhow::Result<Vec<(String, Vec<u8>)>> {
     Ok(out)
 }
 
-fn page(cmd: clap::Command) -> anyhow::Result<Vec<u8>> {
+fn page(cmd: clap::Command) -> std::io::Result<Vec<u8>> {
     let extra = cmd
         .get_after_long_help()
         .or_else(|| cmd.get_after_help())
@@ -37,7 +37,7 @@ fn page(cmd: clap::Command) -> anyhow::Result<Vec<u8>> {
     let mut buf = Vec::new();
     clap_mangen::Man::new(bare).render(&mut buf)?;
     let Some(extra) = extra else { return Ok(buf) };
-    let mut text = String::from_utf8(buf)?;
+    let mut text = String::from_utf8(buf).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
     let at = text.find("\n.SH VERSION").map_or(text.len(), |i| i + 1);
     text.insert_str(at, &extra_sections(&extra));
     Ok(text.into_bytes())
@@ -125,7 +125,7 @@ fn escape_line(s: &str) -> String {
     }
 }
 
-pub fn run(dir: &Path) -> anyhow::Result<ExitStatus> {
+pub fn run(dir: &Path) -> super::Result<ExitStatus> {
     std::fs::create_dir_all(dir)?;
     for (name, content) in pages()? {
         std::fs::write(dir.join(&name), content)?;

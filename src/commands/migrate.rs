@@ -6,8 +6,11 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::Error;
+use super::error::{Refusal, Usage};
+use crate::ExitStatus;
 use crate::cli::{GlobalArgs, MigrateArgs};
-use crate::error::Error;
+use crate::error::Error as CoreError;
 use crate::io::Input;
 use crate::io::Source;
 use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by, write_stdout};
@@ -15,7 +18,6 @@ use crate::io::paths::{beside, same_file};
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::v5::schema as migrate;
-use crate::{ExitStatus, Fatal};
 
 /// What happened to one file.
 #[derive(Serialize, Debug, Default)]
@@ -59,7 +61,7 @@ struct Job {
     planned: Option<PathBuf>,
 }
 
-pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> super::Result<ExitStatus> {
     let outputs: Vec<std::path::PathBuf> = a.output.iter().cloned().collect();
     let (expanded, named_inputs) = super::batch_inputs_writing(&a.paths, &a.files, g, &outputs)?;
     // Backups, our own outputs and temporary files found while walking a folder are not
@@ -146,7 +148,7 @@ fn report(
     dest: &Dest,
     problems: &[crate::model::diag::Diagnostic],
     results: Vec<Migration>,
-) -> anyhow::Result<ExitStatus> {
+) -> super::Result<ExitStatus> {
     // With `-o -` standard output carries the document; the report goes to stderr.
     let to_stderr = matches!(dest, Dest::Stdout);
     let mut out = Out::new(g.color);
@@ -214,16 +216,14 @@ fn report(
 
 /// What `-o` means here: a file for one input file, a folder for a folder or several inputs
 /// (or a folder that exists), standard output for `-`.
-fn destination(a: &MigrateArgs, inputs: &[Input]) -> Result<Dest, Fatal> {
+fn destination(a: &MigrateArgs, inputs: &[Input]) -> Result<Dest, Usage> {
     let Some(o) = &a.output else {
         return Ok(Dest::Default);
     };
     let folder_input = a.paths.iter().any(|p| p.is_dir());
     if o.as_os_str() == "-" {
         if inputs.len() != 1 || folder_input {
-            return Err(Fatal(
-                "-o - writes one document to standard output: give exactly one input file".into(),
-            ));
+            return Err(Usage::OneDocumentToStdout);
         }
         return Ok(Dest::Stdout);
     }
@@ -232,10 +232,7 @@ fn destination(a: &MigrateArgs, inputs: &[Input]) -> Result<Dest, Fatal> {
         return Ok(Dest::File(o.clone()));
     }
     if o.exists() && !o.is_dir() {
-        return Err(Fatal(format!(
-            "-o {}: a folder or several inputs are written to an output folder, and this is a file; name a folder",
-            o.display()
-        )));
+        return Err(Usage::OutputNotAFolder { output: o.clone() });
     }
     Ok(Dest::Dir(o.clone()))
 }
@@ -316,20 +313,21 @@ fn one(job: &Job, dest: &Dest, g: &GlobalArgs, a: &MigrateArgs, written_by: &mut
 /// Where this job writes: `None` for standard output. Refused when an earlier input of the
 /// run writes the same file, when the output would replace the input, and (in the write
 /// itself) when a file is there and `--force` was not given.
-fn output_of(job: &Job, written_by: &mut Option<String>, m: &Migration) -> crate::error::Result<Option<PathBuf>> {
+fn output_of(job: &Job, written_by: &mut Option<String>, m: &Migration) -> super::Result<Option<PathBuf>> {
     let Some(target) = job.planned.clone() else {
         return Ok(None);
     };
     if let Some(first) = written_by {
-        return Err(Error::Refused(format!(
-            "its output {} is also the output of {first} in this run; import it on its own with -o",
-            target.display()
-        )));
+        return Err(Refusal::SharedOutput {
+            output: target,
+            first: first.clone(),
+        }
+        .into());
     }
     if let Input::Path(p) = &job.input
         && same_file(p, &target)
     {
-        return Err(Error::refused("the output would replace the input; choose another -o"));
+        return Err(Refusal::ReplacesInput.into());
     }
     *written_by = Some(m.file.clone());
     Ok(Some(target))
@@ -337,14 +335,15 @@ fn output_of(job: &Job, written_by: &mut Option<String>, m: &Migration) -> crate
 
 fn not_written(target: &Path, cause: std::io::Error) -> Error {
     match cause.kind() {
-        std::io::ErrorKind::AlreadyExists => Error::Refused(format!(
-            "{} exists (an earlier import?); nothing written: pass --force to replace it, or choose another -o",
-            target.display()
-        )),
-        _ => Error::NotWritten {
+        std::io::ErrorKind::AlreadyExists => Refusal::ImportExists {
+            path: target.to_path_buf(),
+        }
+        .into(),
+        _ => CoreError::NotWritten {
             path: target.to_path_buf(),
             cause,
-        },
+        }
+        .into(),
     }
 }
 
@@ -377,17 +376,13 @@ fn migrate_one(
     a: &MigrateArgs,
     m: &mut Migration,
     written_by: &mut Option<String>,
-) -> crate::error::Result<()> {
+) -> super::Result<()> {
     let input = &job.input;
     if matches!(input, Input::Stdin) && matches!(dest, Dest::Dir(_)) {
-        return Err(Error::refused(
-            "standard input has no name to write under in an output folder: give it -o FILE or -o - on its own",
-        ));
+        return Err(Refusal::StdinInFolder.into());
     }
     if matches!(input, Input::Archived(_)) && matches!(dest, Dest::Default) {
-        return Err(Error::refused(
-            "is a copy kept in a backup archive, which cctool never writes into: give -o OUT, -o DIR or -o -",
-        ));
+        return Err(Refusal::ArchivedMigrate.into());
     }
     // A file found in a folder or a list that is not a session is skipped; one named on the
     // command line is an error.
@@ -405,11 +400,11 @@ fn migrate_one(
     };
     m.from = Some(format.name().to_string());
     if a.to != migrate::LATEST {
-        return Err(Error::Refused(format!(
-            "imports are written as v{}; --to v{} applies to cctool session files",
-            migrate::LATEST,
-            a.to
-        )));
+        return Err(Refusal::ImportVersion {
+            latest: migrate::LATEST,
+            to: a.to,
+        }
+        .into());
     }
     if matches!(dest, Dest::Default) && !job.named && !job.listed {
         m.note =
@@ -417,9 +412,7 @@ fn migrate_one(
         return Ok(());
     }
     if matches!(input, Input::Stdin) && matches!(dest, Dest::Default) {
-        return Err(Error::refused(
-            "importing standard input needs -o OUT (or -o - for standard output)",
-        ));
+        return Err(Refusal::ImportStdinWhere.into());
     }
     let target = output_of(job, written_by, m)?;
     // Written message by message as the transcript is read: a multi-GB import holds
@@ -428,7 +421,7 @@ fn migrate_one(
     m.changed = true;
     m.output = Some(target.as_ref().map_or_else(|| "-".into(), |t| t.display().to_string()));
     if a.dry_run {
-        return import_to(&mut std::io::sink()).map_err(Error::Read);
+        return Ok(import_to(&mut std::io::sink()).map_err(CoreError::Read)?);
     }
     let mut read_failed = false;
     write_out(target.as_deref(), a.force, |w| {
@@ -441,9 +434,9 @@ fn migrate_one(
         r
     })
     .map_err(|e| match (read_failed, &target) {
-        (true, _) => Error::Read(e),
+        (true, _) => CoreError::Read(e).into(),
         (false, Some(t)) => not_written(t, e),
-        (false, None) => Error::Stdout(e),
+        (false, None) => CoreError::Stdout(e).into(),
     })
 }
 
@@ -455,22 +448,20 @@ fn migrate_session(
     a: &MigrateArgs,
     m: &mut Migration,
     written_by: &mut Option<String>,
-) -> crate::error::Result<()> {
+) -> super::Result<()> {
     let in_place = match (&job.input, dest) {
         (Input::Path(p), Dest::Default) => Some(p),
         (Input::Stdin, Dest::Default) => {
-            return Err(Error::refused(
-                "a session file read from standard input needs -o OUT (or -o - for standard output)",
-            ));
+            return Err(Refusal::MigrateStdinWhere.into());
         }
         _ => None,
     };
     if in_place.is_some()
         && let Some(why) = src.in_place_refusal()
     {
-        return Err(Error::refused(why));
+        return Err(Refusal::InPlace(why).into());
     }
-    let bytes = src.whole().map_err(Error::Read)?;
+    let bytes = src.whole().map_err(CoreError::Read)?;
     // Large v1/v2 files: the streaming path, when it takes the file.
     let release = |offset, len| src.done_with(offset, len);
     if a.to == migrate::LATEST
@@ -484,15 +475,12 @@ fn migrate_session(
         });
     }
     // Validate every version, the current one too: an invalid file is reported.
-    let session = migrate::read_session(&bytes)?;
-    src.check().map_err(Error::Read)?;
+    let session = migrate::read_session(&bytes).map_err(CoreError::from)?;
+    src.check().map_err(CoreError::Read)?;
     let version = session.version();
     m.from = Some(format!("v{version}"));
     if version > a.to {
-        return Err(Error::Refused(format!(
-            "is v{version}; migrating to v{} would be a downgrade, which cctool does not do",
-            a.to
-        )));
+        return Err(Refusal::Downgrade { version, to: a.to }.into());
     }
     if version == a.to {
         return Ok(());
@@ -515,7 +503,7 @@ fn write_session(
     m: &mut Migration,
     written_by: &mut Option<String>,
     write: impl FnOnce(&mut Output) -> std::io::Result<()>,
-) -> crate::error::Result<()> {
+) -> super::Result<()> {
     // Checked before the rename: a truncation under the mapping read as zeros somewhere. A
     // truncation after it cannot touch what was written, nor turn the run into an error.
     let write = |w: &mut Output| {
@@ -530,7 +518,7 @@ fn write_session(
         }
         return write_out(target.as_deref(), a.force, write).map_err(|e| match &target {
             Some(t) => not_written(t, e),
-            None => Error::Stdout(e),
+            None => CoreError::Stdout(e).into(),
         });
     };
     if a.dry_run {
@@ -574,12 +562,13 @@ impl<W: std::io::Write> std::io::Write for Watched<'_, W> {
 /// A session file that changed within [`COLD_AFTER`](crate::io::source::COLD_AFTER) may be mid-write by its harness: rewriting
 /// it now would race that writer and lose whichever write lands second.
 /// `verb` says what was not done (`migrated`, `slimmed`).
-pub(crate) fn refuse_live(src: &Source, force: bool, verb: &str) -> crate::error::Result<()> {
+pub(crate) fn refuse_live(src: &Source, force: bool, verb: &'static str) -> super::Result<()> {
     match src.recently_modified() {
-        Some(age) if !force => Err(Error::Refused(format!(
-            "not {verb}: modified {} s ago, so it may still be written; retry in a minute, or pass --force",
-            age.as_secs()
-        ))),
+        Some(age) if !force => Err(Refusal::Live {
+            verb,
+            secs: age.as_secs(),
+        }
+        .into()),
         _ => Ok(()),
     }
 }

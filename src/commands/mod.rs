@@ -6,6 +6,7 @@ pub mod completions;
 pub mod convert;
 pub mod decompress;
 pub mod doctor;
+pub mod error;
 pub mod export;
 pub mod extract_summary;
 pub mod hooks;
@@ -21,8 +22,10 @@ pub mod slim;
 
 use crate::ExitStatus;
 use crate::cli::{Cli, Command};
+pub use error::{Error, Result};
 
-pub fn dispatch(cli: &Cli) -> anyhow::Result<ExitStatus> {
+/// Runs the command `cli` names.
+pub fn dispatch(cli: &Cli) -> Result<ExitStatus> {
     match &cli.command {
         Command::Compact(args) => compact::run(&cli.global, args),
         Command::Convert(args) => convert::run(&cli.global, args),
@@ -49,7 +52,7 @@ pub fn batch_inputs(
     paths: &[std::path::PathBuf],
     files: &crate::cli::FilesFromArgs,
     g: &crate::cli::GlobalArgs,
-) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
+) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), error::Usage> {
     batch_inputs_writing(paths, files, g, &[])
 }
 
@@ -60,17 +63,15 @@ pub fn batch_inputs_writing(
     files: &crate::cli::FilesFromArgs,
     g: &crate::cli::GlobalArgs,
     outputs: &[std::path::PathBuf],
-) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
+) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), error::Usage> {
     use crate::io::Input;
     // A list names the work exactly: an empty one (a part of a split with nothing in it) is
     // no work, never the user's own stores.
     let mut listed = Vec::new();
     if let Some(list) = &files.files_from {
-        listed = crate::io::paths::read_list(list, files.null).map_err(|e| {
-            crate::Fatal(format!(
-                "cannot read the list of paths {}: {e}",
-                crate::output::sanitize::escape_str(&list.display().to_string())
-            ))
+        listed = crate::io::paths::read_list(list, files.null).map_err(|cause| error::Usage::ListUnreadable {
+            list: list.clone(),
+            cause,
         })?;
     }
     let arg_paths = paths;
@@ -153,17 +154,16 @@ pub fn batch_inputs_writing(
 
 /// The user's own stores, read when no PATH is given (saying which store asked for is
 /// absent).
-fn default_roots(g: &crate::cli::GlobalArgs) -> Result<Vec<std::path::PathBuf>, crate::Fatal> {
+fn default_roots(g: &crate::cli::GlobalArgs) -> Result<Vec<std::path::PathBuf>, error::Usage> {
     let stores = crate::io::paths::default_stores();
     let say = g.reporter();
     for n in &stores.notes {
         say.note(n);
     }
     if stores.found.is_empty() {
-        return Err(crate::Fatal(format!(
-            "no session stores found (looked in {}); name files or directories to read",
-            crate::output::sanitize::escape_str(&stores.looked_in())
-        )));
+        return Err(error::Usage::NoStores {
+            looked_in: stores.looked_in(),
+        });
     }
     Ok(stores.found)
 }
@@ -175,7 +175,7 @@ pub const ARCHIVED_NEEDS_OUTPUT: &str =
 /// The input a command that reads one file names: standard input (`-`), a file, one
 /// session kept in a backup archive (`ARCHIVE/<session id>`), or a session of the user's
 /// stores named by its id (see [`ids`]).
-pub fn file_input(path: &std::path::Path) -> crate::error::Result<crate::io::Input> {
+pub fn file_input(path: &std::path::Path) -> Result<crate::io::Input> {
     if path.as_os_str() == "-" {
         return Ok(crate::io::Input::Stdin);
     }
@@ -202,7 +202,7 @@ pub fn session_inputs(
     paths: &[std::path::PathBuf],
     files: &crate::cli::FilesFromArgs,
     g: &crate::cli::GlobalArgs,
-) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
+) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), error::Usage> {
     session_inputs_writing(paths, files, g, &[])
 }
 
@@ -212,7 +212,7 @@ pub fn session_inputs_writing(
     files: &crate::cli::FilesFromArgs,
     g: &crate::cli::GlobalArgs,
     outputs: &[std::path::PathBuf],
-) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), crate::Fatal> {
+) -> Result<(crate::io::paths::Expanded, std::collections::HashSet<crate::io::Input>), error::Usage> {
     let (mut expanded, named) = batch_inputs_writing(paths, files, g, outputs)?;
     if files.files_from.is_none() {
         crate::agents::claude_code::subagents::add_subagent_files(&mut expanded.inputs, g.follow);
@@ -374,21 +374,12 @@ pub enum NoSession {
     NotSession(String),
 }
 
-impl From<NoSession> for crate::error::Error {
-    fn from(n: NoSession) -> Self {
-        match n {
-            NoSession::Unreadable(e) => crate::error::Error::Read(e),
-            NoSession::NotSession(why) => crate::error::Error::Invalid(why),
-        }
-    }
-}
-
 /// Opens an input and decides its format (`--input-format` wins over detection). The error
 /// is a sentence naming the file and what to do.
 pub fn open_session(
     input: &crate::io::Input,
     g: &crate::cli::GlobalArgs,
-) -> crate::error::Result<(crate::io::Source, crate::model::Format)> {
+) -> Result<(crate::io::Source, crate::model::Format)> {
     Ok(open_input(input, g, true)?)
 }
 

@@ -18,18 +18,14 @@ pub struct Restored<'a> {
     replaced_kept_at: Option<String>,
 }
 
-pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> super::Result<ExitStatus> {
     if a.from_history {
         return from_history(g);
     }
     let dir = super::backup::archive_dir(a.from.as_deref())?;
     let archive = Archive::new(&dir);
     if !archive.exists() {
-        return Err(crate::Fatal(format!(
-            "{}: not a cctool archive (no snapshots/ folder); name one with --from ARCHIVE",
-            escape_str(&dir.display().to_string())
-        ))
-        .into());
+        return Err(super::error::Usage::NotAnArchiveToRestore { dir }.into());
     }
     let (files, bad) = archive.latest_files()?;
     let mut say = g.reporter();
@@ -80,7 +76,7 @@ fn put_back(
     roots: &[(&str, std::path::PathBuf)],
     out: &mut Out,
     say: &mut Reporter,
-) -> anyhow::Result<bool> {
+) -> super::Result<bool> {
     let to = match restore::target(f, a.to.as_deref(), roots) {
         Ok(to) => to,
         Err(why) => {
@@ -161,7 +157,7 @@ fn table(listed: &[restore::Listed]) -> String {
     s
 }
 
-fn from_history(g: &GlobalArgs) -> anyhow::Result<ExitStatus> {
+fn from_history(g: &GlobalArgs) -> super::Result<ExitStatus> {
     let st = crate::io::paths::default_stores();
     let dirs = retention::claude_dirs(&st);
     let transcripts: std::collections::HashSet<String> = dirs

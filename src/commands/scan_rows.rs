@@ -2,11 +2,12 @@
 //! partitions under `--out-dir` (the rows themselves are made in `tables`).
 
 use super::FileOutcome;
+use super::error::Usage;
+use crate::ExitStatus;
 use crate::cli::{GlobalArgs, ScanArgs};
 use crate::model::diag::Severity;
 use crate::tables::sink::{Part, PartDir, StdoutSink};
 use crate::tables::{Options, RowFormat, Table, build};
-use crate::{ExitStatus, Fatal};
 
 /// Files read at once: the rows of this many files are held before they are written, so a
 /// corpus of any size costs the memory of its largest files, not of all of them.
@@ -17,18 +18,16 @@ enum Dest {
     Dir(PartDir),
 }
 
-pub fn run(g: &GlobalArgs, a: &ScanArgs, table: Table) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &ScanArgs, table: Table) -> super::Result<ExitStatus> {
     use std::io::IsTerminal;
     let overrides = a.resume.overrides();
     let r = &a.rows;
     let mut dest = match &r.out_dir {
-        Some(dir) => Dest::Dir(PartDir::open(dir, table, r.format).map_err(|e| Fatal(e.to_string()))?),
+        Some(dir) => Dest::Dir(PartDir::open(dir, table, r.format).map_err(Usage::Rows)?),
         None if r.format == RowFormat::Parquet && std::io::stdout().is_terminal() => {
-            return Err(
-                Fatal("Parquet is binary: redirect standard output to a file, or use --out-dir DIR".into()).into(),
-            );
+            return Err(Usage::ParquetOnTerminal.into());
         }
-        None => Dest::Stdout(StdoutSink::new(table, r.format).map_err(|e| Fatal(e.to_string()))?),
+        None => Dest::Stdout(StdoutSink::new(table, r.format).map_err(Usage::Rows)?),
     };
     let outputs: Vec<std::path::PathBuf> = r.out_dir.iter().cloned().collect();
     let (expanded, named) = super::session_inputs_writing(&a.paths, &a.files, g, &outputs)?;

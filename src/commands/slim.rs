@@ -4,15 +4,16 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::error::{FormatRefusal, Refusal, Usage};
+use crate::ExitStatus;
 use crate::cli::{GlobalArgs, SlimArgs};
-use crate::error::Error;
+use crate::error::Error as CoreError;
 use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by, write_stdout};
 use crate::io::{Input, Source};
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::slim::payload::size_text;
 use crate::slim::{self, Counts, Images, Slimmer};
-use crate::{ExitStatus, Fatal};
 
 /// What happened to one file.
 #[derive(Serialize, Debug, Default)]
@@ -28,24 +29,20 @@ pub struct SlimRecord {
     pub error: Option<String>,
 }
 
-pub fn run(g: &GlobalArgs, a: &SlimArgs) -> anyhow::Result<ExitStatus> {
+pub fn run(g: &GlobalArgs, a: &SlimArgs) -> super::Result<ExitStatus> {
     if a.output.is_none() && !a.in_place && !a.dry_run {
-        return Err(Fatal("say where the result goes: -o OUT, --in-place, or --dry-run to only count".into()).into());
+        return Err(Usage::SlimWhere.into());
     }
     let extracts = a.images != Images::None || a.max_payload.is_some();
     if extracts && a.extract.is_none() && !a.dry_run {
-        return Err(Fatal(
-            "--images and --max-payload take payloads out of the file: give --extract DIR, where each is kept, so that nothing is lost"
-                .into(),
-        )
-        .into());
+        return Err(Usage::SlimExtractWhere.into());
     }
     if a.restore.is_some() && extracts {
-        return Err(Fatal("--restore puts payloads back; it takes no --images or --max-payload".into()).into());
+        return Err(Usage::SlimRestoreTakesOut.into());
     }
     let to_dir = a.paths.len() > 1 || a.output.as_deref().is_some_and(Path::is_dir);
     if a.output.as_deref().is_some_and(|o| o.as_os_str() == "-") && a.paths.len() > 1 {
-        return Err(Fatal("-o - writes one file to standard output: give exactly one input file".into()).into());
+        return Err(Usage::OneFileToStdout.into());
     }
     let mut out = Out::new(g.color);
     let to_stderr = a.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
@@ -104,16 +101,13 @@ fn describe(r: &SlimRecord) -> String {
     format!("{}: {verb}{sizes}: {what}{whereto}", r.file)
 }
 
-fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord) -> crate::error::Result<()> {
+fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord) -> super::Result<()> {
     let p = &super::ids::session_path(p)?;
     r.file = p.display().to_string();
     let input = Input::Path(p.to_path_buf());
     let (src, format) = super::open_session(&input, g)?;
     let Some(slimmer) = crate::agents::agent(format).slimmer() else {
-        return Err(Error::Invalid(format!(
-            "a {} file holds no payloads slim knows; it slims Claude Code transcripts and Codex rollouts",
-            format.name()
-        )));
+        return Err(Refusal::from(FormatRefusal::Slim(format)).into());
     };
     let opts = slim::Options {
         images: a.images,
@@ -136,9 +130,9 @@ fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord)
     if a.dry_run {
         if a.restore.is_some() {
             // Restoring reads the payloads it needs; counting does the same work.
-            return Ok(run(&mut std::io::sink(), r)?);
+            return Ok(run(&mut std::io::sink(), r).map_err(CoreError::Io)?);
         }
-        return run(&mut std::io::sink(), r).map_err(Error::Read);
+        return Ok(run(&mut std::io::sink(), r).map_err(CoreError::Read)?);
     }
     if a.in_place {
         return in_place(a, p, &src, slimmer, &opts, r, run);
@@ -148,7 +142,7 @@ fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord)
         r.output = Some("-".into());
         return write_stdout(|w| run(w, r)).or_else(|e| match e.kind() {
             std::io::ErrorKind::BrokenPipe => Ok(()),
-            _ => Err(Error::Io(e)),
+            _ => Err(CoreError::Io(e).into()),
         });
     }
     let target: PathBuf = if to_dir {
@@ -157,23 +151,19 @@ fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord)
         o.clone()
     };
     if crate::io::paths::same_file(p, &target) {
-        return Err(Error::refused(
-            "the output would replace the input; use --in-place for that (it keeps a backup)",
-        ));
+        return Err(Refusal::ReplacesInputSlim.into());
     }
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
-        std::fs::create_dir_all(dir).map_err(|e| Error::Io(e).about(dir.display().to_string()))?;
+        std::fs::create_dir_all(dir).map_err(|e| CoreError::Io(e).about(dir.display().to_string()))?;
     }
     r.output = Some(target.display().to_string());
     write_new_file_by(&target, a.force, |w: &mut Output| run(w, r)).map_err(|cause| match cause.kind() {
-        std::io::ErrorKind::AlreadyExists => Error::Refused(format!(
-            "{} exists; nothing written: pass --force to replace it, or choose another -o",
-            target.display()
-        )),
-        _ => Error::NotWritten {
+        std::io::ErrorKind::AlreadyExists => Refusal::SlimExists { path: target.clone() }.into(),
+        _ => CoreError::NotWritten {
             path: target.clone(),
             cause,
-        },
+        }
+        .into(),
     })
 }
 
@@ -187,9 +177,9 @@ fn in_place(
     opts: &slim::Options,
     r: &mut SlimRecord,
     run: impl FnOnce(&mut dyn std::io::Write, &mut SlimRecord) -> std::io::Result<()>,
-) -> crate::error::Result<()> {
+) -> super::Result<()> {
     if let Some(why) = src.in_place_refusal() {
-        return Err(Error::refused(why));
+        return Err(Refusal::InPlace(why).into());
     }
     let verb = if a.restore.is_some() { "restored" } else { "slimmed" };
     // A file with nothing to slim is left alone, live or not.
@@ -203,7 +193,7 @@ fn in_place(
             },
             &mut std::io::sink(),
         )
-        .map_err(Error::Read)?;
+        .map_err(CoreError::Read)?;
         if counted.bytes_after == counted.bytes_before {
             r.counts = counted;
             return Ok(());

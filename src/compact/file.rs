@@ -21,11 +21,7 @@ pub enum Target {
 
 pub fn check_tier_native(tier: Tier, format: Format) -> crate::error::Result<()> {
     if tier == Tier::One {
-        return Err(crate::error::Error::Refused(format!(
-            "--tier 1 applies to cctool v5 sessions; a {} file is compacted by a summary (tier 2): \
-             import it with `cctool migrate --to v5` to use tier 1",
-            format.name()
-        )));
+        return Err(crate::error::Refusal::TierNotNative { format }.into());
     }
     Ok(())
 }

@@ -162,7 +162,7 @@ impl<'a> Lines<'a> {
                 }
                 Ok(Msg::Head(_) | Msg::Entries(_)) => {}
                 Err(_) => {
-                    return Err(std::io::Error::other("the source was not read to its end"));
+                    return Err(std::io::Error::other(SourceCutShort));
                 }
             }
             self.ready.extend(self.out.drain(..));
@@ -192,3 +192,8 @@ impl<'a> Lines<'a> {
         self.end.take()
     }
 }
+
+/// The reader's channel closed before the conversation's end.
+#[derive(Debug, thiserror::Error)]
+#[error("the source was not read to its end")]
+struct SourceCutShort;

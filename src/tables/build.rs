@@ -29,7 +29,7 @@ pub fn rows(
     Ok(out)
 }
 
-fn sessions(src: &Source, format: Format, overrides: &Overrides) -> std::io::Result<FileRows> {
+fn sessions(src: &Source, format: Format, overrides: &Overrides) -> crate::error::Result<FileRows> {
     let r = crate::agents::agent(format).scan(src, overrides)?;
     let origin = |k: &str| Val::count(r.compaction_origins.get(k).copied().unwrap_or(0));
     let first_ms = r.first_timestamp.as_deref().and_then(parse_ms);

@@ -36,8 +36,30 @@ fn arrow_type(ty: Ty) -> DataType {
     }
 }
 
-fn err(e: impl std::fmt::Display) -> std::io::Error {
-    std::io::Error::other(format!("Parquet: {e}"))
+fn err(e: impl Into<WriteError>) -> std::io::Error {
+    std::io::Error::other(e.into())
+}
+
+/// What the Parquet writer or the Arrow batches under it refused; the sinks' signatures carry
+/// it inside an io error. The cause is said in the sentence, not exposed as `source()`.
+#[derive(Debug, thiserror::Error)]
+enum WriteError {
+    #[error("Parquet: {0}")]
+    Parquet(parquet::errors::ParquetError),
+    #[error("Parquet: {0}")]
+    Arrow(arrow_schema::ArrowError),
+}
+
+impl From<parquet::errors::ParquetError> for WriteError {
+    fn from(e: parquet::errors::ParquetError) -> Self {
+        WriteError::Parquet(e)
+    }
+}
+
+impl From<arrow_schema::ArrowError> for WriteError {
+    fn from(e: arrow_schema::ArrowError) -> Self {
+        WriteError::Arrow(e)
+    }
 }
 
 impl<W: Write + Send> ParquetSink<W> {

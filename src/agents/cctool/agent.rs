@@ -1,7 +1,5 @@
 //! cctool's own session files' answers to the commands' questions ([`Agent`]).
 
-use std::io;
-
 use crate::ExitStatus;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::view::ChainOptions;
@@ -45,11 +43,11 @@ impl Agent for Cctool {
         Ok((found.finish(head.session_id), 0))
     }
 
-    fn doctor(&self, src: &Source, _: &Overrides) -> io::Result<Vec<Diagnostic>> {
+    fn doctor(&self, src: &Source, _: &Overrides) -> crate::error::Result<Vec<Diagnostic>> {
         Ok(super::doctor::check(src))
     }
 
-    fn scan(&self, src: &Source, _: &Overrides) -> io::Result<SessionRecord> {
+    fn scan(&self, src: &Source, _: &Overrides) -> crate::error::Result<SessionRecord> {
         Ok(super::scan::scan(src))
     }
 
@@ -81,7 +79,7 @@ impl Agent for Cctool {
         style: Option<Render>,
         out: &mut Out,
         bar: &indicatif::ProgressBar,
-    ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+    ) -> crate::error::Result<(Vec<Diagnostic>, Report)> {
         let _ = (a, bar);
         super::view::rebuild_chain(src, style, out)
     }

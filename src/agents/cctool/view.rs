@@ -1,7 +1,6 @@
 //! `rebuild-chain` of a cctool session: its messages as written.
 
 use super::file as session;
-use crate::Fatal;
 use crate::agents::view::{ChainSummary, Report, value_of};
 use crate::io::Source;
 use crate::model::Format;
@@ -10,7 +9,11 @@ use crate::output::Out;
 use crate::output::render::{self, Render};
 
 /// The messages of a cctool session, printed to `out` (a session has no chain to rebuild).
-pub fn rebuild_chain(src: &Source, st: Option<Render>, out: &mut Out) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+pub fn rebuild_chain(
+    src: &Source,
+    st: Option<Render>,
+    out: &mut Out,
+) -> crate::error::Result<(Vec<Diagnostic>, Report)> {
     // Messages are printed as they are read, each minified into one reused buffer.
     let (mut line, mut i, mut failed) = (Vec::new(), 0usize, None);
     let s = session::for_each_valid_message(src, |m| {
@@ -29,7 +32,7 @@ pub fn rebuild_chain(src: &Source, st: Option<Render>, out: &mut Out) -> anyhow:
         failed = printed.err();
         i += 1;
     })
-    .map_err(|e| Fatal(format!("{}: {}", src.name(), e.0)))?;
+    .map_err(|e| crate::error::Error::agent(e).about(src.name()))?;
     if let Some(e) = failed {
         return Err(e.into());
     }

@@ -1,7 +1,5 @@
 //! Claude Code's answers to the commands' questions ([`Agent`]).
 
-use std::io;
-
 use crate::ExitStatus;
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::view::ChainOptions;
@@ -52,12 +50,12 @@ impl Agent for ClaudeCode {
         ))
     }
 
-    fn doctor(&self, src: &Source, resume: &Overrides) -> io::Result<Vec<Diagnostic>> {
-        super::doctor::check(src, resume)
+    fn doctor(&self, src: &Source, resume: &Overrides) -> crate::error::Result<Vec<Diagnostic>> {
+        Ok(super::doctor::check(src, resume)?)
     }
 
-    fn scan(&self, src: &Source, resume: &Overrides) -> io::Result<SessionRecord> {
-        super::scan::scan(src, resume)
+    fn scan(&self, src: &Source, resume: &Overrides) -> crate::error::Result<SessionRecord> {
+        Ok(super::scan::scan(src, resume)?)
     }
 
     fn check_resume(&self, resume: &Overrides) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -88,7 +86,7 @@ impl Agent for ClaudeCode {
         style: Option<Render>,
         out: &mut Out,
         bar: &indicatif::ProgressBar,
-    ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+    ) -> crate::error::Result<(Vec<Diagnostic>, Report)> {
         super::view::rebuild_chain(src, a, style, out, bar)
     }
 

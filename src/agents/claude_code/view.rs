@@ -5,9 +5,9 @@ use super::api::{self as claude_api, api_view};
 use super::chain::{self as claude, Options};
 use super::config::Config;
 use super::model as claude_model;
-use crate::Fatal;
 use crate::agents::view::ChainOptions;
 use crate::agents::view::{ApiViewSummary, ChainSummary, Report, cannot_read, value_of};
+use crate::error::Error;
 use crate::io::Source;
 use crate::model::Format;
 use crate::model::diag::Diagnostic;
@@ -22,22 +22,21 @@ pub fn rebuild_chain(
     st: Option<Render>,
     out: &mut Out,
     bar: &indicatif::ProgressBar,
-) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
-    let t = claude::read_with_progress(src, &mut |at| bar.set_position(at))
-        .map_err(|e| Fatal(format!("{}: cannot read: {e}", src.name())))?;
+) -> crate::error::Result<(Vec<Diagnostic>, Report)> {
+    let t = claude::read_with_progress(src, &mut |at| bar.set_position(at)).map_err(|e| cannot_read(src, e))?;
     bar.finish_and_clear();
     let opts = Options {
         loader: a.loader(),
         tip: a.tip.clone(),
         full: a.full,
     };
-    let chain = t.rebuild(&opts).map_err(|e| Fatal(format!("{}: {e}", src.name())))?;
+    let chain = t.rebuild(&opts).map_err(|e| Error::agent(e).about(src.name()))?;
     let mut diags = t.diagnostics.clone();
     diags.extend(chain.diagnostics.iter().cloned());
     if a.api_view {
         let cwd = claude_model::session_cwd(&t, &chain, src)?;
         let cfg = Config::load(&a.resume, cwd.as_deref(), &|k| std::env::var(k).ok())
-            .map_err(|e| Fatal(format!("{}: {e}", src.name())))?;
+            .map_err(|e| Error::agent(e).about(src.name()))?;
         let rm = claude_model::choose(&t, &chain, src, &cfg)?;
         let view = api_view(&t, &chain, src, a.prompt.as_deref(), &rm).map_err(|e| cannot_read(src, e))?;
         diags.extend(view.diagnostics(&t.file));

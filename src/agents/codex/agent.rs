@@ -1,7 +1,5 @@
 //! Codex's answers to the commands' questions ([`Agent`]).
 
-use std::io;
-
 use super::history::{self, History};
 use super::rollout::{self, Event, Record};
 use crate::ExitStatus;
@@ -70,12 +68,12 @@ impl Agent for Codex {
         Ok((stripped(records, opts), rollout.bad_lines))
     }
 
-    fn doctor(&self, src: &Source, _: &Overrides) -> io::Result<Vec<Diagnostic>> {
-        rollout::read_records(src).and_then(|r| super::doctor::findings(src, &r))
+    fn doctor(&self, src: &Source, _: &Overrides) -> crate::error::Result<Vec<Diagnostic>> {
+        Ok(rollout::read_records(src).and_then(|r| super::doctor::findings(src, &r))?)
     }
 
-    fn scan(&self, src: &Source, _: &Overrides) -> io::Result<SessionRecord> {
-        super::scan::scan(src)
+    fn scan(&self, src: &Source, _: &Overrides) -> crate::error::Result<SessionRecord> {
+        Ok(super::scan::scan(src)?)
     }
 
     fn import(&self) -> Option<Import> {
@@ -100,7 +98,7 @@ impl Agent for Codex {
         style: Option<Render>,
         out: &mut Out,
         bar: &indicatif::ProgressBar,
-    ) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+    ) -> crate::error::Result<(Vec<Diagnostic>, Report)> {
         super::view::rebuild_chain(src, a, style, out, bar)
     }
 

@@ -126,7 +126,7 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
                 }
             },
         )?;
-        let panicked = || std::io::Error::other("a reader of the rollout panicked");
+        let panicked = || std::io::Error::other(ReaderPanicked);
         let rollout = rollout
             .map(|r| r.join().unwrap_or_else(|_| Err(panicked())))
             .transpose()?;
@@ -1203,6 +1203,11 @@ impl EntryWriter for Writer {
         std::mem::take(&mut self.tally)
     }
 }
+
+/// A thread reading the rollout that panicked.
+#[derive(Debug, thiserror::Error)]
+#[error("a reader of the rollout panicked")]
+struct ReaderPanicked;
 
 #[cfg(test)]
 mod tail_tests;

@@ -4,7 +4,6 @@
 use super::api as codex_api;
 use super::history::{self as codex, Replay};
 use super::rollout::{Era, ItemSrc};
-use crate::Fatal;
 use crate::agents::view::ChainOptions;
 use crate::agents::view::{ApiViewSummary, ChainSummary, Report, cannot_read, value_of};
 use crate::io::Source;
@@ -21,9 +20,9 @@ pub fn rebuild_chain(
     st: Option<Render>,
     out: &mut Out,
     bar: &indicatif::ProgressBar,
-) -> anyhow::Result<(Vec<Diagnostic>, Report)> {
+) -> crate::error::Result<(Vec<Diagnostic>, Report)> {
     let rollout = crate::agents::codex::rollout::read_records_with_progress(src, &mut |at| bar.set_position(at))
-        .map_err(|e| Fatal(format!("{}: cannot read: {e}", src.name())))?;
+        .map_err(|e| cannot_read(src, e))?;
     bar.finish_and_clear();
     let (history, other) = match a.replay {
         Replay::Current => (codex::reconstruct(&rollout), codex::replay_forward(&rollout)),
@@ -108,7 +107,7 @@ fn api_view(
     rollout: &crate::agents::codex::rollout::Rollout,
     history: &codex::History,
     diags: &mut Vec<Diagnostic>,
-) -> anyhow::Result<ApiViewSummary> {
+) -> crate::error::Result<ApiViewSummary> {
     let view = codex_api::api_view(rollout, history, src, a.resume.model.as_deref(), a.prompt.as_deref())?;
     let mut record = ApiViewSummary {
         file: src.name().to_string(),

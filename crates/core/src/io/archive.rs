@@ -234,9 +234,7 @@ impl Read for StoredReader {
             }
             let Some(c) = self.chunks.next() else {
                 if self.len != self.size {
-                    return Err(io::Error::other(
-                        "the archived copy does not add up to the file backed up (its chunks do not make its size); `cctool backup --verify` names the damage",
-                    ));
+                    return Err(io::Error::other(CopyShort));
                 }
                 return Ok(0);
             };
@@ -246,6 +244,13 @@ impl Read for StoredReader {
         }
     }
 }
+
+/// An archived copy whose chunks, each intact, do not make the file's recorded size.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the archived copy does not add up to the file backed up (its chunks do not make its size); `cctool backup --verify` names the damage"
+)]
+struct CopyShort;
 
 /// An archive folder.
 pub struct Archive {

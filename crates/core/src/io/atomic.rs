@@ -37,11 +37,18 @@ pub const STEPS: &[&str] = &[
     "after-rename",
 ];
 
-fn fail_at(step: &str) -> io::Result<()> {
+fn fail_at(step: &'static str) -> io::Result<()> {
     match std::env::var("CCTOOL_FAIL_AT") {
-        Ok(s) if s == step => Err(io::Error::other(format!("injected failure at {step}"))),
+        Ok(s) if s == step => Err(io::Error::other(Injected { step })),
         _ => Ok(()),
     }
+}
+
+/// The failure `CCTOOL_FAIL_AT` asks for at a step of a rewrite.
+#[derive(Debug, thiserror::Error)]
+#[error("injected failure at {step}")]
+struct Injected {
+    step: &'static str,
 }
 
 /// Where new content is written: a buffered file that can also take a range of another file
@@ -311,19 +318,40 @@ fn ignore_file_size_signal() {
 }
 
 /// Why a rewrite was refused before anything changed: the message says what to do.
-#[derive(Debug)]
-pub struct Refused(pub String);
-
-impl std::fmt::Display for Refused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// The file is read-only, and `--force` was not given.
+    #[error(
+        "the file is read-only, which may mean someone protected it; nothing changed, pass --force to rewrite it anyway"
+    )]
+    ReadOnly,
+    /// Another cctool run holds the file's lock.
+    #[error("another cctool run is rewriting this file; nothing changed, retry when it has finished")]
+    Locked,
+    /// The file is not as it was read (`why` says how).
+    #[error(
+        "the file changed while cctool worked on it ({why}): something is writing it; nothing changed, retry when it is idle"
+    )]
+    Changed { why: Changed },
+    /// Another file was renamed to the path meanwhile.
+    #[error("the file was replaced by another program while cctool worked on it; nothing changed")]
+    Replaced,
 }
 
-impl std::error::Error for Refused {}
+/// How a file differs from what was read.
+#[derive(Debug, thiserror::Error)]
+pub enum Changed {
+    /// Its size is not the size read.
+    #[error("its size went from {was} to {now} bytes")]
+    Size { was: u64, now: u64 },
+    /// Its modification time is not the one read.
+    #[error("it was modified")]
+    Modified,
+}
 
-fn refused(msg: String) -> io::Error {
-    io::Error::other(Refused(msg))
+/// The refusal, as the io error that the writers' signatures carry.
+fn refused(r: Refused) -> io::Error {
+    io::Error::other(r)
 }
 
 /// The refusal to rewrite a file that another process holds open for writing: after the
@@ -364,12 +392,15 @@ impl Seen {
         }
     }
 
-    fn differs(&self, now: &fs::Metadata) -> Option<String> {
+    fn differs(&self, now: &fs::Metadata) -> Option<Changed> {
         if now.len() != self.len {
-            return Some(format!("its size went from {} to {} bytes", self.len, now.len()));
+            return Some(Changed::Size {
+                was: self.len,
+                now: now.len(),
+            });
         }
         match (self.modified, now.modified().ok()) {
-            (Some(a), Some(b)) if a != b => Some("it was modified".into()),
+            (Some(a), Some(b)) if a != b => Some(Changed::Modified),
             _ => None,
         }
     }
@@ -431,10 +462,7 @@ pub fn replace_with_backup_by(
     let target = resolved(path)?;
     let held = Held::take(&target, how.seen, how.force)?;
     if held.file.metadata()?.permissions().readonly() && !how.force {
-        return Err(refused(
-            "the file is read-only, which may mean someone protected it; nothing changed, pass --force to rewrite it anyway"
-                .into(),
-        ));
+        return Err(refused(Refused::ReadOnly));
     }
     fail_at("before-backup")?;
     let backup = backup_path(&target, how.tag);
@@ -485,9 +513,7 @@ impl Held {
         match file.try_lock() {
             Ok(()) => {}
             Err(fs::TryLockError::WouldBlock) => {
-                return Err(refused(
-                    "another cctool run is rewriting this file; nothing changed, retry when it has finished".into(),
-                ));
+                return Err(refused(Refused::Locked));
             }
             // A filesystem without locks (some network ones): the re-check before the rename
             // still stands.
@@ -498,8 +524,8 @@ impl Held {
             target: target.to_path_buf(),
             seen,
         };
-        if let Some(msg) = held.changed(&held.file.metadata()?) {
-            return Err(refused(msg));
+        if let Some(r) = held.changed(&held.file.metadata()?) {
+            return Err(refused(r));
         }
         if !force {
             let writers = crate::io::writers::open_writers(target);
@@ -510,13 +536,8 @@ impl Held {
         Ok(held)
     }
 
-    fn changed(&self, now: &fs::Metadata) -> Option<String> {
-        self.seen.differs(now).map(|why| {
-            format!(
-                "the file changed while cctool worked on it ({why}): something is writing it; nothing changed, \
-                 retry when it is idle"
-            )
-        })
+    fn changed(&self, now: &fs::Metadata) -> Option<Refused> {
+        self.seen.differs(now).map(|why| Refused::Changed { why })
     }
 
     /// The last check before the rename: the file at the path is still the one locked, as
@@ -525,10 +546,8 @@ impl Held {
         let now = self.file.metadata()?;
         let replaced = fs::metadata(&self.target).map_or(true, |m| !same_inode(&m, &now));
         match self.changed(&now) {
-            Some(msg) => Err(refused(msg)),
-            None if replaced => Err(refused(
-                "the file was replaced by another program while cctool worked on it; nothing changed".into(),
-            )),
+            Some(r) => Err(refused(r)),
+            None if replaced => Err(refused(Refused::Replaced)),
             None => Ok(()),
         }
     }

@@ -203,8 +203,13 @@ impl Head {
 
 /// The session an import held.
 pub fn held(s: Option<Session>) -> io::Result<Session> {
-    s.ok_or_else(|| io::Error::other("the import was written, not held"))
+    s.ok_or_else(|| io::Error::other(NotHeld))
 }
+
+/// An import asked to hold its session that wrote it out instead.
+#[derive(Debug, thiserror::Error)]
+#[error("the import was written, not held")]
+struct NotHeld;
 
 /// `message.content` as text: the string, or the text blocks joined.
 pub fn content_text(content: &Value) -> String {

@@ -65,9 +65,7 @@ impl<'w> V5Writer<'w> {
         write_pretty(&mut text, 2, &crate::v5::schema::message_v3_value(m))?;
         let text = String::from_utf8(text).map_err(io::Error::other)?;
         const MARK: &str = "\n      \"items\": []";
-        let at = text
-            .find(MARK)
-            .ok_or_else(|| io::Error::other("a v5 message without items"))?;
+        let at = text.find(MARK).ok_or_else(|| io::Error::other(NoItems))?;
         let cut = at + MARK.len() - 2;
         self.w
             .write_all(if self.messages == 0 { b"[\n    " } else { b",\n    " })?;
@@ -117,6 +115,11 @@ pub struct OpenMessage {
     /// What follows its items.
     rest: String,
 }
+
+/// A v5 message rendered without the `items` key its layout is cut at.
+#[derive(Debug, thiserror::Error)]
+#[error("a v5 message without items")]
+struct NoItems;
 
 #[cfg(test)]
 mod tests {

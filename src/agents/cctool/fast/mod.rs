@@ -145,9 +145,7 @@ impl Messages<'_> {
                 let Some((msgs, stop)) =
                     messages_from(text, span.start, span.limit).filter(|(m, _)| m.len() == span.count)
                 else {
-                    return Err(io::Error::other(
-                        "the file changed while it was migrated; nothing was replaced, run migrate again",
-                    ));
+                    return Err(io::Error::other(ChangedWhileMigrated));
                 };
                 let rendered = f(&msgs);
                 // Released once rendered: the messages borrow these pages.
@@ -361,6 +359,11 @@ fn is_structured(v: &RawValue) -> bool {
         || s.parse::<i64>().is_ok_and(|n| n.to_string() == s)
         || s.parse::<u64>().is_ok_and(|n| n.to_string() == s))
 }
+
+/// A part of the file that no longer holds the messages counted in it when it was first read.
+#[derive(Debug, thiserror::Error)]
+#[error("the file changed while it was migrated; nothing was replaced, run migrate again")]
+struct ChangedWhileMigrated;
 
 #[cfg(test)]
 mod tests;

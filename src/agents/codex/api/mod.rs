@@ -163,7 +163,7 @@ pub fn api_view(
     src: &Source,
     model: Option<&str>,
     prompt: Option<&str>,
-) -> anyhow::Result<Result<CodexView, Refusal>> {
+) -> std::io::Result<Result<CodexView, Refusal>> {
     if let Some(r) = refusal(rollout) {
         return Ok(Err(r));
     }

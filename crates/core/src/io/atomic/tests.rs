@@ -81,5 +81,8 @@ fn a_file_that_changed_since_it_was_read_is_not_replaced() {
     assert_eq!(names, ["s.json"], "no backup, no temporary file");
     // Changed before: refused at once.
     let e = replace_with_backup_by(&f, &how, |w| w.write_all(b"two")).unwrap_err();
-    assert!(refusal(&e).unwrap().0.contains("size went from 3 to 8"), "{e}");
+    assert!(
+        refusal(&e).unwrap().to_string().contains("size went from 3 to 8"),
+        "{e}"
+    );
 }

@@ -214,7 +214,7 @@ where
                 }
                 // Workers only stop early when something failed; a window must never go missing.
                 if want < windows.len() {
-                    return Err(io::Error::other("a parallel read stopped before the end of the file"));
+                    return Err(io::Error::other(StoppedEarly));
                 }
                 Ok(())
             })();
@@ -237,3 +237,8 @@ pub(super) fn window_end(bytes: &[u8], start: usize) -> usize {
         end
     }
 }
+
+/// Workers of a parallel read that stopped before the last window, with no error of their own.
+#[derive(Debug, thiserror::Error)]
+#[error("a parallel read stopped before the end of the file")]
+struct StoppedEarly;
