@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! The core of cctool: what every agent and every feature shares, and nothing that belongs
 //! to one of them. Bytes and lines (`io`), the vocabulary formats map into (`model`: formats,
 //! diagnostics, time, tokens, resume options), printing (`output`), compaction summary

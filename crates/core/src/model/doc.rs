@@ -9,6 +9,7 @@ use crate::io::Source;
 /// An image kept in the export (never when redacting, unless `--keep-images`).
 #[derive(Clone, Debug)]
 pub struct Image {
+    /// MIME type as written (`image/png`).
     pub media_type: String,
     /// Base64 data, or a URL as written (only `data:` URLs are shown).
     pub data: String,
@@ -40,19 +41,31 @@ impl Image {
 /// A piece of a message.
 #[derive(Clone, Debug)]
 pub enum Part {
+    /// Text of the message.
     Text(String),
+    /// The model's reasoning.
     Thinking(String),
+    /// A call of a tool.
     ToolCall {
+        /// The tool called.
         name: String,
+        /// The call's id, which its result names.
         id: String,
+        /// The arguments as text.
         input: String,
     },
+    /// What a tool returned.
     ToolResult {
+        /// The id of the call it answers.
         id: String,
+        /// Whether the tool reported an error.
         error: bool,
+        /// The output's text, images taken out.
         text: String,
+        /// The images the output held.
         images: Vec<Image>,
     },
+    /// An image of the message itself.
     Image(Image),
     /// Something cctool says about the message (`[redacted thinking]`, an unknown block).
     Note(String),
@@ -61,22 +74,27 @@ pub enum Part {
 /// One message of the conversation.
 #[derive(Clone, Debug)]
 pub struct Msg {
+    /// Who speaks, as the format names it (`user`, `assistant`, …).
     pub role: String,
     /// The physical line of the file it came from.
     pub line: Option<u64>,
     /// Local time, as people read it.
     pub time: Option<String>,
+    /// Its pieces, in order.
     pub parts: Vec<Part>,
 }
 
 /// What a document holds, in order.
 #[derive(Clone, Debug)]
 pub enum Entry {
+    /// A message.
     Msg(Msg),
     /// A section mark: a compaction (with its summary, when the file has it in the mark) or
     /// the start of what a resume loads.
     Mark {
+        /// The section's heading.
         title: String,
+        /// The compaction's summary, when the mark holds it.
         summary: Option<String>,
     },
 }
@@ -84,11 +102,23 @@ pub enum Entry {
 /// Why a session could not be exported; each names the file where one is known.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
+    /// The file could not be read.
     #[error("{file}: cannot read: {cause}")]
-    Read { file: String, cause: std::io::Error },
+    Read {
+        /// The file, as the user named it.
+        file: String,
+        /// What reading it failed with.
+        cause: std::io::Error,
+    },
     /// The file is not what its format requires (the sentence says where).
     #[error("{file}: {message}")]
-    Invalid { file: String, message: String },
+    Invalid {
+        /// The file, as the user named it.
+        file: String,
+        /// What is wrong, and where.
+        message: String,
+    },
+    /// The document could not be written out.
     #[error("cannot write: {0}")]
     Write(std::io::Error),
     /// A cctool session file whose messages cannot be read, as its agent says it.

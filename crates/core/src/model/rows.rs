@@ -14,6 +14,7 @@ use crate::model::Format;
 /// (a column added at the end keeps it).
 pub const SCHEMA_VERSION: i64 = 1;
 
+/// A table of `scan --rows`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Table {
     /// One row per session file (the records of `scan --json`, flattened).
@@ -55,31 +56,40 @@ impl Table {
 /// One value of a row.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Val {
+    /// No value: unknown or not applicable.
     Null,
+    /// Text.
     Str(String),
+    /// A whole number.
     Int(i64),
+    /// A flag.
     Bool(bool),
     /// Milliseconds since the epoch.
     Time(i64),
 }
 
 impl Val {
+    /// The text, or null.
     pub fn str(s: Option<impl Into<String>>) -> Val {
         s.map_or(Val::Null, |s| Val::Str(s.into()))
     }
 
+    /// The number, or null when absent or outside `i64`.
     pub fn int(n: Option<impl TryInto<i64>>) -> Val {
         n.and_then(|n| n.try_into().ok()).map_or(Val::Null, Val::Int)
     }
 
+    /// A count, null when outside `i64`.
     pub fn count(n: impl TryInto<i64>) -> Val {
         n.try_into().map_or(Val::Null, Val::Int)
     }
 
+    /// The flag, or null.
     pub fn bool(b: Option<bool>) -> Val {
         b.map_or(Val::Null, Val::Bool)
     }
 
+    /// A time in milliseconds since the epoch, or null.
     pub fn time(ms: Option<i64>) -> Val {
         ms.map_or(Val::Null, Val::Time)
     }

@@ -13,9 +13,13 @@ use crate::model::time::parse_ms;
 /// (empty when there is nothing), and a field that can be unknown is a string or null.
 #[derive(Serialize, Debug, Default, Clone)]
 pub struct SessionRecord {
+    /// The file, as found.
     pub path: String,
+    /// The format's name ([`Format::name`](crate::model::Format::name)).
     pub format: &'static str,
+    /// The versions of the agent that wrote the file, as it recorded them.
     pub agent_versions: Vec<String>,
+    /// The session's id, as the file records it.
     pub session_id: Option<String>,
     /// The folder the session ran in, as the agent recorded it.
     pub cwd: Option<String>,
@@ -25,32 +29,47 @@ pub struct SessionRecord {
     pub title: Option<String>,
     /// Where the title comes from: `custom-title`, `ai-title`, `summary` or `first-prompt`.
     pub title_source: Option<&'static str>,
+    /// Size of the file.
     pub bytes: u64,
+    /// Lines of the file.
     pub lines: u64,
+    /// Lines that are not a record the format can read.
     pub bad_lines: u64,
+    /// Messages of the conversation a resume loads.
     pub chain_messages: usize,
+    /// Where the walk back from the resumed tip stopped (Claude Code).
     pub chain_end: Option<String>,
+    /// Leaves of the message graph: the conversations a picker could offer (Claude Code).
     pub leaves: Option<usize>,
+    /// Compactions the file records.
     pub compactions: usize,
+    /// What triggered the last compaction, when recorded.
     pub last_compaction_trigger: Option<String>,
+    /// The tokens before the last compaction, when recorded.
     pub last_compaction_pre_tokens: Option<i64>,
+    /// Compactions counted by where they were made.
     pub compaction_origins: BTreeMap<&'static str, usize>,
+    /// Tokens of what a resume sends the model.
     pub resume_tokens: usize,
-    /// Claude Code: the model a resume would send the request to, and how the client chose it.
+    /// Claude Code: the model a resume would send the request to.
     pub resume_model: Option<String>,
+    /// How the client chose `resume_model`.
     pub resume_model_choice: Option<String>,
     /// Parent references that name nothing in the file (Claude Code): the links `doctor`
     /// reports as `dangling-parent`.
     pub dangling_parents: Option<usize>,
     /// Of those, the ones where the resumed chain stops and loses messages (doctor errors).
     pub chain_breaks: Option<usize>,
+    /// Records whose uuid an earlier record already has (Claude Code).
     pub duplicate_uuids: Option<u64>,
     /// Base64 bytes of the payloads (images, documents) the file stores, every copy counted:
     /// what `slim` works on.
     pub payload_bytes: Option<u64>,
     /// Claude Code: bytes of the messages a resume sends, which the API limits to 32 MB.
     pub request_bytes: Option<u64>,
+    /// The earliest time a record carries.
     pub first_timestamp: Option<String>,
+    /// The latest time a record carries.
     pub last_timestamp: Option<String>,
     /// `session` or `subagent`.
     pub role: &'static str,

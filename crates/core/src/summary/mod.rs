@@ -94,6 +94,7 @@ pub struct Options {
     pub all_events: bool,
 }
 
+/// A record as JSON, lone surrogates repaired; `null` when it is not JSON at all.
 pub fn parse(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes)
         .ok()
@@ -101,6 +102,7 @@ pub fn parse(bytes: &[u8]) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// The string field `k` of `v`, if it is one.
 pub fn str_of(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(Value::as_str).map(str::to_string)
 }

@@ -14,6 +14,7 @@ pub fn parse(bytes: &[u8]) -> Value {
     crate::io::json::parse_record(bytes)
 }
 
+/// A `native` item keeping `record` of `format` as written, with its line number when it has one.
 pub fn native(format: &str, record: Value, line: Option<u64>) -> Item {
     let mut m = Map::from_iter([
         ("type".into(), json!("native")),
@@ -26,6 +27,7 @@ pub fn native(format: &str, record: Value, line: Option<u64>) -> Item {
     Item::Other(Value::Object(m))
 }
 
+/// A `text` item of `t`.
 pub fn text(t: &str) -> Item {
     Item::text(t)
 }
@@ -39,6 +41,8 @@ pub fn message(role: &str, items: Vec<Item>, source: Value, timestamp: Option<St
     }
 }
 
+/// A `tool` message answering `call_id` with `content`, its `original_size` set, pointing back at
+/// its native record like [`message`].
 pub fn tool_message(call_id: &str, content: Value, source: Value, timestamp: Option<String>) -> MessageV3 {
     let size = content_size(&content);
     MessageV3 {
@@ -55,7 +59,7 @@ pub fn tool_message(call_id: &str, content: Value, source: Value, timestamp: Opt
     }
 }
 
-pub fn is_native_only(m: &MessageV3) -> bool {
+fn is_native_only(m: &MessageV3) -> bool {
     m.role == "system"
         && m.items
             .iter()
@@ -64,8 +68,11 @@ pub fn is_native_only(m: &MessageV3) -> bool {
 
 /// The fields of an imported session that are known before its messages.
 pub struct Head {
+    /// The native session's id; `null` in the document when unknown.
     pub session_id: Option<String>,
+    /// The first record's time (ms since 1970), which becomes `created_at`.
     pub first_ms: Option<i64>,
+    /// The document's `source` field: where the import comes from.
     pub source: Value,
 }
 
@@ -74,18 +81,22 @@ pub struct Head {
 /// items (events, metadata, off-chain records) share one message, which is written item by
 /// item: a run can be most of a transcript.
 pub struct Sink<'w> {
-    pub count: u64,
-    pub to: To<'w>,
+    /// Messages started so far: the id of the last.
+    count: u64,
+    to: To<'w>,
     /// Whether the last message is native-only, and so still takes the items of the next.
-    pub native_open: bool,
+    native_open: bool,
 }
 
-pub enum To<'w> {
+/// Where a [`Sink`]'s messages go.
+enum To<'w> {
     Held(Vec<MessageV3>),
     Written(V5Writer<'w>, Option<OpenMessage>),
 }
 
 impl<'w> Sink<'w> {
+    /// A sink that holds the messages (`w` is `None`) or writes them to `w`, the document's head
+    /// written first.
     pub fn new(head: &Head, w: Option<&'w mut dyn Write>) -> io::Result<Sink<'w>> {
         let to = match w {
             None => To::Held(Vec::new()),
@@ -101,6 +112,8 @@ impl<'w> Sink<'w> {
         })
     }
 
+    /// Numbers `m` and holds or writes it, or adds its items to the open native-only message when
+    /// it is native-only too and carries no note.
     pub fn push(&mut self, m: MessageV3) -> io::Result<()> {
         let native = is_native_only(&m);
         // A message with a note starts a message of its own, so the note stays its own.
@@ -121,7 +134,7 @@ impl<'w> Sink<'w> {
     }
 
     /// Items for the native-only message last started.
-    pub fn append(&mut self, items: Vec<Item>) -> io::Result<()> {
+    fn append(&mut self, items: Vec<Item>) -> io::Result<()> {
         match &mut self.to {
             To::Held(v) => {
                 if let Some(last) = v.last_mut() {
@@ -135,7 +148,7 @@ impl<'w> Sink<'w> {
     }
 
     /// Numbers `m` and holds or writes it; a native-only message stays open for more items.
-    pub fn start(&mut self, mut m: MessageV3, native: bool) -> io::Result<()> {
+    fn start(&mut self, mut m: MessageV3, native: bool) -> io::Result<()> {
         self.close()?;
         self.count += 1;
         m.id = Some(self.count);
@@ -149,7 +162,7 @@ impl<'w> Sink<'w> {
     }
 
     /// Ends a native-only message being written.
-    pub fn close(&mut self) -> io::Result<()> {
+    fn close(&mut self) -> io::Result<()> {
         self.native_open = false;
         match &mut self.to {
             To::Written(w, open) => match open.take() {
@@ -192,11 +205,13 @@ impl<'w> Sink<'w> {
 }
 
 impl Head {
-    pub fn session_id(&self) -> Value {
+    /// The document's `session_id`.
+    fn session_id(&self) -> Value {
         self.session_id.clone().map_or(Value::Null, Value::String)
     }
 
-    pub fn created_at(&self) -> Option<String> {
+    /// The document's `created_at`: the first record's time, to the second.
+    fn created_at(&self) -> Option<String> {
         self.first_ms.map(|ms| rfc3339_seconds(ms.div_euclid(1000)))
     }
 }

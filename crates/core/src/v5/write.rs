@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use crate::v5::schema::MessageV3;
 
+/// Two spaces per level of `depth`, as serde's pretty printer indents.
 pub fn indent(w: &mut dyn Write, depth: usize) -> io::Result<()> {
     for _ in 0..depth {
         w.write_all(b"  ")?;
@@ -32,12 +33,13 @@ pub fn write_pretty(w: &mut dyn Write, depth: usize, v: &Value) -> io::Result<()
 
 /// A v5 document being written: the fields before `messages`, then the messages one by one,
 /// then the fields after them.
-pub struct V5Writer<'w> {
+pub(crate) struct V5Writer<'w> {
     w: &'w mut dyn Write,
     messages: u64,
 }
 
 impl<'w> V5Writer<'w> {
+    /// Writes the fields before `messages` and opens it.
     pub fn begin(w: &'w mut dyn Write, session_id: &Value, created_at: Option<&str>) -> io::Result<V5Writer<'w>> {
         w.write_all(b"{\n  \"schema_version\": 5,\n  \"session_id\": ")?;
         write_pretty(w, 1, session_id)?;
@@ -47,6 +49,7 @@ impl<'w> V5Writer<'w> {
         Ok(V5Writer { w, messages: 0 })
     }
 
+    /// Writes the whole message `m`.
     pub fn message(&mut self, m: MessageV3) -> io::Result<()> {
         self.w
             .write_all(if self.messages == 0 { b"[\n    " } else { b",\n    " })?;
@@ -81,6 +84,7 @@ impl<'w> V5Writer<'w> {
         Ok(open)
     }
 
+    /// Writes `item` as the next item of the message `open`.
     pub fn item(&mut self, open: &mut OpenMessage, item: crate::v5::schema::Item) -> io::Result<()> {
         self.w.write_all(if open.items == 0 {
             b"[\n        "
@@ -91,6 +95,7 @@ impl<'w> V5Writer<'w> {
         write_pretty(self.w, 4, &crate::v5::schema::item_value(item))
     }
 
+    /// Ends the message `open`: its items, then the fields after them.
     pub fn close(&mut self, open: OpenMessage) -> io::Result<()> {
         self.w.write_all(if open.items == 0 { b"[]" } else { b"\n      ]" })?;
         self.w.write_all(open.rest.as_bytes())
@@ -110,7 +115,7 @@ impl<'w> V5Writer<'w> {
 }
 
 /// A message being written item by item (see [`V5Writer::open`]).
-pub struct OpenMessage {
+pub(crate) struct OpenMessage {
     items: usize,
     /// What follows its items.
     rest: String,

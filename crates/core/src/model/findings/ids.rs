@@ -22,6 +22,7 @@ use crate::io::json::Key;
 /// `message.content` (Claude Code).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Row {
+    /// The record's own `type` and `call_id`.
     pub item: Fields,
     /// Present (an object or not) when the record has a `payload`.
     pub payload: Option<Fields>,
@@ -32,15 +33,20 @@ pub struct Row {
 /// A record's (or its payload's) `type` and `call_id`, when they are strings.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Fields {
+    /// `type`.
     pub ty: Option<String>,
+    /// `call_id`.
     pub call_id: Option<String>,
 }
 
 /// A block of `message.content`: its `type`, `id` (a call) and `tool_use_id` (a result).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Block {
+    /// `type`.
     pub ty: Option<String>,
+    /// `id`: the call's, on a `tool_use`.
     pub id: Option<String>,
+    /// `tool_use_id`: the call a `tool_result` answers.
     pub tool_use_id: Option<String>,
 }
 

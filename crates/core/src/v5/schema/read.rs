@@ -119,9 +119,10 @@ pub(super) fn take_ts(m: &mut Map<String, Value>, path: &str) -> Result<Option<i
     }
 }
 
-/// The first and last second of the years 0 to 9999.
-pub const TS_MIN: i64 = -62_167_219_200;
-pub const TS_MAX: i64 = 253_402_300_799;
+/// The first second of the year 0.
+const TS_MIN: i64 = -62_167_219_200;
+/// The last second of the year 9999.
+const TS_MAX: i64 = 253_402_300_799;
 
 /// Whether `ts` (seconds since 1970) can be written as an RFC 3339 timestamp.
 pub fn ts_writable(ts: i64) -> bool {
