@@ -120,6 +120,19 @@ impl Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Why a rewrite in place failed. At every step the file is whole — the original, or the new
+/// content once it was renamed into place — and the backup, once made, holds the original.
+pub fn rewrite_failed(e: std::io::Error) -> Error {
+    let e = match e.downcast::<crate::io::atomic::Refused>() {
+        Ok(r) => return Error::NotRewritten(r),
+        Err(e) => e,
+    };
+    match e.downcast::<crate::io::atomic::HeldOpen>() {
+        Ok(h) => Error::HeldOpen(h),
+        Err(e) => Error::RewriteUnfinished(e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -172,18 +185,5 @@ mod tests {
             assert_eq!(plain.matches("disk says no").count(), 1, "{plain}");
             assert_eq!(format!("{:#}", anyhow::Error::new(e)), plain);
         }
-    }
-}
-
-/// Why a rewrite in place failed. At every step the file is whole — the original, or the new
-/// content once it was renamed into place — and the backup, once made, holds the original.
-pub fn rewrite_failed(e: std::io::Error) -> Error {
-    let e = match e.downcast::<crate::io::atomic::Refused>() {
-        Ok(r) => return Error::NotRewritten(r),
-        Err(e) => e,
-    };
-    match e.downcast::<crate::io::atomic::HeldOpen>() {
-        Ok(h) => Error::HeldOpen(h),
-        Err(e) => Error::RewriteUnfinished(e),
     }
 }

@@ -332,7 +332,10 @@ pub enum Refused {
     #[error(
         "the file changed while cctool worked on it ({why}): something is writing it; nothing changed, retry when it is idle"
     )]
-    Changed { why: Changed },
+    Changed {
+        /// How the file differs from what was read.
+        why: Changed,
+    },
     /// Another file was renamed to the path meanwhile.
     #[error("the file was replaced by another program while cctool worked on it; nothing changed")]
     Replaced,
@@ -343,7 +346,12 @@ pub enum Refused {
 pub enum Changed {
     /// Its size is not the size read.
     #[error("its size went from {was} to {now} bytes")]
-    Size { was: u64, now: u64 },
+    Size {
+        /// The size read, in bytes.
+        was: u64,
+        /// The size now, in bytes.
+        now: u64,
+    },
     /// Its modification time is not the one read.
     #[error("it was modified")]
     Modified,

@@ -9,7 +9,10 @@ use serde_json::Value;
 /// The events cctool hooks into.
 pub const EVENTS: [&str; 2] = ["PreCompact", "PostCompact"];
 
-/// `user` or `project`.
+/// Which settings file hooks go into: `user` (the user's own settings, for every project) or
+/// `project` (the current project's). The variants carry no doc comments because clap would
+/// print them in `--help`.
+#[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Scope {
     User,
@@ -28,14 +31,20 @@ pub enum Edit {
 /// Why an agent's settings file cannot be edited; nothing is written then.
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
+    /// A JSON settings file that does not parse, where it stops.
     #[error("not valid JSON (line {line}, column {column}): {cause}; fix it or move it aside first")]
     Json {
+        /// The line the parser stopped at, from 1.
         line: usize,
+        /// The column the parser stopped at, from 1.
         column: usize,
+        /// The parser's error.
         cause: serde_json::Error,
     },
+    /// A TOML settings file that does not parse.
     #[error("not valid TOML: {0}; fix it or move it aside first")]
     Toml(toml_edit::TomlError),
+    /// A JSON settings file whose top level is not an object.
     #[error("the settings file is not a JSON object")]
     NotAnObject,
     /// A key the hooks go under holds something else than hooks (the sentence names it).
