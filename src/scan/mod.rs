@@ -374,7 +374,7 @@ fn codex_cwd(src: &Source) -> std::io::Result<Option<String>> {
 pub fn scan_codex(src: &Source) -> std::io::Result<SessionRecord> {
     let rollout = crate::agents::codex::rollout::read_records(src)?;
     let history = codex::reconstruct(&rollout);
-    let tokens = crate::compact::codex_history_tokens(&history.items);
+    let tokens = crate::agents::codex::history::history_tokens(&history.items);
     let mut origins: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut compactions = 0;
     let mut versions: Vec<String> = Vec::new();
