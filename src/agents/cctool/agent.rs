@@ -94,4 +94,8 @@ impl Agent for Cctool {
     ) -> crate::error::Result<ExitStatus> {
         super::compaction::compact_file(src, a, opts, target, r)
     }
+
+    fn import_target(&self) -> Option<&'static str> {
+        Some("v5")
+    }
 }

@@ -91,4 +91,8 @@ impl Agent for ClaudeCode {
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         Some(&super::slim::ClaudeCodeSlim)
     }
+
+    fn converter(&self) -> Option<&'static dyn crate::agents::Converter> {
+        Some(&super::convert::Converter)
+    }
 }

@@ -1077,6 +1077,9 @@ impl EntryWriter for Writer {
     }
 }
 
+mod converter;
+pub use converter::Converter;
+
 #[cfg(test)]
 mod tests;
 

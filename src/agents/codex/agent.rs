@@ -116,6 +116,10 @@ impl Agent for Codex {
     fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
         Some(&super::slim::CodexSlim)
     }
+
+    fn converter(&self) -> Option<&'static dyn crate::agents::Converter> {
+        Some(&super::convert::Converter)
+    }
 }
 
 /// `--strip-template`: a summary written in Claude Code's template (a session converted from

@@ -1200,6 +1200,9 @@ impl EntryWriter for Writer {
 #[cfg(test)]
 mod tail_tests;
 
+mod converter;
+pub use converter::Converter;
+
 #[cfg(test)]
 mod tests;
 

@@ -85,7 +85,7 @@ pub(super) fn valued(
 /// in prompts and results, custom calls and their results, reasoning, escapes).
 #[test]
 fn the_lines_are_the_values_written() {
-    let mut convs = crate::convert::testing::fixture_conversations();
+    let mut convs = crate::agents::fixtures::fixture_conversations();
     use crate::convert::testing::{call, img, text};
     let result = |id: &str, output: Vec<Part>| crate::convert::testing::result(id, output, true);
     let mut odd = Conversation::new(Format::ClaudeCode);
