@@ -1,5 +1,6 @@
 use super::*;
 use crate::convert::line_with;
+use crate::model::Format;
 
 fn blocks_of(parts: &[Part]) -> Vec<Value> {
     parts
