@@ -1,4 +1,10 @@
-use super::*;
+use serde_json::{Value, json};
+
+use super::write::*;
+use crate::convert::model::{Block, Body, Conversation, Entry, Part, call_key};
+use crate::convert::tools::{self, CodexCall};
+use crate::convert::{Clock, EntryWriter, WriteOptions, line, reasoning_text};
+use crate::model::Format;
 
 /// The lines of an entry as the writer built them as JSON values before it wrote them
 /// directly: the oracle of [`the_lines_are_the_values_written`].
