@@ -252,6 +252,8 @@ fn stopped(e: &std::io::Error) -> Option<Stop> {
     e.get_ref()?.downcast_ref::<StopError>()?.0.lock().ok()?.take()
 }
 
+// Over 100 lines: the ways one conversion is written (standard output, a new file, appended to
+// an earlier conversion, placed in a store) share the lines, the report and the target.
 /// Writes the conversion whose head the reader sent, pulling its lines from `rx`.
 #[allow(clippy::too_many_arguments)]
 fn write_conversion(
