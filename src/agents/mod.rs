@@ -14,6 +14,8 @@ pub mod cctool;
 pub mod claude_code;
 pub mod codex;
 pub mod detect;
+#[cfg(test)]
+pub(crate) mod fixtures;
 pub mod view;
 
 use std::io::{self, Write};
@@ -207,6 +209,20 @@ pub trait Agent: Sync {
     fn tools(&self) -> Option<&'static dyn crate::convert::tools::Vocabulary> {
         None
     }
+
+    // `convert`: what is read and written, and where a converted session goes.
+
+    /// `convert`'s reader and writer of this agent's files and its store; `None` when
+    /// `convert` neither reads nor writes them.
+    fn converter(&self) -> Option<&'static dyn Converter> {
+        None
+    }
+
+    /// When `convert --to` this agent writes the source's v5 import (`migrate`'s) instead of
+    /// converting it: the name the report gives the target.
+    fn import_target(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// An agent's own store of sessions: the folders below its root that hold them, how its
@@ -306,6 +322,58 @@ pub trait Hooks: Sync {
 
     /// What the user must do before the agent runs a newly installed hook, if anything.
     fn trust_note(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// `convert`'s side of one agent: its reader of the conversation, its writer of its own lines,
+/// and where its store keeps a converted session.
+pub trait Converter: Sync {
+    /// Streams the conversation a resume of `src` loads (`full`: all of it) to `sink`;
+    /// `answered`: the head carries the calls the conversation answers.
+    fn read(
+        &self,
+        src: &Source,
+        full: bool,
+        answered: bool,
+        sink: crate::convert::model::Sink<'_>,
+    ) -> io::Result<crate::convert::model::Conversation>;
+
+    /// The writer of this agent's lines.
+    fn writer(&self) -> crate::convert::MakeWriter;
+
+    /// Whether the writer needs the answered calls (it closes the others).
+    fn needs_answered(&self) -> bool;
+
+    /// Which lines of this agent's own, found in an earlier conversion, may be left where they
+    /// are when the conversion is compared with it ([`crate::convert::incremental`]).
+    fn passable(&self) -> fn(&[u8]) -> bool {
+        |_| false
+    }
+
+    /// What one of this agent's files is called in a sentence (`a Codex rollout`).
+    fn noun(&self) -> &'static str;
+
+    /// Whether the written lines name the source's model even when another agent wrote it
+    /// (without `--model`); an agent's own model is always kept.
+    fn keeps_foreign_model(&self) -> bool;
+
+    /// Where this agent's store keeps the converted session `o` (whose first line is `first`),
+    /// and the session its own importer already made of `source`, if it did (looked up unless
+    /// `force`).
+    fn place(
+        &self,
+        first: Option<&[u8]>,
+        o: &crate::convert::WriteOptions,
+        source: Option<&std::path::Path>,
+        force: bool,
+    ) -> Result<crate::convert::store::Placement, crate::convert::store::StoreError>;
+
+    /// Registers a session placed in the store in the agent's index of sessions, when it keeps
+    /// one: what was done, for the report. The session resumes by id whatever happens here, so
+    /// a failure is a warning (naming `resume`) and `None`.
+    fn register(&self, path: &std::path::Path, resume: Option<&str>) -> Option<&'static str> {
+        let _ = (path, resume);
         None
     }
 }

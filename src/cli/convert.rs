@@ -13,6 +13,17 @@ pub enum ConvertTarget {
     Cctool,
 }
 
+impl ConvertTarget {
+    /// The format of the agent that writes the target: the one place `--to` names an agent.
+    pub fn format(self) -> Format {
+        match self {
+            ConvertTarget::ClaudeCode => Format::ClaudeCode,
+            ConvertTarget::Codex => Format::Codex,
+            ConvertTarget::Cctool => Format::CctoolSession,
+        }
+    }
+}
+
 /// Continue a session in the other agent: a Claude Code transcript as a Codex rollout, or back.
 #[derive(Args, Debug)]
 #[command(

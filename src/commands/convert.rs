@@ -10,10 +10,12 @@ use serde::Serialize;
 use super::Error as JobError;
 use super::error::{FormatRefusal, Refusal};
 use crate::ExitStatus;
-use crate::cli::{ConvertArgs, ConvertTarget, GlobalArgs};
+use crate::agents::Converter;
+use crate::cli::{ConvertArgs, GlobalArgs};
 use crate::convert::WriteOptions;
 use crate::convert::incremental::{Against, Plan, Step};
 use crate::convert::model::Counts;
+use crate::convert::store::StoreError;
 use crate::convert::stream::Lines;
 use crate::error::Error as CoreError;
 use crate::io::Input;
@@ -50,20 +52,12 @@ pub struct Report {
     error: Option<String>,
 }
 
-fn target_format(t: ConvertTarget) -> Format {
-    match t {
-        ConvertTarget::ClaudeCode => Format::ClaudeCode,
-        ConvertTarget::Codex => Format::Codex,
-        ConvertTarget::Cctool => Format::CctoolSession,
-    }
-}
-
 pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> super::Result<ExitStatus> {
     let mut r = Report {
         file: a.file.display().to_string(),
-        to: match a.to {
-            ConvertTarget::Cctool => "v5".into(),
-            t => target_format(t).name().into(),
+        to: {
+            let to = a.to.format();
+            crate::agents::agent(to).import_target().unwrap_or(to.name()).into()
         },
         output: a
             .output
@@ -122,18 +116,26 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
     {
         return Err(JobError::from(Refusal::ReplacesInput).into());
     }
-    let to = target_format(a.to);
-    if format == to && to != Format::CctoolSession {
-        return Err(ConvertError::AlreadyTarget(format));
-    }
-    if a.to == ConvertTarget::Cctool {
+    let to = a.to.format();
+    if crate::agents::agent(to).import_target().is_some() {
         if a.into_store {
             return Err(JobError::from(Refusal::CctoolIntoStore).into());
         }
-        return to_cctool(&src, format, a, out.as_deref(), r);
+        return to_import(&src, format, a, out.as_deref(), r);
     }
-    let side =
-        |f: Format| crate::convert::side(f).ok_or_else(|| JobError::from(Refusal::from(FormatRefusal::Convert(f))));
+    if format == to
+        && let Some(c) = crate::agents::agent(to).converter()
+    {
+        return Err(ConvertError::AlreadyTarget {
+            noun: c.noun(),
+            name: to.name(),
+        });
+    }
+    let side = |f: Format| {
+        crate::agents::agent(f)
+            .converter()
+            .ok_or_else(|| JobError::from(Refusal::from(FormatRefusal::Convert(f))))
+    };
     let (from, into) = (side(format)?, side(to)?);
     // The reader streams on its own thread; the lines are written as they come.
     let run = |r: &mut Report, replace: bool| {
@@ -141,13 +143,13 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
             let (tx, rx) = crate::convert::stream::channel();
             let reader = scope.spawn(|| {
                 crate::convert::stream::send_all(tx, |sink| {
-                    let c = (from.read)(&src, a.full, into.needs_answered, sink)?;
+                    let c = from.read(&src, a.full, into.needs_answered(), sink)?;
                     src.check()?;
                     Ok(c)
                 })
             });
             let done = match crate::convert::stream::head(&rx) {
-                Some(head) => write_conversion(a, r, &input, out.clone(), to, &into, head, rx, replace),
+                Some(head) => write_conversion(a, r, &input, out.clone(), to, into, head, rx, replace),
                 None => Ok(()),
             };
             let read = reader
@@ -195,16 +197,15 @@ enum ConvertError {
     Replace,
     /// The source is already in the target's format: converting it again would write it
     /// anew from the conversation both agents share, leaving out its reasoning and events.
-    #[error("the file is already {}: convert --to {} takes the other agent's sessions, and converting this one again would drop its reasoning", noun(*.0), .0.name())]
-    AlreadyTarget(Format),
-}
-
-fn noun(f: Format) -> &'static str {
-    match f {
-        Format::ClaudeCode => "a Claude Code transcript",
-        Format::Codex => "a Codex rollout",
-        Format::CctoolSession => "a cctool session",
-    }
+    #[error(
+        "the file is already {noun}: convert --to {name} takes the other agent's sessions, and converting this one again would drop its reasoning"
+    )]
+    AlreadyTarget {
+        /// What the file is called (`a Codex rollout`).
+        noun: &'static str,
+        /// The format's name, as `--to` takes it.
+        name: &'static str,
+    },
 }
 
 /// A failed write to standard output: a closed pipe ends the conversion quietly.
@@ -256,6 +257,8 @@ fn next_line(lines: &mut Lines<'_>) -> Result<Option<Vec<u8>>, Stop> {
     lines.next_line().map_err(|_| Stop::Read)
 }
 
+// Over 100 lines: the ways one conversion is written (standard output, a new file, appended to
+// an earlier conversion, placed in a store) share the lines, the report and the target.
 /// Writes the conversion whose head the reader sent, pulling its lines from `rx`.
 #[allow(clippy::too_many_arguments)]
 fn write_conversion(
@@ -264,12 +267,12 @@ fn write_conversion(
     input: &Input,
     out: Option<PathBuf>,
     to: Format,
-    into: &crate::convert::Side,
+    into: &dyn Converter,
     head: crate::convert::model::Conversation,
     rx: std::sync::mpsc::Receiver<crate::convert::model::Msg>,
     replace: bool,
 ) -> Result<(), ConvertError> {
-    let session_id = crate::convert::target_session_id(&head, to, a.full);
+    let session_id = target_session_id(&head, to, a.full);
     let cwd = head
         .cwd
         .clone()
@@ -277,11 +280,8 @@ fn write_conversion(
     let opts = WriteOptions {
         session_id: session_id.clone(),
         cwd,
-        // A Codex `turn_context` names the model Codex calls next: only its own. A Claude Code
-        // row names the model that wrote it (readers of transcripts require one), and a model
-        // the client does not know is not restored on resume, as when there is none.
         model: a.model.clone().or_else(|| {
-            (head.source == Some(to) || to == Format::ClaudeCode)
+            (head.source == Some(to) || into.keeps_foreign_model())
                 .then(|| head.model.clone())
                 .flatten()
         }),
@@ -293,7 +293,7 @@ fn write_conversion(
             .unwrap_or(&crate::convert::tools::Verbatim),
     };
     let answered = head.answered.clone().unwrap_or_default();
-    let make = into.writer;
+    let make = into.writer();
     let o = opts.clone();
     let mut lines = Lines::new(
         rx,
@@ -306,14 +306,24 @@ fn write_conversion(
         true => {
             // The rollout's path holds its start, the time on its first line.
             let first = lines.next_line().map_err(CoreError::Read)?;
-            let (path, resume, imported) = into_store(to, first.as_deref(), &opts, input, a.force)?;
+            let source = match input {
+                Input::Path(p) => Some(p.as_path()),
+                _ => None,
+            };
+            let placed = into
+                .place(first.as_deref(), &opts, source, a.force)
+                .map_err(|e| match e {
+                    StoreError::NoStore(why) => ConvertError::Job(JobError::from(Refusal::NoStore(why))),
+                    StoreError::Ledger(e) => ConvertError::Ledger(e),
+                })?;
+            let path = placed.path;
             if let Some(l) = first {
                 lines.unread(l);
             }
-            r.resume = Some(resume);
-            if let Some(thread) = imported {
-                r.resume = Some(crate::agents::codex::store::resume_command(&thread));
-                r.imported_by_codex = Some(thread);
+            r.resume = Some(placed.resume);
+            if let Some(imported) = placed.imported {
+                r.resume = Some(imported.resume);
+                r.imported_by_codex = Some(imported.id);
                 r.written = Some("imported-by-codex");
                 return Ok(());
             }
@@ -356,7 +366,7 @@ fn write_conversion(
                     // Taken before the length the comparison keeps: a line appended between
                     // the two changes the time, and the re-check before the rename sees it.
                     let modified = f.metadata()?.modified().ok();
-                    let old = Against::open(f, into.passable)?;
+                    let old = Against::open(f, into.passable())?;
                     Ok((Seen { len: old.len, modified }, old))
                 })
                 .map_err(|e| CoreError::Io(e).about(format!("cannot read the existing {}", path.display())))?,
@@ -387,8 +397,8 @@ fn write_conversion(
                 r.written = Some("up-to-date");
                 // A run killed between its rename and the registration left the rollout in
                 // place without its row: registering is idempotent, so it is done again.
-                if a.into_store && to == Format::Codex {
-                    register(&path, r);
+                if a.into_store {
+                    register(into, &path, r);
                 }
                 return Ok(());
             }
@@ -413,10 +423,18 @@ fn write_conversion(
     finish(r, &mut lines);
     r.written = Some(how);
     r.lines_written = n;
-    if a.into_store && to == Format::Codex {
-        register(&path, r);
+    if a.into_store {
+        register(into, &path, r);
     }
     Ok(())
+}
+
+/// The target's session id: a UUID derived from the source session, the target format and
+/// what is carried, so converting again names the same session.
+fn target_session_id(c: &crate::convert::model::Conversation, to: crate::model::Format, full: bool) -> String {
+    let from = c.source.map_or("", |f| f.name());
+    let scope = if full { "full" } else { "resumed" };
+    crate::compact::ids::uuid(&["cctool-convert", from, &c.session_id, to.name(), scope])
 }
 
 /// Every line of the conversion, each with its newline; `n` counts them.
@@ -475,62 +493,15 @@ fn append(
     }
 }
 
-/// Where the target agent finds the session, the command that resumes it, and the thread
-/// Codex already imported the source into, if it did (then nothing is written unless
-/// `force`).
-fn into_store(
-    to: Format,
-    first: Option<&[u8]>,
-    o: &WriteOptions,
-    input: &Input,
-    force: bool,
-) -> Result<(PathBuf, String, Option<String>), ConvertError> {
-    use crate::agents::claude_code::store as claude_code;
-    use crate::agents::codex::store as codex;
-    match to {
-        Format::ClaudeCode => {
-            let dir = claude_code::config_dir().ok_or(JobError::from(Refusal::NoClaudeStore))?;
-            Ok((
-                claude_code::transcript_path(&dir, &o.cwd, &o.session_id),
-                claude_code::resume_command(&o.session_id, &o.cwd),
-                None,
-            ))
-        }
-        _ => {
-            let home = codex::codex_home().ok_or(JobError::from(Refusal::NoCodexStore))?;
-            let imported = match input {
-                Input::Path(p) if !force => codex::imported_by_codex(&home, p).map_err(ConvertError::Ledger)?,
-                _ => None,
-            };
-            // The rollout's start is its first line's time (a derived, stable path).
-            let started = first
-                .and_then(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
-                .and_then(|v| v.get("timestamp").and_then(|t| t.as_str()).map(str::to_string))
-                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-                .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
-            let path = codex::rollout_path(&home, &started, &o.session_id);
-            Ok((path, codex::resume_command(&o.session_id), imported))
-        }
-    }
-}
-
-/// Registers a rollout placed in Codex's store in its thread index. The rollout is written and
-/// resumes by id whatever happens here, so a failure is a warning: only the listing misses it.
-fn register(path: &Path, r: &mut Report) {
-    use crate::agents::codex::store;
-    let Some(home) = store::codex_home() else { return };
-    match store::register_rollout(&home, path) {
-        Ok(done) => r.registered = Some(done.name()),
-        Err(e) => crate::output::report::say(&format!(
-            "{}: written, but not registered in Codex's thread index ({e:#}); `{}` resumes it, the picker will not list it",
-            path.display(),
-            r.resume.as_deref().unwrap_or("codex resume")
-        )),
+/// Registers a session placed in the target's store in the agent's index, when it keeps one.
+fn register(into: &dyn Converter, path: &Path, r: &mut Report) {
+    if let Some(done) = into.register(path, r.resume.as_deref()) {
+        r.registered = Some(done);
     }
 }
 
 /// `--to cctool`: the import `migrate` writes, effective unless `--full`.
-fn to_cctool(
+fn to_import(
     src: &crate::io::Source,
     format: Format,
     a: &ConvertArgs,

@@ -211,12 +211,10 @@ pub enum Refusal {
     /// `convert --to cctool --into-store`.
     #[error("a cctool session has no agent store to go into: write it with -o OUT")]
     CctoolIntoStore,
-    /// `convert --into-store` to Claude Code, with no store.
-    #[error("no Claude Code store: set CLAUDE_CONFIG_DIR or HOME, or write with -o OUT")]
-    NoClaudeStore,
-    /// `convert --into-store` to Codex, with no store.
-    #[error("no Codex store: set CODEX_HOME or HOME, or write with -o OUT")]
-    NoCodexStore,
+    /// `convert --into-store` to an agent whose store is not found (the agent's sentence says
+    /// what to set, or to write with `-o`).
+    #[error("{0}")]
+    NoStore(&'static str),
     /// Standard input given to `migrate` with an output folder.
     #[error("standard input has no name to write under in an output folder: give it -o FILE or -o - on its own")]
     StdinInFolder,

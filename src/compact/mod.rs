@@ -627,26 +627,6 @@ pub fn carried(units: &[Unit]) -> impl Fn(usize) -> usize + use<> {
     move |at| before[at]
 }
 
-/// Tokens of the history a Codex resume sends: the items as a JSON array, as written. `scan`
-/// reports the same number as `resume_tokens`: one estimate everywhere.
-pub fn codex_history_tokens(items: &[crate::agents::codex::rollout::Item]) -> usize {
-    use crate::agents::codex::rollout::ItemSrc;
-    crate::model::json_array_tokens(items.iter().map(|i| match &i.src {
-        ItemSrc::Raw { len, .. } => *len as usize,
-        ItemSrc::Synth(s) => s.len(),
-    }))
-}
-
-/// [`codex_history_tokens`] of a replacement history as the compacted record writes it.
-pub fn codex_replacement_tokens(history: &[Box<serde_json::value::RawValue>]) -> usize {
-    crate::model::json_array_tokens(history.iter().map(|h| {
-        // Written as a value of the record, so re-encoded compactly.
-        serde_json::from_str::<Value>(h.get())
-            .and_then(|v| serde_json::to_string(&v))
-            .map_or(h.get().len(), |s| s.len())
-    }))
-}
-
 /// What a compaction's token counts measure, per format: ceil(bytes / 4) of what a resume
 /// of the session sends, as `scan` reports it (`resume_tokens`).
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]

@@ -9,6 +9,7 @@
 pub mod incremental;
 pub mod json;
 pub mod model;
+pub mod store;
 pub mod stream;
 pub mod tools;
 
@@ -129,70 +130,9 @@ pub trait EntryWriter: Send {
     fn tally(&mut self) -> Tally;
 }
 
-/// What the converters' tests are made of: the project's fixtures, and entries built by hand.
+/// Entries built by hand, for the converters' tests.
 #[cfg(test)]
-pub(crate) mod testing {
-    use super::model::{Block, Body, Conversation, Image, JsonText, Part, ToolCall, ToolResult};
-    use crate::io::Source;
-    use crate::model::Format;
-
-    /// Every Claude Code transcript and Codex rollout of the project's fixtures, with its format.
-    pub fn fixture_sources() -> Vec<(Source, Format)> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-        walkdir::WalkDir::new(&root)
-            .into_iter()
-            .filter_map(Result::ok)
-            .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-            .filter_map(|e| {
-                let bytes = std::fs::read(e.path()).ok()?;
-                let src = Source::from_bytes(&e.path().display().to_string(), bytes);
-                let format = crate::agents::detect::detect(&src).ok()?;
-                (format != Format::CctoolSession).then_some((src, format))
-            })
-            .collect()
-    }
-
-    /// The conversation of each of [`fixture_sources`], read whole (`--full`) by its agent's
-    /// reader: what the writers' tests write.
-    pub fn fixture_conversations() -> Vec<Conversation> {
-        fixture_sources()
-            .iter()
-            .filter_map(|(src, format)| match format {
-                Format::ClaudeCode => crate::agents::claude_code::convert::read(src, true).ok(),
-                _ => crate::agents::codex::convert::read(src, true).ok(),
-            })
-            .collect()
-    }
-
-    pub fn text(t: &str) -> Part {
-        Part::Text(t.to_string())
-    }
-
-    /// `t` held as its JSON string.
-    pub fn json(t: &str) -> Part {
-        Part::Json(JsonText::canonical(&serde_json::to_string(t).unwrap()).unwrap())
-    }
-
-    pub fn img(url: &str) -> Part {
-        Part::Image(Image::from_url(url))
-    }
-
-    pub fn call(id: &str, name: &str, input: serde_json::Value) -> Block {
-        Block::Call(ToolCall {
-            id: id.into(),
-            name: name.into(),
-            input,
-        })
-    }
-
-    pub fn result(id: &str, output: Vec<Part>, is_error: bool) -> Body {
-        Body::ToolResult(ToolResult {
-            call_id: id.into(),
-            output,
-            is_error,
-        })
-    }
-}
+pub(crate) mod testing;
 
 /// A writer from the options, the conversation's first timestamp and the calls it answers;
 /// the session's first lines go to the last argument.
@@ -209,46 +149,6 @@ pub fn write_whole(make: MakeWriter, c: &model::Conversation, o: &WriteOptions, 
     w.finish(&mut out);
     *tally = w.tally();
     out
-}
-
-/// One agent's side of a conversion: its reader, its writer, and the lines of its own that
-/// a later conversion may place elsewhere ([`incremental`]).
-pub struct Side {
-    /// Streams the conversation (`full`; `answered`: the head carries the answered calls).
-    pub read: fn(&crate::io::Source, bool, bool, model::Sink<'_>) -> std::io::Result<model::Conversation>,
-    pub writer: MakeWriter,
-    /// Whether the writer needs the answered calls (it closes the others).
-    pub needs_answered: bool,
-    pub passable: fn(&[u8]) -> bool,
-}
-
-/// The agents `convert` reads and writes.
-pub fn side(format: crate::model::Format) -> Option<Side> {
-    use crate::agents::{claude_code, codex};
-    use crate::model::Format;
-    match format {
-        Format::ClaudeCode => Some(Side {
-            read: claude_code::convert::read_stream,
-            writer: claude_code::convert::writer,
-            needs_answered: true,
-            passable: |_| false,
-        }),
-        Format::Codex => Some(Side {
-            read: codex::convert::read_stream,
-            writer: codex::convert::writer,
-            needs_answered: false,
-            passable: codex::convert::is_token_count,
-        }),
-        Format::CctoolSession => None,
-    }
-}
-
-/// The target's session id: a UUID derived from the source session, the target format and
-/// what is carried, so converting again names the same session.
-pub fn target_session_id(c: &model::Conversation, to: crate::model::Format, full: bool) -> String {
-    let from = c.source.map_or("", |f| f.name());
-    let scope = if full { "full" } else { "resumed" };
-    crate::compact::ids::uuid(&["cctool-convert", from, &c.session_id, to.name(), scope])
 }
 
 /// The fields of a line the readers' counting pass needs (`type`, `timestamp`, and the
@@ -321,98 +221,6 @@ pub fn line_head(bytes: &[u8]) -> LineHead<'static> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The lines written from texts held as JSON strings are those written from the same
-    /// texts held as text, by both writers: on the conversations of every transcript of the
-    /// fixtures, as the typed read gives them, and on entries of every shape.
-    #[test]
-    fn json_texts_write_the_lines_of_plain_texts() {
-        use model::{Body, Entry};
-        use testing::{call, img, json, result, text};
-        let mut convs: Vec<Vec<Entry>> = Vec::new();
-        for (src, format) in testing::fixture_sources() {
-            if format != crate::model::Format::ClaudeCode {
-                continue;
-            }
-            for full in [false, true] {
-                let mut entries = Vec::new();
-                let read = crate::agents::claude_code::convert::read_stream(&src, full, false, &mut |m| {
-                    if let model::Msg::Entry(e) = m {
-                        entries.push(e);
-                    }
-                    Ok(())
-                });
-                if read.is_ok() {
-                    convs.push(entries);
-                }
-            }
-        }
-        let img = img("data:image/png;base64,AAA=");
-        let result = |id: &str, output: Vec<model::Part>| result(id, output, false);
-        let odd = [
-            Body::User(vec![json("a \"q\"\n\u{1}é😀"), img.clone(), text("b\t"), json("c")]),
-            Body::User(vec![json("")]),
-            Body::User(vec![img.clone(), json("\\ \u{7f}\u{2028}")]),
-            Body::Assistant(vec![call(
-                "c5",
-                "Edit",
-                serde_json::json!({"file_path": "/a", "old_string": "x", "new_string": "y"}),
-            )]),
-            result("c1", vec![json("out\r\n")]),
-            result("c2", vec![json("a"), text("\u{8}"), json("\u{c}c")]),
-            result("c3", vec![json("a"), img.clone(), json("b")]),
-            result("c5", vec![json("x"), img, json("y\u{1f}")]),
-            result("c5", vec![json("p\"atch")]),
-        ];
-        convs.push(
-            odd.into_iter()
-                .enumerate()
-                .map(|(k, body)| Entry {
-                    key: format!("k{k}"),
-                    timestamp: Some(format!("2026-01-01T00:00:0{k}.000Z")),
-                    body,
-                })
-                .collect(),
-        );
-        let (mut compared, mut held) = (0, 0);
-        // Each writer reads the calls through the other agent's tools, as a conversion does.
-        let writers: [(crate::convert::MakeWriter, crate::model::Format); 2] = [
-            (crate::agents::codex::convert::writer, crate::model::Format::ClaudeCode),
-            (crate::agents::claude_code::convert::writer, crate::model::Format::Codex),
-        ];
-        for ((make, from), entries) in writers.iter().flat_map(|m| convs.iter().map(move |c| (m, c))) {
-            let o = WriteOptions {
-                session_id: "s".into(),
-                cwd: "/w".into(),
-                model: None,
-                reasoning_as_text: false,
-                tools: crate::agents::agent(*from).tools().expect("an agent with tools"),
-            };
-            let first = entries.iter().find_map(|e| e.timestamp.clone());
-            let mut both = [Vec::new(), Vec::new()];
-            for (k, out) in both.iter_mut().enumerate() {
-                let mut w = make(&o, first.as_deref(), Default::default(), out);
-                for e in entries {
-                    match k {
-                        0 => w.entry(e, out),
-                        _ => w.entry(&e.clone().into_plain(), out),
-                    }
-                }
-                w.finish(out);
-            }
-            held += entries.iter().filter(|e| e.body.json_texts() > 0).count();
-            let [json_lines, plain_lines] = both;
-            for (a, b) in json_lines.iter().zip(&plain_lines) {
-                assert_eq!(String::from_utf8_lossy(a), String::from_utf8_lossy(b));
-            }
-            assert_eq!(json_lines.len(), plain_lines.len());
-            compared += json_lines.len();
-        }
-        assert!(
-            held > 400 && compared > 4_500,
-            "{held} entries with JSON texts, {compared} lines"
-        );
-    }
 
     /// An object written with one value already serialized is the object written whole.
     #[test]

@@ -119,4 +119,8 @@ impl Agent for Cctool {
     ) -> Result<(), ExportError> {
         super::export::records(src, emit)
     }
+
+    fn import_target(&self) -> Option<&'static str> {
+        Some("v5")
+    }
 }

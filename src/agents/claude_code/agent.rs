@@ -149,4 +149,8 @@ impl Agent for ClaudeCode {
     fn tools(&self) -> Option<&'static dyn crate::convert::tools::Vocabulary> {
         Some(&super::tools::ClaudeCodeTools)
     }
+
+    fn converter(&self) -> Option<&'static dyn crate::agents::Converter> {
+        Some(&super::convert::Converter)
+    }
 }

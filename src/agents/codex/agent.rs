@@ -153,6 +153,10 @@ impl Agent for Codex {
     fn tools(&self) -> Option<&'static dyn crate::convert::tools::Vocabulary> {
         Some(&super::tools::CodexTools)
     }
+
+    fn converter(&self) -> Option<&'static dyn crate::agents::Converter> {
+        Some(&super::convert::Converter)
+    }
 }
 
 /// `--strip-template`: a summary written in Claude Code's template (a session converted from

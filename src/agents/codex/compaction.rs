@@ -23,9 +23,9 @@ pub fn compact_file(src: &Source, opts: &Options, target: &Target, r: &mut Repor
         let user_budget = codex::user_budget(opts.budget, recap_tokens, tail(at));
         codex::replacement(src, &loaded, at, made, user_budget).map(|(h, _)| h)
     };
-    let after = |at: usize, made: &Made| history(at, made).map(|h| compact::codex_replacement_tokens(&h));
+    let after = |at: usize, made: &Made| history(at, made).map(|h| super::history::replacement_tokens(&h));
     let exact = compact::Exact {
-        before: compact::codex_history_tokens(&loaded.items),
+        before: super::history::history_tokens(&loaded.items),
         after: &after,
     };
     let Some((total, mut cut, made)) = plan_native(
@@ -48,8 +48,8 @@ pub fn compact_file(src: &Source, opts: &Options, target: &Target, r: &mut Repor
         std::io::ErrorKind::InvalidData => crate::error::Error::Io(e),
         _ => crate::error::Error::Read(e),
     })?;
-    let after = compact::codex_replacement_tokens(&history);
-    cut.tail_tokens = compact::codex_history_tokens(&loaded.items[cut.at..]);
+    let after = super::history::replacement_tokens(&history);
+    cut.tail_tokens = super::history::history_tokens(&loaded.items[cut.at..]);
     cut.tokens_before = total;
     let done = Native {
         cut: &cut,

@@ -16,6 +16,25 @@
 use crate::agents::codex::rollout::{Compacted, Era, Event, Item, ItemSrc, Record, Rollout};
 use crate::model::approx_tokens;
 
+/// Tokens of the history a Codex resume sends: the items as a JSON array, as written. `scan`
+/// reports the same number as `resume_tokens`: one estimate everywhere.
+pub fn history_tokens(items: &[Item]) -> usize {
+    crate::model::json_array_tokens(items.iter().map(|i| match &i.src {
+        ItemSrc::Raw { len, .. } => *len as usize,
+        ItemSrc::Synth(s) => s.len(),
+    }))
+}
+
+/// [`history_tokens`] of a replacement history as the compacted record writes it.
+pub fn replacement_tokens(history: &[Box<serde_json::value::RawValue>]) -> usize {
+    crate::model::json_array_tokens(history.iter().map(|h| {
+        // Written as a value of the record, so re-encoded compactly.
+        serde_json::from_str::<serde_json::Value>(h.get())
+            .and_then(|v| serde_json::to_string(&v))
+            .map_or(h.get().len(), |s| s.len())
+    }))
+}
+
 pub use crate::model::resume::Replay;
 
 /// `COMPACT_USER_MESSAGE_MAX_TOKENS`: budget of user messages kept by a legacy rebuild.

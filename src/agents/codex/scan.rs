@@ -37,7 +37,7 @@ fn codex_cwd(src: &Source) -> std::io::Result<Option<String>> {
 pub fn scan(src: &Source) -> std::io::Result<SessionRecord> {
     let rollout = rollout::read_records(src)?;
     let history = history::reconstruct(&rollout);
-    let tokens = crate::compact::codex_history_tokens(&history.items);
+    let tokens = super::history::history_tokens(&history.items);
     let mut origins: BTreeMap<&'static str, usize> = BTreeMap::new();
     let mut compactions = 0;
     let mut versions: Vec<String> = Vec::new();

@@ -1,3 +1,4 @@
+use super::rows::*;
 use super::*;
 
 /// The lines a transcript's conversion leaves out, counted by type: the parallel count,

@@ -1,4 +1,8 @@
 use super::*;
+use crate::agents::codex::history;
+use crate::agents::codex::rollout as codex;
+use crate::agents::codex::rollout::tail::{self, TailCheck};
+use crate::io::Source;
 
 /// What a resume reconstructs from `bytes`, from every record and from the records after
 /// the last compaction as the conversion reads them, and the line the latter started at.

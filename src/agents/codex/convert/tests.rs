@@ -1,4 +1,11 @@
-use super::*;
+use serde_json::{Value, json};
+
+use super::write::*;
+use crate::agents::codex::tools::CodexTools;
+use crate::convert::model::{Block, Body, Conversation, Entry, Part, call_key};
+use crate::convert::tools::{self, Input};
+use crate::convert::{Clock, EntryWriter, WriteOptions, line, reasoning_text};
+use crate::model::Format;
 
 /// The lines of an entry as the writer built them as JSON values before it wrote them
 /// directly: the oracle of [`the_lines_are_the_values_written`].
@@ -104,7 +111,7 @@ fn claude_code_tools() -> &'static dyn tools::Vocabulary {
 /// in prompts and results, custom calls and their results, reasoning, escapes).
 #[test]
 fn the_lines_are_the_values_written() {
-    let mut convs = crate::convert::testing::fixture_conversations();
+    let mut convs = crate::agents::fixtures::fixture_conversations();
     use crate::convert::testing::{call, img, text};
     let result = |id: &str, output: Vec<Part>| crate::convert::testing::result(id, output, true);
     let mut odd = Conversation::new(Format::ClaudeCode);

@@ -1,4 +1,8 @@
+use super::pieces::*;
 use super::*;
+use crate::convert::model::{Body, Conversation, Emitter, collect};
+use crate::io::Source;
+use crate::model::Format;
 
 /// Lines of the shapes the typed read must read as the record reader and the whole read
 /// of the item do, or leave to them.

@@ -1,5 +1,6 @@
 use super::*;
 use crate::convert::line_with;
+use crate::model::Format;
 
 fn blocks_of(parts: &[Part]) -> Vec<Value> {
     parts
@@ -129,7 +130,7 @@ impl Writer {
 /// calls left unanswered, escapes), with and without a model and reasoning as text.
 #[test]
 fn the_lines_are_the_values_written() {
-    let mut convs = crate::convert::testing::fixture_conversations();
+    let mut convs = crate::agents::fixtures::fixture_conversations();
     use crate::convert::testing::{call, img, result, text};
     let mut odd = Conversation::new(Format::Codex);
     for (k, body) in [

@@ -1,0 +1,32 @@
+//! Entries built by hand, for the converters' tests.
+
+use super::model::{Block, Body, Image, JsonText, Part, ToolCall, ToolResult};
+
+pub fn text(t: &str) -> Part {
+    Part::Text(t.to_string())
+}
+
+/// `t` held as its JSON string.
+pub fn json(t: &str) -> Part {
+    Part::Json(JsonText::canonical(&serde_json::to_string(t).unwrap()).unwrap())
+}
+
+pub fn img(url: &str) -> Part {
+    Part::Image(Image::from_url(url))
+}
+
+pub fn call(id: &str, name: &str, input: serde_json::Value) -> Block {
+    Block::Call(ToolCall {
+        id: id.into(),
+        name: name.into(),
+        input,
+    })
+}
+
+pub fn result(id: &str, output: Vec<Part>, is_error: bool) -> Body {
+    Body::ToolResult(ToolResult {
+        call_id: id.into(),
+        output,
+        is_error,
+    })
+}
