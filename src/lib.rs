@@ -11,21 +11,17 @@ pub mod agents;
 pub mod backup;
 pub mod cli;
 pub mod commands;
-pub mod compact;
-pub mod convert;
-pub mod error;
 pub mod export;
 pub mod hooks;
 pub mod redact;
 pub mod scan;
-pub mod slim;
 pub mod tables;
 
 use std::ffi::OsString;
 
 use clap::Parser;
 
-pub use cctool_core::{ExitStatus, io, model, output, summary, v5};
+pub use cctool_core::{ExitStatus, compact, convert, error, io, model, output, slim, summary, v5};
 
 /// Runs cctool with these arguments (the first is the program name).
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {

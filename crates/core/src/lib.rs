@@ -7,9 +7,18 @@
 //! The crate graph is the architecture (`ARCHITECTURE.md`): this crate depends on no other
 //! cctool crate; agents and features depend on it.
 
+#[allow(missing_docs)]
+pub mod agents;
+#[allow(missing_docs)]
+pub mod compact;
+#[allow(missing_docs)]
+pub mod convert;
+#[allow(missing_docs)]
+pub mod error;
 pub mod io;
 pub mod model;
 pub mod output;
+pub mod slim;
 pub mod summary;
 pub mod v5;
 

@@ -71,6 +71,14 @@ impl Messages {
 #[error("{0}")]
 pub struct SessionError(pub String);
 
+/// Said as the core's error: the sentence whole ([`crate::error::Error::Agent`]), since the core
+/// cannot name this agent's types.
+impl From<SessionError> for crate::error::Error {
+    fn from(e: SessionError) -> Self {
+        crate::error::Error::agent(e)
+    }
+}
+
 pub fn read_messages(src: &Source) -> Result<SessionMessages, SessionError> {
     let mut messages = Messages::default();
     let head = for_each_message(src, |m| messages.push(m))?;

@@ -52,9 +52,6 @@ pub enum Error {
     /// A cctool session document that is not valid (the JSON path names where).
     #[error(transparent)]
     Session(#[from] SchemaError),
-    /// A cctool session file whose messages cannot be streamed (not JSON, no `messages`).
-    #[error(transparent)]
-    SessionFile(#[from] crate::agents::cctool::file::SessionError),
     /// An error about a file other than the one the command is on (`--from PATH`), said
     /// after what names it.
     #[error("{what}: {cause}")]

@@ -2,9 +2,11 @@
 
 use proptest::prelude::*;
 
-use super::*;
 use crate::agents::claude_code::slim::ClaudeCodeSlim;
 use crate::agents::codex::slim::CodexSlim;
+use crate::io::Source;
+use crate::slim::payload::{self, Kept};
+use crate::slim::*;
 
 /// Three payloads (one a PNG), so that files repeat them.
 fn pool() -> Vec<String> {

@@ -653,6 +653,3 @@ pub mod json {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -297,7 +297,7 @@ impl Body {
     }
 
     /// How many of its texts are held as [`Part::Json`].
-    #[cfg(test)]
+    #[cfg(any(test, feature = "testing"))]
     pub fn json_texts(&self) -> usize {
         match self {
             Body::User(p) | Body::ToolResult(ToolResult { output: p, .. }) => {

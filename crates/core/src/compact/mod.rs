@@ -404,7 +404,7 @@ pub fn make_recap(
 /// batch at a time; after each batch, the file range its items span (`span`: start and end
 /// offsets, None for an item not read from the file) leaves the resident set, so a scan of a
 /// mapped file of gigabytes keeps a few megabytes resident.
-pub(crate) fn batched<'s, I: Sync, T: Send>(
+pub fn batched<'s, I: Sync, T: Send>(
     src: &'s crate::io::Source,
     items: &[I],
     read: impl Fn(&I) -> std::io::Result<std::borrow::Cow<'s, [u8]>> + Sync,

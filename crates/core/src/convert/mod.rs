@@ -94,7 +94,7 @@ pub fn line(v: &serde_json::Value) -> Vec<u8> {
 /// `raw`, then the `tail` entries: the same bytes as the object built whole, without
 /// serializing (escaping) the large value a second time. The Claude Code writer built its
 /// rows this way before it wrote them directly; its test oracle still does.
-#[cfg(test)]
+#[cfg(any(test, feature = "testing"))]
 pub fn line_with(
     head: serde_json::Map<String, serde_json::Value>,
     key: &str,
@@ -131,8 +131,8 @@ pub trait EntryWriter: Send {
 }
 
 /// Entries built by hand, for the converters' tests.
-#[cfg(test)]
-pub(crate) mod testing;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 /// A writer from the options, the conversation's first timestamp and the calls it answers;
 /// the session's first lines go to the last argument.

@@ -1,0 +1,382 @@
+//! What every agent answers, behind one interface: the questions the commands ask about one
+//! file ([`Agent`]) and the optional capabilities an agent may have ([`Store`], [`Hooks`],
+//! [`Converter`]).
+//!
+//! Each agent implements them in its own crate; the registry above the agents (the CLI's
+//! `agents` module) is the one place that lists them, so nothing else branches on which agent
+//! a file is. A trait object rather than an enum: the compiler lists every question a new
+//! agent has not answered yet, and the call is made once per file, so the indirection costs
+//! nothing measurable.
+
+pub mod view;
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::ExitStatus;
+use crate::agents::view::ChainOptions;
+use crate::compact;
+use crate::compact::file::Target;
+use crate::io::Source;
+use crate::model::Format;
+use crate::model::diag::Diagnostic;
+use crate::model::doc::{Entry, ExportError};
+use crate::model::hooks::{Compaction, Edit, SettingsError};
+use crate::model::resume::Loader;
+use crate::model::resume::Overrides;
+use crate::model::rows::{FileRows, Table};
+use crate::model::session::SessionRecord;
+use crate::output::Out;
+use crate::output::render::Render;
+use crate::summary::SummaryRecord;
+use crate::v5::schema::Session;
+
+/// Writes a file imported into a v5 session to `w`, message by message as it is read;
+/// `effective` keeps only what a resume loads.
+pub type Import = fn(src: &Source, effective: bool, w: &mut dyn Write) -> io::Result<()>;
+
+/// The facts about an agent that need no file.
+pub struct About {
+    /// The format this agent reads.
+    pub format: Format,
+    /// The agent's name in the scan table's agent column.
+    pub short_name: &'static str,
+    /// Whether its files are JSON Lines written a record at a time (else one JSON document).
+    pub json_lines: bool,
+    /// What `compact` counts: the tokens that matter to this agent on resume.
+    pub measure: compact::Measure,
+    /// Whether `--loader` chooses among this agent's loading rules (else it is said to be
+    /// ignored).
+    pub loaders: bool,
+}
+
+/// What is said, once per run, when `--loader` was given and a file of an agent with one way
+/// of loading was read.
+pub const LOADER_IGNORED: &str =
+    "--loader chooses among Claude Code's loading rules: it is ignored for Codex rollouts and cctool sessions";
+
+/// What the commands ask of an agent about one file. Errors are shown after the file's name.
+pub trait Agent: Sync {
+    /// The facts about the agent that need no file.
+    fn about(&self) -> &'static About;
+
+    /// The compaction summaries of the file (`extract-summary`), and its count of unreadable
+    /// lines.
+    fn summaries(
+        &self,
+        src: &Source,
+        loader: Loader,
+        opts: crate::summary::Options,
+    ) -> crate::error::Result<(Vec<SummaryRecord>, u64)>;
+
+    /// What `doctor` finds in the file, judged by what a resume loads.
+    fn doctor(&self, src: &Source, resume: &Overrides) -> crate::error::Result<Vec<Diagnostic>>;
+
+    /// The file at a glance (`scan`).
+    fn scan(&self, src: &Source, resume: &Overrides) -> crate::error::Result<SessionRecord>;
+
+    // What `scan` and `doctor` ask of an agent apart from a file: once per run, and of the
+    // records it gave.
+
+    /// Why `resume` cannot configure this agent's resume (an option given on the command line
+    /// that is not usable), said once per run before any file is read, if it cannot.
+    fn check_resume(&self, resume: &Overrides) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        let _ = resume;
+        Ok(())
+    }
+
+    /// The model a resume runs with (`SessionRecord::resume_model`) as the scan table shows it.
+    fn short_model_name(&self, model: &str) -> String {
+        model.to_string()
+    }
+
+    /// Whether this agent's subagent transcripts keep the session id of the session they
+    /// belong to, so that `scan` links each to the session file of that id.
+    fn links_subagents(&self) -> bool {
+        false
+    }
+
+    /// How a file of this agent is imported into a v5 session, or `None` when it already is
+    /// a cctool session (it is migrated, not imported).
+    fn import(&self) -> Option<Import>;
+
+    /// The whole session, with its full history, as the latest cctool session.
+    fn full_session(&self, src: &Source) -> crate::error::Result<Session>;
+
+    /// Why `rebuild-chain` cannot do what `a` asks of a file of this agent (an option that
+    /// describes another agent's resume or loader), if it cannot.
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<String> {
+        let _ = a;
+        None
+    }
+
+    /// `rebuild-chain`: what a resume loads (or with `--api-view` the request sent after it),
+    /// printed to `out` as records or rendered with `style`; the diagnostics and the closing
+    /// record.
+    fn rebuild_chain(
+        &self,
+        src: &Source,
+        a: &ChainOptions,
+        style: Option<Render>,
+        out: &mut Out,
+        bar: &indicatif::ProgressBar,
+    ) -> crate::error::Result<(Vec<Diagnostic>, view::Report)>;
+
+    /// `compact`: the file compacted into `target` as `opts` ask, what was done told in `r`.
+    fn compact(
+        &self,
+        src: &Source,
+        opts: &compact::Options,
+        target: &Target,
+        r: &mut compact::Report,
+    ) -> crate::error::Result<ExitStatus>;
+
+    /// `slim`: where payloads sit in this agent's files and what a resume loads; `None`
+    /// when its files hold none that slim knows.
+    fn slimmer(&self) -> Option<&'static dyn crate::slim::Slimmer> {
+        None
+    }
+
+    /// `scan --rows`: the rows of the messages or tool-calls `table` for the file (the
+    /// sessions and compactions tables are made from [`Agent::scan`] and
+    /// [`Agent::summaries`], the same for every agent).
+    fn rows(&self, table: Table, src: &Source, opts: &crate::model::rows::Options) -> crate::error::Result<FileRows>;
+
+    /// `export`: the agent's name as a document shows it.
+    fn export_name(&self) -> &'static str;
+
+    /// `export`: the session as a document's entries (what a resume loads, or with `full`
+    /// the whole history with each compaction marked), each record parsed by `parse`, which
+    /// redacts it when asked.
+    fn export_entries(
+        &self,
+        src: &Source,
+        full: bool,
+        parse: &dyn Fn(&[u8]) -> Value,
+    ) -> Result<Vec<Entry>, ExportError>;
+
+    /// `export --format jsonl`: the records the document shows, as written, each handed to
+    /// `emit` in order.
+    fn export_records(
+        &self,
+        src: &Source,
+        full: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError>;
+
+    /// The files that belong with the session file `session` and are read with it (Claude
+    /// Code's subagent transcripts), sorted; none for an agent that writes a session to one
+    /// file. `follow` follows symbolic links.
+    fn sub_sessions(&self, session: &Path, follow: bool) -> Vec<PathBuf> {
+        let _ = (session, follow);
+        Vec::new()
+    }
+
+    /// Whether `path` names, by its name alone, a file that belongs with another session
+    /// file ([`Agent::sub_sessions`]).
+    fn is_sub_session_path(&self, path: &Path) -> bool {
+        let _ = path;
+        false
+    }
+    // The store and hooks capabilities (`backup`, `restore`, `hooks`, session ids): what
+    // the features that work on the user's own stores ask of the agent that keeps them.
+
+    /// Where this agent keeps its sessions and how it names them; `None` for an agent with
+    /// no store of its own.
+    fn store(&self) -> Option<&'static dyn Store> {
+        None
+    }
+
+    /// The compaction hooks cctool installs in this agent's settings; `None` when it has
+    /// none.
+    fn hooks(&self) -> Option<&'static dyn Hooks> {
+        None
+    }
+
+    /// `convert`: this agent's tools in neutral terms, through which a call of one agent
+    /// becomes another's (`convert::tools`); `None` when it has no tools of its own (its
+    /// calls keep their names).
+    fn tools(&self) -> Option<&'static dyn crate::convert::tools::Vocabulary> {
+        None
+    }
+
+    // `convert`: what is read and written, and where a converted session goes.
+
+    /// `convert`'s reader and writer of this agent's files and its store; `None` when
+    /// `convert` neither reads nor writes them.
+    fn converter(&self) -> Option<&'static dyn Converter> {
+        None
+    }
+
+    /// When `convert --to` this agent writes the source's v5 import (`migrate`'s) instead of
+    /// converting it: the name the report gives the target.
+    fn import_target(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// An agent's own store of sessions: the folders below its root that hold them, how its
+/// files there are named and what a backup keeps of them.
+pub trait Store: Sync {
+    /// The agent's name in sentences about its store (`Claude Code`).
+    fn display_name(&self) -> &'static str;
+
+    /// The folders below a store's root that hold sessions: a store found at
+    /// `ROOT/<folder>` is this agent's.
+    fn session_folders(&self) -> &'static [&'static str];
+
+    /// The folder under a backup archive (and under `restore --to DIR`) that holds this
+    /// agent's files.
+    fn archive_folder(&self) -> &'static str;
+
+    /// The file beside the session folders that a backup takes too, and its role in a
+    /// manifest (`history`, `index`).
+    fn side_file(&self) -> Option<SideFile>;
+
+    /// The role in a manifest of a session file found at `path` in the store: `session`, or
+    /// `subagent` for a sub-session stored beside its session.
+    fn role(&self, path: &Path) -> &'static str {
+        let _ = path;
+        "session"
+    }
+
+    /// The session id a store file's stem (its name without `.jsonl`, `.json`, `.zst`)
+    /// carries, if the agent names its files that way.
+    fn id_in_stem<'a>(&self, stem: &'a str) -> Option<&'a str>;
+
+    /// Whether a session file named by an id ([`Store::id_in_stem`]) is found by that name
+    /// when the agent resumes it, so the name wins over the id recorded inside.
+    fn resumes_by_name(&self) -> bool {
+        false
+    }
+
+    /// Whether a folder of this name in a store holds no sessions of their own (a session's
+    /// side folder), so a search for sessions does not enter it.
+    fn is_side_folder(&self, name: &str) -> bool {
+        let _ = name;
+        false
+    }
+
+    /// Whether the file at `path` is a sub-session (a subagent's transcript), not a session
+    /// a user names.
+    fn is_sub_session(&self, path: &str) -> bool {
+        let _ = path;
+        false
+    }
+
+    /// Reads one record of a session file's head into `head`; whether it was this agent's.
+    fn read_head(&self, rec: &serde_json::Value, head: &mut crate::model::store::SessionHead) -> bool;
+
+    /// What `restore` does after putting a session file back at `path` in the store `root`
+    /// (Codex's thread index lists it again).
+    fn register_restored(&self, root: &Path, path: &Path) -> anyhow::Result<()> {
+        let _ = (root, path);
+        Ok(())
+    }
+}
+
+/// A file beside an agent's session folders that a backup keeps with them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SideFile {
+    /// Its role in a manifest.
+    pub role: &'static str,
+    /// Its name in the store's root.
+    pub name: &'static str,
+}
+
+/// The compaction hooks of an agent: where its settings are, how cctool's command is added
+/// to them and taken out again, and what its transcript says of a compaction.
+pub trait Hooks: Sync {
+    /// The settings file at `scope`, from the variables in `env` and the folder `cwd`; `None`
+    /// when the home folder it is under is unknown.
+    fn settings_path(
+        &self,
+        scope: crate::model::hooks::Scope,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+        cwd: &Path,
+    ) -> Option<PathBuf>;
+
+    /// The settings `text` with `command` run on each event that has none of cctool's.
+    fn install(&self, text: &str, command: &str) -> Result<Edit, SettingsError>;
+
+    /// The settings `text` without any of cctool's hooks.
+    fn uninstall(&self, text: &str) -> Result<Edit, SettingsError>;
+
+    /// What the transcript at `path` says of the compaction a PostCompact hook is called
+    /// about.
+    fn compaction(&self, path: &Path) -> Compaction;
+
+    /// Where an archived summary of this agent came from (`extract-summary`'s
+    /// `summary_source`).
+    fn summary_source(&self) -> &'static str;
+
+    /// What the user must do before the agent runs a newly installed hook, if anything.
+    fn trust_note(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// `convert`'s side of one agent: its reader of the conversation, its writer of its own lines,
+/// and where its store keeps a converted session.
+pub trait Converter: Sync {
+    /// Streams the conversation a resume of `src` loads (`full`: all of it) to `sink`;
+    /// `answered`: the head carries the calls the conversation answers.
+    fn read(
+        &self,
+        src: &Source,
+        full: bool,
+        answered: bool,
+        sink: crate::convert::model::Sink<'_>,
+    ) -> io::Result<crate::convert::model::Conversation>;
+
+    /// The writer of this agent's lines.
+    fn writer(&self) -> crate::convert::MakeWriter;
+
+    /// Whether the writer needs the answered calls (it closes the others).
+    fn needs_answered(&self) -> bool;
+
+    /// Which lines of this agent's own, found in an earlier conversion, may be left where they
+    /// are when the conversion is compared with it ([`crate::convert::incremental`]).
+    fn passable(&self) -> fn(&[u8]) -> bool {
+        |_| false
+    }
+
+    /// What one of this agent's files is called in a sentence (`a Codex rollout`).
+    fn noun(&self) -> &'static str;
+
+    /// Whether the written lines name the source's model even when another agent wrote it
+    /// (without `--model`); an agent's own model is always kept.
+    fn keeps_foreign_model(&self) -> bool;
+
+    /// Where this agent's store keeps the converted session `o` (whose first line is `first`),
+    /// and the session its own importer already made of `source`, if it did (looked up unless
+    /// `force`).
+    fn place(
+        &self,
+        first: Option<&[u8]>,
+        o: &crate::convert::WriteOptions,
+        source: Option<&std::path::Path>,
+        force: bool,
+    ) -> Result<crate::convert::store::Placement, crate::convert::store::StoreError>;
+
+    /// Registers a session placed in the store in the agent's index of sessions, when it keeps
+    /// one: what was done, for the report. The session resumes by id whatever happens here, so
+    /// a failure is a warning (naming `resume`) and `None`.
+    fn register(&self, path: &std::path::Path, resume: Option<&str>) -> Option<&'static str> {
+        let _ = (path, resume);
+        None
+    }
+}
+
+/// What `rebuild-chain` says of `--tip` or `--full` on a file whose agent has no parent links to
+/// choose a tip among or history to put back.
+pub fn tip_and_full_refused(a: &ChainOptions, format: Format) -> Option<String> {
+    (a.tip.is_some() || a.full).then(|| {
+        format!(
+            "--tip and --full apply to Claude Code transcripts; this file is {}",
+            format.name()
+        )
+    })
+}
