@@ -1,7 +1,7 @@
 //! cctool's own session files' answers to the commands' questions ([`Agent`]).
 
 use crate::ExitStatus;
-use crate::agents::claude_code::chain::Loader;
+use crate::model::resume::Loader;
 use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
 use crate::agents::{About, Agent, Import};

@@ -3,7 +3,7 @@
 use super::history::{self, History};
 use super::rollout::{self, Event, Record};
 use crate::ExitStatus;
-use crate::agents::claude_code::chain::Loader;
+use crate::model::resume::Loader;
 use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
 use crate::agents::{About, Agent, Import};
