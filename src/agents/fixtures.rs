@@ -1,10 +1,9 @@
-//! The project's fixtures read by each agent's converter, for the converters' tests: through
+//! The project's fixtures read by each agent's converter, for the tests of conversion across agents: through
 //! the registry, since a test of one agent's writer writes every agent's conversations.
 
 use clap::ValueEnum;
 
 use super::agent;
-use crate::convert::model::Conversation;
 use crate::io::Source;
 use crate::model::Format;
 
@@ -20,18 +19,6 @@ pub fn fixture_sources() -> Vec<(Source, Format)> {
             let src = Source::from_bytes(&e.path().display().to_string(), bytes);
             let format = super::detect::detect(&src).ok()?;
             agent(format).converter().is_some().then_some((src, format))
-        })
-        .collect()
-}
-
-/// The conversation of each of [`fixture_sources`], read whole (`--full`) by its agent's
-/// reader: what the writers' tests write.
-pub fn fixture_conversations() -> Vec<Conversation> {
-    fixture_sources()
-        .iter()
-        .filter_map(|(src, format)| {
-            let c = agent(*format).converter()?;
-            crate::convert::model::collect(|sink| c.read(src, true, false, sink)).ok()
         })
         .collect()
 }

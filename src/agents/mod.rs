@@ -4,9 +4,9 @@
 //! (`cctool_core::agents`), re-exported here so that `crate::agents::Agent` reads the same
 //! everywhere; each agent crate is re-exported under its folder's old name.
 
-pub mod cctool;
-pub mod claude_code;
-pub mod codex;
+pub use cctool_claude_code as claude_code;
+pub use cctool_codex as codex;
+pub use cctool_session as cctool;
 pub mod detect;
 #[cfg(test)]
 pub(crate) mod fixtures;

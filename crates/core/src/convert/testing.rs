@@ -1,6 +1,6 @@
 //! Entries built by hand, for the converters' tests.
 
-use super::model::{Block, Body, Image, JsonText, Part, ToolCall, ToolResult};
+use super::model::{Block, Body, Conversation, Image, JsonText, Part, ToolCall, ToolResult};
 
 pub fn text(t: &str) -> Part {
     Part::Text(t.to_string())
@@ -29,4 +29,30 @@ pub fn result(id: &str, output: Vec<Part>, is_error: bool) -> Body {
         output,
         is_error,
     })
+}
+
+/// The conversation of every fixture (`fixtures/**/*.jsonl`) that one of `readers` reads whole
+/// (`--full`) with at least one entry, the first such reader's: the conversations a writer's
+/// tests write, for an agent crate that cannot ask the registry which agent wrote a file.
+pub fn fixture_conversations(readers: &[&dyn crate::agents::Converter]) -> Vec<Conversation> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+    let mut paths: Vec<_> = walkdir::WalkDir::new(&root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
+        .map(|e| e.into_path())
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .filter_map(|p| {
+            let bytes = std::fs::read(p).ok()?;
+            let src = crate::io::Source::from_bytes(&p.display().to_string(), bytes);
+            readers.iter().find_map(|r| {
+                crate::convert::model::collect(|sink| r.read(&src, true, false, sink))
+                    .ok()
+                    .filter(|c| !c.entries.is_empty())
+            })
+        })
+        .collect()
 }

@@ -1,0 +1,126 @@
+//! cctool's own session files' answers to the commands' questions ([`Agent`]).
+
+use crate::ExitStatus;
+use crate::agents::view::ChainOptions;
+use crate::agents::view::Report;
+use crate::agents::{About, Agent, Import};
+use crate::io::Source;
+use crate::model::Format;
+use crate::model::diag::Diagnostic;
+use crate::model::doc::{Entry, ExportError};
+use crate::model::resume::Loader;
+use crate::model::resume::Overrides;
+use crate::model::rows::{FileRows, Options as RowOptions, Table};
+use crate::model::session::SessionRecord;
+use crate::output::Out;
+use crate::output::render::Render;
+use crate::summary::{self, SummaryRecord};
+use crate::v5::schema::Session;
+use cctool_core::compact;
+use cctool_core::compact::file::Target;
+
+pub struct Cctool;
+
+impl Agent for Cctool {
+    fn about(&self) -> &'static About {
+        &About {
+            format: Format::CctoolSession,
+            short_name: "cctool",
+            json_lines: false,
+            measure: compact::Measure::Content,
+            loaders: false,
+        }
+    }
+
+    fn summaries(
+        &self,
+        src: &Source,
+        _: Loader,
+        opts: summary::Options,
+    ) -> crate::error::Result<(Vec<SummaryRecord>, u64)> {
+        let mut found = crate::summaries::SessionSummaries::new(src, opts);
+        let head = super::file::for_each_message(src, |m| found.message(m))?;
+        Ok((found.finish(head.session_id), 0))
+    }
+
+    fn doctor(&self, src: &Source, _: &Overrides) -> crate::error::Result<Vec<Diagnostic>> {
+        Ok(super::doctor::check(src))
+    }
+
+    fn scan(&self, src: &Source, _: &Overrides) -> crate::error::Result<SessionRecord> {
+        Ok(super::scan::scan(src))
+    }
+
+    fn import(&self) -> Option<Import> {
+        None
+    }
+
+    fn full_session(&self, src: &Source) -> crate::error::Result<Session> {
+        use crate::error::Error;
+        let bytes = src.whole().map_err(Error::Read)?;
+        let session = crate::v5::schema::read_latest(&bytes);
+        src.check().map_err(Error::Read)?;
+        Ok(session?)
+    }
+
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<String> {
+        let name = Format::CctoolSession.name();
+        crate::agents::tip_and_full_refused(a, Format::CctoolSession).or_else(|| {
+            a.api_view.then(|| {
+                format!("--api-view applies to Claude Code transcripts and Codex rollouts; this file is {name}")
+            })
+        })
+    }
+
+    fn rebuild_chain(
+        &self,
+        src: &Source,
+        a: &ChainOptions,
+        style: Option<Render>,
+        out: &mut Out,
+        bar: &indicatif::ProgressBar,
+    ) -> crate::error::Result<(Vec<Diagnostic>, Report)> {
+        let _ = (a, bar);
+        super::view::rebuild_chain(src, style, out)
+    }
+
+    fn compact(
+        &self,
+        src: &Source,
+        opts: &compact::Options,
+        target: &Target,
+        r: &mut compact::Report,
+    ) -> crate::error::Result<ExitStatus> {
+        super::compaction::compact_file(src, opts, target, r)
+    }
+
+    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
+        super::rows::rows(table, src, opts)
+    }
+
+    fn export_name(&self) -> &'static str {
+        "cctool session"
+    }
+
+    fn export_entries(
+        &self,
+        src: &Source,
+        _: bool,
+        parse: &dyn Fn(&[u8]) -> serde_json::Value,
+    ) -> Result<Vec<Entry>, ExportError> {
+        super::export::entries(src, parse)
+    }
+
+    fn export_records(
+        &self,
+        src: &Source,
+        _: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        super::export::records(src, emit)
+    }
+
+    fn import_target(&self) -> Option<&'static str> {
+        Some("v5")
+    }
+}

@@ -1,0 +1,24 @@
+//! cctool's own session files (`docs/cctool-session.md`): reading them, the schema versions and
+//! their migrations, the streaming migration for large files, the v5 writer and compaction.
+
+use cctool_core::ExitStatus;
+use cctool_core::agents;
+use cctool_core::error;
+use cctool_core::io;
+use cctool_core::model;
+use cctool_core::output;
+use cctool_core::summary;
+use cctool_core::v5;
+
+pub mod agent;
+pub mod compact;
+pub mod compaction;
+pub mod doctor;
+mod export;
+pub mod fast;
+pub mod file;
+mod rows;
+mod scan;
+mod stream;
+pub mod summaries;
+pub mod view;

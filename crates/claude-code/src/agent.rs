@@ -1,0 +1,153 @@
+//! Claude Code's answers to the commands' questions ([`Agent`]).
+
+use crate::ExitStatus;
+use crate::agents::view::ChainOptions;
+use crate::agents::view::Report;
+use crate::agents::{About, Agent, Import};
+use crate::chain::Loader;
+use crate::io::Source;
+use crate::output::Out;
+use crate::output::render::Render;
+use crate::summary::{self, SummaryRecord};
+use crate::v5::schema::Session;
+use cctool_core::compact;
+use cctool_core::compact::file::Target;
+use cctool_core::model::Format;
+use cctool_core::model::diag::Diagnostic;
+use cctool_core::model::doc::{Entry, ExportError};
+use cctool_core::model::resume::Overrides;
+use cctool_core::model::rows::{FileRows, Options as RowOptions, Table};
+use cctool_core::model::session::SessionRecord;
+
+pub struct ClaudeCode;
+
+impl Agent for ClaudeCode {
+    fn about(&self) -> &'static About {
+        &About {
+            format: Format::ClaudeCode,
+            short_name: "claude",
+            json_lines: true,
+            measure: compact::Measure::Request,
+            loaders: true,
+        }
+    }
+
+    fn summaries(
+        &self,
+        src: &Source,
+        loader: Loader,
+        opts: summary::Options,
+    ) -> crate::error::Result<(Vec<SummaryRecord>, u64)> {
+        let (markers, bad) = crate::summaries::claude_markers(src)?;
+        if markers.is_empty() {
+            return Ok((Vec::new(), bad));
+        }
+        let current = crate::summaries::claude_current(src, &markers, loader)?;
+        let bad = current.transcript.as_ref().map_or(bad, |t| t.bad_lines);
+        Ok((crate::summaries::claude(src, &markers, &current, opts)?, bad))
+    }
+
+    fn doctor(&self, src: &Source, resume: &Overrides) -> crate::error::Result<Vec<Diagnostic>> {
+        Ok(super::doctor::check(src, resume)?)
+    }
+
+    fn scan(&self, src: &Source, resume: &Overrides) -> crate::error::Result<SessionRecord> {
+        Ok(super::scan::scan(src, resume)?)
+    }
+
+    fn check_resume(&self, resume: &Overrides) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+        super::config::Config::load(resume, None, &|k| std::env::var(k).ok())?;
+        Ok(())
+    }
+
+    fn short_model_name(&self, model: &str) -> String {
+        super::model::short_name(model)
+    }
+
+    fn links_subagents(&self) -> bool {
+        true
+    }
+
+    fn import(&self) -> Option<Import> {
+        Some(super::import::claude_to)
+    }
+
+    fn full_session(&self, src: &Source) -> crate::error::Result<Session> {
+        super::import::claude(src, false).map_err(crate::error::Error::Read)
+    }
+
+    fn rebuild_chain(
+        &self,
+        src: &Source,
+        a: &ChainOptions,
+        style: Option<Render>,
+        out: &mut Out,
+        bar: &indicatif::ProgressBar,
+    ) -> crate::error::Result<(Vec<Diagnostic>, Report)> {
+        super::view::rebuild_chain(src, a, style, out, bar)
+    }
+
+    fn compact(
+        &self,
+        src: &Source,
+        opts: &compact::Options,
+        target: &Target,
+        r: &mut compact::Report,
+    ) -> crate::error::Result<ExitStatus> {
+        super::compaction::compact_file(src, opts, target, r)
+    }
+
+    fn slimmer(&self) -> Option<&'static dyn cctool_core::slim::Slimmer> {
+        Some(&super::slim::ClaudeCodeSlim)
+    }
+
+    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
+        Ok(super::rows::rows(table, src, opts)?)
+    }
+
+    fn export_name(&self) -> &'static str {
+        "Claude Code"
+    }
+
+    fn export_entries(
+        &self,
+        src: &Source,
+        full: bool,
+        parse: &dyn Fn(&[u8]) -> serde_json::Value,
+    ) -> Result<Vec<Entry>, ExportError> {
+        super::export::entries(src, full, parse)
+    }
+
+    fn export_records(
+        &self,
+        src: &Source,
+        full: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        super::export::records(src, full, emit)
+    }
+
+    fn sub_sessions(&self, session: &std::path::Path, follow: bool) -> Vec<std::path::PathBuf> {
+        super::subagents::sub_sessions(session, follow)
+    }
+
+    fn is_sub_session_path(&self, path: &std::path::Path) -> bool {
+        super::subagents::is_subagent_path(&path.to_string_lossy())
+    }
+
+    fn store(&self) -> Option<&'static dyn crate::agents::Store> {
+        Some(&super::store::ClaudeCodeStore)
+    }
+
+    fn hooks(&self) -> Option<&'static dyn crate::agents::Hooks> {
+        Some(&super::hooks::ClaudeCodeHooks)
+    }
+
+    fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
+        Some(&super::tools::ClaudeCodeTools)
+    }
+
+    fn converter(&self) -> Option<&'static dyn crate::agents::Converter> {
+        Some(&super::convert::Converter)
+    }
+}

@@ -1,0 +1,437 @@
+//! Importing Claude Code transcripts into a v5 session (`docs/cctool-session.md#imports`).
+//!
+//! The full history comes in chain order (the `--full` chain) with each compaction as a
+//! `summary` item at its place; `effective` keeps only what a resume loads. Anything that has
+//! no v5 equivalent is kept as a `native` item holding the original record, so no information
+//! is lost. Written to a file ([`claude_to`]), each message goes out as soon as nothing can
+//! change it.
+
+use std::io::{self, Write};
+
+use serde_json::{Map, Value, json};
+
+use crate::chain::{self as claude, Kind, Options, Sub, flag};
+use crate::io::Source;
+use crate::v5::build::*;
+use crate::v5::schema::{Item, MessageV3, Session};
+
+/// A Claude Code transcript as a v5 session.
+pub fn claude(src: &Source, effective: bool) -> io::Result<Session> {
+    held(claude_into(src, effective, None)?)
+}
+
+/// [`claude()`], written to `w` as a v5 file message by message.
+pub fn claude_to(src: &Source, effective: bool, w: &mut dyn Write) -> io::Result<()> {
+    claude_into(src, effective, Some(w)).map(drop)
+}
+
+fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Result<Option<Session>> {
+    let t = claude::read(src)?;
+    let chain = t
+        .rebuild(&Options {
+            full: !effective,
+            ..Options::default()
+        })
+        .unwrap_or_default();
+    let mut positions = chain.positions.clone();
+    if effective && let Some(b) = positions.iter().rposition(|&p| t.node(p).is_boundary()) {
+        positions.drain(..b);
+    }
+    let order = claude_order(&t, &chain, &positions, effective);
+    let summaries = ClaudeSummaries::of(&t, &order);
+    let head = Head {
+        session_id: t.session_ids.first().cloned(),
+        first_ms: t.time_span().map(|s| s.0),
+        source: json!({
+            "format": "claude-code",
+            "path": src.name(),
+            "native_session_id": t.session_ids.first(),
+            "agent_version": t.versions.last(),
+        }),
+    };
+    let mut sink = Sink::new(&head, w)?;
+    let mut messages: Vec<MessageV3> = Vec::new();
+    let mut last_assistant_id: Option<String> = None;
+    // The note of a record that becomes part of another message goes to the next one.
+    let mut carried_note: Option<String> = None;
+    // The records' pages leave the resident set behind the reader (a mapping of gigabytes
+    // would otherwise stay in it).
+    let mut released = src.releaser();
+    for placed in &order {
+        let node = t.node(placed.pos);
+        let rec = parse(&src.read_range(node.offset, node.len as usize)?);
+        released.touch(node.offset, node.len);
+        let uuid = rec.get("uuid").cloned().unwrap_or(Value::Null);
+        let mut source = Map::from_iter([("uuid".into(), uuid), ("line".into(), json!(node.line))]);
+        if placed.off_chain {
+            source.insert("off_chain".into(), json!(true));
+        }
+        let note = placed.note.clone().or_else(|| carried_note.take());
+        let noted = note.is_some();
+        if let Some(n) = note.clone() {
+            source.insert("note".into(), json!(n));
+        }
+        let source = Value::Object(source);
+        let timestamp = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
+        match node.kind {
+            Kind::System if node.sub == Sub::CompactBoundary => {
+                // The boundary and its summary message become one summary item.
+                let mut source = source;
+                let item = summaries.item(src, &t, placed.pos, &rec, &mut source)?;
+                messages.push(message("user", vec![item], source, timestamp));
+                last_assistant_id = None;
+            }
+            Kind::User if summaries.is_used(placed.pos) => {
+                // Already the text of its boundary's summary item.
+                carried_note = note;
+                continue;
+            }
+            Kind::Assistant => {
+                let msg_id = rec.pointer("/message/id").and_then(Value::as_str).map(str::to_string);
+                let items = claude_record(&rec, node.kind, node.line, &source, &timestamp)
+                    .into_iter()
+                    .flat_map(|m| m.items)
+                    .collect::<Vec<_>>();
+                // Rows of one API message (split one block per row) become one message.
+                let same = msg_id.is_some() && msg_id == last_assistant_id && !noted;
+                match messages.last_mut() {
+                    Some(last) if same && last.role == "assistant" => last.items.extend(items),
+                    _ => messages.push(message("assistant", items, source, timestamp)),
+                }
+                last_assistant_id = msg_id;
+            }
+            kind => {
+                messages.extend(claude_record(&rec, kind, node.line, &source, &timestamp));
+                last_assistant_id = None;
+            }
+        }
+        sink.take_final(&mut messages)?;
+    }
+    if !effective {
+        // Every line that is not a transcript message (metadata, progress rows, titles, bad
+        // lines, earlier copies of a uuid written twice), in file order at the end.
+        for m in messages.drain(..) {
+            sink.push(m)?;
+        }
+        let mut message_lines: Vec<u64> = order.iter().map(|p| t.node(p.pos).line).collect();
+        message_lines.sort_unstable();
+        let mut next = message_lines.iter().peekable();
+        let source = json!({"off_chain": true});
+        let mut failed = None;
+        crate::io::for_each_line(src, |line| {
+            while next.next_if(|&&l| l < line.no).is_some() {}
+            if failed.is_some() || next.next_if_eq(&&line.no).is_some() {
+                return;
+            }
+            let rec = parse(line.bytes);
+            let r = match summaries.unlinked(src, &t, line.no, &rec) {
+                // A boundary without a uuid is no transcript message, but still a compaction.
+                Err(e) => Err(e),
+                Ok(Some(item)) => {
+                    let mut source = source.clone();
+                    if let Some(m) = source.as_object_mut() {
+                        m.insert("line".into(), json!(line.no));
+                    }
+                    let ts = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
+                    sink.push(message("user", vec![item], source, ts))
+                }
+                Ok(None) => sink.native_item(native("claude-code", rec, Some(line.no)), &source),
+            };
+            failed = r.err();
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+    }
+    sink.finish(messages, head)
+}
+
+/// A transcript message to import, in the order it is written.
+struct Placed {
+    pos: u32,
+    /// Not on the chain a resume loads (with `--full`, its earlier history).
+    off_chain: bool,
+    /// Why it is where it is, when that is not the chain's own order.
+    note: Option<String>,
+}
+
+/// The order of an import: the chain a resume loads (with its earlier history unless
+/// `effective`), and, unless `effective`, every other transcript message — other branches,
+/// sidechains, parts a broken link cut off — in file order, each run of them before the first
+/// chain record written after it. A record whose link is broken, and the first of each run
+/// off the chain, carry a note saying so.
+fn claude_order(t: &claude::Transcript, chain: &claude::Chain, positions: &[u32], effective: bool) -> Vec<Placed> {
+    let parents = t.parents();
+    let mut on_chain = vec![false; t.nodes.len()];
+    for &p in positions {
+        on_chain[p as usize] = true;
+    }
+    let dangling = |p: u32| -> Option<String> {
+        let n = t.node(p);
+        let id = n.parent_id()?;
+        parents[p as usize].is_none().then(|| t.ids.text(id))
+    };
+    let chain_note = |p: u32, first: bool| -> Option<String> {
+        let missing = dangling(p)?;
+        Some(match chain.bridges.iter().find(|b| b.child == p) {
+            Some(b) => format!(
+                "parent {missing} is not in the file; linked to {} as Claude Code does",
+                t.uuid_text(b.to)
+            ),
+            None if first => format!("parent {missing} is not in the file: the conversation starts here"),
+            None => format!(
+                "parent {missing} is not in the file: the link to what came before is broken, and the messages before this one are in file order"
+            ),
+        })
+    };
+    let off_note = |p: u32| -> String {
+        let n = t.node(p);
+        if n.is_sidechain() {
+            return "off the chain a resume loads: a sidechain (subagent) message; in file order".into();
+        }
+        if let Some(missing) = dangling(p) {
+            return format!(
+                "off the chain a resume loads: parent {missing} is not in the file, so this part is not linked to the conversation; in file order"
+            );
+        }
+        match parents[p as usize] {
+            Some(q) if on_chain[q as usize] => format!(
+                "off the chain a resume loads: a branch from {} that the conversation does not continue; in file order",
+                t.uuid_text(q)
+            ),
+            _ => "off the chain a resume loads: not reached from its last message; in file order".into(),
+        }
+    };
+    let mut off: Vec<u32> = if effective {
+        Vec::new()
+    } else {
+        (0..t.nodes.len() as u32).filter(|&p| !on_chain[p as usize]).collect()
+    };
+    off.sort_by_key(|&p| t.node(p).line);
+    let mut out = Vec::with_capacity(positions.len() + off.len());
+    let mut off = off.into_iter().peekable();
+    let mut push_off = |out: &mut Vec<Placed>, upto: u64| {
+        let mut first = true;
+        while let Some(p) = off.next_if(|&p| t.node(p).line < upto) {
+            out.push(Placed {
+                pos: p,
+                off_chain: true,
+                note: std::mem::replace(&mut first, false).then(|| off_note(p)),
+            });
+        }
+    };
+    for &p in positions {
+        push_off(&mut out, t.node(p).line);
+        let first = out.is_empty();
+        out.push(Placed {
+            pos: p,
+            off_chain: false,
+            note: chain_note(p, first),
+        });
+    }
+    push_off(&mut out, u64::MAX);
+    out
+}
+
+/// The compactions of a transcript as `extract-summary` reads them, found from the transcript's
+/// own index (no marker pass, nothing held but positions): each boundary's summary message
+/// (the one parented on it, else the first after it), and which summary messages are so taken.
+struct ClaudeSummaries {
+    /// Boundary position → its summary message's position.
+    of: rustc_hash::FxHashMap<u32, u32>,
+    /// Summary messages that are the text of an imported boundary.
+    used: rustc_hash::FxHashSet<u32>,
+    /// Summary messages by line.
+    summaries: Vec<(u64, u32)>,
+    /// Which summary each boundary takes, also for boundaries without a uuid.
+    index: crate::summaries::SummaryIndex,
+}
+
+impl ClaudeSummaries {
+    fn of(t: &claude::Transcript, order: &[Placed]) -> ClaudeSummaries {
+        let mut boundaries: Vec<u32> = (0..t.nodes.len() as u32).filter(|&p| t.node(p).is_boundary()).collect();
+        boundaries.sort_by_key(|&p| t.node(p).line);
+        let mut summaries: Vec<(u64, u32)> = (0..t.nodes.len() as u32)
+            .filter(|&p| t.node(p).kind == Kind::User && t.node(p).has(flag::COMPACT_SUMMARY))
+            .map(|p| (t.node(p).line, p))
+            .collect();
+        summaries.sort_unstable();
+        let parents: Vec<Option<String>> = summaries
+            .iter()
+            .map(|&(_, p)| t.node(p).parent_id().map(|id| t.ids.text(id)))
+            .collect();
+        let imported: rustc_hash::FxHashSet<u32> = order.iter().map(|p| p.pos).collect();
+        let index = crate::summaries::SummaryIndex::new(
+            summaries.iter().zip(&parents).map(|(s, p)| (s.0, p.as_deref())),
+            boundaries.iter().map(|&b| t.node(b).line),
+        );
+        let mut out = ClaudeSummaries {
+            of: Default::default(),
+            used: Default::default(),
+            summaries,
+            index,
+        };
+        for &b in &boundaries {
+            let uuid = t.uuid_text(b);
+            if let Some((k, _)) = out.index.of(Some(&uuid), t.node(b).line) {
+                let s = out.summaries[k].1;
+                out.of.insert(b, s);
+                if imported.contains(&b) {
+                    out.used.insert(s);
+                }
+            }
+        }
+        out
+    }
+
+    /// The summary item of the boundary at `pos` (its record `rec`); a note on `source` when
+    /// its logical parent is not in the file.
+    fn item(
+        &self,
+        src: &Source,
+        t: &claude::Transcript,
+        pos: u32,
+        rec: &Value,
+        source: &mut Value,
+    ) -> io::Result<Item> {
+        let unresolved =
+            t.boundaries.iter().any(|b| b.pos == pos && b.logical_parent.is_some()) && t.logical_parent(pos).is_none();
+        if unresolved
+            && let Some(m) = source.as_object_mut()
+            && !m.contains_key("note")
+        {
+            let lp = rec.get("logicalParentUuid").and_then(Value::as_str).unwrap_or("");
+            m.insert(
+                "note".into(),
+                json!(format!(
+                    "logical parent {lp} of this compaction is not in the file: what came before it is in file order"
+                )),
+            );
+        }
+        let text = match self.of.get(&pos) {
+            Some(&s) => Some(summary_text(src, t, s)?),
+            None => None,
+        };
+        Ok(claude_summary_item(rec, text))
+    }
+
+    /// The summary item of a boundary on `line` without a uuid (no transcript message): its
+    /// summary is the first written after it.
+    fn unlinked(&self, src: &Source, t: &claude::Transcript, line: u64, rec: &Value) -> io::Result<Option<Item>> {
+        let boundary = rec.get("type").and_then(Value::as_str) == Some("system")
+            && rec.get("subtype").and_then(Value::as_str) == Some("compact_boundary");
+        if !boundary {
+            return Ok(None);
+        }
+        let text = match self.index.after(line) {
+            Some(k) => Some(summary_text(src, t, self.summaries[k].1)?),
+            None => None,
+        };
+        Ok(Some(claude_summary_item(rec, text)))
+    }
+
+    /// Whether the summary message at `pos` is the text of an imported boundary.
+    fn is_used(&self, pos: u32) -> bool {
+        self.used.contains(&pos)
+    }
+}
+
+/// The text of the summary message at `pos`.
+fn summary_text(src: &Source, t: &claude::Transcript, pos: u32) -> io::Result<String> {
+    let n = t.node(pos);
+    let rec = parse(&src.read_range(n.offset, n.len as usize)?);
+    Ok(crate::summaries::claude_summary_text(&rec).unwrap_or_default())
+}
+
+/// A Claude Code compaction as a v5 `summary` item: the summary text as written, the
+/// boundary's trigger and tokens before.
+fn claude_summary_item(boundary: &Value, text: Option<String>) -> Item {
+    let mut summary = Map::from_iter([("type".into(), json!("summary"))]);
+    summary.insert("text".into(), text.map_or(Value::Null, Value::String));
+    summary.insert("origin".into(), json!("local"));
+    if let Some(meta) = boundary.get("compactMetadata") {
+        summary.insert("trigger".into(), meta.get("trigger").cloned().unwrap_or(Value::Null));
+        summary.insert(
+            "pre_tokens".into(),
+            meta.get("preTokens").cloned().unwrap_or(Value::Null),
+        );
+    }
+    Item::Other(Value::Object(summary))
+}
+
+/// The v5 messages of one Claude Code chain record (not a compact boundary): a user row gives a
+/// `tool` message per tool result and a `user` message for the rest, an assistant row one
+/// `assistant` message, anything else a `system` message holding the record.
+pub fn claude_record(rec: &Value, kind: Kind, line: u64, source: &Value, timestamp: &Option<String>) -> Vec<MessageV3> {
+    let mut messages = Vec::new();
+    match kind {
+        Kind::User => {
+            let content = rec.pointer("/message/content").cloned().unwrap_or(Value::Null);
+            let mut items = Vec::new();
+            match &content {
+                Value::String(s) => items.push(text(s)),
+                Value::Array(blocks) => {
+                    for b in blocks {
+                        match b.get("type").and_then(Value::as_str) {
+                            Some("text") => items.push(text(b.get("text").and_then(Value::as_str).unwrap_or(""))),
+                            Some("tool_result") => {
+                                let id = b.get("tool_use_id").and_then(Value::as_str).unwrap_or("");
+                                let c = b.get("content").cloned().unwrap_or(Value::String(String::new()));
+                                let mut m = tool_message(id, c, source.clone(), timestamp.clone());
+                                // A failed call is only marked so; the recap needs to know.
+                                if b.get("is_error") == Some(&Value::Bool(true))
+                                    && let Some(Item::ToolResult { extra, .. }) = m.items.first_mut()
+                                {
+                                    extra.insert("is_error".into(), Value::Bool(true));
+                                }
+                                messages.push(m);
+                            }
+                            Some("image") => items.push(Item::Other(json!({
+                                "type": "image",
+                                "media_type": b.pointer("/source/media_type").cloned().unwrap_or(Value::Null),
+                                "data": b.pointer("/source/data").cloned().unwrap_or(Value::Null),
+                            }))),
+                            _ => items.push(native("claude-code", b.clone(), None)),
+                        }
+                    }
+                }
+                _ => items.push(native("claude-code", rec.clone(), Some(line))),
+            }
+            if !items.is_empty() {
+                messages.push(message("user", items, source.clone(), timestamp.clone()));
+            }
+        }
+        Kind::Assistant => {
+            let mut items = Vec::new();
+            for b in rec
+                .pointer("/message/content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                match b.get("type").and_then(Value::as_str) {
+                    Some("text") => items.push(text(b.get("text").and_then(Value::as_str).unwrap_or(""))),
+                    Some("thinking") => items.push(Item::Reasoning {
+                        text: b.get("thinking").and_then(Value::as_str).unwrap_or("").to_string(),
+                        extra: Map::new(),
+                    }),
+                    Some("tool_use") => items.push(Item::ToolCall {
+                        id: b.get("id").and_then(Value::as_str).unwrap_or("").to_string(),
+                        name: b.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+                        args: b.get("input").cloned().unwrap_or(Value::Null),
+                        extra: Map::new(),
+                    }),
+                    _ => items.push(native("claude-code", b.clone(), None)),
+                }
+            }
+            messages.push(message("assistant", items, source.clone(), timestamp.clone()));
+        }
+        Kind::System | Kind::Attachment => messages.push(message(
+            "system",
+            vec![native("claude-code", rec.clone(), Some(line))],
+            source.clone(),
+            timestamp.clone(),
+        )),
+    }
+    messages
+}

@@ -1,0 +1,171 @@
+//! Codex's answers to the commands' questions ([`Agent`]).
+
+use super::history::{self, History};
+use super::rollout::{self, Event, Record};
+use crate::ExitStatus;
+use crate::agents::view::ChainOptions;
+use crate::agents::view::Report;
+use crate::agents::{About, Agent, Import};
+use crate::io::Source;
+use crate::model::Format;
+use crate::model::diag::Diagnostic;
+use crate::model::doc::{Entry, ExportError};
+use crate::model::resume::Loader;
+use crate::model::resume::Overrides;
+use crate::model::rows::{FileRows, Options as RowOptions, Table};
+use crate::model::session::SessionRecord;
+use crate::output::Out;
+use crate::output::render::Render;
+use crate::summary::{self, SummaryRecord};
+use crate::v5::schema::Session;
+use cctool_core::compact;
+use cctool_core::compact::file::Target;
+
+pub struct Codex;
+
+impl Agent for Codex {
+    fn about(&self) -> &'static About {
+        &About {
+            format: Format::Codex,
+            short_name: "codex",
+            json_lines: true,
+            measure: compact::Measure::History,
+            loaders: false,
+        }
+    }
+
+    fn summaries(
+        &self,
+        src: &Source,
+        _: Loader,
+        opts: summary::Options,
+    ) -> crate::error::Result<(Vec<SummaryRecord>, u64)> {
+        // Without a rollback every compaction survives and the resume starts from the
+        // last one, so reading the compaction records is enough — unless a summary can
+        // only be found in the item written just before its record.
+        let fast = rollout::read_compaction_records(src)?;
+        let rolled_back = fast
+            .records
+            .iter()
+            .any(|(_, r)| matches!(r, Record::Event(Event::RolledBack(_))));
+        if !rolled_back {
+            let last = fast.records.iter().rev().find_map(|(_, r)| match r {
+                Record::Compacted(c) => Some(c.line),
+                _ => None,
+            });
+            let history = History {
+                base_line: last,
+                ..History::default()
+            };
+            let records = crate::summaries::codex(src, &fast, &history)?;
+            if records.iter().all(|r| r.encrypted || r.summary.is_some()) {
+                return Ok((stripped(records, opts), fast.bad_lines));
+            }
+        }
+        let rollout = rollout::read_records(src)?;
+        let history = history::reconstruct(&rollout);
+        let records = crate::summaries::codex(src, &rollout, &history)?;
+        Ok((stripped(records, opts), rollout.bad_lines))
+    }
+
+    fn doctor(&self, src: &Source, _: &Overrides) -> crate::error::Result<Vec<Diagnostic>> {
+        Ok(rollout::read_records(src).and_then(|r| super::doctor::findings(src, &r))?)
+    }
+
+    fn scan(&self, src: &Source, _: &Overrides) -> crate::error::Result<SessionRecord> {
+        Ok(super::scan::scan(src)?)
+    }
+
+    fn import(&self) -> Option<Import> {
+        Some(super::import::codex_to)
+    }
+
+    fn full_session(&self, src: &Source) -> crate::error::Result<Session> {
+        super::import::codex(src, false).map_err(crate::error::Error::Read)
+    }
+
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<String> {
+        if a.claude_only_resume() {
+            return Some("--as-of, --settings, --base-url and --thinking-policy describe a Claude Code resume; for a Codex rollout only --model applies".into());
+        }
+        crate::agents::tip_and_full_refused(a, Format::Codex)
+    }
+
+    fn rebuild_chain(
+        &self,
+        src: &Source,
+        a: &ChainOptions,
+        style: Option<Render>,
+        out: &mut Out,
+        bar: &indicatif::ProgressBar,
+    ) -> crate::error::Result<(Vec<Diagnostic>, Report)> {
+        super::view::rebuild_chain(src, a, style, out, bar)
+    }
+
+    fn compact(
+        &self,
+        src: &Source,
+        opts: &compact::Options,
+        target: &Target,
+        r: &mut compact::Report,
+    ) -> crate::error::Result<ExitStatus> {
+        super::compaction::compact_file(src, opts, target, r)
+    }
+
+    fn slimmer(&self) -> Option<&'static dyn cctool_core::slim::Slimmer> {
+        Some(&super::slim::CodexSlim)
+    }
+
+    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
+        Ok(super::rows::rows(table, src, opts)?)
+    }
+
+    fn export_name(&self) -> &'static str {
+        "Codex"
+    }
+
+    fn export_entries(
+        &self,
+        src: &Source,
+        full: bool,
+        parse: &dyn Fn(&[u8]) -> serde_json::Value,
+    ) -> Result<Vec<Entry>, ExportError> {
+        super::export::entries(src, full, parse)
+    }
+
+    fn export_records(
+        &self,
+        src: &Source,
+        full: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        super::export::records(src, full, emit)
+    }
+
+    fn store(&self) -> Option<&'static dyn crate::agents::Store> {
+        Some(&super::store::CodexStore)
+    }
+
+    fn hooks(&self) -> Option<&'static dyn crate::agents::Hooks> {
+        Some(&super::hooks::CodexHooks)
+    }
+
+    fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
+        Some(&super::tools::CodexTools)
+    }
+
+    fn converter(&self) -> Option<&'static dyn crate::agents::Converter> {
+        Some(&super::convert::Converter)
+    }
+}
+
+/// `--strip-template`: a summary written in Claude Code's template (a session converted from
+/// Claude Code, `docs/convert.md`) loses it as it does in a transcript and in a v5 import.
+fn stripped(mut records: Vec<SummaryRecord>, opts: summary::Options) -> Vec<SummaryRecord> {
+    if opts.strip_template {
+        for r in &mut records {
+            r.summary = r.summary.take().map(|t| summary::template::strip(&t));
+        }
+    }
+    records
+}

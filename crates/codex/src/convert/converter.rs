@@ -1,0 +1,85 @@
+//! Codex's side of `convert` ([`crate::agents::Converter`]).
+
+use std::path::Path;
+
+use crate::io::Source;
+use crate::store;
+use cctool_core::convert::WriteOptions;
+use cctool_core::convert::model::{Conversation, Sink};
+use cctool_core::convert::store::{Imported, Placement, StoreError};
+
+/// Codex rollouts, read and written by `convert`.
+pub struct Converter;
+
+impl crate::agents::Converter for Converter {
+    fn read(&self, src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
+        super::read_stream(src, full, answered, sink)
+    }
+
+    fn writer(&self) -> cctool_core::convert::MakeWriter {
+        super::writer
+    }
+
+    fn needs_answered(&self) -> bool {
+        false
+    }
+
+    fn passable(&self) -> fn(&[u8]) -> bool {
+        super::is_token_count
+    }
+
+    fn noun(&self) -> &'static str {
+        "a Codex rollout"
+    }
+
+    /// A `turn_context` names the model Codex calls next: only its own.
+    fn keeps_foreign_model(&self) -> bool {
+        false
+    }
+
+    fn place(
+        &self,
+        first: Option<&[u8]>,
+        o: &WriteOptions,
+        source: Option<&Path>,
+        force: bool,
+    ) -> Result<Placement, StoreError> {
+        let home = store::codex_home().ok_or(StoreError::NoStore(
+            "no Codex store: set CODEX_HOME or HOME, or write with -o OUT",
+        ))?;
+        let imported = match source {
+            Some(p) if !force => store::imported_by_codex(&home, p).map_err(StoreError::Ledger)?,
+            _ => None,
+        };
+        // The rollout's start is its first line's time (a derived, stable path).
+        let started = first
+            .and_then(|l| serde_json::from_slice::<serde_json::Value>(l).ok())
+            .and_then(|v| v.get("timestamp").and_then(|t| t.as_str()).map(str::to_string))
+            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        Ok(Placement {
+            path: store::rollout_path(&home, &started, &o.session_id),
+            resume: store::resume_command(&o.session_id),
+            imported: imported.map(|id| Imported {
+                resume: store::resume_command(&id),
+                id,
+            }),
+        })
+    }
+
+    /// In Codex's thread index, so that `codex resume` lists it.
+    fn register(&self, path: &Path, resume: Option<&str>) -> Option<&'static str> {
+        let home = store::codex_home()?;
+        match store::register_rollout(&home, path) {
+            Ok(done) => Some(done.name()),
+            Err(e) => {
+                crate::output::report::say(&format!(
+                    "{}: written, but not registered in Codex's thread index ({e:#}); `{}` resumes it, the picker will not list it",
+                    path.display(),
+                    resume.unwrap_or("codex resume")
+                ));
+                None
+            }
+        }
+    }
+}
