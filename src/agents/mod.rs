@@ -74,3 +74,24 @@ pub fn hooks_names() -> Vec<&'static str> {
         .map(|a| a.about().format.name())
         .collect()
 }
+
+/// The agent `convert --to` names: the one place its values are tied to agents.
+pub fn convert_target(t: crate::cli::ConvertTarget) -> Format {
+    use crate::cli::ConvertTarget;
+    match t {
+        ConvertTarget::ClaudeCode => Format::ClaudeCode,
+        ConvertTarget::Codex => Format::Codex,
+        ConvertTarget::Cctool => Format::CctoolSession,
+    }
+}
+
+/// The agent whose files are cctool's own sessions (v1 to v5), which are migrated, not
+/// imported.
+pub fn own_sessions() -> &'static dyn Agent {
+    agent(Format::CctoolSession)
+}
+
+/// Whether `format` is that of cctool's own sessions.
+pub fn is_own_session(format: Format) -> bool {
+    format == Format::CctoolSession
+}

@@ -16,11 +16,7 @@ pub enum ConvertTarget {
 impl ConvertTarget {
     /// The format of the agent that writes the target: the one place `--to` names an agent.
     pub fn format(self) -> Format {
-        match self {
-            ConvertTarget::ClaudeCode => Format::ClaudeCode,
-            ConvertTarget::Codex => Format::Codex,
-            ConvertTarget::Cctool => Format::CctoolSession,
-        }
+        crate::agents::convert_target(self)
     }
 }
 

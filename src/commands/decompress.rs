@@ -12,7 +12,6 @@ use crate::error::Error;
 use crate::io::Input;
 use crate::io::atomic::{InPlace, Seen, replace_with_backup_by, write_new_file_by};
 use crate::io::paths::beside;
-use crate::model::Format;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::v5::schema::{self as migrate, MessageV3};
@@ -102,7 +101,7 @@ fn decompress(g: &GlobalArgs, a: &DecompressArgs, d: &mut Decompression) -> supe
     }
     let file = super::input_path(&input, &a.file);
     let (src, format) = super::open_session(&input, g)?;
-    if format != Format::CctoolSession {
+    if !crate::agents::is_own_session(format) {
         return Err(Refusal::from(FormatRefusal::Decompress(format)).into());
     }
     let mut s = super::read_session(&src)?;

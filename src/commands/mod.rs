@@ -359,7 +359,7 @@ pub fn files_bar(what: &str, n: usize, quiet: bool) -> indicatif::ProgressBar {
 
 /// A cctool session file read whole, validated and migrated to the latest version in memory.
 pub fn read_session(src: &crate::io::Source) -> crate::error::Result<crate::v5::schema::Session> {
-    crate::agents::agent(crate::model::Format::CctoolSession).full_session(src)
+    crate::agents::own_sessions().full_session(src)
 }
 
 /// Why an input gave no session.

@@ -7,6 +7,7 @@
 mod api_fixtures;
 mod api_model;
 mod api_view;
+mod architecture;
 mod backup;
 mod backup_read;
 mod case;
