@@ -51,7 +51,7 @@ pub fn prompt(span: &[&MessageV3], earlier: Option<&Recap>) -> String {
 
 /// [`prompt`] built one message at a time, for spans streamed from disk.
 #[derive(Default)]
-pub struct Prompt {
+pub(crate) struct Prompt {
     conversation: String,
 }
 
