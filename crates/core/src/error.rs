@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use crate::io::archive::ArchiveError;
 use crate::v5::schema::SchemaError;
 
+/// Why a job of a command failed; `Display` is the sentence printed after the file's name.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A failure of the system, said as the system says it (the caller names the file).
@@ -25,10 +26,20 @@ pub enum Error {
     Read(std::io::Error),
     /// A file cctool writes could not be written.
     #[error("{}: cannot write: {cause}", .path.display())]
-    Write { path: PathBuf, cause: std::io::Error },
+    Write {
+        /// The file that could not be written.
+        path: PathBuf,
+        /// What the system said.
+        cause: std::io::Error,
+    },
     /// A new output file could not be written (nothing was replaced).
     #[error("{}: not written: {cause}", .path.display())]
-    NotWritten { path: PathBuf, cause: std::io::Error },
+    NotWritten {
+        /// The output that was not written.
+        path: PathBuf,
+        /// What the system said.
+        cause: std::io::Error,
+    },
     /// Standard output failed (other than a reader closing the pipe).
     #[error("standard output: {0}")]
     Stdout(std::io::Error),
@@ -55,7 +66,12 @@ pub enum Error {
     /// An error about a file other than the one the command is on (`--from PATH`), said
     /// after what names it.
     #[error("{what}: {cause}")]
-    About { what: String, cause: Box<Error> },
+    About {
+        /// The other file, as the message names it.
+        what: String,
+        /// The error about it.
+        cause: Box<Error>,
+    },
     /// An error of an agent's own about its file (a chain that cannot be rebuilt, an option
     /// its resume cannot use), said as a whole sentence. Boxed: the agents' crates sit above
     /// the core, which cannot name their types.
@@ -71,14 +87,20 @@ pub enum Error {
 pub enum Refusal {
     /// An existing output would be replaced without `--force`.
     #[error("{} exists; choose another -o, or pass --force to replace it", .path.display())]
-    Exists { path: PathBuf },
+    Exists {
+        /// The existing output.
+        path: PathBuf,
+    },
     /// `--tier 1` asked of a file that is not a cctool v5 session.
     #[error(
         "--tier 1 applies to cctool v5 sessions; a {} file is compacted by a summary (tier 2): \
          import it with `cctool migrate --to v5` to use tier 1",
         .format.name()
     )]
-    TierNotNative { format: crate::model::Format },
+    TierNotNative {
+        /// The file's format.
+        format: crate::model::Format,
+    },
 }
 
 impl Error {
@@ -115,6 +137,7 @@ impl Error {
     }
 }
 
+/// A result whose error is, unless said otherwise, an [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Why a rewrite in place failed. At every step the file is whole — the original, or the new

@@ -2,18 +2,16 @@
 //! The core of cctool: what every agent and every feature shares, and nothing that belongs
 //! to one of them. Bytes and lines (`io`), the vocabulary formats map into (`model`: formats,
 //! diagnostics, time, tokens, resume options), printing (`output`), compaction summary
-//! records (`summary`), and cctool's own session format (`v5`).
+//! records (`summary`), cctool's own session format (`v5`), the `Agent` trait and what it
+//! reports (`agents`), the kits agents build on for compaction (`compact`), conversion
+//! (`convert`) and slimming (`slim`), and the errors that end a job (`error`).
 //!
 //! The crate graph is the architecture (`ARCHITECTURE.md`): this crate depends on no other
 //! cctool crate; agents and features depend on it.
 
-#[allow(missing_docs)]
 pub mod agents;
-#[allow(missing_docs)]
 pub mod compact;
-#[allow(missing_docs)]
 pub mod convert;
-#[allow(missing_docs)]
 pub mod error;
 pub mod io;
 pub mod model;

@@ -46,10 +46,13 @@ impl ChainOptions {
 /// policy; Codex a catalog entry and refusals).
 #[derive(Serialize, Debug)]
 pub struct ApiViewSummary {
+    /// The input's name, as diagnostics name it.
     pub file: String,
+    /// The format's name (`claude-code`, `codex`).
     pub format: &'static str,
     /// The client version whose request this is.
     pub client: &'static str,
+    /// Claude Code: the loader rules followed (`--loader`); null for Codex.
     pub loader: Option<&'static str>,
     /// The model the request names.
     pub model: Option<String>,
@@ -67,8 +70,11 @@ pub struct ApiViewSummary {
     pub thinking_policy: Option<&'static str>,
     /// The length of the request's `messages` (Claude Code) or `input` (Codex) array.
     pub messages: usize,
+    /// Estimated tokens of the request (an approximation, not the provider's count).
     pub tokens: usize,
+    /// Whether `--prompt` appended a new prompt to the request.
     pub prompt: bool,
+    /// The rules that shaped the request, each `{"rule", "count", …}`.
     pub rules: Vec<serde_json::Value>,
     /// Claude Code: the date, time zone, settings and base URL the answer depends on.
     pub assumptions: Option<serde_json::Value>,
@@ -77,6 +83,7 @@ pub struct ApiViewSummary {
 }
 
 impl ApiViewSummary {
+    /// The one-line summary printed on stderr after the request.
     pub fn describe(&self) -> String {
         if let Some(r) = &self.refused {
             return format!("{}: {r}", self.file);
@@ -118,11 +125,14 @@ fn rules_text(rules: &[serde_json::Value]) -> String {
 /// What a rebuild reports at the end.
 #[derive(Debug)]
 pub enum Report {
+    /// A chain (or history) rebuild.
     Chain(ChainSummary),
+    /// An `--api-view` request.
     ApiView(ApiViewSummary),
 }
 
 impl Report {
+    /// The one-line summary printed on stderr at the end.
     pub fn describe(&self) -> String {
         match self {
             Report::Chain(c) => c.describe(),
@@ -134,25 +144,43 @@ impl Report {
 /// The closing `--json` record.
 #[derive(Serialize, Debug, Default)]
 pub struct ChainSummary {
+    /// The input's name, as diagnostics name it.
     pub file: String,
+    /// The format's name (`claude-code`, `codex`).
     pub format: &'static str,
+    /// Claude Code: the loader rules followed; null for Codex.
     pub loader: Option<&'static str>,
+    /// Codex: the history reconstruction followed (`current`, `legacy`); null for Claude Code.
     pub replay: Option<&'static str>,
+    /// How many messages (Codex: history items) were printed.
     pub messages: usize,
+    /// Why the walk stopped: `root`, `boundary`, `dangling:<uuid>`, `cycle`, `empty` (Codex:
+    /// `compacted:<line>` or `start`).
     pub end: Option<String>,
+    /// Claude Code: the uuid of the message the chain ends at.
     pub tip: Option<String>,
+    /// Claude Code: the uuid of the chain's first message.
     pub root: Option<String>,
+    /// Claude Code: messages of the file the chain does not reach.
     pub unreachable: Option<usize>,
+    /// Claude Code: uuids written more than once.
     pub duplicate_uuids: Option<u64>,
+    /// Lines that are not valid records (skipped).
     pub bad_lines: u64,
+    /// Claude Code: parallel tool rows put back in file order (B2).
     pub recovered: Option<usize>,
+    /// Claude Code: system rows under the tip appended (B3).
     pub appended: Option<usize>,
+    /// Claude Code: messages pruned by a preserved segment.
     pub pruned: Option<usize>,
+    /// Claude Code: broken parent links bridged (B1).
     pub bridged: Option<usize>,
+    /// Claude Code, `--full`: the position where each earlier part of the history begins.
     pub earlier_parts: Option<Vec<usize>>,
 }
 
 impl ChainSummary {
+    /// The one-line summary printed on stderr at the end.
     pub fn describe(&self) -> String {
         let mut s = format!(
             "{}: {} messages on the chain ({}",

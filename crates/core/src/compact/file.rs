@@ -14,11 +14,13 @@ use crate::{ExitStatus, compact};
 
 /// Where the result goes.
 pub enum Target {
+    /// A new file at this path (`-o`).
     New(PathBuf),
     /// The input, as it was when read.
     InPlace(PathBuf, Seen),
 }
 
+/// Refuses `--tier 1` on a format other than cctool v5, whose only compaction is a summary.
 pub fn check_tier_native(tier: Tier, format: Format) -> crate::error::Result<()> {
     if tier == Tier::One {
         return Err(crate::error::Refusal::TierNotNative { format }.into());
@@ -26,7 +28,9 @@ pub fn check_tier_native(tier: Tier, format: Format) -> crate::error::Result<()>
     Ok(())
 }
 
-pub fn fill(r: &mut Report, cut: &Cut, units: usize, made: &Made, after: usize, budget: Option<usize>) {
+/// Fills the report's figures for a tier-2 compaction that replaces the first `cut.at` of
+/// `units` units with `made`, leaving `after` tokens.
+pub(crate) fn fill(r: &mut Report, cut: &Cut, units: usize, made: &Made, after: usize, budget: Option<usize>) {
     r.changed = true;
     r.tier = Some(2);
     r.tokens_before = cut.tokens_before;
@@ -41,6 +45,9 @@ pub fn fill(r: &mut Report, cut: &Cut, units: usize, made: &Made, after: usize, 
     r.summarizer_fallback = made.fallback.clone();
 }
 
+/// Writes the result to `target` with `write`, unless `--dry-run`, and records in the report
+/// where it went (and the backup of a rewrite in place). Refuses to replace an existing new
+/// file without `--force`.
 pub fn write_target(
     src: &Source,
     target: &Target,
@@ -79,6 +86,8 @@ pub fn write_target(
     Ok(())
 }
 
+/// Reports that nothing needs compacting: the `total` tokens are within the budget or the
+/// verbatim tail.
 pub fn nothing(r: &mut Report, total: usize, opts: &Options) {
     r.tokens_before = total;
     r.tokens_after = total;
@@ -102,9 +111,13 @@ pub fn not_smaller(r: &mut Report, total: usize) -> ExitStatus {
 
 /// A native compaction planned: what the report says of it.
 pub struct Native<'a> {
+    /// Where the conversation is cut.
     pub cut: &'a Cut,
+    /// The recap that replaces what comes before the cut.
     pub made: &'a Made,
+    /// How many [`compact::Unit`]s the conversation has.
     pub units: usize,
+    /// Tokens of the resumed conversation before it.
     pub total: usize,
     /// Tokens of the resumed conversation after it.
     pub after: usize,

@@ -40,11 +40,18 @@ pub enum Tier {
 /// What `compact` was asked for.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// `--keep-recent`: estimated tokens at the end kept verbatim.
     pub keep_recent: usize,
+    /// `--budget`: estimated tokens the resumed conversation should fit in; `None`: no budget, the
+    /// tail is at least `keep_recent`.
     pub budget: Option<usize>,
+    /// `--tier`: which compaction to apply.
     pub tier: Tier,
+    /// `--keep-results`: tier 1 keeps this many most recent tool results whole.
     pub keep_results: usize,
+    /// `--summarizer`: the command that writes the recap; `None`: the extractive recap.
     pub summarizer: Option<String>,
+    /// `--summarizer-timeout`: how long the summarizer may run before the extractive recap is used.
     pub summarizer_timeout: Duration,
     /// Where the full record lives, for the "read the full transcript at" hint.
     pub transcript_path: Option<String>,
@@ -103,6 +110,7 @@ pub fn message_tokens(m: &MessageV3) -> usize {
 /// for the recap.
 #[derive(Clone, Debug, Default)]
 pub struct Unit {
+    /// Estimated tokens the unit puts into the model's context.
     pub tokens: usize,
     /// It opens a user turn: a real prompt, not a tool result or injected context.
     pub prompt: bool,
@@ -110,8 +118,9 @@ pub struct Unit {
     pub earlier: Vec<Earlier>,
     /// It must not be summarised (e.g. an encrypted remote compaction): carried over as is.
     pub carry: bool,
-    /// Ids of the tool calls it makes, and of the calls whose results it holds.
+    /// Ids of the tool calls it makes.
     pub calls: Vec<Box<str>>,
+    /// Ids of the tool calls whose results it holds.
     pub results: Vec<Box<str>>,
 }
 
@@ -186,8 +195,11 @@ pub type Feed<'a> = dyn FnMut(usize, &mut dyn FnMut(&MessageV3)) -> std::io::Res
 pub struct Cut {
     /// Units `[0, at)` are summarised; `[at, n)` are kept verbatim.
     pub at: usize,
+    /// Estimated tokens of all the units.
     pub tokens_before: usize,
+    /// Estimated tokens of the span `[0, at)` that is summarised.
     pub span_tokens: usize,
+    /// Estimated tokens of the tail `[at, n)` kept verbatim.
     pub tail_tokens: usize,
     /// The cut is before a user prompt (else between complete tool exchanges).
     pub on_prompt: bool,
@@ -304,6 +316,7 @@ pub fn plan(units: &[Unit], opts: &Options, mut fixed: impl FnMut(usize) -> usiz
 /// The recap of a span, and how it was made.
 #[derive(Clone, Debug)]
 pub struct Made {
+    /// The recap of the span itself.
     pub recap: Recap,
     /// Agent-written summaries of earlier compactions, kept verbatim in front of the recap.
     pub earlier_text: Vec<String>,
@@ -326,6 +339,7 @@ impl Made {
         s
     }
 
+    /// Estimated tokens of [`Made::text`].
     pub fn tokens(&self) -> usize {
         approx_tokens(self.text().len())
     }
@@ -468,7 +482,9 @@ pub fn copy_all(src: &crate::io::Source, w: &mut crate::io::atomic::Output) -> s
 /// the input sends (`before`) and of the output (`after(at, recap)`), in the one estimate
 /// `scan` reports.
 pub struct Exact<'a> {
+    /// Tokens a resume of the input sends.
     pub before: usize,
+    /// Tokens a resume of the output sends, given the cut and the recap.
     pub after: &'a dyn Fn(usize, &Made) -> std::io::Result<usize>,
 }
 
@@ -654,30 +670,51 @@ impl Measure {
 /// What a compaction did, for the report and `--json`.
 #[derive(Clone, Debug, Serialize, Default)]
 pub struct Report {
+    /// The input's name, as diagnostics name it.
     pub file: String,
+    /// The input's format name.
     pub format: String,
+    /// The tier that changed the file (1 or 2); `None` when nothing was done.
     pub tier: Option<u8>,
+    /// Whether the session was (with `--dry-run`, would be) compacted.
     pub changed: bool,
+    /// Where the result was (or, with `--dry-run`, would be) written.
     pub output: Option<String>,
+    /// The backup of the original beside a file rewritten in place.
     pub backup: Option<String>,
+    /// Tokens before compaction, in the unit of `tokens_of`.
     pub tokens_before: usize,
+    /// Tokens after compaction, in the unit of `tokens_of`.
     pub tokens_after: usize,
     /// What the token counts measure ([`Measure`]).
     pub tokens_of: Option<Measure>,
+    /// Estimated tokens of the tail kept verbatim.
     pub kept_tokens: usize,
+    /// Units summarised into the recap.
     pub compacted_units: usize,
+    /// Units kept verbatim after the cut.
     pub kept_units: usize,
     /// Where the kept tail starts: a uuid (Claude Code), a line (Codex), a message id (v5).
     pub cut_at: Option<Value>,
+    /// Tier 2: whether the cut is before a user prompt; `None` when no cut was made.
     pub on_prompt: Option<bool>,
+    /// The tail is smaller than `--keep-recent` because the budget asked for it.
     pub tail_reduced: bool,
+    /// With `--budget`: whether the result fits it; `None` without one.
     pub budget_met: Option<bool>,
+    /// How the recap was made: `extractive` or `summarizer`.
     pub recap_method: Option<&'static str>,
+    /// Why the summarizer was not used, when one was asked for.
     pub summarizer_fallback: Option<String>,
+    /// Tier 1: tool results replaced with placeholders.
     pub placeholders: usize,
+    /// Tier 1: reasoning items removed.
     pub reasoning_removed: usize,
+    /// The recap text, as the agent reads it.
     pub recap: Option<String>,
+    /// Why nothing was done, when nothing was (already within the budget, …).
     pub note: Option<String>,
+    /// Why this file failed, in a batch that goes on.
     pub error: Option<String>,
 }
 

@@ -51,15 +51,17 @@ pub fn prompt(span: &[&MessageV3], earlier: Option<&Recap>) -> String {
 
 /// [`prompt`] built one message at a time, for spans streamed from disk.
 #[derive(Default)]
-pub struct Prompt {
+pub(crate) struct Prompt {
     conversation: String,
 }
 
 impl Prompt {
+    /// Adds a message to the conversation the prompt shows.
     pub fn push(&mut self, m: &MessageV3) {
         render_message(&mut self.conversation, m);
     }
 
+    /// The prompt, with `earlier` (a recap the span continues) ahead of the conversation.
     pub fn finish(self, earlier: Option<&Recap>) -> String {
         let mut out = String::new();
         if let Some(r) = earlier.filter(|r| !r.is_empty()) {
@@ -133,7 +135,7 @@ fn elide_args(v: &Value) -> Value {
 /// Why the summarizer's answer was not used (the recap is then extractive, and the report
 /// says why). `stderr` is the tail of what the command printed there, with its separator.
 #[derive(Debug, thiserror::Error)]
-pub enum SummarizerError {
+pub(crate) enum SummarizerError {
     #[error("cannot start summarizer `{cmd}`: {cause}")]
     Start { cmd: String, cause: std::io::Error },
     #[error("summarizer `{cmd}`: cannot wait for it: {cause}")]
@@ -155,7 +157,7 @@ pub enum SummarizerError {
 ///
 /// Errors, each with its reason: the command cannot start, exits with a failure or a signal,
 /// outlives `timeout` (it is then killed and reaped), prints nothing, or prints non-UTF-8.
-pub fn run(cmd: &str, prompt: &str, timeout: Duration) -> Result<String, SummarizerError> {
+pub(crate) fn run(cmd: &str, prompt: &str, timeout: Duration) -> Result<String, SummarizerError> {
     let c = || cmd.to_string();
     let deadline = Instant::now() + timeout;
     let mut command = Command::new("sh");

@@ -76,6 +76,8 @@ pub struct Against {
 }
 
 impl Against {
+    /// Opens the existing target `f`; `passable` as for [`plan`]. Notes whether its last line
+    /// lacks a newline (a target cut short).
     pub fn open(f: std::fs::File, passable: fn(&[u8]) -> bool) -> std::io::Result<Against> {
         use std::io::{BufRead, Read, Seek, SeekFrom};
         let len = f.metadata()?.len();

@@ -24,6 +24,7 @@ use crate::model::time::{format_ms, parse_ms};
 pub struct WriteOptions {
     /// The target's session id.
     pub session_id: String,
+    /// The working directory the target session records.
     pub cwd: String,
     /// The model written into the target (`--model`), if any.
     pub model: Option<String>,
@@ -48,12 +49,14 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Counts one tool call under its mapping label; `None`: the call kept its name.
     pub fn map(&mut self, label: Option<String>) {
         if let Some(l) = label {
             *self.mapped.entry(l).or_insert(0) += 1;
         }
     }
 
+    /// Counts one left-out item of `kind` (`reasoning`, …).
     pub fn drop(&mut self, kind: &str) {
         *self.dropped.entry(kind.to_string()).or_insert(0) += 1;
     }
@@ -71,12 +74,16 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// A clock that starts at `first` (an RFC 3339 timestamp); the epoch when it is `None` or
+    /// unreadable.
     pub fn new(first: Option<&str>) -> Clock {
         Clock {
             last: first.and_then(parse_ms).unwrap_or(0),
         }
     }
 
+    /// The stamp of an entry written at `ts`: `ts` itself unless it is missing, unreadable or
+    /// earlier than the last stamp, then the last stamp.
     pub fn stamp(&mut self, ts: Option<&str>) -> String {
         if let Some(ms) = ts.and_then(parse_ms) {
             self.last = self.last.max(ms);
@@ -123,6 +130,7 @@ pub fn line_with(
 /// each entry go to `out` (without their newlines) as soon as it is written. A text held as
 /// its JSON string ([`model::Part::Json`]) goes into the line as written.
 pub trait EntryWriter: Send {
+    /// Writes the lines of one entry.
     fn entry(&mut self, e: &model::Entry, out: &mut Vec<Vec<u8>>);
     /// The lines that close the conversation.
     fn finish(&mut self, out: &mut Vec<Vec<u8>>);
@@ -155,22 +163,30 @@ pub fn write_whole(make: MakeWriter, c: &model::Conversation, o: &WriteOptions, 
 /// payload's `type`, `id`, `cwd`, `model`); every other value is skipped without being built.
 #[derive(serde::Deserialize, Default, Debug, PartialEq)]
 pub struct LineHead<'a> {
+    /// The line's `type`.
     #[serde(rename = "type", borrow, default)]
     pub ty: Option<std::borrow::Cow<'a, str>>,
+    /// The line's `timestamp`, as written.
     #[serde(borrow, default)]
     pub timestamp: Option<std::borrow::Cow<'a, str>>,
+    /// The `payload` object's fields, for a Codex line.
     #[serde(borrow, default)]
     pub payload: Option<PayloadHead<'a>>,
 }
 
+/// The fields of a Codex line's `payload` that [`LineHead`] keeps.
 #[derive(serde::Deserialize, Default, Debug, PartialEq)]
 pub struct PayloadHead<'a> {
+    /// The payload's `type`.
     #[serde(rename = "type", borrow, default)]
     pub ty: Option<std::borrow::Cow<'a, str>>,
+    /// The payload's `id` (the session id in `session_meta`).
     #[serde(borrow, default)]
     pub id: Option<std::borrow::Cow<'a, str>>,
+    /// The working directory (`session_meta`, `turn_context`).
     #[serde(borrow, default)]
     pub cwd: Option<std::borrow::Cow<'a, str>>,
+    /// The model (`turn_context`).
     #[serde(borrow, default)]
     pub model: Option<std::borrow::Cow<'a, str>>,
 }

@@ -21,6 +21,7 @@ pub struct Conversation {
     pub cwd: Option<String>,
     /// The model the source last ran with.
     pub model: Option<String>,
+    /// The conversation in order.
     pub entries: Vec<Entry>,
     /// Records or blocks left out, by kind (`reasoning`, `event_msg:token_count`, …).
     pub dropped: BTreeMap<String, u64>,
@@ -39,9 +40,11 @@ pub struct Entry {
     pub key: String,
     /// As written in the source, when it has one.
     pub timestamp: Option<String>,
+    /// What the entry is.
     pub body: Body,
 }
 
+/// What an entry is.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Body {
     /// What the user sent: text and images.
@@ -54,9 +57,12 @@ pub enum Body {
     Compaction(String),
 }
 
+/// A piece of what the user sent, or of a tool's output.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Part {
+    /// Plain text.
     Text(String),
+    /// An image.
     Image(Image),
     /// A text as the source wrote it as a JSON string, which is the string a writer would
     /// write: carried without unescaping it and escaping it again. A conversation read whole
@@ -122,17 +128,23 @@ impl JsonText {
 /// An image as base64 data with its media type, or as a URL.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Image {
+    /// The media type (`image/png`, …), when the source gives one.
     pub media_type: Option<String>,
+    /// The base64 data; `None` for an image given by URL.
     pub data: Option<String>,
+    /// The URL; `None` for an image given as data.
     pub url: Option<String>,
 }
 
+/// A piece of one model response.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Block {
+    /// Text the model wrote.
     Text(String),
     /// Visible reasoning text. Bound to the model that wrote it (signatures, ciphertext), so
     /// it never crosses as reasoning: dropped, or carried as marked text on request.
     Reasoning(String),
+    /// A tool call.
     Call(ToolCall),
 }
 
@@ -140,19 +152,27 @@ pub enum Block {
 /// (`Bash`, `exec_command`, …): the writers map it (`crate::convert::tools`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCall {
+    /// The call's id, which the result names.
     pub id: String,
+    /// The tool's name, as the source agent calls it.
     pub name: String,
+    /// The call's input.
     pub input: Value,
 }
 
+/// A tool's answer to one call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolResult {
+    /// The id of the call it answers.
     pub call_id: String,
+    /// What the tool returned.
     pub output: Vec<Part>,
+    /// Whether the tool reported a failure.
     pub is_error: bool,
 }
 
 impl Conversation {
+    /// An empty conversation read from `source`.
     pub fn new(source: Format) -> Conversation {
         Conversation {
             source: Some(source),
@@ -174,6 +194,7 @@ impl Conversation {
         self.drop_n(kind, 1);
     }
 
+    /// Counts `n` things of `kind` left out; zero counts nothing.
     pub fn drop_n(&mut self, kind: &str, n: u64) {
         if n > 0 {
             *self.dropped.entry(kind.to_string()).or_insert(0) += n;
@@ -340,17 +361,24 @@ impl Image {
 /// What a conversion counted, for the report.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Counts {
+    /// Texts the user sent.
     pub user_texts: u64,
+    /// Texts of model responses.
     pub assistant_texts: u64,
+    /// Tool calls.
     pub tool_calls: u64,
+    /// Tool results.
     pub tool_results: u64,
+    /// Images.
     pub images: u64,
+    /// Compactions.
     pub compactions: u64,
     /// Reasoning blocks carried as marked text (`--reasoning-as-text`).
     pub reasoning_as_text: u64,
 }
 
 impl Conversation {
+    /// What the conversation holds; `reasoning_as_text` counts its reasoning as carried.
     pub fn counts(&self, reasoning_as_text: bool) -> Counts {
         let mut c = Counts::default();
         for e in &self.entries {
@@ -367,6 +395,7 @@ pub enum Msg {
     /// The conversation without its entries: ids, working directory, model, and (when asked
     /// for) the results it holds ([`Conversation::answered`]).
     Head(Conversation),
+    /// One entry.
     Entry(Entry),
     /// Entries in order, handed over together ([`crate::convert::stream::send_all`] batches
     /// them: one message per entry woke the writer's thread for each).
@@ -396,6 +425,7 @@ pub type Answered = rustc_hash::FxHashSet<u64>;
 /// next one starts (the last one can still grow, by the blocks of one response), so only one
 /// is ever held.
 pub struct Emitter<'a> {
+    /// The conversation's metadata as the reader fills it in; its entries go to the sink.
     pub c: Conversation,
     last: Option<Entry>,
     pushed: usize,
@@ -406,6 +436,7 @@ pub struct Emitter<'a> {
 }
 
 impl<'a> Emitter<'a> {
+    /// An emitter of the conversation `c` into `sink`.
     pub fn new(c: Conversation, sink: Sink<'a>) -> Emitter<'a> {
         Emitter {
             c,
@@ -459,6 +490,7 @@ impl<'a> Emitter<'a> {
         self.pushed
     }
 
+    /// Counts one thing left out.
     pub fn drop(&mut self, kind: &str) {
         self.c.drop(kind);
     }

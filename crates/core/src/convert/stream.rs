@@ -98,7 +98,9 @@ pub struct Lines<'a> {
     ready: VecDeque<Vec<u8>>,
     end: Option<Conversation>,
     reasoning_as_text: bool,
+    /// What was converted so far, for the report.
     pub counts: Counts,
+    /// What the writer mapped and left out so far.
     pub tally: Tally,
 }
 

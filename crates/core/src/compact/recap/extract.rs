@@ -21,7 +21,7 @@ pub(super) const MAX_PENDING: usize = 256;
 /// (its outcome decides whether a file was really read or written, and the exit status), in
 /// the order the calls were made.
 #[derive(Default)]
-pub struct Extractor {
+pub(crate) struct Extractor {
     /// Earlier recaps and finished segments, merged.
     acc: Recap,
     segment: Segment,

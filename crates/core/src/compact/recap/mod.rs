@@ -20,7 +20,7 @@ mod shell;
 mod tests;
 mod tools;
 
-pub use extract::Extractor;
+pub(crate) use extract::Extractor;
 pub(crate) use extract::content_text;
 use extract::*;
 pub(crate) use sentences::strip_marker;
@@ -31,18 +31,26 @@ use tools::*;
 /// Files the span touched, in first-seen order; a file both read and modified is only modified.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct FileTracking {
+    /// Files only read.
     pub read: Vec<String>,
+    /// Files written or edited.
     pub modified: Vec<String>,
 }
 
 /// The structured recap of a span of conversation.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Recap {
+    /// What the user set out to do.
     pub goal: String,
+    /// What the user asked to keep to (rules, preferences, limits).
     pub constraints: Vec<String>,
+    /// What was done, in order.
     pub progress: Vec<String>,
+    /// Choices made and why.
     pub key_decisions: Vec<String>,
+    /// What was left to do.
     pub next_steps: Vec<String>,
+    /// The files the span touched.
     pub files: FileTracking,
 }
 
