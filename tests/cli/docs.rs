@@ -177,7 +177,12 @@ fn code_cites_the_documentation_by_existing_anchors() {
     let mut cited = 0;
     // Snapshots hold what commands print, fixture text included: not citations.
     let cited_in = |f: &&std::path::PathBuf| f.extension().is_none_or(|e| e != "snap");
-    for file in files_in("src").iter().chain(files_in("crates").iter()).chain(files_in("tests").iter()).filter(cited_in) {
+    for file in files_in("src")
+        .iter()
+        .chain(files_in("crates").iter())
+        .chain(files_in("tests").iter())
+        .filter(cited_in)
+    {
         let text = std::fs::read_to_string(file).unwrap_or_default();
         for (i, _) in text.match_indices("docs/") {
             let cite: String = text[i..]
