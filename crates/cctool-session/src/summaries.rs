@@ -50,6 +50,7 @@ pub struct SessionSummaries {
 }
 
 impl SessionSummaries {
+    /// A collector for the file `src`, before any message is fed to it.
     pub fn new(src: &Source, opts: Options) -> SessionSummaries {
         SessionSummaries {
             file: src.name().to_string(),
