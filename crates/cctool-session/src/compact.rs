@@ -89,7 +89,7 @@ pub fn placeholder(content: &Value, original_size: u64) -> String {
 }
 
 /// Whether a tool result's content is a tier-1 `[TRUNCATED: …]` placeholder.
-pub fn is_placeholder(content: &Value) -> bool {
+pub(crate) fn is_placeholder(content: &Value) -> bool {
     content.as_str().is_some_and(|s| s.starts_with("[TRUNCATED:"))
 }
 

@@ -41,7 +41,7 @@ pub fn session_with(
 
 /// The summary records of a cctool session, fed its messages one at a time (see
 /// [`crate::file::for_each_message`]).
-pub struct SessionSummaries {
+pub(crate) struct SessionSummaries {
     file: String,
     opts: Options,
     out: Vec<SummaryRecord>,

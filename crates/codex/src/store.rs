@@ -66,7 +66,7 @@ pub struct Thread {
     /// Codex orders its lists by this: the file's modification time when Codex indexes a
     /// rollout itself.
     pub updated_at: Timestamp,
-    /// The model the thread last ran with, if known.
+    /// The model of the rollout's first `turn_context`, if one was read.
     pub model: Option<String>,
     /// `openai` when unknown: a thread cannot change provider on resume, and the picker
     /// filters by the configured one.
@@ -496,7 +496,7 @@ pub struct CodexImport {
     /// Seconds since the epoch.
     #[serde(default)]
     pub imported_at: Option<i64>,
-    /// The thread's title at import, if recorded.
+    /// The imported session's title, when the ledger has one.
     #[serde(default)]
     pub title: Option<String>,
 }

@@ -153,7 +153,7 @@ pub struct Node {
 }
 
 impl Node {
-    /// Whether every bit of `f` (one of [`flag`]) is set.
+    /// Whether any bit of `f` (of [`flag`]) is set.
     pub fn has(&self, f: u16) -> bool {
         self.flags & f != 0
     }
@@ -232,7 +232,7 @@ pub struct Transcript {
     pub duplicate_uuids: u64,
     /// Legacy progress rows bridged over in the parent links.
     pub progress_bridged: u64,
-    /// Title rows (`custom-title`, `ai-title`, `summary`).
+    /// `summary` rows (the other title rows are not counted).
     pub titles: u64,
     /// (offset, length) of each line whose `type` is a title row's (`custom-title`,
     /// `ai-title`, `summary`), in file order: `scan` reads the session's title from them.
