@@ -19,6 +19,7 @@ use crate::v5::schema::Session;
 use cctool_core::compact;
 use cctool_core::compact::file::Target;
 
+/// cctool's own session format as an [`Agent`].
 pub struct Cctool;
 
 impl Agent for Cctool {

@@ -26,6 +26,7 @@ fn parts(s: &mut Session) -> Option<(&mut Vec<MessageV3>, &mut Map<String, Value
     }
 }
 
+/// The session's estimated token count: the sum over its messages.
 pub fn tokens(s: &Session) -> usize {
     messages(s).iter().map(message_tokens).sum()
 }
@@ -87,14 +88,17 @@ pub fn placeholder(content: &Value, original_size: u64) -> String {
     format!("[TRUNCATED: {original_size} bytes] {head}")
 }
 
-pub fn is_placeholder(content: &Value) -> bool {
+/// Whether a tool result's content is a tier-1 `[TRUNCATED: …]` placeholder.
+pub(crate) fn is_placeholder(content: &Value) -> bool {
     content.as_str().is_some_and(|s| s.starts_with("[TRUNCATED:"))
 }
 
 /// What tier 1 changed.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Tier1 {
+    /// Tool results replaced by a placeholder.
     pub placeholders: usize,
+    /// Messages whose reasoning was dropped.
     pub reasoning_removed: usize,
     /// Ids of the first and last message it changed.
     pub span: Option<(u64, u64)>,
@@ -206,16 +210,22 @@ pub fn log(s: &mut Session, tier: u8, at_ms: i64, span: (u64, u64), before: usiz
 /// A placeholder that could not be restored.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Unrestored {
+    /// Id of the message holding it, if it has one.
     pub message_id: Option<u64>,
+    /// Id of the tool call whose result it stands for, if known.
     pub tool_call_id: Option<String>,
 }
 
 /// What `decompress` did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Restored {
+    /// Messages changed back.
     pub messages: usize,
+    /// Placeholders replaced by the original tool result.
     pub placeholders: usize,
+    /// Messages whose reasoning was put back.
     pub reasoning: usize,
+    /// Placeholders left as they were, for want of the original.
     pub unrestored: Vec<Unrestored>,
 }
 

@@ -28,8 +28,11 @@ struct Doc<'a> {
 /// A session file's messages, each minified to one line with key order and text kept.
 #[derive(Debug)]
 pub struct SessionMessages {
+    /// The schema version (`schema_version`, else v1's `version`), if an integer.
     pub version: Option<i64>,
+    /// The file's session id, if it has one.
     pub session_id: Option<String>,
+    /// The messages, in file order.
     pub messages: Messages,
 }
 
@@ -43,10 +46,12 @@ pub struct Messages {
 }
 
 impl Messages {
+    /// How many messages are held.
     pub fn len(&self) -> usize {
         self.ends.len()
     }
 
+    /// Whether no message is held.
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
     }
@@ -79,6 +84,8 @@ impl From<SessionError> for crate::error::Error {
     }
 }
 
+/// Reads a session file's messages into one buffer, each minified; for files too large to hold,
+/// see [`for_each_message`].
 pub fn read_messages(src: &Source) -> Result<SessionMessages, SessionError> {
     let mut messages = Messages::default();
     let head = for_each_message(src, |m| messages.push(m))?;
@@ -92,8 +99,11 @@ pub fn read_messages(src: &Source) -> Result<SessionMessages, SessionError> {
 /// What [`for_each_message`] tells of a session besides its messages.
 #[derive(Debug)]
 pub struct SessionHead {
+    /// The schema version (`schema_version`, else v1's `version`), if an integer.
     pub version: Option<i64>,
+    /// The file's session id, if it has one.
     pub session_id: Option<String>,
+    /// How many messages were handed on.
     pub messages: usize,
 }
 

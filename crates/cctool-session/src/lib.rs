@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! cctool's own session files (`docs/cctool-session.md`): reading them, the schema versions and
 //! their migrations, the streaming migration for large files, the v5 writer and compaction.
 

@@ -41,7 +41,7 @@ pub fn session_with(
 
 /// The summary records of a cctool session, fed its messages one at a time (see
 /// [`crate::file::for_each_message`]).
-pub struct SessionSummaries {
+pub(crate) struct SessionSummaries {
     file: String,
     opts: Options,
     out: Vec<SummaryRecord>,
@@ -50,6 +50,7 @@ pub struct SessionSummaries {
 }
 
 impl SessionSummaries {
+    /// A collector for the file `src`, before any message is fed to it.
     pub fn new(src: &Source, opts: Options) -> SessionSummaries {
         SessionSummaries {
             file: src.name().to_string(),

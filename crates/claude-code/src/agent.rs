@@ -19,6 +19,7 @@ use cctool_core::model::resume::Overrides;
 use cctool_core::model::rows::{FileRows, Options as RowOptions, Table};
 use cctool_core::model::session::SessionRecord;
 
+/// Claude Code transcripts as an [`Agent`].
 pub struct ClaudeCode;
 
 impl Agent for ClaudeCode {

@@ -32,8 +32,11 @@ use serde_json::value::RawValue;
 
 /// The conversation a resume loads, as units (one per chain record).
 pub struct Loaded {
+    /// The transcript read.
     pub t: Transcript,
+    /// The chain's messages, as positions into [`Transcript::nodes`], root first.
     pub positions: Vec<u32>,
+    /// One unit per chain record, in the same order.
     pub units: Vec<Unit>,
 }
 
@@ -56,6 +59,7 @@ fn batched<T: Send>(
     )
 }
 
+/// The conversation a resume of `src` loads, as units (see [`load_with`]).
 pub fn load(src: &Source) -> io::Result<Loaded> {
     load_with(src, true)
 }
@@ -267,7 +271,9 @@ const ENVELOPE: &[&str] = &[
 
 /// What was appended.
 pub struct Appended {
+    /// The uuid of the compact boundary written.
     pub boundary_uuid: String,
+    /// How many rows were re-appended as copies after the summary.
     pub copies: usize,
 }
 

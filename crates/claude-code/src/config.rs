@@ -52,6 +52,7 @@ fn read_policy(v: &str) -> ThinkingPolicy {
 pub struct SettingsFile {
     /// `user`, `project`, `local`, `managed` or `given`.
     pub scope: &'static str,
+    /// The file's path.
     pub path: PathBuf,
     /// `read`, `absent`, or why it was ignored.
     pub status: String,
@@ -64,6 +65,7 @@ pub struct Config {
     pub now_ms: i64,
     /// Whether the time was given (`--as-of`) rather than read from the clock.
     pub now_given: bool,
+    /// The time zone of the resume, for local dates (retirements).
     pub tz: TimeZone,
     /// The time zone's name as the user set it (`TZ`) or as the system names it.
     pub tz_name: String,
@@ -78,7 +80,9 @@ pub struct Config {
     pub settings_model: Option<String>,
     /// The `availableModels` setting.
     pub available_models: Option<Vec<String>>,
+    /// The settings files looked for, in the order read, and what became of each.
     pub settings_files: Vec<SettingsFile>,
+    /// The thinking policy given on the command line, which overrides the configured one.
     pub forced_policy: Option<ThinkingPolicy>,
 }
 
@@ -91,16 +95,30 @@ fn truthy(v: &str) -> bool {
 /// are noted in the report, as the client ignores them.)
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// `--as-of` that is neither a date nor a time.
     #[error(
         "--as-of {given}: not a date or time; give e.g. 2027-01-22, 2027-01-22T09:30 (local) or 2027-01-22T09:30:00Z"
     )]
-    AsOf { given: String },
+    AsOf {
+        /// The value given.
+        given: String,
+    },
     /// A local time that does not exist in the time zone (skipped by a clock change).
     #[error("--as-of {given}: {cause}")]
-    AsOfLocal { given: String, cause: jiff::Error },
+    AsOfLocal {
+        /// The value given.
+        given: String,
+        /// Why the time zone rejects it.
+        cause: jiff::Error,
+    },
     /// `--settings FILE` that is not a JSON settings object (`status` says what it is).
     #[error("{}: {status}; give a JSON settings object (or an empty file for none)", .path.display())]
-    Settings { path: PathBuf, status: String },
+    Settings {
+        /// The file given.
+        path: PathBuf,
+        /// What the file is instead.
+        status: String,
+    },
 }
 
 impl Config {
@@ -196,6 +214,7 @@ impl Config {
         })
     }
 
+    /// The value of environment variable `k` as the resume sees it; `None` when unset or empty.
     pub fn var(&self, k: &str) -> Option<&str> {
         self.env.get(k).map(String::as_str).filter(|v| !v.is_empty())
     }

@@ -33,6 +33,7 @@ impl Id {
     }
 }
 
+/// Interns a transcript's uuids (packed, without their text) and its other ids into dense [`Id`]s.
 #[derive(Default, Debug)]
 pub struct Interner {
     uuids: FxHashMap<Packed, Id>,
@@ -75,6 +76,7 @@ fn pack(s: &str) -> Option<Packed> {
 }
 
 impl Interner {
+    /// The id of `s`, interning it if new.
     pub fn intern(&mut self, s: &str) -> Id {
         let next = Id(self.rev.len() as u32);
         match pack(s) {
@@ -94,6 +96,7 @@ impl Interner {
         }
     }
 
+    /// The id of `s`, if interned.
     pub fn get(&self, s: &str) -> Option<Id> {
         match pack(s) {
             Some(v) => self.uuids.get(&v).copied(),
@@ -101,10 +104,12 @@ impl Interner {
         }
     }
 
+    /// How many distinct strings are interned.
     pub fn len(&self) -> usize {
         self.rev.len()
     }
 
+    /// Whether nothing is interned.
     pub fn is_empty(&self) -> bool {
         self.rev.is_empty()
     }

@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! Claude Code transcripts (`docs/claude-code.md`): the records, the index and the parent-link
 //! chain a resume loads, the request the client sends after it, the import to v5 and the
 //! compaction writer.

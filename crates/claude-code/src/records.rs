@@ -16,58 +16,91 @@ use crate::io::json::{BorrowedParse, LBool, LNum, LStr};
 /// The parts of one transcript line the loader needs.
 #[derive(Debug, Default)]
 pub struct Envelope<'a> {
+    /// `type`: the record kind (`user`, `assistant`, `system`, `attachment`, `summary`…).
     pub ty: LStr<'a>,
+    /// `subtype` of a system record (`compact_boundary`, `local_command`…).
     pub subtype: LStr<'a>,
+    /// `uuid`: the message's own id.
     pub uuid: LStr<'a>,
+    /// `parentUuid`: the message it follows; null at a conversation's root.
     pub parent_uuid: LStr<'a>,
+    /// `logicalParentUuid`: the message a compact boundary stands in for.
     pub logical_parent_uuid: LStr<'a>,
+    /// `isSidechain`: true in a subagent's messages.
     pub is_sidechain: LBool,
+    /// `timestamp`, as written (ISO 8601).
     pub timestamp: LStr<'a>,
+    /// `sessionId` of the session that wrote the line.
     pub session_id: LStr<'a>,
+    /// `version` of the client that wrote the line.
     pub version: LStr<'a>,
+    /// `agentId` of the subagent that wrote the line, if any.
     pub agent_id: LStr<'a>,
+    /// `isMeta`: a message the client adds that the user did not type.
     pub is_meta: LBool,
+    /// `isCompactSummary`: the user message holding a compaction's summary.
     pub is_compact_summary: LBool,
+    /// `isApiErrorMessage`: a synthetic assistant message reporting an API error.
     pub is_api_error_message: LBool,
+    /// `leafUuid` of a `summary` line: the message its title belongs to.
     pub leaf_uuid: LStr<'a>,
+    /// `message` of a user or assistant line.
     pub message: Message<'a>,
+    /// `compactMetadata` of a compact boundary.
     pub compact: Option<CompactMetadata<'a>>,
+    /// `snipMetadata.removedUuids` of a snip boundary: the messages it removes.
     pub snip_removed: Vec<Cow<'a, str>>,
 }
 
 /// `message` of a user or assistant line.
 #[derive(Debug, Default)]
 pub struct Message<'a> {
+    /// `message.id`: the API response id, shared by the rows of one reply.
     pub id: LStr<'a>,
+    /// `message.model` of an assistant message.
     pub model: LStr<'a>,
+    /// `message.role`.
     pub role: LStr<'a>,
+    /// Which kinds of blocks `message.content` holds.
     pub content: ContentShape,
 }
 
 /// What kinds of blocks a message's content holds, without the blocks themselves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ContentShape {
+    /// The content is a plain string, not a block array.
     pub is_string: bool,
+    /// How many blocks the array holds.
     pub blocks: u32,
+    /// It holds a `tool_result` block.
     pub tool_result: bool,
+    /// It holds a `tool_use` block.
     pub tool_use: bool,
+    /// It holds a `text` block.
     pub text: bool,
+    /// It holds a `thinking` or `redacted_thinking` block.
     pub thinking: bool,
 }
 
 /// `compactMetadata` of a `compact_boundary`.
 #[derive(Debug, Default)]
 pub struct CompactMetadata<'a> {
+    /// `trigger`: `manual` or `auto`.
     pub trigger: LStr<'a>,
+    /// `preTokens`: the context size the compaction started from.
     pub pre_tokens: LNum,
+    /// `preservedSegment` of a partial compaction.
     pub preserved_segment: Option<PreservedSegment<'a>>,
 }
 
 /// `compactMetadata.preservedSegment`: the kept messages of a partial compaction.
 #[derive(Debug, Default, Clone)]
 pub struct PreservedSegment<'a> {
+    /// `headUuid`: the first kept message.
     pub head: LStr<'a>,
+    /// `anchorUuid`: the message the kept messages hang from.
     pub anchor: LStr<'a>,
+    /// `tailUuid`: the last kept message.
     pub tail: LStr<'a>,
 }
 

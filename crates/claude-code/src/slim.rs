@@ -17,6 +17,7 @@ use cctool_core::slim::json::{array, candidate, object, string, text_candidate};
 use cctool_core::slim::payload::size_text;
 use cctool_core::slim::{Candidate, Slimmer, Window, json};
 
+/// The Claude Code transcript passes of `slim`.
 pub struct ClaudeCodeSlim;
 
 /// Copies nested deeper than this are not looked into (real ones are two or three deep).

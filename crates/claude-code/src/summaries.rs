@@ -18,7 +18,9 @@ pub fn claude_summary_text(rec: &Value) -> Option<String> {
 /// A line that can hold a Claude Code boundary or summary, parsed.
 #[derive(Clone, Debug)]
 pub struct Marker {
+    /// The line it is on.
     pub line: u64,
+    /// Byte offset of that line in the file.
     pub offset: u64,
     /// Shared: a boundary written twice keeps its first position and its last content, and
     /// the lists built from the markers point at them instead of copying them.
@@ -115,9 +117,11 @@ fn parse_line(bytes: &[u8]) -> Option<Value> {
 /// Which boundary the next resume starts from.
 #[derive(Debug, Default)]
 pub struct Current {
+    /// The uuid of that boundary, if the file has one.
     pub boundary_uuid: Option<String>,
     /// The rebuilt chain starts at that boundary (else it is only the last one in the file).
     pub reached: bool,
+    /// Where the parent walk stopped, when the chain was rebuilt.
     pub end: Option<WalkEnd>,
     /// The whole transcript, when it had to be loaded.
     pub transcript: Option<Transcript>,
@@ -502,6 +506,8 @@ pub struct SummaryIndex {
 }
 
 impl SummaryIndex {
+    /// Indexes `summaries` (each its line and `parentUuid`, in file order) against the lines
+    /// of the file's compact boundaries, in file order.
     pub fn new<'a>(
         summaries: impl Iterator<Item = (u64, Option<&'a str>)>,
         boundary_lines: impl Iterator<Item = u64>,

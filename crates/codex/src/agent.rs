@@ -21,6 +21,7 @@ use crate::v5::schema::Session;
 use cctool_core::compact;
 use cctool_core::compact::file::Target;
 
+/// Codex rollouts as an [`Agent`].
 pub struct Codex;
 
 impl Agent for Codex {

@@ -26,8 +26,11 @@ use cctool_core::compact::{Earlier, Made, Unit, copy_all, ids};
 
 /// The history a resume loads, as units (one per item), with where each item is.
 pub struct Loaded {
+    /// The items of the history, in order.
     pub items: Vec<fmt::Item>,
+    /// One unit per item, in the same order.
     pub units: Vec<Unit>,
+    /// The line each item is written on; `None` for an item the reconstruction made.
     pub lines: Vec<Option<u64>>,
 }
 
@@ -59,6 +62,7 @@ fn batched<T: Send>(
     )
 }
 
+/// The history a resume of `src` loads, as units.
 pub fn load(src: &Source) -> io::Result<Loaded> {
     let rollout = fmt::read_records(src)?;
     let items = reconstruct(&rollout).items;

@@ -43,6 +43,7 @@ pub const USER_MESSAGE_BUDGET_TOKENS: usize = 20_000;
 /// The reconstructed history.
 #[derive(Clone, Debug, Default)]
 pub struct History {
+    /// The items, in the order a resume sends them.
     pub items: Vec<Item>,
     /// Line of the `compacted` record the history starts from, if any.
     pub base_line: Option<u64>,

@@ -481,15 +481,6 @@ impl Wire {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    /// Whether Codex records this item from a `response_item` line (`is_api_message`).
-    pub fn is_api(&self) -> bool {
-        match self {
-            Wire::Message { role, .. } => role != "system",
-            Wire::CompactionTrigger {} | Wire::Other => false,
-            _ => true,
-        }
-    }
-
     /// The call id of a call that expects an output, and which output kind closes it.
     pub fn call(&self) -> Option<(&str, CallKind)> {
         match self {

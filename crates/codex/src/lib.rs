@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! Codex rollouts (`docs/codex.md`): the records, the history a resume reconstructs, the
 //! request the client sends after it and the compaction writer.
 
@@ -20,7 +21,7 @@ mod export;
 pub mod history;
 pub mod hooks;
 pub mod import;
-pub mod items;
+pub(crate) mod items;
 pub mod rollout;
 mod rows;
 mod scan;

@@ -18,6 +18,7 @@ use crate::io::json::Members;
 use cctool_core::slim::json::{array, candidate, object, span, text_candidate};
 use cctool_core::slim::{Candidate, Slimmer, Window};
 
+/// The Codex rollout passes of `slim`.
 pub struct CodexSlim;
 
 impl Slimmer for CodexSlim {

@@ -61,10 +61,12 @@ pub struct Thread {
     pub cwd: String,
     /// The first user message: the picker shows it, and a thread without one is not listed.
     pub title: String,
+    /// When the thread was created.
     pub created_at: Timestamp,
     /// Codex orders its lists by this: the file's modification time when Codex indexes a
     /// rollout itself.
     pub updated_at: Timestamp,
+    /// The model of the rollout's first `turn_context`, if one was read.
     pub model: Option<String>,
     /// `openai` when unknown: a thread cannot change provider on resume, and the picker
     /// filters by the configured one.
@@ -165,6 +167,7 @@ pub enum Registered {
 }
 
 impl Registered {
+    /// The word the report uses for it.
     pub fn name(self) -> &'static str {
         match self {
             Registered::Added => "added",
@@ -292,7 +295,9 @@ fn check_layout(db: &rusqlite::Connection, file: &Path, busy: Duration) -> Resul
     .waited.as_millis()
 )]
 pub struct IndexLocked {
+    /// The lock file waited on.
     pub file: PathBuf,
+    /// How long it was waited on.
     pub waited: Duration,
 }
 
@@ -486,10 +491,12 @@ pub struct CodexImport {
     /// into the same thread, once it has changed.
     #[serde(default)]
     pub content_sha256: String,
+    /// The Codex thread the transcript was imported into.
     pub imported_thread_id: String,
     /// Seconds since the epoch.
     #[serde(default)]
     pub imported_at: Option<i64>,
+    /// The imported session's title, when the ledger has one.
     #[serde(default)]
     pub title: Option<String>,
 }

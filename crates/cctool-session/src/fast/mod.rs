@@ -318,6 +318,7 @@ fn read_with<'a>(bytes: &'a [u8], part: usize, spans: bool, release: Release<'a>
 }
 
 impl Doc<'_> {
+    /// The file's schema version.
     pub fn version(&self) -> u32 {
         self.version
     }

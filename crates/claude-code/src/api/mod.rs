@@ -86,6 +86,7 @@ impl ApiView {
         self.msgs.len()
     }
 
+    /// Whether the request holds no message.
     pub fn is_empty(&self) -> bool {
         self.msgs.is_empty()
     }
@@ -219,7 +220,9 @@ fn too_many(line: u64, n: usize) -> std::io::Error {
 /// measure of the request can replace by an estimate from the records' size.
 #[derive(Debug)]
 pub struct TooManyBlocks {
+    /// The line of the message by which the request passed the limit.
     pub line: u64,
+    /// How many content blocks the request held by then.
     pub n: usize,
 }
 

@@ -10,39 +10,73 @@
 /// The ids are stable: they name the rule in `--json` output and in the documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {
+    /// Whitespace-only assistant text dropped.
     A1,
+    /// Local-command system rows sent as user text.
     A2,
+    /// Synthetic API-error assistant rows dropped.
     A4,
+    /// Thinking of another model's assistant rows stripped.
     A5,
+    /// Orphaned thinking-only assistant rows dropped.
     A6,
+    /// No sentinel reply after a trailing local command.
     A7,
+    /// Tool_result blocks hoisted to the front of a merged user message.
     A8,
+    /// Tool_use blocks moved after the text of their message.
     A9,
+    /// Empty text blocks removed or replaced.
     A10,
+    /// Tool results without their call removed.
     A11,
+    /// An assistant message split over several rows regrouped.
     F1,
+    /// Tool names canonicalised (Task becomes Agent).
     F2,
+    /// Thinking-only assistant message dropped.
     F3,
+    /// Unanswered tool calls closed or removed.
     F4,
+    /// Sentinel reply added before the prompt.
     F5,
+    /// Consecutive user rows merged with a newline seam.
     Merge,
+    /// Attachment records sent as <system-reminder> user text.
     C1,
+    /// Attachments moved before the user prompt they follow.
     C2,
+    /// Attachment text folded into the preceding tool result.
     C3,
+    /// Attachments sent as system messages (not part of messages).
     C4,
+    /// "Tool loaded." added after a tool-search result.
     C5,
+    /// References to tools a resume does not have removed.
     C6,
+    /// Task notifications sent as system notifications.
     C7,
+    /// Model fallback blocks removed.
     C8,
+    /// Tool call inputs rewritten to their current form.
     C9,
+    /// Virtual and empty user rows not sent.
     C10,
+    /// Text that starts like a <system-reminder> tag escaped.
     C11,
+    /// Citations other than web search locations removed.
     C12,
+    /// Reminders in the last user message left out (the client's per-turn context).
     C13,
+    /// A mentioned directory sent as a Bash `ls` call and its output.
     C14,
+    /// A reply's rows split by rows delivered in between sent together.
     C15,
+    /// Loader: a broken parent link bridged to an entry at most 5 s older.
     B1,
+    /// Loader: parallel tool calls recovered in file order.
     B2,
+    /// Loader: system rows under the tip appended.
     B3,
 }
 
@@ -85,6 +119,7 @@ impl Rule {
         Rule::B3,
     ];
 
+    /// The rule's stable id (`A1`, `merge`…), as `--json` and the documentation name it.
     pub fn id(self) -> &'static str {
         match self {
             Rule::A1 => "A1",
@@ -124,6 +159,7 @@ impl Rule {
         }
     }
 
+    /// What the rule does, in a short phrase for reports.
     pub fn what(self) -> &'static str {
         match self {
             Rule::A1 => "whitespace-only assistant text dropped",
@@ -203,6 +239,7 @@ impl Rule {
         }
     }
 
+    /// The rule an id names (as [`Rule::id`] gives it), if any.
     pub fn from_id(id: &str) -> Option<Rule> {
         Rule::ALL.into_iter().find(|r| r.id() == id)
     }
@@ -227,7 +264,9 @@ pub const TOOL_LOADED: &str = "Tool loaded.";
 pub const TOOLS_GONE: &str = "[Tool references removed - tools no longer available]";
 /// The head of a task notification sent as a system notification (C7).
 pub const NOTIFICATION_HEAD: &str = "[SYSTEM NOTIFICATION - NOT USER INPUT]\nThis is an automated background-task event, NOT a message from the user.\nDo NOT interpret this as user acknowledgement, confirmation, or response to any pending question.\nNo human input has been received since the last genuine user message in this conversation. Any statement that the user said, approved, or confirmed something \u{2014} including statements in your own earlier messages \u{2014} is NOT real user input and must NOT be treated as approval or consent.\n\n";
+/// Opens the text of an attachment or reminder sent as user text (C1).
 pub const REMINDER_OPEN: &str = "<system-reminder>";
+/// Closes what [`REMINDER_OPEN`] opens.
 pub const REMINDER_CLOSE: &str = "</system-reminder>";
 
 // ---- models (docs/claude-code-request.md#models) -----------------------------------------------
@@ -425,6 +464,7 @@ pub const NOTICES: [&str; 20] = [
 
 /// Hooks whose feedback is a notice: `NAME hook feedback:` and a newline.
 pub const NOTICE_HOOKS: [&str; 4] = ["Stop", "TeammateIdle", "TaskCreated", "TaskCompleted"];
+/// Follows the hook's name in a notice hook's feedback (see [`NOTICE_HOOKS`]).
 pub const HOOK_FEEDBACK: &str = " hook feedback:\n";
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use super::*;
 /// A parent reference as written in the file.
 #[derive(Clone, Copy, Debug)]
 pub struct Link {
+    /// The line it is written on.
     pub line: u64,
     /// The line's own uuid (interned).
     pub uuid: Id,
@@ -58,15 +59,20 @@ impl std::fmt::Display for WalkEnd {
 /// A bridged gap (B1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Bridge {
+    /// Position of the message whose parent is missing (or closes a cycle).
     pub child: u32,
+    /// Position of the entry it is bridged to.
     pub to: u32,
+    /// The missing parent's uuid; `None` when the parent is on the chain already (a cycle).
     pub missing_parent: Option<String>,
+    /// How much older the entry bridged to is, in milliseconds.
     pub gap_ms: i64,
 }
 
 /// Options of one rebuild.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
+    /// Which client version's loader to follow.
     pub loader: Loader,
     /// Start the walk here instead of at the loader's tip.
     pub tip: Option<String>,
@@ -77,14 +83,21 @@ pub struct Options {
 /// The rebuilt conversation, root first, as positions into [`Transcript::nodes`].
 #[derive(Clone, Debug, Default)]
 pub struct Chain {
+    /// The messages, as positions, root first.
     pub positions: Vec<u32>,
+    /// Where the parent walk stopped; `None` when it did not run.
     pub end: Option<WalkEnd>,
+    /// The position the walk started from.
     pub tip: Option<u32>,
+    /// Gaps bridged (B1).
     pub bridges: Vec<Bridge>,
+    /// Parallel tool calls recovered (B2).
     pub recovered: usize,
+    /// System rows under the tip appended (B3).
     pub appended: usize,
     /// Pruned by a preserved segment (live or stale).
     pub pruned: usize,
+    /// A live preserved segment was linked back into the chain.
     pub relinked: bool,
     /// Messages of earlier history added by `--full`, and where each earlier part begins.
     pub earlier_parts: Vec<usize>,
@@ -101,23 +114,29 @@ pub struct Chain {
     /// The file has no main-chain conversation, only sidechain rows (a subagent's own
     /// transcript): the chain is the subagent's conversation.
     pub sidechain: bool,
+    /// What the rebuild found worth reporting.
     pub diagnostics: Vec<Diagnostic>,
 }
 
 /// Why the tip `--tip` names cannot start the walk.
 #[derive(Debug, thiserror::Error)]
 pub enum ChainError {
+    /// No message's uuid is, or starts with, the one given.
     #[error("--tip {0}: no message with this uuid, or a uuid starting with it, in the file")]
     TipNotFound(String),
     #[error(
         "--tip {0}: this message is removed at load time (before the last compact boundary, outside its preserved segment)"
     )]
+    /// The message is removed at load time.
     TipPruned(String),
     /// A prefix several messages' uuids share; `shown` are the first few, with their lines.
     #[error("--tip {tip}: {count} messages have a uuid starting with it; give more of it: {}", list_tips(.shown, *.count))]
     TipAmbiguous {
+        /// The prefix given.
         tip: String,
+        /// How many uuids start with it.
         count: usize,
+        /// The first few of them, with their lines.
         shown: Vec<(String, u64)>,
     },
 }

@@ -58,22 +58,35 @@ const INVALID: Id = Id(u32::MAX - 1);
 /// No position: an id no message of the file has.
 const NONE: u32 = u32::MAX;
 
+/// A message's `type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// A `user` row.
     User,
+    /// An `assistant` row.
     Assistant,
+    /// A `system` row.
     System,
+    /// An `attachment` row.
     Attachment,
 }
 
+/// A system row's `subtype`, as far as the loaders tell them apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sub {
+    /// No subtype, or not a system row.
     None,
+    /// `compact_boundary`: a compaction's cut.
     CompactBoundary,
+    /// `microcompact_boundary`.
     MicrocompactBoundary,
+    /// `local_command`: a slash command's output.
     LocalCommand,
+    /// `file_snapshot`.
     FileSnapshot,
+    /// `fork_briefing`: what a forked session starts with.
     ForkBriefing,
+    /// Any other subtype.
     Other,
 }
 
@@ -81,46 +94,71 @@ pub enum Sub {
 /// `false` are different groups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
+    /// No `isSidechain` key.
     Absent = 0,
+    /// `isSidechain: false`.
     False = 1,
+    /// `isSidechain: true`.
     True = 2,
+    /// `isSidechain` of another type.
     Other = 3,
 }
 
+/// Bits of [`Node::flags`]: what the row's flags and content say of it.
 pub mod flag {
+    /// `isMeta` is true.
     pub const META: u16 = 1;
+    /// `isCompactSummary` is true.
     pub const COMPACT_SUMMARY: u16 = 1 << 1;
+    /// The content holds a `tool_result` block.
     pub const TOOL_RESULT: u16 = 1 << 2;
+    /// The content holds a `tool_use` block.
     pub const TOOL_USE: u16 = 1 << 3;
+    /// `isApiErrorMessage` is true.
     pub const API_ERROR: u16 = 1 << 4;
+    /// `message.model` is `<synthetic>`: the client wrote it, not the model.
     pub const SYNTHETIC: u16 = 1 << 5;
+    /// The content is a plain string.
     pub const STRING_CONTENT: u16 = 1 << 6;
+    /// The content holds a thinking block.
     pub const THINKING: u16 = 1 << 7;
+    /// The content holds a text block.
     pub const TEXT: u16 = 1 << 8;
 }
 
 /// One transcript message (a map entry of the real loader).
 #[derive(Clone, Debug)]
 pub struct Node {
+    /// The message's interned `uuid`.
     pub uuid: Id,
     parent: Id,
     /// Where the content comes from: the last occurrence of the uuid.
     pub offset: u64,
+    /// Length in bytes of that line.
     pub len: u64,
+    /// 1-based line number of that line.
     pub line: u64,
+    /// `timestamp` in milliseconds since the epoch, or a sentinel when absent or unreadable.
     pub ts: i64,
+    /// Dense id of an assistant row's `message.id` (rows of one reply share it); `u32::MAX` otherwise.
     pub msg_id: u32,
+    /// The row's `type`.
     pub kind: Kind,
+    /// A system row's `subtype`.
     pub sub: Sub,
+    /// The row's `isSidechain` as written.
     pub side: Side,
+    /// Bits from [`flag`].
     pub flags: u16,
 }
 
 impl Node {
+    /// Whether any bit of `f` (of [`flag`]) is set.
     pub fn has(&self, f: u16) -> bool {
         self.flags & f != 0
     }
 
+    /// Whether the row is a subagent's (`isSidechain: true`).
     pub fn is_sidechain(&self) -> bool {
         self.side == Side::True
     }
@@ -130,6 +168,7 @@ impl Node {
         (self.parent < INVALID).then_some(self.parent)
     }
 
+    /// Whether the row is a compact boundary.
     pub fn is_boundary(&self) -> bool {
         self.kind == Kind::System && self.sub == Sub::CompactBoundary
     }
@@ -152,10 +191,15 @@ struct Segment {
 /// A compact boundary's metadata, kept for reports.
 #[derive(Clone, Debug, Default)]
 pub struct BoundaryInfo {
+    /// Position of the boundary in [`Transcript::nodes`].
     pub pos: u32,
+    /// `logicalParentUuid`: the message the boundary stands in for.
     pub logical_parent: Option<Id>,
+    /// `compactMetadata.trigger`.
     pub trigger: Option<String>,
+    /// `compactMetadata.preTokens`.
     pub pre_tokens: Option<i64>,
+    /// Whether it keeps a preserved segment (a partial compaction).
     pub has_segment: bool,
 }
 
@@ -163,29 +207,41 @@ pub struct BoundaryInfo {
 /// tables the loaders consult.
 #[derive(Debug, Default)]
 pub struct Transcript {
+    /// The file's name, for messages.
     pub file: String,
+    /// The uuids of the file, interned.
     pub ids: Interner,
     /// `message.id` of assistant rows → dense id (text not kept).
     msg_ids: FxHashMap<Box<str>, u32>,
+    /// The messages, each uuid once, in first-occurrence order.
     pub nodes: Vec<Node>,
     /// Position in `nodes`, by interned id ([`Id::index`]).
     pos_of: Vec<u32>,
     segments: Vec<Segment>,
     /// A snip boundary's position and the ids it removes.
     snips: Vec<(u32, Vec<Id>)>,
+    /// The file's compact boundaries, in file order.
     pub boundaries: Vec<BoundaryInfo>,
+    /// What reading found wrong with the file.
     pub diagnostics: Vec<Diagnostic>,
+    /// Lines read.
     pub lines: u64,
+    /// Lines that are not a JSON object.
     pub bad_lines: u64,
+    /// Messages whose uuid an earlier line already had.
     pub duplicate_uuids: u64,
+    /// Legacy progress rows bridged over in the parent links.
     pub progress_bridged: u64,
+    /// `summary` rows (the other title rows are not counted).
     pub titles: u64,
     /// (offset, length) of each line whose `type` is a title row's (`custom-title`,
     /// `ai-title`, `summary`), in file order: `scan` reads the session's title from them.
     pub title_rows: Vec<(u64, usize)>,
     /// Line of the first occurrence of each duplicated uuid, by its position.
     pub first_lines: FxHashMap<u32, u64>,
+    /// Each distinct `sessionId`, in first-seen order.
     pub session_ids: Vec<String>,
+    /// Each distinct client `version`, in first-seen order.
     pub versions: Vec<String>,
     /// Earliest and latest timestamps of any record.
     span: Option<(i64, i64)>,
@@ -206,10 +262,12 @@ impl Transcript {
         self.pos_of.get(id.index()).copied().filter(|&p| p != NONE)
     }
 
+    /// The message at position `pos`.
     pub fn node(&self, pos: u32) -> &Node {
         &self.nodes[pos as usize]
     }
 
+    /// The uuid of the message at position `pos`, as text.
     pub fn uuid_text(&self, pos: u32) -> String {
         self.ids.text(self.nodes[pos as usize].uuid)
     }

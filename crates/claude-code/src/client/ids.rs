@@ -7,9 +7,13 @@ use super::*;
 /// or the older `claude-<major>[-<minor>]-<family>`, then an optional date or version trailer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Parsed {
+    /// The family (`opus`, `sonnet`, `haiku`…).
     pub family: String,
+    /// The major version.
     pub major: u32,
+    /// The minor version, when the id has one.
     pub minor: Option<u32>,
+    /// Written in the older order, the family last (`claude-3-5-sonnet`).
     pub legacy_order: bool,
     /// The matched `claude-…` part.
     pub base: String,

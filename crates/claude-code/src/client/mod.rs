@@ -15,17 +15,26 @@ pub use table::*;
 /// The providers the client can talk to, in the column order of its tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Provider {
+    /// Anthropic's own API, the default.
     FirstParty,
+    /// Amazon Bedrock (`CLAUDE_CODE_USE_BEDROCK`).
     Bedrock,
+    /// Google Vertex AI (`CLAUDE_CODE_USE_VERTEX`).
     Vertex,
+    /// Microsoft Foundry (`CLAUDE_CODE_USE_FOUNDRY`).
     Foundry,
+    /// Anthropic on AWS (`CLAUDE_CODE_USE_ANTHROPIC_AWS`).
     AnthropicAws,
+    /// Anthropic on Google Cloud (`CLAUDE_CODE_USE_ANTHROPIC_GOOGLE_CLOUD`).
     AnthropicGoogleCloud,
+    /// Set by `CLAUDE_CODE_USE_MANTLE`.
     Mantle,
+    /// A gateway login: never detected from the environment.
     Gateway,
 }
 
 impl Provider {
+    /// The provider's name as the client's settings and reports spell it (`firstParty`, `bedrock`…).
     pub fn name(self) -> &'static str {
         match self {
             Provider::FirstParty => "firstParty",
@@ -56,8 +65,11 @@ impl Provider {
 /// A calendar date of the retirement table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Date {
+    /// The year.
     pub year: i16,
+    /// The month, 1 to 12.
     pub month: i8,
+    /// The day of the month, from 1.
     pub day: i8,
 }
 
@@ -99,12 +111,15 @@ pub enum SystemTurns {
 /// The request fields that follow the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fields {
+    /// `max_tokens`.
     pub max_tokens: u32,
+    /// The `thinking` field.
     pub thinking: Thinking,
     /// `output_config.effort`.
     pub effort: Option<&'static str>,
     /// `context_management` with `clear_thinking_20251015`.
     pub context_management: bool,
+    /// Which turns may carry system messages.
     pub system_turns: SystemTurns,
 }
 
@@ -113,16 +128,20 @@ pub struct Fields {
 pub struct Model {
     /// The canonical id (dated and undated spellings map to it).
     pub id: &'static str,
+    /// The family alias the model belongs to (`opus`, `sonnet`…).
     pub family: &'static str,
     /// The id sent for each provider, in [`Provider`] order (`None`: not offered there).
     pub provider_ids: [Option<&'static str>; 8],
+    /// The request fields the model is sent with.
     pub fields: Fields,
 }
 
 /// A row of the retirement table.
 #[derive(Debug)]
 pub struct Retirement {
+    /// The canonical id of the retired model.
     pub id: &'static str,
+    /// Its display name.
     pub name: &'static str,
     /// From which local midnight the model is retired, per provider in [`Provider`] order.
     pub dates: [Option<Date>; 8],
@@ -131,10 +150,13 @@ pub struct Retirement {
 /// What one client release knows about models.
 #[derive(Debug)]
 pub struct Client {
+    /// The client release (`2.1.332`).
     pub version: &'static str,
+    /// The model catalog.
     pub models: &'static [Model],
     /// Canonical ids the client can name but has no catalog entry for: never restored.
     pub named_only: &'static [&'static str],
+    /// When models are retired, per provider.
     pub retirements: &'static [Retirement],
     /// Exact spellings remapped to the latest Opus unless `CLAUDE_CODE_DISABLE_LEGACY_MODEL_REMAP`.
     pub remap_spellings: &'static [&'static str],
@@ -147,10 +169,14 @@ pub struct Client {
     pub bedrock_regions: &'static [&'static str],
 }
 
+/// A family alias (`opus`, `sonnet`…) and the model it names.
 #[derive(Debug)]
 pub struct Alias {
+    /// The alias (`opus`).
     pub name: &'static str,
+    /// The canonical id it names where no provider exception applies.
     pub default: &'static str,
+    /// The providers where it names another id, and that id.
     pub per_provider: &'static [(Provider, &'static str)],
     /// The environment variable that overrides it (`ANTHROPIC_DEFAULT_OPUS_MODEL`).
     pub env: &'static str,
@@ -195,6 +221,7 @@ pub fn alias<'c>(name: &str, client: &'c Client) -> Option<&'c Alias> {
 }
 
 impl Alias {
+    /// The id the alias names through `p`.
     pub fn for_provider(&self, p: Provider) -> &'static str {
         self.per_provider
             .iter()
@@ -213,6 +240,7 @@ impl Model {
 }
 
 impl Retirement {
+    /// The date from which the model is retired through `p`, if it is.
     pub fn date(&self, p: Provider) -> Option<Date> {
         self.dates[p.column()]
     }

@@ -17,9 +17,17 @@ use cctool_core::model::diag::{Code, Diagnostic, Severity};
 pub enum Effect {
     /// The resumed chain stops at this link; `lost` messages written before it since the
     /// last compaction are not loaded (none: the chain simply starts here).
-    Stops { lost: usize },
+    Stops {
+        /// Messages written before it since the last compaction.
+        lost: usize,
+    },
     /// Claude Code 2.1.332 bridges the gap to the entry on `to_line`, `gap_ms` older.
-    Bridged { to_line: u64, gap_ms: i64 },
+    Bridged {
+        /// The line of the entry bridged to.
+        to_line: u64,
+        /// How much older that entry is, in milliseconds.
+        gap_ms: i64,
+    },
     /// Written before the last compaction, which a resume replaces with its summary.
     Compacted,
     /// A progress row: never loaded, and no loaded message descends from it.
@@ -31,6 +39,7 @@ pub enum Effect {
 }
 
 impl Effect {
+    /// How serious the effect is: an error when loaded messages are lost, else info.
     pub fn severity(self) -> Severity {
         match self {
             Effect::Stops { lost } if lost > 0 => Severity::Error,
@@ -42,12 +51,15 @@ impl Effect {
 /// One parent reference, as written on `line`, that names nothing in the file.
 #[derive(Clone, Copy, Debug)]
 pub struct Dangling {
+    /// The line the reference is written on.
     pub line: u64,
     /// The interned uuid of the row that holds the reference.
     pub uuid: Id,
     /// The interned uuid it references.
     pub parent: Id,
+    /// Whether the row holding it is a legacy progress row.
     pub progress: bool,
+    /// What the broken link does to the conversation a resume loads.
     pub effect: Effect,
 }
 

@@ -11,6 +11,7 @@
 pub enum Json {
     /// Keys with their quotes, as written.
     Object(Vec<(String, Json)>),
+    /// Elements in order.
     Array(Vec<Json>),
     /// A string (with its quotes), a number, `true`, `false` or `null`, as written.
     Scalar(String),
@@ -50,6 +51,7 @@ impl Json {
         }
     }
 
+    /// The value under `key` of an object (the first if repeated); `None` for other values.
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
         match self {
             Json::Object(m) => m
@@ -74,6 +76,7 @@ impl Json {
         Some(&mut m[at].1)
     }
 
+    /// Removes every member named `key` of an object; does nothing to other values.
     pub fn remove(&mut self, key: &str) {
         if let Json::Object(m) = self {
             m.retain(|(k, _)| unquoted(k).as_deref() != Some(key));

@@ -46,7 +46,9 @@ pub enum How {
 /// Where a fallback model came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fallback {
+    /// The `model` setting.
     Settings,
+    /// The client's default model.
     Default,
 }
 
@@ -55,6 +57,7 @@ pub enum Fallback {
 pub struct RequestModel {
     /// The model id the request names.
     pub model: String,
+    /// How the model was chosen.
     pub how: How,
     /// For a fallback, where it came from.
     pub fallback: Option<Fallback>,
@@ -69,9 +72,13 @@ pub struct RequestModel {
     pub session_retires: Option<Date>,
     /// Whether the session's model is a legacy Opus the client always runs as the latest Opus.
     pub session_remapped: bool,
+    /// Which other models' thinking blocks the request keeps.
     pub policy: ThinkingPolicy,
+    /// Why that policy applies.
     pub policy_reason: String,
+    /// The request fields the model is sent with.
     pub fields: Fields,
+    /// The provider requests go to.
     pub provider: Provider,
     /// Whether requests go to Anthropic's own API (see `Config::anthropic_base_url`): the
     /// client then sends some blocks a proxy never gets (C8).
@@ -349,7 +356,6 @@ pub fn default_model(cfg: &Config, client: &Client) -> String {
 pub const DEFAULT_ASSUMPTION: &str =
     "an API key or a Pro/Max/Team/Enterprise login (an OAuth login without a subscription defaults to Sonnet)";
 
-/// Chooses the request model of a resume of `chain` under `cfg`.
 /// [`choose`] under the configuration a resume of this session would read: the user's own
 /// settings and environment, with `overrides` given on the command line. `scan`, `compact`
 /// and `--api-view` size and build the request the same way.
@@ -364,6 +370,7 @@ pub fn choose_for(
     choose(t, chain, src, &cfg)
 }
 
+/// Chooses the request model of a resume of `chain` under `cfg`.
 pub fn choose(t: &Transcript, chain: &Chain, src: &Source, cfg: &Config) -> std::io::Result<RequestModel> {
     let session = session_model(t, chain, src)?;
     Ok(decide(session, cfg, &CLIENT))

@@ -11,29 +11,47 @@ pub const ENVIRONMENT_BLOCK: &str = "# Environment\n[written by the client when 
 /// Everything the answer assumed, for the `api_view` record.
 #[derive(Serialize, Debug, Clone)]
 pub struct Assumptions {
+    /// The client release the answer emulates.
     pub client: &'static str,
+    /// The time of the resume, as text.
     pub as_of: String,
+    /// Whether that time was given (`--as-of`) rather than read from the clock.
     pub as_of_given: bool,
+    /// The time zone's name.
     pub time_zone: String,
+    /// The provider requests go to.
     pub provider: &'static str,
+    /// `ANTHROPIC_BASE_URL`, when set.
     pub base_url: Option<String>,
+    /// Where the base URL came from.
     pub base_url_from: Option<&'static str>,
+    /// The settings files looked for, and what became of each.
     pub settings: Vec<SettingsRead>,
+    /// The `model` setting in force, if any.
     pub settings_model: Option<String>,
+    /// What set the model explicitly (`--model`, `ANTHROPIC_MODEL`…), if anything did.
     pub explicit: Option<String>,
+    /// The model a resume falls back to when it does not restore the session's.
     pub default_model: String,
+    /// What that default assumes about the login.
     pub default_model_assumes: &'static str,
+    /// Why the thinking policy is what it is.
     pub thinking_policy_because: String,
 }
 
+/// One settings file, as the report shows it.
 #[derive(Serialize, Debug, Clone)]
 pub struct SettingsRead {
+    /// `user`, `project`, `local`, `managed` or `given`.
     pub scope: &'static str,
+    /// The file's path.
     pub path: String,
+    /// `read`, `absent`, or why it was ignored.
     pub status: String,
 }
 
 impl RequestModel {
+    /// What the answer assumed, given the configuration it was chosen under.
     pub fn assumptions(&self, cfg: &Config) -> Assumptions {
         Assumptions {
             client: CLIENT.version,

@@ -95,6 +95,7 @@ pub struct CodexView {
     pub items: Vec<String>,
     /// How often each rule changed something.
     pub fired: BTreeMap<&'static str, usize>,
+    /// The model the request is for, and what it takes.
     pub model: ModelInfo,
     /// Lines of items kept as written although the client would change them (X11).
     pub not_reproduced: Vec<u64>,
@@ -109,6 +110,7 @@ impl CodexView {
         crate::model::approx_tokens(body + 2 + self.items.len().saturating_sub(1))
     }
 
+    /// The rules that fired, with counts, in report order (see [`rules_of`]).
     pub fn rules(&self) -> Vec<serde_json::Value> {
         rules_of(&self.fired)
     }

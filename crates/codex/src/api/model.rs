@@ -3,7 +3,9 @@
 /// How much of a tool output Codex keeps when it records it: a byte or a token budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Budget {
+    /// A budget in bytes.
     Bytes(usize),
+    /// A budget in tokens.
     Tokens(usize),
 }
 
@@ -57,6 +59,7 @@ pub struct ModelInfo {
     pub entry: Option<&'static str>,
     /// The recording budget, already multiplied by 1.2 as Codex does.
     pub budget: Budget,
+    /// The model takes `detail: "original"` for images (it is in the catalog).
     pub original_detail: bool,
     /// Requests go through Responses Lite, which takes no image `detail`.
     pub responses_lite: bool,

@@ -92,7 +92,14 @@ fn is_api_item_type(ty: &str) -> bool {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ItemSrc {
     /// A byte range of the file, exactly as written.
-    Raw { offset: u64, len: u32, line: u64 },
+    Raw {
+        /// Where the JSON starts.
+        offset: u64,
+        /// Its length in bytes.
+        len: u32,
+        /// The line it is on.
+        line: u64,
+    },
     /// JSON made by the reconstruction itself (legacy compaction rebuilds).
     Synth(String),
 }
@@ -100,8 +107,11 @@ pub enum ItemSrc {
 /// One ResponseItem with what reconstruction needs to know about it.
 #[derive(Clone, Debug)]
 pub struct Item {
+    /// Where the item's JSON is.
     pub src: ItemSrc,
+    /// The item's `type`.
     pub ty: String,
+    /// A message's `role`.
     pub role: Option<String>,
     /// Sent to the model (not `Other`, not a system message, not a trigger).
     pub api: bool,
@@ -125,41 +135,63 @@ pub struct Item {
 /// Turn-lifecycle and history events of `event_msg` lines.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
+    /// `task_started` or `turn_started`, with its turn id if given.
     TaskStarted(Option<String>),
+    /// `task_complete` or `turn_complete`, with its turn id if given.
     TaskComplete(Option<String>),
+    /// `turn_aborted`, with its turn id if given.
     TurnAborted(Option<String>),
+    /// `user_message`.
     UserMessage,
+    /// `thread_rolled_back`: how many turns it drops.
     RolledBack(u64),
+    /// Any other event.
     Other,
 }
 
 /// One rollout record, in file order.
 #[derive(Clone, Debug)]
 pub enum Record {
+    /// `session_meta`: the header.
     SessionMeta {
+        /// The session id.
         id: Option<String>,
+        /// The version of the Codex that wrote the file.
         cli_version: Option<String>,
     },
+    /// A `response_item`: one history item.
     Response(Item),
+    /// A `compacted` line: a compaction.
     Compacted(Compacted),
+    /// `turn_context`: the settings a turn ran with.
     TurnContext {
+        /// The turn's id.
         turn_id: Option<String>,
+        /// The model the turn asked.
         model: Option<String>,
     },
+    /// An `event_msg` that reconstruction reads.
     Event(Event),
     /// Inter-agent input (paginated era): replayed as a model-visible item.
     InterAgent(Item),
+    /// Any other line.
     Other,
 }
 
+/// A `compacted` line.
 #[derive(Clone, Debug)]
 pub struct Compacted {
+    /// The line it is on.
     pub line: u64,
     /// The payload's byte range in the file (window fields, item bodies are read from it).
     pub offset: u64,
+    /// Length in bytes of that range.
     pub len: u64,
+    /// `message`: the summary of a local compaction.
     pub message: String,
+    /// `replacement_history`: the history that replaces everything before, when written.
     pub replacement_history: Option<Vec<Item>>,
+    /// The line's `timestamp`, as written.
     pub timestamp: Option<String>,
     /// An item of the replacement history cannot be read into Codex's types, so Codex skips
     /// the whole line: it is listed, never resumed from.
@@ -169,12 +201,19 @@ pub struct Compacted {
 /// All records of a rollout, with the era it was written in.
 #[derive(Debug, Default)]
 pub struct Rollout {
+    /// The file's name, for messages.
     pub file: String,
+    /// Each record with its line number.
     pub records: Vec<(u64, Record)>,
+    /// The layout the file was written in.
     pub era: Era,
+    /// What reading found wrong with the file.
     pub diagnostics: Vec<Diagnostic>,
+    /// Lines that could not be read as JSON.
     pub bad_lines: u64,
+    /// `ghost_snapshot` items, which are never sent.
     pub ghost_snapshots: u64,
+    /// Items of a `type` never sent to the model (besides messages and compaction triggers).
     pub unknown_items: u64,
     /// Earliest and latest line timestamps, in milliseconds.
     pub time_span: Option<(i64, i64)>,
@@ -189,6 +228,7 @@ pub struct Rollout {
     pub unreadable_lines: Vec<u64>,
 }
 
+/// The layout a rollout was written in, by Codex's age.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Era {
     /// `{"timestamp","type","payload"}` lines (2025-09-09 on).

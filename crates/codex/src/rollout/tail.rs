@@ -55,10 +55,12 @@ pub fn one_line(line: &Line<'_>) -> Rollout {
 pub struct TailCheck {
     /// The number and offset of the last line marked `compacted`.
     pub last_compacted: Option<(u64, u64)>,
+    /// Some line is marked as rolling back turns.
     pub rollback: bool,
 }
 
 impl TailCheck {
+    /// Takes in the marks `m` of line `no`, which starts at byte `offset`.
     pub fn add(&mut self, no: u64, offset: u64, m: Marks) {
         if m.compacted {
             self.last_compacted = Some((no, offset));
@@ -74,7 +76,12 @@ pub enum Candidate {
     Whole(Rollout),
     /// The records from the line at `offset` on (the last compaction, as the search from the
     /// end found it), their lines numbered from 1 there.
-    Tail { offset: u64, rollout: Rollout },
+    Tail {
+        /// Byte offset of that line in the file.
+        offset: u64,
+        /// The records from it on.
+        rollout: Rollout,
+    },
 }
 
 /// Reads the records from the last line holding `"compacted"` that `marks` marks compacted
