@@ -39,6 +39,12 @@ pub fn is_sub_session_path(path: &Path) -> bool {
     all().any(|a| a.is_sub_session_path(path))
 }
 
+/// Checks what was said about the resume (`--as-of`, `--settings`, …) with every agent that reads
+/// it, once per run: the first agent's refusal.
+pub fn check_resume(resume: &crate::model::resume::Overrides) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    all().try_for_each(|a| a.check_resume(resume))
+}
+
 /// The agent whose format is called `name` ([`Format::name`]).
 pub fn by_name(name: &str) -> Option<&'static dyn Agent> {
     use clap::ValueEnum;

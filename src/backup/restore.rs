@@ -148,8 +148,10 @@ pub fn target(f: &FileEntry, to: Option<&Path>, roots: &[(&str, PathBuf)]) -> Re
     if f.rel.is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
         return Err(Escape::Rel(f.rel.clone()));
     }
-    let store = crate::agents::store_by_name(&f.agent).ok_or_else(|| Escape::UnknownAgent(f.agent.clone()))?;
-    let (agent, folders) = (store.display_name(), store.session_folders());
+    let (agent, store) = crate::agents::by_name(&f.agent)
+        .and_then(|a| Some((a.about().display_name, a.store()?)))
+        .ok_or_else(|| Escape::UnknownAgent(f.agent.clone()))?;
+    let folders = store.session_folders();
     let top = rel.components().next().map(|c| c.as_os_str());
     if !top.is_some_and(|t| folders.iter().any(|f| t == *f)) || !crate::io::paths::is_candidate(rel) {
         return Err(Escape::NotASession {

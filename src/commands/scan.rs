@@ -37,9 +37,7 @@ pub struct Total {
 pub fn run(g: &GlobalArgs, a: &ScanArgs) -> super::Result<ExitStatus> {
     let overrides = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
-    for agent in crate::agents::all() {
-        agent.check_resume(&overrides).map_err(super::error::Usage::Resume)?;
-    }
+    crate::agents::check_resume(&overrides).map_err(super::error::Usage::Resume)?;
     if let Some(table) = a.rows.rows {
         return super::scan_rows::run(g, a, table);
     }

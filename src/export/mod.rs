@@ -153,7 +153,7 @@ pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redact
     Ok(Doc {
         title,
         file,
-        agent: agent.export_name(),
+        agent: agent.about().display_name,
         project,
         last_ms: record.as_ref().and_then(|r| r.last_ms),
         entries,

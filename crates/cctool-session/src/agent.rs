@@ -27,6 +27,7 @@ impl Agent for Cctool {
         &About {
             format: Format::CctoolSession,
             short_name: "cctool",
+            display_name: "cctool session",
             json_lines: false,
             measure: compact::Measure::Content,
             loaders: false,
@@ -97,10 +98,6 @@ impl Agent for Cctool {
 
     fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
         super::rows::rows(table, src, opts)
-    }
-
-    fn export_name(&self) -> &'static str {
-        "cctool session"
     }
 
     fn export_entries(

@@ -27,6 +27,7 @@ impl Agent for ClaudeCode {
         &About {
             format: Format::ClaudeCode,
             short_name: "claude",
+            display_name: "Claude Code",
             json_lines: true,
             measure: compact::Measure::Request,
             loaders: true,
@@ -104,10 +105,6 @@ impl Agent for ClaudeCode {
 
     fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
         Ok(super::rows::rows(table, src, opts)?)
-    }
-
-    fn export_name(&self) -> &'static str {
-        "Claude Code"
     }
 
     fn export_entries(

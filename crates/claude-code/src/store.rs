@@ -109,10 +109,6 @@ pub fn config_dir() -> Option<PathBuf> {
 pub struct ClaudeCodeStore;
 
 impl crate::agents::Store for ClaudeCodeStore {
-    fn display_name(&self) -> &'static str {
-        "Claude Code"
-    }
-
     fn session_folders(&self) -> &'static [&'static str] {
         &["projects"]
     }

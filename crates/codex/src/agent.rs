@@ -29,6 +29,7 @@ impl Agent for Codex {
         &About {
             format: Format::Codex,
             short_name: "codex",
+            display_name: "Codex",
             json_lines: true,
             measure: compact::Measure::History,
             loaders: false,
@@ -119,10 +120,6 @@ impl Agent for Codex {
 
     fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
         Ok(super::rows::rows(table, src, opts)?)
-    }
-
-    fn export_name(&self) -> &'static str {
-        "Codex"
     }
 
     fn export_entries(

@@ -590,10 +590,6 @@ pub fn codex_home() -> Option<PathBuf> {
 pub struct CodexStore;
 
 impl crate::agents::Store for CodexStore {
-    fn display_name(&self) -> &'static str {
-        "Codex"
-    }
-
     fn session_folders(&self) -> &'static [&'static str] {
         &["sessions", "archived_sessions"]
     }

@@ -43,6 +43,9 @@ pub struct About {
     pub format: Format,
     /// The agent's name in the scan table's agent column.
     pub short_name: &'static str,
+    /// The agent's name in sentences and documents (`Claude Code`): what an export's page
+    /// shows and what a backup's refusals name.
+    pub display_name: &'static str,
     /// Whether its files are JSON Lines written a record at a time (else one JSON document).
     pub json_lines: bool,
     /// What `compact` counts: the tokens that matter to this agent on resume.
@@ -144,9 +147,6 @@ pub trait Agent: Sync {
     /// [`Agent::summaries`], the same for every agent).
     fn rows(&self, table: Table, src: &Source, opts: &crate::model::rows::Options) -> crate::error::Result<FileRows>;
 
-    /// `export`: the agent's name as a document shows it.
-    fn export_name(&self) -> &'static str;
-
     /// `export`: the session as a document's entries (what a resume loads, or with `full`
     /// the whole history with each compaction marked), each record parsed by `parse`, which
     /// redacts it when asked.
@@ -220,9 +220,6 @@ pub trait Agent: Sync {
 /// An agent's own store of sessions: the folders below its root that hold them, how its
 /// files there are named and what a backup keeps of them.
 pub trait Store: Sync {
-    /// The agent's name in sentences about its store (`Claude Code`).
-    fn display_name(&self) -> &'static str;
-
     /// The folders below a store's root that hold sessions: a store found at
     /// `ROOT/<folder>` is this agent's.
     fn session_folders(&self) -> &'static [&'static str];
