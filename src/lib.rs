@@ -23,8 +23,19 @@ use clap::Parser;
 
 pub use cctool_core::{ExitStatus, compact, convert, error, io, model, output, slim, summary, v5};
 
-/// Runs cctool with these arguments (the first is the program name).
+/// Runs cctool with these arguments (the first is the program name), knowing the agents it is
+/// built with ([`agents::BUILTIN`]).
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
+    run_with(agents::BUILTIN, args)
+}
+
+/// Runs cctool knowing the agents of `registry`, in its order: a program that adds an agent
+/// to cctool's is its crate and this call with one more line in the list.
+pub fn run_with(
+    registry: &'static [&'static dyn agents::Agent],
+    args: impl IntoIterator<Item = OsString>,
+) -> ExitStatus {
+    agents::registry::install(registry);
     io::mapguard::quiet_panics();
     let cli = match cli::Cli::try_parse_from(args) {
         Ok(c) => c,

@@ -1,14 +1,12 @@
 //! The project's fixtures read by each agent's converter, for the tests of conversion across agents: through
 //! the registry, since a test of one agent's writer writes every agent's conversations.
 
-use clap::ValueEnum;
-
-use super::agent;
+use super::{agent, claude_code};
 use crate::io::Source;
-use crate::model::Format;
+use crate::model::AgentId;
 
 /// Every fixture `convert` reads (a Claude Code transcript or Codex rollout), with its format.
-pub fn fixture_sources() -> Vec<(Source, Format)> {
+pub fn fixture_sources() -> Vec<(Source, AgentId)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     walkdir::WalkDir::new(&root)
         .into_iter()
@@ -30,10 +28,10 @@ pub fn fixture_sources() -> Vec<(Source, Format)> {
 fn json_texts_write_the_lines_of_plain_texts() {
     use crate::convert::model::{self, Body, Entry};
     use crate::convert::testing::{call, img, json, result, text};
-    let claude_code = agent(Format::ClaudeCode).converter().unwrap();
+    let claude_code = agent(claude_code::ID).converter().unwrap();
     let mut convs: Vec<Vec<Entry>> = Vec::new();
     for (src, format) in fixture_sources() {
-        if format != Format::ClaudeCode {
+        if format != claude_code::ID {
             continue;
         }
         for full in [false, true] {
@@ -78,11 +76,7 @@ fn json_texts_write_the_lines_of_plain_texts() {
     );
     let (mut compared, mut held) = (0, 0);
     // Each writer reads the calls through another agent's tools, as a conversion does.
-    let converting: Vec<&'static dyn crate::agents::Agent> = Format::value_variants()
-        .iter()
-        .map(|&f| agent(f))
-        .filter(|a| a.converter().is_some())
-        .collect();
+    let converting: Vec<&'static dyn crate::agents::Agent> = super::all().filter(|a| a.converter().is_some()).collect();
     assert_eq!(converting.len(), 2);
     let writers: Vec<(
         crate::convert::MakeWriter,

@@ -141,7 +141,7 @@ fn named(archive: &Path, rest: Option<&str>) -> Result<Named, NameError> {
     // agent's.
     if let Some((f, _)) = sessions
         .iter()
-        .find(|(f, _)| crate::agents::store_by_name(&f.agent).is_none())
+        .find(|(f, _)| crate::agents::registry().store_by_name(&f.agent).is_none())
     {
         return Err(NameError::UnknownAgent {
             archive: archive.to_path_buf(),
@@ -186,12 +186,14 @@ fn named(archive: &Path, rest: Option<&str>) -> Result<Named, NameError> {
 /// The folder of the archive that holds `f`'s agent's files (its agent is known: checked
 /// before).
 fn top(f: &FileEntry) -> &'static str {
-    crate::agents::store_by_name(&f.agent).map_or("", |s| s.archive_folder())
+    crate::agents::registry()
+        .store_by_name(&f.agent)
+        .map_or("", |s| s.archive_folder())
 }
 
 /// Whether `rest` is an agent's folder of the archive or a path below one.
 fn under_an_agent(rest: &str) -> bool {
-    crate::agents::stores().any(|s| {
+    crate::agents::registry().stores().any(|s| {
         let top = s.archive_folder();
         rest == top || rest.strip_prefix(top).is_some_and(|r| r.starts_with('/'))
     })

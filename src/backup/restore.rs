@@ -43,7 +43,9 @@ pub fn session_of(f: &FileEntry) -> Option<String> {
     }
     let stem = Path::new(&f.path).file_stem().map(|s| s.to_string_lossy().into_owned());
     // A session file its agent names by its session id is resumed by that name.
-    if let Some(store) = crate::agents::store_by_name(&f.agent).filter(|s| s.resumes_by_name())
+    if let Some(store) = crate::agents::registry()
+        .store_by_name(&f.agent)
+        .filter(|s| s.resumes_by_name())
         && stem.as_deref().is_some_and(|s| store.id_in_stem(s) == Some(s))
     {
         return stem;
@@ -132,7 +134,7 @@ pub fn store_roots(stores: &crate::io::paths::Stores) -> Vec<(&'static str, Path
         .looked
         .iter()
         .filter_map(|d| {
-            let (agent, _) = crate::agents::store_of_folder(d)?;
+            let (agent, _) = crate::agents::registry().store_of_folder(d)?;
             Some((agent.about().format.name(), d.parent()?.to_path_buf()))
         })
         .collect();
@@ -148,7 +150,8 @@ pub fn target(f: &FileEntry, to: Option<&Path>, roots: &[(&str, PathBuf)]) -> Re
     if f.rel.is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
         return Err(Escape::Rel(f.rel.clone()));
     }
-    let (agent, store) = crate::agents::by_name(&f.agent)
+    let (agent, store) = crate::agents::registry()
+        .by_name(&f.agent)
         .and_then(|a| Some((a.about().display_name, a.store()?)))
         .ok_or_else(|| Escape::UnknownAgent(f.agent.clone()))?;
     let folders = store.session_folders();

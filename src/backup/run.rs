@@ -126,7 +126,8 @@ pub fn session_meta(found: &Found) -> Option<SessionMeta> {
         return None;
     }
     let src = crate::io::Source::open_path(&found.path, crate::io::MmapChoice::Never).ok()?;
-    let rec = crate::agents::by_name(found.agent)?
+    let rec = crate::agents::registry()
+        .by_name(found.agent)?
         .scan(&src, &Default::default())
         .ok()?;
     Some(SessionMeta {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 /// A file to back up.
 #[derive(Debug, Clone)]
 pub struct Found {
-    /// The agent's name ([`crate::model::Format::name`]), as the manifest records it.
+    /// The agent's name ([`crate::model::AgentId::name`]), as the manifest records it.
     pub agent: &'static str,
     /// `session`, `subagent`, or the side file's role.
     pub role: &'static str,
@@ -25,7 +25,7 @@ pub fn files(stores: &crate::io::paths::Stores, problems: &mut Vec<String>) -> V
     let mut extra = std::collections::BTreeSet::new();
     for dir in &stores.found {
         let Some(parent) = dir.parent() else { continue };
-        let Some((agent, store)) = crate::agents::store_of_folder(dir) else {
+        let Some((agent, store)) = crate::agents::registry().store_of_folder(dir) else {
             continue;
         };
         let agent = agent.about().format.name();

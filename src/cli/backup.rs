@@ -164,5 +164,5 @@ pub struct HooksRunArgs {
 
 /// The values AGENT takes in `hooks`: the agents that have hooks, by their format's name.
 fn hooks_agents() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(crate::agents::hooks_names())
+    clap::builder::PossibleValuesParser::new(crate::agents::registry().hooks_names())
 }

@@ -2,22 +2,13 @@
 
 use super::*;
 
-/// The format `convert` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ConvertTarget {
-    /// A Claude Code transcript.
-    ClaudeCode,
-    /// A Codex rollout.
-    Codex,
-    /// A cctool v5 session (the import of `migrate`).
-    Cctool,
-}
-
-impl ConvertTarget {
-    /// The format of the agent that writes the target: the one place `--to` names an agent.
-    pub fn format(self) -> Format {
-        crate::agents::convert_target(self)
-    }
+/// The values `--to` takes: the agents `convert` writes, by the name each gives itself there.
+fn convert_targets() -> impl clap::builder::TypedValueParser<Value = AgentId> {
+    super::agent_values(
+        crate::agents::convert_targets()
+            .into_iter()
+            .map(|(id, v)| (id, v.name, v.help)),
+    )
 }
 
 /// Continue a session in the other agent: a Claude Code transcript as a Codex rollout, or back.
@@ -64,8 +55,8 @@ pub struct ConvertArgs {
     pub file: PathBuf,
 
     /// The format to write.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub to: ConvertTarget,
+    #[arg(long, value_parser = convert_targets(), value_name = "FORMAT")]
+    pub to: AgentId,
 
     /// Carry the whole history, each compaction written as the target's own compaction.
     #[arg(long)]

@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::agents::claude_code::chain::Loader;
 use crate::agents::codex::history::Replay;
 use crate::io::MmapChoice;
-use crate::model::Format;
+use crate::model::AgentId;
 use crate::model::diag::{Code, Severity};
 use crate::model::resume::{Overrides, ThinkingPolicy};
 use crate::output::ColorChoice;
@@ -77,12 +77,38 @@ pub struct GlobalArgs {
 
     /// Read inputs as this format where their content does not say (a file whose content is
     /// another format's is refused).
-    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
-    pub input_format: Option<Format>,
+    #[arg(long, global = true, value_parser = input_formats(), value_name = "FORMAT")]
+    pub input_format: Option<AgentId>,
 
     /// Print no diagnostics on stderr (errors that stop the command are still printed).
     #[arg(short, long, global = true)]
     pub quiet: bool,
+}
+
+/// The values `--input-format` takes: every agent of the registry, by its format's name.
+fn input_formats() -> impl clap::builder::TypedValueParser<Value = AgentId> {
+    agent_values(crate::agents::all().map(|a| (a.about().format, a.about().format.name(), a.about().names.input_help)))
+}
+
+/// A parser of `values` (the agent, its name, its help) that gives the agent named.
+fn agent_values(
+    values: impl Iterator<Item = (AgentId, &'static str, &'static str)>,
+) -> impl clap::builder::TypedValueParser<Value = AgentId> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values: Vec<_> = values.collect();
+    let named = values.iter().map(|&(id, name, _)| (name, id)).collect::<Vec<_>>();
+    PossibleValuesParser::new(
+        values
+            .into_iter()
+            .map(|(_, name, help)| PossibleValue::new(name).help(help)),
+    )
+    .try_map(move |name| {
+        named
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, id)| id)
+            .ok_or_else(|| format!("no agent is called {name}"))
+    })
 }
 
 impl GlobalArgs {

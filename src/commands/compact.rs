@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::io::Source;
 use crate::io::atomic::{Seen, occupied};
 use crate::io::paths::{beside, same_file};
-use crate::model::Format;
+use crate::model::AgentId;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 
@@ -173,7 +173,7 @@ fn in_store(input: &Path) -> bool {
 
 /// A file being written by its agent must not be snapshotted: the agent's next line would be
 /// lost from the copy, or (in place) race the rename.
-fn refuse_live(src: &Source, format: Format, force: bool) -> super::Result<()> {
+fn refuse_live(src: &Source, format: AgentId, force: bool) -> super::Result<()> {
     if force {
         return Ok(());
     }

@@ -20,7 +20,7 @@ use crate::convert::stream::Lines;
 use crate::error::Error as CoreError;
 use crate::io::Input;
 use crate::io::atomic::{HeldOpen, Seen, extend_by, refusal, write_new_file_by, write_stdout};
-use crate::model::Format;
+use crate::model::AgentId;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 
@@ -56,7 +56,7 @@ pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> super::Result<ExitStatus> {
     let mut r = Report {
         file: a.file.display().to_string(),
         to: {
-            let to = a.to.format();
+            let to = a.to;
             crate::agents::agent(to).import_target().unwrap_or(to.name()).into()
         },
         output: a
@@ -116,7 +116,7 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
     {
         return Err(JobError::from(Refusal::ReplacesInput).into());
     }
-    let to = a.to.format();
+    let to = a.to;
     if crate::agents::agent(to).import_target().is_some() {
         if a.into_store {
             return Err(JobError::from(Refusal::CctoolIntoStore).into());
@@ -131,7 +131,7 @@ fn convert(g: &GlobalArgs, a: &ConvertArgs, r: &mut Report) -> Result<(), Conver
             name: to.name(),
         });
     }
-    let side = |f: Format| {
+    let side = |f: AgentId| {
         crate::agents::agent(f)
             .converter()
             .ok_or_else(|| JobError::from(Refusal::from(FormatRefusal::Convert(f))))
@@ -266,7 +266,7 @@ fn write_conversion(
     r: &mut Report,
     input: &Input,
     out: Option<PathBuf>,
-    to: Format,
+    to: AgentId,
     into: &dyn Converter,
     head: crate::convert::model::Conversation,
     rx: std::sync::mpsc::Receiver<crate::convert::model::Msg>,
@@ -431,7 +431,7 @@ fn write_conversion(
 
 /// The target's session id: a UUID derived from the source session, the target format and
 /// what is carried, so converting again names the same session.
-fn target_session_id(c: &crate::convert::model::Conversation, to: crate::model::Format, full: bool) -> String {
+fn target_session_id(c: &crate::convert::model::Conversation, to: crate::model::AgentId, full: bool) -> String {
     let from = c.source.map_or("", |f| f.name());
     let scope = if full { "full" } else { "resumed" };
     crate::compact::ids::uuid(&["cctool-convert", from, &c.session_id, to.name(), scope])
@@ -503,7 +503,7 @@ fn register(into: &dyn Converter, path: &Path, r: &mut Report) {
 /// `--to cctool`: the import `migrate` writes, effective unless `--full`.
 fn to_import(
     src: &crate::io::Source,
-    format: Format,
+    format: AgentId,
     a: &ConvertArgs,
     out: Option<&Path>,
     r: &mut Report,

@@ -73,7 +73,9 @@ impl CodeCount {
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> super::Result<ExitStatus> {
     let resume = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
-    crate::agents::check_resume(&resume).map_err(super::error::Usage::Resume)?;
+    crate::agents::registry()
+        .check_resume(&resume)
+        .map_err(super::error::Usage::Resume)?;
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
     let outcomes = super::each_session(&expanded.inputs, &named, g, "doctor", |src, format| {
         crate::agents::agent(format).doctor(src, &resume)

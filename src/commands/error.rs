@@ -266,16 +266,16 @@ pub enum Refusal {
 pub enum FormatRefusal {
     /// `decompress` of a file that is not a cctool session.
     #[error("is a {} file; decompress restores tier-1 placeholders of cctool v5 sessions", .0.name())]
-    Decompress(crate::model::Format),
+    Decompress(crate::model::AgentId),
     /// `slim` of a file without payloads it knows.
     #[error("a {} file holds no payloads slim knows; it slims Claude Code transcripts and Codex rollouts", .0.name())]
-    Slim(crate::model::Format),
+    Slim(crate::model::AgentId),
     /// `convert` from or to a format it does not read or write.
     #[error(
         "convert reads and writes Claude Code transcripts and Codex rollouts; a {} is imported with --to cctool or migrated with cctool migrate",
         .0.name()
     )]
-    Convert(crate::model::Format),
+    Convert(crate::model::AgentId),
     /// `convert --to cctool` of a cctool session.
     #[error("already a cctool session: cctool migrate brings it to v5")]
     AlreadyCctool,

@@ -15,7 +15,7 @@ use crate::error::Error as CoreError;
 use crate::export::{self, ExportError, Scope, Summary, html, markdown, records};
 use crate::io::Input;
 use crate::io::atomic::{Output, write_new_file_by, write_stdout};
-use crate::model::Format;
+use crate::model::AgentId;
 use crate::output::Out;
 use crate::output::progress::file_bar;
 use crate::output::report::Reporter;
@@ -227,7 +227,7 @@ fn exported_inputs(found: &[Input], named: &std::collections::HashSet<Input>, a:
         .filter(|i| {
             named.contains(*i)
                 || !inline_subagents
-                || !matches!(i, Input::Path(p) if crate::agents::is_sub_session_path(p))
+                || !matches!(i, Input::Path(p) if crate::agents::registry().is_sub_session_path(p))
         })
         .cloned()
         .collect()
@@ -298,7 +298,7 @@ struct Job<'a> {
 
 /// Exports one input to its destination: where it went, and the index page's summary of a
 /// document.
-fn export_one(job: &Job<'_>, src: &crate::io::Source, format: Format) -> Result<(Dest, Option<Summary>), Error> {
+fn export_one(job: &Job<'_>, src: &crate::io::Source, format: AgentId) -> Result<(Dest, Option<Summary>), Error> {
     let a = job.a;
     let dest = job.by_name.get(src.name()).copied().cloned().unwrap_or(Dest::Stdout);
     let r = job.redactor;

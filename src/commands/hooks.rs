@@ -43,7 +43,8 @@ pub fn run(g: &GlobalArgs, a: &HooksArgs) -> super::Result<ExitStatus> {
 /// The agent `name` names and its hooks: the one place the `hooks` commands' AGENT becomes
 /// an agent; one without hooks is refused.
 fn with_hooks(name: &str) -> Result<(&'static dyn Agent, &'static dyn Hooks), HooksError> {
-    crate::agents::by_name(name)
+    crate::agents::registry()
+        .by_name(name)
         .and_then(|a| Some((a, a.hooks()?)))
         .ok_or_else(|| HooksError::NoHooks(name.to_string()))
 }

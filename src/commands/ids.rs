@@ -258,7 +258,7 @@ fn session_files(store: &Path) -> Vec<PathBuf> {
                 || !e
                     .file_name()
                     .to_str()
-                    .is_some_and(|n| crate::agents::stores().any(|s| s.is_side_folder(n)))
+                    .is_some_and(|n| crate::agents::registry().stores().any(|s| s.is_side_folder(n)))
         });
     let mut files: Vec<PathBuf> = walker
         .flatten()
@@ -266,7 +266,7 @@ fn session_files(store: &Path) -> Vec<PathBuf> {
         .filter(|e| {
             !e.path()
                 .to_str()
-                .is_some_and(|p| crate::agents::stores().any(|s| s.is_sub_session(p)))
+                .is_some_and(|p| crate::agents::registry().stores().any(|s| s.is_sub_session(p)))
         })
         .map(walkdir::DirEntry::into_path)
         .collect();
@@ -279,7 +279,7 @@ fn session_files(store: &Path) -> Vec<PathBuf> {
 fn id_in_name(name: &str) -> Option<&str> {
     let name = name.strip_suffix(".zst").unwrap_or(name);
     let stem = name.strip_suffix(".jsonl").or_else(|| name.strip_suffix(".json"))?;
-    crate::agents::stores().find_map(|s| s.id_in_stem(stem))
+    crate::agents::registry().stores().find_map(|s| s.id_in_stem(stem))
 }
 
 /// How many lines of a head are looked at: a Claude Code transcript may open with a few
@@ -301,7 +301,9 @@ fn facts_of_head(head: &[u8]) -> HeadFacts {
             continue;
         };
         // The first agent whose record it is reads it.
-        let _ = crate::agents::stores().any(|s| s.read_head(&rec, &mut facts));
+        let _ = crate::agents::registry()
+            .stores()
+            .any(|s| s.read_head(&rec, &mut facts));
         if facts.id.is_some() && facts.cwd.is_some() {
             break;
         }

@@ -277,7 +277,7 @@ pub fn each_session<T: Send, E: std::fmt::Display>(
     named: &std::collections::HashSet<crate::io::Input>,
     g: &crate::cli::GlobalArgs,
     what: &str,
-    work: impl Fn(&crate::io::Source, crate::model::Format) -> Result<T, E> + Sync,
+    work: impl Fn(&crate::io::Source, crate::model::AgentId) -> Result<T, E> + Sync,
 ) -> Vec<FileOutcome<T>> {
     each_session_reading(inputs, named, g, what, crate::io::ReadMode::Whole, work)
 }
@@ -290,7 +290,7 @@ pub fn each_session_reading<T: Send, E: std::fmt::Display>(
     g: &crate::cli::GlobalArgs,
     what: &str,
     mode: crate::io::ReadMode,
-    work: impl Fn(&crate::io::Source, crate::model::Format) -> Result<T, E> + Sync,
+    work: impl Fn(&crate::io::Source, crate::model::AgentId) -> Result<T, E> + Sync,
 ) -> Vec<FileOutcome<T>> {
     use rayon::prelude::*;
     let bar = files_bar(what, inputs.len(), g.quiet);
@@ -359,7 +359,7 @@ pub fn files_bar(what: &str, n: usize, quiet: bool) -> indicatif::ProgressBar {
 
 /// A cctool session file read whole, validated and migrated to the latest version in memory.
 pub fn read_session(src: &crate::io::Source) -> crate::error::Result<crate::v5::schema::Session> {
-    crate::agents::own_sessions().full_session(src)
+    crate::v5::schema::read_source(src)
 }
 
 /// Why an input gave no session.
@@ -379,7 +379,7 @@ pub enum NoSession {
 pub fn open_session(
     input: &crate::io::Input,
     g: &crate::cli::GlobalArgs,
-) -> Result<(crate::io::Source, crate::model::Format)> {
+) -> Result<(crate::io::Source, crate::model::AgentId)> {
     Ok(open_input(input, g, true)?)
 }
 
@@ -389,7 +389,7 @@ pub fn open_input(
     input: &crate::io::Input,
     g: &crate::cli::GlobalArgs,
     named: bool,
-) -> Result<(crate::io::Source, crate::model::Format), NoSession> {
+) -> Result<(crate::io::Source, crate::model::AgentId), NoSession> {
     open_input_reading(input, g, named, crate::io::ReadMode::Whole)
 }
 
@@ -399,7 +399,7 @@ pub fn open_input_reading(
     g: &crate::cli::GlobalArgs,
     named: bool,
     mode: crate::io::ReadMode,
-) -> Result<(crate::io::Source, crate::model::Format), NoSession> {
+) -> Result<(crate::io::Source, crate::model::AgentId), NoSession> {
     use crate::io::Source;
     let opened = match named {
         true => Source::open_reading(input, g.mmap, mode),

@@ -105,7 +105,7 @@ fn put_back(
     };
     // A rollout back in Codex's store is listed again only once indexed (docs/stores.md).
     if a.to.is_none()
-        && let Some(store) = crate::agents::store_by_name(&f.agent)
+        && let Some(store) = crate::agents::registry().store_by_name(&f.agent)
         && let Err(e) = store.register_restored(std::path::Path::new(&f.store), &to)
     {
         say.alert(&e.to_string());

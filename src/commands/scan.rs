@@ -37,7 +37,9 @@ pub struct Total {
 pub fn run(g: &GlobalArgs, a: &ScanArgs) -> super::Result<ExitStatus> {
     let overrides = a.resume.overrides();
     // A bad --as-of or --settings is a usage error, said once rather than per file.
-    crate::agents::check_resume(&overrides).map_err(super::error::Usage::Resume)?;
+    crate::agents::registry()
+        .check_resume(&overrides)
+        .map_err(super::error::Usage::Resume)?;
     if let Some(table) = a.rows.rows {
         return super::scan_rows::run(g, a, table);
     }
@@ -274,11 +276,15 @@ fn cell(c: Col, r: &SessionRecord, shown: &Shown<'_>, tz: &jiff::tz::TimeZone) -
         },
         Col::Size => human_bytes(r.bytes),
         Col::Model => r.resume_model.as_deref().map_or_else(dash, |m| {
-            let short = crate::agents::by_name(r.format).map_or_else(|| m.to_string(), |a| a.short_model_name(m));
+            let short = crate::agents::registry()
+                .by_name(r.format)
+                .map_or_else(|| m.to_string(), |a| a.short_model_name(m));
             escape_str(&short)
         }),
         Col::Agent => {
-            let name = crate::agents::by_name(r.format).map_or("cctool", |a| a.about().short_name);
+            let name = crate::agents::registry()
+                .by_name(r.format)
+                .map_or("cctool", |a| a.about().short_name);
             match r.agent_versions.last() {
                 Some(v) => escape_str(&format!("{name} {v}")),
                 None => name.to_string(),

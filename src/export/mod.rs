@@ -19,7 +19,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::io::Source;
-use crate::model::Format;
+use crate::model::AgentId;
 pub use crate::model::doc::{Entry, ExportError, Image, Msg, Part};
 use crate::redact::Redactor;
 
@@ -124,7 +124,7 @@ pub fn shown_name(name: &str, redactor: Option<&Redactor>) -> String {
 }
 
 /// Reads a session into a document.
-pub fn load(src: &Source, format: Format, scope: Scope, redactor: Option<&Redactor>) -> Result<Doc, ExportError> {
+pub fn load(src: &Source, format: AgentId, scope: Scope, redactor: Option<&Redactor>) -> Result<Doc, ExportError> {
     let agent = crate::agents::agent(format);
     let file = shown_name(src.name(), redactor);
     let entries = agent.export_entries(src, scope.full, &|bytes| parse_record(bytes, redactor))?;
@@ -173,7 +173,7 @@ fn open_subagent(path: &Path) -> Result<Source, ExportError> {
 /// record of the file, and of the subagent transcripts its document will inline.
 pub fn learn(
     src: &Source,
-    format: Format,
+    format: AgentId,
     scope: Scope,
     r: &Redactor,
     bar: &indicatif::ProgressBar,

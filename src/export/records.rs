@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::ExportError;
 use crate::io::Source;
 use crate::io::lines::Line;
-use crate::model::Format;
+use crate::model::AgentId;
 use crate::model::doc::cannot_read;
 use crate::redact::{Learned, Redactor};
 
@@ -22,7 +22,7 @@ const PART: usize = 1 << 20;
 /// `--format jsonl`: the records the document shows, one per line, as written (redacted).
 pub fn write_jsonl(
     src: &Source,
-    format: Format,
+    format: AgentId,
     full: bool,
     redactor: Option<&Redactor>,
     w: &mut dyn Write,

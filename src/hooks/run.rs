@@ -235,7 +235,8 @@ pub fn summary_records(path: &Path) -> Option<Vec<crate::summary::SummaryRecord>
                 summary: s.summary,
                 event: "post_compact_hook",
                 summary_source: Some(
-                    crate::agents::by_name(&s.agent)
+                    crate::agents::registry()
+                        .by_name(&s.agent)
                         .and_then(|a| a.hooks())
                         .map_or("hook", |h| h.summary_source()),
                 ),

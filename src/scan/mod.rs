@@ -15,7 +15,9 @@ use crate::model::session::SessionRecord;
 pub fn link_subagents(records: &mut [SessionRecord]) {
     let mut parents: BTreeMap<String, usize> = BTreeMap::new();
     for (i, r) in records.iter().enumerate() {
-        if crate::agents::by_name(r.format).is_some_and(|a| a.links_subagents())
+        if crate::agents::registry()
+            .by_name(r.format)
+            .is_some_and(|a| a.links_subagents())
             && r.role == "session"
             && let Some(id) = &r.session_id
         {

@@ -6,7 +6,7 @@
 
 use super::{Options, Table, Val, body};
 use crate::io::Source;
-use crate::model::Format;
+use crate::model::AgentId;
 use crate::model::resume::Overrides;
 pub use crate::model::rows::FileRows;
 use crate::model::rows::{earliest, provenance};
@@ -16,7 +16,7 @@ use crate::model::time::parse_ms;
 pub fn rows(
     table: Table,
     src: &Source,
-    format: Format,
+    format: AgentId,
     opts: &Options,
     overrides: &Overrides,
 ) -> crate::error::Result<FileRows> {
@@ -29,7 +29,7 @@ pub fn rows(
     Ok(out)
 }
 
-fn sessions(src: &Source, format: Format, overrides: &Overrides) -> crate::error::Result<FileRows> {
+fn sessions(src: &Source, format: AgentId, overrides: &Overrides) -> crate::error::Result<FileRows> {
     let r = crate::agents::agent(format).scan(src, overrides)?;
     let origin = |k: &str| Val::count(r.compaction_origins.get(k).copied().unwrap_or(0));
     let first_ms = r.first_timestamp.as_deref().and_then(parse_ms);
@@ -87,7 +87,7 @@ fn sessions(src: &Source, format: Format, overrides: &Overrides) -> crate::error
     })
 }
 
-fn compactions(src: &Source, format: Format, opts: &Options) -> crate::error::Result<FileRows> {
+fn compactions(src: &Source, format: AgentId, opts: &Options) -> crate::error::Result<FileRows> {
     // The loader every agent reads its summaries with by default.
     let (records, _) =
         crate::agents::agent(format).summaries(src, Default::default(), crate::summary::Options::default())?;

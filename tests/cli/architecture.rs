@@ -91,44 +91,37 @@ fn each_crate_depends_only_on_the_layers_below_it() {
     );
 }
 
-/// The agents' ids (the variants of `Format`) and names as files and records spell them.
-fn agent_ids() -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(root().join("crates/core/src/model/mod.rs")).unwrap();
-    let body = &text[text.find("pub enum Format").expect("the Format enum")..];
-    let body = &body[body.find('{').unwrap() + 1..body.find('}').unwrap()];
-    body.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("//") && !l.starts_with('#'))
-        .map(|l| {
-            let variant = l.trim_end_matches(',').to_string();
-            let mut kebab = String::new();
-            for (i, c) in variant.chars().enumerate() {
-                if c.is_ascii_uppercase() && i > 0 {
-                    kebab.push('-');
-                }
-                kebab.push(c.to_ascii_lowercase());
-            }
-            (variant, kebab)
+/// The names of the agents, as each agent crate's `ID` (`AgentId::new("codex")`) spells them.
+fn agent_names() -> Vec<String> {
+    crates()
+        .into_values()
+        .filter(|(role, _, _)| role == "agent")
+        .filter_map(|(_, dir, _)| {
+            let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
+            let at = lib.find("AgentId::new(\"")? + "AgentId::new(\"".len();
+            Some(lib[at..at + lib[at..].find('"')?].to_string())
         })
         .collect()
 }
 
-/// The lines of `text` that branch on an agent: a path to one of `ids`' variants, or one of
-/// their names compared or matched as a string. Comments are not code.
-fn dispatch_lines(text: &str, ids: &[(String, String)]) -> Vec<(usize, String)> {
+/// The lines of `text` that branch on an agent: a path to an agent crate's `ID`, or one of
+/// the agents' `names` compared or matched as a string. Comments are not code.
+fn dispatch_lines(text: &str, names: &[String]) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let code = line.split("//").next().unwrap_or("");
-        let hit = ids.iter().any(|(variant, name)| {
+        let id = code
+            .match_indices("::ID")
+            .any(|(at, _)| !code[at + 4..].starts_with(|c: char| c.is_alphanumeric() || c == '_'));
+        let named = names.iter().any(|name| {
             let quoted = format!("\"{name}\"");
-            code.contains(&format!("Format::{variant}"))
-                || code.contains(&format!("== {quoted}"))
+            code.contains(&format!("== {quoted}"))
                 || code.contains(&format!("{quoted} =="))
                 || code.contains(&format!("!= {quoted}"))
                 || code.contains(&format!("{quoted} =>"))
                 || code.contains(&format!("{quoted} |"))
         });
-        if hit {
+        if id || named {
             found.push((i + 1, line.trim().to_string()));
         }
     }
@@ -137,21 +130,20 @@ fn dispatch_lines(text: &str, ids: &[(String, String)]) -> Vec<(usize, String)> 
 
 #[test]
 fn the_dispatch_finder_sees_a_match_on_an_agent() {
-    let ids = vec![("ClaudeCode".to_string(), "claude-code".to_string())];
-    let code = "match f {\n    Format::ClaudeCode => 1,\n}\nif agent == \"claude-code\" {}\nlet s = \"claude-code\"; // \"claude-code\" =>\n";
-    let lines: Vec<usize> = dispatch_lines(code, &ids).into_iter().map(|(l, _)| l).collect();
+    let names = vec!["claude-code".to_string()];
+    let code = "match f {\n    claude_code::ID => 1,\n}\nif agent == \"claude-code\" {}\nlet s = \"claude-code\"; // \"claude-code\" =>\nlet t = x::IDENT;\n";
+    let lines: Vec<usize> = dispatch_lines(code, &names).into_iter().map(|(l, _)| l).collect();
     assert_eq!(lines, vec![2, 4]);
 }
 
 /// Where agents may be named outside their crates: the registry (`src/agents/`, with its
-/// tests across agents), where each agent is registered once, and the file that defines their
-/// ids.
-const REGISTRY: &[&str] = &["src/agents/", "crates/core/src/model/mod.rs"];
+/// tests across agents), where each agent is registered once.
+const REGISTRY: &[&str] = &["src/agents/"];
 
 #[test]
 fn nothing_outside_the_agents_and_the_registry_branches_on_an_agent() {
-    let ids = agent_ids();
-    assert!(ids.len() >= 3, "{ids:?}");
+    let names = agent_names();
+    assert!(names.len() >= 3, "{names:?}");
     let root = root();
     let mut dirs: Vec<PathBuf> = crates()
         .into_values()
@@ -174,7 +166,7 @@ fn nothing_outside_the_agents_and_the_registry_branches_on_an_agent() {
                 continue;
             }
             let text = std::fs::read_to_string(path).unwrap();
-            for (line, code) in dispatch_lines(&text, &ids) {
+            for (line, code) in dispatch_lines(&text, &names) {
                 wrong.push(format!("{}:{line}: {code}", rel.display()));
             }
         }

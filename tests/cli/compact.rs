@@ -391,20 +391,17 @@ fn codex_rollouts_of_every_shape_compact_or_say_why_not() {
 /// spec counts a v5 session's content.
 fn tokens_of_resume(path: &Path) -> usize {
     let src = cctool::io::Source::open_path(path, cctool::io::MmapChoice::Never).unwrap();
-    match cctool::agents::detect::detect(&src).unwrap() {
-        cctool::model::Format::ClaudeCode | cctool::model::Format::Codex => {
-            let scan = stdout_of(&["-q", "--json", "scan", path.to_str().unwrap()]);
-            records(&scan)
-                .iter()
-                .find(|r| r["kind"] == "session")
-                .and_then(|r| r["resume_tokens"].as_u64())
-                .expect("a session") as usize
-        }
-        cctool::model::Format::CctoolSession => {
-            use cctool::agents::cctool::compact as session;
-            let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
-            session::tokens(&cctool::v5::schema::parse(doc).unwrap())
-        }
+    if !cctool::agents::is_own_session(cctool::agents::detect::detect(&src).unwrap()) {
+        let scan = stdout_of(&["-q", "--json", "scan", path.to_str().unwrap()]);
+        records(&scan)
+            .iter()
+            .find(|r| r["kind"] == "session")
+            .and_then(|r| r["resume_tokens"].as_u64())
+            .expect("a session") as usize
+    } else {
+        use cctool::agents::cctool::compact as session;
+        let doc: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        session::tokens(&cctool::v5::schema::parse(doc).unwrap())
     }
 }
 

@@ -5,7 +5,7 @@ use cctool::agents::{claude_code, codex};
 use cctool::convert::model::{Block, Body, Conversation, Part};
 use cctool::convert::{Tally, WriteOptions};
 use cctool::io::Source;
-use cctool::model::Format;
+use cctool::model::AgentId;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -196,7 +196,7 @@ fn transcript(turns: &[(String, Vec<Response>)]) -> Vec<u8> {
 
 /// The options of a conversion of a conversation of `from`'s: its calls are read through
 /// that agent's tools.
-fn opts(from: Format) -> WriteOptions {
+fn opts(from: AgentId) -> WriteOptions {
     WriteOptions {
         session_id: "019d0000-0000-7000-8000-000000000001".into(),
         cwd: "/w".into(),
@@ -224,7 +224,7 @@ proptest! {
         let src = Source::from_bytes("s.jsonl", transcript(&turns));
         let first = claude_code::convert::read(&src, false).expect("read");
         let mut tally = Tally::default();
-        let rollout = joined(codex::convert::write(&first, &opts(Format::ClaudeCode), &mut tally));
+        let rollout = joined(codex::convert::write(&first, &opts(claude_code::ID), &mut tally));
         // Every file tool's call is an apply_patch patch.
         let file_calls = turns
             .iter()
@@ -235,7 +235,7 @@ proptest! {
         let patches: u64 = tally.mapped.iter().filter(|(k, _)| k.ends_with("→ apply_patch")).map(|(_, n)| n).sum();
         prop_assert_eq!(patches, file_calls);
         let mid = codex::convert::read(&Source::from_bytes("r.jsonl", rollout), false).expect("read rollout");
-        let back = joined(claude_code::convert::write(&mid, &opts(Format::Codex), &mut Tally::default()));
+        let back = joined(claude_code::convert::write(&mid, &opts(codex::ID), &mut Tally::default()));
         let last = claude_code::convert::read(&Source::from_bytes("b.jsonl", back), false).expect("read back");
         prop_assert_eq!(flat(&first).into_iter().map(patched).collect::<Vec<_>>(), flat(&last));
         // And nothing is lost on the way in: every call and text of the session is there.

@@ -461,7 +461,7 @@ fn imports_written_message_by_message_are_the_held_session_written_whole() {
     assert!(files.len() - samples > 40, "{} fixtures", files.len() - samples);
     for f in &files {
         let src = Source::open_path(f, MmapChoice::Auto).unwrap();
-        let codex = cctool::agents::detect::detect(&src).unwrap() == cctool::model::Format::Codex;
+        let codex = cctool::agents::detect::detect(&src).unwrap() == cctool::agents::codex::ID;
         for effective in [false, true] {
             let (held, written) = if codex {
                 let mut w = Vec::new();

@@ -5,7 +5,6 @@ use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
 use crate::agents::{About, Agent, Import};
 use crate::io::Source;
-use crate::model::Format;
 use crate::model::diag::Diagnostic;
 use crate::model::doc::{Entry, ExportError};
 use crate::model::resume::Loader;
@@ -16,6 +15,8 @@ use crate::output::Out;
 use crate::output::render::Render;
 use crate::summary::{self, SummaryRecord};
 use crate::v5::schema::Session;
+use cctool_core::agents::detect::{Keys, Record, Sureness};
+use cctool_core::agents::{ArgValue, Names};
 use cctool_core::compact;
 use cctool_core::compact::file::Target;
 
@@ -25,13 +26,34 @@ pub struct Cctool;
 impl Agent for Cctool {
     fn about(&self) -> &'static About {
         &About {
-            format: Format::CctoolSession,
+            format: crate::ID,
             short_name: "cctool",
             display_name: "cctool session",
             json_lines: false,
             measure: compact::Measure::Content,
             loaders: false,
+            names: Names {
+                file: "cctool session",
+                files: "its own sessions",
+                kind: "a cctool session",
+                input_help: "A cctool session file, schema version 1 to 5",
+            },
         }
+    }
+
+    fn sniff(&self, r: &Record<'_>) -> Option<Sureness> {
+        (r.has("messages") && (r.has("version") || r.has("schema_version"))).then_some(Sureness::Defining)
+    }
+
+    fn sniff_document(&self, keys: &Keys) -> bool {
+        keys.has("messages") && (keys.has("version") || keys.has("schema_version"))
+    }
+
+    fn convert_to(&self) -> Option<ArgValue> {
+        Some(ArgValue {
+            name: "cctool",
+            help: "A cctool v5 session (the import of `migrate`)",
+        })
     }
 
     fn summaries(
@@ -58,16 +80,12 @@ impl Agent for Cctool {
     }
 
     fn full_session(&self, src: &Source) -> crate::error::Result<Session> {
-        use crate::error::Error;
-        let bytes = src.whole().map_err(Error::Read)?;
-        let session = crate::v5::schema::read_latest(&bytes);
-        src.check().map_err(Error::Read)?;
-        Ok(session?)
+        crate::v5::schema::read_source(src)
     }
 
     fn refuse_chain_args(&self, a: &ChainOptions) -> Option<String> {
-        let name = Format::CctoolSession.name();
-        crate::agents::tip_and_full_refused(a, Format::CctoolSession).or_else(|| {
+        let name = crate::ID.name();
+        crate::agents::tip_and_full_refused(a, crate::ID).or_else(|| {
             a.api_view.then(|| {
                 format!("--api-view applies to Claude Code transcripts and Codex rollouts; this file is {name}")
             })

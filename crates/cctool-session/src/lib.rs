@@ -23,3 +23,7 @@ mod scan;
 mod stream;
 pub mod summaries;
 pub mod view;
+
+/// The id of the agent this crate reads (cctool's own session): how records, messages and `--input-format`
+/// name it.
+pub const ID: cctool_core::model::AgentId = cctool_core::model::AgentId::new("cctool-session");

@@ -5,7 +5,6 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use crate::io::Source;
-use crate::model::Format;
 use crate::model::rows::{
     Call, CallResult, FileRows, Options, Table, Val, as_text, body, call_rows, earliest, message_texts, parse,
     provenance, str_of,
@@ -24,7 +23,7 @@ pub(crate) fn rows(table: Table, src: &Source, opts: &Options) -> crate::error::
         earliest(&mut out.first_ms, ms);
         let items: &[Value] = v.get("items").and_then(Value::as_array).map_or(&[], Vec::as_slice);
         let of_type = |ty: &'static str| items.iter().filter(move |i| str_of(i, "type") == Some(ty));
-        let prov = provenance(Format::CctoolSession, None, src, sid, None, None);
+        let prov = provenance(crate::ID, None, src, sid, None, None);
         let role = str_of(&v, "role");
         if table == Table::ToolCalls {
             for i in of_type("tool_call") {

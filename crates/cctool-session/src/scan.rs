@@ -6,7 +6,6 @@ mod message;
 use message::MessageFacts;
 
 use crate::io::Source;
-use crate::model::Format;
 use crate::model::project;
 use crate::model::session::{SessionRecord, parse, prompt_text, title};
 use crate::model::time::format_ms;
@@ -16,7 +15,7 @@ use crate::model::time::format_ms;
 pub fn scan(src: &Source) -> SessionRecord {
     let mut r = SessionRecord {
         path: src.name().to_string(),
-        format: Format::CctoolSession.name(),
+        format: crate::ID.name(),
         bytes: src.len(),
         lines: src
             .as_slice()

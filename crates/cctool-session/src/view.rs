@@ -3,7 +3,6 @@
 use super::file as session;
 use crate::agents::view::{ChainSummary, Report, value_of};
 use crate::io::Source;
-use crate::model::Format;
 use crate::model::diag::Diagnostic;
 use crate::output::Out;
 use crate::output::render::{self, Render};
@@ -38,7 +37,7 @@ pub fn rebuild_chain(
     }
     let summary = ChainSummary {
         file: src.name().to_string(),
-        format: Format::CctoolSession.name(),
+        format: crate::ID.name(),
         messages: s.messages,
         end: Some("start".into()),
         ..ChainSummary::default()

@@ -10,9 +10,10 @@ use crate::output::Out;
 use crate::output::render::Render;
 use crate::summary::{self, SummaryRecord};
 use crate::v5::schema::Session;
+use cctool_core::agents::detect::{Record, Sureness};
+use cctool_core::agents::{ArgValue, Names};
 use cctool_core::compact;
 use cctool_core::compact::file::Target;
-use cctool_core::model::Format;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{Entry, ExportError};
 use cctool_core::model::resume::Overrides;
@@ -25,13 +26,38 @@ pub struct ClaudeCode;
 impl Agent for ClaudeCode {
     fn about(&self) -> &'static About {
         &About {
-            format: Format::ClaudeCode,
+            format: crate::ID,
             short_name: "claude",
             display_name: "Claude Code",
             json_lines: true,
             measure: compact::Measure::Request,
             loaders: true,
+            names: Names {
+                file: "Claude Code transcript",
+                files: "Claude Code transcripts",
+                kind: "Claude Code",
+                input_help: "A Claude Code transcript (`~/.claude/projects/**/<session>.jsonl`)",
+            },
         }
+    }
+
+    fn sniff(&self, r: &Record<'_>) -> Option<Sureness> {
+        // Its record types, or the fields that link its records (a title names the leaf it
+        // belongs to).
+        let ty = r.ty()?;
+        let ours = (super::records::is_known_type(ty) && ty != "summary")
+            || r.has("uuid")
+            || r.has("parentUuid")
+            || r.has("sessionId")
+            || (ty == "summary" && r.has("leafUuid"));
+        ours.then_some(Sureness::Typical)
+    }
+
+    fn convert_to(&self) -> Option<ArgValue> {
+        Some(ArgValue {
+            name: "claude-code",
+            help: "A Claude Code transcript",
+        })
     }
 
     fn summaries(

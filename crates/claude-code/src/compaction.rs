@@ -8,11 +8,10 @@ use crate::ExitStatus;
 use crate::io::Source;
 use cctool_core::compact::file::{Native, Target, check_tier_native, plan_native};
 use cctool_core::compact::{self, Made, Options, Report};
-use cctool_core::model::Format;
 
 /// Compacts a Claude Code transcript: a summary (tier 2) written as the client writes its own.
 pub fn compact_file(src: &Source, opts: &Options, target: &Target, r: &mut Report) -> crate::error::Result<ExitStatus> {
-    check_tier_native(opts.tier, Format::ClaudeCode)?;
+    check_tier_native(opts.tier, crate::ID)?;
     let io = crate::error::Error::Read;
     let loaded = claude::load(src).map_err(io)?;
     let units = &loaded.units;

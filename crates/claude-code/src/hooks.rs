@@ -11,7 +11,6 @@ use serde_json::Value;
 
 use self::json::Json;
 use crate::agents::Hooks;
-use cctool_core::model::Format;
 use cctool_core::model::hooks::{Compaction, EVENTS, Edit, Scope, SettingsError, tail_records};
 
 /// Claude Code's hooks.
@@ -19,7 +18,7 @@ pub struct ClaudeCodeHooks;
 
 /// The name cctool's hook command gives the agent (`hooks run claude-code`).
 fn name() -> &'static str {
-    Format::ClaudeCode.name()
+    crate::ID.name()
 }
 
 fn is_ours(cmd: &str) -> bool {

@@ -34,3 +34,7 @@ pub mod subagents;
 pub mod summaries;
 pub mod tools;
 pub mod view;
+
+/// The id of the agent this crate reads (Claude Code): how records, messages and `--input-format`
+/// name it.
+pub const ID: cctool_core::model::AgentId = cctool_core::model::AgentId::new("claude-code");

@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use super::chain::{self as claude, flag};
 use crate::io::Source;
-use cctool_core::model::Format;
 use cctool_core::model::rows::{
     Call, CallResult, FileRows, Options, Table, Val, as_text, body, call_rows, message_texts, parse, provenance, str_of,
 };
@@ -35,7 +34,7 @@ pub(crate) fn rows(table: Table, src: &Source, opts: &Options) -> std::io::Resul
         let of_type = |ty: &'static str| blocks.iter().filter(move |b| str_of(b, "type") == Some(ty));
         let ms = str_of(&v, "timestamp").and_then(parse_ms);
         let prov = provenance(
-            Format::ClaudeCode,
+            crate::ID,
             str_of(&v, "version"),
             src,
             str_of(&v, "sessionId"),

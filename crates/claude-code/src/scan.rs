@@ -12,7 +12,6 @@ use super::chain::{self as claude, Kind, Options, Transcript, flag};
 use super::model as claude_model;
 use super::subagents::{is_subagent_path, is_uuid_stem};
 use crate::io::{Line, Source};
-use cctool_core::model::Format;
 use cctool_core::model::project;
 use cctool_core::model::resume::Overrides;
 use cctool_core::model::session::{SessionRecord, one_line, parse, prompt_text, str_at, title};
@@ -174,7 +173,7 @@ pub fn scan(src: &Source, overrides: &Overrides) -> std::io::Result<SessionRecor
     let (title, title_source) = title(titles, prompt);
     Ok(SessionRecord {
         path: src.name().to_string(),
-        format: Format::ClaudeCode.name(),
+        format: crate::ID.name(),
         agent_versions: t.versions.clone(),
         session_id,
         project: project::name(cwd.as_deref(), src.name()),

@@ -153,7 +153,7 @@ impl crate::agents::Store for ClaudeCodeStore {
         let Some(id) = text("sessionId") else {
             return false;
         };
-        head.format = Some(cctool_core::model::Format::ClaudeCode);
+        head.format = Some(crate::ID);
         head.id.get_or_insert(id);
         head.cwd = head.cwd.take().or_else(|| text("cwd"));
         true

@@ -11,7 +11,6 @@ use crate::error::Error;
 use crate::io::Source;
 use crate::output::Out;
 use crate::output::render::{self, Render};
-use cctool_core::model::Format;
 use cctool_core::model::diag::Diagnostic;
 
 /// The chain a resume of this transcript loads, or with `--api-view` the request Claude Code
@@ -82,7 +81,7 @@ pub fn rebuild_chain(
         }
         let record = ApiViewSummary {
             file: t.file.clone(),
-            format: Format::ClaudeCode.name(),
+            format: crate::ID.name(),
             client: crate::client::CLIENT.version,
             loader: Some(a.loader().name()),
             model: view.model.clone(),
@@ -128,7 +127,7 @@ pub fn rebuild_chain(
     }
     let summary = ChainSummary {
         file: t.file.clone(),
-        format: Format::ClaudeCode.name(),
+        format: crate::ID.name(),
         loader: Some(a.loader().name()),
         messages: chain.positions.len(),
         end: chain.end.as_ref().map(ToString::to_string),

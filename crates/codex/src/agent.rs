@@ -7,7 +7,6 @@ use crate::agents::view::ChainOptions;
 use crate::agents::view::Report;
 use crate::agents::{About, Agent, Import};
 use crate::io::Source;
-use crate::model::Format;
 use crate::model::diag::Diagnostic;
 use crate::model::doc::{Entry, ExportError};
 use crate::model::resume::Loader;
@@ -18,6 +17,8 @@ use crate::output::Out;
 use crate::output::render::Render;
 use crate::summary::{self, SummaryRecord};
 use crate::v5::schema::Session;
+use cctool_core::agents::detect::{Keys, Record as Probe, Sureness};
+use cctool_core::agents::{ArgValue, Names};
 use cctool_core::compact;
 use cctool_core::compact::file::Target;
 
@@ -27,13 +28,55 @@ pub struct Codex;
 impl Agent for Codex {
     fn about(&self) -> &'static About {
         &About {
-            format: Format::Codex,
+            format: crate::ID,
             short_name: "codex",
             display_name: "Codex",
             json_lines: true,
             measure: compact::Measure::History,
             loaders: false,
+            names: Names {
+                file: "Codex rollout",
+                files: "Codex rollouts",
+                kind: "Codex",
+                input_help: "A Codex rollout (`~/.codex/sessions/**/rollout-*.jsonl`), any era",
+            },
         }
+    }
+
+    fn sniff(&self, r: &Probe<'_>) -> Option<Sureness> {
+        // The 2025 TypeScript CLI's single-document rollout, an envelope, a state line.
+        let ty = r.ty();
+        if (r.has("session") && r.has("items"))
+            || (r.has("payload") && ty.is_some_and(rollout::is_rollout_type))
+            || r.has("record_type")
+        {
+            return Some(Sureness::Strong);
+        }
+        let bare = match ty {
+            // A bare ResponseItem (2025-05 to 2025-09) is a flat item: a `message` carries
+            // its own `role`, and no item links to a parent. pi's entries (`type: message`
+            // wrapping a `message`, linked by `parentId`) would otherwise read as a rollout.
+            Some(ty) => {
+                rollout::is_response_item_type(ty)
+                    && !r.has("payload")
+                    && !r.has("parentId")
+                    && (ty != "message" || r.has("role"))
+            }
+            // The bare header of a 2025 Rust rollout.
+            None => r.is_first() && r.has("id") && r.has("timestamp") && !r.has("role"),
+        };
+        bare.then_some(Sureness::Weak)
+    }
+
+    fn sniff_document(&self, keys: &Keys) -> bool {
+        keys.has("session") && keys.has("items")
+    }
+
+    fn convert_to(&self) -> Option<ArgValue> {
+        Some(ArgValue {
+            name: "codex",
+            help: "A Codex rollout",
+        })
     }
 
     fn summaries(
@@ -90,7 +133,7 @@ impl Agent for Codex {
         if a.claude_only_resume() {
             return Some("--as-of, --settings, --base-url and --thinking-policy describe a Claude Code resume; for a Codex rollout only --model applies".into());
         }
-        crate::agents::tip_and_full_refused(a, Format::Codex)
+        crate::agents::tip_and_full_refused(a, crate::ID)
     }
 
     fn rebuild_chain(

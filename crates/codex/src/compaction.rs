@@ -6,13 +6,12 @@ use serde_json::json;
 use super::compact as codex;
 use crate::ExitStatus;
 use crate::io::Source;
-use crate::model::Format;
 use cctool_core::compact::file::{Native, Target, check_tier_native, plan_native};
 use cctool_core::compact::{self, Made, Options, Report};
 
 /// Compacts a Codex rollout: a compaction record as Codex writes its own.
 pub fn compact_file(src: &Source, opts: &Options, target: &Target, r: &mut Report) -> crate::error::Result<ExitStatus> {
-    check_tier_native(opts.tier, Format::Codex)?;
+    check_tier_native(opts.tier, crate::ID)?;
     let io = crate::error::Error::Read;
     let loaded = codex::load(src).map_err(io)?;
     let units = &loaded.units;

@@ -7,14 +7,13 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::agents::Hooks;
-use crate::model::Format;
 use crate::model::hooks::{Compaction, EVENTS, Edit, Scope, SettingsError, tail_records};
 
 /// Codex's hooks.
 pub struct CodexHooks;
 
 fn is_ours(cmd: &str) -> bool {
-    crate::model::hooks::is_ours(cmd, Format::Codex.name())
+    crate::model::hooks::is_ours(cmd, crate::ID.name())
 }
 
 impl Hooks for CodexHooks {

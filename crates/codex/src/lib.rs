@@ -30,3 +30,7 @@ pub mod store;
 pub mod summaries;
 pub mod tools;
 pub mod view;
+
+/// The id of the agent this crate reads (Codex): how records, messages and `--input-format`
+/// name it.
+pub const ID: cctool_core::model::AgentId = cctool_core::model::AgentId::new("codex");

@@ -8,7 +8,6 @@ use serde_json::Value;
 use super::history::History;
 use super::rollout::{Item, ItemSrc, Record, Rollout, message_texts};
 use crate::io::Source;
-use crate::model::Format;
 use crate::model::rows::{
     Call, CallResult, FileRows, Options, Table, Val, as_text, body, call_rows, parse, provenance, str_of,
 };
@@ -139,7 +138,7 @@ pub(crate) fn rows(table: Table, src: &Source, opts: &Options) -> std::io::Resul
         let Some(p) = p else { continue };
         let ty = str_of(&p, "type").unwrap_or(&item.ty).to_string();
         let ms = line.and_then(|l| times.get(&l).copied());
-        let prov = provenance(Format::Codex, ver.as_deref(), src, sid.as_deref(), offset, line);
+        let prov = provenance(crate::ID, ver.as_deref(), src, sid.as_deref(), offset, line);
         if table == Table::ToolCalls {
             if CODEX_CALLS.contains(&ty.as_str()) {
                 let input = p

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use super::history;
 use super::rollout::{self, Record};
 use crate::io::Source;
-use crate::model::Format;
 use crate::model::project;
 use crate::model::session::{SessionRecord, parse, prompt_text, str_at, title};
 use crate::model::time::format_ms;
@@ -74,7 +73,7 @@ pub fn scan(src: &Source) -> std::io::Result<SessionRecord> {
     let (title, title_source) = title(None, prompt);
     Ok(SessionRecord {
         path: src.name().to_string(),
-        format: Format::Codex.name(),
+        format: crate::ID.name(),
         agent_versions: versions,
         session_id,
         project: project::name(cwd.as_deref(), src.name()),

@@ -620,7 +620,7 @@ impl crate::agents::Store for CodexStore {
             return false;
         };
         let text = |k: &str| meta.get(k).and_then(Value::as_str).map(str::to_string);
-        head.format = Some(crate::model::Format::Codex);
+        head.format = Some(crate::ID);
         head.id = text("id");
         head.cwd = text("cwd");
         true

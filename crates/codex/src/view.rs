@@ -7,7 +7,6 @@ use super::rollout::{Era, ItemSrc};
 use crate::agents::view::ChainOptions;
 use crate::agents::view::{ApiViewSummary, ChainSummary, Report, cannot_read, value_of};
 use crate::io::Source;
-use crate::model::Format;
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::output::Out;
 use crate::output::render::{self, Render};
@@ -82,7 +81,7 @@ pub fn rebuild_chain(
     }
     let summary = ChainSummary {
         file: src.name().to_string(),
-        format: Format::Codex.name(),
+        format: crate::ID.name(),
         replay: Some(match a.replay {
             Replay::Current => "current",
             Replay::Legacy => "legacy",
@@ -111,7 +110,7 @@ fn api_view(
     let view = codex_api::api_view(rollout, history, src, a.resume.model.as_deref(), a.prompt.as_deref())?;
     let mut record = ApiViewSummary {
         file: src.name().to_string(),
-        format: Format::Codex.name(),
+        format: crate::ID.name(),
         client: codex_api::CLIENT,
         loader: None,
         model: None,

@@ -99,7 +99,7 @@ pub enum Refusal {
     )]
     TierNotNative {
         /// The file's format.
-        format: crate::model::Format,
+        format: crate::model::AgentId,
     },
 }
 

@@ -13,7 +13,6 @@ use serde_json::Value;
 use super::chain::{self as claude, Kind, Options, flag};
 use crate::io::Source;
 use cctool_core::convert::model::{Answered, Body, Conversation, Emitter, Sink, call_key, collect};
-use cctool_core::model::Format;
 
 /// The conversation a resume of `src` loads (`full`: its whole history).
 pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
@@ -36,7 +35,7 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
         })
         .unwrap_or_default();
     let positions = &chain.positions;
-    let mut c = Conversation::new(Format::ClaudeCode);
+    let mut c = Conversation::new(crate::ID);
     c.session_id = t.session_ids.first().cloned().unwrap_or_else(|| src.name().to_string());
     let record = |p: u32| -> std::io::Result<Value> {
         let node = t.node(p);

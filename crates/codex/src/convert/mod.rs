@@ -15,7 +15,6 @@ use super::history;
 use super::rollout::tail::{self, Marks, TailCheck};
 use super::rollout::{self as codex, ItemSrc, Record, summary_body};
 use crate::io::Source;
-use crate::model::Format;
 use cctool_core::convert::model::{Answered, Conversation, Emitter, Part, Sink, call_key, collect};
 
 /// The conversation a resume of `src` loads (`full`: every item of the file).
@@ -36,7 +35,7 @@ type Times = Vec<(u64, Option<i64>)>;
 // would pass that state between them whole.
 pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     use crate::model::time::{format_ms, parse_ms};
-    let mut c = Conversation::new(Format::Codex);
+    let mut c = Conversation::new(crate::ID);
     let mut times: Times = Vec::new();
     let mut odd_times: FxHashMap<u64, String> = FxHashMap::default();
     let mut session_id = None;

@@ -1,7 +1,7 @@
 use serde_json::{Value, json};
 
 use super::write::*;
-use crate::model::Format;
+use crate::model::AgentId;
 use crate::tools::CodexTools;
 use cctool_core::convert::model::{Block, Body, Conversation, Entry, Part, call_key};
 use cctool_core::convert::tools::{self, Input};
@@ -115,7 +115,7 @@ fn the_lines_are_the_values_written() {
     ]);
     use cctool_core::convert::testing::{call, img, text};
     let result = |id: &str, output: Vec<Part>| cctool_core::convert::testing::result(id, output, true);
-    let mut odd = Conversation::new(Format::ClaudeCode);
+    let mut odd = Conversation::new(AgentId::new("claude-code"));
     for (k, body) in [
         Body::User(vec![
             text("a \"q\"\n\u{1}é😀"),

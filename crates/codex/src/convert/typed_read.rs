@@ -1,7 +1,6 @@
 use super::pieces::*;
 use super::*;
 use crate::io::Source;
-use crate::model::Format;
 use cctool_core::convert::model::{Body, Conversation, Emitter, collect};
 
 /// Lines of the shapes the typed read must read as the record reader and the whole read
@@ -247,7 +246,7 @@ fn every_line_reads_what_the_records_give() {
     let par = collect(|sink| read_stream(&src, true, true, sink)).unwrap();
     // The records one after the other, as the reader took them before.
     let seq = collect(|sink| {
-        let mut c = Conversation::new(Format::Codex);
+        let mut c = Conversation::new(crate::ID);
         c.session_id = "s".into();
         let mut r = Reader {
             src: &src,

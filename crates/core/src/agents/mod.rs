@@ -8,6 +8,8 @@
 //! agent has not answered yet, and the call is made once per file, so the indirection costs
 //! nothing measurable.
 
+pub mod detect;
+pub mod registry;
 pub mod view;
 
 use std::io::{self, Write};
@@ -20,7 +22,7 @@ use crate::agents::view::ChainOptions;
 use crate::compact;
 use crate::compact::file::Target;
 use crate::io::Source;
-use crate::model::Format;
+use crate::model::AgentId;
 use crate::model::diag::Diagnostic;
 use crate::model::doc::{Entry, ExportError};
 use crate::model::hooks::{Compaction, Edit, SettingsError};
@@ -40,7 +42,7 @@ pub type Import = fn(src: &Source, effective: bool, w: &mut dyn Write) -> io::Re
 /// The facts about an agent that need no file.
 pub struct About {
     /// The format this agent reads.
-    pub format: Format,
+    pub format: AgentId,
     /// The agent's name in the scan table's agent column.
     pub short_name: &'static str,
     /// The agent's name in sentences and documents (`Claude Code`): what an export's page
@@ -53,6 +55,29 @@ pub struct About {
     /// Whether `--loader` chooses among this agent's loading rules (else it is said to be
     /// ignored).
     pub loaders: bool,
+    /// What sentences and `--input-format`'s help call its files.
+    pub names: Names,
+}
+
+/// What sentences that list every agent call one agent's files, and what `--input-format`
+/// says of it: each list is made from the registry, so it grows with it.
+pub struct Names {
+    /// One file, in an advice that names one of each agent's (`Claude Code transcript`).
+    pub file: &'static str,
+    /// Its files, in the sentence that says what cctool reads (`Claude Code transcripts`).
+    pub files: &'static str,
+    /// What its records look like, in the sentence that lists every agent's (`Claude Code`).
+    pub kind: &'static str,
+    /// `--input-format`'s help for the agent's name.
+    pub input_help: &'static str,
+}
+
+/// A value a command-line option takes, with its help: what `convert --to` lists.
+pub struct ArgValue {
+    /// The value.
+    pub name: &'static str,
+    /// What `--help` says of it.
+    pub help: &'static str,
 }
 
 /// What is said, once per run, when `--loader` was given and a file of an agent with one way
@@ -64,6 +89,22 @@ pub const LOADER_IGNORED: &str =
 pub trait Agent: Sync {
     /// The facts about the agent that need no file.
     fn about(&self) -> &'static About;
+
+    /// How surely one record of a file (`record`, among the file's first) says the file is
+    /// this agent's ([`detect`]); `None` when it does not.
+    fn sniff(&self, record: &detect::Record<'_>) -> Option<detect::Sureness>;
+
+    /// Whether a file that is one JSON document with these top-level keys is this agent's.
+    fn sniff_document(&self, keys: &detect::Keys) -> bool {
+        let _ = keys;
+        false
+    }
+
+    /// The value `convert --to` takes for this agent, when `convert` writes its files (or,
+    /// with [`Agent::import_target`], its import).
+    fn convert_to(&self) -> Option<ArgValue> {
+        None
+    }
 
     /// The compaction summaries of the file (`extract-summary`), and its count of unreadable
     /// lines.
@@ -369,7 +410,7 @@ pub trait Converter: Sync {
 
 /// What `rebuild-chain` says of `--tip` or `--full` on a file whose agent has no parent links to
 /// choose a tip among or history to put back.
-pub fn tip_and_full_refused(a: &ChainOptions, format: Format) -> Option<String> {
+pub fn tip_and_full_refused(a: &ChainOptions, format: AgentId) -> Option<String> {
     (a.tip.is_some() || a.full).then(|| {
         format!(
             "--tip and --full apply to Claude Code transcripts; this file is {}",

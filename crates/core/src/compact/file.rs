@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::{Cut, Made, Options, Report, Tier};
 use crate::io::Source;
 use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by};
-use crate::model::Format;
+use crate::model::AgentId;
 use crate::{ExitStatus, compact};
 
 /// Where the result goes.
@@ -21,7 +21,7 @@ pub enum Target {
 }
 
 /// Refuses `--tier 1` on a format other than cctool v5, whose only compaction is a summary.
-pub fn check_tier_native(tier: Tier, format: Format) -> crate::error::Result<()> {
+pub fn check_tier_native(tier: Tier, format: AgentId) -> crate::error::Result<()> {
     if tier == Tier::One {
         return Err(crate::error::Refusal::TierNotNative { format }.into());
     }

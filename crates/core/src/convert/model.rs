@@ -7,13 +7,13 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::model::Format;
+use crate::model::AgentId;
 
 /// One conversation, in the order a resume sends it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Conversation {
     /// The format read.
-    pub source: Option<Format>,
+    pub source: Option<AgentId>,
     /// The source's own session id (or, without one, its file name): every id the writers
     /// derive starts from it, so converting the same session twice gives the same ids.
     pub session_id: String,
@@ -173,7 +173,7 @@ pub struct ToolResult {
 
 impl Conversation {
     /// An empty conversation read from `source`.
-    pub fn new(source: Format) -> Conversation {
+    pub fn new(source: AgentId) -> Conversation {
         Conversation {
             source: Some(source),
             ..Conversation::default()

@@ -47,7 +47,7 @@ pub struct SessionMeta {
 /// One file as a snapshot holds it.
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct FileEntry {
-    /// The agent's name ([`crate::model::Format::name`]: `claude-code`, `codex`).
+    /// The agent's name ([`crate::model::AgentId::name`]: `claude-code`, `codex`).
     pub agent: String,
     /// `session`, `subagent`, `history` (Claude Code's prompt history) or `index` (Codex's
     /// session names).

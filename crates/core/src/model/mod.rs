@@ -25,27 +25,33 @@ pub fn json_array_tokens(lens: impl IntoIterator<Item = usize>) -> usize {
     if n == 0 { 0 } else { approx_tokens(bytes + n + 1) }
 }
 
-/// What a file is, decided from its content.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Format {
-    /// A Claude Code transcript (`~/.claude/projects/**/<session>.jsonl`).
-    ClaudeCode,
-    /// A Codex rollout (`~/.codex/sessions/**/rollout-*.jsonl`), any era.
-    Codex,
-    /// A cctool session file, schema version 1 to 5.
-    CctoolSession,
+/// Which agent's format a file is in: the name the agent's crate gives itself (`claude-code`,
+/// `codex`, `cctool-session`), as records, messages and `--input-format` spell it.
+///
+/// An open id rather than an enum: each agent crate defines its own (`cctool_codex::ID`) and
+/// the CLI's registry lists the agents, so adding an agent changes no other crate, and no code
+/// outside an agent can `match` over every agent and fall back to one of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct AgentId {
+    name: &'static str,
 }
 
-impl Format {
-    /// The kebab-case name records, messages and `--input-format` use (`claude-code`, `codex`,
-    /// `cctool-session`).
+impl AgentId {
+    /// The id named `name`: for an agent crate's own `ID`.
+    pub const fn new(name: &'static str) -> AgentId {
+        AgentId { name }
+    }
+
+    /// The kebab-case name records, messages and `--input-format` use.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::ClaudeCode => "claude-code",
-            Format::Codex => "codex",
-            Format::CctoolSession => "cctool-session",
-        }
+        self.name
+    }
+}
+
+impl Serialize for AgentId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name)
     }
 }
 

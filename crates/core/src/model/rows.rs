@@ -8,7 +8,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::io::Source;
-use crate::model::Format;
+use crate::model::AgentId;
 
 /// Version of the tables' columns: raised when a column is renamed, removed or changes type
 /// (a column added at the end keeps it).
@@ -141,7 +141,7 @@ pub fn message_texts(content: &Value) -> Vec<&str> {
 /// The rows of one file, and the earliest time they carry (the file's partition date).
 #[derive(Debug, Default)]
 pub struct FileRows {
-    /// The format's name ([`Format::name`]), set by `tables`.
+    /// The format's name ([`AgentId::name`]), set by `tables`.
     pub agent: &'static str,
     /// The rows, in the order of the file.
     pub rows: Vec<Row>,
@@ -151,7 +151,7 @@ pub struct FileRows {
 
 /// The provenance columns every row starts with.
 pub fn provenance(
-    format: Format,
+    format: AgentId,
     client_version: Option<&str>,
     src: &Source,
     session_id: Option<&str>,

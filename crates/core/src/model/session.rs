@@ -15,7 +15,7 @@ use crate::model::time::parse_ms;
 pub struct SessionRecord {
     /// The file, as found.
     pub path: String,
-    /// The format's name ([`Format::name`](crate::model::Format::name)).
+    /// The format's name ([`AgentId::name`](crate::model::AgentId::name)).
     pub format: &'static str,
     /// The versions of the agent that wrote the file, as it recorded them.
     pub agent_versions: Vec<String>,

@@ -1,6 +1,6 @@
 use super::*;
 use cctool_core::convert::line_with;
-use cctool_core::model::Format;
+use cctool_core::model::AgentId;
 
 fn blocks_of(parts: &[Part]) -> Vec<Value> {
     parts
@@ -135,7 +135,7 @@ fn the_lines_are_the_values_written() {
         &cctool_codex::convert::Converter,
     ]);
     use cctool_core::convert::testing::{call, img, result, text};
-    let mut odd = Conversation::new(Format::Codex);
+    let mut odd = Conversation::new(AgentId::new("codex"));
     for (k, body) in [
         Body::User(vec![text("a \"q\"\n\u{1}é😀\u{7f}")]),
         Body::User(vec![

@@ -9,6 +9,16 @@ pub fn read_json(bytes: &[u8]) -> Result<Value, SchemaError> {
     serde_json::from_slice(body).map_err(|e| err("", format!("not valid JSON: {e}")))
 }
 
+/// A cctool session file (any version) read whole, validated and migrated to the latest
+/// version in memory; a file that changed under the read is an error, not a session.
+pub fn read_source(src: &crate::io::Source) -> crate::error::Result<Session> {
+    use crate::error::Error;
+    let bytes = src.whole().map_err(Error::Read)?;
+    let session = read_latest(&bytes);
+    src.check().map_err(Error::Read)?;
+    Ok(session?)
+}
+
 /// A session file of any version, validated and migrated to the latest in memory.
 pub fn read_latest(bytes: &[u8]) -> Result<Session, SchemaError> {
     Ok(migrate(read_session(bytes)?, LATEST))
