@@ -8,20 +8,15 @@
 //! subcommand).
 
 pub mod agents;
-pub mod backup;
 pub mod cli;
 pub mod commands;
-pub mod export;
-pub mod hooks;
-pub mod redact;
-pub mod scan;
-pub mod tables;
 
 use std::ffi::OsString;
 
 use clap::Parser;
 
 pub use cctool_core::{ExitStatus, compact, convert, error, io, model, output, slim, summary, v5};
+pub use cctool_features::{backup, export, hooks, redact, scan, tables};
 
 /// Runs cctool with these arguments (the first is the program name), knowing the agents it is
 /// built with ([`agents::BUILTIN`]).

@@ -27,13 +27,14 @@ use crate::v5::schema::{Item, MessageV3};
 use recap::Recap;
 
 /// `--tier`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Tier {
     /// Drop reasoning and replace older tool results with placeholders (reversible).
-    #[value(name = "1")]
+    #[cfg_attr(feature = "clap", value(name = "1"))]
     One,
     /// Replace the oldest span with a structured recap.
-    #[value(name = "2")]
+    #[cfg_attr(feature = "clap", value(name = "2"))]
     Two,
     /// Tier 1, then tier 2 if the session is still over the budget.
     #[default]

@@ -18,7 +18,8 @@ use serde::Serialize;
 /// The variants are described here and not on themselves: clap would print a variant's doc
 /// comment in `--help`.
 #[allow(missing_docs)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     Info,

@@ -13,7 +13,8 @@ pub const EVENTS: [&str; 2] = ["PreCompact", "PostCompact"];
 /// `project` (the current project's). The variants carry no doc comments because clap would
 /// print them in `--help`.
 #[allow(missing_docs)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Scope {
     User,
     Project,

@@ -7,14 +7,15 @@ use std::path::PathBuf;
 
 /// Which client's loading rules to follow (Claude Code's loader; other agents have one way of
 /// loading, and say so when it is given).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Loader {
     /// Claude Code 2.1.88: the load rules before the four changes of 2.1.332.
-    #[value(name = "2.1.88")]
+    #[cfg_attr(feature = "clap", value(name = "2.1.88"))]
     V2_1_88,
     /// Claude Code 2.1.332, the current client.
     #[default]
-    #[value(name = "2.1.332")]
+    #[cfg_attr(feature = "clap", value(name = "2.1.332"))]
     V2_1_332,
 }
 
@@ -29,7 +30,8 @@ impl Loader {
 }
 
 /// Which replay semantics to use (Codex's history reconstruction).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Replay {
     /// Current Codex: reverse-scan turn segments, rolled-back turns discarded whole.
     #[default]
@@ -39,7 +41,8 @@ pub enum Replay {
 }
 
 /// The thinking policy: which thinking blocks of another model a request keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ThinkingPolicy {
     /// Keep the thinking of every other model.
     All,

@@ -15,7 +15,8 @@ use crate::model::AgentId;
 pub const SCHEMA_VERSION: i64 = 1;
 
 /// A table of `scan --rows`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Table {
     /// One row per session file (the records of `scan --json`, flattened).
     Sessions,

@@ -20,7 +20,8 @@ use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
 /// The variants are described here and not on themselves: clap would print a variant's doc
 /// comment in `--help`.
 #[allow(missing_docs)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum ColorChoice {
     #[default]
     Auto,

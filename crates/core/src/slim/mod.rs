@@ -83,7 +83,8 @@ pub trait Slimmer: Sync {
 }
 
 /// Which payloads are replaced by a placeholder and extracted.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Images {
     /// Only duplicates (each becomes a reference to the copy kept in the file).

@@ -54,7 +54,8 @@ const CHUNK: usize = 8 * 1024 * 1024;
 const RELEASE_EVERY: usize = 8 * 1024 * 1024;
 
 /// How to choose between mapping and reading.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum MmapChoice {
     /// Map large files that have not changed for a minute.
     #[default]

@@ -316,7 +316,10 @@ pub fn doctor_section(
         return Ok(());
     }
     if json {
-        return out.json(&crate::commands::record::Record::Retention(&f));
+        return out.json(&Retention {
+            kind: "retention",
+            finding: &f,
+        });
     }
     let paint = out.paint();
     let mut s = format!(
@@ -335,4 +338,12 @@ pub fn doctor_section(
     }
     s.push('\n');
     out.text(&s)
+}
+
+/// The finding as its JSON record (`"kind": "retention"` before its fields).
+#[derive(Serialize)]
+struct Retention<'a> {
+    kind: &'static str,
+    #[serde(flatten)]
+    finding: &'a Finding,
 }

@@ -410,6 +410,7 @@ mod tests {
 
     #[test]
     fn each_store_folder_is_one_agent_s_and_an_unknown_agent_is_refused() {
+        crate::register_agents_for_tests();
         let stores = crate::io::paths::Stores {
             looked: [
                 "/h/.claude/projects",
@@ -422,7 +423,8 @@ mod tests {
         };
         let roots = store_roots(&stores);
         let names: Vec<&str> = roots.iter().map(|(a, _)| *a).collect();
-        let expected: Vec<&str> = crate::agents::all()
+        let expected: Vec<&str> = crate::agents::registry()
+            .all()
             .filter(|a| a.store().is_some())
             .map(|a| a.about().format.name())
             .collect();

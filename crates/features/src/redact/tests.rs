@@ -3,7 +3,8 @@ use super::*;
 /// One secret of each kind the built-in rules catch (`fixtures/export/secrets.json`, made
 /// with random characters in each documented format).
 fn secrets() -> Vec<(String, String)> {
-    let v: Value = serde_json::from_str(include_str!("../../fixtures/export/secrets.json")).expect("secrets.json");
+    let v: Value =
+        serde_json::from_str(include_str!("../../../../fixtures/export/secrets.json")).expect("secrets.json");
     v.as_object()
         .expect("object")
         .iter()

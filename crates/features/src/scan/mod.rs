@@ -57,8 +57,9 @@ mod tests {
     /// Code's), not to another agent's session that happens to hold the same id.
     #[test]
     fn subagents_link_to_sessions_of_agents_that_have_them() {
+        crate::register_agents_for_tests();
         let name = |links: bool| {
-            let a = crate::agents::all().find(|a| a.links_subagents() == links);
+            let a = crate::agents::registry().all().find(|a| a.links_subagents() == links);
             a.expect("an agent of each kind").about().format.name()
         };
         let mut records = [
