@@ -163,7 +163,12 @@ pub enum Usage {
     /// An option of `rebuild-chain` that does not apply to the file's agent (the agent's
     /// sentence).
     #[error("{file}: {why}")]
-    ChainArgs { file: String, why: String },
+    ChainArgs {
+        /// The file, as the user named it.
+        file: String,
+        /// The agent's refusal.
+        why: crate::agents::ChainRefusal,
+    },
     /// A configuration option of a resume (`--as-of`, `--settings`) that is not usable.
     #[error("{0}")]
     Resume(Box<dyn std::error::Error + Send + Sync>),

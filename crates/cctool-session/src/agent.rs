@@ -83,13 +83,8 @@ impl Agent for Cctool {
         crate::v5::schema::read_source(src)
     }
 
-    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<String> {
-        let name = crate::ID.name();
-        crate::agents::tip_and_full_refused(a, crate::ID).or_else(|| {
-            a.api_view.then(|| {
-                format!("--api-view applies to Claude Code transcripts and Codex rollouts; this file is {name}")
-            })
-        })
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<crate::agents::ChainRefusal> {
+        crate::agents::tip_and_full_refused(a, crate::ID).or_else(|| a.api_view.then(|| ApiViewRefused.into()))
     }
 
     fn rebuild_chain(
@@ -140,3 +135,8 @@ impl Agent for Cctool {
         Some("v5")
     }
 }
+
+/// `--api-view` given for a cctool session, which no agent's request is made from.
+#[derive(Debug, thiserror::Error)]
+#[error("--api-view applies to Claude Code transcripts and Codex rollouts; this file is {}", crate::ID.name())]
+pub struct ApiViewRefused;

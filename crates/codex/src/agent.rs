@@ -129,9 +129,9 @@ impl Agent for Codex {
         super::import::codex(src, false).map_err(crate::error::Error::Read)
     }
 
-    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<String> {
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<crate::agents::ChainRefusal> {
         if a.claude_only_resume() {
-            return Some("--as-of, --settings, --base-url and --thinking-policy describe a Claude Code resume; for a Codex rollout only --model applies".into());
+            return Some(ClaudeResumeRefused.into());
         }
         crate::agents::tip_and_full_refused(a, crate::ID)
     }
@@ -210,3 +210,10 @@ fn stripped(mut records: Vec<SummaryRecord>, opts: summary::Options) -> Vec<Summ
     }
     records
 }
+
+/// Options of a Claude Code resume given for a Codex rollout.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "--as-of, --settings, --base-url and --thinking-policy describe a Claude Code resume; for a Codex rollout only --model applies"
+)]
+pub struct ClaudeResumeRefused;

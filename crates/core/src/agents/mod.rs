@@ -150,8 +150,8 @@ pub trait Agent: Sync {
     fn full_session(&self, src: &Source) -> crate::error::Result<Session>;
 
     /// Why `rebuild-chain` cannot do what `a` asks of a file of this agent (an option that
-    /// describes another agent's resume or loader), if it cannot.
-    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<String> {
+    /// describes another agent's resume or loader), if it cannot: the agent's own error.
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<ChainRefusal> {
         let _ = a;
         None
     }
@@ -408,13 +408,21 @@ pub trait Converter: Sync {
     }
 }
 
-/// What `rebuild-chain` says of `--tip` or `--full` on a file whose agent has no parent links to
-/// choose a tip among or history to put back.
-pub fn tip_and_full_refused(a: &ChainOptions, format: AgentId) -> Option<String> {
-    (a.tip.is_some() || a.full).then(|| {
-        format!(
-            "--tip and --full apply to Claude Code transcripts; this file is {}",
-            format.name()
-        )
-    })
+/// Why `rebuild-chain` refuses what it was asked for a file: an agent's own error, its sentence
+/// shown after the file's name.
+pub type ChainRefusal = Box<dyn std::error::Error + Send + Sync>;
+
+/// `--tip` or `--full` given for a file whose agent has no parent links to choose a tip among or
+/// history to put back.
+#[derive(Debug, thiserror::Error)]
+#[error("--tip and --full apply to Claude Code transcripts; this file is {}", .file.name())]
+pub struct TipAndFullRefused {
+    /// The file's agent.
+    pub file: AgentId,
+}
+
+/// What `rebuild-chain` says of `--tip` or `--full` on a file of `format`, when either was
+/// given.
+pub fn tip_and_full_refused(a: &ChainOptions, format: AgentId) -> Option<ChainRefusal> {
+    (a.tip.is_some() || a.full).then(|| TipAndFullRefused { file: format }.into())
 }
