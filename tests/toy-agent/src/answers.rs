@@ -1,0 +1,283 @@
+//! What the reading commands print of a toy session: `scan`, `doctor`, `rebuild-chain`,
+//! `scan --rows` and `export`.
+
+use rustc_hash::FxHashMap;
+use serde_json::{Value, json};
+
+use crate::file::{self, Message, Said, Session};
+use cctool_core::agents::view::{ChainSummary, Report};
+use cctool_core::io::Source;
+use cctool_core::model::diag::{Code, Diagnostic, Severity};
+use cctool_core::model::doc::{self, Entry, ExportError, Msg, Part};
+use cctool_core::model::findings::finding;
+use cctool_core::model::rows::{self, Call, CallResult, FileRows, Table, Val};
+use cctool_core::model::session::{SessionRecord, prompt_text, title};
+use cctool_core::model::time::{format_ms, parse_ms};
+use cctool_core::output::Out;
+use cctool_core::output::render::{self, Render};
+
+/// The file at a glance; a file that cannot be read is reported with its size alone.
+pub fn scan(src: &Source) -> SessionRecord {
+    let mut r = SessionRecord {
+        path: src.name().to_string(),
+        format: crate::ID.name(),
+        bytes: src.len(),
+        chain_end: Some("start".into()),
+        role: "session",
+        ..SessionRecord::default()
+    };
+    let Ok(s) = file::read(src) else { return r };
+    r.lines = s.lines;
+    r.bad_lines = s.bad_lines();
+    r.session_id = s.session_id().map(str::to_string);
+    r.cwd = s.cwd().map(str::to_string);
+    r.project = cctool_core::model::project::name(s.cwd(), src.name());
+    r.chain_messages = s.messages.len();
+    // A resume sends every message record as written, one a line.
+    r.resume_tokens = cctool_core::model::approx_tokens(s.messages.iter().map(|m| m.raw.len() + 1).sum());
+    let first_prompt = s.messages.iter().find_map(|m| match &m.said {
+        Said::Text { role: "user", text, .. } => prompt_text(text),
+        _ => None,
+    });
+    (r.title, r.title_source) = title(None, first_prompt);
+    let span = s.span();
+    r.first_timestamp = span.map(|s| format_ms(s.0));
+    r.last_timestamp = span.map(|s| format_ms(s.1));
+    r.last_ms = span.map(|s| s.1);
+    r
+}
+
+/// The lines that are no record, as diagnostics of `file` (`doctor` reports them as
+/// findings, `rebuild-chain` as it reads).
+fn unread(file: &str, s: &Session, as_finding: bool) -> Vec<Diagnostic> {
+    s.unread
+        .iter()
+        .map(|u| {
+            let make = if as_finding { finding } else { diagnostic };
+            make(file, Some(u.line), u.why.code, u.why.severity, u.why.message.clone())
+        })
+        .collect()
+}
+
+fn diagnostic(file: &str, line: Option<u64>, code: Code, severity: Severity, message: String) -> Diagnostic {
+    Diagnostic::new(file, line, code, severity, message)
+}
+
+/// What `doctor` finds: lines that are no record, and calls and results without each other.
+pub fn doctor(src: &Source) -> std::io::Result<Vec<Diagnostic>> {
+    let s = file::read(src)?;
+    let file = src.name();
+    let mut out = unread(file, &s, true);
+    let calls: Vec<(&str, u64)> = s
+        .messages
+        .iter()
+        .filter_map(|m| match &m.said {
+            Said::Call { id, .. } => Some((id.as_str(), m.line)),
+            _ => None,
+        })
+        .collect();
+    let results: Vec<(&str, u64)> = s
+        .messages
+        .iter()
+        .filter_map(|m| match &m.said {
+            Said::Result { id, .. } => Some((id.as_str(), m.line)),
+            _ => None,
+        })
+        .collect();
+    for (id, line) in &calls {
+        if !results.iter().any(|(r, _)| r == id) {
+            let why = format!("tool call {id} has no result");
+            out.push(finding(
+                file,
+                Some(*line),
+                Code::ToolCallWithoutResult,
+                Severity::Warning,
+                why,
+            ));
+        }
+    }
+    for (id, line) in &results {
+        if !calls.iter().any(|(c, _)| c == id) {
+            let why = format!("tool result {id} answers no call");
+            out.push(finding(
+                file,
+                Some(*line),
+                Code::ToolResultWithoutCall,
+                Severity::Warning,
+                why,
+            ));
+        }
+    }
+    out.sort_by_key(|d| d.line);
+    Ok(out)
+}
+
+/// A message as a cctool session's message, for rendering it as `rebuild-chain` renders
+/// those (`render::session_block`).
+fn as_v5(m: &Message) -> Value {
+    match &m.said {
+        Said::Text { role, text, at } => {
+            json!({"role": role, "timestamp": at, "items": [{"type": "text", "text": text}]})
+        }
+        Said::Call { tool, input, .. } => {
+            json!({"role": "assistant", "items": [{"type": "tool_call", "name": tool, "args": input}]})
+        }
+        Said::Result { output, .. } => json!({"role": "tool", "items": [{"type": "tool_result", "content": output}]}),
+    }
+}
+
+/// `rebuild-chain`: every message, which is what a resume loads, printed as written or
+/// rendered with `style`.
+pub fn rebuild_chain(
+    src: &Source,
+    style: Option<Render>,
+    out: &mut Out,
+) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
+    let s = file::read(src).map_err(|e| cctool_core::agents::view::cannot_read(src, e))?;
+    for (i, m) in s.messages.iter().enumerate() {
+        match &style {
+            None => out.record(&m.raw)?,
+            Some(st) => {
+                let mut block = render::session_block(&as_v5(m), i, st);
+                block.line = Some(m.line);
+                out.text(&render::render(st, &block))?;
+            }
+        }
+    }
+    let summary = ChainSummary {
+        file: src.name().to_string(),
+        format: crate::ID.name(),
+        messages: s.messages.len(),
+        end: Some("start".into()),
+        bad_lines: s.bad_lines(),
+        ..ChainSummary::default()
+    };
+    Ok((unread(src.name(), &s, false), Report::Chain(summary)))
+}
+
+/// `scan --rows`: a message row per message record, or a tool-call row per call with its
+/// result.
+pub fn rows(table: Table, src: &Source, opts: &rows::Options) -> cctool_core::error::Result<FileRows> {
+    let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
+    let sid = s.session_id();
+    let mut out = FileRows::default();
+    let (mut calls, mut results) = (Vec::new(), FxHashMap::default());
+    for m in &s.messages {
+        let ms = m.said.at().and_then(parse_ms);
+        rows::earliest(&mut out.first_ms, ms);
+        let prov = rows::provenance(crate::ID, None, src, sid, Some(m.offset), Some(m.line));
+        match (&m.said, table) {
+            (Said::Call { id, tool, input }, Table::ToolCalls) => calls.push(Call {
+                prov,
+                id: Some(id.clone()),
+                name: Some(tool.clone()),
+                kind: "call".into(),
+                ms,
+                on_chain: true,
+                input: rows::as_text(Some(input)),
+            }),
+            (Said::Result { id, output }, Table::ToolCalls) => {
+                let result = CallResult {
+                    line: Some(m.line),
+                    ms,
+                    is_error: None,
+                    output: output.clone(),
+                };
+                results.insert(id.clone(), result);
+            }
+            (_, Table::ToolCalls) => {}
+            (said, _) => out.rows.push(message_row(prov, out.rows.len(), m, said, ms, opts)),
+        }
+    }
+    if table == Table::ToolCalls {
+        out.rows = rows::call_rows(calls, &mut results, opts);
+    }
+    Ok(out)
+}
+
+fn message_row(
+    mut row: rows::Row,
+    index: usize,
+    m: &Message,
+    said: &Said,
+    ms: Option<i64>,
+    opts: &rows::Options,
+) -> rows::Row {
+    let (role, text) = match said {
+        Said::Text { role, text, .. } => (*role, text.as_str()),
+        Said::Call { .. } => ("assistant", ""),
+        Said::Result { .. } => ("tool", ""),
+    };
+    row.extend([
+        Val::count(index),
+        Val::Str("record".into()),
+        Val::Null,
+        Val::Null,
+        Val::Str(said.kind().into()),
+        Val::Str(role.into()),
+        Val::time(ms),
+        Val::Null,
+        Val::Bool(true),
+        Val::Null,
+        Val::Null,
+        Val::Bool(false),
+    ]);
+    row.extend(rows::body(text, opts.max_text));
+    row.extend([
+        Val::count(usize::from(matches!(said, Said::Call { .. }))),
+        Val::count(usize::from(matches!(said, Said::Result { .. }))),
+        Val::Null,
+        Val::Null,
+        Val::Null,
+        Val::Null,
+        Val::count(m.raw.len()),
+    ]);
+    row
+}
+
+fn unreadable(src: &Source, e: std::io::Error) -> ExportError {
+    doc::cannot_read(src, e)
+}
+
+/// `export`: every message as a message of the document, each record parsed by `parse`
+/// (which redacts it when asked).
+pub fn export_entries(src: &Source, parse: &dyn Fn(&[u8]) -> Value) -> Result<Vec<Entry>, ExportError> {
+    let s = file::read(src).map_err(|e| unreadable(src, e))?;
+    let entries = s.messages.iter().map(|m| {
+        let v = parse(&m.raw);
+        let text = |k: &str| doc::s(&v, k).unwrap_or("").to_string();
+        let (role, part) = match m.said.kind() {
+            "call" => (
+                "assistant",
+                Part::ToolCall {
+                    name: text("tool"),
+                    id: text("id"),
+                    input: v.get("input").map(doc::pretty).unwrap_or_default(),
+                },
+            ),
+            "result" => (
+                "tool",
+                Part::ToolResult {
+                    id: text("id"),
+                    error: false,
+                    text: text("output"),
+                    images: Vec::new(),
+                },
+            ),
+            role => (role, Part::Text(text("text"))),
+        };
+        Entry::Msg(Msg {
+            role: role.into(),
+            line: Some(m.line),
+            time: doc::s(&v, "at").map(doc::local_time),
+            parts: vec![part],
+        })
+    });
+    Ok(entries.collect())
+}
+
+/// `export --format jsonl`: every message record as written.
+pub fn export_records(src: &Source, emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>) -> Result<(), ExportError> {
+    let s = file::read(src).map_err(|e| unreadable(src, e))?;
+    s.messages.iter().try_for_each(|m| emit(&m.raw))
+}
