@@ -84,7 +84,10 @@ impl Agent for Cctool {
     }
 
     fn refuse_chain_args(&self, a: &ChainOptions) -> Option<crate::agents::ChainRefusal> {
-        crate::agents::tip_and_full_refused(a, crate::ID).or_else(|| a.api_view.then(|| ApiViewRefused.into()))
+        crate::agents::tip_and_full_refused(a, crate::ID).or_else(|| {
+            a.api_view
+                .then(|| crate::agents::ApiViewRefused { file: crate::ID }.into())
+        })
     }
 
     fn rebuild_chain(
@@ -135,8 +138,3 @@ impl Agent for Cctool {
         Some("v5")
     }
 }
-
-/// `--api-view` given for a cctool session, which no agent's request is made from.
-#[derive(Debug, thiserror::Error)]
-#[error("--api-view applies to Claude Code transcripts and Codex rollouts; this file is {}", crate::ID.name())]
-pub struct ApiViewRefused;

@@ -88,14 +88,10 @@ impl Agent for Toy {
         crate::import::toy(src).map_err(cctool_core::error::Error::Read)
     }
 
-    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<String> {
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<cctool_core::agents::ChainRefusal> {
         cctool_core::agents::tip_and_full_refused(a, crate::ID).or_else(|| {
-            a.api_view.then(|| {
-                format!(
-                    "--api-view applies to Claude Code transcripts and Codex rollouts; this file is {}",
-                    crate::ID.name()
-                )
-            })
+            a.api_view
+                .then(|| cctool_core::agents::ApiViewRefused { file: crate::ID }.into())
         })
     }
 

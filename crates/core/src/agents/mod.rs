@@ -421,6 +421,14 @@ pub struct TipAndFullRefused {
     pub file: AgentId,
 }
 
+/// `--api-view` given for a file of an agent whose request cctool does not rebuild.
+#[derive(Debug, thiserror::Error)]
+#[error("--api-view applies to Claude Code transcripts and Codex rollouts; this file is {}", .file.name())]
+pub struct ApiViewRefused {
+    /// The file's agent.
+    pub file: AgentId,
+}
+
 /// What `rebuild-chain` says of `--tip` or `--full` on a file of `format`, when either was
 /// given.
 pub fn tip_and_full_refused(a: &ChainOptions, format: AgentId) -> Option<ChainRefusal> {
