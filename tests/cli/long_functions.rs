@@ -60,8 +60,8 @@ fn fn_name(line: &str) -> Option<&str> {
 }
 
 /// The line where the item starting at `start` ends: its closing brace at the item's
-/// indentation, or the line ending its declaration with `;` when it has no body. `None` when
-/// the item is one line.
+/// indentation (`};` for a `use` or a `static` in braces), or the line ending its declaration
+/// with `;` when it has no body. `None` when the item is one line.
 fn item_end(lines: &[&str], start: usize) -> Option<usize> {
     let ind = indent(lines[start]);
     let close = format!("{ind}}}");
@@ -79,7 +79,7 @@ fn item_end(lines: &[&str], start: usize) -> Option<usize> {
             }
             continue;
         }
-        if code == close {
+        if code == close || code.strip_suffix(';') == Some(close.as_str()) {
             return Some(i);
         }
     }
@@ -205,6 +205,12 @@ fn the_scanner_finds_a_long_function_and_reads_its_reason() {
         long.trim_end().replace('\n', "\n    ")
     );
     assert_eq!(long_functions(&tested), vec![]);
+    let used = format!("#[cfg(test)]\nuse std::{{\n    io,\n}};\n{long}");
+    assert_eq!(
+        long_functions(&used).len(),
+        1,
+        "a test-only `use` hides nothing after it"
+    );
     let declared = "trait T {\n    fn f(&self) -> u32;\n    fn g(&self) {}\n}\n";
     assert_eq!(long_functions(declared), vec![]);
     let (_, modules) = test_lines(&["#[cfg(test)]", "pub(crate) mod fixtures;"]);
