@@ -257,9 +257,8 @@ fn next_line(lines: &mut Lines<'_>) -> Result<Option<Vec<u8>>, Stop> {
     lines.next_line().map_err(|_| Stop::Read)
 }
 
-// Over 100 lines: the ways one conversion is written (standard output, a new file, appended to
-// an earlier conversion, placed in a store) share the lines, the report and the target.
-/// Writes the conversion whose head the reader sent, pulling its lines from `rx`.
+/// Writes the conversion whose head the reader sent, pulling its lines from `rx`, to standard
+/// output, a new file, a file an earlier conversion wrote, or a place in the target's store.
 #[allow(clippy::too_many_arguments)]
 fn write_conversion(
     a: &ConvertArgs,
@@ -273,12 +272,44 @@ fn write_conversion(
     replace: bool,
 ) -> Result<(), ConvertError> {
     let session_id = target_session_id(&head, to, a.full);
+    let opts = write_options(a, &head, to, into, session_id.clone());
+    let answered = head.answered.clone().unwrap_or_default();
+    let make = into.writer();
+    let o = opts.clone();
+    let mut lines = Lines::new(
+        rx,
+        a.reasoning_as_text,
+        Box::new(move |first, out| make(&o, first, answered, out)),
+    );
+    r.session_id = Some(session_id);
+    let out = match a.into_store {
+        false => out,
+        true => match place(a, r, input, into, &opts, &mut lines)? {
+            Some(path) => Some(path),
+            None => return Ok(()),
+        },
+    };
+    match out {
+        None => write_to_stdout(r, &mut lines),
+        Some(path) => write_to_file(a, r, into, &path, &mut lines, replace),
+    }
+}
+
+/// What the target's writer is told: the session's id, folder and model, and whose tools the
+/// calls are in.
+fn write_options(
+    a: &ConvertArgs,
+    head: &crate::convert::model::Conversation,
+    to: Format,
+    into: &dyn Converter,
+    session_id: String,
+) -> WriteOptions {
     let cwd = head
         .cwd
         .clone()
         .unwrap_or_else(|| std::env::current_dir().map_or_else(|_| "/".into(), |d| d.display().to_string()));
-    let opts = WriteOptions {
-        session_id: session_id.clone(),
+    WriteOptions {
+        session_id,
         cwd,
         model: a.model.clone().or_else(|| {
             (head.source == Some(to) || into.keeps_foreign_model())
@@ -291,77 +322,84 @@ fn write_conversion(
             .source
             .and_then(|f| crate::agents::agent(f).tools())
             .unwrap_or(&crate::convert::tools::Verbatim),
+    }
+}
+
+/// The path in the target's store the conversion goes to, its folder made; `None` when the
+/// store's own client imported it instead, which is then the whole of the write.
+fn place(
+    a: &ConvertArgs,
+    r: &mut Report,
+    input: &Input,
+    into: &dyn Converter,
+    opts: &WriteOptions,
+    lines: &mut Lines<'_>,
+) -> Result<Option<PathBuf>, ConvertError> {
+    // The rollout's path holds its start, the time on its first line.
+    let first = lines.next_line().map_err(CoreError::Read)?;
+    let source = match input {
+        Input::Path(p) => Some(p.as_path()),
+        _ => None,
     };
-    let answered = head.answered.clone().unwrap_or_default();
-    let make = into.writer();
-    let o = opts.clone();
-    let mut lines = Lines::new(
-        rx,
-        a.reasoning_as_text,
-        Box::new(move |first, out| make(&o, first, answered, out)),
-    );
-    r.session_id = Some(session_id);
-    let out = match a.into_store {
-        false => out,
-        true => {
-            // The rollout's path holds its start, the time on its first line.
-            let first = lines.next_line().map_err(CoreError::Read)?;
-            let source = match input {
-                Input::Path(p) => Some(p.as_path()),
-                _ => None,
-            };
-            let placed = into
-                .place(first.as_deref(), &opts, source, a.force)
-                .map_err(|e| match e {
-                    StoreError::NoStore(why) => ConvertError::Job(JobError::from(Refusal::NoStore(why))),
-                    StoreError::Ledger(e) => ConvertError::Ledger(e),
-                })?;
-            let path = placed.path;
-            if let Some(l) = first {
-                lines.unread(l);
-            }
-            r.resume = Some(placed.resume);
-            if let Some(imported) = placed.imported {
-                r.resume = Some(imported.resume);
-                r.imported_by_codex = Some(imported.id);
-                r.written = Some("imported-by-codex");
-                return Ok(());
-            }
-            r.output = path.display().to_string();
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| CoreError::Io(e).about(format!("cannot create {}", parent.display())))?;
-            }
-            Some(path)
-        }
-    };
-    let finish = |r: &mut Report, lines: &mut Lines<'_>| {
-        let conv = lines.conversation().unwrap_or_default();
-        r.carried = Some(lines.counts.clone());
-        r.mapped = Some(lines.tally.mapped.clone());
-        let mut dropped = conv.dropped.clone();
-        for (k, n) in &lines.tally.dropped {
-            *dropped.entry(k.clone()).or_insert(0) += n;
-        }
-        r.dropped = Some(dropped);
-        r.tokens = Some(lines.tally.tokens);
-        r.closed = Some(lines.tally.closed);
-    };
-    let Some(path) = out else {
-        let mut n = 0;
-        let mut stop = None;
-        write_stdout(|w| until_stop(write_all(w, &mut lines, &mut n), &mut stop)).map_err(|e| match stop {
-            Some(_) => ConvertError::SourceCutShort,
-            None => stdout_error(e),
+    let placed = into
+        .place(first.as_deref(), opts, source, a.force)
+        .map_err(|e| match e {
+            StoreError::NoStore(why) => ConvertError::Job(JobError::from(Refusal::NoStore(why))),
+            StoreError::Ledger(e) => ConvertError::Ledger(e),
         })?;
-        finish(r, &mut lines);
-        r.written = Some("new");
-        r.lines_written = n;
-        return Ok(());
-    };
-    let existing = match std::fs::metadata(&path) {
+    let path = placed.path;
+    if let Some(l) = first {
+        lines.unread(l);
+    }
+    r.resume = Some(placed.resume);
+    if let Some(imported) = placed.imported {
+        r.resume = Some(imported.resume);
+        r.imported_by_codex = Some(imported.id);
+        r.written = Some("imported-by-codex");
+        return Ok(None);
+    }
+    r.output = path.display().to_string();
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| CoreError::Io(e).about(format!("cannot create {}", parent.display())))?;
+    }
+    Ok(Some(path))
+}
+
+/// What the conversion carried, mapped and dropped, into the report once its lines are read.
+fn finish(r: &mut Report, lines: &mut Lines<'_>) {
+    let conv = lines.conversation().unwrap_or_default();
+    r.carried = Some(lines.counts.clone());
+    r.mapped = Some(lines.tally.mapped.clone());
+    let mut dropped = conv.dropped.clone();
+    for (k, n) in &lines.tally.dropped {
+        *dropped.entry(k.clone()).or_insert(0) += n;
+    }
+    r.dropped = Some(dropped);
+    r.tokens = Some(lines.tally.tokens);
+    r.closed = Some(lines.tally.closed);
+}
+
+/// Writes every line to standard output.
+fn write_to_stdout(r: &mut Report, lines: &mut Lines<'_>) -> Result<(), ConvertError> {
+    let mut n = 0;
+    let mut stop = None;
+    write_stdout(|w| until_stop(write_all(w, lines, &mut n), &mut stop)).map_err(|e| match stop {
+        Some(_) => ConvertError::SourceCutShort,
+        None => stdout_error(e),
+    })?;
+    finish(r, lines);
+    r.written = Some("new");
+    r.lines_written = n;
+    Ok(())
+}
+
+/// The file already at the target, unless it is to be replaced: when it was last seen and
+/// the lines it holds, to compare the conversion against.
+fn existing(path: &Path, replace: bool, into: &dyn Converter) -> Result<Option<(Seen, Against)>, ConvertError> {
+    Ok(match std::fs::metadata(path) {
         Ok(m) if m.is_file() && !replace => Some(
-            std::fs::File::open(&path)
+            std::fs::File::open(path)
                 .and_then(|f| {
                     // Taken before the length the comparison keeps: a line appended between
                     // the two changes the time, and the re-check before the rename sees it.
@@ -372,61 +410,85 @@ fn write_conversion(
                 .map_err(|e| CoreError::Io(e).about(format!("cannot read the existing {}", path.display())))?,
         ),
         _ => None,
-    };
+    })
+}
+
+/// Writes the conversion to `path`: a new file, or the lines an earlier conversion there lacks.
+fn write_to_file(
+    a: &ConvertArgs,
+    r: &mut Report,
+    into: &dyn Converter,
+    path: &Path,
+    lines: &mut Lines<'_>,
+    replace: bool,
+) -> Result<(), ConvertError> {
+    let existing = existing(path, replace, into)?;
     let mut n = 0;
     let mut stop = None;
     let written = match existing {
-        None => write_new_file_by(&path, true, |w| until_stop(write_all(w, &mut lines, &mut n), &mut stop))
+        None => write_new_file_by(path, true, |w| until_stop(write_all(w, lines, &mut n), &mut stop))
             .map(|()| if replace { "replaced" } else { "new" }),
         Some((seen, mut old)) => {
-            let keep = std::fs::File::open(&path)
+            let keep = std::fs::File::open(path)
                 .map_err(|e| CoreError::Io(e).about(format!("cannot read the existing {}", path.display())))?;
             // What the target's agent appends while the conversion runs would be lost to the
             // rename: the target is re-checked under a lock right before it.
-            extend_by(&path, seen, a.force, |w| {
-                until_stop(append(w, &mut lines, &mut old, &keep, &mut n), &mut stop)
+            extend_by(path, seen, a.force, |w| {
+                until_stop(append(w, lines, &mut old, &keep, &mut n), &mut stop)
             })
             .map(|()| "appended")
         }
     };
     let how = match written {
         Ok(how) => how,
-        Err(e) => match stop {
-            Some(Stop::UpToDate) => {
-                finish(r, &mut lines);
-                r.written = Some("up-to-date");
-                // A run killed between its rename and the registration left the rollout in
-                // place without its row: registering is idempotent, so it is done again.
-                if a.into_store {
-                    register(into, &path, r);
-                }
-                return Ok(());
-            }
-            Some(Stop::Differs(_)) if a.force => {
-                // Replaced: the conversion again from its start, every line written.
-                return Err(ConvertError::Replace);
-            }
-            Some(Stop::Differs(l)) => {
-                return Err(JobError::from(Refusal::NotAnEarlierConversion { path, line: l }).into());
-            }
-            Some(Stop::Read) => return Err(ConvertError::SourceCutShort),
-            None if refusal(&e).is_some() || e.get_ref().is_some_and(|r| r.is::<HeldOpen>()) => {
-                return Err(crate::error::rewrite_failed(e).about(path.display().to_string()).into());
-            }
-            None => {
-                return Err(CoreError::Io(e)
-                    .about(format!("cannot write {}", path.display()))
-                    .into());
-            }
-        },
+        Err(e) => return stopped(a, r, into, path, lines, stop, e),
     };
-    finish(r, &mut lines);
+    finish(r, lines);
     r.written = Some(how);
     r.lines_written = n;
     if a.into_store {
-        register(into, &path, r);
+        register(into, path, r);
     }
     Ok(())
+}
+
+/// What a write to a file that failed with `e` comes to: when the lines stopped it, their stop
+/// says why (an earlier conversion up to date is no failure).
+fn stopped(
+    a: &ConvertArgs,
+    r: &mut Report,
+    into: &dyn Converter,
+    path: &Path,
+    lines: &mut Lines<'_>,
+    stop: Option<Stop>,
+    e: std::io::Error,
+) -> Result<(), ConvertError> {
+    match stop {
+        Some(Stop::UpToDate) => {
+            finish(r, lines);
+            r.written = Some("up-to-date");
+            // A run killed between its rename and the registration left the rollout in
+            // place without its row: registering is idempotent, so it is done again.
+            if a.into_store {
+                register(into, path, r);
+            }
+            Ok(())
+        }
+        // Replaced: the conversion again from its start, every line written.
+        Some(Stop::Differs(_)) if a.force => Err(ConvertError::Replace),
+        Some(Stop::Differs(l)) => Err(JobError::from(Refusal::NotAnEarlierConversion {
+            path: path.to_path_buf(),
+            line: l,
+        })
+        .into()),
+        Some(Stop::Read) => Err(ConvertError::SourceCutShort),
+        None if refusal(&e).is_some() || e.get_ref().is_some_and(|r| r.is::<HeldOpen>()) => {
+            Err(crate::error::rewrite_failed(e).about(path.display().to_string()).into())
+        }
+        None => Err(CoreError::Io(e)
+            .about(format!("cannot write {}", path.display()))
+            .into()),
+    }
 }
 
 /// The target's session id: a UUID derived from the source session, the target format and

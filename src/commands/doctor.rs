@@ -102,20 +102,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> super::Result<ExitStatus> {
             FileOutcome::Done(findings) => {
                 total.files += 1;
                 let findings: Vec<Diagnostic> = findings.into_iter().filter(|f| shown(f)).collect();
-                let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
-                total.errors += errors;
-                total.warnings += findings.iter().filter(|f| f.severity == Severity::Warning).count();
-                total.infos += findings.iter().filter(|f| f.severity == Severity::Info).count();
-                total.files_with_errors += usize::from(errors > 0);
-                for f in &findings {
-                    by_code
-                        .entry(f.code)
-                        .or_insert_with(|| CodeCount {
-                            code: f.code.id().to_string(),
-                            ..CodeCount::default()
-                        })
-                        .add(f.severity);
-                }
+                count(&mut total, &mut by_code, &findings);
                 if g.json {
                     for f in &findings {
                         out.json(&super::record::Record::diagnostic(f))?;
@@ -149,14 +136,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> super::Result<ExitStatus> {
     if a.paths.is_empty() {
         crate::backup::retention::doctor_section(g.json, a.min_severity, &mut out, &say)?;
     }
-    // Worst first, then the most frequent.
-    let mut codes: Vec<CodeCount> = by_code.into_values().collect();
-    codes.sort_by(|x, y| {
-        y.worst()
-            .cmp(&x.worst())
-            .then(y.findings.cmp(&x.findings))
-            .then(x.code.cmp(&y.code))
-    });
+    let codes = worst_first(by_code);
     if g.json {
         for c in &codes {
             out.json(&super::record::Record::Code(c))?;
@@ -178,6 +158,36 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> super::Result<ExitStatus> {
         say.merge(ExitStatus::Negative);
     }
     Ok(say.status())
+}
+
+/// One file's shown findings added to the totals and to the count of each code.
+fn count(total: &mut Total, by_code: &mut BTreeMap<Code, CodeCount>, findings: &[Diagnostic]) {
+    let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
+    total.errors += errors;
+    total.warnings += findings.iter().filter(|f| f.severity == Severity::Warning).count();
+    total.infos += findings.iter().filter(|f| f.severity == Severity::Info).count();
+    total.files_with_errors += usize::from(errors > 0);
+    for f in findings {
+        by_code
+            .entry(f.code)
+            .or_insert_with(|| CodeCount {
+                code: f.code.id().to_string(),
+                ..CodeCount::default()
+            })
+            .add(f.severity);
+    }
+}
+
+/// The codes found, the worst first, then the most frequent.
+fn worst_first(by_code: BTreeMap<Code, CodeCount>) -> Vec<CodeCount> {
+    let mut codes: Vec<CodeCount> = by_code.into_values().collect();
+    codes.sort_by(|x, y| {
+        y.worst()
+            .cmp(&x.worst())
+            .then(y.findings.cmp(&x.findings))
+            .then(x.code.cmp(&y.code))
+    });
+    codes
 }
 
 /// The lines on stderr: one per code found, then the total.

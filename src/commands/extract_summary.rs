@@ -40,15 +40,7 @@ impl Total {
 
 pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> super::Result<ExitStatus> {
     let mut diags = Vec::new();
-    // Summaries archived by `cctool hooks` (docs/backup.md) are read as they are.
-    let (archived, paths): (Vec<_>, Vec<_>) = a
-        .paths
-        .iter()
-        .map(|p| (p, crate::hooks::run::summary_records(p)))
-        .partition(|(_, r)| r.is_some());
-    let archived: Vec<crate::summary::SummaryRecord> =
-        archived.into_iter().flat_map(|(_, r)| r.unwrap_or_default()).collect();
-    let paths: Vec<std::path::PathBuf> = paths.into_iter().map(|(p, _)| p.clone()).collect();
+    let (archived, paths) = archived_and_paths(&a.paths);
     let (expanded, named) = if paths.is_empty() && !archived.is_empty() && a.files.files_from.is_none() {
         Default::default()
     } else {
@@ -123,20 +115,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> super::Result<ExitStatus> 
         for d in diags.iter().filter(|d| d.severity > Severity::Info) {
             say.diagnostic(d);
         }
-        let mut line = format!(
-            "{} files, {} summaries ({} current)",
-            total.files, total.summaries, total.with_current
-        );
-        if total.skipped > 0 {
-            line.push_str(&format!(", {}", super::skipped_note(total.skipped)));
-        }
-        if total.bad_lines > 0 {
-            line.push_str(&format!(
-                ", {} unreadable lines (see `cctool rebuild-chain --json`)",
-                total.bad_lines
-            ));
-        }
-        say.note(&line);
+        say.note(&total_line(&total));
     }
     if total.errors > 0 {
         say.merge(ExitStatus::Error);
@@ -144,6 +123,36 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> super::Result<ExitStatus> 
         say.merge(ExitStatus::Negative);
     }
     Ok(say.status())
+}
+
+/// The summaries archived by `cctool hooks` (docs/backup.md) among `paths`, read as they are,
+/// and the other paths, read as sessions.
+fn archived_and_paths(paths: &[std::path::PathBuf]) -> (Vec<SummaryRecord>, Vec<std::path::PathBuf>) {
+    let (archived, paths): (Vec<_>, Vec<_>) = paths
+        .iter()
+        .map(|p| (p, crate::hooks::run::summary_records(p)))
+        .partition(|(_, r)| r.is_some());
+    let archived: Vec<SummaryRecord> = archived.into_iter().flat_map(|(_, r)| r.unwrap_or_default()).collect();
+    let paths: Vec<std::path::PathBuf> = paths.into_iter().map(|(p, _)| p.clone()).collect();
+    (archived, paths)
+}
+
+/// The closing line on stderr: what was read and found.
+fn total_line(total: &Total) -> String {
+    let mut line = format!(
+        "{} files, {} summaries ({} current)",
+        total.files, total.summaries, total.with_current
+    );
+    if total.skipped > 0 {
+        line.push_str(&format!(", {}", super::skipped_note(total.skipped)));
+    }
+    if total.bad_lines > 0 {
+        line.push_str(&format!(
+            ", {} unreadable lines (see `cctool rebuild-chain --json`)",
+            total.bad_lines
+        ));
+    }
+    line
 }
 
 /// The text form: a header line, then the summary.

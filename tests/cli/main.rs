@@ -40,6 +40,7 @@ mod ids;
 mod imports;
 mod input;
 mod json_types;
+mod long_functions;
 mod lost_writes;
 mod memory_read;
 mod migrate;

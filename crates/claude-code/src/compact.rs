@@ -438,35 +438,20 @@ fn append(
         Some(p) => parse(&src.read_range(t.node(p).offset, t.node(p).len as usize)?),
         None => Value::Null,
     };
-    let tip_uuid = loaded.positions.last().map(|&p| t.uuid_text(p)).unwrap_or_default();
-    let session = template
-        .get("sessionId")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let fresh = |parts: &[&str]| -> String {
-        let mut salt = 0u32;
-        loop {
-            let s = salt.to_string();
-            let mut all: Vec<&str> = vec![&session, &tip_uuid];
-            all.extend_from_slice(parts);
-            all.push(&s);
-            let id = ids::uuid(&all);
-            if t.find(&id).is_none() {
-                return id;
-            }
-            salt += 1;
-        }
-    };
     // After every timestamp in the file, so that a newest-leaf loader (2.1.88) picks the copies too.
     let newest = t.time_span().map_or(i64::MIN, |s| s.1);
-    let mut ts = ids::now_ms().max(newest.saturating_add(1));
-    let mut next_ts = || {
-        let s = format_ms(ts);
-        ts += 1;
-        s
+    let mut new = Renamed {
+        t,
+        session: template
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string(),
+        tip_uuid: loaded.positions.last().map(|&p| t.uuid_text(p)).unwrap_or_default(),
+        ts: ids::now_ms().max(newest.saturating_add(1)),
+        uuids: FxHashMap::default(),
+        msg_ids: FxHashMap::default(),
     };
-
     let envelope = |m: &mut Map<String, Value>| {
         for k in ENVELOPE {
             if let Some(v) = template.get(*k) {
@@ -475,17 +460,17 @@ fn append(
         }
     };
 
-    let boundary_uuid = fresh(&["compact_boundary"]);
+    let boundary_uuid = new.id(&["compact_boundary"]);
     let mut b = Map::new();
     b.insert("parentUuid".into(), Value::Null);
-    b.insert("logicalParentUuid".into(), json!(tip_uuid));
+    b.insert("logicalParentUuid".into(), json!(new.tip_uuid));
     b.insert("isSidechain".into(), json!(false));
     envelope(&mut b);
     b.insert("type".into(), json!("system"));
     b.insert("subtype".into(), json!("compact_boundary"));
     b.insert("content".into(), json!("Conversation compacted"));
     b.insert("isMeta".into(), json!(false));
-    b.insert("timestamp".into(), json!(next_ts()));
+    b.insert("timestamp".into(), json!(new.ts()));
     b.insert("uuid".into(), json!(boundary_uuid));
     b.insert("level".into(), json!("info"));
     b.insert(
@@ -493,7 +478,7 @@ fn append(
         json!({"trigger": "manual", "preTokens": pre_tokens}),
     );
 
-    let summary_uuid = fresh(&["compact_summary"]);
+    let summary_uuid = new.id(&["compact_summary"]);
     let mut s = Map::new();
     s.insert("parentUuid".into(), json!(boundary_uuid));
     s.insert("isSidechain".into(), json!(false));
@@ -506,16 +491,59 @@ fn append(
     s.insert("isVisibleInTranscriptOnly".into(), json!(true));
     s.insert("isCompactSummary".into(), json!(true));
     s.insert("uuid".into(), json!(summary_uuid));
-    s.insert("timestamp".into(), json!(next_ts()));
+    s.insert("timestamp".into(), json!(new.ts()));
 
     writeln_json(w, &Value::Object(b))?;
     writeln_json(w, &Value::Object(s))?;
 
-    let mut new_uuid: FxHashMap<String, String> = FxHashMap::default();
-    let mut new_msg_id: FxHashMap<String, String> = FxHashMap::default();
     let mut parent = summary_uuid;
     for &p in &tail {
-        let node = t.node(p);
+        parent = new.copy(src, p, &parent, w)?;
+    }
+    Ok(Appended {
+        boundary_uuid,
+        copies: tail.len(),
+    })
+}
+
+/// The new ids and times of what a compaction appends, and the tail's old ids mapped to them.
+struct Renamed<'a> {
+    t: &'a Transcript,
+    session: String,
+    tip_uuid: String,
+    /// The next timestamp, in milliseconds.
+    ts: i64,
+    uuids: FxHashMap<String, String>,
+    msg_ids: FxHashMap<String, String>,
+}
+
+impl Renamed<'_> {
+    /// A uuid derived from `parts` that no record of the file has.
+    fn id(&self, parts: &[&str]) -> String {
+        let mut salt = 0u32;
+        loop {
+            let s = salt.to_string();
+            let mut all: Vec<&str> = vec![&self.session, &self.tip_uuid];
+            all.extend_from_slice(parts);
+            all.push(&s);
+            let id = ids::uuid(&all);
+            if self.t.find(&id).is_none() {
+                return id;
+            }
+            salt += 1;
+        }
+    }
+
+    /// The next timestamp, each one later than the one before.
+    fn ts(&mut self) -> String {
+        let s = format_ms(self.ts);
+        self.ts += 1;
+        s
+    }
+
+    /// Writes the copy of the tail record at `p` under `parent`, and returns its new uuid.
+    fn copy(&mut self, src: &Source, p: u32, parent: &str, w: &mut dyn Write) -> io::Result<String> {
+        let node = self.t.node(p);
         // Only the linking fields are rewritten; every other byte of the record is copied as
         // written, so nothing is re-encoded and no depth of nesting can cost the record.
         let bytes = src.read_range(node.offset, node.len as usize)?;
@@ -527,13 +555,13 @@ fn append(
             ));
         };
         let old = rec.str("uuid").unwrap_or_default();
-        let id = fresh(&["copy", &old, &node.line.to_string()]);
-        new_uuid.insert(old, id.clone());
+        let id = self.id(&["copy", &old, &node.line.to_string()]);
+        self.uuids.insert(old, id.clone());
         rec.set("parentUuid", &parent);
         rec.set("uuid", &id);
-        rec.set("timestamp", &next_ts());
+        rec.set("timestamp", &self.ts());
         for key in ["sourceToolAssistantUUID", "logicalParentUuid"] {
-            if let Some(new) = rec.str(key).and_then(|u| new_uuid.get(&u).cloned()) {
+            if let Some(new) = rec.str(key).and_then(|u| self.uuids.get(&u).cloned()) {
                 rec.set(key, &new);
             }
         }
@@ -542,9 +570,10 @@ fn append(
             && let Some(mut m) = Members::parse(&message)
             && let Some(old_id) = m.str("id")
         {
-            let new = new_msg_id
+            let new = self
+                .msg_ids
                 .entry(old_id.clone())
-                .or_insert_with(|| ids::message_id(&[&session, &tip_uuid, &old_id]))
+                .or_insert_with(|| ids::message_id(&[&self.session, &self.tip_uuid, &old_id]))
                 .clone();
             m.set("id", &new);
             let m = RawValue::from_string(String::from_utf8_lossy(&m.to_vec()).into_owned())?;
@@ -552,12 +581,8 @@ fn append(
         }
         rec.write(w)?;
         w.write_all(b"\n")?;
-        parent = id;
+        Ok(id)
     }
-    Ok(Appended {
-        boundary_uuid,
-        copies: tail.len(),
-    })
 }
 
 fn writeln_json(w: &mut dyn Write, v: &Value) -> io::Result<()> {

@@ -108,42 +108,50 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
         sink.take_final(&mut messages)?;
     }
     if !effective {
-        // Every line that is not a transcript message (metadata, progress rows, titles, bad
-        // lines, earlier copies of a uuid written twice), in file order at the end.
         for m in messages.drain(..) {
             sink.push(m)?;
         }
-        let mut message_lines: Vec<u64> = order.iter().map(|p| t.node(p.pos).line).collect();
-        message_lines.sort_unstable();
-        let mut next = message_lines.iter().peekable();
-        let source = json!({"off_chain": true});
-        let mut failed = None;
-        crate::io::for_each_line(src, |line| {
-            while next.next_if(|&&l| l < line.no).is_some() {}
-            if failed.is_some() || next.next_if_eq(&&line.no).is_some() {
-                return;
-            }
-            let rec = parse(line.bytes);
-            let r = match summaries.unlinked(src, &t, line.no, &rec) {
-                // A boundary without a uuid is no transcript message, but still a compaction.
-                Err(e) => Err(e),
-                Ok(Some(item)) => {
-                    let mut source = source.clone();
-                    if let Some(m) = source.as_object_mut() {
-                        m.insert("line".into(), json!(line.no));
-                    }
-                    let ts = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
-                    sink.push(message("user", vec![item], source, ts))
-                }
-                Ok(None) => sink.native_item(native("claude-code", rec, Some(line.no)), &source),
-            };
-            failed = r.err();
-        })?;
-        if let Some(e) = failed {
-            return Err(e);
-        }
+        push_the_rest(src, &t, &order, &summaries, &mut sink)?;
     }
     sink.finish(messages, head)
+}
+
+/// Every line that is not a transcript message (metadata, progress rows, titles, bad lines,
+/// earlier copies of a uuid written twice), in file order, after the messages.
+fn push_the_rest(
+    src: &Source,
+    t: &claude::Transcript,
+    order: &[Placed],
+    summaries: &ClaudeSummaries,
+    sink: &mut Sink<'_>,
+) -> io::Result<()> {
+    let mut message_lines: Vec<u64> = order.iter().map(|p| t.node(p.pos).line).collect();
+    message_lines.sort_unstable();
+    let mut next = message_lines.iter().peekable();
+    let source = json!({"off_chain": true});
+    let mut failed = None;
+    crate::io::for_each_line(src, |line| {
+        while next.next_if(|&&l| l < line.no).is_some() {}
+        if failed.is_some() || next.next_if_eq(&&line.no).is_some() {
+            return;
+        }
+        let rec = parse(line.bytes);
+        let r = match summaries.unlinked(src, t, line.no, &rec) {
+            // A boundary without a uuid is no transcript message, but still a compaction.
+            Err(e) => Err(e),
+            Ok(Some(item)) => {
+                let mut source = source.clone();
+                if let Some(m) = source.as_object_mut() {
+                    m.insert("line".into(), json!(line.no));
+                }
+                let ts = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
+                sink.push(message("user", vec![item], source, ts))
+            }
+            Ok(None) => sink.native_item(native("claude-code", rec, Some(line.no)), &source),
+        };
+        failed = r.err();
+    })?;
+    failed.map_or(Ok(()), Err)
 }
 
 /// A transcript message to import, in the order it is written.

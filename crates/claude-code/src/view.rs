@@ -40,36 +40,7 @@ pub fn rebuild_chain(
         let view = api_view(&t, &chain, src, a.prompt.as_deref(), &rm).map_err(|e| cannot_read(src, e))?;
         diags.extend(view.diagnostics(&t.file));
         let messages: Vec<String> = view.messages().collect();
-        if let Some(s) = st {
-            let statement = render::Block {
-                role: "request".into(),
-                line: None,
-                timestamp: None,
-                id: Some(format!("Claude Code {}", claude_model::client_version())),
-                body: rm.statement(&cfg, a.body),
-            };
-            out.text(&render::render(&s, &statement))?;
-        }
-        if a.body {
-            let body = rm.body(messages.iter().map(String::as_str));
-            match st {
-                None => out.record(body.as_bytes())?,
-                Some(s) => {
-                    let v = value_of(body.as_bytes());
-                    let sent = v["messages"].as_array().cloned().unwrap_or_default();
-                    for (i, m) in sent.iter().enumerate() {
-                        out.text(&render::render(&s, &render::api_block(m, i, &s)))?;
-                    }
-                }
-            }
-        } else {
-            for (i, m) in messages.iter().enumerate() {
-                match st {
-                    None => out.record(m.as_bytes())?,
-                    Some(s) => out.text(&render::render(&s, &render::api_block(&value_of(m.as_bytes()), i, &s)))?,
-                }
-            }
-        }
+        print_request(&rm, &cfg, a.body, &messages, st, out)?;
         let mut fired = view.fired.clone();
         for (rule, n) in [("B1", chain.bridges.len()), ("B3", chain.appended)] {
             if n > 0 {
@@ -100,6 +71,80 @@ pub fn rebuild_chain(
         };
         return Ok((diags, Report::ApiView(record)));
     }
+    print_chain(src, &t, &chain, st, out)?;
+    let summary = ChainSummary {
+        file: t.file.clone(),
+        format: crate::ID.name(),
+        loader: Some(a.loader().name()),
+        messages: chain.positions.len(),
+        end: chain.end.as_ref().map(ToString::to_string),
+        tip: chain.tip.map(|p| t.uuid_text(p)),
+        root: chain.positions.first().map(|&p| t.uuid_text(p)),
+        unreachable: Some(t.unreachable(&chain)),
+        duplicate_uuids: Some(t.duplicate_uuids),
+        bad_lines: t.bad_lines,
+        recovered: Some(chain.recovered),
+        appended: Some(chain.appended),
+        pruned: Some(chain.pruned),
+        bridged: Some(chain.bridges.len()),
+        earlier_parts: a.full.then(|| chain.earlier_parts.clone()),
+        replay: None,
+    };
+    Ok((diags, Report::Chain(summary)))
+}
+
+/// The request after a resume: with a style, its statement (model and settings) first; then
+/// its messages, or with `body` the whole body sent.
+fn print_request(
+    rm: &claude_model::RequestModel,
+    cfg: &Config,
+    body: bool,
+    messages: &[String],
+    st: Option<Render>,
+    out: &mut Out,
+) -> crate::error::Result<()> {
+    if let Some(s) = st {
+        let statement = render::Block {
+            role: "request".into(),
+            line: None,
+            timestamp: None,
+            id: Some(format!("Claude Code {}", claude_model::client_version())),
+            body: rm.statement(cfg, body),
+        };
+        out.text(&render::render(&s, &statement))?;
+    }
+    if body {
+        let body = rm.body(messages.iter().map(String::as_str));
+        match st {
+            None => out.record(body.as_bytes())?,
+            Some(s) => {
+                let v = value_of(body.as_bytes());
+                let sent = v["messages"].as_array().cloned().unwrap_or_default();
+                for (i, m) in sent.iter().enumerate() {
+                    out.text(&render::render(&s, &render::api_block(m, i, &s)))?;
+                }
+            }
+        }
+    } else {
+        for (i, m) in messages.iter().enumerate() {
+            match st {
+                None => out.record(m.as_bytes())?,
+                Some(s) => out.text(&render::render(&s, &render::api_block(&value_of(m.as_bytes()), i, &s)))?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The chain's records as written, or rendered with a style, with a separator where the
+/// history a compaction replaced ends.
+fn print_chain(
+    src: &Source,
+    t: &claude::Transcript,
+    chain: &claude::Chain,
+    st: Option<Render>,
+    out: &mut Out,
+) -> crate::error::Result<()> {
     let mut released = src.releaser();
     for (i, &pos) in chain.positions.iter().enumerate() {
         if let Some(s) = st {
@@ -125,23 +170,5 @@ pub fn rebuild_chain(
         }
         released.touch(node.offset, node.len);
     }
-    let summary = ChainSummary {
-        file: t.file.clone(),
-        format: crate::ID.name(),
-        loader: Some(a.loader().name()),
-        messages: chain.positions.len(),
-        end: chain.end.as_ref().map(ToString::to_string),
-        tip: chain.tip.map(|p| t.uuid_text(p)),
-        root: chain.positions.first().map(|&p| t.uuid_text(p)),
-        unreachable: Some(t.unreachable(&chain)),
-        duplicate_uuids: Some(t.duplicate_uuids),
-        bad_lines: t.bad_lines,
-        recovered: Some(chain.recovered),
-        appended: Some(chain.appended),
-        pruned: Some(chain.pruned),
-        bridged: Some(chain.bridges.len()),
-        earlier_parts: a.full.then(|| chain.earlier_parts.clone()),
-        replay: None,
-    };
-    Ok((diags, Report::Chain(summary)))
+    Ok(())
 }

@@ -36,38 +36,7 @@ impl CodexBuilder {
         let source = json!({"line": line});
         let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
         match v.get("type").and_then(Value::as_str).unwrap_or("") {
-            "message" => {
-                let role = match s("role").as_str() {
-                    "developer" | "system" => "system".to_string(),
-                    // A v5 tool message needs a call id, which a Codex message has not: kept native.
-                    "tool" => {
-                        let item = native("codex", v.clone(), line);
-                        return self.messages.push(message("system", vec![item], source, timestamp));
-                    }
-                    r => r.to_string(),
-                };
-                let body = codex_texts(v);
-                if let Some(rest) = codex::summary_body(&body) {
-                    let summary = Item::Other(json!({"type": "summary", "text": rest, "origin": "local"}));
-                    self.messages.push(message("user", vec![summary], source, timestamp));
-                    return;
-                }
-                let mut items = vec![text(&body)];
-                for part in v.get("content").and_then(Value::as_array).into_iter().flatten() {
-                    if part.get("type").and_then(Value::as_str) == Some("input_image") {
-                        items.push(Item::Other(
-                            json!({"type": "image", "media_type": Value::Null, "data": part.get("image_url")}),
-                        ));
-                    }
-                }
-                if role == "assistant" {
-                    for it in items {
-                        self.assistant(it, source.clone(), timestamp.clone());
-                    }
-                } else {
-                    self.messages.push(message(&role, items, source, timestamp));
-                }
-            }
+            "message" => self.add_message(v, line, source, timestamp),
             "reasoning" => {
                 let text = reasoning_summary(v);
                 let mut extra = Map::new();
@@ -131,6 +100,42 @@ impl CodexBuilder {
                 source,
                 timestamp,
             )),
+        }
+    }
+
+    /// A `message` item: a summary when its text is one, else its texts and images under
+    /// its role.
+    fn add_message(&mut self, v: &Value, line: Option<u64>, source: Value, timestamp: Option<String>) {
+        let role = match v.get("role").and_then(Value::as_str).unwrap_or("") {
+            "developer" | "system" => "system".to_string(),
+            // A v5 tool message needs a call id, which a Codex message has not: kept native.
+            "tool" => {
+                let item = native("codex", v.clone(), line);
+                self.messages.push(message("system", vec![item], source, timestamp));
+                return;
+            }
+            r => r.to_string(),
+        };
+        let body = codex_texts(v);
+        if let Some(rest) = codex::summary_body(&body) {
+            let summary = Item::Other(json!({"type": "summary", "text": rest, "origin": "local"}));
+            self.messages.push(message("user", vec![summary], source, timestamp));
+            return;
+        }
+        let mut items = vec![text(&body)];
+        for part in v.get("content").and_then(Value::as_array).into_iter().flatten() {
+            if part.get("type").and_then(Value::as_str) == Some("input_image") {
+                items.push(Item::Other(
+                    json!({"type": "image", "media_type": Value::Null, "data": part.get("image_url")}),
+                ));
+            }
+        }
+        if role == "assistant" {
+            for it in items {
+                self.assistant(it, source.clone(), timestamp.clone());
+            }
+        } else {
+            self.messages.push(message(&role, items, source, timestamp));
         }
     }
 }
@@ -209,61 +214,64 @@ fn codex_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::R
             }
         }
     } else {
-        // Each compaction as `extract-summary` reads it: origin, text, encryption, what the
-        // server kept in plaintext.
-        let history = codex_chain::History::default();
-        let compactions: rustc_hash::FxHashMap<u64, crate::summary::SummaryRecord> =
-            crate::summaries::codex(src, &rollout, &history)?
-                .into_iter()
-                .filter_map(|r| Some((r.line?, r)))
-                .collect();
-        // The first failure to write ends the work; the line reader cannot stop early.
-        let mut failed = None;
-        // Every line in order: items mapped, compactions as summaries, the rest kept native.
-        crate::io::for_each_line(src, |line| {
-            if failed.is_some() {
-                return;
+        every_line(src, &rollout, &mut b, &mut sink)?;
+    }
+    sink.finish(b.messages, head)
+}
+
+/// Every line of a rollout in order: items mapped, compactions as summaries, the rest kept
+/// native.
+fn every_line(src: &Source, rollout: &codex::Rollout, b: &mut CodexBuilder, sink: &mut Sink<'_>) -> io::Result<()> {
+    // Each compaction as `extract-summary` reads it: origin, text, encryption, what the
+    // server kept in plaintext.
+    let history = codex_chain::History::default();
+    let compactions: rustc_hash::FxHashMap<u64, crate::summary::SummaryRecord> =
+        crate::summaries::codex(src, rollout, &history)?
+            .into_iter()
+            .filter_map(|r| Some((r.line?, r)))
+            .collect();
+    // The first failure to write ends the work; the line reader cannot stop early.
+    let mut failed = None;
+    crate::io::for_each_line(src, |line| {
+        if failed.is_some() {
+            return;
+        }
+        let v = parse(line.bytes);
+        let ts = v.get("timestamp").and_then(Value::as_str).map(str::to_string);
+        match (v.get("type").and_then(Value::as_str), v.get("payload")) {
+            (Some("response_item"), Some(p)) => b.add(p, Some(line.no), ts),
+            (Some("compacted"), Some(_)) if compactions.contains_key(&line.no) => {
+                let mut summary = codex_summary_item(&compactions[&line.no]);
+                summary.insert("native".into(), json!({"line": line.no}));
+                b.messages.push(message(
+                    "user",
+                    vec![Item::Other(Value::Object(summary))],
+                    json!({"line": line.no}),
+                    ts,
+                ));
             }
-            let v = parse(line.bytes);
-            let ts = v.get("timestamp").and_then(Value::as_str).map(str::to_string);
-            match (v.get("type").and_then(Value::as_str), v.get("payload")) {
-                (Some("response_item"), Some(p)) => b.add(p, Some(line.no), ts),
-                (Some("compacted"), Some(_)) if compactions.contains_key(&line.no) => {
-                    let mut summary = codex_summary_item(&compactions[&line.no]);
-                    summary.insert("native".into(), json!({"line": line.no}));
-                    b.messages.push(message(
-                        "user",
-                        vec![Item::Other(Value::Object(summary))],
-                        json!({"line": line.no}),
-                        ts,
-                    ));
-                }
-                (Some(ty), _) if ty != "response_item" && v.get("payload").is_some() => {
-                    b.messages.push(message(
-                        "system",
-                        vec![native("codex", v.clone(), Some(line.no))],
-                        json!({"line": line.no}),
-                        ts,
-                    ));
-                }
-                // Pre-envelope eras: bare items.
-                (Some(_), None) => b.add(&v, Some(line.no), None),
-                _ => b.messages.push(message(
+            (Some(ty), _) if ty != "response_item" && v.get("payload").is_some() => {
+                b.messages.push(message(
                     "system",
                     vec![native("codex", v.clone(), Some(line.no))],
                     json!({"line": line.no}),
-                    None,
-                )),
+                    ts,
+                ));
             }
-            if let Err(e) = sink.take_final(&mut b.messages) {
-                failed = Some(e);
-            }
-        })?;
-        if let Some(e) = failed {
-            return Err(e);
+            // Pre-envelope eras: bare items.
+            (Some(_), None) => b.add(&v, Some(line.no), None),
+            _ => b.messages.push(message(
+                "system",
+                vec![native("codex", v.clone(), Some(line.no))],
+                json!({"line": line.no}),
+                None,
+            )),
         }
-    }
-    sink.finish(b.messages, head)
+        if let Err(e) = sink.take_final(&mut b.messages) {
+            failed = Some(e);
+        }
+    })?;
+    failed.map_or(Ok(()), Err)
 }
 
 /// A Codex `compacted` record as a v5 `summary` item, with what `extract-summary` finds in

@@ -356,109 +356,124 @@ pub fn register_waiting(codex_home: &Path, t: &Thread, busy: Duration) -> Result
         .unwrap_or_else(|_| t.rollout_path.clone())
         .to_string_lossy()
         .into_owned();
-    let created_ms = t.created_at.as_millisecond();
-    let updated_ms = t.updated_at.as_millisecond();
-    let old: Option<Row> = tx
-        .query_row(
-            "SELECT rollout_path, created_at_ms, updated_at_ms, source, model_provider, model, cwd, title, preview \
-             FROM threads WHERE id = ?1",
-            [&t.id],
-            |r| {
-                Ok(Row {
-                    rollout_path: r.get(0)?,
-                    created_at_ms: r.get::<_, Option<i64>>(1)?.unwrap_or(0),
-                    updated_at_ms: r.get::<_, Option<i64>>(2)?.unwrap_or(0),
-                    source: r.get(3)?,
-                    model_provider: r.get(4)?,
-                    model: r.get(5)?,
-                    cwd: r.get(6)?,
-                    title: r.get(7)?,
-                    preview: r.get(8)?,
-                })
-            },
-        )
-        .optional()
-        .map_err(failed)?;
-    let outcome = match old {
+    let outcome = match old_row(&tx, &t.id).map_err(failed)? {
         None => {
-            tx.execute(
-                "INSERT INTO threads (id, rollout_path, created_at, updated_at, created_at_ms, updated_at_ms, \
-                 recency_at, recency_at_ms, source, originator, history_mode, model_provider, model, cwd, \
-                 cli_version, title, preview, first_user_message, sandbox_policy, approval_mode, tokens_used, \
-                 memory_mode) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?4, ?6, ?7, ?8, 'legacy', ?9, ?10, ?11, ?12, ?13, ?13, ?13, ?14, \
-                 ?15, 0, 'enabled')",
-                params![
-                    t.id,
-                    path,
-                    created_ms.div_euclid(1000),
-                    updated_ms.div_euclid(1000),
-                    created_ms,
-                    updated_ms,
-                    t.source,
-                    t.originator,
-                    t.model_provider.as_deref().unwrap_or("openai"),
-                    t.model,
-                    t.cwd,
-                    t.cli_version,
-                    t.title,
-                    DEFAULT_SANDBOX,
-                    DEFAULT_APPROVAL,
-                ],
-            )
-            .map_err(failed)?;
+            insert_row(&tx, t, &path).map_err(failed)?;
             Registered::Added
         }
         Some(old) => {
-            // What Codex learnt by running the thread since (its model, a later update) is
-            // kept: the row only ever moves forward.
-            let new = Row {
-                rollout_path: path,
-                created_at_ms: created_ms,
-                updated_at_ms: updated_ms.max(old.updated_at_ms),
-                source: t.source.clone(),
-                model_provider: t.model_provider.clone().unwrap_or_else(|| old.model_provider.clone()),
-                model: t.model.clone().or_else(|| old.model.clone()),
-                cwd: t.cwd.clone(),
-                title: t.title.clone(),
-                preview: if t.title.is_empty() {
-                    old.preview.clone()
-                } else {
-                    t.title.clone()
-                },
-            };
+            let new = moved_forward(t, &old, path);
             if new == old {
                 Registered::Unchanged
             } else {
-                tx.execute(
-                    "UPDATE threads SET rollout_path = ?2, created_at = ?3, created_at_ms = ?4, updated_at = ?5, \
-                     updated_at_ms = ?6, recency_at_ms = MAX(recency_at_ms, ?6), \
-                     recency_at = MAX(recency_at, ?5), source = ?7, model_provider = ?8, model = ?9, cwd = ?10, \
-                     title = ?11, preview = ?12, first_user_message = CASE WHEN ?11 = '' THEN first_user_message \
-                     ELSE ?11 END, cli_version = ?13 WHERE id = ?1",
-                    params![
-                        t.id,
-                        new.rollout_path,
-                        created_ms.div_euclid(1000),
-                        created_ms,
-                        new.updated_at_ms.div_euclid(1000),
-                        new.updated_at_ms,
-                        new.source,
-                        new.model_provider,
-                        new.model,
-                        new.cwd,
-                        new.title,
-                        new.preview,
-                        t.cli_version,
-                    ],
-                )
-                .map_err(failed)?;
+                update_row(&tx, t, &new).map_err(failed)?;
                 Registered::Updated
             }
         }
     };
     tx.commit().map_err(failed)?;
     Ok(outcome)
+}
+
+/// The thread's row in the index, if it has one.
+fn old_row(db: &rusqlite::Connection, id: &str) -> rusqlite::Result<Option<Row>> {
+    db.query_row(
+        "SELECT rollout_path, created_at_ms, updated_at_ms, source, model_provider, model, cwd, title, preview \
+         FROM threads WHERE id = ?1",
+        [id],
+        |r| {
+            Ok(Row {
+                rollout_path: r.get(0)?,
+                created_at_ms: r.get::<_, Option<i64>>(1)?.unwrap_or(0),
+                updated_at_ms: r.get::<_, Option<i64>>(2)?.unwrap_or(0),
+                source: r.get(3)?,
+                model_provider: r.get(4)?,
+                model: r.get(5)?,
+                cwd: r.get(6)?,
+                title: r.get(7)?,
+                preview: r.get(8)?,
+            })
+        },
+    )
+    .optional()
+}
+
+/// Adds the row of a thread the index does not have, its rollout at `path`.
+fn insert_row(db: &rusqlite::Connection, t: &Thread, path: &str) -> rusqlite::Result<usize> {
+    let created_ms = t.created_at.as_millisecond();
+    let updated_ms = t.updated_at.as_millisecond();
+    db.execute(
+        "INSERT INTO threads (id, rollout_path, created_at, updated_at, created_at_ms, updated_at_ms, \
+         recency_at, recency_at_ms, source, originator, history_mode, model_provider, model, cwd, \
+         cli_version, title, preview, first_user_message, sandbox_policy, approval_mode, tokens_used, \
+         memory_mode) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?4, ?6, ?7, ?8, 'legacy', ?9, ?10, ?11, ?12, ?13, ?13, ?13, ?14, \
+         ?15, 0, 'enabled')",
+        params![
+            t.id,
+            path,
+            created_ms.div_euclid(1000),
+            updated_ms.div_euclid(1000),
+            created_ms,
+            updated_ms,
+            t.source,
+            t.originator,
+            t.model_provider.as_deref().unwrap_or("openai"),
+            t.model,
+            t.cwd,
+            t.cli_version,
+            t.title,
+            DEFAULT_SANDBOX,
+            DEFAULT_APPROVAL,
+        ],
+    )
+}
+
+/// The row `old` with what `t` says, its rollout at `path`. What Codex learnt by running the
+/// thread since (its model, a later update) is kept: the row only ever moves forward.
+fn moved_forward(t: &Thread, old: &Row, path: String) -> Row {
+    Row {
+        rollout_path: path,
+        created_at_ms: t.created_at.as_millisecond(),
+        updated_at_ms: t.updated_at.as_millisecond().max(old.updated_at_ms),
+        source: t.source.clone(),
+        model_provider: t.model_provider.clone().unwrap_or_else(|| old.model_provider.clone()),
+        model: t.model.clone().or_else(|| old.model.clone()),
+        cwd: t.cwd.clone(),
+        title: t.title.clone(),
+        preview: if t.title.is_empty() {
+            old.preview.clone()
+        } else {
+            t.title.clone()
+        },
+    }
+}
+
+/// Writes `new` over the thread's row.
+fn update_row(db: &rusqlite::Connection, t: &Thread, new: &Row) -> rusqlite::Result<usize> {
+    let created_ms = t.created_at.as_millisecond();
+    db.execute(
+        "UPDATE threads SET rollout_path = ?2, created_at = ?3, created_at_ms = ?4, updated_at = ?5, \
+         updated_at_ms = ?6, recency_at_ms = MAX(recency_at_ms, ?6), \
+         recency_at = MAX(recency_at, ?5), source = ?7, model_provider = ?8, model = ?9, cwd = ?10, \
+         title = ?11, preview = ?12, first_user_message = CASE WHEN ?11 = '' THEN first_user_message \
+         ELSE ?11 END, cli_version = ?13 WHERE id = ?1",
+        params![
+            t.id,
+            new.rollout_path,
+            created_ms.div_euclid(1000),
+            created_ms,
+            new.updated_at_ms.div_euclid(1000),
+            new.updated_at_ms,
+            new.source,
+            new.model_provider,
+            new.model,
+            new.cwd,
+            new.title,
+            new.preview,
+            t.cli_version,
+        ],
+    )
 }
 
 /// Registers the rollout at `path` as Codex would index it ([`Thread::from_rollout`]).

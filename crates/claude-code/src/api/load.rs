@@ -235,50 +235,8 @@ fn row_of_record(
     turn: &mut Turn,
     p: &mut Pipeline,
 ) -> Option<Row> {
-    let base = |role, content| Row {
-        role,
-        content,
-        msg_id: None,
-        model: None,
-        is_meta: false,
-        api_error: false,
-        local_command: false,
-        origin: None,
-        attachment: None,
-        delivered: false,
-    };
     match kind {
-        Kind::Attachment => {
-            let record: Value = parse(bytes)?;
-            let ty = record
-                .get("attachment")
-                .and_then(|a| a.get("type"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            let ctx = Context {
-                in_human_turn: turn.human,
-            };
-            let mut to_system = attachments::goes_to_system(&record);
-            let messages = match attachments::render(&record, ctx) {
-                Rendered::Messages(m) if m.is_empty() => return None,
-                Rendered::Messages(m) => Some(m),
-                Rendered::NotEmulated => {
-                    // Pictures, PDFs and notebooks are never plain text, so never a system message.
-                    to_system &= attachments::renders_plain_text(&record);
-                    None
-                }
-            };
-            Some(Row {
-                attachment: Some(Attachment {
-                    ty,
-                    messages,
-                    line,
-                    to_system,
-                }),
-                ..base(Role::User, Content::Blocks(Vec::new()))
-            })
-        }
+        Kind::Attachment => attachment_row(bytes, line, turn),
         Kind::System => {
             let rec = rec?;
             p.fire(Rule::A2);
@@ -287,52 +245,7 @@ fn row_of_record(
                 ..base(Role::User, Content::Str(rec.content.0.unwrap_or_default()))
             })
         }
-        Kind::User => {
-            let rec = rec?;
-            if rec.is_virtual.is_true() {
-                p.fire(Rule::C10);
-                return None;
-            }
-            let content = match rec.message?.content {
-                RawContent::Str(s) => Content::Str(s),
-                RawContent::Blocks(b) if b.is_empty() => {
-                    p.fire(Rule::C10);
-                    return None;
-                }
-                RawContent::Blocks(b) => Content::Blocks(b.into_iter().map(Block::from_raw).collect()),
-                RawContent::Other | RawContent::TooMany(_) => return None,
-            };
-            let tool_result = match &content {
-                Content::Blocks(b) => b.iter().any(|x| x.ty == "tool_result"),
-                Content::Str(_) => false,
-            };
-            if rec.tool_use_result.is_some() || tool_result || rec.compact_summary.is_true() {
-                turn.human = false;
-            } else if rec.transcript_only.is_true() {
-                // Rows shown only in the transcript are stepped over.
-            } else if rec.is_meta.is_true() {
-                turn.human = false;
-            } else {
-                turn.human = rec.origin.as_ref().and_then(|o| o.get("kind")).and_then(Value::as_str) == Some("human")
-                    && !rec.verified_slack.is_true();
-            }
-            let origin = rec.origin.as_ref().and_then(|o| {
-                let kind = o.get("kind")?.as_str()?.to_string();
-                let sub = o.get("subkind").and_then(Value::as_str).map(str::to_string);
-                Some((kind, sub))
-            });
-            let first_text = match &content {
-                Content::Str(s) => Some(s.as_str()),
-                Content::Blocks(b) => b.first().filter(|x| x.ty == "text").and_then(|x| x.text.as_deref()),
-            };
-            let notice = rec.is_meta.is_true() && first_text.is_some_and(regroup::is_notice);
-            Some(Row {
-                is_meta: rec.is_meta.is_true(),
-                delivered: rec.turn_companion.is_true() || rec.source_tool_use.0.is_some() || notice,
-                origin,
-                ..base(Role::User, content)
-            })
-        }
+        Kind::User => user_row(rec?, turn, p),
         Kind::Assistant => {
             let rec = rec?;
             if rec.is_virtual.is_true() {
@@ -354,4 +267,100 @@ fn row_of_record(
             })
         }
     }
+}
+
+/// A row's fields other than its role and content, as most rows have them.
+fn base(role: Role, content: Content) -> Row {
+    Row {
+        role,
+        content,
+        msg_id: None,
+        model: None,
+        is_meta: false,
+        api_error: false,
+        local_command: false,
+        origin: None,
+        attachment: None,
+        delivered: false,
+    }
+}
+
+/// An attachment's row: the messages it renders to, or that cctool does not emulate it.
+fn attachment_row(bytes: &[u8], line: u64, turn: &Turn) -> Option<Row> {
+    let record: Value = parse(bytes)?;
+    let ty = record
+        .get("attachment")
+        .and_then(|a| a.get("type"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let ctx = Context {
+        in_human_turn: turn.human,
+    };
+    let mut to_system = attachments::goes_to_system(&record);
+    let messages = match attachments::render(&record, ctx) {
+        Rendered::Messages(m) if m.is_empty() => return None,
+        Rendered::Messages(m) => Some(m),
+        Rendered::NotEmulated => {
+            // Pictures, PDFs and notebooks are never plain text, so never a system message.
+            to_system &= attachments::renders_plain_text(&record);
+            None
+        }
+    };
+    Some(Row {
+        attachment: Some(Attachment {
+            ty,
+            messages,
+            line,
+            to_system,
+        }),
+        ..base(Role::User, Content::Blocks(Vec::new()))
+    })
+}
+
+/// A user row; whether it ends the human's turn, and what marks it meta or delivered.
+fn user_row(rec: RecPeek<'_>, turn: &mut Turn, p: &mut Pipeline) -> Option<Row> {
+    if rec.is_virtual.is_true() {
+        p.fire(Rule::C10);
+        return None;
+    }
+    let content = match rec.message?.content {
+        RawContent::Str(s) => Content::Str(s),
+        RawContent::Blocks(b) if b.is_empty() => {
+            p.fire(Rule::C10);
+            return None;
+        }
+        RawContent::Blocks(b) => Content::Blocks(b.into_iter().map(Block::from_raw).collect()),
+        RawContent::Other | RawContent::TooMany(_) => return None,
+    };
+    let tool_result = match &content {
+        Content::Blocks(b) => b.iter().any(|x| x.ty == "tool_result"),
+        Content::Str(_) => false,
+    };
+    if rec.tool_use_result.is_some() || tool_result || rec.compact_summary.is_true() {
+        turn.human = false;
+    } else if rec.transcript_only.is_true() {
+        // Rows shown only in the transcript are stepped over.
+    } else if rec.is_meta.is_true() {
+        turn.human = false;
+    } else {
+        turn.human = rec.origin.as_ref().and_then(|o| o.get("kind")).and_then(Value::as_str) == Some("human")
+            && !rec.verified_slack.is_true();
+    }
+    let origin = rec.origin.as_ref().and_then(|o| {
+        let kind = o.get("kind")?.as_str()?.to_string();
+        let sub = o.get("subkind").and_then(Value::as_str).map(str::to_string);
+        Some((kind, sub))
+    });
+    let first_text = match &content {
+        Content::Str(s) => Some(s.as_str()),
+        Content::Blocks(b) => b.first().filter(|x| x.ty == "text").and_then(|x| x.text.as_deref()),
+    };
+    let notice = rec.is_meta.is_true() && first_text.is_some_and(regroup::is_notice);
+    Some(Row {
+        is_meta: rec.is_meta.is_true(),
+        delivered: rec.turn_companion.is_true() || rec.source_tool_use.0.is_some() || notice,
+        origin,
+        ..base(Role::User, content)
+    })
 }

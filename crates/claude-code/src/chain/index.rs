@@ -198,29 +198,7 @@ pub(super) fn index_line(
         "system" => Kind::System,
         "attachment" => Kind::Attachment,
         "progress" => {
-            // Legacy progress rows are never messages; their children are re-parented to
-            // the nearest non-progress ancestor (runs of progress collapse).
-            if let Some(u) = env.uuid.as_str() {
-                let id = t.ids.intern(u);
-                let p = match env.parent_uuid.truthy_str() {
-                    Some(p) => {
-                        let pid = t.ids.intern(p);
-                        if let Some(links) = &mut t.links {
-                            links.push(Link {
-                                line: line.no,
-                                uuid: id,
-                                parent: pid,
-                            });
-                        }
-                        bridge.get(&pid).copied().unwrap_or(pid)
-                    }
-                    None => ROOT,
-                };
-                bridge.insert(id, p);
-                if t.links.is_some() {
-                    t.progress_ids.insert(id);
-                }
-            }
+            index_progress(t, bridge, line, env);
             return;
         }
         "summary" | "custom-title" | "ai-title" => {
@@ -247,6 +225,49 @@ pub(super) fn index_line(
         return;
     };
     let id = t.ids.intern(uuid);
+    let parent = parent_of(t, bridge, env, id, line.no);
+    let sub = sub_of(env, kind);
+    let side = side_of(env);
+    let flags = flags_of(env);
+    let msg_id = msg_id_of(t, kind, env);
+    let ts = env.timestamp.as_str().and_then(parse_ms).unwrap_or(NO_TS);
+    if t.pos_of.len() < t.ids.len() {
+        t.pos_of.resize(t.ids.len(), NONE);
+    }
+    let node = Node {
+        uuid: id,
+        parent,
+        offset: line.offset,
+        len: line.bytes.len() as u64,
+        line: line.no,
+        ts,
+        msg_id,
+        kind,
+        sub,
+        side,
+        flags,
+    };
+    let pos = place(t, node, uuid, line.no);
+    let main_row = side != Side::True && !matches!(sub, Sub::FileSnapshot | Sub::ForkBriefing);
+    if main_row && line.no >= *last_written_line {
+        *last_written_line = line.no;
+        t.last_written = Some(pos);
+    }
+    if sub == Sub::CompactBoundary {
+        index_boundary(t, env, pos);
+    }
+    if !env.snip_removed.is_empty() {
+        let ids = env.snip_removed.iter().map(|s| t.ids.intern(s)).collect();
+        t.snips.push((pos, ids));
+    }
+    if t.pos_of.len() < t.ids.len() {
+        t.pos_of.resize(t.ids.len(), NONE);
+    }
+}
+
+/// A row's parent: its `parentUuid` (linked, when links are kept), through any progress rows
+/// between them.
+fn parent_of(t: &mut Transcript, bridge: &FxHashMap<Id, Id>, env: &Envelope<'_>, id: Id, line_no: u64) -> Id {
     let mut parent = match &env.parent_uuid {
         LStr::Str(s) if !s.is_empty() => t.ids.intern(s),
         LStr::Other => INVALID,
@@ -256,7 +277,7 @@ pub(super) fn index_line(
         && let Some(links) = &mut t.links
     {
         links.push(Link {
-            line: line.no,
+            line: line_no,
             uuid: id,
             parent,
         });
@@ -265,7 +286,12 @@ pub(super) fn index_line(
         parent = b;
         t.progress_bridged += 1;
     }
-    let sub = match env.subtype.as_str() {
+    parent
+}
+
+/// The subtype of a row the loader tells apart.
+fn sub_of(env: &Envelope<'_>, kind: Kind) -> Sub {
+    match env.subtype.as_str() {
         None => Sub::None,
         Some("compact_boundary") if kind == Kind::System => Sub::CompactBoundary,
         Some("microcompact_boundary") => Sub::MicrocompactBoundary,
@@ -273,13 +299,63 @@ pub(super) fn index_line(
         Some("file_snapshot") => Sub::FileSnapshot,
         Some("fork_briefing") => Sub::ForkBriefing,
         Some(_) => Sub::Other,
-    };
-    let side = match env.is_sidechain {
+    }
+}
+
+/// Whether a row is on a side chain, as written.
+fn side_of(env: &Envelope<'_>) -> Side {
+    match env.is_sidechain {
         LBool::Absent => Side::Absent,
         LBool::Bool(false) => Side::False,
         LBool::Bool(true) => Side::True,
         LBool::Other => Side::Other,
-    };
+    }
+}
+
+/// The number of an assistant row's message id, or `NONE`. Message ids only group split rows;
+/// their text is never needed again.
+fn msg_id_of(t: &mut Transcript, kind: Kind, env: &Envelope<'_>) -> u32 {
+    match (kind, env.message.id.as_str()) {
+        (Kind::Assistant, Some(m)) => match t.msg_ids.get(m) {
+            Some(&id) => id,
+            None => {
+                let id = t.msg_ids.len() as u32;
+                t.msg_ids.insert(m.into(), id);
+                id
+            }
+        },
+        _ => NONE,
+    }
+}
+
+/// A legacy progress row: never a message, its children re-parented to the nearest
+/// non-progress ancestor (runs of progress collapse).
+fn index_progress(t: &mut Transcript, bridge: &mut FxHashMap<Id, Id>, line: &Line<'_>, env: &Envelope<'_>) {
+    if let Some(u) = env.uuid.as_str() {
+        let id = t.ids.intern(u);
+        let p = match env.parent_uuid.truthy_str() {
+            Some(p) => {
+                let pid = t.ids.intern(p);
+                if let Some(links) = &mut t.links {
+                    links.push(Link {
+                        line: line.no,
+                        uuid: id,
+                        parent: pid,
+                    });
+                }
+                bridge.get(&pid).copied().unwrap_or(pid)
+            }
+            None => ROOT,
+        };
+        bridge.insert(id, p);
+        if t.links.is_some() {
+            t.progress_ids.insert(id);
+        }
+    }
+}
+
+/// The flags of a message row, from its envelope and what its content holds.
+fn flags_of(env: &Envelope<'_>) -> u16 {
     let c = &env.message.content;
     let mut flags = 0u16;
     let set = |flags: &mut u16, cond: bool, f: u16| {
@@ -300,36 +376,14 @@ pub(super) fn index_line(
         env.message.model.as_str() == Some("<synthetic>"),
         flag::SYNTHETIC,
     );
-    // Message ids only group split rows; their text is never needed again.
-    let msg_id = match (kind, env.message.id.as_str()) {
-        (Kind::Assistant, Some(m)) => match t.msg_ids.get(m) {
-            Some(&id) => id,
-            None => {
-                let id = t.msg_ids.len() as u32;
-                t.msg_ids.insert(m.into(), id);
-                id
-            }
-        },
-        _ => NONE,
-    };
-    let ts = env.timestamp.as_str().and_then(parse_ms).unwrap_or(NO_TS);
-    if t.pos_of.len() < t.ids.len() {
-        t.pos_of.resize(t.ids.len(), NONE);
-    }
-    let node = Node {
-        uuid: id,
-        parent,
-        offset: line.offset,
-        len: line.bytes.len() as u64,
-        line: line.no,
-        ts,
-        msg_id,
-        kind,
-        sub,
-        side,
-        flags,
-    };
-    let pos = match t.pos_of[id.index()] {
+    flags
+}
+
+/// Puts `node` in the transcript and returns its position. A uuid seen before is `Map.set` on
+/// an existing key: the content is replaced, the position is kept.
+fn place(t: &mut Transcript, node: Node, uuid: &str, line_no: u64) -> u32 {
+    let id = node.uuid;
+    match t.pos_of[id.index()] {
         NONE => {
             let pos = t.nodes.len() as u32;
             t.pos_of[id.index()] = pos;
@@ -337,12 +391,11 @@ pub(super) fn index_line(
             pos
         }
         pos => {
-            // Map.set on an existing key: the content is replaced, the position is kept.
             t.duplicate_uuids += 1;
             let first_line = *t.first_lines.entry(pos).or_insert(t.nodes[pos as usize].line);
             t.diagnostics.push(Diagnostic::new(
                 &t.file,
-                Some(line.no),
+                Some(line_no),
                 Code::DuplicateUuid,
                 Severity::Warning,
                 format!("uuid {uuid} first written at line {first_line}; this later copy's content is used at the first position, as Claude Code does"),
@@ -353,39 +406,29 @@ pub(super) fn index_line(
             t.boundaries.retain(|b| b.pos != pos);
             pos
         }
-    };
-    let main_row = side != Side::True && !matches!(sub, Sub::FileSnapshot | Sub::ForkBriefing);
-    if main_row && line.no >= *last_written_line {
-        *last_written_line = line.no;
-        t.last_written = Some(pos);
     }
-    if sub == Sub::CompactBoundary {
-        let meta = env.compact.as_ref();
-        let seg = meta.and_then(|m| m.preserved_segment.as_ref());
-        if let Some(seg) = seg {
-            let mut id_of = |s: &LStr<'_>| s.as_str().map_or(INVALID, |s| t.ids.intern(s));
-            let (head, anchor, tail) = (id_of(&seg.head), id_of(&seg.anchor), id_of(&seg.tail));
-            t.segments.push(Segment {
-                pos,
-                head,
-                anchor,
-                tail,
-            });
-        }
-        let logical_parent = env.logical_parent_uuid.truthy_str().map(|s| t.ids.intern(s));
-        t.boundaries.push(BoundaryInfo {
+}
+
+/// A compact boundary's preserved segment and what else the loader reads of it.
+fn index_boundary(t: &mut Transcript, env: &Envelope<'_>, pos: u32) {
+    let meta = env.compact.as_ref();
+    let seg = meta.and_then(|m| m.preserved_segment.as_ref());
+    if let Some(seg) = seg {
+        let mut id_of = |s: &LStr<'_>| s.as_str().map_or(INVALID, |s| t.ids.intern(s));
+        let (head, anchor, tail) = (id_of(&seg.head), id_of(&seg.anchor), id_of(&seg.tail));
+        t.segments.push(Segment {
             pos,
-            logical_parent,
-            trigger: meta.and_then(|m| m.trigger.as_str().map(str::to_string)),
-            pre_tokens: meta.and_then(|m| m.pre_tokens.as_i64()),
-            has_segment: seg.is_some(),
+            head,
+            anchor,
+            tail,
         });
     }
-    if !env.snip_removed.is_empty() {
-        let ids = env.snip_removed.iter().map(|s| t.ids.intern(s)).collect();
-        t.snips.push((pos, ids));
-    }
-    if t.pos_of.len() < t.ids.len() {
-        t.pos_of.resize(t.ids.len(), NONE);
-    }
+    let logical_parent = env.logical_parent_uuid.truthy_str().map(|s| t.ids.intern(s));
+    t.boundaries.push(BoundaryInfo {
+        pos,
+        logical_parent,
+        trigger: meta.and_then(|m| m.trigger.as_str().map(str::to_string)),
+        pre_tokens: meta.and_then(|m| m.pre_tokens.as_i64()),
+        has_segment: seg.is_some(),
+    });
 }

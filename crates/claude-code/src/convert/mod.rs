@@ -23,9 +23,9 @@ pub fn read(src: &Source, full: bool) -> std::io::Result<Conversation> {
 /// of the file is held (as `rebuild-chain` holds it), with the pages read released behind.
 /// `answered`: the head carries the calls the conversation answers, from a first pass over
 /// the results.
-// Over 100 lines: one pass that hands each entry on as soon as it is complete, its state (the
-// head being found, the entry open, what was left out) shared by every step; split, the steps
-// would pass that state between them whole.
+// Long because it is one pass that hands each entry on as soon as it is complete, its state
+// (the head being found, the entry open, what was left out) shared by every step; split, the
+// steps would pass that state between them whole.
 pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let t = claude::read(src)?;
     let chain = t

@@ -177,8 +177,8 @@ impl Writer {
 }
 
 impl EntryWriter for Writer {
-    // Over 100 lines: one arm per kind of entry, each writing the lines that kind becomes with
-    // the writer's running state (the chain, the open turn, the tally).
+    // Long because it is one arm per kind of entry, each writing the lines that kind becomes
+    // with the writer's running state (the chain, the open turn, the tally).
     fn entry(&mut self, e: &Entry, out: &mut Vec<Vec<u8>>) {
         // A call the conversation went on without answering (interrupted, or its result
         // compacted away) is closed as Codex closes it: Claude Code would otherwise drop it

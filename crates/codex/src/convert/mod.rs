@@ -30,9 +30,9 @@ type Times = Vec<(u64, Option<i64>)>;
 /// [`read`], streamed: the head, then each entry as soon as it is complete. Only the index
 /// of the rollout is held. `answered`: the head carries the calls the conversation answers,
 /// from a first pass over its outputs.
-// Over 100 lines: one pass that hands each entry on as soon as it is complete, its state (the
-// head being found, the entry open, what was left out) shared by every step; split, the steps
-// would pass that state between them whole.
+// Long because it is one pass that hands each entry on as soon as it is complete, its state
+// (the head being found, the entry open, what was left out) shared by every step; split, the
+// steps would pass that state between them whole.
 pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     use crate::model::time::{format_ms, parse_ms};
     let mut c = Conversation::new(crate::ID);

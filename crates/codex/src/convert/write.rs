@@ -190,8 +190,8 @@ pub(super) fn input_parts(l: &mut Vec<u8>, parts: &[Part]) {
 }
 
 impl EntryWriter for Writer {
-    // Over 100 lines: one arm per kind of entry, each writing the lines that kind becomes with
-    // the writer's running state (the chain, the open turn, the tally).
+    // Long because it is one arm per kind of entry, each writing the lines that kind becomes
+    // with the writer's running state (the chain, the open turn, the tally).
     fn entry(&mut self, e: &Entry, out: &mut Vec<Vec<u8>>) {
         let ts = self.clock.stamp(e.timestamp.as_deref());
         match &e.body {

@@ -161,29 +161,7 @@ pub(super) fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, ou
     let raw = payload.get();
     let ty = env.ty.as_str().unwrap_or("");
     let record = match ty {
-        "session_meta" => {
-            let m: Option<MetaBody<'_>> = serde_json::from_str(raw).ok();
-            let first = !std::mem::replace(&mut out.meta_seen, true);
-            if first && let Some(m) = &m {
-                match &m.history_mode {
-                    LStr::Absent | LStr::Null => {}
-                    LStr::Str(mode) if mode == "legacy" || mode == "paginated" => {}
-                    LStr::Str(mode) => {
-                        out.unresumable = Some(format!(
-                            "its session_meta names history_mode `{mode}`, which Codex does not know (legacy or paginated), and Codex refuses the file"
-                        ));
-                    }
-                    LStr::Other => {
-                        out.unresumable =
-                            Some("its session_meta history_mode is not a string, and Codex refuses the file".into());
-                    }
-                }
-            }
-            Record::SessionMeta {
-                id: m.as_ref().and_then(|m| opt(&m.id)),
-                cli_version: m.as_ref().and_then(|m| opt(&m.cli_version)),
-            }
-        }
+        "session_meta" => session_meta(out, raw),
         "response_item" => {
             push_item(out, raw, offset_in(line, raw), no);
             return;
@@ -192,81 +170,8 @@ pub(super) fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, ou
             Some(item) => Record::InterAgent(item),
             None => Record::Other,
         },
-        "event_msg" => match serde_json::from_str::<EventBody<'_>>(raw) {
-            Ok(ev) => Record::Event(match ev.ty.as_str() {
-                Some("task_started" | "turn_started") => Event::TaskStarted(opt(&ev.turn_id)),
-                Some("task_complete" | "turn_complete") => Event::TaskComplete(opt(&ev.turn_id)),
-                Some("turn_aborted") => Event::TurnAborted(opt(&ev.turn_id)),
-                Some("user_message") => Event::UserMessage,
-                Some("thread_rolled_back") => match ev.num_turns.as_i64() {
-                    Some(n) if n >= 0 => Event::RolledBack(n as u64),
-                    _ => {
-                        out.diagnostics.push(Diagnostic::new(
-                            out.file.clone(),
-                            Some(no),
-                            Code::BadRollback,
-                            Severity::Warning,
-                            "thread_rolled_back without a usable num_turns; Codex skips this line",
-                        ));
-                        Event::Other
-                    }
-                },
-                _ => Event::Other,
-            }),
-            Err(_) => Record::Other,
-        },
-        "compacted" => match serde_json::from_str::<CompactedBody<'_>>(raw) {
-            Ok(body) if matches!(body.message, LStr::Str(_)) => {
-                // Every item of a replacement history must read into Codex's types, or Codex
-                // skips the whole line.
-                let mut unreadable = false;
-                let replacement_history = body.replacement_history.map(|items| {
-                    items
-                        .into_iter()
-                        .filter_map(|it| {
-                            let r = it.get();
-                            let Some(item) = classify_item(r, offset_in(line, r), no, true) else {
-                                unreadable = true;
-                                return None;
-                            };
-                            if item.ty == "ghost_snapshot" {
-                                out.ghost_snapshots += 1;
-                                return None;
-                            }
-                            Some(item)
-                        })
-                        .collect()
-                });
-                if unreadable {
-                    out.diagnostics.push(Diagnostic::new(
-                        out.file.clone(),
-                        Some(no),
-                        crate::model::diag::Code::UnusableCompacted,
-                        Severity::Error,
-                        "compacted record whose replacement_history holds an item Codex cannot read; Codex skips this line",
-                    ));
-                }
-                Record::Compacted(Compacted {
-                    line: no,
-                    offset: offset_in(line, raw),
-                    len: raw.len() as u64,
-                    message: body.message.as_str().unwrap_or("").to_string(),
-                    replacement_history,
-                    timestamp: opt(&env.timestamp),
-                    skipped_by_codex: unreadable,
-                })
-            }
-            _ => {
-                out.diagnostics.push(Diagnostic::new(
-                    out.file.clone(),
-                    Some(no),
-                    Code::UnusableCompacted,
-                    Severity::Error,
-                    "compacted record whose message is not a string or whose replacement_history is not a list; Codex skips this line",
-                ));
-                Record::Other
-            }
-        },
+        "event_msg" => event(out, raw, no),
+        "compacted" => compacted(out, line, env, raw, no),
         "turn_context" => {
             let t: Option<TurnContextBody<'_>> = serde_json::from_str(raw).ok();
             Record::TurnContext {
@@ -277,6 +182,114 @@ pub(super) fn read_line(line: &Line<'_>, env: &EnvelopeLine<'_>, first: bool, ou
         _ => Record::Other,
     };
     out.records.push((no, record));
+}
+
+/// A `session_meta` record; the first one's `history_mode` says whether Codex resumes the file.
+fn session_meta(out: &mut Rollout, raw: &str) -> Record {
+    let m: Option<MetaBody<'_>> = serde_json::from_str(raw).ok();
+    let first = !std::mem::replace(&mut out.meta_seen, true);
+    if first && let Some(m) = &m {
+        match &m.history_mode {
+            LStr::Absent | LStr::Null => {}
+            LStr::Str(mode) if mode == "legacy" || mode == "paginated" => {}
+            LStr::Str(mode) => {
+                out.unresumable = Some(format!(
+                    "its session_meta names history_mode `{mode}`, which Codex does not know (legacy or paginated), and Codex refuses the file"
+                ));
+            }
+            LStr::Other => {
+                out.unresumable =
+                    Some("its session_meta history_mode is not a string, and Codex refuses the file".into());
+            }
+        }
+    }
+    Record::SessionMeta {
+        id: m.as_ref().and_then(|m| opt(&m.id)),
+        cli_version: m.as_ref().and_then(|m| opt(&m.cli_version)),
+    }
+}
+
+/// An `event_msg` record: the events that bound turns and roll them back, the rest `Other`.
+fn event(out: &mut Rollout, raw: &str, no: u64) -> Record {
+    match serde_json::from_str::<EventBody<'_>>(raw) {
+        Ok(ev) => Record::Event(match ev.ty.as_str() {
+            Some("task_started" | "turn_started") => Event::TaskStarted(opt(&ev.turn_id)),
+            Some("task_complete" | "turn_complete") => Event::TaskComplete(opt(&ev.turn_id)),
+            Some("turn_aborted") => Event::TurnAborted(opt(&ev.turn_id)),
+            Some("user_message") => Event::UserMessage,
+            Some("thread_rolled_back") => match ev.num_turns.as_i64() {
+                Some(n) if n >= 0 => Event::RolledBack(n as u64),
+                _ => {
+                    out.diagnostics.push(Diagnostic::new(
+                        out.file.clone(),
+                        Some(no),
+                        Code::BadRollback,
+                        Severity::Warning,
+                        "thread_rolled_back without a usable num_turns; Codex skips this line",
+                    ));
+                    Event::Other
+                }
+            },
+            _ => Event::Other,
+        }),
+        Err(_) => Record::Other,
+    }
+}
+
+/// A `compacted` record: the replacement history it holds, or why Codex skips it.
+fn compacted(out: &mut Rollout, line: &Line<'_>, env: &EnvelopeLine<'_>, raw: &str, no: u64) -> Record {
+    match serde_json::from_str::<CompactedBody<'_>>(raw) {
+        Ok(body) if matches!(body.message, LStr::Str(_)) => {
+            // Every item of a replacement history must read into Codex's types, or Codex
+            // skips the whole line.
+            let mut unreadable = false;
+            let replacement_history = body.replacement_history.map(|items| {
+                items
+                    .into_iter()
+                    .filter_map(|it| {
+                        let r = it.get();
+                        let Some(item) = classify_item(r, offset_in(line, r), no, true) else {
+                            unreadable = true;
+                            return None;
+                        };
+                        if item.ty == "ghost_snapshot" {
+                            out.ghost_snapshots += 1;
+                            return None;
+                        }
+                        Some(item)
+                    })
+                    .collect()
+            });
+            if unreadable {
+                out.diagnostics.push(Diagnostic::new(
+                    out.file.clone(),
+                    Some(no),
+                    crate::model::diag::Code::UnusableCompacted,
+                    Severity::Error,
+                    "compacted record whose replacement_history holds an item Codex cannot read; Codex skips this line",
+                ));
+            }
+            Record::Compacted(Compacted {
+                line: no,
+                offset: offset_in(line, raw),
+                len: raw.len() as u64,
+                message: body.message.as_str().unwrap_or("").to_string(),
+                replacement_history,
+                timestamp: opt(&env.timestamp),
+                skipped_by_codex: unreadable,
+            })
+        }
+        _ => {
+            out.diagnostics.push(Diagnostic::new(
+                out.file.clone(),
+                Some(no),
+                Code::UnusableCompacted,
+                Severity::Error,
+                "compacted record whose message is not a string or whose replacement_history is not a list; Codex skips this line",
+            ));
+            Record::Other
+        }
+    }
 }
 
 pub(super) fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {

@@ -152,6 +152,34 @@ pub fn render(
     paint: Paint,
     last_is_total: bool,
 ) -> String {
+    let (shown, widths) = layout(columns, rows, max_width);
+    let mut out = String::new();
+    out.push_str(&line(
+        columns,
+        &widths,
+        paint,
+        &mut shown
+            .iter()
+            .map(|&c| (c, columns[c].header.to_string(), Some(style::HEADER))),
+    ));
+    for (r, row) in rows.iter().enumerate() {
+        let total = last_is_total && r + 1 == rows.len();
+        out.push_str(&line(
+            columns,
+            &widths,
+            paint,
+            &mut shown.iter().map(|&c| {
+                let st = if total { Some(style::BOLD) } else { columns[c].style };
+                (c, row[c].clone(), st)
+            }),
+        ));
+    }
+    out
+}
+
+/// The columns shown, in order, and the width of each column: the least important are left
+/// out until the rest fit in `max_width`, and the flexible ones share what is left.
+fn layout(columns: &[Column], rows: &[Vec<String>], max_width: Option<usize>) -> (Vec<usize>, Vec<usize>) {
     let natural: Vec<usize> = (0..columns.len())
         .map(|c| {
             rows.iter()
@@ -221,51 +249,46 @@ pub fn render(
             spare -= given;
         }
     }
-    let mut out = String::new();
-    let line = |cells: &mut dyn Iterator<Item = (usize, String, Option<Style>)>| -> String {
-        let mut s = String::new();
-        let mut pending = 0;
-        for (n, (c, text, st)) in cells.enumerate() {
-            let text = if columns[c].keep_end {
-                fit_end(&text, widths[c])
-            } else {
-                fit(&text, widths[c])
-            };
-            let pad = widths[c] - width(&text);
-            if n > 0 {
-                pending += GAP;
-            }
-            let (before, after) = match columns[c].align {
-                Align::Left => (0, pad),
-                Align::Right => (pad, 0),
-            };
-            if !text.is_empty() {
-                s.push_str(&" ".repeat(pending + before));
-                match st {
-                    Some(st) => s.push_str(&paint.paint(st, &text)),
-                    None => s.push_str(&text),
-                }
-                pending = after;
-            } else {
-                pending += before + after;
-            }
+    (shown, widths)
+}
+
+/// One line of the table: each cell fitted to its column's width and aligned, spaces only
+/// between cells that hold text.
+fn line(
+    columns: &[Column],
+    widths: &[usize],
+    paint: Paint,
+    cells: &mut dyn Iterator<Item = (usize, String, Option<Style>)>,
+) -> String {
+    let mut s = String::new();
+    let mut pending = 0;
+    for (n, (c, text, st)) in cells.enumerate() {
+        let text = if columns[c].keep_end {
+            fit_end(&text, widths[c])
+        } else {
+            fit(&text, widths[c])
+        };
+        let pad = widths[c] - width(&text);
+        if n > 0 {
+            pending += GAP;
         }
-        s.push('\n');
-        s
-    };
-    out.push_str(&line(
-        &mut shown
-            .iter()
-            .map(|&c| (c, columns[c].header.to_string(), Some(style::HEADER))),
-    ));
-    for (r, row) in rows.iter().enumerate() {
-        let total = last_is_total && r + 1 == rows.len();
-        out.push_str(&line(&mut shown.iter().map(|&c| {
-            let st = if total { Some(style::BOLD) } else { columns[c].style };
-            (c, row[c].clone(), st)
-        })));
+        let (before, after) = match columns[c].align {
+            Align::Left => (0, pad),
+            Align::Right => (pad, 0),
+        };
+        if !text.is_empty() {
+            s.push_str(&" ".repeat(pending + before));
+            match st {
+                Some(st) => s.push_str(&paint.paint(st, &text)),
+                None => s.push_str(&text),
+            }
+            pending = after;
+        } else {
+            pending += before + after;
+        }
     }
-    out
+    s.push('\n');
+    s
 }
 
 #[cfg(test)]

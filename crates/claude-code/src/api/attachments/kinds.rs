@@ -103,6 +103,18 @@ pub(super) fn deferred_tools(a: &Value) -> Rendered {
             y.push("When the step in front of you is one that an entry in this list is made for, and that tool is not loaded yet, load it as your next step. That holds even if you could do the step another way, with a general tool or in a plain-text reply. Loading runs nothing: it brings the tool's definition into the conversation, and you choose how to do the step once you have read it.".to_string());
         }
     }
+    back_again(a, kind, absent, &mut y);
+    gone(a, kind, &dont, &mut y);
+    let pending = strs(a, "pendingMcpServers");
+    if !pending.is_empty() {
+        y.push(still_connecting(&pending, absent));
+    }
+    if y.is_empty() { none() } else { one(y.join("\n\n")) }
+}
+
+/// The paragraphs on tools available again: announced earlier and back, restored after a
+/// notice to disregard them, able to run again.
+fn back_again(a: &Value, kind: &str, absent: bool, y: &mut Vec<String>) {
     // Names still defined are listed only for tools the resume defines inline, which a
     // print-mode resume never does.
     let restored = strs(a, "restoredNames");
@@ -141,6 +153,10 @@ pub(super) fn deferred_tools(a: &Value) -> Rendered {
             runs.join("\n")
         ));
     }
+}
+
+/// The paragraphs on tools no longer available, MCP tools by server when they are many.
+fn gone(a: &Value, kind: &str, dont: &str, y: &mut Vec<String>) {
     let removed = strs(a, "removedNames");
     let (gone_mcp, gone_other): (Vec<&str>, Vec<&str>) = removed.iter().partition(|n| n.starts_with("mcp__"));
     if gone_mcp.len() > 30 {
@@ -164,24 +180,24 @@ pub(super) fn deferred_tools(a: &Value) -> Rendered {
     if !removed.is_empty() {
         y.push(AMBIENT.to_string());
     }
-    let pending = strs(a, "pendingMcpServers");
-    if !pending.is_empty() {
-        let list = if pending.len() > 30 {
-            format!("{}, \u{2026}and {} more", pending[..30].join(", "), pending.len() - 30)
-        } else {
-            pending.join("\n")
-        };
-        y.push(if absent {
-            format!(
-                "The following MCP servers are still connecting \u{2014} their tools (typically named mcp__<server>__*) are not yet available but will be announced here once they connect:\n{list}\n\nIf the user's request might be served by one of these servers (even if they didn't name it explicitly), do not report the capability as unavailable while they are still connecting."
-            )
-        } else {
-            format!(
-                "The following MCP servers are still connecting \u{2014} their tools (typically named mcp__<server>__*) are not yet available but will appear shortly:\n{list}\n\nIf the user's request might be served by one of these servers (even if they didn't name it explicitly), call ToolSearch with a relevant keyword \u{2014} ToolSearch will wait for connecting servers and search their tools once available. Do not report a capability as unavailable without first searching."
-            )
-        });
+}
+
+/// The paragraph on MCP servers still connecting, the first 30 named when they are more.
+fn still_connecting(pending: &[&str], absent: bool) -> String {
+    let list = if pending.len() > 30 {
+        format!("{}, \u{2026}and {} more", pending[..30].join(", "), pending.len() - 30)
+    } else {
+        pending.join("\n")
+    };
+    if absent {
+        format!(
+            "The following MCP servers are still connecting \u{2014} their tools (typically named mcp__<server>__*) are not yet available but will be announced here once they connect:\n{list}\n\nIf the user's request might be served by one of these servers (even if they didn't name it explicitly), do not report the capability as unavailable while they are still connecting."
+        )
+    } else {
+        format!(
+            "The following MCP servers are still connecting \u{2014} their tools (typically named mcp__<server>__*) are not yet available but will appear shortly:\n{list}\n\nIf the user's request might be served by one of these servers (even if they didn't name it explicitly), call ToolSearch with a relevant keyword \u{2014} ToolSearch will wait for connecting servers and search their tools once available. Do not report a capability as unavailable without first searching."
+        )
     }
-    if y.is_empty() { none() } else { one(y.join("\n\n")) }
 }
 
 /// MCP tool names counted per server (`lhe`): `mcp__server__*` with the count when above one,

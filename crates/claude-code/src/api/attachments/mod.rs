@@ -289,6 +289,9 @@ pub(super) fn render(record: &Value, ctx: Context) -> Rendered {
     render_type(ty, a, ctx)
 }
 
+/// The text the client renders for an attachment of type `ty` that it does not take as
+/// recorded. Long because it is one arm per attachment type the client renders, a closed list
+/// read beside the client's own; the longer texts have their own functions in `kinds`.
 fn render_type(ty: &str, a: &Value, ctx: Context) -> Rendered {
     match ty {
         "hook_success" => one(escape_hook_text(&format!(

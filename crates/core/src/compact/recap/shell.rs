@@ -197,61 +197,8 @@ pub(super) fn read_operands(words: &[Word]) -> Vec<String> {
         return Vec::new();
     }
     let base = prog.text.rsplit('/').next().unwrap_or(&prog.text);
-    // Options that take the next word as their value, per program.
-    let (valued, long_valued, pattern_first): (&str, &[&str], bool) = match base {
-        "cat" | "less" => ("", &[], false),
-        "head" | "tail" => ("nc", &["--lines", "--bytes"], false),
-        "nl" => ("bdfhilnsvw", &[], false),
-        "sed" => {
-            let quiet = rest
-                .iter()
-                .any(|w| w.text == "-n" || w.text == "--quiet" || w.text == "--silent");
-            let edits = rest
-                .iter()
-                .any(|w| w.text.starts_with("-i") || w.text.starts_with("--in-place"));
-            if !quiet || edits {
-                return Vec::new();
-            }
-            ("ef", &["--expression", "--file"], true)
-        }
-        "rg" => (
-            "efgtTABCmjMrE",
-            &[
-                "--regexp",
-                "--file",
-                "--glob",
-                "--iglob",
-                "--type",
-                "--type-not",
-                "--after-context",
-                "--before-context",
-                "--context",
-                "--max-count",
-                "--threads",
-                "--max-columns",
-                "--replace",
-                "--encoding",
-                "--max-depth",
-                "--type-add",
-            ],
-            true,
-        ),
-        "grep" => (
-            "efABCmd",
-            &[
-                "--regexp",
-                "--file",
-                "--after-context",
-                "--before-context",
-                "--context",
-                "--max-count",
-                "--include",
-                "--exclude",
-                "--exclude-dir",
-            ],
-            true,
-        ),
-        _ => return Vec::new(),
+    let Some((valued, long_valued, pattern_first)) = options(base, rest) else {
+        return Vec::new();
     };
     let mut operands: Vec<&Word> = Vec::new();
     let mut pattern_given = false;
@@ -300,4 +247,65 @@ pub(super) fn read_operands(words: &[Word]) -> Vec<String> {
         .filter(|w| w.literal && w.text != "-" && !w.text.is_empty())
         .map(|w| w.text.clone())
         .collect()
+}
+
+/// The options of a reading program that take the next word as their value (short ones as
+/// letters, long ones by name), and whether a pattern comes before its files; `None` for a
+/// program that is not one, or `sed` that does not only print.
+fn options(base: &str, rest: &[Word]) -> Option<(&'static str, &'static [&'static str], bool)> {
+    match base {
+        "cat" | "less" => Some(("", &[], false)),
+        "head" | "tail" => Some(("nc", &["--lines", "--bytes"], false)),
+        "nl" => Some(("bdfhilnsvw", &[], false)),
+        "sed" => {
+            let quiet = rest
+                .iter()
+                .any(|w| w.text == "-n" || w.text == "--quiet" || w.text == "--silent");
+            let edits = rest
+                .iter()
+                .any(|w| w.text.starts_with("-i") || w.text.starts_with("--in-place"));
+            if !quiet || edits {
+                return None;
+            }
+            Some(("ef", &["--expression", "--file"], true))
+        }
+        "rg" => Some((
+            "efgtTABCmjMrE",
+            &[
+                "--regexp",
+                "--file",
+                "--glob",
+                "--iglob",
+                "--type",
+                "--type-not",
+                "--after-context",
+                "--before-context",
+                "--context",
+                "--max-count",
+                "--threads",
+                "--max-columns",
+                "--replace",
+                "--encoding",
+                "--max-depth",
+                "--type-add",
+            ],
+            true,
+        )),
+        "grep" => Some((
+            "efABCmd",
+            &[
+                "--regexp",
+                "--file",
+                "--after-context",
+                "--before-context",
+                "--context",
+                "--max-count",
+                "--include",
+                "--exclude",
+                "--exclude-dir",
+            ],
+            true,
+        )),
+        _ => None,
+    }
 }
