@@ -58,7 +58,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitStatus {
         Ok(status) => status,
         Err(e) if e.is_broken_pipe() => ExitStatus::Success,
         Err(e) => {
-            output::report::say(&format!("{:#}", anyhow::Error::new(e)));
+            output::report::say(&crate::error::with_causes(&e));
             ExitStatus::Error
         }
     }
