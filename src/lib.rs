@@ -64,7 +64,7 @@ pub fn run_with(
         Ok(status) => status,
         Err(e) if e.is_broken_pipe() => ExitStatus::Success,
         Err(e) => {
-            output::report::say(&format!("{:#}", anyhow::Error::new(e)));
+            output::report::say(&crate::error::with_causes(&e));
             ExitStatus::Error
         }
     }

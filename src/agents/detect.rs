@@ -1,7 +1,7 @@
 //! Which agent's file an input is, decided from its content by every agent of the registry
 //! (`cctool_core::agents::detect`).
 
-pub use cctool_core::agents::detect::{Looks, Undetected};
+pub use cctool_core::agents::detect::{Looks, Undetected, one_of};
 
 use crate::io::Source;
 use crate::model::AgentId;

@@ -189,8 +189,8 @@ enum ConvertError {
     #[error("standard output was closed")]
     StdoutClosed,
     /// Codex's import ledger cannot be read.
-    #[error("{0:#}")]
-    Ledger(anyhow::Error),
+    #[error("{0}")]
+    Ledger(Box<dyn std::error::Error + Send + Sync>),
     /// Not reported: the target is not an earlier conversion and `--force` replaces it, so
     /// the conversion runs again from its start, every line written.
     #[error("the target is replaced by a conversion from the start")]
@@ -300,7 +300,7 @@ fn write_conversion(
 fn write_options(
     a: &ConvertArgs,
     head: &crate::convert::model::Conversation,
-    to: Format,
+    to: AgentId,
     into: &dyn Converter,
     session_id: String,
 ) -> WriteOptions {

@@ -388,8 +388,8 @@ fn migrate_one(
     // command line is an error.
     let (src, format) = match super::open_input(input, g, job.named) {
         Ok(opened) => opened,
-        Err(super::NoSession::NotSession(why)) if !job.named => {
-            m.skipped = Some(why);
+        Err(e) if !job.named && e.is_not_session() => {
+            m.skipped = Some(e.to_string());
             return Ok(());
         }
         Err(e) => return Err(e.into()),

@@ -326,7 +326,7 @@ pub fn each_session_reading<T: Send, E: std::fmt::Display>(
                         (Ok(()), Ok(Err(e))) => FileOutcome::Error(e.to_string()),
                     }
                 }
-                Err(NoSession::NotSession(msg)) if !named => FileOutcome::NotSession(msg),
+                Err(e) if !named && e.is_not_session() => FileOutcome::NotSession(e.to_string()),
                 Err(e) => FileOutcome::Error(e.to_string()),
             };
             bar.inc(1);
@@ -368,10 +368,47 @@ pub enum NoSession {
     /// It could not be opened or read.
     #[error("cannot read: {0}")]
     Unreadable(std::io::Error),
-    /// It was read, and is not a session (or is a file inside a folder that cannot be one,
-    /// such as a FIFO).
+    /// Found inside a folder, and not a file that can be a session (a FIFO, a socket, a
+    /// device): what opening it said.
     #[error("{0}")]
-    NotSession(String),
+    NotAFile(std::io::Error),
+    /// `--input-format` names one format and the content reads as another: read as said, it
+    /// would be read as empty.
+    #[error(
+        "--input-format {}, but the content reads as {}: drop --input-format, or give --input-format {}",
+        .said.name(),
+        .seen.name(),
+        .seen.name()
+    )]
+    FormatContradicted {
+        said: crate::model::AgentId,
+        seen: crate::model::AgentId,
+    },
+    /// Its content is of no format cctool reads.
+    #[error("{}", undetected(.0))]
+    Undetected(crate::agents::detect::Undetected),
+}
+
+impl NoSession {
+    /// Whether the input was read and is not a session (skipped when found in a folder), not
+    /// one that could not be read.
+    pub fn is_not_session(&self) -> bool {
+        !matches!(self, NoSession::Unreadable(_))
+    }
+}
+
+/// What the content looks like, and, where it could be one of cctool's formats, that
+/// `--input-format` is advice only for such content.
+fn undetected(u: &crate::agents::detect::Undetected) -> String {
+    match u.1.plausible() {
+        true => format!(
+            "{} ({}); if it is a {}, say which with --input-format",
+            u.1.describe(),
+            u.0,
+            crate::agents::detect::one_of(crate::agents::registry().agents())
+        ),
+        false => format!("{}: {}", u.1.describe(), u.0),
+    }
 }
 
 /// Opens an input and decides its format (`--input-format` wins over detection). The error
@@ -410,32 +447,19 @@ pub fn open_input_reading(
         // A FIFO, socket or device met inside a folder is not a session file; anything
         // else that cannot be opened (permissions, I/O) is an error the user must see.
         Err(e) if !named && e.kind() == std::io::ErrorKind::InvalidInput => {
-            return Err(NoSession::NotSession(e.to_string()));
+            return Err(NoSession::NotAFile(e));
         }
         Err(e) => return Err(NoSession::Unreadable(e)),
     };
     let detected = crate::agents::detect::detect(&src);
     let format = match (g.input_format, detected) {
         // Said, and the content is another format's: read as said, it would be read as empty.
-        (Some(said), Ok(seen)) if seen != said => Err(format!(
-            "--input-format {}, but the content reads as {}: drop --input-format, or give --input-format {}",
-            said.name(),
-            seen.name(),
-            seen.name()
-        )),
+        (Some(said), Ok(seen)) if seen != said => Err(NoSession::FormatContradicted { said, seen }),
         (Some(said), _) => Ok(said),
-        // `--input-format` is advice only for content that could be one of cctool's formats.
-        (None, detected) => detected.map_err(|u| match u.1.plausible() {
-            true => format!(
-                "{} ({}); if it is a Claude Code transcript, Codex rollout or cctool session, say which with --input-format",
-                u.1.describe(),
-                u.0
-            ),
-            false => format!("{}: {}", u.1.describe(), u.0),
-        }),
+        (None, detected) => detected.map_err(NoSession::Undetected),
     };
     // Detection reads the head of a mapping: a truncation there is the answer, not the
     // verdict made of zeros.
     src.check().map_err(NoSession::Unreadable)?;
-    Ok((src, format.map_err(NoSession::NotSession)?))
+    Ok((src, format?))
 }

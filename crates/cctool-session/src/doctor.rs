@@ -20,6 +20,12 @@ pub fn check(src: &Source) -> Vec<Diagnostic> {
                 ),
             )],
         },
-        Err(e) => vec![finding(src.name(), None, Code::InvalidSession, Severity::Error, e.0)],
+        Err(e) => vec![finding(
+            src.name(),
+            None,
+            Code::InvalidSession,
+            Severity::Error,
+            e.to_string(),
+        )],
     }
 }

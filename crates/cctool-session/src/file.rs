@@ -71,10 +71,23 @@ impl Messages {
     }
 }
 
-/// Why a session file could not be read, as the sentence that says it.
+/// Why a session file could not be read. The causes are said in the sentence, not exposed as
+/// `source()` (the core's rule, `crate::error`).
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct SessionError(pub String);
+pub enum SessionError {
+    /// The file could not be read, or changed while it was read.
+    #[error("cannot read: {0}")]
+    Read(std::io::Error),
+    /// The file is not JSON (the parser's message names the line and column).
+    #[error("not valid JSON: {0}")]
+    Json(serde_json::Error),
+    /// The document has no `messages`.
+    #[error("`messages` is missing")]
+    NoMessages,
+    /// The document's `messages` is not an array.
+    #[error("`messages` is not an array")]
+    MessagesNotArray,
+}
 
 /// Said as the core's error: the sentence whole ([`crate::error::Error::Agent`]), since the core
 /// cannot name this agent's types.
@@ -115,12 +128,8 @@ pub struct SessionHead {
 /// a valid session: on an error, drop what was made of them (or use
 /// [`for_each_valid_message`] when they cannot be taken back, as printed output cannot).
 pub fn for_each_message(src: &Source, mut each: impl FnMut(&[u8])) -> Result<SessionHead, SessionError> {
-    let held = src.whole().map_err(cannot_read)?;
+    let held = src.whole().map_err(SessionError::Read)?;
     stream_messages(src, &held, &mut |_, m| each(m))
-}
-
-fn cannot_read(e: std::io::Error) -> SessionError {
-    SessionError(format!("cannot read: {e}"))
 }
 
 /// [`for_each_message`] over the file's bytes (`bytes`, held by the caller), handing `each`
@@ -151,17 +160,17 @@ fn stream_messages(
         Err(stopped) => {
             return match whole_document(src, body, &mut |_| {}) {
                 Err(e) => Err(e),
-                Ok(_) => Err(SessionError(format!("not valid JSON: {}", stopped.error))),
+                Ok(_) => Err(SessionError::Json(stopped.error)),
             };
         }
     };
     let version = doc.schema_version.or(doc.version).and_then(LNum::as_i64);
     if !doc.has_messages {
-        return Err(SessionError("`messages` is missing".into()));
+        return Err(SessionError::NoMessages);
     }
-    src.check().map_err(cannot_read)?;
+    src.check().map_err(SessionError::Read)?;
     if !doc.is_array {
-        return Err(SessionError("`messages` is not an array".into()));
+        return Err(SessionError::MessagesNotArray);
     }
     Ok(SessionHead {
         version,
@@ -176,7 +185,7 @@ fn stream_messages(
 /// again. For output that cannot be taken back, such as printing. The places cost 16 bytes a
 /// message, a small part of what a message takes in the file.
 pub fn for_each_valid_message(src: &Source, mut each: impl FnMut(&[u8])) -> Result<SessionHead, SessionError> {
-    let held = src.whole().map_err(cannot_read)?;
+    let held = src.whole().map_err(SessionError::Read)?;
     let bytes: &[u8] = &held;
     let mut spans = Vec::new();
     let head = stream_messages(src, bytes, &mut |at, m| spans.push((at, m.len())))?;
@@ -187,25 +196,22 @@ pub fn for_each_valid_message(src: &Source, mut each: impl FnMut(&[u8])) -> Resu
     }
     drop(release);
     // A truncation since the first pass would have put zeros where messages were.
-    src.check().map_err(cannot_read)?;
+    src.check().map_err(SessionError::Read)?;
     Ok(head)
 }
 
 /// The read of the whole document as one `Doc`, then of its `messages` text element by
 /// element: the reference [`for_each_message`] must agree with, and what words its errors.
 fn whole_document(src: &Source, body: &[u8], each: &mut dyn FnMut(&[u8])) -> Result<SessionHead, SessionError> {
-    let doc: Doc<'_> = serde_json::from_slice(body).map_err(|e| SessionError(format!("not valid JSON: {e}")))?;
+    let doc: Doc<'_> = serde_json::from_slice(body).map_err(SessionError::Json)?;
     let version = doc.schema_version.or(doc.version).and_then(LNum::as_i64);
-    let raw = doc
-        .messages
-        .ok_or_else(|| SessionError("`messages` is missing".into()))?;
-    src.check().map_err(cannot_read)?;
+    let raw = doc.messages.ok_or(SessionError::NoMessages)?;
+    src.check().map_err(SessionError::Read)?;
     // The document was read as JSON above: its `messages` text is valid, and its elements are
     // told apart by their commas outside strings, without a second parse.
-    let messages =
-        elements(raw.get().as_bytes(), each).ok_or_else(|| SessionError("`messages` is not an array".into()))?;
+    let messages = elements(raw.get().as_bytes(), each).ok_or(SessionError::MessagesNotArray)?;
     let session_id = doc.session_id.0.or(doc.id.0);
-    src.check().map_err(cannot_read)?;
+    src.check().map_err(SessionError::Read)?;
     Ok(SessionHead {
         version,
         session_id,
@@ -339,7 +345,7 @@ mod tests {
                     assert_eq!((version, &id, messages.len()), (s.version, &s.session_id, s.messages));
                     assert_eq!(messages, streamed, "{text}");
                 }
-                (Err(h), Err(s)) => assert_eq!(h, s.0, "{text}"),
+                (Err(h), Err(s)) => assert_eq!(h, s.to_string(), "{text}"),
                 (h, s) => panic!("{text}: {h:?} against {s:?}"),
             }
         }
@@ -362,7 +368,7 @@ mod tests {
                     return Err("the printing read handed out other messages".into());
                 }
             }
-            (Err(h), Err(v)) if h.0 == v.0 && valid.is_empty() => {}
+            (Err(h), Err(v)) if h.to_string() == v.to_string() && valid.is_empty() => {}
             (h, v) => {
                 return Err(format!(
                     "the printing read: {v:?} against {h:?}, {} messages",
@@ -378,7 +384,7 @@ mod tests {
                     Err("other messages".into())
                 }
             }
-            (Err(r), Err(h)) if r.0 == h.0 => Ok(()),
+            (Err(r), Err(h)) if r.to_string() == h.to_string() => Ok(()),
             (r, h) => Err(format!("{r:?} against {h:?}")),
         }
     }

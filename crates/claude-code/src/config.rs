@@ -116,7 +116,8 @@ pub enum ConfigError {
     Settings {
         /// The file given.
         path: PathBuf,
-        /// What the file is instead.
+        /// What the file is instead: the status the settings report gives every file
+        /// ([`SettingsFile::status`], text of its JSON record), so a String.
         status: String,
     },
 }

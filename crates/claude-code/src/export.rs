@@ -24,7 +24,7 @@ fn claude_chain(src: &Source, full: bool) -> Result<ClaudeChain, ExportError> {
         })
         .map_err(|e| ExportError::Invalid {
             file: src.name().to_string(),
-            message: e.to_string(),
+            cause: Box::new(e),
         })?;
     let mut out = Vec::with_capacity(chain.positions.len());
     for &pos in &chain.positions {

@@ -80,7 +80,7 @@ fn json_install(text: &str, command: &str) -> Result<Edit, SettingsError> {
         .entry("hooks", Json::Object(Vec::new()))
         .ok_or(SettingsError::NotAnObject)?;
     if !matches!(hooks, Json::Object(_)) {
-        return Err(SettingsError::Shape("\"hooks\" is not an object".into()));
+        return Err(SettingsError::HooksNotAnObject);
     }
     let mut changed = Vec::new();
     for ev in EVENTS {
@@ -88,7 +88,7 @@ fn json_install(text: &str, command: &str) -> Result<Edit, SettingsError> {
             .entry(ev, Json::Array(Vec::new()))
             .ok_or(SettingsError::NotAnObject)?;
         let Json::Array(groups) = groups else {
-            return Err(SettingsError::Shape(format!("\"hooks\".\"{ev}\" is not a list")));
+            return Err(SettingsError::EventNotAList { event: ev });
         };
         if json_commands(groups).iter().any(|c| is_ours(c)) {
             continue;

@@ -90,9 +90,7 @@ fn toml_install(text: &str, command: &str) -> Result<Edit, SettingsError> {
         t.set_implicit(true);
         doc.insert("hooks", Item::Table(t));
     }
-    let hooks = doc["hooks"]
-        .as_table_mut()
-        .ok_or(SettingsError::Shape("[hooks] is not a table".into()))?;
+    let hooks = doc["hooks"].as_table_mut().ok_or(SettingsError::HooksNotATable)?;
     let mut changed = Vec::new();
     for ev in EVENTS {
         if !hooks.contains_key(ev) {
@@ -100,7 +98,7 @@ fn toml_install(text: &str, command: &str) -> Result<Edit, SettingsError> {
         }
         let groups = hooks[ev]
             .as_array_of_tables_mut()
-            .ok_or_else(|| SettingsError::Shape(format!("hooks.{ev} is not a list of tables ([[hooks.{ev}]])")))?;
+            .ok_or(SettingsError::EventNotTables { event: ev })?;
         let ours = groups.iter().any(|g| toml_commands(g).iter().any(|c| is_ours(c)));
         if ours {
             continue;

@@ -12,10 +12,12 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::{Context, Result, anyhow, bail};
 use jiff::Timestamp;
 use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
+
+mod error;
+pub use error::{Error, IndexLocked, Layout, Result};
 
 /// The index file of Codex 0.171. The number is the database's generation: Codex starts a
 /// new file when a change cannot be made in place, so another number is another layout.
@@ -85,16 +87,18 @@ impl Thread {
     /// start, directory, source, originator, provider, version), its first user message, the
     /// model of its first turn context, and the file's modification time.
     pub fn from_rollout(path: &Path) -> Result<Thread> {
-        let name = path.display();
-        let src = crate::io::Source::open_path(path, crate::io::source::MmapChoice::Never)
-            .with_context(|| format!("{name}: cannot read"))?;
-        let reader = std::io::BufReader::new(src.reader().with_context(|| format!("{name}: cannot read"))?);
+        let unreadable = |cause| Error::Read {
+            path: path.to_path_buf(),
+            cause,
+        };
+        let src = crate::io::Source::open_path(path, crate::io::source::MmapChoice::Never).map_err(unreadable)?;
+        let reader = std::io::BufReader::new(src.reader().map_err(unreadable)?);
         let mut meta: Option<(u64, Value)> = None;
         let mut title: Option<String> = None;
         let mut model: Option<String> = None;
         let mut title_line = 0;
         for (n, line) in reader.split(b'\n').enumerate() {
-            let line = line.with_context(|| format!("{name}: cannot read"))?;
+            let line = line.map_err(unreadable)?;
             let Ok(rec) = serde_json::from_slice::<Value>(&line) else {
                 continue;
             };
@@ -116,15 +120,19 @@ impl Thread {
             }
         }
         let Some((_, meta)) = meta else {
-            bail!("{name}: no session_meta record: not a Codex rollout Codex can resume");
+            return Err(Error::NoSessionMeta {
+                path: path.to_path_buf(),
+            });
         };
         let s = |k: &str| meta.get(k).and_then(Value::as_str).map(str::to_string);
-        let id = s("id")
-            .or_else(|| s("session_id"))
-            .ok_or_else(|| anyhow!("{name}: the session_meta record has no id"))?;
+        let id = s("id").or_else(|| s("session_id")).ok_or_else(|| Error::NoId {
+            path: path.to_path_buf(),
+        })?;
         let created_at = s("timestamp")
             .and_then(|t| t.parse::<Timestamp>().ok())
-            .ok_or_else(|| anyhow!("{name}: the session_meta record has no valid timestamp"))?;
+            .ok_or_else(|| Error::NoTimestamp {
+                path: path.to_path_buf(),
+            })?;
         let updated_at = std::fs::metadata(path)
             .and_then(|m| m.modified())
             .ok()
@@ -194,11 +202,10 @@ pub fn state_db(codex_home: &Path) -> Result<Option<PathBuf>> {
         .collect();
     match others.first() {
         None => Ok(None),
-        Some(other) => bail!(
-            "{}: Codex's thread index is {other}, a layout cctool does not know (it knows {STATE_DB}, \
-             Codex 0.171): the session was not registered; it resumes by id all the same",
-            codex_home.display()
-        ),
+        Some(other) => Err(Error::UnknownGeneration {
+            codex_home: codex_home.to_path_buf(),
+            other: other.clone(),
+        }),
     }
 }
 
@@ -231,26 +238,23 @@ const COLUMNS: [&str; 22] = [
 /// Refuses an index whose layout cctool does not know: a missing `threads` table or column,
 /// a required column cctool would leave empty, or a migration history that failed.
 fn check_layout(db: &rusqlite::Connection, file: &Path, busy: Duration) -> Result<()> {
-    let failed = |e: rusqlite::Error| locked(&e, file, busy).unwrap_or_else(|| e.into());
-    let unknown = |why: String| {
-        anyhow!(
-            "{}: {why}; this is not the thread index of Codex 0.171 that cctool knows: the session was not \
-             registered (it resumes by id all the same)",
-            file.display()
-        )
+    let failed = |e: rusqlite::Error| locked(&e, file, busy).unwrap_or(Error::Database(e));
+    let unknown = |why: Layout| Error::UnknownLayout {
+        file: file.to_path_buf(),
+        why,
     };
     let migrations: Option<(i64, i64)> = db
         .query_row("SELECT MAX(version), MIN(success) FROM _sqlx_migrations", [], |r| {
             Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?))
         })
         .optional()
-        .map_err(|e| locked(&e, file, busy).unwrap_or_else(|| unknown(format!("no migration history ({e})"))))?
+        .map_err(|e| locked(&e, file, busy).unwrap_or_else(|| unknown(Layout::NoMigrationHistory(e))))?
         .and_then(|(v, ok)| Some((v?, ok?)));
     let Some((version, ok)) = migrations else {
-        return Err(unknown("an empty migration history".into()));
+        return Err(unknown(Layout::EmptyMigrationHistory));
     };
     if ok == 0 {
-        return Err(unknown("a migration Codex did not finish".into()));
+        return Err(unknown(Layout::UnfinishedMigration));
     }
     let mut stmt = db
         .prepare("SELECT name, \"notnull\", dflt_value FROM pragma_table_info('threads')")
@@ -266,43 +270,28 @@ fn check_layout(db: &rusqlite::Connection, file: &Path, busy: Duration) -> Resul
         .and_then(|rows| rows.collect::<rusqlite::Result<_>>())
         .map_err(failed)?;
     if cols.is_empty() {
-        return Err(unknown("no threads table".into()));
+        return Err(unknown(Layout::NoThreadsTable));
     }
     if let Some(c) = COLUMNS.iter().find(|c| !cols.iter().any(|(n, ..)| n == *c)) {
-        return Err(unknown(format!(
-            "the threads table has no column {c} (migration {version})"
-        )));
+        return Err(unknown(Layout::NoColumn {
+            column: c,
+            migration: version,
+        }));
     }
     if let Some((n, ..)) = cols
         .iter()
         .find(|(n, notnull, dflt)| *notnull && !*dflt && !COLUMNS.contains(&n.as_str()))
     {
-        return Err(unknown(format!(
-            "the threads table requires a column cctool does not fill, {n} (migration {version}, newer than {KNOWN_MIGRATION})"
-        )));
+        return Err(unknown(Layout::UnfilledColumn {
+            column: n.clone(),
+            migration: version,
+        }));
     }
     Ok(())
 }
 
-/// Codex's thread index stayed locked (by a running Codex, the one program that writes it)
-/// for as long as cctool waited.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "{}: Codex's thread index is locked by a running Codex (cctool waited {} ms): the session was not \
-     registered, so Codex resumes it by id but does not list it; run the command again once Codex is idle \
-     or closed",
-    .file.display(),
-    .waited.as_millis()
-)]
-pub struct IndexLocked {
-    /// The lock file waited on.
-    pub file: PathBuf,
-    /// How long it was waited on.
-    pub waited: Duration,
-}
-
 /// [`IndexLocked`], when `e` says the database was busy or locked.
-fn locked(e: &rusqlite::Error, file: &Path, waited: Duration) -> Option<anyhow::Error> {
+fn locked(e: &rusqlite::Error, file: &Path, waited: Duration) -> Option<Error> {
     matches!(
         e.sqlite_error_code(),
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
@@ -343,7 +332,11 @@ pub fn register_waiting(codex_home: &Path, t: &Thread, busy: Duration) -> Result
     let Some(file) = state_db(codex_home)? else {
         return Ok(Registered::NoDatabase);
     };
-    let failed = |e: rusqlite::Error| anyhow!("{}: cannot register thread {}: {e}", file.display(), t.id);
+    let failed = |cause: rusqlite::Error| Error::Register {
+        file: file.clone(),
+        id: t.id.clone(),
+        cause,
+    };
     let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut db = rusqlite::Connection::open_with_flags(&file, flags).map_err(failed)?;
     db.busy_timeout(busy).map_err(failed)?;
@@ -549,14 +542,11 @@ pub fn codex_imports(codex_home: &Path) -> Result<Vec<CodexImport>> {
     let bytes = match std::fs::read(&file) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => bail!("{}: cannot read: {e}", file.display()),
+        Err(cause) => return Err(Error::LedgerUnreadable { file, cause }),
     };
-    let ledger: Ledger = serde_json::from_slice(&bytes).map_err(|e| {
-        anyhow!(
-            "{}: line {}: not the import ledger Codex writes ({e}); cctool cannot tell whether Codex imported the session",
-            file.display(),
-            e.line()
-        )
+    let ledger: Ledger = serde_json::from_slice(&bytes).map_err(|cause| Error::LedgerInvalid {
+        file: file.clone(),
+        cause,
     })?;
     // An entry of another shape (a later Codex) is passed over, not fatal.
     Ok(ledger
@@ -641,7 +631,9 @@ impl crate::agents::Store for CodexStore {
         true
     }
 
-    fn register_restored(&self, root: &Path, path: &Path) -> Result<()> {
-        register_restored(root, path).map(drop)
+    fn register_restored(&self, root: &Path, path: &Path) -> crate::error::Result<()> {
+        register_restored(root, path)
+            .map(drop)
+            .map_err(crate::error::Error::agent)
     }
 }

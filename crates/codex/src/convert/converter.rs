@@ -48,7 +48,7 @@ impl crate::agents::Converter for Converter {
             "no Codex store: set CODEX_HOME or HOME, or write with -o OUT",
         ))?;
         let imported = match source {
-            Some(p) if !force => store::imported_by_codex(&home, p).map_err(StoreError::Ledger)?,
+            Some(p) if !force => store::imported_by_codex(&home, p).map_err(|e| StoreError::Ledger(Box::new(e)))?,
             _ => None,
         };
         // The rollout's start is its first line's time (a derived, stable path).
@@ -74,8 +74,9 @@ impl crate::agents::Converter for Converter {
             Ok(done) => Some(done.name()),
             Err(e) => {
                 crate::output::report::say(&format!(
-                    "{}: written, but not registered in Codex's thread index ({e:#}); `{}` resumes it, the picker will not list it",
+                    "{}: written, but not registered in Codex's thread index ({}); `{}` resumes it, the picker will not list it",
                     path.display(),
+                    crate::error::with_causes(&e),
                     resume.unwrap_or("codex resume")
                 ));
                 None

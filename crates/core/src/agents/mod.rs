@@ -309,7 +309,7 @@ pub trait Store: Sync {
 
     /// What `restore` does after putting a session file back at `path` in the store `root`
     /// (Codex's thread index lists it again).
-    fn register_restored(&self, root: &Path, path: &Path) -> anyhow::Result<()> {
+    fn register_restored(&self, root: &Path, path: &Path) -> crate::error::Result<()> {
         let _ = (root, path);
         Ok(())
     }

@@ -30,7 +30,8 @@ pub enum StoreError {
     /// No store is found: the sentence says what to set, or to write with `-o`.
     #[error("{0}")]
     NoStore(&'static str),
-    /// The agent's record of what its own importer imported cannot be read.
-    #[error("{0:#}")]
-    Ledger(anyhow::Error),
+    /// The agent's record of what its own importer imported cannot be read: the agent's own
+    /// error, said as a whole sentence. Boxed: the core cannot name the agents' types.
+    #[error("{0}")]
+    Ledger(Box<dyn std::error::Error + Send + Sync>),
 }

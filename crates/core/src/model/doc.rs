@@ -110,13 +110,14 @@ pub enum ExportError {
         /// What reading it failed with.
         cause: std::io::Error,
     },
-    /// The file is not what its format requires (the sentence says where).
-    #[error("{file}: {message}")]
+    /// The file is not what its format requires: the error of what read it (the JSON
+    /// parser, an agent's loader) says where.
+    #[error("{file}: {cause}")]
     Invalid {
         /// The file, as the user named it.
         file: String,
-        /// What is wrong, and where.
-        message: String,
+        /// What the reader said.
+        cause: Box<dyn std::error::Error + Send + Sync>,
     },
     /// The document could not be written out.
     #[error("cannot write: {0}")]

@@ -48,9 +48,24 @@ pub enum SettingsError {
     /// A JSON settings file whose top level is not an object.
     #[error("the settings file is not a JSON object")]
     NotAnObject,
-    /// A key the hooks go under holds something else than hooks (the sentence names it).
-    #[error("{0}")]
-    Shape(String),
+    /// A JSON settings file whose `hooks` is not an object.
+    #[error("\"hooks\" is not an object")]
+    HooksNotAnObject,
+    /// A JSON settings file where an event under `hooks` is not a list.
+    #[error("\"hooks\".\"{event}\" is not a list")]
+    EventNotAList {
+        /// The event ([`EVENTS`]).
+        event: &'static str,
+    },
+    /// A TOML settings file whose `hooks` is not a table.
+    #[error("[hooks] is not a table")]
+    HooksNotATable,
+    /// A TOML settings file where an event under `hooks` is not an array of tables.
+    #[error("hooks.{event} is not a list of tables ([[hooks.{event}]])")]
+    EventNotTables {
+        /// The event ([`EVENTS`]).
+        event: &'static str,
+    },
 }
 
 pub use crate::output::shell::quote as shell_quote;

@@ -169,7 +169,7 @@ fn copy_native(
     if one_document(body) {
         let mut v: Value = serde_json::from_slice(body).map_err(|e| ExportError::Invalid {
             file: src.name().to_string(),
-            message: e.to_string(),
+            cause: Box::new(e),
         })?;
         bar.inc(whole.len() as u64);
         if r.redact_value(&mut v) {

@@ -44,7 +44,8 @@ pub enum HookError {
     },
     #[error("the summary record cannot be written as JSON: {0}")]
     Record(serde_json::Error),
-    /// The backup ran and found a problem (its sentence).
+    /// The backup ran and found a problem: its sentence as the backup's report holds it
+    /// (`Report::problems`, text in its JSON record), so a String.
     #[error("{0}")]
     Backup(String),
 }

@@ -170,14 +170,32 @@ pub struct Redactor {
     sealed: AtomicBool,
 }
 
-/// Why a redactor could not be built: a rule that is not a valid pattern.
-#[derive(Debug)]
-pub struct BadRule(pub String);
-
-impl std::fmt::Display for BadRule {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+/// Why a redactor could not be built: a rules file that cannot be read, a rule that is not a
+/// valid pattern. The causes are said in the sentence, not exposed as `source()`.
+#[derive(Debug, thiserror::Error)]
+pub enum BadRule {
+    /// The rules file cannot be read.
+    #[error("{}: cannot read the redaction rules: {cause}", .path.display())]
+    Unreadable {
+        path: std::path::PathBuf,
+        cause: std::io::Error,
+    },
+    /// A line of the rules file is not a valid regular expression.
+    #[error("{}:{line}: rule {name} is not a valid regular expression: {cause}", .path.display())]
+    InFile {
+        path: std::path::PathBuf,
+        /// From 1.
+        line: usize,
+        name: String,
+        cause: regex::Error,
+    },
+    /// A rule (the user's, from `--redact-rule` or a rules file) is not a valid regular
+    /// expression.
+    #[error("redaction rule {name} is not a valid regular expression: {cause}")]
+    Pattern { name: String, cause: regex::Error },
+    /// The rules' keywords are too many for one prefilter.
+    #[error("the redaction rules' keywords cannot be combined: {0}")]
+    Keywords(aho_corasick::BuildError),
 }
 
 /// A rule given as `NAME=REGEX` (NAME of letters, digits and `-`) or as a bare `REGEX`.
@@ -197,8 +215,10 @@ pub fn parse_rule(spec: &str) -> (String, String) {
 /// Reads a rules file: one `NAME=REGEX` (or bare `REGEX`) per line; blank lines and lines
 /// starting with `#` are skipped. Errors name the file and the line.
 pub fn read_rules_file(path: &std::path::Path) -> Result<Vec<String>, BadRule> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| BadRule(format!("{}: cannot read the redaction rules: {e}", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(|cause| BadRule::Unreadable {
+        path: path.to_path_buf(),
+        cause,
+    })?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
@@ -206,12 +226,11 @@ pub fn read_rules_file(path: &std::path::Path) -> Result<Vec<String>, BadRule> {
             continue;
         }
         let (name, re) = parse_rule(t);
-        Regex::new(&re).map_err(|e| {
-            BadRule(format!(
-                "{}:{}: rule {name} is not a valid regular expression: {e}",
-                path.display(),
-                i + 1
-            ))
+        Regex::new(&re).map_err(|cause| BadRule::InFile {
+            path: path.to_path_buf(),
+            line: i + 1,
+            name,
+            cause,
         })?;
         out.push(t.to_string());
     }
@@ -285,8 +304,10 @@ impl Redactor {
         let mut keyword_rules: Vec<Vec<usize>> = Vec::new();
         let mut always = Vec::new();
         for (i, (name, pattern, check, words)) in specs.into_iter().enumerate() {
-            let re = Regex::new(&pattern)
-                .map_err(|e| BadRule(format!("redaction rule {name} is not a valid regular expression: {e}")))?;
+            let re = match Regex::new(&pattern) {
+                Ok(re) => re,
+                Err(cause) => return Err(BadRule::Pattern { name, cause }),
+            };
             let label = match labels.iter().position(|l| *l == name) {
                 Some(l) => l,
                 None => {
@@ -313,7 +334,7 @@ impl Redactor {
             .ascii_case_insensitive(true)
             .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(&keywords)
-            .map_err(|e| BadRule(format!("the redaction rules' keywords cannot be combined: {e}")))?;
+            .map_err(BadRule::Keywords)?;
         let key_rule = labels.iter().position(|l| l == "secret-assignment").unwrap_or(0);
         labels.push("image".into());
         labels.push("document".into());

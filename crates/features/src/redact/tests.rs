@@ -170,10 +170,11 @@ fn user_rules_come_first_and_bad_ones_are_named() {
     })
     .err()
     .unwrap();
+    assert!(matches!(&e, BadRule::Pattern { name, .. } if name == "bad"), "{e:?}");
     assert!(
-        e.0.starts_with("redaction rule bad is not a valid regular expression"),
-        "{}",
-        e.0
+        e.to_string()
+            .starts_with("redaction rule bad is not a valid regular expression: "),
+        "{e}"
     );
 }
 
