@@ -57,7 +57,7 @@ pub struct Named {
     /// The archive folder.
     pub archive: PathBuf,
     /// The files, sessions first where `single` picks one.
-    pub files: Vec<(FileEntry, Stored)>,
+    pub(crate) files: Vec<(FileEntry, Stored)>,
     /// True when the PATH is the archive itself (a folder walked), false for a selection
     /// (files named, whose problems are errors).
     pub whole: bool,

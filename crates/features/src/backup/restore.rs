@@ -14,19 +14,19 @@ pub struct Listed {
     pub session_id: Option<String>,
     pub project: Option<String>,
     pub title: Option<String>,
-    pub first_timestamp: Option<String>,
+    pub(crate) first_timestamp: Option<String>,
     pub last_timestamp: Option<String>,
     /// Where the file was.
-    pub path: String,
-    pub bytes: u64,
+    pub(crate) path: String,
+    pub(crate) bytes: u64,
     /// Subagent transcripts stored with it.
-    pub subagents: usize,
+    pub(crate) subagents: usize,
     /// Whether the original is still there.
     pub exists: bool,
     /// Whether the original is there with exactly the bytes stored (false when it grew).
     pub same: bool,
     /// The snapshot that holds this copy.
-    pub snapshot: String,
+    pub(crate) snapshot: String,
 }
 
 /// The session id a stored file belongs to: its recorded id, else its file name's uuid.
@@ -58,7 +58,7 @@ pub fn session_of(f: &FileEntry) -> Option<String> {
 }
 
 /// Whether `path` holds exactly the bytes of the stored copy `f`.
-pub fn same_bytes(f: &FileEntry, path: &Path) -> bool {
+pub(crate) fn same_bytes(f: &FileEntry, path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == f.size)
         && crate::io::archive::hash_file(path).is_ok_and(|(_, sha)| sha == f.sha256)
 }
@@ -276,7 +276,7 @@ pub enum RestoreError {
 
 /// How a file already at the place of a stored one relates to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Existing {
+pub(crate) enum Existing {
     /// Exactly the stored bytes.
     Same,
     /// The stored bytes and `extra` more: it grew since the backup, and holds everything the
@@ -287,7 +287,7 @@ pub enum Existing {
 }
 
 /// How the file at `path` relates to the stored copy `f`, read side by side once.
-pub fn existing(f: &FileEntry, path: &Path) -> Result<Existing, RestoreError> {
+pub(crate) fn existing(f: &FileEntry, path: &Path) -> Result<Existing, RestoreError> {
     use std::io::Read;
     let unreadable = |cause| RestoreError::Read {
         path: path.to_path_buf(),

@@ -12,7 +12,7 @@ use super::stores::Found;
 use crate::io::archive::{Archive, Chunk, FileEntry, Manifest, SessionMeta, hex};
 
 /// Fixed offsets at which a file that is not an extension of its last copy is cut.
-pub const CHUNK: usize = 1 << 20;
+pub(crate) const CHUNK: usize = 1 << 20;
 
 /// A last line without its newline is taken only once the file has been left alone this
 /// long: before that an agent may be writing it; after, it is what a crash left.
@@ -121,7 +121,7 @@ fn chunk_file(
 }
 
 /// The session's id, project, title and dates, from cctool's own scan of it.
-pub fn session_meta(found: &Found) -> Option<SessionMeta> {
+pub(crate) fn session_meta(found: &Found) -> Option<SessionMeta> {
     if found.role != "session" && found.role != "subagent" {
         return None;
     }
@@ -193,7 +193,7 @@ pub fn backup(
 }
 
 /// [`backup`] by a caller that holds the archive's lock.
-pub fn backup_locked(
+pub(crate) fn backup_locked(
     archive: &Archive,
     _lock: &crate::io::archive::Lock,
     files: &[Found],
@@ -281,7 +281,7 @@ pub fn backup_locked(
     Ok(report)
 }
 
-pub fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)

@@ -12,22 +12,22 @@ use crate::backup::stores::Found;
 
 /// One archived compaction summary: a line of `summaries/<agent>/<session>.jsonl`.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct ArchivedSummary {
-    pub kind: String,
-    pub agent: String,
-    pub session_id: Option<String>,
+pub(crate) struct ArchivedSummary {
+    pub(crate) kind: String,
+    pub(crate) agent: String,
+    pub(crate) session_id: Option<String>,
     /// `manual` or `auto`.
-    pub trigger: Option<String>,
-    pub archived_at: String,
-    pub transcript_path: Option<String>,
-    pub cwd: Option<String>,
+    pub(crate) trigger: Option<String>,
+    pub(crate) archived_at: String,
+    pub(crate) transcript_path: Option<String>,
+    pub(crate) cwd: Option<String>,
     /// The tokens of the conversation before the compaction, as the agent counted them.
-    pub pre_tokens: Option<i64>,
+    pub(crate) pre_tokens: Option<i64>,
     /// The summary as the agent gave it.
-    pub summary: Option<String>,
+    pub(crate) summary: Option<String>,
 }
 
-pub const SUMMARY_KIND: &str = "archived_summary";
+pub(crate) const SUMMARY_KIND: &str = "archived_summary";
 
 /// Why a hook call did nothing; said in the hook log only (a hook must never stop its agent).
 #[derive(Debug, thiserror::Error)]
@@ -189,7 +189,7 @@ pub fn log(archive: &Path, agent: &str, line: &str) {
 }
 
 /// The archived summaries in a summaries file, or `None` when it is not one.
-pub fn read_summaries(bytes: &[u8]) -> Option<Vec<ArchivedSummary>> {
+pub(crate) fn read_summaries(bytes: &[u8]) -> Option<Vec<ArchivedSummary>> {
     let mut out = Vec::new();
     for line in bytes
         .split(|b| *b == b'\n')

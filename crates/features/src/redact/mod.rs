@@ -31,7 +31,7 @@ use serde_json::Value;
 
 /// What a rule's match must also satisfy before it is replaced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Check {
+pub(crate) enum Check {
     None,
     /// Not a reference to a secret kept elsewhere (`$TOKEN`, `${{ secrets.X }}`, `<token>`).
     NotReference,
@@ -58,17 +58,17 @@ struct Rule {
 
 /// One rule's line in the report: how often it matched and how many different secrets.
 #[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-pub struct RuleCount {
-    pub rule: String,
-    pub count: u64,
-    pub distinct: u32,
+pub(crate) struct RuleCount {
+    pub(crate) rule: String,
+    pub(crate) count: u64,
+    pub(crate) distinct: u32,
 }
 
 /// The `--json` record of a redaction: never the secrets, only the counts.
 #[derive(Serialize, Debug)]
 pub struct Report {
-    pub rules: Vec<RuleCount>,
-    pub total: u64,
+    pub(crate) rules: Vec<RuleCount>,
+    pub(crate) total: u64,
 }
 
 impl Report {
@@ -118,14 +118,14 @@ const STRUCTURAL_KEYS: &[&str] = &[
 #[derive(Clone, Debug, Default)]
 pub struct Config {
     /// The user's home folder (`$HOME`): replaced wherever it appears.
-    pub home: Option<String>,
+    pub(crate) home: Option<String>,
     /// The user's login name: replaced as a whole word.
-    pub user: Option<String>,
+    pub(crate) user: Option<String>,
     /// More rules, `NAME=REGEX` or a bare `REGEX` (named `custom`).
-    pub extra: Vec<String>,
+    pub(crate) extra: Vec<String>,
     /// Keep images (by default a redacted export replaces each with a placeholder: a
     /// screenshot can show what no rule can read).
-    pub keep_images: bool,
+    pub(crate) keep_images: bool,
 }
 
 /// Login names too common to be personal, and too common as words to replace.
@@ -181,7 +181,7 @@ impl std::fmt::Display for BadRule {
 }
 
 /// A rule given as `NAME=REGEX` (NAME of letters, digits and `-`) or as a bare `REGEX`.
-pub fn parse_rule(spec: &str) -> (String, String) {
+pub(crate) fn parse_rule(spec: &str) -> (String, String) {
     if let Some((name, re)) = spec.split_once('=')
         && !name.is_empty()
         && name.len() <= 40
@@ -222,7 +222,7 @@ pub fn read_rules_file(path: &std::path::Path) -> Result<Vec<String>, BadRule> {
 /// that parts of a file searched in parallel number their secrets as one search in file order
 /// would.
 #[derive(Default)]
-pub struct Learned {
+pub(crate) struct Learned {
     list: Vec<(usize, String)>,
     seen: std::collections::HashSet<String>,
 }
@@ -356,7 +356,7 @@ impl Redactor {
     }
 
     /// Numbers the secrets of a search, in the order found.
-    pub fn commit(&self, found: Learned) {
+    pub(crate) fn commit(&self, found: Learned) {
         for (label, secret) in found.list {
             self.known.learn(label, &secret, true);
         }
@@ -364,7 +364,7 @@ impl Redactor {
 
     /// Finds the secrets of every string, key and secret-named value of `v`, so that every
     /// other occurrence of each is replaced too.
-    pub fn learn_value(&self, v: &Value) {
+    pub(crate) fn learn_value(&self, v: &Value) {
         let mut found = Learned::default();
         self.find_value(v, &mut found);
         self.commit(found);
@@ -378,19 +378,19 @@ impl Redactor {
 
     /// Whether every record has been learned (records are then only replaced in, and may be
     /// in parallel).
-    pub fn is_sealed(&self) -> bool {
+    pub(crate) fn is_sealed(&self) -> bool {
         self.sealed.load(Ordering::Acquire)
     }
 
     /// `s` with every secret replaced (those found in it and those found before), or `None`
     /// when it holds none.
-    pub fn redact_str(&self, s: &str) -> Option<String> {
+    pub(crate) fn redact_str(&self, s: &str) -> Option<String> {
         self.learn_str(s);
         self.known.replace(s)
     }
 
     /// Redacts every string and key of `v` in place, and says whether anything changed.
-    pub fn redact_value(&self, v: &mut Value) -> bool {
+    pub(crate) fn redact_value(&self, v: &mut Value) -> bool {
         if !self.sealed.load(Ordering::Acquire) {
             self.learn_value(v);
         }
@@ -398,19 +398,20 @@ impl Redactor {
     }
 
     /// Learns the secrets of a text that is not a record (a file's name).
-    pub fn learn_text(&self, s: &str) {
+    pub(crate) fn learn_text(&self, s: &str) {
         self.learn_str(s);
     }
 
     /// Learns the secrets of one JSON Lines record, or of a line that is not JSON as text.
-    pub fn learn_line(&self, line: &[u8]) {
+    #[cfg(test)]
+    pub(crate) fn learn_line(&self, line: &[u8]) {
         let mut found = Learned::default();
         self.find_line(line, &mut found);
         self.commit(found);
     }
 
     /// Finds the secrets of one JSON Lines record, or of a line that is not JSON as text.
-    pub fn find_line(&self, line: &[u8], out: &mut Learned) {
+    pub(crate) fn find_line(&self, line: &[u8], out: &mut Learned) {
         match parse_line(line) {
             Some(v) => self.find_value(&v, out),
             None => self.find_str(&String::from_utf8_lossy(line), out),
@@ -419,7 +420,7 @@ impl Redactor {
 
     /// One JSON Lines record redacted: the bytes as written when nothing matched, else the
     /// record written again. A line that is not JSON is redacted as text.
-    pub fn redact_line<'a>(&self, line: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+    pub(crate) fn redact_line<'a>(&self, line: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
         use std::borrow::Cow;
         match parse_line(line) {
             Some(mut v) => {

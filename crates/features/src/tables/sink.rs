@@ -18,7 +18,7 @@ use super::{Col, Row, RowFormat, Table, Val, columns};
 use crate::model::time::format_ms;
 
 /// Appends `row` to `out` as one JSON Lines record with every column, in order.
-pub fn jsonl_row(cols: &[&Col], row: &Row, out: &mut Vec<u8>) {
+pub(crate) fn jsonl_row(cols: &[&Col], row: &Row, out: &mut Vec<u8>) {
     out.push(b'{');
     for (i, (c, v)) in cols.iter().zip(row).enumerate() {
         if i > 0 {
@@ -40,7 +40,7 @@ pub fn jsonl_row(cols: &[&Col], row: &Row, out: &mut Vec<u8>) {
 }
 
 /// A file's rows as JSON Lines.
-pub fn jsonl(table: Table, rows: &[Row]) -> Vec<u8> {
+pub(crate) fn jsonl(table: Table, rows: &[Row]) -> Vec<u8> {
     let cols = columns(table);
     let mut out = Vec::new();
     for r in rows {
