@@ -204,7 +204,9 @@ type Prompts = Vec<(Option<i64>, String)>;
 /// One prompt of `history.jsonl`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Prompt {
+    /// When it was typed (ISO-8601 UTC), when the entry says.
     pub timestamp: Option<String>,
+    /// The prompt as typed.
     pub text: String,
 }
 
@@ -213,11 +215,16 @@ pub struct Prompt {
 pub struct FromHistory {
     /// Always true: only the user's prompts survive, not the answers or the tools.
     pub(crate) partial: bool,
+    /// The session's id, as the entries name it.
     pub session_id: Option<String>,
+    /// The project folder the entries name.
     pub project: Option<String>,
+    /// The time of its first prompt.
     pub first_timestamp: Option<String>,
+    /// The time of its last prompt.
     pub last_timestamp: Option<String>,
     pub(crate) history_file: String,
+    /// Its prompts, oldest first.
     pub prompts: Vec<Prompt>,
 }
 

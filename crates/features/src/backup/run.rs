@@ -18,14 +18,20 @@ pub(crate) const CHUNK: usize = 1 << 20;
 /// long: before that an agent may be writing it; after, it is what a crash left.
 pub const SETTLE: Duration = Duration::from_secs(60);
 
+/// What one backup run did: the `--json` record and the summary line of `backup`.
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct Report {
+    /// The archive folder.
     pub archive: String,
     /// The manifest written, or null when there was nothing new.
     pub snapshot: Option<String>,
+    /// Files found in the stores.
     pub files: usize,
+    /// Files the archive had no copy of.
     pub new_files: usize,
+    /// Files that differ from their last copy (grown or rewritten).
     pub changed_files: usize,
+    /// Files exactly as their last copy.
     pub unchanged_files: usize,
     /// Files of the last snapshot that are gone from the stores (kept in the archive).
     pub gone_files: usize,
@@ -35,6 +41,7 @@ pub struct Report {
     pub new_bytes: u64,
     /// Bytes this run wrote: new chunks (compressed) and the manifest.
     pub written_bytes: u64,
+    /// A sentence for each file that could not be taken; the others were.
     pub problems: Vec<String>,
 }
 

@@ -46,11 +46,13 @@ pub struct Summary {
     pub(crate) project: Option<String>,
     pub(crate) last_ms: Option<i64>,
     pub(crate) agent: &'static str,
+    /// The messages it shows (not counting marks such as compactions).
     pub messages: usize,
     pub(crate) first_time: Option<String>,
 }
 
 impl Doc {
+    /// What the index page says of this session.
     pub fn summary(&self) -> Summary {
         Summary {
             title: self.title.clone(),

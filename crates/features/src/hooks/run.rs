@@ -32,16 +32,21 @@ pub(crate) const SUMMARY_KIND: &str = "archived_summary";
 /// Why a hook call did nothing; said in the hook log only (a hook must never stop its agent).
 #[derive(Debug, thiserror::Error)]
 pub enum HookError {
+    /// The agent's hook input, on standard input, did not parse.
     #[error("the hook input is not JSON: {0}")]
     NotJson(serde_json::Error),
     /// A file or folder of the archive, and what could not be done to it (`action` ends
     /// with `: ` where it says anything).
     #[error("{}: {action}{cause}", .path.display())]
     File {
+        /// The file or folder.
         path: PathBuf,
+        /// What was being done to it.
         action: &'static str,
+        /// What doing it said.
         cause: std::io::Error,
     },
+    /// A compaction summary could not be serialised for the archive.
     #[error("the summary record cannot be written as JSON: {0}")]
     Record(serde_json::Error),
     /// The backup ran and found a problem (its sentence).

@@ -72,6 +72,7 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report as one line for people: each rule's count, or that nothing matched.
     pub fn text(&self) -> String {
         if self.rules.is_empty() {
             return "redacted: nothing matched".to_string();
@@ -240,6 +241,8 @@ impl Learned {
 type Spec = (String, String, Check, Vec<String>);
 
 impl Redactor {
+    /// The built-in rules and those of `cfg`, compiled; a rule that does not compile is
+    /// refused with its name rather than left out.
     pub fn new(cfg: &Config) -> Result<Redactor, BadRule> {
         let mut specs: Vec<Spec> = rules::BUILTIN
             .iter()

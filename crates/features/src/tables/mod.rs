@@ -16,6 +16,7 @@ pub mod sink;
 
 pub use crate::model::rows::{Options, Row, SCHEMA_VERSION, Table, Val, body};
 
+/// How `scan --rows` writes rows (`--format`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum RowFormat {
