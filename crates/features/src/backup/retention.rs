@@ -206,7 +206,7 @@ type Prompts = Vec<(Option<i64>, String)>;
 pub struct Prompt {
     /// When it was typed (ISO-8601 UTC), when the entry says.
     pub timestamp: Option<String>,
-    /// The prompt as typed.
+    /// The prompt as the history shows it (its `display`).
     pub text: String,
 }
 
@@ -215,13 +215,14 @@ pub struct Prompt {
 pub struct FromHistory {
     /// Always true: only the user's prompts survive, not the answers or the tools.
     pub(crate) partial: bool,
-    /// The session's id, as the entries name it.
+    /// The session's id; none for entries written before Claude Code recorded it, which are
+    /// grouped by project.
     pub session_id: Option<String>,
     /// The project folder the entries name.
     pub project: Option<String>,
-    /// The time of its first prompt.
+    /// The time of its first prompt (ISO-8601 UTC).
     pub first_timestamp: Option<String>,
-    /// The time of its last prompt.
+    /// The time of its last prompt (ISO-8601 UTC).
     pub last_timestamp: Option<String>,
     pub(crate) history_file: String,
     /// Its prompts, oldest first.

@@ -25,9 +25,9 @@ pub struct Report {
     pub archive: String,
     /// The manifest written, or null when there was nothing new.
     pub snapshot: Option<String>,
-    /// Files found in the stores.
+    /// Files the snapshot records: those of the stores that were taken.
     pub files: usize,
-    /// Files the archive had no copy of.
+    /// Files no earlier snapshot holds a copy of.
     pub new_files: usize,
     /// Files that differ from their last copy (grown or rewritten).
     pub changed_files: usize,
@@ -41,7 +41,8 @@ pub struct Report {
     pub new_bytes: u64,
     /// Bytes this run wrote: new chunks (compressed) and the manifest.
     pub written_bytes: u64,
-    /// A sentence for each file that could not be taken; the others were.
+    /// A sentence for each snapshot that could not be read and each file that could not be
+    /// taken; the run goes on without them.
     pub problems: Vec<String>,
 }
 
