@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! cctool: transcript forensics and conversion for Claude Code and Codex sessions.
 //!
 //! The binary is a thin wrapper around [`run`]; everything else is a library so that tests,
@@ -8,8 +9,14 @@
 //! subcommand).
 
 pub mod agents;
+// clap takes the doc comment of an argument, a subcommand or their struct as its help text,
+// so the clap items here without one (a flattened group, a subcommand whose help is its
+// struct's, a command whose `about` is written out) cannot gain one without changing what
+// `--help` and the man pages print.
+#[allow(missing_docs)]
 pub mod cli;
-pub mod commands;
+// Tests, benches and fuzz targets run a command only through `run`, as the binary does.
+pub(crate) mod commands;
 
 use std::ffi::OsString;
 

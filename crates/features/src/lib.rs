@@ -1,3 +1,4 @@
+#![deny(missing_docs)]
 //! cctool's features that serve every agent alike: `scan` (the table and the links between a
 //! session and its subagents), `tables` (`scan --rows`), `export` with `redact`, `backup` and
 //! `restore`, and `hooks`.

@@ -27,7 +27,7 @@ pub use crate::io::archive::{self, Archive, Chunk, FileEntry, Manifest, SessionM
 
 /// The archive used when none is named: `$XDG_DATA_HOME/cctool/backup`, else
 /// `~/.local/share/cctool/backup`.
-pub fn default_archive(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Option<std::path::PathBuf> {
+pub(crate) fn default_archive(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Option<std::path::PathBuf> {
     let base = env("XDG_DATA_HOME")
         .map(std::path::PathBuf::from)
         .filter(|p| p.is_absolute())

@@ -20,26 +20,54 @@ use crate::io::archive::{Archive, ArchiveError, FileEntry, Stored};
 /// Why a PATH below a backup archive names nothing a command can read.
 #[derive(Debug, thiserror::Error)]
 pub enum NameError {
+    /// The archive's snapshots could not be listed.
     #[error("{}: cannot read the backup archive: {cause}", .archive.display())]
-    Unreadable { archive: PathBuf, cause: std::io::Error },
+    Unreadable {
+        /// The archive folder.
+        archive: PathBuf,
+        /// What listing it said.
+        cause: std::io::Error,
+    },
+    /// The path below the archive matches no file or session it holds.
     #[error(
         "no file or session {rest:?} in the backup archive {} (`cctool restore --from {}` lists what it holds)",
         .archive.display(),
         .archive.display()
     )]
-    NothingNamed { archive: PathBuf, rest: String },
+    NothingNamed {
+        /// The archive folder.
+        archive: PathBuf,
+        /// The path below it, as given.
+        rest: String,
+    },
     /// A manifest of the archive names an agent this cctool does not know.
     #[error("{}: the backup archive holds files of an agent this cctool does not know ({agent:?})", .archive.display())]
-    UnknownAgent { archive: PathBuf, agent: String },
+    UnknownAgent {
+        /// The archive folder.
+        archive: PathBuf,
+        /// The agent as the manifest names it.
+        agent: String,
+    },
+    /// A single-file command was given a path that selects no session transcript (only
+    /// subagent transcripts, say).
     #[error("{}: names no session file in the backup archive {}", .path.display(), .archive.display())]
-    NoSession { path: PathBuf, archive: PathBuf },
+    NoSession {
+        /// The path as given.
+        path: PathBuf,
+        /// The archive folder.
+        archive: PathBuf,
+    },
     /// A single-file command was given a selection of several sessions; `shown` are the
     /// first few of them, as paths inside the archive.
     #[error("{}: names {count} sessions in the backup archive; name one, e.g. {}{}", .path.display(), examples(.archive, .shown), if *.count > .shown.len() { " (`cctool restore --from ARCHIVE` lists them all)" } else { "" })]
     ManySessions {
+        /// The path as given.
         path: PathBuf,
+        /// The archive folder.
         archive: PathBuf,
+        /// How many sessions it selects.
         count: usize,
+        /// The first few of them.
         shown: Vec<String>,
     },
 }
@@ -57,7 +85,7 @@ pub struct Named {
     /// The archive folder.
     pub archive: PathBuf,
     /// The files, sessions first where `single` picks one.
-    pub files: Vec<(FileEntry, Stored)>,
+    pub(crate) files: Vec<(FileEntry, Stored)>,
     /// True when the PATH is the archive itself (a folder walked), false for a selection
     /// (files named, whose problems are errors).
     pub whole: bool,

@@ -10,23 +10,28 @@ use crate::io::archive::{Archive, FileEntry};
 /// One session of the archive, as `restore` lists it. Every field keeps one JSON type.
 #[derive(Serialize, Debug, Clone)]
 pub struct Listed {
+    /// The agent's name in the archive's manifest.
     pub agent: String,
+    /// The session's id, as the agent recorded it.
     pub session_id: Option<String>,
+    /// The last component of the folder it ran in, as `scan` shows it.
     pub project: Option<String>,
+    /// Its title as `scan` gives it, recorded when it was backed up.
     pub title: Option<String>,
-    pub first_timestamp: Option<String>,
+    pub(crate) first_timestamp: Option<String>,
+    /// Its last record's timestamp, as written: the list is in this order.
     pub last_timestamp: Option<String>,
     /// Where the file was.
-    pub path: String,
-    pub bytes: u64,
+    pub(crate) path: String,
+    pub(crate) bytes: u64,
     /// Subagent transcripts stored with it.
-    pub subagents: usize,
+    pub(crate) subagents: usize,
     /// Whether the original is still there.
     pub exists: bool,
     /// Whether the original is there with exactly the bytes stored (false when it grew).
     pub same: bool,
     /// The snapshot that holds this copy.
-    pub snapshot: String,
+    pub(crate) snapshot: String,
 }
 
 /// The session id a stored file belongs to: its recorded id, else its file name's uuid.
@@ -58,7 +63,7 @@ pub fn session_of(f: &FileEntry) -> Option<String> {
 }
 
 /// Whether `path` holds exactly the bytes of the stored copy `f`.
-pub fn same_bytes(f: &FileEntry, path: &Path) -> bool {
+pub(crate) fn same_bytes(f: &FileEntry, path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == f.size)
         && crate::io::archive::hash_file(path).is_ok_and(|(_, sha)| sha == f.sha256)
 }
@@ -103,28 +108,47 @@ pub fn list(files: &[(FileEntry, String)]) -> Vec<Listed> {
 /// belongs to.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Escape {
+    /// The entry's path below its store, which would not stay below it.
     #[error("its path below the store ({0:?}) is absolute, empty or climbs out with `..`")]
     Rel(String),
     /// A session is only ever a transcript file in the folder the agent keeps them in: an
     /// entry naming anything else (`settings.json`, `config.toml`) could plant settings.
     #[error("its path below the store ({rel:?}) is not a transcript in {folders}, where {agent} keeps sessions")]
     NotASession {
+        /// The entry's path below its store.
         rel: String,
+        /// The agent's name for people.
         agent: &'static str,
+        /// The folders it keeps sessions in, as the message names them.
         folders: String,
     },
     /// The entry is of an agent this cctool does not know: where it goes cannot be told.
     #[error("its agent ({0:?}) is not one whose sessions this cctool restores")]
     UnknownAgent(String),
+    /// The entry's two records of where it was disagree: which to trust cannot be told.
     #[error("its path ({path:?}) is not its store ({store:?}) joined with its path below it")]
-    NotInStore { path: String, store: String },
+    NotInStore {
+        /// The entry's path.
+        path: String,
+        /// The entry's store.
+        store: String,
+    },
+    /// The entry's store is none of those found here (of the agent named second): without
+    /// `--to DIR` it would be written into a folder the user did not point cctool at.
     #[error(
         "its store ({0:?}) is not one of the {1} stores cctool finds here (CLAUDE_CONFIG_DIR, CODEX_HOME, the home \
          folder's); restore it with --to DIR, or point the variable at that store"
     )]
     UnknownStore(String, &'static str),
+    /// A folder on the way below `--to DIR` is a symbolic link leading out of it: writing
+    /// through it would put the file elsewhere.
     #[error("{} is a symbolic link that leads out of {}", .link.display(), .root.display())]
-    Link { link: PathBuf, root: PathBuf },
+    Link {
+        /// The link.
+        link: PathBuf,
+        /// The folder the file was to stay in.
+        root: PathBuf,
+    },
 }
 
 /// Each agent's store folders here (`~/.claude`, `~/.codex`, those the environment names),
@@ -245,14 +269,19 @@ pub fn select<'a>(files: &'a [(FileEntry, String)], ids: &[String], deleted: boo
 /// Why one stored file was not put back.
 #[derive(Debug, thiserror::Error)]
 pub enum RestoreError {
+    /// The folder the file goes in could not be made.
     #[error("{}: cannot create: {cause}", .dir.display())]
     CreateDir {
+        /// The folder.
         dir: std::path::PathBuf,
+        /// What creating it said.
         cause: std::io::Error,
     },
     /// Its stored copy is damaged: nothing was replaced.
     #[error(transparent)]
     Archive(crate::io::archive::ArchiveError),
+    /// Something other than the stored copy is where it goes (a different file without
+    /// `--force`, a folder, or a file that appeared while it was written): left as it is.
     #[error(
         "{}: exists and differs from the archived copy; not overwritten (--force replaces it, keeping it as \
          FILE.cctool-restore.bak)",
@@ -261,22 +290,33 @@ pub enum RestoreError {
     Exists(std::path::PathBuf),
     /// The manifest names a place outside the store (or `--to DIR`): nothing was written.
     #[error("{entry}: not restored: {why}; nothing written")]
-    Outside { entry: String, why: Escape },
+    Outside {
+        /// The entry's path as the manifest records it.
+        entry: String,
+        /// Why the place it names is refused.
+        why: Escape,
+    },
+    /// The file already there could not be read to compare it with the stored copy.
     #[error("{}: cannot read: {cause}", .path.display())]
     Read {
+        /// The file.
         path: std::path::PathBuf,
+        /// What reading it said.
         cause: std::io::Error,
     },
+    /// The file, or the copy kept of the one it replaces, could not be written.
     #[error("{}: cannot write: {cause}", .path.display())]
     Write {
+        /// The file.
         path: std::path::PathBuf,
+        /// What writing it said.
         cause: std::io::Error,
     },
 }
 
 /// How a file already at the place of a stored one relates to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Existing {
+pub(crate) enum Existing {
     /// Exactly the stored bytes.
     Same,
     /// The stored bytes and `extra` more: it grew since the backup, and holds everything the
@@ -287,7 +327,7 @@ pub enum Existing {
 }
 
 /// How the file at `path` relates to the stored copy `f`, read side by side once.
-pub fn existing(f: &FileEntry, path: &Path) -> Result<Existing, RestoreError> {
+pub(crate) fn existing(f: &FileEntry, path: &Path) -> Result<Existing, RestoreError> {
     use std::io::Read;
     let unreadable = |cause| RestoreError::Read {
         path: path.to_path_buf(),
@@ -327,9 +367,15 @@ pub enum Put {
     Same,
     /// The file there holds the stored copy and `extra` bytes more: left as it is, since
     /// replacing it would only lose what was written after the backup.
-    Kept { extra: u64 },
+    Kept {
+        /// The bytes the file holds beyond the stored copy.
+        extra: u64,
+    },
     /// A different file was there (`--force`): replaced, its bytes kept at `backup`.
-    Replaced { backup: PathBuf },
+    Replaced {
+        /// Where the replaced file's bytes are kept.
+        backup: PathBuf,
+    },
 }
 
 /// Writes one stored file at `to`, checked chunk by chunk and whole, atomically. A file

@@ -12,18 +12,18 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 
 /// Claude Code's own default.
-pub const DEFAULT_DAYS: u64 = 30;
+pub(crate) const DEFAULT_DAYS: u64 = 30;
 
 /// Where the effective `cleanupPeriodDays` comes from.
 #[derive(Debug, Clone, Serialize)]
-pub struct Setting {
-    pub days: u64,
-    pub source: String,
+pub(crate) struct Setting {
+    pub(crate) days: u64,
+    pub(crate) source: String,
 }
 
 /// The settings files Claude Code reads, highest precedence first: managed, the project's
 /// local and shared files (in `cwd`), then the user's of each config folder.
-pub fn settings_files(config_dirs: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
+pub(crate) fn settings_files(config_dirs: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
     let mut v = vec![
         PathBuf::from("/etc/claude-code/managed-settings.json"),
         cwd.join(".claude/settings.local.json"),
@@ -34,7 +34,7 @@ pub fn settings_files(config_dirs: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
 }
 
 /// The effective setting: the first file that sets it; `None` when none does.
-pub fn cleanup_setting(files: &[PathBuf], problems: &mut Vec<String>) -> Option<Setting> {
+pub(crate) fn cleanup_setting(files: &[PathBuf], problems: &mut Vec<String>) -> Option<Setting> {
     for f in files {
         let Ok(text) = std::fs::read(f) else { continue };
         let v: serde_json::Value = match serde_json::from_slice(&text) {
@@ -70,25 +70,25 @@ pub fn cleanup_setting(files: &[PathBuf], problems: &mut Vec<String>) -> Option<
 
 /// One session the next sweep deletes.
 #[derive(Debug, Clone, Serialize)]
-pub struct AtRisk {
-    pub path: String,
-    pub last_modified: String,
+pub(crate) struct AtRisk {
+    pub(crate) path: String,
+    pub(crate) last_modified: String,
     /// Whether the archive holds it with every byte it has now.
-    pub backed_up: bool,
+    pub(crate) backed_up: bool,
 }
 
 /// The retention finding of `doctor`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
-    pub severity: &'static str,
-    pub cleanup_period_days: u64,
-    pub source: Option<String>,
-    pub archive: Option<String>,
-    pub sessions: usize,
-    pub at_risk: usize,
-    pub backed_up: usize,
-    pub message: String,
-    pub at_risk_sessions: Vec<AtRisk>,
+    pub(crate) severity: &'static str,
+    pub(crate) cleanup_period_days: u64,
+    pub(crate) source: Option<String>,
+    pub(crate) archive: Option<String>,
+    pub(crate) sessions: usize,
+    pub(crate) at_risk: usize,
+    pub(crate) backed_up: usize,
+    pub(crate) message: String,
+    pub(crate) at_risk_sessions: Vec<AtRisk>,
 }
 
 /// The Claude Code config folders: those of the stores found (`…/projects`' parents).
@@ -103,7 +103,7 @@ pub fn claude_dirs(stores: &crate::io::paths::Stores) -> Vec<PathBuf> {
 
 /// What the next sweep deletes, or `None` when the setting is the default or longer and
 /// nothing is at risk. `now` is the time of the next start of Claude Code.
-pub fn check(
+pub(crate) fn check(
     config_dirs: &[PathBuf],
     cwd: &Path,
     archive: Option<&Path>,
@@ -204,7 +204,9 @@ type Prompts = Vec<(Option<i64>, String)>;
 /// One prompt of `history.jsonl`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Prompt {
+    /// When it was typed (ISO-8601 UTC), when the entry says.
     pub timestamp: Option<String>,
+    /// The prompt as the history shows it (its `display`).
     pub text: String,
 }
 
@@ -212,12 +214,18 @@ pub struct Prompt {
 #[derive(Debug, Clone, Serialize)]
 pub struct FromHistory {
     /// Always true: only the user's prompts survive, not the answers or the tools.
-    pub partial: bool,
+    pub(crate) partial: bool,
+    /// The session's id; none for entries written before Claude Code recorded it, which are
+    /// grouped by project.
     pub session_id: Option<String>,
+    /// The project folder the entries name.
     pub project: Option<String>,
+    /// The time of its first prompt (ISO-8601 UTC).
     pub first_timestamp: Option<String>,
+    /// The time of its last prompt (ISO-8601 UTC).
     pub last_timestamp: Option<String>,
-    pub history_file: String,
+    pub(crate) history_file: String,
+    /// Its prompts, oldest first.
     pub prompts: Vec<Prompt>,
 }
 

@@ -12,20 +12,26 @@ use super::stores::Found;
 use crate::io::archive::{Archive, Chunk, FileEntry, Manifest, SessionMeta, hex};
 
 /// Fixed offsets at which a file that is not an extension of its last copy is cut.
-pub const CHUNK: usize = 1 << 20;
+pub(crate) const CHUNK: usize = 1 << 20;
 
 /// A last line without its newline is taken only once the file has been left alone this
 /// long: before that an agent may be writing it; after, it is what a crash left.
 pub const SETTLE: Duration = Duration::from_secs(60);
 
+/// What one backup run did: the `--json` record and the summary line of `backup`.
 #[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct Report {
+    /// The archive folder.
     pub archive: String,
     /// The manifest written, or null when there was nothing new.
     pub snapshot: Option<String>,
+    /// Files the snapshot records: those of the stores that were taken.
     pub files: usize,
+    /// Files no earlier snapshot holds a copy of.
     pub new_files: usize,
+    /// Files that differ from their last copy (grown or rewritten).
     pub changed_files: usize,
+    /// Files exactly as their last copy.
     pub unchanged_files: usize,
     /// Files of the last snapshot that are gone from the stores (kept in the archive).
     pub gone_files: usize,
@@ -35,6 +41,8 @@ pub struct Report {
     pub new_bytes: u64,
     /// Bytes this run wrote: new chunks (compressed) and the manifest.
     pub written_bytes: u64,
+    /// A sentence for each snapshot that could not be read and each file that could not be
+    /// taken; the run goes on without them.
     pub problems: Vec<String>,
 }
 
@@ -121,7 +129,7 @@ fn chunk_file(
 }
 
 /// The session's id, project, title and dates, from cctool's own scan of it.
-pub fn session_meta(found: &Found) -> Option<SessionMeta> {
+pub(crate) fn session_meta(found: &Found) -> Option<SessionMeta> {
     if found.role != "session" && found.role != "subagent" {
         return None;
     }
@@ -193,7 +201,7 @@ pub fn backup(
 }
 
 /// [`backup`] by a caller that holds the archive's lock.
-pub fn backup_locked(
+pub(crate) fn backup_locked(
     archive: &Archive,
     _lock: &crate::io::archive::Lock,
     files: &[Found],
@@ -281,7 +289,7 @@ pub fn backup_locked(
     Ok(report)
 }
 
-pub fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)

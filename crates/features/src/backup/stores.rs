@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct Found {
     /// The agent's name ([`crate::model::AgentId::name`]), as the manifest records it.
-    pub agent: &'static str,
+    pub(crate) agent: &'static str,
     /// `session`, `subagent`, or the side file's role.
-    pub role: &'static str,
-    pub path: PathBuf,
+    pub(crate) role: &'static str,
+    pub(crate) path: PathBuf,
     /// The agent's folder (`~/.claude`, `~/.codex`) and the path below it.
-    pub store: PathBuf,
-    pub rel: PathBuf,
+    pub(crate) store: PathBuf,
+    pub(crate) rel: PathBuf,
 }
 
 /// Every file of the stores `crate::io::paths::stores_from` finds, each of the agent whose

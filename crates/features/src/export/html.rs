@@ -82,7 +82,7 @@ fn sha256_b64(s: &str) -> String {
 }
 
 /// The page's Content-Security-Policy: its own style and script, `data:` images, nothing else.
-pub fn csp(script: bool) -> String {
+pub(crate) fn csp(script: bool) -> String {
     format!(
         "default-src 'none'; img-src data:; style-src 'sha256-{}'; script-src {}; base-uri 'none'; form-action 'none'",
         sha256_b64(CSS),
@@ -95,7 +95,7 @@ pub fn csp(script: bool) -> String {
 }
 
 /// Text as HTML text: markup characters escaped, control characters shown as escapes.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let s = escape_str(s);
     let mut out = String::with_capacity(s.len() + 16);
     for c in s.chars() {

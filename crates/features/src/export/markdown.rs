@@ -7,7 +7,7 @@ use super::{Doc, Entry, Image, Msg, Part, Summary};
 use crate::output::sanitize::escape_str;
 
 /// A fenced block whose fence no line of `text` can close.
-pub fn fence(text: &str, info: &str) -> String {
+pub(crate) fn fence(text: &str, info: &str) -> String {
     let text = escape_str(text.trim_end_matches(['\n', '\r']));
     let run = longest_run(&text, '`').max(2) + 1;
     let fence = "`".repeat(run);
@@ -25,7 +25,7 @@ fn longest_run(s: &str, c: char) -> usize {
 
 /// cctool's own words about the transcript (names, ids, roles) with Markdown's punctuation
 /// escaped, on one line.
-pub fn inline(s: &str) -> String {
+pub(crate) fn inline(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in escape_str(s).chars() {
         match c {

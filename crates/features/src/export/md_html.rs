@@ -10,7 +10,7 @@ use pulldown_cmark::{CodeBlockKind, CowStr, Event, Options, Parser, Tag, TagEnd}
 use super::html::esc;
 
 /// `text`, read as CommonMark with tables and strikethrough, as HTML.
-pub fn render(text: &str) -> String {
+pub(crate) fn render(text: &str) -> String {
     let mut options = Options::empty();
     options.insert(Options::ENABLE_TABLES);
     options.insert(Options::ENABLE_STRIKETHROUGH);

@@ -26,31 +26,33 @@ use crate::redact::Redactor;
 /// A session ready to render.
 #[derive(Clone, Debug)]
 pub struct Doc {
-    pub title: String,
+    pub(crate) title: String,
     /// The file's name as given (redacted like its content).
-    pub file: String,
-    pub agent: &'static str,
+    pub(crate) file: String,
+    pub(crate) agent: &'static str,
     /// The project folder (`scan::project::folder`), redacted like the file's name.
-    pub project: Option<String>,
+    pub(crate) project: Option<String>,
     /// The session's last activity, in milliseconds since the epoch.
-    pub last_ms: Option<i64>,
-    pub entries: Vec<Entry>,
+    pub(crate) last_ms: Option<i64>,
+    pub(crate) entries: Vec<Entry>,
     /// Subagent transcripts of a Claude Code session, inlined after it.
-    pub subagents: Vec<Doc>,
+    pub(crate) subagents: Vec<Doc>,
 }
 
 /// What an index page says about an exported session.
 #[derive(Clone, Debug)]
 pub struct Summary {
-    pub title: String,
-    pub project: Option<String>,
-    pub last_ms: Option<i64>,
-    pub agent: &'static str,
+    pub(crate) title: String,
+    pub(crate) project: Option<String>,
+    pub(crate) last_ms: Option<i64>,
+    pub(crate) agent: &'static str,
+    /// The messages it shows (not counting marks such as compactions).
     pub messages: usize,
-    pub first_time: Option<String>,
+    pub(crate) first_time: Option<String>,
 }
 
 impl Doc {
+    /// What the index page says of this session.
     pub fn summary(&self) -> Summary {
         Summary {
             title: self.title.clone(),
@@ -62,12 +64,12 @@ impl Doc {
         }
     }
 
-    pub fn messages(&self) -> usize {
+    pub(crate) fn messages(&self) -> usize {
         self.entries.iter().filter(|e| matches!(e, Entry::Msg(_))).count()
     }
 
     /// The first time of the session, for an index.
-    pub fn first_time(&self) -> Option<&str> {
+    pub(crate) fn first_time(&self) -> Option<&str> {
         self.entries.iter().find_map(|e| match e {
             Entry::Msg(m) => m.time.as_deref(),
             Entry::Mark { .. } => None,
@@ -85,7 +87,7 @@ pub struct Scope {
 }
 
 /// A record parsed for the document, redacted first when asked.
-pub fn parse_record(bytes: &[u8], redactor: Option<&Redactor>) -> Value {
+pub(crate) fn parse_record(bytes: &[u8], redactor: Option<&Redactor>) -> Value {
     let mut v = crate::io::json::parse_record(bytes);
     if let Some(r) = redactor {
         r.redact_value(&mut v);
@@ -94,12 +96,12 @@ pub fn parse_record(bytes: &[u8], redactor: Option<&Redactor>) -> Value {
 }
 
 /// A project's name on an index page and its sessions (each its page's file name and summary).
-pub type ProjectGroup<'a> = (Option<String>, Vec<&'a (String, Summary)>);
+pub(crate) type ProjectGroup<'a> = (Option<String>, Vec<&'a (String, Summary)>);
 
 /// The sessions of an index page by project, each project under the shortest name that tells
 /// it from the others (`scan::project::names`): the project with the newest session first,
 /// and in each the newest session first. Sessions with no project come last, under `None`.
-pub fn by_project(items: &[(String, Summary)]) -> Vec<ProjectGroup<'_>> {
+pub(crate) fn by_project(items: &[(String, Summary)]) -> Vec<ProjectGroup<'_>> {
     let names = crate::scan::project::names(items.iter().map(|(_, s)| s.project.as_deref()));
     let mut groups: Vec<ProjectGroup<'_>> = Vec::new();
     for (item, name) in items.iter().zip(names) {
@@ -117,7 +119,7 @@ pub fn by_project(items: &[(String, Summary)]) -> Vec<ProjectGroup<'_>> {
 }
 
 /// The name a file is shown under: redacted like the content (a path holds the user's name).
-pub fn shown_name(name: &str, redactor: Option<&Redactor>) -> String {
+pub(crate) fn shown_name(name: &str, redactor: Option<&Redactor>) -> String {
     redactor
         .and_then(|r| r.redact_str(name))
         .unwrap_or_else(|| name.to_string())

@@ -51,7 +51,7 @@ fn one_document(body: &[u8]) -> bool {
 /// The first pass of a redacted export: every secret of the file, found in every record as
 /// written (whatever part of it the export shows), so that the second pass replaces each
 /// wherever it occurs.
-pub fn learn_file(src: &Source, r: &Redactor, bar: &ProgressBar) -> Result<(), ExportError> {
+pub(crate) fn learn_file(src: &Source, r: &Redactor, bar: &ProgressBar) -> Result<(), ExportError> {
     let whole = src.whole().map_err(|e| cannot_read(src, e))?;
     let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
     if one_document(body) {

@@ -8,33 +8,65 @@ pub use crate::model::hooks::{Edit, Scope, SettingsError};
 /// Why `hooks install` or `uninstall` left the settings file as it was.
 #[derive(Debug, thiserror::Error)]
 pub enum HooksError {
+    /// `--scope user` needs the home folder, and HOME does not say where it is.
     #[error("HOME is unset: cannot find the user's settings; use --scope project")]
     NoHome,
     /// The agent named has no hooks cctool knows how to install.
     #[error("{0}: cctool has no hooks for this agent")]
     NoHooks(String),
+    /// The hook command runs this binary, and where it is could not be told.
     #[error("cannot tell where this cctool binary is: {0}")]
     NoExe(std::io::Error),
+    /// The `--command` program given is not a file named cctool…: install and uninstall find
+    /// their hook by that name.
     #[error(
         "--command {0:?}: the program must be a file named cctool… (that is how install and uninstall find the hook again)"
     )]
     Program(String),
+    /// The settings file is a symbolic link to nothing: cctool writes a link's target, never
+    /// the link, and there is none.
     #[error(
         "{}: a symbolic link to {}, which does not exist (dotfiles not mounted?); not edited, the link is left as it is",
         .path.display(),
         .target.display()
     )]
-    Dangling { path: PathBuf, target: PathBuf },
+    Dangling {
+        /// The settings file.
+        path: PathBuf,
+        /// Where its link points.
+        target: PathBuf,
+    },
+    /// The settings file cannot be written by this user.
     #[error("{}: read-only; not edited (make it writable, e.g. `chmod u+w`, and run again)", .0.display())]
     ReadOnly(PathBuf),
+    /// The settings file could not be read.
     #[error("{}: cannot read: {cause}", .path.display())]
-    Read { path: PathBuf, cause: std::io::Error },
+    Read {
+        /// The settings file.
+        path: PathBuf,
+        /// What reading it said.
+        cause: std::io::Error,
+    },
+    /// The settings file holds bytes that are not UTF-8: editing it could lose them.
     #[error("{}: not UTF-8 text; not edited", .0.display())]
     NotUtf8(PathBuf),
+    /// The settings file's content cannot be edited safely (not JSON, not the shape the
+    /// agent reads).
     #[error("{}: {cause}", .path.display())]
-    Settings { path: PathBuf, cause: SettingsError },
+    Settings {
+        /// The settings file.
+        path: PathBuf,
+        /// What is wrong with it.
+        cause: SettingsError,
+    },
+    /// The edited settings could not be written.
     #[error("{}: cannot write: {cause}", .path.display())]
-    Write { path: PathBuf, cause: std::io::Error },
+    Write {
+        /// The settings file.
+        path: PathBuf,
+        /// What writing it said.
+        cause: std::io::Error,
+    },
 }
 
 /// The settings file's text (empty when there is none), refusing what cannot be edited in

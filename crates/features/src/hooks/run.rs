@@ -12,36 +12,41 @@ use crate::backup::stores::Found;
 
 /// One archived compaction summary: a line of `summaries/<agent>/<session>.jsonl`.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct ArchivedSummary {
-    pub kind: String,
-    pub agent: String,
-    pub session_id: Option<String>,
+pub(crate) struct ArchivedSummary {
+    pub(crate) kind: String,
+    pub(crate) agent: String,
+    pub(crate) session_id: Option<String>,
     /// `manual` or `auto`.
-    pub trigger: Option<String>,
-    pub archived_at: String,
-    pub transcript_path: Option<String>,
-    pub cwd: Option<String>,
+    pub(crate) trigger: Option<String>,
+    pub(crate) archived_at: String,
+    pub(crate) transcript_path: Option<String>,
+    pub(crate) cwd: Option<String>,
     /// The tokens of the conversation before the compaction, as the agent counted them.
-    pub pre_tokens: Option<i64>,
+    pub(crate) pre_tokens: Option<i64>,
     /// The summary as the agent gave it.
-    pub summary: Option<String>,
+    pub(crate) summary: Option<String>,
 }
 
-pub const SUMMARY_KIND: &str = "archived_summary";
+pub(crate) const SUMMARY_KIND: &str = "archived_summary";
 
 /// Why a hook call did nothing; said in the hook log only (a hook must never stop its agent).
 #[derive(Debug, thiserror::Error)]
 pub enum HookError {
+    /// The agent's hook input, on standard input, did not parse.
     #[error("the hook input is not JSON: {0}")]
     NotJson(serde_json::Error),
     /// A file or folder of the archive, and what could not be done to it (`action` ends
     /// with `: ` where it says anything).
     #[error("{}: {action}{cause}", .path.display())]
     File {
+        /// The file or folder.
         path: PathBuf,
+        /// What was being done to it.
         action: &'static str,
+        /// What doing it said.
         cause: std::io::Error,
     },
+    /// A compaction summary could not be serialised for the archive.
     #[error("the summary record cannot be written as JSON: {0}")]
     Record(serde_json::Error),
     /// The backup ran and found a problem: its sentence as the backup's report holds it
@@ -190,7 +195,7 @@ pub fn log(archive: &Path, agent: &str, line: &str) {
 }
 
 /// The archived summaries in a summaries file, or `None` when it is not one.
-pub fn read_summaries(bytes: &[u8]) -> Option<Vec<ArchivedSummary>> {
+pub(crate) fn read_summaries(bytes: &[u8]) -> Option<Vec<ArchivedSummary>> {
     let mut out = Vec::new();
     for line in bytes
         .split(|b| *b == b'\n')

@@ -40,10 +40,10 @@ struct Uses {
 
 /// One occurrence of a known secret: its span, label and number.
 pub(super) struct Found {
-    pub start: usize,
-    pub end: usize,
-    pub label: usize,
-    pub number: u32,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) label: usize,
+    pub(crate) number: u32,
 }
 
 pub(super) struct Known {
@@ -57,7 +57,7 @@ pub(super) struct Known {
 }
 
 impl Known {
-    pub fn new(labels: Vec<String>) -> Known {
+    pub(crate) fn new(labels: Vec<String>) -> Known {
         let bounded = labels.iter().map(|l| l == "home-path" || l == "user-name").collect();
         let n = labels.len();
         Known {
@@ -77,7 +77,7 @@ impl Known {
 
     /// Records `secret` under `label` (unless already known) and returns its label and number.
     /// `searched`: whether its other occurrences are replaced (not for an image's hash).
-    pub fn learn(&self, label: usize, secret: &str, searched: bool) -> (usize, u32) {
+    pub(crate) fn learn(&self, label: usize, secret: &str, searched: bool) -> (usize, u32) {
         if let Some(&got) = self
             .secrets
             .read()
@@ -104,7 +104,7 @@ impl Known {
     }
 
     /// The placeholder of secret `number` under `label`, counted as one use.
-    pub fn placeholder(&self, label: usize, number: u32) -> String {
+    pub(crate) fn placeholder(&self, label: usize, number: u32) -> String {
         let mut u = self.uses.lock().unwrap_or_else(PoisonError::into_inner);
         u.count[label] += 1;
         u.seen.insert((label, number));
@@ -112,12 +112,12 @@ impl Known {
     }
 
     /// Whether some secret is a number.
-    pub fn has_numbers(&self) -> bool {
+    pub(crate) fn has_numbers(&self) -> bool {
         self.numeric.load(Ordering::Acquire)
     }
 
     /// The label and number of `s` when it is a known secret as a whole.
-    pub fn exact(&self, s: &str) -> Option<(usize, u32)> {
+    pub(crate) fn exact(&self, s: &str) -> Option<(usize, u32)> {
         let secrets = self.secrets.read().unwrap_or_else(PoisonError::into_inner);
         secrets.numbers.get(s).copied()
     }
@@ -162,7 +162,7 @@ impl Known {
     }
 
     /// Every occurrence of a known secret in `s`, in order.
-    pub fn find(&self, s: &str) -> Vec<Found> {
+    pub(crate) fn find(&self, s: &str) -> Vec<Found> {
         let Some(searcher) = self.searcher() else {
             return Vec::new();
         };
@@ -186,7 +186,7 @@ impl Known {
     }
 
     /// `s` with every known secret replaced, or `None` when it holds none.
-    pub fn replace(&self, s: &str) -> Option<String> {
+    pub(crate) fn replace(&self, s: &str) -> Option<String> {
         let found = self.find(s);
         if found.is_empty() {
             return None;
@@ -203,7 +203,7 @@ impl Known {
     }
 
     /// Per label in label order: (label, uses, distinct secrets used).
-    pub fn counts(&self) -> Vec<(String, u64, u32)> {
+    pub(crate) fn counts(&self) -> Vec<(String, u64, u32)> {
         let u = self.uses.lock().unwrap_or_else(PoisonError::into_inner);
         (0..self.labels.len())
             .filter(|&i| u.count[i] > 0)

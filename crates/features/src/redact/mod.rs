@@ -31,7 +31,7 @@ use serde_json::Value;
 
 /// What a rule's match must also satisfy before it is replaced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Check {
+pub(crate) enum Check {
     None,
     /// Not a reference to a secret kept elsewhere (`$TOKEN`, `${{ secrets.X }}`, `<token>`).
     NotReference,
@@ -58,20 +58,21 @@ struct Rule {
 
 /// One rule's line in the report: how often it matched and how many different secrets.
 #[derive(Serialize, Debug, Clone, PartialEq, Eq)]
-pub struct RuleCount {
-    pub rule: String,
-    pub count: u64,
-    pub distinct: u32,
+pub(crate) struct RuleCount {
+    pub(crate) rule: String,
+    pub(crate) count: u64,
+    pub(crate) distinct: u32,
 }
 
 /// The `--json` record of a redaction: never the secrets, only the counts.
 #[derive(Serialize, Debug)]
 pub struct Report {
-    pub rules: Vec<RuleCount>,
-    pub total: u64,
+    pub(crate) rules: Vec<RuleCount>,
+    pub(crate) total: u64,
 }
 
 impl Report {
+    /// The report as one line for people: each rule's count, or that nothing matched.
     pub fn text(&self) -> String {
         if self.rules.is_empty() {
             return "redacted: nothing matched".to_string();
@@ -118,14 +119,14 @@ const STRUCTURAL_KEYS: &[&str] = &[
 #[derive(Clone, Debug, Default)]
 pub struct Config {
     /// The user's home folder (`$HOME`): replaced wherever it appears.
-    pub home: Option<String>,
+    pub(crate) home: Option<String>,
     /// The user's login name: replaced as a whole word.
-    pub user: Option<String>,
+    pub(crate) user: Option<String>,
     /// More rules, `NAME=REGEX` or a bare `REGEX` (named `custom`).
-    pub extra: Vec<String>,
+    pub(crate) extra: Vec<String>,
     /// Keep images (by default a redacted export replaces each with a placeholder: a
     /// screenshot can show what no rule can read).
-    pub keep_images: bool,
+    pub(crate) keep_images: bool,
 }
 
 /// Login names too common to be personal, and too common as words to replace.
@@ -177,29 +178,39 @@ pub enum BadRule {
     /// The rules file cannot be read.
     #[error("{}: cannot read the redaction rules: {cause}", .path.display())]
     Unreadable {
+        /// The rules file.
         path: std::path::PathBuf,
+        /// Why it cannot be read.
         cause: std::io::Error,
     },
     /// A line of the rules file is not a valid regular expression.
     #[error("{}:{line}: rule {name} is not a valid regular expression: {cause}", .path.display())]
     InFile {
+        /// The rules file.
         path: std::path::PathBuf,
-        /// From 1.
+        /// The rule's line, from 1.
         line: usize,
+        /// The rule's name, as the file gives it.
         name: String,
+        /// What the pattern's compiler said.
         cause: regex::Error,
     },
     /// A rule (the user's, from `--redact-rule` or a rules file) is not a valid regular
     /// expression.
     #[error("redaction rule {name} is not a valid regular expression: {cause}")]
-    Pattern { name: String, cause: regex::Error },
+    Pattern {
+        /// The rule's name, as the user gave it.
+        name: String,
+        /// What the pattern's compiler said.
+        cause: regex::Error,
+    },
     /// The rules' keywords are too many for one prefilter.
     #[error("the redaction rules' keywords cannot be combined: {0}")]
     Keywords(aho_corasick::BuildError),
 }
 
 /// A rule given as `NAME=REGEX` (NAME of letters, digits and `-`) or as a bare `REGEX`.
-pub fn parse_rule(spec: &str) -> (String, String) {
+pub(crate) fn parse_rule(spec: &str) -> (String, String) {
     if let Some((name, re)) = spec.split_once('=')
         && !name.is_empty()
         && name.len() <= 40
@@ -241,7 +252,7 @@ pub fn read_rules_file(path: &std::path::Path) -> Result<Vec<String>, BadRule> {
 /// that parts of a file searched in parallel number their secrets as one search in file order
 /// would.
 #[derive(Default)]
-pub struct Learned {
+pub(crate) struct Learned {
     list: Vec<(usize, String)>,
     seen: std::collections::HashSet<String>,
 }
@@ -259,6 +270,8 @@ impl Learned {
 type Spec = (String, String, Check, Vec<String>);
 
 impl Redactor {
+    /// The built-in rules and those of `cfg`, compiled; a rule that does not compile is
+    /// refused with its name rather than left out.
     pub fn new(cfg: &Config) -> Result<Redactor, BadRule> {
         let mut specs: Vec<Spec> = rules::BUILTIN
             .iter()
@@ -377,7 +390,7 @@ impl Redactor {
     }
 
     /// Numbers the secrets of a search, in the order found.
-    pub fn commit(&self, found: Learned) {
+    pub(crate) fn commit(&self, found: Learned) {
         for (label, secret) in found.list {
             self.known.learn(label, &secret, true);
         }
@@ -385,7 +398,7 @@ impl Redactor {
 
     /// Finds the secrets of every string, key and secret-named value of `v`, so that every
     /// other occurrence of each is replaced too.
-    pub fn learn_value(&self, v: &Value) {
+    pub(crate) fn learn_value(&self, v: &Value) {
         let mut found = Learned::default();
         self.find_value(v, &mut found);
         self.commit(found);
@@ -399,19 +412,19 @@ impl Redactor {
 
     /// Whether every record has been learned (records are then only replaced in, and may be
     /// in parallel).
-    pub fn is_sealed(&self) -> bool {
+    pub(crate) fn is_sealed(&self) -> bool {
         self.sealed.load(Ordering::Acquire)
     }
 
     /// `s` with every secret replaced (those found in it and those found before), or `None`
     /// when it holds none.
-    pub fn redact_str(&self, s: &str) -> Option<String> {
+    pub(crate) fn redact_str(&self, s: &str) -> Option<String> {
         self.learn_str(s);
         self.known.replace(s)
     }
 
     /// Redacts every string and key of `v` in place, and says whether anything changed.
-    pub fn redact_value(&self, v: &mut Value) -> bool {
+    pub(crate) fn redact_value(&self, v: &mut Value) -> bool {
         if !self.sealed.load(Ordering::Acquire) {
             self.learn_value(v);
         }
@@ -419,19 +432,20 @@ impl Redactor {
     }
 
     /// Learns the secrets of a text that is not a record (a file's name).
-    pub fn learn_text(&self, s: &str) {
+    pub(crate) fn learn_text(&self, s: &str) {
         self.learn_str(s);
     }
 
     /// Learns the secrets of one JSON Lines record, or of a line that is not JSON as text.
-    pub fn learn_line(&self, line: &[u8]) {
+    #[cfg(test)]
+    pub(crate) fn learn_line(&self, line: &[u8]) {
         let mut found = Learned::default();
         self.find_line(line, &mut found);
         self.commit(found);
     }
 
     /// Finds the secrets of one JSON Lines record, or of a line that is not JSON as text.
-    pub fn find_line(&self, line: &[u8], out: &mut Learned) {
+    pub(crate) fn find_line(&self, line: &[u8], out: &mut Learned) {
         match parse_line(line) {
             Some(v) => self.find_value(&v, out),
             None => self.find_str(&String::from_utf8_lossy(line), out),
@@ -440,7 +454,7 @@ impl Redactor {
 
     /// One JSON Lines record redacted: the bytes as written when nothing matched, else the
     /// record written again. A line that is not JSON is redacted as text.
-    pub fn redact_line<'a>(&self, line: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+    pub(crate) fn redact_line<'a>(&self, line: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
         use std::borrow::Cow;
         match parse_line(line) {
             Some(mut v) => {

@@ -10,13 +10,13 @@
 use super::Check;
 
 /// A built-in rule: name (the placeholder's label), pattern, and the check its match must pass.
-pub struct Builtin {
-    pub name: &'static str,
-    pub pattern: &'static str,
-    pub check: Check,
+pub(crate) struct Builtin {
+    pub(crate) name: &'static str,
+    pub(crate) pattern: &'static str,
+    pub(crate) check: Check,
     /// Words one of which every match holds (any case): a string holding none of any rule's
     /// words is passed over after one scan, and only the rules whose words it holds run.
-    pub keywords: &'static [&'static str],
+    pub(crate) keywords: &'static [&'static str],
 }
 
 const fn rule(name: &'static str, pattern: &'static str, check: Check, keywords: &'static [&'static str]) -> Builtin {
@@ -28,7 +28,7 @@ const fn rule(name: &'static str, pattern: &'static str, check: Check, keywords:
     }
 }
 
-pub static BUILTIN: &[Builtin] = &[
+pub(crate) static BUILTIN: &[Builtin] = &[
     rule(
         "private-key",
         r"(?s)-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|\z)",

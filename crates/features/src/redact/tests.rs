@@ -13,7 +13,7 @@ fn secrets() -> Vec<(String, String)> {
 }
 
 /// The text a secret of this kind stands in (its name, its URL, its header).
-pub fn context(kind: &str, secret: &str) -> String {
+pub(crate) fn context(kind: &str, secret: &str) -> String {
     match kind {
         "aws-secret-key" => format!("aws_secret_access_key = {secret}"),
         "azure-storage-key" => format!(

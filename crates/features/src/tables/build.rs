@@ -8,7 +8,7 @@ use super::{Options, Table, Val, body};
 use crate::io::Source;
 use crate::model::AgentId;
 use crate::model::resume::Overrides;
-pub use crate::model::rows::FileRows;
+pub(crate) use crate::model::rows::FileRows;
 use crate::model::rows::{earliest, provenance};
 use crate::model::time::parse_ms;
 

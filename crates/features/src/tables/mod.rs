@@ -11,11 +11,12 @@
 
 pub mod build;
 #[cfg(feature = "parquet")]
-pub mod parquet;
+pub(crate) mod parquet;
 pub mod sink;
 
 pub use crate::model::rows::{Options, Row, SCHEMA_VERSION, Table, Val, body};
 
+/// How `scan --rows` writes rows (`--format`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum RowFormat {
@@ -29,7 +30,7 @@ pub enum RowFormat {
 /// A column's type: in JSON Lines a string, a number, a boolean, or an ISO-8601 string (UTC,
 /// milliseconds); in Parquet UTF-8 (dictionary-encoded), INT64, BOOLEAN, TIMESTAMP(ms, UTC).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ty {
+pub(crate) enum Ty {
     Str,
     Int,
     Bool,
@@ -37,7 +38,7 @@ pub enum Ty {
 }
 
 impl Ty {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Ty::Str => "string",
             Ty::Int => "integer",
@@ -47,11 +48,14 @@ impl Ty {
     }
 }
 
-pub struct Col {
-    pub name: &'static str,
-    pub ty: Ty,
-    pub nullable: bool,
-    pub doc: &'static str,
+pub(crate) struct Col {
+    pub(crate) name: &'static str,
+    pub(crate) ty: Ty,
+    pub(crate) nullable: bool,
+    // Only `schema_json` reads it, for the test that keeps `schemas/<table>.json` (the column
+    // descriptions users read) in step with the code.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) doc: &'static str,
 }
 
 const fn c(name: &'static str, ty: Ty, nullable: bool, doc: &'static str) -> Col {
@@ -369,7 +373,7 @@ const TOOL_CALLS: [Col; 16] = [
 ];
 
 /// Every column of `table`, in order.
-pub fn columns(table: Table) -> Vec<&'static Col> {
+pub(crate) fn columns(table: Table) -> Vec<&'static Col> {
     let own: &'static [Col] = match table {
         Table::Sessions => &SESSIONS,
         Table::Messages => &MESSAGES,
@@ -381,7 +385,8 @@ pub fn columns(table: Table) -> Vec<&'static Col> {
 
 /// `schemas/<table>.json`: the table's columns, types and nullability, for tools that check
 /// rows (and for the test that checks cctool's own rows against the committed files).
-pub fn schema_json(table: Table) -> String {
+#[cfg(test)]
+pub(crate) fn schema_json(table: Table) -> String {
     let cols: Vec<serde_json::Value> = columns(table)
         .iter()
         .map(|c| {

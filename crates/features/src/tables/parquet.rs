@@ -63,7 +63,7 @@ impl From<arrow_schema::ArrowError> for WriteError {
 }
 
 impl<W: Write + Send> ParquetSink<W> {
-    pub fn new(w: W, table: Table) -> std::io::Result<Self> {
+    pub(crate) fn new(w: W, table: Table) -> std::io::Result<Self> {
         let cols = columns(table);
         let schema: SchemaRef = Arc::new(Schema::new(
             cols.iter()
@@ -85,7 +85,7 @@ impl<W: Write + Send> ParquetSink<W> {
         })
     }
 
-    pub fn push(&mut self, row: Row) -> std::io::Result<()> {
+    pub(crate) fn push(&mut self, row: Row) -> std::io::Result<()> {
         self.buf.push(row);
         if self.buf.len() >= BATCH_ROWS {
             self.flush_batch()?;
@@ -109,7 +109,7 @@ impl<W: Write + Send> ParquetSink<W> {
     }
 
     /// Writes what is left and the footer; returns the writer.
-    pub fn finish(mut self) -> std::io::Result<W> {
+    pub(crate) fn finish(mut self) -> std::io::Result<W> {
         self.flush_batch()?;
         self.writer.into_inner().map_err(err)
     }

@@ -18,7 +18,7 @@ use super::{Col, Row, RowFormat, Table, Val, columns};
 use crate::model::time::format_ms;
 
 /// Appends `row` to `out` as one JSON Lines record with every column, in order.
-pub fn jsonl_row(cols: &[&Col], row: &Row, out: &mut Vec<u8>) {
+pub(crate) fn jsonl_row(cols: &[&Col], row: &Row, out: &mut Vec<u8>) {
     out.push(b'{');
     for (i, (c, v)) in cols.iter().zip(row).enumerate() {
         if i > 0 {
@@ -40,7 +40,7 @@ pub fn jsonl_row(cols: &[&Col], row: &Row, out: &mut Vec<u8>) {
 }
 
 /// A file's rows as JSON Lines.
-pub fn jsonl(table: Table, rows: &[Row]) -> Vec<u8> {
+pub(crate) fn jsonl(table: Table, rows: &[Row]) -> Vec<u8> {
     let cols = columns(table);
     let mut out = Vec::new();
     for r in rows {
@@ -49,16 +49,22 @@ pub fn jsonl(table: Table, rows: &[Row]) -> Vec<u8> {
     out
 }
 
-/// What cannot be done in a build without the `parquet` feature.
 /// Why rows cannot be written where or as asked.
 #[derive(Debug, thiserror::Error)]
 pub enum SinkError {
+    /// What cannot be done in a build without the `parquet` feature.
     #[error(
         "this cctool was built without Parquet support: install it with `cargo install --locked --features parquet --path .` (see README), or use --format jsonl"
     )]
     NoParquet,
+    /// The `--out-dir` folder could not be made or read.
     #[error("--out-dir {}: {cause}", .dir.display())]
-    OutDir { dir: PathBuf, cause: std::io::Error },
+    OutDir {
+        /// The folder.
+        dir: PathBuf,
+        /// What the file system said.
+        cause: std::io::Error,
+    },
     /// The Parquet writer refused the table's schema or its first write.
     #[error(transparent)]
     Parquet(std::io::Error),
@@ -66,12 +72,15 @@ pub enum SinkError {
 
 /// Rows on standard output.
 pub enum StdoutSink {
+    /// JSON Lines, written as they come.
     Jsonl(Table, std::io::BufWriter<std::io::Stdout>),
+    /// Parquet, whose row groups are written as they fill and its footer at `finish`.
     #[cfg(feature = "parquet")]
     Parquet(Box<super::parquet::ParquetSink<std::io::BufWriter<std::io::Stdout>>>),
 }
 
 impl StdoutSink {
+    /// A sink for `table`'s rows in `format`; Parquet is refused by a build without it.
     pub fn new(table: Table, format: RowFormat) -> Result<StdoutSink, SinkError> {
         let w = std::io::BufWriter::with_capacity(256 * 1024, std::io::stdout());
         match format {
@@ -85,6 +94,7 @@ impl StdoutSink {
         }
     }
 
+    /// Writes the rows of one file.
     pub fn write(&mut self, rows: Vec<Row>) -> std::io::Result<()> {
         match self {
             StdoutSink::Jsonl(table, w) => w.write_all(&jsonl(*table, &rows)),
@@ -93,6 +103,8 @@ impl StdoutSink {
         }
     }
 
+    /// Writes what is still held (a Parquet footer) and flushes: the output is whole only
+    /// once this has returned.
     pub fn finish(self) -> std::io::Result<()> {
         match self {
             StdoutSink::Jsonl(_, mut w) => w.flush(),
@@ -106,7 +118,10 @@ impl StdoutSink {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Part {
     /// Written; `replaced` older parts of the same file were removed.
-    Written { replaced: usize },
+    Written {
+        /// How many older parts of the same file were removed.
+        replaced: usize,
+    },
     /// The same part was there already.
     Kept,
     /// The file has no rows in this table.
@@ -140,6 +155,7 @@ fn component(s: &str) -> String {
 }
 
 impl PartDir {
+    /// The folder `root` of `table`'s parts in `format`, made if it is not there.
     pub fn open(root: &Path, table: Table, format: RowFormat) -> Result<PartDir, SinkError> {
         #[cfg(not(feature = "parquet"))]
         if format == RowFormat::Parquet {
