@@ -133,8 +133,13 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> super::Result<ExitStatus> {
         out.text(&summary_table(&mut files, width, out.paint()))?;
     }
     // On the user's own stores: what Claude Code's retention sweep deletes next.
-    if a.paths.is_empty() {
-        crate::backup::retention::doctor_section(g.json, a.min_severity, &mut out, &say)?;
+    if a.paths.is_empty()
+        && let Some(f) = crate::backup::retention::doctor_finding(a.min_severity, &say)
+    {
+        match g.json {
+            true => out.json(&super::record::Record::Retention(&f))?,
+            false => out.text(&crate::backup::retention::text(&f, out.paint()))?,
+        }
     }
     let codes = worst_first(by_code);
     if g.json {

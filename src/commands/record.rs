@@ -26,9 +26,6 @@ pub enum Record<'a> {
     /// `doctor`: the findings of one code over all files.
     Code(&'a super::doctor::CodeCount),
     /// `doctor`: the retention sweep Claude Code will make next.
-    // Written by `backup::retention::doctor_section` in the features crate, which cannot reach
-    // this enum; kept so that this list still names every kind cctool prints.
-    #[allow(dead_code)]
     Retention(&'a crate::backup::retention::Finding),
     /// The closing record of `scan`, `doctor` and `extract-summary`.
     #[serde(rename = "total")]

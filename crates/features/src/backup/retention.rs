@@ -293,19 +293,13 @@ pub fn from_history(
     out
 }
 
-/// What `doctor` adds when it checks the user's own stores: the retention finding, if any,
-/// as a record (`--json`) or a block of text on stdout.
-pub fn doctor_section(
-    json: bool,
-    min: crate::model::diag::Severity,
-    out: &mut crate::output::Out,
-    say: &crate::output::report::Reporter,
-) -> std::io::Result<()> {
-    use crate::output::sanitize::escape_str;
+/// What `doctor` adds when it checks the user's own stores: the retention finding at or above
+/// `min`, if there is one (what stopped the check is said with `say`).
+pub fn doctor_finding(min: crate::model::diag::Severity, say: &crate::output::report::Reporter) -> Option<Finding> {
     let stores = crate::io::paths::default_stores();
     let dirs = claude_dirs(&stores);
     if dirs.is_empty() {
-        return Ok(());
+        return None;
     }
     let cwd = std::env::current_dir().unwrap_or_default();
     let archive = super::default_archive_env();
@@ -314,26 +308,24 @@ pub fn doctor_section(
     for p in &problems {
         say.note(p);
     }
-    let Some(f) = finding else { return Ok(()) };
-    let severity = if f.severity == "warning" {
+    finding.filter(|f| severity(f) >= min)
+}
+
+fn severity(f: &Finding) -> crate::model::diag::Severity {
+    if f.severity == "warning" {
         crate::model::diag::Severity::Warning
     } else {
         crate::model::diag::Severity::Info
-    };
-    if severity < min {
-        return Ok(());
     }
-    if json {
-        return out.json(&Retention {
-            kind: "retention",
-            finding: &f,
-        });
-    }
-    let paint = out.paint();
+}
+
+/// The finding as the block of text `doctor` prints on stdout.
+pub fn text(f: &Finding, paint: crate::output::style::Paint) -> String {
+    use crate::output::sanitize::escape_str;
     let mut s = format!(
         "{}\n  {} [retention] {}\n",
         paint.paint(crate::output::style::BOLD, "Claude Code retention"),
-        paint.severity(severity),
+        paint.severity(severity(f)),
         escape_str(&f.message)
     );
     for r in &f.at_risk_sessions {
@@ -345,13 +337,5 @@ pub fn doctor_section(
         ));
     }
     s.push('\n');
-    out.text(&s)
-}
-
-/// The finding as its JSON record (`"kind": "retention"` before its fields).
-#[derive(Serialize)]
-struct Retention<'a> {
-    kind: &'static str,
-    #[serde(flatten)]
-    finding: &'a Finding,
+    s
 }
