@@ -9,12 +9,11 @@
 //! subcommand).
 
 pub mod agents;
-// clap takes the doc comment of an argument, a subcommand or their struct as its help text,
-// so the clap items here without one (a flattened group, a subcommand whose help is its
-// struct's, a command whose `about` is written out) cannot gain one without changing what
-// `--help` and the man pages print.
-#[allow(missing_docs)]
-pub mod cli;
+// Not public: clap takes the doc comment of an argument, a subcommand or their struct as its
+// help text, so the clap items without one (a flattened group, a subcommand whose help is its
+// struct's, a command whose `about` is written out) could not gain one without changing what
+// `--help` and the man pages print. What is outside asks for the whole definition ([`command`]).
+mod cli;
 // Tests, benches and fuzz targets run a command only through `run`, as the binary does.
 pub(crate) mod commands;
 
@@ -24,6 +23,12 @@ use clap::Parser;
 
 pub use cctool_core::{ExitStatus, compact, convert, error, io, model, output, slim, summary, v5};
 pub use cctool_features::{backup, export, hooks, redact, scan, tables};
+
+/// The command line's definition, every subcommand with its arguments and help: what `--help`,
+/// the man pages and the completions are made from, for tests and generators.
+pub fn command() -> clap::Command {
+    <cli::Cli as clap::CommandFactory>::command()
+}
 
 /// Runs cctool with these arguments (the first is the program name), knowing the agents it is
 /// built with ([`agents::BUILTIN`]).

@@ -147,9 +147,4 @@ impl RebuildChainArgs {
             resume: self.resume.overrides(),
         }
     }
-
-    /// The Claude Code loading rules asked for, or the current client's.
-    pub fn loader(&self) -> Loader {
-        self.loader.unwrap_or_default()
-    }
 }

@@ -245,11 +245,6 @@ impl ResumeArgs {
         }
     }
 
-    /// Whether a part that only a Claude Code resume has was given.
-    pub fn any_claude_only(&self) -> bool {
-        self.as_of.is_some() || self.settings.is_some() || self.base_url.is_some() || self.thinking_policy.is_some()
-    }
-
     /// Whether any part was given.
     pub fn any(&self) -> bool {
         self.as_of.is_some()

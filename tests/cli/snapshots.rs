@@ -23,7 +23,6 @@ fn check(name: &str, got: &str) {
 /// Every visible subcommand, from the clap definition itself, so a new command gets its golden
 /// file (and hooks' own subcommands theirs).
 fn commands() -> Vec<Vec<String>> {
-    use clap::CommandFactory;
     fn walk(c: &clap::Command, path: &[String], out: &mut Vec<Vec<String>>) {
         for sub in c.get_subcommands().filter(|s| !s.is_hide_set()) {
             let mut p = path.to_vec();
@@ -33,7 +32,7 @@ fn commands() -> Vec<Vec<String>> {
         }
     }
     let mut out = Vec::new();
-    walk(&cctool::cli::Cli::command(), &[], &mut out);
+    walk(&cctool::command(), &[], &mut out);
     out
 }
 
