@@ -84,10 +84,7 @@ impl Agent for Cctool {
     }
 
     fn refuse_chain_args(&self, a: &ChainOptions) -> Option<crate::agents::ChainRefusal> {
-        crate::agents::tip_and_full_refused(a, crate::ID).or_else(|| {
-            a.api_view
-                .then(|| crate::agents::ApiViewRefused { file: crate::ID }.into())
-        })
+        crate::agents::one_chain_no_view_refused(a, crate::ID)
     }
 
     fn rebuild_chain(

@@ -89,10 +89,7 @@ impl Agent for Toy {
     }
 
     fn refuse_chain_args(&self, a: &ChainOptions) -> Option<cctool_core::agents::ChainRefusal> {
-        cctool_core::agents::tip_and_full_refused(a, crate::ID).or_else(|| {
-            a.api_view
-                .then(|| cctool_core::agents::ApiViewRefused { file: crate::ID }.into())
-        })
+        cctool_core::agents::one_chain_no_view_refused(a, crate::ID)
     }
 
     fn rebuild_chain(

@@ -429,6 +429,13 @@ pub struct ApiViewRefused {
     pub file: AgentId,
 }
 
+/// What `rebuild-chain` refuses for a file of `format`, an agent whose files hold one
+/// conversation (no tip to choose, no history to put back) and no request cctool rebuilds:
+/// `--tip`, `--full` and `--api-view`.
+pub fn one_chain_no_view_refused(a: &ChainOptions, format: AgentId) -> Option<ChainRefusal> {
+    tip_and_full_refused(a, format).or_else(|| a.api_view.then(|| ApiViewRefused { file: format }.into()))
+}
+
 /// What `rebuild-chain` says of `--tip` or `--full` on a file of `format`, when either was
 /// given.
 pub fn tip_and_full_refused(a: &ChainOptions, format: AgentId) -> Option<ChainRefusal> {
