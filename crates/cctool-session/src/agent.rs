@@ -7,9 +7,9 @@ use crate::agents::{About, Agent, Import};
 use crate::io::Source;
 use crate::model::diag::Diagnostic;
 use crate::model::doc::{Entry, ExportError};
+use crate::model::events::{Sink, Streamed, Want};
 use crate::model::resume::Loader;
 use crate::model::resume::Overrides;
-use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
@@ -109,8 +109,8 @@ impl Agent for Cctool {
         super::compaction::compact_file(src, opts, target, r)
     }
 
-    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
-        super::rows::rows(table, src, opts)
+    fn events(&self, src: &Source, _: Want, sink: Sink<'_>) -> crate::error::Result<Streamed> {
+        super::events::events(src, sink)
     }
 
     fn export_entries(

@@ -16,8 +16,8 @@ use cctool_core::compact;
 use cctool_core::compact::file::Target;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{Entry, ExportError};
+use cctool_core::model::events::{Sink, Streamed, Want};
 use cctool_core::model::resume::Overrides;
-use cctool_core::model::rows::{FileRows, Options as RowOptions, Table};
 use cctool_core::model::session::SessionRecord;
 
 /// Claude Code transcripts as an [`Agent`].
@@ -129,8 +129,8 @@ impl Agent for ClaudeCode {
         Some(&super::slim::ClaudeCodeSlim)
     }
 
-    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
-        Ok(super::rows::rows(table, src, opts)?)
+    fn events(&self, src: &Source, want: Want, sink: Sink<'_>) -> crate::error::Result<Streamed> {
+        Ok(super::events::events(src, want, sink)?)
     }
 
     fn export_entries(

@@ -9,9 +9,9 @@ use crate::agents::{About, Agent, Import};
 use crate::io::Source;
 use crate::model::diag::Diagnostic;
 use crate::model::doc::{Entry, ExportError};
+use crate::model::events::{Sink, Streamed, Want};
 use crate::model::resume::Loader;
 use crate::model::resume::Overrides;
-use crate::model::rows::{FileRows, Options as RowOptions, Table};
 use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
@@ -161,8 +161,8 @@ impl Agent for Codex {
         Some(&super::slim::CodexSlim)
     }
 
-    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> crate::error::Result<FileRows> {
-        Ok(super::rows::rows(table, src, opts)?)
+    fn events(&self, src: &Source, _: Want, sink: Sink<'_>) -> crate::error::Result<Streamed> {
+        Ok(super::events::events(src, sink)?)
     }
 
     fn export_entries(

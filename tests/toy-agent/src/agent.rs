@@ -10,8 +10,8 @@ use cctool_core::compact::{self, file::Target};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{Entry, ExportError};
+use cctool_core::model::events::{Sink, Streamed, Want};
 use cctool_core::model::resume::{Loader, Overrides};
-use cctool_core::model::rows::{FileRows, Options as RowOptions, Table};
 use cctool_core::model::session::SessionRecord;
 use cctool_core::output::Out;
 use cctool_core::output::render::Render;
@@ -113,8 +113,8 @@ impl Agent for Toy {
         Err(cctool_core::error::Error::agent(NoCompaction))
     }
 
-    fn rows(&self, table: Table, src: &Source, opts: &RowOptions) -> cctool_core::error::Result<FileRows> {
-        crate::answers::rows(table, src, opts)
+    fn events(&self, src: &Source, _: Want, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
+        crate::answers::events(src, sink)
     }
 
     fn export_entries(&self, src: &Source, _: bool, parse: &dyn Fn(&[u8]) -> Value) -> Result<Vec<Entry>, ExportError> {

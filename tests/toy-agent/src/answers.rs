@@ -1,7 +1,6 @@
 //! What the reading commands print of a toy session: `scan`, `doctor`, `rebuild-chain`,
 //! `scan --rows` and `export`.
 
-use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
 
 use crate::file::{self, Message, Said, Session};
@@ -9,8 +8,9 @@ use cctool_core::agents::view::{ChainSummary, Report};
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
 use cctool_core::model::doc::{self, Entry, ExportError, Msg, Part};
+use cctool_core::model::events::{self, At, Call, Event, Flags, Outcome, Sink, Streamed};
 use cctool_core::model::findings::finding;
-use cctool_core::model::rows::{self, Call, CallResult, FileRows, Table, Val};
+use cctool_core::model::rows;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::{format_ms, parse_ms};
 use cctool_core::output::Out;
@@ -155,84 +155,54 @@ pub fn rebuild_chain(
     Ok((unread(src.name(), &s, false), Report::Chain(summary)))
 }
 
-/// `scan --rows`: a message row per message record, or a tool-call row per call with its
-/// result.
-pub fn rows(table: Table, src: &Source, opts: &rows::Options) -> cctool_core::error::Result<FileRows> {
+/// The session model's events (`scan --rows`): one per message record, every one loaded on
+/// resume.
+pub fn events(src: &Source, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
     let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
-    let sid = s.session_id();
-    let mut out = FileRows::default();
-    let (mut calls, mut results) = (Vec::new(), FxHashMap::default());
+    let mut streamed = Streamed::default();
     for m in &s.messages {
         let ms = m.said.at().and_then(parse_ms);
-        rows::earliest(&mut out.first_ms, ms);
-        let prov = rows::provenance(crate::ID, None, src, sid, Some(m.offset), Some(m.line));
-        match (&m.said, table) {
-            (Said::Call { id, tool, input }, Table::ToolCalls) => calls.push(Call {
-                prov,
-                id: Some(id.clone()),
-                name: Some(tool.clone()),
-                kind: "call".into(),
-                ms,
-                on_chain: true,
-                input: rows::as_text(Some(input)),
-            }),
-            (Said::Result { id, output }, Table::ToolCalls) => {
-                let result = CallResult {
-                    line: Some(m.line),
-                    ms,
+        rows::earliest(&mut streamed.first_ms, ms);
+        let (role, parts) = match &m.said {
+            Said::Text { role, text, .. } => (*role, vec![events::Part::Text(text.clone())]),
+            Said::Call { id, tool, input } => (
+                "assistant",
+                vec![events::Part::Call(Call {
+                    id: Some(id.clone()),
+                    name: Some(tool.clone()),
+                    kind: "call".into(),
+                    input: Some(input.clone()),
+                })],
+            ),
+            Said::Result { id, output } => (
+                "tool",
+                vec![events::Part::Outcome(Outcome {
+                    call_id: Some(id.clone()),
                     is_error: None,
-                    output: output.clone(),
-                };
-                results.insert(id.clone(), result);
-            }
-            (_, Table::ToolCalls) => {}
-            (said, _) => out.rows.push(message_row(prov, out.rows.len(), m, said, ms, opts)),
-        }
+                    output: Some(Value::String(output.clone())),
+                })],
+            ),
+        };
+        sink(Event {
+            at: Some(At {
+                line: m.line,
+                offset: m.offset,
+            }),
+            loaded: true,
+            ms,
+            session_id: s.session_id().map(str::to_string),
+            kind: m.said.kind().into(),
+            role: Some(role.into()),
+            flags: Flags {
+                compact_summary: Some(false),
+                ..Flags::default()
+            },
+            parts,
+            bytes: Some(m.raw.len() as u64),
+            ..Event::default()
+        });
     }
-    if table == Table::ToolCalls {
-        out.rows = rows::call_rows(calls, &mut results, opts);
-    }
-    Ok(out)
-}
-
-fn message_row(
-    mut row: rows::Row,
-    index: usize,
-    m: &Message,
-    said: &Said,
-    ms: Option<i64>,
-    opts: &rows::Options,
-) -> rows::Row {
-    let (role, text) = match said {
-        Said::Text { role, text, .. } => (*role, text.as_str()),
-        Said::Call { .. } => ("assistant", ""),
-        Said::Result { .. } => ("tool", ""),
-    };
-    row.extend([
-        Val::count(index),
-        Val::Str("record".into()),
-        Val::Null,
-        Val::Null,
-        Val::Str(said.kind().into()),
-        Val::Str(role.into()),
-        Val::time(ms),
-        Val::Null,
-        Val::Bool(true),
-        Val::Null,
-        Val::Null,
-        Val::Bool(false),
-    ]);
-    row.extend(rows::body(text, opts.max_text));
-    row.extend([
-        Val::count(usize::from(matches!(said, Said::Call { .. }))),
-        Val::count(usize::from(matches!(said, Said::Result { .. }))),
-        Val::Null,
-        Val::Null,
-        Val::Null,
-        Val::Null,
-        Val::count(m.raw.len()),
-    ]);
-    row
+    Ok(streamed)
 }
 
 fn unreadable(src: &Source, e: std::io::Error) -> ExportError {

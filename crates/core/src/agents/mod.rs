@@ -25,10 +25,10 @@ use crate::io::Source;
 use crate::model::AgentId;
 use crate::model::diag::Diagnostic;
 use crate::model::doc::{Entry, ExportError};
+use crate::model::events::{Sink, Streamed, Want};
 use crate::model::hooks::{Compaction, Edit, SettingsError};
 use crate::model::resume::Loader;
 use crate::model::resume::Overrides;
-use crate::model::rows::{FileRows, Table};
 use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::output::render::Render;
@@ -183,10 +183,12 @@ pub trait Agent: Sync {
         None
     }
 
-    /// `scan --rows`: the rows of the messages or tool-calls `table` for the file (the
-    /// sessions and compactions tables are made from [`Agent::scan`] and
-    /// [`Agent::summaries`], the same for every agent).
-    fn rows(&self, table: Table, src: &Source, opts: &crate::model::rows::Options) -> crate::error::Result<FileRows>;
+    /// The session model: the file's records as [`Event`](crate::model::events::Event)s in order, then the items a resume
+    /// loads from elsewhere; with [`Want::Calls`] the records without a tool call or result
+    /// may be left out. `scan --rows`'s messages and tool-calls tables are made from them, the
+    /// same for every agent (its sessions and compactions tables from [`Agent::scan`] and
+    /// [`Agent::summaries`]).
+    fn events(&self, src: &Source, want: Want, sink: Sink<'_>) -> crate::error::Result<Streamed>;
 
     /// `export`: the session as a document's entries (what a resume loads, or with `full`
     /// the whole history with each compaction marked), each record parsed by `parse`, which

@@ -2,6 +2,7 @@
 
 pub mod diag;
 pub mod doc;
+pub mod events;
 pub mod findings;
 pub mod hooks;
 pub mod project;

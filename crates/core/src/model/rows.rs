@@ -1,9 +1,7 @@
-//! The rows of the tables of `scan --rows`, as agents make them from one file: the values,
-//! the provenance every row starts with, and the kit the agents' row builders share (bodies,
-//! tool calls paired with their results). The columns themselves, the schemas and the
-//! writers are `tables`'.
+//! The rows of the tables of `scan --rows`: the values, the provenance every row starts
+//! with, bodies, and the kit the agents' readers share. The columns themselves, the rows made
+//! from the session model's events, the schemas and the writers are `tables`'.
 
-use rustc_hash::FxHashMap;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -198,67 +196,6 @@ pub fn earliest(first: &mut Option<i64>, ms: Option<i64>) {
     if let Some(ms) = ms {
         *first = Some(first.map_or(ms, |f| f.min(ms)));
     }
-}
-
-/// A tool result waiting for its call: where it is and what it says.
-pub struct CallResult {
-    /// The line of the record that holds it.
-    pub line: Option<u64>,
-    /// When it was written.
-    pub ms: Option<i64>,
-    /// Whether the tool failed, where the format says.
-    pub is_error: Option<bool>,
-    /// The tool's output, as text.
-    pub output: String,
-}
-
-/// A tool call found in a message, before its result is known.
-pub struct Call {
-    /// The provenance columns of the record that holds it.
-    pub prov: Row,
-    /// The call's id, which its result names.
-    pub id: Option<String>,
-    /// The tool called.
-    pub name: Option<String>,
-    /// The type of the block or item.
-    pub kind: String,
-    /// When it was written.
-    pub ms: Option<i64>,
-    /// Whether a resume loads it.
-    pub on_chain: bool,
-    /// The tool's input, as text.
-    pub input: String,
-}
-
-/// The tool-call rows: each call with the result of the same id.
-pub fn call_rows(calls: Vec<Call>, results: &mut FxHashMap<String, CallResult>, opts: &Options) -> Vec<Row> {
-    calls
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let result = c.id.as_ref().and_then(|id| results.remove(id));
-            let mut row = c.prov;
-            row.extend([
-                Val::count(i),
-                Val::str(c.id),
-                Val::str(c.name),
-                Val::Str(c.kind),
-                Val::time(c.ms),
-                Val::Bool(c.on_chain),
-            ]);
-            row.extend(body(&c.input, opts.max_text));
-            row.push(Val::Bool(result.is_some()));
-            match result {
-                Some(r) => {
-                    row.extend([Val::int(r.line), Val::bool(r.is_error)]);
-                    row.extend(body(&r.output, opts.max_text));
-                    row.push(Val::time(r.ms));
-                }
-                None => row.extend([Val::Null, Val::Null, Val::Null, Val::Null, Val::Null, Val::Null]),
-            }
-            row
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! The rows of one input file, for each table and each format.
 //!
-//! Built from what the agents already answer (`agents::Agent`): `scan` for sessions,
-//! `summaries` for compactions, and `rows` (each agent's `rows.rs`) for messages and tool
-//! calls.
+//! Built from what the agents answer (`agents::Agent`): `scan` for sessions, `summaries`
+//! for compactions, and the session model's `events` for messages and tool calls
+//! (`tables::events`).
 
 use super::{Options, Table, Val, body};
 use crate::io::Source;
@@ -23,7 +23,7 @@ pub fn rows(
     let mut out = match table {
         Table::Sessions => sessions(src, format, overrides)?,
         Table::Compactions => compactions(src, format, opts)?,
-        Table::Messages | Table::ToolCalls => crate::agents::agent(format).rows(table, src, opts)?,
+        Table::Messages | Table::ToolCalls => super::events::rows(table, src, format, opts)?,
     };
     out.agent = format.name();
     Ok(out)

@@ -10,6 +10,7 @@
 //! takes in one record (DuckDB stops at 16 MiB by default).
 
 pub mod build;
+mod events;
 #[cfg(feature = "parquet")]
 pub(crate) mod parquet;
 pub mod sink;

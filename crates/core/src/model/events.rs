@@ -1,0 +1,234 @@
+//! The session model every reading feature consumes: each agent streams the records of a
+//! session file once, as typed [`Event`]s in terms no agent owns (where a record was written,
+//! whether a resume loads it, who speaks, its texts, tool calls and results, its usage), and
+//! the features (`scan --rows`'s messages and tool-calls tables first) are written once
+//! against that stream instead of once per agent.
+//!
+//! What only one agent knows stays in its crate: which records a resume loads (Claude Code's
+//! chain, Codex's replayed history), which block or item types call a tool, and how a format
+//! that changed over the years wrote a tool's output. The reader settles those and hands on
+//! the answer.
+
+use serde_json::Value;
+
+/// Where a record was written in its file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct At {
+    /// Its physical line, from 1.
+    pub line: u64,
+    /// The byte offset of its first byte.
+    pub offset: u64,
+}
+
+/// Where a record comes from, when it is not a line of the file as written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Origin {
+    /// A record of the file.
+    #[default]
+    Record,
+    /// An item a resume loads from a compaction's replacement history (Codex): it is written
+    /// inside another record, not as a line of its own.
+    ReplacementHistory,
+    /// An item a resume rebuilds from records that hold no item (Codex's legacy rollouts).
+    Rebuilt,
+}
+
+impl Origin {
+    /// Its name, as the tables write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Record => "record",
+            Origin::ReplacementHistory => "replacement-history",
+            Origin::Rebuilt => "rebuilt",
+        }
+    }
+}
+
+/// What a reader is asked for: every record, or only what tool calls need (a reader may
+/// then skip the records that hold no call and no result, unparsed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Want {
+    /// Every record.
+    Records,
+    /// The records that hold a tool call or a tool result; others may be left out.
+    Calls,
+}
+
+/// Tokens a model response reports, as the agent recorded them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Input tokens sent without a cache.
+    pub input: Option<i64>,
+    /// Output tokens.
+    pub output: Option<i64>,
+    /// Input tokens read from the prompt cache.
+    pub cache_read: Option<i64>,
+    /// Input tokens written to the prompt cache.
+    pub cache_creation: Option<i64>,
+}
+
+/// Flags a format sets on a record; `None` where the format has no such flag.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Flags {
+    /// Written by a side conversation (Claude Code's `isSidechain`).
+    pub sidechain: Option<bool>,
+    /// Written for the model, not by the user (Claude Code's `isMeta`).
+    pub meta: Option<bool>,
+    /// Holds or stands for a compaction's summary.
+    pub compact_summary: Option<bool>,
+}
+
+/// A tool call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    /// Its id, which its result names.
+    pub id: Option<String>,
+    /// The tool called, as its agent names it.
+    pub name: Option<String>,
+    /// The type of the block or item that holds it (`tool_use`, `function_call`, …).
+    pub kind: String,
+    /// Its input, as written: an object, or a string of JSON text.
+    pub input: Option<Value>,
+}
+
+/// A tool's answer to a call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// The id of the call it answers; `None` when the record names none.
+    pub call_id: Option<String>,
+    /// Whether the tool failed, where the format says.
+    pub is_error: Option<bool>,
+    /// What it returned: text, or blocks as written.
+    pub output: Option<Value>,
+}
+
+/// A piece of a record, in the order it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Part {
+    /// Text of the message.
+    Text(String),
+    /// The model's reasoning: the reasoning itself, or (`summary`) a summary of it written
+    /// for people, which the client shows as text (Codex's reasoning `summary`).
+    Reasoning {
+        /// The text.
+        text: String,
+        /// Whether it is a summary written to be shown.
+        summary: bool,
+    },
+    /// A tool call.
+    Call(Call),
+    /// A tool result.
+    Outcome(Outcome),
+}
+
+/// One record of a session, as every reading feature sees it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Event {
+    /// Where it was written; `None` for an item that has no line of its own.
+    pub at: Option<At>,
+    /// Where it comes from.
+    pub origin: Origin,
+    /// Whether a resume loads it.
+    pub loaded: bool,
+    /// When it was written, in milliseconds since the epoch.
+    pub ms: Option<i64>,
+    /// The session id in force where it was written.
+    pub session_id: Option<String>,
+    /// The version of the client that wrote it.
+    pub client_version: Option<String>,
+    /// The model in force.
+    pub model: Option<String>,
+    /// The record's own id, in formats that link records.
+    pub id: Option<String>,
+    /// The id of the record it follows, in formats that link records.
+    pub parent: Option<String>,
+    /// The record's type, as the format names it (`user`, `response_item`'s `message`, …).
+    pub kind: String,
+    /// Who speaks (`user`, `assistant`, `tool`, …), where the record says.
+    pub role: Option<String>,
+    /// The format's flags.
+    pub flags: Flags,
+    /// What it holds, in order.
+    pub parts: Vec<Part>,
+    /// The tokens it reports.
+    pub usage: Usage,
+    /// Its size as written, in bytes, where it has one.
+    pub bytes: Option<u64>,
+}
+
+impl Event {
+    /// The record's text as people read it: its texts and reasoning summaries, one a line.
+    pub fn text(&self) -> String {
+        let mut texts = self.parts.iter().filter_map(|p| match p {
+            Part::Text(t) | Part::Reasoning { text: t, summary: true } => Some(t.as_str()),
+            _ => None,
+        });
+        let mut out = String::from(texts.next().unwrap_or(""));
+        for t in texts {
+            out.push('\n');
+            out.push_str(t);
+        }
+        out
+    }
+
+    /// The tool calls it holds.
+    pub fn calls(&self) -> impl Iterator<Item = &Call> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Call(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// The tool results it holds.
+    pub fn outcomes(&self) -> impl Iterator<Item = &Outcome> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Outcome(o) => Some(o),
+            _ => None,
+        })
+    }
+}
+
+/// What a reader says of the whole file once its events are streamed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Streamed {
+    /// The earliest time the file holds, in milliseconds since the epoch (records that are
+    /// not streamed count too).
+    pub first_ms: Option<i64>,
+}
+
+/// Where a reader's events go, in order.
+pub type Sink<'a> = &'a mut dyn FnMut(Event);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_texts_and_reasoning_summaries_one_a_line() {
+        let e = Event {
+            parts: vec![
+                Part::Reasoning {
+                    text: "hidden".into(),
+                    summary: false,
+                },
+                Part::Text("a".into()),
+                Part::Call(Call {
+                    id: None,
+                    name: None,
+                    kind: "tool_use".into(),
+                    input: None,
+                }),
+                Part::Reasoning {
+                    text: "b".into(),
+                    summary: true,
+                },
+                Part::Text(String::new()),
+            ],
+            ..Event::default()
+        };
+        assert_eq!(e.text(), "a\nb\n");
+        assert_eq!(Event::default().text(), "");
+        assert_eq!(e.calls().count(), 1);
+        assert_eq!(e.outcomes().count(), 0);
+    }
+}

@@ -1,0 +1,150 @@
+//! The messages and tool-calls tables, made from the session model's events
+//! (`cctool_core::model::events`) the same way for every agent: a message row per event, and
+//! a tool-call row per call, paired with the last result that names its id.
+
+use rustc_hash::FxHashMap;
+
+use super::{Options, Row, Table, Val, body};
+use crate::io::Source;
+use crate::model::AgentId;
+use crate::model::events::{Event, Want};
+use crate::model::rows::{FileRows, as_text, provenance};
+
+/// The rows of the messages or tool-calls `table` for one file of the agent `format`.
+pub(crate) fn rows(table: Table, src: &Source, format: AgentId, opts: &Options) -> crate::error::Result<FileRows> {
+    let want = match table {
+        Table::ToolCalls => Want::Calls,
+        _ => Want::Records,
+    };
+    let mut out = FileRows::default();
+    let mut calls = Vec::new();
+    let mut results: FxHashMap<String, Outcome> = FxHashMap::default();
+    let streamed = crate::agents::agent(format).events(src, want, &mut |e| {
+        let prov = provenance(
+            format,
+            e.client_version.as_deref(),
+            src,
+            e.session_id.as_deref(),
+            e.at.map(|at| at.offset),
+            e.at.map(|at| at.line),
+        );
+        match table {
+            Table::ToolCalls => gather(e, prov, &mut calls, &mut results),
+            _ => out.rows.push(message_row(&e, prov, out.rows.len(), opts)),
+        }
+    })?;
+    out.first_ms = streamed.first_ms;
+    if table == Table::ToolCalls {
+        out.rows = call_rows(calls, &mut results, opts);
+    }
+    Ok(out)
+}
+
+/// A message row: the event's provenance, ids, type, time, flags, text, counts and usage.
+fn message_row(e: &Event, mut row: Row, index: usize, opts: &Options) -> Row {
+    row.extend([
+        Val::count(index),
+        Val::Str(e.origin.name().into()),
+        Val::str(e.id.clone()),
+        Val::str(e.parent.clone()),
+        Val::Str(e.kind.clone()),
+        Val::str(e.role.clone()),
+        Val::time(e.ms),
+        Val::str(e.model.clone()),
+        Val::Bool(e.loaded),
+        Val::bool(e.flags.sidechain),
+        Val::bool(e.flags.meta),
+        Val::bool(e.flags.compact_summary),
+    ]);
+    row.extend(body(&e.text(), opts.max_text));
+    row.extend([
+        Val::count(e.calls().count()),
+        Val::count(e.outcomes().count()),
+        Val::int(e.usage.input),
+        Val::int(e.usage.output),
+        Val::int(e.usage.cache_read),
+        Val::int(e.usage.cache_creation),
+        Val::int(e.bytes),
+    ]);
+    row
+}
+
+/// A tool call found in an event, before its result is known.
+struct Call {
+    /// The provenance columns of the record that holds it.
+    prov: Row,
+    id: Option<String>,
+    name: Option<String>,
+    kind: String,
+    ms: Option<i64>,
+    loaded: bool,
+    /// The tool's input, as text.
+    input: String,
+}
+
+/// A tool result waiting for its call.
+struct Outcome {
+    line: Option<u64>,
+    ms: Option<i64>,
+    is_error: Option<bool>,
+    /// The tool's output, as text.
+    output: String,
+}
+
+/// Keeps the event's calls, and its results under the id of the call each answers (a later
+/// result of one id replaces an earlier one).
+fn gather(e: Event, prov: Row, calls: &mut Vec<Call>, results: &mut FxHashMap<String, Outcome>) {
+    for c in e.calls() {
+        calls.push(Call {
+            prov: prov.clone(),
+            id: c.id.clone(),
+            name: c.name.clone(),
+            kind: c.kind.clone(),
+            ms: e.ms,
+            loaded: e.loaded,
+            input: as_text(c.input.as_ref()),
+        });
+    }
+    for o in e.outcomes() {
+        if let Some(id) = &o.call_id {
+            let outcome = Outcome {
+                line: e.at.map(|at| at.line),
+                ms: e.ms,
+                is_error: o.is_error,
+                output: as_text(o.output.as_ref()),
+            };
+            results.insert(id.clone(), outcome);
+        }
+    }
+}
+
+/// The tool-call rows: each call with the result of the same id.
+fn call_rows(calls: Vec<Call>, results: &mut FxHashMap<String, Outcome>, opts: &Options) -> Vec<Row> {
+    calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let result = c.id.as_ref().and_then(|id| results.remove(id));
+            let mut row = c.prov;
+            row.extend([
+                Val::count(i),
+                Val::str(c.id),
+                Val::str(c.name),
+                Val::Str(c.kind),
+                Val::time(c.ms),
+                Val::Bool(c.loaded),
+            ]);
+            row.extend(body(&c.input, opts.max_text));
+            row.push(Val::Bool(result.is_some()));
+            match result {
+                Some(r) => {
+                    row.extend([Val::int(r.line), Val::bool(r.is_error)]);
+                    row.extend(body(&r.output, opts.max_text));
+                    row.push(Val::time(r.ms));
+                }
+                None => row.extend([Val::Null, Val::Null, Val::Null, Val::Null, Val::Null, Val::Null]),
+            }
+            row
+        })
+        .collect()
+}
