@@ -177,6 +177,44 @@ fn tables_add_up_to_the_scan_totals() {
     }
 }
 
+/// Both tables read a session once, through the session model: every call the messages table
+/// counts is a row of the tool-calls table, of every agent's fixtures and of cctool's own
+/// sessions of every version (before version 3 a call was a `tool_calls` entry and its result a
+/// `tool` message: they are calls and results too).
+#[test]
+fn every_call_the_messages_count_is_a_tool_call_row() {
+    let dirs: Vec<PathBuf> = ["claude", "codex", "session", "compact", "migrate"]
+        .iter()
+        .map(|d| fixture(d))
+        .collect();
+    let dirs: Vec<&str> = dirs.iter().map(|d| d.to_str().unwrap()).collect();
+    let messages = run_rows("messages", &dirs);
+    let calls = run_rows("tool-calls", &dirs);
+    let mut counted: std::collections::BTreeMap<String, u64> = Default::default();
+    for m in &messages {
+        *counted.entry(m["source_path"].to_string()).or_default() += m["tool_calls"].as_u64().unwrap();
+    }
+    let mut listed: std::collections::BTreeMap<String, u64> = Default::default();
+    for c in &calls {
+        *listed.entry(c["source_path"].to_string()).or_default() += 1;
+    }
+    counted.retain(|_, n| *n > 0);
+    assert_eq!(counted, listed);
+    let v1: Vec<&Value> = calls
+        .iter()
+        .filter(|c| {
+            c["source_path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("migrate/v1.json"))
+        })
+        .collect();
+    let named: Vec<(&str, bool)> = v1
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap(), c["has_result"] == true))
+        .collect();
+    assert_eq!(named, [("read_file", true), ("grep", true)]);
+}
+
 #[test]
 fn a_list_split_in_four_parts_gives_one_runs_rows() {
     let files = corpus();

@@ -15,8 +15,8 @@ use cctool_core::agents::{ArgValue, Names};
 use cctool_core::compact;
 use cctool_core::compact::file::Target;
 use cctool_core::model::diag::Diagnostic;
-use cctool_core::model::doc::{Entry, ExportError};
-use cctool_core::model::events::{Sink, Streamed, Want};
+use cctool_core::model::doc::ExportError;
+use cctool_core::model::events::{Ask, Sink, Streamed};
 use cctool_core::model::resume::Overrides;
 use cctool_core::model::session::SessionRecord;
 
@@ -129,17 +129,8 @@ impl Agent for ClaudeCode {
         Some(&super::slim::ClaudeCodeSlim)
     }
 
-    fn events(&self, src: &Source, want: Want, sink: Sink<'_>) -> crate::error::Result<Streamed> {
-        Ok(super::events::events(src, want, sink)?)
-    }
-
-    fn export_entries(
-        &self,
-        src: &Source,
-        full: bool,
-        parse: &dyn Fn(&[u8]) -> serde_json::Value,
-    ) -> Result<Vec<Entry>, ExportError> {
-        super::export::entries(src, full, parse)
+    fn events(&self, src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error::Result<Streamed> {
+        super::events::events(src, ask, sink)
     }
 
     fn export_records(

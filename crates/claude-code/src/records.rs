@@ -76,6 +76,8 @@ pub struct ContentShape {
     pub tool_result: bool,
     /// It holds a `tool_use` block.
     pub tool_use: bool,
+    /// It holds a `server_tool_use` block (a tool the API runs, web search for one).
+    pub server_tool_use: bool,
     /// It holds a `text` block.
     pub text: bool,
     /// It holds a `thinking` or `redacted_thinking` block.
@@ -404,6 +406,7 @@ impl<'de> Deserialize<'de> for ContentShape {
                     match ty {
                         Some(BlockKind::ToolResult) => shape.tool_result = true,
                         Some(BlockKind::ToolUse) => shape.tool_use = true,
+                        Some(BlockKind::ServerToolUse) => shape.server_tool_use = true,
                         Some(BlockKind::Text) => shape.text = true,
                         Some(BlockKind::Thinking) => shape.thinking = true,
                         None => {}
@@ -438,6 +441,7 @@ impl<'de> Deserialize<'de> for ContentShape {
 enum BlockKind {
     ToolResult,
     ToolUse,
+    ServerToolUse,
     Text,
     Thinking,
 }
@@ -460,6 +464,7 @@ impl<'de> Deserialize<'de> for BlockType {
                         kind = match a.next_value::<LStr<'de>>()?.as_str() {
                             Some("tool_result") => Some(BlockKind::ToolResult),
                             Some("tool_use") => Some(BlockKind::ToolUse),
+                            Some("server_tool_use") => Some(BlockKind::ServerToolUse),
                             Some("text") => Some(BlockKind::Text),
                             Some("thinking" | "redacted_thinking") => Some(BlockKind::Thinking),
                             _ => None,

@@ -8,8 +8,8 @@ use crate::agents::view::Report;
 use crate::agents::{About, Agent, Import};
 use crate::io::Source;
 use crate::model::diag::Diagnostic;
-use crate::model::doc::{Entry, ExportError};
-use crate::model::events::{Sink, Streamed, Want};
+use crate::model::doc::ExportError;
+use crate::model::events::{Ask, Sink, Streamed};
 use crate::model::resume::Loader;
 use crate::model::resume::Overrides;
 use crate::model::session::SessionRecord;
@@ -161,17 +161,8 @@ impl Agent for Codex {
         Some(&super::slim::CodexSlim)
     }
 
-    fn events(&self, src: &Source, _: Want, sink: Sink<'_>) -> crate::error::Result<Streamed> {
-        Ok(super::events::events(src, sink)?)
-    }
-
-    fn export_entries(
-        &self,
-        src: &Source,
-        full: bool,
-        parse: &dyn Fn(&[u8]) -> serde_json::Value,
-    ) -> Result<Vec<Entry>, ExportError> {
-        super::export::entries(src, full, parse)
+    fn events(&self, src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error::Result<Streamed> {
+        Ok(super::events::events(src, ask, sink)?)
     }
 
     fn export_records(

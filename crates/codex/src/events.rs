@@ -7,23 +7,27 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 use super::history::History;
-use super::rollout::{Item, ItemSrc, Record, Rollout, message_texts};
+use super::rollout::{Era, Item, ItemSrc, Record as Line, Rollout, message_texts};
 use crate::io::Source;
-use crate::model::events::{At, Call, Event, Flags, Origin, Outcome, Part, Sink, Streamed};
-use crate::model::rows::{parse, str_of};
+use crate::model::doc::image_of;
+use crate::model::events::{
+    Ask, At, Call, Compaction, Event, Mark, Origin, Outcome, Part, Record, Sink, Streamed, View,
+};
+use crate::model::rows::str_of;
 use crate::model::time::parse_ms;
 
 /// Codex item types that call a tool, and those that carry a call's output.
-const CODEX_CALLS: [&str; 4] = [
+const CODEX_CALLS: [&str; 5] = [
     "function_call",
     "custom_tool_call",
     "local_shell_call",
     "tool_search_call",
+    "web_search_call",
 ];
 const CODEX_OUTPUTS: [&str; 3] = ["function_call_output", "custom_tool_call_output", "tool_search_output"];
 
-/// The timestamp of every line of a rollout (items carry none of their own).
-fn line_times(src: &Source) -> std::io::Result<FxHashMap<u64, i64>> {
+/// The timestamp of every line of a rollout, as written (items carry none of their own).
+fn line_times(src: &Source) -> std::io::Result<FxHashMap<u64, String>> {
     #[derive(serde::Deserialize)]
     struct Ts<'a> {
         #[serde(borrow, default)]
@@ -31,10 +35,8 @@ fn line_times(src: &Source) -> std::io::Result<FxHashMap<u64, i64>> {
     }
     let mut times = FxHashMap::default();
     crate::io::for_each_line(src, |line| {
-        if let Ok(Ts { timestamp: Some(ts) }) = serde_json::from_slice::<Ts<'_>>(line.bytes)
-            && let Some(ms) = parse_ms(&ts)
-        {
-            times.insert(line.no, ms);
+        if let Ok(Ts { timestamp: Some(ts) }) = serde_json::from_slice::<Ts<'_>>(line.bytes) {
+            times.insert(line.no, ts.into_owned());
         }
     })?;
     Ok(times)
@@ -60,7 +62,7 @@ fn listed<'r>(rollout: &'r Rollout, history: &'r History) -> Vec<(&'r Item, Orig
     let mut items = Vec::new();
     for (_, r) in &rollout.records {
         match r {
-            Record::SessionMeta { id, cli_version } => {
+            Line::SessionMeta { id, cli_version } => {
                 if session_id.is_none() {
                     session_id.clone_from(id);
                 }
@@ -68,8 +70,8 @@ fn listed<'r>(rollout: &'r Rollout, history: &'r History) -> Vec<(&'r Item, Orig
                     version.clone_from(cli_version);
                 }
             }
-            Record::TurnContext { model: Some(m), .. } => model = Some(m.clone()),
-            Record::Response(item) | Record::InterAgent(item) => {
+            Line::TurnContext { model: Some(m), .. } => model = Some(m.clone()),
+            Line::Response(item) | Line::InterAgent(item) => {
                 if let ItemSrc::Raw { offset, .. } = item.src {
                     recorded.insert(offset);
                     let chain = on_chain.contains(&offset);
@@ -95,88 +97,281 @@ fn listed<'r>(rollout: &'r Rollout, history: &'r History) -> Vec<(&'r Item, Orig
     items
 }
 
-/// Streams the rollout's items: those of its own lines, then those a resume loads from
-/// elsewhere. Every item is read: a rollout's items are what its lines hold.
-pub(crate) fn events(src: &Source, sink: Sink<'_>) -> std::io::Result<Streamed> {
+/// Streams the rollout as asked.
+pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Result<Streamed> {
     let rollout = super::rollout::read_records(src)?;
     let history = super::history::reconstruct(&rollout);
     let times = line_times(src)?;
-    for (item, origin, loaded, (session_id, client_version, model)) in listed(&rollout, &history) {
+    let streamed = Streamed {
+        first_ms: rollout.time_span.map(|s| s.0),
+    };
+    let read = Read {
+        src,
+        ask,
+        times: &times,
+    };
+    match ask.view {
+        View::Records | View::Calls => {
+            for (item, origin, loaded, (session_id, client_version, model)) in listed(&rollout, &history) {
+                if let Some(mut r) = read.item(item, loaded)? {
+                    r.origin = origin;
+                    (r.session_id, r.client_version, r.model) = (session_id, client_version, model);
+                    send(r, sink);
+                }
+            }
+        }
+        View::History if rollout.era == Era::Envelope => read.every_line(&history, sink)?,
+        View::Loaded | View::History => {
+            if let Some(base) = history.base_line {
+                sink(Event::Mark(Mark::ResumedFrom(base)));
+            }
+            for item in &history.items {
+                if let Some(r) = read.item(item, true)? {
+                    send(r, sink);
+                }
+            }
+        }
+    }
+    Ok(streamed)
+}
+
+/// What reading an item needs.
+struct Read<'a> {
+    src: &'a Source,
+    ask: Ask<'a>,
+    times: &'a FxHashMap<u64, String>,
+}
+
+impl Read<'_> {
+    /// The record of one item of the rollout or of what a resume loads.
+    fn item(&self, item: &Item, loaded: bool) -> std::io::Result<Option<Record>> {
         let (at, bytes, p) = match &item.src {
             &ItemSrc::Raw { offset, len, line } => (
                 Some(At { line, offset }),
                 u64::from(len),
-                parse(&src.read_range(offset, len as usize)?),
+                (self.ask.parse)(&self.src.read_range(offset, len as usize)?),
             ),
-            ItemSrc::Synth(json) => (None, json.len() as u64, parse(json.as_bytes())),
+            ItemSrc::Synth(json) => (None, json.len() as u64, (self.ask.parse)(json.as_bytes())),
         };
-        let Some(p) = p else { continue };
-        let kind = str_of(&p, "type").unwrap_or(&item.ty).to_string();
-        sink(Event {
-            at,
-            origin,
-            loaded,
-            ms: at.and_then(|at| times.get(&at.line).copied()),
-            session_id,
-            client_version,
-            model,
-            role: str_of(&p, "role").map(str::to_string),
-            flags: Flags {
-                compact_summary: Some(item.summary || item.remote_compaction),
-                ..Flags::default()
-            },
-            parts: parts(&kind, &p),
-            kind,
-            bytes: Some(bytes),
-            ..Event::default()
-        });
+        let Some(p) = p else { return Ok(None) };
+        let mut r = record(&p, str_of(&p, "type").unwrap_or(&item.ty), at, self.time(at));
+        r.loaded = loaded;
+        r.flags.compact_summary = Some(item.summary || item.remote_compaction);
+        r.bytes = Some(bytes);
+        Ok(Some(r))
     }
-    Ok(Streamed {
-        first_ms: rollout.time_span.map(|s| s.0),
-    })
+
+    /// The time of the line `at`, as written.
+    fn time(&self, at: Option<At>) -> Option<String> {
+        at.and_then(|at| self.times.get(&at.line).cloned())
+    }
+
+    /// The whole history of a rollout of envelopes: every item in file order, and a mark
+    /// where each compaction happened, with its summary.
+    fn every_line(&self, history: &History, sink: Sink<'_>) -> std::io::Result<()> {
+        let loaded: FxHashSet<u64> = history
+            .items
+            .iter()
+            .filter_map(|i| match i.src {
+                ItemSrc::Raw { offset, .. } => Some(offset),
+                ItemSrc::Synth(_) => None,
+            })
+            .collect();
+        crate::io::for_each_line(self.src, |l| {
+            let Some(v) = (self.ask.parse)(l.bytes) else { return };
+            let at = Some(At {
+                line: l.no,
+                offset: l.offset,
+            });
+            let payload = v.get("payload").unwrap_or(&Value::Null);
+            match v.get("type").and_then(Value::as_str) {
+                Some("response_item") => {
+                    let ty = str_of(payload, "type").unwrap_or("");
+                    let mut r = record(payload, ty, at, self.time(at));
+                    r.loaded = loaded.contains(&l.offset);
+                    r.bytes = Some(l.bytes.len() as u64);
+                    send(r, sink);
+                }
+                Some("compacted") => sink(Event::Mark(Mark::Compaction(Compaction {
+                    time: self.time(at),
+                    summary: str_of(payload, "message").filter(|m| !m.is_empty()).map(str::to_string),
+                    ..Compaction::default()
+                }))),
+                _ => {}
+            }
+        })
+        .map(|_| ())
+    }
 }
 
-/// The parts of an item: a reasoning item's summary (its content is the reasoning itself),
-/// another item's content texts; the call of an item that calls a tool, the result of one
-/// that carries a call's output.
+/// Item types that stand for a remote compaction, whose summary the server keeps encrypted.
+const REMOTE_COMPACTIONS: [&str; 3] = ["compaction", "compaction_summary", "context_compaction"];
+
+/// Sends a record, then the mark of the remote compaction it stands for, if it does.
+fn send(r: Record, sink: Sink<'_>) {
+    let remote = REMOTE_COMPACTIONS.contains(&r.kind.as_str());
+    sink(Event::Record(r));
+    if remote {
+        sink(Event::Mark(Mark::Compaction(Compaction {
+            encrypted: true,
+            ..Compaction::default()
+        })));
+    }
+}
+
+/// The record of a response item `p` of type `ty`.
+fn record(p: &Value, ty: &str, at: Option<At>, time: Option<String>) -> Record {
+    let parts = parts(ty, p);
+    let speaker = match ty {
+        "message" => Some(str_of(p, "role").unwrap_or("message").to_string()),
+        "reasoning" => parts
+            .iter()
+            .any(|part| matches!(part, Part::Reasoning { text, .. } if !text.is_empty()))
+            .then(|| "assistant".to_string()),
+        _ if CODEX_CALLS.contains(&ty) => Some("assistant".into()),
+        _ if CODEX_OUTPUTS.contains(&ty) => Some("tool".into()),
+        _ if REMOTE_COMPACTIONS.contains(&ty) || ty == "ghost_snapshot" => None,
+        _ => Some("item".into()),
+    };
+    Record {
+        at,
+        ms: time.as_deref().and_then(parse_ms),
+        time,
+        kind: ty.to_string(),
+        role: str_of(p, "role").map(str::to_string),
+        speaker,
+        parts,
+        ..Record::default()
+    }
+}
+
+/// The parts of an item: a message's texts and images; a reasoning item's summary, as one
+/// text (its content, when visible, is the reasoning itself and is not shown); the call of an
+/// item that calls a tool, the result of one that carries a call's output; an item of another
+/// type by its type, with the texts of its content.
 fn parts(ty: &str, p: &Value) -> Vec<Part> {
-    let mut out = Vec::new();
-    if ty == "reasoning" {
-        let texts = |k: &str| p.get(k).and_then(Value::as_array).into_iter().flatten();
-        for (key, summary) in [("summary", true), ("content", false)] {
-            out.extend(texts(key).filter_map(|b| str_of(b, "text")).map(|t| Part::Reasoning {
-                text: t.to_string(),
-                summary,
-            }));
+    match ty {
+        "message" => content_parts(p.get("content")),
+        "reasoning" => {
+            let summary = p.get("summary").and_then(Value::as_array).into_iter().flatten();
+            let texts: Vec<&str> = summary.filter_map(|b| str_of(b, "text")).collect();
+            vec![Part::Reasoning {
+                text: texts.join("\n"),
+                summary: true,
+            }]
         }
-    } else if let Some(c) = p.get("content") {
-        out.extend(message_texts(c).into_iter().map(|t| Part::Text(t.to_string())));
+        _ if CODEX_CALLS.contains(&ty) => {
+            let input = ["arguments", "input", "action", "query"]
+                .iter()
+                .find_map(|k| p.get(*k).filter(|v| !v.is_null()));
+            let mut parts = content_parts(p.get("content"));
+            parts.push(Part::Call(Call {
+                id: str_of(p, "call_id").or_else(|| str_of(p, "id")).map(str::to_string),
+                name: str_of(p, "name").map(str::to_string),
+                kind: ty.to_string(),
+                input: input.cloned(),
+            }));
+            parts
+        }
+        _ if CODEX_OUTPUTS.contains(&ty) => {
+            let (output, is_error) = output_of(p.get("output"));
+            let mut parts = content_parts(p.get("content"));
+            parts.push(Part::Outcome(Outcome {
+                call_id: str_of(p, "call_id").map(str::to_string),
+                is_error,
+                output,
+            }));
+            parts
+        }
+        _ => {
+            let mut parts = content_parts(p.get("content"));
+            if !REMOTE_COMPACTIONS.contains(&ty) && ty != "ghost_snapshot" {
+                parts.push(Part::Other(ty.to_string()));
+            }
+            parts
+        }
     }
-    if CODEX_CALLS.contains(&ty) {
-        let input = p
-            .get("arguments")
-            .or_else(|| p.get("input"))
-            .or_else(|| p.get("action"))
-            .or_else(|| p.get("query"));
-        out.push(Part::Call(Call {
-            id: str_of(p, "call_id").or_else(|| str_of(p, "id")).map(str::to_string),
-            name: str_of(p, "name").map(str::to_string),
-            kind: ty.to_string(),
-            input: input.cloned(),
-        }));
-    } else if CODEX_OUTPUTS.contains(&ty) {
-        let output = p.get("output");
-        // Function outputs were once written as {"content", "success"}.
-        let success = output.and_then(|o| o.get("success")).and_then(Value::as_bool);
-        let output = match output.and_then(|o| o.get("content")) {
-            Some(c) if output.is_some_and(Value::is_object) => Some(c),
-            _ => output,
-        };
-        out.push(Part::Outcome(Outcome {
-            call_id: str_of(p, "call_id").map(str::to_string),
-            is_error: success.map(|s| !s),
-            output: output.cloned(),
-        }));
+}
+
+/// The texts and images of an item's content (a string, or a list of content items).
+fn content_parts(content: Option<&Value>) -> Vec<Part> {
+    match content {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|i| match image_of(i) {
+                Some(img) => Some(Part::Image(img)),
+                None => str_of(i, "text").map(|t| Part::Text(t.to_string())),
+            })
+            .collect(),
+        Some(c) => message_texts(c)
+            .into_iter()
+            .map(|t| Part::Text(t.to_string()))
+            .collect(),
+        None => Vec::new(),
     }
-    out
+}
+
+/// A call's output and whether it failed, as the rollout's version wrote them: once as an
+/// object `{"content", "success"}`, once as JSON text `{"output", "metadata"}`, now as the
+/// output itself (text, or content items).
+fn output_of(output: Option<&Value>) -> (Option<Value>, Option<bool>) {
+    match output {
+        Some(Value::Object(o)) if o.contains_key("content") => {
+            let success = o.get("success").and_then(Value::as_bool);
+            (o.get("content").cloned(), success.map(|s| !s))
+        }
+        Some(Value::String(t)) => {
+            let wrapped = serde_json::from_str::<Value>(t)
+                .ok()
+                .and_then(|j| j.get("output").and_then(Value::as_str).map(str::to_string));
+            (Some(Value::String(wrapped.unwrap_or_else(|| t.clone()))), None)
+        }
+        other => (other.cloned(), None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A call's output is read the one way every feature sees it, in each of the three forms
+    /// rollouts have written it.
+    #[test]
+    fn outputs_are_read_in_every_form_a_rollout_wrote() {
+        let legacy_object = json!({"content": "done", "success": false});
+        assert_eq!(output_of(Some(&legacy_object)), (Some(json!("done")), Some(true)));
+        let wrapped = json!("{\"output\":\"hi\\n\",\"metadata\":{\"exit_code\":0}}");
+        assert_eq!(output_of(Some(&wrapped)), (Some(json!("hi\n")), None));
+        assert_eq!(output_of(Some(&json!("plain"))), (Some(json!("plain")), None));
+        assert_eq!(
+            output_of(Some(&json!("{\"other\":1}"))),
+            (Some(json!("{\"other\":1}")), None)
+        );
+        let items = json!([{"type": "input_text", "text": "a"}]);
+        assert_eq!(output_of(Some(&items)), (Some(items.clone()), None));
+        assert_eq!(output_of(None), (None, None));
+    }
+
+    /// What each item type is, as a transcript shows it and as the tables count it.
+    #[test]
+    fn items_are_typed_once() {
+        let reasoning = json!({"type": "reasoning", "summary": [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "text": "b"}], "content": [{"type": "reasoning_text", "text": "hidden"}]});
+        let r = record(&reasoning, "reasoning", None, None);
+        assert_eq!(r.speaker.as_deref(), Some("assistant"));
+        assert_eq!(r.text(), "a\nb");
+        let empty = record(&json!({"type": "reasoning", "summary": []}), "reasoning", None, None);
+        assert_eq!(empty.speaker, None);
+        let search = json!({"type": "web_search_call", "id": "ws_1", "action": {"query": "q"}});
+        let r = record(&search, "web_search_call", None, None);
+        assert_eq!(r.calls().count(), 1);
+        assert_eq!(r.calls().next().and_then(|c| c.id.as_deref()), Some("ws_1"));
+        let other = record(&json!({"type": "future_item"}), "future_item", None, None);
+        assert_eq!(
+            (other.speaker.as_deref(), &other.parts[..]),
+            (Some("item"), &[Part::Other("future_item".into())][..])
+        );
+        let ghost = record(&json!({"type": "ghost_snapshot"}), "ghost_snapshot", None, None);
+        assert!(ghost.speaker.is_none() && ghost.parts.is_empty());
+    }
 }

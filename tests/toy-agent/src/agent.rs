@@ -1,7 +1,5 @@
 //! The toy agent's answers to the commands' questions ([`Agent`]).
 
-use serde_json::Value;
-
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
@@ -9,8 +7,8 @@ use cctool_core::agents::{About, Agent, ArgValue, Import, Names};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
-use cctool_core::model::doc::{Entry, ExportError};
-use cctool_core::model::events::{Sink, Streamed, Want};
+use cctool_core::model::doc::ExportError;
+use cctool_core::model::events::{Ask, Sink, Streamed};
 use cctool_core::model::resume::{Loader, Overrides};
 use cctool_core::model::session::SessionRecord;
 use cctool_core::output::Out;
@@ -113,12 +111,8 @@ impl Agent for Toy {
         Err(cctool_core::error::Error::agent(NoCompaction))
     }
 
-    fn events(&self, src: &Source, _: Want, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
-        crate::answers::events(src, sink)
-    }
-
-    fn export_entries(&self, src: &Source, _: bool, parse: &dyn Fn(&[u8]) -> Value) -> Result<Vec<Entry>, ExportError> {
-        crate::answers::export_entries(src, parse)
+    fn events(&self, src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
+        crate::answers::events(src, ask, sink)
     }
 
     fn export_records(

@@ -7,8 +7,8 @@ use crate::file::{self, Message, Said, Session};
 use cctool_core::agents::view::{ChainSummary, Report};
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
-use cctool_core::model::doc::{self, Entry, ExportError, Msg, Part};
-use cctool_core::model::events::{self, At, Call, Event, Flags, Outcome, Sink, Streamed};
+use cctool_core::model::doc::{self, ExportError};
+use cctool_core::model::events::{self, Ask, At, Call, Event, Flags, Outcome, Record, Sink, Streamed};
 use cctool_core::model::findings::finding;
 use cctool_core::model::rows;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
@@ -155,95 +155,62 @@ pub fn rebuild_chain(
     Ok((unread(src.name(), &s, false), Report::Chain(summary)))
 }
 
-/// The session model's events (`scan --rows`): one per message record, every one loaded on
-/// resume.
-pub fn events(src: &Source, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
+/// The session model's events (`scan --rows`, `export`): one per message record, every one
+/// loaded on resume (in every view the same), each read by the ask's `parse`.
+pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
     let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
     let mut streamed = Streamed::default();
     for m in &s.messages {
+        let Some(v) = (ask.parse)(&m.raw) else { continue };
+        let text = |k: &str| doc::s(&v, k).unwrap_or("").to_string();
         let ms = m.said.at().and_then(parse_ms);
         rows::earliest(&mut streamed.first_ms, ms);
-        let (role, parts) = match &m.said {
-            Said::Text { role, text, .. } => (*role, vec![events::Part::Text(text.clone())]),
-            Said::Call { id, tool, input } => (
+        let (speaker, part) = match m.said.kind() {
+            "call" => (
                 "assistant",
-                vec![events::Part::Call(Call {
-                    id: Some(id.clone()),
-                    name: Some(tool.clone()),
+                events::Part::Call(Call {
+                    id: Some(text("id")),
+                    name: Some(text("tool")),
                     kind: "call".into(),
-                    input: Some(input.clone()),
-                })],
+                    input: v.get("input").cloned(),
+                }),
             ),
-            Said::Result { id, output } => (
+            "result" => (
                 "tool",
-                vec![events::Part::Outcome(Outcome {
-                    call_id: Some(id.clone()),
+                events::Part::Outcome(Outcome {
+                    call_id: Some(text("id")),
                     is_error: None,
-                    output: Some(Value::String(output.clone())),
-                })],
+                    output: Some(Value::String(text("output"))),
+                }),
             ),
+            role => (role, events::Part::Text(text("text"))),
         };
-        sink(Event {
+        sink(Event::Record(Record {
             at: Some(At {
                 line: m.line,
                 offset: m.offset,
             }),
             loaded: true,
             ms,
+            time: doc::s(&v, "at").map(str::to_string),
             session_id: s.session_id().map(str::to_string),
             kind: m.said.kind().into(),
-            role: Some(role.into()),
+            role: Some(speaker.into()),
+            speaker: Some(speaker.into()),
             flags: Flags {
                 compact_summary: Some(false),
                 ..Flags::default()
             },
-            parts,
+            parts: vec![part],
             bytes: Some(m.raw.len() as u64),
-            ..Event::default()
-        });
+            ..Record::default()
+        }));
     }
     Ok(streamed)
 }
 
 fn unreadable(src: &Source, e: std::io::Error) -> ExportError {
     doc::cannot_read(src, e)
-}
-
-/// `export`: every message as a message of the document, each record parsed by `parse`
-/// (which redacts it when asked).
-pub fn export_entries(src: &Source, parse: &dyn Fn(&[u8]) -> Value) -> Result<Vec<Entry>, ExportError> {
-    let s = file::read(src).map_err(|e| unreadable(src, e))?;
-    let entries = s.messages.iter().map(|m| {
-        let v = parse(&m.raw);
-        let text = |k: &str| doc::s(&v, k).unwrap_or("").to_string();
-        let (role, part) = match m.said.kind() {
-            "call" => (
-                "assistant",
-                Part::ToolCall {
-                    name: text("tool"),
-                    id: text("id"),
-                    input: v.get("input").map(doc::pretty).unwrap_or_default(),
-                },
-            ),
-            "result" => (
-                "tool",
-                Part::ToolResult {
-                    id: text("id"),
-                    error: false,
-                    text: text("output"),
-                    images: Vec::new(),
-                },
-            ),
-            role => (role, Part::Text(text("text"))),
-        };
-        Entry::Msg(Msg {
-            role: role.into(),
-            line: Some(m.line),
-            time: doc::s(&v, "at").map(doc::local_time),
-            parts: vec![part],
-        })
-    });
-    Ok(entries.collect())
 }
 
 /// `export --format jsonl`: every message record as written.

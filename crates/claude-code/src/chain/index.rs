@@ -367,6 +367,7 @@ fn flags_of(env: &Envelope<'_>) -> u16 {
     set(&mut flags, env.is_compact_summary.is_true(), flag::COMPACT_SUMMARY);
     set(&mut flags, c.tool_result, flag::TOOL_RESULT);
     set(&mut flags, c.tool_use, flag::TOOL_USE);
+    set(&mut flags, c.server_tool_use, flag::SERVER_TOOL_USE);
     set(&mut flags, c.is_string, flag::STRING_CONTENT);
     set(&mut flags, c.thinking, flag::THINKING);
     set(&mut flags, c.text, flag::TEXT);

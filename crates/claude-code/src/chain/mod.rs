@@ -124,6 +124,8 @@ pub mod flag {
     pub const THINKING: u16 = 1 << 7;
     /// The content holds a text block.
     pub const TEXT: u16 = 1 << 8;
+    /// The content holds a `server_tool_use` block.
+    pub const SERVER_TOOL_USE: u16 = 1 << 9;
 }
 
 /// One transcript message (a map entry of the real loader).

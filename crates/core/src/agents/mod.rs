@@ -15,8 +15,6 @@ pub mod view;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::ExitStatus;
 use crate::agents::view::ChainOptions;
 use crate::compact;
@@ -24,8 +22,8 @@ use crate::compact::file::Target;
 use crate::io::Source;
 use crate::model::AgentId;
 use crate::model::diag::Diagnostic;
-use crate::model::doc::{Entry, ExportError};
-use crate::model::events::{Sink, Streamed, Want};
+use crate::model::doc::ExportError;
+use crate::model::events::{Ask, Sink, Streamed};
 use crate::model::hooks::{Compaction, Edit, SettingsError};
 use crate::model::resume::Loader;
 use crate::model::resume::Overrides;
@@ -183,22 +181,12 @@ pub trait Agent: Sync {
         None
     }
 
-    /// The session model: the file's records as [`Event`](crate::model::events::Event)s in order, then the items a resume
-    /// loads from elsewhere; with [`Want::Calls`] the records without a tool call or result
-    /// may be left out. `scan --rows`'s messages and tool-calls tables are made from them, the
-    /// same for every agent (its sessions and compactions tables from [`Agent::scan`] and
-    /// [`Agent::summaries`]).
-    fn events(&self, src: &Source, want: Want, sink: Sink<'_>) -> crate::error::Result<Streamed>;
-
-    /// `export`: the session as a document's entries (what a resume loads, or with `full`
-    /// the whole history with each compaction marked), each record parsed by `parse`, which
-    /// redacts it when asked.
-    fn export_entries(
-        &self,
-        src: &Source,
-        full: bool,
-        parse: &dyn Fn(&[u8]) -> Value,
-    ) -> Result<Vec<Entry>, ExportError>;
+    /// The session model: the file's records as [`Event`](crate::model::events::Event)s,
+    /// in the view asked ([`View`](crate::model::events::View): every record, or what a resume
+    /// loads, or the whole history with its compactions marked), each read by the ask's
+    /// `parse`. `scan --rows`'s messages and tool-calls tables and `export`'s documents are
+    /// made from them, the same for every agent.
+    fn events(&self, src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error::Result<Streamed>;
 
     /// `export --format jsonl`: the records the document shows, as written, each handed to
     /// `emit` in order.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::io::Source;
 
 /// An image kept in the export (never when redacting, unless `--keep-images`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Image {
     /// MIME type as written (`image/png`).
     pub media_type: String,

@@ -1,8 +1,8 @@
 //! The session model every reading feature consumes: each agent streams the records of a
 //! session file once, as typed [`Event`]s in terms no agent owns (where a record was written,
 //! whether a resume loads it, who speaks, its texts, tool calls and results, its usage), and
-//! the features (`scan --rows`'s messages and tool-calls tables first) are written once
-//! against that stream instead of once per agent.
+//! the features (`scan --rows`'s messages and tool-calls tables, `export`'s documents) are
+//! written once against that stream instead of once per agent.
 //!
 //! What only one agent knows stays in its crate: which records a resume loads (Claude Code's
 //! chain, Codex's replayed history), which block or item types call a tool, and how a format
@@ -44,14 +44,40 @@ impl Origin {
     }
 }
 
-/// What a reader is asked for: every record, or only what tool calls need (a reader may
-/// then skip the records that hold no call and no result, unparsed).
+/// Which records a reader streams, in which order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Want {
-    /// Every record.
+pub enum View {
+    /// Every record of the file in the order of the file, then the items a resume loads from
+    /// elsewhere, each flagged loaded or not (`scan --rows`).
     Records,
-    /// The records that hold a tool call or a tool result; others may be left out.
+    /// As [`View::Records`], for what tool calls need: a reader may leave out, unread, the
+    /// records that hold no tool call and no result.
     Calls,
+    /// What a resume loads, in the order it sends it (`export`).
+    Loaded,
+    /// What a resume loads and the earlier history its compactions replaced, in order, each
+    /// compaction and the start of what a resume loads marked (`export --full`).
+    History,
+}
+
+/// What a reader is asked.
+#[derive(Clone, Copy)]
+pub struct Ask<'a> {
+    /// Which records.
+    pub view: View,
+    /// How a record's bytes are read as JSON: the features decide (`export` redacts each
+    /// record as it is read); `None` leaves the record out.
+    pub parse: &'a dyn Fn(&[u8]) -> Option<Value>,
+}
+
+impl Ask<'_> {
+    /// Every record of the file, read as written ([`crate::model::rows::parse`]).
+    pub fn records() -> Ask<'static> {
+        Ask {
+            view: View::Records,
+            parse: &crate::model::rows::parse,
+        }
+    }
 }
 
 /// Tokens a model response reports, as the agent recorded them.
@@ -119,18 +145,77 @@ pub enum Part {
     Call(Call),
     /// A tool result.
     Outcome(Outcome),
+    /// An image.
+    Image(crate::model::doc::Image),
+    /// Reasoning the provider keeps encrypted (Claude's `redacted_thinking`).
+    Redacted,
+    /// Text the client wrote about the session rather than a message of it (Claude Code's
+    /// `system` records).
+    Notice(String),
+    /// What the client attached for the model (a file, a hook's output), as written.
+    Attachment(Value),
+    /// A block or item of a type cctool does not read, by its type.
+    Other(String),
+}
+
+/// A place in the stream that is no record: where a compaction happened, where earlier
+/// history or what a resume loads starts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Mark {
+    /// A compaction.
+    Compaction(Compaction),
+    /// The earlier history a compaction replaced starts here; a resume does not load it.
+    Earlier,
+    /// What a resume loads starts here (after earlier history).
+    Loaded,
+    /// What a resume loads starts from the compaction written at this line.
+    ResumedFrom(u64),
+}
+
+/// A compaction, as the file records it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Compaction {
+    /// When it happened, as written.
+    pub time: Option<String>,
+    /// What started it and the tokens before it, in formats that record them (each may
+    /// still be missing from a record).
+    pub measured: Option<Measured>,
+    /// Its summary, when the mark holds it.
+    pub summary: Option<String>,
+    /// Whether the summary is encrypted by the provider (a remote compaction).
+    pub encrypted: bool,
+}
+
+/// What a compaction records of itself.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Measured {
+    /// What started it (`auto`, `manual`).
+    pub trigger: Option<String>,
+    /// The tokens of the context before it, as written.
+    pub pre_tokens: Option<Value>,
+}
+
+/// What a reader streams: records, and the marks between them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A record.
+    Record(Record),
+    /// A mark.
+    Mark(Mark),
 }
 
 /// One record of a session, as every reading feature sees it.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Event {
+pub struct Record {
     /// Where it was written; `None` for an item that has no line of its own.
     pub at: Option<At>,
     /// Where it comes from.
     pub origin: Origin,
     /// Whether a resume loads it.
     pub loaded: bool,
-    /// When it was written, in milliseconds since the epoch.
+    /// When it was written, as written.
+    pub time: Option<String>,
+    /// When it was written, in milliseconds since the epoch, where cctool reads the time.
     pub ms: Option<i64>,
     /// The session id in force where it was written.
     pub session_id: Option<String>,
@@ -146,6 +231,10 @@ pub struct Event {
     pub kind: String,
     /// Who speaks (`user`, `assistant`, `tool`, …), where the record says.
     pub role: Option<String>,
+    /// Who speaks as a transcript shows it (`user`, `assistant (meta)`, `compaction
+    /// summary`, `system/local_command`, `tool`, …); `None` for a record a transcript does
+    /// not show (bookkeeping, or a compaction that is shown as its [`Mark`]).
+    pub speaker: Option<String>,
     /// The format's flags.
     pub flags: Flags,
     /// What it holds, in order.
@@ -156,11 +245,12 @@ pub struct Event {
     pub bytes: Option<u64>,
 }
 
-impl Event {
-    /// The record's text as people read it: its texts and reasoning summaries, one a line.
+impl Record {
+    /// The record's text as people read it: its texts, notices and reasoning summaries, one a
+    /// line.
     pub fn text(&self) -> String {
         let mut texts = self.parts.iter().filter_map(|p| match p {
-            Part::Text(t) | Part::Reasoning { text: t, summary: true } => Some(t.as_str()),
+            Part::Text(t) | Part::Notice(t) | Part::Reasoning { text: t, summary: true } => Some(t.as_str()),
             _ => None,
         });
         let mut out = String::from(texts.next().unwrap_or(""));
@@ -199,13 +289,19 @@ pub struct Streamed {
 /// Where a reader's events go, in order.
 pub type Sink<'a> = &'a mut dyn FnMut(Event);
 
+impl From<Record> for Event {
+    fn from(r: Record) -> Event {
+        Event::Record(r)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn text_is_texts_and_reasoning_summaries_one_a_line() {
-        let e = Event {
+        let e = Record {
             parts: vec![
                 Part::Reasoning {
                     text: "hidden".into(),
@@ -224,10 +320,10 @@ mod tests {
                 },
                 Part::Text(String::new()),
             ],
-            ..Event::default()
+            ..Record::default()
         };
         assert_eq!(e.text(), "a\nb\n");
-        assert_eq!(Event::default().text(), "");
+        assert_eq!(Record::default().text(), "");
         assert_eq!(e.calls().count(), 1);
         assert_eq!(e.outcomes().count(), 0);
     }

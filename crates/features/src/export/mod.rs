@@ -5,10 +5,11 @@
 //! Every format is first read into a [`Doc`]: the messages in order, each a list of
 //! [`Part`]s (text, thinking, tool calls and results, images), with the compactions marked.
 //! Redaction happens on the records' JSON before they become parts, so a renderer never
-//! sees a secret. Each agent reads its own files into entries (`Agent::export_entries`, in
-//! `agents/<agent>/export.rs`: the chain a resume loads, or the whole history); what is
-//! here is the same for every agent.
+//! sees a secret. Each agent streams its records as the session model's events
+//! (`Agent::events`: what a resume loads, or the whole history), which `entries` makes into
+//! the document's entries; what is here is the same for every agent.
 
+mod entries;
 pub mod html;
 pub mod markdown;
 mod md_html;
@@ -129,7 +130,7 @@ pub(crate) fn shown_name(name: &str, redactor: Option<&Redactor>) -> String {
 pub fn load(src: &Source, format: AgentId, scope: Scope, redactor: Option<&Redactor>) -> Result<Doc, ExportError> {
     let agent = crate::agents::agent(format);
     let file = shown_name(src.name(), redactor);
-    let entries = agent.export_entries(src, scope.full, &|bytes| parse_record(bytes, redactor))?;
+    let entries = entries::entries(src, format, scope.full, &|bytes| parse_record(bytes, redactor))?;
     let mut subagents = Vec::new();
     if scope.subagents {
         for path in agent.sub_sessions(Path::new(src.name()), false) {

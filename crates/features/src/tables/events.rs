@@ -7,19 +7,23 @@ use rustc_hash::FxHashMap;
 use super::{Options, Row, Table, Val, body};
 use crate::io::Source;
 use crate::model::AgentId;
-use crate::model::events::{Event, Want};
+use crate::model::events::{Ask, Event, Record, View};
 use crate::model::rows::{FileRows, as_text, provenance};
 
 /// The rows of the messages or tool-calls `table` for one file of the agent `format`.
 pub(crate) fn rows(table: Table, src: &Source, format: AgentId, opts: &Options) -> crate::error::Result<FileRows> {
-    let want = match table {
-        Table::ToolCalls => Want::Calls,
-        _ => Want::Records,
+    let ask = Ask {
+        view: match table {
+            Table::ToolCalls => View::Calls,
+            _ => View::Records,
+        },
+        ..Ask::records()
     };
     let mut out = FileRows::default();
     let mut calls = Vec::new();
     let mut results: FxHashMap<String, Outcome> = FxHashMap::default();
-    let streamed = crate::agents::agent(format).events(src, want, &mut |e| {
+    let streamed = crate::agents::agent(format).events(src, ask, &mut |e| {
+        let Event::Record(e) = e else { return };
         let prov = provenance(
             format,
             e.client_version.as_deref(),
@@ -41,7 +45,7 @@ pub(crate) fn rows(table: Table, src: &Source, format: AgentId, opts: &Options) 
 }
 
 /// A message row: the event's provenance, ids, type, time, flags, text, counts and usage.
-fn message_row(e: &Event, mut row: Row, index: usize, opts: &Options) -> Row {
+fn message_row(e: &Record, mut row: Row, index: usize, opts: &Options) -> Row {
     row.extend([
         Val::count(index),
         Val::Str(e.origin.name().into()),
@@ -93,7 +97,7 @@ struct Outcome {
 
 /// Keeps the event's calls, and its results under the id of the call each answers (a later
 /// result of one id replaces an earlier one).
-fn gather(e: Event, prov: Row, calls: &mut Vec<Call>, results: &mut FxHashMap<String, Outcome>) {
+fn gather(e: Record, prov: Row, calls: &mut Vec<Call>, results: &mut FxHashMap<String, Outcome>) {
     for c in e.calls() {
         calls.push(Call {
             prov: prov.clone(),
