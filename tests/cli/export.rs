@@ -443,3 +443,43 @@ fn rules_from_the_command_line_and_the_rules_file() {
         "{err}"
     );
 }
+
+/// An export reads a session through the same session model as the tables: each call the
+/// tool-calls table lists on the resume chain (Codex web and tool searches among them, and a
+/// call a compaction's replacement history holds; a cctool session's calls of every version)
+/// is a call in the document of what a resume loads, under its id, and each result names its
+/// call.
+#[test]
+fn every_call_the_tables_list_is_a_call_in_the_document() {
+    for f in [
+        "codex/api/c2_codex_form.jsonl",
+        "codex/api/c8_unanswered_calls.jsonl",
+        "migrate/v1.json",
+        "migrate/v5.json",
+    ] {
+        let path = fixture(f);
+        let rows = cctool()
+            .args(["scan", "--rows", "tool-calls", "-q"])
+            .arg(&path)
+            .output()
+            .expect("run");
+        let mut calls: Vec<serde_json::Value> = String::from_utf8(rows.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        // The document shows what a resume loads: the calls on the resume chain.
+        calls.retain(|c| c["on_resume_chain"] == true);
+        assert!(!calls.is_empty(), "{f}");
+        let (doc, _) = export(&["--format", "markdown", path.to_str().unwrap()]);
+        let shown = doc.matches("**Tool call**").count();
+        assert_eq!(shown, calls.len(), "{f}: calls in the document");
+        for c in &calls {
+            let Some(id) = c["call_id"].as_str() else { continue };
+            assert!(doc.contains(&format!("`{id}`")), "{f}: {id}");
+            if c["has_result"] == true {
+                assert!(doc.contains(&format!("**Tool result** `{id}`")), "{f}: result of {id}");
+            }
+        }
+    }
+}
