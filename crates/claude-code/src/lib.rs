@@ -26,6 +26,7 @@ pub mod import;
 pub mod intern;
 pub mod model;
 pub mod records;
+mod retention;
 mod rows;
 mod scan;
 pub mod slim;
