@@ -132,13 +132,16 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> super::Result<ExitStatus> {
         let width = crate::output::table::target_width(out.terminal).unwrap_or(80);
         out.text(&summary_table(&mut files, width, out.paint()))?;
     }
-    // On the user's own stores: what Claude Code's retention sweep deletes next.
-    if a.paths.is_empty()
-        && let Some(f) = crate::backup::retention::doctor_finding(a.min_severity, &say)
-    {
+    // On the user's own stores: what each agent's retention sweep deletes next.
+    let retention = if a.paths.is_empty() {
+        crate::backup::retention::doctor_findings(a.min_severity, &say)
+    } else {
+        Vec::new()
+    };
+    for f in &retention {
         match g.json {
-            true => out.json(&super::record::Record::Retention(&f))?,
-            false => out.text(&crate::backup::retention::text(&f, out.paint()))?,
+            true => out.json(&super::record::Record::Retention(f))?,
+            false => out.text(&crate::backup::retention::text(f, out.paint()))?,
         }
     }
     let codes = worst_first(by_code);

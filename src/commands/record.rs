@@ -25,7 +25,7 @@ pub enum Record<'a> {
     Finding(&'a Diagnostic),
     /// `doctor`: the findings of one code over all files.
     Code(&'a super::doctor::CodeCount),
-    /// `doctor`: the retention sweep Claude Code will make next.
+    /// `doctor`: the retention sweep an agent will make next.
     Retention(&'a crate::backup::retention::Finding),
     /// The closing record of `scan`, `doctor` and `extract-summary`.
     #[serde(rename = "total")]

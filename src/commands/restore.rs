@@ -159,19 +159,8 @@ fn table(listed: &[restore::Listed]) -> String {
 
 fn from_history(g: &GlobalArgs) -> super::Result<ExitStatus> {
     let st = crate::io::paths::default_stores();
-    let dirs = retention::claude_dirs(&st);
-    let transcripts: std::collections::HashSet<String> = dirs
-        .iter()
-        .flat_map(|d| {
-            walkdir::WalkDir::new(d.join("projects"))
-                .into_iter()
-                .filter_map(Result::ok)
-        })
-        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl"))
-        .filter_map(|e| e.path().file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .collect();
     let mut problems = Vec::new();
-    let sessions = retention::from_history(&dirs, &|id| transcripts.contains(id), &mut problems);
+    let sessions = retention::from_history(&st, &mut problems);
     let say = g.reporter();
     for p in &problems {
         say.note(p);

@@ -158,6 +158,10 @@ impl crate::agents::Store for ClaudeCodeStore {
         head.cwd = head.cwd.take().or_else(|| text("cwd"));
         true
     }
+
+    fn retention(&self) -> Option<&'static dyn crate::agents::Retention> {
+        Some(&super::retention::ClaudeCodeRetention)
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! What every agent answers, behind one interface: the questions the commands ask about one
-//! file ([`Agent`]) and the optional capabilities an agent may have ([`Store`], [`Hooks`],
-//! [`Converter`]).
+//! file ([`Agent`]) and the optional capabilities an agent may have ([`Store`] with its
+//! [`Retention`], [`Hooks`], [`Converter`]).
 //!
 //! Each agent implements them in its own crate; the registry above the agents (the CLI's
 //! `agents` module) is the one place that lists them, so nothing else branches on which agent
@@ -303,6 +303,44 @@ pub trait Store: Sync {
         let _ = (root, path);
         Ok(())
     }
+
+    /// The sweep by which the agent deletes this store's old sessions itself; `None` when it
+    /// keeps them.
+    fn retention(&self) -> Option<&'static dyn Retention> {
+        None
+    }
+}
+
+/// An agent's own retention sweep of its store: what `doctor` reads to warn before the sweep
+/// deletes sessions, and what `restore --from-history` reads of the sessions it deleted.
+/// `roots` are the store roots found (`ROOT` of each `ROOT/<session folder>`).
+pub trait Retention: Sync {
+    /// The days a session is kept when no settings file sets them.
+    fn default_days(&self) -> u64;
+
+    /// The settings files the agent reads the setting from, highest precedence first, for the
+    /// store roots `roots` and the working folder `cwd`.
+    fn settings_files(&self, roots: &[PathBuf], cwd: &Path) -> Vec<PathBuf>;
+
+    /// The effective setting: the first of `files` that sets it; `None` when none does. A file
+    /// whose setting the agent does not read is said in `problems`.
+    fn setting(&self, files: &[PathBuf], problems: &mut Vec<String>) -> Option<crate::model::retention::Setting>;
+
+    /// Whether the file at `path`, found under one of the store's session folders, is a
+    /// session the sweep deletes once it is old enough.
+    fn swept(&self, path: &Path) -> bool;
+
+    /// The warning's sentence about the next sweep: the agent's own words for its setting and
+    /// what the sweep does.
+    fn warning(&self, sweep: &crate::model::retention::Sweep<'_>) -> String;
+
+    /// What the agent's prompt history under `roots` still holds of the sessions whose files
+    /// are gone; a line it cannot read is said in `problems`.
+    fn history_of_deleted(
+        &self,
+        roots: &[PathBuf],
+        problems: &mut Vec<String>,
+    ) -> Vec<crate::model::retention::FromHistory>;
 }
 
 /// A file beside an agent's session folders that a backup keeps with them.

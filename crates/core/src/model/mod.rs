@@ -7,6 +7,7 @@ pub mod findings;
 pub mod hooks;
 pub mod project;
 pub mod resume;
+pub mod retention;
 pub mod rows;
 pub mod session;
 pub mod store;

@@ -1,72 +1,22 @@
-//! Warnings before Claude Code's retention sweep deletes sessions, and what its prompt
-//! history still holds of the sessions already deleted.
+//! Warnings before an agent's retention sweep deletes sessions, and what its prompt history
+//! still holds of the sessions already deleted.
 //!
-//! At start-up Claude Code deletes the transcripts last written more than `cleanupPeriodDays`
-//! days ago (default 30; there is no trash). The setting is read from the managed, local
-//! project, shared project and user settings files, in that order of precedence.
+//! Some agents delete their own sessions once they are old enough, by a setting the user may
+//! change, and keep no trash. What each agent reads and how it words it is its store's
+//! `Retention`; what is at risk, whether the archive holds it, and the finding `doctor` prints
+//! are the same for every agent, and are here.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
-/// Claude Code's own default.
-pub(crate) const DEFAULT_DAYS: u64 = 30;
+use crate::agents::{Agent, Retention, Store};
+use crate::io::paths::Stores;
+use crate::model::retention::Sweep;
 
-/// Where the effective `cleanupPeriodDays` comes from.
-#[derive(Debug, Clone, Serialize)]
-pub(crate) struct Setting {
-    pub(crate) days: u64,
-    pub(crate) source: String,
-}
-
-/// The settings files Claude Code reads, highest precedence first: managed, the project's
-/// local and shared files (in `cwd`), then the user's of each config folder.
-pub(crate) fn settings_files(config_dirs: &[PathBuf], cwd: &Path) -> Vec<PathBuf> {
-    let mut v = vec![
-        PathBuf::from("/etc/claude-code/managed-settings.json"),
-        cwd.join(".claude/settings.local.json"),
-        cwd.join(".claude/settings.json"),
-    ];
-    v.extend(config_dirs.iter().map(|d| d.join("settings.json")));
-    v
-}
-
-/// The effective setting: the first file that sets it; `None` when none does.
-pub(crate) fn cleanup_setting(files: &[PathBuf], problems: &mut Vec<String>) -> Option<Setting> {
-    for f in files {
-        let Ok(text) = std::fs::read(f) else { continue };
-        let v: serde_json::Value = match serde_json::from_slice(&text) {
-            Ok(v) => v,
-            Err(e) => {
-                problems.push(format!(
-                    "{}: not JSON ({e}); Claude Code ignores it, so its cleanupPeriodDays is not read",
-                    f.display()
-                ));
-                continue;
-            }
-        };
-        if let Some(n) = v.get("cleanupPeriodDays") {
-            let days = n
-                .as_u64()
-                .or_else(|| n.as_f64().filter(|x| *x >= 0.0).map(|x| x as u64));
-            match days {
-                Some(days) => {
-                    return Some(Setting {
-                        days,
-                        source: f.display().to_string(),
-                    });
-                }
-                None => problems.push(format!(
-                    "{}: cleanupPeriodDays is not a number of days: {n}",
-                    f.display()
-                )),
-            }
-        }
-    }
-    None
-}
+pub use crate::model::retention::{FromHistory, Prompt};
 
 /// One session the next sweep deletes.
 #[derive(Debug, Clone, Serialize)]
@@ -77,11 +27,17 @@ pub(crate) struct AtRisk {
     pub(crate) backed_up: bool,
 }
 
-/// The retention finding of `doctor`.
+/// The retention finding of `doctor`: one agent's next sweep.
 #[derive(Debug, Clone, Serialize)]
 pub struct Finding {
+    /// The agent whose sweep it is, as sentences name it.
+    #[serde(skip)]
+    pub(crate) agent: &'static str,
     pub(crate) severity: &'static str,
-    pub(crate) cleanup_period_days: u64,
+    /// The days in force. The record's field keeps the name it had when Claude Code's was the
+    /// only sweep.
+    #[serde(rename = "cleanup_period_days")]
+    pub(crate) days: u64,
     pub(crate) source: Option<String>,
     pub(crate) archive: Option<String>,
     pub(crate) sessions: usize,
@@ -91,44 +47,79 @@ pub struct Finding {
     pub(crate) at_risk_sessions: Vec<AtRisk>,
 }
 
-/// The Claude Code config folders: those of the stores found (`…/projects`' parents).
-pub fn claude_dirs(stores: &crate::io::paths::Stores) -> Vec<PathBuf> {
-    stores
-        .found
+/// An agent whose store sweeps itself.
+#[derive(Clone, Copy)]
+struct Sweeper {
+    agent: &'static dyn Agent,
+    store: &'static dyn Store,
+    retention: &'static dyn Retention,
+}
+
+/// The agents among `agents` whose stores sweep themselves, in their order.
+fn sweepers(agents: &[&'static dyn Agent]) -> Vec<Sweeper> {
+    agents
         .iter()
-        .filter(|d| d.file_name().is_some_and(|n| n == "projects"))
-        .filter_map(|d| d.parent().map(Path::to_path_buf))
+        .filter_map(|&agent| {
+            let store = agent.store()?;
+            Some(Sweeper {
+                agent,
+                store,
+                retention: store.retention()?,
+            })
+        })
         .collect()
 }
 
-/// What the next sweep deletes, or `None` when the setting is the default or longer and
-/// nothing is at risk. `now` is the time of the next start of Claude Code.
-pub(crate) fn check(
-    config_dirs: &[PathBuf],
+/// The roots of the stores found that are `store`'s: the parents of its session folders.
+fn roots(store: &dyn Store, stores: &Stores) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let root = |d: &PathBuf| {
+        let name = d.file_name()?;
+        store
+            .session_folders()
+            .iter()
+            .any(|f| name == *f)
+            .then(|| d.parent().map(Path::to_path_buf))?
+    };
+    for r in stores.found.iter().filter_map(root) {
+        if !roots.contains(&r) {
+            roots.push(r);
+        }
+    }
+    roots
+}
+
+/// What the next sweep of `s` deletes, or `None` when the setting is the default or longer
+/// and nothing is at risk. `now` is the time of the agent's next start.
+fn check(
+    s: Sweeper,
+    roots: &[PathBuf],
     cwd: &Path,
     archive: Option<&Path>,
     now: SystemTime,
     problems: &mut Vec<String>,
 ) -> Option<Finding> {
-    let setting = cleanup_setting(&settings_files(config_dirs, cwd), problems);
-    let days = setting.as_ref().map_or(DEFAULT_DAYS, |s| s.days);
+    let r = s.retention;
+    let setting = r.setting(&r.settings_files(roots, cwd), problems);
+    let default = r.default_days();
+    let days = setting.as_ref().map_or(default, |s| s.days);
     let cutoff = now
         .checked_sub(Duration::from_secs(days * 86_400))
         .unwrap_or(SystemTime::UNIX_EPOCH);
     let mut sessions = 0;
     let mut at_risk = Vec::new();
     let stored = archive.map(stored_sizes).unwrap_or_default();
-    for dir in config_dirs {
-        for e in walkdir::WalkDir::new(dir.join("projects"))
+    let folders = roots
+        .iter()
+        .flat_map(|root| s.store.session_folders().iter().map(move |f| root.join(f)));
+    for folder in folders {
+        for e in walkdir::WalkDir::new(folder)
             .sort_by_file_name()
             .into_iter()
             .filter_map(Result::ok)
         {
             let p = e.path();
-            if !e.file_type().is_file()
-                || p.extension().is_none_or(|x| x != "jsonl")
-                || p.components().any(|c| c.as_os_str() == "subagents")
-            {
+            if !e.file_type().is_file() || !r.swept(p) {
                 continue;
             }
             sessions += 1;
@@ -148,38 +139,27 @@ pub(crate) fn check(
             });
         }
     }
-    let low = setting.as_ref().is_some_and(|s| s.days < DEFAULT_DAYS);
+    let low = setting.as_ref().is_some_and(|s| s.days < default);
     if !low && at_risk.is_empty() {
         return None;
     }
     let backed_up = at_risk.iter().filter(|a| a.backed_up).count();
-    let from = setting
-        .as_ref()
-        .map_or_else(|| "the default".to_string(), |s| format!("set in {}", s.source));
-    let message = if days == 0 {
-        format!(
-            "cleanupPeriodDays is 0 ({from}): Claude Code deletes every transcript at its next start ({} sessions, {backed_up} of them backed up) and may stop writing new ones; run `cctool backup`, and set it to a number of days",
-            at_risk.len()
-        )
-    } else {
-        format!(
-            "cleanupPeriodDays is {days} ({from}): Claude Code's next start deletes {} of {sessions} sessions, last written more than {days} days ago; {backed_up} of them are backed up{}",
-            at_risk.len(),
-            if backed_up < at_risk.len() {
-                "; run `cctool backup` first"
-            } else {
-                ""
-            }
-        )
-    };
+    let message = r.warning(&Sweep {
+        days,
+        setting: setting.as_ref(),
+        sessions,
+        at_risk: at_risk.len(),
+        backed_up,
+    });
     let severity = if at_risk.len() > backed_up || days == 0 {
         "warning"
     } else {
         "info"
     };
     Some(Finding {
+        agent: s.agent.about().display_name,
         severity,
-        cleanup_period_days: days,
+        days,
         source: setting.map(|s| s.source),
         archive: archive.map(|a| a.display().to_string()),
         sessions,
@@ -198,117 +178,35 @@ fn stored_sizes(archive: &Path) -> HashMap<String, u64> {
         .unwrap_or_default()
 }
 
-/// The prompts of one session: time (ms) and text.
-type Prompts = Vec<(Option<i64>, String)>;
-
-/// One prompt of `history.jsonl`.
-#[derive(Debug, Clone, Serialize)]
-pub struct Prompt {
-    /// When it was typed (ISO-8601 UTC), when the entry says.
-    pub timestamp: Option<String>,
-    /// The prompt as the history shows it (its `display`).
-    pub text: String,
+/// What the prompt histories of the stores found still hold of the sessions whose transcripts
+/// are gone, agent after agent in the registry's order. Bad lines are named in `problems`.
+pub fn from_history(stores: &Stores, problems: &mut Vec<String>) -> Vec<FromHistory> {
+    sweepers(crate::agents::registry().agents())
+        .into_iter()
+        .flat_map(|s| s.retention.history_of_deleted(&roots(s.store, stores), problems))
+        .collect()
 }
 
-/// What `history.jsonl` holds of one session whose transcript is gone: a partial record.
-#[derive(Debug, Clone, Serialize)]
-pub struct FromHistory {
-    /// Always true: only the user's prompts survive, not the answers or the tools.
-    pub(crate) partial: bool,
-    /// The session's id; none for entries written before Claude Code recorded it, which are
-    /// grouped by project.
-    pub session_id: Option<String>,
-    /// The project folder the entries name.
-    pub project: Option<String>,
-    /// The time of its first prompt (ISO-8601 UTC).
-    pub first_timestamp: Option<String>,
-    /// The time of its last prompt (ISO-8601 UTC).
-    pub last_timestamp: Option<String>,
-    pub(crate) history_file: String,
-    /// Its prompts, oldest first.
-    pub prompts: Vec<Prompt>,
-}
-
-/// The sessions of `history.jsonl` files whose transcripts no longer exist in the store
-/// (`exists` says whether a session id still has one). Entries written before Claude Code
-/// recorded session ids are grouped by project. Bad lines are named in `problems`.
-pub fn from_history(
-    config_dirs: &[PathBuf],
-    exists: &dyn Fn(&str) -> bool,
-    problems: &mut Vec<String>,
-) -> Vec<FromHistory> {
+/// What `doctor` adds when it checks the user's own stores: the finding of each agent's next
+/// sweep at or above `min`, if there is one (what stopped a check is said with `say`).
+pub fn doctor_findings(min: crate::model::diag::Severity, say: &crate::output::report::Reporter) -> Vec<Finding> {
+    let stores = crate::io::paths::default_stores();
     let mut out = Vec::new();
-    for dir in config_dirs {
-        let file = dir.join("history.jsonl");
-        let Ok(f) = std::fs::File::open(&file) else { continue };
-        let mut groups: BTreeMap<(Option<String>, Option<String>), Prompts> = BTreeMap::new();
-        use std::io::BufRead;
-        for (i, line) in std::io::BufReader::new(f).split(b'\n').enumerate() {
-            let Ok(line) = line else {
-                problems.push(format!("{}: cannot read past line {i}", file.display()));
-                break;
-            };
-            let line = &line[..];
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            let v: serde_json::Value = match serde_json::from_slice(line) {
-                Ok(v) => v,
-                Err(e) => {
-                    problems.push(format!("{}:{}: not JSON ({e}); skipped", file.display(), i + 1));
-                    continue;
-                }
-            };
-            let sid = v.get("sessionId").and_then(|s| s.as_str()).map(str::to_string);
-            if sid.as_deref().is_some_and(exists) {
-                continue;
-            }
-            let project = v.get("project").and_then(|s| s.as_str()).map(str::to_string);
-            let ts = v
-                .get("timestamp")
-                .and_then(|t| t.as_i64().or_else(|| t.as_str().and_then(crate::model::time::parse_ms)));
-            let display = v.get("display").and_then(|s| s.as_str()).unwrap_or("").to_string();
-            groups.entry((sid, project)).or_default().push((ts, display));
+    for s in sweepers(crate::agents::registry().agents()) {
+        let roots = roots(s.store, &stores);
+        if roots.is_empty() {
+            continue;
         }
-        for ((sid, project), mut prompts) in groups {
-            prompts.sort_by_key(|p| p.0);
-            let fmt = |t: Option<i64>| t.map(crate::model::time::format_ms);
-            out.push(FromHistory {
-                partial: true,
-                first_timestamp: fmt(prompts.first().and_then(|p| p.0)),
-                last_timestamp: fmt(prompts.last().and_then(|p| p.0)),
-                session_id: sid,
-                project,
-                history_file: file.display().to_string(),
-                prompts: prompts
-                    .into_iter()
-                    .map(|(t, text)| Prompt {
-                        timestamp: fmt(t),
-                        text,
-                    })
-                    .collect(),
-            });
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let archive = super::default_archive_env();
+        let mut problems = Vec::new();
+        let finding = check(s, &roots, &cwd, archive.as_deref(), SystemTime::now(), &mut problems);
+        for p in &problems {
+            say.note(p);
         }
+        out.extend(finding.filter(|f| severity(f) >= min));
     }
     out
-}
-
-/// What `doctor` adds when it checks the user's own stores: the retention finding at or above
-/// `min`, if there is one (what stopped the check is said with `say`).
-pub fn doctor_finding(min: crate::model::diag::Severity, say: &crate::output::report::Reporter) -> Option<Finding> {
-    let stores = crate::io::paths::default_stores();
-    let dirs = claude_dirs(&stores);
-    if dirs.is_empty() {
-        return None;
-    }
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let archive = super::default_archive_env();
-    let mut problems = Vec::new();
-    let finding = check(&dirs, &cwd, archive.as_deref(), SystemTime::now(), &mut problems);
-    for p in &problems {
-        say.note(p);
-    }
-    finding.filter(|f| severity(f) >= min)
 }
 
 fn severity(f: &Finding) -> crate::model::diag::Severity {
@@ -324,7 +222,7 @@ pub fn text(f: &Finding, paint: crate::output::style::Paint) -> String {
     use crate::output::sanitize::escape_str;
     let mut s = format!(
         "{}\n  {} [retention] {}\n",
-        paint.paint(crate::output::style::BOLD, "Claude Code retention"),
+        paint.paint(crate::output::style::BOLD, &format!("{} retention", f.agent)),
         paint.severity(severity(f)),
         escape_str(&f.message)
     );
@@ -338,4 +236,70 @@ pub fn text(f: &Finding, paint: crate::output::style::Paint) -> String {
     }
     s.push('\n');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static CODEX: &dyn Agent = &cctool_codex::agent::Codex;
+    static CLAUDE: &dyn Agent = &cctool_claude_code::agent::ClaudeCode;
+
+    /// A store whose session folder holds one session, and the stores found: only it.
+    fn store_with_one_session(folder: &str, name: &str) -> (tempfile::TempDir, Stores) {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("root").join(folder).join("p");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(name), "{}\n").unwrap();
+        let stores = Stores {
+            found: vec![home.path().join("root").join(folder)],
+            ..Stores::default()
+        };
+        (home, stores)
+    }
+
+    #[test]
+    fn a_store_without_retention_gives_no_finding() {
+        assert!(sweepers(&[CODEX]).is_empty());
+        let (_home, stores) = store_with_one_session("sessions", "rollout.jsonl");
+        let mut problems = Vec::new();
+        let found: Vec<_> = sweepers(&[CODEX, CLAUDE])
+            .into_iter()
+            .filter_map(|s| {
+                let roots = roots(s.store, &stores);
+                (!roots.is_empty()).then(|| {
+                    check(
+                        s,
+                        &roots,
+                        Path::new("/nonexistent"),
+                        None,
+                        SystemTime::now(),
+                        &mut problems,
+                    )
+                })
+            })
+            .collect();
+        assert!(
+            found.is_empty(),
+            "Codex's store has no sweep and Claude Code's is not found"
+        );
+        assert!(problems.is_empty());
+    }
+
+    #[test]
+    fn an_old_session_of_a_store_that_sweeps_is_named_in_the_agents_words() {
+        let (home, stores) = store_with_one_session("projects", "s.jsonl");
+        let s = sweepers(&[CODEX, CLAUDE])[0];
+        let roots = roots(s.store, &stores);
+        assert_eq!(roots, [home.path().join("root")]);
+        let later = SystemTime::now() + Duration::from_secs(31 * 86_400);
+        let mut problems = Vec::new();
+        let f = check(s, &roots, Path::new("/nonexistent"), None, later, &mut problems).expect("a finding");
+        assert_eq!(
+            f.message,
+            "cleanupPeriodDays is 30 (the default): Claude Code's next start deletes 1 of 1 sessions, last written more than 30 days ago; 0 of them are backed up; run `cctool backup` first"
+        );
+        let shown = text(&f, crate::output::style::Paint::default());
+        assert!(shown.starts_with("Claude Code retention\n  "), "{shown}");
+    }
 }
