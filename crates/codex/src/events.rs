@@ -45,18 +45,23 @@ fn line_times(src: &Source) -> std::io::Result<FxHashMap<u64, String>> {
 /// The session id, client version and model in force where an item was written.
 type Meta = (Option<String>, Option<String>, Option<String>);
 
-/// The items of the rollout's own lines, then those a resume loads from elsewhere (the
-/// replacement history of a compaction, or a legacy rebuild): each with where it comes from,
-/// whether a resume loads it, and the [`Meta`] in force.
-fn listed<'r>(rollout: &'r Rollout, history: &'r History) -> Vec<(&'r Item, Origin, bool, Meta)> {
-    let on_chain: FxHashSet<u64> = history
+/// Where the items a resume loads from the rollout's own lines were written.
+fn loaded_offsets(history: &History) -> FxHashSet<u64> {
+    history
         .items
         .iter()
         .filter_map(|i| match i.src {
             ItemSrc::Raw { offset, .. } => Some(offset),
             ItemSrc::Synth(_) => None,
         })
-        .collect();
+        .collect()
+}
+
+/// The items of the rollout's own lines, then those a resume loads from elsewhere (the
+/// replacement history of a compaction, or a legacy rebuild): each with where it comes from,
+/// whether a resume loads it, and the [`Meta`] in force.
+fn listed<'r>(rollout: &'r Rollout, history: &'r History) -> Vec<(&'r Item, Origin, bool, Meta)> {
+    let on_chain = loaded_offsets(history);
     let (mut session_id, mut version, mut model) = (None::<String>, None::<String>, None::<String>);
     let mut recorded: FxHashSet<u64> = FxHashSet::default();
     let mut items = Vec::new();
@@ -169,14 +174,7 @@ impl Read<'_> {
     /// The whole history of a rollout of envelopes: every item in file order, and a mark
     /// where each compaction happened, with its summary.
     fn every_line(&self, history: &History, sink: Sink<'_>) -> std::io::Result<()> {
-        let loaded: FxHashSet<u64> = history
-            .items
-            .iter()
-            .filter_map(|i| match i.src {
-                ItemSrc::Raw { offset, .. } => Some(offset),
-                ItemSrc::Synth(_) => None,
-            })
-            .collect();
+        let loaded = loaded_offsets(history);
         crate::io::for_each_line(self.src, |l| {
             let Some(v) = (self.ask.parse)(l.bytes) else { return };
             let at = Some(At {
