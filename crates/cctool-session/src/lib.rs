@@ -19,6 +19,7 @@ mod events;
 mod export;
 pub mod fast;
 pub mod file;
+mod render;
 mod scan;
 mod stream;
 pub mod summaries;

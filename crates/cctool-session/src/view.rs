@@ -25,7 +25,7 @@ pub fn rebuild_chain(
             None => out.record(&line),
             Some(style) => out.text(&render::render(
                 &style,
-                &render::session_block(&value_of(&line), i, &style),
+                &super::render::session_block(&value_of(&line), i, &style),
             )),
         };
         failed = printed.err();

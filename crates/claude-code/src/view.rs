@@ -121,7 +121,7 @@ fn print_request(
                 let v = value_of(body.as_bytes());
                 let sent = v["messages"].as_array().cloned().unwrap_or_default();
                 for (i, m) in sent.iter().enumerate() {
-                    out.text(&render::render(&s, &render::api_block(m, i, &s)))?;
+                    out.text(&render::render(&s, &super::render::api_block(m, i, &s)))?;
                 }
             }
         }
@@ -129,7 +129,10 @@ fn print_request(
         for (i, m) in messages.iter().enumerate() {
             match st {
                 None => out.record(m.as_bytes())?,
-                Some(s) => out.text(&render::render(&s, &render::api_block(&value_of(m.as_bytes()), i, &s)))?,
+                Some(s) => out.text(&render::render(
+                    &s,
+                    &super::render::api_block(&value_of(m.as_bytes()), i, &s),
+                ))?,
             }
         }
     }
@@ -165,7 +168,7 @@ fn print_chain(
             None => out.record(&bytes)?,
             Some(s) => out.text(&render::render(
                 &s,
-                &render::claude_block(&value_of(&bytes), node.line, &s),
+                &super::render::claude_block(&value_of(&bytes), node.line, &s),
             ))?,
         }
         released.touch(node.offset, node.len);

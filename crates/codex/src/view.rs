@@ -76,7 +76,10 @@ pub fn rebuild_chain(
             // The 2025 TypeScript CLI's document is pretty-printed: its items span lines.
             None if rollout.era == Era::Document => out.record(&crate::io::json::minify(&bytes))?,
             None => out.record(&bytes)?,
-            Some(s) => out.text(&render::render(&s, &render::codex_block(&value_of(&bytes), line, &s)))?,
+            Some(s) => out.text(&render::render(
+                &s,
+                &super::render::codex_block(&value_of(&bytes), line, &s),
+            ))?,
         }
     }
     let summary = ChainSummary {
@@ -156,7 +159,7 @@ fn api_view(
         match st {
             None => out.record(item.as_bytes())?,
             Some(s) => {
-                let mut block = render::codex_block(&value_of(item.as_bytes()), None, &s);
+                let mut block = super::render::codex_block(&value_of(item.as_bytes()), None, &s);
                 // A call's id is in the heading already (`function_call_output call_…`).
                 block.id = Some(format!("item {}", i + 1));
                 out.text(&render::render(&s, &block))?;

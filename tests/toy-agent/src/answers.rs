@@ -1,7 +1,7 @@
 //! What the reading commands print of a toy session: `scan`, `doctor`, `rebuild-chain`,
 //! `scan --rows` and `export`.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::file::{self, Message, Said, Session};
 use cctool_core::agents::view::{ChainSummary, Report};
@@ -15,6 +15,7 @@ use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::{format_ms, parse_ms};
 use cctool_core::output::Out;
 use cctool_core::output::render::{self, Render};
+use cctool_core::output::sanitize::escape_str;
 
 /// The file at a glance; a file that cannot be read is reported with its size alone.
 pub fn scan(src: &Source) -> SessionRecord {
@@ -112,17 +113,31 @@ pub fn doctor(src: &Source) -> std::io::Result<Vec<Diagnostic>> {
     Ok(out)
 }
 
-/// A message as a cctool session's message, for rendering it as `rebuild-chain` renders
-/// those (`render::session_block`).
-fn as_v5(m: &Message) -> Value {
-    match &m.said {
-        Said::Text { role, text, at } => {
-            json!({"role": role, "timestamp": at, "items": [{"type": "text", "text": text}]})
-        }
-        Said::Call { tool, input, .. } => {
-            json!({"role": "assistant", "items": [{"type": "tool_call", "name": tool, "args": input}]})
-        }
-        Said::Result { output, .. } => json!({"role": "tool", "items": [{"type": "tool_result", "content": output}]}),
+/// A message as a block for people, in the core's rendering kit.
+fn block(m: &Message, index: usize, r: &Render) -> render::Block {
+    let (role, at, body) = match &m.said {
+        Said::Text { role, text, at } => (*role, at.clone(), escape_str(text)),
+        Said::Call { tool, input, .. } => (
+            "assistant",
+            None,
+            format!(
+                "{}\n{}",
+                r.marker(&format!("[tool_call {tool}]")),
+                r.code(&input.to_string())
+            ),
+        ),
+        Said::Result { output, .. } => (
+            "tool",
+            None,
+            format!("{}\n{}", r.marker("[tool_result]"), r.code(output)),
+        ),
+    };
+    render::Block {
+        role: role.to_string(),
+        line: Some(m.line),
+        timestamp: at,
+        id: Some(format!("#{}", index + 1)),
+        body,
     }
 }
 
@@ -138,9 +153,7 @@ pub fn rebuild_chain(
         match &style {
             None => out.record(&m.raw)?,
             Some(st) => {
-                let mut block = render::session_block(&as_v5(m), i, st);
-                block.line = Some(m.line);
-                out.text(&render::render(st, &block))?;
+                out.text(&render::render(st, &block(m, i, st)))?;
             }
         }
     }

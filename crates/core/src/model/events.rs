@@ -196,6 +196,9 @@ pub struct Measured {
 }
 
 /// What a reader streams: records, and the marks between them.
+// Nearly every event is a record, handed to the sink once and never stored as an event:
+// boxing it would allocate once a record to save the size of the rare mark.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A record.

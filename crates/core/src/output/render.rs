@@ -47,7 +47,7 @@ impl Render {
 
     /// Tool input or output, or thinking, cut at [`SHORT`] bytes unless `--full-output`, and
     /// escaped: in Markdown inside a fence, in text as it is; a cut is said below it.
-    fn code(&self, s: &str) -> String {
+    pub fn code(&self, s: &str) -> String {
         let (shown, cut) = if self.full { (s, 0) } else { cut_at(s, SHORT) };
         let shown = escape_str(shown.trim_end_matches(['\n', '\r']));
         let mut out = match self.style {
@@ -69,12 +69,12 @@ impl Render {
     }
 
     /// A marker of cctool's own (`[tool_use Read toolu_1]`): escaped, then styled.
-    fn marker(&self, text: &str) -> String {
+    pub fn marker(&self, text: &str) -> String {
         self.paint.paint(style::TOOL, &escape_str(text))
     }
 
     /// Short text that is cut on one line (`[thinking] …`).
-    fn short(&self, s: &str) -> String {
+    pub fn short(&self, s: &str) -> String {
         let (shown, cut) = if self.full { (s, 0) } else { cut_at(s, SHORT) };
         if cut > 0 {
             format!(
@@ -181,7 +181,9 @@ fn longest_backtick_run(s: &str) -> usize {
     best
 }
 
-fn text_of(v: &Value) -> String {
+/// The text of content: a string, or the texts of a list of content items (an item without
+/// text as `[type]`), or any other JSON as its text.
+pub fn text_of(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         Value::Array(items) => items
@@ -194,194 +196,6 @@ fn text_of(v: &Value) -> String {
             .join("\n"),
         Value::Null => String::new(),
         other => other.to_string(),
-    }
-}
-
-/// The readable content of Anthropic-style content (a string or a list of blocks), escaped.
-fn anthropic_content(content: &Value, r: &Render) -> String {
-    match content {
-        Value::String(s) => escape_str(s),
-        Value::Array(blocks) => blocks
-            .iter()
-            .map(|b| match b.get("type").and_then(Value::as_str).unwrap_or("") {
-                "text" => escape_str(b.get("text").and_then(Value::as_str).unwrap_or("")),
-                "thinking" => format!(
-                    "{} {}",
-                    r.marker("[thinking]"),
-                    r.short(b.get("thinking").and_then(Value::as_str).unwrap_or(""))
-                ),
-                "redacted_thinking" => r.marker("[redacted thinking]"),
-                "tool_use" => format!(
-                    "{}\n{}",
-                    r.marker(&format!(
-                        "[tool_use {} {}]",
-                        b.get("name").and_then(Value::as_str).unwrap_or("?"),
-                        b.get("id").and_then(Value::as_str).unwrap_or("")
-                    )),
-                    r.code(&b.get("input").map(Value::to_string).unwrap_or_default())
-                ),
-                "tool_result" => format!(
-                    "{}\n{}",
-                    r.marker(&format!(
-                        "[tool_result {}{}]",
-                        b.get("tool_use_id").and_then(Value::as_str).unwrap_or(""),
-                        if b.get("is_error").and_then(Value::as_bool) == Some(true) {
-                            ", error"
-                        } else {
-                            ""
-                        }
-                    )),
-                    r.code(&text_of(b.get("content").unwrap_or(&Value::Null)))
-                ),
-                "image" => r.marker("[image]"),
-                other => r.marker(&format!("[{other}]")),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
-fn s(v: &Value, k: &str) -> Option<String> {
-    v.get(k).and_then(Value::as_str).map(str::to_string)
-}
-
-/// A Claude Code record.
-pub fn claude_block(v: &Value, line: u64, r: &Render) -> Block {
-    let ty = s(v, "type").unwrap_or_default();
-    let (role, body) = match ty.as_str() {
-        "system" => {
-            let sub = s(v, "subtype").unwrap_or_default();
-            let mut body = escape_str(&text_of(v.get("content").unwrap_or(&Value::Null)));
-            if sub == "compact_boundary" {
-                let m = v.get("compactMetadata");
-                let trigger = m.and_then(|m| s(m, "trigger")).unwrap_or_else(|| "?".into());
-                let tokens = m
-                    .and_then(|m| m.get("preTokens"))
-                    .map(Value::to_string)
-                    .unwrap_or_else(|| "?".into());
-                body = format!(
-                    "{body} {}",
-                    r.marker(&format!("(trigger {trigger}, {tokens} tokens before)"))
-                );
-            }
-            (format!("system/{sub}"), body)
-        }
-        "attachment" => (
-            "attachment".to_string(),
-            r.code(&v.get("attachment").map(Value::to_string).unwrap_or_default()),
-        ),
-        _ => {
-            let msg = v.get("message").unwrap_or(&Value::Null);
-            let mut role = ty.clone();
-            if v.get("isCompactSummary").and_then(Value::as_bool) == Some(true) {
-                role.push_str(" (compaction summary)");
-            } else if v.get("isMeta").and_then(Value::as_bool) == Some(true) {
-                role.push_str(" (meta)");
-            }
-            if v.get("isSidechain").and_then(Value::as_bool) == Some(true) {
-                role.push_str(" (sidechain)");
-            }
-            if let Some(model) = s(msg, "model") {
-                role.push_str(&format!(" · {model}"));
-            }
-            (role, anthropic_content(msg.get("content").unwrap_or(&Value::Null), r))
-        }
-    };
-    Block {
-        role,
-        line: Some(line),
-        timestamp: s(v, "timestamp"),
-        id: s(v, "uuid"),
-        body,
-    }
-}
-
-/// A message of the API view (`{"role","content"}`).
-pub fn api_block(v: &Value, index: usize, r: &Render) -> Block {
-    Block {
-        role: s(v, "role").unwrap_or_default(),
-        line: None,
-        timestamp: None,
-        id: Some(format!("message {}", index + 1)),
-        body: anthropic_content(v.get("content").unwrap_or(&Value::Null), r),
-    }
-}
-
-/// A Codex ResponseItem.
-pub fn codex_block(v: &Value, line: Option<u64>, r: &Render) -> Block {
-    let ty = s(v, "type").unwrap_or_default();
-    let (role, body) = match ty.as_str() {
-        "message" => (
-            s(v, "role").unwrap_or_else(|| "message".into()),
-            escape_str(&text_of(v.get("content").unwrap_or(&Value::Null))),
-        ),
-        "reasoning" => (
-            "reasoning".into(),
-            r.short(&v.get("summary").map(text_of).unwrap_or_default()),
-        ),
-        "function_call" | "custom_tool_call" => (
-            format!("{ty} {}", s(v, "name").unwrap_or_default()),
-            r.code(&s(v, "arguments").or_else(|| s(v, "input")).unwrap_or_default()),
-        ),
-        "function_call_output" | "custom_tool_call_output" => (
-            format!("{ty} {}", s(v, "call_id").unwrap_or_default()),
-            r.code(&text_of(v.get("output").unwrap_or(&Value::Null))),
-        ),
-        "local_shell_call" => (
-            "local_shell_call".into(),
-            r.code(&v.get("action").map(Value::to_string).unwrap_or_default()),
-        ),
-        "compaction" | "compaction_summary" | "context_compaction" => (
-            ty.clone(),
-            r.marker(&format!(
-                "[encrypted compaction summary, {} bytes]",
-                v.get("encrypted_content").and_then(Value::as_str).map_or(0, str::len)
-            )),
-        ),
-        _ => (ty.clone(), r.code(&v.to_string())),
-    };
-    Block {
-        role,
-        line,
-        timestamp: None,
-        id: s(v, "call_id"),
-        body,
-    }
-}
-
-/// A cctool session message (any schema version).
-pub fn session_block(v: &Value, index: usize, r: &Render) -> Block {
-    let role = s(v, "role").unwrap_or_else(|| "?".into());
-    let body = if let Some(items) = v.get("items").and_then(Value::as_array) {
-        items
-            .iter()
-            .map(|i| match s(i, "type").as_deref() {
-                Some("text" | "reasoning" | "summary") => escape_str(&s(i, "text").unwrap_or_default()),
-                Some("tool_call") => format!(
-                    "{}\n{}",
-                    r.marker(&format!("[tool_call {}]", s(i, "name").unwrap_or_default())),
-                    r.code(&i.get("args").map(Value::to_string).unwrap_or_default())
-                ),
-                Some("tool_result") => format!(
-                    "{}\n{}",
-                    r.marker("[tool_result]"),
-                    r.code(&text_of(i.get("content").unwrap_or(&Value::Null)))
-                ),
-                Some(other) => r.marker(&format!("[{other}]")),
-                None => String::new(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    } else {
-        escape_str(&text_of(v.get("content").unwrap_or(&Value::Null)))
-    };
-    Block {
-        role,
-        line: None,
-        timestamp: s(v, "timestamp"),
-        id: Some(format!("#{}", index + 1)),
-        body,
     }
 }
 
