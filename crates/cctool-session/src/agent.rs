@@ -38,6 +38,7 @@ impl Agent for Cctool {
                 kind: "a cctool session",
                 input_help: "A cctool session file, schema version 1 to 5",
             },
+            structural_keys: &["session_id"],
         }
     }
 

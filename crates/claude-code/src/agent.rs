@@ -38,6 +38,21 @@ impl Agent for ClaudeCode {
                 kind: "Claude Code",
                 input_help: "A Claude Code transcript (`~/.claude/projects/**/<session>.jsonl`)",
             },
+            structural_keys: &[
+                "uuid",
+                "parentUuid",
+                "logicalParentUuid",
+                "leafUuid",
+                "sessionId",
+                "tool_use_id",
+                "toolUseID",
+                "sourceToolUseID",
+                "requestId",
+                "messageId",
+                "promptId",
+                "agentId",
+                "signature",
+            ],
         }
     }
 

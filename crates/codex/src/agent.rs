@@ -40,6 +40,7 @@ impl Agent for Codex {
                 kind: "Codex",
                 input_help: "A Codex rollout (`~/.codex/sessions/**/rollout-*.jsonl`), any era",
             },
+            structural_keys: &["session_id", "call_id", "encrypted_content", "cli_version"],
         }
     }
 

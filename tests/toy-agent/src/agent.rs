@@ -40,6 +40,7 @@ impl Agent for Toy {
                 kind: "the toy agent",
                 input_help: "A toy agent session (the worked example of adding an agent)",
             },
+            structural_keys: &[],
         }
     }
 

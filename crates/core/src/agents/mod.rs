@@ -55,6 +55,10 @@ pub struct About {
     pub loaders: bool,
     /// What sentences and `--input-format`'s help call its files.
     pub names: Names,
+    /// The keys whose values the agent itself writes to resume a session (ids, links between
+    /// records, signatures, encrypted blobs): never a secret of the user's, and changing them
+    /// would break the file, so redaction leaves them as written.
+    pub structural_keys: &'static [&'static str],
 }
 
 /// What sentences that list every agent call one agent's files, and what `--input-format`

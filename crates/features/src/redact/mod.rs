@@ -86,34 +86,21 @@ impl Report {
     }
 }
 
-/// Keys whose values are identifiers, signatures or encrypted blobs the agent itself wrote:
-/// never secrets of the user's, and changing them would break the file (a resume follows
-/// `parentUuid`, pairs tool calls by id, sends `signature` and `encrypted_content` back).
-const STRUCTURAL_KEYS: &[&str] = &[
-    "uuid",
-    "parentUuid",
-    "logicalParentUuid",
-    "leafUuid",
-    "sessionId",
-    "session_id",
-    "id",
-    "tool_use_id",
-    "toolUseID",
-    "sourceToolUseID",
-    "call_id",
-    "requestId",
-    "messageId",
-    "promptId",
-    "agentId",
-    "signature",
-    "encrypted_content",
-    "timestamp",
-    "type",
-    "role",
-    "model",
-    "version",
-    "cli_version",
-];
+/// Keys whose values every format uses for what a record is and when it was written, never
+/// a secret of the user's; each agent adds the keys it writes to resume a session
+/// (`About::structural_keys`: a resume follows `parentUuid`, pairs tool calls by id, sends
+/// `signature` and `encrypted_content` back).
+const COMMON_STRUCTURAL_KEYS: &[&str] = &["id", "timestamp", "type", "role", "model", "version"];
+
+/// The keys redaction leaves as written: the common ones and every registered agent's.
+fn structural_keys() -> Vec<&'static str> {
+    let agents = crate::agents::registry::installed().agents();
+    let mut keys: Vec<&'static str> = COMMON_STRUCTURAL_KEYS.to_vec();
+    keys.extend(agents.iter().flat_map(|a| a.about().structural_keys.iter().copied()));
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
 
 /// The options a redactor is made from, besides the built-in rules.
 #[derive(Clone, Debug, Default)]
@@ -169,6 +156,8 @@ pub struct Redactor {
     known: known::Known,
     /// Every file of the export has been learned: records are only replaced in.
     sealed: AtomicBool,
+    /// Keys whose values are never redacted ([`structural_keys`]), sorted.
+    structural: Vec<&'static str>,
 }
 
 /// Why a redactor could not be built: a rules file that cannot be read, a rule that is not a
@@ -366,6 +355,7 @@ impl Redactor {
             keep_images: cfg.keep_images,
             key_rule,
             sealed: AtomicBool::new(false),
+            structural: structural_keys(),
         })
     }
 

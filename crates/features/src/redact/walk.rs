@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::detect::{fx, is_secret_value};
-use super::{Learned, Redactor, STRUCTURAL_KEYS};
+use super::{Learned, Redactor};
 
 /// How much of each side of two adjacent text blocks is joined to look for a split secret:
 /// more than the longest token format.
@@ -16,6 +16,11 @@ const SEAM: usize = 1024;
 const TEXT_BLOCKS: &[&str] = &["text", "input_text", "output_text"];
 
 impl Redactor {
+    /// Whether the value at `k` is left as written ([`super::structural_keys`]).
+    fn is_structural(&self, k: &str) -> bool {
+        self.structural.binary_search(&k).is_ok()
+    }
+
     /// Finds the secrets of every string, key and secret-named value of `v`, so that every
     /// other occurrence of each is replaced too.
     pub(super) fn find_value(&self, v: &Value, out: &mut Learned) {
@@ -43,7 +48,7 @@ impl Redactor {
                 }
                 for (k, item) in map {
                     self.find_str(k, out);
-                    if STRUCTURAL_KEYS.contains(&k.as_str()) {
+                    if self.is_structural(k) {
                         continue;
                     }
                     if self.secret_key.is_match(k) {
@@ -98,7 +103,7 @@ impl Redactor {
                 }
                 let mut changed = self.replace_keys(map);
                 for (k, item) in map.iter_mut() {
-                    if !STRUCTURAL_KEYS.contains(&k.as_str()) {
+                    if !self.is_structural(k) {
                         changed |= self.replace_value(item);
                     }
                 }
