@@ -13,6 +13,8 @@ pub mod detect;
 #[cfg(test)]
 pub(crate) mod fixtures;
 #[cfg(test)]
+mod recap_tests;
+#[cfg(test)]
 mod slim_tests;
 
 pub use cctool_core::agents::*;

@@ -139,6 +139,8 @@ fn options(a: &CompactArgs, path: &Path) -> Options {
         summarizer_timeout: Duration::from_secs(a.summarizer_timeout),
         dry_run: a.dry_run,
         force: a.force,
+        // Each agent's compaction names the agent whose tools its calls are.
+        source: None,
         transcript_path: Some(
             std::fs::canonicalize(path)
                 .unwrap_or_else(|_| path.to_path_buf())

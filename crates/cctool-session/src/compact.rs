@@ -26,6 +26,13 @@ fn parts(s: &mut Session) -> Option<(&mut Vec<MessageV3>, &mut Map<String, Value
     }
 }
 
+/// The agent the session was imported from (`source.format`), when one registered reads it.
+pub fn source(s: &Session) -> Option<cctool_core::model::AgentId> {
+    let Session::V3Plus { extra, .. } = s else { return None };
+    let name = extra.get("source")?.get("format")?.as_str()?;
+    Some(cctool_core::agents::registry::installed().by_name(name)?.about().format)
+}
+
 /// The session's estimated token count: the sum over its messages.
 pub fn tokens(s: &Session) -> usize {
     messages(s).iter().map(message_tokens).sum()

@@ -15,6 +15,11 @@ use cctool_core::compact::{self, Made, Options, Report, Tier, ids};
 /// both, as `--tier` and the budget ask.
 pub fn compact_file(src: &Source, opts: &Options, target: &Target, r: &mut Report) -> crate::error::Result<ExitStatus> {
     let mut s = super::agent::Cctool.full_session(src)?;
+    // An imported session's calls keep the tools of the agent it came from.
+    let opts = &Options {
+        source: session::source(&s),
+        ..opts.clone()
+    };
     let before = session::tokens(&s);
     r.tokens_before = before;
     r.tokens_after = before;

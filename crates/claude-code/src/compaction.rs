@@ -12,6 +12,10 @@ use cctool_core::compact::{self, Made, Options, Report};
 /// Compacts a Claude Code transcript: a summary (tier 2) written as the client writes its own.
 pub fn compact_file(src: &Source, opts: &Options, target: &Target, r: &mut Report) -> crate::error::Result<ExitStatus> {
     check_tier_native(opts.tier, crate::ID)?;
+    let opts = &Options {
+        source: Some(crate::ID),
+        ..opts.clone()
+    };
     let io = crate::error::Error::Read;
     let loaded = claude::load(src).map_err(io)?;
     let units = &loaded.units;

@@ -9,7 +9,7 @@
 use serde_json::{Map, Value, json};
 
 use cctool_core::convert::tools::{
-    Call, Command, Context, Hunk, Input, Kind, Read, Vocabulary, Web, Written, rest, translate,
+    Call, Command, Context, Gist, Hunk, Input, Kind, Read, Todo, Vocabulary, Web, Written, command_in, rest, translate,
 };
 
 /// Claude Code's tools.
@@ -33,6 +33,34 @@ impl Vocabulary for ClaudeCodeTools {
         };
         call.file = file.map(str::to_string);
         call
+    }
+
+    /// Its tools as a recap reads them, whatever else the arguments say: a file named is a
+    /// file read or changed; notebooks and the todo list too, which have no neutral kind.
+    fn gist(&self, name: &str, input: &Value) -> Gist {
+        let arg = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_string);
+        match name {
+            "Read" => Gist::Read(arg("file_path")),
+            "NotebookRead" => Gist::Read(arg("notebook_path")),
+            "Grep" | "Glob" => Gist::Read(arg("path")),
+            "Write" | "Edit" | "MultiEdit" => Gist::Modify(arg("file_path")),
+            "NotebookEdit" => Gist::Modify(arg("notebook_path")),
+            "TodoWrite" => Gist::Todo(todos(input)),
+            "Bash" => command_in(input).map_or(Gist::Other, Gist::Shell),
+            _ => Gist::Other,
+        }
+    }
+
+    /// Claude Code reports a failing command as `Exit code N` and a successful one by its
+    /// output alone: a `Bash` result without that line, and not an error, is a success,
+    /// unless the command was interrupted, timed out or went to the background.
+    fn unstated_exit(&self, name: &str, text: &str) -> Option<i64> {
+        const UNFINISHED: [&str; 3] = [
+            "[Request interrupted",
+            "Command timed out",
+            "Command running in background",
+        ];
+        (name == "Bash" && !UNFINISHED.iter().any(|u| text.contains(u))).then_some(0)
     }
 
     fn from_neutral(&self, call: &Call, _: Context) -> Option<Written> {
@@ -70,6 +98,21 @@ pub(crate) fn to_claude(
 ) -> ((String, Value), cctool_core::convert::tools::Mapped) {
     let t = translate(from, &ClaudeCodeTools, name, input, None);
     ((t.name, t.input.into_value()), t.mapped)
+}
+
+/// The entries of a `TodoWrite` list: each one's `status` and `content`.
+fn todos(input: &Value) -> Option<Vec<Todo>> {
+    let list = input.get("todos")?.as_array()?;
+    Some(
+        list.iter()
+            .filter_map(|t| {
+                Some(Todo {
+                    text: t.get("content")?.as_str()?.to_string(),
+                    status: t.get("status").and_then(Value::as_str).unwrap_or_default().to_string(),
+                })
+            })
+            .collect(),
+    )
 }
 
 fn obj(v: Value) -> Map<String, Value> {

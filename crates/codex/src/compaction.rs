@@ -12,6 +12,10 @@ use cctool_core::compact::{self, Made, Options, Report};
 /// Compacts a Codex rollout: a compaction record as Codex writes its own.
 pub fn compact_file(src: &Source, opts: &Options, target: &Target, r: &mut Report) -> crate::error::Result<ExitStatus> {
     check_tier_native(opts.tier, crate::ID)?;
+    let opts = &Options {
+        source: Some(crate::ID),
+        ..opts.clone()
+    };
     let io = crate::error::Error::Read;
     let loaded = codex::load(src).map_err(io)?;
     let units = &loaded.units;

@@ -11,7 +11,7 @@
 use serde_json::{Map, Value, json};
 
 use cctool_core::convert::tools::{
-    Call, Command, Context, Hunk, Input, Kind, Read, Vocabulary, Written, quote, rest, unquote,
+    Call, Command, Context, Gist, Hunk, Input, Kind, Read, Todo, Vocabulary, Written, command_in, quote, rest, unquote,
 };
 
 /// Codex's tools.
@@ -44,6 +44,26 @@ impl Vocabulary for CodexTools {
             extra,
             file,
         }
+    }
+
+    /// Its shell tools as a recap reads them, a command with its words as given (a read by
+    /// `nl -ba` is a command run, shown as such), and the plan, which has no neutral kind.
+    fn gist(&self, name: &str, input: &Value) -> Gist {
+        match name {
+            "shell" | "shell_command" | "exec_command" | "local_shell" | "container.exec" => {
+                command_in(input).map_or(Gist::Other, Gist::Shell)
+            }
+            "update_plan" => Gist::Todo(plan(input)),
+            _ => Gist::Other,
+        }
+    }
+
+    /// The headers of every `apply_patch` patch in the input: the tool's, or one run
+    /// through a shell.
+    fn patched(&self, input: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        patch_paths(input, &mut out, 0);
+        out
     }
 
     fn from_neutral(&self, call: &Call, ctx: Context) -> Option<Written> {
@@ -112,6 +132,45 @@ fn patch(call: &Call, ctx: Context) -> Option<(Written, Call)> {
         lost: lost.map(|l| format!("{}:{l}", call.name)),
     };
     Some((written, kept))
+}
+
+/// The steps of an `update_plan` plan: each one's `status` and `step` (or `content`).
+fn plan(input: &Value) -> Option<Vec<Todo>> {
+    let list = input.get("plan")?.as_array()?;
+    Some(
+        list.iter()
+            .filter_map(|t| {
+                Some(Todo {
+                    text: t.get("step").or_else(|| t.get("content"))?.as_str()?.to_string(),
+                    status: t.get("status").and_then(Value::as_str).unwrap_or_default().to_string(),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The files named by the headers of every patch inside `v`, in order, each once.
+fn patch_paths(v: &Value, out: &mut Vec<String>, depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    match v {
+        Value::String(s) if s.contains("*** Begin Patch") => {
+            const HEADS: [&str; 4] = ["*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"];
+            for line in s.lines() {
+                let line = line.trim_start();
+                if let Some(p) = HEADS.iter().find_map(|h| line.strip_prefix(h)) {
+                    let p = p.trim();
+                    if !p.is_empty() && !out.iter().any(|f| f == p) {
+                        out.push(p.to_string());
+                    }
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| patch_paths(x, out, depth + 1)),
+        Value::Object(m) => m.values().for_each(|x| patch_paths(x, out, depth + 1)),
+        _ => {}
+    }
 }
 
 fn exec_of(input: &Value) -> Option<(Kind, Map<String, Value>)> {

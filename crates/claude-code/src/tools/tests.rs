@@ -142,3 +142,39 @@ fn a_multiedit_and_a_list_of_one_come_back_as_edit() {
         assert_eq!(n.file.as_deref(), Some("a"));
     }
 }
+
+/// The recap reads a file named by any of its tools, whatever else the call says, and the
+/// todo list, which has no neutral kind.
+#[test]
+fn the_recap_reads_files_todos_and_silent_successes() {
+    let t = ClaudeCodeTools;
+    let gist = |name: &str, input: Value| t.gist(name, &input);
+    assert_eq!(
+        gist("Read", json!({"file_path": "a.rs", "offset": "x"})),
+        Gist::Read(Some("a.rs".into()))
+    );
+    assert_eq!(gist("Glob", json!({"pattern": "*"})), Gist::Read(None));
+    assert_eq!(
+        gist("NotebookEdit", json!({"notebook_path": "n.ipynb"})),
+        Gist::Modify(Some("n.ipynb".into()))
+    );
+    assert_eq!(
+        gist("Bash", json!({"command": "ls"})),
+        Gist::Shell(Command::Line("ls".into()))
+    );
+    assert_eq!(gist("Bash", json!({})), Gist::Other);
+    assert_eq!(
+        gist(
+            "TodoWrite",
+            json!({"todos": [{"content": "Ship", "status": "pending", "activeForm": "Shipping"}, {"status": "x"}]})
+        ),
+        Gist::Todo(Some(vec![Todo {
+            status: "pending".into(),
+            text: "Ship".into()
+        }]))
+    );
+    assert_eq!(gist("WebFetch", json!({"url": "u"})), Gist::Other);
+    assert_eq!(t.unstated_exit("Bash", "all good"), Some(0));
+    assert_eq!(t.unstated_exit("Bash", "Command timed out after 2m"), None);
+    assert_eq!(t.unstated_exit("Read", "all good"), None);
+}

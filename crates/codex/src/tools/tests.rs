@@ -257,3 +257,35 @@ proptest! {
         }
     }
 }
+
+/// The recap reads every shell tool's command as given (a read by `nl -ba` too), the plan,
+/// and the files of every patch in a call, the tool's or one run through a shell.
+#[test]
+fn the_recap_reads_commands_plans_and_patches() {
+    let t = CodexTools;
+    assert_eq!(
+        t.gist("exec_command", &json!({"cmd": "nl -ba a.rs"})),
+        Gist::Shell(Command::Line("nl -ba a.rs".into()))
+    );
+    assert_eq!(
+        t.gist("local_shell", &json!({"action": {"command": ["ls", 1]}})),
+        Gist::Shell(Command::Argv(vec!["ls".into()]))
+    );
+    assert_eq!(
+        t.gist(
+            "update_plan",
+            &json!({"plan": [{"step": "Port", "status": "completed"}]})
+        ),
+        Gist::Todo(Some(vec![Todo {
+            status: "completed".into(),
+            text: "Port".into()
+        }]))
+    );
+    assert_eq!(t.gist("apply_patch", &json!({"input": "x"})), Gist::Other);
+    let patch = "*** Begin Patch\n*** Update File: b.rs\n*** Move to: c.rs\n*** Add File: b.rs\n*** End Patch";
+    assert_eq!(
+        t.patched(&json!({"command": ["bash", "-lc", format!("apply_patch <<'EOF'\n{patch}\nEOF")]})),
+        ["b.rs", "c.rs"]
+    );
+    assert!(t.patched(&json!({"input": "*** Add File: not a patch"})).is_empty());
+}

@@ -231,8 +231,9 @@ pub trait Agent: Sync {
     }
 
     /// `convert`: this agent's tools in neutral terms, through which a call of one agent
-    /// becomes another's (`convert::tools`); `None` when it has no tools of its own (its
-    /// calls keep their names).
+    /// becomes another's (`convert::tools`), and through which a compaction's recap reads its
+    /// calls (`compact::recap::Tools`); `None` when it has no tools of its own (its calls
+    /// keep their names).
     fn tools(&self) -> Option<&'static dyn crate::convert::tools::Vocabulary> {
         None
     }

@@ -22,7 +22,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::approx_tokens;
+use crate::model::{AgentId, approx_tokens};
 use crate::v5::schema::{Item, MessageV3};
 use recap::Recap;
 
@@ -59,6 +59,10 @@ pub struct Options {
     pub summarizer_timeout: Duration,
     /// Where the full record lives, for the "read the full transcript at" hint.
     pub transcript_path: Option<String>,
+    /// The agent whose tools the session's calls are, when known: the recap reads them with
+    /// its vocabulary first ([`recap::Tools`]). Each agent's compaction says it, not the
+    /// command line.
+    pub source: Option<AgentId>,
     /// `--dry-run`: plan and report, write nothing (no summarizer is run either).
     pub dry_run: bool,
     /// `--force`: replace an existing output, or rewrite a file that looks live.
@@ -75,6 +79,7 @@ impl Default for Options {
             summarizer: None,
             summarizer_timeout: Duration::from_secs(120),
             transcript_path: None,
+            source: None,
             dry_run: false,
             force: false,
         }
@@ -375,7 +380,7 @@ pub fn make_recap(
         }
     }
     let summarizer = opts.summarizer.as_deref().filter(|_| use_summarizer);
-    let mut x = recap::Extractor::default();
+    let mut x = recap::Extractor::new(recap::Tools::of(opts.source));
     let mut prompt = summarizer.map(|_| summarizer::Prompt::default());
     feed(at, &mut |m| {
         if let Some(p) = &mut prompt {

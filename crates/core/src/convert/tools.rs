@@ -201,10 +201,90 @@ pub trait Vocabulary: Sync + Debug {
     // The pair is named for the neutral call it reads and writes; `self` is the vocabulary.
     #[allow(clippy::wrong_self_convention)]
     fn from_neutral(&self, call: &Call, ctx: Context) -> Option<Written>;
+
+    /// The call as a compaction's recap reads it (`docs/compaction.md#the-recap`): by
+    /// default, what its neutral kind says of files and commands. An agent whose calls the
+    /// recap reads with arguments that fit no kind (a read whose other keys are odd still
+    /// read its file) answers for itself.
+    fn gist(&self, name: &str, input: &Value) -> Gist {
+        Gist::of(self.to_neutral(name, input).kind)
+    }
+
+    /// The exit status of a finished command call `name` whose result (`text`, not an error)
+    /// states none: for an agent that reports a success by the output alone. `None`: unknown.
+    fn unstated_exit(&self, name: &str, text: &str) -> Option<i64> {
+        let _ = (name, text);
+        None
+    }
+
+    /// The files a patch in this agent's own patch format adds, updates, deletes or moves
+    /// to, wherever in `input` it stands: any agent's shell can run the program that
+    /// applies it. None by default.
+    fn patched(&self, input: &Value) -> Vec<String> {
+        let _ = input;
+        Vec::new()
+    }
+}
+
+/// A call as a compaction's recap reads it: the file it read or changed, the command it ran,
+/// or the todo list it set ([`Vocabulary::gist`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Gist {
+    /// Reads a file, named when the arguments name it.
+    Read(Option<String>),
+    /// Writes or edits a file, named when the arguments name it.
+    Modify(Option<String>),
+    /// Runs a command.
+    Shell(Command),
+    /// Sets the todo list (or plan): its entries, when they can be read.
+    Todo(Option<Vec<Todo>>),
+    /// None of these.
+    Other,
+}
+
+impl Gist {
+    /// What a neutral kind says of files and commands.
+    pub fn of(kind: Kind) -> Gist {
+        match kind {
+            Kind::Read(r) => Gist::Read(Some(r.path)),
+            Kind::Search { path, .. } => Gist::Read(path),
+            Kind::Write { path, .. } | Kind::Edit { path, .. } => Gist::Modify(Some(path)),
+            Kind::Shell(c) => Gist::Shell(c),
+            Kind::Web(_) | Kind::Task { .. } | Kind::Other(_) => Gist::Other,
+        }
+    }
+}
+
+/// One entry of a todo list or a plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Todo {
+    /// `pending`, `in_progress`, `completed`, or what the agent wrote.
+    pub status: String,
+    /// What is to be done.
+    pub text: String,
+}
+
+/// The command of a shell call's arguments, read leniently: `command` or `cmd`, under
+/// `action` (Codex's `local_shell_call`) or at the top, as one line or as words (those that
+/// are not strings left out). `None` when there is none, or no words.
+pub fn command_in(input: &Value) -> Option<Command> {
+    let action = input.get("action").unwrap_or(input);
+    let v = ["command", "cmd"]
+        .iter()
+        .find_map(|k| action.get(*k).or_else(|| input.get(*k)))?;
+    match v {
+        Value::String(s) => Some(Command::Line(s.clone())),
+        Value::Array(a) => {
+            let argv: Vec<String> = a.iter().filter_map(Value::as_str).map(str::to_string).collect();
+            (!argv.is_empty()).then_some(Command::Argv(argv))
+        }
+        _ => None,
+    }
 }
 
 /// The tools of an agent with none of its own (a cctool session keeps the names its calls
-/// were written with): every call is of no kind, and none is written as one of its own.
+/// were written with): every call is of no kind, and none is written as one of its own. A
+/// recap reads the v5 spec's neutral names with it ([`Vocabulary::gist`]).
 #[derive(Debug)]
 pub struct Verbatim;
 
@@ -215,6 +295,36 @@ impl Vocabulary for Verbatim {
 
     fn from_neutral(&self, _: &Call, _: Context) -> Option<Written> {
         None
+    }
+
+    /// The harness-neutral names of the v5 spec (its own example is `read_file {path}`),
+    /// which no agent's tools answer for.
+    fn gist(&self, name: &str, input: &Value) -> Gist {
+        const READ: [&str; 4] = ["read_file", "view_file", "open_file", "read"];
+        const WRITE: [&str; 6] = [
+            "write_file",
+            "edit_file",
+            "create_file",
+            "str_replace",
+            "replace_in_file",
+            "write",
+        ];
+        let arg = |k: &str| input.get(k).and_then(Value::as_str);
+        let path = || {
+            arg("path")
+                .or_else(|| arg("file_path"))
+                .or_else(|| arg("filename"))
+                .map(str::to_string)
+        };
+        if READ.contains(&name) {
+            Gist::Read(path())
+        } else if WRITE.contains(&name) {
+            Gist::Modify(path())
+        } else if name == "bash" {
+            command_in(input).map_or(Gist::Other, Gist::Shell)
+        } else {
+            Gist::Other
+        }
     }
 }
 

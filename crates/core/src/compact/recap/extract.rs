@@ -20,8 +20,9 @@ pub(super) const MAX_PENDING: usize = 256;
 /// memory only for what the recap keeps. A tool call is taken when its result has arrived
 /// (its outcome decides whether a file was really read or written, and the exit status), in
 /// the order the calls were made.
-#[derive(Default)]
 pub(crate) struct Extractor {
+    /// What the calls are read with.
+    tools: Tools,
     /// Earlier recaps and finished segments, merged.
     acc: Recap,
     segment: Segment,
@@ -41,6 +42,15 @@ pub(super) struct Segment {
 }
 
 impl Extractor {
+    /// An extractor reading the calls with `tools`.
+    pub fn new(tools: Tools) -> Extractor {
+        Extractor {
+            tools,
+            acc: Recap::default(),
+            segment: Segment::default(),
+        }
+    }
+
     pub fn push(&mut self, m: &MessageV3) {
         // A structured summary (an earlier recap) closes the segment before it.
         let earlier = m.items.iter().rev().find_map(|it| match it {
@@ -48,21 +58,21 @@ impl Extractor {
             _ => None,
         });
         if let Some(earlier) = earlier {
-            let seg = std::mem::take(&mut self.segment).finish();
+            let seg = std::mem::take(&mut self.segment).finish(&self.tools);
             let acc = std::mem::take(&mut self.acc);
             self.acc = merge_nonempty(merge_nonempty(acc, seg), earlier);
             return;
         }
-        self.segment.push(m);
+        self.segment.push(m, &self.tools);
     }
 
     pub fn finish(self) -> Recap {
-        merge_nonempty(self.acc, self.segment.finish())
+        merge_nonempty(self.acc, self.segment.finish(&self.tools))
     }
 }
 
 impl Segment {
-    fn push(&mut self, m: &MessageV3) {
+    fn push(&mut self, m: &MessageV3, tools: &Tools) {
         match m.role.as_str() {
             "user" => {
                 let texts: Vec<&str> = m
@@ -109,12 +119,12 @@ impl Segment {
                 }
             }
         }
-        self.drain(false);
+        self.drain(false, tools);
     }
 
     /// Takes the calls at the front whose results are in (all of them at the end, or when
     /// too many wait).
-    fn drain(&mut self, all: bool) {
+    fn drain(&mut self, all: bool, tools: &Tools) {
         while let Some(front) = self.pending.front() {
             if front.3.is_none() && !all && self.pending.len() <= MAX_PENDING {
                 break;
@@ -123,6 +133,7 @@ impl Segment {
                 break;
             };
             tool_call(
+                tools,
                 &name,
                 &args,
                 outcome.as_ref(),
@@ -133,8 +144,8 @@ impl Segment {
         }
     }
 
-    fn finish(mut self) -> Recap {
-        self.drain(true);
+    fn finish(mut self, tools: &Tools) -> Recap {
+        self.drain(true, tools);
         let mut progress = finish_progress(self.progress);
         let mut next_steps = Vec::new();
         for (status, content) in self.todos.unwrap_or_default() {

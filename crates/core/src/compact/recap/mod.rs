@@ -26,6 +26,7 @@ use extract::*;
 pub(crate) use sentences::strip_marker;
 use sentences::*;
 use shell::*;
+pub use tools::Tools;
 use tools::*;
 
 /// Files the span touched, in first-seen order; a file both read and modified is only modified.
@@ -103,13 +104,20 @@ impl Recap {
     /// A structured summary item inside the span (an earlier recap) is merged with what follows
     /// it, so an existing recap is updated rather than lost; merging the same recap again
     /// afterwards changes nothing.
+    ///
+    /// Tool calls are read with the installed registry's vocabularies ([`Tools::of`]).
     pub fn extract(span: &[MessageV3]) -> Recap {
-        Recap::extract_refs(&span.iter().collect::<Vec<_>>())
+        Recap::extract_with(span, &Tools::default())
     }
 
-    /// [`Recap::extract`] over messages held elsewhere (the units of a cut), not copied.
-    pub fn extract_refs(span: &[&MessageV3]) -> Recap {
-        let mut x = Extractor::default();
+    /// [`Recap::extract`], the tool calls read with `tools`.
+    pub fn extract_with(span: &[MessageV3], tools: &Tools) -> Recap {
+        Recap::extract_refs(&span.iter().collect::<Vec<_>>(), tools)
+    }
+
+    /// [`Recap::extract_with`] over messages held elsewhere (the units of a cut), not copied.
+    pub fn extract_refs(span: &[&MessageV3], tools: &Tools) -> Recap {
+        let mut x = Extractor::new(tools.clone());
         for m in span {
             x.push(m);
         }

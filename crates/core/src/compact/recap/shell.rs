@@ -3,43 +3,25 @@
 
 use super::*;
 
-pub(super) const SHELL_TOOLS: [&str; 7] = [
-    "Bash",
-    "bash",
-    "shell",
-    "shell_command",
-    "exec_command",
-    "local_shell",
-    "container.exec",
-];
-
 /// A command as the agent gave it: one shell string, or an argument vector run without a shell.
 pub(super) enum Command {
     Script(String),
     Argv(Vec<String>),
 }
 
-pub(super) fn shell_command(name: &str, args: &Value) -> Option<Command> {
-    if !SHELL_TOOLS.contains(&name) {
-        return None;
-    }
-    let action = args.get("action").unwrap_or(args);
-    let v = ["command", "cmd"]
-        .iter()
-        .find_map(|k| action.get(*k).or_else(|| args.get(*k)))?;
-    match v {
-        Value::String(s) => Some(Command::Script(s.clone())),
-        Value::Array(a) => {
-            let argv: Vec<String> = a.iter().filter_map(Value::as_str).map(str::to_string).collect();
-            if argv.is_empty() {
-                return None;
-            }
-            Some(match unwrap_shell(&argv) {
+impl Command {
+    /// The command a vocabulary read, a `bash -lc SCRIPT` vector as its script; `None` for
+    /// no words at all.
+    pub(super) fn of(c: crate::convert::tools::Command) -> Option<Command> {
+        use crate::convert::tools::Command as Neutral;
+        Some(match c {
+            Neutral::Line(s) => Command::Script(s),
+            Neutral::Argv(argv) if argv.is_empty() => return None,
+            Neutral::Argv(argv) => match unwrap_shell(&argv) {
                 Some(script) => Command::Script(script.to_string()),
                 None => Command::Argv(argv),
-            })
-        }
-        _ => None,
+            },
+        })
     }
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::convert::tools::{Call, Context, Gist, Kind, Vocabulary, Written};
 use proptest::prelude::*;
 
 fn msg(role: &str, items: Vec<Item>) -> MessageV3 {
@@ -29,220 +30,123 @@ fn strings(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
-fn session() -> Vec<MessageV3> {
-    vec![
-        user("Refactor   module A\nfor me. You must keep the public API. Never touch module B."),
-        msg(
-            "system",
-            vec![text("<environment_context>cwd must be /x</environment_context>")],
-        ),
-        msg(
-            "assistant",
-            vec![
-                text("I'll use a trait object rather than generics. Let me look."),
-                call("c1", "Read", json!({"file_path": "src/a.rs"})),
-            ],
-        ),
-        result("c1", json!("fn a() {}")),
-        calls(vec![
-            call(
-                "c2",
-                "Edit",
-                json!({"file_path": "src/a.rs", "old_string": "a", "new_string": "b"}),
-            ),
-            call("c3", "MultiEdit", json!({"file_path": "src/a.rs", "edits": []})),
-            call("c4", "Edit", json!({"file_path": "src/z.rs"})),
-        ]),
-        result("c2", json!("ok")),
-        result("c3", json!("ok")),
-        result(
-            "c4",
-            json!("<tool_use_error>String to replace not found</tool_use_error>"),
-        ),
-        calls(vec![
-            call("c5", "Read", json!({"file_path": "src/a.rs"})),
-            call("c6", "Grep", json!({"pattern": "fn", "path": "src/mod.rs"})),
-            call("c7", "Glob", json!({"pattern": "**/*.rs"})),
-            call("c8", "Bash", json!({"command": "cargo test"})),
-            call("c9", "Bash", json!({"command": "cargo clippy"})),
-        ]),
-        result("c5", json!([{"type": "text", "text": "fn b() {}"}])),
-        result("c8", json!("test result: ok. 3 passed")),
-        result("c9", json!("Exit code 1\nerror: unused variable")),
-        user("```\nlet must = 1; // never\n```\nlooks fine"),
-        msg(
-            "assistant",
-            vec![
-                text("We decided to split it.\n```\ninstead();\n```"),
-                call("c10", "shell", json!({"command": ["bash", "-lc", "cat src/lib.rs"]})),
-                call("c11", "exec_command", json!({"cmd": "cargo build"})),
-                call("c12", "shell_command", json!({"command": "rg -n foo src/x.rs"})),
-                call("c13", "shell", json!({"command": ["sed", "-n", "1,5p", "src/y.rs"]})),
-                call(
-                    "c14",
-                    "apply_patch",
-                    json!({"input": "*** Begin Patch\n*** Update File: src/b.rs\n*** Move to: src/c.rs\n@@\n-x\n+y\n*** Add File: src/d.rs\n+new\n*** End Patch\n"}),
-                ),
-                call("c15", "Bash", json!({"command": "cd x\nmake"})),
-            ],
-        ),
-        result(
-            "c10",
-            json!(r#"{"output":"pub mod a;","metadata":{"exit_code":0,"duration_seconds":0.1}}"#),
-        ),
-        result(
-            "c11",
-            json!("Chunk ID: 1\nWall time: 1.0 seconds\nProcess exited with code 1\nOutput:\nerror"),
-        ),
-        result("c12", json!("Exit code: 0\nWall time: 0.1 seconds\nOutput:\n1:foo")),
-        result("c13", json!("Exit code: 0\nOutput:\nline")),
-        result("c14", json!(r#"{"output":"Success.","metadata":{"exit_code":0}}"#)),
-        calls(vec![call(
-            "t1",
-            "TodoWrite",
-            json!({"todos": [{"content": "Old item", "status": "pending"}]}),
-        )]),
-        calls(vec![call(
-            "t2",
-            "TodoWrite",
-            json!({"todos": [
-                {"content": "Extract trait", "status": "completed", "activeForm": "Extracting"},
-                {"content": "Adapt module B", "status": "in_progress"},
-                {"content": "Write docs", "status": "pending"}
-            ]}),
-        )]),
-        user("<system-reminder>you must obey</system-reminder>"),
-        user("Now add tests, and don't use unwrap."),
-    ]
+/// Two made-up agents that name the same tool differently, for the order the vocabularies
+/// are asked in; `Patcher` also has a patch format and reports a success by silence.
+#[derive(Debug)]
+struct Reader;
+#[derive(Debug)]
+struct Patcher;
+
+impl Vocabulary for Reader {
+    fn to_neutral(&self, name: &str, input: &Value) -> Call {
+        Call::other(name, input)
+    }
+    fn from_neutral(&self, _: &Call, _: Context) -> Option<Written> {
+        None
+    }
+    fn gist(&self, name: &str, input: &Value) -> Gist {
+        match name {
+            "look" => Gist::Read(input.get("at").and_then(Value::as_str).map(str::to_string)),
+            _ => Gist::Other,
+        }
+    }
+}
+
+impl Vocabulary for Patcher {
+    fn to_neutral(&self, name: &str, input: &Value) -> Call {
+        match (name, input.get("line").and_then(Value::as_str)) {
+            ("look" | "run", Some(line)) => Call {
+                name: name.into(),
+                kind: Kind::Shell(crate::convert::tools::Command::Line(line.into())),
+                extra: Default::default(),
+                file: None,
+            },
+            _ => Call::other(name, input),
+        }
+    }
+    fn from_neutral(&self, _: &Call, _: Context) -> Option<Written> {
+        None
+    }
+    fn unstated_exit(&self, name: &str, _: &str) -> Option<i64> {
+        (name == "run").then_some(0)
+    }
+    fn patched(&self, input: &Value) -> Vec<String> {
+        input
+            .get("patch")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .into_iter()
+            .collect()
+    }
 }
 
 #[test]
-fn extracts_every_field_literally() {
-    let r = Recap::extract(&session());
-    assert_eq!(
-        r.goal,
-        "\"Refactor module A for me. You must keep the public API. Never touch module B.\""
-    );
-    assert_eq!(
-        r.constraints,
-        strings(&[
-            "\"You must keep the public API.\"",
-            "\"Never touch module B.\"",
-            "\"Now add tests, and don't use unwrap.\"",
-        ])
-    );
-    assert_eq!(
-        r.key_decisions,
-        strings(&[
-            "\"I'll use a trait object rather than generics.\"",
-            "\"We decided to split it.\""
-        ])
-    );
-    assert_eq!(
-        r.progress,
-        strings(&[
-            "Modified `src/a.rs`",
-            "Ran `cargo test` (exit 0)",
-            "Ran `cargo clippy` (exit 1)",
-            "Ran `cat src/lib.rs` (exit 0)",
-            "Ran `cargo build` (exit 1)",
-            "Ran `rg -n foo src/x.rs` (exit 0)",
-            "Ran `sed -n 1,5p src/y.rs` (exit 0)",
-            "Modified `src/b.rs`",
-            "Modified `src/c.rs`",
-            "Modified `src/d.rs`",
-            "Ran `cd x …` (exit ?)",
-            "Completed: Extract trait",
-        ])
-    );
-    assert_eq!(
-        r.next_steps,
-        strings(&[
-            "In progress: Adapt module B",
-            "Pending: Write docs",
-            "Last request: \"Now add tests, and don't use unwrap.\"",
-        ])
-    );
-    assert_eq!(
-        r.files.read,
-        strings(&["src/mod.rs", "src/lib.rs", "src/x.rs", "src/y.rs"])
-    );
-    assert_eq!(
-        r.files.modified,
-        strings(&["src/a.rs", "src/b.rs", "src/c.rs", "src/d.rs"])
-    );
-}
-
-#[test]
-fn codex_plan_and_shell_patches_are_understood() {
+fn each_call_is_read_by_the_first_vocabulary_that_knows_it() {
     let span = vec![
-        user("Port it"),
+        user("Go"),
         calls(vec![
-            call(
-                "p1",
-                "shell",
-                json!({"command": ["bash", "-lc", "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: old.rs\n*** End Patch\nEOF"]}),
-            ),
-            call(
-                "p2",
-                "update_plan",
-                json!({"explanation": "x", "plan": [{"step": "Port parser", "status": "completed"}, {"step": "Port writer", "status": "pending"}]}),
-            ),
-            call(
-                "p3",
-                "local_shell",
-                json!({"type": "exec", "command": ["cat", "a b.txt"]}),
-            ),
+            call("a", "look", json!({"at": "a.rs", "line": "cat b.rs"})),
+            call("b", "run", json!({"line": "make", "patch": "c.rs"})),
+            call("c", "mystery", json!({"patch": "d.rs"})),
         ]),
-        result("p1", json!("Exit code: 0\nOutput:\nDone!")),
-        result("p3", json!(r#"{"output":"x","metadata":{"exit_code":0}}"#)),
+        result("a", json!("")),
+        result("b", json!("done")),
+        result("c", json!("")),
     ];
-    let r = Recap::extract(&span);
+    // The default reading is the neutral kind: Patcher's `look` runs a command.
+    let r = Recap::extract_with(&span, &Tools::new(&[&Patcher, &Reader]));
     assert_eq!(
         r.progress,
         strings(&[
-            "Ran `apply_patch <<'EOF' …` (exit 0)",
-            "Modified `old.rs`",
-            "Ran `cat 'a b.txt'` (exit 0)",
-            "Completed: Port parser",
+            "Ran `cat b.rs` (exit ?)",
+            "Ran `make` (exit 0)",
+            "Modified `c.rs`",
+            "Modified `d.rs`"
         ])
     );
+    assert_eq!(r.files.read, strings(&["b.rs"]));
+    let r = Recap::extract_with(&span, &Tools::new(&[&Reader, &Patcher]));
     assert_eq!(
-        r.next_steps,
-        strings(&["Pending: Port writer", "Last request: \"Port it\""])
+        r.progress,
+        strings(&["Ran `make` (exit 0)", "Modified `c.rs`", "Modified `d.rs`"])
     );
-    assert_eq!(r.files.read, strings(&["a b.txt"]));
-    assert_eq!(r.files.modified, strings(&["old.rs"]));
+    assert_eq!(r.files.read, strings(&["a.rs"]));
 }
 
 #[test]
-fn unfinished_claude_commands_have_no_status() {
+fn the_v5_spec_names_are_read_without_any_agent() {
     let span = vec![
-        user("Build it"),
+        user("Go"),
         calls(vec![
-            call(
-                "b1",
-                "Bash",
-                json!({"command": "npm run dev", "run_in_background": true}),
-            ),
-            call("b2", "Bash", json!({"command": "sleep 999"})),
-            call("b3", "Bash", json!({"command": "ls"})),
+            call("a", "read_file", json!({"path": "a.rs"})),
+            call("b", "view_file", json!({"filename": "b.rs"})),
+            call("c", "write_file", json!({"file_path": "c.rs"})),
+            call("d", "str_replace", json!({"path": "d.rs"})),
+            call("e", "edit_file", json!({"path": "e.rs"})),
+            call("f", "bash", json!({"command": ["bash", "-lc", "cat f.rs"]})),
+            call("g", "bash", json!({"cmd": "false"})),
         ]),
-        result("b1", json!("Command running in background with ID: 7")),
-        result("b2", json!("Command timed out after 2m 0.0s")),
-        result("b3", json!("")),
-        user("[Request interrupted by user]"),
+        result("a", json!("x")),
+        result("b", json!("x")),
+        result("c", json!("ok")),
+        result("d", json!("ok")),
+        result("e", json!("ok")),
+        result("f", json!("Exit code: 0")),
+        result("g", json!("Exit code 1")),
     ];
-    let r = Recap::extract(&span);
+    let r = Recap::extract_with(&span, &Tools::new(&[]));
+    assert_eq!(r.files.read, strings(&["a.rs", "b.rs", "f.rs"]));
+    assert_eq!(r.files.modified, strings(&["c.rs", "d.rs", "e.rs"]));
     assert_eq!(
         r.progress,
         strings(&[
-            "Ran `npm run dev` (exit ?)",
-            "Ran `sleep 999` (exit ?)",
-            "Ran `ls` (exit 0)"
+            "Modified `c.rs`",
+            "Modified `d.rs`",
+            "Modified `e.rs`",
+            "Ran `cat f.rs` (exit 0)",
+            "Ran `false` (exit 1)"
         ])
     );
-    assert_eq!(r.next_steps, strings(&["Last request: \"Build it\""]));
 }
 
 #[test]
@@ -285,12 +189,12 @@ fn commands_are_capped_to_the_most_recent() {
     for i in 0..35 {
         span.push(calls(vec![call(
             &format!("c{i}"),
-            "Bash",
+            "bash",
             json!({"command": format!("echo {i}")}),
         )]));
     }
     // A repeated command counts once, at its latest run.
-    span.push(calls(vec![call("again", "Bash", json!({"command": "echo 34"}))]));
+    span.push(calls(vec![call("again", "bash", json!({"command": "echo 34"}))]));
     let r = Recap::extract(&span);
     assert_eq!(r.progress.len(), 31);
     assert_eq!(r.progress[0], "(5 earlier commands omitted)");
@@ -405,13 +309,13 @@ proptest! {
     fn extraction_never_panics(cmd in any::<String>(), said in any::<String>(), out in any::<String>()) {
         let span = vec![
             user(&said),
-            msg("assistant", vec![text(&said), call("x", "Bash", json!({"command": cmd.clone()})),
-                call("y", "shell", json!({"command": ["bash", "-lc", cmd.clone()]})),
-                call("z", "apply_patch", json!(format!("*** Begin Patch\n{cmd}")))]),
+            msg("assistant", vec![text(&said), call("x", "bash", json!({"command": cmd.clone()})),
+                call("y", "bash", json!({"command": ["bash", "-lc", cmd.clone()]})),
+                call("z", "run", json!(format!("{{\"line\": {cmd:?}, \"patch\": {cmd:?}}}")))]),
             result("x", json!(out.clone())),
             result("y", json!(out)),
         ];
-        let r = Recap::extract(&span);
+        let r = Recap::extract_with(&span, &Tools::new(&[&Patcher]));
         prop_assert_eq!(Recap::parse(&r.render()), Some(r));
     }
 }
@@ -505,8 +409,8 @@ fn an_earlier_recap_in_the_span_is_updated() {
         user("Also never break the CLI."),
         calls(vec![call(
             "w",
-            "Write",
-            json!({"file_path": "src/new.rs", "content": "x"}),
+            "write_file",
+            json!({"path": "src/new.rs", "content": "x"}),
         )]),
     ];
     let r = Recap::extract(&span);

@@ -1,21 +1,75 @@
-//! The agents' tool vocabularies as the recap reads them: which calls read or modify a file,
-//! which run a command, and the paths a patch touches.
+//! The tool calls of a span as the recap reads them: which read or modify a file, which run a
+//! command, which set the todo list, and the files a patch touches. No agent's tools are
+//! named here: each call is read through the agents' vocabularies ([`Vocabulary::gist`]).
 
 use super::*;
+use crate::agents::registry::{self, Registry};
+use crate::convert::tools::{Gist, Verbatim, Vocabulary};
+use crate::model::AgentId;
 
-pub(super) const READ_TOOLS: [&str; 4] = ["Read", "NotebookRead", "Grep", "Glob"];
-pub(super) const WRITE_TOOLS: [&str; 4] = ["Write", "Edit", "MultiEdit", "NotebookEdit"];
-pub(super) const NEUTRAL_READ: [&str; 4] = ["read_file", "view_file", "open_file", "read"];
-pub(super) const NEUTRAL_WRITE: [&str; 6] = [
-    "write_file",
-    "edit_file",
-    "create_file",
-    "str_replace",
-    "replace_in_file",
-    "write",
-];
+/// The vocabularies the recap reads a span's tool calls with, in the order they are asked: the
+/// tools of the agent that wrote the session, when known, then every registered agent's in
+/// the registry's order, then the v5 spec's neutral names ([`Verbatim`]). A call is read by
+/// the first that knows it: a session converted from another agent keeps the calls its own
+/// tools cannot say under the other agent's names (`docs/convert.md#tools`).
+#[derive(Clone, Debug)]
+pub struct Tools(Vec<&'static dyn Vocabulary>);
+
+impl Tools {
+    /// The vocabularies of the installed registry, `source`'s first.
+    pub fn of(source: Option<AgentId>) -> Tools {
+        Tools::in_registry(registry::installed(), source)
+    }
+
+    /// The vocabularies of `registry`, `source`'s first.
+    pub fn in_registry(registry: Registry, source: Option<AgentId>) -> Tools {
+        let first = source.and_then(|id| registry.find(id));
+        let rest = registry.all().filter(|a| source != Some(a.about().format));
+        let mut v: Vec<&'static dyn Vocabulary> = first.into_iter().chain(rest).filter_map(|a| a.tools()).collect();
+        v.push(&Verbatim);
+        Tools(v)
+    }
+
+    /// These vocabularies, asked in this order, then the v5 spec's neutral names.
+    pub fn new(vocabularies: &[&'static dyn Vocabulary]) -> Tools {
+        let mut v = vocabularies.to_vec();
+        v.push(&Verbatim);
+        Tools(v)
+    }
+
+    /// The call as the first vocabulary that knows it reads it, with that vocabulary.
+    fn gist(&self, name: &str, args: &Value) -> (Gist, &'static dyn Vocabulary) {
+        for &v in &self.0 {
+            let g = v.gist(name, args);
+            if g != Gist::Other {
+                return (g, v);
+            }
+        }
+        (Gist::Other, &Verbatim)
+    }
+
+    /// The files the patches in `args` touch, in every vocabulary's patch format.
+    fn patched(&self, args: &Value) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for v in &self.0 {
+            for p in v.patched(args) {
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Default for Tools {
+    fn default() -> Tools {
+        Tools::of(None)
+    }
+}
 
 pub(super) fn tool_call(
+    tools: &Tools,
     name: &str,
     args: &Value,
     outcome: Option<&Outcome>,
@@ -33,56 +87,32 @@ pub(super) fn tool_call(
         None => args,
     };
     let failed = outcome.is_some_and(|o| o.failed);
-    let arg = |k: &str| args.get(k).and_then(Value::as_str);
 
-    if READ_TOOLS.contains(&name) {
-        let key = match name {
-            "Read" => "file_path",
-            "NotebookRead" => "notebook_path",
-            _ => "path",
-        };
-        if let (Some(p), false) = (arg(key), failed) {
-            files.read(p);
+    let (gist, vocabulary) = tools.gist(name, args);
+    let command = match gist {
+        Gist::Read(p) => {
+            if let (Some(p), false) = (p, failed) {
+                files.read(&p);
+            }
+            return;
         }
-        return;
-    }
-    if WRITE_TOOLS.contains(&name) {
-        let p = if name == "NotebookEdit" {
-            arg("notebook_path")
-        } else {
-            arg("file_path")
-        };
-        if let (Some(p), false) = (p, failed)
-            && files.modified(p)
-        {
-            progress.push(Step::Modified(p.trim().to_string()));
+        Gist::Modify(p) => {
+            if let (Some(p), false) = (p, failed)
+                && files.modified(&p)
+            {
+                progress.push(Step::Modified(p.trim().to_string()));
+            }
+            return;
         }
-        return;
-    }
-    // Harness-neutral names (the v5 spec's own example is `read_file {path}`).
-    let neutral_path = || arg("path").or_else(|| arg("file_path")).or_else(|| arg("filename"));
-    if NEUTRAL_READ.contains(&name) {
-        if let (Some(p), false) = (neutral_path(), failed) {
-            files.read(p);
+        Gist::Todo(list) => {
+            if let Some(list) = list {
+                *todos = Some(list.into_iter().map(|t| (t.status, t.text)).collect());
+            }
+            return;
         }
-        return;
-    }
-    if NEUTRAL_WRITE.contains(&name) {
-        if let (Some(p), false) = (neutral_path(), failed)
-            && files.modified(p)
-        {
-            progress.push(Step::Modified(p.trim().to_string()));
-        }
-        return;
-    }
-    if name == "TodoWrite" || name == "update_plan" {
-        if let Some(list) = todo_list(args) {
-            *todos = Some(list);
-        }
-        return;
-    }
-
-    let command = shell_command(name, args);
+        Gist::Shell(c) => Command::of(c),
+        Gist::Other => None,
+    };
     if let Some(cmd) = &command {
         if !failed {
             for p in cmd.reads() {
@@ -90,74 +120,19 @@ pub(super) fn tool_call(
             }
         }
         let status = match outcome {
-            Some(o) => o.exit.or(claude_bash_success(name, o)),
+            Some(o) => o
+                .exit
+                .or_else(|| (!o.failed).then(|| vocabulary.unstated_exit(name, &o.text)).flatten()),
             None => None,
         };
         let status = status.map_or_else(|| "?".to_string(), |c| c.to_string());
         progress.push(Step::Command(format!("Ran `{}` (exit {status})", cmd.display())));
     }
     if !failed {
-        let mut patched = Vec::new();
-        patch_paths(args, &mut patched, 0);
-        for p in patched {
+        for p in tools.patched(args) {
             if files.modified(&p) {
                 progress.push(Step::Modified(p));
             }
         }
-    }
-}
-
-/// Interrupted, timed-out and background commands have no status yet.
-pub(super) const UNFINISHED: [&str; 3] = [
-    "[Request interrupted",
-    "Command timed out",
-    "Command running in background",
-];
-
-/// Claude Code reports a failing command as `Exit code N` and a successful one by its output
-/// alone: a result without that line, and not an error, is a success.
-pub(super) fn claude_bash_success(name: &str, o: &Outcome) -> Option<i64> {
-    let finished = !UNFINISHED.iter().any(|u| o.text.contains(u));
-    (name == "Bash" && !o.failed && finished).then_some(0)
-}
-
-/// `(status, content)` of each entry of a TodoWrite list or an update_plan plan.
-pub(super) fn todo_list(args: &Value) -> Option<Vec<(String, String)>> {
-    let (list, key) = match args.get("todos").and_then(Value::as_array) {
-        Some(l) => (l, "content"),
-        None => (args.get("plan").and_then(Value::as_array)?, "step"),
-    };
-    Some(
-        list.iter()
-            .filter_map(|t| {
-                let content = t.get(key).or_else(|| t.get("content")).and_then(Value::as_str)?;
-                let status = t.get("status").and_then(Value::as_str).unwrap_or_default();
-                Some((status.to_string(), content.to_string()))
-            })
-            .collect(),
-    )
-}
-
-/// The files named by the headers of every `apply_patch` patch inside `v`.
-pub(super) fn patch_paths(v: &Value, out: &mut Vec<String>, depth: usize) {
-    if depth > 8 {
-        return;
-    }
-    match v {
-        Value::String(s) if s.contains("*** Begin Patch") => {
-            const HEADS: [&str; 4] = ["*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"];
-            for line in s.lines() {
-                let line = line.trim_start();
-                if let Some(p) = HEADS.iter().find_map(|h| line.strip_prefix(h)) {
-                    let p = p.trim();
-                    if !p.is_empty() && !out.iter().any(|f| f == p) {
-                        out.push(p.to_string());
-                    }
-                }
-            }
-        }
-        Value::Array(a) => a.iter().for_each(|x| patch_paths(x, out, depth + 1)),
-        Value::Object(m) => m.values().for_each(|x| patch_paths(x, out, depth + 1)),
-        _ => {}
     }
 }
