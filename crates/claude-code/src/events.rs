@@ -40,7 +40,7 @@ fn records(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error
             line: n.line,
             offset: n.offset,
         };
-        record(&v, at, n.len, on_chain.contains(&(pos as u32)), sink);
+        record(v, at, n.len, on_chain.contains(&(pos as u32)), sink);
     }
     Ok(Streamed {
         first_ms: t.time_span().map(|s| s.0),
@@ -73,52 +73,39 @@ fn chain(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error> 
             offset: node.offset,
         };
         let loaded = chain.loaded_from.is_none_or(|from| i >= from);
-        record(&v, at, node.len, loaded, sink);
+        record(v, at, node.len, loaded, sink);
     }
     Ok(Streamed {
         first_ms: t.time_span().map(|s| s.0),
     })
 }
 
-/// The event of one record, followed by the mark of the compaction it records, if any.
-fn record(v: &Value, at: At, len: u64, loaded: bool, sink: Sink<'_>) {
+/// The event of one record, followed by the mark of the compaction it records, if any. The
+/// record is taken whole: its texts, inputs and outputs move into the parts, uncopied.
+fn record(mut v: Value, at: At, len: u64, loaded: bool, sink: Sink<'_>) {
     let msg = v.get("message");
-    let ty = str_of(v, "type").unwrap_or("");
+    let ty = str_of(&v, "type").unwrap_or("").to_string();
     let usage = msg.and_then(|m| m.get("usage"));
     let tokens = |k: &str| usage.and_then(|u| u.get(k)).and_then(Value::as_i64);
     let flag_of = |k: &str| v.get(k).and_then(Value::as_bool);
-    let owned = |k: &str| str_of(v, k).map(str::to_string);
+    let owned = |k: &str| str_of(&v, k).map(str::to_string);
     let flags = Flags {
         sidechain: flag_of("isSidechain"),
         meta: flag_of("isMeta"),
         compact_summary: flag_of("isCompactSummary"),
     };
-    let subtype = str_of(v, "subtype").unwrap_or("");
-    let content = msg.and_then(|m| m.get("content")).or_else(|| v.get("content"));
-    let (speaker, parts) = match ty {
-        "system" => {
-            let notice = output_text(content.unwrap_or(&Value::Null), &mut Vec::new());
-            let speaker = (subtype != "compact_boundary").then(|| format!("system/{subtype}"));
-            (speaker, vec![Part::Notice(notice)])
-        }
-        "attachment" => (
-            Some("attachment".to_string()),
-            vec![Part::Attachment(v.get("attachment").cloned().unwrap_or(Value::Null))],
-        ),
-        "user" | "assistant" => {
-            let speaker = if flags.compact_summary == Some(true) {
-                "compaction summary".to_string()
-            } else if flags.meta == Some(true) {
-                format!("{ty} (meta)")
-            } else {
-                ty.to_string()
-            };
-            (Some(speaker), content.map(parts).unwrap_or_default())
-        }
-        _ => (None, content.map(parts).unwrap_or_default()),
+    let subtype = str_of(&v, "subtype").unwrap_or("");
+    let boundary = ty == "system" && subtype == "compact_boundary";
+    let speaker = match ty.as_str() {
+        "system" => (!boundary).then(|| format!("system/{subtype}")),
+        "attachment" => Some("attachment".to_string()),
+        "user" | "assistant" if flags.compact_summary == Some(true) => Some("compaction summary".to_string()),
+        "user" | "assistant" if flags.meta == Some(true) => Some(format!("{ty} (meta)")),
+        "user" | "assistant" => Some(ty.clone()),
+        _ => None,
     };
     let time = owned("timestamp");
-    let boundary = (ty == "system" && subtype == "compact_boundary").then(|| {
+    let compaction = boundary.then(|| {
         let m = v.get("compactMetadata");
         Compaction {
             time: time.clone(),
@@ -129,7 +116,7 @@ fn record(v: &Value, at: At, len: u64, loaded: bool, sink: Sink<'_>) {
             ..Compaction::default()
         }
     });
-    sink(Event::Record(Record {
+    let mut r = Record {
         at: Some(at),
         loaded,
         ms: time.as_deref().and_then(parse_ms),
@@ -139,11 +126,9 @@ fn record(v: &Value, at: At, len: u64, loaded: bool, sink: Sink<'_>) {
         model: msg.and_then(|m| str_of(m, "model")).map(str::to_string),
         id: owned("uuid"),
         parent: owned("parentUuid"),
-        kind: ty.to_string(),
         role: msg.and_then(|m| str_of(m, "role")).map(str::to_string),
         speaker,
         flags,
-        parts,
         usage: Usage {
             input: tokens("input_tokens"),
             output: tokens("output_tokens"),
@@ -152,44 +137,71 @@ fn record(v: &Value, at: At, len: u64, loaded: bool, sink: Sink<'_>) {
         },
         bytes: Some(len),
         ..Record::default()
-    }));
-    if let Some(c) = boundary {
+    };
+    let content = match v.get_mut("message").and_then(|m| m.get_mut("content")) {
+        Some(c) => Some(c.take()),
+        None => v.get_mut("content").map(Value::take),
+    };
+    r.parts = match ty.as_str() {
+        "system" => vec![Part::Notice(output_text(
+            content.as_ref().unwrap_or(&Value::Null),
+            &mut Vec::new(),
+        ))],
+        "attachment" => vec![Part::Attachment(
+            v.get_mut("attachment").map(Value::take).unwrap_or(Value::Null),
+        )],
+        _ => content.map(parts).unwrap_or_default(),
+    };
+    r.kind = ty;
+    sink(Event::Record(r));
+    if let Some(c) = compaction {
         sink(Event::Mark(Mark::Compaction(c)));
     }
 }
 
 /// The parts of a message's content (Anthropic's: a string, or a list of blocks).
-fn parts(content: &Value) -> Vec<Part> {
-    let blocks = match content {
-        Value::String(s) => return vec![Part::Text(s.clone())],
-        Value::Array(blocks) => blocks,
-        _ => return Vec::new(),
-    };
-    blocks.iter().map(block).collect()
+fn parts(content: Value) -> Vec<Part> {
+    match content {
+        Value::String(s) => vec![Part::Text(s)],
+        Value::Array(blocks) => blocks.into_iter().map(block).collect(),
+        _ => Vec::new(),
+    }
 }
 
-/// One content block as a part.
-fn block(b: &Value) -> Part {
-    let text = |k: &str| str_of(b, k).unwrap_or("").to_string();
-    match str_of(b, "type").unwrap_or("") {
-        "text" => Part::Text(text("text")),
+/// One content block as a part, its values moved out of it.
+fn block(mut b: Value) -> Part {
+    let mut take = |k: &str| b.get_mut(k).map(Value::take);
+    let text = |v: Option<Value>| match v {
+        Some(Value::String(s)) => s,
+        _ => String::new(),
+    };
+    let string = |v: Option<Value>| match v {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    let kind = string(take("type")).unwrap_or_default();
+    match kind.as_str() {
+        "text" => Part::Text(text(take("text"))),
         "thinking" => Part::Reasoning {
-            text: text("thinking"),
+            text: text(take("thinking")),
             summary: false,
         },
         "redacted_thinking" => Part::Redacted,
-        kind @ ("tool_use" | "server_tool_use") => Part::Call(Call {
-            id: str_of(b, "id").map(str::to_string),
-            name: str_of(b, "name").map(str::to_string),
-            kind: kind.to_string(),
-            input: b.get("input").cloned(),
+        "tool_use" | "server_tool_use" => Part::Call(Call {
+            id: string(take("id")),
+            name: string(take("name")),
+            kind,
+            input: take("input"),
         }),
         "tool_result" => Part::Outcome(Outcome {
-            call_id: str_of(b, "tool_use_id").map(str::to_string),
-            is_error: Some(b.get("is_error").and_then(Value::as_bool).unwrap_or(false)),
-            output: b.get("content").cloned(),
+            call_id: string(take("tool_use_id")),
+            is_error: Some(take("is_error").and_then(|e| e.as_bool()).unwrap_or(false)),
+            output: take("content"),
         }),
-        "image" => image_of(b).map_or_else(|| Part::Other("image".into()), Part::Image),
-        other => Part::Other(other.to_string()),
+        "image" => {
+            b["type"] = Value::String(kind);
+            image_of(&b).map_or_else(|| Part::Other("image".into()), Part::Image)
+        }
+        _ => Part::Other(kind),
     }
 }

@@ -7,7 +7,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 use super::history::History;
-use super::rollout::{Era, Item, ItemSrc, Record as Line, Rollout, message_texts};
+use super::rollout::{Era, Item, ItemSrc, Record as Line, Rollout};
 use crate::io::Source;
 use crate::model::doc::image_of;
 use crate::model::events::{
@@ -159,7 +159,8 @@ impl Read<'_> {
             ItemSrc::Synth(json) => (None, json.len() as u64, (self.ask.parse)(json.as_bytes())),
         };
         let Some(p) = p else { return Ok(None) };
-        let mut r = record(&p, str_of(&p, "type").unwrap_or(&item.ty), at, self.time(at));
+        let ty = str_of(&p, "type").unwrap_or(&item.ty).to_string();
+        let mut r = record(p, &ty, at, self.time(at));
         r.loaded = loaded;
         r.flags.compact_summary = Some(item.summary || item.remote_compaction);
         r.bytes = Some(bytes);
@@ -176,23 +177,26 @@ impl Read<'_> {
     fn every_line(&self, history: &History, sink: Sink<'_>) -> std::io::Result<()> {
         let loaded = loaded_offsets(history);
         crate::io::for_each_line(self.src, |l| {
-            let Some(v) = (self.ask.parse)(l.bytes) else { return };
+            let Some(mut v) = (self.ask.parse)(l.bytes) else { return };
             let at = Some(At {
                 line: l.no,
                 offset: l.offset,
             });
-            let payload = v.get("payload").unwrap_or(&Value::Null);
-            match v.get("type").and_then(Value::as_str) {
+            let line_type = str_of(&v, "type").map(str::to_string);
+            let payload = v.get_mut("payload").map(Value::take).unwrap_or(Value::Null);
+            match line_type.as_deref() {
                 Some("response_item") => {
-                    let ty = str_of(payload, "type").unwrap_or("");
-                    let mut r = record(payload, ty, at, self.time(at));
+                    let ty = str_of(&payload, "type").unwrap_or("").to_string();
+                    let mut r = record(payload, &ty, at, self.time(at));
                     r.loaded = loaded.contains(&l.offset);
                     r.bytes = Some(l.bytes.len() as u64);
                     send(r, sink);
                 }
                 Some("compacted") => sink(Event::Mark(Mark::Compaction(Compaction {
                     time: self.time(at),
-                    summary: str_of(payload, "message").filter(|m| !m.is_empty()).map(str::to_string),
+                    summary: str_of(&payload, "message")
+                        .filter(|m| !m.is_empty())
+                        .map(str::to_string),
                     ..Compaction::default()
                 }))),
                 _ => {}
@@ -218,10 +222,11 @@ fn send(r: Record, sink: Sink<'_>) {
 }
 
 /// The record of a response item `p` of type `ty`.
-fn record(p: &Value, ty: &str, at: Option<At>, time: Option<String>) -> Record {
-    let parts = parts(ty, p);
+fn record(mut p: Value, ty: &str, at: Option<At>, time: Option<String>) -> Record {
+    let role = str_of(&p, "role").map(str::to_string);
+    let parts = parts(ty, &mut p);
     let speaker = match ty {
-        "message" => Some(str_of(p, "role").unwrap_or("message").to_string()),
+        "message" => Some(role.clone().unwrap_or_else(|| "message".into())),
         "reasoning" => parts
             .iter()
             .any(|part| matches!(part, Part::Reasoning { text, .. } if !text.is_empty()))
@@ -236,95 +241,90 @@ fn record(p: &Value, ty: &str, at: Option<At>, time: Option<String>) -> Record {
         ms: time.as_deref().and_then(parse_ms),
         time,
         kind: ty.to_string(),
-        role: str_of(p, "role").map(str::to_string),
+        role,
         speaker,
         parts,
         ..Record::default()
     }
 }
 
-/// The parts of an item: a message's texts and images; a reasoning item's summary, as one
-/// text (its content, when visible, is the reasoning itself and is not shown); the call of an
-/// item that calls a tool, the result of one that carries a call's output; an item of another
-/// type by its type, with the texts of its content.
-fn parts(ty: &str, p: &Value) -> Vec<Part> {
-    match ty {
-        "message" => content_parts(p.get("content")),
+/// The parts of an item, its values moved out of it: a message's texts and images; a
+/// reasoning item's summary, as one text (its content, when visible, is the reasoning itself
+/// and is not shown); the call of an item that calls a tool, the result of one that carries a
+/// call's output; an item of another type by its type, with the texts of its content.
+fn parts(ty: &str, p: &mut Value) -> Vec<Part> {
+    let owned = |p: &Value, k: &str| str_of(p, k).map(str::to_string);
+    let mut parts = match ty {
         "reasoning" => {
             let summary = p.get("summary").and_then(Value::as_array).into_iter().flatten();
             let texts: Vec<&str> = summary.filter_map(|b| str_of(b, "text")).collect();
-            vec![Part::Reasoning {
+            return vec![Part::Reasoning {
                 text: texts.join("\n"),
                 summary: true,
-            }]
+            }];
         }
-        _ if CODEX_CALLS.contains(&ty) => {
-            let input = ["arguments", "input", "action", "query"]
-                .iter()
-                .find_map(|k| p.get(*k).filter(|v| !v.is_null()));
-            let mut parts = content_parts(p.get("content"));
-            parts.push(Part::Call(Call {
-                id: str_of(p, "call_id").or_else(|| str_of(p, "id")).map(str::to_string),
-                name: str_of(p, "name").map(str::to_string),
-                kind: ty.to_string(),
-                input: input.cloned(),
-            }));
-            parts
-        }
-        _ if CODEX_OUTPUTS.contains(&ty) => {
-            let (output, is_error) = output_of(p.get("output"));
-            let mut parts = content_parts(p.get("content"));
-            parts.push(Part::Outcome(Outcome {
-                call_id: str_of(p, "call_id").map(str::to_string),
-                is_error,
-                output,
-            }));
-            parts
-        }
-        _ => {
-            let mut parts = content_parts(p.get("content"));
-            if !REMOTE_COMPACTIONS.contains(&ty) && ty != "ghost_snapshot" {
-                parts.push(Part::Other(ty.to_string()));
-            }
-            parts
-        }
+        _ => content_parts(p.get_mut("content").map(Value::take)),
+    };
+    if CODEX_CALLS.contains(&ty) {
+        let id = owned(p, "call_id").or_else(|| owned(p, "id"));
+        let name = owned(p, "name");
+        let input = ["arguments", "input", "action", "query"]
+            .iter()
+            .find_map(|k| p.get_mut(*k).filter(|v| !v.is_null()).map(Value::take));
+        parts.push(Part::Call(Call {
+            id,
+            name,
+            kind: ty.to_string(),
+            input,
+        }));
+    } else if CODEX_OUTPUTS.contains(&ty) {
+        let call_id = owned(p, "call_id");
+        let (output, is_error) = output_of(p.get_mut("output").map(Value::take));
+        parts.push(Part::Outcome(Outcome {
+            call_id,
+            is_error,
+            output,
+        }));
+    } else if ty != "message" && !REMOTE_COMPACTIONS.contains(&ty) && ty != "ghost_snapshot" {
+        parts.push(Part::Other(ty.to_string()));
     }
+    parts
 }
 
 /// The texts and images of an item's content (a string, or a list of content items).
-fn content_parts(content: Option<&Value>) -> Vec<Part> {
+fn content_parts(content: Option<Value>) -> Vec<Part> {
     match content {
         Some(Value::Array(items)) => items
-            .iter()
-            .filter_map(|i| match image_of(i) {
+            .into_iter()
+            .filter_map(|mut i| match image_of(&i) {
                 Some(img) => Some(Part::Image(img)),
-                None => str_of(i, "text").map(|t| Part::Text(t.to_string())),
+                None => match i.get_mut("text").map(Value::take) {
+                    Some(Value::String(t)) => Some(Part::Text(t)),
+                    _ => None,
+                },
             })
             .collect(),
-        Some(c) => message_texts(c)
-            .into_iter()
-            .map(|t| Part::Text(t.to_string()))
-            .collect(),
-        None => Vec::new(),
+        Some(Value::String(t)) => vec![Part::Text(t)],
+        _ => Vec::new(),
     }
 }
 
 /// A call's output and whether it failed, as the rollout's version wrote them: once as an
 /// object `{"content", "success"}`, once as JSON text `{"output", "metadata"}`, now as the
 /// output itself (text, or content items).
-fn output_of(output: Option<&Value>) -> (Option<Value>, Option<bool>) {
+fn output_of(output: Option<Value>) -> (Option<Value>, Option<bool>) {
     match output {
-        Some(Value::Object(o)) if o.contains_key("content") => {
+        Some(Value::Object(mut o)) if o.contains_key("content") => {
             let success = o.get("success").and_then(Value::as_bool);
-            (o.get("content").cloned(), success.map(|s| !s))
+            (o.remove("content"), success.map(|s| !s))
         }
-        Some(Value::String(t)) => {
-            let wrapped = serde_json::from_str::<Value>(t)
+        Some(Value::String(t)) if t.trim_start().starts_with('{') && t.contains("\"output\"") => {
+            let wrapped = serde_json::from_str::<Value>(&t)
                 .ok()
                 .and_then(|j| j.get("output").and_then(Value::as_str).map(str::to_string));
-            (Some(Value::String(wrapped.unwrap_or_else(|| t.clone()))), None)
+            (Some(Value::String(wrapped.unwrap_or(t))), None)
         }
-        other => (other.cloned(), None),
+        other => (other, None),
     }
 }
 
@@ -338,16 +338,16 @@ mod tests {
     #[test]
     fn outputs_are_read_in_every_form_a_rollout_wrote() {
         let legacy_object = json!({"content": "done", "success": false});
-        assert_eq!(output_of(Some(&legacy_object)), (Some(json!("done")), Some(true)));
+        assert_eq!(output_of(Some(legacy_object)), (Some(json!("done")), Some(true)));
         let wrapped = json!("{\"output\":\"hi\\n\",\"metadata\":{\"exit_code\":0}}");
-        assert_eq!(output_of(Some(&wrapped)), (Some(json!("hi\n")), None));
-        assert_eq!(output_of(Some(&json!("plain"))), (Some(json!("plain")), None));
+        assert_eq!(output_of(Some(wrapped)), (Some(json!("hi\n")), None));
+        assert_eq!(output_of(Some(json!("plain"))), (Some(json!("plain")), None));
         assert_eq!(
-            output_of(Some(&json!("{\"other\":1}"))),
+            output_of(Some(json!("{\"other\":1}"))),
             (Some(json!("{\"other\":1}")), None)
         );
         let items = json!([{"type": "input_text", "text": "a"}]);
-        assert_eq!(output_of(Some(&items)), (Some(items.clone()), None));
+        assert_eq!(output_of(Some(items.clone())), (Some(items), None));
         assert_eq!(output_of(None), (None, None));
     }
 
@@ -355,21 +355,21 @@ mod tests {
     #[test]
     fn items_are_typed_once() {
         let reasoning = json!({"type": "reasoning", "summary": [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "text": "b"}], "content": [{"type": "reasoning_text", "text": "hidden"}]});
-        let r = record(&reasoning, "reasoning", None, None);
+        let r = record(reasoning, "reasoning", None, None);
         assert_eq!(r.speaker.as_deref(), Some("assistant"));
         assert_eq!(r.text(), "a\nb");
-        let empty = record(&json!({"type": "reasoning", "summary": []}), "reasoning", None, None);
+        let empty = record(json!({"type": "reasoning", "summary": []}), "reasoning", None, None);
         assert_eq!(empty.speaker, None);
         let search = json!({"type": "web_search_call", "id": "ws_1", "action": {"query": "q"}});
-        let r = record(&search, "web_search_call", None, None);
+        let r = record(search, "web_search_call", None, None);
         assert_eq!(r.calls().count(), 1);
         assert_eq!(r.calls().next().and_then(|c| c.id.as_deref()), Some("ws_1"));
-        let other = record(&json!({"type": "future_item"}), "future_item", None, None);
+        let other = record(json!({"type": "future_item"}), "future_item", None, None);
         assert_eq!(
             (other.speaker.as_deref(), &other.parts[..]),
             (Some("item"), &[Part::Other("future_item".into())][..])
         );
-        let ghost = record(&json!({"type": "ghost_snapshot"}), "ghost_snapshot", None, None);
+        let ghost = record(json!({"type": "ghost_snapshot"}), "ghost_snapshot", None, None);
         assert!(ghost.speaker.is_none() && ghost.parts.is_empty());
     }
 }

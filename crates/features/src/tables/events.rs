@@ -7,8 +7,8 @@ use rustc_hash::FxHashMap;
 use super::{Options, Row, Table, Val, body};
 use crate::io::Source;
 use crate::model::AgentId;
-use crate::model::events::{Ask, Event, Record, View};
-use crate::model::rows::{FileRows, as_text, provenance};
+use crate::model::events::{Ask, Event, Part, Record, View};
+use crate::model::rows::{FileRows, provenance};
 
 /// The rows of the messages or tool-calls `table` for one file of the agent `format`.
 pub(crate) fn rows(table: Table, src: &Source, format: AgentId, opts: &Options) -> crate::error::Result<FileRows> {
@@ -34,7 +34,7 @@ pub(crate) fn rows(table: Table, src: &Source, format: AgentId, opts: &Options) 
         );
         match table {
             Table::ToolCalls => gather(e, prov, &mut calls, &mut results),
-            _ => out.rows.push(message_row(&e, prov, out.rows.len(), opts)),
+            _ => out.rows.push(message_row(e, prov, out.rows.len(), opts)),
         }
     })?;
     out.first_ms = streamed.first_ms;
@@ -45,25 +45,27 @@ pub(crate) fn rows(table: Table, src: &Source, format: AgentId, opts: &Options) 
 }
 
 /// A message row: the event's provenance, ids, type, time, flags, text, counts and usage.
-fn message_row(e: &Record, mut row: Row, index: usize, opts: &Options) -> Row {
+fn message_row(e: Record, mut row: Row, index: usize, opts: &Options) -> Row {
+    let text = e.text();
+    let (calls, outcomes) = (e.calls().count(), e.outcomes().count());
     row.extend([
         Val::count(index),
         Val::Str(e.origin.name().into()),
-        Val::str(e.id.clone()),
-        Val::str(e.parent.clone()),
-        Val::Str(e.kind.clone()),
-        Val::str(e.role.clone()),
+        Val::str(e.id),
+        Val::str(e.parent),
+        Val::Str(e.kind),
+        Val::str(e.role),
         Val::time(e.ms),
-        Val::str(e.model.clone()),
+        Val::str(e.model),
         Val::Bool(e.loaded),
         Val::bool(e.flags.sidechain),
         Val::bool(e.flags.meta),
         Val::bool(e.flags.compact_summary),
     ]);
-    row.extend(body(&e.text(), opts.max_text));
+    row.extend(body(&text, opts.max_text));
     row.extend([
-        Val::count(e.calls().count()),
-        Val::count(e.outcomes().count()),
+        Val::count(calls),
+        Val::count(outcomes),
         Val::int(e.usage.input),
         Val::int(e.usage.output),
         Val::int(e.usage.cache_read),
@@ -98,27 +100,41 @@ struct Outcome {
 /// Keeps the event's calls, and its results under the id of the call each answers (a later
 /// result of one id replaces an earlier one).
 fn gather(e: Record, prov: Row, calls: &mut Vec<Call>, results: &mut FxHashMap<String, Outcome>) {
-    for c in e.calls() {
-        calls.push(Call {
-            prov: prov.clone(),
-            id: c.id.clone(),
-            name: c.name.clone(),
-            kind: c.kind.clone(),
-            ms: e.ms,
-            loaded: e.loaded,
-            input: as_text(c.input.as_ref()),
-        });
-    }
-    for o in e.outcomes() {
-        if let Some(id) = &o.call_id {
-            let outcome = Outcome {
-                line: e.at.map(|at| at.line),
+    let line = e.at.map(|at| at.line);
+    for part in e.parts {
+        match part {
+            Part::Call(c) => calls.push(Call {
+                prov: prov.clone(),
+                id: c.id,
+                name: c.name,
+                kind: c.kind,
                 ms: e.ms,
-                is_error: o.is_error,
-                output: as_text(o.output.as_ref()),
-            };
-            results.insert(id.clone(), outcome);
+                loaded: e.loaded,
+                input: into_text(c.input),
+            }),
+            Part::Outcome(o) => {
+                if let Some(id) = o.call_id {
+                    let outcome = Outcome {
+                        line,
+                        ms: e.ms,
+                        is_error: o.is_error,
+                        output: into_text(o.output),
+                    };
+                    results.insert(id, outcome);
+                }
+            }
+            _ => {}
         }
+    }
+}
+
+/// A body as text, moved: a string as written, anything else (blocks, objects) as its JSON
+/// text ([`crate::model::rows::as_text`], without copying the string).
+fn into_text(v: Option<serde_json::Value>) -> String {
+    match v {
+        None | Some(serde_json::Value::Null) => String::new(),
+        Some(serde_json::Value::String(s)) => s,
+        Some(other) => other.to_string(),
     }
 }
 
