@@ -9,7 +9,8 @@
 use serde_json::{Map, Value, json};
 
 use cctool_core::convert::tools::{
-    Call, Command, Context, Gist, Hunk, Input, Kind, Read, Todo, Vocabulary, Web, Written, command_in, rest, translate,
+    Call, Command, Context, Gist, Hunk, Input, Kind, Read, Todo, Vocabulary, Web, Written, command_in, exit_on_line,
+    rest, starts_with_any, translate,
 };
 
 /// Claude Code's tools.
@@ -61,6 +62,30 @@ impl Vocabulary for ClaudeCodeTools {
             "Command running in background",
         ];
         (name == "Bash" && !UNFINISHED.iter().any(|u| text.contains(u))).then_some(0)
+    }
+
+    /// A failing `Bash` result's `Exit code N` line.
+    fn stated_exit(&self, text: &str) -> Option<i64> {
+        exit_on_line(text, &["exit code"])
+    }
+
+    /// A call its tool refused (a file not read first, a string to replace not found).
+    fn stated_failure(&self, text: &str) -> bool {
+        text.trim_start().starts_with("<tool_use_error>")
+    }
+
+    /// Its reminders, the slash commands and their output it records as the user's, and its
+    /// notice of an interruption.
+    fn injected(&self, text: &str) -> bool {
+        starts_with_any(
+            text,
+            &[
+                "<system-reminder>",
+                "<command-",
+                "<local-command-",
+                "[Request interrupted by user",
+            ],
+        )
     }
 
     fn from_neutral(&self, call: &Call, _: Context) -> Option<Written> {

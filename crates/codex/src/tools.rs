@@ -11,7 +11,8 @@
 use serde_json::{Map, Value, json};
 
 use cctool_core::convert::tools::{
-    Call, Command, Context, Gist, Hunk, Input, Kind, Read, Todo, Vocabulary, Written, command_in, quote, rest, unquote,
+    Call, Command, Context, Gist, Hunk, Input, Kind, Read, Todo, Vocabulary, Written, command_in, exit_on_line, quote,
+    rest, starts_with_any, unquote,
 };
 
 /// Codex's tools.
@@ -64,6 +65,20 @@ impl Vocabulary for CodexTools {
         let mut out = Vec::new();
         patch_paths(input, &mut out, 0);
         out
+    }
+
+    /// A shell result's status: the `metadata.exit_code` of the JSON its `shell` tool
+    /// answers with, else the `Exit code: N` or `Process exited with code N` line of its text.
+    fn stated_exit(&self, text: &str) -> Option<i64> {
+        serde_json::from_str::<Value>(text.trim())
+            .ok()
+            .and_then(|v| v.pointer("/metadata/exit_code").and_then(Value::as_i64))
+            .or_else(|| exit_on_line(text, &["exit code", "process exited with code"]))
+    }
+
+    /// The environment context, user instructions and `AGENTS.md` it sends as user messages.
+    fn injected(&self, text: &str) -> bool {
+        starts_with_any(text, &["<environment_context>", "<user_instructions>", "# AGENTS.md"])
     }
 
     fn from_neutral(&self, call: &Call, ctx: Context) -> Option<Written> {

@@ -178,3 +178,34 @@ fn the_recap_reads_files_todos_and_silent_successes() {
     assert_eq!(t.unstated_exit("Bash", "Command timed out after 2m"), None);
     assert_eq!(t.unstated_exit("Read", "all good"), None);
 }
+
+#[test]
+fn its_exit_code_lines_are_the_status() {
+    let t = ClaudeCodeTools;
+    assert_eq!(t.stated_exit("Exit code 1\nerror: unused variable"), Some(1));
+    assert_eq!(t.stated_exit("ok\n  exit code 2"), Some(2));
+    assert_eq!(t.stated_exit("the exit code was 3"), None);
+    assert_eq!(t.stated_exit("Process exited with code 1"), None);
+}
+
+#[test]
+fn a_tool_use_error_is_a_failure() {
+    let t = ClaudeCodeTools;
+    assert!(t.stated_failure(" <tool_use_error>String to replace not found</tool_use_error>"));
+    assert!(!t.stated_failure("no <tool_use_error> here"));
+}
+
+#[test]
+fn its_reminders_commands_and_interruptions_are_not_the_users_words() {
+    let t = ClaudeCodeTools;
+    for injected in [
+        "<system-reminder>you must obey</system-reminder>",
+        "<command-name>/clear</command-name>",
+        "<local-command-stdout></local-command-stdout>",
+        "\n[Request interrupted by user for tool use]",
+    ] {
+        assert!(t.injected(injected), "{injected}");
+    }
+    assert!(!t.injected("Please keep <system-reminder> tags"));
+    assert!(!t.injected("<environment_context>"));
+}

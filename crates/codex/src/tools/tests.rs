@@ -289,3 +289,36 @@ fn the_recap_reads_commands_plans_and_patches() {
     );
     assert!(t.patched(&json!({"input": "*** Add File: not a patch"})).is_empty());
 }
+
+#[test]
+fn its_json_metadata_and_status_lines_are_the_status() {
+    let t = CodexTools;
+    assert_eq!(
+        t.stated_exit(r#" {"output": "Exit code: 0", "metadata": {"exit_code": 2}} "#),
+        Some(2)
+    );
+    assert_eq!(
+        t.stated_exit("Exit code: 0\nWall time: 0.1 seconds\nOutput:\n"),
+        Some(0)
+    );
+    assert_eq!(
+        t.stated_exit("Chunk ID: 1\nWall time: 1.0 seconds\nProcess exited with code 1\nOutput:\nerror"),
+        Some(1)
+    );
+    assert_eq!(t.stated_exit(r#"{"output": "x"}"#), None);
+    assert_eq!(t.stated_exit("exit status 1"), None);
+}
+
+#[test]
+fn its_context_and_instructions_are_not_the_users_words() {
+    let t = CodexTools;
+    for injected in [
+        "<environment_context>\n  <cwd>/w</cwd>\n</environment_context>",
+        "<user_instructions>be brief</user_instructions>",
+        "  # AGENTS.md instructions for /w",
+    ] {
+        assert!(t.injected(injected), "{injected}");
+    }
+    assert!(!t.injected("Read # AGENTS.md first"));
+    assert!(!t.injected("<system-reminder>"));
+}

@@ -191,7 +191,8 @@ pub struct Context {
     pub exists: bool,
 }
 
-/// One agent's tools, read into and written from neutral calls.
+/// One agent's tools, read into and written from neutral calls, and the words it writes
+/// around them in a conversation that a compaction's recap reads.
 pub trait Vocabulary: Sync + Debug {
     /// The call in neutral terms: a kind when its arguments fit one, else
     /// [`Kind::Other`].
@@ -224,6 +225,50 @@ pub trait Vocabulary: Sync + Debug {
         let _ = input;
         Vec::new()
     }
+
+    /// The exit status a tool result's `text` states in this agent's words (a status line:
+    /// [`exit_on_line`]). `None`: it states none this agent writes.
+    fn stated_exit(&self, text: &str) -> Option<i64> {
+        let _ = text;
+        None
+    }
+
+    /// Whether a tool result's `text` says in this agent's words that the call failed
+    /// before it ran, beside an error flag or an exit status. No by default.
+    fn stated_failure(&self, text: &str) -> bool {
+        let _ = text;
+        false
+    }
+
+    /// Whether a user message's `text` is one this agent writes into the conversation itself
+    /// (its context, reminders, notices), not the user's words: a recap quotes none of it.
+    /// No by default.
+    fn injected(&self, text: &str) -> bool {
+        let _ = text;
+        false
+    }
+}
+
+/// The exit status stated at the start of a line of `text` after one of `heads` (lower
+/// case; `:`, `=` and spaces may follow): the first such line's. Only line starts count, so a
+/// program's own output mentioning an exit code further on is not taken for the status.
+pub fn exit_on_line(text: &str, heads: &[&str]) -> Option<i64> {
+    text.lines().find_map(|line| {
+        let lower = line.trim_start().to_ascii_lowercase();
+        let rest = heads.iter().find_map(|h| lower.strip_prefix(h))?;
+        let rest = rest.trim_start_matches([':', ' ', '=']);
+        let digits_end = rest
+            .char_indices()
+            .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+            .map_or(rest.len(), |(i, _)| i);
+        rest[..digits_end].parse().ok()
+    })
+}
+
+/// Whether `text`, its leading whitespace aside, starts with one of `prefixes`.
+pub fn starts_with_any(text: &str, prefixes: &[&str]) -> bool {
+    let t = text.trim_start();
+    prefixes.iter().any(|p| t.starts_with(p))
 }
 
 /// A call as a compaction's recap reads it: the file it read or changed, the command it ran,
@@ -325,6 +370,12 @@ impl Vocabulary for Verbatim {
         } else {
             Gist::Other
         }
+    }
+
+    /// A plain `Exit status N` line, as programs print it (`go run`), which no agent's
+    /// wording answers for.
+    fn stated_exit(&self, text: &str) -> Option<i64> {
+        exit_on_line(text, &["exit status"])
     }
 }
 

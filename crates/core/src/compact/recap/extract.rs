@@ -79,7 +79,7 @@ impl Segment {
                     .items
                     .iter()
                     .filter_map(|i| match i {
-                        Item::Text { text, .. } if !is_injected(text) => Some(text.as_str()),
+                        Item::Text { text, .. } if !tools.injected(text) => Some(text.as_str()),
                         _ => None,
                     })
                     .collect();
@@ -114,7 +114,7 @@ impl Segment {
                         .and_then(Value::as_bool);
                     // The last result of a call counts, as a map by id would have it.
                     if let Some(slot) = self.pending.iter_mut().rev().find(|p| p.0 == id) {
-                        slot.3 = Some(outcome_of(content, is_error));
+                        slot.3 = Some(outcome_of(content, is_error, tools));
                     }
                 }
             }
@@ -182,20 +182,10 @@ pub(super) fn recent_unique_keep_order(items: Vec<String>) -> Vec<String> {
     recent_unique(items, n)
 }
 
-pub(super) fn is_injected(text: &str) -> bool {
-    let t = text.trim_start();
-    INJECTED_PREFIXES.iter().any(|p| t.starts_with(p))
-}
-
-pub(super) fn outcome_of(content: &Value, is_error: Option<bool>) -> Outcome {
+pub(super) fn outcome_of(content: &Value, is_error: Option<bool>, tools: &Tools) -> Outcome {
     let text = content_text(content);
-    // Codex wraps shell output as JSON with the exit code in its metadata.
-    let json_exit = serde_json::from_str::<Value>(text.trim())
-        .ok()
-        .and_then(|v| v.pointer("/metadata/exit_code").and_then(Value::as_i64));
-    let exit = json_exit.or_else(|| exit_line(&text));
-    let failed =
-        is_error == Some(true) || exit.is_some_and(|c| c != 0) || text.trim_start().starts_with("<tool_use_error>");
+    let exit = tools.stated_exit(&text);
+    let failed = is_error == Some(true) || exit.is_some_and(|c| c != 0) || tools.stated_failure(&text);
     Outcome { text, exit, failed }
 }
 
@@ -214,23 +204,6 @@ pub(crate) fn content_text(content: &Value) -> String {
         Value::Null => String::new(),
         other => other.to_string(),
     }
-}
-
-/// The exit status stated on a line of its own, as Claude Code (`Exit code 1`) and Codex
-/// (`Exit code: 0`, `Process exited with code 0`) write it. Only line starts count, so a
-/// program's own output mentioning an exit code further on is not taken for the status.
-pub(super) fn exit_line(text: &str) -> Option<i64> {
-    const HEADS: [&str; 3] = ["exit code", "process exited with code", "exit status"];
-    text.lines().find_map(|line| {
-        let lower = line.trim_start().to_ascii_lowercase();
-        let rest = HEADS.iter().find_map(|h| lower.strip_prefix(h))?;
-        let rest = rest.trim_start_matches([':', ' ', '=']);
-        let digits_end = rest
-            .char_indices()
-            .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
-            .map_or(rest.len(), |(i, _)| i);
-        rest[..digits_end].parse().ok()
-    })
 }
 
 #[derive(Default)]

@@ -88,16 +88,6 @@ const DECISION_WORDS: &[&str] = &[
     "switched to",
     "prefer",
 ];
-const INJECTED_PREFIXES: &[&str] = &[
-    "<system-reminder>",
-    "<command-",
-    "<local-command-",
-    "<environment_context>",
-    "<user_instructions>",
-    "# AGENTS.md",
-    "[Request interrupted by user",
-];
-
 impl Recap {
     /// The extractive recap of `span`: quotes, paths and commands taken from it, nothing invented.
     ///

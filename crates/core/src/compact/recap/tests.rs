@@ -70,6 +70,15 @@ impl Vocabulary for Patcher {
     fn unstated_exit(&self, name: &str, _: &str) -> Option<i64> {
         (name == "run").then_some(0)
     }
+    fn stated_exit(&self, text: &str) -> Option<i64> {
+        crate::convert::tools::exit_on_line(text, &["rc"])
+    }
+    fn stated_failure(&self, text: &str) -> bool {
+        text.starts_with("refused")
+    }
+    fn injected(&self, text: &str) -> bool {
+        text.starts_with("<patcher>")
+    }
     fn patched(&self, input: &Value) -> Vec<String> {
         input
             .get("patch")
@@ -114,6 +123,54 @@ fn each_call_is_read_by_the_first_vocabulary_that_knows_it() {
 }
 
 #[test]
+fn results_and_user_texts_are_read_in_the_agents_words() {
+    let span = vec![
+        user("<patcher>must not be quoted"),
+        user("Go"),
+        calls(vec![
+            call("a", "run", json!({"line": "make"})),
+            call("b", "run", json!({"line": "make check"})),
+            call("c", "run", json!({"line": "make lint"})),
+            call("d", "run", json!({"line": "make doc", "patch": "d.rs"})),
+        ]),
+        result("a", json!("rc: 2")),
+        // The first vocabulary that reads a status wins over a later line of another.
+        result("b", json!("Rc 0\nexit status 3")),
+        result("c", json!("exit status 4")),
+        result("d", json!("refused: no such target")),
+    ];
+    let r = Recap::extract_with(&span, &Tools::new(&[&Patcher]));
+    assert_eq!(r.goal, "\"Go\"");
+    assert!(r.constraints.is_empty());
+    assert_eq!(
+        r.progress,
+        strings(&[
+            "Ran `make` (exit 2)",
+            "Ran `make check` (exit 0)",
+            "Ran `make lint` (exit 4)",
+            "Ran `make doc` (exit ?)"
+        ])
+    );
+    // A refused call changed nothing, its patch included.
+    assert!(r.files.modified.is_empty());
+    // Without the agent, its words are the user's.
+    let r = Recap::extract_with(&span, &Tools::new(&[]));
+    assert_eq!(r.goal, "\"<patcher>must not be quoted\"");
+}
+
+#[test]
+fn a_status_is_read_at_a_line_start_only() {
+    use crate::convert::tools::exit_on_line;
+    assert_eq!(
+        exit_on_line("out\n  Exit Status = -1 (killed)", &["exit status"]),
+        Some(-1)
+    );
+    assert_eq!(exit_on_line("exit status ?\nexit status 5", &["exit status"]), Some(5));
+    assert_eq!(exit_on_line("the exit status 1", &["exit status"]), None);
+    assert_eq!(exit_on_line("a\nb: 1\nc: 2", &["c", "b"]), Some(1));
+}
+
+#[test]
 fn the_v5_spec_names_are_read_without_any_agent() {
     let span = vec![
         user("Go"),
@@ -131,8 +188,8 @@ fn the_v5_spec_names_are_read_without_any_agent() {
         result("c", json!("ok")),
         result("d", json!("ok")),
         result("e", json!("ok")),
-        result("f", json!("Exit code: 0")),
-        result("g", json!("Exit code 1")),
+        result("f", json!("exit status 0")),
+        result("g", json!("Exit status: 1")),
     ];
     let r = Recap::extract_with(&span, &Tools::new(&[]));
     assert_eq!(r.files.read, strings(&["a.rs", "b.rs", "f.rs"]));

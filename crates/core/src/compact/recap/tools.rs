@@ -1,6 +1,8 @@
 //! The tool calls of a span as the recap reads them: which read or modify a file, which run a
-//! command, which set the todo list, and the files a patch touches. No agent's tools are
-//! named here: each call is read through the agents' vocabularies ([`Vocabulary::gist`]).
+//! command, which set the todo list, the files a patch touches, the exit status a result
+//! states and the text an agent injects. No agent's tools or wording are named here: each is
+//! read through the agents' vocabularies ([`Vocabulary::gist`], [`Vocabulary::stated_exit`],
+//! [`Vocabulary::injected`]).
 
 use super::*;
 use crate::agents::registry::{self, Registry};
@@ -59,6 +61,22 @@ impl Tools {
             }
         }
         out
+    }
+
+    /// The exit status a tool result's text states, as the first vocabulary that reads one
+    /// in it reads it.
+    pub(super) fn stated_exit(&self, text: &str) -> Option<i64> {
+        self.0.iter().find_map(|v| v.stated_exit(text))
+    }
+
+    /// Whether any vocabulary reads a tool result's text as saying the call failed.
+    pub(super) fn stated_failure(&self, text: &str) -> bool {
+        self.0.iter().any(|v| v.stated_failure(text))
+    }
+
+    /// Whether any agent says a user message's text is its own, not the user's.
+    pub(super) fn injected(&self, text: &str) -> bool {
+        self.0.iter().any(|v| v.injected(text))
     }
 }
 
