@@ -2,10 +2,11 @@
 //! need the registry's agents (`cctool_core::compact::recap`).
 
 use proptest::prelude::*;
-use serde_json::{Value, json};
+use serde_json::json;
 
+use crate::compact::recap::testing::*;
 use crate::compact::recap::{Recap, Tools};
-use crate::v5::schema::{Item, MessageV3};
+use crate::v5::schema::MessageV3;
 
 /// The builtin agents' tools, as a run reads a session of unknown origin.
 fn tools() -> Tools {
@@ -14,34 +15,6 @@ fn tools() -> Tools {
 
 fn extract(span: &[MessageV3]) -> Recap {
     Recap::extract_with(span, &tools())
-}
-
-fn msg(role: &str, items: Vec<Item>) -> MessageV3 {
-    MessageV3::new(role, items)
-}
-
-fn text(t: &str) -> Item {
-    Item::text(t)
-}
-
-fn user(t: &str) -> MessageV3 {
-    msg("user", vec![text(t)])
-}
-
-fn call(id: &str, name: &str, args: Value) -> Item {
-    Item::tool_call(id, name, args)
-}
-
-fn calls(items: Vec<Item>) -> MessageV3 {
-    msg("assistant", items)
-}
-
-fn result(id: &str, content: Value) -> MessageV3 {
-    MessageV3::tool(id, vec![Item::tool_result(content)])
-}
-
-fn strings(items: &[&str]) -> Vec<String> {
-    items.iter().map(|s| s.to_string()).collect()
 }
 
 fn session() -> Vec<MessageV3> {

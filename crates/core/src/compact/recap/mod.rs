@@ -16,6 +16,8 @@ use crate::v5::schema::{Item, MessageV3};
 mod extract;
 mod sentences;
 mod shell;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 #[cfg(test)]
 mod tests;
 mod tools;

@@ -1,34 +1,7 @@
+use super::testing::{call, calls, msg, result, strings, text, user};
 use super::*;
 use crate::convert::tools::{Call, Context, Gist, Kind, Vocabulary, Written};
 use proptest::prelude::*;
-
-fn msg(role: &str, items: Vec<Item>) -> MessageV3 {
-    MessageV3::new(role, items)
-}
-
-fn text(t: &str) -> Item {
-    Item::text(t)
-}
-
-fn user(t: &str) -> MessageV3 {
-    msg("user", vec![text(t)])
-}
-
-fn call(id: &str, name: &str, args: Value) -> Item {
-    Item::tool_call(id, name, args)
-}
-
-fn calls(items: Vec<Item>) -> MessageV3 {
-    msg("assistant", items)
-}
-
-fn result(id: &str, content: Value) -> MessageV3 {
-    MessageV3::tool(id, vec![Item::tool_result(content)])
-}
-
-fn strings(items: &[&str]) -> Vec<String> {
-    items.iter().map(|s| s.to_string()).collect()
-}
 
 /// Two made-up agents that name the same tool differently, for the order the vocabularies
 /// are asked in; `Patcher` also has a patch format and reports a success by silence.
