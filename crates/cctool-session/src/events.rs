@@ -18,12 +18,13 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error
         let Some(v) = (ask.parse)(m) else { continue };
         let ms = crate::model::session::session_time(&v);
         earliest(&mut streamed.first_ms, ms);
-        let items: &[Value] = v.get("items").and_then(Value::as_array).map_or(&[], Vec::as_slice);
+        let items = v.get("items").and_then(Value::as_array);
         let role = str_of(&v, "role");
-        let parts = match v.get("items").and_then(Value::as_array) {
+        let parts = match items {
             Some(items) => item_parts(items, str_of(&v, "tool_call_id")),
             None => legacy_parts(&v),
         };
+        let summary = items.is_some_and(|i| i.iter().any(|i| str_of(i, "type") == Some("summary")));
         sink(Event::Record(Record {
             loaded: true,
             ms,
@@ -33,7 +34,7 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error
             kind: role.unwrap_or("").to_string(),
             role: role.map(str::to_string),
             flags: Flags {
-                compact_summary: Some(items.iter().any(|i| str_of(i, "type") == Some("summary"))),
+                compact_summary: Some(summary),
                 ..Flags::default()
             },
             parts,
