@@ -167,6 +167,12 @@ pub struct CompactArgs {
     #[arg(long)]
     pub in_place: bool,
 
+    /// Place the compaction in the store of the input's agent as a new session of its own
+    /// (its id derived from the input's and the compaction's), and print the command that
+    /// resumes it.
+    #[arg(long, conflicts_with_all = ["output", "in_place"])]
+    pub into_store: bool,
+
     /// Compact files that look live (modified in the last 60 s, or a last line that is not a
     /// complete record) or are read-only, and replace an existing output.
     #[arg(long)]
