@@ -154,7 +154,7 @@ fn a_codex_rollout_becomes_a_thread_of_its_own_registered_in_the_index() {
     assert!(recs.iter().any(|r| r["type"] == "compacted"), "the compaction is in it");
     let row = rows(home.path()).into_iter().find(|row| row[0] == id).expect("its row");
     assert_eq!(row[1], placed.to_str().unwrap());
-    assert_eq!(scanned_ids(home.path(), &home.path().join("sessions")), [id.clone()]);
+    assert_eq!(scanned_ids(home.path(), &home.path().join("sessions")), [id.as_str()]);
     let chain = run(home.path(), &[], &["rebuild-chain", placed.to_str().unwrap()]);
     assert_eq!(chain.code, Some(0), "{}", chain.stderr);
     assert!(
