@@ -103,20 +103,27 @@ or whose last line is not a complete record look live, files another process hol
 (naming it) would keep receiving its lines in the backup, and read-only files are protected: all are \
 refused unless --force. An existing output is replaced only with --force.",
     after_long_help = "JSON RECORD (--json)\n  \
-{\"kind\":\"compaction\",\"file\",\"format\",\"tier\",\"changed\",\"output\",\"backup\",\"tokens_before\",\
+{\"kind\":\"compaction\",\"file\",\"format\",\"tier\",\"changed\",\"output\",\"backup\",\"session_id\",\"resume\",\
+\"registered\",\"tokens_before\",\
 \"tokens_after\",\"tokens_of\":\"request\"|\"history\"|\"content\",\"kept_tokens\",\"compacted_units\",\"kept_units\",\"cut_at\",\"on_prompt\",\"tail_reduced\",\
 \"budget_met\",\"recap_method\",\"summarizer_fallback\",\"placeholders\",\"reasoning_removed\",\"recap\",\"note\",\
 \"error\"}\n\n\
 EXAMPLES\n  \
 cctool compact --dry-run ~/.claude/projects/-home-me-app/0b1c….jsonl\n  \
 cctool compact --budget 60000 -o resumable.jsonl rollout-2026-11-02T10-00-00-….jsonl\n  \
-cctool compact --summarizer 'llm -m local-model' --in-place session.json\n\n\
+cctool compact --summarizer 'llm -m local-model' --in-place session.json\n  \
+cctool compact --into-store ~/.codex/sessions/2026/11/02/rollout-2026-11-02T10-00-00-….jsonl\n\n\
 RESUMING THE OUTPUT\n  \
-The agents resume a session by its id, so a copy beside the original is not what they load. Claude \
-Code resumes ~/.claude/projects/<project>/<id>.jsonl: compact --in-place, then claude --resume <id>; \
-or -o into that folder as <new-uuid>.jsonl, then claude --resume <new-uuid>. Codex resumes the \
-rollout-*.jsonl under ~/.codex/sessions whose session_meta has the id, the original when there are \
-two: compact --in-place, then codex resume <id>.\n\n\
+The agents resume a session by its id, so a copy beside the original is not what they load. \
+--into-store places the compaction in the store of the input's agent as a new session and prints the \
+command that resumes it: Claude Code, ~/.claude/projects/<project>/<new-id>.jsonl with every row's \
+sessionId the new id (claude --resume <new-id> in the project's folder); Codex, a rollout under \
+~/.codex/sessions whose session_meta has the new id, registered in Codex's thread index as convert \
+--into-store registers one (codex resume <new-id>). The new id is derived from the input's session, \
+its length and the options that shape the compaction, so compacting it again the same way names the \
+same session, which is refused unless --force replaces it; --dry-run says where it would go. cctool \
+sessions have no store: write them with -o. --in-place instead replaces the session itself, which the \
+agent resumes by its own id as before.\n\n\
 EXIT STATUS\n  0 compacted (or nothing to compact); 1 --dry-run found something to compact, or the \
 budget could not be reached; 2 unusable input or a write failed."
 )]
@@ -166,6 +173,12 @@ pub struct CompactArgs {
     /// Replace the input, after keeping a backup of it beside it.
     #[arg(long)]
     pub in_place: bool,
+
+    /// Place the compaction in the store of the input's agent as a new session of its own
+    /// (its id derived from the input's and the compaction's), and print the command that
+    /// resumes it.
+    #[arg(long, conflicts_with_all = ["output", "in_place"])]
+    pub into_store: bool,
 
     /// Compact files that look live (modified in the last 60 s, or a last line that is not a
     /// complete record) or are read-only, and replace an existing output.

@@ -216,6 +216,14 @@ pub enum Refusal {
     /// `convert --to cctool --into-store`.
     #[error("a cctool session has no agent store to go into: write it with -o OUT")]
     CctoolIntoStore,
+    /// `compact --into-store` of a file whose agent keeps no store of sessions (cctool's own).
+    #[error("{kind} has no agent store to go into: write the compaction with -o OUT")]
+    CompactNoStore { kind: &'static str },
+    /// `compact --into-store` of a file whose first records name no session.
+    #[error(
+        "no session id in the file's first records, so it cannot become a new session in its agent's store: write the compaction with -o OUT"
+    )]
+    CompactNoSessionId,
     /// `convert --into-store` to an agent whose store is not found (the agent's sentence says
     /// what to set, or to write with `-o`).
     #[error("{0}")]

@@ -17,6 +17,7 @@ mod compact;
 mod compact_budget;
 mod compact_crash;
 mod compact_output;
+mod compact_store;
 mod concurrency;
 mod convert;
 mod convert_clients;

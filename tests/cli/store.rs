@@ -13,7 +13,7 @@ use jiff::Timestamp;
 use crate::util::{Client, fixture, realclient};
 
 /// A Codex home holding the thread index as Codex 0.171 creates it.
-fn codex_home_with_index() -> tempfile::TempDir {
+pub(crate) fn codex_home_with_index() -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
     let sql = std::fs::read_to_string(fixture("store/codex/state_5-0.171.sql")).unwrap();
     let db = rusqlite::Connection::open(home.path().join(codex::STATE_DB)).unwrap();
@@ -86,7 +86,7 @@ fn thread(home: &Path, id: &str, cwd: &str, updated: &str) -> Thread {
     }
 }
 
-fn rows(home: &Path) -> Vec<Vec<String>> {
+pub(crate) fn rows(home: &Path) -> Vec<Vec<String>> {
     let db = rusqlite::Connection::open(home.join(codex::STATE_DB)).unwrap();
     let mut st = db
         .prepare(
@@ -362,7 +362,7 @@ fn index_an_older_thread(home: &Path, cwd: &str) {
 }
 
 /// Runs a store script of the harness; `None` when the client sent nothing.
-fn store_view(script: &Path, store: &Path, work: &Path, which: &str) -> Option<String> {
+pub(crate) fn store_view(script: &Path, store: &Path, work: &Path, which: &str) -> Option<String> {
     let out = std::process::Command::new("bash")
         .arg(script)
         .arg(store)

@@ -62,3 +62,21 @@ fn decompress_tier1() {
     let decompress = Case::new("decompress").args(["--from", file, "-o", "full.json", "t1.json"]);
     insta::assert_snapshot!(tier1.run().code(0).then(decompress).shown());
 }
+
+/// `--into-store`: a new session in the project's folder of Claude Code's store, and the
+/// command that resumes it.
+#[test]
+fn claude_into_store() {
+    snap!(compact("compact/claude-work.jsonl", &["--into-store"]).list("home/.claude/projects/-home-dev-app"));
+}
+
+/// A Codex rollout, placed under `sessions/` by its start (no thread index to register it in).
+#[test]
+fn codex_into_store_json() {
+    snap!(compact("compact/codex-work.jsonl", &["--into-store", "--json"]).list("home/.codex/sessions/2026/11/02"));
+}
+
+#[test]
+fn session_into_store_refused() {
+    snap!(compact("compact/session-v5.json", &["--into-store"]));
+}

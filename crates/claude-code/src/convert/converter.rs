@@ -5,7 +5,8 @@ use std::path::Path;
 use crate::io::Source;
 use cctool_core::convert::WriteOptions;
 use cctool_core::convert::model::{Conversation, Sink};
-use cctool_core::convert::store::{Placement, StoreError};
+use cctool_core::convert::store::{Placement, Rename, StoreError};
+use cctool_core::io::json::Members;
 
 /// Claude Code transcripts, read and written by `convert`.
 pub struct Converter;
@@ -49,5 +50,40 @@ impl crate::agents::Converter for Converter {
             resume: store::resume_command(&o.session_id, &o.cwd),
             imported: None,
         })
+    }
+
+    fn rename(&self) -> Option<Rename> {
+        Some(rename)
+    }
+}
+
+/// Every row that names its session names the new one: Claude Code reads a transcript's
+/// session from its rows, whatever ids an older resume left in them, so each is renamed. The
+/// rest of the row is kept byte for byte.
+fn rename(line: &[u8], _old: &str, new: &str) -> Option<Vec<u8>> {
+    memchr::memmem::find(line, b"\"sessionId\"")?;
+    let mut row = Members::parse(line)?;
+    if row.str("sessionId")? == new {
+        return None;
+    }
+    row.set("sessionId", &new);
+    Some(row.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rename;
+
+    #[test]
+    fn every_row_that_names_a_session_names_the_new_one() {
+        let row = br#"{"parentUuid":null,"sessionId":"old","cwd":"/w","message":{"content":"sessionId"}}"#;
+        let renamed = rename(row, "old", "new").unwrap();
+        assert_eq!(
+            renamed,
+            br#"{"parentUuid":null,"sessionId":"new","cwd":"/w","message":{"content":"sessionId"}}"#
+        );
+        assert_eq!(rename(&renamed, "old", "new"), None);
+        assert_eq!(rename(br#"{"type":"summary","leafUuid":"u"}"#, "old", "new"), None);
+        assert_eq!(rename(b"not json \"sessionId\"", "old", "new"), None);
     }
 }

@@ -6,7 +6,8 @@ use crate::io::Source;
 use crate::store;
 use cctool_core::convert::WriteOptions;
 use cctool_core::convert::model::{Conversation, Sink};
-use cctool_core::convert::store::{Imported, Placement, StoreError};
+use cctool_core::convert::store::{Imported, Placement, Rename, StoreError};
+use cctool_core::io::json::Members;
 
 /// Codex rollouts, read and written by `convert`.
 pub struct Converter;
@@ -82,5 +83,47 @@ impl crate::agents::Converter for Converter {
                 None
             }
         }
+    }
+
+    fn rename(&self) -> Option<Rename> {
+        Some(rename)
+    }
+}
+
+/// The rollout's own `session_meta` names the new thread. A forked rollout also carries the
+/// `session_meta` of the thread it was forked from, which keeps its id: only the record of
+/// the session `old` is renamed, every other byte kept as written.
+fn rename(line: &[u8], old: &str, new: &str) -> Option<Vec<u8>> {
+    memchr::memmem::find(line, b"session_meta")?;
+    let mut rec = Members::parse(line)?;
+    if rec.str("type").as_deref() != Some("session_meta") {
+        return None;
+    }
+    let payload = rec.get("payload")?.get().as_bytes().to_vec();
+    let mut meta = Members::parse(&payload)?;
+    if meta.str("id").as_deref() != Some(old) {
+        return None;
+    }
+    meta.set("id", &new);
+    let meta = serde_json::value::RawValue::from_string(String::from_utf8(meta.to_vec()).ok()?).ok()?;
+    rec.set("payload", &meta);
+    Some(rec.to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rename;
+
+    #[test]
+    fn the_rollouts_own_session_meta_names_the_new_thread() {
+        let meta = br#"{"timestamp":"t","type":"session_meta","payload":{"id":"old","cwd":"/w"}}"#;
+        assert_eq!(
+            rename(meta, "old", "new").unwrap(),
+            br#"{"timestamp":"t","type":"session_meta","payload":{"id":"new","cwd":"/w"}}"#
+        );
+        let parent = br#"{"timestamp":"t","type":"session_meta","payload":{"id":"parent"}}"#;
+        assert_eq!(rename(parent, "old", "new"), None);
+        let item = br#"{"type":"response_item","payload":{"type":"message","id":"old","text":"session_meta"}}"#;
+        assert_eq!(rename(item, "old", "new"), None);
     }
 }

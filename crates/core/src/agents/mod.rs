@@ -432,6 +432,14 @@ pub trait Converter: Sync {
         force: bool,
     ) -> Result<crate::convert::store::Placement, crate::convert::store::StoreError>;
 
+    /// How a line of this agent's own session becomes a line of a new session of another id
+    /// ([`crate::convert::store::Rename`]), so that a session rewritten by cctool (`compact
+    /// --into-store`) is placed ([`Converter::place`]) and registered
+    /// ([`Converter::register`]) as a session of its own; `None` when the agent cannot.
+    fn rename(&self) -> Option<crate::convert::store::Rename> {
+        None
+    }
+
     /// Registers a session placed in the store in the agent's index of sessions, when it keeps
     /// one: what was done, for the report. The session resumes by id whatever happens here, so
     /// a failure is a warning (naming `resume`) and `None`.

@@ -42,6 +42,15 @@ pub struct Report {
     pub output: Option<String>,
     /// The backup of the original beside a file rewritten in place.
     pub backup: Option<String>,
+    /// With `--into-store`: the id of the new session the compaction was (with `--dry-run`,
+    /// would be) placed as in its agent's store, at `output`.
+    pub session_id: Option<String>,
+    /// With `--into-store`: the command that resumes the new session.
+    pub resume: Option<String>,
+    /// With `--into-store`, when the agent keeps an index of its sessions (Codex's thread
+    /// index): what registering the new session there did (`added`, `updated`, `unchanged`,
+    /// `no-database`), as `convert --into-store` reports it.
+    pub registered: Option<&'static str>,
     /// Tokens before compaction, in the unit of `tokens_of`.
     pub tokens_before: usize,
     /// Tokens after compaction, in the unit of `tokens_of`.

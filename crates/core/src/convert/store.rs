@@ -1,5 +1,5 @@
 //! What a converter says of its agent's store: where `convert --into-store` places a converted
-//! session, and why it cannot.
+//! session (and `compact --into-store` a compacted one), and why it cannot.
 
 use std::path::PathBuf;
 
@@ -35,3 +35,9 @@ pub enum StoreError {
     #[error("{0}")]
     Ledger(Box<dyn std::error::Error + Send + Sync>),
 }
+
+/// One line of an agent's own session whose id is `old`, as a line of the same session under
+/// the id `new`: the line rewritten where the agent records the session's own id, `None` when
+/// it stays as written. What lets `compact --into-store` place a compaction of a session in
+/// the store as a session of its own, beside the one it was made from.
+pub type Rename = fn(line: &[u8], old: &str, new: &str) -> Option<Vec<u8>>;

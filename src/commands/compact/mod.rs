@@ -1,5 +1,7 @@
 //! `cctool compact FILE`: offline re-compaction that the agent can resume.
 
+mod store;
+
 use std::path::Path;
 use std::time::Duration;
 
@@ -37,6 +39,11 @@ pub fn run(g: &GlobalArgs, a: &CompactArgs) -> super::Result<ExitStatus> {
         say.fatal_for(&report.file, e);
     } else {
         out.text(&format!("{}\n", escape_str(&describe(&report, a.dry_run))))?;
+        // The command that resumes a session placed in the store is what --into-store is run
+        // for: data, on its own line.
+        if let Some(c) = &report.resume {
+            out.text(&format!("{}\n", escape_str(c)))?;
+        }
         if a.dry_run
             && let Some(r) = &report.recap
         {
@@ -44,7 +51,7 @@ pub fn run(g: &GlobalArgs, a: &CompactArgs) -> super::Result<ExitStatus> {
         }
     }
     if !g.json {
-        if report.changed && !a.dry_run && !a.in_place && a.output.is_none() && in_store(&a.file) {
+        if report.changed && !a.dry_run && !a.in_place && !a.into_store && a.output.is_none() && in_store(&a.file) {
             say.note(
                 "the session is in its agent's store, which would not resume a compacted copy beside it (the same \
                  session id) but list it as a second copy: written to the current folder instead; --in-place \
@@ -125,6 +132,9 @@ fn describe(r: &Report, dry_run: bool) -> String {
         (Some(o), None) if !dry_run => s.push_str(&format!("; written to {o}")),
         (Some(o), None) => s.push_str(&format!("; would write {o}")),
         _ => {}
+    }
+    if let Some(id) = &r.session_id {
+        s.push_str(&format!(" as the new session {id}"));
     }
     s
 }
@@ -223,7 +233,7 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> super::Resul
         return Err(Refusal::CompactStdin.into());
     }
     let input = super::file_input(&a.file)?;
-    if matches!(input, crate::io::Input::Archived(_)) && !a.in_place && a.output.is_none() {
+    if matches!(input, crate::io::Input::Archived(_)) && !a.in_place && a.output.is_none() && !a.into_store {
         return Err(Refusal::ArchivedNeedsOutput.into());
     }
     let file = super::input_path(&input, &a.file);
@@ -237,7 +247,13 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> super::Resul
     {
         return Err(Refusal::InPlace(why).into());
     }
-    let target = if a.in_place {
+    let placing = match a.into_store {
+        true => Some(store::Placing::plan(&src, format, a)?),
+        false => None,
+    };
+    let target = if let Some(p) = &placing {
+        p.target()
+    } else if a.in_place {
         Target::InPlace(file.clone(), Seen::of(&src))
     } else {
         let suffix = if crate::agents::agent(format).about().json_lines {
@@ -261,6 +277,9 @@ fn compact_file(g: &GlobalArgs, a: &CompactArgs, r: &mut Report) -> super::Resul
     let status = crate::agents::agent(format).compact(&src, &opts, &target, r)?;
     // What is reported (the cut, the recap) must not come from pages that read as zeros.
     src.check().map_err(Error::Read)?;
+    if let Some(p) = placing {
+        p.finish(r, a.force)?;
+    }
     if let Some(b) = r.budget_met
         && !b
     {
