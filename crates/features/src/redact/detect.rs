@@ -90,56 +90,118 @@ const B64_BYTES: [bool; 256] = {
     t
 };
 
+/// The shortest run of the alphabet that can be a span on its own: with its two `=` of
+/// padding it reaches [`MIN_ENCODED`]. A shorter one is a span only as the last line of a
+/// wrapped run, found by looking just after the line before it.
+const MIN_LINE: usize = MIN_ENCODED - 2;
+
 /// The spans of base64 text in `s` long enough to hold an encoded secret: runs of the
 /// alphabet with their padding, and lines wrapped at one width (`base64` wraps at 76) taken
 /// as one run.
+///
+/// Every string of an export goes through this, and most of their words are runs of the
+/// alphabet too short to matter: so the scan looks for runs of [`MIN_LINE`] bytes by testing
+/// one byte in [`MIN_LINE`] (a byte outside the alphabet rules out every run across it), and
+/// reads whole only the runs that can be long enough or that continue a wrapped one.
+/// `tests::base64_runs_as_read_byte_by_byte` holds it to the plain reading.
 pub(super) fn base64_runs(s: &str) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
     if b.len() < MIN_ENCODED {
         return Vec::new();
     }
     let is_b64 = |c: u8| B64_BYTES[c as usize];
-    let mut lines: Vec<(usize, usize)> = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if !is_b64(b[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
+    // The end of the run of the alphabet from `at`, with up to two `=` of padding.
+    let line_end = |at: usize| {
+        let mut i = at;
         while i < b.len() && is_b64(b[i]) {
             i += 1;
         }
-        let mut end = i;
-        while end < b.len() && end - i < 2 && b[end] == b'=' {
-            end += 1;
+        let stop = i;
+        while i < b.len() && i - stop < 2 && b[i] == b'=' {
+            i += 1;
         }
+        i
+    };
+    let mut out = Vec::new();
+    let keep = |out: &mut Vec<(usize, usize)>, r: Run| {
+        if (MIN_ENCODED..=MAX_ENCODED).contains(&(r.end - r.start)) {
+            out.push((r.start, r.end));
+        }
+    };
+    let mut current: Option<Run> = None;
+    let mut i = 0;
+    loop {
+        // A wrapped run goes on when the next line starts right after a line break.
+        if let Some(r) = current.as_mut().filter(|r| r.width >= 40 && r.last == r.width) {
+            let gap = match &b[r.end..] {
+                [b'\n', ..] => 1,
+                [b'\r', b'\n', ..] => 2,
+                _ => 0,
+            };
+            let start = r.end + gap;
+            if gap > 0 && start < b.len() && is_b64(b[start]) {
+                let end = line_end(start);
+                if end - start <= r.width {
+                    r.end = end;
+                    r.last = end - start;
+                } else if let Some(done) = current.replace(Run::line(start, end)) {
+                    keep(&mut out, done);
+                }
+                i = end;
+                continue;
+            }
+        }
+        // The next run of at least MIN_LINE bytes of the alphabet.
+        let mut probe = i + MIN_LINE - 1;
+        while probe < b.len() && !is_b64(b[probe]) {
+            probe += MIN_LINE;
+        }
+        if probe >= b.len() {
+            break;
+        }
+        let mut start = probe;
+        while start > 0 && is_b64(b[start - 1]) {
+            start -= 1;
+        }
+        let end = line_end(probe);
+        let run_end = end - b[start..end].iter().rev().take_while(|&&c| c == b'=').count();
         i = end;
+        if run_end - start < MIN_LINE {
+            continue;
+        }
         // Only a run standing on its own: not the tail of a word, a path or a URL.
         let before = start.checked_sub(1).map(|p| b[p]);
         if matches!(before, Some(c) if c == b'_' || c == b'-' || c == b'.' || c == b'%') {
             continue;
         }
-        lines.push((start, end));
-    }
-    // (start, end, width of its first line, length of its last line)
-    let mut runs: Vec<(usize, usize, usize, usize)> = Vec::new();
-    for (start, end) in lines {
-        // A wrapped line continues the run before it when only a line break is between them
-        // and every line before it has the run's width.
-        if let Some(last) = runs.last_mut() {
-            let gap = &b[last.1..start];
-            if (gap == b"\n" || gap == b"\r\n") && last.2 >= 40 && last.3 == last.2 && end - start <= last.2 {
-                last.1 = end;
-                last.3 = end - start;
-                continue;
-            }
+        if let Some(done) = current.replace(Run::line(start, end)) {
+            keep(&mut out, done);
         }
-        runs.push((start, end, end - start, end - start));
     }
-    let mut runs: Vec<(usize, usize)> = runs.into_iter().map(|r| (r.0, r.1)).collect();
-    runs.retain(|&(a, e)| (MIN_ENCODED..=MAX_ENCODED).contains(&(e - a)));
-    runs
+    if let Some(done) = current {
+        keep(&mut out, done);
+    }
+    out
+}
+
+/// A run being read: its span, the width of its first line and the length of its last.
+#[derive(Clone, Copy)]
+struct Run {
+    start: usize,
+    end: usize,
+    width: usize,
+    last: usize,
+}
+
+impl Run {
+    fn line(start: usize, end: usize) -> Run {
+        Run {
+            start,
+            end,
+            width: end - start,
+            last: end - start,
+        }
+    }
 }
 
 /// The text `run` encodes, when it is base64 of text (not of an image or random bytes).

@@ -3,7 +3,9 @@
 //! replaced in every other place too (the sentence before it, a key, another file), by one
 //! Aho-Corasick pass over each string.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+
+use rustc_hash::FxHashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
@@ -35,7 +37,7 @@ struct Searcher {
 #[derive(Default)]
 struct Uses {
     count: Vec<u64>,
-    seen: HashSet<(usize, u32)>,
+    seen: FxHashSet<(usize, u32)>,
 }
 
 /// One occurrence of a known secret: its span, label and number.
@@ -48,6 +50,9 @@ pub(super) struct Found {
 
 pub(super) struct Known {
     labels: Vec<String>,
+    /// Per label, its placeholders' text up to the number (`[REDACTED:token#`): a record
+    /// holds the home folder's path several times, and each is replaced.
+    prefixes: Vec<String>,
     /// Labels whose secrets are names (home folders, the user's name): whole words only.
     bounded: Vec<bool>,
     secrets: RwLock<Secrets>,
@@ -61,6 +66,7 @@ impl Known {
         let bounded = labels.iter().map(|l| l == "home-path" || l == "user-name").collect();
         let n = labels.len();
         Known {
+            prefixes: labels.iter().map(|l| format!("[REDACTED:{l}#")).collect(),
             labels,
             bounded,
             secrets: RwLock::new(Secrets {
@@ -69,7 +75,7 @@ impl Known {
             }),
             uses: Mutex::new(Uses {
                 count: vec![0; n],
-                seen: HashSet::new(),
+                seen: FxHashSet::default(),
             }),
             numeric: AtomicBool::new(false),
         }
@@ -105,10 +111,32 @@ impl Known {
 
     /// The placeholder of secret `number` under `label`, counted as one use.
     pub(crate) fn placeholder(&self, label: usize, number: u32) -> String {
-        let mut u = self.uses.lock().unwrap_or_else(PoisonError::into_inner);
-        u.count[label] += 1;
-        u.seen.insert((label, number));
-        format!("[REDACTED:{}#{number}]", self.labels[label])
+        let mut out = String::with_capacity(self.prefixes[label].len() + 11);
+        self.push_placeholder(&mut out, label, number);
+        out
+    }
+
+    /// [`Known::placeholder`], written at the end of `out`.
+    pub(crate) fn push_placeholder(&self, out: &mut String, label: usize, number: u32) {
+        {
+            let mut u = self.uses.lock().unwrap_or_else(PoisonError::into_inner);
+            u.count[label] += 1;
+            u.seen.insert((label, number));
+        }
+        out.push_str(&self.prefixes[label]);
+        let mut digits = [0u8; 10];
+        let mut n = number;
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        out.extend(digits[at..].iter().map(|&d| d as char));
+        out.push(']');
     }
 
     /// Whether some secret is a number.
@@ -195,7 +223,7 @@ impl Known {
         let mut at = 0;
         for f in found {
             out.push_str(&s[at..f.start]);
-            out.push_str(&self.placeholder(f.label, f.number));
+            self.push_placeholder(&mut out, f.label, f.number);
             at = f.end;
         }
         out.push_str(&s[at..]);

@@ -396,3 +396,110 @@ fn no_false_positive_on_ordinary_text() {
         assert_eq!(r.redact_str(t), None, "{t}");
     }
 }
+
+/// The base64 spans as the plain reading finds them: every run of the alphabet, byte by byte,
+/// the wrapped lines joined, then the spans of the right length kept.
+fn base64_runs_byte_by_byte(s: &str) -> Vec<(usize, usize)> {
+    let b = s.as_bytes();
+    let is_b64 = |c: u8| c.is_ascii_alphanumeric() || c == b'+' || c == b'/';
+    let mut lines: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !is_b64(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && is_b64(b[i]) {
+            i += 1;
+        }
+        let mut end = i;
+        while end < b.len() && end - i < 2 && b[end] == b'=' {
+            end += 1;
+        }
+        i = end;
+        if matches!(start.checked_sub(1).map(|p| b[p]), Some(b'_' | b'-' | b'.' | b'%')) {
+            continue;
+        }
+        lines.push((start, end));
+    }
+    let mut runs: Vec<(usize, usize, usize, usize)> = Vec::new();
+    for (start, end) in lines {
+        if let Some(last) = runs.last_mut() {
+            let gap = &b[last.1..start];
+            if (gap == b"\n" || gap == b"\r\n") && last.2 >= 40 && last.3 == last.2 && end - start <= last.2 {
+                last.1 = end;
+                last.3 = end - start;
+                continue;
+            }
+        }
+        runs.push((start, end, end - start, end - start));
+    }
+    runs.into_iter()
+        .map(|r| (r.0, r.1))
+        .filter(|&(a, e)| (24..=1 << 20).contains(&(e - a)))
+        .collect()
+}
+
+#[test]
+fn base64_runs_of_wrapped_and_glued_text() {
+    let line = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9w";
+    let wrapped = format!("x {line}\n{line}\nQUJD==\nend");
+    let cases = [
+        wrapped.as_str(),
+        "short words only, nothing long enough here at all",
+        "path/_QUJDREVGR0hJSktMTU5PUFFSU1RVVldY and -QUJDREVGR0hJSktMTU5PUFFSU1RVVldY",
+        "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo==QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=",
+        "a\r\nQUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9w\r\nQUJD\r\n",
+    ];
+    for s in cases {
+        assert_eq!(detect::base64_runs(s), base64_runs_byte_by_byte(s), "{s:?}");
+    }
+    assert_eq!(detect::base64_runs(&wrapped).len(), 1);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn base64_runs_as_read_byte_by_byte(
+        parts in proptest::collection::vec(
+            proptest::prop_oneof![
+                "[A-Za-z0-9+/]{0,60}",
+                proptest::strategy::Just("\n".to_string()),
+                proptest::strategy::Just("\r\n".to_string()),
+                "[=_.%\\- ]{1,3}",
+                "[A-Za-z0-9+/]{40}",
+            ],
+            0..24,
+        )
+    ) {
+        let s = parts.concat();
+        proptest::prop_assert_eq!(detect::base64_runs(&s), base64_runs_byte_by_byte(&s));
+    }
+
+    #[test]
+    fn base64_runs_of_wrapped_lines_as_read_byte_by_byte(
+        width in 38usize..46,
+        lines in proptest::collection::vec((1usize..50, 0usize..3), 1..8),
+        glue in "[\n =x]{0,2}",
+    ) {
+        let mut s = String::from(" ");
+        for (n, pad) in lines {
+            s.push_str(&"Qk".repeat(width).chars().take(n.min(width + 2)).collect::<String>());
+            s.push_str(&"=".repeat(pad));
+            s.push_str(if n % 3 == 0 { "\r\n" } else { "\n" });
+        }
+        s.push_str(&glue);
+        proptest::prop_assert_eq!(detect::base64_runs(&s), base64_runs_byte_by_byte(&s));
+    }
+}
+
+#[test]
+fn placeholders_are_label_and_number() {
+    let k = known::Known::new(vec!["token".into(), "home-path".into()]);
+    for n in [0, 1, 9, 10, 99, 1234, u32::MAX] {
+        assert_eq!(k.placeholder(1, n), format!("[REDACTED:home-path#{n}]"));
+    }
+    assert_eq!(k.counts(), vec![("home-path".to_string(), 7, 7)]);
+}
