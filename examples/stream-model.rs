@@ -62,10 +62,7 @@ fn main() -> ExitCode {
             .map_err(|e| e.to_string())
             .and_then(|src| {
                 let id = registry::installed().detect(&src).map_err(|e| format!("{e:?}"))?;
-                let ask = Ask {
-                    view,
-                    ..Ask::records()
-                };
+                let ask = Ask { view, ..Ask::records() };
                 registry::installed()
                     .agent(id)
                     .events(&src, ask, &mut |e| match e {

@@ -58,6 +58,15 @@ mod tests {
         assert_eq!(looks(pi), Looks::PiSession);
         let copilot = b"{\"type\":\"session.start\",\"data\":{},\"id\":\"e\",\"timestamp\":\"t\",\"parentId\":null}\n";
         assert_eq!(looks(copilot), Looks::CopilotEvents);
+        // Qwen Code: Claude Code's fields around a message of Gemini's `parts`.
+        let qwen = b"{\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"t\",\"type\":\"user\",\"cwd\":\"/w\",\"version\":\"0.24.4\",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}\n";
+        assert_eq!(looks(qwen), Looks::QwenSession);
+        let qwen_result =
+            b"{\"uuid\":\"u2\",\"parentUuid\":\"u1\",\"sessionId\":\"s\",\"type\":\"tool_result\",\"message\":null}\n";
+        assert_eq!(looks(qwen_result), Looks::QwenSession);
+        // A Claude Code record with both, or with content alone, is still Claude Code's.
+        let cc = b"{\"uuid\":\"u1\",\"sessionId\":\"s\",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"parts\":null}}\n";
+        assert!(detect_bytes(cc).is_ok());
         assert_eq!(looks(b"{\"theme\":\"dark\"}\n"), Looks::OtherJson);
         assert_eq!(looks(b"[1, 2]\n"), Looks::OtherJson);
         assert_eq!(looks(b"some\nnotes\n"), Looks::NotJson);

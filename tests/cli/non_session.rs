@@ -26,6 +26,11 @@ const OTHERS: &[(&str, &str, &str)] = &[
         "a Copilot CLI event log",
     ),
     (
+        "7f0c2a4e-1b2c-4d5e-8f90-0123456789ab.jsonl",
+        "{\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"7f0c2a4e-1b2c-4d5e-8f90-0123456789ab\",\"timestamp\":\"2026-01-01T10:00:00Z\",\"type\":\"user\",\"cwd\":\"/w\",\"version\":\"0.24.4\",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}\n",
+        "a Qwen Code session",
+    ),
+    (
         "settings.json",
         "{\"theme\":\"dark\",\"model\":\"x\"}\n",
         "JSON that is not a session",
@@ -65,7 +70,7 @@ fn assert_each_named(stderr: &str) {
         let plausible = *looks == "JSON that is not a session";
         assert_eq!(line.contains("--input-format"), plausible, "{line}");
     }
-    assert!(stderr.contains("5 files skipped as not sessions"), "{stderr}");
+    assert!(stderr.contains(&format!("{} files skipped as not sessions", OTHERS.len())), "{stderr}");
 }
 
 #[test]
@@ -125,7 +130,7 @@ fn files_from_skips_listed_non_sessions() {
     assert_each_named(&stderr);
     let (code, _, stderr) = run(&["scan", "--files-from", s(&list)]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains("5 files skipped as not sessions"), "{stderr}");
+    assert!(stderr.contains(&format!("{} files skipped as not sessions", OTHERS.len())), "{stderr}");
 }
 
 #[test]

@@ -45,6 +45,8 @@ pub struct Record<'a> {
     ty: Option<Cow<'a, str>>,
     keys: Vec<Cow<'a, str>>,
     first: bool,
+    /// Whether `message` is an object of Gemini's Content shape (`parts`, no `content`).
+    parts: bool,
 }
 
 impl<'a> Record<'a> {
@@ -61,6 +63,12 @@ impl<'a> Record<'a> {
     /// Whether it is the file's first record.
     pub fn is_first(&self) -> bool {
         self.first
+    }
+
+    /// Whether its `message` holds `parts` and no `content`: Gemini's Content shape, which
+    /// Qwen Code writes in records otherwise shaped like Claude Code's.
+    pub fn message_has_parts(&self) -> bool {
+        self.parts
     }
 
     /// The record on `line`, if it is a JSON object. A `type` given twice is no record, as a
@@ -97,6 +105,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for Record<'a> {
                             LStr::Str(s) => Some(s),
                             _ => None,
                         };
+                    } else if k.as_ref() == "message" {
+                        let m = a.next_value::<MessageShape>()?;
+                        r.parts = m.parts && !m.content;
+                        if m.present {
+                            r.keys.push(k.0);
+                        }
                     } else if a.next_value::<Option<IgnoredAny>>()?.is_some() {
                         r.keys.push(k.0);
                     }
@@ -105,6 +119,73 @@ impl<'de: 'a, 'a> Deserialize<'de> for Record<'a> {
             }
         }
         d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+/// Which keys a record's `message` has, its values skipped: any value but null is present.
+#[derive(Default)]
+struct MessageShape {
+    present: bool,
+    parts: bool,
+    content: bool,
+}
+
+impl<'de> Deserialize<'de> for MessageShape {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MessageShape;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MessageShape, A::Error> {
+                let mut m = MessageShape {
+                    present: true,
+                    ..MessageShape::default()
+                };
+                while let Some(k) = a.next_key::<Key<'de>>()? {
+                    let set = a.next_value::<Option<IgnoredAny>>()?.is_some();
+                    match k.as_ref() {
+                        "parts" => m.parts |= set,
+                        "content" => m.content |= set,
+                        _ => {}
+                    }
+                }
+                Ok(m)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<MessageShape, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(MessageShape {
+                    present: true,
+                    ..MessageShape::default()
+                })
+            }
+            fn visit_unit<E>(self) -> Result<MessageShape, E> {
+                Ok(MessageShape::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<MessageShape, E> {
+                Ok(present())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<MessageShape, E> {
+                Ok(present())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<MessageShape, E> {
+                Ok(present())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<MessageShape, E> {
+                Ok(present())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<MessageShape, E> {
+                Ok(present())
+            }
+        }
+        fn present() -> MessageShape {
+            MessageShape {
+                present: true,
+                ..MessageShape::default()
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -135,6 +216,8 @@ pub enum Looks {
     PiSession,
     /// A Copilot CLI event log.
     CopilotEvents,
+    /// A Qwen Code session.
+    QwenSession,
 }
 
 impl Looks {
@@ -147,6 +230,7 @@ impl Looks {
             Looks::GeminiChat => "a Gemini CLI chat",
             Looks::PiSession => "a pi session",
             Looks::CopilotEvents => "a Copilot CLI event log",
+            Looks::QwenSession => "a Qwen Code session",
         }
     }
 
@@ -162,8 +246,9 @@ pub struct Undetected(pub String, pub Looks);
 
 /// A file of an agent cctool does not read, told by a record only that agent writes: Gemini
 /// CLI's header (`projectHash`), pi's `session` header with its `cwd`, a Copilot CLI event
-/// (`type` with a dotted namespace, fields under `data`). Checked before the registered
-/// agents: a Gemini record (`type: user`) would otherwise read as Claude Code.
+/// (`type` with a dotted namespace, fields under `data`), a Qwen Code record (Claude Code's
+/// link fields around a message of `parts`). Checked before the registered agents: a Gemini or
+/// Qwen Code record (`type: user`) would otherwise read as Claude Code.
 fn foreign(r: &Record<'_>) -> Option<Looks> {
     let ty = r.ty();
     if r.has("projectHash") && r.has("sessionId") && ty.is_none() {
@@ -174,6 +259,12 @@ fn foreign(r: &Record<'_>) -> Option<Looks> {
     }
     if ty.is_some_and(|t| t.contains('.')) && r.has("data") && !r.has("payload") {
         return Some(Looks::CopilotEvents);
+    }
+    // Qwen Code's records have Claude Code's fields (`uuid`, `parentUuid`, `sessionId`) around
+    // a message of Gemini's shape, and a record type of their own for tool results.
+    let linked = r.has("uuid") || r.has("parentUuid") || r.has("sessionId");
+    if linked && (r.message_has_parts() || ty == Some("tool_result")) {
+        return Some(Looks::QwenSession);
     }
     None
 }
