@@ -9,6 +9,7 @@
 //! Files are read on every core, as `scan` reads them, so that the time compares with
 //! `scan`'s and `doctor`'s.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -81,7 +82,8 @@ fn main() -> ExitCode {
             eprintln!("{}: {e}", f.display());
         }
     });
-    println!(
+    let said = writeln!(
+        std::io::stdout().lock(),
         "{} files, {} records, {} parts, {} marks, {} unread",
         files.len(),
         records.into_inner(),
@@ -89,5 +91,8 @@ fn main() -> ExitCode {
         marks.into_inner(),
         failed.into_inner()
     );
-    ExitCode::SUCCESS
+    match said {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::from(2),
+    }
 }

@@ -70,7 +70,10 @@ fn assert_each_named(stderr: &str) {
         let plausible = *looks == "JSON that is not a session";
         assert_eq!(line.contains("--input-format"), plausible, "{line}");
     }
-    assert!(stderr.contains(&format!("{} files skipped as not sessions", OTHERS.len())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} files skipped as not sessions", OTHERS.len())),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -130,7 +133,10 @@ fn files_from_skips_listed_non_sessions() {
     assert_each_named(&stderr);
     let (code, _, stderr) = run(&["scan", "--files-from", s(&list)]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert!(stderr.contains(&format!("{} files skipped as not sessions", OTHERS.len())), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{} files skipped as not sessions", OTHERS.len())),
+        "{stderr}"
+    );
 }
 
 #[test]
