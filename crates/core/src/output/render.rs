@@ -15,6 +15,10 @@ use serde_json::Value;
 use super::sanitize::escape_str;
 use super::style::{self, Paint};
 
+mod record;
+
+pub use record::record_block;
+
 /// Output styles for people.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
