@@ -173,7 +173,7 @@ fn print_chain(
                     line: node.line,
                     offset: node.offset,
                 };
-                let (record, compaction) = record_of(value_of(&bytes), at, u64::from(node.len), true);
+                let (record, compaction) = record_of(value_of(&bytes), at, node.len, true);
                 let block = render::record_block(&s, &as_shown(record), compaction.as_ref());
                 out.text(&render::render(&s, &block))?;
             }
