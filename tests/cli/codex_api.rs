@@ -276,7 +276,7 @@ fn api_view_renders_codex_items_for_reading() {
         input.to_str().unwrap(),
     ]);
     assert!(
-        text.contains("── function_call_output call_rh · item 3\naborted\n"),
+        text.contains("── tool · item 3\n[tool_result call_rh]\naborted\n"),
         "{text}"
     );
     let md = stdout_of(&[

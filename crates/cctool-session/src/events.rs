@@ -16,32 +16,39 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error
     let mut streamed = Streamed::default();
     for m in s.messages.iter() {
         let Some(v) = (ask.parse)(m) else { continue };
-        let ms = crate::model::session::session_time(&v);
-        earliest(&mut streamed.first_ms, ms);
-        let items = v.get("items").and_then(Value::as_array);
-        let role = str_of(&v, "role");
-        let parts = match items {
-            Some(items) => item_parts(items, str_of(&v, "tool_call_id")),
-            None => legacy_parts(&v),
-        };
-        let summary = items.is_some_and(|i| i.iter().any(|i| str_of(i, "type") == Some("summary")));
-        sink(Event::Record(Record {
-            loaded: true,
-            ms,
-            time: str_of(&v, "timestamp").or_else(|| str_of(&v, "ts")).map(str::to_string),
-            speaker: Some(role.unwrap_or("?").to_string()),
+        let r = Record {
             session_id: s.session_id.clone(),
-            kind: role.unwrap_or("").to_string(),
-            role: role.map(str::to_string),
-            flags: Flags {
-                compact_summary: Some(summary),
-                ..Flags::default()
-            },
-            parts,
-            ..Record::default()
-        }));
+            ..message_record(&v)
+        };
+        earliest(&mut streamed.first_ms, r.ms);
+        sink(Event::Record(r));
     }
     Ok(streamed)
+}
+
+/// One message (any schema version) as the session model's record.
+pub(crate) fn message_record(v: &Value) -> Record {
+    let items = v.get("items").and_then(Value::as_array);
+    let role = str_of(v, "role");
+    let parts = match items {
+        Some(items) => item_parts(items, str_of(v, "tool_call_id")),
+        None => legacy_parts(v),
+    };
+    let summary = items.is_some_and(|i| i.iter().any(|i| str_of(i, "type") == Some("summary")));
+    Record {
+        loaded: true,
+        ms: crate::model::session::session_time(v),
+        time: str_of(v, "timestamp").or_else(|| str_of(v, "ts")).map(str::to_string),
+        speaker: Some(role.unwrap_or("?").to_string()),
+        kind: role.unwrap_or("").to_string(),
+        role: role.map(str::to_string),
+        flags: Flags {
+            compact_summary: Some(summary),
+            ..Flags::default()
+        },
+        parts,
+        ..Record::default()
+    }
 }
 
 /// The parts of a message of version 3 on: its `text` and `summary` items as texts, its

@@ -19,7 +19,6 @@ mod events;
 mod export;
 pub mod fast;
 pub mod file;
-mod render;
 mod scan;
 mod stream;
 pub mod summaries;

@@ -1,5 +1,6 @@
 //! `rebuild-chain` of a cctool session: its messages as written.
 
+use super::events::message_record;
 use super::file as session;
 use crate::agents::view::{ChainSummary, Report, value_of};
 use crate::io::Source;
@@ -23,10 +24,11 @@ pub fn rebuild_chain(
         crate::io::json::minify_into(m, &mut line);
         let printed = match st {
             None => out.record(&line),
-            Some(style) => out.text(&render::render(
-                &style,
-                &super::render::session_block(&value_of(&line), i, &style),
-            )),
+            Some(style) => {
+                let mut block = render::record_block(&style, &message_record(&value_of(&line)), None);
+                block.id = Some(format!("#{}", i + 1));
+                out.text(&render::render(&style, &block))
+            }
         };
         failed = printed.err();
         i += 1;

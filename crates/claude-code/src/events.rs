@@ -80,9 +80,23 @@ fn chain(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error> 
     })
 }
 
-/// The event of one record, followed by the mark of the compaction it records, if any. The
-/// record is taken whole: its texts, inputs and outputs move into the parts, uncopied.
-fn record(mut v: Value, at: At, len: u64, loaded: bool, sink: Sink<'_>) {
+/// The event of one record, followed by the mark of the compaction it records, if any: the
+/// record then has no speaker, since a transcript shows the compaction as its mark.
+fn record(v: Value, at: At, len: u64, loaded: bool, sink: Sink<'_>) {
+    let (mut r, compaction) = record_of(v, at, len, loaded);
+    if compaction.is_some() {
+        r.speaker = None;
+    }
+    sink(Event::Record(r));
+    if let Some(c) = compaction {
+        sink(Event::Mark(Mark::Compaction(c)));
+    }
+}
+
+/// One record as the session model's record, with the compaction it records, if any
+/// (`rebuild-chain` renders both in one block). The record is taken whole: its texts, inputs
+/// and outputs move into the parts, uncopied.
+pub(crate) fn record_of(mut v: Value, at: At, len: u64, loaded: bool) -> (Record, Option<Compaction>) {
     let msg = v.get("message");
     let ty = str_of(&v, "type").unwrap_or("").to_string();
     let usage = msg.and_then(|m| m.get("usage"));
@@ -97,7 +111,7 @@ fn record(mut v: Value, at: At, len: u64, loaded: bool, sink: Sink<'_>) {
     let subtype = str_of(&v, "subtype").unwrap_or("");
     let boundary = ty == "system" && subtype == "compact_boundary";
     let speaker = match ty.as_str() {
-        "system" => (!boundary).then(|| format!("system/{subtype}")),
+        "system" => Some(format!("system/{subtype}")),
         "attachment" => Some("attachment".to_string()),
         "user" | "assistant" if flags.compact_summary == Some(true) => Some("compaction summary".to_string()),
         "user" | "assistant" if flags.meta == Some(true) => Some(format!("{ty} (meta)")),
@@ -153,14 +167,11 @@ fn record(mut v: Value, at: At, len: u64, loaded: bool, sink: Sink<'_>) {
         _ => content.map(parts).unwrap_or_default(),
     };
     r.kind = ty;
-    sink(Event::Record(r));
-    if let Some(c) = compaction {
-        sink(Event::Mark(Mark::Compaction(c)));
-    }
+    (r, compaction)
 }
 
 /// The parts of a message's content (Anthropic's: a string, or a list of blocks).
-fn parts(content: Value) -> Vec<Part> {
+pub(crate) fn parts(content: Value) -> Vec<Part> {
     match content {
         Value::String(s) => vec![Part::Text(s)],
         Value::Array(blocks) => blocks.into_iter().map(block).collect(),

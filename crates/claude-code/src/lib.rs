@@ -27,7 +27,6 @@ pub mod import;
 pub mod intern;
 pub mod model;
 pub mod records;
-mod render;
 mod retention;
 mod scan;
 pub mod slim;

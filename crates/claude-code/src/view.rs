@@ -4,6 +4,7 @@
 use super::api::{self as claude_api, api_view};
 use super::chain::{self as claude, Options};
 use super::config::Config;
+use super::events::{parts, record_of};
 use super::model as claude_model;
 use crate::agents::view::ChainOptions;
 use crate::agents::view::{ApiViewSummary, ChainSummary, Report, cannot_read, value_of};
@@ -12,6 +13,7 @@ use crate::io::Source;
 use crate::output::Out;
 use crate::output::render::{self, Render};
 use cctool_core::model::diag::Diagnostic;
+use cctool_core::model::events::{At, Part, Record};
 
 /// The chain a resume of this transcript loads, or with `--api-view` the request Claude Code
 /// sends after it, printed to `out`.
@@ -118,10 +120,13 @@ fn print_request(
         match st {
             None => out.record(body.as_bytes())?,
             Some(s) => {
-                let v = value_of(body.as_bytes());
-                let sent = v["messages"].as_array().cloned().unwrap_or_default();
-                for (i, m) in sent.iter().enumerate() {
-                    out.text(&render::render(&s, &super::render::api_block(m, i, &s)))?;
+                let mut v = value_of(body.as_bytes());
+                let sent = match v.get_mut("messages").map(serde_json::Value::take) {
+                    Some(serde_json::Value::Array(a)) => a,
+                    _ => Vec::new(),
+                };
+                for (i, m) in sent.into_iter().enumerate() {
+                    out.text(&render::render(&s, &api_block(m, i, &s)))?;
                 }
             }
         }
@@ -129,10 +134,7 @@ fn print_request(
         for (i, m) in messages.iter().enumerate() {
             match st {
                 None => out.record(m.as_bytes())?,
-                Some(s) => out.text(&render::render(
-                    &s,
-                    &super::render::api_block(&value_of(m.as_bytes()), i, &s),
-                ))?,
+                Some(s) => out.text(&render::render(&s, &api_block(value_of(m.as_bytes()), i, &s)))?,
             }
         }
     }
@@ -166,12 +168,45 @@ fn print_chain(
             .map_err(|e| cannot_read(src, e))?;
         match st {
             None => out.record(&bytes)?,
-            Some(s) => out.text(&render::render(
-                &s,
-                &super::render::claude_block(&value_of(&bytes), node.line, &s),
-            ))?,
+            Some(s) => {
+                let at = At {
+                    line: node.line,
+                    offset: node.offset,
+                };
+                let (record, compaction) = record_of(value_of(&bytes), at, node.len, true);
+                let block = render::record_block(&s, &as_shown(record), compaction.as_ref());
+                out.text(&render::render(&s, &block))?;
+            }
         }
         released.touch(node.offset, node.len);
     }
     Ok(())
+}
+
+/// A message of the request (`{"role","content"}`) as a block numbered `message N`.
+fn api_block(mut m: serde_json::Value, index: usize, r: &Render) -> render::Block {
+    let content = m.get_mut("content").map(serde_json::Value::take);
+    let role = m.get("role").and_then(serde_json::Value::as_str).map(str::to_string);
+    let record = Record {
+        kind: role.clone().unwrap_or_default(),
+        role,
+        parts: content.map(parts).unwrap_or_default(),
+        ..Record::default()
+    };
+    let mut block = render::record_block(r, &as_shown(record), None);
+    block.id = Some(format!("message {}", index + 1));
+    block
+}
+
+/// The record as `rebuild-chain` has always shown it: a call the server makes
+/// (`server_tool_use`) by its type alone, not as a call of the client's tools.
+fn as_shown(mut record: Record) -> Record {
+    for p in &mut record.parts {
+        if let Part::Call(c) = p
+            && c.kind == "server_tool_use"
+        {
+            *p = Part::Other(std::mem::take(&mut c.kind));
+        }
+    }
+    record
 }

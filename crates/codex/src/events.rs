@@ -159,10 +159,8 @@ impl Read<'_> {
             ItemSrc::Synth(json) => (None, json.len() as u64, (self.ask.parse)(json.as_bytes())),
         };
         let Some(p) = p else { return Ok(None) };
-        let ty = str_of(&p, "type").unwrap_or(&item.ty).to_string();
-        let mut r = record(p, &ty, at, self.time(at));
+        let mut r = item_record(item, p, at, self.time(at));
         r.loaded = loaded;
-        r.flags.compact_summary = Some(item.summary || item.remote_compaction);
         r.bytes = Some(bytes);
         Ok(Some(r))
     }
@@ -211,18 +209,33 @@ const REMOTE_COMPACTIONS: [&str; 3] = ["compaction", "compaction_summary", "cont
 
 /// Sends a record, then the mark of the remote compaction it stands for, if it does.
 fn send(r: Record, sink: Sink<'_>) {
-    let remote = REMOTE_COMPACTIONS.contains(&r.kind.as_str());
+    let remote = remote_compaction(&r);
     sink(Event::Record(r));
-    if remote {
-        sink(Event::Mark(Mark::Compaction(Compaction {
-            encrypted: true,
-            ..Compaction::default()
-        })));
+    if let Some(c) = remote {
+        sink(Event::Mark(Mark::Compaction(c)));
     }
 }
 
+/// The compaction a record stands for, when it is a remote one, whose summary the server
+/// keeps encrypted.
+pub(crate) fn remote_compaction(r: &Record) -> Option<Compaction> {
+    REMOTE_COMPACTIONS.contains(&r.kind.as_str()).then(|| Compaction {
+        encrypted: true,
+        ..Compaction::default()
+    })
+}
+
+/// The record of an item of the history `p`, read as written: whether it holds or stands for
+/// a compaction's summary is what reading the history found.
+pub(crate) fn item_record(item: &Item, p: Value, at: Option<At>, time: Option<String>) -> Record {
+    let ty = str_of(&p, "type").unwrap_or(&item.ty).to_string();
+    let mut r = record(p, &ty, at, time);
+    r.flags.compact_summary = Some(item.summary || item.remote_compaction);
+    r
+}
+
 /// The record of a response item `p` of type `ty`.
-fn record(mut p: Value, ty: &str, at: Option<At>, time: Option<String>) -> Record {
+pub(crate) fn record(mut p: Value, ty: &str, at: Option<At>, time: Option<String>) -> Record {
     let role = str_of(&p, "role").map(str::to_string);
     let parts = parts(ty, &mut p);
     let speaker = match ty {

@@ -23,7 +23,6 @@ pub mod history;
 pub mod hooks;
 pub mod import;
 pub(crate) mod items;
-mod render;
 pub mod rollout;
 mod scan;
 pub mod slim;

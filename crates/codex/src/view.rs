@@ -2,12 +2,14 @@
 //! after it (`--api-view`).
 
 use super::api as codex_api;
+use super::events::{self as model, item_record, remote_compaction};
 use super::history::{self as codex, Replay};
 use super::rollout::{Era, ItemSrc};
 use crate::agents::view::ChainOptions;
 use crate::agents::view::{ApiViewSummary, ChainSummary, Report, cannot_read, value_of};
 use crate::io::Source;
 use crate::model::diag::{Code, Diagnostic, Severity};
+use crate::model::events::At;
 use crate::output::Out;
 use crate::output::render::{self, Render};
 
@@ -57,7 +59,7 @@ pub fn rebuild_chain(
     }
     let mut released = src.releaser();
     for item in &history.items {
-        let (bytes, line) = match &item.src {
+        let (bytes, at) = match &item.src {
             ItemSrc::Raw { offset, len, line } => {
                 let mut bytes = src
                     .read_range(*offset, *len as usize)
@@ -68,7 +70,13 @@ pub fn rebuild_chain(
                     // Items of a pretty-printed 2025 document: one line each, as JSON Lines.
                     bytes = crate::io::json::minify(&bytes);
                 }
-                (bytes, Some(*line))
+                (
+                    bytes,
+                    Some(At {
+                        line: *line,
+                        offset: *offset,
+                    }),
+                )
             }
             ItemSrc::Synth(s) => (s.clone().into_bytes(), None),
         };
@@ -76,10 +84,13 @@ pub fn rebuild_chain(
             // The 2025 TypeScript CLI's document is pretty-printed: its items span lines.
             None if rollout.era == Era::Document => out.record(&crate::io::json::minify(&bytes))?,
             None => out.record(&bytes)?,
-            Some(s) => out.text(&render::render(
-                &s,
-                &super::render::codex_block(&value_of(&bytes), line, &s),
-            ))?,
+            Some(s) => {
+                // A rollout's items carry no time; their lines do, but reading every line's
+                // for a heading would read the file twice.
+                let record = item_record(item, value_of(&bytes), at, None);
+                let block = render::record_block(&s, &record, remote_compaction(&record).as_ref());
+                out.text(&render::render(&s, &block))?;
+            }
         }
     }
     let summary = ChainSummary {
@@ -159,8 +170,14 @@ fn api_view(
         match st {
             None => out.record(item.as_bytes())?,
             Some(s) => {
-                let mut block = super::render::codex_block(&value_of(item.as_bytes()), None, &s);
-                // A call's id is in the heading already (`function_call_output call_…`).
+                let v = value_of(item.as_bytes());
+                let ty = v
+                    .get("type")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                let item = model::record(v, &ty, None, None);
+                let mut block = render::record_block(&s, &item, remote_compaction(&item).as_ref());
                 block.id = Some(format!("item {}", i + 1));
                 out.text(&render::render(&s, &block))?;
             }

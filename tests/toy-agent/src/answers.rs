@@ -15,7 +15,6 @@ use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::{format_ms, parse_ms};
 use cctool_core::output::Out;
 use cctool_core::output::render::{self, Render};
-use cctool_core::output::sanitize::escape_str;
 
 /// The file at a glance; a file that cannot be read is reported with its size alone.
 pub fn scan(src: &Source) -> SessionRecord {
@@ -113,34 +112,6 @@ pub fn doctor(src: &Source) -> std::io::Result<Vec<Diagnostic>> {
     Ok(out)
 }
 
-/// A message as a block for people, in the core's rendering kit.
-fn block(m: &Message, index: usize, r: &Render) -> render::Block {
-    let (role, at, body) = match &m.said {
-        Said::Text { role, text, at } => (*role, at.clone(), escape_str(text)),
-        Said::Call { tool, input, .. } => (
-            "assistant",
-            None,
-            format!(
-                "{}\n{}",
-                r.marker(&format!("[tool_call {tool}]")),
-                r.code(&input.to_string())
-            ),
-        ),
-        Said::Result { output, .. } => (
-            "tool",
-            None,
-            format!("{}\n{}", r.marker("[tool_result]"), r.code(output)),
-        ),
-    };
-    render::Block {
-        role: role.to_string(),
-        line: Some(m.line),
-        timestamp: at,
-        id: Some(format!("#{}", index + 1)),
-        body,
-    }
-}
-
 /// `rebuild-chain`: every message, which is what a resume loads, printed as written or
 /// rendered with `style`.
 pub fn rebuild_chain(
@@ -153,7 +124,10 @@ pub fn rebuild_chain(
         match &style {
             None => out.record(&m.raw)?,
             Some(st) => {
-                out.text(&render::render(st, &block(m, i, st)))?;
+                let v = cctool_core::agents::view::value_of(&m.raw);
+                let mut block = render::record_block(st, &message_record(m, &v), None);
+                block.id = Some(format!("#{}", i + 1));
+                out.text(&render::render(st, &block))?;
             }
         }
     }
@@ -175,51 +149,59 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
     let mut streamed = Streamed::default();
     for m in &s.messages {
         let Some(v) = (ask.parse)(&m.raw) else { continue };
-        let text = |k: &str| doc::s(&v, k).unwrap_or("").to_string();
-        let ms = m.said.at().and_then(parse_ms);
-        rows::earliest(&mut streamed.first_ms, ms);
-        let (speaker, part) = match m.said.kind() {
-            "call" => (
-                "assistant",
-                events::Part::Call(Call {
-                    id: Some(text("id")),
-                    name: Some(text("tool")),
-                    kind: "call".into(),
-                    input: v.get("input").cloned(),
-                }),
-            ),
-            "result" => (
-                "tool",
-                events::Part::Outcome(Outcome {
-                    call_id: Some(text("id")),
-                    is_error: None,
-                    output: Some(Value::String(text("output"))),
-                }),
-            ),
-            role => (role, events::Part::Text(text("text"))),
-        };
-        sink(Event::Record(Record {
-            at: Some(At {
-                line: m.line,
-                offset: m.offset,
-            }),
-            loaded: true,
-            ms,
-            time: doc::s(&v, "at").map(str::to_string),
+        let r = Record {
             session_id: s.session_id().map(str::to_string),
-            kind: m.said.kind().into(),
-            role: Some(speaker.into()),
-            speaker: Some(speaker.into()),
-            flags: Flags {
-                compact_summary: Some(false),
-                ..Flags::default()
-            },
-            parts: vec![part],
-            bytes: Some(m.raw.len() as u64),
-            ..Record::default()
-        }));
+            ..message_record(m, &v)
+        };
+        rows::earliest(&mut streamed.first_ms, r.ms);
+        sink(Event::Record(r));
     }
     Ok(streamed)
+}
+
+/// One message record, read as `v`, as the session model's record: what `rebuild-chain`
+/// renders and the events carry.
+fn message_record(m: &Message, v: &Value) -> Record {
+    let text = |k: &str| doc::s(v, k).unwrap_or("").to_string();
+    let (speaker, part) = match m.said.kind() {
+        "call" => (
+            "assistant",
+            events::Part::Call(Call {
+                id: Some(text("id")),
+                name: Some(text("tool")),
+                kind: "call".into(),
+                input: v.get("input").cloned(),
+            }),
+        ),
+        "result" => (
+            "tool",
+            events::Part::Outcome(Outcome {
+                call_id: Some(text("id")),
+                is_error: None,
+                output: Some(Value::String(text("output"))),
+            }),
+        ),
+        role => (role, events::Part::Text(text("text"))),
+    };
+    Record {
+        at: Some(At {
+            line: m.line,
+            offset: m.offset,
+        }),
+        loaded: true,
+        ms: m.said.at().and_then(parse_ms),
+        time: doc::s(v, "at").map(str::to_string),
+        kind: m.said.kind().into(),
+        role: Some(speaker.into()),
+        speaker: Some(speaker.into()),
+        flags: Flags {
+            compact_summary: Some(false),
+            ..Flags::default()
+        },
+        parts: vec![part],
+        bytes: Some(m.raw.len() as u64),
+        ..Record::default()
+    }
 }
 
 fn unreadable(src: &Source, e: std::io::Error) -> ExportError {

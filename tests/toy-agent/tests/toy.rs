@@ -206,7 +206,7 @@ fn rebuild_chain_text(dir: &Path) {
     for said in [
         "List the files here.",
         "I will run ls.",
-        "[tool_call shell]",
+        "[call shell ",
         "README.md",
         "two entries",
     ] {

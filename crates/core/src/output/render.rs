@@ -2,7 +2,9 @@
 //!
 //! One block per message: a header naming the role, the file line and the time, then the
 //! readable content — text in full, tool calls as name plus compact input, tool results and
-//! thinking shortened unless `--full-output`, each cut saying how much it left out.
+//! thinking shortened unless `--full-output`, each cut saying how much it left out. Every
+//! agent's records reach it the same way: as records of the session model, made a block by
+//! [`record_block`].
 //!
 //! Everything taken from the transcript is escaped ([`super::sanitize::escape_str`]) piece by
 //! piece as the block is built, and colour (text on a terminal only) is added after, so
@@ -14,6 +16,10 @@ use serde_json::Value;
 
 use super::sanitize::escape_str;
 use super::style::{self, Paint};
+
+mod record;
+
+pub use record::record_block;
 
 /// Output styles for people.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
