@@ -78,7 +78,10 @@ fn item_parts(items: &[Value], answers: Option<&str>) -> Vec<Part> {
                 is_error: i.get("is_error").and_then(Value::as_bool),
                 output: i.get("content").cloned(),
             }),
-            other => Part::Other(other.unwrap_or("?").to_string()),
+            other => Part::Other {
+                kind: other.unwrap_or("?").to_string(),
+                value: None,
+            },
         })
         .collect()
 }

@@ -211,8 +211,13 @@ fn block(mut b: Value) -> Part {
         }),
         "image" => {
             b["type"] = Value::String(kind);
-            image_of(&b).map_or_else(|| Part::Other("image".into()), Part::Image)
+            image_of(&b).map_or_else(|| other("image".into()), Part::Image)
         }
-        _ => Part::Other(kind),
+        _ => other(kind),
     }
+}
+
+/// A block of a type cctool does not read, by its type alone.
+fn other(kind: String) -> Part {
+    Part::Other { kind, value: None }
 }

@@ -13,7 +13,7 @@ use crate::io::Source;
 use crate::output::Out;
 use crate::output::render::{self, Render};
 use cctool_core::model::diag::Diagnostic;
-use cctool_core::model::events::{At, Part, Record};
+use cctool_core::model::events::{At, Record};
 
 /// The chain a resume of this transcript loads, or with `--api-view` the request Claude Code
 /// sends after it, printed to `out`.
@@ -174,7 +174,7 @@ fn print_chain(
                     offset: node.offset,
                 };
                 let (record, compaction) = record_of(value_of(&bytes), at, node.len, true);
-                let block = render::record_block(&s, &as_shown(record), compaction.as_ref());
+                let block = render::record_block(&s, &record, compaction.as_ref());
                 out.text(&render::render(&s, &block))?;
             }
         }
@@ -193,20 +193,7 @@ fn api_block(mut m: serde_json::Value, index: usize, r: &Render) -> render::Bloc
         parts: content.map(parts).unwrap_or_default(),
         ..Record::default()
     };
-    let mut block = render::record_block(r, &as_shown(record), None);
+    let mut block = render::record_block(r, &record, None);
     block.id = Some(format!("message {}", index + 1));
     block
-}
-
-/// The record as `rebuild-chain` has always shown it: a call the server makes
-/// (`server_tool_use`) by its type alone, not as a call of the client's tools.
-fn as_shown(mut record: Record) -> Record {
-    for p in &mut record.parts {
-        if let Part::Call(c) = p
-            && c.kind == "server_tool_use"
-        {
-            *p = Part::Other(std::mem::take(&mut c.kind));
-        }
-    }
-    record
 }

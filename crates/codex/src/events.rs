@@ -118,10 +118,10 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Res
     match ask.view {
         View::Records | View::Calls => {
             for (item, origin, loaded, (session_id, client_version, model)) in listed(&rollout, &history) {
-                if let Some(mut r) = read.item(item, loaded)? {
+                if let Some((mut r, compaction)) = read.item(item, loaded)? {
                     r.origin = origin;
                     (r.session_id, r.client_version, r.model) = (session_id, client_version, model);
-                    send(r, sink);
+                    send(r, compaction, sink);
                 }
             }
         }
@@ -131,8 +131,8 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Res
                 sink(Event::Mark(Mark::ResumedFrom(base)));
             }
             for item in &history.items {
-                if let Some(r) = read.item(item, true)? {
-                    send(r, sink);
+                if let Some((r, compaction)) = read.item(item, true)? {
+                    send(r, compaction, sink);
                 }
             }
         }
@@ -149,7 +149,7 @@ struct Read<'a> {
 
 impl Read<'_> {
     /// The record of one item of the rollout or of what a resume loads.
-    fn item(&self, item: &Item, loaded: bool) -> std::io::Result<Option<Record>> {
+    fn item(&self, item: &Item, loaded: bool) -> std::io::Result<Option<(Record, Option<Compaction>)>> {
         let (at, bytes, p) = match &item.src {
             &ItemSrc::Raw { offset, len, line } => (
                 Some(At { line, offset }),
@@ -159,10 +159,10 @@ impl Read<'_> {
             ItemSrc::Synth(json) => (None, json.len() as u64, (self.ask.parse)(json.as_bytes())),
         };
         let Some(p) = p else { return Ok(None) };
-        let mut r = item_record(item, p, at, self.time(at));
+        let (mut r, compaction) = item_record(item, p, at, self.time(at));
         r.loaded = loaded;
         r.bytes = Some(bytes);
-        Ok(Some(r))
+        Ok(Some((r, compaction)))
     }
 
     /// The time of the line `at`, as written.
@@ -185,10 +185,10 @@ impl Read<'_> {
             match line_type.as_deref() {
                 Some("response_item") => {
                     let ty = str_of(&payload, "type").unwrap_or("").to_string();
-                    let mut r = record(payload, &ty, at, self.time(at));
+                    let (mut r, compaction) = record(payload, &ty, at, self.time(at));
                     r.loaded = loaded.contains(&l.offset);
                     r.bytes = Some(l.bytes.len() as u64);
-                    send(r, sink);
+                    send(r, compaction, sink);
                 }
                 Some("compacted") => sink(Event::Mark(Mark::Compaction(Compaction {
                     time: self.time(at),
@@ -208,34 +208,31 @@ impl Read<'_> {
 const REMOTE_COMPACTIONS: [&str; 3] = ["compaction", "compaction_summary", "context_compaction"];
 
 /// Sends a record, then the mark of the remote compaction it stands for, if it does.
-fn send(r: Record, sink: Sink<'_>) {
-    let remote = remote_compaction(&r);
+fn send(r: Record, compaction: Option<Compaction>, sink: Sink<'_>) {
     sink(Event::Record(r));
-    if let Some(c) = remote {
+    if let Some(c) = compaction {
         sink(Event::Mark(Mark::Compaction(c)));
     }
 }
 
-/// The compaction a record stands for, when it is a remote one, whose summary the server
-/// keeps encrypted.
-pub(crate) fn remote_compaction(r: &Record) -> Option<Compaction> {
-    REMOTE_COMPACTIONS.contains(&r.kind.as_str()).then(|| Compaction {
-        encrypted: true,
-        ..Compaction::default()
-    })
-}
-
-/// The record of an item of the history `p`, read as written: whether it holds or stands for
-/// a compaction's summary is what reading the history found.
-pub(crate) fn item_record(item: &Item, p: Value, at: Option<At>, time: Option<String>) -> Record {
+/// The record of an item of the history `p`, read as written, and the remote compaction it
+/// stands for: whether it holds or stands for a compaction's summary is what reading the
+/// history found.
+pub(crate) fn item_record(item: &Item, p: Value, at: Option<At>, time: Option<String>) -> (Record, Option<Compaction>) {
     let ty = str_of(&p, "type").unwrap_or(&item.ty).to_string();
-    let mut r = record(p, &ty, at, time);
+    let (mut r, compaction) = record(p, &ty, at, time);
     r.flags.compact_summary = Some(item.summary || item.remote_compaction);
-    r
+    (r, compaction)
 }
 
-/// The record of a response item `p` of type `ty`.
-pub(crate) fn record(mut p: Value, ty: &str, at: Option<At>, time: Option<String>) -> Record {
+/// The record of a response item `p` of type `ty`, and the remote compaction it stands for
+/// (whose summary the server keeps encrypted), if it does.
+pub(crate) fn record(mut p: Value, ty: &str, at: Option<At>, time: Option<String>) -> (Record, Option<Compaction>) {
+    let compaction = REMOTE_COMPACTIONS.contains(&ty).then(|| Compaction {
+        encrypted: true,
+        encrypted_bytes: Some(str_of(&p, "encrypted_content").map_or(0, str::len) as u64),
+        ..Compaction::default()
+    });
     let role = str_of(&p, "role").map(str::to_string);
     let parts = parts(ty, &mut p);
     let speaker = match ty {
@@ -249,7 +246,7 @@ pub(crate) fn record(mut p: Value, ty: &str, at: Option<At>, time: Option<String
         _ if REMOTE_COMPACTIONS.contains(&ty) || ty == "ghost_snapshot" => None,
         _ => Some("item".into()),
     };
-    Record {
+    let r = Record {
         at,
         ms: time.as_deref().and_then(parse_ms),
         time,
@@ -258,7 +255,8 @@ pub(crate) fn record(mut p: Value, ty: &str, at: Option<At>, time: Option<String
         speaker,
         parts,
         ..Record::default()
-    }
+    };
+    (r, compaction)
 }
 
 /// The parts of an item, its values moved out of it: a message's texts and images; a
@@ -298,8 +296,18 @@ fn parts(ty: &str, p: &mut Value) -> Vec<Part> {
             is_error,
             output,
         }));
-    } else if ty != "message" && !REMOTE_COMPACTIONS.contains(&ty) && ty != "ghost_snapshot" {
-        parts.push(Part::Other(ty.to_string()));
+    } else if REMOTE_COMPACTIONS.contains(&ty) {
+        // What a remote compaction holds is its encrypted summary, which its mark sizes.
+    } else if ty != "message" {
+        // An item cctool does not read (a ghost snapshot, a type of a later Codex): what it
+        // holds beside its texts, as written, for people to see.
+        if let Some(m) = p.as_object_mut() {
+            m.remove("type");
+        }
+        parts.push(Part::Other {
+            kind: ty.to_string(),
+            value: Some(std::mem::take(p)),
+        });
     }
     parts
 }
@@ -368,21 +376,36 @@ mod tests {
     #[test]
     fn items_are_typed_once() {
         let reasoning = json!({"type": "reasoning", "summary": [{"type": "summary_text", "text": "a"}, {"type": "summary_text", "text": "b"}], "content": [{"type": "reasoning_text", "text": "hidden"}]});
-        let r = record(reasoning, "reasoning", None, None);
+        let (r, _) = record(reasoning, "reasoning", None, None);
         assert_eq!(r.speaker.as_deref(), Some("assistant"));
         assert_eq!(r.text(), "a\nb");
-        let empty = record(json!({"type": "reasoning", "summary": []}), "reasoning", None, None);
+        let (empty, _) = record(json!({"type": "reasoning", "summary": []}), "reasoning", None, None);
         assert_eq!(empty.speaker, None);
         let search = json!({"type": "web_search_call", "id": "ws_1", "action": {"query": "q"}});
-        let r = record(search, "web_search_call", None, None);
+        let (r, _) = record(search, "web_search_call", None, None);
         assert_eq!(r.calls().count(), 1);
         assert_eq!(r.calls().next().and_then(|c| c.id.as_deref()), Some("ws_1"));
-        let other = record(json!({"type": "future_item"}), "future_item", None, None);
+        let (other, _) = record(json!({"type": "future_item", "x": 1}), "future_item", None, None);
+        let kept = Part::Other {
+            kind: "future_item".into(),
+            value: Some(json!({"x": 1})),
+        };
         assert_eq!(
             (other.speaker.as_deref(), &other.parts[..]),
-            (Some("item"), &[Part::Other("future_item".into())][..])
+            (Some("item"), &[kept][..])
         );
-        let ghost = record(json!({"type": "ghost_snapshot"}), "ghost_snapshot", None, None);
-        assert!(ghost.speaker.is_none() && ghost.parts.is_empty());
+        let (ghost, _) = record(
+            json!({"type": "ghost_snapshot", "commit": "c0"}),
+            "ghost_snapshot",
+            None,
+            None,
+        );
+        assert!(ghost.speaker.is_none());
+        assert!(matches!(&ghost.parts[..], [Part::Other { kind, value: Some(_) }] if kind == "ghost_snapshot"));
+        let remote = json!({"type": "compaction", "encrypted_content": "abcd"});
+        let (r, compaction) = record(remote, "compaction", None, None);
+        assert!(r.parts.is_empty() && r.speaker.is_none());
+        let c = compaction.expect("a remote compaction");
+        assert!(c.encrypted && c.encrypted_bytes == Some(4));
     }
 }

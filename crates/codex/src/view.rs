@@ -2,7 +2,7 @@
 //! after it (`--api-view`).
 
 use super::api as codex_api;
-use super::events::{self as model, item_record, remote_compaction};
+use super::events::{self as model, item_record};
 use super::history::{self as codex, Replay};
 use super::rollout::{Era, ItemSrc};
 use crate::agents::view::ChainOptions;
@@ -87,8 +87,8 @@ pub fn rebuild_chain(
             Some(s) => {
                 // A rollout's items carry no time; their lines do, but reading every line's
                 // for a heading would read the file twice.
-                let record = item_record(item, value_of(&bytes), at, None);
-                let block = render::record_block(&s, &record, remote_compaction(&record).as_ref());
+                let (record, compaction) = item_record(item, value_of(&bytes), at, None);
+                let block = render::record_block(&s, &record, compaction.as_ref());
                 out.text(&render::render(&s, &block))?;
             }
         }
@@ -176,8 +176,8 @@ fn api_view(
                     .and_then(serde_json::Value::as_str)
                     .unwrap_or("")
                     .to_string();
-                let item = model::record(v, &ty, None, None);
-                let mut block = render::record_block(&s, &item, remote_compaction(&item).as_ref());
+                let (item, compaction) = model::record(v, &ty, None, None);
+                let mut block = render::record_block(&s, &item, compaction.as_ref());
                 block.id = Some(format!("item {}", i + 1));
                 out.text(&render::render(&s, &block))?;
             }

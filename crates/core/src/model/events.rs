@@ -154,8 +154,14 @@ pub enum Part {
     Notice(String),
     /// What the client attached for the model (a file, a hook's output), as written.
     Attachment(Value),
-    /// A block or item of a type cctool does not read, by its type.
-    Other(String),
+    /// A block or item of a type cctool does not read: its type, and what it holds as written
+    /// (its texts taken out as parts of their own) where the reader keeps it.
+    Other {
+        /// Its type.
+        kind: String,
+        /// The rest of it as written.
+        value: Option<Value>,
+    },
 }
 
 /// A place in the stream that is no record: where a compaction happened, where earlier
@@ -184,6 +190,8 @@ pub struct Compaction {
     pub summary: Option<String>,
     /// Whether the summary is encrypted by the provider (a remote compaction).
     pub encrypted: bool,
+    /// The length of the encrypted summary as written, in bytes, where the reader has it.
+    pub encrypted_bytes: Option<u64>,
 }
 
 /// What a compaction records of itself.

@@ -118,7 +118,7 @@ fn part(p: events::Part) -> Part {
             images: Vec::new(),
         },
         events::Part::Image(i) => Part::Image(i),
-        events::Part::Other(kind) => Part::Note(format!("[{kind}]")),
+        events::Part::Other { kind, .. } => Part::Note(format!("[{kind}]")),
     }
 }
 

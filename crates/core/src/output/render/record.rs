@@ -68,7 +68,10 @@ fn part(r: &Render, p: &Part) -> String {
         // A record whose attachment is missing shows an empty one, not `null`.
         Part::Attachment(Value::Null) => r.code(""),
         Part::Attachment(v) => r.code(&v.to_string()),
-        Part::Other(kind) => r.marker(&format!("[{kind}]")),
+        Part::Other { kind, value: None } => r.marker(&format!("[{kind}]")),
+        Part::Other { kind, value: Some(v) } => {
+            format!("{}\n{}", r.marker(&format!("[{kind}]")), r.code(&v.to_string()))
+        }
     }
 }
 
@@ -117,8 +120,10 @@ fn compaction_notes(r: &Render, c: &Compaction, body: &mut String) {
         body.push(' ');
         body.push_str(&r.marker(&format!("(trigger {trigger}, {tokens} tokens before)")));
     }
-    if c.encrypted {
-        line(body, r.marker("[encrypted compaction summary]"));
+    match (c.encrypted, c.encrypted_bytes) {
+        (true, Some(n)) => line(body, r.marker(&format!("[encrypted compaction summary, {n} bytes]"))),
+        (true, None) => line(body, r.marker("[encrypted compaction summary]")),
+        (false, _) => {}
     }
     if let Some(s) = &c.summary {
         line(body, r.code(s));
@@ -180,13 +185,20 @@ mod tests {
             Part::Notice("compacted".into()),
             Part::Attachment(json!({"type": "file"})),
             Part::Attachment(Value::Null),
-            Part::Other("document".into()),
+            Part::Other {
+                kind: "document".into(),
+                value: None,
+            },
+            Part::Other {
+                kind: "ghost_snapshot".into(),
+                value: Some(json!({"commit": "c0"})),
+            },
         ];
         assert_eq!(
             body(parts),
             "hello\n[thinking] hmm\n[thinking summary] said\n[redacted thinking]\n\
              [tool_use Read toolu_1]\n{\"path\":\"a\"}\n[tool_result toolu_1, error]\nno\n[image]\n\
-             [image]\ncompacted\n{\"type\":\"file\"}\n\n[document]"
+             [image]\ncompacted\n{\"type\":\"file\"}\n\n[document]\n[ghost_snapshot]\n{\"commit\":\"c0\"}"
         );
     }
 
@@ -294,6 +306,15 @@ mod tests {
             record_block(&text(), &empty, Some(&remote)).body,
             "[encrypted compaction summary]\nkept"
         );
+        let sized = Compaction {
+            encrypted: true,
+            encrypted_bytes: Some(2048),
+            ..Compaction::default()
+        };
+        assert_eq!(
+            record_block(&text(), &empty, Some(&sized)).body,
+            "[encrypted compaction summary, 2048 bytes]"
+        );
     }
 
     /// Transcript content never reaches the terminal as control characters, wherever in the
@@ -322,7 +343,10 @@ mod tests {
                     output: Some(json!(esc)),
                 }),
                 Part::Notice(esc.into()),
-                Part::Other(esc.into()),
+                Part::Other {
+                    kind: esc.into(),
+                    value: Some(json!({ "k": esc })),
+                },
             ],
             ..Record::default()
         };
