@@ -55,7 +55,7 @@ pub(crate) fn learn_file(src: &Source, r: &Redactor, bar: &ProgressBar) -> Resul
     let whole = src.whole().map_err(|e| cannot_read(src, e))?;
     let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
     if one_document(body) {
-        r.learn_value(&crate::io::json::parse_record(body));
+        r.learn_value(&crate::io::json::parse_kept(body).unwrap_or(Value::Null));
         bar.inc(whole.len() as u64);
         return Ok(());
     }
@@ -167,13 +167,18 @@ fn copy_native(
     };
     let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
     if one_document(body) {
-        let mut v: Value = serde_json::from_slice(body).map_err(|e| ExportError::Invalid {
-            file: src.name().to_string(),
-            cause: Box::new(e),
-        })?;
+        // Read with the caps; the error, where there is one, is serde_json's own.
+        let mut v = match crate::io::json::parse_kept_exact(body) {
+            Some(v) => v,
+            None => serde_json::from_slice::<Value>(body).map_err(|e| ExportError::Invalid {
+                file: src.name().to_string(),
+                cause: Box::new(e),
+            })?,
+        };
         bar.inc(whole.len() as u64);
         if r.redact_value(&mut v) {
-            let out = serde_json::to_vec_pretty(&v).map_err(|e| ExportError::Write(e.into()))?;
+            let out =
+                serde_json::to_vec_pretty(&crate::io::json::Json(&v)).map_err(|e| ExportError::Write(e.into()))?;
             w.write_all(&out).map_err(ExportError::Write)?;
             return w.write_all(b"\n").map_err(ExportError::Write);
         }

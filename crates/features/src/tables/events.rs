@@ -134,7 +134,7 @@ fn into_text(v: Option<serde_json::Value>) -> String {
     match v {
         None | Some(serde_json::Value::Null) => String::new(),
         Some(serde_json::Value::String(s)) => s,
-        Some(other) => other.to_string(),
+        Some(other) => crate::io::json::to_json(&other),
     }
 }
 
