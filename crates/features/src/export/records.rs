@@ -69,6 +69,7 @@ pub(crate) fn learn_file(src: &Source, r: &Redactor, bar: &ProgressBar) -> Resul
                 r.find_line(l.bytes, &mut found);
                 bar.inc(l.bytes.len() as u64 + 1);
             }
+            release(src, part);
             found
         })
         .collect();
@@ -155,16 +156,32 @@ impl Write for Checked<'_> {
     }
 }
 
+/// Gives back the mapped pages of a part once it is read (a no-op for a file read into
+/// memory), so that a pass over a mapped file does not keep it all resident.
+fn release(src: &Source, part: &[Line<'_>]) {
+    if let (Some(first), Some(last)) = (part.first(), part.last()) {
+        src.done_with(first.offset, last.offset + last.bytes.len() as u64 + 1 - first.offset);
+    }
+}
+
 fn copy_native(
     src: &Source,
     redactor: Option<&Redactor>,
     bar: &ProgressBar,
     w: &mut dyn Write,
 ) -> Result<(), ExportError> {
-    let whole = src.whole().map_err(|e| cannot_read(src, e))?;
     let Some(r) = redactor else {
-        return w.write_all(&whole).map_err(ExportError::Write);
+        // Copied a window at a time, so that neither the file nor its mapped pages are held.
+        let mut written = Ok(());
+        src.for_each_chunk(|_, bytes, _| {
+            if written.is_ok() {
+                written = w.write_all(bytes);
+            }
+        })
+        .map_err(|e| cannot_read(src, e))?;
+        return written.map_err(ExportError::Write);
     };
+    let whole = src.whole().map_err(|e| cannot_read(src, e))?;
     let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
     if one_document(body) {
         // Read with the caps; the error, where there is one, is serde_json's own.
@@ -192,6 +209,7 @@ fn copy_native(
             out.push(b'\n');
             bar.inc(l.bytes.len() as u64 + 1);
         }
+        release(src, part);
         out
     };
     let parts = chunks(&lines);
