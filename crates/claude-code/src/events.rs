@@ -37,7 +37,7 @@ fn records(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error
             continue;
         }
         let bytes = src.read_range(n.offset, n.len as usize)?;
-        released.touch(n.offset, u64::from(n.len));
+        released.touch(n.offset, n.len);
         let Some(v) = (ask.parse)(&bytes) else { continue };
         let at = At {
             line: n.line,
@@ -71,7 +71,7 @@ fn chain(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error> 
         }
         let node = t.node(pos);
         let bytes = src.read_range(node.offset, node.len as usize).map_err(Error::Read)?;
-        released.touch(node.offset, u64::from(node.len));
+        released.touch(node.offset, node.len);
         let Some(v) = (ask.parse)(&bytes) else { continue };
         let at = At {
             line: node.line,
