@@ -59,7 +59,7 @@ pub(crate) fn learn_file(src: &Source, r: &Redactor, bar: &ProgressBar) -> Resul
         bar.inc(whole.len() as u64);
         return Ok(());
     }
-    let (lines, _) = crate::io::lines::lines_of(&whole);
+    let lines = lines_released(src, &whole);
     // Parts searched in parallel, their secrets numbered in file order.
     let found: Vec<Learned> = chunks(&lines)
         .par_iter()
@@ -156,6 +156,22 @@ impl Write for Checked<'_> {
     }
 }
 
+/// The lines of `whole`, the content of `src`: the pages of a mapping given back behind the
+/// split, which reads every page before any part is read.
+fn lines_released<'a>(src: &Source, whole: &'a [u8]) -> Vec<Line<'a>> {
+    let mut lines = Vec::new();
+    let mut behind = 0;
+    crate::io::lines::split_chunk(0, whole, true, &mut Default::default(), &mut |l| {
+        if l.offset - behind >= PART as u64 * 8 {
+            src.done_with(behind, l.offset - behind);
+            behind = l.offset;
+        }
+        lines.push(l);
+    });
+    src.done_with(0, whole.len() as u64);
+    lines
+}
+
 /// Gives back the mapped pages of a part once it is read (a no-op for a file read into
 /// memory), so that a pass over a mapped file does not keep it all resident.
 fn release(src: &Source, part: &[Line<'_>]) {
@@ -201,7 +217,7 @@ fn copy_native(
         }
         return w.write_all(&whole).map_err(ExportError::Write);
     }
-    let (lines, _) = crate::io::lines::lines_of(&whole);
+    let lines = lines_released(src, &whole);
     let redact = |part: &[Line<'_>]| {
         let mut out = Vec::with_capacity(PART + PART / 4);
         for l in part {
