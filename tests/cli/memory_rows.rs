@@ -237,3 +237,29 @@ fn codex_records_of_millions_of_elements_stay_small_in_the_tables() {
 fn codex_records_of_millions_of_elements_stay_small_in_a_redacted_export() {
     check("codex", codex, SHARE, 1_200_000);
 }
+
+/// A record nested deeper than serde_json reads is redacted as text, as it was before the
+/// caps (the caps keep its deep containers as text, which a walk element by element would
+/// descend without end), and the tables still leave it out.
+#[test]
+fn a_record_nested_past_what_serde_json_reads_is_redacted_as_text() {
+    let deep = crate::util::fixture("broken/deep-nesting-closed.jsonl");
+    let deep = deep.to_str().unwrap();
+    for format in ["markdown", "native"] {
+        let out = crate::util::cctool()
+            .args(["export", "--redact", "--format", format, deep])
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{format}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let native = crate::util::cctool()
+        .args(["export", "--redact", "--format", "native", deep])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&native.stdout).lines().count(), 3);
+}

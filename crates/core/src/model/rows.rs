@@ -170,9 +170,11 @@ pub fn provenance(
 
 /// A record's JSON, its lone surrogates repaired when it cannot be read as written, a
 /// container past the caps kept as its text ([`crate::io::json::parse_kept`]); `None` when it
-/// is not JSON.
+/// is not JSON or nests deeper than serde_json reads.
 pub fn parse(bytes: &[u8]) -> Option<Value> {
-    crate::io::json::parse_kept(bytes)
+    crate::io::json::serde_reads(bytes)
+        .then(|| crate::io::json::parse_kept(bytes))
+        .flatten()
 }
 
 /// The string at `key` of an object.

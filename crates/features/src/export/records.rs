@@ -201,7 +201,8 @@ fn copy_native(
     let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
     if one_document(body) {
         // Read with the caps; the error, where there is one, is serde_json's own.
-        let mut v = match crate::io::json::parse_kept_exact(body) {
+        let kept = crate::io::json::serde_reads(body).then(|| crate::io::json::parse_kept_exact(body));
+        let mut v = match kept.flatten() {
             Some(v) => v,
             None => serde_json::from_slice::<Value>(body).map_err(|e| ExportError::Invalid {
                 file: src.name().to_string(),

@@ -468,7 +468,10 @@ impl Redactor {
 /// A line as JSON, lone surrogates repaired, a container past the caps kept as its text;
 /// `None` when it is not JSON.
 fn parse_line(line: &[u8]) -> Option<Value> {
-    crate::io::json::parse_kept(line)
+    // A line nested deeper than serde_json reads is redacted as text, as it always was.
+    crate::io::json::serde_reads(line)
+        .then(|| crate::io::json::parse_kept(line))
+        .flatten()
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::io::json::{for_each_element, for_each_member, kept, kept_text, parse_kept_text, to_json};
+use crate::io::json::{for_each_element, for_each_member, kept, kept_text, parse_kept_text, serde_reads, to_json};
 
 use super::detect::{fx, is_secret_value};
 use super::{Learned, Redactor};
@@ -28,6 +28,10 @@ impl Redactor {
     /// other occurrence of each is replaced too.
     pub(super) fn find_value(&self, v: &Value, out: &mut Learned) {
         if let Some(text) = kept_text(v) {
+            // Nested deeper than serde_json reads: searched as text, as it always was.
+            if !serde_reads(text.as_bytes()) {
+                return self.find_str(text, out);
+            }
             each_kept(text, &mut |item| self.find_value(&item, out));
             return;
         }
@@ -82,7 +86,12 @@ impl Redactor {
     /// documents, and says whether anything changed.
     pub(super) fn replace_value(&self, v: &mut Value) -> bool {
         if let Some(text) = kept_text(v) {
-            return match self.replace_kept(text) {
+            let new = if serde_reads(text.as_bytes()) {
+                self.replace_kept(text)
+            } else {
+                self.known.replace(text)
+            };
+            return match new {
                 Some(new) => {
                     *v = kept(new);
                     true
@@ -272,7 +281,10 @@ fn json_text(s: &str) -> Option<Value> {
     if !bracketed {
         return None;
     }
-    parse_kept_text(t).filter(|v| v.is_object() || v.is_array())
+    serde_reads(t.as_bytes())
+        .then(|| parse_kept_text(t))
+        .flatten()
+        .filter(|v| v.is_object() || v.is_array())
 }
 
 /// Hands each element of a container kept as its text to `f`, read as a record is: an array's

@@ -63,6 +63,13 @@ pub fn for_each_member<'de>(text: &'de str, f: impl FnMut(String, &'de RawValue)
     de.deserialize_map(Each(f)).is_ok() && de.end().is_ok()
 }
 
+/// Whether serde_json reads `bytes` as a value: whether they nest no deeper than
+/// [`SERDE_MAX_DEPTH`](super::SERDE_MAX_DEPTH). What read records with serde_json before the
+/// caps keeps leaving out (or reading as text) what it could not read.
+pub fn serde_reads(bytes: &[u8]) -> bool {
+    super::nesting_depth(bytes) <= super::SERDE_MAX_DEPTH
+}
+
 /// The JSON text of a container [`parse_kept`] kept as text.
 pub fn kept_text(v: &Value) -> Option<&str> {
     match v {
