@@ -44,6 +44,7 @@ mod json_types;
 mod long_functions;
 mod lost_writes;
 mod memory_read;
+mod memory_rows;
 mod migrate;
 mod non_session;
 mod props;

@@ -30,11 +30,14 @@ fn records(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error
     let chain = t.rebuild(&claude::Options::default()).unwrap_or_default();
     let on_chain: FxHashSet<u32> = chain.positions.iter().copied().collect();
     let calls = flag::TOOL_USE | flag::SERVER_TOOL_USE | flag::TOOL_RESULT;
+    // Records are read in file order: the pages of a mapping behind them are given back.
+    let mut released = src.releaser();
     for (pos, n) in t.nodes.iter().enumerate() {
         if ask.view == View::Calls && n.flags & calls == 0 {
             continue;
         }
         let bytes = src.read_range(n.offset, n.len as usize)?;
+        released.touch(n.offset, n.len);
         let Some(v) = (ask.parse)(&bytes) else { continue };
         let at = At {
             line: n.line,
@@ -59,6 +62,7 @@ fn chain(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error> 
         })
         .map_err(Error::agent)?;
     let earlier = &chain.earlier_parts;
+    let mut released = src.releaser();
     for (i, &pos) in chain.positions.iter().enumerate() {
         if earlier.contains(&i) {
             sink(Event::Mark(Mark::Earlier));
@@ -67,6 +71,7 @@ fn chain(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error> 
         }
         let node = t.node(pos);
         let bytes = src.read_range(node.offset, node.len as usize).map_err(Error::Read)?;
+        released.touch(node.offset, node.len);
         let Some(v) = (ask.parse)(&bytes) else { continue };
         let at = At {
             line: node.line,

@@ -114,6 +114,7 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Res
         src,
         ask,
         times: &times,
+        released: std::cell::RefCell::new(src.releaser()),
     };
     match ask.view {
         View::Records | View::Calls => {
@@ -145,17 +146,20 @@ struct Read<'a> {
     src: &'a Source,
     ask: Ask<'a>,
     times: &'a FxHashMap<u64, String>,
+    /// The pages of a mapping behind the items read, given back (they are read mostly in
+    /// file order).
+    released: std::cell::RefCell<cctool_core::io::source::Releaser<'a>>,
 }
 
 impl Read<'_> {
     /// The record of one item of the rollout or of what a resume loads.
     fn item(&self, item: &Item, loaded: bool) -> std::io::Result<Option<(Record, Option<Compaction>)>> {
         let (at, bytes, p) = match &item.src {
-            &ItemSrc::Raw { offset, len, line } => (
-                Some(At { line, offset }),
-                u64::from(len),
-                (self.ask.parse)(&self.src.read_range(offset, len as usize)?),
-            ),
+            &ItemSrc::Raw { offset, len, line } => {
+                let bytes = self.src.read_range(offset, len as usize)?;
+                self.released.borrow_mut().touch(offset, u64::from(len));
+                (Some(At { line, offset }), u64::from(len), (self.ask.parse)(&bytes))
+            }
             ItemSrc::Synth(json) => (None, json.len() as u64, (self.ask.parse)(json.as_bytes())),
         };
         let Some(p) = p else { return Ok(None) };

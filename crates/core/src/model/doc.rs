@@ -165,13 +165,13 @@ pub fn output_text(v: &Value, images: &mut Vec<Image>) -> String {
                 }
                 Some(match s(i, "text") {
                     Some(t) => t.to_string(),
-                    None => i.to_string(),
+                    None => crate::io::json::to_json(i),
                 })
             })
             .collect::<Vec<_>>()
             .join("\n"),
         Value::Null => String::new(),
-        other => other.to_string(),
+        other => crate::io::json::to_json(other),
     }
 }
 
@@ -195,7 +195,7 @@ pub fn image_of(b: &Value) -> Option<Image> {
 
 /// A tool input as people read it: pretty JSON.
 pub fn pretty(v: &Value) -> String {
-    serde_json::to_string_pretty(v).unwrap_or_default()
+    crate::io::json::to_json_pretty(v)
 }
 
 #[cfg(test)]

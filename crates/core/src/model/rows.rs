@@ -168,12 +168,13 @@ pub fn provenance(
     ]
 }
 
-/// A record's JSON, its lone surrogates repaired when it cannot be read as written; `None`
-/// when it is not JSON.
+/// A record's JSON, its lone surrogates repaired when it cannot be read as written, a
+/// container past the caps kept as its text ([`crate::io::json::parse_kept`]); `None` when it
+/// is not JSON or nests deeper than serde_json reads.
 pub fn parse(bytes: &[u8]) -> Option<Value> {
-    serde_json::from_slice(bytes)
-        .ok()
-        .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
+    crate::io::json::serde_reads(bytes)
+        .then(|| crate::io::json::parse_kept(bytes))
+        .flatten()
 }
 
 /// The string at `key` of an object.
@@ -182,12 +183,12 @@ pub fn str_of<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
 }
 
 /// A body as text: a string as written, anything else (arrays of blocks, objects) as its
-/// JSON text.
+/// JSON text (a container kept as text as written).
 pub fn as_text(v: Option<&Value>) -> String {
     match v {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
+        Some(other) => crate::io::json::to_json(other),
     }
 }
 

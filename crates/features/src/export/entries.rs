@@ -125,7 +125,10 @@ fn part(p: events::Part) -> Part {
 /// A call's input as people read it: pretty JSON, JSON text made pretty, other text as written.
 fn input_text(v: &Value) -> String {
     match v {
-        Value::String(s) => serde_json::from_str::<Value>(s).map_or_else(|_| s.clone(), |j| pretty(&j)),
+        Value::String(s) if crate::io::json::serde_reads(s.as_bytes()) => {
+            crate::io::json::parse_kept_text(s).map_or_else(|| s.clone(), |j| pretty(&j))
+        }
+        Value::String(s) => s.clone(),
         v => pretty(v),
     }
 }

@@ -89,7 +89,7 @@ pub struct Scope {
 
 /// A record parsed for the document, redacted first when asked.
 pub(crate) fn parse_record(bytes: &[u8], redactor: Option<&Redactor>) -> Value {
-    let mut v = crate::io::json::parse_record(bytes);
+    let mut v = crate::io::json::parse_kept(bytes).unwrap_or(Value::Null);
     if let Some(r) = redactor {
         r.redact_value(&mut v);
     }

@@ -55,11 +55,11 @@ pub(crate) fn learn_file(src: &Source, r: &Redactor, bar: &ProgressBar) -> Resul
     let whole = src.whole().map_err(|e| cannot_read(src, e))?;
     let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
     if one_document(body) {
-        r.learn_value(&crate::io::json::parse_record(body));
+        r.learn_value(&crate::io::json::parse_kept(body).unwrap_or(Value::Null));
         bar.inc(whole.len() as u64);
         return Ok(());
     }
-    let (lines, _) = crate::io::lines::lines_of(&whole);
+    let lines = lines_released(src, &whole);
     // Parts searched in parallel, their secrets numbered in file order.
     let found: Vec<Learned> = chunks(&lines)
         .par_iter()
@@ -69,6 +69,7 @@ pub(crate) fn learn_file(src: &Source, r: &Redactor, bar: &ProgressBar) -> Resul
                 r.find_line(l.bytes, &mut found);
                 bar.inc(l.bytes.len() as u64 + 1);
             }
+            release(src, part);
             found
         })
         .collect();
@@ -155,31 +156,69 @@ impl Write for Checked<'_> {
     }
 }
 
+/// The lines of `whole`, the content of `src`: the pages of a mapping given back behind the
+/// split, which reads every page before any part is read.
+fn lines_released<'a>(src: &Source, whole: &'a [u8]) -> Vec<Line<'a>> {
+    let mut lines = Vec::new();
+    let mut behind = 0;
+    crate::io::lines::split_chunk(0, whole, true, &mut Default::default(), &mut |l| {
+        if l.offset - behind >= PART as u64 * 8 {
+            src.done_with(behind, l.offset - behind);
+            behind = l.offset;
+        }
+        lines.push(l);
+    });
+    src.done_with(0, whole.len() as u64);
+    lines
+}
+
+/// Gives back the mapped pages of a part once it is read (a no-op for a file read into
+/// memory), so that a pass over a mapped file does not keep it all resident.
+fn release(src: &Source, part: &[Line<'_>]) {
+    if let (Some(first), Some(last)) = (part.first(), part.last()) {
+        src.done_with(first.offset, last.offset + last.bytes.len() as u64 + 1 - first.offset);
+    }
+}
+
 fn copy_native(
     src: &Source,
     redactor: Option<&Redactor>,
     bar: &ProgressBar,
     w: &mut dyn Write,
 ) -> Result<(), ExportError> {
-    let whole = src.whole().map_err(|e| cannot_read(src, e))?;
     let Some(r) = redactor else {
-        return w.write_all(&whole).map_err(ExportError::Write);
+        // Copied a window at a time, so that neither the file nor its mapped pages are held.
+        let mut written = Ok(());
+        src.for_each_chunk(|_, bytes, _| {
+            if written.is_ok() {
+                written = w.write_all(bytes);
+            }
+        })
+        .map_err(|e| cannot_read(src, e))?;
+        return written.map_err(ExportError::Write);
     };
+    let whole = src.whole().map_err(|e| cannot_read(src, e))?;
     let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
     if one_document(body) {
-        let mut v: Value = serde_json::from_slice(body).map_err(|e| ExportError::Invalid {
-            file: src.name().to_string(),
-            cause: Box::new(e),
-        })?;
+        // Read with the caps; the error, where there is one, is serde_json's own.
+        let kept = crate::io::json::serde_reads(body).then(|| crate::io::json::parse_kept_exact(body));
+        let mut v = match kept.flatten() {
+            Some(v) => v,
+            None => serde_json::from_slice::<Value>(body).map_err(|e| ExportError::Invalid {
+                file: src.name().to_string(),
+                cause: Box::new(e),
+            })?,
+        };
         bar.inc(whole.len() as u64);
         if r.redact_value(&mut v) {
-            let out = serde_json::to_vec_pretty(&v).map_err(|e| ExportError::Write(e.into()))?;
+            let out =
+                serde_json::to_vec_pretty(&crate::io::json::Json(&v)).map_err(|e| ExportError::Write(e.into()))?;
             w.write_all(&out).map_err(ExportError::Write)?;
             return w.write_all(b"\n").map_err(ExportError::Write);
         }
         return w.write_all(&whole).map_err(ExportError::Write);
     }
-    let (lines, _) = crate::io::lines::lines_of(&whole);
+    let lines = lines_released(src, &whole);
     let redact = |part: &[Line<'_>]| {
         let mut out = Vec::with_capacity(PART + PART / 4);
         for l in part {
@@ -187,6 +226,7 @@ fn copy_native(
             out.push(b'\n');
             bar.inc(l.bytes.len() as u64 + 1);
         }
+        release(src, part);
         out
     };
     let parts = chunks(&lines);

@@ -449,7 +449,7 @@ impl Redactor {
         match parse_line(line) {
             Some(mut v) => {
                 if self.redact_value(&mut v) {
-                    Cow::Owned(serde_json::to_vec(&v).unwrap_or_default())
+                    Cow::Owned(crate::io::json::to_json(&v).into_bytes())
                 } else {
                     Cow::Borrowed(line)
                 }
@@ -465,11 +465,13 @@ impl Redactor {
     }
 }
 
-/// A line as JSON, lone surrogates repaired; `None` when it is not JSON.
+/// A line as JSON, lone surrogates repaired, a container past the caps kept as its text;
+/// `None` when it is not JSON.
 fn parse_line(line: &[u8]) -> Option<Value> {
-    serde_json::from_slice::<Value>(line)
-        .ok()
-        .or_else(|| crate::io::json::repair_surrogates(line).and_then(|b| serde_json::from_slice(&b).ok()))
+    // A line nested deeper than serde_json reads is redacted as text, as it always was.
+    crate::io::json::serde_reads(line)
+        .then(|| crate::io::json::parse_kept(line))
+        .flatten()
 }
 
 #[cfg(test)]

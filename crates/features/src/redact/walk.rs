@@ -3,7 +3,10 @@
 //! binary documents are dropped, and a secret split across two consecutive text blocks of a
 //! message is found in their joined text.
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+use crate::io::json::{for_each_element, for_each_member, kept, kept_text, parse_kept_text, serde_reads, to_json};
 
 use super::detect::{fx, is_secret_value};
 use super::{Learned, Redactor};
@@ -24,6 +27,14 @@ impl Redactor {
     /// Finds the secrets of every string, key and secret-named value of `v`, so that every
     /// other occurrence of each is replaced too.
     pub(super) fn find_value(&self, v: &Value, out: &mut Learned) {
+        if let Some(text) = kept_text(v) {
+            // Nested deeper than serde_json reads: searched as text, as it always was.
+            if !serde_reads(text.as_bytes()) {
+                return self.find_str(text, out);
+            }
+            each_kept(text, &mut |item| self.find_value(&item, out));
+            return;
+        }
         match v {
             Value::String(s) => match json_text(s) {
                 Some(inner) => self.find_value(&inner, out),
@@ -74,6 +85,20 @@ impl Redactor {
     /// Replaces every known secret in `v` (strings, keys, numbers), drops images and binary
     /// documents, and says whether anything changed.
     pub(super) fn replace_value(&self, v: &mut Value) -> bool {
+        if let Some(text) = kept_text(v) {
+            let new = if serde_reads(text.as_bytes()) {
+                self.replace_kept(text)
+            } else {
+                self.known.replace(text)
+            };
+            return match new {
+                Some(new) => {
+                    *v = kept(new);
+                    true
+                }
+                None => false,
+            };
+        }
         match v {
             Value::String(s) => match self.replace_string(s) {
                 Some(new) => {
@@ -117,11 +142,55 @@ impl Redactor {
     /// that way) is opened, replaced in, and written back compact.
     fn replace_string(&self, s: &str) -> Option<String> {
         match json_text(s) {
-            Some(mut inner) => self
-                .replace_value(&mut inner)
-                .then(|| serde_json::to_string(&inner).unwrap_or_default()),
+            Some(mut inner) => self.replace_value(&mut inner).then(|| to_json(&inner)),
             None => self.known.replace(s),
         }
+    }
+
+    /// A container kept as its text ([`crate::io::json::parse_kept`]) with its secrets
+    /// replaced, read and replaced element by element: an element that changed written
+    /// compact, the others as written; `None` when nothing changed.
+    fn replace_kept(&self, text: &str) -> Option<String> {
+        let mut out = String::with_capacity(text.len());
+        let mut changed = false;
+        let mut put = |raw: &str, new: Option<String>| {
+            out.push(if out.is_empty() {
+                text.as_bytes()[0] as char
+            } else {
+                ','
+            });
+            changed |= new.is_some();
+            out.push_str(new.as_deref().unwrap_or(raw));
+        };
+        let read = if text.starts_with('[') {
+            for_each_element(text, |raw: &RawValue| {
+                let mut item = parse_kept_text(raw.get()).unwrap_or(Value::Null);
+                let new = self.replace_value(&mut item).then(|| to_json(&item));
+                put(raw.get(), new);
+            })
+        } else {
+            for_each_member(text, |k, raw| {
+                let mut member = Map::new();
+                member.insert(k.clone(), parse_kept_text(raw.get()).unwrap_or(Value::Null));
+                let mut member = Value::Object(member);
+                let new = self.replace_value(&mut member).then(|| {
+                    let written = to_json(&member);
+                    written[1..written.len() - 1].to_string()
+                });
+                let mut as_written = to_json(&Value::String(k));
+                as_written.push(':');
+                as_written.push_str(raw.get());
+                put(&as_written, new);
+            })
+        };
+        if !read || !changed {
+            return None;
+        }
+        if out.is_empty() {
+            out.push(text.as_bytes()[0] as char);
+        }
+        out.push(if text.starts_with('[') { ']' } else { '}' });
+        Some(out)
     }
 
     /// Keys holding a secret (a home folder in `trackedFileBackups`' paths) written again,
@@ -212,9 +281,26 @@ fn json_text(s: &str) -> Option<Value> {
     if !bracketed {
         return None;
     }
-    serde_json::from_str::<Value>(t)
-        .ok()
+    serde_reads(t.as_bytes())
+        .then(|| parse_kept_text(t))
+        .flatten()
         .filter(|v| v.is_object() || v.is_array())
+}
+
+/// Hands each element of a container kept as its text to `f`, read as a record is: an array's
+/// elements, or an object's members each as an object of its own.
+fn each_kept(text: &str, f: &mut dyn FnMut(Value)) {
+    if text.starts_with('[') {
+        for_each_element(text, |raw: &RawValue| {
+            f(parse_kept_text(raw.get()).unwrap_or(Value::Null))
+        });
+    } else {
+        for_each_member(text, |k, raw| {
+            let mut member = Map::new();
+            member.insert(k, parse_kept_text(raw.get()).unwrap_or(Value::Null));
+            f(Value::Object(member));
+        });
+    }
 }
 
 /// The text of a text block.

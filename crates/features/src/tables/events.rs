@@ -33,13 +33,13 @@ pub(crate) fn rows(table: Table, src: &Source, format: AgentId, opts: &Options) 
             e.at.map(|at| at.line),
         );
         match table {
-            Table::ToolCalls => gather(e, prov, &mut calls, &mut results),
+            Table::ToolCalls => gather(e, prov, &mut calls, &mut results, opts),
             _ => out.rows.push(message_row(e, prov, out.rows.len(), opts)),
         }
     })?;
     out.first_ms = streamed.first_ms;
     if table == Table::ToolCalls {
-        out.rows = call_rows(calls, &mut results, opts);
+        out.rows = call_rows(calls, &mut results);
     }
     Ok(out)
 }
@@ -84,8 +84,9 @@ struct Call {
     kind: String,
     ms: Option<i64>,
     loaded: bool,
-    /// The tool's input, as text.
-    input: String,
+    /// The columns of the tool's input (its text kept as `--max-text` says: the rest is not
+    /// held while the other calls are read).
+    input: [Val; 3],
 }
 
 /// A tool result waiting for its call.
@@ -93,13 +94,13 @@ struct Outcome {
     line: Option<u64>,
     ms: Option<i64>,
     is_error: Option<bool>,
-    /// The tool's output, as text.
-    output: String,
+    /// The columns of the tool's output, as for a call's input.
+    output: [Val; 3],
 }
 
 /// Keeps the event's calls, and its results under the id of the call each answers (a later
 /// result of one id replaces an earlier one).
-fn gather(e: Record, prov: Row, calls: &mut Vec<Call>, results: &mut FxHashMap<String, Outcome>) {
+fn gather(e: Record, prov: Row, calls: &mut Vec<Call>, results: &mut FxHashMap<String, Outcome>, opts: &Options) {
     let line = e.at.map(|at| at.line);
     for part in e.parts {
         match part {
@@ -110,7 +111,7 @@ fn gather(e: Record, prov: Row, calls: &mut Vec<Call>, results: &mut FxHashMap<S
                 kind: c.kind,
                 ms: e.ms,
                 loaded: e.loaded,
-                input: into_text(c.input),
+                input: body(&into_text(c.input), opts.max_text),
             }),
             Part::Outcome(o) => {
                 if let Some(id) = o.call_id {
@@ -118,7 +119,7 @@ fn gather(e: Record, prov: Row, calls: &mut Vec<Call>, results: &mut FxHashMap<S
                         line,
                         ms: e.ms,
                         is_error: o.is_error,
-                        output: into_text(o.output),
+                        output: body(&into_text(o.output), opts.max_text),
                     };
                     results.insert(id, outcome);
                 }
@@ -134,12 +135,12 @@ fn into_text(v: Option<serde_json::Value>) -> String {
     match v {
         None | Some(serde_json::Value::Null) => String::new(),
         Some(serde_json::Value::String(s)) => s,
-        Some(other) => other.to_string(),
+        Some(other) => crate::io::json::to_json(&other),
     }
 }
 
 /// The tool-call rows: each call with the result of the same id.
-fn call_rows(calls: Vec<Call>, results: &mut FxHashMap<String, Outcome>, opts: &Options) -> Vec<Row> {
+fn call_rows(calls: Vec<Call>, results: &mut FxHashMap<String, Outcome>) -> Vec<Row> {
     calls
         .into_iter()
         .enumerate()
@@ -154,12 +155,12 @@ fn call_rows(calls: Vec<Call>, results: &mut FxHashMap<String, Outcome>, opts: &
                 Val::time(c.ms),
                 Val::Bool(c.loaded),
             ]);
-            row.extend(body(&c.input, opts.max_text));
+            row.extend(c.input);
             row.push(Val::Bool(result.is_some()));
             match result {
                 Some(r) => {
                     row.extend([Val::int(r.line), Val::bool(r.is_error)]);
-                    row.extend(body(&r.output, opts.max_text));
+                    row.extend(r.output);
                     row.push(Val::time(r.ms));
                 }
                 None => row.extend([Val::Null, Val::Null, Val::Null, Val::Null, Val::Null, Val::Null]),

@@ -28,18 +28,24 @@ pub const KEEP_ELEMENTS: usize = 100_000;
 /// proportion to its text. Everything else is exactly what `serde_json::from_slice::<Value>`
 /// gives.
 pub fn parse_record(bytes: &[u8]) -> serde_json::Value {
-    parse_capped(bytes)
-        .or_else(|| repair_surrogates(bytes).and_then(|b| parse_capped(&b)))
+    parse_capped(bytes, RAW_KEY)
+        .or_else(|| repair_surrogates(bytes).and_then(|b| parse_capped(&b, RAW_KEY)))
         .unwrap_or(serde_json::Value::Null)
 }
 
-pub(super) fn parse_capped(bytes: &[u8]) -> Option<serde_json::Value> {
+/// The key [`parse_record`] keeps a container's text under, as the v5 schema does.
+const RAW_KEY: &str = "_raw";
+
+/// `bytes` read with the caps, a container past them kept as `{key: TEXT}`. With any other
+/// key than [`RAW_KEY`], an object of the input that has a member named `key` is kept as its
+/// text too, so that `{key: TEXT}` always stands for a kept container.
+pub(super) fn parse_capped(bytes: &[u8], key: &'static str) -> Option<serde_json::Value> {
     use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    match Capped(1).deserialize(&mut de) {
+    match (Capped { depth: 1, key }).deserialize(&mut de) {
         Ok(v) => de.end().ok().map(|()| v),
         // A container too large to hold as a tree: read again, container by container.
-        Err(e) if e.to_string().starts_with(TOO_MANY) => by_parts(std::str::from_utf8(bytes).ok()?.trim(), 1),
+        Err(e) if e.to_string().starts_with(TOO_MANY) => by_parts(std::str::from_utf8(bytes).ok()?.trim(), 1, key),
         Err(_) => None,
     }
 }
@@ -47,10 +53,10 @@ pub(super) fn parse_capped(bytes: &[u8]) -> Option<serde_json::Value> {
 /// The error [`Capped`] stops with on a container of more than [`KEEP_ELEMENTS`] elements.
 pub(super) const TOO_MANY: &str = "cctool: too many elements";
 
-/// `{"_raw": text}`.
-pub(super) fn raw_text(text: &str) -> serde_json::Value {
+/// `{key: text}`.
+pub(super) fn raw_text(key: &str, text: &str) -> serde_json::Value {
     let mut m = serde_json::Map::new();
-    m.insert("_raw".into(), serde_json::Value::String(text.to_string()));
+    m.insert(key.into(), serde_json::Value::String(text.to_string()));
     serde_json::Value::Object(m)
 }
 
@@ -82,43 +88,60 @@ pub(super) fn count_elements(text: &str) -> Option<usize> {
 
 /// [`parse_record`]'s value of `text`, found `depth` levels down, each container counted before
 /// it is built: the slow way, for a record that holds a container too large for the fast one.
-pub(super) fn by_parts(text: &str, depth: usize) -> Option<serde_json::Value> {
+pub(super) fn by_parts(text: &str, depth: usize, key: &'static str) -> Option<serde_json::Value> {
     use serde_json::value::RawValue;
     let container = text.starts_with(['{', '[']);
     if !container {
         return serde_json::from_str(text).ok();
     }
     if depth > KEEP_DEPTH || count_elements(text)? > KEEP_ELEMENTS {
-        return Some(raw_text(text));
+        return Some(raw_text(key, text));
     }
     if text.starts_with('[') {
         let items: Vec<&RawValue> = serde_json::from_str(text).ok()?;
         let v = items
             .into_iter()
-            .map(|r| by_parts(r.get(), depth + 1))
+            .map(|r| by_parts(r.get(), depth + 1, key))
             .collect::<Option<Vec<_>>>()?;
         return Some(serde_json::Value::Array(v));
     }
     let members = Members::parse(text.as_bytes())?;
+    if key != RAW_KEY && members.iter().any(|(k, _)| k == key) {
+        return Some(raw_text(key, text));
+    }
     let mut m = serde_json::Map::new();
     for (k, r) in members.iter() {
-        m.insert(k.to_string(), by_parts(r.get(), depth + 1)?);
+        m.insert(k.to_string(), by_parts(r.get(), depth + 1, key)?);
     }
     Some(serde_json::Value::Object(m))
 }
 
-/// Reads a value found `.0` levels down (the record itself is level 1).
-pub(super) struct Capped(usize);
+/// Reads a value found `depth` levels down (the record itself is level 1), keeping a container
+/// past the caps under `key`.
+pub(super) struct Capped {
+    depth: usize,
+    key: &'static str,
+}
+
+impl Capped {
+    /// The reader of a value one level further down.
+    fn below(&self) -> Capped {
+        Capped {
+            depth: self.depth + 1,
+            key: self.key,
+        }
+    }
+}
 
 impl<'de> de::DeserializeSeed<'de> for Capped {
     type Value = serde_json::Value;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<serde_json::Value, D::Error> {
-        if self.0 > KEEP_DEPTH {
+        if self.depth > KEEP_DEPTH {
             let raw = Box::<serde_json::value::RawValue>::deserialize(d)?;
             let text = raw.get();
             if text.starts_with(['{', '[']) {
-                return Ok(raw_text(text));
+                return Ok(raw_text(self.key, text));
             }
             return serde_json::from_str(text).map_err(de::Error::custom);
         }
@@ -155,7 +178,7 @@ impl<'de> Visitor<'de> for Capped {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<serde_json::Value, A::Error> {
         let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(x) = seq.next_element_seed(Capped(self.0 + 1))? {
+        while let Some(x) = seq.next_element_seed(self.below())? {
             if v.len() == KEEP_ELEMENTS {
                 return Err(de::Error::custom(TOO_MANY));
             }
@@ -167,9 +190,11 @@ impl<'de> Visitor<'de> for Capped {
         let mut m = serde_json::Map::new();
         let mut n = 0;
         while let Some(k) = map.next_key::<String>()? {
-            let v = map.next_value_seed(Capped(self.0 + 1))?;
+            let v = map.next_value_seed(self.below())?;
             n += 1;
-            if n > KEEP_ELEMENTS {
+            // An object that has the key a kept container is written under is kept as its
+            // text too, by the slow way, which can see it whole.
+            if n > KEEP_ELEMENTS || (self.key != RAW_KEY && k == self.key) {
                 return Err(de::Error::custom(TOO_MANY));
             }
             m.insert(k, v);

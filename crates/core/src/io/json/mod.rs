@@ -14,9 +14,11 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 use crate::model::diag::{Code, Severity};
 
 mod capped;
+mod kept;
 mod lenient;
 
 pub use capped::*;
+pub use kept::*;
 pub use lenient::*;
 
 /// Why a line could not be used.
