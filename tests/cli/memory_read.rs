@@ -5,7 +5,6 @@
 //! 2.2 GB.
 
 use std::path::Path;
-use std::process::Command;
 
 /// The address space each run may use (two pool threads): several times what the fixed
 /// commands need, and less than they took before.
@@ -27,24 +26,7 @@ fn zeros(n: usize) -> String {
 
 /// Runs cctool under the cap; None (after a notice) where `prlimit` is missing.
 fn capped(args: &[&str]) -> Option<(i32, String)> {
-    let bin = assert_cmd::cargo::cargo_bin("cctool");
-    let out = match Command::new("prlimit")
-        .arg(format!("--as={CAP}"))
-        .arg(&bin)
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("RAYON_NUM_THREADS", "2")
-        // glibc reserves 64 MiB of address space for each thread's own heap: what is measured
-        // is the memory used, not how many threads happened to allocate first.
-        .env("MALLOC_ARENA_MAX", "2")
-        .output()
-    {
-        Ok(o) => o,
-        Err(_) => {
-            crate::util::skip_notice("prlimit is not installed");
-            return None;
-        }
-    };
+    let out = crate::util::under_cap(args, Some(CAP))?;
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     let code = out
         .status

@@ -6,7 +6,6 @@
 //! container is redacted by `--share` as anywhere else.
 
 use std::path::Path;
-use std::process::Command;
 
 /// The address space each run may use (two pool threads): the reading without the caps
 /// needed several times more on these files.
@@ -84,30 +83,7 @@ fn codex(arr: &str, obj: &str) -> String {
 /// cctool's stdout on `args`, under the cap when `cap`; None (after a notice) where
 /// `prlimit` is missing.
 fn run(args: &[&str], cap: bool) -> Option<String> {
-    let bin = assert_cmd::cargo::cargo_bin("cctool");
-    let mut cmd = if cap {
-        let mut c = Command::new("prlimit");
-        c.arg(format!("--as={CAP}")).arg(&bin);
-        c
-    } else {
-        Command::new(&bin)
-    };
-    let out = match cmd
-        .args(args)
-        .env("NO_COLOR", "1")
-        .env("HOME", "/nonexistent-home")
-        .env("RAYON_NUM_THREADS", "2")
-        // glibc reserves 64 MiB of address space for each thread's own heap: what is measured
-        // is the memory used, not how many threads happened to allocate first.
-        .env("MALLOC_ARENA_MAX", "2")
-        .output()
-    {
-        Ok(o) => o,
-        Err(_) => {
-            crate::util::skip_notice("prlimit is not installed");
-            return None;
-        }
-    };
+    let out = crate::util::under_cap(args, cap.then_some(CAP))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr:.500}");
     Some(String::from_utf8(out.stdout).unwrap())

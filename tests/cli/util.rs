@@ -343,3 +343,35 @@ pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// cctool's output on `args` run under an address-space limit of `cap` bytes (`prlimit --as`),
+/// as a user with a memory cap runs it, or without a limit when `cap` is `None`; `None` after
+/// a skip notice where `prlimit` is missing. The environment is fixed so that what is measured
+/// is the memory the command uses: two pool threads and two malloc arenas (glibc reserves
+/// 64 MiB of address space for each thread's own heap otherwise, whichever threads happen to
+/// allocate first).
+pub fn under_cap(args: &[&str], cap: Option<u64>) -> Option<std::process::Output> {
+    let bin = assert_cmd::cargo::cargo_bin("cctool");
+    let mut cmd = match cap {
+        Some(cap) => {
+            let mut c = std::process::Command::new("prlimit");
+            c.arg(format!("--as={cap}")).arg(&bin);
+            c
+        }
+        None => std::process::Command::new(&bin),
+    };
+    match cmd
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("HOME", "/nonexistent-home")
+        .env("RAYON_NUM_THREADS", "2")
+        .env("MALLOC_ARENA_MAX", "2")
+        .output()
+    {
+        Ok(o) => Some(o),
+        Err(_) => {
+            skip_notice("prlimit is not installed");
+            None
+        }
+    }
+}
