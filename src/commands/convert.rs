@@ -19,7 +19,10 @@ use crate::convert::store::StoreError;
 use crate::convert::stream::Lines;
 use crate::error::Error as CoreError;
 use crate::io::Input;
-use crate::io::atomic::{HeldOpen, Seen, extend_by, refusal, write_new_file_by, write_stdout};
+use crate::io::atomic::{
+    Ending, HeldOpen, Seen, extend_until, refusal, write_new_file_by, write_new_file_until, write_stdout,
+    write_stdout_until,
+};
 use crate::model::AgentId;
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
@@ -224,33 +227,14 @@ enum Stop {
     Read,
 }
 
-/// Whether a write into the temporary file went to its end, or stopped without a new file.
-enum Flow {
-    Done,
-    Stop(Stop),
-}
-
-/// A write's `flow` as the writer's result: a stop is kept in `stop`, and the write is
-/// abandoned with [`Abandoned`], so that nothing is renamed into place.
-fn until_stop(flow: std::io::Result<Flow>, stop: &mut Option<Stop>) -> std::io::Result<()> {
-    match flow? {
-        Flow::Done => Ok(()),
-        Flow::Stop(s) => {
-            *stop = Some(s);
-            Err(std::io::Error::other(Abandoned))
-        }
-    }
-}
+/// Whether a write into the temporary file went to its end, or stopped without a new file
+/// (nothing renamed into place), and why.
+type Flow = Ending<Stop>;
 
 /// The reader's thread panicked.
 #[derive(Debug, thiserror::Error)]
 #[error("the reader panicked")]
 struct ReaderPanicked;
-
-/// The error that abandons a write that stopped (never shown: the stop says why).
-#[derive(Debug, thiserror::Error)]
-#[error("stopped")]
-struct Abandoned;
 
 /// The next line of the conversion, or the stop of a source that could not be read to its end.
 fn next_line(lines: &mut Lines<'_>) -> Result<Option<Vec<u8>>, Stop> {
@@ -383,11 +367,9 @@ fn finish(r: &mut Report, lines: &mut Lines<'_>) {
 /// Writes every line to standard output.
 fn write_to_stdout(r: &mut Report, lines: &mut Lines<'_>) -> Result<(), ConvertError> {
     let mut n = 0;
-    let mut stop = None;
-    write_stdout(|w| until_stop(write_all(w, lines, &mut n), &mut stop)).map_err(|e| match stop {
-        Some(_) => ConvertError::SourceCutShort,
-        None => stdout_error(e),
-    })?;
+    if let Ending::GaveUp(_) = write_stdout_until(|w| write_all(w, lines, &mut n)).map_err(stdout_error)? {
+        return Err(ConvertError::SourceCutShort);
+    }
     finish(r, lines);
     r.written = Some("new");
     r.lines_written = n;
@@ -424,24 +406,22 @@ fn write_to_file(
 ) -> Result<(), ConvertError> {
     let existing = existing(path, replace, into)?;
     let mut n = 0;
-    let mut stop = None;
     let written = match existing {
-        None => write_new_file_by(path, true, |w| until_stop(write_all(w, lines, &mut n), &mut stop))
-            .map(|()| if replace { "replaced" } else { "new" }),
+        None => write_new_file_until(path, true, |w| write_all(w, lines, &mut n))
+            .map(|end| (end, if replace { "replaced" } else { "new" })),
         Some((seen, mut old)) => {
             let keep = std::fs::File::open(path)
                 .map_err(|e| CoreError::Io(e).about(format!("cannot read the existing {}", path.display())))?;
             // What the target's agent appends while the conversion runs would be lost to the
             // rename: the target is re-checked under a lock right before it.
-            extend_by(path, seen, a.force, |w| {
-                until_stop(append(w, lines, &mut old, &keep, &mut n), &mut stop)
-            })
-            .map(|()| "appended")
+            extend_until(path, seen, a.force, |w| append(w, lines, &mut old, &keep, &mut n))
+                .map(|end| (end, "appended"))
         }
     };
     let how = match written {
-        Ok(how) => how,
-        Err(e) => return stopped(a, r, into, path, lines, stop, e),
+        Ok((Ending::Kept, how)) => how,
+        Ok((Ending::GaveUp(stop), _)) => return stopped(a, r, into, path, lines, stop),
+        Err(e) => return Err(write_failed(path, e)),
     };
     finish(r, lines);
     r.written = Some(how);
@@ -452,19 +432,18 @@ fn write_to_file(
     Ok(())
 }
 
-/// What a write to a file that failed with `e` comes to: when the lines stopped it, their stop
-/// says why (an earlier conversion up to date is no failure).
+/// What a write that the conversion's lines stopped comes to: their stop says why (an earlier
+/// conversion up to date is no failure).
 fn stopped(
     a: &ConvertArgs,
     r: &mut Report,
     into: &dyn Converter,
     path: &Path,
     lines: &mut Lines<'_>,
-    stop: Option<Stop>,
-    e: std::io::Error,
+    stop: Stop,
 ) -> Result<(), ConvertError> {
     match stop {
-        Some(Stop::UpToDate) => {
+        Stop::UpToDate => {
             finish(r, lines);
             r.written = Some("up-to-date");
             // A run killed between its rename and the registration left the rollout in
@@ -475,19 +454,25 @@ fn stopped(
             Ok(())
         }
         // Replaced: the conversion again from its start, every line written.
-        Some(Stop::Differs(_)) if a.force => Err(ConvertError::Replace),
-        Some(Stop::Differs(l)) => Err(JobError::from(Refusal::NotAnEarlierConversion {
+        Stop::Differs(_) if a.force => Err(ConvertError::Replace),
+        Stop::Differs(l) => Err(JobError::from(Refusal::NotAnEarlierConversion {
             path: path.to_path_buf(),
             line: l,
         })
         .into()),
-        Some(Stop::Read) => Err(ConvertError::SourceCutShort),
-        None if refusal(&e).is_some() || e.get_ref().is_some_and(|r| r.is::<HeldOpen>()) => {
-            Err(crate::error::rewrite_failed(e).about(path.display().to_string()).into())
-        }
-        None => Err(CoreError::Io(e)
+        Stop::Read => Err(ConvertError::SourceCutShort),
+    }
+}
+
+/// A write to `path` that failed with `e`: refused (the target changed, is locked or held
+/// open), or an error of the disk.
+fn write_failed(path: &Path, e: std::io::Error) -> ConvertError {
+    if refusal(&e).is_some() || e.get_ref().is_some_and(|r| r.is::<HeldOpen>()) {
+        crate::error::rewrite_failed(e).about(path.display().to_string()).into()
+    } else {
+        CoreError::Io(e)
             .about(format!("cannot write {}", path.display()))
-            .into()),
+            .into()
     }
 }
 
@@ -504,8 +489,8 @@ fn write_all(w: &mut dyn Write, lines: &mut Lines<'_>, n: &mut u64) -> std::io::
     loop {
         let l = match next_line(lines) {
             Ok(Some(l)) => l,
-            Ok(None) => return Ok(Flow::Done),
-            Err(s) => return Ok(Flow::Stop(s)),
+            Ok(None) => return Ok(Ending::Kept),
+            Err(s) => return Ok(Ending::GaveUp(s)),
         };
         w.write_all(&l)?;
         w.write_all(b"\n")?;
@@ -527,11 +512,11 @@ fn append(
         let l = match next_line(lines) {
             Ok(Some(l)) => l,
             Ok(None) => break,
-            Err(s) => return Ok(Flow::Stop(s)),
+            Err(s) => return Ok(Ending::GaveUp(s)),
         };
         match old.next(&l)? {
             Step::Same => {}
-            Step::Differs(at) => return Ok(Flow::Stop(Stop::Differs(at))),
+            Step::Differs(at) => return Ok(Ending::GaveUp(Stop::Differs(at))),
             Step::New => {
                 if !kept {
                     w.copy_from(keep, old.len)?;
@@ -548,10 +533,10 @@ fn append(
             if !kept {
                 w.copy_from(keep, old.len)?;
             }
-            Ok(Flow::Done)
+            Ok(Ending::Kept)
         }
-        Some(Plan::Differs(at)) => Ok(Flow::Stop(Stop::Differs(at))),
-        Some(_) => Ok(Flow::Stop(Stop::UpToDate)),
+        Some(Plan::Differs(at)) => Ok(Ending::GaveUp(Stop::Differs(at))),
+        Some(_) => Ok(Ending::GaveUp(Stop::UpToDate)),
     }
 }
 

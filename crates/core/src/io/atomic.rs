@@ -266,16 +266,26 @@ fn temp_path(path: &Path) -> PathBuf {
     folder_of(path).join(format!(".{short}{TEMP_MARK}{}.tmp", std::process::id()))
 }
 
+/// How a write into a temporary file ended: its content renamed into place, or given up by
+/// the writer, for the reason it returns, with nothing renamed and the temporary file removed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Ending<S> {
+    /// Written to its end and renamed into place.
+    Kept,
+    /// The writer stopped without a new file, for this reason.
+    GaveUp(S),
+}
+
 /// Puts new content at `path` without a moment where it is partial: written by `write` into a
 /// temporary file in the same folder, fsynced, renamed over `path`, the folder fsynced. The
 /// temporary file does not outlive a failure or a panic. `keep_mode`: give it the permissions
 /// of the file it replaces. `before_rename` is the last check; its error stops the rewrite.
-fn write_via_temp(
+fn write_via_temp<S>(
     path: &Path,
     keep_mode: bool,
-    write: impl FnOnce(&mut Output) -> io::Result<()>,
+    write: impl FnOnce(&mut Output) -> io::Result<Ending<S>>,
     before_rename: impl FnOnce() -> io::Result<()>,
-) -> io::Result<()> {
+) -> io::Result<Ending<S>> {
     let dir = folder_of(path);
     ignore_file_size_signal();
     sweep(dir);
@@ -286,7 +296,10 @@ fn write_via_temp(
     let _ = fs::remove_file(&temp.path);
     let f = OpenOptions::new().write(true).create_new(true).open(&temp.path)?;
     let mut w = Output::new(f);
-    write(&mut w)?;
+    if let Ending::GaveUp(why) = write(&mut w)? {
+        // Nothing is renamed into place: the temporary file goes with `temp`.
+        return Ok(Ending::GaveUp(why));
+    }
     if let Some(f) = w.into_file()? {
         crate::io::own::mark(&f);
         f.sync_all()?;
@@ -300,7 +313,8 @@ fn write_via_temp(
     fs::rename(&temp.path, path)?;
     temp.renamed = true;
     sync_dir(dir)?;
-    fail_at("after-rename")
+    fail_at("after-rename")?;
+    Ok(Ending::Kept)
 }
 
 /// An exceeded file-size limit (`ulimit -f`) kills the process with SIGXFSZ by default,
@@ -483,7 +497,7 @@ pub fn replace_with_backup_by(
             let _ = fs::remove_file(&backup);
         })
     };
-    write_via_temp(&target, true, write, recheck)?;
+    write_via_temp(&target, true, kept(write), recheck)?;
     Ok(Replaced { target, backup })
 }
 
@@ -499,9 +513,25 @@ pub fn extend_by(
     force: bool,
     write: impl FnOnce(&mut Output) -> io::Result<()>,
 ) -> io::Result<()> {
+    extend_until(path, seen, force, kept(write)).map(drop)
+}
+
+/// [`extend_by`] with a writer that may give up ([`Ending::GaveUp`]): then nothing changes,
+/// and its reason is returned.
+pub fn extend_until<S>(
+    path: &Path,
+    seen: Seen,
+    force: bool,
+    write: impl FnOnce(&mut Output) -> io::Result<Ending<S>>,
+) -> io::Result<Ending<S>> {
     let target = resolved(path)?;
     let held = Held::take(&target, seen, force)?;
     write_via_temp(&target, true, write, || held.recheck())
+}
+
+/// A writer that never gives up, as one that may.
+fn kept(write: impl FnOnce(&mut Output) -> io::Result<()>) -> impl FnOnce(&mut Output) -> io::Result<Ending<()>> {
+    |w| write(w).map(|()| Ending::Kept)
 }
 
 /// A file about to be replaced, locked against other cctool runs from its first check to the
@@ -608,12 +638,24 @@ pub fn write_new_file_by(
     overwrite: bool,
     write: impl FnOnce(&mut Output) -> io::Result<()>,
 ) -> io::Result<()> {
+    write_new_file_until(path, overwrite, kept(write)).map(drop)
+}
+
+/// [`write_new_file_by`] with a writer that may give up ([`Ending::GaveUp`]): then no file is
+/// put in place, and its reason is returned. A device or a pipe, written as it is, keeps what
+/// was written before the writer gave up.
+pub fn write_new_file_until<S>(
+    path: &Path,
+    overwrite: bool,
+    write: impl FnOnce(&mut Output) -> io::Result<Ending<S>>,
+) -> io::Result<Ending<S>> {
     if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         // A device or a pipe (/dev/null, a FIFO) is written as it is: there is no file to
         // replace atomically, and nothing to lose.
         let mut w = Output::new(OpenOptions::new().write(true).open(path)?);
-        write(&mut w)?;
-        return w.flush();
+        let ending = write(&mut w)?;
+        w.flush()?;
+        return Ok(ending);
     }
     if !overwrite && occupied(path) {
         return Err(io::Error::new(io::ErrorKind::AlreadyExists, "exists; not overwritten"));
@@ -624,19 +666,27 @@ pub fn write_new_file_by(
 /// Writes a new document to standard output with `write` (`-o -`). A closed pipe is the
 /// reader's choice and ends the write as a broken pipe.
 pub fn write_stdout(write: impl FnOnce(&mut Output) -> io::Result<()>) -> io::Result<()> {
+    write_stdout_until(kept(write)).map(drop)
+}
+
+/// [`write_stdout`] with a writer that may give up ([`Ending::GaveUp`]): what it wrote before
+/// is already out, and its reason is returned.
+pub fn write_stdout_until<S>(write: impl FnOnce(&mut Output) -> io::Result<Ending<S>>) -> io::Result<Ending<S>> {
     #[cfg(unix)]
     {
         use std::os::fd::AsFd;
         let fd = io::stdout().as_fd().try_clone_to_owned()?;
         let mut w = Output::new(File::from(fd));
-        write(&mut w)?;
-        w.flush()
+        let ending = write(&mut w)?;
+        w.flush()?;
+        Ok(ending)
     }
     #[cfg(not(unix))]
     {
         let mut w = Output::memory();
-        write(&mut w)?;
-        io::stdout().lock().write_all(&w.into_bytes())
+        let ending = write(&mut w)?;
+        io::stdout().lock().write_all(&w.into_bytes())?;
+        Ok(ending)
     }
 }
 

@@ -86,3 +86,48 @@ fn a_file_that_changed_since_it_was_read_is_not_replaced() {
         "{e}"
     );
 }
+
+#[test]
+fn a_writer_that_gives_up_puts_nothing_in_place_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.json");
+    fs::write(&f, "one").unwrap();
+    let names = || {
+        let mut n: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    let new = dir.path().join("new.json");
+    let end = write_new_file_until(&new, false, |w| {
+        w.write_all(b"partial")?;
+        Ok(Ending::GaveUp("no more lines"))
+    })
+    .unwrap();
+    assert_eq!(end, Ending::GaveUp("no more lines"));
+    assert_eq!(names(), ["s.json"]);
+
+    let m = fs::metadata(&f).unwrap();
+    let seen = Seen {
+        len: m.len(),
+        modified: m.modified().ok(),
+    };
+    let end = extend_until(&f, seen, false, |w| {
+        w.write_all(b"one more")?;
+        Ok(Ending::GaveUp(7))
+    })
+    .unwrap();
+    assert_eq!(end, Ending::GaveUp(7));
+    assert_eq!(fs::read_to_string(&f).unwrap(), "one");
+    assert_eq!(names(), ["s.json"]);
+
+    let end = extend_until(&f, seen, false, |w| {
+        w.write_all(b"one more")?;
+        Ok(Ending::<()>::Kept)
+    })
+    .unwrap();
+    assert_eq!(end, Ending::Kept);
+    assert_eq!(fs::read_to_string(&f).unwrap(), "one more");
+}
