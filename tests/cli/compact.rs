@@ -886,3 +886,38 @@ fn real_codex_resumes_the_compacted_files() {
         );
     }
 }
+
+/// An item kept after the summary that the compacted record would nest deeper than Codex
+/// reads is refused with its line, and nothing is written: Codex would skip the record.
+#[test]
+fn codex_item_too_deep_for_the_compacted_record_is_refused_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(fixture("compact/codex-work.jsonl")).unwrap();
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+    let deep = format!("{}{}", "[".repeat(122), "]".repeat(122));
+    bytes.extend_from_slice(
+        format!(
+            "{{\"timestamp\":\"2026-11-02T09:00:47.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{{\"type\":\"output_text\",\"text\":\"deep\",\"annotations\":{deep}}}]}}}}\n"
+        )
+        .as_bytes(),
+    );
+    let input = dir.path().join("r.jsonl");
+    write_aged(&input, &bytes);
+    let out = dir.path().join("out.jsonl");
+    let o = cctool()
+        .args(["compact", "--keep-recent", "100", "-o"])
+        .arg(&out)
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!(
+            "line {}: this item would be nested 128 levels deep in the compacted record, and Codex reads at most 127",
+            lines + 1
+        )),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

@@ -205,6 +205,35 @@ fn restore_without_the_payload_says_where_it_looked() {
     assert!(!back.exists());
 }
 
+/// A payload's file that holds other bytes is not put back: the error names the line, the
+/// file and both hashes, and nothing is written.
+#[test]
+fn restore_from_a_changed_payload_file_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("payloads");
+    let src = tmp_copy(dir.path(), "claude");
+    let out = dir.path().join("s.jsonl");
+    slim_images(&src, "outside-window", &x, &out);
+    let payload = std::fs::read_dir(&x).unwrap().next().unwrap().unwrap().path();
+    std::fs::write(&payload, b"not the image").unwrap();
+    let back = dir.path().join("back.jsonl");
+    let o = cctool()
+        .args(["slim", "--restore", x.to_str().unwrap(), out.to_str().unwrap(), "-o"])
+        .arg(&back)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let name = payload.file_name().unwrap().to_str().unwrap();
+    assert!(err.contains("line 11: "), "{err}");
+    assert!(
+        err.contains(&format!("{name} does not hold the payload sha256:")),
+        "{err}"
+    );
+    assert!(err.contains("; nothing written"), "{err}");
+    assert!(!back.exists());
+}
+
 /// `--images` without `--extract` would lose payloads: refused before anything is read.
 #[test]
 fn taking_payloads_out_needs_a_folder_to_keep_them() {

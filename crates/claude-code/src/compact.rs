@@ -551,7 +551,7 @@ impl Renamed<'_> {
         let Some(mut rec) = Members::parse(&bytes).or_else(|| repaired.as_deref().and_then(Members::parse)) else {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
-                format!("line {}: the record to copy is not a JSON object", node.line),
+                NotAnObject { line: node.line },
             ));
         };
         let old = rec.str("uuid").unwrap_or_default();
@@ -682,4 +682,13 @@ mod tests {
             );
         }
     }
+}
+
+/// A record the compaction copies after its summary that is not a JSON object, so that its
+/// linking fields cannot be rewritten.
+#[derive(Debug, thiserror::Error)]
+#[error("line {line}: the record to copy is not a JSON object")]
+struct NotAnObject {
+    /// Its line in the transcript.
+    line: u64,
 }

@@ -230,18 +230,15 @@ pub fn replacement(
 /// item that would pass that limit there would make Codex skip the whole `compacted` record,
 /// and the compaction would have no effect. Such an item is refused, with its line.
 fn carried(src: &Source, loaded: &Loaded, i: usize) -> io::Result<String> {
-    use crate::io::json::SERDE_MAX_DEPTH as CODEX_LIMIT;
     let raw = raw_of_item(src, &loaded.items[i])?;
     let depth = 3 + crate::io::json::nesting_depth(&raw);
-    if depth > CODEX_LIMIT {
-        let at = loaded.lines[i].map_or_else(String::new, |l| format!("line {l}: "));
+    if depth > crate::io::json::SERDE_MAX_DEPTH {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!(
-                "{at}this item would be nested {depth} levels deep in the compacted record, and Codex reads at most \
-                 {CODEX_LIMIT}: it would skip the record, and the compaction would do nothing. Nothing written; \
-                 a smaller --keep-recent puts the item in the summarised part"
-            ),
+            TooDeep {
+                line: loaded.lines[i],
+                depth,
+            },
         ));
     }
     Ok(String::from_utf8_lossy(&raw).into_owned())
@@ -303,4 +300,19 @@ pub fn write(src: &Source, history: Vec<Box<RawValue>>, made: &Made, w: &mut Out
         }
     }
     Ok(())
+}
+
+/// An item kept after the summary that the compacted record would nest deeper than Codex
+/// reads: Codex would skip the record, and the compaction would do nothing.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{}this item would be nested {depth} levels deep in the compacted record, and Codex reads at most {limit}: it would skip the record, and the compaction would do nothing. Nothing written; a smaller --keep-recent puts the item in the summarised part",
+    .line.map_or_else(String::new, |l| format!("line {l}: ")),
+    limit = crate::io::json::SERDE_MAX_DEPTH
+)]
+struct TooDeep {
+    /// Its line in the rollout, where it has one.
+    line: Option<u64>,
+    /// How deep the compacted record would nest it.
+    depth: usize,
 }

@@ -458,7 +458,64 @@ fn extract(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
     }
     std::fs::create_dir_all(dir)?;
     crate::io::atomic::write_new_file(&path, bytes, true)
-        .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        .map_err(|cause| PayloadError::NotExtracted { path, cause }.into())
+}
+
+/// Why a payload could not be extracted or put back, with what it is about; carried in the
+/// `io::Error` of the write it stopped, whose kind is the system's where the system said it.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    /// An extracted payload's file could not be written.
+    #[error("{}: {cause}", .path.display())]
+    NotExtracted {
+        /// The payload's file.
+        path: PathBuf,
+        /// What the system said.
+        cause: io::Error,
+    },
+    /// The placeholder on this line could not be restored.
+    #[error("line {line}: {cause}")]
+    AtLine {
+        /// The line of the placeholder.
+        line: u64,
+        /// Why.
+        cause: io::Error,
+    },
+    /// The payload is not in the file, and the file it was extracted to cannot be read.
+    #[error(
+        "the payload sha256:{hash} is not in the file, and {} cannot be read ({cause}); give --restore the folder it was extracted to",
+        .path.display()
+    )]
+    Unreadable {
+        /// The payload's sha256, in hex.
+        hash: String,
+        /// Where it was looked for.
+        path: PathBuf,
+        /// What the system said.
+        cause: io::Error,
+    },
+    /// The file named for the payload holds other bytes.
+    #[error("{} does not hold the payload sha256:{hash} (its sha256 is {got}); nothing written", .path.display())]
+    Mismatch {
+        /// The file read.
+        path: PathBuf,
+        /// The payload's sha256, in hex.
+        hash: String,
+        /// The sha256 of what the file holds, in hex.
+        got: String,
+    },
+}
+
+impl From<PayloadError> for io::Error {
+    fn from(e: PayloadError) -> io::Error {
+        let kind = match &e {
+            PayloadError::NotExtracted { cause, .. }
+            | PayloadError::AtLine { cause, .. }
+            | PayloadError::Unreadable { cause, .. } => cause.kind(),
+            PayloadError::Mismatch { .. } => io::ErrorKind::InvalidData,
+        };
+        io::Error::new(kind, e)
+    }
 }
 
 /// What restoring one file did.
@@ -506,8 +563,7 @@ pub fn restore(src: &Source, slimmer: &dyn Slimmer, dir: &Path, out: &mut dyn Wr
             let as_block = c.block.clone().filter(|b| {
                 std::str::from_utf8(text).is_ok_and(|t| slimmer.text_block(t).as_bytes() == &l.bytes[b.clone()])
             });
-            let b64 =
-                base64_of(src, &index, dir, &p).map_err(|e| io::Error::new(e.kind(), format!("line {}: {e}", l.no)))?;
+            let b64 = base64_of(src, &index, dir, &p).map_err(|cause| PayloadError::AtLine { line: l.no, cause })?;
             r.restored += 1;
             let content = payload::original(&p, &b64);
             match as_block.and_then(|b| Some((b, slimmer.payload_block(&p.media, &content)?))) {
@@ -542,28 +598,21 @@ fn base64_of(
             .find(|q| q.file_stem().is_some_and(|s| s == hex.as_str()))
             .unwrap_or_else(|| dir.join(payload::file_name(&p.hash, &p.media))),
     };
-    let bytes = std::fs::read(&path).map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!(
-                "the payload sha256:{hex} is not in the file, and {} cannot be read ({e}); give --restore the folder it was extracted to",
-                path.display()
-            ),
-        )
-    })?;
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(cause) => return Err(PayloadError::Unreadable { hash: hex, path, cause }.into()),
+    };
     let got: [u8; 32] = {
         use sha2::Digest;
         sha2::Sha256::digest(&bytes).into()
     };
     if got != p.hash {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "{} does not hold the payload sha256:{hex} (its sha256 is {}); nothing written",
-                path.display(),
-                payload::hex(&got)
-            ),
-        ));
+        return Err(PayloadError::Mismatch {
+            path,
+            hash: hex,
+            got: payload::hex(&got),
+        }
+        .into());
     }
     Ok(payload::encode(&bytes).into_bytes())
 }
