@@ -36,8 +36,8 @@ pub struct Report {
     output: String,
     session_id: Option<String>,
     full: bool,
-    /// `new`, `appended`, `up-to-date` or `replaced`.
-    written: Option<&'static str>,
+    /// What became of the output; none when nothing was converted.
+    written: Option<Written>,
     lines_written: u64,
     carried: Option<Counts>,
     mapped: Option<BTreeMap<String, u64>>,
@@ -53,6 +53,34 @@ pub struct Report {
     /// (`added`, `updated`, `unchanged`, `no-database`), so that `codex resume` lists it.
     registered: Option<&'static str>,
     error: Option<String>,
+}
+
+/// What became of a conversion's output, as the `--json` record's `written` says it.
+#[derive(Serialize, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "kebab-case")]
+enum Written {
+    /// A new file, or standard output.
+    New,
+    /// An earlier conversion, extended by the lines it lacked.
+    Appended,
+    /// An earlier conversion that had every line: nothing written.
+    UpToDate,
+    /// A file that was not an earlier conversion, replaced (`--force`).
+    Replaced,
+    /// Nothing written: the target agent's own importer already made a session of the source.
+    ImportedByCodex,
+}
+
+impl std::fmt::Display for Written {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Written::New => "new",
+            Written::Appended => "appended",
+            Written::UpToDate => "up-to-date",
+            Written::Replaced => "replaced",
+            Written::ImportedByCodex => "imported-by-codex",
+        })
+    }
 }
 
 pub fn run(g: &GlobalArgs, a: &ConvertArgs) -> super::Result<ExitStatus> {
@@ -339,7 +367,7 @@ fn place(
     if let Some(imported) = placed.imported {
         r.resume = Some(imported.resume);
         r.imported_by_codex = Some(imported.id);
-        r.written = Some("imported-by-codex");
+        r.written = Some(Written::ImportedByCodex);
         return Ok(None);
     }
     r.output = path.display().to_string();
@@ -371,7 +399,7 @@ fn write_to_stdout(r: &mut Report, lines: &mut Lines<'_>) -> Result<(), ConvertE
         return Err(ConvertError::SourceCutShort);
     }
     finish(r, lines);
-    r.written = Some("new");
+    r.written = Some(Written::New);
     r.lines_written = n;
     Ok(())
 }
@@ -408,14 +436,14 @@ fn write_to_file(
     let mut n = 0;
     let written = match existing {
         None => write_new_file_until(path, true, |w| write_all(w, lines, &mut n))
-            .map(|end| (end, if replace { "replaced" } else { "new" })),
+            .map(|end| (end, if replace { Written::Replaced } else { Written::New })),
         Some((seen, mut old)) => {
             let keep = std::fs::File::open(path)
                 .map_err(|e| CoreError::Io(e).about(format!("cannot read the existing {}", path.display())))?;
             // What the target's agent appends while the conversion runs would be lost to the
             // rename: the target is re-checked under a lock right before it.
             extend_until(path, seen, a.force, |w| append(w, lines, &mut old, &keep, &mut n))
-                .map(|end| (end, "appended"))
+                .map(|end| (end, Written::Appended))
         }
     };
     let how = match written {
@@ -445,7 +473,7 @@ fn stopped(
     match stop {
         Stop::UpToDate => {
             finish(r, lines);
-            r.written = Some("up-to-date");
+            r.written = Some(Written::UpToDate);
             // A run killed between its rename and the registration left the rollout in
             // place without its row: registering is idempotent, so it is done again.
             if a.into_store {
@@ -569,7 +597,7 @@ fn to_import(
                 .map_err(|e| CoreError::Io(e).about(format!("cannot write {}", p.display())))?
         }
     }
-    r.written = Some("new");
+    r.written = Some(Written::New);
     Ok(())
 }
 
@@ -582,7 +610,7 @@ fn counted(n: impl Into<u64>, what: &str) -> String {
 /// The report on stderr: what was done, then its details, each indented by two spaces.
 fn describe(r: &Report) -> String {
     let mut s = match r.written {
-        Some("up-to-date") => format!("{} is up to date with {}: nothing written\n", r.output, r.file),
+        Some(Written::UpToDate) => format!("{} is up to date with {}: nothing written\n", r.output, r.file),
         Some(_) if r.carried.is_none() => format!("{} → {}: imported as a v5 session\n", r.file, r.output),
         Some(how) => format!(
             "{} → {} ({}{}): {how}, {} lines\n",
@@ -636,4 +664,23 @@ fn describe(r: &Report) -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Written;
+
+    /// The sentence on stderr and the `--json` record name what was written the same way.
+    #[test]
+    fn written_reads_the_same_in_the_record_and_the_sentence() {
+        for w in [
+            Written::New,
+            Written::Appended,
+            Written::UpToDate,
+            Written::Replaced,
+            Written::ImportedByCodex,
+        ] {
+            assert_eq!(serde_json::to_value(w).unwrap(), serde_json::json!(w.to_string()));
+        }
+    }
 }
