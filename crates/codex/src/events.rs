@@ -57,35 +57,33 @@ fn loaded_offsets(history: &History) -> FxHashSet<u64> {
         .collect()
 }
 
-/// The items of the rollout's own lines, then those a resume loads from elsewhere (the
-/// replacement history of a compaction, or a legacy rebuild): each with where it comes from,
-/// whether a resume loads it, and the [`Meta`] in force.
-fn listed<'r>(rollout: &'r Rollout, history: &'r History) -> Vec<(&'r Item, Origin, bool, Meta)> {
+/// Calls `f` with the items of the rollout's own lines, then those a resume loads from
+/// elsewhere (the replacement history of a compaction, or a legacy rebuild): each with where
+/// it comes from, whether a resume loads it, and the [`Meta`] in force. One at a time: the
+/// meta of every item of a large rollout, held at once, was most of what its rows cost.
+fn each_listed(
+    rollout: &Rollout,
+    history: &History,
+    mut f: impl FnMut(&Item, Origin, bool, &Meta) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let on_chain = loaded_offsets(history);
-    let (mut session_id, mut version, mut model) = (None::<String>, None::<String>, None::<String>);
+    let mut meta: Meta = (None, None, None);
     let mut recorded: FxHashSet<u64> = FxHashSet::default();
-    let mut items = Vec::new();
     for (_, r) in &rollout.records {
         match r {
             Line::SessionMeta { id, cli_version } => {
-                if session_id.is_none() {
-                    session_id.clone_from(id);
+                if meta.0.is_none() {
+                    meta.0.clone_from(id);
                 }
                 if cli_version.is_some() {
-                    version.clone_from(cli_version);
+                    meta.1.clone_from(cli_version);
                 }
             }
-            Line::TurnContext { model: Some(m), .. } => model = Some(m.clone()),
+            Line::TurnContext { model: Some(m), .. } => meta.2 = Some(m.clone()),
             Line::Response(item) | Line::InterAgent(item) => {
                 if let ItemSrc::Raw { offset, .. } = item.src {
                     recorded.insert(offset);
-                    let chain = on_chain.contains(&offset);
-                    items.push((
-                        item,
-                        Origin::Record,
-                        chain,
-                        (session_id.clone(), version.clone(), model.clone()),
-                    ));
+                    f(item, Origin::Record, on_chain.contains(&offset), &meta)?;
                 }
             }
             _ => {}
@@ -97,9 +95,9 @@ fn listed<'r>(rollout: &'r Rollout, history: &'r History) -> Vec<(&'r Item, Orig
             ItemSrc::Raw { .. } => Origin::ReplacementHistory,
             ItemSrc::Synth(_) => Origin::Rebuilt,
         };
-        items.push((item, origin, true, (session_id.clone(), version.clone(), model.clone())));
+        f(item, origin, true, &meta)?;
     }
-    items
+    Ok(())
 }
 
 /// Streams the rollout as asked.
@@ -118,13 +116,19 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Res
     };
     match ask.view {
         View::Records | View::Calls => {
-            for (item, origin, loaded, (session_id, client_version, model)) in listed(&rollout, &history) {
-                if let Some((mut r, compaction)) = read.item(item, loaded)? {
-                    r.origin = origin;
-                    (r.session_id, r.client_version, r.model) = (session_id, client_version, model);
-                    send(r, compaction, sink);
-                }
-            }
+            each_listed(
+                &rollout,
+                &history,
+                |item, origin, loaded, (session_id, client_version, model)| {
+                    if let Some((mut r, compaction)) = read.item(item, loaded)? {
+                        r.origin = origin;
+                        (r.session_id, r.client_version, r.model) =
+                            (session_id.clone(), client_version.clone(), model.clone());
+                        send(r, compaction, sink);
+                    }
+                    Ok(())
+                },
+            )?;
         }
         View::History if rollout.era == Era::Envelope => read.every_line(&history, sink)?,
         View::Loaded | View::History => {
