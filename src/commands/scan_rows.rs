@@ -9,8 +9,9 @@ use crate::model::diag::Severity;
 use crate::tables::sink::{Part, PartDir, StdoutSink};
 use crate::tables::{Options, RowFormat, Table, build};
 
-/// Files read at once: the rows of this many files are held before they are written, so a
-/// corpus of any size costs the memory of its largest files, not of all of them.
+/// Files read at once: the rows of this many files are held before they are written (each
+/// past a small bound in a temporary file, `tables::spill`), so a corpus of any size costs
+/// little more than one file's reading.
 const FILES_AT_ONCE: usize = 64;
 
 enum Dest {
@@ -31,7 +32,11 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs, table: Table) -> super::Result<ExitStat
     };
     let outputs: Vec<std::path::PathBuf> = r.out_dir.iter().cloned().collect();
     let (expanded, named) = super::session_inputs_writing(&a.paths, &a.files, g, &outputs)?;
-    let opts = Options { max_text: r.max_text };
+    let opts = Options {
+        max_text: r.max_text,
+        // Beside the parts they become; standard output's wait in the temporary folder.
+        spill_dir: r.out_dir.clone(),
+    };
     let mut diags = expanded.problems.clone();
     let mut errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
     let mut skipped = 0;
@@ -43,8 +48,8 @@ pub fn run(g: &GlobalArgs, a: &ScanArgs, table: Table) -> super::Result<ExitStat
         for (input, o) in chunk.iter().zip(outcomes) {
             match o {
                 FileOutcome::Done(file) => match &mut dest {
-                    Dest::Stdout(s) => s.write(file.rows)?,
-                    Dest::Dir(d) => match d.write(&input.display_name(), file) {
+                    Dest::Stdout(s) => s.write(&file)?,
+                    Dest::Dir(d) => match d.write(&input.display_name(), &file) {
                         Ok(Part::Written { replaced: n }) => {
                             written += 1;
                             replaced += n;

@@ -239,3 +239,97 @@ fn a_record_nested_past_what_serde_json_reads_is_redacted_as_text() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&native.stdout).lines().count(), 3);
 }
+
+/// The address space of the messages of many small records: the rows of the whole file held
+/// until it was read (`Vec<Row>`, about 1.4 KB a row) went past it; the file's index and a
+/// bounded part of its rows fit.
+const MANY_CAP: u64 = 192 * 1024 * 1024;
+
+/// Records (pairs of a call and its result) of the files of many small records: enough that
+/// the file is read in chunks, not whole.
+const PAIRS: usize = 60_000;
+/// A Claude Code transcript of `pairs` assistant records calling a tool, each answered by a
+/// user record with its result, all on one chain.
+fn claude_many(pairs: usize) -> String {
+    let u = |i: usize| format!("00000000-0000-4000-8000-{i:012}");
+    let mut s = String::with_capacity(pairs * 600);
+    for i in 0..pairs {
+        let (a, r) = (2 * i, 2 * i + 1);
+        let parent = if i == 0 {
+            "null".to_string()
+        } else {
+            format!("\"{}\"", u(a - 1))
+        };
+        s.push_str(&format!(
+            "{{\"parentUuid\":{parent},\"type\":\"assistant\",\"uuid\":\"{}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"sessionId\":\"s\",\"cwd\":\"/\",\"message\":{{\"id\":\"m{i}\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[{{\"type\":\"text\",\"text\":\"step {i}\"}},{{\"type\":\"tool_use\",\"id\":\"t{i}\",\"name\":\"Bash\",\"input\":{{\"command\":\"echo {i}\"}}}}]}}}}\n",
+            u(a)
+        ));
+        s.push_str(&format!(
+            "{{\"parentUuid\":\"{}\",\"type\":\"user\",\"uuid\":\"{}\",\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"sessionId\":\"s\",\"cwd\":\"/\",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t{i}\",\"content\":\"{i}\"}}]}}}}\n",
+            u(a),
+            u(r)
+        ));
+    }
+    s
+}
+
+/// A Codex rollout of `pairs` function calls, each followed by its output.
+fn codex_many(pairs: usize) -> String {
+    let mut s = String::from(
+        "{\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"019a0000-0000-7000-8000-000000000001\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.171.0\"}}\n",
+    );
+    for i in 0..pairs {
+        s.push_str(&format!(
+            "{{\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call\",\"name\":\"shell\",\"arguments\":\"{{\\\"command\\\":[\\\"echo\\\",\\\"{i}\\\"]}}\",\"call_id\":\"c{i}\"}}}}\n"
+        ));
+        s.push_str(&format!(
+            "{{\"timestamp\":\"2026-01-01T00:00:02.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call_output\",\"call_id\":\"c{i}\",\"output\":\"{i}\"}}}}\n"
+        ));
+    }
+    s
+}
+
+/// Every row of a file is written once the file is read, but not held as rows until then:
+/// a file of many small records stays under a cap its held rows went past, and gives every
+/// row.
+#[test]
+fn the_rows_of_a_file_of_many_small_records_are_not_all_held() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("claude-many.jsonl");
+    std::fs::write(&path, claude_many(PAIRS)).unwrap();
+    let Some(rows) = many_rows(&path, "messages", Some(MANY_CAP)) else {
+        return;
+    };
+    assert_eq!(rows.len(), 2 * PAIRS);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["message_index"], i, "{row}");
+    }
+}
+
+/// The tool calls of a file of many small records, whose rows wait in a temporary file,
+/// each get the result that comes after it.
+#[test]
+fn the_calls_of_a_file_of_many_small_records_get_their_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("codex-many.jsonl");
+    std::fs::write(&path, codex_many(PAIRS)).unwrap();
+    let rows = many_rows(&path, "tool-calls", None).unwrap();
+    assert_eq!(rows.len(), PAIRS);
+    for (i, row) in rows.iter().enumerate() {
+        assert_eq!(row["call_index"], i, "{row}");
+        assert_eq!(row["call_id"], format!("c{i}"), "{row}");
+        assert_eq!(row["has_result"], true, "{row}");
+        assert_eq!(row["output_len"], i.to_string().len(), "{row}");
+    }
+}
+
+/// The rows of `table` for the file at `path`, under `cap` if given; None where `prlimit` is
+/// missing.
+fn many_rows(path: &Path, table: &str, cap: Option<u64>) -> Option<Vec<serde_json::Value>> {
+    let args = ["scan", "--rows", table, "--mmap", "never", path.to_str().unwrap()];
+    let out = crate::util::under_cap(&args, cap)?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{table}: {stderr:.500}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    Some(stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect())
+}

@@ -3,7 +3,7 @@
 //! compaction's replacement history, a legacy rebuild), each with the session id, client
 //! version and model in force where it was written.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use serde_json::Value;
 
 use super::history::History;
@@ -26,20 +26,40 @@ const CODEX_CALLS: [&str; 5] = [
 ];
 const CODEX_OUTPUTS: [&str; 3] = ["function_call_output", "custom_tool_call_output", "tool_search_output"];
 
-/// The timestamp of every line of a rollout, as written (items carry none of their own).
-fn line_times(src: &Source) -> std::io::Result<FxHashMap<u64, String>> {
-    #[derive(serde::Deserialize)]
-    struct Ts<'a> {
-        #[serde(borrow, default)]
-        timestamp: Option<std::borrow::Cow<'a, str>>,
-    }
-    let mut times = FxHashMap::default();
-    crate::io::for_each_line(src, |line| {
-        if let Ok(Ts { timestamp: Some(ts) }) = serde_json::from_slice::<Ts<'_>>(line.bytes) {
-            times.insert(line.no, ts.into_owned());
+/// The timestamp of every line of a rollout, as written (items carry none of their own): one
+/// text holding them all, and where each ends. A map from line to string cost more than twice
+/// as much a line, for every line of the file at once.
+#[derive(Default)]
+struct LineTimes {
+    /// The timestamps, one after another.
+    text: String,
+    /// Each line that has one, in file order, with where its timestamp ends in `text`.
+    ends: Vec<(u64, usize)>,
+}
+
+impl LineTimes {
+    fn read(src: &Source) -> std::io::Result<LineTimes> {
+        #[derive(serde::Deserialize)]
+        struct Ts<'a> {
+            #[serde(borrow, default)]
+            timestamp: Option<std::borrow::Cow<'a, str>>,
         }
-    })?;
-    Ok(times)
+        let mut times = LineTimes::default();
+        crate::io::for_each_line(src, |line| {
+            if let Ok(Ts { timestamp: Some(ts) }) = serde_json::from_slice::<Ts<'_>>(line.bytes) {
+                times.text.push_str(&ts);
+                times.ends.push((line.no, times.text.len()));
+            }
+        })?;
+        Ok(times)
+    }
+
+    /// The timestamp of line `no`, as written.
+    fn get(&self, no: u64) -> Option<String> {
+        let i = self.ends.binary_search_by_key(&no, |&(line, _)| line).ok()?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1].1 };
+        Some(self.text[start..self.ends[i].1].to_string())
+    }
 }
 
 /// The session id, client version and model in force where an item was written.
@@ -57,35 +77,33 @@ fn loaded_offsets(history: &History) -> FxHashSet<u64> {
         .collect()
 }
 
-/// The items of the rollout's own lines, then those a resume loads from elsewhere (the
-/// replacement history of a compaction, or a legacy rebuild): each with where it comes from,
-/// whether a resume loads it, and the [`Meta`] in force.
-fn listed<'r>(rollout: &'r Rollout, history: &'r History) -> Vec<(&'r Item, Origin, bool, Meta)> {
+/// Calls `f` with the items of the rollout's own lines, then those a resume loads from
+/// elsewhere (the replacement history of a compaction, or a legacy rebuild): each with where
+/// it comes from, whether a resume loads it, and the [`Meta`] in force. One at a time: the
+/// meta of every item of a large rollout, held at once, was most of what its rows cost.
+fn each_listed(
+    rollout: &Rollout,
+    history: &History,
+    mut f: impl FnMut(&Item, Origin, bool, &Meta) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let on_chain = loaded_offsets(history);
-    let (mut session_id, mut version, mut model) = (None::<String>, None::<String>, None::<String>);
+    let mut meta: Meta = (None, None, None);
     let mut recorded: FxHashSet<u64> = FxHashSet::default();
-    let mut items = Vec::new();
     for (_, r) in &rollout.records {
         match r {
             Line::SessionMeta { id, cli_version } => {
-                if session_id.is_none() {
-                    session_id.clone_from(id);
+                if meta.0.is_none() {
+                    meta.0.clone_from(id);
                 }
                 if cli_version.is_some() {
-                    version.clone_from(cli_version);
+                    meta.1.clone_from(cli_version);
                 }
             }
-            Line::TurnContext { model: Some(m), .. } => model = Some(m.clone()),
+            Line::TurnContext { model: Some(m), .. } => meta.2 = Some(m.clone()),
             Line::Response(item) | Line::InterAgent(item) => {
                 if let ItemSrc::Raw { offset, .. } = item.src {
                     recorded.insert(offset);
-                    let chain = on_chain.contains(&offset);
-                    items.push((
-                        item,
-                        Origin::Record,
-                        chain,
-                        (session_id.clone(), version.clone(), model.clone()),
-                    ));
+                    f(item, Origin::Record, on_chain.contains(&offset), &meta)?;
                 }
             }
             _ => {}
@@ -97,16 +115,16 @@ fn listed<'r>(rollout: &'r Rollout, history: &'r History) -> Vec<(&'r Item, Orig
             ItemSrc::Raw { .. } => Origin::ReplacementHistory,
             ItemSrc::Synth(_) => Origin::Rebuilt,
         };
-        items.push((item, origin, true, (session_id.clone(), version.clone(), model.clone())));
+        f(item, origin, true, &meta)?;
     }
-    items
+    Ok(())
 }
 
 /// Streams the rollout as asked.
 pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Result<Streamed> {
     let rollout = super::rollout::read_records(src)?;
     let history = super::history::reconstruct(&rollout);
-    let times = line_times(src)?;
+    let times = LineTimes::read(src)?;
     let streamed = Streamed {
         first_ms: rollout.time_span.map(|s| s.0),
     };
@@ -118,13 +136,19 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Res
     };
     match ask.view {
         View::Records | View::Calls => {
-            for (item, origin, loaded, (session_id, client_version, model)) in listed(&rollout, &history) {
-                if let Some((mut r, compaction)) = read.item(item, loaded)? {
-                    r.origin = origin;
-                    (r.session_id, r.client_version, r.model) = (session_id, client_version, model);
-                    send(r, compaction, sink);
-                }
-            }
+            each_listed(
+                &rollout,
+                &history,
+                |item, origin, loaded, (session_id, client_version, model)| {
+                    if let Some((mut r, compaction)) = read.item(item, loaded)? {
+                        r.origin = origin;
+                        (r.session_id, r.client_version, r.model) =
+                            (session_id.clone(), client_version.clone(), model.clone());
+                        send(r, compaction, sink);
+                    }
+                    Ok(())
+                },
+            )?;
         }
         View::History if rollout.era == Era::Envelope => read.every_line(&history, sink)?,
         View::Loaded | View::History => {
@@ -145,7 +169,7 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Res
 struct Read<'a> {
     src: &'a Source,
     ask: Ask<'a>,
-    times: &'a FxHashMap<u64, String>,
+    times: &'a LineTimes,
     /// The pages of a mapping behind the items read, given back (they are read mostly in
     /// file order).
     released: std::cell::RefCell<cctool_core::io::source::Releaser<'a>>,
@@ -171,7 +195,7 @@ impl Read<'_> {
 
     /// The time of the line `at`, as written.
     fn time(&self, at: Option<At>) -> Option<String> {
-        at.and_then(|at| self.times.get(&at.line).cloned())
+        at.and_then(|at| self.times.get(at.line))
     }
 
     /// The whole history of a rollout of envelopes: every item in file order, and a mark

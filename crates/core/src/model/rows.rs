@@ -102,6 +102,9 @@ pub type Row = Vec<Val>;
 pub struct Options {
     /// Characters of each body kept in the table.
     pub max_text: usize,
+    /// Where the rows of a large file wait, in an unnamed temporary file, until the file has
+    /// been read whole: the system's temporary folder when `None`.
+    pub spill_dir: Option<std::path::PathBuf>,
 }
 
 /// A body as three columns: its UTF-8 length, its SHA-256 (null when empty) and its first
@@ -135,17 +138,6 @@ pub fn message_texts(content: &Value) -> Vec<&str> {
             .collect(),
         _ => Vec::new(),
     }
-}
-
-/// The rows of one file, and the earliest time they carry (the file's partition date).
-#[derive(Debug, Default)]
-pub struct FileRows {
-    /// The format's name ([`AgentId::name`]), set by `tables`.
-    pub agent: &'static str,
-    /// The rows, in the order of the file.
-    pub rows: Vec<Row>,
-    /// The earliest time of the file, in milliseconds since the epoch.
-    pub first_ms: Option<i64>,
 }
 
 /// The provenance columns every row starts with.

@@ -4,13 +4,52 @@
 //! for compactions, and the session model's `events` for messages and tool calls
 //! (`tables::events`).
 
-use super::{Options, Table, Val, body};
+use super::spill::Rows;
+use super::{Options, Row, Table, Val, body};
 use crate::io::Source;
 use crate::model::AgentId;
 use crate::model::resume::Overrides;
-pub(crate) use crate::model::rows::FileRows;
 use crate::model::rows::{earliest, provenance};
 use crate::model::time::parse_ms;
+
+/// The rows of one file, and the earliest time they carry (the file's partition date).
+#[derive(Debug)]
+pub struct FileRows {
+    /// The format's name ([`AgentId::name`]).
+    pub agent: &'static str,
+    /// The rows, in the order of the file (tool calls still without their results).
+    pub(crate) rows: Rows,
+    /// The earliest time of the file, in milliseconds since the epoch.
+    pub first_ms: Option<i64>,
+    /// The tool calls' results, which complete each call's row as it is read.
+    pub(crate) results: Option<super::events::Results>,
+}
+
+impl FileRows {
+    pub(crate) fn new(opts: &Options) -> FileRows {
+        FileRows {
+            agent: "",
+            rows: Rows::new(opts.spill_dir.clone()),
+            first_ms: None,
+            results: None,
+        }
+    }
+
+    /// Whether the file has no row in the table.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Calls `f` with each row, in the order of the file; the rows can be read again.
+    pub fn each(&self, mut f: impl FnMut(Row) -> std::io::Result<()>) -> std::io::Result<()> {
+        self.rows.each(|mut row| {
+            if let Some(results) = &self.results {
+                results.complete(&mut row);
+            }
+            f(row)
+        })
+    }
+}
 
 /// The rows of `table` for one file.
 pub fn rows(
@@ -21,7 +60,7 @@ pub fn rows(
     overrides: &Overrides,
 ) -> crate::error::Result<FileRows> {
     let mut out = match table {
-        Table::Sessions => sessions(src, format, overrides)?,
+        Table::Sessions => sessions(src, format, opts, overrides)?,
         Table::Compactions => compactions(src, format, opts)?,
         Table::Messages | Table::ToolCalls => super::events::rows(table, src, format, opts)?,
     };
@@ -29,7 +68,7 @@ pub fn rows(
     Ok(out)
 }
 
-fn sessions(src: &Source, format: AgentId, overrides: &Overrides) -> crate::error::Result<FileRows> {
+fn sessions(src: &Source, format: AgentId, opts: &Options, overrides: &Overrides) -> crate::error::Result<FileRows> {
     let r = crate::agents::agent(format).scan(src, overrides)?;
     let origin = |k: &str| Val::count(r.compaction_origins.get(k).copied().unwrap_or(0));
     let first_ms = r.first_timestamp.as_deref().and_then(parse_ms);
@@ -80,18 +119,17 @@ fn sessions(src: &Source, format: AgentId, overrides: &Overrides) -> crate::erro
         Val::int(r.payload_bytes),
         Val::int(r.request_bytes),
     ]);
-    Ok(FileRows {
-        rows: vec![row],
-        first_ms,
-        ..FileRows::default()
-    })
+    let mut out = FileRows::new(opts);
+    out.rows.push(&row);
+    out.first_ms = first_ms;
+    Ok(out)
 }
 
 fn compactions(src: &Source, format: AgentId, opts: &Options) -> crate::error::Result<FileRows> {
     // The loader every agent reads its summaries with by default.
     let (records, _) =
         crate::agents::agent(format).summaries(src, Default::default(), crate::summary::Options::default())?;
-    let mut out = FileRows::default();
+    let mut out = FileRows::new(opts);
     for (i, r) in records.iter().filter(|r| r.kind == "summary").enumerate() {
         let ms = r.timestamp.as_deref().and_then(parse_ms);
         earliest(&mut out.first_ms, ms);
@@ -110,7 +148,8 @@ fn compactions(src: &Source, format: AgentId, opts: &Options) -> crate::error::R
         row.push(Val::int(r.summary_line.filter(|&l| Some(l) != r.line)));
         row.push(Val::int(r.retained_messages.as_ref().map(Vec::len)));
         row.push(Val::str(r.boundary_uuid.clone()));
-        out.rows.push(row);
+        out.rows.push(&row);
     }
+    out.rows.finish();
     Ok(out)
 }

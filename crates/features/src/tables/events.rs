@@ -4,11 +4,13 @@
 
 use rustc_hash::FxHashMap;
 
+use super::build::FileRows;
+use super::spill::Rows;
 use super::{Options, Row, Table, Val, body};
 use crate::io::Source;
 use crate::model::AgentId;
 use crate::model::events::{Ask, Event, Part, Record, View};
-use crate::model::rows::{FileRows, provenance};
+use crate::model::rows::provenance;
 
 /// The rows of the messages or tool-calls `table` for one file of the agent `format`.
 pub(crate) fn rows(table: Table, src: &Source, format: AgentId, opts: &Options) -> crate::error::Result<FileRows> {
@@ -19,9 +21,8 @@ pub(crate) fn rows(table: Table, src: &Source, format: AgentId, opts: &Options) 
         },
         ..Ask::records()
     };
-    let mut out = FileRows::default();
-    let mut calls = Vec::new();
-    let mut results: FxHashMap<String, Outcome> = FxHashMap::default();
+    let mut out = FileRows::new(opts);
+    let mut results = Results::default();
     let streamed = crate::agents::agent(format).events(src, ask, &mut |e| {
         let Event::Record(e) = e else { return };
         let prov = provenance(
@@ -33,13 +34,17 @@ pub(crate) fn rows(table: Table, src: &Source, format: AgentId, opts: &Options) 
             e.at.map(|at| at.line),
         );
         match table {
-            Table::ToolCalls => gather(e, prov, &mut calls, &mut results, opts),
-            _ => out.rows.push(message_row(e, prov, out.rows.len(), opts)),
+            Table::ToolCalls => gather(e, prov, &mut out.rows, &mut results, opts),
+            _ => {
+                let index = out.rows.len();
+                out.rows.push(&message_row(e, prov, index, opts));
+            }
         }
     })?;
+    out.rows.finish();
     out.first_ms = streamed.first_ms;
     if table == Table::ToolCalls {
-        out.rows = call_rows(calls, &mut results);
+        out.results = Some(results);
     }
     Ok(out)
 }
@@ -75,44 +80,82 @@ fn message_row(e: Record, mut row: Row, index: usize, opts: &Options) -> Row {
     row
 }
 
-/// A tool call found in an event, before its result is known.
-struct Call {
-    /// The provenance columns of the record that holds it.
-    prov: Row,
-    id: Option<String>,
-    name: Option<String>,
-    kind: String,
-    ms: Option<i64>,
-    loaded: bool,
-    /// The columns of the tool's input (its text kept as `--max-text` says: the rest is not
-    /// held while the other calls are read).
-    input: [Val; 3],
-}
+/// Where a tool-call row has the call's id: after the provenance and `call_index`.
+const CALL_ID: usize = super::PROVENANCE.len() + 1;
 
 /// A tool result waiting for its call.
+#[derive(Debug)]
 struct Outcome {
     line: Option<u64>,
     ms: Option<i64>,
     is_error: Option<bool>,
-    /// The columns of the tool's output, as for a call's input.
+    /// The columns of the tool's output (its text kept as `--max-text` says: the rest is not
+    /// held while the other calls are read).
     output: [Val; 3],
 }
 
-/// Keeps the event's calls, and its results under the id of the call each answers (a later
+/// What is known of one call id.
+#[derive(Debug, Default)]
+struct Slot {
+    /// A call of this id was read: a later call of the same id gets no result.
+    called: bool,
+    /// The last result of this id (boxed: most ids have one call and one result, and the
+    /// slot of a call read before its result stays small).
+    outcome: Option<Box<Outcome>>,
+}
+
+/// The tool results of a file, by the id of the call each answers, kept until the file is
+/// read: a call's row is made when the call is read, and completed with its result (which
+/// may come anywhere later, or even earlier, in the file) when the rows are written.
+#[derive(Debug, Default)]
+pub(crate) struct Results(FxHashMap<String, Slot>);
+
+impl Results {
+    /// Completes a call's row made by [`gather`]: the result columns of the last result of
+    /// its id when it is the first call of that id, nulls otherwise.
+    pub(crate) fn complete(&self, row: &mut Row) {
+        let first = matches!(row.pop(), Some(Val::Bool(true)));
+        let result = match (first, row.get(CALL_ID)) {
+            (true, Some(Val::Str(id))) => self.0.get(id).and_then(|s| s.outcome.as_ref()),
+            _ => None,
+        };
+        row.push(Val::Bool(result.is_some()));
+        match result {
+            Some(r) => {
+                row.extend([Val::int(r.line), Val::bool(r.is_error)]);
+                row.extend(r.output.iter().cloned());
+                row.push(Val::time(r.ms));
+            }
+            None => row.extend([Val::Null, Val::Null, Val::Null, Val::Null, Val::Null, Val::Null]),
+        }
+    }
+}
+
+/// Adds the event's calls to `rows`, each without its result and followed by whether it is
+/// the first call of its id; keeps its results under the id of the call each answers (a later
 /// result of one id replaces an earlier one).
-fn gather(e: Record, prov: Row, calls: &mut Vec<Call>, results: &mut FxHashMap<String, Outcome>, opts: &Options) {
+fn gather(e: Record, prov: Row, rows: &mut Rows, results: &mut Results, opts: &Options) {
     let line = e.at.map(|at| at.line);
     for part in e.parts {
         match part {
-            Part::Call(c) => calls.push(Call {
-                prov: prov.clone(),
-                id: c.id,
-                name: c.name,
-                kind: c.kind,
-                ms: e.ms,
-                loaded: e.loaded,
-                input: body(&into_text(c.input), opts.max_text),
-            }),
+            Part::Call(c) => {
+                let first = c.id.as_ref().is_some_and(|id| {
+                    let slot = results.0.entry(id.clone()).or_default();
+                    !std::mem::replace(&mut slot.called, true)
+                });
+                let mut row = prov.clone();
+                row.extend([
+                    Val::count(rows.len()),
+                    Val::str(c.id),
+                    Val::str(c.name),
+                    Val::Str(c.kind),
+                    Val::time(e.ms),
+                    Val::Bool(e.loaded),
+                ]);
+                row.extend(body(&into_text(c.input), opts.max_text));
+                row.push(Val::Bool(first));
+                rows.push(&row);
+            }
             Part::Outcome(o) => {
                 if let Some(id) = o.call_id {
                     let outcome = Outcome {
@@ -121,7 +164,7 @@ fn gather(e: Record, prov: Row, calls: &mut Vec<Call>, results: &mut FxHashMap<S
                         is_error: o.is_error,
                         output: body(&into_text(o.output), opts.max_text),
                     };
-                    results.insert(id, outcome);
+                    results.0.entry(id).or_default().outcome = Some(Box::new(outcome));
                 }
             }
             _ => {}
@@ -137,35 +180,4 @@ fn into_text(v: Option<serde_json::Value>) -> String {
         Some(serde_json::Value::String(s)) => s,
         Some(other) => crate::io::json::to_json(&other),
     }
-}
-
-/// The tool-call rows: each call with the result of the same id.
-fn call_rows(calls: Vec<Call>, results: &mut FxHashMap<String, Outcome>) -> Vec<Row> {
-    calls
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let result = c.id.as_ref().and_then(|id| results.remove(id));
-            let mut row = c.prov;
-            row.extend([
-                Val::count(i),
-                Val::str(c.id),
-                Val::str(c.name),
-                Val::Str(c.kind),
-                Val::time(c.ms),
-                Val::Bool(c.loaded),
-            ]);
-            row.extend(c.input);
-            row.push(Val::Bool(result.is_some()));
-            match result {
-                Some(r) => {
-                    row.extend([Val::int(r.line), Val::bool(r.is_error)]);
-                    row.extend(r.output);
-                    row.push(Val::time(r.ms));
-                }
-                None => row.extend([Val::Null, Val::Null, Val::Null, Val::Null, Val::Null, Val::Null]),
-            }
-            row
-        })
-        .collect()
 }

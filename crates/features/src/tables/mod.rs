@@ -14,6 +14,7 @@ mod events;
 #[cfg(feature = "parquet")]
 pub(crate) mod parquet;
 pub mod sink;
+mod spill;
 
 pub use crate::model::rows::{Options, Row, SCHEMA_VERSION, Table, Val, body};
 

@@ -39,14 +39,29 @@ pub(crate) fn jsonl_row(cols: &[&Col], row: &Row, out: &mut Vec<u8>) {
     out.extend_from_slice(b"}\n");
 }
 
-/// A file's rows as JSON Lines.
-pub(crate) fn jsonl(table: Table, rows: &[Row]) -> Vec<u8> {
+/// Calls `f` with each of a file's rows as a JSON Lines record (one buffer, reused).
+fn each_jsonl(table: Table, file: &FileRows, mut f: impl FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()> {
     let cols = columns(table);
-    let mut out = Vec::new();
-    for r in rows {
-        jsonl_row(&cols, r, &mut out);
+    let mut line = Vec::new();
+    file.each(|r| {
+        line.clear();
+        jsonl_row(&cols, &r, &mut line);
+        f(&line)
+    })
+}
+
+/// A part's JSON Lines compressed as `zstd::stream::encode_all(lines, 3)` compresses them
+/// whole, without holding them: that function records the size in the frame of a text under
+/// 128 KiB, and only there.
+fn zstd_jsonl(table: Table, file: &FileRows, len: u64, w: impl Write) -> std::io::Result<()> {
+    const RECORDED_BELOW: u64 = 128 << 10;
+    let mut z = zstd::stream::Encoder::new(w, 3)?;
+    if len < RECORDED_BELOW {
+        z.set_pledged_src_size(Some(len))?;
     }
-    out
+    each_jsonl(table, file, |line| z.write_all(line))?;
+    z.finish()?;
+    Ok(())
 }
 
 /// Why rows cannot be written where or as asked.
@@ -95,11 +110,11 @@ impl StdoutSink {
     }
 
     /// Writes the rows of one file.
-    pub fn write(&mut self, rows: Vec<Row>) -> std::io::Result<()> {
+    pub fn write(&mut self, file: &FileRows) -> std::io::Result<()> {
         match self {
-            StdoutSink::Jsonl(table, w) => w.write_all(&jsonl(*table, &rows)),
+            StdoutSink::Jsonl(table, w) => each_jsonl(*table, file, |line| w.write_all(line)),
             #[cfg(feature = "parquet")]
-            StdoutSink::Parquet(p) => rows.into_iter().try_for_each(|r| p.push(r)),
+            StdoutSink::Parquet(p) => file.each(|r| p.push(r)),
         }
     }
 
@@ -187,15 +202,20 @@ impl PartDir {
     }
 
     /// Writes the part of one file, unless the same part is already there.
-    pub fn write(&mut self, source: &str, file: FileRows) -> std::io::Result<Part> {
-        if file.rows.is_empty() {
+    pub fn write(&mut self, source: &str, file: &FileRows) -> std::io::Result<Part> {
+        if file.is_empty() {
             return Ok(Part::Empty);
         }
-        let lines = jsonl(self.table, &file.rows);
         let path_hash = hex(&Sha256::digest(source.as_bytes()), 16);
+        // The rows are read twice: once for the name, which hashes them, once to write them.
         let mut h = Sha256::new();
         h.update(self.table.name().as_bytes());
-        h.update(&lines);
+        let mut len = 0u64;
+        each_jsonl(self.table, file, |line| {
+            h.update(line);
+            len += line.len() as u64;
+            Ok(())
+        })?;
         let content_hash = hex(&h.finalize(), 16);
         let date = file
             .first_ms
@@ -212,21 +232,20 @@ impl PartDir {
         if path.is_file() {
             return Ok(Part::Kept);
         }
-        let bytes = match self.format {
-            RowFormat::Jsonl => zstd::stream::encode_all(&lines[..], 3)?,
+        let table = self.table;
+        let write = |w: &mut crate::io::atomic::Output| match self.format {
+            RowFormat::Jsonl => zstd_jsonl(table, file, len, w),
             #[cfg(feature = "parquet")]
             RowFormat::Parquet => {
-                let mut p = super::parquet::ParquetSink::new(Vec::new(), self.table)?;
-                for r in file.rows {
-                    p.push(r)?;
-                }
-                p.finish()?
+                let mut p = super::parquet::ParquetSink::new(w, table)?;
+                file.each(|r| p.push(r))?;
+                p.finish().map(drop)
             }
             #[cfg(not(feature = "parquet"))]
-            RowFormat::Parquet => return Err(std::io::Error::other(SinkError::NoParquet)),
+            RowFormat::Parquet => Err(std::io::Error::other(SinkError::NoParquet)),
         };
         std::fs::create_dir_all(&dir)?;
-        crate::io::atomic::write_new_file(&path, &bytes, false)?;
+        crate::io::atomic::write_new_file_by(&path, false, write)?;
         // The file's older parts go once the new one is in place: a reader sees the old rows
         // or the new ones, and for a moment both, never neither.
         let mut replaced = 0;
@@ -237,5 +256,38 @@ impl PartDir {
         }
         self.existing.insert(path_hash, vec![path]);
         Ok(Part::Written { replaced })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A part's bytes are those of the whole text compressed at once, whatever its size (under
+    /// 128 KiB the frame records it), though the rows are compressed one at a time.
+    #[test]
+    fn a_part_compressed_row_by_row_is_the_text_compressed_whole() {
+        let cols = columns(Table::Messages);
+        for n in [1, 100, 1_000, 20_000] {
+            let mut file = FileRows::new(&super::super::Options::default());
+            let mut whole = Vec::new();
+            for i in 0..n {
+                let row: Row = cols
+                    .iter()
+                    .enumerate()
+                    .map(|(c, _)| match c % 3 {
+                        0 => Val::Int((i * c) as i64),
+                        1 => Val::Str(format!("{i}-{c}-{}", "x".repeat(i % 17))),
+                        _ => Val::Null,
+                    })
+                    .collect();
+                jsonl_row(&cols, &row, &mut whole);
+                file.rows.push(&row);
+            }
+            file.rows.finish();
+            let mut streamed = Vec::new();
+            zstd_jsonl(Table::Messages, &file, whole.len() as u64, &mut streamed).unwrap();
+            assert!(streamed == zstd::stream::encode_all(&whole[..], 3).unwrap(), "{n} rows");
+        }
     }
 }
