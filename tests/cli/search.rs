@@ -60,6 +60,9 @@ enum Kind {
     Emoji,
 }
 
+/// Whether a character is one a phrase is chosen around.
+type IsOfKind = fn(char) -> bool;
+
 /// The phrases of one text: a plain one, and one around the first character of each kind.
 fn phrases(text: &str) -> Vec<(Kind, String)> {
     let chars: Vec<char> = text.chars().collect();
@@ -81,7 +84,7 @@ fn phrases(text: &str) -> Vec<(Kind, String)> {
             line.chars().take(30).collect::<String>().trim().to_string(),
         ));
     }
-    let kinds: [(Kind, fn(char) -> bool); 5] = [
+    let kinds: [(Kind, IsOfKind); 5] = [
         (Kind::Quote, |c| c == '"'),
         (Kind::Newline, |c| c == '\n'),
         (Kind::Tab, |c| c == '\t'),

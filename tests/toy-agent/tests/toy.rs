@@ -241,13 +241,23 @@ fn search(dir: &Path) {
     assert_eq!(hits[0]["session_id"], "toy-0001");
     assert_eq!(hits[0]["role"], "user");
     assert_eq!(hits[0]["line"], 2);
-    assert_eq!((hits[0]["start"].as_u64(), hits[0]["end"].as_u64()), (Some(9), Some(19)));
-    let (out, _) = ok(dir, &["search", "--json", "--tools", "--role", "tool", "README.md", &session()]);
+    assert_eq!(
+        (hits[0]["start"].as_u64(), hits[0]["end"].as_u64()),
+        (Some(9), Some(19))
+    );
+    let (out, _) = ok(
+        dir,
+        &["search", "--json", "--tools", "--role", "tool", "README.md", &session()],
+    );
     let hits = json_lines(&out);
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert_eq!(hits[0]["field"], "tool_output");
     let none = cctool(dir, &["search", "README.md", &session()]);
-    assert_eq!(none.status.code(), Some(1), "tool output is not searched without --tools");
+    assert_eq!(
+        none.status.code(),
+        Some(1),
+        "tool output is not searched without --tools"
+    );
 }
 
 fn doctor(dir: &Path) {

@@ -104,7 +104,7 @@ pub struct Options {
     pub until_ms: Option<i64>,
     /// Keep a brief of every message searched, for showing messages around a hit.
     pub keep_messages: bool,
-    /// Rule out files and lines by their raw bytes first (off only to prove it changes
+    /// Rule out lines by their raw bytes first (off only to prove it changes
     /// nothing).
     pub prefilter: bool,
 }
