@@ -252,7 +252,7 @@ fn search(dir: &Path) {
     let hits = json_lines(&out);
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert_eq!(hits[0]["field"], "tool_output");
-    let none = cctool(dir, &["search", "README.md", &session()]);
+    let none = cctool(dir, &["search", "--role", "tool", "README.md", &session()]);
     assert_eq!(
         none.status.code(),
         Some(1),
