@@ -22,7 +22,7 @@ use std::ffi::OsString;
 use clap::Parser;
 
 pub use cctool_core::{ExitStatus, compact, convert, error, io, model, output, slim, summary, v5};
-pub use cctool_features::{backup, export, hooks, redact, scan, tables};
+pub use cctool_features::{backup, export, hooks, redact, scan, search, tables};
 
 /// The command line's definition, every subcommand with its arguments and help: what `--help`,
 /// the man pages and the completions are made from, for tests and generators.

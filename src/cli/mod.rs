@@ -20,6 +20,7 @@ mod doctor;
 mod export;
 mod rewrite;
 mod scan;
+mod search;
 mod slim;
 mod summary;
 
@@ -30,6 +31,7 @@ pub use doctor::*;
 pub use export::*;
 pub use rewrite::*;
 pub use scan::*;
+pub use search::*;
 pub use slim::*;
 pub use summary::*;
 
@@ -132,6 +134,7 @@ pub enum Command {
     RebuildChain(RebuildChainArgs),
     Restore(RestoreArgs),
     Scan(ScanArgs),
+    Search(SearchArgs),
     Slim(SlimArgs),
     Completions(CompletionsArgs),
     /// Write the man pages (cctool.1 and one page per subcommand) into a directory.

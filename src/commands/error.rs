@@ -175,6 +175,15 @@ pub enum Usage {
     /// Rows that cannot be written where or as asked.
     #[error("{0}")]
     Rows(crate::tables::sink::SinkError),
+    /// A `search` pattern that is empty: it would match everything and mark nothing.
+    #[error("the pattern is empty: give some text to look for")]
+    EmptyPattern,
+    /// A `search` pattern that is not a valid regular expression.
+    #[error("{0}")]
+    Pattern(crate::search::BadPattern),
+    /// A `--since` or `--until` that names no time.
+    #[error("{option} {}: not a date (2027-01-22), a time (2027-01-22T09:00:00Z) or a span back from now (7d, 12h)", escape_str(.value))]
+    When { option: &'static str, value: String },
     /// Parquet rows asked on a terminal.
     #[error("Parquet is binary: redirect standard output to a file, or use --out-dir DIR")]
     ParquetOnTerminal,

@@ -18,6 +18,7 @@ pub mod record;
 pub mod restore;
 pub mod scan;
 pub mod scan_rows;
+pub mod search;
 pub mod slim;
 
 use crate::ExitStatus;
@@ -36,6 +37,7 @@ pub fn dispatch(cli: &Cli) -> Result<ExitStatus> {
         Command::Migrate(args) => migrate::run(&cli.global, args),
         Command::RebuildChain(args) => rebuild_chain::run(&cli.global, args),
         Command::Scan(args) => scan::run(&cli.global, args),
+        Command::Search(args) => search::run(&cli.global, args),
         Command::Slim(args) => slim::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateMan { dir } => man::run(dir),

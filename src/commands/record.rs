@@ -62,6 +62,10 @@ pub enum Record<'a> {
     Restored(&'a super::restore::Restored<'a>),
     /// `hooks install` and `uninstall`: what was edited.
     Hooks(&'a super::hooks::HooksEdit),
+    /// `search --json`: one text of a message that matched.
+    Hit(&'a super::search::HitRecord<'a>),
+    /// `search --json -l` or `-c`: a session that matched.
+    SearchSession(&'a super::search::SessionHits<'a>),
     /// `restore --from-history`: what the history holds of a deleted session.
     HistorySession(&'a crate::backup::retention::FromHistory),
 }

@@ -170,7 +170,7 @@ fn human_count(n: usize) -> String {
 
 /// Milliseconds since the epoch as local time to the minute, in the zone `TZ` names (or the
 /// system's).
-fn local_minute(tz: &jiff::tz::TimeZone, ms: i64) -> String {
+pub(crate) fn local_minute(tz: &jiff::tz::TimeZone, ms: i64) -> String {
     jiff::Timestamp::from_millisecond(ms).map_or_else(
         |_| "-".to_string(),
         |t| t.to_zoned_datetime(tz.clone()).strftime("%Y-%m-%d %H:%M").to_string(),
@@ -180,7 +180,7 @@ fn local_minute(tz: &jiff::tz::TimeZone, ms: i64) -> String {
 /// For uuids, the shortest prefix of each, 8 characters at least, that no other id shares:
 /// what tells sessions apart (ids of one day's Codex sessions share their first 8). Other
 /// ids (cctool sessions name theirs) are shown whole, or by their last 11 characters.
-fn short_ids(ids: &[Option<&str>]) -> Vec<String> {
+pub(crate) fn short_ids(ids: &[Option<&str>]) -> Vec<String> {
     let mut sorted: Vec<&str> = ids.iter().flatten().copied().filter(|id| is_uuid(id)).collect();
     sorted.sort_unstable();
     sorted.dedup();

@@ -51,6 +51,8 @@ fn records() -> BTreeMap<&'static str, Vec<Value>> {
         ("scan", &["scan", "--json"][..]),
         ("doctor", &["doctor", "--json"]),
         ("extract-summary", &["extract-summary", "--json", "--all-events"]),
+        ("search", &["search", "--json", "--tools", "--thinking", "-e", "."]),
+        ("search -c", &["search", "--json", "-c", "e"]),
     ] {
         let o = cctool().args(args).args(&roots).output().unwrap();
         out.entry(name).or_default().extend(parse(&o.stdout));

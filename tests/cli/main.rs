@@ -57,6 +57,7 @@ mod rows;
 mod rows_engines;
 mod scan;
 mod scan_table;
+mod search;
 mod slim;
 mod snap;
 mod snapshots;

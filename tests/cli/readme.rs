@@ -19,6 +19,7 @@ const PAGES: &[&str] = &[
     "README.md",
     "docs/guide/read.md",
     "docs/guide/survey.md",
+    "docs/guide/search.md",
     "docs/guide/rewrite.md",
     "docs/guide/keep-and-share.md",
     "docs/guide/convert.md",

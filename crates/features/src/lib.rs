@@ -1,6 +1,6 @@
 #![deny(missing_docs)]
 //! cctool's features that serve every agent alike: `scan` (the table and the links between a
-//! session and its subagents), `tables` (`scan --rows`), `export` with `redact`, `backup` and
+//! session and its subagents), `tables` (`scan --rows`), `export` with `redact`, `search`, `backup` and
 //! `restore`, and `hooks`.
 //!
 //! This crate depends on the core alone, never on an agent crate: what it needs of an agent it
@@ -13,6 +13,7 @@ pub mod export;
 pub mod hooks;
 pub mod redact;
 pub mod scan;
+pub mod search;
 pub mod tables;
 
 pub use cctool_core::{ExitStatus, compact, convert, error, io, model, output, slim, summary, v5};

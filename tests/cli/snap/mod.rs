@@ -24,6 +24,7 @@ mod hooks;
 mod migrate;
 mod misc;
 mod scan;
+mod search;
 mod slim;
 mod summary;
 

@@ -53,6 +53,7 @@ const CASES: &[(&str, Case)] = &[
     ("rebuild_chain", rebuild_chain),
     ("rebuild_chain_text", rebuild_chain_text),
     ("export_markdown", export_markdown),
+    ("search", search),
     ("doctor", doctor),
     ("compact_refuses", compact_refuses),
     ("migrate_imports_into_v5", migrate_imports_into_v5),
@@ -228,6 +229,35 @@ fn export_markdown(dir: &Path) {
     ] {
         assert!(page.contains(said), "the page lacks {said:?}:\n{page}");
     }
+}
+
+/// The toy's messages are searched with no line of search naming it: text, and with
+/// `--tools` a call's input and a result's output.
+fn search(dir: &Path) {
+    let (out, _) = ok(dir, &["search", "--json", "files here", &session()]);
+    let hits = json_lines(&out);
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0]["agent"], "toy");
+    assert_eq!(hits[0]["session_id"], "toy-0001");
+    assert_eq!(hits[0]["role"], "user");
+    assert_eq!(hits[0]["line"], 2);
+    assert_eq!(
+        (hits[0]["start"].as_u64(), hits[0]["end"].as_u64()),
+        (Some(9), Some(19))
+    );
+    let (out, _) = ok(
+        dir,
+        &["search", "--json", "--tools", "--role", "tool", "README.md", &session()],
+    );
+    let hits = json_lines(&out);
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(hits[0]["field"], "tool_output");
+    let none = cctool(dir, &["search", "--role", "tool", "README.md", &session()]);
+    assert_eq!(
+        none.status.code(),
+        Some(1),
+        "tool output is not searched without --tools"
+    );
 }
 
 fn doctor(dir: &Path) {

@@ -28,6 +28,8 @@ const ASSISTANT: Style = AnsiColor::Blue.on_default().bold();
 const SYSTEM: Style = AnsiColor::Magenta.on_default().bold();
 /// Tool calls and results, and cctool's own markers in transcripts.
 pub const TOOL: Style = AnsiColor::Yellow.on_default();
+/// What a search matched, in the text shown of a hit: bold red, as grep and ripgrep mark it.
+pub const MATCH: Style = AnsiColor::Red.on_default().bold();
 
 /// Whether one output stream gets colour.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

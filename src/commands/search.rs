@@ -1,0 +1,208 @@
+//! `cctool search PATTERN [PATH...]`: the messages whose decoded text matches, read through
+//! the session model (`crate::search`), files in parallel; hits grouped by session on a
+//! terminal, one record each with --json. Exits 0 on a match, 1 on none, 2 on an error.
+
+use serde::Serialize;
+
+use super::FileOutcome;
+use crate::ExitStatus;
+use crate::cli::{GlobalArgs, SearchArgs};
+use crate::model::diag::{Diagnostic, Severity};
+use crate::model::session::SessionRecord;
+use crate::output::Out;
+use crate::search::{Case, Found, Hit, Matcher, Options, Prefilter, Query};
+
+mod show;
+mod when;
+
+/// A session with hits.
+pub(crate) struct Matched {
+    pub(crate) session: SessionRecord,
+    pub(crate) found: Found,
+}
+
+pub fn run(g: &GlobalArgs, a: &SearchArgs) -> super::Result<ExitStatus> {
+    let query = Query {
+        patterns: std::iter::once(&a.pattern).chain(&a.and).cloned().collect(),
+        regex: a.regex,
+        case: match (a.ignore_case, a.case_sensitive) {
+            (true, _) => Case::Insensitive,
+            (_, true) => Case::Sensitive,
+            _ => Case::Smart,
+        },
+        word: a.word,
+    };
+    if query.patterns.iter().any(String::is_empty) {
+        return Err(super::error::Usage::EmptyPattern.into());
+    }
+    let matcher = Matcher::new(&query).map_err(super::error::Usage::Pattern)?;
+    let prefilter = Prefilter::of(&matcher);
+    let now = jiff::Timestamp::now();
+    let opts = Options {
+        scope: a.scope,
+        thinking: a.thinking,
+        tools: a.tools,
+        roles: a.role.clone(),
+        since_ms: when::bound("--since", a.since.as_deref(), now)?,
+        until_ms: when::bound("--until", a.until.as_deref(), now)?,
+        keep_messages: a.context > 0,
+        prefilter: !a.no_prefilter,
+    };
+    let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
+    let outcomes = super::each_session_reading(
+        &expanded.inputs,
+        &named,
+        g,
+        "search",
+        crate::io::ReadMode::Search,
+        |src, format| -> crate::error::Result<Option<Matched>> {
+            if a.agent.is_some_and(|only| only != format) {
+                return Ok(None);
+            }
+            let found = crate::search::search(src, format, &matcher, prefilter.as_ref(), &opts)?;
+            if found.hits.is_empty() {
+                return Ok(None);
+            }
+            // Only a file with hits is scanned: for its title, project and session id.
+            let session = crate::agents::agent(format).scan(src, &Default::default())?;
+            Ok(Some(Matched { session, found }))
+        },
+    );
+    let mut diags: Vec<Diagnostic> = expanded.problems.clone();
+    let mut errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
+    let mut skipped = 0;
+    let mut matched = Vec::new();
+    for (input, o) in expanded.inputs.iter().zip(outcomes) {
+        match o {
+            FileOutcome::Done(Some(m)) if wanted(&m.session, a) => matched.push(m),
+            FileOutcome::Done(_) => {}
+            other => diags.extend(other.problem_counted(input, &mut errors, &mut skipped)),
+        }
+    }
+    let mut out = Out::new(g.color);
+    print(&mut out, g, a, &matched)?;
+    out.flush()?;
+    let mut say = g.reporter();
+    for d in diags.iter().filter(|d| d.severity > Severity::Info) {
+        if g.json {
+            out.json(&super::record::Record::diagnostic(d))?;
+        } else {
+            say.diagnostic(d);
+        }
+    }
+    out.flush()?;
+    if skipped > 0 && !g.json {
+        say.note(&super::skipped_note(skipped));
+    }
+    say.merge(if matched.is_empty() {
+        ExitStatus::Negative
+    } else {
+        ExitStatus::Success
+    });
+    if errors > 0 {
+        say.merge(ExitStatus::Error);
+    }
+    Ok(say.status())
+}
+
+/// Whether a session with hits passes `--project` and `--session`.
+fn wanted(s: &SessionRecord, a: &SearchArgs) -> bool {
+    let project = a.project.as_ref().is_none_or(|dir| {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+        s.cwd
+            .as_deref()
+            .is_some_and(|cwd| std::path::Path::new(cwd).starts_with(&dir))
+    });
+    let session = a.session.as_deref().is_none_or(|id| {
+        s.session_id
+            .as_deref()
+            .is_some_and(|s| s.to_ascii_lowercase().starts_with(&id.to_ascii_lowercase()))
+    });
+    project && session
+}
+
+/// The hits, as records or for people.
+fn print(out: &mut Out, g: &GlobalArgs, a: &SearchArgs, matched: &[Matched]) -> std::io::Result<()> {
+    let per_session = a.files_with_matches || a.count;
+    if !g.json {
+        return show::text(out, a, matched);
+    }
+    for m in matched {
+        if per_session {
+            out.json(&super::record::Record::SearchSession(&SessionHits::of(m)))?;
+            continue;
+        }
+        for h in &m.found.hits {
+            out.json(&super::record::Record::Hit(&HitRecord::of(&m.session, h)))?;
+        }
+    }
+    Ok(())
+}
+
+/// `--json`: one text of a message that matched.
+#[derive(Serialize)]
+pub struct HitRecord<'a> {
+    session_id: Option<&'a str>,
+    agent: &'static str,
+    file: &'a str,
+    subagent: bool,
+    line: Option<u64>,
+    message_id: Option<&'a str>,
+    role: &'static str,
+    field: &'static str,
+    timestamp: Option<&'a str>,
+    scope: &'static str,
+    start: usize,
+    end: usize,
+    matches: Vec<[usize; 2]>,
+    snippet: &'a str,
+    snippet_start: usize,
+}
+
+impl<'a> HitRecord<'a> {
+    fn of(s: &'a SessionRecord, h: &'a Hit) -> HitRecord<'a> {
+        let first = h.matches.first().copied().unwrap_or_default();
+        HitRecord {
+            session_id: s.session_id.as_deref(),
+            agent: s.format,
+            file: &s.path,
+            subagent: s.role == "subagent",
+            line: h.line,
+            message_id: h.message_id.as_deref(),
+            role: h.role.name(),
+            field: h.field.name(),
+            timestamp: h.time.as_deref(),
+            scope: if h.effective { "effective" } else { "full" },
+            start: first.0,
+            end: first.1,
+            matches: h.matches.iter().map(|&(s, e)| [s, e]).collect(),
+            snippet: &h.snippet.text,
+            snippet_start: h.snippet.start,
+        }
+    }
+}
+
+/// `--json -l` and `--json -c`: a session that matched, and how many texts did.
+#[derive(Serialize)]
+pub struct SessionHits<'a> {
+    session_id: Option<&'a str>,
+    agent: &'static str,
+    file: &'a str,
+    project: Option<&'a str>,
+    title: Option<&'a str>,
+    hits: usize,
+}
+
+impl<'a> SessionHits<'a> {
+    fn of(m: &'a Matched) -> SessionHits<'a> {
+        let s = &m.session;
+        SessionHits {
+            session_id: s.session_id.as_deref(),
+            agent: s.format,
+            file: &s.path,
+            project: s.project.as_deref(),
+            title: s.title.as_deref(),
+            hits: m.found.hits.len(),
+        }
+    }
+}
