@@ -223,7 +223,7 @@ fn send(r: Record, compaction: Option<Compaction>, sink: Sink<'_>) {
 /// stands for: whether it holds or stands for a compaction's summary is what reading the
 /// history found.
 pub(crate) fn item_record(item: &Item, p: Value, at: Option<At>, time: Option<String>) -> (Record, Option<Compaction>) {
-    let ty = str_of(&p, "type").unwrap_or(&item.ty).to_string();
+    let ty = str_of(&p, "type").unwrap_or(item.ty()).to_string();
     let (mut r, compaction) = record(p, &ty, at, time);
     r.flags.compact_summary = Some(item.summary || item.remote_compaction);
     (r, compaction)

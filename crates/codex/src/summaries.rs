@@ -113,8 +113,8 @@ pub fn codex(src: &Source, rollout: &Rollout, history: &History) -> std::io::Res
 fn assistant_before(src: &Source, rollout: &Rollout, i: usize) -> std::io::Result<Option<(u64, String)>> {
     for (line, rec) in rollout.records[..i].iter().rev() {
         match rec {
-            Record::Response(item) if item.ty == "reasoning" => continue,
-            Record::Response(item) if item.ty == "message" && item.role.as_deref() == Some("assistant") => {
+            Record::Response(item) if item.ty() == "reasoning" => continue,
+            Record::Response(item) if item.ty() == "message" && item.role() == Some("assistant") => {
                 if let crate::rollout::ItemSrc::Raw { offset, len, .. } = &item.src {
                     let v = parse(&src.read_range(*offset, *len as usize)?);
                     return Ok(Some((*line, message_text(&v))));
