@@ -3,7 +3,7 @@
 //! compaction's replacement history, a legacy rebuild), each with the session id, client
 //! version and model in force where it was written.
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use serde_json::Value;
 
 use super::history::History;
@@ -27,19 +27,54 @@ const CODEX_CALLS: [&str; 5] = [
 const CODEX_OUTPUTS: [&str; 3] = ["function_call_output", "custom_tool_call_output", "tool_search_output"];
 
 /// The timestamp of every line of a rollout, as written (items carry none of their own).
-fn line_times(src: &Source) -> std::io::Result<FxHashMap<u64, String>> {
+fn line_times(src: &Source) -> std::io::Result<LineTimes> {
     #[derive(serde::Deserialize)]
     struct Ts<'a> {
         #[serde(borrow, default)]
         timestamp: Option<std::borrow::Cow<'a, str>>,
     }
-    let mut times = FxHashMap::default();
+    let mut times = LineTimes::default();
     crate::io::for_each_line(src, |line| {
         if let Ok(Ts { timestamp: Some(ts) }) = serde_json::from_slice::<Ts<'_>>(line.bytes) {
-            times.insert(line.no, ts.into_owned());
+            times.push(line.no, &ts);
         }
     })?;
     Ok(times)
+}
+
+/// The times of a rollout's lines, by line number: one text and where each line's time ends
+/// in it, so that a rollout of many short lines holds no string or table entry per line.
+#[derive(Debug, Default)]
+struct LineTimes {
+    text: String,
+    /// For each line from the first: where its time ends in `text`, or [`NO_TIME`] set.
+    ends: Vec<u64>,
+}
+
+/// The mark of a line without a time (its entry's other bits are where the one before ended).
+const NO_TIME: u64 = 1 << 63;
+
+impl LineTimes {
+    /// The time of line `no`, which follows every line pushed before.
+    fn push(&mut self, no: u64, time: &str) {
+        let before = self.text.len() as u64;
+        while (self.ends.len() as u64) + 1 < no {
+            self.ends.push(before | NO_TIME);
+        }
+        self.text.push_str(time);
+        self.ends.push(self.text.len() as u64);
+    }
+
+    /// The time of line `no`, as written.
+    fn get(&self, no: u64) -> Option<&str> {
+        let i = usize::try_from(no.checked_sub(1)?).ok()?;
+        let end = *self.ends.get(i)?;
+        if end & NO_TIME != 0 {
+            return None;
+        }
+        let start = i.checked_sub(1).map_or(0, |b| self.ends[b] & !NO_TIME);
+        self.text.get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
+    }
 }
 
 /// The session id, client version and model in force where an item was written.
@@ -145,7 +180,7 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Res
 struct Read<'a> {
     src: &'a Source,
     ask: Ask<'a>,
-    times: &'a FxHashMap<u64, String>,
+    times: &'a LineTimes,
     /// The pages of a mapping behind the items read, given back (they are read mostly in
     /// file order).
     released: std::cell::RefCell<cctool_core::io::source::Releaser<'a>>,
@@ -171,7 +206,7 @@ impl Read<'_> {
 
     /// The time of the line `at`, as written.
     fn time(&self, at: Option<At>) -> Option<String> {
-        at.and_then(|at| self.times.get(&at.line).cloned())
+        at.and_then(|at| self.times.get(at.line).map(str::to_string))
     }
 
     /// The whole history of a rollout of envelopes: every item in file order, and a mark
@@ -411,5 +446,21 @@ mod tests {
         assert!(r.parts.is_empty() && r.speaker.is_none());
         let c = compaction.expect("a remote compaction");
         assert!(c.encrypted && c.encrypted_bytes == Some(4));
+    }
+
+    /// The times read back are the map's that they replace: lines with and without one, the
+    /// empty time, gaps of blank lines.
+    #[test]
+    fn line_times_read_back_as_pushed() {
+        let lines: &[(u64, &str)] = &[(1, "2026-01-01T00:00:00Z"), (2, ""), (5, "t5"), (6, "é"), (9, "x")];
+        let mut times = LineTimes::default();
+        let mut map = std::collections::HashMap::new();
+        for &(no, t) in lines {
+            times.push(no, t);
+            map.insert(no, t);
+        }
+        for no in 0..12 {
+            assert_eq!(times.get(no), map.get(&no).copied(), "line {no}");
+        }
     }
 }
