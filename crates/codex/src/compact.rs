@@ -38,7 +38,7 @@ pub struct Loaded {
 fn raw_of_item<'s>(src: &'s Source, item: &fmt::Item) -> io::Result<std::borrow::Cow<'s, [u8]>> {
     match &item.src {
         ItemSrc::Raw { offset, len, .. } => src.read_range(*offset, *len as usize),
-        ItemSrc::Synth(s) => Ok(std::borrow::Cow::Owned(s.clone().into_bytes())),
+        ItemSrc::Synth(s) => Ok(std::borrow::Cow::Owned(s.as_bytes().to_vec())),
     }
 }
 

@@ -243,7 +243,11 @@ fn synth_user(parts: &[String], is_summary: bool) -> Item {
         .iter()
         .map(|p| serde_json::json!({"type": "input_text", "text": p}))
         .collect();
-    let src = ItemSrc::Synth(serde_json::json!({"type": "message", "role": "user", "content": content}).to_string());
+    let src = ItemSrc::Synth(
+        serde_json::json!({"type": "message", "role": "user", "content": content})
+            .to_string()
+            .into(),
+    );
     let mut item = Item::new(src, "message", Some("user"));
     item.api = true;
     item.user_turn = true;

@@ -79,7 +79,7 @@ pub fn rebuild_chain(
                     }),
                 )
             }
-            ItemSrc::Synth(s) => (s.clone().into_bytes(), None),
+            ItemSrc::Synth(s) => (s.as_bytes().to_vec(), None),
         };
         match st {
             // The 2025 TypeScript CLI's document is pretty-printed: its items span lines.

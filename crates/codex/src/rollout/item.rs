@@ -21,7 +21,7 @@ pub enum ItemSrc {
         line: u64,
     },
     /// JSON made by the reconstruction itself (legacy compaction rebuilds).
-    Synth(String),
+    Synth(Box<str>),
 }
 
 /// The item `type`s Codex writes, by code (an index here).
@@ -225,5 +225,7 @@ mod tests {
     #[test]
     fn an_item_is_small() {
         assert!(std::mem::size_of::<Item>() <= 48, "{}", std::mem::size_of::<Item>());
+        let record = std::mem::size_of::<(u64, super::super::Record)>();
+        assert!(record <= 64, "{record}");
     }
 }
