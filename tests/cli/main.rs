@@ -43,6 +43,7 @@ mod input;
 mod json_types;
 mod long_functions;
 mod lost_writes;
+mod memory_codex;
 mod memory_read;
 mod memory_rows;
 mod migrate;

@@ -115,7 +115,7 @@ impl Agent for Codex {
     }
 
     fn doctor(&self, src: &Source, _: &Overrides) -> crate::error::Result<Vec<Diagnostic>> {
-        Ok(rollout::read_records(src).and_then(|r| super::doctor::findings(src, &r))?)
+        Ok(rollout::read_records(src).and_then(|r| super::doctor::findings_of(src, r))?)
     }
 
     fn scan(&self, src: &Source, _: &Overrides) -> crate::error::Result<SessionRecord> {

@@ -38,7 +38,7 @@ pub struct Loaded {
 fn raw_of_item<'s>(src: &'s Source, item: &fmt::Item) -> io::Result<std::borrow::Cow<'s, [u8]>> {
     match &item.src {
         ItemSrc::Raw { offset, len, .. } => src.read_range(*offset, *len as usize),
-        ItemSrc::Synth(s) => Ok(std::borrow::Cow::Owned(s.clone().into_bytes())),
+        ItemSrc::Synth(s) => Ok(std::borrow::Cow::Owned(s.as_bytes().to_vec())),
     }
 }
 
@@ -85,7 +85,7 @@ impl Loaded {
     pub fn overhead(&self) -> impl Fn(usize) -> usize + '_ {
         let mut before = vec![(0usize, 0usize); self.units.len() + 1];
         for (i, (item, u)) in self.items.iter().zip(&self.units).enumerate() {
-            let users = item.user_text.as_deref().map_or(0, |t| approx_tokens(t.len()));
+            let users = item.user_text().map_or(0, |t| approx_tokens(t.len()));
             let carried = if u.carry { u.tokens } else { 0 };
             before[i + 1] = (before[i].0 + users, before[i].1 + carried);
         }
@@ -133,7 +133,7 @@ fn unit(item: &fmt::Item, raw: &[u8]) -> Unit {
     let mut u = Unit {
         tokens: approx_tokens(raw.len()),
         carry: item.remote_compaction,
-        prompt: item.user_text.is_some(),
+        prompt: item.user_text().is_some(),
         ..Unit::default()
     };
     if item.summary {
@@ -196,10 +196,7 @@ pub fn replacement(
     made: &Made,
     user_budget: usize,
 ) -> io::Result<(Vec<Box<RawValue>>, usize)> {
-    let texts: Vec<&str> = loaded.items[..at]
-        .iter()
-        .filter_map(|i| i.user_text.as_deref())
-        .collect();
+    let texts: Vec<&str> = loaded.items[..at].iter().filter_map(|i| i.user_text()).collect();
     let mut items = Vec::new();
     for t in kept_user_messages(&texts, user_budget) {
         items.push(user_message(&t));

@@ -3,7 +3,7 @@
 //! calls.
 
 use super::history;
-use super::rollout::{Era, Event, ItemSrc, Record, Rollout};
+use super::rollout::{Era, Event, Record, Rollout};
 use crate::io::Source;
 use crate::model::diag::{Code, Diagnostic, Severity};
 use crate::model::findings::{ToolLine, adopt, finding, ids, sort, tool_pass};
@@ -38,13 +38,31 @@ pub fn notes(rollout: &Rollout, current: &history::History) -> Vec<Diagnostic> {
 
 /// Every finding of a Codex rollout.
 pub fn findings(src: &Source, rollout: &Rollout) -> std::io::Result<Vec<Diagnostic>> {
+    let mut out = of_records(rollout);
+    calls(src, &rollout.file, &mut out)?;
+    Ok(out)
+}
+
+/// [`findings`] of a rollout read for them alone: its records are let go before the pass over
+/// its calls, so that the two are never held at once.
+pub fn findings_of(src: &Source, mut rollout: Rollout) -> std::io::Result<Vec<Diagnostic>> {
+    let mut out = of_records(&rollout);
+    let file = std::mem::take(&mut rollout.file);
+    drop(rollout);
+    calls(src, &file, &mut out)?;
+    Ok(out)
+}
+
+/// The findings of the records read: the reader's own, and what a resume does differently.
+fn of_records(rollout: &Rollout) -> Vec<Diagnostic> {
     let file = rollout.file.as_str();
     let mut out: Vec<Diagnostic> = adopt(&rollout.diagnostics).collect();
     let current = history::reconstruct(rollout);
     let legacy = history::replay_forward(rollout);
     out.extend(adopt(&notes(rollout, &current)));
-    let srcs = |h: &history::History| h.items.iter().map(|i| i.src.clone()).collect::<Vec<ItemSrc>>();
-    if rollout.era == Era::Envelope && srcs(&current) != srcs(&legacy) {
+    let same =
+        |a: &history::History, b: &history::History| a.items.iter().map(|i| &i.src).eq(b.items.iter().map(|i| &i.src));
+    if rollout.era == Era::Envelope && !same(&current, &legacy) {
         let line = rollout
             .records
             .iter()
@@ -63,6 +81,12 @@ pub fn findings(src: &Source, rollout: &Rollout) -> std::io::Result<Vec<Diagnost
             ),
         ));
     }
+    out
+}
+
+/// Calls without a result and results without a call, and lone surrogates, from a pass over
+/// the lines that can hold them; then every finding in order.
+fn calls(src: &Source, file: &str, out: &mut Vec<Diagnostic>) -> std::io::Result<()> {
     let ids = |row: &ids::Row, out: &mut ToolLine| {
         let item = match &row.payload {
             Some(p) if row.item.ty.as_deref() == Some("response_item") => Some(p),
@@ -80,7 +104,7 @@ pub fn findings(src: &Source, rollout: &Rollout) -> std::io::Result<Vec<Diagnost
             _ => {}
         }
     };
-    tool_pass(src, file, b"\"call_id\"", ids, &mut out)?;
-    sort(&mut out);
-    Ok(out)
+    tool_pass(src, file, b"\"call_id\"", ids, out)?;
+    sort(out);
+    Ok(())
 }

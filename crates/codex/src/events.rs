@@ -26,39 +26,54 @@ const CODEX_CALLS: [&str; 5] = [
 ];
 const CODEX_OUTPUTS: [&str; 3] = ["function_call_output", "custom_tool_call_output", "tool_search_output"];
 
-/// The timestamp of every line of a rollout, as written (items carry none of their own): one
-/// text holding them all, and where each ends. A map from line to string cost more than twice
-/// as much a line, for every line of the file at once.
-#[derive(Default)]
-struct LineTimes {
-    /// The timestamps, one after another.
-    text: String,
-    /// Each line that has one, in file order, with where its timestamp ends in `text`.
-    ends: Vec<(u64, usize)>,
+/// The timestamp of every line of a rollout, as written (items carry none of their own).
+fn line_times(src: &Source) -> std::io::Result<LineTimes> {
+    #[derive(serde::Deserialize)]
+    struct Ts<'a> {
+        #[serde(borrow, default)]
+        timestamp: Option<std::borrow::Cow<'a, str>>,
+    }
+    let mut times = LineTimes::default();
+    crate::io::for_each_line(src, |line| {
+        if let Ok(Ts { timestamp: Some(ts) }) = serde_json::from_slice::<Ts<'_>>(line.bytes) {
+            times.push(line.no, &ts);
+        }
+    })?;
+    Ok(times)
 }
 
+/// The times of a rollout's lines, by line number: one text and where each line's time ends
+/// in it, so that a rollout of many short lines holds no string or table entry per line.
+#[derive(Debug, Default)]
+struct LineTimes {
+    text: String,
+    /// For each line from the first: where its time ends in `text`, or [`NO_TIME`] set.
+    ends: Vec<u64>,
+}
+
+/// The mark of a line without a time (its entry's other bits are where the one before ended).
+const NO_TIME: u64 = 1 << 63;
+
 impl LineTimes {
-    fn read(src: &Source) -> std::io::Result<LineTimes> {
-        #[derive(serde::Deserialize)]
-        struct Ts<'a> {
-            #[serde(borrow, default)]
-            timestamp: Option<std::borrow::Cow<'a, str>>,
+    /// The time of line `no`, which follows every line pushed before.
+    fn push(&mut self, no: u64, time: &str) {
+        let before = self.text.len() as u64;
+        while (self.ends.len() as u64) + 1 < no {
+            self.ends.push(before | NO_TIME);
         }
-        let mut times = LineTimes::default();
-        crate::io::for_each_line(src, |line| {
-            if let Ok(Ts { timestamp: Some(ts) }) = serde_json::from_slice::<Ts<'_>>(line.bytes) {
-                times.text.push_str(&ts);
-                times.ends.push((line.no, times.text.len()));
-            }
-        })?;
-        Ok(times)
+        self.text.push_str(time);
+        self.ends.push(self.text.len() as u64);
     }
 
-    /// The timestamp of line `no`, as written.
-    fn get(&self, no: u64) -> Option<String> {
-        let i = self.ends.binary_search_by_key(&no, |&(line, _)| line).ok()?;
-        let start = if i == 0 { 0 } else { self.ends[i - 1].1 };
-        Some(self.text[start..self.ends[i].1].to_string())
+    /// The time of line `no`, as written.
+    fn get(&self, no: u64) -> Option<&str> {
+        let i = usize::try_from(no.checked_sub(1)?).ok()?;
+        let end = *self.ends.get(i)?;
+        if end & NO_TIME != 0 {
+            return None;
+        }
+        let start = i.checked_sub(1).map_or(0, |b| self.ends[b] & !NO_TIME);
+        self.text.get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
     }
 }
 
@@ -124,7 +139,7 @@ fn each_listed(
 pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Result<Streamed> {
     let rollout = super::rollout::read_records(src)?;
     let history = super::history::reconstruct(&rollout);
-    let times = LineTimes::read(src)?;
+    let times = line_times(src)?;
     let streamed = Streamed {
         first_ms: rollout.time_span.map(|s| s.0),
     };
@@ -195,7 +210,7 @@ impl Read<'_> {
 
     /// The time of the line `at`, as written.
     fn time(&self, at: Option<At>) -> Option<String> {
-        at.and_then(|at| self.times.get(at.line))
+        at.and_then(|at| self.times.get(at.line).map(str::to_string))
     }
 
     /// The whole history of a rollout of envelopes: every item in file order, and a mark
@@ -247,7 +262,7 @@ fn send(r: Record, compaction: Option<Compaction>, sink: Sink<'_>) {
 /// stands for: whether it holds or stands for a compaction's summary is what reading the
 /// history found.
 pub(crate) fn item_record(item: &Item, p: Value, at: Option<At>, time: Option<String>) -> (Record, Option<Compaction>) {
-    let ty = str_of(&p, "type").unwrap_or(&item.ty).to_string();
+    let ty = str_of(&p, "type").unwrap_or(item.ty()).to_string();
     let (mut r, compaction) = record(p, &ty, at, time);
     r.flags.compact_summary = Some(item.summary || item.remote_compaction);
     (r, compaction)
@@ -435,5 +450,21 @@ mod tests {
         assert!(r.parts.is_empty() && r.speaker.is_none());
         let c = compaction.expect("a remote compaction");
         assert!(c.encrypted && c.encrypted_bytes == Some(4));
+    }
+
+    /// The times read back are the map's that they replace: lines with and without one, the
+    /// empty time, gaps of blank lines.
+    #[test]
+    fn line_times_read_back_as_pushed() {
+        let lines: &[(u64, &str)] = &[(1, "2026-01-01T00:00:00Z"), (2, ""), (5, "t5"), (6, "é"), (9, "x")];
+        let mut times = LineTimes::default();
+        let mut map = std::collections::HashMap::new();
+        for &(no, t) in lines {
+            times.push(no, t);
+            map.insert(no, t);
+        }
+        for no in 0..12 {
+            assert_eq!(times.get(no), map.get(&no).copied(), "line {no}");
+        }
     }
 }

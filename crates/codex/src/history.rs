@@ -163,10 +163,11 @@ pub fn replay_forward(rollout: &Rollout) -> History {
 
 fn apply(h: &mut History, rec: &Record, rollbacks: bool) {
     match rec {
-        Record::Response(item) | Record::InterAgent(item) if item.api => h.items.push(Item {
-            recorded: true,
-            ..item.clone()
-        }),
+        Record::Response(item) | Record::InterAgent(item) if item.api => {
+            let mut item = item.clone();
+            item.recorded = true;
+            h.items.push(item);
+        }
         Record::Compacted(c) if !c.skipped_by_codex => {
             h.base_line = Some(c.line);
             h.items = match &c.replacement_history {
@@ -183,7 +184,7 @@ fn apply(h: &mut History, rec: &Record, rollbacks: bool) {
 /// messages, newest first within 20,000 tokens (the first that does not fit is cut to its
 /// head), in chronological order, then the summary as a user message.
 pub fn rebuild_legacy(history: &[Item], c: &Compacted) -> Vec<Item> {
-    let texts: Vec<&str> = history.iter().filter_map(|i| i.user_text.as_deref()).collect();
+    let texts: Vec<&str> = history.iter().filter_map(Item::user_text).collect();
     let kept = kept_user_message_parts(&texts, USER_MESSAGE_BUDGET_TOKENS);
     let mut out: Vec<Item> = kept.iter().map(|parts| synth_user(parts, false)).collect();
     let summary = if c.message.is_empty() {
@@ -242,19 +243,19 @@ fn synth_user(parts: &[String], is_summary: bool) -> Item {
         .iter()
         .map(|p| serde_json::json!({"type": "input_text", "text": p}))
         .collect();
-    Item {
-        src: ItemSrc::Synth(serde_json::json!({"type": "message", "role": "user", "content": content}).to_string()),
-        ty: "message".into(),
-        role: Some("user".into()),
-        api: true,
-        user_turn: true,
-        context: false,
-        user_text: (!is_summary && crate::rollout::summary_body(&text).is_none()).then_some(text),
-        summary: is_summary,
-        remote_compaction: false,
-        recorded: false,
-        inter_agent: false,
+    let src = ItemSrc::Synth(
+        serde_json::json!({"type": "message", "role": "user", "content": content})
+            .to_string()
+            .into(),
+    );
+    let mut item = Item::new(src, "message", Some("user"));
+    item.api = true;
+    item.user_turn = true;
+    item.summary = is_summary;
+    if !is_summary && crate::rollout::summary_body(&text).is_none() {
+        item.set_user_text(text.into());
     }
+    item
 }
 
 /// `drop_last_n_user_turns`: cut at the Nth-last user turn (the first if N exceeds them),
@@ -350,8 +351,8 @@ mod tests {
         // "newest" (2 tokens) fits, the big one is cut to the head of what is left, "oldest" is
         // dropped.
         assert_eq!(out.len(), 3);
-        assert_eq!(out[1].user_text.as_deref(), Some("newest"));
-        let cut = out[0].user_text.as_deref().unwrap();
+        assert_eq!(out[1].user_text(), Some("newest"));
+        let cut = out[0].user_text().unwrap();
         // 19,998 tokens are left: 39,996 bytes each side of the marker.
         assert_eq!(cut, format!("{0}…2 tokens truncated…{0}", "x".repeat(39_996)));
         assert!(matches!(&out[0].src, ItemSrc::Synth(s) if s.matches("input_text").count() == 3));

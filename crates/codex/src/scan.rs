@@ -64,7 +64,7 @@ pub fn scan(src: &Source) -> std::io::Result<SessionRecord> {
                 }
             }
             Record::Response(item) if prompt.is_none() => {
-                prompt = item.user_text.as_deref().and_then(prompt_text);
+                prompt = item.user_text().and_then(prompt_text);
             }
             _ => {}
         }

@@ -34,9 +34,13 @@ pub fn codex(src: &Source, rollout: &Rollout, history: &History) -> std::io::Res
         _ => None,
     });
     let mut out = Vec::new();
+    // The compactions are read in file order, and a mapping's pages behind them given back
+    // (a large rollout is mostly its compactions' replacement histories).
+    let mut released = src.releaser();
     for (i, (_, rec)) in rollout.records.iter().enumerate() {
         let Record::Compacted(c) = rec else { continue };
         let payload = parse(&src.read_range(c.offset, c.len as usize)?);
+        released.touch(c.offset, c.len);
         let rh = payload.get("replacement_history").and_then(Value::as_array);
         let remote_item = rh.and_then(|items| {
             items.iter().find(|it| {
@@ -113,8 +117,8 @@ pub fn codex(src: &Source, rollout: &Rollout, history: &History) -> std::io::Res
 fn assistant_before(src: &Source, rollout: &Rollout, i: usize) -> std::io::Result<Option<(u64, String)>> {
     for (line, rec) in rollout.records[..i].iter().rev() {
         match rec {
-            Record::Response(item) if item.ty == "reasoning" => continue,
-            Record::Response(item) if item.ty == "message" && item.role.as_deref() == Some("assistant") => {
+            Record::Response(item) if item.ty() == "reasoning" => continue,
+            Record::Response(item) if item.ty() == "message" && item.role() == Some("assistant") => {
                 if let crate::rollout::ItemSrc::Raw { offset, len, .. } = &item.src {
                     let v = parse(&src.read_range(*offset, *len as usize)?);
                     return Ok(Some((*line, message_text(&v))));

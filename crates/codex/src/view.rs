@@ -35,8 +35,9 @@ pub fn rebuild_chain(
         Replay::Legacy => &other,
     };
     diags.extend(super::doctor::notes(&rollout, current));
-    let srcs = |h: &codex::History| h.items.iter().map(|i| i.src.clone()).collect::<Vec<_>>();
-    if rollout.era == Era::Envelope && srcs(&history) != srcs(&other) {
+    let same =
+        |a: &codex::History, b: &codex::History| a.items.iter().map(|i| &i.src).eq(b.items.iter().map(|i| &i.src));
+    if rollout.era == Era::Envelope && !same(&history, &other) {
         let (cur, leg) = match a.replay {
             Replay::Current => (&history, &other),
             Replay::Legacy => (&other, &history),
@@ -78,7 +79,7 @@ pub fn rebuild_chain(
                     }),
                 )
             }
-            ItemSrc::Synth(s) => (s.clone().into_bytes(), None),
+            ItemSrc::Synth(s) => (s.as_bytes().to_vec(), None),
         };
         match st {
             // The 2025 TypeScript CLI's document is pretty-printed: its items span lines.

@@ -192,7 +192,7 @@ pub fn api_view(
                 released.touch(*offset, u64::from(*len));
                 (String::from_utf8_lossy(&bytes).into_owned(), Some(*line))
             }
-            ItemSrc::Synth(s) => (s.clone(), None),
+            ItemSrc::Synth(s) => (s.to_string(), None),
         };
         let parsed = if item.inter_agent {
             w::parse_inter_agent(&raw)

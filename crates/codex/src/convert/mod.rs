@@ -161,15 +161,9 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
                 }
             }
             let order: Vec<usize> = match s {
-                Some(s)
-                    if h.items[..s]
-                        .iter()
-                        .all(|i| i.role.as_deref() == Some("user") || i.context) =>
-                {
-                    std::iter::once(s)
-                        .chain((0..h.items.len()).filter(|&i| i != s))
-                        .collect()
-                }
+                Some(s) if h.items[..s].iter().all(|i| i.role() == Some("user") || i.context) => std::iter::once(s)
+                    .chain((0..h.items.len()).filter(|&i| i != s))
+                    .collect(),
                 _ => (0..h.items.len()).collect(),
             };
             Steps::Resumed(&h.items, order)
@@ -333,7 +327,7 @@ fn answers(item: &codex::Item) -> bool {
     item.api
         && !item.remote_compaction
         && !item.context
-        && matches!(item.ty.as_str(), "function_call_output" | "custom_tool_call_output")
+        && matches!(item.ty(), "function_call_output" | "custom_tool_call_output")
 }
 
 /// The items of a rollout in the order they are carried.

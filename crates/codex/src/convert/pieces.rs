@@ -365,7 +365,7 @@ pub(super) fn compacted_pieces(line: u64, cm: &codex::Compacted, out: &mut Vec<P
 /// The [`Piece`]s of the item `item`, whose JSON is `bytes`, from line `line`.
 pub(super) fn item_pieces(item: &codex::Item, bytes: &[u8], line: Option<u64>, out: &mut Vec<Piece>) {
     let drop = |out: &mut Vec<Piece>, k: &'static str| out.push(Piece::Drop(Cow::Borrowed(k)));
-    let ty = item.ty.as_str();
+    let ty = item.ty();
     if item.remote_compaction {
         return drop(out, "compaction:encrypted");
     }

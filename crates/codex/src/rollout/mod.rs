@@ -17,9 +17,11 @@ use crate::io::json::{self, LNum, LStr};
 use crate::io::{Line, Source};
 use crate::model::diag::{Code, Diagnostic, Severity};
 
+mod item;
 mod read;
 pub mod tail;
 
+pub use item::{Item, ItemSrc};
 pub use read::*;
 
 /// The fixed first line of a local compaction summary (Codex ≥ 2025-11-14).
@@ -88,50 +90,6 @@ fn is_api_item_type(ty: &str) -> bool {
     )
 }
 
-/// Where a history item's JSON is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ItemSrc {
-    /// A byte range of the file, exactly as written.
-    Raw {
-        /// Where the JSON starts.
-        offset: u64,
-        /// Its length in bytes.
-        len: u32,
-        /// The line it is on.
-        line: u64,
-    },
-    /// JSON made by the reconstruction itself (legacy compaction rebuilds).
-    Synth(String),
-}
-
-/// One ResponseItem with what reconstruction needs to know about it.
-#[derive(Clone, Debug)]
-pub struct Item {
-    /// Where the item's JSON is.
-    pub src: ItemSrc,
-    /// The item's `type`.
-    pub ty: String,
-    /// A message's `role`.
-    pub role: Option<String>,
-    /// Sent to the model (not `Other`, not a system message, not a trigger).
-    pub api: bool,
-    /// Opens a user turn: a real user prompt, a summary, an agent message.
-    pub user_turn: bool,
-    /// A developer message or a contextual user message (trimmed above a rollback cut).
-    pub context: bool,
-    /// Text of a real user prompt (not contextual, not a summary), for legacy rebuilds.
-    pub user_text: Option<String>,
-    /// A user message holding a local compaction summary.
-    pub summary: bool,
-    /// A remote compaction item (`compaction`, `compaction_summary`, `context_compaction`).
-    pub remote_compaction: bool,
-    /// Recorded from a line after the history's base (not taken from a `replacement_history` or
-    /// rebuilt by a legacy compaction): Codex cuts such tool outputs to its budget.
-    pub recorded: bool,
-    /// An `inter_agent_communication` payload, which Codex records as an `agent_message`.
-    pub inter_agent: bool,
-}
-
 /// Turn-lifecycle and history events of `event_msg` lines.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -161,8 +119,9 @@ pub enum Record {
     },
     /// A `response_item`: one history item.
     Response(Item),
-    /// A `compacted` line: a compaction.
-    Compacted(Compacted),
+    /// A `compacted` line: a compaction (boxed: a record of each line is held, and few are
+    /// compactions).
+    Compacted(Box<Compacted>),
     /// `turn_context`: the settings a turn ran with.
     TurnContext {
         /// The turn's id.
@@ -226,6 +185,8 @@ pub struct Rollout {
     /// Lines of `response_item` user messages Codex cannot read into its types, so skips
     /// (other items are checked when a request is built).
     pub unreadable_lines: Vec<u64>,
+    /// The prompts' texts read, each held once however many items repeat it.
+    texts: rustc_hash::FxHashSet<std::sync::Arc<str>>,
 }
 
 /// The layout a rollout was written in, by Codex's age.
@@ -389,36 +350,33 @@ pub fn classify_item(raw: &str, offset: u64, line: u64, strict: bool) -> Option<
     } else {
         None
     };
-    let (ty, role) = match item_head(raw) {
-        Some(head) => (head.ty.as_str()?.to_string(), head.role.as_str().map(str::to_string)),
+    let head;
+    let value;
+    let (ty, role): (&str, Option<&str>) = match item_head(raw) {
+        Some(h) => {
+            head = h;
+            (head.ty.as_str()?, head.role.as_str())
+        }
         // A key written twice: Codex takes its last value, as a JSON value does.
         None => {
-            let v: serde_json::Value = serde_json::from_str(raw).ok()?;
-            let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+            value = serde_json::from_str::<serde_json::Value>(raw).ok()?;
+            let field = |k: &str| value.get(k).and_then(|x| x.as_str());
             (field("type")?, field("role"))
         }
     };
-    let mut item = Item {
-        src: ItemSrc::Raw {
-            offset,
-            len: u32::try_from(raw.len()).ok()?,
-            line,
-        },
-        api: is_api_item_type(&ty),
-        user_turn: ty == "agent_message",
-        context: false,
-        user_text: None,
-        summary: false,
-        remote_compaction: matches!(ty.as_str(), "compaction" | "compaction_summary" | "context_compaction"),
-        recorded: false,
-        inter_agent: false,
-        ty,
-        role,
+    let src = ItemSrc::Raw {
+        offset,
+        len: u32::try_from(raw.len()).ok()?,
+        line,
     };
-    if item.ty != "message" {
+    let mut item = Item::new(src, ty, role);
+    item.api = is_api_item_type(ty);
+    item.user_turn = ty == "agent_message";
+    item.remote_compaction = matches!(ty, "compaction" | "compaction_summary" | "context_compaction");
+    if ty != "message" {
         return Some(item);
     }
-    match item.role.as_deref() {
+    match role {
         Some("system") => item.api = false,
         Some("developer") => item.context = true,
         Some("user") => {
@@ -442,7 +400,7 @@ pub fn classify_item(raw: &str, offset: u64, line: u64, strict: bool) -> Option<
                 if summary_body(&text).is_some() {
                     item.summary = true;
                 } else {
-                    item.user_text = Some(text);
+                    item.set_user_text(text.into());
                 }
             }
         }
@@ -455,23 +413,16 @@ pub fn classify_item(raw: &str, offset: u64, line: u64, strict: bool) -> Option<
 /// `None` when Codex cannot read it (a bad agent path, a missing field).
 fn inter_agent_item(raw: &str, offset: u64, line: u64) -> Option<Item> {
     items::parse_inter_agent(raw).ok()?;
-    Some(Item {
-        src: ItemSrc::Raw {
-            offset,
-            len: u32::try_from(raw.len()).ok()?,
-            line,
-        },
-        ty: "agent_message".into(),
-        role: None,
-        api: true,
-        user_turn: true,
-        context: false,
-        user_text: None,
-        summary: false,
-        remote_compaction: false,
-        recorded: false,
-        inter_agent: true,
-    })
+    let src = ItemSrc::Raw {
+        offset,
+        len: u32::try_from(raw.len()).ok()?,
+        line,
+    };
+    let mut item = Item::new(src, "agent_message", None);
+    item.api = true;
+    item.user_turn = true;
+    item.inter_agent = true;
+    Some(item)
 }
 
 #[cfg(test)]

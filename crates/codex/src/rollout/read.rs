@@ -39,7 +39,8 @@ pub fn read_records_with_progress(src: &Source, progress: &mut dyn FnMut(u64)) -
         ingest(&mut out, &line, is_first);
     })?;
     out.lines = stats.lines;
-
+    // A record of each line: the room the vector grew into past them is given back.
+    out.records.shrink_to_fit();
     Ok(out)
 }
 
@@ -86,6 +87,8 @@ pub fn for_each_record(src: &Source, mut f: impl FnMut(u64, Record)) -> std::io:
         }
         out.diagnostics.clear();
         out.unreadable_lines.clear();
+        // Nothing is kept to share a text with.
+        out.texts.clear();
     })?;
     Ok(())
 }
@@ -248,14 +251,15 @@ fn compacted(out: &mut Rollout, line: &Line<'_>, env: &EnvelopeLine<'_>, raw: &s
                     .into_iter()
                     .filter_map(|it| {
                         let r = it.get();
-                        let Some(item) = classify_item(r, offset_in(line, r), no, true) else {
+                        let Some(mut item) = classify_item(r, offset_in(line, r), no, true) else {
                             unreadable = true;
                             return None;
                         };
-                        if item.ty == "ghost_snapshot" {
+                        if item.ty() == "ghost_snapshot" {
                             out.ghost_snapshots += 1;
                             return None;
                         }
+                        item.share_text(&mut out.texts);
                         Some(item)
                     })
                     .collect()
@@ -269,7 +273,7 @@ fn compacted(out: &mut Rollout, line: &Line<'_>, env: &EnvelopeLine<'_>, raw: &s
                     "compacted record whose replacement_history holds an item Codex cannot read; Codex skips this line",
                 ));
             }
-            Record::Compacted(Compacted {
+            Record::Compacted(Box::new(Compacted {
                 line: no,
                 offset: offset_in(line, raw),
                 len: raw.len() as u64,
@@ -277,7 +281,7 @@ fn compacted(out: &mut Rollout, line: &Line<'_>, env: &EnvelopeLine<'_>, raw: &s
                 replacement_history,
                 timestamp: opt(&env.timestamp),
                 skipped_by_codex: unreadable,
-            })
+            }))
         }
         _ => {
             out.diagnostics.push(Diagnostic::new(
@@ -294,14 +298,15 @@ fn compacted(out: &mut Rollout, line: &Line<'_>, env: &EnvelopeLine<'_>, raw: &s
 
 pub(super) fn push_item(out: &mut Rollout, raw: &str, offset: u64, no: u64) {
     match classify_item(raw, offset, no, false) {
-        Some(item) if item.ty == "ghost_snapshot" => {
+        Some(item) if item.ty() == "ghost_snapshot" => {
             out.ghost_snapshots += 1;
             out.records.push((no, Record::Other));
         }
-        Some(item) => {
-            if !item.api && item.ty != "message" && item.ty != "compaction_trigger" {
+        Some(mut item) => {
+            if !item.api && item.ty() != "message" && item.ty() != "compaction_trigger" {
                 out.unknown_items += 1;
             }
+            item.share_text(&mut out.texts);
             out.records.push((no, Record::Response(item)));
         }
         None => {

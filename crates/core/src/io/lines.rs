@@ -121,7 +121,7 @@ pub fn map_marker_lines<T: Send>(
 /// Maps `map` over every non-blank line of `src` (its `no` counted from the start of its
 /// window) into one `W` per window, on every core, and hands each `W` to `fold` in file order
 /// with the number of lines before its window: `no + base` is the line's number in the file.
-/// A source not held as one slice is read in order, as one window. For a pass that needs
+/// A source not held as one slice is read in order, a chunk a window. For a pass that needs
 /// something of every line, such as the type of each line a conversion leaves out.
 pub fn par_fold<W: Send>(
     src: &Source,
@@ -146,11 +146,14 @@ pub fn par_fold<W: Send>(
     );
     match parallel {
         Some(done) => done,
+        // Folded a chunk at a time, so what `map` makes of every line is never held at once.
         None => {
-            let mut w = new();
-            for_each_line(src, |l| map(&mut w, l))?;
-            fold(w, 0);
-            Ok(())
+            let mut stats = LineStats::default();
+            src.for_each_chunk(|offset, chunk, last| {
+                let mut w = new();
+                split_chunk(offset, chunk, last, &mut stats, &mut |l| map(&mut w, l));
+                fold(w, 0);
+            })
         }
     }
 }
