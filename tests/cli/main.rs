@@ -45,6 +45,7 @@ mod long_functions;
 mod lost_writes;
 mod memory_read;
 mod memory_rows;
+mod memory_share;
 mod migrate;
 mod non_session;
 mod props;
