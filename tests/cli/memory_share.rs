@@ -3,9 +3,9 @@
 //! with the file. Each format runs under an address-space limit smaller than the file, which
 //! reading it whole went past, and a secret learned at its end is still replaced at its start.
 
-/// The address space each run may use (two pool threads): what a window at a time needs with
-/// room to spare, and less than the file, which the export read whole before.
-const CAP: u64 = 160 * 1024 * 1024;
+/// The address space each run may use (two pool threads), as the other memory tests: less
+/// than the file, which the export read whole before.
+const CAP: u64 = 256 * 1024 * 1024;
 
 /// A value only the second record's assignment tells to be a secret.
 const SECRET: &str = "q7Zr9LmX2pW4tN8v";
