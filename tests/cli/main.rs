@@ -46,6 +46,7 @@ mod lost_writes;
 mod memory_codex;
 mod memory_read;
 mod memory_rows;
+mod memory_share;
 mod migrate;
 mod non_session;
 mod props;

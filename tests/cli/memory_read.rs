@@ -159,3 +159,68 @@ fn codex_request_view_reads_an_item_by_its_type_first() {
     };
     assert_eq!(code, 0, "{stderr:.500}");
 }
+
+/// `["x","x",…]` with `n` strings.
+fn strings(n: usize) -> String {
+    format!("[{}]", vec!["\"x\""; n].join(","))
+}
+
+#[test]
+fn codex_request_view_refuses_an_item_it_cannot_hold_naming_its_line() {
+    // A shell call whose command holds three million strings (12 MB): Codex sends them all,
+    // each a string in its types; the view cannot hold them within bounds, and prints no
+    // other request in their place.
+    let dir = tempfile::tempdir().unwrap();
+    let rollout = write(
+        dir.path(),
+        "shell.jsonl",
+        &format!(
+            "{{\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"019a0000-0000-7000-8000-000000000003\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.171.0\"}}}}\n\
+             {{\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":\"hi\"}}]}}}}\n\
+             {{\"timestamp\":\"2026-01-01T00:00:02.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"local_shell_call\",\"call_id\":\"c1\",\"status\":\"completed\",\"action\":{{\"type\":\"exec\",\"command\":{}}}}}}}\n",
+            strings(3_000_000)
+        ),
+    );
+    for extra in [&[][..], &["--json"], &["--format", "text"]] {
+        let args = [&["rebuild-chain", "--api-view"][..], extra, &[rollout.as_str()]].concat();
+        let Some((code, stderr)) = capped(&args) else {
+            return;
+        };
+        assert_eq!(code, 2, "{args:?}: {stderr:.500}");
+        assert!(
+            stderr.contains(&format!("{rollout}: cannot read: line 3: a history item of more than")),
+            "{stderr:.500}"
+        );
+    }
+}
+
+#[test]
+fn claude_code_request_view_renders_a_huge_tool_input_as_written() {
+    // A tool input of three million strings (12 MB): the request holds it as written, and
+    // the text view shows it as its JSON text, never built as a tree.
+    let dir = tempfile::tempdir().unwrap();
+    let input = format!("{{\"xs\":{}}}", strings(3_000_000));
+    let file = write(
+        dir.path(),
+        "input.jsonl",
+        &format!(
+            "{PROMPT}\n{{\"parentUuid\":\"00000000-0000-4000-8000-000000000001\",\"type\":\"assistant\",\"uuid\":\"00000000-0000-4000-8000-000000000002\",\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"sessionId\":\"s\",\"message\":{{\"id\":\"m1\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Bash\",\"input\":{input}}}]}}}}\n"
+        ),
+    );
+    for format in ["text", "markdown"] {
+        let args = [
+            "rebuild-chain",
+            "--api-view",
+            "--full-output",
+            "--format",
+            format,
+            &file,
+        ];
+        let Some(out) = crate::util::under_cap(&args, Some(CAP)) else {
+            return;
+        };
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{format}: {stderr:.500}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains(&input), "{format}");
+    }
+}

@@ -419,10 +419,32 @@ fn is_agent_path(p: &str) -> bool {
 
 /// Reads a history item as Codex does; `Err` means Codex skips the line that holds it.
 pub fn parse_item(raw: &str) -> serde_json::Result<Wire> {
-    match tag_first::from_text(raw) {
+    match tag_first::from_text(raw, None) {
         Err(e) if is_duplicate(&e) => tag_first::from_value(&serde_json::from_str(raw)?),
         r => r,
     }
+}
+
+/// [`parse_item`], building no more than `cap` values (see [`crate::io::json::Counted`]);
+/// `None` when the item holds more that Codex reads (what Codex drops is not counted).
+pub fn parse_item_within(raw: &str, cap: usize) -> Option<serde_json::Result<Wire>> {
+    use serde::Deserialize;
+    let budget = crate::io::json::Budget::new(cap);
+    let read = match tag_first::from_text(raw, Some(&budget)) {
+        Err(e) if is_duplicate(&e) && !budget.exceeded() => {
+            // A key written twice: the item is read from the whole object, every value counted.
+            let budget = crate::io::json::Budget::new(cap);
+            let mut d = serde_json::Deserializer::from_str(raw);
+            let value =
+                Value::deserialize(crate::io::json::Counted::new(&mut d, &budget)).and_then(|v| d.end().map(|()| v));
+            if budget.exceeded() {
+                return None;
+            }
+            value.and_then(|v| tag_first::from_value(&v))
+        }
+        r => r,
+    };
+    (!budget.exceeded()).then_some(read)
 }
 
 /// An `inter_agent_communication` payload as the `agent_message` Codex records for it.

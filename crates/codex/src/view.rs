@@ -122,7 +122,8 @@ fn api_view(
     history: &codex::History,
     diags: &mut Vec<Diagnostic>,
 ) -> crate::error::Result<ApiViewSummary> {
-    let view = codex_api::api_view(rollout, history, src, a.resume.model.as_deref(), a.prompt.as_deref())?;
+    let view = codex_api::api_view(rollout, history, src, a.resume.model.as_deref(), a.prompt.as_deref())
+        .map_err(|e| cannot_read(src, e))?;
     let mut record = ApiViewSummary {
         file: src.name().to_string(),
         format: crate::ID.name(),

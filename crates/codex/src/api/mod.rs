@@ -197,7 +197,7 @@ pub fn api_view(
         let parsed = if item.inter_agent {
             w::parse_inter_agent(&raw)
         } else {
-            w::parse_item(&raw)
+            w::parse_item_within(&raw, MAX_ITEM_VALUES).ok_or_else(|| too_large(line))?
         };
         let mut wire = match parsed {
             Ok(w) => w,
@@ -209,7 +209,7 @@ pub fn api_view(
         };
         if item.inter_agent {
             bump(&mut fired, "X10");
-        } else if rewritten(&raw, &wire) {
+        } else if rewritten(&raw, &wire, MAX_ITEM_VALUES) {
             bump(&mut fired, "X2");
         }
         if item.recorded {
@@ -259,12 +259,48 @@ pub fn api_view(
     }))
 }
 
+/// The most values (see [`crate::io::json::Counted`]) the view builds of one item: what Codex
+/// sends is held in its types, each value several times its bytes in the file, so an item
+/// past it is refused rather than held at any cost. Real items hold tens of values, a list
+/// of tools some thousands; this is the element cap of the other readers
+/// ([`crate::io::json::KEEP_ELEMENTS`]), here over the whole item.
+pub const MAX_ITEM_VALUES: usize = crate::io::json::KEEP_ELEMENTS;
+
+/// The error of a view that would hold an item of more than [`MAX_ITEM_VALUES`] values.
+fn too_large(line: Option<u64>) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, TooLargeItem { line })
+}
+
+/// A request view refused for an item of more than [`MAX_ITEM_VALUES`] values: the exact
+/// request cannot be printed in bounded memory, and no other would be the request.
+#[derive(Debug)]
+pub struct TooLargeItem {
+    /// The line of the item (`None` for one cctool made).
+    pub line: Option<u64>,
+}
+
+impl std::fmt::Display for TooLargeItem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        write!(
+            f,
+            "a history item of more than {MAX_ITEM_VALUES} values (array elements and members) that Codex sends, more than cctool holds for a request view (real items hold tens)"
+        )
+    }
+}
+
+impl std::error::Error for TooLargeItem {}
+
 /// Whether Codex sends `raw` other than as written, its passthrough metadata aside.
 ///
 /// Member by member, never the whole record as a tree: a member Codex drops (an unknown field,
 /// which may hold millions of elements) decides it unread, and a member Codex sends costs no
 /// more than the item it becomes. Equal to comparing `raw` as a `Value` with the item sent.
-fn rewritten(raw: &str, wire: &Wire) -> bool {
+/// `wire` was read within `cap` values: a member of more holds values Codex dropped, so it
+/// differs unread past the cap.
+fn rewritten(raw: &str, wire: &Wire, cap: usize) -> bool {
     use serde_json::value::RawValue;
     let Ok(MemberOf(written)) = serde_json::from_str::<MemberOf<'_>>(raw) else {
         return true;
@@ -284,7 +320,16 @@ fn rewritten(raw: &str, wire: &Wire) -> bool {
     }
     members
         .iter()
-        .any(|(k, v)| serde_json::from_str::<serde_json::Value>(v.get()).map_or(true, |w| sent.get(*k) != Some(&w)))
+        .any(|(k, v)| value_within(v.get(), cap).is_none_or(|w| sent.get(*k) != Some(&w)))
+}
+
+/// `text` as a JSON value of at most `cap` values; `None` when it is not JSON or holds more.
+fn value_within(text: &str, cap: usize) -> Option<serde_json::Value> {
+    use serde::Deserialize;
+    let budget = crate::io::json::Budget::new(cap);
+    let mut d = serde_json::Deserializer::from_str(text);
+    let v = serde_json::Value::deserialize(crate::io::json::Counted::new(&mut d, &budget)).ok()?;
+    d.end().ok().map(|()| v)
 }
 
 /// A JSON object's members as written, each value unparsed.

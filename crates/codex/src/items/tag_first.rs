@@ -24,11 +24,18 @@ struct Probe<'a> {
     tag: Cow<'a, str>,
 }
 
-/// The item in `raw`, read in two passes over the text.
-pub(super) fn from_text(raw: &str) -> serde_json::Result<Wire> {
+/// The item in `raw`, read in two passes over the text; with a budget, the values the item
+/// builds spend it (see [`crate::io::json::Counted`]).
+pub(super) fn from_text(raw: &str, budget: Option<&crate::io::json::Budget>) -> serde_json::Result<Wire> {
     let Probe { tag } = serde_json::from_str(raw)?;
     let mut d = serde_json::Deserializer::from_str(raw);
-    let wire = WireDef::deserialize(Tagged { tag: &tag, d: &mut d })?;
+    let wire = match budget {
+        Some(b) => WireDef::deserialize(Tagged {
+            tag: &tag,
+            d: crate::io::json::Counted::new(&mut d, b),
+        })?,
+        None => WireDef::deserialize(Tagged { tag: &tag, d: &mut d })?,
+    };
     d.end()?;
     Ok(wire)
 }

@@ -226,6 +226,17 @@ pub fn value_of(bytes: &[u8]) -> serde_json::Value {
         .unwrap_or_else(|| serde_json::Value::String(String::from_utf8_lossy(bytes).into_owned()))
 }
 
+/// [`value_of`] with the caps of [`crate::io::json::parse_kept`]: a container past them
+/// kept as its text, which the renderer shows as written, so that what a record takes
+/// stays in proportion to its bytes. For what is rendered and not read further.
+pub fn value_kept(bytes: &[u8]) -> serde_json::Value {
+    // A record nested deeper than serde_json reads is shown as its text, as `value_of` does.
+    crate::io::json::serde_reads(bytes)
+        .then(|| crate::io::json::parse_kept(bytes))
+        .flatten()
+        .unwrap_or_else(|| serde_json::Value::String(String::from_utf8_lossy(bytes).into_owned()))
+}
+
 /// An error reading the input back (the file changed under the reader), naming it.
 pub fn cannot_read(src: &Source, e: std::io::Error) -> crate::error::Error {
     crate::error::Error::Read(e).about(src.name())

@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::sanitize::escape_str;
 use super::style::{self, Paint};
 
+mod kept;
 mod record;
 
 pub use record::record_block;
@@ -188,21 +189,31 @@ fn longest_backtick_run(s: &str) -> usize {
 }
 
 /// The text of content: a string, or the texts of a list of content items (an item without
-/// text as `[type]`), or any other JSON as its text.
+/// text as `[type]`), or any other JSON as its text. A container kept as its text
+/// ([`crate::io::json::parse_kept`]) gives what it would as a tree, its items read one at a
+/// time from the text.
 pub fn text_of(v: &Value) -> String {
+    if let Some(text) = crate::io::json::kept_text(v) {
+        return kept::text_of(text);
+    }
     match v {
         Value::String(s) => s.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| match i.get("text").and_then(Value::as_str) {
-                Some(t) => t.to_string(),
-                None => format!("[{}]", i.get("type").and_then(Value::as_str).unwrap_or("?")),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Value::Array(items) => items.iter().map(item_text).collect::<Vec<_>>().join("\n"),
         Value::Null => String::new(),
-        other => other.to_string(),
+        other => crate::io::json::to_json(other),
     }
+}
+
+/// A content item's text, or `[type]` (`[?]` without one).
+fn item_text(i: &Value) -> String {
+    let (text, ty) = match crate::io::json::kept_text(i) {
+        Some(t) => kept::text_and_type(t),
+        None => (
+            i.get("text").and_then(Value::as_str).map(str::to_string),
+            i.get("type").and_then(Value::as_str).map(str::to_string),
+        ),
+    };
+    text.unwrap_or_else(|| format!("[{}]", ty.as_deref().unwrap_or("?")))
 }
 
 #[cfg(test)]

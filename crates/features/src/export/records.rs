@@ -50,33 +50,87 @@ fn one_document(body: &[u8]) -> bool {
 
 /// The first pass of a redacted export: every secret of the file, found in every record as
 /// written (whatever part of it the export shows), so that the second pass replaces each
-/// wherever it occurs.
+/// wherever it occurs. Read a window at a time: what is held is one window, never the file.
 pub(crate) fn learn_file(src: &Source, r: &Redactor, bar: &ProgressBar) -> Result<(), ExportError> {
-    let whole = src.whole().map_err(|e| cannot_read(src, e))?;
-    let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
-    if one_document(body) {
-        r.learn_value(&crate::io::json::parse_kept(body).unwrap_or(Value::Null));
-        bar.inc(whole.len() as u64);
+    if let Some(document) = one_document_of(src)? {
+        r.learn_value(&crate::io::json::parse_kept(document.body()).unwrap_or(Value::Null));
+        bar.inc(src.len());
         return Ok(());
     }
-    let lines = lines_released(src, &whole);
-    // Parts searched in parallel, their secrets numbered in file order.
-    let found: Vec<Learned> = chunks(&lines)
-        .par_iter()
-        .map(|part| {
-            let mut found = Learned::default();
-            for l in *part {
-                r.find_line(l.bytes, &mut found);
-                bar.inc(l.bytes.len() as u64 + 1);
-            }
-            release(src, part);
-            found
-        })
-        .collect();
-    for f in found {
-        r.commit(f);
+    for_each_window(src, |parts| {
+        // Parts searched in parallel, their secrets numbered in file order.
+        let found: Vec<Learned> = parts
+            .par_iter()
+            .map(|part| {
+                let mut found = Learned::default();
+                for l in *part {
+                    r.find_line(l.bytes, &mut found);
+                    bar.inc(l.bytes.len() as u64 + 1);
+                }
+                found
+            })
+            .collect();
+        for f in found {
+            r.commit(f);
+        }
+    })
+    .map_err(|e| cannot_read(src, e))
+}
+
+/// A file that is one JSON document spanning lines, read whole (it is parsed whole).
+struct Document<'a>(std::borrow::Cow<'a, [u8]>);
+
+impl Document<'_> {
+    /// The document without its byte-order mark.
+    fn body(&self) -> &[u8] {
+        self.0.strip_prefix(BOM).unwrap_or(&self.0)
     }
-    Ok(())
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The file read whole when it is one JSON document ([`one_document`]); `None` for JSON Lines,
+/// told from the first line alone unless that line could start such a document, so that a
+/// JSON Lines file is never read whole to tell.
+fn one_document_of(src: &Source) -> Result<Option<Document<'_>>, ExportError> {
+    if !may_be_one_document(src).map_err(|e| cannot_read(src, e))? {
+        return Ok(None);
+    }
+    let document = Document(src.whole().map_err(|e| cannot_read(src, e))?);
+    Ok(one_document(document.body()).then_some(document))
+}
+
+/// Whether the first line of `src` may start a document spanning lines: it is blank or starts
+/// an object, is not a JSON value of its own, and a newline follows it. Read in growing
+/// pieces until its end.
+fn may_be_one_document(src: &Source) -> std::io::Result<bool> {
+    let mut want: u64 = 64 * 1024;
+    loop {
+        let n = want.min(src.len());
+        let head = src.read_range(0, n as usize)?;
+        let body = head.strip_prefix(BOM).unwrap_or(&head);
+        match memchr::memchr(b'\n', body) {
+            Some(i) => {
+                let first = &body[..i];
+                let start = first.iter().find(|b| !b.is_ascii_whitespace());
+                return Ok(matches!(start, None | Some(b'{')) && for_each_line_is_not_jsonl(first));
+            }
+            None if n == src.len() => return Ok(false),
+            None => want *= 2,
+        }
+    }
+}
+
+/// The lines of `src` a window at a time ([`Source::for_each_chunk`]: windows end on line
+/// ends; a mapping's pages are given back behind each), each window's lines in parts of about
+/// [`PART`] bytes handed to `each`, in file order.
+fn for_each_window(src: &Source, mut each: impl FnMut(&[&[Line<'_>]])) -> std::io::Result<()> {
+    let mut stats = crate::io::lines::LineStats::default();
+    src.for_each_chunk(|at, chunk, last| {
+        let mut lines = Vec::new();
+        crate::io::lines::split_chunk(at, chunk, last, &mut stats, &mut |l| lines.push(l));
+        each(&chunks(&lines));
+    })
 }
 
 /// Lines in parts of about [`PART`] bytes, for work shared among threads.
@@ -156,30 +210,6 @@ impl Write for Checked<'_> {
     }
 }
 
-/// The lines of `whole`, the content of `src`: the pages of a mapping given back behind the
-/// split, which reads every page before any part is read.
-fn lines_released<'a>(src: &Source, whole: &'a [u8]) -> Vec<Line<'a>> {
-    let mut lines = Vec::new();
-    let mut behind = 0;
-    crate::io::lines::split_chunk(0, whole, true, &mut Default::default(), &mut |l| {
-        if l.offset - behind >= PART as u64 * 8 {
-            src.done_with(behind, l.offset - behind);
-            behind = l.offset;
-        }
-        lines.push(l);
-    });
-    src.done_with(0, whole.len() as u64);
-    lines
-}
-
-/// Gives back the mapped pages of a part once it is read (a no-op for a file read into
-/// memory), so that a pass over a mapped file does not keep it all resident.
-fn release(src: &Source, part: &[Line<'_>]) {
-    if let (Some(first), Some(last)) = (part.first(), part.last()) {
-        src.done_with(first.offset, last.offset + last.bytes.len() as u64 + 1 - first.offset);
-    }
-}
-
 fn copy_native(
     src: &Source,
     redactor: Option<&Redactor>,
@@ -197,9 +227,8 @@ fn copy_native(
         .map_err(|e| cannot_read(src, e))?;
         return written.map_err(ExportError::Write);
     };
-    let whole = src.whole().map_err(|e| cannot_read(src, e))?;
-    let body = whole.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&whole);
-    if one_document(body) {
+    if let Some(document) = one_document_of(src)? {
+        let body = document.body();
         // Read with the caps; the error, where there is one, is serde_json's own.
         let kept = crate::io::json::serde_reads(body).then(|| crate::io::json::parse_kept_exact(body));
         let mut v = match kept.flatten() {
@@ -209,16 +238,15 @@ fn copy_native(
                 cause: Box::new(e),
             })?,
         };
-        bar.inc(whole.len() as u64);
+        bar.inc(src.len());
         if r.redact_value(&mut v) {
             let out =
                 serde_json::to_vec_pretty(&crate::io::json::Json(&v)).map_err(|e| ExportError::Write(e.into()))?;
             w.write_all(&out).map_err(ExportError::Write)?;
             return w.write_all(b"\n").map_err(ExportError::Write);
         }
-        return w.write_all(&whole).map_err(ExportError::Write);
+        return w.write_all(&document.0).map_err(ExportError::Write);
     }
-    let lines = lines_released(src, &whole);
     let redact = |part: &[Line<'_>]| {
         let mut out = Vec::with_capacity(PART + PART / 4);
         for l in part {
@@ -226,28 +254,25 @@ fn copy_native(
             out.push(b'\n');
             bar.inc(l.bytes.len() as u64 + 1);
         }
-        release(src, part);
         out
     };
-    let parts = chunks(&lines);
-    // Once every secret is known, parts are independent: redacted in parallel a few at a
-    // time (what is held is a few parts per thread), written in order.
-    let at_once = if r.is_sealed() {
-        2 * rayon::current_num_threads()
-    } else {
-        1
-    };
-    for batch in parts.chunks(at_once) {
-        let done: Vec<Vec<u8>> = if at_once > 1 {
-            batch.par_iter().map(|p| redact(p)).collect()
-        } else {
-            batch.iter().map(|p| redact(p)).collect()
-        };
-        for d in done {
-            w.write_all(&d).map_err(ExportError::Write)?;
+    // Once every secret is known, parts are independent: a window's parts are redacted in
+    // parallel and written in order (what is held is one window and its redacted copy).
+    let sealed = r.is_sealed();
+    let mut written = Ok(());
+    let read = for_each_window(src, |parts| {
+        if written.is_err() {
+            return;
         }
-    }
-    Ok(())
+        let done: Vec<Vec<u8>> = if sealed {
+            parts.par_iter().map(|p| redact(p)).collect()
+        } else {
+            parts.iter().map(|p| redact(p)).collect()
+        };
+        written = done.iter().try_for_each(|d| w.write_all(d));
+    });
+    written.map_err(ExportError::Write)?;
+    read.map_err(|e| cannot_read(src, e))
 }
 
 /// Whether the first line of a document is not a JSON value of its own (so the file is one

@@ -116,6 +116,21 @@ impl Known {
         out
     }
 
+    /// One use of `label` counted without a placeholder: what the search of an image counts,
+    /// as it did when it numbered the image itself (the report's counts stay as they were).
+    pub(crate) fn count_use(&self, label: usize) {
+        self.uses.lock().unwrap_or_else(PoisonError::into_inner).count[label] += 1;
+    }
+
+    /// Secret `number` of `label` counted as seen (one of the distinct), without a use.
+    pub(crate) fn count_seen(&self, (label, number): (usize, u32)) {
+        self.uses
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .seen
+            .insert((label, number));
+    }
+
     /// [`Known::placeholder`], written at the end of `out`.
     pub(crate) fn push_placeholder(&self, out: &mut String, label: usize, number: u32) {
         {

@@ -242,15 +242,26 @@ pub fn read_rules_file(path: &std::path::Path) -> Result<Vec<String>, BadRule> {
 /// would.
 #[derive(Default)]
 pub(crate) struct Learned {
-    list: Vec<(usize, String)>,
+    /// Each secret with its rule, and whether it is searched for in text (an image's key is
+    /// only numbered).
+    list: Vec<(usize, String, bool)>,
     seen: std::collections::HashSet<String>,
 }
 
 impl Learned {
     fn push(&mut self, label: usize, secret: &str) {
+        self.add(label, secret, true);
+    }
+
+    /// An image or a document, numbered in order with the secrets but never searched for.
+    fn push_unsearched(&mut self, label: usize, key: &str) {
+        self.add(label, key, false);
+    }
+
+    fn add(&mut self, label: usize, secret: &str, searched: bool) {
         if !self.seen.contains(secret) {
             self.seen.insert(secret.to_string());
-            self.list.push((label, secret.to_string()));
+            self.list.push((label, secret.to_string(), searched));
         }
     }
 }
@@ -381,8 +392,13 @@ impl Redactor {
 
     /// Numbers the secrets of a search, in the order found.
     pub(crate) fn commit(&self, found: Learned) {
-        for (label, secret) in found.list {
-            self.known.learn(label, &secret, true);
+        for (label, secret, searched) in found.list {
+            let got = self.known.learn(label, &secret, searched);
+            if !searched {
+                // An image or document found is counted among the distinct, as when the
+                // search numbered it itself.
+                self.known.count_seen(got);
+            }
         }
     }
 

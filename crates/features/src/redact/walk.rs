@@ -54,7 +54,11 @@ impl Redactor {
                 }
             }
             Value::Object(map) => {
-                if self.dropped(map).is_some() {
+                // Numbered with the secrets of its part, so in file order whatever part is
+                // searched first.
+                if let Some((label, key, _)) = self.dropped_key(map) {
+                    self.known.count_use(label);
+                    out.push_unsearched(label, &key);
                     return;
                 }
                 for (k, item) in map {
@@ -238,6 +242,17 @@ impl Redactor {
     /// binary document (Anthropic `document` of base64 or a file, OpenAI `input_file`), or
     /// `None` when `map` is neither.
     fn dropped(&self, map: &Map<String, Value>) -> Option<Value> {
+        let (label, key, text_type) = self.dropped_key(map)?;
+        let (label, number) = self.known.learn(label, &key, false);
+        let mut out = Map::new();
+        out.insert("type".into(), Value::from(text_type));
+        out.insert("text".into(), Value::from(self.known.placeholder(label, number)));
+        Some(out.into())
+    }
+
+    /// What [`dropped`](Self::dropped) numbers an image or binary document by (its rule and a
+    /// key of its data), and the type of the text block that replaces it.
+    fn dropped_key(&self, map: &Map<String, Value>) -> Option<(usize, String, &'static str)> {
         let ty = map.get("type")?.as_str()?;
         let (data, text_type, label) = match ty {
             "image" if !self.keep_images => (
@@ -265,12 +280,7 @@ impl Redactor {
             _ => return None,
         };
         let data = data.as_str().unwrap_or_default();
-        let key = format!("{:016x}:{}", fx(data.as_bytes()), data.len());
-        let (label, number) = self.known.learn(label, &key, false);
-        let mut out = Map::new();
-        out.insert("type".into(), Value::from(text_type));
-        out.insert("text".into(), Value::from(self.known.placeholder(label, number)));
-        Some(Value::Object(out))
+        Some((label, format!("{:016x}:{}", fx(data.as_bytes()), data.len()), text_type))
     }
 }
 

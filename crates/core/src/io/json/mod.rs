@@ -14,10 +14,12 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 use crate::model::diag::{Code, Severity};
 
 mod capped;
+mod counted;
 mod kept;
 mod lenient;
 
 pub use capped::*;
+pub use counted::{Budget, Counted};
 pub use kept::*;
 pub use lenient::*;
 

@@ -67,20 +67,25 @@ fn part(r: &Render, p: &Part) -> String {
         Part::Image(_) => r.marker("[image]"),
         // A record whose attachment is missing shows an empty one, not `null`.
         Part::Attachment(Value::Null) => r.code(""),
-        Part::Attachment(v) => r.code(&v.to_string()),
+        Part::Attachment(v) => r.code(&crate::io::json::to_json(v)),
         Part::Other { kind, value: None } => r.marker(&format!("[{kind}]")),
         Part::Other { kind, value: Some(v) } => {
-            format!("{}\n{}", r.marker(&format!("[{kind}]")), r.code(&v.to_string()))
+            format!(
+                "{}\n{}",
+                r.marker(&format!("[{kind}]")),
+                r.code(&crate::io::json::to_json(v))
+            )
         }
     }
 }
 
-/// `[KIND NAME ID]` and the input: JSON text as written, any other value as JSON.
+/// `[KIND NAME ID]` and the input: JSON text as written, any other value as JSON (a
+/// container kept as its text as that text).
 fn call(r: &Render, c: &Call) -> String {
     let input = match &c.input {
         None => String::new(),
         Some(Value::String(s)) => s.clone(),
-        Some(v) => v.to_string(),
+        Some(v) => crate::io::json::to_json(v),
     };
     format!(
         "{}\n{}",
