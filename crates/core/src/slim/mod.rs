@@ -11,7 +11,9 @@
 //! (by hash, never the payload itself), whether a resume sends it and where its last copy
 //! is; the second writes the file with the copies that are not needed replaced.
 
+mod error;
 pub mod payload;
+pub use error::PayloadError;
 
 use std::io::{self, Write};
 use std::ops::Range;
@@ -459,63 +461,6 @@ fn extract(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     crate::io::atomic::write_new_file(&path, bytes, true)
         .map_err(|cause| PayloadError::NotExtracted { path, cause }.into())
-}
-
-/// Why a payload could not be extracted or put back, with what it is about; carried in the
-/// `io::Error` of the write it stopped, whose kind is the system's where the system said it.
-#[derive(Debug, thiserror::Error)]
-pub enum PayloadError {
-    /// An extracted payload's file could not be written.
-    #[error("{}: {cause}", .path.display())]
-    NotExtracted {
-        /// The payload's file.
-        path: PathBuf,
-        /// What the system said.
-        cause: io::Error,
-    },
-    /// The placeholder on this line could not be restored.
-    #[error("line {line}: {cause}")]
-    AtLine {
-        /// The line of the placeholder.
-        line: u64,
-        /// Why.
-        cause: io::Error,
-    },
-    /// The payload is not in the file, and the file it was extracted to cannot be read.
-    #[error(
-        "the payload sha256:{hash} is not in the file, and {} cannot be read ({cause}); give --restore the folder it was extracted to",
-        .path.display()
-    )]
-    Unreadable {
-        /// The payload's sha256, in hex.
-        hash: String,
-        /// Where it was looked for.
-        path: PathBuf,
-        /// What the system said.
-        cause: io::Error,
-    },
-    /// The file named for the payload holds other bytes.
-    #[error("{} does not hold the payload sha256:{hash} (its sha256 is {got}); nothing written", .path.display())]
-    Mismatch {
-        /// The file read.
-        path: PathBuf,
-        /// The payload's sha256, in hex.
-        hash: String,
-        /// The sha256 of what the file holds, in hex.
-        got: String,
-    },
-}
-
-impl From<PayloadError> for io::Error {
-    fn from(e: PayloadError) -> io::Error {
-        let kind = match &e {
-            PayloadError::NotExtracted { cause, .. }
-            | PayloadError::AtLine { cause, .. }
-            | PayloadError::Unreadable { cause, .. } => cause.kind(),
-            PayloadError::Mismatch { .. } => io::ErrorKind::InvalidData,
-        };
-        io::Error::new(kind, e)
-    }
 }
 
 /// What restoring one file did.
