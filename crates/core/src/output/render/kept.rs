@@ -4,7 +4,6 @@
 
 use std::fmt;
 
-use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
@@ -58,8 +57,8 @@ pub(super) fn text_and_type(item: &str) -> (Option<String>, Option<String>) {
             let (mut text, mut ty) = (None, None);
             while let Some(k) = map.next_key::<String>()? {
                 match k.as_str() {
-                    "text" => text = map.next_value::<MaybeStr>()?.0,
-                    "type" => ty = map.next_value::<MaybeStr>()?.0,
+                    "text" => text = map.next_value::<crate::io::json::LString>()?.0,
+                    "type" => ty = map.next_value::<crate::io::json::LString>()?.0,
                     _ => {
                         map.next_value::<IgnoredAny>()?;
                     }
@@ -74,48 +73,6 @@ pub(super) fn text_and_type(item: &str) -> (Option<String>, Option<String>) {
     }
     let mut d = serde_json::Deserializer::from_str(item);
     d.deserialize_any(Members).unwrap_or((None, None))
-}
-
-/// A value that is kept only when it is a string; any other is skipped unbuilt.
-struct MaybeStr(Option<String>);
-
-impl<'de> Deserialize<'de> for MaybeStr {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = MaybeStr;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(Some(v.to_string())))
-            }
-            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(None))
-            }
-            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(None))
-            }
-            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(None))
-            }
-            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(None))
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<MaybeStr, E> {
-                Ok(MaybeStr(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<MaybeStr, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(MaybeStr(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MaybeStr, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(MaybeStr(None))
-            }
-        }
-        d.deserialize_any(V)
-    }
 }
 
 #[cfg(test)]
