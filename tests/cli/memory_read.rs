@@ -110,21 +110,41 @@ fn huge_arrays_in_small_files_stay_small_or_are_refused_clearly() {
     }
 }
 
+/// A Codex user message of one word, as a response item's payload.
+const USER_HI: &str = r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}"#;
+
+/// A Codex rollout: its `session_meta` (session `…00N`), then each payload as a response
+/// item of its own line, one second apart.
+fn codex_rollout(n: u8, payloads: &[String]) -> String {
+    let mut s = format!(
+        "{{\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"019a0000-0000-7000-8000-00000000000{n}\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.171.0\"}}}}\n"
+    );
+    for (i, p) in payloads.iter().enumerate() {
+        s.push_str(&format!(
+            "{{\"timestamp\":\"2026-01-01T00:00:{:02}.000Z\",\"type\":\"response_item\",\"payload\":{p}}}\n",
+            i + 1
+        ));
+    }
+    s
+}
+
 #[test]
 fn codex_request_view_does_not_build_what_codex_drops() {
     // A call and its output each carrying a field Codex does not know, of four million
     // elements (16 MB): Codex leaves the field out of what it sends, and the view must not hold
     // it as a tree to find that out.
     let dir = tempfile::tempdir().unwrap();
+    let big = zeros(4_000_000);
     let rollout = write(
         dir.path(),
         "extra.jsonl",
-        &format!(
-            "{{\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"019a0000-0000-7000-8000-000000000001\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.171.0\"}}}}\n\
-             {{\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":\"hi\"}}]}}}}\n\
-             {{\"timestamp\":\"2026-01-01T00:00:02.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call\",\"name\":\"shell\",\"arguments\":\"{{}}\",\"call_id\":\"c1\",\"extra\":{big}}}}}\n\
-             {{\"timestamp\":\"2026-01-01T00:00:03.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"ok\",\"extra\":{big}}}}}\n",
-            big = zeros(4_000_000)
+        &codex_rollout(
+            1,
+            &[
+                USER_HI.to_string(),
+                format!(r#"{{"type":"function_call","name":"shell","arguments":"{{}}","call_id":"c1","extra":{big}}}"#),
+                format!(r#"{{"type":"function_call_output","call_id":"c1","output":"ok","extra":{big}}}"#),
+            ],
         ),
     );
     let Some((code, stderr)) = capped(&["rebuild-chain", "--api-view", "--json", &rollout]) else {
@@ -140,19 +160,15 @@ fn codex_request_view_reads_an_item_by_its_type_first() {
     // which fields the item's type has, whatever that type is.
     let dir = tempfile::tempdir().unwrap();
     let big = zeros(8_000_000);
-    let mut body = String::from(
-        "{\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"019a0000-0000-7000-8000-000000000002\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.171.0\"}}\n",
-    );
-    for payload in [
+    let payloads: Vec<String> = [
         r#""extra":BIG,"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]"#,
         r#""type":"reasoning","extra":BIG,"summary":[]"#,
         r#""type":"mcp_tool_call","extra":BIG"#,
-    ] {
-        body.push_str(&format!(
-            "{{\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"type\":\"response_item\",\"payload\":{{{}}}}}\n",
-            payload.replace("BIG", &big)
-        ));
-    }
+    ]
+    .iter()
+    .map(|p| format!("{{{}}}", p.replace("BIG", &big)))
+    .collect();
+    let body = codex_rollout(2, &payloads);
     let rollout = write(dir.path(), "first.jsonl", &body);
     let Some((code, stderr)) = capped(&["rebuild-chain", "--api-view", "--json", &rollout]) else {
         return;
@@ -171,14 +187,18 @@ fn codex_request_view_refuses_an_item_it_cannot_hold_naming_its_line() {
     // each a string in its types; the view cannot hold them within bounds, and prints no
     // other request in their place.
     let dir = tempfile::tempdir().unwrap();
+    let command = strings(3_000_000);
     let rollout = write(
         dir.path(),
         "shell.jsonl",
-        &format!(
-            "{{\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"019a0000-0000-7000-8000-000000000003\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.171.0\"}}}}\n\
-             {{\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":\"hi\"}}]}}}}\n\
-             {{\"timestamp\":\"2026-01-01T00:00:02.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"local_shell_call\",\"call_id\":\"c1\",\"status\":\"completed\",\"action\":{{\"type\":\"exec\",\"command\":{}}}}}}}\n",
-            strings(3_000_000)
+        &codex_rollout(
+            3,
+            &[
+                USER_HI.to_string(),
+                format!(
+                    r#"{{"type":"local_shell_call","call_id":"c1","status":"completed","action":{{"type":"exec","command":{command}}}}}"#
+                ),
+            ],
         ),
     );
     for extra in [&[][..], &["--json"], &["--format", "text"]] {
