@@ -55,9 +55,39 @@ pub fn write_record(w: &mut impl Write, bytes: &[u8], terminal: bool) -> io::Res
     w.write_all(b"\n")
 }
 
+/// Where an [`Out`] writes: stdout, or memory for a caller that hands the output on itself
+/// (the MCP server, whose stdout carries its protocol).
+enum Sink {
+    Stdout(BufWriter<Stdout>),
+    Memory(Vec<u8>),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(w) => w.write(buf),
+            Sink::Memory(v) => v.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.write_all(buf),
+            Sink::Memory(v) => v.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(w) => w.flush(),
+            Sink::Memory(_) => Ok(()),
+        }
+    }
+}
+
 /// Buffered stdout plus what is known about it.
 pub struct Out {
-    w: BufWriter<Stdout>,
+    w: Sink,
     /// Stdout is a terminal: records get C1 controls escaped (see [`write_record`]).
     pub terminal: bool,
     /// Colour is allowed on stdout (from `--color` and whether it is a terminal).
@@ -70,9 +100,28 @@ impl Out {
     pub fn new(color: ColorChoice) -> Out {
         let terminal = io::stdout().is_terminal();
         Out {
-            w: BufWriter::with_capacity(256 * 1024, io::stdout()),
+            w: Sink::Stdout(BufWriter::with_capacity(256 * 1024, io::stdout())),
             terminal,
             color: color.enabled(terminal),
+        }
+    }
+
+    /// An output kept in memory, uncoloured, as written to a pipe; [`take`](Self::take)
+    /// hands it over.
+    pub fn memory() -> Out {
+        Out {
+            w: Sink::Memory(Vec::new()),
+            terminal: false,
+            color: false,
+        }
+    }
+
+    /// What an output made by [`memory`](Self::memory) holds so far, leaving it empty; an
+    /// output to stdout holds nothing.
+    pub fn take(&mut self) -> Vec<u8> {
+        match &mut self.w {
+            Sink::Memory(v) => std::mem::take(v),
+            Sink::Stdout(_) => Vec::new(),
         }
     }
 

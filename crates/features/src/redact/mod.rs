@@ -437,6 +437,13 @@ impl Redactor {
         self.replace_value(v)
     }
 
+    /// `text` with every secret replaced, those found in it and those found before (the
+    /// same secret keeps its placeholder), or `None` when it holds none: for a text handed
+    /// out that is not a record (the MCP server's answers).
+    pub fn redact_text(&self, text: &str) -> Option<String> {
+        self.redact_str(text)
+    }
+
     /// Learns the secrets of a text that is not a record (a file's name).
     pub(crate) fn learn_text(&self, s: &str) {
         self.learn_str(s);
