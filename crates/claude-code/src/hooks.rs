@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use self::json::Json;
 use crate::agents::Hooks;
-use cctool_core::model::hooks::{Compaction, EVENTS, Edit, Scope, SettingsError, tail_records};
+use cctool_core::model::hooks::{Compaction, EVENTS, Edit, McpServer, Scope, SettingsError, tail_records};
 
 /// Claude Code's hooks.
 pub struct ClaudeCodeHooks;
@@ -59,6 +59,54 @@ impl Hooks for ClaudeCodeHooks {
     fn summary_source(&self) -> &'static str {
         "hook"
     }
+
+    /// `~/.claude.json` (in `CLAUDE_CONFIG_DIR` when it is set), where `claude mcp add
+    /// --scope user` keeps the servers of every project: its top-level `mcpServers`.
+    fn mcp_config_path(&self, env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+        Some(
+            env("CLAUDE_CONFIG_DIR")
+                .map(PathBuf::from)
+                .or_else(|| env("HOME").map(PathBuf::from))?
+                .join(".claude.json"),
+        )
+    }
+
+    fn mcp_entry(&self, server: &McpServer) -> String {
+        let entry = serde_json::json!({"mcpServers": {server.name.as_str(): mcp_value(server)}});
+        serde_json::to_string_pretty(&entry).unwrap_or_default() + "\n"
+    }
+
+    fn mcp_install(&self, text: &str, server: &McpServer) -> Result<Edit, SettingsError> {
+        json_mcp_install(text, server)
+    }
+}
+
+/// A stdio server's entry, as `claude mcp add` writes one.
+fn mcp_value(server: &McpServer) -> Value {
+    serde_json::json!({"type": "stdio", "command": server.command, "args": server.args, "env": {}})
+}
+
+/// `server` added to the top-level `mcpServers`; every other byte of the file kept as written
+/// (the file is Claude Code's own state: its projects, its caches).
+fn json_mcp_install(text: &str, server: &McpServer) -> Result<Edit, SettingsError> {
+    let mut root = parse_json(text)?;
+    let servers = root
+        .entry("mcpServers", Json::Object(Vec::new()))
+        .ok_or(SettingsError::NotAnObject)?;
+    if !matches!(servers, Json::Object(_)) {
+        return Err(SettingsError::McpServersNotATable("\"mcpServers\""));
+    }
+    if let Some(there) = servers.get(&server.name) {
+        let same = there.get("command").and_then(Json::as_str).as_deref() == Some(server.command.as_str())
+            && matches!(there.get("args"), Some(Json::Array(a))
+                if a.iter().map(Json::as_str).collect::<Vec<_>>() == server.args.iter().cloned().map(Some).collect::<Vec<_>>());
+        return match same {
+            true => Ok(Edit::Unchanged),
+            false => Err(SettingsError::McpServerTaken(server.name.clone())),
+        };
+    }
+    servers.entry(&server.name, Json::from_value(&mcp_value(server)));
+    Ok(Edit::Changed(write_json(&root, text), vec!["mcpServers"]))
 }
 
 /// `preTokens` of the last compact boundary in the transcript (the boundary may not be

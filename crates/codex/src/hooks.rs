@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::agents::Hooks;
-use crate::model::hooks::{Compaction, EVENTS, Edit, Scope, SettingsError, tail_records};
+use crate::model::hooks::{Compaction, EVENTS, Edit, McpServer, Scope, SettingsError, tail_records};
 
 /// Codex's hooks.
 pub struct CodexHooks;
@@ -53,6 +53,23 @@ impl Hooks for CodexHooks {
             "Codex runs a hook only once you have reviewed and trusted it: its TUI asks at the next start \
              (codex --dangerously-bypass-hook-trust skips the question for one run)",
         )
+    }
+
+    /// `config.toml` (in `CODEX_HOME`, else `~/.codex`), where `codex mcp add` keeps its
+    /// servers: `[mcp_servers.NAME]`.
+    fn mcp_config_path(&self, env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+        self.settings_path(Scope::User, env, Path::new(""))
+    }
+
+    fn mcp_entry(&self, server: &McpServer) -> String {
+        let mut doc = toml_edit::DocumentMut::new();
+        doc.insert("mcp_servers", implicit_table());
+        doc["mcp_servers"][server.name.as_str()] = toml_edit::Item::Table(mcp_table(server));
+        doc.to_string()
+    }
+
+    fn mcp_install(&self, text: &str, server: &McpServer) -> Result<Edit, SettingsError> {
+        toml_mcp_install(text, server)
     }
 }
 
@@ -218,4 +235,46 @@ mod tests {
         };
         assert_eq!(back, plain);
     }
+}
+
+fn implicit_table() -> toml_edit::Item {
+    let mut t = toml_edit::Table::new();
+    t.set_implicit(true);
+    toml_edit::Item::Table(t)
+}
+
+/// A stdio server's table, as `codex mcp add` writes one.
+fn mcp_table(server: &McpServer) -> toml_edit::Table {
+    let mut t = toml_edit::Table::new();
+    t.insert("command", toml_edit::value(server.command.as_str()));
+    t.insert(
+        "args",
+        toml_edit::value(server.args.iter().map(String::as_str).collect::<toml_edit::Array>()),
+    );
+    t
+}
+
+/// `server` added as `[mcp_servers.NAME]`; every other key, comment and blank line kept.
+fn toml_mcp_install(text: &str, server: &McpServer) -> Result<Edit, SettingsError> {
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(SettingsError::Toml)?;
+    if !doc.contains_key("mcp_servers") {
+        doc.insert("mcp_servers", implicit_table());
+    }
+    let servers = doc["mcp_servers"]
+        .as_table_like_mut()
+        .ok_or(SettingsError::McpServersNotATable("[mcp_servers]"))?;
+    if let Some(there) = servers.get(&server.name) {
+        let args: Option<Vec<&str>> = there
+            .get("args")
+            .and_then(|a| a.as_array())
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect());
+        let same = there.get("command").and_then(|c| c.as_str()) == Some(server.command.as_str())
+            && args == Some(server.args.iter().map(String::as_str).collect());
+        return match same {
+            true => Ok(Edit::Unchanged),
+            false => Err(SettingsError::McpServerTaken(server.name.clone())),
+        };
+    }
+    servers.insert(&server.name, toml_edit::Item::Table(mcp_table(server)));
+    Ok(Edit::Changed(doc.to_string(), vec!["mcp_servers"]))
 }

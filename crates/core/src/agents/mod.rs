@@ -387,6 +387,29 @@ pub trait Hooks: Sync {
     fn trust_note(&self) -> Option<&'static str> {
         None
     }
+
+    /// The file where the agent reads the MCP servers of every project (its user scope), from
+    /// the variables in `env`; `None` when the home folder it is under is unknown or the agent
+    /// has no such file (`mcp --install` then refuses it).
+    fn mcp_config_path(&self, env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+        let _ = env;
+        None
+    }
+
+    /// `server`'s entry as the agent's MCP configuration writes it, on its own: what
+    /// `mcp --install` prints.
+    fn mcp_entry(&self, server: &crate::model::hooks::McpServer) -> String {
+        let _ = server;
+        String::new()
+    }
+
+    /// The configuration `text` with `server` added, everything else kept as written. An
+    /// entry of that name already there is never replaced: `Unchanged` when it starts the
+    /// same command, refused when it starts another.
+    fn mcp_install(&self, text: &str, server: &crate::model::hooks::McpServer) -> Result<Edit, SettingsError> {
+        let _ = (text, server);
+        Err(SettingsError::NoMcpConfig)
+    }
 }
 
 /// `convert`'s side of one agent: its reader of the conversation, its writer of its own lines,

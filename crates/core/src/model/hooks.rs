@@ -66,6 +66,29 @@ pub enum SettingsError {
         /// The event ([`EVENTS`]).
         event: &'static str,
     },
+    /// The agent's table of MCP servers (`mcpServers`, `[mcp_servers]`) is not a table.
+    #[error("{0} is not a table of MCP servers")]
+    McpServersNotATable(&'static str),
+    /// An MCP server of that name is there already, started another way: the user's entry is
+    /// never replaced.
+    #[error(
+        "an MCP server named {0} is there already, starting another command; not changed (remove or rename it first)"
+    )]
+    McpServerTaken(String),
+    /// cctool does not know where this agent configures its MCP servers.
+    #[error("cctool does not know where this agent configures its MCP servers")]
+    NoMcpConfig,
+}
+
+/// An MCP server as an agent's configuration names it: `mcp --install` adds cctool's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McpServer {
+    /// The server's name in the configuration (`cctool`).
+    pub name: String,
+    /// The program the agent starts.
+    pub command: String,
+    /// Its arguments.
+    pub args: Vec<String>,
 }
 
 pub use crate::output::shell::quote as shell_quote;

@@ -109,6 +109,12 @@ pub enum Written {
 /// first copied to a backup beside it, a new one is created with its folder, and one left
 /// empty is removed.
 pub fn write_settings(path: &Path, content: &str) -> Result<Written, HooksError> {
+    write_settings_as(path, content, "cctool-hooks")
+}
+
+/// [`write_settings`] for another edit than the hooks': `tag` names its backups
+/// (`FILE.TAG.bak`).
+pub fn write_settings_as(path: &Path, content: &str, tag: &str) -> Result<Written, HooksError> {
     let failed = |cause| HooksError::Write {
         path: path.to_path_buf(),
         cause,
@@ -119,7 +125,7 @@ pub fn write_settings(path: &Path, content: &str) -> Result<Written, HooksError>
             std::fs::remove_file(path).map_err(failed)?;
             return Ok(Written::Removed);
         }
-        return crate::io::atomic::replace_with_backup(path, content.as_bytes(), "cctool-hooks")
+        return crate::io::atomic::replace_with_backup(path, content.as_bytes(), tag)
             .map(Written::Replaced)
             .map_err(failed);
     }
