@@ -18,6 +18,7 @@ mod chain;
 mod convert;
 mod doctor;
 mod export;
+mod mcp;
 mod rewrite;
 mod scan;
 mod search;
@@ -29,6 +30,7 @@ pub use chain::*;
 pub use convert::*;
 pub use doctor::*;
 pub use export::*;
+pub use mcp::*;
 pub use rewrite::*;
 pub use scan::*;
 pub use search::*;
@@ -130,6 +132,7 @@ pub enum Command {
     Export(ExportArgs),
     ExtractSummary(ExtractSummaryArgs),
     Hooks(HooksArgs),
+    Mcp(McpArgs),
     Migrate(MigrateArgs),
     RebuildChain(RebuildChainArgs),
     Restore(RestoreArgs),

@@ -40,7 +40,7 @@ fn format_name(f: ExportFormat) -> &'static str {
 }
 
 /// The rules file read when `--redact-config` is not given, if there is one.
-fn default_rules_file() -> Option<PathBuf> {
+pub(super) fn default_rules_file() -> Option<PathBuf> {
     let base = std::env::var_os("XDG_CONFIG_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)

@@ -12,6 +12,7 @@ pub mod extract_summary;
 pub mod hooks;
 pub mod ids;
 pub mod man;
+pub mod mcp;
 pub mod migrate;
 pub mod rebuild_chain;
 pub mod record;
@@ -44,6 +45,7 @@ pub fn dispatch(cli: &Cli) -> Result<ExitStatus> {
         Command::Backup(args) => backup::run(&cli.global, args),
         Command::Restore(args) => restore::run(&cli.global, args),
         Command::Hooks(args) => hooks::run(&cli.global, args),
+        Command::Mcp(args) => mcp::run(&cli.global, args),
     }
 }
 

@@ -62,6 +62,8 @@ pub enum Record<'a> {
     Restored(&'a super::restore::Restored<'a>),
     /// `hooks install` and `uninstall`: what was edited.
     Hooks(&'a super::hooks::HooksEdit),
+    /// `mcp --install`: the server's entry in an agent's configuration.
+    McpInstall(&'a super::mcp::McpInstall),
     /// `search --json`: one text of a message that matched.
     Hit(&'a super::search::HitRecord<'a>),
     /// `search --json -l` or `-c`: a session that matched.

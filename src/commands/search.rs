@@ -13,7 +13,7 @@ use crate::output::Out;
 use crate::search::{Case, Found, Hit, Matcher, Options, Prefilter, Query};
 
 mod show;
-mod when;
+pub(crate) mod when;
 
 /// A session with hits.
 pub(crate) struct Matched {

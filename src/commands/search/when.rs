@@ -4,7 +4,7 @@
 use super::super::error::Usage;
 
 /// The time `value` names, in milliseconds since the epoch.
-pub(super) fn bound(option: &'static str, value: Option<&str>, now: jiff::Timestamp) -> Result<Option<i64>, Usage> {
+pub(crate) fn bound(option: &'static str, value: Option<&str>, now: jiff::Timestamp) -> Result<Option<i64>, Usage> {
     let Some(value) = value else { return Ok(None) };
     parse(value, now).map(Some).ok_or_else(|| Usage::When {
         option,
