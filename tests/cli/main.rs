@@ -43,6 +43,8 @@ mod input;
 mod json_types;
 mod long_functions;
 mod lost_writes;
+mod mcp;
+mod mcp_client;
 mod memory_codex;
 mod memory_read;
 mod memory_rows;

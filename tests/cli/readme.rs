@@ -20,6 +20,7 @@ const PAGES: &[&str] = &[
     "docs/guide/read.md",
     "docs/guide/survey.md",
     "docs/guide/search.md",
+    "docs/guide/mcp.md",
     "docs/guide/rewrite.md",
     "docs/guide/keep-and-share.md",
     "docs/guide/convert.md",

@@ -21,6 +21,7 @@ mod doctor;
 mod errors;
 mod export;
 mod hooks;
+mod mcp;
 mod migrate;
 mod misc;
 mod scan;
