@@ -68,7 +68,7 @@ fn the_official_python_sdk_lists_searches_reads_and_reads_errors() {
     let python = match sdk_python() {
         Ok(p) => p,
         Err(why) => {
-            println!("skipped: the MCP Python SDK cannot be installed ({why})");
+            crate::util::skip_notice(&format!("the MCP Python SDK cannot be installed ({why})"));
             return;
         }
     };

@@ -204,39 +204,6 @@ fn toml_commands(group: &toml_edit::Table) -> Vec<String> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const CMD: &str = "/usr/local/bin/cctool hooks run codex";
-
-    #[test]
-    fn toml_round_trip_keeps_every_other_byte() {
-        let original = "# my settings\nmodel = \"gpt-5\" # pinned\n\n[hooks]\n[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"notify\" }]\n\n[tui]\ntheme = \"dark\"\n";
-        let Edit::Changed(installed, evs) = toml_install(original, CMD).unwrap() else {
-            panic!()
-        };
-        assert_eq!(evs, EVENTS);
-        assert!(
-            installed.starts_with("# my settings\nmodel = \"gpt-5\" # pinned\n"),
-            "{installed}"
-        );
-        assert_eq!(toml_install(&installed, CMD).unwrap(), Edit::Unchanged);
-        let Edit::Changed(back, _) = toml_uninstall(&installed).unwrap() else {
-            panic!()
-        };
-        assert_eq!(back, original);
-        let plain = "model = \"o3\"\n";
-        let Edit::Changed(i, _) = toml_install(plain, CMD).unwrap() else {
-            panic!()
-        };
-        let Edit::Changed(back, _) = toml_uninstall(&i).unwrap() else {
-            panic!()
-        };
-        assert_eq!(back, plain);
-    }
-}
-
 fn implicit_table() -> toml_edit::Item {
     let mut t = toml_edit::Table::new();
     t.set_implicit(true);
@@ -277,4 +244,37 @@ fn toml_mcp_install(text: &str, server: &McpServer) -> Result<Edit, SettingsErro
     }
     servers.insert(&server.name, toml_edit::Item::Table(mcp_table(server)));
     Ok(Edit::Changed(doc.to_string(), vec!["mcp_servers"]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CMD: &str = "/usr/local/bin/cctool hooks run codex";
+
+    #[test]
+    fn toml_round_trip_keeps_every_other_byte() {
+        let original = "# my settings\nmodel = \"gpt-5\" # pinned\n\n[hooks]\n[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"notify\" }]\n\n[tui]\ntheme = \"dark\"\n";
+        let Edit::Changed(installed, evs) = toml_install(original, CMD).unwrap() else {
+            panic!()
+        };
+        assert_eq!(evs, EVENTS);
+        assert!(
+            installed.starts_with("# my settings\nmodel = \"gpt-5\" # pinned\n"),
+            "{installed}"
+        );
+        assert_eq!(toml_install(&installed, CMD).unwrap(), Edit::Unchanged);
+        let Edit::Changed(back, _) = toml_uninstall(&installed).unwrap() else {
+            panic!()
+        };
+        assert_eq!(back, original);
+        let plain = "model = \"o3\"\n";
+        let Edit::Changed(i, _) = toml_install(plain, CMD).unwrap() else {
+            panic!()
+        };
+        let Edit::Changed(back, _) = toml_uninstall(&i).unwrap() else {
+            panic!()
+        };
+        assert_eq!(back, plain);
+    }
 }
