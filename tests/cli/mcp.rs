@@ -404,3 +404,35 @@ fn secrets_are_redacted_unless_no_redact() {
     assert!(md.contains(SECRET));
     assert!(c.close().success());
 }
+
+#[test]
+fn install_writes_through_a_linked_configuration_and_refuses_a_dangling_link() {
+    let home = Home::new();
+    let dotfiles = home.dir.path().join("dotfiles");
+    std::fs::create_dir(&dotfiles).unwrap();
+    let target = dotfiles.join("claude.json");
+    std::fs::write(&target, "{\n  \"numStartups\": 3\n}\n").unwrap();
+    let link = home.dir.path().join(".claude.json");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let install = |home: &Home| {
+        home.cmd(&bin())
+            .args(["mcp", "--install", "claude-code", "--write", "--command", "cctool"])
+            .output()
+            .unwrap()
+    };
+    let out = install(&home);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(),
+        "the link was replaced"
+    );
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&target).unwrap()).unwrap();
+    assert_eq!(written["numStartups"], 3);
+    assert_eq!(written["mcpServers"]["cctool"]["args"], json!(["mcp"]));
+
+    std::fs::remove_file(&target).unwrap();
+    let out = install(&home);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not exist"));
+    assert!(!target.exists(), "a dangling link's target was created");
+}
