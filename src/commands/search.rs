@@ -47,6 +47,8 @@ pub fn run(g: &GlobalArgs, a: &SearchArgs) -> super::Result<ExitStatus> {
         until_ms: when::bound("--until", a.until.as_deref(), now)?,
         keep_messages: a.context > 0,
         prefilter: !a.no_prefilter,
+        // People's `-l` names the sessions alone; `-c` and `--json` count every hit.
+        first_hit: a.files_with_matches && !a.count && !g.json,
     };
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
     let outcomes = super::each_session_reading(

@@ -244,3 +244,49 @@ fn claude_code_request_view_renders_a_huge_tool_input_as_written() {
         assert!(String::from_utf8_lossy(&out.stdout).contains(&input), "{format}");
     }
 }
+
+#[test]
+fn rebuild_chain_renders_a_record_of_millions_of_elements_within_bounds() {
+    // A Claude Code tool input and a Codex shell command of three million strings each
+    // (12 MB): the text views render each record read with the caps the request views use (a
+    // container past them kept as its text), never built as a tree of millions of values.
+    // Both formats render the same record; each agent is run in one of them.
+    let dir = tempfile::tempdir().unwrap();
+    let xs = strings(3_000_000);
+    let claude = write(
+        dir.path(),
+        "claude.jsonl",
+        &format!(
+            "{PROMPT}\n{{\"parentUuid\":\"00000000-0000-4000-8000-000000000001\",\"type\":\"assistant\",\"uuid\":\"00000000-0000-4000-8000-000000000002\",\"timestamp\":\"2026-01-01T00:00:01.000Z\",\"sessionId\":\"s\",\"message\":{{\"id\":\"m1\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Bash\",\"input\":{{\"xs\":{xs}}}}}]}}}}\n"
+        ),
+    );
+    let codex = write(
+        dir.path(),
+        "codex.jsonl",
+        &codex_rollout(
+            4,
+            &[
+                USER_HI.to_string(),
+                format!(
+                    r#"{{"type":"local_shell_call","call_id":"c1","status":"completed","action":{{"type":"exec","command":{xs}}}}}"#
+                ),
+            ],
+        ),
+    );
+    for (file, format, shown) in [
+        (&claude, "text", "{\"xs\":[\"x\",\"x\""),
+        (&codex, "markdown", "\"command\":[\"x\",\"x\""),
+    ] {
+        let args = ["rebuild-chain", "--format", format, file.as_str()];
+        let Some(out) = crate::util::under_cap(&args, Some(CAP)) else {
+            return;
+        };
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr:.500}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains(shown) && stdout.contains("more bytes not shown"),
+            "{args:?}"
+        );
+    }
+}

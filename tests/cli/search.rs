@@ -172,37 +172,48 @@ fn phrases_of_every_fixture_are_found_in_their_message() {
     }
 }
 
-/// The hits of every fixture with the prefilter on and off are the same, for patterns of
-/// every kind the prefilter treats apart (a run of plain characters, a quote, a backslash, a
-/// newline, non-ASCII text, an emoji, whole words, ignored case) and every field.
+/// Patterns of every kind the prefilter treats apart (a run of plain characters, a quote, a
+/// backslash, a newline, non-ASCII text, an emoji, ignored case), and text only a reader
+/// makes (Codex's marker of what a rebuilt legacy compaction cut, its summary when none was
+/// written: the fixture's file holds neither, and is read whole for them).
+const PREFILTER_PATTERNS: [&str; 20] = [
+    "e",
+    "the",
+    "\"",
+    "\\",
+    "\n",
+    "\t",
+    "/",
+    "é",
+    "日本",
+    "😀",
+    "it's",
+    "README",
+    "a b",
+    "<",
+    "k",
+    "S",
+    "truncated",
+    "5 tokens",
+    "…",
+    "(no summary",
+];
+
+/// The flags of each run that compares the prefilter on and off: every field, whole words,
+/// ignored case, two patterns.
+const PREFILTER_FLAGS: [&[&str]; 5] = [
+    &[],
+    &["--tools", "--thinking"],
+    &["--scope", "effective", "--tools"],
+    &["-w", "-i"],
+    &["-s", "--and", "a"],
+];
+
+/// The hits of every fixture with the prefilter (on lines, and on whole files) on and off are
+/// the same, for every kind of pattern and every field.
 #[test]
 fn the_prefilter_changes_no_hit() {
-    let patterns = [
-        "e",
-        "the",
-        "\"",
-        "\\",
-        "\n",
-        "\t",
-        "/",
-        "é",
-        "日本",
-        "😀",
-        "it's",
-        "README",
-        "a b",
-        "<",
-        "k",
-        "S",
-        "truncated",
-    ];
-    let flags: [&[&str]; 5] = [
-        &[],
-        &["--tools", "--thinking"],
-        &["--scope", "effective", "--tools"],
-        &["-w", "-i"],
-        &["-s", "--and", "a"],
-    ];
+    let (patterns, flags) = (PREFILTER_PATTERNS, PREFILTER_FLAGS);
     let fixtures = fixture("");
     let run = |p: &str, f: &[&str], off: bool| {
         let mut c = cctool();
@@ -225,6 +236,32 @@ fn the_prefilter_changes_no_hit() {
         }
     }
     assert!(total > 1000, "{total} hits in all");
+}
+
+/// `-l` for people stops decoding a file at its first hit; with the prefilter off it reads
+/// every line: the sessions named are the same, for every kind of pattern and every field.
+#[test]
+fn files_with_matches_name_the_same_sessions_with_and_without_the_prefilter() {
+    let fixtures = fixture("");
+    let run = |p: &str, f: &[&str], off: bool| {
+        let mut c = cctool();
+        c.args(["search", "-l"]).args(f).env("COLUMNS", "400");
+        if off {
+            c.arg("--no-prefilter");
+        }
+        let o = c.arg("--").arg(p).arg(&fixtures).output().unwrap();
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let mut named = 0;
+    for p in PREFILTER_PATTERNS {
+        // Fewer runs than the hits' test: the first hit ends the same way whatever the field.
+        for f in [PREFILTER_FLAGS[0], PREFILTER_FLAGS[2], PREFILTER_FLAGS[4]] {
+            let on = run(p, f, false);
+            assert_eq!(on, run(p, f, true), "{p:?} {f:?}");
+            named += on.lines().count();
+        }
+    }
+    assert!(named > 500, "{named} sessions named in all");
 }
 
 #[test]

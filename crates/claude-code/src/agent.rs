@@ -16,7 +16,7 @@ use cctool_core::compact;
 use cctool_core::compact::file::Target;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::ExportError;
-use cctool_core::model::events::{Ask, Sink, Streamed};
+use cctool_core::model::events::{Ask, MadeText, Sink, Streamed, View};
 use cctool_core::model::resume::Overrides;
 use cctool_core::model::session::SessionRecord;
 
@@ -146,6 +146,11 @@ impl Agent for ClaudeCode {
 
     fn events(&self, src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error::Result<Streamed> {
         super::events::events(src, ask, sink)
+    }
+
+    /// Every record it hands on is read from the transcript's own lines, in every view.
+    fn made_text(&self, _view: View) -> MadeText {
+        MadeText::Only(&[])
     }
 
     fn export_records(

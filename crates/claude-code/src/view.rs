@@ -7,7 +7,7 @@ use super::config::Config;
 use super::events::{parts, record_of};
 use super::model as claude_model;
 use crate::agents::view::ChainOptions;
-use crate::agents::view::{ApiViewSummary, ChainSummary, Report, cannot_read, value_kept, value_of};
+use crate::agents::view::{ApiViewSummary, ChainSummary, Report, cannot_read, value_of};
 use crate::error::Error;
 use crate::io::Source;
 use crate::output::Out;
@@ -120,7 +120,7 @@ fn print_request(
         match st {
             None => out.record(body.as_bytes())?,
             Some(s) => {
-                let mut v = value_kept(body.as_bytes());
+                let mut v = value_of(body.as_bytes());
                 let sent = match v.get_mut("messages").map(serde_json::Value::take) {
                     Some(serde_json::Value::Array(a)) => a,
                     _ => Vec::new(),
@@ -134,7 +134,7 @@ fn print_request(
         for (i, m) in messages.iter().enumerate() {
             match st {
                 None => out.record(m.as_bytes())?,
-                Some(s) => out.text(&render::render(&s, &api_block(value_kept(m.as_bytes()), i, &s)))?,
+                Some(s) => out.text(&render::render(&s, &api_block(value_of(m.as_bytes()), i, &s)))?,
             }
         }
     }

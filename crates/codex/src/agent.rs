@@ -9,7 +9,7 @@ use crate::agents::{About, Agent, Import};
 use crate::io::Source;
 use crate::model::diag::Diagnostic;
 use crate::model::doc::ExportError;
-use crate::model::events::{Ask, Sink, Streamed};
+use crate::model::events::{Ask, MadeText, Sink, Streamed, View};
 use crate::model::resume::Loader;
 use crate::model::resume::Overrides;
 use crate::model::session::SessionRecord;
@@ -164,6 +164,14 @@ impl Agent for Codex {
 
     fn events(&self, src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error::Result<Streamed> {
         Ok(super::events::events(src, ask, sink)?)
+    }
+
+    /// The history a resume rebuilds of a `compacted` record without a replacement history
+    /// (`history::rebuild_legacy`, in every view: each lists what a resume loads) holds the
+    /// rollout's user messages, one cut with a marker, and a summary it may make; the rest is
+    /// the rollout's items.
+    fn made_text(&self, _view: View) -> MadeText {
+        MadeText::Only(&["…0 tokens truncated…", "(no summary available)"])
     }
 
     fn export_records(

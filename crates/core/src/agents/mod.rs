@@ -23,7 +23,7 @@ use crate::io::Source;
 use crate::model::AgentId;
 use crate::model::diag::Diagnostic;
 use crate::model::doc::ExportError;
-use crate::model::events::{Ask, Sink, Streamed};
+use crate::model::events::{Ask, MadeText, Sink, Streamed, View};
 use crate::model::hooks::{Compaction, Edit, SettingsError};
 use crate::model::resume::Loader;
 use crate::model::resume::Overrides;
@@ -191,6 +191,14 @@ pub trait Agent: Sync {
     /// `parse`. `scan --rows`'s messages and tool-calls tables and `export`'s documents are
     /// made from them, the same for every agent.
     fn events(&self, src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error::Result<Streamed>;
+
+    /// Whether [`events`](Agent::events), in `view`, hands on to `parse` text its file does
+    /// not hold as written (text it makes, such as a marker of what a resume cuts). `search`
+    /// skips a file whose bytes hold none of a pattern's needles only when it does not.
+    fn made_text(&self, view: View) -> MadeText {
+        let _ = view;
+        MadeText::Maybe
+    }
 
     /// `export --format jsonl`: the records the document shows, as written, each handed to
     /// `emit` in order.

@@ -218,19 +218,12 @@ impl ChainSummary {
     }
 }
 
-/// Parses a record for rendering; a record that cannot be parsed is shown as its text.
+/// Parses a record for rendering, with the caps of [`crate::io::json::parse_kept`]: a
+/// container past them is kept as its text, which the renderer shows as written, so that what
+/// a record takes stays in proportion to its bytes however many elements it holds (every
+/// record a real client writes is below the caps, and reads as a tree). A record that is not
+/// JSON, or nests deeper than serde_json reads, is shown as its text.
 pub fn value_of(bytes: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(bytes)
-        .ok()
-        .or_else(|| crate::io::json::repair_surrogates(bytes).and_then(|b| serde_json::from_slice(&b).ok()))
-        .unwrap_or_else(|| serde_json::Value::String(String::from_utf8_lossy(bytes).into_owned()))
-}
-
-/// [`value_of`] with the caps of [`crate::io::json::parse_kept`]: a container past them
-/// kept as its text, which the renderer shows as written, so that what a record takes
-/// stays in proportion to its bytes. For what is rendered and not read further.
-pub fn value_kept(bytes: &[u8]) -> serde_json::Value {
-    // A record nested deeper than serde_json reads is shown as its text, as `value_of` does.
     crate::io::json::serde_reads(bytes)
         .then(|| crate::io::json::parse_kept(bytes))
         .flatten()

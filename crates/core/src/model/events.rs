@@ -60,6 +60,19 @@ pub enum View {
     History,
 }
 
+/// Whether a reader hands on text its file does not hold as written (an agent's answer to
+/// `search`, which skips a file whose bytes hold no needle of a pattern only when the pattern
+/// cannot match what the reader makes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MadeText {
+    /// It may make any text: every file is read. The safe answer.
+    Maybe,
+    /// It makes only these texts (none: everything it hands on is the file's, as written),
+    /// each alone or joined to the file's text on either side; an ASCII digit in one stands
+    /// for any number. The rest of what it hands on is the file's text, written again at most.
+    Only(&'static [&'static str]),
+}
+
 /// What a reader is asked.
 #[derive(Clone, Copy)]
 pub struct Ask<'a> {

@@ -110,22 +110,58 @@ pub struct Options {
 /// A body as three columns: its UTF-8 length, its SHA-256 (null when empty) and its first
 /// `max` characters (null when `max` is 0 or the body is empty).
 pub fn body(text: &str, max: usize) -> [Val; 3] {
-    if text.is_empty() {
-        return [Val::Int(0), Val::Null, Val::Null];
+    BodyColumns::of(text, max).columns()
+}
+
+/// A body's three columns ([`body`]) held in as few bytes as they need: the hash as its 32
+/// bytes rather than 64 hex characters, the prefix only when one is kept. What waits for
+/// something read later (a tool result for its call) is held this way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BodyColumns {
+    len: usize,
+    /// Meaningless when `len` is 0: an empty body has no hash column.
+    sha256: [u8; 32],
+    prefix: Option<Box<str>>,
+}
+
+impl BodyColumns {
+    /// The columns of `text`, its first `max` characters kept.
+    pub fn of(text: &str, max: usize) -> BodyColumns {
+        if text.is_empty() {
+            return BodyColumns {
+                len: 0,
+                sha256: [0; 32],
+                prefix: None,
+            };
+        }
+        let prefix = match max {
+            0 => None,
+            n => Some(match text.char_indices().nth(n) {
+                Some((end, _)) => text[..end].into(),
+                None => text.into(),
+            }),
+        };
+        BodyColumns {
+            len: text.len(),
+            sha256: Sha256::digest(text.as_bytes()).into(),
+            prefix,
+        }
     }
-    let hash = Sha256::digest(text.as_bytes());
-    let mut hex = String::with_capacity(64);
-    for b in hash.iter() {
-        hex.push_str(&format!("{b:02x}"));
+
+    /// The length, the hash in lowercase hex and the prefix, as the table writes them.
+    pub fn columns(&self) -> [Val; 3] {
+        if self.len == 0 {
+            return [Val::Int(0), Val::Null, Val::Null];
+        }
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = String::with_capacity(64);
+        for b in self.sha256 {
+            hex.push(char::from(HEX[usize::from(b >> 4)]));
+            hex.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
+        let prefix = self.prefix.as_deref().map_or(Val::Null, |p| Val::Str(p.to_string()));
+        [Val::count(self.len), Val::Str(hex), prefix]
     }
-    let prefix = match max {
-        0 => Val::Null,
-        n => Val::Str(match text.char_indices().nth(n) {
-            Some((end, _)) => text[..end].to_string(),
-            None => text.to_string(),
-        }),
-    };
-    [Val::count(text.len()), Val::Str(hex), prefix]
 }
 
 /// Concatenated text of a message's content items.

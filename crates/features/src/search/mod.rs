@@ -19,7 +19,7 @@ pub use snippet::{Snippet, one_line};
 
 use crate::io::Source;
 use crate::model::AgentId;
-use crate::model::events::{Ask, Event, Mark, Part, Record, View};
+use crate::model::events::{Ask, Event, MadeText, Mark, Part, Record, View};
 
 /// Which history a search reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -104,9 +104,12 @@ pub struct Options {
     pub until_ms: Option<i64>,
     /// Keep a brief of every message searched, for showing messages around a hit.
     pub keep_messages: bool,
-    /// Rule out lines by their raw bytes first (off only to prove it changes
-    /// nothing).
+    /// Rule out lines by their raw bytes first, and a file whose bytes hold no needle of a
+    /// pattern (off only to prove it changes nothing).
     pub prefilter: bool,
+    /// Only whether the file has a hit is asked (`-l`): with the prefilter, every line after
+    /// the first hit is ruled out, and the hits stop there.
+    pub first_hit: bool,
 }
 
 /// One text of a message that matched.
@@ -162,36 +165,50 @@ pub fn search(
     pre: Option<&Prefilter>,
     opts: &Options,
 ) -> crate::error::Result<Found> {
-    // Lines, not files, are ruled out: a reader may hand on text its file does not hold
-    // as such (Codex's marker of what a resume truncates, in a history it rebuilds), and
-    // what it hands on is read through `parse`. Messages around a hit are shown from every
-    // message: then no line is ruled out.
+    // What a reader hands on is read through `parse`, where lines are ruled out. A whole
+    // file is ruled out on its bytes only when its agent lists the text its reader may make
+    // that the file does not hold as such (Codex's marker of what a resume truncates, in a
+    // history it rebuilds) and no pattern can match it. Messages around a hit are shown from
+    // every message: then nothing is ruled out.
     let lines = pre.filter(|_| opts.prefilter && !opts.keep_messages);
+    let view = match opts.scope {
+        Scope::Effective => View::Loaded,
+        Scope::Full => View::Records,
+    };
+    let agent = crate::agents::agent(format);
+    if let (Some(p), MadeText::Only(made)) = (lines, agent.made_text(view))
+        && !p.file_may_match(src, m, made)?
+    {
+        return Ok(Found::default());
+    }
+    // Once a file has a hit and no more are asked, nothing after it needs decoding.
+    let done = std::cell::Cell::new(false);
     let parse = |bytes: &[u8]| match lines {
+        Some(_) if done.get() => None,
         Some(p) if !p.candidate(bytes) => None,
         _ => crate::model::rows::parse(bytes),
     };
-    let ask = Ask {
-        view: match opts.scope {
-            Scope::Effective => View::Loaded,
-            Scope::Full => View::Records,
-        },
-        parse: &parse,
-    };
+    let ask = Ask { view, parse: &parse };
     let mut state = State {
         m,
         opts,
         found: Found::default(),
         count: 0,
     };
-    crate::agents::agent(format).events(src, ask, &mut |e| match e {
-        Event::Record(r) => {
-            let effective = r.loaded || opts.scope == Scope::Effective;
-            let pieces = pieces(&r, opts);
-            state.message(&r, effective, &pieces);
+    agent.events(src, ask, &mut |e| {
+        if done.get() {
+            return;
         }
-        Event::Mark(Mark::Compaction(c)) => state.summary(c),
-        Event::Mark(_) => {}
+        match e {
+            Event::Record(r) => {
+                let effective = r.loaded || opts.scope == Scope::Effective;
+                let pieces = pieces(&r, opts);
+                state.message(&r, effective, &pieces);
+            }
+            Event::Mark(Mark::Compaction(c)) => state.summary(c),
+            Event::Mark(_) => {}
+        }
+        done.set(lines.is_some() && opts.first_hit && !state.found.hits.is_empty());
     })?;
     Ok(state.found)
 }

@@ -10,12 +10,15 @@
 
 use aho_corasick::AhoCorasick;
 
-use super::matcher::Matcher;
+use super::matcher::{Matcher, Query};
+use crate::io::Source;
 
 /// The needles of each pattern: a candidate holds one needle of every pattern.
 #[derive(Debug)]
 pub struct Prefilter {
     each: Vec<AhoCorasick>,
+    /// The length of the longest needle, in bytes.
+    longest: usize,
 }
 
 impl Prefilter {
@@ -26,26 +29,87 @@ impl Prefilter {
         if m.query.regex {
             return None;
         }
+        let mut longest = 0;
         let each = m
             .query
             .patterns
             .iter()
             .zip(&m.patterns)
-            .map(|(text, p)| searcher(text, p.insensitive))
+            .map(|(text, p)| {
+                let (needles, fold) = needles(text, p.insensitive)?;
+                longest = needles.iter().map(Vec::len).fold(longest, usize::max);
+                AhoCorasick::builder().ascii_case_insensitive(fold).build(needles).ok()
+            })
             .collect::<Option<Vec<_>>>()?;
-        Some(Prefilter { each })
+        Some(Prefilter { each, longest })
     }
 
     /// Whether `bytes` (a line or a record as written) may hold a match of every pattern.
     pub fn candidate(&self, bytes: &[u8]) -> bool {
         self.each.iter().all(|ac| ac.is_match(bytes))
     }
+
+    /// Whether the file `src` may hold a match of `m`'s patterns (this prefilter's), read by
+    /// a reader that makes the texts `made` (([`MadeText::Only`](crate::model::events::MadeText::Only))): whether its bytes hold a
+    /// needle of every pattern that cannot match a made text (anywhere: a candidate holds them
+    /// all in one line). Read at the speed of the searchers, up to where that is known.
+    pub fn file_may_match(&self, src: &Source, m: &Matcher, made: &[&str]) -> std::io::Result<bool> {
+        let longest = self.longest;
+        let mut found: Vec<bool> = m.query.patterns.iter().map(|p| may_match_made(m, p, made)).collect();
+        let mut known = found.iter().all(|&f| f);
+        // The end of the window before, so that a needle across two windows is seen.
+        let mut seam: Vec<u8> = Vec::new();
+        src.for_each_chunk(|_, chunk, _| {
+            if known {
+                return;
+            }
+            seam.extend_from_slice(&chunk[..chunk.len().min(longest)]);
+            for bytes in [&seam[..], chunk] {
+                for (f, ac) in found.iter_mut().zip(&self.each) {
+                    *f = *f || ac.is_match(bytes);
+                }
+            }
+            known = found.iter().all(|&f| f);
+            let keep = chunk.len().min(longest.saturating_sub(1));
+            seam.clear();
+            seam.extend_from_slice(&chunk[chunk.len() - keep..]);
+        })?;
+        Ok(known)
+    }
 }
 
-/// The searcher of one pattern's needles.
-fn searcher(pattern: &str, insensitive: bool) -> Option<AhoCorasick> {
-    let (needles, fold) = needles(pattern, insensitive)?;
-    AhoCorasick::builder().ascii_case_insensitive(fold).build(needles).ok()
+/// Whether `pattern` (of `m`) may match text a reader makes, `made` (([`MadeText::Only`](crate::model::events::MadeText::Only))):
+/// a match that reaches into a made text joined to the file's holds its first or last
+/// character, and one inside it is a match of the pattern in it, a number standing for any.
+/// Whole words are not asked, which may only say yes more often.
+fn may_match_made(m: &Matcher, pattern: &str, made: &[&str]) -> bool {
+    let same = |a: char, b: char| a == b || a.to_lowercase().eq(b.to_lowercase());
+    made.iter().any(|t| {
+        let ends = [t.chars().next(), t.chars().last()];
+        if pattern.chars().any(|c| ends.iter().flatten().any(|&e| same(c, e))) {
+            return true;
+        }
+        let query = Query {
+            patterns: vec![any_number(pattern)],
+            word: false,
+            ..m.query.clone()
+        };
+        Matcher::new(&query).map_or(true, |inner| inner.which(&any_number(t)) != 0)
+    })
+}
+
+/// `text` with each run of ASCII digits written `0`.
+fn any_number(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_number = false;
+    for c in text.chars() {
+        let digit = c.is_ascii_digit();
+        if !(digit && in_number) {
+            out.push(if digit { '0' } else { c });
+        }
+        in_number = digit;
+    }
+    out
 }
 
 /// A pattern's needles, and whether they match regardless of ASCII case: the longest run of
@@ -141,6 +205,39 @@ mod tests {
         assert_eq!(text(needles("café au lait", false)), [" au lait"]);
         // Ignoring case, `s` and `k` end runs: Unicode folds them with non-ASCII letters.
         assert_eq!(text(needles("ask me", true)), [" me"]);
+    }
+
+    #[test]
+    fn a_pattern_may_match_made_text_inside_it_or_reaching_into_it() {
+        let made = ["…0 tokens truncated…", "(no summary available)"];
+        let may = |p: &str, case: super::super::Case| {
+            let m = Matcher::new(&Query {
+                patterns: vec![p.to_string()],
+                case,
+                ..Query::default()
+            })
+            .unwrap();
+            may_match_made(&m, p, &made)
+        };
+        let smart = super::super::Case::Smart;
+        for p in [
+            "truncated",
+            "12 tokens",
+            "3",
+            "…",
+            "x…",
+            "(no",
+            "summary)",
+            "ns tru",
+            "TOKENS",
+        ] {
+            assert!(may(p, super::super::Case::Insensitive), "{p}");
+        }
+        for p in ["zyzzogeton", "socket", "tokens  truncated", "1 2 tokens", "summary."] {
+            assert!(!may(p, smart), "{p}");
+        }
+        assert!(!may("TOKENS", super::super::Case::Sensitive));
+        assert_eq!(any_number("a12b3 4"), "a0b0 0");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::{Options, Row, Table, Val, body};
 use crate::io::Source;
 use crate::model::AgentId;
 use crate::model::events::{Ask, Event, Part, Record, View};
-use crate::model::rows::provenance;
+use crate::model::rows::{BodyColumns, provenance};
 
 /// The rows of the messages or tool-calls `table` for one file of the agent `format`.
 pub(crate) fn rows(table: Table, src: &Source, format: AgentId, opts: &Options) -> crate::error::Result<FileRows> {
@@ -83,7 +83,8 @@ fn message_row(e: Record, mut row: Row, index: usize, opts: &Options) -> Row {
 /// Where a tool-call row has the call's id: after the provenance and `call_index`.
 const CALL_ID: usize = super::PROVENANCE.len() + 1;
 
-/// A tool result waiting for its call.
+/// A tool result waiting for its call: only what its row's columns need, in the fewest bytes
+/// (a file can hold tens of thousands of results, each kept until the file is read).
 #[derive(Debug)]
 struct Outcome {
     line: Option<u64>,
@@ -91,7 +92,7 @@ struct Outcome {
     is_error: Option<bool>,
     /// The columns of the tool's output (its text kept as `--max-text` says: the rest is not
     /// held while the other calls are read).
-    output: [Val; 3],
+    output: BodyColumns,
 }
 
 /// What is known of one call id.
@@ -106,24 +107,34 @@ struct Slot {
 
 /// The tool results of a file, by the id of the call each answers, kept until the file is
 /// read: a call's row is made when the call is read, and completed with its result (which
-/// may come anywhere later, or even earlier, in the file) when the rows are written.
+/// may come anywhere later, or even earlier, in the file) when the rows are written. The ids
+/// are boxed, without a `String`'s spare capacity.
 #[derive(Debug, Default)]
-pub(crate) struct Results(FxHashMap<String, Slot>);
+pub(crate) struct Results(FxHashMap<Box<str>, Slot>);
 
 impl Results {
+    /// The slot of `id`, made when it is the id's first call or result (the id copied only
+    /// then: a result usually finds its call's slot).
+    fn slot(&mut self, id: &str) -> &mut Slot {
+        if !self.0.contains_key(id) {
+            self.0.insert(id.into(), Slot::default());
+        }
+        self.0.get_mut(id).expect("inserted above")
+    }
+
     /// Completes a call's row made by [`gather`]: the result columns of the last result of
     /// its id when it is the first call of that id, nulls otherwise.
     pub(crate) fn complete(&self, row: &mut Row) {
         let first = matches!(row.pop(), Some(Val::Bool(true)));
         let result = match (first, row.get(CALL_ID)) {
-            (true, Some(Val::Str(id))) => self.0.get(id).and_then(|s| s.outcome.as_ref()),
+            (true, Some(Val::Str(id))) => self.0.get(id.as_str()).and_then(|s| s.outcome.as_ref()),
             _ => None,
         };
         row.push(Val::Bool(result.is_some()));
         match result {
             Some(r) => {
                 row.extend([Val::int(r.line), Val::bool(r.is_error)]);
-                row.extend(r.output.iter().cloned());
+                row.extend(r.output.columns());
                 row.push(Val::time(r.ms));
             }
             None => row.extend([Val::Null, Val::Null, Val::Null, Val::Null, Val::Null, Val::Null]),
@@ -140,7 +151,7 @@ fn gather(e: Record, prov: Row, rows: &mut Rows, results: &mut Results, opts: &O
         match part {
             Part::Call(c) => {
                 let first = c.id.as_ref().is_some_and(|id| {
-                    let slot = results.0.entry(id.clone()).or_default();
+                    let slot = results.slot(id);
                     !std::mem::replace(&mut slot.called, true)
                 });
                 let mut row = prov.clone();
@@ -162,9 +173,9 @@ fn gather(e: Record, prov: Row, rows: &mut Rows, results: &mut Results, opts: &O
                         line,
                         ms: e.ms,
                         is_error: o.is_error,
-                        output: body(&into_text(o.output), opts.max_text),
+                        output: BodyColumns::of(&into_text(o.output), opts.max_text),
                     };
-                    results.0.entry(id).or_default().outcome = Some(Box::new(outcome));
+                    results.slot(&id).outcome = Some(Box::new(outcome));
                 }
             }
             _ => {}
