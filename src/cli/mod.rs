@@ -130,6 +130,7 @@ pub enum Command {
     Export(ExportArgs),
     ExtractSummary(ExtractSummaryArgs),
     Hooks(HooksArgs),
+    Index(IndexArgs),
     Migrate(MigrateArgs),
     RebuildChain(RebuildChainArgs),
     Restore(RestoreArgs),

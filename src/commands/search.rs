@@ -12,6 +12,7 @@ use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::search::{Case, Found, Hit, Matcher, Options, Prefilter, Query};
 
+mod indexed;
 mod show;
 mod when;
 
@@ -49,8 +50,10 @@ pub fn run(g: &GlobalArgs, a: &SearchArgs) -> super::Result<ExitStatus> {
         prefilter: !a.no_prefilter,
     };
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
+    let used = indexed::narrow(g, a, &matcher, &expanded.inputs);
+    let inputs = used.as_ref().map_or(&expanded.inputs, |(kept, _)| kept);
     let outcomes = super::each_session_reading(
-        &expanded.inputs,
+        inputs,
         &named,
         g,
         "search",
@@ -72,13 +75,17 @@ pub fn run(g: &GlobalArgs, a: &SearchArgs) -> super::Result<ExitStatus> {
     let mut errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
     let mut skipped = 0;
     let mut matched = Vec::new();
-    for (input, o) in expanded.inputs.iter().zip(outcomes) {
+    for (input, o) in inputs.iter().zip(outcomes) {
         match o {
-            FileOutcome::Done(Some(m)) if wanted(&m.session, a) => matched.push(m),
+            FileOutcome::Done(Some(m)) if wanted(&m.session, a) => matched.push((input.clone(), m)),
             FileOutcome::Done(_) => {}
             other => diags.extend(other.problem_counted(input, &mut errors, &mut skipped)),
         }
     }
+    if let (true, Some((_, used))) = (a.rank, &used) {
+        used.rank(&mut matched);
+    }
+    let matched: Vec<Matched> = matched.into_iter().map(|(_, m)| m).collect();
     let mut out = Out::new(g.color);
     print(&mut out, g, a, &matched)?;
     out.flush()?;
@@ -93,6 +100,11 @@ pub fn run(g: &GlobalArgs, a: &SearchArgs) -> super::Result<ExitStatus> {
     out.flush()?;
     if skipped > 0 && !g.json {
         say.note(&super::skipped_note(skipped));
+    }
+    match &used {
+        Some((_, used)) => say.note(&used.note()),
+        None if a.rank => say.note("search: --rank needs a fresh index (`cctool index`); the hits are in file order"),
+        None => {}
     }
     say.merge(if matched.is_empty() {
         ExitStatus::Negative
