@@ -43,11 +43,14 @@ pub fn run(g: &GlobalArgs, a: &IndexArgs) -> super::Result<ExitStatus> {
         return Err(super::error::Usage::NoIndexDir.into());
     };
     let mut say = g.reporter();
-    let writer = Writer::open(&dir, &mut || {
-        say.note("another `cctool index` is writing the index; waiting for it")
-    })
-    .map_err(crate::search::index::Error::from)?;
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
+    let opened = {
+        let mut waiting = || say.note("another `cctool index` is writing the index; waiting for it");
+        Writer::open(&dir, Some(&mut waiting)).map_err(crate::search::index::Error::from)?
+    };
+    let Some(writer) = opened else {
+        unreachable!("a writer that waits always opens")
+    };
     let writer = Mutex::new(writer);
     let counts: [AtomicUsize; 3] = Default::default();
     let (bytes, rows) = (AtomicU64::new(0), AtomicU64::new(0));
@@ -119,6 +122,24 @@ pub fn run(g: &GlobalArgs, a: &IndexArgs) -> super::Result<ExitStatus> {
         ExitStatus::Success
     });
     Ok(say.status())
+}
+
+/// `hooks run --index`: brings the index in `dir` up to date with the one file `path` (the
+/// transcript of the hook's call), unless another run is writing it; what it did, for the
+/// hook's log.
+pub fn refresh(g: &GlobalArgs, dir: &Path, path: &Path) -> Result<String, String> {
+    let Some(writer) = Writer::open(dir, None).map_err(|e| e.to_string())? else {
+        return Ok("index: another run is writing the index; it takes the transcript".into());
+    };
+    let writer = Mutex::new(writer);
+    match one(g, &writer, &Input::Path(path.to_path_buf()), true) {
+        Ok(Some((change, read, rows))) => Ok(format!(
+            "index: {}: {change:?}, {read} bytes read, {rows} texts indexed",
+            path.display()
+        )),
+        Ok(None) => Ok(format!("index: {}: not indexed", path.display())),
+        Err(d) => Err(format!("index: {}", d.message)),
+    }
 }
 
 /// Brings one input up to date: what changed, the bytes read and the rows written; `None`

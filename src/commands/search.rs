@@ -50,7 +50,7 @@ pub fn run(g: &GlobalArgs, a: &SearchArgs) -> super::Result<ExitStatus> {
         prefilter: !a.no_prefilter,
     };
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
-    let used = indexed::narrow(g, a, &matcher, &expanded.inputs);
+    let used = indexed::narrow(g, a, &matcher, &opts, &expanded.inputs);
     let inputs = used.as_ref().map_or(&expanded.inputs, |(kept, _)| kept);
     let outcomes = super::each_session_reading(
         inputs,

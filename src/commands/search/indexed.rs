@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::cli::{GlobalArgs, SearchArgs};
 use crate::io::Input;
-use crate::search::Matcher;
+use crate::search::{Matcher, Options};
 use crate::search::index::{Candidates, Reader};
 
 /// What the index did for a search.
@@ -23,7 +23,13 @@ pub(crate) struct Used {
 
 /// The inputs to read, and what the index did; `None` when it is not used (`--no-index`,
 /// no index, or fresh for none of the inputs).
-pub(crate) fn narrow(g: &GlobalArgs, a: &SearchArgs, m: &Matcher, inputs: &[Input]) -> Option<(Vec<Input>, Used)> {
+pub(crate) fn narrow(
+    g: &GlobalArgs,
+    a: &SearchArgs,
+    m: &Matcher,
+    opts: &Options,
+    inputs: &[Input],
+) -> Option<(Vec<Input>, Used)> {
     if a.no_index {
         return None;
     }
@@ -40,7 +46,7 @@ pub(crate) fn narrow(g: &GlobalArgs, a: &SearchArgs, m: &Matcher, inputs: &[Inpu
         return None;
     }
     let among: HashSet<i64> = ids.values().copied().collect();
-    let candidates = reader.candidates(&among, m, a.scope).ok()?;
+    let candidates = reader.candidates(&among, m, opts).ok()?;
     let kept: Vec<Input> = inputs
         .iter()
         .filter(|i| ids.get(*i).is_none_or(|id| candidates.files.contains(id)))

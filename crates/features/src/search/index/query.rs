@@ -12,7 +12,7 @@ use rusqlite::{Connection, OpenFlags};
 use super::SCHEMA;
 use super::store::{IndexError, db_path, indexed};
 use super::update::Stat;
-use crate::search::{Matcher, Scope};
+use crate::search::{Matcher, Options, Scope};
 
 /// An index opened for reading.
 pub struct Reader {
@@ -83,12 +83,9 @@ impl Reader {
         indexed(&self.conn, &super::key(path)).ok()?.map(|i| i.agent)
     }
 
-    /// Which of the files `among` may hold a hit of `m` in `scope`.
-    pub fn candidates(&self, among: &HashSet<i64>, m: &Matcher, scope: Scope) -> Result<Candidates, IndexError> {
-        let seen = match scope {
-            Scope::Full => "seen = 'records'",
-            Scope::Effective => "1",
-        };
+    /// Which of the files `among` may hold a hit of `m` in the texts `opts` reads.
+    pub fn candidates(&self, among: &HashSet<i64>, m: &Matcher, opts: &Options) -> Result<Candidates, IndexError> {
+        let seen = texts_read(opts);
         let mut out = Candidates {
             files: among.clone(),
             ..Candidates::default()
@@ -147,6 +144,27 @@ impl Reader {
         }
         Ok(out)
     }
+}
+
+/// The SQL condition on `pieces` of the texts a search with `opts` reads: the scope's, and
+/// the roles and fields asked (the same texts [`crate::search::pieces`] chooses, as the
+/// index labelled them).
+fn texts_read(opts: &Options) -> String {
+    let mut and = vec![match opts.scope {
+        Scope::Full => "seen = 'records'".to_string(),
+        Scope::Effective => "1".to_string(),
+    }];
+    if !opts.thinking {
+        and.push("field <> 'thinking'".into());
+    }
+    if !opts.tools {
+        and.push("field NOT IN ('tool_input', 'tool_output')".into());
+    }
+    if !opts.roles.is_empty() {
+        let roles: Vec<String> = opts.roles.iter().map(|r| format!("'{}'", r.name())).collect();
+        and.push(format!("role IN ({})", roles.join(", ")));
+    }
+    and.join(" AND ")
 }
 
 /// The longest run of `pattern` that every match of it holds as written, up to the case

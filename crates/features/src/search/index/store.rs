@@ -65,9 +65,10 @@ pub(crate) fn db_path(dir: &Path) -> PathBuf {
 
 impl Writer {
     /// Opens (or makes) the index in `dir` for writing, after taking the writers' lock:
-    /// `waiting` is called once if another writer holds it, then this one waits for it.
-    /// An index of another schema is removed and made anew.
-    pub fn open(dir: &Path, waiting: &mut dyn FnMut()) -> Result<Writer, IndexError> {
+    /// when another writer holds it, `waiting` is called once and this one waits for it, or
+    /// without `waiting` (a hook must not wait) nothing is opened. An index of another schema
+    /// is removed and made anew.
+    pub fn open(dir: &Path, waiting: Option<&mut dyn FnMut()>) -> Result<Option<Writer>, IndexError> {
         let io = |source| IndexError::Io {
             path: dir.to_path_buf(),
             source,
@@ -81,10 +82,13 @@ impl Writer {
             .map_err(io)?;
         match lock.try_lock() {
             Ok(()) => {}
-            Err(fs::TryLockError::WouldBlock) => {
-                waiting();
-                lock.lock().map_err(io)?;
-            }
+            Err(fs::TryLockError::WouldBlock) => match waiting {
+                Some(waiting) => {
+                    waiting();
+                    lock.lock().map_err(io)?;
+                }
+                None => return Ok(None),
+            },
             Err(fs::TryLockError::Error(e)) => return Err(io(e)),
         }
         let path = db_path(dir);
@@ -114,11 +118,11 @@ impl Writer {
             tx.pragma_update(None, "user_version", SCHEMA).map_err(sql)?;
             tx.commit().map_err(sql)?;
         }
-        Ok(Writer {
+        Ok(Some(Writer {
             conn,
             path,
             _lock: lock,
-        })
+        }))
     }
 
     fn sql(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
