@@ -55,7 +55,9 @@ fn refresh_index(g: &GlobalArgs, input: &[u8]) -> Option<Result<String, String>>
     let v: serde_json::Value = serde_json::from_slice(input).ok()?;
     let path = v.get("transcript_path")?.as_str().filter(|p| !p.is_empty())?;
     let Some(dir) = super::index::index_dir(None) else {
-        return Some(Err("index: no folder for the search index (HOME, XDG_CACHE_HOME or CCTOOL_INDEX_DIR)".into()));
+        return Some(Err(
+            "index: no folder for the search index (HOME, XDG_CACHE_HOME or CCTOOL_INDEX_DIR)".into(),
+        ));
     };
     Some(super::index::refresh(g, &dir, std::path::Path::new(path)))
 }

@@ -371,3 +371,35 @@ fn rank_needs_the_index() {
     assert_eq!(sorted(&with), sorted(&plain));
     assert!(with.status.success());
 }
+
+/// `hooks install --index` installs hooks that run `hooks run --index`, which bring the index
+/// up to date with the transcript they are called about.
+#[test]
+fn the_hook_refreshes_the_index() {
+    let home = tempfile::tempdir().unwrap();
+    let idx = tempfile::tempdir().unwrap();
+    let o = with_index(idx.path())
+        .env("HOME", home.path())
+        .args(["hooks", "install", "claude-code", "--index", "--command", "cctool"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let settings = std::fs::read_to_string(home.path().join(".claude/settings.json")).unwrap();
+    assert!(settings.contains("cctool hooks run claude-code --index"), "{settings}");
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.jsonl");
+    std::fs::copy(root().join("fixtures/claude/render.jsonl"), &t).unwrap();
+    let input = serde_json::json!({"hook_event_name": "PreCompact", "transcript_path": t, "trigger": "manual"});
+    let o = with_index(idx.path())
+        .env("HOME", home.path())
+        .args(["hooks", "run", "claude-code", "--index", "--to"])
+        .arg(home.path().join("archive"))
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let log = std::fs::read_to_string(home.path().join("archive/hooks.log")).unwrap_or_default();
+    assert!(log.contains("index: "), "{log}");
+    let read = search(idx.path(), &[], "crates", dir.path(), false);
+    assert!(String::from_utf8_lossy(&read.stderr).contains(NOTE), "{log}");
+}

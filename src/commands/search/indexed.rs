@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::cli::{GlobalArgs, SearchArgs};
 use crate::io::Input;
-use crate::search::{Matcher, Options};
 use crate::search::index::{Candidates, Reader};
+use crate::search::{Matcher, Options};
 
 /// What the index did for a search.
 pub(crate) struct Used {
