@@ -149,6 +149,11 @@ pub struct HooksInstallArgs {
     /// this cctool.
     #[arg(long, value_name = "PROGRAM")]
     pub command: Option<String>,
+
+    /// The hooks also bring the search index up to date with the transcript (install:
+    /// `hooks run --index`; see `cctool index`).
+    #[arg(long)]
+    pub index: bool,
 }
 
 #[derive(Args, Debug)]
@@ -160,6 +165,10 @@ pub struct HooksRunArgs {
     /// The archive to write to (default as for `backup`).
     #[arg(long, value_name = "DIR")]
     pub to: Option<PathBuf>,
+
+    /// Also bring the search index (`cctool index`) up to date with the transcript.
+    #[arg(long)]
+    pub index: bool,
 }
 
 /// The values AGENT takes in `hooks`: the agents that have hooks, by their format's name.

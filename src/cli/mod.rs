@@ -132,6 +132,7 @@ pub enum Command {
     Export(ExportArgs),
     ExtractSummary(ExtractSummaryArgs),
     Hooks(HooksArgs),
+    Index(IndexArgs),
     Mcp(McpArgs),
     Migrate(MigrateArgs),
     RebuildChain(RebuildChainArgs),

@@ -123,4 +123,47 @@ pub struct SearchArgs {
     /// are the same; for checking that they are).
     #[arg(long, hide = true)]
     pub no_prefilter: bool,
+
+    /// Read every file, even where `cctool index` holds a fresh index of it.
+    #[arg(long)]
+    pub no_index: bool,
+
+    /// Order sessions, and the hits of each, by relevance (SQLite's bm25) as the index
+    /// measures it; without a fresh index the hits stay in file order.
+    #[arg(long, conflicts_with = "context")]
+    pub rank: bool,
+
+    /// The index's folder (default: CCTOOL_INDEX_DIR, else $XDG_CACHE_HOME/cctool, else
+    /// ~/.cache/cctool).
+    #[arg(long, value_name = "DIR")]
+    pub index_dir: Option<PathBuf>,
+}
+
+/// Build or bring up to date the full-text index `search` uses (docs/guide/search.md).
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Build or bring up to date the index search uses: every text search can match (of every role, \
+reasoning and tool calls included), read through the same readers, in one SQLite file with an FTS5 table in \
+$XDG_CACHE_HOME/cctool (else ~/.cache/cctool; CCTOOL_INDEX_DIR or --index-dir to choose). With no PATH, your \
+own stores, as search reads them.\n\n\
+Incremental: a file unchanged since it was indexed is not read; a file that only grew (same file, larger, its \
+last indexed line unchanged) is read from where it grew; any other file is read whole; a file the index holds \
+that no longer exists is forgotten. One run writes at a time (another waits); searches read while it writes, and \
+each file is updated in one transaction, so an interrupted run leaves a usable index.\n\n\
+search uses the index for the files it is fresh for and reads the others; its hits are the same either way.",
+    after_long_help = "JSON RECORDS (--json)\n  {\"kind\":\"index\",\"index\",\"files\",\"unchanged\",\"grown\",\"whole\",\
+\"removed\",\"bytes_read\",\"rows\"} once, after the files are done.\n\n\
+EXAMPLES\n  cctool index\n  cctool index ~/.claude/projects/my-app\n  cctool search 'rate limit' --rank"
+)]
+pub struct IndexArgs {
+    /// Session files or directories (searched recursively); with none, your own stores.
+    pub paths: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub files: FilesFromArgs,
+
+    /// The index's folder (default: CCTOOL_INDEX_DIR, else $XDG_CACHE_HOME/cctool, else
+    /// ~/.cache/cctool).
+    #[arg(long, value_name = "DIR")]
+    pub index_dir: Option<PathBuf>,
 }

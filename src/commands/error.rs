@@ -41,6 +41,9 @@ pub enum Error {
     /// Hooks that cannot be installed or removed.
     #[error(transparent)]
     Hooks(#[from] crate::hooks::install::HooksError),
+    /// The search index could not be read or written.
+    #[error(transparent)]
+    Index(#[from] crate::search::index::Error),
     /// An input that gave no session.
     #[error(transparent)]
     NoSession(#[from] NoSession),
@@ -84,6 +87,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// What a command cannot do as asked: the sentence says what to do instead.
 #[derive(Debug, thiserror::Error)]
 pub enum Usage {
+    /// `index` without `--index-dir`, HOME, XDG_CACHE_HOME or CCTOOL_INDEX_DIR.
+    #[error("no folder for the search index: set HOME, XDG_CACHE_HOME or CCTOOL_INDEX_DIR, or give --index-dir")]
+    NoIndexDir,
     /// `--files-from LIST` that cannot be read.
     #[error("cannot read the list of paths {}: {cause}", escape_str(&.list.display().to_string()))]
     ListUnreadable { list: PathBuf, cause: std::io::Error },

@@ -35,9 +35,31 @@ pub fn run(g: &GlobalArgs, a: &HooksArgs) -> super::Result<ExitStatus> {
                 Ok(line) => hook::log(&dir, &r.agent, &line),
                 Err(e) => hook::log(&dir, &r.agent, &format!("error: {e}")),
             }
+            if r.index {
+                let refreshed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| refresh_index(g, &input)))
+                    .unwrap_or_else(|_| Some(Err("the index update panicked".to_string())));
+                match refreshed {
+                    Some(Ok(line)) => hook::log(&dir, &r.agent, &line),
+                    Some(Err(e)) => hook::log(&dir, &r.agent, &format!("error: {e}")),
+                    None => {}
+                }
+            }
             Ok(ExitStatus::Success)
         }
     }
+}
+
+/// `hooks run --index`: the index brought up to date with the transcript the hook input
+/// names; `None` when it names none.
+fn refresh_index(g: &GlobalArgs, input: &[u8]) -> Option<Result<String, String>> {
+    let v: serde_json::Value = serde_json::from_slice(input).ok()?;
+    let path = v.get("transcript_path")?.as_str().filter(|p| !p.is_empty())?;
+    let Some(dir) = super::index::index_dir(None) else {
+        return Some(Err(
+            "index: no folder for the search index (HOME, XDG_CACHE_HOME or CCTOOL_INDEX_DIR)".into(),
+        ));
+    };
+    Some(super::index::refresh(g, &dir, std::path::Path::new(path)))
 }
 
 /// The agent `name` names and its hooks: the one place the `hooks` commands' AGENT becomes
@@ -96,7 +118,10 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> super::Result<ExitSt
                 .into_owned(),
         };
         let archive = a.to.as_deref().map(std::path::absolute).transpose()?;
-        let cmd = crate::hooks::command(&program, record.agent, archive.as_deref());
+        let mut cmd = crate::hooks::command(&program, record.agent, archive.as_deref());
+        if a.index {
+            cmd.push_str(" --index");
+        }
         record.command = Some(cmd.clone());
         hooks.install(&text, &cmd).map_err(settings_error)?
     } else if text.is_empty() {

@@ -11,6 +11,7 @@ pub mod export;
 pub mod extract_summary;
 pub mod hooks;
 pub mod ids;
+pub mod index;
 pub mod man;
 pub mod mcp;
 pub mod migrate;
@@ -39,6 +40,7 @@ pub fn dispatch(cli: &Cli) -> Result<ExitStatus> {
         Command::RebuildChain(args) => rebuild_chain::run(&cli.global, args),
         Command::Scan(args) => scan::run(&cli.global, args),
         Command::Search(args) => search::run(&cli.global, args),
+        Command::Index(args) => index::run(&cli.global, args),
         Command::Slim(args) => slim::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateMan { dir } => man::run(dir),

@@ -68,6 +68,8 @@ pub enum Record<'a> {
     Hit(&'a super::search::HitRecord<'a>),
     /// `search --json -l` or `-c`: a session that matched.
     SearchSession(&'a super::search::SessionHits<'a>),
+    /// `index`: what the run did.
+    Index(&'a super::index::Stats),
     /// `restore --from-history`: what the history holds of a deleted session.
     HistorySession(&'a crate::backup::retention::FromHistory),
 }

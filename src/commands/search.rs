@@ -12,6 +12,7 @@ use crate::model::session::SessionRecord;
 use crate::output::Out;
 use crate::search::{Case, Found, Hit, Matcher, Options, Prefilter, Query};
 
+mod indexed;
 mod show;
 pub(crate) mod when;
 
@@ -51,8 +52,10 @@ pub fn run(g: &GlobalArgs, a: &SearchArgs) -> super::Result<ExitStatus> {
         first_hit: a.files_with_matches && !a.count && !g.json,
     };
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
+    let used = indexed::narrow(g, a, &matcher, &opts, &expanded.inputs);
+    let inputs = used.as_ref().map_or(&expanded.inputs, |(kept, _)| kept);
     let outcomes = super::each_session_reading(
-        &expanded.inputs,
+        inputs,
         &named,
         g,
         "search",
@@ -74,13 +77,17 @@ pub fn run(g: &GlobalArgs, a: &SearchArgs) -> super::Result<ExitStatus> {
     let mut errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
     let mut skipped = 0;
     let mut matched = Vec::new();
-    for (input, o) in expanded.inputs.iter().zip(outcomes) {
+    for (input, o) in inputs.iter().zip(outcomes) {
         match o {
-            FileOutcome::Done(Some(m)) if wanted(&m.session, a) => matched.push(m),
+            FileOutcome::Done(Some(m)) if wanted(&m.session, a) => matched.push((input.clone(), m)),
             FileOutcome::Done(_) => {}
             other => diags.extend(other.problem_counted(input, &mut errors, &mut skipped)),
         }
     }
+    if let (true, Some((_, used))) = (a.rank, &used) {
+        used.rank(&mut matched);
+    }
+    let matched: Vec<Matched> = matched.into_iter().map(|(_, m)| m).collect();
     let mut out = Out::new(g.color);
     print(&mut out, g, a, &matched)?;
     out.flush()?;
@@ -95,6 +102,11 @@ pub fn run(g: &GlobalArgs, a: &SearchArgs) -> super::Result<ExitStatus> {
     out.flush()?;
     if skipped > 0 && !g.json {
         say.note(&super::skipped_note(skipped));
+    }
+    match &used {
+        Some((_, used)) => say.note(&used.note()),
+        None if a.rank => say.note("search: --rank needs a fresh index (`cctool index`); the hits are in file order"),
+        None => {}
     }
     say.merge(if matched.is_empty() {
         ExitStatus::Negative

@@ -62,6 +62,7 @@ mod rows_engines;
 mod scan;
 mod scan_table;
 mod search;
+mod search_index;
 mod slim;
 mod snap;
 mod snapshots;

@@ -13,7 +13,7 @@ use crate::util::{cctool, fixture, root};
 
 /// Every session fixture: each file under `fixtures/` that `scan --rows messages` reads
 /// messages from.
-fn session_fixtures() -> Vec<PathBuf> {
+pub(crate) fn session_fixtures() -> Vec<PathBuf> {
     let mut files = Vec::new();
     walk(&root().join("fixtures"), &mut files);
     files.sort();
@@ -40,7 +40,7 @@ fn json_lines(stdout: &[u8]) -> Vec<Value> {
 }
 
 /// The messages of a file as the messages table gives them, with their whole text.
-fn messages(file: &Path) -> Vec<Value> {
+pub(crate) fn messages(file: &Path) -> Vec<Value> {
     let o = cctool()
         .args(["scan", "--rows", "messages", "--max-text", "1000000"])
         .arg(file)
@@ -51,7 +51,7 @@ fn messages(file: &Path) -> Vec<Value> {
 
 /// What a phrase was chosen for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Kind {
+pub(crate) enum Kind {
     Plain,
     Quote,
     Newline,
@@ -64,7 +64,7 @@ enum Kind {
 type IsOfKind = fn(char) -> bool;
 
 /// The phrases of one text: a plain one, and one around the first character of each kind.
-fn phrases(text: &str) -> Vec<(Kind, String)> {
+pub(crate) fn phrases(text: &str) -> Vec<(Kind, String)> {
     let chars: Vec<char> = text.chars().collect();
     // Eight characters either side, within the line unless the phrase is about a line break:
     // the table joins the texts of a message with line breaks of its own.

@@ -5,6 +5,7 @@
 //! paths, the working directory) ever is. A [`Prefilter`] on the raw bytes rules out the
 //! lines that cannot match before they are decoded.
 
+pub mod index;
 mod matcher;
 mod prefilter;
 mod snippet;
@@ -293,7 +294,7 @@ impl State<'_> {
 /// The texts of a record a search reads, as the options ask: its texts when it is the user's
 /// or the model's message or a compaction summary, its reasoning, its tool calls' inputs and
 /// outputs. Notices, attachments and the records a transcript does not show are not read.
-fn pieces<'r>(r: &'r Record, opts: &Options) -> Vec<(Role, Field, Cow<'r, str>)> {
+pub(crate) fn pieces<'r>(r: &'r Record, opts: &Options) -> Vec<(Role, Field, Cow<'r, str>)> {
     let said = if r.flags.compact_summary == Some(true) {
         Some((Role::Summary, Field::Summary))
     } else {
