@@ -54,32 +54,16 @@ pub fn run(g: &GlobalArgs, a: &SearchArgs) -> super::Result<ExitStatus> {
     let (expanded, named) = super::session_inputs(&a.paths, &a.files, g)?;
     let used = indexed::narrow(g, a, &matcher, &opts, &expanded.inputs);
     let inputs = used.as_ref().map_or(&expanded.inputs, |(kept, _)| kept);
-    let outcomes = super::each_session_reading(
-        inputs,
-        &named,
-        g,
-        "search",
-        crate::io::ReadMode::Search,
-        |src, format| -> crate::error::Result<Option<Matched>> {
-            if a.agent.is_some_and(|only| only != format) {
-                return Ok(None);
-            }
-            let found = crate::search::search(src, format, &matcher, prefilter.as_ref(), &opts)?;
-            if found.hits.is_empty() {
-                return Ok(None);
-            }
-            // Only a file with hits is scanned: for its title, project and session id.
-            let session = crate::agents::agent(format).scan(src, &Default::default())?;
-            Ok(Some(Matched { session, found }))
-        },
-    );
+    let outcomes = read_hits(inputs, &named, g, a.agent, &matcher, prefilter.as_ref(), &opts);
     let mut diags: Vec<Diagnostic> = expanded.problems.clone();
     let mut errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
     let mut skipped = 0;
     let mut matched = Vec::new();
     for (input, o) in inputs.iter().zip(outcomes) {
         match o {
-            FileOutcome::Done(Some(m)) if wanted(&m.session, a) => matched.push((input.clone(), m)),
+            FileOutcome::Done(Some((session, found))) if wanted(&session, a) => {
+                matched.push((input.clone(), Matched { session, found }));
+            }
             FileOutcome::Done(_) => {}
             other => diags.extend(other.problem_counted(input, &mut errors, &mut skipped)),
         }
@@ -136,6 +120,38 @@ fn wanted(s: &SessionRecord, a: &SearchArgs) -> bool {
 }
 
 /// The hits, as records or for people.
+/// Reads each of `inputs` for hits, files in parallel, as `search` and the MCP server's
+/// `search` both do: a file of an agent other than `agent` is passed over, and only a file with
+/// hits is scanned, for its title, project and session id.
+pub(crate) fn read_hits(
+    inputs: &[crate::io::Input],
+    named: &std::collections::HashSet<crate::io::Input>,
+    g: &GlobalArgs,
+    agent: Option<crate::model::AgentId>,
+    matcher: &Matcher,
+    prefilter: Option<&Prefilter>,
+    opts: &Options,
+) -> Vec<FileOutcome<Option<(SessionRecord, Found)>>> {
+    super::each_session_reading(
+        inputs,
+        named,
+        g,
+        "search",
+        crate::io::ReadMode::Search,
+        |src, format| -> crate::error::Result<Option<(SessionRecord, Found)>> {
+            if agent.is_some_and(|only| only != format) {
+                return Ok(None);
+            }
+            let found = crate::search::search(src, format, matcher, prefilter, opts)?;
+            if found.hits.is_empty() {
+                return Ok(None);
+            }
+            let session = crate::agents::agent(format).scan(src, &Default::default())?;
+            Ok(Some((session, found)))
+        },
+    )
+}
+
 fn print(out: &mut Out, g: &GlobalArgs, a: &SearchArgs, matched: &[Matched]) -> std::io::Result<()> {
     let per_session = a.files_with_matches || a.count;
     if !g.json {

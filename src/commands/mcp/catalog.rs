@@ -144,28 +144,14 @@ impl Catalog for Stores {
             None => Vec::new(),
         };
         let (inputs, named) = self.inputs(&paths)?;
-        let outcomes = super::super::each_session_reading(
-            &inputs,
-            &named,
-            &self.g,
-            "search",
-            crate::io::ReadMode::Search,
-            |src, format| -> crate::error::Result<Option<Matched>> {
-                if w.agent.is_some_and(|a| a != format) {
-                    return Ok(None);
-                }
-                let found = crate::search::search(src, format, &matcher, prefilter.as_ref(), &opts)?;
-                if found.hits.is_empty() {
-                    return Ok(None);
-                }
-                let session = crate::agents::agent(format).scan(src, &Default::default())?;
-                Ok(Some(Matched { session, found }))
-            },
-        );
+        let outcomes =
+            super::super::search::read_hits(&inputs, &named, &self.g, w.agent, &matcher, prefilter.as_ref(), &opts);
         let mut matched = Vec::new();
         for o in outcomes {
             match o {
-                FileOutcome::Done(Some(m)) if w.project(&m.session) => matched.push(m),
+                FileOutcome::Done(Some((session, found))) if w.project(&session) => {
+                    matched.push(Matched { session, found });
+                }
                 // A session named that cannot be read is the answer; one of the stores that
                 // cannot be read is left out, as `search` goes on past it.
                 FileOutcome::Error(e) if s.session.is_some() => return Err(ToolError(e)),
