@@ -108,13 +108,7 @@ pub fn run(g: &GlobalArgs, a: &IndexArgs) -> super::Result<ExitStatus> {
         ));
     }
     let errors = diags.iter().filter(|d| d.severity == Severity::Error).count();
-    for d in diags.iter().filter(|d| d.severity > Severity::Info) {
-        if g.json {
-            out.json(&super::record::Record::diagnostic(d))?;
-        } else {
-            say.diagnostic(d);
-        }
-    }
+    super::show_diagnostics(&mut out, &mut say, g, &diags)?;
     out.flush()?;
     say.merge(if errors > 0 {
         ExitStatus::Error

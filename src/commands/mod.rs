@@ -344,6 +344,24 @@ pub fn each_session_reading<T: Send, E: std::fmt::Display>(
     done.into_iter().map(|(_, o)| o).collect()
 }
 
+/// Each diagnostic above `info` as the batch commands show it: a record on stdout with
+/// `--json`, a line on stderr otherwise.
+pub(crate) fn show_diagnostics(
+    out: &mut crate::output::Out,
+    say: &mut crate::output::report::Reporter,
+    g: &crate::cli::GlobalArgs,
+    diags: &[crate::model::diag::Diagnostic],
+) -> std::io::Result<()> {
+    for d in diags.iter().filter(|d| d.severity > crate::model::diag::Severity::Info) {
+        if g.json {
+            out.json(&record::Record::diagnostic(d))?;
+        } else {
+            say.diagnostic(d);
+        }
+    }
+    Ok(())
+}
+
 /// The closing note of a batch run that skipped `n` files found that are not sessions.
 pub fn skipped_note(n: usize) -> String {
     format!("{n} file{} skipped as not sessions", if n == 1 { "" } else { "s" })

@@ -76,13 +76,7 @@ pub fn run(g: &GlobalArgs, a: &SearchArgs) -> super::Result<ExitStatus> {
     print(&mut out, g, a, &matched)?;
     out.flush()?;
     let mut say = g.reporter();
-    for d in diags.iter().filter(|d| d.severity > Severity::Info) {
-        if g.json {
-            out.json(&super::record::Record::diagnostic(d))?;
-        } else {
-            say.diagnostic(d);
-        }
-    }
+    super::show_diagnostics(&mut out, &mut say, g, &diags)?;
     out.flush()?;
     if skipped > 0 && !g.json {
         say.note(&super::skipped_note(skipped));

@@ -50,10 +50,7 @@ impl Reader {
     }
 
     fn sql(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
-        |source| IndexError::Sql {
-            path: self.path.clone(),
-            source,
-        }
+        IndexError::sql_at(&self.path)
     }
 
     /// The id of the file at `path` when the index holds it as it is now (same device, inode,

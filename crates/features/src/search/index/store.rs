@@ -32,6 +32,16 @@ pub enum IndexError {
     },
 }
 
+impl IndexError {
+    /// What SQLite said, about the index at `path`.
+    pub(super) fn sql_at(path: &Path) -> impl Fn(rusqlite::Error) -> IndexError + Copy + '_ {
+        |source| IndexError::Sql {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
 /// The tables. `pieces` holds each text with where it was found; `texts` is its FTS5 index
 /// (external content: the text is stored once), trigrams so that any substring of three
 /// characters or more is found.
@@ -92,10 +102,7 @@ impl Writer {
             Err(fs::TryLockError::Error(e)) => return Err(io(e)),
         }
         let path = db_path(dir);
-        let sql = |source| IndexError::Sql {
-            path: path.clone(),
-            source,
-        };
+        let sql = IndexError::sql_at(&path);
         let mut conn = open_conn(&path).map_err(sql)?;
         let version: i32 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
@@ -126,10 +133,7 @@ impl Writer {
     }
 
     fn sql(&self) -> impl Fn(rusqlite::Error) -> IndexError + '_ {
-        |source| IndexError::Sql {
-            path: self.path.clone(),
-            source,
-        }
+        IndexError::sql_at(&self.path)
     }
 
     /// What the index holds about the file keyed `key`.
@@ -152,10 +156,7 @@ impl Writer {
     /// (all of them for a whole read, those of the lines read again for a grown file).
     pub fn store(&mut self, key: &Path, agent: &str, u: &Updated) -> Result<(), IndexError> {
         let path = self.path.clone();
-        let sql = |source| IndexError::Sql {
-            path: path.clone(),
-            source,
-        };
+        let sql = IndexError::sql_at(&path);
         let tx = self.conn.transaction().map_err(sql)?;
         let key_text = key.to_string_lossy();
         let old: Option<i64> = tx
@@ -236,10 +237,7 @@ impl Writer {
     /// Forgets the file keyed `key` (deleted, or no longer a session), in one transaction.
     pub fn remove(&mut self, key: &Path) -> Result<bool, IndexError> {
         let path = self.path.clone();
-        let sql = |source| IndexError::Sql {
-            path: path.clone(),
-            source,
-        };
+        let sql = IndexError::sql_at(&path);
         let tx = self.conn.transaction().map_err(sql)?;
         let key_text = key.to_string_lossy();
         tx.execute(
