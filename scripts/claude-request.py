@@ -4,11 +4,16 @@
   claude-request.py sent        < body.json  -> the `messages` as cctool prints them (JSON array)
   claude-request.py body        < body.json  -> the body as `cctool rebuild-chain --api-view --body` prints it
   claude-request.py fingerprint < body.json  -> "MODEL<TAB>MESSAGES<TAB>THINKING<TAB>HASH"
+  claude-request.py turn        < body.json  -> `sent`, reminders dropped from every user message
+  claude-request.py mcp-tools   < body.json  -> the MCP servers' tools the request offers (mcp__*)
 
 What only the resuming machine knows is taken out: the system prompt, tools and metadata; the
 `<system-reminder>` blocks the client adds to the last user message; the text of the
 environment block in `role:"system"` messages (replaced by cctool's marker); `cache_control`
 and `is_error: false`. `sent` and `fingerprint` drop the system messages altogether.
+`turn` is for a request later in a turn than the first (tool calls answered, as
+scripts/realclient/cc-mcp-view.sh records them): the reminders the client adds to the prompt
+stay in the prompt's message there, and they hold the date and the model.
 The hash is FNV-1a (64 bit) of the messages as canonical JSON: keys sorted, no spaces, ASCII
 with \\u escapes (Python's json.dumps(sort_keys=True, separators=(",", ":"))).
 """
@@ -68,6 +73,24 @@ def whole(body):
     return out
 
 
+def turn(body):
+    msgs = sent(body)
+    for m in msgs:
+        if m.get("role") == "user" and isinstance(m.get("content"), list):
+            m["content"] = [
+                b for b in m["content"]
+                if not (isinstance(b, dict) and b.get("type") == "text"
+                        and str(b.get("text", "")).startswith("<system-reminder>"))
+            ]
+    return msgs
+
+
+def mcp_tools(body):
+    tools = [t for t in body.get("tools") or [] if str(t.get("name", "")).startswith("mcp__")]
+    clean(tools)
+    return tools
+
+
 def fnv1a64(data):
     h = 0xcbf29ce484222325
     for b in data:
@@ -97,8 +120,11 @@ def main():
         print()
     elif mode == "fingerprint":
         print(fingerprint(body))
+    elif mode in ("turn", "mcp-tools"):
+        json.dump((turn if mode == "turn" else mcp_tools)(body), sys.stdout, ensure_ascii=False, indent=1)
+        print()
     else:
-        sys.exit("usage: claude-request.py sent|body|fingerprint < body.json")
+        sys.exit("usage: claude-request.py sent|body|fingerprint|turn|mcp-tools < body.json")
 
 
 if __name__ == "__main__":

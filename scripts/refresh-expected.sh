@@ -20,7 +20,9 @@
 # Other keys (CCTOOL_ARGS, RULES, PROVES, EXPECT, NOT_REPRODUCED) are for the tests.
 #
 # The clients run through the harness in ${CCTOOL_HARNESS:-scripts/realclient}
-# (cc-resume-view.sh, codex-resume-view.sh; install the clients with its install.sh).
+# (cc-resume-view.sh, codex-resume-view.sh, cc-mcp-view.sh; install the clients with its
+# install.sh). The recordings of Claude Code driving `cctool mcp` (fixtures/mcp) are described
+# where they are recorded, at the end.
 #
 #   (no option)  record each fixture as its .view says and print, per fixture, "same",
 #                "DIFFERS" (with the first difference) or "FAILED", then the counts; exit 1
@@ -72,7 +74,7 @@ if [ "$today" = 1 ] && [ "$write" = 1 ]; then
   exit 2
 fi
 command -v python3 >/dev/null || { echo "refresh-expected: python3 is needed (the harness needs it too)" >&2; exit 2; }
-for script in cc-resume-view.sh codex-resume-view.sh; do
+for script in cc-resume-view.sh codex-resume-view.sh cc-mcp-view.sh; do
   [ -f "$harness/$script" ] || { echo "refresh-expected: no harness script $harness/$script (set CCTOOL_HARNESS)" >&2; exit 2; }
 done
 
@@ -220,5 +222,64 @@ for entry in "${FOLDERS[@]}"; do
     fi
   done
 done
+# MCP recordings: fixtures/mcp/NAME.view names a store and a pattern (STORE=folder of the
+# repository laid out as a home, PATTERN=, PROMPT=); the real Claude Code runs with `cctool mcp`
+# over that store as its MCP server (cc-mcp-view.sh, with the cctool binary CCTOOL_BIN, else
+# target/release/cctool), the mock model calling the server's search tool. NAME.sent.json holds
+# the turn's last request (`claude-request.py turn`), NAME.tools.json the server's tools as the
+# client offered them (`mcp-tools`). No date knob: they run as always.
+cctool_bin=${CCTOOL_BIN:-$repo/target/release/cctool}
+for view in "$repo"/fixtures/mcp/*.view; do
+  [ -e "$view" ] || continue
+  name=$(basename "$view" .view)
+  named "$name" || continue
+  [ -f "$repo/fixtures/mcp/$name.sent.json" ] || { [ "$write" = 1 ] && [ ${#only[@]} -gt 0 ]; } || continue
+  total=$((total + 1))
+  label="fixtures/mcp/$name"
+  STORE=; PATTERN=; PROMPT="find it in my past sessions"
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in
+      STORE=*) STORE=${line#*=} ;;
+      PATTERN=*) PATTERN=${line#*=} ;;
+      PROMPT=*) PROMPT=${line#*=} ;;
+    esac
+  done < "$view"
+  if [ -z "$STORE" ] || [ -z "$PATTERN" ] || [ ! -x "$cctool_bin" ]; then
+    failed=$((failed + 1))
+    echo "FAILED  $label: needs STORE= and PATTERN= in $name.view and a cctool at $cctool_bin (CCTOOL_BIN)"
+    continue
+  fi
+  rm -f "$tmp"/*
+  if ! VIEW_BODY=1 bash "$harness/cc-mcp-view.sh" "$cctool_bin" "$repo/$STORE" "$PATTERN" "$PROMPT" \
+      > "$tmp/all.json" 2> "$tmp/err"; then
+    failed=$((failed + 1))
+    echo "FAILED  $label: $(grep -v '^[[:space:]]*$' "$tmp/err" | tail -n 3 | tr '\n' ' ')"
+    continue
+  fi
+  python3 -c 'import json, sys; json.dump(json.load(sys.stdin)[-1], sys.stdout)' < "$tmp/all.json" > "$tmp/raw.json"
+  python3 "$repo/scripts/claude-request.py" turn < "$tmp/raw.json" > "$tmp/sent.json" &&
+    python3 "$repo/scripts/claude-request.py" mcp-tools < "$tmp/raw.json" > "$tmp/tools.json" ||
+    { failed=$((failed + 1)); echo "FAILED  $label: cannot normalise the request"; continue; }
+  changed=()
+  for part in sent tools; do
+    dest="$repo/fixtures/mcp/$name.$part.json"
+    if [ ! -f "$dest" ]; then
+      changed+=("$part"); echo "NEW     $label ($name.$part.json)"
+    elif ! why=$(compare "$dest" "$tmp/$part.json"); then
+      changed+=("$part"); echo "DIFFERS $label ($name.$part.json): $why"
+    fi
+  done
+  if [ ${#changed[@]} -eq 0 ]; then
+    same=$((same + 1)); echo "same    $label"; continue
+  fi
+  differ=$((differ + 1))
+  if [ "$write" = 1 ] && [ "$today" = 0 ]; then
+    for part in "${changed[@]}"; do
+      store "$tmp/$part.json" "$repo/fixtures/mcp/$name.$part.json"
+      echo "        wrote fixtures/mcp/$name.$part.json"
+    done
+  fi
+done
+
 echo "refresh-expected: $total fixtures, $same same, $differ differ, $failed failed"
 [ "$failed" = 0 ] && { [ "$differ" = 0 ] || [ "$write" = 1 ]; }

@@ -45,6 +45,7 @@ mod long_functions;
 mod lost_writes;
 mod mcp;
 mod mcp_client;
+mod mcp_realclient;
 mod memory_codex;
 mod memory_read;
 mod memory_rows;

@@ -106,7 +106,7 @@ pub(crate) fn bin() -> PathBuf {
 
 /// A client of `cctool mcp`: requests written one per line, answers read by a thread so that
 /// a server that never answers fails the test instead of hanging it.
-struct Client {
+pub(crate) struct Client {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -114,7 +114,7 @@ struct Client {
 }
 
 impl Client {
-    fn start(home: &Home, args: &[&str]) -> Client {
+    pub(crate) fn start(home: &Home, args: &[&str]) -> Client {
         let mut child = home
             .cmd(&bin())
             .arg("mcp")
@@ -158,7 +158,7 @@ impl Client {
     }
 
     /// The answer to one request (notifications the server sends meanwhile skipped).
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         self.next += 1;
         let id = self.next;
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -186,7 +186,7 @@ impl Client {
     }
 
     /// Closes stdin, as a client ends the session, and waits for the server to exit.
-    fn close(mut self) -> std::process::ExitStatus {
+    pub(crate) fn close(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
         for _ in 0..600 {
             if let Some(status) = self.child.try_wait().unwrap() {

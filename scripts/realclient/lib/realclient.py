@@ -2,10 +2,13 @@
 """Helpers of the real-client harness (Python standard library only).
 
     realclient.py mock DUMP_DIR PORT_FILE [REPLY]   serve the loopback model API
+                                                    (MOCK_SCRIPT=FILE: scripted Anthropic replies)
     realclient.py claude-session FILE               session id to install a transcript under
     realclient.py codex-install FILE                JSON: thread id, rollout path, provider, model
     realclient.py pick claude|codex DUMP_DIR PROMPT [--body]
                                                     print the model request the client sent
+    realclient.py turns claude DUMP_DIR [--body]   print the messages of every agent-turn
+                                                    request (the ones offering tools), in order
     realclient.py normalise claude|codex [FILE]     drop what the client adds by itself
 
 `pick` exits 3 when no model request was recorded. Nothing here reaches beyond 127.0.0.1.
@@ -98,15 +101,77 @@ def event(name, data):
     return "event: {}\ndata: {}\n\n".format(name, json.dumps(data)).encode()
 
 
+def load_script(path):
+    """The scripted replies of MOCK_SCRIPT: a JSON array, one reply per agent-loop request, in
+    order. A reply is a string (a text reply) or a list of Anthropic content blocks (`text`,
+    `tool_use` with `name`, `input` and an optional `id`). A bad file stops the mock at once,
+    so that a run never goes on with replies nobody wrote."""
+    with open(path) as f:
+        replies = json.load(f)
+    if not isinstance(replies, list):
+        raise ValueError("{}: a JSON array of replies is expected".format(path))
+    out = []
+    for n, reply in enumerate(replies):
+        blocks = [{"type": "text", "text": reply}] if isinstance(reply, str) else reply
+        if not isinstance(blocks, list) or not blocks:
+            raise ValueError("{}: reply {} is neither a string nor a list of blocks".format(path, n))
+        for i, b in enumerate(blocks):
+            kind = b.get("type") if isinstance(b, dict) else None
+            if kind == "text" and isinstance(b.get("text"), str):
+                continue
+            if kind == "tool_use" and isinstance(b.get("name"), str) and isinstance(b.get("input"), dict):
+                # A fixed id: the recorded requests that answer it stay the same run after run.
+                blocks[i] = {"type": "tool_use", "id": b.get("id") or "toolu_mock_{:02d}_{:02d}".format(n + 1, i),
+                             "name": b["name"], "input": b["input"]}
+                continue
+            raise ValueError("{}: reply {} block {} is not a text or tool_use block".format(path, n, i))
+        out.append(blocks)
+    return out
+
+
+def agent_loop(body):
+    """Whether a Messages request is the agent's own turn, the one a script answers: it offers
+    tools. The client's side requests (titles, quota checks) offer none and get the plain reply."""
+    return isinstance(body.get("tools"), list) and len(body["tools"]) > 0
+
+
+def block_events(index, block):
+    """The SSE events that stream one content block, as the Messages API streams them."""
+    if block["type"] == "tool_use":
+        start = dict(block, input={})
+        delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+    else:
+        start = {"type": "text", "text": ""}
+        delta = {"type": "text_delta", "text": block["text"]}
+    return [
+        event("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}),
+        event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
+        event("content_block_stop", {"type": "content_block_stop", "index": index}),
+    ]
+
+
 class ModelApi(BaseHTTPRequestHandler):
     """Records every request as DUMP/NNNN.json and answers like the two model APIs would, with a
-    one-word reply that ends the turn."""
+    one-word reply that ends the turn, or, for the agent's turns of the Messages API, the next
+    reply of a script (`script`, from MOCK_SCRIPT), then the one-word reply once it is used up."""
 
     protocol_version = "HTTP/1.1"
     dump = "."
     reply = "ok"
+    script = []
     counter = [0]
+    turns = [0]
     lock = threading.Lock()
+
+    def next_blocks(self, body):
+        """The content of the reply to BODY: the script's next reply on an agent turn, else text."""
+        if self.script and agent_loop(body):
+            with self.lock:
+                n = self.turns[0]
+                self.turns[0] += 1
+            if n < len(self.script):
+                return self.script[n]
+        return [{"type": "text", "text": self.reply}]
 
     def log_message(self, fmt, *args):
         sys.stderr.write("mock: {} {}\n".format(self.command, self.path))
@@ -183,20 +248,20 @@ class ModelApi(BaseHTTPRequestHandler):
                    "stop_sequence": None, "usage": usage}
         headers = [("request-id", "req_mock_" + uuid.uuid4().hex[:16]),
                    ("anthropic-ratelimit-unified-status", "allowed")]
+        blocks = self.next_blocks(body)
+        stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
         if not body.get("stream"):
-            done = dict(message, content=[{"type": "text", "text": self.reply}], stop_reason="end_turn")
+            done = dict(message, content=blocks, stop_reason=stop)
             return self.answer(200, json.dumps(done).encode(), headers=headers)
-        self.stream([
-            event("message_start", {"type": "message_start", "message": message}),
-            event("content_block_start", {"type": "content_block_start", "index": 0,
-                                          "content_block": {"type": "text", "text": ""}}),
-            event("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                          "delta": {"type": "text_delta", "text": self.reply}}),
-            event("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        chunks = [event("message_start", {"type": "message_start", "message": message})]
+        for i, b in enumerate(blocks):
+            chunks += block_events(i, b)
+        chunks += [
             event("message_delta", {"type": "message_delta", "usage": {"output_tokens": 1},
-                                    "delta": {"stop_reason": "end_turn", "stop_sequence": None}}),
+                                    "delta": {"stop_reason": stop, "stop_sequence": None}}),
             event("message_stop", {"type": "message_stop"}),
-        ], headers)
+        ]
+        self.stream(chunks, headers)
 
     def openai_responses(self, body):
         item_id = "msg_mock_" + uuid.uuid4().hex[:20]
@@ -256,6 +321,8 @@ class ModelApi(BaseHTTPRequestHandler):
 def serve(dump, port_file, reply):
     os.makedirs(dump, exist_ok=True)
     ModelApi.dump, ModelApi.reply = dump, reply
+    if os.environ.get("MOCK_SCRIPT"):
+        ModelApi.script = load_script(os.environ["MOCK_SCRIPT"])
     server = ThreadingHTTPServer(("127.0.0.1", 0), ModelApi)
     server.daemon_threads = True
     with open(port_file + ".part", "w") as f:
@@ -306,6 +373,25 @@ def pick(client, dump, prompt):
     return max(requests, key=lambda e: len(e["body"][key])), len(requests)
 
 
+def turns(dump):
+    """The Messages requests of the agent's own turns (they offer tools; agent_loop), in the
+    order they arrived."""
+    out = []
+    for name in sorted(os.listdir(dump)):
+        if not name.endswith(".json"):
+            continue
+        try:
+            with open(os.path.join(dump, name)) as f:
+                entry = json.load(f)
+        except ValueError:
+            continue
+        body = entry.get("body")
+        if (entry.get("method") == "POST" and entry.get("path", "").split("?")[0].endswith("/v1/messages")
+                and isinstance(body, dict) and isinstance(body.get("messages"), list) and agent_loop(body)):
+            out.append(body)
+    return out
+
+
 def project_normaliser(client):
     """The project's normaliser of CLIENT's requests (scripts/claude-request.py `sent`,
     scripts/codex-request.py `history`): the one the recorded fixtures are checked with, kept
@@ -339,6 +425,14 @@ def main(argv):
             sys.stderr.write("realclient: note: {} model requests; printing request #{}\n".format(count, chosen["n"]))
         body = chosen["body"]
         out = body if "--body" in args else body["messages" if client == "claude" else "input"]
+        json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
+        sys.stdout.write("\n")
+    elif cmd == "turns":
+        bodies = turns(args[1])
+        if not bodies:
+            sys.stderr.write("realclient: no agent-turn request among those recorded\n")
+            sys.exit(3)
+        out = bodies if "--body" in args else [b["messages"] for b in bodies]
         json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
     elif cmd == "normalise":
