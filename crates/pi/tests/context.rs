@@ -45,7 +45,9 @@ fn sent_equals_the_recorded_context_of_every_fixture() {
 /// Says on stderr itself, which the harness does not capture, that a check was skipped.
 fn skip(why: &str) {
     use std::io::Write;
-    let _ = std::io::stderr().lock().write_all(format!("skipped: {why}\n").as_bytes());
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(format!("skipped: {why}\n").as_bytes());
 }
 
 fn pi_context() -> Option<PathBuf> {
