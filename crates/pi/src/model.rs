@@ -197,13 +197,16 @@ pub fn record(e: &Entry, v: &Value, loaded: bool, session_id: Option<&str>) -> R
             r.flags.compact_summary = Some(true);
             r.parts = vec![Part::Text(text("summary"))];
         }
+        // A summary of an abandoned branch, sent in its place: a summary, as a compaction's is.
         "branch_summary" => {
             r.speaker = Some("branch summary".into());
             r.role = Some("user".into());
+            r.flags.compact_summary = Some(true);
             r.parts = vec![Part::Text(text("summary"))];
         }
+        // An extension's message, sent as the user's.
         "custom_message" => {
-            r.speaker = Some("custom".into());
+            r.speaker = Some("user".into());
             r.role = Some("user".into());
             r.parts = content_parts(v.get("content"));
         }
