@@ -52,6 +52,7 @@ mod memory_rows;
 mod memory_share;
 mod migrate;
 mod non_session;
+mod pi;
 mod props;
 mod readme;
 mod rebuild_chain;

@@ -14,12 +14,6 @@ const OTHERS: &[(&str, &str, &str)] = &[
         "a Gemini CLI chat",
     ),
     (
-        "2026-01-01T10-00-00_0192.jsonl",
-        "{\"type\":\"session\",\"version\":3,\"id\":\"0192\",\"timestamp\":\"2026-01-01T10:00:00Z\",\"cwd\":\"/w\"}\n\
-         {\"type\":\"message\",\"id\":\"a1b2c3d4\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":[]}}\n",
-        "a pi session",
-    ),
-    (
         "events.jsonl",
         "{\"type\":\"session.start\",\"data\":{\"sessionId\":\"s\"},\"id\":\"e1\",\"timestamp\":\"2026-01-01T10:00:00Z\",\"parentId\":null}\n\
          {\"type\":\"user.message\",\"data\":{\"content\":\"hi\"},\"id\":\"e2\",\"timestamp\":\"2026-01-01T10:00:01Z\",\"parentId\":\"e1\"}\n",

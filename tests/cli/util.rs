@@ -8,7 +8,9 @@ pub fn cctool() -> Command {
     cmd.env("NO_COLOR", "1")
         .env("HOME", "/nonexistent-home")
         .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME");
+        .env_remove("CODEX_HOME")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("PI_CODING_AGENT_SESSION_DIR");
     cmd
 }
 

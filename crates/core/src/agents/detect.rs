@@ -269,8 +269,8 @@ fn foreign(r: &Record<'_>) -> Option<Looks> {
     None
 }
 
-/// The agent the surest claim on `r` names; the earlier agent among equally sure ones.
-fn classify(r: &Record<'_>, agents: &[&dyn Agent]) -> Option<AgentId> {
+/// The surest claim on `r` and the agent it names; the earlier agent among equally sure ones.
+fn surest(r: &Record<'_>, agents: &[&dyn Agent]) -> Option<(Sureness, AgentId)> {
     let mut best: Option<(Sureness, AgentId)> = None;
     for a in agents {
         if let Some(s) = a.sniff(r)
@@ -279,7 +279,7 @@ fn classify(r: &Record<'_>, agents: &[&dyn Agent]) -> Option<AgentId> {
             best = Some((s, a.about().format));
         }
     }
-    best.map(|(_, id)| id)
+    best
 }
 
 /// The agent that claims a document of `keys`, the first in the registry's order.
@@ -403,9 +403,13 @@ impl LineProbe {
         match Record::parse(line.bytes, first) {
             Some(r) => {
                 self.objects += 1;
+                // A registered agent whose claim rests on a field or envelope of its own
+                // reads the file even where the record would otherwise name an agent cctool
+                // does not read (pi's header, once pi is registered).
+                let claim = surest(&r, agents);
                 match foreign(&r) {
-                    Some(l) => self.looks = Some(l),
-                    None => self.verdict = classify(&r, agents),
+                    Some(l) if claim.is_none_or(|(s, _)| s < Sureness::Strong) => self.looks = Some(l),
+                    _ => self.verdict = claim.map(|(_, id)| id),
                 }
             }
             None if self.first_unparsed.is_none() => self.first_unparsed = Some(line.no),

@@ -232,6 +232,15 @@ pub trait Agent: Sync {
         None
     }
 
+    /// The folders of this agent's own store that the reading commands read when no PATH is
+    /// given, besides [`crate::io::paths::default_stores`] (the stores `backup` keeps, found by
+    /// their folder's name), from the variables in `env`: the folders that exist, and a note for
+    /// each folder a variable names that does not.
+    fn session_roots(&self, env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> (Vec<PathBuf>, Vec<String>) {
+        let _ = env;
+        (Vec::new(), Vec::new())
+    }
+
     /// The compaction hooks cctool installs in this agent's settings; `None` when it has
     /// none.
     fn hooks(&self) -> Option<&'static dyn Hooks> {

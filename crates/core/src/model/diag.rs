@@ -179,6 +179,11 @@ codes! {
         "an image Codex resizes or converts before sending: the api view shows it as written";
     PreEnvelopeFormat = "pre-envelope-format", [Warning], BOTH,
         "written by a 2025 Codex that current Codex cannot resume; read by forward replay";
+    // Session trees whose compaction keeps entries by id (pi).
+    FirstKeptOffBranch = "first-kept-off-branch", [Warning], BOTH,
+        "a compaction's first kept entry is not on the resumed branch before it: the resume sends the summary and what follows the compaction, none of the entries it meant to keep";
+    MissingCwd = "missing-cwd", [Error], DOCTOR,
+        "the folder the session ran in, where its resume runs, does not exist here: the agent refuses to resume it";
     // cctool session files.
     InvalidSession = "invalid-session", [Error], DOCTOR,
         "cctool session: not a valid session document";

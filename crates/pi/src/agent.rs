@@ -1,0 +1,152 @@
+//! pi's answers to the commands' questions ([`Agent`]).
+
+use cctool_core::ExitStatus;
+use cctool_core::agents::detect::{Record, Sureness};
+use cctool_core::agents::view::{ChainOptions, Report};
+use cctool_core::agents::{About, Agent, ApiViewRefused, ChainRefusal, Import, Names};
+use cctool_core::compact::{self, file::Target};
+use cctool_core::io::Source;
+use cctool_core::model::diag::Diagnostic;
+use cctool_core::model::doc::ExportError;
+use cctool_core::model::events::{Ask, Sink, Streamed};
+use cctool_core::model::resume::{Loader, Overrides};
+use cctool_core::model::session::SessionRecord;
+use cctool_core::output::Out;
+use cctool_core::output::render::Render;
+use cctool_core::summary::{self, SummaryRecord};
+use cctool_core::v5::schema::Session;
+
+/// pi's sessions as an [`Agent`].
+pub struct Pi;
+
+/// The entry types of session v3 (`session-manager.js`), each linked by `id` and `parentId`.
+const ENTRY_TYPES: &[&str] = &[
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "session_info",
+    "label",
+    "context_edit",
+    "usage",
+];
+
+/// Why `compact` leaves a pi session alone: cctool does not write pi's compaction yet.
+#[derive(Debug, thiserror::Error)]
+#[error("cctool does not compact pi sessions yet: run /compact in pi")]
+pub struct NoCompaction;
+
+impl Agent for Pi {
+    fn about(&self) -> &'static About {
+        &About {
+            format: crate::ID,
+            short_name: "pi",
+            display_name: "pi",
+            json_lines: true,
+            measure: compact::Measure::Content,
+            loaders: false,
+            names: Names {
+                file: "pi session",
+                files: "pi sessions",
+                kind: "pi",
+                input_help: "A pi session (`~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`), session format v1 to v3",
+            },
+            structural_keys: &[
+                "id",
+                "parentId",
+                "firstKeptEntryId",
+                "targetId",
+                "toolCallId",
+                "thinkingSignature",
+            ],
+        }
+    }
+
+    fn sniff(&self, r: &Record<'_>) -> Option<Sureness> {
+        let ty = r.ty()?;
+        if ty == "session" && r.has("id") && r.has("cwd") && r.has("timestamp") {
+            // The header names the session format beside its content.
+            return Some(if r.has("version") {
+                Sureness::Defining
+            } else {
+                Sureness::Strong
+            });
+        }
+        let entry = ENTRY_TYPES.contains(&ty) && r.has("id") && r.has("timestamp") && !r.has("uuid");
+        // A message entry wraps its message; a bare item of another agent carries its role.
+        (entry && (ty != "message" || (r.has("message") && !r.has("role")))).then_some(Sureness::Typical)
+    }
+
+    fn summaries(
+        &self,
+        src: &Source,
+        _: Loader,
+        opts: summary::Options,
+    ) -> cctool_core::error::Result<(Vec<SummaryRecord>, u64)> {
+        crate::answers::summaries(src, opts)
+    }
+
+    fn doctor(&self, src: &Source, _: &Overrides) -> cctool_core::error::Result<Vec<Diagnostic>> {
+        crate::doctor::doctor(src)
+    }
+
+    fn scan(&self, src: &Source, _: &Overrides) -> cctool_core::error::Result<SessionRecord> {
+        Ok(crate::answers::scan(src))
+    }
+
+    fn import(&self) -> Option<Import> {
+        Some(crate::import::pi_to)
+    }
+
+    fn full_session(&self, src: &Source) -> cctool_core::error::Result<Session> {
+        crate::import::pi(src).map_err(cctool_core::error::Error::Read)
+    }
+
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<ChainRefusal> {
+        a.api_view.then(|| ApiViewRefused { file: crate::ID }.into())
+    }
+
+    fn rebuild_chain(
+        &self,
+        src: &Source,
+        a: &ChainOptions,
+        style: Option<Render>,
+        out: &mut Out,
+        _: &indicatif::ProgressBar,
+    ) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
+        crate::answers::rebuild_chain(src, a, style, out)
+    }
+
+    fn compact(
+        &self,
+        _: &Source,
+        _: &compact::Options,
+        _: &Target,
+        _: &mut compact::Report,
+    ) -> cctool_core::error::Result<ExitStatus> {
+        Err(cctool_core::error::Error::agent(NoCompaction))
+    }
+
+    fn events(&self, src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
+        crate::answers::events(src, ask, sink)
+    }
+
+    fn export_records(
+        &self,
+        src: &Source,
+        full: bool,
+        emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+    ) -> Result<(), ExportError> {
+        crate::answers::export_records(src, full, emit)
+    }
+
+    fn session_roots(
+        &self,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> (Vec<std::path::PathBuf>, Vec<String>) {
+        crate::store::roots(env)
+    }
+}

@@ -1,0 +1,314 @@
+//! What the reading commands print of a pi session: `scan`, `rebuild-chain`, `extract-summary`,
+//! `scan --rows`, `export`. `doctor` is in [`crate::doctor`].
+
+use serde_json::Value;
+
+use crate::file::{self, Session};
+use crate::model::{self, record};
+use crate::tree::Tree;
+use cctool_core::agents::view::{ChainOptions, ChainSummary, Report};
+use cctool_core::io::Source;
+use cctool_core::model::diag::{Code, Diagnostic, Severity};
+use cctool_core::model::doc::{self, ExportError};
+use cctool_core::model::events::{self, Ask, Event, Mark, Measured, Sink, Streamed, View};
+use cctool_core::model::rows;
+use cctool_core::model::session::{SessionRecord, prompt_text, title};
+use cctool_core::model::time::format_ms;
+use cctool_core::output::Out;
+use cctool_core::output::render::{self, Render};
+use cctool_core::summary::{self, SummaryRecord};
+
+/// The file at a glance; a file that cannot be read is reported with its size alone.
+pub fn scan(src: &Source) -> SessionRecord {
+    let mut r = SessionRecord {
+        path: src.name().to_string(),
+        format: crate::ID.name(),
+        bytes: src.len(),
+        role: "session",
+        ..SessionRecord::default()
+    };
+    let Ok(s) = file::read(src) else { return r };
+    let t = Tree::of(&s);
+    r.lines = s.lines;
+    r.bad_lines = s.bad_lines();
+    r.session_id = s.session_id().map(str::to_string);
+    r.cwd = s.cwd().map(str::to_string);
+    r.project = cctool_core::model::project::name(s.cwd(), src.name());
+    r.parent_session = s.header.as_ref().and_then(|h| h.parent_session.clone());
+    let sent = model::sent(&s, &t);
+    r.chain_messages = sent.len();
+    r.chain_end = Some(if t.compaction.is_some() { "compaction" } else { "root" }.into());
+    r.leaves = Some(t.leaves);
+    r.dangling_parents = Some(t.dangling.len());
+    r.duplicate_uuids = Some(t.duplicates.len() as u64);
+    let compactions: Vec<&file::Entry> = s.entries.iter().filter(|e| e.ty() == "compaction").collect();
+    r.compactions = compactions.len();
+    r.last_compaction_pre_tokens = compactions
+        .last()
+        .and_then(|c| c.value.get("tokensBefore"))
+        .and_then(Value::as_i64);
+    // What is sent is the messages as JSON; their size in bytes stands for their tokens.
+    r.resume_tokens = cctool_core::model::approx_tokens(sent.iter().map(|(_, m)| m.to_string().len()).sum());
+    r.resume_model = resume_model(&s, &t);
+    let first_prompt = t.branch.iter().find_map(|&i| {
+        let e = &s.entries[i];
+        (e.role() == Some("user"))
+            .then(|| first_text(e.message()?.get("content")?))
+            .flatten()
+            .and_then(|t| prompt_text(&t))
+    });
+    (r.title, r.title_source) = title(session_name(&s).map(|n| (n, "session_info")), first_prompt);
+    let span = s.span();
+    r.first_timestamp = span.map(|s| format_ms(s.0));
+    r.last_timestamp = span.map(|s| format_ms(s.1));
+    r.last_ms = span.map(|s| s.1);
+    r
+}
+
+/// The name the user gave the session: the latest `session_info`'s, an empty one clearing it
+/// (`getSessionName`).
+fn session_name(s: &Session) -> Option<String> {
+    let e = s.entries.iter().rev().find(|e| e.ty() == "session_info")?;
+    e.s("name").map(str::trim).filter(|n| !n.is_empty()).map(str::to_string)
+}
+
+/// The model a resume continues with: the last `model_change` or assistant message on the
+/// branch (`getSessionContextSettings`).
+fn resume_model(s: &Session, t: &Tree) -> Option<String> {
+    t.branch.iter().rev().find_map(|&i| {
+        let e = &s.entries[i];
+        match e.ty() {
+            "model_change" => e.s("modelId").map(str::to_string),
+            "message" if e.role() == Some("assistant") => {
+                e.message()?.get("model").and_then(Value::as_str).map(str::to_string)
+            }
+            _ => None,
+        }
+    })
+}
+
+/// The first text of a content: the string, or its first text block.
+fn first_text(content: &Value) -> Option<String> {
+    match content {
+        Value::String(t) => Some(t.clone()),
+        Value::Array(blocks) => blocks
+            .iter()
+            .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .and_then(|b| b.get("text")?.as_str().map(str::to_string)),
+        _ => None,
+    }
+}
+
+/// The lines the client skips, as diagnostics of `file` (findings for `doctor`).
+pub fn unread(file: &str, s: &Session, as_finding: bool) -> Vec<Diagnostic> {
+    s.unread
+        .iter()
+        .map(|u| {
+            let d = Diagnostic::new(file, Some(u.line), u.why.code, u.why.severity, u.why.message.clone());
+            if as_finding {
+                Diagnostic { kind: "finding", ..d }
+            } else {
+                d
+            }
+        })
+        .collect()
+}
+
+/// The session, refused when it has no header: the client reads no session in such a file.
+pub fn read(src: &Source) -> cctool_core::error::Result<Session> {
+    let s = file::read(src).map_err(|e| cctool_core::agents::view::cannot_read(src, e))?;
+    Ok(s)
+}
+
+/// Why `--tip` names no entry.
+#[derive(Debug, thiserror::Error)]
+pub enum TipError {
+    /// No entry's id starts with it.
+    #[error("--tip {0}: no entry of this pi session has an id that starts so")]
+    NotFound(String),
+    /// Several do.
+    #[error("--tip {0}: several entries of this pi session have ids that start so; give more of it")]
+    Ambiguous(String),
+}
+
+fn tip_of(s: &Session, tip: &str) -> Result<usize, TipError> {
+    let mut found = s
+        .entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.id.as_deref().is_some_and(|id| id.starts_with(tip)));
+    match (found.next(), found.next()) {
+        (Some((i, _)), None) => Ok(i),
+        (None, _) => Err(TipError::NotFound(tip.to_string())),
+        _ => Err(TipError::Ambiguous(tip.to_string())),
+    }
+}
+
+/// `rebuild-chain`: the entries a resume loads, in the order it sends them (with `--full`
+/// every entry of the file, the whole tree, in file order), printed as written or rendered
+/// with `style`.
+pub fn rebuild_chain(
+    src: &Source,
+    a: &ChainOptions,
+    style: Option<Render>,
+    out: &mut Out,
+) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
+    let s = read(src)?;
+    let tip = match a.tip.as_deref() {
+        Some(t) => Some(tip_of(&s, t).map_err(cctool_core::error::Error::agent)?),
+        None => None,
+    };
+    let t = Tree::at(&s, tip);
+    let loaded = t.loaded(s.entries.len());
+    let shown: Vec<usize> = if a.full {
+        (0..s.entries.len()).collect()
+    } else {
+        t.context.clone()
+    };
+    for &i in &shown {
+        let e = &s.entries[i];
+        match &style {
+            None => out.record(&e.raw)?,
+            Some(st) => {
+                let v = cctool_core::agents::view::value_of(&e.raw);
+                let mut block = render::record_block(st, &record(e, &v, loaded[i], s.session_id()), None);
+                block.id = e.id.clone().or_else(|| Some(format!("#{}", e.line)));
+                out.text(&render::render(st, &block))?;
+            }
+        }
+    }
+    let mut diags = unread(src.name(), &s, false);
+    diags.extend(crate::doctor::tree_findings(src.name(), &s, &t, false));
+    let id_of = |i: Option<&usize>| i.and_then(|&i| s.entries[i].id.clone());
+    let summary = ChainSummary {
+        file: src.name().to_string(),
+        format: crate::ID.name(),
+        messages: shown.len(),
+        end: Some(if t.compaction.is_some() { "compaction" } else { "root" }.into()),
+        tip: id_of(t.branch.last()),
+        root: id_of(t.branch.first()),
+        unreachable: Some(s.entries.len() - t.branch.len()),
+        duplicate_uuids: Some(t.duplicates.len() as u64),
+        bad_lines: s.bad_lines(),
+        ..ChainSummary::default()
+    };
+    Ok((diags, Report::Chain(summary)))
+}
+
+/// `extract-summary`: every compaction's summary exactly as stored, in file order; the current
+/// one is the compaction the resume starts from. With `--strip-template` nothing changes: the
+/// client stores the summary without its wrapper.
+pub fn summaries(src: &Source, _: summary::Options) -> cctool_core::error::Result<(Vec<SummaryRecord>, u64)> {
+    let s = read(src)?;
+    let t = Tree::of(&s);
+    let mut out = Vec::new();
+    for (i, e) in s.entries.iter().enumerate().filter(|(_, e)| e.ty() == "compaction") {
+        let mut r = SummaryRecord {
+            kind: "summary",
+            file: src.name().to_string(),
+            format: crate::ID.name(),
+            session_id: s.session_id().map(str::to_string),
+            index: out.len(),
+            current: t.compaction == Some(i),
+            line: Some(e.line),
+            timestamp: e.timestamp().map(str::to_string),
+            pre_tokens: e.value.get("tokensBefore").and_then(Value::as_i64),
+            origin: Some("local"),
+            summary: e.s("summary").map(str::to_string),
+            summary_source: Some("item"),
+            event: "compaction",
+            boundary_uuid: e.id.clone(),
+            trigger: e
+                .value
+                .get("fromHook")
+                .and_then(Value::as_bool)
+                .map(|h| if h { "extension" } else { "pi" }.into()),
+            ..SummaryRecord::default()
+        };
+        let meta: serde_json::Map<String, Value> = ["firstKeptEntryId", "details"]
+            .iter()
+            .filter_map(|k| e.value.get(*k).map(|v| ((*k).to_string(), v.clone())))
+            .collect();
+        r.metadata = (!meta.is_empty()).then_some(Value::Object(meta));
+        if r.summary.is_none() {
+            r.warning = Some("the compaction holds no summary text: pi sends `undefined` in its place".into());
+        } else if t.compaction == Some(i) && !t.first_kept_found {
+            r.warning = Some("its firstKeptEntryId is not on the resumed branch: nothing before it is kept".into());
+        }
+        out.push(r);
+    }
+    Ok((out, s.bad_lines()))
+}
+
+/// The session model's events (`scan --rows`, `export`), in the view asked.
+pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
+    let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
+    let t = Tree::of(&s);
+    let loaded = t.loaded(s.entries.len());
+    let mut streamed = Streamed::default();
+    let order: Vec<usize> = match ask.view {
+        View::Records | View::Calls => (0..s.entries.len()).collect(),
+        View::Loaded => t.context.clone(),
+        View::History => t.branch.clone(),
+    };
+    let marks = ask.view == View::History && t.compaction.is_some();
+    let mut seen_loaded = false;
+    if marks && order.first().is_some_and(|&i| !loaded[i]) {
+        sink(Event::Mark(Mark::Earlier));
+    }
+    for i in order {
+        let e = &s.entries[i];
+        if marks && loaded[i] && !std::mem::replace(&mut seen_loaded, true) && i != t.branch[0] {
+            sink(Event::Mark(Mark::Loaded));
+        }
+        let Some(v) = (ask.parse)(&e.raw) else { continue };
+        let r = record(e, &v, loaded[i], s.session_id());
+        rows::earliest(&mut streamed.first_ms, r.ms);
+        if e.ty() == "compaction" {
+            sink(Event::Mark(Mark::Compaction(events::Compaction {
+                time: r.time.clone(),
+                measured: Some(Measured {
+                    trigger: None,
+                    pre_tokens: v.get("tokensBefore").cloned(),
+                }),
+                summary: None,
+                encrypted: false,
+                encrypted_bytes: None,
+            })));
+        }
+        sink(Event::Record(r));
+    }
+    if let Some(ms) = s.span().map(|s| s.0) {
+        rows::earliest(&mut streamed.first_ms, Some(ms));
+    }
+    Ok(streamed)
+}
+
+/// `export --format jsonl`: the entries a resume loads as written (`full`: every line the
+/// client reads, the header first).
+pub fn export_records(
+    src: &Source,
+    full: bool,
+    emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
+    let s = file::read(src).map_err(|e| doc::cannot_read(src, e))?;
+    if full {
+        if let Some(h) = &s.header_raw {
+            emit(h)?;
+        }
+        return s.entries.iter().try_for_each(|e| emit(&e.raw));
+    }
+    let t = Tree::of(&s);
+    t.context.iter().try_for_each(|&i| emit(&s.entries[i].raw))
+}
+
+/// The file's header missing: the client refuses the file as no session of its own.
+pub fn no_header(file: &str) -> Diagnostic {
+    Diagnostic::new(
+        file,
+        Some(1),
+        Code::Unreadable,
+        Severity::Error,
+        "the first record is not a session header ({\"type\":\"session\",\"id\":…}): pi refuses the file".to_string(),
+    )
+}

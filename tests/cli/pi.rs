@@ -1,0 +1,203 @@
+//! pi's sessions (`crates/pi`, docs/pi.md): told by their content, read by the client's rules
+//! (the branch ending at the last entry, the latest compaction and its first kept entry), and
+//! found in pi's store. What a resume loads is checked against pi itself in
+//! `crates/pi/tests/context.rs`.
+
+use serde_json::Value;
+
+use crate::util::{cctool, fixture, records, root, stdout_of};
+
+fn ids(args: &[&str]) -> Vec<String> {
+    let mut all = vec!["-q", "rebuild-chain"];
+    all.extend_from_slice(args);
+    records(&stdout_of(&all))
+        .iter()
+        .map(|r| r["id"].as_str().unwrap_or("-").to_string())
+        .collect()
+}
+
+fn pi(name: &str) -> String {
+    fixture(&format!("pi/{name}")).display().to_string()
+}
+
+#[test]
+fn only_pi_files_are_read_as_pi_and_every_pi_fixture_is() {
+    let out = cctool()
+        .args(["scan", "--json", root().join("fixtures").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut pi_files: Vec<String> = records(&stdout)
+        .into_iter()
+        .filter(|r| r["format"] == "pi")
+        .map(|r| r["path"].as_str().unwrap().to_string())
+        .collect();
+    pi_files.sort();
+    let want: Vec<String> = ["basic", "branch", "compaction", "damaged", "extensions", "v1"]
+        .iter()
+        .map(|n| pi(&format!("{n}.jsonl")))
+        .collect();
+    assert_eq!(pi_files, want);
+}
+
+#[test]
+fn a_resume_follows_the_branch_of_the_last_entry() {
+    let got = ids(&[&pi("branch.jsonl")]);
+    assert_eq!(
+        got,
+        ["c0000001", "c0000002", "c0000006", "c0000007", "c0000008", "c0000009"]
+    );
+    // --tip resumes the abandoned branch instead; --full shows the whole tree.
+    let tip = ids(&["--tip", "c0000005", &pi("branch.jsonl")]);
+    assert_eq!(tip, ["c0000001", "c0000002", "c0000003", "c0000004", "c0000005"]);
+    assert_eq!(ids(&["--full", &pi("branch.jsonl")]).len(), 9);
+}
+
+#[test]
+fn a_resume_starts_at_the_latest_compaction_and_keeps_from_its_first_kept_entry() {
+    // The system message between the first kept entry and the compaction is left out.
+    let got = ids(&[&pi("compaction.jsonl")]);
+    assert_eq!(got, ["b0000007", "b0000004", "b0000006", "b0000008", "b0000009"]);
+}
+
+#[test]
+fn summaries_are_extracted_exactly_as_stored() {
+    let s: Vec<Value> = records(&stdout_of(&["extract-summary", "--json", &pi("compaction.jsonl")]))
+        .into_iter()
+        .filter(|r| r["kind"] == "summary")
+        .collect();
+    assert_eq!(s.len(), 1);
+    assert_eq!(
+        s[0]["summary"],
+        "The user asked for haikus about rust and tin; both were written."
+    );
+    assert_eq!(s[0]["current"], true);
+    assert_eq!(s[0]["line"], 8);
+    assert_eq!(s[0]["pre_tokens"], 123456);
+    assert_eq!(s[0]["boundary_uuid"], "b0000007");
+}
+
+#[test]
+fn doctor_names_what_breaks_a_resume_with_its_line() {
+    let out = cctool()
+        .args(["doctor", "--json", &pi("damaged.jsonl")])
+        .output()
+        .unwrap();
+    let found: Vec<(String, Option<u64>, String)> = records(&String::from_utf8(out.stdout).unwrap())
+        .into_iter()
+        .filter(|r| r["kind"] == "finding")
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or("").to_string();
+            (s("code"), r["line"].as_u64(), s("severity"))
+        })
+        .collect();
+    let want = [
+        ("missing-cwd", 1, "error"),
+        ("invalid-json", 4, "error"),
+        ("dangling-parent", 5, "info"),
+        ("dangling-parent", 6, "error"),
+        ("duplicate-uuid", 6, "warning"),
+        ("first-kept-off-branch", 7, "warning"),
+        ("truncated-last-line", 9, "warning"),
+    ];
+    for (code, line, severity) in want {
+        assert!(
+            found.contains(&(code.to_string(), Some(line), severity.to_string())),
+            "{code} at line {line} ({severity}) not in {found:?}"
+        );
+    }
+    // A sound session has no finding.
+    let clean = stdout_of(&["doctor", "--json", &pi("basic.jsonl")]);
+    assert!(!clean.contains("\"finding\""), "{clean}");
+}
+
+#[test]
+fn scan_reads_title_project_model_and_compactions() {
+    let r = &records(&stdout_of(&[
+        "scan",
+        "--json",
+        &pi("branch.jsonl"),
+        &pi("compaction.jsonl"),
+    ]))[..2];
+    let by = |n: &str| r.iter().find(|x| x["path"].as_str().unwrap().ends_with(n)).unwrap();
+    assert_eq!(by("branch.jsonl")["title"], "Colours");
+    assert_eq!(by("branch.jsonl")["leaves"], 2);
+    assert_eq!(by("compaction.jsonl")["project"], "tmp");
+    assert_eq!(by("compaction.jsonl")["compactions"], 1);
+    assert_eq!(by("compaction.jsonl")["resume_model"], "mock-model");
+    assert_eq!(by("compaction.jsonl")["chain_messages"], 5);
+}
+
+#[test]
+fn scan_without_a_path_finds_pi_s_store_and_its_variables() {
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join(".pi/agent/sessions/--tmp--");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::copy(
+        fixture("pi/basic.jsonl"),
+        store.join("2026-05-01T10-00-00-000Z_x.jsonl"),
+    )
+    .unwrap();
+    let listed = |envs: &[(&str, &std::path::Path)]| {
+        let mut c = cctool();
+        c.env("HOME", home.path());
+        envs.iter().for_each(|(k, v)| {
+            c.env(k, v);
+        });
+        let out = c.args(["scan", "--json"]).output().unwrap();
+        (
+            records(&String::from_utf8(out.stdout).unwrap())
+                .iter()
+                .filter(|r| r["format"] == "pi")
+                .count(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    assert_eq!(listed(&[]).0, 1);
+    let moved = home.path().join("elsewhere");
+    std::fs::create_dir_all(moved.join("sessions/--w--")).unwrap();
+    std::fs::copy(fixture("pi/branch.jsonl"), moved.join("sessions/--w--/a.jsonl")).unwrap();
+    std::fs::copy(fixture("pi/v1.jsonl"), moved.join("sessions/--w--/b.jsonl")).unwrap();
+    assert_eq!(listed(&[("PI_CODING_AGENT_DIR", &moved)]).0, 2);
+    let (n, err) = listed(&[("PI_CODING_AGENT_SESSION_DIR", &home.path().join("nope"))]);
+    assert_eq!(n, 0);
+    assert!(err.contains("no pi store at"), "{err}");
+}
+
+#[test]
+fn rows_export_and_search_read_the_session_model() {
+    let rows = records(&stdout_of(&[
+        "scan",
+        "--rows",
+        "tool-calls",
+        "--json",
+        &pi("basic.jsonl"),
+    ]));
+    let calls: Vec<&str> = rows.iter().filter_map(|r| r["name"].as_str()).collect();
+    assert_eq!(calls, ["bash", "read"], "{rows:?}");
+    let md = stdout_of(&["export", &pi("compaction.jsonl")]);
+    assert!(md.contains("Green skin on the roof"), "{md}");
+    assert!(!md.contains("Iron sleeps in rain"), "a resume does not load it: {md}");
+    let hits = stdout_of(&["search", "-l", "patina", &pi("compaction.jsonl"), &pi("basic.jsonl")]);
+    assert_eq!(hits.lines().count(), 1, "{hits}");
+    assert!(hits.contains("Write a haiku about rust."), "{hits}");
+}
+
+#[test]
+fn an_older_session_is_read_as_the_client_migrates_it() {
+    let out = stdout_of(&["-q", "rebuild-chain", &pi("v1.jsonl")]);
+    let texts: Vec<String> = records(&out)
+        .iter()
+        .map(|r| {
+            let m = &r["message"];
+            m["content"][0]["text"]
+                .as_str()
+                .or(m["content"].as_str())
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    // From the compaction (firstKeptEntryIndex 3: the second question) on.
+    assert_eq!(texts[1], "Second question.");
+    assert_eq!(texts.len(), 5);
+}
