@@ -339,6 +339,30 @@ fn codex_output_resumes_user_messages_summary_then_exactly_the_tail() {
     }
 }
 
+/// A remote compaction item Codex cannot read (it skips that line, so its history never holds
+/// it) is not carried into the replacement history: one unreadable item there makes Codex
+/// skip the whole `compacted` line, and the compaction would have no effect.
+#[test]
+fn an_unreadable_remote_compaction_is_not_carried_into_the_replacement() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("compact/codex-work.jsonl")).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    let unreadable =
+        r#"{"timestamp":"2026-05-20T11:00:05.000Z","type":"response_item","payload":{"type":"compaction"}}"#;
+    lines.insert(4, unreadable);
+    let src = dir.path().join("src.jsonl");
+    std::fs::write(&src, lines.join("\n") + "\n").unwrap();
+    let input = aged_copy(&src, dir.path(), "rollout.jsonl");
+    let out = dir.path().join("out.jsonl");
+    let r = compact(&input, &["--keep-recent", "3000", "-o", out.to_str().unwrap()], 0);
+    assert_eq!(r["changed"], true);
+    check_codex(&input, &out, &r);
+    assert!(
+        codex_history(&out).iter().all(|i| i["type"] != "compaction"),
+        "the unreadable compaction item was carried"
+    );
+}
+
 #[test]
 fn codex_rollouts_of_every_shape_compact_or_say_why_not() {
     let dir = tempfile::tempdir().unwrap();

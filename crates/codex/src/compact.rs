@@ -201,10 +201,15 @@ pub fn replacement(
     for t in kept_user_messages(&texts, user_budget) {
         items.push(user_message(&t));
     }
-    // Remote compactions are opaque: carried as written, before the new summary.
+    // Remote compactions are opaque: carried as written, before the new summary; one that
+    // Codex cannot read (it skipped that line, so its history never held it) is left out, as
+    // it would make Codex skip the whole compacted line.
     for (i, u) in loaded.units[..at].iter().enumerate() {
         if u.carry {
-            items.push(verbatim(&carried(src, loaded, i)?));
+            let raw = carried(src, loaded, i)?;
+            if let Some(json) = crate::items::replacement_item(&raw, loaded.items[i].inter_agent) {
+                items.push(verbatim(&json));
+            }
         }
     }
     items.push(user_message(&summary_text(made)));
