@@ -8,6 +8,7 @@
 
 pub use cctool_claude_code as claude_code;
 pub use cctool_codex as codex;
+pub use cctool_copilot as copilot;
 pub use cctool_session as cctool;
 pub mod detect;
 #[cfg(test)]
@@ -27,6 +28,7 @@ pub static BUILTIN: &[&dyn Agent] = &[
     &claude_code::agent::ClaudeCode,
     &codex::agent::Codex,
     &cctool::agent::Cctool,
+    &copilot::agent::Copilot,
 ];
 
 /// The agents of this run: [`BUILTIN`], unless the program installed another registry first

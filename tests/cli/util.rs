@@ -8,7 +8,8 @@ pub fn cctool() -> Command {
     cmd.env("NO_COLOR", "1")
         .env("HOME", "/nonexistent-home")
         .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME");
+        .env_remove("CODEX_HOME")
+        .env_remove("COPILOT_HOME");
     cmd
 }
 

@@ -270,7 +270,7 @@ fn foreign(r: &Record<'_>) -> Option<Looks> {
 }
 
 /// The agent the surest claim on `r` names; the earlier agent among equally sure ones.
-fn classify(r: &Record<'_>, agents: &[&dyn Agent]) -> Option<AgentId> {
+fn classify(r: &Record<'_>, agents: &[&dyn Agent]) -> Option<(Sureness, AgentId)> {
     let mut best: Option<(Sureness, AgentId)> = None;
     for a in agents {
         if let Some(s) = a.sniff(r)
@@ -279,7 +279,7 @@ fn classify(r: &Record<'_>, agents: &[&dyn Agent]) -> Option<AgentId> {
             best = Some((s, a.about().format));
         }
     }
-    best.map(|(_, id)| id)
+    best
 }
 
 /// The agent that claims a document of `keys`, the first in the registry's order.
@@ -403,9 +403,14 @@ impl LineProbe {
         match Record::parse(line.bytes, first) {
             Some(r) => {
                 self.objects += 1;
-                match foreign(&r) {
-                    Some(l) => self.looks = Some(l),
-                    None => self.verdict = classify(&r, agents),
+                match (foreign(&r), classify(&r, agents)) {
+                    // A registered agent that reads a format named here claims its records
+                    // surely; a weaker claim on them is another agent's resemblance.
+                    (Some(_), Some((Sureness::Strong | Sureness::Defining, id))) | (None, Some((_, id))) => {
+                        self.verdict = Some(id)
+                    }
+                    (Some(l), _) => self.looks = Some(l),
+                    (None, None) => {}
                 }
             }
             None if self.first_unparsed.is_none() => self.first_unparsed = Some(line.no),

@@ -179,6 +179,13 @@ codes! {
         "an image Codex resizes or converts before sending: the api view shows it as written";
     PreEnvelopeFormat = "pre-envelope-format", [Warning], BOTH,
         "written by a 2025 Codex that current Codex cannot resume; read by forward replay";
+    // Copilot CLI sessions.
+    NulPadding = "nul-padding", [Error], BOTH,
+        "Copilot CLI: NUL bytes in events.jsonl, left by a crash where a write never landed: the client cannot parse the line";
+    NegativeTokensRemoved = "negative-tokens-removed", [Error], DOCTOR,
+        "Copilot CLI: a compaction that records a negative tokensRemoved, which makes the client's resume fail";
+    SessionTooLarge = "session-too-large", [Error], DOCTOR,
+        "Copilot CLI: an events.jsonl over 512 MiB, which the client cannot resume";
     // cctool session files.
     InvalidSession = "invalid-session", [Error], DOCTOR,
         "cctool session: not a valid session document";
