@@ -149,3 +149,31 @@ impl Agent for Copilot {
         Some(&crate::store::CopilotStore)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sniff(line: &str) -> Option<Sureness> {
+        Copilot.sniff(&Record::parse(line.as_bytes(), true).expect("an object"))
+    }
+
+    #[test]
+    fn claims_its_events_whatever_their_key_order_and_no_other_agents_records() {
+        let start = r#"{"type":"session.start","data":{"sessionId":"s"},"id":"e1","timestamp":"t","parentId":null}"#;
+        assert_eq!(sniff(start), Some(Sureness::Strong));
+        let reordered = r#"{"parentId":"e1","id":"e2","data":{"content":"hi"},"type":"user.message"}"#;
+        assert_eq!(sniff(reordered), Some(Sureness::Strong));
+        for other in [
+            // Claude Code, Codex (envelope and bare item), pi, and a dotted type without data.
+            r#"{"type":"user","uuid":"u","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"hi"}}"#,
+            r#"{"type":"session_meta","timestamp":"t","payload":{"id":"x"}}"#,
+            r#"{"type":"message","role":"user","content":[]}"#,
+            r#"{"type":"message","id":"a1b2c3d4","parentId":null,"message":{"role":"user","content":[]}}"#,
+            r#"{"type":"session.start","id":"e1"}"#,
+            r#"{"type":"weird.kind","data":{},"id":"e1"}"#,
+        ] {
+            assert_eq!(sniff(other), None, "{other}");
+        }
+    }
+}

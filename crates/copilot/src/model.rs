@@ -174,3 +174,66 @@ pub fn marks_before(s: &Session, i: usize, view: events::View, start: usize) -> 
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::model::events::View;
+    use serde_json::json;
+
+    fn event(line: u64, ty: &str, data: Value) -> Event {
+        let raw = serde_json::to_vec(&json!({"type": ty, "data": data, "id": format!("e{line}")})).unwrap();
+        Event {
+            line,
+            offset: 0,
+            raw,
+            ty: ty.into(),
+            id: Some(format!("e{line}")),
+            parent: None,
+            time: None,
+            data,
+        }
+    }
+
+    #[test]
+    fn a_reply_holds_its_reasoning_text_and_calls_and_a_result_its_output_or_error() {
+        let e = event(
+            1,
+            "assistant.message",
+            json!({"content": "ok", "reasoningText": "think", "toolRequests": [{"toolCallId": "c1", "name": "bash", "arguments": {"command": "ls"}}]}),
+        );
+        let r = record(&e, &serde_json::from_slice(&e.raw).unwrap(), true);
+        assert_eq!(r.role.as_deref(), Some("assistant"));
+        assert_eq!(r.parts.len(), 3);
+        assert_eq!(r.calls().next().unwrap().id.as_deref(), Some("c1"));
+        let failed = event(
+            2,
+            "tool.execution_complete",
+            json!({"toolCallId": "c1", "success": false, "error": {"message": "boom"}}),
+        );
+        let r = record(&failed, &serde_json::from_slice(&failed.raw).unwrap(), true);
+        let o = r.outcomes().next().unwrap();
+        assert_eq!((o.is_error, o.output.clone()), (Some(true), Some(json!("boom"))));
+    }
+
+    #[test]
+    fn a_resume_starts_at_the_last_finished_compaction() {
+        let s = Session {
+            events: vec![
+                event(1, "user.message", json!({"content": "a"})),
+                event(2, "session.compaction_complete", json!({"summaryContent": "s1"})),
+                event(3, "user.message", json!({"content": "b"})),
+                event(4, "session.compaction_complete", json!({"success": false})),
+                event(5, "user.message", json!({"content": "c"})),
+            ],
+            ..Session::default()
+        };
+        assert_eq!(resume_start(&s), 1);
+        assert_eq!(marks_before(&s, 1, View::Loaded, 1), vec![events::Mark::ResumedFrom(2)]);
+        let history: Vec<_> = (0..5).flat_map(|i| marks_before(&s, i, View::History, 1)).collect();
+        assert!(matches!(history[0], events::Mark::Earlier));
+        assert!(matches!(history[1], events::Mark::Compaction(_)));
+        assert!(matches!(history[2], events::Mark::Loaded));
+        assert_eq!(history.len(), 3);
+    }
+}
