@@ -40,7 +40,10 @@ fn every_fixture_of_copilot_and_no_other_is_read_as_copilot() {
         assert_eq!(r["format"] == "copilot", is_copilot_fixture, "{p}: {}", r["format"]);
         ours += usize::from(is_copilot_fixture);
     }
-    assert_eq!(ours, 4, "turns, compacted, damaged and the store's session");
+    assert_eq!(
+        ours, 5,
+        "turns, compacted, damaged, the store's session and the real one"
+    );
 }
 
 #[test]
@@ -280,4 +283,46 @@ fn real_samples_read_whole_with_their_summary_exact() {
             .collect();
         assert_eq!(got, stored, "{p}");
     }
+}
+
+/// A session the real client (1.0.102, offline against the mock) wrote: a call, a `/compact`,
+/// a resume; beside it the messages it sent on that resume. What `rebuild-chain` loads is what
+/// the request carries after the system prompt: the compaction's summary in the client's
+/// wrapper, with the prompts before it, then the prompt after it as `transformedContent`.
+#[test]
+fn what_a_resume_loads_is_what_the_real_client_sent() {
+    let rel = "copilot/real/compacted-resumed.jsonl";
+    let loaded = records(&stdout_of(&["rebuild-chain", &path(rel)]));
+    let types: Vec<&str> = loaded.iter().map(|r| r["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        ["session.compaction_complete", "user.message", "assistant.message"]
+    );
+    let sent: Value =
+        serde_json::from_slice(&std::fs::read(fixture("copilot/real/compacted-resumed.sent.json")).unwrap()).unwrap();
+    let msgs = sent["messages"].as_array().unwrap();
+    let roles: Vec<&str> = msgs.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "user"]);
+    let summary = records(&stdout_of(&["extract-summary", "--json", &path(rel)]))
+        .into_iter()
+        .find(|r| r["kind"] == "summary")
+        .unwrap();
+    let wrapper = msgs[1]["content"].as_str().unwrap();
+    let text = summary["summary"].as_str().unwrap();
+    assert!(wrapper.contains(&format!("<summary>\n{text}\n</summary>")), "{wrapper}");
+    let file = std::fs::read_to_string(fixture(rel)).unwrap();
+    let prompts: Vec<Value> = file
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["type"] == "user.message")
+        .collect();
+    let before = prompts[0]["data"]["content"].as_str().unwrap();
+    assert!(
+        wrapper.contains(&format!("<user_message>\n{before}\n</user_message>")),
+        "{wrapper}"
+    );
+    assert_eq!(msgs[2]["content"], loaded[1]["data"]["transformedContent"]);
+    // The compaction's own model call is chained apart: no broken link is reported.
+    let d = stdout_of(&["doctor", "--json", &path(rel)]);
+    assert!(!d.contains("dangling-parent"), "{d}");
 }

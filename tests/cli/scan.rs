@@ -118,16 +118,19 @@ fn whole_samples_tree_skips_what_is_not_a_session() {
     let Some(dir) = crate::util::shared("") else { return };
     let recs = sessions(&[dir.to_str().unwrap()]);
     let total = recs.last().unwrap();
-    assert_eq!(total["files"], 85);
+    assert_eq!(total["files"], 92);
     // claude-code: 2 real + 6 excerpts + 4 synthetic + 32 resume cases + 18 of 2026;
-    // codex: 1 real + 6 synthetic + 16 of 2026.
-    assert_eq!(total["by_format"], json!({"claude-code": 62, "codex": 23}));
+    // codex: 1 real + 6 synthetic + 16 of 2026; copilot: 7 real.
+    assert_eq!(
+        total["by_format"],
+        json!({"claude-code": 62, "codex": 23, "copilot": 7})
+    );
     // The other agents' folders hold no file cctool reads yet: each is skipped with a notice,
     // never taken for one of the formats above.
     for r in recs.iter().filter(|r| r["kind"] == "session") {
         let path = r["path"].as_str().unwrap();
         assert!(
-            path.contains("/claude-code/") || path.contains("/codex/"),
+            path.contains("/claude-code/") || path.contains("/codex/") || path.contains("/copilot/"),
             "{path} read as a {} session",
             r["format"]
         );
@@ -138,7 +141,10 @@ fn whole_samples_tree_skips_what_is_not_a_session() {
         .filter(|e| e.file_type().is_file())
         .filter(|e| {
             let p = e.path().to_string_lossy();
-            !p.contains("/claude-code/") && !p.contains("/codex/") && (p.ends_with(".jsonl") || p.ends_with(".json"))
+            let read = p.contains("/claude-code/")
+                || p.contains("/codex/")
+                || (p.contains("/copilot/") && p.ends_with(".jsonl"));
+            !read && (p.ends_with(".jsonl") || p.ends_with(".json"))
         })
         .count();
     assert_eq!(

@@ -260,11 +260,13 @@ impl Session {
         out
     }
 
-    /// The parent links that name no earlier event: `(line, parentId)`.
+    /// The parent links that name no earlier event: `(line, parentId)`. The `model.*` events
+    /// (the log of a compaction's own model call) are chained apart, from a parent the file
+    /// does not hold, as the client writes them; they are not the conversation's links.
     pub fn broken_links(&self) -> Vec<(u64, &str)> {
         let mut seen: HashSet<&str> = HashSet::new();
         let mut out = Vec::new();
-        for e in &self.events {
+        for e in self.events.iter().filter(|e| !e.ty.starts_with("model.")) {
             if let Some(p) = e.parent.as_deref().filter(|p| !seen.contains(p)) {
                 out.push((e.line, p));
             }

@@ -33,8 +33,9 @@ impl Store for CopilotStore {
         None
     }
 
+    // What the client keeps beside a session's events (1.0.102): no session is in them.
     fn is_side_folder(&self, name: &str) -> bool {
-        name == "checkpoints"
+        matches!(name, "checkpoints" | "rewind-file-snapshots" | "files" | "research")
     }
 
     fn role(&self, _: &Path) -> &'static str {
