@@ -41,8 +41,8 @@ fn every_fixture_of_copilot_and_no_other_is_read_as_copilot() {
         ours += usize::from(is_copilot_fixture);
     }
     assert_eq!(
-        ours, 5,
-        "turns, compacted, damaged, the store's session and the real one"
+        ours, 6,
+        "turns, compacted, damaged, the store's session and the two real ones"
     );
 }
 
@@ -140,12 +140,10 @@ fn rebuild_chain_loads_from_the_last_compaction() {
     assert_eq!(full.first().map(String::as_str), Some("user.message"));
     assert_eq!(full.iter().filter(|t| *t == "tool.execution_complete").count(), 1);
     assert_eq!(full.len(), 8);
-    for refused in [&["--tip", "x"][..], &["--api-view"][..]] {
-        let mut cmd = cctool();
-        cmd.arg("rebuild-chain").args(refused).arg(path(rel));
-        let out = cmd.assert().failure().get_output().stderr.clone();
-        assert!(String::from_utf8_lossy(&out).contains("Copilot CLI"), "{refused:?}");
-    }
+    let mut cmd = cctool();
+    cmd.args(["rebuild-chain", "--tip", "x"]).arg(path(rel));
+    let out = cmd.assert().failure().get_output().stderr.clone();
+    assert!(String::from_utf8_lossy(&out).contains("Copilot CLI"));
 }
 
 #[test]
@@ -325,4 +323,53 @@ fn what_a_resume_loads_is_what_the_real_client_sent() {
     // The compaction's own model call is chained apart: no broken link is reported.
     let d = stdout_of(&["doctor", "--json", &path(rel)]);
     assert!(!d.contains("dangling-parent"), "{d}");
+}
+
+/// `--api-view` of a real session cut where the client's last run began, with that run's
+/// prompt, equals the messages the client sent (after its own system prompt): with a
+/// compaction (the wrapper, P2) and without (calls and results across two resumes, P3–P5).
+#[test]
+fn api_view_equals_what_the_real_client_sent() {
+    for name in ["compacted-resumed", "two-resumes"] {
+        let text = std::fs::read_to_string(fixture(&format!("copilot/real/{name}.jsonl"))).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let last_run = lines
+            .iter()
+            .rposition(|l| serde_json::from_str::<Value>(l).unwrap()["type"] == "session.resume")
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let before = dir.path().join("events.jsonl");
+        std::fs::write(&before, lines[..last_run].join("\n") + "\n").unwrap();
+        let sent: Value =
+            serde_json::from_slice(&std::fs::read(fixture(&format!("copilot/real/{name}.sent.json"))).unwrap())
+                .unwrap();
+        let msgs = sent["messages"].as_array().unwrap();
+        assert_eq!(msgs[0]["role"], "system");
+        let prompt = msgs.last().unwrap()["content"].as_str().unwrap();
+        let got = records(&stdout_of(&[
+            "rebuild-chain",
+            "--api-view",
+            "--prompt",
+            prompt,
+            before.to_str().unwrap(),
+        ]));
+        assert_eq!(got, msgs[1..], "{name}");
+    }
+}
+
+#[test]
+fn api_view_answers_a_dangling_call_with_the_interrupted_result() {
+    let got = records(&stdout_of(&[
+        "rebuild-chain",
+        "--api-view",
+        &path("copilot/compacted.jsonl"),
+    ]));
+    let roles: Vec<&str> = got.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "user", "assistant", "tool"]);
+    assert_eq!(got[3]["tool_call_id"], "call_a");
+    assert_eq!(
+        got[3]["content"],
+        "Tool execution was interrupted before a result was recorded."
+    );
+    assert!(got[0]["content"].as_str().unwrap().contains("<user_message>\nWrite a haiku about rust into poem.txt\n</user_message>\n<user_message>\n/compact\n</user_message>"));
 }

@@ -5,6 +5,7 @@
 
 pub mod agent;
 mod answers;
+mod api;
 mod doctor;
 pub mod file;
 mod import;
