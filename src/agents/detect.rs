@@ -56,8 +56,10 @@ mod tests {
         assert_eq!(looks(gemini), Looks::GeminiChat);
         let pi = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/w\"}\n";
         assert_eq!(looks(pi), Looks::PiSession);
+        // A Copilot CLI event log is read now that the agent is registered: its sure claim
+        // wins over the resemblance that names it for a registry without it.
         let copilot = b"{\"type\":\"session.start\",\"data\":{},\"id\":\"e\",\"timestamp\":\"t\",\"parentId\":null}\n";
-        assert_eq!(looks(copilot), Looks::CopilotEvents);
+        assert_eq!(detect_bytes(copilot).unwrap(), crate::agents::copilot::ID);
         // Qwen Code: Claude Code's fields around a message of Gemini's `parts`.
         let qwen = b"{\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"t\",\"type\":\"user\",\"cwd\":\"/w\",\"version\":\"0.24.4\",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}\n";
         assert_eq!(looks(qwen), Looks::QwenSession);

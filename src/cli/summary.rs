@@ -18,8 +18,11 @@ replacement_history, legacy when it has none. Local text comes from the message 
 SUMMARY_PREFIX line removed), else the last prefixed user message of the replacement_history, \
 else the assistant message just before the record.\n\n\
 cctool v5 sessions: each summary item.\n\n\
+Copilot CLI sessions: each session.compaction_complete, its summaryContent as stored; the current \
+one is the last, which a resume starts from.\n\n\
 With no PATH, the user's own stores are read: $CLAUDE_CONFIG_DIR/projects (default \
-~/.claude/projects), $CODEX_HOME/sessions and $CODEX_HOME/archived_sessions (default ~/.codex).",
+~/.claude/projects), $CODEX_HOME/sessions and $CODEX_HOME/archived_sessions (default ~/.codex), \
+$COPILOT_HOME/session-state (default ~/.copilot).",
     after_long_help = "JSON RECORDS\n\
 {\"kind\":\"summary\",\"file\",\"format\":\"claude-code\"|\"codex\"|\"cctool-v5\",\"session_id\",\"index\",\
 \"current\",\"line\",\"timestamp\",\"trigger\",\"pre_tokens\",\"origin\":\"local\"|\"remote\"|\"legacy\",\

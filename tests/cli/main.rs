@@ -24,6 +24,7 @@ mod convert_clients;
 mod convert_ecosystem;
 mod convert_memory;
 mod convert_props;
+mod copilot;
 mod crash;
 mod docs;
 mod doctor;

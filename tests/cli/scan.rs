@@ -123,16 +123,22 @@ fn whole_samples_tree_skips_what_is_not_a_session() {
     let Some(dir) = crate::util::shared("") else { return };
     let recs = sessions(&[dir.to_str().unwrap()]);
     let total = recs.last().unwrap();
-    assert_eq!(total["files"], 95);
+    assert_eq!(total["files"], 102);
     // claude-code: 2 real + 6 excerpts + 4 synthetic + 32 resume cases + 18 of 2026;
-    // codex: 1 real + 6 synthetic + 16 of 2026; pi: 10 real.
-    assert_eq!(total["by_format"], json!({"claude-code": 62, "codex": 23, "pi": 10}));
+    // codex: 1 real + 6 synthetic + 16 of 2026; copilot: 7 real; pi: 10 real.
+    assert_eq!(
+        total["by_format"],
+        json!({"claude-code": 62, "codex": 23, "copilot": 7, "pi": 10})
+    );
     // The other agents' folders hold no file cctool reads yet: each is skipped with a notice,
     // never taken for one of the formats above.
     for r in recs.iter().filter(|r| r["kind"] == "session") {
         let path = r["path"].as_str().unwrap();
         assert!(
-            path.contains("/claude-code/") || path.contains("/codex/") || is_pi_session(path),
+            path.contains("/claude-code/")
+                || path.contains("/codex/")
+                || path.contains("/copilot/")
+                || is_pi_session(path),
             "{path} read as a {} session",
             r["format"]
         );
@@ -143,10 +149,11 @@ fn whole_samples_tree_skips_what_is_not_a_session() {
         .filter(|e| e.file_type().is_file())
         .filter(|e| {
             let p = e.path().to_string_lossy();
-            !p.contains("/claude-code/")
-                && !p.contains("/codex/")
-                && !is_pi_session(&p)
-                && (p.ends_with(".jsonl") || p.ends_with(".json"))
+            let read = p.contains("/claude-code/")
+                || p.contains("/codex/")
+                || (p.contains("/copilot/") && p.ends_with(".jsonl"))
+                || is_pi_session(&p);
+            !read && (p.ends_with(".jsonl") || p.ends_with(".json"))
         })
         .count();
     assert_eq!(

@@ -10,7 +10,8 @@ pub fn cctool() -> Command {
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
         .env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR");
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .env_remove("COPILOT_HOME");
     cmd
 }
 

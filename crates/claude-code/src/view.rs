@@ -55,6 +55,7 @@ pub fn rebuild_chain(
         let record = ApiViewSummary {
             file: t.file.clone(),
             format: crate::ID.name(),
+            sent_by: None,
             client: crate::client::CLIENT.version,
             loader: Some(a.loader().name()),
             model: view.model.clone(),

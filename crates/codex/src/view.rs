@@ -127,6 +127,7 @@ fn api_view(
     let mut record = ApiViewSummary {
         file: src.name().to_string(),
         format: crate::ID.name(),
+        sent_by: None,
         client: codex_api::CLIENT,
         loader: None,
         model: None,

@@ -17,6 +17,7 @@ mod backup;
 mod chain;
 mod compact;
 mod convert;
+mod copilot;
 mod doctor;
 mod errors;
 mod export;

@@ -50,6 +50,11 @@ pub struct ApiViewSummary {
     pub file: String,
     /// The format's name (`claude-code`, `codex`).
     pub format: &'static str,
+    /// Who sends the messages, as the line on stderr says it, for an agent whose request is
+    /// a list of messages named by its client alone; `None` keeps the line of the first two
+    /// agents. Not a field of the record.
+    #[serde(skip)]
+    pub sent_by: Option<&'static str>,
     /// The client version whose request this is.
     pub client: &'static str,
     /// Claude Code: the loader rules followed (`--loader`); null for Codex.
@@ -89,6 +94,15 @@ impl ApiViewSummary {
             return format!("{}: {r}", self.file);
         }
         let model = self.model.as_deref().unwrap_or("unknown");
+        if let Some(by) = self.sent_by {
+            return format!(
+                "{}: {} messages sent by {by}, about {} tokens, model {model}; rules: {}",
+                self.file,
+                self.messages,
+                self.tokens,
+                rules_text(&self.rules)
+            );
+        }
         match (&self.model_choice, self.thinking_policy) {
             (Some(choice), Some(policy)) => format!(
                 "{}: {} messages sent, about {} tokens, model {model} ({choice}), other models' thinking: {policy}; rules: {}",

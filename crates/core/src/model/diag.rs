@@ -184,6 +184,13 @@ codes! {
         "a compaction's first kept entry is not on the resumed branch before it: the resume sends the summary and what follows the compaction, none of the entries it meant to keep";
     MissingCwd = "missing-cwd", [Error], DOCTOR,
         "the folder the session ran in, where its resume runs, does not exist here: the agent refuses to resume it";
+    // Copilot CLI sessions.
+    NulPadding = "nul-padding", [Error], BOTH,
+        "Copilot CLI: NUL bytes in events.jsonl, left by a crash where a write never landed: the client cannot parse the line";
+    NegativeTokensRemoved = "negative-tokens-removed", [Error], DOCTOR,
+        "Copilot CLI: a compaction that records a negative tokensRemoved, which makes the client's resume fail";
+    SessionTooLarge = "session-too-large", [Error], DOCTOR,
+        "Copilot CLI: an events.jsonl over 512 MiB, which the client cannot resume";
     // cctool session files.
     InvalidSession = "invalid-session", [Error], DOCTOR,
         "cctool session: not a valid session document";

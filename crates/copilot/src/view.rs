@@ -1,0 +1,213 @@
+//! What the reading commands print of a Copilot CLI session through the session model:
+//! `rebuild-chain`, `scan --rows`, `export` and `search`.
+
+use crate::file::{self, Session};
+use crate::model::{conversational, marks_before, record, resume_start};
+use cctool_core::agents::view::{ApiViewSummary, ChainOptions, ChainSummary, Report, cannot_read, value_of};
+use cctool_core::io::Source;
+use cctool_core::model::diag::Diagnostic;
+use cctool_core::model::doc::{self, ExportError};
+use cctool_core::model::events::{Ask, Compaction, Event, Sink, Streamed, View};
+use cctool_core::model::rows;
+use cctool_core::output::Out;
+use cctool_core::output::render::{self, Render};
+
+/// `--tip` given for a Copilot CLI session, whose events form one line of history.
+#[derive(Debug, thiserror::Error)]
+#[error("--tip chooses among the branches of a Claude Code transcript; a Copilot CLI session has one line of events")]
+pub struct TipRefused;
+
+/// The indexes of the events `rebuild-chain` prints: what a resume loads (from the last
+/// compaction on), or with `full` every conversational event.
+fn chosen(s: &Session, full: bool) -> (Vec<usize>, usize) {
+    let start = resume_start(s);
+    let from = if full { 0 } else { start };
+    let picked = (from..s.events.len())
+        .filter(|&i| conversational(&s.events[i].ty))
+        .collect();
+    (picked, start)
+}
+
+/// `rebuild-chain`: what a resume loads, printed as written or rendered with `style`; with
+/// `--full`, the whole conversation with its compactions.
+pub fn rebuild_chain(
+    src: &Source,
+    a: &ChainOptions,
+    style: Option<Render>,
+    out: &mut Out,
+) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
+    let s = file::read(src).map_err(|e| cannot_read(src, e))?;
+    if a.api_view {
+        return api_view(src, &s, a, style, out);
+    }
+    let (picked, start) = chosen(&s, a.full);
+    for &i in &picked {
+        let e = &s.events[i];
+        match &style {
+            None => out.record(&e.raw)?,
+            Some(st) => {
+                let rec = record(e, &value_of(&e.raw), i >= start);
+                // The summary is the record's text already; the mark adds what was measured.
+                let c = e.is_compaction().then(|| Compaction {
+                    summary: None,
+                    ..crate::model::compaction(e)
+                });
+                let block = render::record_block(st, &rec, c.as_ref());
+                out.text(&render::render(st, &block))?;
+            }
+        }
+    }
+    let summary = ChainSummary {
+        file: src.name().to_string(),
+        format: crate::ID.name(),
+        messages: picked.len(),
+        end: Some(match s.last_compaction() {
+            Some(i) => format!("compacted:{}", s.events[i].line),
+            None => "start".to_string(),
+        }),
+        bad_lines: s.bad_lines(),
+        ..ChainSummary::default()
+    };
+    Ok((crate::doctor::unread(src.name(), &s, false), Report::Chain(summary)))
+}
+
+/// The session model's events in the view asked: every event (`scan --rows`), what a resume
+/// loads, or the whole conversation with its compactions marked.
+pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
+    let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
+    let mut streamed = Streamed::default();
+    for e in &s.events {
+        rows::earliest(
+            &mut streamed.first_ms,
+            e.time.as_deref().and_then(cctool_core::model::time::parse_ms),
+        );
+    }
+    let start = resume_start(&s);
+    let session_id = s.session_id().map(str::to_string);
+    for (i, e) in s.events.iter().enumerate() {
+        for m in marks_before(&s, i, ask.view, start) {
+            sink(Event::Mark(m));
+        }
+        let loaded = i >= start && conversational(&e.ty);
+        let wanted = match ask.view {
+            View::Records => true,
+            View::Calls => matches!(e.ty.as_str(), "assistant.message" | "tool.execution_complete"),
+            View::Loaded => loaded,
+            View::History => conversational(&e.ty),
+        };
+        if !wanted {
+            continue;
+        }
+        let Some(v) = (ask.parse)(&e.raw) else { continue };
+        let mut r = record(e, &v, loaded);
+        r.session_id = r.session_id.or_else(|| session_id.clone());
+        // A compaction is shown by its mark where the view marks compactions.
+        if e.is_compaction() && ask.view == View::History {
+            r.speaker = None;
+        }
+        sink(Event::Record(r));
+    }
+    Ok(streamed)
+}
+
+/// `export --format jsonl`: the events a resume loads (with `full`, every conversational
+/// event), as written.
+pub fn export_records(
+    src: &Source,
+    full: bool,
+    emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
+    let s = file::read(src).map_err(|e| doc::cannot_read(src, e))?;
+    let (picked, _) = chosen(&s, full);
+    picked.iter().try_for_each(|&i| emit(&s.events[i].raw))
+}
+
+/// `--api-view`: the messages the client sends after a resume ([`crate::api`]), one JSON
+/// object a line, or rendered with `style`.
+fn api_view(
+    src: &Source,
+    s: &Session,
+    a: &ChainOptions,
+    style: Option<Render>,
+    out: &mut Out,
+) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
+    let msgs = crate::api::messages(s, a.prompt.as_deref());
+    let mut bytes = 0;
+    for (i, m) in msgs.iter().enumerate() {
+        let line = cctool_core::io::json::to_json(m);
+        bytes += line.len();
+        match &style {
+            None => out.record(line.as_bytes())?,
+            Some(st) => {
+                let mut block = render::record_block(st, &api_record(m), None);
+                block.id = Some(format!("#{}", i + 1));
+                out.text(&render::render(st, &block))?;
+            }
+        }
+    }
+    let summary = ApiViewSummary {
+        file: src.name().to_string(),
+        format: crate::ID.name(),
+        sent_by: Some(crate::api::CLIENT),
+        client: crate::api::CLIENT,
+        loader: None,
+        model: None,
+        model_choice: None,
+        model_entry: None,
+        session_model: None,
+        session_model_retires: None,
+        notice: Some("the system prompt is the resuming client's own and is not shown".into()),
+        thinking_policy: None,
+        messages: msgs.len(),
+        tokens: cctool_core::model::approx_tokens(bytes),
+        prompt: a.prompt.is_some(),
+        rules: crate::api::rules(&msgs, a.prompt.is_some()),
+        assumptions: None,
+        refused: None,
+    };
+    Ok((crate::doctor::unread(src.name(), s, false), Report::ApiView(summary)))
+}
+
+/// One message of the request as the session model's record, for people.
+fn api_record(m: &serde_json::Value) -> cctool_core::model::events::Record {
+    use cctool_core::model::events::{Call, Outcome, Part, Record};
+    let role = m
+        .get("role")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let mut parts = Vec::new();
+    if role == "tool" {
+        parts.push(Part::Outcome(Outcome {
+            call_id: m
+                .get("tool_call_id")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+            is_error: None,
+            output: m.get("content").cloned(),
+        }));
+    } else if let Some(t) = m.get("content").and_then(serde_json::Value::as_str) {
+        parts.push(Part::Text(t.to_string()));
+    }
+    for c in m
+        .get("tool_calls")
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let f = c.get("function");
+        let s = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_str).map(str::to_string);
+        parts.push(Part::Call(Call {
+            id: s(c.get("id")),
+            name: s(f.and_then(|f| f.get("name"))),
+            kind: "function".into(),
+            input: f.and_then(|f| f.get("arguments")).cloned(),
+        }));
+    }
+    Record {
+        role: Some(role.clone()),
+        speaker: Some(role),
+        parts,
+        ..Record::default()
+    }
+}

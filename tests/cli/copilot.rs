@@ -1,0 +1,375 @@
+//! GitHub Copilot CLI sessions: found by their content alone and by their store, read through
+//! the session model (`scan`, `rebuild-chain`, `extract-summary`, `doctor`, `export`, the
+//! tables, `search`), on the fixtures and on the shared real samples.
+
+use serde_json::Value;
+
+use crate::util::{cctool, fixture, records, shared_files, stdout_of};
+
+fn path(rel: &str) -> String {
+    fixture(rel).to_str().unwrap().to_string()
+}
+
+fn scan_of(rel: &str) -> Value {
+    let out = stdout_of(&["scan", "--json", &path(rel)]);
+    records(&out)
+        .into_iter()
+        .find(|r| r["kind"] == "session")
+        .expect("a session record")
+}
+
+/// The lines of a fixture whose JSON `type` is `ty`, 1-based.
+fn lines_of(rel: &str, ty: &str) -> Vec<u64> {
+    let text = std::fs::read(fixture(rel)).unwrap();
+    text.split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|(_, l)| serde_json::from_slice::<Value>(l).is_ok_and(|v| v["type"] == ty))
+        .map(|(i, _)| i as u64 + 1)
+        .collect()
+}
+
+#[test]
+fn every_fixture_of_copilot_and_no_other_is_read_as_copilot() {
+    // Some fixtures are damaged on purpose: the exit status says so, the records are read.
+    let out = cctool().args(["scan", "--json", &path("")]).output().unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    let mut ours = 0;
+    for r in records(&out).into_iter().filter(|r| r["kind"] == "session") {
+        let p = r["path"].as_str().unwrap();
+        let is_copilot_fixture = p.contains("/fixtures/copilot/");
+        assert_eq!(r["format"] == "copilot", is_copilot_fixture, "{p}: {}", r["format"]);
+        ours += usize::from(is_copilot_fixture);
+    }
+    assert_eq!(
+        ours, 6,
+        "turns, compacted, damaged, the store's session and the two real ones"
+    );
+}
+
+#[test]
+fn scan_reads_title_project_time_and_compactions() {
+    let r = scan_of("copilot/turns.jsonl");
+    assert_eq!(r["title"], "List the files in src and count the lines of main.rs");
+    assert_eq!(r["cwd"], "/home/dev/widget");
+    assert_eq!(r["project"], "widget");
+    assert_eq!(r["session_id"], "5b1d7c2e-8a40-4f6b-9d3e-2c7a1e0f4b19");
+    assert_eq!(r["agent_versions"], serde_json::json!(["1.0.74"]));
+    assert_eq!(r["first_timestamp"], "2026-11-02T10:00:01.000Z");
+    assert_eq!(r["compactions"], 0);
+    assert_eq!(r["chain_end"], "start");
+    let c = scan_of("copilot/compacted.jsonl");
+    assert_eq!(c["compactions"], 1);
+    assert_eq!(c["last_compaction_trigger"], "manual");
+    assert_eq!(c["last_compaction_pre_tokens"], 5000);
+    let at = lines_of("copilot/compacted.jsonl", "session.compaction_complete")[0];
+    assert_eq!(c["chain_end"], format!("compacted:{at}"));
+    // The summary, the prompt after the resume and the reply with its dangling call.
+    assert_eq!(c["chain_messages"], 3);
+}
+
+#[test]
+fn the_workspace_file_names_the_folder_and_the_session() {
+    let rel = "copilot/store/session-state/5b1d7c2e-8a40-4f6b-9d3e-2c7a1e0f4b19/events.jsonl";
+    let r = scan_of(rel);
+    assert_eq!(r["cwd"], "/home/dev/gadget");
+    assert_eq!(r["title_source"], "workspace-name");
+}
+
+#[test]
+fn scan_without_arguments_lists_the_copilot_store() {
+    for (var, value) in [
+        ("COPILOT_HOME", fixture("copilot/store")),
+        ("HOME", fixture("copilot/store/..")),
+    ] {
+        let mut cmd = cctool();
+        cmd.args(["scan", "--json"]).env(var, &value);
+        if var == "HOME" {
+            // `~/.copilot` is the default: a scratch home holding the store under that name.
+            let home = tempfile::tempdir().unwrap();
+            crate::util::copy_tree(&fixture("copilot/store"), &home.path().join(".copilot"));
+            cmd.env("HOME", home.path());
+            let out = cmd.assert().success().get_output().stdout.clone();
+            let ids = session_ids(&String::from_utf8(out).unwrap());
+            assert_eq!(ids, ["5b1d7c2e-8a40-4f6b-9d3e-2c7a1e0f4b19"]);
+            continue;
+        }
+        let out = cmd.assert().success().get_output().stdout.clone();
+        let ids = session_ids(&String::from_utf8(out).unwrap());
+        assert_eq!(ids, ["5b1d7c2e-8a40-4f6b-9d3e-2c7a1e0f4b19"], "{var}");
+    }
+    let missing = cctool()
+        .args(["scan"])
+        .env("COPILOT_HOME", "/nonexistent-copilot")
+        .assert()
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(missing).unwrap();
+    assert!(
+        err.contains("no Copilot CLI store at /nonexistent-copilot/session-state (from COPILOT_HOME)"),
+        "{err}"
+    );
+}
+
+fn session_ids(out: &str) -> Vec<String> {
+    records(out)
+        .into_iter()
+        .filter(|r| r["kind"] == "session")
+        .map(|r| r["session_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn rebuild_chain_loads_from_the_last_compaction() {
+    let rel = "copilot/compacted.jsonl";
+    let types = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["rebuild-chain"];
+        all.extend_from_slice(args);
+        let p = path(rel);
+        all.push(&p);
+        records(&stdout_of(&all))
+            .iter()
+            .map(|r| r["type"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        types(&[]),
+        ["session.compaction_complete", "user.message", "assistant.message"]
+    );
+    let full = types(&["--full"]);
+    assert_eq!(full.first().map(String::as_str), Some("user.message"));
+    assert_eq!(full.iter().filter(|t| *t == "tool.execution_complete").count(), 1);
+    assert_eq!(full.len(), 8);
+    let mut cmd = cctool();
+    cmd.args(["rebuild-chain", "--tip", "x"]).arg(path(rel));
+    let out = cmd.assert().failure().get_output().stderr.clone();
+    assert!(String::from_utf8_lossy(&out).contains("Copilot CLI"));
+}
+
+#[test]
+fn summaries_are_exactly_as_stored() {
+    let rel = "copilot/compacted.jsonl";
+    let out = stdout_of(&["extract-summary", "--json", &path(rel)]);
+    let s: Vec<Value> = records(&out).into_iter().filter(|r| r["kind"] == "summary").collect();
+    assert_eq!(s.len(), 1);
+    let line = lines_of(rel, "session.compaction_complete")[0];
+    let text = std::fs::read_to_string(fixture(rel)).unwrap();
+    let rec: Value = serde_json::from_str(text.lines().nth(line as usize - 1).unwrap()).unwrap();
+    assert_eq!(s[0]["summary"], rec["data"]["summaryContent"]);
+    assert_eq!(s[0]["current"], true);
+    assert_eq!(s[0]["line"], line);
+    assert_eq!(s[0]["metadata"]["checkpointNumber"], 1);
+    assert_eq!(s[0]["metadata"]["tokensRemoved"], 3600);
+}
+
+#[test]
+fn doctor_names_the_reported_failures_with_their_lines() {
+    let out = cctool()
+        .args(["doctor", "--json", &path("copilot/damaged.jsonl")])
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    let found: Vec<(u64, String, String)> = records(&String::from_utf8(out).unwrap())
+        .into_iter()
+        .filter(|r| r["kind"] == "finding")
+        .map(|r| {
+            let code = r["code"].as_str().unwrap().to_string();
+            (
+                r["line"].as_u64().unwrap_or(0),
+                code,
+                r["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let has = |line: u64, code: &str| found.iter().any(|(l, c, _)| *l == line && c == code);
+    assert!(has(5, "invalid-json"), "{found:?}");
+    assert!(
+        found
+            .iter()
+            .any(|(l, _, m)| *l == 5 && m.starts_with("interleaved lines")),
+        "{found:?}"
+    );
+    assert!(has(6, "invalid-json"), "{found:?}");
+    assert!(has(7, "dangling-parent"), "{found:?}");
+    assert!(has(8, "tool-result-without-call"), "{found:?}");
+    assert!(has(9, "negative-tokens-removed"), "{found:?}");
+    assert!(has(10, "not-an-object"), "{found:?}");
+    assert!(has(12, "nul-padding"), "{found:?}");
+    let dangling = cctool()
+        .args(["doctor", "--json", &path("copilot/compacted.jsonl")])
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    let d = String::from_utf8(dangling).unwrap();
+    assert!(
+        d.contains("tool-call-without-result") && d.contains("interrupted before a result"),
+        "{d}"
+    );
+}
+
+#[test]
+fn a_file_over_the_resume_limit_is_named() {
+    // A sparse file: its size is what the client refuses, its content a valid session.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("events.jsonl");
+    let mut body = std::fs::read(fixture("copilot/turns.jsonl")).unwrap();
+    body.push(b'\n');
+    std::fs::write(&f, &body).unwrap();
+    let file = std::fs::OpenOptions::new().write(true).open(&f).unwrap();
+    file.set_len(512 * 1024 * 1024 + 1).unwrap();
+    drop(file);
+    let out = cctool()
+        .args(["doctor", "--json", f.to_str().unwrap()])
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains("session-too-large"));
+}
+
+#[test]
+fn tables_export_and_search_come_through_the_session_model() {
+    let turns = path("copilot/turns.jsonl");
+    let calls = records(&stdout_of(&["scan", "--rows", "tool-calls", &turns]));
+    let names: Vec<&str> = calls.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["bash", "bash", "view"]);
+    assert!(calls.iter().all(|c| c["has_result"] == true));
+    assert_eq!(calls[2]["is_error"], true);
+    let msgs = records(&stdout_of(&["scan", "--rows", "messages", &turns]));
+    let users = msgs.iter().filter(|m| m["role"] == "user").count();
+    assert_eq!(users, 2);
+    let exported = stdout_of(&["export", "--format", "jsonl", &turns]);
+    assert_eq!(exported.lines().count(), 9);
+    let hits = stdout_of(&["search", "--json", "second stanza", &path("copilot")]);
+    assert!(hits.contains("compacted.jsonl"), "{hits}");
+    let none = cctool()
+        .args(["search", "--json", "no such words anywhere", &path("copilot")])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(!String::from_utf8_lossy(&none).contains("compacted.jsonl"));
+}
+
+#[test]
+fn real_samples_read_whole_with_their_summary_exact() {
+    let Some(files) = shared_files(&["copilot/real"]) else {
+        return;
+    };
+    for f in files.iter().filter(|f| f.extension().is_some_and(|e| e == "jsonl")) {
+        let p = f.to_str().unwrap();
+        let r = records(&stdout_of(&["scan", "--json", p]));
+        let s = r.iter().find(|r| r["kind"] == "session").expect("session");
+        assert_eq!(s["format"], "copilot", "{p}");
+        assert_eq!(s["bad_lines"], 0, "{p}");
+        assert!(s["title"].is_string(), "{p}");
+        let summaries = records(&stdout_of(&["extract-summary", "--json", p]));
+        let text = std::fs::read_to_string(f).unwrap();
+        let stored: Vec<Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["type"] == "session.compaction_complete")
+            .map(|v| v["data"]["summaryContent"].clone())
+            .collect();
+        let got: Vec<Value> = summaries
+            .iter()
+            .filter(|r| r["kind"] == "summary")
+            .map(|r| r["summary"].clone())
+            .collect();
+        assert_eq!(got, stored, "{p}");
+    }
+}
+
+/// A session the real client (1.0.102, offline against the mock) wrote: a call, a `/compact`,
+/// a resume; beside it the messages it sent on that resume. What `rebuild-chain` loads is what
+/// the request carries after the system prompt: the compaction's summary in the client's
+/// wrapper, with the prompts before it, then the prompt after it as `transformedContent`.
+#[test]
+fn what_a_resume_loads_is_what_the_real_client_sent() {
+    let rel = "copilot/real/compacted-resumed.jsonl";
+    let loaded = records(&stdout_of(&["rebuild-chain", &path(rel)]));
+    let types: Vec<&str> = loaded.iter().map(|r| r["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        ["session.compaction_complete", "user.message", "assistant.message"]
+    );
+    let sent: Value =
+        serde_json::from_slice(&std::fs::read(fixture("copilot/real/compacted-resumed.sent.json")).unwrap()).unwrap();
+    let msgs = sent["messages"].as_array().unwrap();
+    let roles: Vec<&str> = msgs.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "user"]);
+    let summary = records(&stdout_of(&["extract-summary", "--json", &path(rel)]))
+        .into_iter()
+        .find(|r| r["kind"] == "summary")
+        .unwrap();
+    let wrapper = msgs[1]["content"].as_str().unwrap();
+    let text = summary["summary"].as_str().unwrap();
+    assert!(wrapper.contains(&format!("<summary>\n{text}\n</summary>")), "{wrapper}");
+    let file = std::fs::read_to_string(fixture(rel)).unwrap();
+    let prompts: Vec<Value> = file
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["type"] == "user.message")
+        .collect();
+    let before = prompts[0]["data"]["content"].as_str().unwrap();
+    assert!(
+        wrapper.contains(&format!("<user_message>\n{before}\n</user_message>")),
+        "{wrapper}"
+    );
+    assert_eq!(msgs[2]["content"], loaded[1]["data"]["transformedContent"]);
+    // The compaction's own model call is chained apart: no broken link is reported.
+    let d = stdout_of(&["doctor", "--json", &path(rel)]);
+    assert!(!d.contains("dangling-parent"), "{d}");
+}
+
+/// `--api-view` of a real session cut where the client's last run began, with that run's
+/// prompt, equals the messages the client sent (after its own system prompt): with a
+/// compaction (the wrapper, GH2) and without (calls and results across two resumes, GH3–GH5).
+#[test]
+fn api_view_equals_what_the_real_client_sent() {
+    for name in ["compacted-resumed", "two-resumes"] {
+        let text = std::fs::read_to_string(fixture(&format!("copilot/real/{name}.jsonl"))).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let last_run = lines
+            .iter()
+            .rposition(|l| serde_json::from_str::<Value>(l).unwrap()["type"] == "session.resume")
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let before = dir.path().join("events.jsonl");
+        std::fs::write(&before, lines[..last_run].join("\n") + "\n").unwrap();
+        let sent: Value =
+            serde_json::from_slice(&std::fs::read(fixture(&format!("copilot/real/{name}.sent.json"))).unwrap())
+                .unwrap();
+        let msgs = sent["messages"].as_array().unwrap();
+        assert_eq!(msgs[0]["role"], "system");
+        let prompt = msgs.last().unwrap()["content"].as_str().unwrap();
+        let got = records(&stdout_of(&[
+            "rebuild-chain",
+            "--api-view",
+            "--prompt",
+            prompt,
+            before.to_str().unwrap(),
+        ]));
+        assert_eq!(got, msgs[1..], "{name}");
+    }
+}
+
+#[test]
+fn api_view_answers_a_dangling_call_with_the_interrupted_result() {
+    let got = records(&stdout_of(&[
+        "rebuild-chain",
+        "--api-view",
+        &path("copilot/compacted.jsonl"),
+    ]));
+    let roles: Vec<&str> = got.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "user", "assistant", "tool"]);
+    assert_eq!(got[3]["tool_call_id"], "call_a");
+    assert_eq!(
+        got[3]["content"],
+        "Tool execution was interrupted before a result was recorded."
+    );
+    assert!(got[0]["content"].as_str().unwrap().contains("<user_message>\nWrite a haiku about rust into poem.txt\n</user_message>\n<user_message>\n/compact\n</user_message>"));
+}
