@@ -55,7 +55,7 @@ mod tests {
             {\"id\":\"m\",\"timestamp\":\"t\",\"type\":\"user\",\"content\":[]}\n";
         assert_eq!(looks(gemini), Looks::GeminiChat);
         let pi = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/w\"}\n";
-        assert_eq!(looks(pi), Looks::PiSession);
+        assert_eq!(detect_bytes(pi).unwrap(), crate::agents::pi::ID);
         // A Copilot CLI event log is read now that the agent is registered: its sure claim
         // wins over the resemblance that names it for a registry without it.
         let copilot = b"{\"type\":\"session.start\",\"data\":{},\"id\":\"e\",\"timestamp\":\"t\",\"parentId\":null}\n";

@@ -8,8 +8,8 @@
 
 pub use cctool_claude_code as claude_code;
 pub use cctool_codex as codex;
-pub use cctool_pi as pi;
 pub use cctool_copilot as copilot;
+pub use cctool_pi as pi;
 pub use cctool_session as cctool;
 pub mod detect;
 #[cfg(test)]
