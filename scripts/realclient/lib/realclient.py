@@ -343,11 +343,9 @@ def text_of(value):
     return ""
 
 
-def pick(client, dump, prompt):
-    """The request of the resumed turn: the first model request whose last user message holds the
-    prompt (a client may send side requests first), else the largest. Returns (chosen, count)."""
-    key = "messages" if client == "claude" else "input"
-    requests = []
+def dumped(dump):
+    """The requests the mock wrote into `dump`, in the order they arrived (a file that is not
+    JSON is passed over)."""
     for name in sorted(os.listdir(dump)):
         if not name.endswith(".json"):
             continue
@@ -356,6 +354,15 @@ def pick(client, dump, prompt):
                 entry = json.load(f)
         except ValueError:
             continue
+        yield entry
+
+
+def pick(client, dump, prompt):
+    """The request of the resumed turn: the first model request whose last user message holds the
+    prompt (a client may send side requests first), else the largest. Returns (chosen, count)."""
+    key = "messages" if client == "claude" else "input"
+    requests = []
+    for entry in dumped(dump):
         route = entry.get("path", "").split("?")[0]
         model_call = (route.endswith("/v1/messages") if client == "claude" else route.endswith("/responses"))
         if entry.get("method") == "POST" and model_call and isinstance((entry.get("body") or {}).get(key), list):
@@ -377,14 +384,7 @@ def turns(dump):
     """The Messages requests of the agent's own turns (they offer tools; agent_loop), in the
     order they arrived."""
     out = []
-    for name in sorted(os.listdir(dump)):
-        if not name.endswith(".json"):
-            continue
-        try:
-            with open(os.path.join(dump, name)) as f:
-                entry = json.load(f)
-        except ValueError:
-            continue
+    for entry in dumped(dump):
         body = entry.get("body")
         if (entry.get("method") == "POST" and entry.get("path", "").split("?")[0].endswith("/v1/messages")
                 and isinstance(body, dict) and isinstance(body.get("messages"), list) and agent_loop(body)):
