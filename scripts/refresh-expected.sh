@@ -115,6 +115,33 @@ sys.exit(1)
 EOF
 }
 
+# settle FOLDER NAME LABEL WRITE PART...: compares each recorded $tmp/PART.json with the
+# committed FOLDER/NAME.PART.json, says which are new or differ, counts the fixture as same or
+# differing, and with WRITE=1 stores the ones that changed.
+settle() {
+  local folder=$1 name=$2 label=$3 may_write=$4 part dest why
+  shift 4
+  local changed=()
+  for part in "$@"; do
+    dest="$repo/$folder/$name.$part.json"
+    if [ ! -f "$dest" ]; then
+      changed+=("$part"); echo "NEW     $label ($name.$part.json)"
+    elif ! why=$(compare "$dest" "$tmp/$part.json"); then
+      changed+=("$part"); echo "DIFFERS $label ($name.$part.json): $why"
+    fi
+  done
+  if [ ${#changed[@]} -eq 0 ]; then
+    same=$((same + 1)); echo "same    $label"; return
+  fi
+  differ=$((differ + 1))
+  if [ "$may_write" = 1 ]; then
+    for part in "${changed[@]}"; do
+      store "$tmp/$part.json" "$repo/$folder/$name.$part.json"
+      echo "        wrote $folder/$name.$part.json"
+    done
+  fi
+}
+
 # store NEW EXPECTED: write NEW's value in EXPECTED's file, indented as EXPECTED already is
 # (one space for new files), so that a re-recording changes only what the client changed.
 store() {
@@ -201,25 +228,7 @@ for entry in "${FOLDERS[@]}"; do
       python3 "$repo/scripts/claude-request.py" body < "$tmp/raw.json" > "$tmp/body.json" 2> "$tmp/err" \
         || { failed=$((failed + 1)); echo "FAILED  $label: $(tail -n 1 "$tmp/err")"; continue; }
     fi
-    changed=()
-    for part in "${parts[@]}"; do
-      dest="$repo/$folder/$name.$part.json"
-      if [ ! -f "$dest" ]; then
-        changed+=("$part"); echo "NEW     $label ($name.$part.json)"
-      elif ! why=$(compare "$dest" "$tmp/$part.json"); then
-        changed+=("$part"); echo "DIFFERS $label ($name.$part.json): $why"
-      fi
-    done
-    if [ ${#changed[@]} -eq 0 ]; then
-      same=$((same + 1)); echo "same    $label"; continue
-    fi
-    differ=$((differ + 1))
-    if [ "$write" = 1 ]; then
-      for part in "${changed[@]}"; do
-        store "$tmp/$part.json" "$repo/$folder/$name.$part.json"
-        echo "        wrote $folder/$name.$part.json"
-      done
-    fi
+    settle "$folder" "$name" "$label" "$write" "${parts[@]}"
   done
 done
 # MCP recordings: fixtures/mcp/NAME.view names a store and a pattern (STORE=folder of the
@@ -260,25 +269,9 @@ for view in "$repo"/fixtures/mcp/*.view; do
   python3 "$repo/scripts/claude-request.py" turn < "$tmp/raw.json" > "$tmp/sent.json" &&
     python3 "$repo/scripts/claude-request.py" mcp-tools < "$tmp/raw.json" > "$tmp/tools.json" ||
     { failed=$((failed + 1)); echo "FAILED  $label: cannot normalise the request"; continue; }
-  changed=()
-  for part in sent tools; do
-    dest="$repo/fixtures/mcp/$name.$part.json"
-    if [ ! -f "$dest" ]; then
-      changed+=("$part"); echo "NEW     $label ($name.$part.json)"
-    elif ! why=$(compare "$dest" "$tmp/$part.json"); then
-      changed+=("$part"); echo "DIFFERS $label ($name.$part.json): $why"
-    fi
-  done
-  if [ ${#changed[@]} -eq 0 ]; then
-    same=$((same + 1)); echo "same    $label"; continue
-  fi
-  differ=$((differ + 1))
-  if [ "$write" = 1 ] && [ "$today" = 0 ]; then
-    for part in "${changed[@]}"; do
-      store "$tmp/$part.json" "$repo/fixtures/mcp/$name.$part.json"
-      echo "        wrote fixtures/mcp/$name.$part.json"
-    done
-  fi
+  may_write=0
+  [ "$write" = 1 ] && [ "$today" = 0 ] && may_write=1
+  settle fixtures/mcp "$name" "$label" "$may_write" sent tools
 done
 
 echo "refresh-expected: $total fixtures, $same same, $differ differ, $failed failed"
