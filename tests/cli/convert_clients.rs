@@ -145,6 +145,81 @@ pub fn expect_codex(file: &Path) -> Expect {
     e
 }
 
+/// The wrapper pi sends a compaction's summary in (`docs/pi.md`, rule P4).
+const PI_SUMMARY_PREFIX: &str =
+    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+
+/// A pi session's resumed context, as pi's own `SessionManager` and `convertToLlm` load it:
+/// recorded beside a fixture (`NAME.context.json`), else asked of the installed pi
+/// (`scripts/realclient/pi/pi-context.sh`); `None` when neither is there. The replies pi
+/// leaves out when it sends them (an error or an abort ends them) are not expected.
+pub fn expect_pi(file: &Path) -> Option<Expect> {
+    let recorded = file.with_extension("context.json");
+    let context: Value = if recorded.is_file() {
+        serde_json::from_str(&std::fs::read_to_string(&recorded).expect("recorded context")).expect("json")
+    } else {
+        let script = root().join("scripts/realclient/pi/pi-context.sh");
+        let run = std::process::Command::new("bash").arg(script).arg(file).output().ok()?;
+        if !run.status.success() {
+            return None;
+        }
+        serde_json::from_slice(&run.stdout).expect("pi's context is JSON")
+    };
+    let mut e = Expect::default();
+    for m in context.as_array().into_iter().flatten() {
+        let blocks: Vec<Value> = match &m["content"] {
+            Value::String(t) => vec![serde_json::json!({"type": "text", "text": t})],
+            Value::Array(b) => b.clone(),
+            _ => Vec::new(),
+        };
+        match m["role"].as_str() {
+            Some("assistant") if matches!(m["stopReason"].as_str(), Some("error" | "aborted")) => {}
+            Some(role @ ("user" | "assistant")) => {
+                for b in &blocks {
+                    match b["type"].as_str() {
+                        Some("text") => {
+                            let t = text_of(b).unwrap_or("");
+                            match t.strip_prefix(PI_SUMMARY_PREFIX).filter(|_| role == "user") {
+                                Some(rest) => e.summaries.push(rest.trim_end_matches("\n</summary>").to_string()),
+                                None => push_text(&mut e.texts, t),
+                            }
+                        }
+                        Some("toolCall") => e.calls.push(b["id"].as_str().unwrap_or("").to_string()),
+                        _ => {}
+                    }
+                }
+            }
+            Some("toolResult") => {
+                e.answered.insert(m["toolCallId"].as_str().unwrap_or("").to_string());
+            }
+            _ => {}
+        }
+    }
+    Some(e)
+}
+
+/// Whether a file is a pi session: its first line is pi's header.
+fn is_pi(p: &Path) -> bool {
+    let first = std::fs::read_to_string(p)
+        .ok()
+        .and_then(|t| t.lines().next().map(str::to_string));
+    first
+        .and_then(|l| serde_json::from_str::<Value>(&l).ok())
+        .is_some_and(|h| h["type"] == "session" && h.get("cwd").is_some())
+}
+
+/// What a resume of `src` loads, read by the agent that wrote it; `None` when it cannot be
+/// known here (a pi session with neither a recorded context nor pi installed).
+pub fn expect_of(src: &Path) -> Option<Expect> {
+    if is_pi(src) {
+        expect_pi(src)
+    } else if is_rollout(src) {
+        Some(expect_codex(src))
+    } else {
+        Some(expect_claude(src))
+    }
+}
+
 /// What Codex sent (`input`).
 pub fn seen_codex(input: &Value) -> Seen {
     let mut s = Seen::default();
@@ -256,9 +331,17 @@ fn has_exchange(e: &Expect) -> bool {
     e.texts.len() >= 2 || !e.calls.is_empty()
 }
 
-/// Converts each file and resumes it with the other client; the failures, by file.
-fn sweep(files: &[PathBuf], from_claude: bool) -> Vec<String> {
-    let client = if from_claude { Client::Codex } else { Client::ClaudeCode };
+/// Converts each file to `to` and resumes it with that agent's client; the failures, by
+/// file.
+fn sweep(files: &[PathBuf], to: &str) -> Vec<String> {
+    if files.is_empty() {
+        return Vec::new();
+    }
+    let client = if to == "codex" {
+        Client::Codex
+    } else {
+        Client::ClaudeCode
+    };
     let Some(script) = realclient(client) else {
         return Vec::new();
     };
@@ -266,20 +349,20 @@ fn sweep(files: &[PathBuf], from_claude: bool) -> Vec<String> {
     let mut failures = Vec::new();
     let mut checked = 0;
     for f in files {
-        let e = if from_claude { expect_claude(f) } else { expect_codex(f) };
+        let Some(e) = expect_of(f) else { continue };
         if !has_exchange(&e) {
             continue;
         }
-        let out = convert(f, if from_claude { "codex" } else { "claude-code" }, dir.path(), &[]);
+        let out = convert(f, to, dir.path(), &[]);
         let sent = resume_with(&script, &out);
-        let s = if from_claude {
+        let s = if to == "codex" {
             seen_codex(&sent)
         } else {
             seen_claude(&sent)
         };
         checked += 1;
         if let Err(why) = check(&e, &s) {
-            failures.push(format!("{}: {why}", f.display()));
+            failures.push(format!("{} → {to}: {why}", f.display()));
         }
     }
     assert!(checked > 0, "no file with an exchange");
@@ -306,6 +389,8 @@ pub const RECORDED: &[(&str, &str)] = &[
     ("convert/compacted.claude.jsonl", "codex"),
     ("convert/tools.codex.jsonl", "claude-code"),
     ("codex/rollback_across_replacement_history.jsonl", "claude-code"),
+    ("pi/basic.jsonl", "claude-code"),
+    ("pi/compaction.jsonl", "codex"),
 ];
 
 fn recorded_paths(src: &str, to: &str) -> (PathBuf, PathBuf) {
@@ -333,10 +418,11 @@ fn recorded_conversions_keep_every_text_and_call() {
         );
         let sent: Value =
             serde_json::from_str(&std::fs::read_to_string(&sent).expect("recorded request")).expect("json");
-        let (e, s) = if *to == "codex" {
-            (expect_claude(&source), seen_codex(&sent))
+        let e = expect_of(&source).expect("a recorded context beside each pi fixture");
+        let s = if *to == "codex" {
+            seen_codex(&sent)
         } else {
-            (expect_codex(&source), seen_claude(&sent))
+            seen_claude(&sent)
         };
         assert!(has_exchange(&e), "{src} has no exchange");
         check(&e, &s).unwrap_or_else(|why| panic!("{src} → {to}: {why}"));
@@ -351,12 +437,15 @@ fn recorded_conversions_resume_live() {
     let record = std::env::var_os("CCTOOL_CONVERT_RECORD").is_some();
     let mut failures = Vec::new();
     for (src, to) in RECORDED {
-        let from_claude = *to == "codex";
         if !record {
-            failures.extend(sweep(&[fixture(src)], from_claude));
+            failures.extend(sweep(&[fixture(src)], to));
             continue;
         }
-        let client = if from_claude { Client::Codex } else { Client::ClaudeCode };
+        let client = if *to == "codex" {
+            Client::Codex
+        } else {
+            Client::ClaudeCode
+        };
         let Some(script) = realclient(client) else { return };
         let (conv, sent) = recorded_paths(src, to);
         std::fs::create_dir_all(conv.parent().expect("folder")).expect("mkdir");
@@ -409,8 +498,21 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
         claude.retain(keep);
         codex.retain(keep);
     }
-    let mut failures = sweep(&claude, true);
-    failures.extend(sweep(&codex, false));
+    let mut pi: Vec<PathBuf> = fixture_files(&["pi"])
+        .into_iter()
+        .filter(|p| is_transcript(p))
+        .collect();
+    if let Some(s) = shared_files(&["pi/real"]) {
+        pi.extend(s.into_iter().filter(|p| is_transcript(p)));
+    }
+    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
+        let only = std::fs::read_to_string(list).expect("list");
+        pi.retain(|p| only.lines().any(|l| p.ends_with(l)));
+    }
+    let mut failures = sweep(&claude, "codex");
+    failures.extend(sweep(&codex, "claude-code"));
+    failures.extend(sweep(&pi, "claude-code"));
+    failures.extend(sweep(&pi, "codex"));
     assert!(failures.is_empty(), "{} failures: {failures:#?}", failures.len());
 }
 

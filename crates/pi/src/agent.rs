@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, ApiViewRefused, ChainRefusal, Import, Names};
+use cctool_core::agents::{About, Agent, ApiViewRefused, ArgValue, ChainRefusal, Import, Names};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
@@ -80,6 +80,13 @@ impl Agent for Pi {
         (entry && (ty != "message" || (r.has("message") && !r.has("role")))).then_some(Sureness::Typical)
     }
 
+    fn convert_to(&self) -> Option<ArgValue> {
+        Some(ArgValue {
+            name: "pi",
+            help: "A pi session",
+        })
+    }
+
     fn summaries(
         &self,
         src: &Source,
@@ -148,5 +155,13 @@ impl Agent for Pi {
         env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
     ) -> (Vec<std::path::PathBuf>, Vec<String>) {
         crate::store::roots(env)
+    }
+
+    fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
+        Some(&crate::tools::PiTools)
+    }
+
+    fn converter(&self) -> Option<&'static dyn cctool_core::agents::Converter> {
+        Some(&crate::convert::Converter)
     }
 }

@@ -7,11 +7,13 @@
 
 pub mod agent;
 mod answers;
+pub mod convert;
 mod doctor;
 pub mod file;
 mod import;
 pub mod model;
 pub mod store;
+pub mod tools;
 pub mod tree;
 
 pub use agent::Pi;

@@ -28,8 +28,24 @@ pub const BRANCH_SUFFIX: &str = "</summary>";
 /// The messages a resume of `s` sends, in order, each with the index of the entry it comes
 /// from, as the model reads them (`role` `user`, `assistant`, `toolResult` or `system`).
 pub fn sent(s: &Session, t: &Tree) -> Vec<(usize, Value)> {
-    let mut edits: Map<String, Value> = Map::new();
-    for &i in &t.context {
+    let edits = edits(s, &t.context);
+    let mut out = Vec::new();
+    for (k, &i) in t.context.iter().enumerate() {
+        let e = &s.entries[i];
+        // Only the compaction the resume starts from sends its summary.
+        if e.ty() == "compaction" && k > 0 {
+            continue;
+        }
+        out.extend(messages_of(e, &edits).into_iter().map(|m| (i, m)));
+    }
+    out
+}
+
+/// The latest `context_edit` among the entries `list` (indices into `s`'s entries) of each
+/// entry it targets: its replacement, `null` when it drops the entry.
+pub fn edits(s: &Session, list: &[usize]) -> Map<String, Value> {
+    let mut edits = Map::new();
+    for &i in list {
         let e = &s.entries[i];
         if let ("context_edit", Some(target)) = (e.ty(), e.s("targetId")) {
             edits.insert(
@@ -38,21 +54,13 @@ pub fn sent(s: &Session, t: &Tree) -> Vec<(usize, Value)> {
             );
         }
     }
-    let mut out = Vec::new();
-    for (k, &i) in t.context.iter().enumerate() {
-        let e = &s.entries[i];
-        // Only the compaction the resume starts from sends its summary.
-        if e.ty() == "compaction" && k > 0 {
-            continue;
-        }
-        let edit = e.id.as_deref().and_then(|id| edits.get(id));
-        for m in projected(e, edit) {
-            if let Some(m) = to_llm(m) {
-                out.push((i, m));
-            }
-        }
-    }
-    out
+    edits
+}
+
+/// The messages the model reads of the entry `e`, its latest edit among `edits` applied.
+pub fn messages_of(e: &Entry, edits: &Map<String, Value>) -> Vec<Value> {
+    let edit = e.id.as_deref().and_then(|id| edits.get(id));
+    projected(e, edit).into_iter().filter_map(to_llm).collect()
 }
 
 /// `sessionEntryToContextMessages` with the entry's latest edit applied.

@@ -9,10 +9,7 @@ use std::path::PathBuf;
 /// each folder a variable names that does not.
 pub fn roots(env: &dyn Fn(&str) -> Option<OsString>) -> (Vec<PathBuf>, Vec<String>) {
     let mut notes = Vec::new();
-    let (agent_dir, asked) = match env("PI_CODING_AGENT_DIR") {
-        Some(d) => (Some(expand(PathBuf::from(d), env)), true),
-        None => (env("HOME").map(|h| PathBuf::from(h).join(".pi").join("agent")), false),
-    };
+    let (agent_dir, asked) = agent_dir(env);
     let (sessions, from) = match env("PI_CODING_AGENT_SESSION_DIR") {
         Some(d) => (Some(expand(PathBuf::from(d), env)), Some("PI_CODING_AGENT_SESSION_DIR")),
         None => match agent_dir.as_ref().and_then(|a| setting(a, env)) {
@@ -50,4 +47,59 @@ fn setting(agent_dir: &std::path::Path, env: &dyn Fn(&str) -> Option<OsString>) 
     let v: serde_json::Value = serde_json::from_slice(&text).ok()?;
     let dir = v.get("sessionDir")?.as_str().filter(|d| !d.is_empty())?;
     Some(expand(PathBuf::from(dir), env))
+}
+
+/// The agent dir (`getAgentDir`), and whether a variable named it.
+fn agent_dir(env: &dyn Fn(&str) -> Option<OsString>) -> (Option<PathBuf>, bool) {
+    match env("PI_CODING_AGENT_DIR") {
+        Some(d) => (Some(expand(PathBuf::from(d), env)), true),
+        None => (env("HOME").map(|h| PathBuf::from(h).join(".pi").join("agent")), false),
+    }
+}
+
+/// The folder the client keeps the sessions of `cwd` in, made or not: the folder
+/// `PI_CODING_AGENT_SESSION_DIR` or the `sessionDir` setting names (sessions directly in it),
+/// else `<agent dir>/sessions/--<cwd>--/` (`getDefaultSessionDirPath`).
+pub fn session_dir(env: &dyn Fn(&str) -> Option<OsString>, cwd: &str) -> Option<PathBuf> {
+    if let Some(d) = env("PI_CODING_AGENT_SESSION_DIR") {
+        return Some(expand(PathBuf::from(d), env));
+    }
+    let agent = agent_dir(env).0?;
+    if let Some(d) = setting(&agent, env) {
+        return Some(d);
+    }
+    Some(agent.join("sessions").join(project_folder(cwd)))
+}
+
+/// The folder of a project's sessions: its path without the leading separator, each `/`, `\`
+/// and `:` a `-`, between `--` and `--`.
+pub fn project_folder(cwd: &str) -> String {
+    let path = cwd.strip_prefix(['/', '\\']).unwrap_or(cwd);
+    format!("--{}--", path.replace(['/', '\\', ':'], "-"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_project_folder_is_named_as_the_client_names_it() {
+        assert_eq!(project_folder("/home/u/my:proj"), "--home-u-my-proj--");
+        assert_eq!(project_folder("/"), "----");
+    }
+
+    #[test]
+    fn sessions_go_where_the_variables_say() {
+        let home = |k: &str| (k == "HOME").then(|| OsString::from("/h"));
+        assert_eq!(
+            session_dir(&home, "/w/p"),
+            Some(PathBuf::from("/h/.pi/agent/sessions/--w-p--"))
+        );
+        let moved = |k: &str| match k {
+            "HOME" => Some(OsString::from("/h")),
+            "PI_CODING_AGENT_SESSION_DIR" => Some(OsString::from("~/s")),
+            _ => None,
+        };
+        assert_eq!(session_dir(&moved, "/w/p"), Some(PathBuf::from("/h/s")));
+    }
 }
