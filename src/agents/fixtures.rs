@@ -77,7 +77,7 @@ fn json_texts_write_the_lines_of_plain_texts() {
     let (mut compared, mut held) = (0, 0);
     // Each writer reads the calls through another agent's tools, as a conversion does.
     let converting: Vec<&'static dyn crate::agents::Agent> = super::all().filter(|a| a.converter().is_some()).collect();
-    assert_eq!(converting.len(), 2);
+    assert!(converting.len() >= 2, "{} agents convert", converting.len());
     let writers: Vec<(
         crate::convert::MakeWriter,
         &'static dyn crate::convert::tools::Vocabulary,

@@ -11,18 +11,19 @@ fn convert_targets() -> impl clap::builder::TypedValueParser<Value = AgentId> {
     )
 }
 
-/// Continue a session in the other agent: a Claude Code transcript as a Codex rollout, or back.
+/// Continue a session in another agent: a Claude Code transcript, a Codex rollout or a pi session
+/// as either of the others.
 #[derive(Args, Debug)]
 #[command(
     long_about = "Convert a session into another agent's format, so it can be resumed there: a \
-Claude Code transcript into a Codex rollout, a Codex rollout into a Claude Code transcript (or \
-either into a cctool v5 session, as migrate imports it). A file already in the target's format is \
+Claude Code transcript, a Codex rollout or a pi session into either of the others (or any of them \
+into a cctool v5 session, as migrate imports it). A file already in the target's format is \
 refused: converting it again would drop its reasoning.\n\n\
 What is carried is the conversation a resume of FILE loads: from its last compaction, the summary \
 first; --full carries the whole history, each compaction written as the target's own. User and \
 assistant text, images, and tool calls with their results are carried as such; tools with an \
 equivalent are mapped (Bash and Read to exec_command, Write, Edit and MultiEdit to apply_patch, and \
-back), the others keep their name. Reasoning is bound to the model that wrote it: it is dropped and \
+back; pi's bash, read, write, edit, grep and find to each of theirs), the others keep their name. Reasoning is bound to the model that wrote it: it is dropped and \
 counted (--reasoning-as-text carries its visible text as marked text). Records with no equivalent \
 (hooks, progress, snapshots, token counts, Codex's context messages) are left out and counted.\n\n\
 Every id is derived from the source session, so converting again gives the same file. When OUT \
@@ -45,7 +46,8 @@ EXAMPLES\n  \
 cctool convert --to codex -o rollout-converted.jsonl ~/.claude/projects/-home-me-app/SESSION.jsonl\n  \
 cctool convert --to claude-code --model claude-opus-4-6 -o SESSION.jsonl rollout-….jsonl\n  \
 cctool convert --to codex --full --json -o out.jsonl SESSION.jsonl | jq .dropped\n  \
-cctool convert --to codex --into-store ~/.claude/projects/-home-me-app/SESSION.jsonl\n\n\
+cctool convert --to codex --into-store ~/.claude/projects/-home-me-app/SESSION.jsonl\n  \
+cctool convert --to pi --into-store rollout-….jsonl\n\n\
 EXIT STATUS\n  0 converted (or already up to date); 2 unusable input, an OUT that is not an earlier \
 conversion of FILE, or a write that failed."
 )]

@@ -1,7 +1,7 @@
-//! Property test of `convert`: a generated Claude Code session taken to Codex and back keeps
-//! every text and every tool call — name, input, id and output — in order.
+//! Property tests of `convert`: a generated Claude Code session taken to Codex and back, or to
+//! pi and back, keeps every text and every tool call — name, input, id and output — in order.
 
-use cctool::agents::{claude_code, codex};
+use cctool::agents::{claude_code, codex, pi};
 use cctool::convert::model::{Block, Body, Conversation, Part};
 use cctool::convert::{Tally, WriteOptions};
 use cctool::io::Source;
@@ -48,6 +48,22 @@ fn flat(c: &Conversation) -> Vec<Item> {
 /// `MultiEdit` is the `Edit` of Claude Code 2.1.332 (its `edits` list, or its one edit). The
 /// file, the old and the new strings are kept.
 fn patched(i: Item) -> Item {
+    match edited(i) {
+        Item::Call(id, name, mut input) if name == "Write" => {
+            let c = input["content"].as_str().expect("content");
+            if !c.is_empty() && !c.ends_with('\n') {
+                input["content"] = json!(format!("{c}\n"));
+            }
+            Item::Call(id, name, input)
+        }
+        i => i,
+    }
+}
+
+/// A call as it comes back from a tool that edits by replacing strings but has no
+/// `replace_all` (pi's `edit`, as a patch): a `MultiEdit` is the `Edit` of Claude Code
+/// 2.1.332 (its `edits` list, or its one edit), the file, the old and the new strings kept.
+fn edited(i: Item) -> Item {
     let Item::Call(id, name, mut input) = i else { return i };
     match name.as_str() {
         "Edit" => {
@@ -64,12 +80,6 @@ fn patched(i: Item) -> Item {
                 e.as_object_mut().expect("object").shift_remove("replace_all");
             }
             return Item::Call(id, "Edit".into(), input);
-        }
-        "Write" => {
-            let c = input["content"].as_str().expect("content");
-            if !c.is_empty() && !c.ends_with('\n') {
-                input["content"] = json!(format!("{c}\n"));
-            }
         }
         _ => {}
     }
@@ -241,5 +251,23 @@ proptest! {
         // And nothing is lost on the way in: every call and text of the session is there.
         let calls: usize = turns.iter().flat_map(|t| &t.1).map(|r| r.2.len()).sum();
         prop_assert_eq!(flat(&first).iter().filter(|i| matches!(i, Item::Call(..))).count(), calls);
+    }
+
+    /// pi has a tool for each of Claude Code's file and shell tools: every call comes back as it
+    /// was, but for what pi's `edit` has no words for (`replace_all`, several edits of
+    /// `MultiEdit` as one `Edit`), as through a patch.
+    #[test]
+    fn claude_to_pi_and_back_keeps_texts_and_calls(turns in session()) {
+        let src = Source::from_bytes("s.jsonl", transcript(&turns));
+        let first = claude_code::convert::read(&src, false).expect("read");
+        let mut tally = Tally::default();
+        let session = joined(cctool::convert::write_whole(pi::convert::writer, &first, &opts(claude_code::ID), &mut tally));
+        let mid = cctool::convert::model::collect(|sink| {
+            pi::convert::read(&Source::from_bytes("p.jsonl", session), false, false, sink)
+        })
+        .expect("read pi");
+        let back = joined(claude_code::convert::write(&mid, &opts(pi::ID), &mut Tally::default()));
+        let last = claude_code::convert::read(&Source::from_bytes("b.jsonl", back), false).expect("read back");
+        prop_assert_eq!(flat(&first).into_iter().map(edited).collect::<Vec<_>>(), flat(&last));
     }
 }

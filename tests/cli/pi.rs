@@ -201,3 +201,109 @@ fn an_older_session_is_read_as_the_client_migrates_it() {
     assert_eq!(texts[1], "Second question.");
     assert_eq!(texts.len(), 5);
 }
+
+/// The texts, call ids and result ids of the messages a resume of a pi file sends, in order,
+/// as cctool reads it back (`rebuild-chain`).
+fn resumed(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in records(&stdout_of(&["-q", "rebuild-chain", path])) {
+        match r["type"].as_str() {
+            Some("compaction") => out.push(format!("summary: {}", r["summary"].as_str().unwrap_or(""))),
+            Some("message") => {
+                let m = &r["message"];
+                if m["role"] == "toolResult" {
+                    out.push(format!("result {}", m["toolCallId"].as_str().unwrap_or("")));
+                }
+                for b in m["content"].as_array().into_iter().flatten() {
+                    match b["type"].as_str() {
+                        Some("text") => out.push(b["text"].as_str().unwrap_or("").to_string()),
+                        Some("toolCall") => out.push(format!("call {} {}", b["id"], b["name"])),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn a_conversion_to_pi_is_a_pi_session_that_resumes_the_source_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s.jsonl");
+    let out_s = out.to_str().unwrap();
+    let src = fixture("convert/compacted.claude.jsonl");
+    stdout_of(&["-q", "convert", "--to", "pi", "-o", out_s, src.to_str().unwrap()]);
+    let scan = records(&stdout_of(&["scan", "--json", out_s]));
+    assert_eq!(scan[0]["format"], "pi", "{scan:?}");
+    // The compaction comes first, keeping nothing before it as pi's own does; doctor is quiet.
+    let got = resumed(out_s);
+    assert!(got[0].starts_with("summary: "), "{got:?}");
+    let doctor = cctool().args(["doctor", "--json", out_s]).output().unwrap();
+    assert!(doctor.status.success(), "{}", String::from_utf8_lossy(&doctor.stdout));
+    let findings: Vec<Value> = records(&String::from_utf8(doctor.stdout).unwrap())
+        .into_iter()
+        .filter(|r| r["severity"] == "warning" || r["severity"] == "error")
+        .collect();
+    assert!(findings.is_empty(), "{findings:#?}");
+    // A pi session converted to Codex and back resumes the same texts and calls.
+    let codex = dir.path().join("c.jsonl");
+    let back = dir.path().join("b.jsonl");
+    let basic = pi("basic.jsonl");
+    stdout_of(&["-q", "convert", "--to", "codex", "-o", codex.to_str().unwrap(), &basic]);
+    stdout_of(&[
+        "-q",
+        "convert",
+        "--to",
+        "pi",
+        "-o",
+        back.to_str().unwrap(),
+        codex.to_str().unwrap(),
+    ]);
+    let texts = |v: Vec<String>| -> Vec<String> { v.into_iter().filter(|t| !t.starts_with("call ")).collect() };
+    let want = texts(resumed(&basic));
+    let got = texts(resumed(back.to_str().unwrap()));
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_pi_session_is_not_converted_to_pi() {
+    let out = cctool()
+        .args(["convert", "--to", "pi", &pi("basic.jsonl")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn into_store_places_the_session_where_pi_finds_it_and_converting_again_adds_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let src = fixture("claude/parallel_tool_calls.jsonl");
+    let run = || {
+        let out = cctool()
+            .env("HOME", home.path())
+            .args(["convert", "--to", "pi", "--into-store", src.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (stdout, _) = run();
+    let folder = home.path().join(".pi/agent/sessions/--home-dev-app--");
+    let files: Vec<_> = std::fs::read_dir(&folder).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_str().unwrap().to_string();
+    let header: Value =
+        serde_json::from_str(std::fs::read_to_string(&files[0]).unwrap().lines().next().unwrap()).unwrap();
+    let id = header["id"].as_str().unwrap();
+    // Named as pi names a session: the time it started, then its id.
+    assert_eq!(name, format!("2026-03-01T10-00-00-000Z_{id}.jsonl"));
+    assert_eq!(stdout.trim(), format!("cd /home/dev/app && pi --session {id}"));
+    let before = std::fs::read(&files[0]).unwrap();
+    let (_, stderr) = run();
+    assert_eq!(std::fs::read(&files[0]).unwrap(), before, "{stderr}");
+}

@@ -21,7 +21,8 @@ pub struct Tree {
     pub context: Vec<usize>,
     /// The latest compaction on the branch, the one a resume starts from.
     pub compaction: Option<usize>,
-    /// Whether that compaction's `firstKeptEntryId` names an entry on the branch before it.
+    /// Whether that compaction's `firstKeptEntryId` names an entry on the branch before it, or
+    /// the compaction itself (it keeps nothing).
     pub first_kept_found: bool,
     /// Entries whose `parentId` names no entry: `(entry index, parentId)`.
     pub dangling: Vec<(usize, String)>,
@@ -89,7 +90,9 @@ impl Tree {
                 context.push(i);
             }
         }
-        self.first_kept_found = found;
+        // A compaction that keeps nothing before it names itself, as the client writes one
+        // (`appendCompaction`): nothing meant to be kept is missing.
+        self.first_kept_found = found || (first_kept.is_some() && s.entries[c].id.as_deref() == first_kept);
         context.extend_from_slice(&self.branch[at + 1..]);
         self.context = context;
     }
