@@ -11,19 +11,20 @@ fn convert_targets() -> impl clap::builder::TypedValueParser<Value = AgentId> {
     )
 }
 
-/// Continue a session in another agent: a Claude Code transcript, a Codex rollout or a pi session
-/// as either of the others.
+/// Continue a session in another agent: a Claude Code transcript, a Codex rollout, a pi session or
+/// a Copilot CLI session as any of the others.
 #[derive(Args, Debug)]
 #[command(
     long_about = "Convert a session into another agent's format, so it can be resumed there: a \
-Claude Code transcript, a Codex rollout or a pi session into either of the others (or any of them \
-into a cctool v5 session, as migrate imports it). A file already in the target's format is \
+Claude Code transcript, a Codex rollout, a pi session or a GitHub Copilot CLI session into any of \
+the others (or into a cctool v5 session, as migrate imports it). A file already in the target's format is \
 refused: converting it again would drop its reasoning.\n\n\
 What is carried is the conversation a resume of FILE loads: from its last compaction, the summary \
 first; --full carries the whole history, each compaction written as the target's own. User and \
 assistant text, images, and tool calls with their results are carried as such; tools with an \
 equivalent are mapped (Bash and Read to exec_command, Write, Edit and MultiEdit to apply_patch, and \
-back; pi's bash, read, write, edit, grep and find to each of theirs), the others keep their name. Reasoning is bound to the model that wrote it: it is dropped and \
+back; pi's and Copilot CLI's shell, read, write, edit and search tools to each of theirs), the \
+others keep their name. Reasoning is bound to the model that wrote it: it is dropped and \
 counted (--reasoning-as-text carries its visible text as marked text). Records with no equivalent \
 (hooks, progress, snapshots, token counts, Codex's context messages) are left out and counted.\n\n\
 Every id is derived from the source session, so converting again gives the same file. When OUT \

@@ -198,6 +198,57 @@ pub fn expect_pi(file: &Path) -> Option<Expect> {
     Some(e)
 }
 
+/// The text Copilot CLI puts before a prompt it sends (`transformedContent`).
+const COPILOT_DATE_END: &str = "</current_datetime>\n\n";
+
+/// A Copilot CLI session's resumed conversation, as `rebuild-chain --api-view` gives the
+/// messages the client sends (checked against the client in `tests/cli/copilot.rs`): a prompt
+/// without the date and the reminders the client puts around it, a compaction's summary out of
+/// its wrapper, and
+/// the results the client makes up for calls without one left out.
+pub fn expect_copilot(file: &Path) -> Expect {
+    let mut e = Expect::default();
+    let out = stdout_of(&["-q", "rebuild-chain", "--api-view", file.to_str().expect("utf-8 path")]);
+    for m in records(&out) {
+        let text = m["content"].as_str().unwrap_or("");
+        match m["role"].as_str() {
+            Some("user") => {
+                if let Some((_, rest)) = text.split_once("<summary>\n") {
+                    e.summaries
+                        .push(rest.split("\n</summary>").next().unwrap_or("").to_string());
+                } else {
+                    // The client's own context around the prompt (its date before, its
+                    // reminders after) is its own, as another agent's is: not carried.
+                    let prompt = text.split_once(COPILOT_DATE_END).map_or(text, |(_, t)| t);
+                    let prompt = prompt.split("\n\n<system_reminder>").next().unwrap_or(prompt);
+                    push_text(&mut e.texts, prompt);
+                }
+            }
+            Some("assistant") => {
+                push_text(&mut e.texts, text);
+                for c in m["tool_calls"].as_array().into_iter().flatten() {
+                    e.calls.push(c["id"].as_str().unwrap_or("").to_string());
+                }
+            }
+            Some("tool") if text != "Tool execution was interrupted before a result was recorded." => {
+                e.answered.insert(m["tool_call_id"].as_str().unwrap_or("").to_string());
+            }
+            _ => {}
+        }
+    }
+    e
+}
+
+/// Whether a file is a Copilot CLI session: its first line is an event of the client.
+fn is_copilot(p: &Path) -> bool {
+    let first = std::fs::read_to_string(p)
+        .ok()
+        .and_then(|t| t.lines().next().map(str::to_string));
+    first
+        .and_then(|l| serde_json::from_str::<Value>(&l).ok())
+        .is_some_and(|h| h["type"].as_str().is_some_and(|t| t.starts_with("session.")) && h.get("data").is_some())
+}
+
 /// Whether a file is a pi session: its first line is pi's header.
 fn is_pi(p: &Path) -> bool {
     let first = std::fs::read_to_string(p)
@@ -213,6 +264,8 @@ fn is_pi(p: &Path) -> bool {
 pub fn expect_of(src: &Path) -> Option<Expect> {
     if is_pi(src) {
         expect_pi(src)
+    } else if is_copilot(src) {
+        Some(expect_copilot(src))
     } else if is_rollout(src) {
         Some(expect_codex(src))
     } else {
@@ -391,6 +444,8 @@ pub const RECORDED: &[(&str, &str)] = &[
     ("codex/rollback_across_replacement_history.jsonl", "claude-code"),
     ("pi/basic.jsonl", "claude-code"),
     ("pi/compaction.jsonl", "codex"),
+    ("copilot/turns.jsonl", "claude-code"),
+    ("copilot/real/two-resumes.jsonl", "codex"),
 ];
 
 fn recorded_paths(src: &str, to: &str) -> (PathBuf, PathBuf) {
@@ -513,6 +568,19 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
     failures.extend(sweep(&codex, "claude-code"));
     failures.extend(sweep(&pi, "claude-code"));
     failures.extend(sweep(&pi, "codex"));
+    let mut copilot: Vec<PathBuf> = fixture_files(&["copilot", "copilot/real"])
+        .into_iter()
+        .filter(|p| is_transcript(p) && is_copilot(p))
+        .collect();
+    if let Some(s) = shared_files(&["copilot/real"]) {
+        copilot.extend(s.into_iter().filter(|p| is_transcript(p) && is_copilot(p)));
+    }
+    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
+        let only = std::fs::read_to_string(list).expect("list");
+        copilot.retain(|p| only.lines().any(|l| p.ends_with(l)));
+    }
+    failures.extend(sweep(&copilot, "claude-code"));
+    failures.extend(sweep(&copilot, "codex"));
     assert!(failures.is_empty(), "{} failures: {failures:#?}", failures.len());
 }
 

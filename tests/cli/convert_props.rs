@@ -1,7 +1,7 @@
-//! Property tests of `convert`: a generated Claude Code session taken to Codex and back, or to
-//! pi and back, keeps every text and every tool call — name, input, id and output — in order.
+//! Property tests of `convert`: a generated Claude Code session taken to Codex and back, to pi
+//! and back, or to Copilot CLI and back, keeps every text and every tool call — name, input, id and output — in order.
 
-use cctool::agents::{claude_code, codex, pi};
+use cctool::agents::{claude_code, codex, copilot, pi};
 use cctool::convert::model::{Block, Body, Conversation, Part};
 use cctool::convert::{Tally, WriteOptions};
 use cctool::io::Source;
@@ -84,6 +84,28 @@ fn edited(i: Item) -> Item {
         _ => {}
     }
     Item::Call(id, name, input)
+}
+
+/// A call as it comes back from Copilot CLI, whose `edit` makes one replacement of one
+/// occurrence: an edit of one hunk not meant for every occurrence is the `Edit` of Claude Code
+/// 2.1.332 without its default `replace_all`; any other keeps its name and input. `view` reads
+/// a range of lines from its first: a `Read` of a number of lines starts at line 1.
+fn copiloted(i: Item) -> Item {
+    let Item::Call(id, name, mut input) = i else { return i };
+    let all = |e: &Value| e.get("replace_all").is_some_and(|v| v != &json!(false));
+    match name.as_str() {
+        "Read" if input.get("limit").is_some_and(|l| l != &json!(0)) && input.get("offset").is_none() => {
+            let limit = input.as_object_mut().expect("object").shift_remove("limit");
+            input["offset"] = json!(1);
+            input["limit"] = limit.expect("limit");
+            Item::Call(id, name, input)
+        }
+        "Edit" if input.get("edits").is_none() && !all(&input) => edited(Item::Call(id, name, input)),
+        "MultiEdit" if input["edits"].as_array().is_some_and(|e| e.len() == 1 && !all(&e[0])) => {
+            edited(Item::Call(id, name, input))
+        }
+        _ => Item::Call(id, name, input),
+    }
 }
 
 fn text() -> impl Strategy<Value = String> {
@@ -269,5 +291,32 @@ proptest! {
         let back = joined(claude_code::convert::write(&mid, &opts(pi::ID), &mut Tally::default()));
         let last = claude_code::convert::read(&Source::from_bytes("b.jsonl", back), false).expect("read back");
         prop_assert_eq!(flat(&first).into_iter().map(edited).collect::<Vec<_>>(), flat(&last));
+    }
+
+    /// Copilot CLI has a tool for each of Claude Code's file and shell tools but `MultiEdit`:
+    /// every call comes back as it was, an edit as [`copiloted`] says.
+    #[test]
+    fn claude_to_copilot_and_back_keeps_texts_and_calls(turns in session()) {
+        let src = Source::from_bytes("s.jsonl", transcript(&turns));
+        let first = claude_code::convert::read(&src, false).expect("read");
+        let events = joined(cctool::convert::write_whole(
+            copilot::convert::writer,
+            &first,
+            &opts(claude_code::ID),
+            &mut Tally::default(),
+        ));
+        let mid = cctool::convert::model::collect(|sink| {
+            copilot::convert::read(&Source::from_bytes("events.jsonl", events), false, false, sink)
+        })
+        .expect("read events");
+        let back = joined(claude_code::convert::write(&mid, &opts(copilot::ID), &mut Tally::default()));
+        let last = claude_code::convert::read(&Source::from_bytes("b.jsonl", back), false).expect("read back");
+        // An empty reply text is no text in Copilot's events (a reply's `content` is one string).
+        let want: Vec<Item> = flat(&first)
+            .into_iter()
+            .filter(|i| !matches!(i, Item::Text(t) if t.is_empty()))
+            .map(copiloted)
+            .collect();
+        prop_assert_eq!(want, flat(&last));
     }
 }

@@ -373,3 +373,136 @@ fn api_view_answers_a_dangling_call_with_the_interrupted_result() {
     );
     assert!(got[0]["content"].as_str().unwrap().contains("<user_message>\nWrite a haiku about rust into poem.txt\n</user_message>\n<user_message>\n/compact\n</user_message>"));
 }
+
+/// The texts a resume of a Copilot CLI file sends, in order, and the ids of its calls and
+/// results, as `rebuild-chain --api-view` gives them (the client's date before each prompt
+/// left out).
+fn sent_texts(file: &str) -> Vec<String> {
+    let out = stdout_of(&["-q", "rebuild-chain", "--api-view", file]);
+    let mut got = Vec::new();
+    for m in records(&out) {
+        let text = m["content"].as_str().unwrap_or("");
+        let text = text.split_once("</current_datetime>\n\n").map_or(text, |(_, t)| t);
+        if !text.is_empty() {
+            got.push(format!("{}: {text}", m["role"].as_str().unwrap_or("")));
+        }
+        for c in m["tool_calls"].as_array().into_iter().flatten() {
+            got.push(format!("call {} {}", c["id"], c["function"]["name"]));
+        }
+    }
+    got
+}
+
+#[test]
+fn a_conversion_to_copilot_is_a_session_it_resumes_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("events.jsonl");
+    let out_s = out.to_str().unwrap();
+    stdout_of(&[
+        "-q",
+        "convert",
+        "--to",
+        "copilot",
+        "-o",
+        out_s,
+        &path("claude/parallel_tool_calls.jsonl"),
+    ]);
+    assert_eq!(scan_of_path(out_s)["format"], "copilot");
+    let got = sent_texts(out_s);
+    assert_eq!(
+        got,
+        [
+            "user: read both config files",
+            "assistant: Reading both.",
+            "call \"toolu_a\" \"view\"",
+            "call \"toolu_b\" \"view\"",
+            "tool: a = 1",
+            "tool: b = 2",
+            "assistant: a is 1 and b is 2.",
+        ]
+    );
+    let doctor = cctool().args(["doctor", "--json", out_s]).output().unwrap();
+    let findings: Vec<Value> = records(&String::from_utf8(doctor.stdout).unwrap())
+        .into_iter()
+        .filter(|r| r["severity"] == "warning" || r["severity"] == "error")
+        .collect();
+    assert!(findings.is_empty(), "{findings:#?}");
+    // A Copilot session taken to Claude Code and back sends the same messages.
+    let claude = dir.path().join("c.jsonl");
+    let back = dir.path().join("b.jsonl");
+    let src = path("copilot/turns.jsonl");
+    stdout_of(&[
+        "-q",
+        "convert",
+        "--to",
+        "claude-code",
+        "-o",
+        claude.to_str().unwrap(),
+        &src,
+    ]);
+    stdout_of(&[
+        "-q",
+        "convert",
+        "--to",
+        "copilot",
+        "-o",
+        back.to_str().unwrap(),
+        claude.to_str().unwrap(),
+    ]);
+    assert_eq!(sent_texts(back.to_str().unwrap()), sent_texts(&src));
+}
+
+fn scan_of_path(file: &str) -> Value {
+    records(&stdout_of(&["scan", "--json", file]))
+        .into_iter()
+        .find(|r| r["kind"] == "session")
+        .expect("a session record")
+}
+
+#[test]
+fn a_copilot_session_is_not_converted_to_copilot() {
+    let out = cctool()
+        .args(["convert", "--to", "copilot", &path("copilot/turns.jsonl")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn into_store_places_the_session_with_its_workspace_and_converting_again_adds_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let src = path("claude/parallel_tool_calls.jsonl");
+    let run = || {
+        let out = cctool()
+            .env("HOME", home.path())
+            .args(["convert", "--to", "copilot", "--into-store", &src])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let stdout = run();
+    let state = home.path().join(".copilot/session-state");
+    let sessions: Vec<_> = std::fs::read_dir(&state).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let id = sessions[0].file_name().unwrap().to_str().unwrap().to_string();
+    assert_eq!(stdout.trim(), format!("cd /home/dev/app && copilot --resume={id}"));
+    let yaml = std::fs::read_to_string(sessions[0].join("workspace.yaml")).unwrap();
+    assert!(yaml.starts_with(&format!("id: {id}\ncwd: /home/dev/app\n")), "{yaml}");
+    // The store is read as Copilot's: scan lists the session under its folder and project.
+    let scan = cctool()
+        .env("HOME", home.path())
+        .args(["scan", "--json"])
+        .output()
+        .unwrap();
+    let listed: Vec<Value> = records(&String::from_utf8(scan.stdout).unwrap())
+        .into_iter()
+        .filter(|r| r["kind"] == "session")
+        .collect();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["format"], "copilot");
+    let events = sessions[0].join("events.jsonl");
+    let before = std::fs::read(&events).unwrap();
+    run();
+    assert_eq!(std::fs::read(&events).unwrap(), before);
+}

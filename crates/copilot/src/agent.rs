@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, ChainRefusal, Import, Names, Store};
+use cctool_core::agents::{About, Agent, ArgValue, ChainRefusal, Import, Names, Store};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::error::Error;
 use cctool_core::io::Source;
@@ -140,6 +140,21 @@ impl Agent for Copilot {
         emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
     ) -> Result<(), ExportError> {
         crate::view::export_records(src, full, emit)
+    }
+
+    fn convert_to(&self) -> Option<ArgValue> {
+        Some(ArgValue {
+            name: "copilot",
+            help: "A GitHub Copilot CLI session (events.jsonl)",
+        })
+    }
+
+    fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
+        Some(&crate::tools::CopilotTools)
+    }
+
+    fn converter(&self) -> Option<&'static dyn cctool_core::agents::Converter> {
+        Some(&crate::convert::Converter)
     }
 
     fn store(&self) -> Option<&'static dyn Store> {

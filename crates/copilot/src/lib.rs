@@ -6,11 +6,13 @@
 pub mod agent;
 mod answers;
 mod api;
+pub mod convert;
 mod doctor;
 pub mod file;
 mod import;
 pub mod model;
 pub mod store;
+pub mod tools;
 mod view;
 
 pub use agent::Copilot;

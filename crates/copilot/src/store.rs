@@ -58,3 +58,10 @@ impl Store for CopilotStore {
         true
     }
 }
+
+/// The client's folder, `COPILOT_HOME`, else `~/.copilot`, whether or not it exists yet.
+pub fn home(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Option<std::path::PathBuf> {
+    env("COPILOT_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| env("HOME").map(|h| std::path::PathBuf::from(h).join(".copilot")))
+}

@@ -1,0 +1,384 @@
+//! Copilot CLI's side of `convert` ([`cctool_core::agents::Converter`], `docs/convert.md`): a
+//! session's events read into the conversation every conversion carries, and that
+//! conversation written as the events a Copilot CLI session holds.
+//!
+//! Read: what a resume loads (`docs/copilot.md`): from the last finished compaction (as a
+//! compaction) on, or everything with `--full`, each compaction marked; a prompt as the user
+//! typed it (`content`; the client's `transformedContent` adds its own date), a reply's text,
+//! reasoning and calls, each call's result or error.
+//!
+//! Written: a `session.start` naming the session and its folder, then a `user.message` per
+//! prompt, an `assistant.message` per reply (its text, and its calls as `toolRequests`), a
+//! `tool.execution_start` and `tool.execution_complete` per result, and a compaction as the
+//! client finishes one; every event names the one before it (`parentId`). Images have no
+//! place in these events and are counted. A call without a result needs nothing: the client
+//! sends its own "interrupted" result for it (rule GH6).
+
+use std::path::Path;
+
+use serde_json::{Map, Value, json};
+
+use crate::file::{self, Event, Session};
+use cctool_core::compact::ids;
+use cctool_core::convert::model::{
+    Answered, Block, Body, Conversation, Emitter, Entry, Part, Sink, ToolCall, ToolResult, call_key,
+};
+use cctool_core::convert::store::{Placement, StoreError};
+use cctool_core::convert::tools::translate;
+use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
+use cctool_core::io::Source;
+
+/// Copilot CLI sessions, read and written by `convert`.
+pub struct Converter;
+
+impl cctool_core::agents::Converter for Converter {
+    fn read(&self, src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
+        read(src, full, answered, sink)
+    }
+
+    fn writer(&self) -> MakeWriter {
+        writer
+    }
+
+    /// The client answers a call without a result itself when it resumes.
+    fn needs_answered(&self) -> bool {
+        false
+    }
+
+    fn noun(&self) -> &'static str {
+        "a Copilot CLI session"
+    }
+
+    /// The client resumes with the `selectedModel` of the session's start and sends it as the
+    /// request's model (1.0.102): another agent's model would go to a provider that does not
+    /// serve it, so only `--model` names one.
+    fn keeps_foreign_model(&self) -> bool {
+        false
+    }
+
+    fn place(&self, _: Option<&[u8]>, o: &WriteOptions, _: Option<&Path>, _: bool) -> Result<Placement, StoreError> {
+        let env = |k: &str| std::env::var_os(k);
+        let root = crate::store::home(&env).ok_or(StoreError::NoStore(
+            "no Copilot CLI store: set HOME or COPILOT_HOME, or write with -o OUT",
+        ))?;
+        Ok(Placement {
+            path: root
+                .join(crate::store::SESSION_FOLDER)
+                .join(&o.session_id)
+                .join("events.jsonl"),
+            resume: format!(
+                "cd {} && copilot --resume={}",
+                cctool_core::convert::tools::quote(&o.cwd),
+                o.session_id
+            ),
+            imported: None,
+        })
+    }
+
+    /// The client lists a session by the `workspace.yaml` beside its events: one is written
+    /// when there is none, naming the session's id and folder.
+    fn register(&self, path: &Path, _: Option<&str>) -> Option<&'static str> {
+        let yaml = path.with_file_name("workspace.yaml");
+        if yaml.exists() {
+            return Some("unchanged");
+        }
+        let text = std::fs::read(path).ok()?;
+        let first = text.split(|&b| b == b'\n').next()?;
+        let start: Value = serde_json::from_slice(first).ok()?;
+        let data = &start["data"];
+        let s = |v: &Value| v.as_str().map(str::to_string);
+        let id = s(&data["sessionId"])?;
+        let cwd = s(&data["context"]["cwd"])?;
+        let at = s(&data["startTime"]).unwrap_or_default();
+        let body = format!(
+            "id: {id}\ncwd: {}\ncreated_at: {at}\nupdated_at: {at}\n",
+            yaml_scalar(&cwd)
+        );
+        match cctool_core::io::atomic::write_new_file(&yaml, body.as_bytes(), false) {
+            Ok(()) => Some("added"),
+            Err(e) => {
+                cctool_core::output::report::say(&format!(
+                    "{}: written, but its workspace.yaml could not be ({e}): the client may not list it",
+                    path.display()
+                ));
+                None
+            }
+        }
+    }
+}
+
+/// A string as a YAML scalar: plain when it reads back as itself, else double-quoted.
+fn yaml_scalar(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars().all(|c| c.is_alphanumeric() || "/._-~+@".contains(c))
+        && !s.starts_with(['-', '~', '@']);
+    if plain {
+        s.to_string()
+    } else {
+        serde_json::to_string(s).unwrap_or_default()
+    }
+}
+
+/// Streams the conversation of `src` to `sink`: what a resume loads, or with `full`
+/// everything, each compaction marked.
+pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
+    let s = file::read(src)?;
+    let mut c = Conversation::new(crate::ID);
+    c.session_id = s.session_id().map_or_else(|| src.name().to_string(), str::to_string);
+    c.cwd = s.cwd().map(str::to_string);
+    c.model = s
+        .events
+        .iter()
+        .rev()
+        .find_map(|e| match e.ty.as_str() {
+            "session.model_change" => e.s("newModel"),
+            "assistant.message" => e.s("model"),
+            _ => None,
+        })
+        .map(str::to_string);
+    c.drop_n("unreadable line", s.bad_lines());
+    let start = if full { 0 } else { crate::model::resume_start(&s) };
+    let items = items(&s, start, &mut c);
+    let mut e = Emitter::new(c, sink);
+    e.head(answered.then(|| {
+        items
+            .iter()
+            .filter_map(|(_, _, b)| match b {
+                Body::ToolResult(r) => Some(call_key(&r.call_id)),
+                _ => None,
+            })
+            .collect()
+    }))?;
+    for (key, at, body) in items {
+        e.push(&key, at, body);
+        e.check()?;
+    }
+    e.finish()
+}
+
+/// The events from `start` on as the conversation's bodies, each with its key and time.
+fn items(s: &Session, start: usize, c: &mut Conversation) -> Vec<(String, Option<String>, Body)> {
+    let mut out = Vec::new();
+    for e in &s.events[start.min(s.events.len())..] {
+        let key = e.id.clone().unwrap_or_else(|| format!("line:{}", e.line));
+        let body = match e.ty.as_str() {
+            "user.message" => Body::User(vec![Part::Text(e.s("content").unwrap_or("").to_string())]),
+            "assistant.message" => Body::Assistant(blocks(e)),
+            "tool.execution_complete" => Body::ToolResult(result(e)),
+            "session.compaction_complete" if e.is_compaction() => {
+                Body::Compaction(e.s("summaryContent").unwrap_or("").to_string())
+            }
+            "system.message" => {
+                c.drop("system message");
+                continue;
+            }
+            _ => continue,
+        };
+        out.push((key, e.time.clone(), body));
+    }
+    out
+}
+
+/// A reply's reasoning, text and calls, in that order (the order the client sends them).
+fn blocks(e: &Event) -> Vec<Block> {
+    let mut out = Vec::new();
+    if let Some(t) = e.s("reasoningText").filter(|t| !t.is_empty()) {
+        out.push(Block::Reasoning(t.to_string()));
+    }
+    if let Some(t) = e.s("content").filter(|t| !t.is_empty()) {
+        out.push(Block::Text(t.to_string()));
+    }
+    for r in e
+        .data
+        .get("toolRequests")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        // Arguments the model wrote as a JSON string are read as the object they hold.
+        let input = match r.get("arguments") {
+            Some(Value::String(a)) => serde_json::from_str(a).unwrap_or_else(|_| json!({ "input": a })),
+            Some(v) if !v.is_null() => v.clone(),
+            _ => json!({}),
+        };
+        out.push(Block::Call(ToolCall {
+            id: s("toolCallId"),
+            name: s("name"),
+            input,
+        }));
+    }
+    out
+}
+
+/// A call's end as a result: the result's `content`, else the error's `message`.
+fn result(e: &Event) -> ToolResult {
+    let text = |v: Option<&Value>| match v {
+        Some(Value::String(t)) => t.clone(),
+        Some(v) if !v.is_null() => v.to_string(),
+        _ => String::new(),
+    };
+    let output = match (e.data.get("result"), e.data.get("error")) {
+        (Some(r), _) if !r.is_null() => text(r.get("content")),
+        (_, Some(err)) if !err.is_null() => text(err.get("message")),
+        _ => String::new(),
+    };
+    ToolResult {
+        call_id: e.s("toolCallId").unwrap_or("").to_string(),
+        output: vec![Part::Text(output)],
+        is_error: e.data.get("success").and_then(Value::as_bool) == Some(false),
+    }
+}
+
+/// The writer of Copilot CLI events; the `session.start` goes to `out`.
+pub fn writer(o: &WriteOptions, first: Option<&str>, _: Answered, out: &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter> {
+    let mut w = Writer {
+        o: o.clone(),
+        clock: Clock::new(first),
+        parent: None,
+        names: Default::default(),
+        files: Default::default(),
+        tally: Tally::default(),
+        bytes: 0,
+        turn: 0,
+    };
+    let at = w.clock.stamp(first);
+    let mut data = Map::new();
+    data.insert("sessionId".into(), json!(o.session_id));
+    data.insert("version".into(), json!(1));
+    data.insert("producer".into(), json!("cctool"));
+    data.insert("copilotVersion".into(), json!(env!("CARGO_PKG_VERSION")));
+    data.insert("startTime".into(), json!(at));
+    if let Some(m) = &o.model {
+        data.insert("selectedModel".into(), json!(m));
+    }
+    data.insert("context".into(), json!({ "cwd": o.cwd }));
+    w.event("session.start", "session.start", &at, data, out);
+    Box::new(w)
+}
+
+struct Writer {
+    o: WriteOptions,
+    clock: Clock,
+    /// The id of the event written last, which the next names.
+    parent: Option<String>,
+    /// Each call's tool and arguments as written, which its start repeats.
+    names: std::collections::HashMap<String, (String, Value)>,
+    files: cctool_core::convert::tools::Files,
+    tally: Tally,
+    /// Bytes of the events a resume sends, for the estimate.
+    bytes: usize,
+    /// The replies written so far: each is a turn of its own.
+    turn: u64,
+}
+
+impl Writer {
+    /// Writes the event `ty` after the last, with an id derived from the session and `key`.
+    fn event(&mut self, ty: &str, key: &str, at: &str, data: Map<String, Value>, out: &mut Vec<Vec<u8>>) {
+        let id = ids::uuid(&["cctool-convert-copilot", &self.o.session_id, key, ty]);
+        let e = json!({"type": ty, "data": data, "id": id, "timestamp": at, "parentId": self.parent});
+        let l = line(&e);
+        self.bytes += l.len() + 1;
+        out.push(l);
+        self.parent = Some(id);
+    }
+
+    /// The texts of `parts`, joined; images, which these events cannot hold, counted.
+    fn text(&mut self, parts: &[Part]) -> String {
+        let mut texts = Vec::new();
+        for p in parts {
+            match p {
+                Part::Text(t) => texts.push(t.clone()),
+                Part::Json(j) => texts.push(j.text()),
+                Part::Image(_) => self.tally.drop("image"),
+            }
+        }
+        texts.join("\n")
+    }
+}
+
+impl EntryWriter for Writer {
+    fn entry(&mut self, e: &Entry, out: &mut Vec<Vec<u8>>) {
+        let at = self.clock.stamp(e.timestamp.as_deref());
+        let obj = |v: Value| match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        match &e.body {
+            Body::User(parts) => {
+                let text = self.text(parts);
+                let data = json!({"content": text, "transformedContent": text, "attachments": []});
+                self.event("user.message", &e.key, &at, obj(data), out);
+            }
+            Body::Compaction(summary) => {
+                let data = json!({"success": true, "summaryContent": summary});
+                self.event("session.compaction_complete", &e.key, &at, obj(data), out);
+            }
+            Body::Assistant(blocks) => {
+                let mut texts = Vec::new();
+                let mut requests = Vec::new();
+                for b in blocks {
+                    match b {
+                        Block::Text(t) => texts.push(t.clone()),
+                        Block::Reasoning(t) if self.o.reasoning_as_text => texts.push(reasoning_text(t)),
+                        Block::Reasoning(_) => self.tally.drop("reasoning"),
+                        Block::Call(c) => {
+                            let t = translate(
+                                self.o.tools,
+                                &crate::tools::CopilotTools,
+                                &c.name,
+                                &c.input,
+                                Some(&mut self.files),
+                            );
+                            self.tally.map(t.mapped);
+                            if let Some(l) = t.lost {
+                                self.tally.drop(&l);
+                            }
+                            let input = t.input.into_value();
+                            self.names.insert(c.id.clone(), (t.name.clone(), input.clone()));
+                            requests.push(json!({
+                                "toolCallId": c.id,
+                                "name": t.name,
+                                "arguments": input,
+                                "type": "function",
+                            }));
+                        }
+                    }
+                }
+                let turn = self.turn.to_string();
+                self.turn += 1;
+                let mut data = obj(json!({
+                    "messageId": ids::uuid(&["cctool-convert-copilot-message", &self.o.session_id, &e.key]),
+                    "content": texts.join("\n\n"),
+                    "toolRequests": requests,
+                    "turnId": turn,
+                }));
+                if let Some(m) = &self.o.model {
+                    data.insert("model".into(), json!(m));
+                }
+                self.event("assistant.message", &e.key, &at, data, out);
+            }
+            Body::ToolResult(r) => {
+                let text = self.text(&r.output);
+                let (name, args) = self.names.get(&r.call_id).cloned().unwrap_or_default();
+                let start = json!({"toolCallId": r.call_id, "toolName": name, "arguments": args});
+                self.event("tool.execution_start", &e.key, &at, obj(start), out);
+                let data = if r.is_error {
+                    json!({"toolCallId": r.call_id, "success": false, "error": {"message": text, "code": "failure"}})
+                } else {
+                    json!({"toolCallId": r.call_id, "success": true, "result": {"content": text, "detailedContent": text}})
+                };
+                self.event("tool.execution_complete", &e.key, &at, obj(data), out);
+            }
+        }
+    }
+
+    fn finish(&mut self, _: &mut Vec<Vec<u8>>) {}
+
+    fn tally(&mut self) -> Tally {
+        Tally {
+            tokens: cctool_core::model::approx_tokens(self.bytes) as u64,
+            ..self.tally.clone()
+        }
+    }
+}
