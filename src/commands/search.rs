@@ -116,7 +116,8 @@ fn wanted(s: &SessionRecord, a: &SearchArgs) -> bool {
 /// The hits, as records or for people.
 /// Reads each of `inputs` for hits, files in parallel, as `search` and the MCP server's
 /// `search` both do: a file of an agent other than `agent` is passed over, and only a file with
-/// hits is scanned, for its title, project and session id.
+/// hits is read for what names it (its agent's `listing`: title, project, session id, last
+/// activity).
 pub(crate) fn read_hits(
     inputs: &[crate::io::Input],
     named: &std::collections::HashSet<crate::io::Input>,
@@ -136,11 +137,14 @@ pub(crate) fn read_hits(
             if agent.is_some_and(|only| only != format) {
                 return Ok(None);
             }
-            let found = crate::search::search(src, format, matcher, prefilter, opts)?;
+            let (found, session) = crate::search::search_listed(src, format, matcher, prefilter, opts, true)?;
             if found.hits.is_empty() {
                 return Ok(None);
             }
-            let session = crate::agents::agent(format).scan(src, &Default::default())?;
+            let session = match session {
+                Some(s) => s,
+                None => crate::agents::agent(format).listing(src)?,
+            };
             Ok(Some((session, found)))
         },
     )

@@ -395,3 +395,77 @@ fn filters_by_role_agent_and_time() {
     assert!(!roles(&["--since", "2020-01-01"]).is_empty());
     assert!(roles(&["--until", "2020-01-01"]).is_empty());
 }
+
+/// The fields of a record that name a session in `search` (`SessionRecord::LISTING`), as
+/// JSON, with `last_ms`, which the record's JSON leaves out.
+fn listing_fields(r: &cctool::model::session::SessionRecord) -> Value {
+    let mut v = serde_json::to_value(r).unwrap();
+    let m = v.as_object_mut().unwrap();
+    m.retain(|k, _| cctool::model::session::SessionRecord::LISTING.contains(&k.as_str()));
+    m.insert("last_ms".into(), r.last_ms.into());
+    v
+}
+
+/// Compares, on every session file under `root`, `scan`'s record with what names the session
+/// in `search`: the agent's `listing`, and the record its `events_listed` gives after a stream
+/// in each view a search asks; how many files were compared.
+fn compare_listings(root: &Path) -> usize {
+    use cctool::agents::{agent, detect::detect};
+    use cctool::model::events::{Ask, View};
+    let mut files = Vec::new();
+    walk(root, &mut files);
+    files.sort();
+    let mut compared = 0;
+    for p in files {
+        let Ok(bytes) = std::fs::read(&p) else { continue };
+        let src = cctool::io::Source::from_bytes(&p.display().to_string(), bytes);
+        let Ok(format) = detect(&src) else { continue };
+        let a = agent(format);
+        let Ok(scanned) = a.scan(&src, &Default::default()) else {
+            assert!(
+                a.listing(&src).is_err(),
+                "{}: scan fails, the listing does not",
+                p.display()
+            );
+            continue;
+        };
+        let want = listing_fields(&scanned);
+        assert_eq!(
+            want.as_object().unwrap().len(),
+            cctool::model::session::SessionRecord::LISTING.len()
+        );
+        let listed = a.listing(&src).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert_eq!(listing_fields(&listed), want, "{}: listing", p.display());
+        for view in [View::Records, View::Loaded] {
+            let ask = Ask {
+                view,
+                parse: &cctool::model::rows::parse,
+            };
+            // A stream that fails fails the file's search, listed or not: nothing is named.
+            let Ok((_, named)) = a.events_listed(&src, ask, &mut |_| {}, &|| true) else {
+                assert!(a.events(&src, ask, &mut |_| {}).is_err(), "{}: {view:?}", p.display());
+                continue;
+            };
+            let named = named.unwrap_or_else(|| panic!("{}: no listing after the stream", p.display()));
+            assert_eq!(listing_fields(&named), want, "{}: events_listed {view:?}", p.display());
+        }
+        compared += 1;
+    }
+    compared
+}
+
+/// What `search` names a session by is `scan`'s record, field for field, on every fixture
+/// (Claude Code and Codex read it with less than a scan; the other agents cut their scan).
+#[test]
+fn the_listing_is_scan_s_record_on_every_fixture() {
+    let n = compare_listings(&root().join("fixtures"));
+    assert!(n > 100, "{n} fixtures compared");
+}
+
+/// The same on every file of the shared samples, when they are present.
+#[test]
+fn the_listing_is_scan_s_record_on_the_shared_samples() {
+    let Some(dir) = crate::util::shared("") else { return };
+    let n = compare_listings(&dir);
+    assert!(n > 10, "{n} samples compared");
+}

@@ -98,6 +98,10 @@ impl Agent for ClaudeCode {
         Ok(super::scan::scan(src, resume)?)
     }
 
+    fn listing(&self, src: &Source) -> crate::error::Result<SessionRecord> {
+        Ok(super::scan::listing(src)?)
+    }
+
     fn check_resume(&self, resume: &Overrides) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         super::config::Config::load(resume, None, &|k| std::env::var(k).ok())?;
         Ok(())
@@ -146,6 +150,16 @@ impl Agent for ClaudeCode {
 
     fn events(&self, src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error::Result<Streamed> {
         super::events::events(src, ask, sink)
+    }
+
+    fn events_listed(
+        &self,
+        src: &Source,
+        ask: Ask<'_>,
+        sink: Sink<'_>,
+        named: &dyn Fn() -> bool,
+    ) -> crate::error::Result<(Streamed, Option<SessionRecord>)> {
+        super::events::events_listed(src, ask, sink, named)
     }
 
     /// Every record it hands on is read from the transcript's own lines, in every view.

@@ -13,19 +13,51 @@ use cctool_core::model::events::{
     Ask, At, Call, Compaction, Event, Flags, Mark, Measured, Outcome, Part, Record, Sink, Streamed, Usage, View,
 };
 use cctool_core::model::rows::str_of;
+use cctool_core::model::session::SessionRecord;
 use cctool_core::model::time::parse_ms;
 
 /// Streams the transcript as asked.
 pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error> {
     match ask.view {
-        View::Records | View::Calls => records(src, ask, sink),
+        View::Records | View::Calls => records(src, ask, sink, &|| false).map(|(s, _)| s),
         View::Loaded | View::History => chain(src, ask, sink),
     }
 }
 
+/// [`events`], then, when `named` says so, what names the transcript (`scan::listing`): in
+/// [`View::Records`] and [`View::Calls`] from the index and chain the stream read, which are
+/// the listing's own.
+pub(crate) fn events_listed(
+    src: &Source,
+    ask: Ask<'_>,
+    sink: Sink<'_>,
+    named: &dyn Fn() -> bool,
+) -> Result<(Streamed, Option<SessionRecord>), Error> {
+    match ask.view {
+        View::Records | View::Calls => records(src, ask, sink, named),
+        View::Loaded | View::History => {
+            let streamed = chain(src, ask, sink)?;
+            let listed = if named() {
+                Some(super::scan::listing(src)?)
+            } else {
+                None
+            };
+            Ok((streamed, listed))
+        }
+    }
+}
+
 /// Every record in file order; for [`View::Calls`], only those that hold a `tool_use`, a
-/// `server_tool_use` or a `tool_result`, the others not even read.
-fn records(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error> {
+/// `server_tool_use` or a `tool_result`, the others not even read. Then, when `named` says
+/// so, what names the transcript, from the same index and chain.
+fn records(
+    src: &Source,
+    ask: Ask<'_>,
+    sink: Sink<'_>,
+    named: &dyn Fn() -> bool,
+) -> Result<(Streamed, Option<SessionRecord>), Error> {
+    // The index and chain `scan::listing` reads, so that a listing asked after the stream
+    // costs no second reading of the file.
     let t = claude::read_for_audit(src)?;
     let chain = t.rebuild(&claude::Options::default()).unwrap_or_default();
     let on_chain: FxHashSet<u32> = chain.positions.iter().copied().collect();
@@ -45,9 +77,15 @@ fn records(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error
         };
         record(v, at, n.len, on_chain.contains(&(pos as u32)), sink);
     }
-    Ok(Streamed {
+    let streamed = Streamed {
         first_ms: t.time_span().map(|s| s.0),
-    })
+    };
+    let listed = if named() {
+        Some(super::scan::named(src, &t, &chain)?)
+    } else {
+        None
+    };
+    Ok((streamed, listed))
 }
 
 /// The chain a resume loads (with [`View::History`], the earlier parts too), in the order it

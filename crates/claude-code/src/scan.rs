@@ -153,24 +153,16 @@ fn claude_head(src: &Source, t: &Transcript, sidechain: bool) -> std::io::Result
     Ok((cwd, prompt))
 }
 
-/// A Claude Code transcript at a glance: its chain rebuilt and the request a resume with
-/// `overrides` would send sized, and only the record kept.
-pub fn scan(src: &Source, overrides: &Overrides) -> std::io::Result<SessionRecord> {
-    let mut extras = ClaudeExtras::new();
-    let t = claude::read_for_audit_seeing(src, &mut |l| extras.line(l))?;
-    let chain = t.rebuild(&Options::default()).unwrap_or_default();
-    let rm = claude_model::choose_for(&t, &chain, src, overrides)?;
-    let view = api_view(&t, &chain, src, None, &rm)?;
-    let last = t.boundaries.iter().max_by_key(|b| b.pos);
+/// What names a transcript (`SessionRecord::LISTING`), read from its index and chain: its
+/// session id, versions, cwd, title, times and role.
+pub(crate) fn named(src: &Source, t: &Transcript, chain: &claude::Chain) -> std::io::Result<SessionRecord> {
     let span = t.time_span();
     let session_id = t.session_ids.first().cloned().or_else(|| {
         let p = Path::new(src.name());
         is_uuid_stem(p).then(|| p.file_stem().unwrap_or_default().to_string_lossy().into_owned())
     });
-    let links = super::doctor::links::dangling_links(&t, &chain);
-    let (cwd, prompt) = claude_head(src, &t, chain.sidechain)?;
-    let (payload_bytes, titles) = (extras.payload, claude_titles(src, &t)?);
-    let (title, title_source) = title(titles, prompt);
+    let (cwd, prompt) = claude_head(src, t, chain.sidechain)?;
+    let (title, title_source) = title(claude_titles(src, t)?, prompt);
     Ok(SessionRecord {
         path: src.name().to_string(),
         format: crate::ID.name(),
@@ -180,6 +172,39 @@ pub fn scan(src: &Source, overrides: &Overrides) -> std::io::Result<SessionRecor
         cwd,
         title,
         title_source,
+        first_timestamp: span.map(|s| format_ms(s.0)),
+        last_timestamp: span.map(|s| format_ms(s.1)),
+        last_ms: span.map(|s| s.1),
+        role: if is_subagent_path(src.name()) || chain.sidechain {
+            "subagent"
+        } else {
+            "session"
+        },
+        ..SessionRecord::default()
+    })
+}
+
+/// What `search` names a transcript by, as [`scan`] gives it: the index and the chain, without
+/// the request a resume sends (the model chosen, its messages read and sized) or the payloads.
+pub fn listing(src: &Source) -> std::io::Result<SessionRecord> {
+    // The index and chain `events::records` reads, so that it can answer the listing too.
+    let t = claude::read_for_audit(src)?;
+    let chain = t.rebuild(&Options::default()).unwrap_or_default();
+    named(src, &t, &chain)
+}
+
+/// A Claude Code transcript at a glance: its chain rebuilt and the request a resume with
+/// `overrides` would send sized, and only the record kept.
+pub fn scan(src: &Source, overrides: &Overrides) -> std::io::Result<SessionRecord> {
+    let mut extras = ClaudeExtras::new();
+    let t = claude::read_for_audit_seeing(src, &mut |l| extras.line(l))?;
+    let chain = t.rebuild(&Options::default()).unwrap_or_default();
+    let rm = claude_model::choose_for(&t, &chain, src, overrides)?;
+    let view = api_view(&t, &chain, src, None, &rm)?;
+    let last = t.boundaries.iter().max_by_key(|b| b.pos);
+    let links = super::doctor::links::dangling_links(&t, &chain);
+    let payload_bytes = extras.payload;
+    Ok(SessionRecord {
         bytes: src.len(),
         lines: t.lines,
         bad_lines: t.bad_lines,
@@ -207,14 +232,6 @@ pub fn scan(src: &Source, overrides: &Overrides) -> std::io::Result<SessionRecor
                 .count(),
         ),
         duplicate_uuids: Some(t.duplicate_uuids),
-        first_timestamp: span.map(|s| format_ms(s.0)),
-        last_timestamp: span.map(|s| format_ms(s.1)),
-        last_ms: span.map(|s| s.1),
-        role: if is_subagent_path(src.name()) || chain.sidechain {
-            "subagent"
-        } else {
-            "session"
-        },
-        ..SessionRecord::default()
+        ..named(src, &t, &chain)?
     })
 }

@@ -122,6 +122,10 @@ impl Agent for Codex {
         Ok(super::scan::scan(src)?)
     }
 
+    fn listing(&self, src: &Source) -> crate::error::Result<SessionRecord> {
+        Ok(super::scan::listing(src)?)
+    }
+
     fn import(&self) -> Option<Import> {
         Some(super::import::codex_to)
     }
@@ -164,6 +168,16 @@ impl Agent for Codex {
 
     fn events(&self, src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error::Result<Streamed> {
         Ok(super::events::events(src, ask, sink)?)
+    }
+
+    fn events_listed(
+        &self,
+        src: &Source,
+        ask: Ask<'_>,
+        sink: Sink<'_>,
+        named: &dyn Fn() -> bool,
+    ) -> crate::error::Result<(Streamed, Option<SessionRecord>)> {
+        Ok(super::events::events_listed(src, ask, sink, named)?)
     }
 
     /// The history a resume rebuilds of a `compacted` record without a replacement history

@@ -14,6 +14,7 @@ use crate::model::events::{
     Ask, At, Call, Compaction, Event, Mark, Origin, Outcome, Part, Record, Sink, Streamed, View,
 };
 use crate::model::rows::str_of;
+use crate::model::session::SessionRecord;
 use crate::model::time::parse_ms;
 
 /// Codex item types that call a tool, and those that carry a call's output.
@@ -137,6 +138,17 @@ fn each_listed(
 
 /// Streams the rollout as asked.
 pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Result<Streamed> {
+    events_listed(src, ask, sink, &|| false).map(|(s, _)| s)
+}
+
+/// [`events`], then, when `named` says so, what names the rollout (`scan::listing`), from the
+/// records the stream read, which are the listing's own.
+pub(crate) fn events_listed(
+    src: &Source,
+    ask: Ask<'_>,
+    sink: Sink<'_>,
+    named: &dyn Fn() -> bool,
+) -> std::io::Result<(Streamed, Option<SessionRecord>)> {
     let rollout = super::rollout::read_records(src)?;
     let history = super::history::reconstruct(&rollout);
     let times = line_times(src)?;
@@ -177,7 +189,12 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Res
             }
         }
     }
-    Ok(streamed)
+    let listed = if named() {
+        Some(super::scan::named(src, &rollout)?)
+    } else {
+        None
+    };
+    Ok((streamed, listed))
 }
 
 /// What reading an item needs.

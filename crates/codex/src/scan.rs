@@ -31,28 +31,14 @@ fn codex_cwd(src: &Source) -> std::io::Result<Option<String>> {
     }
 }
 
-/// A Codex rollout at a glance: the history a resume reconstructs, its compactions and where
-/// they were made, its first prompt.
-pub fn scan(src: &Source) -> std::io::Result<SessionRecord> {
-    let rollout = rollout::read_records(src)?;
-    let history = history::reconstruct(&rollout);
-    let tokens = super::history::history_tokens(&history.items);
-    let mut origins: BTreeMap<&'static str, usize> = BTreeMap::new();
-    let mut compactions = 0;
+/// What names a rollout (`SessionRecord::LISTING`): its session id and versions, its first
+/// prompt as title, the cwd of its first line, its times.
+pub(crate) fn named(src: &Source, rollout: &rollout::Rollout) -> std::io::Result<SessionRecord> {
     let mut versions: Vec<String> = Vec::new();
     let mut session_id = None;
     let mut prompt = None;
     for (_, r) in &rollout.records {
         match r {
-            Record::Compacted(c) => {
-                compactions += 1;
-                let origin = match &c.replacement_history {
-                    None => "legacy",
-                    Some(rh) if rh.iter().any(|i| i.remote_compaction) => "remote",
-                    Some(_) => "local",
-                };
-                *origins.entry(origin).or_default() += 1;
-            }
             Record::SessionMeta { id, cli_version } => {
                 if session_id.is_none() {
                     session_id.clone_from(id);
@@ -80,6 +66,40 @@ pub fn scan(src: &Source) -> std::io::Result<SessionRecord> {
         cwd,
         title_source,
         title,
+        first_timestamp: rollout.time_span.map(|s| format_ms(s.0)),
+        last_timestamp: rollout.time_span.map(|s| format_ms(s.1)),
+        last_ms: rollout.time_span.map(|s| s.1),
+        role: "session",
+        ..SessionRecord::default()
+    })
+}
+
+/// What `search` names a rollout by, as [`scan`] gives it: its records read, without the
+/// history a resume reconstructs or the payloads' second pass.
+pub fn listing(src: &Source) -> std::io::Result<SessionRecord> {
+    named(src, &rollout::read_records(src)?)
+}
+
+/// A Codex rollout at a glance: the history a resume reconstructs, its compactions and where
+/// they were made, its first prompt.
+pub fn scan(src: &Source) -> std::io::Result<SessionRecord> {
+    let rollout = rollout::read_records(src)?;
+    let history = history::reconstruct(&rollout);
+    let tokens = super::history::history_tokens(&history.items);
+    let mut origins: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let mut compactions = 0;
+    for (_, r) in &rollout.records {
+        if let Record::Compacted(c) = r {
+            compactions += 1;
+            let origin = match &c.replacement_history {
+                None => "legacy",
+                Some(rh) if rh.iter().any(|i| i.remote_compaction) => "remote",
+                Some(_) => "local",
+            };
+            *origins.entry(origin).or_default() += 1;
+        }
+    }
+    Ok(SessionRecord {
         bytes: src.len(),
         lines: rollout.lines,
         bad_lines: rollout.bad_lines,
@@ -93,10 +113,6 @@ pub fn scan(src: &Source) -> std::io::Result<SessionRecord> {
         compaction_origins: origins,
         resume_tokens: tokens,
         payload_bytes: Some(cctool_core::slim::payload_bytes(src, &super::slim::CodexSlim)?),
-        first_timestamp: rollout.time_span.map(|s| format_ms(s.0)),
-        last_timestamp: rollout.time_span.map(|s| format_ms(s.1)),
-        last_ms: rollout.time_span.map(|s| s.1),
-        role: "session",
-        ..SessionRecord::default()
+        ..named(src, &rollout)?
     })
 }

@@ -123,6 +123,14 @@ pub trait Agent: Sync {
     /// The file at a glance (`scan`).
     fn scan(&self, src: &Source, resume: &Overrides) -> crate::error::Result<SessionRecord>;
 
+    /// What `search` names a session by (the fields of [`LISTING`](SessionRecord::listing)),
+    /// each exactly as [`scan`](Agent::scan) with the default resume fills it, the others
+    /// left at their default: an agent whose scan sizes the resumed request or reads
+    /// payloads answers it with less reading. Search calls it once per file with a hit.
+    fn listing(&self, src: &Source) -> crate::error::Result<SessionRecord> {
+        self.scan(src, &Overrides::default()).map(SessionRecord::listing)
+    }
+
     // What `scan` and `doctor` ask of an agent apart from a file: once per run, and of the
     // records it gave.
 
@@ -198,6 +206,22 @@ pub trait Agent: Sync {
     fn made_text(&self, view: View) -> MadeText {
         let _ = view;
         MadeText::Maybe
+    }
+
+    /// [`events`](Agent::events), then, when `named` says so once the stream has ended (the
+    /// search found a hit), [`listing`](Agent::listing)'s record: what `search` asks of each
+    /// file. An agent whose stream and listing read the same index answers both from one
+    /// reading of the file; the record is the listing's, field for field.
+    fn events_listed(
+        &self,
+        src: &Source,
+        ask: Ask<'_>,
+        sink: Sink<'_>,
+        named: &dyn Fn() -> bool,
+    ) -> crate::error::Result<(Streamed, Option<SessionRecord>)> {
+        let streamed = self.events(src, ask, sink)?;
+        let listed = if named() { Some(self.listing(src)?) } else { None };
+        Ok((streamed, listed))
     }
 
     /// `export --format jsonl`: the records the document shows, as written, each handed to

@@ -82,6 +82,46 @@ pub struct SessionRecord {
     pub last_ms: Option<i64>,
 }
 
+impl SessionRecord {
+    /// The names of the fields [`SessionRecord::listing`] keeps: what `search` shows of a
+    /// session and asks of it (`--project`, `--session`).
+    pub const LISTING: &'static [&'static str] = &[
+        "path",
+        "format",
+        "agent_versions",
+        "session_id",
+        "cwd",
+        "project",
+        "title",
+        "title_source",
+        "role",
+        "first_timestamp",
+        "last_timestamp",
+        "last_ms",
+    ];
+
+    /// The record with only the fields of [`SessionRecord::LISTING`]: what an agent's
+    /// `listing` answers, the rest left at their default so that no caller comes to rely on
+    /// a field a cheaper reading does not fill.
+    pub fn listing(self) -> SessionRecord {
+        SessionRecord {
+            path: self.path,
+            format: self.format,
+            agent_versions: self.agent_versions,
+            session_id: self.session_id,
+            cwd: self.cwd,
+            project: self.project,
+            title: self.title,
+            title_source: self.title_source,
+            role: self.role,
+            first_timestamp: self.first_timestamp,
+            last_timestamp: self.last_timestamp,
+            last_ms: self.last_ms,
+            ..SessionRecord::default()
+        }
+    }
+}
+
 /// A title fit for one line: the first words of `text` with all whitespace collapsed, at
 /// most 200 characters.
 pub fn one_line(text: &str) -> Option<String> {

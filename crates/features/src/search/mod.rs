@@ -21,6 +21,7 @@ pub use snippet::{Snippet, one_line};
 use crate::io::Source;
 use crate::model::AgentId;
 use crate::model::events::{Ask, Event, MadeText, Mark, Part, Record, View};
+use crate::model::session::SessionRecord;
 
 /// Which history a search reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -166,6 +167,19 @@ pub fn search(
     pre: Option<&Prefilter>,
     opts: &Options,
 ) -> crate::error::Result<Found> {
+    Ok(search_listed(src, format, m, pre, opts, false)?.0)
+}
+
+/// Searches one file of the agent `format` and, with `listed` and a hit, reads what names the
+/// session (the agent's `listing`), from the reading of the search where the agent can.
+pub fn search_listed(
+    src: &Source,
+    format: AgentId,
+    m: &Matcher,
+    pre: Option<&Prefilter>,
+    opts: &Options,
+    listed: bool,
+) -> crate::error::Result<(Found, Option<SessionRecord>)> {
     // What a reader hands on is read through `parse`, where lines are ruled out. A whole
     // file is ruled out on its bytes only when its agent lists the text its reader may make
     // that the file does not hold as such (Codex's marker of what a resume truncates, in a
@@ -180,7 +194,7 @@ pub fn search(
     if let (Some(p), MadeText::Only(made)) = (lines, agent.made_text(view))
         && !p.file_may_match(src, m, made)?
     {
-        return Ok(Found::default());
+        return Ok((Found::default(), None));
     }
     // Once a file has a hit and no more are asked, nothing after it needs decoding.
     let done = std::cell::Cell::new(false);
@@ -196,22 +210,30 @@ pub fn search(
         found: Found::default(),
         count: 0,
     };
-    agent.events(src, ask, &mut |e| {
-        if done.get() {
-            return;
-        }
-        match e {
-            Event::Record(r) => {
-                let effective = r.loaded || opts.scope == Scope::Effective;
-                let pieces = pieces(&r, opts);
-                state.message(&r, effective, &pieces);
+    let hit = std::cell::Cell::new(false);
+    let named = || listed && hit.get();
+    let (_, session) = agent.events_listed(
+        src,
+        ask,
+        &mut |e| {
+            if done.get() {
+                return;
             }
-            Event::Mark(Mark::Compaction(c)) => state.summary(c),
-            Event::Mark(_) => {}
-        }
-        done.set(lines.is_some() && opts.first_hit && !state.found.hits.is_empty());
-    })?;
-    Ok(state.found)
+            match e {
+                Event::Record(r) => {
+                    let effective = r.loaded || opts.scope == Scope::Effective;
+                    let pieces = pieces(&r, opts);
+                    state.message(&r, effective, &pieces);
+                }
+                Event::Mark(Mark::Compaction(c)) => state.summary(c),
+                Event::Mark(_) => {}
+            }
+            hit.set(!state.found.hits.is_empty());
+            done.set(lines.is_some() && opts.first_hit && hit.get());
+        },
+        &named,
+    )?;
+    Ok((state.found, session))
 }
 
 /// A search of one file under way.
