@@ -201,3 +201,91 @@ fn an_older_session_is_read_as_the_client_migrates_it() {
     assert_eq!(texts[1], "Second question.");
     assert_eq!(texts.len(), 5);
 }
+
+/// The session id of `fixtures/pi/basic.jsonl`, and the name pi gives its file.
+const BASIC_ID: &str = "019e0000-0000-7000-8000-000000000001";
+const BASIC_FILE: &str =
+    "home/.pi/agent/sessions/--tmp-x--/2026-05-01T10-00-00-000Z_019e0000-0000-7000-8000-000000000001.jsonl";
+
+/// A scratch `HOME` with a pi store (one session named as pi names it, one whose name carries
+/// no id) beside a Codex store, whose `sessions/` folder is named as pi's is.
+fn pi_home(command: &str) -> crate::case::Case {
+    // Its id made to share only its first 8 characters with the other's.
+    let v1 = std::fs::read_to_string(fixture("pi/v1.jsonl")).unwrap().replacen(
+        "019e0000-0000-7000",
+        "019e0000-ffff-7000",
+        1,
+    );
+    crate::case::Case::new(command)
+        .file(BASIC_FILE, std::fs::read(fixture("pi/basic.jsonl")).unwrap())
+        .file("home/.pi/agent/sessions/--tmp-y--/renamed.jsonl", v1)
+        .fixture_at("store/.codex", "home/.codex")
+}
+
+#[test]
+fn a_pi_session_id_that_scan_prints_is_accepted_as_input() {
+    let scanned = pi_home("scan --json").run().code(0);
+    let ids: Vec<String> = records(&String::from_utf8(scanned.stdout.clone()).unwrap())
+        .iter()
+        .filter(|r| r["format"] == "pi")
+        .map(|r| r["session_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2, "{}", scanned.shown());
+    let want = std::fs::read(scanned.path(BASIC_FILE)).unwrap();
+    for id in &ids {
+        // The whole id, and a prefix only it has.
+        for arg in [id.as_str(), &id[..13]] {
+            let run = pi_home(&format!("rebuild-chain --full {arg}")).run().code(0);
+            assert!(!run.stdout.is_empty(), "{}", run.shown());
+            if id == BASIC_ID {
+                assert_eq!(run.stdout, want[want.iter().position(|&b| b == b'\n').unwrap() + 1..]);
+            }
+        }
+    }
+    for command in [
+        "export",
+        "doctor --json",
+        "extract-summary --json",
+        "scan --rows messages --json",
+    ] {
+        pi_home(&format!("{command} {}", &BASIC_ID[..13])).run().code(0);
+    }
+    // A prefix both share names both, with their agent and project.
+    let both = pi_home("rebuild-chain 019e0000").run().code(2);
+    let err = both.stderr();
+    assert!(err.contains("2 sessions have an id starting with it"), "{err}");
+    assert!(err.contains("(pi, project tmp)"), "{err}");
+}
+
+#[test]
+fn backup_keeps_pi_s_store_as_pi_s_and_restore_puts_it_back() {
+    let run = pi_home("backup --json").run().code(0);
+    let listed = run.then(crate::case::Case::new("restore --json")).code(0);
+    let sessions = records(&listed.stdout());
+    let agent_of = |id: &str| {
+        sessions
+            .iter()
+            .find(|r| r["session_id"] == id)
+            .map(|r| r["agent"].as_str().unwrap_or("").to_string())
+    };
+    assert_eq!(agent_of(BASIC_ID).as_deref(), Some("pi"), "{}", listed.shown());
+    assert_eq!(
+        agent_of("019d2a29-fe67-7632-b14f-5419a515b120").as_deref(),
+        Some("codex"),
+        "{}",
+        listed.shown()
+    );
+    let path = listed.path(BASIC_FILE);
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let restored = listed
+        .then(crate::case::Case::new(&format!("restore {BASIC_ID}")))
+        .code(0);
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "{}", restored.shown());
+    let to = restored
+        .then(crate::case::Case::new(&format!("restore {} --to out", &BASIC_ID[..13])))
+        .code(0);
+    let under =
+        to.path("out/pi/sessions/--tmp-x--/2026-05-01T10-00-00-000Z_019e0000-0000-7000-8000-000000000001.jsonl");
+    assert_eq!(std::fs::read(under).unwrap(), bytes, "{}", to.shown());
+}

@@ -143,6 +143,10 @@ impl Agent for Pi {
         crate::answers::export_records(src, full, emit)
     }
 
+    fn store(&self) -> Option<&'static dyn cctool_core::agents::Store> {
+        Some(&crate::store::PiStore)
+    }
+
     fn session_roots(
         &self,
         env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
