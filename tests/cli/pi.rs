@@ -289,3 +289,73 @@ fn backup_keeps_pi_s_store_as_pi_s_and_restore_puts_it_back() {
         to.path("out/pi/sessions/--tmp-x--/2026-05-01T10-00-00-000Z_019e0000-0000-7000-8000-000000000001.jsonl");
     assert_eq!(std::fs::read(under).unwrap(), bytes, "{}", to.shown());
 }
+
+#[test]
+fn api_view_prints_the_request_pi_sends_a_message_a_line_or_whole() {
+    let recorded: Value = serde_json::from_slice(&std::fs::read(fixture("pi/basic.sent.json")).unwrap()).unwrap();
+    let lines = records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        "--prompt",
+        "say ok",
+        &pi("basic.jsonl"),
+    ]));
+    assert_eq!(Value::Array(lines), recorded["messages"]);
+    let body: Value = serde_json::from_str(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        "--body",
+        "--prompt",
+        "say ok",
+        &pi("basic.jsonl"),
+    ]))
+    .unwrap();
+    assert_eq!(body, recorded);
+    let json = records(&stdout_of(&[
+        "rebuild-chain",
+        "--api-view",
+        "--json",
+        &pi("basic.jsonl"),
+    ]));
+    let last = json.last().unwrap();
+    assert_eq!(last["format"], "pi", "{last}");
+    assert_eq!(last["model"], "mock-model", "{last}");
+    assert_eq!(last["client"], "pi 1.6.0", "{last}");
+    assert_eq!(last["prompt"], false, "{last}");
+    // Without --prompt the request ends with what the session holds.
+    assert_eq!(
+        last["messages"],
+        recorded["messages"].as_array().unwrap().len() - 1,
+        "{last}"
+    );
+    let text = stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        "--format",
+        "text",
+        &pi("basic.jsonl"),
+    ]);
+    assert!(text.contains("There are two entries"), "{text}");
+}
+
+#[test]
+fn api_view_refuses_what_it_does_not_emulate_and_tip_or_full() {
+    let out = cctool()
+        .args(["rebuild-chain", "--api-view", &pi("compaction.jsonl")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 6: a system message on the resumed branch"), "{err}");
+    assert!(out.stdout.is_empty());
+    let out = cctool()
+        .args(["rebuild-chain", "--api-view", "--full", &pi("basic.jsonl")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--tip and --full do not apply"), "{err}");
+}

@@ -7,6 +7,7 @@
 
 pub mod agent;
 mod answers;
+pub mod api;
 mod doctor;
 pub mod file;
 mod import;
