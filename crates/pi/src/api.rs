@@ -6,7 +6,7 @@
 //! `api/openai-completions.js`) as they run for such a provider: no compat flag set, a model of
 //! text input and no reasoning. The system prompt and the tools are the client's defaults
 //! (`core/system-prompt.js`, the four built-in tools), MIT-licensed text of pi 1.6.0 kept beside
-//! this file (`api/system.txt`, `api/tools.json`), as the recorded requests hold it.
+//! this file (`api/system.prompt`, `api/tools.json`), as the recorded requests hold it.
 
 use serde_json::{Map, Value, json};
 
@@ -23,7 +23,7 @@ pub const CLIENT: &str = "pi 1.6.0";
 pub const DEFAULT_PACKAGE_DIR: &str = "/usr/local/lib/node_modules/@earendil-works/pi-coding-agent";
 
 /// The default system prompt up to its `<cwd>` section; `{PKG}` is the package folder.
-const SYSTEM: &str = include_str!("api/system.txt");
+const SYSTEM: &str = include_str!("api/system.prompt");
 
 /// The built-in tools' declarations as the request carries them.
 const TOOLS: &str = include_str!("api/tools.json");
