@@ -104,13 +104,13 @@ pub struct RebuildChainArgs {
     /// Print what the agent sends to the model on resume instead of the records: for Claude
     /// Code 2.1.332 one {"role","content"} message per line, from the last compact boundary;
     /// for Codex 0.171 one `input` item per line, as Codex writes it, with its send-time rules
-    /// applied.
+    /// applied; for pi 1.6.0 one Chat Completions message per line, its system prompt first.
     #[arg(long)]
     pub api_view: bool,
 
     /// With --api-view: the prompt of the resumed turn (Claude Code: adds the sentinel reply when
     /// the client would, and the prompt, merged or separate as the client does; Codex: the
-    /// prompt as the last user message).
+    /// prompt as the last user message; pi: the prompt as the last user message).
     #[arg(long, value_name = "TEXT", requires = "api_view")]
     pub prompt: Option<String>,
 

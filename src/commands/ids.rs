@@ -3,7 +3,8 @@
 //! the user's own stores (`io::paths::default_stores`, the stores `scan` reads with no PATH).
 //!
 //! The stores' layouts put the id in each session file's name — Claude Code
-//! `projects/<project>/<id>.jsonl`, Codex `rollout-<date>-<id>.jsonl[.zst]` — so a store of
+//! `projects/<project>/<id>.jsonl`, Codex `rollout-<date>-<id>.jsonl[.zst]`, pi
+//! `sessions/--<cwd>--/<time>_<id>.jsonl` — so a store of
 //! thousands of sessions is matched on names alone; only a file whose name carries no id has
 //! its head read. Claude Code's session side folders (`<project>/<id>/`: subagents, tool
 //! results) hold no sessions of their own and are not entered.
@@ -275,7 +276,7 @@ fn session_files(store: &Path) -> Vec<PathBuf> {
 }
 
 /// The session id a store's layout puts in a file's name (Claude Code `<id>.jsonl`, Codex
-/// `rollout-<date>-<id>.jsonl[.zst]`: [`crate::agents::Store::id_in_stem`]).
+/// `rollout-<date>-<id>.jsonl[.zst]`, pi `<time>_<id>.jsonl`: [`crate::agents::Store::id_in_stem`]).
 fn id_in_name(name: &str) -> Option<&str> {
     let name = name.strip_suffix(".zst").unwrap_or(name);
     let stem = name.strip_suffix(".jsonl").or_else(|| name.strip_suffix(".json"))?;

@@ -161,13 +161,7 @@ pub fn batch_inputs_writing(
 /// The user's own stores, read when no PATH is given (saying which store asked for is
 /// absent).
 fn default_roots(g: &crate::cli::GlobalArgs) -> Result<Vec<std::path::PathBuf>, error::Usage> {
-    let mut stores = crate::io::paths::default_stores();
-    let env = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty());
-    for a in crate::agents::all() {
-        let (found, notes) = a.session_roots(&env);
-        stores.found.extend(found);
-        stores.notes.extend(notes);
-    }
+    let stores = crate::io::paths::default_stores();
     let say = g.reporter();
     for n in &stores.notes {
         say.note(n);

@@ -306,4 +306,160 @@ fn into_store_places_the_session_where_pi_finds_it_and_converting_again_adds_not
     let before = std::fs::read(&files[0]).unwrap();
     let (_, stderr) = run();
     assert_eq!(std::fs::read(&files[0]).unwrap(), before, "{stderr}");
+/// The session id of `fixtures/pi/basic.jsonl`, and the name pi gives its file.
+const BASIC_ID: &str = "019e0000-0000-7000-8000-000000000001";
+const BASIC_FILE: &str =
+    "home/.pi/agent/sessions/--tmp-x--/2026-05-01T10-00-00-000Z_019e0000-0000-7000-8000-000000000001.jsonl";
+
+/// A scratch `HOME` with a pi store (one session named as pi names it, one whose name carries
+/// no id) beside a Codex store, whose `sessions/` folder is named as pi's is.
+fn pi_home(command: &str) -> crate::case::Case {
+    // Its id made to share only its first 8 characters with the other's.
+    let v1 = std::fs::read_to_string(fixture("pi/v1.jsonl")).unwrap().replacen(
+        "019e0000-0000-7000",
+        "019e0000-ffff-7000",
+        1,
+    );
+    crate::case::Case::new(command)
+        .file(BASIC_FILE, std::fs::read(fixture("pi/basic.jsonl")).unwrap())
+        .file("home/.pi/agent/sessions/--tmp-y--/renamed.jsonl", v1)
+        .fixture_at("store/.codex", "home/.codex")
+}
+
+#[test]
+fn a_pi_session_id_that_scan_prints_is_accepted_as_input() {
+    let scanned = pi_home("scan --json").run().code(0);
+    let ids: Vec<String> = records(&String::from_utf8(scanned.stdout.clone()).unwrap())
+        .iter()
+        .filter(|r| r["format"] == "pi")
+        .map(|r| r["session_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2, "{}", scanned.shown());
+    let want = std::fs::read(scanned.path(BASIC_FILE)).unwrap();
+    for id in &ids {
+        // The whole id, and a prefix only it has.
+        for arg in [id.as_str(), &id[..13]] {
+            let run = pi_home(&format!("rebuild-chain --full {arg}")).run().code(0);
+            assert!(!run.stdout.is_empty(), "{}", run.shown());
+            if id == BASIC_ID {
+                assert_eq!(run.stdout, want[want.iter().position(|&b| b == b'\n').unwrap() + 1..]);
+            }
+        }
+    }
+    for command in [
+        "export",
+        "doctor --json",
+        "extract-summary --json",
+        "scan --rows messages --json",
+    ] {
+        pi_home(&format!("{command} {}", &BASIC_ID[..13])).run().code(0);
+    }
+    // A prefix both share names both, with their agent and project.
+    let both = pi_home("rebuild-chain 019e0000").run().code(2);
+    let err = both.stderr();
+    assert!(err.contains("2 sessions have an id starting with it"), "{err}");
+    assert!(err.contains("(pi, project tmp)"), "{err}");
+}
+
+#[test]
+fn backup_keeps_pi_s_store_as_pi_s_and_restore_puts_it_back() {
+    let run = pi_home("backup --json").run().code(0);
+    let listed = run.then(crate::case::Case::new("restore --json")).code(0);
+    let sessions = records(&listed.stdout());
+    let agent_of = |id: &str| {
+        sessions
+            .iter()
+            .find(|r| r["session_id"] == id)
+            .map(|r| r["agent"].as_str().unwrap_or("").to_string())
+    };
+    assert_eq!(agent_of(BASIC_ID).as_deref(), Some("pi"), "{}", listed.shown());
+    assert_eq!(
+        agent_of("019d2a29-fe67-7632-b14f-5419a515b120").as_deref(),
+        Some("codex"),
+        "{}",
+        listed.shown()
+    );
+    let path = listed.path(BASIC_FILE);
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let restored = listed
+        .then(crate::case::Case::new(&format!("restore {BASIC_ID}")))
+        .code(0);
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "{}", restored.shown());
+    let to = restored
+        .then(crate::case::Case::new(&format!("restore {} --to out", &BASIC_ID[..13])))
+        .code(0);
+    let under =
+        to.path("out/pi/sessions/--tmp-x--/2026-05-01T10-00-00-000Z_019e0000-0000-7000-8000-000000000001.jsonl");
+    assert_eq!(std::fs::read(under).unwrap(), bytes, "{}", to.shown());
+}
+
+#[test]
+fn api_view_prints_the_request_pi_sends_a_message_a_line_or_whole() {
+    let recorded: Value = serde_json::from_slice(&std::fs::read(fixture("pi/basic.sent.json")).unwrap()).unwrap();
+    let lines = records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        "--prompt",
+        "say ok",
+        &pi("basic.jsonl"),
+    ]));
+    assert_eq!(Value::Array(lines), recorded["messages"]);
+    let body: Value = serde_json::from_str(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        "--body",
+        "--prompt",
+        "say ok",
+        &pi("basic.jsonl"),
+    ]))
+    .unwrap();
+    assert_eq!(body, recorded);
+    let json = records(&stdout_of(&[
+        "rebuild-chain",
+        "--api-view",
+        "--json",
+        &pi("basic.jsonl"),
+    ]));
+    let last = json.last().unwrap();
+    assert_eq!(last["format"], "pi", "{last}");
+    assert_eq!(last["model"], "mock-model", "{last}");
+    assert_eq!(last["client"], "pi 1.6.0", "{last}");
+    assert_eq!(last["prompt"], false, "{last}");
+    // Without --prompt the request ends with what the session holds.
+    assert_eq!(
+        last["messages"],
+        recorded["messages"].as_array().unwrap().len() - 1,
+        "{last}"
+    );
+    let text = stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        "--format",
+        "text",
+        &pi("basic.jsonl"),
+    ]);
+    assert!(text.contains("There are two entries"), "{text}");
+}
+
+#[test]
+fn api_view_refuses_what_it_does_not_emulate_and_tip_or_full() {
+    let out = cctool()
+        .args(["rebuild-chain", "--api-view", &pi("compaction.jsonl")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 6: a system message on the resumed branch"), "{err}");
+    assert!(out.stdout.is_empty());
+    let out = cctool()
+        .args(["rebuild-chain", "--api-view", "--full", &pi("basic.jsonl")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--tip and --full do not apply"), "{err}");
 }

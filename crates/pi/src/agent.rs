@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, ApiViewRefused, ArgValue, ChainRefusal, Import, Names};
+use cctool_core::agents::{About, Agent, ArgValue, Import, Names};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
@@ -33,6 +33,12 @@ const ENTRY_TYPES: &[&str] = &[
     "context_edit",
     "usage",
 ];
+
+/// Why `--api-view` takes no `--tip` or `--full`: pi resumes at the file's last entry, and sends
+/// no more than that branch.
+#[derive(Debug, thiserror::Error)]
+#[error("--api-view is the request pi sends resuming at the file's last entry: --tip and --full do not apply")]
+pub struct TipWithApiView;
 
 /// Why `compact` leaves a pi session alone: cctool does not write pi's compaction yet.
 #[derive(Debug, thiserror::Error)]
@@ -112,8 +118,8 @@ impl Agent for Pi {
         crate::import::pi(src).map_err(cctool_core::error::Error::Read)
     }
 
-    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<ChainRefusal> {
-        a.api_view.then(|| ApiViewRefused { file: crate::ID }.into())
+    fn refuse_chain_args(&self, a: &ChainOptions) -> Option<cctool_core::agents::ChainRefusal> {
+        (a.api_view && (a.full || a.tip.is_some())).then(|| TipWithApiView.into())
     }
 
     fn rebuild_chain(
@@ -124,6 +130,9 @@ impl Agent for Pi {
         out: &mut Out,
         _: &indicatif::ProgressBar,
     ) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
+        if a.api_view {
+            return crate::api::view::api_view(src, a, style, out);
+        }
         crate::answers::rebuild_chain(src, a, style, out)
     }
 
@@ -148,6 +157,10 @@ impl Agent for Pi {
         emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
     ) -> Result<(), ExportError> {
         crate::answers::export_records(src, full, emit)
+    }
+
+    fn store(&self) -> Option<&'static dyn cctool_core::agents::Store> {
+        Some(&crate::store::PiStore)
     }
 
     fn session_roots(

@@ -7,6 +7,7 @@
 
 pub mod agent;
 mod answers;
+pub mod api;
 pub mod convert;
 mod doctor;
 pub mod file;

@@ -5,8 +5,9 @@
                                                     (MOCK_SCRIPT=FILE: scripted Anthropic replies)
     realclient.py claude-session FILE               session id to install a transcript under
     realclient.py codex-install FILE                JSON: thread id, rollout path, provider, model
-    realclient.py pick claude|codex DUMP_DIR PROMPT [--body]
+    realclient.py pick claude|codex|pi DUMP_DIR PROMPT [--body]
                                                     print the model request the client sent
+                                                    (pi's: the whole body)
     realclient.py turns claude DUMP_DIR [--body]   print the messages of every agent-turn
                                                     request (the ones offering tools), in order
     realclient.py normalise claude|codex [FILE]     drop what the client adds by itself
@@ -288,6 +289,23 @@ class ModelApi(BaseHTTPRequestHandler):
         self.stream([event(name, dict(data, type=name, sequence_number=i)) for i, (name, data) in enumerate(steps)],
                     [("x-request-id", "req_mock_" + uuid.uuid4().hex[:16])])
 
+    def openai_chat(self, body):
+        """OpenAI Chat Completions (pi's `openai-completions`): the reply as chunks, then a chunk with
+        the finish reason and usage, then `[DONE]`; one JSON object when the body does not stream."""
+        base = {"id": "chatcmpl-mock" + uuid.uuid4().hex[:20], "object": "chat.completion.chunk",
+                "created": int(time.time()), "model": body.get("model", "gpt-mock")}
+        usage = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
+        if not body.get("stream"):
+            done = dict(base, object="chat.completion", usage=usage, choices=[
+                {"index": 0, "message": {"role": "assistant", "content": self.reply}, "finish_reason": "stop"}])
+            return self.answer(200, json.dumps(done).encode())
+        chunks = [
+            dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]),
+            dict(base, choices=[{"index": 0, "delta": {"content": self.reply}, "finish_reason": None}]),
+            dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}], usage=usage),
+        ]
+        self.stream([("data: " + json.dumps(c) + "\n\n").encode() for c in chunks] + [b"data: [DONE]\n\n"])
+
     def do_POST(self):
         body = self.save(self.body_bytes())
         route = self.path.split("?")[0].rstrip("/")
@@ -297,6 +315,8 @@ class ModelApi(BaseHTTPRequestHandler):
             return self.anthropic_messages(body)
         if route.endswith("/responses"):
             return self.openai_responses(body)
+        if route.endswith("/chat/completions"):
+            return self.openai_chat(body)
         self.answer(200, b"{}")
 
     def do_GET(self):
@@ -360,11 +380,12 @@ def dumped(dump):
 def pick(client, dump, prompt):
     """The request of the resumed turn: the first model request whose last user message holds the
     prompt (a client may send side requests first), else the largest. Returns (chosen, count)."""
-    key = "messages" if client == "claude" else "input"
+    key = "input" if client == "codex" else "messages"
+    route_end = {"claude": "/v1/messages", "codex": "/responses", "pi": "/chat/completions"}[client]
     requests = []
     for entry in dumped(dump):
         route = entry.get("path", "").split("?")[0]
-        model_call = (route.endswith("/v1/messages") if client == "claude" else route.endswith("/responses"))
+        model_call = route.endswith(route_end)
         if entry.get("method") == "POST" and model_call and isinstance((entry.get("body") or {}).get(key), list):
             requests.append(entry)
     if not requests:
@@ -424,7 +445,8 @@ def main(argv):
         if count > 1:
             sys.stderr.write("realclient: note: {} model requests; printing request #{}\n".format(count, chosen["n"]))
         body = chosen["body"]
-        out = body if "--body" in args else body["messages" if client == "claude" else "input"]
+        # pi's request is compared whole: its system prompt and tools are emulated too.
+        out = body if "--body" in args or client == "pi" else body["messages" if client == "claude" else "input"]
         json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
     elif cmd == "turns":

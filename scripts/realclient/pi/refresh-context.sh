@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
-# refresh-context.sh [--write]: records anew, with the installed pi, what it loads on resuming
-# each fixture in fixtures/pi/ (FILE.context.json beside FILE.jsonl), names those that differ
-# from the committed ones, and with --write replaces them. Never write a .context.json by hand.
+# refresh-context.sh [--write]: records anew, with the installed pi, for each fixture in
+# fixtures/pi/: what it loads on resuming it (FILE.context.json beside FILE.jsonl, by
+# pi-context.sh) and the request it sends after resuming it with the prompt "say ok"
+# (FILE.sent.json, by pi-resume-view.sh: its header's cwd made /tmp, the package folder written
+# as npm -g's default). Names those that differ from the committed ones, and with --write
+# replaces them. Never write a .context.json or a .sent.json by hand.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../../.." && pwd)
 write=0
 [ "${1:-}" = --write ] && write=1
 differ=0
+# settle GOT WANT: says whether GOT differs from WANT (as JSON) and with --write replaces it.
+settle() {
+  if ! python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' "$1" "$2" 2>/dev/null; then
+    differ=1
+    echo "differs: ${2#"$REPO"/}"
+    [ $write = 1 ] && cp "$1" "$2"
+  fi
+  rm -f "$1"
+}
 for f in "$REPO"/fixtures/pi/*.jsonl; do
-  want=${f%.jsonl}.context.json
   got=$(mktemp)
   "$HERE/pi-context.sh" "$f" >"$got" || { echo "refresh-context.sh: pi failed on $f" >&2; rm -f "$got"; exit 1; }
-  if ! cmp -s "$got" "$want"; then
-    differ=1
-    echo "differs: ${want#"$REPO"/}"
-    [ $write = 1 ] && cp "$got" "$want"
-  fi
-  rm -f "$got"
+  settle "$got" "${f%.jsonl}.context.json"
+  got=$(mktemp)
+  VIEW_CWD=/tmp "$HERE/pi-resume-view.sh" "$f" "say ok" >"$got" \
+    || { echo "refresh-context.sh: pi sent no request for $f" >&2; rm -f "$got"; exit 1; }
+  settle "$got" "${f%.jsonl}.sent.json"
 done
-[ $differ = 0 ] && echo "refresh-context.sh: every recorded context is what pi loads"
+[ $differ = 0 ] && echo "refresh-context.sh: every recorded context and request is what pi loads and sends"
 exit 0

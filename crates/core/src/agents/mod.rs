@@ -257,9 +257,10 @@ pub trait Agent: Sync {
     }
 
     /// The folders of this agent's own store that the reading commands read when no PATH is
-    /// given, besides [`crate::io::paths::default_stores`] (the stores `backup` keeps, found by
-    /// their folder's name), from the variables in `env`: the folders that exist, and a note for
-    /// each folder a variable names that does not.
+    /// given, from the variables in `env`: the folders that exist, and a note for each folder a
+    /// variable names that does not. [`crate::io::paths::stores_from`] adds them to the stores
+    /// every command reads (session ids, `backup` and `restore` among them), as this agent's
+    /// whatever their name.
     fn session_roots(&self, env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> (Vec<PathBuf>, Vec<String>) {
         let _ = env;
         (Vec::new(), Vec::new())

@@ -260,6 +260,9 @@ pub struct Stores {
     pub notes: Vec<String>,
     /// Every place looked at, for the message when none exists.
     pub looked: Vec<PathBuf>,
+    /// The agent of each store an agent found itself ([`crate::agents::Agent::session_roots`]):
+    /// such a folder's name need not say whose it is (pi's `sessions/` is named as Codex's is).
+    pub owners: Vec<(PathBuf, crate::model::AgentId)>,
 }
 
 impl Stores {
@@ -271,9 +274,28 @@ impl Stores {
             .collect::<Vec<_>>()
             .join(", ")
     }
+
+    /// The agent, and its store, whose session folder `dir` (one of [`Stores::found`] or
+    /// [`Stores::looked`]) is: the agent that found it, else the one whose session folders
+    /// are named so ([`crate::agents::registry::Registry::store_of_folder`]).
+    pub fn agent_of(
+        &self,
+        dir: &Path,
+    ) -> Option<(&'static dyn crate::agents::Agent, &'static dyn crate::agents::Store)> {
+        let registry = crate::agents::registry::installed();
+        match self.owners.iter().find(|(d, _)| d == dir) {
+            Some((_, id)) => {
+                let agent = registry.find(*id)?;
+                Some((agent, agent.store()?))
+            }
+            None => registry.store_of_folder(dir),
+        }
+    }
 }
 
-/// The user's own session stores, from the environment: see [`stores_from`].
+/// The stores cctool reads, from the environment: see [`stores_from`]. Every command that
+/// reads or writes the user's own stores asks this one list: the reading commands with no
+/// PATH, session ids, `backup` and `restore`, `compact`'s check of a file in a store.
 pub fn default_stores() -> Stores {
     stores_from(&|var| std::env::var_os(var).filter(|v| !v.is_empty()))
 }
@@ -286,6 +308,9 @@ pub fn default_stores() -> Stores {
 ///   `$XDG_CONFIG_HOME/claude` (default `~/.config/claude`, where some releases kept it).
 /// - Codex: `sessions/` and `archived_sessions/` of `CODEX_HOME`, else of `~/.codex`.
 /// - Copilot CLI: `session-state/` of `COPILOT_HOME`, else of `~/.copilot`.
+///
+/// - every registered agent's own ([`crate::agents::Agent::session_roots`]: pi's), with the
+///   agent that found it ([`Stores::owners`]).
 ///
 /// A store named by a variable that is missing gets a note; a default place that is missing
 /// is quietly skipped, so a user of one agent is not told about the other.
@@ -366,6 +391,18 @@ pub fn stores_from(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Stores {
                 states.display()
             ));
         }
+    }
+    for agent in crate::agents::registry::installed().all() {
+        let (found, notes) = agent.session_roots(env);
+        for dir in found {
+            let before = st.found.len();
+            take(&mut st, dir.clone());
+            // A folder another store already is stays that store's.
+            if st.found.len() > before {
+                st.owners.push((dir, agent.about().format));
+            }
+        }
+        st.notes.extend(notes);
     }
     st
 }

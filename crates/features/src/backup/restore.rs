@@ -158,7 +158,7 @@ pub fn store_roots(stores: &crate::io::paths::Stores) -> Vec<(&'static str, Path
         .looked
         .iter()
         .filter_map(|d| {
-            let (agent, _) = crate::agents::registry().store_of_folder(d)?;
+            let (agent, _) = stores.agent_of(d)?;
             Some((agent.about().format.name(), d.parent()?.to_path_buf()))
         })
         .collect();

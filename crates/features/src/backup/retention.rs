@@ -70,10 +70,15 @@ fn sweepers(agents: &[&'static dyn Agent]) -> Vec<Sweeper> {
         .collect()
 }
 
-/// The roots of the stores found that are `store`'s: the parents of its session folders.
-fn roots(store: &dyn Store, stores: &Stores) -> Vec<PathBuf> {
+/// The roots of the stores found that are `s`'s: the parents of its session folders, but not
+/// a folder another agent found as its own under the same name.
+fn roots(s: &Sweeper, stores: &Stores) -> Vec<PathBuf> {
+    let (store, format) = (s.store, s.agent.about().format);
     let mut roots: Vec<PathBuf> = Vec::new();
     let root = |d: &PathBuf| {
+        if stores.owners.iter().any(|(o, id)| o == d && *id != format) {
+            return None;
+        }
         let name = d.file_name()?;
         store
             .session_folders()
@@ -183,7 +188,7 @@ fn stored_sizes(archive: &Path) -> HashMap<String, u64> {
 pub fn from_history(stores: &Stores, problems: &mut Vec<String>) -> Vec<FromHistory> {
     sweepers(crate::agents::registry().agents())
         .into_iter()
-        .flat_map(|s| s.retention.history_of_deleted(&roots(s.store, stores), problems))
+        .flat_map(|s| s.retention.history_of_deleted(&roots(&s, stores), problems))
         .collect()
 }
 
@@ -193,7 +198,7 @@ pub fn doctor_findings(min: crate::model::diag::Severity, say: &crate::output::r
     let stores = crate::io::paths::default_stores();
     let mut out = Vec::new();
     for s in sweepers(crate::agents::registry().agents()) {
-        let roots = roots(s.store, &stores);
+        let roots = roots(&s, &stores);
         if roots.is_empty() {
             continue;
         }
@@ -266,7 +271,7 @@ mod tests {
         let found: Vec<_> = sweepers(&[CODEX, CLAUDE])
             .into_iter()
             .filter_map(|s| {
-                let roots = roots(s.store, &stores);
+                let roots = roots(&s, &stores);
                 (!roots.is_empty()).then(|| {
                     check(
                         s,
@@ -290,7 +295,7 @@ mod tests {
     fn an_old_session_of_a_store_that_sweeps_is_named_in_the_agents_words() {
         let (home, stores) = store_with_one_session("projects", "s.jsonl");
         let s = sweepers(&[CODEX, CLAUDE])[0];
-        let roots = roots(s.store, &stores);
+        let roots = roots(&s, &stores);
         assert_eq!(roots, [home.path().join("root")]);
         let later = SystemTime::now() + Duration::from_secs(31 * 86_400);
         let mut problems = Vec::new();

@@ -25,7 +25,7 @@ pub fn files(stores: &crate::io::paths::Stores, problems: &mut Vec<String>) -> V
     let mut extra = std::collections::BTreeSet::new();
     for dir in &stores.found {
         let Some(parent) = dir.parent() else { continue };
-        let Some((agent, store)) = crate::agents::registry().store_of_folder(dir) else {
+        let Some((agent, store)) = stores.agent_of(dir) else {
             continue;
         };
         let agent = agent.about().format.name();
