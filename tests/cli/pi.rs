@@ -306,6 +306,8 @@ fn into_store_places_the_session_where_pi_finds_it_and_converting_again_adds_not
     let before = std::fs::read(&files[0]).unwrap();
     let (_, stderr) = run();
     assert_eq!(std::fs::read(&files[0]).unwrap(), before, "{stderr}");
+}
+
 /// The session id of `fixtures/pi/basic.jsonl`, and the name pi gives its file.
 const BASIC_ID: &str = "019e0000-0000-7000-8000-000000000001";
 const BASIC_FILE: &str =
