@@ -1,6 +1,6 @@
 //! A PATH argument that names no file may name a session by its id, or by a unique prefix of
 //! it, as `scan` prints it (`docs/stores.md`, "Sessions named by id"). The id is looked for in
-//! the user's own stores (`io::paths::default_stores`, the stores `scan` reads with no PATH).
+//! the user's own stores (`super::read_stores`, the stores `scan` reads with no PATH).
 //!
 //! The stores' layouts put the id in each session file's name — Claude Code
 //! `projects/<project>/<id>.jsonl`, Codex `rollout-<date>-<id>.jsonl[.zst]` — so a store of
@@ -198,7 +198,7 @@ pub fn session_path(arg: &Path) -> Result<PathBuf, IdError> {
     if !may_be_id(arg) {
         return Ok(arg.to_path_buf());
     }
-    let index = Index::of(&crate::io::paths::default_stores());
+    let index = Index::of(&super::read_stores());
     Ok(index
         .resolve(&arg.to_string_lossy())?
         .unwrap_or_else(|| arg.to_path_buf()))
@@ -215,7 +215,7 @@ pub fn resolve_all(args: &[PathBuf]) -> (Vec<PathBuf>, Vec<Diagnostic>) {
             paths.push(arg.clone());
             continue;
         }
-        let index = index.get_or_insert_with(|| Index::of(&crate::io::paths::default_stores()));
+        let index = index.get_or_insert_with(|| Index::of(&super::read_stores()));
         match index.resolve(&arg.to_string_lossy()) {
             Ok(found) => paths.push(found.unwrap_or_else(|| arg.clone())),
             Err(e) => problems.push(Diagnostic::new(
@@ -248,18 +248,26 @@ fn candidate(id: &str, path: &Path) -> Candidate {
 /// The session-file candidates of one store: regular files, not subagent transcripts, not
 /// inside a session's side folder; a plain rollout wins over its compressed copy.
 fn session_files(store: &Path) -> Vec<PathBuf> {
+    // The side folders of the agent whose store this is, by its folder's name: another
+    // agent's (Claude Code's `<id>/`) may be where this one keeps its sessions (Copilot CLI's
+    // `session-state/<id>/`).
+    let name = store.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let owners: Vec<_> = crate::agents::registry()
+        .stores()
+        .filter(|s| s.session_folders().contains(&name))
+        .collect();
+    let side = |n: &str| {
+        if owners.is_empty() {
+            crate::agents::registry().stores().any(|s| s.is_side_folder(n))
+        } else {
+            owners.iter().any(|s| s.is_side_folder(n))
+        }
+    };
     let walker = walkdir::WalkDir::new(store)
         .max_depth(STORE_DEPTH)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| {
-            e.depth() == 0
-                || !e.file_type().is_dir()
-                || !e
-                    .file_name()
-                    .to_str()
-                    .is_some_and(|n| crate::agents::registry().stores().any(|s| s.is_side_folder(n)))
-        });
+        .filter_entry(|e| e.depth() == 0 || !e.file_type().is_dir() || !e.file_name().to_str().is_some_and(side));
     let mut files: Vec<PathBuf> = walker
         .flatten()
         .filter(|e| e.file_type().is_file() && is_candidate(e.path()))

@@ -158,9 +158,9 @@ pub fn batch_inputs_writing(
     Ok((expanded, named))
 }
 
-/// The user's own stores, read when no PATH is given (saying which store asked for is
-/// absent).
-fn default_roots(g: &crate::cli::GlobalArgs) -> Result<Vec<std::path::PathBuf>, error::Usage> {
+/// The stores the reading commands read when no PATH is given: those `backup` keeps
+/// ([`crate::io::paths::default_stores`]) and each agent's own (`Agent::session_roots`).
+pub(crate) fn read_stores() -> crate::io::paths::Stores {
     let mut stores = crate::io::paths::default_stores();
     let env = |var: &str| std::env::var_os(var).filter(|v| !v.is_empty());
     for a in crate::agents::all() {
@@ -168,6 +168,13 @@ fn default_roots(g: &crate::cli::GlobalArgs) -> Result<Vec<std::path::PathBuf>, 
         stores.found.extend(found);
         stores.notes.extend(notes);
     }
+    stores
+}
+
+/// The user's own stores, read when no PATH is given (saying which store asked for is
+/// absent).
+fn default_roots(g: &crate::cli::GlobalArgs) -> Result<Vec<std::path::PathBuf>, error::Usage> {
+    let stores = read_stores();
     let say = g.reporter();
     for n in &stores.notes {
         say.note(n);

@@ -111,6 +111,59 @@ fn scan_without_arguments_lists_the_copilot_store() {
     );
 }
 
+/// A store laid out as 1.0.102 leaves it: beside each session's `events.jsonl`, files that are
+/// no session. `scan` reads the events alone and says nothing of the rest; the id it prints,
+/// and a prefix of it, name the session as input.
+#[test]
+fn a_store_is_its_sessions_and_scan_ids_name_them() {
+    let home = tempfile::tempdir().unwrap();
+    let copilot = home.path().join("copilot-home");
+    crate::util::copy_tree(&fixture("copilot/store"), &copilot);
+    let id = "5b1d7c2e-8a40-4f6b-9d3e-2c7a1e0f4b19";
+    let session = copilot.join("session-state").join(id);
+    for (rel, text) in [
+        (
+            "rewind-file-snapshots/tracking.json",
+            "{\"version\":1,\"snapshots\":[]}",
+        ),
+        ("checkpoints/index.md", "# Checkpoints\n"),
+        ("files/notes.json", "[1,2]"),
+        ("research/r.jsonl", "{\"q\":1}\n"),
+        ("session.db", "SQLite format 3"),
+    ] {
+        let p = session.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let run = |args: &[&str]| {
+        cctool()
+            .args(args)
+            .env("HOME", home.path())
+            .env("COPILOT_HOME", &copilot)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["scan", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(session_ids(&stdout), [id]);
+    assert!(!stdout.contains("not-a-session"), "{stdout}");
+    let total = records(&stdout).into_iter().find(|r| r["kind"] == "total").unwrap();
+    assert_eq!(total["skipped"], 0, "{total}");
+    // Named on the command line, such a file is still read (and is no session).
+    let named = cctool()
+        .args(["scan", "--json"])
+        .arg(session.join("files/notes.json"))
+        .output()
+        .unwrap();
+    assert!(!named.status.success());
+    for arg in [id, "5b1d7c2e"] {
+        let out = run(&["rebuild-chain", arg]);
+        assert!(out.status.success(), "{arg}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!out.stdout.is_empty(), "{arg}");
+    }
+}
+
 fn session_ids(out: &str) -> Vec<String> {
     records(out)
         .into_iter()

@@ -142,6 +142,13 @@ impl Agent for Copilot {
         crate::view::export_records(src, full, emit)
     }
 
+    fn session_roots(
+        &self,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> (Vec<std::path::PathBuf>, Vec<String>) {
+        crate::store::roots(env)
+    }
+
     fn store(&self) -> Option<&'static dyn Store> {
         Some(&crate::store::CopilotStore)
     }
