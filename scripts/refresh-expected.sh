@@ -10,8 +10,8 @@
 # request as `cctool rebuild-chain --api-view --body` prints it). The folders, and the shape
 # their NAME.sent.json has, are listed in FOLDERS below. The optional NAME.view holds KEY=VALUE
 # lines saying how the fixture was recorded (lines starting with # are comments):
-#   VIEW_DATE      Claude Code: the UTC date or time the client runs at ("2026-11-29",
-#                  "2026-11-30 07:59:30"); without it, the folder's date below
+#   VIEW_DATE      Claude Code, Copilot CLI: the UTC date or time the client runs at
+#                  ("2026-11-29", "2026-11-30 07:59:30"); without it, the folder's date below
 #   VIEW_ENV       Claude Code: more client environment (NAME=VALUE words)
 #   VIEW_SETTINGS  Claude Code: a file beside the fixture whose JSON is the client's settings.json
 #   CC_EXTRA_ARGS  Claude Code: more client arguments (e.g. --model claude-opus-4-6)
@@ -20,8 +20,8 @@
 # Other keys (CCTOOL_ARGS, RULES, PROVES, EXPECT, NOT_REPRODUCED) are for the tests.
 #
 # The clients run through the harness in ${CCTOOL_HARNESS:-scripts/realclient}
-# (cc-resume-view.sh, codex-resume-view.sh, cc-mcp-view.sh; install the clients with its
-# install.sh). The recordings of Claude Code driving `cctool mcp` (fixtures/mcp) are described
+# (cc-resume-view.sh, codex-resume-view.sh, copilot-resume-view.sh, cc-mcp-view.sh; install
+# the clients with its install.sh). The recordings of Claude Code driving `cctool mcp` (fixtures/mcp) are described
 # where they are recorded, at the end.
 #
 #   (no option)  record each fixture as its .view says and print, per fixture, "same",
@@ -30,7 +30,7 @@
 #   --write      also write NAME.sent.json (and NAME.body.json where the fixture has one)
 #                where it differs; exit 1 only if a recording failed. A NAME given on the
 #                command line without a NAME.sent.json is recorded too (a new fixture).
-#   --today      record Claude Code fixtures at today's date instead of their recorded one
+#   --today      record Claude Code and Copilot CLI fixtures at today's date instead of their recorded one
 #                (the drift check: what today's client would send); never writes. Codex has
 #                no date knob: its fixtures run as always.
 #   NAME...      only fixtures whose file name (without .jsonl) is one of these.
@@ -40,6 +40,9 @@
 #   Codex: scripts/codex-request.py (`sent`: history and prompt; `history`: without the
 #   prompt). NAME.sent.json holding `null` means Codex refused to resume the file (it said
 #   "thread/resume failed"; a run that sent nothing otherwise is FAILED).
+#   Copilot CLI: scripts/copilot-request.py (`sent`: the messages after the client's system
+#   prompt, the prompt without the date the client prefixes it with). `null` means the client
+#   refused the file ("Session file is corrupted").
 set -u
 
 # FOLDER AGENT SHAPE DATE — DATE is when fixtures without a VIEW_DATE were recorded ("-":
@@ -53,6 +56,8 @@ FOLDERS=(
   "fixtures/codex/api     codex  sent    -"
   "fixtures/codex/chain   codex  history -"
   "fixtures/codex         codex  history -"
+  "fixtures/copilot/real  copilot sent   2026-12-03"
+  "fixtures/copilot       copilot sent   2026-12-03"
 )
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,7 +79,7 @@ if [ "$today" = 1 ] && [ "$write" = 1 ]; then
   exit 2
 fi
 command -v python3 >/dev/null || { echo "refresh-expected: python3 is needed (the harness needs it too)" >&2; exit 2; }
-for script in cc-resume-view.sh codex-resume-view.sh cc-mcp-view.sh; do
+for script in cc-resume-view.sh codex-resume-view.sh copilot-resume-view.sh cc-mcp-view.sh; do
   [ -f "$harness/$script" ] || { echo "refresh-expected: no harness script $harness/$script (set CCTOOL_HARNESS)" >&2; exit 2; }
 done
 
@@ -195,7 +200,7 @@ for entry in "${FOLDERS[@]}"; do
     [ "$today" = 1 ] && VIEW_DATE=
     total=$((total + 1))
     label="$folder/$name"
-    if [ "$agent" = claude ]; then
+    if [ "$agent" != codex ]; then
       if [ "$today" = 1 ]; then label="$label @today"; elif [ -n "$VIEW_DATE" ]; then label="$label @$VIEW_DATE"; fi
     fi
     if [ -n "$bad" ]; then
@@ -205,6 +210,9 @@ for entry in "${FOLDERS[@]}"; do
     if [ "$agent" = claude ]; then
       VIEW_BODY=1 VIEW_DATE=$VIEW_DATE VIEW_ENV=$VIEW_ENV VIEW_SETTINGS=$VIEW_SETTINGS CC_EXTRA_ARGS=$CC_EXTRA_ARGS \
         bash "$harness/cc-resume-view.sh" "$input" "$PROMPT" > "$tmp/raw.json" 2> "$tmp/err"
+    elif [ "$agent" = copilot ]; then
+      VIEW_BODY=1 VIEW_DATE=$VIEW_DATE \
+        bash "$harness/copilot-resume-view.sh" "$input" "$PROMPT" > "$tmp/raw.json" 2> "$tmp/err"
     else
       VIEW_BODY=1 CODEX_MODEL=$CODEX_MODEL \
         bash "$harness/codex-resume-view.sh" "$input" "$PROMPT" > "$tmp/raw.json" 2> "$tmp/err"
@@ -214,6 +222,8 @@ for entry in "${FOLDERS[@]}"; do
     # other reason (a timeout on a loaded machine, say) is a failure, never a `null`.
     if [ "$rc" = 1 ] && [ "$agent" = codex ] && grep -q "sent no /v1/responses request" "$tmp/err" \
         && grep -q "thread/resume failed" "$tmp/err"; then
+      echo null > "$tmp/sent.json"
+    elif [ "$rc" = 1 ] && [ "$agent" = copilot ] && grep -q "Session file is corrupted" "$tmp/err"; then
       echo null > "$tmp/sent.json"
     elif [ "$rc" != 0 ]; then
       failed=$((failed + 1))

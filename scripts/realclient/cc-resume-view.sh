@@ -20,17 +20,8 @@ CC_BIN=${CC_BIN:-$ROOT/cc/node_modules/@anthropic-ai/claude-code/bin/claude.exe}
 [ -x "$CC_BIN" ] || fail 2 "Claude Code is not installed at $CC_BIN (run install.sh, or set CC_BIN)"
 
 # A date other than today: libfaketime preloaded into the client (its `faketime` wrapper does
-# not work with this binary). The time is UTC; a bare date means noon.
-PRELOAD=()
-if [ -n "${VIEW_DATE:-}" ]; then
-  FAKELIB=$(ls /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1 2>/dev/null | head -n 1)
-  [ -n "$FAKELIB" ] || fail 2 "VIEW_DATE needs libfaketime (apt-get install faketime)"
-  case $VIEW_DATE in
-    *:*) WHEN=$VIEW_DATE ;;
-    *) WHEN="$VIEW_DATE 12:00:00" ;;
-  esac
-  PRELOAD=("LD_PRELOAD=$FAKELIB" "FAKETIME=@$WHEN" "FAKETIME_DISABLE_SHM=1")
-fi
+# not work with this binary).
+faketime_env "${VIEW_DATE:-}"
 
 new_run cc
 SESSION=$(python3 "$PY" claude-session "$INPUT")

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# install.sh: installs the two real clients the view scripts run, at the versions cctool
+# install.sh: installs the real clients the view scripts run, at the versions cctool
 # emulates, under ${CCTOOL_REALCLIENTS:-$HOME/.cache/cctool-realclients}:
-#   cc/     @anthropic-ai/claude-code 2.1.332
-#   codex/  @openai/codex 0.171.0
-#   runs/   the view scripts' run directories
+#   cc/       @anthropic-ai/claude-code 2.1.332
+#   codex/    @openai/codex 0.171.0
+#   copilot/  @github/copilot 1.0.102, optional: proprietary, installed for local checks only
+#             (nothing of it is ever committed or redistributed); a failure to install it is
+#             said and the other two stay installed
+#   runs/     the view scripts' run directories
 # Needs Linux, npm with access to its registry (only when something is missing), python3 and
-# unshare. Runs again without touching the network when both clients already answer
-# --version with their pinned version; CCTOOL_REINSTALL=1 reinstalls. Prints the two binaries.
+# unshare. Runs again without touching the network when the clients already answer --version
+# with their pinned version; CCTOOL_REINSTALL=1 reinstalls, CCTOOL_NO_COPILOT=1 leaves Copilot
+# CLI out. Prints the binaries.
 set -u
 CC_VERSION=2.1.332
 CODEX_VERSION=0.171.0
+COPILOT_VERSION=1.0.102
 ROOT=${CCTOOL_REALCLIENTS:-$HOME/.cache/cctool-realclients}
 
 say() { echo "install.sh: $*" >&2; }
@@ -95,6 +100,31 @@ CODEX_EXE=$(codex_exe)
 CODEX_SAYS=$(version "$CODEX_EXE") || die "$CODEX_EXE does not run"
 [ "$CODEX_SAYS" = "codex-cli $CODEX_VERSION" ] || die "$CODEX_EXE says '$CODEX_SAYS', not codex-cli $CODEX_VERSION"
 
-echo "claude: $CC_EXE ($CC_SAYS)"
-echo "codex:  $CODEX_EXE ($CODEX_SAYS)"
-echo "runs:   $ROOT/runs"
+# Copilot CLI: its native binary comes in a platform package beside the npm loader.
+copilot_exe() {
+  ls "$ROOT"/copilot/node_modules/@github/copilot-linux-"$ARCH"/copilot \
+    "$ROOT"/copilot/node_modules/@github/copilot-linux-*/copilot 2>/dev/null | head -n 1
+}
+copilot_ok() { local b; b=$(copilot_exe); [ -n "$b" ] && version "$b" | grep -q "CLI $COPILOT_VERSION\.\?\$"; }
+
+# Optional, so every failure here is a warning: the two clients above stay usable.
+COPILOT_LINE="copilot: not installed (optional; the Copilot CLI view scripts and tests skip)"
+if [ "${CCTOOL_NO_COPILOT:-0}" = 1 ]; then
+  say "Copilot CLI left out (CCTOOL_NO_COPILOT=1)"
+elif [ "${CCTOOL_REINSTALL:-0}" != 1 ] && copilot_ok; then
+  say "Copilot CLI $COPILOT_VERSION is installed (proprietary: for local checks only, never commit or redistribute it)"
+  COPILOT_LINE="copilot: $(copilot_exe) ($(version "$(copilot_exe)"))"
+else
+  say "installing Copilot CLI $COPILOT_VERSION: proprietary (GitHub's licence), installed for local checks only; commit and redistribute nothing of it"
+  mkdir -p "$ROOT/copilot"
+  if (npm_add "$ROOT/copilot" "@github/copilot@$COPILOT_VERSION") && copilot_ok; then
+    COPILOT_LINE="copilot: $(copilot_exe) ($(version "$(copilot_exe)"))"
+  else
+    say "warning: Copilot CLI $COPILOT_VERSION could not be installed; Claude Code and Codex are installed"
+  fi
+fi
+
+echo "claude:  $CC_EXE ($CC_SAYS)"
+echo "codex:   $CODEX_EXE ($CODEX_SAYS)"
+echo "$COPILOT_LINE"
+echo "runs:    $ROOT/runs"

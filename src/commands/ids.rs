@@ -249,18 +249,26 @@ fn candidate(id: &str, path: &Path) -> Candidate {
 /// The session-file candidates of one store: regular files, not subagent transcripts, not
 /// inside a session's side folder; a plain rollout wins over its compressed copy.
 fn session_files(store: &Path) -> Vec<PathBuf> {
+    // The side folders of the agent whose store this is, by its folder's name: another
+    // agent's (Claude Code's `<id>/`) may be where this one keeps its sessions (Copilot CLI's
+    // `session-state/<id>/`).
+    let name = store.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let owners: Vec<_> = crate::agents::registry()
+        .stores()
+        .filter(|s| s.session_folders().contains(&name))
+        .collect();
+    let side = |n: &str| {
+        if owners.is_empty() {
+            crate::agents::registry().stores().any(|s| s.is_side_folder(n))
+        } else {
+            owners.iter().any(|s| s.is_side_folder(n))
+        }
+    };
     let walker = walkdir::WalkDir::new(store)
         .max_depth(STORE_DEPTH)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| {
-            e.depth() == 0
-                || !e.file_type().is_dir()
-                || !e
-                    .file_name()
-                    .to_str()
-                    .is_some_and(|n| crate::agents::registry().stores().any(|s| s.is_side_folder(n)))
-        });
+        .filter_entry(|e| e.depth() == 0 || !e.file_type().is_dir() || !e.file_name().to_str().is_some_and(side));
     let mut files: Vec<PathBuf> = walker
         .flatten()
         .filter(|e| e.file_type().is_file() && is_candidate(e.path()))

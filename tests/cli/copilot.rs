@@ -41,8 +41,8 @@ fn every_fixture_of_copilot_and_no_other_is_read_as_copilot() {
         ours += usize::from(is_copilot_fixture);
     }
     assert_eq!(
-        ours, 6,
-        "turns, compacted, damaged, the store's session and the two real ones"
+        ours, 7,
+        "turns, compacted, dangling, damaged, the store's session and the two real ones"
     );
 }
 
@@ -109,6 +109,59 @@ fn scan_without_arguments_lists_the_copilot_store() {
         err.contains("no Copilot CLI store at /nonexistent-copilot/session-state (from COPILOT_HOME)"),
         "{err}"
     );
+}
+
+/// A store laid out as 1.0.102 leaves it: beside each session's `events.jsonl`, files that are
+/// no session. `scan` reads the events alone and says nothing of the rest; the id it prints,
+/// and a prefix of it, name the session as input.
+#[test]
+fn a_store_is_its_sessions_and_scan_ids_name_them() {
+    let home = tempfile::tempdir().unwrap();
+    let copilot = home.path().join("copilot-home");
+    crate::util::copy_tree(&fixture("copilot/store"), &copilot);
+    let id = "5b1d7c2e-8a40-4f6b-9d3e-2c7a1e0f4b19";
+    let session = copilot.join("session-state").join(id);
+    for (rel, text) in [
+        (
+            "rewind-file-snapshots/tracking.json",
+            "{\"version\":1,\"snapshots\":[]}",
+        ),
+        ("checkpoints/index.md", "# Checkpoints\n"),
+        ("files/notes.json", "[1,2]"),
+        ("research/r.jsonl", "{\"q\":1}\n"),
+        ("session.db", "SQLite format 3"),
+    ] {
+        let p = session.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let run = |args: &[&str]| {
+        cctool()
+            .args(args)
+            .env("HOME", home.path())
+            .env("COPILOT_HOME", &copilot)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["scan", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(session_ids(&stdout), [id]);
+    assert!(!stdout.contains("not-a-session"), "{stdout}");
+    let total = records(&stdout).into_iter().find(|r| r["kind"] == "total").unwrap();
+    assert_eq!(total["skipped"], 0, "{total}");
+    // Named on the command line, such a file is still read (and is no session).
+    let named = cctool()
+        .args(["scan", "--json"])
+        .arg(session.join("files/notes.json"))
+        .output()
+        .unwrap();
+    assert!(!named.status.success());
+    for arg in [id, "5b1d7c2e"] {
+        let out = run(&["rebuild-chain", arg]);
+        assert!(out.status.success(), "{arg}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!out.stdout.is_empty(), "{arg}");
+    }
 }
 
 fn session_ids(out: &str) -> Vec<String> {
@@ -204,7 +257,7 @@ fn doctor_names_the_reported_failures_with_their_lines() {
         .clone();
     let d = String::from_utf8(dangling).unwrap();
     assert!(
-        d.contains("tool-call-without-result") && d.contains("interrupted before a result"),
+        d.contains("tool-call-without-result") && d.contains("synthetic \\\"interrupted\\\" result"),
         "{d}"
     );
 }
@@ -298,14 +351,14 @@ fn what_a_resume_loads_is_what_the_real_client_sent() {
     );
     let sent: Value =
         serde_json::from_slice(&std::fs::read(fixture("copilot/real/compacted-resumed.sent.json")).unwrap()).unwrap();
-    let msgs = sent["messages"].as_array().unwrap();
+    let msgs = sent.as_array().unwrap();
     let roles: Vec<&str> = msgs.iter().map(|m| m["role"].as_str().unwrap()).collect();
-    assert_eq!(roles, ["system", "user", "user"]);
+    assert_eq!(roles, ["user", "user", "assistant", "user"]);
     let summary = records(&stdout_of(&["extract-summary", "--json", &path(rel)]))
         .into_iter()
         .find(|r| r["kind"] == "summary")
         .unwrap();
-    let wrapper = msgs[1]["content"].as_str().unwrap();
+    let wrapper = msgs[0]["content"].as_str().unwrap();
     let text = summary["summary"].as_str().unwrap();
     assert!(wrapper.contains(&format!("<summary>\n{text}\n</summary>")), "{wrapper}");
     let file = std::fs::read_to_string(fixture(rel)).unwrap();
@@ -319,42 +372,11 @@ fn what_a_resume_loads_is_what_the_real_client_sent() {
         wrapper.contains(&format!("<user_message>\n{before}\n</user_message>")),
         "{wrapper}"
     );
-    assert_eq!(msgs[2]["content"], loaded[1]["data"]["transformedContent"]);
+    assert_eq!(msgs[1]["content"], loaded[1]["data"]["transformedContent"]);
+    assert_eq!(msgs[2]["content"], loaded[2]["data"]["content"]);
     // The compaction's own model call is chained apart: no broken link is reported.
     let d = stdout_of(&["doctor", "--json", &path(rel)]);
     assert!(!d.contains("dangling-parent"), "{d}");
-}
-
-/// `--api-view` of a real session cut where the client's last run began, with that run's
-/// prompt, equals the messages the client sent (after its own system prompt): with a
-/// compaction (the wrapper, GH2) and without (calls and results across two resumes, GH3–GH5).
-#[test]
-fn api_view_equals_what_the_real_client_sent() {
-    for name in ["compacted-resumed", "two-resumes"] {
-        let text = std::fs::read_to_string(fixture(&format!("copilot/real/{name}.jsonl"))).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        let last_run = lines
-            .iter()
-            .rposition(|l| serde_json::from_str::<Value>(l).unwrap()["type"] == "session.resume")
-            .unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let before = dir.path().join("events.jsonl");
-        std::fs::write(&before, lines[..last_run].join("\n") + "\n").unwrap();
-        let sent: Value =
-            serde_json::from_slice(&std::fs::read(fixture(&format!("copilot/real/{name}.sent.json"))).unwrap())
-                .unwrap();
-        let msgs = sent["messages"].as_array().unwrap();
-        assert_eq!(msgs[0]["role"], "system");
-        let prompt = msgs.last().unwrap()["content"].as_str().unwrap();
-        let got = records(&stdout_of(&[
-            "rebuild-chain",
-            "--api-view",
-            "--prompt",
-            prompt,
-            before.to_str().unwrap(),
-        ]));
-        assert_eq!(got, msgs[1..], "{name}");
-    }
 }
 
 #[test]
@@ -367,9 +389,11 @@ fn api_view_answers_a_dangling_call_with_the_interrupted_result() {
     let roles: Vec<&str> = got.iter().map(|m| m["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["user", "user", "assistant", "tool"]);
     assert_eq!(got[3]["tool_call_id"], "call_a");
-    assert_eq!(
-        got[3]["content"],
-        "Tool execution was interrupted before a result was recorded."
+    assert!(
+        got[3]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Tool execution was interrupted before a result was recorded. Its effects")
     );
     assert!(got[0]["content"].as_str().unwrap().contains("<user_message>\nWrite a haiku about rust into poem.txt\n</user_message>\n<user_message>\n/compact\n</user_message>"));
 }

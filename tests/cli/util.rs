@@ -61,11 +61,13 @@ pub fn shared_files(dirs: &[&str]) -> Option<Vec<PathBuf>> {
     Some(files)
 }
 
-/// The two real clients the harness in `scripts/realclient/` runs.
+/// The real clients the harness in `scripts/realclient/` runs.
 #[derive(Clone, Copy, Debug)]
 pub enum Client {
     ClaudeCode,
     Codex,
+    /// GitHub Copilot CLI: proprietary, installed for local checks only, and optional.
+    Copilot,
 }
 
 /// The harness script that resumes a file with `client`, or `None` after a one-line notice
@@ -81,6 +83,7 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
     let (script, name) = match client {
         Client::ClaudeCode => ("cc-resume-view.sh", "Claude Code 2.1.332"),
         Client::Codex => ("codex-resume-view.sh", "Codex 0.171"),
+        Client::Copilot => ("copilot-resume-view.sh", "Copilot CLI 1.0.102"),
     };
     let installed = installs.is_some_and(|home| match client {
         Client::ClaudeCode => home
@@ -91,6 +94,13 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
             .flatten()
             .flatten()
             .any(|e| e.file_name().to_string_lossy().starts_with("codex-linux-")),
+        Client::Copilot => std::fs::read_dir(home.join("copilot/node_modules/@github"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                e.file_name().to_string_lossy().starts_with("copilot-linux-") && e.path().join("copilot").is_file()
+            }),
     });
     if !installed {
         skip_notice(&format!("{name} not installed (scripts/realclient/install.sh)"));

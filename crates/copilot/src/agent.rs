@@ -157,6 +157,13 @@ impl Agent for Copilot {
         Some(&crate::convert::Converter)
     }
 
+    fn session_roots(
+        &self,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> (Vec<std::path::PathBuf>, Vec<String>) {
+        crate::store::roots(env)
+    }
+
     fn store(&self) -> Option<&'static dyn Store> {
         Some(&crate::store::CopilotStore)
     }

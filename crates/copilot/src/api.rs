@@ -7,13 +7,23 @@
 //!   in the client's wrapper (`WRAPPER_*`); nothing else before the compaction is sent.
 //! - GH3: a prompt is sent as `transformedContent` (its `<current_datetime>` prefix and
 //!   reminders), else as typed.
-//! - GH4: a reply is an assistant message; with calls, `content` is null unless it has text,
-//!   and each call is a `function` whose `arguments` are the call's arguments as JSON text.
+//! - GH4: a reply is an assistant message, its `content` null when it has no text; each call
+//!   is a `function` whose `arguments` are the call's arguments as JSON text.
 //! - GH5: a result is a `tool` message with the result's `content` (a failure's error message),
-//!   and `__copilotMessageSource` naming the tool and the call's `intentionSummary`.
-//! - GH6: a call with no result gets the synthetic result [`crate::INTERRUPTED`].
+//!   and `__copilotMessageSource` naming the tool and the call's `intentionSummary` (no
+//!   `summary` when the call has none).
+//! - GH6: a call of the last message that has no result gets the synthetic result
+//!   [`crate::INTERRUPTED`], with its `__copilotMessageSource`.
+//! - GH7: a call left without a result before a later message gets the shorter
+//!   [`crate::INTERRUPTED_BEFORE`], with no `__copilotMessageSource`.
+//! - GH8: a reply's results follow it in the order of its calls, whatever order they finished
+//!   in.
+//! - GH9: a `system.notification` is a user message with its `content`, where it was written.
+//! - GH10: a sub-agent's events (its prompt, `source: agent-…`; replies and results with a
+//!   `parentToolCallId`) are not sent; the result of the `task` call that started it names
+//!   `{kind: subagent, name: <agent_type>}` as its source.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
@@ -38,38 +48,88 @@ pub fn messages(s: &Session, prompt: Option<&str>) -> Vec<Value> {
         None => 0,
     };
     let events = &s.events[from.min(s.events.len())..];
-    let answered: HashSet<&str> = events
+    let mut results: HashMap<&str, &Event> = HashMap::new();
+    for e in events.iter().filter(|e| e.ty == "tool.execution_complete") {
+        if let Some(id) = e.s("toolCallId") {
+            results.entry(id).or_insert(e);
+        }
+    }
+    let called: HashSet<&str> = events
         .iter()
-        .filter(|e| e.ty == "tool.execution_complete")
-        .filter_map(|e| e.s("toolCallId"))
+        .flat_map(requests)
+        .filter_map(|r| text(r, "toolCallId"))
         .collect();
-    let mut open: Vec<(String, String, String)> = Vec::new();
-    for e in events {
+    let last = events.iter().rposition(|e| {
+        !of_subagent(e)
+            && matches!(
+                e.ty.as_str(),
+                "user.message" | "assistant.message" | "system.notification"
+            )
+    });
+    for (i, e) in events.iter().enumerate() {
+        if of_subagent(e) {
+            continue;
+        }
         match e.ty.as_str() {
+            // GH9: a notice the client gave the model (a background shell or agent finished).
+            "system.notification" => {
+                out.push(json!({"role": "user", "content": e.s("content").unwrap_or("")}));
+            }
             "user.message" => {
-                close(&mut open, &mut out);
                 let text = e.s("transformedContent").or_else(|| e.s("content")).unwrap_or("");
                 out.push(json!({"role": "user", "content": text}));
             }
             "assistant.message" => {
-                close(&mut open, &mut out);
-                out.push(assistant(e, &answered, &mut open));
+                out.push(assistant(e));
+                // GH8: the results follow the reply in the order of its calls.
+                for r in requests(e) {
+                    let id = text(r, "toolCallId").unwrap_or("");
+                    out.push(match results.get(id) {
+                        Some(res) => tool(res, Some(r)),
+                        None => interrupted(id, r, Some(i) == last),
+                    });
+                }
             }
-            "tool.execution_complete" => out.push(tool(e, events)),
+            // A result whose call is not in what is sent stays where it was written.
+            "tool.execution_complete" if !e.s("toolCallId").is_some_and(|id| called.contains(id)) => {
+                out.push(tool(e, None));
+            }
             _ => {}
         }
     }
-    close(&mut open, &mut out);
     if let Some(p) = prompt {
         out.push(json!({"role": "user", "content": p}));
     }
     out
 }
 
+/// GH10: whether `e` is a sub-agent's (its prompt, `source: agent-…`; its replies and
+/// results, which name the call that started it in `parentToolCallId`): the sub-agent's own
+/// conversation, not sent in the main one.
+fn of_subagent(e: &Event) -> bool {
+    e.s("parentToolCallId").is_some() || e.s("source").is_some_and(|s| s.starts_with("agent-"))
+}
+
+/// The calls of a reply (none for any other event).
+fn requests(e: &Event) -> impl Iterator<Item = &Value> {
+    e.data
+        .get("toolRequests")
+        .filter(|_| e.ty == "assistant.message")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+fn text<'a>(v: &'a Value, k: &str) -> Option<&'a str> {
+    v.get(k).and_then(Value::as_str)
+}
+
 /// GH2: the earlier prompts and the summary of compaction `c`, in the client's words.
 fn wrapper(before: &[Event], c: &Event) -> Value {
     let mut text = String::from(WRAPPER_HEAD);
-    for e in before.iter().filter(|e| e.ty == "user.message") {
+    // Only what the user typed: not the client's own (`source: system`) nor a sub-agent's.
+    let typed = |e: &&Event| e.ty == "user.message" && e.s("source").is_none_or(|s| s == "user");
+    for e in before.iter().filter(typed) {
         text.push_str("<user_message>\n");
         text.push_str(e.s("content").unwrap_or(""));
         text.push_str("\n</user_message>\n");
@@ -80,73 +140,79 @@ fn wrapper(before: &[Event], c: &Event) -> Value {
     json!({"role": "user", "content": text})
 }
 
-/// GH4; the calls no result answers are kept in `open` for GH6.
-fn assistant(e: &Event, answered: &HashSet<&str>, open: &mut Vec<(String, String, String)>) -> Value {
-    let reqs: Vec<&Value> = e
-        .data
-        .get("toolRequests")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .collect();
+/// GH5, GH6: what the client says a result came from: the tool's name and, when the call
+/// stated one, its `intentionSummary`.
+fn source(call: Option<&Value>) -> Value {
+    let of = |k: &str| call.and_then(|c| c.get(k));
+    let mut m = Map::new();
+    // A `task` call started a sub-agent: the source is the agent, named by its type.
+    let agent = of("name")
+        .filter(|n| *n == "task")
+        .and_then(|_| of("arguments")?.get("agent_type"))
+        .filter(|t| t.is_string());
+    match agent {
+        Some(t) => {
+            m.insert("kind".into(), json!("subagent"));
+            m.insert("name".into(), t.clone());
+        }
+        None => {
+            m.insert("kind".into(), json!("tool"));
+            m.insert("name".into(), of("name").cloned().unwrap_or(Value::Null));
+        }
+    }
+    if let Some(s) = of("intentionSummary").filter(|s| !s.is_null()) {
+        m.insert("summary".into(), s.clone());
+    }
+    Value::Object(m)
+}
+
+/// GH4: a reply, its text null when it has none.
+fn assistant(e: &Event) -> Value {
     let text = e.s("content").unwrap_or("");
     let mut m = Map::new();
     m.insert("role".into(), json!("assistant"));
-    if reqs.is_empty() {
-        m.insert("content".into(), json!(text));
-        return Value::Object(m);
-    }
     m.insert(
         "content".into(),
         if text.is_empty() { Value::Null } else { json!(text) },
     );
-    let calls: Vec<Value> = reqs
-        .iter()
+    let calls: Vec<Value> = requests(e)
         .map(|r| {
-            let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            let args = r.get("arguments").map_or_else(|| "{}".to_string(), |a| a.to_string());
-            if !answered.contains(s("toolCallId").as_str()) {
-                open.push((s("toolCallId"), s("name"), s("intentionSummary")));
-            }
-            json!({"id": s("toolCallId"), "type": "function", "function": {"name": s("name"), "arguments": args}})
+            let args = r.get("arguments").map_or_else(|| "{}".to_string(), Value::to_string);
+            json!({"id": text_of(r, "toolCallId"), "type": "function", "function": {"name": text_of(r, "name"), "arguments": args}})
         })
         .collect();
-    m.insert("tool_calls".into(), Value::Array(calls));
+    if !calls.is_empty() {
+        m.insert("tool_calls".into(), Value::Array(calls));
+    }
     Value::Object(m)
 }
 
-/// GH5: the result of one call, named by the call it answers (found among `events`).
-fn tool(e: &Event, events: &[Event]) -> Value {
-    let id = e.s("toolCallId").unwrap_or("");
+fn text_of(v: &Value, k: &str) -> String {
+    text(v, k).unwrap_or("").to_string()
+}
+
+/// GH5: the result `e` of the call `call` (when it is among what is sent).
+fn tool(e: &Event, call: Option<&Value>) -> Value {
     let content = match (e.data.get("result"), e.data.get("error")) {
         (Some(r), _) if !r.is_null() => r.get("content").cloned().unwrap_or(Value::Null),
         (_, Some(err)) if !err.is_null() => err.get("message").cloned().unwrap_or(Value::Null),
         _ => Value::Null,
     };
-    let call = events
-        .iter()
-        .filter(|c| c.ty == "assistant.message")
-        .filter_map(|c| c.data.get("toolRequests")?.as_array())
-        .flatten()
-        .find(|r| r.get("toolCallId").and_then(Value::as_str) == Some(id));
-    let of = |k: &str| call.and_then(|c| c.get(k)).cloned().unwrap_or(Value::Null);
     json!({
         "role": "tool",
-        "tool_call_id": id,
+        "tool_call_id": e.s("toolCallId").unwrap_or(""),
         "content": content,
-        "__copilotMessageSource": {"kind": "tool", "name": of("name"), "summary": of("intentionSummary")},
+        "__copilotMessageSource": source(call),
     })
 }
 
-/// GH6: the synthetic results of the calls left open, before the next message.
-fn close(open: &mut Vec<(String, String, String)>, out: &mut Vec<Value>) {
-    for (id, name, summary) in open.drain(..) {
-        out.push(json!({
-            "role": "tool",
-            "tool_call_id": id,
-            "content": crate::INTERRUPTED,
-            "__copilotMessageSource": {"kind": "tool", "name": name, "summary": summary},
-        }));
+/// The synthetic result of call `call` (id `id`), which has none: GH6 when its reply is the
+/// history's last message (`last`), GH7 before a later one.
+fn interrupted(id: &str, call: &Value, last: bool) -> Value {
+    if last {
+        json!({"role": "tool", "tool_call_id": id, "content": crate::INTERRUPTED, "__copilotMessageSource": source(Some(call))})
+    } else {
+        json!({"role": "tool", "tool_call_id": id, "content": crate::INTERRUPTED_BEFORE})
     }
 }
 
@@ -158,10 +224,8 @@ pub fn rules(msgs: &[Value], prompt: bool) -> Vec<Value> {
     let wrapped = made
         .first()
         .is_some_and(|m| m["content"].as_str().is_some_and(|t| t.starts_with(WRAPPER_HEAD)));
-    let synthetic = made
-        .iter()
-        .filter(|m| role(m, "tool") && m["content"] == crate::INTERRUPTED)
-        .count();
+    let synthetic = |text: &str| made.iter().filter(|m| role(m, "tool") && m["content"] == text).count();
+    let (at_end, before) = (synthetic(crate::INTERRUPTED), synthetic(crate::INTERRUPTED_BEFORE));
     let counts = [
         ("GH1", 1),
         ("GH2", usize::from(wrapped)),
@@ -170,8 +234,9 @@ pub fn rules(msgs: &[Value], prompt: bool) -> Vec<Value> {
             made.iter().filter(|m| role(m, "user")).count() - usize::from(wrapped),
         ),
         ("GH4", made.iter().filter(|m| role(m, "assistant")).count()),
-        ("GH5", made.iter().filter(|m| role(m, "tool")).count() - synthetic),
-        ("GH6", synthetic),
+        ("GH5", made.iter().filter(|m| role(m, "tool")).count() - at_end - before),
+        ("GH6", at_end),
+        ("GH7", before),
     ];
     counts
         .iter()

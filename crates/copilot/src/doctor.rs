@@ -131,10 +131,7 @@ fn calls_and_results(file: &str, s: &Session, out: &mut Vec<Diagnostic>) {
             Some(line),
             Code::ToolCallWithoutResult,
             Severity::Warning,
-            format!(
-                "tool call {id} has no result: a resume sends \"{}\" in its place",
-                crate::INTERRUPTED
-            ),
+            format!("tool call {id} has no result: a resume sends a synthetic \"interrupted\" result in its place"),
         ));
     }
 }

@@ -24,6 +24,22 @@ setup() {  # FILE [PROMPT]
   ROOT=$(cd "$ROOT" && pwd)
 }
 
+# Sets PRELOAD to the environment that runs a client at DATE (UTC; a bare date means noon)
+# through libfaketime preloaded into it (the `faketime` wrapper does not work with the
+# clients' native binaries), or leaves it empty when DATE is empty.
+faketime_env() {  # DATE
+  local lib when
+  PRELOAD=()
+  [ -n "$1" ] || return 0
+  lib=$(ls /usr/lib/*/faketime/libfaketime.so.1 /usr/lib/faketime/libfaketime.so.1 2>/dev/null | head -n 1)
+  [ -n "$lib" ] || fail 2 "VIEW_DATE needs libfaketime (apt-get install faketime)"
+  case $1 in
+    *:*) when=$1 ;;
+    *) when="$1 12:00:00" ;;
+  esac
+  PRELOAD=("LD_PRELOAD=$lib" "FAKETIME=@$when" "FAKETIME_DISABLE_SHM=1")
+}
+
 new_run() {  # PREFIX
   RUN=$(mktemp -d "$ROOT/runs/$1.XXXXXX") || fail 2 "cannot create a run directory under $ROOT/runs"
   trap 'finish' EXIT

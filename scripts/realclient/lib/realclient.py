@@ -5,12 +5,14 @@
                                                     (MOCK_SCRIPT=FILE: scripted Anthropic replies)
     realclient.py claude-session FILE               session id to install a transcript under
     realclient.py codex-install FILE                JSON: thread id, rollout path, provider, model
-    realclient.py pick claude|codex|pi DUMP_DIR PROMPT [--body]
+    realclient.py copilot-session FILE              session id to install a Copilot CLI session under
+    realclient.py pick claude|codex|pi|copilot DUMP_DIR PROMPT [--body]
                                                     print the model request the client sent
                                                     (pi's: the whole body)
     realclient.py turns claude DUMP_DIR [--body]   print the messages of every agent-turn
                                                     request (the ones offering tools), in order
-    realclient.py normalise claude|codex [FILE]     drop what the client adds by itself
+    realclient.py normalise claude|codex|copilot [FILE]
+                                                    drop what the client adds by itself
 
 `pick` exits 3 when no model request was recorded. Nothing here reaches beyond 127.0.0.1.
 """
@@ -59,6 +61,19 @@ def claude_session(path):
         sid = rec.get("sessionId") if isinstance(rec, dict) else None
         if isinstance(sid, str) and re.fullmatch(UUID, sid):
             return sid
+    return str(uuid.uuid4())
+
+
+def copilot_session(path):
+    """Copilot CLI resumes a session by the name of its folder under session-state/: the
+    sessionId of the file's session.start (what the client named the folder when it wrote it),
+    else a new id."""
+    for rec in json_lines(path):
+        data = rec.get("data") if isinstance(rec, dict) else None
+        if rec.get("type") == "session.start" and isinstance(data, dict):
+            sid = data.get("sessionId")
+            if isinstance(sid, str) and re.fullmatch(UUID, sid):
+                return sid
     return str(uuid.uuid4())
 
 
@@ -290,25 +305,34 @@ class ModelApi(BaseHTTPRequestHandler):
                     [("x-request-id", "req_mock_" + uuid.uuid4().hex[:16])])
 
     def openai_chat(self, body):
-        """OpenAI Chat Completions (pi's `openai-completions`): the reply as chunks, then a chunk with
-        the finish reason and usage, then `[DONE]`; one JSON object when the body does not stream."""
-        base = {"id": "chatcmpl-mock" + uuid.uuid4().hex[:20], "object": "chat.completion.chunk",
-                "created": int(time.time()), "model": body.get("model", "gpt-mock")}
+        """A chat/completions answer (Copilot CLI's `openai` provider, pi's `openai-completions`): the reply as one text
+        message, streamed as chunks when asked, with the usage chunk the client reads last."""
+        completion = {"id": "chatcmpl-mock" + uuid.uuid4().hex[:12], "created": int(time.time()),
+                      "model": body.get("model", "gpt-mock")}
         usage = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
         if not body.get("stream"):
-            done = dict(base, object="chat.completion", usage=usage, choices=[
-                {"index": 0, "message": {"role": "assistant", "content": self.reply}, "finish_reason": "stop"}])
+            message = {"role": "assistant", "content": self.reply}
+            done = dict(completion, object="chat.completion", usage=usage,
+                        choices=[{"index": 0, "message": message, "finish_reason": "stop"}])
             return self.answer(200, json.dumps(done).encode())
-        chunks = [
-            dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]),
-            dict(base, choices=[{"index": 0, "delta": {"content": self.reply}, "finish_reason": None}]),
-            dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}], usage=usage),
-        ]
-        self.stream([("data: " + json.dumps(c) + "\n\n").encode() for c in chunks] + [b"data: [DONE]\n\n"])
+        chunk = dict(completion, object="chat.completion.chunk")
+
+        def data(payload):
+            return "data: {}\n\n".format(payload if isinstance(payload, str) else json.dumps(payload)).encode()
+
+        self.stream([
+            data(dict(chunk, choices=[{"index": 0, "delta": {"role": "assistant", "content": self.reply},
+                                       "finish_reason": None}])),
+            data(dict(chunk, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}])),
+            data(dict(chunk, choices=[], usage=usage)),
+            data("[DONE]"),
+        ])
 
     def do_POST(self):
         body = self.save(self.body_bytes())
         route = self.path.split("?")[0].rstrip("/")
+        if route.endswith("/chat/completions"):
+            return self.openai_chat(body)
         if route.endswith("/v1/messages/count_tokens"):
             return self.answer(200, b'{"input_tokens": 1000}')
         if route.endswith("/v1/messages"):
@@ -381,11 +405,11 @@ def pick(client, dump, prompt):
     """The request of the resumed turn: the first model request whose last user message holds the
     prompt (a client may send side requests first), else the largest. Returns (chosen, count)."""
     key = "input" if client == "codex" else "messages"
-    route_end = {"claude": "/v1/messages", "codex": "/responses", "pi": "/chat/completions"}[client]
+    route_of = {"claude": "/v1/messages", "codex": "/responses", "pi": "/chat/completions", "copilot": "/chat/completions"}[client]
     requests = []
     for entry in dumped(dump):
         route = entry.get("path", "").split("?")[0]
-        model_call = route.endswith(route_end)
+        model_call = route.endswith(route_of)
         if entry.get("method") == "POST" and model_call and isinstance((entry.get("body") or {}).get(key), list):
             requests.append(entry)
     if not requests:
@@ -415,14 +439,14 @@ def turns(dump):
 
 def project_normaliser(client):
     """The project's normaliser of CLIENT's requests (scripts/claude-request.py `sent`,
-    scripts/codex-request.py `history`): the one the recorded fixtures are checked with, kept
+    scripts/codex-request.py `history`, scripts/copilot-request.py `sent`): the one the recorded fixtures are checked with, kept
     in one place."""
     import importlib.util
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", client + "-request.py")
     spec = importlib.util.spec_from_file_location(client + "_request", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.sent if client == "claude" else module.history
+    return module.history if client == "codex" else module.sent
 
 
 def main(argv):
@@ -431,6 +455,8 @@ def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "mock":
         serve(args[0], args[1], args[2] if len(args) > 2 else "ok")
+    elif cmd == "copilot-session":
+        print(copilot_session(args[0]))
     elif cmd == "claude-session":
         print(claude_session(args[0]))
     elif cmd == "codex-install":
@@ -461,8 +487,8 @@ def main(argv):
         client = args[0]
         data = json.load(open(args[1]) if len(args) > 1 else sys.stdin)
         if not isinstance(data, dict):  # the request's messages or input, not the whole body
-            data = {"messages" if client == "claude" else "input": data}
-        out = project_normaliser(client)(data if client == "claude" else data["input"])
+            data = {"input" if client == "codex" else "messages": data}
+        out = project_normaliser(client)(data["input"] if client == "codex" else data)
         json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
     else:

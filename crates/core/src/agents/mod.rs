@@ -334,6 +334,14 @@ pub trait Store: Sync {
         false
     }
 
+    /// Whether the file at `path`, found while walking a folder, is one this agent's store
+    /// keeps beside its sessions and never a session (a session folder's bookkeeping), so it
+    /// is passed over without a "not a session" notice. A file named directly is still read.
+    fn holds_no_session(&self, path: &Path) -> bool {
+        let _ = path;
+        false
+    }
+
     /// Whether the file at `path` is a sub-session (a subagent's transcript), not a session
     /// a user names.
     fn is_sub_session(&self, path: &str) -> bool {

@@ -170,6 +170,13 @@ fn walk(
         if !entry.file_type().is_file() || !is_candidate(path) {
             continue;
         }
+        // A file an agent's store keeps beside its sessions is no session, and no noise.
+        if crate::agents::registry::installed()
+            .stores()
+            .any(|s| s.holds_no_session(path))
+        {
+            continue;
+        }
         if follow
             && let Ok(m) = entry.metadata()
             && let Some(id) = file_id(&m)
@@ -307,7 +314,8 @@ pub fn default_stores() -> Stores {
 ///   existing folder is taken whole, commas and all) — else of `~/.claude` and of
 ///   `$XDG_CONFIG_HOME/claude` (default `~/.config/claude`, where some releases kept it).
 /// - Codex: `sessions/` and `archived_sessions/` of `CODEX_HOME`, else of `~/.codex`.
-/// - Copilot CLI: `session-state/` of `COPILOT_HOME`, else of `~/.copilot`.
+///
+/// The other agents find their own stores (`Agent::session_roots`).
 ///
 /// - every registered agent's own ([`crate::agents::Agent::session_roots`]: pi's), with the
 ///   agent that found it ([`Stores::owners`]).
@@ -376,19 +384,6 @@ pub fn stores_from(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Stores {
             st.notes.push(format!(
                 "no Codex store at {} (no sessions/ or archived_sessions/; from CODEX_HOME)",
                 c.display()
-            ));
-        }
-    }
-    let (copilot, asked) = match env("COPILOT_HOME") {
-        Some(v) => (Some(PathBuf::from(v)), true),
-        None => (home.as_ref().map(|h| h.join(".copilot")), false),
-    };
-    if let Some(c) = copilot {
-        let states = c.join("session-state");
-        if !take(&mut st, states.clone()) && asked {
-            st.notes.push(format!(
-                "no Copilot CLI store at {} (from COPILOT_HOME)",
-                states.display()
             ));
         }
     }
