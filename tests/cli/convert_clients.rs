@@ -325,6 +325,44 @@ pub fn seen_claude(messages: &Value) -> Seen {
     s
 }
 
+/// What a Chat Completions client sent (pi prints the whole body, Copilot CLI its
+/// `messages`): user and assistant texts (a string or text parts), the assistant's
+/// `tool_calls` and the `tool` messages answering them. The client's system prompt is its own.
+pub fn seen_chat(sent: &Value) -> Seen {
+    let mut s = Seen::default();
+    let messages = sent.get("messages").unwrap_or(sent);
+    for m in messages.as_array().into_iter().flatten() {
+        match m["role"].as_str() {
+            Some("user" | "assistant") => {
+                match &m["content"] {
+                    Value::String(t) => s.texts.push(t.clone()),
+                    Value::Array(parts) => s.texts.extend(parts.iter().filter_map(text_of).map(str::to_string)),
+                    _ => {}
+                }
+                for c in m["tool_calls"].as_array().into_iter().flatten() {
+                    s.calls.insert(c["id"].as_str().unwrap_or("").to_string());
+                }
+            }
+            Some("tool") => {
+                s.results.insert(m["tool_call_id"].as_str().unwrap_or("").to_string());
+            }
+            _ => {}
+        }
+    }
+    s
+}
+
+/// The client that resumes a conversion to `to`, and how its request is read.
+fn client_of(to: &str) -> (Client, fn(&Value) -> Seen) {
+    match to {
+        "codex" => (Client::Codex, seen_codex),
+        "claude-code" => (Client::ClaudeCode, seen_claude),
+        "pi" => (Client::Pi, seen_chat),
+        "copilot" => (Client::Copilot, seen_chat),
+        other => panic!("no client resumes {other}"),
+    }
+}
+
 /// Every expected text in order (each inside a sent text; several may share one, as the
 /// clients merge neighbours), every call sent, every call with a result sent with its result,
 /// and every call sent with a result (the clients close unanswered calls themselves).
@@ -390,11 +428,7 @@ fn sweep(files: &[PathBuf], to: &str) -> Vec<String> {
     if files.is_empty() {
         return Vec::new();
     }
-    let client = if to == "codex" {
-        Client::Codex
-    } else {
-        Client::ClaudeCode
-    };
+    let (client, seen) = client_of(to);
     let Some(script) = realclient(client) else {
         return Vec::new();
     };
@@ -407,12 +441,7 @@ fn sweep(files: &[PathBuf], to: &str) -> Vec<String> {
             continue;
         }
         let out = convert(f, to, dir.path(), &[]);
-        let sent = resume_with(&script, &out);
-        let s = if to == "codex" {
-            seen_codex(&sent)
-        } else {
-            seen_claude(&sent)
-        };
+        let s = seen(&resume_with(&script, &out));
         checked += 1;
         if let Err(why) = check(&e, &s) {
             failures.push(format!("{} → {to}: {why}", f.display()));
@@ -446,6 +475,8 @@ pub const RECORDED: &[(&str, &str)] = &[
     ("pi/compaction.jsonl", "codex"),
     ("copilot/turns.jsonl", "claude-code"),
     ("copilot/real/two-resumes.jsonl", "codex"),
+    ("convert/compacted.claude.jsonl", "pi"),
+    ("convert/tools.codex.jsonl", "copilot"),
 ];
 
 fn recorded_paths(src: &str, to: &str) -> (PathBuf, PathBuf) {
@@ -474,11 +505,7 @@ fn recorded_conversions_keep_every_text_and_call() {
         let sent: Value =
             serde_json::from_str(&std::fs::read_to_string(&sent).expect("recorded request")).expect("json");
         let e = expect_of(&source).expect("a recorded context beside each pi fixture");
-        let s = if *to == "codex" {
-            seen_codex(&sent)
-        } else {
-            seen_claude(&sent)
-        };
+        let s = client_of(to).1(&sent);
         assert!(has_exchange(&e), "{src} has no exchange");
         check(&e, &s).unwrap_or_else(|why| panic!("{src} → {to}: {why}"));
     }
@@ -496,12 +523,9 @@ fn recorded_conversions_resume_live() {
             failures.extend(sweep(&[fixture(src)], to));
             continue;
         }
-        let client = if *to == "codex" {
-            Client::Codex
-        } else {
-            Client::ClaudeCode
+        let Some(script) = realclient(client_of(to).0) else {
+            return;
         };
-        let Some(script) = realclient(client) else { return };
         let (conv, sent) = recorded_paths(src, to);
         std::fs::create_dir_all(conv.parent().expect("folder")).expect("mkdir");
         let dir = tempfile::tempdir().expect("tempdir");
@@ -511,7 +535,8 @@ fn recorded_conversions_resume_live() {
             .arg(&script)
             .arg(&conv)
             .arg("say ok")
-            .env("VIEW_NORMALISE", "1")
+            // pi's body holds nothing of the run's (no date, ids or paths of this machine).
+            .env("VIEW_NORMALISE", if *to == "pi" { "0" } else { "1" })
             .output()
             .expect("run the harness");
         assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
@@ -520,9 +545,11 @@ fn recorded_conversions_resume_live() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
-/// Every Claude Code fixture and sample with an exchange, converted to Codex and resumed by
-/// Codex; every Codex one converted to Claude Code and resumed by Claude Code. Minutes of
-/// client runs: only with `CCTOOL_CONVERT_ALL=1`.
+/// Every fixture and sample with an exchange, converted to each other agent and resumed by
+/// that agent's client: Claude Code ↔ Codex, pi and Copilot CLI into both, and each of the
+/// four into pi and Copilot CLI. Many minutes of client runs: only with
+/// `CCTOOL_CONVERT_ALL=1` (`CCTOOL_CONVERT_ONLY=LIST` keeps the files whose paths end with a
+/// line of LIST).
 #[test]
 fn every_fixture_and_sample_resumes_in_the_other_agent() {
     if std::env::var_os("CCTOOL_CONVERT_ALL").is_none() {
@@ -581,6 +608,13 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
     }
     failures.extend(sweep(&copilot, "claude-code"));
     failures.extend(sweep(&copilot, "codex"));
+    // Into pi and Copilot CLI: from every other agent.
+    for to in ["pi", "copilot"] {
+        failures.extend(sweep(&claude, to));
+        failures.extend(sweep(&codex, to));
+    }
+    failures.extend(sweep(&copilot, "pi"));
+    failures.extend(sweep(&pi, "copilot"));
     assert!(failures.is_empty(), "{} failures: {failures:#?}", failures.len());
 }
 

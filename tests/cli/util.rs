@@ -68,6 +68,8 @@ pub enum Client {
     Codex,
     /// GitHub Copilot CLI: proprietary, installed for local checks only, and optional.
     Copilot,
+    /// pi 1.6.0 (`scripts/realclient/pi/install.sh`).
+    Pi,
 }
 
 /// The harness script that resumes a file with `client`, or `None` after a one-line notice
@@ -80,10 +82,11 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
     let installs = std::env::var_os("CCTOOL_REALCLIENTS")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cctool-realclients")));
-    let (script, name) = match client {
-        Client::ClaudeCode => ("cc-resume-view.sh", "Claude Code 2.1.332"),
-        Client::Codex => ("codex-resume-view.sh", "Codex 0.171"),
-        Client::Copilot => ("copilot-resume-view.sh", "Copilot CLI 1.0.102"),
+    let (script, name, install) = match client {
+        Client::ClaudeCode => ("cc-resume-view.sh", "Claude Code 2.1.332", "install.sh"),
+        Client::Codex => ("codex-resume-view.sh", "Codex 0.171", "install.sh"),
+        Client::Copilot => ("copilot-resume-view.sh", "Copilot CLI 1.0.102", "install.sh"),
+        Client::Pi => ("pi/pi-resume-view.sh", "pi 1.6.0", "pi/install.sh"),
     };
     let installed = installs.is_some_and(|home| match client {
         Client::ClaudeCode => home
@@ -101,9 +104,12 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
             .any(|e| {
                 e.file_name().to_string_lossy().starts_with("copilot-linux-") && e.path().join("copilot").is_file()
             }),
+        Client::Pi => home
+            .join("pi/node_modules/@earendil-works/pi-coding-agent/dist/cli.js")
+            .is_file(),
     });
     if !installed {
-        skip_notice(&format!("{name} not installed (scripts/realclient/install.sh)"));
+        skip_notice(&format!("{name} not installed (scripts/realclient/{install})"));
         return None;
     }
     let script = harness.join(script);

@@ -472,7 +472,7 @@ def main(argv):
             sys.stderr.write("realclient: note: {} model requests; printing request #{}\n".format(count, chosen["n"]))
         body = chosen["body"]
         # pi's request is compared whole: its system prompt and tools are emulated too.
-        out = body if "--body" in args or client == "pi" else body["messages" if client == "claude" else "input"]
+        out = body if "--body" in args or client == "pi" else body["input" if client == "codex" else "messages"]
         json.dump(out, sys.stdout, indent=1, ensure_ascii=False)
         sys.stdout.write("\n")
     elif cmd == "turns":
