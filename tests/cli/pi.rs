@@ -33,10 +33,23 @@ fn only_pi_files_are_read_as_pi_and_every_pi_fixture_is() {
         .map(|r| r["path"].as_str().unwrap().to_string())
         .collect();
     pi_files.sort();
-    let want: Vec<String> = ["basic", "branch", "compaction", "damaged", "extensions", "v1"]
-        .iter()
-        .map(|n| pi(&format!("{n}.jsonl")))
-        .collect();
+    let want: Vec<String> = [
+        "basic",
+        "branch",
+        "compaction",
+        "damaged",
+        "extensions",
+        "ran-builtins",
+        "ran-compaction",
+        "ran-loadout",
+        "ran-plain",
+        "ran-tools",
+        "replay",
+        "v1",
+    ]
+    .iter()
+    .map(|n| pi(&format!("{n}.jsonl")))
+    .collect();
     assert_eq!(pi_files, want);
 }
 
@@ -450,14 +463,54 @@ fn api_view_prints_the_request_pi_sends_a_message_a_line_or_whole() {
 }
 
 #[test]
+fn api_view_of_a_session_pi_1_6_0_ran_replays_its_prompt_and_tools() {
+    for name in ["ran-plain", "ran-compaction", "replay"] {
+        let recorded: Value =
+            serde_json::from_slice(&std::fs::read(fixture(&format!("pi/{name}.sent.json"))).unwrap()).unwrap();
+        // The harness resumed it in /tmp: the view is asked about the same folder.
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join(format!("{name}.jsonl"));
+        let text = std::fs::read_to_string(pi(&format!("{name}.jsonl"))).unwrap();
+        let (head, rest) = text.split_once('\n').unwrap();
+        let mut header: Value = serde_json::from_str(head).unwrap();
+        header["cwd"] = "/tmp".into();
+        std::fs::write(&copy, format!("{header}\n{rest}")).unwrap();
+        let body: Value = serde_json::from_str(&stdout_of(&[
+            "-q",
+            "rebuild-chain",
+            "--api-view",
+            "--body",
+            "--prompt",
+            "say ok",
+            copy.to_str().unwrap(),
+        ]))
+        .unwrap();
+        assert_eq!(body, recorded, "{name}");
+    }
+}
+
+#[test]
 fn api_view_refuses_what_it_does_not_emulate_and_tip_or_full() {
+    // A loadout naming a tool an extension registered: whether pi declares it again is not in
+    // the file.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.jsonl");
+    let text = std::fs::read_to_string(pi("ran-plain.jsonl")).unwrap().replacen(
+        r#""toolsAdded":[{"name":"read""#,
+        r#""toolsAdded":[{"name":"deploy","description":"d","parameters":{}},{"name":"read""#,
+        1,
+    );
+    std::fs::write(&f, text).unwrap();
     let out = cctool()
-        .args(["rebuild-chain", "--api-view", &pi("compaction.jsonl")])
+        .args(["rebuild-chain", "--api-view", f.to_str().unwrap()])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("line 6: a system message on the resumed branch"), "{err}");
+    assert!(
+        err.contains("line 4: the tool loadout the branch records names \"deploy\""),
+        "{err}"
+    );
     assert!(out.stdout.is_empty());
     let out = cctool()
         .args(["rebuild-chain", "--api-view", "--full", &pi("basic.jsonl")])

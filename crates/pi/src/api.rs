@@ -1,19 +1,19 @@
 //! `rebuild-chain --api-view`: the request pi 1.6.0 sends after resuming a session, through a
-//! `models.json` provider of `api: openai-completions` (`docs/pi.md`, rules P5–P9).
+//! `models.json` provider of `api: openai-completions` (`docs/pi.md`, rules P5–P12).
 //!
 //! The messages are what a resume loads (P1–P4, [`crate::model::sent`]), then pi-ai's
 //! `transformMessages` and `convertMessages` (`@earendil-works/pi-ai` `api/transform-messages.js`,
 //! `api/openai-completions.js`) as they run for such a provider: no compat flag set, a model of
-//! text input and no reasoning. The system prompt and the tools are the client's defaults
-//! (`core/system-prompt.js`, the four built-in tools), MIT-licensed text of pi 1.6.0 kept beside
-//! this file (`api/system.prompt`, `api/tools.json`, their license in `api/NOTICE`), as the
-//! recorded requests hold it.
+//! text input and no reasoning. The system prompt and the tools are what the session's own
+//! system messages and pi's defaults give ([`prompt`]), from MIT-licensed text of pi 1.6.0 kept
+//! beside this file (`api/prompt.json`, `api/tools.json`, their license in `api/NOTICE`).
 
 use serde_json::{Map, Value, json};
 
 use crate::file::Session;
 use crate::tree::Tree;
 
+pub(crate) mod prompt;
 pub(crate) mod view;
 
 /// The client whose request this is.
@@ -22,12 +22,6 @@ pub const CLIENT: &str = "pi 1.6.0";
 /// Where the system prompt's documentation paths point when `PI_PACKAGE_DIR` does not say: the
 /// package as `npm install -g` puts it with npm's default prefix.
 pub const DEFAULT_PACKAGE_DIR: &str = "/usr/local/lib/node_modules/@earendil-works/pi-coding-agent";
-
-/// The default system prompt up to its `<cwd>` section; `{PKG}` is the package folder.
-const SYSTEM: &str = include_str!("api/system.prompt");
-
-/// The built-in tools' declarations as the request carries them.
-const TOOLS: &str = include_str!("api/tools.json");
 
 /// `max_completion_tokens` of a `models.json` model that sets no `maxTokens`.
 const MAX_TOKENS: u64 = 16384;
@@ -44,12 +38,16 @@ const REASONING_FIELDS: [&str; 3] = ["reasoning", "reasoning_content", "reasonin
 /// What the view does not emulate, so it refuses rather than print a request pi would not send.
 #[derive(Debug, thiserror::Error)]
 pub enum NotEmulated {
-    /// A `system` message on the branch: pi replays the prompt sections and tool loadout it
-    /// records, and patches them on the next prompt.
+    /// A tool of the loadout the branch records that is not one of pi's built-in tools: pi
+    /// declares it again only when the extension or MCP server that registers it is installed
+    /// where it resumes, which the file does not say.
     #[error(
-        "line {0}: a system message on the resumed branch records pi's prompt and tool loadout, which --api-view does not replay yet"
+        "line {0}: the tool loadout the branch records names {1:?}, not one of pi's built-in tools: whether pi declares it on resume depends on the extension or MCP server that registers it, which the file does not say"
     )]
-    SystemMessage(u64),
+    UnknownTool(u64, String),
+    /// A system message whose prompt or tool fields are not of the kinds pi replays.
+    #[error("line {0}: a system message pi cannot replay: {1}")]
+    Malformed(u64, String),
     /// A signature holding OpenAI `reasoning_details`, which pi replays as such.
     #[error("line {0}: a thinking signature holding reasoning_details, which --api-view does not replay yet")]
     ReasoningDetails(u64),
@@ -79,21 +77,13 @@ pub fn resume_model(s: &Session, t: &Tree) -> (Option<String>, Option<String>) {
 /// The request's body: model, messages (the system prompt first, `prompt` last when given),
 /// the stream options, the token limit and the tools.
 pub fn body(s: &Session, t: &Tree, prompt: Option<&str>, package_dir: &str) -> Result<Value, NotEmulated> {
-    if let Some(&i) = t
-        .branch
-        .iter()
-        .find(|&&i| s.entries[i].ty() == "message" && s.entries[i].role() == Some("system"))
-    {
-        return Err(NotEmulated::SystemMessage(s.entries[i].line));
-    }
     let (provider, model) = resume_model(s, t);
-    let cwd = s.cwd().unwrap_or_default().replace('\\', "/");
-    let system = format!("{}{cwd}\n</cwd>", SYSTEM.replace("{PKG}", package_dir));
-    let mut messages = vec![json!({"role": "system", "content": system})];
     let sent: Vec<(u64, Value)> = crate::model::sent(s, t)
         .into_iter()
         .map(|(i, m)| (s.entries[i].line, m))
         .collect();
+    let (system, tools) = prompt::prompt_and_tools(s, t, &sent, s.cwd().unwrap_or_default(), package_dir)?;
+    let mut messages = vec![json!({"role": "system", "content": system})];
     let same = |m: &Map<String, Value>| {
         m.get("provider").and_then(Value::as_str) == provider.as_deref()
             && m.get("api").and_then(Value::as_str) == Some("openai-completions")
@@ -103,16 +93,19 @@ pub fn body(s: &Session, t: &Tree, prompt: Option<&str>, package_dir: &str) -> R
     if let Some(p) = prompt {
         messages.push(json!({"role": "user", "content": [{"type": "text", "text": p}]}));
     }
-    let tools: Value = serde_json::from_str(TOOLS).expect("tools.json is JSON");
-    Ok(json!({
+    let mut body = json!({
         "model": model.unwrap_or_default(),
         "messages": messages,
         "stream": true,
         "stream_options": {"include_usage": true},
         "store": false,
         "max_completion_tokens": MAX_TOKENS,
-        "tools": tools,
-    }))
+    });
+    // pi-ai leaves the field out when no tool is declared (P12).
+    if !tools.is_empty() {
+        body["tools"] = Value::Array(tools);
+    }
+    Ok(body)
 }
 
 /// A message as `transformMessages` leaves it, with whether its model is the resumed one.
@@ -443,17 +436,5 @@ mod tests {
             call_id(&long).as_deref(),
             Some("call_aaaaaaaaaaaaaaaaaaaaaaaaaa_8iskqk13")
         );
-    }
-
-    #[test]
-    fn the_tools_are_json() {
-        let tools: Value = serde_json::from_str(TOOLS).unwrap();
-        let names: Vec<&str> = tools
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|t| t["function"]["name"].as_str())
-            .collect();
-        assert_eq!(names, ["read", "bash", "edit", "write"]);
     }
 }

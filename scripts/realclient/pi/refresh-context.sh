@@ -3,7 +3,9 @@
 # fixtures/pi/: what it loads on resuming it (FILE.context.json beside FILE.jsonl, by
 # pi-context.sh) and the request it sends after resuming it with the prompt "say ok"
 # (FILE.sent.json, by pi-resume-view.sh: its header's cwd made /tmp, the package folder written
-# as npm -g's default). Names those that differ from the committed ones, and with --write
+# as npm -g's default). The fixtures pi 1.6.0 wrote itself (ran-*.jsonl, see docs/pi.md) are
+# recorded the same way: resumed in /tmp, the folder they ran in stays in their recorded <cwd>
+# section, which pi patches. Names those that differ from the committed ones, and with --write
 # replaces them. Never write a .context.json or a .sent.json by hand.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
