@@ -36,13 +36,15 @@ fn every_fixture_of_copilot_and_no_other_is_read_as_copilot() {
     let mut ours = 0;
     for r in records(&out).into_iter().filter(|r| r["kind"] == "session") {
         let p = r["path"].as_str().unwrap();
-        let is_copilot_fixture = p.contains("/fixtures/copilot/");
+        // The recorded conversions into Copilot CLI are its sessions too.
+        let is_copilot_fixture = p.contains("/fixtures/copilot/")
+            || (p.contains("/fixtures/convert/recorded/") && p.ends_with(".copilot.jsonl"));
         assert_eq!(r["format"] == "copilot", is_copilot_fixture, "{p}: {}", r["format"]);
         ours += usize::from(is_copilot_fixture);
     }
     assert_eq!(
-        ours, 7,
-        "turns, compacted, dangling, damaged, the store's session and the two real ones"
+        ours, 8,
+        "turns, compacted, dangling, damaged, the store's session, the two real ones and a recorded conversion"
     );
 }
 

@@ -49,7 +49,13 @@ fn only_pi_files_are_read_as_pi_and_every_pi_fixture_is() {
     ]
     .iter()
     .map(|n| pi(&format!("{n}.jsonl")))
+    // A recorded conversion into pi (tests/cli/convert_clients.rs) is a pi session too.
+    .chain([fixture("convert/recorded/compacted.claude.pi.jsonl")
+        .display()
+        .to_string()])
     .collect();
+    let mut want = want;
+    want.sort();
     assert_eq!(pi_files, want);
 }
 
