@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# record.sh OUTDIR
+#
+# Makes opencode databases with the real client (opencode-ai 1.18.33, installed by
+# ../install.sh), offline against the loopback mock of ../../../../shared/tools/otheragents
+# (OTHERAGENTS names another copy), then resumes each session of them once and records the
+# request the client sent. Writes into OUTDIR:
+#   opencode.db                 two projects: a turn with a tool call, a forced compaction
+#                               (the mock reports a context overflow once) and turns after
+#                               it; a plain turn in the other project
+#   <session id>.sent.json      the body of the chat/completions request opencode sent when
+#                               the session was resumed with `run --session ID "say ok"`
+# The databases are made in a scratch HOME; nothing outside it and OUTDIR is written.
+#
+# Quirks of the client this script works around: `opencode run` stores a message argument
+# that holds spaces wrapped in literal quotes (so the prompts here are single words joined by
+# dashes); a resumed run does not exit after its turn (it is killed once the request is in);
+# the title of a new session is asked of the model first (a request that is not the turn's).
+set -u
+OUT=${1:?usage: record.sh OUTDIR}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=${CCTOOL_REALCLIENTS:-$HOME/.cache/cctool-realclients}
+OC=${OPENCODE_BIN:-$ROOT/opencode/node_modules/opencode-linux-x64/bin/opencode}
+TOOLS=${OTHERAGENTS:-$HERE/../../../../shared/tools/otheragents}
+[ -x "$OC" ] || { echo "record.sh: opencode is not installed at $OC (run scripts/realclient/install.sh)" >&2; exit 2; }
+[ -f "$TOOLS/netrun.sh" ] || { echo "record.sh: no mock at $TOOLS (set OTHERAGENTS)" >&2; exit 2; }
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
+RUN=$(mktemp -d "${TMPDIR:-/tmp}/opencode-record.XXXXXX")
+trap 'rm -rf "$RUN"' EXIT
+H=$RUN/home
+mkdir -p "$H/.config/opencode" "$RUN/work/proj-a" "$RUN/work/proj-b"
+# A custom OpenAI-compatible provider on the mock; a small context window, so that the usage
+# the mock reports once is an overflow.
+cat > "$H/.config/opencode/opencode.json" <<'JSON'
+{
+  "$schema": "https://opencode.ai/config.json",
+  "autoupdate": false,
+  "share": "disabled",
+  "provider": {
+    "mock": {
+      "npm": "@ai-sdk/openai-compatible",
+      "name": "Mock",
+      "options": {"baseURL": "http://127.0.0.1:8765/v1", "apiKey": "mock"},
+      "models": {"mock-model": {"name": "Mock", "limit": {"context": 20000, "output": 1000}}}
+    }
+  },
+  "model": "mock/mock-model"
+}
+JSON
+
+# oc DATA_HOME DUMP DIR ARGS...: one run of the client in DIR, its data under DATA_HOME.
+oc() {
+  local data=$1 dump=$2 dir=$3
+  shift 3
+  env -i PATH=/usr/bin:/bin HOME="$H" XDG_DATA_HOME="$data" XDG_CONFIG_HOME="$H/.config" \
+    XDG_CACHE_HOME="$H/.cache" XDG_STATE_HOME="$H/.local/state" OPENCODE_DISABLE_AUTOUPDATE=1 \
+    MOCK_PT="${MOCK_PT:-10}" MOCK_PT_FIRST="${MOCK_PT_FIRST:-}" T="${T:-120}" \
+    bash "$TOOLS/netrun.sh" "$dump" "$dir" "$OC" run -m mock/mock-model "$@" >"$dump.out" 2>"$dump.err"
+}
+
+DATA=$RUN/data
+n=0
+step() { n=$((n + 1)); oc "$DATA" "$RUN/dump$n" "$@" || echo "record.sh: run $n ended with $?" >&2; }
+step "$RUN/work/proj-a" "list-the-files-RUNTOOL"
+MOCK_PT_FIRST=50000 step "$RUN/work/proj-a" --continue "keep-going"
+step "$RUN/work/proj-a" --continue "after-the-compaction-RUNTOOL"
+step "$RUN/work/proj-b" "a-plain-question"
+cp "$DATA/opencode/opencode.db" "$OUT/opencode.db.tmp"
+# The copy is made whole (the WAL folded in) by SQLite itself, never by copying files.
+rm -f "$OUT/opencode.db"
+python3 - "$DATA/opencode/opencode.db" "$OUT/opencode.db" <<'PY'
+import sqlite3, sys
+src = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+dst = sqlite3.connect(sys.argv[2])
+src.backup(dst)
+dst.execute("PRAGMA journal_mode=DELETE")
+dst.close()
+PY
+rm -f "$OUT/opencode.db.tmp"
+
+# Each session resumed from a fresh copy of the database, the request of its turn recorded.
+for sid in $(python3 -c "import sqlite3,sys; print('\n'.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute('select id from session order by id')))" "$OUT/opencode.db"); do
+  R=$RUN/resume-$sid
+  mkdir -p "$R/data/opencode"
+  cp "$OUT/opencode.db" "$R/data/opencode/opencode.db"
+  dir=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select directory from session where id=?',(sys.argv[2],)).fetchone()[0])" "$OUT/opencode.db" "$sid")
+  mkdir -p "$dir"
+  # The resumed run never exits: it is ended once its turn's request is in (T).
+  T=${RESUME_WAIT:-25} oc "$R/data" "$R/dump" "$dir" --session "$sid" "say-ok"
+  python3 - "$R/dump" "$OUT/$sid.sent.json" <<'PY'
+import glob, json, sys
+turns = []
+for p in sorted(glob.glob(sys.argv[1] + "/0*.json")):
+    b = json.load(open(p)).get("body") or {}
+    msgs = b.get("messages") or []
+    # The turn's request is the one whose system prompt is the agent's, not the title's.
+    if msgs and msgs[0].get("role") == "system" and "title generator" not in str(msgs[0].get("content")):
+        turns.append(b)
+if not turns:
+    sys.exit("record.sh: the resumed run sent no request of its turn")
+with open(sys.argv[2], "w") as f:
+    json.dump(turns[0], f, indent=1, ensure_ascii=False)
+    f.write("\n")
+PY
+done
+ls "$OUT"
