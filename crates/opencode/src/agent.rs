@@ -83,10 +83,7 @@ impl Agent for Opencode {
     }
 
     fn refuse_chain_args(&self, a: &ChainOptions) -> Option<ChainRefusal> {
-        if a.tip.is_some() {
-            return Some(crate::view::TipRefused.into());
-        }
-        a.api_view.then(|| crate::view::ApiViewRefused.into())
+        a.tip.is_some().then(|| crate::view::TipRefused.into())
     }
 
     fn rebuild_chain(

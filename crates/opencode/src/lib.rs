@@ -6,6 +6,7 @@
 
 pub mod agent;
 mod answers;
+pub mod api;
 pub mod db;
 mod doctor;
 pub mod file;

@@ -173,6 +173,8 @@ fn part(p: &Value, out: &mut Vec<Part>) {
         }
         "compaction" => out.push(Part::Notice(COMPACTION_PROMPT.to_string())),
         "file" => out.push(Part::Attachment(p.clone())),
+        // The bounds of a model step: its tokens are the message's, read above.
+        "step-start" | "step-finish" => {}
         _ => out.push(Part::Other {
             kind: ty.to_string(),
             value: None,

@@ -3,7 +3,7 @@
 
 use crate::file::{self, Session};
 use crate::model::{current_compaction, marks_before, record, resume_start};
-use cctool_core::agents::view::{ChainOptions, ChainSummary, Report, cannot_read, value_of};
+use cctool_core::agents::view::{ApiViewSummary, ChainOptions, ChainSummary, Report, cannot_read, value_of};
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
 use cctool_core::model::doc::{self, ExportError};
@@ -15,14 +15,6 @@ use cctool_core::output::render::{self, Render};
 #[derive(Debug, thiserror::Error)]
 #[error("--tip chooses among the branches of a Claude Code transcript; an opencode session has one line of messages")]
 pub struct TipRefused;
-
-/// `--api-view` given for an opencode session: the request opencode sends is recorded beside
-/// the fixtures, and not rebuilt by cctool yet.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "--api-view is not rebuilt for opencode sessions yet: rebuild-chain without it gives the messages a resume loads"
-)]
-pub struct ApiViewRefused;
 
 /// The messages `rebuild-chain` prints: what a resume loads, or with `full` every message.
 fn chosen(s: &Session, full: bool) -> (std::ops::Range<usize>, usize) {
@@ -55,6 +47,9 @@ pub fn rebuild_chain(
     out: &mut Out,
 ) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
     let s = file::read(src).map_err(|e| cannot_read(src, e))?;
+    if a.api_view {
+        return api_view(src, &s, a, style, out);
+    }
     let (range, start) = chosen(&s, a.full);
     let count = range.len();
     for i in range {
@@ -125,4 +120,91 @@ pub fn export_records(
     let s = file::read(src).map_err(|e| doc::cannot_read(src, e))?;
     let (range, _) = chosen(&s, full);
     range.into_iter().try_for_each(|i| emit(&s.messages[i].raw))
+}
+
+/// `--api-view`: the messages the client sends after a resume ([`crate::api`]), one JSON
+/// object a line, or rendered with `style`.
+fn api_view(
+    src: &Source,
+    s: &Session,
+    a: &ChainOptions,
+    style: Option<Render>,
+    out: &mut Out,
+) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
+    let msgs = crate::api::messages(s, a.prompt.as_deref()).map_err(cctool_core::error::Error::agent)?;
+    let mut bytes = 0;
+    for (i, m) in msgs.iter().enumerate() {
+        let line = cctool_core::io::json::to_json(m);
+        bytes += line.len();
+        match &style {
+            None => out.record(line.as_bytes())?,
+            Some(st) => {
+                let mut block = render::record_block(st, &api_record(m), None);
+                block.id = Some(format!("#{}", i + 1));
+                out.text(&render::render(st, &block))?;
+            }
+        }
+    }
+    let summary = ApiViewSummary {
+        file: src.name().to_string(),
+        format: crate::ID.name(),
+        sent_by: Some(crate::api::CLIENT),
+        client: crate::api::CLIENT,
+        loader: None,
+        model: None,
+        model_choice: None,
+        model_entry: None,
+        session_model: None,
+        session_model_retires: None,
+        notice: Some("the system prompt and the tools are the resuming client's own and are not shown".into()),
+        thinking_policy: None,
+        messages: msgs.len(),
+        tokens: cctool_core::model::approx_tokens(bytes),
+        prompt: a.prompt.is_some(),
+        rules: crate::api::rules(&msgs, a.prompt.is_some()),
+        assumptions: None,
+        refused: None,
+    };
+    Ok((unread(src.name(), s), Report::ApiView(summary)))
+}
+
+/// One message of the request as the session model's record, for people.
+fn api_record(m: &serde_json::Value) -> cctool_core::model::events::Record {
+    use cctool_core::model::events::{Call, Outcome, Part, Record};
+    use serde_json::Value;
+    let role = m.get("role").and_then(Value::as_str).unwrap_or("").to_string();
+    let mut parts = Vec::new();
+    if role == "tool" {
+        parts.push(Part::Outcome(Outcome {
+            call_id: m.get("tool_call_id").and_then(Value::as_str).map(str::to_string),
+            is_error: None,
+            output: m.get("content").cloned(),
+        }));
+    } else {
+        match m.get("content") {
+            Some(Value::String(t)) => parts.push(Part::Text(t.clone())),
+            Some(Value::Array(a)) => parts.extend(
+                a.iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .map(|t| Part::Text(t.to_string())),
+            ),
+            _ => {}
+        }
+    }
+    for c in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+        let f = c.get("function");
+        let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+        parts.push(Part::Call(Call {
+            id: s(c.get("id")),
+            name: s(f.and_then(|f| f.get("name"))),
+            kind: "function".into(),
+            input: f.and_then(|f| f.get("arguments")).cloned(),
+        }));
+    }
+    Record {
+        role: Some(role.clone()),
+        speaker: Some(role),
+        parts,
+        ..Record::default()
+    }
 }

@@ -8,6 +8,7 @@
 #   opencode.db                 two projects: a turn with a tool call, a forced compaction
 #                               (the mock reports a context overflow once) and turns after
 #                               it; a plain turn in the other project
+#   <session id>.export.json   the session as `opencode export` prints it
 #   <session id>.sent.json      the body of the chat/completions request opencode sent when
 #                               the session was resumed with `run --session ID "say ok"`
 # The databases are made in a scratch HOME; nothing outside it and OUTDIR is written.
@@ -26,9 +27,13 @@ TOOLS=${OTHERAGENTS:-$HERE/../../../../shared/tools/otheragents}
 [ -f "$TOOLS/netrun.sh" ] || { echo "record.sh: no mock at $TOOLS (set OTHERAGENTS)" >&2; exit 2; }
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/opencode-record.XXXXXX")
-trap 'rm -rf "$RUN"' EXIT
+# The projects' folders are written into the sessions: a fixed place keeps a re-recording's
+# databases comparable with the committed ones.
+WORK=/tmp/cctool-opencode-record
+trap 'rm -rf "$RUN" "$WORK"' EXIT
+rm -rf "$WORK"
 H=$RUN/home
-mkdir -p "$H/.config/opencode" "$RUN/work/proj-a" "$RUN/work/proj-b"
+mkdir -p "$H/.config/opencode" "$WORK/proj-a" "$WORK/proj-b" "$WORK/proj-loop"
 # A custom OpenAI-compatible provider on the mock; a small context window, so that the usage
 # the mock reports once is an overflow.
 cat > "$H/.config/opencode/opencode.json" <<'JSON'
@@ -61,11 +66,13 @@ oc() {
 DATA=$RUN/data
 n=0
 step() { n=$((n + 1)); oc "$DATA" "$RUN/dump$n" "$@" || echo "record.sh: run $n ended with $?" >&2; }
-step "$RUN/work/proj-a" "list-the-files-RUNTOOL"
-MOCK_PT_FIRST=50000 step "$RUN/work/proj-a" --continue "keep-going"
-step "$RUN/work/proj-a" --continue "after-the-compaction-RUNTOOL"
-step "$RUN/work/proj-b" "a-plain-question"
-cp "$DATA/opencode/opencode.db" "$OUT/opencode.db.tmp"
+step "$WORK/proj-a" "list-the-files-RUNTOOL"
+MOCK_PT_FIRST=50000 step "$WORK/proj-a" --continue "keep-going"
+step "$WORK/proj-a" --continue "after-the-compaction-RUNTOOL"
+step "$WORK/proj-b" "a-plain-question"
+# A model that reports an overflow on every answer: the client compacts again and again until
+# the run is ended (a short timeout), the loop its users report.
+MOCK_PT=50000 T=${LOOP_WAIT:-12} step "$WORK/proj-loop" "loop"
 # The copy is made whole (the WAL folded in) by SQLite itself, never by copying files.
 rm -f "$OUT/opencode.db"
 python3 - "$DATA/opencode/opencode.db" "$OUT/opencode.db" <<'PY'
@@ -76,7 +83,14 @@ src.backup(dst)
 dst.execute("PRAGMA journal_mode=DELETE")
 dst.close()
 PY
-rm -f "$OUT/opencode.db.tmp"
+
+# Each session as `opencode export` prints it: the form sessions are shared in.
+for sid in $(python3 -c "import sqlite3,sys; print('\n'.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute('select id from session order by id')))" "$OUT/opencode.db"); do
+  env -i PATH=/usr/bin:/bin HOME="$H" XDG_DATA_HOME="$DATA" XDG_CONFIG_HOME="$H/.config" \
+    XDG_CACHE_HOME="$H/.cache" XDG_STATE_HOME="$H/.local/state" OPENCODE_DISABLE_AUTOUPDATE=1 \
+    unshare -n timeout 60 "$OC" export "$sid" >"$OUT/$sid.export.json" 2>"$RUN/export.err" </dev/null \
+    || echo "record.sh: opencode export $sid failed: $(tail -n 3 "$RUN/export.err")" >&2
+done
 
 # Each session resumed from a fresh copy of the database, the request of its turn recorded.
 for sid in $(python3 -c "import sqlite3,sys; print('\n'.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute('select id from session order by id')))" "$OUT/opencode.db"); do
