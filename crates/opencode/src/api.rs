@@ -17,7 +17,15 @@
 //!   error when it failed, [`CLEARED`] when the client cleared it, [`INTERRUPTED`] when it
 //!   never finished.
 //!
-//! Not emulated, and refused with the part named: `file` parts (attachments), reasoning.
+//! - OC6: reasoning is sent as text, in the order of the parts (for a resumed model declared
+//!   without reasoning, as the harness's mock is).
+//! - OC7: when an assistant message of what is loaded was the `plan` agent's, the prompt (the
+//!   `build` agent's, `opencode run`'s) carries [`BUILD_SWITCH`] as a second text part.
+//!
+//! - OC8: a `file` part of a text file or a folder is not sent (its content is in the
+//!   message's synthetic text parts already).
+//!
+//! Not emulated, and refused with the part named: `file` parts of other types (images, PDF).
 
 use serde_json::{Value, json};
 
@@ -32,6 +40,10 @@ pub const CLEARED: &str = "[Old tool result content cleared]";
 
 /// What is sent for a call that never finished.
 pub const INTERRUPTED: &str = "[Tool execution was interrupted]";
+
+/// The reminder the client adds to a prompt of the `build` agent after the `plan` agent's
+/// replies (1.18.33's text).
+pub const BUILD_SWITCH: &str = "<system-reminder>\nYour operational mode has changed from plan to build.\nYou are no longer in read-only mode.\nYou are permitted to make file changes, run shell commands, and utilize your arsenal of tools as needed.\n</system-reminder>\n";
 
 /// A part the view does not emulate, named.
 #[derive(Debug, thiserror::Error)]
@@ -48,7 +60,8 @@ pub struct NotEmulated {
 /// The messages sent after a resume of `s` (the system prompt left out, OC1), then `prompt`.
 pub fn messages(s: &Session, prompt: Option<&str>) -> Result<Vec<Value>, NotEmulated> {
     let mut out = Vec::new();
-    for m in &s.messages[resume_start(s).min(s.messages.len())..] {
+    let loaded = &s.messages[resume_start(s).min(s.messages.len())..];
+    for m in loaded {
         match m.role() {
             "user" => user(m, &mut out)?,
             "assistant" => assistant(m, &mut out)?,
@@ -56,7 +69,13 @@ pub fn messages(s: &Session, prompt: Option<&str>) -> Result<Vec<Value>, NotEmul
         }
     }
     if let Some(p) = prompt {
-        out.push(json!({"role": "user", "content": p}));
+        let planned = loaded
+            .iter()
+            .any(|m| m.role() == "assistant" && m.info.get("agent").and_then(Value::as_str) == Some("plan"));
+        out.push(match planned {
+            false => json!({"role": "user", "content": p}),
+            true => json!({"role": "user", "content": [{"type": "text", "text": p}, {"type": "text", "text": BUILD_SWITCH}]}),
+        });
     }
     Ok(out)
 }
@@ -82,6 +101,9 @@ fn user(m: &Message, out: &mut Vec<Value>) -> Result<(), NotEmulated> {
                 texts.push(p.get("text").and_then(Value::as_str).unwrap_or("").to_string());
             }
             "compaction" => texts.push(COMPACTION_PROMPT.to_string()),
+            // A text file or a folder the user named was read into the message's synthetic
+            // text parts when it was sent: the part itself is not sent again.
+            "file" if matches!(p.get("mime").and_then(Value::as_str), Some("text/plain" | "application/x-directory")) => {}
             "file" => return Err(refused(m, p)),
             _ => {}
         }
@@ -111,7 +133,7 @@ fn assistant(m: &Message, out: &mut Vec<Value>) -> Result<(), NotEmulated> {
     let mut results = Vec::new();
     for p in &m.parts {
         match ty(p) {
-            "text" => text.push_str(p.get("text").and_then(Value::as_str).unwrap_or("")),
+            "text" | "reasoning" => text.push_str(p.get("text").and_then(Value::as_str).unwrap_or("")),
             "tool" => {
                 let id = p.get("callID").and_then(Value::as_str).unwrap_or("");
                 let state = p.get("state").unwrap_or(&Value::Null);
@@ -131,7 +153,7 @@ fn assistant(m: &Message, out: &mut Vec<Value>) -> Result<(), NotEmulated> {
                 };
                 results.push(json!({"role": "tool", "tool_call_id": id, "content": output}));
             }
-            "reasoning" | "file" => return Err(refused(m, p)),
+            "file" => return Err(refused(m, p)),
             _ => {}
         }
     }
@@ -158,6 +180,7 @@ pub fn rules(msgs: &[Value], prompt: bool) -> Vec<Value> {
         ("OC3", made.iter().filter(|m| role(m, "user")).count() - compaction),
         ("OC4", made.iter().filter(|m| role(m, "assistant")).count()),
         ("OC5", made.iter().filter(|m| role(m, "tool")).count()),
+        ("OC7", usize::from(prompt && msgs.last().is_some_and(|m| m["content"].is_array()))),
     ];
     counts
         .iter()

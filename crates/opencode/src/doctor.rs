@@ -43,39 +43,49 @@ pub fn doctor(src: &Source, s: &Session) -> Vec<Diagnostic> {
 }
 
 /// Compactions asked one after another with no prompt of the user's between them (the
-/// client kept compacting), and compactions never answered.
+/// client kept compacting), one finding a run of them; and compactions never answered.
 fn compactions(file: &str, s: &Session, out: &mut Vec<Diagnostic>) {
-    let mut previous: Option<usize> = None;
+    let mut runs: Vec<Vec<usize>> = Vec::new();
+    let mut open = false;
     for (i, m) in s.messages.iter().enumerate() {
         if m.role() == "user" && !m.asks_compaction() && !synthetic_only(&m.parts) {
-            previous = None;
+            open = false;
         }
         if !m.asks_compaction() {
             continue;
         }
-        let id = m.id().unwrap_or("?");
-        if let Some(p) = previous {
-            out.push(finding(
-                file,
-                None,
-                Code::CompactionLoop,
-                Severity::Warning,
-                format!(
-                    "compaction {id} follows compaction {} with no prompt between them: the client kept compacting",
-                    s.messages[p].id().unwrap_or("?")
-                ),
-            ));
+        match runs.last_mut() {
+            Some(run) if open => run.push(i),
+            _ => runs.push(vec![i]),
         }
+        open = true;
         if summary_of(s, i).is_none_or(|a| !a.is_finished_summary()) {
             out.push(finding(
                 file,
                 None,
                 Code::BoundaryWithoutSummary,
                 Severity::Warning,
-                format!("compaction {id} has no finished summary: a resume does not start from it"),
+                format!(
+                    "compaction {} has no finished summary: a resume does not start from it",
+                    m.id().unwrap_or("?")
+                ),
             ));
         }
-        previous = Some(i);
+    }
+    for run in runs.iter().filter(|r| r.len() > 1) {
+        let id = |i: usize| s.messages[i].id().unwrap_or("?");
+        out.push(finding(
+            file,
+            None,
+            Code::CompactionLoop,
+            Severity::Warning,
+            format!(
+                "{} compactions one after another with no prompt between them, from {} to {}: the client kept compacting",
+                run.len(),
+                id(run[0]),
+                id(run[run.len() - 1])
+            ),
+        ));
     }
 }
 

@@ -72,7 +72,7 @@ step "$WORK/proj-a" --continue "after-the-compaction-RUNTOOL"
 step "$WORK/proj-b" "a-plain-question"
 # A model that reports an overflow on every answer: the client compacts again and again until
 # the run is ended (a short timeout), the loop its users report.
-MOCK_PT=50000 T=${LOOP_WAIT:-12} step "$WORK/proj-loop" "loop"
+MOCK_PT=50000 T=${LOOP_WAIT:-22} step "$WORK/proj-loop" "loop"
 # The copy is made whole (the WAL folded in) by SQLite itself, never by copying files.
 rm -f "$OUT/opencode.db"
 python3 - "$DATA/opencode/opencode.db" "$OUT/opencode.db" <<'PY'
@@ -81,6 +81,8 @@ src = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
 dst = sqlite3.connect(sys.argv[2])
 src.backup(dst)
 dst.execute("PRAGMA journal_mode=DELETE")
+# Our copy only: its free pages go, so that the fixture is no larger than its rows.
+dst.execute("VACUUM")
 dst.close()
 PY
 
