@@ -9,7 +9,7 @@
 # into a fresh database with `opencode import`). Nothing given is ever written.
 #
 # The resumed run does not exit after its turn (a quirk of 1.18.33 on a copied database): it
-# is ended after VIEW_TIMEOUT seconds (default 25), once its request is in.
+# is ended once its request is in (at most VIEW_TIMEOUT seconds, default 60).
 #
 # Exit status: 0 the request is printed; 1 the client sent no request of its turn; 2 bad
 # arguments or the client is not installed.
@@ -58,17 +58,35 @@ DIR=$(python3 -c "import sqlite3,sys; r=sqlite3.connect(sys.argv[1]).execute('se
 # The client runs in the session's folder; one that does not exist here is made in the run's
 # own scratch space when it cannot be made where it was.
 mkdir -p "$DIR" 2>/dev/null || { DIR=$RUN/work; mkdir -p "$DIR"; }
-env -i "${ENVIRONMENT[@]}" MOCK_PT=10 T="${VIEW_TIMEOUT:-25}" \
-  bash "$TOOLS/netrun.sh" "$RUN/dump" "$DIR" "$OC" run -m mock/mock-model --session "$ID" "$PROMPT" \
-  >"$RUN/run.out" 2>"$RUN/run.err"
-python3 - "$RUN/dump" "$PROMPT" <<'PY' || { tail -n 5 "$RUN/run.err" >&2; exit 1; }
+# The request of the turn: the first whose last message is the user's prompt (a title's and a
+# compaction's are not: a compaction's holds the conversation as one text).
+found() {
+  python3 - "$RUN/dump" "$PROMPT" <<'PY'
 import glob, json, sys
 for p in sorted(glob.glob(sys.argv[1] + "/0*.json")):
     b = json.load(open(p)).get("body") or {}
     msgs = b.get("messages") or []
-    # The turn's request ends with the prompt (a title's or a compaction's does not).
-    if msgs and msgs[-1].get("role") == "user" and sys.argv[2] in json.dumps(msgs[-1].get("content"), ensure_ascii=False):
+    last = msgs[-1] if msgs else {}
+    content = last.get("content")
+    first = content[0].get("text") if isinstance(content, list) and content and isinstance(content[0], dict) else content
+    if last.get("role") == "user" and first == sys.argv[2]:
         print(json.dumps(b, indent=1, ensure_ascii=False))
         sys.exit(0)
 sys.exit(1)
 PY
+}
+# The resumed run does not exit after its turn: it is ended (its whole process group) once
+# the request is in, or after VIEW_TIMEOUT seconds.
+WAIT=${VIEW_TIMEOUT:-60}
+env -i "${ENVIRONMENT[@]}" MOCK_PT=10 T="$WAIT" \
+  setsid bash "$TOOLS/netrun.sh" "$RUN/dump" "$DIR" "$OC" run -m mock/mock-model --session "$ID" "$PROMPT" \
+  >"$RUN/run.out" 2>"$RUN/run.err" &
+PID=$!
+for _ in $(seq $((WAIT * 4))); do
+  if found >"$RUN/request.json" 2>/dev/null; then break; fi
+  kill -0 $PID 2>/dev/null || break
+  sleep 0.25
+done
+kill -- -$PID 2>/dev/null
+wait $PID 2>/dev/null
+found || { tail -n 5 "$RUN/run.err" >&2; exit 1; }

@@ -25,6 +25,7 @@ mod convert_ecosystem;
 mod convert_memory;
 mod convert_props;
 mod copilot;
+mod opencode;
 mod copilot_api;
 mod crash;
 mod docs;

@@ -68,6 +68,8 @@ pub enum Client {
     Codex,
     /// GitHub Copilot CLI: proprietary, installed for local checks only, and optional.
     Copilot,
+    /// opencode (opencode-ai), optional.
+    Opencode,
 }
 
 /// The harness script that resumes a file with `client`, or `None` after a one-line notice
@@ -84,6 +86,7 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
         Client::ClaudeCode => ("cc-resume-view.sh", "Claude Code 2.1.332"),
         Client::Codex => ("codex-resume-view.sh", "Codex 0.171"),
         Client::Copilot => ("copilot-resume-view.sh", "Copilot CLI 1.0.102"),
+        Client::Opencode => ("opencode-resume-view.sh", "opencode 1.18.33"),
     };
     let installed = installs.is_some_and(|home| match client {
         Client::ClaudeCode => home
@@ -100,6 +103,14 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
             .flatten()
             .any(|e| {
                 e.file_name().to_string_lossy().starts_with("copilot-linux-") && e.path().join("copilot").is_file()
+            }),
+        Client::Opencode => std::fs::read_dir(home.join("opencode/node_modules"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                e.file_name().to_string_lossy().starts_with("opencode-linux-")
+                    && e.path().join("bin/opencode").is_file()
             }),
     });
     if !installed {

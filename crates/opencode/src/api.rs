@@ -57,10 +57,35 @@ pub struct NotEmulated {
     pub message: String,
 }
 
+/// A session whose last compaction was asked and never answered: the client runs it first on
+/// resume, and what it sends then starts from a summary the model has not written yet.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "compaction {0} was never answered: opencode runs it first on resume, and sends what follows from a summary not written yet"
+)]
+pub struct PendingCompaction(pub String);
+
+/// Why the view is not given: a part it does not emulate, or a compaction still to run.
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    /// A part it does not emulate.
+    #[error(transparent)]
+    NotEmulated(#[from] NotEmulated),
+    /// A compaction the client runs first.
+    #[error(transparent)]
+    Pending(#[from] PendingCompaction),
+}
+
 /// The messages sent after a resume of `s` (the system prompt left out, OC1), then `prompt`.
-pub fn messages(s: &Session, prompt: Option<&str>) -> Result<Vec<Value>, NotEmulated> {
+pub fn messages(s: &Session, prompt: Option<&str>) -> Result<Vec<Value>, Refused> {
     let mut out = Vec::new();
-    let loaded = &s.messages[resume_start(s).min(s.messages.len())..];
+    let start = resume_start(s).min(s.messages.len());
+    let loaded = &s.messages[start..];
+    if let Some((i, m)) = loaded.iter().enumerate().rev().find(|(_, m)| m.asks_compaction())
+        && crate::model::summary_of(s, start + i).is_none_or(|a| !a.is_finished_summary())
+    {
+        return Err(PendingCompaction(m.id().unwrap_or("?").to_string()).into());
+    }
     for m in loaded {
         match m.role() {
             "user" => user(m, &mut out)?,

@@ -72,7 +72,7 @@ step "$WORK/proj-a" --continue "after-the-compaction-RUNTOOL"
 step "$WORK/proj-b" "a-plain-question"
 # A model that reports an overflow on every answer: the client compacts again and again until
 # the run is ended (a short timeout), the loop its users report.
-MOCK_PT=50000 T=${LOOP_WAIT:-22} step "$WORK/proj-loop" "loop"
+MOCK_PT=50000 T=${LOOP_WAIT:-16} step "$WORK/proj-loop" "loop"
 # The copy is made whole (the WAL folded in) by SQLite itself, never by copying files.
 rm -f "$OUT/opencode.db"
 python3 - "$DATA/opencode/opencode.db" "$OUT/opencode.db" <<'PY'
@@ -94,29 +94,10 @@ for sid in $(python3 -c "import sqlite3,sys; print('\n'.join(r[0] for r in sqlit
     || echo "record.sh: opencode export $sid failed: $(tail -n 3 "$RUN/export.err")" >&2
 done
 
-# Each session resumed from a fresh copy of the database, the request of its turn recorded.
+# Each session resumed from a copy of the database, the request of its turn recorded, by the
+# harness's view script (its mock model's context window is large: no compaction first).
 for sid in $(python3 -c "import sqlite3,sys; print('\n'.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute('select id from session order by id')))" "$OUT/opencode.db"); do
-  R=$RUN/resume-$sid
-  mkdir -p "$R/data/opencode"
-  cp "$OUT/opencode.db" "$R/data/opencode/opencode.db"
-  dir=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select directory from session where id=?',(sys.argv[2],)).fetchone()[0])" "$OUT/opencode.db" "$sid")
-  mkdir -p "$dir"
-  # The resumed run never exits: it is ended once its turn's request is in (T).
-  T=${RESUME_WAIT:-25} oc "$R/data" "$R/dump" "$dir" --session "$sid" "say-ok"
-  python3 - "$R/dump" "$OUT/$sid.sent.json" <<'PY'
-import glob, json, sys
-turns = []
-for p in sorted(glob.glob(sys.argv[1] + "/0*.json")):
-    b = json.load(open(p)).get("body") or {}
-    msgs = b.get("messages") or []
-    # The turn's request is the one whose system prompt is the agent's, not the title's.
-    if msgs and msgs[0].get("role") == "system" and "title generator" not in str(msgs[0].get("content")):
-        turns.append(b)
-if not turns:
-    sys.exit("record.sh: the resumed run sent no request of its turn")
-with open(sys.argv[2], "w") as f:
-    json.dump(turns[0], f, indent=1, ensure_ascii=False)
-    f.write("\n")
-PY
+  OPENCODE_BIN=$OC OTHERAGENTS=$TOOLS "$HERE/../opencode-resume-view.sh" "$OUT/opencode.db#$sid" say-ok >"$OUT/$sid.sent.json" \
+    || { echo "record.sh: resuming $sid sent no request" >&2; rm -f "$OUT/$sid.sent.json"; }
 done
 ls "$OUT"
