@@ -66,6 +66,8 @@ import glob, json, sys
 for p in sorted(glob.glob(sys.argv[1] + "/0*.json")):
     b = json.load(open(p)).get("body") or {}
     msgs = b.get("messages") or []
+    if "You are a title generator" in str(msgs[0].get("content") if msgs else ""):
+        continue
     last = msgs[-1] if msgs else {}
     content = last.get("content")
     first = content[0].get("text") if isinstance(content, list) and content and isinstance(content[0], dict) else content

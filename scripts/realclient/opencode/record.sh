@@ -70,9 +70,29 @@ step "$WORK/proj-a" "list-the-files-RUNTOOL"
 MOCK_PT_FIRST=50000 step "$WORK/proj-a" --continue "keep-going"
 step "$WORK/proj-a" --continue "after-the-compaction-RUNTOOL"
 step "$WORK/proj-b" "a-plain-question"
-# A model that reports an overflow on every answer: the client compacts again and again until
-# the run is ended (a short timeout), the loop its users report.
-MOCK_PT=50000 T=${LOOP_WAIT:-16} step "$WORK/proj-loop" "loop"
+# A model that reports an overflow on every answer: the client compacts again and again, the
+# loop its users report, until the run is ended once LOOPS compactions are in the database.
+n=$((n + 1))
+# Job control puts the run in a process group of its own, which is ended whole.
+set -m
+MOCK_PT=50000 T=120 oc "$DATA" "$RUN/dump$n" "$WORK/proj-loop" "loop" &
+LOOP=$!
+set +m
+for _ in $(seq 480); do
+  sleep 0.25
+  kill -0 $LOOP 2>/dev/null || break
+  done_loops=$(python3 -c "
+import sqlite3, sys
+try:
+    db = sqlite3.connect('file:%s?mode=ro' % sys.argv[1], uri=True, timeout=1)
+    print(db.execute(\"select count(*) from part where json_extract(data, '$.type') = 'compaction'\").fetchone()[0])
+except Exception:
+    print(0)
+" "$DATA/opencode/opencode.db" 2>/dev/null)
+  [ "${done_loops:-0}" -ge "${LOOPS:-3}" ] && break
+done
+kill -- -$LOOP 2>/dev/null
+wait $LOOP 2>/dev/null
 # The copy is made whole (the WAL folded in) by SQLite itself, never by copying files.
 rm -f "$OUT/opencode.db"
 python3 - "$DATA/opencode/opencode.db" "$OUT/opencode.db" <<'PY'
