@@ -2,8 +2,8 @@
 # opencode-resume-view.sh SESSION [PROMPT]
 #
 # Resumes an opencode session with the real opencode (opencode-ai 1.18.33, installed by
-# install.sh), offline: the model API is the loopback mock of chat/completions
-# (../../../shared/tools/otheragents, or OTHERAGENTS). Prints the body of the request the
+# install.sh), offline: the model API is the loopback mock of the agent-support research
+# (mock.py and netrun.sh, in the folder OTHERAGENTS names). Prints the body of the request the
 # client sends for the resumed turn, as JSON. SESSION is `DB#ID` (a session of an
 # opencode.db, copied with SQLite's backup API first) or an `opencode export` document (loaded
 # into a fresh database with `opencode import`). Nothing given is ever written.
@@ -19,10 +19,10 @@ PROMPT=${2:-${VIEW_PROMPT:-say-ok}}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=${CCTOOL_REALCLIENTS:-$HOME/.cache/cctool-realclients}
 OC=${OPENCODE_BIN:-$(ls "$ROOT"/opencode/node_modules/opencode-linux-*/bin/opencode 2>/dev/null | head -n 1)}
-TOOLS=${OTHERAGENTS:-$HERE/../../../shared/tools/otheragents}
+TOOLS=${OTHERAGENTS:-}
 fail() { echo "opencode-resume-view.sh: $2" >&2; exit "$1"; }
 [ -n "$OC" ] && [ -x "$OC" ] || fail 2 "opencode is not installed under $ROOT/opencode (run install.sh, or set OPENCODE_BIN)"
-[ -f "$TOOLS/netrun.sh" ] || fail 2 "no mock at $TOOLS (set OTHERAGENTS)"
+[ -n "$TOOLS" ] && [ -f "$TOOLS/netrun.sh" ] || fail 2 "OTHERAGENTS must name the folder of the agent-support mock (mock.py, netrun.sh)"
 mkdir -p "$ROOT/runs"
 RUN=$(mktemp -d "$ROOT/runs/opencode-view.XXXXXX")
 [ "${VIEW_KEEP:-0}" = 1 ] || trap 'rm -rf "$RUN"' EXIT

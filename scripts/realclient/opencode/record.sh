@@ -2,8 +2,9 @@
 # record.sh OUTDIR
 #
 # Makes opencode databases with the real client (opencode-ai 1.18.33, installed by
-# ../install.sh), offline against the loopback mock of ../../../../shared/tools/otheragents
-# (OTHERAGENTS names another copy), then resumes each session of them once and records the
+# ../install.sh), offline against the loopback mock of the agent-support research (mock.py and
+# netrun.sh, in the folder OTHERAGENTS names: it answers with tool calls and reports
+# overflows), then resumes each session of them once and records the
 # request the client sent. Writes into OUTDIR:
 #   opencode.db                 two projects: a turn with a tool call, a forced compaction
 #                               (the mock reports a context overflow once) and turns after
@@ -22,9 +23,9 @@ OUT=${1:?usage: record.sh OUTDIR}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=${CCTOOL_REALCLIENTS:-$HOME/.cache/cctool-realclients}
 OC=${OPENCODE_BIN:-$ROOT/opencode/node_modules/opencode-linux-x64/bin/opencode}
-TOOLS=${OTHERAGENTS:-$HERE/../../../../shared/tools/otheragents}
+TOOLS=${OTHERAGENTS:-}
 [ -x "$OC" ] || { echo "record.sh: opencode is not installed at $OC (run scripts/realclient/install.sh)" >&2; exit 2; }
-[ -f "$TOOLS/netrun.sh" ] || { echo "record.sh: no mock at $TOOLS (set OTHERAGENTS)" >&2; exit 2; }
+[ -n "$TOOLS" ] && [ -f "$TOOLS/netrun.sh" ] || { echo "record.sh: OTHERAGENTS must name the folder of the agent-support mock (mock.py, netrun.sh)" >&2; exit 2; }
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/opencode-record.XXXXXX")
 # The projects' folders are written into the sessions: a fixed place keeps a re-recording's
