@@ -110,7 +110,9 @@ impl Pattern {
         // and `_` before letters and digits (opencode's `ses_…`).
         let typed = |s: &str| {
             s.split_once('_').is_some_and(|(t, rest)| {
-                !t.is_empty() && t.bytes().all(|b| b.is_ascii_lowercase()) && rest.bytes().all(|b| b.is_ascii_alphanumeric())
+                !t.is_empty()
+                    && t.bytes().all(|b| b.is_ascii_lowercase())
+                    && rest.bytes().all(|b| b.is_ascii_alphanumeric())
             })
         };
         let id_like = |s: &str| typed(s) || s.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
@@ -152,8 +154,15 @@ impl Index {
                 }
             }
             // A database of many sessions names each as `FILE#ID`.
-            for m in containers(store).iter().filter_map(|f| crate::io::member::members_of(f)) {
-                sessions.extend(m.sessions.iter().map(|m| (m.id.to_ascii_lowercase(), PathBuf::from(m.name()))));
+            for m in containers(store)
+                .iter()
+                .filter_map(|f| crate::io::member::members_of(f))
+            {
+                sessions.extend(
+                    m.sessions
+                        .iter()
+                        .map(|m| (m.id.to_ascii_lowercase(), PathBuf::from(m.name()))),
+                );
             }
         }
         Index {

@@ -49,7 +49,9 @@ fn recorded() -> Vec<(String, PathBuf, PathBuf)> {
 /// `rebuild-chain --api-view --prompt PROMPT` of `input`, one message a line.
 fn api_view(input: &str, prompt: &str) -> Vec<Value> {
     let out = stdout_of(&["rebuild-chain", "--api-view", "--prompt", prompt, input]);
-    out.lines().map(|l| serde_json::from_str(l).expect("a JSON message")).collect()
+    out.lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON message"))
+        .collect()
 }
 
 /// The messages a request sent after its system prompt.
@@ -89,7 +91,10 @@ fn the_database_is_listed_session_by_session_and_named_db_hash_id() {
     assert_eq!(a["last_compaction_trigger"], "auto");
     assert!(a["chain_end"].as_str().unwrap().starts_with("compacted:msg_"));
     let b = session_of("proj-b");
-    assert_eq!((b["compactions"].as_u64(), b["chain_end"].as_str()), (Some(0), Some("start")));
+    assert_eq!(
+        (b["compactions"].as_u64(), b["chain_end"].as_str()),
+        (Some(0), Some("start"))
+    );
     assert!(session_of("proj-loop")["compactions"].as_u64().unwrap() > 1);
 }
 
@@ -119,10 +124,19 @@ fn a_resume_loads_from_the_last_answered_compaction() {
     assert_eq!(msgs.len() as u64, a["chain_messages"].as_u64().unwrap());
     // The compaction's request first, then its summary, then what followed.
     assert_eq!(msgs[0]["info"]["role"], "user");
-    assert!(msgs[0]["parts"].as_array().unwrap().iter().any(|p| p["type"] == "compaction"));
+    assert!(
+        msgs[0]["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["type"] == "compaction")
+    );
     assert_eq!(msgs[1]["info"]["summary"], true);
     let full = stdout_of(&["rebuild-chain", "--full", a["path"].as_str().unwrap()]);
-    assert!(full.lines().count() > msgs.len(), "--full gives the history before it too");
+    assert!(
+        full.lines().count() > msgs.len(),
+        "--full gives the history before it too"
+    );
 }
 
 #[test]

@@ -15,7 +15,11 @@ pub fn scan(src: &Source, s: &Session) -> SessionRecord {
         path: src.name().to_string(),
         format: crate::ID.name(),
         bytes: src.len(),
-        role: if s.s("parentID").is_some() { "subagent" } else { "session" },
+        role: if s.s("parentID").is_some() {
+            "subagent"
+        } else {
+            "session"
+        },
         lines: s.messages.len() as u64,
         bad_lines: s.unreadable.len() as u64,
         agent_versions: s.s("version").map(str::to_string).into_iter().collect(),
@@ -42,7 +46,9 @@ pub fn scan(src: &Source, s: &Session) -> SessionRecord {
             .and_then(Value::as_str)
             .map(str::to_string)
     });
-    let compactions: Vec<usize> = (0..s.messages.len()).filter(|&i| s.messages[i].asks_compaction()).collect();
+    let compactions: Vec<usize> = (0..s.messages.len())
+        .filter(|&i| s.messages[i].asks_compaction())
+        .collect();
     r.compactions = compactions.len();
     if let Some(&last) = compactions.last() {
         let c = crate::model::compaction(s, last);
@@ -100,7 +106,11 @@ pub fn summaries(src: &Source, s: &Session) -> Vec<SummaryRecord> {
                 line: None,
                 timestamp: c.time.clone(),
                 trigger: c.measured.as_ref().and_then(|m| m.trigger.clone()),
-                pre_tokens: c.measured.as_ref().and_then(|m| m.pre_tokens.as_ref()).and_then(Value::as_i64),
+                pre_tokens: c
+                    .measured
+                    .as_ref()
+                    .and_then(|m| m.pre_tokens.as_ref())
+                    .and_then(Value::as_i64),
                 origin: Some("local"),
                 warning,
                 summary_source: summary.as_ref().map(|_| "message"),

@@ -128,7 +128,11 @@ fn user(m: &Message, out: &mut Vec<Value>) -> Result<(), NotEmulated> {
             "compaction" => texts.push(COMPACTION_PROMPT.to_string()),
             // A text file or a folder the user named was read into the message's synthetic
             // text parts when it was sent: the part itself is not sent again.
-            "file" if matches!(p.get("mime").and_then(Value::as_str), Some("text/plain" | "application/x-directory")) => {}
+            "file"
+                if matches!(
+                    p.get("mime").and_then(Value::as_str),
+                    Some("text/plain" | "application/x-directory")
+                ) => {}
             "file" => return Err(refused(m, p)),
             _ => {}
         }
@@ -205,7 +209,10 @@ pub fn rules(msgs: &[Value], prompt: bool) -> Vec<Value> {
         ("OC3", made.iter().filter(|m| role(m, "user")).count() - compaction),
         ("OC4", made.iter().filter(|m| role(m, "assistant")).count()),
         ("OC5", made.iter().filter(|m| role(m, "tool")).count()),
-        ("OC7", usize::from(prompt && msgs.last().is_some_and(|m| m["content"].is_array()))),
+        (
+            "OC7",
+            usize::from(prompt && msgs.last().is_some_and(|m| m["content"].is_array())),
+        ),
     ];
     counts
         .iter()

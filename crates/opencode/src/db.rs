@@ -85,57 +85,86 @@ pub fn members(path: &Path) -> Option<Members> {
     is_opencode(&db).ok()?;
     let name = path.display().to_string();
     let mut out = Members::default();
-    let problem = |out: &mut Members, sev, code, msg: String| out.problems.push(Diagnostic::new(&name, None, code, sev, msg));
+    let problem =
+        |out: &mut Members, sev, code, msg: String| out.problems.push(Diagnostic::new(&name, None, code, sev, msg));
     let r = (|| -> Result<(), DbError> {
         let tx = db.unchecked_transaction()?;
         let updated = columns(&tx, "session")?.iter().any(|c| c == "time_updated");
+        // What each session's rows hold, from the lengths SQLite keeps in each record's
+        // header (`octet_length` reads no text), one pass over each table.
+        let mut sizes: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
+        for table in ["message", "part"] {
+            if !columns(&tx, table)?.iter().any(|c| c == "session_id") {
+                continue;
+            }
+            let sql = format!("SELECT session_id, SUM(octet_length(data)) FROM {table} GROUP BY session_id");
+            let mut st = tx.prepare(&sql)?;
+            let rows = st.query_map([], |r| Ok((text_of(r.get_ref(0)?), r.get::<_, Option<i64>>(1)?)))?;
+            for row in rows {
+                let (id, n) = row?;
+                *sizes.entry(id).or_default() += n.unwrap_or(0);
+            }
+        }
         let sql = format!(
-            "SELECT s.id, {}, (SELECT COALESCE(SUM(LENGTH(m.data)), 0) FROM message m WHERE m.session_id = s.id) \
-             + (SELECT COALESCE(SUM(LENGTH(p.data)), 0) FROM part p WHERE p.session_id = s.id) FROM session s ORDER BY s.id",
-            if updated { "s.time_updated" } else { "NULL" }
+            "SELECT id, {} FROM session ORDER BY id",
+            if updated { "time_updated" } else { "NULL" }
         );
-        let has_part_session = columns(&tx, "part")?.iter().any(|c| c == "session_id");
-        let sql = if has_part_session {
-            sql
-        } else {
-            sql.replace("(SELECT COALESCE(SUM(LENGTH(p.data)), 0) FROM part p WHERE p.session_id = s.id)", "0")
-        };
         let mut st = tx.prepare(&sql)?;
-        let rows = st.query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<i64>>(1)?,
-                r.get::<_, Option<i64>>(2)?,
-            ))
-        })?;
+        let rows = st.query_map([], |r| Ok((text_of(r.get_ref(0)?), r.get::<_, Option<i64>>(1)?)))?;
         for row in rows {
-            let (id, ms, size) = row?;
+            let (id, ms) = row?;
             out.sessions.push(Member {
                 container: path.to_path_buf(),
+                size: sizes.get(&id).copied().unwrap_or(0).max(0) as u64,
                 id,
                 agent: crate::ID,
-                size: size.unwrap_or(0).max(0) as u64,
                 modified_ms: ms,
             });
         }
         drop(st);
-        for (id, session) in orphans(&tx, "SELECT m.id, m.session_id FROM message m LEFT JOIN session s ON s.id = m.session_id WHERE s.id IS NULL")? {
-            problem(&mut out, Severity::Warning, Code::OrphanRow, format!("message {id} names session {session}, which the database does not hold: no resume loads it"));
+        for (id, session) in orphans(
+            &tx,
+            "SELECT m.id, m.session_id FROM message m LEFT JOIN session s ON s.id = m.session_id WHERE s.id IS NULL",
+        )? {
+            problem(
+                &mut out,
+                Severity::Warning,
+                Code::OrphanRow,
+                format!("message {id} names session {session}, which the database does not hold: no resume loads it"),
+            );
         }
-        for (id, message) in orphans(&tx, "SELECT p.id, p.message_id FROM part p LEFT JOIN message m ON m.id = p.message_id WHERE m.id IS NULL")? {
-            problem(&mut out, Severity::Warning, Code::OrphanRow, format!("part {id} names message {message}, which the database does not hold: no resume loads it"));
+        for (id, message) in orphans(
+            &tx,
+            "SELECT p.id, p.message_id FROM part p LEFT JOIN message m ON m.id = p.message_id WHERE m.id IS NULL",
+        )? {
+            problem(
+                &mut out,
+                Severity::Warning,
+                Code::OrphanRow,
+                format!("part {id} names message {message}, which the database does not hold: no resume loads it"),
+            );
         }
         if let Some(newest) = newest_migration(&tx)?
             && newest.as_str() > NEWEST_KNOWN_MIGRATION
         {
-            problem(&mut out, Severity::Info, Code::UnknownSchema, format!(
-                "schema migration {newest} is newer than the newest cctool knows ({NEWEST_KNOWN_MIGRATION}, opencode 1.18.33): read by table and column name"
-            ));
+            problem(
+                &mut out,
+                Severity::Info,
+                Code::UnknownSchema,
+                format!(
+                    "schema migration {newest} is newer than the newest cctool knows ({NEWEST_KNOWN_MIGRATION}, opencode 1.18.33): read by table and column name"
+                ),
+            );
         }
         Ok(())
     })();
     if let Err(e) = r {
-        problem(&mut out, Severity::Error, Code::Unreadable, format!("cannot read the database: {e}"));
+        problem(
+            &mut out,
+            Severity::Error,
+            Code::Unreadable,
+            format!("cannot read the database: {e}"),
+        );
     }
     Some(out)
 }

@@ -23,7 +23,13 @@ pub fn doctor(src: &Source, s: &Session) -> Vec<Diagnostic> {
         .unreadable
         .iter()
         .map(|(table, id, why)| {
-            finding(file, None, Code::UnreadableRow, Severity::Warning, format!("{table} {id}: {why}; left out"))
+            finding(
+                file,
+                None,
+                Code::UnreadableRow,
+                Severity::Warning,
+                format!("{table} {id}: {why}; left out"),
+            )
         })
         .collect();
     compactions(file, s, &mut out);
@@ -96,7 +102,10 @@ fn synthetic_only(parts: &[Value]) -> bool {
         .iter()
         .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
         .collect();
-    !texts.is_empty() && texts.iter().all(|p| p.get("synthetic").and_then(Value::as_bool) == Some(true))
+    !texts.is_empty()
+        && texts
+            .iter()
+            .all(|p| p.get("synthetic").and_then(Value::as_bool) == Some(true))
 }
 
 /// Calls of what a resume loads that are still pending or running: the client sends them as

@@ -107,7 +107,10 @@ pub fn read(src: &Source) -> io::Result<Session> {
     let doc: Value = serde_json::from_slice(&bytes)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("not an opencode export: {e}")))?;
     let Value::Object(mut doc) = doc else {
-        return Err(io::Error::new(io::ErrorKind::InvalidData, "not an opencode export: not a JSON object"));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "not an opencode export: not a JSON object",
+        ));
     };
     let info = doc.remove("info").unwrap_or(Value::Null);
     let mut s = Session {
@@ -132,12 +135,14 @@ pub fn read(src: &Source) -> io::Result<Session> {
     for (i, m) in messages.into_iter().enumerate() {
         let raw = serde_json::to_vec(&m).unwrap_or_default();
         let Value::Object(mut m) = m else {
-            s.unreadable.push(("message".into(), format!("#{}", i + 1), "not an object".into()));
+            s.unreadable
+                .push(("message".into(), format!("#{}", i + 1), "not an object".into()));
             continue;
         };
         let info = m.remove("info").unwrap_or(Value::Null);
         if !info.is_object() {
-            s.unreadable.push(("message".into(), format!("#{}", i + 1), "no info object".into()));
+            s.unreadable
+                .push(("message".into(), format!("#{}", i + 1), "no info object".into()));
             continue;
         }
         let parts = match m.remove("parts") {

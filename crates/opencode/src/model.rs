@@ -89,7 +89,11 @@ pub fn pre_tokens(s: &Session, i: usize) -> Option<Value> {
         .iter()
         .rev()
         .find(|m| m.role() == "assistant")
-        .and_then(|m| m.info.pointer("/tokens/total").or_else(|| m.info.pointer("/tokens/input")))
+        .and_then(|m| {
+            m.info
+                .pointer("/tokens/total")
+                .or_else(|| m.info.pointer("/tokens/input"))
+        })
         .cloned()
 }
 
@@ -104,7 +108,11 @@ pub fn record(m: &Message, v: &Value, loaded: bool, session_id: Option<&str>) ->
         ms: m.created_ms(),
         time: m.created_ms().map(format_ms),
         session_id: session_id.map(str::to_string),
-        model: s("modelID").or_else(|| info.pointer("/model/modelID").and_then(Value::as_str).map(str::to_string)),
+        model: s("modelID").or_else(|| {
+            info.pointer("/model/modelID")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        }),
         id: s("id"),
         parent: s("parentID"),
         kind: role.clone(),
@@ -171,7 +179,13 @@ fn part(p: &Value, out: &mut Vec<Part>) {
                 _ => {}
             }
         }
-        "compaction" => out.push(Part::Notice(COMPACTION_PROMPT.to_string())),
+        // A resume sends it as the user's text `COMPACTION_PROMPT`, which the record does not
+        // hold: kept as its part, so that every text of a record is its own (search reads
+        // a record's bytes first).
+        "compaction" => out.push(Part::Other {
+            kind: ty.to_string(),
+            value: Some(p.clone()),
+        }),
         "file" => out.push(Part::Attachment(p.clone())),
         // The bounds of a model step: its tokens are the message's, read above.
         "step-start" | "step-finish" => {}

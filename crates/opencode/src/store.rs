@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 pub fn roots(env: &dyn Fn(&str) -> Option<OsString>) -> (Vec<PathBuf>, Vec<String>) {
     let (data, asked) = match env("XDG_DATA_HOME") {
         Some(v) => (Some(PathBuf::from(v)), true),
-        None => (env("HOME").map(|h| PathBuf::from(h).join(".local").join("share")), false),
+        None => (
+            env("HOME").map(|h| PathBuf::from(h).join(".local").join("share")),
+            false,
+        ),
     };
     let Some(dir) = data.map(|d| d.join("opencode")) else {
         return (Vec::new(), Vec::new());
@@ -24,7 +27,10 @@ pub fn roots(env: &dyn Fn(&str) -> Option<OsString>) -> (Vec<PathBuf>, Vec<Strin
         .collect();
     found.sort();
     let notes = if found.is_empty() && asked {
-        vec![format!("no opencode database in {} (from XDG_DATA_HOME)", dir.display())]
+        vec![format!(
+            "no opencode database in {} (from XDG_DATA_HOME)",
+            dir.display()
+        )]
     } else {
         Vec::new()
     };
