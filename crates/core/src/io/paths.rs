@@ -346,7 +346,7 @@ pub fn stores_from(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Stores {
     let mut take = |st: &mut Stores, dir: PathBuf| -> bool {
         st.looked.push(dir.clone());
         // A store is a folder, or a database that holds an agent's sessions (opencode's).
-        if !dir.is_dir() && !(dir.is_file() && super::member::is_sqlite(&dir)) {
+        if !(dir.is_dir() || dir.is_file() && super::member::is_sqlite(&dir)) {
             return false;
         }
         let id = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
