@@ -6,15 +6,18 @@
 #   copilot/  @github/copilot 1.0.102, optional: proprietary, installed for local checks only
 #             (nothing of it is ever committed or redistributed); a failure to install it is
 #             said and the other two stay installed
+#   opencode/ opencode-ai 1.18.33, optional (MIT; a native binary); a failure to install it is
+#             said and the others stay installed
 #   runs/     the view scripts' run directories
 # Needs Linux, npm with access to its registry (only when something is missing), python3 and
 # unshare. Runs again without touching the network when the clients already answer --version
 # with their pinned version; CCTOOL_REINSTALL=1 reinstalls, CCTOOL_NO_COPILOT=1 leaves Copilot
-# CLI out. Prints the binaries.
+# CLI out, CCTOOL_NO_OPENCODE=1 opencode. Prints the binaries.
 set -u
 CC_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 COPILOT_VERSION=1.0.102
+OPENCODE_VERSION=1.18.33
 ROOT=${CCTOOL_REALCLIENTS:-$HOME/.cache/cctool-realclients}
 
 say() { echo "install.sh: $*" >&2; }
@@ -124,7 +127,32 @@ else
   fi
 fi
 
+# opencode: its native binary comes in a platform package beside the npm loader
+# (opencode-linux-x64, and a baseline build for older CPUs).
+opencode_exe() {
+  ls "$ROOT"/opencode/node_modules/opencode-linux-"$ARCH"/bin/opencode \
+    "$ROOT"/opencode/node_modules/opencode-linux-*/bin/opencode 2>/dev/null | head -n 1
+}
+opencode_ok() { local b; b=$(opencode_exe); [ -n "$b" ] && version "$b" | grep -q "^$OPENCODE_VERSION\$"; }
+
+# Optional, so every failure here is a warning.
+OPENCODE_LINE="opencode: not installed (optional; the opencode view scripts and tests skip)"
+if [ "${CCTOOL_NO_OPENCODE:-0}" = 1 ]; then
+  say "opencode left out (CCTOOL_NO_OPENCODE=1)"
+elif [ "${CCTOOL_REINSTALL:-0}" != 1 ] && opencode_ok; then
+  say "opencode $OPENCODE_VERSION is installed"
+  OPENCODE_LINE="opencode: $(opencode_exe) ($(version "$(opencode_exe)"))"
+else
+  mkdir -p "$ROOT/opencode"
+  if (npm_add "$ROOT/opencode" "opencode-ai@$OPENCODE_VERSION") && opencode_ok; then
+    OPENCODE_LINE="opencode: $(opencode_exe) ($(version "$(opencode_exe)"))"
+  else
+    say "warning: opencode $OPENCODE_VERSION could not be installed; the other clients are installed"
+  fi
+fi
+
 echo "claude:  $CC_EXE ($CC_SAYS)"
 echo "codex:   $CODEX_EXE ($CODEX_SAYS)"
 echo "$COPILOT_LINE"
+echo "$OPENCODE_LINE"
 echo "runs:    $ROOT/runs"

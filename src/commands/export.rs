@@ -83,6 +83,7 @@ fn name_in_folder(input: &Input, f: ExportFormat, taken: &mut HashMap<String, us
     let file_name = match input {
         Input::Path(p) => p.file_name().map(|n| n.to_string_lossy().into_owned()),
         Input::Archived(s) => s.name.rsplit('/').next().map(str::to_string),
+        Input::Member(m) => Some(format!("{}.json", m.id)),
         Input::Stdin => None,
     }
     .unwrap_or_else(|| "stdin.jsonl".into());

@@ -106,7 +106,16 @@ impl Pattern {
             Some((p, s)) => (p.to_string(), Some(s.to_string())),
             None => (lower, None),
         };
-        let id_like = |s: &str| s.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+        // Ids are uuids (hex digits and dashes), or an agent's typed ids, a lowercase type
+        // and `_` before letters and digits (opencode's `ses_…`).
+        let typed = |s: &str| {
+            s.split_once('_').is_some_and(|(t, rest)| {
+                !t.is_empty()
+                    && t.bytes().all(|b| b.is_ascii_lowercase())
+                    && rest.bytes().all(|b| b.is_ascii_alphanumeric())
+            })
+        };
+        let id_like = |s: &str| typed(s) || s.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
         let digits = prefix
             .bytes()
             .chain(suffix.iter().flat_map(|s| s.bytes()))
@@ -143,6 +152,17 @@ impl Index {
                 if let Some(id) = id {
                     sessions.push((id.to_ascii_lowercase(), path));
                 }
+            }
+            // A database of many sessions names each as `FILE#ID`.
+            for m in containers(store)
+                .iter()
+                .filter_map(|f| crate::io::member::members_of(f))
+            {
+                sessions.extend(
+                    m.sessions
+                        .iter()
+                        .map(|m| (m.id.to_ascii_lowercase(), PathBuf::from(m.name()))),
+                );
             }
         }
         Index {
@@ -281,6 +301,18 @@ fn session_files(store: &Path) -> Vec<PathBuf> {
         .collect();
     crate::io::paths::drop_compressed_twins(&mut files);
     files
+}
+
+/// The files of one store that may hold many sessions (an agent's database).
+fn containers(store: &Path) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(store)
+        .max_depth(STORE_DEPTH)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file() && crate::io::member::may_be_container(e.path()))
+        .map(walkdir::DirEntry::into_path)
+        .collect()
 }
 
 /// The session id a store's layout puts in a file's name (Claude Code `<id>.jsonl`, Codex

@@ -79,7 +79,7 @@ pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> super::Result<ExitStatus> {
                 (!ours || named_inputs.contains(&Input::Path(p.clone())))
                     && seen.insert(p.canonicalize().unwrap_or_else(|_| p.clone()))
             }
-            Input::Stdin | Input::Archived(_) => true,
+            Input::Stdin | Input::Archived(_) | Input::Member(_) => true,
         })
         .collect();
     let dest = destination(a, &inputs)?;
@@ -88,7 +88,7 @@ pub fn run(g: &GlobalArgs, a: &MigrateArgs) -> super::Result<ExitStatus> {
         .map(|input| {
             let named = match &input {
                 Input::Path(p) => named_inputs.contains(&Input::Path(p.clone())),
-                Input::Archived(_) => named_inputs.contains(&input),
+                Input::Archived(_) | Input::Member(_) => named_inputs.contains(&input),
                 Input::Stdin => true,
             };
             let planned = planned_output(&dest, &input, &a.paths);
@@ -242,6 +242,7 @@ fn planned_output(dest: &Dest, input: &Input, roots: &[PathBuf]) -> Option<PathB
     let p = match (input, dest) {
         (Input::Path(p), _) => p,
         (Input::Archived(s), Dest::Dir(d)) => return Some(beside(&d.join(&s.rel), "v5.json")),
+        (Input::Member(m), Dest::Dir(d)) => return Some(d.join(format!("{}.v5.json", m.id))),
         _ => {
             return match dest {
                 Dest::File(o) => Some(o.clone()),
@@ -381,7 +382,7 @@ fn migrate_one(
     if matches!(input, Input::Stdin) && matches!(dest, Dest::Dir(_)) {
         return Err(Refusal::StdinInFolder.into());
     }
-    if matches!(input, Input::Archived(_)) && matches!(dest, Dest::Default) {
+    if matches!(input, Input::Archived(_) | Input::Member(_)) && matches!(dest, Dest::Default) {
         return Err(Refusal::ArchivedMigrate.into());
     }
     // A file found in a folder or a list that is not a session is skipped; one named on the

@@ -141,7 +141,7 @@ pub fn batch_inputs_writing(
             if p.as_os_str() == "-" {
                 Input::Stdin
             } else {
-                Input::Path(p.clone())
+                crate::io::member::input_of(p)
             }
         })
         .chain(named_archived)
@@ -179,14 +179,14 @@ pub const ARCHIVED_NEEDS_OUTPUT: &str =
     "is a copy kept in a backup archive, which cctool never writes into: write the result with -o OUT";
 
 /// The input a command that reads one file names: standard input (`-`), a file, one
-/// session kept in a backup archive (`ARCHIVE/<session id>`), or a session of the user's
-/// stores named by its id (see [`ids`]).
+/// session kept in a backup archive (`ARCHIVE/<session id>`), one session of an agent's
+/// database (`FILE#ID`), or a session of the user's stores named by its id (see [`ids`]).
 pub fn file_input(path: &std::path::Path) -> Result<crate::io::Input> {
     if path.as_os_str() == "-" {
         return Ok(crate::io::Input::Stdin);
     }
     match crate::backup::named::resolve(path) {
-        None => Ok(crate::io::Input::Path(ids::session_path(path)?)),
+        None => Ok(crate::io::member::input_of(&ids::session_path(path)?)),
         Some(found) => Ok(found?.single(path)?),
     }
 }
@@ -196,7 +196,7 @@ pub fn file_input(path: &std::path::Path) -> Result<crate::io::Input> {
 pub fn input_path(input: &crate::io::Input, arg: &std::path::Path) -> std::path::PathBuf {
     match input {
         crate::io::Input::Path(p) => p.clone(),
-        crate::io::Input::Stdin | crate::io::Input::Archived(_) => arg.to_path_buf(),
+        crate::io::Input::Stdin | crate::io::Input::Archived(_) | crate::io::Input::Member(_) => arg.to_path_buf(),
     }
 }
 
@@ -305,6 +305,7 @@ pub fn each_session_reading<T: Send, E: std::fmt::Display>(
     let size = |input: &crate::io::Input| match input {
         crate::io::Input::Path(p) => std::fs::metadata(p).map_or(0, |m| m.len()),
         crate::io::Input::Archived(s) => s.size,
+        crate::io::Input::Member(m) => m.size,
         crate::io::Input::Stdin => 0,
     };
     let sizes: Vec<u64> = inputs.par_iter().map(size).collect();

@@ -8,8 +8,8 @@ use super::error::{FormatRefusal, Refusal, Usage};
 use crate::ExitStatus;
 use crate::cli::{GlobalArgs, SlimArgs};
 use crate::error::Error as CoreError;
+use crate::io::Source;
 use crate::io::atomic::{InPlace, Output, Seen, replace_with_backup_by, write_new_file_by, write_stdout};
-use crate::io::{Input, Source};
 use crate::output::Out;
 use crate::output::sanitize::escape_str;
 use crate::slim::payload::size_text;
@@ -104,7 +104,7 @@ fn describe(r: &SlimRecord) -> String {
 fn one(g: &GlobalArgs, a: &SlimArgs, p: &Path, to_dir: bool, r: &mut SlimRecord) -> super::Result<()> {
     let p = &super::ids::session_path(p)?;
     r.file = p.display().to_string();
-    let input = Input::Path(p.to_path_buf());
+    let input = crate::io::member::input_of(p);
     let (src, format) = super::open_session(&input, g)?;
     let Some(slimmer) = crate::agents::agent(format).slimmer() else {
         return Err(Refusal::from(FormatRefusal::Slim(format)).into());

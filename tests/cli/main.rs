@@ -54,6 +54,7 @@ mod memory_rows;
 mod memory_share;
 mod migrate;
 mod non_session;
+mod opencode;
 mod pi;
 mod props;
 mod readme;

@@ -70,6 +70,8 @@ pub enum Client {
     Copilot,
     /// pi 1.6.0 (`scripts/realclient/pi/install.sh`).
     Pi,
+    /// opencode (opencode-ai), optional.
+    Opencode,
 }
 
 /// The harness script that resumes a file with `client`, or `None` after a one-line notice
@@ -87,6 +89,7 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
         Client::Codex => ("codex-resume-view.sh", "Codex 0.171", "install.sh"),
         Client::Copilot => ("copilot-resume-view.sh", "Copilot CLI 1.0.102", "install.sh"),
         Client::Pi => ("pi/pi-resume-view.sh", "pi 1.6.0", "pi/install.sh"),
+        Client::Opencode => ("opencode-resume-view.sh", "opencode 1.18.33", "install.sh"),
     };
     let installed = installs.is_some_and(|home| match client {
         Client::ClaudeCode => home
@@ -107,6 +110,14 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
         Client::Pi => home
             .join("pi/node_modules/@earendil-works/pi-coding-agent/dist/cli.js")
             .is_file(),
+        Client::Opencode => std::fs::read_dir(home.join("opencode/node_modules"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|e| {
+                e.file_name().to_string_lossy().starts_with("opencode-linux-")
+                    && e.path().join("bin/opencode").is_file()
+            }),
     });
     if !installed {
         skip_notice(&format!("{name} not installed (scripts/realclient/{install})"));

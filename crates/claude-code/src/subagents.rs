@@ -55,7 +55,7 @@ pub fn sub_sessions(session: &Path, follow: bool) -> Vec<PathBuf> {
         .skip(1)
         .filter_map(|i| match i {
             Input::Path(p) => Some(p),
-            Input::Stdin | Input::Archived(_) => None,
+            Input::Stdin | Input::Archived(_) | Input::Member(_) => None,
         })
         .collect();
     files.sort();
@@ -121,7 +121,7 @@ impl Folders {
                     .into_iter()
                     .filter_map(|i| match i {
                         Input::Path(p) => Some(p),
-                        Input::Stdin | Input::Archived(_) => None,
+                        Input::Stdin | Input::Archived(_) | Input::Member(_) => None,
                     }),
             );
         }

@@ -93,7 +93,7 @@ impl Stores {
 
     /// The session `session` names, opened.
     fn open(&self, session: &str) -> Result<(Source, AgentId, SessionRecord), ToolError> {
-        let input = Input::Path(self.path(session)?);
+        let input = crate::io::member::input_of(&self.path(session)?);
         let (src, format) =
             super::super::open_session(&input, &self.g).map_err(|e| ToolError(format!("session {session:?}: {e}")))?;
         let record = crate::agents::agent(format)

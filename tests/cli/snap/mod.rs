@@ -25,6 +25,7 @@ mod hooks;
 mod mcp;
 mod migrate;
 mod misc;
+mod opencode;
 mod scan;
 mod search;
 mod slim;

@@ -266,6 +266,13 @@ pub trait Agent: Sync {
         (Vec::new(), Vec::new())
     }
 
+    /// The file that holds many of this agent's sessions (a database), through which each is
+    /// read as an input of its own ([`crate::io::member`]); `None` for an agent that writes a
+    /// session to a file.
+    fn container(&self) -> Option<&'static dyn Container> {
+        None
+    }
+
     /// The compaction hooks cctool installs in this agent's settings; `None` when it has
     /// none.
     fn hooks(&self) -> Option<&'static dyn Hooks> {
@@ -364,6 +371,24 @@ pub trait Store: Sync {
     fn retention(&self) -> Option<&'static dyn Retention> {
         None
     }
+}
+
+/// A file in which an agent keeps many sessions (a database): which sessions it holds, and
+/// each one's content as the agent's own session document, which its [`Agent`] then reads as
+/// it reads a file. Nothing is ever written to it.
+pub trait Container: Sync {
+    /// Whether a file of this name, met while walking a folder, may be one (its content
+    /// decides: [`Container::members`]).
+    fn may_be(&self, path: &Path) -> bool;
+
+    /// The sessions the file at `path` holds, when it is this agent's; `None` when it is not.
+    /// A row that cannot be read is a problem naming the file and the row, never the end of
+    /// the run.
+    fn members(&self, path: &Path) -> Option<crate::io::member::Members>;
+
+    /// The session `id` of the file at `path`, as the bytes of the agent's own session
+    /// document, read in one consistent snapshot.
+    fn read(&self, path: &Path, id: &str) -> io::Result<Vec<u8>>;
 }
 
 /// An agent's own retention sweep of its store: what `doctor` reads to warn before the sweep

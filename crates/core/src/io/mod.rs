@@ -30,6 +30,7 @@ pub mod mapguard {
         Vec::new()
     }
 }
+pub mod member;
 pub mod needles;
 pub mod own;
 pub mod paths;

@@ -91,15 +91,16 @@ pub fn expand_skipping(args: &[PathBuf], follow: bool, outputs: &[PathBuf]) -> E
             Ok(m) if m.is_dir() => {
                 for f in walk(arg, follow, &skip, &mut seen_ids, &mut out.problems) {
                     if seen_files.insert(f.clone()) {
-                        out.inputs.push(Input::Path(f));
+                        push_file(&mut out, f, false);
                     }
                 }
             }
             Ok(_) => {
                 if seen_files.insert(arg.clone()) {
-                    out.inputs.push(Input::Path(arg.clone()));
+                    push_file(&mut out, arg.clone(), true);
                 }
             }
+            Err(_) if let Some(m) = super::member::parse(arg) => out.inputs.push(Input::Member(Box::new(m))),
             Err(e) => out.problems.push(Diagnostic::new(
                 arg.display().to_string(),
                 None,
@@ -110,6 +111,22 @@ pub fn expand_skipping(args: &[PathBuf], follow: bool, outputs: &[PathBuf]) -> E
         }
     }
     out
+}
+
+/// Adds the file `f` to the inputs: the sessions it holds when an agent keeps several in it
+/// (a database: [`super::member`]), else the file itself when it was `named` or is a
+/// session-file candidate by its name. A file a walk took for its name alone and that no
+/// agent claims is no session, and no noise.
+fn push_file(out: &mut Expanded, f: PathBuf, named: bool) {
+    match super::member::members_of(&f) {
+        Some(members) => {
+            out.inputs
+                .extend(members.sessions.into_iter().map(|m| Input::Member(Box::new(m))));
+            out.problems.extend(members.problems);
+        }
+        None if named || is_candidate(&f) => out.inputs.push(Input::Path(f)),
+        None => {}
+    }
 }
 
 /// The session-file candidates under `root`, sorted by path. `skip`: folders (device and
@@ -167,7 +184,7 @@ fn walk(
             }
             continue;
         }
-        if !entry.file_type().is_file() || !is_candidate(path) {
+        if !entry.file_type().is_file() || !(is_candidate(path) || super::member::may_be_container(path)) {
             continue;
         }
         // A file an agent's store keeps beside its sessions is no session, and no noise.
@@ -328,7 +345,8 @@ pub fn stores_from(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Stores {
     let mut ids = HashSet::new();
     let mut take = |st: &mut Stores, dir: PathBuf| -> bool {
         st.looked.push(dir.clone());
-        if !dir.is_dir() {
+        // A store is a folder, or a database that holds an agent's sessions (opencode's).
+        if !(dir.is_dir() || dir.is_file() && super::member::is_sqlite(&dir)) {
             return false;
         }
         let id = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());

@@ -191,6 +191,17 @@ codes! {
         "Copilot CLI: a compaction that records a negative tokensRemoved, which makes the client's resume fail";
     SessionTooLarge = "session-too-large", [Error], DOCTOR,
         "Copilot CLI: an events.jsonl over 512 MiB, which the client cannot resume";
+    // Sessions kept as rows of a database (opencode).
+    OrphanRow = "orphan-row", [Warning], DOCTOR,
+        "opencode: a message whose session, or a part whose message, the database does not hold: no resume loads it, and it takes space";
+    UnknownSchema = "unknown-schema", [Info], DOCTOR,
+        "opencode: a database migrated by a release newer than any cctool was checked against: read by table and column name";
+    UnreadableRow = "unreadable-row", [Warning], BOTH,
+        "opencode: a row of the database whose data is not a JSON object: the client cannot load it, cctool leaves it out";
+    CompactionLoop = "compaction-loop", [Warning], DOCTOR,
+        "opencode: compactions one after another with no prompt between them: the client kept compacting (the model kept reporting overflow)";
+    LargestPart = "largest-part", [Info], DOCTOR,
+        "opencode: the session's largest part, which takes the most of the database's space";
     // cctool session files.
     InvalidSession = "invalid-session", [Error], DOCTOR,
         "cctool session: not a valid session document";

@@ -73,6 +73,8 @@ pub enum Input {
     Stdin,
     /// A file kept in a backup archive (`cctool backup`), named through the archive's folder.
     Archived(Box<super::archive::Stored>),
+    /// A session held inside a file that holds many (an agent's database), named `FILE#ID`.
+    Member(Box<super::member::Member>),
 }
 
 impl Input {
@@ -82,6 +84,7 @@ impl Input {
             Input::Path(p) => p.display().to_string(),
             Input::Stdin => "<stdin>".to_string(),
             Input::Archived(s) => s.name.clone(),
+            Input::Member(m) => m.name(),
         }
     }
 }
@@ -132,6 +135,8 @@ pub enum Held {
     Decompressed,
     /// A copy kept in a backup archive, put together from its chunks once.
     Archived,
+    /// A session read out of an agent's database into memory, in one snapshot.
+    Member,
 }
 
 /// An opened input. `len` is fixed at open time: bytes appended later are not seen, so
@@ -181,6 +186,9 @@ impl Source {
             ),
             Held::Archived => Some(
                 "is a copy kept in a backup archive, which cctool never rewrites: write the result with -o, or `cctool restore` it first",
+            ),
+            Held::Member => Some(
+                "is a session inside an agent's database, which cctool never writes into: write the result with -o",
             ),
         }
     }

@@ -11,7 +11,22 @@ impl Source {
             Input::Stdin => Source::stream("<stdin>".to_string(), io::stdin().lock(), mmap, None, Held::Stream),
             Input::Path(path) => Source::open_path(path, mmap),
             Input::Archived(s) => Source::stream(s.name.clone(), s.reader(), mmap, s.modified(), Held::Archived),
+            Input::Member(m) => Source::member(m),
         }
+    }
+
+    /// Reads a session out of its container through the agent that keeps it: its document,
+    /// made in one snapshot of the container, held in memory.
+    fn member(m: &crate::io::member::Member) -> io::Result<Source> {
+        let container = crate::agents::registry::installed()
+            .find(m.agent)
+            .and_then(|a| a.container())
+            .ok_or_else(|| io::Error::other(format!("no agent of this run reads {}", m.agent.name())))?;
+        let bytes = container.read(&m.container, &m.id)?;
+        let mut src = Source::from_bytes(&m.name(), bytes);
+        src.modified = m.modified();
+        src.held = Held::Member;
+        Ok(src)
     }
 
     /// Opens a file found inside a folder: only a regular file is opened, so a FIFO or a
@@ -25,7 +40,7 @@ impl Source {
     pub fn open_reading(input: &Input, mmap: MmapChoice, mode: ReadMode) -> io::Result<Source> {
         match input {
             Input::Path(path) => Source::open_file(path, mmap, true, mode),
-            Input::Stdin | Input::Archived(_) => Source::open(input, mmap),
+            Input::Stdin | Input::Archived(_) | Input::Member(_) => Source::open(input, mmap),
         }
     }
 
@@ -33,7 +48,7 @@ impl Source {
     pub fn open_found_reading(input: &Input, mmap: MmapChoice, mode: ReadMode) -> io::Result<Source> {
         match input {
             Input::Path(path) => Source::open_file(path, mmap, false, mode),
-            Input::Stdin | Input::Archived(_) => Source::open(input, mmap),
+            Input::Stdin | Input::Archived(_) | Input::Member(_) => Source::open(input, mmap),
         }
     }
 

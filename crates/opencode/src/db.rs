@@ -1,0 +1,367 @@
+//! opencode's database (`opencode.db`, SQLite in WAL mode, written by the running client):
+//! which sessions it holds, and each one as the document `opencode export` prints.
+//!
+//! It is opened read-only (`SQLITE_OPEN_READ_ONLY`): cctool never writes, never checkpoints
+//! the WAL and never takes a write lock, so a client running beside it is not disturbed. A
+//! session is read inside one read transaction, one snapshot, so a turn the client is writing
+//! is seen whole or not at all. Tables and columns are found by name: the schema is moving
+//! (newer releases add tables and columns), and a missing table or column is said, never
+//! guessed.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags, types::ValueRef};
+use serde_json::{Map, Value};
+
+use cctool_core::io::member::{Member, Members};
+use cctool_core::model::diag::{Code, Diagnostic, Severity};
+
+/// The newest schema migration opencode 1.18.33 applied (its `migration` table's last id): a
+/// database with a later one was written by a release cctool has not been checked against.
+pub const NEWEST_KNOWN_MIGRATION: &str = "20260622202450_simplify_session_input";
+
+/// How long a read waits for the client's checkpoint to let go of the WAL index.
+const BUSY: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Why a database cannot be read as opencode's.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// SQLite refused.
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A table or column a session needs is missing.
+    #[error("the database has no {0}: not a schema cctool reads")]
+    Missing(String),
+    /// No session of that id.
+    #[error("no session {0} in the database")]
+    NoSession(String),
+}
+
+impl From<DbError> for std::io::Error {
+    fn from(e: DbError) -> std::io::Error {
+        std::io::Error::other(e.to_string())
+    }
+}
+
+/// Opens `path` read-only, never creating it and never writing to it.
+pub fn open(path: &Path) -> Result<Connection, DbError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
+    let db = Connection::open_with_flags(path, flags)?;
+    db.busy_timeout(BUSY)?;
+    Ok(db)
+}
+
+/// The columns of `table`, in order; empty when the table does not exist.
+fn columns(db: &Connection, table: &str) -> Result<Vec<String>, DbError> {
+    let mut st = db.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    let names = st.query_map([table], |r| r.get::<_, String>(0))?;
+    Ok(names.collect::<Result<_, _>>()?)
+}
+
+/// Whether the database has opencode's tables, with the columns a session is read by.
+fn is_opencode(db: &Connection) -> Result<(), DbError> {
+    let need: &[(&str, &[&str])] = &[
+        ("session", &["id"]),
+        ("message", &["id", "session_id", "data"]),
+        ("part", &["id", "message_id", "data"]),
+    ];
+    for (table, cols) in need {
+        let have = columns(db, table)?;
+        if have.is_empty() {
+            return Err(DbError::Missing(format!("table `{table}`")));
+        }
+        if let Some(c) = cols.iter().find(|c| !have.iter().any(|h| h == *c)) {
+            return Err(DbError::Missing(format!("column `{table}.{c}`")));
+        }
+    }
+    Ok(())
+}
+
+/// The sessions of the database at `path`, when it is opencode's; `None` when it is not. What
+/// cannot be read (a message of no session, a part of no message, a schema newer than any
+/// release checked) is a problem naming the database and the row.
+pub fn members(path: &Path) -> Option<Members> {
+    let db = open(path).ok()?;
+    is_opencode(&db).ok()?;
+    let name = path.display().to_string();
+    let mut out = Members::default();
+    let problem =
+        |out: &mut Members, sev, code, msg: String| out.problems.push(Diagnostic::new(&name, None, code, sev, msg));
+    let r = (|| -> Result<(), DbError> {
+        let tx = db.unchecked_transaction()?;
+        let updated = columns(&tx, "session")?.iter().any(|c| c == "time_updated");
+        // What each session's rows hold, from the lengths SQLite keeps in each record's
+        // header (`octet_length` reads no text), one pass over each table.
+        let mut sizes: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
+        for table in ["message", "part"] {
+            if !columns(&tx, table)?.iter().any(|c| c == "session_id") {
+                continue;
+            }
+            let sql = format!("SELECT session_id, SUM(octet_length(data)) FROM {table} GROUP BY session_id");
+            let mut st = tx.prepare(&sql)?;
+            let rows = st.query_map([], |r| Ok((text_of(r.get_ref(0)?), r.get::<_, Option<i64>>(1)?)))?;
+            for row in rows {
+                let (id, n) = row?;
+                *sizes.entry(id).or_default() += n.unwrap_or(0);
+            }
+        }
+        let sql = format!(
+            "SELECT id, {} FROM session ORDER BY id",
+            if updated { "time_updated" } else { "NULL" }
+        );
+        let mut st = tx.prepare(&sql)?;
+        let rows = st.query_map([], |r| Ok((text_of(r.get_ref(0)?), r.get::<_, Option<i64>>(1)?)))?;
+        for row in rows {
+            let (id, ms) = row?;
+            out.sessions.push(Member {
+                container: path.to_path_buf(),
+                size: sizes.get(&id).copied().unwrap_or(0).max(0) as u64,
+                id,
+                agent: crate::ID,
+                modified_ms: ms,
+            });
+        }
+        drop(st);
+        for (id, session) in orphans(
+            &tx,
+            "SELECT m.id, m.session_id FROM message m LEFT JOIN session s ON s.id = m.session_id WHERE s.id IS NULL",
+        )? {
+            problem(
+                &mut out,
+                Severity::Warning,
+                Code::OrphanRow,
+                format!("message {id} names session {session}, which the database does not hold: no resume loads it"),
+            );
+        }
+        for (id, message) in orphans(
+            &tx,
+            "SELECT p.id, p.message_id FROM part p LEFT JOIN message m ON m.id = p.message_id WHERE m.id IS NULL",
+        )? {
+            problem(
+                &mut out,
+                Severity::Warning,
+                Code::OrphanRow,
+                format!("part {id} names message {message}, which the database does not hold: no resume loads it"),
+            );
+        }
+        if let Some(newest) = newest_migration(&tx)?
+            && newest.as_str() > NEWEST_KNOWN_MIGRATION
+        {
+            problem(
+                &mut out,
+                Severity::Info,
+                Code::UnknownSchema,
+                format!(
+                    "schema migration {newest} is newer than the newest cctool knows ({NEWEST_KNOWN_MIGRATION}, opencode 1.18.33): read by table and column name"
+                ),
+            );
+        }
+        Ok(())
+    })();
+    if let Err(e) = r {
+        problem(
+            &mut out,
+            Severity::Error,
+            Code::Unreadable,
+            format!("cannot read the database: {e}"),
+        );
+    }
+    Some(out)
+}
+
+/// The `(row id, what it names)` pairs `sql` selects.
+fn orphans(db: &Connection, sql: &str) -> Result<Vec<(String, String)>, DbError> {
+    let mut st = db.prepare(sql)?;
+    let rows = st.query_map([], |r| Ok((text_of(r.get_ref(0)?), text_of(r.get_ref(1)?))))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The last schema migration the client applied (`migration.id`, named by the time it was
+/// written), when the database has the table.
+fn newest_migration(db: &Connection) -> Result<Option<String>, DbError> {
+    if !columns(db, "migration")?.iter().any(|c| c == "id") {
+        return Ok(None);
+    }
+    Ok(db.query_row("SELECT MAX(id) FROM migration", [], |r| r.get::<_, Option<String>>(0))?)
+}
+
+fn text_of(v: ValueRef<'_>) -> String {
+    match v {
+        ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Real(f) => f.to_string(),
+        ValueRef::Null => String::new(),
+    }
+}
+
+fn json_of(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Text(t) | ValueRef::Blob(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Integer(i) => Value::from(i),
+        ValueRef::Real(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
+        ValueRef::Null => Value::Null,
+    }
+}
+
+/// The session `id` of the database at `path` as the document `opencode export` prints
+/// (`{info, messages: [{info, parts}]}`), read in one snapshot. A row whose `data` is not a
+/// JSON object is kept out of the messages and listed under [`crate::file::UNREADABLE`] with
+/// its table, id and why.
+pub fn export(path: &Path, id: &str) -> Result<Vec<u8>, DbError> {
+    let db = open(path)?;
+    is_opencode(&db)?;
+    let tx = db.unchecked_transaction()?;
+    let info = session_info(&tx, id)?;
+    let mut unreadable = Vec::new();
+    let mut messages: Vec<(String, Map<String, Value>, Vec<Value>)> = Vec::new();
+    {
+        let mut st = tx.prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
+        let mut rows = st.query([id])?;
+        while let Some(r) = rows.next()? {
+            let mid = text_of(r.get_ref(0)?);
+            match object(r.get_ref(1)?) {
+                Ok(mut data) => {
+                    data.insert("id".into(), Value::String(mid.clone()));
+                    data.insert("sessionID".into(), Value::String(id.to_string()));
+                    messages.push((mid, data, Vec::new()));
+                }
+                Err(why) => unreadable.push(bad("message", &mid, &why)),
+            }
+        }
+    }
+    {
+        let mut st = tx.prepare(
+            "SELECT p.id, p.message_id, p.data FROM part p JOIN message m ON m.id = p.message_id \
+             WHERE m.session_id = ?1 ORDER BY p.message_id, p.id",
+        )?;
+        let mut rows = st.query([id])?;
+        let mut at = 0;
+        while let Some(r) = rows.next()? {
+            let pid = text_of(r.get_ref(0)?);
+            let mid = text_of(r.get_ref(1)?);
+            // Parts come ordered by message, as the messages are: a cursor finds each one's.
+            while at < messages.len() && messages[at].0 < mid {
+                at += 1;
+            }
+            match object(r.get_ref(2)?) {
+                Ok(mut data) => {
+                    data.insert("id".into(), Value::String(pid.clone()));
+                    data.insert("sessionID".into(), Value::String(id.to_string()));
+                    data.insert("messageID".into(), Value::String(mid.clone()));
+                    match messages.get_mut(at).filter(|m| m.0 == mid) {
+                        Some(m) => m.2.push(Value::Object(data)),
+                        // Its message was unreadable, and was said.
+                        None => unreadable.push(bad("part", &pid, "its message cannot be read")),
+                    }
+                }
+                Err(why) => unreadable.push(bad("part", &pid, &why)),
+            }
+        }
+    }
+    tx.finish()?;
+    let mut doc = Map::new();
+    doc.insert("info".into(), Value::Object(info));
+    doc.insert(
+        "messages".into(),
+        Value::Array(
+            messages
+                .into_iter()
+                .map(|(_, info, parts)| {
+                    let mut m = Map::new();
+                    m.insert("info".into(), Value::Object(info));
+                    m.insert("parts".into(), Value::Array(parts));
+                    Value::Object(m)
+                })
+                .collect(),
+        ),
+    );
+    if !unreadable.is_empty() {
+        doc.insert(crate::file::UNREADABLE.into(), Value::Array(unreadable));
+    }
+    Ok(serde_json::to_vec(&Value::Object(doc)).unwrap_or_default())
+}
+
+fn bad(table: &str, id: &str, why: &str) -> Value {
+    serde_json::json!({"table": table, "id": id, "why": why})
+}
+
+/// A row's `data` as a JSON object, or why it is not one.
+fn object(v: ValueRef<'_>) -> Result<Map<String, Value>, String> {
+    let bytes = match v {
+        ValueRef::Text(t) | ValueRef::Blob(t) => t,
+        ValueRef::Null => return Err("its data is NULL".into()),
+        _ => return Err("its data is not text".into()),
+    };
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(_) => Err("its data is JSON but not an object".into()),
+        Err(e) => Err(format!("its data is not JSON: {e}")),
+    }
+}
+
+/// The session row as the `info` of `opencode export` (`Session.fromRow`): its columns named as
+/// the client names them, the `time_*` and `summary_*` columns gathered, JSON columns read.
+fn session_info(db: &Connection, id: &str) -> Result<Map<String, Value>, DbError> {
+    let mut st = db.prepare("SELECT * FROM session WHERE id = ?1")?;
+    let names: Vec<String> = st.column_names().map(str::to_string).collect();
+    let mut rows = st.query([id])?;
+    let Some(r) = rows.next()? else {
+        return Err(DbError::NoSession(id.to_string()));
+    };
+    let mut info = Map::new();
+    let mut time = Map::new();
+    let mut summary = Map::new();
+    let mut tokens = Map::new();
+    for (i, col) in names.iter().enumerate() {
+        let v = json_of(r.get_ref(i)?);
+        if let Some(k) = col.strip_prefix("time_") {
+            if !v.is_null() {
+                time.insert(k.to_string(), v);
+            }
+        } else if let Some(k) = col.strip_prefix("summary_") {
+            if !v.is_null() {
+                summary.insert(k.to_string(), parsed(v));
+            }
+        } else if let Some(k) = col.strip_prefix("tokens_") {
+            tokens.insert(k.to_string(), v);
+        } else if !v.is_null() {
+            info.insert(client_name(col), parsed(v));
+        }
+    }
+    if !summary.is_empty() {
+        info.insert("summary".into(), Value::Object(summary));
+    }
+    if !tokens.is_empty() {
+        info.insert("tokens".into(), Value::Object(tokens));
+    }
+    info.insert("time".into(), Value::Object(time));
+    Ok(info)
+}
+
+/// A text column that holds JSON (an object or array), read; any other value as it is.
+fn parsed(v: Value) -> Value {
+    match &v {
+        Value::String(s) if s.starts_with('{') || s.starts_with('[') => serde_json::from_str(s).unwrap_or(v),
+        _ => v,
+    }
+}
+
+/// A column's name as the client's objects name it: `project_id` → `projectID`,
+/// `share_url` → `shareUrl`.
+fn client_name(col: &str) -> String {
+    let mut out = String::new();
+    let mut parts = col.split('_');
+    out.push_str(parts.next().unwrap_or(""));
+    for p in parts {
+        if p == "id" {
+            out.push_str("ID");
+        } else {
+            let mut c = p.chars();
+            if let Some(f) = c.next() {
+                out.extend(f.to_uppercase());
+                out.push_str(c.as_str());
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,77 @@
+//! Importing an opencode session into a v5 session (`docs/cctool-session.md#imports`), with the
+//! core's builders: each prompt and reply a v5 message, a reply's calls in its assistant
+//! message and their results as tool messages, the compaction's summary as the user's text,
+//! and every part cctool does not map kept as a `native` item so nothing is lost.
+
+use std::io::{self, Write};
+
+use serde_json::{Map, Value, json};
+
+use crate::file;
+use crate::model::{COMPACTION_PROMPT, resume_start};
+use cctool_core::io::Source;
+use cctool_core::model::time::format_ms;
+use cctool_core::v5::build::{Head, Sink, held, message, native, text, tool_message};
+use cctool_core::v5::schema::{Item, MessageV3, Session};
+
+/// An opencode session as a v5 session.
+pub fn opencode(src: &Source) -> io::Result<Session> {
+    held(opencode_into(src, false, None)?)
+}
+
+/// [`opencode`], written to `w` as a v5 file message by message; `effective` keeps only what
+/// a resume loads (from the last answered compaction on).
+pub fn opencode_to(src: &Source, effective: bool, w: &mut dyn Write) -> io::Result<()> {
+    opencode_into(src, effective, Some(w)).map(drop)
+}
+
+fn opencode_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Result<Option<Session>> {
+    let s = file::read(src)?;
+    let head = Head {
+        session_id: s.id().map(str::to_string),
+        first_ms: s.messages.iter().filter_map(|m| m.created_ms()).min(),
+        source: json!({"format": crate::ID.name(), "path": src.name(), "native_session_id": s.id()}),
+    };
+    let mut sink = Sink::new(&head, w)?;
+    let mut raw: Vec<MessageV3> = Vec::new();
+    let start = if effective { resume_start(&s) } else { 0 };
+    for m in &s.messages[start.min(s.messages.len())..] {
+        let source = json!({"message": m.id()});
+        let at = m.created_ms().map(format_ms);
+        let mut items = Vec::new();
+        let mut results = Vec::new();
+        for p in &m.parts {
+            let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
+            let str_of = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+            match ty {
+                "text" => items.push(text(&str_of("text"))),
+                "compaction" => items.push(text(COMPACTION_PROMPT)),
+                "tool" => {
+                    let state = p.get("state").unwrap_or(&Value::Null);
+                    items.push(Item::ToolCall {
+                        id: str_of("callID"),
+                        name: str_of("tool"),
+                        args: state.get("input").cloned().unwrap_or(Value::Object(Map::new())),
+                        extra: Map::new(),
+                    });
+                    let output = match state.get("status").and_then(Value::as_str) {
+                        Some("completed") => state.get("output").cloned(),
+                        Some("error") => state.get("error").cloned(),
+                        _ => None,
+                    };
+                    if let Some(o) = output {
+                        results.push((str_of("callID"), o));
+                    }
+                }
+                _ => items.push(native(crate::ID.name(), p.clone(), None)),
+            }
+        }
+        let role = if m.role() == "assistant" { "assistant" } else { "user" };
+        raw.push(message(role, items, source.clone(), at.clone()));
+        for (id, out) in results {
+            raw.push(tool_message(&id, out, source.clone(), at.clone()));
+        }
+        sink.take_final(&mut raw)?;
+    }
+    sink.finish(raw, head)
+}

@@ -1,0 +1,21 @@
+#![deny(missing_docs)]
+//! opencode sessions: the rows of its SQLite database (`~/.local/share/opencode/opencode.db`,
+//! tables `session`, `message`, `part`), each session read in one snapshot as the document
+//! `opencode export` prints (`{info, messages: [{info, parts}]}`), and such documents given as
+//! files. What is read and why is in `docs/opencode.md`.
+
+pub mod agent;
+mod answers;
+pub mod api;
+pub mod db;
+mod doctor;
+pub mod file;
+mod import;
+pub mod model;
+pub mod store;
+mod view;
+
+pub use agent::Opencode;
+
+/// The id of the agent this crate reads: how records, messages and `--input-format` name it.
+pub const ID: cctool_core::model::AgentId = cctool_core::model::AgentId::new("opencode");

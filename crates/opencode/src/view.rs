@@ -1,0 +1,210 @@
+//! What the reading commands print of an opencode session through the session model:
+//! `rebuild-chain`, `scan --rows`, `export` and `search`.
+
+use crate::file::{self, Session};
+use crate::model::{current_compaction, marks_before, record, resume_start};
+use cctool_core::agents::view::{ApiViewSummary, ChainOptions, ChainSummary, Report, cannot_read, value_of};
+use cctool_core::io::Source;
+use cctool_core::model::diag::{Code, Diagnostic, Severity};
+use cctool_core::model::doc::{self, ExportError};
+use cctool_core::model::events::{Ask, Event, Sink, Streamed, View};
+use cctool_core::output::Out;
+use cctool_core::output::render::{self, Render};
+
+/// `--tip` given for an opencode session, whose messages form one line of history.
+#[derive(Debug, thiserror::Error)]
+#[error("--tip chooses among the branches of a Claude Code transcript; an opencode session has one line of messages")]
+pub struct TipRefused;
+
+/// The messages `rebuild-chain` prints: what a resume loads, or with `full` every message.
+fn chosen(s: &Session, full: bool) -> (std::ops::Range<usize>, usize) {
+    let start = resume_start(s);
+    ((if full { 0 } else { start })..s.messages.len(), start)
+}
+
+/// The rows of the database that could not be read, as diagnostics of `file`.
+pub fn unread(file: &str, s: &Session) -> Vec<Diagnostic> {
+    s.unreadable
+        .iter()
+        .map(|(table, id, why)| {
+            Diagnostic::new(
+                file,
+                None,
+                Code::UnreadableRow,
+                Severity::Warning,
+                format!("{table} {id}: {why}; left out"),
+            )
+        })
+        .collect()
+}
+
+/// `rebuild-chain`: what a resume loads, each message `{info, parts}` on a line, or rendered
+/// with `style`; with `--full`, every message with its compactions.
+pub fn rebuild_chain(
+    src: &Source,
+    a: &ChainOptions,
+    style: Option<Render>,
+    out: &mut Out,
+) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
+    let s = file::read(src).map_err(|e| cannot_read(src, e))?;
+    if a.api_view {
+        return api_view(src, &s, a, style, out);
+    }
+    let (range, start) = chosen(&s, a.full);
+    let count = range.len();
+    for i in range {
+        let m = &s.messages[i];
+        match &style {
+            None => out.record(&m.raw)?,
+            Some(st) => {
+                let rec = record(m, &value_of(&m.raw), i >= start, s.id());
+                let c = m.asks_compaction().then(|| crate::model::compaction(&s, i));
+                let block = render::record_block(st, &rec, c.as_ref());
+                out.text(&render::render(st, &block))?;
+            }
+        }
+    }
+    let summary = ChainSummary {
+        file: src.name().to_string(),
+        format: crate::ID.name(),
+        messages: count,
+        end: Some(match current_compaction(&s) {
+            Some(i) => format!("compacted:{}", s.messages[i].id().unwrap_or("")),
+            None => "start".to_string(),
+        }),
+        bad_lines: s.unreadable.len() as u64,
+        ..ChainSummary::default()
+    };
+    Ok((unread(src.name(), &s), Report::Chain(summary)))
+}
+
+/// The session model's events in the view asked: every message (`scan --rows`), what a
+/// resume loads, or the whole history with its compactions marked.
+pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
+    let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
+    let streamed = Streamed {
+        first_ms: s.messages.iter().filter_map(|m| m.created_ms()).min(),
+    };
+    let start = resume_start(&s);
+    for (i, m) in s.messages.iter().enumerate() {
+        for mark in marks_before(&s, i, ask.view, start) {
+            sink(Event::Mark(mark));
+        }
+        let loaded = i >= start;
+        let wanted = match ask.view {
+            View::Records | View::History => true,
+            View::Calls => m.part_types().any(|t| t == "tool"),
+            View::Loaded => loaded,
+        };
+        if !wanted {
+            continue;
+        }
+        let Some(v) = (ask.parse)(&m.raw) else { continue };
+        let mut r = record(m, &v, loaded, s.id());
+        // A compaction's request is shown by its mark where the view marks compactions.
+        if m.asks_compaction() && ask.view == View::History {
+            r.speaker = None;
+        }
+        sink(Event::Record(r));
+    }
+    Ok(streamed)
+}
+
+/// `export --format jsonl`: the messages a resume loads (with `full`, every message), each
+/// `{info, parts}` as written.
+pub fn export_records(
+    src: &Source,
+    full: bool,
+    emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
+    let s = file::read(src).map_err(|e| doc::cannot_read(src, e))?;
+    let (range, _) = chosen(&s, full);
+    range.into_iter().try_for_each(|i| emit(&s.messages[i].raw))
+}
+
+/// `--api-view`: the messages the client sends after a resume ([`crate::api`]), one JSON
+/// object a line, or rendered with `style`.
+fn api_view(
+    src: &Source,
+    s: &Session,
+    a: &ChainOptions,
+    style: Option<Render>,
+    out: &mut Out,
+) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
+    let msgs = crate::api::messages(s, a.prompt.as_deref()).map_err(cctool_core::error::Error::agent)?;
+    let mut bytes = 0;
+    for (i, m) in msgs.iter().enumerate() {
+        let line = cctool_core::io::json::to_json(m);
+        bytes += line.len();
+        match &style {
+            None => out.record(line.as_bytes())?,
+            Some(st) => {
+                let mut block = render::record_block(st, &api_record(m), None);
+                block.id = Some(format!("#{}", i + 1));
+                out.text(&render::render(st, &block))?;
+            }
+        }
+    }
+    let summary = ApiViewSummary {
+        file: src.name().to_string(),
+        format: crate::ID.name(),
+        sent_by: Some(crate::api::CLIENT),
+        client: crate::api::CLIENT,
+        loader: None,
+        model: None,
+        model_choice: None,
+        model_entry: None,
+        session_model: None,
+        session_model_retires: None,
+        notice: Some("the system prompt and the tools are the resuming client's own and are not shown".into()),
+        thinking_policy: None,
+        messages: msgs.len(),
+        tokens: cctool_core::model::approx_tokens(bytes),
+        prompt: a.prompt.is_some(),
+        rules: crate::api::rules(&msgs, a.prompt.is_some()),
+        assumptions: None,
+        refused: None,
+    };
+    Ok((unread(src.name(), s), Report::ApiView(summary)))
+}
+
+/// One message of the request as the session model's record, for people.
+fn api_record(m: &serde_json::Value) -> cctool_core::model::events::Record {
+    use cctool_core::model::events::{Call, Outcome, Part, Record};
+    use serde_json::Value;
+    let role = m.get("role").and_then(Value::as_str).unwrap_or("").to_string();
+    let mut parts = Vec::new();
+    if role == "tool" {
+        parts.push(Part::Outcome(Outcome {
+            call_id: m.get("tool_call_id").and_then(Value::as_str).map(str::to_string),
+            is_error: None,
+            output: m.get("content").cloned(),
+        }));
+    } else {
+        match m.get("content") {
+            Some(Value::String(t)) => parts.push(Part::Text(t.clone())),
+            Some(Value::Array(a)) => parts.extend(
+                a.iter()
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .map(|t| Part::Text(t.to_string())),
+            ),
+            _ => {}
+        }
+    }
+    for c in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+        let f = c.get("function");
+        let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+        parts.push(Part::Call(Call {
+            id: s(c.get("id")),
+            name: s(f.and_then(|f| f.get("name"))),
+            kind: "function".into(),
+            input: f.and_then(|f| f.get("arguments")).cloned(),
+        }));
+    }
+    Record {
+        role: Some(role.clone()),
+        speaker: Some(role),
+        parts,
+        ..Record::default()
+    }
+}

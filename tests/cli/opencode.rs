@@ -1,0 +1,301 @@
+//! opencode sessions: the sessions of its SQLite database, each named `DB#ID` and by its id,
+//! read without writing a byte, and `opencode export` documents; read through the session
+//! model (`scan`, `rebuild-chain`, `extract-summary`, `doctor`, `export`, the tables,
+//! `search`), and `--api-view` against the requests the real client sent, on the fixtures
+//! (`fixtures/opencode/`, made by `scripts/realclient/opencode/record.sh`) and on the shared
+//! real sessions.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::util::{Client, cctool, fixture, realclient, records, shared_files, stdout_of};
+
+fn db() -> PathBuf {
+    fixture("opencode/opencode.db")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// The scan records of the fixture database, by project.
+fn sessions() -> Vec<Value> {
+    let out = stdout_of(&["scan", "--json", s(&db())]);
+    records(&out).into_iter().filter(|r| r["kind"] == "session").collect()
+}
+
+fn session_of(project: &str) -> Value {
+    sessions()
+        .into_iter()
+        .find(|r| r["project"] == project)
+        .unwrap_or_else(|| panic!("no session of {project}"))
+}
+
+/// The fixtures' recorded requests: `(session, the session's export, the request)`.
+fn recorded() -> Vec<(String, PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(fixture("opencode")).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(id) = name.strip_suffix(".sent.json") {
+            out.push((id.to_string(), fixture(&format!("opencode/{id}.export.json")), e.path()));
+        }
+    }
+    out.sort();
+    assert!(!out.is_empty(), "no recorded request under fixtures/opencode");
+    out
+}
+
+/// `rebuild-chain --api-view --prompt PROMPT` of `input`, one message a line.
+fn api_view(input: &str, prompt: &str) -> Vec<Value> {
+    let out = stdout_of(&["rebuild-chain", "--api-view", "--prompt", prompt, input]);
+    out.lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON message"))
+        .collect()
+}
+
+/// The messages a request sent after its system prompt.
+fn sent_after_system(request: &Value) -> Vec<Value> {
+    let msgs = request["messages"].as_array().expect("messages");
+    assert_eq!(msgs[0]["role"], "system");
+    msgs[1..].to_vec()
+}
+
+#[test]
+fn every_fixture_of_opencode_and_no_other_is_read_as_opencode() {
+    let out = cctool().args(["scan", "--json", s(&fixture(""))]).output().unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    let mut ours = 0;
+    for r in records(&out).into_iter().filter(|r| r["kind"] == "session") {
+        let p = r["path"].as_str().unwrap();
+        let is_opencode_fixture = p.contains("/fixtures/opencode/");
+        assert_eq!(r["format"] == "opencode", is_opencode_fixture, "{p}: {}", r["format"]);
+        ours += usize::from(is_opencode_fixture);
+    }
+    let exports = recorded().len();
+    assert_eq!(ours, 2 * exports, "each session of the database, and its export");
+}
+
+#[test]
+fn the_database_is_listed_session_by_session_and_named_db_hash_id() {
+    let all = sessions();
+    assert_eq!(all.len(), 3, "three projects");
+    for r in &all {
+        let id = r["session_id"].as_str().unwrap();
+        assert!(id.starts_with("ses_"), "{id}");
+        assert_eq!(r["path"], format!("{}#{id}", db().display()));
+        assert_eq!(r["agent_versions"], serde_json::json!(["1.18.33"]));
+    }
+    let a = session_of("proj-a");
+    assert_eq!(a["compactions"], 1);
+    assert_eq!(a["last_compaction_trigger"], "auto");
+    assert!(a["chain_end"].as_str().unwrap().starts_with("compacted:msg_"));
+    let b = session_of("proj-b");
+    assert_eq!(
+        (b["compactions"].as_u64(), b["chain_end"].as_str()),
+        (Some(0), Some("start"))
+    );
+    assert!(session_of("proj-loop")["compactions"].as_u64().unwrap() > 1);
+}
+
+#[test]
+fn reading_never_writes_the_database() {
+    let before = std::fs::read(db()).unwrap();
+    let dir = db().parent().unwrap().to_path_buf();
+    for args in [
+        vec!["scan", s(&db())],
+        vec!["doctor", s(&db())],
+        vec!["extract-summary", s(&db())],
+        vec!["search", "RUNTOOL", s(&db())],
+    ] {
+        cctool().args(&args).output().unwrap();
+    }
+    assert_eq!(std::fs::read(db()).unwrap(), before, "the database's bytes");
+    for side in ["opencode.db-wal", "opencode.db-shm", "opencode.db-journal"] {
+        assert!(!dir.join(side).exists(), "{side} was made");
+    }
+}
+
+#[test]
+fn a_resume_loads_from_the_last_answered_compaction() {
+    let a = session_of("proj-a");
+    let out = stdout_of(&["rebuild-chain", a["path"].as_str().unwrap()]);
+    let msgs: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(msgs.len() as u64, a["chain_messages"].as_u64().unwrap());
+    // The compaction's request first, then its summary, then what followed.
+    assert_eq!(msgs[0]["info"]["role"], "user");
+    assert!(
+        msgs[0]["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["type"] == "compaction")
+    );
+    assert_eq!(msgs[1]["info"]["summary"], true);
+    let full = stdout_of(&["rebuild-chain", "--full", a["path"].as_str().unwrap()]);
+    assert!(
+        full.lines().count() > msgs.len(),
+        "--full gives the history before it too"
+    );
+}
+
+#[test]
+fn api_view_equals_what_the_real_client_sent_on_every_recorded_session() {
+    for (id, export, sent) in recorded() {
+        let request: Value = serde_json::from_slice(&std::fs::read(&sent).unwrap()).unwrap();
+        let want = sent_after_system(&request);
+        let from_db = api_view(&format!("{}#{id}", db().display()), "say-ok");
+        assert_eq!(from_db, want, "{id} read from the database");
+        assert_eq!(api_view(s(&export), "say-ok"), want, "{id} read from its export");
+    }
+}
+
+#[test]
+fn a_session_id_names_the_session_in_the_users_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(data.join("opencode")).unwrap();
+    std::fs::copy(db(), data.join("opencode/opencode.db")).unwrap();
+    let a = session_of("proj-a");
+    let id = a["session_id"].as_str().unwrap();
+    let run = |args: &[&str]| {
+        cctool()
+            .args(args)
+            .env("HOME", dir.path())
+            .env("XDG_DATA_HOME", &data)
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .output()
+            .unwrap()
+    };
+    let out = run(&["rebuild-chain", id]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().lines().count() as u64,
+        a["chain_messages"].as_u64().unwrap()
+    );
+    // Its prefix, as scan shows ids, and scan with no PATH lists the database's sessions.
+    let out = run(&["extract-summary", "--json", &id[..12]]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listed = run(&["scan", "--json"]);
+    let found: Vec<Value> = records(&String::from_utf8(listed.stdout).unwrap())
+        .into_iter()
+        .filter(|r| r["kind"] == "session")
+        .collect();
+    assert_eq!(found.len(), 3);
+}
+
+#[test]
+fn summaries_are_the_summary_messages_as_stored() {
+    let a = session_of("proj-a");
+    let out = stdout_of(&["extract-summary", "--json", a["path"].as_str().unwrap()]);
+    let sums: Vec<Value> = records(&out).into_iter().filter(|r| r["kind"] == "summary").collect();
+    assert_eq!(sums.len(), 1);
+    assert_eq!(sums[0]["current"], true);
+    assert_eq!(sums[0]["trigger"], "auto");
+    assert_eq!(sums[0]["summary"], "ok", "the mock's reply, as stored");
+}
+
+#[test]
+fn doctor_names_a_compaction_loop_orphan_rows_and_unreadable_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("opencode.db");
+    std::fs::copy(db(), &copy).unwrap();
+    let b = session_of("proj-b")["session_id"].as_str().unwrap().to_string();
+    let a = session_of("proj-a")["session_id"].as_str().unwrap().to_string();
+    {
+        let c = rusqlite::Connection::open(&copy).unwrap();
+        // A session row gone (its messages stay), and a part whose data is not JSON.
+        c.execute("PRAGMA foreign_keys = OFF", []).unwrap();
+        c.execute("DELETE FROM session WHERE id = ?1", [&b]).unwrap();
+        c.execute(
+            "UPDATE part SET data = 'not json' WHERE id = (SELECT p.id FROM part p JOIN message m ON m.id = p.message_id WHERE m.session_id = ?1 ORDER BY p.id LIMIT 1)",
+            [&a],
+        )
+        .unwrap();
+    }
+    let out = cctool().args(["doctor", "--json", s(&copy)]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let codes: Vec<String> = records(&text)
+        .iter()
+        .filter_map(|r| r["code"].as_str().map(str::to_string))
+        .collect();
+    assert!(codes.iter().any(|c| c == "orphan-row"), "{text}");
+    assert!(codes.iter().any(|c| c == "unreadable-row"), "{text}");
+    assert!(codes.iter().any(|c| c == "compaction-loop"), "{text}");
+    assert!(text.contains(&format!("names session {b}")), "{text}");
+    // Two sessions are left, and both are read whatever their damaged rows.
+    let scanned = stdout_of(&["scan", "--json", s(&copy)]);
+    assert_eq!(records(&scanned).iter().filter(|r| r["kind"] == "session").count(), 2);
+}
+
+#[test]
+fn export_tables_and_search_read_it_through_the_session_model() {
+    let a = session_of("proj-a");
+    let path = a["path"].as_str().unwrap();
+    let md = stdout_of(&["export", "--format", "markdown", path]);
+    assert!(md.contains("after-the-compaction-RUNTOOL"), "{md}");
+    let rows = stdout_of(&["scan", "--rows", "tool-calls", "--json", path]);
+    let calls: Vec<Value> = records(&rows);
+    assert!(calls.iter().any(|r| r["name"] == "bash"), "{rows}");
+    let hits = stdout_of(&["search", "--json", "after-the-compaction", s(&db())]);
+    assert!(hits.contains(a["session_id"].as_str().unwrap()), "{hits}");
+}
+
+#[test]
+fn convert_and_compact_refuse_opencode_cleanly() {
+    let path = session_of("proj-b")["path"].as_str().unwrap().to_string();
+    let out = cctool().args(["compact", "--dry-run", &path]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("opencode"));
+    let out = cctool().args(["convert", "--to", "opencode", &path]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_shared_real_exports_are_read_and_their_request_is_the_real_clients() {
+    let Some(files) = shared_files(&["opencode/real"]) else {
+        return;
+    };
+    let sessions: Vec<PathBuf> = files
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with("_full.jsonl"))
+        .collect();
+    assert!(!sessions.is_empty());
+    for f in &sessions {
+        let r = records(&stdout_of(&["scan", "--json", s(f)]));
+        assert_eq!(r[0]["format"], "opencode", "{}", f.display());
+        assert!(r[0]["chain_messages"].as_u64().unwrap() > 0);
+    }
+    let Some(script) = realclient(Client::Opencode) else {
+        return;
+    };
+    // The mock the harness drives opencode against is the agent-support research's, beside
+    // the samples.
+    let Some(mock) = crate::util::shared_dir()
+        .and_then(|d| d.parent().map(|p| p.join("tools/otheragents")))
+        .filter(|d| d.join("netrun.sh").is_file())
+    else {
+        crate::util::skip_notice("the agent-support mock (tools/otheragents beside the samples) is not present");
+        return;
+    };
+    for f in &sessions {
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .arg(f)
+            .arg("say-ok")
+            .env("OTHERAGENTS", &mock)
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            crate::util::skip_notice(&format!(
+                "opencode sent no request for {}: {}",
+                f.display(),
+                String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
+            ));
+            continue;
+        }
+        let request: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(api_view(s(f), "say-ok"), sent_after_system(&request), "{}", f.display());
+    }
+}
