@@ -6,15 +6,12 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The opencode databases that exist, from the variables in `env` (`XDG_DATA_HOME`, else
-/// `HOME`), and a note when `XDG_DATA_HOME` names a data folder with none.
+/// `HOME`). A data folder without one is no news: `XDG_DATA_HOME` is every program's, not set
+/// for opencode, so its users of other agents are not told about opencode.
 pub fn roots(env: &dyn Fn(&str) -> Option<OsString>) -> (Vec<PathBuf>, Vec<String>) {
-    let (data, asked) = match env("XDG_DATA_HOME") {
-        Some(v) => (Some(PathBuf::from(v)), true),
-        None => (
-            env("HOME").map(|h| PathBuf::from(h).join(".local").join("share")),
-            false,
-        ),
-    };
+    let data = env("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".local").join("share")));
     let Some(dir) = data.map(|d| d.join("opencode")) else {
         return (Vec::new(), Vec::new());
     };
@@ -26,15 +23,7 @@ pub fn roots(env: &dyn Fn(&str) -> Option<OsString>) -> (Vec<PathBuf>, Vec<Strin
         .filter(|p| is_database_name(p) && p.is_file())
         .collect();
     found.sort();
-    let notes = if found.is_empty() && asked {
-        vec![format!(
-            "no opencode database in {} (from XDG_DATA_HOME)",
-            dir.display()
-        )]
-    } else {
-        Vec::new()
-    };
-    (found, notes)
+    (found, Vec::new())
 }
 
 /// Whether a file is named as opencode names its database (`opencode.db`,
