@@ -117,6 +117,33 @@ fn reading_never_writes_the_database() {
 }
 
 #[test]
+fn a_wal_database_no_client_has_open_is_read_without_leaving_a_wal() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("opencode.db");
+    std::fs::copy(db(), &copy).unwrap();
+    {
+        let c = rusqlite::Connection::open(&copy).unwrap();
+        let mode: String = c.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)).unwrap();
+        assert_eq!(mode, "wal");
+    }
+    let before = std::fs::read(&copy).unwrap();
+    let out = cctool().args(["scan", "--json", s(&copy)]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        records(&String::from_utf8(out.stdout).unwrap()).len(),
+        4,
+        "three sessions and the total"
+    );
+    assert_eq!(std::fs::read(&copy).unwrap(), before);
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["opencode.db"]);
+}
+
+#[test]
 fn a_resume_loads_from_the_last_answered_compaction() {
     let a = session_of("proj-a");
     let out = stdout_of(&["rebuild-chain", a["path"].as_str().unwrap()]);

@@ -118,17 +118,24 @@ fn is_pi_session(path: &str) -> bool {
     path.contains("/pi/real/") && path.ends_with("_full.jsonl")
 }
 
+/// An `opencode export` document of the samples (`<repo>__<checkpoint>_full.jsonl`, beside its
+/// `_metadata.json`).
+fn is_opencode_export(path: &str) -> bool {
+    path.contains("/opencode/") && path.ends_with("_full.jsonl")
+}
+
 #[test]
 fn whole_samples_tree_skips_what_is_not_a_session() {
     let Some(dir) = crate::util::shared("") else { return };
     let recs = sessions(&[dir.to_str().unwrap()]);
     let total = recs.last().unwrap();
-    assert_eq!(total["files"], 102);
+    assert_eq!(total["files"], 106);
     // claude-code: 2 real + 6 excerpts + 4 synthetic + 32 resume cases + 18 of 2026;
-    // codex: 1 real + 6 synthetic + 16 of 2026; copilot: 7 real; pi: 10 real.
+    // codex: 1 real + 6 synthetic + 16 of 2026; copilot: 7 real; pi: 10 real; opencode: 4
+    // real exports.
     assert_eq!(
         total["by_format"],
-        json!({"claude-code": 62, "codex": 23, "copilot": 7, "pi": 10})
+        json!({"claude-code": 62, "codex": 23, "copilot": 7, "pi": 10, "opencode": 4})
     );
     // The other agents' folders hold no file cctool reads yet: each is skipped with a notice,
     // never taken for one of the formats above.
@@ -138,6 +145,7 @@ fn whole_samples_tree_skips_what_is_not_a_session() {
             path.contains("/claude-code/")
                 || path.contains("/codex/")
                 || path.contains("/copilot/")
+                || is_opencode_export(path)
                 || is_pi_session(path),
             "{path} read as a {} session",
             r["format"]
@@ -152,6 +160,7 @@ fn whole_samples_tree_skips_what_is_not_a_session() {
             let read = p.contains("/claude-code/")
                 || p.contains("/codex/")
                 || (p.contains("/copilot/") && p.ends_with(".jsonl"))
+                || is_opencode_export(&p)
                 || is_pi_session(&p);
             !read && (p.ends_with(".jsonl") || p.ends_with(".json"))
         })

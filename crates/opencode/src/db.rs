@@ -44,11 +44,37 @@ impl From<DbError> for std::io::Error {
 }
 
 /// Opens `path` read-only, never creating it and never writing to it.
+///
+/// While the client runs, its WAL (`-wal`) and the WAL's index (`-shm`) exist, and a reader
+/// must use them to see what is committed. When neither exists, no client has the database
+/// open: it is opened `immutable`, so that SQLite does not leave an empty WAL and index of
+/// its own in the user's folder.
 pub fn open(path: &Path) -> Result<Connection, DbError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI;
-    let db = Connection::open_with_flags(path, flags)?;
+    let side = |ext: &str| {
+        let mut p = path.as_os_str().to_os_string();
+        p.push(ext);
+        std::path::PathBuf::from(p).exists()
+    };
+    let db = if side("-wal") || side("-shm") {
+        Connection::open_with_flags(path, flags)?
+    } else {
+        Connection::open_with_flags(uri(path, "ro&immutable=1"), flags)?
+    };
     db.busy_timeout(BUSY)?;
     Ok(db)
+}
+
+/// `file:` URI of `path` with `query`, its characters that a URI reserves escaped.
+fn uri(path: &Path, query: &str) -> String {
+    let mut out = String::from("file:");
+    for b in path.as_os_str().as_encoded_bytes() {
+        match b {
+            b'%' | b'?' | b'#' | 0x80.. => out.push_str(&format!("%{b:02X}")),
+            _ => out.push(char::from(*b)),
+        }
+    }
+    format!("{out}?mode={query}")
 }
 
 /// The columns of `table`, in order; empty when the table does not exist.
