@@ -3,7 +3,9 @@
 
 use crate::file::{self, Session};
 use crate::model::{conversational, marks_before, record, resume_start};
-use cctool_core::agents::view::{ApiViewSummary, ChainOptions, ChainSummary, Report, cannot_read, value_of};
+use cctool_core::agents::view::{
+    ApiViewSummary, ChainOptions, ChainSummary, Report, cannot_read, chat_record, value_of,
+};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{self, ExportError};
@@ -139,7 +141,7 @@ fn api_view(
         match &style {
             None => out.record(line.as_bytes())?,
             Some(st) => {
-                let mut block = render::record_block(st, &api_record(m), None);
+                let mut block = render::record_block(st, &chat_record(m), None);
                 block.id = Some(format!("#{}", i + 1));
                 out.text(&render::render(st, &block))?;
             }
@@ -166,48 +168,4 @@ fn api_view(
         refused: None,
     };
     Ok((crate::doctor::unread(src.name(), s, false), Report::ApiView(summary)))
-}
-
-/// One message of the request as the session model's record, for people.
-fn api_record(m: &serde_json::Value) -> cctool_core::model::events::Record {
-    use cctool_core::model::events::{Call, Outcome, Part, Record};
-    let role = m
-        .get("role")
-        .and_then(serde_json::Value::as_str)
-        .unwrap_or("")
-        .to_string();
-    let mut parts = Vec::new();
-    if role == "tool" {
-        parts.push(Part::Outcome(Outcome {
-            call_id: m
-                .get("tool_call_id")
-                .and_then(serde_json::Value::as_str)
-                .map(str::to_string),
-            is_error: None,
-            output: m.get("content").cloned(),
-        }));
-    } else if let Some(t) = m.get("content").and_then(serde_json::Value::as_str) {
-        parts.push(Part::Text(t.to_string()));
-    }
-    for c in m
-        .get("tool_calls")
-        .and_then(serde_json::Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let f = c.get("function");
-        let s = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_str).map(str::to_string);
-        parts.push(Part::Call(Call {
-            id: s(c.get("id")),
-            name: s(f.and_then(|f| f.get("name"))),
-            kind: "function".into(),
-            input: f.and_then(|f| f.get("arguments")).cloned(),
-        }));
-    }
-    Record {
-        role: Some(role.clone()),
-        speaker: Some(role),
-        parts,
-        ..Record::default()
-    }
 }

@@ -248,3 +248,42 @@ pub fn value_of(bytes: &[u8]) -> serde_json::Value {
 pub fn cannot_read(src: &Source, e: std::io::Error) -> crate::error::Error {
     crate::error::Error::Read(e).about(src.name())
 }
+
+/// One message of a Chat Completions request (`role`, `content` as a string or text parts,
+/// `tool_calls`, a `tool` message's `tool_call_id`) as the session model's record, so that an
+/// agent's `--api-view` renders for people as every transcript does.
+pub fn chat_record(m: &serde_json::Value) -> crate::model::events::Record {
+    use crate::model::events::{Call, Outcome, Part, Record};
+    use serde_json::Value;
+    let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+    let role = s(m.get("role")).unwrap_or_default();
+    let mut parts = Vec::new();
+    if role == "tool" {
+        parts.push(Part::Outcome(Outcome {
+            call_id: s(m.get("tool_call_id")),
+            is_error: None,
+            output: m.get("content").cloned(),
+        }));
+    } else {
+        match m.get("content") {
+            Some(Value::String(t)) => parts.push(Part::Text(t.clone())),
+            Some(Value::Array(b)) => parts.extend(b.iter().filter_map(|x| s(x.get("text"))).map(Part::Text)),
+            _ => {}
+        }
+    }
+    for c in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+        let f = c.get("function");
+        parts.push(Part::Call(Call {
+            id: s(c.get("id")),
+            name: s(f.and_then(|f| f.get("name"))),
+            kind: "function".into(),
+            input: f.and_then(|f| f.get("arguments")).cloned(),
+        }));
+    }
+    Record {
+        role: Some(role.clone()),
+        speaker: Some(role),
+        parts,
+        ..Record::default()
+    }
+}

@@ -2,12 +2,9 @@
 //! object a line (the system prompt first), the whole body with `--body`, or the messages
 //! rendered with `--format`.
 
-use serde_json::Value;
-
-use cctool_core::agents::view::{ApiViewSummary, ChainOptions, Report};
+use cctool_core::agents::view::{ApiViewSummary, ChainOptions, Report, chat_record};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
-use cctool_core::model::events::{Call, Outcome, Part, Record};
 use cctool_core::output::Out;
 use cctool_core::output::render::{self, Render};
 
@@ -35,7 +32,7 @@ pub(crate) fn api_view(
             match &style {
                 None => out.record(cctool_core::io::json::to_json(m).as_bytes())?,
                 Some(st) => {
-                    let mut block = render::record_block(st, &record(m), None);
+                    let mut block = render::record_block(st, &chat_record(m), None);
                     block.id = Some(format!("#{}", i + 1));
                     out.text(&render::render(st, &block))?;
                 }
@@ -67,39 +64,4 @@ pub(crate) fn api_view(
         refused: None,
     };
     Ok((crate::answers::unread(src.name(), &s, false), Report::ApiView(summary)))
-}
-
-/// One message of the request as the session model's record, for people.
-fn record(m: &Value) -> Record {
-    let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
-    let role = s(m.get("role")).unwrap_or_default();
-    let mut parts = Vec::new();
-    if role == "tool" {
-        parts.push(Part::Outcome(Outcome {
-            call_id: s(m.get("tool_call_id")),
-            is_error: None,
-            output: m.get("content").cloned(),
-        }));
-    } else {
-        match m.get("content") {
-            Some(Value::String(t)) => parts.push(Part::Text(t.clone())),
-            Some(Value::Array(b)) => parts.extend(b.iter().filter_map(|x| s(x.get("text"))).map(Part::Text)),
-            _ => {}
-        }
-    }
-    for c in m.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
-        let f = c.get("function");
-        parts.push(Part::Call(Call {
-            id: s(c.get("id")),
-            name: s(f.and_then(|f| f.get("name"))),
-            kind: "function".into(),
-            input: f.and_then(|f| f.get("arguments")).cloned(),
-        }));
-    }
-    Record {
-        role: Some(role.clone()),
-        speaker: Some(role),
-        parts,
-        ..Record::default()
-    }
 }
