@@ -4,12 +4,13 @@ use super::*;
 
 // --- backup, restore, hooks (docs/backup.md) ---
 
-/// Back up both agents' session stores into an incremental, deduplicating archive.
+/// Back up the agents' session stores into an incremental, deduplicating archive.
 #[derive(Args, Debug)]
 #[command(
-    long_about = "Back up the Claude Code and Codex stores (Claude Code transcripts with their \
+    long_about = "Back up the agents' stores (Claude Code transcripts with their \
 subagent transcripts and history.jsonl; Codex sessions, archived_sessions and \
-session_index.jsonl) into an archive folder: zstd-compressed chunks named by their SHA-256, \
+session_index.jsonl; pi and Copilot CLI sessions; opencode's database, copied whole with \
+SQLite's backup API, one consistent commit while the client writes) into an archive folder: zstd-compressed chunks named by their SHA-256, \
 and one snapshot manifest per run, written last and atomically, so an interrupted run leaves \
 the last complete snapshot usable. A session file that grew costs about its new bytes; a run \
 with nothing new writes nothing and says so. A last line still being written (no newline yet) \
@@ -48,7 +49,9 @@ project, title, first and last activity, and whether the original is still there
 newest copy of each. With SESSION ids or --deleted: write those sessions (with their subagent \
 transcripts) back where they were, or under --to DIR (DIR/claude/projects/…, \
 DIR/codex/sessions/…), byte for byte, each chunk checked, atomically; an existing file is \
-replaced only with --force. --from-history prints what Claude Code's history.jsonl still \
+replaced only with --force. A session inside a database (opencode's, listed as DB#ID) is \
+written only under --to DIR, as the agent's export (DIR/opencode/ID.json, for `opencode \
+import`). --from-history prints what Claude Code's history.jsonl still \
 holds of sessions whose transcripts are gone: their prompts only, marked partial.",
     after_long_help = "OUTPUT\n\
 The list is a table on stdout (with --json one {\"kind\":\"archived_session\",\"agent\",\

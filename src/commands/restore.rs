@@ -46,10 +46,12 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> super::Result<ExitStatus> {
         return Ok(ExitStatus::Success);
     }
     let chosen = restore::select(&files, &a.sessions, a.deleted);
+    let held = restore::select_held(&files, &a.sessions, a.deleted);
     for want in &a.sessions {
         if !chosen
             .iter()
             .any(|f| restore::session_of(f).is_some_and(|s| s == *want) || f.path.contains(want.as_str()))
+            && !held.iter().any(|(_, h)| h.id.contains(want.as_str()))
         {
             say.alert(&format!("{want}: no such session in {}", dir.display()));
             say.merge(ExitStatus::Negative);
@@ -60,6 +62,7 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> super::Result<ExitStatus> {
     for f in &chosen {
         restored += usize::from(put_back(g, a, &archive, f, &roots, &mut out, &mut say)?);
     }
+    restored += put_back_held(g, a, &archive, &held, &mut out, &mut say)?;
     out.flush()?;
     if !g.json {
         say.note(&format!("{restored} files restored"));
@@ -131,6 +134,90 @@ fn put_back(
         ));
     }
     Ok(true)
+}
+
+/// Writes the sessions chosen inside stored databases out as their agents' own documents
+/// under `--to DIR` (a database is never overwritten by a copy of it: what the agent wrote
+/// since would be lost); how many were written.
+fn put_back_held(
+    g: &GlobalArgs,
+    a: &RestoreArgs,
+    archive: &Archive,
+    held: &[(&crate::backup::FileEntry, &crate::backup::archive::Held)],
+    out: &mut Out,
+    say: &mut Reporter,
+) -> super::Result<usize> {
+    let mut written = 0;
+    let mut by_copy: Vec<(
+        &crate::backup::FileEntry,
+        Vec<(&crate::backup::archive::Held, std::path::PathBuf)>,
+    )> = Vec::new();
+    for (f, h) in held {
+        let name = escape_str(&restore::member_name(f, h));
+        let Some(dir) = a.to.as_deref() else {
+            say.alert(&format!(
+                "{name}: a session inside a database is restored as a file of its own: add --to DIR"
+            ));
+            say.merge(ExitStatus::Negative);
+            continue;
+        };
+        match restore::held_target(f, h, dir) {
+            Ok(to) => match by_copy.iter_mut().find(|(e, _)| std::ptr::eq(*e, *f)) {
+                Some((_, list)) => list.push((h, to)),
+                None => by_copy.push((f, vec![(h, to)])),
+            },
+            Err(why) => {
+                say.alert(&restore::RestoreError::Outside { entry: name, why }.to_string());
+                say.merge(ExitStatus::Negative);
+            }
+        }
+    }
+    for (f, list) in &by_copy {
+        let hint = crate::agents::registry()
+            .by_name(&f.agent)
+            .and_then(|a| a.container())
+            .map(|c| c.import_hint());
+        let results = match restore::restore_held(archive, f, list, a.force) {
+            Ok(r) => r,
+            Err(e) => {
+                say.alert(&e.to_string());
+                say.merge(ExitStatus::Negative);
+                continue;
+            }
+        };
+        for ((h, to), r) in list.iter().zip(results) {
+            let replaced = match r {
+                Ok(restore::Put::Same) => continue,
+                Ok(restore::Put::Replaced { backup }) => Some(backup.display().to_string()),
+                Ok(_) => None,
+                Err(e) => {
+                    say.alert(&e.to_string());
+                    say.merge(ExitStatus::Negative);
+                    continue;
+                }
+            };
+            written += 1;
+            let from = restore::member_name(f, h);
+            let bytes = std::fs::metadata(to).map_or(0, |m| m.len());
+            if g.json {
+                out.json(&super::record::Record::Restored(&Restored {
+                    session_id: Some(h.id.clone()),
+                    from: &from,
+                    to: to.display().to_string(),
+                    bytes,
+                    replaced_kept_at: replaced,
+                }))?;
+            } else {
+                say.note(&format!(
+                    "restored {} ({bytes} bytes){}{}",
+                    escape_str(&to.display().to_string()),
+                    replaced.map_or_else(String::new, |b| format!("; the file it replaced is kept at {b}")),
+                    hint.map_or_else(String::new, |h| format!("; {h}"))
+                ));
+            }
+        }
+    }
+    Ok(written)
 }
 
 fn table(listed: &[restore::Listed]) -> String {

@@ -65,6 +65,57 @@ pub fn open(path: &Path) -> Result<Connection, DbError> {
     Ok(db)
 }
 
+/// Copies the whole database at `path` to `to` with SQLite's online backup API, in one
+/// step: the pages are read inside one read transaction, so the copy is the database as one
+/// commit left it, even while the client writes (WAL mode lets it go on meanwhile). What the
+/// WAL holds is in the copy; the copy has no WAL of its own.
+pub fn snapshot(path: &Path, to: &Path) -> Result<(), DbError> {
+    let from = open(path)?;
+    is_opencode(&from)?;
+    let mut dst = Connection::open(to)?;
+    {
+        use rusqlite::backup::StepResult;
+        let b = rusqlite::backup::Backup::new(&from, &mut dst)?;
+        // Every page in one step (-1): one read transaction, so one commit's view.
+        let waited = std::time::Instant::now();
+        loop {
+            match b.step(-1)? {
+                StepResult::Done => break,
+                StepResult::More => {}
+                StepResult::Busy | StepResult::Locked if waited.elapsed() < BUSY => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                StepResult::Busy | StepResult::Locked => {
+                    return Err(DbError::Sqlite(rusqlite::Error::SqliteFailure(
+                        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                        Some("the database stayed locked while it was copied".into()),
+                    )));
+                }
+                _ => {}
+            }
+        }
+    }
+    // The copy is a file on its own: a reader of it needs no WAL beside it.
+    dst.pragma_update(None, "journal_mode", "DELETE")?;
+    dst.close().map_err(|(_, e)| e)?;
+    Ok(())
+}
+
+/// The summed length and latest change of the database at `path` and its WAL: a commit
+/// grows or rewrites the WAL, and a checkpoint writes the database, so either changes one.
+pub fn state(path: &Path) -> std::io::Result<(u64, Option<std::time::SystemTime>)> {
+    let main = std::fs::metadata(path)?;
+    let mut len = main.len();
+    let mut when = main.modified().ok();
+    let mut wal = path.as_os_str().to_os_string();
+    wal.push("-wal");
+    if let Ok(m) = std::fs::metadata(std::path::PathBuf::from(wal)) {
+        len += m.len();
+        when = when.max(m.modified().ok());
+    }
+    Ok((len, when))
+}
+
 /// `file:` URI of `path` with `query`, its characters that a URI reserves escaped.
 fn uri(path: &Path, query: &str) -> String {
     let mut out = String::from("file:");
@@ -224,6 +275,9 @@ fn json_of(v: ValueRef<'_>) -> Value {
     match v {
         ValueRef::Text(t) | ValueRef::Blob(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
         ValueRef::Integer(i) => Value::from(i),
+        // JavaScript prints a whole number without a fraction (`cost: 0`), and the client's
+        // export is JavaScript's printing of these columns.
+        ValueRef::Real(f) if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 => Value::from(f as i64),
         ValueRef::Real(f) => serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number),
         ValueRef::Null => Value::Null,
     }
@@ -347,6 +401,12 @@ fn session_info(db: &Connection, id: &str) -> Result<Map<String, Value>, DbError
         } else if let Some(k) = col.strip_prefix("summary_") {
             if !v.is_null() {
                 summary.insert(k.to_string(), parsed(v));
+            }
+        } else if let Some(k) = col.strip_prefix("tokens_cache_") {
+            // `tokens_cache_read` is the client's `tokens.cache.read`.
+            let cache = tokens.entry("cache").or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(cache) = cache {
+                cache.insert(k.to_string(), v);
             }
         } else if let Some(k) = col.strip_prefix("tokens_") {
             tokens.insert(k.to_string(), v);

@@ -49,4 +49,20 @@ impl cctool_core::agents::Container for Database {
     fn read(&self, path: &Path, id: &str) -> std::io::Result<Vec<u8>> {
         Ok(crate::db::export(path, id)?)
     }
+
+    fn snapshot(&self, path: &Path, to: &Path) -> std::io::Result<()> {
+        Ok(crate::db::snapshot(path, to)?)
+    }
+
+    fn state(&self, path: &Path) -> std::io::Result<(u64, Option<std::time::SystemTime>)> {
+        crate::db::state(path)
+    }
+
+    fn archive_folder(&self) -> &'static str {
+        "opencode"
+    }
+
+    fn import_hint(&self) -> &'static str {
+        "`opencode import FILE` puts it back into opencode's database"
+    }
 }

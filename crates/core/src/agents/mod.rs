@@ -389,6 +389,26 @@ pub trait Container: Sync {
     /// The session `id` of the file at `path`, as the bytes of the agent's own session
     /// document, read in one consistent snapshot.
     fn read(&self, path: &Path, id: &str) -> io::Result<Vec<u8>>;
+
+    /// Writes to `to` (an empty file the caller made) a consistent copy of the whole file at
+    /// `path`, taken while the agent may be writing it: what a backup stores. The agent's
+    /// own way of copying its database (SQLite's backup API), never a copy of bytes that a
+    /// writer may be changing.
+    fn snapshot(&self, path: &Path, to: &Path) -> io::Result<()>;
+
+    /// The length and last change of everything the file's content lives in (a database
+    /// and its write-ahead log): when both are as a backup last saw them, nothing changed
+    /// and it is not copied again.
+    fn state(&self, path: &Path) -> io::Result<(u64, Option<std::time::SystemTime>)>;
+
+    /// The folder under a backup archive's `restore --to DIR` that holds this agent's
+    /// sessions restored from such a file.
+    fn archive_folder(&self) -> &'static str;
+
+    /// How a session document [`Container::read`] gave goes back into the agent's own
+    /// file, in the agent's words (its import command): what `restore` tells the user after
+    /// writing one out.
+    fn import_hint(&self) -> &'static str;
 }
 
 /// An agent's own retention sweep of its store: what `doctor` reads to warn before the sweep

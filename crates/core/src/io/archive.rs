@@ -72,6 +72,25 @@ pub struct FileEntry {
     pub chunks: Vec<Chunk>,
     /// What the session is, for listing; `None` for files that are not sessions (history, index).
     pub session: Option<SessionMeta>,
+    /// For a database (role `database`), the sessions it held when it was copied: what
+    /// `restore` lists and chooses from without reading the copy. Absent from the manifest
+    /// of any other file, and of archives written before databases were taken.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<Held>,
+}
+
+/// One session inside a stored database.
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq, Eq)]
+pub struct Held {
+    /// Its id in the database.
+    pub id: String,
+    /// What its rows held, in bytes, as the database's agent counts them.
+    pub bytes: u64,
+    /// When the database says it last changed (milliseconds since the Unix epoch).
+    pub modified_ms: Option<i64>,
+    /// What `scan` said of it.
+    #[serde(flatten)]
+    pub session: SessionMeta,
 }
 
 /// One run's list of files.

@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use crate::io::archive::{Archive, FileEntry};
+use crate::io::archive::{Archive, FileEntry, Held};
 
 /// One session of the archive, as `restore` lists it. Every field keeps one JSON type.
 #[derive(Serialize, Debug, Clone)]
@@ -99,8 +99,187 @@ pub fn list(files: &[(FileEntry, String)]) -> Vec<Listed> {
             }
         })
         .collect();
+    for (f, snap) in files.iter().filter(|(f, _)| !f.held.is_empty()) {
+        let live = Live::of(f);
+        out.extend(f.held.iter().map(|h| {
+            let now = live.get(&h.id);
+            Listed {
+                agent: f.agent.clone(),
+                session_id: Some(h.id.clone()),
+                project: h.session.project.clone(),
+                title: h.session.title.clone(),
+                first_timestamp: h.session.first_timestamp.clone(),
+                last_timestamp: h.session.last_timestamp.clone(),
+                path: member_name(f, h),
+                bytes: h.bytes,
+                subagents: 0,
+                exists: now.is_some(),
+                same: now.is_some_and(|m| m.size == h.bytes && m.modified_ms == h.modified_ms),
+                snapshot: snap.clone(),
+            }
+        }));
+    }
     out.sort_by(|a, b| a.last_timestamp.cmp(&b.last_timestamp).then(a.path.cmp(&b.path)));
     out
+}
+
+/// `FILE#ID`, the name a session inside a database goes by ([`crate::io::member::Member`]).
+pub fn member_name(f: &FileEntry, h: &Held) -> String {
+    format!("{}{}{}", f.path, crate::io::member::SEPARATOR, h.id)
+}
+
+/// The sessions the database a stored copy was taken from holds now, by id; none when it is
+/// gone or is no longer its agent's.
+struct Live(std::collections::HashMap<String, crate::io::member::Member>);
+
+impl Live {
+    fn of(f: &FileEntry) -> Live {
+        let members = crate::agents::registry()
+            .by_name(&f.agent)
+            .and_then(|a| a.container())
+            .filter(|_| Path::new(&f.path).is_file())
+            .and_then(|c| c.members(Path::new(&f.path)));
+        Live(
+            members
+                .map(|m| m.sessions.into_iter().map(|m| (m.id.clone(), m)).collect())
+                .unwrap_or_default(),
+        )
+    }
+
+    fn get(&self, id: &str) -> Option<&crate::io::member::Member> {
+        self.0.get(id)
+    }
+}
+
+/// The sessions inside stored databases that `ids` name (by id, or by a part of it), and
+/// with `deleted` those the database no longer holds.
+pub fn select_held<'a>(
+    files: &'a [(FileEntry, String)],
+    ids: &[String],
+    deleted: bool,
+) -> Vec<(&'a FileEntry, &'a Held)> {
+    let mut out = Vec::new();
+    for (f, _) in files.iter().filter(|(f, _)| !f.held.is_empty()) {
+        let live = deleted.then(|| Live::of(f));
+        for h in &f.held {
+            let named = ids.iter().any(|w| h.id.contains(w.as_str()));
+            let gone = live.as_ref().is_some_and(|l| l.get(&h.id).is_none());
+            if named || gone {
+                out.push((f, h));
+            }
+        }
+    }
+    out
+}
+
+/// Where a session restored out of a stored database goes: `DIR/<agent's folder>/ID.json`,
+/// as the document its agent imports. The id comes from an archive, which is untrusted: one
+/// that is not a plain file name is refused.
+pub fn held_target(f: &FileEntry, h: &Held, dir: &Path) -> Result<PathBuf, Escape> {
+    let container = crate::agents::registry()
+        .by_name(&f.agent)
+        .and_then(|a| a.container())
+        .ok_or_else(|| Escape::UnknownAgent(f.agent.clone()))?;
+    let plain = !h.id.is_empty()
+        && !h.id.starts_with('.')
+        && h.id.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b));
+    if !plain {
+        return Err(Escape::Rel(h.id.clone()));
+    }
+    let path = dir.join(container.archive_folder()).join(format!("{}.json", h.id));
+    no_link_out(dir, &path)?;
+    Ok(path)
+}
+
+/// Writes the sessions `held` of the stored database `f` as their agent's own documents at
+/// `to`, each paired with where it goes: the copy is put together once, in a file beside the
+/// archive's chunks that is removed after, and each session read from it in one snapshot.
+pub fn restore_held(
+    archive: &Archive,
+    f: &FileEntry,
+    held: &[(&Held, PathBuf)],
+    force: bool,
+) -> Result<Vec<Result<Put, RestoreError>>, RestoreError> {
+    let container = crate::agents::registry()
+        .by_name(&f.agent)
+        .and_then(|a| a.container())
+        .ok_or_else(|| RestoreError::Outside {
+            entry: f.path.clone(),
+            why: Escape::UnknownAgent(f.agent.clone()),
+        })?;
+    let write_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |cause| RestoreError::Write { path, cause }
+    };
+    let mut copy = tempfile::Builder::new()
+        .prefix(".database-")
+        .suffix(".tmp")
+        .tempfile_in(&archive.root)
+        .map_err(write_err(&archive.root))?;
+    archive
+        .write_file_to(f, copy.as_file_mut())
+        .map_err(RestoreError::Archive)?;
+    Ok(held
+        .iter()
+        .map(|(h, to)| {
+            let bytes = container.read(copy.path(), &h.id).map_err(|cause| RestoreError::Read {
+                path: PathBuf::from(member_name(f, h)),
+                cause,
+            })?;
+            put_bytes(to, &bytes, force)
+        })
+        .collect())
+}
+
+/// Writes `bytes` at `to` as [`restore_file`] writes a stored file: a file there with the same
+/// bytes is left, a different one replaced only with `force` and kept beside it.
+fn put_bytes(to: &Path, bytes: &[u8], force: bool) -> Result<Put, RestoreError> {
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir).map_err(|cause| RestoreError::CreateDir {
+            dir: dir.to_path_buf(),
+            cause,
+        })?;
+    }
+    let write_err = |cause: std::io::Error| {
+        if cause.kind() == std::io::ErrorKind::AlreadyExists {
+            RestoreError::Exists(to.to_path_buf())
+        } else {
+            RestoreError::Write {
+                path: to.to_path_buf(),
+                cause,
+            }
+        }
+    };
+    let write = |w: &mut crate::io::atomic::Output| std::io::Write::write_all(w, bytes);
+    match std::fs::metadata(to) {
+        Err(_) => crate::io::atomic::write_new_file_by(to, false, write)
+            .map(|()| Put::New)
+            .map_err(write_err),
+        Ok(m) if m.is_file() => {
+            let there = std::fs::read(to).map_err(|cause| RestoreError::Read {
+                path: to.to_path_buf(),
+                cause,
+            })?;
+            if there == bytes {
+                return Ok(Put::Same);
+            }
+            if !force {
+                return Err(RestoreError::Exists(to.to_path_buf()));
+            }
+            let how = crate::io::atomic::InPlace {
+                tag: "cctool-restore",
+                seen: crate::io::atomic::Seen {
+                    len: m.len(),
+                    modified: m.modified().ok(),
+                },
+                force: true,
+            };
+            crate::io::atomic::replace_with_backup_by(to, &how, write)
+                .map(|r| Put::Replaced { backup: r.backup })
+                .map_err(write_err)
+        }
+        Ok(_) => Err(RestoreError::Exists(to.to_path_buf())),
+    }
 }
 
 /// Why a manifest entry is not put back where it says. An archive is untrusted input (it may
@@ -451,6 +630,7 @@ mod tests {
             sha256: String::new(),
             chunks: Vec::new(),
             session: None,
+            held: Vec::new(),
         }
     }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest, Sha256};
 
 use super::stores::Found;
-use crate::io::archive::{Archive, Chunk, FileEntry, Manifest, SessionMeta, hex};
+use crate::io::archive::{Archive, Chunk, FileEntry, Held, Manifest, SessionMeta, hex};
 
 /// Fixed offsets at which a file that is not an extension of its last copy is cut.
 pub(crate) const CHUNK: usize = 1 << 20;
@@ -80,6 +80,9 @@ fn mtime_ms(m: &std::fs::Metadata) -> Option<i64> {
 #[derive(Default)]
 struct Cost {
     new_bytes: u64,
+    /// Bytes of the chunks this run stored that the archive did not hold: what a database,
+    /// rewritten in place and copied whole, adds to it.
+    fresh_bytes: u64,
     written: u64,
     partial: bool,
 }
@@ -121,6 +124,9 @@ fn chunk_file(
         hasher.update(&buf[..n]);
         let (c, written) = archive.put_chunk(&buf[..n])?;
         cost.written += written;
+        if written > 0 {
+            cost.fresh_bytes += n as u64;
+        }
         chunks.push(c);
         pos += n as u64;
     }
@@ -150,6 +156,9 @@ pub(crate) fn session_meta(found: &Found) -> Option<SessionMeta> {
 
 /// Takes one file: reused whole when its length and time are those of its last copy.
 fn take(archive: &Archive, found: &Found, prev: Option<&FileEntry>, settle: Duration) -> io::Result<(FileEntry, Cost)> {
+    if found.role == super::stores::DATABASE {
+        return take_database(archive, found, prev);
+    }
     let mut f = File::open(&found.path)?;
     let meta = f.metadata()?;
     let len = meta.len();
@@ -177,6 +186,7 @@ fn take(archive: &Archive, found: &Found, prev: Option<&FileEntry>, settle: Dura
         sha256,
         chunks,
         session: None,
+        held: Vec::new(),
     };
     let session = match prev {
         // Same bytes: same session (an unfinished line was all that changed).
@@ -185,6 +195,85 @@ fn take(archive: &Archive, found: &Found, prev: Option<&FileEntry>, settle: Dura
     };
     let entry = FileEntry { session, ..entry };
     Ok((entry, cost))
+}
+
+/// Takes a database in which an agent keeps many sessions: a consistent copy made by its
+/// agent ([`crate::agents::Container::snapshot`]) into a file beside the archive's chunks,
+/// cut into chunks at fixed offsets (a database rewrites pages in place, so the pieces that
+/// did not change are stored once) and the sessions it holds listed for `restore`. Passed
+/// over when neither the database nor its log changed since its last copy.
+fn take_database(archive: &Archive, found: &Found, prev: Option<&FileEntry>) -> io::Result<(FileEntry, Cost)> {
+    let agent = crate::agents::registry()
+        .by_name(found.agent)
+        .ok_or_else(|| io::Error::other(format!("{}: not a database this cctool reads", found.path.display())))?;
+    let container = agent
+        .container()
+        .ok_or_else(|| io::Error::other(format!("{}: not a database this cctool reads", found.path.display())))?;
+    let (seen_len, when) = container.state(&found.path)?;
+    let mtime = when.and_then(|t| Some(t.duration_since(SystemTime::UNIX_EPOCH).ok()?.as_millis() as i64));
+    let mut cost = Cost::default();
+    if let Some(p) = prev
+        && p.seen_len == seen_len
+        && p.mtime_ms == mtime
+    {
+        return Ok((p.clone(), cost));
+    }
+    let copy = tempfile::Builder::new()
+        .prefix(".database-")
+        .suffix(".tmp")
+        .tempfile_in(&archive.root)?;
+    container.snapshot(&found.path, copy.path())?;
+    let mut f = File::open(copy.path())?;
+    let size = f.metadata()?.len();
+    let (sha256, chunks) = chunk_file(archive, &mut f, size, None, &mut cost)?;
+    cost.new_bytes = cost.fresh_bytes;
+    let held = held(agent, container, copy.path());
+    let entry = FileEntry {
+        agent: found.agent.to_string(),
+        role: found.role.to_string(),
+        path: found.path.to_string_lossy().into_owned(),
+        store: found.store.to_string_lossy().into_owned(),
+        rel: found.rel.to_string_lossy().into_owned(),
+        size,
+        seen_len,
+        mtime_ms: mtime,
+        sha256,
+        chunks,
+        session: None,
+        held,
+    };
+    Ok((entry, cost))
+}
+
+/// The sessions the database copy at `path` holds, each as `scan` sees it. One that cannot
+/// be read is listed by its id alone: it is in the copy all the same.
+fn held(agent: &dyn crate::agents::Agent, container: &dyn crate::agents::Container, path: &Path) -> Vec<Held> {
+    let Some(members) = container.members(path) else {
+        return Vec::new();
+    };
+    members
+        .sessions
+        .iter()
+        .map(|m| {
+            let rec = container.read(path, &m.id).ok().and_then(|bytes| {
+                let src = crate::io::Source::from_bytes(&m.name(), bytes);
+                agent.scan(&src, &Default::default()).ok()
+            });
+            Held {
+                id: m.id.clone(),
+                bytes: m.size,
+                modified_ms: m.modified_ms,
+                session: rec.map_or_else(SessionMeta::default, |rec| SessionMeta {
+                    session_id: rec.session_id,
+                    cwd: rec.cwd,
+                    project: rec.project,
+                    title: rec.title,
+                    first_timestamp: rec.first_timestamp,
+                    last_timestamp: rec.last_timestamp,
+                }),
+            }
+        })
+        .collect()
 }
 
 /// Backs up `files` into `archive`. `kind`: `backup` for a whole run, `hook` for the few

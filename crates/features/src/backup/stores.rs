@@ -18,13 +18,18 @@ pub struct Found {
 /// Every file of the stores `crate::io::paths::stores_from` finds, each of the agent whose
 /// session folder it is in ([`crate::agents::Store`]): its session files (plain and
 /// compressed, with their sub-sessions and the sidecar `.json` files beside them) and the
-/// side file beside the folder (`history.jsonl`, `session_index.jsonl`). Sorted by path;
+/// side file beside the folder (`history.jsonl`, `session_index.jsonl`); and each database
+/// an agent keeps its sessions in (opencode's), whole ([`DATABASE`]). Sorted by path;
 /// `problems` gets what could not be walked.
 pub fn files(stores: &crate::io::paths::Stores, problems: &mut Vec<String>) -> Vec<Found> {
     let mut out = Vec::new();
     let mut extra = std::collections::BTreeSet::new();
     for dir in &stores.found {
         let Some(parent) = dir.parent() else { continue };
+        if let Some(agent) = database_of(stores, dir) {
+            out.push(found(agent.about().format.name(), DATABASE, dir, parent));
+            continue;
+        }
         let Some((agent, store)) = stores.agent_of(dir) else {
             continue;
         };
@@ -58,6 +63,18 @@ pub fn files(stores: &crate::io::paths::Stores, problems: &mut Vec<String>) -> V
     let mut seen = std::collections::HashSet::new();
     out.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
     out
+}
+
+/// The role in a manifest of a file in which an agent keeps many sessions (a database),
+/// copied whole by the agent's [`crate::agents::Container::snapshot`].
+pub const DATABASE: &str = "database";
+
+/// The agent whose database the store `dir` is: a file an agent found as its store and
+/// keeps sessions in ([`crate::agents::Agent::container`]).
+fn database_of(stores: &crate::io::paths::Stores, dir: &Path) -> Option<&'static dyn crate::agents::Agent> {
+    let (_, id) = stores.owners.iter().find(|(d, _)| d == dir)?;
+    let agent = crate::agents::registry().find(*id)?;
+    (dir.is_file() && agent.container().is_some()).then_some(agent)
 }
 
 fn found(agent: &'static str, role: &'static str, path: &Path, store: &Path) -> Found {
