@@ -47,7 +47,7 @@ fn recorded() -> Vec<(String, PathBuf, PathBuf)> {
 }
 
 /// `rebuild-chain --api-view --prompt PROMPT` of `input`, one message a line.
-fn api_view(input: &str, prompt: &str) -> Vec<Value> {
+pub(crate) fn api_view(input: &str, prompt: &str) -> Vec<Value> {
     let out = stdout_of(&["rebuild-chain", "--api-view", "--prompt", prompt, input]);
     out.lines()
         .map(|l| serde_json::from_str(l).expect("a JSON message"))
@@ -55,7 +55,7 @@ fn api_view(input: &str, prompt: &str) -> Vec<Value> {
 }
 
 /// The messages a request sent after its system prompt.
-fn sent_after_system(request: &Value) -> Vec<Value> {
+pub(crate) fn sent_after_system(request: &Value) -> Vec<Value> {
     let msgs = request["messages"].as_array().expect("messages");
     assert_eq!(msgs[0]["role"], "system");
     msgs[1..].to_vec()

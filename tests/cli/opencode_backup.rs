@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{cctool, fixture, records};
+use crate::opencode::{api_view, sent_after_system};
+use crate::util::{Client, cctool, fixture, realclient, records};
 
 /// A home folder whose opencode data folder holds a copy of the fixture database.
 struct Home {
@@ -138,6 +139,7 @@ fn the_database_is_backed_up_once_and_each_session_restores_as_the_client_export
             serde_json::from_slice(&std::fs::read(fixture(&format!("opencode/{id}.export.json"))).unwrap()).unwrap();
         assert_eq!(h.restored(id), client, "{id}: restored as `opencode export` prints it");
     }
+    resumed_by_the_client(&h, &ids);
     // Again: the files are there with these bytes, nothing to do.
     let again = h.json(&{
         let mut a = vec!["restore", "--to", out.to_str().unwrap()];
@@ -215,4 +217,38 @@ fn a_backup_while_the_client_writes_holds_every_commit_and_nothing_uncommitted()
         .filter(|e| e.file_name().to_string_lossy().starts_with(".database-"))
         .collect();
     assert!(stray.is_empty(), "{stray:?}");
+}
+
+/// Each restored session, loaded by the real client with `opencode import` and resumed: the
+/// request it sends is what `--api-view` gives of the session in the database it was backed
+/// up from. Skipped where the client or the agent-support mock is not here.
+fn resumed_by_the_client(h: &Home, ids: &[String]) {
+    let Some(script) = realclient(Client::Opencode) else {
+        return;
+    };
+    let Some(mock) = crate::util::shared_dir()
+        .and_then(|d| d.parent().map(|p| p.join("tools/otheragents")))
+        .filter(|d| d.join("netrun.sh").is_file())
+    else {
+        crate::util::skip_notice("the agent-support mock (tools/otheragents beside the samples) is not present");
+        return;
+    };
+    for id in ids {
+        let file = h.out().join(format!("opencode/{id}.json"));
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .arg(&file)
+            .arg("say-ok")
+            .env("OTHERAGENTS", &mock)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{id}: {}",
+            String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
+        );
+        let request: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let member = format!("{}#{id}", h.db().display());
+        assert_eq!(sent_after_system(&request), api_view(&member, "say-ok"), "{id}");
+    }
 }
