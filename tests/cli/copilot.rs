@@ -532,3 +532,57 @@ fn into_store_places_the_session_with_its_workspace_and_converting_again_adds_no
     run();
     assert_eq!(std::fs::read(&events).unwrap(), before);
 }
+
+/// A Copilot CLI session is a folder: `backup` takes its `workspace.yaml` (by which the client
+/// lists it) and its checkpoints with its events, `restore` lists the session once and puts
+/// the whole folder back, byte for byte.
+#[test]
+fn backup_and_restore_keep_a_session_s_whole_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("copilot");
+    let session = home.join("session-state/5b1d7c2e-8a40-4f6b-9d3e-2c7a1e0f4b19");
+    std::fs::create_dir_all(session.join("checkpoints")).unwrap();
+    let src = fixture("copilot/store/session-state/5b1d7c2e-8a40-4f6b-9d3e-2c7a1e0f4b19");
+    for f in ["events.jsonl", "workspace.yaml"] {
+        std::fs::copy(src.join(f), session.join(f)).unwrap();
+    }
+    std::fs::write(session.join("checkpoints/index.json"), b"{\"checkpoints\":[]}\n").unwrap();
+    std::fs::write(session.join("checkpoints/001.md"), b"# checkpoint\n").unwrap();
+    let files: Vec<(std::path::PathBuf, Vec<u8>)> = walkdir::WalkDir::new(&session)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().to_path_buf(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    assert_eq!(files.len(), 4);
+    let run = |args: &[&str]| {
+        cctool()
+            .env("HOME", dir.path())
+            .env("COPILOT_HOME", &home)
+            .env("XDG_DATA_HOME", dir.path().join("data"))
+            .args(args)
+            .assert()
+    };
+    let backup = records(&String::from_utf8_lossy(
+        &run(&["--json", "backup"]).success().get_output().stdout,
+    ));
+    assert_eq!(backup[0]["files"], 4, "{backup:?}");
+    let listed = records(&String::from_utf8_lossy(
+        &run(&["--json", "restore"]).success().get_output().stdout,
+    ));
+    assert_eq!(listed.len(), 1, "one session, not its checkpoints: {listed:?}");
+    assert_eq!(listed[0]["session_id"], "5b1d7c2e-8a40-4f6b-9d3e-2c7a1e0f4b19");
+
+    std::fs::remove_dir_all(&session).unwrap();
+    run(&["restore", "--deleted"]).success();
+    for (path, bytes) in &files {
+        assert_eq!(&std::fs::read(path).unwrap(), bytes, "{}", path.display());
+    }
+    // The client lists it again, and cctool reads it as before.
+    let scan = records(&stdout_of(&[
+        "scan",
+        "--json",
+        session.join("events.jsonl").to_str().unwrap(),
+    ]));
+    assert_eq!(scan[0]["project"], "gadget");
+}

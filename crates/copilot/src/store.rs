@@ -91,6 +91,18 @@ impl Store for CopilotStore {
         beside_a_session(path)
     }
 
+    // Everything in a session's folder but its events is the session's: the client lists a
+    // session by its `workspace.yaml`, and rewinds it with its checkpoints.
+    fn companion_of<'a>(&self, rel: &'a Path) -> Option<&'a str> {
+        let mut c = rel.components().map(|c| c.as_os_str());
+        if c.next()? != SESSION_FOLDER {
+            return None;
+        }
+        let id = c.next()?.to_str()?;
+        let rest: Vec<_> = c.collect();
+        (!rest.is_empty() && rest != [std::ffi::OsStr::new(EVENTS)]).then_some(id)
+    }
+
     fn role(&self, _: &Path) -> &'static str {
         "session"
     }

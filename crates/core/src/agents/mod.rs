@@ -349,6 +349,15 @@ pub trait Store: Sync {
         false
     }
 
+    /// The id of the session whose folder holds the file at `rel` (its path below the store's
+    /// root), when it is a file the agent keeps beside a session's own and that belongs to it
+    /// (Copilot CLI's `workspace.yaml`, by which the client lists the session, and its
+    /// checkpoints): a backup takes it with the session and a restore puts it back with it.
+    fn companion_of<'a>(&self, rel: &'a Path) -> Option<&'a str> {
+        let _ = rel;
+        None
+    }
+
     /// Whether the file at `path` is a sub-session (a subagent's transcript), not a session
     /// a user names.
     fn is_sub_session(&self, path: &str) -> bool {

@@ -359,7 +359,8 @@ pub fn target(f: &FileEntry, to: Option<&Path>, roots: &[(&str, PathBuf)]) -> Re
         .ok_or_else(|| Escape::UnknownAgent(f.agent.clone()))?;
     let folders = store.session_folders();
     let top = rel.components().next().map(|c| c.as_os_str());
-    if !top.is_some_and(|t| folders.iter().any(|f| t == *f)) || !crate::io::paths::is_candidate(rel) {
+    let kept = crate::io::paths::is_candidate(rel) || store.companion_of(rel).is_some();
+    if !top.is_some_and(|t| folders.iter().any(|f| t == *f)) || !kept {
         return Err(Escape::NotASession {
             rel: f.rel.clone(),
             agent,
@@ -420,7 +421,8 @@ fn no_link_out(root: &Path, path: &Path) -> Result<(), Escape> {
     Ok(())
 }
 
-/// The stored files of the sessions chosen: each session with its subagent transcripts.
+/// The stored files of the sessions chosen: each session with its subagent transcripts and
+/// the files its agent keeps beside it ([`crate::agents::Store::companion_of`]).
 pub fn select<'a>(files: &'a [(FileEntry, String)], ids: &[String], deleted: bool) -> Vec<&'a FileEntry> {
     let wanted: std::collections::HashSet<String> = files
         .iter()
@@ -437,11 +439,25 @@ pub fn select<'a>(files: &'a [(FileEntry, String)], ids: &[String], deleted: boo
             (by_id || gone).then_some(id)
         })
         .collect();
+    let companion = |f: &FileEntry| {
+        (f.role == super::stores::COMPANION)
+            .then(|| crate::agents::registry().store_by_name(&f.agent))
+            .flatten()
+            .and_then(|s| s.companion_of(Path::new(&f.rel)).map(str::to_string))
+    };
     files
         .iter()
         .map(|(f, _)| f)
-        .filter(|f| (f.role == "session" || f.role == "subagent") && session_of(f).is_some_and(|s| wanted.contains(&s)))
-        .filter(|f| !deleted || f.role == "subagent" || !Path::new(&f.path).exists())
+        .filter(|f| {
+            let of = match f.role.as_str() {
+                "session" | "subagent" => session_of(f),
+                _ => companion(f),
+            };
+            of.is_some_and(|s| wanted.contains(&s))
+        })
+        // A deleted session's subagents and companions come back with it, whether or not
+        // they are gone too: one already there is left as it is.
+        .filter(|f| !deleted || f.role != "session" || !Path::new(&f.path).exists())
         .collect()
 }
 

@@ -44,10 +44,15 @@ pub fn files(stores: &crate::io::paths::Stores, problems: &mut Vec<String>) -> V
                     continue;
                 }
             };
-            if !e.file_type().is_file() || !crate::io::paths::is_candidate(e.path()) {
+            if !e.file_type().is_file() {
                 continue;
             }
-            out.push(found(agent, store.role(e.path()), e.path(), parent));
+            let rel = e.path().strip_prefix(parent).unwrap_or(e.path());
+            if store.companion_of(rel).is_some() {
+                out.push(found(agent, COMPANION, e.path(), parent));
+            } else if crate::io::paths::is_candidate(e.path()) {
+                out.push(found(agent, store.role(e.path()), e.path(), parent));
+            }
         }
         if let Some(side) = store.side_file() {
             let path = parent.join(side.name);
@@ -64,6 +69,10 @@ pub fn files(stores: &crate::io::paths::Stores, problems: &mut Vec<String>) -> V
     out.retain(|f| seen.insert(std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone())));
     out
 }
+
+/// The role in a manifest of a file an agent keeps beside a session's own, which belongs to
+/// that session ([`crate::agents::Store::companion_of`]).
+pub const COMPANION: &str = "companion";
 
 /// The role in a manifest of a file in which an agent keeps many sessions (a database),
 /// copied whole by the agent's [`crate::agents::Container::snapshot`].
