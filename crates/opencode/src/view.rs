@@ -4,7 +4,7 @@
 use crate::file::{self, Session};
 use crate::model::{current_compaction, marks_before, record, resume_start};
 use cctool_core::agents::view::{
-    ApiViewSummary, ChainOptions, ChainSummary, Report, cannot_read, chat_record, value_of,
+    ApiViewSummary, ChainOptions, ChainSummary, Report, cannot_read, print_chat_messages, value_of,
 };
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
@@ -134,38 +134,18 @@ fn api_view(
     out: &mut Out,
 ) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
     let msgs = crate::api::messages(s, a.prompt.as_deref()).map_err(cctool_core::error::Error::agent)?;
-    let mut bytes = 0;
-    for (i, m) in msgs.iter().enumerate() {
-        let line = cctool_core::io::json::to_json(m);
-        bytes += line.len();
-        match &style {
-            None => out.record(line.as_bytes())?,
-            Some(st) => {
-                let mut block = render::record_block(st, &chat_record(m), None);
-                block.id = Some(format!("#{}", i + 1));
-                out.text(&render::render(st, &block))?;
-            }
-        }
-    }
+    let bytes = print_chat_messages(&msgs, style.as_ref(), out)?;
     let summary = ApiViewSummary {
-        file: src.name().to_string(),
-        format: crate::ID.name(),
-        sent_by: Some(crate::api::CLIENT),
-        client: crate::api::CLIENT,
-        loader: None,
-        model: None,
-        model_choice: None,
-        model_entry: None,
-        session_model: None,
-        session_model_retires: None,
         notice: Some("the system prompt and the tools are the resuming client's own and are not shown".into()),
-        thinking_policy: None,
-        messages: msgs.len(),
-        tokens: cctool_core::model::approx_tokens(bytes),
-        prompt: a.prompt.is_some(),
         rules: crate::api::rules(&msgs, a.prompt.is_some()),
-        assumptions: None,
-        refused: None,
+        ..ApiViewSummary::of_messages(
+            src.name(),
+            crate::ID.name(),
+            crate::api::CLIENT,
+            msgs.len(),
+            bytes,
+            a.prompt.is_some(),
+        )
     };
     Ok((unread(src.name(), s), Report::ApiView(summary)))
 }

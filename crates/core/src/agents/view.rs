@@ -88,6 +88,39 @@ pub struct ApiViewSummary {
 }
 
 impl ApiViewSummary {
+    /// The summary of a request whose messages alone cctool gives (the Chat Completions
+    /// agents'): `messages` sent by `client`, `bytes` of their JSON; every field an agent of
+    /// another kind has is null, and the agent sets what else it knows.
+    pub fn of_messages(
+        file: &str,
+        format: &'static str,
+        client: &'static str,
+        messages: usize,
+        bytes: usize,
+        prompt: bool,
+    ) -> ApiViewSummary {
+        ApiViewSummary {
+            file: file.to_string(),
+            format,
+            sent_by: Some(client),
+            client,
+            loader: None,
+            model: None,
+            model_choice: None,
+            model_entry: None,
+            session_model: None,
+            session_model_retires: None,
+            notice: None,
+            thinking_policy: None,
+            messages,
+            tokens: crate::model::approx_tokens(bytes),
+            prompt,
+            rules: Vec::new(),
+            assumptions: None,
+            refused: None,
+        }
+    }
+
     /// The one-line summary printed on stderr after the request.
     pub fn describe(&self) -> String {
         if let Some(r) = &self.refused {
@@ -247,6 +280,31 @@ pub fn value_of(bytes: &[u8]) -> serde_json::Value {
 /// An error reading the input back (the file changed under the reader), naming it.
 pub fn cannot_read(src: &Source, e: std::io::Error) -> crate::error::Error {
     crate::error::Error::Read(e).about(src.name())
+}
+
+/// Prints the messages of a Chat Completions request as `--api-view` shows them: one JSON
+/// object a line, or, with `style`, each rendered as a transcript's record is and numbered
+/// `#1`, `#2`…. Returns the bytes of their JSON, what the summary's token estimate counts.
+pub fn print_chat_messages(
+    msgs: &[serde_json::Value],
+    style: Option<&crate::output::render::Render>,
+    out: &mut crate::output::Out,
+) -> std::io::Result<usize> {
+    use crate::output::render;
+    let mut bytes = 0;
+    for (i, m) in msgs.iter().enumerate() {
+        let line = crate::io::json::to_json(m);
+        bytes += line.len();
+        match style {
+            None => out.record(line.as_bytes())?,
+            Some(st) => {
+                let mut block = render::record_block(st, &chat_record(m), None);
+                block.id = Some(format!("#{}", i + 1));
+                out.text(&render::render(st, &block))?;
+            }
+        }
+    }
+    Ok(bytes)
 }
 
 /// One message of a Chat Completions request (`role`, `content` as a string or text parts,
