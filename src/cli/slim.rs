@@ -37,7 +37,7 @@ cctool slim --restore ~/slim-payloads slim.jsonl -o SESSION.jsonl"
 )]
 pub struct SlimArgs {
     /// Claude Code transcripts or Codex rollouts (files, or session ids or prefixes of your
-    /// stores).
+    /// stores), or an opencode database.
     #[arg(required = true, value_name = "FILE")]
     pub paths: Vec<PathBuf>,
 
@@ -72,7 +72,19 @@ pub struct SlimArgs {
     #[arg(long, value_name = "DIR")]
     pub restore: Option<PathBuf>,
 
-    /// Rewrite files modified in the last 60 s or read-only, and replace outputs that exist.
+    /// With a database (opencode.db) and --in-place: replace the outputs of the tool calls a
+    /// resume no longer loads (before the compaction it starts from) as the client marks an
+    /// output it pruned; the request a resume sends stays the same.
+    #[arg(long)]
+    pub clear_unloaded_outputs: bool,
+
+    /// With a database and --in-place: write its backup into DIR (default: beside it, as
+    /// DB.slim.bak).
+    #[arg(long, value_name = "DIR")]
+    pub backup_dir: Option<PathBuf>,
+
+    /// Rewrite files modified in the last 60 s or read-only, and replace outputs that exist;
+    /// write a database a client has open.
     #[arg(long)]
     pub force: bool,
 }
