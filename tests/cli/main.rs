@@ -55,6 +55,7 @@ mod memory_share;
 mod migrate;
 mod non_session;
 mod opencode;
+mod opencode_slim;
 mod pi;
 mod props;
 mod readme;
