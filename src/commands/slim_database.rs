@@ -114,9 +114,18 @@ pub fn text(out: &Out, r: &DatabaseRecord) -> String {
             ]
         })
         .collect();
-    o.push_str(&table::render(&columns, &rows, width, crate::output::style::Paint::OFF, false));
+    o.push_str(&table::render(
+        &columns,
+        &rows,
+        width,
+        crate::output::style::Paint::OFF,
+        false,
+    ));
     if s.sessions.len() > SESSIONS_SHOWN {
-        o.push_str(&format!("… {} more sessions (--json lists every one)\n", s.sessions.len() - SESSIONS_SHOWN));
+        o.push_str(&format!(
+            "… {} more sessions (--json lists every one)\n",
+            s.sessions.len() - SESSIONS_SHOWN
+        ));
     }
     o.push('\n');
     let columns = [
@@ -129,35 +138,15 @@ pub fn text(out: &Out, r: &DatabaseRecord) -> String {
         .iter()
         .map(|k| vec![escape_str(&k.kind), k.count.to_string(), size_text(k.bytes)])
         .collect();
-    o.push_str(&table::render(&columns, &rows, width, crate::output::style::Paint::OFF, false));
+    o.push_str(&table::render(
+        &columns,
+        &rows,
+        width,
+        crate::output::style::Paint::OFF,
+        false,
+    ));
+    o.push_str(&outputs_and_copies(s));
     let t = &s.tool_outputs;
-    o.push_str(&format!(
-        "\ntool outputs: {} ({}); {} ({}) before the compaction a resume starts from, which it no longer loads; {} ({}) marked cleared by the client\n",
-        t.count,
-        size_text(t.bytes),
-        t.unloaded_count,
-        size_text(t.unloaded_bytes),
-        t.cleared_count,
-        size_text(t.cleared_bytes),
-    ));
-    let d = &s.duplicates;
-    o.push_str(&format!(
-        "duplicates: {} values of {} or more stored more than once, {} copies too many ({})\n",
-        d.values,
-        size_text(d.min_bytes),
-        d.copies,
-        size_text(d.bytes),
-    ));
-    for x in &d.largest {
-        o.push_str(&format!(
-            "  {} x{} {}: part {} of {}\n",
-            size_text(x.bytes),
-            x.copies,
-            escape_str(&x.what),
-            escape_str(&x.part),
-            escape_str(&x.session),
-        ));
-    }
     match &r.reclaimed {
         Some(x) => o.push_str(&format!(
             "slimmed: {} tool outputs cleared ({}), free pages returned ({}): {} -> {} (backup {})\n",
@@ -185,6 +174,40 @@ pub fn text(out: &Out, r: &DatabaseRecord) -> String {
             }
         }
         None => o.push_str("nothing to take back: left alone\n"),
+    }
+    o
+}
+
+/// The lines on tool outputs and duplicated values.
+fn outputs_and_copies(s: &Space) -> String {
+    let mut o = String::new();
+    let t = &s.tool_outputs;
+    o.push_str(&format!(
+        "\ntool outputs: {} ({}); {} ({}) before the compaction a resume starts from, which it no longer loads; {} ({}) marked cleared by the client\n",
+        t.count,
+        size_text(t.bytes),
+        t.unloaded_count,
+        size_text(t.unloaded_bytes),
+        t.cleared_count,
+        size_text(t.cleared_bytes),
+    ));
+    let d = &s.duplicates;
+    o.push_str(&format!(
+        "duplicates: {} values of {} or more stored more than once, {} copies too many ({})\n",
+        d.values,
+        size_text(d.min_bytes),
+        d.copies,
+        size_text(d.bytes),
+    ));
+    for x in &d.largest {
+        o.push_str(&format!(
+            "  {} x{} {}: part {} of {}\n",
+            size_text(x.bytes),
+            x.copies,
+            escape_str(&x.what),
+            escape_str(&x.part),
+            escape_str(&x.session),
+        ));
     }
     o
 }

@@ -87,7 +87,10 @@ fn outputs(db: &Path, message: &str) -> Vec<String> {
     let mut st = c
         .prepare("SELECT json_extract(data, '$.state.output') FROM part WHERE message_id = ?1 AND json_extract(data, '$.type') = 'tool'")
         .unwrap();
-    st.query_map([message], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    st.query_map([message], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
 }
 
 fn slim(db: &Path) -> Std {
@@ -102,7 +105,11 @@ fn slim(db: &Path) -> Std {
 fn the_report_names_where_the_space_goes() {
     let dir = tempfile::tempdir().unwrap();
     let db = grown(dir.path());
-    let out = cctool().args(["slim", "--dry-run", "--json"]).arg(&db).output().unwrap();
+    let out = cctool()
+        .args(["slim", "--dry-run", "--json"])
+        .arg(&db)
+        .output()
+        .unwrap();
     // Something would change: what --dry-run says with exit 1.
     assert_eq!(out.status.code(), Some(1));
     let r = &records(&String::from_utf8_lossy(&out.stdout))[0];
@@ -117,7 +124,10 @@ fn the_report_names_where_the_space_goes() {
     let d = &s["duplicates"];
     assert!(d["values"].as_u64().unwrap() >= 1, "{d}");
     assert_eq!(d["largest"][0]["copies"], 16);
-    assert!(!db.with_file_name("opencode.db-wal").exists(), "the report wrote beside the database");
+    assert!(
+        !db.with_file_name("opencode.db-wal").exists(),
+        "the report wrote beside the database"
+    );
 }
 
 #[test]
@@ -130,8 +140,15 @@ fn reclaiming_keeps_every_resume_and_returns_the_space() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     integrity(&db);
     assert_eq!(views(&db), before);
-    assert!(outputs(&db, BEFORE).iter().all(|o| o == "[Old tool result content cleared]"));
-    assert_eq!(outputs(&db, AFTER).iter().filter(|o| o.starts_with("keptkept")).count(), 1);
+    assert!(
+        outputs(&db, BEFORE)
+            .iter()
+            .all(|o| o == "[Old tool result content cleared]")
+    );
+    assert_eq!(
+        outputs(&db, AFTER).iter().filter(|o| o.starts_with("keptkept")).count(),
+        1
+    );
     let after = std::fs::metadata(&db).unwrap().len();
     assert!(after * 4 < size, "{size} -> {after}");
     let c = Connection::open(&db).unwrap();
@@ -155,10 +172,15 @@ fn a_database_a_client_has_open_is_refused_unless_forced() {
     let before = views(&db);
     // The client's connection keeps the WAL and its index beside the database.
     let client = Connection::open(&db).unwrap();
-    client.query_row("SELECT count(*) FROM session", [], |_| Ok(())).unwrap();
+    client
+        .query_row("SELECT count(*) FROM session", [], |_| Ok(()))
+        .unwrap();
     let out = slim(&db).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("opencode has it open"), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("opencode has it open"),
+        "{out:?}"
+    );
     assert_eq!(outputs(&db, BEFORE).len(), ADDED + 1);
     assert!(!outputs(&db, BEFORE).iter().any(|o| o.starts_with("[Old")));
     let forced = slim(&db).arg("--force").output().unwrap();
@@ -184,7 +206,10 @@ fn whole(db: &Path, before: &[String], when: &str) {
     assert_eq!(views(db), before, "killed {when}");
     integrity(db);
     let cleared = outputs(db, BEFORE).iter().filter(|o| o.starts_with("[Old")).count();
-    assert!(cleared == 0 || cleared == ADDED + 1, "killed {when}: {cleared} outputs cleared, a half-written state");
+    assert!(
+        cleared == 0 || cleared == ADDED + 1,
+        "killed {when}: {cleared} outputs cleared, a half-written state"
+    );
 }
 
 #[test]

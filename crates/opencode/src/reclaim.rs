@@ -101,7 +101,10 @@ pub fn reclaim(path: &Path, opts: &Reclaim) -> Result<Reclaimed, ReclaimError> {
     db.busy_timeout(if opts.force { BUSY } else { Duration::ZERO })?;
     if let Err(e) = db.execute_batch("BEGIN IMMEDIATE; COMMIT;") {
         if !opts.force {
-            return Err(ReclaimError::Live(path.to_path_buf(), format!("the database is locked: {e}")));
+            return Err(ReclaimError::Live(
+                path.to_path_buf(),
+                format!("the database is locked: {e}"),
+            ));
         }
         return Err(e.into());
     }
@@ -196,7 +199,10 @@ fn clear_unloaded(db: &Connection, out: &mut Reclaimed) -> Result<(), ReclaimErr
         let mut st = tx.prepare("SELECT id, message_id, data FROM part WHERE instr(data, 'tool') > 0")?;
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
-            if w.messages.get(&text_of(r.get_ref(1)?)).is_none_or(|&(_, loaded, _)| loaded) {
+            if w.messages
+                .get(&text_of(r.get_ref(1)?))
+                .is_none_or(|&(_, loaded, _)| loaded)
+            {
                 continue;
             }
             let Ok(mut v) = serde_json::from_slice::<Value>(bytes(r.get_ref(2)?)) else {
@@ -242,7 +248,9 @@ fn pruned(part: &mut Value, now: i64) {
     if let Some(a) = state.get_mut("attachments").filter(|a| a.is_array()) {
         *a = Value::Array(Vec::new());
     }
-    let time = state.entry("time").or_insert_with(|| Value::Object(serde_json::Map::new()));
+    let time = state
+        .entry("time")
+        .or_insert_with(|| Value::Object(serde_json::Map::new()));
     if let Some(t) = time.as_object_mut()
         && t.get("compacted").is_none_or(Value::is_null)
     {

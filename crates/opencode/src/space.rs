@@ -38,7 +38,10 @@ pub(crate) struct Windows {
 /// parts).
 pub(crate) fn windows(db: &Connection) -> Result<Windows, DbError> {
     let titled = crate::db::columns(db, "session")?.iter().any(|c| c == "title");
-    let sql = format!("SELECT id, {} FROM session ORDER BY id", if titled { "title" } else { "NULL" });
+    let sql = format!(
+        "SELECT id, {} FROM session ORDER BY id",
+        if titled { "title" } else { "NULL" }
+    );
     let mut sessions = Vec::new();
     let mut index = HashMap::new();
     {
@@ -183,7 +186,12 @@ pub fn space(path: &Path) -> Result<Space, DbError> {
             let ss = &mut sessions[s];
             ss.parts += 1;
             ss.bytes += n;
-            let at = || (w.sessions[s].0.clone(), text_of(r.get_ref(0).unwrap_or(rusqlite::types::ValueRef::Null)));
+            let at = || {
+                (
+                    w.sessions[s].0.clone(),
+                    text_of(r.get_ref(0).unwrap_or(rusqlite::types::ValueRef::Null)),
+                )
+            };
             match tool_output(&v) {
                 Some((o, cleared)) => {
                     let len = o.len() as u64;
