@@ -232,10 +232,27 @@ fn killed_at_any_step_the_database_is_whole() {
         std::fs::copy(&original, &db).unwrap();
         let out = slim(&db).env("CCTOOL_SLIM_DIE_AT", step).output().unwrap();
         assert!(!out.status.success(), "{step}: not stopped");
+        // The files the killed run left, as they are, for a second run.
+        let again = dir.path().join(format!("again{i}"));
+        std::fs::create_dir(&again).unwrap();
+        for e in std::fs::read_dir(&work).unwrap().flatten() {
+            std::fs::copy(e.path(), again.join(e.file_name())).unwrap();
+        }
         whole(&db, &before, step);
-        // A run after the kill finishes the work.
-        let out = slim(&db).output().unwrap();
+        // A WAL the killed run left looks like a client's: refused, and --force finds no
+        // client holding the database and finishes the work.
+        let db = again.join("opencode.db");
+        let done = |o: &std::process::Output| String::from_utf8_lossy(&o.stdout).contains("left alone");
+        if again.join("opencode.db-wal").exists() {
+            let out = slim(&db).output().unwrap();
+            assert!(out.status.code() == Some(2) || done(&out), "{step}: {out:?}");
+        }
+        let out = slim(&db).arg("--force").output().unwrap();
         assert!(out.status.success(), "{step}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            done(&out) || String::from_utf8_lossy(&out.stdout).contains("(vacuum-into)"),
+            "{step}"
+        );
         whole(&db, &before, step);
         assert!(outputs(&db, BEFORE).iter().all(|o| o.starts_with("[Old")), "{step}");
     }
@@ -257,6 +274,21 @@ fn killed_at_any_step_the_database_is_whole() {
         kill_after(&mut slim(&db), delay);
         whole(&db, &before, &format!("after {delay:?}"));
     }
+}
+
+#[test]
+fn a_database_in_a_clients_write_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = grown(dir.path());
+    let c = Connection::open(&db).unwrap();
+    c.query_row("PRAGMA journal_mode = DELETE", [], |_| Ok(())).unwrap();
+    c.execute_batch("BEGIN IMMEDIATE; UPDATE session SET title = title;")
+        .unwrap();
+    assert!(!db.with_file_name("opencode.db-wal").exists());
+    let out = slim(&db).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("locked"), "{out:?}");
+    c.execute_batch("ROLLBACK").unwrap();
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! session as it was or as slimmed.
 //!
 //! 1. Refused while a client has the database open (its `-wal` or `-shm` beside it, or a lock
-//!    held), unless forced.
+//!    held), unless forced. Otherwise the database is locked exclusively until the end, so no
+//!    client opens it halfway.
 //! 2. A backup made with SQLite's online backup API, written under a temporary name, synced,
 //!    then renamed: a backup under its final name is always whole.
 //! 3. One write transaction (`BEGIN IMMEDIATE`): the outputs of the tool calls a resume no
@@ -11,9 +12,9 @@
 //!    replaced as the client prunes one, its `state.time.compacted` set, and the text the
 //!    client sends for a pruned output in place of the output ([`crate::api::CLEARED`]). The
 //!    request a resume sends is the same: none of those messages is in it.
-//! 4. The free pages go back to the file system: with no client, `VACUUM INTO` a new file in
-//!    the same folder, synced, renamed over the database, the folder synced; with a client
-//!    (forced), a plain `VACUUM` under SQLite's own locking.
+//! 4. The free pages go back to the file system: alone, `VACUUM INTO` a new file in the same
+//!    folder, synced, renamed over the database (its WAL emptied first), the folder synced;
+//!    beside a client (forced), a plain `VACUUM` under SQLite's own locking.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -90,24 +91,11 @@ fn folder(path: &Path) -> PathBuf {
 
 /// Takes back what `opts` chose from the database at `path`.
 pub fn reclaim(path: &Path, opts: &Reclaim) -> Result<Reclaimed, ReclaimError> {
-    let live = in_use(path);
-    if let (Some(why), false) = (&live, opts.force) {
-        return Err(ReclaimError::Live(path.to_path_buf(), why.clone()));
+    if let (Some(why), false) = (in_use(path), opts.force) {
+        return Err(ReclaimError::Live(path.to_path_buf(), why));
     }
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let db = Connection::open_with_flags(path, flags).map_err(DbError::from)?;
+    let (db, alone) = open(path, opts.force)?;
     crate::db::is_opencode(&db)?;
-    // A client between its statements holds no lock; one inside a write does.
-    db.busy_timeout(if opts.force { BUSY } else { Duration::ZERO })?;
-    if let Err(e) = db.execute_batch("BEGIN IMMEDIATE; COMMIT;") {
-        if !opts.force {
-            return Err(ReclaimError::Live(
-                path.to_path_buf(),
-                format!("the database is locked: {e}"),
-            ));
-        }
-        return Err(e.into());
-    }
     let backup = backup(&db, path, opts.backup_dir.as_deref())?;
     die_at("after-backup");
     let mut out = Reclaimed {
@@ -118,43 +106,76 @@ pub fn reclaim(path: &Path, opts: &Reclaim) -> Result<Reclaimed, ReclaimError> {
         clear_unloaded(&db, &mut out)?;
     }
     die_at("after-commit");
-    match live {
-        None => {
-            let tmp = side(path, ".slim-vacuum");
-            let _ = std::fs::remove_file(&tmp);
-            let mode: String = db.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
-            db.execute("VACUUM INTO ?1", [tmp.to_string_lossy()])?;
-            // `VACUUM INTO` writes a database in rollback mode; the client's is in WAL mode,
-            // which the header keeps.
-            if mode.eq_ignore_ascii_case("wal") {
-                let new = Connection::open_with_flags(&tmp, flags).map_err(DbError::from)?;
-                new.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
-                new.close().map_err(|(_, e)| DbError::from(e))?;
-            }
-            die_at("after-vacuum-into");
-            // Closing the last connection checkpoints its WAL into the database and removes
-            // it: a WAL left beside the new file would be replayed into it.
-            db.close().map_err(|(_, e)| DbError::from(e))?;
-            std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(io(&tmp))?;
-            // A client that opened the database since must keep the file it opened.
-            if in_use(path).is_some() {
-                let _ = std::fs::remove_file(&tmp);
-                out.vacuum = "none";
-                out.file_bytes_after = std::fs::metadata(path).map_or(0, |m| m.len());
-                return Ok(out);
-            }
-            std::fs::rename(&tmp, path).map_err(io(path))?;
-            die_at("after-rename");
-            sync_dir(&folder(path)).map_err(io(path))?;
+    match alone {
+        true => {
+            vacuum_into(&db, path)?;
             out.vacuum = "vacuum-into";
         }
-        Some(_) => {
+        false => {
             db.execute_batch("VACUUM")?;
             out.vacuum = "vacuum";
         }
     }
+    db.close().map_err(|(_, e)| DbError::from(e))?;
     out.file_bytes_after = std::fs::metadata(path).map_or(0, |m| m.len());
     Ok(out)
+}
+
+/// The database opened for writing, and whether this connection is the only one: it then
+/// holds an exclusive lock until it is closed (`locking_mode = EXCLUSIVE`), so no client
+/// opens the database while its file is replaced. A client that has it open holds a lock of
+/// its own: refused, or, forced, the database is written under SQLite's usual locking.
+fn open(path: &Path, force: bool) -> Result<(Connection, bool), ReclaimError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = Connection::open_with_flags(path, flags).map_err(DbError::from)?;
+    // Set before the first read, so that the WAL is opened without the shared index.
+    db.query_row("PRAGMA locking_mode = EXCLUSIVE", [], |_| Ok(()))?;
+    match db.execute_batch("BEGIN EXCLUSIVE; COMMIT;") {
+        Ok(()) => Ok((db, true)),
+        Err(e) if !force => Err(ReclaimError::Live(
+            path.to_path_buf(),
+            format!("the database is locked: {e}"),
+        )),
+        Err(_) => {
+            drop(db);
+            let db = Connection::open_with_flags(path, flags).map_err(DbError::from)?;
+            db.busy_timeout(BUSY)?;
+            Ok((db, false))
+        }
+    }
+}
+
+/// The database written anew without its free pages, and renamed over the old one.
+fn vacuum_into(db: &Connection, path: &Path) -> Result<(), ReclaimError> {
+    let tmp = side(path, ".slim-vacuum");
+    let _ = std::fs::remove_file(&tmp);
+    let mode: String = db.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+    db.execute("VACUUM INTO ?1", [tmp.to_string_lossy()])?;
+    // `VACUUM INTO` writes a database in rollback mode; the client's is in WAL mode, which
+    // the header keeps.
+    if mode.eq_ignore_ascii_case("wal") {
+        let new = Connection::open(&tmp).map_err(DbError::from)?;
+        new.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+        new.close().map_err(|(_, e)| DbError::from(e))?;
+    }
+    std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(io(&tmp))?;
+    die_at("after-vacuum-into");
+    // Everything of the WAL into the old file and the WAL emptied: a WAL left beside the
+    // new file, were the process to die after the rename, holds no frame to replay into it.
+    if mode.eq_ignore_ascii_case("wal") {
+        let busy: i64 = db.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+        if busy != 0 || std::fs::metadata(side(path, "-wal")).is_ok_and(|m| m.len() > 0) {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(ReclaimError::Io(
+                path.to_path_buf(),
+                std::io::Error::other("its WAL could not be emptied: the database was left as it is"),
+            ));
+        }
+    }
+    std::fs::rename(&tmp, path).map_err(io(path))?;
+    die_at("after-rename");
+    sync_dir(&folder(path)).map_err(io(path))?;
+    Ok(())
 }
 
 /// A copy of the database as it is, with SQLite's online backup API, at `DIR/NAME.slim.bak`
