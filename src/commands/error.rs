@@ -137,6 +137,14 @@ pub enum Usage {
         "--images and --max-payload take payloads out of the file: give --extract DIR, where each is kept, so that nothing is lost"
     )]
     SlimExtractWhere,
+    /// `slim` of a database with an option that only a session file takes.
+    #[error(
+        "{0}: a database is slimmed where it is: --dry-run to see where its space goes, --in-place (with --clear-unloaded-outputs) to take it back; {1} is for session files"
+    )]
+    SlimDatabaseOption(String, &'static str),
+    /// `--clear-unloaded-outputs` given a session file.
+    #[error("{0}: --clear-unloaded-outputs is for a database (opencode.db), not a session file")]
+    SlimNotDatabase(String),
     /// `slim --restore` with options that take payloads out.
     #[error("--restore puts payloads back; it takes no --images or --max-payload")]
     SlimRestoreTakesOut,

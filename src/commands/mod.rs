@@ -22,6 +22,7 @@ pub mod scan;
 pub mod scan_rows;
 pub mod search;
 pub mod slim;
+pub mod slim_database;
 
 use crate::ExitStatus;
 use crate::cli::{Cli, Command};

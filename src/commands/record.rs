@@ -48,6 +48,8 @@ pub enum Record<'a> {
     Migration(&'a super::migrate::Migration),
     /// `slim`: one file.
     Slim(&'a super::slim::SlimRecord),
+    /// `slim` of a database: where its space goes, and what was taken back.
+    SlimDatabase(&'a super::slim_database::DatabaseRecord),
     /// `export`: one input.
     Export(&'a super::export::Exported),
     /// `export --redact`: what was redacted, counts only.

@@ -48,6 +48,13 @@ pub fn run(g: &GlobalArgs, a: &SlimArgs) -> super::Result<ExitStatus> {
     let to_stderr = a.output.as_deref().is_some_and(|o| o.as_os_str() == "-");
     let mut say = g.reporter();
     for p in &a.paths {
+        if let Some(db) = super::slim_database::slimmer_of(p) {
+            super::slim_database::run_one(g, a, p, db, &mut out, &mut say)?;
+            continue;
+        }
+        if a.clear_unloaded_outputs {
+            return Err(Usage::SlimNotDatabase(p.display().to_string()).into());
+        }
         let mut r = SlimRecord {
             file: p.display().to_string(),
             dry_run: a.dry_run,

@@ -130,4 +130,8 @@ impl Agent for Opencode {
     fn container(&self) -> Option<&'static dyn Container> {
         Some(&crate::store::Database)
     }
+
+    fn database_slimmer(&self) -> Option<&'static dyn cctool_core::slim::database::DatabaseSlimmer> {
+        Some(&crate::store::Database)
+    }
 }

@@ -129,14 +129,14 @@ fn uri(path: &Path, query: &str) -> String {
 }
 
 /// The columns of `table`, in order; empty when the table does not exist.
-fn columns(db: &Connection, table: &str) -> Result<Vec<String>, DbError> {
+pub(crate) fn columns(db: &Connection, table: &str) -> Result<Vec<String>, DbError> {
     let mut st = db.prepare("SELECT name FROM pragma_table_info(?1)")?;
     let names = st.query_map([table], |r| r.get::<_, String>(0))?;
     Ok(names.collect::<Result<_, _>>()?)
 }
 
 /// Whether the database has opencode's tables, with the columns a session is read by.
-fn is_opencode(db: &Connection) -> Result<(), DbError> {
+pub(crate) fn is_opencode(db: &Connection) -> Result<(), DbError> {
     let need: &[(&str, &[&str])] = &[
         ("session", &["id"]),
         ("message", &["id", "session_id", "data"]),
@@ -262,7 +262,7 @@ fn newest_migration(db: &Connection) -> Result<Option<String>, DbError> {
     Ok(db.query_row("SELECT MAX(id) FROM migration", [], |r| r.get::<_, Option<String>>(0))?)
 }
 
-fn text_of(v: ValueRef<'_>) -> String {
+pub(crate) fn text_of(v: ValueRef<'_>) -> String {
     match v {
         ValueRef::Text(t) | ValueRef::Blob(t) => String::from_utf8_lossy(t).into_owned(),
         ValueRef::Integer(i) => i.to_string(),

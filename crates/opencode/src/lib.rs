@@ -12,6 +12,8 @@ mod doctor;
 pub mod file;
 mod import;
 pub mod model;
+pub mod reclaim;
+pub mod space;
 pub mod store;
 mod view;
 

@@ -66,3 +66,21 @@ impl cctool_core::agents::Container for Database {
         "`opencode import FILE` puts it back into opencode's database"
     }
 }
+
+impl cctool_core::slim::database::DatabaseSlimmer for Database {
+    fn claims(&self, path: &Path) -> bool {
+        crate::db::open(path).is_ok_and(|db| crate::db::is_opencode(&db).is_ok())
+    }
+
+    fn space(&self, path: &Path) -> cctool_core::error::Result<cctool_core::slim::database::Space> {
+        crate::space::space(path).map_err(cctool_core::error::Error::agent)
+    }
+
+    fn reclaim(
+        &self,
+        path: &Path,
+        opts: &cctool_core::slim::database::Reclaim,
+    ) -> cctool_core::error::Result<cctool_core::slim::database::Reclaimed> {
+        crate::reclaim::reclaim(path, opts).map_err(cctool_core::error::Error::agent)
+    }
+}

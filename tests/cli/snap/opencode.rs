@@ -40,3 +40,18 @@ fn opencode_doctor() {
 fn opencode_summaries() {
     snap!(Case::new("extract-summary").fixture(DB).args([DB]));
 }
+
+#[test]
+fn opencode_slim_report() {
+    snap!(Case::new("slim").fixture(DB).args(["--dry-run", DB]));
+}
+
+#[test]
+fn opencode_slim_report_json() {
+    snap!(Case::new("slim").fixture(DB).args(["--dry-run", "--json", DB]));
+}
+
+#[test]
+fn opencode_slim_refuses_file_options() {
+    snap!(Case::new("slim").fixture(DB).args(["--dry-run", "--images", "all", DB]));
+}

@@ -193,6 +193,13 @@ pub trait Agent: Sync {
         None
     }
 
+    /// `slim` of a database that holds this agent's sessions (a PATH that is the database,
+    /// not one session in it): where its space goes and what can be taken back; `None` when
+    /// the agent keeps no such database.
+    fn database_slimmer(&self) -> Option<&'static dyn crate::slim::database::DatabaseSlimmer> {
+        None
+    }
+
     /// The session model: the file's records as [`Event`](crate::model::events::Event)s,
     /// in the view asked ([`View`](crate::model::events::View): every record, or what a resume
     /// loads, or the whole history with its compactions marked), each read by the ask's

@@ -11,6 +11,7 @@
 //! (by hash, never the payload itself), whether a resume sends it and where its last copy
 //! is; the second writes the file with the copies that are not needed replaced.
 
+pub mod database;
 mod error;
 pub mod payload;
 pub use error::PayloadError;

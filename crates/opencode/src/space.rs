@@ -1,0 +1,277 @@
+//! Where the space of opencode's database goes (`slim --dry-run opencode.db`): each session's
+//! rows, the parts by type, the tool outputs and how much of them a resume no longer loads,
+//! large values stored more than once, and the free pages only a VACUUM gives back.
+//!
+//! Read through [`crate::db::open`] in one read transaction, so a client writing beside it is
+//! seen as of one moment. Rows are read one at a time; what is kept is a few numbers per
+//! session and message, and a hash per distinct large value, never the values.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::Connection;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::db::{DbError, text_of};
+use crate::file::Message;
+use cctool_core::slim::database::{Duplicate, Duplicates, KindSpace, SessionSpace, Space};
+
+/// The smallest value counted as a duplicate: below it a copy costs less than the row that
+/// would point to it.
+pub const DUPLICATE_MIN: u64 = 1024;
+
+/// How many duplicated values the report names.
+const LARGEST: usize = 10;
+
+/// Which messages a resume loads, for every session of the database.
+pub(crate) struct Windows {
+    /// Each session: its id and title.
+    pub sessions: Vec<(String, Option<String>)>,
+    /// Each message of a session: its session (an index of `sessions`), whether a resume
+    /// loads it, and its row's bytes.
+    pub messages: HashMap<String, (usize, bool, u64)>,
+}
+
+/// The sessions and, for each message, whether a resume loads it ([`crate::model::resume_start`]
+/// on the messages with only what it reads: their roles, summaries, parents and compaction
+/// parts).
+pub(crate) fn windows(db: &Connection) -> Result<Windows, DbError> {
+    let titled = crate::db::columns(db, "session")?.iter().any(|c| c == "title");
+    let sql = format!(
+        "SELECT id, {} FROM session ORDER BY id",
+        if titled { "title" } else { "NULL" }
+    );
+    let mut sessions = Vec::new();
+    let mut index = HashMap::new();
+    {
+        let mut st = db.prepare(&sql)?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let id = text_of(r.get_ref(0)?);
+            index.insert(id.clone(), sessions.len());
+            sessions.push((id, r.get::<_, Option<String>>(1).ok().flatten()));
+        }
+    }
+    // Only a part that holds the word can be a compaction: the rest are not parsed.
+    let mut compactions = std::collections::HashSet::new();
+    {
+        let mut st = db.prepare("SELECT message_id, data FROM part WHERE instr(data, 'compaction') > 0")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let v = serde_json::from_slice::<Value>(bytes(r.get_ref(1)?)).unwrap_or(Value::Null);
+            if v.get("type").and_then(Value::as_str) == Some("compaction") {
+                compactions.insert(text_of(r.get_ref(0)?));
+            }
+        }
+    }
+    let mut per: Vec<Vec<(String, Message, u64)>> = (0..sessions.len()).map(|_| Vec::new()).collect();
+    {
+        let mut st = db.prepare("SELECT id, session_id, data FROM message ORDER BY session_id, id")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let Some(&s) = index.get(&text_of(r.get_ref(1)?)) else {
+                continue;
+            };
+            let id = text_of(r.get_ref(0)?);
+            let data = bytes(r.get_ref(2)?);
+            let info = trimmed(&id, data);
+            let parts = match compactions.contains(&id) {
+                true => vec![serde_json::json!({"type": "compaction"})],
+                false => Vec::new(),
+            };
+            let m = Message {
+                info,
+                parts,
+                raw: Vec::new(),
+            };
+            per[s].push((id, m, data.len() as u64));
+        }
+    }
+    let mut messages = HashMap::new();
+    for (s, list) in per.into_iter().enumerate() {
+        let (ids, ms): (Vec<(String, u64)>, Vec<Message>) = list.into_iter().map(|(id, m, n)| ((id, n), m)).unzip();
+        let start = crate::model::resume_start(&crate::file::Session {
+            messages: ms,
+            ..crate::file::Session::default()
+        });
+        for (i, (id, n)) in ids.into_iter().enumerate() {
+            messages.insert(id, (s, i >= start, n));
+        }
+    }
+    Ok(Windows { sessions, messages })
+}
+
+/// A message's data with only what decides where a resume starts.
+fn trimmed(id: &str, data: &[u8]) -> Value {
+    let full = serde_json::from_slice::<Value>(data).unwrap_or(Value::Null);
+    let mut out = serde_json::Map::new();
+    out.insert("id".into(), Value::String(id.to_string()));
+    for k in ["role", "parentID", "finish", "error"] {
+        if let Some(v) = full.get(k) {
+            out.insert(k.into(), v.clone());
+        }
+    }
+    if let Some(b @ Value::Bool(_)) = full.get("summary") {
+        out.insert("summary".into(), b.clone());
+    }
+    Value::Object(out)
+}
+
+pub(crate) fn bytes(v: rusqlite::types::ValueRef<'_>) -> &[u8] {
+    match v {
+        rusqlite::types::ValueRef::Text(t) | rusqlite::types::ValueRef::Blob(t) => t,
+        _ => &[],
+    }
+}
+
+/// The output a completed tool part stores, and whether the client marked it cleared.
+pub(crate) fn tool_output(part: &Value) -> Option<(&str, bool)> {
+    let state = part.get("state")?;
+    if part.get("type").and_then(Value::as_str) != Some("tool")
+        || state.get("status").and_then(Value::as_str) != Some("completed")
+    {
+        return None;
+    }
+    let cleared = state.pointer("/time/compacted").is_some_and(|c| !c.is_null());
+    Some((state.get("output").and_then(Value::as_str)?, cleared))
+}
+
+/// Where the space of the database at `path` goes.
+pub fn space(path: &Path) -> Result<Space, DbError> {
+    let db = crate::db::open(path)?;
+    crate::db::is_opencode(&db)?;
+    let tx = db.unchecked_transaction()?;
+    let mut out = Space {
+        file_bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
+        wal_bytes: std::fs::metadata(crate::reclaim::side(path, "-wal")).map_or(0, |m| m.len()),
+        ..Space::default()
+    };
+    let pages: i64 = tx.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
+    let page: i64 = tx.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+    out.free_bytes = (pages.max(0) * page.max(0)) as u64;
+    let w = windows(&tx)?;
+    let mut sessions: Vec<SessionSpace> = w
+        .sessions
+        .iter()
+        .map(|(id, title)| SessionSpace {
+            id: id.clone(),
+            title: title.clone(),
+            ..SessionSpace::default()
+        })
+        .collect();
+    for &(s, _, n) in w.messages.values() {
+        sessions[s].messages += 1;
+        sessions[s].bytes += n;
+    }
+    let mut kinds: HashMap<String, KindSpace> = HashMap::new();
+    let mut dups = Dups::default();
+    {
+        let mut st = tx.prepare("SELECT id, message_id, data FROM part")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let Some(&(s, loaded, _)) = w.messages.get(&text_of(r.get_ref(1)?)) else {
+                continue;
+            };
+            let data = bytes(r.get_ref(2)?);
+            let n = data.len() as u64;
+            let v = serde_json::from_slice::<Value>(data).unwrap_or(Value::Null);
+            let kind = v.get("type").and_then(Value::as_str).unwrap_or("(unreadable)");
+            let k = kinds.entry(kind.to_string()).or_insert_with(|| KindSpace {
+                kind: kind.to_string(),
+                ..KindSpace::default()
+            });
+            k.count += 1;
+            k.bytes += n;
+            let ss = &mut sessions[s];
+            ss.parts += 1;
+            ss.bytes += n;
+            let at = || {
+                (
+                    w.sessions[s].0.clone(),
+                    text_of(r.get_ref(0).unwrap_or(rusqlite::types::ValueRef::Null)),
+                )
+            };
+            match tool_output(&v) {
+                Some((o, cleared)) => {
+                    let len = o.len() as u64;
+                    let t = &mut out.tool_outputs;
+                    t.count += 1;
+                    t.bytes += len;
+                    ss.tool_output_bytes += len;
+                    if cleared {
+                        t.cleared_count += 1;
+                        t.cleared_bytes += len;
+                    }
+                    if !loaded && o != crate::api::CLEARED {
+                        t.unloaded_count += 1;
+                        t.unloaded_bytes += len;
+                        ss.unloaded_output_bytes += len;
+                    }
+                    dups.add("tool output", o.as_bytes(), &at);
+                    if let Some(m) = v.pointer("/state/metadata/output").and_then(Value::as_str) {
+                        dups.add("tool display copy", m.as_bytes(), &at);
+                    }
+                }
+                None if kind != "tool" => dups.add(kind, data, &at),
+                None => {}
+            }
+        }
+    }
+    tx.finish()?;
+    out.row_bytes = sessions.iter().map(|s| s.bytes).sum();
+    sessions.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.id.cmp(&b.id)));
+    out.sessions = sessions;
+    let mut kinds: Vec<KindSpace> = kinds.into_values().collect();
+    kinds.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.kind.cmp(&b.kind)));
+    out.kinds = kinds;
+    out.duplicates = dups.finish();
+    Ok(out)
+}
+
+/// Large values by their hash: how many copies, and where the first is.
+#[derive(Default)]
+struct Dups {
+    seen: HashMap<[u8; 32], Duplicate>,
+}
+
+impl Dups {
+    fn add(&mut self, what: &str, value: &[u8], at: &dyn Fn() -> (String, String)) {
+        if (value.len() as u64) < DUPLICATE_MIN {
+            return;
+        }
+        let key: [u8; 32] = Sha256::digest(value).into();
+        self.seen
+            .entry(key)
+            .or_insert_with(|| {
+                let (session, part) = at();
+                Duplicate {
+                    what: what.to_string(),
+                    bytes: value.len() as u64,
+                    copies: 0,
+                    session,
+                    part,
+                }
+            })
+            .copies += 1;
+    }
+
+    fn finish(self) -> Duplicates {
+        let mut many: Vec<Duplicate> = self.seen.into_values().filter(|d| d.copies > 1).collect();
+        many.sort_by(|a, b| {
+            (b.bytes * (b.copies - 1))
+                .cmp(&(a.bytes * (a.copies - 1)))
+                .then_with(|| a.part.cmp(&b.part))
+        });
+        let mut out = Duplicates {
+            min_bytes: DUPLICATE_MIN,
+            values: many.len() as u64,
+            copies: many.iter().map(|d| d.copies - 1).sum(),
+            bytes: many.iter().map(|d| d.bytes * (d.copies - 1)).sum(),
+            largest: Vec::new(),
+        };
+        many.truncate(LARGEST);
+        out.largest = many;
+        out
+    }
+}
