@@ -287,23 +287,29 @@ fn json_of(v: ValueRef<'_>) -> Value {
 /// (`{info, messages: [{info, parts}]}`), read in one snapshot. A row whose `data` is not a
 /// JSON object is kept out of the messages and listed under [`crate::file::UNREADABLE`] with
 /// its table, id and why.
+///
+/// The document is written from the rows' own bytes: each `data` is checked to be one JSON
+/// object and its ids are appended to it, rather than parsed into a tree and printed again,
+/// which on a large database costs more than reading it. A key the row already has is read
+/// as the appended one, as the client's `{...data, id}` reads (`tests::the_document_from_bytes_equals_the_one_from_trees`).
 pub fn export(path: &Path, id: &str) -> Result<Vec<u8>, DbError> {
     let db = open(path)?;
     is_opencode(&db)?;
     let tx = db.unchecked_transaction()?;
     let info = session_info(&tx, id)?;
     let mut unreadable = Vec::new();
-    let mut messages: Vec<(String, Map<String, Value>, Vec<Value>)> = Vec::new();
+    // Each message: its id, its `info` written so far, and its parts written so far.
+    let mut messages: Vec<(String, Vec<u8>, Vec<u8>)> = Vec::new();
     {
         let mut st = tx.prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
         let mut rows = st.query([id])?;
         while let Some(r) = rows.next()? {
             let mid = text_of(r.get_ref(0)?);
-            match object(r.get_ref(1)?) {
-                Ok(mut data) => {
-                    data.insert("id".into(), Value::String(mid.clone()));
-                    data.insert("sessionID".into(), Value::String(id.to_string()));
-                    messages.push((mid, data, Vec::new()));
+            match object_bytes(r.get_ref(1)?) {
+                Ok(data) => {
+                    let mut info = Vec::with_capacity(data.len() + mid.len() + id.len() + 24);
+                    with_ids(&mut info, data, &[("id", &mid), ("sessionID", id)]);
+                    messages.push((mid, info, Vec::new()));
                 }
                 Err(why) => unreadable.push(bad("message", &mid, &why)),
             }
@@ -323,60 +329,89 @@ pub fn export(path: &Path, id: &str) -> Result<Vec<u8>, DbError> {
             while at < messages.len() && messages[at].0 < mid {
                 at += 1;
             }
-            match object(r.get_ref(2)?) {
-                Ok(mut data) => {
-                    data.insert("id".into(), Value::String(pid.clone()));
-                    data.insert("sessionID".into(), Value::String(id.to_string()));
-                    data.insert("messageID".into(), Value::String(mid.clone()));
-                    match messages.get_mut(at).filter(|m| m.0 == mid) {
-                        Some(m) => m.2.push(Value::Object(data)),
-                        // Its message was unreadable, and was said.
-                        None => unreadable.push(bad("part", &pid, "its message cannot be read")),
+            match object_bytes(r.get_ref(2)?) {
+                Ok(data) => match messages.get_mut(at).filter(|m| m.0 == mid) {
+                    Some(m) => {
+                        if !m.2.is_empty() {
+                            m.2.push(b',');
+                        }
+                        with_ids(&mut m.2, data, &[("id", &pid), ("sessionID", id), ("messageID", &mid)]);
                     }
-                }
+                    // Its message was unreadable, and was said.
+                    None => unreadable.push(bad("part", &pid, "its message cannot be read")),
+                },
                 Err(why) => unreadable.push(bad("part", &pid, &why)),
             }
         }
     }
     tx.finish()?;
-    let mut doc = Map::new();
-    doc.insert("info".into(), Value::Object(info));
-    doc.insert(
-        "messages".into(),
-        Value::Array(
-            messages
-                .into_iter()
-                .map(|(_, info, parts)| {
-                    let mut m = Map::new();
-                    m.insert("info".into(), Value::Object(info));
-                    m.insert("parts".into(), Value::Array(parts));
-                    Value::Object(m)
-                })
-                .collect(),
-        ),
-    );
-    if !unreadable.is_empty() {
-        doc.insert(crate::file::UNREADABLE.into(), Value::Array(unreadable));
+    let size: usize = messages.iter().map(|m| m.1.len() + m.2.len() + 24).sum();
+    let mut doc = Vec::with_capacity(size + 4096);
+    doc.extend_from_slice(b"{\"info\":");
+    serde_json::to_writer(&mut doc, &Value::Object(info)).map_err(|e| DbError::Missing(e.to_string()))?;
+    doc.extend_from_slice(b",\"messages\":[");
+    for (i, (_, info, parts)) in messages.iter().enumerate() {
+        if i > 0 {
+            doc.push(b',');
+        }
+        doc.extend_from_slice(b"{\"info\":");
+        doc.extend_from_slice(info);
+        doc.extend_from_slice(b",\"parts\":[");
+        doc.extend_from_slice(parts);
+        doc.extend_from_slice(b"]}");
     }
-    Ok(serde_json::to_vec(&Value::Object(doc)).unwrap_or_default())
+    doc.push(b']');
+    if !unreadable.is_empty() {
+        doc.extend_from_slice(b",\"");
+        doc.extend_from_slice(crate::file::UNREADABLE.as_bytes());
+        doc.extend_from_slice(b"\":");
+        serde_json::to_writer(&mut doc, &unreadable).map_err(|e| DbError::Missing(e.to_string()))?;
+    }
+    doc.push(b'}');
+    Ok(doc)
 }
 
-fn bad(table: &str, id: &str, why: &str) -> Value {
-    serde_json::json!({"table": table, "id": id, "why": why})
+/// `data`, one JSON object, written to `out` with `ids` appended as its last keys.
+fn with_ids(out: &mut Vec<u8>, data: &[u8], ids: &[(&str, &str)]) {
+    let data = data.trim_ascii();
+    // `object_bytes` made sure it is `{…}`.
+    let body = &data[..data.len() - 1];
+    out.extend_from_slice(body);
+    let mut empty = body[1..].trim_ascii().is_empty();
+    for (k, v) in ids {
+        if !empty {
+            out.push(b',');
+        }
+        empty = false;
+        out.push(b'"');
+        out.extend_from_slice(k.as_bytes());
+        out.extend_from_slice(b"\":");
+        // A string cannot fail to print.
+        let _ = serde_json::to_writer(&mut *out, v);
+    }
+    out.push(b'}');
 }
 
-/// A row's `data` as a JSON object, or why it is not one.
-fn object(v: ValueRef<'_>) -> Result<Map<String, Value>, String> {
+/// A row's `data` if it is one JSON object, or why it is not one.
+fn object_bytes(v: ValueRef<'_>) -> Result<&[u8], String> {
     let bytes = match v {
         ValueRef::Text(t) | ValueRef::Blob(t) => t,
         ValueRef::Null => return Err("its data is NULL".into()),
         _ => return Err("its data is not text".into()),
     };
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(Value::Object(m)) => Ok(m),
+    // The skip of a string checks no UTF-8, and the document must parse whole.
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(format!("its data is not JSON: {e}"));
+    }
+    match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+        Ok(_) if bytes.trim_ascii_start().first() == Some(&b'{') => Ok(bytes),
         Ok(_) => Err("its data is JSON but not an object".into()),
         Err(e) => Err(format!("its data is not JSON: {e}")),
     }
+}
+
+fn bad(table: &str, id: &str, why: &str) -> Value {
+    serde_json::json!({"table": table, "id": id, "why": why})
 }
 
 /// The session row as the `info` of `opencode export` (`Session.fromRow`): its columns named as
@@ -450,4 +485,145 @@ fn client_name(col: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The document as it was built before `export` wrote bytes: every row parsed into a
+    /// tree, its ids inserted, the whole printed.
+    fn from_trees(db: &Connection, id: &str) -> Value {
+        let tree = |v: ValueRef<'_>| -> Option<Map<String, Value>> {
+            let (ValueRef::Text(b) | ValueRef::Blob(b)) = v else {
+                return None;
+            };
+            match serde_json::from_slice::<Value>(b) {
+                Ok(Value::Object(m)) => Some(m),
+                _ => None,
+            }
+        };
+        let mut messages: Vec<(String, Map<String, Value>, Vec<Value>)> = Vec::new();
+        let mut unreadable = Vec::new();
+        let mut st = db
+            .prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")
+            .unwrap();
+        let mut rows = st.query([id]).unwrap();
+        while let Some(r) = rows.next().unwrap() {
+            let mid = text_of(r.get_ref(0).unwrap());
+            match tree(r.get_ref(1).unwrap()) {
+                Some(mut m) => {
+                    m.insert("id".into(), mid.clone().into());
+                    m.insert("sessionID".into(), id.into());
+                    messages.push((mid, m, Vec::new()));
+                }
+                None => unreadable.push(mid),
+            }
+        }
+        let mut st = db
+            .prepare(
+                "SELECT p.id, p.message_id, p.data FROM part p JOIN message m ON m.id = p.message_id \
+                 WHERE m.session_id = ?1 ORDER BY p.message_id, p.id",
+            )
+            .unwrap();
+        let mut rows = st.query([id]).unwrap();
+        while let Some(r) = rows.next().unwrap() {
+            let pid = text_of(r.get_ref(0).unwrap());
+            let mid = text_of(r.get_ref(1).unwrap());
+            match (tree(r.get_ref(2).unwrap()), messages.iter_mut().find(|m| m.0 == mid)) {
+                (Some(mut p), Some(m)) => {
+                    p.insert("id".into(), pid.into());
+                    p.insert("sessionID".into(), id.into());
+                    p.insert("messageID".into(), mid.into());
+                    m.2.push(Value::Object(p));
+                }
+                _ => unreadable.push(pid),
+            }
+        }
+        let messages: Vec<Value> = messages
+            .into_iter()
+            .map(|(_, info, parts)| serde_json::json!({"info": info, "parts": parts}))
+            .collect();
+        serde_json::json!({"info": session_info(db, id).unwrap(), "messages": messages, "unreadable": unreadable})
+    }
+
+    #[test]
+    fn the_document_from_bytes_equals_the_one_from_trees() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("opencode.db");
+        let db = Connection::open(&path).unwrap();
+        db.execute_batch(
+            "CREATE TABLE session (id TEXT PRIMARY KEY, title TEXT, time_created INTEGER);
+             CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, data TEXT);
+             CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, data TEXT);
+             INSERT INTO session VALUES ('ses_1', 't', 5);",
+        )
+        .unwrap();
+        // Rows as the client writes them, and as no client should: keys it also appends, an
+        // empty object, whitespace around and inside, escapes, not an object, not JSON, not
+        // UTF-8, NULL, a number.
+        let messages: &[(&str, &[u8])] = &[
+            ("msg_1", br#"{"role":"user","time":{"created":1}}"#),
+            (
+                "msg_2",
+                br#"{"id":"msg_other","role":"assistant","sessionID":"x","a":"\u00e9\/"}"#,
+            ),
+            ("msg_3", b"{}"),
+            ("msg_4", b" \n{ \"role\" : \"user\" } \r\n"),
+            ("msg_5", b"[1]"),
+            ("msg_6", b"{\"role\":"),
+            ("msg_7", b"{\"role\":\"\xff\"}"),
+            ("msg_8", b"{ }"),
+        ];
+        for (id, data) in messages {
+            db.execute(
+                "INSERT INTO message VALUES (?1, 'ses_1', ?2)",
+                rusqlite::params![id, data],
+            )
+            .unwrap();
+        }
+        db.execute("INSERT INTO message VALUES ('msg_9', 'ses_1', NULL)", [])
+            .unwrap();
+        db.execute("INSERT INTO message VALUES ('msg_10', 'ses_1', 7)", [])
+            .unwrap();
+        let parts: &[(&str, &str, &[u8])] = &[
+            ("prt_1", "msg_1", br#"{"type":"text","text":"a\nb"}"#),
+            ("prt_2", "msg_1", br#"{"messageID":"m","id":"p","type":"text"}"#),
+            ("prt_3", "msg_2", b"{}"),
+            ("prt_4", "msg_5", br#"{"type":"text"}"#),
+            ("prt_5", "msg_2", b"\"text\""),
+            ("prt_6", "msg_4", b"\t{\"type\":\"reasoning\",\"n\":1.50}\n"),
+            ("prt_7", "msg_none", br#"{"type":"text"}"#),
+        ];
+        for (id, m, data) in parts {
+            db.execute("INSERT INTO part VALUES (?1, ?2, ?3)", rusqlite::params![id, m, data])
+                .unwrap();
+        }
+        let want = from_trees(&db, "ses_1");
+        drop(db);
+        let got: Value = serde_json::from_slice(&export(&path, "ses_1").unwrap()).unwrap();
+        assert_eq!(got["info"], want["info"]);
+        assert_eq!(got["messages"], want["messages"]);
+        // Key order too: the appended ids stay where the row had them.
+        assert_eq!(
+            serde_json::to_string(&got["messages"]).unwrap(),
+            serde_json::to_string(&want["messages"]).unwrap()
+        );
+        let said: Vec<&str> = got[crate::file::UNREADABLE]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u["id"].as_str().unwrap())
+            .collect();
+        let mut said = said;
+        said.sort_unstable();
+        let mut want: Vec<&str> = want["unreadable"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        want.sort_unstable();
+        assert_eq!(said, want);
+    }
 }

@@ -100,44 +100,56 @@ pub fn is_export(keys: &cctool_core::agents::detect::Keys) -> bool {
     keys.has("info") && keys.has("messages") && !keys.has("schema_version")
 }
 
+/// The document's top level, each message left as its bytes.
+#[derive(serde::Deserialize)]
+struct Doc<'a> {
+    #[serde(default)]
+    info: Value,
+    #[serde(borrow, default)]
+    messages: Option<&'a serde_json::value::RawValue>,
+    #[serde(rename = "cctool_unreadable_rows", default)]
+    unreadable: Option<Value>,
+}
+
 /// Reads the session of `src`. A message that is not `{info, parts}` is counted among the
 /// unreadable with its place, and the rest is read.
 pub fn read(src: &Source) -> io::Result<Session> {
     let bytes = src.whole()?;
-    let doc: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("not an opencode export: {e}")))?;
-    let Value::Object(mut doc) = doc else {
+    let not = |e: serde_json::Error| io::Error::new(io::ErrorKind::InvalidData, format!("not an opencode export: {e}"));
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
             "not an opencode export: not a JSON object",
         ));
-    };
-    let info = doc.remove("info").unwrap_or(Value::Null);
+    }
+    let doc: Doc<'_> = serde_json::from_slice(&bytes).map_err(not)?;
     let mut s = Session {
-        info,
+        info: doc.info,
         ..Session::default()
     };
-    for u in doc
-        .remove(UNREADABLE)
-        .and_then(|v| match v {
-            Value::Array(a) => Some(a),
-            _ => None,
-        })
-        .unwrap_or_default()
-    {
-        let f = |k: &str| u.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        s.unreadable.push((f("table"), f("id"), f("why")));
+    if let Some(Value::Array(rows)) = doc.unreadable {
+        for u in rows {
+            let f = |k: &str| u.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+            s.unreadable.push((f("table"), f("id"), f("why")));
+        }
     }
-    let messages = match doc.remove("messages") {
-        Some(Value::Array(a)) => a,
+    let messages: Vec<&serde_json::value::RawValue> = match doc.messages {
+        Some(m) if m.get().starts_with('[') => serde_json::from_str(m.get()).map_err(not)?,
         _ => Vec::new(),
     };
     for (i, m) in messages.into_iter().enumerate() {
-        let raw = serde_json::to_vec(&m).unwrap_or_default();
-        let Value::Object(mut m) = m else {
+        let text = m.get();
+        let Ok(Value::Object(mut m)) = serde_json::from_str::<Value>(text) else {
             s.unreadable
                 .push(("message".into(), format!("#{}", i + 1), "not an object".into()));
             continue;
+        };
+        // A message printed on one line is its own line (the database's always are); one of a
+        // pretty-printed export is printed again.
+        let raw = if text.contains(['\n', '\r']) {
+            serde_json::to_vec(&m).unwrap_or_default()
+        } else {
+            text.as_bytes().to_vec()
         };
         let info = m.remove("info").unwrap_or(Value::Null);
         if !info.is_object() {
