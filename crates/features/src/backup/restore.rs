@@ -266,15 +266,7 @@ fn put_bytes(to: &Path, bytes: &[u8], force: bool) -> Result<Put, RestoreError> 
             if !force {
                 return Err(RestoreError::Exists(to.to_path_buf()));
             }
-            let how = crate::io::atomic::InPlace {
-                tag: "cctool-restore",
-                seen: crate::io::atomic::Seen {
-                    len: m.len(),
-                    modified: m.modified().ok(),
-                },
-                force: true,
-            };
-            crate::io::atomic::replace_with_backup_by(to, &how, write)
+            replace_forced(to, &m, write)
                 .map(|r| Put::Replaced { backup: r.backup })
                 .map_err(write_err)
         }
@@ -573,6 +565,23 @@ pub enum Put {
     },
 }
 
+/// `to`, which restore was told to replace (`--force`), replaced by what `write` writes, its
+/// old content kept beside it as `FILE.cctool-restore.bak`.
+fn replace_forced<W>(to: &Path, m: &std::fs::Metadata, write: W) -> std::io::Result<crate::io::atomic::Replaced>
+where
+    W: FnOnce(&mut crate::io::atomic::Output) -> std::io::Result<()>,
+{
+    let how = crate::io::atomic::InPlace {
+        tag: "cctool-restore",
+        seen: crate::io::atomic::Seen {
+            len: m.len(),
+            modified: m.modified().ok(),
+        },
+        force: true,
+    };
+    crate::io::atomic::replace_with_backup_by(to, &how, write)
+}
+
 /// Writes one stored file at `to`, checked chunk by chunk and whole, atomically. A file
 /// already there is never lost: one holding the stored bytes (and maybe more) is left as it
 /// is; any other is replaced only with `force`, and then kept beside it as
@@ -600,17 +609,7 @@ pub fn restore_file(archive: &Archive, f: &FileEntry, to: &Path, force: bool) ->
     let written = match there {
         None => crate::io::atomic::write_new_file_by(to, false, write).map(|()| Put::New),
         Some(_) => std::fs::metadata(to)
-            .and_then(|m| {
-                let how = crate::io::atomic::InPlace {
-                    tag: "cctool-restore",
-                    seen: crate::io::atomic::Seen {
-                        len: m.len(),
-                        modified: m.modified().ok(),
-                    },
-                    force: true,
-                };
-                crate::io::atomic::replace_with_backup_by(to, &how, write)
-            })
+            .and_then(|m| replace_forced(to, &m, write))
             .map(|r| Put::Replaced { backup: r.backup }),
     };
     written.map_err(|cause| {
