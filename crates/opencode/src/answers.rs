@@ -39,13 +39,7 @@ pub fn scan(src: &Source, s: &Session) -> SessionRecord {
     // A resume sends the messages from the last answered compaction on; their JSON as
     // written is the measure, as for the other agents.
     r.resume_tokens = cctool_core::model::approx_tokens(loaded.iter().map(|m| m.raw.len() + 1).sum());
-    r.resume_model = s.messages.iter().rev().find_map(|m| {
-        m.info
-            .get("modelID")
-            .or_else(|| m.info.pointer("/model/modelID"))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-    });
+    r.resume_model = s.messages.iter().rev().find_map(|m| m.model().map(str::to_string));
     let compactions: Vec<usize> = (0..s.messages.len())
         .filter(|&i| s.messages[i].asks_compaction())
         .collect();

@@ -29,7 +29,7 @@
 
 use serde_json::{Value, json};
 
-use crate::file::{Message, Session};
+use crate::file::{Message, Part, Session};
 use crate::model::{COMPACTION_PROMPT, resume_start};
 
 /// The client whose request is emulated.
@@ -96,7 +96,7 @@ pub fn messages(s: &Session, prompt: Option<&str>) -> Result<Vec<Value>, Refused
     if let Some(p) = prompt {
         let planned = loaded
             .iter()
-            .any(|m| m.role() == "assistant" && m.info.get("agent").and_then(Value::as_str) == Some("plan"));
+            .any(|m| m.role() == "assistant" && m.info().get("agent").and_then(Value::as_str) == Some("plan"));
         out.push(match planned {
             false => json!({"role": "user", "content": p}),
             true => json!({"role": "user", "content": [{"type": "text", "text": p}, {"type": "text", "text": BUILD_SWITCH}]}),
@@ -105,11 +105,11 @@ pub fn messages(s: &Session, prompt: Option<&str>) -> Result<Vec<Value>, Refused
     Ok(out)
 }
 
-fn ty(p: &Value) -> &str {
-    p.get("type").and_then(Value::as_str).unwrap_or("")
+fn ty(p: &Part) -> &str {
+    p.ty()
 }
 
-fn refused(m: &Message, p: &Value) -> NotEmulated {
+fn refused(m: &Message, p: &Part) -> NotEmulated {
     NotEmulated {
         kind: ty(p).to_string(),
         part: p.get("id").and_then(Value::as_str).unwrap_or("?").to_string(),
@@ -150,7 +150,7 @@ fn user(m: &Message, out: &mut Vec<Value>) -> Result<(), NotEmulated> {
 
 /// OC4, OC5.
 fn assistant(m: &Message, out: &mut Vec<Value>) -> Result<(), NotEmulated> {
-    if let Some(e) = m.info.get("error").filter(|e| !e.is_null()) {
+    if let Some(e) = m.info().get("error").filter(|e| !e.is_null()) {
         let aborted = e.get("name").and_then(Value::as_str) == Some("MessageAbortedError");
         let wrote = m.parts.iter().any(|p| !matches!(ty(p), "step-start" | "reasoning"));
         if !(aborted && wrote) {

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::file::Session;
+use crate::file::{Part, Session};
 use crate::model::{resume_start, summary_of};
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
@@ -97,11 +97,8 @@ fn compactions(file: &str, s: &Session, out: &mut Vec<Diagnostic>) {
 
 /// Whether every text part is one the client wrote itself (`synthetic`), as the message that
 /// asks the model to go on after a compaction.
-fn synthetic_only(parts: &[Value]) -> bool {
-    let texts: Vec<&Value> = parts
-        .iter()
-        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-        .collect();
+fn synthetic_only(parts: &[Part]) -> bool {
+    let texts: Vec<&Part> = parts.iter().filter(|p| p.ty() == "text").collect();
     !texts.is_empty()
         && texts
             .iter()
@@ -113,7 +110,7 @@ fn synthetic_only(parts: &[Value]) -> bool {
 fn calls(file: &str, s: &Session, out: &mut Vec<Diagnostic>) {
     for m in &s.messages[resume_start(s).min(s.messages.len())..] {
         for p in &m.parts {
-            if p.get("type").and_then(Value::as_str) != Some("tool") {
+            if p.ty() != "tool" {
                 continue;
             }
             let status = p.pointer("/state/status").and_then(Value::as_str).unwrap_or("");
@@ -140,10 +137,10 @@ pub fn largest_part(s: &Session) -> Option<(usize, String, String)> {
     s.messages
         .iter()
         .flat_map(|m| &m.parts)
+        .max_by_key(|p| p.raw().len())
         .map(|p| {
-            let size = serde_json::to_vec(p).map_or(0, |v| v.len());
-            let f = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("?").to_string();
-            (size, f("id"), f("type"))
+            let id = p.get("id").and_then(Value::as_str).unwrap_or("?").to_string();
+            let ty = if p.ty().is_empty() { "?" } else { p.ty() };
+            (p.raw().len(), id, ty.to_string())
         })
-        .max_by_key(|(size, _, _)| *size)
 }

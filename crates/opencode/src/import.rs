@@ -41,7 +41,7 @@ fn opencode_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io
         let mut items = Vec::new();
         let mut results = Vec::new();
         for p in &m.parts {
-            let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
+            let ty = p.ty();
             let str_of = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_string();
             match ty {
                 "text" => items.push(text(&str_of("text"))),
@@ -63,7 +63,7 @@ fn opencode_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io
                         results.push((str_of("callID"), o));
                     }
                 }
-                _ => items.push(native(crate::ID.name(), p.clone(), None)),
+                _ => items.push(native(crate::ID.name(), p.value().clone(), None)),
             }
         }
         let role = if m.role() == "assistant" { "assistant" } else { "user" };

@@ -55,7 +55,7 @@ pub fn summary_of(s: &Session, i: usize) -> Option<&Message> {
 pub fn text_of(m: &Message) -> String {
     m.parts
         .iter()
-        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+        .filter(|p| p.ty() == "text")
         .filter_map(|p| p.get("text").and_then(Value::as_str))
         .collect::<Vec<_>>()
         .join("\n")
@@ -68,7 +68,7 @@ pub fn compaction(s: &Session, i: usize) -> Compaction {
     let auto = m
         .parts
         .iter()
-        .find(|p| p.get("type").and_then(Value::as_str) == Some("compaction"))
+        .find(|p| p.ty() == "compaction")
         .and_then(|p| p.get("auto"))
         .and_then(Value::as_bool);
     Compaction {
@@ -90,9 +90,9 @@ pub fn pre_tokens(s: &Session, i: usize) -> Option<Value> {
         .rev()
         .find(|m| m.role() == "assistant")
         .and_then(|m| {
-            m.info
+            m.info()
                 .pointer("/tokens/total")
-                .or_else(|| m.info.pointer("/tokens/input"))
+                .or_else(|| m.info().pointer("/tokens/input"))
         })
         .cloned()
 }
@@ -222,11 +222,13 @@ mod tests {
 
     fn msg(info: Value, parts: Value) -> Message {
         let raw = serde_json::to_vec(&json!({"info": info, "parts": parts})).unwrap();
-        Message {
-            info,
-            parts: parts.as_array().cloned().unwrap_or_default(),
-            raw,
-        }
+        let parts = parts
+            .as_array()
+            .into_iter()
+            .flatten()
+            .cloned()
+            .map(crate::file::Part::from_value);
+        Message::new(info, parts.collect(), raw)
     }
 
     fn session(ms: Vec<Message>) -> Session {

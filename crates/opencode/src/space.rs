@@ -77,14 +77,10 @@ pub(crate) fn windows(db: &Connection) -> Result<Windows, DbError> {
             let data = bytes(r.get_ref(2)?);
             let info = trimmed(&id, data);
             let parts = match compactions.contains(&id) {
-                true => vec![serde_json::json!({"type": "compaction"})],
+                true => vec![crate::file::Part::from_value(serde_json::json!({"type": "compaction"}))],
                 false => Vec::new(),
             };
-            let m = Message {
-                info,
-                parts,
-                raw: Vec::new(),
-            };
+            let m = Message::new(info, parts, Vec::new());
             per[s].push((id, m, data.len() as u64));
         }
     }
