@@ -336,8 +336,8 @@ pub fn is_export(keys: &cctool_core::agents::detect::Keys) -> bool {
 struct Doc<'a> {
     #[serde(default)]
     info: Value,
-    #[serde(borrow, default)]
-    messages: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default, deserialize_with = "elements")]
+    messages: Vec<&'a RawValue>,
     #[serde(rename = "cctool_unreadable_rows", default)]
     unreadable: Option<Value>,
 }
@@ -347,8 +347,51 @@ struct Doc<'a> {
 struct MessageKeys<'a> {
     #[serde(borrow, default)]
     info: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    parts: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "elements")]
+    parts: Vec<&'a RawValue>,
+}
+
+/// A list's elements, each left as its bytes; any other value is read as no elements, as the
+/// client reads no messages or parts from it.
+fn elements<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<&'de RawValue>, D::Error> {
+    use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+    struct Elements;
+    impl<'de> Visitor<'de> for Elements {
+        type Value = Vec<&'de RawValue>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::new();
+            while let Some(e) = a.next_element::<&'de RawValue>()? {
+                out.push(e);
+            }
+            Ok(out)
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+            while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            Ok(Vec::new())
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+    }
+    d.deserialize_any(Elements)
 }
 
 /// Reads the session of `src`. A message that is not `{info, parts}` is counted among the
@@ -373,31 +416,23 @@ pub fn read(src: &Source) -> io::Result<Session> {
             s.unreadable.push((f("table"), f("id"), f("why")));
         }
     }
-    let messages: Vec<&serde_json::value::RawValue> = match doc.messages {
-        Some(m) if m.get().starts_with('[') => serde_json::from_str(m.get()).map_err(not)?,
-        _ => Vec::new(),
-    };
-    for (i, m) in messages.into_iter().enumerate() {
+    // JSON has no line break but between its tokens: a document without one (the database's,
+    // `opencode export`'s when printed on one line) has none in any message.
+    let one_line = memchr::memchr2(b'\n', b'\r', &bytes).is_none();
+    for (i, m) in doc.messages.into_iter().enumerate() {
         let text = m.get();
         let unreadable = |why: &str| ("message".to_string(), format!("#{}", i + 1), why.to_string());
         // A message printed on one line (the database's always are) is its own line, and its
         // parts are kept as their bytes; one of a pretty-printed export, or one whose keys
         // serde cannot take as a struct (a key written twice), is read as a tree and printed
         // again.
-        let head = match text.contains(['\n', '\r']) {
-            false => object::<MessageKeys<'_>>(text),
-            true => None,
+        let head = match one_line || memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none() {
+            true => object::<MessageKeys<'_>>(text),
+            false => None,
         };
         match head {
             Some(h) => {
-                let parts = match h.parts {
-                    Some(p) if p.get().starts_with('[') => serde_json::from_str::<Vec<&RawValue>>(p.get())
-                        .map_err(not)?
-                        .into_iter()
-                        .map(Part::from_raw)
-                        .collect(),
-                    _ => Vec::new(),
-                };
+                let parts = h.parts.into_iter().map(Part::from_raw).collect();
                 let info = h.info.map_or("null", RawValue::get);
                 if !info.starts_with('{') {
                     s.unreadable.push(unreadable("no info object"));
