@@ -297,75 +297,78 @@ pub fn export(path: &Path, id: &str) -> Result<Vec<u8>, DbError> {
     is_opencode(&db)?;
     let tx = db.unchecked_transaction()?;
     let info = session_info(&tx, id)?;
-    let mut unreadable = Vec::new();
-    // Each message: its id, its `info` written so far, and its parts written so far.
-    let mut messages: Vec<(String, Vec<u8>, Vec<u8>)> = Vec::new();
-    {
-        let mut st = tx.prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
-        let mut rows = st.query([id])?;
-        while let Some(r) = rows.next()? {
-            let mid = text_of(r.get_ref(0)?);
-            match object_bytes(r.get_ref(1)?) {
-                Ok(data) => {
-                    let mut info = Vec::with_capacity(data.len() + mid.len() + id.len() + 24);
-                    with_ids(&mut info, data, &[("id", &mid), ("sessionID", id)]);
-                    messages.push((mid, info, Vec::new()));
-                }
-                Err(why) => unreadable.push(bad("message", &mid, &why)),
-            }
-        }
-    }
-    {
-        let mut st = tx.prepare(
-            "SELECT p.id, p.message_id, p.data FROM part p JOIN message m ON m.id = p.message_id \
-             WHERE m.session_id = ?1 ORDER BY p.message_id, p.id",
-        )?;
-        let mut rows = st.query([id])?;
-        let mut at = 0;
-        while let Some(r) = rows.next()? {
-            let pid = text_of(r.get_ref(0)?);
-            let mid = text_of(r.get_ref(1)?);
-            // Parts come ordered by message, as the messages are: a cursor finds each one's.
-            while at < messages.len() && messages[at].0 < mid {
-                at += 1;
-            }
-            match object_bytes(r.get_ref(2)?) {
-                Ok(data) => match messages.get_mut(at).filter(|m| m.0 == mid) {
-                    Some(m) => {
-                        if !m.2.is_empty() {
-                            m.2.push(b',');
-                        }
-                        with_ids(&mut m.2, data, &[("id", &pid), ("sessionID", id), ("messageID", &mid)]);
-                    }
-                    // Its message was unreadable, and was said.
-                    None => unreadable.push(bad("part", &pid, "its message cannot be read")),
-                },
-                Err(why) => unreadable.push(bad("part", &pid, &why)),
-            }
-        }
-    }
-    tx.finish()?;
-    let size: usize = messages.iter().map(|m| m.1.len() + m.2.len() + 24).sum();
-    let mut doc = Vec::with_capacity(size + 4096);
+    let mut doc = Vec::new();
     doc.extend_from_slice(b"{\"info\":");
     serde_json::to_writer(&mut doc, &Value::Object(info)).map_err(|e| DbError::Missing(e.to_string()))?;
     doc.extend_from_slice(b",\"messages\":[");
-    for (i, (_, info, parts)) in messages.iter().enumerate() {
-        if i > 0 {
-            doc.push(b',');
+    // The messages by id and their parts by message then id, read side by side and written
+    // as they come: a part belongs to the message whose parts are open, or to one that could
+    // not be read.
+    let (mut bad_messages, mut bad_parts) = (Vec::new(), Vec::new());
+    let mut ms = tx.prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
+    let mut ps = tx.prepare(
+        "SELECT p.id, p.message_id, p.data FROM part p JOIN message m ON m.id = p.message_id \
+         WHERE m.session_id = ?1 ORDER BY p.message_id, p.id",
+    )?;
+    let mut messages = ms.query([id])?;
+    let mut parts = ps.query([id])?;
+    let mut part = parts.next()?;
+    // The message whose parts are being written, and how many it has so far.
+    let mut open: Option<String> = None;
+    let mut written = (0usize, 0usize);
+    loop {
+        let message = messages.next()?;
+        let next = message.map(|r| r.get_ref(0).map(text_of)).transpose()?;
+        while let Some(p) = part {
+            let mid = text_of(p.get_ref(1)?);
+            if next.as_deref().is_some_and(|n| mid.as_str() >= n) {
+                break;
+            }
+            let pid = text_of(p.get_ref(0)?);
+            match object_bytes(p.get_ref(2)?) {
+                Ok(data) if open.as_deref() == Some(mid.as_str()) => {
+                    if written.1 > 0 {
+                        doc.push(b',');
+                    }
+                    written.1 += 1;
+                    with_ids(&mut doc, data, &[("id", &pid), ("sessionID", id), ("messageID", &mid)]);
+                }
+                // Its message was unreadable, and was said.
+                Ok(_) => bad_parts.push(bad("part", &pid, "its message cannot be read")),
+                Err(why) => bad_parts.push(bad("part", &pid, &why)),
+            }
+            part = parts.next()?;
         }
-        doc.extend_from_slice(b"{\"info\":");
-        doc.extend_from_slice(info);
-        doc.extend_from_slice(b",\"parts\":[");
-        doc.extend_from_slice(parts);
-        doc.extend_from_slice(b"]}");
+        if open.take().is_some() {
+            doc.extend_from_slice(b"]}");
+        }
+        let (Some(r), Some(mid)) = (message, next) else {
+            break;
+        };
+        match object_bytes(r.get_ref(1)?) {
+            Ok(data) => {
+                if written.0 > 0 {
+                    doc.push(b',');
+                }
+                written = (written.0 + 1, 0);
+                doc.extend_from_slice(b"{\"info\":");
+                with_ids(&mut doc, data, &[("id", &mid), ("sessionID", id)]);
+                doc.extend_from_slice(b",\"parts\":[");
+                open = Some(mid);
+            }
+            Err(why) => bad_messages.push(bad("message", &mid, &why)),
+        }
     }
+    drop((messages, parts));
+    drop((ms, ps));
+    tx.finish()?;
     doc.push(b']');
-    if !unreadable.is_empty() {
+    bad_messages.append(&mut bad_parts);
+    if !bad_messages.is_empty() {
         doc.extend_from_slice(b",\"");
         doc.extend_from_slice(crate::file::UNREADABLE.as_bytes());
         doc.extend_from_slice(b"\":");
-        serde_json::to_writer(&mut doc, &unreadable).map_err(|e| DbError::Missing(e.to_string()))?;
+        serde_json::to_writer(&mut doc, &bad_messages).map_err(|e| DbError::Missing(e.to_string()))?;
     }
     doc.push(b'}');
     Ok(doc)
@@ -386,8 +389,16 @@ fn with_ids(out: &mut Vec<u8>, data: &[u8], ids: &[(&str, &str)]) {
         out.push(b'"');
         out.extend_from_slice(k.as_bytes());
         out.extend_from_slice(b"\":");
-        // A string cannot fail to print.
-        let _ = serde_json::to_writer(&mut *out, v);
+        // An id is printable ASCII with nothing to escape (the client's ids always are), so
+        // it is its own JSON; any other string is printed by serde.
+        if v.bytes().all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\') {
+            out.push(b'"');
+            out.extend_from_slice(v.as_bytes());
+            out.push(b'"');
+        } else {
+            // A string cannot fail to print.
+            let _ = serde_json::to_writer(&mut *out, v);
+        }
     }
     out.push(b'}');
 }
@@ -574,6 +585,9 @@ mod tests {
             ("msg_6", b"{\"role\":"),
             ("msg_7", b"{\"role\":\"\xff\"}"),
             ("msg_8", b"{ }"),
+            // Ids the client never writes, which must still print as JSON.
+            ("msg_\"q\\", br#"{"role":"user"}"#),
+            ("msg_\u{e9}\u{1}\u{7f}", br#"{"role":"user"}"#),
         ];
         for (id, data) in messages {
             db.execute(
@@ -594,6 +608,7 @@ mod tests {
             ("prt_5", "msg_2", b"\"text\""),
             ("prt_6", "msg_4", b"\t{\"type\":\"reasoning\",\"n\":1.50}\n"),
             ("prt_7", "msg_none", br#"{"type":"text"}"#),
+            ("prt_\u{e9}\t", "msg_\"q\\", br#"{"type":"text"}"#),
         ];
         for (id, m, data) in parts {
             db.execute("INSERT INTO part VALUES (?1, ?2, ?3)", rusqlite::params![id, m, data])
