@@ -326,3 +326,79 @@ fn the_shared_real_exports_are_read_and_their_request_is_the_real_clients() {
         assert_eq!(api_view(s(f), "say-ok"), sent_after_system(&request), "{}", f.display());
     }
 }
+
+/// A database larger than the address space `scan` may use is read session by session: every
+/// session is listed, and nothing of the database is held beyond the sessions being read.
+#[test]
+fn a_database_larger_than_the_memory_cap_is_scanned_session_by_session() {
+    const CAP: u64 = 96 << 20;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("opencode.db");
+    std::fs::copy(db(), &path).unwrap();
+    let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute("ATTACH ?1 AS src", [s(&db())]).unwrap();
+    let ids: Vec<String> = c
+        .prepare("SELECT id FROM src.session")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let cols: Vec<String> = c
+        .prepare("SELECT name FROM pragma_table_info('session', 'src')")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let select = cols
+        .iter()
+        .map(|k| if k == "id" { "?1" } else { k.as_str() })
+        .collect::<Vec<_>>()
+        .join(", ");
+    // Copies of the client's own sessions, each holding its rows many times over (new ids
+    // that keep their order), until the file is well past the cap.
+    let mut n = 0;
+    while std::fs::metadata(&path).unwrap().len() < 2 * CAP {
+        c.execute_batch("BEGIN").unwrap();
+        for id in &ids {
+            let new = format!("{id}{n:04}");
+            c.execute(
+                &format!("INSERT INTO session SELECT {select} FROM src.session WHERE id = ?2"),
+                [&new, id],
+            )
+            .unwrap();
+            for rep in 0..40 {
+                let tag = format!("{n:04}{rep:03}");
+                c.execute(
+                    "INSERT INTO message SELECT 'msg_' || ?1 || substr(id, 5), ?2, time_created, time_updated, data \
+                     FROM src.message WHERE session_id = ?3",
+                    [&tag, &new, id],
+                )
+                .unwrap();
+                c.execute(
+                    "INSERT INTO part SELECT 'prt_' || ?1 || substr(id, 5), 'msg_' || ?1 || substr(message_id, 5), ?2, \
+                     time_created, time_updated, data FROM src.part WHERE session_id = ?3",
+                    [&tag, &new, id],
+                )
+                .unwrap();
+            }
+        }
+        c.execute_batch("COMMIT").unwrap();
+        n += 1;
+    }
+    let total: i64 = c.query_row("SELECT count(*) FROM session", [], |r| r.get(0)).unwrap();
+    drop(c);
+    let Some(out) = crate::util::under_cap(&["scan", "--json", s(&path)], Some(CAP)) else {
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr:.500}");
+    let listed = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["format"] == "opencode")
+        .count();
+    assert_eq!(listed as i64, total, "{stderr:.500}");
+}
