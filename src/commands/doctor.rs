@@ -16,6 +16,10 @@ use crate::output::style::{self, Paint};
 #[derive(Serialize, Default)]
 pub struct Total {
     files: usize,
+    /// Of `files`, the sessions of a database (`DB#ID`): for the closing line only, the
+    /// JSON total's fields being stable.
+    #[serde(skip)]
+    members: usize,
     errors: usize,
     warnings: usize,
     infos: usize,
@@ -101,6 +105,7 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> super::Result<ExitStatus> {
         match outcome {
             FileOutcome::Done(findings) => {
                 total.files += 1;
+                total.members += usize::from(matches!(input, crate::io::Input::Member(_)));
                 let findings: Vec<Diagnostic> = findings.into_iter().filter(|f| shown(f)).collect();
                 count(&mut total, &mut by_code, &findings);
                 if g.json {
@@ -211,8 +216,11 @@ fn say_counts(say: &Reporter, codes: &[CodeCount], total: &Total, filtered: bool
         ));
     }
     let mut line = format!(
-        "{} files checked: {} errors, {} warnings, {} infos",
-        total.files, total.errors, total.warnings, total.infos
+        "{} checked: {} errors, {} warnings, {} infos",
+        super::inputs_read(total.files, total.members),
+        total.errors,
+        total.warnings,
+        total.infos
     );
     if total.files_with_errors > 0 {
         line.push_str(&format!(" ({} files with errors)", total.files_with_errors));

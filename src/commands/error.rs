@@ -93,6 +93,13 @@ pub enum Usage {
     /// `--files-from LIST` that cannot be read.
     #[error("cannot read the list of paths {}: {cause}", escape_str(&.list.display().to_string()))]
     ListUnreadable { list: PathBuf, cause: std::io::Error },
+    /// A database of sessions given to a command that reads one session.
+    #[error(
+        "a database of {n} sessions, not one session: name one as {}#ID (`cctool scan {}` lists them)",
+        escape_str(&.path.display().to_string()),
+        escape_str(&.path.display().to_string())
+    )]
+    Container { path: PathBuf, n: usize },
     /// No PATH given, and none of the user's stores exists.
     #[error("no session stores found (looked in {}); name files or directories to read", escape_str(.looked_in))]
     NoStores { looked_in: String },
@@ -254,6 +261,9 @@ pub enum Refusal {
     /// Standard input given to `migrate` with an output folder.
     #[error("standard input has no name to write under in an output folder: give it -o FILE or -o - on its own")]
     StdinInFolder,
+    /// A session of an agent's database, with nowhere to write `migrate`'s result.
+    #[error("is a session inside an agent's database, which cctool never writes into: give -o OUT, -o DIR or -o -")]
+    MemberMigrate,
     /// A copy kept in a backup archive, with nowhere to write `migrate`'s result.
     #[error("is a copy kept in a backup archive, which cctool never writes into: give -o OUT, -o DIR or -o -")]
     ArchivedMigrate,

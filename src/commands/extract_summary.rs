@@ -14,6 +14,10 @@ use crate::summary::{Options, SummaryRecord};
 #[derive(Serialize)]
 pub struct Total {
     files: usize,
+    /// Of `files`, the sessions of a database (`DB#ID`): for the closing line only, the
+    /// JSON total's fields being stable.
+    #[serde(skip)]
+    members: usize,
     summaries: usize,
     /// Files with a current summary (not `current`: that is a boolean in summary records).
     with_current: usize,
@@ -65,6 +69,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> super::Result<ExitStatus> 
     let mut out = Out::new(g.color);
     let mut total = Total {
         files: 0,
+        members: 0,
         summaries: 0,
         with_current: 0,
         without_current: 0,
@@ -83,6 +88,7 @@ pub fn run(g: &GlobalArgs, a: &ExtractSummaryArgs) -> super::Result<ExitStatus> 
         match outcome {
             FileOutcome::Done((records, bad)) => {
                 total.files += 1;
+                total.members += usize::from(matches!(input, crate::io::Input::Member(_)));
                 total.bad_lines += bad;
                 let has_current = records.iter().any(|r| r.current);
                 if !has_current {
@@ -140,8 +146,10 @@ fn archived_and_paths(paths: &[std::path::PathBuf]) -> (Vec<SummaryRecord>, Vec<
 /// The closing line on stderr: what was read and found.
 fn total_line(total: &Total) -> String {
     let mut line = format!(
-        "{} files, {} summaries ({} current)",
-        total.files, total.summaries, total.with_current
+        "{}, {} summaries ({} current)",
+        super::inputs_read(total.files, total.members),
+        total.summaries,
+        total.with_current
     );
     if total.skipped > 0 {
         line.push_str(&format!(", {}", super::skipped_note(total.skipped)));

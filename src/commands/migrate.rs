@@ -382,8 +382,10 @@ fn migrate_one(
     if matches!(input, Input::Stdin) && matches!(dest, Dest::Dir(_)) {
         return Err(Refusal::StdinInFolder.into());
     }
-    if matches!(input, Input::Archived(_) | Input::Member(_)) && matches!(dest, Dest::Default) {
-        return Err(Refusal::ArchivedMigrate.into());
+    match (input, dest) {
+        (Input::Archived(_), Dest::Default) => return Err(Refusal::ArchivedMigrate.into()),
+        (Input::Member(_), Dest::Default) => return Err(Refusal::MemberMigrate.into()),
+        _ => {}
     }
     // A file found in a folder or a list that is not a session is skipped; one named on the
     // command line is an error.

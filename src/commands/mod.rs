@@ -187,7 +187,17 @@ pub fn file_input(path: &std::path::Path) -> Result<crate::io::Input> {
         return Ok(crate::io::Input::Stdin);
     }
     match crate::backup::named::resolve(path) {
-        None => Ok(crate::io::member::input_of(&ids::session_path(path)?)),
+        None => match crate::io::member::input_of(&ids::session_path(path)?) {
+            // A database is many sessions: which one is for the user to say.
+            crate::io::Input::Path(p) if let Some(m) = crate::io::member::members_of(&p) => {
+                Err(error::Usage::Container {
+                    path: p,
+                    n: m.sessions.len(),
+                }
+                .into())
+            }
+            input => Ok(input),
+        },
         Some(found) => Ok(found?.single(path)?),
     }
 }
@@ -362,6 +372,17 @@ pub(crate) fn show_diagnostics(
         }
     }
     Ok(())
+}
+
+/// `n` inputs read, `members` of them sessions of a database (`DB#ID`), as the closing lines
+/// count them: files, sessions, or both.
+pub(crate) fn inputs_read(n: usize, members: usize) -> String {
+    let files = n - members.min(n);
+    match (files, members) {
+        (_, 0) => format!("{files} files"),
+        (0, _) => format!("{members} sessions"),
+        _ => format!("{files} files, {members} sessions"),
+    }
 }
 
 /// The closing note of a batch run that skipped `n` files found that are not sessions.

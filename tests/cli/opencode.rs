@@ -402,3 +402,33 @@ fn a_database_larger_than_the_memory_cap_is_scanned_session_by_session() {
         .count();
     assert_eq!(listed as i64, total, "{stderr:.500}");
 }
+
+/// A command that reads one session, given the whole database, says it holds several and how
+/// to name one, rather than that it is not JSON; `migrate` of one without `-o` says it is a
+/// session of a database; the batch commands count the database's sessions as sessions.
+#[test]
+fn the_database_given_where_one_session_is_read_is_named_as_many() {
+    let db = db();
+    for args in [
+        vec!["rebuild-chain"],
+        vec!["compact"],
+        vec!["convert", "--to", "codex", "-o", "-"],
+    ] {
+        let out = cctool().args(&args).arg(&db).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("a database of 3 sessions, not one session") && stderr.contains(&format!("{}#ID", s(&db))),
+            "{args:?}: {stderr}"
+        );
+    }
+    let member = format!("{}#{}", s(&db), session_of("proj-a")["session_id"].as_str().unwrap());
+    let out = cctool().args(["migrate", &member]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is a session inside an agent's database"), "{stderr}");
+    let out = cctool().args(["doctor", s(&db)]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("3 sessions checked"));
+    let out = cctool().args(["extract-summary", s(&db)]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("3 sessions, "));
+}
