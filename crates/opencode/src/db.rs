@@ -372,7 +372,7 @@ pub fn export(path: &Path, id: &str) -> Result<Vec<u8>, DbError> {
 }
 
 /// `data`, one JSON object, written to `out` with `ids` appended as its last keys.
-fn with_ids(out: &mut Vec<u8>, data: &[u8], ids: &[(&str, &str)]) {
+pub(crate) fn with_ids(out: &mut Vec<u8>, data: &[u8], ids: &[(&str, &str)]) {
     let data = data.trim_ascii();
     // `object_bytes` made sure it is `{…}`.
     let body = &data[..data.len() - 1];
@@ -399,6 +399,11 @@ fn object_bytes(v: ValueRef<'_>) -> Result<&[u8], String> {
         ValueRef::Null => return Err("its data is NULL".into()),
         _ => return Err("its data is not text".into()),
     };
+    object_json(bytes)
+}
+
+/// `bytes` if they are one JSON object, or why they are not one.
+pub(crate) fn object_json(bytes: &[u8]) -> Result<&[u8], String> {
     // The skip of a string checks no UTF-8, and the document must parse whole.
     if let Err(e) = std::str::from_utf8(bytes) {
         return Err(format!("its data is not JSON: {e}"));
@@ -410,7 +415,7 @@ fn object_bytes(v: ValueRef<'_>) -> Result<&[u8], String> {
     }
 }
 
-fn bad(table: &str, id: &str, why: &str) -> Value {
+pub(crate) fn bad(table: &str, id: &str, why: &str) -> Value {
     serde_json::json!({"table": table, "id": id, "why": why})
 }
 
