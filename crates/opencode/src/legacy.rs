@@ -182,9 +182,10 @@ pub fn members(path: &Path) -> Option<Members> {
 }
 
 /// The session `id` of `storage` as a member of `container` (the storage, or the session's
-/// own file when it was named), its size what its files hold.
+/// own file when it was named), its size what its messages' and parts' files hold (what a
+/// database's rows of it would hold, so a backup's copy of the storage says the same).
 fn member(storage: &Path, container: PathBuf, id: &str, file: &Path) -> Member {
-    let mut size = len(file);
+    let mut size = 0;
     for (mid, m) in json_files(&storage.join("message").join(id)) {
         size += len(&m);
         size += json_files(&storage.join("part").join(&mid))
