@@ -246,21 +246,17 @@ pub fn export(file: &Path) -> io::Result<Vec<u8>> {
         .and_then(|s| s.to_str())
         .unwrap_or("")
         .to_string();
-    let bytes = std::fs::read(file)?;
+    let bytes = std::fs::read(file).map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", file.display())))?;
+    let bad = |why: String| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("the session file {}: {why}", file.display()),
+        )
+    };
     let mut info: Map<String, Value> = match serde_json::from_slice::<Value>(&bytes) {
         Ok(Value::Object(m)) => m,
-        Ok(_) => {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "the session file is JSON but not an object",
-            ));
-        }
-        Err(e) => {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("the session file is not JSON: {e}"),
-            ));
-        }
+        Ok(_) => return Err(bad("JSON but not an object".into())),
+        Err(e) => return Err(bad(format!("not JSON: {e}"))),
     };
     info.insert("id".into(), Value::String(id.clone()));
     info.insert("projectID".into(), Value::String(project));
@@ -450,4 +446,175 @@ pub fn snapshot(storage: &Path, to: &Path) -> io::Result<()> {
     }
     tx.commit().map_err(sql)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(p: &Path, bytes: &[u8]) {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+
+    /// A storage of one session: two messages (their files written out of order, one with ids
+    /// inside that its path contradicts), parts, and the broken files a storage can have.
+    fn storage() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let st = dir.path().join("storage");
+        write(
+            &st.join("session/proj/ses_a.json"),
+            br#"{"id":"ses_wrong","projectID":"other","title":"t","directory":"/w","time":{"created":1,"updated":9}}"#,
+        );
+        write(
+            &st.join("message/ses_a/msg_2.json"),
+            br#"{"role":"assistant","parentID":"msg_1"}"#,
+        );
+        write(
+            &st.join("message/ses_a/msg_1.json"),
+            br#"{"id":"msg_moved","sessionID":"ses_old","role":"user"}"#,
+        );
+        write(&st.join("part/msg_1/prt_2.json"), br#"{"type":"text","text":"b"}"#);
+        write(&st.join("part/msg_1/prt_1.json"), br#"{"type":"text","text":"a"}"#);
+        write(&st.join("part/msg_2/prt_3.json"), b"{\"type\": ");
+        write(&st.join("part/msg_2/prt_4.json"), b"\xff\xfe");
+        write(&st.join("message/ses_a/msg_3.json"), b"[1]");
+        write(&st.join("message/ses_gone/msg_9.json"), b"{}");
+        write(&st.join("part/msg_none/prt_9.json"), b"{}");
+        (dir, st)
+    }
+
+    fn doc(st: &Path) -> Value {
+        serde_json::from_slice(&read(st, "ses_a").unwrap()).unwrap()
+    }
+
+    #[test]
+    fn ids_come_from_the_paths_and_order_from_the_ids() {
+        let (_d, st) = storage();
+        let d = doc(&st);
+        assert_eq!(d["info"]["id"], "ses_a");
+        assert_eq!(d["info"]["projectID"], "proj");
+        let ids: Vec<&str> = d["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["info"]["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, ["msg_1", "msg_2"]);
+        assert_eq!(d["messages"][0]["info"]["sessionID"], "ses_a");
+        let parts: Vec<&str> = d["messages"][0]["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(parts, ["a", "b"]);
+        assert_eq!(d["messages"][0]["parts"][0]["messageID"], "msg_1");
+    }
+
+    #[test]
+    fn each_file_that_cannot_be_read_is_named_by_its_path_and_the_rest_is_read() {
+        let (_d, st) = storage();
+        let d = doc(&st);
+        let bad: Vec<String> = d[crate::file::UNREADABLE]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u["id"].as_str().unwrap().to_string())
+            .collect();
+        for f in [
+            "part/msg_2/prt_3.json",
+            "part/msg_2/prt_4.json",
+            "message/ses_a/msg_3.json",
+        ] {
+            assert!(bad.contains(&st.join(f).display().to_string()), "{f}: {bad:?}");
+        }
+        // The reader reads the document whole.
+        let src = cctool_core::io::Source::from_bytes("x", read(&st, "ses_a").unwrap());
+        let s = crate::file::read(&src).unwrap();
+        assert_eq!(s.messages.len(), 2);
+        assert_eq!(s.unreadable.len(), 3);
+    }
+
+    #[test]
+    fn a_message_whose_parts_folder_is_missing_is_said() {
+        let (_d, st) = storage();
+        std::fs::remove_dir_all(st.join("part/msg_1")).unwrap();
+        let d = doc(&st);
+        assert!(
+            d[crate::file::UNREADABLE]
+                .to_string()
+                .contains("folder of the message's parts is missing")
+        );
+        assert_eq!(d["messages"][0]["parts"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn the_storage_lists_its_sessions_and_what_belongs_to_none() {
+        let (_d, st) = storage();
+        let m = members(&st).unwrap();
+        assert_eq!(m.sessions.len(), 1);
+        assert_eq!(m.sessions[0].name(), format!("{}#ses_a", st.display()));
+        assert_eq!(m.sessions[0].modified_ms, Some(9));
+        let said: Vec<&str> = m.problems.iter().map(|p| p.message.as_str()).collect();
+        assert!(said.iter().any(|p| p.contains("session ses_gone")), "{said:?}");
+        assert!(said.iter().any(|p| p.contains("message msg_none")), "{said:?}");
+        // Its session file stands for the one session.
+        let one = members(&st.join("session/proj/ses_a.json")).unwrap();
+        assert_eq!(one.sessions.len(), 1);
+        assert_eq!(one.sessions[0].id, "ses_a");
+        assert!(members(&st.join("message/ses_a/msg_1.json")).is_none());
+        assert!(members(st.parent().unwrap()).is_none());
+    }
+
+    #[test]
+    fn sessions_the_database_beside_holds_are_left_out_and_said() {
+        let (d, st) = storage();
+        let db = rusqlite::Connection::open(d.path().join("opencode.db")).unwrap();
+        db.execute_batch(
+            "CREATE TABLE session (id TEXT PRIMARY KEY);
+             CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, data TEXT);
+             CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, data TEXT);
+             INSERT INTO session VALUES ('ses_a');",
+        )
+        .unwrap();
+        drop(db);
+        let m = members(&st).unwrap();
+        assert!(m.sessions.is_empty());
+        assert!(m.problems.iter().any(|p| p.code == Code::MigratedSession));
+        // Named by its file, the storage's copy is read.
+        assert_eq!(members(&st.join("session/proj/ses_a.json")).unwrap().sessions.len(), 1);
+    }
+
+    #[test]
+    fn a_backup_copy_reads_as_the_storage_does_and_keeps_every_file() {
+        let (d, st) = storage();
+        let copy = d.path().join("copy.db");
+        snapshot(&st, &copy).unwrap();
+        let from_copy: Value = serde_json::from_slice(&crate::db::export(&copy, "ses_a").unwrap()).unwrap();
+        let from_storage = doc(&st);
+        assert_eq!(from_copy["messages"], from_storage["messages"]);
+        assert_eq!(from_copy["info"]["title"], "t");
+        assert_eq!(from_copy["info"]["directory"], "/w");
+        let db = rusqlite::Connection::open(&copy).unwrap();
+        let files: i64 = db
+            .query_row("SELECT COUNT(*) FROM cctool_storage_file", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(files, 10);
+    }
+
+    #[test]
+    fn broken_files_are_errors_or_left_out_never_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let st = dir.path().join("storage");
+        write(&st.join("session/p/ses_x.json"), b"");
+        write(&st.join("message/ses_x/msg_1.json"), b"");
+        std::fs::create_dir_all(st.join("part/msg_1/prt_1.json")).unwrap();
+        assert!(read(&st, "ses_x").is_err());
+        write(&st.join("session/p/ses_x.json"), b"{}");
+        let d: Value = serde_json::from_slice(&read(&st, "ses_x").unwrap()).unwrap();
+        assert_eq!(d["messages"], serde_json::json!([]));
+        assert!(read(&st, "ses_none").is_err());
+        assert!(members(&st).is_some());
+    }
 }

@@ -124,10 +124,21 @@ pub fn parse(arg: &Path) -> Option<Member> {
     members_of(Path::new(file))?.sessions.into_iter().find(|m| m.id == id)
 }
 
-/// The input `arg` names: a member (`FILE#ID`), else the path as given.
+/// The input `arg` names: a member (`FILE#ID`), the one session a file that is no database
+/// stands for in its container (a session's file of opencode's per-file storage, whose
+/// messages are in folders beside it), else the path as given.
 pub fn input_of(arg: &Path) -> Input {
-    match parse(arg) {
-        Some(m) => Input::Member(Box::new(m)),
-        None => Input::Path(arg.to_path_buf()),
+    if let Some(m) = parse(arg) {
+        return Input::Member(Box::new(m));
     }
+    if arg.is_file()
+        && !is_sqlite(arg)
+        && may_be_container(arg)
+        && let Some(mut members) = members_of(arg)
+        && members.sessions.len() == 1
+        && let Some(m) = members.sessions.pop()
+    {
+        return Input::Member(Box::new(m));
+    }
+    Input::Path(arg.to_path_buf())
 }
