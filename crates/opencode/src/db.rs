@@ -246,6 +246,16 @@ pub fn members(path: &Path) -> Option<Members> {
     Some(out)
 }
 
+/// The ids of the sessions of the database at `path`, when it is opencode's: read alone, without
+/// the sizes [`members`] sums over every row.
+pub fn session_ids(path: &Path) -> Option<std::collections::HashSet<String>> {
+    let db = open(path).ok()?;
+    is_opencode(&db).ok()?;
+    let mut st = db.prepare("SELECT id FROM session").ok()?;
+    let ids = st.query_map([], |r| Ok(text_of(r.get_ref(0)?))).ok()?;
+    ids.collect::<Result<_, _>>().ok()
+}
+
 /// The `(row id, what it names)` pairs `sql` selects.
 fn orphans(db: &Connection, sql: &str) -> Result<Vec<(String, String)>, DbError> {
     let mut st = db.prepare(sql)?;

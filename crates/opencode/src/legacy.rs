@@ -97,9 +97,7 @@ fn migrated(storage: &Path) -> HashSet<String> {
     if !db.is_file() {
         return HashSet::new();
     }
-    crate::db::members(&db)
-        .map(|m| m.sessions.into_iter().map(|s| s.id).collect())
-        .unwrap_or_default()
+    crate::db::session_ids(&db).unwrap_or_default()
 }
 
 /// The sessions of `path`: a storage folder's, or the one session a session file of it is.
@@ -142,6 +140,26 @@ pub fn members(path: &Path) -> Option<Members> {
                 "{left_out} session(s) of the storage are in opencode.db beside it, which the client loads instead: read from there (name a session's file under session/ to read the storage's copy)"
             ),
         ));
+    }
+    // A session whose project has no file: the client's migration leaves it out (it inserts a
+    // session only under a project it inserted), so a migrated client never shows it.
+    for (id, file) in &files {
+        let project = file.parent().and_then(Path::file_name).unwrap_or_default();
+        let mut known = path.join("project").join(project);
+        known.as_mut_os_string().push(".json");
+        if !held.contains(id) && !known.is_file() {
+            out.problems.push(Diagnostic::new(
+                &name,
+                None,
+                Code::OrphanRow,
+                Severity::Warning,
+                format!(
+                    "{}: session {id}'s project has no file ({}): opencode's migration into its database leaves it out",
+                    file.display(),
+                    known.display()
+                ),
+            ));
+        }
     }
     // Messages of no session and parts of no message: the migration leaves them out, and no
     // release loads them.
@@ -559,6 +577,10 @@ mod tests {
         let said: Vec<&str> = m.problems.iter().map(|p| p.message.as_str()).collect();
         assert!(said.iter().any(|p| p.contains("session ses_gone")), "{said:?}");
         assert!(said.iter().any(|p| p.contains("message msg_none")), "{said:?}");
+        assert!(said.iter().any(|p| p.contains("project has no file")), "{said:?}");
+        write(&st.join("project/proj.json"), b"{}");
+        let m = members(&st).unwrap();
+        assert!(!m.problems.iter().any(|p| p.message.contains("project has no file")));
         // Its session file stands for the one session.
         let one = members(&st.join("session/proj/ses_a.json")).unwrap();
         assert_eq!(one.sessions.len(), 1);
