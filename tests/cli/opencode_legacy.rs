@@ -325,3 +325,47 @@ fn backup_takes_the_storage_and_restore_gives_each_session_back_as_its_export() 
     let request: Value = serde_json::from_slice(&std::fs::read(&sent).unwrap()).unwrap();
     assert_eq!(api_view(s(&restored), "say-ok"), sent_after_system(&request));
 }
+
+/// Every file under `dir` with its bytes and modification time.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                todo.push(e.path());
+            } else {
+                let m = e.metadata().unwrap().modified().unwrap();
+                out.push((e.path(), std::fs::read(e.path()).unwrap(), m));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn reading_and_backing_up_never_write_the_storage() {
+    let dir = home(None);
+    let st = dir.path().join("data/opencode/storage");
+    let before = tree(&st);
+    let id = recorded()[1].0.clone();
+    let name = format!("{}#{id}", st.display());
+    for args in [
+        vec!["scan"],
+        vec!["doctor"],
+        vec!["search", "RUNTOOL"],
+        vec!["extract-summary"],
+        vec!["backup"],
+        vec!["rebuild-chain", "--api-view", "--prompt", "say-ok", name.as_str()],
+        vec!["export", name.as_str()],
+    ] {
+        let out = in_home(dir.path(), &args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(tree(&st), before);
+}
