@@ -453,7 +453,13 @@ pub fn snapshot(storage: &Path, to: &Path) -> io::Result<()> {
                     .unwrap_or(&path)
                     .to_string_lossy()
                     .into_owned();
-                let data = std::fs::read(&path)?;
+                // A file removed since the listing (a client deleting a session) is not there
+                // to keep; any other failure fails the copy rather than lose the file.
+                let data = match std::fs::read(&path) {
+                    Ok(d) => d,
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                    Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", path.display()))),
+                };
                 tx.execute(
                     "INSERT INTO cctool_storage_file VALUES (?1, ?2)",
                     rusqlite::params![rel, data],

@@ -84,7 +84,7 @@ fn database_of(stores: &crate::io::paths::Stores, dir: &Path) -> Option<&'static
     let (_, id) = stores.owners.iter().find(|(d, _)| d == dir)?;
     let agent = crate::agents::registry().find(*id)?;
     // A folder an agent keeps sessions in as a container (opencode's older per-file storage) is
-    // copied through its container too, in one consistent copy.
+    // copied through its container too: its copy is what restore lists and reads sessions from.
     let container = agent.container()?;
     (dir.is_file() || dir.is_dir() && container.may_be(dir)).then_some(agent)
 }
