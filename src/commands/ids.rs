@@ -142,6 +142,18 @@ impl Index {
     pub fn of(stores: &Stores) -> Index {
         let mut sessions = Vec::new();
         for store in &stores.found {
+            // A store that is itself a container (opencode's per-file storage, a folder) is
+            // listed by its agent: its files are not sessions one by one.
+            if store.is_dir()
+                && let Some(m) = crate::io::member::members_of(store)
+            {
+                sessions.extend(
+                    m.sessions
+                        .iter()
+                        .map(|m| (m.id.to_ascii_lowercase(), PathBuf::from(m.name()))),
+                );
+                continue;
+            }
             for path in session_files(store) {
                 let id = path
                     .file_name()

@@ -56,6 +56,7 @@ mod migrate;
 mod non_session;
 mod opencode;
 mod opencode_backup;
+mod opencode_legacy;
 mod opencode_slim;
 mod pi;
 mod props;

@@ -73,7 +73,12 @@ fn every_fixture_of_opencode_and_no_other_is_read_as_opencode() {
         ours += usize::from(is_opencode_fixture);
     }
     let exports = recorded().len();
-    assert_eq!(ours, 2 * exports, "each session of the database, and its export");
+    let legacy = crate::opencode_legacy::recorded().len();
+    assert_eq!(
+        ours,
+        2 * exports + legacy,
+        "each session of the database, its export, and each session of the older storage"
+    );
 }
 
 #[test]

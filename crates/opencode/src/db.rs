@@ -246,6 +246,16 @@ pub fn members(path: &Path) -> Option<Members> {
     Some(out)
 }
 
+/// The ids of the sessions of the database at `path`, when it is opencode's: read alone, without
+/// the sizes [`members`] sums over every row.
+pub fn session_ids(path: &Path) -> Option<std::collections::HashSet<String>> {
+    let db = open(path).ok()?;
+    is_opencode(&db).ok()?;
+    let mut st = db.prepare("SELECT id FROM session").ok()?;
+    let ids = st.query_map([], |r| Ok(text_of(r.get_ref(0)?))).ok()?;
+    ids.collect::<Result<_, _>>().ok()
+}
+
 /// The `(row id, what it names)` pairs `sql` selects.
 fn orphans(db: &Connection, sql: &str) -> Result<Vec<(String, String)>, DbError> {
     let mut st = db.prepare(sql)?;
@@ -375,7 +385,7 @@ pub fn export(path: &Path, id: &str) -> Result<Vec<u8>, DbError> {
 }
 
 /// `data`, one JSON object, written to `out` with `ids` appended as its last keys.
-fn with_ids(out: &mut Vec<u8>, data: &[u8], ids: &[(&str, &str)]) {
+pub(crate) fn with_ids(out: &mut Vec<u8>, data: &[u8], ids: &[(&str, &str)]) {
     let data = data.trim_ascii();
     // `object_bytes` made sure it is `{…}`.
     let body = &data[..data.len() - 1];
@@ -410,6 +420,11 @@ fn object_bytes(v: ValueRef<'_>) -> Result<&[u8], String> {
         ValueRef::Null => return Err("its data is NULL".into()),
         _ => return Err("its data is not text".into()),
     };
+    object_json(bytes)
+}
+
+/// `bytes` if they are one JSON object, or why they are not one.
+pub(crate) fn object_json(bytes: &[u8]) -> Result<&[u8], String> {
     // The skip of a string checks no UTF-8, and the document must parse whole.
     if let Err(e) = std::str::from_utf8(bytes) {
         return Err(format!("its data is not JSON: {e}"));
@@ -421,7 +436,7 @@ fn object_bytes(v: ValueRef<'_>) -> Result<&[u8], String> {
     }
 }
 
-fn bad(table: &str, id: &str, why: &str) -> Value {
+pub(crate) fn bad(table: &str, id: &str, why: &str) -> Value {
     serde_json::json!({"table": table, "id": id, "why": why})
 }
 

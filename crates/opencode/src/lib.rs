@@ -1,8 +1,8 @@
 #![deny(missing_docs)]
 //! opencode sessions: the rows of its SQLite database (`~/.local/share/opencode/opencode.db`,
 //! tables `session`, `message`, `part`), each session read in one snapshot as the document
-//! `opencode export` prints (`{info, messages: [{info, parts}]}`), and such documents given as
-//! files. What is read and why is in `docs/opencode.md`.
+//! `opencode export` prints (`{info, messages: [{info, parts}]}`), such documents given as
+//! files, and the older per-file storage (`storage/`) read into the same document. What is read and why is in `docs/opencode.md`.
 
 pub mod agent;
 mod answers;
@@ -11,6 +11,7 @@ pub mod db;
 mod doctor;
 pub mod file;
 mod import;
+pub mod legacy;
 pub mod model;
 pub mod reclaim;
 pub mod space;

@@ -1,6 +1,7 @@
 //! Where opencode keeps its sessions: one SQLite database, `opencode.db`, in its data folder,
 //! `$XDG_DATA_HOME/opencode` (default `~/.local/share/opencode`). A release of another
-//! channel names its database `opencode-<channel>.db` beside it.
+//! channel names its database `opencode-<channel>.db` beside it. Releases before the database
+//! kept them as files under `storage/` there ([`crate::legacy`]).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,12 @@ pub fn roots(env: &dyn Fn(&str) -> Option<OsString>) -> (Vec<PathBuf>, Vec<Strin
         .filter(|p| is_database_name(p) && p.is_file())
         .collect();
     found.sort();
+    // The older per-file storage, after the databases: its sessions the database holds are
+    // read from the database (`legacy::members`).
+    let storage = dir.join(crate::legacy::FOLDER);
+    if crate::legacy::may_be(&storage) {
+        found.push(storage);
+    }
     (found, Vec::new())
 }
 
@@ -37,24 +44,42 @@ pub fn is_database_name(path: &Path) -> bool {
 /// opencode's database as a container of sessions.
 pub struct Database;
 
+/// Whether `path` is of the older per-file storage (the folder, or a session's file in it),
+/// rather than a database.
+fn is_legacy(path: &Path) -> bool {
+    !cctool_core::io::member::is_sqlite(path) && crate::legacy::may_be(path)
+}
+
 impl cctool_core::agents::Container for Database {
     fn may_be(&self, path: &Path) -> bool {
-        is_database_name(path)
+        is_database_name(path) || crate::legacy::may_be(path)
     }
 
     fn members(&self, path: &Path) -> Option<cctool_core::io::member::Members> {
+        if is_legacy(path) {
+            return crate::legacy::members(path);
+        }
         crate::db::members(path)
     }
 
     fn read(&self, path: &Path, id: &str) -> std::io::Result<Vec<u8>> {
+        if is_legacy(path) {
+            return crate::legacy::read(path, id);
+        }
         Ok(crate::db::export(path, id)?)
     }
 
     fn snapshot(&self, path: &Path, to: &Path) -> std::io::Result<()> {
+        if is_legacy(path) {
+            return crate::legacy::snapshot(path, to);
+        }
         Ok(crate::db::snapshot(path, to)?)
     }
 
     fn state(&self, path: &Path) -> std::io::Result<(u64, Option<std::time::SystemTime>)> {
+        if is_legacy(path) {
+            return crate::legacy::state(path);
+        }
         crate::db::state(path)
     }
 

@@ -393,8 +393,9 @@ pub trait Store: Sync {
 /// each one's content as the agent's own session document, which its [`Agent`] then reads as
 /// it reads a file. Nothing is ever written to it.
 pub trait Container: Sync {
-    /// Whether a file of this name, met while walking a folder, may be one (its content
-    /// decides: [`Container::members`]).
+    /// Whether a file or folder of this name, met while walking a folder, may be one (its
+    /// content decides: [`Container::members`]). A folder, or a file that is no SQLite
+    /// database, is offered to [`Container::members`] only when this says it may be.
     fn may_be(&self, path: &Path) -> bool;
 
     /// The sessions the file at `path` holds, when it is this agent's; `None` when it is not.

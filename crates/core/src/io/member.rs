@@ -69,8 +69,9 @@ pub struct Members {
     pub problems: Vec<Diagnostic>,
 }
 
-/// The bytes a container file of any agent starts with, when it is a SQLite database: the
-/// only kind of container an agent keeps so far, and a cheap test before any agent is asked.
+/// The bytes a container file of any agent starts with, when it is a SQLite database: a cheap
+/// test before any agent is asked. (A container may also be a folder: opencode's older
+/// per-file storage.)
 pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
 /// Whether the file at `path` starts as a SQLite database does.
@@ -82,20 +83,25 @@ pub fn is_sqlite(path: &Path) -> bool {
         .is_ok_and(|()| &head == SQLITE_MAGIC)
 }
 
-/// The sessions of `path` when a registered agent's container claims it (`None` otherwise).
+/// The sessions of `path` when a registered agent's container claims it (`None` otherwise):
+/// a SQLite database is offered to every container; a folder, or a file that is no
+/// database (an older per-file store's session file), only to those its name may be.
 pub fn members_of(path: &Path) -> Option<Members> {
-    if !path.is_file() || !is_sqlite(path) {
+    let meta = std::fs::metadata(path).ok()?;
+    if !(meta.is_dir() || meta.is_file()) {
         return None;
     }
+    let database = meta.is_file() && is_sqlite(path);
     crate::agents::registry::installed()
         .agents()
         .iter()
         .filter_map(|a| a.container())
+        .filter(|c| database || c.may_be(path))
         .find_map(|c| c.members(path))
 }
 
-/// Whether a file met while walking a folder may be an agent's container, by its name (the
-/// content decides: see [`members_of`]).
+/// Whether a file or folder met while walking a folder may be an agent's container, by its
+/// name (the content decides: see [`members_of`]).
 pub fn may_be_container(path: &Path) -> bool {
     crate::agents::registry::installed()
         .agents()
@@ -118,10 +124,21 @@ pub fn parse(arg: &Path) -> Option<Member> {
     members_of(Path::new(file))?.sessions.into_iter().find(|m| m.id == id)
 }
 
-/// The input `arg` names: a member (`FILE#ID`), else the path as given.
+/// The input `arg` names: a member (`FILE#ID`), the one session a file that is no database
+/// stands for in its container (a session's file of opencode's per-file storage, whose
+/// messages are in folders beside it), else the path as given.
 pub fn input_of(arg: &Path) -> Input {
-    match parse(arg) {
-        Some(m) => Input::Member(Box::new(m)),
-        None => Input::Path(arg.to_path_buf()),
+    if let Some(m) = parse(arg) {
+        return Input::Member(Box::new(m));
     }
+    if arg.is_file()
+        && !is_sqlite(arg)
+        && may_be_container(arg)
+        && let Some(mut members) = members_of(arg)
+        && members.sessions.len() == 1
+        && let Some(m) = members.sessions.pop()
+    {
+        return Input::Member(Box::new(m));
+    }
+    Input::Path(arg.to_path_buf())
 }

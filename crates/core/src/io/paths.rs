@@ -88,6 +88,16 @@ pub fn expand_skipping(args: &[PathBuf], follow: bool, outputs: &[PathBuf]) -> E
             continue;
         }
         match std::fs::metadata(arg) {
+            // A folder that is itself an agent's container (opencode's per-file storage) is
+            // read as its sessions, never walked file by file.
+            Ok(m)
+                if m.is_dir()
+                    && let Some(members) = super::member::members_of(arg) =>
+            {
+                out.inputs
+                    .extend(members.sessions.into_iter().map(|m| Input::Member(Box::new(m))));
+                out.problems.extend(members.problems);
+            }
             Ok(m) if m.is_dir() => {
                 for f in walk(arg, follow, &skip, &mut seen_ids, &mut out.problems) {
                     if seen_files.insert(f.clone()) {
@@ -156,7 +166,8 @@ fn walk(
                     .and_then(|m| file_id(&m))
                     .is_some_and(|id| skip.contains(&id))
         });
-    for entry in walker {
+    let mut walker = walker;
+    while let Some(entry) = walker.next() {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
@@ -182,6 +193,13 @@ fn walk(
             if let Some(d) = link_note(path, &real_root) {
                 problems.push(d);
             }
+            continue;
+        }
+        // A folder that is an agent's container is taken whole, as a database file is, and
+        // its files are not met one by one.
+        if entry.file_type().is_dir() && entry.depth() > 0 && super::member::may_be_container(path) {
+            walker.skip_current_dir();
+            found.push(path.to_path_buf());
             continue;
         }
         if !entry.file_type().is_file() || !(is_candidate(path) || super::member::may_be_container(path)) {

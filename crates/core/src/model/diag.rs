@@ -196,6 +196,8 @@ codes! {
         "opencode: a message whose session, or a part whose message, the database does not hold: no resume loads it, and it takes space";
     UnknownSchema = "unknown-schema", [Info], DOCTOR,
         "opencode: a database migrated by a release newer than any cctool was checked against: read by table and column name";
+    MigratedSession = "migrated-session", [Info], DOCTOR,
+        "opencode: sessions of the older per-file storage that the database beside it holds too: the client loads the database's, and cctool reads them from there";
     UnreadableRow = "unreadable-row", [Warning], BOTH,
         "opencode: a row of the database whose data is not a JSON object: the client cannot load it, cctool leaves it out";
     CompactionLoop = "compaction-loop", [Warning], DOCTOR,

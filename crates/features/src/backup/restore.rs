@@ -137,7 +137,8 @@ impl Live {
         let members = crate::agents::registry()
             .by_name(&f.agent)
             .and_then(|a| a.container())
-            .filter(|_| Path::new(&f.path).is_file())
+            // A database file, or a folder kept as one (opencode's per-file storage).
+            .filter(|_| Path::new(&f.path).exists())
             .and_then(|c| c.members(Path::new(&f.path)));
         Live(
             members

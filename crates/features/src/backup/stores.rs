@@ -83,7 +83,10 @@ pub const DATABASE: &str = "database";
 fn database_of(stores: &crate::io::paths::Stores, dir: &Path) -> Option<&'static dyn crate::agents::Agent> {
     let (_, id) = stores.owners.iter().find(|(d, _)| d == dir)?;
     let agent = crate::agents::registry().find(*id)?;
-    (dir.is_file() && agent.container().is_some()).then_some(agent)
+    // A folder an agent keeps sessions in as a container (opencode's older per-file storage) is
+    // copied through its container too: its copy is what restore lists and reads sessions from.
+    let container = agent.container()?;
+    (dir.is_file() || dir.is_dir() && container.may_be(dir)).then_some(agent)
 }
 
 fn found(agent: &'static str, role: &'static str, path: &Path, store: &Path) -> Found {
