@@ -15,6 +15,8 @@ use crate::slim::payload::size_text;
 
 /// How many sessions the text lists; `--json` lists all.
 const SESSIONS_SHOWN: usize = 10;
+/// How many tables and indexes the report lists, the largest first (`--json` has them all).
+const OBJECTS_SHOWN: usize = 8;
 
 /// `slim` of one database.
 #[derive(Serialize, Debug, Default)]
@@ -128,6 +130,28 @@ pub fn text(out: &Out, r: &DatabaseRecord) -> String {
         ));
     }
     o.push('\n');
+    if !s.objects.is_empty() {
+        let columns = [
+            Column::new("table or index", Align::Left, 0),
+            Column::new("of", Align::Left, 1),
+            Column::new("size", Align::Right, 0),
+        ];
+        let rows: Vec<Vec<String>> = s
+            .objects
+            .iter()
+            .filter(|x| x.bytes > 0)
+            .take(OBJECTS_SHOWN)
+            .map(|x| vec![escape_str(&x.name), escape_str(&x.table), size_text(x.bytes)])
+            .collect();
+        o.push_str(&table::render(
+            &columns,
+            &rows,
+            width,
+            crate::output::style::Paint::OFF,
+            false,
+        ));
+        o.push('\n');
+    }
     let columns = [
         Column::new("part type", Align::Left, 0),
         Column::new("count", Align::Right, 0),

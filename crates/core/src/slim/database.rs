@@ -42,6 +42,23 @@ pub struct Space {
     pub tool_outputs: ToolOutputs,
     /// Large values stored more than once.
     pub duplicates: Duplicates,
+    /// Each table and index with the bytes of its pages, the largest first: the rows are
+    /// only part of the file, beside the indexes and the room each page keeps. Empty when the
+    /// SQLite build cannot say (no `dbstat`).
+    pub objects: Vec<ObjectSpace>,
+}
+
+/// One table or index of a database and the pages it takes.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ObjectSpace {
+    /// Its name.
+    pub name: String,
+    /// `table` or `index`.
+    pub kind: String,
+    /// The table it belongs to (its own name for a table).
+    pub table: String,
+    /// Bytes of its pages.
+    pub bytes: u64,
 }
 
 /// One session's share of a database.
