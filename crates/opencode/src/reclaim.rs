@@ -210,23 +210,27 @@ fn backup(db: &Connection, path: &Path, dir: Option<&Path>) -> Result<PathBuf, R
 /// Replaces, in one write transaction, every output a resume no longer loads.
 fn clear_unloaded(db: &Connection, out: &mut Reclaimed) -> Result<(), ReclaimError> {
     let tx = rusqlite::Transaction::new_unchecked(db, rusqlite::TransactionBehavior::Immediate)?;
-    let w = crate::space::windows(&tx)?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64);
-    let mut changed = Vec::new();
-    {
-        // Only a part that holds the word can be a tool call: the rest are not parsed.
-        let mut st = tx.prepare("SELECT id, message_id, data FROM part WHERE instr(data, 'tool') > 0")?;
-        let mut rows = st.query([])?;
+    // Session by session: a session's parts are read, then its changed ones written, so no
+    // cursor reads the table while it is written and only one session's changes are held.
+    let mut parts = tx.prepare(crate::space::SESSION_PARTS)?;
+    let mut update = tx.prepare("UPDATE part SET data = ?2 WHERE id = ?1")?;
+    crate::space::each_window(&tx, |w| {
+        let mut changed = Vec::new();
+        let mut rows = parts.query([&w.id])?;
         while let Some(r) = rows.next()? {
-            if w.messages
-                .get(&text_of(r.get_ref(1)?))
-                .is_none_or(|&(_, loaded, _)| loaded)
+            // Only a part that holds the word can be a tool call: the rest are not parsed.
+            let data = bytes(r.get_ref(2)?);
+            if memchr::memmem::find(data, b"tool").is_none()
+                || w.messages
+                    .get(&text_of(r.get_ref(1)?))
+                    .is_none_or(|&(loaded, _)| loaded)
             {
                 continue;
             }
-            let Ok(mut v) = serde_json::from_slice::<Value>(bytes(r.get_ref(2)?)) else {
+            let Ok(mut v) = serde_json::from_slice::<Value>(data) else {
                 continue;
             };
             let Some((o, _)) = tool_output(&v) else { continue };
@@ -237,17 +241,19 @@ fn clear_unloaded(db: &Connection, out: &mut Reclaimed) -> Result<(), ReclaimErr
             pruned(&mut v, now);
             changed.push((text_of(r.get_ref(0)?), serde_json::to_string(&v).unwrap_or_default(), n));
         }
-    }
-    let mut st = tx.prepare("UPDATE part SET data = ?2 WHERE id = ?1")?;
-    for (i, (id, data, n)) in changed.iter().enumerate() {
-        st.execute([id, data])?;
-        out.outputs += 1;
-        out.output_bytes += n;
-        if i == 0 {
-            die_at("in-transaction");
+        drop(rows);
+        for (id, data, n) in &changed {
+            update.execute([id, data])?;
+            out.outputs += 1;
+            out.output_bytes += n;
+            if out.outputs == 1 {
+                die_at("in-transaction");
+            }
         }
-    }
-    drop(st);
+        Ok(())
+    })
+    .map_err(ReclaimError::from)?;
+    drop((parts, update));
     die_at("before-commit");
     tx.commit()?;
     Ok(())

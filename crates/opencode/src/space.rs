@@ -44,78 +44,78 @@ pub const DUPLICATE_MIN: u64 = 1024;
 /// How many duplicated values the report names.
 const LARGEST: usize = 10;
 
-/// Which messages a resume loads, for every session of the database.
-pub(crate) struct Windows {
-    /// Each session: its id and title.
-    pub sessions: Vec<(String, Option<String>)>,
-    /// Each message of a session: its session (an index of `sessions`), whether a resume
-    /// loads it, and its row's bytes.
-    pub messages: HashMap<String, (usize, bool, u64)>,
+/// One session and which of its messages a resume loads.
+pub(crate) struct Window {
+    /// The session's id.
+    pub id: String,
+    /// Its title, when it has one.
+    pub title: Option<String>,
+    /// Each of its messages: whether a resume loads it, and its row's bytes.
+    pub messages: HashMap<String, (bool, u64)>,
 }
 
-/// The sessions and, for each message, whether a resume loads it ([`crate::model::resume_start`]
-/// on the messages with only what it reads: their roles, summaries, parents and compaction
-/// parts).
-pub(crate) fn windows(db: &Connection) -> Result<Windows, DbError> {
+/// The parts of one session, each with its message: what [`each_window`]'s callers read.
+pub(crate) const SESSION_PARTS: &str =
+    "SELECT p.id, p.message_id, p.data FROM part p JOIN message m ON m.id = p.message_id WHERE m.session_id = ?1";
+
+/// Each session's [`Window`], one at a time, given to `f`: which messages a resume loads
+/// ([`crate::model::resume_start`] on the messages with only what it reads: their roles,
+/// summaries, parents and compaction parts). Only one session's messages are held at a time,
+/// so a database of millions of rows is read in the memory of its largest session.
+pub(crate) fn each_window(db: &Connection, mut f: impl FnMut(&Window) -> Result<(), DbError>) -> Result<(), DbError> {
     let titled = crate::db::columns(db, "session")?.iter().any(|c| c == "title");
     let sql = format!(
         "SELECT id, {} FROM session ORDER BY id",
         if titled { "title" } else { "NULL" }
     );
     let mut sessions = Vec::new();
-    let mut index = HashMap::new();
     {
         let mut st = db.prepare(&sql)?;
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
-            let id = text_of(r.get_ref(0)?);
-            index.insert(id.clone(), sessions.len());
-            sessions.push((id, r.get::<_, Option<String>>(1).ok().flatten()));
+            sessions.push((text_of(r.get_ref(0)?), r.get::<_, Option<String>>(1).ok().flatten()));
         }
     }
     // Only a part that holds the word can be a compaction: the rest are not parsed.
-    let mut compactions = std::collections::HashSet::new();
-    {
-        let mut st = db.prepare("SELECT message_id, data FROM part WHERE instr(data, 'compaction') > 0")?;
-        let mut rows = st.query([])?;
+    let mut compacting = db.prepare(
+        "SELECT p.message_id, p.data FROM part p JOIN message m ON m.id = p.message_id \
+         WHERE m.session_id = ?1 AND instr(p.data, 'compaction') > 0",
+    )?;
+    let mut listed = db.prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
+    for (id, title) in sessions {
+        let mut compactions = std::collections::HashSet::new();
+        let mut rows = compacting.query([&id])?;
         while let Some(r) = rows.next()? {
             let v = serde_json::from_slice::<Value>(bytes(r.get_ref(1)?)).unwrap_or(Value::Null);
             if v.get("type").and_then(Value::as_str) == Some("compaction") {
                 compactions.insert(text_of(r.get_ref(0)?));
             }
         }
-    }
-    let mut per: Vec<Vec<(String, Message, u64)>> = (0..sessions.len()).map(|_| Vec::new()).collect();
-    {
-        let mut st = db.prepare("SELECT id, session_id, data FROM message ORDER BY session_id, id")?;
-        let mut rows = st.query([])?;
+        let mut ids = Vec::new();
+        let mut ms = Vec::new();
+        let mut rows = listed.query([&id])?;
         while let Some(r) = rows.next()? {
-            let Some(&s) = index.get(&text_of(r.get_ref(1)?)) else {
-                continue;
-            };
-            let id = text_of(r.get_ref(0)?);
-            let data = bytes(r.get_ref(2)?);
-            let info = trimmed(&id, data);
-            let parts = match compactions.contains(&id) {
+            let mid = text_of(r.get_ref(0)?);
+            let data = bytes(r.get_ref(1)?);
+            let parts = match compactions.contains(&mid) {
                 true => vec![crate::file::Part::from_value(serde_json::json!({"type": "compaction"}))],
                 false => Vec::new(),
             };
-            let m = Message::new(info, parts, Vec::new());
-            per[s].push((id, m, data.len() as u64));
+            ms.push(Message::new(trimmed(&mid, data), parts, Vec::new()));
+            ids.push((mid, data.len() as u64));
         }
-    }
-    let mut messages = HashMap::new();
-    for (s, list) in per.into_iter().enumerate() {
-        let (ids, ms): (Vec<(String, u64)>, Vec<Message>) = list.into_iter().map(|(id, m, n)| ((id, n), m)).unzip();
         let start = crate::model::resume_start(&crate::file::Session {
             messages: ms,
             ..crate::file::Session::default()
         });
-        for (i, (id, n)) in ids.into_iter().enumerate() {
-            messages.insert(id, (s, i >= start, n));
-        }
+        let messages = ids
+            .into_iter()
+            .enumerate()
+            .map(|(i, (mid, n))| (mid, (i >= start, n)))
+            .collect();
+        f(&Window { id, title, messages })?;
     }
-    Ok(Windows { sessions, messages })
+    Ok(())
 }
 
 /// A message's data with only what decides where a resume starts.
@@ -167,27 +167,21 @@ pub fn space(path: &Path) -> Result<Space, DbError> {
     let page: i64 = tx.query_row("PRAGMA page_size", [], |r| r.get(0))?;
     out.free_bytes = (pages.max(0) * page.max(0)) as u64;
     out.objects = objects(&tx);
-    let w = windows(&tx)?;
-    let mut sessions: Vec<SessionSpace> = w
-        .sessions
-        .iter()
-        .map(|(id, title)| SessionSpace {
-            id: id.clone(),
-            title: title.clone(),
-            ..SessionSpace::default()
-        })
-        .collect();
-    for &(s, _, n) in w.messages.values() {
-        sessions[s].messages += 1;
-        sessions[s].bytes += n;
-    }
+    let mut sessions: Vec<SessionSpace> = Vec::new();
     let mut kinds: HashMap<String, KindSpace> = HashMap::new();
     let mut dups = Dups::default();
-    {
-        let mut st = tx.prepare("SELECT id, message_id, data FROM part")?;
-        let mut rows = st.query([])?;
+    let mut parts = tx.prepare(SESSION_PARTS)?;
+    each_window(&tx, |w| {
+        let mut ss = SessionSpace {
+            id: w.id.clone(),
+            title: w.title.clone(),
+            messages: w.messages.len() as u64,
+            bytes: w.messages.values().map(|&(_, n)| n).sum(),
+            ..SessionSpace::default()
+        };
+        let mut rows = parts.query([&w.id])?;
         while let Some(r) = rows.next()? {
-            let Some(&(s, loaded, _)) = w.messages.get(&text_of(r.get_ref(1)?)) else {
+            let Some(&(loaded, _)) = w.messages.get(&text_of(r.get_ref(1)?)) else {
                 continue;
             };
             let data = bytes(r.get_ref(2)?);
@@ -200,12 +194,11 @@ pub fn space(path: &Path) -> Result<Space, DbError> {
             });
             k.count += 1;
             k.bytes += n;
-            let ss = &mut sessions[s];
             ss.parts += 1;
             ss.bytes += n;
             let at = || {
                 (
-                    w.sessions[s].0.clone(),
+                    w.id.clone(),
                     text_of(r.get_ref(0).unwrap_or(rusqlite::types::ValueRef::Null)),
                 )
             };
@@ -234,7 +227,10 @@ pub fn space(path: &Path) -> Result<Space, DbError> {
                 None => {}
             }
         }
-    }
+        sessions.push(ss);
+        Ok(())
+    })?;
+    drop(parts);
     tx.finish()?;
     out.row_bytes = sessions.iter().map(|s| s.bytes).sum();
     sessions.sort_by(|a, b| b.bytes.cmp(&a.bytes).then_with(|| a.id.cmp(&b.id)));
