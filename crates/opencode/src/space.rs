@@ -3,8 +3,8 @@
 //! large values stored more than once, and the free pages only a VACUUM gives back.
 //!
 //! Read through [`crate::db::open`] in one read transaction, so a client writing beside it is
-//! seen as of one moment. Rows are read one at a time; what is kept is a few numbers per
-//! session and message, and a hash per distinct large value, never the values.
+//! seen as of one moment, a session at a time: what is kept is a few numbers per session, the
+//! messages of the session being read, and a hash per distinct large value, never the values.
 
 use std::collections::HashMap;
 use std::path::Path;
