@@ -66,7 +66,16 @@ EOF
 fi
 size=$(stat -c %s "$db")
 sessions=$(sqlite3 "$db" 'SELECT count(*) FROM session')
-largest=$(sqlite3 "$db" 'SELECT session_id FROM message GROUP BY session_id ORDER BY sum(length(data)) DESC LIMIT 1')
+# The largest session a resume can send: one whose last compaction was never answered is refused
+# by --api-view (the client would compact first), so the next largest is taken.
+largest=
+for id in $(sqlite3 "$db" 'SELECT session_id FROM message GROUP BY session_id ORDER BY sum(length(data)) DESC LIMIT 50'); do
+  if "$bin" -q rebuild-chain --api-view "$db#$id" > /dev/null 2>&1; then
+    largest=$id
+    break
+  fi
+done
+[ -n "$largest" ] || { echo "opencode.sh: none of the 50 largest sessions has a request to rebuild" >&2; exit 1; }
 
 load_at_start=$(cut -d ' ' -f 1-3 /proc/loadavg)
 {

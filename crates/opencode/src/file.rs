@@ -163,9 +163,35 @@ struct ModelKeys<'a> {
 /// never read, so they are not built into trees.
 #[derive(Debug)]
 pub struct Part {
-    ty: Box<str>,
+    ty: Cow<'static, str>,
     raw: Box<RawValue>,
     tree: OnceCell<Value>,
+}
+
+/// The part types the client writes, each held without an allocation of its own: a session
+/// holds hundreds of thousands of parts.
+const KINDS: &[&str] = &[
+    "text",
+    "reasoning",
+    "tool",
+    "step-start",
+    "step-finish",
+    "file",
+    "compaction",
+    "patch",
+    "snapshot",
+    "agent",
+    "subtask",
+    "retry",
+    "",
+];
+
+/// A part's type as held: one of [`KINDS`] borrowed, any other copied.
+fn kind(ty: &str) -> Cow<'static, str> {
+    match KINDS.iter().find(|k| **k == ty) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(ty.to_string()),
+    }
 }
 
 /// The part's `type`, all of it that is read at once; every other key is skipped unbuilt.
@@ -183,14 +209,14 @@ impl Part {
         // written twice, which a tree reads as its last), is read whole now, as a tree.
         match serde_json::from_str::<PartHead<'_>>(text) {
             Ok(head) if text.starts_with('{') => Part {
-                ty: head.ty.as_deref().unwrap_or("").into(),
+                ty: kind(head.ty.as_deref().unwrap_or("")),
                 raw: raw.to_owned(),
                 tree: OnceCell::new(),
             },
             _ => {
                 let v = serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
                 Part {
-                    ty: v.get("type").and_then(Value::as_str).unwrap_or("").into(),
+                    ty: kind(v.get("type").and_then(Value::as_str).unwrap_or("")),
                     raw: raw.to_owned(),
                     tree: OnceCell::from(v),
                 }
@@ -202,7 +228,7 @@ impl Part {
     pub fn from_value(v: Value) -> Part {
         let raw = serde_json::value::to_raw_value(&v).unwrap_or_else(|_| RawValue::NULL.to_owned());
         Part {
-            ty: v.get("type").and_then(Value::as_str).unwrap_or("").into(),
+            ty: kind(v.get("type").and_then(Value::as_str).unwrap_or("")),
             raw,
             tree: OnceCell::from(v),
         }
