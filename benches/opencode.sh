@@ -67,9 +67,10 @@ fi
 size=$(stat -c %s "$db")
 sessions=$(sqlite3 "$db" 'SELECT count(*) FROM session')
 # The largest session a resume can send: one whose last compaction was never answered is refused
-# by --api-view (the client would compact first), so the next largest is taken.
+# by --api-view (the client would compact first), so the next largest is taken (one session
+# of each size: the copies of one session are the same size and end alike).
 largest=
-for id in $(sqlite3 "$db" 'SELECT session_id FROM message GROUP BY session_id ORDER BY sum(length(data)) DESC LIMIT 50'); do
+for id in $(sqlite3 "$db" 'SELECT min(session_id) FROM (SELECT session_id, sum(length(data)) AS n FROM message GROUP BY session_id) GROUP BY n ORDER BY n DESC LIMIT 50'); do
   if "$bin" -q rebuild-chain --api-view "$db#$id" > /dev/null 2>&1; then
     largest=$id
     break
