@@ -472,10 +472,14 @@ pub fn check(e: &Expect, s: &Seen) -> Result<(), String> {
 
 /// Converts `src` to `to` into `dir`, returning the output.
 pub fn convert(src: &Path, to: &str, dir: &Path, extra: &[&str]) -> PathBuf {
-    let out = dir.join(format!(
-        "{}.{to}.jsonl",
-        src.file_stem().expect("name").to_string_lossy()
-    ));
+    // A session of a database (`DB#ID`) is named by its id: the database's name is every
+    // session's.
+    let name = src.file_name().expect("name").to_string_lossy();
+    let stem = match name.split_once('#') {
+        Some((_, id)) => id.to_string(),
+        None => src.file_stem().expect("name").to_string_lossy().into_owned(),
+    };
+    let out = dir.join(format!("{stem}.{to}.jsonl"));
     let mut args = vec!["convert", "--to", to, "-q", "-o", out.to_str().expect("utf-8")];
     args.extend(extra);
     args.push(src.to_str().expect("utf-8"));
