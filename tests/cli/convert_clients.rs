@@ -618,6 +618,7 @@ pub const RECORDED: &[(&str, &str)] = &[
     ("copilot/real/two-resumes.jsonl", "codex"),
     ("convert/compacted.claude.jsonl", "pi"),
     ("convert/tools.codex.jsonl", "copilot"),
+    ("convert/tools.codex.jsonl", "opencode"),
 ];
 
 fn recorded_paths(src: &str, to: &str) -> (PathBuf, PathBuf) {
@@ -672,6 +673,22 @@ fn recorded_conversions_resume_live() {
         let dir = tempfile::tempdir().expect("tempdir");
         let out = convert(&fixture(src), to, dir.path(), &[]);
         std::fs::copy(&out, &conv).expect("copy");
+        // opencode's request is kept without its system prompt, which holds this machine's
+        // date and folders.
+        if *to == "opencode" {
+            let Some(mock) = opencode_mock() else { return };
+            let mut body = resume_opencode(&script, &conv, &mock);
+            let messages: Vec<Value> = body["messages"]
+                .as_array_mut()
+                .map(std::mem::take)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|m| m["role"] != "system")
+                .collect();
+            let text = serde_json::to_string_pretty(&messages).expect("json");
+            std::fs::write(&sent, text + "\n").expect("write the request");
+            continue;
+        }
         let run = std::process::Command::new("bash")
             .arg(&script)
             .arg(&conv)
