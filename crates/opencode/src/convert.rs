@@ -366,7 +366,8 @@ impl Writer {
     /// A new id of `prefix` at `ms`, above every id handed out before (the client orders by
     /// them), its tail derived from the entry `key`.
     fn next_id(&mut self, prefix: &str, ms: i64, key: &str) -> String {
-        let v = ((ms.max(0) as u64).wrapping_mul(0x1000) + 1).max(self.seq + 1);
+        // Wrapping: a time no parse gives cannot make a bad id panic.
+        let v = ((ms.max(0) as u64).wrapping_mul(0x1000).wrapping_add(1)).max(self.seq.wrapping_add(1));
         self.seq = v;
         let n = v.to_string();
         format!(
