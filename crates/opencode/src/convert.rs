@@ -439,11 +439,12 @@ impl Writer {
         for (k, p) in parts.iter().enumerate() {
             let key = format!("{key}/{k}");
             match p {
-                Part::Image(i @ Image { data: Some(_), .. }) => {
+                Part::Image(i @ Image { data: Some(d), .. }) if is_base64(d) => {
                     let mime = i.media_type.clone().unwrap_or_else(|| "image/png".into());
                     let fields = json!({"mime": mime, "filename": "image", "url": i.as_url()});
                     out.push(self.part(msg, ms, &key, "file", fields));
                 }
+                Part::Image(Image { data: Some(_), .. }) => self.tally.drop("image whose data is not base64"),
                 Part::Image(_) => self.tally.drop("image by URL"),
                 Part::Text(_) | Part::Json(_) => {
                     let t = match p {
@@ -583,12 +584,13 @@ impl Writer {
         let mut attachments = Vec::new();
         for (k, o) in r.output.iter().enumerate() {
             match o {
-                Part::Image(i @ Image { data: Some(_), .. }) => {
+                Part::Image(i @ Image { data: Some(d), .. }) if is_base64(d) => {
                     let mime = i.media_type.clone().unwrap_or_else(|| "image/png".into());
                     let key = format!("{}/attachment/{k}", r.call_id);
                     let fields = json!({"mime": mime, "filename": "image", "url": i.as_url()});
                     attachments.push(self.part(&msg, ms, &key, "file", fields));
                 }
+                Part::Image(Image { data: Some(_), .. }) => self.tally.drop("image whose data is not base64"),
                 Part::Image(_) => self.tally.drop("image by URL"),
                 _ => {}
             }
@@ -611,6 +613,18 @@ impl Writer {
         self.bytes += line(&state).len();
         self.messages[m]["parts"][p]["state"] = state;
     }
+}
+
+/// Whether `d` is base64 as a `data:` URL holds it: the client decodes every image's URL when
+/// it sends the session, and one it cannot decode fails the whole turn.
+fn is_base64(d: &str) -> bool {
+    let body = d.trim_end_matches('=');
+    !d.is_empty()
+        && d.len().is_multiple_of(4)
+        && d.len() - body.len() <= 2
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
 }
 
 /// A session's title from its first prompt, as the client shows one: its first line, cut.
@@ -871,6 +885,29 @@ mod tests {
                 Body::Assistant(vec![Block::Text("ok".into())]),
             ]
         );
+    }
+
+    /// An image whose data the client could not decode is left out and counted: it would fail
+    /// the resumed turn.
+    #[test]
+    fn an_image_of_bad_data_is_left_out() {
+        assert!(is_base64("iVBORw0KGgo=") && is_base64("AAAA") && !is_base64("not-base64!") && !is_base64("AA=A"));
+        let mut c = Conversation::new(crate::ID);
+        let img = cctool_core::convert::testing::img;
+        c.push(
+            "u",
+            None,
+            Body::User(vec![
+                text("see"),
+                img("data:image/png;base64,not-base64!"),
+                img("data:image/png;base64,AAAA"),
+            ]),
+        );
+        let mut tally = Tally::default();
+        let doc = write_whole(writer, &c, &opts(&Verbatim), &mut tally);
+        let v: Value = serde_json::from_slice(&doc[0]).expect("json");
+        assert_eq!(v["messages"][0]["parts"].as_array().map(Vec::len), Some(2));
+        assert_eq!(tally.dropped.get("image whose data is not base64"), Some(&1));
     }
 
     /// Bad input never panics: a document that is not one, or messages of the wrong shapes.
