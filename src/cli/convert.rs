@@ -11,19 +11,20 @@ fn convert_targets() -> impl clap::builder::TypedValueParser<Value = AgentId> {
     )
 }
 
-/// Continue a session in another agent: a Claude Code transcript, a Codex rollout, a pi session or
-/// a Copilot CLI session as any of the others.
+/// Continue a session in another agent: a Claude Code transcript, a Codex rollout, a pi session, a
+/// Copilot CLI session or an opencode session as any of the others.
 #[derive(Args, Debug)]
 #[command(
     long_about = "Convert a session into another agent's format, so it can be resumed there: a \
-Claude Code transcript, a Codex rollout, a pi session or a GitHub Copilot CLI session into any of \
-the others (or into a cctool v5 session, as migrate imports it). A file already in the target's format is \
+Claude Code transcript, a Codex rollout, a pi session, a GitHub Copilot CLI session or an opencode \
+session (DB#ID, or an `opencode export` document) into any of the others (or into a cctool v5 \
+session, as migrate imports it). A file already in the target's format is \
 refused: converting it again would drop its reasoning.\n\n\
 What is carried is the conversation a resume of FILE loads: from its last compaction, the summary \
 first; --full carries the whole history, each compaction written as the target's own. User and \
 assistant text, images, and tool calls with their results are carried as such; tools with an \
 equivalent are mapped (Bash and Read to exec_command, Write, Edit and MultiEdit to apply_patch, and \
-back; pi's and Copilot CLI's shell, read, write, edit and search tools to each of theirs), the \
+back; pi's, Copilot CLI's and opencode's shell, read, write, edit and search tools to each of theirs), the \
 others keep their name. Reasoning is bound to the model that wrote it: it is dropped and \
 counted (--reasoning-as-text carries its visible text as marked text). Records with no equivalent \
 (hooks, progress, snapshots, token counts, Codex's context messages) are left out and counted.\n\n\
@@ -32,7 +33,9 @@ holds an earlier conversion of the same session, only what the source gained sin
 and a run with nothing new writes nothing. Any other existing OUT is replaced only with --force. \
 Writes are atomic. With --into-store the session goes where the target agent finds it, and the \
 command that resumes it is printed on stdout; a Claude Code transcript Codex's own importer already imported \
-(its ledger in $CODEX_HOME) is reported instead of converted again. The table of tools and what each agent requires of a converted file: \
+(its ledger in $CODEX_HOME) is reported instead of converted again. --to opencode writes the document \
+`opencode import FILE` loads, one line; --into-store refuses it, as cctool never writes into \
+opencode's database. The table of tools and what each agent requires of a converted file: \
 docs/convert.md.",
     after_long_help = "JSON RECORD (--json)\n  \
 {\"kind\":\"conversion\",\"file\",\"from\",\"to\",\"output\",\"session_id\",\"full\",\"written\",\
@@ -48,7 +51,8 @@ cctool convert --to codex -o rollout-converted.jsonl ~/.claude/projects/-home-me
 cctool convert --to claude-code --model claude-opus-4-6 -o SESSION.jsonl rollout-….jsonl\n  \
 cctool convert --to codex --full --json -o out.jsonl SESSION.jsonl | jq .dropped\n  \
 cctool convert --to codex --into-store ~/.claude/projects/-home-me-app/SESSION.jsonl\n  \
-cctool convert --to pi --into-store rollout-….jsonl\n\n\
+cctool convert --to pi --into-store rollout-….jsonl\n  \
+cctool convert --to opencode -o session.json SESSION.jsonl && opencode import session.json\n\n\
 EXIT STATUS\n  0 converted (or already up to date); 2 unusable input, an OUT that is not an earlier \
 conversion of FILE, or a write that failed."
 )]
@@ -79,7 +83,8 @@ pub struct ConvertArgs {
 
     /// Write where the target agent looks for sessions ($CLAUDE_CONFIG_DIR/projects/<folder of
     /// the working directory>/<id>.jsonl; $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<id>.jsonl)
-    /// and print the command that resumes it.
+    /// and print the command that resumes it (refused for opencode: write with -o, then
+    /// `opencode import`).
     #[arg(long)]
     pub into_store: bool,
 

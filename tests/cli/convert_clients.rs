@@ -259,10 +259,75 @@ fn is_pi(p: &Path) -> bool {
         .is_some_and(|h| h["type"] == "session" && h.get("cwd").is_some())
 }
 
+/// An opencode session's resumed messages, as `rebuild-chain` gives them (rule OC0, checked
+/// against the client in `tests/cli/opencode.rs`): a compaction's summary (the compaction's
+/// question and the client's "continue" prompt after it are the client's own, as another
+/// agent's compaction is), the user's texts (not those the client marks `ignored`), each
+/// reply's texts and calls; a reply that ended in an error the client does not send.
+pub fn expect_opencode(file: &Path) -> Expect {
+    let mut e = Expect::default();
+    for m in chain(file) {
+        let info = &m["info"];
+        let parts = m["parts"].as_array().cloned().unwrap_or_default();
+        let texts = || {
+            parts
+                .iter()
+                .filter(|p| p["type"] == "text" && p["ignored"] != true && p["metadata"]["compaction_continue"] != true)
+                .filter_map(text_of)
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        if info["summary"] == true {
+            e.summaries.push(texts().join("\n"));
+            continue;
+        }
+        match info["role"].as_str() {
+            Some("user") => texts().iter().for_each(|t| push_text(&mut e.texts, t)),
+            Some("assistant") => {
+                let error = &info["error"];
+                let wrote = parts
+                    .iter()
+                    .any(|p| p["type"] != "step-start" && p["type"] != "reasoning");
+                // The client sends a reply that failed only when the user aborted it after it
+                // wrote something (OC4).
+                let sent = error.is_null() || (error["name"] == "MessageAbortedError" && wrote);
+                if !sent {
+                    continue;
+                }
+                texts().iter().for_each(|t| push_text(&mut e.texts, t));
+                for p in parts.iter().filter(|p| p["type"] == "tool") {
+                    let id = p["callID"].as_str().unwrap_or("").to_string();
+                    if matches!(p["state"]["status"].as_str(), Some("completed" | "error")) {
+                        e.answered.insert(id.clone());
+                    }
+                    e.calls.push(id);
+                }
+            }
+            _ => {}
+        }
+    }
+    e
+}
+
+/// Whether a source is an opencode session: a session of a database (`DB#ID`), or an export
+/// document (`{info, messages}`).
+fn is_opencode(p: &Path) -> bool {
+    if p.to_string_lossy().contains(".db#") {
+        return true;
+    }
+    let Ok(text) = std::fs::read_to_string(p) else {
+        return false;
+    };
+    text.trim_start().starts_with('{')
+        && serde_json::from_str::<Value>(&text).is_ok_and(|v| v.get("info").is_some() && v.get("messages").is_some())
+}
+
 /// What a resume of `src` loads, read by the agent that wrote it; `None` when it cannot be
 /// known here (a pi session with neither a recorded context nor pi installed).
 pub fn expect_of(src: &Path) -> Option<Expect> {
-    if is_pi(src) {
+    if is_opencode(src) {
+        Some(expect_opencode(src))
+    } else if is_pi(src) {
         expect_pi(src)
     } else if is_copilot(src) {
         Some(expect_copilot(src))
@@ -359,6 +424,7 @@ fn client_of(to: &str) -> (Client, fn(&Value) -> Seen) {
         "claude-code" => (Client::ClaudeCode, seen_claude),
         "pi" => (Client::Pi, seen_chat),
         "copilot" => (Client::Copilot, seen_chat),
+        "opencode" => (Client::Opencode, seen_chat),
         other => panic!("no client resumes {other}"),
     }
 }
@@ -406,10 +472,14 @@ pub fn check(e: &Expect, s: &Seen) -> Result<(), String> {
 
 /// Converts `src` to `to` into `dir`, returning the output.
 pub fn convert(src: &Path, to: &str, dir: &Path, extra: &[&str]) -> PathBuf {
-    let out = dir.join(format!(
-        "{}.{to}.jsonl",
-        src.file_stem().expect("name").to_string_lossy()
-    ));
+    // A session of a database (`DB#ID`) is named by its id: the database's name is every
+    // session's.
+    let name = src.file_name().expect("name").to_string_lossy();
+    let stem = match name.split_once('#') {
+        Some((_, id)) => id.to_string(),
+        None => src.file_stem().expect("name").to_string_lossy().into_owned(),
+    };
+    let out = dir.join(format!("{stem}.{to}.jsonl"));
     let mut args = vec!["convert", "--to", to, "-q", "-o", out.to_str().expect("utf-8")];
     args.extend(extra);
     args.push(src.to_str().expect("utf-8"));
@@ -432,6 +502,13 @@ fn sweep(files: &[PathBuf], to: &str) -> Vec<String> {
     let Some(script) = realclient(client) else {
         return Vec::new();
     };
+    let mock = match to {
+        "opencode" => match opencode_mock() {
+            Some(m) => Some(m),
+            None => return Vec::new(),
+        },
+        _ => None,
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     let mut failures = Vec::new();
     let mut checked = 0;
@@ -441,14 +518,78 @@ fn sweep(files: &[PathBuf], to: &str) -> Vec<String> {
             continue;
         }
         let out = convert(f, to, dir.path(), &[]);
-        let s = seen(&resume_with(&script, &out));
+        let sent = match &mock {
+            Some(m) => resume_opencode(&script, &out, m),
+            None => resume_with(&script, &out),
+        };
+        let s = seen(&sent);
         checked += 1;
         if let Err(why) = check(&e, &s) {
             failures.push(format!("{} → {to}: {why}", f.display()));
         }
     }
     assert!(checked > 0, "no file with an exchange");
+    eprintln!(
+        "{checked} of {} files converted and resumed by the {to} client",
+        files.len()
+    );
     failures
+}
+
+/// The loopback mock opencode's harness drives the client against (the agent-support
+/// research's, beside the shared samples); `None` after a one-line notice when it is absent.
+pub fn opencode_mock() -> Option<PathBuf> {
+    let mock = crate::util::shared_dir()
+        .and_then(|d| d.parent().map(|p| p.join("tools/otheragents")))
+        .filter(|d| d.join("netrun.sh").is_file());
+    if mock.is_none() {
+        skip_notice("the agent-support mock (tools/otheragents beside the samples) is not present");
+    }
+    mock
+}
+
+/// What opencode sent after resuming `file` (an export, loaded with `opencode import`): the
+/// prompt is one word, since `opencode run` wraps one with spaces in literal quotes.
+pub fn resume_opencode(script: &Path, file: &Path, mock: &Path) -> Value {
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .arg(file)
+        .arg("say-ok")
+        .env("OTHERAGENTS", mock)
+        .output()
+        .expect("run the harness");
+    assert!(
+        out.status.success(),
+        "{} sent nothing: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the harness prints JSON")
+}
+
+/// The opencode sessions of the fixtures, as export documents and as sessions of the
+/// database, and the shared real exports.
+fn opencode_sources() -> Vec<PathBuf> {
+    let exports: Vec<PathBuf> = fixture_files(&["opencode"])
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".export.json"))
+        .collect();
+    let db = fixture("opencode/opencode.db");
+    let mut all: Vec<PathBuf> = exports
+        .iter()
+        .filter_map(|p| {
+            p.file_name()?
+                .to_str()?
+                .strip_suffix(".export.json")
+                .map(str::to_string)
+        })
+        .map(|id| PathBuf::from(format!("{}#{id}", db.display())))
+        .collect();
+    all.extend(exports);
+    if let Some(s) = shared_files(&["opencode/real"]) {
+        all.extend(s.into_iter().filter(|p| p.to_string_lossy().ends_with("_full.jsonl")));
+    }
+    all
 }
 
 fn is_transcript(p: &Path) -> bool {
@@ -477,6 +618,7 @@ pub const RECORDED: &[(&str, &str)] = &[
     ("copilot/real/two-resumes.jsonl", "codex"),
     ("convert/compacted.claude.jsonl", "pi"),
     ("convert/tools.codex.jsonl", "copilot"),
+    ("convert/tools.codex.jsonl", "opencode"),
 ];
 
 fn recorded_paths(src: &str, to: &str) -> (PathBuf, PathBuf) {
@@ -531,6 +673,22 @@ fn recorded_conversions_resume_live() {
         let dir = tempfile::tempdir().expect("tempdir");
         let out = convert(&fixture(src), to, dir.path(), &[]);
         std::fs::copy(&out, &conv).expect("copy");
+        // opencode's request is kept without its system prompt, which holds this machine's
+        // date and folders.
+        if *to == "opencode" {
+            let Some(mock) = opencode_mock() else { return };
+            let mut body = resume_opencode(&script, &conv, &mock);
+            let messages: Vec<Value> = body["messages"]
+                .as_array_mut()
+                .map(std::mem::take)
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|m| m["role"] != "system")
+                .collect();
+            let text = serde_json::to_string_pretty(&messages).expect("json");
+            std::fs::write(&sent, text + "\n").expect("write the request");
+            continue;
+        }
         let run = std::process::Command::new("bash")
             .arg(&script)
             .arg(&conv)
@@ -547,9 +705,10 @@ fn recorded_conversions_resume_live() {
 
 /// Every fixture and sample with an exchange, converted to each other agent and resumed by
 /// that agent's client: Claude Code ↔ Codex, pi and Copilot CLI into both, and each of the
-/// four into pi and Copilot CLI. Many minutes of client runs: only with
-/// `CCTOOL_CONVERT_ALL=1` (`CCTOOL_CONVERT_ONLY=LIST` keeps the files whose paths end with a
-/// line of LIST).
+/// four into pi and Copilot CLI, each of them into opencode and opencode's sessions into each.
+/// Many minutes of client runs: only with `CCTOOL_CONVERT_ALL=1`
+/// (`CCTOOL_CONVERT_INVOLVING=AGENT` keeps the conversions from or into one agent;
+/// `CCTOOL_CONVERT_ONLY=LIST` keeps the files whose paths end with a line of LIST).
 #[test]
 fn every_fixture_and_sample_resumes_in_the_other_agent() {
     if std::env::var_os("CCTOOL_CONVERT_ALL").is_none() {
@@ -591,10 +750,16 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
         let only = std::fs::read_to_string(list).expect("list");
         pi.retain(|p| only.lines().any(|l| p.ends_with(l)));
     }
-    let mut failures = sweep(&claude, "codex");
-    failures.extend(sweep(&codex, "claude-code"));
-    failures.extend(sweep(&pi, "claude-code"));
-    failures.extend(sweep(&pi, "codex"));
+    // `CCTOOL_CONVERT_INVOLVING=AGENT` keeps the conversions from or into that agent.
+    let involving = std::env::var("CCTOOL_CONVERT_INVOLVING").ok();
+    let pair = |from: &str, files: &[PathBuf], to: &str| match involving.as_deref() {
+        Some(a) if a != from && a != to => Vec::new(),
+        _ => sweep(files, to),
+    };
+    let mut failures = pair("claude-code", &claude, "codex");
+    failures.extend(pair("codex", &codex, "claude-code"));
+    failures.extend(pair("pi", &pi, "claude-code"));
+    failures.extend(pair("pi", &pi, "codex"));
     let mut copilot: Vec<PathBuf> = fixture_files(&["copilot", "copilot/real"])
         .into_iter()
         .filter(|p| is_transcript(p) && is_copilot(p))
@@ -606,15 +771,30 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
         let only = std::fs::read_to_string(list).expect("list");
         copilot.retain(|p| only.lines().any(|l| p.ends_with(l)));
     }
-    failures.extend(sweep(&copilot, "claude-code"));
-    failures.extend(sweep(&copilot, "codex"));
+    failures.extend(pair("copilot", &copilot, "claude-code"));
+    failures.extend(pair("copilot", &copilot, "codex"));
     // Into pi and Copilot CLI: from every other agent.
     for to in ["pi", "copilot"] {
-        failures.extend(sweep(&claude, to));
-        failures.extend(sweep(&codex, to));
+        failures.extend(pair("claude-code", &claude, to));
+        failures.extend(pair("codex", &codex, to));
     }
-    failures.extend(sweep(&copilot, "pi"));
-    failures.extend(sweep(&pi, "copilot"));
+    failures.extend(pair("copilot", &copilot, "pi"));
+    failures.extend(pair("pi", &pi, "copilot"));
+    // Into opencode from every other agent, and opencode's sessions into each of them.
+    let mut opencode = opencode_sources();
+    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
+        let only = std::fs::read_to_string(list).expect("list");
+        opencode.retain(|p| only.lines().any(|l| p.ends_with(l)));
+    }
+    for (name, from) in [
+        ("claude-code", &claude),
+        ("codex", &codex),
+        ("pi", &pi),
+        ("copilot", &copilot),
+    ] {
+        failures.extend(pair(name, from, "opencode"));
+        failures.extend(pair("opencode", &opencode, name));
+    }
     assert!(failures.is_empty(), "{} failures: {failures:#?}", failures.len());
 }
 

@@ -68,8 +68,15 @@ fn every_fixture_of_opencode_and_no_other_is_read_as_opencode() {
     let mut ours = 0;
     for r in records(&out).into_iter().filter(|r| r["kind"] == "session") {
         let p = r["path"].as_str().unwrap();
+        // A recorded conversion into opencode (tests/cli/convert_clients.rs) is opencode's too.
+        let converted = p.contains("/fixtures/convert/recorded/") && p.ends_with(".opencode.jsonl");
         let is_opencode_fixture = p.contains("/fixtures/opencode/");
-        assert_eq!(r["format"] == "opencode", is_opencode_fixture, "{p}: {}", r["format"]);
+        assert_eq!(
+            r["format"] == "opencode",
+            is_opencode_fixture || converted,
+            "{p}: {}",
+            r["format"]
+        );
         ours += usize::from(is_opencode_fixture);
     }
     let exports = recorded().len();
@@ -275,13 +282,90 @@ fn export_tables_and_search_read_it_through_the_session_model() {
 }
 
 #[test]
-fn convert_and_compact_refuse_opencode_cleanly() {
+fn compact_refuses_opencode_and_convert_refuses_opencode_into_opencode() {
     let path = session_of("proj-b")["path"].as_str().unwrap().to_string();
     let out = cctool().args(["compact", "--dry-run", &path]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("opencode"));
     let out = cctool().args(["convert", "--to", "opencode", &path]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already an opencode session"));
+}
+
+/// A session of the database converted to each other agent and back to opencode is sent on
+/// resume exactly as the session itself (`--api-view`): its compaction, prompts, replies,
+/// calls and their results, in order.
+#[test]
+fn a_session_converted_to_each_agent_and_back_is_sent_as_itself() {
+    let a = session_of("proj-a");
+    let path = a["path"].as_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let want = stdout_of(&["-q", "rebuild-chain", "--api-view", path]);
+    for to in ["claude-code", "codex", "pi", "copilot"] {
+        let there = dir.path().join(format!("s.{to}.jsonl"));
+        let back = dir.path().join(format!("s.{to}.opencode.json"));
+        stdout_of(&["-q", "convert", "--to", to, "-o", s(&there), path]);
+        stdout_of(&["-q", "convert", "--to", "opencode", "-o", s(&back), s(&there)]);
+        let scan = records(&stdout_of(&["scan", "--json", s(&back)]));
+        assert_eq!(scan[0]["format"], "opencode", "{to}: {scan:?}");
+        assert_eq!(scan[0]["cwd"], a["cwd"], "{to}");
+        let doctor = stdout_of(&["doctor", "--json", s(&back)]);
+        assert!(
+            !records(&doctor)
+                .iter()
+                .any(|r| r["severity"] == "warning" || r["severity"] == "error"),
+            "{to}: {doctor}"
+        );
+        let got = stdout_of(&["-q", "rebuild-chain", "--api-view", s(&back)]);
+        assert_eq!(got, want, "{to} and back");
+    }
+}
+
+/// The report says what was carried and mapped; the document is one line of JSON.
+#[test]
+fn a_conversion_to_opencode_reports_its_mappings_and_is_one_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.json");
+    let src = fixture("convert/tools.codex.jsonl");
+    let run = cctool()
+        .args(["convert", "--to", "opencode", "--json", "-o", s(&out), s(&src)])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report = records(&String::from_utf8(run.stdout).unwrap());
+    let r = report.iter().find(|r| r.get("mapped").is_some()).expect("a report");
+    assert_eq!(r["mapped"]["exec_command → bash"], 1, "{r}");
+    assert_eq!(r["carried"]["compactions"], 1, "{r}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 1);
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert!(doc["info"]["id"].as_str().unwrap().starts_with("ses_"));
+    // Converting again writes the same document.
+    let again = dir.path().join("u.json");
+    stdout_of(&["-q", "convert", "--to", "opencode", "-o", s(&again), s(&src)]);
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), text);
+}
+
+/// `--into-store` never writes into the client's database: it is refused, naming what to do.
+#[test]
+fn into_store_is_refused_naming_opencode_import() {
+    let home = tempfile::tempdir().unwrap();
+    let out = cctool()
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .args([
+            "convert",
+            "--to",
+            "opencode",
+            "--into-store",
+            s(&fixture("convert/tools.codex.jsonl")),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("opencode import FILE") && err.contains("-o FILE"), "{err}");
+    assert!(!home.path().join("data/opencode").exists());
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Keys, Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, ChainRefusal, Container, Import, Names};
+use cctool_core::agents::{About, Agent, ArgValue, ChainRefusal, Container, Import, Names};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::error::Error;
 use cctool_core::io::Source;
@@ -52,6 +52,13 @@ impl Agent for Opencode {
 
     fn sniff_document(&self, keys: &Keys) -> bool {
         crate::file::is_export(keys)
+    }
+
+    fn convert_to(&self) -> Option<ArgValue> {
+        Some(ArgValue {
+            name: "opencode",
+            help: "An opencode session, as the document `opencode import FILE` loads",
+        })
     }
 
     fn summaries(
@@ -129,6 +136,14 @@ impl Agent for Opencode {
 
     fn container(&self) -> Option<&'static dyn Container> {
         Some(&crate::store::Database)
+    }
+
+    fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
+        Some(&crate::tools::OpencodeTools)
+    }
+
+    fn converter(&self) -> Option<&'static dyn cctool_core::agents::Converter> {
+        Some(&crate::convert::Converter)
     }
 
     fn database_slimmer(&self) -> Option<&'static dyn cctool_core::slim::database::DatabaseSlimmer> {

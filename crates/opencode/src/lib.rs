@@ -7,6 +7,7 @@
 pub mod agent;
 mod answers;
 pub mod api;
+pub mod convert;
 pub mod db;
 mod doctor;
 pub mod file;
@@ -16,6 +17,7 @@ pub mod model;
 pub mod reclaim;
 pub mod space;
 pub mod store;
+pub mod tools;
 mod view;
 
 pub use agent::Opencode;
