@@ -75,6 +75,29 @@ pub fn one(a: &SlimArgs, p: &Path, s: &dyn DatabaseSlimmer, r: &mut DatabaseReco
     Ok(())
 }
 
+/// The tables and indexes by the pages they take, the largest first, as a table; nothing
+/// when the database could not say.
+fn objects(s: &cctool_core::slim::database::Space, width: Option<usize>) -> String {
+    if s.objects.is_empty() {
+        return String::new();
+    }
+    let columns = [
+        Column::new("table or index", Align::Left, 0),
+        Column::new("of", Align::Left, 1),
+        Column::new("size", Align::Right, 0),
+    ];
+    let rows: Vec<Vec<String>> = s
+        .objects
+        .iter()
+        .filter(|x| x.bytes > 0)
+        .take(OBJECTS_SHOWN)
+        .map(|x| vec![escape_str(&x.name), escape_str(&x.table), size_text(x.bytes)])
+        .collect();
+    let mut o = table::render(&columns, &rows, width, crate::output::style::Paint::OFF, false);
+    o.push('\n');
+    o
+}
+
 /// Whether `--in-place` with the same options would change the database.
 pub fn would_change(a: &SlimArgs, r: &DatabaseRecord) -> bool {
     r.space.free_bytes > 0 || (a.clear_unloaded_outputs && r.space.tool_outputs.unloaded_count > 0)
@@ -130,28 +153,7 @@ pub fn text(out: &Out, r: &DatabaseRecord) -> String {
         ));
     }
     o.push('\n');
-    if !s.objects.is_empty() {
-        let columns = [
-            Column::new("table or index", Align::Left, 0),
-            Column::new("of", Align::Left, 1),
-            Column::new("size", Align::Right, 0),
-        ];
-        let rows: Vec<Vec<String>> = s
-            .objects
-            .iter()
-            .filter(|x| x.bytes > 0)
-            .take(OBJECTS_SHOWN)
-            .map(|x| vec![escape_str(&x.name), escape_str(&x.table), size_text(x.bytes)])
-            .collect();
-        o.push_str(&table::render(
-            &columns,
-            &rows,
-            width,
-            crate::output::style::Paint::OFF,
-            false,
-        ));
-        o.push('\n');
-    }
+    o.push_str(&objects(s, width));
     let columns = [
         Column::new("part type", Align::Left, 0),
         Column::new("count", Align::Right, 0),

@@ -285,30 +285,15 @@ pub fn export(file: &Path) -> io::Result<Vec<u8>> {
     doc.extend_from_slice(b",\"messages\":[");
     let mut first = true;
     for (mid, mfile) in json_files(&storage.join("message").join(&id)) {
-        let m = match std::fs::read(&mfile) {
-            Ok(b) => b,
-            Err(e) => {
-                unreadable.push(crate::db::bad(
-                    "message",
-                    &mfile.display().to_string(),
-                    &format!("cannot read: {e}"),
-                ));
-                continue;
-            }
-        };
-        let m = match crate::db::object_json(&m) {
-            Ok(m) => m,
-            Err(why) => {
-                unreadable.push(crate::db::bad("message", &mfile.display().to_string(), &why));
-                continue;
-            }
+        let Some(m) = object_file("message", &mfile, &mut unreadable) else {
+            continue;
         };
         if !first {
             doc.push(b',');
         }
         first = false;
         doc.extend_from_slice(b"{\"info\":");
-        crate::db::with_ids(&mut doc, m, &[("id", &mid), ("sessionID", &id)]);
+        crate::db::with_ids(&mut doc, &m, &[("id", &mid), ("sessionID", &id)]);
         doc.extend_from_slice(b",\"parts\":[");
         let pdir = storage.join("part").join(&mid);
         if !pdir.is_dir() {
@@ -320,27 +305,14 @@ pub fn export(file: &Path) -> io::Result<Vec<u8>> {
         }
         let mut first_part = true;
         for (pid, pfile) in json_files(&pdir) {
-            let p = match std::fs::read(&pfile) {
-                Ok(b) => b,
-                Err(e) => {
-                    unreadable.push(crate::db::bad(
-                        "part",
-                        &pfile.display().to_string(),
-                        &format!("cannot read: {e}"),
-                    ));
-                    continue;
-                }
+            let Some(p) = object_file("part", &pfile, &mut unreadable) else {
+                continue;
             };
-            match crate::db::object_json(&p) {
-                Ok(p) => {
-                    if !first_part {
-                        doc.push(b',');
-                    }
-                    first_part = false;
-                    crate::db::with_ids(&mut doc, p, &[("id", &pid), ("sessionID", &id), ("messageID", &mid)]);
-                }
-                Err(why) => unreadable.push(crate::db::bad("part", &pfile.display().to_string(), &why)),
+            if !first_part {
+                doc.push(b',');
             }
+            first_part = false;
+            crate::db::with_ids(&mut doc, &p, &[("id", &pid), ("sessionID", &id), ("messageID", &mid)]);
         }
         doc.extend_from_slice(b"]}");
     }
@@ -353,6 +325,20 @@ pub fn export(file: &Path) -> io::Result<Vec<u8>> {
     }
     doc.push(b'}');
     Ok(doc)
+}
+
+/// The bytes of the file at `path` when it holds one JSON object; otherwise `None`, and why
+/// it was left out listed in `unreadable` under `table`, by its path.
+fn object_file(table: &str, path: &Path, unreadable: &mut Vec<Value>) -> Option<Vec<u8>> {
+    let why = match std::fs::read(path) {
+        Ok(b) => match crate::db::object_json(&b) {
+            Ok(_) => return Some(b),
+            Err(why) => why,
+        },
+        Err(e) => format!("cannot read: {e}"),
+    };
+    unreadable.push(crate::db::bad(table, &path.display().to_string(), &why));
+    None
 }
 
 /// The summed length and latest change of every file of the storage: what a backup compares.
