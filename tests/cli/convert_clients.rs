@@ -503,7 +503,7 @@ fn sweep(files: &[PathBuf], to: &str) -> Vec<String> {
         return Vec::new();
     };
     let mock = match to {
-        "opencode" => match opencode_mock() {
+        "opencode" => match crate::util::opencode_mock() {
             Some(m) => Some(m),
             None => return Vec::new(),
         },
@@ -534,18 +534,6 @@ fn sweep(files: &[PathBuf], to: &str) -> Vec<String> {
         files.len()
     );
     failures
-}
-
-/// The loopback mock opencode's harness drives the client against (the agent-support
-/// research's, beside the shared samples); `None` after a one-line notice when it is absent.
-pub fn opencode_mock() -> Option<PathBuf> {
-    let mock = crate::util::shared_dir()
-        .and_then(|d| d.parent().map(|p| p.join("tools/otheragents")))
-        .filter(|d| d.join("netrun.sh").is_file());
-    if mock.is_none() {
-        skip_notice("the agent-support mock (tools/otheragents beside the samples) is not present");
-    }
-    mock
 }
 
 /// What opencode sent after resuming `file` (an export, loaded with `opencode import`): the
@@ -676,7 +664,9 @@ fn recorded_conversions_resume_live() {
         // opencode's request is kept without its system prompt, which holds this machine's
         // date and folders.
         if *to == "opencode" {
-            let Some(mock) = opencode_mock() else { return };
+            let Some(mock) = crate::util::opencode_mock() else {
+                return;
+            };
             let mut body = resume_opencode(&script, &conv, &mock);
             let messages: Vec<Value> = body["messages"]
                 .as_array_mut()

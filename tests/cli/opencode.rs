@@ -386,13 +386,7 @@ fn the_shared_real_exports_are_read_and_their_request_is_the_real_clients() {
     let Some(script) = realclient(Client::Opencode) else {
         return;
     };
-    // The mock the harness drives opencode against is the agent-support research's, beside
-    // the samples.
-    let Some(mock) = crate::util::shared_dir()
-        .and_then(|d| d.parent().map(|p| p.join("tools/otheragents")))
-        .filter(|d| d.join("netrun.sh").is_file())
-    else {
-        crate::util::skip_notice("the agent-support mock (tools/otheragents beside the samples) is not present");
+    let Some(mock) = crate::util::opencode_mock() else {
         return;
     };
     for f in &sessions {

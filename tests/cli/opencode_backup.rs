@@ -226,11 +226,7 @@ fn resumed_by_the_client(h: &Home, ids: &[String]) {
     let Some(script) = realclient(Client::Opencode) else {
         return;
     };
-    let Some(mock) = crate::util::shared_dir()
-        .and_then(|d| d.parent().map(|p| p.join("tools/otheragents")))
-        .filter(|d| d.join("netrun.sh").is_file())
-    else {
-        crate::util::skip_notice("the agent-support mock (tools/otheragents beside the samples) is not present");
+    let Some(mock) = crate::util::opencode_mock() else {
         return;
     };
     for id in ids {

@@ -127,11 +127,7 @@ fn the_real_client_resumes_the_migrated_storage_as_recorded() {
     let Some(script) = realclient(Client::Opencode) else {
         return;
     };
-    let Some(mock) = crate::util::shared_dir()
-        .and_then(|d| d.parent().map(|p| p.join("tools/otheragents")))
-        .filter(|d| d.join("netrun.sh").is_file())
-    else {
-        crate::util::skip_notice("the agent-support mock (tools/otheragents beside the samples) is not present");
+    let Some(mock) = crate::util::opencode_mock() else {
         return;
     };
     let migrated = fixture("opencode/legacy/migrated.db");

@@ -408,3 +408,15 @@ pub fn under_cap(args: &[&str], cap: Option<u64>) -> Option<std::process::Output
         }
     }
 }
+
+/// The loopback mock opencode's harness drives the client against (the agent-support
+/// research's, beside the shared samples); `None` after a one-line notice when it is absent.
+pub fn opencode_mock() -> Option<std::path::PathBuf> {
+    let mock = shared_dir()
+        .and_then(|d| d.parent().map(|p| p.join("tools/otheragents")))
+        .filter(|d| d.join("netrun.sh").is_file());
+    if mock.is_none() {
+        skip_notice("the agent-support mock (tools/otheragents beside the samples) is not present");
+    }
+    mock
+}

@@ -122,6 +122,11 @@ pub fn members(path: &Path) -> Option<Members> {
     let mut out = Members::default();
     let files = session_files(path);
     let held = migrated(path);
+    // What the client's migration leaves out and no release loads.
+    let orphan = |out: &mut Members, why: String| {
+        out.problems
+            .push(Diagnostic::new(&name, None, Code::OrphanRow, Severity::Warning, why));
+    };
     let mut left_out = 0usize;
     for (id, file) in &files {
         if held.contains(id) {
@@ -148,17 +153,14 @@ pub fn members(path: &Path) -> Option<Members> {
         let mut known = path.join("project").join(project);
         known.as_mut_os_string().push(".json");
         if !held.contains(id) && !known.is_file() {
-            out.problems.push(Diagnostic::new(
-                &name,
-                None,
-                Code::OrphanRow,
-                Severity::Warning,
+            orphan(
+                &mut out,
                 format!(
                     "{}: session {id}'s project has no file ({}): opencode's migration into its database leaves it out",
                     file.display(),
                     known.display()
                 ),
-            ));
+            );
         }
     }
     // Messages of no session and parts of no message: the migration leaves them out, and no
@@ -167,33 +169,27 @@ pub fn members(path: &Path) -> Option<Members> {
     for (sid, dir) in folders(&path.join("message")) {
         let ids = json_files(&dir);
         if !files.contains_key(&sid) {
-            out.problems.push(Diagnostic::new(
-                &name,
-                None,
-                Code::OrphanRow,
-                Severity::Warning,
+            orphan(
+                &mut out,
                 format!(
                     "{}: {} message(s) of session {sid}, which has no file under session/: no resume loads them",
                     dir.display(),
                     ids.len()
                 ),
-            ));
+            );
         }
         messages.extend(ids.into_iter().map(|(id, _)| id));
     }
     for (mid, dir) in folders(&path.join("part")) {
         if !messages.contains(&mid) {
-            out.problems.push(Diagnostic::new(
-                &name,
-                None,
-                Code::OrphanRow,
-                Severity::Warning,
+            orphan(
+                &mut out,
                 format!(
                     "{}: {} part(s) of message {mid}, which has no file under message/: no resume loads them",
                     dir.display(),
                     json_files(&dir).len()
                 ),
-            ));
+            );
         }
     }
     Some(out)
