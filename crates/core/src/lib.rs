@@ -4,7 +4,7 @@
 //! diagnostics, time, tokens, resume options), printing (`output`), compaction summary
 //! records (`summary`), cctool's own session format (`v5`), the `Agent` trait and what it
 //! reports (`agents`), the kits agents build on for compaction (`compact`), conversion
-//! (`convert`) and slimming (`slim`), and the errors that end a job (`error`).
+//! (`convert`), slimming (`slim`) and relocating (`relocate`), and the errors that end a job (`error`).
 //!
 //! The crate graph is the architecture (`ARCHITECTURE.md`): this crate depends on no other
 //! cctool crate; agents and features depend on it.
@@ -16,6 +16,7 @@ pub mod error;
 pub mod io;
 pub mod model;
 pub mod output;
+pub mod relocate;
 pub mod slim;
 pub mod summary;
 pub mod v5;

@@ -280,6 +280,12 @@ pub trait Agent: Sync {
         None
     }
 
+    /// How its sessions follow a project folder that moved (`cctool relocate`); `None`: its
+    /// sessions are not relocated, and `relocate` says so for each one under the folder.
+    fn relocator(&self) -> Option<&'static dyn crate::relocate::Relocator> {
+        None
+    }
+
     /// The compaction hooks cctool installs in this agent's settings; `None` when it has
     /// none.
     fn hooks(&self) -> Option<&'static dyn Hooks> {
