@@ -19,6 +19,7 @@ mod convert;
 mod doctor;
 mod export;
 mod mcp;
+mod relocate;
 mod rewrite;
 mod scan;
 mod search;
@@ -31,6 +32,7 @@ pub use convert::*;
 pub use doctor::*;
 pub use export::*;
 pub use mcp::*;
+pub use relocate::*;
 pub use rewrite::*;
 pub use scan::*;
 pub use search::*;
@@ -136,6 +138,7 @@ pub enum Command {
     Mcp(McpArgs),
     Migrate(MigrateArgs),
     RebuildChain(RebuildChainArgs),
+    Relocate(RelocateArgs),
     Restore(RestoreArgs),
     Scan(ScanArgs),
     Search(SearchArgs),

@@ -87,6 +87,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// What a command cannot do as asked: the sentence says what to do instead.
 #[derive(Debug, thiserror::Error)]
 pub enum Usage {
+    /// `relocate` with OLD and NEW the same folder.
+    #[error("OLD and NEW are the same folder: nothing to relocate")]
+    RelocateSame,
+    /// `relocate` with NEW inside OLD: a second run would move the sessions again.
+    #[error("NEW ({}) is inside OLD ({}): a second run would move every session again; move the project beside its old place, or relocate in two steps", escape_str(.new), escape_str(.old))]
+    RelocateInside { old: String, new: String },
     /// `index` without `--index-dir`, HOME, XDG_CACHE_HOME or CCTOOL_INDEX_DIR.
     #[error("no folder for the search index: set HOME, XDG_CACHE_HOME or CCTOOL_INDEX_DIR, or give --index-dir")]
     NoIndexDir,

@@ -17,6 +17,7 @@ pub mod mcp;
 pub mod migrate;
 pub mod rebuild_chain;
 pub mod record;
+pub mod relocate;
 pub mod restore;
 pub mod scan;
 pub mod scan_rows;
@@ -43,6 +44,7 @@ pub fn dispatch(cli: &Cli) -> Result<ExitStatus> {
         Command::Search(args) => search::run(&cli.global, args),
         Command::Index(args) => index::run(&cli.global, args),
         Command::Slim(args) => slim::run(&cli.global, args),
+        Command::Relocate(args) => relocate::run(&cli.global, args),
         Command::Completions(args) => completions::run(args),
         Command::GenerateMan { dir } => man::run(dir),
         Command::Backup(args) => backup::run(&cli.global, args),

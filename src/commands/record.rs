@@ -50,6 +50,8 @@ pub enum Record<'a> {
     Slim(&'a super::slim::SlimRecord),
     /// `slim` of a database: where its space goes, and what was taken back.
     SlimDatabase(&'a super::slim_database::DatabaseRecord),
+    /// `relocate`: one session.
+    Relocation(&'a super::relocate::Relocation),
     /// `export`: one input.
     Export(&'a super::export::Exported),
     /// `export --redact`: what was redacted, counts only.

@@ -63,6 +63,7 @@ mod props;
 mod readme;
 mod rebuild_chain;
 mod redact_corpus;
+mod relocate;
 mod restore_safe;
 mod rewrites;
 mod rows;

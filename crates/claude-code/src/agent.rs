@@ -188,6 +188,10 @@ impl Agent for ClaudeCode {
         Some(&super::store::ClaudeCodeStore)
     }
 
+    fn relocator(&self) -> Option<&'static dyn cctool_core::relocate::Relocator> {
+        Some(&super::relocate::ClaudeCodeRelocator)
+    }
+
     fn hooks(&self) -> Option<&'static dyn crate::agents::Hooks> {
         Some(&super::hooks::ClaudeCodeHooks)
     }

@@ -27,6 +27,7 @@ pub mod import;
 pub mod intern;
 pub mod model;
 pub mod records;
+pub mod relocate;
 mod retention;
 mod scan;
 pub mod slim;

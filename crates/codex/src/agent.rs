@@ -201,6 +201,10 @@ impl Agent for Codex {
         Some(&super::store::CodexStore)
     }
 
+    fn relocator(&self) -> Option<&'static dyn cctool_core::relocate::Relocator> {
+        Some(&super::relocate::CodexRelocator)
+    }
+
     fn hooks(&self) -> Option<&'static dyn crate::agents::Hooks> {
         Some(&super::hooks::CodexHooks)
     }

@@ -23,6 +23,7 @@ pub mod history;
 pub mod hooks;
 pub mod import;
 pub(crate) mod items;
+pub mod relocate;
 pub mod rollout;
 mod scan;
 pub mod slim;

@@ -17,7 +17,9 @@ use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
 
 mod error;
+mod relocate;
 pub use error::{Error, IndexLocked, Layout, Result};
+pub use relocate::{Relocated, relocate_threads};
 
 /// The index file of Codex 0.171. The number is the database's generation: Codex starts a
 /// new file when a change cannot be made in place, so another number is another layout.

@@ -163,6 +163,10 @@ impl Agent for Pi {
         Some(&crate::store::PiStore)
     }
 
+    fn relocator(&self) -> Option<&'static dyn cctool_core::relocate::Relocator> {
+        Some(&crate::relocate::PiRelocator)
+    }
+
     fn session_roots(
         &self,
         env: &dyn Fn(&str) -> Option<std::ffi::OsString>,

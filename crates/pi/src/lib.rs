@@ -13,6 +13,7 @@ mod doctor;
 pub mod file;
 mod import;
 pub mod model;
+pub mod relocate;
 pub mod store;
 pub mod tools;
 pub mod tree;

@@ -80,6 +80,22 @@ pub enum Error {
         /// What the database said.
         cause: rusqlite::Error,
     },
+    /// The threads' directories could not be changed in the index; nothing was.
+    #[error("{}: cannot change the threads' directory: {cause}", .file.display())]
+    Relocate {
+        /// The index file.
+        file: PathBuf,
+        /// What the database said.
+        cause: rusqlite::Error,
+    },
+    /// The copy of the index kept before it is changed could not be made; nothing was changed.
+    #[error("{}: cannot keep a copy of the index before changing it: {cause}", .file.display())]
+    IndexBackup {
+        /// Where the copy was to be.
+        file: PathBuf,
+        /// What failed.
+        cause: std::io::Error,
+    },
     /// The import ledger exists and cannot be read.
     #[error("{}: cannot read: {cause}", .file.display())]
     LedgerUnreadable {

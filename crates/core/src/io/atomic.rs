@@ -536,6 +536,20 @@ fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
     a.dev() == b.dev() && a.ino() == b.ino()
 }
 
+/// Renames `from` (a file or a folder) to `to`, which must not exist, and makes both folders'
+/// entries durable: after a crash the entry is under one name or the other, never none.
+pub fn rename_synced(from: &Path, to: &Path) -> io::Result<()> {
+    if fs::symlink_metadata(to).is_ok() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} exists", to.display()),
+        ));
+    }
+    fs::rename(from, to)?;
+    sync_dir(folder_of(to))?;
+    sync_dir(folder_of(from))
+}
+
 #[cfg(not(unix))]
 fn same_inode(_: &fs::Metadata, _: &fs::Metadata) -> bool {
     true
