@@ -15,7 +15,9 @@ transcripts and tool results move to the project folder of NEW (projects/<NEW as
 the original kept as FILE.relocate.bak. Codex: each rollout's session_meta and turn_context are \
 rewritten where the rollout is (a backup FILE.relocate.bak beside it), and the thread index's cwd \
 column is changed in one transaction after a copy of the index is kept (state_5.sqlite.relocate.bak). \
-pi: the header's cwd, and the file moves to the folder of NEW. Agents cctool cannot relocate yet \
+pi: the header's cwd, and the file moves to the folder of NEW. Copilot CLI: the context of \
+session.start and session.resume, and workspace.yaml beside the events (each kept as \
+FILE.relocate.bak). Agents cctool cannot relocate yet \
 are named, with the sessions that mention OLD.\n\n\
 Paths inside the conversation (tool inputs and outputs, messages) are left as they were unless \
 --rewrite-content: then each whole occurrence of OLD (OLD itself, or OLD/… — never OLD2 or \
@@ -24,12 +26,13 @@ Every write is atomic (a temporary file in the same folder, fsync, rename, fsync
 a session modified in the last 60 s, or held open for writing, is refused unless --force. Running it \
 again changes nothing; a run that was killed is finished by running it again.",
     after_long_help = "JSON RECORDS\n  {\"kind\":\"relocation\",\"agent\",\"session\",\"old_cwd\",\"new_cwd\",\
-\"action\",\"to\",\"cwd_fields\",\"content_rewrites\",\"content_lines\",\"subsessions\",\"backup\",\"dry_run\",\
+\"action\",\"to\",\"cwd_fields\",\"content_rewrites\",\"content_lines\",\"subsessions\",\"side_files\",\"backup\",\"dry_run\",\
 \"error\"} per session: action is moved, rewritten (in place), copied, or unsupported (an agent cctool \
 cannot relocate yet, a session that mentions OLD); to is where the session is now (moved or copied); \
 cwd_fields the working-directory fields changed; content_rewrites the paths changed in the \
 conversation (--rewrite-content) and content_lines the lines they are on; subsessions the subagent \
-transcripts that went with it.\n\n\
+transcripts that went with it; side_files the files beside it that also name its directory \
+(Copilot CLI's workspace.yaml), rewritten.\n\n\
 EXIT STATUS\n  0 done (or nothing to do); 1 with --dry-run when something would change; 2 when a \
 session failed (the others are still relocated).\n\n\
 EXAMPLES\n  cctool relocate --dry-run ~/src/app ~/work/app\n  cctool relocate ~/src/app ~/work/app && mv ~/src/app ~/work/app\n  \

@@ -40,8 +40,20 @@ fn populated() -> tempfile::TempDir {
     let file = pi.join("2026-05-01T10-00-00-000Z_019e0000-0000-7000-8000-000000000001.jsonl");
     std::fs::write(&file, text.replacen(r#""cwd":"/tmp""#, &format!(r#""cwd":"{OLD}""#), 1)).unwrap();
     age(&file);
+    let copilot = home.path().join(".copilot");
+    copy_tree(&fixture("copilot/store"), &copilot);
+    for f in walkdir::WalkDir::new(&copilot) {
+        let f = f.unwrap().into_path();
+        if f.is_file() {
+            let text = std::fs::read_to_string(&f).unwrap().replace("/home/dev/gadget", OLD);
+            std::fs::write(&f, text).unwrap();
+            age(&f);
+        }
+    }
     home
 }
+
+const COPILOT: &str = ".copilot/session-state/5b1d7c2e-8a40-4f6b-9d3e-2c7a1e0f4b19";
 
 fn rollouts(codex_home: &Path) -> Vec<PathBuf> {
     walkdir::WalkDir::new(codex_home.join("sessions"))
@@ -119,6 +131,7 @@ fn a_dry_run_says_what_would_change_and_changes_nothing() {
             ("claude-code".into(), "moved".into()),
             ("codex".into(), "rewritten".into()),
             ("pi".into(), "moved".into()),
+            ("copilot".into(), "rewritten".into()),
         ]
     );
     assert!(recs.iter().all(|r| r["dry_run"] == true && r["backup"].is_null()));
@@ -179,6 +192,13 @@ fn sessions_follow_the_folder_and_a_second_run_changes_nothing() {
         r#"{{"type":"session","version":3,"id":"019e0000-0000-7000-8000-000000000001","timestamp":"2026-05-01T10:00:00.000Z","cwd":"{NEW}"}}"#
     )));
 
+    // Copilot CLI: the session where it was, its start context and workspace.yaml say NEW.
+    let events = std::fs::read_to_string(h.join(COPILOT).join("events.jsonl")).unwrap();
+    assert!(events.contains(&format!(r#""context":{{"cwd":"{NEW}","gitRoot":"{NEW}""#)), "{events}");
+    let yaml = std::fs::read_to_string(h.join(COPILOT).join("workspace.yaml")).unwrap();
+    assert!(yaml.contains(&format!("\ncwd: {NEW}\ngit_root: {NEW}\n")), "{yaml}");
+    assert!(h.join(COPILOT).join("workspace.yaml.relocate.bak").is_file());
+
     let after = tree(h);
     relocate(h, &[OLD, NEW]).success().stdout("");
     relocate(h, &["--dry-run", OLD, NEW]).code(0).stdout("");
@@ -235,8 +255,10 @@ fn a_copy_keeps_the_originals_where_the_store_allows_two() {
         .filter(|r| r["action"] == "copied" && r["error"].is_null())
         .count();
     assert_eq!(copied, 3, "{recs:?}");
-    let codex = recs.iter().find(|r| r["agent"] == "codex").unwrap();
-    assert!(codex["error"].as_str().unwrap().contains("same id"), "{codex}");
+    for agent in ["codex", "copilot"] {
+        let r = recs.iter().find(|r| r["agent"] == agent).unwrap();
+        assert!(r["error"].as_str().unwrap().contains("same id"), "{r}");
+    }
     let old = h.join(".claude/projects/-home-dev-shop/b2c3d4e5-2222-4bbb-8bbb-00000000000b");
     assert!(old.join("subagents/agent-b2c3.jsonl").is_file());
     let new = h.join(".claude/projects/-work-shop/b2c3d4e5-2222-4bbb-8bbb-00000000000b");

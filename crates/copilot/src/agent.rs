@@ -164,6 +164,10 @@ impl Agent for Copilot {
         crate::store::roots(env)
     }
 
+    fn relocator(&self) -> Option<&'static dyn cctool_core::relocate::Relocator> {
+        Some(&crate::relocate::CopilotRelocator)
+    }
+
     fn store(&self) -> Option<&'static dyn Store> {
         Some(&crate::store::CopilotStore)
     }

@@ -11,6 +11,7 @@ mod doctor;
 pub mod file;
 mod import;
 pub mod model;
+pub mod relocate;
 pub mod store;
 pub mod tools;
 mod view;

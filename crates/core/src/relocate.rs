@@ -102,6 +102,14 @@ pub trait Relocator: Sync {
         None
     }
 
+    /// The files beside `session` that also record its directory (Copilot CLI's
+    /// `workspace.yaml`), each with its content relocated by `map`: only those that change.
+    /// The engine replaces each after the session, with a backup.
+    fn side_files(&self, session: &Path, map: &PathMap) -> Vec<(PathBuf, Vec<u8>)> {
+        let _ = (session, map);
+        Vec::new()
+    }
+
     /// Whether a copy of a session may keep its id (`--copy`): true where the store keeps
     /// one folder per directory and resumes a session from its directory's folder first.
     fn copy_keeps_id(&self) -> bool {

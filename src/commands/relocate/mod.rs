@@ -44,6 +44,9 @@ pub struct Relocation {
     pub content_lines: Vec<u64>,
     /// Subagent transcripts that went with it.
     pub subsessions: u64,
+    /// The files beside it that also name its directory, rewritten (Copilot CLI's
+    /// `workspace.yaml`).
+    pub side_files: Vec<String>,
     /// The original, kept.
     pub backup: Option<String>,
     /// Nothing was changed.
@@ -161,6 +164,9 @@ fn describe(r: &Relocation) -> String {
         (action, None) => format!("{would}{action} in place"),
     };
     let mut s = format!("{}: {} ({} working-directory field(s)", r.session, what, r.cwd_fields);
+    if !r.side_files.is_empty() {
+        s.push_str(&format!(", {}", r.side_files.join(", ")));
+    }
     if r.subsessions > 0 {
         s.push_str(&format!(", {} subagent transcript(s)", r.subsessions));
     }

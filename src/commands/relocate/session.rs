@@ -287,8 +287,14 @@ impl Plan {
 
     /// Relocates the session, saying in `rec` where it went and what was kept.
     pub fn apply(&self, a: &crate::cli::RelocateArgs, rec: &mut Relocation) -> Result<(), Error> {
+        let side_files = self.relocator.side_files(&self.path, &self.map);
+        rec.side_files = side_files.iter().map(|(p, _)| p.display().to_string()).collect();
         if a.dry_run {
             return Ok(());
+        }
+        // Before the session: once the session names NEW, a second run no longer finds it.
+        for (path, bytes) in &side_files {
+            crate::io::atomic::replace_with_backup(path, bytes, "relocate").map_err(io(path))?;
         }
         let Some(dest) = &self.dest else {
             for (sub, s) in &self.subs {
