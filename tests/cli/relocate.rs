@@ -194,7 +194,10 @@ fn sessions_follow_the_folder_and_a_second_run_changes_nothing() {
 
     // Copilot CLI: the session where it was, its start context and workspace.yaml say NEW.
     let events = std::fs::read_to_string(h.join(COPILOT).join("events.jsonl")).unwrap();
-    assert!(events.contains(&format!(r#""context":{{"cwd":"{NEW}","gitRoot":"{NEW}""#)), "{events}");
+    assert!(
+        events.contains(&format!(r#""context":{{"cwd":"{NEW}","gitRoot":"{NEW}""#)),
+        "{events}"
+    );
     let yaml = std::fs::read_to_string(h.join(COPILOT).join("workspace.yaml")).unwrap();
     assert!(yaml.contains(&format!("\ncwd: {NEW}\ngit_root: {NEW}\n")), "{yaml}");
     assert!(h.join(COPILOT).join("workspace.yaml.relocate.bak").is_file());
@@ -447,4 +450,62 @@ fn sent_items(sent: &str, paths: &[(&Path, &str)]) -> serde_json::Value {
         item.remove("internal_chat_message_metadata_passthrough");
     }
     items
+}
+
+/// opencode: the session's `directory` and its messages' `path` change in the database, in
+/// one transaction after a copy is kept; a database the client has open is refused.
+#[test]
+fn opencode_sessions_follow_the_folder_in_the_database() {
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join(".local/share/opencode");
+    std::fs::create_dir_all(&data).unwrap();
+    let db = data.join("opencode.db");
+    std::fs::copy(fixture("opencode/opencode.db"), &db).unwrap();
+    let old = "/tmp/cctool-opencode-record/proj-a";
+    let rows = |db: &Path| -> Vec<String> {
+        let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        let mut st = c
+            .prepare("SELECT s.id, s.directory, (SELECT group_concat(json_extract(m.data, '$.path.cwd')) FROM message m WHERE m.session_id = s.id) FROM session s ORDER BY s.id")
+            .unwrap();
+        st.query_map([], |r| {
+            Ok(format!(
+                "{} {} {:?}",
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<String>>(2)?
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+    };
+    let before = rows(&db);
+    let wal = data.join("opencode.db-wal");
+    std::fs::write(&wal, b"").unwrap();
+    relocate(home.path(), &[old, "/work/proj-a"])
+        .code(2)
+        .stderr(predicates::str::contains("opencode has it open"));
+    std::fs::remove_file(&wal).unwrap();
+    assert_eq!(rows(&db), before);
+
+    let out = relocate(home.path(), &["--json", old, "/work/proj-a"]).success();
+    let recs = crate::util::records(&String::from_utf8_lossy(&out.get_output().stdout));
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert_eq!(
+        recs[0]["session"],
+        format!("{}#ses_dc2d3a7f7ffePjSuyqFAs2GNEo", db.display())
+    );
+    let after = rows(&db);
+    let expected: Vec<String> = before
+        .iter()
+        .map(|r| match r.starts_with("ses_dc2d3a7f7ffePjSuyqFAs2GNEo") {
+            true => r.replace(old, "/work/proj-a"),
+            false => r.clone(),
+        })
+        .collect();
+    assert_eq!(after, expected);
+    assert_ne!(after, before);
+    assert_eq!(rows(&data.join("opencode.db.relocate.bak")), before);
+    relocate(home.path(), &[old, "/work/proj-a"]).success().stdout("");
+    assert_eq!(rows(&db), expected);
 }

@@ -110,6 +110,14 @@ pub trait Relocator: Sync {
         Vec::new()
     }
 
+    /// For an agent whose sessions are rows of one database (opencode's): every session of
+    /// `db` whose directory is OLD or under it relocated, in one transaction after a copy of
+    /// the database is kept. Sessions found this way are not read as files.
+    fn relocate_database(&self, db: &Path, map: &PathMap, run: DatabaseRun) -> crate::error::Result<DatabaseMoves> {
+        let _ = (db, map, run);
+        Ok(DatabaseMoves::default())
+    }
+
     /// Whether a copy of a session may keep its id (`--copy`): true where the store keeps
     /// one folder per directory and resumes a session from its directory's folder first.
     fn copy_keeps_id(&self) -> bool {
@@ -122,6 +130,39 @@ pub trait Relocator: Sync {
         let _ = (moved, dry_run);
         Ok(Vec::new())
     }
+}
+
+/// How [`Relocator::relocate_database`] is asked to work.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DatabaseRun {
+    /// Count only, change nothing.
+    pub dry_run: bool,
+    /// Write while the agent has the database open (under SQLite's locking).
+    pub force: bool,
+}
+
+/// One session of a database relocated.
+#[derive(Clone, Debug)]
+pub struct RowMove {
+    /// The session's id in the database.
+    pub id: String,
+    /// Its directory before.
+    pub old_cwd: String,
+    /// And after.
+    pub new_cwd: String,
+    /// The working-directory values changed: the session's own and those its messages hold.
+    pub fields: u64,
+}
+
+/// What [`Relocator::relocate_database`] did, or would do.
+#[derive(Clone, Debug, Default)]
+pub struct DatabaseMoves {
+    /// The sessions relocated.
+    pub sessions: Vec<RowMove>,
+    /// The copy of the database kept before it was changed.
+    pub backup: Option<PathBuf>,
+    /// What else was changed (a project's folder), one sentence each.
+    pub notes: Vec<String>,
 }
 
 /// A session whose working directory changed, as its index hears of it.

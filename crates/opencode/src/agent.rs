@@ -138,6 +138,10 @@ impl Agent for Opencode {
         Some(&crate::store::Database)
     }
 
+    fn relocator(&self) -> Option<&'static dyn cctool_core::relocate::Relocator> {
+        Some(&crate::relocate::OpencodeRelocator)
+    }
+
     fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
         Some(&crate::tools::OpencodeTools)
     }

@@ -15,6 +15,7 @@ mod import;
 pub mod legacy;
 pub mod model;
 pub mod reclaim;
+pub mod relocate;
 pub mod space;
 pub mod store;
 pub mod tools;

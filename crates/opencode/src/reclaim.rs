@@ -65,7 +65,7 @@ fn die_at(step: &str) {
 }
 
 /// What shows that a client has the database open, when anything does.
-fn in_use(path: &Path) -> Option<String> {
+pub(crate) fn in_use(path: &Path) -> Option<String> {
     for ext in ["-wal", "-shm"] {
         if side(path, ext).exists() {
             return Some(format!("{} exists", side(path, ext).display()));
@@ -96,7 +96,7 @@ pub fn reclaim(path: &Path, opts: &Reclaim) -> Result<Reclaimed, ReclaimError> {
     }
     let (db, alone) = open(path, opts.force)?;
     crate::db::is_opencode(&db)?;
-    let backup = backup(&db, path, opts.backup_dir.as_deref())?;
+    let backup = backup(&db, path, opts.backup_dir.as_deref(), "slim")?;
     die_at("after-backup");
     let mut out = Reclaimed {
         backup,
@@ -125,7 +125,7 @@ pub fn reclaim(path: &Path, opts: &Reclaim) -> Result<Reclaimed, ReclaimError> {
 /// holds an exclusive lock until it is closed (`locking_mode = EXCLUSIVE`), so no client
 /// opens the database while its file is replaced. A client that has it open holds a lock of
 /// its own: refused, or, forced, the database is written under SQLite's usual locking.
-fn open(path: &Path, force: bool) -> Result<(Connection, bool), ReclaimError> {
+pub(crate) fn open(path: &Path, force: bool) -> Result<(Connection, bool), ReclaimError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let db = Connection::open_with_flags(path, flags).map_err(DbError::from)?;
     // Set before the first read, so that the WAL is opened without the shared index.
@@ -178,10 +178,10 @@ fn vacuum_into(db: &Connection, path: &Path) -> Result<(), ReclaimError> {
     Ok(())
 }
 
-/// A copy of the database as it is, with SQLite's online backup API, at `DIR/NAME.slim.bak`
+/// A copy of the database as it is, with SQLite's online backup API, at `DIR/NAME.<tag>.bak`
 /// (beside the database when no folder is given; a number added when one exists).
-fn backup(db: &Connection, path: &Path, dir: Option<&Path>) -> Result<PathBuf, ReclaimError> {
-    let beside = cctool_core::io::atomic::backup_path(path, "slim");
+pub(crate) fn backup(db: &Connection, path: &Path, dir: Option<&Path>, tag: &str) -> Result<PathBuf, ReclaimError> {
+    let beside = cctool_core::io::atomic::backup_path(path, tag);
     let target = match dir {
         Some(d) => {
             std::fs::create_dir_all(d).map_err(io(d))?;
@@ -189,7 +189,7 @@ fn backup(db: &Connection, path: &Path, dir: Option<&Path>) -> Result<PathBuf, R
             let first = d.join(name);
             match first.exists() {
                 false => first,
-                true => cctool_core::io::atomic::backup_path(&d.join(path.file_name().unwrap_or_default()), "slim"),
+                true => cctool_core::io::atomic::backup_path(&d.join(path.file_name().unwrap_or_default()), tag),
             }
         }
         None => beside,

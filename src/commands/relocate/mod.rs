@@ -69,10 +69,16 @@ pub fn run(g: &GlobalArgs, a: &RelocateArgs) -> super::Result<ExitStatus> {
     let (expanded, _) = super::batch_inputs(&[], &crate::cli::FilesFromArgs::default(), g)?;
     let mut plans = Vec::new();
     let mut unsupported = Vec::new();
+    let mut databases: Vec<(std::path::PathBuf, &'static dyn crate::agents::Agent)> = Vec::new();
     for input in &expanded.inputs {
         match session::plan(g, input, &map, a.rewrite_content) {
             Ok(Some(session::Found::Plan(p))) => plans.push(p),
             Ok(Some(session::Found::Unsupported(r))) => unsupported.push(r),
+            Ok(Some(session::Found::Database(db, agent))) => {
+                if !databases.iter().any(|(d, _)| *d == db) {
+                    databases.push((db, agent));
+                }
+            }
             Ok(None) => {}
             Err(e) => say.file_error(&input.display_name(), &e.to_string()),
         }
@@ -100,6 +106,9 @@ pub fn run(g: &GlobalArgs, a: &RelocateArgs) -> super::Result<ExitStatus> {
         }
         records.push(rec);
     }
+    for (db, agent) in &databases {
+        records.extend(database(a, db, *agent, &map, &mut say));
+    }
     records.extend(unsupported);
     let mut changed = 0;
     for r in &records {
@@ -126,6 +135,66 @@ pub fn run(g: &GlobalArgs, a: &RelocateArgs) -> super::Result<ExitStatus> {
     }
     say.swept();
     Ok(say.status())
+}
+
+/// The sessions of the database `db` relocated, one record each.
+fn database(
+    a: &RelocateArgs,
+    db: &Path,
+    agent: &'static dyn crate::agents::Agent,
+    map: &PathMap,
+    say: &mut crate::output::report::Reporter,
+) -> Vec<Relocation> {
+    let Some(r) = agent.relocator() else { return Vec::new() };
+    let name = agent.about().format.name().to_string();
+    if a.copy {
+        return vec![Relocation {
+            agent: name,
+            session: db.display().to_string(),
+            action: "copied",
+            dry_run: a.dry_run,
+            error: Some(
+                session::Error::CopyById {
+                    agent: agent.about().display_name,
+                }
+                .to_string(),
+            ),
+            ..Relocation::default()
+        }];
+    }
+    let run = cctool_core::relocate::DatabaseRun {
+        dry_run: a.dry_run,
+        force: a.force,
+    };
+    match r.relocate_database(db, map, run) {
+        Ok(moves) => {
+            moves.notes.iter().for_each(|n| say.note(n));
+            let backup = moves.backup.as_ref().map(|b| b.display().to_string());
+            moves
+                .sessions
+                .into_iter()
+                .map(|m| Relocation {
+                    agent: name.clone(),
+                    session: format!("{}#{}", db.display(), m.id),
+                    old_cwd: Some(m.old_cwd),
+                    new_cwd: Some(m.new_cwd),
+                    action: "rewritten",
+                    cwd_fields: m.fields,
+                    backup: backup.clone(),
+                    dry_run: a.dry_run,
+                    ..Relocation::default()
+                })
+                .collect()
+        }
+        Err(e) => vec![Relocation {
+            agent: name,
+            session: db.display().to_string(),
+            action: "rewritten",
+            dry_run: a.dry_run,
+            error: Some(e.to_string()),
+            ..Relocation::default()
+        }],
+    }
 }
 
 /// The agents of `plans` with their relocators, each once (told apart by id: a relocator

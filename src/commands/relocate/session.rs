@@ -57,6 +57,8 @@ pub enum Found {
     Plan(Plan),
     /// Reported only.
     Unsupported(Relocation),
+    /// A session of an agent's database, relocated with the whole database.
+    Database(PathBuf, &'static dyn Agent),
 }
 
 /// What reading a session file found.
@@ -89,6 +91,13 @@ pub struct Plan {
 
 /// The session `input` names, when its working directory is under OLD.
 pub fn plan(g: &crate::cli::GlobalArgs, input: &Input, map: &PathMap, content: bool) -> Result<Option<Found>, Error> {
+    if let Input::Member(m) = input {
+        let agent = crate::agents::agent(m.agent);
+        // A folder is opencode's older storage, which the client no longer reads once migrated.
+        if agent.relocator().is_some() && m.container.is_file() {
+            return Ok(Some(Found::Database(m.container.clone(), agent)));
+        }
+    }
     let src = match Source::open_found(input, g.mmap) {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => return Ok(None),

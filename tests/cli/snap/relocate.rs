@@ -21,7 +21,9 @@ fn moved() {
 
 #[test]
 fn rewrite_content_json() {
-    snap!(home("relocate --dry-run --rewrite-content --json /home/dev/api /srv/api"));
+    snap!(home(
+        "relocate --dry-run --rewrite-content --json /home/dev/api /srv/api"
+    ));
 }
 
 #[test]
