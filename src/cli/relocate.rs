@@ -17,7 +17,9 @@ rewritten where the rollout is (a backup FILE.relocate.bak beside it), and the t
 column is changed in one transaction after a copy of the index is kept (state_5.sqlite.relocate.bak). \
 pi: the header's cwd, and the file moves to the folder of NEW. Copilot CLI: the context of \
 session.start and session.resume, and workspace.yaml beside the events (each kept as \
-FILE.relocate.bak). Agents cctool cannot relocate yet \
+FILE.relocate.bak). opencode: the sessions' directory, their messages' path and a project's \
+worktree, in one transaction of its database after a copy is kept (opencode.db.relocate.bak); \
+refused while opencode has the database open. Agents cctool cannot relocate yet \
 are named, with the sessions that mention OLD.\n\n\
 Paths inside the conversation (tool inputs and outputs, messages) are left as they were unless \
 --rewrite-content: then each whole occurrence of OLD (OLD itself, or OLD/… — never OLD2 or \
