@@ -69,6 +69,7 @@ cctool restore\n  \
 cctool restore --json | jq -r 'select(.exists | not) | .session_id'\n  \
 cctool restore --deleted\n  \
 cctool restore 0f6c2a9e-… --to /tmp/restored\n  \
+cctool restore --from ~/old-laptop-backup --deleted --map /Users/me=/home/me\n  \
 cctool restore --from-history --json"
 )]
 pub struct RestoreArgs {
@@ -91,6 +92,12 @@ pub struct RestoreArgs {
     /// Replace files that exist.
     #[arg(long)]
     pub force: bool,
+
+    /// Put back sessions an archive of another machine holds, every path under OLD (the
+    /// stores they were in, the folders they ran in) mapped to the same path under NEW, as
+    /// `relocate` maps them; a store that is not here is this machine's store of that agent.
+    #[arg(long, value_name = "OLD=NEW", value_parser = parse_map, conflicts_with = "from_history")]
+    pub map: Option<(String, String)>,
 
     /// Print what history.jsonl still holds of Claude Code sessions whose transcripts are
     /// gone (their prompts only).
@@ -177,4 +184,14 @@ pub struct HooksRunArgs {
 /// The values AGENT takes in `hooks`: the agents that have hooks, by their format's name.
 fn hooks_agents() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(crate::agents::registry().hooks_names())
+}
+
+/// `OLD=NEW`, both absolute paths.
+fn parse_map(s: &str) -> Result<(String, String), String> {
+    let (old, new) = s.split_once('=').ok_or("expected OLD=NEW")?;
+    let absolute = |p: &str| std::path::Path::new(p).is_absolute() || p.as_bytes().get(1) == Some(&b':');
+    if !absolute(old) || !absolute(new) {
+        return Err("OLD and NEW must be absolute paths".into());
+    }
+    Ok((old.to_string(), new.to_string()))
 }

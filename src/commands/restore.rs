@@ -45,7 +45,26 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> super::Result<ExitStatus> {
         out.flush()?;
         return Ok(ExitStatus::Success);
     }
-    let chosen = restore::select(&files, &a.sessions, a.deleted);
+    let roots = restore::store_roots(&crate::io::paths::default_stores());
+    let mut mapped = a
+        .map
+        .as_ref()
+        .map(|(old, new)| super::relocate::restore::Mapped::new(old, new));
+    let mut chosen = match &mapped {
+        // From another machine, a session is gone when it is not where it would be put here.
+        Some(m) if a.deleted => {
+            let gone: Vec<String> = files
+                .iter()
+                .filter(|(f, _)| f.role == "session")
+                .filter(|(f, _)| m.target(f, a.to.as_deref(), &roots).is_ok_and(|t| !t.exists()))
+                .filter_map(|(f, _)| restore::session_of(f))
+                .collect();
+            restore::select(&files, &gone, false)
+        }
+        _ => restore::select(&files, &a.sessions, a.deleted),
+    };
+    // A session before what belongs to it: where it goes decides where they go.
+    chosen.sort_by_key(|f| f.role != "session");
     let held = restore::select_held(&files, &a.sessions, a.deleted);
     for want in &a.sessions {
         if !chosen
@@ -58,9 +77,21 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> super::Result<ExitStatus> {
         }
     }
     let mut restored = 0;
-    let roots = restore::store_roots(&crate::io::paths::default_stores());
     for f in &chosen {
-        restored += usize::from(put_back(g, a, &archive, f, &roots, &mut out, &mut say)?);
+        restored += usize::from(put_back(
+            g,
+            a,
+            &archive,
+            f,
+            &roots,
+            mapped.as_mut(),
+            &mut out,
+            &mut say,
+        )?);
+    }
+    for problem in mapped.as_ref().map(|m| m.finish()).unwrap_or_default() {
+        say.alert(&problem);
+        say.merge(ExitStatus::Negative);
     }
     restored += put_back_held(g, a, &archive, &held, &mut out, &mut say)?;
     out.flush()?;
@@ -77,10 +108,15 @@ fn put_back(
     archive: &Archive,
     f: &crate::backup::FileEntry,
     roots: &[(&str, std::path::PathBuf)],
+    mut mapped: Option<&mut super::relocate::restore::Mapped>,
     out: &mut Out,
     say: &mut Reporter,
 ) -> super::Result<bool> {
-    let to = match restore::target(f, a.to.as_deref(), roots) {
+    let target = match &mapped {
+        Some(m) => m.target(f, a.to.as_deref(), roots),
+        None => restore::target(f, a.to.as_deref(), roots),
+    };
+    let to = match target {
         Ok(to) => to,
         Err(why) => {
             let entry = escape_str(&f.path);
@@ -89,7 +125,17 @@ fn put_back(
             return Ok(false);
         }
     };
-    let put = match restore::restore_file(archive, f, &to, a.force) {
+    let put = match &mut mapped {
+        Some(m) => m.put(archive, f, &to, a.force),
+        None => restore::restore_file(archive, f, &to, a.force)
+            .map(|p| (p, to.clone()))
+            .map_err(|e| e.to_string()),
+    };
+    let (put, to) = match put {
+        Ok((p, to)) => (Ok(p), to),
+        Err(e) => (Err(e), to),
+    };
+    let put = match put {
         // A file already there with exactly these bytes needs nothing.
         Ok(restore::Put::Same) => return Ok(false),
         Ok(restore::Put::Kept { extra }) => {
@@ -101,15 +147,22 @@ fn put_back(
         }
         Ok(put) => put,
         Err(e) => {
-            say.alert(&e.to_string());
+            say.alert(&e);
             say.merge(ExitStatus::Negative);
             return Ok(false);
         }
     };
+    let store = match &mapped {
+        Some(_) => crate::agents::registry()
+            .store_by_name(&f.agent)
+            .and_then(|s| store_of(&to, s.session_folders())),
+        None => Some(std::path::PathBuf::from(&f.store)),
+    };
     // A rollout back in Codex's store is listed again only once indexed (docs/stores.md).
     if a.to.is_none()
-        && let Some(store) = crate::agents::registry().store_by_name(&f.agent)
-        && let Err(e) = store.register_restored(std::path::Path::new(&f.store), &to)
+        && let Some(store_kind) = crate::agents::registry().store_by_name(&f.agent)
+        && let Some(home) = &store
+        && let Err(e) = store_kind.register_restored(home, &to)
     {
         say.alert(&e.to_string());
     }
@@ -280,4 +333,13 @@ fn from_history(g: &GlobalArgs) -> super::Result<ExitStatus> {
     } else {
         ExitStatus::Success
     })
+}
+
+/// The store folder (`~/.codex`) of a file put back at `path`: the parent of the agent's
+/// session folder (`sessions/`) it is under.
+fn store_of(path: &std::path::Path, folders: &[&str]) -> Option<std::path::PathBuf> {
+    path.ancestors()
+        .find(|a| a.file_name().is_some_and(|n| folders.iter().any(|f| n == *f)))
+        .and_then(std::path::Path::parent)
+        .map(std::path::Path::to_path_buf)
 }

@@ -7,6 +7,7 @@
 //! engine here is the same for every agent: it plans every session, checks them all, tells the
 //! indexes, then moves or rewrites each session (`session.rs`).
 
+pub mod restore;
 mod session;
 
 use std::path::Path;

@@ -44,7 +44,7 @@ pub enum Error {
     Io { path: PathBuf, cause: std::io::Error },
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+pub(super) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
     move |cause| Error::Io {
         path: path.to_path_buf(),
         cause,
@@ -64,17 +64,17 @@ pub enum Found {
 /// What reading a session file found.
 #[derive(Clone, Debug, Default)]
 pub struct Survey {
-    len: u64,
+    pub(super) len: u64,
     seen: Option<Seen>,
     age: Option<Duration>,
     held: Option<&'static str>,
-    cwd: u64,
+    pub(super) cwd: u64,
     content: u64,
     lines: Vec<u64>,
     /// Bytes the file grows (or shrinks) by.
-    delta: i64,
+    pub(super) delta: i64,
     /// The working directories under OLD its records name, in order, each once.
-    cwds: Vec<String>,
+    pub(super) cwds: Vec<String>,
 }
 
 /// One session to relocate.
@@ -151,7 +151,7 @@ pub fn plan(g: &crate::cli::GlobalArgs, input: &Input, map: &PathMap, content: b
 }
 
 /// Every line of `src` read for what relocating it would change.
-fn survey(src: &Source, r: &dyn Relocator, map: &PathMap, content: bool) -> std::io::Result<Survey> {
+pub(super) fn survey(src: &Source, r: &dyn Relocator, map: &PathMap, content: bool) -> std::io::Result<Survey> {
     let mut s = Survey {
         len: src.len(),
         seen: Some(Seen::of(src)),
@@ -191,7 +191,7 @@ fn survey(src: &Source, r: &dyn Relocator, map: &PathMap, content: bool) -> std:
 
 /// Writes `src` relocated: every byte as it is but the edits, so line endings, blank lines
 /// and a last line without its newline stay.
-fn write_relocated(
+pub(super) fn write_relocated(
     src: &Source,
     r: &dyn Relocator,
     map: &PathMap,
