@@ -105,6 +105,43 @@ pub struct RestoreArgs {
     pub from_history: bool,
 }
 
+/// Merge the archives and stores of several machines into one archive, each session once.
+#[derive(Args, Debug)]
+#[command(
+    long_about = "Merge the backup archives and the agents' stores of several machines (or of \
+this one) into one archive, each session once (docs/backup.md, \"Merging machines\"). A SOURCE is \
+an archive folder (its newest copy of every file) or a home folder whose agents' stores are read \
+as cctool reads them under that home (~/.claude, ~/.codex, pi's, Copilot CLI's, opencode's). A \
+session is known by its agent and id wherever its machine kept it: of its copies, one that holds \
+the same bytes as another, or the start of another (backed up earlier, or on a machine that saw \
+less of it), is left out for the longer one; copies that went apart (the session resumed on two \
+machines) are all kept and each divergence is reported — the first under its own path, the others \
+under PATH#diverged-<sha>, which restore --to DIR writes beside it. Files each machine keeps of its \
+own (Claude Code's history.jsonl, Codex's name index, opencode's database) are kept per source. \
+The archive merged into is read as a source too, so merging again adds only what is new, and \
+nothing in it is ever overwritten: the merge is a new snapshot of the archive (kind merge), \
+which restore (with --map OLD=NEW, for the paths of another machine) and every reading command \
+read as any other.",
+    after_long_help = "JSON RECORDS\n  {\"kind\":\"merge\",\"archive\",\"sources\",\"files\",\"kept\",\
+\"identical\",\"prefixes\",\"diverged\":[{\"agent\",\"session\",\"copies\":[{\"source\",\"path\",\
+\"kept_as\",\"bytes\"}]}],\"snapshot\",\"problems\"}: files read, kept, left out as identical or \
+as the start of a longer copy; snapshot null when the archive already held everything.\n\n\
+EXIT STATUS\n  0 merged (divergences are reported, not errors); 1 when a source could not be read \
+whole; 2 on a usage error.\n\n\
+EXAMPLES\n  cctool merge /mnt/laptop-backup /mnt/desktop-home --to ~/merged\n  \
+cctool merge --json /mnt/laptop-backup | jq '.diverged[]'\n  \
+cctool restore --from ~/merged --deleted --map /Users/me=/home/me"
+)]
+pub struct MergeArgs {
+    /// Archive folders and home folders to merge.
+    #[arg(value_name = "SOURCE", required = true)]
+    pub sources: Vec<PathBuf>,
+
+    /// The archive to merge into (default as for `backup`).
+    #[arg(long, value_name = "ARCHIVE")]
+    pub to: Option<PathBuf>,
+}
+
 /// Install, remove or run cctool's compaction hooks for Claude Code and Codex.
 #[derive(Args, Debug)]
 #[command(

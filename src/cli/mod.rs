@@ -136,6 +136,7 @@ pub enum Command {
     Hooks(HooksArgs),
     Index(IndexArgs),
     Mcp(McpArgs),
+    Merge(MergeArgs),
     Migrate(MigrateArgs),
     RebuildChain(RebuildChainArgs),
     Relocate(RelocateArgs),

@@ -87,6 +87,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// What a command cannot do as asked: the sentence says what to do instead.
 #[derive(Debug, thiserror::Error)]
 pub enum Usage {
+    /// A `merge` source that is not a folder.
+    #[error("{}: not a folder: name an archive folder or a home folder", escape_str(&.0.display().to_string()))]
+    MergeSource(PathBuf),
     /// `relocate` with OLD and NEW the same folder.
     #[error("OLD and NEW are the same folder: nothing to relocate")]
     RelocateSame,

@@ -14,6 +14,7 @@ pub mod ids;
 pub mod index;
 pub mod man;
 pub mod mcp;
+pub mod merge;
 pub mod migrate;
 pub mod rebuild_chain;
 pub mod record;
@@ -51,6 +52,7 @@ pub fn dispatch(cli: &Cli) -> Result<ExitStatus> {
         Command::Restore(args) => restore::run(&cli.global, args),
         Command::Hooks(args) => hooks::run(&cli.global, args),
         Command::Mcp(args) => mcp::run(&cli.global, args),
+        Command::Merge(args) => merge::run(&cli.global, args),
     }
 }
 

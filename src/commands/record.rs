@@ -58,6 +58,8 @@ pub enum Record<'a> {
     Redaction(&'a crate::redact::Report),
     /// `backup`.
     Backup(&'a crate::backup::run::Report),
+    /// `merge`.
+    Merge(&'a crate::backup::merge::Report),
     /// `backup --verify`.
     Verify(&'a super::backup::Verified),
     /// `restore` without sessions: one session the archive holds.

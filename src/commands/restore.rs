@@ -117,6 +117,9 @@ fn put_back(
         None => restore::target(f, a.to.as_deref(), roots),
     };
     let to = match target {
+        // A copy `merge` found gone apart from the one restored under this name: beside it,
+        // under a name the agent does not list.
+        Ok(to) if mapped.is_none() => restore::diverged_name(f, to),
         Ok(to) => to,
         Err(why) => {
             let entry = escape_str(&f.path);

@@ -6,12 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use cctool_core::io::archive::{Archive, FileEntry, Stored};
-use cctool_core::io::atomic::{Output, write_new_file_by};
 use cctool_core::io::source::MmapChoice;
 use cctool_core::io::{Input, Source};
 use cctool_core::relocate::PathMap;
 
-use super::session::{Error, io, survey, write_relocated};
+use super::session::{already_written, io, put_relocated, survey};
 use crate::backup::restore::{self, Escape, Put};
 
 /// The restore of one archive with paths mapped: where each session went, so that the files
@@ -86,6 +85,18 @@ impl Mapped {
                 .unwrap_or_else(|| target.to_path_buf()),
             _ => target.to_path_buf(),
         };
+        let diverged = restore::diverged_name(f, dest.clone());
+        if diverged != dest {
+            let put = write(
+                &src,
+                r,
+                &self.map,
+                &diverged,
+                (found.len as i64 + found.delta) as u64,
+                force,
+            )?;
+            return Ok((put, diverged));
+        }
         if let (Some(from), Some(into)) = (r.side_folder(target), r.side_folder(&dest))
             && from != into
         {
@@ -95,7 +106,7 @@ impl Mapped {
             self.sessions.push((agent, dest.clone()));
         }
         let expected = (found.len as i64 + found.delta) as u64;
-        let put = write(&src, r, &self.map, &dest, expected, force).map_err(|e| e.to_string())?;
+        let put = write(&src, r, &self.map, &dest, expected, force)?;
         Ok((put, dest))
     }
 
@@ -124,18 +135,24 @@ fn write(
     dest: &Path,
     expected: u64,
     force: bool,
-) -> Result<Put, Error> {
-    if let Ok(m) = std::fs::metadata(dest) {
-        if m.len() == expected {
+) -> Result<Put, String> {
+    if dest.exists() {
+        if already_written(src, r, map, false, dest, expected).map_err(|e| io(dest)(e).to_string())? {
             return Ok(Put::Same);
         }
         if !force {
-            return Err(Error::Exists(dest.to_path_buf()));
+            return Err(format!(
+                "{}: a different file is there (another copy of the session: see `merge`); pass --force to replace it, \
+                 keeping it as FILE.cctool-restore.bak",
+                dest.display()
+            ));
         }
     }
     if let Some(dir) = dest.parent() {
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        std::fs::create_dir_all(dir).map_err(|e| io(dir)(e).to_string())?;
     }
-    write_new_file_by(dest, force, |w: &mut Output| write_relocated(src, r, map, false, w)).map_err(io(dest))?;
-    Ok(Put::New)
+    match put_relocated(src, r, map, false, dest, "cctool-restore").map_err(|e| e.to_string())? {
+        Some(backup) => Ok(Put::Replaced { backup }),
+        None => Ok(Put::New),
+    }
 }

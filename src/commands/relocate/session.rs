@@ -232,6 +232,65 @@ pub(super) fn write_relocated(
     src.settle()
 }
 
+/// `src` relocated written at `to`: a new file, or, over a file that is there (the caller was
+/// told to replace it), with that file kept as `FILE.<tag>.bak`; the backup's path then.
+pub(super) fn put_relocated(
+    src: &Source,
+    r: &dyn Relocator,
+    map: &PathMap,
+    content: bool,
+    to: &Path,
+    tag: &str,
+) -> Result<Option<PathBuf>, Error> {
+    let write = |w: &mut Output| write_relocated(src, r, map, content, w);
+    match std::fs::metadata(to) {
+        Ok(m) => {
+            let how = InPlace {
+                tag,
+                seen: Seen {
+                    len: m.len(),
+                    modified: m.modified().ok(),
+                },
+                force: true,
+            };
+            let done = replace_with_backup_by(to, &how, write).map_err(io(to))?;
+            Ok(Some(done.backup))
+        }
+        Err(_) => write_new_file_by(to, false, write).map(|()| None).map_err(io(to)),
+    }
+}
+
+/// Whether the file `dest` holds exactly `src` relocated: a run that stopped after writing it,
+/// or the same restore done before. Read only when its length is the one expected.
+pub(super) fn already_written(
+    src: &Source,
+    r: &dyn Relocator,
+    map: &PathMap,
+    content: bool,
+    dest: &Path,
+    expected: u64,
+) -> std::io::Result<bool> {
+    use sha2::Digest;
+    if std::fs::metadata(dest)?.len() != expected {
+        return Ok(false);
+    }
+    struct Hashing(sha2::Sha256);
+    impl std::io::Write for Hashing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.update(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut want = Hashing(sha2::Sha256::new());
+    write_relocated(src, r, map, content, &mut want)?;
+    let mut have = Hashing(sha2::Sha256::new());
+    std::io::copy(&mut std::fs::File::open(dest)?, &mut have)?;
+    Ok(want.0.finalize() == have.0.finalize())
+}
+
 /// A run killed here (`CCTOOL_RELOCATE_DIE_AT=STEP`) is what the crash tests resume from.
 fn die_at(step: &str) {
     if std::env::var("CCTOOL_RELOCATE_DIE_AT").is_ok_and(|s| s == step) {
@@ -380,20 +439,17 @@ impl Plan {
     /// `path` relocated, written as the new file `to`: `false` when `to` already holds it
     /// (a run that stopped after writing it).
     fn write_new(&self, path: &Path, s: &Survey, to: &Path, force: bool) -> Result<bool, Error> {
-        if let Ok(m) = std::fs::metadata(to) {
+        let src = Source::open_path(path, MmapChoice::Auto).map_err(io(path))?;
+        if to.exists() {
             let expected = (s.len as i64 + s.delta) as u64;
-            if m.len() == expected && !force {
+            if already_written(&src, self.relocator, &self.map, self.content, to, expected).map_err(io(to))? {
                 return Ok(false);
             }
             if !force {
                 return Err(Error::Exists(to.to_path_buf()));
             }
         }
-        let src = Source::open_path(path, MmapChoice::Auto).map_err(io(path))?;
-        write_new_file_by(to, force, |w: &mut Output| {
-            write_relocated(&src, self.relocator, &self.map, self.content, w)
-        })
-        .map_err(io(to))?;
+        put_relocated(&src, self.relocator, &self.map, self.content, to, "relocate")?;
         Ok(true)
     }
 

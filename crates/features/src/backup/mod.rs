@@ -17,6 +17,7 @@
 //! grown file each time). A file rewritten in place is cut again at fixed 1 MiB offsets;
 //! identical pieces are still shared.
 
+pub mod merge;
 pub mod named;
 pub mod restore;
 pub mod retention;

@@ -454,6 +454,19 @@ pub fn select<'a>(files: &'a [(FileEntry, String)], ids: &[String], deleted: boo
         .collect()
 }
 
+/// Where a copy `merge` found gone apart from another is put back: `to` itself for any other
+/// file, else beside it as `FILE.diverged-<sha>`, a name its agent does not list, so both
+/// copies are kept.
+pub fn diverged_name(f: &FileEntry, to: PathBuf) -> PathBuf {
+    match f.path.rsplit_once("#diverged-") {
+        Some((_, tag)) => {
+            let name = to.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            to.with_file_name(format!("{name}.diverged-{tag}"))
+        }
+        None => to,
+    }
+}
+
 /// Why one stored file was not put back.
 #[derive(Debug, thiserror::Error)]
 pub enum RestoreError {

@@ -378,6 +378,50 @@ pub(crate) fn backup_locked(
     Ok(report)
 }
 
+/// Each of `files` taken into `archive` (by a caller that holds its lock), unchanged ones
+/// from their last copy there without being read: what `merge` reads of a home's stores. A
+/// file that cannot be read is a sentence in `problems`.
+pub(crate) fn take_all(
+    archive: &Archive,
+    _lock: &crate::io::archive::Lock,
+    files: &[Found],
+    settle: Duration,
+    bar: &indicatif::ProgressBar,
+    problems: &mut Vec<String>,
+) -> io::Result<Vec<FileEntry>> {
+    use rayon::prelude::*;
+    let (manifests, _) = archive.manifests()?;
+    let mut prev: HashMap<&str, &FileEntry> = HashMap::new();
+    for (_, m) in &manifests {
+        for f in &m.files {
+            prev.insert(f.path.as_str(), f);
+        }
+    }
+    bar.inc_length(files.len() as u64);
+    let results: Vec<io::Result<(FileEntry, Cost)>> = files
+        .par_iter()
+        .map(|found| {
+            let r = take(
+                archive,
+                found,
+                prev.get(found.path.to_string_lossy().as_ref()).copied(),
+                settle,
+            );
+            bar.inc(1);
+            r
+        })
+        .collect();
+    let mut out = Vec::with_capacity(files.len());
+    for (found, r) in files.iter().zip(results) {
+        match r {
+            Ok((e, _)) => out.push(e),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => problems.push(format!("{}: cannot read: {e}", found.path.display())),
+        }
+    }
+    Ok(out)
+}
+
 pub(crate) fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
