@@ -52,6 +52,7 @@ mod memory_codex;
 mod memory_read;
 mod memory_rows;
 mod memory_share;
+mod merge;
 mod migrate;
 mod non_session;
 mod opencode;

@@ -137,52 +137,8 @@ pub fn merge(archive: &Archive, sources: &[Source], bar: &indicatif::ProgressBar
         groups.entry(key).or_default().push(c);
     }
     let mut kept: Vec<FileEntry> = Vec::new();
-    for (Key { own, agent, session }, mut copies) in groups {
-        // The longest first; of equal ones, a source's before the archive's own (what the
-        // report names), then in the order the sources were given.
-        copies.sort_by(|a, b| b.entry.size.cmp(&a.entry.size).then_with(|| a.rank.cmp(&b.rank)));
-        let mut chosen: Vec<Cand> = Vec::new();
-        for c in copies {
-            if chosen
-                .iter()
-                .any(|k| k.entry.sha256 == c.entry.sha256 && k.entry.size == c.entry.size)
-            {
-                report.identical += 1;
-                continue;
-            }
-            match chosen
-                .iter()
-                .any(|k| is_prefix(archive, &c.entry, &k.entry).unwrap_or(false))
-            {
-                true => report.prefixes += 1,
-                false => chosen.push(c),
-            }
-        }
-        let mut copies_kept = Vec::new();
-        for (i, mut c) in chosen.into_iter().enumerate() {
-            let original = c.entry.path.clone();
-            if i > 0 {
-                c.entry.path = format!(
-                    "{}#diverged-{}",
-                    c.entry.path,
-                    &c.entry.sha256[..12.min(c.entry.sha256.len())]
-                );
-            }
-            copies_kept.push(Copy {
-                source: c.source,
-                path: original,
-                kept_as: c.entry.path.clone(),
-                bytes: c.entry.size,
-            });
-            kept.push(c.entry);
-        }
-        if copies_kept.len() > 1 && !own {
-            report.diverged.push(Diverged {
-                agent,
-                session: session.split('\0').next().unwrap_or_default().to_string(),
-                copies: copies_kept,
-            });
-        }
+    for (key, copies) in groups {
+        choose(archive, key, copies, &mut report, &mut kept);
     }
     report.kept = kept.len();
     kept.sort_by(|a, b| a.path.cmp(&b.path));
@@ -204,6 +160,52 @@ pub fn merge(archive: &Archive, sources: &[Source], bar: &indicatif::ProgressBar
     Ok(report)
 }
 
+/// The copies of one file that the merge keeps, into `kept`: the longest, and each that is
+/// neither the same as nor the start of one kept (a divergence, reported).
+fn choose(archive: &Archive, key: Key, mut copies: Vec<Cand>, report: &mut Report, kept: &mut Vec<FileEntry>) {
+    // The longest first; of equal ones, a source's before the archive's own (what the report
+    // names), then in the order the sources were given.
+    copies.sort_by(|a, b| b.entry.size.cmp(&a.entry.size).then_with(|| a.rank.cmp(&b.rank)));
+    let mut chosen: Vec<Cand> = Vec::new();
+    for c in copies {
+        if chosen
+            .iter()
+            .any(|k| k.entry.sha256 == c.entry.sha256 && k.entry.size == c.entry.size)
+        {
+            report.identical += 1;
+        } else if chosen
+            .iter()
+            .any(|k| is_prefix(archive, &c.entry, &k.entry).unwrap_or(false))
+        {
+            report.prefixes += 1;
+        } else {
+            chosen.push(c);
+        }
+    }
+    let mut copies_kept = Vec::new();
+    for (i, mut c) in chosen.into_iter().enumerate() {
+        let original = c.entry.path.clone();
+        if i > 0 {
+            let sha = &c.entry.sha256[..12.min(c.entry.sha256.len())];
+            c.entry.path = format!("{}#diverged-{sha}", c.entry.path);
+        }
+        copies_kept.push(Copy {
+            source: c.source,
+            path: original,
+            kept_as: c.entry.path.clone(),
+            bytes: c.entry.size,
+        });
+        kept.push(c.entry);
+    }
+    if copies_kept.len() > 1 && !key.own {
+        report.diverged.push(Diverged {
+            agent: key.agent,
+            session: key.session.split('\0').next().unwrap_or_default().to_string(),
+            copies: copies_kept,
+        });
+    }
+}
+
 /// What makes two copies the same file.
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
@@ -217,7 +219,7 @@ struct Key {
 /// A session is known by its agent and id (and file name: a Claude Code session continued
 /// into a new file keeps its id); a file that belongs to a session by its path below the
 /// session's project folder (which depends on where the machine kept the project); a file of
-/// the machine's own by its source.
+/// the machine's own by its path there (its copies are that machine's, taken at other times).
 fn key_of(c: &Cand) -> Key {
     let f = &c.entry;
     let rel = Path::new(&f.rel);
@@ -235,7 +237,7 @@ fn key_of(c: &Cand) -> Key {
             (false, below.display().to_string())
         }
         "companion" => (false, f.rel.clone()),
-        _ => (true, format!("{} {}", c.source, f.rel)),
+        _ => (true, f.path.clone()),
     };
     Key {
         own,
