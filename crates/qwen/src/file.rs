@@ -130,24 +130,27 @@ pub fn read(src: &Source) -> std::io::Result<Session> {
             Err(e) => {
                 let found = recover(l.bytes);
                 let why = classify(l.bytes, l.terminated, &e);
-                let message = if found.is_empty() {
-                    why.message.clone()
-                } else {
-                    format!(
-                        "{}; Qwen Code still reads the {} whole JSON object(s) in it, as cctool does",
-                        why.message,
-                        found.len()
-                    )
-                };
-                let code = if found.len() > 1 {
-                    Code::TwoRecordsOnOneLine
-                } else {
-                    why.code
+                let why = match found.len() {
+                    0 => why,
+                    1 => BadLine {
+                        message: format!(
+                            "{}; Qwen Code still reads the whole record in it, as cctool does",
+                            why.message
+                        ),
+                        ..why
+                    },
+                    n => BadLine {
+                        code: Code::TwoRecordsOnOneLine,
+                        message: format!(
+                            "{n} records written onto one line (a lost newline): Qwen Code reads each of them, as cctool does; a reader of one record a line loses them"
+                        ),
+                        ..why
+                    },
                 };
                 s.unread.push(Unread {
                     line: l.no,
                     raw: l.bytes.to_vec(),
-                    why: BadLine { message, code, ..why },
+                    why,
                 });
                 for (raw, m) in found {
                     take(&mut s, l.no, l.offset, raw, m);
