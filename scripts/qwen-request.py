@@ -28,7 +28,10 @@ def without_reminders(m):
 
 
 def sent(body):
-    return [without_reminders(m) for m in body["messages"] if m.get("role") != "system"]
+    msgs = [without_reminders(m) for m in body["messages"] if m.get("role") != "system"]
+    # A history that opens with the model's turn leaves the client's context alone in the first
+    # user message: nothing of the file is in it.
+    return [m for m in msgs if not (m.get("role") == "user" and m.get("content") == [])]
 
 
 def main(argv):
