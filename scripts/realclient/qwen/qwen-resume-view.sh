@@ -11,8 +11,7 @@
 # The client finds a session by its id under ~/.qwen/projects/<work folder, every character
 # that is not a letter or digit as '->/chats/<id>.jsonl, and loads it only when its first
 # record's `cwd` is the folder it runs in: the copy's `cwd` fields are made the run's work
-# folder (VIEW_CWD, default /tmp/cctool-qwen-view), and `meta.json` is written beside it as the
-# client writes it. The id is the first record's `sessionId`.
+# folder (VIEW_CWD, default /tmp/cctool-qwen-view). The id is the first record's `sessionId`.
 #
 # Exit status: 0 the request is printed; 1 the client sent no request (its output on stderr);
 # 2 bad arguments or the client is not installed.

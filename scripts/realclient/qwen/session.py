@@ -3,17 +3,17 @@
 
     session.py install FILE QWEN_DIR CWD   copies FILE to QWEN_DIR/projects/<CWD, every
                                            character that is not a letter or digit as '-'>/
-                                           chats/<id>.jsonl, every record's `cwd` made CWD, and
-                                           writes meta.json beside chats/; prints the id
+                                           chats/<id>.jsonl, every record's `cwd` made CWD;
+                                           prints the id
 
 The id is the first record's `sessionId`. The client loads a session only when its first
-record's `cwd` is the folder it runs in; lines that are no JSON object are copied as they are.
+record's `cwd` is the folder it runs in (the project folder's `meta.json` is the memory's, which a
+resume does not need); lines that are no JSON object are copied as they are.
 """
 import json
 import os
 import re
 import sys
-from datetime import datetime, timezone
 
 
 def install(src, qwen, cwd):
@@ -38,9 +38,6 @@ def install(src, qwen, cwd):
     os.makedirs(os.path.join(project, "chats"), exist_ok=True)
     with open(os.path.join(project, "chats", sid + ".jsonl"), "w", encoding="utf-8", errors="surrogateescape") as f:
         f.write("\n".join(lines))
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + "000Z"
-    with open(os.path.join(project, "meta.json"), "w") as f:
-        json.dump({"version": 1, "createdAt": now, "updatedAt": now}, f, indent=2)
     return sid
 
 
