@@ -60,12 +60,13 @@ mod tests {
         // wins over the resemblance that names it for a registry without it.
         let copilot = b"{\"type\":\"session.start\",\"data\":{},\"id\":\"e\",\"timestamp\":\"t\",\"parentId\":null}\n";
         assert_eq!(detect_bytes(copilot).unwrap(), crate::agents::copilot::ID);
-        // Qwen Code: Claude Code's fields around a message of Gemini's `parts`.
+        // Qwen Code: Claude Code's fields around a message of Gemini's `parts`, read now that
+        // the agent is registered: its sure claim wins over Claude Code's link fields.
         let qwen = b"{\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"t\",\"type\":\"user\",\"cwd\":\"/w\",\"version\":\"0.24.4\",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}\n";
-        assert_eq!(looks(qwen), Looks::QwenSession);
+        assert_eq!(detect_bytes(qwen).unwrap(), cctool_qwen::ID);
         let qwen_result =
             b"{\"uuid\":\"u2\",\"parentUuid\":\"u1\",\"sessionId\":\"s\",\"type\":\"tool_result\",\"message\":null}\n";
-        assert_eq!(looks(qwen_result), Looks::QwenSession);
+        assert_eq!(detect_bytes(qwen_result).unwrap(), cctool_qwen::ID);
         // A Claude Code record with both, or with content alone, is still Claude Code's.
         let cc = b"{\"uuid\":\"u1\",\"sessionId\":\"s\",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"parts\":null}}\n";
         assert!(detect_bytes(cc).is_ok());

@@ -33,6 +33,7 @@ pub static BUILTIN: &[&dyn Agent] = &[
     &pi::agent::Pi,
     &copilot::agent::Copilot,
     &opencode::agent::Opencode,
+    &cctool_qwen::Qwen,
 ];
 
 /// The agents of this run: [`BUILTIN`], unless the program installed another registry first

@@ -61,6 +61,7 @@ mod opencode_legacy;
 mod opencode_slim;
 mod pi;
 mod props;
+mod qwen;
 mod readme;
 mod rebuild_chain;
 mod redact_corpus;

@@ -14,11 +14,6 @@ const OTHERS: &[(&str, &str, &str)] = &[
         "a Gemini CLI chat",
     ),
     (
-        "7f0c2a4e-1b2c-4d5e-8f90-0123456789ab.jsonl",
-        "{\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"7f0c2a4e-1b2c-4d5e-8f90-0123456789ab\",\"timestamp\":\"2026-01-01T10:00:00Z\",\"type\":\"user\",\"cwd\":\"/w\",\"version\":\"0.24.4\",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}\n",
-        "a Qwen Code session",
-    ),
-    (
         "settings.json",
         "{\"theme\":\"dark\",\"model\":\"x\"}\n",
         "JSON that is not a session",

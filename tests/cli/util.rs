@@ -72,6 +72,8 @@ pub enum Client {
     Pi,
     /// opencode (opencode-ai), optional.
     Opencode,
+    /// Qwen Code 0.24.4 (`scripts/realclient/qwen/install.sh`).
+    Qwen,
 }
 
 /// The harness script that resumes a file with `client`, or `None` after a one-line notice
@@ -90,6 +92,7 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
         Client::Copilot => ("copilot-resume-view.sh", "Copilot CLI 1.0.102", "install.sh"),
         Client::Pi => ("pi/pi-resume-view.sh", "pi 1.6.0", "pi/install.sh"),
         Client::Opencode => ("opencode-resume-view.sh", "opencode 1.18.33", "install.sh"),
+        Client::Qwen => ("qwen/qwen-resume-view.sh", "Qwen Code 0.24.4", "qwen/install.sh"),
     };
     let installed = installs.is_some_and(|home| match client {
         Client::ClaudeCode => home
@@ -118,6 +121,7 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
                 e.file_name().to_string_lossy().starts_with("opencode-linux-")
                     && e.path().join("bin/opencode").is_file()
             }),
+        Client::Qwen => home.join("qwen/node_modules/@qwen-code/qwen-code/cli.js").is_file(),
     });
     if !installed {
         skip_notice(&format!("{name} not installed (scripts/realclient/{install})"));

@@ -2,7 +2,7 @@
 """Helpers of the real-client harness (Python standard library only).
 
     realclient.py mock DUMP_DIR PORT_FILE [REPLY]   serve the loopback model API
-                                                    (MOCK_SCRIPT=FILE: scripted Anthropic replies)
+                                                    (MOCK_SCRIPT=FILE: scripted replies, Messages or chat/completions)
     realclient.py claude-session FILE               session id to install a transcript under
     realclient.py codex-install FILE                JSON: thread id, rollout path, provider, model
     realclient.py copilot-session FILE              session id to install a Copilot CLI session under
@@ -305,25 +305,39 @@ class ModelApi(BaseHTTPRequestHandler):
                     [("x-request-id", "req_mock_" + uuid.uuid4().hex[:16])])
 
     def openai_chat(self, body):
-        """A chat/completions answer (Copilot CLI's `openai` provider, pi's `openai-completions`): the reply as one text
-        message, streamed as chunks when asked, with the usage chunk the client reads last."""
+        """A chat/completions answer (Copilot CLI's `openai` provider, pi's `openai-completions`,
+        Qwen Code's `openai`): the reply (a script's next one on an agent turn, its `tool_use`
+        blocks as `tool_calls`) streamed as chunks when asked, with the usage chunk the client
+        reads last. MOCK_PROMPT_TOKENS sets the prompt tokens reported (a client compacts on
+        what it is told it used)."""
         completion = {"id": "chatcmpl-mock" + uuid.uuid4().hex[:12], "created": int(time.time()),
                       "model": body.get("model", "gpt-mock")}
-        usage = {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11}
+        prompt_tokens = int(os.environ.get("MOCK_PROMPT_TOKENS") or 10)
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": 1, "total_tokens": prompt_tokens + 1}
+        blocks = self.next_blocks(body)
+        text = "".join(b["text"] for b in blocks if b["type"] == "text")
+        calls = [{"id": b["id"], "type": "function",
+                  "function": {"name": b["name"], "arguments": json.dumps(b["input"])}}
+                 for b in blocks if b["type"] == "tool_use"]
+        finish = "tool_calls" if calls else "stop"
         if not body.get("stream"):
-            message = {"role": "assistant", "content": self.reply}
+            message = {"role": "assistant", "content": text or None}
+            if calls:
+                message["tool_calls"] = calls
             done = dict(completion, object="chat.completion", usage=usage,
-                        choices=[{"index": 0, "message": message, "finish_reason": "stop"}])
+                        choices=[{"index": 0, "message": message, "finish_reason": finish}])
             return self.answer(200, json.dumps(done).encode())
         chunk = dict(completion, object="chat.completion.chunk")
 
         def data(payload):
             return "data: {}\n\n".format(payload if isinstance(payload, str) else json.dumps(payload)).encode()
 
+        delta = {"role": "assistant", "content": text}
+        if calls:
+            delta["tool_calls"] = [dict(c, index=i) for i, c in enumerate(calls)]
         self.stream([
-            data(dict(chunk, choices=[{"index": 0, "delta": {"role": "assistant", "content": self.reply},
-                                       "finish_reason": None}])),
-            data(dict(chunk, choices=[{"index": 0, "delta": {}, "finish_reason": "stop"}])),
+            data(dict(chunk, choices=[{"index": 0, "delta": delta, "finish_reason": None}])),
+            data(dict(chunk, choices=[{"index": 0, "delta": {}, "finish_reason": finish}])),
             data(dict(chunk, choices=[], usage=usage)),
             data("[DONE]"),
         ])
@@ -405,7 +419,8 @@ def pick(client, dump, prompt):
     """The request of the resumed turn: the first model request whose last user message holds the
     prompt (a client may send side requests first), else the largest. Returns (chosen, count)."""
     key = "input" if client == "codex" else "messages"
-    route_of = {"claude": "/v1/messages", "codex": "/responses", "pi": "/chat/completions", "copilot": "/chat/completions"}[client]
+    route_of = {"claude": "/v1/messages", "codex": "/responses", "pi": "/chat/completions", "copilot": "/chat/completions",
+                "qwen": "/chat/completions"}[client]
     requests = []
     for entry in dumped(dump):
         route = entry.get("path", "").split("?")[0]

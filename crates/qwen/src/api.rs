@@ -1,0 +1,467 @@
+//! The request Qwen Code (0.24.4) sends after resuming a session, through its OpenAI-compatible
+//! provider: the `messages` of `/chat/completions`, without what only the resuming machine
+//! knows (QW6). Each rule is named in `docs/qwen.md` with its evidence.
+//!
+//! - QW4: the history is sent curated (`extractCuratedHistory`): consecutive user Contents are
+//!   one, a run of model Contents with an invalid one (no parts, an empty text) is dropped, and
+//!   a model turn that is only the upstream placeholder `(request timeout)` too.
+//! - QW5: each Content becomes OpenAI messages (`convertLlmRequestToOpenAI`): a user's texts
+//!   as an array of text parts, each function response as a `tool` message (its `output`, else
+//!   its `error`, else the response as JSON), a model's texts joined into one string beside its
+//!   `tool_calls` (arguments as JSON), its thoughts as `reasoning_content`; consecutive
+//!   assistant messages joined; a call no adjacent result answers dropped, and a result that
+//!   answers no call.
+//! - QW6: the system prompt, and the `<system-reminder>` parts the client puts before the first
+//!   and the new prompt (its skills, its tools, the date, the folder), are the client's own and
+//!   are not shown.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value, json};
+
+use crate::chain::{Chain, truthy};
+use crate::file::Session;
+
+/// The client whose request this is, as `--api-view` names it.
+pub const CLIENT: &str = "Qwen Code 0.24.4";
+
+/// The text of a model turn the client never sends again (`UPSTREAM_DEGRADED_PLACEHOLDER`).
+const DEGRADED_PLACEHOLDER: &str = "(request timeout)";
+
+/// The messages the client sends resuming `s` with `prompt` (the prompt last, when given).
+pub fn messages(s: &Session, chain: &Chain, prompt: Option<&str>) -> Vec<Value> {
+    let mut contents: Vec<Value> = chain.history(s).into_iter().map(|c| c.value).collect();
+    if let Some(p) = prompt {
+        contents.push(json!({"role": "user", "parts": [{"text": p}]}));
+    }
+    repair(&mut contents);
+    let mut out = Vec::new();
+    for c in &curated(contents) {
+        convert(c, &mut out);
+    }
+    let merged = merge_assistants(out);
+    merge_assistants(clean_orphans(merged))
+}
+
+/// What the client answers, in a call's place, for a call whose result was never written.
+pub const NOT_RECORDED: &str = "Tool execution result was not recorded \u{2014} likely interrupted by network failure, abort, or process exit. Treat as failure and retry if needed.";
+
+/// QW7: `repairOrphanedToolUseTurns`, run on the history once the new prompt is in it. Each
+/// model Content's calls get their results in the user Content right after it (past model
+/// placeholders): a result found in a later user Content is moved there, a second result of a
+/// call dropped, and a call with none answered with [`NOT_RECORDED`] as its error; a user
+/// Content left empty is dropped.
+pub fn repair(history: &mut Vec<Value>) {
+    let mut i = 0;
+    while i < history.len() {
+        if role(&history[i]) != "model" {
+            i += 1;
+            continue;
+        }
+        let mut expected: Vec<(String, String)> = Vec::new();
+        for p in parts_of(&history[i]) {
+            if let Some(id) = p
+                .pointer("/functionCall/id")
+                .and_then(Value::as_str)
+                .filter(|id| !id.is_empty())
+            {
+                let name = p
+                    .pointer("/functionCall/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown");
+                match expected.iter_mut().find(|(e, _)| e == id) {
+                    Some(e) => e.1 = name.to_string(),
+                    None => expected.push((id.to_string(), name.to_string())),
+                }
+            }
+        }
+        if expected.is_empty() {
+            i += 1;
+            continue;
+        }
+        let mut adjacent = i + 1;
+        while adjacent < history.len() && role(&history[adjacent]) == "model" && degraded(&history[adjacent]) {
+            adjacent += 1;
+        }
+        let mut end = adjacent;
+        // (content, part) of each result of each expected call, in order.
+        let mut found: Vec<Vec<(usize, usize)>> = vec![Vec::new(); expected.len()];
+        while end < history.len() && role(&history[end]) == "user" {
+            for (k, p) in parts_of(&history[end]).iter().enumerate() {
+                let id = p
+                    .pointer("/functionResponse/id")
+                    .and_then(Value::as_str)
+                    .filter(|id| !id.is_empty());
+                if let Some(e) = id.and_then(|id| expected.iter().position(|(x, _)| x == id)) {
+                    found[e].push((end, k));
+                }
+            }
+            end += 1;
+        }
+        let mut inject: Vec<Value> = Vec::new();
+        let mut removals: Vec<(usize, usize)> = Vec::new();
+        let mut hoisted: Vec<Value> = Vec::new();
+        for (e, (id, name)) in expected.iter().enumerate() {
+            let Some(&(t, k)) = found[e].first() else {
+                inject.push(json!({"functionResponse": {"id": id, "name": name, "response": {"error": NOT_RECORDED}}}));
+                continue;
+            };
+            if t != adjacent {
+                hoisted.push(parts_of(&history[t])[k].clone());
+                removals.push((t, k));
+            }
+            removals.extend(found[e].iter().skip(1));
+        }
+        if inject.is_empty() && removals.is_empty() {
+            i += 1;
+            continue;
+        }
+        inject.extend(hoisted);
+        removals.sort_unstable_by(|a, b| b.cmp(a));
+        for (t, k) in removals {
+            if let Some(Value::Array(p)) = history[t].get_mut("parts") {
+                p.remove(k);
+            }
+        }
+        for j in (adjacent + 1..end).rev() {
+            if role(&history[j]) == "user" && parts_of(&history[j]).is_empty() {
+                history.remove(j);
+            }
+        }
+        let inserted = put_results(history, adjacent, inject);
+        i += 1 + usize::from(inserted);
+    }
+}
+
+/// Puts `results` into the user Content at `at` before its first part that is no result, or
+/// as a new user Content there; whether one was inserted.
+fn put_results(history: &mut Vec<Value>, at: usize, results: Vec<Value>) -> bool {
+    if results.is_empty() {
+        return false;
+    }
+    if let Some(next) = history.get_mut(at).filter(|c| role(c) == "user") {
+        let mut parts = parts_of(next).to_vec();
+        let k = parts
+            .iter()
+            .position(|p| p.get("functionResponse").is_none())
+            .unwrap_or(parts.len());
+        parts.splice(k..k, results);
+        next["parts"] = Value::Array(parts);
+        return false;
+    }
+    history.insert(at, json!({"role": "user", "parts": results}));
+    true
+}
+
+/// QW4: `extractCuratedHistory`.
+pub fn curated(history: Vec<Value>) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    let mut i = 0;
+    while i < history.len() {
+        if role(&history[i]) == "user" {
+            match out.last_mut() {
+                Some(last) if role(last) == "user" => {
+                    let mut parts = parts(last).to_vec();
+                    parts.extend(parts_of(&history[i]).iter().cloned());
+                    last["parts"] = Value::Array(parts);
+                }
+                _ => out.push(history[i].clone()),
+            }
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < history.len() && role(&history[i]) == "model" {
+            i += 1;
+        }
+        if i == start {
+            // A Content of neither role: the client's loop would stop on it; cctool passes it over.
+            i += 1;
+            continue;
+        }
+        let run = &history[start..i];
+        if run.iter().all(valid) {
+            out.extend(run.iter().filter(|c| !degraded(c)).cloned());
+        }
+    }
+    out
+}
+
+fn role(c: &Value) -> &str {
+    c.get("role").and_then(Value::as_str).unwrap_or("")
+}
+
+fn parts_of(c: &Value) -> &[Value] {
+    c.get("parts").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+fn parts(c: &Value) -> &[Value] {
+    parts_of(c)
+}
+
+/// `isValidContent`: parts, none of them empty, none an empty text that is no thought.
+fn valid(c: &Value) -> bool {
+    let p = parts_of(c);
+    !p.is_empty()
+        && p.iter().all(|part| {
+            let Some(o) = part.as_object() else { return false };
+            let empty_text = o.get("text").and_then(Value::as_str) == Some("")
+                && !o.get("thought").is_some_and(truthy)
+                && !o.get("thoughtSignature").is_some_and(truthy)
+                && o.get("functionCall").is_none();
+            !o.is_empty() && !empty_text
+        })
+}
+
+/// `isDegradedPlaceholderTurn`.
+fn degraded(c: &Value) -> bool {
+    let p = parts_of(c);
+    let texts = p.iter().all(|part| {
+        part.get("functionCall").is_none() && (part.get("thought").is_some_and(truthy) || part.get("text").is_some())
+    });
+    let said: String = p
+        .iter()
+        .filter(|part| !part.get("thought").is_some_and(truthy))
+        .map(|part| part.get("text").and_then(Value::as_str).unwrap_or(""))
+        .collect();
+    !p.is_empty() && texts && said.trim() == DEGRADED_PLACEHOLDER
+}
+
+/// QW5: `processContent` of one Content.
+fn convert(c: &Value, out: &mut Vec<Value>) {
+    let assistant = role(c) == "model";
+    let mut texts: Vec<Value> = Vec::new();
+    let mut reasoning = String::new();
+    let mut calls: Vec<Value> = Vec::new();
+    let mut call_ids = HashSet::new();
+    let mut result_ids = HashSet::new();
+    for part in parts_of(c) {
+        if let Some(t) = part.as_str() {
+            texts.push(json!({"type": "text", "text": t}));
+            continue;
+        }
+        let text = part.get("text").and_then(Value::as_str).filter(|t| !t.is_empty());
+        let thought = part.get("thought").is_some_and(truthy);
+        match (text, thought) {
+            (Some(t), true) if assistant => reasoning.push_str(t),
+            (Some(t), false) => texts.push(json!({"type": "text", "text": t})),
+            _ => {}
+        }
+        if let (Some(f), true) = (part.get("functionCall").filter(|f| truthy(f)), assistant) {
+            let id = f.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
+            if id.is_some_and(|i| !call_ids.insert(i.to_string())) {
+                continue;
+            }
+            let args = f.get("args").filter(|a| truthy(a)).cloned().unwrap_or(json!({}));
+            calls.push(json!({
+                "id": id.map_or_else(|| format!("call_{}", calls.len()), str::to_string),
+                "type": "function",
+                "function": {
+                    "name": f.get("name").and_then(Value::as_str).unwrap_or(""),
+                    "arguments": cctool_core::io::json::to_json(&args),
+                },
+            }));
+        }
+        if let (Some(r), false) = (part.get("functionResponse").filter(|r| truthy(r)), assistant) {
+            let id = r.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
+            if id.is_some_and(|i| !result_ids.insert(i.to_string())) {
+                continue;
+            }
+            out.push(tool_message(r));
+        }
+    }
+    if !assistant {
+        if !texts.is_empty() {
+            out.push(json!({"role": "user", "content": texts}));
+        }
+        return;
+    }
+    if texts.is_empty() && calls.is_empty() && reasoning.is_empty() {
+        return;
+    }
+    let joined: String = texts.iter().filter_map(|t| t["text"].as_str()).collect();
+    let mut m = Map::new();
+    m.insert("role".into(), json!("assistant"));
+    let content = match (joined.is_empty(), reasoning.is_empty()) {
+        (false, _) => json!(joined),
+        (true, false) => json!(""),
+        (true, true) => Value::Null,
+    };
+    m.insert("content".into(), content);
+    if !calls.is_empty() {
+        m.insert("tool_calls".into(), Value::Array(calls));
+    }
+    if !reasoning.is_empty() {
+        m.insert("reasoning_content".into(), json!(reasoning));
+    }
+    out.push(Value::Object(m));
+}
+
+/// `createToolMessage`: a function response as a `tool` message.
+fn tool_message(r: &Value) -> Value {
+    let text = match r.get("response") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(o @ Value::Object(m)) => match (m.get("output"), m.get("error")) {
+            (Some(Value::String(s)), _) => s.clone(),
+            (_, Some(Value::String(s))) => s.clone(),
+            _ => cctool_core::io::json::to_json(o),
+        },
+        Some(v) => cctool_core::io::json::to_json(v),
+    };
+    let mut content: Vec<Value> = Vec::new();
+    if !text.is_empty() {
+        content.push(json!({"type": "text", "text": text}));
+    }
+    for p in r.get("parts").and_then(Value::as_array).into_iter().flatten() {
+        if let Some(t) = p.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+            content.push(json!({"type": "text", "text": t}));
+        }
+    }
+    let id = r.get("id").and_then(Value::as_str).unwrap_or("");
+    let content = if content.is_empty() {
+        json!("")
+    } else {
+        Value::Array(content)
+    };
+    json!({"role": "tool", "tool_call_id": id, "content": content})
+}
+
+fn calls_of(m: &Value) -> &[Value] {
+    if m["role"] != "assistant" {
+        return &[];
+    }
+    m.get("tool_calls").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// `mergeConsecutiveAssistantMessages`.
+fn merge_assistants(messages: Vec<Value>) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for m in messages {
+        let Some(last) = out
+            .last_mut()
+            .filter(|l| l["role"] == "assistant" && m["role"] == "assistant")
+        else {
+            out.push(m);
+            continue;
+        };
+        let as_parts = |c: &Value| match c {
+            Value::Array(a) => a.clone(),
+            Value::String(s) if !s.is_empty() => vec![json!({"type": "text", "text": s})],
+            _ => Vec::new(),
+        };
+        let content = if last["content"].is_array() || m["content"].is_array() {
+            let mut p = as_parts(&last["content"]);
+            p.extend(as_parts(&m["content"]));
+            if p.is_empty() { Value::Null } else { Value::Array(p) }
+        } else {
+            let joined = format!(
+                "{}{}",
+                last["content"].as_str().unwrap_or(""),
+                m["content"].as_str().unwrap_or("")
+            );
+            if joined.is_empty() { Value::Null } else { json!(joined) }
+        };
+        let mut calls = calls_of(last).to_vec();
+        calls.extend(
+            m.get("tool_calls")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        );
+        let reasoning = format!(
+            "{}{}",
+            last.get("reasoning_content").and_then(Value::as_str).unwrap_or(""),
+            m.get("reasoning_content").and_then(Value::as_str).unwrap_or("")
+        );
+        last["content"] = content;
+        if !calls.is_empty() {
+            last["tool_calls"] = Value::Array(calls);
+        }
+        if !reasoning.is_empty() {
+            last["reasoning_content"] = json!(reasoning);
+        }
+    }
+    out
+}
+
+/// `cleanOrphanedToolCalls`: each assistant's calls kept only when a `tool` message right
+/// after it (past other tool messages and assistants without calls) answers them, those
+/// results moved to follow it; a result left over is dropped, and an assistant left with no
+/// call and no text.
+fn clean_orphans(messages: Vec<Value>) -> Vec<Value> {
+    let n = messages.len();
+    let mut valid: Vec<Option<(Vec<Value>, Vec<usize>)>> = vec![None; n];
+    let mut surviving: HashSet<String> = HashSet::new();
+    for (i, m) in messages.iter().enumerate() {
+        if calls_of(m).is_empty() {
+            continue;
+        }
+        let mut ids: Vec<String> = Vec::new();
+        let mut candidates: Vec<&Value> = Vec::new();
+        for c in calls_of(m) {
+            let Some(id) = c["id"].as_str().filter(|id| !id.is_empty()) else {
+                continue;
+            };
+            if surviving.contains(id) || ids.iter().any(|x| x == id) {
+                continue;
+            }
+            ids.push(id.to_string());
+            candidates.push(c);
+        }
+        let mut answered: Vec<String> = Vec::new();
+        let mut results = Vec::new();
+        for (j, next) in messages.iter().enumerate().skip(i + 1) {
+            if next["role"] == "tool" {
+                if let Some(id) = next["tool_call_id"].as_str().filter(|id| !id.is_empty())
+                    && ids.iter().any(|x| x == id)
+                    && !answered.iter().any(|x| x == id)
+                {
+                    answered.push(id.to_string());
+                    results.push(j);
+                }
+                continue;
+            }
+            if next["role"] == "assistant" && calls_of(next).is_empty() {
+                continue;
+            }
+            break;
+        }
+        let kept: Vec<Value> = candidates
+            .into_iter()
+            .filter(|c| answered.iter().any(|a| c["id"].as_str() == Some(a)))
+            .cloned()
+            .collect();
+        surviving.extend(kept.iter().filter_map(|c| c["id"].as_str().map(str::to_string)));
+        valid[i] = Some((kept, results));
+    }
+    let mut emitted = vec![false; n];
+    let mut out = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        if emitted[i] {
+            continue;
+        }
+        if let Some((kept, results)) = &valid[i] {
+            if !kept.is_empty() {
+                let mut m = m.clone();
+                m["tool_calls"] = Value::Array(kept.clone());
+                out.push(m);
+                for &j in results {
+                    out.push(messages[j].clone());
+                    emitted[j] = true;
+                }
+            } else if m["content"].as_str().is_some_and(|t| !t.trim().is_empty())
+                || m.get("reasoning_content").is_some_and(truthy)
+            {
+                let mut m = m.clone();
+                if let Some(o) = m.as_object_mut() {
+                    o.remove("tool_calls");
+                }
+                out.push(m);
+            }
+        } else if m["role"] != "tool" {
+            out.push(m.clone());
+        }
+    }
+    out
+}

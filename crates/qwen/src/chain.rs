@@ -1,0 +1,271 @@
+//! What a resume of a Qwen Code session loads: the chain of records from the leaf back to the
+//! root by `parentUuid` (QW2), and the history those records give, from the last
+//! `chat_compression` on (QW3).
+//!
+//! The client's `prepareTranscriptRecords`: the leaf is the last record of the file that is
+//! part of the conversation; the walk follows `parentUuid` from it and stops at a root, at a
+//! parent that no record has (a gap: nothing before it is loaded), or where it comes back to a
+//! record it has seen (a cycle). Records that share a `uuid` are one record whose parts are
+//! joined in file order. Then `SessionApiHistoryAccumulator`: each walked record's message is
+//! appended; a `chat_compression` whose `systemPayload.compressedHistory` is set replaces
+//! everything before it with that history.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+
+use crate::file::{Rec, Session};
+
+/// The records a resume walks, and where the walk stopped.
+#[derive(Clone, Debug, Default)]
+pub struct Chain {
+    /// Indices into the session's records of the walked records, root first: for each `uuid`,
+    /// its first record.
+    pub walked: Vec<usize>,
+    /// The other records of each walked `uuid` (its later fragments), by the index of its first.
+    pub fragments: HashMap<usize, Vec<usize>>,
+    /// The index of the leaf the walk started at.
+    pub leaf: Option<usize>,
+    /// The parent the walk did not find, with the record that names it.
+    pub gap: Option<(usize, String)>,
+    /// The record the walk came back to.
+    pub cycle: Option<usize>,
+    /// The position in `walked` of the compaction the history starts from.
+    pub compaction: Option<usize>,
+    /// `uuid`s that more than one record carries.
+    pub duplicates: usize,
+    /// Records whose `parentUuid` names no record of the file.
+    pub dangling: Vec<usize>,
+    /// Records that are the parent of none: the ends of branches.
+    pub leaves: usize,
+}
+
+/// One Content of the history a resume loads, with the record it comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Content {
+    /// The index of the record it comes from (for a compressed history, the compaction's).
+    pub from: usize,
+    /// `{role, parts}` as the client holds it.
+    pub value: Value,
+}
+
+impl Chain {
+    /// The chain of `s` as the client walks it.
+    pub fn of(s: &Session) -> Chain {
+        let mut c = Chain::default();
+        let mut first: HashMap<&str, usize> = HashMap::new();
+        for (i, r) in s.records.iter().enumerate() {
+            if !r.conversational() {
+                continue;
+            }
+            match first.get(r.uuid.as_str()) {
+                Some(&f) => {
+                    c.fragments.entry(f).or_default().push(i);
+                    c.duplicates += 1;
+                }
+                None => {
+                    first.insert(&r.uuid, i);
+                }
+            }
+        }
+        let parents: HashSet<&str> = s.records.iter().filter_map(|r| r.parent.as_deref()).collect();
+        c.leaves = first.keys().filter(|u| !parents.contains(*u)).count();
+        c.dangling = s
+            .records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.parent.as_deref().is_some_and(|p| !first.contains_key(p)))
+            .map(|(i, _)| i)
+            .collect();
+        c.leaf = s.records.iter().rposition(Rec::conversational);
+        let mut seen = HashSet::new();
+        let mut at = c.leaf;
+        while let Some(i) = at {
+            let r = &s.records[i];
+            if !seen.insert(i) {
+                c.cycle = Some(i);
+                break;
+            }
+            c.walked.push(i);
+            at = match r.parent.as_deref() {
+                None | Some("") => None,
+                Some(p) => match first.get(p) {
+                    Some(&j) => Some(j),
+                    None => {
+                        c.gap = Some((i, p.to_string()));
+                        None
+                    }
+                },
+            };
+        }
+        c.walked.reverse();
+        c.compaction = c
+            .walked
+            .iter()
+            .rposition(|&i| compressed_history(&s.records[i]).is_some());
+        c
+    }
+
+    /// Whether the record at `i` is loaded: walked, from the compaction the history starts
+    /// from on.
+    pub fn loaded(&self, len: usize) -> Vec<bool> {
+        let mut out = vec![false; len];
+        for &i in &self.walked[self.compaction.unwrap_or(0)..] {
+            out[i] = true;
+            for &j in self.fragments.get(&i).into_iter().flatten() {
+                out[j] = true;
+            }
+        }
+        out
+    }
+
+    /// The message of the walked record `i` with its fragments' parts joined to it.
+    pub fn message(&self, s: &Session, i: usize) -> Option<Value> {
+        let mut message: Option<Value> = None;
+        for j in std::iter::once(i).chain(self.fragments.get(&i).into_iter().flatten().copied()) {
+            let Some(m) = s.records[j].message() else { continue };
+            let parts = m.get("parts").and_then(Value::as_array).cloned();
+            match &mut message {
+                None => {
+                    let mut v = json!({});
+                    if let Some(role) = m.get("role").filter(|r| r.is_string()) {
+                        v["role"] = role.clone();
+                    }
+                    if let Some(p) = parts {
+                        v["parts"] = Value::Array(p);
+                    }
+                    message = Some(v);
+                }
+                Some(v) => {
+                    let mut joined = v.get("parts").and_then(Value::as_array).cloned().unwrap_or_default();
+                    joined.extend(parts.unwrap_or_default());
+                    v["parts"] = Value::Array(joined);
+                }
+            }
+        }
+        message
+    }
+
+    /// The history a resume loads, in order (`SessionApiHistoryAccumulator`).
+    pub fn history(&self, s: &Session) -> Vec<Content> {
+        let mut history: Vec<Content> = Vec::new();
+        let mut last_material: Option<usize> = None;
+        for &i in &self.walked {
+            let r = &s.records[i];
+            if r.ty() == "system" {
+                match r.subtype() {
+                    Some("slash_command") => {
+                        if slash_reply_only(r, last_material.map(|j| &s.records[j])) {
+                            history.pop();
+                        }
+                        if last_material.is_some_and(|j| s.records[j].ty() == "user") {
+                            last_material = None;
+                        }
+                        continue;
+                    }
+                    Some("chat_compression") => {
+                        if let Some(h) = compressed_history(r) {
+                            history = h
+                                .as_array()
+                                .into_iter()
+                                .flatten()
+                                .map(|v| Content {
+                                    from: i,
+                                    value: v.clone(),
+                                })
+                                .collect();
+                            last_material = None;
+                        }
+                        continue;
+                    }
+                    Some("goal_turn_end") => continue,
+                    _ => {}
+                }
+            }
+            if r.subtype() == Some("realtime_message") {
+                continue;
+            }
+            let Some(message) = self.message(s, i) else { continue };
+            append(&mut history, r, i, message);
+            last_material = Some(i);
+        }
+        history
+    }
+}
+
+/// `appendApiHistoryRecord`: a message after the turn's tool results (`mid_turn_user_message`)
+/// joins the user Content before it.
+fn append(history: &mut Vec<Content>, r: &Rec, i: usize, message: Value) {
+    if r.subtype() == Some("mid_turn_user_message")
+        && let Some(prev) = history.last_mut()
+        && prev.value.get("role").and_then(Value::as_str) == Some("user")
+    {
+        let mut parts = prev
+            .value
+            .get("parts")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        parts.extend(
+            message
+                .get("parts")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        );
+        prev.value["parts"] = Value::Array(parts);
+        return;
+    }
+    history.push(Content {
+        from: i,
+        value: message,
+    });
+}
+
+/// The `compressedHistory` of a `chat_compression` record, when it has one the client takes.
+pub fn compressed_history(r: &Rec) -> Option<&Value> {
+    if !r.is_system("chat_compression") {
+        return None;
+    }
+    r.value
+        .get("systemPayload")?
+        .get("compressedHistory")
+        .filter(|h| truthy(h))
+}
+
+/// Whether a slash command's result record takes back the prompt that ran it: a command whose
+/// reply only the user saw, typed as the record before it.
+fn slash_reply_only(r: &Rec, previous: Option<&Rec>) -> bool {
+    let Some(p) = r.value.get("systemPayload") else {
+        return false;
+    };
+    let items = p.get("outputHistoryItems").and_then(Value::as_array);
+    let only_replies = items.is_some_and(|a| {
+        !a.is_empty()
+            && a.iter()
+                .all(|x| x.get("type").and_then(Value::as_str) == Some("assistant"))
+    });
+    let Some(prev) = previous else { return false };
+    let parts = prev.parts();
+    p.get("phase").and_then(Value::as_str) == Some("result")
+        && p.get("sentToModel") != Some(&Value::Bool(true))
+        && only_replies
+        && prev.ty() == "user"
+        && prev.subtype().is_none()
+        && prev.message().and_then(|m| m.get("role")).and_then(Value::as_str) == Some("user")
+        && parts.len() == 1
+        && parts[0].as_object().is_some_and(|o| o.len() == 1)
+        && parts[0].get("text").and_then(Value::as_str).is_some()
+        && parts[0].get("text") == p.get("rawCommand")
+}
+
+/// JavaScript's truthiness of a JSON value.
+pub fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        _ => true,
+    }
+}

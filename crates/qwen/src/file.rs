@@ -1,0 +1,341 @@
+//! Reading a Qwen Code session: its records in file order, each with where it is, and the
+//! lines (or objects in a line) the client passes over, with why.
+//!
+//! The client reads a line with `JSON.parse`; a line that fails is not dropped whole: every
+//! balanced top-level `{…}` in it is parsed on its own (`recoverObjectsFromLine`), so two
+//! records written onto one line both count (QW1). A record then needs a non-empty string
+//! `uuid` and `sessionId`, a `parentUuid` that is a string or `null`, and a `type` among
+//! `user`, `assistant`, `tool_result` and `system` (`validateTranscriptRecord`).
+
+use serde_json::{Map, Value};
+
+use cctool_core::io::Source;
+use cctool_core::io::json::{BadLine, classify};
+use cctool_core::model::diag::{Code, Severity};
+
+/// The record types the client reads; any other is passed over.
+pub const RECORD_TYPES: &[&str] = &["user", "assistant", "tool_result", "system"];
+
+/// The `system` subtypes that are no part of the conversation: never a leaf, never walked.
+const NON_CONVERSATION: &[&str] = &[
+    "session_artifact_event",
+    "session_artifact_snapshot",
+    "session_sources_snapshot",
+    "managed_session_header_v1",
+    "managed_session_event_v1",
+    "managed_session_commit_v1",
+];
+
+/// One record of the session and where it is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rec {
+    /// 1-based line.
+    pub line: u64,
+    /// Byte offset of the line.
+    pub offset: u64,
+    /// The record as written: the line, or the object recovered from a damaged line.
+    pub raw: Vec<u8>,
+    /// The record, read.
+    pub value: Map<String, Value>,
+    /// Its `uuid`.
+    pub uuid: String,
+    /// Its `parentUuid`; `None` at a root.
+    pub parent: Option<String>,
+}
+
+impl Rec {
+    /// Its `type`.
+    pub fn ty(&self) -> &str {
+        self.s("type").unwrap_or("")
+    }
+
+    /// Its `subtype`, if it is a string.
+    pub fn subtype(&self) -> Option<&str> {
+        self.s("subtype")
+    }
+
+    /// A string field of the record.
+    pub fn s(&self, key: &str) -> Option<&str> {
+        self.value.get(key).and_then(Value::as_str)
+    }
+
+    /// Its `timestamp`, as written.
+    pub fn timestamp(&self) -> Option<&str> {
+        self.s("timestamp")
+    }
+
+    /// Its message, when it is an object (Gemini's Content: `role`, `parts`).
+    pub fn message(&self) -> Option<&Map<String, Value>> {
+        self.value.get("message").and_then(Value::as_object)
+    }
+
+    /// Its message's parts.
+    pub fn parts(&self) -> &[Value] {
+        self.message()
+            .and_then(|m| m.get("parts"))
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether it is a `system` record of `subtype`.
+    pub fn is_system(&self, subtype: &str) -> bool {
+        self.ty() == "system" && self.subtype() == Some(subtype)
+    }
+
+    /// Whether the client walks it as part of the conversation (not an artifact or
+    /// bookkeeping record).
+    pub fn conversational(&self) -> bool {
+        !(self.ty() == "system" && self.subtype().is_some_and(|s| NON_CONVERSATION.contains(&s)))
+    }
+}
+
+/// A line, or an object in a line, the client passes over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unread {
+    /// 1-based line.
+    pub line: u64,
+    /// The line as written.
+    pub raw: Vec<u8>,
+    /// Why it was not read.
+    pub why: BadLine,
+}
+
+/// A Qwen Code session, read whole.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Session {
+    /// Its records, in file order.
+    pub records: Vec<Rec>,
+    /// What the client passes over.
+    pub unread: Vec<Unread>,
+    /// Physical lines, blank ones included.
+    pub lines: u64,
+}
+
+/// Reads `src` as a Qwen Code session; only reading the file itself fails.
+pub fn read(src: &Source) -> std::io::Result<Session> {
+    let mut s = Session::default();
+    let stats = cctool_core::io::for_each_line(src, |l| {
+        if l.bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        match parse(l.bytes) {
+            Ok(Value::Object(m)) => take(&mut s, l.no, l.offset, l.bytes.to_vec(), m),
+            Ok(_) => s.unread.push(unread(
+                l.no,
+                l.bytes,
+                Code::NotAnObject,
+                Severity::Error,
+                "not a JSON object: Qwen Code passes over the line",
+            )),
+            Err(e) => {
+                let found = recover(l.bytes);
+                let why = classify(l.bytes, l.terminated, &e);
+                let why = match found.len() {
+                    0 => why,
+                    1 => BadLine {
+                        message: format!(
+                            "{}; Qwen Code still reads the whole record in it, as cctool does",
+                            why.message
+                        ),
+                        ..why
+                    },
+                    n => BadLine {
+                        code: Code::TwoRecordsOnOneLine,
+                        message: format!(
+                            "{n} records written onto one line (a lost newline): Qwen Code reads each of them, as cctool does; a reader of one record a line loses them"
+                        ),
+                        ..why
+                    },
+                };
+                s.unread.push(Unread {
+                    line: l.no,
+                    raw: l.bytes.to_vec(),
+                    why,
+                });
+                for (raw, m) in found {
+                    take(&mut s, l.no, l.offset, raw, m);
+                }
+            }
+        }
+    })?;
+    s.lines = stats.lines;
+    Ok(s)
+}
+
+/// Keeps `m` as a record when the client would, else notes why it passes over it.
+fn take(s: &mut Session, line: u64, offset: u64, raw: Vec<u8>, m: Map<String, Value>) {
+    let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|t| !t.is_empty());
+    let parent_ok = matches!(m.get("parentUuid"), Some(Value::String(_) | Value::Null));
+    let (Some(uuid), Some(_), true) = (text("uuid"), text("sessionId"), parent_ok) else {
+        s.unread.push(unread(
+            line,
+            &raw,
+            Code::MissingUuid,
+            Severity::Warning,
+            "a record without a uuid, a sessionId or a parentUuid that is a string or null: Qwen Code skips it",
+        ));
+        return;
+    };
+    if !m
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| RECORD_TYPES.contains(&t))
+    {
+        s.unread.push(unread(
+            line,
+            &raw,
+            Code::UnknownRecordType,
+            Severity::Info,
+            "a record type Qwen Code does not know: it skips the record",
+        ));
+        return;
+    }
+    s.records.push(Rec {
+        line,
+        offset,
+        uuid: uuid.to_string(),
+        parent: m.get("parentUuid").and_then(Value::as_str).map(str::to_string),
+        raw,
+        value: m,
+    });
+}
+
+fn unread(line: u64, raw: &[u8], code: Code, severity: Severity, message: &str) -> Unread {
+    Unread {
+        line,
+        raw: raw.to_vec(),
+        why: BadLine {
+            code,
+            severity,
+            message: message.to_string(),
+        },
+    }
+}
+
+/// One line as JSON. `JSON.parse` reads a lone surrogate escape where serde refuses it, so
+/// such a line is read again repaired, as the client reads it.
+fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    let bytes = bytes.trim_ascii();
+    serde_json::from_slice(bytes).or_else(|e| {
+        cctool_core::io::json::repair_surrogates(bytes)
+            .and_then(|fixed| serde_json::from_slice(&fixed).ok())
+            .ok_or(e)
+    })
+}
+
+/// The balanced top-level objects of a line that is no JSON, each parsed on its own, as the
+/// client's `recoverObjectsFromLine` finds them: braces counted outside strings, a fragment
+/// that does not parse left out.
+pub fn recover(line: &[u8]) -> Vec<(Vec<u8>, Map<String, Value>)> {
+    let mut out = Vec::new();
+    let (mut depth, mut in_string, mut escape, mut start) = (0i64, false, false, None);
+    for (i, &c) in line.iter().enumerate() {
+        if escape {
+            escape = false;
+            continue;
+        }
+        if in_string {
+            match c {
+                b'\\' => escape = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'{' => {
+                if depth == 0 {
+                    start = Some(i);
+                }
+                depth += 1;
+            }
+            b'}' => {
+                depth -= 1;
+                if depth == 0
+                    && let Some(s) = start.take()
+                {
+                    let fragment = &line[s..=i];
+                    if let Ok(Value::Object(m)) = parse(fragment) {
+                        out.push((fragment.to_vec(), m));
+                    }
+                } else if depth < 0 {
+                    depth = 0;
+                    start = None;
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+impl Session {
+    /// The session id: the first record's, which the client takes for the session's.
+    pub fn session_id(&self) -> Option<&str> {
+        self.records.first().and_then(|r| r.s("sessionId"))
+    }
+
+    /// The folder it ran in: the first record's `cwd`, which the client checks on resume.
+    pub fn cwd(&self) -> Option<&str> {
+        self.records.first().and_then(|r| r.s("cwd"))
+    }
+
+    /// The client version that wrote its last record.
+    pub fn version(&self) -> Option<&str> {
+        self.records.iter().rev().find_map(|r| r.s("version"))
+    }
+
+    /// The session ids other than the first that its records carry: the client refuses to
+    /// load a file that mixes sessions.
+    pub fn other_session_ids(&self) -> Vec<(u64, &str)> {
+        let first = self.session_id();
+        self.records
+            .iter()
+            .filter_map(|r| Some((r.line, r.s("sessionId")?)))
+            .filter(|(_, id)| Some(*id) != first)
+            .collect()
+    }
+
+    /// The lines that could not be read at all (not JSON).
+    pub fn bad_lines(&self) -> u64 {
+        let mut lines: Vec<u64> = self
+            .unread
+            .iter()
+            .filter(|u| !matches!(u.why.code, Code::UnknownRecordType | Code::MissingUuid))
+            .map(|u| u.line)
+            .collect();
+        lines.dedup();
+        lines.len() as u64
+    }
+
+    /// The earliest and latest times it records, in milliseconds since the epoch.
+    pub fn span(&self) -> Option<(i64, i64)> {
+        self.records
+            .iter()
+            .filter_map(Rec::timestamp)
+            .filter_map(cctool_core::model::time::parse_ms)
+            .fold(None, |span, t| {
+                Some(span.map_or((t, t), |(lo, hi): (i64, i64)| (lo.min(t), hi.max(t))))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_records_on_one_line_are_both_recovered() {
+        let line = br#"{"uuid":"a","x":"}{"}{"uuid":"b"} trailing"#;
+        let got = recover(line);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].1["x"], "}{");
+        assert_eq!(got[1].1["uuid"], "b");
+    }
+
+    #[test]
+    fn a_cut_line_recovers_nothing() {
+        assert!(recover(br#"{"uuid":"a","message":{"parts":["#).is_empty());
+    }
+}

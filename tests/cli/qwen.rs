@@ -1,0 +1,368 @@
+//! Qwen Code's sessions (`crates/qwen`, docs/qwen.md): told by their content from Claude Code's,
+//! whose records they resemble, read by the client's rules (the chain from the last record,
+//! the last `chat_compression`, the repair of calls without results), and `--api-view` equal to
+//! what Qwen Code 0.24.4 sent resuming each fixture: offline against the recordings
+//! (`fixtures/qwen/NAME.sent.json`, by `scripts/realclient/qwen/record.sh`), live against the
+//! installed client (skipped with a notice where it is absent).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::util::{Client, cctool, fixture, realclient, records, root, stdout_of};
+
+/// Every session of `fixtures/qwen/`, sorted.
+fn fixtures() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixture("qwen"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn qwen(name: &str) -> String {
+    fixture(&format!("qwen/{name}.jsonl")).display().to_string()
+}
+
+/// The messages `rebuild-chain --api-view --prompt PROMPT` prints for `file`, and its stderr.
+fn api_view(file: &Path, prompt: &str) -> (Vec<Value>, String) {
+    let out = cctool()
+        .args(["rebuild-chain", "--api-view", "--prompt", prompt])
+        .arg(file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{}: {err}", file.display());
+    (records(&String::from_utf8(out.stdout).unwrap()), err)
+}
+
+/// The file as JSON records, each line that parses.
+fn lines_of(path: &str) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+#[test]
+fn api_view_equals_the_recorded_request_on_every_fixture() {
+    let all = fixtures();
+    assert!(all.len() >= 7, "{all:?}");
+    for file in all {
+        let sent = file.with_extension("sent.json");
+        let text = std::fs::read(&sent)
+            .unwrap_or_else(|_| panic!("{}: no recording (scripts/realclient/qwen/record.sh)", file.display()));
+        let expected: Value = serde_json::from_slice(&text).unwrap();
+        let (got, _) = api_view(&file, "say ok");
+        assert_eq!(Value::Array(got), expected, "{}", file.display());
+    }
+}
+
+#[test]
+fn only_qwen_files_are_read_as_qwen_and_every_qwen_fixture_is() {
+    let out = cctool()
+        .args(["scan", "--json", root().join("fixtures").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let mut found: Vec<String> = records(&String::from_utf8(out.stdout).unwrap())
+        .into_iter()
+        .filter(|r| r["format"] == "qwen-code")
+        .map(|r| r["path"].as_str().unwrap().to_string())
+        .collect();
+    found.sort();
+    let want: Vec<String> = fixtures().iter().map(|p| p.display().to_string()).collect();
+    assert_eq!(found, want);
+}
+
+/// Qwen Code's records carry Claude Code's link fields: a message of `parts` (or a record type
+/// of its own) makes one Qwen Code's, a message of `content` keeps one Claude Code's.
+#[test]
+fn detection_tells_qwen_code_from_claude_code_by_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            r#"{"uuid":"u1","parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","parts":[{"text":"hi"}]}}"#,
+            "qwen-code",
+        ),
+        (
+            r#"{"uuid":"u2","parentUuid":"u1","sessionId":"s","type":"tool_result","message":{"role":"user","parts":[]}}"#,
+            "qwen-code",
+        ),
+        (
+            r#"{"uuid":"u3","parentUuid":"u2","sessionId":"s","type":"system","subtype":"ui_telemetry","systemPayload":{}}"#,
+            "qwen-code",
+        ),
+        (
+            r#"{"uuid":"u1","parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","content":"hi"}}"#,
+            "claude-code",
+        ),
+        (
+            r#"{"uuid":"u1","parentUuid":null,"sessionId":"s","type":"system","subtype":"compact_boundary","content":"x"}"#,
+            "claude-code",
+        ),
+    ];
+    for (i, (line, format)) in cases.iter().enumerate() {
+        let path = dir.path().join(format!("{i}.jsonl"));
+        std::fs::write(&path, format!("{line}\n")).unwrap();
+        let r = records(&stdout_of(&["scan", "--json", path.to_str().unwrap()]));
+        assert_eq!(r[0]["format"], *format, "{line}");
+    }
+    // Every Claude Code fixture stays Claude Code's.
+    let out = stdout_of(&["scan", "--json", fixture("claude").to_str().unwrap()]);
+    assert!(records(&out).iter().all(|r| r["format"] != "qwen-code"));
+}
+
+/// The uuids of the records `rebuild-chain` prints.
+fn chain(args: &[&str]) -> Vec<String> {
+    let mut all = vec!["-q", "rebuild-chain"];
+    all.extend_from_slice(args);
+    records(&stdout_of(&all))
+        .iter()
+        .map(|r| r["uuid"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_resume_walks_from_the_last_record_to_the_root_or_a_missing_parent() {
+    // The branch written last is loaded, the other branch of the same fork is not.
+    let branch = lines_of(&qwen("branch"));
+    let walked = chain(&[&qwen("branch")]);
+    assert_eq!(walked.last().unwrap(), branch.last().unwrap()["uuid"].as_str().unwrap());
+    let second_prompt = branch.iter().filter(|r| r["type"] == "user").nth(1).unwrap();
+    assert!(!walked.iter().any(|u| u == second_prompt["uuid"].as_str().unwrap()));
+    assert_eq!(walked.first().unwrap(), branch[0]["uuid"].as_str().unwrap());
+    // A missing parent ends the walk: what was written before it is not loaded.
+    let broken = lines_of(&qwen("broken-parent"));
+    let cut = broken
+        .iter()
+        .find(|r| r["parentUuid"] == "00000000-0000-4000-8000-00000000dead")
+        .unwrap();
+    let walked = chain(&[&qwen("broken-parent")]);
+    assert_eq!(walked.first().unwrap(), cut["uuid"].as_str().unwrap());
+    let out = cctool()
+        .args(["rebuild-chain", "--json", &qwen("broken-parent")])
+        .output()
+        .unwrap();
+    let end = records(&String::from_utf8(out.stdout).unwrap());
+    let summary = end.iter().find(|r| r["kind"] == "chain").unwrap();
+    assert_eq!(summary["end"], "dangling:00000000-0000-4000-8000-00000000dead");
+}
+
+#[test]
+fn a_resume_starts_at_the_last_compaction() {
+    let file = qwen("ran-compress");
+    let all = lines_of(&file);
+    let at = all.iter().position(|r| r["subtype"] == "chat_compression").unwrap();
+    let walked = chain(&[&file]);
+    assert_eq!(walked[0], all[at]["uuid"].as_str().unwrap());
+    assert_eq!(walked.len(), all.len() - at);
+    // --full prints the whole walk.
+    assert_eq!(chain(&["--full", &file]).len(), all.len());
+    let (msgs, err) = api_view(Path::new(&file), "say ok");
+    let summary = all[at]["systemPayload"]["compressedHistory"][0]["parts"][0]["text"].clone();
+    assert_eq!(msgs[0]["content"][0]["text"], summary);
+    assert!(err.contains("QW3 x1"), "{err}");
+}
+
+#[test]
+fn summaries_are_extracted_exactly_as_stored() {
+    let file = qwen("ran-compress");
+    let stored = lines_of(&file)
+        .into_iter()
+        .find(|r| r["subtype"] == "chat_compression")
+        .unwrap();
+    let got = records(&stdout_of(&["extract-summary", "--json", &file]));
+    let summaries: Vec<&Value> = got.iter().filter(|r| r["kind"] == "summary").collect();
+    assert_eq!(summaries.len(), 1, "{got:?}");
+    let s = summaries[0];
+    assert_eq!(
+        s["summary"],
+        stored["systemPayload"]["compressedHistory"][0]["parts"][0]["text"]
+    );
+    assert!(s["summary"].as_str().unwrap().starts_with("<state_snapshot>"));
+    assert_eq!(s["current"], true);
+    assert_eq!(s["pre_tokens"], stored["systemPayload"]["info"]["originalTokenCount"]);
+    assert_eq!(s["trigger"], "manual");
+    let none = records(&stdout_of(&["extract-summary", "--json", &qwen("ran-tools")]));
+    assert!(none.iter().all(|r| r["kind"] != "summary"), "{none:?}");
+}
+
+/// doctor's findings of `name`: (line, code, severity).
+fn findings(name: &str) -> Vec<(u64, String, String)> {
+    let out = cctool().args(["doctor", "--json", &qwen(name)]).output().unwrap();
+    records(&String::from_utf8(out.stdout).unwrap())
+        .into_iter()
+        .filter(|r| r["kind"] == "finding")
+        .map(|r| {
+            (
+                r["line"].as_u64().unwrap_or(0),
+                r["code"].as_str().unwrap().to_string(),
+                r["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn doctor_names_what_breaks_a_resume_with_its_line() {
+    let f = |l: u64, c: &str, s: &str| (l, c.to_string(), s.to_string());
+    assert_eq!(
+        findings("damaged"),
+        [
+            f(2, "two-records-on-one-line", "error"),
+            f(16, "truncated-last-line", "warning")
+        ]
+    );
+    assert_eq!(findings("broken-parent"), [f(9, "dangling-parent", "error")]);
+    assert_eq!(
+        findings("dangling-call"),
+        [f(12, "tool-call-without-result", "warning")]
+    );
+    for clean in ["ran-plain", "ran-tools", "ran-compress", "branch"] {
+        assert_eq!(findings(clean), [], "{clean}");
+    }
+    // Records of two sessions in one file: the client refuses to load it.
+    let dir = tempfile::tempdir().unwrap();
+    let mixed = dir.path().join("mixed.jsonl");
+    let mut text = std::fs::read_to_string(qwen("ran-plain")).unwrap();
+    text.push_str(r#"{"uuid":"x1","parentUuid":null,"sessionId":"other","type":"user","message":{"role":"user","parts":[{"text":"hi"}]}}"#);
+    text.push('\n');
+    std::fs::write(&mixed, text).unwrap();
+    let out = cctool()
+        .args(["doctor", "--json", mixed.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let found = records(&String::from_utf8(out.stdout).unwrap());
+    assert!(
+        found
+            .iter()
+            .any(|r| r["code"] == "invalid-session" && r["severity"] == "error"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn the_damaged_line_s_records_are_read_and_the_cut_line_is_not() {
+    let out = cctool().args(["scan", "--json", &qwen("damaged")]).output().unwrap();
+    let r = &records(&String::from_utf8(out.stdout).unwrap())[0];
+    assert_eq!(r["bad_lines"], 2);
+    // Both records of line 2 are on the chain: nothing before them is lost.
+    let walked = chain(&[&qwen("damaged")]);
+    let first = lines_of(&qwen("ran-tools"))[0]["uuid"].clone();
+    assert_eq!(walked[0], first.as_str().unwrap());
+}
+
+#[test]
+fn scan_reads_title_project_model_and_compactions() {
+    let r = &records(&stdout_of(&["scan", "--json", &qwen("ran-compress")]))[0];
+    assert_eq!(r["format"], "qwen-code");
+    assert_eq!(r["title"], "look around the project");
+    assert_eq!(r["project"], "proj");
+    assert_eq!(r["resume_model"], "mock-model");
+    assert_eq!(r["compactions"], 1);
+    assert_eq!(r["agent_versions"], serde_json::json!(["0.24.4"]));
+}
+
+#[test]
+fn rows_export_and_search_read_the_session_model() {
+    let rows = records(&stdout_of(&[
+        "scan",
+        "--rows",
+        "tool-calls",
+        "--json",
+        &qwen("ran-tools"),
+    ]));
+    let calls: Vec<&str> = rows.iter().filter_map(|r| r["name"].as_str()).collect();
+    assert_eq!(calls, ["run_shell_command", "read_file"], "{rows:?}");
+    let md = stdout_of(&["export", "--format", "markdown", &qwen("ran-tools")]);
+    assert!(md.contains("what does the readme say") && md.contains("It describes a small project."));
+    let hits = stdout_of(&["search", "small project", &qwen("ran-tools")]);
+    assert!(hits.contains("small project"), "{hits}");
+}
+
+#[test]
+fn scan_without_a_path_finds_qwen_s_store_and_its_variables() {
+    let home = tempfile::tempdir().unwrap();
+    let chats = home.path().join("q/projects/-w/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    std::fs::copy(
+        qwen("ran-plain"),
+        chats.join("5f0e0000-0000-4000-8000-000000000001.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(chats.parent().unwrap().join("meta.json"), "{\"version\":1}").unwrap();
+    let out = cctool()
+        .env("HOME", home.path())
+        .env("QWEN_HOME", home.path().join("q"))
+        .args(["scan", "--json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let all = records(&String::from_utf8(out.stdout).unwrap());
+    let found: Vec<&Value> = all.iter().filter(|r| r["kind"] == "session").collect();
+    assert_eq!(found.len(), 1, "{all:?} {err}");
+    assert_eq!(found[0]["format"], "qwen-code");
+    // The project folder's own file is passed over, not skipped as no session.
+    let total = all.iter().find(|r| r["kind"] == "total").unwrap();
+    assert_eq!(total["skipped"], 0, "{err}");
+    let out = cctool()
+        .env("HOME", home.path())
+        .env("QWEN_HOME", home.path().join("missing"))
+        .args(["scan", "--json"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no Qwen Code store at"));
+}
+
+#[test]
+fn tip_and_compact_are_refused_with_why() {
+    let out = cctool()
+        .args(["rebuild-chain", "--tip", "ab", &qwen("ran-tools")])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Qwen Code resumes at the file's last record"));
+}
+
+/// What the installed client sent for `file`, normalised as the recordings are.
+fn client_sent(script: &Path, file: &Path) -> Value {
+    let out = Command::new("bash")
+        .arg(script)
+        .arg(file)
+        .arg("say ok")
+        .env("VIEW_NORMALISE", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Runs the installed client on every fixture: `--api-view` is what it sends.
+#[test]
+fn api_view_equals_what_the_installed_client_sends() {
+    let Some(script) = realclient(Client::Qwen) else {
+        return;
+    };
+    let files = fixtures();
+    // The client spends most of a run starting: a few at once.
+    std::thread::scope(|s| {
+        for chunk in files.chunks(files.len().div_ceil(3).max(1)) {
+            let script = &script;
+            s.spawn(move || {
+                for file in chunk {
+                    let (got, _) = api_view(file, "say ok");
+                    assert_eq!(Value::Array(got), client_sent(script, file), "{}", file.display());
+                }
+            });
+        }
+    });
+}
