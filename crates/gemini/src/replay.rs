@@ -186,10 +186,14 @@ fn note_compression(r: &mut Replay, h: &History, before: &[usize], first_new: us
         .iter()
         .filter(|&&m| !h.at.contains_key(&r.msgs[m].id) && crate::sent::sends(&r.msgs[m].value))
         .count();
-    if dropped == 0 {
+    // A resume first writes a snapshot of its session context alone, which drops everything
+    // and brings nothing: a compression brings the summary in place of what it drops.
+    let was: rustc_hash::FxHashSet<&str> = before.iter().map(|&m| r.msgs[m].id.as_str()).collect();
+    let summary_msg = (first_new..r.msgs.len())
+        .find(|&m| crate::sent::sends(&r.msgs[m].value) && !was.contains(r.msgs[m].id.as_str()));
+    if dropped == 0 || summary_msg.is_none() {
         return;
     }
-    let summary_msg = (first_new..r.msgs.len()).find(|&m| crate::sent::sends(&r.msgs[m].value));
     let summary = summary_msg.map(|m| crate::sent::text_of(r.msgs[m].value.get("content")));
     r.compressions.push(Compression {
         line,
@@ -208,12 +212,8 @@ impl Replay {
     /// The compression the history starts from: the last one whose summary is still loaded.
     pub fn current(&self) -> Option<usize> {
         let i = self.compressions.len().checked_sub(1)?;
-        let m = self.compressions[i].summary_msg?;
-        self.loaded.contains(&m).then_some(i)
-    }
-
-    /// Whether the message `m` is loaded.
-    pub fn is_loaded(&self, m: usize) -> bool {
-        self.loaded.contains(&m)
+        let id = &self.msgs[self.compressions[i].summary_msg?].id;
+        // Each resume writes the summary again under its id.
+        self.loaded.iter().any(|&m| &self.msgs[m].id == id).then_some(i)
     }
 }

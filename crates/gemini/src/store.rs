@@ -63,10 +63,13 @@ impl cctool_core::agents::Store for GeminiStore {
         None
     }
 
+    // Only inside the client's own folders: a chat copied anywhere else is still read.
     fn holds_no_session(&self, path: &Path) -> bool {
+        let names: Vec<&std::ffi::OsStr> = path.iter().collect();
+        let in_store = names.windows(2).any(|w| w[0] == ".gemini" && w[1] == TMP_FOLDER);
         let in_chats = path.parent().and_then(Path::file_name).is_some_and(|n| n == "chats");
         let named = path.file_name().and_then(|n| n.to_str()).is_some_and(is_chat_name);
-        !(in_chats && named)
+        in_store && !(in_chats && named)
     }
 
     fn read_head(&self, rec: &serde_json::Value, head: &mut cctool_core::model::store::SessionHead) -> bool {
@@ -101,6 +104,7 @@ mod tests {
         )));
         assert!(s.holds_no_session(Path::new("/h/.gemini/tmp/p/logs.json")));
         assert!(s.holds_no_session(Path::new("/h/.gemini/tmp/p/chats/notes.jsonl")));
+        assert!(!s.holds_no_session(Path::new("/w/fixtures/gemini/turns.jsonl")));
     }
 
     #[test]
