@@ -5,14 +5,9 @@ use std::path::{Path, PathBuf};
 
 use crate::util::{age, cctool, fixture};
 
-/// Other agents' files and plain non-sessions, in the shapes their clients write.
+/// Other agents' files and plain non-sessions, in the shapes their clients write (Gemini CLI's
+/// chats are read since the agent is registered: `tests/cli/gemini.rs`).
 const OTHERS: &[(&str, &str, &str)] = &[
-    (
-        "session-2026-01-01T10-00-abcd1234.jsonl",
-        "{\"sessionId\":\"abcd1234-0000\",\"projectHash\":\"ff00\",\"startTime\":\"2026-01-01T10:00:00Z\",\"lastUpdated\":\"2026-01-01T10:01:00Z\",\"kind\":\"main\"}\n\
-         {\"id\":\"m1\",\"timestamp\":\"2026-01-01T10:00:01Z\",\"type\":\"user\",\"content\":[{\"text\":\"hi\"}]}\n",
-        "a Gemini CLI chat",
-    ),
     (
         "7f0c2a4e-1b2c-4d5e-8f90-0123456789ab.jsonl",
         "{\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"7f0c2a4e-1b2c-4d5e-8f90-0123456789ab\",\"timestamp\":\"2026-01-01T10:00:00Z\",\"type\":\"user\",\"cwd\":\"/w\",\"version\":\"0.24.4\",\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}\n",
