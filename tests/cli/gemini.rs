@@ -7,10 +7,19 @@ use serde_json::Value;
 
 use crate::util::{cctool, fixture, records, root, skip_notice, stdout_of};
 
-const FIXTURES: &[&str] = &["turns", "slash", "compacted", "twin"];
+const FIXTURES: &[&str] = &["turns", "slash", "compacted", "twin", "edges"];
 
 fn gemini(name: &str) -> String {
     fixture(&format!("gemini/{name}")).display().to_string()
+}
+
+/// A message's content as text: a string, or its parts' texts.
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+        _ => String::new(),
+    }
 }
 
 fn api_view(file: &str) -> Vec<Value> {
@@ -104,6 +113,18 @@ fn a_rewind_drops_the_message_and_all_after_it() {
     );
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains(":29:"), "the bad line is named with its place: {err}");
+}
+
+#[test]
+fn a_message_written_again_under_its_id_is_replaced_where_it_stood() {
+    let loaded = records(&stdout_of(&["-q", "rebuild-chain", &gemini("edges.jsonl")]));
+    let texts: Vec<String> = loaded.iter().map(|r| text_of(&r["content"])).collect();
+    // The session context, then the edited first prompt in the first prompt's place.
+    assert_eq!(texts[1], "first prompt, edited in place", "{texts:?}");
+    assert!(!texts.iter().any(|t| t == "thanks"), "{texts:?}");
+    let scan = records(&stdout_of(&["scan", "--json", &gemini("edges.jsonl")]));
+    assert_eq!(scan[0]["title"], "an edge case");
+    assert_eq!(scan[0]["bad_lines"], 1);
 }
 
 #[test]
@@ -204,7 +225,7 @@ fn only_gemini_files_are_read_as_gemini_and_every_gemini_fixture_is() {
         .map(|r| r["path"].as_str().unwrap().to_string())
         .collect();
     found.sort();
-    let mut want: Vec<String> = ["compacted", "slash", "turns", "twin", "twin-stub"]
+    let mut want: Vec<String> = ["compacted", "edges", "slash", "turns", "twin", "twin-stub"]
         .iter()
         .map(|n| gemini(&format!("{n}.jsonl")))
         .collect();

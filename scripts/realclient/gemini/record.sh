@@ -10,6 +10,7 @@
 #                    that replaces the history with the summary exchange
 #   twin.jsonl       a session resumed in later minutes (libfaketime): the full transcript ...
 #   twin-stub.jsonl  ... and the stub the resume wrote under the same short id
+#   edges.jsonl      turns.jsonl with a rewind, a bad line, a message replaced by id, a notice
 #   twin-stub.resume.txt what the client says when asked to resume the stub alone
 #   twin.listing.txt the chats folder before and after the next `--list-sessions`: the client
 #                    deletes the full transcript
@@ -89,7 +90,32 @@ cp "$stub" "$OUT/twin-stub.jsonl"
   (cd "$(chats)" && ls -1)
 } > "$OUT/twin.listing.txt"
 
-for f in turns slash compacted twin; do
+# edges.jsonl: turns.jsonl with what the client reads but -p runs do not write: a rewind to the
+# last prompt, a line that is not JSON, the first prompt written again under its id (replaced
+# where it stands), a notice, a title, and a turn after them.
+python3 - "$OUT/turns.jsonl" "$OUT/edges.jsonl" <<'PY' || fail 1 "cannot make edges.jsonl"
+import json, sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+records = [json.loads(l) for l in lines]
+users = [r for r in records if r.get("type") == "user" and isinstance(r.get("content"), list)
+         and "text" in r["content"][0]]
+first, last = users[0], users[-1]
+edited = dict(first, content=[{"text": "first prompt, edited in place"}])
+extra = [
+    json.dumps({"$rewindTo": last["id"]}),
+    "not json {",
+    json.dumps(edited),
+    json.dumps({"id": "edge-info-1", "timestamp": last["timestamp"], "type": "info", "content": "a notice"}),
+    json.dumps({"$set": {"summary": "an edge case"}}),
+    json.dumps({"id": "edge-user-2", "timestamp": last["timestamp"], "type": "user",
+                "content": [{"text": "after the rewind"}]}),
+    json.dumps({"id": "edge-gemini-2", "timestamp": last["timestamp"], "type": "gemini", "content": "fine",
+                "thoughts": [], "model": "gemini-3.8-flash"}),
+]
+open(sys.argv[2], "w", encoding="utf-8").write("\n".join(lines + extra) + "\n")
+PY
+
+for f in turns slash compacted twin edges; do
   GEMINI_LOCK_HELD=1 "$GEMINI_HERE/resume-view.sh" "$OUT/$f.jsonl" > "$OUT/$f.sent.json" \
     || fail 1 "resume-view.sh failed on $f.jsonl"
 done
