@@ -107,7 +107,7 @@ pub fn unread(file: &str, c: &Chat) -> Vec<Diagnostic> {
 }
 
 /// `rebuild-chain`: the messages a resume loads, in the order it loads them (with `--full`
-/// every message the log holds, in file order), as written or rendered with `style`.
+/// the whole history, each message once), as written or rendered with `style`.
 pub fn rebuild_chain(
     src: &Source,
     a: &ChainOptions,
@@ -119,11 +119,7 @@ pub fn rebuild_chain(
         return api_view(src, &c, &r, a, style, out);
     }
     let mask = loaded_mask(&r);
-    let shown: Vec<usize> = if a.full {
-        (0..r.msgs.len()).collect()
-    } else {
-        r.loaded.clone()
-    };
+    let shown: Vec<usize> = if a.full { r.history() } else { r.loaded.clone() };
     for &i in &shown {
         let m = &r.msgs[i];
         match &style {
@@ -258,13 +254,19 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
     let mask = loaded_mask(&r);
     let mut streamed = Streamed::default();
     let order: Vec<usize> = match ask.view {
-        View::Records | View::Calls | View::History => (0..r.msgs.len()).collect(),
+        View::Records | View::Calls => (0..r.msgs.len()).collect(),
+        View::History => r.history(),
         View::Loaded => r.loaded.clone(),
     };
-    let summaries: Vec<Option<usize>> = r.compressions.iter().map(|k| k.summary_msg).collect();
+    // By id: each resume writes the summary again.
+    let summaries: Vec<&str> = r
+        .compressions
+        .iter()
+        .filter_map(|k| k.summary_msg.map(|m| r.msgs[m].id.as_str()))
+        .collect();
     for i in order {
         let m = &r.msgs[i];
-        if ask.view == View::History && summaries.contains(&Some(i)) {
+        if ask.view == View::History && summaries.contains(&m.id.as_str()) {
             sink(Event::Mark(Mark::Compaction(events::Compaction {
                 time: m.s("timestamp").map(str::to_string),
                 measured: None,

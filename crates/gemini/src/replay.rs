@@ -204,6 +204,23 @@ fn note_compression(r: &mut Replay, h: &History, before: &[usize], first_new: us
 }
 
 impl Replay {
+    /// The whole history: every message once, in the order its id first appeared, as last
+    /// written (each resume's snapshot writes the history again, which is no new message).
+    pub fn history(&self) -> Vec<usize> {
+        let mut at: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut order: Vec<usize> = Vec::new();
+        for (i, m) in self.msgs.iter().enumerate() {
+            match at.get(m.id.as_str()) {
+                Some(&pos) => order[pos] = i,
+                None => {
+                    at.insert(&m.id, order.len());
+                    order.push(i);
+                }
+            }
+        }
+        order
+    }
+
     /// The session id.
     pub fn session_id(&self) -> Option<&str> {
         self.meta.get("sessionId").and_then(Value::as_str)
