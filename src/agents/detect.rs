@@ -53,7 +53,8 @@ mod tests {
         // Gemini CLI: a header, then records whose `type: user` alone would read as Claude Code.
         let gemini = b"{\"sessionId\":\"s\",\"projectHash\":\"h\",\"startTime\":\"t\",\"kind\":\"main\"}\n\
             {\"id\":\"m\",\"timestamp\":\"t\",\"type\":\"user\",\"content\":[]}\n";
-        assert_eq!(looks(gemini), Looks::GeminiChat);
+        // Read now that the agent is registered: its header's claim is sure.
+        assert_eq!(detect_bytes(gemini).unwrap(), crate::agents::gemini::ID);
         let pi = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/w\"}\n";
         assert_eq!(detect_bytes(pi).unwrap(), crate::agents::pi::ID);
         // A Copilot CLI event log is read now that the agent is registered: its sure claim

@@ -9,6 +9,7 @@
 pub use cctool_claude_code as claude_code;
 pub use cctool_codex as codex;
 pub use cctool_copilot as copilot;
+pub use cctool_gemini as gemini;
 pub use cctool_opencode as opencode;
 pub use cctool_pi as pi;
 pub use cctool_session as cctool;
@@ -33,6 +34,7 @@ pub static BUILTIN: &[&dyn Agent] = &[
     &pi::agent::Pi,
     &copilot::agent::Copilot,
     &opencode::agent::Opencode,
+    &gemini::agent::Gemini,
     &cctool_qwen::Qwen,
 ];
 

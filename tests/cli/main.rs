@@ -36,6 +36,7 @@ mod export_pages;
 mod export_safe;
 mod extract_summary;
 mod fuzz_targets;
+mod gemini;
 mod hooks;
 mod hooks_safe;
 mod hostile;

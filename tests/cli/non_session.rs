@@ -5,14 +5,10 @@ use std::path::{Path, PathBuf};
 
 use crate::util::{age, cctool, fixture};
 
-/// Other agents' files and plain non-sessions, in the shapes their clients write.
+/// Files that are no agent's session, in the shapes they are found in stores (Gemini CLI's chats
+/// and Qwen Code's sessions are read since those agents are registered: `tests/cli/gemini.rs`,
+/// `tests/cli/qwen.rs`).
 const OTHERS: &[(&str, &str, &str)] = &[
-    (
-        "session-2026-01-01T10-00-abcd1234.jsonl",
-        "{\"sessionId\":\"abcd1234-0000\",\"projectHash\":\"ff00\",\"startTime\":\"2026-01-01T10:00:00Z\",\"lastUpdated\":\"2026-01-01T10:01:00Z\",\"kind\":\"main\"}\n\
-         {\"id\":\"m1\",\"timestamp\":\"2026-01-01T10:00:01Z\",\"type\":\"user\",\"content\":[{\"text\":\"hi\"}]}\n",
-        "a Gemini CLI chat",
-    ),
     (
         "settings.json",
         "{\"theme\":\"dark\",\"model\":\"x\"}\n",

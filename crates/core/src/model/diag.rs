@@ -191,6 +191,9 @@ codes! {
         "Copilot CLI: a compaction that records a negative tokensRemoved, which makes the client's resume fail";
     SessionTooLarge = "session-too-large", [Error], DOCTOR,
         "Copilot CLI: an events.jsonl over 512 MiB, which the client cannot resume";
+    // Gemini CLI chats.
+    StubTwin = "stub-twin", [Error | Warning], DOCTOR,
+        "Gemini CLI: two chat files share a session's short id and one holds no conversation (a stub a resume in a later minute wrote): the client's next listing or new session deletes the full transcript (error on it; warning on the stub)";
     // Sessions kept as rows of a database (opencode).
     OrphanRow = "orphan-row", [Warning], DOCTOR,
         "opencode: a message whose session, or a part whose message, the database does not hold: no resume loads it, and it takes space";

@@ -1,0 +1,301 @@
+//! What the reading commands print of a Gemini CLI chat: `scan`, `rebuild-chain` (and its
+//! `--api-view`), `extract-summary`, `scan --rows`, `export`. `doctor` is in [`crate::doctor`].
+
+use serde_json::Value;
+
+use crate::file::{self, Chat};
+use crate::record::record;
+use crate::replay::{Replay, replay};
+use cctool_core::agents::view::{ApiViewSummary, ChainOptions, ChainSummary, Report};
+use cctool_core::io::Source;
+use cctool_core::model::diag::Diagnostic;
+use cctool_core::model::doc::{self, ExportError};
+use cctool_core::model::events::{self, Ask, Event, Mark, Sink, Streamed, View};
+use cctool_core::model::rows;
+use cctool_core::model::session::{SessionRecord, prompt_text, title};
+use cctool_core::model::time::{format_ms, parse_ms};
+use cctool_core::output::Out;
+use cctool_core::output::render::{self, Render};
+use cctool_core::summary::{self, SummaryRecord};
+
+/// The client sending the requests `--api-view` shows.
+pub const CLIENT: &str = "Gemini CLI 0.61.0";
+
+/// The chat and its replay, refused when the file cannot be read.
+pub fn read(src: &Source) -> cctool_core::error::Result<(Chat, Replay)> {
+    let c = file::read(src).map_err(|e| cctool_core::agents::view::cannot_read(src, e))?;
+    let r = replay(&c);
+    Ok((c, r))
+}
+
+/// Which of `r`'s messages are loaded.
+pub fn loaded_mask(r: &Replay) -> Vec<bool> {
+    let mut mask = vec![false; r.msgs.len()];
+    for &i in &r.loaded {
+        mask[i] = true;
+    }
+    mask
+}
+
+/// The earliest and latest times the chat records, in milliseconds since the epoch.
+fn span(r: &Replay) -> Option<(i64, i64)> {
+    let start = r.meta.get("startTime").and_then(Value::as_str);
+    start
+        .into_iter()
+        .chain(r.msgs.iter().filter_map(|m| m.s("timestamp")))
+        .filter_map(parse_ms)
+        .fold(None, |s, t| {
+            Some(s.map_or((t, t), |(lo, hi): (i64, i64)| (lo.min(t), hi.max(t))))
+        })
+}
+
+/// The file at a glance; a file that cannot be read is reported with its size alone.
+pub fn scan(src: &Source) -> SessionRecord {
+    let mut rec = SessionRecord {
+        path: src.name().to_string(),
+        format: crate::ID.name(),
+        bytes: src.len(),
+        role: "session",
+        ..SessionRecord::default()
+    };
+    let Ok((c, r)) = read(src) else { return rec };
+    rec.lines = c.physical;
+    rec.bad_lines = c.bad_lines();
+    rec.session_id = r.session_id().map(str::to_string);
+    rec.project = cctool_core::model::project::name(None, src.name());
+    let contents = crate::sent::contents(&r, "");
+    rec.chain_messages = r
+        .loaded
+        .iter()
+        .filter(|&&i| crate::sent::sends(&r.msgs[i].value))
+        .count();
+    rec.chain_end = Some(if r.current().is_some() { "compaction" } else { "root" }.into());
+    rec.compactions = r.compressions.len();
+    // What is sent is the contents as JSON; their size in bytes stands for their tokens.
+    rec.resume_tokens = cctool_core::model::approx_tokens(contents.iter().map(|c| c.to_string().len()).sum());
+    rec.resume_model = r
+        .loaded
+        .iter()
+        .rev()
+        .find_map(|&i| r.msgs[i].s("model").map(str::to_string));
+    let first_prompt = r.loaded.iter().find_map(|&i| {
+        let m = &r.msgs[i];
+        let text = crate::sent::text_of(m.value.get("content"));
+        (m.ty() == "user" && !crate::sent::ignored(&text))
+            .then(|| prompt_text(&text))
+            .flatten()
+    });
+    let named = r
+        .meta
+        .get("summary")
+        .and_then(Value::as_str)
+        .map(|s| (s.to_string(), "summary"));
+    (rec.title, rec.title_source) = title(named, first_prompt);
+    let span = span(&r);
+    rec.first_timestamp = span.map(|s| format_ms(s.0));
+    rec.last_timestamp = span.map(|s| format_ms(s.1));
+    rec.last_ms = span.map(|s| s.1);
+    rec
+}
+
+/// The lines the client skips, as diagnostics of `file`.
+pub fn unread(file: &str, c: &Chat) -> Vec<Diagnostic> {
+    c.unread
+        .iter()
+        .map(|u| Diagnostic::new(file, Some(u.line), u.why.code, u.why.severity, u.why.message.clone()))
+        .collect()
+}
+
+/// `rebuild-chain`: the messages a resume loads, in the order it loads them (with `--full`
+/// the whole history, each message once), as written or rendered with `style`.
+pub fn rebuild_chain(
+    src: &Source,
+    a: &ChainOptions,
+    style: Option<Render>,
+    out: &mut Out,
+) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
+    let (c, r) = read(src)?;
+    if a.api_view {
+        return api_view(src, &c, &r, a, style, out);
+    }
+    let mask = loaded_mask(&r);
+    let shown: Vec<usize> = if a.full { r.history() } else { r.loaded.clone() };
+    for &i in &shown {
+        let m = &r.msgs[i];
+        match &style {
+            None => out.record(&m.json())?,
+            Some(st) => {
+                let v = Value::Object(m.value.clone());
+                let mut block = render::record_block(st, &record(m, &v, mask[i], r.session_id()), None);
+                block.id = Some(m.id.clone());
+                out.text(&render::render(st, &block))?;
+            }
+        }
+    }
+    let summary = ChainSummary {
+        file: src.name().to_string(),
+        format: crate::ID.name(),
+        messages: shown.len(),
+        end: Some(if r.current().is_some() { "compaction" } else { "root" }.into()),
+        tip: r.loaded.last().map(|&i| r.msgs[i].id.clone()),
+        root: r.loaded.first().map(|&i| r.msgs[i].id.clone()),
+        unreachable: Some(r.msgs.len() - r.loaded.len()),
+        bad_lines: c.bad_lines(),
+        ..ChainSummary::default()
+    };
+    Ok((unread(src.name(), &c), Report::Chain(summary)))
+}
+
+/// `--api-view`: the request's `contents`, one JSON object a line (the whole body is not
+/// emulated: `--body` prints the contents in `{"contents": …}`), or rendered.
+fn api_view(
+    src: &Source,
+    c: &Chat,
+    r: &Replay,
+    a: &ChainOptions,
+    style: Option<Render>,
+    out: &mut Out,
+) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
+    let prompt = a.prompt.as_deref().unwrap_or(DEFAULT_PROMPT);
+    let contents = crate::sent::contents(r, prompt);
+    let mut bytes = 0;
+    if a.body && style.is_none() {
+        let body = serde_json::json!({ "contents": contents });
+        let text = cctool_core::io::json::to_json(&body);
+        bytes = text.len();
+        out.record(text.as_bytes())?;
+    } else {
+        for (i, content) in contents.iter().enumerate() {
+            let text = cctool_core::io::json::to_json(content);
+            bytes += text.len();
+            match &style {
+                None => out.record(text.as_bytes())?,
+                Some(st) => {
+                    let rec = content_record(content);
+                    let mut block = render::record_block(st, &rec, None);
+                    block.id = Some(format!("#{}", i + 1));
+                    out.text(&render::render(st, &block))?;
+                }
+            }
+        }
+    }
+    let summary = ApiViewSummary {
+        assumptions: Some(serde_json::json!({
+            "session_context": "the latest the chat holds: the client makes it anew where and when it resumes",
+        })),
+        ..ApiViewSummary::of_messages(
+            src.name(),
+            crate::ID.name(),
+            CLIENT,
+            contents.len(),
+            bytes,
+            a.prompt.is_some(),
+        )
+    };
+    Ok((unread(src.name(), c), Report::ApiView(summary)))
+}
+
+/// The prompt `--api-view` sends when none is given, the harness's default.
+pub const DEFAULT_PROMPT: &str = "say ok";
+
+/// One content of the request as a record, for rendering.
+fn content_record(content: &Value) -> events::Record {
+    let role = content.get("role").and_then(Value::as_str).unwrap_or("");
+    events::Record {
+        role: Some(role.to_string()),
+        speaker: Some(if role == "model" { "assistant" } else { role }.to_string()),
+        kind: role.to_string(),
+        parts: crate::record::parts(content.get("parts")),
+        ..events::Record::default()
+    }
+}
+
+/// `extract-summary`: every compression's summary exactly as stored, in file order.
+pub fn summaries(src: &Source) -> cctool_core::error::Result<(Vec<SummaryRecord>, u64)> {
+    let (c, r) = read(src)?;
+    let current = r.current();
+    let out = r
+        .compressions
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let m = k.summary_msg.map(|m| &r.msgs[m]);
+            SummaryRecord {
+                kind: "summary",
+                file: src.name().to_string(),
+                format: crate::ID.name(),
+                session_id: r.session_id().map(str::to_string),
+                index: i,
+                current: current == Some(i),
+                line: Some(k.line),
+                timestamp: m.and_then(|m| m.s("timestamp")).map(str::to_string),
+                origin: Some("local"),
+                summary: k.summary.clone(),
+                summary_source: Some("item"),
+                event: "$set",
+                boundary_uuid: m.map(|m| m.id.clone()),
+                metadata: Some(serde_json::json!({ "dropped_messages": k.dropped })),
+                ..SummaryRecord::default()
+            }
+        })
+        .collect();
+    Ok((out, c.bad_lines()))
+}
+
+/// `extract-summary`'s options change nothing: the client stores the summary as it sent it.
+pub fn summaries_with(src: &Source, _: summary::Options) -> cctool_core::error::Result<(Vec<SummaryRecord>, u64)> {
+    summaries(src)
+}
+
+/// The session model's events (`scan --rows`, `export`), in the view asked.
+pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
+    let c = file::read(src).map_err(cctool_core::error::Error::Read)?;
+    let r = replay(&c);
+    let mask = loaded_mask(&r);
+    let mut streamed = Streamed::default();
+    let order: Vec<usize> = match ask.view {
+        View::Records | View::Calls => (0..r.msgs.len()).collect(),
+        View::History => r.history(),
+        View::Loaded => r.loaded.clone(),
+    };
+    // By id: each resume writes the summary again.
+    let summaries: Vec<&str> = r
+        .compressions
+        .iter()
+        .filter_map(|k| k.summary_msg.map(|m| r.msgs[m].id.as_str()))
+        .collect();
+    for i in order {
+        let m = &r.msgs[i];
+        if ask.view == View::History && summaries.contains(&m.id.as_str()) {
+            sink(Event::Mark(Mark::Compaction(events::Compaction {
+                time: m.s("timestamp").map(str::to_string),
+                measured: None,
+                summary: None,
+                encrypted: false,
+                encrypted_bytes: None,
+            })));
+        }
+        let Some(v) = (ask.parse)(&m.json()) else { continue };
+        let rec = record(m, &v, mask[i], r.session_id());
+        rows::earliest(&mut streamed.first_ms, rec.ms);
+        sink(Event::Record(rec));
+    }
+    if let Some((first, _)) = span(&r) {
+        rows::earliest(&mut streamed.first_ms, Some(first));
+    }
+    Ok(streamed)
+}
+
+/// `export --format jsonl`: the messages a resume loads (`full`: every line as written).
+pub fn export_records(
+    src: &Source,
+    full: bool,
+    emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
+) -> Result<(), ExportError> {
+    let c = file::read(src).map_err(|e| doc::cannot_read(src, e))?;
+    if full {
+        return c.lines.iter().try_for_each(|l| emit(&l.raw));
+    }
+    let r = replay(&c);
+    r.loaded.iter().try_for_each(|&i| emit(&r.msgs[i].json()))
+}

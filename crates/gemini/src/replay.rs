@@ -1,0 +1,236 @@
+//! The client's replay of a chat's log (`loadConversationRecord`): the messages a resume
+//! loads, in the order it loads them, and what the log did on the way (headers, compressions,
+//! rewinds).
+//!
+//! The history is an insertion-ordered map from message id to message, as the client's `Map`:
+//! a record under an id already held replaces that message where it stands; `$set.messages`
+//! clears the map and fills it from the list; a header's `messages` are added to it;
+//! `$rewindTo` drops the message of that id and every later one, or, when no message has that
+//! id, the whole history.
+
+use rustc_hash::FxHashMap;
+use serde_json::{Map, Value};
+
+use crate::file::{Chat, Kind};
+
+/// One message as written, and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Msg {
+    /// Its id.
+    pub id: String,
+    /// The message.
+    pub value: Map<String, Value>,
+    /// The 1-based line that holds it.
+    pub line: u64,
+    /// Byte offset of that line.
+    pub offset: u64,
+    /// Whether it is written inside a `$set` or header's `messages` (not a line of its own).
+    pub inside: bool,
+}
+
+impl Msg {
+    /// Its `type` (`user`, `gemini`, `info`, …).
+    pub fn ty(&self) -> &str {
+        self.value.get("type").and_then(Value::as_str).unwrap_or("")
+    }
+
+    /// A string field.
+    pub fn s(&self, key: &str) -> Option<&str> {
+        self.value.get(key).and_then(Value::as_str)
+    }
+
+    /// The message as JSON, one line: the line itself for a record of its own.
+    pub fn json(&self) -> Vec<u8> {
+        serde_json::to_vec(&self.value).unwrap_or_default()
+    }
+}
+
+/// A compression: a `$set.messages` that drops messages a resume would have sent, replacing
+/// them with the summary exchange.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compression {
+    /// The line of the `$set`.
+    pub line: u64,
+    /// The index in [`Replay::msgs`] of the message that carries the summary.
+    pub summary_msg: Option<usize>,
+    /// The summary, exactly as stored (the text of the first message sent of the new history).
+    pub summary: Option<String>,
+    /// How many messages a resume would have sent that it drops.
+    pub dropped: usize,
+}
+
+/// A chat replayed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Replay {
+    /// Every message met, in file order.
+    pub msgs: Vec<Msg>,
+    /// What the history holds at the end, in its order: indices into `msgs`.
+    pub loaded: Vec<usize>,
+    /// The session's metadata, every header and `$set` merged in order.
+    pub meta: Map<String, Value>,
+    /// Header lines.
+    pub headers: u64,
+    /// `$rewindTo` lines, each with whether its id was in the history.
+    pub rewinds: Vec<(u64, bool)>,
+    /// The compressions, in file order.
+    pub compressions: Vec<Compression>,
+}
+
+/// The insertion-ordered history.
+#[derive(Default)]
+struct History {
+    order: Vec<(String, usize)>,
+    at: FxHashMap<String, usize>,
+}
+
+impl History {
+    fn set(&mut self, id: &str, msg: usize) {
+        match self.at.get(id) {
+            Some(&pos) => self.order[pos].1 = msg,
+            None => {
+                self.at.insert(id.to_string(), self.order.len());
+                self.order.push((id.to_string(), msg));
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        self.order.clear();
+        self.at.clear();
+    }
+
+    /// Drops `id` and all after it; whether it was held (else everything is dropped).
+    fn rewind(&mut self, id: &str) -> bool {
+        let found = self.at.get(id).copied();
+        match found {
+            Some(pos) => {
+                for (gone, _) in self.order.drain(pos..) {
+                    self.at.remove(&gone);
+                }
+            }
+            None => self.clear(),
+        }
+        found.is_some()
+    }
+}
+
+/// Replays `c`.
+pub fn replay(c: &Chat) -> Replay {
+    let mut r = Replay::default();
+    let mut h = History::default();
+    for l in &c.lines {
+        let add = |r: &mut Replay, h: &mut History, m: &Value, inside: bool| {
+            let Some(obj) = m.as_object() else { return };
+            let Some(id) = obj.get("id").and_then(Value::as_str) else {
+                return;
+            };
+            r.msgs.push(Msg {
+                id: id.to_string(),
+                value: obj.clone(),
+                line: l.line,
+                offset: l.offset,
+                inside,
+            });
+            h.set(id, r.msgs.len() - 1);
+        };
+        match l.kind {
+            Kind::Rewind => {
+                let id = l.value.get("$rewindTo").and_then(Value::as_str).unwrap_or("");
+                let found = h.rewind(id);
+                r.rewinds.push((l.line, found));
+            }
+            Kind::Message => add(&mut r, &mut h, &Value::Object(l.value.clone()), false),
+            Kind::Set => {
+                let set = l
+                    .value
+                    .get("$set")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                if let Some(Value::Array(list)) = set.get("messages") {
+                    let before: Vec<usize> = h.order.iter().map(|(_, m)| *m).collect();
+                    let first_new = r.msgs.len();
+                    h.clear();
+                    for m in list {
+                        add(&mut r, &mut h, m, true);
+                    }
+                    note_compression(&mut r, &h, &before, first_new, l.line);
+                }
+                r.meta.extend(set);
+            }
+            Kind::Header => {
+                r.headers += 1;
+                for (k, v) in &l.value {
+                    if k != "messages" {
+                        r.meta.insert(k.clone(), v.clone());
+                    }
+                }
+                if let Some(Value::Array(list)) = l.value.get("messages") {
+                    for m in list {
+                        add(&mut r, &mut h, m, true);
+                    }
+                }
+            }
+            Kind::Other => {}
+        }
+    }
+    r.loaded = h.order.iter().map(|(_, m)| *m).collect();
+    r
+}
+
+/// Records a compression when the `$set` that made `h` dropped messages a resume sends
+/// (the resume's own `$set` drops only what it does not send: slash commands, the old session
+/// context).
+fn note_compression(r: &mut Replay, h: &History, before: &[usize], first_new: usize, line: u64) {
+    let dropped = before
+        .iter()
+        .filter(|&&m| !h.at.contains_key(&r.msgs[m].id) && crate::sent::sends(&r.msgs[m].value))
+        .count();
+    // A resume first writes a snapshot of its session context alone, which drops everything
+    // and brings nothing: a compression brings the summary in place of what it drops.
+    let was: rustc_hash::FxHashSet<&str> = before.iter().map(|&m| r.msgs[m].id.as_str()).collect();
+    let summary_msg = (first_new..r.msgs.len())
+        .find(|&m| crate::sent::sends(&r.msgs[m].value) && !was.contains(r.msgs[m].id.as_str()));
+    if dropped == 0 || summary_msg.is_none() {
+        return;
+    }
+    let summary = summary_msg.map(|m| crate::sent::text_of(r.msgs[m].value.get("content")));
+    r.compressions.push(Compression {
+        line,
+        summary_msg,
+        summary,
+        dropped,
+    });
+}
+
+impl Replay {
+    /// The whole history: every message once, in the order its id first appeared, as last
+    /// written (each resume's snapshot writes the history again, which is no new message).
+    pub fn history(&self) -> Vec<usize> {
+        let mut at: FxHashMap<&str, usize> = FxHashMap::default();
+        let mut order: Vec<usize> = Vec::new();
+        for (i, m) in self.msgs.iter().enumerate() {
+            match at.get(m.id.as_str()) {
+                Some(&pos) => order[pos] = i,
+                None => {
+                    at.insert(&m.id, order.len());
+                    order.push(i);
+                }
+            }
+        }
+        order
+    }
+
+    /// The session id.
+    pub fn session_id(&self) -> Option<&str> {
+        self.meta.get("sessionId").and_then(Value::as_str)
+    }
+
+    /// The compression the history starts from: the last one whose summary is still loaded.
+    pub fn current(&self) -> Option<usize> {
+        let i = self.compressions.len().checked_sub(1)?;
+        let id = &self.msgs[self.compressions[i].summary_msg?].id;
+        // Each resume writes the summary again under its id.
+        self.loaded.iter().any(|&m| &self.msgs[m].id == id).then_some(i)
+    }
+}

@@ -1,0 +1,340 @@
+//! What a resume sends: the loaded messages as the client turns them into its history
+//! (`convertSessionToClientHistory`), the turn it closes, the prompt, and the request's own
+//! passes (`getHistoryTurns(true)`: curated, thoughts stripped, roles coalesced; then
+//! `stripToolCallIdPrefixes`). Each rule is named in `docs/gemini.md` (GM1…).
+
+use serde_json::{Map, Value, json};
+
+use crate::replay::Replay;
+
+/// What the client puts in after a turn that ends on an unanswered tool response (GM6).
+pub const INTERRUPTED: &str = "[The previous response was interrupted before it completed.]";
+/// The signature the client gives a model turn's first call when it strips the turn's
+/// thoughts (GM7).
+pub const SYNTHETIC_SIGNATURE: &str = "skip_thought_signature_validator";
+/// How the client's session context starts: sent first, never kept from the log (GM1).
+pub const SESSION_CONTEXT: &str = "<session_context>";
+
+/// A part list as the client reads it into a string (`partListUnionToString`, verbose).
+pub fn text_of(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts.iter().map(|p| text_of(Some(p))).collect(),
+        Some(Value::Object(p)) => part_text(p),
+        _ => String::new(),
+    }
+}
+
+fn part_text(p: &Map<String, Value>) -> String {
+    let name = |k: &str| {
+        p.get(k)
+            .and_then(|v| v.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("undefined")
+            .to_string()
+    };
+    let has = |k: &str| p.get(k).is_some_and(|v| !v.is_null());
+    if has("videoMetadata") {
+        "[Video Metadata]".into()
+    } else if let Some(t) = p.get("thought").filter(|v| !v.is_null()) {
+        format!("[Thought: {}]", js_string(t))
+    } else if has("codeExecutionResult") {
+        "[Code Execution Result]".into()
+    } else if has("executableCode") {
+        "[Executable Code]".into()
+    } else if has("fileData") {
+        "[File Data]".into()
+    } else if has("functionCall") {
+        format!("[Function Call: {}]", name("functionCall"))
+    } else if has("functionResponse") {
+        format!("[Function Response: {}]", name("functionResponse"))
+    } else if has("inlineData") {
+        "[Media]".into()
+    } else {
+        p.get("text").and_then(Value::as_str).unwrap_or("").to_string()
+    }
+}
+
+fn js_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Whether the client leaves out a user message of this text (`isIgnoredUserContent`): empty,
+/// a slash command or `?` help (GM2), the session context or a hook's context (GM1).
+pub fn ignored(text: &str) -> bool {
+    let t = text.trim();
+    t.is_empty()
+        || t.starts_with('/')
+        || t.starts_with('?')
+        || t.starts_with(SESSION_CONTEXT)
+        || t.starts_with("<hook_context>")
+}
+
+/// A content as parts (`ensurePartArray`).
+fn parts_of(content: &Value) -> Vec<Value> {
+    match content {
+        Value::Array(a) => a
+            .iter()
+            .map(|p| match p {
+                Value::String(s) => json!({ "text": s }),
+                other => other.clone(),
+            })
+            .collect(),
+        Value::String(s) => vec![json!({ "text": s })],
+        other => vec![other.clone()],
+    }
+}
+
+/// The turns (`role`, parts) the client makes of one loaded message (GM2, GM3).
+pub fn turns_of(m: &Map<String, Value>) -> Vec<(&'static str, Vec<Value>)> {
+    match m.get("type").and_then(Value::as_str) {
+        Some("user") => {
+            if ignored(&text_of(m.get("content"))) {
+                return Vec::new();
+            }
+            vec![("user", parts_of(m.get("content").unwrap_or(&Value::Null)))]
+        }
+        Some("gemini") => gemini_turns(m),
+        _ => Vec::new(),
+    }
+}
+
+fn truthy(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(Value::Number(n)) => n.as_f64() != Some(0.0),
+        Some(_) => true,
+    }
+}
+
+fn gemini_turns(m: &Map<String, Value>) -> Vec<(&'static str, Vec<Value>)> {
+    let content = m.get("content").filter(|c| truthy(Some(c)));
+    let content_parts = content.map(parts_of).unwrap_or_default();
+    let calls = m.get("toolCalls").and_then(Value::as_array).filter(|c| !c.is_empty());
+    let mut model = Vec::new();
+    let in_content = content_parts
+        .iter()
+        .any(|p| truthy(p.get("functionCall")) || truthy(p.get("thought")));
+    if in_content {
+        model = content_parts;
+    } else {
+        for t in m.get("thoughts").and_then(Value::as_array).into_iter().flatten() {
+            let d = js_string(t.get("description").unwrap_or(&Value::Null));
+            let text = match t.get("subject").filter(|s| truthy(Some(s))) {
+                Some(s) => format!("**{}** {d}", js_string(s)),
+                None => d,
+            };
+            model.push(json!({ "text": text, "thought": true }));
+        }
+        model.extend(content_parts);
+        for c in calls.into_iter().flatten() {
+            let call = object(&[("id", c.get("id")), ("name", c.get("name")), ("args", c.get("args"))]);
+            model.push(json!({ "functionCall": call }));
+        }
+    }
+    if model.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![("model", model)];
+    let responses: Vec<Value> = calls.into_iter().flatten().flat_map(response_parts).collect();
+    if !responses.is_empty() {
+        out.push(("user", responses));
+    }
+    out
+}
+
+/// The function responses the client makes of one stored call's `result`.
+fn response_parts(c: &Value) -> Vec<Value> {
+    match c.get("result") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(r) if !truthy(Some(r)) => Vec::new(),
+        Some(Value::String(s)) => {
+            let output = json!({ "output": s });
+            let f = object(&[
+                ("id", c.get("id")),
+                ("name", c.get("name")),
+                ("response", Some(&output)),
+            ]);
+            vec![json!({ "functionResponse": f })]
+        }
+        Some(r @ Value::Array(_)) => parts_of(r),
+        Some(other) => vec![other.clone()],
+    }
+}
+
+/// An object of the fields that are there, as JavaScript writes one whose other fields are
+/// `undefined`.
+fn object(fields: &[(&str, Option<&Value>)]) -> Value {
+    Value::Object(
+        fields
+            .iter()
+            .filter_map(|(k, v)| v.map(|v| ((*k).to_string(), v.clone())))
+            .collect(),
+    )
+}
+
+/// Whether a resume sends anything of message `m`.
+pub fn sends(m: &Map<String, Value>) -> bool {
+    !turns_of(m).is_empty()
+}
+
+/// The session context a resume sends first: the client makes it anew in the folder and on the
+/// day it runs; the latest one the log holds is the one it made last (GM1).
+pub fn session_context(r: &Replay) -> Option<Vec<Value>> {
+    r.msgs.iter().rev().find_map(|m| {
+        let text = text_of(m.value.get("content"));
+        (m.ty() == "user" && text.trim().starts_with(SESSION_CONTEXT))
+            .then(|| parts_of(m.value.get("content").unwrap_or(&Value::Null)))
+    })
+}
+
+/// The request's `contents` after a resume of `r` with `prompt`.
+pub fn contents(r: &Replay, prompt: &str) -> Vec<Value> {
+    let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    if let Some(ctx) = session_context(r) {
+        turns.push(("user", ctx));
+    }
+    for &i in &r.loaded {
+        turns.extend(turns_of(&r.msgs[i].value));
+    }
+    let unanswered = turns
+        .last()
+        .is_some_and(|(role, parts)| *role == "user" && parts.iter().any(|p| truthy(p.get("functionResponse"))));
+    if unanswered {
+        turns.push(("model", vec![json!({ "text": INTERRUPTED })]));
+    }
+    turns.push(("user", vec![json!({ "text": prompt })]));
+    let turns = strip_thoughts(curated(turns));
+    coalesce(turns)
+        .into_iter()
+        .map(|(role, parts)| json!({ "parts": strip_ids(parts), "role": role }))
+        .collect()
+}
+
+/// `isValidContent`: what makes the curated history leave a run of model turns out.
+fn valid(role: &str, parts: &[Value]) -> bool {
+    if parts.is_empty() {
+        return role == "model";
+    }
+    parts.iter().all(|p| {
+        let Some(o) = p.as_object() else { return false };
+        let others = o.keys().any(|k| k != "text" && k != "thought" && k != "callIndex");
+        !o.is_empty() && (truthy(o.get("thought")) || o.get("text").and_then(Value::as_str) != Some("") || others)
+    })
+}
+
+/// `extractCuratedHistory`: a run of model turns with one invalid turn is left out whole (GM5).
+fn curated(turns: Vec<(&'static str, Vec<Value>)>) -> Vec<(&'static str, Vec<Value>)> {
+    let mut out = Vec::new();
+    let mut run: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let flush = |run: &mut Vec<(&'static str, Vec<Value>)>, out: &mut Vec<_>| {
+        if run.iter().all(|(r, p)| valid(r, p)) {
+            out.append(run);
+        }
+        run.clear();
+    };
+    for t in turns {
+        if t.0 == "model" {
+            run.push(t);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(t);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// `stripThoughts`: thought parts go; a model turn that had some gives its first call the
+/// synthetic signature; a turn left with no parts goes (GM7).
+fn strip_thoughts(turns: Vec<(&'static str, Vec<Value>)>) -> Vec<(&'static str, Vec<Value>)> {
+    turns
+        .into_iter()
+        .filter_map(|(role, parts)| {
+            if !parts.iter().any(|p| truthy(p.get("thought"))) {
+                return Some((role, parts));
+            }
+            let mut patched = false;
+            let kept: Vec<Value> = parts
+                .into_iter()
+                .filter(|p| !truthy(p.get("thought")))
+                .map(|mut p| {
+                    if role == "model" && !patched && p.get("functionCall").is_some() {
+                        patched = true;
+                        if let Some(o) = p.as_object_mut() {
+                            o.entry("thoughtSignature").or_insert(json!(SYNTHETIC_SIGNATURE));
+                        }
+                    }
+                    p
+                })
+                .collect();
+            (!kept.is_empty()).then_some((role, kept))
+        })
+        .collect()
+}
+
+/// `coalesceConsecutiveRoles`: turns of one role in a row become one (GM4).
+fn coalesce(turns: Vec<(&'static str, Vec<Value>)>) -> Vec<(&'static str, Vec<Value>)> {
+    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for (role, parts) in turns {
+        match out.last_mut() {
+            Some((r, p)) if *r == role => p.extend(parts),
+            _ => out.push((role, parts)),
+        }
+    }
+    out
+}
+
+/// `stripToolCallIdPrefixes`: a call id stored as `<tool>__<id>` is sent as `<id>`, and an
+/// empty text beside other fields, or alone, goes (GM8).
+fn strip_ids(parts: Vec<Value>) -> Vec<Value> {
+    parts
+        .into_iter()
+        .filter_map(|mut p| {
+            let o = p.as_object_mut()?;
+            for key in ["functionCall", "functionResponse"] {
+                let Some(Value::Object(f)) = o.get(key) else { continue };
+                let name = f
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty());
+                let prefix = format!("{}__", name.unwrap_or("generic_tool"));
+                let Some(rest) = f
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .and_then(|id| id.strip_prefix(&prefix))
+                else {
+                    continue;
+                };
+                let rest = json!(rest);
+                let second = if key == "functionCall" { "args" } else { "response" };
+                let rebuilt = object(&[("name", f.get("name")), (second, f.get(second)), ("id", Some(&rest))]);
+                o.insert(key.into(), rebuilt);
+            }
+            if let Some(Value::Object(f)) = o.get_mut("functionCall") {
+                // The API library writes a call's fields in its own order.
+                let mut ordered = Map::new();
+                for k in ["id", "args", "name"] {
+                    if let Some(v) = f.remove(k) {
+                        ordered.insert(k.into(), v);
+                    }
+                }
+                ordered.append(f);
+                *f = ordered;
+            }
+            let others = o.keys().any(|k| k != "text" && k != "thought" && k != "callIndex");
+            if o.get("text").and_then(Value::as_str) == Some("") {
+                if !others {
+                    return None;
+                }
+                o.remove("text");
+            }
+            Some(p)
+        })
+        .collect()
+}

@@ -1,0 +1,285 @@
+//! Gemini CLI's chats (`crates/gemini`, docs/gemini.md): told by their content, replayed by the
+//! client's rules, and what a resume sends equal to what the real client (0.61.0) sent after
+//! resuming each fixture (`fixtures/gemini/*.sent.json`, recorded by
+//! `scripts/realclient/gemini/record.sh`).
+
+use serde_json::Value;
+
+use crate::util::{cctool, fixture, records, root, skip_notice, stdout_of};
+
+const FIXTURES: &[&str] = &["turns", "slash", "compacted", "twin", "edges"];
+
+fn gemini(name: &str) -> String {
+    fixture(&format!("gemini/{name}")).display().to_string()
+}
+
+/// A message's content as text: a string, or its parts' texts.
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+        _ => String::new(),
+    }
+}
+
+fn api_view(file: &str) -> Vec<Value> {
+    records(&stdout_of(&["-q", "rebuild-chain", "--api-view", &gemini(file)]))
+}
+
+#[test]
+fn api_view_equals_what_the_real_client_sent_on_every_fixture() {
+    for name in FIXTURES {
+        let sent: Value =
+            serde_json::from_slice(&std::fs::read(fixture(&format!("gemini/{name}.sent.json"))).unwrap()).unwrap();
+        assert_eq!(Value::Array(api_view(&format!("{name}.jsonl"))), sent, "{name}");
+    }
+}
+
+#[test]
+fn each_function_response_is_sent_once_more_for_every_resume_that_rewrote_it() {
+    let responses = |name: &str| {
+        api_view(name)
+            .iter()
+            .flat_map(|c| c["parts"].as_array().cloned().unwrap_or_default())
+            .filter(|p| p.get("functionResponse").is_some())
+            .count()
+    };
+    // turns: the resume's snapshot kept the call in the content; twin: in toolCalls as well.
+    assert_eq!(responses("turns.jsonl"), 2);
+    assert_eq!(responses("twin.jsonl"), 3);
+}
+
+#[test]
+fn slash_commands_are_not_sent_but_their_replies_are_merged() {
+    let contents = api_view("slash.jsonl");
+    let texts: Vec<String> = contents
+        .iter()
+        .flat_map(|c| c["parts"].as_array().cloned().unwrap_or_default())
+        .filter_map(|p| p["text"].as_str().map(str::to_string))
+        .collect();
+    assert!(!texts.iter().any(|t| t.starts_with('/')), "{texts:?}");
+    let model_oks = contents
+        .iter()
+        .find(|c| c["role"] == "model")
+        .map(|c| c["parts"].as_array().unwrap().len());
+    assert_eq!(model_oks, Some(3));
+}
+
+#[test]
+fn the_replay_loads_the_last_snapshot_and_what_follows_it() {
+    let ids: Vec<String> = records(&stdout_of(&["-q", "rebuild-chain", &gemini("compacted.jsonl")]))
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    let all = records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--full",
+        &gemini("compacted.jsonl"),
+    ]));
+    assert!(all.len() > ids.len());
+    // The compression's snapshot starts the loaded history: the session context, the summary.
+    let first = records(&stdout_of(&["-q", "rebuild-chain", &gemini("compacted.jsonl")]));
+    assert!(
+        first[1]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("<state_snapshot>")
+    );
+    // A message written again under its id stands where it first stood, once.
+    let mut unique = ids.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len());
+}
+
+#[test]
+fn a_rewind_drops_the_message_and_all_after_it() {
+    let text = std::fs::read_to_string(fixture("gemini/turns.jsonl")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session-2026-12-01T10-00-16bbb8a9.jsonl");
+    let rewound = format!("{text}{{\"$rewindTo\":\"3985e1dd-5b60-483f-8935-2931440bc5ad\"}}\nnot json\n");
+    std::fs::write(&path, rewound).unwrap();
+    let out = cctool()
+        .args(["rebuild-chain", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let loaded = records(&String::from_utf8(out.stdout).unwrap());
+    let texts: Vec<String> = loaded.iter().map(|r| r["content"].to_string()).collect();
+    assert!(texts.iter().any(|t| t.contains("first prompt")), "{texts:?}");
+    assert!(
+        !texts.iter().any(|t| t.contains("RUNTOOL") || t.contains("thanks")),
+        "{texts:?}"
+    );
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains(":29:"), "the bad line is named with its place: {err}");
+}
+
+#[test]
+fn a_message_written_again_under_its_id_is_replaced_where_it_stood() {
+    let loaded = records(&stdout_of(&["-q", "rebuild-chain", &gemini("edges.jsonl")]));
+    let texts: Vec<String> = loaded.iter().map(|r| text_of(&r["content"])).collect();
+    // The session context, then the edited first prompt in the first prompt's place.
+    assert_eq!(texts[1], "first prompt, edited in place", "{texts:?}");
+    assert!(!texts.iter().any(|t| t == "thanks"), "{texts:?}");
+    let scan = records(&stdout_of(&["scan", "--json", &gemini("edges.jsonl")]));
+    assert_eq!(scan[0]["title"], "an edge case");
+    assert_eq!(scan[0]["bad_lines"], 1);
+}
+
+#[test]
+fn extract_summary_gives_the_compression_summary_exactly() {
+    let s = records(&stdout_of(&["extract-summary", "--json", &gemini("compacted.jsonl")]));
+    let summaries: Vec<&Value> = s.iter().filter(|r| r["kind"] == "summary").collect();
+    assert_eq!(summaries.len(), 1, "{s:?}");
+    assert_eq!(
+        summaries[0]["summary"],
+        "<state_snapshot>The user started a long task and ran echo hi, which printed hi.</state_snapshot>"
+    );
+    assert_eq!(summaries[0]["current"], true);
+    let none = records(&stdout_of(&["extract-summary", "--json", &gemini("slash.jsonl")]));
+    assert!(
+        none.iter().all(|r| r["kind"] != "summary"),
+        "/compress in -p mode compresses nothing"
+    );
+}
+
+/// The chats folder as the real client left it before `--list-sessions` (twin.listing.txt).
+fn twin_store(command: &str) -> crate::case::Case {
+    let chats = "home/.gemini/tmp/work/chats";
+    crate::case::Case::new(command)
+        .file(
+            &format!("{chats}/session-2026-12-01T10-30-f0d1048d.jsonl"),
+            std::fs::read(fixture("gemini/twin.jsonl")).unwrap(),
+        )
+        .file(
+            &format!("{chats}/session-2026-12-01T10-31-f0d1048d.jsonl"),
+            std::fs::read(fixture("gemini/twin-stub.jsonl")).unwrap(),
+        )
+}
+
+#[test]
+fn the_listing_records_that_the_client_deleted_the_full_transcript() {
+    let listing = std::fs::read_to_string(fixture("gemini/twin.listing.txt")).unwrap();
+    let (before, after) = listing.split_once("# after").unwrap();
+    assert!(before.contains("T10-30-f0d1048d") && before.contains("T10-31-f0d1048d"));
+    assert!(!after.contains("T10-30-f0d1048d") && after.contains("T10-31-f0d1048d"));
+}
+
+#[test]
+fn doctor_names_the_stub_twin_on_both_files() {
+    let run = twin_store("doctor --json home/.gemini/tmp/work/chats").run();
+    let found = records(&run.stdout());
+    let twin: Vec<&Value> = found
+        .iter()
+        .filter(|r| r["kind"] == "finding" && r["code"] == "stub-twin")
+        .collect();
+    assert_eq!(twin.len(), 2, "{}", run.shown());
+    let on = |part: &str| {
+        twin.iter()
+            .find(|r| r["file"].as_str().unwrap().contains(part))
+            .unwrap()
+    };
+    assert_eq!(on("T10-30")["severity"], "error");
+    assert!(on("T10-30")["message"].as_str().unwrap().contains("cctool backup"));
+    assert_eq!(on("T10-31")["severity"], "warning");
+    // Without its twin, the full transcript has nothing to fear.
+    let alone = crate::case::Case::new("doctor --json chats")
+        .file(
+            "chats/session-2026-12-01T10-30-f0d1048d.jsonl",
+            std::fs::read(fixture("gemini/twin.jsonl")).unwrap(),
+        )
+        .run();
+    assert!(!alone.stdout().contains("stub-twin"), "{}", alone.shown());
+}
+
+#[test]
+fn backup_then_restore_brings_the_deleted_transcript_back_byte_for_byte() {
+    let run = twin_store("backup --json").run().code(0);
+    let full = run.path("home/.gemini/tmp/work/chats/session-2026-12-01T10-30-f0d1048d.jsonl");
+    let bytes = std::fs::read(&full).unwrap();
+    // What the client's next listing does.
+    std::fs::remove_file(&full).unwrap();
+    let listed = run.then(crate::case::Case::new("restore --json")).code(0);
+    assert!(
+        records(&listed.stdout()).iter().any(|r| r["agent"] == "gemini-cli"),
+        "{}",
+        listed.shown()
+    );
+    let restored = listed
+        .then(crate::case::Case::new("restore f0d1048d-bfcd-4504-bd59-05e03d92a90f"))
+        .code(0);
+    assert_eq!(std::fs::read(&full).unwrap(), bytes, "{}", restored.shown());
+}
+
+#[test]
+fn only_gemini_files_are_read_as_gemini_and_every_gemini_fixture_is() {
+    let out = cctool()
+        .args(["scan", "--json", root().join("fixtures").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut found: Vec<String> = records(&stdout)
+        .into_iter()
+        .filter(|r| r["format"] == "gemini-cli")
+        .map(|r| r["path"].as_str().unwrap().to_string())
+        .collect();
+    found.sort();
+    let mut want: Vec<String> = ["compacted", "edges", "slash", "turns", "twin", "twin-stub"]
+        .iter()
+        .map(|n| gemini(&format!("{n}.jsonl")))
+        .collect();
+    want.sort();
+    assert_eq!(found, want);
+}
+
+#[test]
+fn the_older_single_document_chat_is_read() {
+    let doc = serde_json::json!({
+        "sessionId": "0e0e0e0e-0000-4000-8000-000000000001",
+        "projectHash": "abc",
+        "startTime": "2025-08-01T10:00:00.000Z",
+        "lastUpdated": "2025-08-01T10:01:00.000Z",
+        "messages": [
+            {"id": "m1", "timestamp": "2025-08-01T10:00:00.000Z", "type": "user", "content": "hello"},
+            {"id": "m2", "timestamp": "2025-08-01T10:00:01.000Z", "type": "gemini", "content": "hi there"}
+        ]
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session-2025-08-01T10-00-0e0e0e0e.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let contents = records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        path.to_str().unwrap(),
+    ]));
+    assert_eq!(contents.len(), 3);
+    assert_eq!(contents[1]["parts"][0]["text"], "hi there");
+    let scan = records(&stdout_of(&["scan", "--json", path.to_str().unwrap()]));
+    assert_eq!(scan[0]["format"], "gemini-cli");
+}
+
+/// The real client, when installed: resuming each fixture sends what `--api-view` says.
+#[test]
+fn the_real_client_sends_what_api_view_says() {
+    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/cctool-realclients")));
+    let installed = installs.is_some_and(|h| {
+        h.join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
+            .is_file()
+    });
+    if !installed || !crate::util::faketime() {
+        skip_notice("Gemini CLI 0.61.0 not installed (scripts/realclient/gemini/install.sh)");
+        return;
+    }
+    let script = root().join("scripts/realclient/gemini/resume-view.sh");
+    let out = std::process::Command::new(&script)
+        .arg(gemini("turns.jsonl"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let sent: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(Value::Array(api_view("turns.jsonl")), sent);
+}
