@@ -78,16 +78,12 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> super::Result<ExitStatus> {
     }
     let mut restored = 0;
     for f in &chosen {
-        restored += usize::from(put_back(
-            g,
-            a,
-            &archive,
-            f,
-            &roots,
-            mapped.as_mut(),
-            &mut out,
-            &mut say,
-        )?);
+        let mut to = Destination {
+            archive: &archive,
+            roots: &roots,
+            mapped: mapped.as_mut(),
+        };
+        restored += usize::from(put_back(g, a, f, &mut to, &mut out, &mut say)?);
     }
     for problem in mapped.as_ref().map(|m| m.finish()).unwrap_or_default() {
         say.alert(&problem);
@@ -101,17 +97,25 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> super::Result<ExitStatus> {
     Ok(say.status())
 }
 
+/// Where stored files go: the archive they come from, the stores here, and the map of paths
+/// (`--map`).
+struct Destination<'a> {
+    archive: &'a Archive,
+    roots: &'a [(&'static str, std::path::PathBuf)],
+    mapped: Option<&'a mut super::relocate::restore::Mapped>,
+}
+
 /// Puts one stored file back (or says why not); whether it was written.
 fn put_back(
     g: &GlobalArgs,
     a: &RestoreArgs,
-    archive: &Archive,
     f: &crate::backup::FileEntry,
-    roots: &[(&str, std::path::PathBuf)],
-    mut mapped: Option<&mut super::relocate::restore::Mapped>,
+    d: &mut Destination<'_>,
     out: &mut Out,
     say: &mut Reporter,
 ) -> super::Result<bool> {
+    let (archive, roots) = (d.archive, d.roots);
+    let mapped = &mut d.mapped;
     let target = match &mapped {
         Some(m) => m.target(f, a.to.as_deref(), roots),
         None => restore::target(f, a.to.as_deref(), roots),
@@ -128,7 +132,7 @@ fn put_back(
             return Ok(false);
         }
     };
-    let put = match &mut mapped {
+    let put = match mapped {
         Some(m) => m.put(archive, f, &to, a.force),
         None => restore::restore_file(archive, f, &to, a.force)
             .map(|p| (p, to.clone()))

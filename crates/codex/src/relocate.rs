@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use cctool_core::relocate::{Moved, Relocator, strings_at};
+use cctool_core::relocate::{Moved, Relocator, string_at, strings_at};
 
 use crate::store::{Thread, relocate_threads};
 
@@ -23,12 +23,7 @@ impl Relocator for CodexRelocator {
         {
             return;
         }
-        let start = out.len();
-        strings_at(line, &["type"], out);
-        let kind = out
-            .drain(start..)
-            .filter_map(|s| serde_json::from_slice::<String>(&line[s]).ok())
-            .last();
+        let kind = string_at(line, &["type"]);
         if matches!(kind.as_deref(), Some("session_meta" | "turn_context")) {
             strings_at(line, &["payload", "cwd"], out);
         }

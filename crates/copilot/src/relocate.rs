@@ -6,19 +6,14 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use cctool_core::relocate::{PathMap, Relocator, strings_at};
+use cctool_core::relocate::{PathMap, Relocator, string_at, strings_at};
 
 /// Copilot CLI's answers to `relocate`.
 pub struct CopilotRelocator;
 
 impl Relocator for CopilotRelocator {
     fn cwd_spans(&self, line: &[u8], out: &mut Vec<Range<usize>>) {
-        let start = out.len();
-        strings_at(line, &["type"], out);
-        let kind = out
-            .drain(start..)
-            .filter_map(|s| serde_json::from_slice::<String>(&line[s]).ok())
-            .last();
+        let kind = string_at(line, &["type"]);
         if matches!(kind.as_deref(), Some("session.start" | "session.resume")) {
             strings_at(line, &["data", "context", "cwd"], out);
             strings_at(line, &["data", "context", "gitRoot"], out);

@@ -284,6 +284,15 @@ pub fn strings_at(line: &[u8], path: &[&str], out: &mut Vec<Range<usize>>) {
     strings_in(text, 0, path, out);
 }
 
+/// The string at `path` of the JSON object `line`, the last one where a key is written twice
+/// (as a JSON parser reads it): a record's `type`, to tell which records state a directory.
+pub fn string_at(line: &[u8], path: &[&str]) -> Option<String> {
+    let mut spans = Vec::new();
+    strings_at(line, path, &mut spans);
+    let last = spans.pop()?;
+    serde_json::from_slice(&line[last]).ok()
+}
+
 fn strings_in(text: &str, base: usize, path: &[&str], out: &mut Vec<Range<usize>>) {
     let Some((first, rest)) = path.split_first() else {
         return;
