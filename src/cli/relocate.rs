@@ -15,7 +15,8 @@ transcripts and tool results move to the project folder of NEW (projects/<NEW as
 the original kept as FILE.relocate.bak. Codex: each rollout's session_meta and turn_context are \
 rewritten where the rollout is (a backup FILE.relocate.bak beside it), and the thread index's cwd \
 column is changed in one transaction after a copy of the index is kept (state_5.sqlite.relocate.bak). \
-pi: the header's cwd, and the file moves to the folder of NEW. Copilot CLI: the context of \
+pi: the header's cwd, and the file moves to the folder of NEW. Qwen Code: every record's cwd, and \
+the file moves to the chats of NEW's project folder. Copilot CLI: the context of \
 session.start and session.resume, and workspace.yaml beside the events (each kept as \
 FILE.relocate.bak). opencode: the sessions' directory, their messages' path and a project's \
 worktree, in one transaction of its database after a copy is kept (opencode.db.relocate.bak); \

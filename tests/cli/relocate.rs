@@ -40,6 +40,11 @@ fn populated() -> tempfile::TempDir {
     let file = pi.join("2026-05-01T10-00-00-000Z_019e0000-0000-7000-8000-000000000001.jsonl");
     std::fs::write(&file, text.replacen(r#""cwd":"/tmp""#, &format!(r#""cwd":"{OLD}""#), 1)).unwrap();
     age(&file);
+    let qwen = home.path().join(".qwen/projects/-home-dev-shop/chats");
+    std::fs::create_dir_all(&qwen).unwrap();
+    let text = std::fs::read_to_string(fixture("qwen/ran-tools.jsonl")).unwrap();
+    std::fs::write(qwen.join(QWEN), text.replace("/tmp/cctool-qwen-record/proj", OLD)).unwrap();
+    age(&qwen.join(QWEN));
     let copilot = home.path().join(".copilot");
     copy_tree(&fixture("copilot/store"), &copilot);
     for f in walkdir::WalkDir::new(&copilot) {
@@ -52,6 +57,8 @@ fn populated() -> tempfile::TempDir {
     }
     home
 }
+
+const QWEN: &str = "429e1d8c-a905-4f2a-8689-f018a6091520.jsonl";
 
 const COPILOT: &str = ".copilot/session-state/5b1d7c2e-8a40-4f6b-9d3e-2c7a1e0f4b19";
 
@@ -132,6 +139,7 @@ fn a_dry_run_says_what_would_change_and_changes_nothing() {
             ("codex".into(), "rewritten".into()),
             ("pi".into(), "moved".into()),
             ("copilot".into(), "rewritten".into()),
+            ("qwen-code".into(), "moved".into()),
         ]
     );
     assert!(recs.iter().all(|r| r["dry_run"] == true && r["backup"].is_null()));
@@ -192,6 +200,9 @@ fn sessions_follow_the_folder_and_a_second_run_changes_nothing() {
         r#"{{"type":"session","version":3,"id":"019e0000-0000-7000-8000-000000000001","timestamp":"2026-05-01T10:00:00.000Z","cwd":"{NEW}"}}"#
     )));
 
+    // Qwen Code: in the chats of the new folder, every record's cwd NEW.
+    let qwen = std::fs::read_to_string(h.join(".qwen/projects/-work-shop/chats").join(QWEN)).unwrap();
+    assert_eq!(qwen.matches(&format!(r#""cwd":"{NEW}""#)).count(), 16);
     // Copilot CLI: the session where it was, its start context and workspace.yaml say NEW.
     let events = std::fs::read_to_string(h.join(COPILOT).join("events.jsonl")).unwrap();
     assert!(
@@ -257,7 +268,7 @@ fn a_copy_keeps_the_originals_where_the_store_allows_two() {
         .iter()
         .filter(|r| r["action"] == "copied" && r["error"].is_null())
         .count();
-    assert_eq!(copied, 3, "{recs:?}");
+    assert_eq!(copied, 4, "Claude Code's two, pi's, Qwen Code's: {recs:?}");
     for agent in ["codex", "copilot"] {
         let r = recs.iter().find(|r| r["agent"] == agent).unwrap();
         assert!(r["error"].as_str().unwrap().contains("same id"), "{r}");

@@ -139,6 +139,10 @@ impl Agent for Qwen {
         crate::store::roots(env)
     }
 
+    fn relocator(&self) -> Option<&'static dyn cctool_core::relocate::Relocator> {
+        Some(&crate::relocate::QwenRelocator)
+    }
+
     fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
         Some(&crate::tools::QwenTools)
     }

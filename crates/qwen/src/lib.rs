@@ -14,6 +14,7 @@ mod doctor;
 pub mod file;
 mod import;
 pub mod model;
+pub mod relocate;
 pub mod store;
 pub mod tools;
 
