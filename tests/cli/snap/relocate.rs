@@ -30,3 +30,14 @@ fn rewrite_content_json() {
 fn new_inside_old() {
     snap!(home("relocate /home/dev/shop /home/dev/shop/v2"));
 }
+
+/// `merge` of two homes holding the same store: every file identical, one kept.
+#[test]
+fn merge_two_homes() {
+    snap!(
+        Case::new("merge a b --to arc")
+            .fixture_at("store/.claude", "a/.claude")
+            .fixture_at("store/.claude", "b/.claude")
+            .filter(r"\d{8}T\d{9}Z-\d+\.json\.zst", "[TIME]-[PID].json.zst")
+    );
+}
