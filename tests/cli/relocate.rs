@@ -520,3 +520,47 @@ fn opencode_sessions_follow_the_folder_in_the_database() {
     relocate(home.path(), &[old, "/work/proj-a"]).success().stdout("");
     assert_eq!(rows(&db), expected);
 }
+
+/// The real pi, run in NEW after `relocate` and the folder's move, continues the relocated
+/// session (`--continue` takes the newest of the folder's sessions) with the messages it sent
+/// from OLD.
+#[test]
+fn real_pi_continues_a_relocated_session_in_the_new_folder() {
+    let Some(view) = realclient(Client::Pi) else { return };
+    let script = view.with_file_name("pi-store-view.sh");
+    let root = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(root.path()).unwrap();
+    let (old, new) = (root.join("old-place"), root.join("new-place"));
+    std::fs::create_dir(&old).unwrap();
+    let text = std::fs::read_to_string(fixture("pi/basic.jsonl")).unwrap().replacen(
+        r#""cwd":"/tmp""#,
+        &format!(r#""cwd":"{}""#, old.display()),
+        1,
+    );
+    let store = |agent: &Path| {
+        let dir = agent
+            .join("sessions")
+            .join(cctool::agents::pi::store::project_folder(&old.display().to_string()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("2026-05-01T10-00-00-000Z_019e0000-0000-7000-8000-000000000001.jsonl");
+        std::fs::write(&file, &text).unwrap();
+        age(&file);
+    };
+    let scratch = root.join("scratch-agent");
+    store(&scratch);
+    let before = crate::store::store_view(&script, &scratch, &old, "--continue").expect("continued in OLD");
+    let agent = root.join("agent");
+    store(&agent);
+    cctool()
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .args(["relocate", &old.display().to_string(), &new.display().to_string()])
+        .assert()
+        .success();
+    std::fs::rename(&old, &new).unwrap();
+    let after = crate::store::store_view(&script, &agent, &new, "--continue").expect("continued in NEW");
+    assert!(after.contains("List the files here."), "{after}");
+    assert_eq!(
+        after.replace(&new.display().to_string(), "DIR"),
+        before.replace(&old.display().to_string(), "DIR")
+    );
+}
