@@ -16,7 +16,9 @@ the original kept as FILE.relocate.bak. Codex: each rollout's session_meta and t
 rewritten where the rollout is (a backup FILE.relocate.bak beside it), and the thread index's cwd \
 column is changed in one transaction after a copy of the index is kept (state_5.sqlite.relocate.bak). \
 pi: the header's cwd, and the file moves to the folder of NEW. Qwen Code: every record's cwd, and \
-the file moves to the chats of NEW's project folder. Copilot CLI: the context of \
+the file moves to the chats of NEW's project folder. Gemini CLI: projects.json and the \
+project's .project_root name NEW (the chats stay; into NEW's project folder when NEW is one \
+already). Copilot CLI: the context of \
 session.start and session.resume, and workspace.yaml beside the events (each kept as \
 FILE.relocate.bak). opencode: the sessions' directory, their messages' path and a project's \
 worktree, in one transaction of its database after a copy is kept (opencode.db.relocate.bak); \

@@ -564,3 +564,68 @@ fn real_pi_continues_a_relocated_session_in_the_new_folder() {
         before.replace(&old.display().to_string(), "DIR")
     );
 }
+
+/// The real Gemini CLI, run in NEW after `relocate` and the folder's move, lists the chats it
+/// listed in OLD: `projects.json` and the project's `.project_root` name NEW, the chats stay.
+#[test]
+fn real_gemini_lists_a_relocated_project_s_chats_in_the_new_folder() {
+    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cctool-realclients")));
+    if !installs.is_some_and(|h| {
+        h.join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
+            .is_file()
+    }) {
+        crate::util::skip_notice("Gemini CLI 0.61.0 not installed (scripts/realclient/gemini/install.sh)");
+        return;
+    }
+    let script = crate::util::root().join("scripts/realclient/gemini/list-view.sh");
+    let root = std::fs::canonicalize(tempfile::tempdir().unwrap().keep()).unwrap();
+    let (old, new) = (root.join("old-place"), root.join("new-place"));
+    std::fs::create_dir(&old).unwrap();
+    let home = root.join("home");
+    let chats = home.join(".gemini/tmp/app/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let text = std::fs::read_to_string(fixture("gemini/turns.jsonl")).unwrap();
+    let sid = text
+        .split("\"sessionId\":\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+    std::fs::write(
+        chats.join(format!("session-2026-01-01T10-00-{}.jsonl", &sid[..8])),
+        &text,
+    )
+    .unwrap();
+    std::fs::write(
+        home.join(".gemini/projects.json"),
+        serde_json::to_string_pretty(&serde_json::json!({"projects": {old.display().to_string(): "app"}})).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(home.join(".gemini/tmp/app/.project_root"), old.display().to_string()).unwrap();
+    let list = |work: &Path| {
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .arg(&home)
+            .arg(work)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(list(&old).contains(&sid), "listed in OLD");
+    std::fs::create_dir(&new).unwrap();
+    assert!(!list(&new).contains(&sid), "not listed in NEW before relocate");
+    std::fs::remove_dir(&new).unwrap();
+    cctool()
+        .env("HOME", &home)
+        .args(["relocate", &old.display().to_string(), &new.display().to_string()])
+        .assert()
+        .success();
+    std::fs::rename(&old, &new).unwrap();
+    assert!(list(&new).contains(&sid), "listed in NEW");
+    std::fs::remove_dir_all(&root).unwrap();
+}

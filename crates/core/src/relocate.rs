@@ -118,6 +118,15 @@ pub trait Relocator: Sync {
         Ok(DatabaseMoves::default())
     }
 
+    /// For an agent whose store says which folder each project is (Gemini CLI's
+    /// `projects.json`): every project of the store whose session folder is `root` that is OLD
+    /// or under it made NEW, each file written atomically after a backup. Called once per
+    /// store, whatever its sessions say.
+    fn relocate_store(&self, root: &Path, map: &PathMap, run: DatabaseRun) -> crate::error::Result<DatabaseMoves> {
+        let _ = (root, map, run);
+        Ok(DatabaseMoves::default())
+    }
+
     /// Whether a copy of a session may keep its id (`--copy`): true where the store keeps
     /// one folder per directory and resumes a session from its directory's folder first.
     fn copy_keeps_id(&self) -> bool {
@@ -141,11 +150,12 @@ pub struct DatabaseRun {
     pub force: bool,
 }
 
-/// One session of a database relocated.
+/// One session (or project) of a database or a store's index relocated.
 #[derive(Clone, Debug)]
 pub struct RowMove {
-    /// The session's id in the database.
-    pub id: String,
+    /// How `relocate`'s records name it: `DB#ID` for a session of a database, the folder of a
+    /// project.
+    pub name: String,
     /// Its directory before.
     pub old_cwd: String,
     /// And after.

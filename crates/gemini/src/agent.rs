@@ -143,6 +143,10 @@ impl Agent for Gemini {
         crate::store::roots(env)
     }
 
+    fn relocator(&self) -> Option<&'static dyn cctool_core::relocate::Relocator> {
+        Some(&crate::relocate::GeminiRelocator)
+    }
+
     fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
         Some(&crate::tools::GeminiTools)
     }

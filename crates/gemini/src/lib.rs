@@ -14,6 +14,7 @@ mod doctor;
 pub mod file;
 mod import;
 pub mod record;
+pub mod relocate;
 pub mod replay;
 pub mod sent;
 pub mod store;

@@ -54,7 +54,7 @@ fn relocate(path: &Path, map: &PathMap, run: DatabaseRun) -> std::result::Result
     for (id, old, new) in &plan.sessions {
         let fields = 1 + plan.messages.iter().filter(|m| &m.1 == id).count() as u64;
         out.sessions.push(RowMove {
-            id: id.clone(),
+            name: format!("{}#{id}", path.display()),
             old_cwd: old.clone(),
             new_cwd: new.clone(),
             fields,

@@ -108,7 +108,20 @@ pub fn run(g: &GlobalArgs, a: &RelocateArgs) -> super::Result<ExitStatus> {
         records.push(rec);
     }
     for (db, agent) in &databases {
-        records.extend(database(a, db, *agent, &map, &mut say));
+        records.extend(whole(a, db, *agent, &mut say, |r, run| {
+            r.relocate_database(db, &map, run)
+        }));
+    }
+    // The stores that say which folder a project is (Gemini CLI's projects.json).
+    let stores = crate::io::paths::default_stores();
+    for dir in &stores.found {
+        if let Some((agent, _)) = stores.agent_of(dir)
+            && agent.relocator().is_some()
+        {
+            records.extend(whole(a, dir, agent, &mut say, |r, run| {
+                r.relocate_store(dir, &map, run)
+            }));
+        }
     }
     records.extend(unsupported);
     let mut changed = 0;
@@ -138,16 +151,27 @@ pub fn run(g: &GlobalArgs, a: &RelocateArgs) -> super::Result<ExitStatus> {
     Ok(say.status())
 }
 
-/// The sessions of the database `db` relocated, one record each.
-fn database(
+/// The sessions of the database or store `db` relocated by `call` all at once, one record
+/// each.
+fn whole(
     a: &RelocateArgs,
     db: &Path,
     agent: &'static dyn crate::agents::Agent,
-    map: &PathMap,
     say: &mut crate::output::report::Reporter,
+    call: impl Fn(
+        &dyn Relocator,
+        cctool_core::relocate::DatabaseRun,
+    ) -> crate::error::Result<cctool_core::relocate::DatabaseMoves>,
 ) -> Vec<Relocation> {
     let Some(r) = agent.relocator() else { return Vec::new() };
     let name = agent.about().format.name().to_string();
+    let look = cctool_core::relocate::DatabaseRun {
+        dry_run: true,
+        force: a.force,
+    };
+    if a.copy && call(r, look).is_ok_and(|m| m.sessions.is_empty()) {
+        return Vec::new();
+    }
     if a.copy {
         return vec![Relocation {
             agent: name,
@@ -167,7 +191,8 @@ fn database(
         dry_run: a.dry_run,
         force: a.force,
     };
-    match r.relocate_database(db, map, run) {
+    match call(r, run) {
+        Ok(moves) if moves.sessions.is_empty() && moves.notes.is_empty() => Vec::new(),
         Ok(moves) => {
             moves.notes.iter().for_each(|n| say.note(n));
             let backup = moves.backup.as_ref().map(|b| b.display().to_string());
@@ -176,7 +201,7 @@ fn database(
                 .into_iter()
                 .map(|m| Relocation {
                     agent: name.clone(),
-                    session: format!("{}#{}", db.display(), m.id),
+                    session: m.name,
                     old_cwd: Some(m.old_cwd),
                     new_cwd: Some(m.new_cwd),
                     action: "rewritten",
