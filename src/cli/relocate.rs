@@ -32,7 +32,8 @@ a session modified in the last 60 s, or held open for writing, is refused unless
 again changes nothing; a run that was killed is finished by running it again.",
     after_long_help = "JSON RECORDS\n  {\"kind\":\"relocation\",\"agent\",\"session\",\"old_cwd\",\"new_cwd\",\
 \"action\",\"to\",\"cwd_fields\",\"content_rewrites\",\"content_lines\",\"subsessions\",\"side_files\",\"backup\",\"dry_run\",\
-\"error\"} per session: action is moved, rewritten (in place), copied, or unsupported (an agent cctool \
+\"error\"} per session: action is moved, rewritten (in place), copied, unchanged (--copy: the copy \
+made before is there), or unsupported (an agent cctool \
 cannot relocate yet, a session that mentions OLD); to is where the session is now (moved or copied); \
 cwd_fields the working-directory fields changed; content_rewrites the paths changed in the \
 conversation (--rewrite-content) and content_lines the lines they are on; subsessions the subagent \

@@ -374,7 +374,9 @@ impl Plan {
         };
         let folder = dest.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(folder).map_err(io(folder))?;
-        if !self.write_new(&self.path, &self.survey, dest, a.force)? {
+        // A copy made before is this run's answer; a move that stopped after writing its
+        // destination goes on to the end.
+        if !self.write_new(&self.path, &self.survey, dest, a.force)? && a.copy {
             rec.action = "unchanged";
         }
         die_at("written");
