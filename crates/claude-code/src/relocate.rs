@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use cctool_core::relocate::{Relocator, strings_at};
+use cctool_core::relocate::{Relocator, refiled, strings_at};
 
 use crate::store::project_slug;
 
@@ -20,11 +20,7 @@ impl Relocator for ClaudeCodeRelocator {
     /// The project folder of the new directory, when the transcript is in the one of the old:
     /// `claude --resume` and `--continue` look in the folder of the directory they run in only.
     fn placed(&self, session: &Path, old_cwd: &str, new_cwd: &str) -> Option<PathBuf> {
-        let folder = session.parent()?;
-        if folder.file_name()? != project_slug(old_cwd).as_str() {
-            return None;
-        }
-        Some(folder.parent()?.join(project_slug(new_cwd)).join(session.file_name()?))
+        refiled(session, 1, &project_slug(old_cwd), &project_slug(new_cwd))
     }
 
     /// `<project>/<session id>/`: the subagent transcripts and the tool results kept apart.

@@ -175,6 +175,19 @@ pub struct DatabaseMoves {
     pub notes: Vec<String>,
 }
 
+/// `session` filed under the folder named `new_name` instead of `old_name`, that folder being
+/// `up` levels above the file (1: the file's own folder): for a store that names a session's
+/// folder after its directory ([`Relocator::placed`]). `None` when that folder is not named
+/// `old_name` (the session is filed by another directory, or in a folder the user chose).
+pub fn refiled(session: &Path, up: usize, old_name: &str, new_name: &str) -> Option<PathBuf> {
+    let folder = session.ancestors().nth(up)?;
+    if folder.file_name()? != old_name {
+        return None;
+    }
+    let below = session.strip_prefix(folder).ok()?;
+    Some(folder.parent()?.join(new_name).join(below))
+}
+
 /// A session whose working directory changed, as its index hears of it.
 #[derive(Clone, Debug)]
 pub struct Moved {

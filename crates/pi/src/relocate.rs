@@ -5,7 +5,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use cctool_core::relocate::{Relocator, strings_at};
+use cctool_core::relocate::{Relocator, refiled, strings_at};
 
 use crate::store::project_folder;
 

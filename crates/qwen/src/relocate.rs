@@ -6,7 +6,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use cctool_core::relocate::{Relocator, strings_at};
+use cctool_core::relocate::{Relocator, refiled, strings_at};
 
 use crate::store::project_folder;
 
@@ -19,18 +19,10 @@ impl Relocator for QwenRelocator {
     }
 
     fn placed(&self, session: &Path, old_cwd: &str, new_cwd: &str) -> Option<PathBuf> {
-        let chats = session.parent()?;
-        let project = chats.parent()?;
-        if chats.file_name()? != "chats" || project.file_name()? != project_folder(old_cwd).as_str() {
+        if session.parent()?.file_name()? != "chats" {
             return None;
         }
-        Some(
-            project
-                .parent()?
-                .join(project_folder(new_cwd))
-                .join("chats")
-                .join(session.file_name()?),
-        )
+        refiled(session, 2, &project_folder(old_cwd), &project_folder(new_cwd))
     }
 
     fn copy_keeps_id(&self) -> bool {
