@@ -22,16 +22,7 @@ impl Relocator for PiRelocator {
     /// folder a variable or `sessionDir` names stays, since pi lists that folder whatever the
     /// directory.
     fn placed(&self, session: &Path, old_cwd: &str, new_cwd: &str) -> Option<PathBuf> {
-        let folder = session.parent()?;
-        if folder.file_name()? != project_folder(old_cwd).as_str() {
-            return None;
-        }
-        Some(
-            folder
-                .parent()?
-                .join(project_folder(new_cwd))
-                .join(session.file_name()?),
-        )
+        refiled(session, 1, &project_folder(old_cwd), &project_folder(new_cwd))
     }
 
     /// pi lists and continues the sessions of the folder of the directory it runs in.
