@@ -629,3 +629,63 @@ fn real_gemini_lists_a_relocated_project_s_chats_in_the_new_folder() {
     assert!(list(&new).contains(&sid), "listed in NEW");
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// The real Qwen Code, run in NEW after `relocate` and the folder's move, resumes the moved
+/// session by id with the messages it sent from OLD (its system prompt, which names the run's
+/// own folders, aside).
+#[test]
+fn real_qwen_resumes_a_relocated_session_in_the_new_folder() {
+    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/cctool-realclients")));
+    if !installs.is_some_and(|h| h.join("qwen/node_modules/@qwen-code/qwen-code/cli.js").is_file()) {
+        crate::util::skip_notice("Qwen Code 0.24.4 not installed (scripts/realclient/qwen/install.sh)");
+        return;
+    }
+    let script = crate::util::root().join("scripts/realclient/qwen/qwen-store-view.sh");
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let (old, new) = (root.join("old-place"), root.join("new-place"));
+    std::fs::create_dir(&old).unwrap();
+    let text = std::fs::read_to_string(fixture("qwen/ran-tools.jsonl"))
+        .unwrap()
+        .replace("/tmp/cctool-qwen-record/proj", &old.display().to_string());
+    let id = QWEN.trim_end_matches(".jsonl");
+    let store = |qwen: &Path| {
+        let chats = qwen
+            .join("projects")
+            .join(cctool_qwen::store::project_folder(&old.display().to_string()))
+            .join("chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        std::fs::write(chats.join(QWEN), &text).unwrap();
+        age(&chats.join(QWEN));
+    };
+    let sent = |qwen: &Path, work: &Path| -> Vec<serde_json::Value> {
+        let got = crate::store::store_view(&script, qwen, work, id).expect("resumed");
+        let all: Vec<serde_json::Value> = serde_json::from_str(&got).unwrap();
+        all.into_iter().skip(1).collect()
+    };
+    let scratch = root.join("scratch");
+    store(&scratch);
+    let before = sent(&scratch, &old);
+    let qwen = root.join("qwen");
+    store(&qwen);
+    cctool()
+        .env("HOME", &root)
+        .env("QWEN_HOME", &qwen)
+        .args(["relocate", &old.display().to_string(), &new.display().to_string()])
+        .assert()
+        .success();
+    std::fs::rename(&old, &new).unwrap();
+    let after = sent(&qwen, &new);
+    // The folder the client runs in is NEW; the paths the conversation named are OLD's still
+    // (no --rewrite-content): both are DIR here.
+    let norm = |v: &[serde_json::Value]| {
+        serde_json::to_string(v)
+            .unwrap()
+            .replace(&new.display().to_string(), "DIR")
+            .replace(&old.display().to_string(), "DIR")
+    };
+    assert!(norm(&after).contains("DIR/README.md"));
+    assert_eq!(norm(&after), norm(&before));
+}
