@@ -366,3 +366,142 @@ fn api_view_equals_what_the_installed_client_sends() {
         }
     });
 }
+
+/// The texts and calls `--api-view` sends for `file`, in order: each text, `call NAME`.
+fn sent_texts(file: &str) -> Vec<String> {
+    let (msgs, _) = api_view(Path::new(file), "say ok");
+    let mut out = Vec::new();
+    for m in msgs {
+        match &m["content"] {
+            Value::String(t) => out.push(t.clone()),
+            Value::Array(parts) => out.extend(parts.iter().filter_map(|p| p["text"].as_str().map(str::to_string))),
+            _ => {}
+        }
+        for c in m["tool_calls"].as_array().into_iter().flatten() {
+            out.push(format!("call {}", c["function"]["name"].as_str().unwrap()));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_conversion_to_qwen_is_a_qwen_session_that_resumes_the_source_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("s.jsonl");
+    let out_s = out.to_str().unwrap();
+    let src = fixture("convert/compacted.claude.jsonl");
+    stdout_of(&["-q", "convert", "--to", "qwen-code", "-o", out_s, src.to_str().unwrap()]);
+    let scan = records(&stdout_of(&["scan", "--json", out_s]));
+    assert_eq!(scan[0]["format"], "qwen-code", "{scan:?}");
+    assert_eq!(scan[0]["compactions"], 1);
+    // The compaction opens what a resume sends, with the client's acknowledgement after it.
+    let got = sent_texts(out_s);
+    let summary = records(&stdout_of(&["extract-summary", "--json", src.to_str().unwrap()]))
+        .into_iter()
+        .find(|r| r["kind"] == "summary" && r["current"] == true)
+        .unwrap();
+    assert_eq!(got[0], summary["summary"].as_str().unwrap());
+    assert_eq!(got[1], "Got it. Thanks for the additional context!");
+    let doctor = cctool().args(["doctor", "--json", out_s]).output().unwrap();
+    let findings: Vec<Value> = records(&String::from_utf8(doctor.stdout).unwrap())
+        .into_iter()
+        .filter(|r| r["kind"] == "finding")
+        .collect();
+    assert!(findings.is_empty(), "{findings:#?}");
+    // A Qwen Code session converted to Codex and back sends the same texts and calls.
+    let codex = dir.path().join("c.jsonl");
+    let back = dir.path().join("b.jsonl");
+    let tools = qwen("ran-tools");
+    stdout_of(&["-q", "convert", "--to", "codex", "-o", codex.to_str().unwrap(), &tools]);
+    stdout_of(&[
+        "-q",
+        "convert",
+        "--to",
+        "qwen-code",
+        "-o",
+        back.to_str().unwrap(),
+        codex.to_str().unwrap(),
+    ]);
+    assert_eq!(sent_texts(back.to_str().unwrap()), sent_texts(&tools));
+}
+
+#[test]
+fn a_qwen_session_converts_to_claude_code_with_its_calls_mapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cc.jsonl");
+    stdout_of(&[
+        "-q",
+        "convert",
+        "--to",
+        "claude-code",
+        "-o",
+        out.to_str().unwrap(),
+        &qwen("ran-compress"),
+    ]);
+    let rows = records(&stdout_of(&[
+        "scan",
+        "--rows",
+        "tool-calls",
+        "--json",
+        out.to_str().unwrap(),
+    ]));
+    let calls: Vec<&str> = rows.iter().filter_map(|r| r["name"].as_str()).collect();
+    // What a resume loads: the summary, then the turn after the compaction and its shell call.
+    assert_eq!(calls, ["Bash"], "{rows:?}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("It holds README.md and main.rs.") && text.contains("cat main.rs"));
+    // A Qwen Code session is not converted to Qwen Code again.
+    let again = cctool()
+        .args(["convert", "--to", "qwen-code", &qwen("ran-tools")])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(2));
+}
+
+#[test]
+fn into_store_places_the_session_where_qwen_code_resumes_it() {
+    let home = tempfile::tempdir().unwrap();
+    let src = fixture("claude/parallel_tool_calls.jsonl");
+    let out = cctool()
+        .env("HOME", home.path())
+        .args(["convert", "--to", "qwen-code", "--into-store", src.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let chats = home.path().join(".qwen/projects/-home-dev-app/chats");
+    let files: Vec<_> = std::fs::read_dir(&chats).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let first: Value =
+        serde_json::from_str(std::fs::read_to_string(&files[0]).unwrap().lines().next().unwrap()).unwrap();
+    let id = first["sessionId"].as_str().unwrap();
+    assert_eq!(files[0].file_stem().unwrap(), id);
+    assert_eq!(first["cwd"], "/home/dev/app");
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap().trim(),
+        format!("cd /home/dev/app && qwen --resume {id}")
+    );
+}
+
+/// What the installed client sends resuming a conversion to Qwen Code is what `--api-view`
+/// says it sends: the converted file is one the client loads as cctool reads it.
+#[test]
+fn the_installed_client_resumes_conversions_as_api_view_says() {
+    let Some(script) = realclient(Client::Qwen) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for src in ["convert/compacted.claude.jsonl", "convert/tools.codex.jsonl"] {
+        let out = dir.path().join(format!("{}.qwen.jsonl", src.replace('/', "-")));
+        stdout_of(&[
+            "-q",
+            "convert",
+            "--to",
+            "qwen-code",
+            "-o",
+            out.to_str().unwrap(),
+            fixture(src).to_str().unwrap(),
+        ]);
+        let (got, _) = api_view(&out, "say ok");
+        assert_eq!(Value::Array(got), client_sent(&script, &out), "{src}");
+    }
+}

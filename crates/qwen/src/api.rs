@@ -11,6 +11,9 @@
 //!   `tool_calls` (arguments as JSON), its thoughts as `reasoning_content`; consecutive
 //!   assistant messages joined; a call no adjacent result answers dropped, and a result that
 //!   answers no call.
+//! - QW8: the images and files of the history are sent as `[image: MIME]` texts, as to a
+//!   model that reads no media (the harness's; a model the client knows to read images gets
+//!   them, which is not emulated).
 //! - QW6: the system prompt, and the `<system-reminder>` parts the client puts before the first
 //!   and the new prompt (its skills, its tools, the date, the folder), are the client's own and
 //!   are not shown.
@@ -37,7 +40,7 @@ pub fn messages(s: &Session, chain: &Chain, prompt: Option<&str>) -> Vec<Value> 
     repair(&mut contents);
     let mut out = Vec::new();
     for c in &curated(contents) {
-        convert(c, &mut out);
+        convert(&without_media(c), &mut out);
     }
     let merged = merge_assistants(out);
     merge_assistants(clean_orphans(merged))
@@ -151,6 +154,50 @@ fn put_results(history: &mut Vec<Value>, at: usize, results: Vec<Value>) -> bool
     }
     history.insert(at, json!({"role": "user", "parts": results}));
     true
+}
+
+/// QW8: `slimCompactionInput` for a model that reads no media: each image (or other file) of
+/// a Content, or of a function response's parts, becomes the text `[image: MIME]`
+/// (`[document: MIME]`).
+fn without_media(c: &Value) -> Value {
+    let mut c = c.clone();
+    if let Some(Value::Array(parts)) = c.get_mut("parts") {
+        for p in parts.iter_mut() {
+            slim_part(p);
+        }
+    }
+    c
+}
+
+fn slim_part(p: &mut Value) {
+    let media = ["inlineData", "fileData"]
+        .iter()
+        .find_map(|k| p.get(*k).filter(|m| truthy(m)));
+    if let Some(m) = media {
+        let mime = m
+            .get("mimeType")
+            .and_then(Value::as_str)
+            .unwrap_or("application/octet-stream");
+        let clean: String = mime
+            .split(['\r', '\n', '\t'])
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace(['[', ']'], "");
+        let clean: String = clean.trim().chars().take(128).collect();
+        let kind = if mime.starts_with("image/") {
+            "image"
+        } else {
+            "document"
+        };
+        *p = json!({"text": format!("[{kind}: {clean}]")});
+        return;
+    }
+    if let Some(Value::Array(nested)) = p.pointer_mut("/functionResponse/parts") {
+        for inner in nested.iter_mut() {
+            slim_part(inner);
+        }
+    }
 }
 
 /// QW4: `extractCuratedHistory`.

@@ -9,6 +9,7 @@ RECORDED is a session of two turns, each with a tool call (record.sh's `ran-tool
   broken-parent.jsonl  the second prompt's parentUuid names no record
   branch.jsonl         a second branch from the end of the first turn, written last
   dangling-call.jsonl  the file ends at the second turn's tool call, before its result
+  image.jsonl          the first prompt carries an image (a PNG of one pixel) after its text
 Each keeps the recorded records as they were written, but for what its name says; the request
 the client sends resuming each is recorded by qwen-resume-view.sh (refresh: record.sh).
 """
@@ -54,6 +55,14 @@ def main(argv):
     write("branch", "\n".join(lines + extra) + "\n")
 
     write("dangling-call", "\n".join(lines[: calls[1] + 1]) + "\n")
+
+    pixel = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGA"
+             "WjR9awAAAABJRU5ErkJggg==")
+    pictured = list(lines)
+    first = json.loads(lines[prompts[0]])
+    first["message"]["parts"].append({"inlineData": {"mimeType": "image/png", "data": pixel}})
+    pictured[prompts[0]] = json.dumps(first, ensure_ascii=False, separators=(",", ":"))
+    write("image", "\n".join(pictured) + "\n")
 
 
 if __name__ == "__main__":
