@@ -505,3 +505,58 @@ fn the_installed_client_resumes_conversions_as_api_view_says() {
         assert_eq!(Value::Array(got), client_sent(&script, &out), "{src}");
     }
 }
+
+/// Qwen Code's store and Claude Code's both keep sessions under a folder named `projects`:
+/// each is backed up as its own agent's, the project's metadata is no session, and a Qwen Code
+/// session is restored where it was.
+#[test]
+fn backup_keeps_qwen_s_store_as_qwen_s_and_restore_puts_it_back() {
+    let home = tempfile::tempdir().unwrap();
+    let chats = home.path().join(".qwen/projects/-w/chats");
+    let claude = home.path().join(".claude/projects/-w");
+    std::fs::create_dir_all(&chats).unwrap();
+    std::fs::create_dir_all(&claude).unwrap();
+    let id = "12d6cc34-06c0-4422-927c-f72a70b178f1";
+    let session = chats.join(format!("{id}.jsonl"));
+    std::fs::copy(qwen("ran-plain"), &session).unwrap();
+    std::fs::write(home.path().join(".qwen/projects/-w/meta.json"), "{\"version\":1}").unwrap();
+    std::fs::copy(
+        fixture("convert/compacted.claude.jsonl"),
+        claude.join("5b1e0c2a-7d44-4c1e-9a53-0f3f7c1b2a01.jsonl"),
+    )
+    .unwrap();
+    for f in [&session, &claude.join("5b1e0c2a-7d44-4c1e-9a53-0f3f7c1b2a01.jsonl")] {
+        crate::util::age(f);
+    }
+    let run = |args: &[&str]| {
+        let out = cctool().env("HOME", home.path()).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        records(&String::from_utf8(out.stdout).unwrap())
+    };
+    run(&["backup", "--json"]);
+    let listed = run(&["restore", "--json"]);
+    let agents: Vec<(String, String)> = listed
+        .iter()
+        .filter(|r| r["kind"] == "archived_session")
+        .map(|r| {
+            (
+                r["agent"].as_str().unwrap().to_string(),
+                r["session_id"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(agents.len(), 2, "{listed:?}");
+    assert!(
+        agents.contains(&("qwen-code".to_string(), id.to_string())),
+        "{agents:?}"
+    );
+    assert!(agents.iter().any(|(a, _)| a == "claude-code"), "{agents:?}");
+    let bytes = std::fs::read(&session).unwrap();
+    std::fs::remove_file(&session).unwrap();
+    run(&["restore", &id[..8]]);
+    assert_eq!(std::fs::read(&session).unwrap(), bytes);
+}
