@@ -560,3 +560,15 @@ fn backup_keeps_qwen_s_store_as_qwen_s_and_restore_puts_it_back() {
     run(&["restore", &id[..8]]);
     assert_eq!(std::fs::read(&session).unwrap(), bytes);
 }
+
+/// `--api-view` says which send-time rule changed what the file holds, and how often.
+#[test]
+fn api_view_names_the_send_time_rules_that_applied() {
+    let rules = |name: &str| api_view(Path::new(&qwen(name)), "say ok").1;
+    let dangling = rules("dangling-call");
+    assert!(dangling.contains("QW7 x1"), "{dangling}");
+    let image = rules("image");
+    assert!(image.contains("QW8 x1") && !image.contains("QW7"), "{image}");
+    let plain = rules("ran-tools");
+    assert!(!plain.contains("QW7") && !plain.contains("QW8"), "{plain}");
+}
