@@ -26,6 +26,7 @@ mod mcp;
 mod migrate;
 mod misc;
 mod opencode;
+mod qwen;
 mod scan;
 mod search;
 mod slim;
