@@ -45,6 +45,7 @@
 #   refused the file ("Session file is corrupted").
 #   Qwen Code: scripts/qwen-request.py (`sent`: the messages after the client's system prompt,
 #   without the <system-reminder> parts it puts before a prompt); qwen/qwen-resume-view.sh.
+#   `null` means the client refused the file (TranscriptRecordPreparationError).
 set -u
 
 # FOLDER AGENT SHAPE DATE — DATE is when fixtures without a VIEW_DATE were recorded ("-":
@@ -229,6 +230,8 @@ for entry in "${FOLDERS[@]}"; do
         && grep -q "thread/resume failed" "$tmp/err"; then
       echo null > "$tmp/sent.json"
     elif [ "$rc" = 1 ] && [ "$agent" = copilot ] && grep -q "Session file is corrupted" "$tmp/err"; then
+      echo null > "$tmp/sent.json"
+    elif [ "$rc" = 1 ] && [ "$agent" = qwen ] && grep -q "TranscriptRecordPreparationError" "$tmp/err"; then
       echo null > "$tmp/sent.json"
     elif [ "$rc" != 0 ]; then
       failed=$((failed + 1))

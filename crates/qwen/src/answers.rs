@@ -193,6 +193,23 @@ fn api_view(
 ) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
     let mut diags = unread(src.name(), s, false);
     diags.extend(crate::doctor::chain_findings(src.name(), s, c, false));
+    if let Some((line, other)) = s.other_session_ids().first() {
+        // The client refuses to load records of several sessions: nothing is sent.
+        let summary = ApiViewSummary {
+            refused: Some(format!(
+                "line {line} is a record of session {other}: Qwen Code refuses to resume a file that mixes sessions"
+            )),
+            ..ApiViewSummary::of_messages(
+                src.name(),
+                crate::ID.name(),
+                crate::api::CLIENT,
+                0,
+                0,
+                a.prompt.is_some(),
+            )
+        };
+        return Ok((diags, Report::ApiView(summary)));
+    }
     let (msgs, applied) = crate::api::request(s, c, a.prompt.as_deref());
     let bytes = print_chat_messages(&msgs, style.as_ref(), out)?;
     let summary = ApiViewSummary {

@@ -86,6 +86,12 @@ keep ran-compress
 python3 "$HERE/edge-cases.py" "$OUT/ran-tools.jsonl" "$OUT" || exit 1
 
 for f in "$OUT"/*.jsonl; do
-  VIEW_NORMALISE=1 "$HERE/qwen-resume-view.sh" "$f" "say ok" > "${f%.jsonl}.sent.json" \
-    || echo "record.sh: $(basename "$f"): no request recorded" >&2
+  if ! VIEW_NORMALISE=1 "$HERE/qwen-resume-view.sh" "$f" "say ok" > "${f%.jsonl}.sent.json" 2> "$RUN/view.err"; then
+    # A file the client refuses to load is recorded as `null`.
+    if grep -q "TranscriptRecordPreparationError" "$RUN/view.err"; then
+      echo null > "${f%.jsonl}.sent.json"
+    else
+      echo "record.sh: $(basename "$f"): no request recorded" >&2
+    fi
+  fi
 done
