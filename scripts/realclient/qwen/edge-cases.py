@@ -10,6 +10,8 @@ RECORDED is a session of two turns, each with a tool call (record.sh's `ran-tool
   branch.jsonl         a second branch from the end of the first turn, written last
   dangling-call.jsonl  the file ends at the second turn's tool call, before its result
   image.jsonl          the first prompt carries an image (a PNG of one pixel) after its text
+  unanswered.jsonl     the file ends at the first prompt, before any reply: the new prompt
+                       joins it in one user message (QW4)
   mixed-session.jsonl  a last record of another session (a file two runs wrote into); the
                        client refuses it, which its recording says with `null`
 Each keeps the recorded records as they were written, but for what its name says; the request
@@ -65,6 +67,8 @@ def main(argv):
     first["message"]["parts"].append({"inlineData": {"mimeType": "image/png", "data": pixel}})
     pictured[prompts[0]] = json.dumps(first, ensure_ascii=False, separators=(",", ":"))
     write("image", "\n".join(pictured) + "\n")
+
+    write("unanswered", "\n".join(lines[: prompts[0] + 1]) + "\n")
 
     other = dict(base, uuid="c0000000-0000-4000-8000-000000000001", parentUuid=None,
                  sessionId="c0000000-0000-4000-8000-0000000000ff", timestamp="2026-12-05T09:30:00.000Z",
