@@ -248,6 +248,11 @@ fn doctor_names_what_breaks_a_resume_with_its_line() {
         findings("dangling-call"),
         [f(12, "tool-call-without-result", "warning")]
     );
+    // The prompt that set off the client's own compaction is not in its history.
+    assert_eq!(
+        findings("ran-autocompress"),
+        [f(5, "prompt-lost-to-compaction", "warning")]
+    );
     for clean in ["ran-plain", "ran-tools", "ran-compress", "branch"] {
         assert_eq!(findings(clean), [], "{clean}");
     }
@@ -266,7 +271,7 @@ fn doctor_names_what_breaks_a_resume_with_its_line() {
     assert!(
         found
             .iter()
-            .any(|r| r["code"] == "invalid-session" && r["severity"] == "error"),
+            .any(|r| r["code"] == "mixed-sessions" && r["severity"] == "error"),
         "{found:?}"
     );
 }
