@@ -6,24 +6,30 @@
 
 What only the resuming machine knows is taken out: the system prompt (the client's own, with
 its tools, the working folder and the memory files) and the `<system-reminder>` text parts the
-client puts before the text of a user message it sends (QW6: the skills and deferred tools of
-the install, the startup context with the date, the operating system and the folder, the date
-before the new prompt). Every other message comes from the file and is kept as sent.
+client writes into the user messages it sends (QW6: the skills and deferred tools of the
+install, the startup context with the date, the operating system and the folder, the date
+before the new prompt), told by how each begins. Every other message comes from the file and
+is kept as sent.
 """
 import json
 import sys
 
-REMINDER = "<system-reminder>\n"
+# The reminders the client writes itself, by how each begins: the install's skills, the startup
+# context (date, system, folder), the deferred tools, the date before the new prompt.
+CLIENT_REMINDERS = (
+    "<system-reminder>\nThe following skills are available",
+    "<system-reminder>\nThis is the Qwen Code.",
+    "<system-reminder>\nThe following tools are reachable",
+    "<system-reminder>\nThe current date is:",
+)
 
 
 def without_reminders(m):
     content = m.get("content")
     if m.get("role") != "user" or not isinstance(content, list):
         return m
-    kept = list(content)
-    while kept and isinstance(kept[0], dict) and kept[0].get("type") == "text" \
-            and str(kept[0].get("text", "")).startswith(REMINDER):
-        kept.pop(0)
+    kept = [p for p in content if not (isinstance(p, dict) and p.get("type") == "text"
+                                       and str(p.get("text", "")).startswith(CLIENT_REMINDERS))]
     return dict(m, content=kept)
 
 

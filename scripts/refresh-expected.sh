@@ -21,7 +21,7 @@
 #
 # The clients run through the harness in ${CCTOOL_HARNESS:-scripts/realclient}
 # (cc-resume-view.sh, codex-resume-view.sh, copilot-resume-view.sh, cc-mcp-view.sh; install
-# the clients with its install.sh). The recordings of Claude Code driving `cctool mcp` (fixtures/mcp) are described
+# the clients with its install.sh; Qwen Code's qwen/qwen-resume-view.sh, with qwen/install.sh). The recordings of Claude Code driving `cctool mcp` (fixtures/mcp) are described
 # where they are recorded, at the end.
 #
 #   (no option)  record each fixture as its .view says and print, per fixture, "same",
@@ -43,6 +43,9 @@
 #   Copilot CLI: scripts/copilot-request.py (`sent`: the messages after the client's system
 #   prompt, the prompt without the date the client prefixes it with). `null` means the client
 #   refused the file ("Session file is corrupted").
+#   Qwen Code: scripts/qwen-request.py (`sent`: the messages after the client's system prompt,
+#   without the <system-reminder> parts it puts before a prompt); qwen/qwen-resume-view.sh.
+#   `null` means the client refused the file (TranscriptRecordPreparationError).
 set -u
 
 # FOLDER AGENT SHAPE DATE — DATE is when fixtures without a VIEW_DATE were recorded ("-":
@@ -58,6 +61,7 @@ FOLDERS=(
   "fixtures/codex         codex  history -"
   "fixtures/copilot/real  copilot sent   2026-12-03"
   "fixtures/copilot       copilot sent   2026-12-03"
+  "fixtures/qwen          qwen   sent    -"
 )
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -213,6 +217,8 @@ for entry in "${FOLDERS[@]}"; do
     elif [ "$agent" = copilot ]; then
       VIEW_BODY=1 VIEW_DATE=$VIEW_DATE \
         bash "$harness/copilot-resume-view.sh" "$input" "$PROMPT" > "$tmp/raw.json" 2> "$tmp/err"
+    elif [ "$agent" = qwen ]; then
+      VIEW_BODY=1 bash "$harness/qwen/qwen-resume-view.sh" "$input" "$PROMPT" > "$tmp/raw.json" 2> "$tmp/err"
     else
       VIEW_BODY=1 CODEX_MODEL=$CODEX_MODEL \
         bash "$harness/codex-resume-view.sh" "$input" "$PROMPT" > "$tmp/raw.json" 2> "$tmp/err"
@@ -224,6 +230,8 @@ for entry in "${FOLDERS[@]}"; do
         && grep -q "thread/resume failed" "$tmp/err"; then
       echo null > "$tmp/sent.json"
     elif [ "$rc" = 1 ] && [ "$agent" = copilot ] && grep -q "Session file is corrupted" "$tmp/err"; then
+      echo null > "$tmp/sent.json"
+    elif [ "$rc" = 1 ] && [ "$agent" = qwen ] && grep -q "TranscriptRecordPreparationError" "$tmp/err"; then
       echo null > "$tmp/sent.json"
     elif [ "$rc" != 0 ]; then
       failed=$((failed + 1))

@@ -322,10 +322,86 @@ fn is_opencode(p: &Path) -> bool {
         && serde_json::from_str::<Value>(&text).is_ok_and(|v| v.get("info").is_some() && v.get("messages").is_some())
 }
 
+/// Whether a file is a Qwen Code session: its first record has Claude Code's link fields
+/// around a message of Gemini's `parts`, or a record type or payload of Qwen Code's own.
+fn is_qwen(p: &Path) -> bool {
+    let first = std::fs::read_to_string(p)
+        .ok()
+        .and_then(|t| t.lines().next().map(str::to_string));
+    first
+        .and_then(|l| serde_json::from_str::<Value>(&l).ok())
+        .is_some_and(|r| {
+            r.get("uuid").is_some()
+                && r.get("sessionId").is_some()
+                && (r["message"].get("parts").is_some()
+                    || r["type"] == "tool_result"
+                    || r.get("systemPayload").is_some())
+        })
+}
+
+/// The acknowledgement Qwen Code keeps after a compaction's summary.
+const QWEN_ACKNOWLEDGEMENT: &str = "Got it. Thanks for the additional context!";
+
+/// A Qwen Code session's resumed conversation, as `rebuild-chain --api-view` gives the
+/// messages the client sends (checked against the client in `tests/cli/qwen.rs`): the current
+/// compaction's summary (the client's acknowledgement after it is its own), the user's and the
+/// replies' texts and calls. The results the client makes up for calls without one, and the
+/// text it sends in an image's place, are its own and not carried.
+pub fn expect_qwen(file: &Path) -> Expect {
+    let path = file.to_str().expect("utf-8 path");
+    let mut e = Expect::default();
+    let summary = records(&stdout_of(&["-q", "extract-summary", "--json", path]))
+        .into_iter()
+        .find(|r| r["kind"] == "summary" && r["current"] == true)
+        .and_then(|r| r["summary"].as_str().map(str::to_string));
+    if let Some(s) = &summary {
+        e.summaries.push(s.clone());
+    }
+    let mut after_summary = false;
+    for m in records(&stdout_of(&["-q", "rebuild-chain", "--api-view", path])) {
+        let texts: Vec<String> = match &m["content"] {
+            Value::String(t) => vec![t.clone()],
+            Value::Array(parts) => parts.iter().filter_map(text_of).map(str::to_string).collect(),
+            _ => Vec::new(),
+        };
+        let was_after = std::mem::take(&mut after_summary);
+        match m["role"].as_str() {
+            Some("user") => {
+                for t in texts {
+                    if summary.as_deref() == Some(t.as_str()) {
+                        after_summary = true;
+                    } else if !(t.starts_with("[image: ") || t.starts_with("[document: ")) {
+                        push_text(&mut e.texts, &t);
+                    }
+                }
+            }
+            Some("assistant") => {
+                for t in texts.iter().filter(|t| !(was_after && *t == QWEN_ACKNOWLEDGEMENT)) {
+                    push_text(&mut e.texts, t);
+                }
+                for c in m["tool_calls"].as_array().into_iter().flatten() {
+                    e.calls.push(c["id"].as_str().unwrap_or("").to_string());
+                }
+            }
+            Some("tool")
+                if !texts
+                    .iter()
+                    .any(|t| t.starts_with("Tool execution result was not recorded")) =>
+            {
+                e.answered.insert(m["tool_call_id"].as_str().unwrap_or("").to_string());
+            }
+            _ => {}
+        }
+    }
+    e
+}
+
 /// What a resume of `src` loads, read by the agent that wrote it; `None` when it cannot be
 /// known here (a pi session with neither a recorded context nor pi installed).
 pub fn expect_of(src: &Path) -> Option<Expect> {
-    if is_opencode(src) {
+    if is_qwen(src) {
+        Some(expect_qwen(src))
+    } else if is_opencode(src) {
         Some(expect_opencode(src))
     } else if is_pi(src) {
         expect_pi(src)
@@ -425,6 +501,7 @@ fn client_of(to: &str) -> (Client, fn(&Value) -> Seen) {
         "pi" => (Client::Pi, seen_chat),
         "copilot" => (Client::Copilot, seen_chat),
         "opencode" => (Client::Opencode, seen_chat),
+        "qwen-code" => (Client::Qwen, seen_chat),
         other => panic!("no client resumes {other}"),
     }
 }
@@ -784,6 +861,28 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
     ] {
         failures.extend(pair(name, from, "opencode"));
         failures.extend(pair("opencode", &opencode, name));
+    }
+    // Into Qwen Code from every other agent, and Qwen Code's sessions into each of them.
+    // A file the client refuses to load (recorded as `null`) has nothing to carry.
+    let refused =
+        |p: &PathBuf| std::fs::read_to_string(p.with_extension("sent.json")).is_ok_and(|t| t.trim() == "null");
+    let mut qwen: Vec<PathBuf> = fixture_files(&["qwen"])
+        .into_iter()
+        .filter(|p| is_transcript(p) && !refused(p))
+        .collect();
+    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
+        let only = std::fs::read_to_string(list).expect("list");
+        qwen.retain(|p| only.lines().any(|l| p.ends_with(l)));
+    }
+    for (name, from) in [
+        ("claude-code", &claude),
+        ("codex", &codex),
+        ("pi", &pi),
+        ("copilot", &copilot),
+        ("opencode", &opencode),
+    ] {
+        failures.extend(pair(name, from, "qwen-code"));
+        failures.extend(pair("qwen-code", &qwen, name));
     }
     assert!(failures.is_empty(), "{} failures: {failures:#?}", failures.len());
 }

@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, Import, Names};
+use cctool_core::agents::{About, Agent, ArgValue, Import, Names};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
@@ -60,6 +60,13 @@ impl Agent for Qwen {
         let ty = r.ty()?;
         let ours = r.message_has_parts() || ty == "tool_result" || (ty == "system" && r.has("systemPayload"));
         (linked && crate::file::RECORD_TYPES.contains(&ty) && ours).then_some(Sureness::Strong)
+    }
+
+    fn convert_to(&self) -> Option<ArgValue> {
+        Some(ArgValue {
+            name: "qwen-code",
+            help: "A Qwen Code session",
+        })
     }
 
     fn summaries(
@@ -145,5 +152,9 @@ impl Agent for Qwen {
 
     fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
         Some(&crate::tools::QwenTools)
+    }
+
+    fn converter(&self) -> Option<&'static dyn cctool_core::agents::Converter> {
+        Some(&crate::convert::Converter)
     }
 }

@@ -193,7 +193,24 @@ fn api_view(
 ) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
     let mut diags = unread(src.name(), s, false);
     diags.extend(crate::doctor::chain_findings(src.name(), s, c, false));
-    let msgs = crate::api::messages(s, c, a.prompt.as_deref());
+    if let Some((line, other)) = s.other_session_ids().first() {
+        // The client refuses to load records of several sessions: nothing is sent.
+        let summary = ApiViewSummary {
+            refused: Some(format!(
+                "line {line} is a record of session {other}: Qwen Code refuses to resume a file that mixes sessions"
+            )),
+            ..ApiViewSummary::of_messages(
+                src.name(),
+                crate::ID.name(),
+                crate::api::CLIENT,
+                0,
+                0,
+                a.prompt.is_some(),
+            )
+        };
+        return Ok((diags, Report::ApiView(summary)));
+    }
+    let (msgs, applied) = crate::api::request(s, c, a.prompt.as_deref());
     let bytes = print_chat_messages(&msgs, style.as_ref(), out)?;
     let summary = ApiViewSummary {
         model: c
@@ -204,7 +221,7 @@ fn api_view(
         notice: Some(
             "the system prompt and the <system-reminder> parts are the resuming client's own and are not shown".into(),
         ),
-        rules: rules(c),
+        rules: rules(c, applied),
         assumptions: Some(serde_json::json!({"provider_api": "openai"})),
         ..ApiViewSummary::of_messages(
             src.name(),
@@ -218,9 +235,17 @@ fn api_view(
     Ok((diags, Report::ApiView(summary)))
 }
 
-/// The rules that shaped what a resume sends, with how often each applied.
-fn rules(c: &Chain) -> Vec<Value> {
-    let counts = [("QW2", c.walked.len()), ("QW3", usize::from(c.compaction.is_some()))];
+/// The rules that shaped what a resume sends, with how often each applied: the records
+/// walked, the compaction started from, and the send-time rules.
+fn rules(c: &Chain, a: crate::api::Applied) -> Vec<Value> {
+    let counts = [
+        ("QW2", c.walked.len()),
+        ("QW3", usize::from(c.compaction.is_some())),
+        ("QW4", a.curated),
+        ("QW5", a.orphans),
+        ("QW7", a.repaired),
+        ("QW8", a.media),
+    ];
     counts
         .iter()
         .filter(|(_, n)| *n > 0)

@@ -11,6 +11,9 @@
 //!   `tool_calls` (arguments as JSON), its thoughts as `reasoning_content`; consecutive
 //!   assistant messages joined; a call no adjacent result answers dropped, and a result that
 //!   answers no call.
+//! - QW8: the images and files of the history are sent as `[image: MIME]` texts, as to a
+//!   model that reads no media (the harness's; a model the client knows to read images gets
+//!   them, which is not emulated).
 //! - QW6: the system prompt, and the `<system-reminder>` parts the client puts before the first
 //!   and the new prompt (its skills, its tools, the date, the folder), are the client's own and
 //!   are not shown.
@@ -28,19 +31,49 @@ pub const CLIENT: &str = "Qwen Code 0.24.4";
 /// The text of a model turn the client never sends again (`UPSTREAM_DEGRADED_PLACEHOLDER`).
 const DEGRADED_PLACEHOLDER: &str = "(request timeout)";
 
+/// How often the send-time rules changed what a resume loads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    /// QW4: Contents dropped or joined by the curation.
+    pub curated: usize,
+    /// QW5: calls and results dropped for want of the other.
+    pub orphans: usize,
+    /// QW7: results put in a call's place, moved or dropped.
+    pub repaired: usize,
+    /// QW8: images and files sent as text.
+    pub media: usize,
+}
+
 /// The messages the client sends resuming `s` with `prompt` (the prompt last, when given).
 pub fn messages(s: &Session, chain: &Chain, prompt: Option<&str>) -> Vec<Value> {
+    request(s, chain, prompt).0
+}
+
+/// [`messages`], and how often each send-time rule applied.
+pub fn request(s: &Session, chain: &Chain, prompt: Option<&str>) -> (Vec<Value>, Applied) {
+    let mut applied = Applied::default();
     let mut contents: Vec<Value> = chain.history(s).into_iter().map(|c| c.value).collect();
     if let Some(p) = prompt {
         contents.push(json!({"role": "user", "parts": [{"text": p}]}));
     }
-    repair(&mut contents);
+    applied.repaired = repair(&mut contents);
+    let before = contents.len();
+    let contents = curated(contents);
+    applied.curated = before - contents.len();
     let mut out = Vec::new();
-    for c in &curated(contents) {
-        convert(c, &mut out);
+    for c in &contents {
+        convert(&without_media(c, &mut applied.media), &mut out);
     }
     let merged = merge_assistants(out);
-    merge_assistants(clean_orphans(merged))
+    let calls = |m: &[Value]| {
+        m.iter()
+            .map(|x| calls_of(x).len() + usize::from(x["role"] == "tool"))
+            .sum::<usize>()
+    };
+    let had = calls(&merged);
+    let cleaned = merge_assistants(clean_orphans(merged));
+    applied.orphans = had - calls(&cleaned);
+    (cleaned, applied)
 }
 
 /// What the client answers, in a call's place, for a call whose result was never written.
@@ -51,7 +84,9 @@ pub const NOT_RECORDED: &str = "Tool execution result was not recorded \u{2014} 
 /// placeholders): a result found in a later user Content is moved there, a second result of a
 /// call dropped, and a call with none answered with [`NOT_RECORDED`] as its error; a user
 /// Content left empty is dropped.
-pub fn repair(history: &mut Vec<Value>) {
+/// Returns how many results it put in, moved or dropped.
+pub fn repair(history: &mut Vec<Value>) -> usize {
+    let mut changed = 0;
     let mut i = 0;
     while i < history.len() {
         if role(&history[i]) != "model" {
@@ -116,6 +151,7 @@ pub fn repair(history: &mut Vec<Value>) {
             i += 1;
             continue;
         }
+        changed += inject.len() + removals.len();
         inject.extend(hoisted);
         removals.sort_unstable_by(|a, b| b.cmp(a));
         for (t, k) in removals {
@@ -131,6 +167,7 @@ pub fn repair(history: &mut Vec<Value>) {
         let inserted = put_results(history, adjacent, inject);
         i += 1 + usize::from(inserted);
     }
+    changed
 }
 
 /// Puts `results` into the user Content at `at` before its first part that is no result, or
@@ -153,6 +190,51 @@ fn put_results(history: &mut Vec<Value>, at: usize, results: Vec<Value>) -> bool
     true
 }
 
+/// QW8: `slimCompactionInput` for a model that reads no media: each image (or other file) of
+/// a Content, or of a function response's parts, becomes the text `[image: MIME]`
+/// (`[document: MIME]`).
+fn without_media(c: &Value, count: &mut usize) -> Value {
+    let mut c = c.clone();
+    if let Some(Value::Array(parts)) = c.get_mut("parts") {
+        for p in parts.iter_mut() {
+            slim_part(p, count);
+        }
+    }
+    c
+}
+
+fn slim_part(p: &mut Value, count: &mut usize) {
+    let media = ["inlineData", "fileData"]
+        .iter()
+        .find_map(|k| p.get(*k).filter(|m| truthy(m)));
+    if let Some(m) = media {
+        let mime = m
+            .get("mimeType")
+            .and_then(Value::as_str)
+            .unwrap_or("application/octet-stream");
+        let clean: String = mime
+            .split(['\r', '\n', '\t'])
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace(['[', ']'], "");
+        let clean: String = clean.trim().chars().take(128).collect();
+        let kind = if mime.starts_with("image/") {
+            "image"
+        } else {
+            "document"
+        };
+        *p = json!({"text": format!("[{kind}: {clean}]")});
+        *count += 1;
+        return;
+    }
+    if let Some(Value::Array(nested)) = p.pointer_mut("/functionResponse/parts") {
+        for inner in nested.iter_mut() {
+            slim_part(inner, count);
+        }
+    }
+}
+
 /// QW4: `extractCuratedHistory`.
 pub fn curated(history: Vec<Value>) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
@@ -161,7 +243,7 @@ pub fn curated(history: Vec<Value>) -> Vec<Value> {
         if role(&history[i]) == "user" {
             match out.last_mut() {
                 Some(last) if role(last) == "user" => {
-                    let mut parts = parts(last).to_vec();
+                    let mut parts = parts_of(last).to_vec();
                     parts.extend(parts_of(&history[i]).iter().cloned());
                     last["parts"] = Value::Array(parts);
                 }
@@ -193,10 +275,6 @@ fn role(c: &Value) -> &str {
 
 fn parts_of(c: &Value) -> &[Value] {
     c.get("parts").and_then(Value::as_array).map_or(&[], Vec::as_slice)
-}
-
-fn parts(c: &Value) -> &[Value] {
-    parts_of(c)
 }
 
 /// `isValidContent`: parts, none of them empty, none an empty text that is no thought.

@@ -2,7 +2,8 @@
 //! the lines and records the client passes over, records of another session (the client then
 //! loads nothing), a parent the walk does not find (nothing before it is loaded) or a loop,
 //! `uuid`s written twice (their parts are joined), a compaction with no history to start from,
-//! calls no result answers and results that answer no call (the request drops both).
+//! a prompt a compaction left out of its history, calls no result answers and results that
+//! answer no call (the request drops both).
 
 use std::collections::HashSet;
 
@@ -31,7 +32,7 @@ pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
         out.push(diag(
             file,
             *line,
-            Code::InvalidSession,
+            Code::MixedSessions,
             Severity::Error,
             format!(
                 "a record of session {other:?} in the file of session {:?}: Qwen Code refuses to load records of several sessions, so the session cannot be resumed",
@@ -43,6 +44,7 @@ pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
     let c = Chain::of(&s);
     out.extend(chain_findings(file, &s, &c, true));
     out.extend(calls_and_results(file, &s, &c));
+    out.extend(prompts_lost(file, &s, &c));
     if c.walked.is_empty() {
         out.push(diag(
             file,
@@ -118,6 +120,48 @@ pub fn chain_findings(file: &str, s: &Session, c: &Chain, finding: bool) -> Vec<
                 msg,
                 finding,
             ));
+        }
+    }
+    out
+}
+
+/// The prompts written after the last reply before a compaction on the chain that its
+/// compressed history does not hold: the client compacted on the way to sending them, and a
+/// resume starts from that history without them.
+fn prompts_lost(file: &str, s: &Session, c: &Chain) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for (k, &i) in c.walked.iter().enumerate() {
+        let Some(history) = crate::chain::compressed_history(&s.records[i]) else {
+            continue;
+        };
+        let kept = history.to_string();
+        for &j in c.walked[..k].iter().rev() {
+            let r = &s.records[j];
+            if r.ty() == "assistant" {
+                break;
+            }
+            if r.ty() != "user" || r.subtype().is_some() {
+                continue;
+            }
+            let texts: Vec<&str> = r.parts().iter().filter_map(|p| p.get("text")?.as_str()).collect();
+            let held = texts
+                .iter()
+                .all(|t| kept.contains(&serde_json::Value::from(*t).to_string()));
+            if !texts.is_empty() && !held {
+                let msg = format!(
+                    "the prompt {:?} was written before the compaction on line {}, whose history does not hold it: a resume does not send it",
+                    texts.join(" ").chars().take(60).collect::<String>(),
+                    s.records[i].line
+                );
+                out.push(diag(
+                    file,
+                    r.line,
+                    Code::PromptLostToCompaction,
+                    Severity::Warning,
+                    msg,
+                    true,
+                ));
+            }
         }
     }
     out

@@ -7,6 +7,9 @@
 //! `uuid` and `sessionId`, a `parentUuid` that is a string or `null`, and a `type` among
 //! `user`, `assistant`, `tool_result` and `system` (`validateTranscriptRecord`).
 
+use std::collections::HashMap;
+
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use cctool_core::io::Source;
@@ -216,11 +219,59 @@ fn unread(line: u64, raw: &[u8], code: Code, severity: Severity, message: &str) 
 /// such a line is read again repaired, as the client reads it.
 fn parse(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     let bytes = bytes.trim_ascii();
-    serde_json::from_slice(bytes).or_else(|e| {
+    lean(bytes).or_else(|e| {
         cctool_core::io::json::repair_surrogates(bytes)
-            .and_then(|fixed| serde_json::from_slice(&fixed).ok())
+            .and_then(|fixed| lean(&fixed).ok())
             .ok_or(e)
     })
+}
+
+/// The fields of a record cctool reads; the others (telemetry, a tool's display, the
+/// attribution snapshot) stay as written in the line and are never built as values.
+const FIELDS: &[&str] = &[
+    "uuid",
+    "parentUuid",
+    "sessionId",
+    "type",
+    "subtype",
+    "timestamp",
+    "cwd",
+    "version",
+    "model",
+    "message",
+    "usageMetadata",
+];
+
+/// The `system` subtypes whose `systemPayload` a resume or a summary reads.
+const PAYLOADS: &[&str] = &["chat_compression", "custom_title", "slash_command"];
+
+/// A line as JSON: an object with only [`FIELDS`] (and the payload of [`PAYLOADS`]) built, the
+/// last of a key given twice winning as in `JSON.parse`; anything else as parsed.
+fn lean(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    let fields: HashMap<String, &RawValue> = match serde_json::from_slice(bytes) {
+        Ok(f) => f,
+        Err(e) => {
+            return match serde_json::from_slice::<Value>(bytes) {
+                // Valid JSON, but no object.
+                Ok(_) => Ok(Value::Null),
+                Err(_) => Err(e),
+            };
+        }
+    };
+    let mut m = Map::new();
+    for k in FIELDS {
+        if let Some(raw) = fields.get(*k) {
+            m.insert((*k).to_string(), serde_json::from_str(raw.get())?);
+        }
+    }
+    let payload = m
+        .get("subtype")
+        .and_then(Value::as_str)
+        .is_some_and(|s| PAYLOADS.contains(&s));
+    if let (true, Some(raw)) = (payload, fields.get("systemPayload")) {
+        m.insert("systemPayload".into(), serde_json::from_str(raw.get())?);
+    }
+    Ok(Value::Object(m))
 }
 
 /// The balanced top-level objects of a line that is no JSON, each parsed on its own, as the
@@ -327,11 +378,24 @@ mod tests {
 
     #[test]
     fn two_records_on_one_line_are_both_recovered() {
-        let line = br#"{"uuid":"a","x":"}{"}{"uuid":"b"} trailing"#;
+        let line = br#"{"uuid":"a","timestamp":"}{"}{"uuid":"b"} trailing"#;
         let got = recover(line);
         assert_eq!(got.len(), 2);
-        assert_eq!(got[0].1["x"], "}{");
+        assert_eq!(got[0].1["timestamp"], "}{");
         assert_eq!(got[1].1["uuid"], "b");
+    }
+
+    #[test]
+    fn only_the_fields_read_are_built_and_the_last_of_a_key_given_twice_wins() {
+        let v =
+            parse(br#"{"uuid":"a","uuid":"b","toolCallResult":{"x":1},"subtype":"ui_telemetry","systemPayload":{}}"#)
+                .unwrap();
+        assert_eq!(v["uuid"], "b");
+        assert!(v.get("toolCallResult").is_none() && v.get("systemPayload").is_none());
+        let c = parse(br#"{"subtype":"chat_compression","systemPayload":{"info":{}}}"#).unwrap();
+        assert_eq!(c["systemPayload"]["info"], serde_json::json!({}));
+        assert_eq!(parse(b"[1]").unwrap(), Value::Null);
+        assert!(parse(b"{\"uuid\":").is_err());
     }
 
     #[test]

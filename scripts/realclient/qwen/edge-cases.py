@@ -9,6 +9,11 @@ RECORDED is a session of two turns, each with a tool call (record.sh's `ran-tool
   broken-parent.jsonl  the second prompt's parentUuid names no record
   branch.jsonl         a second branch from the end of the first turn, written last
   dangling-call.jsonl  the file ends at the second turn's tool call, before its result
+  image.jsonl          the first prompt carries an image (a PNG of one pixel) after its text
+  unanswered.jsonl     the file ends at the first prompt, before any reply: the new prompt
+                       joins it in one user message (QW4)
+  mixed-session.jsonl  a last record of another session (a file two runs wrote into); the
+                       client refuses it, which its recording says with `null`
 Each keeps the recorded records as they were written, but for what its name says; the request
 the client sends resuming each is recorded by qwen-resume-view.sh (refresh: record.sh).
 """
@@ -54,6 +59,21 @@ def main(argv):
     write("branch", "\n".join(lines + extra) + "\n")
 
     write("dangling-call", "\n".join(lines[: calls[1] + 1]) + "\n")
+
+    pixel = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGA"
+             "WjR9awAAAABJRU5ErkJggg==")
+    pictured = list(lines)
+    first = json.loads(lines[prompts[0]])
+    first["message"]["parts"].append({"inlineData": {"mimeType": "image/png", "data": pixel}})
+    pictured[prompts[0]] = json.dumps(first, ensure_ascii=False, separators=(",", ":"))
+    write("image", "\n".join(pictured) + "\n")
+
+    write("unanswered", "\n".join(lines[: prompts[0] + 1]) + "\n")
+
+    other = dict(base, uuid="c0000000-0000-4000-8000-000000000001", parentUuid=None,
+                 sessionId="c0000000-0000-4000-8000-0000000000ff", timestamp="2026-12-05T09:30:00.000Z",
+                 type="user", provenance="real_user", message={"role": "user", "parts": [{"text": "hello"}]})
+    write("mixed-session", "\n".join(lines + [json.dumps(other, ensure_ascii=False, separators=(",", ":"))]) + "\n")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@
 #                    scripts/qwen-request.py normalises them
 # Sessions: `ran-plain` (one turn), `ran-tools` (two runs, the second with --continue, each
 # with a shell or read_file call and its result), `ran-compress` (a turn with a call, `/compress`
-# while the mock reports a large prompt, a turn after it), and the hand-made cases
+# while the mock reports a large prompt, a turn after it), `ran-autocompress` (the client
+# compresses by itself before a turn, its last prompt over the threshold), and the hand-made cases
 # edge-cases.py derives from ran-tools (damaged, broken-parent, branch, dangling-call).
 # Everything runs in a scratch HOME; the project folder is a fixed place
 # (/tmp/cctool-qwen-record/proj), so that a re-recording is comparable with the committed files.
@@ -82,10 +83,23 @@ MOCK_PROMPT_TOKENS=120000 MOCK_REPLY='<state_snapshot>
 step ran-compress '[[{"type":"tool_use","id":"call_cat_1","name":"run_shell_command","input":{"command":"cat main.rs","description":"show main.rs"}}],"It is an empty main."]' \
   --continue -p "and main.rs"
 keep ran-compress
+# A compression the client starts itself: the turn before reports a prompt over its threshold,
+# so the next turn compresses before it is sent.
+MOCK_PROMPT_TOKENS=200000 step ran-autocompress '[]' -p "what is this project"
+MOCK_PROMPT_TOKENS=120000 MOCK_REPLY='<state_snapshot>
+<overall_goal>Describe the demo project.</overall_goal>
+</state_snapshot>' step ran-autocompress '[]' --continue -p "and what next"
+keep ran-autocompress
 # The hand-made cases, derived from ran-tools (edge-cases.py says what each is).
 python3 "$HERE/edge-cases.py" "$OUT/ran-tools.jsonl" "$OUT" || exit 1
 
 for f in "$OUT"/*.jsonl; do
-  VIEW_NORMALISE=1 "$HERE/qwen-resume-view.sh" "$f" "say ok" > "${f%.jsonl}.sent.json" \
-    || echo "record.sh: $(basename "$f"): no request recorded" >&2
+  if ! VIEW_NORMALISE=1 "$HERE/qwen-resume-view.sh" "$f" "say ok" > "${f%.jsonl}.sent.json" 2> "$RUN/view.err"; then
+    # A file the client refuses to load is recorded as `null`.
+    if grep -q "TranscriptRecordPreparationError" "$RUN/view.err"; then
+      echo null > "${f%.jsonl}.sent.json"
+    else
+      echo "record.sh: $(basename "$f"): no request recorded" >&2
+    fi
+  fi
 done

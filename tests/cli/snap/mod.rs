@@ -26,6 +26,7 @@ mod mcp;
 mod migrate;
 mod misc;
 mod opencode;
+mod qwen;
 mod relocate;
 mod scan;
 mod search;

@@ -207,6 +207,11 @@ codes! {
         "opencode: compactions one after another with no prompt between them: the client kept compacting (the model kept reporting overflow)";
     LargestPart = "largest-part", [Info], DOCTOR,
         "opencode: the session's largest part, which takes the most of the database's space";
+    // Qwen Code sessions.
+    MixedSessions = "mixed-sessions", [Error], DOCTOR,
+        "Qwen Code: records of more than one session in one file: the client refuses to load it";
+    PromptLostToCompaction = "prompt-lost-to-compaction", [Warning], DOCTOR,
+        "Qwen Code: a prompt written just before a compaction the client started, which the compacted history does not hold: a resume does not send it";
     // cctool session files.
     InvalidSession = "invalid-session", [Error], DOCTOR,
         "cctool session: not a valid session document";

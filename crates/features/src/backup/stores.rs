@@ -50,7 +50,8 @@ pub fn files(stores: &crate::io::paths::Stores, problems: &mut Vec<String>) -> V
             let rel = e.path().strip_prefix(parent).unwrap_or(e.path());
             if store.companion_of(rel).is_some() {
                 out.push(found(agent, COMPANION, e.path(), parent));
-            } else if crate::io::paths::is_candidate(e.path()) {
+            } else if crate::io::paths::is_candidate(e.path()) && !store.holds_no_session(e.path()) {
+                // A file the agent keeps beside its sessions (a project's metadata) is no session.
                 out.push(found(agent, store.role(e.path()), e.path(), parent));
             }
         }
