@@ -283,3 +283,129 @@ fn the_real_client_sends_what_api_view_says() {
     let sent: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(Value::Array(api_view("turns.jsonl")), sent);
 }
+
+/// The texts and calls of a request's contents, in order, the session context left out.
+fn said(contents: &[Value]) -> Vec<String> {
+    contents
+        .iter()
+        .flat_map(|c| c["parts"].as_array().cloned().unwrap_or_default())
+        .filter_map(|p| {
+            if let Some(t) = p["text"].as_str() {
+                (!t.starts_with("<session_context>")).then(|| format!("text {t}"))
+            } else if let Some(f) = p.get("functionCall") {
+                Some(format!("call {} {}", f["name"], f["args"]))
+            } else {
+                p.get("functionResponse").map(|f| format!("result {}", f["id"]))
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn convert_to_gemini_carries_every_text_and_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.jsonl");
+    let status = cctool()
+        .args(["convert", "--to", "gemini-cli", "-o", out.to_str().unwrap()])
+        .arg(fixture("claude/parallel_tool_calls.jsonl"))
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let contents = records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        out.to_str().unwrap(),
+    ]));
+    let said = said(&contents);
+    assert_eq!(
+        said,
+        [
+            "text read both config files",
+            "text Reading both.",
+            "call \"read_file\" {\"file_path\":\"/home/dev/app/a.toml\"}",
+            "call \"read_file\" {\"file_path\":\"/home/dev/app/b.toml\"}",
+            "result \"toolu_a\"",
+            "result \"toolu_b\"",
+            "text a is 1 and b is 2.",
+            "text say ok",
+        ],
+        "{said:?}"
+    );
+}
+
+#[test]
+fn convert_from_gemini_carries_each_result_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.jsonl");
+    let run = cctool()
+        .args(["convert", "--json", "--to", "claude-code", "-o", out.to_str().unwrap()])
+        .arg(fixture("gemini/twin.jsonl"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report = records(&String::from_utf8(run.stdout).unwrap());
+    let summary = report
+        .iter()
+        .find(|r| r["kind"] == "conversion")
+        .expect("a conversion record");
+    assert_eq!(summary["carried"]["tool_calls"], 1, "{summary}");
+    assert_eq!(summary["carried"]["tool_results"], 1, "{summary}");
+    assert_eq!(summary["dropped"]["repeated function response"], 2, "{summary}");
+    let compacted = cctool()
+        .args([
+            "convert",
+            "--json",
+            "--to",
+            "pi",
+            "-o",
+            dir.path().join("p.jsonl").to_str().unwrap(),
+        ])
+        .arg(fixture("gemini/compacted.jsonl"))
+        .output()
+        .unwrap();
+    let report = records(&String::from_utf8(compacted.stdout).unwrap());
+    let summary = report
+        .iter()
+        .find(|r| r["kind"] == "conversion")
+        .expect("a conversion record");
+    assert_eq!(summary["carried"]["compactions"], 1, "{summary}");
+}
+
+/// The real client, when installed: a conversion into Gemini CLI resumes with every text and
+/// call of the source, in order.
+#[test]
+fn the_real_client_resumes_a_conversion_with_every_text_and_call() {
+    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/cctool-realclients")));
+    let installed = installs.is_some_and(|h| {
+        h.join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
+            .is_file()
+    });
+    if !installed || !crate::util::faketime() {
+        skip_notice("Gemini CLI 0.61.0 not installed (scripts/realclient/gemini/install.sh)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.jsonl");
+    let converted = cctool()
+        .args(["convert", "--to", "gemini-cli", "-o", out.to_str().unwrap()])
+        .arg(fixture("claude/parallel_tool_calls.jsonl"))
+        .output()
+        .unwrap();
+    assert!(converted.status.success());
+    let sent = std::process::Command::new(root().join("scripts/realclient/gemini/resume-view.sh"))
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(sent.status.success(), "{}", String::from_utf8_lossy(&sent.stderr));
+    let sent: Vec<Value> = serde_json::from_slice(&sent.stdout).unwrap();
+    let view = records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        out.to_str().unwrap(),
+    ]));
+    assert_eq!(said(&sent), said(&view));
+}

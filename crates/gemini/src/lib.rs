@@ -10,6 +10,7 @@
 
 pub mod agent;
 mod answers;
+pub mod convert;
 mod doctor;
 pub mod file;
 mod import;
