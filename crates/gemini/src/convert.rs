@@ -115,8 +115,8 @@ fn cwd_of(r: &Replay) -> Option<String> {
 /// Streams the conversation of `src` to `sink`: what a resume loads, or with `full` the whole
 /// history, each compression in it marked.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
-    let chat = crate::file::read(src)?;
-    let r = crate::replay::replay(&chat);
+    let mut chat = crate::file::read(src)?;
+    let r = crate::replay::replay(&mut chat);
     let mut c = Conversation::new(crate::ID);
     c.session_id = r.session_id().map_or_else(|| src.name().to_string(), str::to_string);
     c.cwd = cwd_of(&r);

@@ -115,57 +115,55 @@ impl History {
 }
 
 /// Replays `c`.
-pub fn replay(c: &Chat) -> Replay {
+/// Replays `c`, moving each message out of the line that holds it (the lines keep their
+/// bytes, which is all the other readers ask of them).
+pub fn replay(c: &mut Chat) -> Replay {
     let mut r = Replay::default();
     let mut h = History::default();
-    for l in &c.lines {
-        let add = |r: &mut Replay, h: &mut History, m: &Value, inside: bool| {
-            let Some(obj) = m.as_object() else { return };
-            let Some(id) = obj.get("id").and_then(Value::as_str) else {
+    for l in &mut c.lines {
+        let (line, offset) = (l.line, l.offset);
+        let add = |r: &mut Replay, h: &mut History, m: Value, inside: bool| {
+            let Value::Object(obj) = m else { return };
+            let Some(id) = obj.get("id").and_then(Value::as_str).map(str::to_string) else {
                 return;
             };
+            h.set(&id, r.msgs.len());
             r.msgs.push(Msg {
-                id: id.to_string(),
-                value: obj.clone(),
-                line: l.line,
-                offset: l.offset,
+                id,
+                value: obj,
+                line,
+                offset,
                 inside,
             });
-            h.set(id, r.msgs.len() - 1);
         };
+        let mut value = std::mem::take(&mut l.value);
         match l.kind {
             Kind::Rewind => {
-                let id = l.value.get("$rewindTo").and_then(Value::as_str).unwrap_or("");
+                let id = value.get("$rewindTo").and_then(Value::as_str).unwrap_or("");
                 let found = h.rewind(id);
-                r.rewinds.push((l.line, found));
+                r.rewinds.push((line, found));
             }
-            Kind::Message => add(&mut r, &mut h, &Value::Object(l.value.clone()), false),
+            Kind::Message => add(&mut r, &mut h, Value::Object(value), false),
             Kind::Set => {
-                let set = l
-                    .value
-                    .get("$set")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default();
-                if let Some(Value::Array(list)) = set.get("messages") {
+                let Some(Value::Object(mut set)) = value.remove("$set") else {
+                    continue;
+                };
+                if let Some(Value::Array(list)) = set.remove("messages") {
                     let before: Vec<usize> = h.order.iter().map(|(_, m)| *m).collect();
                     let first_new = r.msgs.len();
                     h.clear();
                     for m in list {
                         add(&mut r, &mut h, m, true);
                     }
-                    note_compression(&mut r, &h, &before, first_new, l.line);
+                    note_compression(&mut r, &h, &before, first_new, line);
                 }
                 r.meta.extend(set);
             }
             Kind::Header => {
                 r.headers += 1;
-                for (k, v) in &l.value {
-                    if k != "messages" {
-                        r.meta.insert(k.clone(), v.clone());
-                    }
-                }
-                if let Some(Value::Array(list)) = l.value.get("messages") {
+                let list = value.remove("messages");
+                r.meta.extend(value);
+                if let Some(Value::Array(list)) = list {
                     for m in list {
                         add(&mut r, &mut h, m, true);
                     }
