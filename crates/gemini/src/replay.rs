@@ -232,3 +232,88 @@ impl Replay {
         self.loaded.iter().any(|&m| &self.msgs[m].id == id).then_some(i)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::io::Source;
+
+    fn replayed(lines: &[&str]) -> Replay {
+        let src = Source::from_bytes("t.jsonl", format!("{}\n", lines.join("\n")).into_bytes());
+        replay(&mut crate::file::read(&src).unwrap())
+    }
+
+    fn ids(r: &Replay) -> Vec<String> {
+        r.loaded.iter().map(|&i| r.msgs[i].id.clone()).collect()
+    }
+
+    const HEAD: &str = r#"{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main"}"#;
+
+    #[test]
+    fn a_message_written_again_stays_where_it_first_stood() {
+        let r = replayed(&[
+            HEAD,
+            r#"{"id":"a","type":"user","content":"one"}"#,
+            r#"{"id":"b","type":"gemini","content":"two"}"#,
+            r#"{"id":"a","type":"user","content":"one, again"}"#,
+        ]);
+        assert_eq!(ids(&r), ["a", "b"]);
+        assert_eq!(r.msgs[r.loaded[0]].value["content"], "one, again");
+    }
+
+    #[test]
+    fn a_rewind_cuts_at_its_id_or_clears_everything() {
+        let cut = replayed(&[
+            HEAD,
+            r#"{"id":"a","type":"user","content":"one"}"#,
+            r#"{"id":"b","type":"gemini","content":"two"}"#,
+            r#"{"id":"c","type":"user","content":"three"}"#,
+            r#"{"$rewindTo":"b"}"#,
+        ]);
+        assert_eq!(ids(&cut), ["a"]);
+        let cleared = replayed(&[
+            HEAD,
+            r#"{"id":"a","type":"user","content":"one"}"#,
+            r#"{"$rewindTo":"x"}"#,
+        ]);
+        assert!(cleared.loaded.is_empty());
+        assert_eq!(cleared.rewinds, [(3, false)]);
+    }
+
+    #[test]
+    fn a_snapshot_replaces_the_history_and_a_summary_makes_it_a_compression() {
+        let resumed = replayed(&[
+            HEAD,
+            r#"{"id":"a","type":"user","content":"one"}"#,
+            r#"{"$set":{"messages":[{"id":"ctx","type":"user","content":"<session_context>x</session_context>"}]}}"#,
+            r#"{"$set":{"messages":[{"id":"a","type":"user","content":"one"}]}}"#,
+        ]);
+        assert_eq!(ids(&resumed), ["a"]);
+        assert!(
+            resumed.compressions.is_empty(),
+            "a resume's snapshots are no compression"
+        );
+        let compressed = replayed(&[
+            HEAD,
+            r#"{"id":"a","type":"user","content":"one"}"#,
+            r#"{"$set":{"messages":[{"id":"s","type":"user","content":"<state_snapshot>sum</state_snapshot>"}]}}"#,
+        ]);
+        assert_eq!(compressed.compressions.len(), 1);
+        assert_eq!(
+            compressed.compressions[0].summary.as_deref(),
+            Some("<state_snapshot>sum</state_snapshot>")
+        );
+        assert_eq!(compressed.current(), Some(0));
+    }
+
+    #[test]
+    fn bad_lines_are_kept_with_their_place_and_the_rest_is_read() {
+        let src = Source::from_bytes(
+            "t.jsonl",
+            format!("{HEAD}\nnot json\n{{\"id\":\"a\",\"type\":\"user\",\"content\":\"x\"}}\n").into_bytes(),
+        );
+        let mut c = crate::file::read(&src).unwrap();
+        assert_eq!((c.unread.len(), c.unread[0].line, c.bad_lines()), (1, 2, 1));
+        assert_eq!(ids(&replay(&mut c)), ["a"]);
+    }
+}
