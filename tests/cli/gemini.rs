@@ -409,3 +409,30 @@ fn the_real_client_resumes_a_conversion_with_every_text_and_call() {
     ]));
     assert_eq!(said(&sent), said(&view));
 }
+
+#[test]
+fn into_store_places_a_conversion_in_the_project_s_chats_folder_or_refuses() {
+    let projects = r#"{"projects":{"/home/dev/app":"app"}}"#;
+    let run = crate::case::Case::new("convert --to gemini-cli --into-store claude/parallel_tool_calls.jsonl")
+        .fixture("claude/parallel_tool_calls.jsonl")
+        .file("home/.gemini/projects.json", projects)
+        .run()
+        .code(0);
+    let chats = run.path("home/.gemini/tmp/app/chats");
+    let placed: Vec<String> = std::fs::read_dir(&chats)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(placed.len(), 1, "{}", run.shown());
+    assert!(
+        placed[0].starts_with("session-2026-03-01T10-00-") && placed[0].ends_with(".jsonl"),
+        "{placed:?}"
+    );
+    assert!(run.stdout().contains("gemini --resume"), "{}", run.shown());
+    // Without the client's name for the folder there is no place to put it.
+    let refused = crate::case::Case::new("convert --to gemini-cli --into-store claude/parallel_tool_calls.jsonl")
+        .fixture("claude/parallel_tool_calls.jsonl")
+        .run()
+        .code(2);
+    assert!(refused.stderr().contains("projects.json"), "{}", refused.shown());
+}
