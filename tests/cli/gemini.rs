@@ -436,3 +436,48 @@ fn into_store_places_a_conversion_in_the_project_s_chats_folder_or_refuses() {
         .code(2);
     assert!(refused.stderr().contains("projects.json"), "{}", refused.shown());
 }
+
+/// The real client, when installed: resuming a chat in a later minute writes the stub, doctor
+/// names it, and the next listing deletes the full transcript, as doctor said it would.
+#[test]
+fn the_real_client_deletes_the_transcript_doctor_warned_of() {
+    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/cctool-realclients")));
+    let installed = installs.is_some_and(|h| {
+        h.join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
+            .is_file()
+    });
+    if !installed || !crate::util::faketime() {
+        skip_notice("Gemini CLI 0.61.0 not installed (scripts/realclient/gemini/install.sh)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let name = "session-2026-12-01T10-00-16bbb8a9.jsonl";
+    std::fs::copy(fixture("gemini/turns.jsonl"), dir.path().join(name)).unwrap();
+    let out = dir.path().join("out");
+    let run = std::process::Command::new(root().join("scripts/realclient/gemini/twin-view.sh"))
+        .arg(dir.path().join(name))
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let left = String::from_utf8(run.stdout).unwrap();
+    assert!(!left.contains(name), "the client kept the transcript: {left}");
+    // An error found: doctor exits 1.
+    let found = cctool()
+        .args(["doctor", "--json"])
+        .arg(out.join("before"))
+        .output()
+        .unwrap();
+    assert_eq!(found.status.code(), Some(1));
+    let doctor = records(&String::from_utf8(found.stdout).unwrap());
+    let on_full = doctor
+        .iter()
+        .find(|r| r["code"] == "stub-twin" && r["file"].as_str().is_some_and(|f| f.ends_with(name)));
+    assert_eq!(
+        on_full.map(|r| r["severity"].clone()),
+        Some(Value::from("error")),
+        "{doctor:?}"
+    );
+}
