@@ -481,3 +481,52 @@ fn the_real_client_deletes_the_transcript_doctor_warned_of() {
         "{doctor:?}"
     );
 }
+
+#[test]
+fn doctor_names_the_chats_gemini_s_thirty_day_sweep_deletes() {
+    let home = tempfile::tempdir().unwrap();
+    let chats = home.path().join(".gemini/tmp/work/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let old = chats.join("session-2026-12-01T10-00-16bbb8a9.jsonl");
+    std::fs::copy(fixture("gemini/turns.jsonl"), &old).unwrap();
+    std::fs::copy(
+        fixture("gemini/slash.jsonl"),
+        chats.join("session-2026-12-01T10-10-0a0b0c0d.jsonl"),
+    )
+    .unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&old).unwrap();
+    f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(40 * 86_400))
+        .unwrap();
+    let doctor = |home: &std::path::Path| {
+        let out = cctool().env("HOME", home).args(["doctor", "--json"]).output().unwrap();
+        records(&String::from_utf8(out.stdout).unwrap())
+    };
+    let found = doctor(home.path());
+    let r = found
+        .iter()
+        .find(|r| r["kind"] == "retention")
+        .expect("a retention record");
+    assert_eq!(
+        (
+            r["cleanup_period_days"].clone(),
+            r["sessions"].clone(),
+            r["at_risk"].clone()
+        ),
+        (30.into(), 2.into(), 1.into()),
+        "{r}"
+    );
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("sessionRetention.maxAge is 30 days"),
+        "{r}"
+    );
+    // Switched off in the user's settings: nothing is at risk.
+    std::fs::write(
+        home.path().join(".gemini/settings.json"),
+        r#"{"general":{"sessionRetention":{"enabled":false}}}"#,
+    )
+    .unwrap();
+    assert!(!doctor(home.path()).iter().any(|r| r["kind"] == "retention"));
+}

@@ -16,6 +16,7 @@ pub mod file;
 mod import;
 pub mod record;
 pub mod replay;
+pub mod retention;
 pub mod sent;
 pub mod store;
 pub mod tools;
