@@ -283,3 +283,250 @@ fn the_real_client_sends_what_api_view_says() {
     let sent: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(Value::Array(api_view("turns.jsonl")), sent);
 }
+
+/// The texts and calls of a request's contents, in order, the session context left out.
+fn said(contents: &[Value]) -> Vec<String> {
+    contents
+        .iter()
+        .flat_map(|c| c["parts"].as_array().cloned().unwrap_or_default())
+        .filter_map(|p| {
+            if let Some(t) = p["text"].as_str() {
+                (!t.starts_with("<session_context>")).then(|| format!("text {t}"))
+            } else if let Some(f) = p.get("functionCall") {
+                Some(format!("call {} {}", f["name"], f["args"]))
+            } else {
+                p.get("functionResponse").map(|f| format!("result {}", f["id"]))
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn convert_to_gemini_carries_every_text_and_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.jsonl");
+    let status = cctool()
+        .args(["convert", "--to", "gemini-cli", "-o", out.to_str().unwrap()])
+        .arg(fixture("claude/parallel_tool_calls.jsonl"))
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let contents = records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        out.to_str().unwrap(),
+    ]));
+    let said = said(&contents);
+    assert_eq!(
+        said,
+        [
+            "text read both config files",
+            "text Reading both.",
+            "call \"read_file\" {\"file_path\":\"/home/dev/app/a.toml\"}",
+            "call \"read_file\" {\"file_path\":\"/home/dev/app/b.toml\"}",
+            "result \"toolu_a\"",
+            "result \"toolu_b\"",
+            "text a is 1 and b is 2.",
+            "text say ok",
+        ],
+        "{said:?}"
+    );
+}
+
+#[test]
+fn convert_from_gemini_carries_each_result_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("t.jsonl");
+    let run = cctool()
+        .args(["convert", "--json", "--to", "claude-code", "-o", out.to_str().unwrap()])
+        .arg(fixture("gemini/twin.jsonl"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report = records(&String::from_utf8(run.stdout).unwrap());
+    let summary = report
+        .iter()
+        .find(|r| r["kind"] == "conversion")
+        .expect("a conversion record");
+    assert_eq!(summary["carried"]["tool_calls"], 1, "{summary}");
+    assert_eq!(summary["carried"]["tool_results"], 1, "{summary}");
+    assert_eq!(summary["dropped"]["repeated function response"], 2, "{summary}");
+    let compacted = cctool()
+        .args([
+            "convert",
+            "--json",
+            "--to",
+            "pi",
+            "-o",
+            dir.path().join("p.jsonl").to_str().unwrap(),
+        ])
+        .arg(fixture("gemini/compacted.jsonl"))
+        .output()
+        .unwrap();
+    let report = records(&String::from_utf8(compacted.stdout).unwrap());
+    let summary = report
+        .iter()
+        .find(|r| r["kind"] == "conversion")
+        .expect("a conversion record");
+    assert_eq!(summary["carried"]["compactions"], 1, "{summary}");
+}
+
+/// The real client, when installed: a conversion into Gemini CLI resumes with every text and
+/// call of the source, in order.
+#[test]
+fn the_real_client_resumes_a_conversion_with_every_text_and_call() {
+    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/cctool-realclients")));
+    let installed = installs.is_some_and(|h| {
+        h.join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
+            .is_file()
+    });
+    if !installed || !crate::util::faketime() {
+        skip_notice("Gemini CLI 0.61.0 not installed (scripts/realclient/gemini/install.sh)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.jsonl");
+    let converted = cctool()
+        .args(["convert", "--to", "gemini-cli", "-o", out.to_str().unwrap()])
+        .arg(fixture("claude/parallel_tool_calls.jsonl"))
+        .output()
+        .unwrap();
+    assert!(converted.status.success());
+    let sent = std::process::Command::new(root().join("scripts/realclient/gemini/resume-view.sh"))
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(sent.status.success(), "{}", String::from_utf8_lossy(&sent.stderr));
+    let sent: Vec<Value> = serde_json::from_slice(&sent.stdout).unwrap();
+    let view = records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        out.to_str().unwrap(),
+    ]));
+    assert_eq!(said(&sent), said(&view));
+}
+
+#[test]
+fn into_store_places_a_conversion_in_the_project_s_chats_folder_or_refuses() {
+    let projects = r#"{"projects":{"/home/dev/app":"app"}}"#;
+    let run = crate::case::Case::new("convert --to gemini-cli --into-store claude/parallel_tool_calls.jsonl")
+        .fixture("claude/parallel_tool_calls.jsonl")
+        .file("home/.gemini/projects.json", projects)
+        .run()
+        .code(0);
+    let chats = run.path("home/.gemini/tmp/app/chats");
+    let placed: Vec<String> = std::fs::read_dir(&chats)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(placed.len(), 1, "{}", run.shown());
+    assert!(
+        placed[0].starts_with("session-2026-03-01T10-00-") && placed[0].ends_with(".jsonl"),
+        "{placed:?}"
+    );
+    assert!(run.stdout().contains("gemini --resume"), "{}", run.shown());
+    // Without the client's name for the folder there is no place to put it.
+    let refused = crate::case::Case::new("convert --to gemini-cli --into-store claude/parallel_tool_calls.jsonl")
+        .fixture("claude/parallel_tool_calls.jsonl")
+        .run()
+        .code(2);
+    assert!(refused.stderr().contains("projects.json"), "{}", refused.shown());
+}
+
+/// The real client, when installed: resuming a chat in a later minute writes the stub, doctor
+/// names it, and the next listing deletes the full transcript, as doctor said it would.
+#[test]
+fn the_real_client_deletes_the_transcript_doctor_warned_of() {
+    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/cctool-realclients")));
+    let installed = installs.is_some_and(|h| {
+        h.join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
+            .is_file()
+    });
+    if !installed || !crate::util::faketime() {
+        skip_notice("Gemini CLI 0.61.0 not installed (scripts/realclient/gemini/install.sh)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let name = "session-2026-12-01T10-00-16bbb8a9.jsonl";
+    std::fs::copy(fixture("gemini/turns.jsonl"), dir.path().join(name)).unwrap();
+    let out = dir.path().join("out");
+    let run = std::process::Command::new(root().join("scripts/realclient/gemini/twin-view.sh"))
+        .arg(dir.path().join(name))
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let left = String::from_utf8(run.stdout).unwrap();
+    assert!(!left.contains(name), "the client kept the transcript: {left}");
+    // An error found: doctor exits 1.
+    let found = cctool()
+        .args(["doctor", "--json"])
+        .arg(out.join("before"))
+        .output()
+        .unwrap();
+    assert_eq!(found.status.code(), Some(1));
+    let doctor = records(&String::from_utf8(found.stdout).unwrap());
+    let on_full = doctor
+        .iter()
+        .find(|r| r["code"] == "stub-twin" && r["file"].as_str().is_some_and(|f| f.ends_with(name)));
+    assert_eq!(
+        on_full.map(|r| r["severity"].clone()),
+        Some(Value::from("error")),
+        "{doctor:?}"
+    );
+}
+
+#[test]
+fn doctor_names_the_chats_gemini_s_thirty_day_sweep_deletes() {
+    let home = tempfile::tempdir().unwrap();
+    let chats = home.path().join(".gemini/tmp/work/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let old = chats.join("session-2026-12-01T10-00-16bbb8a9.jsonl");
+    std::fs::copy(fixture("gemini/turns.jsonl"), &old).unwrap();
+    std::fs::copy(
+        fixture("gemini/slash.jsonl"),
+        chats.join("session-2026-12-01T10-10-0a0b0c0d.jsonl"),
+    )
+    .unwrap();
+    let f = std::fs::OpenOptions::new().write(true).open(&old).unwrap();
+    f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(40 * 86_400))
+        .unwrap();
+    let doctor = |home: &std::path::Path| {
+        let out = cctool().env("HOME", home).args(["doctor", "--json"]).output().unwrap();
+        records(&String::from_utf8(out.stdout).unwrap())
+    };
+    let found = doctor(home.path());
+    let r = found
+        .iter()
+        .find(|r| r["kind"] == "retention")
+        .expect("a retention record");
+    assert_eq!(
+        (
+            r["cleanup_period_days"].clone(),
+            r["sessions"].clone(),
+            r["at_risk"].clone()
+        ),
+        (30.into(), 2.into(), 1.into()),
+        "{r}"
+    );
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("sessionRetention.maxAge is 30 days"),
+        "{r}"
+    );
+    // Switched off in the user's settings: nothing is at risk.
+    std::fs::write(
+        home.path().join(".gemini/settings.json"),
+        r#"{"general":{"sessionRetention":{"enabled":false}}}"#,
+    )
+    .unwrap();
+    assert!(!doctor(home.path()).iter().any(|r| r["kind"] == "retention"));
+}

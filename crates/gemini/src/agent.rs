@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Keys, Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, Import, Names};
+use cctool_core::agents::{About, Agent, ArgValue, Import, Names};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
@@ -149,5 +149,16 @@ impl Agent for Gemini {
 
     fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
         Some(&crate::tools::GeminiTools)
+    }
+
+    fn converter(&self) -> Option<&'static dyn cctool_core::agents::Converter> {
+        Some(&crate::convert::Converter)
+    }
+
+    fn convert_to(&self) -> Option<ArgValue> {
+        Some(ArgValue {
+            name: "gemini-cli",
+            help: "A Gemini CLI chat",
+        })
     }
 }

@@ -23,8 +23,8 @@ pub const CLIENT: &str = "Gemini CLI 0.61.0";
 
 /// The chat and its replay, refused when the file cannot be read.
 pub fn read(src: &Source) -> cctool_core::error::Result<(Chat, Replay)> {
-    let c = file::read(src).map_err(|e| cctool_core::agents::view::cannot_read(src, e))?;
-    let r = replay(&c);
+    let mut c = file::read(src).map_err(|e| cctool_core::agents::view::cannot_read(src, e))?;
+    let r = replay(&mut c);
     Ok((c, r))
 }
 
@@ -249,8 +249,8 @@ pub fn summaries_with(src: &Source, _: summary::Options) -> cctool_core::error::
 
 /// The session model's events (`scan --rows`, `export`), in the view asked.
 pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
-    let c = file::read(src).map_err(cctool_core::error::Error::Read)?;
-    let r = replay(&c);
+    let mut c = file::read(src).map_err(cctool_core::error::Error::Read)?;
+    let r = replay(&mut c);
     let mask = loaded_mask(&r);
     let mut streamed = Streamed::default();
     let order: Vec<usize> = match ask.view {
@@ -292,10 +292,10 @@ pub fn export_records(
     full: bool,
     emit: &mut dyn FnMut(&[u8]) -> Result<(), ExportError>,
 ) -> Result<(), ExportError> {
-    let c = file::read(src).map_err(|e| doc::cannot_read(src, e))?;
+    let mut c = file::read(src).map_err(|e| doc::cannot_read(src, e))?;
     if full {
         return c.lines.iter().try_for_each(|l| emit(&l.raw));
     }
-    let r = replay(&c);
+    let r = replay(&mut c);
     r.loaded.iter().try_for_each(|&i| emit(&r.msgs[i].json()))
 }

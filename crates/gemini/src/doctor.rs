@@ -103,8 +103,8 @@ fn siblings(path: &Path) -> Vec<PathBuf> {
 /// Whether the chat file at `path` holds a conversation a resume sends.
 fn holds_conversation(path: &Path) -> Option<bool> {
     let src = Source::open_path(path, cctool_core::io::source::MmapChoice::Never).ok()?;
-    let c = crate::file::read(&src).ok()?;
-    Some(resumable(&crate::replay::replay(&c)))
+    let mut c = crate::file::read(&src).ok()?;
+    Some(resumable(&crate::replay::replay(&mut c)))
 }
 
 /// The stub-twin finding, on the full transcript (an error: it is the file the client deletes)

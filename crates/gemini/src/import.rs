@@ -26,8 +26,8 @@ pub fn gemini_to(src: &Source, effective: bool, w: &mut dyn Write) -> io::Result
 }
 
 fn gemini_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Result<Option<Session>> {
-    let c = crate::file::read(src)?;
-    let r = crate::replay::replay(&c);
+    let mut c = crate::file::read(src)?;
+    let r = crate::replay::replay(&mut c);
     let first_ms = r
         .msgs
         .iter()

@@ -10,12 +10,14 @@
 
 pub mod agent;
 mod answers;
+pub mod convert;
 mod doctor;
 pub mod file;
 mod import;
 pub mod record;
 pub mod relocate;
 pub mod replay;
+pub mod retention;
 pub mod sent;
 pub mod store;
 pub mod tools;

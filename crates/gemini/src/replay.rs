@@ -115,57 +115,55 @@ impl History {
 }
 
 /// Replays `c`.
-pub fn replay(c: &Chat) -> Replay {
+/// Replays `c`, moving each message out of the line that holds it (the lines keep their
+/// bytes, which is all the other readers ask of them).
+pub fn replay(c: &mut Chat) -> Replay {
     let mut r = Replay::default();
     let mut h = History::default();
-    for l in &c.lines {
-        let add = |r: &mut Replay, h: &mut History, m: &Value, inside: bool| {
-            let Some(obj) = m.as_object() else { return };
-            let Some(id) = obj.get("id").and_then(Value::as_str) else {
+    for l in &mut c.lines {
+        let (line, offset) = (l.line, l.offset);
+        let add = |r: &mut Replay, h: &mut History, m: Value, inside: bool| {
+            let Value::Object(obj) = m else { return };
+            let Some(id) = obj.get("id").and_then(Value::as_str).map(str::to_string) else {
                 return;
             };
+            h.set(&id, r.msgs.len());
             r.msgs.push(Msg {
-                id: id.to_string(),
-                value: obj.clone(),
-                line: l.line,
-                offset: l.offset,
+                id,
+                value: obj,
+                line,
+                offset,
                 inside,
             });
-            h.set(id, r.msgs.len() - 1);
         };
+        let mut value = std::mem::take(&mut l.value);
         match l.kind {
             Kind::Rewind => {
-                let id = l.value.get("$rewindTo").and_then(Value::as_str).unwrap_or("");
+                let id = value.get("$rewindTo").and_then(Value::as_str).unwrap_or("");
                 let found = h.rewind(id);
-                r.rewinds.push((l.line, found));
+                r.rewinds.push((line, found));
             }
-            Kind::Message => add(&mut r, &mut h, &Value::Object(l.value.clone()), false),
+            Kind::Message => add(&mut r, &mut h, Value::Object(value), false),
             Kind::Set => {
-                let set = l
-                    .value
-                    .get("$set")
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_default();
-                if let Some(Value::Array(list)) = set.get("messages") {
+                let Some(Value::Object(mut set)) = value.remove("$set") else {
+                    continue;
+                };
+                if let Some(Value::Array(list)) = set.remove("messages") {
                     let before: Vec<usize> = h.order.iter().map(|(_, m)| *m).collect();
                     let first_new = r.msgs.len();
                     h.clear();
                     for m in list {
                         add(&mut r, &mut h, m, true);
                     }
-                    note_compression(&mut r, &h, &before, first_new, l.line);
+                    note_compression(&mut r, &h, &before, first_new, line);
                 }
                 r.meta.extend(set);
             }
             Kind::Header => {
                 r.headers += 1;
-                for (k, v) in &l.value {
-                    if k != "messages" {
-                        r.meta.insert(k.clone(), v.clone());
-                    }
-                }
-                if let Some(Value::Array(list)) = l.value.get("messages") {
+                let list = value.remove("messages");
+                r.meta.extend(value);
+                if let Some(Value::Array(list)) = list {
                     for m in list {
                         add(&mut r, &mut h, m, true);
                     }
@@ -232,5 +230,90 @@ impl Replay {
         let id = &self.msgs[self.compressions[i].summary_msg?].id;
         // Each resume writes the summary again under its id.
         self.loaded.iter().any(|&m| &self.msgs[m].id == id).then_some(i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::io::Source;
+
+    fn replayed(lines: &[&str]) -> Replay {
+        let src = Source::from_bytes("t.jsonl", format!("{}\n", lines.join("\n")).into_bytes());
+        replay(&mut crate::file::read(&src).unwrap())
+    }
+
+    fn ids(r: &Replay) -> Vec<String> {
+        r.loaded.iter().map(|&i| r.msgs[i].id.clone()).collect()
+    }
+
+    const HEAD: &str = r#"{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main"}"#;
+
+    #[test]
+    fn a_message_written_again_stays_where_it_first_stood() {
+        let r = replayed(&[
+            HEAD,
+            r#"{"id":"a","type":"user","content":"one"}"#,
+            r#"{"id":"b","type":"gemini","content":"two"}"#,
+            r#"{"id":"a","type":"user","content":"one, again"}"#,
+        ]);
+        assert_eq!(ids(&r), ["a", "b"]);
+        assert_eq!(r.msgs[r.loaded[0]].value["content"], "one, again");
+    }
+
+    #[test]
+    fn a_rewind_cuts_at_its_id_or_clears_everything() {
+        let cut = replayed(&[
+            HEAD,
+            r#"{"id":"a","type":"user","content":"one"}"#,
+            r#"{"id":"b","type":"gemini","content":"two"}"#,
+            r#"{"id":"c","type":"user","content":"three"}"#,
+            r#"{"$rewindTo":"b"}"#,
+        ]);
+        assert_eq!(ids(&cut), ["a"]);
+        let cleared = replayed(&[
+            HEAD,
+            r#"{"id":"a","type":"user","content":"one"}"#,
+            r#"{"$rewindTo":"x"}"#,
+        ]);
+        assert!(cleared.loaded.is_empty());
+        assert_eq!(cleared.rewinds, [(3, false)]);
+    }
+
+    #[test]
+    fn a_snapshot_replaces_the_history_and_a_summary_makes_it_a_compression() {
+        let resumed = replayed(&[
+            HEAD,
+            r#"{"id":"a","type":"user","content":"one"}"#,
+            r#"{"$set":{"messages":[{"id":"ctx","type":"user","content":"<session_context>x</session_context>"}]}}"#,
+            r#"{"$set":{"messages":[{"id":"a","type":"user","content":"one"}]}}"#,
+        ]);
+        assert_eq!(ids(&resumed), ["a"]);
+        assert!(
+            resumed.compressions.is_empty(),
+            "a resume's snapshots are no compression"
+        );
+        let compressed = replayed(&[
+            HEAD,
+            r#"{"id":"a","type":"user","content":"one"}"#,
+            r#"{"$set":{"messages":[{"id":"s","type":"user","content":"<state_snapshot>sum</state_snapshot>"}]}}"#,
+        ]);
+        assert_eq!(compressed.compressions.len(), 1);
+        assert_eq!(
+            compressed.compressions[0].summary.as_deref(),
+            Some("<state_snapshot>sum</state_snapshot>")
+        );
+        assert_eq!(compressed.current(), Some(0));
+    }
+
+    #[test]
+    fn bad_lines_are_kept_with_their_place_and_the_rest_is_read() {
+        let src = Source::from_bytes(
+            "t.jsonl",
+            format!("{HEAD}\nnot json\n{{\"id\":\"a\",\"type\":\"user\",\"content\":\"x\"}}\n").into_bytes(),
+        );
+        let mut c = crate::file::read(&src).unwrap();
+        assert_eq!((c.unread.len(), c.unread[0].line, c.bad_lines()), (1, 2, 1));
+        assert_eq!(ids(&replay(&mut c)), ["a"]);
     }
 }

@@ -338,3 +338,59 @@ fn strip_ids(parts: Vec<Value>) -> Vec<Value> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::io::Source;
+
+    fn sent(lines: &[&str]) -> Vec<Value> {
+        let head = r#"{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main"}"#;
+        let text = format!("{head}\n{}\n", lines.join("\n"));
+        let src = Source::from_bytes("t.jsonl", text.into_bytes());
+        contents(&crate::replay::replay(&mut crate::file::read(&src).unwrap()), "go")
+    }
+
+    #[test]
+    fn an_unanswered_tool_response_is_closed_by_the_placeholder() {
+        let c = sent(&[
+            r#"{"id":"a","type":"user","content":"run it"}"#,
+            r#"{"id":"b","type":"gemini","content":"","toolCalls":[{"id":"t__1","name":"t","args":{},"result":"out"}]}"#,
+        ]);
+        assert_eq!(c[2]["parts"][0]["functionResponse"]["id"], "1", "{c:?}");
+        assert_eq!(c[3], json!({"parts": [{"text": INTERRUPTED}], "role": "model"}));
+        assert_eq!(c[4]["parts"][0]["text"], "go");
+    }
+
+    #[test]
+    fn thoughts_are_stripped_and_the_first_call_signed() {
+        let c = sent(&[
+            r#"{"id":"a","type":"user","content":"hi"}"#,
+            r#"{"id":"b","type":"gemini","content":"ok","thoughts":[{"subject":"S","description":"d"}],"toolCalls":[{"id":"x","name":"t","args":{}}]}"#,
+        ]);
+        let parts = c[1]["parts"].as_array().unwrap();
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        assert_eq!(parts[1]["thoughtSignature"], SYNTHETIC_SIGNATURE);
+    }
+
+    #[test]
+    fn a_run_of_model_turns_with_an_empty_text_is_left_out() {
+        let c = sent(&[
+            r#"{"id":"a","type":"user","content":"hi"}"#,
+            r#"{"id":"b","type":"gemini","content":[{"text":""}],"thoughts":[]}"#,
+        ]);
+        // The prompt follows the user's text in one turn: the model's invalid turn went.
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0]["parts"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn slash_commands_and_notices_are_not_sent() {
+        let c = sent(&[
+            r#"{"id":"a","type":"user","content":"/memory show"}"#,
+            r#"{"id":"i","type":"info","content":"note"}"#,
+            r#"{"id":"b","type":"gemini","content":"reply"}"#,
+        ]);
+        assert_eq!(c[0], json!({"parts": [{"text": "reply"}], "role": "model"}));
+    }
+}

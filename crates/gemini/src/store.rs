@@ -72,6 +72,10 @@ impl cctool_core::agents::Store for GeminiStore {
         in_store && !(in_chats && named)
     }
 
+    fn retention(&self) -> Option<&'static dyn cctool_core::agents::Retention> {
+        Some(&crate::retention::GeminiRetention)
+    }
+
     fn read_head(&self, rec: &serde_json::Value, head: &mut cctool_core::model::store::SessionHead) -> bool {
         let Some(m) = rec.as_object() else { return false };
         if crate::file::kind_of(m) != crate::file::Kind::Header {
