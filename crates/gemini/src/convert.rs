@@ -425,7 +425,18 @@ impl EntryWriter for Writer {
             Body::Assistant(blocks) => self.assistant(&e.key, &at, blocks, out),
             Body::ToolResult(r) => {
                 let name = self.names.get(&r.call_id).cloned().unwrap_or_else(|| "unknown".into());
-                let text: String = r.output.iter().filter_map(Part::text).collect();
+                let text: String = r
+                    .output
+                    .iter()
+                    .filter_map(|p| match p {
+                        Part::Text(t) => Some(t.clone()),
+                        Part::Json(j) => Some(j.text()),
+                        Part::Image(_) => {
+                            self.tally.drop("image in a tool result");
+                            None
+                        }
+                    })
+                    .collect();
                 let response = if r.is_error {
                     json!({ "error": text })
                 } else {
