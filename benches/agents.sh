@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times reading the stores of the agents added after Claude Code and Codex (pi, GitHub Copilot
-# CLI) against `cat` of the same files, warm cache, with hyperfine, and the peak memory of the
+# CLI, Gemini CLI, Qwen Code) against `cat` of the same files, warm cache, with hyperfine, and the peak memory of the
 # largest session's commands.
 #
 #   benches/agents.sh [OUT_DIR]          (default /tmp/cctool-bench-agents; about 1 GiB there)
@@ -8,7 +8,9 @@
 # The stores are made from the project's own generator (examples/gen-corpus/): its Claude Code
 # sessions, with ccusage's size profile, converted by `cctool convert` into each agent's own
 # layout (pi: sessions/--<cwd>--/<time>_<id>.jsonl; Copilot CLI:
-# session-state/<id>/events.jsonl), which the real clients resume (tests/cli/convert_clients.rs).
+# session-state/<id>/events.jsonl; Gemini CLI: tmp/<project>/chats/session-<time>-<id>.jsonl;
+# Qwen Code: projects/<cwd>/chats/<id>.jsonl), which the real clients resume
+# (tests/cli/convert_clients.rs).
 # A store already in OUT_DIR is reused. CLAUDE_MIB changes the size of the generated source
 # (default 300); RUNS=N the number of timed runs (default 5). Results: OUT_DIR/results.md.
 set -euo pipefail
@@ -29,7 +31,7 @@ if [ ! -d "$src/claude" ]; then
 fi
 
 # One store per agent, converted file by file (an interrupted run is finished on the next).
-for agent in pi copilot; do
+for agent in pi copilot gemini-cli qwen-code; do
   store=$out/$agent
   [ -f "$store/.done" ] && continue
   rm -rf "$store"
@@ -37,14 +39,14 @@ for agent in pi copilot; do
   n=0
   while IFS= read -r f; do
     n=$((n + 1))
-    if [ "$agent" = pi ]; then
-      dir=$store/sessions/--home-dev-app$((n % 17))--
-      mkdir -p "$dir"
-      dest=$dir/2026-01-01T00-00-00-000Z_$(printf '%08d' "$n")-0000-7000-8000-000000000000.jsonl
-    else
-      dest=$store/session-state/$(printf '%08d' "$n")-0000-4000-8000-000000000000/events.jsonl
-      mkdir -p "$(dirname "$dest")"
-    fi
+    id=$(printf '%08d' "$n")
+    case $agent in
+      pi) dest=$store/sessions/--home-dev-app$((n % 17))--/2026-01-01T00-00-00-000Z_$id-0000-7000-8000-000000000000.jsonl ;;
+      copilot) dest=$store/session-state/$id-0000-4000-8000-000000000000/events.jsonl ;;
+      gemini-cli) dest=$store/tmp/app$((n % 17))/chats/session-2026-01-01T00-00-$id.jsonl ;;
+      qwen-code) dest=$store/projects/-home-dev-app$((n % 17))/chats/$id-0000-4000-8000-000000000000.jsonl ;;
+    esac
+    mkdir -p "$(dirname "$dest")"
     "$bin" -q convert --to "$agent" -o "$dest" "$f" > /dev/null 2>&1 || rm -f "$dest"
   done < <(find "$src/claude" -name '*.jsonl' | sort)
   touch "$store/.done"
@@ -76,7 +78,7 @@ peak() {
   echo "| $case | peak RSS | | $((kb / 1024)) MiB | $(awk -v k="$kb" -v s="$size" 'BEGIN { printf "%.1f%% of the file", k * 102400 / s }') | bounded |" >> "$out/results.md"
 }
 
-for agent in pi copilot; do
+for agent in pi copilot gemini-cli qwen-code; do
   store=$out/$agent
   files=$(find "$store" -name '*.jsonl' | wc -l)
   mib=$(du -sm --apparent-size "$store" | cut -f 1)
