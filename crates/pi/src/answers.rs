@@ -48,7 +48,8 @@ pub fn scan(src: &Source) -> SessionRecord {
         .and_then(|c| c.value.get("tokensBefore"))
         .and_then(Value::as_i64);
     // What is sent is the messages as JSON; their size in bytes stands for their tokens.
-    r.resume_tokens = cctool_core::model::approx_tokens(sent.iter().map(|(_, m)| m.to_string().len()).sum());
+    r.resume_tokens =
+        cctool_core::model::approx_tokens(sent.iter().map(|(_, m)| cctool_core::io::json::json_len(m)).sum());
     r.resume_model = resume_model(&s, &t);
     let first_prompt = t.branch.iter().find_map(|&i| {
         let e = &s.entries[i];

@@ -4,6 +4,7 @@
 //! reads, and a rewritten form once a rule changes it. Building and re-serialising a JSON tree
 //! for every block cost more than loading the whole transcript.
 
+use cctool_core::io::json::json_len;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -396,26 +397,6 @@ pub(super) fn blocks(content: &Content) -> Vec<Block> {
         Content::Str(s) => vec![Block::text_block(s)],
         Content::Blocks(a) => a.clone(),
     }
-}
-
-/// Counts bytes written.
-struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-fn json_len<T: serde::Serialize>(v: &T) -> usize {
-    let mut c = Counter(0);
-    let _ = serde_json::to_writer(&mut c, v);
-    c.0
 }
 
 /// The length of [`msg_json`] without building it.

@@ -23,6 +23,25 @@ pub use counted::{Budget, Counted};
 pub use kept::*;
 pub use lenient::*;
 
+/// The length of `v` written as compact JSON, counted as it is written rather than built: what
+/// the estimates of a request's tokens need, without a string per message.
+pub fn json_len<T: serde::Serialize + ?Sized>(v: &T) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Counter(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
+}
+
 /// Why a line could not be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadLine {

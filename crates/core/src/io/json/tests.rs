@@ -228,3 +228,14 @@ fn minify_keeps_strings_and_order() {
         br#"{"b":[1,2],"a":"x \" y"}"#.to_vec()
     );
 }
+
+#[test]
+fn json_len_is_the_length_of_the_written_json() {
+    for v in [
+        serde_json::json!(null),
+        serde_json::json!({"a": "x\"y\n\u{1}é😀", "b": [1, 2.5, -3, true], "c": {}}),
+        serde_json::json!("tab\tand \\ backslash"),
+    ] {
+        assert_eq!(super::json_len(&v), v.to_string().len());
+    }
+}
