@@ -689,3 +689,113 @@ fn real_qwen_resumes_a_relocated_session_in_the_new_folder() {
     assert!(norm(&after).contains("DIR/README.md"));
     assert_eq!(norm(&after), norm(&before));
 }
+
+/// The real Copilot CLI, run in NEW after `relocate` and the folder's move, continues the
+/// session with the messages it sent from OLD (it finds a session by its folder of id, from any
+/// working folder: what relocate changes is what the session says of its folder).
+#[test]
+fn real_copilot_continues_a_relocated_session_in_the_new_folder() {
+    let Some(view) = realclient(Client::Copilot) else {
+        return;
+    };
+    let script = view.with_file_name("copilot-store-view.sh");
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let (old, new) = (root.join("old-place"), root.join("new-place"));
+    std::fs::create_dir(&old).unwrap();
+    let store = |home: &Path| {
+        copy_tree(&fixture("copilot/store"), home);
+        for f in walkdir::WalkDir::new(home) {
+            let f = f.unwrap().into_path();
+            if f.is_file() {
+                let text = std::fs::read_to_string(&f)
+                    .unwrap()
+                    .replace("/home/dev/gadget", &old.display().to_string());
+                std::fs::write(&f, text).unwrap();
+                age(&f);
+            }
+        }
+    };
+    let sent = |home: &Path, work: &Path| -> String {
+        let got = crate::store::store_view(&script, home, work, "--continue").expect("continued");
+        let all: Vec<serde_json::Value> = serde_json::from_str(&got).unwrap();
+        // The system message aside, and the new prompt, which carries the time it was sent.
+        let (prompt, history) = all[1..].split_last().unwrap();
+        assert!(prompt["content"].as_str().unwrap().ends_with("say ok"), "{prompt}");
+        serde_json::to_string(history).unwrap()
+    };
+    let scratch = root.join("scratch");
+    store(&scratch);
+    let before = sent(&scratch, &old);
+    let home = root.join("copilot");
+    store(&home);
+    cctool()
+        .env("COPILOT_HOME", &home)
+        .args(["relocate", &old.display().to_string(), &new.display().to_string()])
+        .assert()
+        .success();
+    let yaml = std::fs::read_to_string(home.join(&COPILOT[".copilot/".len()..]).join("workspace.yaml")).unwrap();
+    assert!(yaml.contains(&format!("cwd: {}", new.display())), "{yaml}");
+    std::fs::rename(&old, &new).unwrap();
+    let after = sent(&home, &new);
+    assert!(after.contains("Explain the build script"), "{after}");
+    let norm = |s: &str| {
+        s.replace(&new.display().to_string(), "DIR")
+            .replace(&old.display().to_string(), "DIR")
+    };
+    assert_eq!(norm(&after), norm(&before));
+}
+
+/// What each agent's resume would send (`rebuild-chain --api-view`, equal to the real
+/// clients' requests on the fixtures) of every session of the home: the same after
+/// `relocate` as before, but for OLD named NEW where the client states its folder (paths in
+/// the conversation stay as written: `content_paths_change_only_when_asked_and_only_whole`).
+#[test]
+fn every_session_sends_the_same_request_after_relocate() {
+    let home = populated();
+    let h = home.path();
+    let views = || -> BTreeMap<(String, String), String> {
+        let out = cctool().env("HOME", h).args(["scan", "--json"]).output().unwrap();
+        let mut views = BTreeMap::new();
+        for line in String::from_utf8(out.stdout).unwrap().lines() {
+            let rec: serde_json::Value = serde_json::from_str(line).unwrap();
+            let (Some(path), Some(id)) = (rec["path"].as_str(), rec["session_id"].as_str()) else {
+                continue;
+            };
+            let view = cctool()
+                .env("HOME", h)
+                .args(["rebuild-chain", "--api-view", path])
+                .output()
+                .unwrap();
+            if view.status.success() {
+                let key = (rec["format"].as_str().unwrap().to_string(), id.to_string());
+                views.insert(key, String::from_utf8(view.stdout).unwrap());
+            }
+        }
+        views
+    };
+    let before = views();
+    for agent in ["claude-code", "codex", "pi", "qwen-code", "copilot"] {
+        assert!(
+            before.keys().any(|(f, _)| f == agent),
+            "no request of {agent}: {:?}",
+            before.keys()
+        );
+    }
+    relocate(h, &[OLD, NEW]).success();
+    let after = views();
+    assert_eq!(
+        after.keys().collect::<Vec<_>>(),
+        before.keys().collect::<Vec<_>>()
+    );
+    let moved: Vec<&String> = before
+        .iter()
+        .filter(|(k, view)| {
+            assert_eq!(after[*k].replace(OLD, NEW), view.replace(OLD, NEW), "{k:?}");
+            after[*k] != **view
+        })
+        .map(|((format, _), _)| format)
+        .collect();
+    // Some requests state the folder (pi's system prompt names its working directory).
+    assert!(moved.contains(&&"pi".to_string()), "{moved:?}");
+}
