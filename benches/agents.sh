@@ -53,6 +53,7 @@ for agent in pi copilot gemini-cli qwen-code; do
 done
 
 load_at_start=$(cut -d ' ' -f 1-3 /proc/loadavg)
+: > "$out/notes.md"
 {
   echo "| case | baseline | baseline (s) | cctool (s) | cctool / baseline | target |"
   echo "|---|---|---:|---:|---:|---|"
@@ -73,7 +74,9 @@ run() {
 peak() {
   local case=$1 file=$2; shift 2
   local kb size
-  kb=$( { /usr/bin/time -f '%M' "$@" > /dev/null 2> /dev/null; } 2>&1 | tail -n 1)
+  # doctor exits 1 on a session with errors: the memory is what is measured, not the finding.
+  /usr/bin/time -f '%M' -o "$out/peak.txt" "$@" > /dev/null 2>&1 || true
+  kb=$(tail -n 1 "$out/peak.txt")
   size=$(stat -c %s "$file")
   echo "| $case | peak RSS | | $((kb / 1024)) MiB | $(awk -v k="$kb" -v s="$size" 'BEGIN { printf "%.1f%% of the file", k * 102400 / s }') | bounded |" >> "$out/results.md"
 }
