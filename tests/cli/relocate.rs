@@ -784,10 +784,7 @@ fn every_session_sends_the_same_request_after_relocate() {
     }
     relocate(h, &[OLD, NEW]).success();
     let after = views();
-    assert_eq!(
-        after.keys().collect::<Vec<_>>(),
-        before.keys().collect::<Vec<_>>()
-    );
+    assert_eq!(after.keys().collect::<Vec<_>>(), before.keys().collect::<Vec<_>>());
     let moved: Vec<&String> = before
         .iter()
         .filter(|(k, view)| {
