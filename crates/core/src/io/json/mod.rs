@@ -14,11 +14,13 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 use crate::model::diag::{Code, Severity};
 
 mod capped;
+mod checked;
 mod counted;
 mod kept;
 mod lenient;
 
 pub use capped::*;
+pub use checked::*;
 pub use counted::{Budget, Counted};
 pub use kept::*;
 pub use lenient::*;
