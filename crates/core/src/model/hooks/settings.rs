@@ -190,7 +190,7 @@ mod tests {
 
     #[test]
     fn another_agent_s_hooks_and_other_events_are_left_alone() {
-        let text = "{\"hooks\": {\"PreCompact\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"cctool hooks run codex\"}]}], \"SessionEnd\": []}}\n";
+        let text = "{\"hooks\":{\"PreCompact\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"cctool hooks run codex\"}]}],\"SessionEnd\":[]}}\n";
         let Edit::Changed(installed, events) =
             install(text, "cctool hooks run gemini-cli", &["PreCompact"], "gemini-cli").unwrap()
         else {
