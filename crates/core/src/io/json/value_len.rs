@@ -64,7 +64,19 @@ mod tests {
         same(&json!(null));
         same(&json!([]));
         same(&json!({}));
-        same(&json!([true, false, null, 0, -1, 1.5, 1e300, -2.5e-8, u64::MAX, i64::MIN, 0.1]));
+        same(&json!([
+            true,
+            false,
+            null,
+            0,
+            -1,
+            1.5,
+            1e300,
+            -2.5e-8,
+            u64::MAX,
+            i64::MIN,
+            0.1
+        ]));
         same(&json!({"a": {"b": [{"c": []}, {}]}, "d": "x"}));
         let n: Value = serde_json::from_str("[1.0, 3e2, 123456789012345678901234567890, -0.0]").unwrap();
         same(&n);
