@@ -19,7 +19,8 @@ passwords), your home folder and your login name are replaced by placeholders su
 $XDG_CONFIG_HOME/cctool/redact-rules, as for export.\n\n\
 --install AGENT prints the entry that adds this server to the agent's MCP configuration; with --write it \
 adds it to the agent's configuration of every project (Claude Code: mcpServers in ~/.claude.json, or in \
-$CLAUDE_CONFIG_DIR/.claude.json; Codex: [mcp_servers.cctool] in ~/.codex/config.toml, or in $CODEX_HOME), \
+$CLAUDE_CONFIG_DIR/.claude.json; Codex: [mcp_servers.cctool] in ~/.codex/config.toml, or in $CODEX_HOME; \
+Gemini CLI: mcpServers in ~/.gemini/settings.json, or in $GEMINI_CLI_HOME/.gemini), \
 keeping everything else in the file as written and a copy of the file as it was beside it. A server named \
 cctool that is already there is left alone.",
     after_long_help = "JSON RECORDS (--json, with --install)\n  \

@@ -102,7 +102,7 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> super::Result<ExitSt
         events: Vec::new(),
         command: None,
         backup: None,
-        trust_required: add && hooks.trust_note().is_some(),
+        trust_required: add && hooks.trust_note(a.scope).is_some(),
     };
     let settings_error = |cause| HooksError::Settings {
         path: path.clone(),
@@ -146,7 +146,13 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> super::Result<ExitSt
         out.flush()?;
     } else {
         let missing = !add && text.is_empty() && !path.exists();
-        for line in describe(&shown, &record, add && a.command.is_none(), missing, hooks.trust_note()) {
+        for line in describe(
+            &shown,
+            &record,
+            add && a.command.is_none(),
+            missing,
+            hooks.trust_note(a.scope),
+        ) {
             say.note(&line);
         }
     }

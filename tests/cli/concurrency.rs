@@ -202,11 +202,18 @@ fn a_mapped_file_truncated_while_read_is_an_error_not_a_crash() {
         &["compact", "--keep-recent", "1000", "-o", o],
         &["migrate", "-o", o],
     ];
-    // From just after the start of the read to well into it (a debug build reads 64 MiB in
-    // more than two seconds); a cut during the output comes with the later ones.
-    let delays_ms = [40u64, 250, 700, 1400];
     let mut total_errors = 0;
     for args in commands {
+        // From just after the start of the read to well into it, as fractions of how long an
+        // uncut run takes (which depends on the build and the machine); a cut during the
+        // output comes with the later ones.
+        let uncut = dir.path().join("uncut.jsonl");
+        std::fs::copy(&master, &uncut).unwrap();
+        let _ = std::fs::remove_file(&out_file);
+        let started = std::time::Instant::now();
+        let _ = Command::new(&bin).args(*args).arg(&uncut).output().unwrap();
+        let whole = started.elapsed().as_millis() as u64;
+        let delays_ms = [whole / 20, whole / 5, whole * 2 / 5, whole * 3 / 5].map(|d| d.max(10));
         let mut errors = 0;
         for (round, ms) in delays_ms.iter().enumerate() {
             let f = dir.path().join(format!("cut{round}.jsonl"));

@@ -194,6 +194,70 @@ fn doctor_names_the_stub_twin_on_both_files() {
 }
 
 #[test]
+fn the_hooks_back_the_chat_up_turn_by_turn_and_restore_brings_a_deleted_one_back() {
+    let full = "home/.gemini/tmp/work/chats/session-2026-12-01T10-30-f0d1048d.jsonl";
+    let installed = twin_store("hooks install gemini-cli --command cctool").run().code(0);
+    assert!(
+        installed
+            .stderr()
+            .contains("added hooks for PreCompress and SessionEnd"),
+        "{}",
+        installed.shown()
+    );
+    let settings: Value =
+        serde_json::from_slice(&std::fs::read(installed.path("home/.gemini/settings.json")).unwrap()).unwrap();
+    for ev in ["PreCompress", "SessionEnd"] {
+        assert_eq!(
+            settings["hooks"][ev][0]["hooks"][0]["command"], "cctool hooks run gemini-cli",
+            "{settings}"
+        );
+    }
+    let input = |event: &str, run: &crate::case::Run| {
+        serde_json::json!({
+            "session_id": "f0d1048d-bfcd-4504-bd59-05e03d92a90f",
+            "transcript_path": run.path(full),
+            "cwd": run.path("work"),
+            "hook_event_name": event,
+            "timestamp": "2026-12-01T10:30:05.000Z",
+            "trigger": "auto",
+        })
+        .to_string()
+    };
+    let pre = input("PreCompress", &installed);
+    let ran = installed
+        .then(crate::case::Case::new("hooks run gemini-cli").stdin(pre))
+        .code(0);
+    assert_eq!((ran.stdout(), ran.stderr()), (String::new(), String::new()));
+    // The turn the client writes after the hook ran, then its exit.
+    let mut bytes = std::fs::read(ran.path(full)).unwrap();
+    bytes.extend_from_slice(b"{\"$set\":{\"lastUpdated\":\"2026-12-01T10:30:09.000Z\"}}\n");
+    std::fs::write(ran.path(full), &bytes).unwrap();
+    let end = input("SessionEnd", &ran);
+    let ended = ran
+        .then(crate::case::Case::new("hooks run gemini-cli").stdin(end))
+        .code(0);
+    let log = std::fs::read_to_string(ended.path("home/.local/share/cctool/backup/hooks.log")).unwrap();
+    assert_eq!(log.matches("gemini-cli backed up").count(), 2, "{log}");
+    // What the client's next listing does to the full transcript of a stub twin.
+    std::fs::remove_file(ended.path(full)).unwrap();
+    let restored = ended
+        .then(crate::case::Case::new("restore f0d1048d-bfcd-4504-bd59-05e03d92a90f"))
+        .code(0);
+    assert_eq!(
+        std::fs::read(restored.path(full)).unwrap(),
+        bytes,
+        "{}",
+        restored.shown()
+    );
+    // Uninstalled, the settings install created hold nothing again.
+    let removed = restored
+        .then(crate::case::Case::new("hooks uninstall gemini-cli"))
+        .code(0);
+    let left = std::fs::read_to_string(removed.path("home/.gemini/settings.json")).unwrap();
+    assert_eq!(left, "{}\n", "{}", removed.shown());
+}
+
+#[test]
 fn backup_then_restore_brings_the_deleted_transcript_back_byte_for_byte() {
     let run = twin_store("backup --json").run().code(0);
     let full = run.path("home/.gemini/tmp/work/chats/session-2026-12-01T10-30-f0d1048d.jsonl");
@@ -263,15 +327,7 @@ fn the_older_single_document_chat_is_read() {
 /// The real client, when installed: resuming each fixture sends what `--api-view` says.
 #[test]
 fn the_real_client_sends_what_api_view_says() {
-    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/cctool-realclients")));
-    let installed = installs.is_some_and(|h| {
-        h.join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
-            .is_file()
-    });
-    if !installed || !crate::util::faketime() {
-        skip_notice("Gemini CLI 0.61.0 not installed (scripts/realclient/gemini/install.sh)");
+    if !client_installed() {
         return;
     }
     let script = root().join("scripts/realclient/gemini/resume-view.sh");
@@ -376,15 +432,7 @@ fn convert_from_gemini_carries_each_result_once() {
 /// call of the source, in order.
 #[test]
 fn the_real_client_resumes_a_conversion_with_every_text_and_call() {
-    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/cctool-realclients")));
-    let installed = installs.is_some_and(|h| {
-        h.join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
-            .is_file()
-    });
-    if !installed || !crate::util::faketime() {
-        skip_notice("Gemini CLI 0.61.0 not installed (scripts/realclient/gemini/install.sh)");
+    if !client_installed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -441,15 +489,7 @@ fn into_store_places_a_conversion_in_the_project_s_chats_folder_or_refuses() {
 /// names it, and the next listing deletes the full transcript, as doctor said it would.
 #[test]
 fn the_real_client_deletes_the_transcript_doctor_warned_of() {
-    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/cctool-realclients")));
-    let installed = installs.is_some_and(|h| {
-        h.join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
-            .is_file()
-    });
-    if !installed || !crate::util::faketime() {
-        skip_notice("Gemini CLI 0.61.0 not installed (scripts/realclient/gemini/install.sh)");
+    if !client_installed() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -529,4 +569,60 @@ fn doctor_names_the_chats_gemini_s_thirty_day_sweep_deletes() {
     )
     .unwrap();
     assert!(!doctor(home.path()).iter().any(|r| r["kind"] == "retention"));
+}
+
+/// Whether the real client (and libfaketime, which its scripts use) is installed; says that the
+/// test skipped when not.
+fn client_installed() -> bool {
+    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/cctool-realclients")));
+    let installed = installs.is_some_and(|h| {
+        h.join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
+            .is_file()
+    });
+    if !installed || !crate::util::faketime() {
+        skip_notice("Gemini CLI 0.61.0 not installed (scripts/realclient/gemini/install.sh)");
+    }
+    installed && crate::util::faketime()
+}
+
+/// The real client, when installed, runs cctool's hooks: a prompt backs the chat up before the
+/// request (PreCompress) and at the exit (SessionEnd), and the archive holds the chat as the
+/// client left it.
+#[test]
+fn the_real_client_runs_the_hooks_and_the_archive_holds_its_chat() {
+    if !client_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let archive = dir.path().join("archive");
+    let run = std::process::Command::new(root().join("scripts/realclient/gemini/hooks-view.sh"))
+        .arg(env!("CARGO_BIN_EXE_cctool"))
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let chats = String::from_utf8(run.stdout).unwrap();
+    let chat = std::path::PathBuf::from(chats.lines().next().expect("the client wrote a chat"));
+    let log = std::fs::read_to_string(archive.join("hooks.log")).unwrap();
+    assert!(log.matches("gemini-cli backed up").count() >= 2, "{log}");
+    let listed = cctool()
+        .env("HOME", dir.path().join("home"))
+        .args(["restore", "--json", "--from"])
+        .arg(&archive)
+        .output()
+        .unwrap();
+    let recs = records(&String::from_utf8(listed.stdout).unwrap());
+    // The archive names the chat where the client wrote it; its last copy is the whole chat.
+    let name = chat.file_name().unwrap().to_str().unwrap();
+    let rec = recs
+        .iter()
+        .find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(name)));
+    let size = std::fs::metadata(&chat).unwrap().len();
+    assert_eq!(
+        rec.map(|r| r["bytes"].clone()),
+        Some(Value::from(size)),
+        "{recs:?}\n{log}"
+    );
 }

@@ -48,7 +48,7 @@ impl Hooks for CodexHooks {
         "rollout"
     }
 
-    fn trust_note(&self) -> Option<&'static str> {
+    fn trust_note(&self, _: Scope) -> Option<&'static str> {
         Some(
             "Codex runs a hook only once you have reviewed and trusted it: its TUI asks at the next start \
              (codex --dangerously-bypass-hook-trust skips the question for one run)",

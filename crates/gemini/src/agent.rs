@@ -147,6 +147,10 @@ impl Agent for Gemini {
         Some(&crate::relocate::GeminiRelocator)
     }
 
+    fn hooks(&self) -> Option<&'static dyn cctool_core::agents::Hooks> {
+        Some(&crate::hooks::GeminiHooks)
+    }
+
     fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
         Some(&crate::tools::GeminiTools)
     }

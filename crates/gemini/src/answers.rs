@@ -72,7 +72,7 @@ pub fn scan(src: &Source) -> SessionRecord {
     rec.chain_end = Some(if r.current().is_some() { "compaction" } else { "root" }.into());
     rec.compactions = r.compressions.len();
     // What is sent is the contents as JSON; their size in bytes stands for their tokens.
-    rec.resume_tokens = cctool_core::model::approx_tokens(contents.iter().map(cctool_core::io::json::json_len).sum());
+    rec.resume_tokens = cctool_core::model::approx_tokens(contents.iter().map(cctool_core::io::json::value_len).sum());
     rec.resume_model = r
         .loaded
         .iter()

@@ -13,6 +13,7 @@ mod answers;
 pub mod convert;
 mod doctor;
 pub mod file;
+pub mod hooks;
 mod import;
 pub mod record;
 pub mod relocate;

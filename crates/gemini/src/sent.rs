@@ -177,9 +177,24 @@ fn object(fields: &[(&str, Option<&Value>)]) -> Value {
     )
 }
 
-/// Whether a resume sends anything of message `m`.
+/// Whether a resume sends anything of message `m`: whether [`turns_of`] makes any turn of it,
+/// told from what the turns would hold without building them (a user's text; a model's parts,
+/// thoughts and calls).
 pub fn sends(m: &Map<String, Value>) -> bool {
-    !turns_of(m).is_empty()
+    match m.get("type").and_then(Value::as_str) {
+        Some("user") => !ignored(&text_of(m.get("content"))),
+        Some("gemini") => {
+            let content = match m.get("content").filter(|c| truthy(Some(c))) {
+                Some(Value::Array(a)) => a.len(),
+                Some(_) => 1,
+                None => 0,
+            };
+            let thoughts = m.get("thoughts").and_then(Value::as_array).map_or(0, Vec::len);
+            let calls = m.get("toolCalls").and_then(Value::as_array).map_or(0, Vec::len);
+            content + thoughts + calls > 0
+        }
+        _ => false,
+    }
 }
 
 /// The session context a resume sends first: the client makes it anew in the folder and on the
@@ -211,7 +226,13 @@ pub fn contents(r: &Replay, prompt: &str) -> Vec<Value> {
     let turns = strip_thoughts(curated(turns));
     coalesce(turns)
         .into_iter()
-        .map(|(role, parts)| json!({ "parts": strip_ids(parts), "role": role }))
+        .map(|(role, parts)| {
+            // As `json!` writes it, without passing the parts through the serializer again.
+            let mut content = Map::new();
+            content.insert("parts".into(), Value::Array(strip_ids(parts)));
+            content.insert("role".into(), Value::from(role));
+            Value::Object(content)
+        })
         .collect()
 }
 
@@ -382,6 +403,42 @@ mod tests {
         // The prompt follows the user's text in one turn: the model's invalid turn went.
         assert_eq!(c.len(), 1, "{c:?}");
         assert_eq!(c[0]["parts"].as_array().unwrap().len(), 2);
+    }
+
+    /// Every message of every fixture, and edge cases: `sends` says what `turns_of` makes.
+    #[test]
+    fn sends_is_whether_any_turn_is_made() {
+        let mut msgs: Vec<Value> = [
+            r#"{"type":"gemini"}"#,
+            r#"{"type":"gemini","content":"","thoughts":[],"toolCalls":[]}"#,
+            r#"{"type":"gemini","content":[],"thoughts":{},"toolCalls":{}}"#,
+            r#"{"type":"gemini","content":0,"thoughts":[{}]}"#,
+            r#"{"type":"gemini","content":false,"toolCalls":[{"id":"x"}]}"#,
+            r#"{"type":"gemini","content":{"thought":true},"toolCalls":[]}"#,
+            r#"{"type":"gemini","content":[{"functionCall":{}}],"thoughts":[{"subject":"s"}]}"#,
+            r#"{"type":"gemini","content":"x","type":"user"}"#,
+            r#"{"type":"user","content":[{"text":" /x"}]}"#,
+            r#"{"type":"user","content":{"functionCall":{"name":"n"}}}"#,
+            r#"{"type":"user"}"#,
+            r#"{"type":"info","content":"x"}"#,
+            r#"{"content":"x"}"#,
+        ]
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+        for f in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/gemini")).unwrap() {
+            let path = f.unwrap().path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                let src = Source::from_bytes("f.jsonl", std::fs::read(&path).unwrap());
+                let r = crate::replay::replay(&mut crate::file::read(&src).unwrap());
+                msgs.extend(r.msgs.into_iter().map(|m| Value::Object(m.value)));
+            }
+        }
+        assert!(msgs.len() > 50);
+        for m in &msgs {
+            let m = m.as_object().unwrap();
+            assert_eq!(sends(m), !turns_of(m).is_empty(), "{m:?}");
+        }
     }
 
     #[test]

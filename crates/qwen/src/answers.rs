@@ -62,7 +62,7 @@ pub fn scan(src: &Source) -> SessionRecord {
         })
         .map(str::to_string);
     // What is sent is the messages as JSON; their size in bytes stands for their tokens.
-    r.resume_tokens = cctool_core::model::approx_tokens(sent.iter().map(cctool_core::io::json::json_len).sum());
+    r.resume_tokens = cctool_core::model::approx_tokens(sent.iter().map(cctool_core::io::json::value_len).sum());
     r.resume_model = c
         .walked
         .iter()

@@ -61,7 +61,7 @@ pub fn request(s: &Session, chain: &Chain, prompt: Option<&str>) -> (Vec<Value>,
     let contents = curated(contents);
     applied.curated = before - contents.len();
     let mut out = Vec::new();
-    for c in &contents {
+    for c in contents {
         convert(&without_media(c, &mut applied.media), &mut out);
     }
     let merged = merge_assistants(out);
@@ -193,8 +193,7 @@ fn put_results(history: &mut Vec<Value>, at: usize, results: Vec<Value>) -> bool
 /// QW8: `slimCompactionInput` for a model that reads no media: each image (or other file) of
 /// a Content, or of a function response's parts, becomes the text `[image: MIME]`
 /// (`[document: MIME]`).
-fn without_media(c: &Value, count: &mut usize) -> Value {
-    let mut c = c.clone();
+fn without_media(mut c: Value, count: &mut usize) -> Value {
     if let Some(Value::Array(parts)) = c.get_mut("parts") {
         for p in parts.iter_mut() {
             slim_part(p, count);
@@ -236,18 +235,28 @@ fn slim_part(p: &mut Value, count: &mut usize) {
 }
 
 /// QW4: `extractCuratedHistory`.
-pub fn curated(history: Vec<Value>) -> Vec<Value> {
+pub fn curated(mut history: Vec<Value>) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     let mut i = 0;
     while i < history.len() {
         if role(&history[i]) == "user" {
+            // Each Content is looked at once: moved out rather than copied.
+            let content = std::mem::take(&mut history[i]);
             match out.last_mut() {
                 Some(last) if role(last) == "user" => {
-                    let mut parts = parts_of(last).to_vec();
-                    parts.extend(parts_of(&history[i]).iter().cloned());
-                    last["parts"] = Value::Array(parts);
+                    let more = match content {
+                        Value::Object(mut o) => match o.swap_remove("parts") {
+                            Some(Value::Array(p)) => p,
+                            _ => Vec::new(),
+                        },
+                        _ => Vec::new(),
+                    };
+                    match last.get_mut("parts") {
+                        Some(Value::Array(p)) => p.extend(more),
+                        _ => last["parts"] = Value::Array(more),
+                    }
                 }
-                _ => out.push(history[i].clone()),
+                _ => out.push(content),
             }
             i += 1;
             continue;
@@ -261,9 +270,9 @@ pub fn curated(history: Vec<Value>) -> Vec<Value> {
             i += 1;
             continue;
         }
-        let run = &history[start..i];
+        let run = &mut history[start..i];
         if run.iter().all(valid) {
-            out.extend(run.iter().filter(|c| !degraded(c)).cloned());
+            out.extend(run.iter_mut().filter(|c| !degraded(c)).map(std::mem::take));
         }
     }
     out
@@ -513,32 +522,35 @@ fn clean_orphans(messages: Vec<Value>) -> Vec<Value> {
         surviving.extend(kept.iter().filter_map(|c| c["id"].as_str().map(str::to_string)));
         valid[i] = Some((kept, results));
     }
+    // Each message is emitted at most once, so each is moved out rather than copied: a result
+    // is taken by the one assistant whose run of results it stands in (the run stops at the
+    // next assistant with calls), and never visited again.
+    let mut messages = messages;
     let mut emitted = vec![false; n];
     let mut out = Vec::new();
-    for (i, m) in messages.iter().enumerate() {
+    for (i, valid) in valid.into_iter().enumerate() {
         if emitted[i] {
             continue;
         }
-        if let Some((kept, results)) = &valid[i] {
+        let mut m = std::mem::take(&mut messages[i]);
+        if let Some((kept, results)) = valid {
             if !kept.is_empty() {
-                let mut m = m.clone();
-                m["tool_calls"] = Value::Array(kept.clone());
+                m["tool_calls"] = Value::Array(kept);
                 out.push(m);
-                for &j in results {
-                    out.push(messages[j].clone());
+                for j in results {
+                    out.push(std::mem::take(&mut messages[j]));
                     emitted[j] = true;
                 }
             } else if m["content"].as_str().is_some_and(|t| !t.trim().is_empty())
                 || m.get("reasoning_content").is_some_and(truthy)
             {
-                let mut m = m.clone();
                 if let Some(o) = m.as_object_mut() {
                     o.remove("tool_calls");
                 }
                 out.push(m);
             }
         } else if m["role"] != "tool" {
-            out.push(m.clone());
+            out.push(m);
         }
     }
     out

@@ -7,8 +7,6 @@
 //! `uuid` and `sessionId`, a `parentUuid` that is a string or `null`, and a `type` among
 //! `user`, `assistant`, `tool_result` and `system` (`validateTranscriptRecord`).
 
-use std::collections::HashMap;
-
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -248,7 +246,7 @@ const PAYLOADS: &[&str] = &["chat_compression", "custom_title", "slash_command"]
 /// A line as JSON: an object with only [`FIELDS`] (and the payload of [`PAYLOADS`]) built, the
 /// last of a key given twice winning as in `JSON.parse`; anything else as parsed.
 fn lean(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    let fields: HashMap<String, &RawValue> = match serde_json::from_slice(bytes) {
+    let fields: Fields<'_> = match serde_json::from_slice(bytes) {
         Ok(f) => f,
         Err(e) => {
             return match serde_json::from_slice::<Value>(bytes) {
@@ -259,8 +257,8 @@ fn lean(bytes: &[u8]) -> Result<Value, serde_json::Error> {
         }
     };
     let mut m = Map::new();
-    for k in FIELDS {
-        if let Some(raw) = fields.get(*k) {
+    for (k, raw) in FIELDS.iter().zip(fields.known) {
+        if let Some(raw) = raw {
             m.insert((*k).to_string(), serde_json::from_str(raw.get())?);
         }
     }
@@ -268,10 +266,75 @@ fn lean(bytes: &[u8]) -> Result<Value, serde_json::Error> {
         .get("subtype")
         .and_then(Value::as_str)
         .is_some_and(|s| PAYLOADS.contains(&s));
-    if let (true, Some(raw)) = (payload, fields.get("systemPayload")) {
+    if let (true, Some(raw)) = (payload, fields.payload) {
         m.insert("systemPayload".into(), serde_json::from_str(raw.get())?);
     }
     Ok(Value::Object(m))
+}
+
+/// The values of a record's [`FIELDS`] (in their order) and its `systemPayload`, as written;
+/// the other keys' values are checked as JSON and passed over, without a map of every key.
+struct Fields<'a> {
+    known: [Option<&'a RawValue>; FIELDS.len()],
+    payload: Option<&'a RawValue>,
+}
+
+impl<'de> serde::Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Fields<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+                let mut out = Fields {
+                    known: [None; FIELDS.len()],
+                    payload: None,
+                };
+                while let Some(Key(key)) = map.next_key()? {
+                    let slot = match FIELDS.iter().position(|k| *k == key) {
+                        Some(i) => &mut out.known[i],
+                        None if key == "systemPayload" => &mut out.payload,
+                        None => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A key as written, or decoded when it holds an escape, as `JSON.parse` reads it.
+struct Key<'a>(std::borrow::Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Key<'de>;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Borrowed(v)))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key(std::borrow::Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 /// The balanced top-level objects of a line that is no JSON, each parsed on its own, as the

@@ -42,3 +42,24 @@ fn uninstall_when_absent_json() {
 fn install_default_command() {
     snap!(Case::new("hooks install claude-code").show("home/.claude/settings.json"));
 }
+
+#[test]
+fn install_gemini_keeps_the_users_settings() {
+    // As Gemini CLI writes its settings (two spaces), with hooks of the user's own.
+    let mine = "{\n  \"security\": {\n    \"auth\": {\n      \"selectedType\": \"gemini-api-key\"\n    }\n  },\n  \"hooks\": {\n    \"BeforeTool\": [\n      {\n        \"matcher\": \"run_shell_command\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"./check.sh\"\n          }\n        ]\n      }\n    ]\n  }\n}\n";
+    snap!(
+        Case::new("hooks install gemini-cli")
+            .args(["--command", "cctool"])
+            .file("home/.gemini/settings.json", mine.as_bytes())
+            .show("home/.gemini/settings.json")
+    );
+}
+
+#[test]
+fn install_gemini_project_says_the_folder_must_be_trusted() {
+    snap!(
+        Case::new("hooks install gemini-cli --scope project")
+            .args(["--json", "--command", "cctool"])
+            .show(".gemini/settings.json")
+    );
+}

@@ -92,3 +92,14 @@ fn install_refuses_to_replace_another_cctool_server() {
 fn install_refuses_an_agent_without_mcp() {
     snap!(Case::new("mcp --install cctool"));
 }
+
+#[test]
+fn install_gemini_write_beside_its_hooks() {
+    let mine = "{\n  \"hooks\": {\n    \"SessionEnd\": []\n  },\n  \"mcpServers\": {\n    \"other\": {\n      \"command\": \"npx\",\n      \"args\": [\"-y\", \"other\"]\n    }\n  }\n}\n";
+    snap!(
+        Case::new("mcp --install gemini-cli --write")
+            .args(["--command", "cctool"])
+            .file("home/.gemini/settings.json", mine.as_bytes())
+            .show("home/.gemini/settings.json")
+    );
+}

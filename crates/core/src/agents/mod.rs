@@ -24,7 +24,7 @@ use crate::model::AgentId;
 use crate::model::diag::Diagnostic;
 use crate::model::doc::ExportError;
 use crate::model::events::{Ask, MadeText, Sink, Streamed, View};
-use crate::model::hooks::{Compaction, Edit, SettingsError};
+use crate::model::hooks::{COMPACTION_EVENTS, Compaction, Edit, HookAction, SettingsError};
 use crate::model::resume::Loader;
 use crate::model::resume::Overrides;
 use crate::model::session::SessionRecord;
@@ -487,6 +487,16 @@ pub trait Hooks: Sync {
         cwd: &Path,
     ) -> Option<PathBuf>;
 
+    /// The events cctool's hooks are installed on, and what `hooks run` does on each.
+    fn events(&self) -> &'static [(&'static str, HookAction)] {
+        COMPACTION_EVENTS
+    }
+
+    /// What `hooks run` does on `event`; `None` for an event cctool does not hook into.
+    fn action(&self, event: &str) -> Option<HookAction> {
+        self.events().iter().find(|(e, _)| *e == event).map(|&(_, a)| a)
+    }
+
     /// The settings `text` with `command` run on each event that has none of cctool's.
     fn install(&self, text: &str, command: &str) -> Result<Edit, SettingsError>;
 
@@ -501,8 +511,10 @@ pub trait Hooks: Sync {
     /// `summary_source`).
     fn summary_source(&self) -> &'static str;
 
-    /// What the user must do before the agent runs a newly installed hook, if anything.
-    fn trust_note(&self) -> Option<&'static str> {
+    /// What the user must do before the agent runs a hook newly installed at `scope`, if
+    /// anything.
+    fn trust_note(&self, scope: crate::model::hooks::Scope) -> Option<&'static str> {
+        let _ = scope;
         None
     }
 

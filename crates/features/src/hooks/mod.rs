@@ -1,12 +1,15 @@
-//! Compaction hooks for Claude Code and Codex: installing them in the agent's settings, and
-//! what `cctool hooks run` does when the agent calls it.
+//! Compaction hooks for Claude Code, Codex and Gemini CLI: installing them in the agent's
+//! settings, and what `cctool hooks run` does when the agent calls it (each agent's
+//! [`crate::agents::Hooks::events`] says which of its events back the transcript up and which
+//! archive a summary).
 //!
-//! Both agents run a command on PreCompact and PostCompact with a JSON object on standard
-//! input. Claude Code's PostCompact object carries the summary (`compact_summary`, the model's
+//! Claude Code and Codex run a command on PreCompact and PostCompact with a JSON object on
+//! standard input; Gemini CLI on PreCompress (before every request, as it checks whether to
+//! compress) and SessionEnd, with the transcript's path in the same key. Claude Code's PostCompact object carries the summary (`compact_summary`, the model's
 //! own text); Codex's carries the rollout path, whose last `compacted` record holds it. The
 //! command must never stand in the compaction's way: Claude Code takes the plain stdout of a
 //! PreCompact hook as extra compaction instructions and Codex fails on stdout that is not
-//! valid JSON, so `hooks run` prints nothing, logs its errors and exits 0.
+//! valid JSON (Gemini CLI reads it as the hook's decision), so `hooks run` prints nothing, logs its errors and exits 0.
 
 pub mod install;
 pub mod run;

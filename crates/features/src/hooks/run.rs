@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::agents::Agent;
 use crate::backup::Archive;
 use crate::backup::stores::Found;
+use crate::model::hooks::HookAction;
 
 /// One archived compaction summary: a line of `summaries/<agent>/<session>.jsonl`.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -66,10 +67,11 @@ pub fn handle(agent: &'static dyn Agent, input: &[u8], archive: &Archive) -> Res
     let event = v.get("hook_event_name").and_then(Value::as_str).unwrap_or("");
     let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     let transcript = s("transcript_path").filter(|p| !p.is_empty()).map(PathBuf::from);
-    match event {
-        "PreCompact" => {
+    let hooks = agent.hooks();
+    match hooks.and_then(|h| h.action(event)) {
+        Some(HookAction::Backup) => {
             let Some(path) = transcript else {
-                return Ok("PreCompact without a transcript_path: nothing to back up".into());
+                return Ok(format!("{event} without a transcript_path: nothing to back up"));
             };
             let found = found_for(agent, &path);
             let Some(lock) = archive.try_lock().map_err(file_error(&archive.root, ""))? else {
@@ -92,7 +94,7 @@ pub fn handle(agent: &'static dyn Agent, input: &[u8], archive: &Archive) -> Res
             }
             Ok(format!("backed up {} ({} new bytes)", path.display(), r.new_bytes))
         }
-        "PostCompact" => {
+        Some(HookAction::ArchiveSummary) => {
             let mut rec = ArchivedSummary {
                 kind: SUMMARY_KIND.into(),
                 agent: agent.about().format.name().into(),
@@ -105,7 +107,7 @@ pub fn handle(agent: &'static dyn Agent, input: &[u8], archive: &Archive) -> Res
                 summary: s("compact_summary"),
             };
             if let Some(p) = &transcript
-                && let Some(hooks) = agent.hooks()
+                && let Some(hooks) = hooks
             {
                 let c = hooks.compaction(p);
                 rec.pre_tokens = c.pre_tokens;
@@ -116,7 +118,7 @@ pub fn handle(agent: &'static dyn Agent, input: &[u8], archive: &Archive) -> Res
             let file = append_summary(archive, &rec)?;
             Ok(format!("summary archived in {}", file.display()))
         }
-        other => Ok(format!("event {other:?}: nothing to do")),
+        None => Ok(format!("event {event:?}: nothing to do")),
     }
 }
 

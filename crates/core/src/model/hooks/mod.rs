@@ -2,12 +2,31 @@
 //! the events, the command cctool installs and how it is recognised again, the scope of a
 //! settings file and what editing one did.
 
+pub mod json;
+pub mod settings;
+
 use std::path::Path;
 
 use serde_json::Value;
 
-/// The events cctool hooks into.
+/// The events cctool hooks into in Claude Code and Codex.
 pub const EVENTS: [&str; 2] = ["PreCompact", "PostCompact"];
+
+/// What `hooks run` does when the agent calls it on one of the events it was installed for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HookAction {
+    /// Back the transcript the input names up into the archive, before the agent changes it.
+    Backup,
+    /// Archive the summary of the compaction that just ran, from the input or the transcript.
+    ArchiveSummary,
+}
+
+/// Claude Code's and Codex's events and what each does: PreCompact backs the transcript up,
+/// PostCompact archives the summary.
+pub const COMPACTION_EVENTS: &[(&str, HookAction)] = &[
+    ("PreCompact", HookAction::Backup),
+    ("PostCompact", HookAction::ArchiveSummary),
+];
 
 /// Which settings file hooks go into: `user` (the user's own settings, for every project) or
 /// `project` (the current project's). The variants carry no doc comments because clap would
