@@ -9,7 +9,34 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
-use super::Key;
+use super::{Key, escaped_len};
+
+/// The visits of the scalars a value of another kind than the one asked for may be, each `None`.
+macro_rules! none_for_scalars {
+    ($out:ty, $none:expr) => {
+        fn visit_borrowed_str<E: de::Error>(self, _: &'de str) -> Result<$out, E> {
+            Ok($none)
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<$out, E> {
+            Ok($none)
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<$out, E> {
+            Ok($none)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<$out, E> {
+            Ok($none)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<$out, E> {
+            Ok($none)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<$out, E> {
+            Ok($none)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<$out, E> {
+            Ok($none)
+        }
+    };
+}
 
 /// Any JSON value, checked as `Value` would read it and dropped.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -17,7 +44,23 @@ pub struct Checked;
 
 impl<'de> Deserialize<'de> for Checked {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(Each(|_: Leaf| ())).map(|_| Checked)
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Checked;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Checked, A::Error> {
+                while a.next_element::<Checked>()?.is_some() {}
+                Ok(Checked)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Checked, A::Error> {
+                while a.next_entry::<Key<'_>, Checked>()?.is_some() {}
+                Ok(Checked)
+            }
+            none_for_scalars!(Checked, Checked);
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -84,33 +127,6 @@ pub struct IfObject<T>(pub Option<T>);
 /// dropped) for any other value, as `value.as_array()` gives.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IfArray<T>(pub Option<T>);
-
-/// The visits of the scalars a value of another kind than the one asked for may be, each `None`.
-macro_rules! none_for_scalars {
-    ($out:ty, $none:expr) => {
-        fn visit_borrowed_str<E: de::Error>(self, _: &'de str) -> Result<$out, E> {
-            Ok($none)
-        }
-        fn visit_str<E: de::Error>(self, _: &str) -> Result<$out, E> {
-            Ok($none)
-        }
-        fn visit_bool<E: de::Error>(self, _: bool) -> Result<$out, E> {
-            Ok($none)
-        }
-        fn visit_i64<E: de::Error>(self, _: i64) -> Result<$out, E> {
-            Ok($none)
-        }
-        fn visit_u64<E: de::Error>(self, _: u64) -> Result<$out, E> {
-            Ok($none)
-        }
-        fn visit_f64<E: de::Error>(self, _: f64) -> Result<$out, E> {
-            Ok($none)
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<$out, E> {
-            Ok($none)
-        }
-    };
-}
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for IfObject<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -244,18 +260,6 @@ impl ValueLen {
 enum Leaf {
     Bytes(usize),
     RepeatedKey,
-}
-
-/// The compact length of a string serde_json writes: its quotes, and each byte as its escape.
-pub fn escaped_len(s: &str) -> usize {
-    2 + s
-        .bytes()
-        .map(|b| match b {
-            b'"' | b'\\' | 0x08 | 0x09 | 0x0a | 0x0c | 0x0d => 2,
-            0x00..=0x1f => 6,
-            _ => 1,
-        })
-        .sum::<usize>()
 }
 
 /// A visitor of any value that hands each piece to `f`.

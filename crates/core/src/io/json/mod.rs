@@ -25,7 +25,7 @@ pub use checked::*;
 pub use counted::{Budget, Counted};
 pub use kept::*;
 pub use lenient::*;
-pub use value_len::value_len;
+pub use value_len::{escaped_len, value_len};
 
 /// The length of `v` written as compact JSON, counted as it is written rather than built: what
 /// the estimates of a request's tokens need, without a string per message.
