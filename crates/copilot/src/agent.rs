@@ -82,17 +82,17 @@ impl Agent for Copilot {
         _: Loader,
         _: summary::Options,
     ) -> cctool_core::error::Result<(Vec<SummaryRecord>, u64)> {
-        let s = crate::file::read(src).map_err(Error::Read)?;
+        let s = crate::lite::read(src).map_err(Error::Read)?;
         Ok((crate::answers::summaries(src, &s), s.bad_lines()))
     }
 
     fn doctor(&self, src: &Source, _: &Overrides) -> cctool_core::error::Result<Vec<Diagnostic>> {
-        let s = crate::file::read(src).map_err(Error::Read)?;
+        let s = crate::lite::read(src).map_err(Error::Read)?;
         Ok(crate::doctor::doctor(src, &s))
     }
 
     fn scan(&self, src: &Source, _: &Overrides) -> cctool_core::error::Result<SessionRecord> {
-        let s = crate::file::read(src).map_err(Error::Read)?;
+        let s = crate::lite::read(src).map_err(Error::Read)?;
         Ok(crate::answers::scan(src, &s))
     }
 

@@ -1,8 +1,8 @@
 //! A Copilot CLI session at a glance (`scan`) and its compaction summaries
 //! (`extract-summary`).
 
-use crate::file::Session;
-use crate::model::{conversational, resume_start};
+use crate::lite::{Lite, Session};
+use crate::model::conversational;
 use cctool_core::io::Source;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::{format_ms, parse_ms};
@@ -23,7 +23,7 @@ pub fn scan(src: &Source, s: &Session) -> SessionRecord {
         ..SessionRecord::default()
     };
     r.project = cctool_core::model::project::name(s.cwd(), src.name());
-    let start = resume_start(s);
+    let start = s.last_compaction().unwrap_or(0);
     let loaded = || s.events[start..].iter().filter(|e| conversational(&e.ty));
     r.chain_messages = loaded().count();
     r.chain_end = Some(match s.last_compaction() {
@@ -32,29 +32,20 @@ pub fn scan(src: &Source, s: &Session) -> SessionRecord {
     });
     // A resume sends the conversation from the last compaction on; its lines as written are
     // the measure, as for the other agents.
-    r.resume_tokens = cctool_core::model::approx_tokens(loaded().map(|e| e.raw.len() + 1).sum());
-    r.resume_model = s
-        .events
-        .iter()
-        .rev()
-        .find_map(|e| match e.ty.as_str() {
-            "session.model_change" => e.s("newModel"),
-            "assistant.message" => e.s("model"),
-            _ => None,
-        })
-        .map(str::to_string);
+    r.resume_tokens = cctool_core::model::approx_tokens(loaded().map(|e| e.len + 1).sum());
+    r.resume_model = s.events.iter().rev().find_map(|e| e.model.clone());
     let compactions: Vec<_> = s.events.iter().filter(|e| e.is_compaction()).collect();
     r.compactions = compactions.len();
     if let Some(last) = compactions.last() {
         r.last_compaction_trigger = last.s("trigger").map(str::to_string);
-        r.last_compaction_pre_tokens = last.data.get("preCompactionTokens").and_then(serde_json::Value::as_i64);
+        r.last_compaction_pre_tokens = last.get("preCompactionTokens").and_then(serde_json::Value::as_i64);
     }
     r.dangling_parents = Some(s.broken_links().len());
     let first_prompt = s
         .events
         .iter()
         .filter(|e| e.ty == "user.message")
-        .find_map(|e| prompt_text(e.s("content")?));
+        .find_map(|e| prompt_text(e.content.as_deref()?));
     let named = s.workspace.name.clone().map(|n| (n, "workspace-name"));
     (r.title, r.title_source) = title(named, first_prompt);
     let times: Vec<i64> = s.events.iter().filter_map(|e| parse_ms(e.time.as_deref()?)).collect();
@@ -69,7 +60,7 @@ pub fn scan(src: &Source, s: &Session) -> SessionRecord {
 /// last finished compaction, which the next resume starts from.
 pub fn summaries(src: &Source, s: &Session) -> Vec<SummaryRecord> {
     let current = s.last_compaction();
-    let extra = |e: &crate::file::Event| {
+    let extra = |e: &Lite| {
         let keep = [
             "checkpointNumber",
             "checkpointPath",
@@ -80,7 +71,7 @@ pub fn summaries(src: &Source, s: &Session) -> Vec<SummaryRecord> {
         ];
         let m: serde_json::Map<String, serde_json::Value> = keep
             .iter()
-            .filter_map(|k| e.data.get(*k).map(|v| ((*k).to_string(), v.clone())))
+            .filter_map(|k| e.get(k).map(|v| ((*k).to_string(), v.clone())))
             .collect();
         (!m.is_empty()).then_some(serde_json::Value::Object(m))
     };
@@ -101,7 +92,7 @@ pub fn summaries(src: &Source, s: &Session) -> Vec<SummaryRecord> {
                 line: Some(e.line),
                 timestamp: e.time.clone(),
                 trigger: e.s("trigger").map(str::to_string),
-                pre_tokens: e.data.get("preCompactionTokens").and_then(serde_json::Value::as_i64),
+                pre_tokens: e.get("preCompactionTokens").and_then(serde_json::Value::as_i64),
                 origin: Some("local"),
                 warning: summary
                     .is_none()

@@ -5,7 +5,8 @@
 
 use std::collections::HashSet;
 
-use crate::file::Session;
+use crate::file::{NulRun, Unread};
+use crate::lite::Session;
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
 use cctool_core::model::findings::finding;
@@ -15,7 +16,7 @@ pub const RESUME_LIMIT: u64 = 512 * 1024 * 1024;
 
 /// The lines that are no event, as diagnostics of `file` (`doctor` reports them as findings,
 /// `rebuild-chain` as it reads), with the NUL runs found.
-pub fn unread(file: &str, s: &Session, as_finding: bool) -> Vec<Diagnostic> {
+pub fn unread(file: &str, unread: &[Unread], nuls: &[NulRun], as_finding: bool) -> Vec<Diagnostic> {
     let make = |file: &str, line, code, severity, message| {
         if as_finding {
             finding(file, line, code, severity, message)
@@ -23,12 +24,11 @@ pub fn unread(file: &str, s: &Session, as_finding: bool) -> Vec<Diagnostic> {
             Diagnostic::new(file, line, code, severity, message)
         }
     };
-    let mut out: Vec<Diagnostic> = s
-        .unread
+    let mut out: Vec<Diagnostic> = unread
         .iter()
         .map(|u| make(file, Some(u.line), u.why.code, u.why.severity, u.why.message.clone()))
         .collect();
-    for n in &s.nuls {
+    for n in nuls {
         let message = if n.before_event {
             format!(
                 "{} NUL bytes around the event on this line (a crash padded the file): the client cannot parse the line; cctool reads the event without them",
@@ -49,7 +49,7 @@ pub fn unread(file: &str, s: &Session, as_finding: bool) -> Vec<Diagnostic> {
 /// What `doctor` finds in the session read as `s` from `src`.
 pub fn doctor(src: &Source, s: &Session) -> Vec<Diagnostic> {
     let file = src.name();
-    let mut out = unread(file, s, true);
+    let mut out = unread(file, &s.unread, &s.nuls, true);
     if src.len() > RESUME_LIMIT {
         out.push(finding(
             file,
@@ -64,7 +64,6 @@ pub fn doctor(src: &Source, s: &Session) -> Vec<Diagnostic> {
     }
     for e in s.events.iter().filter(|e| e.ty == "session.compaction_complete") {
         if let Some(n) = e
-            .data
             .get("tokensRemoved")
             .and_then(serde_json::Value::as_i64)
             .filter(|n| *n < 0)
@@ -101,16 +100,9 @@ fn calls_and_results(file: &str, s: &Session, out: &mut Vec<Diagnostic>) {
     let mut answered: HashSet<&str> = HashSet::new();
     for e in &s.events {
         match e.ty.as_str() {
-            "assistant.message" => {
-                let reqs = e.data.get("toolRequests").and_then(serde_json::Value::as_array);
-                for r in reqs.into_iter().flatten() {
-                    if let Some(id) = r.get("toolCallId").and_then(serde_json::Value::as_str) {
-                        calls.push((id, e.line));
-                    }
-                }
-            }
+            "assistant.message" => calls.extend(e.calls.iter().map(|id| (id.as_str(), e.line))),
             "tool.execution_complete" => {
-                let Some(id) = e.s("toolCallId") else { continue };
+                let Some(id) = e.tool_call_id.as_deref() else { continue };
                 if !calls.iter().any(|(c, _)| *c == id) {
                     out.push(finding(
                         file,

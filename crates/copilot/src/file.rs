@@ -110,38 +110,14 @@ pub fn read(src: &Source) -> std::io::Result<Session> {
         if bytes.is_empty() {
             return;
         }
-        let unread = |why: BadLine| Unread {
-            line: l.no,
-            raw: l.bytes.to_vec(),
-            why,
-        };
-        match serde_json::from_slice::<Map<String, Value>>(bytes) {
-            Err(e) => s
-                .unread
-                .push(unread(interleaved(bytes, classify(bytes, l.terminated, &e)))),
-            Ok(mut m) => match m.get("type").and_then(Value::as_str).map(str::to_string) {
-                Some(ty) => {
-                    if let Some(n) = s.nuls.last_mut().filter(|n| n.line == l.no) {
-                        n.before_event = true;
-                    }
-                    let s_of = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
-                    s.events.push(Event {
-                        line: l.no,
-                        offset: l.offset,
-                        raw: bytes.to_vec(),
-                        id: s_of(&m, "id"),
-                        parent: s_of(&m, "parentId"),
-                        time: s_of(&m, "timestamp"),
-                        data: m.remove("data").unwrap_or(Value::Null),
-                        ty,
-                    })
+        match event_of(l.no, l.offset, l.bytes, bytes, l.terminated) {
+            Ok(e) => {
+                if let Some(n) = s.nuls.last_mut().filter(|n| n.line == l.no) {
+                    n.before_event = true;
                 }
-                None => s.unread.push(unread(BadLine {
-                    code: Code::UnknownRecordType,
-                    severity: Severity::Info,
-                    message: "an object without a `type`: no Copilot CLI event; not part of the conversation".into(),
-                })),
-            },
+                s.events.push(e);
+            }
+            Err(u) => s.unread.push(u),
         }
     })?;
     s.lines = stats.lines;
@@ -149,8 +125,40 @@ pub fn read(src: &Source) -> std::io::Result<Session> {
     Ok(s)
 }
 
+/// The event the line `no` at `offset` is (`bytes`: the `line` without its NUL bytes), or why
+/// it is none.
+pub(crate) fn event_of(no: u64, offset: u64, line: &[u8], bytes: &[u8], terminated: bool) -> Result<Event, Unread> {
+    let unread = |why: BadLine| Unread {
+        line: no,
+        raw: line.to_vec(),
+        why,
+    };
+    let mut m = match serde_json::from_slice::<Map<String, Value>>(bytes) {
+        Err(e) => return Err(unread(interleaved(bytes, classify(bytes, terminated, &e)))),
+        Ok(m) => m,
+    };
+    let Some(ty) = m.get("type").and_then(Value::as_str).map(str::to_string) else {
+        return Err(unread(BadLine {
+            code: Code::UnknownRecordType,
+            severity: Severity::Info,
+            message: "an object without a `type`: no Copilot CLI event; not part of the conversation".into(),
+        }));
+    };
+    let s_of = |m: &Map<String, Value>, k: &str| m.get(k).and_then(Value::as_str).map(str::to_string);
+    Ok(Event {
+        line: no,
+        offset,
+        raw: bytes.to_vec(),
+        id: s_of(&m, "id"),
+        parent: s_of(&m, "parentId"),
+        time: s_of(&m, "timestamp"),
+        data: m.remove("data").unwrap_or(Value::Null),
+        ty,
+    })
+}
+
 /// The line without the NUL bytes before and after it, and how many there were.
-fn strip_nuls(b: &[u8]) -> (&[u8], u64) {
+pub(crate) fn strip_nuls(b: &[u8]) -> (&[u8], u64) {
     let start = b.iter().position(|&c| c != 0).unwrap_or(b.len());
     let end = b.iter().rposition(|&c| c != 0).map_or(start, |i| i + 1);
     (&b[start..end], (b.len() - (end - start)) as u64)

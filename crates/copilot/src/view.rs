@@ -70,7 +70,10 @@ pub fn rebuild_chain(
         bad_lines: s.bad_lines(),
         ..ChainSummary::default()
     };
-    Ok((crate::doctor::unread(src.name(), &s, false), Report::Chain(summary)))
+    Ok((
+        crate::doctor::unread(src.name(), &s.unread, &s.nuls, false),
+        Report::Chain(summary),
+    ))
 }
 
 /// The session model's events in the view asked: every event (`scan --rows`), what a resume
@@ -147,5 +150,8 @@ fn api_view(
             a.prompt.is_some(),
         )
     };
-    Ok((crate::doctor::unread(src.name(), s, false), Report::ApiView(summary)))
+    Ok((
+        crate::doctor::unread(src.name(), &s.unread, &s.nuls, false),
+        Report::ApiView(summary),
+    ))
 }

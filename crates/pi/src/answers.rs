@@ -3,9 +3,10 @@
 
 use serde_json::Value;
 
-use crate::file::{self, Session};
+use crate::file::{self, Session, Unread};
+use crate::lite::{self, Kind, Lite};
 use crate::model::{self, record};
-use crate::tree::Tree;
+use crate::tree::{Node, Tree};
 use cctool_core::agents::view::{ChainOptions, ChainSummary, Report};
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
@@ -20,45 +21,57 @@ use cctool_core::summary::{self, SummaryRecord};
 
 /// The file at a glance; a file that cannot be read is reported with its size alone.
 pub fn scan(src: &Source) -> SessionRecord {
-    let mut r = SessionRecord {
+    match lite::read(src) {
+        Ok(s) => scan_of(src, &s),
+        Err(_) => unread_record(src),
+    }
+}
+
+fn unread_record(src: &Source) -> SessionRecord {
+    SessionRecord {
         path: src.name().to_string(),
         format: crate::ID.name(),
         bytes: src.len(),
         role: "session",
         ..SessionRecord::default()
-    };
-    let Ok(s) = file::read(src) else { return r };
-    let t = Tree::of(&s);
+    }
+}
+
+/// [`scan`] of `src` read as `s`.
+pub(crate) fn scan_of(src: &Source, s: &lite::Session) -> SessionRecord {
+    let mut r = unread_record(src);
+    let t = Tree::over(&s.entries, None);
     r.lines = s.lines;
     r.bad_lines = s.bad_lines();
     r.session_id = s.session_id().map(str::to_string);
     r.cwd = s.cwd().map(str::to_string);
     r.project = cctool_core::model::project::name(s.cwd(), src.name());
     r.parent_session = s.header.as_ref().and_then(|h| h.parent_session.clone());
-    let sent = model::sent(&s, &t);
-    r.chain_messages = sent.len();
+    let (messages, bytes) = sent_size(s, &t);
+    r.chain_messages = messages;
     r.chain_end = Some(if t.compaction.is_some() { "compaction" } else { "root" }.into());
     r.leaves = Some(t.leaves);
     r.dangling_parents = Some(t.dangling.len());
     r.duplicate_uuids = Some(t.duplicates.len() as u64);
-    let compactions: Vec<&file::Entry> = s.entries.iter().filter(|e| e.ty() == "compaction").collect();
+    let compactions: Vec<&file::Entry> = s
+        .entries
+        .iter()
+        .filter_map(Lite::whole)
+        .filter(|e| e.ty() == "compaction")
+        .collect();
     r.compactions = compactions.len();
     r.last_compaction_pre_tokens = compactions
         .last()
         .and_then(|c| c.value.get("tokensBefore"))
         .and_then(Value::as_i64);
     // What is sent is the messages as JSON; their size in bytes stands for their tokens.
-    r.resume_tokens =
-        cctool_core::model::approx_tokens(sent.iter().map(|(_, m)| cctool_core::io::json::json_len(m)).sum());
-    r.resume_model = resume_model(&s, &t);
-    let first_prompt = t.branch.iter().find_map(|&i| {
-        let e = &s.entries[i];
-        (e.role() == Some("user"))
-            .then(|| first_text(e.message()?.get("content")?))
-            .flatten()
-            .and_then(|t| prompt_text(&t))
-    });
-    (r.title, r.title_source) = title(session_name(&s).map(|n| (n, "session_info")), first_prompt);
+    r.resume_tokens = cctool_core::model::approx_tokens(bytes);
+    r.resume_model = resume_model(s, &t);
+    let first_prompt = t
+        .branch
+        .iter()
+        .find_map(|&i| s.entries[i].first_text().and_then(|t| prompt_text(&t)));
+    (r.title, r.title_source) = title(session_name(s).map(|n| (n, "session_info")), first_prompt);
     let span = s.span();
     r.first_timestamp = span.map(|s| format_ms(s.0));
     r.last_timestamp = span.map(|s| format_ms(s.1));
@@ -66,43 +79,52 @@ pub fn scan(src: &Source) -> SessionRecord {
     r
 }
 
+/// How many messages a resume of `s` sends and the length of their JSON: [`model::sent`], with
+/// the messages sent as written counted as they were read.
+fn sent_size(s: &lite::Session, t: &Tree) -> (usize, usize) {
+    let edits = model::edits_of(t.context.iter().filter_map(|&i| s.entries[i].whole()));
+    let (mut messages, mut bytes) = (0, 0);
+    for (k, &i) in t.context.iter().enumerate() {
+        let e = &s.entries[i];
+        // Only the compaction the resume starts from sends its summary.
+        if e.ty() == "compaction" && k > 0 {
+            continue;
+        }
+        match &e.kind {
+            Kind::Sent(m) => (messages, bytes) = (messages + 1, bytes + m.len),
+            Kind::Whole(e) => {
+                for m in model::messages_of(e, &edits) {
+                    (messages, bytes) = (messages + 1, bytes + cctool_core::io::json::json_len(&m));
+                }
+            }
+        }
+    }
+    (messages, bytes)
+}
+
 /// The name the user gave the session: the latest `session_info`'s, an empty one clearing it
 /// (`getSessionName`).
-fn session_name(s: &Session) -> Option<String> {
-    let e = s.entries.iter().rev().find(|e| e.ty() == "session_info")?;
+fn session_name(s: &lite::Session) -> Option<String> {
+    let e = s.entries.iter().rev().find(|e| e.ty() == "session_info")?.whole()?;
     e.s("name").map(str::trim).filter(|n| !n.is_empty()).map(str::to_string)
 }
 
 /// The model a resume continues with: the last `model_change` or assistant message on the
 /// branch (`getSessionContextSettings`).
-fn resume_model(s: &Session, t: &Tree) -> Option<String> {
+fn resume_model(s: &lite::Session, t: &Tree) -> Option<String> {
     t.branch.iter().rev().find_map(|&i| {
         let e = &s.entries[i];
         match e.ty() {
-            "model_change" => e.s("modelId").map(str::to_string),
-            "message" if e.role() == Some("assistant") => {
-                e.message()?.get("model").and_then(Value::as_str).map(str::to_string)
-            }
+            "model_change" => e.whole()?.s("modelId").map(str::to_string),
+            "message" if e.role() == Some("assistant") => e.model().map(str::to_string),
             _ => None,
         }
     })
 }
 
-/// The first text of a content: the string, or its first text block.
-fn first_text(content: &Value) -> Option<String> {
-    match content {
-        Value::String(t) => Some(t.clone()),
-        Value::Array(blocks) => blocks
-            .iter()
-            .find(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-            .and_then(|b| b.get("text")?.as_str().map(str::to_string)),
-        _ => None,
-    }
-}
-
 /// The lines the client skips, as diagnostics of `file` (findings for `doctor`).
-pub fn unread(file: &str, s: &Session, as_finding: bool) -> Vec<Diagnostic> {
-    s.unread
+pub fn unread(file: &str, unread: &[Unread], as_finding: bool) -> Vec<Diagnostic> {
+    unread
         .iter()
         .map(|u| {
             let d = Diagnostic::new(file, Some(u.line), u.why.code, u.why.severity, u.why.message.clone());
@@ -178,8 +200,8 @@ pub fn rebuild_chain(
             }
         }
     }
-    let mut diags = unread(src.name(), &s, false);
-    diags.extend(crate::doctor::tree_findings(src.name(), &s, &t, false));
+    let mut diags = unread(src.name(), &s.unread, false);
+    diags.extend(crate::doctor::tree_findings(src.name(), &s.entries, &t, false));
     let id_of = |i: Option<&usize>| i.and_then(|&i| s.entries[i].id.clone());
     let summary = ChainSummary {
         file: src.name().to_string(),
@@ -200,10 +222,16 @@ pub fn rebuild_chain(
 /// one is the compaction the resume starts from. With `--strip-template` nothing changes: the
 /// client stores the summary without its wrapper.
 pub fn summaries(src: &Source, _: summary::Options) -> cctool_core::error::Result<(Vec<SummaryRecord>, u64)> {
-    let s = read(src)?;
-    let t = Tree::of(&s);
+    let s = lite::read(src).map_err(|e| cctool_core::agents::view::cannot_read(src, e))?;
+    Ok(summaries_of(src, &s))
+}
+
+/// [`summaries`] of `src` read as `s`.
+pub(crate) fn summaries_of(src: &Source, s: &lite::Session) -> (Vec<SummaryRecord>, u64) {
+    let t = Tree::over(&s.entries, None);
     let mut out = Vec::new();
-    for (i, e) in s.entries.iter().enumerate().filter(|(_, e)| e.ty() == "compaction") {
+    let whole = s.entries.iter().enumerate().filter_map(|(i, e)| Some((i, e.whole()?)));
+    for (i, e) in whole.filter(|(_, e)| e.ty() == "compaction") {
         let mut r = SummaryRecord {
             kind: "summary",
             file: src.name().to_string(),
@@ -238,7 +266,7 @@ pub fn summaries(src: &Source, _: summary::Options) -> cctool_core::error::Resul
         }
         out.push(r);
     }
-    Ok((out, s.bad_lines()))
+    (out, s.bad_lines())
 }
 
 /// The session model's events (`scan --rows`, `export`), in the view asked.

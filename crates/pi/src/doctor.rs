@@ -4,10 +4,9 @@
 //! working folder that is missing (the client refuses to resume then).
 
 use rustc_hash::FxHashSet;
-use serde_json::Value;
 
-use crate::file::Session;
-use crate::tree::Tree;
+use crate::lite::{self, Lite};
+use crate::tree::{Node, Tree};
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
 
@@ -22,18 +21,23 @@ fn diag(file: &str, line: u64, code: Code, severity: Severity, message: String, 
 
 /// What `doctor` finds in `src`.
 pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
-    let s = crate::answers::read(src)?;
+    let s = lite::read(src).map_err(|e| cctool_core::agents::view::cannot_read(src, e))?;
+    Ok(doctor_of(src, &s))
+}
+
+/// What `doctor` finds in `src` read as `s`.
+pub(crate) fn doctor_of(src: &Source, s: &lite::Session) -> Vec<Diagnostic> {
     let file = src.name();
-    let mut out = crate::answers::unread(file, &s, true);
+    let mut out = crate::answers::unread(file, &s.unread, true);
     let Some(h) = &s.header else {
         out.push(Diagnostic {
             kind: "finding",
             ..crate::answers::no_header(file)
         });
-        return Ok(out);
+        return out;
     };
-    let t = Tree::of(&s);
-    out.extend(tree_findings(file, &s, &t, true));
+    let t = Tree::over(&s.entries, None);
+    out.extend(tree_findings(file, &s.entries, &t, true));
     if let Some(cwd) = h.cwd.as_deref().filter(|c| !c.is_empty())
         && !std::path::Path::new(cwd).exists()
     {
@@ -46,7 +50,7 @@ pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
             true,
         ));
     }
-    out.extend(calls_and_results(file, &s, &t));
+    out.extend(calls_and_results(file, &s.entries, &t));
     if !t.branch.iter().any(|&i| s.entries[i].ty() == "message") {
         out.push(diag(
             file,
@@ -58,16 +62,16 @@ pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
         ));
     }
     out.sort_by_key(|d| d.line);
-    Ok(out)
+    out
 }
 
 /// The findings about the tree: parent links that name nothing or loop, ids written twice, and
 /// the resumed compaction's first kept entry off the branch (`finding`: as `doctor`'s findings,
 /// else as `rebuild-chain`'s diagnostics).
-pub fn tree_findings(file: &str, s: &Session, t: &Tree, finding: bool) -> Vec<Diagnostic> {
+pub fn tree_findings<N: Node>(file: &str, entries: &[N], t: &Tree, finding: bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (i, parent) in &t.dangling {
-        let e = &s.entries[*i];
+        let e = &entries[*i];
         let (severity, effect) = if t.branch.first() == Some(i) {
             (
                 Severity::Error,
@@ -77,16 +81,16 @@ pub fn tree_findings(file: &str, s: &Session, t: &Tree, finding: bool) -> Vec<Di
             (Severity::Info, "off the resumed branch: nothing a resume loads is lost")
         };
         let msg = format!("entry {} names parent {parent:?}, which no entry has; {effect}", id(e));
-        out.push(diag(file, e.line, Code::DanglingParent, severity, msg, finding));
+        out.push(diag(file, e.line(), Code::DanglingParent, severity, msg, finding));
     }
     if let Some(i) = t.cycle {
         let msg = format!(
             "parent links loop back to entry {}: pi's walk from the last entry never ends, so the session cannot be resumed",
-            id(&s.entries[i])
+            id(&entries[i])
         );
         out.push(diag(
             file,
-            s.entries[i].line,
+            entries[i].line(),
             Code::Cycle,
             Severity::Error,
             msg,
@@ -94,10 +98,10 @@ pub fn tree_findings(file: &str, s: &Session, t: &Tree, finding: bool) -> Vec<Di
         ));
     }
     for &i in &t.duplicates {
-        let msg = format!("id {} written again: pi links to this later entry", id(&s.entries[i]));
+        let msg = format!("id {} written again: pi links to this later entry", id(&entries[i]));
         out.push(diag(
             file,
-            s.entries[i].line,
+            entries[i].line(),
             Code::DuplicateUuid,
             Severity::Warning,
             msg,
@@ -105,14 +109,14 @@ pub fn tree_findings(file: &str, s: &Session, t: &Tree, finding: bool) -> Vec<Di
         ));
     }
     if let (Some(c), false) = (t.compaction, t.first_kept_found) {
-        let e = &s.entries[c];
-        let kept = e.s("firstKeptEntryId").unwrap_or("(none)");
+        let e = &entries[c];
+        let kept = e.first_kept().unwrap_or("(none)");
         let msg = format!(
             "the compaction the resume starts from keeps entries from {kept:?}, which is not on the branch before it: pi sends the summary and only what follows the compaction"
         );
         out.push(diag(
             file,
-            e.line,
+            e.line(),
             Code::FirstKeptOffBranch,
             Severity::Warning,
             msg,
@@ -122,35 +126,20 @@ pub fn tree_findings(file: &str, s: &Session, t: &Tree, finding: bool) -> Vec<Di
     out
 }
 
-fn id(e: &crate::file::Entry) -> String {
-    e.id.as_deref()
-        .map_or_else(|| format!("at line {}", e.line), |i| format!("{i:?}"))
+fn id<N: Node>(e: &N) -> String {
+    e.id()
+        .map_or_else(|| format!("at line {}", e.line()), |i| format!("{i:?}"))
 }
 
 /// Tool calls on the resumed branch that no result answers, and results that answer no call.
-fn calls_and_results(file: &str, s: &Session, t: &Tree) -> Vec<Diagnostic> {
+fn calls_and_results(file: &str, entries: &[Lite], t: &Tree) -> Vec<Diagnostic> {
     let mut calls: Vec<(String, u64)> = Vec::new();
     let mut results: Vec<(String, u64)> = Vec::new();
     for &i in &t.context {
-        let e = &s.entries[i];
-        let Some(m) = e.message() else { continue };
-        match m.get("role").and_then(Value::as_str) {
-            Some("assistant") => {
-                for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
-                    if b.get("type").and_then(Value::as_str) == Some("toolCall")
-                        && let Some(cid) = b.get("id").and_then(Value::as_str)
-                    {
-                        calls.push((cid.to_string(), e.line));
-                    }
-                }
-            }
-            Some("toolResult") => {
-                if let Some(cid) = m.get("toolCallId").and_then(Value::as_str) {
-                    results.push((cid.to_string(), e.line));
-                }
-            }
-            _ => {}
-        }
+        let e = &entries[i];
+        let (called, result) = e.calls_and_result();
+        calls.extend(called.into_iter().map(|c| (c.to_string(), e.line)));
+        results.extend(result.map(|c| (c.to_string(), e.line)));
     }
     let answered: FxHashSet<&str> = results.iter().map(|(c, _)| c.as_str()).collect();
     let called: FxHashSet<&str> = calls.iter().map(|(c, _)| c.as_str()).collect();

@@ -129,14 +129,7 @@ pub fn read(src: &Source) -> std::io::Result<Session> {
                             message: "a session header after the first record: pi passes over it".into(),
                         },
                     }),
-                    _ => s.entries.push(Entry {
-                        line: l.no,
-                        offset: l.offset,
-                        raw: l.bytes.to_vec(),
-                        id: m.get("id").and_then(Value::as_str).map(str::to_string),
-                        parent: m.get("parentId").and_then(Value::as_str).map(str::to_string),
-                        value: m,
-                    }),
+                    _ => s.entries.push(entry(l.no, l.offset, l.bytes, m)),
                 }
             }
             Err(e) => s.unread.push(Unread {
@@ -151,9 +144,21 @@ pub fn read(src: &Source) -> std::io::Result<Session> {
     Ok(s)
 }
 
+/// The entry the line `no` at `offset`, `bytes`, read as `m`, is (before any migration).
+pub(crate) fn entry(no: u64, offset: u64, bytes: &[u8], m: Map<String, Value>) -> Entry {
+    Entry {
+        line: no,
+        offset,
+        raw: bytes.to_vec(),
+        id: m.get("id").and_then(Value::as_str).map(str::to_string),
+        parent: m.get("parentId").and_then(Value::as_str).map(str::to_string),
+        value: m,
+    }
+}
+
 /// One line as an object. `JSON.parse` reads a lone surrogate escape where serde refuses it,
 /// so such a line is read again repaired, as the client reads it.
-fn parse(bytes: &[u8]) -> Result<Map<String, Value>, serde_json::Error> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<Map<String, Value>, serde_json::Error> {
     serde_json::from_slice(bytes).or_else(|e| {
         cctool_core::io::json::repair_surrogates(bytes)
             .and_then(|fixed| serde_json::from_slice(&fixed).ok())
@@ -162,7 +167,7 @@ fn parse(bytes: &[u8]) -> Result<Map<String, Value>, serde_json::Error> {
 }
 
 /// The header `m` is, if it is one (`type` `session` with a string `id`, as the client asks).
-fn header(m: &Map<String, Value>, line: u64) -> Option<Header> {
+pub(crate) fn header(m: &Map<String, Value>, line: u64) -> Option<Header> {
     if m.get("type").and_then(Value::as_str) != Some("session") {
         return None;
     }

@@ -44,9 +44,13 @@ pub fn sent(s: &Session, t: &Tree) -> Vec<(usize, Value)> {
 /// The latest `context_edit` among the entries `list` (indices into `s`'s entries) of each
 /// entry it targets: its replacement, `null` when it drops the entry.
 pub fn edits(s: &Session, list: &[usize]) -> Map<String, Value> {
+    edits_of(list.iter().map(|&i| &s.entries[i]))
+}
+
+/// [`edits`] among `entries`.
+pub fn edits_of<'a>(entries: impl IntoIterator<Item = &'a Entry>) -> Map<String, Value> {
     let mut edits = Map::new();
-    for &i in list {
-        let e = &s.entries[i];
+    for e in entries {
         if let ("context_edit", Some(target)) = (e.ty(), e.s("targetId")) {
             edits.insert(
                 target.to_string(),

@@ -46,5 +46,8 @@ pub(crate) fn api_view(
             a.prompt.is_some(),
         )
     };
-    Ok((crate::answers::unread(src.name(), &s, false), Report::ApiView(summary)))
+    Ok((
+        crate::answers::unread(src.name(), &s.unread, false),
+        Report::ApiView(summary),
+    ))
 }

@@ -14,16 +14,18 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 use crate::model::diag::{Code, Severity};
 
 mod capped;
+mod checked;
 mod counted;
 mod kept;
 mod lenient;
 mod value_len;
 
 pub use capped::*;
+pub use checked::*;
 pub use counted::{Budget, Counted};
 pub use kept::*;
 pub use lenient::*;
-pub use value_len::value_len;
+pub use value_len::{escaped_len, value_len};
 
 /// The length of `v` written as compact JSON, counted as it is written rather than built: what
 /// the estimates of a request's tokens need, without a string per message.

@@ -13,10 +13,10 @@ pub fn value_len(v: &Value) -> usize {
         Value::Bool(false) => 5,
         // Numbers are few and short: the writer's own formatting is the reference.
         Value::Number(n) => super::json_len(n),
-        Value::String(s) => str_len(s),
+        Value::String(s) => escaped_len(s),
         Value::Array(a) => 2 + a.len().saturating_sub(1) + a.iter().map(value_len).sum::<usize>(),
         Value::Object(o) => {
-            2 + o.len().saturating_sub(1) + o.iter().map(|(k, v)| str_len(k) + 1 + value_len(v)).sum::<usize>()
+            2 + o.len().saturating_sub(1) + o.iter().map(|(k, v)| escaped_len(k) + 1 + value_len(v)).sum::<usize>()
         }
     }
 }
@@ -24,7 +24,7 @@ pub fn value_len(v: &Value) -> usize {
 /// A string's written length: its quotes, its bytes, and one more byte for each escaped as
 /// `\"`, `\\`, `\b`, `\t`, `\n`, `\f`, `\r`, five more for each other control character
 /// (`\u00XX`). Other bytes, 0x7F and UTF-8 included, are written as they are.
-fn str_len(s: &str) -> usize {
+pub fn escaped_len(s: &str) -> usize {
     let (mut named, mut short, mut control) = (0usize, 0usize, 0usize);
     // Counters of one byte each keep the loop wide; a chunk never overflows them.
     for chunk in s.as_bytes().chunks(255) {
