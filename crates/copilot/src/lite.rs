@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::file::{self, Event, NulRun, Unread, Workspace};
 use cctool_core::io::Source;
-use cctool_core::io::json::{Checked, CheckedStr, IfArray, IfObject, Key};
+use cctool_core::io::json::{CheckedStr, IfArray, IfObject, Key, RawChecked, RawStr};
 use cctool_core::model::diag::Code;
 
 /// One event, as the answers read it.
@@ -251,7 +251,9 @@ impl Line<'_> {
                 "session.model_change" => own(d.new_model),
                 _ => None,
             },
-            content: (ty == "user.message").then(|| own(d.content)).flatten(),
+            content: (ty == "user.message")
+                .then(|| own(d.content.and_then(|c| c.str())))
+                .flatten(),
             tool_call_id: (ty == "tool.execution_complete").then(|| own(d.tool_call_id)).flatten(),
             calls: match (ty.as_str(), d.calls) {
                 ("assistant.message", Some(calls)) => calls.into_iter().flatten().map(Cow::into_owned).collect(),
@@ -280,7 +282,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Line<'a> {
                         "timestamp" => l.time = a.next_value::<CheckedStr<'de>>()?.0,
                         "data" => l.data = a.next_value::<IfObject<Data<'de>>>()?.0.unwrap_or_default(),
                         _ => {
-                            a.next_value::<Checked>()?;
+                            a.next_value::<RawChecked>()?;
                         }
                     }
                 }
@@ -297,7 +299,8 @@ struct Data<'a> {
     version: Option<Cow<'a, str>>,
     model: Option<Cow<'a, str>>,
     new_model: Option<Cow<'a, str>>,
-    content: Option<Cow<'a, str>>,
+    /// Decoded only for a user's message.
+    content: Option<RawStr<'a>>,
     tool_call_id: Option<Cow<'a, str>>,
     /// `toolRequests` when it is an array: each request's `toolCallId` if it is a string.
     calls: Option<Vec<Option<Cow<'a, str>>>>,
@@ -318,14 +321,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for Data<'a> {
                         "copilotVersion" => d.version = a.next_value::<CheckedStr<'de>>()?.0,
                         "model" => d.model = a.next_value::<CheckedStr<'de>>()?.0,
                         "newModel" => d.new_model = a.next_value::<CheckedStr<'de>>()?.0,
-                        "content" => d.content = a.next_value::<CheckedStr<'de>>()?.0,
+                        "content" => d.content = Some(a.next_value::<RawStr<'de>>()?),
                         "toolCallId" => d.tool_call_id = a.next_value::<CheckedStr<'de>>()?.0,
                         "toolRequests" => {
                             let reqs = a.next_value::<IfArray<Vec<IfObject<Request<'de>>>>>()?.0;
                             d.calls = reqs.map(|r| r.into_iter().map(|r| r.0.and_then(|r| r.0)).collect());
                         }
                         _ => {
-                            a.next_value::<Checked>()?;
+                            a.next_value::<RawChecked>()?;
                         }
                     }
                 }
@@ -353,7 +356,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Request<'a> {
                     if k.0 == "toolCallId" {
                         id = a.next_value::<CheckedStr<'de>>()?.0;
                     } else {
-                        a.next_value::<Checked>()?;
+                        a.next_value::<RawChecked>()?;
                     }
                 }
                 Ok(Request(id))

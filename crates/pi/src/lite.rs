@@ -2,7 +2,7 @@
 //! as written (a `user`, `assistant`, `toolResult` or `system` message with content) keeps only
 //! what they ask of it and the length of its JSON, counted as it is parsed; every other entry
 //! is read whole, by [`file`]'s own code. Each line is still parsed whole (the parts not kept
-//! through [`Checked`]), so the same lines are refused; a file with anything the fast reading
+//! through [`RawChecked`]), so the same lines are refused; a file with anything the fast reading
 //! does not cover (a line that is refused or repaired, a header of an older format or a second
 //! one, a `context_edit`) is read whole, by [`file::read`].
 
@@ -15,7 +15,9 @@ use serde_json::Value;
 use crate::file::{self, Entry, Header, Unread};
 use crate::tree::Node;
 use cctool_core::io::Source;
-use cctool_core::io::json::{Checked, CheckedStr, IfObject, Key, MeasuredStr, ValueLen, escaped_len};
+use cctool_core::io::json::{
+    CheckedStr, IfObject, Key, MeasuredStr, RawChecked, RawLen, RawStr, ValueLen, escaped_len,
+};
 use cctool_core::model::diag::Code;
 use cctool_core::model::time::parse_ms;
 
@@ -314,7 +316,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Line<'a> {
                         "timestamp" => l.timestamp = a.next_value::<CheckedStr<'de>>()?.0,
                         "message" => l.message = a.next_value::<IfObject<Message<'de>>>()?.0,
                         _ => {
-                            a.next_value::<Checked>()?;
+                            a.next_value::<RawChecked>()?;
                         }
                     }
                 }
@@ -352,7 +354,11 @@ impl Message<'_> {
         Some(Sent {
             role,
             model: own(&self.model).filter(|_| role == "assistant"),
-            first_text: own(&content.first_text).filter(|_| role == "user"),
+            first_text: match role {
+                "user" => own(&content.first_text)
+                    .or_else(|| content.first_block_text.and_then(|t| t.str()).map(Cow::into_owned)),
+                _ => None,
+            },
             calls: match role {
                 "assistant" => content.calls.iter().map(|c| c.to_string()).collect(),
                 _ => Vec::new(),
@@ -413,7 +419,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
                             m.content = Some(c);
                             len
                         }
-                        _ => a.next_value::<ValueLen>()?.0,
+                        _ => a.next_value::<RawLen>()?.0,
                     })
                 })?;
                 Ok(m)
@@ -428,7 +434,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Message<'a> {
 #[derive(Default)]
 struct Content<'a> {
     null: bool,
+    /// The content when it is a string.
     first_text: Option<Cow<'a, str>>,
+    /// The `text` of its first `text` block, decoded only for a user's message.
+    first_block_text: Option<RawStr<'a>>,
     calls: Vec<Cow<'a, str>>,
     len: Option<usize>,
 }
@@ -451,7 +460,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
                     n += 1;
                     add(&mut c.len, b.len);
                     if b.ty.as_deref() == Some("text") && !std::mem::replace(&mut text_found, true) {
-                        c.first_text = b.text;
+                        c.first_block_text = b.text;
                     }
                     if let (Some("toolCall"), Some(id)) = (b.ty.as_deref(), b.id) {
                         c.calls.push(id);
@@ -516,7 +525,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
 #[derive(Default)]
 struct Block<'a> {
     ty: Option<Cow<'a, str>>,
-    text: Option<Cow<'a, str>>,
+    text: Option<RawStr<'a>>,
     id: Option<Cow<'a, str>>,
     len: Option<usize>,
 }
@@ -538,9 +547,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Block<'a> {
                     };
                     Ok(match k {
                         "type" => s(a.next_value()?, &mut b.ty),
-                        "text" => s(a.next_value()?, &mut b.text),
+                        "text" => {
+                            let t: RawStr<'de> = a.next_value()?;
+                            b.text = Some(t);
+                            t.len
+                        }
                         "id" => s(a.next_value()?, &mut b.id),
-                        _ => a.next_value::<ValueLen>()?.0,
+                        _ => a.next_value::<RawLen>()?.0,
                     })
                 })?;
                 Ok(b)

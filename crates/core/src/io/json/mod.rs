@@ -18,6 +18,7 @@ mod checked;
 mod counted;
 mod kept;
 mod lenient;
+mod raw;
 mod value_len;
 
 pub use capped::*;
@@ -25,6 +26,7 @@ pub use checked::*;
 pub use counted::{Budget, Counted};
 pub use kept::*;
 pub use lenient::*;
+pub use raw::{RawChecked, RawLen, RawStr, Uncovered, measure};
 pub use value_len::{escaped_len, value_len};
 
 /// The length of `v` written as compact JSON, counted as it is written rather than built: what
