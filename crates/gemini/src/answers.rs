@@ -63,7 +63,6 @@ pub fn scan(src: &Source) -> SessionRecord {
     rec.bad_lines = c.bad_lines();
     rec.session_id = r.session_id().map(str::to_string);
     rec.project = cctool_core::model::project::name(None, src.name());
-    let contents = crate::sent::contents(&r, "");
     rec.chain_messages = r
         .loaded
         .iter()
@@ -71,8 +70,6 @@ pub fn scan(src: &Source) -> SessionRecord {
         .count();
     rec.chain_end = Some(if r.current().is_some() { "compaction" } else { "root" }.into());
     rec.compactions = r.compressions.len();
-    // What is sent is the contents as JSON; their size in bytes stands for their tokens.
-    rec.resume_tokens = cctool_core::model::approx_tokens(contents.iter().map(cctool_core::io::json::value_len).sum());
     rec.resume_model = r
         .loaded
         .iter()
@@ -95,6 +92,10 @@ pub fn scan(src: &Source) -> SessionRecord {
     rec.first_timestamp = span.map(|s| format_ms(s.0));
     rec.last_timestamp = span.map(|s| format_ms(s.1));
     rec.last_ms = span.map(|s| s.1);
+    // Last: the contents take the loaded messages out of the replay.
+    let contents = crate::sent::contents(r, "");
+    // What is sent is the contents as JSON; their size in bytes stands for their tokens.
+    rec.resume_tokens = cctool_core::model::approx_tokens(contents.iter().map(cctool_core::io::json::value_len).sum());
     rec
 }
 
@@ -116,7 +117,7 @@ pub fn rebuild_chain(
 ) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
     let (c, r) = read(src)?;
     if a.api_view {
-        return api_view(src, &c, &r, a, style, out);
+        return api_view(src, &c, r, a, style, out);
     }
     let mask = loaded_mask(&r);
     let shown: Vec<usize> = if a.full { r.history() } else { r.loaded.clone() };
@@ -151,7 +152,7 @@ pub fn rebuild_chain(
 fn api_view(
     src: &Source,
     c: &Chat,
-    r: &Replay,
+    r: Replay,
     a: &ChainOptions,
     style: Option<Render>,
     out: &mut Out,

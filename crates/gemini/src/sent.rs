@@ -74,28 +74,29 @@ pub fn ignored(text: &str) -> bool {
 }
 
 /// A content as parts (`ensurePartArray`).
-fn parts_of(content: &Value) -> Vec<Value> {
+fn parts_of(content: Value) -> Vec<Value> {
     match content {
         Value::Array(a) => a
-            .iter()
+            .into_iter()
             .map(|p| match p {
                 Value::String(s) => json!({ "text": s }),
-                other => other.clone(),
+                other => other,
             })
             .collect(),
         Value::String(s) => vec![json!({ "text": s })],
-        other => vec![other.clone()],
+        other => vec![other],
     }
 }
 
-/// The turns (`role`, parts) the client makes of one loaded message (GM2, GM3).
-pub fn turns_of(m: &Map<String, Value>) -> Vec<(&'static str, Vec<Value>)> {
+/// The turns (`role`, parts) the client makes of one loaded message (GM2, GM3), its parts
+/// moved out of it.
+pub fn turns_of(mut m: Map<String, Value>) -> Vec<(&'static str, Vec<Value>)> {
     match m.get("type").and_then(Value::as_str) {
         Some("user") => {
             if ignored(&text_of(m.get("content"))) {
                 return Vec::new();
             }
-            vec![("user", parts_of(m.get("content").unwrap_or(&Value::Null)))]
+            vec![("user", parts_of(m.swap_remove("content").unwrap_or(Value::Null)))]
         }
         Some("gemini") => gemini_turns(m),
         _ => Vec::new(),
@@ -111,10 +112,13 @@ fn truthy(v: Option<&Value>) -> bool {
     }
 }
 
-fn gemini_turns(m: &Map<String, Value>) -> Vec<(&'static str, Vec<Value>)> {
-    let content = m.get("content").filter(|c| truthy(Some(c)));
+fn gemini_turns(mut m: Map<String, Value>) -> Vec<(&'static str, Vec<Value>)> {
+    let content = m.swap_remove("content").filter(|c| truthy(Some(c)));
     let content_parts = content.map(parts_of).unwrap_or_default();
-    let calls = m.get("toolCalls").and_then(Value::as_array).filter(|c| !c.is_empty());
+    let mut calls = match m.swap_remove("toolCalls") {
+        Some(Value::Array(c)) => c,
+        _ => Vec::new(),
+    };
     let mut model = Vec::new();
     let in_content = content_parts
         .iter()
@@ -131,8 +135,13 @@ fn gemini_turns(m: &Map<String, Value>) -> Vec<(&'static str, Vec<Value>)> {
             model.push(json!({ "text": text, "thought": true }));
         }
         model.extend(content_parts);
-        for c in calls.into_iter().flatten() {
-            let call = object(&[("id", c.get("id")), ("name", c.get("name")), ("args", c.get("args"))]);
+        for c in &mut calls {
+            let args = c.as_object_mut().and_then(|o| o.swap_remove("args"));
+            let call = object([
+                ("id", c.get("id").cloned()),
+                ("name", c.get("name").cloned()),
+                ("args", args),
+            ]);
             model.push(json!({ "functionCall": call }));
         }
     }
@@ -140,39 +149,39 @@ fn gemini_turns(m: &Map<String, Value>) -> Vec<(&'static str, Vec<Value>)> {
         return Vec::new();
     }
     let mut out = vec![("model", model)];
-    let responses: Vec<Value> = calls.into_iter().flatten().flat_map(response_parts).collect();
+    let responses: Vec<Value> = calls.iter_mut().flat_map(response_parts).collect();
     if !responses.is_empty() {
         out.push(("user", responses));
     }
     out
 }
 
-/// The function responses the client makes of one stored call's `result`.
-fn response_parts(c: &Value) -> Vec<Value> {
-    match c.get("result") {
+/// The function responses the client makes of one stored call's `result`, moved out of it.
+fn response_parts(c: &mut Value) -> Vec<Value> {
+    match c.as_object_mut().and_then(|o| o.swap_remove("result")) {
         None | Some(Value::Null) => Vec::new(),
-        Some(r) if !truthy(Some(r)) => Vec::new(),
+        Some(r) if !truthy(Some(&r)) => Vec::new(),
         Some(Value::String(s)) => {
             let output = json!({ "output": s });
-            let f = object(&[
-                ("id", c.get("id")),
-                ("name", c.get("name")),
-                ("response", Some(&output)),
+            let f = object([
+                ("id", c.get("id").cloned()),
+                ("name", c.get("name").cloned()),
+                ("response", Some(output)),
             ]);
             vec![json!({ "functionResponse": f })]
         }
         Some(r @ Value::Array(_)) => parts_of(r),
-        Some(other) => vec![other.clone()],
+        Some(other) => vec![other],
     }
 }
 
 /// An object of the fields that are there, as JavaScript writes one whose other fields are
 /// `undefined`.
-fn object(fields: &[(&str, Option<&Value>)]) -> Value {
+fn object<const N: usize>(fields: [(&str, Option<Value>); N]) -> Value {
     Value::Object(
         fields
-            .iter()
-            .filter_map(|(k, v)| v.map(|v| ((*k).to_string(), v.clone())))
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
             .collect(),
     )
 }
@@ -203,18 +212,19 @@ pub fn session_context(r: &Replay) -> Option<Vec<Value>> {
     r.msgs.iter().rev().find_map(|m| {
         let text = text_of(m.value.get("content"));
         (m.ty() == "user" && text.trim().starts_with(SESSION_CONTEXT))
-            .then(|| parts_of(m.value.get("content").unwrap_or(&Value::Null)))
+            .then(|| parts_of(m.value.get("content").cloned().unwrap_or(Value::Null)))
     })
 }
 
-/// The request's `contents` after a resume of `r` with `prompt`.
-pub fn contents(r: &Replay, prompt: &str) -> Vec<Value> {
+/// The request's `contents` after a resume of `r` with `prompt`; each loaded message is
+/// sent once, so its parts are moved into the request, not copied.
+pub fn contents(mut r: Replay, prompt: &str) -> Vec<Value> {
     let mut turns: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    if let Some(ctx) = session_context(r) {
+    if let Some(ctx) = session_context(&r) {
         turns.push(("user", ctx));
     }
     for &i in &r.loaded {
-        turns.extend(turns_of(&r.msgs[i].value));
+        turns.extend(turns_of(std::mem::take(&mut r.msgs[i].value)));
     }
     let unanswered = turns
         .last()
@@ -318,7 +328,9 @@ fn strip_ids(parts: Vec<Value>) -> Vec<Value> {
         .filter_map(|mut p| {
             let o = p.as_object_mut()?;
             for key in ["functionCall", "functionResponse"] {
-                let Some(Value::Object(f)) = o.get(key) else { continue };
+                let Some(Value::Object(f)) = o.get_mut(key) else {
+                    continue;
+                };
                 let name = f
                     .get("name")
                     .and_then(Value::as_str)
@@ -334,7 +346,11 @@ fn strip_ids(parts: Vec<Value>) -> Vec<Value> {
                 };
                 let rest = json!(rest);
                 let second = if key == "functionCall" { "args" } else { "response" };
-                let rebuilt = object(&[("name", f.get("name")), (second, f.get(second)), ("id", Some(&rest))]);
+                let rebuilt = object([
+                    ("name", f.swap_remove("name")),
+                    (second, f.swap_remove(second)),
+                    ("id", Some(rest)),
+                ]);
                 o.insert(key.into(), rebuilt);
             }
             if let Some(Value::Object(f)) = o.get_mut("functionCall") {
@@ -369,7 +385,7 @@ mod tests {
         let head = r#"{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","kind":"main"}"#;
         let text = format!("{head}\n{}\n", lines.join("\n"));
         let src = Source::from_bytes("t.jsonl", text.into_bytes());
-        contents(&crate::replay::replay(&mut crate::file::read(&src).unwrap()), "go")
+        contents(crate::replay::replay(&mut crate::file::read(&src).unwrap()), "go")
     }
 
     #[test]
@@ -437,7 +453,7 @@ mod tests {
         assert!(msgs.len() > 50);
         for m in &msgs {
             let m = m.as_object().unwrap();
-            assert_eq!(sends(m), !turns_of(m).is_empty(), "{m:?}");
+            assert_eq!(sends(m), !turns_of(m.clone()).is_empty(), "{m:?}");
         }
     }
 

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use cctool_core::io::Source;
-use cctool_core::io::json::{BadLine, classify};
+use cctool_core::io::json::{BadLine, Key, classify};
 use cctool_core::model::diag::{Code, Severity};
 
 /// The record types the client reads; any other is passed over.
@@ -245,8 +245,23 @@ const PAYLOADS: &[&str] = &["chat_compression", "custom_title", "slash_command"]
 
 /// A line as JSON: an object with only [`FIELDS`] (and the payload of [`PAYLOADS`]) built, the
 /// last of a key given twice winning as in `JSON.parse`; anything else as parsed.
+///
+/// The fields are built as the line is read, in one pass. Where that pass fails (a field
+/// that is no valid JSON value, which the written-twice key it loses to may hide, or one
+/// nested near the limit), the line is read again keeping each field's text and building
+/// only the last of each, whose answer is the one kept.
 fn lean(bytes: &[u8]) -> Result<Value, serde_json::Error> {
-    let fields: Fields<'_> = match serde_json::from_slice(bytes) {
+    if let Ok(fields) = serde_json::from_slice::<Fields<'_, Value>>(bytes)
+        && let Ok(v) = fields.build(Ok)
+    {
+        return Ok(v);
+    }
+    lean_by_text(bytes)
+}
+
+/// [`lean`] in two passes: each field's text kept, then the last of each built.
+fn lean_by_text(bytes: &[u8]) -> Result<Value, serde_json::Error> {
+    let fields: Fields<'_, &RawValue> = match serde_json::from_slice(bytes) {
         Ok(f) => f,
         Err(e) => {
             return match serde_json::from_slice::<Value>(bytes) {
@@ -256,84 +271,65 @@ fn lean(bytes: &[u8]) -> Result<Value, serde_json::Error> {
             };
         }
     };
-    let mut m = Map::new();
-    for (k, raw) in FIELDS.iter().zip(fields.known) {
-        if let Some(raw) = raw {
-            m.insert((*k).to_string(), serde_json::from_str(raw.get())?);
-        }
-    }
-    let payload = m
-        .get("subtype")
-        .and_then(Value::as_str)
-        .is_some_and(|s| PAYLOADS.contains(&s));
-    if let (true, Some(raw)) = (payload, fields.payload) {
-        m.insert("systemPayload".into(), serde_json::from_str(raw.get())?);
-    }
-    Ok(Value::Object(m))
+    fields.build(|raw| serde_json::from_str(raw.get()))
 }
 
-/// The values of a record's [`FIELDS`] (in their order) and its `systemPayload`, as written;
-/// the other keys' values are checked as JSON and passed over, without a map of every key.
-struct Fields<'a> {
-    known: [Option<&'a RawValue>; FIELDS.len()],
+/// The values of a record's [`FIELDS`] (in their order), each read as `T`, and its
+/// `systemPayload` as written; the other keys' values are passed over as `JSON.parse` would
+/// read them past, without a map of every key.
+struct Fields<'a, T> {
+    known: [Option<T>; FIELDS.len()],
     payload: Option<&'a RawValue>,
 }
 
-impl<'de> serde::Deserialize<'de> for Fields<'de> {
+impl<T> Fields<'_, T> {
+    /// The record as a map of its fields in [`FIELDS`]' order, each made a value by `value`.
+    fn build(self, value: impl Fn(T) -> Result<Value, serde_json::Error>) -> Result<Value, serde_json::Error> {
+        let mut m = Map::new();
+        for (k, v) in FIELDS.iter().zip(self.known) {
+            if let Some(v) = v {
+                m.insert((*k).to_string(), value(v)?);
+            }
+        }
+        let payload = m
+            .get("subtype")
+            .and_then(Value::as_str)
+            .is_some_and(|s| PAYLOADS.contains(&s));
+        if let (true, Some(raw)) = (payload, self.payload) {
+            m.insert("systemPayload".into(), serde_json::from_str(raw.get())?);
+        }
+        Ok(Value::Object(m))
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Fields<'de, T> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Fields<'de>;
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = Fields<'de, T>;
 
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a map")
             }
 
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de, T>, A::Error> {
                 let mut out = Fields {
-                    known: [None; FIELDS.len()],
+                    known: [const { None }; FIELDS.len()],
                     payload: None,
                 };
                 while let Some(Key(key)) = map.next_key()? {
-                    let slot = match FIELDS.iter().position(|k| *k == key) {
-                        Some(i) => &mut out.known[i],
-                        None if key == "systemPayload" => &mut out.payload,
+                    match FIELDS.iter().position(|k| *k == key) {
+                        Some(i) => out.known[i] = Some(map.next_value()?),
+                        None if key == "systemPayload" => out.payload = Some(map.next_value()?),
                         None => {
                             map.next_value::<serde::de::IgnoredAny>()?;
-                            continue;
                         }
-                    };
-                    *slot = Some(map.next_value()?);
+                    }
                 }
                 Ok(out)
             }
         }
-        d.deserialize_map(V)
-    }
-}
-
-/// A key as written, or decoded when it holds an escape, as `JSON.parse` reads it.
-struct Key<'a>(std::borrow::Cow<'a, str>);
-
-impl<'de> serde::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Key<'de>;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a string")
-            }
-
-            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Borrowed(v)))
-            }
-
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(v.to_string())))
-            }
-        }
-        d.deserialize_str(V)
+        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
@@ -459,6 +455,94 @@ mod tests {
         assert_eq!(c["systemPayload"]["info"], serde_json::json!({}));
         assert_eq!(parse(b"[1]").unwrap(), Value::Null);
         assert!(parse(b"{\"uuid\":").is_err());
+    }
+
+    /// Lines a one-pass reader could read otherwise than the two-pass one: keys in any order
+    /// or given twice (an earlier one invalid), escapes, lone surrogates and numbers out of
+    /// range in a field read or one passed over, deep nesting, payloads kept or not.
+    const TRICKY: &[&str] = &[
+        r#"{"message":{"role":"user","parts":[{"text":"a\n\u00e9\ud83d\ude00"}]},"uuid":"u","type":"user","sessionId":"s","parentUuid":null}"#,
+        r#"{"uuid":"a","uuid":"b","message":{"parts":[]},"message":{"role":"model"}}"#,
+        r#"{"uuid":"a","message":{"x":"\ud83d"},"message":{"role":"model"}}"#,
+        r#"{"uuid":"a","message":{"role":"model"},"message":{"x":"\ud83d"}}"#,
+        r#"{"uuid":"a","toolCallResult":{"x":"\ud83d"},"extra":1e400}"#,
+        r#"{"uuid":"a","model":1e400}"#,
+        r#"{"uuid":"a","usageMetadata":{"n":123456789012345678901234567890,"f":1.50}}"#,
+        r#"{"subtype":"chat_compression","systemPayload":{"info":{"triggerReason":"manual"}},"type":"system"}"#,
+        r#"{"systemPayload":{"x":"\ud800"},"subtype":"ui_telemetry"}"#,
+        r#"{"systemPayload":{"x":"\ud800"},"subtype":"custom_title"}"#,
+        r#"{"systemPayload":1,"systemPayload":{"customTitle":"t"},"subtype":"custom_title","subtype":5}"#,
+        r#"{"u\u0075id":"escaped key","sessionId":"s"}"#,
+        r#"[1,2]"#,
+        r#""text""#,
+        r#"{"uuid":"a","message":"#,
+        r#"{"uuid":"a"} trailing"#,
+        r#"{"uuid":"\ud83d"}"#,
+        "{\"uuid\":\"a\",\"message\":\"\u{1}\"}",
+    ];
+
+    /// Lines of every fixture and [`TRICKY`], with one nested to each depth around the limit.
+    fn lines() -> Vec<Vec<u8>> {
+        let mut out: Vec<Vec<u8>> = TRICKY.iter().map(|l| l.as_bytes().to_vec()).collect();
+        for depth in 124..130 {
+            let deep = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+            out.push(format!(r#"{{"uuid":"a","message":{deep}}}"#).into_bytes());
+            out.push(format!(r#"{{"uuid":"a","other":{deep}}}"#).into_bytes());
+        }
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/qwen");
+        for f in std::fs::read_dir(dir).unwrap() {
+            let path = f.unwrap().path();
+            if path.extension().is_some_and(|e| e == "jsonl") {
+                let text = std::fs::read(&path).unwrap();
+                out.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_one_pass_reading_gives_the_two_pass_one() {
+        let (mut one_pass, mut read) = (0, 0);
+        for l in lines() {
+            let l = l.trim_ascii();
+            read += 1;
+            one_pass += usize::from(
+                serde_json::from_slice::<Fields<'_, Value>>(l)
+                    .ok()
+                    .and_then(|f| f.build(Ok).ok())
+                    .is_some(),
+            );
+            let fast = lean(l).map_err(|e| e.to_string());
+            let slow = lean_by_text(l).map_err(|e| e.to_string());
+            assert_eq!(fast, slow, "{}", String::from_utf8_lossy(l));
+        }
+        assert!(one_pass > read / 2, "{one_pass} of {read}");
+    }
+
+    /// Where `serde_json` reads the whole line, the fields kept are its: the reader only
+    /// leaves out what is not read.
+    #[test]
+    fn the_fields_kept_are_the_whole_readings() {
+        for l in lines() {
+            let l = l.trim_ascii();
+            let Ok(whole) = serde_json::from_slice::<Value>(l) else {
+                continue;
+            };
+            let Value::Object(whole) = whole else {
+                assert_eq!(lean(l).unwrap(), Value::Null);
+                continue;
+            };
+            let payload = whole
+                .get("subtype")
+                .and_then(Value::as_str)
+                .is_some_and(|s| PAYLOADS.contains(&s));
+            let kept: Map<String, Value> = FIELDS
+                .iter()
+                .chain(payload.then_some(&"systemPayload"))
+                .filter_map(|k| Some((k.to_string(), whole.get(*k)?.clone())))
+                .collect();
+            assert_eq!(lean(l).unwrap(), Value::Object(kept), "{}", String::from_utf8_lossy(l));
+        }
     }
 
     #[test]
