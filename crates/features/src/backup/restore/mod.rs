@@ -241,16 +241,7 @@ fn put_bytes(to: &Path, bytes: &[u8], force: bool) -> Result<Put, RestoreError> 
             cause,
         })?;
     }
-    let write_err = |cause: std::io::Error| {
-        if cause.kind() == std::io::ErrorKind::AlreadyExists {
-            RestoreError::Exists(to.to_path_buf())
-        } else {
-            RestoreError::Write {
-                path: to.to_path_buf(),
-                cause,
-            }
-        }
-    };
+    let write_err = |cause| write_error(to, cause);
     let write = |w: &mut crate::io::atomic::Output| std::io::Write::write_all(w, bytes);
     match std::fs::metadata(to) {
         Err(_) => crate::io::atomic::write_new_file_by(to, false, write)
@@ -626,20 +617,23 @@ pub fn restore_file(archive: &Archive, f: &FileEntry, to: &Path, force: bool) ->
             .and_then(|m| replace_forced(to, &m, write))
             .map(|r| Put::Replaced { backup: r.backup }),
     };
-    written.map_err(|cause| {
-        let cause = match cause.downcast::<crate::io::archive::ArchiveError>() {
-            Ok(damage) => return RestoreError::Archive(damage),
-            Err(cause) => cause,
-        };
-        if cause.kind() == std::io::ErrorKind::AlreadyExists {
-            RestoreError::Exists(to.to_path_buf())
-        } else {
-            RestoreError::Write {
-                path: to.to_path_buf(),
-                cause,
-            }
-        }
+    written.map_err(|cause| match cause.downcast::<crate::io::archive::ArchiveError>() {
+        Ok(damage) => RestoreError::Archive(damage),
+        Err(cause) => write_error(to, cause),
     })
+}
+
+/// A failed write of `to`: a file that appeared there meanwhile is one the restore would
+/// have overwritten.
+fn write_error(to: &Path, cause: std::io::Error) -> RestoreError {
+    if cause.kind() == std::io::ErrorKind::AlreadyExists {
+        RestoreError::Exists(to.to_path_buf())
+    } else {
+        RestoreError::Write {
+            path: to.to_path_buf(),
+            cause,
+        }
+    }
 }
 
 #[cfg(test)]
