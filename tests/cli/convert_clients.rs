@@ -230,7 +230,8 @@ pub fn expect_copilot(file: &Path) -> Expect {
                     e.calls.push(c["id"].as_str().unwrap_or("").to_string());
                 }
             }
-            Some("tool") if text != "Tool execution was interrupted before a result was recorded." => {
+            // The results the client makes up for calls without one are its own.
+            Some("tool") if !COPILOT_INTERRUPTED.iter().any(|t| text.starts_with(t)) => {
                 e.answered.insert(m["tool_call_id"].as_str().unwrap_or("").to_string());
             }
             _ => {}
@@ -238,6 +239,13 @@ pub fn expect_copilot(file: &Path) -> Expect {
     }
     e
 }
+
+/// How the results Copilot CLI sends for a call without one begin: a call the conversation went
+/// on from, and the last turn's.
+const COPILOT_INTERRUPTED: &[&str] = &[
+    "The execution of this tool, or a previous tool was interrupted.",
+    "Tool execution was interrupted before a result was recorded.",
+];
 
 /// Whether a file is a Copilot CLI session: its first line is an event of the client.
 fn is_copilot(p: &Path) -> bool {
@@ -396,10 +404,104 @@ pub fn expect_qwen(file: &Path) -> Expect {
     e
 }
 
+/// Whether a file is a Gemini CLI chat: its first record is the client's header.
+fn is_gemini(p: &Path) -> bool {
+    let first = std::fs::read_to_string(p)
+        .ok()
+        .and_then(|t| t.lines().next().map(str::to_string));
+    first
+        .and_then(|l| serde_json::from_str::<Value>(&l).ok())
+        .is_some_and(|h| h.get("sessionId").is_some() && h.get("projectHash").is_some() && h.get("startTime").is_some())
+}
+
+/// The acknowledgement Gemini CLI sends after a compression's summary.
+const GEMINI_ACKNOWLEDGEMENT: &str = "Got it. Thanks for the additional context!";
+
+/// A Gemini CLI chat's resumed conversation, as `rebuild-chain --api-view` gives the contents
+/// the client sends (checked against the client in `tests/cli/gemini.rs`): the current
+/// compression's summary (the session context before it and the acknowledgement after it are
+/// the client's own), the user's and the model's texts, calls and results.
+pub fn expect_gemini(file: &Path) -> Expect {
+    let path = file.to_str().expect("utf-8 path");
+    let mut e = Expect::default();
+    let summary = records(&stdout_of(&["-q", "extract-summary", "--json", path]))
+        .into_iter()
+        .find(|r| r["kind"] == "summary" && r["current"] == true)
+        .and_then(|r| r["summary"].as_str().map(str::to_string));
+    if let Some(s) = &summary {
+        e.summaries.push(s.clone());
+    }
+    // The client sends an id stored as `<tool>__<id>` as `<id>` (GM8); a conversion carries it
+    // as stored.
+    let mut stored: Vec<String> = Vec::new();
+    for m in chain(file) {
+        let parts = m["content"].as_array().into_iter().flatten();
+        let ids = parts
+            .filter_map(|p| p.pointer("/functionCall/id"))
+            .chain(m["toolCalls"].as_array().into_iter().flatten().map(|c| &c["id"]));
+        stored.extend(ids.filter_map(Value::as_str).map(str::to_string));
+    }
+    let as_stored = |sent: &Value| {
+        let sent = sent.as_str().unwrap_or("");
+        stored
+            .iter()
+            .find(|s| *s == sent || s.strip_suffix(sent).is_some_and(|t| t.ends_with("__")))
+            .cloned()
+            .unwrap_or_else(|| sent.to_string())
+    };
+    let mut contents = records(&stdout_of(&["-q", "rebuild-chain", "--api-view", path]));
+    // The last is the prompt of the resumed turn, the harness's own.
+    contents.pop();
+    let mut after_summary = false;
+    for c in contents {
+        let was_after = std::mem::take(&mut after_summary);
+        let user = c["role"] == "user";
+        for p in c["parts"].as_array().into_iter().flatten() {
+            if let Some(t) = text_of(p) {
+                if p["thought"] == true || (user && t.starts_with("<session_context>")) {
+                    continue;
+                }
+                if user && summary.as_deref() == Some(t) {
+                    after_summary = true;
+                } else if !(was_after && !user && t == GEMINI_ACKNOWLEDGEMENT) {
+                    push_text(&mut e.texts, t);
+                }
+            } else if let Some(f) = p.get("functionCall") {
+                e.calls.push(as_stored(&f["id"]));
+            } else if let Some(f) = p.get("functionResponse") {
+                e.answered.insert(as_stored(&f["id"]));
+            }
+        }
+    }
+    e
+}
+
+/// What Gemini CLI sent (the request's `contents`): the user's and the model's texts (the
+/// session context the client makes on resume is its own), calls and results by id.
+pub fn seen_gemini(contents: &Value) -> Seen {
+    let mut s = Seen::default();
+    for c in contents.as_array().into_iter().flatten() {
+        for p in c["parts"].as_array().into_iter().flatten() {
+            if let Some(t) = text_of(p) {
+                if p["thought"] != true {
+                    s.texts.push(t.to_string());
+                }
+            } else if let Some(f) = p.get("functionCall") {
+                s.calls.insert(f["id"].as_str().unwrap_or("").to_string());
+            } else if let Some(f) = p.get("functionResponse") {
+                s.results.insert(f["id"].as_str().unwrap_or("").to_string());
+            }
+        }
+    }
+    s
+}
+
 /// What a resume of `src` loads, read by the agent that wrote it; `None` when it cannot be
 /// known here (a pi session with neither a recorded context nor pi installed).
 pub fn expect_of(src: &Path) -> Option<Expect> {
-    if is_qwen(src) {
+    if is_gemini(src) {
+        Some(expect_gemini(src))
+    } else if is_qwen(src) {
         Some(expect_qwen(src))
     } else if is_opencode(src) {
         Some(expect_opencode(src))
@@ -502,13 +604,15 @@ fn client_of(to: &str) -> (Client, fn(&Value) -> Seen) {
         "copilot" => (Client::Copilot, seen_chat),
         "opencode" => (Client::Opencode, seen_chat),
         "qwen-code" => (Client::Qwen, seen_chat),
+        "gemini-cli" => (Client::Gemini, seen_gemini),
         other => panic!("no client resumes {other}"),
     }
 }
 
 /// Every expected text in order (each inside a sent text; several may share one, as the
 /// clients merge neighbours), every call sent, every call with a result sent with its result,
-/// and every call sent with a result (the clients close unanswered calls themselves).
+/// and every call sent with a result (the clients close unanswered calls themselves; for
+/// Gemini CLI, which does not, the conversion closes them).
 pub fn check(e: &Expect, s: &Seen) -> Result<(), String> {
     let mut at = 0;
     for t in &e.texts {
@@ -684,6 +788,8 @@ pub const RECORDED: &[(&str, &str)] = &[
     ("convert/compacted.claude.jsonl", "pi"),
     ("convert/tools.codex.jsonl", "copilot"),
     ("convert/tools.codex.jsonl", "opencode"),
+    ("convert/tools.codex.jsonl", "gemini-cli"),
+    ("gemini/compacted.jsonl", "codex"),
 ];
 
 fn recorded_paths(src: &str, to: &str) -> (PathBuf, PathBuf) {
@@ -883,6 +989,27 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
     ] {
         failures.extend(pair(name, from, "qwen-code"));
         failures.extend(pair("qwen-code", &qwen, name));
+    }
+    // Into Gemini CLI from every other agent, and Gemini CLI's chats into each of them. A stub
+    // twin (a header and the session context alone) has no exchange to carry.
+    let mut gemini: Vec<PathBuf> = fixture_files(&["gemini"])
+        .into_iter()
+        .filter(|p| is_transcript(p) && is_gemini(p))
+        .collect();
+    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
+        let only = std::fs::read_to_string(list).expect("list");
+        gemini.retain(|p| only.lines().any(|l| p.ends_with(l)));
+    }
+    for (name, from) in [
+        ("claude-code", &claude),
+        ("codex", &codex),
+        ("pi", &pi),
+        ("copilot", &copilot),
+        ("opencode", &opencode),
+        ("qwen-code", &qwen),
+    ] {
+        failures.extend(pair(name, from, "gemini-cli"));
+        failures.extend(pair("gemini-cli", &gemini, name));
     }
     assert!(failures.is_empty(), "{} failures: {failures:#?}", failures.len());
 }

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::util::{cctool, fixture, records, root, skip_notice, stdout_of};
+use crate::util::{cctool, fixture, records, root, stdout_of};
 
 const FIXTURES: &[&str] = &["turns", "slash", "compacted", "twin", "edges"];
 
@@ -293,6 +293,8 @@ fn only_gemini_files_are_read_as_gemini_and_every_gemini_fixture_is() {
         .iter()
         .map(|n| gemini(&format!("{n}.jsonl")))
         .collect();
+    // A recorded conversion into Gemini CLI (`tests/cli/convert_clients.rs`).
+    want.push(fixture("convert/recorded/tools.codex.gemini-cli.jsonl").display().to_string());
     want.sort();
     assert_eq!(found, want);
 }
@@ -574,17 +576,7 @@ fn doctor_names_the_chats_gemini_s_thirty_day_sweep_deletes() {
 /// Whether the real client (and libfaketime, which its scripts use) is installed; says that the
 /// test skipped when not.
 fn client_installed() -> bool {
-    let installs = std::env::var_os("CCTOOL_REALCLIENTS")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cache/cctool-realclients")));
-    let installed = installs.is_some_and(|h| {
-        h.join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
-            .is_file()
-    });
-    if !installed || !crate::util::faketime() {
-        skip_notice("Gemini CLI 0.61.0 not installed (scripts/realclient/gemini/install.sh)");
-    }
-    installed && crate::util::faketime()
+    crate::util::realclient(crate::util::Client::Gemini).is_some()
 }
 
 /// The real client, when installed, runs cctool's hooks: a prompt backs the chat up before the

@@ -62,7 +62,7 @@ pub fn shared_files(dirs: &[&str]) -> Option<Vec<PathBuf>> {
 }
 
 /// The real clients the harness in `scripts/realclient/` runs.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Client {
     ClaudeCode,
     Codex,
@@ -74,6 +74,9 @@ pub enum Client {
     Opencode,
     /// Qwen Code 0.24.4 (`scripts/realclient/qwen/install.sh`).
     Qwen,
+    /// Gemini CLI 0.61.0 (`scripts/realclient/gemini/install.sh`), run at the chat's own date
+    /// through libfaketime, which must be installed too.
+    Gemini,
 }
 
 /// The harness script that resumes a file with `client`, or `None` after a one-line notice
@@ -93,6 +96,7 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
         Client::Pi => ("pi/pi-resume-view.sh", "pi 1.6.0", "pi/install.sh"),
         Client::Opencode => ("opencode-resume-view.sh", "opencode 1.18.33", "install.sh"),
         Client::Qwen => ("qwen/qwen-resume-view.sh", "Qwen Code 0.24.4", "qwen/install.sh"),
+        Client::Gemini => ("gemini/resume-view.sh", "Gemini CLI 0.61.0", "gemini/install.sh"),
     };
     let installed = installs.is_some_and(|home| match client {
         Client::ClaudeCode => home
@@ -122,9 +126,15 @@ pub fn realclient(client: Client) -> Option<PathBuf> {
                     && e.path().join("bin/opencode").is_file()
             }),
         Client::Qwen => home.join("qwen/node_modules/@qwen-code/qwen-code/cli.js").is_file(),
+        Client::Gemini => home
+            .join("gemini/node_modules/@google/gemini-cli/bundle/gemini.js")
+            .is_file(),
     });
     if !installed {
         skip_notice(&format!("{name} not installed (scripts/realclient/{install})"));
+        return None;
+    }
+    if client == Client::Gemini && !faketime() {
         return None;
     }
     let script = harness.join(script);

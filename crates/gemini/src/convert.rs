@@ -42,9 +42,11 @@ impl cctool_core::agents::Converter for Converter {
         writer
     }
 
-    /// A call without a result is sent without one; the client adds no result of its own.
+    /// The client adds no result for a call without one, and the API refuses a call turn
+    /// whose responses do not match its calls (400, "the number of function response parts"):
+    /// the writer closes every call the conversation leaves unanswered.
     fn needs_answered(&self) -> bool {
-        false
+        true
     }
 
     fn noun(&self) -> &'static str {
@@ -160,6 +162,7 @@ fn items(r: &Replay, full: bool, c: &mut Conversation) -> Vec<Item> {
         .collect();
     let mut out = Vec::new();
     let mut results = std::collections::HashSet::new();
+    let mut after_summary = false;
     for i in list {
         let m = &r.msgs[i];
         let at = m.s("timestamp").map(str::to_string);
@@ -171,6 +174,12 @@ fn items(r: &Replay, full: bool, c: &mut Conversation) -> Vec<Item> {
         if is_summary {
             let text = crate::sent::text_of(m.value.get("content"));
             out.push((m.id.clone(), at, Body::Compaction(text)));
+            after_summary = true;
+            continue;
+        }
+        // The model's acknowledgement of a summary is the client's own half of the
+        // compression's exchange: the target makes its own compaction of the summary.
+        if std::mem::take(&mut after_summary) && is_acknowledgement(m) {
             continue;
         }
         if !crate::sent::sends(&m.value) {
@@ -185,6 +194,14 @@ fn items(r: &Replay, full: bool, c: &mut Conversation) -> Vec<Item> {
         }
     }
     out
+}
+
+/// Whether a message is the model's acknowledgement of a compression's summary, as the client
+/// writes it.
+fn is_acknowledgement(m: &crate::replay::Msg) -> bool {
+    m.ty() == "gemini"
+        && m.value.get("toolCalls").is_none_or(|c| c.as_array().is_some_and(Vec::is_empty))
+        && crate::sent::text_of(m.value.get("content")) == ACKNOWLEDGEMENT
 }
 
 /// A function response's output as parts: its `output` text, else the response as JSON.
@@ -317,7 +334,7 @@ fn gemini(
 }
 
 /// The writer of a chat's lines; the header goes to `out`.
-pub fn writer(o: &WriteOptions, first: Option<&str>, _: Answered, out: &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter> {
+pub fn writer(o: &WriteOptions, first: Option<&str>, answered: Answered, out: &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter> {
     let mut clock = Clock::new(first);
     let started = clock.stamp(first);
     let hash = sha2::Sha256::digest(o.cwd.as_bytes());
@@ -336,8 +353,13 @@ pub fn writer(o: &WriteOptions, first: Option<&str>, _: Answered, out: &mut Vec<
         files: Default::default(),
         tally: Tally::default(),
         bytes: 0,
+        answered,
     })
 }
+
+/// The reason a closed call's response gives, in the client's own form for a cancelled call
+/// (`[Operation Cancelled] Reason: …`).
+pub const UNANSWERED: &str = "[Operation Cancelled] Reason: no result was recorded";
 
 struct Writer {
     o: WriteOptions,
@@ -348,6 +370,8 @@ struct Writer {
     tally: Tally,
     /// Bytes of the records a resume sends, for the estimate.
     bytes: usize,
+    /// The calls the conversation answers; the others are closed where they are made.
+    answered: Answered,
 }
 
 impl Writer {
@@ -406,10 +430,29 @@ impl Writer {
             "id": self.id(key), "timestamp": at, "type": "gemini", "content": text, "thoughts": [],
             "model": self.o.model.clone().unwrap_or_else(|| "unknown".into()),
         });
+        let open: Vec<(String, String)> = calls
+            .iter()
+            .filter_map(|c| {
+                let id = c["id"].as_str()?;
+                (!self.answered.contains(&call_key(id))).then(|| (id.to_string(), c["name"].as_str().unwrap_or("").to_string()))
+            })
+            .collect();
+        for c in calls.iter_mut() {
+            if open.iter().any(|(id, _)| c["id"] == id.as_str()) {
+                c["status"] = json!("cancelled");
+            }
+        }
         if !calls.is_empty() {
             m["toolCalls"] = Value::Array(calls);
         }
         self.put(m, out);
+        // Right after the call turn: the results that follow join the same user turn.
+        for (id, name) in open {
+            let part = json!({ "functionResponse": { "id": id, "name": name, "response": { "error": UNANSWERED } } });
+            let m = json!({ "id": self.id(&format!("{key}:closed:{id}")), "timestamp": at, "type": "user", "content": [part] });
+            self.put(m, out);
+            self.tally.closed += 1;
+        }
     }
 }
 

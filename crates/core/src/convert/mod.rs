@@ -44,7 +44,8 @@ pub struct Tally {
     pub dropped: BTreeMap<String, u64>,
     /// Estimated tokens of what the target receives on resume.
     pub tokens: u64,
-    /// Calls left unanswered in the source, closed with an `aborted` result.
+    /// Calls left unanswered in the source, closed with a result of the target's (Claude Code:
+    /// `aborted`; Gemini CLI: the client's cancelled response).
     pub closed: u64,
 }
 
