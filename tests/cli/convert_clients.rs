@@ -415,7 +415,7 @@ fn is_gemini(p: &Path) -> bool {
 }
 
 /// The acknowledgement Gemini CLI sends after a compression's summary.
-const GEMINI_ACKNOWLEDGEMENT: &str = "Got it. Thanks for the additional context!";
+pub const GEMINI_ACKNOWLEDGEMENT: &str = "Got it. Thanks for the additional context!";
 
 /// A Gemini CLI chat's resumed conversation, as `rebuild-chain --api-view` gives the contents
 /// the client sends (checked against the client in `tests/cli/gemini.rs`): the current

@@ -294,7 +294,11 @@ fn only_gemini_files_are_read_as_gemini_and_every_gemini_fixture_is() {
         .map(|n| gemini(&format!("{n}.jsonl")))
         .collect();
     // A recorded conversion into Gemini CLI (`tests/cli/convert_clients.rs`).
-    want.push(fixture("convert/recorded/tools.codex.gemini-cli.jsonl").display().to_string());
+    want.push(
+        fixture("convert/recorded/tools.codex.gemini-cli.jsonl")
+            .display()
+            .to_string(),
+    );
     want.sort();
     assert_eq!(found, want);
 }
@@ -428,6 +432,74 @@ fn convert_from_gemini_carries_each_result_once() {
         .find(|r| r["kind"] == "conversion")
         .expect("a conversion record");
     assert_eq!(summary["carried"]["compactions"], 1, "{summary}");
+}
+
+/// A call the source leaves without a result, the last one too, is closed with the client's
+/// cancelled response right after its turn: the client adds none, and the API refuses a call
+/// turn that is not answered.
+#[test]
+fn convert_to_gemini_closes_every_unanswered_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d.jsonl");
+    let run = cctool()
+        .args(["convert", "--json", "--to", "gemini-cli", "-o", out.to_str().unwrap()])
+        .arg(fixture("copilot/dangling.jsonl"))
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report = records(&String::from_utf8(run.stdout).unwrap());
+    let summary = report.iter().find(|r| r["kind"] == "conversion").unwrap();
+    assert_eq!(summary["closed"], 3, "{summary}");
+    let contents = records(&stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        out.to_str().unwrap(),
+    ]));
+    let parts = |c: &Value, key: &str| -> Vec<String> {
+        c["parts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.get(key).map(|f| f["id"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let mut turns = 0;
+    for (k, c) in contents.iter().enumerate() {
+        let mut calls = parts(c, "functionCall");
+        if calls.is_empty() {
+            continue;
+        }
+        turns += 1;
+        let mut responses = parts(&contents[k + 1], "functionResponse");
+        calls.sort();
+        responses.sort();
+        assert_eq!(calls, responses, "turn {k}: {contents:?}");
+    }
+    assert_eq!(turns, 2);
+    let closed = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(closed.matches(r#""status":"cancelled""#).count(), 3, "{closed}");
+    assert_eq!(closed.matches("[Operation Cancelled] Reason:").count(), 3, "{closed}");
+}
+
+/// The model's acknowledgement of a compression's summary is the client's own: a conversion
+/// carries the summary as a compaction and not the acknowledgement as a reply.
+#[test]
+fn convert_from_gemini_leaves_the_summary_s_acknowledgement() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("c.jsonl");
+    stdout_of(&[
+        "-q",
+        "convert",
+        "--to",
+        "claude-code",
+        "-o",
+        out.to_str().unwrap(),
+        fixture("gemini/compacted.jsonl").to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("<state_snapshot>"), "{text}");
+    assert!(!text.contains(crate::convert_clients::GEMINI_ACKNOWLEDGEMENT), "{text}");
 }
 
 /// The real client, when installed: a conversion into Gemini CLI resumes with every text and

@@ -164,7 +164,9 @@ fn items(s: &Session, start: usize, c: &mut Conversation) -> Vec<(String, Option
         let body = match e.ty.as_str() {
             // A notification (a background shell that ended, …) is sent as a user message where
             // it was written (GH9): the model read it as the user's.
-            "user.message" | "system.notification" => Body::User(vec![Part::Text(e.s("content").unwrap_or("").to_string())]),
+            "user.message" | "system.notification" => {
+                Body::User(vec![Part::Text(e.s("content").unwrap_or("").to_string())])
+            }
             "assistant.message" => Body::Assistant(blocks(e)),
             "tool.execution_complete" => Body::ToolResult(result(e)),
             "session.compaction_complete" if e.is_compaction() => {

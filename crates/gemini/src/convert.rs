@@ -200,7 +200,9 @@ fn items(r: &Replay, full: bool, c: &mut Conversation) -> Vec<Item> {
 /// writes it.
 fn is_acknowledgement(m: &crate::replay::Msg) -> bool {
     m.ty() == "gemini"
-        && m.value.get("toolCalls").is_none_or(|c| c.as_array().is_some_and(Vec::is_empty))
+        && m.value
+            .get("toolCalls")
+            .is_none_or(|c| c.as_array().is_some_and(Vec::is_empty))
         && crate::sent::text_of(m.value.get("content")) == ACKNOWLEDGEMENT
 }
 
@@ -334,7 +336,12 @@ fn gemini(
 }
 
 /// The writer of a chat's lines; the header goes to `out`.
-pub fn writer(o: &WriteOptions, first: Option<&str>, answered: Answered, out: &mut Vec<Vec<u8>>) -> Box<dyn EntryWriter> {
+pub fn writer(
+    o: &WriteOptions,
+    first: Option<&str>,
+    answered: Answered,
+    out: &mut Vec<Vec<u8>>,
+) -> Box<dyn EntryWriter> {
     let mut clock = Clock::new(first);
     let started = clock.stamp(first);
     let hash = sha2::Sha256::digest(o.cwd.as_bytes());
@@ -354,6 +361,7 @@ pub fn writer(o: &WriteOptions, first: Option<&str>, answered: Answered, out: &m
         tally: Tally::default(),
         bytes: 0,
         answered,
+        unnamed: None,
     })
 }
 
@@ -372,6 +380,8 @@ struct Writer {
     bytes: usize,
     /// The calls the conversation answers; the others are closed where they are made.
     answered: Answered,
+    /// The id given to the last call that had none, for its result.
+    unnamed: Option<String>,
 }
 
 impl Writer {
@@ -402,6 +412,7 @@ impl Writer {
     fn assistant(&mut self, key: &str, at: &str, blocks: &[Block], out: &mut Vec<Vec<u8>>) {
         let mut text = String::new();
         let mut calls = Vec::new();
+        let mut open = Vec::new();
         for b in blocks {
             match b {
                 Block::Text(t) => text.push_str(t),
@@ -419,9 +430,26 @@ impl Writer {
                     if let Some(l) = t.lost {
                         self.tally.drop(&l);
                     }
-                    self.names.insert(c.id.clone(), t.name.clone());
+                    // A call without an id (a Codex `local_shell_call` may have none) gets one:
+                    // the client would send ids of its own making for it and its response.
+                    let id = if c.id.is_empty() {
+                        let made = format!(
+                            "call_{}",
+                            self.id(&format!("{key}:call:{}", calls.len())).replace('-', "")
+                        );
+                        self.unnamed = Some(made.clone());
+                        made
+                    } else {
+                        c.id.clone()
+                    };
+                    let answered = self.answered.contains(&call_key(&c.id));
+                    if !answered {
+                        open.push((id.clone(), t.name.clone()));
+                    }
+                    self.names.insert(id.clone(), t.name.clone());
                     calls.push(json!({
-                        "id": c.id, "name": t.name, "args": t.input.into_value(), "status": "success", "timestamp": at,
+                        "id": id, "name": t.name, "args": t.input.into_value(),
+                        "status": if answered { "success" } else { "cancelled" }, "timestamp": at,
                     }));
                 }
             }
@@ -430,18 +458,6 @@ impl Writer {
             "id": self.id(key), "timestamp": at, "type": "gemini", "content": text, "thoughts": [],
             "model": self.o.model.clone().unwrap_or_else(|| "unknown".into()),
         });
-        let open: Vec<(String, String)> = calls
-            .iter()
-            .filter_map(|c| {
-                let id = c["id"].as_str()?;
-                (!self.answered.contains(&call_key(id))).then(|| (id.to_string(), c["name"].as_str().unwrap_or("").to_string()))
-            })
-            .collect();
-        for c in calls.iter_mut() {
-            if open.iter().any(|(id, _)| c["id"] == id.as_str()) {
-                c["status"] = json!("cancelled");
-            }
-        }
         if !calls.is_empty() {
             m["toolCalls"] = Value::Array(calls);
         }
@@ -467,7 +483,11 @@ impl EntryWriter for Writer {
             }
             Body::Assistant(blocks) => self.assistant(&e.key, &at, blocks, out),
             Body::ToolResult(r) => {
-                let name = self.names.get(&r.call_id).cloned().unwrap_or_else(|| "unknown".into());
+                let call_id = match r.call_id.as_str() {
+                    "" => self.unnamed.take().unwrap_or_default(),
+                    id => id.to_string(),
+                };
+                let name = self.names.get(&call_id).cloned().unwrap_or_else(|| "unknown".into());
                 let text: String = r
                     .output
                     .iter()
@@ -485,7 +505,7 @@ impl EntryWriter for Writer {
                 } else {
                     json!({ "output": text })
                 };
-                let part = json!({ "functionResponse": { "id": r.call_id, "name": name, "response": response } });
+                let part = json!({ "functionResponse": { "id": call_id, "name": name, "response": response } });
                 let m = json!({ "id": self.id(&e.key), "timestamp": at, "type": "user", "content": [part] });
                 self.put(m, out);
             }
