@@ -135,16 +135,7 @@ fn dangling_calls_get_the_result_of_their_place() {
 
 /// The shared samples on which cctool is known to differ from the client, with why (`docs/copilot.md`,
 /// "What is not done yet"). The live test checks they still differ, so a fix removes them here.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "polecatspeaks+StarCar__70_f01dc53f44_0_full.jsonl",
-        "the session was left in autopilot mode: the client prefixes the new prompt with a <mode_changed_notice> and sends a <system_reminder> after it",
-    ),
-    (
-        "polecatspeaks+StarCar__84_e7f6fdba43_0_full.jsonl",
-        "a compaction that ran in the background while the agent went on: the client keeps the messages written after its session.compaction_start",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 /// What the client sent for `file`, normalised as the recordings are; `None` when it refused
 /// the file.
