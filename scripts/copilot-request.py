@@ -6,7 +6,8 @@
 
 What only the resuming machine knows is taken out: the system prompt (GH1: the client's own,
 with the tools, the working folder and the date) and the `<current_datetime>` prefix the client
-gives the new prompt when it sends it (the time of the run). Every other message comes from
+gives the new prompt when it sends it (the time of the run), which is the last message
+with that prefix. Every other message comes from
 the file and is kept as sent.
 """
 import json
@@ -18,8 +19,13 @@ DATETIME = re.compile(r"\A<current_datetime>[^<]*</current_datetime>\n\n")
 
 def sent(body):
     msgs = [m for m in body["messages"] if m.get("role") != "system"]
-    if msgs and msgs[-1].get("role") == "user" and isinstance(msgs[-1].get("content"), str):
-        msgs[-1] = dict(msgs[-1], content=DATETIME.sub("", msgs[-1]["content"], count=1))
+    # The new prompt is the last message with the prefix: a reminder the client sends after it
+    # (GH13) has none.
+    for i in range(len(msgs) - 1, -1, -1):
+        m = msgs[i]
+        if m.get("role") == "user" and isinstance(m.get("content"), str) and DATETIME.match(m["content"]):
+            msgs[i] = dict(m, content=DATETIME.sub("", m["content"], count=1))
+            break
     return msgs
 
 

@@ -43,8 +43,8 @@ fn every_fixture_of_copilot_and_no_other_is_read_as_copilot() {
         ours += usize::from(is_copilot_fixture);
     }
     assert_eq!(
-        ours, 8,
-        "turns, compacted, dangling, damaged, the store's session, the two real ones and a recorded conversion"
+        ours, 11,
+        "turns, compacted, dangling, damaged, background-compaction, autopilot, mode-ended, the store's session, the two real ones and a recorded conversion"
     );
 }
 

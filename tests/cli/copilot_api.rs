@@ -133,18 +133,78 @@ fn dangling_calls_get_the_result_of_their_place() {
     assert!(ls["__copilotMessageSource"].get("summary").is_none(), "{ls}");
 }
 
+/// GH11: after a compaction that ran in the background, what was written after its start is
+/// sent after the summary, a prompt written meanwhile in both; a compaction whose start comes
+/// just before its end sends nothing from before it.
+#[test]
+fn background_compaction_keeps_what_followed_its_start() {
+    let (got, err) = api_view(&fixture("copilot/background-compaction.jsonl"), "say ok");
+    let summary = got[0]["content"].as_str().unwrap();
+    assert!(
+        summary.contains("<user_message>\nalso run clippy when you are done\n</user_message>"),
+        "{summary}"
+    );
+    assert_eq!(got[1]["tool_calls"][0]["id"], "call_view", "{got:?}");
+    assert!(got.iter().all(|m| m["tool_call_id"] != "call_test"), "{got:?}");
+    assert!(
+        got.iter().any(|m| m["content"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("also run clippy when you are done"))
+            && m != &got[0]),
+        "{got:?}"
+    );
+    assert!(err.contains("GH11 x4"), "{err}");
+    let (adjacent, err) = api_view(&fixture("copilot/compacted.jsonl"), "say ok");
+    assert!(!err.contains("GH11"), "{err}");
+    assert_eq!(
+        adjacent[1]["content"],
+        "<current_datetime>2026-11-02T10:00:00.000Z</current_datetime>\n\nNow append a second stanza"
+    );
+}
+
+/// GH12 and GH13: a session left in autopilot gets the notice before the new prompt, and the
+/// tools reminder after it when its history told the model tools were deferred; one switched
+/// back to interactive after the notice was delivered gets the notice that autopilot ended;
+/// neither is added without a new prompt.
+#[test]
+fn mode_notice_and_tools_reminder_follow_the_session() {
+    let (got, err) = api_view(&fixture("copilot/autopilot.jsonl"), "say ok");
+    let n = got.len();
+    let prompt = got[n - 2]["content"].as_str().unwrap();
+    assert!(
+        prompt.starts_with("<mode_changed_notice>\n\n<autopilot_mode>\nAutopilot mode is currently active."),
+        "{prompt}"
+    );
+    assert!(
+        prompt.ends_with("</autopilot_mode>\n\n</mode_changed_notice>\n\nsay ok"),
+        "{prompt}"
+    );
+    let reminder = got[n - 1]["content"].as_str().unwrap();
+    assert!(
+        reminder.starts_with("<system_reminder>\nThe current tool definitions are authoritative."),
+        "{reminder}"
+    );
+    assert!(err.contains("GH12 x1") && err.contains("GH13 x1"), "{err}");
+    let (ended, err) = api_view(&fixture("copilot/mode-ended.jsonl"), "say ok");
+    assert_eq!(
+        ended.last().unwrap()["content"],
+        "<mode_changed_notice>\nAutopilot mode is no longer active. Do not follow autopilot-only instructions from earlier in the conversation.\n</mode_changed_notice>\n\nsay ok"
+    );
+    assert!(err.contains("GH12 x1") && !err.contains("GH13"), "{err}");
+    let out = cctool()
+        .args(["rebuild-chain", "--api-view"])
+        .arg(fixture("copilot/autopilot.jsonl"))
+        .output()
+        .unwrap();
+    let history = records(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(history.len(), n - 2, "{history:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("GH12") && !err.contains("GH13"), "{err}");
+}
+
 /// The shared samples on which cctool is known to differ from the client, with why (`docs/copilot.md`,
 /// "What is not done yet"). The live test checks they still differ, so a fix removes them here.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "polecatspeaks+StarCar__70_f01dc53f44_0_full.jsonl",
-        "the session was left in autopilot mode: the client prefixes the new prompt with a <mode_changed_notice> and sends a <system_reminder> after it",
-    ),
-    (
-        "polecatspeaks+StarCar__84_e7f6fdba43_0_full.jsonl",
-        "a compaction that ran in the background while the agent went on: the client keeps the messages written after its session.compaction_start",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 /// What the client sent for `file`, normalised as the recordings are; `None` when it refused
 /// the file.

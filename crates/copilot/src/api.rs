@@ -22,6 +22,13 @@
 //! - GH10: a sub-agent's events (its prompt, `source: agent-…`; replies and results with a
 //!   `parentToolCallId`) are not sent; the result of the `task` call that started it names
 //!   `{kind: subagent, name: <agent_type>}` as its source.
+//! - GH11: a compaction that ran in the background while the agent went on: what was written
+//!   after its `session.compaction_start` is sent after the summary, as it was written.
+//! - GH12: the new prompt of a session left in autopilot mode is prefixed with the client's
+//!   autopilot notice ([`AUTOPILOT_MODE`]); that of a session switched back to interactive
+//!   after a mode's notice was delivered, with the notice that the mode ended.
+//! - GH13: when what is sent holds the client's deferred-tools reminder ([`DEFERRED_TOOLS`]),
+//!   a reminder that the current tool definitions are authoritative follows the new prompt.
 
 use std::collections::{HashMap, HashSet};
 
@@ -36,17 +43,58 @@ pub const CLIENT: &str = "@github/copilot 1.0.102";
 const WRAPPER_HEAD: &str = "Some of the conversation history has been summarized to free up context.\n\nYou were originally given instructions from a user over one or more turns. Here were the user messages:\n";
 const WRAPPER_SUMMARY: &str = "\nHere is a summary of the prior context:\n<summary>\n";
 
+/// GH12: how the client opens and closes the notice it puts before the new prompt.
+const NOTICE_OPEN: &str = "<mode_changed_notice>\n";
+const NOTICE_CLOSE: &str = "\n</mode_changed_notice>\n\n";
+
+/// GH12: the instructions 1.0.102 gives the model in its notice while the session is in
+/// autopilot mode, as it sends them: its own text, not the one a session's system message
+/// holds (1.0.74 wrote another), and the same for every model it was run with.
+const AUTOPILOT_MODE: &str = "<autopilot_mode>\nAutopilot mode is currently active. While in autopilot mode, persist autonomously to complete the user's task to the best of your ability. You should continue executing on the task without waiting for user input using your best judgment. The user may not even be present while autopilot mode is active and is expecting you to make progress on tasks with minimal supervision.\n\nWhile in autopilot mode:\n- **Decide; don't ask** - resolve ambiguity by making reasonable assumptions, stating those assumptions to the user, and continue executing on the task.\n- **Bias to action** - you should work rigorously to fully complete the task. Only call `task_complete` when you have fulfilled all aspects of the user request.\n- **Verify before claiming success** - Before calling `task_complete`, produce evidence the work satisfies the request: run the relevant tests/build/lint, reproduce the original symptom and confirm it's gone, or otherwise check the result.\n- **Finish all current-request work before `task_complete`** - for taskful requests, check and complete open todos belonging to this request; don't discover unrelated work after the request is complete.\n- **Stop only when no actionable task can be identified** - make reasonable assumptions for ordinary ambiguity. If a short read-only check still reveals no concrete safe action, call `task_complete` with an explanation rather than inventing requirements or files.\n- **Conversational requests complete after one brief reply** - when a greeting, thanks, acknowledgement, identity question, or direct answer needs no repository work, reply once; no validation is needed. Then call `task_complete` without inspecting the workspace or task state.\n\nWhen NOT to call `task_complete`:\n - You finished part of a multi-step request and haven't started the rest, or a current-request todo remains open.\n - Tests, build, or lint are failing in code you just changed and you haven't fixed them.\n - You wrote code but never ran or otherwise validated it.\n\nWhen to call `task_complete`:\n- The task is complete and verified.\n- You are genuinely blocked. If you've completed the user's request or have made as much progress as you can while making reasonable assumptions, you can call the `task_complete` tool. When this happens, call `task_complete` with a summary of the work you've done and a brief explanation of why you're blocked. It's better to declare the task complete than to try to invent work or continue looping.\n\n </autopilot_mode>";
+
+/// GH12: 1.0.102's notice that a mode whose notice the model was given has ended.
+const AUTOPILOT_ENDED: &str =
+    "Autopilot mode is no longer active. Do not follow autopilot-only instructions from earlier in the conversation.";
+const PLAN_ENDED: &str =
+    "Plan mode is no longer active. Do not follow plan-mode-only instructions from earlier in the conversation.";
+
+/// GH13: how a message the client sent to say tools were deferred begins (1.0.102's text, and
+/// 1.0.74's): the client recognises its reminder by this whole opening paragraph, in its
+/// `<system_reminder>`; a message holding only part of it, or not at its start, is not one.
+const DEFERRED_TOOLS: &str = "<system_reminder>\nIMPORTANT: The tools listed below are deferred — their full definitions are NOT loaded, so you cannot call them directly yet. Whenever a task could be served by any of these tools, you MUST FIRST call the tool search tool. Do not guess a deferred tool's arguments, or signature, and never invoke one before searching for it.";
+
+/// GH13: what 1.0.102 sends after the new prompt when the history told the model that tools
+/// were deferred: the tools of the resumed run are sent in full.
+const TOOLS_AUTHORITATIVE: &str = "<system_reminder>\nThe current tool definitions are authoritative. Tool search is no longer required for the tools available in this request; this supersedes earlier reminders that those tools were not loaded.\n</system_reminder>";
+
+/// What the client sends after a resume, with what the rules that count themselves did.
+pub struct Request {
+    /// The messages after the system prompt (GH1), the new prompt last but for GH13's reminder.
+    pub messages: Vec<Value>,
+    /// GH11: the messages written between the compaction's start and its end.
+    pub during_compaction: usize,
+    /// GH12: whether the new prompt carries a mode's notice.
+    pub mode_notice: bool,
+    /// GH13: whether the tools reminder follows the new prompt.
+    pub tools_reminder: bool,
+}
+
 /// The messages sent after a resume of `s` (the system prompt left out, GH1), then `prompt`.
-pub fn messages(s: &Session, prompt: Option<&str>) -> Vec<Value> {
+pub fn messages(s: &Session, prompt: Option<&str>) -> Request {
     let start = resume_start(s);
     let mut out = Vec::new();
-    let from = match s.events.get(start).filter(|e| e.is_compaction()) {
+    let (from, ended) = match s.events.get(start).filter(|e| e.is_compaction()) {
         Some(c) => {
             out.push(wrapper(&s.events[..start], c));
-            start + 1
+            match compaction_started(s, start) {
+                // GH11: where the compaction ended among what is sent.
+                Some(began) => (began + 1, Some(start - began - 1)),
+                None => (start + 1, None),
+            }
         }
-        None => 0,
+        None => (0, None),
     };
+    let mut during_compaction = 0;
     let events = &s.events[from.min(s.events.len())..];
     let mut results: HashMap<&str, &Event> = HashMap::new();
     for e in events.iter().filter(|e| e.ty == "tool.execution_complete") {
@@ -67,6 +115,10 @@ pub fn messages(s: &Session, prompt: Option<&str>) -> Vec<Value> {
             )
     });
     for (i, e) in events.iter().enumerate() {
+        if Some(i) == ended {
+            // The summary is the first message.
+            during_compaction = out.len().saturating_sub(1);
+        }
         if of_subagent(e) {
             continue;
         }
@@ -76,8 +128,7 @@ pub fn messages(s: &Session, prompt: Option<&str>) -> Vec<Value> {
                 out.push(json!({"role": "user", "content": e.s("content").unwrap_or("")}));
             }
             "user.message" => {
-                let text = e.s("transformedContent").or_else(|| e.s("content")).unwrap_or("");
-                out.push(json!({"role": "user", "content": text}));
+                out.push(json!({"role": "user", "content": sent_text(e)}));
             }
             "assistant.message" => {
                 out.push(assistant(e));
@@ -97,10 +148,65 @@ pub fn messages(s: &Session, prompt: Option<&str>) -> Vec<Value> {
             _ => {}
         }
     }
+    let (mut mode_notice, mut tools_reminder) = (false, false);
     if let Some(p) = prompt {
-        out.push(json!({"role": "user", "content": p}));
+        // Both are the resuming client's additions to its first prompt, not the history's.
+        let notice = mode_notice_of(s);
+        mode_notice = notice.is_some();
+        out.push(json!({"role": "user", "content": format!("{}{p}", notice.unwrap_or_default())}));
+        tools_reminder = events
+            .iter()
+            .any(|e| e.ty == "user.message" && !of_subagent(e) && deferred_tools(sent_text(e)));
+        if tools_reminder {
+            out.push(json!({"role": "user", "content": TOOLS_AUTHORITATIVE}));
+        }
     }
-    out
+    Request {
+        messages: out,
+        during_compaction,
+        mode_notice,
+        tools_reminder,
+    }
+}
+
+/// GH3: the text a prompt was sent with.
+fn sent_text(e: &Event) -> &str {
+    e.s("transformedContent").or_else(|| e.s("content")).unwrap_or("")
+}
+
+/// GH11: the `session.compaction_start` of the compaction at `end`: the last one before it
+/// that no other compaction's end follows. Without one (a file that holds only the end), the
+/// compaction is taken to have held up the agent, and what follows its end is sent.
+fn compaction_started(s: &Session, end: usize) -> Option<usize> {
+    s.events[..end]
+        .iter()
+        .rposition(|e| e.ty == "session.compaction_start" || e.ty == "session.compaction_complete")
+        .filter(|&i| s.events[i].ty == "session.compaction_start")
+}
+
+/// GH13: whether `sent` is the client's reminder that tools were deferred.
+fn deferred_tools(sent: &str) -> bool {
+    sent.starts_with(DEFERRED_TOOLS)
+}
+
+/// GH12: the notice the resuming client puts before the new prompt: the session's mode is
+/// that of its last `session.mode_changed`; in autopilot the client gives its instructions on
+/// every resume (a `session.mode_notice_delivered` of that mode does not spare them); back in
+/// interactive mode it says that the mode whose notice it last delivered has ended, and says
+/// nothing when none was delivered or the last delivered was interactive's own.
+fn mode_notice_of(s: &Session) -> Option<String> {
+    let last = |ty: &str, key: &str| s.events.iter().rev().find(|e| e.ty == ty).and_then(|e| e.s(key));
+    let body = match last("session.mode_changed", "newMode")? {
+        "autopilot" => format!("\n{AUTOPILOT_MODE}\n"),
+        "interactive" => match last("session.mode_notice_delivered", "mode")? {
+            "autopilot" => AUTOPILOT_ENDED.to_string(),
+            "plan" => PLAN_ENDED.to_string(),
+            _ => return None,
+        },
+        // Plan mode's notice names the resuming client's session folder: not emulated.
+        _ => return None,
+    };
+    Some(format!("{NOTICE_OPEN}{body}{NOTICE_CLOSE}"))
 }
 
 /// GH10: whether `e` is a sub-agent's (its prompt, `source: agent-…`; its replies and
@@ -217,9 +323,10 @@ fn interrupted(id: &str, call: &Value, last: bool) -> Value {
 }
 
 /// The rules the view followed and how often, for the closing record: counted on the
-/// messages it made (`prompt`: the last is the new prompt, no rule's).
-pub fn rules(msgs: &[Value], prompt: bool) -> Vec<Value> {
-    let made = &msgs[..msgs.len() - usize::from(prompt)];
+/// messages it made (`prompt`: the new prompt is no rule's, nor GH13's reminder after it).
+pub fn rules(req: &Request, prompt: bool) -> Vec<Value> {
+    let msgs = &req.messages;
+    let made = &msgs[..msgs.len() - usize::from(prompt) - usize::from(req.tools_reminder)];
     let role = |m: &Value, r: &str| m["role"] == r;
     let wrapped = made
         .first()
@@ -237,10 +344,118 @@ pub fn rules(msgs: &[Value], prompt: bool) -> Vec<Value> {
         ("GH5", made.iter().filter(|m| role(m, "tool")).count() - at_end - before),
         ("GH6", at_end),
         ("GH7", before),
+        ("GH11", req.during_compaction),
+        ("GH12", usize::from(req.mode_notice)),
+        ("GH13", usize::from(req.tools_reminder)),
     ];
     counts
         .iter()
         .filter(|(_, n)| *n > 0)
         .map(|(r, n)| json!({"rule": r, "count": n}))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(events: &[(&str, Value)]) -> Session {
+        let events = events
+            .iter()
+            .enumerate()
+            .map(|(i, (ty, data))| Event {
+                line: i as u64 + 1,
+                offset: 0,
+                raw: Vec::new(),
+                ty: (*ty).into(),
+                id: Some(format!("e{i}")),
+                parent: None,
+                time: None,
+                data: data.clone(),
+            })
+            .collect();
+        Session {
+            events,
+            ..Session::default()
+        }
+    }
+
+    fn contents(req: &Request) -> Vec<&str> {
+        req.messages
+            .iter()
+            .map(|m| m["content"].as_str().unwrap_or(""))
+            .collect()
+    }
+
+    #[test]
+    fn a_compaction_starts_where_no_other_compaction_ended_since() {
+        let start = ("session.compaction_start", json!({}));
+        let end = ("session.compaction_complete", json!({"summaryContent": "s"}));
+        let failed = ("session.compaction_complete", json!({"success": false}));
+        let user = |t: &str| ("user.message", json!({"content": t}));
+        let s = session(&[start.clone(), end.clone(), user("a"), end.clone(), user("b")]);
+        assert_eq!(compaction_started(&s, 3), None);
+        assert_eq!(contents(&messages(&s, None))[1..], ["b"]);
+        let s = session(&[start.clone(), failed, user("a"), start, user("b"), end, user("c")]);
+        assert_eq!(compaction_started(&s, 5), Some(3));
+        let req = messages(&s, None);
+        assert_eq!(contents(&req)[1..], ["b", "c"]);
+        assert_eq!(req.during_compaction, 1);
+    }
+
+    #[test]
+    fn odd_sessions_give_what_they_can_without_panicking() {
+        for events in [
+            vec![("session.compaction_complete", json!({}))],
+            vec![("session.compaction_start", json!({}))],
+            vec![
+                ("session.compaction_start", json!(null)),
+                ("session.compaction_complete", json!([])),
+            ],
+            vec![
+                ("session.mode_changed", json!({"newMode": 3})),
+                ("session.mode_notice_delivered", json!(null)),
+            ],
+        ] {
+            let req = messages(&session(&events), Some("p"));
+            assert_eq!(req.messages.last().unwrap()["content"], "p");
+        }
+    }
+
+    #[test]
+    fn the_notice_follows_the_mode_left_and_the_notice_delivered() {
+        let mode = |m: &str| ("session.mode_changed", json!({"newMode": m}));
+        let delivered = |m: &str| ("session.mode_notice_delivered", json!({"mode": m}));
+        let notice = |events: &[(&str, Value)]| mode_notice_of(&session(events));
+        assert!(
+            notice(&[mode("autopilot"), delivered("autopilot")])
+                .unwrap()
+                .contains(AUTOPILOT_MODE)
+        );
+        assert_eq!(notice(&[mode("autopilot"), mode("interactive")]), None);
+        let ended = notice(&[mode("plan"), delivered("plan"), mode("interactive")]).unwrap();
+        assert_eq!(ended, format!("{NOTICE_OPEN}{PLAN_ENDED}{NOTICE_CLOSE}"));
+        assert_eq!(
+            notice(&[
+                mode("autopilot"),
+                delivered("autopilot"),
+                mode("interactive"),
+                delivered("interactive")
+            ]),
+            None
+        );
+        // Plan mode's own notice is not emulated, nor a mode the client did not name.
+        assert_eq!(notice(&[mode("plan")]), None);
+        assert_eq!(notice(&[mode("shell")]), None);
+        assert_eq!(notice(&[]), None);
+    }
+
+    #[test]
+    fn only_the_whole_opening_of_the_deferred_tools_reminder_is_one() {
+        assert!(deferred_tools(&format!("{DEFERRED_TOOLS}\n\n- a\n</system_reminder>")));
+        assert!(deferred_tools(&format!("{DEFERRED_TOOLS}\n</system_reminder>")));
+        let first_sentence = &DEFERRED_TOOLS[..DEFERRED_TOOLS.find(" Whenever").unwrap()];
+        assert!(!deferred_tools(&format!("{first_sentence}\n</system_reminder>")));
+        assert!(!deferred_tools(&format!("look: {DEFERRED_TOOLS}\n")));
+    }
 }

@@ -136,11 +136,12 @@ fn api_view(
     style: Option<Render>,
     out: &mut Out,
 ) -> cctool_core::error::Result<(Vec<Diagnostic>, Report)> {
-    let msgs = crate::api::messages(s, a.prompt.as_deref());
-    let bytes = print_chat_messages(&msgs, style.as_ref(), out)?;
+    let req = crate::api::messages(s, a.prompt.as_deref());
+    let msgs = &req.messages;
+    let bytes = print_chat_messages(msgs, style.as_ref(), out)?;
     let summary = ApiViewSummary {
         notice: Some("the system prompt is the resuming client's own and is not shown".into()),
-        rules: crate::api::rules(&msgs, a.prompt.is_some()),
+        rules: crate::api::rules(&req, a.prompt.is_some()),
         ..ApiViewSummary::of_messages(
             src.name(),
             crate::ID.name(),

@@ -417,7 +417,10 @@ def dumped(dump):
 
 def pick(client, dump, prompt):
     """The request of the resumed turn: the first model request whose last user message holds the
-    prompt (a client may send side requests first), else the largest. Returns (chosen, count)."""
+    prompt (a client may send side requests first); else the first whose user messages after the
+    history's last reply hold it and that lets the model call tools (Copilot CLI sends a reminder
+    after the prompt, and may compact in the background meanwhile: that request ends with its own
+    instruction and has `tool_choice: none`); else the largest. Returns (chosen, count)."""
     key = "input" if client == "codex" else "messages"
     route_of = {"claude": "/v1/messages", "codex": "/responses", "pi": "/chat/completions", "copilot": "/chat/completions",
                 "qwen": "/chat/completions"}[client]
@@ -434,8 +437,20 @@ def pick(client, dump, prompt):
         users = [m for m in entry["body"][key] if isinstance(m, dict) and m.get("role") == "user"]
         return users[-1] if users else None
 
+    def trailing_users(entry):
+        msgs = [m for m in entry["body"][key] if isinstance(m, dict)]
+        tail = []
+        for m in reversed(msgs):
+            if m.get("role") != "user":
+                break
+            tail.append(m)
+        return tail
+
     for entry in requests:
         if last_user(entry) is not None and prompt in text_of(last_user(entry)):
+            return entry, len(requests)
+    for entry in requests:
+        if entry["body"].get("tool_choice") != "none" and any(prompt in text_of(m) for m in trailing_users(entry)):
             return entry, len(requests)
     return max(requests, key=lambda e: len(e["body"][key])), len(requests)
 
