@@ -162,6 +162,39 @@ fn background_compaction_keeps_what_followed_its_start() {
     );
 }
 
+/// GH11 beyond the request: what a resume loads after a background compaction is the same
+/// everywhere — `rebuild-chain` gives the summary, then what was written after the compaction
+/// began, and `scan` and `convert` count and carry the same messages.
+#[test]
+fn background_compaction_loads_the_same_in_every_command() {
+    let file = fixture("copilot/background-compaction.jsonl");
+    let path = file.to_str().unwrap();
+    let out = cctool().args(["-q", "rebuild-chain", path]).output().unwrap();
+    let chain = records(&String::from_utf8(out.stdout).unwrap());
+    let kinds: Vec<&str> = chain.iter().map(|r| r["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds[0], "session.compaction_complete", "{kinds:?}");
+    assert_eq!(
+        chain[1]["data"]["content"],
+        "The nesting depth is off by one; reading the parser."
+    );
+    let scan = cctool().args(["scan", "--json", path]).output().unwrap();
+    let scan = records(&String::from_utf8(scan.stdout).unwrap());
+    assert_eq!(scan[0]["chain_messages"], chain.len(), "{scan:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let to = dir.path().join("c.jsonl");
+    let run = cctool()
+        .args(["-q", "convert", "--to", "claude-code", "-o", to.to_str().unwrap(), path])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let text = std::fs::read_to_string(&to).unwrap();
+    let summary = text.find("<overview>").expect("the summary");
+    let during = text
+        .find("The nesting depth is off by one")
+        .expect("what was written meanwhile");
+    assert!(summary < during);
+}
+
 /// GH12 and GH13: a session left in autopilot gets the notice before the new prompt, and the
 /// tools reminder after it when its history told the model tools were deferred; one switched
 /// back to interactive after the notice was delivered gets the notice that autopilot ended;

@@ -23,15 +23,15 @@ pub fn scan(src: &Source, s: &Session) -> SessionRecord {
         ..SessionRecord::default()
     };
     r.project = cctool_core::model::project::name(s.cwd(), src.name());
-    let start = s.last_compaction().unwrap_or(0);
-    let loaded = || s.events[start..].iter().filter(|e| conversational(&e.ty));
+    let order = crate::model::resume_order(s.events.len(), s.last_compaction(), |i| s.events[i].ty.as_str());
+    let loaded = || order.iter().map(|&i| &s.events[i]).filter(|e| conversational(&e.ty));
     r.chain_messages = loaded().count();
     r.chain_end = Some(match s.last_compaction() {
         Some(i) => format!("compacted:{}", s.events[i].line),
         None => "start".into(),
     });
-    // A resume sends the conversation from the last compaction on; its lines as written are
-    // the measure, as for the other agents.
+    // A resume sends the conversation from the last compaction on (and what was written while
+    // it ran, GH11); its lines as written are the measure, as for the other agents.
     r.resume_tokens = cctool_core::model::approx_tokens(loaded().map(|e| e.len + 1).sum());
     r.resume_model = s.events.iter().rev().find_map(|e| e.model.clone());
     let compactions: Vec<_> = s.events.iter().filter(|e| e.is_compaction()).collect();

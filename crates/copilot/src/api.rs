@@ -35,7 +35,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use crate::file::{Event, Session};
-use crate::model::resume_start;
+use crate::model::{compaction_started, resume_start};
 
 /// The client version whose request is emulated.
 pub const CLIENT: &str = "@github/copilot 1.0.102";
@@ -86,7 +86,7 @@ pub fn messages(s: &Session, prompt: Option<&str>) -> Request {
     let (from, ended) = match s.events.get(start).filter(|e| e.is_compaction()) {
         Some(c) => {
             out.push(wrapper(&s.events[..start], c));
-            match compaction_started(s, start) {
+            match compaction_started(start, |i| s.events[i].ty.as_str()) {
                 // GH11: where the compaction ended among what is sent.
                 Some(began) => (began + 1, Some(start - began - 1)),
                 None => (start + 1, None),
@@ -172,16 +172,6 @@ pub fn messages(s: &Session, prompt: Option<&str>) -> Request {
 /// GH3: the text a prompt was sent with.
 fn sent_text(e: &Event) -> &str {
     e.s("transformedContent").or_else(|| e.s("content")).unwrap_or("")
-}
-
-/// GH11: the `session.compaction_start` of the compaction at `end`: the last one before it
-/// that no other compaction's end follows. Without one (a file that holds only the end), the
-/// compaction is taken to have held up the agent, and what follows its end is sent.
-fn compaction_started(s: &Session, end: usize) -> Option<usize> {
-    s.events[..end]
-        .iter()
-        .rposition(|e| e.ty == "session.compaction_start" || e.ty == "session.compaction_complete")
-        .filter(|&i| s.events[i].ty == "session.compaction_start")
 }
 
 /// GH13: whether `sent` is the client's reminder that tools were deferred.
@@ -394,10 +384,10 @@ mod tests {
         let failed = ("session.compaction_complete", json!({"success": false}));
         let user = |t: &str| ("user.message", json!({"content": t}));
         let s = session(&[start.clone(), end.clone(), user("a"), end.clone(), user("b")]);
-        assert_eq!(compaction_started(&s, 3), None);
+        assert_eq!(compaction_started(3, |i| s.events[i].ty.as_str()), None);
         assert_eq!(contents(&messages(&s, None))[1..], ["b"]);
         let s = session(&[start.clone(), failed, user("a"), start, user("b"), end, user("c")]);
-        assert_eq!(compaction_started(&s, 5), Some(3));
+        assert_eq!(compaction_started(5, |i| s.events[i].ty.as_str()), Some(3));
         let req = messages(&s, None);
         assert_eq!(contents(&req)[1..], ["b", "c"]);
         assert_eq!(req.during_compaction, 1);

@@ -137,8 +137,12 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
         })
         .map(str::to_string);
     c.drop_n("unreadable line", s.bad_lines());
-    let start = if full { 0 } else { crate::model::resume_start(&s) };
-    let items = items(&s, start, &mut c);
+    let order = if full {
+        (0..s.events.len()).collect()
+    } else {
+        crate::model::loaded_order(&s)
+    };
+    let items = items(&s, &order, &mut c);
     let mut e = Emitter::new(c, sink);
     e.head(answered.then(|| {
         items
@@ -156,10 +160,10 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
     e.finish()
 }
 
-/// The events from `start` on as the conversation's bodies, each with its key and time.
-fn items(s: &Session, start: usize, c: &mut Conversation) -> Vec<(String, Option<String>, Body)> {
+/// The events of `order` as the conversation's bodies, each with its key and time.
+fn items(s: &Session, order: &[usize], c: &mut Conversation) -> Vec<(String, Option<String>, Body)> {
     let mut out = Vec::new();
-    for e in &s.events[start.min(s.events.len())..] {
+    for e in order.iter().map(|&i| &s.events[i]) {
         let key = e.id.clone().unwrap_or_else(|| format!("line:{}", e.line));
         let body = match e.ty.as_str() {
             // A notification (a background shell that ended, …) is sent as a user message where

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use serde_json::{Map, Value, json};
 
 use crate::file::{self, Event};
-use crate::model::{conversational, resume_start};
+use crate::model::{conversational, loaded_order};
 use cctool_core::io::Source;
 use cctool_core::v5::build::{Head, Sink, held, message, native, parse, text, tool_message};
 use cctool_core::v5::schema::{Item, MessageV3, Session};
@@ -38,9 +38,13 @@ fn copilot_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io:
     };
     let mut sink = Sink::new(&head, w)?;
     let mut raw: Vec<MessageV3> = Vec::new();
-    let start = if effective { resume_start(&s) } else { 0 };
+    let order = if effective {
+        loaded_order(&s)
+    } else {
+        (0..s.events.len()).collect()
+    };
     let mut unread = s.unread.iter().filter(|_| !effective).peekable();
-    for e in &s.events[start.min(s.events.len())..] {
+    for e in order.into_iter().map(|i| &s.events[i]) {
         while let Some(u) = unread.next_if(|u| u.line < e.line) {
             raw.push(native_message(u.line, &u.raw));
         }

@@ -29,6 +29,37 @@ pub fn resume_start(s: &Session) -> usize {
     s.last_compaction().unwrap_or(0)
 }
 
+/// GH11: the `session.compaction_start` of the compaction at `end` (`ty` gives an event's
+/// type by its index): the last one before it that no other compaction's end follows. Without
+/// one (a file that holds only the end), the compaction is taken to have held up the agent.
+pub fn compaction_started<'a>(end: usize, ty: impl Fn(usize) -> &'a str) -> Option<usize> {
+    (0..end)
+        .rev()
+        .map(|i| (i, ty(i)))
+        .find(|(_, t)| *t == "session.compaction_start" || *t == "session.compaction_complete")
+        .filter(|(_, t)| *t == "session.compaction_start")
+        .map(|(i, _)| i)
+}
+
+/// The indexes of the events a resume loads, in the order it loads them, of a session of `len`
+/// events whose last finished compaction is `compaction`: that compaction (its summary first),
+/// then what was written after it began (GH11: a compaction that ran in the background while
+/// the agent went on keeps what the agent wrote meanwhile), then what followed its end.
+pub fn resume_order<'a>(len: usize, compaction: Option<usize>, ty: impl Fn(usize) -> &'a str) -> Vec<usize> {
+    match compaction {
+        None => (0..len).collect(),
+        Some(c) => match compaction_started(c, ty) {
+            Some(began) => std::iter::once(c).chain(began + 1..c).chain(c + 1..len).collect(),
+            None => (c..len).collect(),
+        },
+    }
+}
+
+/// [`resume_order`] of a session read whole.
+pub fn loaded_order(s: &Session) -> Vec<usize> {
+    resume_order(s.events.len(), s.last_compaction(), |i| s.events[i].ty.as_str())
+}
+
 /// The session model's record of `e`, read as `v` (the ask's reading of its line); `loaded`
 /// says whether a resume loads it.
 pub fn record(e: &Event, v: &Value, loaded: bool) -> Record {

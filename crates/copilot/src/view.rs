@@ -2,7 +2,7 @@
 //! `rebuild-chain`, `scan --rows`, `export` and `search`.
 
 use crate::file::{self, Session};
-use crate::model::{conversational, marks_before, record, resume_start};
+use crate::model::{conversational, loaded_order, marks_before, record, resume_start};
 use cctool_core::agents::view::{
     ApiViewSummary, ChainOptions, ChainSummary, Report, cannot_read, print_chat_messages, value_of,
 };
@@ -21,13 +21,24 @@ pub struct TipRefused;
 
 /// The indexes of the events `rebuild-chain` prints: what a resume loads (from the last
 /// compaction on), or with `full` every conversational event.
-fn chosen(s: &Session, full: bool) -> (Vec<usize>, usize) {
-    let start = resume_start(s);
-    let from = if full { 0 } else { start };
-    let picked = (from..s.events.len())
-        .filter(|&i| conversational(&s.events[i].ty))
-        .collect();
-    (picked, start)
+fn chosen(s: &Session, full: bool) -> (Vec<usize>, Vec<bool>) {
+    let loaded = loaded_mask(s);
+    let order = if full {
+        (0..s.events.len()).collect()
+    } else {
+        loaded_order(s)
+    };
+    let picked = order.into_iter().filter(|&i| conversational(&s.events[i].ty)).collect();
+    (picked, loaded)
+}
+
+/// Whether a resume loads each event ([`loaded_order`]).
+fn loaded_mask(s: &Session) -> Vec<bool> {
+    let mut mask = vec![false; s.events.len()];
+    for i in loaded_order(s) {
+        mask[i] = true;
+    }
+    mask
 }
 
 /// `rebuild-chain`: what a resume loads, printed as written or rendered with `style`; with
@@ -42,13 +53,13 @@ pub fn rebuild_chain(
     if a.api_view {
         return api_view(src, &s, a, style, out);
     }
-    let (picked, start) = chosen(&s, a.full);
+    let (picked, loaded) = chosen(&s, a.full);
     for &i in &picked {
         let e = &s.events[i];
         match &style {
             None => out.record(&e.raw)?,
             Some(st) => {
-                let rec = record(e, &value_of(&e.raw), i >= start);
+                let rec = record(e, &value_of(&e.raw), loaded[i]);
                 // The summary is the record's text already; the mark adds what was measured.
                 let c = e.is_compaction().then(|| Compaction {
                     summary: None,
@@ -88,12 +99,13 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
         );
     }
     let start = resume_start(&s);
+    let mask = loaded_mask(&s);
     let session_id = s.session_id().map(str::to_string);
     for (i, e) in s.events.iter().enumerate() {
         for m in marks_before(&s, i, ask.view, start) {
             sink(Event::Mark(m));
         }
-        let loaded = i >= start && conversational(&e.ty);
+        let loaded = mask[i] && conversational(&e.ty);
         let wanted = match ask.view {
             View::Records => true,
             View::Calls => matches!(e.ty.as_str(), "assistant.message" | "tool.execution_complete"),
