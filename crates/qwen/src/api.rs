@@ -29,7 +29,7 @@ use crate::file::Session;
 pub const CLIENT: &str = "Qwen Code 0.24.4";
 
 /// The text of a model turn the client never sends again (`UPSTREAM_DEGRADED_PLACEHOLDER`).
-const DEGRADED_PLACEHOLDER: &str = "(request timeout)";
+pub(crate) const DEGRADED_PLACEHOLDER: &str = "(request timeout)";
 
 /// How often the send-time rules changed what a resume loads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
