@@ -25,15 +25,15 @@ pub fn read(src: &Source) -> cctool_core::error::Result<Session> {
     file::read(src).map_err(|e| cannot_read(src, e))
 }
 
-/// The session as the answers that print no record read it ([`crate::lite`]), or why the file
-/// cannot be read.
-pub fn read_light(src: &Source) -> cctool_core::error::Result<Session> {
-    crate::lite::read(src).map_err(|e| cannot_read(src, e))
+/// The session as an answer that prints no record and wants `want` of the messages reads it
+/// ([`crate::lite`]), or why the file cannot be read.
+pub fn read_light(src: &Source, want: crate::lite::Want) -> cctool_core::error::Result<Session> {
+    crate::lite::read(src, want).map_err(|e| cannot_read(src, e))
 }
 
 /// The file at a glance; a file that cannot be read is reported with its size alone.
 pub fn scan(src: &Source) -> SessionRecord {
-    scan_of(src, crate::lite::read(src))
+    scan_of(src, crate::lite::read(src, crate::lite::Want::Request))
 }
 
 /// [`scan`] of the session `read` from `src`.
@@ -268,7 +268,7 @@ fn rules(c: &Chain, a: crate::api::Applied) -> Vec<Value> {
 /// its compressed history), in file order; the current one is the compaction a resume starts
 /// from.
 pub fn summaries(src: &Source, _: summary::Options) -> cctool_core::error::Result<(Vec<SummaryRecord>, u64)> {
-    Ok(summaries_of(src, &read_light(src)?))
+    Ok(summaries_of(src, &read_light(src, crate::lite::Want::Nothing)?))
 }
 
 /// [`summaries`] of the session `s` read from `src`.

@@ -25,7 +25,10 @@ fn diag(file: &str, line: u64, code: Code, severity: Severity, message: String, 
 
 /// What `doctor` finds in `src`.
 pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
-    Ok(doctor_of(src.name(), &crate::answers::read_light(src)?))
+    Ok(doctor_of(
+        src.name(),
+        &crate::answers::read_light(src, crate::lite::Want::Links)?,
+    ))
 }
 
 /// [`doctor`] of the session `s` read from `file`.

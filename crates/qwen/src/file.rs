@@ -111,7 +111,8 @@ pub struct Session {
     pub unread: Vec<Unread>,
     /// Physical lines, blank ones included.
     pub lines: u64,
-    /// Whether its long texts are stand-ins, as [`crate::lite`] reads them.
+    /// Whether its messages are not as written: [`crate::lite`] reads long texts as stand-ins of their
+    /// length, or leaves them out.
     pub stand_ins: bool,
 }
 

@@ -19,7 +19,7 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Seq
 use serde_json::{Map, Number, Value};
 
 use crate::file::{self, Fields, Session};
-use cctool_core::io::json::{Key, RawStr, escaped_len, to_json, value_len};
+use cctool_core::io::json::{Key, RAW_VALUE_TOKEN, RawChecked, RawStr, escaped_len, to_json, value_len};
 use cctool_core::io::{Line, Source};
 
 /// What opens and closes a stand-in: a noncharacter, which text written by an agent does not
@@ -29,16 +29,28 @@ const MARK: char = '\u{FDD0}';
 /// Texts whose JSON is shorter than this are read: a stand-in would save nothing.
 const LONG: usize = 64;
 
-/// Reads `src` as the answers read it; only reading the file itself fails.
-pub fn read(src: &Source) -> std::io::Result<Session> {
-    match read_fast(src)? {
+/// What an answer reads of the messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Want {
+    /// The request a resume sends (`scan`): each text, or its length.
+    Request,
+    /// Which calls and results a resume loads (`doctor`): no text but a user's.
+    Links,
+    /// No message (`extract-summary`).
+    Nothing,
+}
+
+/// Reads `src` as an answer that wants `want` reads it; only reading the file itself fails.
+pub fn read(src: &Source, want: Want) -> std::io::Result<Session> {
+    match read_fast(src, want)? {
         Some(s) => Ok(s),
         None => file::read(src),
     }
 }
 
-/// The fast reading, or `None` where the file writes the stand-ins' mark.
-pub fn read_fast(src: &Source) -> std::io::Result<Option<Session>> {
+/// The fast reading, or `None` where the file writes the stand-ins' mark and the request is
+/// wanted.
+pub fn read_fast(src: &Source, want: Want) -> std::io::Result<Option<Session>> {
     let mut s = Session {
         stand_ins: true,
         ..Session::default()
@@ -48,11 +60,17 @@ pub fn read_fast(src: &Source) -> std::io::Result<Option<Session>> {
         if marked || l.bytes.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        if holds_mark(l.bytes) {
+        // Only the request's length reads the stand-ins: to the others a written mark is text.
+        if want == Want::Request && holds_mark(l.bytes) {
             marked = true;
             return;
         }
-        if !read_light(&mut s, &l) {
+        let read = match want {
+            Want::Request => read_light::<Light<true>>(&mut s, &l),
+            Want::Links => read_light::<Light<false>>(&mut s, &l),
+            Want::Nothing => read_light::<RawChecked>(&mut s, &l),
+        };
+        if !read {
             file::read_line(&mut s, &l);
         }
     })?;
@@ -67,24 +85,26 @@ pub fn read_fast(src: &Source) -> std::io::Result<Option<Session>> {
 fn holds_mark(line: &[u8]) -> bool {
     static AS_IS: LazyLock<Finder<'static>> =
         LazyLock::new(|| Finder::new(MARK.encode_utf8(&mut [0; 4]).as_bytes()).into_owned());
-    static ESCAPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\u"));
+    // Escapes of U+F000 to U+FFFF are rare, where `\u` starts an escape in every few lines.
+    static ESCAPES: LazyLock<[Finder<'static>; 2]> = LazyLock::new(|| [Finder::new(b"\\uf"), Finder::new(b"\\uF")]);
     AS_IS.find(line).is_some()
-        || ESCAPE
-            .find_iter(line)
-            .any(|p| line.get(p + 2..p + 6).is_some_and(|h| h.eq_ignore_ascii_case(b"fdd0")))
+        || ESCAPES.iter().any(|f| {
+            f.find_iter(line)
+                .any(|p| line.get(p + 3..p + 6).is_some_and(|h| h.eq_ignore_ascii_case(b"dd0")))
+        })
 }
 
-/// Reads the record of `l` with stand-ins into `s`, as [`file::read_line`] would read it; false
-/// where it leaves the line to [`file::read_line`].
-fn read_light(s: &mut Session, l: &Line<'_>) -> bool {
-    let Ok(fields) = serde_json::from_slice::<Fields<'_, Value, Light>>(l.bytes.trim_ascii()) else {
+/// Reads the record of `l` into `s`, its message read as `M`, as [`file::read_line`] would
+/// read it; false where it leaves the line to [`file::read_line`].
+fn read_light<'de, M: Message<'de>>(s: &mut Session, l: &'de Line<'_>) -> bool {
+    let Ok(fields) = serde_json::from_slice::<Fields<'_, Value, M>>(l.bytes.trim_ascii()) else {
         return false;
     };
     // The answers read the texts of a user's record.
-    if fields.message().is_some_and(|m| m.stand_ins > 0) && fields.ty().and_then(Value::as_str) == Some("user") {
+    if fields.message().is_some_and(|m| m.stood_in() > 0) && fields.ty().and_then(Value::as_str) == Some("user") {
         return false;
     }
-    let Ok(Value::Object(mut m)) = fields.build(Ok, |m| Ok(m.value)) else {
+    let Ok(Value::Object(mut m)) = fields.build(Ok, |m| Ok(m.value())) else {
         return false;
     };
     // Read by no answer of these: the usage, and the folder of any record but the first.
@@ -92,8 +112,40 @@ fn read_light(s: &mut Session, l: &Line<'_>) -> bool {
     if !s.records.is_empty() {
         m.shift_remove("cwd");
     }
+    if m.get("message").is_some_and(Value::is_null) && M::LEFT_OUT {
+        m.shift_remove("message");
+    }
     file::take(s, l.no, l.offset, l.bytes, false, m);
     true
+}
+
+/// A record's `message` as the fast reading reads it.
+trait Message<'de>: Deserialize<'de> {
+    /// Whether the message is left out.
+    const LEFT_OUT: bool = false;
+    /// How many of its texts are not as written.
+    fn stood_in(&self) -> usize;
+    /// It as a value.
+    fn value(self) -> Value;
+}
+
+impl Message<'_> for RawChecked {
+    const LEFT_OUT: bool = true;
+    fn stood_in(&self) -> usize {
+        0
+    }
+    fn value(self) -> Value {
+        Value::Null
+    }
+}
+
+impl<'de, const TEXTS: bool> Message<'de> for Light<TEXTS> {
+    fn stood_in(&self) -> usize {
+        self.stand_ins
+    }
+    fn value(self) -> Value {
+        self.value
+    }
 }
 
 impl Session {
@@ -137,17 +189,18 @@ fn stand_in(written: usize) -> Value {
     Value::String(format!("{MARK}{written}{MARK}"))
 }
 
-/// A record's `message` as `Value` reads it, its long texts stand-ins.
-pub(crate) struct Light {
+/// A record's `message` as `Value` reads it, its long texts stand-ins (`TEXTS`), or every text
+/// `null` (checked as `Value` would read it).
+struct Light<const TEXTS: bool> {
     value: Value,
-    /// How many stand-ins it holds.
+    /// How many texts are not as written.
     stand_ins: usize,
 }
 
-impl<'de> Deserialize<'de> for Light {
+impl<'de, const TEXTS: bool> Deserialize<'de> for Light<TEXTS> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut stand_ins = 0;
-        let value = At {
+        let value = At::<TEXTS> {
             place: Place::Message,
             stand_ins: &mut stand_ins,
         }
@@ -176,23 +229,21 @@ enum Place {
     ResponsePart,
 }
 
-/// A value at `place`, read as `Value` reads it, with its stand-ins counted.
-struct At<'a> {
+/// A value at `place`, read as `Value` reads it, with its stand-ins counted (without `TEXTS`,
+/// each text `null`).
+struct At<'a, const TEXTS: bool> {
     place: Place,
     stand_ins: &'a mut usize,
 }
 
-impl<'de> DeserializeSeed<'de> for At<'_> {
+impl<'de, const TEXTS: bool> DeserializeSeed<'de> for At<'_, TEXTS> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-/// The key `Value` reads as the mark of a raw value rather than as a member.
-const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
-
-impl<'de> Visitor<'de> for At<'_> {
+impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, TEXTS> {
     type Value = Value;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -228,7 +279,7 @@ impl<'de> Visitor<'de> for At<'_> {
             _ => return Value::deserialize(de::value::SeqAccessDeserializer::new(a)),
         };
         let mut out = Vec::new();
-        while let Some(v) = a.next_element_seed(At {
+        while let Some(v) = a.next_element_seed(At::<TEXTS> {
             place: item,
             stand_ins: self.stand_ins,
         })? {
@@ -244,13 +295,23 @@ impl<'de> Visitor<'de> for At<'_> {
                 return Err(de::Error::custom("a raw value's mark, left to the full reading"));
             }
             let n = &mut *self.stand_ins;
-            let at = |place, stand_ins| At { place, stand_ins };
+            let at = |place, stand_ins| At::<TEXTS> { place, stand_ins };
             let v = match (self.place, k.as_ref()) {
                 (Place::Message, "parts") => a.next_value_seed(at(Place::Parts, n))?,
                 (Place::Part, "functionCall") => a.next_value_seed(at(Place::Call, n))?,
                 (Place::Part, "functionResponse") => a.next_value_seed(at(Place::Response, n))?,
                 (Place::Response, "response") => a.next_value_seed(at(Place::Body, n))?,
                 (Place::Response, "parts") => a.next_value_seed(at(Place::ResponseParts, n))?,
+                (Place::Part, "text")
+                | (Place::Body, "output" | "error")
+                | (Place::ResponsePart, "text")
+                | (Place::Call, "args")
+                    if !TEXTS =>
+                {
+                    a.next_value::<RawChecked>()?;
+                    *n += 1;
+                    Value::Null
+                }
                 (Place::Part, "text") => text(a.next_value()?, true, n)?,
                 (Place::Body, "output" | "error") | (Place::ResponsePart, "text") => text(a.next_value()?, false, n)?,
                 (Place::Call, "args") => args(a.next_value()?, n),
