@@ -1,16 +1,18 @@
 //! A Qwen Code session as `scan`, `doctor` and `extract-summary` read it: every record as
-//! [`file::read`] reads it, except that the long texts of a message the answers never read
-//! (a model's texts, a tool's output, a call's arguments) are not built but stand in for by a
-//! short string that carries their written length. The request a resume sends
-//! ([`crate::api`]) is then built from these records as from whole ones, and
-//! [`Session::sent_len`] counts each stand-in as the text it stands for; what the answers read
-//! of texts (the first prompt, a prompt a compaction lost, a slash command's) is in `user`
-//! records, which are read whole.
+//! [`file::read`] reads it, but without the texts of messages they do not answer from. For
+//! `scan` ([`Want::Request`]), a long text of a model, a tool's output or a call's arguments is
+//! replaced by a short string, its stand-in, that carries the length the text takes in the
+//! request's JSON; the request a resume sends ([`crate::api`]) is built from these records as
+//! from whole ones, and [`Session::sent_len`] counts each stand-in as the text it stands for.
+//! `doctor` ([`Want::Links`]) keeps none of those texts, `extract-summary` ([`Want::Nothing`])
+//! no message. The texts the answers do read (the first prompt, a prompt a compaction lost, a
+//! slash command's) are in `user` records, which are read whole.
 //!
-//! Each line is still parsed whole, as [`file::read`] parses it, a stand-in's text measured
-//! by [`RawStr`] (which refuses what the full reading would decide otherwise); a line the fast
-//! reading refuses, for whatever reason, is read by [`file::read_line`]. A file in which the
-//! stand-ins' mark is written anywhere is read whole, by [`file::read`].
+//! Each line is still parsed whole, as [`file::read`] parses it, a text left out checked from its
+//! JSON ([`RawStr`], [`RawChecked`]), which refuses what the full reading would decide
+//! otherwise; a line the fast reading refuses, for whatever reason, is read by
+//! [`file::read_line`]. For `scan`, a file that writes the stand-ins' mark is read whole, by
+//! [`file::read`].
 
 use std::sync::LazyLock;
 
