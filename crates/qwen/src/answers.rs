@@ -25,8 +25,19 @@ pub fn read(src: &Source) -> cctool_core::error::Result<Session> {
     file::read(src).map_err(|e| cannot_read(src, e))
 }
 
+/// The session as an answer that prints no record and wants `want` of the messages reads it
+/// ([`crate::lite`]), or why the file cannot be read.
+pub fn read_light(src: &Source, want: crate::lite::Want) -> cctool_core::error::Result<Session> {
+    crate::lite::read(src, want).map_err(|e| cannot_read(src, e))
+}
+
 /// The file at a glance; a file that cannot be read is reported with its size alone.
 pub fn scan(src: &Source) -> SessionRecord {
+    scan_of(src, crate::lite::read(src, crate::lite::Want::Request))
+}
+
+/// [`scan`] of the session `read` from `src`.
+pub(crate) fn scan_of(src: &Source, read: std::io::Result<Session>) -> SessionRecord {
     let mut r = SessionRecord {
         path: src.name().to_string(),
         format: crate::ID.name(),
@@ -34,7 +45,7 @@ pub fn scan(src: &Source) -> SessionRecord {
         role: "session",
         ..SessionRecord::default()
     };
-    let Ok(s) = file::read(src) else { return r };
+    let Ok(s) = read else { return r };
     let c = Chain::of(&s);
     r.lines = s.lines;
     r.bad_lines = s.bad_lines();
@@ -62,7 +73,7 @@ pub fn scan(src: &Source) -> SessionRecord {
         })
         .map(str::to_string);
     // What is sent is the messages as JSON; their size in bytes stands for their tokens.
-    r.resume_tokens = cctool_core::model::approx_tokens(sent.iter().map(cctool_core::io::json::value_len).sum());
+    r.resume_tokens = cctool_core::model::approx_tokens(sent.iter().map(|m| s.sent_len(m)).sum());
     r.resume_model = c
         .walked
         .iter()
@@ -257,8 +268,12 @@ fn rules(c: &Chain, a: crate::api::Applied) -> Vec<Value> {
 /// its compressed history), in file order; the current one is the compaction a resume starts
 /// from.
 pub fn summaries(src: &Source, _: summary::Options) -> cctool_core::error::Result<(Vec<SummaryRecord>, u64)> {
-    let s = read(src)?;
-    let c = Chain::of(&s);
+    Ok(summaries_of(src, &read_light(src, crate::lite::Want::Nothing)?))
+}
+
+/// [`summaries`] of the session `s` read from `src`.
+pub(crate) fn summaries_of(src: &Source, s: &Session) -> (Vec<SummaryRecord>, u64) {
+    let c = Chain::of(s);
     let current = c.compaction.map(|k| c.walked[k]);
     let mut out = Vec::new();
     for (i, e) in s
@@ -298,7 +313,7 @@ pub fn summaries(src: &Source, _: summary::Options) -> cctool_core::error::Resul
         }
         out.push(r);
     }
-    Ok((out, s.bad_lines()))
+    (out, s.bad_lines())
 }
 
 /// The session model's events (`scan --rows`, `export`), in the view asked: every record, what

@@ -29,7 +29,7 @@ use crate::file::Session;
 pub const CLIENT: &str = "Qwen Code 0.24.4";
 
 /// The text of a model turn the client never sends again (`UPSTREAM_DEGRADED_PLACEHOLDER`).
-const DEGRADED_PLACEHOLDER: &str = "(request timeout)";
+pub(crate) const DEGRADED_PLACEHOLDER: &str = "(request timeout)";
 
 /// How often the send-time rules changed what a resume loads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -95,13 +95,11 @@ pub fn repair(history: &mut Vec<Value>) -> usize {
         }
         let mut expected: Vec<(String, String)> = Vec::new();
         for p in parts_of(&history[i]) {
-            if let Some(id) = p
-                .pointer("/functionCall/id")
+            if let Some(id) = member(p, "functionCall", "id")
                 .and_then(Value::as_str)
                 .filter(|id| !id.is_empty())
             {
-                let name = p
-                    .pointer("/functionCall/name")
+                let name = member(p, "functionCall", "name")
                     .and_then(Value::as_str)
                     .unwrap_or("unknown");
                 match expected.iter_mut().find(|(e, _)| e == id) {
@@ -123,8 +121,7 @@ pub fn repair(history: &mut Vec<Value>) -> usize {
         let mut found: Vec<Vec<(usize, usize)>> = vec![Vec::new(); expected.len()];
         while end < history.len() && role(&history[end]) == "user" {
             for (k, p) in parts_of(&history[end]).iter().enumerate() {
-                let id = p
-                    .pointer("/functionResponse/id")
+                let id = member(p, "functionResponse", "id")
                     .and_then(Value::as_str)
                     .filter(|id| !id.is_empty());
                 if let Some(e) = id.and_then(|id| expected.iter().position(|(x, _)| x == id)) {
@@ -168,6 +165,11 @@ pub fn repair(history: &mut Vec<Value>) -> usize {
         i += 1 + usize::from(inserted);
     }
     changed
+}
+
+/// `p[outer][inner]`, as `p.pointer("/outer/inner")` finds it without parsing a pointer.
+fn member<'a>(p: &'a Value, outer: &str, inner: &str) -> Option<&'a Value> {
+    p.get(outer)?.as_object()?.get(inner)
 }
 
 /// Puts `results` into the user Content at `at` before its first part that is no result, or
@@ -478,33 +480,34 @@ fn merge_assistants(messages: Vec<Value>) -> Vec<Value> {
 /// call and no text.
 fn clean_orphans(messages: Vec<Value>) -> Vec<Value> {
     let n = messages.len();
-    let mut valid: Vec<Option<(Vec<Value>, Vec<usize>)>> = vec![None; n];
+    // Per assistant with calls: the positions among them of the calls kept, and its results.
+    let mut valid: Vec<Option<(Vec<usize>, Vec<usize>)>> = vec![None; n];
     let mut surviving: HashSet<String> = HashSet::new();
     for (i, m) in messages.iter().enumerate() {
         if calls_of(m).is_empty() {
             continue;
         }
-        let mut ids: Vec<String> = Vec::new();
-        let mut candidates: Vec<&Value> = Vec::new();
-        for c in calls_of(m) {
+        let mut ids: Vec<&str> = Vec::new();
+        let mut candidates: Vec<(usize, &str)> = Vec::new();
+        for (k, c) in calls_of(m).iter().enumerate() {
             let Some(id) = c["id"].as_str().filter(|id| !id.is_empty()) else {
                 continue;
             };
-            if surviving.contains(id) || ids.iter().any(|x| x == id) {
+            if surviving.contains(id) || ids.contains(&id) {
                 continue;
             }
-            ids.push(id.to_string());
-            candidates.push(c);
+            ids.push(id);
+            candidates.push((k, id));
         }
-        let mut answered: Vec<String> = Vec::new();
+        let mut answered: Vec<&str> = Vec::new();
         let mut results = Vec::new();
         for (j, next) in messages.iter().enumerate().skip(i + 1) {
             if next["role"] == "tool" {
                 if let Some(id) = next["tool_call_id"].as_str().filter(|id| !id.is_empty())
-                    && ids.iter().any(|x| x == id)
-                    && !answered.iter().any(|x| x == id)
+                    && ids.contains(&id)
+                    && !answered.contains(&id)
                 {
-                    answered.push(id.to_string());
+                    answered.push(id);
                     results.push(j);
                 }
                 continue;
@@ -514,13 +517,9 @@ fn clean_orphans(messages: Vec<Value>) -> Vec<Value> {
             }
             break;
         }
-        let kept: Vec<Value> = candidates
-            .into_iter()
-            .filter(|c| answered.iter().any(|a| c["id"].as_str() == Some(a)))
-            .cloned()
-            .collect();
-        surviving.extend(kept.iter().filter_map(|c| c["id"].as_str().map(str::to_string)));
-        valid[i] = Some((kept, results));
+        let kept: Vec<(usize, &str)> = candidates.into_iter().filter(|(_, c)| answered.contains(c)).collect();
+        surviving.extend(kept.iter().map(|(_, id)| id.to_string()));
+        valid[i] = Some((kept.into_iter().map(|(k, _)| k).collect(), results));
     }
     // Each message is emitted at most once, so each is moved out rather than copied: a result
     // is taken by the one assistant whose run of results it stands in (the run stops at the
@@ -535,7 +534,15 @@ fn clean_orphans(messages: Vec<Value>) -> Vec<Value> {
         let mut m = std::mem::take(&mut messages[i]);
         if let Some((kept, results)) = valid {
             if !kept.is_empty() {
-                m["tool_calls"] = Value::Array(kept);
+                let mut calls = match m.get_mut("tool_calls") {
+                    Some(Value::Array(calls)) => std::mem::take(calls),
+                    _ => Vec::new(),
+                };
+                m["tool_calls"] = Value::Array(
+                    kept.into_iter()
+                        .filter_map(|k| calls.get_mut(k).map(std::mem::take))
+                        .collect(),
+                );
                 out.push(m);
                 for j in results {
                     out.push(std::mem::take(&mut messages[j]));

@@ -25,9 +25,15 @@ fn diag(file: &str, line: u64, code: Code, severity: Severity, message: String, 
 
 /// What `doctor` finds in `src`.
 pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
-    let s = crate::answers::read(src)?;
-    let file = src.name();
-    let mut out = crate::answers::unread(file, &s, true);
+    Ok(doctor_of(
+        src.name(),
+        &crate::answers::read_light(src, crate::lite::Want::Links)?,
+    ))
+}
+
+/// [`doctor`] of the session `s` read from `file`.
+pub(crate) fn doctor_of(file: &str, s: &Session) -> Vec<Diagnostic> {
+    let mut out = crate::answers::unread(file, s, true);
     if let Some((line, other)) = s.other_session_ids().first() {
         out.push(diag(
             file,
@@ -41,10 +47,10 @@ pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
             true,
         ));
     }
-    let c = Chain::of(&s);
-    out.extend(chain_findings(file, &s, &c, true));
-    out.extend(calls_and_results(file, &s, &c));
-    out.extend(prompts_lost(file, &s, &c));
+    let c = Chain::of(s);
+    out.extend(chain_findings(file, s, &c, true));
+    out.extend(calls_and_results(file, s, &c));
+    out.extend(prompts_lost(file, s, &c));
     if c.walked.is_empty() {
         out.push(diag(
             file,
@@ -56,7 +62,7 @@ pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
         ));
     }
     out.sort_by_key(|d| d.line);
-    Ok(out)
+    out
 }
 
 /// The findings about the chain a resume walks: the parent it does not find, a loop, `uuid`s

@@ -10,8 +10,8 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use cctool_core::io::Source;
 use cctool_core::io::json::{BadLine, Key, classify};
+use cctool_core::io::{Line, Source};
 use cctool_core::model::diag::{Code, Severity};
 
 /// The record types the client reads; any other is passed over.
@@ -34,7 +34,8 @@ pub struct Rec {
     pub line: u64,
     /// Byte offset of the line.
     pub offset: u64,
-    /// The record as written: the line, or the object recovered from a damaged line.
+    /// The record as written: the line, or the object recovered from a damaged line (left
+    /// empty by [`crate::lite`], for the answers that never print it).
     pub raw: Vec<u8>,
     /// The record, read.
     pub value: Map<String, Value>,
@@ -110,67 +111,77 @@ pub struct Session {
     pub unread: Vec<Unread>,
     /// Physical lines, blank ones included.
     pub lines: u64,
+    /// Whether its messages are not as written: [`crate::lite`] reads long texts as stand-ins of their
+    /// length, or leaves them out.
+    pub stand_ins: bool,
 }
 
 /// Reads `src` as a Qwen Code session; only reading the file itself fails.
 pub fn read(src: &Source) -> std::io::Result<Session> {
     let mut s = Session::default();
     let stats = cctool_core::io::for_each_line(src, |l| {
-        if l.bytes.iter().all(u8::is_ascii_whitespace) {
-            return;
-        }
-        match parse(l.bytes) {
-            Ok(Value::Object(m)) => take(&mut s, l.no, l.offset, l.bytes.to_vec(), m),
-            Ok(_) => s.unread.push(unread(
-                l.no,
-                l.bytes,
-                Code::NotAnObject,
-                Severity::Error,
-                "not a JSON object: Qwen Code passes over the line",
-            )),
-            Err(e) => {
-                let found = recover(l.bytes);
-                let why = classify(l.bytes, l.terminated, &e);
-                let why = match found.len() {
-                    0 => why,
-                    1 => BadLine {
-                        message: format!(
-                            "{}; Qwen Code still reads the whole record in it, as cctool does",
-                            why.message
-                        ),
-                        ..why
-                    },
-                    n => BadLine {
-                        code: Code::TwoRecordsOnOneLine,
-                        message: format!(
-                            "{n} records written onto one line (a lost newline): Qwen Code reads each of them, as cctool does; a reader of one record a line loses them"
-                        ),
-                        ..why
-                    },
-                };
-                s.unread.push(Unread {
-                    line: l.no,
-                    raw: l.bytes.to_vec(),
-                    why,
-                });
-                for (raw, m) in found {
-                    take(&mut s, l.no, l.offset, raw, m);
-                }
-            }
+        if !l.bytes.iter().all(u8::is_ascii_whitespace) {
+            read_line(&mut s, &l);
         }
     })?;
     s.lines = stats.lines;
     Ok(s)
 }
 
-/// Keeps `m` as a record when the client would, else notes why it passes over it.
-fn take(s: &mut Session, line: u64, offset: u64, raw: Vec<u8>, m: Map<String, Value>) {
+/// Reads one line that is not blank into `s`: its record, the records recovered from it, or
+/// why the client passes over it.
+pub(crate) fn read_line(s: &mut Session, l: &Line<'_>) {
+    match parse(l.bytes) {
+        Ok(Value::Object(m)) => take(s, l.no, l.offset, l.bytes, true, m),
+        Ok(_) => s.unread.push(unread(
+            l.no,
+            l.bytes,
+            Code::NotAnObject,
+            Severity::Error,
+            "not a JSON object: Qwen Code passes over the line",
+        )),
+        Err(e) => {
+            let found = recover(l.bytes);
+            let why = classify(l.bytes, l.terminated, &e);
+            let why = match found.len() {
+                0 => why,
+                1 => BadLine {
+                    message: format!(
+                        "{}; Qwen Code still reads the whole record in it, as cctool does",
+                        why.message
+                    ),
+                    ..why
+                },
+                n => BadLine {
+                    code: Code::TwoRecordsOnOneLine,
+                    message: format!(
+                        "{n} records written onto one line (a lost newline): Qwen Code reads each of them, as cctool does; a reader of one record a line loses them"
+                    ),
+                    ..why
+                },
+            };
+            s.unread.push(Unread {
+                line: l.no,
+                raw: l.bytes.to_vec(),
+                why,
+            });
+            for (raw, m) in found {
+                take(s, l.no, l.offset, &raw, true, m);
+            }
+        }
+    }
+}
+
+/// Keeps `m` as a record when the client would, else notes why it passes over it; the
+/// record's `raw` is kept only when `keep_raw` (the lines are for the commands that print
+/// records).
+pub(crate) fn take(s: &mut Session, line: u64, offset: u64, raw: &[u8], keep_raw: bool, m: Map<String, Value>) {
     let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|t| !t.is_empty());
     let parent_ok = matches!(m.get("parentUuid"), Some(Value::String(_) | Value::Null));
     let (Some(uuid), Some(_), true) = (text("uuid"), text("sessionId"), parent_ok) else {
         s.unread.push(unread(
             line,
-            &raw,
+            raw,
             Code::MissingUuid,
             Severity::Warning,
             "a record without a uuid, a sessionId or a parentUuid that is a string or null: Qwen Code skips it",
@@ -184,7 +195,7 @@ fn take(s: &mut Session, line: u64, offset: u64, raw: Vec<u8>, m: Map<String, Va
     {
         s.unread.push(unread(
             line,
-            &raw,
+            raw,
             Code::UnknownRecordType,
             Severity::Info,
             "a record type Qwen Code does not know: it skips the record",
@@ -196,7 +207,7 @@ fn take(s: &mut Session, line: u64, offset: u64, raw: Vec<u8>, m: Map<String, Va
         offset,
         uuid: uuid.to_string(),
         parent: m.get("parentUuid").and_then(Value::as_str).map(str::to_string),
-        raw,
+        raw: if keep_raw { raw.to_vec() } else { Vec::new() },
         value: m,
     });
 }
@@ -252,7 +263,7 @@ const PAYLOADS: &[&str] = &["chat_compression", "custom_title", "slash_command"]
 /// only the last of each, whose answer is the one kept.
 fn lean(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     if let Ok(fields) = serde_json::from_slice::<Fields<'_, Value>>(bytes)
-        && let Ok(v) = fields.build(Ok)
+        && let Ok(v) = fields.build(Ok, Ok)
     {
         return Ok(v);
     }
@@ -271,24 +282,53 @@ fn lean_by_text(bytes: &[u8]) -> Result<Value, serde_json::Error> {
             };
         }
     };
-    fields.build(|raw| serde_json::from_str(raw.get()))
+    fields.build(
+        |raw| serde_json::from_str(raw.get()),
+        |raw| serde_json::from_str(raw.get()),
+    )
 }
 
-/// The values of a record's [`FIELDS`] (in their order), each read as `T`, and its
-/// `systemPayload` as written; the other keys' values are passed over as `JSON.parse` would
-/// read them past, without a map of every key.
-struct Fields<'a, T> {
+/// The values of a record's [`FIELDS`] (in their order), each read as `T` but its `message`
+/// read as `M`, and its `systemPayload` as written; the other keys' values are passed over as
+/// `JSON.parse` would read them past, without a map of every key.
+pub(crate) struct Fields<'a, T, M = T> {
     known: [Option<T>; FIELDS.len()],
+    message: Option<M>,
     payload: Option<&'a RawValue>,
 }
 
-impl<T> Fields<'_, T> {
-    /// The record as a map of its fields in [`FIELDS`]' order, each made a value by `value`.
-    fn build(self, value: impl Fn(T) -> Result<Value, serde_json::Error>) -> Result<Value, serde_json::Error> {
+/// Where `type` and `message` are among [`FIELDS`].
+const TYPE: usize = 3;
+const MESSAGE: usize = 9;
+const _: () = assert!(matches!(FIELDS[TYPE].as_bytes(), b"type") && matches!(FIELDS[MESSAGE].as_bytes(), b"message"));
+
+impl<T, M> Fields<'_, T, M> {
+    /// Its `type`.
+    pub(crate) fn ty(&self) -> Option<&T> {
+        self.known[TYPE].as_ref()
+    }
+
+    /// Its `message`.
+    pub(crate) fn message(&self) -> Option<&M> {
+        self.message.as_ref()
+    }
+
+    /// The record as a map of its fields in [`FIELDS`]' order, each made a value by `value`
+    /// (its message by `message`).
+    pub(crate) fn build(
+        self,
+        value: impl Fn(T) -> Result<Value, serde_json::Error>,
+        message: impl Fn(M) -> Result<Value, serde_json::Error>,
+    ) -> Result<Value, serde_json::Error> {
         let mut m = Map::new();
-        for (k, v) in FIELDS.iter().zip(self.known) {
+        let mut msg = self.message;
+        for (i, (k, v)) in FIELDS.iter().zip(self.known).enumerate() {
+            let v = match i {
+                MESSAGE => msg.take().map(&message).transpose()?,
+                _ => v.map(&value).transpose()?,
+            };
             if let Some(v) = v {
-                m.insert((*k).to_string(), value(v)?);
+                m.insert((*k).to_string(), v);
             }
         }
         let payload = m
@@ -302,23 +342,25 @@ impl<T> Fields<'_, T> {
     }
 }
 
-impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Fields<'de, T> {
+impl<'de, T: serde::Deserialize<'de>, M: serde::Deserialize<'de>> serde::Deserialize<'de> for Fields<'de, T, M> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: serde::Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
-            type Value = Fields<'de, T>;
+        struct V<T, M>(std::marker::PhantomData<(T, M)>);
+        impl<'de, T: serde::Deserialize<'de>, M: serde::Deserialize<'de>> serde::de::Visitor<'de> for V<T, M> {
+            type Value = Fields<'de, T, M>;
 
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("a map")
             }
 
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de, T>, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de, T, M>, A::Error> {
                 let mut out = Fields {
                     known: [const { None }; FIELDS.len()],
+                    message: None,
                     payload: None,
                 };
                 while let Some(Key(key)) = map.next_key()? {
                     match FIELDS.iter().position(|k| *k == key) {
+                        Some(MESSAGE) => out.message = Some(map.next_value()?),
                         Some(i) => out.known[i] = Some(map.next_value()?),
                         None if key == "systemPayload" => out.payload = Some(map.next_value()?),
                         None => {
@@ -509,7 +551,7 @@ mod tests {
             one_pass += usize::from(
                 serde_json::from_slice::<Fields<'_, Value>>(l)
                     .ok()
-                    .and_then(|f| f.build(Ok).ok())
+                    .and_then(|f| f.build(Ok, Ok).ok())
                     .is_some(),
             );
             let fast = lean(l).map_err(|e| e.to_string());

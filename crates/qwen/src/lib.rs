@@ -14,6 +14,7 @@ pub mod convert;
 mod doctor;
 pub mod file;
 mod import;
+pub mod lite;
 pub mod model;
 pub mod relocate;
 pub mod store;

@@ -26,7 +26,7 @@ pub use checked::*;
 pub use counted::{Budget, Counted};
 pub use kept::*;
 pub use lenient::*;
-pub use raw::{RawChecked, RawLen, RawStr, Uncovered, measure};
+pub use raw::{RAW_VALUE_TOKEN, RawChecked, RawLen, RawStr, Uncovered, measure};
 pub use value_len::{escaped_len, value_len};
 
 /// The length of `v` written as compact JSON, counted as it is written rather than built: what

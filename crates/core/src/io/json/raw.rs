@@ -39,13 +39,29 @@ const MAX_DEPTH: usize = 100;
 /// repeated key one by one.
 const MAX_KEYS: usize = 64;
 
+/// The key serde_json's `Value` takes for the mark of a raw value: an object whose first key
+/// it is reads as the value its text holds (and is refused with another key), so the fast
+/// readers leave it to the full reading.
+pub const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
 /// The compact length of the `Value` the JSON `text` reads into (`None` when an object in it
 /// repeats a key), or [`Uncovered`]. `text` is one value as serde_json's skip accepted it: a
 /// `RawValue`'s text; of other text the answer means nothing.
 pub fn measure(text: &str) -> Result<Option<usize>, Uncovered> {
+    walk(text, true)
+}
+
+/// [`measure`] without the length: only whether `Value` would read `text` as the skip did.
+/// Neither the `\/` escapes nor the keys (for one written twice) are then looked at.
+fn check(text: &str) -> Result<(), Uncovered> {
+    walk(text, false).map(|_| ())
+}
+
+/// [`measure`], the length counted only when `count`.
+fn walk(text: &str, count: bool) -> Result<Option<usize>, Uncovered> {
     if text.starts_with('"') {
         // Most values measured are one string, whose end serde_json's skip has just found.
-        return string_len(text).map(Some).ok_or(Uncovered);
+        return string_len(text, count).map(Some).ok_or(Uncovered);
     }
     let b = text.as_bytes();
     let mut len = 0usize;
@@ -60,10 +76,18 @@ pub fn measure(text: &str) -> Result<Option<usize>, Uncovered> {
             b'"' => {
                 let end = super::string_end(b, i + 1).ok_or(Uncovered)?;
                 let s = &text[i..end];
-                len += string_len(s).ok_or(Uncovered)?;
+                len += string_len(s, count).ok_or(Uncovered)?;
                 if let Some((true, from, key @ true)) = open.last_mut() {
                     *key = false;
                     let k = decoded(s)?;
+                    // `Value` reads an object of this key as a raw value's text, not as a map.
+                    if k == RAW_VALUE_TOKEN {
+                        return Err(Uncovered);
+                    }
+                    if !count {
+                        i = end;
+                        continue;
+                    }
                     if keys.len() - *from >= MAX_KEYS {
                         return Err(Uncovered);
                     }
@@ -145,14 +169,17 @@ fn number_len(n: &str) -> Result<usize, Uncovered> {
 /// them), and serde_json writes `\" \\ \b \f \n \r \t` back as they are: only `\/` (written
 /// `/`) and `\u` escapes (as [`char_len`] says) change the length, and they are rare, so they
 /// are searched for rather than every backslash, one in every few dozen bytes of agent text.
-fn string_len(s: &str) -> Option<usize> {
+/// Without `count`, only the surrogates are checked.
+fn string_len(s: &str, count: bool) -> Option<usize> {
     let body = &s.as_bytes()[1..s.len() - 1];
     let mut len = s.len();
     // An escape starts at a backslash after an even run of them.
     let starts = |p: usize| body[..p].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0;
-    for p in SLASH.find_iter(body) {
-        if starts(p) {
-            len -= 1;
+    if count {
+        for p in SLASH.find_iter(body) {
+            if starts(p) {
+                len -= 1;
+            }
         }
     }
     let mut paired_at = None;
@@ -217,7 +244,7 @@ pub struct RawChecked;
 
 impl<'de> Deserialize<'de> for RawChecked {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        measure(raw(d)?).map(|_| RawChecked).map_err(de::Error::custom)
+        check(raw(d)?).map(|_| RawChecked).map_err(de::Error::custom)
     }
 }
 

@@ -1,0 +1,264 @@
+//! The fast reading gives what the full reading gives, on every fixture, the shared samples,
+//! lines written to trip it, and sessions made of them at random.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::answers::{scan_of, summaries_of};
+use crate::doctor::doctor_of;
+
+/// The answers of `scan`, `doctor` and `extract-summary` of `bytes` read the full way and the
+/// fast way, which must be the same; the fast reading, when the file has none of the mark.
+fn same(name: &str, bytes: &[u8]) -> Option<Session> {
+    let src = Source::from_bytes(name, bytes.to_vec());
+    let full = file::read(&src).unwrap();
+    let text = String::from_utf8_lossy(bytes);
+    let fast = |want| read_fast(&src, want).unwrap();
+    let read = |want| fast(want).unwrap_or_else(|| full.clone());
+    assert_eq!(
+        format!("{:?}", doctor_of(name, &read(Want::Links))),
+        format!("{:?}", doctor_of(name, &full)),
+        "{text}"
+    );
+    assert_eq!(
+        format!("{:?}", summaries_of(&src, &read(Want::Nothing))),
+        format!("{:?}", summaries_of(&src, &full)),
+        "{text}"
+    );
+    assert_eq!(
+        format!("{:?}", scan_of(&src, Ok(read(Want::Request)))),
+        format!("{:?}", scan_of(&src, Ok(full.clone()))),
+        "{text}"
+    );
+    fast(Want::Request)
+}
+
+/// How many texts of `s` are stand-ins.
+fn stood_in(s: &Session) -> usize {
+    s.records
+        .iter()
+        .filter_map(|r| r.value.get("message"))
+        .map(|m| m.to_string().matches(MARK).count() / 2)
+        .sum()
+}
+
+fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            jsonl_under(&p, out);
+        } else if p.extension().is_some_and(|x| x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_fixture_and_sample_reads_the_same_fast() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for d in std::fs::read_dir(root.join("fixtures")).unwrap().flatten() {
+        if d.file_name().to_string_lossy().starts_with("qwen") {
+            jsonl_under(&d.path(), &mut files);
+        }
+    }
+    assert!(files.len() > 5);
+    // The real sessions the project is developed with, where `CCTOOL_SAMPLES` names them.
+    match std::env::var_os("CCTOOL_SAMPLES").map(|d| PathBuf::from(d).join("qwen-code")) {
+        Some(dir) if dir.is_dir() => jsonl_under(&dir, &mut files),
+        _ => eprintln!("skipped: the real qwen-code sessions (CCTOOL_SAMPLES names no folder with qwen-code/)"),
+    }
+    for f in files {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(same(&f.display().to_string(), &bytes).is_some(), "{}", f.display());
+    }
+}
+
+/// A text long enough to be a stand-in.
+const LONG_TEXT: &str =
+    "a text long enough to stand in for, written by the model at some length, with words and words and more words";
+
+fn rec(uuid: &str, parent: Option<&str>, ty: &str, rest: &str) -> String {
+    let parent = parent.map_or("null".to_string(), |p| format!("{p:?}"));
+    format!(
+        r#"{{"uuid":"{uuid}","parentUuid":{parent},"sessionId":"s1","timestamp":"2026-01-01T00:00:0{}Z","type":"{ty}","cwd":"/w","version":"0.24.4"{rest}}}"#,
+        uuid.len() % 10
+    )
+}
+
+/// Records (after a first prompt `u0`) that a reader trusting key order, measuring a text
+/// wrongly, or standing in for a text an answer reads would answer otherwise than the full
+/// reading; each names its parent `P`.
+fn tricky() -> Vec<String> {
+    let l = LONG_TEXT;
+    let model = |parts: &str| format!(r#","message":{{"role":"model","parts":[{parts}]}},"model":"m1""#);
+    let user = |parts: &str| format!(r#","message":{{"role":"user","parts":[{parts}]}}"#);
+    vec![
+        model(&format!(
+            r#"{{"text":"{l} escapes \/ \u00e9 \ud83d\ude00 \n\t\"q\" \\ \u0001 end","thought":true}},{{"text":"{l}"}},{{"functionCall":{{"id":"c1","name":"read","args":{{"path":"{l}","n":[1,2.5,-0,1e3]}}}}}}"#
+        )),
+        user(&format!(
+            r#"{{"functionResponse":{{"id":"c1","name":"read","response":{{"output":"{l} \/ \u2028 out"}}}}}}"#
+        )),
+        model(&format!(
+            r#"{{"functionCall":{{"args":{{"a":"short"}},"id":"c2","name":"x"}}}},{{"functionCall":{{"id":"c3","name":"y","args":"{l}"}}}},{{"functionCall":{{"id":"c4","name":"z","args":[]}}}},{{"functionCall":{{"id":"c5","args":0}}}}"#
+        )),
+        user(&format!(
+            r#"{{"functionResponse":{{"id":"c2","response":{{"error":"{l}"}}}}}},{{"functionResponse":{{"id":"c3","response":{{"output":5,"error":"{l}"}}}}}},{{"functionResponse":{{"id":"c4","response":"{l}"}}}},{{"functionResponse":{{"id":"c5","response":{{"x":"{l}"}},"parts":[{{"text":"{l}"}},{{"inlineData":{{"mimeType":"image/png","data":"{l}"}}}}]}}}}"#
+        )),
+        model(r#"{"text":"(request timeout)"}"#),
+        model(&format!(
+            r#"{{"text":"{}(request timeout){}"}}"#,
+            " ".repeat(70),
+            "\\n".repeat(40)
+        )),
+        model(&format!(r#"{{"text":"{}(request timeout)"}}"#, "\\u0020".repeat(30))),
+        model(&format!(r#"{{"text":"(request{}timeout)"}}"#, "\\t".repeat(60))),
+        model(&format!(r#"{{"text":"{}"}}"#, " ".repeat(100))),
+        model(&format!(r#"{{"text":"{l}","text":"(request timeout)"}}"#)),
+        model(&format!(r#"{{"text":"(request timeout)","text":"{l}"}}"#)),
+        format!(
+            r#","message":{{"role":"model","parts":[{{"text":"{l}"}}]}},"message":{{"role":"model","parts":[{{"text":"second {l}"}}]}}"#
+        ),
+        model(&format!(
+            r#"{{"t\u0065xt":"{l}"}},{{"text":""}},{{"text":"","thought":true}}"#
+        )),
+        model(&format!(r#"{{"text":"{l} \ud83d lone"}}"#)),
+        model(&format!(
+            r#"{{"functionCall":{{"id":"c6","name":"n","args":{{"x":1e400,"y":"{l}"}}}}}}"#
+        )),
+        model(&format!(r#"{{"text":{}"{l}"{}}}"#, "[".repeat(120), "]".repeat(120))),
+        model(&format!(r#"{{"text":[1,"{l}"]}},"a plain string {l}",7,{{}}"#)),
+        model(&format!(r#"{{"$serde_json::private::RawValue":"{{}}","text":"{l}"}}"#)),
+        user(&format!(r#"{{"text":"{l} a long prompt"}}"#)),
+        format!(
+            r#","subtype":"mid_turn_user_message"{}"#,
+            user(&format!(r#"{{"text":"{l} mid turn"}}"#))
+        ),
+        format!(
+            r#","subtype":"slash_command","systemPayload":{{"phase":"result","rawCommand":"{l} a long prompt","outputHistoryItems":[{{"type":"assistant"}}]}}"#
+        ),
+        format!(
+            r#","subtype":"chat_compression","systemPayload":{{"info":{{"originalTokenCount":100,"newTokenCount":10,"triggerReason":"manual"}},"compressedHistory":[{{"role":"user","parts":[{{"text":"<state_snapshot>{l}</state_snapshot>"}}]}},{{"role":"model","parts":[{{"text":"Got it. {l}"}}]}}]}}"#
+        ),
+        format!(r#","subtype":"chat_compression","systemPayload":{{"info":{{}}}}"#),
+        format!(r#","subtype":"custom_title","systemPayload":{{"customTitle":"named"}}"#),
+        model(&format!(
+            r#"{{"functionCall":{{"id":"never","name":"w","args":{{"content":"{l}"}}}}}}"#
+        )),
+        user(&format!(
+            r#"{{"functionResponse":{{"id":"nobody","response":{{"output":"{l}"}}}}}}"#
+        )),
+        format!(r#","message":"{l}""#),
+        format!(r#","message":{{"role":"model","parts":{{"text":"{l}"}}}}"#),
+        model(&format!(
+            r#"{{"text":"{l}","thoughtSignature":"sig"}},{{"fileData":{{"mimeType":"application/pdf"}}}}"#
+        )),
+    ]
+}
+
+/// A session of the first prompt and the tricky records `which`, each the child of the one
+/// before it, or (`branch`) of the one before that.
+fn session(which: &[(usize, bool)]) -> String {
+    let all = tricky();
+    let mut lines = vec![rec(
+        "u0",
+        None,
+        "user",
+        r#","message":{"role":"user","parts":[{"text":"hello"}]}"#,
+    )];
+    for (n, &(i, branch)) in which.iter().enumerate() {
+        let parent = if branch && n > 0 {
+            format!("r{}", n - 1)
+        } else {
+            format!("r{n}")
+        };
+        let parent = if n == 0 { "u0".to_string() } else { parent };
+        let rest = &all[i % all.len()];
+        let ty = if rest.contains("systemPayload") {
+            "system"
+        } else if rest.contains(r#""role":"model""#) {
+            "assistant"
+        } else if rest.contains("functionResponse") {
+            "tool_result"
+        } else {
+            "user"
+        };
+        lines.push(rec(&format!("r{}", n + 1), Some(&parent), ty, rest));
+    }
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn tricky_lines_read_the_same_fast() {
+    let all = tricky();
+    let whole = session(&(0..all.len()).map(|i| (i, false)).collect::<Vec<_>>());
+    let fast = same("all.jsonl", whole.as_bytes()).unwrap();
+    assert!(stood_in(&fast) > 10, "{}", stood_in(&fast));
+    for i in 0..all.len() {
+        same("one.jsonl", session(&[(0, false), (i, false), (1, false)]).as_bytes()).unwrap();
+    }
+    // Cut short, glued onto one line, mixed with another session, a record written twice.
+    for cut in [whole.len() - 1, whole.len() / 2, whole.len() / 3] {
+        same("cut.jsonl", &whole.as_bytes()[..cut]);
+    }
+    let glued = whole.replacen("\n", "", 3);
+    same("glued.jsonl", glued.as_bytes()).unwrap();
+    let mixed = format!("{whole}{}\n", whole.lines().nth(2).unwrap().replace("\"s1\"", "\"s2\""));
+    same("mixed.jsonl", mixed.as_bytes()).unwrap();
+    let again = format!("{whole}{}\n", whole.lines().nth(3).unwrap());
+    same("again.jsonl", again.as_bytes()).unwrap();
+    let bad = format!("{whole}not json {LONG_TEXT}\n[1]\n{{\"uuid\":\"x\"}}\n");
+    same("bad.jsonl", bad.as_bytes()).unwrap();
+}
+
+#[test]
+fn a_file_that_writes_the_mark_is_read_whole() {
+    for mark in ["\u{FDD0}", "\\ufdd0", "\\uFdD0"] {
+        let text = format!(
+            "{}\n",
+            rec(
+                "u0",
+                None,
+                "user",
+                &format!(r#","message":{{"role":"model","parts":[{{"text":"{LONG_TEXT}{mark}12{mark}"}}]}}"#)
+            )
+        );
+        assert!(same("mark.jsonl", text.as_bytes()).is_none(), "{mark}");
+        let src = Source::from_bytes("mark.jsonl", text.into_bytes());
+        assert!(read_fast(&src, Want::Links).unwrap().is_some());
+    }
+}
+
+#[test]
+fn a_stand_in_counts_as_the_text_it_stands_for() {
+    let text = |w| stand_in(w).as_str().map(str::to_string).unwrap();
+    let v = serde_json::json!({"a": format!("x{}y{}", text(40), text(7)), "b": [stand_in(3)]});
+    let s = Session {
+        stand_ins: true,
+        ..Session::default()
+    };
+    assert_eq!(stood_for(&stand_in(40)), 40 - 8);
+    assert_eq!(
+        s.sent_len(&v),
+        value_len(&serde_json::json!({"a": "x".repeat(49), "b": ["abc"]}))
+    );
+    assert!(surely_long(LONG_TEXT.as_bytes()));
+    assert!(!surely_long(format!("{LONG_TEXT}\\u0041").as_bytes()));
+    assert!(!surely_long(format!("{LONG_TEXT}\\/").as_bytes()));
+    assert!(!surely_long(format!("\\u0041{LONG_TEXT}").as_bytes()));
+    assert!(surely_long(format!("  \\n{LONG_TEXT}\\t ").as_bytes()));
+    assert!(!surely_long(b"short"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn sessions_of_tricky_records_read_the_same_fast(which in prop::collection::vec((0usize..64, any::<bool>()), 0..24)) {
+        same("random.jsonl", session(&which).as_bytes()).unwrap();
+    }
+}
