@@ -25,7 +25,7 @@ use cctool_core::io::json::{CheckedStr, IfArray, IfObject, Key, RawChecked, RawL
 /// A message, as the answers read it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Lite {
-    ty: String,
+    ty: Cow<'static, str>,
     timestamp: Option<String>,
     model: Option<String>,
     sends: bool,
@@ -324,13 +324,18 @@ fn lite(rec: Rec<'_>, listed: bool) -> Option<(String, Lite)> {
     let id = rec.id?.into_owned();
     let own = |s: Option<Cow<'_, str>>| s.map(Cow::into_owned);
     let mut m = Lite {
-        ty: rec.ty.as_deref().unwrap_or("").to_string(),
+        ty: match rec.ty.as_deref().unwrap_or("") {
+            "user" => Cow::Borrowed("user"),
+            "gemini" => Cow::Borrowed("gemini"),
+            "" => Cow::Borrowed(""),
+            other => Cow::Owned(other.to_string()),
+        },
         timestamp: own(rec.timestamp),
         model: own(rec.model),
         ..Lite::default()
     };
     let content = rec.content.as_ref();
-    match m.ty.as_str() {
+    match m.ty.as_ref() {
         "user" => {
             let text = text_of(content);
             m.sends = !sent::ignored(&text);
@@ -500,25 +505,36 @@ fn part_of(v: &Val<'_>) -> LitePart {
 
 /// A content read into a string (`partListUnionToString`), as [`sent::text_of`].
 fn text_of(content: Option<&Val<'_>>) -> String {
+    let mut out = String::new();
+    push_text(content, &mut out);
+    out
+}
+
+fn push_text(content: Option<&Val<'_>>, out: &mut String) {
     match content {
-        Some(Val::Str(s, _)) => s.to_string(),
-        Some(Val::Arr(parts, _)) => parts.iter().map(|p| text_of(Some(p))).collect(),
-        Some(Val::Obj(o)) => part_text(o),
-        _ => String::new(),
+        Some(Val::Str(s, _)) => out.push_str(s),
+        Some(Val::Arr(parts, _)) => parts.iter().for_each(|p| push_text(Some(p), out)),
+        Some(Val::Obj(o)) => push_part_text(o, out),
+        _ => {}
     }
 }
 
 /// One part read into a string, as the client does (`sent::text_of`'s part).
-fn part_text(p: &Obj<'_>) -> String {
-    let name = |c: &Option<Box<Val<'_>>>| {
+fn push_part_text<'a>(p: &Obj<'a>, out: &mut String) {
+    let name = |c: &Option<Box<Val<'a>>>| -> Cow<'a, str> {
         c.as_deref()
             .and_then(Val::obj)
             .and_then(|o| o.name.as_ref()?.str())
-            .map_or_else(|| "undefined".to_string(), Cow::into_owned)
+            .unwrap_or(Cow::Borrowed("undefined"))
     };
     let has = |c: &Option<Box<Val<'_>>>| c.as_deref().is_some_and(|c| !c.is_null());
+    let mut labelled = |label: &str, name: &str| {
+        out.push_str(label);
+        out.push_str(name);
+        out.push(']');
+    };
     if p.media & VIDEO != 0 {
-        "[Video Metadata]".into()
+        out.push_str("[Video Metadata]");
     } else if let Some(t) = p.thought.as_ref().filter(|t| t.text != "null") {
         let t = match t.str() {
             Some(s) => s.into_owned(),
@@ -526,25 +542,21 @@ fn part_text(p: &Obj<'_>) -> String {
                 .map(|v| v.to_string())
                 .unwrap_or_default(),
         };
-        format!("[Thought: {t}]")
+        labelled("[Thought: ", &t);
     } else if p.media & CODE_RESULT != 0 {
-        "[Code Execution Result]".into()
+        out.push_str("[Code Execution Result]");
     } else if p.media & CODE != 0 {
-        "[Executable Code]".into()
+        out.push_str("[Executable Code]");
     } else if p.media & FILE != 0 {
-        "[File Data]".into()
+        out.push_str("[File Data]");
     } else if has(&p.call) {
-        format!("[Function Call: {}]", name(&p.call))
+        labelled("[Function Call: ", &name(&p.call));
     } else if has(&p.response) {
-        format!("[Function Response: {}]", name(&p.response))
+        labelled("[Function Response: ", &name(&p.response));
     } else if p.media & INLINE != 0 {
-        "[Media]".into()
-    } else {
-        p.text
-            .as_ref()
-            .and_then(Raw::str)
-            .map(Cow::into_owned)
-            .unwrap_or_default()
+        out.push_str("[Media]");
+    } else if let Some(t) = p.text.as_ref().and_then(Raw::str) {
+        out.push_str(&t);
     }
 }
 
@@ -740,14 +752,12 @@ impl<'de> Visitor<'de> for ValSeed {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Val<'de>, A::Error> {
         let mut o = Obj::default();
-        let mut keys: Vec<Key<'de>> = Vec::new();
+        let mut keys = Seen::default();
         let mut len = 0;
         while let Some(k) = a.next_key::<Key<'de>>()? {
-            if keys.iter().any(|seen| seen.0 == k.0) {
-                return Err(de::Error::custom(Uncovered));
-            }
+            let k = keys.add(k)?;
             let deeper = ValSeed(self.0 + 1);
-            let n = match k.0.as_ref() {
+            let n = match k {
                 "text" => {
                     let r = next_raw(&mut a)?;
                     o.text = Some(r);
@@ -807,13 +817,35 @@ impl<'de> Visitor<'de> for ValSeed {
                 }
                 _ => next_len(&mut a)?,
             };
-            o.others |= !matches!(k.0.as_ref(), "text" | "thought" | "callIndex");
-            len += member(&k.0, n);
-            keys.push(k);
+            o.others |= !matches!(k, "text" | "thought" | "callIndex");
+            len += member(k, n);
         }
-        o.keys = keys.len();
-        o.len = 2 + len + keys.len().saturating_sub(1);
+        o.keys = keys.n;
+        o.len = 2 + len + keys.n.saturating_sub(1);
         Ok(Val::Obj(o))
+    }
+}
+
+/// The keys of an object so far. One named twice, one written with an escape, or more keys
+/// than it holds leave the line to the full reading: rare, and kept out of a list that would
+/// be allocated for every object.
+#[derive(Default)]
+struct Seen<'a> {
+    keys: [&'a str; 32],
+    n: usize,
+}
+
+impl<'a> Seen<'a> {
+    fn add<E: de::Error>(&mut self, k: Key<'a>) -> Result<&'a str, E> {
+        let Cow::Borrowed(k) = k.0 else {
+            return Err(E::custom(Uncovered));
+        };
+        if self.n == self.keys.len() || self.keys[..self.n].contains(&k) {
+            return Err(E::custom(Uncovered));
+        }
+        self.keys[self.n] = k;
+        self.n += 1;
+        Ok(k)
     }
 }
 
@@ -908,13 +940,10 @@ impl<'de> Visitor<'de> for RecVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Rec<'de>, A::Error> {
         let mut r = Rec::default();
-        let mut keys: Vec<Key<'de>> = Vec::new();
+        let mut keys = Seen::default();
         while let Some(k) = a.next_key::<Key<'de>>()? {
-            if keys.iter().any(|seen| seen.0 == k.0) {
-                return Err(de::Error::custom(Uncovered));
-            }
             let s = |a: &mut A| a.next_value::<CheckedStr<'de>>().map(|s| s.0);
-            match k.0.as_ref() {
+            match keys.add(k)? {
                 "$rewindTo" if self.top => r.rewind_to = s(&mut a)?,
                 "id" => r.id = s(&mut a)?,
                 "$set" if self.top => r.set = a.next_value::<IfObject<SetOf<'de>>>()?.0.map(|s| s.0),
@@ -937,7 +966,6 @@ impl<'de> Visitor<'de> for RecVisitor {
                     a.next_value::<RawChecked>()?;
                 }
             }
-            keys.push(k);
         }
         Ok(r)
     }
@@ -956,19 +984,15 @@ impl<'de> Deserialize<'de> for SetOf<'de> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<SetOf<'de>, A::Error> {
                 let mut s = Set::default();
-                let mut keys: Vec<Key<'de>> = Vec::new();
+                let mut keys = Seen::default();
                 while let Some(k) = a.next_key::<Key<'de>>()? {
-                    if keys.iter().any(|seen| seen.0 == k.0) {
-                        return Err(de::Error::custom(Uncovered));
-                    }
-                    match k.0.as_ref() {
+                    match keys.add(k)? {
                         "messages" => s.messages = a.next_value::<IfArray<Vec<Listed<'de>>>>()?.0,
                         key if META.contains(&key) => s.meta.push((key.to_string(), a.next_value()?)),
                         _ => {
                             a.next_value::<RawChecked>()?;
                         }
                     }
-                    keys.push(k);
                 }
                 Ok(SetOf(s))
             }

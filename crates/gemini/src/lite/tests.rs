@@ -139,6 +139,8 @@ const TRICKY: &[&str] = &[
     r#"{"id":"u","type":"user","content":"lone \ud83d"}"#,
     r#"{"id":"v","type":"gemini","content":[{"text":"deep","x":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}]}"#,
     r#"{"id":"w","type":"user","content":"one","content":"two"}"#,
+    r#"{"id":"w2","ty\u0070e":"user","content":[{"te\u0078t":""}]}"#,
+    r#"{"id":"w3","type":"user","content":[{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":0,"k11":1,"k12":2,"k13":3,"k14":4,"k15":5,"k16":6,"k17":7,"k18":8,"k19":9,"k20":0,"k21":1,"k22":2,"k23":3,"k24":4,"k25":5,"k26":6,"k27":7,"k28":8,"k29":9,"k30":0,"k31":1,"k32":2}]}"#,
     r#"{"kind":"nothing the client reads"}"#,
     r#"{"sessionId":"s4","projectHash":7}"#,
     r#"[1,2]"#,
@@ -192,14 +194,30 @@ fn the_older_single_document_is_read_whole() {
     assert!(!went_fast);
 }
 
+/// The tricky lines the fast reading takes (a chat of any other is read whole).
+fn fast_lines() -> Vec<&'static str> {
+    let dir = tempfile::tempdir().unwrap();
+    let fast: Vec<&str> = TRICKY
+        .iter()
+        .copied()
+        .filter(|l| {
+            let src = Source::open_path(&chat(dir.path(), &[l]), cctool_core::io::source::MmapChoice::Never).unwrap();
+            read_fast(&src).unwrap().is_some()
+        })
+        .collect();
+    assert!(fast.len() > 25, "{}", fast.len());
+    fast
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// Chats of the tricky lines the fast reading takes, in any order and any number.
     #[test]
-    fn chats_of_any_lines_read_the_same_fast(picks in proptest::collection::vec(0..26usize, 0..24)) {
+    fn chats_of_any_lines_read_the_same_fast(picks in proptest::collection::vec(0..25usize, 0..24)) {
         let dir = tempfile::tempdir().unwrap();
-        let lines: Vec<&str> = picks.iter().map(|&i| TRICKY[i]).collect();
+        let pool = fast_lines();
+        let lines: Vec<&str> = picks.iter().map(|&i| pool[i]).collect();
         let (a, b, _) = answers(&chat(dir.path(), &lines));
         prop_assert_eq!(a, b);
     }
