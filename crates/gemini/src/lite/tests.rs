@@ -67,34 +67,17 @@ fn answers(path: &Path) -> (Vec<String>, Vec<String>, bool) {
     (of(fast), of(full), went_fast)
 }
 
-fn chats_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            chats_under(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn every_fixture_and_sample_reads_the_same_fast() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    chats_under(&root.join("fixtures/gemini"), &mut files);
-    // The real chats the project is developed with, where `CCTOOL_SAMPLES` names them.
-    match std::env::var_os("CCTOOL_SAMPLES").map(|d| PathBuf::from(d).join("gemini")) {
-        Some(dir) if dir.is_dir() => chats_under(&dir, &mut files),
-        _ => eprintln!("skipped: the real Gemini CLI chats (CCTOOL_SAMPLES names no folder with gemini/)"),
-    }
-    let mut fast = 0;
-    for f in &files {
-        let (a, b, went_fast) = answers(f);
-        assert_eq!(a, b, "{}", f.display());
-        fast += usize::from(went_fast);
-    }
+    let files = cctool_core::testing::fixtures_and_samples("gemini", "gemini");
+    let fast: usize = files
+        .iter()
+        .map(|f| {
+            let (a, b, went_fast) = answers(f);
+            assert_eq!(a, b, "{}", f.display());
+            usize::from(went_fast)
+        })
+        .sum();
     eprintln!("{fast} of {} files read fast", files.len());
     assert!(fast >= 5, "only {fast} of {} files read fast", files.len());
 }
@@ -195,7 +178,7 @@ fn the_older_single_document_is_read_whole() {
 }
 
 /// The tricky lines the fast reading takes (a chat of any other is read whole).
-fn fast_lines() -> Vec<&'static str> {
+static FAST_LINES: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
     let dir = tempfile::tempdir().unwrap();
     let fast: Vec<&str> = TRICKY
         .iter()
@@ -207,7 +190,7 @@ fn fast_lines() -> Vec<&'static str> {
         .collect();
     assert!(fast.len() > 25, "{}", fast.len());
     fast
-}
+});
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
@@ -216,8 +199,7 @@ proptest! {
     #[test]
     fn chats_of_any_lines_read_the_same_fast(picks in proptest::collection::vec(0..25usize, 0..24)) {
         let dir = tempfile::tempdir().unwrap();
-        let pool = fast_lines();
-        let lines: Vec<&str> = picks.iter().map(|&i| pool[i]).collect();
+        let lines: Vec<&str> = picks.iter().map(|&i| FAST_LINES[i]).collect();
         let (a, b, _) = answers(&chat(dir.path(), &lines));
         prop_assert_eq!(a, b);
     }
