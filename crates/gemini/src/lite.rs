@@ -405,15 +405,7 @@ fn gemini_turns(content: Option<&Val<'_>>, thoughts: usize, calls: &[Val<'_>]) -
         }));
         model
     };
-    if model.is_empty() {
-        return Vec::new();
-    }
-    let mut out = vec![("model", model)];
-    let responses: Vec<LitePart> = calls.iter().flat_map(response_parts).collect();
-    if !responses.is_empty() {
-        out.push(("user", responses));
-    }
-    out
+    sent::model_turns(model, || calls.iter().flat_map(response_parts).collect())
 }
 
 /// The function responses the client makes of one stored call's `result`.

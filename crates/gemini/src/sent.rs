@@ -145,11 +145,17 @@ fn gemini_turns(mut m: Map<String, Value>) -> Vec<(&'static str, Vec<Value>)> {
             model.push(json!({ "functionCall": call }));
         }
     }
+    model_turns(model, || calls.iter_mut().flat_map(response_parts).collect())
+}
+
+/// The turns of a `gemini` message: its model turn, then a user turn of its calls' results;
+/// none when the model turn is empty (GM3).
+pub fn model_turns<P>(model: Vec<P>, responses: impl FnOnce() -> Vec<P>) -> Vec<(&'static str, Vec<P>)> {
     if model.is_empty() {
         return Vec::new();
     }
     let mut out = vec![("model", model)];
-    let responses: Vec<Value> = calls.iter_mut().flat_map(response_parts).collect();
+    let responses = responses();
     if !responses.is_empty() {
         out.push(("user", responses));
     }
