@@ -823,7 +823,7 @@ impl<'de> Visitor<'de> for ValSeed {
 /// be allocated for every object.
 #[derive(Default)]
 struct Seen<'a> {
-    keys: [&'a str; 32],
+    keys: [&'a str; 24],
     n: usize,
 }
 

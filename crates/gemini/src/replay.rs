@@ -123,20 +123,21 @@ impl<V> Default for Replay<V> {
     }
 }
 
-/// The insertion-ordered history.
+/// The insertion-ordered history: indices into the messages, and where each id stands (an
+/// entry's id is its message's, so it is not kept twice).
 #[derive(Default)]
 struct History {
-    order: Vec<(String, usize)>,
+    order: Vec<usize>,
     at: FxHashMap<String, usize>,
 }
 
 impl History {
     fn set(&mut self, id: &str, msg: usize) {
         match self.at.get(id) {
-            Some(&pos) => self.order[pos].1 = msg,
+            Some(&pos) => self.order[pos] = msg,
             None => {
                 self.at.insert(id.to_string(), self.order.len());
-                self.order.push((id.to_string(), msg));
+                self.order.push(msg);
             }
         }
     }
@@ -147,12 +148,12 @@ impl History {
     }
 
     /// Drops `id` and all after it; whether it was held (else everything is dropped).
-    fn rewind(&mut self, id: &str) -> bool {
+    fn rewind<V>(&mut self, id: &str, msgs: &[Msg<V>]) -> bool {
         let found = self.at.get(id).copied();
         match found {
             Some(pos) => {
-                for (gone, _) in self.order.drain(pos..) {
-                    self.at.remove(&gone);
+                for gone in self.order.drain(pos..) {
+                    self.at.remove(&msgs[gone].id);
                 }
             }
             None => self.clear(),
@@ -172,7 +173,7 @@ pub struct Replayer<V> {
 impl<V: Message> Replayer<V> {
     /// A `$rewindTo` of `id` at `line`.
     pub fn rewind(&mut self, line: u64, id: &str) {
-        let found = self.h.rewind(id);
+        let found = self.h.rewind(id, &self.r.msgs);
         self.r.rewinds.push((line, found));
     }
 
@@ -190,7 +191,7 @@ impl<V: Message> Replayer<V> {
 
     /// A `$set.messages` list at `line`: the history cleared and filled from it.
     pub fn snapshot(&mut self, line: u64, offset: u64, list: impl IntoIterator<Item = (String, V)>) {
-        let before: Vec<usize> = self.h.order.iter().map(|(_, m)| *m).collect();
+        let before = self.h.order.clone();
         let first_new = self.r.msgs.len();
         self.h.clear();
         for (id, m) in list {
@@ -211,7 +212,7 @@ impl<V: Message> Replayer<V> {
 
     /// The replay.
     pub fn finish(mut self) -> Replay<V> {
-        self.r.loaded = self.h.order.iter().map(|(_, m)| *m).collect();
+        self.r.loaded = std::mem::take(&mut self.h.order);
         self.r
     }
 }
