@@ -268,7 +268,7 @@ pub fn read_fast(src: &Source) -> std::io::Result<Option<(Chat, Replay<Lite>)>> 
         if whole || l.bytes.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        let Ok(rec) = serde_json::from_slice::<Top<'_>>(l.bytes) else {
+        let Ok(rec) = serde_json::from_slice::<RecAt<'_, LINE>>(l.bytes) else {
             whole = true;
             return;
         };
@@ -752,14 +752,15 @@ impl<'de> Visitor<'de> for ValSeed {
             let k = keys.add(k)?;
             let deeper = ValSeed(self.0 + 1);
             let n = match k {
-                "text" => {
+                key @ ("text" | "thought" | "name" | "id") => {
                     let r = next_raw(&mut a)?;
-                    o.text = Some(r);
-                    r.len
-                }
-                "thought" => {
-                    let r = next_raw(&mut a)?;
-                    o.thought = Some(r);
+                    let slot = match key {
+                        "text" => &mut o.text,
+                        "thought" => &mut o.thought,
+                        "name" => &mut o.name,
+                        _ => &mut o.id,
+                    };
+                    *slot = Some(r);
                     r.len
                 }
                 key @ ("videoMetadata" | "codeExecutionResult" | "executableCode" | "fileData" | "inlineData") => {
@@ -784,16 +785,6 @@ impl<'de> Visitor<'de> for ValSeed {
                         _ => o.result = Some(v),
                     }
                     n
-                }
-                "name" => {
-                    let r = next_raw(&mut a)?;
-                    o.name = Some(r);
-                    r.len
-                }
-                "id" => {
-                    let r = next_raw(&mut a)?;
-                    o.id = Some(r);
-                    r.len
                 }
                 "args" => {
                     let n = next_len(&mut a)?;
@@ -843,27 +834,29 @@ impl<'a> Seen<'a> {
     }
 }
 
-/// A line: a record read at its top level.
-struct Top<'a>(Rec<'a>);
+/// A record read at a level ([`LINE`], [`SET`] or [`LISTED`]): what each may hold that the
+/// replay reads.
+struct RecAt<'a, const LEVEL: u8>(Rec<'a>);
 
-impl<'de> Deserialize<'de> for Top<'de> {
+/// A line's own record: a rewind, a message, a `$set` or a header.
+const LINE: u8 = 0;
+/// A `$set`'s object: its `messages` and metadata.
+const SET: u8 = 1;
+/// A message of a `$set`'s or header's list: only a message's fields are read of it.
+const LISTED: u8 = 2;
+
+impl<'de, const LEVEL: u8> Deserialize<'de> for RecAt<'de, LEVEL> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(RecVisitor { top: true }).map(Top)
+        d.deserialize_map(RecVisitor { level: LEVEL }).map(RecAt)
     }
 }
 
-/// A message of a `$set`'s or header's list: only a message's fields are read of it.
+/// A message of a list, when it is an object.
 struct Listed<'a>(Option<Rec<'a>>);
 
 impl<'de> Deserialize<'de> for Listed<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Inner<'a>(Rec<'a>);
-        impl<'de> Deserialize<'de> for Inner<'de> {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                d.deserialize_map(RecVisitor { top: false }).map(Inner)
-            }
-        }
-        Ok(Listed(IfObject::<Inner<'de>>::deserialize(d)?.0.map(|i| i.0)))
+        Ok(Listed(IfObject::<RecAt<'de, LISTED>>::deserialize(d)?.0.map(|r| r.0)))
     }
 }
 
@@ -873,10 +866,10 @@ impl<'de> Deserialize<'de> for Listed<'de> {
 struct Rec<'a> {
     rewind_to: Option<Cow<'a, str>>,
     id: Option<Cow<'a, str>>,
-    set: Option<Set<'a>>,
+    set: Option<Box<Rec<'a>>>,
     session_id: Option<Value>,
     project_hash: bool,
-    /// What a header merges into the metadata, of what the answers read.
+    /// What a header or a `$set` merges into the metadata, of what the answers read.
     meta: Vec<(String, Value)>,
     messages: Option<Vec<Listed<'a>>>,
     ty: Option<Cow<'a, str>>,
@@ -885,13 +878,6 @@ struct Rec<'a> {
     content: Option<Val<'a>>,
     thoughts: Option<usize>,
     tool_calls: Option<Vec<Val<'a>>>,
-}
-
-/// A `$set`: its `messages` when they are a list, and what it merges of what the answers read.
-#[derive(Default)]
-struct Set<'a> {
-    messages: Option<Vec<Listed<'a>>>,
-    meta: Vec<(String, Value)>,
 }
 
 /// The metadata the answers read: the session id, the start and the summary.
@@ -921,8 +907,7 @@ impl<'de> Deserialize<'de> for Count {
 }
 
 struct RecVisitor {
-    /// A line's own record, which may be a `$set` or a header; not one of their lists.
-    top: bool,
+    level: u8,
 }
 
 impl<'de> Visitor<'de> for RecVisitor {
@@ -938,12 +923,16 @@ impl<'de> Visitor<'de> for RecVisitor {
         while let Some(k) = a.next_key::<Key<'de>>()? {
             let s = |a: &mut A| a.next_value::<CheckedStr<'de>>().map(|s| s.0);
             match keys.add(k)? {
-                "$rewindTo" if self.top => r.rewind_to = s(&mut a)?,
+                "$rewindTo" if self.level == LINE => r.rewind_to = s(&mut a)?,
                 "id" => r.id = s(&mut a)?,
-                "$set" if self.top => r.set = a.next_value::<IfObject<SetOf<'de>>>()?.0.map(|s| s.0),
-                "projectHash" if self.top => r.project_hash = s(&mut a)?.is_some(),
-                "messages" if self.top => r.messages = a.next_value::<IfArray<Vec<Listed<'de>>>>()?.0,
-                key @ ("sessionId" | "startTime" | "summary") if self.top => {
+                "$set" if self.level == LINE => {
+                    r.set = a.next_value::<IfObject<RecAt<'de, SET>>>()?.0.map(|s| Box::new(s.0));
+                }
+                "projectHash" if self.level == LINE => r.project_hash = s(&mut a)?.is_some(),
+                "messages" if self.level != LISTED => {
+                    r.messages = a.next_value::<IfArray<Vec<Listed<'de>>>>()?.0;
+                }
+                key if self.level != LISTED && META.contains(&key) => {
                     let v: Value = a.next_value()?;
                     if key == "sessionId" {
                         r.session_id = Some(v.clone());
@@ -962,36 +951,6 @@ impl<'de> Visitor<'de> for RecVisitor {
             }
         }
         Ok(r)
-    }
-}
-
-/// A `$set` object.
-struct SetOf<'a>(Set<'a>);
-
-impl<'de> Deserialize<'de> for SetOf<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = SetOf<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a $set")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<SetOf<'de>, A::Error> {
-                let mut s = Set::default();
-                let mut keys = Seen::default();
-                while let Some(k) = a.next_key::<Key<'de>>()? {
-                    match keys.add(k)? {
-                        "messages" => s.messages = a.next_value::<IfArray<Vec<Listed<'de>>>>()?.0,
-                        key if META.contains(&key) => s.meta.push((key.to_string(), a.next_value()?)),
-                        _ => {
-                            a.next_value::<RawChecked>()?;
-                        }
-                    }
-                }
-                Ok(SetOf(s))
-            }
-        }
-        d.deserialize_map(V)
     }
 }
 
