@@ -19,6 +19,8 @@ pub mod output;
 pub mod relocate;
 pub mod slim;
 pub mod summary;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod v5;
 
 pub use output::status::ExitStatus;

@@ -4,8 +4,9 @@
 use serde_json::Value;
 
 use crate::file::{self, Chat};
+use crate::lite::Reading;
 use crate::record::record;
-use crate::replay::{Replay, replay};
+use crate::replay::{Message, Replay, replay};
 use cctool_core::agents::view::{ApiViewSummary, ChainOptions, ChainSummary, Report};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
@@ -38,11 +39,11 @@ pub fn loaded_mask(r: &Replay) -> Vec<bool> {
 }
 
 /// The earliest and latest times the chat records, in milliseconds since the epoch.
-fn span(r: &Replay) -> Option<(i64, i64)> {
+fn span<V: Message>(r: &Replay<V>) -> Option<(i64, i64)> {
     let start = r.meta.get("startTime").and_then(Value::as_str);
     start
         .into_iter()
-        .chain(r.msgs.iter().filter_map(|m| m.s("timestamp")))
+        .chain(r.msgs.iter().filter_map(|m| m.value.timestamp()))
         .filter_map(parse_ms)
         .fold(None, |s, t| {
             Some(s.map_or((t, t), |(lo, hi): (i64, i64)| (lo.min(t), hi.max(t))))
@@ -51,36 +52,64 @@ fn span(r: &Replay) -> Option<(i64, i64)> {
 
 /// The file at a glance; a file that cannot be read is reported with its size alone.
 pub fn scan(src: &Source) -> SessionRecord {
-    let mut rec = SessionRecord {
+    match crate::lite::read(src) {
+        Ok(reading) => scan_of(src, reading),
+        Err(_) => scan_record(src),
+    }
+}
+
+/// What `scan` tells of any file.
+fn scan_record(src: &Source) -> SessionRecord {
+    SessionRecord {
         path: src.name().to_string(),
         format: crate::ID.name(),
         bytes: src.len(),
         role: "session",
         ..SessionRecord::default()
+    }
+}
+
+/// `scan` of a chat read.
+pub(crate) fn scan_of(src: &Source, reading: Reading) -> SessionRecord {
+    let mut rec = scan_record(src);
+    // What is sent is the contents as JSON; their size in bytes stands for their tokens.
+    let sent = match reading {
+        Reading::Fast(c, r) => {
+            describe(&mut rec, src, &c, &r);
+            crate::lite::resume_len(r)
+        }
+        Reading::Full(c, r) => {
+            describe(&mut rec, src, &c, &r);
+            // Last: the contents take the loaded messages out of the replay.
+            let contents = crate::sent::contents(r, "");
+            contents.iter().map(cctool_core::io::json::value_len).sum()
+        }
     };
-    let Ok((c, r)) = read(src) else { return rec };
+    rec.resume_tokens = cctool_core::model::approx_tokens(sent);
+    rec
+}
+
+/// All of `scan` but the resume's size.
+fn describe<V: Message>(rec: &mut SessionRecord, src: &Source, c: &Chat, r: &Replay<V>) {
     rec.lines = c.physical;
     rec.bad_lines = c.bad_lines();
     rec.session_id = r.session_id().map(str::to_string);
     rec.project = cctool_core::model::project::name(None, src.name());
-    rec.chain_messages = r
-        .loaded
-        .iter()
-        .filter(|&&i| crate::sent::sends(&r.msgs[i].value))
-        .count();
+    rec.chain_messages = r.loaded.iter().filter(|&&i| r.msgs[i].value.sends()).count();
     rec.chain_end = Some(if r.current().is_some() { "compaction" } else { "root" }.into());
     rec.compactions = r.compressions.len();
     rec.resume_model = r
         .loaded
         .iter()
         .rev()
-        .find_map(|&i| r.msgs[i].s("model").map(str::to_string));
+        .find_map(|&i| r.msgs[i].value.model().map(str::to_string));
     let first_prompt = r.loaded.iter().find_map(|&i| {
-        let m = &r.msgs[i];
-        let text = crate::sent::text_of(m.value.get("content"));
-        (m.ty() == "user" && !crate::sent::ignored(&text))
-            .then(|| prompt_text(&text))
-            .flatten()
+        let m = &r.msgs[i].value;
+        if m.ty() != "user" {
+            return None;
+        }
+        let text = m.text();
+        (!crate::sent::ignored(&text)).then(|| prompt_text(&text)).flatten()
     });
     let named = r
         .meta
@@ -88,15 +117,10 @@ pub fn scan(src: &Source) -> SessionRecord {
         .and_then(Value::as_str)
         .map(|s| (s.to_string(), "summary"));
     (rec.title, rec.title_source) = title(named, first_prompt);
-    let span = span(&r);
+    let span = span(r);
     rec.first_timestamp = span.map(|s| format_ms(s.0));
     rec.last_timestamp = span.map(|s| format_ms(s.1));
     rec.last_ms = span.map(|s| s.1);
-    // Last: the contents take the loaded messages out of the replay.
-    let contents = crate::sent::contents(r, "");
-    // What is sent is the contents as JSON; their size in bytes stands for their tokens.
-    rec.resume_tokens = cctool_core::model::approx_tokens(contents.iter().map(cctool_core::io::json::value_len).sum());
-    rec
 }
 
 /// The lines the client skips, as diagnostics of `file`.
@@ -213,7 +237,19 @@ fn content_record(content: &Value) -> events::Record {
 
 /// `extract-summary`: every compression's summary exactly as stored, in file order.
 pub fn summaries(src: &Source) -> cctool_core::error::Result<(Vec<SummaryRecord>, u64)> {
-    let (c, r) = read(src)?;
+    let reading = crate::lite::read(src).map_err(|e| cctool_core::agents::view::cannot_read(src, e))?;
+    Ok(summaries_of(src, &reading))
+}
+
+/// `extract-summary` of a chat read.
+pub(crate) fn summaries_of(src: &Source, reading: &Reading) -> (Vec<SummaryRecord>, u64) {
+    match reading {
+        Reading::Fast(c, r) => summaries_in(src, c, r),
+        Reading::Full(c, r) => summaries_in(src, c, r),
+    }
+}
+
+fn summaries_in<V: Message>(src: &Source, c: &Chat, r: &Replay<V>) -> (Vec<SummaryRecord>, u64) {
     let current = r.current();
     let out = r
         .compressions
@@ -229,7 +265,7 @@ pub fn summaries(src: &Source) -> cctool_core::error::Result<(Vec<SummaryRecord>
                 index: i,
                 current: current == Some(i),
                 line: Some(k.line),
-                timestamp: m.and_then(|m| m.s("timestamp")).map(str::to_string),
+                timestamp: m.and_then(|m| m.value.timestamp()).map(str::to_string),
                 origin: Some("local"),
                 summary: k.summary.clone(),
                 summary_source: Some("item"),
@@ -240,7 +276,7 @@ pub fn summaries(src: &Source) -> cctool_core::error::Result<(Vec<SummaryRecord>
             }
         })
         .collect();
-    Ok((out, c.bad_lines()))
+    (out, c.bad_lines())
 }
 
 /// `extract-summary`'s options change nothing: the client stores the summary as it sent it.

@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::replay::Replay;
+use crate::file::Chat;
+use crate::lite::Reading;
+use crate::replay::{Message, Replay};
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
 
@@ -19,9 +21,20 @@ fn finding(file: &str, line: u64, code: Code, severity: Severity, message: Strin
 
 /// What `doctor` finds in `src`.
 pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
-    let (c, r) = crate::answers::read(src)?;
-    let file = src.name();
-    let mut out: Vec<Diagnostic> = crate::answers::unread(file, &c)
+    let reading = crate::lite::read(src).map_err(|e| cctool_core::agents::view::cannot_read(src, e))?;
+    Ok(doctor_of(src, &reading))
+}
+
+/// What `doctor` finds in a chat read.
+pub(crate) fn doctor_of(src: &Source, reading: &Reading) -> Vec<Diagnostic> {
+    match reading {
+        Reading::Fast(c, r) => findings(src.name(), c, r),
+        Reading::Full(c, r) => findings(src.name(), c, r),
+    }
+}
+
+fn findings<V: Message>(file: &str, c: &Chat, r: &Replay<V>) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = crate::answers::unread(file, c)
         .into_iter()
         .map(|d| Diagnostic { kind: "finding", ..d })
         .collect();
@@ -33,7 +46,7 @@ pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
             Severity::Error,
             "no header names the session (sessionId and projectHash): Gemini CLI reads no chat in this file".into(),
         ));
-        return Ok(out);
+        return out;
     }
     for &(line, found) in &r.rewinds {
         if !found {
@@ -46,7 +59,7 @@ pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
             ));
         }
     }
-    if !resumable(&r) {
+    if !resumable(r) {
         out.push(finding(
             file,
             1,
@@ -55,14 +68,14 @@ pub fn doctor(src: &Source) -> cctool_core::error::Result<Vec<Diagnostic>> {
             "no message a resume sends: Gemini CLI lists no such chat and will not resume it".into(),
         ));
     }
-    out.extend(twins(file, &r));
+    out.extend(twins(file, resumable(r)));
     out.sort_by_key(|d| d.line);
-    Ok(out)
+    out
 }
 
 /// Whether the chat holds a message a resume sends (`hasResumableConversationContent`).
-pub fn resumable(r: &Replay) -> bool {
-    r.loaded.iter().any(|&i| crate::sent::sends(&r.msgs[i].value))
+pub fn resumable<V: Message>(r: &Replay<V>) -> bool {
+    r.loaded.iter().any(|&i| r.msgs[i].value.sends())
 }
 
 /// The short id of a chat file's name, `session-<time>-<short id>.json[l]`.
@@ -103,15 +116,16 @@ fn siblings(path: &Path) -> Vec<PathBuf> {
 /// Whether the chat file at `path` holds a conversation a resume sends.
 fn holds_conversation(path: &Path) -> Option<bool> {
     let src = Source::open_path(path, cctool_core::io::source::MmapChoice::Never).ok()?;
-    let mut c = crate::file::read(&src).ok()?;
-    Some(resumable(&crate::replay::replay(&mut c)))
+    Some(match crate::lite::read(&src).ok()? {
+        Reading::Fast(_, r) => resumable(&r),
+        Reading::Full(_, r) => resumable(&r),
+    })
 }
 
 /// The stub-twin finding, on the full transcript (an error: it is the file the client deletes)
 /// or on the stub (a warning: removing it, after a backup, keeps the transcript).
-fn twins(file: &str, r: &Replay) -> Vec<Diagnostic> {
+fn twins(file: &str, mine: bool) -> Vec<Diagnostic> {
     let path = Path::new(file);
-    let mine = resumable(r);
     let mut out = Vec::new();
     for other in siblings(path) {
         let Some(theirs) = holds_conversation(&other) else {

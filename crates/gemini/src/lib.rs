@@ -15,6 +15,7 @@ mod doctor;
 pub mod file;
 pub mod hooks;
 mod import;
+pub mod lite;
 pub mod record;
 pub mod relocate;
 pub mod replay;

@@ -13,13 +13,46 @@ use serde_json::{Map, Value};
 
 use crate::file::{Chat, Kind};
 
+/// What the replay and the answers ask of a message: the full reading's `Map`, or the fast
+/// reading's [`crate::lite::Lite`].
+pub trait Message {
+    /// Its `type` (`user`, `gemini`, `info`, …), empty when it has none.
+    fn ty(&self) -> &str;
+    /// Its `timestamp`.
+    fn timestamp(&self) -> Option<&str>;
+    /// Its `model`.
+    fn model(&self) -> Option<&str>;
+    /// Whether a resume sends anything of it ([`crate::sent::sends`]).
+    fn sends(&self) -> bool;
+    /// Its content as the client reads it into a string ([`crate::sent::text_of`]).
+    fn text(&self) -> String;
+}
+
+impl Message for Map<String, Value> {
+    fn ty(&self) -> &str {
+        self.get("type").and_then(Value::as_str).unwrap_or("")
+    }
+    fn timestamp(&self) -> Option<&str> {
+        self.get("timestamp").and_then(Value::as_str)
+    }
+    fn model(&self) -> Option<&str> {
+        self.get("model").and_then(Value::as_str)
+    }
+    fn sends(&self) -> bool {
+        crate::sent::sends(self)
+    }
+    fn text(&self) -> String {
+        crate::sent::text_of(self.get("content"))
+    }
+}
+
 /// One message as written, and where.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Msg {
+pub struct Msg<V = Map<String, Value>> {
     /// Its id.
     pub id: String,
     /// The message.
-    pub value: Map<String, Value>,
+    pub value: V,
     /// The 1-based line that holds it.
     pub line: u64,
     /// Byte offset of that line.
@@ -31,7 +64,7 @@ pub struct Msg {
 impl Msg {
     /// Its `type` (`user`, `gemini`, `info`, …).
     pub fn ty(&self) -> &str {
-        self.value.get("type").and_then(Value::as_str).unwrap_or("")
+        self.value.ty()
     }
 
     /// A string field.
@@ -60,13 +93,14 @@ pub struct Compression {
 }
 
 /// A chat replayed.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Replay {
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay<V = Map<String, Value>> {
     /// Every message met, in file order.
-    pub msgs: Vec<Msg>,
+    pub msgs: Vec<Msg<V>>,
     /// What the history holds at the end, in its order: indices into `msgs`.
     pub loaded: Vec<usize>,
-    /// The session's metadata, every header and `$set` merged in order.
+    /// The session's metadata, every header and `$set` merged in order (the fast reading keeps
+    /// only `sessionId`, `startTime` and `summary`).
     pub meta: Map<String, Value>,
     /// Header lines.
     pub headers: u64,
@@ -76,20 +110,34 @@ pub struct Replay {
     pub compressions: Vec<Compression>,
 }
 
-/// The insertion-ordered history.
+impl<V> Default for Replay<V> {
+    fn default() -> Self {
+        Replay {
+            msgs: Vec::new(),
+            loaded: Vec::new(),
+            meta: Map::new(),
+            headers: 0,
+            rewinds: Vec::new(),
+            compressions: Vec::new(),
+        }
+    }
+}
+
+/// The insertion-ordered history: indices into the messages, and where each id stands (an
+/// entry's id is its message's, so it is not kept twice).
 #[derive(Default)]
 struct History {
-    order: Vec<(String, usize)>,
+    order: Vec<usize>,
     at: FxHashMap<String, usize>,
 }
 
 impl History {
     fn set(&mut self, id: &str, msg: usize) {
         match self.at.get(id) {
-            Some(&pos) => self.order[pos].1 = msg,
+            Some(&pos) => self.order[pos] = msg,
             None => {
                 self.at.insert(id.to_string(), self.order.len());
-                self.order.push((id.to_string(), msg));
+                self.order.push(msg);
             }
         }
     }
@@ -100,12 +148,12 @@ impl History {
     }
 
     /// Drops `id` and all after it; whether it was held (else everything is dropped).
-    fn rewind(&mut self, id: &str) -> bool {
+    fn rewind<V>(&mut self, id: &str, msgs: &[Msg<V>]) -> bool {
         let found = self.at.get(id).copied();
         match found {
             Some(pos) => {
-                for (gone, _) in self.order.drain(pos..) {
-                    self.at.remove(&gone);
+                for gone in self.order.drain(pos..) {
+                    self.at.remove(&msgs[gone].id);
                 }
             }
             None => self.clear(),
@@ -114,85 +162,127 @@ impl History {
     }
 }
 
-/// Replays `c`.
+/// The replay, fed one record at a time in file order: by [`replay`] from the lines the full
+/// reading holds, and by the fast reading as it parses them.
+#[derive(Default)]
+pub struct Replayer<V> {
+    r: Replay<V>,
+    h: History,
+}
+
+impl<V: Message> Replayer<V> {
+    /// A `$rewindTo` of `id` at `line`.
+    pub fn rewind(&mut self, line: u64, id: &str) {
+        let found = self.h.rewind(id, &self.r.msgs);
+        self.r.rewinds.push((line, found));
+    }
+
+    /// A message (`id` its string id), on a line of its own or `inside` a list.
+    pub fn message(&mut self, line: u64, offset: u64, id: String, value: V, inside: bool) {
+        self.h.set(&id, self.r.msgs.len());
+        self.r.msgs.push(Msg {
+            id,
+            value,
+            line,
+            offset,
+            inside,
+        });
+    }
+
+    /// A `$set.messages` list at `line`: the history cleared and filled from it.
+    pub fn snapshot(&mut self, line: u64, offset: u64, list: impl IntoIterator<Item = (String, V)>) {
+        let before = self.h.order.clone();
+        let first_new = self.r.msgs.len();
+        self.h.clear();
+        for (id, m) in list {
+            self.message(line, offset, id, m, true);
+        }
+        note_compression(&mut self.r, &self.h, &before, first_new, line);
+    }
+
+    /// A header line; its `messages` are then given as [`Replayer::message`]s.
+    pub fn header(&mut self) {
+        self.r.headers += 1;
+    }
+
+    /// Metadata a header or `$set` merges.
+    pub fn meta(&mut self, fields: impl IntoIterator<Item = (String, Value)>) {
+        self.r.meta.extend(fields);
+    }
+
+    /// The replay.
+    pub fn finish(mut self) -> Replay<V> {
+        self.r.loaded = std::mem::take(&mut self.h.order);
+        self.r
+    }
+}
+
+/// The message `m` of a list, with its id, when the client adds it (an object with a string id).
+fn listed(m: Value) -> Option<(String, Map<String, Value>)> {
+    let Value::Object(obj) = m else { return None };
+    let id = obj.get("id").and_then(Value::as_str)?.to_string();
+    Some((id, obj))
+}
+
 /// Replays `c`, moving each message out of the line that holds it (the lines keep their
 /// bytes, which is all the other readers ask of them).
 pub fn replay(c: &mut Chat) -> Replay {
-    let mut r = Replay::default();
-    let mut h = History::default();
+    let mut rp = Replayer::default();
     for l in &mut c.lines {
         let (line, offset) = (l.line, l.offset);
-        let add = |r: &mut Replay, h: &mut History, m: Value, inside: bool| {
-            let Value::Object(obj) = m else { return };
-            let Some(id) = obj.get("id").and_then(Value::as_str).map(str::to_string) else {
-                return;
-            };
-            h.set(&id, r.msgs.len());
-            r.msgs.push(Msg {
-                id,
-                value: obj,
-                line,
-                offset,
-                inside,
-            });
-        };
         let mut value = std::mem::take(&mut l.value);
         match l.kind {
             Kind::Rewind => {
                 let id = value.get("$rewindTo").and_then(Value::as_str).unwrap_or("");
-                let found = h.rewind(id);
-                r.rewinds.push((line, found));
+                rp.rewind(line, id);
             }
-            Kind::Message => add(&mut r, &mut h, Value::Object(value), false),
+            Kind::Message => {
+                if let Some((id, obj)) = listed(Value::Object(value)) {
+                    rp.message(line, offset, id, obj, false);
+                }
+            }
             Kind::Set => {
                 let Some(Value::Object(mut set)) = value.remove("$set") else {
                     continue;
                 };
                 if let Some(Value::Array(list)) = set.remove("messages") {
-                    let before: Vec<usize> = h.order.iter().map(|(_, m)| *m).collect();
-                    let first_new = r.msgs.len();
-                    h.clear();
-                    for m in list {
-                        add(&mut r, &mut h, m, true);
-                    }
-                    note_compression(&mut r, &h, &before, first_new, line);
+                    rp.snapshot(line, offset, list.into_iter().filter_map(listed));
                 }
-                r.meta.extend(set);
+                rp.meta(set);
             }
             Kind::Header => {
-                r.headers += 1;
+                rp.header();
                 let list = value.remove("messages");
-                r.meta.extend(value);
+                rp.meta(value);
                 if let Some(Value::Array(list)) = list {
-                    for m in list {
-                        add(&mut r, &mut h, m, true);
+                    for (id, m) in list.into_iter().filter_map(listed) {
+                        rp.message(line, offset, id, m, true);
                     }
                 }
             }
             Kind::Other => {}
         }
     }
-    r.loaded = h.order.iter().map(|(_, m)| *m).collect();
-    r
+    rp.finish()
 }
 
 /// Records a compression when the `$set` that made `h` dropped messages a resume sends
 /// (the resume's own `$set` drops only what it does not send: slash commands, the old session
 /// context).
-fn note_compression(r: &mut Replay, h: &History, before: &[usize], first_new: usize, line: u64) {
+fn note_compression<V: Message>(r: &mut Replay<V>, h: &History, before: &[usize], first_new: usize, line: u64) {
     let dropped = before
         .iter()
-        .filter(|&&m| !h.at.contains_key(&r.msgs[m].id) && crate::sent::sends(&r.msgs[m].value))
+        .filter(|&&m| !h.at.contains_key(&r.msgs[m].id) && r.msgs[m].value.sends())
         .count();
     // A resume first writes a snapshot of its session context alone, which drops everything
     // and brings nothing: a compression brings the summary in place of what it drops.
     let was: rustc_hash::FxHashSet<&str> = before.iter().map(|&m| r.msgs[m].id.as_str()).collect();
-    let summary_msg = (first_new..r.msgs.len())
-        .find(|&m| crate::sent::sends(&r.msgs[m].value) && !was.contains(r.msgs[m].id.as_str()));
+    let summary_msg =
+        (first_new..r.msgs.len()).find(|&m| r.msgs[m].value.sends() && !was.contains(r.msgs[m].id.as_str()));
     if dropped == 0 || summary_msg.is_none() {
         return;
     }
-    let summary = summary_msg.map(|m| crate::sent::text_of(r.msgs[m].value.get("content")));
+    let summary = summary_msg.map(|m| r.msgs[m].value.text());
     r.compressions.push(Compression {
         line,
         summary_msg,
@@ -201,7 +291,7 @@ fn note_compression(r: &mut Replay, h: &History, before: &[usize], first_new: us
     });
 }
 
-impl Replay {
+impl<V> Replay<V> {
     /// The whole history: every message once, in the order its id first appeared, as last
     /// written (each resume's snapshot writes the history again, which is no new message).
     pub fn history(&self) -> Vec<usize> {

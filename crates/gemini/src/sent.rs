@@ -145,11 +145,17 @@ fn gemini_turns(mut m: Map<String, Value>) -> Vec<(&'static str, Vec<Value>)> {
             model.push(json!({ "functionCall": call }));
         }
     }
+    model_turns(model, || calls.iter_mut().flat_map(response_parts).collect())
+}
+
+/// The turns of a `gemini` message: its model turn, then a user turn of its calls' results;
+/// none when the model turn is empty (GM3).
+pub fn model_turns<P>(model: Vec<P>, responses: impl FnOnce() -> Vec<P>) -> Vec<(&'static str, Vec<P>)> {
     if model.is_empty() {
         return Vec::new();
     }
     let mut out = vec![("model", model)];
-    let responses: Vec<Value> = calls.iter_mut().flat_map(response_parts).collect();
+    let responses = responses();
     if !responses.is_empty() {
         out.push(("user", responses));
     }
@@ -216,6 +222,104 @@ pub fn session_context(r: &Replay) -> Option<Vec<Value>> {
     })
 }
 
+/// A part of the request as its passes read and change it: a `Value`, or the fast reading's
+/// part kept as its length and the few fields the passes ask of it ([`crate::lite::LitePart`]).
+pub trait Part: Sized {
+    /// `{"text": s}`.
+    fn text(s: &str) -> Self;
+    /// What `isValidContent` asks of each part: an object with a field, and not an empty text
+    /// alone.
+    fn valid(&self) -> bool;
+    /// Whether it is a thought (a truthy `thought`).
+    fn thought(&self) -> bool;
+    /// Whether it answers a call (a truthy `functionResponse`).
+    fn answers(&self) -> bool;
+    /// On a part with a `functionCall`: gives it the synthetic signature unless it has one, and
+    /// says it did (GM7).
+    fn sign(&mut self) -> bool;
+    /// `stripToolCallIdPrefixes` of one part: `None` when it goes (GM8).
+    fn strip_ids(self) -> Option<Self>;
+}
+
+impl Part for Value {
+    fn text(s: &str) -> Self {
+        json!({ "text": s })
+    }
+
+    fn valid(&self) -> bool {
+        let Some(o) = self.as_object() else { return false };
+        let others = o.keys().any(|k| k != "text" && k != "thought" && k != "callIndex");
+        !o.is_empty() && (truthy(o.get("thought")) || o.get("text").and_then(Value::as_str) != Some("") || others)
+    }
+
+    fn thought(&self) -> bool {
+        truthy(self.get("thought"))
+    }
+
+    fn answers(&self) -> bool {
+        truthy(self.get("functionResponse"))
+    }
+
+    fn sign(&mut self) -> bool {
+        if self.get("functionCall").is_none() {
+            return false;
+        }
+        if let Some(o) = self.as_object_mut() {
+            o.entry("thoughtSignature").or_insert(json!(SYNTHETIC_SIGNATURE));
+        }
+        true
+    }
+
+    fn strip_ids(mut self) -> Option<Self> {
+        let o = self.as_object_mut()?;
+        for key in ["functionCall", "functionResponse"] {
+            let Some(Value::Object(f)) = o.get_mut(key) else {
+                continue;
+            };
+            let Some(rest) = f
+                .get("id")
+                .and_then(Value::as_str)
+                .and_then(|id| id.strip_prefix(&call_prefix(f.get("name").and_then(Value::as_str))))
+            else {
+                continue;
+            };
+            let rest = json!(rest);
+            let second = if key == "functionCall" { "args" } else { "response" };
+            let rebuilt = object([
+                ("name", f.swap_remove("name")),
+                (second, f.swap_remove(second)),
+                ("id", Some(rest)),
+            ]);
+            o.insert(key.into(), rebuilt);
+        }
+        if let Some(Value::Object(f)) = o.get_mut("functionCall") {
+            // The API library writes a call's fields in its own order.
+            let mut ordered = Map::new();
+            for k in ["id", "args", "name"] {
+                if let Some(v) = f.remove(k) {
+                    ordered.insert(k.into(), v);
+                }
+            }
+            ordered.append(f);
+            *f = ordered;
+        }
+        let others = o.keys().any(|k| k != "text" && k != "thought" && k != "callIndex");
+        if o.get("text").and_then(Value::as_str) == Some("") {
+            if !others {
+                return None;
+            }
+            o.remove("text");
+        }
+        Some(self)
+    }
+}
+
+/// What `stripToolCallIdPrefixes` strips from a call's id: its tool's name (trimmed) and `__`.
+pub fn call_prefix(name: Option<&str>) -> String {
+    let name = name.map(str::trim).filter(|n| !n.is_empty());
+    format!("{}__", name.unwrap_or("generic_tool"))
+}
+
 /// The request's `contents` after a resume of `r` with `prompt`; each loaded message is
 /// sent once, so its parts are moved into the request, not copied.
 pub fn contents(mut r: Replay, prompt: &str) -> Vec<Value> {
@@ -226,43 +330,48 @@ pub fn contents(mut r: Replay, prompt: &str) -> Vec<Value> {
     for &i in &r.loaded {
         turns.extend(turns_of(std::mem::take(&mut r.msgs[i].value)));
     }
-    let unanswered = turns
-        .last()
-        .is_some_and(|(role, parts)| *role == "user" && parts.iter().any(|p| truthy(p.get("functionResponse"))));
-    if unanswered {
-        turns.push(("model", vec![json!({ "text": INTERRUPTED })]));
-    }
-    turns.push(("user", vec![json!({ "text": prompt })]));
-    let turns = strip_thoughts(curated(turns));
-    coalesce(turns)
+    request(turns, prompt)
         .into_iter()
         .map(|(role, parts)| {
             // As `json!` writes it, without passing the parts through the serializer again.
             let mut content = Map::new();
-            content.insert("parts".into(), Value::Array(strip_ids(parts)));
+            content.insert("parts".into(), Value::Array(parts));
             content.insert("role".into(), Value::from(role));
             Value::Object(content)
         })
         .collect()
 }
 
+/// The request's turns (role, parts) after the history's `turns`: the turn an unanswered tool
+/// response needs (GM6), the prompt, then the client's passes (GM5, GM7, GM4, GM8).
+pub fn request<P: Part>(mut turns: Vec<(&'static str, Vec<P>)>, prompt: &str) -> Vec<(&'static str, Vec<P>)> {
+    let unanswered = turns
+        .last()
+        .is_some_and(|(role, parts)| *role == "user" && parts.iter().any(P::answers));
+    if unanswered {
+        turns.push(("model", vec![P::text(INTERRUPTED)]));
+    }
+    turns.push(("user", vec![P::text(prompt)]));
+    let turns = strip_thoughts(curated(turns));
+    coalesce(turns)
+        .into_iter()
+        .map(|(role, parts)| (role, parts.into_iter().filter_map(P::strip_ids).collect()))
+        .collect()
+}
+
 /// `isValidContent`: what makes the curated history leave a run of model turns out.
-fn valid(role: &str, parts: &[Value]) -> bool {
+fn valid<P: Part>(role: &str, parts: &[P]) -> bool {
     if parts.is_empty() {
         return role == "model";
     }
-    parts.iter().all(|p| {
-        let Some(o) = p.as_object() else { return false };
-        let others = o.keys().any(|k| k != "text" && k != "thought" && k != "callIndex");
-        !o.is_empty() && (truthy(o.get("thought")) || o.get("text").and_then(Value::as_str) != Some("") || others)
-    })
+    parts.iter().all(P::valid)
 }
 
 /// `extractCuratedHistory`: a run of model turns with one invalid turn is left out whole (GM5).
-fn curated(turns: Vec<(&'static str, Vec<Value>)>) -> Vec<(&'static str, Vec<Value>)> {
+fn curated<P: Part>(turns: Vec<(&'static str, Vec<P>)>) -> Vec<(&'static str, Vec<P>)> {
     let mut out = Vec::new();
-    let mut run: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    let flush = |run: &mut Vec<(&'static str, Vec<Value>)>, out: &mut Vec<_>| {
+    let mut run: Vec<(&'static str, Vec<P>)> = Vec::new();
+    let flush = |run: &mut Vec<(&'static str, Vec<P>)>, out: &mut Vec<_>| {
         if run.iter().all(|(r, p)| valid(r, p)) {
             out.append(run);
         }
@@ -282,23 +391,20 @@ fn curated(turns: Vec<(&'static str, Vec<Value>)>) -> Vec<(&'static str, Vec<Val
 
 /// `stripThoughts`: thought parts go; a model turn that had some gives its first call the
 /// synthetic signature; a turn left with no parts goes (GM7).
-fn strip_thoughts(turns: Vec<(&'static str, Vec<Value>)>) -> Vec<(&'static str, Vec<Value>)> {
+fn strip_thoughts<P: Part>(turns: Vec<(&'static str, Vec<P>)>) -> Vec<(&'static str, Vec<P>)> {
     turns
         .into_iter()
         .filter_map(|(role, parts)| {
-            if !parts.iter().any(|p| truthy(p.get("thought"))) {
+            if !parts.iter().any(P::thought) {
                 return Some((role, parts));
             }
             let mut patched = false;
-            let kept: Vec<Value> = parts
+            let kept: Vec<P> = parts
                 .into_iter()
-                .filter(|p| !truthy(p.get("thought")))
+                .filter(|p| !p.thought())
                 .map(|mut p| {
-                    if role == "model" && !patched && p.get("functionCall").is_some() {
-                        patched = true;
-                        if let Some(o) = p.as_object_mut() {
-                            o.entry("thoughtSignature").or_insert(json!(SYNTHETIC_SIGNATURE));
-                        }
+                    if role == "model" && !patched {
+                        patched = p.sign();
                     }
                     p
                 })
@@ -309,8 +415,8 @@ fn strip_thoughts(turns: Vec<(&'static str, Vec<Value>)>) -> Vec<(&'static str, 
 }
 
 /// `coalesceConsecutiveRoles`: turns of one role in a row become one (GM4).
-fn coalesce(turns: Vec<(&'static str, Vec<Value>)>) -> Vec<(&'static str, Vec<Value>)> {
-    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+fn coalesce<P>(turns: Vec<(&'static str, Vec<P>)>) -> Vec<(&'static str, Vec<P>)> {
+    let mut out: Vec<(&'static str, Vec<P>)> = Vec::new();
     for (role, parts) in turns {
         match out.last_mut() {
             Some((r, p)) if *r == role => p.extend(parts),
@@ -318,62 +424,6 @@ fn coalesce(turns: Vec<(&'static str, Vec<Value>)>) -> Vec<(&'static str, Vec<Va
         }
     }
     out
-}
-
-/// `stripToolCallIdPrefixes`: a call id stored as `<tool>__<id>` is sent as `<id>`, and an
-/// empty text beside other fields, or alone, goes (GM8).
-fn strip_ids(parts: Vec<Value>) -> Vec<Value> {
-    parts
-        .into_iter()
-        .filter_map(|mut p| {
-            let o = p.as_object_mut()?;
-            for key in ["functionCall", "functionResponse"] {
-                let Some(Value::Object(f)) = o.get_mut(key) else {
-                    continue;
-                };
-                let name = f
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty());
-                let prefix = format!("{}__", name.unwrap_or("generic_tool"));
-                let Some(rest) = f
-                    .get("id")
-                    .and_then(Value::as_str)
-                    .and_then(|id| id.strip_prefix(&prefix))
-                else {
-                    continue;
-                };
-                let rest = json!(rest);
-                let second = if key == "functionCall" { "args" } else { "response" };
-                let rebuilt = object([
-                    ("name", f.swap_remove("name")),
-                    (second, f.swap_remove(second)),
-                    ("id", Some(rest)),
-                ]);
-                o.insert(key.into(), rebuilt);
-            }
-            if let Some(Value::Object(f)) = o.get_mut("functionCall") {
-                // The API library writes a call's fields in its own order.
-                let mut ordered = Map::new();
-                for k in ["id", "args", "name"] {
-                    if let Some(v) = f.remove(k) {
-                        ordered.insert(k.into(), v);
-                    }
-                }
-                ordered.append(f);
-                *f = ordered;
-            }
-            let others = o.keys().any(|k| k != "text" && k != "thought" && k != "callIndex");
-            if o.get("text").and_then(Value::as_str) == Some("") {
-                if !others {
-                    return None;
-                }
-                o.remove("text");
-            }
-            Some(p)
-        })
-        .collect()
 }
 
 #[cfg(test)]

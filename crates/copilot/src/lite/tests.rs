@@ -1,7 +1,7 @@
 //! The fast reading gives what the full reading gives, on every fixture, the shared samples,
 //! and lines written to trip it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::*;
 
@@ -12,29 +12,10 @@ fn both(path: &Path) -> (Session, Session) {
     (fast, full)
 }
 
-fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            jsonl_under(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn every_fixture_and_sample_reads_the_same_fast() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    jsonl_under(&root.join("fixtures/copilot"), &mut files);
+    let files = cctool_core::testing::fixtures_and_samples("copilot", "copilot");
     assert!(!files.is_empty());
-    // The real sessions the project is developed with, where `CCTOOL_SAMPLES` names them.
-    match std::env::var_os("CCTOOL_SAMPLES").map(|d| PathBuf::from(d).join("copilot")) {
-        Some(dir) if dir.is_dir() => jsonl_under(&dir, &mut files),
-        _ => eprintln!("skipped: the real copilot sessions (CCTOOL_SAMPLES names no folder with copilot/)"),
-    }
     for f in files {
         let (fast, full) = both(&f);
         assert_eq!(fast, full, "{}", f.display());

@@ -1,7 +1,7 @@
 //! The fast reading gives what the full reading gives, on every fixture, the shared samples,
 //! and lines written to trip it.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::*;
 use crate::tree::Tree;
@@ -50,28 +50,9 @@ fn answers(path: &Path) -> (Vec<String>, Vec<String>, bool) {
     (of(&fast), of(&full), went_fast)
 }
 
-fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            jsonl_under(&p, out);
-        } else if p.extension().is_some_and(|x| x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn every_fixture_and_sample_reads_the_same_fast() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    jsonl_under(&root.join("fixtures/pi"), &mut files);
-    // The real sessions the project is developed with, where `CCTOOL_SAMPLES` names them.
-    match std::env::var_os("CCTOOL_SAMPLES").map(|d| PathBuf::from(d).join("pi")) {
-        Some(dir) if dir.is_dir() => jsonl_under(&dir, &mut files),
-        _ => eprintln!("skipped: the real pi sessions (CCTOOL_SAMPLES names no folder with pi/)"),
-    }
+    let files = cctool_core::testing::fixtures_and_samples("pi", "pi");
     let mut fast = 0;
     for f in &files {
         let (a, b, went_fast) = answers(f);
