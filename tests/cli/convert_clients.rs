@@ -220,6 +220,13 @@ pub fn expect_copilot(file: &Path) -> Expect {
                     // The client's own context around the prompt (its date before, its
                     // reminders after) is its own, as another agent's is: not carried.
                     let prompt = text.split_once(COPILOT_DATE_END).map_or(text, |(_, t)| t);
+                    // As is the notice of a mode the session was in (GH12).
+                    let prompt = match prompt.strip_prefix("<mode_changed_notice>") {
+                        Some(notice) => notice
+                            .split_once("</mode_changed_notice>\n\n")
+                            .map_or(prompt, |(_, t)| t),
+                        None => prompt,
+                    };
                     let prompt = prompt.split("\n\n<system_reminder>").next().unwrap_or(prompt);
                     push_text(&mut e.texts, prompt);
                 }

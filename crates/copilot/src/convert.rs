@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 use crate::file::{self, Event, Session};
 use cctool_core::compact::ids;
 use cctool_core::convert::model::{
-    Answered, Block, Body, Conversation, Emitter, Entry, Part, Sink, ToolCall, ToolResult, call_key,
+    Answered, Block, Body, Conversation, Emitter, Entry, Part, Sink, ToolCall, ToolResult, Unnamed, call_key,
 };
 use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::translate;
@@ -249,6 +249,7 @@ pub fn writer(o: &WriteOptions, first: Option<&str>, _: Answered, out: &mut Vec<
         tally: Tally::default(),
         bytes: 0,
         turn: 0,
+        unnamed: Unnamed::default(),
     };
     let at = w.clock.stamp(first);
     let mut data = Map::new();
@@ -278,6 +279,8 @@ struct Writer {
     bytes: usize,
     /// The replies written so far: each is a turn of its own.
     turn: u64,
+    /// The ids given to calls that had none: the client pairs a call and its result by id.
+    unnamed: Unnamed,
 }
 
 impl Writer {
@@ -343,9 +346,10 @@ impl EntryWriter for Writer {
                                 self.tally.drop(&l);
                             }
                             let input = t.input.into_value();
-                            self.names.insert(c.id.clone(), (t.name.clone(), input.clone()));
+                            let id = self.unnamed.call(&c.id, &e.key, requests.len());
+                            self.names.insert(id.clone(), (t.name.clone(), input.clone()));
                             requests.push(json!({
-                                "toolCallId": c.id,
+                                "toolCallId": id,
                                 "name": t.name,
                                 "arguments": input,
                                 "type": "function",
@@ -368,13 +372,14 @@ impl EntryWriter for Writer {
             }
             Body::ToolResult(r) => {
                 let text = self.text(&r.output);
-                let (name, args) = self.names.get(&r.call_id).cloned().unwrap_or_default();
-                let start = json!({"toolCallId": r.call_id, "toolName": name, "arguments": args});
+                let call_id = self.unnamed.result(&r.call_id);
+                let (name, args) = self.names.get(&call_id).cloned().unwrap_or_default();
+                let start = json!({"toolCallId": call_id, "toolName": name, "arguments": args});
                 self.event("tool.execution_start", &e.key, &at, obj(start), out);
                 let data = if r.is_error {
-                    json!({"toolCallId": r.call_id, "success": false, "error": {"message": text, "code": "failure"}})
+                    json!({"toolCallId": call_id, "success": false, "error": {"message": text, "code": "failure"}})
                 } else {
-                    json!({"toolCallId": r.call_id, "success": true, "result": {"content": text, "detailedContent": text}})
+                    json!({"toolCallId": call_id, "success": true, "result": {"content": text, "detailedContent": text}})
                 };
                 self.event("tool.execution_complete", &e.key, &at, obj(data), out);
             }

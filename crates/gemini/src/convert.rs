@@ -20,7 +20,7 @@ use sha2::Digest;
 use crate::replay::Replay;
 use cctool_core::compact::ids;
 use cctool_core::convert::model::{
-    Answered, Block, Body, Conversation, Emitter, Entry, Part, Sink, ToolCall, ToolResult, call_key,
+    Answered, Block, Body, Conversation, Emitter, Entry, Part, Sink, ToolCall, ToolResult, Unnamed, call_key,
 };
 use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::{quote, translate};
@@ -361,7 +361,7 @@ pub fn writer(
         tally: Tally::default(),
         bytes: 0,
         answered,
-        unnamed: None,
+        unnamed: Unnamed::default(),
     })
 }
 
@@ -380,8 +380,8 @@ struct Writer {
     bytes: usize,
     /// The calls the conversation answers; the others are closed where they are made.
     answered: Answered,
-    /// The id given to the last call that had none, for its result.
-    unnamed: Option<String>,
+    /// The ids given to calls that had none.
+    unnamed: Unnamed,
 }
 
 impl Writer {
@@ -432,16 +432,7 @@ impl Writer {
                     }
                     // A call without an id (a Codex `local_shell_call` may have none) gets one:
                     // the client would send ids of its own making for it and its response.
-                    let id = if c.id.is_empty() {
-                        let made = format!(
-                            "call_{}",
-                            self.id(&format!("{key}:call:{}", calls.len())).replace('-', "")
-                        );
-                        self.unnamed = Some(made.clone());
-                        made
-                    } else {
-                        c.id.clone()
-                    };
+                    let id = self.unnamed.call(&c.id, key, calls.len());
                     let answered = self.answered.contains(&call_key(&c.id));
                     if !answered {
                         open.push((id.clone(), t.name.clone()));
@@ -483,10 +474,7 @@ impl EntryWriter for Writer {
             }
             Body::Assistant(blocks) => self.assistant(&e.key, &at, blocks, out),
             Body::ToolResult(r) => {
-                let call_id = match r.call_id.as_str() {
-                    "" => self.unnamed.take().unwrap_or_default(),
-                    id => id.to_string(),
-                };
+                let call_id = self.unnamed.result(&r.call_id);
                 let name = self.names.get(&call_id).cloned().unwrap_or_else(|| "unknown".into());
                 let text: String = r
                     .output

@@ -417,6 +417,39 @@ pub fn call_key(id: &str) -> u64 {
     h.finish()
 }
 
+/// Ids for calls stored without one (a Codex `local_shell_call` may have none), for targets
+/// whose client pairs a call and its result by id and would otherwise make ids of its own that
+/// do not pair: a call gets an id made from where it is written, and the result that follows
+/// it, also without an id, gets the same.
+#[derive(Debug, Default)]
+pub struct Unnamed {
+    last: Option<String>,
+}
+
+impl Unnamed {
+    /// The id call `n` of the entry `key` is written with: its own, else a made one.
+    pub fn call(&mut self, id: &str, key: &str, n: usize) -> String {
+        if !id.is_empty() {
+            return id.to_string();
+        }
+        let made = format!(
+            "call_{}",
+            crate::compact::ids::uuid(&["convert-unnamed-call", key, &n.to_string()]).replace('-', "")
+        );
+        self.last = Some(made.clone());
+        made
+    }
+
+    /// The id a result is written with: its call's, else the one made for the last call
+    /// without one.
+    pub fn result(&mut self, id: &str) -> String {
+        match id {
+            "" => self.last.take().unwrap_or_default(),
+            id => id.to_string(),
+        }
+    }
+}
+
 /// The calls the conversation answers ([`call_key`] of each result's call id): a writer that
 /// closes unanswered calls needs it before it writes the first of them.
 pub type Answered = rustc_hash::FxHashSet<u64>;
