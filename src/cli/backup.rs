@@ -221,6 +221,11 @@ pub struct HooksRunArgs {
     /// Also bring the search index (`cctool index`) up to date with the transcript.
     #[arg(long)]
     pub index: bool,
+
+    /// The process whose exit the backup waits for (the detached run a hook that fires
+    /// before the agent's last writes starts; not for the agent's own call).
+    #[arg(long, value_name = "PID", hide = true)]
+    pub after: Option<u32>,
 }
 
 /// The values AGENT takes in `hooks`: the agents that have hooks, by their format's name.
