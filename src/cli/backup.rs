@@ -142,7 +142,8 @@ pub struct MergeArgs {
     pub to: Option<PathBuf>,
 }
 
-/// Install, remove or run cctool's compaction hooks for Claude Code, Codex and Gemini CLI.
+/// Install, remove or run cctool's compaction hooks for Claude Code, Codex, Gemini CLI and
+/// GitHub Copilot CLI.
 #[derive(Args, Debug)]
 #[command(
     long_about = "cctool's hooks keep what a compaction would otherwise lose. Claude Code and \
@@ -150,15 +151,17 @@ Codex: on PreCompact the transcript is backed up into the archive; on PostCompac
 is archived with the session id, the trigger and the token count before the compaction, in \
 ARCHIVE/summaries/AGENT/SESSION.jsonl (extract-summary reads these files). Gemini CLI: on \
 PreCompress (before every request) and SessionEnd the chat is backed up, so a chat the client \
-deletes later (a stub twin's full transcript, the retention sweep) can be restored. `install` \
-adds the hooks to the agent's settings (Claude Code and Gemini CLI: settings.json \"hooks\"; \
+deletes later (a stub twin's full transcript, the retention sweep) can be restored. Copilot \
+CLI: on PreCompact the session is backed up, and on SessionEnd once the client has exited (it \
+writes the session's last events after the hook). `install` adds the hooks to the agent's \
+settings (Claude Code, Gemini CLI and Copilot CLI: settings.json \"hooks\"; \
 Codex: config.toml [[hooks.PreCompact]] and [[hooks.PostCompact]]), editing with a real \
 parser, keeping everything else, after a backup of the file; installing twice adds nothing. \
 `uninstall` removes exactly what install added (a Codex config.toml that install created is \
 removed again). The hook runs the absolute path of the cctool that installed it, unless \
 --command names another (`--command cctool`: the one on PATH). Codex runs a hook only once \
 the user has trusted it: its TUI asks at the next start; Gemini CLI runs a project's hooks only \
-in a trusted folder. With --json, install and uninstall print \
+in a trusted folder; Copilot CLI's hooks go in the user's settings only. With --json, install and uninstall print \
 {\"kind\":\"hooks\",\"agent\",\"settings\",\"action\",\"events\",\"command\",\"backup\",\
 \"trust_required\"}: action `added`, `removed`, `removed_file` or `unchanged`, command null on \
 uninstall, backup the copy of the file as it was (else null). `run` is what the agent calls: it reads the hook's JSON \
@@ -171,8 +174,8 @@ pub struct HooksArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum HooksAction {
-    /// Add cctool's hooks (PreCompact and PostCompact; Gemini CLI: PreCompress and SessionEnd) to
-    /// the agent's settings.
+    /// Add cctool's hooks (PreCompact and PostCompact; Gemini CLI: PreCompress and SessionEnd;
+    /// Copilot CLI: PreCompact and SessionEnd) to the agent's settings.
     Install(HooksInstallArgs),
     /// Remove the hooks `install` added, and nothing else.
     Uninstall(HooksInstallArgs),
@@ -187,7 +190,7 @@ pub struct HooksInstallArgs {
     pub agent: String,
 
     /// The user's settings (CLAUDE_CONFIG_DIR or ~/.claude; CODEX_HOME or ~/.codex;
-    /// GEMINI_CLI_HOME/.gemini or ~/.gemini) or the project's (.claude/settings.json,
+    /// GEMINI_CLI_HOME/.gemini or ~/.gemini; COPILOT_HOME or ~/.copilot) or the project's (.claude/settings.json,
     /// .codex/config.toml, .gemini/settings.json in the current folder).
     #[arg(long, value_enum, default_value_t = crate::model::hooks::Scope::User)]
     pub scope: crate::model::hooks::Scope,
@@ -221,6 +224,11 @@ pub struct HooksRunArgs {
     /// Also bring the search index (`cctool index`) up to date with the transcript.
     #[arg(long)]
     pub index: bool,
+
+    /// The process whose exit the backup waits for (the detached run a hook that fires
+    /// before the agent's last writes starts; not for the agent's own call).
+    #[arg(long, value_name = "PID", hide = true)]
+    pub after: Option<u32>,
 }
 
 /// The values AGENT takes in `hooks`: the agents that have hooks, by their format's name.

@@ -22,7 +22,7 @@ pub fn run(g: &GlobalArgs, a: &HooksArgs) -> super::Result<ExitStatus> {
             };
             let result = match (read, with_hooks(&r.agent)) {
                 (Ok(_), Ok((agent, _))) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    hook::handle(agent, &input, &crate::backup::Archive::new(&dir))
+                    hook::handle(agent, &input, &crate::backup::Archive::new(&dir), r.after)
                 }))
                 .map_or_else(
                     |_| Err("the hook handler panicked".to_string()),
@@ -91,6 +91,9 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> super::Result<ExitSt
     let cwd = std::env::current_dir()?;
     let env = |v: &str| std::env::var_os(v).filter(|x| !x.is_empty());
     let (agent, hooks) = with_hooks(&a.agent)?;
+    if !hooks.has_scope(a.scope) {
+        return Err(HooksError::UserScopeOnly(a.agent.clone()).into());
+    }
     let path = hooks.settings_path(a.scope, &env, &cwd).ok_or(HooksError::NoHome)?;
     let shown = path.display().to_string();
     let text = install::read_settings(&path)?;

@@ -586,3 +586,51 @@ fn backup_and_restore_keep_a_session_s_whole_folder() {
     ]));
     assert_eq!(scan[0]["project"], "gadget");
 }
+
+/// The real client, when installed, runs cctool's hooks: a new session and a resume each back
+/// the session up once the client has exited (SessionEnd), a `/compact` before it compacts
+/// (PreCompact), and `restore` gives back the session byte for byte as the client left it.
+#[test]
+fn the_real_client_runs_the_hooks_and_restore_gives_the_session_back_as_it_left_it() {
+    if crate::util::realclient(crate::util::Client::Copilot).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let archive = dir.path().join("archive");
+    let run = std::process::Command::new(crate::util::root().join("scripts/realclient/copilot-hooks-view.sh"))
+        .arg(env!("CARGO_BIN_EXE_cctool"))
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let session = std::path::PathBuf::from(String::from_utf8(run.stdout).unwrap().trim());
+    let log = std::fs::read_to_string(archive.join("hooks.log")).unwrap();
+    assert_eq!(log.matches("copilot backed up").count(), 3, "{log}");
+    assert_eq!(log.matches("copilot SessionEnd: ").count(), 2, "{log}");
+    let id = session.parent().unwrap().file_name().unwrap().to_str().unwrap();
+    let to = dir.path().join("restored");
+    let restored = cctool()
+        .args(["restore", id, "--from"])
+        .arg(&archive)
+        .arg("--to")
+        .arg(&to)
+        .output()
+        .unwrap();
+    assert!(
+        restored.status.success(),
+        "{}",
+        String::from_utf8_lossy(&restored.stderr)
+    );
+    let back = to.join("copilot/session-state").join(id).join("events.jsonl");
+    let bytes = std::fs::read(&session).unwrap();
+    assert!(
+        bytes.ends_with(b"\n")
+            && String::from_utf8_lossy(&bytes)
+                .lines()
+                .last()
+                .unwrap()
+                .contains("\"session.shutdown\""),
+        "the client's last event is its shutdown"
+    );
+    assert_eq!(std::fs::read(&back).unwrap(), bytes, "{log}");
+}

@@ -407,3 +407,177 @@ fn real_codex_compaction_runs_both_hooks_and_the_summary_archived_is_the_one_it_
     assert!(written[0].contains(reply), "{:?}", written[0]);
     assert_eq!(snapshots, 1, "PreCompact backed up the rollout; log: {log}");
 }
+
+/// A user's Copilot CLI settings with a hook of their own in each of the client's two forms.
+const COPILOT_SETTINGS: &str = r#"{
+  "model": "gpt-5",
+  "hooks": {
+    "sessionEnd": [
+      {
+        "type": "command",
+        "bash": "./log-end.sh"
+      }
+    ],
+    "SessionEnd": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify-send bye"
+          }
+        ]
+      }
+    ]
+  }
+}
+"#;
+
+/// A Copilot CLI store with `settings.json` holding `settings` and one session.
+fn copilot_case(command: &str, settings: &str) -> crate::case::Case {
+    crate::case::Case::new(command)
+        .env_path("COPILOT_HOME", "copilot-home")
+        .file("copilot-home/settings.json", settings)
+        .file(
+            "copilot-home/session-state/ec97a334-ad63-460c-b67a-5d2afc9b274c/events.jsonl",
+            std::fs::read(crate::util::fixture("copilot/real/two-resumes.jsonl")).unwrap(),
+        )
+}
+
+#[test]
+fn copilot_hooks_install_once_keep_the_user_s_hooks_and_uninstall_exactly() {
+    let installed = copilot_case("hooks install copilot --command cctool", COPILOT_SETTINGS)
+        .run()
+        .code(0);
+    assert!(
+        installed
+            .stderr()
+            .contains("settings.json: added hooks for PreCompact and SessionEnd"),
+        "{}",
+        installed.shown()
+    );
+    let settings = installed.path("copilot-home/settings.json");
+    let backup = installed.path("copilot-home/settings.json.cctool-hooks.bak");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), COPILOT_SETTINGS);
+    let once = std::fs::read_to_string(&settings).unwrap();
+    let v: Value = serde_json::from_str(&once).unwrap();
+    assert_eq!(
+        v["hooks"]["PreCompact"][0]["hooks"][0]["command"],
+        "cctool hooks run copilot"
+    );
+    // The user's hooks stay first, ours after them; their own form (`sessionEnd`) untouched.
+    assert_eq!(v["hooks"]["SessionEnd"][0]["hooks"][0]["command"], "notify-send bye");
+    assert_eq!(
+        v["hooks"]["SessionEnd"][1]["hooks"][0]["command"],
+        "cctool hooks run copilot"
+    );
+    assert_eq!(v["hooks"]["sessionEnd"][0]["bash"], "./log-end.sh");
+    let again = installed
+        .then(crate::case::Case::new("hooks install copilot --command cctool").env_path("COPILOT_HOME", "copilot-home"))
+        .code(0);
+    assert!(
+        again.stderr().contains("already there; not changed"),
+        "{}",
+        again.shown()
+    );
+    assert_eq!(
+        std::fs::read_to_string(again.path("copilot-home/settings.json")).unwrap(),
+        once
+    );
+    let removed = again
+        .then(crate::case::Case::new("hooks uninstall copilot").env_path("COPILOT_HOME", "copilot-home"))
+        .code(0);
+    assert_eq!(
+        std::fs::read_to_string(removed.path("copilot-home/settings.json")).unwrap(),
+        COPILOT_SETTINGS
+    );
+}
+
+#[test]
+fn copilot_settings_that_are_not_json_are_refused_and_left_as_they_are() {
+    let bad = "{\n  \"model\": \"gpt-5\",\n  \"hooks\": {\n";
+    let run = copilot_case("hooks install copilot", bad).run();
+    assert_ne!(run.status, Some(0), "{}", run.shown());
+    assert!(
+        run.stderr().contains("settings.json: not valid JSON (line"),
+        "{}",
+        run.shown()
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.path("copilot-home/settings.json")).unwrap(),
+        bad
+    );
+    assert!(!run.path("copilot-home/settings.json.cctool-hooks.bak").exists());
+    let hooks_not_object = copilot_case("hooks install copilot", "{\"hooks\": []}\n").run();
+    assert!(
+        hooks_not_object.stderr().contains("\"hooks\" is not an object"),
+        "{}",
+        hooks_not_object.shown()
+    );
+    let project = copilot_case("hooks install copilot --scope project", "{}").run();
+    assert!(
+        project
+            .stderr()
+            .contains("copilot: cctool installs its hooks in the user's settings only (--scope user)"),
+        "{}",
+        project.shown()
+    );
+    assert!(!project.path(".github").exists());
+}
+
+/// What the hook is given: the client's VS Code-compatible input, `SessionEnd` naming only the
+/// session. The backup waits until the session's file has been left alone (here the caller, the
+/// test, does not exit), so what the client writes after the hook is in it.
+#[test]
+fn copilot_session_end_backs_up_the_session_as_the_client_leaves_it() {
+    let id = "ec97a334-ad63-460c-b67a-5d2afc9b274c";
+    let rel = format!("copilot-home/session-state/{id}/events.jsonl");
+    let end = serde_json::json!({"hook_event_name": "SessionEnd", "session_id": id, "timestamp": "2026-12-06T04:22:08.836Z", "cwd": "/w", "reason": "complete"});
+    let ran = copilot_case("hooks run copilot", "{}")
+        .stdin(end.to_string())
+        .run()
+        .code(0);
+    assert_eq!((ran.stdout(), ran.stderr()), (String::new(), String::new()));
+    // The events the client writes after its SessionEnd hook.
+    let mut bytes = std::fs::read(ran.path(&rel)).unwrap();
+    bytes.extend_from_slice(b"{\"type\":\"session.shutdown\",\"data\":{}}\n");
+    std::fs::write(ran.path(&rel), &bytes).unwrap();
+    let log = ran.path("home/.local/share/cctool/backup/hooks.log");
+    let waited = std::time::Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("copilot backed up")
+    {
+        assert!(
+            waited.elapsed().as_secs() < 60,
+            "no backup: {:?}",
+            std::fs::read_to_string(&log)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("is backed up once the agent (process "), "{text}");
+    std::fs::remove_file(ran.path(&rel)).unwrap();
+    let restored = ran
+        .then(crate::case::Case::new(&format!("restore {id}")).env_path("COPILOT_HOME", "copilot-home"))
+        .code(0);
+    assert_eq!(
+        std::fs::read(restored.path(&rel)).unwrap(),
+        bytes,
+        "{}",
+        restored.shown()
+    );
+    // A session id that would climb out of the store names no file: the log says so.
+    let climbing = serde_json::json!({"hook_event_name": "SessionEnd", "session_id": "../../x"});
+    let refused = restored
+        .then(
+            crate::case::Case::new("hooks run copilot")
+                .env_path("COPILOT_HOME", "copilot-home")
+                .stdin(climbing.to_string()),
+        )
+        .code(0);
+    let text = std::fs::read_to_string(refused.path("home/.local/share/cctool/backup/hooks.log")).unwrap();
+    assert!(
+        text.contains("copilot SessionEnd without a transcript: nothing to back up"),
+        "{text}"
+    );
+}

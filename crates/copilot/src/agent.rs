@@ -168,6 +168,10 @@ impl Agent for Copilot {
         Some(&crate::relocate::CopilotRelocator)
     }
 
+    fn hooks(&self) -> Option<&'static dyn cctool_core::agents::Hooks> {
+        Some(&crate::hooks::CopilotHooks)
+    }
+
     fn store(&self) -> Option<&'static dyn Store> {
         Some(&crate::store::CopilotStore)
     }

@@ -9,6 +9,7 @@ mod api;
 pub mod convert;
 mod doctor;
 pub mod file;
+pub mod hooks;
 mod import;
 pub mod lite;
 pub mod model;

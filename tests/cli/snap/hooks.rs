@@ -63,3 +63,20 @@ fn install_gemini_project_says_the_folder_must_be_trusted() {
             .show(".gemini/settings.json")
     );
 }
+
+#[test]
+fn install_copilot_keeps_the_users_settings() {
+    // As Copilot CLI writes its settings (two spaces), with a hook of the user's own.
+    let mine = "{\n  \"model\": \"gpt-5\",\n  \"hooks\": {\n    \"preToolUse\": [\n      {\n        \"type\": \"command\",\n        \"bash\": \"./check.sh\",\n        \"timeoutSec\": 15\n      }\n    ]\n  }\n}\n";
+    snap!(
+        Case::new("hooks install copilot")
+            .args(["--command", "cctool"])
+            .file("home/.copilot/settings.json", mine.as_bytes())
+            .show("home/.copilot/settings.json")
+    );
+}
+
+#[test]
+fn install_copilot_project_is_refused() {
+    snap!(Case::new("hooks install copilot --scope project").args(["--command", "cctool"]));
+}

@@ -487,6 +487,24 @@ pub trait Hooks: Sync {
         cwd: &Path,
     ) -> Option<PathBuf>;
 
+    /// Whether cctool installs hooks at `scope` for this agent (`settings_path` is `None` there).
+    fn has_scope(&self, scope: crate::model::hooks::Scope) -> bool {
+        let _ = scope;
+        true
+    }
+
+    /// The transcript a hook's `input` is about: its `transcript_path` unless the agent says
+    /// otherwise (an input that names only the session, found with the variables in `env`).
+    fn transcript(
+        &self,
+        input: &serde_json::Value,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Option<PathBuf> {
+        let _ = env;
+        let p = input.get("transcript_path")?.as_str().filter(|p| !p.is_empty())?;
+        Some(PathBuf::from(p))
+    }
+
     /// The events cctool's hooks are installed on, and what `hooks run` does on each.
     fn events(&self) -> &'static [(&'static str, HookAction)] {
         COMPACTION_EVENTS

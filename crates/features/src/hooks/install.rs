@@ -11,6 +11,9 @@ pub enum HooksError {
     /// `--scope user` needs the home folder, and HOME does not say where it is.
     #[error("HOME is unset: cannot find the user's settings; use --scope project")]
     NoHome,
+    /// The agent's hooks are installed in the user's settings only.
+    #[error("{0}: cctool installs its hooks in the user's settings only (--scope user)")]
+    UserScopeOnly(String),
     /// The agent named has no hooks cctool knows how to install.
     #[error("{0}: cctool has no hooks for this agent")]
     NoHooks(String),

@@ -1,4 +1,4 @@
-//! Compaction hooks for Claude Code, Codex and Gemini CLI: installing them in the agent's
+//! Compaction hooks for Claude Code, Codex, Gemini CLI and Copilot CLI: installing them in the agent's
 //! settings, and what `cctool hooks run` does when the agent calls it (each agent's
 //! [`crate::agents::Hooks::events`] says which of its events back the transcript up and which
 //! archive a summary).

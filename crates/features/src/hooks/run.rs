@@ -61,39 +61,40 @@ fn file_error(path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) 
     move |cause| HookError::File { path, action, cause }
 }
 
-/// Handles one hook call; an error is for the log only.
-pub fn handle(agent: &'static dyn Agent, input: &[u8], archive: &Archive) -> Result<String, HookError> {
+/// Handles one hook call; an error is for the log only. `after`: the process whose exit a
+/// [`HookAction::BackupAfterExit`] waits for (the detached `hooks run --after PID` this
+/// function starts for it); `None` in the call the agent makes.
+pub fn handle(
+    agent: &'static dyn Agent,
+    input: &[u8],
+    archive: &Archive,
+    after: Option<u32>,
+) -> Result<String, HookError> {
     let v: Value = serde_json::from_slice(input).map_err(HookError::NotJson)?;
     let event = v.get("hook_event_name").and_then(Value::as_str).unwrap_or("");
     let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
-    let transcript = s("transcript_path").filter(|p| !p.is_empty()).map(PathBuf::from);
     let hooks = agent.hooks();
+    let env = |k: &str| std::env::var_os(k).filter(|x| !x.is_empty());
+    let transcript = hooks.and_then(|h| h.transcript(&v, &env));
     match hooks.and_then(|h| h.action(event)) {
-        Some(HookAction::Backup) => {
-            let Some(path) = transcript else {
-                return Ok(format!("{event} without a transcript_path: nothing to back up"));
-            };
-            let found = found_for(agent, &path);
-            let Some(lock) = archive.try_lock().map_err(file_error(&archive.root, ""))? else {
-                return Ok(format!(
-                    "{}: a backup is running; it takes the transcript",
-                    path.display()
-                ));
-            };
-            let r = crate::backup::run::backup_locked(
-                archive,
-                &lock,
-                &[found],
-                "hook",
-                crate::backup::run::SETTLE,
-                &indicatif::ProgressBar::hidden(),
-            )
-            .map_err(file_error(&path, "cannot back up: "))?;
-            if let Some(p) = r.problems.first() {
-                return Err(HookError::Backup(p.clone()));
+        Some(HookAction::Backup) => backup(agent, archive, event, transcript.as_deref()),
+        Some(HookAction::BackupAfterExit) => match (after, &transcript) {
+            (Some(pid), Some(path)) => {
+                wait_for_exit(pid, path);
+                backup(agent, archive, event, Some(path))
             }
-            Ok(format!("backed up {} ({} new bytes)", path.display(), r.new_bytes))
-        }
+            (None, Some(path)) => match detach(agent, input, archive) {
+                Ok(pid) => Ok(format!(
+                    "{event}: {} is backed up once the agent (process {pid}) has exited",
+                    path.display()
+                )),
+                Err(e) => {
+                    let done = backup(agent, archive, event, Some(path))?;
+                    Ok(format!("{done} (at once: cannot wait for the agent's exit: {e})"))
+                }
+            },
+            (_, None) => backup(agent, archive, event, None),
+        },
         Some(HookAction::ArchiveSummary) => {
             let mut rec = ArchivedSummary {
                 kind: SUMMARY_KIND.into(),
@@ -120,6 +121,95 @@ pub fn handle(agent: &'static dyn Agent, input: &[u8], archive: &Archive) -> Res
         }
         None => Ok(format!("event {event:?}: nothing to do")),
     }
+}
+
+/// Backs the transcript `path` up into `archive` as a snapshot of its own (kind `hook`),
+/// unless a backup is running (it takes the file).
+fn backup(agent: &'static dyn Agent, archive: &Archive, event: &str, path: Option<&Path>) -> Result<String, HookError> {
+    let Some(path) = path else {
+        return Ok(format!("{event} without a transcript: nothing to back up"));
+    };
+    let found = found_for(agent, path);
+    let Some(lock) = archive.try_lock().map_err(file_error(&archive.root, ""))? else {
+        return Ok(format!(
+            "{}: a backup is running; it takes the transcript",
+            path.display()
+        ));
+    };
+    let r = crate::backup::run::backup_locked(
+        archive,
+        &lock,
+        &[found],
+        "hook",
+        crate::backup::run::SETTLE,
+        &indicatif::ProgressBar::hidden(),
+    )
+    .map_err(file_error(path, "cannot back up: "))?;
+    if let Some(p) = r.problems.first() {
+        return Err(HookError::Backup(p.clone()));
+    }
+    Ok(format!("backed up {} ({} new bytes)", path.display(), r.new_bytes))
+}
+
+/// How long a transcript left alone means its agent is done with it, though the agent runs
+/// on (one session ended, another begun in the same process).
+const QUIET: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// The longest a detached hook waits before it backs up whatever the transcript holds.
+const AFTER_EXIT_LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Returns once process `pid` has exited (where `/proc` tells), the file at `path` has been
+/// left alone for [`QUIET`], or [`AFTER_EXIT_LIMIT`] has passed.
+fn wait_for_exit(pid: u32, path: &Path) {
+    let start = std::time::Instant::now();
+    let state = || std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()));
+    let proc_dir = Path::new("/proc");
+    let mut last = state();
+    let mut since = std::time::Instant::now();
+    while start.elapsed() < AFTER_EXIT_LIMIT {
+        if proc_dir.is_dir() && !proc_dir.join(pid.to_string()).exists() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let now = state();
+        if now != last {
+            last = now;
+            since = std::time::Instant::now();
+        } else if since.elapsed() >= QUIET {
+            return;
+        }
+    }
+}
+
+/// Starts this cctool again as `hooks run AGENT --to ARCHIVE --after PID` with the same
+/// input, in a process group of its own so that the agent, which waits for its hook, is not
+/// kept waiting and does not take it down when it ends its hook's group; returns the PID of
+/// the process it waits for (this one's parent: the agent, which runs the command without a
+/// shell of its own between).
+#[cfg(unix)]
+fn detach(agent: &'static dyn Agent, input: &[u8], archive: &Archive) -> std::io::Result<u32> {
+    use std::os::unix::process::CommandExt;
+    let parent = std::os::unix::process::parent_id();
+    let mut child = std::process::Command::new(std::env::current_exe()?)
+        .args(["hooks", "run", agent.about().format.name(), "--to"])
+        .arg(&archive.root)
+        .arg("--after")
+        .arg(parent.to_string())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(input)?;
+    }
+    Ok(parent)
+}
+
+/// Elsewhere the backup is taken at once.
+#[cfg(not(unix))]
+fn detach(_: &'static dyn Agent, _: &[u8], _: &Archive) -> std::io::Result<u32> {
+    Err(std::io::Error::other("not supported on this system"))
 }
 
 /// The file as a backup finds it: its agent folder is the parent of one of the agent's

@@ -19,6 +19,9 @@ pub enum HookAction {
     Backup,
     /// Archive the summary of the compaction that just ran, from the input or the transcript.
     ArchiveSummary,
+    /// Back the transcript up once the agent that called has exited: for an event the agent
+    /// fires before it writes the transcript's last lines (Copilot CLI's `SessionEnd`).
+    BackupAfterExit,
 }
 
 /// Claude Code's and Codex's events and what each does: PreCompact backs the transcript up,
