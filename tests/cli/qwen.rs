@@ -608,3 +608,37 @@ fn api_view_names_the_send_time_rules_that_applied() {
     let plain = rules("ran-tools");
     assert!(!plain.contains("QW7") && !plain.contains("QW8"), "{plain}");
 }
+
+/// An empty reply text beside a call (pi writes one) is no part of the written model turn: the
+/// client's curated history would drop the turn, and its call, for it.
+#[test]
+fn convert_to_qwen_writes_no_empty_reply_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("pi.jsonl");
+    std::fs::write(&src, PI_EMPTY_TEXT_BESIDE_A_CALL).unwrap();
+    let out = dir.path().join("q.jsonl");
+    crate::util::stdout_of(&[
+        "-q",
+        "convert",
+        "--to",
+        "qwen-code",
+        "-o",
+        out.to_str().unwrap(),
+        src.to_str().unwrap(),
+    ]);
+    let sent = crate::util::records(&crate::util::stdout_of(&[
+        "-q",
+        "rebuild-chain",
+        "--api-view",
+        out.to_str().unwrap(),
+    ]));
+    assert!(sent.iter().any(|m| m["tool_calls"][0]["id"] == "call_ls"), "{sent:?}");
+    assert!(sent.iter().any(|m| m["tool_call_id"] == "call_ls"), "{sent:?}");
+}
+
+const PI_EMPTY_TEXT_BESIDE_A_CALL: &str = r#"{"type":"session","version":3,"id":"0e0e0e0e-0000-4000-8000-000000000009","timestamp":"2026-04-20T02:29:50.000Z","cwd":"/home/dev/app"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-04-20T02:29:54.812Z","message":{"role":"user","content":[{"type":"text","text":"list the folder"}],"timestamp":1776652194812}}
+{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-04-20T02:29:59.919Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"call_ls","name":"ls","arguments":{"path":"."}},{"type":"text","text":""}],"api":"openai-completions","provider":"mock","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":1776652199919}}
+{"type":"message","id":"a3","parentId":"a2","timestamp":"2026-04-20T02:29:59.945Z","message":{"role":"toolResult","toolCallId":"call_ls","toolName":"ls","content":[{"type":"text","text":"src"}],"isError":false,"timestamp":1776652199945}}
+{"type":"message","id":"a4","parentId":"a3","timestamp":"2026-04-20T02:30:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"It holds src."}],"api":"openai-completions","provider":"mock","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1776652201000}}
+"#;

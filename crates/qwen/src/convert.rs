@@ -305,6 +305,9 @@ impl Writer {
         let mut parts = Vec::new();
         for b in blocks {
             match b {
+                // The client's curated history drops a model turn holding an empty text part,
+                // its calls with it (QW rules, `docs/qwen.md`): an empty reply text is no part.
+                Block::Text(t) if t.is_empty() => {}
                 Block::Text(t) => parts.push(json!({"text": t})),
                 Block::Reasoning(t) if self.o.reasoning_as_text => parts.push(json!({"text": reasoning_text(t)})),
                 Block::Reasoning(t) => parts.push(json!({"text": t, "thought": true})),
