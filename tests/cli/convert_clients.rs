@@ -883,6 +883,14 @@ fn recorded_conversions_resume_live() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// With `CCTOOL_CONVERT_ONLY=LIST`, keeps the files whose paths end with a line of LIST.
+fn only(files: &mut Vec<PathBuf>) {
+    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
+        let only = std::fs::read_to_string(list).expect("list");
+        files.retain(|p| only.lines().any(|l| p.ends_with(l)));
+    }
+}
+
 /// Every fixture and sample with an exchange, converted to each other agent and resumed by
 /// that agent's client: Claude Code ↔ Codex, pi and Copilot CLI into both, and each of the
 /// four into pi and Copilot CLI, each of them into opencode and opencode's sessions into each.
@@ -913,12 +921,8 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
     let (more_codex, mut claude): (Vec<PathBuf>, Vec<PathBuf>) = claude.into_iter().partition(|p| is_rollout(p));
     codex.extend(more_codex);
     codex.retain(|p| is_rollout(p));
-    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
-        let only = std::fs::read_to_string(list).expect("list");
-        let keep = |p: &PathBuf| only.lines().any(|l| p.ends_with(l));
-        claude.retain(keep);
-        codex.retain(keep);
-    }
+    only(&mut claude);
+    only(&mut codex);
     let mut pi: Vec<PathBuf> = fixture_files(&["pi"])
         .into_iter()
         .filter(|p| is_transcript(p))
@@ -926,10 +930,7 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
     if let Some(s) = shared_files(&["pi/real"]) {
         pi.extend(s.into_iter().filter(|p| is_transcript(p)));
     }
-    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
-        let only = std::fs::read_to_string(list).expect("list");
-        pi.retain(|p| only.lines().any(|l| p.ends_with(l)));
-    }
+    only(&mut pi);
     // `CCTOOL_CONVERT_INVOLVING=AGENT` keeps the conversions from or into that agent.
     let involving = std::env::var("CCTOOL_CONVERT_INVOLVING").ok();
     let pair = |from: &str, files: &[PathBuf], to: &str| match involving.as_deref() {
@@ -947,10 +948,7 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
     if let Some(s) = shared_files(&["copilot/real"]) {
         copilot.extend(s.into_iter().filter(|p| is_transcript(p) && is_copilot(p)));
     }
-    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
-        let only = std::fs::read_to_string(list).expect("list");
-        copilot.retain(|p| only.lines().any(|l| p.ends_with(l)));
-    }
+    only(&mut copilot);
     failures.extend(pair("copilot", &copilot, "claude-code"));
     failures.extend(pair("copilot", &copilot, "codex"));
     // Into pi and Copilot CLI: from every other agent.
@@ -962,10 +960,7 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
     failures.extend(pair("pi", &pi, "copilot"));
     // Into opencode from every other agent, and opencode's sessions into each of them.
     let mut opencode = opencode_sources();
-    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
-        let only = std::fs::read_to_string(list).expect("list");
-        opencode.retain(|p| only.lines().any(|l| p.ends_with(l)));
-    }
+    only(&mut opencode);
     for (name, from) in [
         ("claude-code", &claude),
         ("codex", &codex),
@@ -983,10 +978,7 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
         .into_iter()
         .filter(|p| is_transcript(p) && !refused(p))
         .collect();
-    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
-        let only = std::fs::read_to_string(list).expect("list");
-        qwen.retain(|p| only.lines().any(|l| p.ends_with(l)));
-    }
+    only(&mut qwen);
     for (name, from) in [
         ("claude-code", &claude),
         ("codex", &codex),
@@ -1003,10 +995,7 @@ fn every_fixture_and_sample_resumes_in_the_other_agent() {
         .into_iter()
         .filter(|p| is_transcript(p) && is_gemini(p))
         .collect();
-    if let Some(list) = std::env::var_os("CCTOOL_CONVERT_ONLY") {
-        let only = std::fs::read_to_string(list).expect("list");
-        gemini.retain(|p| only.lines().any(|l| p.ends_with(l)));
-    }
+    only(&mut gemini);
     for (name, from) in [
         ("claude-code", &claude),
         ("codex", &codex),

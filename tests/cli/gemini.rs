@@ -487,16 +487,7 @@ fn convert_to_gemini_closes_every_unanswered_call() {
 #[test]
 fn convert_from_gemini_leaves_the_summary_s_acknowledgement() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("c.jsonl");
-    stdout_of(&[
-        "-q",
-        "convert",
-        "--to",
-        "claude-code",
-        "-o",
-        out.to_str().unwrap(),
-        fixture("gemini/compacted.jsonl").to_str().unwrap(),
-    ]);
+    let out = crate::convert_clients::convert(&fixture("gemini/compacted.jsonl"), "claude-code", dir.path(), &[]);
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("<state_snapshot>"), "{text}");
     assert!(!text.contains(crate::convert_clients::GEMINI_ACKNOWLEDGEMENT), "{text}");
