@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 
+use super::record::META;
 use super::*;
 use crate::replay::Msg;
 
