@@ -22,20 +22,17 @@ pub struct TipRefused;
 /// The indexes of the events `rebuild-chain` prints: what a resume loads (from the last
 /// compaction on), or with `full` every conversational event.
 fn chosen(s: &Session, full: bool) -> (Vec<usize>, Vec<bool>) {
-    let loaded = loaded_mask(s);
-    let order = if full {
-        (0..s.events.len()).collect()
-    } else {
-        loaded_order(s)
-    };
+    let loaded = loaded_order(s);
+    let mask = mask_of(s, &loaded);
+    let order = if full { (0..s.events.len()).collect() } else { loaded };
     let picked = order.into_iter().filter(|&i| conversational(&s.events[i].ty)).collect();
-    (picked, loaded)
+    (picked, mask)
 }
 
-/// Whether a resume loads each event ([`loaded_order`]).
-fn loaded_mask(s: &Session) -> Vec<bool> {
+/// Whether each event is one of `loaded` ([`loaded_order`]).
+fn mask_of(s: &Session, loaded: &[usize]) -> Vec<bool> {
     let mut mask = vec![false; s.events.len()];
-    for i in loaded_order(s) {
+    for &i in loaded {
         mask[i] = true;
     }
     mask
@@ -99,7 +96,7 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
         );
     }
     let start = resume_start(&s);
-    let mask = loaded_mask(&s);
+    let mask = mask_of(&s, &loaded_order(&s));
     let session_id = s.session_id().map(str::to_string);
     for (i, e) in s.events.iter().enumerate() {
         for m in marks_before(&s, i, ask.view, start) {
