@@ -616,16 +616,7 @@ fn convert_to_qwen_writes_no_empty_reply_text() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("pi.jsonl");
     std::fs::write(&src, PI_EMPTY_TEXT_BESIDE_A_CALL).unwrap();
-    let out = dir.path().join("q.jsonl");
-    crate::util::stdout_of(&[
-        "-q",
-        "convert",
-        "--to",
-        "qwen-code",
-        "-o",
-        out.to_str().unwrap(),
-        src.to_str().unwrap(),
-    ]);
+    let out = crate::convert_clients::convert(&src, "qwen-code", dir.path(), &[]);
     let sent = crate::util::records(&crate::util::stdout_of(&[
         "-q",
         "rebuild-chain",
