@@ -354,8 +354,16 @@ fn is_qwen(p: &Path) -> bool {
         })
 }
 
-/// The acknowledgement Qwen Code keeps after a compaction's summary.
-const QWEN_ACKNOWLEDGEMENT: &str = "Got it. Thanks for the additional context!";
+/// The acknowledgement Gemini CLI, and Qwen Code after it, keep after a compaction's summary.
+pub const ACKNOWLEDGEMENT: &str = "Got it. Thanks for the additional context!";
+
+/// The current compaction's summary of `path`, as `extract-summary` gives it.
+fn current_summary(path: &str) -> Option<String> {
+    records(&stdout_of(&["-q", "extract-summary", "--json", path]))
+        .into_iter()
+        .find(|r| r["kind"] == "summary" && r["current"] == true)
+        .and_then(|r| r["summary"].as_str().map(str::to_string))
+}
 
 /// A Qwen Code session's resumed conversation, as `rebuild-chain --api-view` gives the
 /// messages the client sends (checked against the client in `tests/cli/qwen.rs`): the current
@@ -365,10 +373,7 @@ const QWEN_ACKNOWLEDGEMENT: &str = "Got it. Thanks for the additional context!";
 pub fn expect_qwen(file: &Path) -> Expect {
     let path = file.to_str().expect("utf-8 path");
     let mut e = Expect::default();
-    let summary = records(&stdout_of(&["-q", "extract-summary", "--json", path]))
-        .into_iter()
-        .find(|r| r["kind"] == "summary" && r["current"] == true)
-        .and_then(|r| r["summary"].as_str().map(str::to_string));
+    let summary = current_summary(path);
     if let Some(s) = &summary {
         e.summaries.push(s.clone());
     }
@@ -391,7 +396,7 @@ pub fn expect_qwen(file: &Path) -> Expect {
                 }
             }
             Some("assistant") => {
-                for t in texts.iter().filter(|t| !(was_after && *t == QWEN_ACKNOWLEDGEMENT)) {
+                for t in texts.iter().filter(|t| !(was_after && *t == ACKNOWLEDGEMENT)) {
                     push_text(&mut e.texts, t);
                 }
                 for c in m["tool_calls"].as_array().into_iter().flatten() {
@@ -421,9 +426,6 @@ fn is_gemini(p: &Path) -> bool {
         .is_some_and(|h| h.get("sessionId").is_some() && h.get("projectHash").is_some() && h.get("startTime").is_some())
 }
 
-/// The acknowledgement Gemini CLI sends after a compression's summary.
-pub const GEMINI_ACKNOWLEDGEMENT: &str = "Got it. Thanks for the additional context!";
-
 /// A Gemini CLI chat's resumed conversation, as `rebuild-chain --api-view` gives the contents
 /// the client sends (checked against the client in `tests/cli/gemini.rs`): the current
 /// compression's summary (the session context before it and the acknowledgement after it are
@@ -431,10 +433,7 @@ pub const GEMINI_ACKNOWLEDGEMENT: &str = "Got it. Thanks for the additional cont
 pub fn expect_gemini(file: &Path) -> Expect {
     let path = file.to_str().expect("utf-8 path");
     let mut e = Expect::default();
-    let summary = records(&stdout_of(&["-q", "extract-summary", "--json", path]))
-        .into_iter()
-        .find(|r| r["kind"] == "summary" && r["current"] == true)
-        .and_then(|r| r["summary"].as_str().map(str::to_string));
+    let summary = current_summary(path);
     if let Some(s) = &summary {
         e.summaries.push(s.clone());
     }
@@ -470,7 +469,7 @@ pub fn expect_gemini(file: &Path) -> Expect {
                 }
                 if user && summary.as_deref() == Some(t) {
                     after_summary = true;
-                } else if !(was_after && !user && t == GEMINI_ACKNOWLEDGEMENT) {
+                } else if !(was_after && !user && t == ACKNOWLEDGEMENT) {
                     push_text(&mut e.texts, t);
                 }
             } else if let Some(f) = p.get("functionCall") {

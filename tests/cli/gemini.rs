@@ -490,7 +490,7 @@ fn convert_from_gemini_leaves_the_summary_s_acknowledgement() {
     let out = crate::convert_clients::convert(&fixture("gemini/compacted.jsonl"), "claude-code", dir.path(), &[]);
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("<state_snapshot>"), "{text}");
-    assert!(!text.contains(crate::convert_clients::GEMINI_ACKNOWLEDGEMENT), "{text}");
+    assert!(!text.contains(crate::convert_clients::ACKNOWLEDGEMENT), "{text}");
 }
 
 /// The real client, when installed: a conversion into Gemini CLI resumes with every text and
