@@ -14,7 +14,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use cctool_core::agents::Hooks;
-use cctool_core::model::hooks::{Compaction, Edit, HookAction, Scope, SettingsError, settings};
+use cctool_core::model::hooks::{Compaction, Edit, HookAction, Scope, SettingsError, names, settings};
 use serde_json::Value;
 
 /// Copilot CLI's hooks.
@@ -25,9 +25,6 @@ pub const EVENTS: &[(&str, HookAction)] = &[
     ("PreCompact", HookAction::Backup),
     ("SessionEnd", HookAction::BackupAfterExit),
 ];
-
-/// The events' names, in the order they are installed.
-const NAMES: &[&str] = &["PreCompact", "SessionEnd"];
 
 /// `COPILOT_HOME`, else `~/.copilot`: where the client keeps its settings and sessions.
 fn copilot_home(env: &dyn Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
@@ -62,11 +59,11 @@ impl Hooks for CopilotHooks {
     }
 
     fn install(&self, text: &str, command: &str) -> Result<Edit, SettingsError> {
-        settings::install(text, command, NAMES, crate::ID.name())
+        settings::install(text, command, &names(EVENTS), crate::ID.name())
     }
 
     fn uninstall(&self, text: &str) -> Result<Edit, SettingsError> {
-        settings::uninstall(text, NAMES, crate::ID.name())
+        settings::uninstall(text, &names(EVENTS), crate::ID.name())
     }
 
     /// `transcript_path` when the input has one (`PreCompact`), else the session's
@@ -107,7 +104,6 @@ mod tests {
 
     #[test]
     fn the_installed_names_are_the_events_hooks_run_answers() {
-        assert_eq!(NAMES, EVENTS.iter().map(|(e, _)| *e).collect::<Vec<_>>());
         assert_eq!(CopilotHooks.action("PreCompact"), Some(HookAction::Backup));
         assert_eq!(CopilotHooks.action("SessionEnd"), Some(HookAction::BackupAfterExit));
         assert_eq!(CopilotHooks.action("preCompact"), None);
@@ -155,7 +151,7 @@ mod tests {
         let Edit::Changed(installed, events) = CopilotHooks.install(text, cmd).unwrap() else {
             panic!("nothing installed")
         };
-        assert_eq!(events, NAMES);
+        assert_eq!(events, names(EVENTS));
         assert_eq!(CopilotHooks.install(&installed, cmd).unwrap(), Edit::Unchanged);
         let Edit::Changed(back, _) = CopilotHooks.uninstall(&installed).unwrap() else {
             panic!("nothing removed")

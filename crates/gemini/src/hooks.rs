@@ -13,16 +13,13 @@
 use std::path::{Path, PathBuf};
 
 use cctool_core::agents::Hooks;
-use cctool_core::model::hooks::{Compaction, Edit, HookAction, McpServer, Scope, SettingsError, settings};
+use cctool_core::model::hooks::{Compaction, Edit, HookAction, McpServer, Scope, SettingsError, names, settings};
 
 /// Gemini CLI's hooks.
 pub struct GeminiHooks;
 
 /// The events cctool hooks into, each backing the transcript (`transcript_path`) up.
 pub const EVENTS: &[(&str, HookAction)] = &[("PreCompress", HookAction::Backup), ("SessionEnd", HookAction::Backup)];
-
-/// The events' names, in the order they are installed.
-const NAMES: &[&str] = &["PreCompress", "SessionEnd"];
 
 /// `~/.gemini` (in `GEMINI_CLI_HOME` when set, as the client finds its home).
 fn gemini_home(env: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
@@ -47,11 +44,11 @@ impl Hooks for GeminiHooks {
     }
 
     fn install(&self, text: &str, command: &str) -> Result<Edit, SettingsError> {
-        settings::install(text, command, NAMES, crate::ID.name())
+        settings::install(text, command, &names(EVENTS), crate::ID.name())
     }
 
     fn uninstall(&self, text: &str) -> Result<Edit, SettingsError> {
-        settings::uninstall(text, NAMES, crate::ID.name())
+        settings::uninstall(text, &names(EVENTS), crate::ID.name())
     }
 
     /// Never asked: no event of Gemini CLI's archives a summary ([`EVENTS`]).
@@ -95,8 +92,7 @@ mod tests {
 
     #[test]
     fn the_installed_names_are_the_events_hooks_run_answers() {
-        assert_eq!(NAMES, EVENTS.iter().map(|(e, _)| *e).collect::<Vec<_>>());
-        for ev in NAMES {
+        for ev in names(EVENTS) {
             assert_eq!(GeminiHooks.action(ev), Some(HookAction::Backup));
         }
         assert_eq!(GeminiHooks.action("PreCompact"), None);

@@ -24,6 +24,11 @@ pub enum HookAction {
     BackupAfterExit,
 }
 
+/// The names of `events`, in their order: what an agent's settings editor installs.
+pub fn names(events: &[(&'static str, HookAction)]) -> Vec<&'static str> {
+    events.iter().map(|(e, _)| *e).collect()
+}
+
 /// Claude Code's and Codex's events and what each does: PreCompact backs the transcript up,
 /// PostCompact archives the summary.
 pub const COMPACTION_EVENTS: &[(&str, HookAction)] = &[
