@@ -19,15 +19,13 @@ pub(crate) mod commands;
 
 use std::ffi::OsString;
 
-use clap::Parser;
-
 pub use cctool_core::{ExitStatus, compact, convert, error, io, model, output, slim, summary, v5};
 pub use cctool_features::{backup, export, hooks, redact, scan, search, tables};
 
 /// The command line's definition, every subcommand with its arguments and help: what `--help`,
 /// the man pages and the completions are made from, for tests and generators.
 pub fn command() -> clap::Command {
-    <cli::Cli as clap::CommandFactory>::command()
+    cli::command()
 }
 
 /// Runs cctool with these arguments (the first is the program name), knowing the agents it is
@@ -44,7 +42,7 @@ pub fn run_with(
 ) -> ExitStatus {
     agents::registry::install(registry);
     io::mapguard::quiet_panics();
-    let cli = match cli::Cli::try_parse_from(args) {
+    let cli = match cli::parse(args) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();

@@ -9,14 +9,14 @@ use super::*;
 #[command(
     long_about = "Back up the agents' stores (Claude Code transcripts with their \
 subagent transcripts and history.jsonl; Codex sessions, archived_sessions and \
-session_index.jsonl; pi and Copilot CLI sessions; opencode's database, copied whole with \
-SQLite's backup API, one consistent commit while the client writes) into an archive folder: zstd-compressed chunks named by their SHA-256, \
+session_index.jsonl; pi, Copilot CLI and Qwen Code sessions; Gemini CLI's chats; \
+opencode's database, copied whole with SQLite's backup API, one consistent commit while \
+the client writes) into an archive folder: zstd-compressed chunks named by their SHA-256, \
 and one snapshot manifest per run, written last and atomically, so an interrupted run leaves \
 the last complete snapshot usable. A session file that grew costs about its new bytes; a run \
 with nothing new writes nothing and says so. A last line still being written (no newline yet) \
 is taken by the next run, unless the file has not changed for a minute. The stores are found \
-as for every command (CLAUDE_CONFIG_DIR, CODEX_HOME, else ~/.claude, ~/.config/claude, \
-~/.codex). Safe to run from cron or a hook while agents write.",
+as for every command (docs/stores.md). Safe to run from cron or a hook while agents write.",
     after_long_help = "OUTPUT\n\
 One line on stderr (with --json a {\"kind\":\"backup\",\"archive\",\"snapshot\",\"files\",\
 \"new_files\",\"changed_files\",\"unchanged_files\",\"gone_files\",\"partial_lines\",\"new_bytes\",\

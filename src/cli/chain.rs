@@ -5,7 +5,7 @@ use super::*;
 /// How rebuild-chain prints the conversation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum ChainFormat {
-    /// One record per line, as written in the file (Claude Code) or as the history item (Codex).
+    /// One record per line, as the agent wrote it (for Codex, the history item).
     #[default]
     Jsonl,
     /// Readable text.
@@ -39,7 +39,7 @@ CLAUDE_CODE_* variables, TZ and the current time are read; the options under Res
 configuration give each instead. With --json the last record is {{\"kind\":\"api_view\",\"file\",\
 \"format\",\"client\",\"loader\",\"model\",\"model_choice\",\"model_entry\",\"session_model\",\
 \"session_model_retires\",\"notice\",\"thinking_policy\",\"messages\",\"tokens\",\"prompt\",\"rules\",\
-\"assumptions\",\"refused\"}} for either agent, null where the agent has no such field (Codex: \
+\"assumptions\",\"refused\"}} for every agent, null where the agent has no such field (e.g. Codex: \
 loader, model_choice, the session model, thinking_policy and assumptions; Claude Code: \
 model_entry and refused); messages is the length of the request's messages or input array; \
 model_choice is restored, explicit, setting, or retired|unknown|not allowed|no session model → \
@@ -56,26 +56,15 @@ cctool rebuild-chain --api-view --prompt 'go on' --json rollout-….jsonl | tail
     )
 }
 
+/// The first paragraph of `rebuild-chain`'s long help; each agent's follows
+/// ([`crate::cli::command`]).
+pub(crate) const REBUILD_CHAIN_LEAD: &str =
+    "Print the conversation exactly as the agent would load it on resume, root first.";
+
 /// The exact conversation the agent would load when this session is resumed.
 #[derive(Args, Debug)]
 #[command(
-    long_about = "Print the conversation exactly as the agent would load it on resume, root first.\n\n\
-Claude Code: the load algorithm of Claude Code 2.1.332 (the current client): progress rows \
-bridged, duplicate uuids keeping their first position and last content, preserved-segment \
-relinks and prunes, gap bridging (5 s rule), parallel tool calls recovered in file order, \
-trailing system rows, and the tip chosen from the last row written. --loader 2.1.88 gives the \
-older rules (newest leaf as tip, no gap bridging). Each output line is the original record, \
-byte for byte, so `cctool rebuild-chain f.jsonl | jq -r .uuid` lists the uuids in order.\n\n\
-Codex: the history current Codex (0.171) resumes: the newest surviving `compacted` \
-replacement_history plus the records after it, with rolled-back turns discarded whole \
-(compactions inside them included). Legacy compactions without replacement_history are \
-rebuilt from the user messages (20,000-token budget) plus the summary. Each output line is a \
-history item's JSON as written. --replay legacy gives the pre-2026-02-27 forward replay; a \
-warning says when the two differ. With --api-view, the `input` items Codex 0.171 sends after \
-the resume instead, as Codex writes them: its own form of each item, tool outputs cut to the \
-model's budget, images and audio checked, unanswered calls closed with \"aborted\", orphan \
-outputs removed (rules X1-X12, docs/codex-request.md); files Codex refuses exit 1.\n\n\
-cctool session files: the messages in order, one per line.",
+    long_about = REBUILD_CHAIN_LEAD,
     after_long_help = rebuild_chain_help()
 )]
 pub struct RebuildChainArgs {

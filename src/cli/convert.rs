@@ -12,19 +12,21 @@ fn convert_targets() -> impl clap::builder::TypedValueParser<Value = AgentId> {
 }
 
 /// Continue a session in another agent: a Claude Code transcript, a Codex rollout, a pi session, a
-/// Copilot CLI session or an opencode session as any of the others.
+/// Copilot CLI session, an opencode session, a Gemini CLI chat or a Qwen Code session as any of
+/// the others.
 #[derive(Args, Debug)]
 #[command(
     long_about = "Convert a session into another agent's format, so it can be resumed there: a \
-Claude Code transcript, a Codex rollout, a pi session, a GitHub Copilot CLI session or an opencode \
-session (DB#ID, or an `opencode export` document) into any of the others (or into a cctool v5 \
+Claude Code transcript, a Codex rollout, a pi session, a GitHub Copilot CLI session, an opencode \
+session (DB#ID, or an `opencode export` document), a Gemini CLI chat or a Qwen Code session into \
+any of the others (or into a cctool v5 \
 session, as migrate imports it). A file already in the target's format is \
 refused: converting it again would drop its reasoning.\n\n\
 What is carried is the conversation a resume of FILE loads: from its last compaction, the summary \
 first; --full carries the whole history, each compaction written as the target's own. User and \
 assistant text, images, and tool calls with their results are carried as such; tools with an \
 equivalent are mapped (Bash and Read to exec_command, Write, Edit and MultiEdit to apply_patch, and \
-back; pi's, Copilot CLI's and opencode's shell, read, write, edit and search tools to each of theirs), the \
+back; every other agent's shell, read, write, edit and search tools to each of theirs), the \
 others keep their name. Reasoning is bound to the model that wrote it: it is dropped and \
 counted (--reasoning-as-text carries its visible text as marked text). Records with no equivalent \
 (hooks, progress, snapshots, token counts, Codex's context messages) are left out and counted.\n\n\
@@ -81,9 +83,9 @@ pub struct ConvertArgs {
     #[arg(short = 'o', long, value_name = "OUT", conflicts_with = "into_store")]
     pub output: Option<PathBuf>,
 
-    /// Write where the target agent looks for sessions ($CLAUDE_CONFIG_DIR/projects/<folder of
-    /// the working directory>/<id>.jsonl; $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<id>.jsonl)
-    /// and print the command that resumes it (refused for opencode: write with -o, then
+    /// Write where the target agent looks for sessions (e.g. $CLAUDE_CONFIG_DIR/projects/<folder
+    /// of the working directory>/<id>.jsonl; $CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<id>.jsonl;
+    /// docs/stores.md) and print the command that resumes it (refused for opencode: write with -o, then
     /// `opencode import`).
     #[arg(long)]
     pub into_store: bool,

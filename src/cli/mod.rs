@@ -39,17 +39,56 @@ pub use search::*;
 pub use slim::*;
 pub use summary::*;
 
+/// What `cctool --help` says cctool reads, before the agents' files are named
+/// ([`command`]).
+const TOP_LEAD: &str = "cctool reads the sessions of coding agents offline and fast";
+
+/// What `cctool --help` says after naming what cctool reads.
+const TOP_END: &str = "offline and fast, and answers what a session really holds after compaction: the \
+exact conversation a resume loads, the summaries the agent was given, and the integrity problems \
+of a file.\n\nData goes to stdout (JSON Lines by default where records are produced); \
+diagnostics and progress go to stderr.\n\nExit status: 0 success; 1 a negative answer; \
+2 usage or input error; 130 interrupted.";
+
+/// The command line as `--help`, the man pages and the completions show it: the derive's,
+/// with what is said of the agents (what cctool reads, what a resume of each loads, which of
+/// its records are summaries) made from the registry, so an agent's help comes with its crate.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let agents: Vec<_> = crate::agents::all().collect();
+    let paragraphs = |of: fn(&crate::agents::Help) -> &'static str| {
+        agents
+            .iter()
+            .map(|a| of(&a.about().help))
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    };
+    let reads = cctool_core::agents::detect::files_read(&agents);
+    let chain = format!("{REBUILD_CHAIN_LEAD}\n\n{}", paragraphs(|h| h.resume));
+    let summaries = format!(
+        "{EXTRACT_SUMMARY_LEAD}\n\n{}\n\n{EXTRACT_SUMMARY_END}",
+        paragraphs(|h| h.summaries)
+    );
+    Cli::command()
+        .long_about(format!("cctool reads {reads} {TOP_END}"))
+        .mut_subcommand("rebuild-chain", |c| c.long_about(chain))
+        .mut_subcommand("extract-summary", |c| c.long_about(summaries))
+}
+
+/// The arguments `args` give, parsed by [`command`].
+pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let mut cmd = command();
+    let mut matches = cmd.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut cmd))
+}
+
 #[derive(Parser, Debug)]
 #[command(
     name = "cctool",
     version,
-    about = "Transcript forensics and conversion for Claude Code and Codex sessions",
-    long_about = "cctool reads Claude Code transcripts, Codex rollouts and cctool session files, \
-offline and fast, and answers what a session really holds after compaction: the exact \
-conversation a resume loads, the summaries the agent was given, and the integrity problems \
-of a file.\n\nData goes to stdout (JSON Lines by default where records are produced); \
-diagnostics and progress go to stderr.\n\nExit status: 0 success; 1 a negative answer; \
-2 usage or input error; 130 interrupted.",
+    about = "Transcript forensics and conversion for coding-agent sessions",
+    long_about = TOP_LEAD,
     propagate_version = true,
     max_term_width = 100
 )]

@@ -2,34 +2,27 @@
 
 use super::*;
 
+/// The first paragraph of `extract-summary`'s long help; each agent's follows, then
+/// [`EXTRACT_SUMMARY_END`] ([`crate::cli::command`]).
+pub(crate) const EXTRACT_SUMMARY_LEAD: &str = "Print every compaction summary in each session file, oldest first: \
+what the agent was told about the history it no longer holds.";
+
+/// The last paragraph of `extract-summary`'s long help.
+pub(crate) const EXTRACT_SUMMARY_END: &str = "With no PATH, the user's own stores are read, every agent's \
+(docs/stores.md says where each is found).";
+
 /// Every compaction summary in each session file, oldest first.
 #[derive(Args, Debug)]
 #[command(
-    long_about = "Print every compaction summary in each session file, oldest first: what the agent \
-was told about the history it no longer holds.\n\n\
-Claude Code: each compact_boundary with its isCompactSummary message (the one parented on the \
-boundary, else the first after it before the next boundary). Legacy type:\"summary\" lines are \
-branch titles, never summaries. The current summary is the boundary the resumed chain starts \
-from; when the chain reaches no boundary the last one is current, with a warning.\n\n\
-Codex: each compacted record. origin is remote when its replacement_history holds a \
-compaction, compaction_summary or context_compaction item (the summary is encrypted: only its \
-length and the plaintext messages the server kept can be shown), local when it has a \
-replacement_history, legacy when it has none. Local text comes from the message (with the \
-SUMMARY_PREFIX line removed), else the last prefixed user message of the replacement_history, \
-else the assistant message just before the record.\n\n\
-cctool v5 sessions: each summary item.\n\n\
-Copilot CLI sessions: each session.compaction_complete, its summaryContent as stored; the current \
-one is the last, which a resume starts from.\n\n\
-With no PATH, the user's own stores are read: $CLAUDE_CONFIG_DIR/projects (default \
-~/.claude/projects), $CODEX_HOME/sessions and $CODEX_HOME/archived_sessions (default ~/.codex), \
-$COPILOT_HOME/session-state (default ~/.copilot).",
+    long_about = EXTRACT_SUMMARY_LEAD,
     after_long_help = "JSON RECORDS\n\
-{\"kind\":\"summary\",\"file\",\"format\":\"claude-code\"|\"codex\"|\"cctool-v5\",\"session_id\",\"index\",\
+{\"kind\":\"summary\",\"file\",\"format\",\"session_id\",\"index\",\
 \"current\",\"line\",\"timestamp\",\"trigger\",\"pre_tokens\",\"origin\":\"local\"|\"remote\"|\"legacy\",\
 \"encrypted\",\"encrypted_len\",\"summary\",\"retained_messages\":[{\"role\",\"text\"}]|null,\"boundary_uuid\",\
 \"event\",\"summary_line\",\"summary_source\",\"logical_parent_resolves\",\"metadata\",\"warning\"}\n\
-metadata holds the other compactMetadata keys verbatim (Claude Code) or the window fields \
-(Codex). With --all-events, microcompactions are {\"kind\":\"event\",\"event\":\"microcompact_boundary\",…}. \
+format is the agent's name as --input-format takes it. metadata holds the other \
+compactMetadata keys verbatim (Claude Code), the window fields (Codex), or what another agent \
+records of the compaction (its page in docs/). With --all-events, microcompactions are {\"kind\":\"event\",\"event\":\"microcompact_boundary\",…}. \
 The run ends with {\"kind\":\"total\",\"files\",\"summaries\",\"with_current\",\"without_current\",\"skipped\",\"errors\",\"bad_lines\"}. \
 A file that could not be read, or a line that could not be used, is a \
 {\"kind\":\"diagnostic\",\"file\",\"line\",\"code\",\"severity\",\"message\"} record. \

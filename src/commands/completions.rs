@@ -1,12 +1,10 @@
 //! `cctool completions SHELL`: a completion script generated from the clap definitions.
 
-use clap::CommandFactory;
-
 use crate::ExitStatus;
-use crate::cli::{Cli, CompletionsArgs};
+use crate::cli::CompletionsArgs;
 
 pub fn run(args: &CompletionsArgs) -> super::Result<ExitStatus> {
-    let mut cmd = Cli::command();
+    let mut cmd = crate::cli::command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "cctool", &mut out);
     use std::io::Write;

@@ -8,14 +8,11 @@
 
 use std::path::Path;
 
-use clap::CommandFactory;
-
 use crate::ExitStatus;
-use crate::cli::Cli;
 
 /// Every page: file name and content.
 pub fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
-    let cmd = Cli::command();
+    let cmd = crate::cli::command();
     let mut out = vec![("cctool.1".to_string(), page(cmd.clone())?)];
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
         let name = format!("cctool-{}", sub.get_name());

@@ -147,6 +147,19 @@ impl Client {
         );
         assert_eq!(init["result"]["serverInfo"]["name"], "cctool", "{init}");
         assert!(init["result"]["capabilities"]["tools"].is_object(), "{init}");
+        // The client is told every agent whose sessions it can read, not the first two.
+        let told = init["result"]["instructions"].as_str().unwrap_or_default();
+        for agent in [
+            "Claude Code",
+            "Codex",
+            "GitHub Copilot CLI",
+            "pi",
+            "opencode",
+            "Gemini CLI",
+            "Qwen Code",
+        ] {
+            assert!(told.contains(agent), "{agent}: {told}");
+        }
         c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         c
     }
@@ -236,6 +249,8 @@ fn every_tool_answers_as_its_command_and_nothing_is_written() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["list_sessions", "search", "read_session", "get_summaries"]);
+    let list = tools["result"]["tools"][0]["description"].as_str().unwrap();
+    assert!(list.contains("Gemini CLI, Qwen Code"), "{list}");
     assert!(
         tools["result"]["tools"]
             .as_array()

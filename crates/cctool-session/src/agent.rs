@@ -16,7 +16,7 @@ use crate::output::render::Render;
 use crate::summary::{self, SummaryRecord};
 use crate::v5::schema::Session;
 use cctool_core::agents::detect::{Keys, Record, Sureness};
-use cctool_core::agents::{ArgValue, Names};
+use cctool_core::agents::{ArgValue, Help, Names};
 use cctool_core::compact;
 use cctool_core::compact::file::Target;
 
@@ -39,6 +39,10 @@ impl Agent for Cctool {
                 input_help: "A cctool session file, schema version 1 to 5",
             },
             structural_keys: &["session_id"],
+            help: Help {
+                resume: "cctool session files: the messages in order, one per line.",
+                summaries: "cctool v5 sessions: each summary item.",
+            },
         }
     }
 

@@ -11,7 +11,7 @@ use crate::output::render::Render;
 use crate::summary::{self, SummaryRecord};
 use crate::v5::schema::Session;
 use cctool_core::agents::detect::{Record, Sureness};
-use cctool_core::agents::{ArgValue, Names};
+use cctool_core::agents::{ArgValue, Help, Names};
 use cctool_core::compact;
 use cctool_core::compact::file::Target;
 use cctool_core::model::diag::Diagnostic;
@@ -53,6 +53,18 @@ impl Agent for ClaudeCode {
                 "agentId",
                 "signature",
             ],
+            help: Help {
+                resume: "Claude Code: the load algorithm of Claude Code 2.1.332 (the current client): progress rows \
+bridged, duplicate uuids keeping their first position and last content, preserved-segment \
+relinks and prunes, gap bridging (5 s rule), parallel tool calls recovered in file order, \
+trailing system rows, and the tip chosen from the last row written. --loader 2.1.88 gives the \
+older rules (newest leaf as tip, no gap bridging). Each output line is the original record, \
+byte for byte, so `cctool rebuild-chain f.jsonl | jq -r .uuid` lists the uuids in order.",
+                summaries: "Claude Code: each compact_boundary with its isCompactSummary message (the one parented on the \
+boundary, else the first after it before the next boundary). Legacy type:\"summary\" lines are \
+branch titles, never summaries. The current summary is the boundary the resumed chain starts \
+from; when the chain reaches no boundary the last one is current, with a warning.",
+            },
         }
     }
 

@@ -18,7 +18,7 @@ use crate::output::render::Render;
 use crate::summary::{self, SummaryRecord};
 use crate::v5::schema::Session;
 use cctool_core::agents::detect::{Keys, Record as Probe, Sureness};
-use cctool_core::agents::{ArgValue, Names};
+use cctool_core::agents::{ArgValue, Help, Names};
 use cctool_core::compact;
 use cctool_core::compact::file::Target;
 
@@ -41,6 +41,23 @@ impl Agent for Codex {
                 input_help: "A Codex rollout (`~/.codex/sessions/**/rollout-*.jsonl`), any era",
             },
             structural_keys: &["session_id", "call_id", "encrypted_content", "cli_version"],
+            help: Help {
+                resume: "Codex: the history current Codex (0.171) resumes: the newest surviving `compacted` \
+replacement_history plus the records after it, with rolled-back turns discarded whole \
+(compactions inside them included). Legacy compactions without replacement_history are \
+rebuilt from the user messages (20,000-token budget) plus the summary. Each output line is a \
+history item's JSON as written. --replay legacy gives the pre-2026-02-27 forward replay; a \
+warning says when the two differ. With --api-view, the `input` items Codex 0.171 sends after \
+the resume instead, as Codex writes them: its own form of each item, tool outputs cut to the \
+model's budget, images and audio checked, unanswered calls closed with \"aborted\", orphan \
+outputs removed (rules X1-X12, docs/codex-request.md); files Codex refuses exit 1.",
+                summaries: "Codex: each compacted record. origin is remote when its replacement_history holds a \
+compaction, compaction_summary or context_compaction item (the summary is encrypted: only its \
+length and the plaintext messages the server kept can be shown), local when it has a \
+replacement_history, legacy when it has none. Local text comes from the message (with the \
+SUMMARY_PREFIX line removed), else the last prefixed user message of the replacement_history, \
+else the assistant message just before the record.",
+            },
         }
     }
 

@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, ArgValue, ChainRefusal, Import, Names, Store};
+use cctool_core::agents::{About, Agent, ArgValue, ChainRefusal, Help, Import, Names, Store};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::error::Error;
 use cctool_core::io::Source;
@@ -65,6 +65,14 @@ impl Agent for Copilot {
                 "messageId",
                 "reasoningOpaque",
             ],
+            help: Help {
+                resume: "Copilot CLI: the events after the last finished session.compaction_complete (its summary \
+first, what was written while it ran next), else every prompt, reply and result; each output \
+line is an event as written. With --api-view, the chat/completions messages Copilot CLI 1.0.102 \
+sends after the resume, without its own system prompt (rules GH1-GH13, docs/copilot.md).",
+                summaries: "Copilot CLI: each session.compaction_complete, its summaryContent as stored; the \
+current one is the last finished one, which a resume starts from.",
+            },
         }
     }
 

@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Keys, Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, ArgValue, Import, Names};
+use cctool_core::agents::{About, Agent, ArgValue, Help, Import, Names};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
@@ -45,6 +45,15 @@ impl Agent for Gemini {
                 input_help: "A Gemini CLI chat (`~/.gemini/tmp/<project>/chats/session-<time>-<id>.jsonl`, or the older `.json` document)",
             },
             structural_keys: &["id", "sessionId", "projectHash", "$rewindTo", "thoughtSignature"],
+            help: Help {
+                resume: "Gemini CLI: the chat's event log replayed as the client does (headers, $set snapshots, \
+$rewindTo, a message written again replacing the one of its id where it stood), each message a \
+line as written. With --api-view, the contents Gemini CLI 0.61.0 sends for the resumed turn, \
+its send-time rules applied (GM1-GM8, docs/gemini.md).",
+                summaries: "Gemini CLI: each compression (a $set of the messages that drops what a resume would send \
+and brings the summary), its <state_snapshot> summary as stored; the current one is the last \
+whose summary a resume still loads.",
+            },
         }
     }
 

@@ -214,11 +214,12 @@ impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("cctool", self.0.version.clone()))
-            .with_instructions(
-                "Read-only access to the user's past coding-agent sessions (Claude Code, Codex): list_sessions, \
+            .with_instructions(format!(
+                "Read-only access to the user's past coding-agent sessions ({}): list_sessions, \
                  search (what was said, in which session), read_session (a conversation as Markdown, paged), \
                  get_summaries (compaction summaries). Secrets in the answers are replaced by placeholders.",
-            )
+                tools::agents()
+            ))
     }
 
     fn list_tools(

@@ -15,7 +15,7 @@ pub(crate) const PAGE: (usize, usize) = (32 * 1024, 256 * 1024);
 /// A tool as `tools/list` describes it.
 pub(crate) struct Spec {
     pub(crate) name: &'static str,
-    pub(crate) description: &'static str,
+    pub(crate) description: String,
     pub(crate) schema: Value,
 }
 
@@ -47,14 +47,26 @@ fn object(mut props: serde_json::Map<String, Value>, more: Value, required: &[&s
     json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
 }
 
+/// The agents whose sessions the server reads, as sentences name them: the registry's.
+pub(crate) fn agents() -> String {
+    let names: Vec<_> = cctool_core::agents::registry::installed()
+        .all()
+        .map(|a| a.about().display_name)
+        .collect();
+    names.join(", ")
+}
+
 /// Every tool, in the order `tools/list` gives them.
 pub(crate) fn specs() -> Vec<Spec> {
     vec![
         Spec {
             name: "list_sessions",
-            description: "List the coding-agent sessions on this machine (Claude Code, Codex, cctool), newest activity first: \
+            description: format!(
+                "List the coding-agent sessions on this machine ({}), newest activity first: \
                 each session's id, agent, title, project, first and last activity, messages on the chain a resume loads, and file. \
                 Any id, or a unique prefix of one, names the session to read_session, get_summaries and search.",
+                agents()
+            ),
             schema: object(
                 filters(),
                 json!({"limit": {"type": "integer", "minimum": 1, "maximum": SESSIONS.1, "description": format!("At most this many sessions (default {}).", SESSIONS.0)}}),
@@ -66,7 +78,8 @@ pub(crate) fn specs() -> Vec<Spec> {
             description: "Find the messages of past sessions whose text matches a pattern: the decoded text of user and assistant \
                 messages and compaction summaries (reasoning and tool calls on request), never metadata. Literal text by default, \
                 matching any case unless the pattern holds an upper-case letter. Each hit gives its session id, message id, role, \
-                time, whether a resume still loads it (scope effective) or only the full history holds it, and a snippet.",
+                time, whether a resume still loads it (scope effective) or only the full history holds it, and a snippet."
+                .into(),
             schema: object(
                 filters(),
                 json!({
@@ -88,7 +101,8 @@ pub(crate) fn specs() -> Vec<Spec> {
         Spec {
             name: "read_session",
             description: "Read a session's effective conversation (what a resume of it loads) as Markdown, a page at a time: \
-                give the next_offset of an answer as offset to read on; next_offset is null at the end.",
+                give the next_offset of an answer as offset to read on; next_offset is null at the end."
+                .into(),
             schema: object(
                 serde_json::Map::new(),
                 json!({
@@ -102,7 +116,8 @@ pub(crate) fn specs() -> Vec<Spec> {
         Spec {
             name: "get_summaries",
             description: "The compaction summaries of a session (the text an agent wrote to stand for the history it compacted), \
-                oldest first, with which one a resume loads now (current).",
+                oldest first, with which one a resume loads now (current)."
+                .into(),
             schema: object(
                 serde_json::Map::new(),
                 json!({"session": {"type": "string", "description": "The session: an id, or a unique prefix of one."}}),

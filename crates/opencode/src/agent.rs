@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Keys, Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, ArgValue, ChainRefusal, Container, Import, Names};
+use cctool_core::agents::{About, Agent, ArgValue, ChainRefusal, Container, Help, Import, Names};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::error::Error;
 use cctool_core::io::Source;
@@ -42,6 +42,14 @@ impl Agent for Opencode {
                 input_help: "An opencode session (a session of opencode.db, or an `opencode export` document)",
             },
             structural_keys: &["id", "sessionID", "messageID", "parentID", "callID", "projectID"],
+            help: Help {
+                resume: "opencode (a session of its database, DB#ID, or an `opencode export` document): from the \
+newest compaction whose summary was finished without an error (rule OC0), each message as \
+{info, parts} on a line. With --api-view, the chat/completions messages opencode 1.18.33 sends \
+after the resume, without its own system prompt and tools (rules OC1-OC8, docs/opencode.md).",
+                summaries: "opencode: each compaction's summary (the text of the assistant message with summary: true) \
+as stored; the current one is the compaction a resume starts from.",
+            },
         }
     }
 

@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, ArgValue, Import, Names};
+use cctool_core::agents::{About, Agent, ArgValue, Help, Import, Names};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
@@ -68,6 +68,15 @@ impl Agent for Pi {
                 "toolCallId",
                 "thinkingSignature",
             ],
+            help: Help {
+                resume: "pi: the branch pi 1.6.0 resumes, from the file's last entry up its parentId links; from its \
+latest compaction on, the compaction first, then the entries from its firstKeptEntryId (rules \
+P1-P4, docs/pi.md). Each output line is an entry as written; --tip ID resumes another branch. \
+With --api-view, the Chat Completions messages pi sends after the resume, its system prompt \
+first (rules P5-P12).",
+                summaries: "pi: each compaction entry, its summary as stored, with tokensBefore, firstKeptEntryId and \
+details; the current one is the latest compaction on the branch a resume loads.",
+            },
         }
     }
 

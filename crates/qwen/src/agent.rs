@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, ArgValue, Import, Names};
+use cctool_core::agents::{About, Agent, ArgValue, Help, Import, Names};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
@@ -50,6 +50,15 @@ impl Agent for Qwen {
                 input_help: "A Qwen Code session (`~/.qwen/projects/<project>/chats/<id>.jsonl`)",
             },
             structural_keys: &["uuid", "parentUuid", "sessionId", "id", "callId", "thoughtSignature"],
+            help: Help {
+                resume: "Qwen Code: the records the client walks from the file's last record up its \
+parentUuid links, from the chat_compression a resume starts from (its compressedHistory in place \
+of what came before; rules QW1-QW3, docs/qwen.md), each line a record as written; --full every \
+walked record. With --api-view, the chat/completions messages Qwen Code 0.24.4 sends after the \
+resume, without its system prompt and reminders (QW4-QW8).",
+                summaries: "Qwen Code: each chat_compression's summary as stored, with systemPayload.info as metadata; \
+the current one is the compaction a resume starts from.",
+            },
         }
     }
 

@@ -3,7 +3,7 @@
 use cctool_core::ExitStatus;
 use cctool_core::agents::detect::{Record, Sureness};
 use cctool_core::agents::view::{ChainOptions, Report};
-use cctool_core::agents::{About, Agent, ArgValue, Import, Names};
+use cctool_core::agents::{About, Agent, ArgValue, Help, Import, Names};
 use cctool_core::compact::{self, file::Target};
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
@@ -41,6 +41,10 @@ impl Agent for Toy {
                 input_help: "A toy agent session (the worked example of adding an agent)",
             },
             structural_keys: &[],
+            help: Help {
+                resume: "Toy agent: every message of the file, one per line.",
+                summaries: "Toy agent: none; it does not compact.",
+            },
         }
     }
 

@@ -118,6 +118,17 @@ fn help_lists_toy(dir: &Path) {
     let at = help.find("--to").expect("convert --help names --to");
     assert!(help[at..].contains("toy"), "convert --to does not list toy");
     assert!(help[at..].contains("A toy agent session"));
+    // What cctool reads, what a resume of each agent loads and which records are summaries:
+    // each agent's own words, from its crate.
+    let (help, _) = ok(dir, &["--help"]);
+    assert!(
+        help.contains("toy sessions"),
+        "cctool --help does not name the toy agent's files"
+    );
+    let (help, _) = ok(dir, &["rebuild-chain", "--help"]);
+    assert!(help.contains("Toy agent: every message of the file"), "{help}");
+    let (help, _) = ok(dir, &["extract-summary", "--help"]);
+    assert!(help.contains("Toy agent: none; it does not compact."), "{help}");
 }
 
 fn scan(dir: &Path) {

@@ -59,6 +59,18 @@ pub struct About {
     /// records, signatures, encrypted blobs): never a secret of the user's, and changing them
     /// would break the file, so redaction leaves them as written.
     pub structural_keys: &'static [&'static str],
+    /// What the long help of the commands whose answer is the agent's own says of it.
+    pub help: Help,
+}
+
+/// The agent's paragraphs of the long help of the commands whose answer is the agent's own,
+/// each starting with what it reads (`Claude Code: …`): the CLI lists every registered
+/// agent's, in the registry's order, so a new agent's help comes with its crate.
+pub struct Help {
+    /// `rebuild-chain`: what a resume loads, and what `--api-view` prints.
+    pub resume: &'static str,
+    /// `extract-summary`: which records are summaries, and which one is current.
+    pub summaries: &'static str,
 }
 
 /// What sentences that list every agent call one agent's files, and what `--input-format`
