@@ -223,13 +223,25 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> super::Result<ExitStatus> {
 /// session's document, not exported on its own.
 fn exported_inputs(found: &[Input], named: &std::collections::HashSet<Input>, a: &ExportArgs) -> Vec<Input> {
     let inline_subagents = !a.no_subagents && matches!(a.format, ExportFormat::Markdown | ExportFormat::Html);
+    // A sub-session found in a folder is left out only where its session is exported with it
+    // inside: one whose session is not among the inputs, or a file only named like one (a Codex
+    // rollout called `agent-….jsonl`), is exported on its own.
+    let registry = crate::agents::registry();
+    let inlined: std::collections::HashSet<PathBuf> = if inline_subagents {
+        found
+            .iter()
+            .filter_map(|i| match i {
+                Input::Path(p) if !registry.is_sub_session_path(p) => Some(p),
+                _ => None,
+            })
+            .flat_map(|p| registry.all().flat_map(move |agent| agent.sub_sessions(p, false)))
+            .collect()
+    } else {
+        std::collections::HashSet::new()
+    };
     found
         .iter()
-        .filter(|i| {
-            named.contains(*i)
-                || !inline_subagents
-                || !matches!(i, Input::Path(p) if crate::agents::registry().is_sub_session_path(p))
-        })
+        .filter(|i| named.contains(*i) || !matches!(i, Input::Path(p) if inlined.contains(p)))
         .cloned()
         .collect()
 }

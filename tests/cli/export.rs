@@ -483,3 +483,48 @@ fn every_call_the_tables_list_is_a_call_in_the_document() {
         }
     }
 }
+
+#[test]
+fn a_sub_session_is_left_out_only_where_its_session_carries_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    crate::util::copy_tree(&fixture("export"), &store);
+    // A Codex rollout whose name only looks like a Claude Code subagent's.
+    std::fs::copy(
+        fixture("codex/chain/local_compaction_2026.jsonl"),
+        store.join("agent-notes.jsonl"),
+    )
+    .unwrap();
+    let exported = |input: &Path| -> Vec<String> {
+        let out = dir.path().join("out");
+        let _ = std::fs::remove_dir_all(&out);
+        let o = cctool()
+            .args(["-q", "--json", "export", "--format", "markdown", "-o"])
+            .arg(&out)
+            .arg(input)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let mut files: Vec<String> = String::from_utf8(o.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|r| r["kind"] == "export")
+            .map(|r| {
+                let file = r["file"].as_str().unwrap();
+                file.rsplit('/').next().unwrap().to_string()
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let all = exported(&store);
+    assert!(all.contains(&"agent-notes.jsonl".to_string()), "{all:?}");
+    assert!(
+        !all.contains(&"agent-a1.jsonl".to_string()),
+        "inlined in its session: {all:?}"
+    );
+    // Without its session, the subagent's transcript is exported on its own.
+    let alone = exported(&store.join("5ec2e700-0000-4000-8000-000000000023/subagents"));
+    assert_eq!(alone, ["agent-a1.jsonl"]);
+}
