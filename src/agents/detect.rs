@@ -74,6 +74,12 @@ mod tests {
         assert_eq!(looks(b"{\"theme\":\"dark\"}\n"), Looks::OtherJson);
         assert_eq!(looks(b"[1, 2]\n"), Looks::OtherJson);
         assert_eq!(looks(b"some\nnotes\n"), Looks::NotJson);
+        // A pretty-printed document no agent writes is JSON all the same, named by its keys.
+        let pretty = detect_bytes(b"{\n  \"cli_version\": \"0.5\",\n  \"files\": [\n    \"a\"\n  ]\n}\n").unwrap_err();
+        assert_eq!(pretty.1, Looks::OtherJson);
+        assert!(pretty.0.contains("first keys are cli_version, files"), "{}", pretty.0);
+        // One that does not end where its object does is not one JSON document.
+        assert_eq!(looks(b"{\n  \"a\": 1\n}\ntrailing words\n"), Looks::NotJson);
         assert_eq!(looks(b""), Looks::Empty);
         assert!(Looks::OtherJson.plausible() && !Looks::GeminiChat.plausible() && !Looks::NotJson.plausible());
     }

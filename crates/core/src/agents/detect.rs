@@ -290,11 +290,22 @@ fn claim_document(keys: &Keys, agents: &[&dyn Agent]) -> Option<AgentId> {
 /// Reads the top-level keys of a JSON document until an agent claims it (a session's
 /// `messages` can be gigabytes); stopping makes the parse end in an error, which is ignored:
 /// the claim is what counts.
-fn probe_keys<'de, D: serde::Deserializer<'de>>(d: D, agents: &[&dyn Agent]) -> Option<AgentId> {
+/// What the probe of a whole-file document found: the agent that claims it, else whether it
+/// is one JSON object read to its end, and its first keys (for the message that says what
+/// it is instead).
+#[derive(Default)]
+struct DocumentProbe {
+    claim: Option<AgentId>,
+    object: bool,
+    keys: Vec<String>,
+}
+
+fn probe_keys<'de, D: serde::Deserializer<'de>>(d: D, agents: &[&dyn Agent]) -> DocumentProbe {
     struct V<'p> {
         agents: &'p [&'p dyn Agent],
         keys: Keys,
         claim: Option<AgentId>,
+        whole: bool,
     }
     impl<'de> Visitor<'de> for &mut V<'_> {
         type Value = ();
@@ -310,6 +321,7 @@ fn probe_keys<'de, D: serde::Deserializer<'de>>(d: D, agents: &[&dyn Agent]) -> 
                 }
                 a.next_value::<IgnoredAny>()?;
             }
+            self.whole = true;
             Ok(())
         }
     }
@@ -317,35 +329,67 @@ fn probe_keys<'de, D: serde::Deserializer<'de>>(d: D, agents: &[&dyn Agent]) -> 
         agents,
         keys: Keys::default(),
         claim: None,
+        whole: false,
     };
     let _ = d.deserialize_map(&mut v);
-    v.claim
+    DocumentProbe {
+        claim: v.claim,
+        object: v.whole,
+        keys: v.keys.0,
+    }
 }
 
-fn probe_document(src: &Source, agents: &[&dyn Agent]) -> Option<AgentId> {
+fn probe_document(src: &Source, agents: &[&dyn Agent]) -> DocumentProbe {
     // In memory when it is (mapped or small), else through a buffered reader.
     if let Some(bytes) = src.as_slice() {
         let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
         if !body.trim_ascii_start().starts_with(b"{") {
-            return None;
+            return DocumentProbe::default();
         }
-        return probe_keys(&mut serde_json::Deserializer::from_slice(body), agents);
+        let mut de = serde_json::Deserializer::from_slice(body);
+        let mut probe = probe_keys(&mut de, agents);
+        probe.object &= de.end().is_ok();
+        return probe;
     }
-    let mut r = src.reader().ok()?;
+    let Ok(mut r) = src.reader() else {
+        return DocumentProbe::default();
+    };
     // Skip a BOM and whitespace, and require an object.
     let mut first = [0u8; 1];
     loop {
-        if std::io::Read::read(&mut r, &mut first).ok()? == 0 {
-            return None;
+        match std::io::Read::read(&mut r, &mut first) {
+            Ok(0) | Err(_) => return DocumentProbe::default(),
+            Ok(_) => {}
         }
         match first[0] {
             b' ' | b'\t' | b'\r' | b'\n' | 0xEF | 0xBB | 0xBF => continue,
             b'{' => break,
-            _ => return None,
+            _ => return DocumentProbe::default(),
         }
     }
     let chained = std::io::Read::chain(&b"{"[..], r);
-    probe_keys(&mut serde_json::Deserializer::from_reader(chained), agents)
+    let mut de = serde_json::Deserializer::from_reader(chained);
+    let mut probe = probe_keys(&mut de, agents);
+    probe.object &= de.end().is_ok();
+    probe
+}
+
+/// The first keys of a document no agent claims, as a message shows them: control
+/// characters escaped, each cut short.
+fn keys_shown(keys: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut shown: Vec<String> = keys
+        .iter()
+        .take(SHOWN)
+        .map(|k| {
+            let k: String = k.chars().take(40).collect();
+            k.escape_debug().to_string()
+        })
+        .collect();
+    if keys.len() > SHOWN {
+        shown.push("…".into());
+    }
+    shown.join(", ")
 }
 
 /// The bytes of the first `n` lines (all of them if the file has fewer).
@@ -453,7 +497,7 @@ pub fn detect(src: &Source, agents: &[&dyn Agent]) -> Result<AgentId, Undetected
     if src
         .as_slice()
         .is_some_and(|b| memchr::memchr(b'\n', &b[..b.len().min(LONG_FIRST_LINE)]).is_none())
-        && let Some(f) = probe_document(src, agents)
+        && let Some(f) = probe_document(src, agents).claim
     {
         return Ok(f);
     }
@@ -485,11 +529,20 @@ pub fn detect(src: &Source, agents: &[&dyn Agent]) -> Result<AgentId, Undetected
     }
     // A single JSON document (cctool session, 2025 TypeScript rollout), pretty-printed or on
     // one long line: probed with a streaming reader, so its size does not matter.
-    if let Some(f) = probe_document(src, agents) {
+    let document = probe_document(src, agents);
+    if let Some(f) = document.claim {
         return Ok(f);
     }
     let seen = p.seen;
     Err(match p.first_unparsed {
+        // A pretty-printed document has no line that is JSON, yet it is JSON.
+        _ if document.object && !document.keys.is_empty() && p.objects == 0 && !p.array => Undetected(
+            format!(
+                "one JSON object whose first keys are {}: none of the documents cctool reads",
+                keys_shown(&document.keys)
+            ),
+            Looks::OtherJson,
+        ),
         Some(n) if seen == 1 && !p.array => Undetected(
             format!("line {n} is not JSON, and the file is not one JSON document"),
             Looks::NotJson,
