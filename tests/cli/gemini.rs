@@ -681,3 +681,30 @@ fn the_real_client_runs_the_hooks_and_the_archive_holds_its_chat() {
         "{recs:?}\n{log}"
     );
 }
+
+#[test]
+fn a_chat_s_project_is_the_folder_its_project_root_names() {
+    let home = tempfile::tempdir().unwrap();
+    let project = home.path().join(".gemini/tmp/app");
+    std::fs::create_dir_all(project.join("chats")).unwrap();
+    std::fs::copy(
+        fixture("gemini/turns.jsonl"),
+        project.join("chats/session-2026-12-01T10-00-16bbb8a9.jsonl"),
+    )
+    .unwrap();
+    let scanned = |home: &std::path::Path| {
+        let out = cctool()
+            .env("HOME", home)
+            .env_remove("GEMINI_CLI_HOME")
+            .args(["scan", "--json"])
+            .output()
+            .unwrap();
+        let all = records(&String::from_utf8(out.stdout).unwrap());
+        let r = all.into_iter().find(|r| r["kind"] == "session").expect("the chat");
+        (r["cwd"].clone(), r["project"].clone())
+    };
+    // Without the client's record of the folder, nothing says where the chat ran.
+    assert_eq!(scanned(home.path()), (Value::Null, "chats".into()));
+    std::fs::write(project.join(".project_root"), "/home/me/app").unwrap();
+    assert_eq!(scanned(home.path()), ("/home/me/app".into(), "app".into()));
+}

@@ -94,7 +94,8 @@ fn describe<V: Message>(rec: &mut SessionRecord, src: &Source, c: &Chat, r: &Rep
     rec.lines = c.physical;
     rec.bad_lines = c.bad_lines();
     rec.session_id = r.session_id().map(str::to_string);
-    rec.project = cctool_core::model::project::name(None, src.name());
+    rec.cwd = crate::store::project_root(std::path::Path::new(src.name()));
+    rec.project = cctool_core::model::project::name(rec.cwd.as_deref(), src.name());
     rec.chain_messages = r.loaded.iter().filter(|&&i| r.msgs[i].value.sends()).count();
     rec.chain_end = Some(if r.current().is_some() { "compaction" } else { "root" }.into());
     rec.compactions = r.compressions.len();

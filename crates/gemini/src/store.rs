@@ -33,6 +33,22 @@ pub fn roots(env: &dyn Fn(&str) -> Option<OsString>) -> (Vec<PathBuf>, Vec<Strin
     (Vec::new(), notes)
 }
 
+/// The folder a chat's project is, as its project folder's `.project_root` says (the client
+/// writes it beside `chats/`): no record of a chat names the folder it ran in.
+pub fn project_root(chat: &Path) -> Option<String> {
+    use std::io::Read;
+    let chats = chat.parent().filter(|p| p.file_name().is_some_and(|n| n == "chats"))?;
+    let mut text = String::new();
+    // A folder's path is short: a file that is not the client's is not read whole.
+    std::fs::File::open(chats.parent()?.join(".project_root"))
+        .ok()?
+        .take(64 * 1024)
+        .read_to_string(&mut text)
+        .ok()?;
+    let root = text.trim_end_matches(['\n', '\r']);
+    (!root.is_empty() && !root.contains('\n')).then(|| root.to_string())
+}
+
 /// The folder of `~/.gemini` that holds the projects' folders.
 pub const TMP_FOLDER: &str = "tmp";
 
