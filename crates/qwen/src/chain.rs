@@ -12,7 +12,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::file::{Rec, Session};
 
@@ -121,26 +121,17 @@ impl Chain {
 
     /// The message of the walked record `i` with its fragments' parts joined to it.
     pub fn message(&self, s: &Session, i: usize) -> Option<Value> {
-        let mut message: Option<Value> = None;
+        self.message_of::<Content>(s, i).map(|c| c.value)
+    }
+
+    /// [`Chain::message`] as the Content `C` holds it.
+    fn message_of<'s, C: Contents<'s>>(&self, s: &'s Session, i: usize) -> Option<C> {
+        let mut message: Option<C> = None;
         for j in std::iter::once(i).chain(self.fragments.get(&i).into_iter().flatten().copied()) {
             let Some(m) = s.records[j].message() else { continue };
-            let parts = m.get("parts").and_then(Value::as_array).cloned();
             match &mut message {
-                None => {
-                    let mut v = json!({});
-                    if let Some(role) = m.get("role").filter(|r| r.is_string()) {
-                        v["role"] = role.clone();
-                    }
-                    if let Some(p) = parts {
-                        v["parts"] = Value::Array(p);
-                    }
-                    message = Some(v);
-                }
-                Some(v) => {
-                    let mut joined = v.get("parts").and_then(Value::as_array).cloned().unwrap_or_default();
-                    joined.extend(parts.unwrap_or_default());
-                    v["parts"] = Value::Array(joined);
-                }
+                None => message = Some(C::first(m)),
+                Some(c) => c.join(m),
             }
         }
         message
@@ -148,7 +139,17 @@ impl Chain {
 
     /// The history a resume loads, in order (`SessionApiHistoryAccumulator`).
     pub fn history(&self, s: &Session) -> Vec<Content> {
-        let mut history: Vec<Content> = Vec::new();
+        self.history_of(s)
+    }
+
+    /// The same history as [`Chain::history`], each Content's parts borrowed from the
+    /// session: for the answers that only look at the parts.
+    pub fn history_borrowed<'s>(&self, s: &'s Session) -> Vec<Borrowed<'s>> {
+        self.history_of(s)
+    }
+
+    fn history_of<'s, C: Contents<'s>>(&self, s: &'s Session) -> Vec<C> {
+        let mut history: Vec<C> = Vec::new();
         let mut last_material: Option<usize> = None;
         for &i in &self.walked {
             let r = &s.records[i];
@@ -169,10 +170,7 @@ impl Chain {
                                 .as_array()
                                 .into_iter()
                                 .flatten()
-                                .map(|v| Content {
-                                    from: i,
-                                    value: v.clone(),
-                                })
+                                .map(|v| C::compressed(i, v))
                                 .collect();
                             last_material = None;
                         }
@@ -185,41 +183,140 @@ impl Chain {
             if r.subtype() == Some("realtime_message") {
                 continue;
             }
-            let Some(message) = self.message(s, i) else { continue };
-            append(&mut history, r, i, message);
+            let Some(mut message) = self.message_of::<C>(s, i) else {
+                continue;
+            };
+            message.set_from(i);
+            append(&mut history, r, message);
             last_material = Some(i);
         }
         history
     }
 }
 
-/// `appendApiHistoryRecord`: a message after the turn's tool results (`mid_turn_user_message`)
-/// joins the user Content before it.
-fn append(history: &mut Vec<Content>, r: &Rec, i: usize, message: Value) {
-    if r.subtype() == Some("mid_turn_user_message")
-        && let Some(prev) = history.last_mut()
-        && prev.value.get("role").and_then(Value::as_str) == Some("user")
-    {
-        let mut parts = prev
+/// A Content of the history as one reading holds it: owned ([`Content`], what the request's
+/// passes change) or borrowed ([`Borrowed`], what an answer only looks at).
+trait Contents<'s>: Sized {
+    /// The message `m` of a walked record, its first fragment.
+    fn first(m: &'s Map<String, Value>) -> Self;
+    /// A later fragment's message `m`, its parts joined to these.
+    fn join(&mut self, m: &'s Map<String, Value>);
+    /// A Content `v` of the compressed history of the compaction at `from`.
+    fn compressed(from: usize, v: &'s Value) -> Self;
+    /// The record it comes from.
+    fn set_from(&mut self, from: usize);
+    /// Whether its role is the user's.
+    fn is_user(&self) -> bool;
+    /// A later Content's parts joined to these.
+    fn extend(&mut self, later: Self);
+}
+
+impl<'s> Contents<'s> for Content {
+    fn first(m: &'s Map<String, Value>) -> Self {
+        let mut v = json!({});
+        if let Some(role) = m.get("role").filter(|r| r.is_string()) {
+            v["role"] = role.clone();
+        }
+        if let Some(p) = m.get("parts").and_then(Value::as_array) {
+            v["parts"] = Value::Array(p.clone());
+        }
+        Content { from: 0, value: v }
+    }
+    fn join(&mut self, m: &'s Map<String, Value>) {
+        let mut joined = self
+            .value
+            .get("parts")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        joined.extend(m.get("parts").and_then(Value::as_array).cloned().unwrap_or_default());
+        self.value["parts"] = Value::Array(joined);
+    }
+    fn compressed(from: usize, v: &'s Value) -> Self {
+        Content { from, value: v.clone() }
+    }
+    fn set_from(&mut self, from: usize) {
+        self.from = from;
+    }
+    fn is_user(&self) -> bool {
+        self.value.get("role").and_then(Value::as_str) == Some("user")
+    }
+    fn extend(&mut self, later: Self) {
+        let mut parts = self
             .value
             .get("parts")
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
         parts.extend(
-            message
+            later
+                .value
                 .get("parts")
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default(),
         );
-        prev.value["parts"] = Value::Array(parts);
+        self.value["parts"] = Value::Array(parts);
+    }
+}
+
+/// A Content of the history borrowed from the session: the record it comes from, its role
+/// and its parts, as [`Content`] holds them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Borrowed<'s> {
+    /// The index of the record it comes from (for a compressed history, the compaction's).
+    pub from: usize,
+    /// Its role, where it is a string.
+    pub role: Option<&'s str>,
+    /// Its parts, in order.
+    pub parts: Vec<&'s Value>,
+}
+
+/// The parts of a message or Content: its `parts` where they are an array.
+fn parts_of(parts: Option<&Value>) -> impl Iterator<Item = &Value> {
+    parts.and_then(Value::as_array).into_iter().flatten()
+}
+
+impl<'s> Contents<'s> for Borrowed<'s> {
+    fn first(m: &'s Map<String, Value>) -> Self {
+        Borrowed {
+            from: 0,
+            role: m.get("role").and_then(Value::as_str),
+            parts: parts_of(m.get("parts")).collect(),
+        }
+    }
+    fn join(&mut self, m: &'s Map<String, Value>) {
+        self.parts.extend(parts_of(m.get("parts")));
+    }
+    fn compressed(from: usize, v: &'s Value) -> Self {
+        Borrowed {
+            from,
+            role: v.get("role").and_then(Value::as_str),
+            parts: parts_of(v.get("parts")).collect(),
+        }
+    }
+    fn set_from(&mut self, from: usize) {
+        self.from = from;
+    }
+    fn is_user(&self) -> bool {
+        self.role == Some("user")
+    }
+    fn extend(&mut self, later: Self) {
+        self.parts.extend(later.parts);
+    }
+}
+
+/// `appendApiHistoryRecord`: a message after the turn's tool results (`mid_turn_user_message`)
+/// joins the user Content before it.
+fn append<'s, C: Contents<'s>>(history: &mut Vec<C>, r: &Rec, message: C) {
+    if r.subtype() == Some("mid_turn_user_message")
+        && let Some(prev) = history.last_mut()
+        && prev.is_user()
+    {
+        prev.extend(message);
         return;
     }
-    history.push(Content {
-        from: i,
-        value: message,
-    });
+    history.push(message);
 }
 
 /// The `compressedHistory` of a `chat_compression` record, when it has one the client takes.

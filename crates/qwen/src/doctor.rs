@@ -7,8 +7,6 @@
 
 use std::collections::HashSet;
 
-use serde_json::Value;
-
 use crate::chain::Chain;
 use crate::file::Session;
 use cctool_core::io::Source;
@@ -178,15 +176,9 @@ fn prompts_lost(file: &str, s: &Session, c: &Chain) -> Vec<Diagnostic> {
 fn calls_and_results(file: &str, s: &Session, c: &Chain) -> Vec<Diagnostic> {
     let mut calls: Vec<(String, u64)> = Vec::new();
     let mut results: Vec<(String, u64)> = Vec::new();
-    for content in c.history(s) {
+    for content in c.history_borrowed(s) {
         let line = s.records[content.from].line;
-        for p in content
-            .value
-            .get("parts")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for p in content.parts {
             let id = |k: &str| p.get(k)?.get("id")?.as_str().map(str::to_string);
             if let Some(id) = id("functionCall") {
                 calls.push((id, line));

@@ -17,6 +17,10 @@ fn same(name: &str, bytes: &[u8]) -> Option<Session> {
     let text = String::from_utf8_lossy(bytes);
     let fast = |want| read_fast(&src, want).unwrap();
     let read = |want| fast(want).unwrap_or_else(|| full.clone());
+    // `doctor` looks at the history's parts borrowed; the request's passes own them.
+    for s in [&full, &read(Want::Links)] {
+        history_borrowed_is_history(s);
+    }
     assert_eq!(
         format!("{:?}", doctor_of(name, &read(Want::Links))),
         format!("{:?}", doctor_of(name, &full)),
@@ -33,6 +37,38 @@ fn same(name: &str, bytes: &[u8]) -> Option<Session> {
         "{text}"
     );
     fast(Want::Request)
+}
+
+/// The history of `s` borrowed is its history owned: the same Contents, from the same records,
+/// with the same roles and parts.
+fn history_borrowed_is_history(s: &Session) {
+    let c = crate::chain::Chain::of(s);
+    let owned: Vec<_> = c
+        .history(s)
+        .into_iter()
+        .map(|o| {
+            let role = o.value.get("role").and_then(Value::as_str).map(str::to_string);
+            let parts = o
+                .value
+                .get("parts")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            (o.from, role, parts)
+        })
+        .collect();
+    let borrowed: Vec<_> = c
+        .history_borrowed(s)
+        .into_iter()
+        .map(|b| {
+            (
+                b.from,
+                b.role.map(str::to_string),
+                b.parts.into_iter().cloned().collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    assert_eq!(owned, borrowed);
 }
 
 /// How many texts of `s` are stand-ins.
