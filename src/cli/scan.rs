@@ -79,8 +79,9 @@ A file that could not be read or is not a session is a \
 {\"kind\":\"diagnostic\",\"file\",\"line\",\"code\",\"severity\",\"message\"} record.\n\n\
 Each field keeps one type in every record: numbers are numbers, lists are lists (empty when \
 there is nothing), the other fields are strings or null where the format does not have them \
-(leaves, dangling_parents, chain_breaks, duplicate_uuids and request_bytes are Claude Code's; \
-payload_bytes, the base64 bytes of the images and documents stored (docs/slim.md), is null for cctool \
+(leaves, dangling_parents and duplicate_uuids are those of the formats whose records name a \
+parent: Claude Code, pi, Qwen Code, and dangling_parents Copilot CLI's; chain_breaks and \
+request_bytes are Claude Code's; payload_bytes, the base64 bytes of the images and documents stored (docs/slim.md), is null for cctool \
 session files; cwd is null \
 for cctool sessions). dangling_parents counts what doctor reports as dangling-parent, and \
 chain_breaks those that are errors.\n\n\

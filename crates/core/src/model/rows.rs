@@ -19,7 +19,7 @@ pub enum Table {
     /// One row per session file (the records of `scan --json`, flattened).
     Sessions,
     /// One row per message (Claude Code: per uuid; Codex: per response item, plus the items a
-    /// resume loads from compactions; v5: per message).
+    /// resume loads from compactions; the others: per message, entry, record or event written).
     Messages,
     /// One row per compaction (the summaries of `extract-summary`).
     Compactions,
