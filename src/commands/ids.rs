@@ -101,10 +101,9 @@ struct Pattern {
 impl Pattern {
     /// The pattern of `arg`, or `None` when it cannot be an id: ids are hex digits and dashes.
     fn of(arg: &str) -> Option<Pattern> {
-        let lower = arg.to_ascii_lowercase();
-        let (prefix, suffix) = match lower.split_once('…') {
+        let (prefix, suffix) = match arg.split_once('…') {
             Some((p, s)) => (p.to_string(), Some(s.to_string())),
-            None => (lower, None),
+            None => (arg.to_string(), None),
         };
         // Ids are uuids (hex digits and dashes), or an agent's typed ids, a lowercase type
         // and `_` before letters and digits (opencode's `ses_…`).
@@ -116,15 +115,28 @@ impl Pattern {
             })
         };
         let id_like = |s: &str| typed(s) || s.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+        // The end `scan` shows of a long id that is no uuid (`…qV2vNPG4N14`): its last letters
+        // and digits.
+        let end_like =
+            |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
         let digits = prefix
             .bytes()
             .chain(suffix.iter().flat_map(|s| s.bytes()))
             .any(|b| b.is_ascii_hexdigit());
-        (digits && id_like(&prefix) && suffix.as_deref().is_none_or(id_like)).then_some(Pattern { prefix, suffix })
+        (digits && id_like(&prefix) && suffix.as_deref().is_none_or(end_like)).then_some(Pattern { prefix, suffix })
     }
 
+    /// Whether `id` starts with the prefix and ends with the end, in any case: a uuid is
+    /// written in either, and an id told by its case alone is reported as ambiguous.
     fn matches(&self, id: &str) -> bool {
-        id.starts_with(&self.prefix) && self.suffix.as_deref().is_none_or(|s| id.ends_with(s))
+        let starts = id
+            .get(..self.prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(&self.prefix));
+        let ends = self.suffix.as_deref().is_none_or(|s| {
+            id.len() >= s.len() + self.prefix.len()
+                && id.get(id.len() - s.len()..).is_some_and(|e| e.eq_ignore_ascii_case(s))
+        });
+        starts && ends
     }
 }
 
@@ -395,6 +407,17 @@ mod tests {
                 .unwrap()
                 .matches("a1b2c3d4-1111-4aaa-8aaa-00000000000a")
         );
+        // The end scan shows of an id that is no uuid (opencode's), in its own case.
+        let end = Pattern::of("…qV2vNPG4N14").unwrap();
+        assert!(end.matches("ses_dc2d20407ffefXjqV2vNPG4N14"));
+        assert!(!end.matches("ses_dc2d25b60ffektCxuYSkdGjDi7"));
+        assert!(
+            Pattern::of("ses_dc2d2040")
+                .unwrap()
+                .matches("ses_dc2d20407ffefXjqV2vNPG4N14")
+        );
+        assert_eq!(Pattern::of("…"), None);
+        assert_eq!(Pattern::of("…notes.jsonl"), None);
     }
 
     #[test]

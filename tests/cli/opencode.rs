@@ -222,6 +222,30 @@ fn a_session_id_names_the_session_in_the_users_database() {
         .filter(|r| r["kind"] == "session")
         .collect();
     assert_eq!(found.len(), 3);
+    // Every id the table shows names its session: the database's ids share their start, so
+    // the table shows their ends (`…qV2vNPG4N14`).
+    let table = cctool()
+        .arg("scan")
+        .env("HOME", dir.path())
+        .env("XDG_DATA_HOME", &data)
+        .env("COLUMNS", "200")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap();
+    let shown: Vec<String> = String::from_utf8(table.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .filter(|l| !l.starts_with("total"))
+        .map(|l| l.split_whitespace().nth(2).unwrap().to_string())
+        .collect();
+    assert_eq!(shown.len(), 3, "{shown:?}");
+    assert!(shown.iter().all(|id| id.starts_with('…')), "{shown:?}");
+    for id in &shown {
+        let out = run(&["rebuild-chain", id]);
+        assert!(out.status.success(), "{id}: {}", String::from_utf8_lossy(&out.stderr));
+    }
 }
 
 #[test]
