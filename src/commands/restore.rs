@@ -69,8 +69,8 @@ pub fn run(g: &GlobalArgs, a: &RestoreArgs) -> super::Result<ExitStatus> {
     for want in &a.sessions {
         if !chosen
             .iter()
-            .any(|f| restore::session_of(f).is_some_and(|s| s == *want) || f.path.contains(want.as_str()))
-            && !held.iter().any(|(_, h)| h.id.contains(want.as_str()))
+            .any(|f| restore::session_of(f).is_some_and(|s| s == *want) || restore::names_id(want, &f.path))
+            && !held.iter().any(|(_, h)| restore::names_id(want, &h.id))
         {
             say.alert(&format!("{want}: no such session in {}", dir.display()));
             say.merge(ExitStatus::Negative);

@@ -163,7 +163,7 @@ pub fn select_held<'a>(
     for (f, _) in files.iter().filter(|(f, _)| !f.held.is_empty()) {
         let live = deleted.then(|| Live::of(f));
         for h in &f.held {
-            let named = ids.iter().any(|w| h.id.contains(w.as_str()));
+            let named = ids.iter().any(|w| names_id(w, &h.id));
             let gone = live.as_ref().is_some_and(|l| l.get(&h.id).is_none());
             if named || gone {
                 out.push((f, h));
@@ -405,6 +405,21 @@ fn no_link_out(root: &Path, path: &Path) -> Result<(), Escape> {
     Ok(())
 }
 
+/// Whether the session named `want` on the command line is `id` (or the file stem that holds
+/// it): any part of it, or its two ends as `scan` shortens an id (`a1b2c3d4…000a`,
+/// `…qV2vNPG4N14`), in any case.
+pub fn names_id(want: &str, id: &str) -> bool {
+    let Some((start, end)) = want.split_once('…') else {
+        return id.contains(want);
+    };
+    let starts = id.get(..start.len()).is_some_and(|p| p.eq_ignore_ascii_case(start));
+    let ends = id.len() >= start.len() + end.len()
+        && id
+            .get(id.len() - end.len()..)
+            .is_some_and(|e| e.eq_ignore_ascii_case(end));
+    starts && ends
+}
+
 /// The stored files of the sessions chosen: each session with its subagent transcripts and
 /// the files its agent keeps beside it ([`crate::agents::Store::companion_of`]).
 pub fn select<'a>(files: &'a [(FileEntry, String)], ids: &[String], deleted: bool) -> Vec<&'a FileEntry> {
@@ -417,7 +432,7 @@ pub fn select<'a>(files: &'a [(FileEntry, String)], ids: &[String], deleted: boo
                 *w == id
                     || Path::new(&f.path)
                         .file_stem()
-                        .is_some_and(|s| s.to_string_lossy().contains(w.as_str()))
+                        .is_some_and(|s| names_id(w, &s.to_string_lossy()))
             });
             let gone = deleted && !Path::new(&f.path).exists();
             (by_id || gone).then_some(id)

@@ -57,3 +57,17 @@ fn each_store_folder_is_one_agent_s_and_an_unknown_agent_is_refused() {
         Err(Escape::UnknownAgent("gemini".into()))
     );
 }
+
+#[test]
+fn a_session_is_named_by_any_part_of_its_id_or_by_the_ends_scan_shows() {
+    let uuid = "a1b2c3d4-1111-4aaa-8aaa-00000000000a";
+    assert!(names_id("c3d4-1111", uuid));
+    assert!(names_id("A1B2C3D4…0000a", uuid));
+    assert!(!names_id("a1b2c3d4…000b", uuid));
+    let typed = "ses_dc2d20407ffefXjqV2vNPG4N14";
+    assert!(names_id("…qV2vNPG4N14", typed));
+    assert!(names_id("ses_dc2d…N14", typed));
+    assert!(!names_id("…qV2vNPG4N15", typed));
+    // The two ends may not overlap.
+    assert!(!names_id("ses_dc2d20407ffefXjqV2vNPG4N14…N14", typed));
+}
