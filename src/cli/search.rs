@@ -94,7 +94,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
 
-    /// Only the session with this id (or an id starting with it).
+    /// Only the session with this id (or an id starting with it, or the ends scan shows of it).
     #[arg(long, value_name = "ID")]
     pub session: Option<String>,
 

@@ -229,6 +229,15 @@ impl Index {
     }
 }
 
+/// Whether `arg` names the session `id` as an id argument does: a prefix of it, or the two
+/// ends `scan` shows of a shortened id, in any case.
+pub fn names(arg: &str, id: &str) -> bool {
+    match Pattern::of(arg) {
+        Some(p) => p.matches(id),
+        None => id.get(..arg.len()).is_some_and(|p| p.eq_ignore_ascii_case(arg)),
+    }
+}
+
 /// Whether `arg` is a path that names nothing on disk, and so may be a session id. A path
 /// that exists always wins over an id; `-` is standard input.
 pub fn may_be_id(arg: &Path) -> bool {

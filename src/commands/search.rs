@@ -105,11 +105,10 @@ fn wanted(s: &SessionRecord, a: &SearchArgs) -> bool {
             .as_deref()
             .is_some_and(|cwd| std::path::Path::new(cwd).starts_with(&dir))
     });
-    let session = a.session.as_deref().is_none_or(|id| {
-        s.session_id
-            .as_deref()
-            .is_some_and(|s| s.to_ascii_lowercase().starts_with(&id.to_ascii_lowercase()))
-    });
+    let session = a
+        .session
+        .as_deref()
+        .is_none_or(|id| s.session_id.as_deref().is_some_and(|s| super::ids::names(id, s)));
     project && session
 }
 

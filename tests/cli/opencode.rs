@@ -245,6 +245,13 @@ fn a_session_id_names_the_session_in_the_users_database() {
     for id in &shown {
         let out = run(&["rebuild-chain", id]);
         assert!(out.status.success(), "{id}: {}", String::from_utf8_lossy(&out.stderr));
+        let found = run(&["search", "--json", "--session", id, "ok"]);
+        let hits = records(&String::from_utf8(found.stdout).unwrap());
+        let tail = id.trim_start_matches('…');
+        assert!(
+            !hits.is_empty() && hits.iter().all(|h| h["session_id"].as_str().unwrap().ends_with(tail)),
+            "{id}: {hits:?}"
+        );
     }
 }
 
