@@ -223,14 +223,8 @@ impl<'s> Contents<'s> for Content {
         Content { from: 0, value: v }
     }
     fn join(&mut self, m: &'s Map<String, Value>) {
-        let mut joined = self
-            .value
-            .get("parts")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        joined.extend(m.get("parts").and_then(Value::as_array).cloned().unwrap_or_default());
-        self.value["parts"] = Value::Array(joined);
+        let more = m.get("parts").and_then(Value::as_array).cloned().unwrap_or_default();
+        add_parts(&mut self.value, more);
     }
     fn compressed(from: usize, v: &'s Value) -> Self {
         Content { from, value: v.clone() }
@@ -242,21 +236,22 @@ impl<'s> Contents<'s> for Content {
         self.value.get("role").and_then(Value::as_str) == Some("user")
     }
     fn extend(&mut self, later: Self) {
-        let mut parts = self
-            .value
-            .get("parts")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        parts.extend(
-            later
-                .value
-                .get("parts")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-        );
-        self.value["parts"] = Value::Array(parts);
+        let more = match later.value {
+            Value::Object(mut o) => match o.swap_remove("parts") {
+                Some(Value::Array(p)) => p,
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        add_parts(&mut self.value, more);
+    }
+}
+
+/// `more` after the parts of the Content `value` (which become an array when they are not one).
+fn add_parts(value: &mut Value, more: Vec<Value>) {
+    match value.get_mut("parts") {
+        Some(Value::Array(p)) => p.extend(more),
+        _ => value["parts"] = Value::Array(more),
     }
 }
 
@@ -272,6 +267,17 @@ pub struct Borrowed<'s> {
     pub parts: Vec<&'s Value>,
 }
 
+impl<'s> Borrowed<'s> {
+    /// The Content from the record at `from` with this `role` and these `parts`.
+    fn of(from: usize, role: Option<&'s Value>, parts: Option<&'s Value>) -> Self {
+        Borrowed {
+            from,
+            role: role.and_then(Value::as_str),
+            parts: parts_of(parts).collect(),
+        }
+    }
+}
+
 /// The parts of a message or Content: its `parts` where they are an array.
 fn parts_of(parts: Option<&Value>) -> impl Iterator<Item = &Value> {
     parts.and_then(Value::as_array).into_iter().flatten()
@@ -279,21 +285,13 @@ fn parts_of(parts: Option<&Value>) -> impl Iterator<Item = &Value> {
 
 impl<'s> Contents<'s> for Borrowed<'s> {
     fn first(m: &'s Map<String, Value>) -> Self {
-        Borrowed {
-            from: 0,
-            role: m.get("role").and_then(Value::as_str),
-            parts: parts_of(m.get("parts")).collect(),
-        }
+        Borrowed::of(0, m.get("role"), m.get("parts"))
     }
     fn join(&mut self, m: &'s Map<String, Value>) {
         self.parts.extend(parts_of(m.get("parts")));
     }
     fn compressed(from: usize, v: &'s Value) -> Self {
-        Borrowed {
-            from,
-            role: v.get("role").and_then(Value::as_str),
-            parts: parts_of(v.get("parts")).collect(),
-        }
+        Borrowed::of(from, v.get("role"), v.get("parts"))
     }
     fn set_from(&mut self, from: usize) {
         self.from = from;
