@@ -291,13 +291,22 @@ enum Cost {
 
 fn cost(code: Code) -> Cost {
     match code {
-        Code::RequestTooLarge | Code::InvalidSession | Code::Unreadable => Cost::Session,
+        // The client refuses to resume the session, or deletes it (a stub twin's full transcript).
+        Code::RequestTooLarge
+        | Code::InvalidSession
+        | Code::Unreadable
+        | Code::MissingCwd
+        | Code::NegativeTokensRemoved
+        | Code::SessionTooLarge
+        | Code::MixedSessions
+        | Code::StubTwin => Cost::Session,
         Code::DanglingParent | Code::Cycle => Cost::MessagesBefore,
         Code::TwoRecordsOnOneLine
         | Code::InvalidJson
         | Code::InvalidUtf8
         | Code::TooDeep
         | Code::NotAnObject
+        | Code::NulPadding
         | Code::UnusableCompacted => Cost::Line,
         Code::ChainMissesLastBoundary => Cost::Summary,
         _ => Cost::Other,

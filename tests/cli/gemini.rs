@@ -708,3 +708,35 @@ fn a_chat_s_project_is_the_folder_its_project_root_names() {
     std::fs::write(project.join(".project_root"), "/home/me/app").unwrap();
     assert_eq!(scanned(home.path()), ("/home/me/app".into(), "app".into()));
 }
+
+#[test]
+fn doctor_says_a_stub_twin_costs_the_whole_transcript() {
+    let dir = tempfile::tempdir().unwrap();
+    let chats = dir.path().join("chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    std::fs::copy(
+        fixture("gemini/twin.jsonl"),
+        chats.join("session-2026-12-01T10-30-f0d1048d.jsonl"),
+    )
+    .unwrap();
+    std::fs::copy(
+        fixture("gemini/twin-stub.jsonl"),
+        chats.join("session-2026-12-01T10-31-f0d1048d.jsonl"),
+    )
+    .unwrap();
+    let out = cctool()
+        .env("COLUMNS", "200")
+        .arg("doctor")
+        .arg(&chats)
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    let full = table
+        .lines()
+        .find(|l| l.contains("10-30-f0d1048d"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(
+        full.starts_with("error") && full.contains("the whole session"),
+        "{table}"
+    );
+}
