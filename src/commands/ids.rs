@@ -126,17 +126,9 @@ impl Pattern {
         (digits && id_like(&prefix) && suffix.as_deref().is_none_or(end_like)).then_some(Pattern { prefix, suffix })
     }
 
-    /// Whether `id` starts with the prefix and ends with the end, in any case: a uuid is
-    /// written in either, and an id told by its case alone is reported as ambiguous.
+    /// Whether `id` starts with the prefix and ends with the end, in any case.
     fn matches(&self, id: &str) -> bool {
-        let starts = id
-            .get(..self.prefix.len())
-            .is_some_and(|p| p.eq_ignore_ascii_case(&self.prefix));
-        let ends = self.suffix.as_deref().is_none_or(|s| {
-            id.len() >= s.len() + self.prefix.len()
-                && id.get(id.len() - s.len()..).is_some_and(|e| e.eq_ignore_ascii_case(s))
-        });
-        starts && ends
+        crate::model::store::id_has_ends(id, &self.prefix, self.suffix.as_deref().unwrap_or(""))
     }
 }
 
@@ -234,7 +226,7 @@ impl Index {
 pub fn names(arg: &str, id: &str) -> bool {
     match Pattern::of(arg) {
         Some(p) => p.matches(id),
-        None => id.get(..arg.len()).is_some_and(|p| p.eq_ignore_ascii_case(arg)),
+        None => crate::model::store::id_has_ends(id, arg, ""),
     }
 }
 

@@ -412,12 +412,7 @@ pub fn names_id(want: &str, id: &str) -> bool {
     let Some((start, end)) = want.split_once('…') else {
         return id.contains(want);
     };
-    let starts = id.get(..start.len()).is_some_and(|p| p.eq_ignore_ascii_case(start));
-    let ends = id.len() >= start.len() + end.len()
-        && id
-            .get(id.len() - end.len()..)
-            .is_some_and(|e| e.eq_ignore_ascii_case(end));
-    starts && ends
+    crate::model::store::id_has_ends(id, start, end)
 }
 
 /// The stored files of the sessions chosen: each session with its subagent transcripts and
