@@ -53,7 +53,7 @@ pub(crate) fn scan_of(src: &Source, read: std::io::Result<Session>) -> SessionRe
     r.cwd = s.cwd().map(str::to_string);
     r.project = cctool_core::model::project::name(s.cwd(), src.name());
     r.agent_versions = versions(&s);
-    let sent = crate::api::messages(&s, &c, None);
+    let (sent, _) = crate::api::request(&s, &c, None);
     r.chain_messages = sent.len();
     r.chain_end = Some(end(&s, &c));
     r.leaves = Some(c.leaves);
@@ -221,7 +221,8 @@ fn api_view(
         };
         return Ok((diags, Report::ApiView(summary)));
     }
-    let (msgs, applied) = crate::api::request(s, c, a.prompt.as_deref());
+    let (sent, applied) = crate::api::request(s, c, a.prompt.as_deref());
+    let msgs: Vec<Value> = sent.iter().map(crate::api::Message::value).collect();
     let bytes = print_chat_messages(&msgs, style.as_ref(), out)?;
     let summary = ApiViewSummary {
         model: c

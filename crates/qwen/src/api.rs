@@ -14,13 +14,20 @@
 //! - QW8: the images and files of the history are sent as `[image: MIME]` texts, as to a
 //!   model that reads no media (the harness's; a model the client knows to read images gets
 //!   them, which is not emulated).
+//!
+//! The passes work on the history's parts borrowed from the session ([`Turn`]) and make typed
+//! messages ([`Message`]), written as the client writes them: `scan` measures the request
+//! without building it as JSON, and `--api-view` prints it.
+//!
 //! - QW6: the system prompt, and the `<system-reminder>` parts the client puts before the first
 //!   and the new prompt (its skills, its tools, the date, the folder), are the client's own and
 //!   are not shown.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
-use serde_json::{Map, Value, json};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::{Value, json};
 
 use crate::chain::{Chain, truthy};
 use crate::file::Session;
@@ -44,30 +51,233 @@ pub struct Applied {
     pub media: usize,
 }
 
-/// The messages the client sends resuming `s` with `prompt` (the prompt last, when given).
-pub fn messages(s: &Session, chain: &Chain, prompt: Option<&str>) -> Vec<Value> {
-    request(s, chain, prompt).0
+/// A Content of the history as the passes hold it: its role (`""` where it has none that is a
+/// string) and its parts, each borrowed from the session until a pass changes or makes it.
+#[derive(Clone, Debug, Default)]
+struct Turn<'s> {
+    role: &'s str,
+    parts: Vec<Cow<'s, Value>>,
 }
 
-/// [`messages`], and how often each send-time rule applied.
-pub fn request(s: &Session, chain: &Chain, prompt: Option<&str>) -> (Vec<Value>, Applied) {
+/// One message of the request, as the client writes it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Message<'s> {
+    /// `{"role":"user","content":[{"type":"text","text":…}…]}`.
+    User(Vec<Cow<'s, str>>),
+    /// `{"role":"tool","tool_call_id":…,"content":…}`: its texts as text parts, or `""` when it
+    /// has none.
+    Tool {
+        /// The call it answers.
+        id: Cow<'s, str>,
+        /// Its texts.
+        texts: Vec<Cow<'s, str>>,
+    },
+    /// `{"role":"assistant","content":…,"tool_calls":[…],"reasoning_content":…}`.
+    Assistant(Assistant<'s>),
+}
+
+/// An assistant message of the request.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Assistant<'s> {
+    /// Its `content`: `null`, or its texts joined.
+    pub content: Option<String>,
+    /// Its `tool_calls`, written only when there are some.
+    pub calls: Vec<Call<'s>>,
+    /// Its `reasoning_content`, written only when it is not empty.
+    pub reasoning: String,
+    /// Whether `tool_calls` is written after `reasoning_content`: calls joined to a message that
+    /// had reasoning and no calls, whose keys keep their order in the client's object.
+    calls_last: bool,
+}
+
+/// A call of an assistant message: `{"id":…,"type":"function","function":{"name":…,"arguments":…}}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call<'s> {
+    /// Its id.
+    pub id: Cow<'s, str>,
+    /// The function's name.
+    pub name: Cow<'s, str>,
+    /// Its arguments as JSON text.
+    pub arguments: String,
+}
+
+impl Message<'_> {
+    /// Its calls, where it is an assistant's.
+    fn calls(&self) -> &[Call<'_>] {
+        match self {
+            Message::Assistant(a) => &a.calls,
+            _ => &[],
+        }
+    }
+
+    /// It as the JSON the client sends.
+    pub fn value(&self) -> Value {
+        // Writing strings, arrays and maps to a value cannot fail.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    /// Its length written as compact JSON.
+    pub fn written_len(&self) -> usize {
+        let mut n = Counter(0);
+        // Writing to a counter cannot fail.
+        let _ = serde_json::to_writer(&mut n, self);
+        n.0
+    }
+
+    /// Calls `f` with each of its strings that is no key.
+    pub fn for_each_str(&self, f: &mut impl FnMut(&str)) {
+        match self {
+            Message::User(texts) => texts.iter().for_each(|t| f(t)),
+            Message::Tool { id, texts } => {
+                f(id);
+                texts.iter().for_each(|t| f(t));
+            }
+            Message::Assistant(a) => {
+                if let Some(c) = &a.content {
+                    f(c);
+                }
+                for c in &a.calls {
+                    f(&c.id);
+                    f("function");
+                    f(&c.name);
+                    f(&c.arguments);
+                }
+                f(&a.reasoning);
+            }
+        }
+    }
+}
+
+/// Counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `{"type":"text","text":…}`.
+struct TextPart<'a>(&'a str);
+
+impl Serialize for TextPart<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("type", "text")?;
+        m.serialize_entry("text", self.0)?;
+        m.end()
+    }
+}
+
+/// Texts as an array of text parts.
+struct TextParts<'a, 's>(&'a [Cow<'s, str>]);
+
+impl Serialize for TextParts<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|t| TextPart(t)))
+    }
+}
+
+impl Serialize for Message<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Message::User(texts) => {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("role", "user")?;
+                m.serialize_entry("content", &TextParts(texts))?;
+                m.end()
+            }
+            Message::Tool { id, texts } => {
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("role", "tool")?;
+                m.serialize_entry("tool_call_id", id)?;
+                if texts.is_empty() {
+                    m.serialize_entry("content", "")?;
+                } else {
+                    m.serialize_entry("content", &TextParts(texts))?;
+                }
+                m.end()
+            }
+            Message::Assistant(a) => {
+                let mut m = s.serialize_map(None)?;
+                m.serialize_entry("role", "assistant")?;
+                m.serialize_entry("content", &a.content)?;
+                let reasoning = !a.reasoning.is_empty();
+                if a.calls_last && reasoning {
+                    m.serialize_entry("reasoning_content", &a.reasoning)?;
+                }
+                if !a.calls.is_empty() {
+                    m.serialize_entry("tool_calls", &a.calls)?;
+                }
+                if !a.calls_last && reasoning {
+                    m.serialize_entry("reasoning_content", &a.reasoning)?;
+                }
+                m.end()
+            }
+        }
+    }
+}
+
+impl Serialize for Call<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Function<'a>(&'a str, &'a str);
+        impl Serialize for Function<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut m = s.serialize_map(Some(2))?;
+                m.serialize_entry("name", self.0)?;
+                m.serialize_entry("arguments", self.1)?;
+                m.end()
+            }
+        }
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("id", &self.id)?;
+        m.serialize_entry("type", "function")?;
+        m.serialize_entry("function", &Function(&self.name, &self.arguments))?;
+        m.end()
+    }
+}
+
+/// The messages the client sends resuming `s` with `prompt` (the prompt last, when given), as
+/// JSON.
+pub fn messages(s: &Session, chain: &Chain, prompt: Option<&str>) -> Vec<Value> {
+    request(s, chain, prompt).0.iter().map(Message::value).collect()
+}
+
+/// The messages the client sends resuming `s` with `prompt`, and how often each send-time
+/// rule applied.
+pub fn request<'s>(s: &'s Session, chain: &Chain, prompt: Option<&'s str>) -> (Vec<Message<'s>>, Applied) {
     let mut applied = Applied::default();
-    let mut contents: Vec<Value> = chain.history(s).into_iter().map(|c| c.value).collect();
+    let mut contents: Vec<Turn<'s>> = chain
+        .history_borrowed(s)
+        .into_iter()
+        .map(|c| Turn {
+            role: c.role.unwrap_or(""),
+            parts: c.parts.into_iter().map(Cow::Borrowed).collect(),
+        })
+        .collect();
     if let Some(p) = prompt {
-        contents.push(json!({"role": "user", "parts": [{"text": p}]}));
+        contents.push(Turn {
+            role: "user",
+            parts: vec![Cow::Owned(json!({"text": p}))],
+        });
     }
     applied.repaired = repair(&mut contents);
     let before = contents.len();
     let contents = curated(contents);
     applied.curated = before - contents.len();
     let mut out = Vec::new();
-    for c in contents {
-        convert(&without_media(c, &mut applied.media), &mut out);
+    for mut c in contents {
+        without_media(&mut c, &mut applied.media);
+        convert(&c, &mut out);
     }
     let merged = merge_assistants(out);
-    let calls = |m: &[Value]| {
+    let calls = |m: &[Message<'_>]| {
         m.iter()
-            .map(|x| calls_of(x).len() + usize::from(x["role"] == "tool"))
+            .map(|x| x.calls().len() + usize::from(matches!(x, Message::Tool { .. })))
             .sum::<usize>()
     };
     let had = calls(&merged);
@@ -85,16 +295,16 @@ pub const NOT_RECORDED: &str = "Tool execution result was not recorded \u{2014} 
 /// call dropped, and a call with none answered with [`NOT_RECORDED`] as its error; a user
 /// Content left empty is dropped.
 /// Returns how many results it put in, moved or dropped.
-pub fn repair(history: &mut Vec<Value>) -> usize {
+fn repair(history: &mut Vec<Turn<'_>>) -> usize {
     let mut changed = 0;
     let mut i = 0;
     while i < history.len() {
-        if role(&history[i]) != "model" {
+        if history[i].role != "model" {
             i += 1;
             continue;
         }
         let mut expected: Vec<(String, String)> = Vec::new();
-        for p in parts_of(&history[i]) {
+        for p in &history[i].parts {
             if let Some(id) = member(p, "functionCall", "id")
                 .and_then(Value::as_str)
                 .filter(|id| !id.is_empty())
@@ -113,14 +323,14 @@ pub fn repair(history: &mut Vec<Value>) -> usize {
             continue;
         }
         let mut adjacent = i + 1;
-        while adjacent < history.len() && role(&history[adjacent]) == "model" && degraded(&history[adjacent]) {
+        while adjacent < history.len() && history[adjacent].role == "model" && degraded(&history[adjacent]) {
             adjacent += 1;
         }
         let mut end = adjacent;
         // (content, part) of each result of each expected call, in order.
         let mut found: Vec<Vec<(usize, usize)>> = vec![Vec::new(); expected.len()];
-        while end < history.len() && role(&history[end]) == "user" {
-            for (k, p) in parts_of(&history[end]).iter().enumerate() {
+        while end < history.len() && history[end].role == "user" {
+            for (k, p) in history[end].parts.iter().enumerate() {
                 let id = member(p, "functionResponse", "id")
                     .and_then(Value::as_str)
                     .filter(|id| !id.is_empty());
@@ -130,16 +340,18 @@ pub fn repair(history: &mut Vec<Value>) -> usize {
             }
             end += 1;
         }
-        let mut inject: Vec<Value> = Vec::new();
+        let mut inject: Vec<Cow<'_, Value>> = Vec::new();
         let mut removals: Vec<(usize, usize)> = Vec::new();
-        let mut hoisted: Vec<Value> = Vec::new();
+        let mut hoisted: Vec<Cow<'_, Value>> = Vec::new();
         for (e, (id, name)) in expected.iter().enumerate() {
             let Some(&(t, k)) = found[e].first() else {
-                inject.push(json!({"functionResponse": {"id": id, "name": name, "response": {"error": NOT_RECORDED}}}));
+                inject.push(Cow::Owned(
+                    json!({"functionResponse": {"id": id, "name": name, "response": {"error": NOT_RECORDED}}}),
+                ));
                 continue;
             };
             if t != adjacent {
-                hoisted.push(parts_of(&history[t])[k].clone());
+                hoisted.push(history[t].parts[k].clone());
                 removals.push((t, k));
             }
             removals.extend(found[e].iter().skip(1));
@@ -152,12 +364,10 @@ pub fn repair(history: &mut Vec<Value>) -> usize {
         inject.extend(hoisted);
         removals.sort_unstable_by(|a, b| b.cmp(a));
         for (t, k) in removals {
-            if let Some(Value::Array(p)) = history[t].get_mut("parts") {
-                p.remove(k);
-            }
+            history[t].parts.remove(k);
         }
         for j in (adjacent + 1..end).rev() {
-            if role(&history[j]) == "user" && parts_of(&history[j]).is_empty() {
+            if history[j].role == "user" && history[j].parts.is_empty() {
                 history.remove(j);
             }
         }
@@ -174,58 +384,75 @@ fn member<'a>(p: &'a Value, outer: &str, inner: &str) -> Option<&'a Value> {
 
 /// Puts `results` into the user Content at `at` before its first part that is no result, or
 /// as a new user Content there; whether one was inserted.
-fn put_results(history: &mut Vec<Value>, at: usize, results: Vec<Value>) -> bool {
+fn put_results<'s>(history: &mut Vec<Turn<'s>>, at: usize, results: Vec<Cow<'s, Value>>) -> bool {
     if results.is_empty() {
         return false;
     }
-    if let Some(next) = history.get_mut(at).filter(|c| role(c) == "user") {
-        let mut parts = parts_of(next).to_vec();
-        let k = parts
+    if let Some(next) = history.get_mut(at).filter(|c| c.role == "user") {
+        let k = next
+            .parts
             .iter()
             .position(|p| p.get("functionResponse").is_none())
-            .unwrap_or(parts.len());
-        parts.splice(k..k, results);
-        next["parts"] = Value::Array(parts);
+            .unwrap_or(next.parts.len());
+        next.parts.splice(k..k, results);
         return false;
     }
-    history.insert(at, json!({"role": "user", "parts": results}));
+    history.insert(
+        at,
+        Turn {
+            role: "user",
+            parts: results,
+        },
+    );
     true
 }
 
 /// QW8: `slimCompactionInput` for a model that reads no media: each image (or other file) of
 /// a Content, or of a function response's parts, becomes the text `[image: MIME]`
-/// (`[document: MIME]`).
-fn without_media(mut c: Value, count: &mut usize) -> Value {
-    if let Some(Value::Array(parts)) = c.get_mut("parts") {
-        for p in parts.iter_mut() {
-            slim_part(p, count);
+/// (`[document: MIME]`). A part is copied from the session only when it holds one.
+fn without_media(c: &mut Turn<'_>, count: &mut usize) {
+    for p in &mut c.parts {
+        if holds_media(p) {
+            slim_part(p.to_mut(), count);
         }
     }
-    c
+}
+
+/// Whether the part `p`, or a part of its function response, is an image or a file.
+fn holds_media(p: &Value) -> bool {
+    media_text(p).is_some()
+        || p.pointer("/functionResponse/parts")
+            .and_then(Value::as_array)
+            .is_some_and(|nested| nested.iter().any(holds_media))
+}
+
+/// The text the client sends in place of the part `p` when it is an image or a file.
+fn media_text(p: &Value) -> Option<String> {
+    let m = ["inlineData", "fileData"]
+        .iter()
+        .find_map(|k| p.get(*k).filter(|m| truthy(m)))?;
+    let mime = m
+        .get("mimeType")
+        .and_then(Value::as_str)
+        .unwrap_or("application/octet-stream");
+    let clean: String = mime
+        .split(['\r', '\n', '\t'])
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace(['[', ']'], "");
+    let clean: String = clean.trim().chars().take(128).collect();
+    let kind = if mime.starts_with("image/") {
+        "image"
+    } else {
+        "document"
+    };
+    Some(format!("[{kind}: {clean}]"))
 }
 
 fn slim_part(p: &mut Value, count: &mut usize) {
-    let media = ["inlineData", "fileData"]
-        .iter()
-        .find_map(|k| p.get(*k).filter(|m| truthy(m)));
-    if let Some(m) = media {
-        let mime = m
-            .get("mimeType")
-            .and_then(Value::as_str)
-            .unwrap_or("application/octet-stream");
-        let clean: String = mime
-            .split(['\r', '\n', '\t'])
-            .filter(|s| !s.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ")
-            .replace(['[', ']'], "");
-        let clean: String = clean.trim().chars().take(128).collect();
-        let kind = if mime.starts_with("image/") {
-            "image"
-        } else {
-            "document"
-        };
-        *p = json!({"text": format!("[{kind}: {clean}]")});
+    if let Some(text) = media_text(p) {
+        *p = json!({ "text": text });
         *count += 1;
         return;
     }
@@ -237,34 +464,22 @@ fn slim_part(p: &mut Value, count: &mut usize) {
 }
 
 /// QW4: `extractCuratedHistory`.
-pub fn curated(mut history: Vec<Value>) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::new();
+fn curated(mut history: Vec<Turn<'_>>) -> Vec<Turn<'_>> {
+    let mut out: Vec<Turn<'_>> = Vec::new();
     let mut i = 0;
     while i < history.len() {
-        if role(&history[i]) == "user" {
+        if history[i].role == "user" {
             // Each Content is looked at once: moved out rather than copied.
             let content = std::mem::take(&mut history[i]);
             match out.last_mut() {
-                Some(last) if role(last) == "user" => {
-                    let more = match content {
-                        Value::Object(mut o) => match o.swap_remove("parts") {
-                            Some(Value::Array(p)) => p,
-                            _ => Vec::new(),
-                        },
-                        _ => Vec::new(),
-                    };
-                    match last.get_mut("parts") {
-                        Some(Value::Array(p)) => p.extend(more),
-                        _ => last["parts"] = Value::Array(more),
-                    }
-                }
+                Some(last) if last.role == "user" => last.parts.extend(content.parts),
                 _ => out.push(content),
             }
             i += 1;
             continue;
         }
         let start = i;
-        while i < history.len() && role(&history[i]) == "model" {
+        while i < history.len() && history[i].role == "model" {
             i += 1;
         }
         if i == start {
@@ -280,19 +495,10 @@ pub fn curated(mut history: Vec<Value>) -> Vec<Value> {
     out
 }
 
-fn role(c: &Value) -> &str {
-    c.get("role").and_then(Value::as_str).unwrap_or("")
-}
-
-fn parts_of(c: &Value) -> &[Value] {
-    c.get("parts").and_then(Value::as_array).map_or(&[], Vec::as_slice)
-}
-
 /// `isValidContent`: parts, none of them empty, none an empty text that is no thought.
-fn valid(c: &Value) -> bool {
-    let p = parts_of(c);
-    !p.is_empty()
-        && p.iter().all(|part| {
+fn valid(c: &Turn<'_>) -> bool {
+    !c.parts.is_empty()
+        && c.parts.iter().all(|part| {
             let Some(o) = part.as_object() else { return false };
             let empty_text = o.get("text").and_then(Value::as_str) == Some("")
                 && !o.get("thought").is_some_and(truthy)
@@ -303,8 +509,8 @@ fn valid(c: &Value) -> bool {
 }
 
 /// `isDegradedPlaceholderTurn`.
-fn degraded(c: &Value) -> bool {
-    let p = parts_of(c);
+fn degraded(c: &Turn<'_>) -> bool {
+    let p = &c.parts;
     let texts = p.iter().all(|part| {
         part.get("functionCall").is_none() && (part.get("thought").is_some_and(truthy) || part.get("text").is_some())
     });
@@ -316,24 +522,32 @@ fn degraded(c: &Value) -> bool {
     !p.is_empty() && texts && said.trim() == DEGRADED_PLACEHOLDER
 }
 
+/// The string `at` finds in the part `p`, borrowed from the session where the part is.
+fn str_in<'s>(p: &Cow<'s, Value>, at: for<'a> fn(&'a Value) -> Option<&'a str>) -> Option<Cow<'s, str>> {
+    match p {
+        Cow::Borrowed(v) => at(v).map(Cow::Borrowed),
+        Cow::Owned(v) => at(v).map(|t| Cow::Owned(t.to_string())),
+    }
+}
+
 /// QW5: `processContent` of one Content.
-fn convert(c: &Value, out: &mut Vec<Value>) {
-    let assistant = role(c) == "model";
-    let mut texts: Vec<Value> = Vec::new();
+fn convert<'s>(c: &Turn<'s>, out: &mut Vec<Message<'s>>) {
+    let assistant = c.role == "model";
+    let mut texts: Vec<Cow<'s, str>> = Vec::new();
     let mut reasoning = String::new();
-    let mut calls: Vec<Value> = Vec::new();
+    let mut calls: Vec<Call<'s>> = Vec::new();
     let mut call_ids = HashSet::new();
     let mut result_ids = HashSet::new();
-    for part in parts_of(c) {
-        if let Some(t) = part.as_str() {
-            texts.push(json!({"type": "text", "text": t}));
+    for part in &c.parts {
+        if let Some(t) = str_in(part, Value::as_str) {
+            texts.push(t);
             continue;
         }
-        let text = part.get("text").and_then(Value::as_str).filter(|t| !t.is_empty());
+        let text = str_in(part, |p| p.get("text")?.as_str()).filter(|t| !t.is_empty());
         let thought = part.get("thought").is_some_and(truthy);
         match (text, thought) {
-            (Some(t), true) if assistant => reasoning.push_str(t),
-            (Some(t), false) => texts.push(json!({"type": "text", "text": t})),
+            (Some(t), true) if assistant => reasoning.push_str(&t),
+            (Some(t), false) => texts.push(t),
             _ => {}
         }
         if let (Some(f), true) = (part.get("functionCall").filter(|f| truthy(f)), assistant) {
@@ -342,158 +556,145 @@ fn convert(c: &Value, out: &mut Vec<Value>) {
                 continue;
             }
             let args = f.get("args").filter(|a| truthy(a)).cloned().unwrap_or(json!({}));
-            calls.push(json!({
-                "id": id.map_or_else(|| format!("call_{}", calls.len()), str::to_string),
-                "type": "function",
-                "function": {
-                    "name": f.get("name").and_then(Value::as_str).unwrap_or(""),
-                    "arguments": cctool_core::io::json::to_json(&args),
-                },
-            }));
+            let id = match id {
+                Some(_) => str_in(part, |p| p.get("functionCall")?.get("id")?.as_str()).unwrap_or_default(),
+                None => Cow::Owned(format!("call_{}", calls.len())),
+            };
+            calls.push(Call {
+                id,
+                name: str_in(part, |p| p.get("functionCall")?.get("name")?.as_str()).unwrap_or_default(),
+                arguments: cctool_core::io::json::to_json(&args),
+            });
         }
         if let (Some(r), false) = (part.get("functionResponse").filter(|r| truthy(r)), assistant) {
             let id = r.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
             if id.is_some_and(|i| !result_ids.insert(i.to_string())) {
                 continue;
             }
-            out.push(tool_message(r));
+            out.push(tool_message(part));
         }
     }
     if !assistant {
         if !texts.is_empty() {
-            out.push(json!({"role": "user", "content": texts}));
+            out.push(Message::User(texts));
         }
         return;
     }
     if texts.is_empty() && calls.is_empty() && reasoning.is_empty() {
         return;
     }
-    let joined: String = texts.iter().filter_map(|t| t["text"].as_str()).collect();
-    let mut m = Map::new();
-    m.insert("role".into(), json!("assistant"));
+    let joined: String = texts.concat();
     let content = match (joined.is_empty(), reasoning.is_empty()) {
-        (false, _) => json!(joined),
-        (true, false) => json!(""),
-        (true, true) => Value::Null,
+        (false, _) => Some(joined),
+        (true, false) => Some(String::new()),
+        (true, true) => None,
     };
-    m.insert("content".into(), content);
-    if !calls.is_empty() {
-        m.insert("tool_calls".into(), Value::Array(calls));
-    }
-    if !reasoning.is_empty() {
-        m.insert("reasoning_content".into(), json!(reasoning));
-    }
-    out.push(Value::Object(m));
+    out.push(Message::Assistant(Assistant {
+        content,
+        calls,
+        reasoning,
+        calls_last: false,
+    }));
 }
 
-/// `createToolMessage`: a function response as a `tool` message.
-fn tool_message(r: &Value) -> Value {
-    let text = match r.get("response") {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
+/// `createToolMessage`: the function response of the part `part` as a `tool` message.
+fn tool_message<'s>(part: &Cow<'s, Value>) -> Message<'s> {
+    let text: Cow<'s, str> = match part.get("functionResponse").and_then(|r| r.get("response")) {
+        None | Some(Value::Null) => Cow::Borrowed(""),
+        Some(Value::String(_)) => {
+            str_in(part, |p| p.get("functionResponse")?.get("response")?.as_str()).unwrap_or_default()
+        }
         Some(o @ Value::Object(m)) => match (m.get("output"), m.get("error")) {
-            (Some(Value::String(s)), _) => s.clone(),
-            (_, Some(Value::String(s))) => s.clone(),
-            _ => cctool_core::io::json::to_json(o),
+            (Some(Value::String(_)), _) => str_in(part, |p| {
+                p.get("functionResponse")?.get("response")?.get("output")?.as_str()
+            })
+            .unwrap_or_default(),
+            (_, Some(Value::String(_))) => str_in(part, |p| {
+                p.get("functionResponse")?.get("response")?.get("error")?.as_str()
+            })
+            .unwrap_or_default(),
+            _ => Cow::Owned(cctool_core::io::json::to_json(o)),
         },
-        Some(v) => cctool_core::io::json::to_json(v),
+        Some(v) => Cow::Owned(cctool_core::io::json::to_json(v)),
     };
-    let mut content: Vec<Value> = Vec::new();
+    let mut texts: Vec<Cow<'s, str>> = Vec::new();
     if !text.is_empty() {
-        content.push(json!({"type": "text", "text": text}));
+        texts.push(text);
     }
-    for p in r.get("parts").and_then(Value::as_array).into_iter().flatten() {
-        if let Some(t) = p.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
-            content.push(json!({"type": "text", "text": t}));
+    let nested = part
+        .get("functionResponse")
+        .and_then(|r| r.get("parts"))
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    for k in 0..nested {
+        let t = match part {
+            Cow::Borrowed(v) => nested_text(v, k).map(Cow::Borrowed),
+            Cow::Owned(v) => nested_text(v, k).map(|t| Cow::Owned(t.to_string())),
+        };
+        if let Some(t) = t.filter(|t| !t.is_empty()) {
+            texts.push(t);
         }
     }
-    let id = r.get("id").and_then(Value::as_str).unwrap_or("");
-    let content = if content.is_empty() {
-        json!("")
-    } else {
-        Value::Array(content)
-    };
-    json!({"role": "tool", "tool_call_id": id, "content": content})
+    let id = str_in(part, |p| p.get("functionResponse")?.get("id")?.as_str()).unwrap_or_default();
+    Message::Tool { id, texts }
 }
 
-fn calls_of(m: &Value) -> &[Value] {
-    if m["role"] != "assistant" {
-        return &[];
-    }
-    m.get("tool_calls").and_then(Value::as_array).map_or(&[], Vec::as_slice)
+/// The text of the `k`th part of the function response of the part `p`.
+fn nested_text(p: &Value, k: usize) -> Option<&str> {
+    p.get("functionResponse")?.get("parts")?.get(k)?.get("text")?.as_str()
 }
 
-/// `mergeConsecutiveAssistantMessages`.
-fn merge_assistants(messages: Vec<Value>) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::new();
+/// `mergeConsecutiveAssistantMessages`. An assistant message's content is never an array
+/// here ([`convert`] writes a string or `null`), so contents are joined as strings.
+fn merge_assistants(messages: Vec<Message<'_>>) -> Vec<Message<'_>> {
+    let mut out: Vec<Message<'_>> = Vec::new();
     for m in messages {
-        let Some(last) = out
-            .last_mut()
-            .filter(|l| l["role"] == "assistant" && m["role"] == "assistant")
-        else {
-            out.push(m);
+        if let Message::Assistant(next) = m {
+            if let Some(Message::Assistant(last)) = out.last_mut() {
+                last.join(next);
+                continue;
+            }
+            out.push(Message::Assistant(next));
             continue;
-        };
-        let as_parts = |c: &Value| match c {
-            Value::Array(a) => a.clone(),
-            Value::String(s) if !s.is_empty() => vec![json!({"type": "text", "text": s})],
-            _ => Vec::new(),
-        };
-        let content = if last["content"].is_array() || m["content"].is_array() {
-            let mut p = as_parts(&last["content"]);
-            p.extend(as_parts(&m["content"]));
-            if p.is_empty() { Value::Null } else { Value::Array(p) }
-        } else {
-            let joined = format!(
-                "{}{}",
-                last["content"].as_str().unwrap_or(""),
-                m["content"].as_str().unwrap_or("")
-            );
-            if joined.is_empty() { Value::Null } else { json!(joined) }
-        };
-        let mut calls = calls_of(last).to_vec();
-        calls.extend(
-            m.get("tool_calls")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-        );
-        let reasoning = format!(
-            "{}{}",
-            last.get("reasoning_content").and_then(Value::as_str).unwrap_or(""),
-            m.get("reasoning_content").and_then(Value::as_str).unwrap_or("")
-        );
-        last["content"] = content;
-        if !calls.is_empty() {
-            last["tool_calls"] = Value::Array(calls);
         }
-        if !reasoning.is_empty() {
-            last["reasoning_content"] = json!(reasoning);
-        }
+        out.push(m);
     }
     out
+}
+
+impl<'s> Assistant<'s> {
+    /// `next` joined to this message: contents and reasoning concatenated, calls appended.
+    fn join(&mut self, next: Assistant<'s>) {
+        let joined = format!(
+            "{}{}",
+            self.content.as_deref().unwrap_or(""),
+            next.content.as_deref().unwrap_or("")
+        );
+        self.content = (!joined.is_empty()).then_some(joined);
+        self.calls_last |= self.calls.is_empty() && !self.reasoning.is_empty() && !next.calls.is_empty();
+        self.calls.extend(next.calls);
+        self.reasoning.push_str(&next.reasoning);
+    }
 }
 
 /// `cleanOrphanedToolCalls`: each assistant's calls kept only when a `tool` message right
 /// after it (past other tool messages and assistants without calls) answers them, those
 /// results moved to follow it; a result left over is dropped, and an assistant left with no
 /// call and no text.
-fn clean_orphans(messages: Vec<Value>) -> Vec<Value> {
+fn clean_orphans(messages: Vec<Message<'_>>) -> Vec<Message<'_>> {
     let n = messages.len();
     // Per assistant with calls: the positions among them of the calls kept, and its results.
     let mut valid: Vec<Option<(Vec<usize>, Vec<usize>)>> = vec![None; n];
-    let mut surviving: HashSet<String> = HashSet::new();
+    let mut surviving: HashSet<&str> = HashSet::new();
     for (i, m) in messages.iter().enumerate() {
-        if calls_of(m).is_empty() {
+        if m.calls().is_empty() {
             continue;
         }
         let mut ids: Vec<&str> = Vec::new();
         let mut candidates: Vec<(usize, &str)> = Vec::new();
-        for (k, c) in calls_of(m).iter().enumerate() {
-            let Some(id) = c["id"].as_str().filter(|id| !id.is_empty()) else {
-                continue;
-            };
-            if surviving.contains(id) || ids.contains(&id) {
+        for (k, c) in m.calls().iter().enumerate() {
+            let id: &str = &c.id;
+            if id.is_empty() || surviving.contains(id) || ids.contains(&id) {
                 continue;
             }
             ids.push(id);
@@ -502,62 +703,47 @@ fn clean_orphans(messages: Vec<Value>) -> Vec<Value> {
         let mut answered: Vec<&str> = Vec::new();
         let mut results = Vec::new();
         for (j, next) in messages.iter().enumerate().skip(i + 1) {
-            if next["role"] == "tool" {
-                if let Some(id) = next["tool_call_id"].as_str().filter(|id| !id.is_empty())
-                    && ids.contains(&id)
-                    && !answered.contains(&id)
-                {
-                    answered.push(id);
-                    results.push(j);
+            match next {
+                Message::Tool { id, .. } => {
+                    let id: &str = id;
+                    if !id.is_empty() && ids.contains(&id) && !answered.contains(&id) {
+                        answered.push(id);
+                        results.push(j);
+                    }
                 }
-                continue;
+                Message::Assistant(a) if a.calls.is_empty() => {}
+                _ => break,
             }
-            if next["role"] == "assistant" && calls_of(next).is_empty() {
-                continue;
-            }
-            break;
         }
         let kept: Vec<(usize, &str)> = candidates.into_iter().filter(|(_, c)| answered.contains(c)).collect();
-        surviving.extend(kept.iter().map(|(_, id)| id.to_string()));
+        surviving.extend(kept.iter().map(|(_, id)| *id));
         valid[i] = Some((kept.into_iter().map(|(k, _)| k).collect(), results));
     }
     // Each message is emitted at most once, so each is moved out rather than copied: a result
     // is taken by the one assistant whose run of results it stands in (the run stops at the
     // next assistant with calls), and never visited again.
-    let mut messages = messages;
-    let mut emitted = vec![false; n];
+    let mut messages: Vec<Option<Message<'_>>> = messages.into_iter().map(Some).collect();
     let mut out = Vec::new();
     for (i, valid) in valid.into_iter().enumerate() {
-        if emitted[i] {
-            continue;
-        }
-        let mut m = std::mem::take(&mut messages[i]);
-        if let Some((kept, results)) = valid {
-            if !kept.is_empty() {
-                let mut calls = match m.get_mut("tool_calls") {
-                    Some(Value::Array(calls)) => std::mem::take(calls),
-                    _ => Vec::new(),
-                };
-                m["tool_calls"] = Value::Array(
-                    kept.into_iter()
-                        .filter_map(|k| calls.get_mut(k).map(std::mem::take))
-                        .collect(),
-                );
-                out.push(m);
-                for j in results {
-                    out.push(std::mem::take(&mut messages[j]));
-                    emitted[j] = true;
+        let Some(mut m) = messages[i].take() else { continue };
+        match (valid, &mut m) {
+            (Some((kept, results)), Message::Assistant(a)) => {
+                if !kept.is_empty() {
+                    let mut calls: Vec<Option<Call<'_>>> = std::mem::take(&mut a.calls).into_iter().map(Some).collect();
+                    a.calls = kept
+                        .into_iter()
+                        .filter_map(|k| calls.get_mut(k).and_then(Option::take))
+                        .collect();
+                    out.push(m);
+                    out.extend(results.into_iter().filter_map(|j| messages[j].take()));
+                } else if a.content.as_deref().is_some_and(|t| !t.trim().is_empty()) || !a.reasoning.is_empty() {
+                    a.calls.clear();
+                    a.calls_last = false;
+                    out.push(m);
                 }
-            } else if m["content"].as_str().is_some_and(|t| !t.trim().is_empty())
-                || m.get("reasoning_content").is_some_and(truthy)
-            {
-                if let Some(o) = m.as_object_mut() {
-                    o.remove("tool_calls");
-                }
-                out.push(m);
             }
-        } else if m["role"] != "tool" {
-            out.push(m);
+            (_, Message::Tool { .. }) => {}
+            _ => out.push(m),
         }
     }
     out

@@ -21,7 +21,7 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Seq
 use serde_json::{Map, Number, Value};
 
 use crate::file::{self, Fields, Session};
-use cctool_core::io::json::{Key, RAW_VALUE_TOKEN, RawChecked, RawStr, escaped_len, to_json, value_len};
+use cctool_core::io::json::{Key, RAW_VALUE_TOKEN, RawChecked, RawStr, escaped_len, to_json};
 use cctool_core::io::{Line, Source};
 
 /// What opens and closes a stand-in: a noncharacter, which text written by an agent does not
@@ -151,24 +151,16 @@ impl<'de, const TEXTS: bool> Message<'de> for Light<TEXTS> {
 }
 
 impl Session {
-    /// The length of `v` (a message of the request [`crate::api`] builds from this session)
+    /// The length of `m` (a message of the request [`crate::api`] builds from this session)
     /// written as compact JSON, each stand-in counted as the text it stands for.
-    pub fn sent_len(&self, v: &Value) -> usize {
-        let len = value_len(v);
+    pub fn sent_len(&self, m: &crate::api::Message<'_>) -> usize {
+        let len = m.written_len();
         if !self.stand_ins {
             return len;
         }
-        len.saturating_add_signed(stood_for(v))
-    }
-}
-
-/// What the stand-ins in `v` add to its written length.
-fn stood_for(v: &Value) -> isize {
-    match v {
-        Value::String(s) => stood_for_in(s),
-        Value::Array(a) => a.iter().map(stood_for).sum(),
-        Value::Object(o) => o.values().map(stood_for).sum(),
-        _ => 0,
+        let mut more = 0;
+        m.for_each_str(&mut |s| more += stood_for_in(s));
+        len.saturating_add_signed(more)
     }
 }
 

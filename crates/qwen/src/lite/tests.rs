@@ -8,6 +8,7 @@ use proptest::prelude::*;
 use super::*;
 use crate::answers::{scan_of, summaries_of};
 use crate::doctor::doctor_of;
+use cctool_core::io::json::value_len;
 
 /// The answers of `scan`, `doctor` and `extract-summary` of `bytes` read the full way and the
 /// fast way, which must be the same; the fast reading, when the file has none of the mark.
@@ -21,6 +22,7 @@ fn same(name: &str, bytes: &[u8]) -> Option<Session> {
     for s in [&full, &read(Want::Links)] {
         history_borrowed_is_history(s);
     }
+    written_len_is_the_messages_length(&full);
     assert_eq!(
         format!("{:?}", doctor_of(name, &read(Want::Links))),
         format!("{:?}", doctor_of(name, &full)),
@@ -272,16 +274,14 @@ fn a_file_that_writes_the_mark_is_read_whole() {
 #[test]
 fn a_stand_in_counts_as_the_text_it_stands_for() {
     let text = |w| stand_in(w).as_str().map(str::to_string).unwrap();
-    let v = serde_json::json!({"a": format!("x{}y{}", text(40), text(7)), "b": [stand_in(3)]});
+    let m = crate::api::Message::User(vec![format!("x{}y{}", text(40), text(7)).into(), text(3).into()]);
     let s = Session {
         stand_ins: true,
         ..Session::default()
     };
-    assert_eq!(stood_for(&stand_in(40)), 40 - 8);
-    assert_eq!(
-        s.sent_len(&v),
-        value_len(&serde_json::json!({"a": "x".repeat(49), "b": ["abc"]}))
-    );
+    assert_eq!(stood_for_in(&text(40)), 40 - 8);
+    let written = crate::api::Message::User(vec!["x".repeat(49).into(), "abc".into()]);
+    assert_eq!(s.sent_len(&m), value_len(&written.value()));
     assert!(surely_long(LONG_TEXT.as_bytes()));
     assert!(!surely_long(format!("{LONG_TEXT}\\u0041").as_bytes()));
     assert!(!surely_long(format!("{LONG_TEXT}\\/").as_bytes()));
@@ -296,5 +296,81 @@ proptest! {
     #[test]
     fn sessions_of_tricky_records_read_the_same_fast(which in prop::collection::vec((0usize..64, any::<bool>()), 0..24)) {
         same("random.jsonl", session(&which).as_bytes()).unwrap();
+    }
+}
+
+/// A part of one of the kinds the request's passes tell apart (`k`), answering or calling one
+/// of four ids (`id`); some long enough to be read as stand-ins.
+fn random_part(k: u8, id: u8) -> Value {
+    use serde_json::json;
+    let id = format!("c{}", id % 4);
+    match k % 17 {
+        13 => json!({"text": LONG_TEXT}),
+        14 => json!({"functionResponse": {"id": id, "name": "run", "response": {"output": LONG_TEXT}}}),
+        15 => json!({"functionCall": {"id": id, "name": "run", "args": {"command": LONG_TEXT}}}),
+        16 => json!({"text": LONG_TEXT, "thought": true}),
+        0 => json!({"text": format!("t{id}")}),
+        1 => json!({"text": ""}),
+        2 => json!({"text": "think", "thought": true}),
+        3 => json!({"functionCall": {"id": id, "name": "run", "args": {"a": 1}}}),
+        4 => json!({"functionCall": {"name": "run", "args": {}}}),
+        5 => json!({"functionResponse": {"id": id, "name": "run", "response": {"output": "out"}}}),
+        6 => json!({"functionResponse": {"id": id, "name": "run", "response": {"error": "bad"}}}),
+        7 => {
+            json!({"functionResponse": {"id": id, "name": "run", "response": {"x": [1]}, "parts": [{"text": "p"}, {"inlineData": {"mimeType": "image/png", "data": "AA"}}]}})
+        }
+        8 => json!({"inlineData": {"mimeType": "image/png", "data": "AA"}}),
+        9 => json!({"text": " (request timeout) "}),
+        10 => json!("plain"),
+        11 => json!({"functionResponse": {"id": id, "response": "s"}}),
+        12 => json!({"text": "said", "thoughtSignature": "sig"}),
+        _ => json!({}),
+    }
+}
+
+/// A turn: whether it is the model's, its parts (kind, id), whether it is a message after the
+/// turn's tool results.
+type RandomTurn = (bool, Vec<(u8, u8)>, bool);
+
+/// Sessions of turns made of these parts at random: the request's passes (calls without
+/// results, results moved, media, placeholders, thoughts) meet each other.
+fn random_session(turns: &[RandomTurn]) -> String {
+    let mut lines = String::new();
+    let mut prev: Option<String> = None;
+    for (n, (model, parts, mid_turn)) in turns.iter().enumerate() {
+        let parts: Vec<Value> = parts.iter().map(|(k, i)| random_part(*k, *i)).collect();
+        let uuid = format!("u{n}");
+        let role = if *model { "model" } else { "user" };
+        let mut r = serde_json::json!({"uuid": uuid, "parentUuid": prev, "sessionId": "s",
+            "type": if *model { "assistant" } else { "user" }, "message": {"role": role, "parts": parts}});
+        if *mid_turn && !*model {
+            r["subtype"] = "mid_turn_user_message".into();
+        }
+        lines.push_str(&r.to_string());
+        lines.push('\n');
+        prev = Some(uuid);
+    }
+    lines
+}
+
+/// Each message of the request resuming `s` (with a prompt and without) is as long as the
+/// JSON it is written as: what `scan` counts is what `--api-view` prints.
+fn written_len_is_the_messages_length(s: &Session) {
+    let c = crate::chain::Chain::of(s);
+    for p in [None, Some("say ok")] {
+        for m in crate::api::request(s, &c, p).0 {
+            assert_eq!(m.written_len(), value_len(&m.value()), "{m:?}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn sessions_of_random_turns_read_the_same_fast(
+        turns in prop::collection::vec((any::<bool>(), prop::collection::vec((any::<u8>(), any::<u8>()), 0..4), any::<bool>()), 0..12)
+    ) {
+        same("turns.jsonl", random_session(&turns).as_bytes());
     }
 }
