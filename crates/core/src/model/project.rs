@@ -3,7 +3,10 @@
 //! so that a repository's worktrees are one project; shown by the shortest suffix of that
 //! folder's path that no other project shown shares (`work/cli`, `other/cli`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
+use std::time::Instant;
 
 /// The project folder of a session that ran in `cwd` (or, without one, whose file is `path`).
 /// A stream (stdin, a pipe, a FIFO under /dev/fd) has no folder to name the project after.
@@ -39,10 +42,33 @@ pub fn names<'a>(folders: impl IntoIterator<Item = Option<&'a str>>) -> Vec<Opti
     folders.iter().map(|f| f.and_then(|_| short.next())).collect()
 }
 
+/// How long a folder's [`main_worktree`] is remembered: a run asks once per session, most
+/// sessions share a few folders, and each answer is a look for `.git` in every folder up to
+/// the root; a server (`cctool mcp`) that keeps asking sees a repository removed since.
+const REMEMBERED: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// [`find_main_worktree`] of `dir`, remembered for [`REMEMBERED`].
+fn main_worktree(dir: &Path) -> Option<PathBuf> {
+    type Seen = HashMap<PathBuf, (Instant, Option<PathBuf>)>;
+    static SEEN: LazyLock<Mutex<Seen>> = LazyLock::new(Mutex::default);
+    let now = Instant::now();
+    if let Ok(seen) = SEEN.lock()
+        && let Some((at, found)) = seen.get(dir)
+        && now.duration_since(*at) < REMEMBERED
+    {
+        return found.clone();
+    }
+    let found = find_main_worktree(dir);
+    if let Ok(mut seen) = SEEN.lock() {
+        seen.insert(dir.to_path_buf(), (now, found.clone()));
+    }
+    found
+}
+
 /// For a folder inside a linked git worktree whose main repository still exists: that
 /// repository's folder. The worktree's `.git` is a file, `gitdir: <main>/.git/worktrees/<name>`,
 /// and that folder's `commondir` names the main `.git`.
-fn main_worktree(dir: &Path) -> Option<PathBuf> {
+fn find_main_worktree(dir: &Path) -> Option<PathBuf> {
     let top = dir.ancestors().find(|d| d.join(".git").exists())?;
     let dot_git = top.join(".git");
     if dot_git.is_dir() {
@@ -96,8 +122,11 @@ mod tests {
         assert_eq!(folder(wt.join("src").to_str(), "x"), Some(main_path));
         // The main repository itself, and a worktree whose repository is gone: the path rule.
         assert_eq!(folder(main.to_str(), "x"), main.to_str().map(str::to_string));
+        // (Asked of a folder not asked before: a folder's answer is remembered for a while.)
         std::fs::remove_dir_all(&main).unwrap();
-        assert_eq!(name(wt.to_str(), "x"), Some("1".into()));
+        std::fs::create_dir_all(wt.join("docs")).unwrap();
+        assert_eq!(name(wt.join("docs").to_str(), "x"), Some("docs".into()));
+        assert_eq!(find_main_worktree(&wt), None);
     }
 
     #[test]
