@@ -99,15 +99,24 @@ pub fn expand_skipping(args: &[PathBuf], follow: bool, outputs: &[PathBuf]) -> E
                 out.problems.extend(members.problems);
             }
             Ok(m) if m.is_dir() => {
-                for f in walk(arg, follow, &skip, &mut seen_ids, &mut out.problems) {
-                    if seen_files.insert(f.clone()) {
-                        push_file(&mut out, f, false);
-                    }
+                let files: Vec<PathBuf> = walk(arg, follow, &skip, &mut seen_ids, &mut out.problems)
+                    .into_iter()
+                    .filter(|f| seen_files.insert(f.clone()))
+                    .collect();
+                // Whether each file is a database is read from its first bytes: an open and a
+                // read per file, which a store of thousands of sessions waits for before any
+                // is read unless they run on every core.
+                use rayon::prelude::*;
+                let members: Vec<Option<super::member::Members>> =
+                    files.par_iter().map(|f| super::member::members_of(f)).collect();
+                for (f, members) in files.into_iter().zip(members) {
+                    push_file(&mut out, f, members, false);
                 }
             }
             Ok(_) => {
                 if seen_files.insert(arg.clone()) {
-                    push_file(&mut out, arg.clone(), true);
+                    let members = super::member::members_of(arg);
+                    push_file(&mut out, arg.clone(), members, true);
                 }
             }
             Err(_) if let Some(m) = super::member::parse(arg) => out.inputs.push(Input::Member(Box::new(m))),
@@ -127,8 +136,8 @@ pub fn expand_skipping(args: &[PathBuf], follow: bool, outputs: &[PathBuf]) -> E
 /// (a database: [`super::member`]), else the file itself when it was `named` or is a
 /// session-file candidate by its name. A file a walk took for its name alone and that no
 /// agent claims is no session, and no noise.
-fn push_file(out: &mut Expanded, f: PathBuf, named: bool) {
-    match super::member::members_of(&f) {
+fn push_file(out: &mut Expanded, f: PathBuf, members: Option<super::member::Members>, named: bool) {
+    match members {
         Some(members) => {
             out.inputs
                 .extend(members.sessions.into_iter().map(|m| Input::Member(Box::new(m))));
