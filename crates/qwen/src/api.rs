@@ -24,7 +24,7 @@
 //!   are not shown.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Value, json};
@@ -303,7 +303,10 @@ fn repair(history: &mut Vec<Turn<'_>>) -> usize {
             i += 1;
             continue;
         }
+        // Each call id once, in order, with its last name; a map finds its place, so a turn
+        // of many calls costs no more than its parts.
         let mut expected: Vec<(String, String)> = Vec::new();
+        let mut place: HashMap<String, usize> = HashMap::new();
         for p in &history[i].parts {
             if let Some(id) = member(p, "functionCall", "id")
                 .and_then(Value::as_str)
@@ -312,9 +315,12 @@ fn repair(history: &mut Vec<Turn<'_>>) -> usize {
                 let name = member(p, "functionCall", "name")
                     .and_then(Value::as_str)
                     .unwrap_or("unknown");
-                match expected.iter_mut().find(|(e, _)| e == id) {
-                    Some(e) => e.1 = name.to_string(),
-                    None => expected.push((id.to_string(), name.to_string())),
+                match place.get(id) {
+                    Some(&e) => expected[e].1 = name.to_string(),
+                    None => {
+                        place.insert(id.to_string(), expected.len());
+                        expected.push((id.to_string(), name.to_string()));
+                    }
                 }
             }
         }
@@ -334,7 +340,7 @@ fn repair(history: &mut Vec<Turn<'_>>) -> usize {
                 let id = member(p, "functionResponse", "id")
                     .and_then(Value::as_str)
                     .filter(|id| !id.is_empty());
-                if let Some(e) = id.and_then(|id| expected.iter().position(|(x, _)| x == id)) {
+                if let Some(&e) = id.and_then(|id| place.get(id)) {
                     found[e].push((end, k));
                 }
             }
@@ -362,14 +368,25 @@ fn repair(history: &mut Vec<Turn<'_>>) -> usize {
         }
         changed += inject.len() + removals.len();
         inject.extend(hoisted);
-        removals.sort_unstable_by(|a, b| b.cmp(a));
-        for (t, k) in removals {
-            history[t].parts.remove(k);
+        // Each Content's parts kept or dropped in one pass, and the user Contents left empty
+        // dropped in one more: removed one at a time, many results would cost their square.
+        removals.sort_unstable();
+        for group in removals.chunk_by(|a, b| a.0 == b.0) {
+            let t = group[0].0;
+            let mut drop = group.iter().map(|&(_, k)| k).peekable();
+            let mut k = 0;
+            history[t].parts.retain(|_| {
+                let gone = drop.next_if_eq(&k).is_some();
+                k += 1;
+                !gone
+            });
         }
-        for j in (adjacent + 1..end).rev() {
-            if history[j].role == "user" && history[j].parts.is_empty() {
-                history.remove(j);
-            }
+        if end > adjacent + 1 {
+            let after: Vec<Turn<'_>> = history
+                .drain(adjacent + 1..end)
+                .filter(|c| !(c.role == "user" && c.parts.is_empty()))
+                .collect();
+            history.splice(adjacent + 1..adjacent + 1, after);
         }
         let inserted = put_results(history, adjacent, inject);
         i += 1 + usize::from(inserted);
@@ -665,12 +682,15 @@ fn merge_assistants(messages: Vec<Message<'_>>) -> Vec<Message<'_>> {
 impl<'s> Assistant<'s> {
     /// `next` joined to this message: contents and reasoning concatenated, calls appended.
     fn join(&mut self, next: Assistant<'s>) {
-        let joined = format!(
-            "{}{}",
-            self.content.as_deref().unwrap_or(""),
-            next.content.as_deref().unwrap_or("")
-        );
-        self.content = (!joined.is_empty()).then_some(joined);
+        // Appended in place: a run of many messages joined costs their length, not its square.
+        match (&mut self.content, next.content) {
+            (Some(content), Some(more)) => content.push_str(&more),
+            (None, Some(more)) => self.content = Some(more),
+            _ => {}
+        }
+        if self.content.as_deref() == Some("") {
+            self.content = None;
+        }
         self.calls_last |= self.calls.is_empty() && !self.reasoning.is_empty() && !next.calls.is_empty();
         self.calls.extend(next.calls);
         self.reasoning.push_str(&next.reasoning);
@@ -690,24 +710,23 @@ fn clean_orphans(messages: Vec<Message<'_>>) -> Vec<Message<'_>> {
         if m.calls().is_empty() {
             continue;
         }
-        let mut ids: Vec<&str> = Vec::new();
+        // Sets, not lists: a message of many calls costs no more than its calls.
+        let mut ids: HashSet<&str> = HashSet::new();
         let mut candidates: Vec<(usize, &str)> = Vec::new();
         for (k, c) in m.calls().iter().enumerate() {
             let id: &str = &c.id;
-            if id.is_empty() || surviving.contains(id) || ids.contains(&id) {
+            if id.is_empty() || surviving.contains(id) || !ids.insert(id) {
                 continue;
             }
-            ids.push(id);
             candidates.push((k, id));
         }
-        let mut answered: Vec<&str> = Vec::new();
+        let mut answered: HashSet<&str> = HashSet::new();
         let mut results = Vec::new();
         for (j, next) in messages.iter().enumerate().skip(i + 1) {
             match next {
                 Message::Tool { id, .. } => {
                     let id: &str = id;
-                    if !id.is_empty() && ids.contains(&id) && !answered.contains(&id) {
-                        answered.push(id);
+                    if !id.is_empty() && ids.contains(id) && answered.insert(id) {
                         results.push(j);
                     }
                 }
