@@ -96,14 +96,20 @@ pub fn doctor(src: &Source, s: &Session) -> Vec<Diagnostic> {
 /// Calls no result answers (a resume gives each a synthetic "interrupted" result), and results
 /// that answer no call.
 fn calls_and_results(file: &str, s: &Session, out: &mut Vec<Diagnostic>) {
+    // The calls in order for the findings, and as a set for each result's lookup: a session of
+    // many calls costs no more than its events.
     let mut calls: Vec<(&str, u64)> = Vec::new();
+    let mut called: HashSet<&str> = HashSet::new();
     let mut answered: HashSet<&str> = HashSet::new();
     for e in &s.events {
         match e.ty.as_str() {
-            "assistant.message" => calls.extend(e.calls.iter().map(|id| (id.as_str(), e.line))),
+            "assistant.message" => {
+                calls.extend(e.calls.iter().map(|id| (id.as_str(), e.line)));
+                called.extend(e.calls.iter().map(String::as_str));
+            }
             "tool.execution_complete" => {
                 let Some(id) = e.tool_call_id.as_deref() else { continue };
-                if !calls.iter().any(|(c, _)| *c == id) {
+                if !called.contains(id) {
                     out.push(finding(
                         file,
                         Some(e.line),
