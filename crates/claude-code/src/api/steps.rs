@@ -176,17 +176,15 @@ pub(super) fn pair_tool_results(msgs: &mut Vec<Msg>, p: &mut Pipeline) {
             && let Content::Blocks(a) = &m.content
             && a.iter().any(|b| block_type(b) == "tool_result")
         {
-            let allowed: Vec<String> = match out.last() {
-                Some(prev) if prev.role == Role::Assistant => tool_use_ids(prev),
-                _ => Vec::new(),
+            // A set: a turn of many calls costs no more than its calls and results.
+            let allowed: std::collections::HashSet<String> = match out.last() {
+                Some(prev) if prev.role == Role::Assistant => tool_use_ids(prev).into_iter().collect(),
+                _ => std::collections::HashSet::new(),
             };
             let kept: Vec<Block> = a
                 .iter()
                 .filter(|b| {
-                    block_type(b) != "tool_result"
-                        || b.tool_use_id
-                            .as_deref()
-                            .is_some_and(|id| allowed.iter().any(|x| x == id))
+                    block_type(b) != "tool_result" || b.tool_use_id.as_deref().is_some_and(|id| allowed.contains(id))
                 })
                 .cloned()
                 .collect();
@@ -220,7 +218,8 @@ pub(super) fn close_tool_calls(msgs: &mut Vec<Msg>, p: &mut Pipeline) -> bool {
         if msgs[i].role != Role::Assistant {
             continue;
         }
-        let answered: Vec<String> = msgs
+        // A set: a turn of many calls costs no more than its calls and results.
+        let answered: std::collections::HashSet<String> = msgs
             .get(i + 1)
             .filter(|m| m.role == Role::User)
             .and_then(|m| m.content.as_array())
@@ -244,9 +243,8 @@ pub(super) fn close_tool_calls(msgs: &mut Vec<Msg>, p: &mut Pipeline) -> bool {
             continue;
         }
         if let Content::Blocks(a) = &mut msgs[i].content {
-            a.retain(|b| {
-                !(block_type(b) == "tool_use" && b.id.as_deref().is_some_and(|id| open.iter().any(|x| x == id)))
-            });
+            let open: std::collections::HashSet<&str> = open.iter().map(String::as_str).collect();
+            a.retain(|b| !(block_type(b) == "tool_use" && b.id.as_deref().is_some_and(|id| open.contains(id))));
             if a.iter().all(is_thinking) {
                 drop[i] = true;
             }
