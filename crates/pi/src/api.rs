@@ -133,20 +133,22 @@ fn transform(sent: &[(u64, Value)], same: &dyn Fn(&Map<String, Value>) -> bool) 
     let mut out = Vec::new();
     let mut renamed: std::collections::HashMap<String, String> = std::collections::HashMap::new();
     let mut pending: Vec<(String, String)> = Vec::new();
-    let mut answered: Vec<String> = Vec::new();
-    let close = |out: &mut Vec<Sent>, pending: &mut Vec<(String, String)>, answered: &mut Vec<String>| {
-        for (id, name) in pending.drain(..) {
-            if !answered.contains(&id) {
-                let mut m = Map::new();
-                m.insert("role".into(), "toolResult".into());
-                m.insert("toolCallId".into(), id.into());
-                m.insert("toolName".into(), name.into());
-                m.insert("content".into(), json!([{"type": "text", "text": NO_RESULT}]));
-                out.push(Sent { m, same_model: false });
+    // A set: a turn of many calls costs no more than its calls and results.
+    let mut answered: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let close =
+        |out: &mut Vec<Sent>, pending: &mut Vec<(String, String)>, answered: &mut std::collections::HashSet<String>| {
+            for (id, name) in pending.drain(..) {
+                if !answered.contains(&id) {
+                    let mut m = Map::new();
+                    m.insert("role".into(), "toolResult".into());
+                    m.insert("toolCallId".into(), id.into());
+                    m.insert("toolName".into(), name.into());
+                    m.insert("content".into(), json!([{"type": "text", "text": NO_RESULT}]));
+                    out.push(Sent { m, same_model: false });
+                }
             }
-        }
-        answered.clear();
-    };
+            answered.clear();
+        };
     for (_, v) in sent {
         let Some(m) = v.as_object() else { continue };
         let mut m = m.clone();
@@ -209,7 +211,7 @@ fn transform(sent: &[(u64, Value)], same: &dyn Fn(&Map<String, Value>) -> bool) 
                 if let Some(id) = id {
                     let id = renamed.get(&id).cloned().unwrap_or(id);
                     m.insert("toolCallId".into(), id.clone().into());
-                    answered.push(id);
+                    answered.insert(id);
                 }
                 out.push(Sent { m, same_model: false });
             }
