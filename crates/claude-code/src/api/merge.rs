@@ -4,6 +4,8 @@
 //! preceding user message, attachments are folded into the message before them or sent as
 //! system messages, assistant rows are regrouped by `message.id`.
 
+use std::collections::HashMap;
+
 use serde_json::{Value, json};
 
 use super::Pipeline;
@@ -100,6 +102,7 @@ pub(super) fn merge(
     let mut msgs: Vec<Msg> = Vec::new();
     // Attachment text waiting for its system message (C4); `None` for text not reproduced.
     let mut pending: Vec<Pending> = Vec::new();
+    let mut assistants = Assistants::default();
     for mut r in rows {
         if let Some(att) = r.attachment.take() {
             let Some(messages) = att.messages else {
@@ -155,17 +158,7 @@ pub(super) fn merge(
             Role::Assistant => {
                 let mut content = blocks(&r.content);
                 rewrite_assistant(&mut content, p);
-                let target_msg = r.msg_id.as_ref().and_then(|id| {
-                    for (j, m) in msgs.iter().enumerate().rev() {
-                        match m.role {
-                            Role::Assistant if m.msg_id.as_ref() == Some(id) => return Some(j),
-                            Role::Assistant => {}
-                            Role::User if has_tool_result(&m.content) => {}
-                            Role::User => return None,
-                        }
-                    }
-                    None
-                });
+                let target_msg = r.msg_id.as_ref().and_then(|id| assistants.find(&msgs, id));
                 match target_msg {
                     Some(j) => {
                         p.fire(Rule::F1);
@@ -187,6 +180,48 @@ pub(super) fn merge(
     }
     // What is still waiting becomes a system message after the prompt: not part of `messages`.
     msgs
+}
+
+/// The assistant message an assistant row of a message id joins (F1), as the client finds it
+/// searching back from the last message: the latest of that id, unless a user message that holds
+/// no tool result comes after it. Every message but the last keeps its role and (a user's)
+/// whether it holds a tool result, since rows join the last message only: each is looked at once,
+/// as it is appended, so a session of many turns costs no more than its messages.
+#[derive(Default)]
+struct Assistants {
+    /// The latest assistant message of each id, among the messages looked at.
+    by_id: HashMap<String, usize>,
+    /// How many messages `by_id` has looked at.
+    indexed: usize,
+    /// The latest user message with no tool result before `settled`.
+    barrier: Option<usize>,
+    /// How many messages `barrier` has looked at.
+    settled: usize,
+}
+
+impl Assistants {
+    fn find(&mut self, msgs: &[Msg], id: &str) -> Option<usize> {
+        for (k, m) in msgs.iter().enumerate().skip(self.indexed) {
+            if let (Role::Assistant, Some(mid)) = (m.role, &m.msg_id) {
+                self.by_id.insert(mid.clone(), k);
+            }
+        }
+        self.indexed = msgs.len();
+        let last = msgs.len().checked_sub(1)?;
+        let plain_user = |m: &Msg| m.role == Role::User && !has_tool_result(&m.content);
+        for (k, m) in msgs.iter().enumerate().take(last).skip(self.settled) {
+            if plain_user(m) {
+                self.barrier = Some(k);
+            }
+        }
+        self.settled = self.settled.max(last);
+        let barrier = if plain_user(&msgs[last]) {
+            Some(last)
+        } else {
+            self.barrier
+        };
+        self.by_id.get(id).copied().filter(|&j| barrier.is_none_or(|b| j > b))
+    }
 }
 
 fn message_content(m: &Message) -> Content {
