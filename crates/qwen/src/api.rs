@@ -26,11 +26,13 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Value, json};
 
 use crate::chain::{Chain, truthy};
 use crate::file::Session;
+
+mod message;
+pub use message::{Assistant, Call, Message};
 
 /// The client whose request this is, as `--api-view` names it.
 pub const CLIENT: &str = "Qwen Code 0.24.4";
@@ -57,188 +59,6 @@ pub struct Applied {
 struct Turn<'s> {
     role: &'s str,
     parts: Vec<Cow<'s, Value>>,
-}
-
-/// One message of the request, as the client writes it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Message<'s> {
-    /// `{"role":"user","content":[{"type":"text","text":…}…]}`.
-    User(Vec<Cow<'s, str>>),
-    /// `{"role":"tool","tool_call_id":…,"content":…}`: its texts as text parts, or `""` when it
-    /// has none.
-    Tool {
-        /// The call it answers.
-        id: Cow<'s, str>,
-        /// Its texts.
-        texts: Vec<Cow<'s, str>>,
-    },
-    /// `{"role":"assistant","content":…,"tool_calls":[…],"reasoning_content":…}`.
-    Assistant(Assistant<'s>),
-}
-
-/// An assistant message of the request.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Assistant<'s> {
-    /// Its `content`: `null`, or its texts joined.
-    pub content: Option<String>,
-    /// Its `tool_calls`, written only when there are some.
-    pub calls: Vec<Call<'s>>,
-    /// Its `reasoning_content`, written only when it is not empty.
-    pub reasoning: String,
-    /// Whether `tool_calls` is written after `reasoning_content`: calls joined to a message that
-    /// had reasoning and no calls, whose keys keep their order in the client's object.
-    calls_last: bool,
-}
-
-/// A call of an assistant message: `{"id":…,"type":"function","function":{"name":…,"arguments":…}}`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Call<'s> {
-    /// Its id.
-    pub id: Cow<'s, str>,
-    /// The function's name.
-    pub name: Cow<'s, str>,
-    /// Its arguments as JSON text.
-    pub arguments: String,
-}
-
-impl Message<'_> {
-    /// Its calls, where it is an assistant's.
-    fn calls(&self) -> &[Call<'_>] {
-        match self {
-            Message::Assistant(a) => &a.calls,
-            _ => &[],
-        }
-    }
-
-    /// It as the JSON the client sends.
-    pub fn value(&self) -> Value {
-        // Writing strings, arrays and maps to a value cannot fail.
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
-
-    /// Its length written as compact JSON.
-    pub fn written_len(&self) -> usize {
-        let mut n = Counter(0);
-        // Writing to a counter cannot fail.
-        let _ = serde_json::to_writer(&mut n, self);
-        n.0
-    }
-
-    /// Calls `f` with each of its strings that is no key.
-    pub fn for_each_str(&self, f: &mut impl FnMut(&str)) {
-        match self {
-            Message::User(texts) => texts.iter().for_each(|t| f(t)),
-            Message::Tool { id, texts } => {
-                f(id);
-                texts.iter().for_each(|t| f(t));
-            }
-            Message::Assistant(a) => {
-                if let Some(c) = &a.content {
-                    f(c);
-                }
-                for c in &a.calls {
-                    f(&c.id);
-                    f("function");
-                    f(&c.name);
-                    f(&c.arguments);
-                }
-                f(&a.reasoning);
-            }
-        }
-    }
-}
-
-/// Counts the bytes written to it.
-struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// `{"type":"text","text":…}`.
-struct TextPart<'a>(&'a str);
-
-impl Serialize for TextPart<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(2))?;
-        m.serialize_entry("type", "text")?;
-        m.serialize_entry("text", self.0)?;
-        m.end()
-    }
-}
-
-/// Texts as an array of text parts.
-struct TextParts<'a, 's>(&'a [Cow<'s, str>]);
-
-impl Serialize for TextParts<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|t| TextPart(t)))
-    }
-}
-
-impl Serialize for Message<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Message::User(texts) => {
-                let mut m = s.serialize_map(Some(2))?;
-                m.serialize_entry("role", "user")?;
-                m.serialize_entry("content", &TextParts(texts))?;
-                m.end()
-            }
-            Message::Tool { id, texts } => {
-                let mut m = s.serialize_map(Some(3))?;
-                m.serialize_entry("role", "tool")?;
-                m.serialize_entry("tool_call_id", id)?;
-                if texts.is_empty() {
-                    m.serialize_entry("content", "")?;
-                } else {
-                    m.serialize_entry("content", &TextParts(texts))?;
-                }
-                m.end()
-            }
-            Message::Assistant(a) => {
-                let mut m = s.serialize_map(None)?;
-                m.serialize_entry("role", "assistant")?;
-                m.serialize_entry("content", &a.content)?;
-                let reasoning = !a.reasoning.is_empty();
-                if a.calls_last && reasoning {
-                    m.serialize_entry("reasoning_content", &a.reasoning)?;
-                }
-                if !a.calls.is_empty() {
-                    m.serialize_entry("tool_calls", &a.calls)?;
-                }
-                if !a.calls_last && reasoning {
-                    m.serialize_entry("reasoning_content", &a.reasoning)?;
-                }
-                m.end()
-            }
-        }
-    }
-}
-
-impl Serialize for Call<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        struct Function<'a>(&'a str, &'a str);
-        impl Serialize for Function<'_> {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut m = s.serialize_map(Some(2))?;
-                m.serialize_entry("name", self.0)?;
-                m.serialize_entry("arguments", self.1)?;
-                m.end()
-            }
-        }
-        let mut m = s.serialize_map(Some(3))?;
-        m.serialize_entry("id", &self.id)?;
-        m.serialize_entry("type", "function")?;
-        m.serialize_entry("function", &Function(&self.name, &self.arguments))?;
-        m.end()
-    }
 }
 
 /// The messages the client sends resuming `s` with `prompt` (the prompt last, when given), as
@@ -677,24 +497,6 @@ fn merge_assistants(messages: Vec<Message<'_>>) -> Vec<Message<'_>> {
         out.push(m);
     }
     out
-}
-
-impl<'s> Assistant<'s> {
-    /// `next` joined to this message: contents and reasoning concatenated, calls appended.
-    fn join(&mut self, next: Assistant<'s>) {
-        // Appended in place: a run of many messages joined costs their length, not its square.
-        match (&mut self.content, next.content) {
-            (Some(content), Some(more)) => content.push_str(&more),
-            (None, Some(more)) => self.content = Some(more),
-            _ => {}
-        }
-        if self.content.as_deref() == Some("") {
-            self.content = None;
-        }
-        self.calls_last |= self.calls.is_empty() && !self.reasoning.is_empty() && !next.calls.is_empty();
-        self.calls.extend(next.calls);
-        self.reasoning.push_str(&next.reasoning);
-    }
 }
 
 /// `cleanOrphanedToolCalls`: each assistant's calls kept only when a `tool` message right
