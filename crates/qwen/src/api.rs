@@ -359,126 +359,122 @@ fn degraded(c: &Turn<'_>) -> bool {
     !p.is_empty() && texts && said.trim() == DEGRADED_PLACEHOLDER
 }
 
-/// The string `at` finds in the part `p`, borrowed from the session where the part is.
-fn str_in<'s>(p: &Cow<'s, Value>, at: for<'a> fn(&'a Value) -> Option<&'a str>) -> Option<Cow<'s, str>> {
-    match p {
-        Cow::Borrowed(v) => at(v).map(Cow::Borrowed),
-        Cow::Owned(v) => at(v).map(|t| Cow::Owned(t.to_string())),
-    }
-}
+/// How a string of a part goes into a message: borrowed from the session, or copied from a
+/// part a pass made (an injected result, an image made text, the new prompt).
+type Keep<'a, 's> = dyn Fn(&'a str) -> Cow<'s, str> + 'a;
 
 /// QW5: `processContent` of one Content.
 fn convert<'s>(c: &Turn<'s>, out: &mut Vec<Message<'s>>) {
-    let assistant = c.role == "model";
-    let mut texts: Vec<Cow<'s, str>> = Vec::new();
-    let mut reasoning = String::new();
-    let mut calls: Vec<Call<'s>> = Vec::new();
-    let mut call_ids = HashSet::new();
-    let mut result_ids = HashSet::new();
+    let mut content = Processed {
+        assistant: c.role == "model",
+        ..Processed::default()
+    };
     for part in &c.parts {
-        if let Some(t) = str_in(part, Value::as_str) {
-            texts.push(t);
-            continue;
+        match part {
+            Cow::Borrowed(v) => content.part(v, &Cow::Borrowed, out),
+            Cow::Owned(v) => content.part(v, &|t: &str| Cow::Owned(t.to_string()), out),
         }
-        let text = str_in(part, |p| p.get("text")?.as_str()).filter(|t| !t.is_empty());
+    }
+    content.finish(out);
+}
+
+/// What `processContent` gathers of a Content's parts.
+#[derive(Default)]
+struct Processed<'s> {
+    assistant: bool,
+    texts: Vec<Cow<'s, str>>,
+    reasoning: String,
+    calls: Vec<Call<'s>>,
+    call_ids: HashSet<String>,
+    result_ids: HashSet<String>,
+}
+
+impl<'s> Processed<'s> {
+    /// One part: its text or thought, its call (a model's), its result as a `tool` message (a
+    /// user's), each call or result id once.
+    fn part<'a>(&mut self, part: &'a Value, keep: &Keep<'a, 's>, out: &mut Vec<Message<'s>>) {
+        if let Some(t) = part.as_str() {
+            self.texts.push(keep(t));
+            return;
+        }
+        let text = part.get("text").and_then(Value::as_str).filter(|t| !t.is_empty());
         let thought = part.get("thought").is_some_and(truthy);
         match (text, thought) {
-            (Some(t), true) if assistant => reasoning.push_str(&t),
-            (Some(t), false) => texts.push(t),
+            (Some(t), true) if self.assistant => self.reasoning.push_str(t),
+            (Some(t), false) => self.texts.push(keep(t)),
             _ => {}
         }
-        if let (Some(f), true) = (part.get("functionCall").filter(|f| truthy(f)), assistant) {
+        if let (Some(f), true) = (part.get("functionCall").filter(|f| truthy(f)), self.assistant) {
             let id = f.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
-            if id.is_some_and(|i| !call_ids.insert(i.to_string())) {
-                continue;
+            if id.is_some_and(|i| !self.call_ids.insert(i.to_string())) {
+                return;
             }
             let args = f.get("args").filter(|a| truthy(a)).cloned().unwrap_or(json!({}));
-            let id = match id {
-                Some(_) => str_in(part, |p| p.get("functionCall")?.get("id")?.as_str()).unwrap_or_default(),
-                None => Cow::Owned(format!("call_{}", calls.len())),
-            };
-            calls.push(Call {
-                id,
-                name: str_in(part, |p| p.get("functionCall")?.get("name")?.as_str()).unwrap_or_default(),
+            self.calls.push(Call {
+                id: id.map_or_else(|| Cow::Owned(format!("call_{}", self.calls.len())), keep),
+                name: keep(f.get("name").and_then(Value::as_str).unwrap_or("")),
                 arguments: cctool_core::io::json::to_json(&args),
             });
         }
-        if let (Some(r), false) = (part.get("functionResponse").filter(|r| truthy(r)), assistant) {
+        if let (Some(r), false) = (part.get("functionResponse").filter(|r| truthy(r)), self.assistant) {
             let id = r.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
-            if id.is_some_and(|i| !result_ids.insert(i.to_string())) {
-                continue;
+            if id.is_some_and(|i| !self.result_ids.insert(i.to_string())) {
+                return;
             }
-            out.push(tool_message(part));
+            out.push(tool_message(r, keep));
         }
     }
-    if !assistant {
-        if !texts.is_empty() {
-            out.push(Message::User(texts));
+
+    /// The user's texts as one message, or the model's texts, calls and thoughts as one.
+    fn finish(self, out: &mut Vec<Message<'s>>) {
+        if !self.assistant {
+            if !self.texts.is_empty() {
+                out.push(Message::User(self.texts));
+            }
+            return;
         }
-        return;
+        if self.texts.is_empty() && self.calls.is_empty() && self.reasoning.is_empty() {
+            return;
+        }
+        let joined: String = self.texts.concat();
+        let content = match (joined.is_empty(), self.reasoning.is_empty()) {
+            (false, _) => Some(joined),
+            (true, false) => Some(String::new()),
+            (true, true) => None,
+        };
+        out.push(Message::Assistant(Assistant {
+            content,
+            calls: self.calls,
+            reasoning: self.reasoning,
+            calls_last: false,
+        }));
     }
-    if texts.is_empty() && calls.is_empty() && reasoning.is_empty() {
-        return;
-    }
-    let joined: String = texts.concat();
-    let content = match (joined.is_empty(), reasoning.is_empty()) {
-        (false, _) => Some(joined),
-        (true, false) => Some(String::new()),
-        (true, true) => None,
-    };
-    out.push(Message::Assistant(Assistant {
-        content,
-        calls,
-        reasoning,
-        calls_last: false,
-    }));
 }
 
-/// `createToolMessage`: the function response of the part `part` as a `tool` message.
-fn tool_message<'s>(part: &Cow<'s, Value>) -> Message<'s> {
-    let text: Cow<'s, str> = match part.get("functionResponse").and_then(|r| r.get("response")) {
+/// `createToolMessage`: the function response `r` as a `tool` message.
+fn tool_message<'a, 's>(r: &'a Value, keep: &Keep<'a, 's>) -> Message<'s> {
+    let text: Cow<'s, str> = match r.get("response") {
         None | Some(Value::Null) => Cow::Borrowed(""),
-        Some(Value::String(_)) => {
-            str_in(part, |p| p.get("functionResponse")?.get("response")?.as_str()).unwrap_or_default()
-        }
+        Some(Value::String(s)) => keep(s),
         Some(o @ Value::Object(m)) => match (m.get("output"), m.get("error")) {
-            (Some(Value::String(_)), _) => str_in(part, |p| {
-                p.get("functionResponse")?.get("response")?.get("output")?.as_str()
-            })
-            .unwrap_or_default(),
-            (_, Some(Value::String(_))) => str_in(part, |p| {
-                p.get("functionResponse")?.get("response")?.get("error")?.as_str()
-            })
-            .unwrap_or_default(),
+            (Some(Value::String(s)), _) | (_, Some(Value::String(s))) => keep(s),
             _ => Cow::Owned(cctool_core::io::json::to_json(o)),
         },
         Some(v) => Cow::Owned(cctool_core::io::json::to_json(v)),
     };
-    let mut texts: Vec<Cow<'s, str>> = Vec::new();
-    if !text.is_empty() {
-        texts.push(text);
+    let nested = r.get("parts").and_then(Value::as_array).into_iter().flatten();
+    let texts = std::iter::once(text)
+        .filter(|t| !t.is_empty())
+        .chain(
+            nested
+                .filter_map(|p| p.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()))
+                .map(keep),
+        )
+        .collect();
+    Message::Tool {
+        id: keep(r.get("id").and_then(Value::as_str).unwrap_or("")),
+        texts,
     }
-    let nested = part
-        .get("functionResponse")
-        .and_then(|r| r.get("parts"))
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    for k in 0..nested {
-        let t = match part {
-            Cow::Borrowed(v) => nested_text(v, k).map(Cow::Borrowed),
-            Cow::Owned(v) => nested_text(v, k).map(|t| Cow::Owned(t.to_string())),
-        };
-        if let Some(t) = t.filter(|t| !t.is_empty()) {
-            texts.push(t);
-        }
-    }
-    let id = str_in(part, |p| p.get("functionResponse")?.get("id")?.as_str()).unwrap_or_default();
-    Message::Tool { id, texts }
-}
-
-/// The text of the `k`th part of the function response of the part `p`.
-fn nested_text(p: &Value, k: usize) -> Option<&str> {
-    p.get("functionResponse")?.get("parts")?.get(k)?.get("text")?.as_str()
 }
 
 /// `mergeConsecutiveAssistantMessages`. An assistant message's content is never an array
