@@ -21,7 +21,7 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Seq
 use serde_json::{Map, Number, Value};
 
 use crate::file::{self, Fields, Session};
-use cctool_core::io::json::{Key, RAW_VALUE_TOKEN, RawChecked, RawStr, escaped_len, to_json};
+use cctool_core::io::json::{Key, RAW_VALUE_TOKEN, RawChecked, RawStr};
 use cctool_core::io::{Line, Source};
 
 /// What opens and closes a stand-in: a noncharacter, which text written by an agent does not
@@ -308,7 +308,7 @@ impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, TEXTS> {
                 }
                 (Place::Part, "text") => text(a.next_value()?, true, n)?,
                 (Place::Body, "output" | "error") | (Place::ResponsePart, "text") => text(a.next_value()?, false, n)?,
-                (Place::Call, "args") => args(a.next_value()?, n),
+                (Place::Call, "args") => args(a.next_value()?, n)?,
                 _ => a.next_value()?,
             };
             out.insert(k.into_owned(), v);
@@ -335,21 +335,20 @@ fn text<E: de::Error>(raw: RawStr<'_>, trimmed: bool, stand_ins: &mut usize) -> 
     }
 }
 
-/// A call's `args`, or the stand-in of the JSON text the request sends of them when it is
-/// long. Only an object or an array is one: the request sends `{}` in place of args that are
-/// falsy, and a non-empty string stand-in is never falsy.
-fn args(v: Value, stand_ins: &mut usize) -> Value {
-    if !matches!(v, Value::Object(_) | Value::Array(_)) {
-        return v;
-    }
+/// A call's `args` as `Value` reads them, or the stand-in of the JSON text the request sends
+/// of them when it is long. Only an object or an array is one: the request sends `{}` in place
+/// of args that are falsy, and a non-empty string stand-in is never falsy.
+fn args<E: de::Error>(raw: RawStr<'_>, stand_ins: &mut usize) -> Result<Value, E> {
     // The request writes `to_json(args)` as a string: its quotes and their escapes are the
     // stand-in's own once it is written so.
-    let written = escaped_len(&to_json(&v));
-    if written < LONG {
-        return v;
+    if raw.text.starts_with(['{', '['])
+        && let Some(written) = raw.quoted_len()
+        && written >= LONG
+    {
+        *stand_ins += 1;
+        return Ok(stand_in(written - 6));
     }
-    *stand_ins += 1;
-    stand_in(written - 6)
+    serde_json::from_str(raw.text).map_err(E::custom)
 }
 
 /// Whether the JSON string body `b` (escapes as written) is longer than the placeholder of a

@@ -187,6 +187,10 @@ fn tricky() -> Vec<String> {
         model(&format!(
             r#"{{"functionCall":{{"id":"never","name":"w","args":{{"content":"{l}"}}}}}}"#
         )),
+        // Arguments whose escapes serde_json writes back otherwise, and a key written twice.
+        model(&format!(
+            r#"{{"functionCall":{{"id":"c7","name":"e","args":{{"p":"{l} \/ \u0022 \u005C \u0001 \u007f \u00e9 \ud83d\ude00 \\\/ \"","q":[ true , null ]}}}}}},{{"functionCall":{{"id":"c8","name":"e","args":{{"p":"{l}","p":"x"}}}}}}"#
+        )),
         user(&format!(
             r#"{{"functionResponse":{{"id":"nobody","response":{{"output":"{l}"}}}}}}"#
         )),

@@ -202,6 +202,38 @@ fn string_len(s: &str, count: bool) -> Option<usize> {
     Some(len)
 }
 
+/// How many `"` and `\` the compact JSON of the value `text` holds (it as [`RawStr`] holds
+/// it), each of which writing it as a string escapes. Outside its strings a value's JSON holds
+/// neither, and in them an escape serde_json writes back holds as many as the text's: only a
+/// `\/` (written `/`) and a `\u` (written by what the character is) change the count.
+fn specials(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut n = 0usize;
+    // Counters of one byte each keep the loop wide; a chunk never overflows them.
+    for chunk in b.chunks(255) {
+        n += usize::from(chunk.iter().fold(0u8, |n, &c| n + u8::from(c == b'"' || c == b'\\')));
+    }
+    let starts = |p: usize| b[..p].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0;
+    n -= SLASH.find_iter(b).filter(|&p| starts(p)).count();
+    let mut paired_at = None;
+    for p in UNICODE.find_iter(b) {
+        if paired_at == Some(p) || !starts(p) {
+            continue;
+        }
+        // The skip checked every escape, `measure` every pair.
+        match hex4(b.get(p + 2..p + 6)?)? {
+            0xD800..=0xDBFF => {
+                paired_at = Some(p + 6);
+                n -= 2;
+            }
+            0x22 | 0x5c => n += 1,
+            0x00..=0x1f => {}
+            _ => n -= 1,
+        }
+    }
+    Some(n)
+}
+
 /// The searchers of `\/` and `\u`, built once: building one per string cost more than the search.
 static SLASH: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\/"));
 static UNICODE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\u"));
@@ -274,6 +306,12 @@ impl<'a> RawStr<'a> {
     /// The value, when it is a string.
     pub fn str(&self) -> Option<Cow<'a, str>> {
         self.text.starts_with('"').then(|| decoded(self.text).ok()).flatten()
+    }
+
+    /// The value's length written compact and then as a JSON string, as a request sends a
+    /// call's arguments (`escaped_len(&value.to_string())`); `None` where [`Self::len`] is.
+    pub fn quoted_len(&self) -> Option<usize> {
+        Some(2 + self.len? + specials(self.text)?)
     }
 }
 

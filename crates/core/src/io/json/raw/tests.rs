@@ -27,6 +27,14 @@ fn agrees(text: &str) -> Result<Option<usize>, Uncovered> {
         serde_json::from_str::<Value>(text),
     ) {
         assert_eq!(s.str().as_deref(), v.as_str(), "{text}");
+        // Written as a string, where it is measured at all.
+        if s.len.is_some() {
+            assert_eq!(
+                s.quoted_len(),
+                Some(super::super::escaped_len(&v.to_string())),
+                "{text}"
+            );
+        }
     }
     fast
 }
@@ -122,17 +130,23 @@ fn value() -> impl Strategy<Value = Value> {
 }
 
 /// Escapes `s`'s characters the way other writers do: every non-ASCII one and `/` as `\u`
-/// (pairs of surrogates above the BMP), which serde_json itself never writes.
+/// (pairs of surrogates above the BMP), and `"`, `\` and a new line as `\u` too, which
+/// serde_json itself never writes.
 fn escaped_otherwise(text: &str) -> String {
     let mut out = String::new();
     let mut in_string = false;
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' if in_string => {
-                out.push(c);
-                out.extend(chars.next());
-            }
+            '\\' if in_string => match chars.next() {
+                Some('"') => out.push_str("\\u0022"),
+                Some('\\') => out.push_str("\\u005C"),
+                Some('n') => out.push_str("\\u000a"),
+                next => {
+                    out.push(c);
+                    out.extend(next);
+                }
+            },
             '"' => {
                 in_string = !in_string;
                 out.push(c);
