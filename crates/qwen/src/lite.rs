@@ -11,8 +11,10 @@
 //! Each line is still parsed whole, as [`file::read`] parses it, a text left out checked from its
 //! JSON ([`RawStr`], [`RawChecked`]), which refuses what the full reading would decide
 //! otherwise; a line the fast reading refuses, for whatever reason, is read by
-//! [`file::read_line`]. For `scan`, a file that writes the stand-ins' mark is read whole, by
-//! [`file::read`].
+//! [`file::read_line`]. For `scan`, a file that writes the stand-ins' mark where the request
+//! could hold it as written (a text kept, a payload, a line read the full way) is read whole, by
+//! [`file::read`]; a mark in a text a stand-in replaces, or in a field never sent, is no matter,
+//! and not looking for it in every line was a tenth of `scan`'s time.
 
 use std::sync::LazyLock;
 
@@ -62,18 +64,18 @@ pub fn read_fast(src: &Source, want: Want) -> std::io::Result<Option<Session>> {
         if marked || l.bytes.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        // Only the request's length reads the stand-ins: to the others a written mark is text.
-        if want == Want::Request && holds_mark(l.bytes) {
-            marked = true;
-            return;
-        }
         let read = match want {
             Want::Request => read_light::<Light<true>>(&mut s, &l),
             Want::Links => read_light::<Light<false>>(&mut s, &l),
             Want::Nothing => read_light::<RawChecked>(&mut s, &l),
         };
-        if !read {
-            file::read_line(&mut s, &l);
+        match read {
+            Read::Taken => {}
+            // Only the request's length reads the stand-ins: to the others a written mark is
+            // text.
+            Read::Marked if want == Want::Request => marked = true,
+            Read::Marked | Read::Left if want == Want::Request && holds_mark(l.bytes) => marked = true,
+            Read::Marked | Read::Left => file::read_line(&mut s, &l),
         }
     })?;
     if marked {
@@ -96,29 +98,45 @@ fn holds_mark(line: &[u8]) -> bool {
         })
 }
 
+/// What [`read_light`] did with a line.
+enum Read {
+    /// Read its record into the session.
+    Taken,
+    /// Left it to [`file::read_line`].
+    Left,
+    /// Found [`MARK`] in a text it kept, or in a payload.
+    Marked,
+}
+
 /// Reads the record of `l` into `s`, its message read as `M`, as [`file::read_line`] would
-/// read it; false where it leaves the line to [`file::read_line`].
-fn read_light<'de, M: Message<'de>>(s: &mut Session, l: &'de Line<'_>) -> bool {
-    let Ok(fields) = serde_json::from_slice::<Fields<'_, Value, M>>(l.bytes.trim_ascii()) else {
-        return false;
+/// read it, or says why not.
+fn read_light<'de, M: Message<'de>>(s: &mut Session, l: &'de Line<'_>) -> Read {
+    // Read by no answer of these: the usage, and the folder of any record but the first.
+    let skip: &[&str] = if s.records.is_empty() {
+        &["usageMetadata"]
+    } else {
+        &["usageMetadata", "cwd"]
     };
+    let Ok(fields) = Fields::<'_, Value, M>::read_skipping(l.bytes.trim_ascii(), skip) else {
+        return Read::Left;
+    };
+    // What the request holds is the message's texts, and the payload's (a summary, a command's
+    // output): the others a record holds are never sent.
+    if fields.message().is_some_and(Message::marked) || fields.payload().is_some_and(|p| holds_mark(p.as_bytes())) {
+        return Read::Marked;
+    }
     // The answers read the texts of a user's record.
     if fields.message().is_some_and(|m| m.stood_in() > 0) && fields.ty().and_then(Value::as_str) == Some("user") {
-        return false;
+        return Read::Left;
     }
     let Ok(Value::Object(mut m)) = fields.build(Ok, |m| Ok(m.value())) else {
-        return false;
+        return Read::Left;
     };
-    // Read by no answer of these: the usage, and the folder of any record but the first.
-    m.shift_remove("usageMetadata");
-    if !s.records.is_empty() {
-        m.shift_remove("cwd");
-    }
     if m.get("message").is_some_and(Value::is_null) && M::LEFT_OUT {
         m.shift_remove("message");
     }
     file::take(s, l.no, l.offset, l.bytes, false, m);
-    true
+    Read::Taken
 }
 
 /// A record's `message` as the fast reading reads it.
@@ -127,6 +145,10 @@ trait Message<'de>: Deserialize<'de> {
     const LEFT_OUT: bool = false;
     /// How many of its texts are not as written.
     fn stood_in(&self) -> usize;
+    /// Whether a text it keeps as written holds [`MARK`] (only looked for with stand-ins).
+    fn marked(&self) -> bool {
+        false
+    }
     /// It as a value.
     fn value(self) -> Value;
 }
@@ -143,7 +165,10 @@ impl Message<'_> for RawChecked {
 
 impl<'de, const TEXTS: bool> Message<'de> for Light<TEXTS> {
     fn stood_in(&self) -> usize {
-        self.stand_ins
+        self.seen.stand_ins
+    }
+    fn marked(&self) -> bool {
+        self.seen.marked
     }
     fn value(self) -> Value {
         self.value
@@ -187,19 +212,27 @@ fn stand_in(written: usize) -> Value {
 /// `null` (checked as `Value` would read it).
 struct Light<const TEXTS: bool> {
     value: Value,
+    seen: Seen,
+}
+
+/// What reading a message found.
+#[derive(Default)]
+struct Seen {
     /// How many texts are not as written.
     stand_ins: usize,
+    /// Whether a text kept as written holds [`MARK`] (with `TEXTS`).
+    marked: bool,
 }
 
 impl<'de, const TEXTS: bool> Deserialize<'de> for Light<TEXTS> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut stand_ins = 0;
+        let mut seen = Seen::default();
         let value = At::<TEXTS> {
             place: Place::Message,
-            stand_ins: &mut stand_ins,
+            seen: &mut seen,
         }
         .deserialize(d)?;
-        Ok(Light { value, stand_ins })
+        Ok(Light { value, seen })
     }
 }
 
@@ -221,13 +254,23 @@ enum Place {
     ResponseParts,
     /// One of them: its `text` may be.
     ResponsePart,
+    /// Anywhere else: kept as written.
+    Other,
 }
 
-/// A value at `place`, read as `Value` reads it, with its stand-ins counted (without `TEXTS`,
-/// each text `null`).
+/// A value at `place`, read as `Value` reads it, with its stand-ins counted and its kept texts
+/// looked at for the mark (without `TEXTS`, each text `null`).
 struct At<'a, const TEXTS: bool> {
     place: Place,
-    stand_ins: &'a mut usize,
+    seen: &'a mut Seen,
+}
+
+impl<const TEXTS: bool> At<'_, TEXTS> {
+    /// `s`, a text kept as written.
+    fn kept(self, s: String) -> Value {
+        self.seen.marked |= TEXTS && s.contains(MARK);
+        Value::String(s)
+    }
 }
 
 impl<'de, const TEXTS: bool> DeserializeSeed<'de> for At<'_, TEXTS> {
@@ -257,10 +300,10 @@ impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, TEXTS> {
         Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
+        Ok(self.kept(v.to_owned()))
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
+        Ok(self.kept(v))
     }
     fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
         Ok(Value::Null)
@@ -270,12 +313,12 @@ impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, TEXTS> {
         let item = match self.place {
             Place::Parts => Place::Part,
             Place::ResponseParts => Place::ResponsePart,
-            _ => return Value::deserialize(de::value::SeqAccessDeserializer::new(a)),
+            _ => Place::Other,
         };
         let mut out = Vec::new();
         while let Some(v) = a.next_element_seed(At::<TEXTS> {
             place: item,
-            stand_ins: self.stand_ins,
+            seen: &mut *self.seen,
         })? {
             out.push(v);
         }
@@ -288,8 +331,8 @@ impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, TEXTS> {
             if k == RAW_VALUE_TOKEN {
                 return Err(de::Error::custom("a raw value's mark, left to the full reading"));
             }
-            let n = &mut *self.stand_ins;
-            let at = |place, stand_ins| At::<TEXTS> { place, stand_ins };
+            let n = &mut *self.seen;
+            let at = |place, seen| At::<TEXTS> { place, seen };
             let v = match (self.place, k.as_ref()) {
                 (Place::Message, "parts") => a.next_value_seed(at(Place::Parts, n))?,
                 (Place::Part, "functionCall") => a.next_value_seed(at(Place::Call, n))?,
@@ -303,13 +346,13 @@ impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, TEXTS> {
                     if !TEXTS =>
                 {
                     a.next_value::<RawChecked>()?;
-                    *n += 1;
+                    n.stand_ins += 1;
                     Value::Null
                 }
                 (Place::Part, "text") => text(a.next_value()?, true, n)?,
                 (Place::Body, "output" | "error") | (Place::ResponsePart, "text") => text(a.next_value()?, false, n)?,
                 (Place::Call, "args") => args(a.next_value()?, n)?,
-                _ => a.next_value()?,
+                _ => a.next_value_seed(at(Place::Other, n))?,
             };
             out.insert(k.into_owned(), v);
         }
@@ -320,35 +363,44 @@ impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, TEXTS> {
 /// A text as `Value` reads it, or its stand-in when it is long: the request only joins it to
 /// others, or tells whether it is empty, or (`trimmed`, a part's text) whether it is the
 /// placeholder of a turn that timed out, which [`surely_long`] rules out.
-fn text<E: de::Error>(raw: RawStr<'_>, trimmed: bool, stand_ins: &mut usize) -> Result<Value, E> {
+fn text<E: de::Error>(raw: RawStr<'_>, trimmed: bool, seen: &mut Seen) -> Result<Value, E> {
     let body = raw.text.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
     if let (Some(body), Some(len)) = (body, raw.len)
         && body.len() >= LONG
         && (!trimmed || surely_long(body.as_bytes()))
     {
-        *stand_ins += 1;
+        seen.stand_ins += 1;
         return Ok(stand_in(len - 2));
     }
     match raw.str() {
-        Some(s) => Ok(Value::String(s.into_owned())),
-        None => serde_json::from_str(raw.text).map_err(E::custom),
+        Some(s) => {
+            seen.marked |= s.contains(MARK);
+            Ok(Value::String(s.into_owned()))
+        }
+        None => kept(raw, seen),
     }
+}
+
+/// The value written `raw`, kept as written.
+fn kept<E: de::Error>(raw: RawStr<'_>, seen: &mut Seen) -> Result<Value, E> {
+    seen.marked |= holds_mark(raw.text.as_bytes());
+    serde_json::from_str(raw.text).map_err(E::custom)
 }
 
 /// A call's `args` as `Value` reads them, or the stand-in of the JSON text the request sends
 /// of them when it is long. Only an object or an array is one: the request sends `{}` in place
 /// of args that are falsy, and a non-empty string stand-in is never falsy.
-fn args<E: de::Error>(raw: RawStr<'_>, stand_ins: &mut usize) -> Result<Value, E> {
+fn args<E: de::Error>(raw: RawStr<'_>, seen: &mut Seen) -> Result<Value, E> {
     // The request writes `to_json(args)` as a string: its quotes and their escapes are the
     // stand-in's own once it is written so.
     if raw.text.starts_with(['{', '['])
         && let Some(written) = raw.quoted_len()
         && written >= LONG
     {
-        *stand_ins += 1;
+        seen.stand_ins += 1;
         return Ok(stand_in(written - 6));
     }
-    serde_json::from_str(raw.text).map_err(E::custom)
+    kept(raw, seen)
 }
 
 /// Whether the JSON string body `b` (escapes as written) is longer than the placeholder of a

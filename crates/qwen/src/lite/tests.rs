@@ -258,20 +258,62 @@ fn tricky_lines_read_the_same_fast() {
 }
 
 #[test]
-fn a_file_that_writes_the_mark_is_read_whole() {
+fn a_file_that_writes_the_mark_where_it_is_sent_is_read_whole() {
+    let l = LONG_TEXT;
     for mark in ["\u{FDD0}", "\\ufdd0", "\\uFdD0"] {
-        let text = format!(
-            "{}\n",
-            rec(
-                "u0",
-                None,
-                "user",
-                &format!(r#","message":{{"role":"model","parts":[{{"text":"{LONG_TEXT}{mark}12{mark}"}}]}}"#)
-            )
+        let model = |parts: &str| format!(r#","message":{{"role":"model","parts":[{parts}]}}"#);
+        let first = rec(
+            "u0",
+            None,
+            "user",
+            r#","message":{"role":"user","parts":[{"text":"hi"}]}"#,
         );
-        assert!(same("mark.jsonl", text.as_bytes()).is_none(), "{mark}");
-        let src = Source::from_bytes("mark.jsonl", text.into_bytes());
-        assert!(read_fast(&src, Want::Links).unwrap().is_some());
+        let then = |rest: &str| format!("{first}\n{}\n", rec("a1", Some("u0"), "assistant", rest));
+        // Where a text that is sent is kept as written, its mark could be read as a stand-in's.
+        let sent = [
+            format!(
+                "{}\n",
+                rec(
+                    "u0",
+                    None,
+                    "user",
+                    &model(&format!(r#"{{"text":"{l}{mark}12{mark}"}}"#))
+                )
+            ),
+            then(&model(&format!(r#"{{"text":"short {mark}12{mark}"}}"#))),
+            then(&model(&format!(
+                r#"{{"functionCall":{{"id":"c1","name":"n{mark}","args":{{}}}}}}"#
+            ))),
+            then(&model(&format!(
+                r#"{{"functionCall":{{"id":"c1","name":"n","args":{{"a":"{mark}"}}}}}}"#
+            ))),
+            then(&model(&format!(
+                r#"{{"inlineData":{{"mimeType":"image/{mark}7{mark}","data":"x"}}}}"#
+            ))),
+            then(&model(&format!(r#"{{"text":["{mark}"]}}"#))),
+            then(&format!(
+                r#","subtype":"chat_compression","systemPayload":{{"info":{{}},"compressedHistory":[{{"role":"user","parts":[{{"text":"{mark}9{mark}"}}]}}]}}"#
+            )),
+        ];
+        for text in sent {
+            assert!(same("mark.jsonl", text.as_bytes()).is_none(), "{text}");
+            let src = Source::from_bytes("mark.jsonl", text.into_bytes());
+            assert!(read_fast(&src, Want::Links).unwrap().is_some());
+        }
+        // A text a stand-in replaces, or one never sent, is no matter.
+        let unsent = [
+            then(&model(&format!(r#"{{"text":"x{mark}12{mark} {l}"}}"#))),
+            then(&model(&format!(
+                r#"{{"functionCall":{{"id":"c1","name":"n","args":{{"a":"{l}{mark}"}}}}}}"#
+            ))),
+            format!(
+                "{first}\n{}\n",
+                rec("a1", Some("u0"), "assistant", &format!(r#","model":"m{mark}""#))
+            ),
+        ];
+        for text in unsent {
+            assert!(same("mark.jsonl", text.as_bytes()).is_some(), "{text}");
+        }
     }
 }
 
