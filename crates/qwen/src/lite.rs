@@ -13,8 +13,8 @@
 //! otherwise; a line the fast reading refuses, for whatever reason, is read by
 //! [`file::read_line`]. For `scan`, a file that writes the stand-ins' mark where the request
 //! could hold it as written (a text kept, a payload, a line read the full way) is read whole, by
-//! [`file::read`]; a mark in a text a stand-in replaces, or in a field never sent, is no matter,
-//! and not looking for it in every line was a tenth of `scan`'s time.
+//! [`file::read`]. A mark in a text a stand-in replaces, or in a field never sent, is no
+//! matter, so no line is searched for it whole.
 
 use std::sync::LazyLock;
 
