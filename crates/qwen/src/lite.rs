@@ -6,7 +6,8 @@
 //! from whole ones, and [`Session::sent_len`] counts each stand-in as the text it stands for.
 //! `doctor` ([`Want::Links`]) keeps none of those texts, `extract-summary` ([`Want::Nothing`])
 //! no message. The texts the answers do read (the first prompt, a prompt a compaction lost, a
-//! slash command's) are in `user` records, which are read whole.
+//! slash command's) are in `user` records, whose stand-ins are given back the texts they stand
+//! for, read from the line.
 //!
 //! Each line is still parsed whole, as [`file::read`] parses it, a text left out checked from its
 //! JSON ([`RawStr`], [`RawChecked`]), which refuses what the full reading would decide
@@ -125,11 +126,16 @@ fn read_light<'de, M: Message<'de>>(s: &mut Session, l: &'de Line<'_>) -> Read {
     if fields.message().is_some_and(Message::marked) || fields.payload().is_some_and(|p| holds_mark(p.as_bytes())) {
         return Read::Marked;
     }
-    // The answers read the texts of a user's record.
-    if fields.message().is_some_and(|m| m.stood_in() > 0) && fields.ty().and_then(Value::as_str) == Some("user") {
-        return Read::Left;
-    }
-    let Ok(Value::Object(mut m)) = fields.build(Ok, |m| Ok(m.value())) else {
+    // The answers read the texts of a user's record: its stand-ins are made the texts again.
+    let whole =
+        fields.message().is_some_and(|m| m.stood_in() > 0) && fields.ty().and_then(Value::as_str) == Some("user");
+    let built = fields.build(Ok, |m| match whole {
+        true => m
+            .whole()
+            .ok_or_else(|| de::Error::custom("texts the fast reading cannot give back")),
+        false => Ok(m.value()),
+    });
+    let Ok(Value::Object(mut m)) = built else {
         return Read::Left;
     };
     if m.get("message").is_some_and(Value::is_null) && M::LEFT_OUT {
@@ -151,6 +157,9 @@ trait Message<'de>: Deserialize<'de> {
     }
     /// It as a value.
     fn value(self) -> Value;
+    /// It as a value with every text as written, where it can give them back and none of them
+    /// holds [`MARK`].
+    fn whole(self) -> Option<Value>;
 }
 
 impl Message<'_> for RawChecked {
@@ -161,9 +170,12 @@ impl Message<'_> for RawChecked {
     fn value(self) -> Value {
         Value::Null
     }
+    fn whole(self) -> Option<Value> {
+        None
+    }
 }
 
-impl<'de, const TEXTS: bool> Message<'de> for Light<TEXTS> {
+impl<'de, const TEXTS: bool> Message<'de> for Light<'de, TEXTS> {
     fn stood_in(&self) -> usize {
         self.seen.stand_ins
     }
@@ -173,6 +185,34 @@ impl<'de, const TEXTS: bool> Message<'de> for Light<TEXTS> {
     fn value(self) -> Value {
         self.value
     }
+    fn whole(mut self) -> Option<Value> {
+        // Without `TEXTS` a text left out is `null`, which tells nothing of where it was.
+        if !TEXTS {
+            return None;
+        }
+        given_back(&mut self.value, &self.seen.written)?;
+        Some(self.value)
+    }
+}
+
+/// Makes each stand-in in `v` the value it stands for, read from its text in `written`; `None`
+/// where one cannot be, or holds [`MARK`]. Each string of `v` with the mark is a stand-in: a
+/// message that kept a text with it was never built.
+fn given_back(v: &mut Value, written: &[&str]) -> Option<()> {
+    match v {
+        Value::String(s) if s.starts_with(MARK) => {
+            let (_, index) = s.strip_prefix(MARK)?.strip_suffix(MARK)?.split_once(' ')?;
+            let text = written.get(index.parse::<usize>().ok()?)?;
+            if holds_mark(text.as_bytes()) {
+                return None;
+            }
+            *v = serde_json::from_str(text).ok()?;
+        }
+        Value::Array(items) => items.iter_mut().try_for_each(|i| given_back(i, written))?,
+        Value::Object(m) => m.values_mut().try_for_each(|i| given_back(i, written))?,
+        _ => {}
+    }
+    Some(())
 }
 
 impl Session {
@@ -196,35 +236,48 @@ fn stood_for_in(mut s: &str) -> isize {
     while let Some(p) = s.find(MARK) {
         let after = &s[p + MARK.len_utf8()..];
         let Some(q) = after.find(MARK) else { break };
-        let written = after[..q].parse::<isize>().unwrap_or_default();
+        let (written, _) = after[..q].split_once(' ').unwrap_or_default();
+        let written = written.parse::<isize>().unwrap_or_default();
         more += written - (q + 2 * MARK.len_utf8()) as isize;
         s = &after[q + MARK.len_utf8()..];
     }
     more
 }
 
-/// The stand-in of a text whose written length, quotes left out, is `written`.
-fn stand_in(written: usize) -> Value {
-    Value::String(format!("{MARK}{written}{MARK}"))
+/// The stand-in of a text whose written length, quotes left out, is `written`, and which is
+/// the `index`th a message stood in for.
+fn stand_in(written: usize, index: usize) -> Value {
+    Value::String(format!("{MARK}{written} {index}{MARK}"))
 }
 
 /// A record's `message` as `Value` reads it, its long texts stand-ins (`TEXTS`), or every text
 /// `null` (checked as `Value` would read it).
-struct Light<const TEXTS: bool> {
+struct Light<'de, const TEXTS: bool> {
     value: Value,
-    seen: Seen,
+    seen: Seen<'de>,
 }
 
 /// What reading a message found.
 #[derive(Default)]
-struct Seen {
+struct Seen<'de> {
     /// How many texts are not as written.
     stand_ins: usize,
     /// Whether a text kept as written holds [`MARK`] (with `TEXTS`).
     marked: bool,
+    /// The JSON of each text a stand-in replaces (with `TEXTS`), by its index.
+    written: Vec<&'de str>,
 }
 
-impl<'de, const TEXTS: bool> Deserialize<'de> for Light<TEXTS> {
+impl<'de> Seen<'de> {
+    /// The stand-in of the value written `text`, whose written length is `len`.
+    fn stand_in(&mut self, len: usize, text: &'de str) -> Value {
+        self.stand_ins += 1;
+        self.written.push(text);
+        stand_in(len, self.written.len() - 1)
+    }
+}
+
+impl<'de, const TEXTS: bool> Deserialize<'de> for Light<'de, TEXTS> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut seen = Seen::default();
         let value = At::<TEXTS> {
@@ -260,12 +313,12 @@ enum Place {
 
 /// A value at `place`, read as `Value` reads it, with its stand-ins counted and its kept texts
 /// looked at for the mark (without `TEXTS`, each text `null`).
-struct At<'a, const TEXTS: bool> {
+struct At<'a, 'de, const TEXTS: bool> {
     place: Place,
-    seen: &'a mut Seen,
+    seen: &'a mut Seen<'de>,
 }
 
-impl<const TEXTS: bool> At<'_, TEXTS> {
+impl<const TEXTS: bool> At<'_, '_, TEXTS> {
     /// `s`, a text kept as written.
     fn kept(self, s: String) -> Value {
         self.seen.marked |= TEXTS && s.contains(MARK);
@@ -273,14 +326,14 @@ impl<const TEXTS: bool> At<'_, TEXTS> {
     }
 }
 
-impl<'de, const TEXTS: bool> DeserializeSeed<'de> for At<'_, TEXTS> {
+impl<'de, const TEXTS: bool> DeserializeSeed<'de> for At<'_, 'de, TEXTS> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, TEXTS> {
+impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, 'de, TEXTS> {
     type Value = Value;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -363,14 +416,13 @@ impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, TEXTS> {
 /// A text as `Value` reads it, or its stand-in when it is long: the request only joins it to
 /// others, or tells whether it is empty, or (`trimmed`, a part's text) whether it is the
 /// placeholder of a turn that timed out, which [`surely_long`] rules out.
-fn text<E: de::Error>(raw: RawStr<'_>, trimmed: bool, seen: &mut Seen) -> Result<Value, E> {
+fn text<'de, E: de::Error>(raw: RawStr<'de>, trimmed: bool, seen: &mut Seen<'de>) -> Result<Value, E> {
     let body = raw.text.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
     if let (Some(body), Some(len)) = (body, raw.len)
         && body.len() >= LONG
         && (!trimmed || surely_long(body.as_bytes()))
     {
-        seen.stand_ins += 1;
-        return Ok(stand_in(len - 2));
+        return Ok(seen.stand_in(len - 2, raw.text));
     }
     match raw.str() {
         Some(s) => {
@@ -382,7 +434,7 @@ fn text<E: de::Error>(raw: RawStr<'_>, trimmed: bool, seen: &mut Seen) -> Result
 }
 
 /// The value written `raw`, kept as written.
-fn kept<E: de::Error>(raw: RawStr<'_>, seen: &mut Seen) -> Result<Value, E> {
+fn kept<E: de::Error>(raw: RawStr<'_>, seen: &mut Seen<'_>) -> Result<Value, E> {
     seen.marked |= holds_mark(raw.text.as_bytes());
     serde_json::from_str(raw.text).map_err(E::custom)
 }
@@ -390,15 +442,14 @@ fn kept<E: de::Error>(raw: RawStr<'_>, seen: &mut Seen) -> Result<Value, E> {
 /// A call's `args` as `Value` reads them, or the stand-in of the JSON text the request sends
 /// of them when it is long. Only an object or an array is one: the request sends `{}` in place
 /// of args that are falsy, and a non-empty string stand-in is never falsy.
-fn args<E: de::Error>(raw: RawStr<'_>, seen: &mut Seen) -> Result<Value, E> {
+fn args<'de, E: de::Error>(raw: RawStr<'de>, seen: &mut Seen<'de>) -> Result<Value, E> {
     // The request writes `to_json(args)` as a string: its quotes and their escapes are the
     // stand-in's own once it is written so.
     if raw.text.starts_with(['{', '['])
         && let Some(written) = raw.quoted_len()
         && written >= LONG
     {
-        seen.stand_ins += 1;
-        return Ok(stand_in(written - 6));
+        return Ok(seen.stand_in(written - 6, raw.text));
     }
     kept(raw, seen)
 }

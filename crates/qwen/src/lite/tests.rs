@@ -172,6 +172,10 @@ fn tricky() -> Vec<String> {
         model(&format!(r#"{{"text":[1,"{l}"]}},"a plain string {l}",7,{{}}"#)),
         model(&format!(r#"{{"$serde_json::private::RawValue":"{{}}","text":"{l}"}}"#)),
         user(&format!(r#"{{"text":"{l} a long prompt"}}"#)),
+        // A user's texts given back in their places, a text written twice the last.
+        user(&format!(
+            r#"{{"text":"first {l}"}},{{"text":"{l} then","text":"{l} last {l} {l}"}},{{"text":"{l} {l} {l} {l} {l}"}}"#
+        )),
         format!(
             r#","subtype":"mid_turn_user_message"{}"#,
             user(&format!(r#"{{"text":"{l} mid turn"}}"#))
@@ -280,6 +284,15 @@ fn a_file_that_writes_the_mark_where_it_is_sent_is_read_whole() {
                     &model(&format!(r#"{{"text":"{l}{mark}12{mark}"}}"#))
                 )
             ),
+            format!(
+                "{}\n",
+                rec(
+                    "u0",
+                    None,
+                    "user",
+                    &model(&format!(r#"{{"text":"x{mark}12{mark} {l}"}}"#))
+                )
+            ),
             then(&model(&format!(r#"{{"text":"short {mark}12{mark}"}}"#))),
             then(&model(&format!(
                 r#"{{"functionCall":{{"id":"c1","name":"n{mark}","args":{{}}}}}}"#
@@ -319,13 +332,13 @@ fn a_file_that_writes_the_mark_where_it_is_sent_is_read_whole() {
 
 #[test]
 fn a_stand_in_counts_as_the_text_it_stands_for() {
-    let text = |w| stand_in(w).as_str().map(str::to_string).unwrap();
+    let text = |w| stand_in(w, 12).as_str().map(str::to_string).unwrap();
     let m = crate::api::Message::User(vec![format!("x{}y{}", text(40), text(7)).into(), text(3).into()]);
     let s = Session {
         stand_ins: true,
         ..Session::default()
     };
-    assert_eq!(stood_for_in(&text(40)), 40 - 8);
+    assert_eq!(stood_for_in(&text(40)), 40 - text(40).len() as isize);
     let written = crate::api::Message::User(vec!["x".repeat(49).into(), "abc".into()]);
     assert_eq!(s.sent_len(&m), value_len(&written.value()));
     assert!(surely_long(LONG_TEXT.as_bytes()));
