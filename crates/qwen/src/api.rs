@@ -257,10 +257,18 @@ fn without_media(c: &mut Turn<'_>, count: &mut usize) {
 
 /// Whether the part `p`, or a part of its function response, is an image or a file.
 fn holds_media(p: &Value) -> bool {
-    media_text(p).is_some()
-        || p.pointer("/functionResponse/parts")
-            .and_then(Value::as_array)
-            .is_some_and(|nested| nested.iter().any(holds_media))
+    // Every part is asked, and a part holds a key or two: each looked at in turn, rather than
+    // the media text built only to be dropped.
+    p.as_object().is_some_and(|o| {
+        o.iter().any(|(k, v)| match k.as_str() {
+            "inlineData" | "fileData" => truthy(v),
+            "functionResponse" => v
+                .get("parts")
+                .and_then(Value::as_array)
+                .is_some_and(|nested| nested.iter().any(holds_media)),
+            _ => false,
+        })
+    })
 }
 
 /// The text the client sends in place of the part `p` when it is an image or a file.

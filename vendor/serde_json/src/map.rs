@@ -40,6 +40,12 @@ type MapImpl<K, V> = BTreeMap<K, V>;
 #[cfg(feature = "preserve_order")]
 type MapImpl<K, V> = IndexMap<K, V, BuildHasherImpl>;
 
+/// cctool: maps of at most this many members are searched in order by `get` and
+/// `contains_key`: comparing a few keys, most of them told apart by their length, costs less
+/// than hashing the one asked for.
+#[cfg(feature = "preserve_order")]
+const SMALL: usize = 8;
+
 #[cfg(all(feature = "preserve_order", feature = "std"))]
 type BuildHasherImpl = std::collections::hash_map::RandomState;
 #[cfg(all(feature = "preserve_order", not(feature = "std")))]
@@ -85,6 +91,12 @@ impl Map<String, Value> {
         String: Borrow<Q>,
         Q: ?Sized + Ord + Eq + Hash,
     {
+        // cctool: a small map is searched in order, its keys compared, rather than the key
+        // hashed (vendor/serde_json/PATCH.md, fourth).
+        #[cfg(feature = "preserve_order")]
+        if self.map.len() <= SMALL {
+            return self.map.iter().find(|(k, _)| (*k).borrow() == key).map(|(_, v)| v);
+        }
         self.map.get(key)
     }
 
@@ -98,6 +110,11 @@ impl Map<String, Value> {
         String: Borrow<Q>,
         Q: ?Sized + Ord + Eq + Hash,
     {
+        // cctool: as `get`.
+        #[cfg(feature = "preserve_order")]
+        if self.map.len() <= SMALL {
+            return self.map.keys().any(|k| k.borrow() == key);
+        }
         self.map.contains_key(key)
     }
 

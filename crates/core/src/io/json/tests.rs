@@ -60,6 +60,24 @@ proptest::proptest! {
     }
 }
 
+proptest::proptest! {
+    /// The vendored map finds a member of a small map by comparing keys in order, of a larger
+    /// one by its hash: either way each member it holds, and no key it does not.
+    #[test]
+    fn a_map_finds_its_members_small_or_large(
+        keys in proptest::collection::vec("[a-c]{0,3}", 0..14),
+        asked in "[a-c]{0,3}",
+    ) {
+        let m: serde_json::Map<String, serde_json::Value> = keys.iter().enumerate().map(|(i, k)| (k.clone(), serde_json::Value::from(i))).collect();
+        let held = m.iter().find(|(k, _)| **k == asked).map(|(_, v)| v);
+        proptest::prop_assert_eq!(m.get(asked.as_str()), held);
+        proptest::prop_assert_eq!(m.contains_key(asked.as_str()), held.is_some());
+        for (k, v) in &m {
+            proptest::prop_assert_eq!(m.get(k), Some(v));
+        }
+    }
+}
+
 fn nested(n: usize) -> String {
     format!("{}\"x\"{}", "{\"a\":".repeat(n), "}".repeat(n))
 }
