@@ -273,26 +273,17 @@ fn a_file_that_writes_the_mark_where_it_is_sent_is_read_whole() {
             r#","message":{"role":"user","parts":[{"text":"hi"}]}"#,
         );
         let then = |rest: &str| format!("{first}\n{}\n", rec("a1", Some("u0"), "assistant", rest));
+        // A user's record, alone: its texts are given back.
+        let user = |text: String| {
+            format!(
+                "{}\n",
+                rec("u0", None, "user", &model(&format!(r#"{{"text":"{text}"}}"#)))
+            )
+        };
         // Where a text that is sent is kept as written, its mark could be read as a stand-in's.
         let sent = [
-            format!(
-                "{}\n",
-                rec(
-                    "u0",
-                    None,
-                    "user",
-                    &model(&format!(r#"{{"text":"{l}{mark}12{mark}"}}"#))
-                )
-            ),
-            format!(
-                "{}\n",
-                rec(
-                    "u0",
-                    None,
-                    "user",
-                    &model(&format!(r#"{{"text":"x{mark}12{mark} {l}"}}"#))
-                )
-            ),
+            user(format!("{l}{mark}12{mark}")),
+            user(format!("x{mark}12{mark} {l}")),
             then(&model(&format!(r#"{{"text":"short {mark}12{mark}"}}"#))),
             then(&model(&format!(
                 r#"{{"functionCall":{{"id":"c1","name":"n{mark}","args":{{}}}}}}"#

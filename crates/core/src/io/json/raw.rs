@@ -173,30 +173,14 @@ fn number_len(n: &str) -> Result<usize, Uncovered> {
 fn string_len(s: &str, count: bool) -> Option<usize> {
     let body = &s.as_bytes()[1..s.len() - 1];
     let mut len = s.len();
-    // An escape starts at a backslash after an even run of them.
-    let starts = |p: usize| body[..p].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0;
     if count {
-        for p in SLASH.find_iter(body) {
-            if starts(p) {
-                len -= 1;
-            }
-        }
+        len -= slashes(body);
     }
-    let mut paired_at = None;
-    for p in UNICODE.find_iter(body) {
-        if paired_at == Some(p) || !starts(p) {
-            continue;
-        }
-        match hex4(body.get(p + 2..p + 6)?)? {
-            0xD800..=0xDBFF => {
-                if body.get(p + 6..p + 8)? != b"\\u" || !(0xDC00..=0xDFFF).contains(&hex4(body.get(p + 8..p + 12)?)?) {
-                    return None;
-                }
-                paired_at = Some(p + 6);
-                len = len - 12 + 4;
-            }
-            0xDC00..=0xDFFF => return None,
-            c => len = len - 6 + char_len(c),
+    for u in unicode_escapes(body) {
+        match u? {
+            Unicode::Pair => len = len - 12 + 4,
+            Unicode::Lone => return None,
+            Unicode::Char(c) => len = len - 6 + char_len(c),
         }
     }
     Some(len)
@@ -213,25 +197,62 @@ fn specials(text: &str) -> Option<usize> {
     for chunk in b.chunks(255) {
         n += usize::from(chunk.iter().fold(0u8, |n, &c| n + u8::from(c == b'"' || c == b'\\')));
     }
-    let starts = |p: usize| b[..p].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0;
-    n -= SLASH.find_iter(b).filter(|&p| starts(p)).count();
-    let mut paired_at = None;
-    for p in UNICODE.find_iter(b) {
-        if paired_at == Some(p) || !starts(p) {
-            continue;
-        }
-        // The skip checked every escape, `measure` every pair.
-        match hex4(b.get(p + 2..p + 6)?)? {
-            0xD800..=0xDBFF => {
-                paired_at = Some(p + 6);
-                n -= 2;
-            }
-            0x22 | 0x5c => n += 1,
-            0x00..=0x1f => {}
-            _ => n -= 1,
+    n -= slashes(b);
+    for u in unicode_escapes(b) {
+        match u? {
+            Unicode::Pair => n -= 2,
+            Unicode::Lone => return None,
+            Unicode::Char(0x22 | 0x5c) => n += 1,
+            Unicode::Char(0x00..=0x1f) => {}
+            Unicode::Char(_) => n -= 1,
         }
     }
     Some(n)
+}
+
+/// Whether an escape starts at `p` in `b` (a string's body, or a value's JSON, which holds no
+/// backslash outside its strings): at a backslash after an even run of them.
+fn escape_at(b: &[u8], p: usize) -> bool {
+    b[..p].iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0
+}
+
+/// How many `\/` escapes `b` holds.
+fn slashes(b: &[u8]) -> usize {
+    SLASH.find_iter(b).filter(|&p| escape_at(b, p)).count()
+}
+
+/// What a `\u` escape writes.
+enum Unicode {
+    /// A character that is no surrogate.
+    Char(u32),
+    /// A pair of surrogates, one character (given once, at the first of the two).
+    Pair,
+    /// A surrogate without its pair, which `Value` refuses.
+    Lone,
+}
+
+/// The `\u` escapes of `b` (as [`escape_at`]), `None` for one cut short.
+fn unicode_escapes(b: &[u8]) -> impl Iterator<Item = Option<Unicode>> + '_ {
+    let mut paired_at = None;
+    UNICODE.find_iter(b).filter_map(move |p| {
+        if paired_at == Some(p) || !escape_at(b, p) {
+            return None;
+        }
+        let hex = |at: usize| b.get(at..at + 4).and_then(hex4);
+        Some(match hex(p + 2) {
+            None => None,
+            Some(0xD800..=0xDBFF) => match (b.get(p + 6..p + 8), hex(p + 8)) {
+                (Some(b"\\u"), Some(0xDC00..=0xDFFF)) => {
+                    paired_at = Some(p + 6);
+                    Some(Unicode::Pair)
+                }
+                (Some(_), Some(_)) | (Some(b"\\u"), None) => Some(Unicode::Lone),
+                _ => None,
+            },
+            Some(0xDC00..=0xDFFF) => Some(Unicode::Lone),
+            Some(c) => Some(Unicode::Char(c)),
+        })
+    })
 }
 
 /// The searchers of `\/` and `\u`, built once: building one per string cost more than the search.
