@@ -353,8 +353,8 @@ impl<T, M> Fields<'_, T, M> {
 }
 
 impl<'de, T: serde::Deserialize<'de>, M: serde::Deserialize<'de>> Fields<'de, T, M> {
-    /// The fields of the record `line`, but those named in `skip` checked as `T` would read
-    /// them (so that a line is refused as it would be) and not kept: a reading that would drop
+    /// The fields of the record `line`, but those named in `skip` only checked as `Value` would
+    /// read them (so that the same lines are refused) and not kept: a reading that would drop
     /// them once built builds nothing of them.
     pub(crate) fn read_skipping(line: &'de [u8], skip: &[&str]) -> serde_json::Result<Self> {
         use serde::de::DeserializeSeed;
