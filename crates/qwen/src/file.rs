@@ -356,9 +356,9 @@ impl<'de, T: serde::Deserialize<'de>, M: serde::Deserialize<'de>> Fields<'de, T,
     /// The fields of the record `line`, but those named in `skip` only checked as `Value` would
     /// read them (so that the same lines are refused) and not kept: a reading that would drop
     /// them once built builds nothing of them.
-    pub(crate) fn read_skipping(line: &'de [u8], skip: &[&str]) -> serde_json::Result<Self> {
+    pub(crate) fn read_skipping(line: &'de str, skip: &[&str]) -> serde_json::Result<Self> {
         use serde::de::DeserializeSeed;
-        let mut d = serde_json::Deserializer::from_slice(line);
+        let mut d = serde_json::Deserializer::from_str(line);
         let fields = Skipping::<T, M> {
             skip,
             read: std::marker::PhantomData,

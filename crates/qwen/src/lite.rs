@@ -118,7 +118,12 @@ fn read_light<'de, M: Message<'de>>(s: &mut Session, l: &'de Line<'_>) -> Read {
     } else {
         &["usageMetadata", "cwd"]
     };
-    let Ok(fields) = Fields::<'_, Value, M>::read_skipping(l.bytes.trim_ascii(), skip) else {
+    // Checked whole once, the line's strings are not checked one by one as they are read; a
+    // line that is not UTF-8 is the full reading's, which reads it as the client does.
+    let Ok(line) = simdutf8::basic::from_utf8(l.bytes.trim_ascii()) else {
+        return Read::Left;
+    };
+    let Ok(fields) = Fields::<'_, Value, M>::read_skipping(line, skip) else {
         return Read::Left;
     };
     // What the request holds is the message's texts, and the payload's (a summary, a command's

@@ -262,6 +262,40 @@ fn tricky_lines_read_the_same_fast() {
 }
 
 #[test]
+fn lines_that_are_not_utf8_read_the_same_fast() {
+    // A byte no UTF-8 text holds in a field nobody reads (which the full reading skips
+    // unchecked), in a text a stand-in replaces, in a short text, and in a key.
+    let whole = session(&[(0, false), (1, false), (2, false), (18, false)]);
+    let lines: Vec<&str> = whole.lines().collect();
+    let with = |i: usize, from: &str, to: &[u8]| {
+        let mut out = Vec::new();
+        for (n, l) in lines.iter().enumerate() {
+            match l.split_once(from) {
+                Some((a, b)) if n == i => {
+                    out.extend_from_slice(a.as_bytes());
+                    out.extend_from_slice(to);
+                    out.extend_from_slice(b.as_bytes());
+                }
+                _ => out.extend_from_slice(l.as_bytes()),
+            }
+            out.push(b'\n');
+        }
+        out
+    };
+    let cases = [
+        with(2, r#""cwd":"/w""#, b"\"cwd\":\"/w\",\"telemetry\":\"\xff\xfe\""),
+        with(2, LONG_TEXT, b"\xc3("),
+        with(4, "a long prompt", b"a lo\xffng prompt"),
+        with(0, "hello", b"he\xe2\x82llo"),
+        with(3, r#""model""#, b"\"mo\xffdel\""),
+    ];
+    for (i, bytes) in cases.iter().enumerate() {
+        assert!(std::str::from_utf8(bytes).is_err(), "case {i}");
+        same("not-utf8.jsonl", bytes).unwrap();
+    }
+}
+
+#[test]
 fn a_file_that_writes_the_mark_where_it_is_sent_is_read_whole() {
     let l = LONG_TEXT;
     for mark in ["\u{FDD0}", "\\ufdd0", "\\uFdD0"] {
