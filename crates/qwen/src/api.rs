@@ -123,65 +123,17 @@ fn repair(history: &mut Vec<Turn<'_>>) -> usize {
             i += 1;
             continue;
         }
-        // Each call id once, in order, with its last name; a map finds its place, so a turn
-        // of many calls costs no more than its parts.
-        let mut expected: Vec<(String, String)> = Vec::new();
-        let mut place: HashMap<String, usize> = HashMap::new();
-        for p in &history[i].parts {
-            if let Some(id) = member(p, "functionCall", "id")
-                .and_then(Value::as_str)
-                .filter(|id| !id.is_empty())
-            {
-                let name = member(p, "functionCall", "name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("unknown");
-                match place.get(id) {
-                    Some(&e) => expected[e].1 = name.to_string(),
-                    None => {
-                        place.insert(id.to_string(), expected.len());
-                        expected.push((id.to_string(), name.to_string()));
-                    }
-                }
-            }
-        }
-        if expected.is_empty() {
+        let Some(Found {
+            adjacent,
+            end,
+            mut inject,
+            mut removals,
+            hoisted,
+        }) = found(history, i)
+        else {
             i += 1;
             continue;
-        }
-        let mut adjacent = i + 1;
-        while adjacent < history.len() && history[adjacent].role == "model" && degraded(&history[adjacent]) {
-            adjacent += 1;
-        }
-        let mut end = adjacent;
-        // (content, part) of each result of each expected call, in order.
-        let mut found: Vec<Vec<(usize, usize)>> = vec![Vec::new(); expected.len()];
-        while end < history.len() && history[end].role == "user" {
-            for (k, p) in history[end].parts.iter().enumerate() {
-                let id = member(p, "functionResponse", "id")
-                    .and_then(Value::as_str)
-                    .filter(|id| !id.is_empty());
-                if let Some(&e) = id.and_then(|id| place.get(id)) {
-                    found[e].push((end, k));
-                }
-            }
-            end += 1;
-        }
-        let mut inject: Vec<Cow<'_, Value>> = Vec::new();
-        let mut removals: Vec<(usize, usize)> = Vec::new();
-        let mut hoisted: Vec<Cow<'_, Value>> = Vec::new();
-        for (e, (id, name)) in expected.iter().enumerate() {
-            let Some(&(t, k)) = found[e].first() else {
-                inject.push(Cow::Owned(
-                    json!({"functionResponse": {"id": id, "name": name, "response": {"error": NOT_RECORDED}}}),
-                ));
-                continue;
-            };
-            if t != adjacent {
-                hoisted.push(history[t].parts[k].clone());
-                removals.push((t, k));
-            }
-            removals.extend(found[e].iter().skip(1));
-        }
+        };
         if inject.is_empty() && removals.is_empty() {
             i += 1;
             continue;
@@ -212,6 +164,87 @@ fn repair(history: &mut Vec<Turn<'_>>) -> usize {
         i += 1 + usize::from(inserted);
     }
     changed
+}
+
+/// What [`repair`] changes around the model Content at `i`: the user Contents that answer it
+/// (from `adjacent`, past model placeholders, to `end`), the results it puts in, the parts it
+/// removes (content, part), and the results it moves up.
+struct Found<'s> {
+    adjacent: usize,
+    end: usize,
+    inject: Vec<Cow<'s, Value>>,
+    removals: Vec<(usize, usize)>,
+    hoisted: Vec<Cow<'s, Value>>,
+}
+
+/// [`Found`] of the model Content at `i`; `None` where it has no call.
+fn found<'s>(history: &[Turn<'s>], i: usize) -> Option<Found<'s>> {
+    // Each call id once, in order, with its last name; a map finds its place, so a turn of
+    // many calls costs no more than its parts. The ids are borrowed: only a call without a
+    // result has its own copied, into the result put in.
+    let mut expected: Vec<(&str, &str)> = Vec::new();
+    let mut place: HashMap<&str, usize> = HashMap::new();
+    for p in &history[i].parts {
+        if let Some(id) = member(p, "functionCall", "id")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty())
+        {
+            let name = member(p, "functionCall", "name")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown");
+            match place.get(id) {
+                Some(&e) => expected[e].1 = name,
+                None => {
+                    place.insert(id, expected.len());
+                    expected.push((id, name));
+                }
+            }
+        }
+    }
+    if expected.is_empty() {
+        return None;
+    }
+    let mut adjacent = i + 1;
+    while adjacent < history.len() && history[adjacent].role == "model" && degraded(&history[adjacent]) {
+        adjacent += 1;
+    }
+    let mut end = adjacent;
+    while end < history.len() && history[end].role == "user" {
+        end += 1;
+    }
+    // (content, part) of each result of each expected call, in order.
+    let mut found: Vec<Vec<(usize, usize)>> = vec![Vec::new(); expected.len()];
+    for (t, turn) in history.iter().enumerate().take(end).skip(adjacent) {
+        for (k, p) in turn.parts.iter().enumerate() {
+            let id = member(p, "functionResponse", "id")
+                .and_then(Value::as_str)
+                .filter(|id| !id.is_empty());
+            if let Some(&e) = id.and_then(|id| place.get(id)) {
+                found[e].push((t, k));
+            }
+        }
+    }
+    let mut out = Found {
+        adjacent,
+        end,
+        inject: Vec::new(),
+        removals: Vec::new(),
+        hoisted: Vec::new(),
+    };
+    for (e, (id, name)) in expected.iter().enumerate() {
+        let Some(&(t, k)) = found[e].first() else {
+            out.inject.push(Cow::Owned(
+                json!({"functionResponse": {"id": id, "name": name, "response": {"error": NOT_RECORDED}}}),
+            ));
+            continue;
+        };
+        if t != adjacent {
+            out.hoisted.push(history[t].parts[k].clone());
+            out.removals.push((t, k));
+        }
+        out.removals.extend(found[e].iter().skip(1));
+    }
+    Some(out)
 }
 
 /// `p[outer][inner]`, as `p.pointer("/outer/inner")` finds it without parsing a pointer.
@@ -359,12 +392,16 @@ fn degraded(c: &Turn<'_>) -> bool {
     let texts = p.iter().all(|part| {
         part.get("functionCall").is_none() && (part.get("thought").is_some_and(truthy) || part.get("text").is_some())
     });
-    let said: String = p
+    if p.is_empty() || !texts {
+        return false;
+    }
+    // What the turn says, trimmed, is the placeholder: read in place, not joined into a copy.
+    let mut said = p
         .iter()
         .filter(|part| !part.get("thought").is_some_and(truthy))
-        .map(|part| part.get("text").and_then(Value::as_str).unwrap_or(""))
-        .collect();
-    !p.is_empty() && texts && said.trim() == DEGRADED_PLACEHOLDER
+        .flat_map(|part| part.get("text").and_then(Value::as_str).unwrap_or("").chars())
+        .skip_while(|c| c.is_whitespace());
+    DEGRADED_PLACEHOLDER.chars().all(|w| said.next() == Some(w)) && said.all(char::is_whitespace)
 }
 
 /// How a string of a part goes into a message: borrowed from the session, or copied from a
@@ -393,8 +430,10 @@ struct Processed<'s> {
     texts: Vec<Cow<'s, str>>,
     reasoning: String,
     calls: Vec<Call<'s>>,
-    call_ids: HashSet<String>,
-    result_ids: HashSet<String>,
+    // The ids as the messages hold them: borrowed from the session, copied only from a part a
+    // pass made.
+    call_ids: HashSet<Cow<'s, str>>,
+    result_ids: HashSet<Cow<'s, str>>,
 }
 
 impl<'s> Processed<'s> {
@@ -414,19 +453,22 @@ impl<'s> Processed<'s> {
         }
         if let (Some(f), true) = (part.get("functionCall").filter(|f| truthy(f)), self.assistant) {
             let id = f.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
-            if id.is_some_and(|i| !self.call_ids.insert(i.to_string())) {
+            if id.is_some_and(|i| !self.call_ids.insert(keep(i))) {
                 return;
             }
-            let args = f.get("args").filter(|a| truthy(a)).cloned().unwrap_or(json!({}));
+            let arguments = match f.get("args").filter(|a| truthy(a)) {
+                Some(args) => cctool_core::io::json::to_json(args),
+                None => "{}".to_string(),
+            };
             self.calls.push(Call {
                 id: id.map_or_else(|| Cow::Owned(format!("call_{}", self.calls.len())), keep),
                 name: keep(f.get("name").and_then(Value::as_str).unwrap_or("")),
-                arguments: cctool_core::io::json::to_json(&args),
+                arguments,
             });
         }
         if let (Some(r), false) = (part.get("functionResponse").filter(|r| truthy(r)), self.assistant) {
             let id = r.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
-            if id.is_some_and(|i| !self.result_ids.insert(i.to_string())) {
+            if id.is_some_and(|i| !self.result_ids.insert(keep(i))) {
                 return;
             }
             out.push(tool_message(r, keep));
@@ -572,4 +614,56 @@ fn clean_orphans(messages: Vec<Message<'_>>) -> Vec<Message<'_>> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `isDegradedPlaceholderTurn` as the client writes it: the non-thought texts joined, then
+    /// trimmed, are the placeholder.
+    fn joined_then_trimmed(parts: &[Value]) -> bool {
+        let texts = parts.iter().all(|part| {
+            part.get("functionCall").is_none()
+                && (part.get("thought").is_some_and(truthy) || part.get("text").is_some())
+        });
+        let said: String = parts
+            .iter()
+            .filter(|part| !part.get("thought").is_some_and(truthy))
+            .map(|part| part.get("text").and_then(Value::as_str).unwrap_or(""))
+            .collect();
+        !parts.is_empty() && texts && said.trim() == DEGRADED_PLACEHOLDER
+    }
+
+    #[test]
+    fn a_placeholder_turn_is_told_as_the_client_tells_it() {
+        let t = |s: &str| json!({ "text": s });
+        let turns = [
+            vec![t("(request timeout)")],
+            vec![t(" \n\u{3000}(request timeout)\t ")],
+            vec![t("(request"), t(" timeout)")],
+            vec![
+                t("  (req"),
+                json!({"text": "hidden", "thought": true}),
+                t("uest timeout)\n"),
+            ],
+            vec![t("(request timeout)x")],
+            vec![t("(request timeout"), t("")],
+            vec![t("x(request timeout)")],
+            vec![t("(request timeout) (request timeout)")],
+            vec![t("(request timeout)"), json!({"functionCall": {"name": "f"}})],
+            vec![t("(request timeout)"), json!({"thought": true})],
+            vec![t("(request timeout)"), json!({"inlineData": {}})],
+            vec![json!({"text": 5}), t("(request timeout)")],
+            vec![t("")],
+            vec![],
+        ];
+        for parts in turns {
+            let turn = Turn {
+                role: "model",
+                parts: parts.iter().map(Cow::Borrowed).collect(),
+            };
+            assert_eq!(degraded(&turn), joined_then_trimmed(&parts), "{parts:?}");
+        }
+    }
 }
