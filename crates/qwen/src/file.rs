@@ -132,7 +132,7 @@ pub fn read(src: &Source) -> std::io::Result<Session> {
 /// why the client passes over it.
 pub(crate) fn read_line(s: &mut Session, l: &Line<'_>) {
     match parse(l.bytes) {
-        Ok(Value::Object(m)) => take(s, l.no, l.offset, l.bytes, true, m),
+        Ok(Value::Object(m)) => take(s, l.no, l.offset, l.bytes, m),
         Ok(_) => s.unread.push(unread(
             l.no,
             l.bytes,
@@ -166,50 +166,88 @@ pub(crate) fn read_line(s: &mut Session, l: &Line<'_>) {
                 why,
             });
             for (raw, m) in found {
-                take(s, l.no, l.offset, &raw, true, m);
+                take(s, l.no, l.offset, &raw, m);
             }
         }
     }
 }
 
-/// Keeps `m` as a record when the client would, else notes why it passes over it; the
-/// record's `raw` is kept only when `keep_raw` (the lines are for the commands that print
-/// records).
-pub(crate) fn take(s: &mut Session, line: u64, offset: u64, raw: &[u8], keep_raw: bool, m: Map<String, Value>) {
-    let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|t| !t.is_empty());
-    let parent_ok = matches!(m.get("parentUuid"), Some(Value::String(_) | Value::Null));
-    let (Some(uuid), Some(_), true) = (text("uuid"), text("sessionId"), parent_ok) else {
-        s.unread.push(unread(
-            line,
-            raw,
-            Code::MissingUuid,
-            Severity::Warning,
-            "a record without a uuid, a sessionId or a parentUuid that is a string or null: Qwen Code skips it",
-        ));
-        return;
-    };
-    if !m
-        .get("type")
-        .and_then(Value::as_str)
-        .is_some_and(|t| RECORD_TYPES.contains(&t))
-    {
-        s.unread.push(unread(
-            line,
-            raw,
-            Code::UnknownRecordType,
-            Severity::Info,
-            "a record type Qwen Code does not know: it skips the record",
-        ));
+/// Keeps `m` as a record when the client would, else notes why it passes over it; the record
+/// keeps its line as written, and its links in its map as well as in [`Rec`].
+pub(crate) fn take(s: &mut Session, line: u64, offset: u64, raw: &[u8], m: Map<String, Value>) {
+    if let Some(why) = refused(m.get("uuid"), m.get("parentUuid"), &m) {
+        s.unread.push(why.at(line, raw));
         return;
     }
     s.records.push(Rec {
         line,
         offset,
-        uuid: uuid.to_string(),
+        uuid: m.get("uuid").and_then(Value::as_str).unwrap_or_default().to_string(),
         parent: m.get("parentUuid").and_then(Value::as_str).map(str::to_string),
-        raw: if keep_raw { raw.to_vec() } else { Vec::new() },
+        raw: raw.to_vec(),
         value: m,
     });
+}
+
+/// [`take`] for the answers of [`crate::lite`], which print no record: `m` without its links,
+/// read apart as `uuid` and `parent` and moved into [`Rec`], and the line not kept.
+pub(crate) fn take_answering(
+    s: &mut Session,
+    line: u64,
+    offset: u64,
+    raw: &[u8],
+    (uuid, parent): (Option<Value>, Option<Value>),
+    m: Map<String, Value>,
+) {
+    if let Some(why) = refused(uuid.as_ref(), parent.as_ref(), &m) {
+        s.unread.push(why.at(line, raw));
+        return;
+    }
+    let string = |v: Option<Value>| match v {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    s.records.push(Rec {
+        line,
+        offset,
+        uuid: string(uuid).unwrap_or_default(),
+        parent: string(parent),
+        raw: Vec::new(),
+        value: m,
+    });
+}
+
+/// Why the client passes over a record whose links are `uuid` and `parent` and whose other
+/// fields are `m`: `validateTranscriptRecord`.
+fn refused(uuid: Option<&Value>, parent: Option<&Value>, m: &Map<String, Value>) -> Option<Refused> {
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).is_some_and(|t| !t.is_empty());
+    let parent_ok = matches!(parent, Some(Value::String(_) | Value::Null));
+    if !(text(uuid) && text(m.get("sessionId")) && parent_ok) {
+        return Some(Refused(
+            Code::MissingUuid,
+            Severity::Warning,
+            "a record without a uuid, a sessionId or a parentUuid that is a string or null: Qwen Code skips it",
+        ));
+    }
+    let known = m
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| RECORD_TYPES.contains(&t));
+    (!known).then_some(Refused(
+        Code::UnknownRecordType,
+        Severity::Info,
+        "a record type Qwen Code does not know: it skips the record",
+    ))
+}
+
+/// Why a record is passed over ([`refused`]).
+struct Refused(Code, Severity, &'static str);
+
+impl Refused {
+    /// It as what the client passes over, at `line`, written `raw`.
+    fn at(self, line: u64, raw: &[u8]) -> Unread {
+        unread(line, raw, self.0, self.1, self.2)
+    }
 }
 
 fn unread(line: u64, raw: &[u8], code: Code, severity: Severity, message: &str) -> Unread {
@@ -297,10 +335,17 @@ pub(crate) struct Fields<'a, T, M = T> {
     payload: Option<&'a RawValue>,
 }
 
-/// Where `type` and `message` are among [`FIELDS`].
+/// Where the links, `type` and `message` are among [`FIELDS`].
+const UUID: usize = 0;
+const PARENT: usize = 1;
 const TYPE: usize = 3;
 const MESSAGE: usize = 9;
-const _: () = assert!(matches!(FIELDS[TYPE].as_bytes(), b"type") && matches!(FIELDS[MESSAGE].as_bytes(), b"message"));
+const _: () = assert!(
+    matches!(FIELDS[UUID].as_bytes(), b"uuid")
+        && matches!(FIELDS[PARENT].as_bytes(), b"parentUuid")
+        && matches!(FIELDS[TYPE].as_bytes(), b"type")
+        && matches!(FIELDS[MESSAGE].as_bytes(), b"message")
+);
 
 impl<T, M> Fields<'_, T, M> {
     /// Its `type`.
@@ -311,6 +356,11 @@ impl<T, M> Fields<'_, T, M> {
     /// Its `message`.
     pub(crate) fn message(&self) -> Option<&M> {
         self.message.as_ref()
+    }
+
+    /// Its `uuid` and `parentUuid`, taken out of it.
+    pub(crate) fn take_links(&mut self) -> (Option<T>, Option<T>) {
+        (self.known[UUID].take(), self.known[PARENT].take())
     }
 
     /// Its `systemPayload`, as written.

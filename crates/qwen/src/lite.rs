@@ -123,7 +123,7 @@ fn read_light<'de, M: Message<'de>>(s: &mut Session, l: &'de Line<'_>) -> Read {
     let Ok(line) = simdutf8::basic::from_utf8(l.bytes.trim_ascii()) else {
         return Read::Left;
     };
-    let Ok(fields) = Fields::<'_, Value, M>::read_skipping(line, skip) else {
+    let Ok(mut fields) = Fields::<'_, Value, M>::read_skipping(line, skip) else {
         return Read::Left;
     };
     // What the request holds is the message's texts, and the payload's (a summary, a command's
@@ -134,6 +134,8 @@ fn read_light<'de, M: Message<'de>>(s: &mut Session, l: &'de Line<'_>) -> Read {
     // The answers read the texts of a user's record: its stand-ins are made the texts again.
     let whole =
         fields.message().is_some_and(|m| m.stood_in() > 0) && fields.ty().and_then(Value::as_str) == Some("user");
+    // The links are the record's own fields in [`file::Rec`]: no answer reads them in its map.
+    let links = fields.take_links();
     let built = fields.build(Ok, |m| match whole {
         true => m
             .whole()
@@ -146,7 +148,7 @@ fn read_light<'de, M: Message<'de>>(s: &mut Session, l: &'de Line<'_>) -> Read {
     if m.get("message").is_some_and(Value::is_null) && M::LEFT_OUT {
         m.shift_remove("message");
     }
-    file::take(s, l.no, l.offset, l.bytes, false, m);
+    file::take_answering(s, l.no, l.offset, l.bytes, links, m);
     Read::Taken
 }
 
