@@ -37,7 +37,8 @@ pub struct Rec {
     /// The record as written: the line, or the object recovered from a damaged line (left
     /// empty by [`crate::lite`], for the answers that never print it).
     pub raw: Vec<u8>,
-    /// The record, read.
+    /// The record, read; without its links where [`crate::lite`] read it (they are
+    /// [`Rec::uuid`] and [`Rec::parent`]).
     pub value: Map<String, Value>,
     /// Its `uuid`.
     pub uuid: String,

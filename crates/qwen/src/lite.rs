@@ -11,7 +11,8 @@
 //!
 //! Each line is still parsed whole, as [`file::read`] parses it, a text left out checked from its
 //! JSON ([`RawStr`], [`RawChecked`]), which refuses what the full reading would decide
-//! otherwise; a line the fast reading refuses, for whatever reason, is read by
+//! otherwise; a line the fast reading refuses, for whatever reason (one that is not UTF-8 among
+//! them: a line's UTF-8 is checked once, not string by string), is read by
 //! [`file::read_line`]. For `scan`, a file that writes the stand-ins' mark where the request
 //! could hold it as written (a text kept, a payload, a line read the full way) is read whole, by
 //! [`file::read`]. A mark in a text a stand-in replaces, or in a field never sent, is no
