@@ -82,9 +82,11 @@ pub(crate) fn scan_of(src: &Source, read: std::io::Result<Session>) -> SessionRe
     let first_prompt = c.walked.iter().find_map(|&i| {
         let e = &s.records[i];
         (e.ty() == "user" && e.subtype().is_none())
-            .then(|| e.parts().iter().find_map(|p| p.get("text")?.as_str()))
+            .then(|| {
+                let (_, parts) = e.message_parts()?;
+                parts.iter().find_map(|p| p.text.as_str()).and_then(prompt_text)
+            })
             .flatten()
-            .and_then(prompt_text)
     });
     (r.title, r.title_source) = title(custom_title(&s).map(|t| (t, "custom_title")), first_prompt);
     let span = s.span();

@@ -26,13 +26,16 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::chain::{Chain, truthy};
+use crate::chain::Chain;
 use crate::file::Session;
 
 mod message;
+pub mod part;
 pub use message::{Assistant, Call, Message};
+pub use part::Part;
+use part::{ResponsePart, Shape, Text};
 
 /// The client whose request this is, as `--api-view` names it.
 pub const CLIENT: &str = "Qwen Code 0.24.4";
@@ -54,11 +57,11 @@ pub struct Applied {
 }
 
 /// A Content of the history as the passes hold it: its role (`""` where it has none that is a
-/// string) and its parts, each borrowed from the session until a pass changes or makes it.
+/// string) and its parts, their strings borrowed from the session unless a pass made them.
 #[derive(Clone, Debug, Default)]
 struct Turn<'s> {
     role: &'s str,
-    parts: Vec<Cow<'s, Value>>,
+    parts: Vec<Part<'s>>,
 }
 
 /// The messages the client sends resuming `s` with `prompt` (the prompt last, when given), as
@@ -72,17 +75,17 @@ pub fn messages(s: &Session, chain: &Chain, prompt: Option<&str>) -> Vec<Value> 
 pub fn request<'s>(s: &'s Session, chain: &Chain, prompt: Option<&'s str>) -> (Vec<Message<'s>>, Applied) {
     let mut applied = Applied::default();
     let mut contents: Vec<Turn<'s>> = chain
-        .history_borrowed(s)
+        .history_parts(s)
         .into_iter()
         .map(|c| Turn {
             role: c.role.unwrap_or(""),
-            parts: c.parts.into_iter().map(Cow::Borrowed).collect(),
+            parts: c.parts,
         })
         .collect();
     if let Some(p) = prompt {
         contents.push(Turn {
             role: "user",
-            parts: vec![Cow::Owned(json!({"text": p}))],
+            parts: vec![Part::text(Cow::Borrowed(p))],
         });
     }
     applied.repaired = repair(&mut contents);
@@ -172,33 +175,25 @@ fn repair(history: &mut Vec<Turn<'_>>) -> usize {
 struct Found<'s> {
     adjacent: usize,
     end: usize,
-    inject: Vec<Cow<'s, Value>>,
+    inject: Vec<Part<'s>>,
     removals: Vec<(usize, usize)>,
-    hoisted: Vec<Cow<'s, Value>>,
+    hoisted: Vec<Part<'s>>,
 }
 
 /// [`Found`] of the model Content at `i`; `None` where it has no call.
 fn found<'s>(history: &[Turn<'s>], i: usize) -> Option<Found<'s>> {
-    // Each call id once, in order, with its last name; a map finds its place, so a turn of
-    // many calls costs no more than its parts. The ids are borrowed: only a call without a
-    // result has its own copied, into the result put in.
-    let mut expected: Vec<(&str, &str)> = Vec::new();
+    // Each call id once, in order; a map finds its place, so a turn of many calls costs no
+    // more than its parts. The ids are borrowed: only a call without a result has its own
+    // copied, into the result put in. (The client names that result after the call's last
+    // name, which no message sends.)
+    let mut expected: Vec<&Cow<'s, str>> = Vec::new();
     let mut place: HashMap<&str, usize> = HashMap::new();
     for p in &history[i].parts {
-        if let Some(id) = member(p, "functionCall", "id")
-            .and_then(Value::as_str)
-            .filter(|id| !id.is_empty())
+        if let Some(id) = p.call.as_ref().and_then(|c| c.id.as_ref()).filter(|id| !id.is_empty())
+            && !place.contains_key(id.as_ref())
         {
-            let name = member(p, "functionCall", "name")
-                .and_then(Value::as_str)
-                .unwrap_or("unknown");
-            match place.get(id) {
-                Some(&e) => expected[e].1 = name,
-                None => {
-                    place.insert(id, expected.len());
-                    expected.push((id, name));
-                }
-            }
+            place.insert(id, expected.len());
+            expected.push(id);
         }
     }
     if expected.is_empty() {
@@ -216,8 +211,10 @@ fn found<'s>(history: &[Turn<'s>], i: usize) -> Option<Found<'s>> {
     let mut found: Vec<Vec<(usize, usize)>> = vec![Vec::new(); expected.len()];
     for (t, turn) in history.iter().enumerate().take(end).skip(adjacent) {
         for (k, p) in turn.parts.iter().enumerate() {
-            let id = member(p, "functionResponse", "id")
-                .and_then(Value::as_str)
+            let id = p
+                .response
+                .as_ref()
+                .and_then(|r| r.id.as_deref())
                 .filter(|id| !id.is_empty());
             if let Some(&e) = id.and_then(|id| place.get(id)) {
                 found[e].push((t, k));
@@ -231,11 +228,18 @@ fn found<'s>(history: &[Turn<'s>], i: usize) -> Option<Found<'s>> {
         removals: Vec::new(),
         hoisted: Vec::new(),
     };
-    for (e, (id, name)) in expected.iter().enumerate() {
+    for (e, id) in expected.into_iter().enumerate() {
         let Some(&(t, k)) = found[e].first() else {
-            out.inject.push(Cow::Owned(
-                json!({"functionResponse": {"id": id, "name": name, "response": {"error": NOT_RECORDED}}}),
-            ));
+            out.inject.push(Part {
+                keys: 1,
+                response: Some(ResponsePart {
+                    truthy: true,
+                    id: Some(id.clone()),
+                    sent: Cow::Borrowed(NOT_RECORDED),
+                    parts: None,
+                }),
+                ..Part::default()
+            });
             continue;
         };
         if t != adjacent {
@@ -247,14 +251,9 @@ fn found<'s>(history: &[Turn<'s>], i: usize) -> Option<Found<'s>> {
     Some(out)
 }
 
-/// `p[outer][inner]`, as `p.pointer("/outer/inner")` finds it without parsing a pointer.
-fn member<'a>(p: &'a Value, outer: &str, inner: &str) -> Option<&'a Value> {
-    p.get(outer)?.as_object()?.get(inner)
-}
-
 /// Puts `results` into the user Content at `at` before its first part that is no result, or
 /// as a new user Content there; whether one was inserted.
-fn put_results<'s>(history: &mut Vec<Turn<'s>>, at: usize, results: Vec<Cow<'s, Value>>) -> bool {
+fn put_results<'s>(history: &mut Vec<Turn<'s>>, at: usize, results: Vec<Part<'s>>) -> bool {
     if results.is_empty() {
         return false;
     }
@@ -262,7 +261,7 @@ fn put_results<'s>(history: &mut Vec<Turn<'s>>, at: usize, results: Vec<Cow<'s, 
         let k = next
             .parts
             .iter()
-            .position(|p| p.get("functionResponse").is_none())
+            .position(|p| p.response.is_none())
             .unwrap_or(next.parts.len());
         next.parts.splice(k..k, results);
         return false;
@@ -279,40 +278,27 @@ fn put_results<'s>(history: &mut Vec<Turn<'s>>, at: usize, results: Vec<Cow<'s, 
 
 /// QW8: `slimCompactionInput` for a model that reads no media: each image (or other file) of
 /// a Content, or of a function response's parts, becomes the text `[image: MIME]`
-/// (`[document: MIME]`). A part is copied from the session only when it holds one.
+/// (`[document: MIME]`).
 fn without_media(c: &mut Turn<'_>, count: &mut usize) {
     for p in &mut c.parts {
         if holds_media(p) {
-            slim_part(p.to_mut(), count);
+            slim_part(p, count);
         }
     }
 }
 
 /// Whether the part `p`, or a part of its function response, is an image or a file.
-fn holds_media(p: &Value) -> bool {
-    // Every part is asked, and a part holds a key or two: each looked at in turn, rather than
-    // the media text built only to be dropped.
-    p.as_object().is_some_and(|o| {
-        o.iter().any(|(k, v)| match k.as_str() {
-            "inlineData" | "fileData" => truthy(v),
-            "functionResponse" => v
-                .get("parts")
-                .and_then(Value::as_array)
-                .is_some_and(|nested| nested.iter().any(holds_media)),
-            _ => false,
-        })
-    })
+fn holds_media(p: &Part<'_>) -> bool {
+    p.media.is_some()
+        || p.response
+            .as_ref()
+            .and_then(|r| r.parts.as_ref())
+            .is_some_and(|nested| nested.iter().any(holds_media))
 }
 
 /// The text the client sends in place of the part `p` when it is an image or a file.
-fn media_text(p: &Value) -> Option<String> {
-    let m = ["inlineData", "fileData"]
-        .iter()
-        .find_map(|k| p.get(*k).filter(|m| truthy(m)))?;
-    let mime = m
-        .get("mimeType")
-        .and_then(Value::as_str)
-        .unwrap_or("application/octet-stream");
+fn media_text(p: &Part<'_>) -> Option<String> {
+    let mime = p.media.as_ref()?.as_deref().unwrap_or("application/octet-stream");
     let clean: String = mime
         .split(['\r', '\n', '\t'])
         .filter(|s| !s.is_empty())
@@ -328,13 +314,13 @@ fn media_text(p: &Value) -> Option<String> {
     Some(format!("[{kind}: {clean}]"))
 }
 
-fn slim_part(p: &mut Value, count: &mut usize) {
+fn slim_part(p: &mut Part<'_>, count: &mut usize) {
     if let Some(text) = media_text(p) {
-        *p = json!({ "text": text });
+        *p = Part::text(Cow::Owned(text));
         *count += 1;
         return;
     }
-    if let Some(Value::Array(nested)) = p.pointer_mut("/functionResponse/parts") {
+    if let Some(nested) = p.response.as_mut().and_then(|r| r.parts.as_mut()) {
         for inner in nested.iter_mut() {
             slim_part(inner, count);
         }
@@ -377,36 +363,31 @@ fn curated(mut history: Vec<Turn<'_>>) -> Vec<Turn<'_>> {
 fn valid(c: &Turn<'_>) -> bool {
     !c.parts.is_empty()
         && c.parts.iter().all(|part| {
-            let Some(o) = part.as_object() else { return false };
-            let empty_text = o.get("text").and_then(Value::as_str) == Some("")
-                && !o.get("thought").is_some_and(truthy)
-                && !o.get("thoughtSignature").is_some_and(truthy)
-                && o.get("functionCall").is_none();
-            !o.is_empty() && !empty_text
+            if part.shape != Shape::Object {
+                return false;
+            }
+            let empty_text = part.text.as_str() == Some("") && !part.thought && !part.signature && part.call.is_none();
+            part.keys != 0 && !empty_text
         })
 }
 
 /// `isDegradedPlaceholderTurn`.
 fn degraded(c: &Turn<'_>) -> bool {
     let p = &c.parts;
-    let texts = p.iter().all(|part| {
-        part.get("functionCall").is_none() && (part.get("thought").is_some_and(truthy) || part.get("text").is_some())
-    });
+    let texts = p
+        .iter()
+        .all(|part| part.call.is_none() && (part.thought || part.text != Text::Absent));
     if p.is_empty() || !texts {
         return false;
     }
     // What the turn says, trimmed, is the placeholder: read in place, not joined into a copy.
     let mut said = p
         .iter()
-        .filter(|part| !part.get("thought").is_some_and(truthy))
-        .flat_map(|part| part.get("text").and_then(Value::as_str).unwrap_or("").chars())
+        .filter(|part| !part.thought)
+        .flat_map(|part| part.text.as_str().unwrap_or("").chars())
         .skip_while(|c| c.is_whitespace());
     DEGRADED_PLACEHOLDER.chars().all(|w| said.next() == Some(w)) && said.all(char::is_whitespace)
 }
-
-/// How a string of a part goes into a message: borrowed from the session, or copied from a
-/// part a pass made (an injected result, an image made text, the new prompt).
-type Keep<'a, 's> = dyn Fn(&'a str) -> Cow<'s, str> + 'a;
 
 /// QW5: `processContent` of one Content.
 fn convert<'s>(c: &Turn<'s>, out: &mut Vec<Message<'s>>) {
@@ -415,10 +396,7 @@ fn convert<'s>(c: &Turn<'s>, out: &mut Vec<Message<'s>>) {
         ..Processed::default()
     };
     for part in &c.parts {
-        match part {
-            Cow::Borrowed(v) => content.part(v, &Cow::Borrowed, out),
-            Cow::Owned(v) => content.part(v, &|t: &str| Cow::Owned(t.to_string()), out),
-        }
+        content.part(part, out);
     }
     content.finish(out);
 }
@@ -439,39 +417,37 @@ struct Processed<'s> {
 impl<'s> Processed<'s> {
     /// One part: its text or thought, its call (a model's), its result as a `tool` message (a
     /// user's), each call or result id once.
-    fn part<'a>(&mut self, part: &'a Value, keep: &Keep<'a, 's>, out: &mut Vec<Message<'s>>) {
-        if let Some(t) = part.as_str() {
-            self.texts.push(keep(t));
+    fn part(&mut self, part: &Part<'s>, out: &mut Vec<Message<'s>>) {
+        if let Some(t) = &part.string {
+            self.texts.push(t.clone());
             return;
         }
-        let text = part.get("text").and_then(Value::as_str).filter(|t| !t.is_empty());
-        let thought = part.get("thought").is_some_and(truthy);
-        match (text, thought) {
+        let text = match &part.text {
+            Text::Str(t) if !t.is_empty() => Some(t),
+            _ => None,
+        };
+        match (text, part.thought) {
             (Some(t), true) if self.assistant => self.reasoning.push_str(t),
-            (Some(t), false) => self.texts.push(keep(t)),
+            (Some(t), false) => self.texts.push(t.clone()),
             _ => {}
         }
-        if let (Some(f), true) = (part.get("functionCall").filter(|f| truthy(f)), self.assistant) {
-            let id = f.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
-            if id.is_some_and(|i| !self.call_ids.insert(keep(i))) {
+        if let (Some(f), true) = (part.call.as_ref().filter(|f| f.truthy), self.assistant) {
+            let id = f.id.as_ref().filter(|i| !i.is_empty());
+            if id.is_some_and(|i| !self.call_ids.insert(i.clone())) {
                 return;
             }
-            let arguments = match f.get("args").filter(|a| truthy(a)) {
-                Some(args) => cctool_core::io::json::to_json(args),
-                None => "{}".to_string(),
-            };
             self.calls.push(Call {
-                id: id.map_or_else(|| Cow::Owned(format!("call_{}", self.calls.len())), keep),
-                name: keep(f.get("name").and_then(Value::as_str).unwrap_or("")),
-                arguments,
+                id: id.map_or_else(|| Cow::Owned(format!("call_{}", self.calls.len())), Cow::clone),
+                name: f.name.clone().unwrap_or(Cow::Borrowed("")),
+                arguments: f.args.clone().unwrap_or(Cow::Borrowed("{}")),
             });
         }
-        if let (Some(r), false) = (part.get("functionResponse").filter(|r| truthy(r)), self.assistant) {
-            let id = r.get("id").and_then(Value::as_str).filter(|i| !i.is_empty());
-            if id.is_some_and(|i| !self.result_ids.insert(keep(i))) {
+        if let (Some(r), false) = (part.response.as_ref().filter(|r| r.truthy), self.assistant) {
+            let id = r.id.as_ref().filter(|i| !i.is_empty());
+            if id.is_some_and(|i| !self.result_ids.insert(i.clone())) {
                 return;
             }
-            out.push(tool_message(r, keep));
+            out.push(tool_message(r));
         }
     }
 
@@ -502,27 +478,17 @@ impl<'s> Processed<'s> {
 }
 
 /// `createToolMessage`: the function response `r` as a `tool` message.
-fn tool_message<'a, 's>(r: &'a Value, keep: &Keep<'a, 's>) -> Message<'s> {
-    let text: Cow<'s, str> = match r.get("response") {
-        None | Some(Value::Null) => Cow::Borrowed(""),
-        Some(Value::String(s)) => keep(s),
-        Some(o @ Value::Object(m)) => match (m.get("output"), m.get("error")) {
-            (Some(Value::String(s)), _) | (_, Some(Value::String(s))) => keep(s),
-            _ => Cow::Owned(cctool_core::io::json::to_json(o)),
-        },
-        Some(v) => Cow::Owned(cctool_core::io::json::to_json(v)),
-    };
-    let nested = r.get("parts").and_then(Value::as_array).into_iter().flatten();
-    let texts = std::iter::once(text)
+fn tool_message<'s>(r: &ResponsePart<'s>) -> Message<'s> {
+    let nested = r.parts.iter().flatten().filter_map(|p| match &p.text {
+        Text::Str(t) if !t.is_empty() => Some(t.clone()),
+        _ => None,
+    });
+    let texts = std::iter::once(r.sent.clone())
         .filter(|t| !t.is_empty())
-        .chain(
-            nested
-                .filter_map(|p| p.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()))
-                .map(keep),
-        )
+        .chain(nested)
         .collect();
     Message::Tool {
-        id: keep(r.get("id").and_then(Value::as_str).unwrap_or("")),
+        id: r.id.clone().unwrap_or(Cow::Borrowed("")),
         texts,
     }
 }
@@ -618,7 +584,10 @@ fn clean_orphans(messages: Vec<Message<'_>>) -> Vec<Message<'_>> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+    use crate::chain::truthy;
 
     /// `isDegradedPlaceholderTurn` as the client writes it: the non-thought texts joined, then
     /// trimmed, are the placeholder.
@@ -661,7 +630,7 @@ mod tests {
         for parts in turns {
             let turn = Turn {
                 role: "model",
-                parts: parts.iter().map(Cow::Borrowed).collect(),
+                parts: parts.iter().map(Part::of).collect(),
             };
             assert_eq!(degraded(&turn), joined_then_trimmed(&parts), "{parts:?}");
         }

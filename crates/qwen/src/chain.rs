@@ -12,8 +12,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use crate::api::Part;
+use crate::api::part::Text;
 use crate::file::{Rec, Session};
 
 /// The records a resume walks, and where the walk stopped.
@@ -128,10 +130,9 @@ impl Chain {
     fn message_of<'s, C: Contents<'s>>(&self, s: &'s Session, i: usize) -> Option<C> {
         let mut message: Option<C> = None;
         for j in std::iter::once(i).chain(self.fragments.get(&i).into_iter().flatten().copied()) {
-            let Some(m) = s.records[j].message() else { continue };
             match &mut message {
-                None => message = Some(C::first(m)),
-                Some(c) => c.join(m),
+                None => message = C::first(&s.records[j]),
+                Some(c) => c.join(&s.records[j]),
             }
         }
         message
@@ -145,6 +146,13 @@ impl Chain {
     /// The same history as [`Chain::history`], each Content's parts borrowed from the
     /// session: for the answers that only look at the parts.
     pub fn history_borrowed<'s>(&self, s: &'s Session) -> Vec<Borrowed<'s>> {
+        self.history_of(s)
+    }
+
+    /// The same history, each part as the request's passes read it ([`Part`]), its strings
+    /// borrowed from the session; the one reading of a session whose messages
+    /// [`crate::lite`] typed ([`Rec::typed`]), which the others see no message in.
+    pub fn history_parts<'s>(&self, s: &'s Session) -> Vec<PartsContent<'s>> {
         self.history_of(s)
     }
 
@@ -197,10 +205,10 @@ impl Chain {
 /// A Content of the history as one reading holds it: owned ([`Content`], what the request's
 /// passes change) or borrowed ([`Borrowed`], what an answer only looks at).
 trait Contents<'s>: Sized {
-    /// The message `m` of a walked record, its first fragment.
-    fn first(m: &'s Map<String, Value>) -> Self;
-    /// A later fragment's message `m`, its parts joined to these.
-    fn join(&mut self, m: &'s Map<String, Value>);
+    /// The message of the walked record `r`, its first fragment; `None` where it has none.
+    fn first(r: &'s Rec) -> Option<Self>;
+    /// The message of `r`, a later fragment, its parts joined to these.
+    fn join(&mut self, r: &'s Rec);
     /// A Content `v` of the compressed history of the compaction at `from`.
     fn compressed(from: usize, v: &'s Value) -> Self;
     /// The record it comes from.
@@ -212,7 +220,8 @@ trait Contents<'s>: Sized {
 }
 
 impl<'s> Contents<'s> for Content {
-    fn first(m: &'s Map<String, Value>) -> Self {
+    fn first(r: &'s Rec) -> Option<Self> {
+        let m = r.message()?;
         let mut v = json!({});
         if let Some(role) = m.get("role").filter(|r| r.is_string()) {
             v["role"] = role.clone();
@@ -220,9 +229,10 @@ impl<'s> Contents<'s> for Content {
         if let Some(p) = m.get("parts").and_then(Value::as_array) {
             v["parts"] = Value::Array(p.clone());
         }
-        Content { from: 0, value: v }
+        Some(Content { from: 0, value: v })
     }
-    fn join(&mut self, m: &'s Map<String, Value>) {
+    fn join(&mut self, r: &'s Rec) {
+        let Some(m) = r.message() else { return };
         let more = m.get("parts").and_then(Value::as_array).cloned().unwrap_or_default();
         add_parts(&mut self.value, more);
     }
@@ -284,14 +294,57 @@ fn parts_of(parts: Option<&Value>) -> impl Iterator<Item = &Value> {
 }
 
 impl<'s> Contents<'s> for Borrowed<'s> {
-    fn first(m: &'s Map<String, Value>) -> Self {
-        Borrowed::of(0, m.get("role"), m.get("parts"))
+    fn first(r: &'s Rec) -> Option<Self> {
+        let m = r.message()?;
+        Some(Borrowed::of(0, m.get("role"), m.get("parts")))
     }
-    fn join(&mut self, m: &'s Map<String, Value>) {
-        self.parts.extend(parts_of(m.get("parts")));
+    fn join(&mut self, r: &'s Rec) {
+        if let Some(m) = r.message() {
+            self.parts.extend(parts_of(m.get("parts")));
+        }
     }
     fn compressed(from: usize, v: &'s Value) -> Self {
         Borrowed::of(from, v.get("role"), v.get("parts"))
+    }
+    fn set_from(&mut self, from: usize) {
+        self.from = from;
+    }
+    fn is_user(&self) -> bool {
+        self.role == Some("user")
+    }
+    fn extend(&mut self, later: Self) {
+        self.parts.extend(later.parts);
+    }
+}
+
+/// A Content of the history as the request's passes read it: the record it comes from, its
+/// role and its parts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartsContent<'s> {
+    /// The index of the record it comes from (for a compressed history, the compaction's).
+    pub from: usize,
+    /// Its role, where it is a string.
+    pub role: Option<&'s str>,
+    /// Its parts, in order.
+    pub parts: Vec<Part<'s>>,
+}
+
+impl<'s> Contents<'s> for PartsContent<'s> {
+    fn first(r: &'s Rec) -> Option<Self> {
+        let (role, parts) = r.message_parts()?;
+        Some(PartsContent { from: 0, role, parts })
+    }
+    fn join(&mut self, r: &'s Rec) {
+        if let Some((_, parts)) = r.message_parts() {
+            self.parts.extend(parts);
+        }
+    }
+    fn compressed(from: usize, v: &'s Value) -> Self {
+        PartsContent {
+            from,
+            role: v.get("role").and_then(Value::as_str),
+            parts: parts_of(v.get("parts")).map(Part::of).collect(),
+        }
     }
     fn set_from(&mut self, from: usize) {
         self.from = from;
@@ -341,17 +394,20 @@ fn slash_reply_only(r: &Rec, previous: Option<&Rec>) -> bool {
                 .all(|x| x.get("type").and_then(Value::as_str) == Some("assistant"))
     });
     let Some(prev) = previous else { return false };
-    let parts = prev.parts();
+    let Some((role, parts)) = prev.message_parts() else {
+        return false;
+    };
+    let command = p.get("rawCommand").and_then(Value::as_str);
     p.get("phase").and_then(Value::as_str) == Some("result")
         && p.get("sentToModel") != Some(&Value::Bool(true))
         && only_replies
         && prev.ty() == "user"
         && prev.subtype().is_none()
-        && prev.message().and_then(|m| m.get("role")).and_then(Value::as_str) == Some("user")
+        && role == Some("user")
         && parts.len() == 1
-        && parts[0].as_object().is_some_and(|o| o.len() == 1)
-        && parts[0].get("text").and_then(Value::as_str).is_some()
-        && parts[0].get("text") == p.get("rawCommand")
+        && parts[0].shape == crate::api::part::Shape::Object
+        && parts[0].keys == 1
+        && matches!(&parts[0].text, Text::Str(t) if Some(t.as_ref()) == command)
 }
 
 /// JavaScript's truthiness of a JSON value.

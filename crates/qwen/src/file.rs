@@ -38,8 +38,11 @@ pub struct Rec {
     /// empty by [`crate::lite`], for the answers that never print it).
     pub raw: Vec<u8>,
     /// The record, read; without its links where [`crate::lite`] read it (they are
-    /// [`Rec::uuid`] and [`Rec::parent`]).
+    /// [`Rec::uuid`] and [`Rec::parent`]), and without its message where that is typed.
     pub value: Map<String, Value>,
+    /// Its message, typed, where [`crate::lite`] read it for the request `scan` measures: only
+    /// the request ([`crate::chain::Chain::history_parts`]) reads it.
+    pub typed: Option<crate::api::part::TypedMessage>,
     /// Its `uuid`.
     pub uuid: String,
     /// Its `parentUuid`; `None` at a root.
@@ -72,7 +75,19 @@ impl Rec {
         self.value.get("message").and_then(Value::as_object)
     }
 
-    /// Its message's parts.
+    /// Its message's role (where it is a string) and parts as the request's passes read them,
+    /// where it has a message that is an object: typed, or as written.
+    pub fn message_parts(&self) -> Option<(Option<&str>, Vec<crate::api::Part<'_>>)> {
+        use crate::api::Part;
+        if let Some(t) = &self.typed {
+            return Some((t.role.as_deref(), t.parts.iter().map(Part::lent).collect()));
+        }
+        let m = self.message()?;
+        let parts = m.get("parts").and_then(Value::as_array).into_iter().flatten();
+        Some((m.get("role").and_then(Value::as_str), parts.map(Part::of).collect()))
+    }
+
+    /// Its message's parts, as written.
     pub fn parts(&self) -> &[Value] {
         self.message()
             .and_then(|m| m.get("parts"))
@@ -187,6 +202,7 @@ pub(crate) fn take(s: &mut Session, line: u64, offset: u64, raw: &[u8], m: Map<S
         parent: m.get("parentUuid").and_then(Value::as_str).map(str::to_string),
         raw: raw.to_vec(),
         value: m,
+        typed: None,
     });
 }
 
@@ -199,6 +215,7 @@ pub(crate) fn take_answering(
     raw: &[u8],
     (uuid, parent): (Option<Value>, Option<Value>),
     m: Map<String, Value>,
+    typed: Option<crate::api::part::TypedMessage>,
 ) {
     if let Some(why) = refused(uuid.as_ref(), parent.as_ref(), &m) {
         s.unread.push(why.at(line, raw));
@@ -215,6 +232,7 @@ pub(crate) fn take_answering(
         parent: string(parent),
         raw: Vec::new(),
         value: m,
+        typed,
     });
 }
 
@@ -302,7 +320,7 @@ const PAYLOADS: &[&str] = &["chat_compression", "custom_title", "slash_command"]
 /// only the last of each, whose answer is the one kept.
 fn lean(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     if let Ok(fields) = serde_json::from_slice::<Fields<'_, Value>>(bytes)
-        && let Ok(v) = fields.build(Ok, Ok)
+        && let Ok(v) = fields.build(Ok, |m| Ok(Some(m)))
     {
         return Ok(v);
     }
@@ -323,7 +341,7 @@ fn lean_by_text(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     };
     fields.build(
         |raw| serde_json::from_str(raw.get()),
-        |raw| serde_json::from_str(raw.get()),
+        |raw| serde_json::from_str(raw.get()).map(Some),
     )
 }
 
@@ -370,11 +388,11 @@ impl<T, M> Fields<'_, T, M> {
     }
 
     /// The record as a map of its fields in [`FIELDS`]' order, each made a value by `value`
-    /// (its message by `message`).
+    /// (its message by `message`, which may keep it out of the map).
     pub(crate) fn build(
         self,
         value: impl Fn(T) -> Result<Value, serde_json::Error>,
-        message: impl Fn(M) -> Result<Value, serde_json::Error>,
+        message: impl FnOnce(M) -> Result<Option<Value>, serde_json::Error>,
     ) -> Result<Value, serde_json::Error> {
         // Room for the fields there are, and no more: a map grown one insert at a time is
         // rebuilt as it grows, and one with room for every field is a block large enough that
@@ -382,10 +400,13 @@ impl<T, M> Fields<'_, T, M> {
         let present = self.known.iter().filter(|v| v.is_some()).count();
         let mut m =
             Map::with_capacity(present + usize::from(self.message.is_some()) + usize::from(self.payload.is_some()));
-        let mut msg = self.message;
+        let mut msg = match self.message {
+            Some(m) => message(m)?,
+            None => None,
+        };
         for (i, (k, v)) in FIELDS.iter().zip(self.known).enumerate() {
             let v = match i {
-                MESSAGE => msg.take().map(&message).transpose()?,
+                MESSAGE => msg.take(),
                 _ => v.map(&value).transpose()?,
             };
             if let Some(v) = v {
@@ -653,7 +674,7 @@ mod tests {
             one_pass += usize::from(
                 serde_json::from_slice::<Fields<'_, Value>>(l)
                     .ok()
-                    .and_then(|f| f.build(Ok, Ok).ok())
+                    .and_then(|f| f.build(Ok, |m| Ok(Some(m))).ok())
                     .is_some(),
             );
             let fast = lean(l).map_err(|e| e.to_string());

@@ -1,18 +1,20 @@
 //! A Qwen Code session as `scan`, `doctor` and `extract-summary` read it: every record as
 //! [`file::read`] reads it, but without the texts of messages they do not answer from. For
-//! `scan` ([`Want::Request`]), a long text of a model, a tool's output or a call's arguments is
-//! replaced by a short string, its stand-in, that carries the length the text takes in the
-//! request's JSON; the request a resume sends ([`crate::api`]) is built from these records as
-//! from whole ones, and [`Session::sent_len`] counts each stand-in as the text it stands for.
-//! `doctor` ([`Want::Links`]) keeps none of those texts, `extract-summary` ([`Want::Nothing`])
-//! no message. The texts the answers do read (the first prompt, a prompt a compaction lost, a
-//! slash command's) are in `user` records, whose stand-ins are given back the texts they stand
-//! for, read from the line.
+//! `scan` ([`Want::Request`]), each message is read straight into typed parts
+//! ([`crate::api::Part`], `typed.rs`), the request's passes' own reading of a part, with no
+//! `Value` tree; a long text of a model, a tool's output or a call's arguments is a short
+//! string, its stand-in, that carries the length the text takes in the request's JSON. The
+//! request a resume sends ([`crate::api`]) is built from these parts as from a whole session's,
+//! and [`Session::sent_len`] counts each stand-in as the text it stands for. `doctor`
+//! ([`Want::Links`]) keeps none of those texts (`null` in their place), `extract-summary`
+//! ([`Want::Nothing`]) no message. The texts the answers do read (the first prompt, a prompt a
+//! compaction lost, a slash command's) are in `user` records, whose stand-ins are given back
+//! the texts they stand for, read from the line.
 //!
 //! Each line is still parsed whole, as [`file::read`] parses it, a text left out checked from its
-//! JSON ([`RawStr`], [`RawChecked`]), which refuses what the full reading would decide
-//! otherwise; a line the fast reading refuses, for whatever reason (one that is not UTF-8 among
-//! them: a line's UTF-8 is checked once, not string by string), is read by
+//! JSON ([`cctool_core::io::json::RawStr`], [`RawChecked`]), which refuses what the full reading
+//! would decide otherwise; a line the fast reading refuses, for whatever reason (one that is
+//! not UTF-8 among them: a line's UTF-8 is checked once, not string by string), is read by
 //! [`file::read_line`]. For `scan`, a file that writes the stand-ins' mark where the request
 //! could hold it as written (a text kept, a payload, a line read the full way) is read whole, by
 //! [`file::read`]. A mark in a text a stand-in replaces, or in a field never sent, is no
@@ -25,7 +27,9 @@ use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Seq
 use serde_json::{Map, Number, Value};
 
 use crate::file::{self, Fields, Session};
-use cctool_core::io::json::{Key, RAW_VALUE_TOKEN, RawChecked, RawStr};
+
+mod typed;
+use cctool_core::io::json::{Key, RAW_VALUE_TOKEN, RawChecked};
 use cctool_core::io::{Line, Source};
 
 /// What opens and closes a stand-in: a noncharacter, which text written by an agent does not
@@ -67,8 +71,8 @@ pub fn read_fast(src: &Source, want: Want) -> std::io::Result<Option<Session>> {
             return;
         }
         let read = match want {
-            Want::Request => read_light::<Light<true>>(&mut s, &l),
-            Want::Links => read_light::<Light<false>>(&mut s, &l),
+            Want::Request => read_light::<typed::Typed<'_>>(&mut s, &l),
+            Want::Links => read_light::<Light>(&mut s, &l),
             Want::Nothing => read_light::<RawChecked>(&mut s, &l),
         };
         match read {
@@ -133,94 +137,72 @@ fn read_light<'de, M: Message<'de>>(s: &mut Session, l: &'de Line<'_>) -> Read {
         return Read::Marked;
     }
     // The answers read the texts of a user's record: its stand-ins are made the texts again.
-    let whole =
-        fields.message().is_some_and(|m| m.stood_in() > 0) && fields.ty().and_then(Value::as_str) == Some("user");
+    let user = fields.ty().and_then(Value::as_str) == Some("user");
     // The links are the record's own fields in [`file::Rec`]: no answer reads them in its map.
     let links = fields.take_links();
-    let built = fields.build(Ok, |m| match whole {
-        true => m
-            .whole()
-            .ok_or_else(|| de::Error::custom("texts the fast reading cannot give back")),
-        false => Ok(m.value()),
+    let mut typed = None;
+    let built = fields.build(Ok, |m| match m.kept(user) {
+        Some(Kept::Nothing) => Ok(None),
+        Some(Kept::Value(v)) => Ok(Some(v)),
+        Some(Kept::Typed(t)) => {
+            typed = Some(t);
+            Ok(None)
+        }
+        None => Err(de::Error::custom("texts the fast reading cannot give back")),
     });
-    let Ok(Value::Object(mut m)) = built else {
+    let Ok(Value::Object(m)) = built else {
         return Read::Left;
     };
-    if m.get("message").is_some_and(Value::is_null) && M::LEFT_OUT {
-        m.shift_remove("message");
-    }
-    file::take_answering(s, l.no, l.offset, l.bytes, links, m);
+    file::take_answering(s, l.no, l.offset, l.bytes, links, m, typed);
     Read::Taken
+}
+
+/// How a record keeps the message the fast reading read.
+enum Kept {
+    /// Not at all: no answer reads it.
+    Nothing,
+    /// As a value in the record's map.
+    Value(Value),
+    /// Typed, beside the record's map ([`file::Rec::typed`]).
+    Typed(crate::api::part::TypedMessage),
 }
 
 /// A record's `message` as the fast reading reads it.
 trait Message<'de>: Deserialize<'de> {
-    /// Whether the message is left out.
-    const LEFT_OUT: bool = false;
-    /// How many of its texts are not as written.
-    fn stood_in(&self) -> usize;
     /// Whether a text it keeps as written holds [`MARK`] (only looked for with stand-ins).
     fn marked(&self) -> bool {
         false
     }
-    /// It as a value.
-    fn value(self) -> Value;
-    /// It as a value with every text as written, where it can give them back and none of them
+    /// It as the record keeps it; with every text as written where it is a `user`'s record
+    /// (whose texts the answers read), `None` where it cannot give them back or one of them
     /// holds [`MARK`].
-    fn whole(self) -> Option<Value>;
+    fn kept(self, user: bool) -> Option<Kept>;
 }
 
 impl Message<'_> for RawChecked {
-    const LEFT_OUT: bool = true;
-    fn stood_in(&self) -> usize {
-        0
-    }
-    fn value(self) -> Value {
-        Value::Null
-    }
-    fn whole(self) -> Option<Value> {
-        None
+    fn kept(self, _: bool) -> Option<Kept> {
+        Some(Kept::Nothing)
     }
 }
 
-impl<'de, const TEXTS: bool> Message<'de> for Light<'de, TEXTS> {
-    fn stood_in(&self) -> usize {
-        self.seen.stand_ins
+impl Message<'_> for Light {
+    fn kept(self, user: bool) -> Option<Kept> {
+        // A text left out is `null`, which tells nothing of what it was: a user's record that
+        // left one out is read the full way.
+        (!user || self.left_out == 0).then_some(Kept::Value(self.value))
     }
+}
+
+impl<'de> Message<'de> for typed::Typed<'de> {
     fn marked(&self) -> bool {
         self.seen.marked
     }
-    fn value(self) -> Value {
-        self.value
-    }
-    fn whole(mut self) -> Option<Value> {
-        // Without `TEXTS` a text left out is `null`, which tells nothing of where it was.
-        if !TEXTS {
-            return None;
+    fn kept(mut self, user: bool) -> Option<Kept> {
+        if user && self.seen.stand_ins > 0 {
+            typed::given_back(&mut self.message, &self.seen.written)?;
         }
-        given_back(&mut self.value, &self.seen.written)?;
-        Some(self.value)
+        Some(Kept::Typed(self.message))
     }
-}
-
-/// Makes each stand-in in `v` the value it stands for, read from its text in `written`; `None`
-/// where one cannot be, or holds [`MARK`]. Each string of `v` with the mark is a stand-in: a
-/// message that kept a text with it was never built.
-fn given_back(v: &mut Value, written: &[&str]) -> Option<()> {
-    match v {
-        Value::String(s) if s.starts_with(MARK) => {
-            let (_, index) = s.strip_prefix(MARK)?.strip_suffix(MARK)?.split_once(' ')?;
-            let text = written.get(index.parse::<usize>().ok()?)?;
-            if holds_mark(text.as_bytes()) {
-                return None;
-            }
-            *v = serde_json::from_str(text).ok()?;
-        }
-        Value::Array(items) => items.iter_mut().try_for_each(|i| given_back(i, written))?,
-        Value::Object(m) => m.values_mut().try_for_each(|i| given_back(i, written))?,
-        _ => {}
-    }
-    Some(())
 }
 
 impl Session {
@@ -254,94 +236,86 @@ fn stood_for_in(mut s: &str) -> isize {
 
 /// The stand-in of a text whose written length, quotes left out, is `written`, and which is
 /// the `index`th a message stood in for.
-fn stand_in(written: usize, index: usize) -> Value {
-    Value::String(format!("{MARK}{written} {index}{MARK}"))
+fn stand_in(written: usize, index: usize) -> String {
+    format!("{MARK}{written} {index}{MARK}")
 }
 
-/// A record's `message` as `Value` reads it, its long texts stand-ins (`TEXTS`), or every text
-/// `null` (checked as `Value` would read it).
-struct Light<'de, const TEXTS: bool> {
-    value: Value,
-    seen: Seen<'de>,
-}
-
-/// What reading a message found.
+/// What reading a message for the request found.
 #[derive(Default)]
 struct Seen<'de> {
-    /// How many texts are not as written.
+    /// How many texts are stand-ins.
     stand_ins: usize,
-    /// Whether a text kept as written holds [`MARK`] (with `TEXTS`).
+    /// Whether a text kept as written holds [`MARK`].
     marked: bool,
-    /// The JSON of each text a stand-in replaces (with `TEXTS`), by its index.
+    /// The JSON of each text a stand-in replaces, by its index.
     written: Vec<&'de str>,
 }
 
 impl<'de> Seen<'de> {
     /// The stand-in of the value written `text`, whose written length is `len`.
-    fn stand_in(&mut self, len: usize, text: &'de str) -> Value {
+    fn stand_in(&mut self, len: usize, text: &'de str) -> String {
         self.stand_ins += 1;
         self.written.push(text);
         stand_in(len, self.written.len() - 1)
     }
 }
 
-impl<'de, const TEXTS: bool> Deserialize<'de> for Light<'de, TEXTS> {
+/// A record's `message` as `Value` reads it, every text `doctor` does not read `null`, checked
+/// as `Value` would read it: a model's texts, a tool's output or error, a call's arguments.
+struct Light {
+    value: Value,
+    /// How many texts are left out.
+    left_out: usize,
+}
+
+impl<'de> Deserialize<'de> for Light {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let mut seen = Seen::default();
-        let value = At::<TEXTS> {
+        let mut left_out = 0;
+        let value = At {
             place: Place::Message,
-            seen: &mut seen,
+            left_out: &mut left_out,
         }
         .deserialize(d)?;
-        Ok(Light { value, seen })
+        Ok(Light { value, left_out })
     }
 }
 
-/// Where a value is in a message: the places whose texts may be stand-ins, and the way to them.
+/// Where a value is in a message: the places whose texts are left out, and the way to them.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Place {
     Message,
     /// `parts`.
     Parts,
-    /// One of `parts`: its `text` may be a stand-in.
+    /// One of `parts`: its `text` is left out.
     Part,
-    /// A part's `functionCall`: its `args` may be one.
+    /// A part's `functionCall`: its `args` are.
     Call,
     /// A part's `functionResponse`.
     Response,
-    /// Its `response`: its `output` and `error` may be.
+    /// Its `response`: its `output` and `error` are.
     Body,
     /// Its `parts`.
     ResponseParts,
-    /// One of them: its `text` may be.
+    /// One of them: its `text` is.
     ResponsePart,
     /// Anywhere else: kept as written.
     Other,
 }
 
-/// A value at `place`, read as `Value` reads it, with its stand-ins counted and its kept texts
-/// looked at for the mark (without `TEXTS`, each text `null`).
-struct At<'a, 'de, const TEXTS: bool> {
+/// A value at `place`, read as `Value` reads it, its texts left out counted.
+struct At<'a> {
     place: Place,
-    seen: &'a mut Seen<'de>,
+    left_out: &'a mut usize,
 }
 
-impl<const TEXTS: bool> At<'_, '_, TEXTS> {
-    /// `s`, a text kept as written.
-    fn kept(self, s: String) -> Value {
-        self.seen.marked |= TEXTS && s.contains(MARK);
-        Value::String(s)
-    }
-}
-
-impl<'de, const TEXTS: bool> DeserializeSeed<'de> for At<'_, 'de, TEXTS> {
+impl<'de> DeserializeSeed<'de> for At<'_> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, 'de, TEXTS> {
+impl<'de> Visitor<'de> for At<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -361,10 +335,10 @@ impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, 'de, TEXTS> {
         Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
-        Ok(self.kept(v.to_owned()))
+        Ok(Value::String(v.to_owned()))
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
-        Ok(self.kept(v))
+        Ok(Value::String(v))
     }
     fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
         Ok(Value::Null)
@@ -377,9 +351,9 @@ impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, 'de, TEXTS> {
             _ => Place::Other,
         };
         let mut out = Vec::new();
-        while let Some(v) = a.next_element_seed(At::<TEXTS> {
+        while let Some(v) = a.next_element_seed(At {
             place: item,
-            seen: &mut *self.seen,
+            left_out: &mut *self.left_out,
         })? {
             out.push(v);
         }
@@ -392,8 +366,8 @@ impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, 'de, TEXTS> {
             if k == RAW_VALUE_TOKEN {
                 return Err(de::Error::custom("a raw value's mark, left to the full reading"));
             }
-            let n = &mut *self.seen;
-            let at = |place, seen| At::<TEXTS> { place, seen };
+            let n = &mut *self.left_out;
+            let at = |place, left_out| At { place, left_out };
             let v = match (self.place, k.as_ref()) {
                 (Place::Message, "parts") => a.next_value_seed(at(Place::Parts, n))?,
                 (Place::Part, "functionCall") => a.next_value_seed(at(Place::Call, n))?,
@@ -403,63 +377,17 @@ impl<'de, const TEXTS: bool> Visitor<'de> for At<'_, 'de, TEXTS> {
                 (Place::Part, "text")
                 | (Place::Body, "output" | "error")
                 | (Place::ResponsePart, "text")
-                | (Place::Call, "args")
-                    if !TEXTS =>
-                {
+                | (Place::Call, "args") => {
                     a.next_value::<RawChecked>()?;
-                    n.stand_ins += 1;
+                    *n += 1;
                     Value::Null
                 }
-                (Place::Part, "text") => text(a.next_value()?, true, n)?,
-                (Place::Body, "output" | "error") | (Place::ResponsePart, "text") => text(a.next_value()?, false, n)?,
-                (Place::Call, "args") => args(a.next_value()?, n)?,
                 _ => a.next_value_seed(at(Place::Other, n))?,
             };
             out.insert(k.into_owned(), v);
         }
         Ok(Value::Object(out))
     }
-}
-
-/// A text as `Value` reads it, or its stand-in when it is long: the request only joins it to
-/// others, or tells whether it is empty, or (`trimmed`, a part's text) whether it is the
-/// placeholder of a turn that timed out, which [`surely_long`] rules out.
-fn text<'de, E: de::Error>(raw: RawStr<'de>, trimmed: bool, seen: &mut Seen<'de>) -> Result<Value, E> {
-    let body = raw.text.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
-    if let (Some(body), Some(len)) = (body, raw.len)
-        && body.len() >= LONG
-        && (!trimmed || surely_long(body.as_bytes()))
-    {
-        return Ok(seen.stand_in(len - 2, raw.text));
-    }
-    match raw.str() {
-        Some(s) => {
-            seen.marked |= s.contains(MARK);
-            Ok(Value::String(s.into_owned()))
-        }
-        None => kept(raw, seen),
-    }
-}
-
-/// The value written `raw`, kept as written.
-fn kept<E: de::Error>(raw: RawStr<'_>, seen: &mut Seen<'_>) -> Result<Value, E> {
-    seen.marked |= holds_mark(raw.text.as_bytes());
-    serde_json::from_str(raw.text).map_err(E::custom)
-}
-
-/// A call's `args` as `Value` reads them, or the stand-in of the JSON text the request sends
-/// of them when it is long. Only an object or an array is one: the request sends `{}` in place
-/// of args that are falsy, and a non-empty string stand-in is never falsy.
-fn args<'de, E: de::Error>(raw: RawStr<'de>, seen: &mut Seen<'de>) -> Result<Value, E> {
-    // The request writes `to_json(args)` as a string: its quotes and their escapes are the
-    // stand-in's own once it is written so.
-    if raw.text.starts_with(['{', '['])
-        && let Some(written) = raw.quoted_len()
-        && written >= LONG
-    {
-        return Ok(seen.stand_in(written - 6, raw.text));
-    }
-    kept(raw, seen)
 }
 
 /// Whether the JSON string body `b` (escapes as written) is longer than the placeholder of a

@@ -45,7 +45,7 @@ pub struct Call<'s> {
     /// The function's name.
     pub name: Cow<'s, str>,
     /// Its arguments as JSON text.
-    pub arguments: String,
+    pub arguments: Cow<'s, str>,
 }
 
 impl Message<'_> {

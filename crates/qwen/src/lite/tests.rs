@@ -75,11 +75,35 @@ fn history_borrowed_is_history(s: &Session) {
 
 /// How many texts of `s` are stand-ins.
 fn stood_in(s: &Session) -> usize {
-    s.records
+    let in_values: usize = s
+        .records
         .iter()
         .filter_map(|r| r.value.get("message"))
         .map(|m| m.to_string().matches(MARK).count() / 2)
-        .sum()
+        .sum();
+    let mut in_typed = 0;
+    for p in s.records.iter().filter_map(|r| r.typed.as_ref()).flat_map(|t| &t.parts) {
+        typed_strings(p, &mut |t| in_typed += t.matches(MARK).count() / 2);
+    }
+    in_values + in_typed
+}
+
+/// Each string a typed part holds, for `f`.
+fn typed_strings(p: &crate::api::Part<'_>, f: &mut impl FnMut(&str)) {
+    let strings = [
+        p.string.as_deref(),
+        p.text.as_str(),
+        p.call.as_ref().and_then(|c| c.id.as_deref()),
+        p.call.as_ref().and_then(|c| c.name.as_deref()),
+        p.call.as_ref().and_then(|c| c.args.as_deref()),
+        p.response.as_ref().and_then(|r| r.id.as_deref()),
+        p.response.as_ref().map(|r| r.sent.as_ref()),
+        p.media.as_ref().and_then(|m| m.as_deref()),
+    ];
+    strings.into_iter().flatten().for_each(&mut *f);
+    for n in p.response.iter().flat_map(|r| r.parts.iter().flatten()) {
+        typed_strings(n, f);
+    }
 }
 
 fn jsonl_under(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -328,7 +352,6 @@ fn a_file_that_writes_the_mark_where_it_is_sent_is_read_whole() {
             then(&model(&format!(
                 r#"{{"inlineData":{{"mimeType":"image/{mark}7{mark}","data":"x"}}}}"#
             ))),
-            then(&model(&format!(r#"{{"text":["{mark}"]}}"#))),
             then(&format!(
                 r#","subtype":"chat_compression","systemPayload":{{"info":{{}},"compressedHistory":[{{"role":"user","parts":[{{"text":"{mark}9{mark}"}}]}}]}}"#
             )),
@@ -341,6 +364,7 @@ fn a_file_that_writes_the_mark_where_it_is_sent_is_read_whole() {
         // A text a stand-in replaces, or one never sent, is no matter.
         let unsent = [
             then(&model(&format!(r#"{{"text":"x{mark}12{mark} {l}"}}"#))),
+            then(&model(&format!(r#"{{"text":["{mark}"]}}"#))),
             then(&model(&format!(
                 r#"{{"functionCall":{{"id":"c1","name":"n","args":{{"a":"{l}{mark}"}}}}}}"#
             ))),
@@ -357,7 +381,7 @@ fn a_file_that_writes_the_mark_where_it_is_sent_is_read_whole() {
 
 #[test]
 fn a_stand_in_counts_as_the_text_it_stands_for() {
-    let text = |w| stand_in(w, 12).as_str().map(str::to_string).unwrap();
+    let text = |w| stand_in(w, 12);
     let m = crate::api::Message::User(vec![format!("x{}y{}", text(40), text(7)).into(), text(3).into()]);
     let s = Session {
         stand_ins: true,
@@ -457,4 +481,89 @@ proptest! {
     ) {
         same("turns.jsonl", random_session(&turns).as_bytes());
     }
+}
+
+/// Each part read typed is the part the request's passes read from its `Value`
+/// ([`crate::api::Part::of`]); a part whose response is sent as its JSON, or of many keys, is
+/// left to the full reading.
+#[test]
+fn typed_parts_are_the_parts_the_request_reads() {
+    use serde_json::json;
+    let parts = [
+        json!({"text": "short"}),
+        json!({"text": "a \"q\" \\ \u{e9} \n"}),
+        json!({"text": ""}),
+        json!({"text": [1, "x"]}),
+        json!({"text": null, "thought": true}),
+        json!({"text": "t", "thought": 0}),
+        json!({"text": "t", "thought": "yes", "thoughtSignature": ""}),
+        json!({"text": "t", "thoughtSignature": {"a": []}}),
+        json!({"thought": 0.5}),
+        json!({"functionCall": {"id": "c1", "name": "run", "args": {"a": 1, "b": [true, null]}}}),
+        json!({"functionCall": {"id": 5, "name": ["n"], "args": 0}}),
+        json!({"functionCall": {"args": ""}}),
+        json!({"functionCall": {"args": "a string"}}),
+        json!({"functionCall": {"args": null, "extra": {"k": "v"}}}),
+        json!({"functionCall": "not an object"}),
+        json!({"functionCall": 0}),
+        json!({"functionCall": []}),
+        json!({"functionResponse": {"id": "c1", "name": "run", "response": {"output": "out"}}}),
+        json!({"functionResponse": {"id": "c1", "response": {"error": "bad", "output": 5}}}),
+        json!({"functionResponse": {"id": "c1", "response": "a string"}}),
+        json!({"functionResponse": {"id": "c1", "response": null}}),
+        json!({"functionResponse": {"id": "c1", "response": 12}}),
+        json!({"functionResponse": {"id": "c1", "response": -1.5}}),
+        json!({"functionResponse": {"id": "c1", "response": false}}),
+        json!({"functionResponse": {"id": "c1"}}),
+        json!({"functionResponse": {"id": "c1", "response": {"output": "o"}, "parts": [{"text": "p"}, "s", {"inlineData": {"mimeType": "image/png", "data": "AA"}}]}}),
+        json!({"functionResponse": {"id": "c1", "response": {"output": "o"}, "parts": {"text": "p"}}}),
+        json!({"functionResponse": ""}),
+        json!({"functionResponse": [1]}),
+        json!({"inlineData": {"mimeType": "image/png", "data": "AA"}}),
+        json!({"inlineData": {"mimeType": 7}}),
+        json!({"inlineData": {}, "fileData": {"mimeType": "application/pdf"}}),
+        json!({"inlineData": null, "fileData": {"mimeType": "application/pdf"}}),
+        json!({"inlineData": "x"}),
+        json!({"fileData": 0}),
+        json!("a plain string"),
+        json!(7),
+        json!([{"text": "in an array"}]),
+        json!(null),
+        json!({}),
+        json!({"unknown": {"deep": [1, 2, {"x": "y"}]}, "text": "t"}),
+    ];
+    for p in &parts {
+        let message = json!({"role": "model", "parts": [p], "extra": 1}).to_string();
+        let typed: typed::Typed<'_> = serde_json::from_str(&message).unwrap();
+        assert_eq!(typed.message.role.as_deref(), Some("model"));
+        assert_eq!(typed.message.parts, vec![crate::api::Part::of(p)], "{p}");
+        assert_eq!(typed.seen.stand_ins, 0, "{p}");
+    }
+    // A key written twice: the last is read, as `Value` keeps it; the part has one key.
+    let twice = r#"{"parts":[{"text":"a","text":"b"}]}"#;
+    let typed: typed::Typed<'_> = serde_json::from_str(twice).unwrap();
+    assert_eq!(typed.message.parts, vec![crate::api::Part::text("b".into())]);
+    // Left to the full reading.
+    let nine: serde_json::Map<String, Value> = (0..9).map(|i| (format!("k{i}"), json!(i))).collect();
+    for p in [
+        json!({"functionResponse": {"response": {"x": [1]}}}),
+        json!({"functionResponse": {"response": [1]}}),
+        Value::Object(nine),
+    ] {
+        let message = json!({"parts": [p]}).to_string();
+        assert!(serde_json::from_str::<typed::Typed<'_>>(&message).is_err(), "{p}");
+    }
+    assert!(serde_json::from_str::<typed::Typed<'_>>(r#""a message that is a string""#).is_err());
+    // Long texts are stand-ins, and arguments long enough; a user's are given back.
+    let long = json!({"role": "user", "parts": [
+        {"text": LONG_TEXT},
+        {"functionCall": {"id": "c", "args": {"a": LONG_TEXT}}},
+        {"functionResponse": {"id": "c", "response": {"output": LONG_TEXT}, "parts": [{"text": LONG_TEXT}]}},
+    ]});
+    let text = long.to_string();
+    let mut typed: typed::Typed<'_> = serde_json::from_str(&text).unwrap();
+    assert_eq!(typed.seen.stand_ins, 4);
+    typed::given_back(&mut typed.message, &typed.seen.written).unwrap();
+    let whole: Vec<_> = long["parts"].as_array().unwrap().iter().map(crate::api::Part::of).collect();
+    assert_eq!(typed.message.parts, whole);
 }
