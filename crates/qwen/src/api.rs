@@ -15,9 +15,12 @@
 //!   model that reads no media (the harness's; a model the client knows to read images gets
 //!   them, which is not emulated).
 //!
-//! The passes work on the history's parts borrowed from the session ([`Turn`]) and make typed
-//! messages ([`Message`]), written as the client writes them: `scan` measures the request
-//! without building it as JSON, and `--api-view` prints it.
+//! The passes work on the history's parts as they read them ([`Part`]: each key they ask for,
+//! read once), their strings borrowed from the session ([`Turn`]), and make typed messages
+//! ([`Message`]), written as the client writes them: `scan` measures the request without
+//! building it as JSON, and `--api-view` prints it. `scan`'s fast reader reads its parts
+//! straight from the file ([`crate::lite`]), a whole session's are read from their `Value`s
+//! ([`Part::of`]).
 //!
 //! - QW6: the system prompt, and the `<system-reminder>` parts the client puts before the first
 //!   and the new prompt (its skills, its tools, the date, the folder), are the client's own and
