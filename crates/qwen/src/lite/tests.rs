@@ -564,6 +564,11 @@ fn typed_parts_are_the_parts_the_request_reads() {
     let mut typed: typed::Typed<'_> = serde_json::from_str(&text).unwrap();
     assert_eq!(typed.seen.stand_ins, 4);
     typed::given_back(&mut typed.message, &typed.seen.written).unwrap();
-    let whole: Vec<_> = long["parts"].as_array().unwrap().iter().map(crate::api::Part::of).collect();
+    let whole: Vec<_> = long["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(crate::api::Part::of)
+        .collect();
     assert_eq!(typed.message.parts, whole);
 }
