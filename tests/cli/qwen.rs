@@ -633,3 +633,164 @@ const PI_EMPTY_TEXT_BESIDE_A_CALL: &str = r#"{"type":"session","version":3,"id":
 {"type":"message","id":"a3","parentId":"a2","timestamp":"2026-04-20T02:29:59.945Z","message":{"role":"toolResult","toolCallId":"call_ls","toolName":"ls","content":[{"type":"text","text":"src"}],"isError":false,"timestamp":1776652199945}}
 {"type":"message","id":"a4","parentId":"a3","timestamp":"2026-04-20T02:30:01.000Z","message":{"role":"assistant","content":[{"type":"text","text":"It holds src."}],"api":"openai-completions","provider":"mock","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1776652201000}}
 "#;
+
+/// `hooks install qwen-code` hooks PreCompact, PostCompact and SessionEnd into the user's
+/// settings beside what they hold; `hooks run` backs the session up before a compression and at
+/// the exit, and archives the summary a PostCompact hands over, which `extract-summary` reads;
+/// `restore` brings the deleted session back byte for byte; `uninstall` takes the hooks out.
+#[test]
+fn the_hooks_back_the_session_up_and_archive_its_summary() {
+    let session = std::fs::read(qwen("ran-compress")).unwrap();
+    let first: Value = serde_json::from_slice(session.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    let id = first["sessionId"].as_str().unwrap().to_string();
+    let file = format!("home/.qwen/projects/-work/chats/{id}.jsonl");
+    let settings = "home/.qwen/settings.json";
+    let installed = crate::case::Case::new("hooks install qwen-code --command cctool")
+        .file(&file, session.clone())
+        .file(
+            settings,
+            b"{\n  \"general\": {\"disableAutoUpdate\": true}\n}\n".to_vec(),
+        )
+        .run()
+        .code(0);
+    assert!(
+        installed
+            .stderr()
+            .contains("added hooks for PreCompact and PostCompact and SessionEnd"),
+        "{}",
+        installed.shown()
+    );
+    let written: Value = serde_json::from_slice(&std::fs::read(installed.path(settings)).unwrap()).unwrap();
+    assert_eq!(written["general"]["disableAutoUpdate"], true, "{written}");
+    for ev in ["PreCompact", "PostCompact", "SessionEnd"] {
+        assert_eq!(
+            written["hooks"][ev][0]["hooks"][0]["command"], "cctool hooks run qwen-code",
+            "{written}"
+        );
+    }
+    let input = |event: &str, run: &crate::case::Run, more: Value| {
+        let mut v = serde_json::json!({
+            "session_id": id,
+            "transcript_path": run.path(&file),
+            "cwd": run.path("work"),
+            "hook_event_name": event,
+            "timestamp": "2026-12-05T08:07:00.000Z",
+        });
+        v.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
+        v.to_string()
+    };
+    let hook = |run: crate::case::Run, stdin: String| {
+        let ran = run
+            .then(crate::case::Case::new("hooks run qwen-code").stdin(stdin))
+            .code(0);
+        assert_eq!((ran.stdout(), ran.stderr()), (String::new(), String::new()));
+        ran
+    };
+    let pre = input("PreCompact", &installed, serde_json::json!({"trigger": "manual"}));
+    let ran = hook(installed, pre);
+    let summary = "<state_snapshot>\n<overall_goal>Look around.</overall_goal>\n</state_snapshot>";
+    let post = input(
+        "PostCompact",
+        &ran,
+        serde_json::json!({"trigger": "manual", "compact_summary": summary}),
+    );
+    let ran = hook(ran, post);
+    let end = input("SessionEnd", &ran, serde_json::json!({"reason": "other"}));
+    let ended = hook(ran, end);
+    let archive = "home/.local/share/cctool/backup";
+    let log = std::fs::read_to_string(ended.path(&format!("{archive}/hooks.log"))).unwrap();
+    assert_eq!(log.matches("qwen-code backed up").count(), 2, "{log}");
+    let archived = ended.path(&format!("{archive}/summaries/qwen-code/{id}.jsonl"));
+    let rec: Value = serde_json::from_slice(&std::fs::read(&archived).unwrap()).unwrap();
+    assert_eq!(
+        (&rec["kind"], &rec["trigger"], &rec["summary"]),
+        (&"archived_summary".into(), &"manual".into(), &summary.into()),
+        "{rec}"
+    );
+    // The client writes the compaction's record, with its tokens, after the hook returns: the
+    // session's last one is an earlier compaction's, never read as this one's.
+    assert_eq!(rec["pre_tokens"], Value::Null, "{rec}");
+    let summaries = ended
+        .then(crate::case::Case::new(&format!(
+            "extract-summary --json {}",
+            archived.display()
+        )))
+        .code(0);
+    let got = records(&summaries.stdout());
+    assert_eq!(got[0]["summary"], summary, "{got:?}");
+    std::fs::remove_file(summaries.path(&file)).unwrap();
+    let restored = summaries.then(crate::case::Case::new(&format!("restore {id}"))).code(0);
+    assert_eq!(
+        std::fs::read(restored.path(&file)).unwrap(),
+        session,
+        "{}",
+        restored.shown()
+    );
+    let removed = restored
+        .then(crate::case::Case::new("hooks uninstall qwen-code"))
+        .code(0);
+    let left: Value = serde_json::from_slice(&std::fs::read(removed.path(settings)).unwrap()).unwrap();
+    assert_eq!(left["general"]["disableAutoUpdate"], true, "{left}");
+    assert!(
+        left.get("hooks")
+            .is_none_or(|h| h.as_object().is_some_and(|o| o.is_empty())),
+        "{left}"
+    );
+}
+
+/// The real client, when installed, runs cctool's hooks: a compression backs the session up and
+/// archives its summary, the exit of an interactive session backs it up, and the archive's last
+/// copy is the whole session.
+#[test]
+fn the_real_client_runs_the_hooks_and_the_archive_holds_its_session() {
+    if realclient(Client::Qwen).is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let archive = dir.path().join("archive");
+    let run = Command::new(root().join("scripts/realclient/qwen/hooks-view.sh"))
+        .arg(env!("CARGO_BIN_EXE_cctool"))
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let files = String::from_utf8(run.stdout).unwrap();
+    let session = PathBuf::from(files.lines().next().expect("the client wrote a session"));
+    let log = std::fs::read_to_string(archive.join("hooks.log")).unwrap();
+    // PreCompact once; SessionEnd at the interactive session's exit (runs with `-p` fire none).
+    assert_eq!(log.matches("qwen-code backed up").count(), 2, "{log}");
+    let id = session.file_stem().unwrap().to_str().unwrap();
+    let archived = archive.join(format!("summaries/qwen-code/{id}.jsonl"));
+    let rec: Value = serde_json::from_slice(&std::fs::read(&archived).unwrap()).unwrap();
+    // The summary as the model wrote it, which the session stores with the client's
+    // instructions after it.
+    let stored = cctool()
+        .args(["extract-summary", "--json"])
+        .arg(&session)
+        .output()
+        .unwrap();
+    let stored = records(&String::from_utf8(stored.stdout).unwrap());
+    let summary = rec["summary"].as_str().unwrap();
+    assert!(summary.contains("<overall_goal>Look around the project."), "{rec}");
+    assert!(
+        stored[0]["summary"].as_str().is_some_and(|s| s.starts_with(summary)),
+        "{stored:?}\n{rec}"
+    );
+    let listed = cctool()
+        .env("HOME", dir.path().join("home"))
+        .args(["restore", "--json", "--from"])
+        .arg(&archive)
+        .output()
+        .unwrap();
+    let recs = records(&String::from_utf8(listed.stdout).unwrap());
+    let name = session.file_name().unwrap().to_str().unwrap();
+    let rec = recs
+        .iter()
+        .find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(name)));
+    let size = std::fs::metadata(&session).unwrap().len();
+    assert_eq!(
+        rec.map(|r| r["bytes"].clone()),
+        Some(Value::from(size)),
+        "{recs:?}\n{log}"
+    );
+}

@@ -159,6 +159,10 @@ the current one is the compaction a resume starts from.",
         Some(&crate::relocate::QwenRelocator)
     }
 
+    fn hooks(&self) -> Option<&'static dyn cctool_core::agents::Hooks> {
+        Some(&crate::hooks::QwenHooks)
+    }
+
     fn tools(&self) -> Option<&'static dyn cctool_core::convert::tools::Vocabulary> {
         Some(&crate::tools::QwenTools)
     }

@@ -13,6 +13,7 @@ pub mod chain;
 pub mod convert;
 mod doctor;
 pub mod file;
+pub mod hooks;
 mod import;
 pub mod lite;
 pub mod model;

@@ -36,6 +36,15 @@ fn runtime_dir(env: &dyn Fn(&str) -> Option<OsString>) -> (Option<PathBuf>, Opti
     (env("HOME").map(|h| PathBuf::from(h).join(".qwen")), None)
 }
 
+/// The client's home folder (`Storage.getGlobalQwenDir`), where its user settings are:
+/// `QWEN_HOME` (a leading `~` the home, a relative path from `cwd`), else `~/.qwen`.
+pub fn home(env: &dyn Fn(&str) -> Option<OsString>, cwd: &Path) -> Option<PathBuf> {
+    match env("QWEN_HOME").filter(|d| !d.is_empty()) {
+        Some(d) => Some(cwd.join(expand(PathBuf::from(d), env))),
+        None => Some(PathBuf::from(env("HOME")?).join(".qwen")),
+    }
+}
+
 /// A leading `~` as the client resolves it.
 fn expand(p: PathBuf, env: &dyn Fn(&str) -> Option<OsString>) -> PathBuf {
     match (p.strip_prefix("~"), env("HOME")) {
