@@ -162,6 +162,18 @@ fn edit(g: &GlobalArgs, a: &HooksInstallArgs, add: bool) -> super::Result<ExitSt
     Ok(ExitStatus::Success)
 }
 
+/// `names` as a sentence lists them: `A`, `A and B`, `A, B and C`.
+fn listed<S: AsRef<str>>(names: &[S]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.as_ref().to_string(),
+        [rest @ .., last] => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} and {}", rest.join(", "), last.as_ref())
+        }
+    }
+}
+
 /// What `hooks install` and `uninstall` say on stderr, line by line.
 /// `trust`: what the agent asks before it runs a new hook, said when one was added.
 fn describe(shown: &str, r: &HooksEdit, absolute: bool, missing: bool, trust: Option<&str>) -> Vec<String> {
@@ -172,10 +184,10 @@ fn describe(shown: &str, r: &HooksEdit, absolute: bool, missing: bool, trust: Op
         ("unchanged", false) => format!("{shown}: no hooks of cctool's in it; not changed"),
         ("removed_file", _) => format!(
             "{shown}: removed cctool's hooks for {}; nothing else was in it, so the file is removed",
-            r.events.join(" and ")
+            listed(&r.events)
         ),
-        (_, true) => format!("{shown}: added hooks for {}", r.events.join(" and ")),
-        (_, false) => format!("{shown}: removed cctool's hooks for {}", r.events.join(" and ")),
+        (_, true) => format!("{shown}: added hooks for {}", listed(&r.events)),
+        (_, false) => format!("{shown}: removed cctool's hooks for {}", listed(&r.events)),
     };
     if let Some(b) = &r.backup {
         s.push_str(&format!(" (the file as it was: {b})"));

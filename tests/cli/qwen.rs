@@ -656,7 +656,7 @@ fn the_hooks_back_the_session_up_and_archive_its_summary() {
     assert!(
         installed
             .stderr()
-            .contains("added hooks for PreCompact and PostCompact and SessionEnd"),
+            .contains("added hooks for PreCompact, PostCompact and SessionEnd"),
         "{}",
         installed.shown()
     );
