@@ -84,6 +84,16 @@ fn skip_seq<'de, A: SeqAccess<'de>>(mut a: A) -> Result<(), A::Error> {
     Ok(())
 }
 
+/// A visitor as a seed that reads a value of any JSON type with it.
+struct Any<V>(V);
+
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for Any<V> {
+    type Value = V::Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
+        d.deserialize_any(self.0)
+    }
+}
+
 /// A message: its `role` and `parts`; any other key checked and dropped.
 struct MessageSeed<'a, 'de> {
     seen: &'a mut Seen<'de>,
@@ -102,9 +112,11 @@ impl<'de> Visitor<'de> for MessageSeed<'_, 'de> {
         let mut m = TypedMessage::default();
         while let Some(k) = next_key(&mut a)? {
             match k.as_ref() {
-                "role" => m.role = a.next_value_seed(Str { seen: None })?,
+                "role" => m.role = a.next_value_seed(Any(Str { seen: None }))?,
                 "parts" => {
-                    m.parts = a.next_value_seed(Parts { seen: &mut *self.seen })?.unwrap_or_default();
+                    m.parts = a
+                        .next_value_seed(Any(Parts { seen: &mut *self.seen }))?
+                        .unwrap_or_default();
                 }
                 _ => {
                     a.next_value::<RawChecked>()?;
@@ -120,13 +132,6 @@ struct Parts<'a, 'de> {
     seen: &'a mut Seen<'de>,
 }
 
-impl<'de> DeserializeSeed<'de> for Parts<'_, 'de> {
-    type Value = Option<Vec<Part<'static>>>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 impl<'de> Visitor<'de> for Parts<'_, 'de> {
     type Value = Option<Vec<Part<'static>>>;
 
@@ -136,7 +141,7 @@ impl<'de> Visitor<'de> for Parts<'_, 'de> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
         let mut out = Vec::new();
-        while let Some(p) = a.next_element_seed(PartSeed { seen: &mut *self.seen })? {
+        while let Some(p) = a.next_element_seed(Any(PartSeed { seen: &mut *self.seen }))? {
             out.push(p);
         }
         Ok(Some(out))
@@ -173,13 +178,6 @@ struct PartSeed<'a, 'de> {
     seen: &'a mut Seen<'de>,
 }
 
-impl<'de> DeserializeSeed<'de> for PartSeed<'_, 'de> {
-    type Value = Part<'static>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 impl<'de> Visitor<'de> for PartSeed<'_, 'de> {
     type Value = Part<'static>;
 
@@ -195,12 +193,12 @@ impl<'de> Visitor<'de> for PartSeed<'_, 'de> {
         while let Some(k) = next_key(&mut a)? {
             match k.as_ref() {
                 "text" => p.text = text(a.next_value()?, true, seen)?,
-                "thought" => p.thought = a.next_value_seed(Truthy)?,
-                "thoughtSignature" => p.signature = a.next_value_seed(Truthy)?,
-                "functionCall" => p.call = Some(a.next_value_seed(CallSeed { seen: &mut *seen })?),
-                "functionResponse" => p.response = Some(a.next_value_seed(ResponseSeed { seen: &mut *seen })?),
-                "inlineData" => inline = Some(a.next_value_seed(MediaSeed { seen: &mut *seen })?),
-                "fileData" => file = Some(a.next_value_seed(MediaSeed { seen: &mut *seen })?),
+                "thought" => p.thought = a.next_value_seed(Any(Truthy))?,
+                "thoughtSignature" => p.signature = a.next_value_seed(Any(Truthy))?,
+                "functionCall" => p.call = Some(a.next_value_seed(Any(CallSeed { seen: &mut *seen }))?),
+                "functionResponse" => p.response = Some(a.next_value_seed(Any(ResponseSeed { seen: &mut *seen }))?),
+                "inlineData" => inline = Some(a.next_value_seed(Any(MediaSeed { seen: &mut *seen }))?),
+                "fileData" => file = Some(a.next_value_seed(Any(MediaSeed { seen: &mut *seen }))?),
                 _ => {
                     a.next_value::<RawChecked>()?;
                 }
@@ -279,13 +277,6 @@ fn text<'de, E: de::Error>(raw: RawStr<'de>, trimmed: bool, seen: &mut Seen<'de>
 /// Whether a value is truthy, as JavaScript tells; a container checked as `Value` would read it.
 struct Truthy;
 
-impl<'de> DeserializeSeed<'de> for Truthy {
-    type Value = bool;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 impl<'de> Visitor<'de> for Truthy {
     type Value = bool;
 
@@ -323,13 +314,6 @@ impl<'de> Visitor<'de> for Truthy {
 /// mark where `seen` is given; `None` where the value is no string (checked and dropped).
 struct Str<'a, 'de> {
     seen: Option<&'a mut Seen<'de>>,
-}
-
-impl<'de> DeserializeSeed<'de> for Str<'_, 'de> {
-    type Value = Option<String>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
 }
 
 impl<'de> Visitor<'de> for Str<'_, 'de> {
@@ -374,13 +358,6 @@ impl<'de> Visitor<'de> for Str<'_, 'de> {
 /// A part's `functionCall`.
 struct CallSeed<'a, 'de> {
     seen: &'a mut Seen<'de>,
-}
-
-impl<'de> DeserializeSeed<'de> for CallSeed<'_, 'de> {
-    type Value = CallPart<'static>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
 }
 
 /// A value of a key that is no object: truthy or not, and nothing else read of it.
@@ -430,8 +407,8 @@ impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
         };
         while let Some(k) = next_key(&mut a)? {
             match k.as_ref() {
-                "id" => c.id = a.next_value_seed(Str { seen: Some(&mut *seen) })?.map(Cow::Owned),
-                "name" => c.name = a.next_value_seed(Str { seen: Some(&mut *seen) })?.map(Cow::Owned),
+                "id" => c.id = a.next_value_seed(Any(Str { seen: Some(&mut *seen) }))?.map(Cow::Owned),
+                "name" => c.name = a.next_value_seed(Any(Str { seen: Some(&mut *seen) }))?.map(Cow::Owned),
                 "args" => c.args = args(a.next_value()?, seen)?,
                 _ => {
                     a.next_value::<RawChecked>()?;
@@ -467,13 +444,6 @@ struct ResponseSeed<'a, 'de> {
     seen: &'a mut Seen<'de>,
 }
 
-impl<'de> DeserializeSeed<'de> for ResponseSeed<'_, 'de> {
-    type Value = ResponsePart<'static>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 impl<'de> Visitor<'de> for ResponseSeed<'_, 'de> {
     type Value = ResponsePart<'static>;
 
@@ -494,9 +464,9 @@ impl<'de> Visitor<'de> for ResponseSeed<'_, 'de> {
         };
         while let Some(k) = next_key(&mut a)? {
             match k.as_ref() {
-                "id" => r.id = a.next_value_seed(Str { seen: Some(&mut *seen) })?.map(Cow::Owned),
-                "response" => r.sent = a.next_value_seed(Sent { seen: &mut *seen })?,
-                "parts" => r.parts = a.next_value_seed(Parts { seen: &mut *seen })?,
+                "id" => r.id = a.next_value_seed(Any(Str { seen: Some(&mut *seen) }))?.map(Cow::Owned),
+                "response" => r.sent = a.next_value_seed(Any(Sent { seen: &mut *seen }))?,
+                "parts" => r.parts = a.next_value_seed(Any(Parts { seen: &mut *seen }))?,
                 _ => {
                     a.next_value::<RawChecked>()?;
                 }
@@ -510,13 +480,6 @@ impl<'de> Visitor<'de> for ResponseSeed<'_, 'de> {
 /// `error` where one is a string (a stand-in where it is long).
 struct Sent<'a, 'de> {
     seen: &'a mut Seen<'de>,
-}
-
-impl<'de> DeserializeSeed<'de> for Sent<'_, 'de> {
-    type Value = Cow<'static, str>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
 }
 
 impl<'de> Visitor<'de> for Sent<'_, 'de> {
@@ -578,13 +541,6 @@ struct MediaSeed<'a, 'de> {
     seen: &'a mut Seen<'de>,
 }
 
-impl<'de> DeserializeSeed<'de> for MediaSeed<'_, 'de> {
-    type Value = (bool, Option<String>);
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
 impl<'de> Visitor<'de> for MediaSeed<'_, 'de> {
     type Value = (bool, Option<String>);
 
@@ -599,9 +555,9 @@ impl<'de> Visitor<'de> for MediaSeed<'_, 'de> {
         while let Some(k) = next_key(&mut a)? {
             match k.as_ref() {
                 "mimeType" => {
-                    mime = a.next_value_seed(Str {
+                    mime = a.next_value_seed(Any(Str {
                         seen: Some(&mut *self.seen),
-                    })?;
+                    }))?;
                 }
                 _ => {
                     a.next_value::<RawChecked>()?;
