@@ -62,6 +62,40 @@ macro_rules! refuse_others {
     };
 }
 
+/// What a visitor answers of a boolean, a number or `null`: `$make` of whether it is truthy.
+macro_rules! scalars {
+    ($make:expr) => {
+        fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+            Ok($make(v))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Ok($make(v != 0))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok($make(v != 0))
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            Ok($make(v != 0.0))
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($make(false))
+        }
+    };
+}
+
+/// A value of a key that is no object: truthy or not, and nothing else read of it.
+macro_rules! truthy_only {
+    ($make:expr) => {
+        scalars!($make);
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok($make(!v.is_empty()))
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
+            skip_seq(a).map(|()| $make(true))
+        }
+    };
+}
+
 /// The next key of `a`, refusing the mark of a raw value, which `Value` reads otherwise.
 fn next_key<'de, A: MapAccess<'de>>(a: &mut A) -> Result<Option<Cow<'de, str>>, A::Error> {
     match a.next_key::<Key<'de>>()? {
@@ -149,24 +183,10 @@ impl<'de> Visitor<'de> for Parts<'_, 'de> {
     fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
         skip_map(a).map(|()| None)
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
     fn visit_str<E: de::Error>(self, _: &str) -> Result<Self::Value, E> {
         Ok(None)
     }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    scalars!(|_| None);
 }
 
 /// Keys a part may have before the fast reading leaves its line to the full one: the keys are
@@ -228,21 +248,7 @@ impl<'de> Visitor<'de> for PartSeed<'_, 'de> {
     fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Part<'static>, A::Error> {
         skip_seq(a).map(|()| other())
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Part<'static>, E> {
-        Ok(other())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Part<'static>, E> {
-        Ok(other())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Part<'static>, E> {
-        Ok(other())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Part<'static>, E> {
-        Ok(other())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Part<'static>, E> {
-        Ok(other())
-    }
+    scalars!(|_| other());
 }
 
 /// A part that is neither an object nor a string.
@@ -284,27 +290,7 @@ impl<'de> Visitor<'de> for Truthy {
         f.write_str("any JSON value")
     }
 
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<bool, E> {
-        Ok(v)
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<bool, E> {
-        Ok(v != 0)
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<bool, E> {
-        Ok(v != 0)
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<bool, E> {
-        Ok(v != 0.0)
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<bool, E> {
-        Ok(!v.is_empty())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<bool, A::Error> {
-        skip_seq(a).map(|()| true)
-    }
+    truthy_only!(|truthy| truthy);
     fn visit_map<A: MapAccess<'de>>(self, a: A) -> Result<bool, A::Error> {
         skip_map(a).map(|()| true)
     }
@@ -332,21 +318,7 @@ impl<'de> Visitor<'de> for Str<'_, 'de> {
         }
         Ok(Some(v))
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    scalars!(|_| None);
     fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
         skip_seq(a).map(|()| None)
     }
@@ -358,33 +330,6 @@ impl<'de> Visitor<'de> for Str<'_, 'de> {
 /// A part's `functionCall`.
 struct CallSeed<'a, 'de> {
     seen: &'a mut Seen<'de>,
-}
-
-/// A value of a key that is no object: truthy or not, and nothing else read of it.
-macro_rules! truthy_only {
-    ($make:expr) => {
-        fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-            Ok($make(v))
-        }
-        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-            Ok($make(v != 0))
-        }
-        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-            Ok($make(v != 0))
-        }
-        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-            Ok($make(v != 0.0))
-        }
-        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-            Ok($make(!v.is_empty()))
-        }
-        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-            Ok($make(false))
-        }
-        fn visit_seq<A: SeqAccess<'de>>(self, a: A) -> Result<Self::Value, A::Error> {
-            skip_seq(a).map(|()| $make(true))
-        }
-    };
 }
 
 impl<'de> Visitor<'de> for CallSeed<'_, 'de> {
