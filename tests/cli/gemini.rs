@@ -662,24 +662,10 @@ fn the_real_client_runs_the_hooks_and_the_archive_holds_its_chat() {
     let chat = std::path::PathBuf::from(chats.lines().next().expect("the client wrote a chat"));
     let log = std::fs::read_to_string(archive.join("hooks.log")).unwrap();
     assert!(log.matches("gemini-cli backed up").count() >= 2, "{log}");
-    let listed = cctool()
-        .env("HOME", dir.path().join("home"))
-        .args(["restore", "--json", "--from"])
-        .arg(&archive)
-        .output()
-        .unwrap();
-    let recs = records(&String::from_utf8(listed.stdout).unwrap());
     // The archive names the chat where the client wrote it; its last copy is the whole chat.
-    let name = chat.file_name().unwrap().to_str().unwrap();
-    let rec = recs
-        .iter()
-        .find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(name)));
+    let (bytes, recs) = crate::util::archived_bytes(&dir.path().join("home"), &archive, &chat);
     let size = std::fs::metadata(&chat).unwrap().len();
-    assert_eq!(
-        rec.map(|r| r["bytes"].clone()),
-        Some(Value::from(size)),
-        "{recs:?}\n{log}"
-    );
+    assert_eq!(bytes, Some(Value::from(size)), "{recs:?}\n{log}");
 }
 
 #[test]

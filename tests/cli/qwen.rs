@@ -776,21 +776,7 @@ fn the_real_client_runs_the_hooks_and_the_archive_holds_its_session() {
         stored[0]["summary"].as_str().is_some_and(|s| s.starts_with(summary)),
         "{stored:?}\n{rec}"
     );
-    let listed = cctool()
-        .env("HOME", dir.path().join("home"))
-        .args(["restore", "--json", "--from"])
-        .arg(&archive)
-        .output()
-        .unwrap();
-    let recs = records(&String::from_utf8(listed.stdout).unwrap());
-    let name = session.file_name().unwrap().to_str().unwrap();
-    let rec = recs
-        .iter()
-        .find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(name)));
+    let (bytes, recs) = crate::util::archived_bytes(&dir.path().join("home"), &archive, &session);
     let size = std::fs::metadata(&session).unwrap().len();
-    assert_eq!(
-        rec.map(|r| r["bytes"].clone()),
-        Some(Value::from(size)),
-        "{recs:?}\n{log}"
-    );
+    assert_eq!(bytes, Some(Value::from(size)), "{recs:?}\n{log}");
 }

@@ -434,3 +434,25 @@ pub fn opencode_mock() -> Option<std::path::PathBuf> {
     }
     mock
 }
+
+/// What `restore --json --from ARCHIVE` (run with `HOME` at `home`) lists for the file named
+/// like `file` (its `bytes`: the size of its last copy), and the whole listing.
+pub fn archived_bytes(
+    home: &std::path::Path,
+    archive: &std::path::Path,
+    file: &std::path::Path,
+) -> (Option<serde_json::Value>, Vec<serde_json::Value>) {
+    let listed = cctool()
+        .env("HOME", home)
+        .args(["restore", "--json", "--from"])
+        .arg(archive)
+        .output()
+        .unwrap();
+    let recs = records(&String::from_utf8(listed.stdout).unwrap());
+    let name = file.file_name().unwrap().to_str().unwrap();
+    let bytes = recs
+        .iter()
+        .find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(name)))
+        .map(|r| r["bytes"].clone());
+    (bytes, recs)
+}
