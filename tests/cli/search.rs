@@ -439,7 +439,7 @@ fn compare_listings(root: &Path) -> usize {
         for view in [View::Records, View::Loaded] {
             let ask = Ask {
                 view,
-                parse: &cctool::model::rows::parse,
+                reading: cctool::model::events::Reading::AsWritten,
             };
             // A stream that fails fails the file's search, listed or not: nothing is named.
             let Ok((_, named)) = a.events_listed(&src, ask, &mut |_| {}, &|| true) else {

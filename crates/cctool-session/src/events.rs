@@ -15,7 +15,7 @@ pub(crate) fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> crate::error
     let s = super::file::read_messages(src)?;
     let mut streamed = Streamed::default();
     for m in s.messages.iter() {
-        let Some(v) = (ask.parse)(m) else { continue };
+        let Some(v) = ask.parse(m) else { continue };
         let r = Record {
             session_id: s.session_id.clone(),
             ..message_record(&v)

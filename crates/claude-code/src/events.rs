@@ -70,7 +70,7 @@ fn records(
         }
         let bytes = src.read_range(n.offset, n.len as usize)?;
         released.touch(n.offset, n.len);
-        let Some(v) = (ask.parse)(&bytes) else { continue };
+        let Some(v) = ask.parse(&bytes) else { continue };
         let at = At {
             line: n.line,
             offset: n.offset,
@@ -110,7 +110,7 @@ fn chain(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error> 
         let node = t.node(pos);
         let bytes = src.read_range(node.offset, node.len as usize).map_err(Error::Read)?;
         released.touch(node.offset, node.len);
-        let Some(v) = (ask.parse)(&bytes) else { continue };
+        let Some(v) = ask.parse(&bytes) else { continue };
         let at = At {
             line: node.line,
             offset: node.offset,

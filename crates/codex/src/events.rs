@@ -214,9 +214,9 @@ impl Read<'_> {
             &ItemSrc::Raw { offset, len, line } => {
                 let bytes = self.src.read_range(offset, len as usize)?;
                 self.released.borrow_mut().touch(offset, u64::from(len));
-                (Some(At { line, offset }), u64::from(len), (self.ask.parse)(&bytes))
+                (Some(At { line, offset }), u64::from(len), self.ask.parse(&bytes))
             }
-            ItemSrc::Synth(json) => (None, json.len() as u64, (self.ask.parse)(json.as_bytes())),
+            ItemSrc::Synth(json) => (None, json.len() as u64, self.ask.parse(json.as_bytes())),
         };
         let Some(p) = p else { return Ok(None) };
         let (mut r, compaction) = item_record(item, p, at, self.time(at));
@@ -235,7 +235,7 @@ impl Read<'_> {
     fn every_line(&self, history: &History, sink: Sink<'_>) -> std::io::Result<()> {
         let loaded = loaded_offsets(history);
         crate::io::for_each_line(self.src, |l| {
-            let Some(mut v) = (self.ask.parse)(l.bytes) else { return };
+            let Some(mut v) = self.ask.parse(l.bytes) else { return };
             let at = Some(At {
                 line: l.no,
                 offset: l.offset,

@@ -112,7 +112,7 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
         if !wanted {
             continue;
         }
-        let Some(v) = (ask.parse)(&e.raw) else { continue };
+        let Some(v) = ask.parse(&e.raw) else { continue };
         let mut r = record(e, &v, loaded);
         r.session_id = r.session_id.or_else(|| session_id.clone());
         // A compaction is shown by its mark where the view marks compactions.

@@ -313,7 +313,7 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
                 encrypted_bytes: None,
             })));
         }
-        let Some(v) = (ask.parse)(&m.json()) else { continue };
+        let Some(v) = ask.parse(&m.json()) else { continue };
         let rec = record(m, &v, mask[i], r.session_id());
         rows::earliest(&mut streamed.first_ms, rec.ms);
         sink(Event::Record(rec));

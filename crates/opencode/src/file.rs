@@ -10,6 +10,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use cctool_core::io::Source;
+use cctool_core::model::events::Usage;
 
 /// The key under which a session read out of the database lists its rows that could not be
 /// read (`{table, id, why}`): the client's export has no such key.
@@ -53,6 +54,8 @@ struct Head {
     errored: bool,
     created: Option<i64>,
     model: Option<String>,
+    /// `tokens`: what the model step reported.
+    usage: Usage,
 }
 
 impl Head {
@@ -73,6 +76,7 @@ impl Head {
                 .or_else(|| info.pointer("/model/modelID"))
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            usage: info.get("tokens").map(usage_of).unwrap_or_default(),
         }
     }
 
@@ -88,6 +92,14 @@ impl Head {
             (None, Some(m)) if m.get().starts_with('{') => Some(object(m.get())?),
             _ => None,
         };
+        let tokens: Option<TokensKeys<'_>> = match k.tokens {
+            Some(t) if t.get().starts_with('{') => Some(object(t.get())?),
+            _ => None,
+        };
+        let cache: Option<CacheKeys<'_>> = match tokens.as_ref().and_then(|t| t.cache) {
+            Some(c) if c.get().starts_with('{') => Some(object(c.get())?),
+            _ => None,
+        };
         Some(Head {
             id: k.id.and_then(string),
             role: k.role.and_then(string),
@@ -95,12 +107,32 @@ impl Head {
             summary: k.summary.is_some_and(|v| v.get() == "true"),
             finished: k.finish.is_some_and(|v| v.get() != "null"),
             errored: k.error.is_some_and(|v| v.get() != "null"),
-            created: time
-                .and_then(|t| t.created)
-                .and_then(|c| serde_json::from_str::<i64>(c.get()).ok()),
+            created: time.and_then(|t| integer(t.created)),
             model: k.model_id.or(model.and_then(|m| m.model_id)).and_then(string),
+            usage: Usage {
+                input: tokens.as_ref().and_then(|t| integer(t.input)),
+                output: tokens.as_ref().and_then(|t| integer(t.output)),
+                cache_read: cache.as_ref().and_then(|c| integer(c.read)),
+                cache_creation: cache.as_ref().and_then(|c| integer(c.write)),
+            },
         })
     }
+}
+
+/// The usage a message's `tokens` reports, as a tree of it answers.
+pub(crate) fn usage_of(t: &Value) -> Usage {
+    let n = |p: &str| t.pointer(p).and_then(Value::as_i64);
+    Usage {
+        input: n("/input"),
+        output: n("/output"),
+        cache_read: n("/cache/read"),
+        cache_creation: n("/cache/write"),
+    }
+}
+
+/// A JSON number that is an `i64`, as `Value::as_i64` answers it; `None` for any other value.
+fn integer(v: Option<&RawValue>) -> Option<i64> {
+    serde_json::from_str(v?.get()).ok()
 }
 
 /// `text` read as a struct when it is a JSON object (serde would take an array as one too).
@@ -142,6 +174,28 @@ struct InfoKeys<'a> {
     model_id: Option<&'a RawValue>,
     #[serde(borrow, default, deserialize_with = "present")]
     model: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    tokens: Option<&'a RawValue>,
+}
+
+/// `info.tokens`' keys a [`Head`] reads.
+#[derive(serde::Deserialize)]
+struct TokensKeys<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    output: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    cache: Option<&'a RawValue>,
+}
+
+/// `info.tokens.cache`'s keys a [`Head`] reads.
+#[derive(serde::Deserialize)]
+struct CacheKeys<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    read: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    write: Option<&'a RawValue>,
 }
 
 /// `info.time`'s key a [`Head`] reads.
@@ -338,6 +392,17 @@ impl Message {
     pub fn created_ms(&self) -> Option<i64> {
         self.head.created
     }
+
+    /// The tokens its model step reported (`tokens`).
+    pub fn usage(&self) -> Usage {
+        self.head.usage
+    }
+
+    /// Its `info` as written, when it was read from its bytes (`None` when it was read as a
+    /// tree, which [`Message::info`] holds).
+    pub fn info_text(&self) -> Option<&str> {
+        (!self.info_raw.is_empty()).then_some(&*self.info_raw)
+    }
 }
 
 impl Session {
@@ -513,6 +578,11 @@ mod tests {
             r#"{"time":"2026"}"#,
             r#"{"id":"a","id":"b","role":"user"}"#,
             r#"{ "id" : "spaced" , "role" : "user" , "time" : { "created" : 9 } }"#,
+            r#"{"tokens":{"input":1.5,"output":-3,"reasoning":2,"cache":{"read":1e3,"write":18446744073709551615}}}"#,
+            r#"{"tokens":{"input":null,"output":[1],"cache":[]}}"#,
+            r#"{"tokens":"many"}"#,
+            r#"{"tokens":{"input":1,"input":2}}"#,
+            r#"{"tokens":{"cache":{"read":1,"read":2}}}"#,
             r#"{}"#,
         ];
         let mut fast = 0;
@@ -527,7 +597,7 @@ mod tests {
             assert_eq!(m.info(), &tree, "{text}");
         }
         // The keys written twice are the ones given up on.
-        assert_eq!(fast, infos.len() - 3);
+        assert_eq!(fast, infos.len() - 5);
     }
 
     /// A part's type read from its bytes is the one its tree has.

@@ -12,6 +12,7 @@
 use serde_json::Value;
 
 use crate::file::{Message, Session};
+use cctool_core::io::json::{KEEP_ELEMENTS, count_elements, parse_kept_exact_at};
 use cctool_core::model::events::{self, Call, Compaction, Flags, Measured, Outcome, Part, Record, Usage};
 use cctool_core::model::time::format_ms;
 
@@ -97,28 +98,157 @@ pub fn pre_tokens(s: &Session, i: usize) -> Option<Value> {
         .cloned()
 }
 
+/// What a record takes of a message's `info`.
+struct InfoFields {
+    id: Option<String>,
+    parent: Option<String>,
+    role: String,
+    model: Option<String>,
+    usage: Usage,
+}
+
 /// The session model's record of message `m`, read as `v` (the ask's reading of its line);
 /// `loaded` says whether a resume loads it.
 pub fn record(m: &Message, v: &Value, loaded: bool, session_id: Option<&str>) -> Record {
     let info = v.get("info").unwrap_or(&Value::Null);
     let s = |k: &str| info.get(k).and_then(Value::as_str).map(str::to_string);
-    let role = s("role").unwrap_or_default();
+    let fields = InfoFields {
+        id: s("id"),
+        parent: s("parentID"),
+        role: s("role").unwrap_or_default(),
+        // As the message's head reads it ([`Message::model`]).
+        model: info
+            .get("modelID")
+            .or_else(|| info.pointer("/model/modelID"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        usage: info.get("tokens").map(crate::file::usage_of).unwrap_or_default(),
+    };
+    let mut r = base(m, loaded, session_id, fields);
+    for p in v.get("parts").and_then(Value::as_array).into_iter().flatten() {
+        part(p, &mut r.parts);
+    }
+    r
+}
+
+/// The record of message `m` made from what [`crate::file::read`] read of it, without
+/// reading its bytes again as a tree: equal to [`record`] of the message read as written
+/// ([`cctool_core::model::rows::parse`]), as `tests::a_record_from_the_typed_reading_is_the_trees`
+/// holds. `None` where the two could differ, for that reading to make it instead: a message
+/// that may hold the key a kept container is written under (an escaped NUL), a lone
+/// surrogate in its `info` (which the reading as written repairs), a container wider than
+/// the caps keep, or a part whose bytes the typed reading cannot take.
+///
+/// One difference is left: a message nested deeper than serde_json reads, which the reading as
+/// written leaves out, is made here, its deepest containers kept as their text.
+pub fn record_read(m: &Message, loaded: bool, session_id: Option<&str>) -> Option<Record> {
+    let wide = |text: &str| count_elements(text).is_none_or(|n| n > KEEP_ELEMENTS);
+    let (nul, _) = escapes(&m.raw);
+    if nul || m.parts.len() > KEEP_ELEMENTS || (m.raw.len() >= WIDE && wide(std::str::from_utf8(&m.raw).ok()?)) {
+        return None;
+    }
+    // The head's keys may lie in containers of `info` past the caps only where it is large.
+    let declined = match m.info_text() {
+        Some(text) => text.len() >= WIDE || escapes(text.as_bytes()).1,
+        // Read as a tree (a pretty export, or a key written twice), which is rare.
+        None => m.raw.len() >= WIDE || escapes(&m.raw).1,
+    };
+    if declined {
+        return None;
+    }
+    let fields = InfoFields {
+        id: m.id().map(str::to_string),
+        parent: m.parent().map(str::to_string),
+        role: m.role().to_string(),
+        model: m.model().map(str::to_string),
+        usage: m.usage(),
+    };
+    let mut r = base(m, loaded, session_id, fields);
+    for p in &m.parts {
+        part_read(p, &mut r.parts)?;
+    }
+    Some(r)
+}
+
+/// The length from which a JSON text may hold an object of more members than the caps keep:
+/// each member takes at least four bytes (`"":0,`). The record reads into no array but a
+/// message's `parts`, whose length is known.
+const WIDE: usize = 4 * KEEP_ELEMENTS;
+
+/// Whether `bytes` hold a `\u` escape of NUL (`(true, _)`) or of a surrogate (`(_, true)`),
+/// paired or not.
+fn escapes(bytes: &[u8]) -> (bool, bool) {
+    let (mut nul, mut surrogate) = (false, false);
+    for at in memchr::memmem::find_iter(bytes, b"\\u") {
+        let hex = bytes.get(at + 2..at + 6).unwrap_or_default();
+        nul |= hex == b"0000";
+        surrogate |= matches!(hex.first(), Some(b'd' | b'D'))
+            && matches!(hex.get(1), Some(b'8' | b'9' | b'a'..=b'f' | b'A'..=b'F'));
+    }
+    (nul, surrogate)
+}
+
+/// The part keys the typed reading of a text or reasoning part takes.
+#[derive(serde::Deserialize)]
+struct TextKeys<'a> {
+    #[serde(borrow, default)]
+    text: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The session model's parts of the part `p`, as [`part`] makes them of its tree read as
+/// written; `None` when its bytes cannot be read so.
+fn part_read(p: &crate::file::Part, out: &mut Vec<Part>) -> Option<()> {
+    let raw = p.raw();
+    // A type read from its bytes means an object; a large one may be wider than the caps.
+    let small = raw.len() < WIDE;
+    match p.ty() {
+        "text" | "reasoning" if small => {
+            // A key written twice (which serde's struct refuses) is read from the tree.
+            let Ok(k) = serde_json::from_str::<TextKeys<'_>>(raw) else {
+                return whole(raw, out);
+            };
+            let text = match k.text {
+                Some(t) if t.get().starts_with('"') => serde_json::from_str::<String>(t.get()).ok()?,
+                _ => String::new(),
+            };
+            out.push(match p.ty() {
+                "text" => Part::Text(text),
+                _ => Part::Reasoning { text, summary: false },
+            });
+        }
+        "step-start" | "step-finish" if small => {}
+        "tool" | "file" | "compaction" | "" => return whole(raw, out),
+        ty if small => out.push(Part::Other {
+            kind: ty.to_string(),
+            value: None,
+        }),
+        _ => return whole(raw, out),
+    }
+    Some(())
+}
+
+/// The parts of the part written as `raw`, read whole as the reading as written reads it,
+/// three levels down in its message (`{info, parts: [part]}`).
+fn whole(raw: &str, out: &mut Vec<Part>) -> Option<()> {
+    part(&parse_kept_exact_at(raw.as_bytes(), 3)?, out);
+    Some(())
+}
+
+/// The record every reading makes of `m`, before its parts.
+fn base(m: &Message, loaded: bool, session_id: Option<&str>, f: InfoFields) -> Record {
     let mut r = Record {
         loaded,
         ms: m.created_ms(),
         time: m.created_ms().map(format_ms),
         session_id: session_id.map(str::to_string),
-        model: s("modelID").or_else(|| {
-            info.pointer("/model/modelID")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        }),
-        id: s("id"),
-        parent: s("parentID"),
-        kind: role.clone(),
-        role: Some(role.clone()),
-        speaker: Some(role.clone()),
+        model: f.model,
+        id: f.id,
+        parent: f.parent,
+        kind: f.role.clone(),
+        role: Some(f.role.clone()),
+        speaker: Some(f.role),
         bytes: Some(m.raw.len() as u64),
+        usage: f.usage,
         ..Record::default()
     };
     r.flags = Flags {
@@ -129,18 +259,6 @@ pub fn record(m: &Message, v: &Value, loaded: bool, session_id: Option<&str>) ->
         r.speaker = Some("compaction summary".into());
     } else if m.asks_compaction() {
         r.speaker = Some("compaction".into());
-    }
-    if let Some(t) = info.get("tokens") {
-        let n = |p: &str| t.pointer(p).and_then(Value::as_i64);
-        r.usage = Usage {
-            input: n("/input"),
-            output: n("/output"),
-            cache_read: n("/cache/read"),
-            cache_creation: n("/cache/write"),
-        };
-    }
-    for p in v.get("parts").and_then(Value::as_array).into_iter().flatten() {
-        part(p, &mut r.parts);
     }
     r
 }
@@ -281,5 +399,107 @@ mod tests {
         assert_eq!(r.calls().count(), 2);
         assert_eq!(r.outcomes().count(), 1);
         assert_eq!(r.usage.cache_read, Some(2));
+    }
+
+    /// The messages of the document whose messages are written as `texts`, read as the
+    /// database's and the exports' documents are read.
+    fn read_texts(texts: &[String]) -> Session {
+        let doc = format!(r#"{{"info":{{"id":"ses"}},"messages":[{}]}}"#, texts.join(","));
+        let src = cctool_core::io::Source::from_bytes("t.json", doc.into_bytes());
+        crate::file::read(&src).unwrap()
+    }
+
+    /// Every record made from the typed reading equals the one made from the message read as
+    /// written; returns how many the typed reading declined.
+    fn check_typed(s: &Session) -> usize {
+        let mut declined = 0;
+        for (i, m) in s.messages.iter().enumerate() {
+            let tree = cctool_core::model::rows::parse(&m.raw).map(|v| record(m, &v, i % 2 == 0, Some("ses")));
+            match record_read(m, i % 2 == 0, Some("ses")) {
+                Some(r) => assert_eq!(Some(r), tree, "{}", String::from_utf8_lossy(&m.raw)),
+                None => declined += 1,
+            }
+        }
+        declined
+    }
+
+    #[test]
+    fn a_record_from_the_typed_reading_is_the_trees() {
+        // Every message of the fixture database, read as `scan --rows` reads it.
+        let db = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/opencode/opencode.db");
+        let mut typed = 0;
+        for id in crate::db::session_ids(&db).unwrap() {
+            let doc = crate::db::export(&db, &id).unwrap();
+            let s = crate::file::read(&cctool_core::io::Source::from_bytes("db", doc)).unwrap();
+            assert_eq!(check_typed(&s), 0, "{id}");
+            typed += s.messages.len();
+        }
+        assert!(typed > 20, "{typed}");
+
+        let info = r#"{"id":"m1","role":"assistant","parentID":"m0","modelID":"x","time":{"created":5},"tokens":{"input":3,"output":2,"cache":{"read":1,"write":0}}}"#;
+        let msg = |parts: &str| format!(r#"{{"info":{info},"parts":[{parts}]}}"#);
+        let deep = format!("{}1{}", "[".repeat(120), "]".repeat(120));
+        let wide = format!("[{}0]", "0,".repeat(KEEP_ELEMENTS));
+        let made = [
+            r#"{"type":"text","text":"hi"}"#.to_string(),
+            r#"{"text":"after","type":"text","id":"p"}"#.into(),
+            r#"{"type":"text","text":7}"#.into(),
+            r#"{"type":"text"}"#.into(),
+            r#"{"type":"text","text":"a","text":"b"}"#.into(),
+            r#"{"type":"reasoning","text":"t\u00e9\n"}"#.into(),
+            r#"{"type":"step-start"}"#.into(),
+            r#"{"type":"step-finish","tokens":{"input":1}}"#.into(),
+            r#"{"type":"tool","tool":"bash","callID":"c","state":{"status":"completed","input":{"a":[1,{"b":null}]},"output":"o"}}"#.into(),
+            r#"{"type":"tool","tool":"bash","callID":"c","state":{"status":"error","input":{},"error":"e"}}"#.into(),
+            r#"{"type":"tool","tool":7,"state":{"status":"pending"}}"#.into(),
+            r#"{"type":"tool","state":"odd"}"#.into(),
+            r#"{"type":"file","mime":"text/plain","url":"data:,x"}"#.into(),
+            r#"{"type":"compaction","auto":true}"#.into(),
+            r#"{"type":"snapshot","snapshot":"abc"}"#.into(),
+            r#"{"type":"","x":1}"#.into(),
+            r#"{"type":null}"#.into(),
+            r#"{"type":"t\u0065xt","text":"escaped type"}"#.into(),
+            r#"[1,2]"#.into(),
+            r#""text""#.into(),
+            r#"{}"#.into(),
+            format!(r#"{{"type":"tool","tool":"t","state":{{"status":"completed","input":{deep},"output":"o"}}}}"#),
+            format!(r#"{{"type":"tool","tool":"t","state":{{"status":"completed","input":{{"w":{wide}}},"output":"o"}}}}"#),
+            format!(r#"{{"type":"text","text":"{}"}}"#, "x".repeat(WIDE)),
+        ];
+        let mut texts: Vec<String> = made.iter().map(|p| msg(p)).collect();
+        texts.push(msg(&made.join(",")));
+        for tokens in [
+            r#"{"input":1.5,"output":-3,"cache":{"read":1e3,"write":18446744073709551615}}"#,
+            r#"{"input":null,"output":[1],"cache":[]}"#,
+            r#"{"input":1,"input":2}"#,
+            r#"{"cache":{"read":1,"read":2}}"#,
+            r#""many""#,
+        ] {
+            texts.push(format!(
+                r#"{{"info":{{"role":"assistant","tokens":{tokens}}},"parts":[]}}"#
+            ));
+        }
+        texts.push(format!(
+            r#"{{"info":{{"role":"user","w":{wide}}},"parts":[{{"type":"text","text":"\ud83d\ude00"}}]}}"#
+        ));
+        texts.push(r#"{"info":{"role":"user","modelID":7,"model":{"modelID":"x"}},"parts":[]}"#.into());
+        texts
+            .push(r#"{"parts":[{"type":"text","text":"first"}],"info":{"role":"user","time":{"created":1.5}}}"#.into());
+        assert_eq!(check_typed(&read_texts(&texts)), 0);
+
+        // What the typed reading leaves to the reading as written, which repairs or keeps
+        // it differently.
+        let declined = [
+            msg(r#"{"type":"text","text":"a\ud800b"}"#),
+            msg(r#"{"type":"tool","state":{"input":{"\u0000kept":"x"}}}"#),
+            r#"{"info":{"role":"user","id":"\ud800"},"parts":[]}"#.into(),
+            r#"{"info":{"role":"user","id":"a","id":"b"},"parts":[{"type":"text","text":"\udc00"}]}"#.into(),
+            msg(&vec![r#"{"type":"step-start"}"#; KEEP_ELEMENTS + 1].join(",")),
+            format!(
+                r#"{{"info":{{"role":"user",{}"id":"i"}},"parts":[]}}"#,
+                r#""":0,"#.repeat(KEEP_ELEMENTS)
+            ),
+        ];
+        assert_eq!(check_typed(&read_texts(&declined)), declined.len());
     }
 }

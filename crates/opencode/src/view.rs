@@ -2,7 +2,7 @@
 //! `rebuild-chain`, `scan --rows`, `export` and `search`.
 
 use crate::file::{self, Session};
-use crate::model::{current_compaction, marks_before, record, resume_start};
+use crate::model::{current_compaction, marks_before, record, record_read, resume_start};
 use cctool_core::agents::view::{
     ApiViewSummary, ChainOptions, ChainSummary, Report, cannot_read, print_chat_messages, value_of,
 };
@@ -101,8 +101,11 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
         if !wanted {
             continue;
         }
-        let Some(v) = (ask.parse)(&m.raw) else { continue };
-        let mut r = record(m, &v, loaded, s.id());
+        // Read as written, the record is made from what was read of the message already.
+        let typed = ask.as_written().then(|| record_read(m, loaded, s.id())).flatten();
+        let Some(mut r) = typed.or_else(|| ask.parse(&m.raw).map(|v| record(m, &v, loaded, s.id()))) else {
+            continue;
+        };
         // A compaction's request is shown by its mark where the view marks compactions.
         if m.asks_compaction() && ask.view == View::History {
             r.speaker = None;

@@ -290,7 +290,7 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
         if marks && loaded[i] && !std::mem::replace(&mut seen_loaded, true) && i != t.branch[0] {
             sink(Event::Mark(Mark::Loaded));
         }
-        let Some(v) = (ask.parse)(&e.raw) else { continue };
+        let Some(v) = ask.parse(&e.raw) else { continue };
         let r = record(e, &v, loaded[i], s.session_id());
         rows::earliest(&mut streamed.first_ms, r.ms);
         if e.ty() == "compaction" {

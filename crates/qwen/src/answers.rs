@@ -337,7 +337,7 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
     }
     for i in order {
         let e = &s.records[i];
-        let Some(v) = (ask.parse)(&e.raw) else { continue };
+        let Some(v) = ask.parse(&e.raw) else { continue };
         let r = record(e, &v, loaded[i]);
         rows::earliest(&mut streamed.first_ms, r.ms);
         if e.is_system("chat_compression") && ask.view == View::History {

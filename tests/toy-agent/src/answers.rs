@@ -148,7 +148,7 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
     let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
     let mut streamed = Streamed::default();
     for m in &s.messages {
-        let Some(v) = (ask.parse)(&m.raw) else { continue };
+        let Some(v) = ask.parse(&m.raw) else { continue };
         let r = Record {
             session_id: s.session_id().map(str::to_string),
             ..message_record(m, &v)

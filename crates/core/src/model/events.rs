@@ -78,9 +78,20 @@ pub enum MadeText {
 pub struct Ask<'a> {
     /// Which records.
     pub view: View,
-    /// How a record's bytes are read as JSON: the features decide (`export` redacts each
-    /// record as it is read); `None` leaves the record out.
-    pub parse: &'a dyn Fn(&[u8]) -> Option<Value>,
+    /// How a record's bytes are read as JSON.
+    pub reading: Reading<'a>,
+}
+
+/// How a reader reads each record's bytes as JSON.
+#[derive(Clone, Copy)]
+pub enum Reading<'a> {
+    /// As written ([`crate::model::rows::parse`]). A reader may make the records from its own
+    /// typed reading instead, where its crate has a test that they equal the ones made from
+    /// this reading.
+    AsWritten,
+    /// As the feature decides (`export` redacts each record as it is read; `search` leaves
+    /// out what cannot match); `None` leaves the record out.
+    With(&'a dyn Fn(&[u8]) -> Option<Value>),
 }
 
 impl Ask<'_> {
@@ -88,8 +99,22 @@ impl Ask<'_> {
     pub fn records() -> Ask<'static> {
         Ask {
             view: View::Records,
-            parse: &crate::model::rows::parse,
+            reading: Reading::AsWritten,
         }
+    }
+
+    /// A record's bytes read as asked; `None` leaves the record out.
+    pub fn parse(&self, bytes: &[u8]) -> Option<Value> {
+        match self.reading {
+            Reading::AsWritten => crate::model::rows::parse(bytes),
+            Reading::With(f) => f(bytes),
+        }
+    }
+
+    /// Whether records are read as written, so that a reader may make them from its own
+    /// typed reading ([`Reading::AsWritten`]).
+    pub fn as_written(&self) -> bool {
+        matches!(self.reading, Reading::AsWritten)
     }
 }
 

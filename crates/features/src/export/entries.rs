@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::io::Source;
 use crate::model::AgentId;
 use crate::model::doc::{Entry, ExportError, Msg, Part, local_time, output_text, pretty};
-use crate::model::events::{self, Ask, Compaction, Event, Mark, Record, View};
+use crate::model::events::{self, Ask, Compaction, Event, Mark, Reading, Record, View};
 
 /// The entries of `src`'s document: what a resume loads, or with `full` the whole history;
 /// each record read by `parse` (which redacts it when asked).
@@ -20,7 +20,7 @@ pub(crate) fn entries(
 ) -> Result<Vec<Entry>, ExportError> {
     let ask = Ask {
         view: if full { View::History } else { View::Loaded },
-        parse: &|bytes| Some(parse(bytes)),
+        reading: Reading::With(&|bytes| Some(parse(bytes))),
     };
     let mut entries = Vec::new();
     crate::agents::agent(format)

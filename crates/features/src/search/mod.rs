@@ -20,7 +20,7 @@ pub use snippet::{Snippet, one_line};
 
 use crate::io::Source;
 use crate::model::AgentId;
-use crate::model::events::{Ask, Event, MadeText, Mark, Part, Record, View};
+use crate::model::events::{Ask, Event, MadeText, Mark, Part, Reading, Record, View};
 use crate::model::session::SessionRecord;
 
 /// Which history a search reads.
@@ -203,7 +203,10 @@ pub fn search_listed(
         Some(p) if !p.candidate(bytes) => None,
         _ => crate::model::rows::parse(bytes),
     };
-    let ask = Ask { view, parse: &parse };
+    let ask = Ask {
+        view,
+        reading: Reading::With(&parse),
+    };
     let mut state = State {
         m,
         opts,

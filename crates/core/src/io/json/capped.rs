@@ -40,12 +40,18 @@ const RAW_KEY: &str = "_raw";
 /// key than [`RAW_KEY`], an object of the input that has a member named `key` is kept as its
 /// text too, so that `{key: TEXT}` always stands for a kept container.
 pub(super) fn parse_capped(bytes: &[u8], key: &'static str) -> Option<serde_json::Value> {
+    parse_capped_at(bytes, 1, key)
+}
+
+/// [`parse_capped`] of a value found `depth` levels down in a record (the record itself is
+/// level 1): the caps counted from the record, as a reading of the whole record counts them.
+pub(super) fn parse_capped_at(bytes: &[u8], depth: usize, key: &'static str) -> Option<serde_json::Value> {
     use serde::de::DeserializeSeed;
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    match (Capped { depth: 1, key }).deserialize(&mut de) {
+    match (Capped { depth, key }).deserialize(&mut de) {
         Ok(v) => de.end().ok().map(|()| v),
         // A container too large to hold as a tree: read again, container by container.
-        Err(e) if e.to_string().starts_with(TOO_MANY) => by_parts(std::str::from_utf8(bytes).ok()?.trim(), 1, key),
+        Err(e) if e.to_string().starts_with(TOO_MANY) => by_parts(std::str::from_utf8(bytes).ok()?.trim(), depth, key),
         Err(_) => None,
     }
 }
@@ -61,7 +67,7 @@ pub(super) fn raw_text(key: &str, text: &str) -> serde_json::Value {
 }
 
 /// The elements of the container `text`, counted without building them.
-pub(super) fn count_elements(text: &str) -> Option<usize> {
+pub fn count_elements(text: &str) -> Option<usize> {
     struct Count;
     impl<'de> Visitor<'de> for Count {
         type Value = usize;

@@ -9,7 +9,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{parse_capped, repair_surrogates};
+use super::{parse_capped, parse_capped_at, repair_surrogates};
 
 /// The key of the object that stands for a container kept as its JSON text by [`parse_kept`].
 /// A record's own object with this member is kept as its text too, so the object
@@ -34,6 +34,13 @@ pub fn parse_kept_text(text: &str) -> Option<Value> {
 /// JSON read as [`parse_kept`] reads a record, without the repair of lone surrogates.
 pub fn parse_kept_exact(bytes: &[u8]) -> Option<Value> {
     parse_capped(bytes, KEPT_KEY)
+}
+
+/// A value found `depth` levels down in a record (the record is level 1), read as
+/// [`parse_kept_exact`] reads it as part of the whole record: the caps are counted from the
+/// record. A reader that keeps a record's members as their bytes reads one of them with it.
+pub fn parse_kept_exact_at(bytes: &[u8], depth: usize) -> Option<Value> {
+    parse_capped_at(bytes, depth, KEPT_KEY)
 }
 
 /// The value that stands for the container written as `text`, as [`parse_kept`] keeps it.
@@ -168,5 +175,32 @@ mod tests {
         let v = parse_kept(text.as_bytes()).unwrap();
         assert_eq!(kept_text(&v["a"]), Some(r#"{"\u0000cctool:json":"[1]"}"#));
         assert_eq!(to_json(&v), text);
+    }
+
+    /// A member read on its own at its depth is the one the whole record's reading holds there:
+    /// below and past the depth cap, below and past the width cap.
+    #[test]
+    fn a_member_read_at_its_depth_is_the_records() {
+        let nest = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        let depth = super::super::KEEP_DEPTH;
+        let members = [
+            nest(depth - 4),
+            nest(depth - 3),
+            nest(depth - 2),
+            nest(depth + 5),
+            wide(super::super::KEEP_ELEMENTS),
+            wide(super::super::KEEP_ELEMENTS + 1),
+            format!("{{\"w\":{}}}", wide(super::super::KEEP_ELEMENTS + 1)),
+            r#"{"a":{"\u0000cctool:json":"[1]"}}"#.to_string(),
+            r#""s""#.to_string(),
+        ];
+        for member in members {
+            // The member is level 3 of its record, as a part is of an opencode message.
+            let record = format!(r#"{{"info":{{}},"parts":[{member}]}}"#);
+            let whole = parse_kept_exact(record.as_bytes()).unwrap();
+            let at = parse_kept_exact_at(member.as_bytes(), 3).unwrap();
+            assert_eq!(at, whole["parts"][0], "{}", &member[..member.len().min(40)]);
+        }
+        assert_eq!(parse_kept_exact_at(b"[1,", 3), None);
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::agents::Agent;
 use crate::io::Source;
-use crate::model::events::{Ask, Event, Mark, View};
+use crate::model::events::{Ask, Event, Mark, Reading, View};
 
 use super::super::{Options, pieces};
 
@@ -57,13 +57,12 @@ fn everything() -> Options {
 /// The rows of `src` read in `seen`'s view, lines counted from `first_line` on.
 pub(crate) fn read(agent: &dyn Agent, src: &Source, seen: Seen, first_line: u64) -> crate::error::Result<Vec<Row>> {
     let opts = everything();
-    let parse = crate::model::rows::parse;
     let ask = Ask {
         view: match seen {
             Seen::Records => View::Records,
             Seen::Rebuilt => View::Loaded,
         },
-        parse: &parse,
+        reading: Reading::AsWritten,
     };
     let mut rows = Vec::new();
     agent.events(src, ask, &mut |e| match e {
