@@ -168,18 +168,25 @@ pub fn members(path: &Path) -> Option<Members> {
         let tx = db.unchecked_transaction()?;
         let updated = columns(&tx, "session")?.iter().any(|c| c == "time_updated");
         // What each session's rows hold, from the lengths SQLite keeps in each record's
-        // header (`octet_length` reads no text), one pass over each table.
+        // header (`octet_length` reads no text), one pass over each table in the order it is
+        // stored: summed here rather than grouped through the session index, which visits
+        // the rows in another order than they lie on disk.
         let mut sizes: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
         for table in ["message", "part"] {
             if !columns(&tx, table)?.iter().any(|c| c == "session_id") {
                 continue;
             }
-            let sql = format!("SELECT session_id, SUM(octet_length(data)) FROM {table} GROUP BY session_id");
+            let sql = format!("SELECT session_id, octet_length(data) FROM {table} NOT INDEXED");
             let mut st = tx.prepare(&sql)?;
-            let rows = st.query_map([], |r| Ok((text_of(r.get_ref(0)?), r.get::<_, Option<i64>>(1)?)))?;
-            for row in rows {
-                let (id, n) = row?;
-                *sizes.entry(id).or_default() += n.unwrap_or(0);
+            let mut rows = st.query([])?;
+            while let Some(r) = rows.next()? {
+                let n = r.get::<_, Option<i64>>(1)?.unwrap_or(0);
+                let id = r.get_ref(0)?;
+                let sum = match id {
+                    ValueRef::Text(t) if let Some(s) = std::str::from_utf8(t).ok().and_then(|s| sizes.get_mut(s)) => s,
+                    _ => sizes.entry(text_of(id)).or_default(),
+                };
+                *sum = sum.saturating_add(n);
             }
         }
         let sql = format!(
@@ -199,8 +206,11 @@ pub fn members(path: &Path) -> Option<Members> {
             });
         }
         drop(st);
+        // Each orphan query runs only where a cheaper check over the distinct ids finds a row
+        // to name (`EXCEPT` compares the text ids as `=` does), which most databases have not.
         for (id, session) in orphans(
             &tx,
+            "SELECT session_id FROM message EXCEPT SELECT id FROM session WHERE id IS NOT NULL",
             "SELECT m.id, m.session_id FROM message m LEFT JOIN session s ON s.id = m.session_id WHERE s.id IS NULL",
         )? {
             problem(
@@ -212,6 +222,7 @@ pub fn members(path: &Path) -> Option<Members> {
         }
         for (id, message) in orphans(
             &tx,
+            "SELECT message_id FROM part EXCEPT SELECT id FROM message WHERE id IS NOT NULL",
             "SELECT p.id, p.message_id FROM part p LEFT JOIN message m ON m.id = p.message_id WHERE m.id IS NULL",
         )? {
             problem(
@@ -256,8 +267,11 @@ pub fn session_ids(path: &Path) -> Option<std::collections::HashSet<String>> {
     ids.collect::<Result<_, _>>().ok()
 }
 
-/// The `(row id, what it names)` pairs `sql` selects.
-fn orphans(db: &Connection, sql: &str) -> Result<Vec<(String, String)>, DbError> {
+/// The `(row id, what it names)` pairs `sql` selects, when `any` selects a row.
+fn orphans(db: &Connection, any: &str, sql: &str) -> Result<Vec<(String, String)>, DbError> {
+    if !db.prepare(any)?.exists([])? {
+        return Ok(Vec::new());
+    }
     let mut st = db.prepare(sql)?;
     let rows = st.query_map([], |r| Ok((text_of(r.get_ref(0)?), text_of(r.get_ref(1)?))))?;
     Ok(rows.collect::<Result<_, _>>()?)
