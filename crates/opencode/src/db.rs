@@ -8,6 +8,8 @@
 //! (newer releases add tables and columns), and a missing table or column is said, never
 //! guessed.
 
+mod kept;
+
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, types::ValueRef};
@@ -15,6 +17,8 @@ use serde_json::{Map, Value};
 
 use cctool_core::io::member::{Member, Members};
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
+
+pub(crate) use kept::writing;
 
 /// The newest schema migration opencode 1.18.33 applied (its `migration` table's last id): a
 /// database with a later one was written by a release cctool has not been checked against.
@@ -72,6 +76,7 @@ pub fn open(path: &Path) -> Result<Connection, DbError> {
 pub fn snapshot(path: &Path, to: &Path) -> Result<(), DbError> {
     let from = open(path)?;
     is_opencode(&from)?;
+    writing();
     let mut dst = Connection::open(to)?;
     {
         use rusqlite::backup::StepResult;
@@ -317,8 +322,11 @@ fn json_of(v: ValueRef<'_>) -> Value {
 /// which on a large database costs more than reading it. A key the row already has is read
 /// as the appended one, as the client's `{...data, id}` reads (`tests::the_document_from_bytes_equals_the_one_from_trees`).
 pub fn export(path: &Path, id: &str) -> Result<Vec<u8>, DbError> {
-    let db = open(path)?;
-    is_opencode(&db)?;
+    kept::reading(path, |db| export_on(db, id))
+}
+
+/// [`export`] on the connection `db`, whose tables were checked to be opencode's.
+fn export_on(db: &Connection, id: &str) -> Result<Vec<u8>, DbError> {
     let tx = db.unchecked_transaction()?;
     let info = session_info(&tx, id)?;
     let mut doc = Vec::new();
@@ -329,8 +337,8 @@ pub fn export(path: &Path, id: &str) -> Result<Vec<u8>, DbError> {
     // as they come: a part belongs to the message whose parts are open, or to one that could
     // not be read.
     let (mut bad_messages, mut bad_parts) = (Vec::new(), Vec::new());
-    let mut ms = tx.prepare("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
-    let mut ps = tx.prepare(
+    let mut ms = tx.prepare_cached("SELECT id, data FROM message WHERE session_id = ?1 ORDER BY id")?;
+    let mut ps = tx.prepare_cached(
         "SELECT p.id, p.message_id, p.data FROM part p JOIN message m ON m.id = p.message_id \
          WHERE m.session_id = ?1 ORDER BY p.message_id, p.id",
     )?;
@@ -457,7 +465,7 @@ pub(crate) fn bad(table: &str, id: &str, why: &str) -> Value {
 /// The session row as the `info` of `opencode export` (`Session.fromRow`): its columns named as
 /// the client names them, the `time_*` and `summary_*` columns gathered, JSON columns read.
 fn session_info(db: &Connection, id: &str) -> Result<Map<String, Value>, DbError> {
-    let mut st = db.prepare("SELECT * FROM session WHERE id = ?1")?;
+    let mut st = db.prepare_cached("SELECT * FROM session WHERE id = ?1")?;
     let names: Vec<String> = st.column_names().map(str::to_string).collect();
     let mut rows = st.query([id])?;
     let Some(r) = rows.next()? else {

@@ -365,6 +365,7 @@ pub fn state(storage: &Path) -> io::Result<(u64, Option<std::time::SystemTime>)>
 /// from their paths (as the client's migration takes them), a session's columns from its info.
 pub fn snapshot(storage: &Path, to: &Path) -> io::Result<()> {
     let sql = |e: rusqlite::Error| io::Error::other(e.to_string());
+    crate::db::writing();
     let mut db = rusqlite::Connection::open(to).map_err(sql)?;
     let tx = db.transaction().map_err(sql)?;
     tx.execute_batch(

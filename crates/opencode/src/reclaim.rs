@@ -127,6 +127,7 @@ pub fn reclaim(path: &Path, opts: &Reclaim) -> Result<Reclaimed, ReclaimError> {
 /// its own: refused, or, forced, the database is written under SQLite's usual locking.
 pub(crate) fn open(path: &Path, force: bool) -> Result<(Connection, bool), ReclaimError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    crate::db::writing();
     let db = Connection::open_with_flags(path, flags).map_err(DbError::from)?;
     // Set before the first read, so that the WAL is opened without the shared index.
     db.query_row("PRAGMA locking_mode = EXCLUSIVE", [], |_| Ok(()))?;
