@@ -9,16 +9,15 @@
 //! guessed.
 
 mod kept;
+mod members;
 
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, types::ValueRef};
 use serde_json::{Map, Value};
 
-use cctool_core::io::member::{Member, Members};
-use cctool_core::model::diag::{Code, Diagnostic, Severity};
-
 pub(crate) use kept::writing;
+pub use members::{members, session_ids};
 
 /// The newest schema migration opencode 1.18.33 applied (its `migration` table's last id): a
 /// database with a later one was written by a release cctool has not been checked against.
@@ -157,138 +156,6 @@ pub(crate) fn is_opencode(db: &Connection) -> Result<(), DbError> {
         }
     }
     Ok(())
-}
-
-/// The sessions of the database at `path`, when it is opencode's; `None` when it is not. What
-/// cannot be read (a message of no session, a part of no message, a schema newer than any
-/// release checked) is a problem naming the database and the row.
-pub fn members(path: &Path) -> Option<Members> {
-    let db = open(path).ok()?;
-    is_opencode(&db).ok()?;
-    let name = path.display().to_string();
-    let mut out = Members::default();
-    let problem =
-        |out: &mut Members, sev, code, msg: String| out.problems.push(Diagnostic::new(&name, None, code, sev, msg));
-    let r = (|| -> Result<(), DbError> {
-        let tx = db.unchecked_transaction()?;
-        let updated = columns(&tx, "session")?.iter().any(|c| c == "time_updated");
-        // What each session's rows hold, from the lengths SQLite keeps in each record's
-        // header (`octet_length` reads no text), one pass over each table in the order it is
-        // stored: summed here rather than grouped through the session index, which visits
-        // the rows in another order than they lie on disk.
-        let mut sizes: std::collections::HashMap<String, i64> = std::collections::HashMap::new();
-        for table in ["message", "part"] {
-            if !columns(&tx, table)?.iter().any(|c| c == "session_id") {
-                continue;
-            }
-            let sql = format!("SELECT session_id, octet_length(data) FROM {table} NOT INDEXED");
-            let mut st = tx.prepare(&sql)?;
-            let mut rows = st.query([])?;
-            while let Some(r) = rows.next()? {
-                let n = r.get::<_, Option<i64>>(1)?.unwrap_or(0);
-                let id = r.get_ref(0)?;
-                let sum = match id {
-                    ValueRef::Text(t) if let Some(s) = std::str::from_utf8(t).ok().and_then(|s| sizes.get_mut(s)) => s,
-                    _ => sizes.entry(text_of(id)).or_default(),
-                };
-                *sum = sum.saturating_add(n);
-            }
-        }
-        let sql = format!(
-            "SELECT id, {} FROM session ORDER BY id",
-            if updated { "time_updated" } else { "NULL" }
-        );
-        let mut st = tx.prepare(&sql)?;
-        let rows = st.query_map([], |r| Ok((text_of(r.get_ref(0)?), r.get::<_, Option<i64>>(1)?)))?;
-        for row in rows {
-            let (id, ms) = row?;
-            out.sessions.push(Member {
-                container: path.to_path_buf(),
-                size: sizes.get(&id).copied().unwrap_or(0).max(0) as u64,
-                id,
-                agent: crate::ID,
-                modified_ms: ms,
-            });
-        }
-        drop(st);
-        // Each orphan query runs only where a cheaper check over the distinct ids finds a row
-        // to name (`EXCEPT` compares the text ids as `=` does), which most databases have not.
-        for (id, session) in orphans(
-            &tx,
-            "SELECT session_id FROM message EXCEPT SELECT id FROM session WHERE id IS NOT NULL",
-            "SELECT m.id, m.session_id FROM message m LEFT JOIN session s ON s.id = m.session_id WHERE s.id IS NULL",
-        )? {
-            problem(
-                &mut out,
-                Severity::Warning,
-                Code::OrphanRow,
-                format!("message {id} names session {session}, which the database does not hold: no resume loads it"),
-            );
-        }
-        for (id, message) in orphans(
-            &tx,
-            "SELECT message_id FROM part EXCEPT SELECT id FROM message WHERE id IS NOT NULL",
-            "SELECT p.id, p.message_id FROM part p LEFT JOIN message m ON m.id = p.message_id WHERE m.id IS NULL",
-        )? {
-            problem(
-                &mut out,
-                Severity::Warning,
-                Code::OrphanRow,
-                format!("part {id} names message {message}, which the database does not hold: no resume loads it"),
-            );
-        }
-        if let Some(newest) = newest_migration(&tx)?
-            && newest.as_str() > NEWEST_KNOWN_MIGRATION
-        {
-            problem(
-                &mut out,
-                Severity::Info,
-                Code::UnknownSchema,
-                format!(
-                    "schema migration {newest} is newer than the newest cctool knows ({NEWEST_KNOWN_MIGRATION}, opencode 1.18.33): read by table and column name"
-                ),
-            );
-        }
-        Ok(())
-    })();
-    if let Err(e) = r {
-        problem(
-            &mut out,
-            Severity::Error,
-            Code::Unreadable,
-            format!("cannot read the database: {e}"),
-        );
-    }
-    Some(out)
-}
-
-/// The ids of the sessions of the database at `path`, when it is opencode's: read alone, without
-/// the sizes [`members`] sums over every row.
-pub fn session_ids(path: &Path) -> Option<std::collections::HashSet<String>> {
-    let db = open(path).ok()?;
-    is_opencode(&db).ok()?;
-    let mut st = db.prepare("SELECT id FROM session").ok()?;
-    let ids = st.query_map([], |r| Ok(text_of(r.get_ref(0)?))).ok()?;
-    ids.collect::<Result<_, _>>().ok()
-}
-
-/// The `(row id, what it names)` pairs `sql` selects, when `any` selects a row.
-fn orphans(db: &Connection, any: &str, sql: &str) -> Result<Vec<(String, String)>, DbError> {
-    if !db.prepare(any)?.exists([])? {
-        return Ok(Vec::new());
-    }
-    let mut st = db.prepare(sql)?;
-    let rows = st.query_map([], |r| Ok((text_of(r.get_ref(0)?), text_of(r.get_ref(1)?))))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// The last schema migration the client applied (`migration.id`, named by the time it was
-/// written), when the database has the table.
-fn newest_migration(db: &Connection) -> Result<Option<String>, DbError> {
-    if !columns(db, "migration")?.iter().any(|c| c == "id") {
-        return Ok(None);
-    }
-    Ok(db.query_row("SELECT MAX(id) FROM migration", [], |r| r.get::<_, Option<String>>(0))?)
 }
 
 pub(crate) fn text_of(v: ValueRef<'_>) -> String {
