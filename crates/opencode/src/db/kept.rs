@@ -5,30 +5,34 @@
 //! every session of a database one at a time (`scan --rows`, `doctor`, `extract-summary`)
 //! therefore keeps its connection for the next session, as long as nothing the connection
 //! read may have changed: the database file, its WAL and the WAL's index are the same files
-//! with the same length and modification time, the header's change counter (which a commit
-//! in rollback mode increments) is the same, and cctool itself opened the database for no
-//! write since ([`writing`]). Only a connection opened `immutable` (no client had the database
-//! open, so no WAL was beside it) is kept: it takes no lock and trusts that nothing changes,
-//! so it is never used past any of these. One opened with the WAL is used for one read, as
-//! before: kept, it would hold the WAL's index open between reads.
+//! with the same length and modification time, and the header's change counter (which a commit
+//! in rollback mode increments) is the same. Only a connection opened `immutable` (no client
+//! had the database open, so no WAL was beside it) is kept: it takes no lock and trusts that
+//! nothing changes, so it is never used past any of these. One opened with the WAL is used for
+//! one read, as before: kept, it would hold the WAL's index open between reads.
+//!
+//! A process that opens an opencode database for writing ([`writing`]: `slim`, `relocate`,
+//! `backup`) reads on a new connection each time from then on, and closes no kept one: closing
+//! a descriptor of the file releases every POSIX lock the process holds on it, its writer's
+//! too, and an `immutable` connection is outside SQLite's bookkeeping of those locks.
 
 use std::cell::RefCell;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
 use rusqlite::Connection;
 
 use super::{DbError, is_opencode, open};
 
-/// How many times cctool opened an opencode database for writing in this process.
-static WRITES: AtomicU64 = AtomicU64::new(0);
+/// Whether this process opened an opencode database for writing.
+static WRITES: AtomicBool = AtomicBool::new(false);
 
-/// Says that the database is about to be written by this process: no connection kept from
-/// before is used again.
+/// Says that this process is about to open an opencode database for writing: no connection
+/// is kept, closed or used again from then on.
 pub(crate) fn writing() {
-    WRITES.fetch_add(1, Ordering::SeqCst);
+    WRITES.store(true, Ordering::SeqCst);
 }
 
 /// What identifies one file's content: device, inode, length and modification time.
@@ -41,8 +45,6 @@ struct Stamp {
     files: [Option<FileStamp>; 3],
     /// Bytes 24..28 of the database's header: its file change counter.
     counter: Option<[u8; 4]>,
-    /// [`WRITES`] when it was opened.
-    writes: u64,
 }
 
 fn file_stamp(path: &Path) -> Option<FileStamp> {
@@ -65,9 +67,6 @@ fn stamp(path: &Path) -> Stamp {
         Some([head[24], head[25], head[26], head[27]])
     });
     Stamp {
-        // Taken before the connection opens: a change in between makes the next read open
-        // anew, never keep a connection older than its stamp.
-        writes: WRITES.load(Ordering::SeqCst),
         files: [file_stamp(path), side("-wal"), side("-shm")],
         counter,
     }
@@ -79,6 +78,18 @@ pub(super) fn reading<T>(path: &Path, f: impl FnOnce(&Connection) -> Result<T, D
     thread_local! {
         static KEPT: RefCell<Option<(PathBuf, Stamp, Connection)>> = const { RefCell::new(None) };
     }
+    let fresh = || -> Result<Connection, DbError> {
+        #[cfg(test)]
+        tests::OPENED.with(|n| n.set(n.get() + 1));
+        let db = open(path)?;
+        is_opencode(&db)?;
+        Ok(db)
+    };
+    if WRITES.load(Ordering::SeqCst) {
+        return f(&fresh()?);
+    }
+    // Taken before the connection opens: a change in between makes the next read open anew,
+    // never keeps a connection older than its stamp.
     let now = stamp(path);
     KEPT.with(|kept| {
         let mut kept = kept.borrow_mut();
@@ -86,8 +97,7 @@ pub(super) fn reading<T>(path: &Path, f: impl FnOnce(&Connection) -> Result<T, D
             Some((p, s, db)) if p == path && *s == now => return f(db),
             _ => *kept = None,
         }
-        let db = open(path)?;
-        is_opencode(&db)?;
+        let db = fresh()?;
         // One opened with the WAL would hold the WAL's index open between reads, and the
         // client that closes last could not remove its WAL: used once.
         if now.files[1..].iter().any(Option::is_some) {
@@ -102,6 +112,12 @@ pub(super) fn reading<T>(path: &Path, f: impl FnOnce(&Connection) -> Result<T, D
 mod tests {
     use super::super::export;
     use rusqlite::Connection;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// How many connections this thread opened to read.
+        pub(super) static OPENED: Cell<u32> = const { Cell::new(0) };
+    }
 
     fn create(path: &std::path::Path, title: &str) {
         let db = Connection::open(path).unwrap();
@@ -119,15 +135,23 @@ mod tests {
         doc["info"]["title"].as_str().unwrap().to_string()
     }
 
-    /// A kept connection never answers from before a change: a commit written in place at once
-    /// (same length, maybe the same modification time), in WAL mode while the writer is open and
-    /// after it closed, a database replaced by another file, and a write cctool says it makes.
+    /// A kept connection is used again while nothing changed, and never answers from before
+    /// a change: a commit written in place at once (same length, maybe the same modification
+    /// time), in WAL mode while the writer is open and after it closed, a database replaced
+    /// by another file.
     #[test]
     fn a_kept_connection_sees_every_change() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("opencode.db");
         create(&path, "aaaa");
+        let opened = OPENED.with(Cell::get);
         assert_eq!(title(&path), "aaaa");
+        assert_eq!(title(&path), "aaaa");
+        // Another test of this binary that writes a database reads on a new connection each
+        // time from then on.
+        if !super::WRITES.load(std::sync::atomic::Ordering::SeqCst) {
+            assert_eq!(OPENED.with(Cell::get) - opened, 1, "kept for the second read");
+        }
         let set = |t: &str| {
             let db = Connection::open(&path).unwrap();
             db.execute("UPDATE session SET title = ?1", [t]).unwrap();
@@ -151,20 +175,18 @@ mod tests {
         create(&other, "ffff");
         std::fs::rename(&other, &path).unwrap();
         assert_eq!(title(&path), "ffff");
+    }
 
-        // Written so that nothing but cctool's word tells: the header's counter and the file's
-        // times put back as they were.
-        let before = std::fs::metadata(&path).unwrap();
-        let head = std::fs::read(&path).unwrap()[..100].to_vec();
-        set("gggg");
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[24..28].copy_from_slice(&head[24..28]);
-        std::fs::write(&path, &bytes).unwrap();
-        let f = std::fs::File::options().write(true).open(&path).unwrap();
-        f.set_modified(before.modified().unwrap()).unwrap();
-        drop(f);
-        assert_eq!(title(&path), "ffff", "kept while nothing tells");
+    /// Once the process opened a database for writing, every read opens anew.
+    #[test]
+    fn after_a_write_every_read_opens_anew() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("opencode.db");
+        create(&path, "aaaa");
         super::writing();
-        assert_eq!(title(&path), "gggg");
+        let opened = OPENED.with(Cell::get);
+        assert_eq!(title(&path), "aaaa");
+        assert_eq!(title(&path), "aaaa");
+        assert_eq!(OPENED.with(Cell::get) - opened, 2);
     }
 }
