@@ -45,22 +45,23 @@ pub struct Message {
 
 /// The keys of a message's `info` every reading needs, as a tree of it would answer them.
 #[derive(Debug, Default, PartialEq)]
-struct Head {
-    id: Option<String>,
-    role: Option<String>,
-    parent: Option<String>,
+pub(crate) struct Head {
+    pub(crate) id: Option<String>,
+    pub(crate) role: Option<String>,
+    pub(crate) parent: Option<String>,
     summary: bool,
     finished: bool,
     errored: bool,
     created: Option<i64>,
-    model: Option<String>,
+    /// `modelID`, or `model.modelID` of a user message.
+    pub(crate) model: Option<String>,
     /// `tokens`: what the model step reported.
-    usage: Usage,
+    pub(crate) usage: Usage,
 }
 
 impl Head {
     /// The head of `info`, read from its tree.
-    fn of(info: &Value) -> Head {
+    pub(crate) fn of(info: &Value) -> Head {
         let s = |k: &str| info.get(k).and_then(Value::as_str).map(str::to_string);
         let set = |k: &str| info.get(k).is_some_and(|v| !v.is_null());
         Head {
@@ -120,7 +121,7 @@ impl Head {
 }
 
 /// The usage a message's `tokens` reports, as a tree of it answers.
-pub(crate) fn usage_of(t: &Value) -> Usage {
+fn usage_of(t: &Value) -> Usage {
     let n = |p: &str| t.pointer(p).and_then(Value::as_i64);
     Usage {
         input: n("/input"),
@@ -345,6 +346,11 @@ impl Message {
     pub fn info(&self) -> &Value {
         self.info
             .get_or_init(|| serde_json::from_str(&self.info_raw).unwrap_or(Value::Null))
+    }
+
+    /// The keys of its `info` every reading needs.
+    pub(crate) fn head(&self) -> &Head {
+        &self.head
     }
 
     /// Its id.

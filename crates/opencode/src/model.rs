@@ -11,9 +11,9 @@
 
 use serde_json::Value;
 
-use crate::file::{Message, Session};
+use crate::file::{Head, Message, Session};
 use cctool_core::io::json::{KEEP_ELEMENTS, count_elements, parse_kept_exact_at};
-use cctool_core::model::events::{self, Call, Compaction, Flags, Measured, Outcome, Part, Record, Usage};
+use cctool_core::model::events::{self, Call, Compaction, Flags, Measured, Outcome, Part, Record};
 use cctool_core::model::time::format_ms;
 
 /// The text a resume sends for a user message's `compaction` part (`toModelMessages`).
@@ -98,33 +98,11 @@ pub fn pre_tokens(s: &Session, i: usize) -> Option<Value> {
         .cloned()
 }
 
-/// What a record takes of a message's `info`.
-struct InfoFields {
-    id: Option<String>,
-    parent: Option<String>,
-    role: String,
-    model: Option<String>,
-    usage: Usage,
-}
-
 /// The session model's record of message `m`, read as `v` (the ask's reading of its line);
 /// `loaded` says whether a resume loads it.
 pub fn record(m: &Message, v: &Value, loaded: bool, session_id: Option<&str>) -> Record {
     let info = v.get("info").unwrap_or(&Value::Null);
-    let s = |k: &str| info.get(k).and_then(Value::as_str).map(str::to_string);
-    let fields = InfoFields {
-        id: s("id"),
-        parent: s("parentID"),
-        role: s("role").unwrap_or_default(),
-        // As the message's head reads it ([`Message::model`]).
-        model: info
-            .get("modelID")
-            .or_else(|| info.pointer("/model/modelID"))
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        usage: info.get("tokens").map(crate::file::usage_of).unwrap_or_default(),
-    };
-    let mut r = base(m, loaded, session_id, fields);
+    let mut r = base(m, loaded, session_id, &Head::of(info));
     for p in v.get("parts").and_then(Value::as_array).into_iter().flatten() {
         part(p, &mut r.parts);
     }
@@ -143,27 +121,21 @@ pub fn record(m: &Message, v: &Value, loaded: bool, session_id: Option<&str>) ->
 /// written leaves out, is made here, its deepest containers kept as their text.
 pub fn record_read(m: &Message, loaded: bool, session_id: Option<&str>) -> Option<Record> {
     let wide = |text: &str| count_elements(text).is_none_or(|n| n > KEEP_ELEMENTS);
-    let (nul, _) = escapes(&m.raw);
+    let (nul, surrogate) = escapes(&m.raw);
     if nul || m.parts.len() > KEEP_ELEMENTS || (m.raw.len() >= WIDE && wide(std::str::from_utf8(&m.raw).ok()?)) {
         return None;
     }
-    // The head's keys may lie in containers of `info` past the caps only where it is large.
+    // The head's keys may lie in containers of `info` past the caps only where it is large;
+    // a surrogate in the message may be in its `info`, which is looked at only then.
     let declined = match m.info_text() {
-        Some(text) => text.len() >= WIDE || escapes(text.as_bytes()).1,
+        Some(text) => text.len() >= WIDE || (surrogate && escapes(text.as_bytes()).1),
         // Read as a tree (a pretty export, or a key written twice), which is rare.
-        None => m.raw.len() >= WIDE || escapes(&m.raw).1,
+        None => m.raw.len() >= WIDE || surrogate,
     };
     if declined {
         return None;
     }
-    let fields = InfoFields {
-        id: m.id().map(str::to_string),
-        parent: m.parent().map(str::to_string),
-        role: m.role().to_string(),
-        model: m.model().map(str::to_string),
-        usage: m.usage(),
-    };
-    let mut r = base(m, loaded, session_id, fields);
+    let mut r = base(m, loaded, session_id, m.head());
     for p in &m.parts {
         part_read(p, &mut r.parts)?;
     }
@@ -234,21 +206,22 @@ fn whole(raw: &str, out: &mut Vec<Part>) -> Option<()> {
     Some(())
 }
 
-/// The record every reading makes of `m`, before its parts.
-fn base(m: &Message, loaded: bool, session_id: Option<&str>, f: InfoFields) -> Record {
+/// The record every reading makes of `m` with the keys `h` of its `info`, before its parts.
+fn base(m: &Message, loaded: bool, session_id: Option<&str>, h: &Head) -> Record {
+    let role = h.role.clone().unwrap_or_default();
     let mut r = Record {
         loaded,
         ms: m.created_ms(),
         time: m.created_ms().map(format_ms),
         session_id: session_id.map(str::to_string),
-        model: f.model,
-        id: f.id,
-        parent: f.parent,
-        kind: f.role.clone(),
-        role: Some(f.role.clone()),
-        speaker: Some(f.role),
+        model: h.model.clone(),
+        id: h.id.clone(),
+        parent: h.parent.clone(),
+        kind: role.clone(),
+        role: Some(role.clone()),
+        speaker: Some(role),
         bytes: Some(m.raw.len() as u64),
-        usage: f.usage,
+        usage: h.usage,
         ..Record::default()
     };
     r.flags = Flags {

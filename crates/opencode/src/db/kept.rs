@@ -27,12 +27,12 @@ use rusqlite::Connection;
 use super::{DbError, is_opencode, open};
 
 /// Whether this process opened an opencode database for writing.
-static WRITES: AtomicBool = AtomicBool::new(false);
+static WROTE: AtomicBool = AtomicBool::new(false);
 
 /// Says that this process is about to open an opencode database for writing: no connection
 /// is kept, closed or used again from then on.
 pub(crate) fn writing() {
-    WRITES.store(true, Ordering::SeqCst);
+    WROTE.store(true, Ordering::SeqCst);
 }
 
 /// What identifies one file's content: device, inode, length and modification time.
@@ -85,7 +85,7 @@ pub(super) fn reading<T>(path: &Path, f: impl FnOnce(&Connection) -> Result<T, D
         is_opencode(&db)?;
         Ok(db)
     };
-    if WRITES.load(Ordering::SeqCst) {
+    if WROTE.load(Ordering::SeqCst) {
         return f(&fresh()?);
     }
     // Taken before the connection opens: a change in between makes the next read open anew,
@@ -149,7 +149,7 @@ mod tests {
         assert_eq!(title(&path), "aaaa");
         // Another test of this binary that writes a database reads on a new connection each
         // time from then on.
-        if !super::WRITES.load(std::sync::atomic::Ordering::SeqCst) {
+        if !super::WROTE.load(std::sync::atomic::Ordering::SeqCst) {
             assert_eq!(OPENED.with(Cell::get) - opened, 1, "kept for the second read");
         }
         let set = |t: &str| {
