@@ -412,7 +412,7 @@ fn compaction_claude(file: &[u8], opts: &cctool::compact::Options) {
     let src = fuzz_source(file);
     let loaded = cc::load(&src).expect("reading bytes in memory cannot fail");
     let units = &loaded.units;
-    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::v5::schema::MessageV3)| loaded.feed(&src, at, f);
+    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::model::events::Record)| loaded.feed(&src, at, f);
     let transcript = opts.transcript_path.as_deref();
     let recap_tokens = |m: &cp::Made| cctool::model::approx_tokens(cc::summary_text(m, transcript).len());
     let planned = cp::plan_and_recap(units, opts, false, &mut feed, |_| 0, recap_tokens).expect("in memory");
@@ -452,7 +452,7 @@ fn compaction_codex(file: &[u8], opts: &cctool::compact::Options) {
     let src = fuzz_source(file);
     let loaded = cx::load(&src).expect("reading bytes in memory cannot fail");
     let units = &loaded.units;
-    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::v5::schema::MessageV3)| loaded.feed(&src, at, f);
+    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::model::events::Record)| loaded.feed(&src, at, f);
     let recap_tokens = |m: &cp::Made| cctool::model::approx_tokens(cx::summary_text(m).len());
     let planned =
         cp::plan_and_recap(units, opts, false, &mut feed, loaded.overhead(), recap_tokens).expect("in memory");
@@ -524,7 +524,7 @@ fn compaction_v5(file: &[u8], opts: &cctool::compact::Options) {
     }
 
     // Tier 2: the recap replaces the span, and the result is a valid v5 session.
-    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::v5::schema::MessageV3)| {
+    let mut feed = |at: usize, f: &mut dyn FnMut(&cctool::model::events::Record)| {
         cs::feed(&original, &units, at, f);
         Ok(())
     };

@@ -6,18 +6,18 @@ use serde_json::json;
 
 use crate::compact::recap::testing::*;
 use crate::compact::recap::{Recap, Tools};
-use crate::v5::schema::MessageV3;
+use crate::model::events::Record;
 
 /// The builtin agents' tools, as a run reads a session of unknown origin.
 fn tools() -> Tools {
     Tools::in_registry(super::registry(), None)
 }
 
-fn extract(span: &[MessageV3]) -> Recap {
+fn extract(span: &[Record]) -> Recap {
     Recap::extract_with(span, &tools())
 }
 
-fn session() -> Vec<MessageV3> {
+fn session() -> Vec<Record> {
     vec![
         user("Refactor   module A\nfor me. You must keep the public API. Never touch module B."),
         msg(

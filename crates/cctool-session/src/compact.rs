@@ -7,9 +7,10 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::v5::schema::{Item, MessageV3, Session, content_size, rfc3339_seconds};
+use crate::v5::schema::{Item, MessageV3, Session, content_size, message_v3_value, rfc3339_seconds};
 use cctool_core::compact::recap::Recap;
 use cctool_core::compact::{Earlier, Made, Unit, message_tokens};
+use cctool_core::model::events::{Part, Record};
 
 /// The messages of a v3+ session.
 pub fn messages(s: &Session) -> &[MessageV3] {
@@ -68,13 +69,28 @@ pub fn units(s: &Session) -> Vec<Unit> {
         .collect()
 }
 
-/// Streams the messages of the span `[0, at)` that are not recaps (see [`cctool_core::compact::Feed`]).
-pub fn feed(s: &Session, units: &[Unit], at: usize, f: &mut dyn FnMut(&MessageV3)) {
+/// Streams the span `[0, at)`, recaps left out, as records of the session model (see
+/// [`cctool_core::compact::Feed`]).
+pub fn feed(s: &Session, units: &[Unit], at: usize, f: &mut dyn FnMut(&Record)) {
     for (m, u) in messages(s)[..at].iter().zip(units) {
         if u.earlier.is_empty() && !u.carry {
-            f(m);
+            f(&span_record(m));
         }
     }
+}
+
+/// A message as the recap reads it: the session model's record of it, a result failed where
+/// the message says so.
+fn span_record(m: &MessageV3) -> Record {
+    let mut r = crate::events::message_record(&message_v3_value(m.clone()));
+    if let Some(failed) = m.extra.get("is_error").and_then(Value::as_bool) {
+        for p in &mut r.parts {
+            if let Part::Outcome(o) = p {
+                o.is_error = o.is_error.or(Some(failed));
+            }
+        }
+    }
+    r
 }
 
 /// `[TRUNCATED: <original_size> bytes] <first 200 characters of the original>`.

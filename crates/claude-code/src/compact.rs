@@ -19,14 +19,16 @@ use serde_json::{Map, Value, json};
 use crate::api::api_view;
 use crate::chain::{self as claude, Chain, Kind, Options as ChainOptions, Sub, Transcript, flag};
 use crate::config::Overrides;
+use crate::events::record_of;
 use crate::import::claude_record;
 use crate::io::Source;
 use crate::io::atomic::Output;
 use crate::io::json::Members;
 use crate::model as claude_model;
 use crate::v5::build::{content_text, parse};
-use crate::v5::schema::MessageV3 as MigrateMessage;
+use crate::v5::schema::MessageV3;
 use cctool_core::compact::{Made, Unit, copy_all, ids};
+use cctool_core::model::events::{At, Record};
 use cctool_core::model::time::format_ms;
 use serde_json::value::RawValue;
 
@@ -94,8 +96,8 @@ pub fn load_with(src: &Source, from_tail: bool) -> io::Result<Loaded> {
 }
 
 impl Loaded {
-    /// Streams the messages of the span `[0, at)` (see [`cctool_core::compact::Feed`]).
-    pub fn feed(&self, src: &Source, at: usize, f: &mut dyn FnMut(&MigrateMessage)) -> io::Result<()> {
+    /// Streams the records of the span `[0, at)` (see [`cctool_core::compact::Feed`]).
+    pub fn feed(&self, src: &Source, at: usize, f: &mut dyn FnMut(&Record)) -> io::Result<()> {
         let t = &self.t;
         let span: Vec<u32> = self.positions[..at]
             .iter()
@@ -103,31 +105,31 @@ impl Loaded {
             .filter(|(_, u)| u.earlier.is_empty() && !u.carry)
             .map(|(&p, _)| p)
             .collect();
-        batched(
-            src,
-            t,
-            &span,
-            |p, bytes| messages(t.node(p), bytes),
-            |ms| ms.iter().for_each(&mut *f),
-        )
+        batched(src, t, &span, |p, bytes| span_record(t.node(p), bytes), |r| f(&r))
     }
 }
 
-/// The v5 view of a chain record.
-fn messages(node: &claude::Node, bytes: &[u8]) -> Vec<MigrateMessage> {
+/// The session model's record of a chain record, as the recap reads it: who speaks is the
+/// record's type, which is what the loader goes by.
+fn span_record(node: &claude::Node, bytes: &[u8]) -> Record {
+    let at = At {
+        line: node.line,
+        offset: node.offset,
+    };
+    let (mut r, _) = record_of(parse(bytes), at, node.len, true);
+    if matches!(node.kind, Kind::User | Kind::Assistant) {
+        r.role = Some(r.kind.clone());
+    }
+    r
+}
+
+/// The v5 view of a chain record, which a unit is measured in where its bytes are not strict
+/// JSON.
+fn messages(node: &claude::Node, bytes: &[u8]) -> Vec<MessageV3> {
     let rec = parse(bytes);
     let source = json!({"uuid": rec.get("uuid").cloned().unwrap_or(Value::Null), "line": node.line});
     let ts = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
-    let mut messages = claude_record(&rec, node.kind, node.line, &source, &ts);
-    // Injected rows (reminders, command caveats, hook output) are context, not requests.
-    if node.has(flag::META) {
-        for m in &mut messages {
-            if m.role == "user" {
-                m.role = "system".into();
-            }
-        }
-    }
-    messages
+    claude_record(&rec, node.kind, node.line, &source, &ts)
 }
 
 #[derive(serde::Deserialize)]

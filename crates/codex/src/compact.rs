@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-use super::import::codex_item;
+use crate::events::item_record;
 use crate::history::{USER_MESSAGE_BUDGET_TOKENS, kept_user_messages, reconstruct};
 use crate::io::Source;
 use crate::io::atomic::Output;
@@ -21,8 +21,8 @@ use crate::model::approx_tokens;
 use crate::model::time::format_ms;
 use crate::rollout::{self as fmt, ItemSrc, SUMMARY_PREFIX};
 use crate::v5::build::parse;
-use crate::v5::schema::MessageV3;
 use cctool_core::compact::{Earlier, Made, Unit, copy_all, ids};
+use cctool_core::model::events::{Part, Record};
 
 /// The history a resume loads, as units (one per item), with where each item is.
 pub struct Loaded {
@@ -92,31 +92,52 @@ impl Loaded {
         move |at| before[at].0.min(USER_MESSAGE_BUDGET_TOKENS) + before[at].1
     }
 
-    /// Streams the messages of the span `[0, at)` (see [`cctool_core::compact::Feed`]).
-    pub fn feed(&self, src: &Source, at: usize, f: &mut dyn FnMut(&MessageV3)) -> io::Result<()> {
+    /// Streams the records of the span `[0, at)` (see [`cctool_core::compact::Feed`]).
+    pub fn feed(&self, src: &Source, at: usize, f: &mut dyn FnMut(&Record)) -> io::Result<()> {
         let span: Vec<&fmt::Item> = self.items[..at]
             .iter()
             .zip(&self.units)
             .filter(|(_, u)| u.earlier.is_empty() && !u.carry)
             .map(|(i, _)| i)
             .collect();
-        batched(src, &span, messages, |ms| ms.iter().for_each(&mut *f))
+        batched(src, &span, span_record, |r| f(&r))
     }
 }
 
-/// The v5 view of a history item; injected context is a system message.
-fn messages(item: &fmt::Item, raw: &[u8]) -> Vec<MessageV3> {
-    let line = match item.src {
-        ItemSrc::Raw { line, .. } => Some(line),
-        ItemSrc::Synth(_) => None,
-    };
-    let mut messages = codex_item(&parse(raw), line);
+/// The session model's record of a history item, as the recap reads it: as the model was
+/// sent it.
+fn span_record(item: &fmt::Item, raw: &[u8]) -> Record {
+    let v = parse(raw);
+    // Older rollouts wrote a result as JSON text whose metadata holds the exit status: the
+    // model reads that text, and so does the recap.
+    let sent = v.get("output").cloned();
+    let local_shell = v.get("type").and_then(Value::as_str) == Some("local_shell_call");
+    let (mut r, _) = item_record(item, v, None, None);
+    // Injected context (instructions, the environment) is not the user's request.
     if item.context {
-        for m in &mut messages {
-            m.role = "system".into();
+        r.flags.meta = Some(true);
+    }
+    // A message's texts are one text to the model: the first takes them all.
+    let texts = r.parts.iter().filter(|p| matches!(p, Part::Text(_))).count();
+    if texts > 1 {
+        let all = r.parts.iter().filter_map(|p| match p {
+            Part::Text(t) => Some(t.as_str()),
+            _ => None,
+        });
+        let mut joined: Option<String> = Some(all.collect());
+        r.parts.retain_mut(|p| match p {
+            Part::Text(t) => joined.take().map(|j| *t = j).is_some(),
+            _ => true,
+        });
+    }
+    for p in &mut r.parts {
+        match p {
+            Part::Call(c) if local_shell => c.name = Some("local_shell".into()),
+            Part::Outcome(o) => o.output = Some(sent.clone().unwrap_or_else(|| Value::String(String::new()))),
+            _ => {}
         }
     }
-    messages
+    r
 }
 
 #[derive(serde::Deserialize)]
@@ -317,4 +338,58 @@ struct TooDeep {
     line: Option<u64>,
     /// How deep the compacted record would nest it.
     depth: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::compact::recap::{Recap, Tools};
+
+    fn item(v: &Value, context: bool) -> Record {
+        let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
+        let mut item = fmt::Item::new(
+            ItemSrc::Synth(v.to_string().into()),
+            ty,
+            v.get("role").and_then(Value::as_str),
+        );
+        item.context = context;
+        span_record(&item, v.to_string().as_bytes())
+    }
+
+    /// The recap reads a span as Codex sent it: injected context is no request, a message's
+    /// texts are one text, a local shell call is Codex's `local_shell`, and an older result's
+    /// JSON text keeps the exit status its metadata holds.
+    #[test]
+    fn the_span_is_read_as_the_model_was_sent_it() {
+        let context = item(
+            &json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "You must obey AGENTS.md"}]}),
+            true,
+        );
+        assert_eq!(context.flags.meta, Some(true));
+        let prompt = item(
+            &json!({"type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": "Fix the "}, {"type": "input_text", "text": "build"}]}),
+            false,
+        );
+        assert_eq!(prompt.parts, vec![Part::Text("Fix the build".into())]);
+        let call = item(
+            &json!({"type": "local_shell_call", "call_id": "s", "action": {"type": "exec", "command": ["make"]}}),
+            false,
+        );
+        assert_eq!(call.calls().next().and_then(|c| c.name.as_deref()), Some("local_shell"));
+        let sent = r#"{"output":"boom","metadata":{"exit_code":2}}"#;
+        let result = item(
+            &json!({"type": "function_call_output", "call_id": "s", "output": sent}),
+            false,
+        );
+        assert_eq!(
+            result.outcomes().next().and_then(|o| o.output.clone()),
+            Some(json!(sent))
+        );
+        let tools = Tools::new(&[&crate::tools::CodexTools]);
+        let recap = Recap::extract_with(&[context, prompt, call, result], &tools);
+        assert_eq!(recap.goal, "\"Fix the build\"");
+        assert!(recap.constraints.is_empty(), "{:?}", recap.constraints);
+        assert_eq!(recap.progress, vec!["Ran `make` (exit 2)".to_string()]);
+    }
 }

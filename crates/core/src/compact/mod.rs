@@ -22,6 +22,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::model::events::Record;
 use crate::model::{AgentId, approx_tokens};
 use crate::v5::schema::{Item, MessageV3};
 use recap::Recap;
@@ -195,9 +196,9 @@ impl Unit {
     }
 }
 
-/// Streams the messages of the units `[0, at)` that are neither earlier recaps nor carried, in
-/// order: the span a recap is made of.
-pub type Feed<'a> = dyn FnMut(usize, &mut dyn FnMut(&MessageV3)) -> std::io::Result<()> + 'a;
+/// Streams the units `[0, at)` that are neither earlier recaps nor carried, in order, as
+/// records of the session model ([`crate::model::events`]): the span a recap is made of.
+pub type Feed<'a> = dyn FnMut(usize, &mut dyn FnMut(&Record)) -> std::io::Result<()> + 'a;
 
 /// Where to cut, and why.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::recap::{Recap, content_text};
-use crate::v5::schema::{Item, MessageV3};
+use super::recap::{Recap, call_args, content_text};
+use crate::model::events::{Part, Record};
 
 /// Tool results above this size are replaced by a size marker in the prompt.
 pub const ELIDE_ABOVE: usize = 2000;
@@ -41,24 +41,24 @@ resolved. Do not list the files read or modified; they are tracked separately.
 
 /// The prompt for the summarizer: the earlier recap if any, the span as role-prefixed turns
 /// with tool calls and (possibly elided) results, then the instructions.
-pub fn prompt(span: &[&MessageV3], earlier: Option<&Recap>) -> String {
+pub fn prompt(span: &[Record], earlier: Option<&Recap>) -> String {
     let mut p = Prompt::default();
-    for m in span {
-        p.push(m);
+    for r in span {
+        p.push(r);
     }
     p.finish(earlier)
 }
 
-/// [`prompt`] built one message at a time, for spans streamed from disk.
+/// [`prompt`] built one record at a time, for spans streamed from disk.
 #[derive(Default)]
 pub(crate) struct Prompt {
     conversation: String,
 }
 
 impl Prompt {
-    /// Adds a message to the conversation the prompt shows.
-    pub fn push(&mut self, m: &MessageV3) {
-        render_message(&mut self.conversation, m);
+    /// Adds a record of the session model to the conversation the prompt shows.
+    pub fn push(&mut self, r: &Record) {
+        render_record(&mut self.conversation, r);
     }
 
     /// The prompt, with `earlier` (a recap the span continues) ahead of the conversation.
@@ -77,39 +77,44 @@ impl Prompt {
     }
 }
 
-fn render_message(out: &mut String, m: &MessageV3) {
-    for item in &m.items {
-        match item {
-            Item::Text { text, .. } => turn(out, &m.role, text),
+/// The turns of one record: who speaks (the model for a call written under no role,
+/// `system` for what the client wrote for the model or about the session), each part in the
+/// order written, a result as the tool's turn.
+fn render_record(out: &mut String, r: &Record) {
+    let role = match r.role.as_deref() {
+        Some("user") if r.flags.meta == Some(true) => "system",
+        Some(role) => role,
+        None if r.calls().next().is_some() => "assistant",
+        None => "system",
+    };
+    for part in &r.parts {
+        match part {
+            Part::Text(text) => turn(out, role, text),
+            // A notice without text (a turn's duration, a hook's summary) says nothing here.
+            Part::Notice(text) if text.is_empty() => {}
+            Part::Notice(text) => turn(out, role, text),
             // Reasoning is the agent's scratch work: dropped first by tier 1, not a fact of the session.
-            Item::Reasoning { .. } => {}
-            Item::ToolCall { id, name, args, .. } => {
-                let args = elide_args(args);
+            Part::Reasoning { .. } => {}
+            Part::Call(c) => {
+                let args = elide_args(&call_args(c.input.as_ref()));
                 let shown = serde_json::to_string(&args).unwrap_or_default();
-                turn(out, &m.role, &format!("[tool call {name} (id {id})] {shown}"));
+                let (name, id) = (c.name.as_deref().unwrap_or(""), c.id.as_deref().unwrap_or(""));
+                turn(out, role, &format!("[tool call {name} (id {id})] {shown}"));
             }
-            Item::ToolResult { content, extra, .. } => {
-                let text = content_text(content);
-                let id = m.tool_call_id.as_deref().unwrap_or("?");
-                // A result already shortened by `recap::slim` remembers its size.
-                let size = extra
-                    .get("elided_bytes")
-                    .and_then(Value::as_u64)
-                    .map_or(text.len(), |n| n as usize);
-                let body = if size > ELIDE_ABOVE {
-                    format!("[tool result elided: {size} bytes]")
+            Part::Outcome(o) => {
+                let text = content_text(o.output.as_ref().unwrap_or(&Value::Null));
+                let id = o.call_id.as_deref().unwrap_or("?");
+                let body = if text.len() > ELIDE_ABOVE {
+                    format!("[tool result elided: {} bytes]", text.len())
                 } else {
                     text
                 };
                 turn(out, "tool", &format!("[result of {id}] {body}"));
             }
-            Item::Other(v) => {
-                let kind = v.get("type").and_then(Value::as_str).unwrap_or("item");
-                match v.get("text").and_then(Value::as_str) {
-                    Some(t) if kind == "summary" => turn(out, &m.role, &format!("[earlier summary]\n{t}")),
-                    _ => turn(out, &m.role, &format!("[{kind}]")),
-                }
-            }
+            Part::Image(_) => turn(out, role, "[image]"),
+            Part::Redacted => turn(out, role, "[redacted reasoning]"),
+            Part::Attachment(_) => turn(out, role, "[attachment]"),
+            Part::Other { kind, .. } => turn(out, role, &format!("[{kind}]")),
         }
     }
 }
@@ -413,58 +418,24 @@ fn label(line: &str) -> Option<(Field, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{Map, json};
+    use serde_json::json;
 
-    fn msg(role: &str, items: Vec<Item>, tool_call_id: Option<&str>) -> MessageV3 {
-        MessageV3 {
-            tool_call_id: tool_call_id.map(str::to_string),
-            ..MessageV3::new(role, items)
-        }
-    }
-
-    fn text(t: &str) -> Item {
-        Item::text(t)
-    }
+    use crate::compact::recap::testing::{call, calls, result, user};
 
     #[test]
     fn prompt_elides_large_results_and_keeps_small_ones() {
         let big = "x".repeat(48213);
         let span = [
-            msg("user", vec![text("Fix the parser")], None),
-            msg(
-                "assistant",
-                vec![Item::ToolCall {
-                    id: "c1".into(),
-                    name: "Read".into(),
-                    args: json!({"file_path": "src/parse.rs"}),
-                    extra: Map::new(),
-                }],
-                None,
-            ),
-            msg(
-                "tool",
-                vec![Item::ToolResult {
-                    content: json!(big),
-                    original_size: None,
-                    extra: Map::new(),
-                }],
-                Some("c1"),
-            ),
-            msg(
-                "tool",
-                vec![Item::ToolResult {
-                    content: json!([{"type": "text", "text": "small output"}]),
-                    original_size: None,
-                    extra: Map::new(),
-                }],
-                Some("c2"),
-            ),
+            user("Fix the parser"),
+            calls(vec![call("c1", "Read", json!({"file_path": "src/parse.rs"}))]),
+            result("c1", json!(big)),
+            result("c2", json!([{"type": "text", "text": "small output"}])),
         ];
         let earlier = Recap {
             goal: "\"Start\"".into(),
             ..Recap::default()
         };
-        let p = prompt(&span.iter().collect::<Vec<_>>(), Some(&earlier));
+        let p = prompt(&span, Some(&earlier));
         assert!(p.contains("[tool result elided: 48213 bytes]"));
         assert!(!p.contains(&big[..3000]));
         assert!(p.contains("small output"));

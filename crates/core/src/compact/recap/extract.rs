@@ -16,15 +16,16 @@ pub(super) struct Outcome {
 /// whole rest of a span in memory.
 pub(super) const MAX_PENDING: usize = 256;
 
-/// The extractive recap, built one message at a time so that a span of any length needs
-/// memory only for what the recap keeps. A tool call is taken when its result has arrived
-/// (its outcome decides whether a file was really read or written, and the exit status), in
-/// the order the calls were made.
+/// The extractive recap, built one record of the session model at a time so that a span of
+/// any length needs memory only for what the recap keeps. A tool call is taken when its result
+/// has arrived (its outcome decides whether a file was really read or written, and the exit
+/// status), in the order the calls were made.
+///
+/// Earlier recaps are not read here: a compaction's units carry them ([`super::super::Unit`])
+/// and merges them with this one.
 pub(crate) struct Extractor {
     /// What the calls are read with.
     tools: Tools,
-    /// Earlier recaps and finished segments, merged.
-    acc: Recap,
     segment: Segment,
 }
 
@@ -46,77 +47,68 @@ impl Extractor {
     pub fn new(tools: Tools) -> Extractor {
         Extractor {
             tools,
-            acc: Recap::default(),
             segment: Segment::default(),
         }
     }
 
-    pub fn push(&mut self, m: &MessageV3) {
-        // A structured summary (an earlier recap) closes the segment before it.
-        let earlier = m.items.iter().rev().find_map(|it| match it {
-            Item::Other(v) => Recap::from_item(v),
-            _ => None,
-        });
-        if let Some(earlier) = earlier {
-            let seg = std::mem::take(&mut self.segment).finish(&self.tools);
-            let acc = std::mem::take(&mut self.acc);
-            self.acc = merge_nonempty(merge_nonempty(acc, seg), earlier);
-            return;
-        }
-        self.segment.push(m, &self.tools);
+    /// Reads the next record of the span.
+    pub fn push(&mut self, r: &Record) {
+        self.segment.push(r, &self.tools);
     }
 
+    /// The recap of the span read.
     pub fn finish(self) -> Recap {
-        merge_nonempty(self.acc, self.segment.finish(&self.tools))
+        self.segment.finish(&self.tools)
     }
 }
 
+/// Whether `r` is the user's own words: a user record the client did not write for the
+/// model (a reminder, an instruction file, a command's output).
+fn from_the_user(r: &Record) -> bool {
+    r.role.as_deref() == Some("user") && r.flags.meta != Some(true)
+}
+
 impl Segment {
-    fn push(&mut self, m: &MessageV3, tools: &Tools) {
-        match m.role.as_str() {
-            "user" => {
-                let texts: Vec<&str> = m
-                    .items
-                    .iter()
-                    .filter_map(|i| match i {
-                        Item::Text { text, .. } if !tools.injected(text) => Some(text.as_str()),
-                        _ => None,
-                    })
-                    .collect();
-                let request = texts.join("\n");
-                if !request.trim().is_empty() {
-                    self.constraints.extend(matching_sentences(&request, CONSTRAINT_WORDS));
-                    if self.first_request.is_none() {
-                        self.first_request = Some(request.clone());
-                    }
-                    self.last_request = Some(request);
+    fn push(&mut self, r: &Record, tools: &Tools) {
+        if from_the_user(r) {
+            let texts: Vec<&str> = r
+                .parts
+                .iter()
+                .filter_map(|p| match p {
+                    Part::Text(text) if !tools.injected(text) => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let request = texts.join("\n");
+            if !request.trim().is_empty() {
+                self.constraints.extend(matching_sentences(&request, CONSTRAINT_WORDS));
+                if self.first_request.is_none() {
+                    self.first_request = Some(request.clone());
+                }
+                self.last_request = Some(request);
+            }
+        } else if r.role.as_deref() == Some("assistant") {
+            for part in &r.parts {
+                if let Part::Text(text) = part {
+                    self.decisions.extend(matching_sentences(text, DECISION_WORDS));
                 }
             }
-            "assistant" => {
-                for item in &m.items {
-                    match item {
-                        Item::Text { text, .. } => self.decisions.extend(matching_sentences(text, DECISION_WORDS)),
-                        Item::ToolCall { id, name, args, .. } => {
-                            self.pending.push_back((id.clone(), name.clone(), args.clone(), None));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            _ => {}
         }
-        if let Some(id) = m.tool_call_id.as_deref() {
-            for item in &m.items {
-                if let Item::ToolResult { content, extra, .. } = item {
-                    let is_error = extra
-                        .get("is_error")
-                        .or_else(|| m.extra.get("is_error"))
-                        .and_then(Value::as_bool);
-                    // The last result of a call counts, as a map by id would have it.
-                    if let Some(slot) = self.pending.iter_mut().rev().find(|p| p.0 == id) {
-                        slot.3 = Some(outcome_of(content, is_error, tools));
-                    }
-                }
+        // Only the model calls a tool, whatever role a format writes its call under (Codex's
+        // call items have none).
+        for c in r.calls() {
+            // Arguments written as JSON text are read by `tool_call`.
+            let args = c.input.clone().unwrap_or(Value::Null);
+            let id = c.id.clone().unwrap_or_default();
+            self.pending
+                .push_back((id, c.name.clone().unwrap_or_default(), args, None));
+        }
+        for o in r.outcomes() {
+            let id = o.call_id.as_deref().unwrap_or("");
+            // The last result of a call counts, as a map by id would have it.
+            if let Some(slot) = self.pending.iter_mut().rev().find(|p| p.0 == id) {
+                let content = o.output.as_ref().unwrap_or(&Value::Null);
+                slot.3 = Some(outcome_of(content, o.is_error, tools));
             }
         }
         self.drain(false, tools);
@@ -180,6 +172,19 @@ impl Segment {
 pub(super) fn recent_unique_keep_order(items: Vec<String>) -> Vec<String> {
     let n = items.len();
     recent_unique(items, n)
+}
+
+/// A call's input as the recap reads it: an object as written; a string of JSON text (as
+/// some formats write arguments) read as the JSON it holds, or else as `{"input": text}`.
+pub(crate) fn call_args(input: Option<&Value>) -> std::borrow::Cow<'_, Value> {
+    use std::borrow::Cow;
+    match input {
+        Some(Value::String(s)) => {
+            Cow::Owned(serde_json::from_str::<Value>(s).unwrap_or_else(|_| json!({ "input": s })))
+        }
+        Some(v) => Cow::Borrowed(v),
+        None => Cow::Owned(Value::Null),
+    }
 }
 
 pub(super) fn outcome_of(content: &Value, is_error: Option<bool>, tools: &Tools) -> Outcome {

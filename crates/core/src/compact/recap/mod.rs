@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use crate::v5::schema::{Item, MessageV3};
+use crate::model::events::{Part, Record};
 
 mod extract;
 mod sentences;
@@ -23,8 +23,8 @@ mod tests;
 mod tools;
 
 pub(crate) use extract::Extractor;
-pub(crate) use extract::content_text;
 use extract::*;
+pub(crate) use extract::{call_args, content_text};
 pub(crate) use sentences::strip_marker;
 use sentences::*;
 use shell::*;
@@ -91,27 +91,19 @@ const DECISION_WORDS: &[&str] = &[
     "prefer",
 ];
 impl Recap {
-    /// The extractive recap of `span`: quotes, paths and commands taken from it, nothing invented.
-    ///
-    /// A structured summary item inside the span (an earlier recap) is merged with what follows
-    /// it, so an existing recap is updated rather than lost; merging the same recap again
-    /// afterwards changes nothing.
+    /// The extractive recap of `span`, records of the session model
+    /// ([`crate::model::events`]): quotes, paths and commands taken from it, nothing invented.
     ///
     /// Tool calls are read with the installed registry's vocabularies ([`Tools::of`]).
-    pub fn extract(span: &[MessageV3]) -> Recap {
+    pub fn extract(span: &[Record]) -> Recap {
         Recap::extract_with(span, &Tools::default())
     }
 
     /// [`Recap::extract`], the tool calls read with `tools`.
-    pub fn extract_with(span: &[MessageV3], tools: &Tools) -> Recap {
-        Recap::extract_refs(&span.iter().collect::<Vec<_>>(), tools)
-    }
-
-    /// [`Recap::extract_with`] over messages held elsewhere (the units of a cut), not copied.
-    pub fn extract_refs(span: &[&MessageV3], tools: &Tools) -> Recap {
+    pub fn extract_with(span: &[Record], tools: &Tools) -> Recap {
         let mut x = Extractor::new(tools.clone());
-        for m in span {
-            x.push(m);
+        for r in span {
+            x.push(r);
         }
         x.finish()
     }
@@ -284,17 +276,6 @@ impl Recap {
                 modified: normalize_items(&self.files.modified),
             },
         }
-    }
-}
-
-fn merge_nonempty(acc: Recap, new: Recap) -> Recap {
-    // An empty stretch (nothing between two summaries) must not wipe the next steps.
-    if new.is_empty() {
-        acc
-    } else if acc.is_empty() {
-        new
-    } else {
-        Recap::merge(&acc, &new)
     }
 }
 

@@ -432,10 +432,10 @@ fn item_keys_are_in_spec_order() {
 }
 
 #[test]
-fn an_earlier_recap_in_the_span_is_updated() {
+fn an_earlier_recap_is_updated_by_the_span_after_it() {
+    // What `compact::make_recap` does with the recap a unit carries.
     let earlier = example();
     let span = vec![
-        msg("user", vec![Item::Other(earlier.to_item())]),
         user("Also never break the CLI."),
         calls(vec![call(
             "w",
@@ -443,7 +443,7 @@ fn an_earlier_recap_in_the_span_is_updated() {
             json!({"path": "src/new.rs", "content": "x"}),
         )]),
     ];
-    let r = Recap::extract(&span);
+    let r = Recap::merge(&earlier, &Recap::extract(&span));
     assert_eq!(r.goal, "\"Also never break the CLI.\"");
     assert_eq!(
         r.constraints,
@@ -460,7 +460,49 @@ fn an_earlier_recap_in_the_span_is_updated() {
     assert_eq!(r.next_steps, strings(&["Last request: \"Also never break the CLI.\""]));
     assert_eq!(r.files.modified, strings(&["src/interface.rs", "src/new.rs"]));
     assert_eq!(Recap::merge(&earlier, &r), r);
-    // A span holding only the earlier recap gives it back unchanged.
-    assert_eq!(Recap::extract(&span[..1]), earlier);
     assert!(Recap::extract(&[]).is_empty());
+}
+
+/// The recap reads records as every format writes them: a result inside the user's record
+/// (Anthropic's messages), arguments written as JSON text (OpenAI's), a failure flagged on
+/// the result, and text the client wrote for the model, which is no request.
+#[test]
+fn records_are_read_as_every_format_writes_them() {
+    use crate::model::events::{Flags, Outcome, Part};
+    let reminder = Record {
+        flags: Flags {
+            meta: Some(true),
+            ..Flags::default()
+        },
+        ..user("You must answer in French.")
+    };
+    let answered = |id: &str, is_error: Option<bool>, out: &str| {
+        Part::Outcome(Outcome {
+            call_id: Some(id.into()),
+            is_error,
+            output: Some(json!(out)),
+        })
+    };
+    let span = vec![
+        reminder,
+        user("Tidy the repo"),
+        calls(vec![
+            call("a", "look", json!(r#"{"at": "src/a.rs"}"#)),
+            call("b", "look", json!({"at": "src/b.rs"})),
+        ]),
+        msg(
+            "user",
+            vec![
+                answered("a", Some(false), "fn a() {}"),
+                answered("b", Some(true), "no such file"),
+                text("and keep it short"),
+            ],
+        ),
+    ];
+    let r = Recap::extract_with(&span, &Tools::new(&[&Reader]));
+    assert_eq!(r.goal, "\"Tidy the repo\"");
+    assert_eq!(r.next_steps, strings(&["Last request: \"and keep it short\""]));
+    // The reminder's "must" is not the user's.
+    assert_eq!(r.constraints, strings(&["\"and keep it short\""]));
+    assert_eq!(r.files.read, strings(&["src/a.rs"]));
 }

@@ -76,7 +76,8 @@ pub(super) fn message_v1_value(m: MessageV1) -> Value {
     Value::Object(o)
 }
 
-pub(crate) fn message_v3_value(m: MessageV3) -> Value {
+/// A message as the document writes it.
+pub fn message_v3_value(m: MessageV3) -> Value {
     let mut o = Map::new();
     o.insert("role".into(), Value::String(m.role));
     if let Some(id) = m.tool_call_id {
