@@ -1,7 +1,8 @@
-//! CONTRIBUTING.md says: no function over 100 lines without a reason written beside it. This
-//! reads the sources of every crate and finds the functions whose text, from the `fn` line to
-//! its closing brace, is longer than that, and which do not say "Long because" in the lines
-//! above the `fn` (the doc comment and attributes) or at the top of the body.
+//! CONTRIBUTING.md says: no source file over 700 lines, and no function over 100 lines without
+//! a reason written beside it. This reads the sources of every crate, counts each file's lines
+//! that are not tests, and finds the functions whose text, from the `fn` line to its closing
+//! brace, is longer than that, and which do not say "Long because" in the lines above the `fn`
+//! (the doc comment and attributes) or at the top of the body.
 //!
 //! The scan works on lines, not on a parse: rustfmt puts a function's closing brace alone on a
 //! line at the indentation of its `fn`, which is all the brace matching needs. Tests are left
@@ -217,8 +218,9 @@ fn the_scanner_finds_a_long_function_and_reads_its_reason() {
     assert_eq!(modules, vec!["fixtures".to_string()]);
 }
 
-#[test]
-fn no_function_is_over_100_lines_without_a_reason() {
+/// Every source file of the workspace's crates that is not a test: its path relative to the
+/// root, and its text.
+fn sources() -> Vec<(PathBuf, String)> {
     let root = root();
     let mut files: Vec<PathBuf> = vec![root.join("src")];
     for e in std::fs::read_dir(root.join("crates")).unwrap() {
@@ -248,23 +250,66 @@ fn no_function_is_over_100_lines_without_a_reason() {
             test_only.insert(dir.join(m));
         }
     }
+    let sources: Vec<(PathBuf, String)> = sources
+        .into_iter()
+        .filter(|(path, _)| !test_only.iter().any(|t| path.starts_with(t)))
+        .map(|(path, text)| (path.strip_prefix(&root).unwrap_or(&path).to_path_buf(), text))
+        .filter(|(rel, _)| !is_test_file(rel))
+        .collect();
+    assert!(
+        sources.len() > 100,
+        "only {} source files found under {}",
+        sources.len(),
+        root.display()
+    );
+    sources
+}
+
+#[test]
+fn no_function_is_over_100_lines_without_a_reason() {
     let mut wrong = Vec::new();
-    let mut seen = 0;
-    for (path, text) in &sources {
-        let rel = path.strip_prefix(&root).unwrap_or(path);
-        if is_test_file(rel) || test_only.iter().any(|t| path.starts_with(t)) {
-            continue;
-        }
-        seen += 1;
+    for (rel, text) in &sources() {
         for f in long_functions(text) {
             wrong.push(format!("{}:{}: {} ({} lines)", rel.display(), f.line, f.name, f.lines));
         }
     }
-    assert!(seen > 100, "only {seen} source files found under {}", root.display());
     assert!(
         wrong.is_empty(),
         "{} functions are over {LIMIT} lines with no \"{REASON}\" beside them (above the fn or at \
          the top of its body): split them, or say why their length is their shape:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// The longest a source file may be, its tests aside, in lines.
+const FILE_LIMIT: usize = 700;
+
+/// The lines of `text` that are not tests.
+fn code_lines(text: &str) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    test_lines(&lines).0.iter().filter(|t| !**t).count()
+}
+
+#[test]
+fn the_file_measure_leaves_the_tests_out() {
+    let code = "fn a() {}\n".repeat(3);
+    let tests = "#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n";
+    assert_eq!(code_lines(&format!("{code}{tests}")), 3);
+    assert_eq!(code_lines(&format!("{tests}{code}")), 3);
+}
+
+#[test]
+fn no_source_file_is_over_700_lines() {
+    let wrong: Vec<String> = sources()
+        .iter()
+        .map(|(rel, text)| (rel, code_lines(text)))
+        .filter(|(_, n)| *n > FILE_LIMIT)
+        .map(|(rel, n)| format!("{}: {n} lines", rel.display()))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} source files are over {FILE_LIMIT} lines, their tests aside: split them by what they do:\n{}",
         wrong.len(),
         wrong.join("\n")
     );
