@@ -150,13 +150,6 @@ pub fn reasoning_summary(item: &Value) -> Vec<&str> {
         .collect()
 }
 
-/// The v5 messages of one Codex history item.
-pub fn codex_item(v: &Value, line: Option<u64>) -> Vec<MessageV3> {
-    let mut b = CodexBuilder { messages: Vec::new() };
-    b.add(v, line, None);
-    b.messages
-}
-
 /// A Codex rollout as a v5 session.
 pub fn codex(src: &Source, effective: bool) -> io::Result<Session> {
     held(codex_into(src, effective, None)?)
