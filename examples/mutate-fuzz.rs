@@ -502,7 +502,12 @@ fn check(a: &Args, dir: &Path, input: &[u8], argv: &[&str]) -> Result<(), String
         // A record copied byte for byte from the input (rebuild-chain prints the records a
         // resume loads as written) is as valid as the input's line was: lone surrogates and
         // numbers out of f64's range are JSON by its grammar, if not by serde_json's reader.
-        let input_lines: std::collections::HashSet<&[u8]> = input.split(|&b| b == b'\n').collect();
+        // A line is compared without the CR of a CRLF ending or a BOM, which the output drops.
+        let input_lines: std::collections::HashSet<&[u8]> = input
+            .split(|&b| b == b'\n')
+            .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+            .map(|l| l.strip_prefix("\u{feff}".as_bytes()).unwrap_or(l))
+            .collect();
         for l in String::from_utf8_lossy(&stdout).lines() {
             if input_lines.contains(l.as_bytes()) {
                 continue;
