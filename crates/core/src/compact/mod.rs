@@ -4,7 +4,8 @@
 //! [`Unit`]s (one native record, history item or v5 message each) measured in estimated
 //! tokens; [`plan`] picks the cut (a verbatim tail of at least `--keep-recent` tokens, never
 //! between a tool call and its result, preferably before a user prompt, the smallest span that
-//! reaches `--budget`); the span becomes a [`recap::Recap`], merged into any earlier one; and a
+//! reaches `--budget`); the span, streamed as the session model's records ([`Feed`]), becomes a
+//! [`recap::Recap`], merged into any earlier one; and a
 //! writer per format appends or rewrites what the agent will load (`claude`, `codex`,
 //! `session`).
 

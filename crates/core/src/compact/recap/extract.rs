@@ -1,4 +1,4 @@
-//! Reading a compacted span into a recap: each message's text, tool calls and their outcomes,
+//! Reading a compacted span into a recap: each record's text, tool calls and their outcomes,
 //! the files read and modified, and the progress the span made.
 
 use super::*;
