@@ -684,6 +684,36 @@ mod tests {
             );
         }
     }
+
+    /// The recap reads the span as Claude Code loads it: the record's type says who speaks, a
+    /// row the client wrote for the model (`isMeta`) is no request, and a result in the next
+    /// user row answers its call.
+    #[test]
+    fn the_span_is_read_as_claude_code_loads_it() {
+        use cctool_core::compact::recap::{Recap, Tools};
+        let rows = [
+            json!({"type": "user", "uuid": "u1", "parentUuid": null, "message": {"content": "Fix the build"}}),
+            json!({"type": "user", "uuid": "u2", "parentUuid": "u1", "isMeta": true, "message": {"role": "user", "content": "You must answer in French."}}),
+            json!({"type": "assistant", "uuid": "a1", "parentUuid": "u2", "message": {"id": "m1", "role": "assistant", "content": [
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}]}}),
+            json!({"type": "user", "uuid": "u3", "parentUuid": "a1", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "Exit code 2\nmake: *** [all] Error 2", "is_error": true}]}}),
+        ];
+        let text: Vec<String> = rows.iter().map(Value::to_string).collect();
+        let src = Source::from_bytes("t.jsonl", text.join("\n").into_bytes());
+        let loaded = load_with(&src, false).unwrap();
+        let mut records = Vec::new();
+        loaded
+            .feed(&src, loaded.units.len(), &mut |r| records.push(r.clone()))
+            .unwrap();
+        assert_eq!(records.len(), 4);
+        assert_eq!(records[0].role.as_deref(), Some("user"));
+        let tools = Tools::new(&[&crate::tools::ClaudeCodeTools]);
+        let recap = Recap::extract_with(&records, &tools);
+        assert_eq!(recap.goal, "\"Fix the build\"");
+        assert!(recap.constraints.is_empty(), "{:?}", recap.constraints);
+        assert_eq!(recap.progress, vec!["Ran `make` (exit 2)".to_string()]);
+    }
 }
 
 /// A record the compaction copies after its summary that is not a JSON object, so that its
