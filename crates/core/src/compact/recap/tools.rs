@@ -95,15 +95,10 @@ pub(super) fn tool_call(
     progress: &mut Vec<Step>,
     todos: &mut Option<Vec<(String, String)>>,
 ) {
-    let parsed;
     // Arguments that were not valid JSON arrive as `{"_raw": text}`; a string may still hold JSON.
-    let args = match args.get("_raw").or(Some(args)).and_then(Value::as_str) {
-        Some(s) => {
-            parsed = serde_json::from_str::<Value>(s).unwrap_or_else(|_| json!({"input": s}));
-            &parsed
-        }
-        None => args,
-    };
+    let raw = args.get("_raw").filter(|r| r.is_string());
+    let args = call_args(Some(raw.unwrap_or(args)));
+    let args = args.as_ref();
     let failed = outcome.is_some_and(|o| o.failed);
 
     let (gist, vocabulary) = tools.gist(name, args);
