@@ -437,10 +437,7 @@ fn compare_listings(root: &Path) -> usize {
         let listed = a.listing(&src).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         assert_eq!(listing_fields(&listed), want, "{}: listing", p.display());
         for view in [View::Records, View::Loaded] {
-            let ask = Ask {
-                view,
-                reading: cctool::model::events::Reading::AsWritten,
-            };
+            let ask = Ask { view, ..Ask::records() };
             // A stream that fails fails the file's search, listed or not: nothing is named.
             let Ok((_, named)) = a.events_listed(&src, ask, &mut |_| {}, &|| true) else {
                 assert!(a.events(&src, ask, &mut |_| {}).is_err(), "{}: {view:?}", p.display());

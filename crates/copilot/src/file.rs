@@ -53,6 +53,8 @@ impl Event {
 pub struct Unread {
     /// 1-based line.
     pub line: u64,
+    /// Byte offset of the line.
+    pub offset: u64,
     /// The line as written.
     pub raw: Vec<u8>,
     /// Why it was not read.
@@ -130,6 +132,7 @@ pub fn read(src: &Source) -> std::io::Result<Session> {
 pub(crate) fn event_of(no: u64, offset: u64, line: &[u8], bytes: &[u8], terminated: bool) -> Result<Event, Unread> {
     let unread = |why: BadLine| Unread {
         line: no,
+        offset,
         raw: line.to_vec(),
         why,
     };

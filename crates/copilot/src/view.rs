@@ -9,7 +9,7 @@ use cctool_core::agents::view::{
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{Ask, Compaction, Event, Sink, Streamed, View};
+use cctool_core::model::events::{Ask, At, Compaction, Event, Record, Sink, Streamed, View};
 use cctool_core::model::rows;
 use cctool_core::output::Out;
 use cctool_core::output::render::{self, Render};
@@ -85,9 +85,16 @@ pub fn rebuild_chain(
 }
 
 /// The session model's events in the view asked: every event (`scan --rows`), what a resume
-/// loads, or the whole conversation with its compactions marked.
+/// loads in the order it sends it, or the whole conversation with its compactions marked.
 pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
     let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
+    Ok(events_of(&s, ask, sink))
+}
+
+/// [`events`] of a session read already. Asked for all it holds ([`Ask::native`]), every
+/// record carries its JSON and, among every event, each line that is no event is a record
+/// of its own at its place.
+pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     let mut streamed = Streamed::default();
     for e in &s.events {
         rows::earliest(
@@ -95,11 +102,26 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
             e.time.as_deref().and_then(cctool_core::model::time::parse_ms),
         );
     }
-    let start = resume_start(&s);
-    let mask = mask_of(&s, &loaded_order(&s));
+    let start = resume_start(s);
+    let loaded_order = loaded_order(s);
+    let mask = mask_of(s, &loaded_order);
     let session_id = s.session_id().map(str::to_string);
-    for (i, e) in s.events.iter().enumerate() {
-        for m in marks_before(&s, i, ask.view, start) {
+    // A resume sends a compaction's summary before what was said while it was made.
+    let order = match ask.view {
+        View::Loaded => loaded_order,
+        _ => (0..s.events.len()).collect(),
+    };
+    let mut unread = s
+        .unread
+        .iter()
+        .filter(|_| ask.native && ask.view == View::Records)
+        .peekable();
+    for i in order {
+        let e = &s.events[i];
+        while let Some(u) = unread.next_if(|u| u.line < e.line) {
+            sink(unread_record(u, ask));
+        }
+        for m in marks_before(s, i, ask.view, start) {
             sink(Event::Mark(m));
         }
         let loaded = mask[i] && conversational(&e.ty);
@@ -119,9 +141,28 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
         if e.is_compaction() && ask.view == View::History {
             r.speaker = None;
         }
+        if ask.native {
+            r.native = Some(v);
+        }
         sink(Event::Record(r));
     }
-    Ok(streamed)
+    for u in unread {
+        sink(unread_record(u, ask));
+    }
+    streamed
+}
+
+/// The record of a line that is no event: where it is and what it holds, nothing read of it.
+fn unread_record(u: &file::Unread, ask: Ask<'_>) -> Event {
+    Event::Record(Record {
+        at: Some(At {
+            line: u.line,
+            offset: u.offset,
+        }),
+        bytes: Some(u.raw.len() as u64),
+        native: Some(ask.parse(&u.raw).unwrap_or(serde_json::Value::Null)),
+        ..Record::default()
+    })
 }
 
 /// `export --format jsonl`: the events a resume loads (with `full`, every conversational
@@ -164,4 +205,74 @@ fn api_view(
         crate::doctor::unread(src.name(), &s.unread, &s.nuls, false),
         Report::ApiView(summary),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::model::events::{Mark, Reading};
+
+    /// A compaction started, a reply and a prompt while it ran, then its end, and a line that
+    /// is no event.
+    const SESSION: &str = concat!(
+        r#"{"type":"session.start","data":{"sessionId":"s1"},"id":"e1","timestamp":"2026-11-02T10:00:00Z"}"#,
+        "\n",
+        r#"{"type":"session.compaction_start","data":{},"id":"e2","timestamp":"2026-11-02T10:00:01Z"}"#,
+        "\n",
+        r#"{"type":"assistant.message","data":{"content":"working","toolRequests":[]},"id":"e3","timestamp":"2026-11-02T10:00:02Z"}"#,
+        "\nnot json\n",
+        r#"{"type":"user.message","data":{"content":"and clippy"},"id":"e5","timestamp":"2026-11-02T10:00:03Z"}"#,
+        "\n",
+        r#"{"type":"session.compaction_complete","data":{"success":true,"summaryContent":"the summary"},"id":"e6","timestamp":"2026-11-02T10:00:04Z"}"#,
+        "\n",
+    );
+
+    fn stream(ask: Ask<'_>) -> Vec<Event> {
+        let s = file::read(&Source::from_bytes("s.jsonl", SESSION.as_bytes().to_vec())).unwrap();
+        let mut out = Vec::new();
+        events_of(&s, ask, &mut |e| out.push(e));
+        out
+    }
+
+    fn lines(events: &[Event]) -> Vec<Option<u64>> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Record(r) => Some(r.at.map(|a| a.line)),
+                Event::Mark(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn what_a_resume_loads_comes_in_the_order_it_is_sent() {
+        let events = stream(Ask {
+            view: View::Loaded,
+            ..Ask::records()
+        });
+        assert!(matches!(events[0], Event::Mark(Mark::ResumedFrom(6))));
+        assert_eq!(lines(&events), [Some(6), Some(3), Some(5)]);
+    }
+
+    #[test]
+    fn asked_for_all_it_holds_every_line_comes_with_its_json() {
+        let events = stream(Ask {
+            native: true,
+            reading: Reading::With(&|b| Some(cctool_core::v5::build::parse(b))),
+            ..Ask::records()
+        });
+        assert_eq!(lines(&events), (1..=6).map(Some).collect::<Vec<_>>());
+        let Event::Record(unread) = &events[3] else { panic!() };
+        assert_eq!((unread.kind.as_str(), unread.speaker.as_deref()), ("", None));
+        assert_eq!(unread.native, Some(serde_json::Value::Null));
+        let Event::Record(start) = &events[0] else { panic!() };
+        assert_eq!(start.native.as_ref().unwrap()["data"]["sessionId"], "s1");
+        // Not asked, neither the JSON nor the line that is no event.
+        let lean = stream(Ask::records());
+        assert_eq!(lines(&lean), [Some(1), Some(2), Some(3), Some(5), Some(6)]);
+        assert!(
+            lean.iter()
+                .all(|e| !matches!(e, Event::Record(r) if r.native.is_some()))
+        );
+    }
 }

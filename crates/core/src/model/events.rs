@@ -80,6 +80,12 @@ pub struct Ask<'a> {
     pub view: View,
     /// How a record's bytes are read as JSON.
     pub reading: Reading<'a>,
+    /// Whether the reader hands on all the file holds, for a feature that keeps what it does
+    /// not read (the v5 import): each record with the JSON it was read as
+    /// ([`Record::native`]), and each line the reader could not take as a record as a record
+    /// of its own, of no kind and no speaker. The other features leave it off, which keeps
+    /// their records lean.
+    pub native: bool,
 }
 
 /// How a reader reads each record's bytes as JSON.
@@ -100,6 +106,7 @@ impl Ask<'_> {
         Ask {
             view: View::Records,
             reading: Reading::AsWritten,
+            native: false,
         }
     }
 
@@ -292,6 +299,9 @@ pub struct Record {
     pub usage: Usage,
     /// Its size as written, in bytes, where it has one.
     pub bytes: Option<u64>,
+    /// The JSON it was read as, where the reader was asked for it ([`Ask::native`]); `null`
+    /// for a line that is not JSON.
+    pub native: Option<Value>,
 }
 
 impl Record {

@@ -21,6 +21,7 @@ pub(crate) fn entries(
     let ask = Ask {
         view: if full { View::History } else { View::Loaded },
         reading: Reading::With(&|bytes| Some(parse(bytes))),
+        native: false,
     };
     let mut entries = Vec::new();
     crate::agents::agent(format)

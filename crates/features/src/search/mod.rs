@@ -206,6 +206,7 @@ pub fn search_listed(
     let ask = Ask {
         view,
         reading: Reading::With(&parse),
+        native: false,
     };
     let mut state = State {
         m,

@@ -63,6 +63,7 @@ pub(crate) fn read(agent: &dyn Agent, src: &Source, seen: Seen, first_line: u64)
             Seen::Rebuilt => View::Loaded,
         },
         reading: Reading::AsWritten,
+        native: false,
     };
     let mut rows = Vec::new();
     agent.events(src, ask, &mut |e| match e {
