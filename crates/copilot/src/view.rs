@@ -152,17 +152,13 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     streamed
 }
 
-/// The record of a line that is no event: where it is and what it holds, nothing read of it.
+/// The record of a line that is no event.
 fn unread_record(u: &file::Unread, ask: Ask<'_>) -> Event {
-    Event::Record(Record {
-        at: Some(At {
-            line: u.line,
-            offset: u.offset,
-        }),
-        bytes: Some(u.raw.len() as u64),
-        native: Some(ask.parse(&u.raw).unwrap_or(serde_json::Value::Null)),
-        ..Record::default()
-    })
+    let at = At {
+        line: u.line,
+        offset: u.offset,
+    };
+    Event::Record(Record::unread(at, &u.raw, &ask))
 }
 
 /// `export --format jsonl`: the events a resume loads (with `full`, every conversational

@@ -11,7 +11,7 @@ use cctool_core::agents::view::{ChainOptions, ChainSummary, Report};
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{self, Ask, Event, Mark, Measured, Sink, Streamed, View};
+use cctool_core::model::events::{self, Ask, At, Event, Mark, Measured, Record, Sink, Streamed, View};
 use cctool_core::model::rows;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::format_ms;
@@ -272,7 +272,14 @@ pub(crate) fn summaries_of(src: &Source, s: &lite::Session) -> (Vec<SummaryRecor
 /// The session model's events (`scan --rows`, `export`), in the view asked.
 pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
     let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
-    let t = Tree::of(&s);
+    Ok(events_of(&s, ask, sink))
+}
+
+/// [`events`] of a session read already. Asked for all it holds ([`Ask::native`]), every
+/// record carries its JSON and, among every entry, the header and each line the client skips
+/// are records of their own at their place.
+pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
+    let t = Tree::of(s);
     let loaded = t.loaded(s.entries.len());
     let mut streamed = Streamed::default();
     let order: Vec<usize> = match ask.view {
@@ -285,13 +292,17 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
     if marks && order.first().is_some_and(|&i| !loaded[i]) {
         sink(Event::Mark(Mark::Earlier));
     }
+    let mut lines = other_lines(s, ask).into_iter().peekable();
     for i in order {
         let e = &s.entries[i];
+        while let Some((at, raw)) = lines.next_if(|(at, _)| at.line < e.line) {
+            sink(Event::Record(Record::unread(at, raw, &ask)));
+        }
         if marks && loaded[i] && !std::mem::replace(&mut seen_loaded, true) && i != t.branch[0] {
             sink(Event::Mark(Mark::Loaded));
         }
         let Some(v) = ask.parse(&e.raw) else { continue };
-        let r = record(e, &v, loaded[i], s.session_id());
+        let mut r = record(e, &v, loaded[i], s.session_id());
         rows::earliest(&mut streamed.first_ms, r.ms);
         if e.ty() == "compaction" {
             sink(Event::Mark(Mark::Compaction(events::Compaction {
@@ -305,12 +316,43 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
                 encrypted_bytes: None,
             })));
         }
+        if ask.native {
+            r.native = Some(v);
+        }
         sink(Event::Record(r));
+    }
+    for (at, raw) in lines {
+        sink(Event::Record(Record::unread(at, raw, &ask)));
     }
     if let Some(ms) = s.span().map(|s| s.0) {
         rows::earliest(&mut streamed.first_ms, Some(ms));
     }
-    Ok(streamed)
+    streamed
+}
+
+/// The lines that are no entry (the header, the lines the client skips) in file order, where
+/// every record is asked with all it holds; none otherwise.
+fn other_lines<'s>(s: &'s Session, ask: Ask<'_>) -> Vec<(At, &'s [u8])> {
+    if !ask.native || ask.view != View::Records {
+        return Vec::new();
+    }
+    let header = s.header.as_ref().zip(s.header_raw.as_deref()).map(|(h, raw)| {
+        let at = At {
+            line: h.line,
+            offset: s.header_offset,
+        };
+        (at, raw)
+    });
+    let skipped = s.unread.iter().map(|u| {
+        let at = At {
+            line: u.line,
+            offset: u.offset,
+        };
+        (at, u.raw.as_slice())
+    });
+    let mut lines: Vec<_> = header.into_iter().chain(skipped).collect();
+    lines.sort_by_key(|(at, _)| at.line);
+    lines
 }
 
 /// `export --format jsonl`: the entries a resume loads as written (`full`: every line the
@@ -340,4 +382,47 @@ pub fn no_header(file: &str) -> Diagnostic {
         Severity::Error,
         "the first record is not a session header ({\"type\":\"session\",\"id\":…}): pi refuses the file".to_string(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::model::events::Reading;
+
+    #[test]
+    fn asked_for_all_it_holds_the_header_and_skipped_lines_come_at_their_place() {
+        let text = concat!(
+            "not json\n",
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"hi"}}"#,
+            "\n{broken\n",
+        );
+        let s = file::read(&Source::from_bytes("s.jsonl", text.as_bytes().to_vec())).unwrap();
+        let stream = |ask: Ask<'_>| {
+            let mut out = Vec::new();
+            events_of(&s, ask, &mut |e| {
+                if let Event::Record(r) = e {
+                    out.push((r.at.map(|a| (a.line, a.offset)), r.kind, r.native));
+                }
+            });
+            out
+        };
+        let all = stream(Ask {
+            native: true,
+            reading: Reading::With(&|b| Some(cctool_core::v5::build::parse(b))),
+            ..Ask::records()
+        });
+        let at: Vec<_> = all.iter().map(|(at, ..)| *at).collect();
+        let starts = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i as u64 + 1));
+        let want: Vec<_> = (1..=4).zip(starts).map(Some).collect();
+        assert_eq!(at, want);
+        assert_eq!(all[0].2, Some(Value::Null));
+        assert_eq!(all[1].1, "", "the header is no entry");
+        assert_eq!(all[1].2.as_ref().unwrap()["id"], "s1");
+        assert_eq!(all[2].1, "message");
+        let lean = stream(Ask::records());
+        assert_eq!(lean.len(), 1);
+        assert_eq!(lean[0].2, None);
+    }
 }

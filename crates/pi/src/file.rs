@@ -81,6 +81,8 @@ impl Entry {
 pub struct Unread {
     /// 1-based line.
     pub line: u64,
+    /// Byte offset of the line.
+    pub offset: u64,
     /// The line as written.
     pub raw: Vec<u8>,
     /// Why it was not read.
@@ -94,6 +96,8 @@ pub struct Session {
     pub header: Option<Header>,
     /// Its header record as written.
     pub header_raw: Option<Vec<u8>>,
+    /// The byte offset of its header's line.
+    pub header_offset: u64,
     /// Its entries, in file order.
     pub entries: Vec<Entry>,
     /// The lines the client skips.
@@ -117,11 +121,13 @@ pub fn read(src: &Source) -> std::io::Result<Session> {
                     Some(h) if is_first => {
                         s.header = Some(h);
                         s.header_raw = Some(l.bytes.to_vec());
+                        s.header_offset = l.offset;
                     }
                     // The client passes over every `session` record after the first when it
                     // builds the tree.
                     _ if m.get("type").and_then(Value::as_str) == Some("session") => s.unread.push(Unread {
                         line: l.no,
+                        offset: l.offset,
                         raw: l.bytes.to_vec(),
                         why: BadLine {
                             code: Code::UnknownRecordType,
@@ -134,6 +140,7 @@ pub fn read(src: &Source) -> std::io::Result<Session> {
             }
             Err(e) => s.unread.push(Unread {
                 line: l.no,
+                offset: l.offset,
                 raw: l.bytes.to_vec(),
                 why: classify(l.bytes, l.terminated, &e),
             }),

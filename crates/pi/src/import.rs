@@ -1,17 +1,18 @@
-//! Importing a pi session into a v5 session (`docs/cctool-session.md#imports`), with the core's
-//! builders as every agent's import does: each message as a v5 message pointing back at its
-//! line, the entries that are no message (and the header) kept as `native` items so nothing is
-//! lost. The effective import keeps what a resume loads, the compaction's summary as the user's
-//! message it is sent as.
+//! Importing a pi session into a v5 session (`docs/cctool-session.md#imports`), read from the
+//! session model's stream ([`cctool_core::v5::import`]): each message as a v5 message pointing
+//! back at its line, the entries that are no message (and the header, and the lines the client
+//! skips) kept as `native` items so nothing is lost. The effective import keeps what a resume
+//! loads, the compaction's summary as the user's message it is sent as.
 
 use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use crate::file::{self, Entry};
-use crate::tree::Tree;
+use crate::file;
 use cctool_core::io::Source;
-use cctool_core::v5::build::{Head, Sink, content_text, held, message, native, parse, text, tool_message};
+use cctool_core::model::events::{Part, Record};
+use cctool_core::v5::build::{Head, content_text, held, message, text, tool_message};
+use cctool_core::v5::import::{Mapping, ask, import, item, line_source, native_message};
 use cctool_core::v5::schema::{Item, MessageV3, Session};
 
 /// A pi session as a v5 session.
@@ -32,75 +33,55 @@ fn pi_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Resu
         first_ms: s.span().map(|s| s.0),
         source: json!({"format": crate::ID.name(), "path": src.name(), "native_session_id": s.session_id()}),
     };
-    let mut sink = Sink::new(&head, w)?;
-    let mut raw: Vec<MessageV3> = Vec::new();
-    let native_at = |line: u64, bytes: &[u8]| {
-        let item = native(crate::ID.name(), parse(bytes), Some(line));
-        message("system", vec![item], json!({"line": line}), None)
-    };
-    let order: Vec<usize> = if effective {
-        Tree::of(&s).context
-    } else {
-        if let (Some(h), Some(bytes)) = (&s.header, &s.header_raw) {
-            raw.push(native_at(h.line, bytes));
-        }
-        (0..s.entries.len()).collect()
-    };
-    let mut unread = s.unread.iter().filter(|_| !effective).peekable();
-    for i in order {
-        let e = &s.entries[i];
-        while let Some(u) = unread.next_if(|u| u.line < e.line) {
-            raw.push(native_at(u.line, &u.raw));
-        }
-        match converted(e) {
-            Some(m) => raw.push(m),
-            None if effective => continue,
-            None => raw.push(native_at(e.line, &e.raw)),
-        }
-        sink.take_final(&mut raw)?;
-    }
-    for u in unread {
-        raw.push(native_at(u.line, &u.raw));
-    }
-    sink.finish(raw, head)
+    import(head, w, &Pi { effective }, |sink| {
+        crate::answers::events_of(&s, ask(effective), sink);
+        Ok(())
+    })
 }
 
-/// The entry as a v5 message, when it is one a conversation holds.
-fn converted(e: &Entry) -> Option<MessageV3> {
-    let source = json!({"line": e.line});
-    let at = e.timestamp().map(str::to_string);
-    match e.ty() {
+/// The v5 messages of pi's entries; `effective` leaves out, rather than keeps whole, what is
+/// no message a resume sends.
+struct Pi {
+    effective: bool,
+}
+
+impl Mapping for Pi {
+    fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
+        match converted(r) {
+            Some(m) => raw.push(m),
+            None if self.effective => {}
+            None => raw.push(native_message(crate::ID.name(), r)),
+        }
+    }
+}
+
+/// The v5 message of the entry `r`, as the client sends it; `None` for an entry it sends no
+/// message of.
+fn converted(r: &Record) -> Option<MessageV3> {
+    let v = r.native.as_ref()?;
+    let source = line_source(r);
+    let at = r.time.clone();
+    let user = |t: String| Some(message("user", vec![text(&t)], source.clone(), at.clone()));
+    match r.kind.as_str() {
         "compaction" => {
-            let summary = e.s("summary").unwrap_or("");
-            let t = format!(
-                "{}{summary}{}",
-                crate::model::COMPACTION_PREFIX,
-                crate::model::COMPACTION_SUFFIX
-            );
-            Some(message("user", vec![text(&t)], source, at))
+            use crate::model::{COMPACTION_PREFIX, COMPACTION_SUFFIX};
+            user(format!("{COMPACTION_PREFIX}{}{COMPACTION_SUFFIX}", r.text()))
         }
         "branch_summary" => {
-            let t = format!(
-                "{}{}{}",
-                crate::model::BRANCH_PREFIX,
-                e.s("summary")?,
-                crate::model::BRANCH_SUFFIX
-            );
-            Some(message("user", vec![text(&t)], source, at))
+            use crate::model::{BRANCH_PREFIX, BRANCH_SUFFIX};
+            let summary = v.get("summary").and_then(Value::as_str)?;
+            user(format!("{BRANCH_PREFIX}{summary}{BRANCH_SUFFIX}"))
         }
-        "custom_message" => {
-            let t = content_text(e.value.get("content").unwrap_or(&Value::Null));
-            Some(message("user", vec![text(&t)], source, at))
-        }
+        "custom_message" => user(content_text(v.get("content").unwrap_or(&Value::Null))),
         "message" => {
-            let m = e.message()?;
-            let content = m.get("content").unwrap_or(&Value::Null);
-            match m.get("role").and_then(Value::as_str)? {
+            let content = v.pointer("/message/content").unwrap_or(&Value::Null);
+            match r.role.as_deref()? {
                 "toolResult" => {
-                    let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
-                    Some(tool_message(id, content.clone(), source, at))
+                    let o = r.outcomes().next()?;
+                    let id = o.call_id.as_deref().unwrap_or("");
+                    Some(tool_message(id, o.output.clone().unwrap_or_default(), source, at))
                 }
-                "assistant" => Some(message("assistant", assistant_items(content), source, at)),
+                "assistant" => Some(message("assistant", assistant_items(r, content), source, at)),
                 role @ ("user" | "system") => Some(message(role, vec![text(&content_text(content))], source, at)),
                 _ => None,
             }
@@ -109,28 +90,23 @@ fn converted(e: &Entry) -> Option<MessageV3> {
     }
 }
 
-fn assistant_items(content: &Value) -> Vec<Item> {
+/// The items of an assistant message: each block's part as the v5 item it is, a redacted
+/// thinking block as reasoning of its text, and a block the v5 schema has no item for (an
+/// image, a type cctool does not read) as written.
+fn assistant_items(r: &Record, content: &Value) -> Vec<Item> {
     let Value::Array(blocks) = content else {
         return vec![text(&content_text(content))];
     };
-    blocks
+    // The record holds one part per block.
+    r.parts
         .iter()
-        .map(|b| {
-            let s = |k: &str| b.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            match b.get("type").and_then(Value::as_str) {
-                Some("text") => text(&s("text")),
-                Some("thinking") => Item::Reasoning {
-                    text: s("thinking"),
-                    extra: Map::new(),
-                },
-                Some("toolCall") => Item::ToolCall {
-                    id: s("id"),
-                    name: s("name"),
-                    args: b.get("arguments").cloned().unwrap_or(json!({})),
-                    extra: Map::new(),
-                },
-                _ => Item::Other(b.clone()),
-            }
+        .zip(blocks)
+        .map(|(p, b)| match p {
+            Part::Redacted => Item::Reasoning {
+                text: b.get("thinking").and_then(Value::as_str).unwrap_or("").to_string(),
+                extra: Map::new(),
+            },
+            p => item(p).unwrap_or_else(|| Item::Other(b.clone())),
         })
         .collect()
 }

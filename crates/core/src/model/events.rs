@@ -305,6 +305,18 @@ pub struct Record {
 }
 
 impl Record {
+    /// A line the reader takes as no record of the session (not JSON, or of no type it
+    /// reads), as it hands it on when asked for all the file holds ([`Ask::native`]): where
+    /// it is and what it holds, nothing read of it.
+    pub fn unread(at: At, raw: &[u8], ask: &Ask<'_>) -> Record {
+        Record {
+            at: Some(at),
+            bytes: Some(raw.len() as u64),
+            native: Some(ask.parse(raw).unwrap_or(Value::Null)),
+            ..Record::default()
+        }
+    }
+
     /// The record's text as people read it: its texts, notices and reasoning summaries, one a
     /// line.
     pub fn text(&self) -> String {
