@@ -12,7 +12,7 @@ use cctool_core::agents::view::{
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{self, Ask, Event, Mark, Measured, Sink, Streamed, View};
+use cctool_core::model::events::{self, Ask, At, Event, Mark, Measured, Record, Sink, Streamed, View};
 use cctool_core::model::rows;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::format_ms;
@@ -323,7 +323,14 @@ pub(crate) fn summaries_of(src: &Source, s: &Session) -> (Vec<SummaryRecord>, u6
 /// a resume loads, or the walked chain with its compactions marked.
 pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
     let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
-    let c = Chain::of(&s);
+    Ok(events_of(&s, ask, sink))
+}
+
+/// [`events`] of a session read already. Asked for all it holds ([`Ask::native`]), every
+/// record carries its JSON and, among every record, each line or object the client passes
+/// over is a record of its own after the records read before it.
+pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
+    let c = Chain::of(s);
     let loaded = c.loaded(s.records.len());
     let mut streamed = Streamed::default();
     let order: Vec<usize> = match ask.view {
@@ -335,10 +342,18 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
     if marks && order.first().is_some_and(|&i| !loaded[i]) {
         sink(Event::Mark(Mark::Earlier));
     }
+    let mut unread = s
+        .unread
+        .iter()
+        .filter(|_| ask.native && ask.view == View::Records)
+        .peekable();
     for i in order {
         let e = &s.records[i];
+        while let Some(u) = unread.next_if(|u| u.line < e.line) {
+            sink(unread_record(u, ask));
+        }
         let Some(v) = ask.parse(&e.raw) else { continue };
-        let r = record(e, &v, loaded[i]);
+        let mut r = record(e, &v, loaded[i]);
         rows::earliest(&mut streamed.first_ms, r.ms);
         if e.is_system("chat_compression") && ask.view == View::History {
             sink(Event::Mark(Mark::Compaction(events::Compaction {
@@ -355,9 +370,24 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
                 sink(Event::Mark(Mark::Loaded));
             }
         }
+        if ask.native {
+            r.native = Some(v);
+        }
         sink(Event::Record(r));
     }
-    Ok(streamed)
+    for u in unread {
+        sink(unread_record(u, ask));
+    }
+    streamed
+}
+
+/// The record of a line or object the client passes over.
+fn unread_record(u: &file::Unread, ask: Ask<'_>) -> Event {
+    let at = At {
+        line: u.line,
+        offset: u.offset,
+    };
+    Event::Record(Record::unread(at, &u.raw, &ask))
 }
 
 /// `export --format jsonl`: the records a resume walks from its compaction on, as written
@@ -375,4 +405,40 @@ pub fn export_records(
     c.walked[c.compaction.unwrap_or(0).min(c.walked.len())..]
         .iter()
         .try_for_each(|&i| emit(&s.records[i].raw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::model::events::Reading;
+
+    #[test]
+    fn asked_for_all_it_holds_a_line_passed_over_follows_the_records_read_from_it() {
+        let rec = |uuid: &str, parent: &str| {
+            format!(
+                r#"{{"uuid":"{uuid}","parentUuid":{parent},"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","type":"user","message":{{"role":"user","parts":[{{"text":"hi"}}]}}}}"#
+            )
+        };
+        // Two records on one line (a lost newline), then a line that is no JSON.
+        let text = format!("{}{}\nnot json\n", rec("a", "null"), rec("b", r#""a""#));
+        let s = file::read(&Source::from_bytes("s.jsonl", text.into_bytes())).unwrap();
+        let mut seen = Vec::new();
+        let ask = Ask {
+            native: true,
+            reading: Reading::With(&|b| Some(cctool_core::v5::build::parse(b))),
+            ..Ask::records()
+        };
+        events_of(&s, ask, &mut |e| {
+            if let Event::Record(r) = e {
+                seen.push((r.at.map(|a| a.line), r.id, r.native.is_some()));
+            }
+        });
+        let want = [
+            (Some(1), Some("a".to_string()), true),
+            (Some(1), Some("b".to_string()), true),
+            (Some(1), None, true),
+            (Some(2), None, true),
+        ];
+        assert_eq!(seen, want);
+    }
 }

@@ -112,6 +112,8 @@ impl Rec {
 pub struct Unread {
     /// 1-based line.
     pub line: u64,
+    /// Byte offset of the line.
+    pub offset: u64,
     /// The line as written.
     pub raw: Vec<u8>,
     /// Why it was not read.
@@ -150,7 +152,7 @@ pub(crate) fn read_line(s: &mut Session, l: &Line<'_>) {
     match parse(l.bytes) {
         Ok(Value::Object(m)) => take(s, l.no, l.offset, l.bytes, m),
         Ok(_) => s.unread.push(unread(
-            l.no,
+            (l.no, l.offset),
             l.bytes,
             Code::NotAnObject,
             Severity::Error,
@@ -178,6 +180,7 @@ pub(crate) fn read_line(s: &mut Session, l: &Line<'_>) {
             };
             s.unread.push(Unread {
                 line: l.no,
+                offset: l.offset,
                 raw: l.bytes.to_vec(),
                 why,
             });
@@ -192,7 +195,7 @@ pub(crate) fn read_line(s: &mut Session, l: &Line<'_>) {
 /// keeps its line as written, and its links in its map as well as in [`Rec`].
 pub(crate) fn take(s: &mut Session, line: u64, offset: u64, raw: &[u8], m: Map<String, Value>) {
     if let Some(why) = refused(m.get("uuid"), m.get("parentUuid"), &m) {
-        s.unread.push(why.at(line, raw));
+        s.unread.push(why.at((line, offset), raw));
         return;
     }
     s.records.push(Rec {
@@ -218,7 +221,7 @@ pub(crate) fn take_answering(
     typed: Option<crate::api::part::TypedMessage>,
 ) {
     if let Some(why) = refused(uuid.as_ref(), parent.as_ref(), &m) {
-        s.unread.push(why.at(line, raw));
+        s.unread.push(why.at((line, offset), raw));
         return;
     }
     let string = |v: Option<Value>| match v {
@@ -263,15 +266,16 @@ fn refused(uuid: Option<&Value>, parent: Option<&Value>, m: &Map<String, Value>)
 struct Refused(Code, Severity, &'static str);
 
 impl Refused {
-    /// It as what the client passes over, at `line`, written `raw`.
-    fn at(self, line: u64, raw: &[u8]) -> Unread {
-        unread(line, raw, self.0, self.1, self.2)
+    /// It as what the client passes over, at `at` (line, offset), written `raw`.
+    fn at(self, at: (u64, u64), raw: &[u8]) -> Unread {
+        unread(at, raw, self.0, self.1, self.2)
     }
 }
 
-fn unread(line: u64, raw: &[u8], code: Code, severity: Severity, message: &str) -> Unread {
+fn unread((line, offset): (u64, u64), raw: &[u8], code: Code, severity: Severity, message: &str) -> Unread {
     Unread {
         line,
+        offset,
         raw: raw.to_vec(),
         why: BadLine {
             code,

@@ -1,18 +1,22 @@
-//! Importing a Qwen Code session into a v5 session (`docs/cctool-session.md#imports`), with the
-//! core's builders as every agent's import does: each conversation record as a v5 message
-//! pointing back at its line (a tool result record as one tool message per function
-//! response), every other record kept as a `native` item so nothing is lost. The effective
-//! import keeps what a resume loads: the compressed history of the compaction it starts from
-//! (its summary as the user's message it is sent as), then the records walked after it.
+//! Importing a Qwen Code session into a v5 session (`docs/cctool-session.md#imports`). The
+//! full import reads the session model's stream ([`cctool_core::v5::import`]): each
+//! conversation record as a v5 message pointing back at its line (a tool result record as one
+//! tool message per function response), every other record and every line the client passes
+//! over kept as a `native` item so nothing is lost. The effective import keeps what a resume
+//! sends, which it rebuilds rather than reads: the compressed history of the compaction it
+//! starts from (its summary as the user's message it is sent as), then the records walked
+//! after it.
 
 use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
 use crate::chain::Chain;
-use crate::file::{self, Rec};
+use crate::file;
 use cctool_core::io::Source;
-use cctool_core::v5::build::{Head, Sink, held, message, native, parse, text, tool_message};
+use cctool_core::model::events::Record;
+use cctool_core::v5::build::{Head, Sink, held, message, text, tool_message};
+use cctool_core::v5::import::{Mapping, ask, import, native_message};
 use cctool_core::v5::schema::{Item, MessageV3, Session};
 
 /// A Qwen Code session as a v5 session.
@@ -33,44 +37,48 @@ fn qwen_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Re
         first_ms: s.span().map(|s| s.0),
         source: json!({"format": crate::ID.name(), "path": src.name(), "native_session_id": s.session_id()}),
     };
+    if effective {
+        return history(&s, head, w);
+    }
+    import(head, w, &Qwen, |sink| {
+        crate::answers::events_of(&s, ask(false), sink);
+        Ok(())
+    })
+}
+
+/// The effective import: the history a resume rebuilds and sends ([`Chain::history`]), which
+/// no record stream holds: each compaction replaces all before it with the history it
+/// compressed, and a record's fragments join into one Content.
+fn history(s: &file::Session, head: Head, w: Option<&mut dyn Write>) -> io::Result<Option<Session>> {
     let mut sink = Sink::new(&head, w)?;
     let mut raw: Vec<MessageV3> = Vec::new();
-    let native_at = |line: u64, bytes: &[u8]| {
-        let item = native(crate::ID.name(), parse(bytes), Some(line));
-        message("system", vec![item], json!({"line": line}), None)
-    };
-    if effective {
-        let c = Chain::of(&s);
-        for content in c.history(&s) {
-            let r = &s.records[content.from];
-            raw.extend(contents(&content.value, r));
-            sink.take_final(&mut raw)?;
-        }
-        return sink.finish(raw, head);
-    }
-    let mut unread = s.unread.iter().peekable();
-    for r in &s.records {
-        while let Some(u) = unread.next_if(|u| u.line < r.line) {
-            raw.push(native_at(u.line, &u.raw));
-        }
-        match r.message().filter(|_| r.ty() != "system") {
-            Some(m) => raw.extend(contents(&Value::Object(m.clone()), r)),
-            None => raw.push(native_at(r.line, &r.raw)),
-        }
+    for content in Chain::of(s).history(s) {
+        let r = &s.records[content.from];
+        let at = r.timestamp().map(str::to_string);
+        raw.extend(contents(&content.value, r.line, at));
         sink.take_final(&mut raw)?;
-    }
-    for u in unread {
-        raw.push(native_at(u.line, &u.raw));
     }
     sink.finish(raw, head)
 }
 
-/// A Content (`{role, parts}`) of the record `r` as v5 messages: a model's as the assistant's
-/// (texts, thoughts, calls), a user's texts as the user's and each function response as a tool
-/// message.
-fn contents(c: &Value, r: &Rec) -> Vec<MessageV3> {
-    let source = json!({"line": r.line});
-    let at = r.timestamp().map(str::to_string);
+/// The v5 messages of Qwen Code's records: a record's message as its Contents, every other
+/// record (the `system` ones, and what the client passes over) kept whole.
+struct Qwen;
+
+impl Mapping for Qwen {
+    fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
+        let v = r.native.as_ref().unwrap_or(&Value::Null);
+        let message = v.get("message").filter(|m| m.is_object());
+        match message.filter(|_| v.get("type").and_then(Value::as_str) != Some("system")) {
+            Some(m) => raw.extend(contents(m, r.at.map_or(0, |a| a.line), r.time.clone())),
+            None => raw.push(native_message(crate::ID.name(), r)),
+        }
+    }
+}
+
+/// The v5 messages of the Content `c`, written at `line` at time `at`.
+fn contents(c: &Value, line: u64, at: Option<String>) -> Vec<MessageV3> {
+    let source = json!({"line": line});
     let parts = c.get("parts").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
     let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
     if c.get("role").and_then(Value::as_str) == Some("model") {
