@@ -9,7 +9,7 @@ use cctool_core::agents::view::{
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{Ask, At, Compaction, Event, Record, Sink, Streamed, View};
+use cctool_core::model::events::{Ask, At, Compaction, Event, Sink, Streamed, UnreadLines, View};
 use cctool_core::model::rows;
 use cctool_core::output::Out;
 use cctool_core::output::render::{self, Render};
@@ -111,16 +111,17 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
         View::Loaded => loaded_order,
         _ => (0..s.events.len()).collect(),
     };
-    let mut unread = s
-        .unread
-        .iter()
-        .filter(|_| ask.native && ask.view == View::Records)
-        .peekable();
+    let skipped = s.unread.iter().map(|u| {
+        let at = At {
+            line: u.line,
+            offset: u.offset,
+        };
+        (at, u.raw.as_slice())
+    });
+    let mut unread = UnreadLines::new(ask, skipped);
     for i in order {
         let e = &s.events[i];
-        while let Some(u) = unread.next_if(|u| u.line < e.line) {
-            sink(unread_record(u, ask));
-        }
+        unread.before(e.line, false, sink);
         for m in marks_before(s, i, ask.view, start) {
             sink(Event::Mark(m));
         }
@@ -146,19 +147,8 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
         }
         sink(Event::Record(r));
     }
-    for u in unread {
-        sink(unread_record(u, ask));
-    }
+    unread.rest(sink);
     streamed
-}
-
-/// The record of a line that is no event.
-fn unread_record(u: &file::Unread, ask: Ask<'_>) -> Event {
-    let at = At {
-        line: u.line,
-        offset: u.offset,
-    };
-    Event::Record(Record::unread(at, &u.raw, &ask))
 }
 
 /// `export --format jsonl`: the events a resume loads (with `full`, every conversational

@@ -11,7 +11,7 @@ use cctool_core::agents::view::{ApiViewSummary, ChainOptions, ChainSummary, Repo
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{self, Ask, Event, Mark, Sink, Streamed, View};
+use cctool_core::model::events::{self, Ask, At, Event, Mark, Sink, Streamed, UnreadLines, View};
 use cctool_core::model::rows;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::{format_ms, parse_ms};
@@ -289,7 +289,15 @@ pub fn summaries_with(src: &Source, _: summary::Options) -> cctool_core::error::
 pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
     let mut c = file::read(src).map_err(cctool_core::error::Error::Read)?;
     let r = replay(&mut c);
-    let mask = loaded_mask(&r);
+    Ok(events_of(&c, &r, ask, sink))
+}
+
+/// [`events`] of a chat read and replayed already. Asked for all it holds ([`Ask::native`]),
+/// every record carries its JSON and, among every message, each line that is no message (a
+/// header, a `$set`, a line the client skips) is a record of its own, before the messages it
+/// holds.
+pub fn events_of(c: &Chat, r: &Replay, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
+    let mask = loaded_mask(r);
     let mut streamed = Streamed::default();
     let order: Vec<usize> = match ask.view {
         View::Records | View::Calls => (0..r.msgs.len()).collect(),
@@ -302,8 +310,10 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
         .iter()
         .filter_map(|k| k.summary_msg.map(|m| r.msgs[m].id.as_str()))
         .collect();
+    let mut lines = UnreadLines::new(ask, other_lines(c));
     for i in order {
         let m = &r.msgs[i];
+        lines.before(m.line, true, sink);
         if ask.view == View::History && summaries.contains(&m.id.as_str()) {
             sink(Event::Mark(Mark::Compaction(events::Compaction {
                 time: m.s("timestamp").map(str::to_string),
@@ -314,14 +324,27 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
             })));
         }
         let Some(v) = ask.parse(&m.json()) else { continue };
-        let rec = record(m, &v, mask[i], r.session_id());
+        let mut rec = record(m, &v, mask[i], r.session_id());
         rows::earliest(&mut streamed.first_ms, rec.ms);
+        if ask.native {
+            rec.native = Some(v);
+        }
         sink(Event::Record(rec));
     }
-    if let Some((first, _)) = span(&r) {
+    lines.rest(sink);
+    if let Some((first, _)) = span(r) {
         rows::earliest(&mut streamed.first_ms, Some(first));
     }
-    Ok(streamed)
+    streamed
+}
+
+/// The lines that are no message: a header, a `$set`, a line the client skips.
+fn other_lines(c: &Chat) -> impl Iterator<Item = (At, &[u8])> {
+    let read = c.lines.iter().filter(|l| l.kind != file::Kind::Message);
+    let read = read.map(|l| (l.line, l.offset, l.raw.as_slice()));
+    let skipped = c.unread.iter().map(|u| (u.line, u.offset, u.raw.as_slice()));
+    read.chain(skipped)
+        .map(|(line, offset, raw)| (At { line, offset }, raw))
 }
 
 /// `export --format jsonl`: the messages a resume loads (`full`: every line as written).
@@ -336,4 +359,43 @@ pub fn export_records(
     }
     let r = replay(&mut c);
     r.loaded.iter().try_for_each(|&i| emit(&r.msgs[i].json()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::model::events::Reading;
+
+    #[test]
+    fn asked_for_all_it_holds_a_line_of_no_message_comes_before_the_messages_it_holds() {
+        let text = concat!(
+            r#"{"sessionId":"s","projectHash":"p","startTime":"2026-12-01T10:00:00Z","lastUpdated":"2026-12-01T10:00:00Z"}"#,
+            "\n",
+            r#"{"$set":{"messages":[{"id":"m1","timestamp":"2026-12-01T10:00:01Z","type":"user","content":[{"text":"hi"}]}]}}"#,
+            "\nnot json\n",
+            r#"{"id":"m2","timestamp":"2026-12-01T10:00:02Z","type":"gemini","content":"hello"}"#,
+            "\n",
+        );
+        let mut c = file::read(&Source::from_bytes("s.jsonl", text.as_bytes().to_vec())).unwrap();
+        let r = replay(&mut c);
+        let mut seen = Vec::new();
+        let ask = Ask {
+            native: true,
+            reading: Reading::With(&|b| Some(cctool_core::v5::build::parse(b))),
+            ..Ask::records()
+        };
+        events_of(&c, &r, ask, &mut |e| {
+            if let Event::Record(r) = e {
+                seen.push((r.at.map(|a| a.line), r.id, r.native.is_some()));
+            }
+        });
+        let want = [
+            (Some(1), None, true),
+            (Some(2), None, true),
+            (Some(2), Some("m1".to_string()), true),
+            (Some(3), None, true),
+            (Some(4), Some("m2".to_string()), true),
+        ];
+        assert_eq!(seen, want);
+    }
 }

@@ -44,6 +44,8 @@ pub struct Line {
 pub struct Unread {
     /// 1-based line.
     pub line: u64,
+    /// Byte offset of the line.
+    pub offset: u64,
     /// The line as written.
     pub raw: Vec<u8>,
     /// Why.
@@ -96,6 +98,7 @@ pub fn read(src: &Source) -> std::io::Result<Chat> {
                 if kind == Kind::Other {
                     c.unread.push(Unread {
                         line: l.no,
+                        offset: l.offset,
                         raw: l.bytes.to_vec(),
                         why: BadLine {
                             code: Code::UnknownRecordType,
@@ -115,6 +118,7 @@ pub fn read(src: &Source) -> std::io::Result<Chat> {
             }
             Err(e) => c.unread.push(Unread {
                 line: l.no,
+                offset: l.offset,
                 raw: l.bytes.to_vec(),
                 why: classify(l.bytes, l.terminated, &e),
             }),

@@ -1,5 +1,5 @@
-//! Importing a Gemini CLI chat into a v5 session (`docs/cctool-session.md#imports`) with the
-//! core's builders: each message a v5 message pointing back at its line, a gemini message's
+//! Importing a Gemini CLI chat into a v5 session (`docs/cctool-session.md#imports`), read
+//! from the session model's stream ([`cctool_core::v5::import`]): each message a v5 message pointing back at its line, a gemini message's
 //! calls as tool calls with their results as tool messages after it. The full import keeps
 //! every message the log ever held, in file order, and every other line (headers, `$set`,
 //! `$rewindTo`, lines the client skips) as a `native` item; the effective import keeps what a
@@ -9,9 +9,10 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use crate::replay::Msg;
 use cctool_core::io::Source;
-use cctool_core::v5::build::{Head, Sink, held, message, native, parse, text, tool_message};
+use cctool_core::model::events::Record;
+use cctool_core::v5::build::{Head, held, message, text, tool_message};
+use cctool_core::v5::import::{Mapping, ask, import, native_message};
 use cctool_core::v5::schema::{Item, MessageV3, Session};
 
 /// A Gemini CLI chat as a v5 session.
@@ -39,47 +40,32 @@ fn gemini_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
         first_ms,
         source: json!({"format": crate::ID.name(), "path": src.name(), "native_session_id": r.session_id()}),
     };
-    let mut sink = Sink::new(&head, w)?;
-    let mut raw: Vec<MessageV3> = Vec::new();
-    let native_at = |line: u64, bytes: &[u8]| {
-        let item = native(crate::ID.name(), parse(bytes), Some(line));
-        message("system", vec![item], json!({"line": line}), None)
-    };
-    if effective {
-        for &i in &r.loaded {
-            raw.extend(converted(&r.msgs[i]));
-            sink.take_final(&mut raw)?;
-        }
-        return sink.finish(raw, head);
-    }
-    // Every line in file order: a message line as its message, a line that holds messages
-    // (a header, a `$set`) as itself and then each message it holds.
-    let mut msgs = r.msgs.iter().peekable();
-    let mut unread = c.unread.iter().peekable();
-    for l in &c.lines {
-        while let Some(u) = unread.next_if(|u| u.line < l.line) {
-            raw.push(native_at(u.line, &u.raw));
-        }
-        if l.kind != crate::file::Kind::Message {
-            raw.push(native_at(l.line, &l.raw));
-        }
-        while let Some(m) = msgs.next_if(|m| m.line == l.line) {
-            raw.extend(converted(m));
-        }
-        sink.take_final(&mut raw)?;
-    }
-    for u in unread {
-        raw.push(native_at(u.line, &u.raw));
-    }
-    sink.finish(raw, head)
+    import(head, w, &Gemini, |sink| {
+        crate::answers::events_of(&c, &r, ask(effective), sink);
+        Ok(())
+    })
 }
 
-/// The message as v5 messages: itself, and for a gemini message its calls' results after it.
-fn converted(m: &Msg) -> Vec<MessageV3> {
-    let source = json!({"line": m.line, "id": m.id});
-    let at = m.s("timestamp").map(str::to_string);
-    let content = m.value.get("content").unwrap_or(&Value::Null);
-    match m.ty() {
+/// The v5 messages of Gemini CLI's messages; every line that holds none of its own (a
+/// header, a `$set`, a line the client skips: the records with no id) kept whole before the
+/// messages it holds.
+struct Gemini;
+
+impl Mapping for Gemini {
+    fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
+        match (&r.id, &r.native) {
+            (Some(id), Some(v)) => raw.extend(converted(v, r.at.map_or(0, |a| a.line), id)),
+            _ => raw.push(native_message(crate::ID.name(), r)),
+        }
+    }
+}
+
+/// The v5 messages of the message `m`, held at `line`, its id `id`.
+fn converted(m: &Value, line: u64, id: &str) -> Vec<MessageV3> {
+    let source = json!({"line": line, "id": id});
+    let at = m.get("timestamp").and_then(Value::as_str).map(str::to_string);
+    let content = m.get("content").unwrap_or(&Value::Null);
+    match m.get("type").and_then(Value::as_str).unwrap_or("") {
         "user" => user(content, source, at),
         "gemini" => {
             let mut items: Vec<Item> = crate::record::parts(Some(content))
@@ -90,7 +76,6 @@ fn converted(m: &Msg) -> Vec<MessageV3> {
                 })
                 .collect();
             let calls = m
-                .value
                 .get("toolCalls")
                 .and_then(Value::as_array)
                 .cloned()

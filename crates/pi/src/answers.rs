@@ -11,7 +11,7 @@ use cctool_core::agents::view::{ChainOptions, ChainSummary, Report};
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{self, Ask, At, Event, Mark, Measured, Record, Sink, Streamed, View};
+use cctool_core::model::events::{self, Ask, At, Event, Mark, Measured, Sink, Streamed, UnreadLines, View};
 use cctool_core::model::rows;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::format_ms;
@@ -292,12 +292,10 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     if marks && order.first().is_some_and(|&i| !loaded[i]) {
         sink(Event::Mark(Mark::Earlier));
     }
-    let mut lines = other_lines(s, ask).into_iter().peekable();
+    let mut lines = UnreadLines::new(ask, other_lines(s));
     for i in order {
         let e = &s.entries[i];
-        while let Some((at, raw)) = lines.next_if(|(at, _)| at.line < e.line) {
-            sink(Event::Record(Record::unread(at, raw, &ask)));
-        }
+        lines.before(e.line, false, sink);
         if marks && loaded[i] && !std::mem::replace(&mut seen_loaded, true) && i != t.branch[0] {
             sink(Event::Mark(Mark::Loaded));
         }
@@ -321,38 +319,22 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
         }
         sink(Event::Record(r));
     }
-    for (at, raw) in lines {
-        sink(Event::Record(Record::unread(at, raw, &ask)));
-    }
+    lines.rest(sink);
     if let Some(ms) = s.span().map(|s| s.0) {
         rows::earliest(&mut streamed.first_ms, Some(ms));
     }
     streamed
 }
 
-/// The lines that are no entry (the header, the lines the client skips) in file order, where
-/// every record is asked with all it holds; none otherwise.
-fn other_lines<'s>(s: &'s Session, ask: Ask<'_>) -> Vec<(At, &'s [u8])> {
-    if !ask.native || ask.view != View::Records {
-        return Vec::new();
-    }
-    let header = s.header.as_ref().zip(s.header_raw.as_deref()).map(|(h, raw)| {
-        let at = At {
-            line: h.line,
-            offset: s.header_offset,
-        };
-        (at, raw)
-    });
-    let skipped = s.unread.iter().map(|u| {
-        let at = At {
-            line: u.line,
-            offset: u.offset,
-        };
-        (at, u.raw.as_slice())
-    });
-    let mut lines: Vec<_> = header.into_iter().chain(skipped).collect();
-    lines.sort_by_key(|(at, _)| at.line);
-    lines
+/// The lines that are no entry: the header, the lines the client skips.
+fn other_lines(s: &Session) -> impl Iterator<Item = (At, &[u8])> {
+    let header = s.header.as_ref().zip(s.header_raw.as_deref());
+    let header = header.map(|(h, raw)| (h.line, s.header_offset, raw));
+    let skipped = s.unread.iter().map(|u| (u.line, u.offset, u.raw.as_slice()));
+    header
+        .into_iter()
+        .chain(skipped)
+        .map(|(line, offset, raw)| (At { line, offset }, raw))
 }
 
 /// `export --format jsonl`: the entries a resume loads as written (`full`: every line the

@@ -12,7 +12,7 @@ use cctool_core::agents::view::{
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{self, Ask, At, Event, Mark, Measured, Record, Sink, Streamed, View};
+use cctool_core::model::events::{self, Ask, At, Event, Mark, Measured, Sink, Streamed, UnreadLines, View};
 use cctool_core::model::rows;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::format_ms;
@@ -342,16 +342,17 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     if marks && order.first().is_some_and(|&i| !loaded[i]) {
         sink(Event::Mark(Mark::Earlier));
     }
-    let mut unread = s
-        .unread
-        .iter()
-        .filter(|_| ask.native && ask.view == View::Records)
-        .peekable();
+    let skipped = s.unread.iter().map(|u| {
+        let at = At {
+            line: u.line,
+            offset: u.offset,
+        };
+        (at, u.raw.as_slice())
+    });
+    let mut unread = UnreadLines::new(ask, skipped);
     for i in order {
         let e = &s.records[i];
-        while let Some(u) = unread.next_if(|u| u.line < e.line) {
-            sink(unread_record(u, ask));
-        }
+        unread.before(e.line, false, sink);
         let Some(v) = ask.parse(&e.raw) else { continue };
         let mut r = record(e, &v, loaded[i]);
         rows::earliest(&mut streamed.first_ms, r.ms);
@@ -375,19 +376,8 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
         }
         sink(Event::Record(r));
     }
-    for u in unread {
-        sink(unread_record(u, ask));
-    }
+    unread.rest(sink);
     streamed
-}
-
-/// The record of a line or object the client passes over.
-fn unread_record(u: &file::Unread, ask: Ask<'_>) -> Event {
-    let at = At {
-        line: u.line,
-        offset: u.offset,
-    };
-    Event::Record(Record::unread(at, &u.raw, &ask))
 }
 
 /// `export --format jsonl`: the records a resume walks from its compaction on, as written

@@ -349,6 +349,44 @@ impl Record {
     }
 }
 
+/// The lines a reader takes as no record of the session, handed on as records of their own
+/// ([`Record::unread`]) at their place among its records, in file order: only where every
+/// record is asked with all the file holds ([`Ask::native`] in [`View::Records`]).
+pub struct UnreadLines<'a, 'b> {
+    ask: Ask<'a>,
+    lines: std::iter::Peekable<std::vec::IntoIter<(At, &'b [u8])>>,
+}
+
+impl<'a, 'b> UnreadLines<'a, 'b> {
+    /// The lines `lines` (where each is and its bytes, in any order) as `ask` wants them.
+    pub fn new(ask: Ask<'a>, lines: impl IntoIterator<Item = (At, &'b [u8])>) -> Self {
+        let mut lines: Vec<_> = match ask.native && ask.view == View::Records {
+            true => lines.into_iter().collect(),
+            false => Vec::new(),
+        };
+        lines.sort_by_key(|(at, _)| at.line);
+        UnreadLines {
+            ask,
+            lines: lines.into_iter().peekable(),
+        }
+    }
+
+    /// Hands on the lines before line `line` (`through`: and `line` itself).
+    pub fn before(&mut self, line: u64, through: bool, sink: Sink<'_>) {
+        while let Some((at, raw)) = self
+            .lines
+            .next_if(|(at, _)| at.line < line || (through && at.line == line))
+        {
+            sink(Event::Record(Record::unread(at, raw, &self.ask)));
+        }
+    }
+
+    /// Hands on the lines left.
+    pub fn rest(&mut self, sink: Sink<'_>) {
+        self.before(u64::MAX, true, sink);
+    }
+}
+
 /// What a reader says of the whole file once its events are streamed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Streamed {
@@ -397,5 +435,43 @@ mod tests {
         assert_eq!(Record::default().text(), "");
         assert_eq!(e.calls().count(), 1);
         assert_eq!(e.outcomes().count(), 0);
+    }
+
+    #[test]
+    fn unread_lines_come_only_when_all_is_asked_and_at_their_place() {
+        let at = |line| At {
+            line,
+            offset: line * 10,
+        };
+        let lines = || vec![(at(5), &b"x"[..]), (at(2), &b"{}"[..])];
+        let native = Ask {
+            native: true,
+            reading: Reading::With(&|b| Some(serde_json::from_slice(b).unwrap_or(Value::Null))),
+            ..Ask::records()
+        };
+        let mut got = Vec::new();
+        let mut u = UnreadLines::new(native, lines());
+        u.before(2, false, &mut |e| got.push(e));
+        assert!(got.is_empty(), "line 2 is not before line 2");
+        u.before(2, true, &mut |e| got.push(e));
+        u.rest(&mut |e| got.push(e));
+        let records: Vec<_> = got
+            .into_iter()
+            .map(|e| match e {
+                Event::Record(r) => (r.at.unwrap().line, r.native.unwrap()),
+                Event::Mark(_) => panic!("a mark"),
+            })
+            .collect();
+        assert_eq!(records, [(2, serde_json::json!({})), (5, Value::Null)]);
+        for ask in [
+            Ask::records(),
+            Ask {
+                view: View::Loaded,
+                ..native
+            },
+        ] {
+            let mut u = UnreadLines::new(ask, lines());
+            u.rest(&mut |_| panic!("handed on unasked"));
+        }
     }
 }
