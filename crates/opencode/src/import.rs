@@ -1,5 +1,5 @@
-//! Importing an opencode session into a v5 session (`docs/cctool-session.md#imports`), with the
-//! core's builders: each prompt and reply a v5 message, a reply's calls in its assistant
+//! Importing an opencode session into a v5 session (`docs/cctool-session.md#imports`), read
+//! from the session model's stream ([`cctool_core::v5::import`]): each prompt and reply a v5 message, a reply's calls in its assistant
 //! message and their results as tool messages, the compaction's summary as the user's text,
 //! and every part cctool does not map kept as a `native` item so nothing is lost.
 
@@ -8,10 +8,11 @@ use std::io::{self, Write};
 use serde_json::{Map, Value, json};
 
 use crate::file;
-use crate::model::{COMPACTION_PROMPT, resume_start};
+use crate::model::COMPACTION_PROMPT;
 use cctool_core::io::Source;
-use cctool_core::model::time::format_ms;
-use cctool_core::v5::build::{Head, Sink, held, message, native, text, tool_message};
+use cctool_core::model::events::Record;
+use cctool_core::v5::build::{Head, held, message, native, text, tool_message};
+use cctool_core::v5::import::{Mapping, ask, import};
 use cctool_core::v5::schema::{Item, MessageV3, Session};
 
 /// An opencode session as a v5 session.
@@ -32,18 +33,25 @@ fn opencode_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io
         first_ms: s.messages.iter().filter_map(|m| m.created_ms()).min(),
         source: json!({"format": crate::ID.name(), "path": src.name(), "native_session_id": s.id()}),
     };
-    let mut sink = Sink::new(&head, w)?;
-    let mut raw: Vec<MessageV3> = Vec::new();
-    let start = if effective { resume_start(&s) } else { 0 };
-    for m in &s.messages[start.min(s.messages.len())..] {
-        let source = json!({"message": m.id()});
-        let at = m.created_ms().map(format_ms);
+    import(head, w, &Opencode, |sink| {
+        crate::view::events_of(&s, ask(effective), sink);
+        Ok(())
+    })
+}
+
+/// The v5 messages of opencode's messages, each read from its parts as written.
+struct Opencode;
+
+impl Mapping for Opencode {
+    fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
+        let source = json!({"message": r.id});
+        let at = r.time.clone();
+        let parts = r.native.as_ref().and_then(|v| v.get("parts")).and_then(Value::as_array);
         let mut items = Vec::new();
         let mut results = Vec::new();
-        for p in &m.parts {
-            let ty = p.ty();
+        for p in parts.into_iter().flatten() {
             let str_of = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            match ty {
+            match p.get("type").and_then(Value::as_str).unwrap_or("") {
                 "text" => items.push(text(&str_of("text"))),
                 "compaction" => items.push(text(COMPACTION_PROMPT)),
                 "tool" => {
@@ -63,15 +71,17 @@ fn opencode_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io
                         results.push((str_of("callID"), o));
                     }
                 }
-                _ => items.push(native(crate::ID.name(), p.value().clone(), None)),
+                _ => items.push(native(crate::ID.name(), p.clone(), None)),
             }
         }
-        let role = if m.role() == "assistant" { "assistant" } else { "user" };
+        let role = if r.role.as_deref() == Some("assistant") {
+            "assistant"
+        } else {
+            "user"
+        };
         raw.push(message(role, items, source.clone(), at.clone()));
         for (id, out) in results {
             raw.push(tool_message(&id, out, source.clone(), at.clone()));
         }
-        sink.take_final(&mut raw)?;
     }
-    sink.finish(raw, head)
 }

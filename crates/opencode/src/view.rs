@@ -84,12 +84,18 @@ pub fn rebuild_chain(
 /// resume loads, or the whole history with its compactions marked.
 pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
     let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
+    Ok(events_of(&s, ask, sink))
+}
+
+/// [`events`] of a session read already; asked for all it holds ([`Ask::native`]), each
+/// record carries its message's JSON, `{info, parts}`.
+pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     let streamed = Streamed {
         first_ms: s.messages.iter().filter_map(|m| m.created_ms()).min(),
     };
-    let start = resume_start(&s);
+    let start = resume_start(s);
     for (i, m) in s.messages.iter().enumerate() {
-        for mark in marks_before(&s, i, ask.view, start) {
+        for mark in marks_before(s, i, ask.view, start) {
             sink(Event::Mark(mark));
         }
         let loaded = i >= start;
@@ -103,7 +109,13 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
         }
         // Read as written, the record is made from what was read of the message already.
         let typed = ask.as_written().then(|| record_read(m, loaded, s.id())).flatten();
-        let Some(mut r) = typed.or_else(|| ask.parse(&m.raw).map(|v| record(m, &v, loaded, s.id()))) else {
+        let read = || {
+            let v = ask.parse(&m.raw)?;
+            let mut r = record(m, &v, loaded, s.id());
+            r.native = ask.native.then_some(v);
+            Some(r)
+        };
+        let Some(mut r) = typed.or_else(read) else {
             continue;
         };
         // A compaction's request is shown by its mark where the view marks compactions.
@@ -112,7 +124,7 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
         }
         sink(Event::Record(r));
     }
-    Ok(streamed)
+    streamed
 }
 
 /// `export --format jsonl`: the messages a resume loads (with `full`, every message), each
