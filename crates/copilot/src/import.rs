@@ -1,7 +1,7 @@
 //! Importing a Copilot CLI session into a v5 session (`docs/cctool-session.md#imports`), read
 //! from the session model's stream ([`cctool_core::v5::import`]): each prompt, reply and
-//! result as a v5 message pointing back at its line, a reply's calls in its assistant
-//! message, and every other event or line kept as a `native` item so nothing is lost.
+//! result as a v5 message pointing back at its line, a reply's reasoning and calls in its
+//! assistant message, and every other event or line kept as a `native` item so nothing is lost.
 
 use std::io::{self, Write};
 
@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::file;
 use cctool_core::io::Source;
-use cctool_core::model::events::{Part, Record};
+use cctool_core::model::events::Record;
 use cctool_core::v5::build::{Head, held, message, tool_message};
 use cctool_core::v5::import::{Mapping, ask, import, item, line_source, native_message};
 use cctool_core::v5::schema::{MessageV3, Session};
@@ -49,13 +49,7 @@ struct Copilot;
 impl Mapping for Copilot {
     fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
         let at = r.time.clone();
-        let items = || {
-            r.parts
-                .iter()
-                .filter(|p| matches!(p, Part::Text(_) | Part::Call(_)))
-                .filter_map(item)
-                .collect::<Vec<_>>()
-        };
+        let items = || r.parts.iter().filter_map(item).collect::<Vec<_>>();
         match r.kind.as_str() {
             "user.message" | "session.compaction_complete" => raw.push(message("user", items(), line_source(r), at)),
             "tool.execution_complete" => {
@@ -72,5 +66,32 @@ impl Mapping for Copilot {
             },
             _ => raw.push(native_message(crate::ID.name(), r)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_keeps_its_reasoning_text_and_calls_and_the_rest_is_kept_whole() {
+        let text = concat!(
+            r#"{"type":"session.start","data":{"sessionId":"s1"},"id":"e1","timestamp":"2026-11-02T10:00:00Z"}"#,
+            "\n",
+            r#"{"type":"assistant.message","data":{"content":"listing","reasoningText":"look first","toolRequests":[{"toolCallId":"c1","name":"bash","arguments":{"command":"ls"}}]},"id":"e2","timestamp":"2026-11-02T10:00:01Z"}"#,
+            "\n",
+        );
+        let s = copilot(&Source::from_bytes("s.jsonl", text.as_bytes().to_vec())).unwrap();
+        let v = cctool_core::v5::schema::to_value(&s);
+        let m = &v["messages"];
+        assert_eq!(m[0]["items"][0]["type"], "native");
+        let types: Vec<_> = m[1]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["type"].clone())
+            .collect();
+        assert_eq!(types, ["reasoning", "text", "tool_call"]);
+        assert_eq!(m[1]["items"][0]["text"], "look first");
     }
 }
