@@ -150,7 +150,20 @@ pub(crate) fn events_listed(
     named: &dyn Fn() -> bool,
 ) -> std::io::Result<(Streamed, Option<SessionRecord>)> {
     let rollout = super::rollout::read_records(src)?;
-    let history = super::history::reconstruct(&rollout);
+    let streamed = events_of(src, &rollout, ask, sink)?;
+    let listed = if named() {
+        Some(super::scan::named(src, &rollout)?)
+    } else {
+        None
+    };
+    Ok((streamed, listed))
+}
+
+/// [`events`] of a rollout whose records are read already. Asked for every record with all
+/// the file holds ([`Ask::native`] in [`View::Records`]), it hands on every line in file
+/// order instead: each item with its JSON, every other line as a record of its own.
+pub(crate) fn events_of(src: &Source, rollout: &Rollout, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Result<Streamed> {
+    let history = super::history::reconstruct(rollout);
     let times = line_times(src)?;
     let streamed = Streamed {
         first_ms: rollout.time_span.map(|s| s.0),
@@ -162,9 +175,10 @@ pub(crate) fn events_listed(
         released: std::cell::RefCell::new(src.releaser()),
     };
     match ask.view {
+        View::Records if ask.native => read.all_lines(rollout, &history, sink)?,
         View::Records | View::Calls => {
             each_listed(
-                &rollout,
+                rollout,
                 &history,
                 |item, origin, loaded, (session_id, client_version, model)| {
                     if let Some((mut r, compaction)) = read.item(item, loaded)? {
@@ -189,12 +203,7 @@ pub(crate) fn events_listed(
             }
         }
     }
-    let listed = if named() {
-        Some(super::scan::named(src, &rollout)?)
-    } else {
-        None
-    };
-    Ok((streamed, listed))
+    Ok(streamed)
 }
 
 /// What reading an item needs.
@@ -219,9 +228,11 @@ impl Read<'_> {
             ItemSrc::Synth(json) => (None, json.len() as u64, self.ask.parse(json.as_bytes())),
         };
         let Some(p) = p else { return Ok(None) };
+        let native = self.ask.native.then(|| p.clone());
         let (mut r, compaction) = item_record(item, p, at, self.time(at));
         r.loaded = loaded;
         r.bytes = Some(bytes);
+        r.native = native;
         Ok(Some((r, compaction)))
     }
 
@@ -262,6 +273,62 @@ impl Read<'_> {
         })
         .map(|_| ())
     }
+}
+
+impl Read<'_> {
+    /// Every line of the rollout in file order, each with its JSON: an item's record (an
+    /// envelope's `response_item`, or a bare item of the older rollouts), and every other
+    /// line (the session's header and metadata, events, `compacted` records) as a record of
+    /// its own. A rollout of one JSON document has no lines: its session header, then its
+    /// items.
+    fn all_lines(&self, rollout: &Rollout, history: &History, sink: Sink<'_>) -> std::io::Result<()> {
+        let loaded = loaded_offsets(history);
+        if rollout.era == Era::Document {
+            let doc = self.ask.parse(&self.src.read_range(0, self.src.len() as usize)?);
+            if let Some(session) = doc.as_ref().and_then(|d| d.get("session")) {
+                let at = At { line: 1, offset: 0 };
+                let mut r = Record::unread(at, b"", &self.ask);
+                (r.bytes, r.native) = (None, Some(serde_json::json!({"session": session})));
+                sink(Event::Record(r));
+            }
+            for (_, line) in &rollout.records {
+                if let Line::Response(item) = line
+                    && let Some((r, compaction)) = self.item(item, item_loaded(item, &loaded))?
+                {
+                    send(r, compaction, sink);
+                }
+            }
+            return Ok(());
+        }
+        crate::io::for_each_line(self.src, |l| {
+            let at = At {
+                line: l.no,
+                offset: l.offset,
+            };
+            let v = self.ask.parse(l.bytes).unwrap_or(Value::Null);
+            let item = match (str_of(&v, "type"), v.get("payload")) {
+                (Some("response_item"), Some(p)) => p.clone(),
+                (Some(_), None) => v,
+                _ => {
+                    let mut r = Record::unread(at, b"", &self.ask);
+                    (r.bytes, r.native) = (Some(l.bytes.len() as u64), Some(v));
+                    return sink(Event::Record(r));
+                }
+            };
+            let ty = str_of(&item, "type").unwrap_or("").to_string();
+            let (mut r, compaction) = record(item.clone(), &ty, Some(at), self.time(Some(at)));
+            r.loaded = loaded.contains(&l.offset);
+            r.bytes = Some(l.bytes.len() as u64);
+            r.native = Some(item);
+            send(r, compaction, sink);
+        })
+        .map(|_| ())
+    }
+}
+
+/// Whether a resume loads `item`, written where `loaded` says.
+fn item_loaded(item: &Item, loaded: &FxHashSet<u64>) -> bool {
+    matches!(item.src, ItemSrc::Raw { offset, .. } if loaded.contains(&offset))
 }
 
 /// Item types that stand for a remote compaction, whose summary the server keeps encrypted.
@@ -483,5 +550,43 @@ mod tests {
         for no in 0..12 {
             assert_eq!(times.get(no), map.get(&no).copied(), "line {no}");
         }
+    }
+
+    #[test]
+    fn asked_for_all_it_holds_every_line_comes_in_file_order_with_its_json() {
+        let lines = [
+            r#"{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s1","cli_version":"0.1"}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}"#,
+            r#"{"timestamp":"2026-01-01T00:00:02Z","type":"event_msg","payload":{"type":"token_count"}}"#,
+            "not json",
+        ];
+        let text = lines.join("\n") + "\n";
+        let src = Source::from_bytes("r.jsonl", text.into_bytes());
+        let rollout = crate::rollout::read_records(&src).unwrap();
+        let ask = Ask {
+            native: true,
+            reading: crate::model::events::Reading::With(&|b| Some(crate::v5::build::parse(b))),
+            ..Ask::records()
+        };
+        let mut seen = Vec::new();
+        events_of(&src, &rollout, ask, &mut |e| {
+            if let Event::Record(r) = e {
+                seen.push((r.at.unwrap().line, r.origin, r.kind, r.native.unwrap()));
+            }
+        })
+        .unwrap();
+        let order: Vec<_> = seen.iter().map(|(l, o, k, _)| (*l, *o, k.as_str())).collect();
+        assert_eq!(
+            order,
+            [
+                (1, Origin::Unread, ""),
+                (2, Origin::Record, "message"),
+                (3, Origin::Unread, ""),
+                (4, Origin::Unread, ""),
+            ]
+        );
+        assert_eq!(seen[0].3["payload"]["id"], "s1", "a line is kept whole");
+        assert_eq!(seen[1].3["role"], "user", "an item is its payload");
+        assert_eq!(seen[3].3, Value::Null);
     }
 }

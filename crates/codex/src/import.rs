@@ -1,4 +1,6 @@
-//! Importing Codex rollouts into a v5 session (`docs/cctool-session.md#imports`).
+//! Importing Codex rollouts into a v5 session (`docs/cctool-session.md#imports`), read from
+//! the session model's stream ([`crate::v5::import`]): the reader hands on every line with its
+//! JSON, and each item becomes v5 messages here ([`CodexBuilder`]).
 //!
 //! The full history comes in file order with each compaction as a `summary` item at its place;
 //! `effective` keeps only what a resume loads. Anything that has no v5 equivalent is kept as a
@@ -9,10 +11,14 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
+use rustc_hash::FxHashMap;
+
 use super::history as codex_chain;
-use super::rollout::{self as codex, ItemSrc, Record};
+use super::rollout::{self as codex, Record};
 use crate::io::Source;
+use crate::model::events::{Origin, Record as Rec};
 use crate::v5::build::*;
+use crate::v5::import::{Mapping, ask, import};
 use crate::v5::schema::{Item, MessageV3, Session, parse_arguments};
 
 fn codex_texts(item: &Value) -> String {
@@ -20,11 +26,11 @@ fn codex_texts(item: &Value) -> String {
 }
 
 /// Maps Codex items to messages; assistant-side items in a row share one message.
-struct CodexBuilder {
-    messages: Vec<MessageV3>,
+struct CodexBuilder<'a> {
+    messages: &'a mut Vec<MessageV3>,
 }
 
-impl CodexBuilder {
+impl CodexBuilder<'_> {
     fn assistant(&mut self, item: Item, source: Value, timestamp: Option<String>) {
         match self.messages.last_mut() {
             Some(last) if last.role == "assistant" => last.items.push(item),
@@ -162,13 +168,6 @@ pub fn codex_to(src: &Source, effective: bool, w: &mut dyn Write) -> io::Result<
 
 fn codex_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Result<Option<Session>> {
     let rollout = codex::read_records(src)?;
-    let mut b = CodexBuilder { messages: Vec::new() };
-    let item_json = |item: &codex::Item| -> std::io::Result<Value> {
-        Ok(match &item.src {
-            ItemSrc::Raw { offset, len, .. } => parse(&src.read_range(*offset, *len as usize)?),
-            ItemSrc::Synth(s) => parse(s.as_bytes()),
-        })
-    };
     let mut session_id = None;
     let mut version = None;
     for (_, r) in &rollout.records {
@@ -182,89 +181,50 @@ fn codex_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::R
         first_ms: rollout.time_span.map(|s| s.0),
         source: json!({"format": "codex", "path": src.name(), "native_session_id": session_id, "agent_version": version}),
     };
-    let mut sink = Sink::new(&head, w)?;
-    if effective {
-        let history = codex_chain::reconstruct(&rollout);
-        for item in &history.items {
-            let line = match &item.src {
-                ItemSrc::Raw { line, .. } => Some(*line),
-                ItemSrc::Synth(_) => None,
-            };
-            b.add(&item_json(item)?, line, None);
-            sink.take_final(&mut b.messages)?;
-        }
-    } else if rollout.era == codex::Era::Document {
-        // One JSON document: its items in order, the session header kept as it is.
-        let doc = parse(&src.read_range(0, src.len() as usize)?);
-        if let Some(session) = doc.get("session") {
-            let item = native("codex", json!({"session": session}), Some(1));
-            b.messages.push(message("system", vec![item], json!({"line": 1}), None));
-        }
-        for (line, r) in &rollout.records {
-            if let Record::Response(item) = r {
-                b.add(&item_json(item)?, Some(*line), None);
-                sink.take_final(&mut b.messages)?;
-            }
-        }
-    } else {
-        every_line(src, &rollout, &mut b, &mut sink)?;
-    }
-    sink.finish(b.messages, head)
-}
-
-/// Every line of a rollout in order: items mapped, compactions as summaries, the rest kept
-/// native.
-fn every_line(src: &Source, rollout: &codex::Rollout, b: &mut CodexBuilder, sink: &mut Sink<'_>) -> io::Result<()> {
     // Each compaction as `extract-summary` reads it: origin, text, encryption, what the
     // server kept in plaintext.
-    let history = codex_chain::History::default();
-    let compactions: rustc_hash::FxHashMap<u64, crate::summary::SummaryRecord> =
-        crate::summaries::codex(src, rollout, &history)?
+    let compactions = match effective {
+        true => FxHashMap::default(),
+        false => crate::summaries::codex(src, &rollout, &codex_chain::History::default())?
             .into_iter()
             .filter_map(|r| Some((r.line?, r)))
-            .collect();
-    // The first failure to write ends the work; the line reader cannot stop early.
-    let mut failed = None;
-    crate::io::for_each_line(src, |line| {
-        if failed.is_some() {
-            return;
+            .collect(),
+    };
+    let mapping = Codex { effective, compactions };
+    import(head, w, &mapping, |sink| {
+        crate::events::events_of(src, &rollout, ask(effective), sink).map(drop)
+    })
+}
+
+/// The v5 messages of a rollout's lines: its items as [`CodexBuilder`] maps them, each
+/// `compacted` record as a summary, every other line kept whole. A resume's items carry no
+/// time of their own (`effective`).
+struct Codex {
+    effective: bool,
+    compactions: FxHashMap<u64, crate::summary::SummaryRecord>,
+}
+
+impl Mapping for Codex {
+    fn record(&self, r: &Rec, raw: &mut Vec<MessageV3>) {
+        let line = r.at.map(|a| a.line);
+        let v = r.native.as_ref().unwrap_or(&Value::Null);
+        let mut b = CodexBuilder { messages: raw };
+        if r.origin != Origin::Unread {
+            let time = if self.effective { None } else { r.time.clone() };
+            return b.add(v, line, time);
         }
-        let v = parse(line.bytes);
+        let source = json!({"line": line});
         let ts = v.get("timestamp").and_then(Value::as_str).map(str::to_string);
         match (v.get("type").and_then(Value::as_str), v.get("payload")) {
-            (Some("response_item"), Some(p)) => b.add(p, Some(line.no), ts),
-            (Some("compacted"), Some(_)) if compactions.contains_key(&line.no) => {
-                let mut summary = codex_summary_item(&compactions[&line.no]);
-                summary.insert("native".into(), json!({"line": line.no}));
-                b.messages.push(message(
-                    "user",
-                    vec![Item::Other(Value::Object(summary))],
-                    json!({"line": line.no}),
-                    ts,
-                ));
+            (Some("compacted"), Some(_)) if let Some(c) = line.and_then(|l| self.compactions.get(&l)) => {
+                let mut summary = codex_summary_item(c);
+                summary.insert("native".into(), json!({"line": line}));
+                raw.push(message("user", vec![Item::Other(Value::Object(summary))], source, ts));
             }
-            (Some(ty), _) if ty != "response_item" && v.get("payload").is_some() => {
-                b.messages.push(message(
-                    "system",
-                    vec![native("codex", v.clone(), Some(line.no))],
-                    json!({"line": line.no}),
-                    ts,
-                ));
-            }
-            // Pre-envelope eras: bare items.
-            (Some(_), None) => b.add(&v, Some(line.no), None),
-            _ => b.messages.push(message(
-                "system",
-                vec![native("codex", v.clone(), Some(line.no))],
-                json!({"line": line.no}),
-                None,
-            )),
+            (Some(_), Some(_)) => raw.push(message("system", vec![native("codex", v.clone(), line)], source, ts)),
+            _ => raw.push(message("system", vec![native("codex", v.clone(), line)], source, None)),
         }
-        if let Err(e) = sink.take_final(&mut b.messages) {
-            failed = Some(e);
-        }
-    })?;
-    failed.map_or(Ok(()), Err)
+    }
 }
 
 /// A Codex `compacted` record as a v5 `summary` item, with what `extract-summary` finds in

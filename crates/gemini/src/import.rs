@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use serde_json::{Map, Value, json};
 
 use cctool_core::io::Source;
-use cctool_core::model::events::Record;
+use cctool_core::model::events::{Origin, Record};
 use cctool_core::v5::build::{Head, held, message, text, tool_message};
 use cctool_core::v5::import::{Mapping, ask, import, native_message};
 use cctool_core::v5::schema::{Item, MessageV3, Session};
@@ -46,15 +46,16 @@ fn gemini_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
     })
 }
 
-/// The v5 messages of Gemini CLI's messages; every line that holds none of its own (a
-/// header, a `$set`, a line the client skips: the records with no id) kept whole before the
-/// messages it holds.
+/// The v5 messages of Gemini CLI's messages; every line that is no message (a header, a
+/// `$set`, a line the client skips) kept whole before the messages it holds.
 struct Gemini;
 
 impl Mapping for Gemini {
     fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
         match (&r.id, &r.native) {
-            (Some(id), Some(v)) => raw.extend(converted(v, r.at.map_or(0, |a| a.line), id)),
+            (Some(id), Some(v)) if r.origin != Origin::Unread => {
+                raw.extend(converted(v, r.at.map_or(0, |a| a.line), id));
+            }
             _ => raw.push(native_message(crate::ID.name(), r)),
         }
     }

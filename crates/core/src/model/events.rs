@@ -31,6 +31,9 @@ pub enum Origin {
     ReplacementHistory,
     /// An item a resume rebuilds from records that hold no item (Codex's legacy rollouts).
     Rebuilt,
+    /// A line the reader takes as no record of the session, handed on only when all the
+    /// file holds is asked ([`Record::unread`]).
+    Unread,
 }
 
 impl Origin {
@@ -40,6 +43,7 @@ impl Origin {
             Origin::Record => "record",
             Origin::ReplacementHistory => "replacement-history",
             Origin::Rebuilt => "rebuilt",
+            Origin::Unread => "unread",
         }
     }
 }
@@ -311,6 +315,7 @@ impl Record {
     pub fn unread(at: At, raw: &[u8], ask: &Ask<'_>) -> Record {
         Record {
             at: Some(at),
+            origin: Origin::Unread,
             bytes: Some(raw.len() as u64),
             native: Some(ask.parse(raw).unwrap_or(Value::Null)),
             ..Record::default()
