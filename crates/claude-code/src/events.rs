@@ -7,10 +7,11 @@ use serde_json::Value;
 
 use super::chain::{self as claude, flag};
 use crate::io::Source;
+use crate::placement::{self, Placed};
 use cctool_core::error::Error;
 use cctool_core::model::doc::{image_of, output_text};
 use cctool_core::model::events::{
-    Ask, At, Call, Compaction, Event, Flags, Mark, Measured, Outcome, Part, Record, Sink, Streamed, Usage, View,
+    Ask, At, Call, Compaction, Event, Flags, Mark, Measured, Origin, Outcome, Part, Record, Sink, Streamed, Usage, View,
 };
 use cctool_core::model::rows::str_of;
 use cctool_core::model::session::SessionRecord;
@@ -99,34 +100,105 @@ fn chain(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> Result<Streamed, Error> 
             full: ask.view == View::History,
         })
         .map_err(Error::agent)?;
+    chain_of(src, &t, &chain, ask, sink).map_err(Error::Read)
+}
+
+/// [`chain`] of a transcript whose index and chain (with its earlier parts in
+/// [`View::History`]) are read already. Asked for all it holds
+/// ([`Ask::native`]), what a resume loads starts at the last compaction, each record carries
+/// its JSON, and, in [`View::History`], every record off the chain comes among it in file
+/// order (`Origin::OffChain`, with a note where its place needs saying), then every line that
+/// is no transcript message (`Origin::Unread`).
+pub(crate) fn chain_of(
+    src: &Source,
+    t: &claude::Transcript,
+    chain: &claude::Chain,
+    ask: Ask<'_>,
+    sink: Sink<'_>,
+) -> std::io::Result<Streamed> {
     let earlier = &chain.earlier_parts;
+    // Where the chain's records start, the ones before a resume's last compaction left out.
+    let mut first = 0;
+    if ask.native && ask.view == View::Loaded {
+        first = chain
+            .positions
+            .iter()
+            .rposition(|&p| t.node(p).is_boundary())
+            .unwrap_or(0);
+    }
+    let placed = match ask.native {
+        true => placement::order(t, chain, &chain.positions[first..], ask.view != View::History),
+        false => chain.positions.iter().map(|&pos| Placed::on_chain(pos)).collect(),
+    };
     let mut released = src.releaser();
-    for (i, &pos) in chain.positions.iter().enumerate() {
-        if earlier.contains(&i) {
-            sink(Event::Mark(Mark::Earlier));
-        } else if !earlier.is_empty() && chain.loaded_from == Some(i) {
-            sink(Event::Mark(Mark::Loaded));
+    let mut next = first;
+    for p in &placed {
+        // The record's index in the chain, which the chain's marks name.
+        let i = next;
+        next += usize::from(!p.off_chain);
+        if !p.off_chain {
+            if earlier.contains(&i) {
+                sink(Event::Mark(Mark::Earlier));
+            } else if !earlier.is_empty() && chain.loaded_from == Some(i) {
+                sink(Event::Mark(Mark::Loaded));
+            }
         }
-        let node = t.node(pos);
-        let bytes = src.read_range(node.offset, node.len as usize).map_err(Error::Read)?;
+        let node = t.node(p.pos);
+        let bytes = src.read_range(node.offset, node.len as usize)?;
         released.touch(node.offset, node.len);
         let Some(v) = ask.parse(&bytes) else { continue };
         let at = At {
             line: node.line,
             offset: node.offset,
         };
-        let loaded = chain.loaded_from.is_none_or(|from| i >= from);
-        record(v, at, node.len, loaded, sink);
+        let loaded = !p.off_chain && chain.loaded_from.is_none_or(|from| i >= from);
+        let native = ask.native.then(|| v.clone());
+        let (mut r, compaction) = record_of(v, at, node.len, loaded);
+        if ask.native {
+            r.native = native;
+            r.note.clone_from(&p.note);
+            if p.off_chain {
+                r.origin = Origin::OffChain;
+            }
+        }
+        send(r, compaction, sink);
+    }
+    if ask.native && ask.view == View::History {
+        rest(src, t, &placed, ask, sink)?;
     }
     Ok(Streamed {
         first_ms: t.time_span().map(|s| s.0),
     })
 }
 
+/// Every line that is no transcript message of `placed` (metadata, progress rows, titles, bad
+/// lines, earlier copies of a uuid written twice), in file order.
+fn rest(src: &Source, t: &claude::Transcript, placed: &[Placed], ask: Ask<'_>, sink: Sink<'_>) -> std::io::Result<()> {
+    let mut lines: Vec<u64> = placed.iter().map(|p| t.node(p.pos).line).collect();
+    lines.sort_unstable();
+    let mut next = lines.iter().peekable();
+    crate::io::for_each_line(src, |line| {
+        while next.next_if(|&&l| l < line.no).is_some() {}
+        if next.next_if_eq(&&line.no).is_none() {
+            let at = At {
+                line: line.no,
+                offset: line.offset,
+            };
+            sink(Event::Record(Record::unread(at, line.bytes, &ask)));
+        }
+    })
+    .map(drop)
+}
+
 /// The event of one record, followed by the mark of the compaction it records, if any: the
 /// record then has no speaker, since a transcript shows the compaction as its mark.
 fn record(v: Value, at: At, len: u64, loaded: bool, sink: Sink<'_>) {
-    let (mut r, compaction) = record_of(v, at, len, loaded);
+    let (r, compaction) = record_of(v, at, len, loaded);
+    send(r, compaction, sink);
+}
+
+/// [`record`] of a record made already.
+fn send(mut r: Record, compaction: Option<Compaction>, sink: Sink<'_>) {
     if compaction.is_some() {
         r.speaker = None;
     }
@@ -263,4 +335,75 @@ fn block(mut b: Value) -> Part {
 /// A block of a type cctool does not read, by its type alone.
 fn other(kind: String) -> Part {
     Part::Other { kind, value: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::model::events::Reading;
+
+    fn row(uuid: &str, parent: Option<&str>, ty: &str, text: &str) -> String {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"type":"{ty}","uuid":"{uuid}","parentUuid":{parent},"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{{"role":"{ty}","content":"{text}"}}}}"#
+        )
+    }
+
+    #[test]
+    fn asked_for_all_it_holds_the_history_places_every_record() {
+        let a = "00000000-0000-4000-8000-00000000000a";
+        let b = "00000000-0000-4000-8000-00000000000b";
+        let c = "00000000-0000-4000-8000-00000000000c";
+        let d = "00000000-0000-4000-8000-00000000000d";
+        let lines = [
+            row(a, None, "user", "start"),
+            row(b, Some(a), "assistant", "abandoned"),
+            row(c, Some(a), "user", "again"),
+            row(d, Some(c), "assistant", "done"),
+            r#"{"type":"summary","summary":"a title","leafUuid":"x"}"#.to_string(),
+        ];
+        let src = Source::from_bytes("t.jsonl", (lines.join("\n") + "\n").into_bytes());
+        let t = claude::read(&src).unwrap();
+        let chain = t
+            .rebuild(&claude::Options {
+                full: true,
+                ..claude::Options::default()
+            })
+            .unwrap();
+        let stream = |native: bool| {
+            let ask = Ask {
+                view: View::History,
+                reading: Reading::With(&|b| Some(cctool_core::v5::build::parse(b))),
+                native,
+            };
+            let mut seen = Vec::new();
+            chain_of(&src, &t, &chain, ask, &mut |e| {
+                if let Event::Record(r) = e {
+                    seen.push((r.at.unwrap().line, r.origin, r.note.is_some(), r.native.is_some()));
+                }
+            })
+            .unwrap();
+            seen
+        };
+        assert_eq!(
+            stream(true),
+            [
+                (1, Origin::Record, false, true),
+                (2, Origin::OffChain, true, true),
+                (3, Origin::Record, false, true),
+                (4, Origin::Record, false, true),
+                (5, Origin::Unread, false, true),
+            ]
+        );
+        // Not asked, the chain alone, as written.
+        let lean: Vec<_> = stream(false).into_iter().map(|(l, o, n, v)| (l, o, n || v)).collect();
+        assert_eq!(
+            lean,
+            [
+                (1, Origin::Record, false),
+                (3, Origin::Record, false),
+                (4, Origin::Record, false)
+            ]
+        );
+    }
 }

@@ -1,4 +1,7 @@
-//! Importing Claude Code transcripts into a v5 session (`docs/cctool-session.md#imports`).
+//! Importing Claude Code transcripts into a v5 session (`docs/cctool-session.md#imports`),
+//! read from the session model's stream ([`cctool_core::v5::import`]): the reader hands on all
+//! the transcript holds in the order of its history (`events::chain_of`), and each record
+//! becomes v5 messages here ([`claude_record`]).
 //!
 //! The full history comes in chain order (the `--full` chain) with each compaction as a
 //! `summary` item at its place; `effective` keeps only what a resume loads. Anything that has
@@ -12,8 +15,11 @@ use serde_json::{Map, Value, json};
 
 use crate::chain::{self as claude, Kind, Options, Sub, flag};
 use crate::io::Source;
+use crate::placement::{self, Placed};
 use crate::v5::build::*;
 use crate::v5::schema::{Item, MessageV3, Session};
+use cctool_core::model::events::{Ask, Origin, Record as Rec, View};
+use cctool_core::v5::import::{Mapping, ask, import};
 
 /// A Claude Code transcript as a v5 session.
 pub fn claude(src: &Source, effective: bool) -> io::Result<Session> {
@@ -37,8 +43,8 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
     if effective && let Some(b) = positions.iter().rposition(|&p| t.node(p).is_boundary()) {
         positions.drain(..b);
     }
-    let order = claude_order(&t, &chain, &positions, effective);
-    let summaries = ClaudeSummaries::of(&t, &order);
+    // The order the stream hands the records on in, which says which summaries are taken.
+    let order = placement::order(&t, &chain, &positions, effective);
     let head = Head {
         session_id: t.session_ids.first().cloned(),
         first_ms: t.time_span().map(|s| s.0),
@@ -49,24 +55,75 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
             "agent_version": t.versions.last(),
         }),
     };
-    let mut sink = Sink::new(&head, w)?;
-    let mut messages: Vec<MessageV3> = Vec::new();
-    let mut last_assistant_id: Option<String> = None;
-    // The note of a record that becomes part of another message goes to the next one.
-    let mut carried_note: Option<String> = None;
-    // The records' pages leave the resident set behind the reader (a mapping of gigabytes
-    // would otherwise stay in it).
-    let mut released = src.releaser();
-    for placed in &order {
-        let node = t.node(placed.pos);
-        let rec = parse(&src.read_range(node.offset, node.len as usize)?);
-        released.touch(node.offset, node.len);
+    let mut mapping = Claude {
+        src,
+        t: &t,
+        summaries: ClaudeSummaries::of(&t, &order),
+        at: t
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(pos, n)| (n.line, pos as u32))
+            .collect(),
+        last_assistant_id: None,
+        carried_note: None,
+        failed: None,
+    };
+    let ask = Ask {
+        view: if effective { View::Loaded } else { View::History },
+        ..ask(effective)
+    };
+    let session = import(head, w, &mut mapping, |sink| {
+        crate::events::chain_of(src, &t, &chain, ask, sink).map(drop)
+    })?;
+    mapping.failed.map_or(Ok(session), Err)
+}
+
+/// The v5 messages of a transcript's records, handed on in the order of its history: each
+/// compaction's boundary and summary message as one summary item, the rows of one reply as
+/// one message, every line that is no transcript message kept whole after them.
+struct Claude<'a> {
+    src: &'a Source,
+    t: &'a claude::Transcript,
+    summaries: ClaudeSummaries,
+    /// Each record's position in the transcript's index, by its line.
+    at: rustc_hash::FxHashMap<u64, u32>,
+    last_assistant_id: Option<String>,
+    /// The note of a record that becomes part of another message goes to the next one.
+    carried_note: Option<String>,
+    /// The first summary that could not be read, which ends the import.
+    failed: Option<io::Error>,
+}
+
+impl Mapping for Claude<'_> {
+    fn record(&mut self, r: &Rec, raw: &mut Vec<MessageV3>) {
+        if self.failed.is_some() {
+            return;
+        }
+        if let Err(e) = self.take(r, raw) {
+            self.failed = Some(e);
+        }
+    }
+}
+
+impl Claude<'_> {
+    fn take(&mut self, r: &Rec, raw: &mut Vec<MessageV3>) -> io::Result<()> {
+        let (src, t) = (self.src, self.t);
+        let line = r.at.map_or(0, |a| a.line);
+        let rec = r.native.clone().unwrap_or(Value::Null);
+        if r.origin == Origin::Unread {
+            return self.rest(line, rec, raw);
+        }
+        let Some(&pos) = self.at.get(&line) else {
+            return Ok(());
+        };
+        let node = t.node(pos);
         let uuid = rec.get("uuid").cloned().unwrap_or(Value::Null);
         let mut source = Map::from_iter([("uuid".into(), uuid), ("line".into(), json!(node.line))]);
-        if placed.off_chain {
+        if r.origin == Origin::OffChain {
             source.insert("off_chain".into(), json!(true));
         }
-        let note = placed.note.clone().or_else(|| carried_note.take());
+        let note = r.note.clone().or_else(|| self.carried_note.take());
         let noted = note.is_some();
         if let Some(n) = note.clone() {
             source.insert("note".into(), json!(n));
@@ -77,14 +134,13 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
             Kind::System if node.sub == Sub::CompactBoundary => {
                 // The boundary and its summary message become one summary item.
                 let mut source = source;
-                let item = summaries.item(src, &t, placed.pos, &rec, &mut source)?;
-                messages.push(message("user", vec![item], source, timestamp));
-                last_assistant_id = None;
+                let item = self.summaries.item(src, t, pos, &rec, &mut source)?;
+                raw.push(message("user", vec![item], source, timestamp));
+                self.last_assistant_id = None;
             }
-            Kind::User if summaries.is_used(placed.pos) => {
+            Kind::User if self.summaries.is_used(pos) => {
                 // Already the text of its boundary's summary item.
-                carried_note = note;
-                continue;
+                self.carried_note = note;
             }
             Kind::Assistant => {
                 let msg_id = rec.pointer("/message/id").and_then(Value::as_str).map(str::to_string);
@@ -93,152 +149,38 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
                     .flat_map(|m| m.items)
                     .collect::<Vec<_>>();
                 // Rows of one API message (split one block per row) become one message.
-                let same = msg_id.is_some() && msg_id == last_assistant_id && !noted;
-                match messages.last_mut() {
+                let same = msg_id.is_some() && msg_id == self.last_assistant_id && !noted;
+                match raw.last_mut() {
                     Some(last) if same && last.role == "assistant" => last.items.extend(items),
-                    _ => messages.push(message("assistant", items, source, timestamp)),
+                    _ => raw.push(message("assistant", items, source, timestamp)),
                 }
-                last_assistant_id = msg_id;
+                self.last_assistant_id = msg_id;
             }
             kind => {
-                messages.extend(claude_record(&rec, kind, node.line, &source, &timestamp));
-                last_assistant_id = None;
+                raw.extend(claude_record(&rec, kind, node.line, &source, &timestamp));
+                self.last_assistant_id = None;
             }
         }
-        sink.take_final(&mut messages)?;
+        Ok(())
     }
-    if !effective {
-        for m in messages.drain(..) {
-            sink.push(m)?;
-        }
-        push_the_rest(src, &t, &order, &summaries, &mut sink)?;
-    }
-    sink.finish(messages, head)
-}
 
-/// Every line that is not a transcript message (metadata, progress rows, titles, bad lines,
-/// earlier copies of a uuid written twice), in file order, after the messages.
-fn push_the_rest(
-    src: &Source,
-    t: &claude::Transcript,
-    order: &[Placed],
-    summaries: &ClaudeSummaries,
-    sink: &mut Sink<'_>,
-) -> io::Result<()> {
-    let mut message_lines: Vec<u64> = order.iter().map(|p| t.node(p.pos).line).collect();
-    message_lines.sort_unstable();
-    let mut next = message_lines.iter().peekable();
-    let source = json!({"off_chain": true});
-    let mut failed = None;
-    crate::io::for_each_line(src, |line| {
-        while next.next_if(|&&l| l < line.no).is_some() {}
-        if failed.is_some() || next.next_if_eq(&&line.no).is_some() {
-            return;
-        }
-        let rec = parse(line.bytes);
-        let r = match summaries.unlinked(src, t, line.no, &rec) {
+    /// A line that is no transcript message: a boundary without a uuid as its compaction's
+    /// summary, anything else kept whole.
+    fn rest(&self, line: u64, rec: Value, raw: &mut Vec<MessageV3>) -> io::Result<()> {
+        match self.summaries.unlinked(self.src, self.t, line, &rec)? {
             // A boundary without a uuid is no transcript message, but still a compaction.
-            Err(e) => Err(e),
-            Ok(Some(item)) => {
-                let mut source = source.clone();
-                if let Some(m) = source.as_object_mut() {
-                    m.insert("line".into(), json!(line.no));
-                }
+            Some(item) => {
+                let source = json!({"off_chain": true, "line": line});
                 let ts = rec.get("timestamp").and_then(Value::as_str).map(str::to_string);
-                sink.push(message("user", vec![item], source, ts))
+                raw.push(message("user", vec![item], source, ts));
             }
-            Ok(None) => sink.native_item(native("claude-code", rec, Some(line.no)), &source),
-        };
-        failed = r.err();
-    })?;
-    failed.map_or(Ok(()), Err)
-}
-
-/// A transcript message to import, in the order it is written.
-struct Placed {
-    pos: u32,
-    /// Not on the chain a resume loads (with `--full`, its earlier history).
-    off_chain: bool,
-    /// Why it is where it is, when that is not the chain's own order.
-    note: Option<String>,
-}
-
-/// The order of an import: the chain a resume loads (with its earlier history unless
-/// `effective`), and, unless `effective`, every other transcript message — other branches,
-/// sidechains, parts a broken link cut off — in file order, each run of them before the first
-/// chain record written after it. A record whose link is broken, and the first of each run
-/// off the chain, carry a note saying so.
-fn claude_order(t: &claude::Transcript, chain: &claude::Chain, positions: &[u32], effective: bool) -> Vec<Placed> {
-    let parents = t.parents();
-    let mut on_chain = vec![false; t.nodes.len()];
-    for &p in positions {
-        on_chain[p as usize] = true;
+            None => {
+                let item = native("claude-code", rec, Some(line));
+                raw.push(message("system", vec![item], json!({"off_chain": true}), None));
+            }
+        }
+        Ok(())
     }
-    let dangling = |p: u32| -> Option<String> {
-        let n = t.node(p);
-        let id = n.parent_id()?;
-        parents[p as usize].is_none().then(|| t.ids.text(id))
-    };
-    let chain_note = |p: u32, first: bool| -> Option<String> {
-        let missing = dangling(p)?;
-        Some(match chain.bridges.iter().find(|b| b.child == p) {
-            Some(b) => format!(
-                "parent {missing} is not in the file; linked to {} as Claude Code does",
-                t.uuid_text(b.to)
-            ),
-            None if first => format!("parent {missing} is not in the file: the conversation starts here"),
-            None => format!(
-                "parent {missing} is not in the file: the link to what came before is broken, and the messages before this one are in file order"
-            ),
-        })
-    };
-    let off_note = |p: u32| -> String {
-        let n = t.node(p);
-        if n.is_sidechain() {
-            return "off the chain a resume loads: a sidechain (subagent) message; in file order".into();
-        }
-        if let Some(missing) = dangling(p) {
-            return format!(
-                "off the chain a resume loads: parent {missing} is not in the file, so this part is not linked to the conversation; in file order"
-            );
-        }
-        match parents[p as usize] {
-            Some(q) if on_chain[q as usize] => format!(
-                "off the chain a resume loads: a branch from {} that the conversation does not continue; in file order",
-                t.uuid_text(q)
-            ),
-            _ => "off the chain a resume loads: not reached from its last message; in file order".into(),
-        }
-    };
-    let mut off: Vec<u32> = if effective {
-        Vec::new()
-    } else {
-        (0..t.nodes.len() as u32).filter(|&p| !on_chain[p as usize]).collect()
-    };
-    off.sort_by_key(|&p| t.node(p).line);
-    let mut out = Vec::with_capacity(positions.len() + off.len());
-    let mut off = off.into_iter().peekable();
-    let mut push_off = |out: &mut Vec<Placed>, upto: u64| {
-        let mut first = true;
-        while let Some(p) = off.next_if(|&p| t.node(p).line < upto) {
-            out.push(Placed {
-                pos: p,
-                off_chain: true,
-                note: std::mem::replace(&mut first, false).then(|| off_note(p)),
-            });
-        }
-    };
-    for &p in positions {
-        push_off(&mut out, t.node(p).line);
-        let first = out.is_empty();
-        out.push(Placed {
-            pos: p,
-            off_chain: false,
-            note: chain_note(p, first),
-        });
-    }
-    push_off(&mut out, u64::MAX);
-    out
 }
 
 /// The compactions of a transcript as `extract-summary` reads them, found from the transcript's

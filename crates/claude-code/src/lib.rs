@@ -26,6 +26,7 @@ pub mod hooks;
 pub mod import;
 pub mod intern;
 pub mod model;
+mod placement;
 pub mod records;
 pub mod relocate;
 mod retention;

@@ -190,8 +190,8 @@ fn codex_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::R
             .filter_map(|r| Some((r.line?, r)))
             .collect(),
     };
-    let mapping = Codex { effective, compactions };
-    import(head, w, &mapping, |sink| {
+    let mut mapping = Codex { effective, compactions };
+    import(head, w, &mut mapping, |sink| {
         crate::events::events_of(src, &rollout, ask(effective), sink).map(drop)
     })
 }
@@ -205,7 +205,7 @@ struct Codex {
 }
 
 impl Mapping for Codex {
-    fn record(&self, r: &Rec, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: &Rec, raw: &mut Vec<MessageV3>) {
         let line = r.at.map(|a| a.line);
         let v = r.native.as_ref().unwrap_or(&Value::Null);
         let mut b = CodexBuilder { messages: raw };

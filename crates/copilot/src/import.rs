@@ -37,7 +37,7 @@ fn copilot_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io:
         first_ms,
         source: json!({"format": crate::ID.name(), "path": src.name(), "native_session_id": s.session_id()}),
     };
-    import(head, w, &Copilot, |sink| {
+    import(head, w, &mut Copilot, |sink| {
         crate::view::events_of(&s, ask(effective), sink);
         Ok(())
     })
@@ -47,7 +47,7 @@ fn copilot_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io:
 struct Copilot;
 
 impl Mapping for Copilot {
-    fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
         let at = r.time.clone();
         let items = || r.parts.iter().filter_map(item).collect::<Vec<_>>();
         match r.kind.as_str() {

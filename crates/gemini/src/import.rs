@@ -40,7 +40,7 @@ fn gemini_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
         first_ms,
         source: json!({"format": crate::ID.name(), "path": src.name(), "native_session_id": r.session_id()}),
     };
-    import(head, w, &Gemini, |sink| {
+    import(head, w, &mut Gemini, |sink| {
         crate::answers::events_of(&c, &r, ask(effective), sink);
         Ok(())
     })
@@ -51,7 +51,7 @@ fn gemini_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
 struct Gemini;
 
 impl Mapping for Gemini {
-    fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
         match (&r.id, &r.native) {
             (Some(id), Some(v)) if r.origin != Origin::Unread => {
                 raw.extend(converted(v, r.at.map_or(0, |a| a.line), id));

@@ -33,7 +33,7 @@ fn opencode_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io
         first_ms: s.messages.iter().filter_map(|m| m.created_ms()).min(),
         source: json!({"format": crate::ID.name(), "path": src.name(), "native_session_id": s.id()}),
     };
-    import(head, w, &Opencode, |sink| {
+    import(head, w, &mut Opencode, |sink| {
         crate::view::events_of(&s, ask(effective), sink);
         Ok(())
     })
@@ -43,7 +43,7 @@ fn opencode_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io
 struct Opencode;
 
 impl Mapping for Opencode {
-    fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
         let source = json!({"message": r.id});
         let at = r.time.clone();
         let parts = r.native.as_ref().and_then(|v| v.get("parts")).and_then(Value::as_array);

@@ -33,7 +33,7 @@ fn pi_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Resu
         first_ms: s.span().map(|s| s.0),
         source: json!({"format": crate::ID.name(), "path": src.name(), "native_session_id": s.session_id()}),
     };
-    import(head, w, &Pi { effective }, |sink| {
+    import(head, w, &mut Pi { effective }, |sink| {
         crate::answers::events_of(&s, ask(effective), sink);
         Ok(())
     })
@@ -46,7 +46,7 @@ struct Pi {
 }
 
 impl Mapping for Pi {
-    fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
         match converted(r) {
             Some(m) => raw.push(m),
             None if self.effective => {}

@@ -40,7 +40,7 @@ fn qwen_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Re
     if effective {
         return history(&s, head, w);
     }
-    import(head, w, &Qwen, |sink| {
+    import(head, w, &mut Qwen, |sink| {
         crate::answers::events_of(&s, ask(false), sink);
         Ok(())
     })
@@ -66,7 +66,7 @@ fn history(s: &file::Session, head: Head, w: Option<&mut dyn Write>) -> io::Resu
 struct Qwen;
 
 impl Mapping for Qwen {
-    fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
         let v = r.native.as_ref().unwrap_or(&Value::Null);
         let message = v.get("message").filter(|m| m.is_object());
         match message.filter(|_| v.get("type").and_then(Value::as_str) != Some("system")) {

@@ -34,6 +34,10 @@ pub enum Origin {
     /// A line the reader takes as no record of the session, handed on only when all the
     /// file holds is asked ([`Record::unread`]).
     Unread,
+    /// A record of the file off the history a resume follows (another branch, a sidechain, a
+    /// part a broken link cut off), handed on among the history only when all the file
+    /// holds is asked.
+    OffChain,
 }
 
 impl Origin {
@@ -44,6 +48,7 @@ impl Origin {
             Origin::ReplacementHistory => "replacement-history",
             Origin::Rebuilt => "rebuilt",
             Origin::Unread => "unread",
+            Origin::OffChain => "off-chain",
         }
     }
 }
@@ -306,6 +311,10 @@ pub struct Record {
     /// The JSON it was read as, where the reader was asked for it ([`Ask::native`]); `null`
     /// for a line that is not JSON.
     pub native: Option<Value>,
+    /// Why the reader hands it on where it does, when that is neither the file's order nor
+    /// the chain's (a broken link, a run off the chain), where it was asked for all the file
+    /// holds.
+    pub note: Option<String>,
 }
 
 impl Record {

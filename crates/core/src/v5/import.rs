@@ -12,11 +12,12 @@ use super::build::{Head, Sink, message, native, text};
 use super::schema::{Item, MessageV3, Session};
 use crate::model::events::{Ask, Event, Part, Reading, Record, View};
 
-/// How an agent's records become v5 messages.
+/// How an agent's records become v5 messages, record after record (a mapping may keep what
+/// it saw: the reply the next row continues).
 pub trait Mapping {
     /// Adds the v5 messages of `r` to `raw`, whose last message is the only one it may still
     /// extend (a reply whose calls join the turn before it).
-    fn record(&self, r: &Record, raw: &mut Vec<MessageV3>);
+    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>);
 }
 
 /// What an import asks a reader: what a resume loads (`effective`) or every record of the
@@ -36,7 +37,7 @@ pub fn ask(effective: bool) -> Ask<'static> {
 pub fn import(
     head: Head,
     w: Option<&mut dyn Write>,
-    mapping: &dyn Mapping,
+    mapping: &mut dyn Mapping,
     stream: impl FnOnce(&mut dyn FnMut(Event)) -> io::Result<()>,
 ) -> io::Result<Option<Session>> {
     let mut sink = Sink::new(&head, w)?;
@@ -102,7 +103,7 @@ mod tests {
     struct Replies;
 
     impl Mapping for Replies {
-        fn record(&self, r: &Record, raw: &mut Vec<MessageV3>) {
+        fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
             match r.role.as_deref() {
                 Some(role) => raw.push(message(
                     role,
@@ -148,7 +149,7 @@ mod tests {
             first_ms: None,
             source: json!({"format": "toy"}),
         };
-        let s = import(head, None, &Replies, |sink| {
+        let s = import(head, None, &mut Replies, |sink| {
             records.into_iter().for_each(|r| sink(Event::Record(r)));
             Ok(())
         })
@@ -182,7 +183,7 @@ mod tests {
             source: json!({}),
         };
         let mut w = Broken;
-        let r = import(head, Some(&mut w), &Replies, |sink| {
+        let r = import(head, Some(&mut w), &mut Replies, |sink| {
             sink(Event::Record(Record::default()));
             Ok(())
         });
