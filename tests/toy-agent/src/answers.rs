@@ -8,7 +8,7 @@ use cctool_core::agents::view::{ChainSummary, Report};
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{self, Ask, At, Call, Event, Flags, Outcome, Record, Sink, Streamed};
+use cctool_core::model::events::{self, Ask, At, Call, Event, Flags, Outcome, Record, Sink, Streamed, UnreadLines};
 use cctool_core::model::findings::finding;
 use cctool_core::model::rows;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
@@ -146,17 +146,36 @@ pub fn rebuild_chain(
 /// loaded on resume (in every view the same), each read by the ask's `parse`.
 pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error::Result<Streamed> {
     let s = file::read(src).map_err(cctool_core::error::Error::Read)?;
+    Ok(events_of(&s, ask, sink))
+}
+
+/// [`events`] of a session read already. Asked for all it holds ([`Ask::native`]), every
+/// record carries its JSON, and the header and each line that is no toy record come as
+/// records of their own at their place.
+pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     let mut streamed = Streamed::default();
+    let header = s.header_raw.as_deref().map(|raw| (At { line: 1, offset: 0 }, raw));
+    let skipped = s.unread.iter().map(|u| {
+        let at = At {
+            line: u.line,
+            offset: u.offset,
+        };
+        (at, u.raw.as_slice())
+    });
+    let mut lines = UnreadLines::new(ask, header.into_iter().chain(skipped));
     for m in &s.messages {
+        lines.before(m.line, false, sink);
         let Some(v) = ask.parse(&m.raw) else { continue };
-        let r = Record {
+        let mut r = Record {
             session_id: s.session_id().map(str::to_string),
             ..message_record(m, &v)
         };
         rows::earliest(&mut streamed.first_ms, r.ms);
+        r.native = ask.native.then_some(v);
         sink(Event::Record(r));
     }
-    Ok(streamed)
+    lines.rest(sink);
+    streamed
 }
 
 /// One message record, read as `v`, as the session model's record: what `rebuild-chain`

@@ -85,6 +85,8 @@ pub struct Message {
 pub struct Unread {
     /// 1-based line.
     pub line: u64,
+    /// Byte offset of the line.
+    pub offset: u64,
     /// The line as written.
     pub raw: Vec<u8>,
     /// Why it was not read.
@@ -112,6 +114,7 @@ pub fn read(src: &Source) -> std::io::Result<Session> {
     let stats = cctool_core::io::for_each_line(src, |l| {
         let unread = |why: BadLine| Unread {
             line: l.no,
+            offset: l.offset,
             raw: l.bytes.to_vec(),
             why,
         };

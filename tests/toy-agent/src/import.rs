@@ -1,16 +1,19 @@
-//! Importing a toy session into a v5 session (`docs/cctool-session.md#imports`), with the
-//! core's builders as every agent's import does: each message as a v5 message pointing back
-//! at its line, a model's text and the calls after it in one assistant message, the header
-//! and unreadable lines kept as `native` items so nothing is lost.
+//! Importing a toy session into a v5 session (`docs/cctool-session.md#imports`) as every
+//! agent's import does: from the session model's stream, asked for all the file holds
+//! ([`cctool_core::v5::import`]), each message record as a v5 message pointing back at its
+//! line, a model's text and the calls after it in one assistant message, the header and
+//! unreadable lines kept as `native` items so nothing is lost.
 
 use std::io::{self, Write};
 
-use serde_json::{Map, json};
-
-use crate::file::{self, Said};
 use cctool_core::io::Source;
-use cctool_core::v5::build::{Head, Sink, held, message, native, parse, text, tool_message};
-use cctool_core::v5::schema::{Item, MessageV3, Session};
+use cctool_core::model::events::{Origin, Record};
+use cctool_core::v5::build::{Head, held, message, tool_message};
+use cctool_core::v5::import::{Mapping, ask, import, item, line_source, native_message};
+use cctool_core::v5::schema::{MessageV3, Session};
+use serde_json::json;
+
+use crate::file;
 
 /// A toy session as a v5 session.
 pub fn toy(src: &Source) -> io::Result<Session> {
@@ -30,52 +33,47 @@ fn toy_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Res
         first_ms: s.span().map(|s| s.0),
         source: json!({"format": crate::ID.name(), "path": src.name(), "native_session_id": s.session_id()}),
     };
-    let mut sink = Sink::new(&head, w)?;
-    let mut raw: Vec<MessageV3> = Vec::new();
-    let native_at = |line: u64, bytes: &[u8]| {
-        let item = native(crate::ID.name(), parse(bytes), Some(line));
-        message("system", vec![item], json!({"line": line}), None)
-    };
-    if let (false, Some(h)) = (effective, &s.header_raw) {
-        raw.push(native_at(1, h));
-    }
-    // Messages and unread lines in file order.
-    let mut unread = s.unread.iter().filter(|_| !effective).peekable();
-    for m in &s.messages {
-        while let Some(u) = unread.next_if(|u| u.line < m.line) {
-            raw.push(native_at(u.line, &u.raw));
+    import(head, w, &mut Toy, |sink| {
+        crate::answers::events_of(&s, ask(effective), sink);
+        Ok(())
+    })
+}
+
+/// The v5 messages of the toy's records: a user's text as the user's message, a result as a
+/// tool message, the model's text and calls joined into one assistant message.
+struct Toy;
+
+impl Mapping for Toy {
+    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
+        if r.origin == Origin::Unread {
+            return raw.push(native_message(crate::ID.name(), r));
         }
-        let source = json!({"line": m.line});
-        let at = m.said.at().map(str::to_string);
-        let item = match &m.said {
-            Said::Text {
-                role: "user", text: t, ..
-            } => {
-                raw.push(message("user", vec![text(t)], source, at));
-                sink.take_final(&mut raw)?;
-                continue;
+        let at = r.time.clone();
+        match r.role.as_deref() {
+            Some("user") => raw.push(message(
+                "user",
+                r.parts.iter().filter_map(item).collect(),
+                line_source(r),
+                at,
+            )),
+            Some("tool") => {
+                for o in r.outcomes() {
+                    let id = o.call_id.as_deref().unwrap_or("");
+                    raw.push(tool_message(
+                        id,
+                        o.output.clone().unwrap_or_default(),
+                        line_source(r),
+                        at.clone(),
+                    ));
+                }
             }
-            Said::Result { id, output } => {
-                raw.push(tool_message(id, json!(output), source, at));
-                sink.take_final(&mut raw)?;
-                continue;
+            _ => {
+                let items = r.parts.iter().filter_map(item);
+                match raw.last_mut() {
+                    Some(last) if last.role == "assistant" => last.items.extend(items),
+                    _ => raw.push(message("assistant", items.collect(), line_source(r), at)),
+                }
             }
-            Said::Text { text: t, .. } => text(t),
-            Said::Call { id, tool, input } => Item::ToolCall {
-                id: id.clone(),
-                name: tool.clone(),
-                args: input.clone(),
-                extra: Map::new(),
-            },
-        };
-        match raw.last_mut() {
-            Some(last) if last.role == "assistant" => last.items.push(item),
-            _ => raw.push(message("assistant", vec![item], source, at)),
         }
-        sink.take_final(&mut raw)?;
     }
-    for u in unread {
-        raw.push(native_at(u.line, &u.raw));
-    }
-    sink.finish(raw, head)
 }

@@ -309,8 +309,35 @@ fn migrate_imports_into_v5(dir: &Path) {
         .map(|m| m["role"].as_str().unwrap())
         .collect();
     assert_eq!(roles, ["system", "user", "assistant", "tool", "assistant"]);
+    let m = &v5["messages"];
+    assert_eq!(m[0]["items"][0]["type"], "native", "the header is kept whole");
+    assert_eq!(m[0]["items"][0]["record"]["toy_session"], "toy-0001");
+    assert_eq!(m[2]["items"][1]["args"], serde_json::json!({"command": "ls"}));
+    assert_eq!(m[3]["items"][0]["content"], "README.md\nsrc");
     let (out, _) = ok(dir, &["scan", "--json", "v5.json"]);
     assert_eq!(json_lines(&out)[0]["format"], "cctool-session");
+    // A line that is no record is kept at its place, and left out of what a resume loads.
+    let damaged = fixture("damaged.jsonl").display().to_string();
+    ok(dir, &["migrate", "--to", "v5", "-o", "d.json", &damaged]);
+    let v5: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("d.json")).unwrap()).unwrap();
+    let kinds: Vec<(String, Option<u64>)> = v5["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["role"].as_str().unwrap().to_string(), m["source"]["line"].as_u64()))
+        .collect();
+    let want = [("system", 1), ("user", 2), ("system", 3), ("assistant", 4)];
+    let want: Vec<_> = want.iter().map(|(r, l)| (r.to_string(), Some(*l))).collect();
+    assert_eq!(kinds[..4], want[..]);
+    ok(dir, &["migrate", "--effective", "-o", "e.json", &damaged]);
+    let v5: serde_json::Value = serde_json::from_slice(&std::fs::read(dir.join("e.json")).unwrap()).unwrap();
+    let roles: Vec<_> = v5["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].clone())
+        .collect();
+    assert!(!roles.contains(&serde_json::json!("system")), "{roles:?}");
 }
 
 fn convert_toy_to_claude_code(dir: &Path) {
