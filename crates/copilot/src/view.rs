@@ -9,7 +9,7 @@ use cctool_core::agents::view::{
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{Ask, At, Compaction, Event, Sink, Streamed, UnreadLines, View};
+use cctool_core::model::events::{Ask, Compaction, Event, Sink, Streamed, UnreadLines, View};
 use cctool_core::model::rows;
 use cctool_core::output::Out;
 use cctool_core::output::render::{self, Render};
@@ -111,13 +111,7 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
         View::Loaded => loaded_order,
         _ => (0..s.events.len()).collect(),
     };
-    let skipped = s.unread.iter().map(|u| {
-        let at = At {
-            line: u.line,
-            offset: u.offset,
-        };
-        (at, u.raw.as_slice())
-    });
+    let skipped = s.unread.iter().map(|u| (u.line, u.offset, u.raw.as_slice()));
     let mut unread = UnreadLines::new(ask, skipped);
     for i in order {
         let e = &s.events[i];

@@ -11,7 +11,7 @@ use cctool_core::agents::view::{ApiViewSummary, ChainOptions, ChainSummary, Repo
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{self, Ask, At, Event, Mark, Sink, Streamed, UnreadLines, View};
+use cctool_core::model::events::{self, Ask, Event, Mark, Sink, Streamed, UnreadLines, View};
 use cctool_core::model::rows;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::{format_ms, parse_ms};
@@ -339,12 +339,11 @@ pub fn events_of(c: &Chat, r: &Replay, ask: Ask<'_>, sink: Sink<'_>) -> Streamed
 }
 
 /// The lines that are no message: a header, a `$set`, a line the client skips.
-fn other_lines(c: &Chat) -> impl Iterator<Item = (At, &[u8])> {
+fn other_lines(c: &Chat) -> impl Iterator<Item = (u64, u64, &[u8])> {
     let read = c.lines.iter().filter(|l| l.kind != file::Kind::Message);
     let read = read.map(|l| (l.line, l.offset, l.raw.as_slice()));
     let skipped = c.unread.iter().map(|u| (u.line, u.offset, u.raw.as_slice()));
     read.chain(skipped)
-        .map(|(line, offset, raw)| (At { line, offset }, raw))
 }
 
 /// `export --format jsonl`: the messages a resume loads (`full`: every line as written).

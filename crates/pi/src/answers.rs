@@ -11,7 +11,7 @@ use cctool_core::agents::view::{ChainOptions, ChainSummary, Report};
 use cctool_core::io::Source;
 use cctool_core::model::diag::{Code, Diagnostic, Severity};
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{self, Ask, At, Event, Mark, Measured, Sink, Streamed, UnreadLines, View};
+use cctool_core::model::events::{self, Ask, Event, Mark, Measured, Sink, Streamed, UnreadLines, View};
 use cctool_core::model::rows;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::format_ms;
@@ -327,14 +327,11 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
 }
 
 /// The lines that are no entry: the header, the lines the client skips.
-fn other_lines(s: &Session) -> impl Iterator<Item = (At, &[u8])> {
+fn other_lines(s: &Session) -> impl Iterator<Item = (u64, u64, &[u8])> {
     let header = s.header.as_ref().zip(s.header_raw.as_deref());
     let header = header.map(|(h, raw)| (h.line, s.header_offset, raw));
     let skipped = s.unread.iter().map(|u| (u.line, u.offset, u.raw.as_slice()));
-    header
-        .into_iter()
-        .chain(skipped)
-        .map(|(line, offset, raw)| (At { line, offset }, raw))
+    header.into_iter().chain(skipped)
 }
 
 /// `export --format jsonl`: the entries a resume loads as written (`full`: every line the

@@ -12,7 +12,7 @@ use cctool_core::agents::view::{
 use cctool_core::io::Source;
 use cctool_core::model::diag::Diagnostic;
 use cctool_core::model::doc::{self, ExportError};
-use cctool_core::model::events::{self, Ask, At, Event, Mark, Measured, Sink, Streamed, UnreadLines, View};
+use cctool_core::model::events::{self, Ask, Event, Mark, Measured, Sink, Streamed, UnreadLines, View};
 use cctool_core::model::rows;
 use cctool_core::model::session::{SessionRecord, prompt_text, title};
 use cctool_core::model::time::format_ms;
@@ -342,13 +342,7 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     if marks && order.first().is_some_and(|&i| !loaded[i]) {
         sink(Event::Mark(Mark::Earlier));
     }
-    let skipped = s.unread.iter().map(|u| {
-        let at = At {
-            line: u.line,
-            offset: u.offset,
-        };
-        (at, u.raw.as_slice())
-    });
+    let skipped = s.unread.iter().map(|u| (u.line, u.offset, u.raw.as_slice()));
     let mut unread = UnreadLines::new(ask, skipped);
     for i in order {
         let e = &s.records[i];

@@ -154,14 +154,8 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
 /// records of their own at their place.
 pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     let mut streamed = Streamed::default();
-    let header = s.header_raw.as_deref().map(|raw| (At { line: 1, offset: 0 }, raw));
-    let skipped = s.unread.iter().map(|u| {
-        let at = At {
-            line: u.line,
-            offset: u.offset,
-        };
-        (at, u.raw.as_slice())
-    });
+    let header = s.header_raw.as_deref().map(|raw| (1, 0, raw));
+    let skipped = s.unread.iter().map(|u| (u.line, u.offset, u.raw.as_slice()));
     let mut lines = UnreadLines::new(ask, header.into_iter().chain(skipped));
     for m in &s.messages {
         lines.before(m.line, false, sink);

@@ -372,10 +372,14 @@ pub struct UnreadLines<'a, 'b> {
 }
 
 impl<'a, 'b> UnreadLines<'a, 'b> {
-    /// The lines `lines` (where each is and its bytes, in any order) as `ask` wants them.
-    pub fn new(ask: Ask<'a>, lines: impl IntoIterator<Item = (At, &'b [u8])>) -> Self {
+    /// The lines `lines` (each its line, its byte offset and its bytes, in any order) as `ask`
+    /// wants them.
+    pub fn new(ask: Ask<'a>, lines: impl IntoIterator<Item = (u64, u64, &'b [u8])>) -> Self {
         let mut lines: Vec<_> = match ask.native && ask.view == View::Records {
-            true => lines.into_iter().collect(),
+            true => lines
+                .into_iter()
+                .map(|(line, offset, raw)| (At { line, offset }, raw))
+                .collect(),
             false => Vec::new(),
         };
         lines.sort_by_key(|(at, _)| at.line);
@@ -453,11 +457,7 @@ mod tests {
 
     #[test]
     fn unread_lines_come_only_when_all_is_asked_and_at_their_place() {
-        let at = |line| At {
-            line,
-            offset: line * 10,
-        };
-        let lines = || vec![(at(5), &b"x"[..]), (at(2), &b"{}"[..])];
+        let lines = || vec![(5, 50, &b"x"[..]), (2, 20, &b"{}"[..])];
         let native = Ask {
             native: true,
             reading: Reading::With(&|b| Some(serde_json::from_slice(b).unwrap_or(Value::Null))),
