@@ -91,9 +91,11 @@ pub struct Ask<'a> {
     pub reading: Reading<'a>,
     /// Whether the reader hands on all the file holds, for a feature that keeps what it does
     /// not read (the v5 import): each record with the JSON it was read as
-    /// ([`Record::native`]), and each line the reader could not take as a record as a record
-    /// of its own, of no kind and no speaker. The other features leave it off, which keeps
-    /// their records lean.
+    /// ([`Record::native`]), and, in the views of every record, each line the reader could
+    /// not take as a record as a record of its own ([`Origin::Unread`], of no kind and no
+    /// speaker). A reader whose history follows links hands on there the records off it
+    /// ([`Origin::OffChain`]). The other features leave it off, which keeps their records
+    /// lean.
     pub native: bool,
 }
 
