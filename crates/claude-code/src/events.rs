@@ -126,24 +126,28 @@ pub(crate) fn chain_of(
             .rposition(|&p| t.node(p).is_boundary())
             .unwrap_or(0);
     }
-    let placed = match ask.native {
-        true => placement::order(t, chain, &chain.positions[first..], ask.view != View::History),
-        false => chain.positions.iter().map(|&pos| Placed::on_chain(pos)).collect(),
+    // Placed only where asked: each placement holds a note, which the chain alone needs not.
+    let placed = ask
+        .native
+        .then(|| placement::order(t, chain, &chain.positions[first..], ask.view != View::History));
+    let records: Box<dyn Iterator<Item = (u32, bool, Option<&String>)>> = match &placed {
+        Some(placed) => Box::new(placed.iter().map(|p| (p.pos, p.off_chain, p.note.as_ref()))),
+        None => Box::new(chain.positions.iter().map(|&pos| (pos, false, None))),
     };
     let mut released = src.releaser();
     let mut next = first;
-    for p in &placed {
+    for (pos, off_chain, note) in records {
         // The record's index in the chain, which the chain's marks name.
         let i = next;
-        next += usize::from(!p.off_chain);
-        if !p.off_chain {
+        next += usize::from(!off_chain);
+        if !off_chain {
             if earlier.contains(&i) {
                 sink(Event::Mark(Mark::Earlier));
             } else if !earlier.is_empty() && chain.loaded_from == Some(i) {
                 sink(Event::Mark(Mark::Loaded));
             }
         }
-        let node = t.node(p.pos);
+        let node = t.node(pos);
         let bytes = src.read_range(node.offset, node.len as usize)?;
         released.touch(node.offset, node.len);
         let Some(v) = ask.parse(&bytes) else { continue };
@@ -151,19 +155,19 @@ pub(crate) fn chain_of(
             line: node.line,
             offset: node.offset,
         };
-        let loaded = !p.off_chain && chain.loaded_from.is_none_or(|from| i >= from);
+        let loaded = !off_chain && chain.loaded_from.is_none_or(|from| i >= from);
         let native = ask.native.then(|| v.clone());
         let (mut r, compaction) = record_of(v, at, node.len, loaded);
         if ask.native {
             r.native = native;
-            r.note.clone_from(&p.note);
-            if p.off_chain {
+            r.note = note.cloned();
+            if off_chain {
                 r.origin = Origin::OffChain;
             }
         }
         send(r, compaction, sink);
     }
-    if ask.native && ask.view == View::History {
+    if let Some(placed) = placed.filter(|_| ask.view == View::History) {
         rest(src, t, &placed, ask, sink)?;
     }
     Ok(Streamed {

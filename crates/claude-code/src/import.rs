@@ -15,7 +15,6 @@ use serde_json::{Map, Value, json};
 
 use crate::chain::{self as claude, Kind, Options, Sub, flag};
 use crate::io::Source;
-use crate::placement::{self, Placed};
 use crate::v5::build::*;
 use crate::v5::schema::{Item, MessageV3, Session};
 use cctool_core::model::events::{Ask, Origin, Record as Rec, View};
@@ -39,12 +38,12 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
             ..Options::default()
         })
         .unwrap_or_default();
-    let mut positions = chain.positions.clone();
-    if effective && let Some(b) = positions.iter().rposition(|&p| t.node(p).is_boundary()) {
-        positions.drain(..b);
-    }
-    // The order the stream hands the records on in, which says which summaries are taken.
-    let order = placement::order(&t, &chain, &positions, effective);
+    // The records the stream hands on, which say which summaries are taken: all of them, or
+    // what a resume loads from its last compaction on.
+    let loaded = effective.then(|| {
+        let from = chain.positions.iter().rposition(|&p| t.node(p).is_boundary());
+        &chain.positions[from.unwrap_or(0)..]
+    });
     let head = Head {
         session_id: t.session_ids.first().cloned(),
         first_ms: t.time_span().map(|s| s.0),
@@ -58,7 +57,7 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
     let mut mapping = Claude {
         src,
         t: &t,
-        summaries: ClaudeSummaries::of(&t, &order),
+        summaries: ClaudeSummaries::of(&t, loaded),
         at: t
             .nodes
             .iter()
@@ -96,7 +95,7 @@ struct Claude<'a> {
 }
 
 impl Mapping for Claude<'_> {
-    fn record(&mut self, r: &Rec, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: Rec, raw: &mut Vec<MessageV3>) {
         if self.failed.is_some() {
             return;
         }
@@ -107,10 +106,10 @@ impl Mapping for Claude<'_> {
 }
 
 impl Claude<'_> {
-    fn take(&mut self, r: &Rec, raw: &mut Vec<MessageV3>) -> io::Result<()> {
+    fn take(&mut self, mut r: Rec, raw: &mut Vec<MessageV3>) -> io::Result<()> {
         let (src, t) = (self.src, self.t);
         let line = r.at.map_or(0, |a| a.line);
-        let rec = r.native.clone().unwrap_or(Value::Null);
+        let rec = r.native.take().unwrap_or(Value::Null);
         if r.origin == Origin::Unread {
             return self.rest(line, rec, raw);
         }
@@ -123,7 +122,7 @@ impl Claude<'_> {
         if r.origin == Origin::OffChain {
             source.insert("off_chain".into(), json!(true));
         }
-        let note = r.note.clone().or_else(|| self.carried_note.take());
+        let note = r.note.take().or_else(|| self.carried_note.take());
         let noted = note.is_some();
         if let Some(n) = note.clone() {
             source.insert("note".into(), json!(n));
@@ -198,7 +197,9 @@ struct ClaudeSummaries {
 }
 
 impl ClaudeSummaries {
-    fn of(t: &claude::Transcript, order: &[Placed]) -> ClaudeSummaries {
+    /// The compactions of `t`, the summaries taken by the boundaries `imported` (`None`: by
+    /// every boundary, as the full import hands on every record).
+    fn of(t: &claude::Transcript, imported: Option<&[u32]>) -> ClaudeSummaries {
         let mut boundaries: Vec<u32> = (0..t.nodes.len() as u32).filter(|&p| t.node(p).is_boundary()).collect();
         boundaries.sort_by_key(|&p| t.node(p).line);
         let mut summaries: Vec<(u64, u32)> = (0..t.nodes.len() as u32)
@@ -210,7 +211,7 @@ impl ClaudeSummaries {
             .iter()
             .map(|&(_, p)| t.node(p).parent_id().map(|id| t.ids.text(id)))
             .collect();
-        let imported: rustc_hash::FxHashSet<u32> = order.iter().map(|p| p.pos).collect();
+        let imported: Option<rustc_hash::FxHashSet<u32>> = imported.map(|p| p.iter().copied().collect());
         let index = crate::summaries::SummaryIndex::new(
             summaries.iter().zip(&parents).map(|(s, p)| (s.0, p.as_deref())),
             boundaries.iter().map(|&b| t.node(b).line),
@@ -226,7 +227,7 @@ impl ClaudeSummaries {
             if let Some((k, _)) = out.index.of(Some(&uuid), t.node(b).line) {
                 let s = out.summaries[k].1;
                 out.of.insert(b, s);
-                if imported.contains(&b) {
+                if imported.as_ref().is_none_or(|i| i.contains(&b)) {
                     out.used.insert(s);
                 }
             }

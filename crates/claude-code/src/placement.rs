@@ -14,17 +14,6 @@ pub(crate) struct Placed {
     pub(crate) note: Option<String>,
 }
 
-impl Placed {
-    /// The chain's record at `pos`, in its own order.
-    pub(crate) fn on_chain(pos: u32) -> Placed {
-        Placed {
-            pos,
-            off_chain: false,
-            note: None,
-        }
-    }
-}
-
 /// The order of all a transcript holds: the chain a resume loads (with its earlier history unless
 /// `effective`), and, unless `effective`, every other transcript message — other branches,
 /// sidechains, parts a broken link cut off — in file order, each run of them before the first

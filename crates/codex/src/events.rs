@@ -164,7 +164,13 @@ pub(crate) fn events_listed(
 /// order instead: each item with its JSON, every other line as a record of its own.
 pub(crate) fn events_of(src: &Source, rollout: &Rollout, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Result<Streamed> {
     let history = super::history::reconstruct(rollout);
-    let times = line_times(src)?;
+    // Every line read whole takes its time from its own JSON: no pass for the times.
+    let every_line = ask.native && ask.view == View::Records && rollout.era != Era::Document;
+    let times = if every_line {
+        LineTimes::default()
+    } else {
+        line_times(src)?
+    };
     let streamed = Streamed {
         first_ms: rollout.time_span.map(|s| s.0),
     };
@@ -287,9 +293,8 @@ impl Read<'_> {
             let doc = self.ask.parse(&self.src.read_range(0, self.src.len() as usize)?);
             if let Some(session) = doc.as_ref().and_then(|d| d.get("session")) {
                 let at = At { line: 1, offset: 0 };
-                let mut r = Record::unread(at, b"", &self.ask);
-                (r.bytes, r.native) = (None, Some(serde_json::json!({"session": session})));
-                sink(Event::Record(r));
+                let header = serde_json::json!({"session": session});
+                sink(Event::Record(Record::kept(at, None, header)));
             }
             for (_, line) in &rollout.records {
                 if let Line::Response(item) = line
@@ -306,17 +311,14 @@ impl Read<'_> {
                 offset: l.offset,
             };
             let v = self.ask.parse(l.bytes).unwrap_or(Value::Null);
+            let time = str_of(&v, "timestamp").map(str::to_string);
             let item = match (str_of(&v, "type"), v.get("payload")) {
                 (Some("response_item"), Some(p)) => p.clone(),
                 (Some(_), None) => v,
-                _ => {
-                    let mut r = Record::unread(at, b"", &self.ask);
-                    (r.bytes, r.native) = (Some(l.bytes.len() as u64), Some(v));
-                    return sink(Event::Record(r));
-                }
+                _ => return sink(Event::Record(Record::kept(at, Some(l.bytes.len() as u64), v))),
             };
             let ty = str_of(&item, "type").unwrap_or("").to_string();
-            let (mut r, compaction) = record(item.clone(), &ty, Some(at), self.time(Some(at)));
+            let (mut r, compaction) = record(item.clone(), &ty, Some(at), time);
             r.loaded = loaded.contains(&l.offset);
             r.bytes = Some(l.bytes.len() as u64);
             r.native = Some(item);

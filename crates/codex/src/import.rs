@@ -205,24 +205,34 @@ struct Codex {
 }
 
 impl Mapping for Codex {
-    fn record(&mut self, r: &Rec, raw: &mut Vec<MessageV3>) {
-        let line = r.at.map(|a| a.line);
-        let v = r.native.as_ref().unwrap_or(&Value::Null);
-        let mut b = CodexBuilder { messages: raw };
-        if r.origin != Origin::Unread {
-            let time = if self.effective { None } else { r.time.clone() };
-            return b.add(v, line, time);
+    fn record(&mut self, r: Rec, raw: &mut Vec<MessageV3>) {
+        let (line, origin) = (r.at.map(|a| a.line), r.origin);
+        let time = if self.effective { None } else { r.time };
+        let v = r.native.unwrap_or(Value::Null);
+        if origin != Origin::Unread {
+            return CodexBuilder { messages: raw }.add(&v, line, time);
         }
         let source = json!({"line": line});
-        let ts = v.get("timestamp").and_then(Value::as_str).map(str::to_string);
-        match (v.get("type").and_then(Value::as_str), v.get("payload")) {
-            (Some("compacted"), Some(_)) if let Some(c) = line.and_then(|l| self.compactions.get(&l)) => {
+        // A line of a type with a payload keeps its time; a `compacted` one is its summary.
+        let typed = v
+            .get("type")
+            .and_then(Value::as_str)
+            .filter(|_| v.get("payload").is_some());
+        let summary = typed
+            .filter(|&t| t == "compacted")
+            .and(line)
+            .and_then(|l| self.compactions.get(&l));
+        let ts = typed
+            .and(v.get("timestamp"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        match summary {
+            Some(c) => {
                 let mut summary = codex_summary_item(c);
                 summary.insert("native".into(), json!({"line": line}));
                 raw.push(message("user", vec![Item::Other(Value::Object(summary))], source, ts));
             }
-            (Some(_), Some(_)) => raw.push(message("system", vec![native("codex", v.clone(), line)], source, ts)),
-            _ => raw.push(message("system", vec![native("codex", v.clone(), line)], source, None)),
+            None => raw.push(message("system", vec![native("codex", v, line)], source, ts)),
         }
     }
 }

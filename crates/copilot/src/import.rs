@@ -47,24 +47,24 @@ fn copilot_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io:
 struct Copilot;
 
 impl Mapping for Copilot {
-    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: Record, raw: &mut Vec<MessageV3>) {
         let at = r.time.clone();
         let items = || r.parts.iter().filter_map(item).collect::<Vec<_>>();
         match r.kind.as_str() {
-            "user.message" | "session.compaction_complete" => raw.push(message("user", items(), line_source(r), at)),
+            "user.message" | "session.compaction_complete" => raw.push(message("user", items(), line_source(&r), at)),
             "tool.execution_complete" => {
                 for o in r.outcomes() {
                     let output = o.output.clone().unwrap_or_default();
                     let id = o.call_id.as_deref().unwrap_or("");
-                    raw.push(tool_message(id, output, line_source(r), at.clone()));
+                    raw.push(tool_message(id, output, line_source(&r), at.clone()));
                 }
             }
             // A reply's text and calls join the reply before it while the turn is open.
             "assistant.message" => match raw.last_mut() {
                 Some(last) if last.role == "assistant" => last.items.extend(items()),
-                _ => raw.push(message("assistant", items(), line_source(r), at)),
+                _ => raw.push(message("assistant", items(), line_source(&r), at)),
             },
-            _ => raw.push(native_message(crate::ID.name(), r)),
+            _ => raw.push(native_message(crate::ID.name(), &r)),
         }
     }
 }

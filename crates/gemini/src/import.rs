@@ -51,12 +51,12 @@ fn gemini_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
 struct Gemini;
 
 impl Mapping for Gemini {
-    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: Record, raw: &mut Vec<MessageV3>) {
         match (&r.id, &r.native) {
             (Some(id), Some(v)) if r.origin != Origin::Unread => {
                 raw.extend(converted(v, r.at.map_or(0, |a| a.line), id));
             }
-            _ => raw.push(native_message(crate::ID.name(), r)),
+            _ => raw.push(native_message(crate::ID.name(), &r)),
         }
     }
 }

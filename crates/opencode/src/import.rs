@@ -43,7 +43,7 @@ fn opencode_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io
 struct Opencode;
 
 impl Mapping for Opencode {
-    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: Record, raw: &mut Vec<MessageV3>) {
         let source = json!({"message": r.id});
         let at = r.time.clone();
         let parts = r.native.as_ref().and_then(|v| v.get("parts")).and_then(Value::as_array);

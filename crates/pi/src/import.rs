@@ -46,11 +46,11 @@ struct Pi {
 }
 
 impl Mapping for Pi {
-    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
-        match converted(r) {
+    fn record(&mut self, r: Record, raw: &mut Vec<MessageV3>) {
+        match converted(&r) {
             Some(m) => raw.push(m),
             None if self.effective => {}
-            None => raw.push(native_message(crate::ID.name(), r)),
+            None => raw.push(native_message(crate::ID.name(), &r)),
         }
     }
 }

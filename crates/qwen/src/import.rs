@@ -66,12 +66,12 @@ fn history(s: &file::Session, head: Head, w: Option<&mut dyn Write>) -> io::Resu
 struct Qwen;
 
 impl Mapping for Qwen {
-    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: Record, raw: &mut Vec<MessageV3>) {
         let v = r.native.as_ref().unwrap_or(&Value::Null);
         let message = v.get("message").filter(|m| m.is_object());
         match message.filter(|_| v.get("type").and_then(Value::as_str) != Some("system")) {
             Some(m) => raw.extend(contents(m, r.at.map_or(0, |a| a.line), r.time.clone())),
-            None => raw.push(native_message(crate::ID.name(), r)),
+            None => raw.push(native_message(crate::ID.name(), &r)),
         }
     }
 }

@@ -44,16 +44,16 @@ fn toy_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Res
 struct Toy;
 
 impl Mapping for Toy {
-    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
+    fn record(&mut self, r: Record, raw: &mut Vec<MessageV3>) {
         if r.origin == Origin::Unread {
-            return raw.push(native_message(crate::ID.name(), r));
+            return raw.push(native_message(crate::ID.name(), &r));
         }
         let at = r.time.clone();
         match r.role.as_deref() {
             Some("user") => raw.push(message(
                 "user",
                 r.parts.iter().filter_map(item).collect(),
-                line_source(r),
+                line_source(&r),
                 at,
             )),
             Some("tool") => {
@@ -62,7 +62,7 @@ impl Mapping for Toy {
                     raw.push(tool_message(
                         id,
                         o.output.clone().unwrap_or_default(),
-                        line_source(r),
+                        line_source(&r),
                         at.clone(),
                     ));
                 }
@@ -71,7 +71,7 @@ impl Mapping for Toy {
                 let items = r.parts.iter().filter_map(item);
                 match raw.last_mut() {
                     Some(last) if last.role == "assistant" => last.items.extend(items),
-                    _ => raw.push(message("assistant", items.collect(), line_source(r), at)),
+                    _ => raw.push(message("assistant", items.collect(), line_source(&r), at)),
                 }
             }
         }

@@ -324,11 +324,17 @@ impl Record {
     /// reads), as it hands it on when asked for all the file holds ([`Ask::native`]): where
     /// it is and what it holds, nothing read of it.
     pub fn unread(at: At, raw: &[u8], ask: &Ask<'_>) -> Record {
+        Record::kept(at, Some(raw.len() as u64), ask.parse(raw).unwrap_or(Value::Null))
+    }
+
+    /// [`Record::unread`] of a line read already as `native`, `bytes` long where it is a
+    /// line of its own.
+    pub fn kept(at: At, bytes: Option<u64>, native: Value) -> Record {
         Record {
             at: Some(at),
             origin: Origin::Unread,
-            bytes: Some(raw.len() as u64),
-            native: Some(ask.parse(raw).unwrap_or(Value::Null)),
+            bytes,
+            native: Some(native),
             ..Record::default()
         }
     }

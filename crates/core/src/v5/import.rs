@@ -17,7 +17,7 @@ use crate::model::events::{Ask, Event, Part, Reading, Record, View};
 pub trait Mapping {
     /// Adds the v5 messages of `r` to `raw`, whose last message is the only one it may still
     /// extend (a reply whose calls join the turn before it).
-    fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>);
+    fn record(&mut self, r: Record, raw: &mut Vec<MessageV3>);
 }
 
 /// What an import asks a reader: what a resume loads (`effective`) or every record of the
@@ -50,7 +50,7 @@ pub fn import(
         if failed.is_some() {
             return;
         }
-        mapping.record(&r, &mut raw);
+        mapping.record(r, &mut raw);
         if let Err(e) = sink.take_final(&mut raw) {
             failed = Some(e);
         }
@@ -103,15 +103,15 @@ mod tests {
     struct Replies;
 
     impl Mapping for Replies {
-        fn record(&mut self, r: &Record, raw: &mut Vec<MessageV3>) {
+        fn record(&mut self, r: Record, raw: &mut Vec<MessageV3>) {
             match r.role.as_deref() {
                 Some(role) => raw.push(message(
                     role,
                     r.parts.iter().filter_map(item).collect(),
-                    line_source(r),
+                    line_source(&r),
                     None,
                 )),
-                None => raw.push(native_message("toy", r)),
+                None => raw.push(native_message("toy", &r)),
             }
         }
     }
