@@ -18,7 +18,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::file::{self, Event, Session};
+use crate::file;
 use cctool_core::compact::ids;
 use cctool_core::convert::model::{
     Answered, Block, Body, Conversation, Emitter, Entry, Part, Sink, ToolCall, ToolResult, Unnamed, call_key,
@@ -27,6 +27,7 @@ use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::translate;
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
 use cctool_core::io::Source;
+use cctool_core::model::events::{self, Ask, Event, Reading, Record, View};
 
 /// Copilot CLI sessions, read and written by `convert`.
 pub struct Converter;
@@ -120,7 +121,9 @@ fn yaml_scalar(s: &str) -> String {
 }
 
 /// Streams the conversation of `src` to `sink`: what a resume loads, or with `full`
-/// everything, each compaction marked.
+/// everything, each compaction marked. The conversation is the session model's stream in
+/// that view ([`crate::view::events_of`]), each record mapped by [`body`] from its parts, and
+/// from its JSON where the conversation needs what the model does not carry.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let s = file::read(src)?;
     let mut c = Conversation::new(crate::ID);
@@ -137,12 +140,31 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
         })
         .map(str::to_string);
     c.drop_n("unreadable line", s.bad_lines());
+    // The stream hands on no `system.message`: the client's own prompt, which a resume
+    // replaces with its own. Those of the part read are counted as left out.
     let order = if full {
         (0..s.events.len()).collect()
     } else {
         crate::model::loaded_order(&s)
     };
-    let items = items(&s, &order, &mut c);
+    let system = order.iter().filter(|&&i| s.events[i].ty == "system.message").count();
+    c.drop_n("system message", system as u64);
+    let ask = Ask {
+        view: if full { View::History } else { View::Loaded },
+        reading: Reading::AsWritten,
+        native: true,
+    };
+    let mut items = Vec::new();
+    crate::view::events_of(&s, ask, &mut |e| {
+        if let Event::Record(r) = e
+            && let Some(body) = body(&r)
+        {
+            let key =
+                r.id.clone()
+                    .unwrap_or_else(|| format!("line:{}", r.at.map_or(0, |a| a.line)));
+            items.push((key, r.time, body));
+        }
+    });
     let mut e = Emitter::new(c, sink);
     e.head(answered.then(|| {
         items
@@ -160,81 +182,74 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
     e.finish()
 }
 
-/// The events of `order` as the conversation's bodies, each with its key and time.
-fn items(s: &Session, order: &[usize], c: &mut Conversation) -> Vec<(String, Option<String>, Body)> {
+/// A record of the stream as the conversation's body: a prompt, or a notification (a
+/// background shell that ended, …), which the client sends as a user message where it was
+/// written (GH9); a reply; a call's end; a finished compaction. `None` for the rest.
+fn body(r: &Record) -> Option<Body> {
+    let data = r.native.as_ref().and_then(|v| v.get("data")).unwrap_or(&Value::Null);
+    let text = || {
+        r.parts.iter().find_map(|p| match p {
+            events::Part::Text(t) | events::Part::Notice(t) => Some(t.clone()),
+            _ => None,
+        })
+    };
+    Some(match r.kind.as_str() {
+        "user.message" | "system.notification" => Body::User(vec![Part::Text(text().unwrap_or_default())]),
+        "assistant.message" => Body::Assistant(blocks(r)),
+        "tool.execution_complete" => Body::ToolResult(result(data)),
+        // A compaction that failed holds no summary and replaced nothing.
+        "session.compaction_complete" if data.get("success").and_then(Value::as_bool) != Some(false) => {
+            Body::Compaction(text().unwrap_or_default())
+        }
+        _ => return None,
+    })
+}
+
+/// A reply's reasoning, text and calls, in the order the client sends them (the order the
+/// record holds them in).
+fn blocks(r: &Record) -> Vec<Block> {
     let mut out = Vec::new();
-    for e in order.iter().map(|&i| &s.events[i]) {
-        let key = e.id.clone().unwrap_or_else(|| format!("line:{}", e.line));
-        let body = match e.ty.as_str() {
-            // A notification (a background shell that ended, …) is sent as a user message where
-            // it was written (GH9): the model read it as the user's.
-            "user.message" | "system.notification" => {
-                Body::User(vec![Part::Text(e.s("content").unwrap_or("").to_string())])
+    for p in &r.parts {
+        match p {
+            events::Part::Reasoning { text, .. } => out.push(Block::Reasoning(text.clone())),
+            events::Part::Text(t) => out.push(Block::Text(t.clone())),
+            events::Part::Call(call) => {
+                // Arguments the model wrote as a JSON string are read as the object they hold.
+                let input = match &call.input {
+                    Some(Value::String(a)) => serde_json::from_str(a).unwrap_or_else(|_| json!({ "input": a })),
+                    Some(v) if !v.is_null() => v.clone(),
+                    _ => json!({}),
+                };
+                out.push(Block::Call(ToolCall {
+                    id: call.id.clone().unwrap_or_default(),
+                    name: call.name.clone().unwrap_or_default(),
+                    input,
+                }));
             }
-            "assistant.message" => Body::Assistant(blocks(e)),
-            "tool.execution_complete" => Body::ToolResult(result(e)),
-            "session.compaction_complete" if e.is_compaction() => {
-                Body::Compaction(e.s("summaryContent").unwrap_or("").to_string())
-            }
-            "system.message" => {
-                c.drop("system message");
-                continue;
-            }
-            _ => continue,
-        };
-        out.push((key, e.time.clone(), body));
+            _ => {}
+        }
     }
     out
 }
 
-/// A reply's reasoning, text and calls, in that order (the order the client sends them).
-fn blocks(e: &Event) -> Vec<Block> {
-    let mut out = Vec::new();
-    if let Some(t) = e.s("reasoningText").filter(|t| !t.is_empty()) {
-        out.push(Block::Reasoning(t.to_string()));
-    }
-    if let Some(t) = e.s("content").filter(|t| !t.is_empty()) {
-        out.push(Block::Text(t.to_string()));
-    }
-    for r in e
-        .data
-        .get("toolRequests")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let s = |k: &str| r.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        // Arguments the model wrote as a JSON string are read as the object they hold.
-        let input = match r.get("arguments") {
-            Some(Value::String(a)) => serde_json::from_str(a).unwrap_or_else(|_| json!({ "input": a })),
-            Some(v) if !v.is_null() => v.clone(),
-            _ => json!({}),
-        };
-        out.push(Block::Call(ToolCall {
-            id: s("toolCallId"),
-            name: s("name"),
-            input,
-        }));
-    }
-    out
-}
-
-/// A call's end as a result: the result's `content`, else the error's `message`.
-fn result(e: &Event) -> ToolResult {
+/// A call's end as a result: the result's `content`, else the error's `message`, as the
+/// client sends it (the session model's outcome holds the whole result where it has no
+/// `content`, which is read here as written).
+fn result(data: &Value) -> ToolResult {
     let text = |v: Option<&Value>| match v {
         Some(Value::String(t)) => t.clone(),
         Some(v) if !v.is_null() => v.to_string(),
         _ => String::new(),
     };
-    let output = match (e.data.get("result"), e.data.get("error")) {
+    let output = match (data.get("result"), data.get("error")) {
         (Some(r), _) if !r.is_null() => text(r.get("content")),
         (_, Some(err)) if !err.is_null() => text(err.get("message")),
         _ => String::new(),
     };
     ToolResult {
-        call_id: e.s("toolCallId").unwrap_or("").to_string(),
+        call_id: data.get("toolCallId").and_then(Value::as_str).unwrap_or("").to_string(),
         output: vec![Part::Text(output)],
-        is_error: e.data.get("success").and_then(Value::as_bool) == Some(false),
+        is_error: data.get("success").and_then(Value::as_bool) == Some(false),
     }
 }
 
@@ -393,5 +408,84 @@ impl EntryWriter for Writer {
             tokens: cctool_core::model::approx_tokens(self.bytes) as u64,
             ..self.tally.clone()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::convert::model::collect;
+
+    /// A prompt and a reply, a compaction that failed, one that finished, the client's own
+    /// prompt, a notification, a reply with a call and the call's failed end.
+    const SESSION: &str = concat!(
+        r#"{"type":"session.start","data":{"sessionId":"s1","context":{"cwd":"/w"}},"id":"e1","timestamp":"2026-11-02T10:00:00Z"}"#,
+        "\n",
+        r#"{"type":"user.message","data":{"content":"hi","transformedContent":"hi (dated)"},"id":"e2","timestamp":"2026-11-02T10:00:01Z"}"#,
+        "\n",
+        r#"{"type":"assistant.message","data":{"content":"hello","reasoningText":"greet","model":"m1"},"id":"e3","timestamp":"2026-11-02T10:00:02Z"}"#,
+        "\n",
+        r#"{"type":"session.compaction_complete","data":{"success":false},"id":"e4","timestamp":"2026-11-02T10:00:03Z"}"#,
+        "\n",
+        r#"{"type":"session.compaction_complete","data":{"success":true,"summaryContent":"the summary"},"id":"e5","timestamp":"2026-11-02T10:00:04Z"}"#,
+        "\n",
+        r#"{"type":"system.message","data":{"content":"the client's prompt"},"id":"e6","timestamp":"2026-11-02T10:00:05Z"}"#,
+        "\n",
+        r#"{"type":"system.notification","data":{"content":"shell 1 ended"},"id":"e7","timestamp":"2026-11-02T10:00:06Z"}"#,
+        "\n",
+        r#"{"type":"assistant.message","data":{"content":"","toolRequests":[{"toolCallId":"c1","name":"bash","arguments":"{\"command\":\"ls\"}"}]},"id":"e8","timestamp":"2026-11-02T10:00:07Z"}"#,
+        "\n",
+        r#"{"type":"tool.execution_complete","data":{"toolCallId":"c1","success":false,"error":{"message":"denied"},"result":null},"id":"e9","timestamp":"2026-11-02T10:00:08Z"}"#,
+        "\n",
+    );
+
+    fn conversation(full: bool) -> Conversation {
+        let src = Source::from_bytes("events.jsonl", SESSION.as_bytes().to_vec());
+        collect(|sink| read(&src, full, false, sink)).unwrap()
+    }
+
+    #[test]
+    fn a_resume_starts_from_the_last_finished_compaction_with_each_notification_a_prompt() {
+        let c = conversation(false);
+        assert_eq!(
+            (c.session_id.as_str(), c.cwd.as_deref(), c.model.as_deref()),
+            ("s1", Some("/w"), Some("m1"))
+        );
+        let keys: Vec<_> = c.entries.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, ["e5", "e7", "e8", "e9"]);
+        assert_eq!(c.entries[0].body, Body::Compaction("the summary".into()));
+        assert_eq!(c.entries[1].body, Body::User(vec![Part::Text("shell 1 ended".into())]));
+        let Body::Assistant(blocks) = &c.entries[2].body else {
+            panic!()
+        };
+        assert_eq!(
+            blocks,
+            &[Block::Call(ToolCall {
+                id: "c1".into(),
+                name: "bash".into(),
+                input: json!({"command": "ls"}),
+            })]
+        );
+        assert_eq!(
+            c.entries[3].body,
+            Body::ToolResult(ToolResult {
+                call_id: "c1".into(),
+                output: vec![Part::Text("denied".into())],
+                is_error: true,
+            })
+        );
+        assert_eq!(c.dropped.get("system message"), Some(&1));
+    }
+
+    #[test]
+    fn full_reads_everything_as_typed_and_passes_over_the_failed_compaction() {
+        let c = conversation(true);
+        let keys: Vec<_> = c.entries.iter().map(|e| e.key.as_str()).collect();
+        assert_eq!(keys, ["e2", "e3", "e5", "e7", "e8", "e9"]);
+        assert_eq!(c.entries[0].body, Body::User(vec![Part::Text("hi".into())]));
+        assert_eq!(
+            c.entries[1].body,
+            Body::Assistant(vec![Block::Reasoning("greet".into()), Block::Text("hello".into())])
+        );
     }
 }

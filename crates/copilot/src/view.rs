@@ -119,12 +119,12 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
         for m in marks_before(s, i, ask.view, start) {
             sink(Event::Mark(m));
         }
-        let loaded = mask[i] && conversational(&e.ty);
+        let loaded = mask[i] && sent(&e.ty);
         let wanted = match ask.view {
             View::Records => true,
             View::Calls => matches!(e.ty.as_str(), "assistant.message" | "tool.execution_complete"),
             View::Loaded => loaded,
-            View::History => conversational(&e.ty),
+            View::History => sent(&e.ty),
         };
         if !wanted {
             continue;
@@ -143,6 +143,13 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     }
     unread.rest(sink);
     streamed
+}
+
+/// Whether a resume sends an event of type `ty`: the conversation's own, and a notification
+/// the client gave the model (a background shell that ended, …), sent as a user message where
+/// it was written (GH9).
+fn sent(ty: &str) -> bool {
+    conversational(ty) || ty == "system.notification"
 }
 
 /// `export --format jsonl`: the events a resume loads (with `full`, every conversational
@@ -205,6 +212,10 @@ mod tests {
         "\n",
         r#"{"type":"session.compaction_complete","data":{"success":true,"summaryContent":"the summary"},"id":"e6","timestamp":"2026-11-02T10:00:04Z"}"#,
         "\n",
+        r#"{"type":"system.message","data":{"content":"the client's prompt"},"id":"e7","timestamp":"2026-11-02T10:00:05Z"}"#,
+        "\n",
+        r#"{"type":"system.notification","data":{"content":"shell 1 ended"},"id":"e8","timestamp":"2026-11-02T10:00:06Z"}"#,
+        "\n",
     );
 
     fn stream(ask: Ask<'_>) -> Vec<Event> {
@@ -231,7 +242,8 @@ mod tests {
             ..Ask::records()
         });
         assert!(matches!(events[0], Event::Mark(Mark::ResumedFrom(6))));
-        assert_eq!(lines(&events), [Some(6), Some(3), Some(5)]);
+        // The notification is sent as a user message (GH9); the client's own prompt is not.
+        assert_eq!(lines(&events), [Some(6), Some(3), Some(5), Some(8)]);
     }
 
     #[test]
@@ -241,7 +253,7 @@ mod tests {
             reading: Reading::With(&|b| Some(cctool_core::v5::build::parse(b))),
             ..Ask::records()
         });
-        assert_eq!(lines(&events), (1..=6).map(Some).collect::<Vec<_>>());
+        assert_eq!(lines(&events), (1..=8).map(Some).collect::<Vec<_>>());
         let Event::Record(unread) = &events[3] else { panic!() };
         assert_eq!((unread.kind.as_str(), unread.speaker.as_deref()), ("", None));
         assert_eq!(unread.native, Some(serde_json::Value::Null));
@@ -249,7 +261,10 @@ mod tests {
         assert_eq!(start.native.as_ref().unwrap()["data"]["sessionId"], "s1");
         // Not asked, neither the JSON nor the line that is no event.
         let lean = stream(Ask::records());
-        assert_eq!(lines(&lean), [Some(1), Some(2), Some(3), Some(5), Some(6)]);
+        assert_eq!(
+            lines(&lean),
+            [Some(1), Some(2), Some(3), Some(5), Some(6), Some(7), Some(8)]
+        );
         assert!(
             lean.iter()
                 .all(|e| !matches!(e, Event::Record(r) if r.native.is_some()))
