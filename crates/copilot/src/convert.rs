@@ -21,13 +21,14 @@ use serde_json::{Map, Value, json};
 use crate::file;
 use cctool_core::compact::ids;
 use cctool_core::convert::model::{
-    Answered, Block, Body, Conversation, Emitter, Entry, Part, Sink, ToolCall, ToolResult, Unnamed, call_key,
+    Answered, Block, Body, Conversation, Entry, Part, Sink, ToolCall, ToolResult, Unnamed,
 };
+use cctool_core::convert::read::{ask, from_stream, key};
 use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::translate;
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
 use cctool_core::io::Source;
-use cctool_core::model::events::{self, Ask, Event, Reading, Record, View};
+use cctool_core::model::events::{self, Record};
 
 /// Copilot CLI sessions, read and written by `convert`.
 pub struct Converter;
@@ -149,37 +150,19 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
     };
     let system = order.iter().filter(|&&i| s.events[i].ty == "system.message").count();
     c.drop_n("system message", system as u64);
-    let ask = Ask {
-        view: if full { View::History } else { View::Loaded },
-        reading: Reading::AsWritten,
-        native: true,
-    };
-    let mut items = Vec::new();
-    crate::view::events_of(&s, ask, &mut |e| {
-        if let Event::Record(r) = e
-            && let Some(body) = body(&r)
-        {
-            let key =
-                r.id.clone()
-                    .unwrap_or_else(|| format!("line:{}", r.at.map_or(0, |a| a.line)));
-            items.push((key, r.time, body));
-        }
-    });
-    let mut e = Emitter::new(c, sink);
-    e.head(answered.then(|| {
-        items
-            .iter()
-            .filter_map(|(_, _, b)| match b {
-                Body::ToolResult(r) => Some(call_key(&r.call_id)),
-                _ => None,
-            })
-            .collect()
-    }))?;
-    for (key, at, body) in items {
-        e.push(&key, at, body);
-        e.check()?;
-    }
-    e.finish()
+    from_stream(
+        c,
+        answered,
+        sink,
+        |sink| {
+            crate::view::events_of(&s, ask(full), sink);
+        },
+        |r, _, items| {
+            if let Some(body) = body(&r) {
+                items.push((key(&r), r.time, body));
+            }
+        },
+    )
 }
 
 /// A record of the stream as the conversation's body: a prompt, or a notification (a

@@ -20,8 +20,9 @@ use crate::file::{self, Session};
 use crate::tree::Tree;
 use cctool_core::compact::ids;
 use cctool_core::convert::model::{
-    Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key,
+    Answered, Block, Body, Conversation, Entry, Image, Part, Sink, ToolCall, ToolResult,
 };
+use cctool_core::convert::read::{ask, from_stream, key};
 use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::{quote, translate};
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
@@ -83,7 +84,10 @@ impl cctool_core::agents::Converter for Converter {
 }
 
 /// Streams the conversation of `src` to `sink`: what a resume sends, or with `full` the
-/// whole branch it follows, each compaction on it marked.
+/// whole branch it follows, each compaction on it marked. The entries are those the session
+/// model's stream hands on in that view ([`crate::answers::events_of`]), each read as the
+/// model reads it: as the client migrated it, its latest edit applied, which the record
+/// (the line as written) does not say.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let s = file::read(src)?;
     let t = Tree::of(&s);
@@ -92,23 +96,41 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
     c.cwd = s.cwd().map(str::to_string);
     c.model = model_of(&s, &t.branch);
     c.drop_n("unreadable line", s.bad_lines());
-    let list = if full { &t.branch } else { &t.context };
-    let items = items(&s, list, full, &mut c);
-    let mut e = Emitter::new(c, sink);
-    e.head(answered.then(|| {
-        items
-            .iter()
-            .filter_map(|(_, _, b)| match b {
-                Body::ToolResult(r) => Some(call_key(&r.call_id)),
-                _ => None,
-            })
-            .collect()
-    }))?;
-    for (key, at, body) in items {
-        e.push(&key, at, body);
-        e.check()?;
-    }
-    e.finish()
+    let edits = crate::model::edits(&s, if full { &t.branch } else { &t.context });
+    // The calls of the replies kept: a result of a reply left out goes with it.
+    let mut calls = std::collections::HashSet::new();
+    let mut first = true;
+    from_stream(
+        c,
+        answered,
+        sink,
+        |sink| {
+            crate::answers::events_of(&s, ask(full), sink);
+        },
+        |r, c, items| {
+            let Some(e) =
+                r.at.and_then(|at| s.entries.binary_search_by_key(&at.line, |e| e.line).ok())
+            else {
+                return;
+            };
+            let e = &s.entries[e];
+            let key = key(&r);
+            let is_first = std::mem::replace(&mut first, false);
+            if e.ty() == "compaction" {
+                // A resume sends only the compaction it starts from; the whole branch marks each.
+                if full || is_first {
+                    let summary = e.s("summary").unwrap_or_default().to_string();
+                    items.push((key, r.time, Body::Compaction(summary)));
+                }
+                return;
+            }
+            for m in crate::model::messages_of(e, &edits) {
+                if let Some(body) = body_of(&m, &mut calls, c) {
+                    items.push((key.clone(), r.time.clone(), body));
+                }
+            }
+        },
+    )
 }
 
 /// The model the branch last ran with: its latest reply's, or the latest `model_change`.
@@ -125,34 +147,6 @@ fn model_of(s: &Session, branch: &[usize]) -> Option<String> {
             _ => None,
         }
     })
-}
-
-/// The entries `list` (indices into `s`'s entries) as the conversation's bodies, each with
-/// its key and time.
-fn items(s: &Session, list: &[usize], full: bool, c: &mut Conversation) -> Vec<(String, Option<String>, Body)> {
-    let edits = crate::model::edits(s, list);
-    let mut out = Vec::new();
-    // The calls of the replies kept: a result of a reply left out goes with it.
-    let mut calls = std::collections::HashSet::new();
-    for (k, &i) in list.iter().enumerate() {
-        let e = &s.entries[i];
-        let key = e.id.clone().unwrap_or_else(|| format!("line:{}", e.line));
-        let at = e.timestamp().map(str::to_string);
-        if e.ty() == "compaction" {
-            // A resume sends only the compaction it starts from; the whole branch marks each.
-            if full || k == 0 {
-                let summary = e.s("summary").unwrap_or_default().to_string();
-                out.push((key, at, Body::Compaction(summary)));
-            }
-            continue;
-        }
-        for m in crate::model::messages_of(e, &edits) {
-            if let Some(body) = body_of(&m, &mut calls, c) {
-                out.push((key.clone(), at.clone(), body));
-            }
-        }
-    }
-    out
 }
 
 /// A message as the model reads it, as a body; `None` (counted) when the client does not send

@@ -9,6 +9,7 @@
 pub mod incremental;
 pub mod json;
 pub mod model;
+pub mod read;
 pub mod store;
 pub mod stream;
 pub mod tools;
