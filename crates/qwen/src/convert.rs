@@ -21,12 +21,14 @@ use crate::chain::Chain;
 use crate::file::{self, Session};
 use cctool_core::compact::ids;
 use cctool_core::convert::model::{
-    Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key,
+    Answered, Block, Body, Conversation, Entry, Image, Part, Sink, ToolCall, ToolResult,
 };
+use cctool_core::convert::read::{Item, ask, emit, from_stream};
 use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::{quote, translate};
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
 use cctool_core::io::Source;
+use cctool_core::model::events::Record;
 
 /// The client version the written records name.
 const VERSION: &str = "0.24.4";
@@ -76,6 +78,13 @@ impl cctool_core::agents::Converter for Converter {
 
 /// Streams the conversation of `src` to `sink`: what a resume loads, or with `full` every
 /// walked record, each compaction marked.
+///
+/// With `full`, the records are those the session model's stream hands on in its history view
+/// ([`crate::answers::events_of`]), each read with the fragments the client joins to it. What a
+/// resume loads is no run of records: the client rebuilds it ([`Chain::history`]), a
+/// compression's history in place of all before it, a prompt a slash command took back left
+/// out, a mid-turn prompt joined to the one before; it is read from that history, as the
+/// effective import reads it.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let s = file::read(src)?;
     let chain = Chain::of(&s);
@@ -88,29 +97,20 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
         .rev()
         .find_map(|&i| s.records[i].s("model").map(str::to_string));
     c.drop_n("unreadable line", s.bad_lines());
-    let items = if full {
-        whole(&s, &chain, &mut c)
-    } else {
-        loaded(&s, &chain, &mut c)
-    };
-    let mut e = Emitter::new(c, sink);
-    e.head(answered.then(|| {
-        items
-            .iter()
-            .filter_map(|(_, _, b)| match b {
-                Body::ToolResult(r) => Some(call_key(&r.call_id)),
-                _ => None,
-            })
-            .collect()
-    }))?;
-    for (key, at, body) in items {
-        e.push(&key, at, body);
-        e.check()?;
+    if full {
+        return from_stream(
+            c,
+            answered,
+            sink,
+            |sink| {
+                crate::answers::events_of(&s, ask(true), sink);
+            },
+            |r, c, items| whole(&s, &chain, &r, c, items),
+        );
     }
-    e.finish()
+    let items = loaded(&s, &chain, &mut c);
+    emit(c, answered, items, sink)
 }
-
-type Item = (String, Option<String>, Body);
 
 /// The history a resume loads, as bodies: a compressed history's summary as the compaction.
 fn loaded(s: &Session, chain: &Chain, c: &mut Conversation) -> Vec<Item> {
@@ -137,26 +137,29 @@ fn loaded(s: &Session, chain: &Chain, c: &mut Conversation) -> Vec<Item> {
     out
 }
 
-/// Every walked record, each compaction marked where it was made.
-fn whole(s: &Session, chain: &Chain, c: &mut Conversation) -> Vec<Item> {
-    let mut out = Vec::new();
-    for &i in &chain.walked {
-        let r = &s.records[i];
-        let at = r.timestamp().map(str::to_string);
-        if r.is_system("chat_compression") {
-            if let Some(summary) = crate::model::summary(r) {
-                out.push((r.uuid.clone(), at, Body::Compaction(summary.to_string())));
-            }
-            continue;
+/// A walked record of the stream as entries: a compaction's summary where it was made, a
+/// message with its fragments; a system record or a realtime message, none.
+fn whole(s: &Session, chain: &Chain, rec: &Record, c: &mut Conversation, out: &mut Vec<Item>) {
+    let Some(i) = rec
+        .at
+        .and_then(|at| s.records.binary_search_by_key(&at.line, |r| r.line).ok())
+    else {
+        return;
+    };
+    let r = &s.records[i];
+    let at = rec.time.clone();
+    if r.is_system("chat_compression") {
+        if let Some(summary) = crate::model::summary(r) {
+            out.push((r.uuid.clone(), at, Body::Compaction(summary.to_string())));
         }
-        if r.ty() == "system" || r.subtype() == Some("realtime_message") {
-            continue;
-        }
-        if let Some(m) = chain.message(s, i) {
-            bodies(&m, &r.uuid, at, c, &mut out);
-        }
+        return;
     }
-    out
+    if r.ty() == "system" || r.subtype() == Some("realtime_message") {
+        return;
+    }
+    if let Some(m) = chain.message(s, i) {
+        bodies(&m, &r.uuid, at, c, out);
+    }
 }
 
 fn is_acknowledgement(content: &Value) -> bool {
