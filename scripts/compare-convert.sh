@@ -8,10 +8,12 @@
 # Each file is converted to both agents (a file of the target's own format too), with and
 # without --full and --reasoning-as-text, into a new file, then again into the same file (the
 # incremental run: nothing to write). WORK (default /tmp/cctool-compare-convert) holds the
-# outputs; the differences are listed in WORK/diffs.txt. Exit status 0 when the builds agree.
+# outputs; the differences are listed in WORK/diffs.txt. EXT (default "jsonl") names the
+# file endings taken, e.g. EXT="jsonl json db" for Gemini CLI's chats and opencode's
+# databases. Exit status 0 when the builds agree.
 set -uo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,11p' "$0" >&2
+  sed -n '2,13p' "$0" >&2
   exit 2
 fi
 old=$(realpath "$1")
@@ -23,7 +25,12 @@ mkdir -p "$work"
 work=$(realpath "$work")
 : > "$work/diffs.txt"
 [ $# -eq 0 ] && set -- "$repo/fixtures"
-mapfile -t files < <(find "$@" -type f -name '*.jsonl' | sort)
+names=()
+for e in ${EXT:-jsonl}; do
+  [ ${#names[@]} -gt 0 ] && names+=(-o)
+  names+=(-name "*.$e")
+done
+mapfile -t files < <(find "$@" -type f \( "${names[@]}" \) | sort)
 cases=0
 diffs=0
 run() { # BIN TAG FILE ARGS… → WORK/TAG/{out.jsonl,err,json,status}

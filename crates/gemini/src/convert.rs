@@ -20,8 +20,9 @@ use sha2::Digest;
 use crate::replay::Replay;
 use cctool_core::compact::ids;
 use cctool_core::convert::model::{
-    Answered, Block, Body, Conversation, Emitter, Entry, Part, Sink, ToolCall, ToolResult, Unnamed, call_key,
+    Answered, Block, Body, Conversation, Entry, Part, Sink, ToolCall, ToolResult, Unnamed, call_key,
 };
+use cctool_core::convert::read::{Item, ask, from_stream};
 use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::{quote, translate};
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
@@ -115,7 +116,8 @@ fn cwd_of(r: &Replay) -> Option<String> {
 }
 
 /// Streams the conversation of `src` to `sink`: what a resume loads, or with `full` the whole
-/// history, each compression in it marked.
+/// history, each compression in it marked. The messages are those the session model's stream
+/// hands on in that view ([`crate::answers::events_of`]), each as the replay left it.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let mut chat = crate::file::read(src)?;
     let r = crate::replay::replay(&mut chat);
@@ -128,82 +130,64 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
         .rev()
         .find_map(|&i| r.msgs[i].s("model").map(str::to_string));
     c.drop_n("unreadable line", chat.bad_lines());
-    let items = items(&r, full, &mut c);
-    let mut e = Emitter::new(c, sink);
-    e.head(answered.then(|| {
-        items
-            .iter()
-            .filter_map(|(_, _, b)| match b {
-                Body::ToolResult(t) => Some(call_key(&t.call_id)),
-                _ => None,
-            })
-            .collect()
-    }))?;
-    for (key, at, body) in items {
-        e.push(&key, at, body);
-        e.check()?;
-    }
-    e.finish()
-}
-
-type Item = (String, Option<String>, Body);
-
-/// The messages of the view as the conversation's bodies, each with its key and time.
-fn items(r: &Replay, full: bool, c: &mut Conversation) -> Vec<Item> {
-    let list = if full { r.history() } else { r.loaded.clone() };
-    let current = r
-        .current()
-        .and_then(|k| r.compressions[k].summary_msg)
-        .map(|m| r.msgs[m].id.clone());
-    let summaries: Vec<String> = r
-        .compressions
-        .iter()
-        .filter_map(|k| k.summary_msg.map(|m| r.msgs[m].id.clone()))
-        .collect();
-    let mut out = Vec::new();
+    // A resume sends the current compression's summary (each resume writes it again, so it is
+    // known by its id); the whole history marks each.
+    let summary_id = |k: &crate::replay::Compression| k.summary_msg.map(|m| r.msgs[m].id.clone());
+    let summaries: Vec<String> = match full {
+        true => r.compressions.iter().filter_map(summary_id).collect(),
+        false => r
+            .current()
+            .and_then(|k| summary_id(&r.compressions[k]))
+            .into_iter()
+            .collect(),
+    };
     let mut results = std::collections::HashSet::new();
     let mut after_summary = false;
-    for i in list {
-        let m = &r.msgs[i];
-        let at = m.s("timestamp").map(str::to_string);
-        let is_summary = if full {
-            summaries.contains(&m.id)
-        } else {
-            current.as_ref() == Some(&m.id)
-        };
-        if is_summary {
-            let text = crate::sent::text_of(m.value.get("content"));
-            out.push((m.id.clone(), at, Body::Compaction(text)));
-            after_summary = true;
-            continue;
-        }
-        // The model's acknowledgement of a summary is the client's own half of the
-        // compression's exchange: the target makes its own compaction of the summary.
-        if std::mem::take(&mut after_summary) && is_acknowledgement(m) {
-            continue;
-        }
-        if !crate::sent::sends(&m.value) {
-            if m.ty() != "user" {
-                c.drop(&format!("{} message", m.ty()));
+    from_stream(
+        c,
+        answered,
+        sink,
+        |sink| {
+            crate::answers::events_of(&chat, &r, ask(full), sink);
+        },
+        |rec, c, out| {
+            let (Some(Value::Object(m)), Some(id)) = (&rec.native, &rec.id) else {
+                return;
+            };
+            let at = rec.time.clone();
+            if summaries.contains(id) {
+                let text = crate::sent::text_of(m.get("content"));
+                out.push((id.clone(), at, Body::Compaction(text)));
+                after_summary = true;
+                return;
             }
-            continue;
-        }
-        match m.ty() {
-            "user" => user(m.value.get("content"), &m.id, at, &mut results, c, &mut out),
-            _ => gemini(&m.value, &m.id, at, &mut results, c, &mut out),
-        }
-    }
-    out
+            // The model's acknowledgement of a summary is the client's own half of the
+            // compression's exchange: the target makes its own compaction of the summary.
+            if std::mem::take(&mut after_summary) && is_acknowledgement(m) {
+                return;
+            }
+            let ty = m.get("type").and_then(Value::as_str).unwrap_or("");
+            if !crate::sent::sends(m) {
+                if ty != "user" {
+                    c.drop(&format!("{ty} message"));
+                }
+                return;
+            }
+            match ty {
+                "user" => user(m.get("content"), id, at, &mut results, c, out),
+                _ => gemini(m, id, at, &mut results, c, out),
+            }
+        },
+    )
 }
 
 /// Whether a message is the model's acknowledgement of a compression's summary, as the client
 /// writes it.
-fn is_acknowledgement(m: &crate::replay::Msg) -> bool {
-    m.ty() == "gemini"
-        && m.value
-            .get("toolCalls")
+fn is_acknowledgement(m: &serde_json::Map<String, Value>) -> bool {
+    m.get("type").and_then(Value::as_str) == Some("gemini")
+        && m.get("toolCalls")
             .is_none_or(|c| c.as_array().is_some_and(Vec::is_empty))
-        && crate::sent::text_of(m.value.get("content")) == ACKNOWLEDGEMENT
+        && crate::sent::text_of(m.get("content")) == ACKNOWLEDGEMENT
 }
 
 /// A function response's output as parts: its `output` text, else the response as JSON.
