@@ -10,10 +10,11 @@
 # incremental run: nothing to write). WORK (default /tmp/cctool-compare-convert) holds the
 # outputs; the differences are listed in WORK/diffs.txt. EXT (default "jsonl") names the
 # file endings taken, e.g. EXT="jsonl json db" for Gemini CLI's chats and opencode's
-# databases. Exit status 0 when the builds agree.
+# databases; a database's session is named as convert takes it (`opencode.db#ses_…`). Exit
+# status 0 when the builds agree.
 set -uo pipefail
 if [ $# -lt 2 ]; then
-  sed -n '2,13p' "$0" >&2
+  sed -n '2,14p' "$0" >&2
   exit 2
 fi
 old=$(realpath "$1")
@@ -30,7 +31,17 @@ for e in ${EXT:-jsonl}; do
   [ ${#names[@]} -gt 0 ] && names+=(-o)
   names+=(-name "*.$e")
 done
-mapfile -t files < <(find "$@" -type f \( "${names[@]}" \) | sort)
+# A source named with its session (`opencode.db#ses_…`) is taken as given.
+dirs=()
+given=()
+for a in "$@"; do
+  case $a in *#*) given+=("$a") ;; *) dirs+=("$a") ;; esac
+done
+files=("${given[@]}")
+if [ ${#dirs[@]} -gt 0 ]; then
+  mapfile -t found < <(find "${dirs[@]}" -type f \( "${names[@]}" \) | sort)
+  files+=("${found[@]}")
+fi
 cases=0
 diffs=0
 run() { # BIN TAG FILE ARGS… → WORK/TAG/{out.jsonl,err,json,status}

@@ -107,8 +107,11 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
         if !wanted {
             continue;
         }
-        // Read as written, the record is made from what was read of the message already.
-        let typed = ask.as_written().then(|| record_read(m, loaded, s.id())).flatten();
+        // Read as written, the record is made from what was read of the message already,
+        // unless its JSON is asked too.
+        let typed = (ask.as_written() && !ask.native)
+            .then(|| record_read(m, loaded, s.id()))
+            .flatten();
         let read = || {
             let v = ask.parse(&m.raw)?;
             let mut r = record(m, &v, loaded, s.id());

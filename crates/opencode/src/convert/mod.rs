@@ -30,8 +30,9 @@ use crate::file::{self, Message, Session};
 use crate::model::{resume_start, summary_of, text_of};
 use cctool_core::compact::ids;
 use cctool_core::convert::model::{
-    Answered, Block, Body, Conversation, Emitter, Entry, Image, Part, Sink, ToolCall, ToolResult, call_key,
+    Answered, Block, Body, Conversation, Entry, Image, Part, Sink, ToolCall, ToolResult,
 };
+use cctool_core::convert::read::{Item, ask, from_stream};
 use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::{Files, translate};
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
@@ -89,7 +90,8 @@ impl cctool_core::agents::Converter for Converter {
 }
 
 /// Streams the conversation of `src` to `sink`: what a resume loads, or with `full` every
-/// message.
+/// message. The messages are those the session model's stream hands on in that view
+/// ([`crate::view::events_of`]), each read with its parts as the client reads them.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let s = file::read(src)?;
     let mut c = Conversation::new(crate::ID);
@@ -102,26 +104,67 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
             .map(str::to_string)
     });
     c.drop_n("unreadable row", s.unreadable.len() as u64);
-    let start = if full { 0 } else { resume_start(&s) };
-    let items = items(&s, start, &mut c);
-    let mut e = Emitter::new(c, sink);
-    e.head(answered.then(|| {
-        items
-            .iter()
-            .filter_map(|(_, _, b)| match b {
-                Body::ToolResult(r) => Some(call_key(&r.call_id)),
-                _ => None,
-            })
-            .collect()
-    }))?;
-    for (key, at, body) in items {
-        e.push(&key, at, body);
-        e.check()?;
-    }
-    e.finish()
+    // A record names its message by id; the stream hands them on in order, so the next is
+    // looked for first.
+    let mut next = if full { 0 } else { resume_start(&s) };
+    // The summaries of the compactions carried: each is the compaction, not a reply.
+    let mut summaries: Vec<&str> = Vec::new();
+    from_stream(
+        c,
+        answered,
+        sink,
+        |sink| {
+            crate::view::events_of(&s, ask(full), sink);
+        },
+        |r, c, out| {
+            let at_next = s.messages.get(next).is_some_and(|m| m.id() == r.id.as_deref());
+            let found = || {
+                s.messages
+                    .iter()
+                    .position(|m| m.id().is_some() && m.id() == r.id.as_deref())
+            };
+            let Some(i) = at_next.then_some(next).or_else(found) else {
+                return;
+            };
+            next = i + 1;
+            item(&s, i, &mut summaries, c, out);
+        },
+    )
 }
 
-type Item = (String, Option<String>, Body);
+/// Message `i` as the conversation's entries: a compaction's request as the compaction (its
+/// summary), a prompt, a reply with its calls and their results.
+fn item<'s>(s: &'s Session, i: usize, summaries: &mut Vec<&'s str>, c: &mut Conversation, out: &mut Vec<Item>) {
+    let m = &s.messages[i];
+    let key = m.id().map_or_else(|| format!("message:{i}"), str::to_string);
+    let at = m.created_ms().map(format_ms);
+    if m.asks_compaction() {
+        match summary_of(s, i).filter(|a| a.is_finished_summary()) {
+            Some(a) => {
+                summaries.extend(a.id());
+                out.push((key, at, Body::Compaction(text_of(a))));
+            }
+            None => c.drop("compaction never answered"),
+        }
+        return;
+    }
+    if m.is_summary() {
+        if !m.id().is_some_and(|id| summaries.contains(&id)) {
+            c.drop("summary of a compaction never finished");
+        }
+        return;
+    }
+    match m.role() {
+        "user" => {
+            let parts = user_parts(m, c);
+            if !parts.is_empty() {
+                out.push((key, at, Body::User(parts)));
+            }
+        }
+        "assistant" => reply(m, &key, at, c, out),
+        _ => c.drop("message of no role"),
+    }
+}
 
 fn ty(p: &Value) -> &str {
     p.get("type").and_then(Value::as_str).unwrap_or("")
@@ -129,44 +172,6 @@ fn ty(p: &Value) -> &str {
 
 fn str_of<'a>(p: &'a Value, k: &str) -> &'a str {
     p.get(k).and_then(Value::as_str).unwrap_or("")
-}
-
-/// The messages from `start` on as the conversation's bodies, each with its key and time.
-fn items(s: &Session, start: usize, c: &mut Conversation) -> Vec<Item> {
-    let mut out = Vec::new();
-    // The summaries of the compactions carried: each is the compaction, not a reply.
-    let mut summaries: Vec<&str> = Vec::new();
-    for (i, m) in s.messages.iter().enumerate().skip(start) {
-        let key = m.id().map_or_else(|| format!("message:{i}"), str::to_string);
-        let at = m.created_ms().map(format_ms);
-        if m.asks_compaction() {
-            match summary_of(s, i).filter(|a| a.is_finished_summary()) {
-                Some(a) => {
-                    summaries.extend(a.id());
-                    out.push((key, at, Body::Compaction(text_of(a))));
-                }
-                None => c.drop("compaction never answered"),
-            }
-            continue;
-        }
-        if m.is_summary() {
-            if !m.id().is_some_and(|id| summaries.contains(&id)) {
-                c.drop("summary of a compaction never finished");
-            }
-            continue;
-        }
-        match m.role() {
-            "user" => {
-                let parts = user_parts(m, c);
-                if !parts.is_empty() {
-                    out.push((key, at, Body::User(parts)));
-                }
-            }
-            "assistant" => reply(m, &key, at, c, &mut out),
-            _ => c.drop("message of no role"),
-        }
-    }
-    out
 }
 
 /// An image of a `file` part or an attachment, when it is one the model is sent (its data
