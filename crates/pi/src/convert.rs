@@ -22,7 +22,7 @@ use cctool_core::compact::ids;
 use cctool_core::convert::model::{
     Answered, Block, Body, Conversation, Entry, Image, Part, Sink, ToolCall, ToolResult,
 };
-use cctool_core::convert::read::{ask, from_stream, key};
+use cctool_core::convert::read::{from_stream, key, order};
 use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::{quote, translate};
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
@@ -105,7 +105,7 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
         answered,
         sink,
         |sink| {
-            crate::answers::events_of(&s, ask(full), sink);
+            crate::answers::events_of(&s, order(full), sink);
         },
         |r, c, items| {
             let Some(e) =
@@ -115,18 +115,19 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
             };
             let e = &s.entries[e];
             let key = key(&r);
+            let at = e.timestamp().map(str::to_string);
             let is_first = std::mem::replace(&mut first, false);
             if e.ty() == "compaction" {
                 // A resume sends only the compaction it starts from; the whole branch marks each.
                 if full || is_first {
                     let summary = e.s("summary").unwrap_or_default().to_string();
-                    items.push((key, r.time, Body::Compaction(summary)));
+                    items.push((key, at, Body::Compaction(summary)));
                 }
                 return;
             }
             for m in crate::model::messages_of(e, &edits) {
                 if let Some(body) = body_of(&m, &mut calls, c) {
-                    items.push((key.clone(), r.time.clone(), body));
+                    items.push((key.clone(), at.clone(), body));
                 }
             }
         },

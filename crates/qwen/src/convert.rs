@@ -23,7 +23,7 @@ use cctool_core::compact::ids;
 use cctool_core::convert::model::{
     Answered, Block, Body, Conversation, Entry, Image, Part, Sink, ToolCall, ToolResult,
 };
-use cctool_core::convert::read::{Item, ask, emit, from_stream};
+use cctool_core::convert::read::{Item, emit, from_stream, order};
 use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::{quote, translate};
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
@@ -103,7 +103,7 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
             answered,
             sink,
             |sink| {
-                crate::answers::events_of(&s, ask(true), sink);
+                crate::answers::events_of(&s, order(true), sink);
             },
             |r, c, items| whole(&s, &chain, &r, c, items),
         );
@@ -147,7 +147,7 @@ fn whole(s: &Session, chain: &Chain, rec: &Record, c: &mut Conversation, out: &m
         return;
     };
     let r = &s.records[i];
-    let at = rec.time.clone();
+    let at = r.timestamp().map(str::to_string);
     if r.is_system("chat_compression") {
         if let Some(summary) = crate::model::summary(r) {
             out.push((r.uuid.clone(), at, Body::Compaction(summary.to_string())));

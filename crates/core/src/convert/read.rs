@@ -12,12 +12,36 @@ pub type Item = (String, Option<String>, Body);
 
 /// What convert asks an agent's stream: what a resume loads, or with `full` the whole
 /// history; each record with the JSON it was read as, for what the model does not carry.
+/// Records are read whole ([`exact`]): a conversion carries a tool's input however large.
 pub fn ask(full: bool) -> Ask<'static> {
     Ask {
         view: if full { View::History } else { View::Loaded },
-        reading: Reading::AsWritten,
+        reading: Reading::With(&exact),
         native: true,
     }
+}
+
+/// What convert asks an agent's stream whose mapping takes from it only which records and in
+/// which order, reading each from the agent's own reading of the session (pi's entries as the
+/// client migrated them, opencode's messages with their parts): the records' bytes are not
+/// read again, so each record says only where it is, one a record of the view, in order.
+pub fn order(full: bool) -> Ask<'static> {
+    Ask {
+        view: if full { View::History } else { View::Loaded },
+        reading: Reading::With(&|_| Some(serde_json::Value::Null)),
+        native: false,
+    }
+}
+
+/// A record's JSON exactly as serde_json reads it, as the agents' readers read their lines:
+/// no container kept as its text, however deep or wide (the caps of
+/// [`crate::model::rows::parse`], which keep a table's row small, would change what is
+/// carried); lone surrogates repaired, as `JSON.parse` reads them. `None` when it is not JSON.
+pub fn exact(bytes: &[u8]) -> Option<serde_json::Value> {
+    serde_json::from_slice(bytes).ok().or_else(|| {
+        let fixed = crate::io::json::repair_surrogates(bytes)?;
+        serde_json::from_slice(&fixed).ok()
+    })
 }
 
 /// The conversation `c` (its head filled in) streamed to `sink`: `stream` hands on the
@@ -73,6 +97,17 @@ mod tests {
     use super::*;
     use crate::convert::model::{Msg, Part, ToolResult};
     use crate::model::events::At;
+
+    #[test]
+    fn a_record_is_read_whole_and_a_lone_surrogate_repaired() {
+        let wide = format!("[{}]", vec!["1"; crate::io::json::KEEP_ELEMENTS + 1].join(","));
+        assert_eq!(
+            exact(wide.as_bytes()).unwrap().as_array().map(Vec::len),
+            Some(crate::io::json::KEEP_ELEMENTS + 1)
+        );
+        assert_eq!(exact(br#"{"t":"a\ud800b"}"#).unwrap()["t"], "a\u{fffd}b");
+        assert_eq!(exact(b"not json"), None);
+    }
 
     fn result(id: &str) -> Body {
         Body::ToolResult(ToolResult {

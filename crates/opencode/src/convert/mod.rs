@@ -32,7 +32,7 @@ use cctool_core::compact::ids;
 use cctool_core::convert::model::{
     Answered, Block, Body, Conversation, Entry, Image, Part, Sink, ToolCall, ToolResult,
 };
-use cctool_core::convert::read::{Item, ask, from_stream};
+use cctool_core::convert::read::{Item, from_stream, order};
 use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::{Files, translate};
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
@@ -104,8 +104,7 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
             .map(str::to_string)
     });
     c.drop_n("unreadable row", s.unreadable.len() as u64);
-    // A record names its message by id; the stream hands them on in order, so the next is
-    // looked for first.
+    // The stream hands on one record a message of the view, in order.
     let mut next = if full { 0 } else { resume_start(&s) };
     // The summaries of the compactions carried: each is the compaction, not a reply.
     let mut summaries: Vec<&str> = Vec::new();
@@ -114,19 +113,14 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
         answered,
         sink,
         |sink| {
-            crate::view::events_of(&s, ask(full), sink);
+            crate::view::events_of(&s, order(full), sink);
         },
-        |r, c, out| {
-            let at_next = s.messages.get(next).is_some_and(|m| m.id() == r.id.as_deref());
-            let found = || {
-                s.messages
-                    .iter()
-                    .position(|m| m.id().is_some() && m.id() == r.id.as_deref())
-            };
-            let Some(i) = at_next.then_some(next).or_else(found) else {
+        |_, c, out| {
+            let i = next;
+            next += 1;
+            if i >= s.messages.len() {
                 return;
-            };
-            next = i + 1;
+            }
             item(&s, i, &mut summaries, c, out);
         },
     )
