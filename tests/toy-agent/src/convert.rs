@@ -6,21 +6,21 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::file::{self, Said};
-use cctool_core::convert::model::{
-    Block, Body, Conversation, Emitter, Entry, Part, Sink, ToolCall, ToolResult, call_key,
-};
+use crate::file;
+use cctool_core::convert::model::{Block, Body, Conversation, Entry, Part, Sink, ToolCall, ToolResult};
+use cctool_core::convert::read::{Item, ask, from_stream, key};
 use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::translate;
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
 use cctool_core::io::Source;
+use cctool_core::model::events::{self, Record};
 
 /// Toy sessions, read and written by `convert`.
 pub struct Converter;
 
 impl cctool_core::agents::Converter for Converter {
-    fn read(&self, src: &Source, _full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
-        read(src, answered, sink)
+    fn read(&self, src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
+        read(src, full, answered, sink)
     }
 
     fn writer(&self) -> MakeWriter {
@@ -47,58 +47,63 @@ impl cctool_core::agents::Converter for Converter {
     }
 }
 
-/// Streams the conversation of `src` to `sink`: every message, since a resume loads them all
-/// (so `full` changes nothing). A model's text and the calls after it are one response.
-pub fn read(src: &Source, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
+/// Streams the conversation of `src` to `sink`: the records the session model's stream hands
+/// on in the view asked (every message: a resume loads them all, so `full` changes nothing),
+/// each mapped by [`entries`]. A model's text and the calls after it are one response.
+pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let s = file::read(src)?;
     let mut c = Conversation::new(crate::ID);
     c.session_id = s.session_id().map_or_else(|| src.name().to_string(), str::to_string);
     c.cwd = s.cwd().map(str::to_string);
     c.drop_n("unreadable line", s.bad_lines());
-    let mut e = Emitter::new(c, sink);
-    e.head(answered.then(|| {
-        s.messages
-            .iter()
-            .filter_map(|m| match &m.said {
-                Said::Result { id, .. } => Some(call_key(id)),
-                _ => None,
-            })
-            .collect()
-    }))?;
-    for m in &s.messages {
-        let key = format!("line:{}", m.line);
-        let at = m.said.at().map(str::to_string);
-        let block = match &m.said {
-            Said::Text { role: "user", text, .. } => {
-                e.push(&key, at, Body::User(vec![Part::Text(text.clone())]));
+    from_stream(
+        c,
+        answered,
+        sink,
+        |sink| {
+            crate::answers::events_of(&s, ask(full), sink);
+        },
+        |r, _, items| entries(r, items),
+    )
+}
+
+/// A record's parts as the conversation's entries: the user's text a prompt, a result, and the
+/// model's text a response that the calls after it join.
+fn entries(r: Record, items: &mut Vec<Item>) {
+    let key = key(&r);
+    let user = r.speaker.as_deref() == Some("user");
+    for p in r.parts {
+        let block = match p {
+            events::Part::Text(t) if user => {
+                items.push((key.clone(), r.time.clone(), Body::User(vec![Part::Text(t)])));
                 continue;
             }
-            Said::Result { id, output } => {
-                let r = ToolResult {
-                    call_id: id.clone(),
-                    output: vec![Part::Text(output.clone())],
-                    is_error: false,
+            events::Part::Outcome(o) => {
+                let output = match o.output {
+                    Some(Value::String(t)) => t,
+                    _ => String::new(),
                 };
-                e.push(&key, at, Body::ToolResult(r));
+                let result = ToolResult {
+                    call_id: o.call_id.unwrap_or_default(),
+                    output: vec![Part::Text(output)],
+                    is_error: o.is_error == Some(true),
+                };
+                items.push((key.clone(), r.time.clone(), Body::ToolResult(result)));
                 continue;
             }
-            Said::Text { text, .. } => Block::Text(text.clone()),
-            Said::Call { id, tool, input } => Block::Call(ToolCall {
-                id: id.clone(),
-                name: tool.clone(),
-                input: input.clone(),
+            events::Part::Text(t) => Block::Text(t),
+            events::Part::Call(call) => Block::Call(ToolCall {
+                id: call.id.unwrap_or_default(),
+                name: call.name.unwrap_or_default(),
+                input: call.input.unwrap_or_else(|| json!({})),
             }),
+            _ => continue,
         };
-        match e.last_mut() {
-            Some(Entry {
-                body: Body::Assistant(blocks),
-                ..
-            }) if matches!(block, Block::Call(_)) => blocks.push(block),
-            _ => e.push(&key, at, Body::Assistant(vec![block])),
+        match items.last_mut() {
+            Some((_, _, Body::Assistant(blocks))) if matches!(block, Block::Call(_)) => blocks.push(block),
+            _ => items.push((key.clone(), r.time.clone(), Body::Assistant(vec![block]))),
         }
-        e.check()?;
     }
-    e.finish()
 }
 
 /// The writer of toy lines; the header goes to `out`.
