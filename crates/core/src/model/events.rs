@@ -107,7 +107,8 @@ pub enum Reading<'a> {
     /// this reading.
     AsWritten,
     /// As the feature decides (`export` redacts each record as it is read; `search` leaves
-    /// out what cannot match); `None` leaves the record out.
+    /// out what cannot match; `convert` reads it whole, or not at all where it takes only
+    /// which records and in which order); `None` leaves the record out.
     With(&'a dyn Fn(&[u8]) -> Option<Value>),
 }
 
