@@ -123,7 +123,7 @@ fn yaml_scalar(s: &str) -> String {
 
 /// Streams the conversation of `src` to `sink`: what a resume loads, or with `full`
 /// everything, each compaction marked. The conversation is the session model's stream in
-/// that view ([`crate::view::events_of`]), each record mapped by [`body`] from its parts, and
+/// that view (`view::events_of`), each record mapped by `body` from its parts, and
 /// from its JSON where the conversation needs what the model does not carry.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let s = file::read(src)?;

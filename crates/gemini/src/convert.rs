@@ -117,7 +117,7 @@ fn cwd_of(r: &Replay) -> Option<String> {
 
 /// Streams the conversation of `src` to `sink`: what a resume loads, or with `full` the whole
 /// history, each compression in it marked. The messages are those the session model's stream
-/// hands on in that view ([`crate::answers::events_of`]), each as the replay left it.
+/// hands on in that view (`answers::events_of`), each as the replay left it.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let mut chat = crate::file::read(src)?;
     let r = crate::replay::replay(&mut chat);

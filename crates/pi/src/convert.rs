@@ -85,7 +85,7 @@ impl cctool_core::agents::Converter for Converter {
 
 /// Streams the conversation of `src` to `sink`: what a resume sends, or with `full` the
 /// whole branch it follows, each compaction on it marked. The entries are those the session
-/// model's stream hands on in that view ([`crate::answers::events_of`]), each read as the
+/// model's stream hands on in that view (`answers::events_of`), each read as the
 /// model reads it: as the client migrated it, its latest edit applied, which the record
 /// (the line as written) does not say.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {

@@ -80,7 +80,7 @@ impl cctool_core::agents::Converter for Converter {
 /// walked record, each compaction marked.
 ///
 /// With `full`, the records are those the session model's stream hands on in its history view
-/// ([`crate::answers::events_of`]), each read with the fragments the client joins to it. What a
+/// (`answers::events_of`), each read with the fragments the client joins to it. What a
 /// resume loads is no run of records: the client rebuilds it ([`Chain::history`]), a
 /// compression's history in place of all before it, a prompt a slash command took back left
 /// out, a mid-turn prompt joined to the one before; it is read from that history, as the

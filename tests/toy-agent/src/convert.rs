@@ -49,7 +49,7 @@ impl cctool_core::agents::Converter for Converter {
 
 /// Streams the conversation of `src` to `sink`: the records the session model's stream hands
 /// on in the view asked (every message: a resume loads them all, so `full` changes nothing),
-/// each mapped by [`entries`]. A model's text and the calls after it are one response.
+/// each mapped by `entries`. A model's text and the calls after it are one response.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let s = file::read(src)?;
     let mut c = Conversation::new(crate::ID);

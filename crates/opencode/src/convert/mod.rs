@@ -91,7 +91,7 @@ impl cctool_core::agents::Converter for Converter {
 
 /// Streams the conversation of `src` to `sink`: what a resume loads, or with `full` every
 /// message. The messages are those the session model's stream hands on in that view
-/// ([`crate::view::events_of`]), each read with its parts as the client reads them.
+/// (`view::events_of`), each read with its parts as the client reads them.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let s = file::read(src)?;
     let mut c = Conversation::new(crate::ID);
