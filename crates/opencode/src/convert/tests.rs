@@ -113,6 +113,27 @@ fn fixtures_come_back_from_their_document() {
     }
 }
 
+/// The reader counts on the stream it reads the order from: one record a message of the view,
+/// in order, from where a resume starts (every message with `full`).
+#[test]
+fn the_stream_read_for_its_order_hands_on_each_message_of_the_view_once() {
+    for name in [
+        "ses_dc2d20407ffefXjqV2vNPG4N14.export.json",
+        "ses_dc2d3a7f7ffePjSuyqFAs2GNEo.export.json",
+    ] {
+        let src = Source::from_bytes(name, std::fs::read(fixture(name)).expect("fixture"));
+        let s = file::read(&src).expect("read");
+        for full in [false, true] {
+            let mut records = 0;
+            crate::view::events_of(&s, order(full), &mut |e| {
+                records += usize::from(matches!(e, cctool_core::model::events::Event::Record(_)));
+            });
+            let first = if full { 0 } else { resume_start(&s) };
+            assert_eq!(records, s.messages.len() - first, "{name} full={full}");
+        }
+    }
+}
+
 /// A session of the database reads as its export does.
 #[test]
 fn a_session_of_the_database_reads_as_its_export() {
