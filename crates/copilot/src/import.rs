@@ -5,14 +5,14 @@
 
 use std::io::{self, Write};
 
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
 use crate::file;
 use cctool_core::io::Source;
-use cctool_core::model::events::Record;
+use cctool_core::model::events::{Part, Record};
 use cctool_core::v5::build::{Head, held, message, tool_message};
 use cctool_core::v5::import::{Mapping, ask, import, item, line_source, native_message};
-use cctool_core::v5::schema::{MessageV3, Session};
+use cctool_core::v5::schema::{Item, MessageV3, Session};
 
 /// A Copilot CLI session as a v5 session.
 pub fn copilot(src: &Source) -> io::Result<Session> {
@@ -49,7 +49,12 @@ struct Copilot;
 impl Mapping for Copilot {
     fn record(&mut self, r: Record, raw: &mut Vec<MessageV3>) {
         let at = r.time.clone();
-        let items = || r.parts.iter().filter_map(item).collect::<Vec<_>>();
+        let items = || {
+            r.parts
+                .iter()
+                .filter_map(|p| reasoning(&r, p).or_else(|| item(p)))
+                .collect::<Vec<_>>()
+        };
         match r.kind.as_str() {
             "user.message" | "session.compaction_complete" => raw.push(message("user", items(), line_source(&r), at)),
             "tool.execution_complete" => {
@@ -67,6 +72,30 @@ impl Mapping for Copilot {
             _ => raw.push(native_message(crate::ID.name(), &r)),
         }
     }
+}
+
+/// A reply's reasoning as a v5 `reasoning` item, its encrypted part (`reasoningOpaque`, which
+/// the provider reads back and no one else can) kept as its length, as a Codex import keeps
+/// an encrypted reasoning; `None` for any other part.
+fn reasoning(r: &Record, p: &Part) -> Option<Item> {
+    let text = match p {
+        Part::Reasoning { text, summary: false } => text.clone(),
+        Part::Redacted => String::new(),
+        _ => return None,
+    };
+    let opaque = r.native.as_ref().and_then(|v| v.pointer("/data/reasoningOpaque"));
+    let mut extra = Map::new();
+    match opaque {
+        Some(Value::String(o)) => {
+            extra.insert("encrypted_len".into(), json!(o.len()));
+        }
+        // Not a string: kept as written, so that nothing is lost.
+        Some(o) if !o.is_null() => {
+            extra.insert("encrypted".into(), o.clone());
+        }
+        _ => {}
+    }
+    Some(Item::Reasoning { text, extra })
 }
 
 #[cfg(test)]
@@ -93,5 +122,29 @@ mod tests {
             .collect();
         assert_eq!(types, ["reasoning", "text", "tool_call"]);
         assert_eq!(m[1]["items"][0]["text"], "look first");
+    }
+
+    #[test]
+    fn encrypted_reasoning_is_kept_as_its_length_with_or_without_text() {
+        let text = concat!(
+            r#"{"type":"assistant.message","data":{"content":"a","reasoningText":"seen","reasoningOpaque":"0123456789"},"id":"e1","timestamp":"2026-11-02T10:00:01Z"}"#,
+            "\n",
+            r#"{"type":"user.message","data":{"content":"go on"},"id":"e2","timestamp":"2026-11-02T10:00:02Z"}"#,
+            "\n",
+            r#"{"type":"assistant.message","data":{"content":"b","reasoningOpaque":"abc"},"id":"e3","timestamp":"2026-11-02T10:00:03Z"}"#,
+            "\n",
+        );
+        let s = copilot(&Source::from_bytes("s.jsonl", text.as_bytes().to_vec())).unwrap();
+        let v = cctool_core::v5::schema::to_value(&s);
+        let m = &v["messages"];
+        assert_eq!(
+            m[0]["items"][0],
+            json!({"type": "reasoning", "text": "seen", "encrypted_len": 10})
+        );
+        assert_eq!(
+            m[2]["items"][0],
+            json!({"type": "reasoning", "text": "", "encrypted_len": 3})
+        );
+        assert_eq!(m[2]["items"][1]["text"], "b");
     }
 }
