@@ -152,7 +152,8 @@ pub fn rebuild_chain(
             None => out.record(&m.json())?,
             Some(st) => {
                 let v = Value::Object(m.value.clone());
-                let mut block = render::record_block(st, &record(m, &v, mask[i], r.session_id()), None);
+                let bytes = m.json().len() as u64;
+                let mut block = render::record_block(st, &record(m, &v, bytes, mask[i], r.session_id()), None);
                 block.id = Some(m.id.clone());
                 out.text(&render::render(st, &block))?;
             }
@@ -323,8 +324,10 @@ pub fn events_of(c: &Chat, r: &Replay, ask: Ask<'_>, sink: Sink<'_>) -> Streamed
                 encrypted_bytes: None,
             })));
         }
-        let Some(v) = ask.parse(&m.json()) else { continue };
-        let mut rec = record(m, &v, mask[i], r.session_id());
+        // Written once: read as asked, and measured.
+        let json = m.json();
+        let Some(v) = ask.parse(&json) else { continue };
+        let mut rec = record(m, &v, json.len() as u64, mask[i], r.session_id());
         rows::earliest(&mut streamed.first_ms, rec.ms);
         if ask.native {
             rec.native = Some(v);

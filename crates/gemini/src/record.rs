@@ -7,8 +7,9 @@ use cctool_core::model::doc::Image;
 use cctool_core::model::events::{At, Call, Outcome, Part, Record, Usage};
 use cctool_core::model::time::parse_ms;
 
-/// The message `m`, read as `v` (the ask's reading of it), as a record.
-pub fn record(m: &Msg, v: &Value, loaded: bool, session_id: Option<&str>) -> Record {
+/// The message `m`, read as `v` (the ask's reading of it) from its JSON of `bytes` bytes, as a
+/// record.
+pub fn record(m: &Msg, v: &Value, bytes: u64, loaded: bool, session_id: Option<&str>) -> Record {
     let ty = v.get("type").and_then(Value::as_str).unwrap_or("");
     let mut r = Record {
         at: Some(At {
@@ -21,7 +22,7 @@ pub fn record(m: &Msg, v: &Value, loaded: bool, session_id: Option<&str>) -> Rec
         id: Some(m.id.clone()),
         kind: ty.to_string(),
         model: v.get("model").and_then(Value::as_str).map(str::to_string),
-        bytes: Some(m.json().len() as u64),
+        bytes: Some(bytes),
         ..Record::default()
     };
     r.ms = r.time.as_deref().and_then(parse_ms);
