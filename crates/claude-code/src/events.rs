@@ -148,9 +148,16 @@ pub(crate) fn chain_of(
             }
         }
         let node = t.node(pos);
-        let bytes = src.read_range(node.offset, node.len as usize)?;
-        released.touch(node.offset, node.len);
-        let Some(v) = ask.parse(&bytes) else { continue };
+        let v = if ask.reads() {
+            let bytes = src.read_range(node.offset, node.len as usize)?;
+            released.touch(node.offset, node.len);
+            match ask.parse(&bytes) {
+                Some(v) => v,
+                None => continue,
+            }
+        } else {
+            Value::Null
+        };
         let at = At {
             line: node.line,
             offset: node.offset,

@@ -163,10 +163,22 @@ pub(crate) fn events_listed(
 /// the file holds ([`Ask::native`] in [`View::Records`]), it hands on every line in file
 /// order instead: each item with its JSON, every other line as a record of its own.
 pub(crate) fn events_of(src: &Source, rollout: &Rollout, ask: Ask<'_>, sink: Sink<'_>) -> std::io::Result<Streamed> {
-    let history = super::history::reconstruct(rollout);
-    // Every line read whole takes its time from its own JSON: no pass for the times.
+    events_in(src, rollout, &super::history::reconstruct(rollout), ask, sink)
+}
+
+/// [`events_of`] with the history a resume reconstructs from `rollout`, reconstructed
+/// already (`convert` has it from the rollout's last compaction on).
+pub(crate) fn events_in(
+    src: &Source,
+    rollout: &Rollout,
+    history: &History,
+    ask: Ask<'_>,
+    sink: Sink<'_>,
+) -> std::io::Result<Streamed> {
+    // Every line read whole takes its time from its own JSON, and a record not read has
+    // none: no pass for the times.
     let every_line = ask.native && ask.view == View::Records && rollout.era != Era::Document;
-    let times = if every_line {
+    let times = if every_line || !ask.reads() {
         LineTimes::default()
     } else {
         line_times(src)?
@@ -181,11 +193,11 @@ pub(crate) fn events_of(src: &Source, rollout: &Rollout, ask: Ask<'_>, sink: Sin
         released: std::cell::RefCell::new(src.releaser()),
     };
     match ask.view {
-        View::Records if ask.native => read.all_lines(rollout, &history, sink)?,
+        View::Records if ask.native => read.all_lines(rollout, history, sink)?,
         View::Records | View::Calls => {
             each_listed(
                 rollout,
-                &history,
+                history,
                 |item, origin, loaded, (session_id, client_version, model)| {
                     if let Some((mut r, compaction)) = read.item(item, loaded)? {
                         r.origin = origin;
@@ -197,7 +209,7 @@ pub(crate) fn events_of(src: &Source, rollout: &Rollout, ask: Ask<'_>, sink: Sin
                 },
             )?;
         }
-        View::History if rollout.era == Era::Envelope => read.every_line(&history, sink)?,
+        View::History if rollout.era == Era::Envelope => read.every_line(history, sink)?,
         View::Loaded | View::History => {
             if let Some(base) = history.base_line {
                 sink(Event::Mark(Mark::ResumedFrom(base)));
@@ -226,6 +238,9 @@ impl Read<'_> {
     /// The record of one item of the rollout or of what a resume loads.
     fn item(&self, item: &Item, loaded: bool) -> std::io::Result<Option<(Record, Option<Compaction>)>> {
         let (at, bytes, p) = match &item.src {
+            &ItemSrc::Raw { offset, len, line } if !self.ask.reads() => {
+                (Some(At { line, offset }), u64::from(len), Some(Value::Null))
+            }
             &ItemSrc::Raw { offset, len, line } => {
                 let bytes = self.src.read_range(offset, len as usize)?;
                 self.released.borrow_mut().touch(offset, u64::from(len));
@@ -252,13 +267,22 @@ impl Read<'_> {
     fn every_line(&self, history: &History, sink: Sink<'_>) -> std::io::Result<()> {
         let loaded = loaded_offsets(history);
         crate::io::for_each_line(self.src, |l| {
-            let Some(mut v) = self.ask.parse(l.bytes) else { return };
+            // Asked for its place only, a line is still read for its type, which says whether
+            // it is an item.
+            let v = match self.ask.reads() {
+                true => self.ask.parse(l.bytes),
+                false => crate::model::rows::parse(l.bytes),
+            };
+            let Some(mut v) = v else { return };
             let at = Some(At {
                 line: l.no,
                 offset: l.offset,
             });
             let line_type = str_of(&v, "type").map(str::to_string);
-            let payload = v.get_mut("payload").map(Value::take).unwrap_or(Value::Null);
+            let payload = match v.get_mut("payload") {
+                Some(p) if self.ask.reads() => p.take(),
+                _ => Value::Null,
+            };
             match line_type.as_deref() {
                 Some("response_item") => {
                     let ty = str_of(&payload, "type").unwrap_or("").to_string();

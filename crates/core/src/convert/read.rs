@@ -28,7 +28,7 @@ pub fn ask(full: bool) -> Ask<'static> {
 pub fn order(full: bool) -> Ask<'static> {
     Ask {
         view: if full { View::History } else { View::Loaded },
-        reading: Reading::With(&|_| Some(serde_json::Value::Null)),
+        reading: Reading::Place,
         native: false,
     }
 }
@@ -107,6 +107,14 @@ mod tests {
         );
         assert_eq!(exact(br#"{"t":"a\ud800b"}"#).unwrap()["t"], "a\u{fffd}b");
         assert_eq!(exact(b"not json"), None);
+    }
+
+    #[test]
+    fn asked_for_places_a_record_is_not_read() {
+        assert!(!order(true).reads() && !order(false).reads());
+        assert_eq!(order(false).parse(b"not json"), Some(serde_json::Value::Null));
+        assert!(ask(false).reads());
+        assert_eq!(ask(false).parse(b"not json"), None);
     }
 
     fn result(id: &str) -> Body {

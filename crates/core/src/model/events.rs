@@ -107,9 +107,13 @@ pub enum Reading<'a> {
     /// this reading.
     AsWritten,
     /// As the feature decides (`export` redacts each record as it is read; `search` leaves
-    /// out what cannot match; `convert` reads it whole, or not at all where it takes only
-    /// which records and in which order); `None` leaves the record out.
+    /// out what cannot match; `convert` reads it whole); `None` leaves the record out.
     With(&'a dyn Fn(&[u8]) -> Option<Value>),
+    /// Not read: each record says only where it is, one a record of the view, in order, for a
+    /// feature that takes from the stream which records and in which order and reads each from
+    /// the agent's own reading (`convert`). A reader need not read the bytes at all
+    /// ([`Ask::reads`]); one that does reads each as `null`.
+    Place,
 }
 
 impl Ask<'_> {
@@ -127,7 +131,14 @@ impl Ask<'_> {
         match self.reading {
             Reading::AsWritten => crate::model::rows::parse(bytes),
             Reading::With(f) => f(bytes),
+            Reading::Place => Some(Value::Null),
         }
+    }
+
+    /// Whether records are read at all: asked for their place only ([`Reading::Place`]), a
+    /// reader hands each on unread, as `null`.
+    pub fn reads(&self) -> bool {
+        !matches!(self.reading, Reading::Place)
     }
 
     /// Whether records are read as written, so that a reader may make them from its own
