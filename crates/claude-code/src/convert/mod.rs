@@ -34,7 +34,7 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
             ..Options::default()
         })
         .unwrap_or_default();
-    let positions = &chain.positions;
+    let positions = &in_order(src, &t, &chain, full)?;
     let mut c = Conversation::new(crate::ID);
     c.session_id = t.session_ids.first().cloned().unwrap_or_else(|| src.name().to_string());
     let record = |p: u32| -> std::io::Result<Value> {
@@ -188,6 +188,24 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
         c.drop_n(&kind, n);
     }
     Ok(c)
+}
+
+/// The records the conversation carries, by position in the index, in the order the session
+/// model's stream hands them on (`events::chain_of`, which settles what a resume loads, or
+/// with `full` the whole history, from the index and chain read already). Only their places
+/// are asked: each row is read after, on every core ([`read_rows`]).
+fn in_order(src: &Source, t: &claude::Transcript, chain: &claude::Chain, full: bool) -> std::io::Result<Vec<u32>> {
+    use cctool_core::model::events::Event;
+    let pos_of: rustc_hash::FxHashMap<u64, u32> = t.nodes.iter().zip(0..).map(|(n, p)| (n.offset, p)).collect();
+    let mut positions = Vec::with_capacity(chain.positions.len());
+    crate::events::chain_of(src, t, chain, cctool_core::convert::read::order(full), &mut |e| {
+        if let Event::Record(r) = e
+            && let Some(p) = r.at.and_then(|at| pos_of.get(&at.offset))
+        {
+            positions.push(*p);
+        }
+    })?;
+    Ok(positions)
 }
 
 /// The lines of `src` the conversation does not carry (the rows at `positions`), counted by

@@ -303,3 +303,52 @@ fn row_plain(row: Row) -> (Row, usize) {
     };
     (Row { got, ..row }, n)
 }
+
+/// The records of the stream `convert` takes its order from: asked for their places only,
+/// the stream hands on the same records, in the same order, as read whole, and they are the
+/// chain's, whole or from the last compaction; on every transcript of the fixtures.
+#[test]
+fn the_stream_asked_for_places_hands_on_the_chain() {
+    use cctool_core::convert::read;
+    use cctool_core::model::events::{Ask, Event, Reading, View};
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("fixtures");
+    let (mut rows, mut earlier) = (0, 0);
+    for e in walkdir::WalkDir::new(root).into_iter().filter_map(Result::ok) {
+        if e.path().extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        let src = Source::from_bytes("t.jsonl", std::fs::read(e.path()).unwrap());
+        let Ok(t) = claude::read(&src) else { continue };
+        for full in [false, true] {
+            let chain = t
+                .rebuild(&Options {
+                    full,
+                    ..Options::default()
+                })
+                .unwrap_or_default();
+            let places = |ask: Ask<'_>| {
+                let mut at = Vec::new();
+                crate::events::chain_of(&src, &t, &chain, ask, &mut |e| {
+                    if let Event::Record(r) = e {
+                        at.push(r.at.map(|a| a.offset));
+                    }
+                })
+                .unwrap();
+                at
+            };
+            // Every record read, one too deep for serde_json too.
+            let every = |b: &[u8]| Some(read::exact(b).unwrap_or_default());
+            let whole = Ask {
+                view: if full { View::History } else { View::Loaded },
+                reading: Reading::With(&every),
+                native: false,
+            };
+            assert_eq!(places(read::order(full)), places(whole), "{}", e.path().display());
+            let positions = in_order(&src, &t, &chain, full).unwrap();
+            assert_eq!(positions, chain.positions, "{}", e.path().display());
+            rows += positions.len();
+            earlier += usize::from(full) * chain.earlier_parts.len();
+        }
+    }
+    assert!(rows > 1_000 && earlier > 10, "{rows} rows, {earlier} earlier parts");
+}
