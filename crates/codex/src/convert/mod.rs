@@ -136,6 +136,7 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
         None => Steps::Full(src),
         Some(rollout) => {
             h = history::reconstruct(rollout);
+            let ks = in_order(src, rollout, &h)?;
             // A local compaction's history is the user messages it kept, then the summary: the
             // summary goes first, as a compaction, so the kept messages follow it.
             let prefixed = |i: &codex::Item| -> std::io::Result<bool> {
@@ -154,17 +155,23 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
                 })
             };
             let mut s = None;
-            for (k, item) in h.items.iter().enumerate().rev() {
-                if prefixed(item)? {
-                    s = Some(k);
+            for (j, &k) in ks.iter().enumerate().rev() {
+                if prefixed(&h.items[k])? {
+                    s = Some(j);
                     break;
                 }
             }
             let order: Vec<usize> = match s {
-                Some(s) if h.items[..s].iter().all(|i| i.role() == Some("user") || i.context) => std::iter::once(s)
-                    .chain((0..h.items.len()).filter(|&i| i != s))
-                    .collect(),
-                _ => (0..h.items.len()).collect(),
+                Some(s)
+                    if ks[..s]
+                        .iter()
+                        .all(|&k| h.items[k].role() == Some("user") || h.items[k].context) =>
+                {
+                    std::iter::once(ks[s])
+                        .chain(ks.iter().enumerate().filter(|&(j, _)| j != s).map(|(_, &k)| k))
+                        .collect()
+                }
+                _ => ks,
             };
             Steps::Resumed(&h.items, order)
         }
@@ -191,6 +198,43 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
         r.step(step)
     })?;
     r.c.finish()
+}
+
+/// The items of `history` (reconstructed from `rollout`) a resume loads, by index, in the
+/// order the session model's stream hands them on (`events::events_in`: what a resume
+/// loads, from the rollout's last compaction on, read already). Only their places are asked:
+/// an item of the rollout's lines is known by its offset, and one made elsewhere (a
+/// compaction's replacement history, a legacy rebuild), which has none, is the next of those.
+fn in_order(src: &Source, rollout: &codex::Rollout, history: &history::History) -> std::io::Result<Vec<usize>> {
+    use cctool_core::model::events::Event;
+    let mut by_offset = FxHashMap::default();
+    let mut made = Vec::new();
+    for (k, item) in history.items.iter().enumerate() {
+        match item.src {
+            ItemSrc::Raw { offset, .. } => {
+                by_offset.insert(offset, k);
+            }
+            ItemSrc::Synth(_) => made.push(k),
+        }
+    }
+    let mut made = made.into_iter();
+    let mut ks = Vec::with_capacity(history.items.len());
+    crate::events::events_in(
+        src,
+        rollout,
+        history,
+        cctool_core::convert::read::order(false),
+        &mut |e| {
+            if let Event::Record(r) = e {
+                let k = match r.at {
+                    Some(at) => by_offset.get(&at.offset).copied(),
+                    None => made.next(),
+                };
+                ks.extend(k);
+            }
+        },
+    )?;
+    Ok(ks)
 }
 
 /// What the pass over the lines takes of one line: its head as [`cctool_core::convert::line_head`]

@@ -211,3 +211,45 @@ fn the_tail_read_gives_the_history_of_generated_rollouts() {
         "{tails} read from the last compaction, {others} whole"
     );
 }
+
+/// The records of the stream `convert` takes the history's order from: asked for their
+/// places only, the stream hands on the same records, in the same order, as read whole, and
+/// they are the history's items in turn; on every fixture and on generated rollouts.
+#[test]
+fn the_stream_asked_for_places_hands_on_the_history_in_turn() {
+    use cctool_core::convert::read;
+    use cctool_core::model::events::{Ask, Event};
+    let places = |src: &Source, rollout: &codex::Rollout, h: &history::History, ask: Ask<'_>| {
+        let mut at = Vec::new();
+        crate::events::events_in(src, rollout, h, ask, &mut |e| {
+            if let Event::Record(r) = e {
+                at.push(r.at.map(|a| (a.line, a.offset)));
+            }
+        })
+        .unwrap();
+        at
+    };
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("fixtures");
+    let fixtures = walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "jsonl" || x == "json"))
+        .filter_map(|e| std::fs::read(e.path()).ok());
+    let (mut items, mut made) = (0, 0);
+    for bytes in fixtures.chain((0..1000).map(rollout)) {
+        let src = Source::from_bytes("t.jsonl", bytes);
+        let Ok(rollout) = codex::read_records(&src) else {
+            continue;
+        };
+        let h = history::reconstruct(&rollout);
+        let ks = in_order(&src, &rollout, &h).unwrap();
+        assert_eq!(ks, (0..h.items.len()).collect::<Vec<_>>());
+        assert_eq!(
+            places(&src, &rollout, &h, read::order(false)),
+            places(&src, &rollout, &h, read::ask(false))
+        );
+        items += ks.len();
+        made += h.items.iter().filter(|i| matches!(i.src, ItemSrc::Synth(_))).count();
+    }
+    assert!(items > 8_000 && made > 150, "{items} items, {made} made by a resume");
+}
