@@ -140,26 +140,32 @@ impl Chain {
 
     /// The history a resume loads, in order (`SessionApiHistoryAccumulator`).
     pub fn history(&self, s: &Session) -> Vec<Content> {
-        self.history_of(s)
+        self.history_of(s, &self.walked)
+    }
+
+    /// [`Chain::history`] of the records `walked`, in that order: the walked records as a
+    /// reader of the session model's stream has them (`convert`).
+    pub fn history_along(&self, s: &Session, walked: &[usize]) -> Vec<Content> {
+        self.history_of(s, walked)
     }
 
     /// The same history as [`Chain::history`], each Content's parts borrowed from the
     /// session: for the answers that only look at the parts.
     pub fn history_borrowed<'s>(&self, s: &'s Session) -> Vec<Borrowed<'s>> {
-        self.history_of(s)
+        self.history_of(s, &self.walked)
     }
 
     /// The same history, each part as the request's passes read it ([`Part`]), its strings
     /// borrowed from the session; the one reading of a session whose messages
     /// [`crate::lite`] typed ([`Rec::typed`]), which the others see no message in.
     pub fn history_parts<'s>(&self, s: &'s Session) -> Vec<PartsContent<'s>> {
-        self.history_of(s)
+        self.history_of(s, &self.walked)
     }
 
-    fn history_of<'s, C: Contents<'s>>(&self, s: &'s Session) -> Vec<C> {
+    fn history_of<'s, C: Contents<'s>>(&self, s: &'s Session, walked: &[usize]) -> Vec<C> {
         let mut history: Vec<C> = Vec::new();
         let mut last_material: Option<usize> = None;
-        for &i in &self.walked {
+        for &i in walked {
             let r = &s.records[i];
             if r.ty() == "system" {
                 match r.subtype() {

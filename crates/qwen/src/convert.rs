@@ -28,7 +28,7 @@ use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::{quote, translate};
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
 use cctool_core::io::Source;
-use cctool_core::model::events::Record;
+use cctool_core::model::events::{Event, Record};
 
 /// The client version the written records name.
 const VERSION: &str = "0.24.4";
@@ -79,12 +79,12 @@ impl cctool_core::agents::Converter for Converter {
 /// Streams the conversation of `src` to `sink`: what a resume loads, or with `full` every
 /// walked record, each compaction marked.
 ///
-/// With `full`, the records are those the session model's stream hands on in its history view
-/// (`answers::events_of`), each read with the fragments the client joins to it. What a
-/// resume loads is no run of records: the client rebuilds it ([`Chain::history`]), a
-/// compression's history in place of all before it, a prompt a slash command took back left
-/// out, a mid-turn prompt joined to the one before; it is read from that history, as the
-/// effective import reads it.
+/// The records are those the session model's stream hands on in its history view
+/// (`answers::events_of`), the walked records, each asked for its place only. With `full`,
+/// each is read with the fragments the client joins to it. What a resume loads is no run of
+/// records: the client rebuilds it from them ([`Chain::history_along`]), a compression's
+/// history in place of all before it, a prompt a slash command took back left out, a mid-turn
+/// prompt joined to the one before.
 pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io::Result<Conversation> {
     let s = file::read(src)?;
     let chain = Chain::of(&s);
@@ -108,15 +108,40 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
             |r, c, items| whole(&s, &chain, &r, c, items),
         );
     }
-    let items = loaded(&s, &chain, &mut c);
+    let items = loaded(&s, &chain, &walked(&s), &mut c);
     emit(c, answered, items, sink)
 }
 
-/// The history a resume loads, as bodies: a compressed history's summary as the compaction.
-fn loaded(s: &Session, chain: &Chain, c: &mut Conversation) -> Vec<Item> {
+/// The walked records, by index, as the session model's stream hands them on in its history
+/// view, each asked for its place only.
+fn walked(s: &Session) -> Vec<usize> {
+    let mut walked = Vec::new();
+    crate::answers::events_of(s, order(true), &mut |e| {
+        if let Event::Record(r) = e {
+            walked.extend(index_of(s, &r));
+        }
+    });
+    walked
+}
+
+/// The record of the session that the stream's record `rec` is: the one of its line with
+/// its uuid (the client reads several records from a line that lost its newline).
+fn index_of(s: &Session, rec: &Record) -> Option<usize> {
+    let line = rec.at?.line;
+    let from = s.records.partition_point(|r| r.line < line);
+    let to = s.records.partition_point(|r| r.line <= line);
+    (from..to)
+        .find(|&i| rec.id.as_deref() == Some(s.records[i].uuid.as_str()))
+        .or((from < to).then_some(from))
+}
+
+/// The history a resume loads, rebuilt by the client's rules from the records `walked` (the
+/// stream's walked records, in order), as bodies: a compressed history's summary as the
+/// compaction.
+fn loaded(s: &Session, chain: &Chain, walked: &[usize], c: &mut Conversation) -> Vec<Item> {
     let mut out = Vec::new();
     let mut from_compaction = 0;
-    for (n, content) in chain.history(s).into_iter().enumerate() {
+    for (n, content) in chain.history_along(s, walked).into_iter().enumerate() {
         let r = &s.records[content.from];
         let key = format!("{}:{n}", r.uuid);
         let at = r.timestamp().map(str::to_string);
@@ -140,10 +165,7 @@ fn loaded(s: &Session, chain: &Chain, c: &mut Conversation) -> Vec<Item> {
 /// A walked record of the stream as entries: a compaction's summary where it was made, a
 /// message with its fragments; a system record or a realtime message, none.
 fn whole(s: &Session, chain: &Chain, rec: &Record, c: &mut Conversation, out: &mut Vec<Item>) {
-    let Some(i) = rec
-        .at
-        .and_then(|at| s.records.binary_search_by_key(&at.line, |r| r.line).ok())
-    else {
+    let Some(i) = index_of(s, rec) else {
         return;
     };
     let r = &s.records[i];
@@ -397,6 +419,63 @@ impl EntryWriter for Writer {
         Tally {
             tokens: cctool_core::model::approx_tokens(self.bytes) as u64,
             ..self.tally.clone()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cctool_core::convert::model::collect;
+
+    fn session(name: &str, bytes: Vec<u8>) -> (Source, Session) {
+        let src = Source::from_bytes(name, bytes);
+        let s = file::read(&src).unwrap();
+        (src, s)
+    }
+
+    /// The stream's walked records are the chain's, in order, on every fixture: what a resume
+    /// loads is rebuilt from the records the client walks.
+    #[test]
+    fn the_streams_records_are_the_walked_chain() {
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/qwen"));
+        let mut records = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "jsonl") {
+                let (_, s) = session("s.jsonl", std::fs::read(&p).unwrap());
+                let chain = Chain::of(&s);
+                assert_eq!(walked(&s), chain.walked, "{}", p.display());
+                records += chain.walked.len();
+            }
+        }
+        assert!(records > 50, "{records} walked records");
+    }
+
+    /// Two records on one line (a lost newline), which the client reads both of: each is
+    /// carried once, whole history or resume.
+    #[test]
+    fn each_of_two_records_on_one_line_is_carried() {
+        let rec = |uuid: &str, parent: &str, ty: &str, role: &str, text: &str| {
+            format!(
+                r#"{{"uuid":"{uuid}","parentUuid":{parent},"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","type":"{ty}","message":{{"role":"{role}","parts":[{{"text":"{text}"}}]}}}}"#
+            )
+        };
+        let text = format!(
+            "{}{}\n{}\n",
+            rec("a", "null", "user", "user", "first"),
+            rec("b", r#""a""#, "assistant", "model", "reply"),
+            rec("c", r#""b""#, "user", "user", "second"),
+        );
+        let (src, s) = session("s.jsonl", text.into_bytes());
+        assert_eq!(s.records.len(), 3);
+        for full in [false, true] {
+            let c = collect(|sink| read(&src, full, false, sink)).unwrap();
+            let bodies: Vec<String> = c.entries.iter().map(|e| format!("{:?}", e.body)).collect();
+            assert_eq!(bodies.len(), 3, "full={full}: {bodies:?}");
+            for (body, want) in bodies.iter().zip(["first", "reply", "second"]) {
+                assert!(body.contains(want), "full={full}: {bodies:?}");
+            }
         }
     }
 }
