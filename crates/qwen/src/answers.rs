@@ -374,6 +374,29 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     streamed
 }
 
+/// The walked records, by index, as the session model's stream hands them on in its history
+/// view, each asked for its place only.
+pub fn walked(s: &Session) -> Vec<usize> {
+    let mut walked = Vec::new();
+    events_of(s, cctool_core::convert::read::order(true), &mut |e| {
+        if let Event::Record(r) = e {
+            walked.extend(index_of(s, &r));
+        }
+    });
+    walked
+}
+
+/// The record of the session that the stream's record `rec` is: the one of its line with
+/// its uuid (the client reads several records from a line that lost its newline).
+pub fn index_of(s: &Session, rec: &events::Record) -> Option<usize> {
+    let line = rec.at?.line;
+    let from = s.records.partition_point(|r| r.line < line);
+    let to = s.records.partition_point(|r| r.line <= line);
+    (from..to)
+        .find(|&i| rec.id.as_deref() == Some(s.records[i].uuid.as_str()))
+        .or((from < to).then_some(from))
+}
+
 /// `export --format jsonl`: the records a resume walks from its compaction on, as written
 /// (`full`: every record of the file).
 pub fn export_records(

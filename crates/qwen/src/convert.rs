@@ -28,7 +28,7 @@ use cctool_core::convert::store::{Placement, StoreError};
 use cctool_core::convert::tools::{quote, translate};
 use cctool_core::convert::{Clock, EntryWriter, MakeWriter, Tally, WriteOptions, line, reasoning_text};
 use cctool_core::io::Source;
-use cctool_core::model::events::{Event, Record};
+use cctool_core::model::events::Record;
 
 /// The client version the written records name.
 const VERSION: &str = "0.24.4";
@@ -108,31 +108,8 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
             |r, c, items| whole(&s, &chain, &r, c, items),
         );
     }
-    let items = loaded(&s, &chain, &walked(&s), &mut c);
+    let items = loaded(&s, &chain, &crate::answers::walked(&s), &mut c);
     emit(c, answered, items, sink)
-}
-
-/// The walked records, by index, as the session model's stream hands them on in its history
-/// view, each asked for its place only.
-fn walked(s: &Session) -> Vec<usize> {
-    let mut walked = Vec::new();
-    crate::answers::events_of(s, order(true), &mut |e| {
-        if let Event::Record(r) = e {
-            walked.extend(index_of(s, &r));
-        }
-    });
-    walked
-}
-
-/// The record of the session that the stream's record `rec` is: the one of its line with
-/// its uuid (the client reads several records from a line that lost its newline).
-fn index_of(s: &Session, rec: &Record) -> Option<usize> {
-    let line = rec.at?.line;
-    let from = s.records.partition_point(|r| r.line < line);
-    let to = s.records.partition_point(|r| r.line <= line);
-    (from..to)
-        .find(|&i| rec.id.as_deref() == Some(s.records[i].uuid.as_str()))
-        .or((from < to).then_some(from))
 }
 
 /// The history a resume loads, rebuilt by the client's rules from the records `walked` (the
@@ -165,7 +142,7 @@ fn loaded(s: &Session, chain: &Chain, walked: &[usize], c: &mut Conversation) ->
 /// A walked record of the stream as entries: a compaction's summary where it was made, a
 /// message with its fragments; a system record or a realtime message, none.
 fn whole(s: &Session, chain: &Chain, rec: &Record, c: &mut Conversation, out: &mut Vec<Item>) {
-    let Some(i) = index_of(s, rec) else {
+    let Some(i) = crate::answers::index_of(s, rec) else {
         return;
     };
     let r = &s.records[i];
@@ -445,7 +422,7 @@ mod tests {
             if p.extension().is_some_and(|x| x == "jsonl") {
                 let (_, s) = session("s.jsonl", std::fs::read(&p).unwrap());
                 let chain = Chain::of(&s);
-                assert_eq!(walked(&s), chain.walked, "{}", p.display());
+                assert_eq!(crate::answers::walked(&s), chain.walked, "{}", p.display());
                 records += chain.walked.len();
             }
         }

@@ -3,9 +3,9 @@
 //! conversation record as a v5 message pointing back at its line (a tool result record as one
 //! tool message per function response), every other record and every line the client passes
 //! over kept as a `native` item so nothing is lost. The effective import keeps what a resume
-//! sends, which it rebuilds rather than reads: the compressed history of the compaction it
-//! starts from (its summary as the user's message it is sent as), then the records walked
-//! after it.
+//! sends, which the client rebuilds from the walked records the stream hands on: the
+//! compressed history of the compaction it starts from (its summary as the user's message it
+//! is sent as), then the records walked after it.
 
 use std::io::{self, Write};
 
@@ -46,13 +46,14 @@ fn qwen_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Re
     })
 }
 
-/// The effective import: the history a resume rebuilds and sends ([`Chain::history`]), which
-/// no record stream holds: each compaction replaces all before it with the history it
-/// compressed, and a record's fragments join into one Content.
+/// The effective import: the history a resume rebuilds and sends, rebuilt by the client's
+/// rules ([`Chain::history_along`]) from the walked records the session model's stream hands
+/// on: each compaction replaces all before it with the history it compressed, and a record's
+/// fragments join into one Content.
 fn history(s: &file::Session, head: Head, w: Option<&mut dyn Write>) -> io::Result<Option<Session>> {
     let mut sink = Sink::new(&head, w)?;
     let mut raw: Vec<MessageV3> = Vec::new();
-    for content in Chain::of(s).history(s) {
+    for content in Chain::of(s).history_along(s, &crate::answers::walked(s)) {
         let r = &s.records[content.from];
         let at = r.timestamp().map(str::to_string);
         raw.extend(contents(&content.value, r.line, at));
