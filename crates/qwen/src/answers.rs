@@ -330,7 +330,11 @@ pub fn events(src: &Source, ask: Ask<'_>, sink: Sink<'_>) -> cctool_core::error:
 /// record carries its JSON and, among every record, each line or object the client passes
 /// over is a record of its own after the records read before it.
 pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
-    let c = Chain::of(s);
+    events_along(s, &Chain::of(s), ask, sink)
+}
+
+/// [`events_of`] of a session whose chain is walked already.
+pub fn events_along(s: &Session, c: &Chain, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     let loaded = c.loaded(s.records.len());
     let mut streamed = Streamed::default();
     let order: Vec<usize> = match ask.view {
@@ -374,11 +378,11 @@ pub fn events_of(s: &Session, ask: Ask<'_>, sink: Sink<'_>) -> Streamed {
     streamed
 }
 
-/// The walked records, by index, as the session model's stream hands them on in its history
-/// view, each asked for its place only.
-pub fn walked(s: &Session) -> Vec<usize> {
+/// The walked records of `chain`, by index, as the session model's stream hands them on in
+/// its history view, each asked for its place only.
+pub fn walked(s: &Session, chain: &Chain) -> Vec<usize> {
     let mut walked = Vec::new();
-    events_of(s, cctool_core::convert::read::order(true), &mut |e| {
+    events_along(s, chain, cctool_core::convert::read::order(true), &mut |e| {
         if let Event::Record(r) = e {
             walked.extend(index_of(s, &r));
         }
@@ -392,9 +396,7 @@ pub fn index_of(s: &Session, rec: &events::Record) -> Option<usize> {
     let line = rec.at?.line;
     let from = s.records.partition_point(|r| r.line < line);
     let to = s.records.partition_point(|r| r.line <= line);
-    (from..to)
-        .find(|&i| rec.id.as_deref() == Some(s.records[i].uuid.as_str()))
-        .or((from < to).then_some(from))
+    (from..to).find(|&i| rec.id.as_deref() == Some(s.records[i].uuid.as_str()))
 }
 
 /// `export --format jsonl`: the records a resume walks from its compaction on, as written

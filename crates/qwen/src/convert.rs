@@ -80,7 +80,7 @@ impl cctool_core::agents::Converter for Converter {
 /// walked record, each compaction marked.
 ///
 /// The records are those the session model's stream hands on in its history view
-/// (`answers::events_of`), the walked records, each asked for its place only. With `full`,
+/// (`answers::events_along`), the walked records, each asked for its place only. With `full`,
 /// each is read with the fragments the client joins to it. What a resume loads is no run of
 /// records: the client rebuilds it from them ([`Chain::history_along`]), a compression's
 /// history in place of all before it, a prompt a slash command took back left out, a mid-turn
@@ -103,12 +103,12 @@ pub fn read(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> std::io
             answered,
             sink,
             |sink| {
-                crate::answers::events_of(&s, order(true), sink);
+                crate::answers::events_along(&s, &chain, order(true), sink);
             },
             |r, c, items| whole(&s, &chain, &r, c, items),
         );
     }
-    let items = loaded(&s, &chain, &crate::answers::walked(&s), &mut c);
+    let items = loaded(&s, &chain, &crate::answers::walked(&s, &chain), &mut c);
     emit(c, answered, items, sink)
 }
 
@@ -422,7 +422,7 @@ mod tests {
             if p.extension().is_some_and(|x| x == "jsonl") {
                 let (_, s) = session("s.jsonl", std::fs::read(&p).unwrap());
                 let chain = Chain::of(&s);
-                assert_eq!(crate::answers::walked(&s), chain.walked, "{}", p.display());
+                assert_eq!(crate::answers::walked(&s, &chain), chain.walked, "{}", p.display());
                 records += chain.walked.len();
             }
         }

@@ -53,7 +53,8 @@ fn qwen_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::Re
 fn history(s: &file::Session, head: Head, w: Option<&mut dyn Write>) -> io::Result<Option<Session>> {
     let mut sink = Sink::new(&head, w)?;
     let mut raw: Vec<MessageV3> = Vec::new();
-    for content in Chain::of(s).history_along(s, &crate::answers::walked(s)) {
+    let chain = Chain::of(s);
+    for content in chain.history_along(s, &crate::answers::walked(s, &chain)) {
         let r = &s.records[content.from];
         let at = r.timestamp().map(str::to_string);
         raw.extend(contents(&content.value, r.line, at));
