@@ -196,13 +196,29 @@ pub fn read_stream(src: &Source, full: bool, answered: bool, sink: Sink<'_>) -> 
 /// are asked: each row is read after, on every core ([`read_rows`]).
 fn in_order(src: &Source, t: &claude::Transcript, chain: &claude::Chain, full: bool) -> std::io::Result<Vec<u32>> {
     use cctool_core::model::events::Event;
-    let pos_of: rustc_hash::FxHashMap<u64, u32> = t.nodes.iter().zip(0..).map(|(n, p)| (n.offset, p)).collect();
+    // The index's nodes are in file order, save where a uuid written twice took its later
+    // copy at the first one's place: only then is a table of them by offset needed.
+    let sorted = t.nodes.is_sorted_by_key(|n| n.offset);
+    let mut by_offset: Vec<(u64, u32)> = Vec::new();
+    if !sorted {
+        by_offset = t.nodes.iter().zip(0..).map(|(n, p)| (n.offset, p)).collect();
+        by_offset.sort_unstable();
+    }
+    let pos_of = |offset: u64| match sorted {
+        true => t
+            .nodes
+            .binary_search_by_key(&offset, |n| n.offset)
+            .ok()
+            .map(|p| p as u32),
+        false => by_offset
+            .binary_search_by_key(&offset, |&(o, _)| o)
+            .ok()
+            .map(|i| by_offset[i].1),
+    };
     let mut positions = Vec::with_capacity(chain.positions.len());
     crate::events::chain_of(src, t, chain, cctool_core::convert::read::order(full), &mut |e| {
-        if let Event::Record(r) = e
-            && let Some(p) = r.at.and_then(|at| pos_of.get(&at.offset))
-        {
-            positions.push(*p);
+        if let Event::Record(r) = e {
+            positions.extend(r.at.and_then(|at| pos_of(at.offset)));
         }
     })?;
     Ok(positions)

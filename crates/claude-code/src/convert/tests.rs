@@ -312,13 +312,14 @@ fn the_stream_asked_for_places_hands_on_the_chain() {
     use cctool_core::convert::read;
     use cctool_core::model::events::{Ask, Event, Reading, View};
     let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../..")).join("fixtures");
-    let (mut rows, mut earlier) = (0, 0);
+    let (mut rows, mut earlier, mut rewritten) = (0, 0, 0);
     for e in walkdir::WalkDir::new(root).into_iter().filter_map(Result::ok) {
         if e.path().extension().is_none_or(|x| x != "jsonl") {
             continue;
         }
         let src = Source::from_bytes("t.jsonl", std::fs::read(e.path()).unwrap());
         let Ok(t) = claude::read(&src) else { continue };
+        rewritten += usize::from(!t.nodes.is_sorted_by_key(|n| n.offset));
         for full in [false, true] {
             let chain = t
                 .rebuild(&Options {
@@ -350,5 +351,8 @@ fn the_stream_asked_for_places_hands_on_the_chain() {
             earlier += usize::from(full) * chain.earlier_parts.len();
         }
     }
-    assert!(rows > 1_000 && earlier > 10, "{rows} rows, {earlier} earlier parts");
+    assert!(
+        rows > 1_000 && earlier > 10 && rewritten > 0,
+        "{rows} rows, {earlier} earlier parts, {rewritten} files with a uuid written twice"
+    );
 }
