@@ -58,12 +58,7 @@ fn claude_into(src: &Source, effective: bool, w: Option<&mut dyn Write>) -> io::
         src,
         t: &t,
         summaries: ClaudeSummaries::of(&t, loaded),
-        at: t
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(pos, n)| (n.line, pos as u32))
-            .collect(),
+        at: t.by_offset(),
         last_assistant_id: None,
         carried_note: None,
         failed: None,
@@ -85,8 +80,8 @@ struct Claude<'a> {
     src: &'a Source,
     t: &'a claude::Transcript,
     summaries: ClaudeSummaries,
-    /// Each record's position in the transcript's index, by its line.
-    at: rustc_hash::FxHashMap<u64, u32>,
+    /// Each record's position in the transcript's index, by where it is.
+    at: claude::ByOffset<'a>,
     last_assistant_id: Option<String>,
     /// The note of a record that becomes part of another message goes to the next one.
     carried_note: Option<String>,
@@ -113,7 +108,7 @@ impl Claude<'_> {
         if r.origin == Origin::Unread {
             return self.rest(line, rec, raw);
         }
-        let Some(&pos) = self.at.get(&line) else {
+        let Some(pos) = r.at.and_then(|a| self.at.pos(a.offset)) else {
             return Ok(());
         };
         let node = t.node(pos);

@@ -284,6 +284,19 @@ impl Transcript {
         self.ids.get(uuid).and_then(|id| self.pos(id))
     }
 
+    /// The position of each message by the offset of its line, for readers of the session
+    /// model's stream, whose records say where they are.
+    pub fn by_offset(&self) -> ByOffset<'_> {
+        // The nodes are in file order, save where a uuid written twice took its later copy
+        // at the first one's place: only then is a table of them by offset needed.
+        let mut sorted = Vec::new();
+        if !self.nodes.is_sorted_by_key(|n| n.offset) {
+            sorted = self.nodes.iter().zip(0..).map(|(n, p)| (n.offset, p)).collect();
+            sorted.sort_unstable();
+        }
+        ByOffset { t: self, sorted }
+    }
+
     /// The logical parent of boundary `pos`, when it names a message of this file.
     pub fn logical_parent(&self, pos: u32) -> Option<u32> {
         self.boundaries
@@ -291,6 +304,26 @@ impl Transcript {
             .find(|b| b.pos == pos)
             .and_then(|b| b.logical_parent)
             .and_then(|id| self.pos(id))
+    }
+}
+
+/// The position of each message of a [`Transcript`] by the offset of its line
+/// ([`Transcript::by_offset`]).
+pub struct ByOffset<'t> {
+    t: &'t Transcript,
+    /// (offset, position) of every node, sorted; empty when the nodes are in file order.
+    sorted: Vec<(u64, u32)>,
+}
+
+impl ByOffset<'_> {
+    /// The position of the message whose line starts at `offset`.
+    pub fn pos(&self, offset: u64) -> Option<u32> {
+        if self.sorted.is_empty() {
+            let i = self.t.nodes.binary_search_by_key(&offset, |n| n.offset).ok()?;
+            return u32::try_from(i).ok();
+        }
+        let i = self.sorted.binary_search_by_key(&offset, |&(o, _)| o).ok()?;
+        Some(self.sorted[i].1)
     }
 }
 
